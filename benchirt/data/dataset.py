@@ -1,0 +1,102 @@
+"""The one in-memory dataset type every benchirt stage consumes.
+
+A :class:`Dataset` holds the features as a :class:`pandas.DataFrame` (nominal
+columns keep the ``category`` dtype), the target as a categorical
+:class:`pandas.Series`, the dataset's name and, when known, its OpenML ids.
+:meth:`Dataset.metadata` computes the nine characteristics seed 003 §5.6 draws
+from OpenML for every dataset (plus the instance count), so that benchmark
+subsets can be characterised the same way offline.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+#: Names of the metadata columns, in the order seed 003 §5.6 (Tables 7-9) lists them.
+METADATA_COLUMNS = (
+    "n_instances",
+    "n_features",
+    "n_classes",
+    "pct_missing_instances",
+    "pct_categorical_features",
+    "pct_numeric_features",
+    "pct_binary_features",
+    "pct_majority_class",
+    "pct_minority_class",
+    "dimensionality",
+)
+
+
+@dataclass
+class Dataset:
+    """A classification dataset.
+
+    Attributes
+    ----------
+    name : str
+        Human-readable name (the OpenML name when the dataset comes from OpenML).
+    X : pandas.DataFrame, shape (n_instances, n_features)
+        Features; nominal features have ``category`` dtype, numeric ones a float/int dtype.
+    y : pandas.Series, shape (n_instances,)
+        Class labels, ``category`` dtype.
+    openml_id : int or None
+        OpenML dataset id, when known.
+    task_id : int or None
+        OpenML task id, when known.
+    source : str
+        Where the data came from, e.g. ``"builtin:breast_cancer"``, ``"file:/path/x.arff"``, ``"openml:31"``.
+    """
+
+    name: str
+    X: pd.DataFrame
+    y: pd.Series
+    openml_id: int | None = None
+    task_id: int | None = None
+    source: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if len(self.X) != len(self.y):
+            raise ValueError(
+                f"dataset {self.name!r}: X has {len(self.X)} rows but y has {len(self.y)} labels"
+            )
+        if not isinstance(self.y.dtype, pd.CategoricalDtype):
+            self.y = self.y.astype("category")
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.y.dropna().nunique())
+
+    def metadata(self) -> dict:
+        """The dataset characteristics of seed 003 §5.6, as a dict keyed by :data:`METADATA_COLUMNS`.
+
+        Percentages are in [0, 100]; ``pct_missing_instances`` counts rows with at least one
+        missing feature; a binary feature is one with exactly two distinct observed values
+        (nominal or numeric); ``dimensionality`` is ``n_features / n_instances``.
+        """
+        n, p = self.X.shape
+        nominal = [c for c in self.X.columns if _is_nominal(self.X[c])]
+        n_distinct = self.X.nunique(dropna=True)
+        class_share = self.y.value_counts(normalize=True, dropna=True)
+        class_share = class_share[class_share > 0]
+        pct = (lambda k: 100.0 * k / p) if p else (lambda k: 0.0)
+        return {
+            "n_instances": int(n),
+            "n_features": int(p),
+            "n_classes": self.n_classes,
+            "pct_missing_instances": 100.0 * float(self.X.isna().any(axis=1).mean()) if n else 0.0,
+            "pct_categorical_features": pct(len(nominal)),
+            "pct_numeric_features": pct(p - len(nominal)),
+            "pct_binary_features": pct(int((n_distinct == 2).sum())),
+            "pct_majority_class": 100.0 * float(class_share.max()) if len(class_share) else 0.0,
+            "pct_minority_class": 100.0 * float(class_share.min()) if len(class_share) else 0.0,
+            "dimensionality": float(p) / n if n else float("nan"),
+        }
+
+
+def _is_nominal(column: pd.Series) -> bool:
+    return isinstance(column.dtype, pd.CategoricalDtype) or column.dtype == object or column.dtype == bool or (
+        pd.api.types.is_string_dtype(column.dtype) and not np.issubdtype(column.dtype, np.number)
+    )

@@ -1,0 +1,30 @@
+"""Shared test fixtures.
+
+Tests that read the real offline data use the ``shared_data`` fixture: it points at
+``../shared/data`` beside the project (or ``$BENCHIRT_SHARED_DATA``) and skips the test
+with a clear reason when that folder is absent, so the suite still runs on a user's machine.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _shared_data_dir() -> Path:
+    return Path(os.environ.get("BENCHIRT_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The offline data folder ``../shared/data``; skips when it is not there."""
+    path = _shared_data_dir()
+    if not path.is_dir():
+        pytest.skip(f"offline data not found at {path} (set BENCHIRT_SHARED_DATA to its location)")
+    return path
