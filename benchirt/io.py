@@ -1,0 +1,69 @@
+"""Atomic file writes: a reader never sees a half-written artifact.
+
+Every writer puts the content into a temporary file in the destination's folder,
+flushes it to disk and renames it over the destination (``os.replace`` is atomic
+on POSIX and Windows), so a process killed mid-write leaves either the old file or
+none — never a truncated one that a rerun would trust.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+import pandas as pd
+
+
+@contextmanager
+def atomic_open(path: str | os.PathLike, mode: str = "w", **kwargs: Any) -> Iterator[IO]:
+    """Open a temporary sibling of ``path`` for writing; rename it onto ``path`` on success only."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, mode, **kwargs) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    with atomic_open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
+    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n")
+
+
+def atomic_write_csv(path: str | os.PathLike, frame: pd.DataFrame, index: bool = False) -> None:
+    with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
+        frame.to_csv(handle, index=index)
+
+
+def atomic_write_parquet(path: str | os.PathLike, frame: pd.DataFrame) -> None:
+    with atomic_open(path, "wb") as handle:
+        frame.to_parquet(handle)
+
+
+def atomic_write_figure(path: str | os.PathLike, figure, **savefig_kwargs: Any) -> None:
+    """Save a matplotlib figure atomically; the format follows the file suffix."""
+    fmt = Path(path).suffix.lstrip(".") or "png"
+    with atomic_open(path, "wb") as handle:
+        figure.savefig(handle, format=fmt, **savefig_kwargs)
+
+
+def _json_default(value: Any) -> Any:
+    """Serialise numpy scalars/arrays and paths that ``json`` does not know."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise TypeError(f"cannot serialise {type(value).__name__} to JSON")
