@@ -1,0 +1,273 @@
+"""The pipeline configuration: one YAML file composed of the stages' own option sections.
+
+A configuration has these top-level keys (every one optional)::
+
+    suite:      builtin            # any spec benchirt.data.resolve_suite accepts
+    stages:     [respond, irt, rate, subset, airt, report]
+    responses:  {...}              # benchirt.responses.ResponseConfig
+    irt:        {...}              # benchirt.irt.IRTConfig
+    rating:     {...}              # benchirt.rating.RatingConfig
+    subsets:    {...}              # benchirt.subsets.SubsetConfig
+    airt:       {...}              # benchirt.airt.AIRTConfig, plus `input` / `aslib` (see AIRT_PIPELINE_KEYS)
+    report:     {...}              # benchirt.report.ReportConfig
+    execution:  {n_jobs: 1, backend: local, scheduler: null, retries: 1}
+    out:        runs/default       # run directory (relative to the working directory)
+
+Each stage section is validated by that stage's ``XConfig.from_dict`` (unknown keys are rejected there
+with the list of valid ones); this module validates the rest and turns YAML syntax errors into a
+:class:`~benchirt.errors.ConfigError` naming the file, line and column.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from benchirt.errors import ConfigError
+
+#: Pipeline stages in execution order.
+STAGES: tuple[str, ...] = ("respond", "irt", "rate", "subset", "airt", "report")
+
+#: Config section -> (module, class) whose ``from_dict`` validates it.
+STAGE_SECTIONS: dict[str, tuple[str, str]] = {
+    "responses": ("benchirt.responses", "ResponseConfig"),
+    "irt": ("benchirt.irt.config", "IRTConfig"),
+    "rating": ("benchirt.rating.config", "RatingConfig"),
+    "subsets": ("benchirt.subsets.config", "SubsetConfig"),
+    "airt": ("benchirt.airt.config", "AIRTConfig"),
+    "report": ("benchirt.report.config", "ReportConfig"),
+}
+
+#: Keys of the ``airt`` section that the pipeline (not ``AIRTConfig``) reads.
+AIRT_PIPELINE_KEYS = ("input", "aslib", "which")
+AIRT_INPUTS = ("accuracy", "aslib")
+
+TOP_LEVEL_KEYS = ("suite", "stages", "execution", "out", *STAGE_SECTIONS)
+BACKENDS = ("local", "dask")
+
+#: The configuration ``benchirt run`` uses when given none (a copy of configs/default.yaml).
+DEFAULT_CONFIG_RESOURCE = "default.yaml"
+
+
+@dataclass(frozen=True)
+class ExecutionConfig:
+    """How the per-dataset work is spread.
+
+    Attributes
+    ----------
+    n_jobs : int
+        Local worker processes (joblib); with ``backend: dask`` and no scheduler, the number of
+        workers of the local Dask cluster started for the run. ``-1`` means every core.
+    backend : {"local", "dask"}
+        ``local``: joblib on this machine. ``dask``: Dask distributed (``scheduler`` or a LocalCluster).
+    scheduler : str or None
+        Address of a running Dask scheduler, e.g. ``tcp://10.0.0.5:8786`` (implies ``backend: dask``).
+    retries : int
+        How many times a dataset whose task raised an unexpected error is tried again before it is
+        recorded as failed (errors that are the data's fault are recorded as skipped at once).
+    """
+
+    n_jobs: int = 1
+    backend: str = "local"
+    scheduler: str | None = None
+    retries: int = 1
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "ExecutionConfig":
+        _reject_unknown("execution", d, [f.name for f in fields(cls)])
+        config = cls(**d)
+        if not isinstance(config.n_jobs, int) or isinstance(config.n_jobs, bool) or config.n_jobs == 0 or config.n_jobs < -1:
+            raise ConfigError(f"execution.n_jobs must be a positive integer or -1 (all cores), got {config.n_jobs!r}")
+        if config.backend not in BACKENDS:
+            raise ConfigError(f"execution.backend must be one of {', '.join(BACKENDS)}, got {config.backend!r}")
+        if not isinstance(config.retries, int) or isinstance(config.retries, bool) or config.retries < 0:
+            raise ConfigError(f"execution.retries must be an integer >= 0, got {config.retries!r}")
+        if config.scheduler is not None:
+            if not isinstance(config.scheduler, str) or not config.scheduler.strip():
+                raise ConfigError(f"execution.scheduler must be an address such as tcp://host:8786, got {config.scheduler!r}")
+            config = replace(config, backend="dask")
+        return config
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """A validated pipeline configuration.
+
+    Attributes
+    ----------
+    sections : dict
+        Raw (plain-data) option dict of every stage section, as written in the file; these feed the
+        artifact keys, so that changing a stage's options recomputes that stage and what follows.
+    stage_configs : dict
+        Section name -> the stage's config object built by its ``from_dict``.
+    """
+
+    suite: Any = "builtin"
+    stages: tuple[str, ...] = STAGES
+    sections: dict = field(default_factory=dict)
+    stage_configs: dict = field(default_factory=dict)
+    execution: ExecutionConfig = field(default_factory=ExecutionConfig)
+    out: str | None = None
+    source: str = "<dict>"
+    base_dir: str = "."
+
+    def section(self, name: str) -> dict:
+        """The raw option dict of one stage section (empty when the file omits it)."""
+        return dict(self.sections.get(name) or {})
+
+    def stage_config(self, name: str):
+        """The stage's config object for section ``name``."""
+        return self.stage_configs[name]
+
+    def to_dict(self) -> dict:
+        """Plain-data form (what ``config.yaml`` of a run holds); round-trips through :func:`load_config`."""
+        out = {"suite": self.suite, "stages": list(self.stages), "execution": asdict(self.execution)}
+        out.update({name: dict(values) for name, values in self.sections.items()})
+        if self.out is not None:
+            out["out"] = self.out
+        return out
+
+
+def load_config(source: str | os.PathLike | Mapping | None = None, **overrides: Any) -> PipelineConfig:
+    """Read and validate a pipeline configuration.
+
+    Parameters
+    ----------
+    source : path, mapping or None
+        A YAML file, an already-parsed mapping, or None for the packaged default configuration.
+    **overrides
+        Top-level keys replacing the file's (e.g. ``stages=[...]``, ``out=...``).
+
+    Raises
+    ------
+    ConfigError
+        Malformed YAML (with line and column), unknown keys or stage names, invalid values.
+    """
+    if source is None:
+        text = resources.files("benchirt.pipeline").joinpath(DEFAULT_CONFIG_RESOURCE).read_text(encoding="utf-8")
+        raw, origin, base_dir = parse_yaml(text, "<default config>"), "<default config>", "."
+    elif isinstance(source, Mapping):
+        raw, origin, base_dir = dict(source), "<dict>", "."
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise ConfigError(f"config file {path} not found; give the path of a YAML file such as configs/default.yaml")
+        raw = parse_yaml(path.read_text(encoding="utf-8"), str(path))
+        origin, base_dir = str(path), str(path.resolve().parent)
+    raw.update({k: v for k, v in overrides.items() if v is not None})
+    return _validate(raw, origin, base_dir)
+
+
+def parse_yaml(text: str, origin: str) -> dict:
+    """Parse YAML text into a mapping; syntax errors become a ConfigError with line and column."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{origin}: malformed YAML{where}: {problem}; fix the syntax there (indentation, colons, quotes)") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{origin}: a config must be a mapping of sections (suite:, stages:, ...), got a {type(data).__name__}")
+    return data
+
+
+def _validate(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
+    _reject_unknown("the top level", raw, TOP_LEVEL_KEYS, origin)
+    stages = _validate_stages(raw.get("stages", list(STAGES)), origin)
+    sections: dict[str, dict] = {}
+    stage_configs: dict[str, Any] = {}
+    for name in STAGE_SECTIONS:
+        values = raw.get(name) or {}
+        if not isinstance(values, Mapping):
+            raise ConfigError(f"{origin}: section {name!r} must be a mapping of options, got {values!r}")
+        values = dict(values)
+        sections[name] = values
+        stage_configs[name] = _stage_config(name, values, origin)
+    execution_raw = raw.get("execution") or {}
+    if not isinstance(execution_raw, Mapping):
+        raise ConfigError(f"{origin}: section 'execution' must be a mapping, got {execution_raw!r}")
+    try:
+        execution = ExecutionConfig.from_dict(dict(execution_raw))
+    except ConfigError as exc:
+        raise ConfigError(f"{origin}: {exc}") from None
+    suite = raw.get("suite", "builtin")
+    if suite is None or suite == "" or suite == []:
+        raise ConfigError(f"{origin}: 'suite' is empty; name a suite (builtin, cc18-offline, OpenML-CC18, a folder) or list datasets")
+    out = raw.get("out")
+    if out is not None and not isinstance(out, (str, os.PathLike)):
+        raise ConfigError(f"{origin}: 'out' must be a directory path, got {out!r}")
+    return PipelineConfig(
+        suite=suite, stages=stages, sections=sections, stage_configs=stage_configs, execution=execution,
+        out=None if out is None else os.fspath(out), source=origin, base_dir=base_dir,
+    )
+
+
+def _validate_stages(stages: Any, origin: str) -> tuple[str, ...]:
+    if isinstance(stages, str):
+        stages = [stages]
+    if not isinstance(stages, (list, tuple)) or not stages:
+        raise ConfigError(f"{origin}: 'stages' must be a non-empty list drawn from {', '.join(STAGES)}")
+    return select_stages(stages, origin=origin)
+
+
+def select_stages(stages, skip=(), origin: str = "command line") -> tuple[str, ...]:
+    """Validate stage names and return them in pipeline order, minus ``skip``."""
+    for name in [*stages, *skip]:
+        if name not in STAGES:
+            raise ConfigError(f"{origin}: unknown stage {name!r}; valid stages are {', '.join(STAGES)}")
+    chosen = set(stages) - set(skip)
+    return tuple(s for s in STAGES if s in chosen)
+
+
+def _stage_config(section: str, values: dict, origin: str):
+    module_name, class_name = STAGE_SECTIONS[section]
+    config_class = getattr(importlib.import_module(module_name), class_name)
+    own = {k: v for k, v in values.items() if not (section == "airt" and k in AIRT_PIPELINE_KEYS)}
+    if section == "airt":
+        _validate_airt_pipeline_keys(values, origin)
+    try:
+        return config_class.from_dict(own)
+    except ConfigError as exc:
+        raise ConfigError(f"{origin}: section {section!r}: {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{origin}: section {section!r}: {exc}") from None
+
+
+def _validate_airt_pipeline_keys(values: dict, origin: str) -> None:
+    source = values.get("input", "aslib" if values.get("aslib") else "accuracy")
+    if source not in AIRT_INPUTS:
+        raise ConfigError(f"{origin}: airt.input must be one of {', '.join(AIRT_INPUTS)}, got {source!r}")
+    if source == "aslib" and not values.get("aslib"):
+        raise ConfigError(f"{origin}: airt.input is 'aslib' but airt.aslib (the scenario folder) is not set")
+    if values.get("which", "test") not in ("test", "cv"):
+        raise ConfigError(f"{origin}: airt.which must be 'test' or 'cv', got {values.get('which')!r}")
+
+
+def _reject_unknown(where: str, d: Mapping, valid, origin: str | None = None) -> None:
+    unknown = sorted(set(d) - set(valid))
+    if unknown:
+        prefix = f"{origin}: " if origin else ""
+        raise ConfigError(
+            f"{prefix}unknown key(s) {', '.join(map(repr, unknown))} in {where}; valid keys are {', '.join(valid)}"
+        )
+
+
+def to_plain(value: Any) -> Any:
+    """A dataclass or nested container as plain JSON-able data (tuples become lists)."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return to_plain(asdict(value))
+    if isinstance(value, Mapping):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return value

@@ -1,0 +1,261 @@
+"""The stage runner: computes what a run directory lacks, reuses what it has, records everything.
+
+:class:`Run` is the engine shared by every pipeline: per-dataset stages go through an executor
+(local joblib or Dask) and each result is stored the moment it arrives; stages over all datasets run
+in the driver. Each (stage, dataset) result is keyed by its options and inputs (see
+:mod:`benchirt.pipeline.store`), so a rerun — after a kill, a crash or a change of one stage's
+options — computes only the missing or changed results. The manifest is rewritten atomically after
+every result, so it always describes what is on disk.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from tqdm.auto import tqdm
+
+from benchirt.pipeline.executors import TaskOutcome
+from benchirt.pipeline.store import ArtifactStore, artifact_key, environment_versions
+
+#: Options that change how fast a result is computed, never the result: left out of artifact keys.
+NOT_IN_KEY = frozenset({"n_jobs", "show_progress"})
+
+
+@dataclass
+class DatasetInput:
+    """One dataset's input to a per-dataset stage.
+
+    Attributes
+    ----------
+    name : str
+        Dataset name (artifact folder and manifest entry).
+    inputs : object
+        What identifies the input in the key: the dataset fingerprint or the upstream artifact key.
+    build_args : callable
+        Returns the positional arguments of the stage function; called only when the result must be
+        computed (so reused datasets are never loaded).
+    """
+
+    name: str
+    inputs: Any
+    build_args: Callable[[], tuple]
+
+
+@dataclass
+class StageReport:
+    """Counts and timing of one stage in one run (what the manifest and the summary show)."""
+
+    status: str = "pending"
+    seconds: float = 0.0
+    computed: int = 0
+    reused: int = 0
+    skipped: int = 0
+    failed: int = 0
+    note: str | None = None
+
+
+@dataclass
+class Run:
+    """A run in progress over one run directory.
+
+    Parameters
+    ----------
+    store : ArtifactStore
+    executor : LocalExecutor or DaskExecutor
+    config : dict
+        Plain-data configuration recorded in the manifest.
+    force : bool
+        Recompute even when a complete artifact with the same key exists.
+    show_progress : bool
+        tqdm bars per stage and one log line per skipped/failed dataset (on stderr).
+    """
+
+    store: ArtifactStore
+    executor: Any
+    config: dict = field(default_factory=dict)
+    force: bool = False
+    show_progress: bool = True
+    manifest: dict = field(default_factory=dict)
+    stage_reports: dict[str, StageReport] = field(default_factory=dict)
+
+    def start(self, stages: Sequence[str]) -> None:
+        """Create the run directory, drop leftovers of a killed run, write the initial manifest."""
+        self.store.root.mkdir(parents=True, exist_ok=True)
+        leftovers = self.store.clean_temporary()
+        try:
+            previous = self.store.read_manifest()
+        except Exception:  # noqa: BLE001 - a missing or unreadable old manifest just starts afresh
+            previous = {}
+        self.manifest = {
+            "benchirt_run": 1,
+            "created": previous.get("created"),
+            "config": self.config,
+            "versions": environment_versions(),
+            "executor": self.executor.describe(),
+            "stages": {name: StageReport().__dict__ for name in stages},
+            "datasets": {},
+            "artifacts": {},
+            "removed_partial_artifacts": leftovers,
+            "status": "running",
+        }
+        if not self.manifest["created"]:
+            self.manifest["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        self.stage_reports = {name: StageReport() for name in stages}
+        self._save_manifest()
+
+    # -- stages over datasets --------------------------------------------------------------------
+    def per_dataset(self, stage: str, options: dict, items: Sequence[DatasetInput], fn: Callable) -> dict[str, str]:
+        """Run ``fn(*item.build_args())`` for every item lacking a complete artifact.
+
+        Returns
+        -------
+        dict
+            Dataset name -> artifact key, for every dataset whose result now exists (reused or computed).
+        """
+        report = self._begin(stage)
+        options = _key_options(options)
+        done: dict[str, str] = {}
+        todo: list[tuple[DatasetInput, str]] = []
+        for item in items:
+            key = artifact_key(stage, options, item.inputs)
+            if not self.force and self.store.has(stage, item.name, key):
+                marker = self.store.marker(stage, item.name, key)
+                if marker.get("status") == "skipped":
+                    self._record(stage, item.name, key, "skipped", reason=marker.get("reason"), reused=True)
+                    report.skipped += 1
+                else:
+                    self._record(stage, item.name, key, "reused")
+                    report.reused += 1
+                    done[item.name] = key
+            else:
+                todo.append((item, key))
+        self._save_manifest()
+        keys = {item.name: key for item, key in todo}
+        tasks = []
+        for item, key in todo:
+            tasks.append((item.name, (fn, *item.build_args())))
+        bar = tqdm(total=len(tasks), desc=f"{stage:>8}", unit="dataset", disable=not self.show_progress or not tasks,
+                   file=sys.stderr, leave=True)
+        with bar:
+            for outcome in self.executor.map(_call, tasks):
+                key = keys[outcome.name]
+                self._store_outcome(stage, key, outcome, report)
+                if outcome.status == "ok":
+                    done[outcome.name] = key
+                bar.update(1)
+        self._end(stage, report)
+        return done
+
+    def _store_outcome(self, stage: str, key: str, outcome: TaskOutcome, report: StageReport) -> None:
+        info = {"seconds": round(outcome.seconds, 3), "attempts": outcome.attempts}
+        if outcome.status == "ok":
+            path = self.store.save(stage, outcome.name, key, outcome.value, info=info)
+            self._record(stage, outcome.name, key, "computed", path=path, **info)
+            report.computed += 1
+        elif outcome.status == "skipped":
+            self.store.save(stage, outcome.name, key, status="skipped", reason=outcome.error, info=info)
+            self._record(stage, outcome.name, key, "skipped", reason=outcome.error, **info)
+            report.skipped += 1
+            self._log(f"{stage}: skipped {outcome.name}: {outcome.error}")
+        else:  # failures are not stored: the next run tries again
+            self._record(stage, outcome.name, key, "failed", reason=outcome.error, **info)
+            report.failed += 1
+            self._log(f"{stage}: FAILED {outcome.name} after {outcome.attempts} attempt(s): {outcome.error.splitlines()[0]}")
+        self._save_manifest()
+
+    # -- stages over all datasets ----------------------------------------------------------------
+    def whole(self, stage: str, options: dict, inputs: Any, fn: Callable, args_builder: Callable[[], tuple]) -> str | None:
+        """Run a stage over every dataset at once in the driver; returns its artifact key or None."""
+        report = self._begin(stage)
+        key = artifact_key(stage, _key_options(options), inputs)
+        try:
+            if not self.force and self.store.has(stage, "all", key):
+                report.reused = 1
+                self.manifest["artifacts"][stage] = {"key": key, "status": "reused",
+                                                     "path": str(self.store.path(stage, "all", key).relative_to(self.store.root))}
+                return key
+            outcome = _attempt_whole(fn, args_builder)
+            if outcome.status == "ok":
+                path = self.store.save(stage, "all", key, outcome.value, info={"seconds": round(outcome.seconds, 3)})
+                report.computed = 1
+                self.manifest["artifacts"][stage] = {"key": key, "status": "computed",
+                                                     "path": str(path.relative_to(self.store.root))}
+                return key
+            if outcome.status == "skipped":
+                report.skipped, report.note = 1, outcome.error
+            else:
+                report.failed, report.note = 1, outcome.error
+            self.manifest["artifacts"][stage] = {"key": key, "status": outcome.status, "reason": outcome.error}
+            self._log(f"{stage}: {outcome.status}: {outcome.error.splitlines()[0]}")
+            return None
+        finally:
+            self._end(stage, report)
+
+    def skip_stage(self, stage: str, reason: str) -> None:
+        """Record that a requested stage could not run (e.g. its input stage produced nothing)."""
+        report = self.stage_reports.setdefault(stage, StageReport())
+        report.status, report.note = "skipped", reason
+        self.manifest["stages"][stage] = dict(report.__dict__)
+        self._log(f"{stage}: skipped: {reason}")
+        self._save_manifest()
+
+    def finish(self, status: str | None = None) -> None:
+        failed = any(r.failed for r in self.stage_reports.values())
+        self.manifest["status"] = status or ("finished with failures" if failed else "finished")
+        self._save_manifest()
+
+    # -- bookkeeping -----------------------------------------------------------------------------
+    def _begin(self, stage: str) -> StageReport:
+        report = self.stage_reports.setdefault(stage, StageReport())
+        report.status = "running"
+        report._start = time.perf_counter()  # type: ignore[attr-defined]
+        self.manifest["stages"][stage] = _public(report)
+        self._save_manifest()
+        return report
+
+    def _end(self, stage: str, report: StageReport) -> None:
+        report.seconds = round(time.perf_counter() - getattr(report, "_start", time.perf_counter()), 3)
+        report.status = "failed" if report.failed and not (report.computed or report.reused) else "done"
+        self.manifest["stages"][stage] = _public(report)
+        self._save_manifest()
+
+    def _record(self, stage: str, name: str, key: str, status: str, path=None, reason=None, reused=False, **info) -> None:
+        entry = {"status": status, "key": key}
+        if path is not None:
+            entry["path"] = str(path.relative_to(self.store.root))
+        else:
+            entry["path"] = str(self.store.path(stage, name, key).relative_to(self.store.root))
+        if reason:
+            entry["reason"] = reason
+        if reused:
+            entry["reused"] = True
+        entry.update(info)
+        self.manifest["datasets"].setdefault(name, {})[stage] = entry
+
+    def _save_manifest(self) -> None:
+        self.store.write_manifest(self.manifest)
+
+    def _log(self, message: str) -> None:
+        if self.show_progress:
+            tqdm.write(message, file=sys.stderr)
+
+
+def _call(fn: Callable, *args):
+    """Task body: the stage function travels with its arguments (so one executor serves every stage)."""
+    return fn(*args)
+
+
+def _attempt_whole(fn: Callable, args_builder: Callable[[], tuple]) -> TaskOutcome:
+    from benchirt.pipeline.executors import attempt
+
+    return attempt(lambda: fn(*args_builder()), "all", ())
+
+
+def _key_options(options: dict) -> dict:
+    return {k: v for k, v in (options or {}).items() if k not in NOT_IN_KEY}
+
+
+def _public(report: StageReport) -> dict:
+    return {k: v for k, v in report.__dict__.items() if not k.startswith("_")}

@@ -1,0 +1,168 @@
+"""The on-disk layout of a run: a manifest plus one artifact folder per (stage, dataset) result.
+
+::
+
+    RUN_DIR/
+      manifest.json                     config, package versions, per-stage status and timings,
+                                        per-dataset status (computed / reused / skipped / failed)
+      config.yaml                       the validated configuration of the latest run
+      artifacts/<stage>/<name>-<key16>/ one result; <name> is the dataset (or "all" for stages over
+                                        every dataset), <key16> the first 16 hex digits of its key
+        _COMPLETE.json                  written last: the full key and what produced it
+      report.html, summary.md           written by the report stage
+
+An artifact's key is the sha256 of the stage name, the stage's option section, the input's
+fingerprint (dataset content, or the keys of the upstream artifacts) and the artifact schema version,
+so a changed option or input gives a new folder while an unchanged one is found again.
+
+Writes are atomic: a result is serialised into a hidden temporary folder inside the stage folder,
+the completion marker is written into it last, and the folder is then renamed into place in one
+``os.rename``. A run killed at any moment leaves either a complete artifact or a ``.tmp-*`` folder
+that no reader looks at and the next run deletes. Readers trust only folders whose marker holds the
+expected key.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import shutil
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from benchirt import __version__
+from benchirt.errors import BenchirtError
+from benchirt.io import atomic_write_json, atomic_write_text
+from benchirt.pipeline import serialize
+
+#: Bump when the artifact layout or a result's serialised form changes: old artifacts are then ignored.
+SCHEMA_VERSION = 1
+MARKER = "_COMPLETE.json"
+MANIFEST = "manifest.json"
+
+
+def artifact_key(stage: str, options: Any, inputs: Any) -> str:
+    """sha256 over (stage, options, inputs, schema and benchirt version) as canonical JSON."""
+    payload = json.dumps(
+        {"stage": stage, "options": options, "inputs": inputs, "schema": SCHEMA_VERSION, "benchirt": __version__},
+        sort_keys=True, default=str, separators=(",", ":"),
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class ArtifactStore:
+    """A run directory: reads and atomically writes artifacts, keeps the manifest.
+
+    One process (the run's driver) writes a given run directory at a time; workers return their
+    results to it rather than writing themselves, so a cluster needs no shared file system.
+    """
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = Path(root)
+        self.artifacts = self.root / "artifacts"
+
+    # -- artifacts -------------------------------------------------------------------------------
+    def path(self, stage: str, name: str, key: str) -> Path:
+        return self.artifacts / stage / f"{_safe(name)}-{key[:16]}"
+
+    def has(self, stage: str, name: str, key: str) -> bool:
+        """True when a complete artifact with exactly this key exists."""
+        marker = self.path(stage, name, key) / MARKER
+        try:
+            return json.loads(marker.read_text(encoding="utf-8")).get("key") == key
+        except (OSError, ValueError):
+            return False
+
+    def marker(self, stage: str, name: str, key: str) -> dict:
+        return json.loads((self.path(stage, name, key) / MARKER).read_text(encoding="utf-8"))
+
+    def load(self, stage: str, name: str, key: str) -> Any:
+        """The result object of a complete artifact; refuses incomplete or foreign ones."""
+        if not self.has(stage, name, key):
+            raise BenchirtError(
+                f"{self.root}: no complete {stage} artifact for {name!r} (key {key[:16]}); rerun `benchirt run` to compute it"
+            )
+        marker = self.marker(stage, name, key)
+        if marker.get("status") == "skipped":
+            raise BenchirtError(f"{stage} of {name!r} was skipped: {marker.get('reason')}")
+        return serialize.load(self.path(stage, name, key) / "result")
+
+    def save(self, stage: str, name: str, key: str, result: Any = None, *, status: str = "ok",
+             reason: str | None = None, info: dict | None = None) -> Path:
+        """Atomically store ``result`` (or a skip record) under (stage, name, key); returns its folder."""
+        final = self.path(stage, name, key)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = final.parent / f".tmp-{final.name}-{uuid.uuid4().hex[:8]}"
+        try:
+            tmp.mkdir()
+            if status == "ok":
+                serialize.dump(result, tmp / "result")
+            marker = {"key": key, "stage": stage, "name": name, "status": status, "reason": reason,
+                      "written": _now(), **(info or {})}
+            _write_synced(tmp / MARKER, json.dumps(marker, indent=1, sort_keys=True, default=str))
+            if final.exists():  # a forced recompute replaces the old artifact
+                trash = final.parent / f".tmp-old-{final.name}-{uuid.uuid4().hex[:8]}"
+                os.rename(final, trash)
+                shutil.rmtree(trash, ignore_errors=True)
+            os.rename(tmp, final)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return final
+
+    def clean_temporary(self) -> int:
+        """Delete ``.tmp-*`` folders left by a killed run; returns how many there were."""
+        count = 0
+        if self.artifacts.is_dir():
+            for stage_dir in self.artifacts.iterdir():
+                for leftover in stage_dir.glob(".tmp-*"):
+                    shutil.rmtree(leftover, ignore_errors=True)
+                    count += 1
+        return count
+
+    # -- manifest --------------------------------------------------------------------------------
+    def read_manifest(self) -> dict:
+        path = self.root / MANIFEST
+        if not path.is_file():
+            raise BenchirtError(f"{self.root} is not a benchirt run directory (no {MANIFEST}); run `benchirt run --out {self.root}` first")
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    def write_manifest(self, manifest: dict) -> None:
+        manifest["updated"] = _now()
+        atomic_write_json(self.root / MANIFEST, manifest)
+
+    def write_config(self, text: str) -> None:
+        atomic_write_text(self.root / "config.yaml", text)
+
+
+def environment_versions() -> dict:
+    """Versions of Python and the libraries whose behaviour a result depends on."""
+    from importlib import metadata
+
+    versions = {"benchirt": __version__, "python": platform.python_version()}
+    for package in ("numpy", "scipy", "pandas", "scikit-learn", "glicko2", "scikit-posthocs", "openml", "dask", "distributed"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def _safe(name: str) -> str:
+    """A dataset name as a folder name (path separators and odd characters replaced)."""
+    cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(name)).strip(".")
+    return cleaned[:80] or "dataset"
+
+
+def _write_synced(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
