@@ -1,0 +1,26 @@
+"""Glicko-2 ratings of classifiers over benchmark datasets, their order robustness, and
+Friedman/Nemenyi tests (seed 003 §2.6, §4.7, §5.3). See docs/rating.md."""
+from benchirt.rating.config import RatingConfig
+from benchirt.rating.glicko import Tournament, glicko_tournament, match_outcomes
+from benchirt.rating.permutation import PermutationAnalysis, permutation_analysis
+from benchirt.rating.scores import decodirt_to_benchirt_names, read_scores, resolve_order, validate_scores
+from benchirt.rating.stage import RatingResult, rate
+from benchirt.rating.statistics import StatisticalComparison, critical_difference, friedman_nemenyi
+
+__all__ = [
+    "PermutationAnalysis",
+    "RatingConfig",
+    "RatingResult",
+    "StatisticalComparison",
+    "Tournament",
+    "critical_difference",
+    "decodirt_to_benchirt_names",
+    "friedman_nemenyi",
+    "glicko_tournament",
+    "match_outcomes",
+    "permutation_analysis",
+    "rate",
+    "read_scores",
+    "resolve_order",
+    "validate_scores",
+]

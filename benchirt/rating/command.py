@@ -1,0 +1,153 @@
+"""``benchirt rate SCORES --out DIR``: Glicko-2 ratings, order analysis and Friedman/Nemenyi tests."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
+from benchirt.rating.config import STATS_MODES, RatingConfig
+from benchirt.rating.scores import decodirt_to_benchirt_names, read_scores
+from benchirt.rating.stage import RatingResult, rate
+
+DESCRIPTION = """\
+Rate classifiers with a Glicko-2 round-robin tournament over datasets (one rating period per
+dataset; a classifier scores 1/0.5/0 against each other by comparing scores), measure how the
+result depends on the order of the datasets, and compare the classifiers with the Friedman test
+(datasets as blocks) and the Nemenyi post-hoc test.
+
+SCORES is a directory with one sub-folder per dataset holding true_scores.csv (Clf,Score), as
+decodIRT writes them, or a long CSV with columns dataset,classifier,score.
+
+Writes DIR/ratings.csv (sorted by rating; with the order analysis in orders_* columns),
+permutation.csv, trajectory.csv, order.txt, friedman.json, nemenyi.csv (nemenyi_<score>.csv for
+--also scores) and, with --plots, ratings_intervals.png, trajectories.png, rank_distribution.png,
+nemenyi_heatmap.png, cd_diagram.png."""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "rate", help="Glicko-2 ratings, order robustness and Friedman/Nemenyi tests",
+        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("scores", metavar="SCORES", help="folder of <dataset>/true_scores.csv or a long CSV")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--score", default="true_score", metavar="NAME",
+                        help="score deciding the matches: true_score (default), test_accuracy, cv_accuracy, "
+                             "or a column of the long CSV")
+    parser.add_argument("--also", action="append", default=[], metavar="NAME",
+                        help="another score to run the Friedman/Nemenyi tests on (repeatable), e.g. test_accuracy")
+    parser.add_argument("--order", default="sorted", metavar="ORDER",
+                        help="rating-period order: sorted (default), given, random:SEED, or a file of dataset names")
+    parser.add_argument("--permutations", type=int, default=200, metavar="N",
+                        help="random dataset orders for the order analysis (default 200; 0 = off)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random orders (default 0)")
+    parser.add_argument("--stats", choices=STATS_MODES, default="blocks",
+                        help="blocks: Friedman with datasets as blocks + Nemenyi for Friedman (default); "
+                             "decodirt: decodIRT's test on rating trajectories (compatibility only)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--compare", metavar="CLF,CLF,...",
+                        help="restrict the statistical tests to these classifiers (comma-separated)")
+    parser.add_argument("--tie-tolerance", type=float, default=0.0,
+                        help="scores closer than this are a draw (default 0: exact equality)")
+    parser.add_argument("--benchirt-names", action="store_true",
+                        help="rename decodIRT's classifier names (otimo, pessimo, ...) to benchirt's")
+    parser.add_argument("--plots", action="store_true", help="also write the PNG figures")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = RatingConfig(
+        score=args.score, n_permutations=args.permutations, seed=args.seed, order=args.order,
+        stats=args.stats, alpha=args.alpha, tie_tolerance=args.tie_tolerance,
+    )
+    scores = read_scores(args.scores, args.score)
+    others = {name: read_scores(args.scores, name) for name in args.also}
+    if args.benchirt_names:
+        scores = decodirt_to_benchirt_names(scores)
+        others = {name: decodirt_to_benchirt_names(table) for name, table in others.items()}
+    compare = [name.strip() for name in args.compare.split(",") if name.strip()] if args.compare else None
+    result = rate(scores, config, other_scores=others, compare=compare)
+    out = Path(args.out)
+    write_outputs(result, out, plots=args.plots)
+    print(format_summary(result))
+    for name, reason in result.skipped.items():
+        print(f"benchirt rate: statistical tests on {name} skipped: {reason}", file=sys.stderr)
+    print(f"wrote {out}")
+    return 0
+
+
+def write_outputs(result: RatingResult, out: Path, plots: bool = False) -> None:
+    """Write the rating artifacts into ``out`` (each file atomically, see :mod:`benchirt.io`)."""
+    out = Path(out)
+    tournament = result.tournament
+    atomic_write_csv(out / "ratings.csv", result.ratings)
+    atomic_write_csv(out / "trajectory.csv", tournament.trajectory)
+    atomic_write_text(out / "order.txt", "\n".join(tournament.order) + "\n")
+    if result.permutation is not None:
+        atomic_write_csv(out / "permutation.csv", result.permutation.summary)
+    main_score = result.config.score
+    friedman = _comparison_json(result, main_score)
+    others = [name for name in [*result.comparisons, *result.skipped] if name != main_score]
+    if others:
+        friedman["other_scores"] = {name: _comparison_json(result, name) for name in others}
+    atomic_write_json(out / "friedman.json", friedman)
+    for name, comparison in result.comparisons.items():
+        file_name = "nemenyi.csv" if name == main_score else f"nemenyi_{name}.csv"
+        atomic_write_csv(out / file_name, comparison.p_values.rename_axis("classifier"), index=True)
+    if plots:
+        _write_plots(result, out)
+
+
+def _comparison_json(result: RatingResult, name: str) -> dict:
+    if name in result.comparisons:
+        return result.comparisons[name].to_dict()
+    return {"score": name, "mode": result.config.stats, "skipped": result.skipped[name]}
+
+
+def _write_plots(result: RatingResult, out: Path) -> None:
+    from benchirt.rating import plots
+
+    figures = {
+        "ratings_intervals.png": plots.plot_ratings(result.tournament, result.permutation),
+        "trajectories.png": plots.plot_trajectories(result.tournament),
+    }
+    if result.permutation is not None:
+        figures["rank_distribution.png"] = plots.plot_rank_distribution(result.permutation)
+    comparison = result.comparisons.get(result.config.score)
+    if comparison is not None:
+        figures["nemenyi_heatmap.png"] = plots.plot_nemenyi_heatmap(comparison)
+        figures["cd_diagram.png"] = plots.plot_cd_diagram(comparison)
+    for file_name, figure in figures.items():
+        atomic_write_figure(out / file_name, figure, dpi=120)
+
+
+def format_summary(result: RatingResult) -> str:
+    """The single-order table beside the order analysis, then the test result, as printed text."""
+    table = result.ratings
+    shown = pd.DataFrame(
+        {
+            "rank": table["rank"],
+            "classifier": table["classifier"],
+            "rating": table["rating"].round(1),
+            "rd": table["rd"].round(1),
+            "vol": table["volatility"].round(4),
+            "R-2RD..R+2RD": [f"{lo:.0f}..{hi:.0f}" for lo, hi in zip(table["low"], table["high"])],
+            "sep.": table["separable_from_leader"].map({True: "yes", False: "no"}),
+        }
+    )
+    lines = [f"Glicko-2 over {len(result.tournament.order)} datasets in one order "
+             f"(sep. = interval separable from the leader's)"]
+    if result.permutation is not None:
+        shown["orders: mean±sd"] = [f"{m:.0f}±{s:.0f}" for m, s in
+                                    zip(table["orders_rating_mean"], table["orders_rating_sd"])]
+        shown["rank range"] = [f"{lo}-{hi}" for lo, hi in zip(table["orders_rank_min"], table["orders_rank_max"])]
+        shown["P(first)"] = table["orders_p_first"].round(2)
+        lines[0] += f"; beside it {result.permutation.n_permutations} random orders (seed {result.permutation.seed})"
+    lines.append(shown.to_string(index=False))
+    comparison = result.comparisons.get(result.config.score)
+    if comparison is not None:
+        lines += ["", str(comparison)]
+    return "\n".join(lines)

@@ -1,0 +1,187 @@
+"""Glicko-2 round-robin tournament of classifiers over benchmark datasets (seed 003 §2.6, §4.7).
+
+Every dataset is one rating period. Within a period every classifier meets every other
+classifier present on that dataset and scores 1 / 0.5 / 0 when its score is higher / equal /
+lower. All updates of a period use the ratings and RDs from *before* the period: each
+classifier is updated once with the list of all its opponents' pre-period ratings, RDs and
+outcomes — decodIRT's procedure, computed with the ``glicko2`` package it used.
+
+A classifier absent from a dataset (no score there) does not play that period: the package's
+``did_not_compete`` lets its RD grow while rating and volatility stay (Glickman's step 6).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import glicko2
+import numpy as np
+import pandas as pd
+
+from benchirt.rating.config import RatingConfig
+from benchirt.rating.scores import resolve_order, score_column, score_matrix, validate_scores
+
+TABLE_COLUMNS = (
+    "classifier", "rating", "rd", "volatility", "low", "high", "rank", "separable_from_leader", "n_played",
+)
+TRAJECTORY_COLUMNS = ("period", "dataset", "classifier", "rating", "rd", "volatility", "played")
+
+
+@dataclass
+class Tournament:
+    """Result of one Glicko-2 tournament.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame, shape (n_classifiers, 9)
+        Columns :data:`TABLE_COLUMNS`, sorted by rating (descending). ``low``/``high`` is the
+        interval [R − 2RD, R + 2RD] (seed 003 §2.6); ``rank`` 1 = best (ties share the smaller
+        rank); ``separable_from_leader`` is True when the interval lies wholly below the leader's;
+        ``n_played`` counts the periods the classifier took part in.
+    trajectory : pandas.DataFrame, shape (n_periods * n_classifiers, 7)
+        Long: ``period`` (1-based), ``dataset``, ``classifier``, ``rating``, ``rd``, ``volatility``
+        after that period, ``played``.
+    order : list of str
+        The datasets in the order they were played.
+    config : RatingConfig
+    """
+
+    table: pd.DataFrame
+    trajectory: pd.DataFrame
+    order: list[str]
+    config: RatingConfig = field(default_factory=RatingConfig)
+
+    @property
+    def leader(self) -> str:
+        """The classifier with the highest final rating."""
+        return str(self.table["classifier"].iloc[0])
+
+    @property
+    def inseparable_from_leader(self) -> list[str]:
+        """Classifiers (leader excluded) whose interval overlaps the leader's."""
+        rows = self.table.iloc[1:]
+        return rows.loc[~rows["separable_from_leader"], "classifier"].tolist()
+
+    def rating_matrix(self, value: str = "rating") -> pd.DataFrame:
+        """Trajectory as periods × classifiers of ``value`` (``rating``, ``rd`` or ``volatility``)."""
+        matrix = self.trajectory.pivot(index="period", columns="classifier", values=value)
+        matrix.columns.name = None
+        return matrix
+
+    def __str__(self) -> str:
+        shown = self.table.assign(
+            interval=[f"[{lo:.1f}, {hi:.1f}]" for lo, hi in zip(self.table["low"], self.table["high"])]
+        )[["rank", "classifier", "rating", "rd", "volatility", "interval", "separable_from_leader"]]
+        return (
+            f"Glicko-2 tournament over {len(self.order)} datasets (periods), {len(self.table)} classifiers\n"
+            + shown.to_string(index=False, float_format=lambda v: f"{v:.4g}" if abs(v) < 1 else f"{v:.2f}")
+        )
+
+
+def match_outcomes(scores: np.ndarray, tie_tolerance: float = 0.0) -> np.ndarray:
+    """Outcomes of every pairing on one dataset (seed 003 §4.7: win 1, draw 0.5, loss 0).
+
+    Parameters
+    ----------
+    scores : numpy.ndarray, shape (..., k)
+        Scores of k classifiers (NaN = absent); leading axes are datasets.
+    tie_tolerance : float
+        Scores closer than this (``|a - b| <= tie_tolerance``) are a draw.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., k, k)
+        ``out[..., i, j]`` = result of i against j; NaN on the diagonal and where i or j is absent.
+    """
+    scores = np.asarray(scores, dtype=float)
+    diff = scores[..., :, None] - scores[..., None, :]
+    out = np.where(diff > 0, 1.0, 0.0)
+    out = np.where(np.abs(diff) <= tie_tolerance, 0.5, out)
+    out[np.isnan(diff)] = np.nan
+    k = scores.shape[-1]
+    out[..., np.arange(k), np.arange(k)] = np.nan
+    return out
+
+
+def glicko_tournament(
+    scores: pd.DataFrame,
+    order: str | os.PathLike | Sequence[str] | None = None,
+    config: RatingConfig | None = None,
+) -> Tournament:
+    """Rate classifiers by a Glicko-2 round-robin over datasets (seed 003 §4.7).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Long table ``dataset, classifier, score`` (one row per pair; a classifier may be absent
+        from some datasets). A column named ``config.score`` is used instead of ``score`` when present.
+    order : see :func:`benchirt.rating.scores.resolve_order`
+        Order of the rating periods; default ``config.order`` (sorted dataset names).
+    config : RatingConfig, optional
+
+    Returns
+    -------
+    Tournament
+    """
+    config = config or RatingConfig()
+    column = score_column(scores, config.score) if isinstance(scores, pd.DataFrame) else "score"
+    clean = validate_scores(scores, column)
+    periods = resolve_order(clean["dataset"].tolist(), config.order if order is None else order)
+    matrix = score_matrix(clean, periods)
+    classifiers = list(matrix.columns)
+    outcomes = match_outcomes(matrix.to_numpy(), config.tie_tolerance)
+    players = [glicko2.Player(*config.initial) for _ in classifiers]
+    n_played = np.zeros(len(classifiers), dtype=int)
+    rows = []
+    for period, (dataset, period_outcomes) in enumerate(zip(periods, outcomes), start=1):
+        before = [(p.getRating(), p.getRd()) for p in players]
+        for i, player in enumerate(players):
+            opponents = np.flatnonzero(~np.isnan(period_outcomes[i]))
+            if opponents.size == 0:
+                player.did_not_compete()
+                continue
+            player.update_player(
+                [before[j][0] for j in opponents],
+                [before[j][1] for j in opponents],
+                period_outcomes[i, opponents].tolist(),
+            )
+            n_played[i] += 1
+        played = ~np.isnan(period_outcomes).all(axis=1)
+        rows.extend(
+            (period, dataset, name, p.getRating(), p.getRd(), p.vol, bool(was))
+            for name, p, was in zip(classifiers, players, played)
+        )
+    trajectory = pd.DataFrame(rows, columns=list(TRAJECTORY_COLUMNS))
+    final = np.array([[p.getRating(), p.getRd(), p.vol] for p in players])
+    table = rating_table(classifiers, final[:, 0], final[:, 1], final[:, 2], n_played)
+    return Tournament(table=table, trajectory=trajectory, order=periods, config=config)
+
+
+def rating_table(
+    classifiers: Sequence[str],
+    rating: np.ndarray,
+    rd: np.ndarray,
+    volatility: np.ndarray,
+    n_played: np.ndarray,
+) -> pd.DataFrame:
+    """Assemble the final table: intervals [R − 2RD, R + 2RD] (seed 003 §2.6), ranks, leader overlap.
+
+    All array arguments have shape (k,). Returns the :data:`TABLE_COLUMNS` frame sorted by rating.
+    """
+    table = pd.DataFrame(
+        {
+            "classifier": list(classifiers),
+            "rating": rating,
+            "rd": rd,
+            "volatility": volatility,
+            "low": rating - 2 * rd,
+            "high": rating + 2 * rd,
+        }
+    )
+    table["rank"] = table["rating"].rank(ascending=False, method="min").astype(int)
+    table = table.sort_values(["rating", "classifier"], ascending=[False, True], kind="stable")
+    leader_low = table["low"].iloc[0]
+    table["separable_from_leader"] = table["high"] < leader_low
+    table["n_played"] = np.asarray(n_played)[table.index]
+    return table.reset_index(drop=True)[list(TABLE_COLUMNS)]

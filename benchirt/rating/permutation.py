@@ -1,0 +1,143 @@
+"""How much Glicko-2 results depend on the order of the datasets (rating periods).
+
+Glicko-2 is a dynamic model: a period's update depends on the ratings the earlier periods
+left, so one benchmark played in two dataset orders gives two different final tables. The
+order of CC18's datasets carries no meaning, hence a single order's table (seed 003 Table 1)
+shows one draw of that variation and its RD does not include it. This module replays the
+tournament under many seeded random orders (with :func:`benchirt.rating.batch.play_orders`,
+the same update as the ``glicko2`` package) and summarises each classifier's rating and rank.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
+
+from benchirt.errors import ConfigError
+from benchirt.rating.batch import play_orders
+from benchirt.rating.config import RatingConfig
+from benchirt.rating.glicko import match_outcomes
+from benchirt.rating.scores import score_column, score_matrix, validate_scores
+
+
+@dataclass
+class PermutationAnalysis:
+    """Ratings and ranks of every classifier under P random dataset orders.
+
+    Attributes
+    ----------
+    summary : pandas.DataFrame, shape (k, 18)
+        One row per classifier, sorted by mean rating (descending): ``rating_mean, rating_sd,
+        rating_min, rating_p05, rating_median, rating_p95, rating_max`` (over orders), ``rd_mean``
+        (the RD a single order reports, averaged), ``sd_over_rd`` (= rating_sd / rd_mean: above 1
+        means the order moves the rating more than its RD admits), ``rank_mean, rank_sd, rank_min,
+        rank_median, rank_max``, ``p_first`` (share of orders that rank it first, ties included)
+        and ``p_top3``.
+    ratings, rds, ranks : pandas.DataFrame, shape (P, k)
+        Final rating, RD and rank (1 = best, ties share the smaller rank) per order and classifier.
+    orders : numpy.ndarray of int, shape (P, D)
+        Each row: indices into ``datasets``, in the order played.
+    datasets : list of str
+        Dataset names (sorted).
+    seed : int
+    """
+
+    summary: pd.DataFrame
+    ratings: pd.DataFrame
+    rds: pd.DataFrame
+    ranks: pd.DataFrame
+    orders: np.ndarray
+    datasets: list[str]
+    seed: int
+
+    @property
+    def n_permutations(self) -> int:
+        return int(self.orders.shape[0])
+
+
+def random_orders(n_datasets: int, n_permutations: int, seed: int = 0) -> np.ndarray:
+    """``n_permutations`` independent uniform random permutations of ``range(n_datasets)``.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n_permutations, n_datasets)
+    """
+    rng = np.random.default_rng(seed)
+    return rng.permuted(np.tile(np.arange(n_datasets), (n_permutations, 1)), axis=1)
+
+
+def permutation_analysis(
+    scores: pd.DataFrame,
+    n_permutations: int | None = None,
+    seed: int | None = None,
+    config: RatingConfig | None = None,
+) -> PermutationAnalysis:
+    """Play the Glicko-2 tournament under many seeded random dataset orders.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Long table ``dataset, classifier, score`` (see :func:`benchirt.rating.glicko_tournament`).
+    n_permutations : int, optional
+        Number of random orders (≥ 2); default ``config.n_permutations`` (200).
+    seed : int, optional
+        Seed of the orders; default ``config.seed`` (0).
+    config : RatingConfig, optional
+        Initial values, tie tolerance and score column as in the single tournament.
+
+    Returns
+    -------
+    PermutationAnalysis
+    """
+    config = config or RatingConfig()
+    n_permutations = config.n_permutations if n_permutations is None else n_permutations
+    seed = config.seed if seed is None else seed
+    if not isinstance(n_permutations, (int, np.integer)) or n_permutations < 2:
+        raise ConfigError(f"the permutation analysis needs at least 2 orders, got n_permutations={n_permutations!r}")
+    column = score_column(scores, config.score) if isinstance(scores, pd.DataFrame) else "score"
+    matrix = score_matrix(validate_scores(scores, column))
+    datasets, classifiers = list(matrix.index), list(matrix.columns)
+    orders = random_orders(len(datasets), int(n_permutations), seed)
+    result = play_orders(match_outcomes(matrix.to_numpy(), config.tie_tolerance), orders, config.initial)
+    ranks = rankdata(-result.rating, method="min", axis=1).astype(int)
+    summary = summarise(result.rating, result.rd, ranks, classifiers)
+    return PermutationAnalysis(
+        summary=summary,
+        ratings=pd.DataFrame(result.rating, columns=classifiers),
+        rds=pd.DataFrame(result.rd, columns=classifiers),
+        ranks=pd.DataFrame(ranks, columns=classifiers),
+        orders=orders,
+        datasets=datasets,
+        seed=int(seed),
+    )
+
+
+def summarise(ratings: np.ndarray, rds: np.ndarray, ranks: np.ndarray, classifiers: list[str]) -> pd.DataFrame:
+    """Per-classifier statistics over orders; arrays have shape (P, k). See :class:`PermutationAnalysis`."""
+    rating_p05, rating_median, rating_p95 = np.percentile(ratings, [5, 50, 95], axis=0)
+    rating_sd = ratings.std(axis=0, ddof=1)
+    rd_mean = rds.mean(axis=0)
+    summary = pd.DataFrame(
+        {
+            "classifier": classifiers,
+            "rating_mean": ratings.mean(axis=0),
+            "rating_sd": rating_sd,
+            "rating_min": ratings.min(axis=0),
+            "rating_p05": rating_p05,
+            "rating_median": rating_median,
+            "rating_p95": rating_p95,
+            "rating_max": ratings.max(axis=0),
+            "rd_mean": rd_mean,
+            "sd_over_rd": rating_sd / rd_mean,
+            "rank_mean": ranks.mean(axis=0),
+            "rank_sd": ranks.std(axis=0, ddof=1),
+            "rank_min": ranks.min(axis=0),
+            "rank_median": np.median(ranks, axis=0),
+            "rank_max": ranks.max(axis=0),
+            "p_first": (ranks == 1).mean(axis=0),
+            "p_top3": (ranks <= 3).mean(axis=0),
+        }
+    )
+    return summary.sort_values(["rating_mean", "classifier"], ascending=[False, True]).reset_index(drop=True)

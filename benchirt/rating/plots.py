@@ -1,0 +1,109 @@
+"""Figures of the rating stage. Each function takes a result object and returns a Figure."""
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import scikit_posthocs as sp
+from matplotlib.figure import Figure
+
+from benchirt.rating.glicko import Tournament
+from benchirt.rating.permutation import PermutationAnalysis
+from benchirt.rating.statistics import StatisticalComparison
+
+
+def _figure(width: float, height: float):
+    """A figure outside pyplot's global state (no backend switch, nothing to close)."""
+    fig = Figure(figsize=(width, height), layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def plot_ratings(tournament: Tournament, permutation: PermutationAnalysis | None = None) -> Figure:
+    """Final ratings with their intervals [R − 2RD, R + 2RD], best at the top.
+
+    The leader's interval is shaded; with ``permutation`` a second bar per classifier shows the
+    5-95 % range of its rating over random dataset orders.
+    """
+    table = tournament.table.iloc[::-1]
+    y = np.arange(len(table))
+    fig, ax = _figure(8, 0.35 * len(table) + 1.5)
+    leader = tournament.table.iloc[0]
+    ax.axvspan(leader["low"], leader["high"], color="tab:blue", alpha=0.08, label="leader's interval")
+    colors = np.where(table["separable_from_leader"], "tab:gray", "tab:blue")
+    ax.hlines(y, table["low"], table["high"], colors=colors, lw=2, label="R ± 2RD (this order)")
+    ax.scatter(table["rating"], y, c=colors, zorder=3)
+    if permutation is not None:
+        spread = permutation.summary.set_index("classifier").loc[table["classifier"]]
+        ax.hlines(y - 0.3, spread["rating_p05"], spread["rating_p95"], colors="tab:orange", lw=4, alpha=0.7,
+                  label=f"5-95 % over {permutation.n_permutations} dataset orders")
+    ax.set_yticks(y, table["classifier"])
+    ax.set_xlabel("Glicko-2 rating")
+    ax.set_title(f"Ratings after {len(tournament.order)} datasets (gray: separable from the leader)")
+    ax.legend(loc="lower right", fontsize="small")
+    return fig
+
+
+def plot_trajectories(tournament: Tournament, value: str = "rating") -> Figure:
+    """Each classifier's ``value`` (rating, rd or volatility) after every rating period."""
+    matrix = tournament.rating_matrix(value)
+    final_order = tournament.table["classifier"].tolist()
+    fig, ax = _figure(10, 6)
+    cmap = matplotlib.colormaps["viridis"].resampled(len(final_order))
+    for i, name in enumerate(final_order):
+        ax.plot(matrix.index, matrix[name], color=cmap(i), lw=1.2, label=name)
+    if len(tournament.order) <= 60:
+        ax.set_xticks(matrix.index, tournament.order, rotation=90, fontsize="x-small")
+    ax.set_xlabel("rating period (dataset)")
+    ax.set_ylabel(value)
+    ax.set_title(f"Glicko-2 {value} over the rating periods")
+    ax.legend(fontsize="x-small", ncol=2, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    return fig
+
+
+def plot_rank_distribution(permutation: PermutationAnalysis) -> Figure:
+    """Share of random dataset orders in which each classifier reaches each final rank."""
+    names = permutation.summary["classifier"].tolist()
+    ranks = permutation.ranks[names].to_numpy()
+    k = len(names)
+    share = np.stack([(ranks == r).mean(axis=0) for r in range(1, k + 1)], axis=1)
+    fig, ax = _figure(0.45 * k + 4, 0.35 * k + 1.5)
+    image = ax.imshow(share, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    for i, j in zip(*np.nonzero(share)):
+        ax.text(j, i, f"{share[i, j]:.2f}".lstrip("0"), ha="center", va="center", fontsize=6,
+                color="white" if share[i, j] > 0.6 else "black")
+    ax.set_xticks(range(k), range(1, k + 1))
+    ax.set_yticks(range(k), names)
+    ax.set_xlabel("final rank")
+    ax.set_title(f"Rank distribution over {permutation.n_permutations} random dataset orders")
+    fig.colorbar(image, ax=ax, label="share of orders")
+    return fig
+
+
+def plot_nemenyi_heatmap(comparison: StatisticalComparison) -> Figure:
+    """Pairwise Nemenyi p-values, classifiers in average-rank order."""
+    p = comparison.p_values
+    k = p.shape[0]
+    fig, ax = _figure(0.45 * k + 4, 0.4 * k + 2)
+    image = ax.imshow(p.to_numpy(), cmap="RdYlGn_r", vmin=0, vmax=1)
+    if k <= 25:
+        for i in range(k):
+            for j in range(k):
+                ax.text(j, i, f"{p.iat[i, j]:.2f}", ha="center", va="center", fontsize=6)
+    ax.set_xticks(range(k), p.columns, rotation=90, fontsize="small")
+    ax.set_yticks(range(k), p.index, fontsize="small")
+    title = "Nemenyi p-values" if comparison.mode == "blocks" else "Nemenyi p-values — decodIRT compatibility mode"
+    ax.set_title(f"{title} ({comparison.score})")
+    fig.colorbar(image, ax=ax, label="p-value")
+    return fig
+
+
+def plot_cd_diagram(comparison: StatisticalComparison) -> Figure:
+    """Critical difference diagram: average ranks, bars join classifiers not separated at ``alpha``."""
+    fig, ax = _figure(10, 0.25 * comparison.n_classifiers + 2)
+    sp.critical_difference_diagram(
+        comparison.average_ranks, comparison.p_values, alpha=comparison.alpha, ax=ax,
+        label_props={"fontsize": "small"},
+    )
+    cd = comparison.critical_difference
+    note = f", CD = {cd:.2f}" if cd is not None else " — decodIRT compatibility mode"
+    ax.set_title(f"Average ranks ({comparison.score}; 1 = best; α = {comparison.alpha}{note})")
+    return fig

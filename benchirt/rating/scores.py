@@ -1,0 +1,248 @@
+"""Reading, checking and ordering the scores the rating stage consumes.
+
+The rating stage works on a *long* table with one row per (dataset, classifier) pair and the
+columns ``dataset, classifier, score`` (the ``true_score_table`` of :mod:`benchirt.irt`).
+This module turns user files into that table, rejects what cannot be rated (NaN, duplicates,
+text) with a message naming the dataset and classifier, and resolves the order of the rating
+periods (seed 003 §4.7: one period per dataset).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from benchirt.errors import ConfigError, DataError
+
+#: File of a decodIRT dataset folder that holds each score.
+DECODIRT_SCORE_FILES = {
+    "true_score": "true_scores.csv",
+    "score": "true_scores.csv",
+    "test_accuracy": "test_accuracy.csv",
+    "accuracy": "test_accuracy.csv",
+    "cv_accuracy": "cv_accuracy.csv",
+}
+
+SCORE_COLUMNS = ("dataset", "classifier", "score")
+
+
+def read_scores(path: str | os.PathLike, score: str = "true_score") -> pd.DataFrame:
+    """Read scores from a decodIRT-style folder tree or a long CSV.
+
+    Parameters
+    ----------
+    path : path
+        Either a directory with one sub-folder per dataset holding ``true_scores.csv`` (columns
+        ``Clf,Score``; the other decodIRT files ``test_accuracy.csv``/``cv_accuracy.csv`` with
+        ``Metodo,Acuracia`` too), or a CSV file with columns ``dataset, classifier`` and a score column.
+    score : str
+        Which score: for folders, a key of :data:`DECODIRT_SCORE_FILES`; for a long CSV, the name
+        of its score column (``score`` is used when the file has no column of that name).
+
+    Returns
+    -------
+    pandas.DataFrame, shape (n_pairs, 3)
+        Columns ``dataset, classifier, score`` (checked with :func:`validate_scores`); rows in
+        the order read, folders in sorted name order.
+    """
+    path = Path(path)
+    if path.is_dir():
+        return _read_score_folders(path, score)
+    if not path.is_file():
+        raise DataError(f"scores not found: {path} is neither a directory of dataset folders nor a CSV file")
+    try:
+        frame = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise DataError(f"cannot read scores CSV {path}: {exc}") from exc
+    missing = [c for c in ("dataset", "classifier") if c not in frame.columns]
+    if missing:
+        raise DataError(
+            f"{path}: a long scores CSV needs the columns dataset, classifier and a score column; "
+            f"missing {', '.join(missing)} (found: {', '.join(map(str, frame.columns))})"
+        )
+    column = score_column(frame, score, where=str(path))
+    return validate_scores(frame[["dataset", "classifier", column]], column, where=str(path))
+
+
+def _read_score_folders(root: Path, score: str) -> pd.DataFrame:
+    if score not in DECODIRT_SCORE_FILES:
+        raise ConfigError(
+            f"score {score!r} has no file in decodIRT dataset folders; use one of "
+            f"{', '.join(DECODIRT_SCORE_FILES)}"
+        )
+    file_name = DECODIRT_SCORE_FILES[score]
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not folders:
+        raise DataError(f"{root} holds no dataset folders (expected <dataset>/{file_name})")
+    lacking = [p.name for p in folders if not (p / file_name).is_file()]
+    if lacking:
+        raise DataError(
+            f"{len(lacking)} dataset folder(s) in {root} lack {file_name}: {', '.join(lacking[:5])}"
+            f"{' ...' if len(lacking) > 5 else ''}; remove them or provide the file"
+        )
+    parts = []
+    for folder in folders:
+        file = folder / file_name
+        try:
+            table = pd.read_csv(file)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+            raise DataError(f"cannot read {file}: {exc}") from exc
+        if table.shape[1] != 2:
+            raise DataError(
+                f"{file} must have two columns (classifier, score), found {table.shape[1]}: "
+                f"{', '.join(map(str, table.columns))}"
+            )
+        parts.append(pd.DataFrame({"dataset": folder.name, "classifier": table.iloc[:, 0], "score": table.iloc[:, 1]}))
+    return validate_scores(pd.concat(parts, ignore_index=True), "score", where=str(root))
+
+
+def score_column(frame: pd.DataFrame, score: str = "true_score", where: str = "scores") -> str:
+    """The column of ``frame`` that holds the score: ``score`` if present, else ``"score"``."""
+    if score in frame.columns:
+        return score
+    if "score" in frame.columns:
+        return "score"
+    raise DataError(
+        f"{where}: no score column {score!r} (nor 'score'); columns are {', '.join(map(str, frame.columns))}"
+    )
+
+
+def validate_scores(frame: pd.DataFrame, column: str = "score", where: str = "scores") -> pd.DataFrame:
+    """Check a long scores table and return it as ``dataset, classifier, score`` (float).
+
+    Raises
+    ------
+    DataError
+        When the table is empty, lacks a column, has duplicate (dataset, classifier) pairs, or
+        holds a score that is not a finite number — naming the dataset and classifier.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise DataError(f"{where}: scores must be a pandas DataFrame, got {type(frame).__name__}")
+    missing = [c for c in ("dataset", "classifier", column) if c not in frame.columns]
+    if missing:
+        raise DataError(
+            f"{where}: scores need the columns dataset, classifier, {column}; missing {', '.join(missing)}"
+        )
+    if frame.empty:
+        raise DataError(f"{where}: the scores table is empty")
+    out = pd.DataFrame(
+        {
+            "dataset": frame["dataset"].astype(str).to_numpy(),
+            "classifier": frame["classifier"].astype(str).str.strip().to_numpy(),
+            "score": pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float),
+        }
+    )
+    bad = ~np.isfinite(out["score"].to_numpy())
+    if bad.any():
+        rows = out[bad]
+        listed = "; ".join(
+            f"dataset {d!r}, classifier {c!r}: {frame[column].iloc[i]!r}"
+            for i, (d, c) in zip(np.flatnonzero(bad)[:5], rows[["dataset", "classifier"]].itertuples(index=False))
+        )
+        raise DataError(
+            f"{where}: {int(bad.sum())} score(s) are missing or not finite numbers ({listed}"
+            f"{' ...' if bad.sum() > 5 else ''}); drop those rows to treat the classifier as absent there"
+        )
+    duplicated = out.duplicated(["dataset", "classifier"], keep=False)
+    if duplicated.any():
+        pairs = out.loc[duplicated, ["dataset", "classifier"]].drop_duplicates().head(5)
+        listed = "; ".join(f"{d!r}/{c!r}" for d, c in pairs.itertuples(index=False))
+        raise DataError(f"{where}: duplicate (dataset, classifier) rows: {listed}; keep one score per pair")
+    return out
+
+
+def score_matrix(scores: pd.DataFrame, datasets: Sequence[str] | None = None) -> pd.DataFrame:
+    """Pivot a checked long table to datasets × classifiers (NaN where a classifier is absent).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`validate_scores`.
+    datasets : sequence of str, optional
+        Row order; default: sorted dataset names.
+
+    Returns
+    -------
+    pandas.DataFrame, shape (n_datasets, n_classifiers)
+        Columns in sorted classifier order.
+    """
+    matrix = scores.pivot(index="dataset", columns="classifier", values="score")
+    matrix = matrix.reindex(columns=sorted(matrix.columns))
+    matrix.columns.name = None
+    matrix.index.name = "dataset"
+    return matrix.reindex(list(datasets)) if datasets is not None else matrix.sort_index()
+
+
+def resolve_order(datasets: Sequence[str], order: str | os.PathLike | Sequence[str] | None = None) -> list[str]:
+    """The rating periods: a permutation of ``datasets``.
+
+    Parameters
+    ----------
+    datasets : sequence of str
+        The datasets in the order they were given (first appearance).
+    order : None, str, path or sequence of str
+        ``None``/``"sorted"``: sorted names (decodIRT's folder order); ``"given"``: as ``datasets``;
+        ``"random:SEED"``: a seeded random permutation of the sorted names; any other string or
+        path: a text file with one dataset name per line (blank lines and ``#`` comments skipped);
+        a sequence: that order.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown keyword, an unreadable file, or an order that is not a permutation of the datasets.
+    """
+    datasets = list(dict.fromkeys(datasets))
+    if order is None or (isinstance(order, str) and order == "sorted"):
+        return sorted(datasets)
+    if isinstance(order, str) and order == "given":
+        return datasets
+    if isinstance(order, str) and order.startswith("random:"):
+        seed_text = order.split(":", 1)[1]
+        if not seed_text.lstrip("-").isdigit():
+            raise ConfigError(f"order {order!r}: write random:SEED with an integer seed, e.g. random:0")
+        rng = np.random.default_rng(int(seed_text))
+        names = sorted(datasets)
+        return [names[i] for i in rng.permutation(len(names))]
+    if isinstance(order, (str, os.PathLike)):
+        path = Path(order)
+        if not path.is_file():
+            raise ConfigError(
+                f"order {str(order)!r} is not sorted, given, random:SEED or an existing file of dataset names"
+            )
+        lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+        order = [line for line in lines if line and not line.startswith("#")]
+    order = [str(name) for name in order]
+    known, listed = set(datasets), set(order)
+    unknown = [name for name in order if name not in known]
+    missing = [name for name in datasets if name not in listed]
+    repeated = sorted(name for name in listed if order.count(name) > 1)
+    if unknown or missing or repeated:
+        problems = []
+        if unknown:
+            problems.append(f"unknown dataset(s) {', '.join(unknown[:5])}")
+        if missing:
+            problems.append(f"missing dataset(s) {', '.join(missing[:5])}")
+        if repeated:
+            problems.append(f"repeated dataset(s) {', '.join(repeated[:5])}")
+        raise ConfigError(
+            f"the rating order must list every dataset exactly once: {'; '.join(problems)}"
+        )
+    return order
+
+
+def decodirt_to_benchirt_names(scores: pd.DataFrame) -> pd.DataFrame:
+    """Rename decodIRT's (Portuguese) classifier names to benchirt's, when the mapping exists.
+
+    Uses ``benchirt.pool.DECODIRT_NAMES`` (decodIRT name → benchirt name) if the pool module
+    provides it; otherwise the table is returned unchanged.
+    """
+    try:
+        from benchirt.pool import DECODIRT_NAMES  # type: ignore[attr-defined]
+    except ImportError:
+        return scores
+    renamed = scores.copy()
+    renamed["classifier"] = renamed["classifier"].map(lambda name: DECODIRT_NAMES.get(name, name))
+    return renamed

@@ -1,0 +1,94 @@
+"""The rating stage of the pipeline: tournament, order analysis and tests in one call."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Mapping, Sequence
+
+import pandas as pd
+
+from benchirt.errors import DataError
+from benchirt.rating.config import RatingConfig
+from benchirt.rating.glicko import Tournament, glicko_tournament
+from benchirt.rating.permutation import PermutationAnalysis, permutation_analysis
+from benchirt.rating.statistics import StatisticalComparison, friedman_nemenyi
+
+#: Columns of the permutation summary carried into the single-order table, and their names there.
+ORDER_COLUMNS = {
+    "rating_mean": "orders_rating_mean",
+    "rating_sd": "orders_rating_sd",
+    "rank_min": "orders_rank_min",
+    "rank_max": "orders_rank_max",
+    "p_first": "orders_p_first",
+}
+
+
+@dataclass
+class RatingResult:
+    """Everything the rating stage produces.
+
+    Attributes
+    ----------
+    tournament : Tournament
+        The single-order Glicko-2 tournament (order ``config.order``, sorted names by default).
+    permutation : PermutationAnalysis or None
+        The same tournament under ``config.n_permutations`` random orders (None when 0).
+    comparisons : dict of str to StatisticalComparison
+        Friedman/Nemenyi per score name; the rated score first.
+    skipped : dict of str to str
+        Score name → why its tests could not run (e.g. only two classifiers).
+    config : RatingConfig
+    """
+
+    tournament: Tournament
+    permutation: PermutationAnalysis | None
+    comparisons: dict[str, StatisticalComparison]
+    skipped: dict[str, str] = field(default_factory=dict)
+    config: RatingConfig = field(default_factory=RatingConfig)
+
+    @property
+    def ratings(self) -> pd.DataFrame:
+        """The single-order table with the order analysis beside it (columns ``orders_*``)."""
+        table = self.tournament.table
+        if self.permutation is None:
+            return table.copy()
+        spread = self.permutation.summary.set_index("classifier")[list(ORDER_COLUMNS)].rename(columns=ORDER_COLUMNS)
+        return table.join(spread, on="classifier")
+
+
+def rate(
+    scores: pd.DataFrame,
+    config: RatingConfig | None = None,
+    other_scores: Mapping[str, pd.DataFrame] | None = None,
+    compare: Sequence[str] | None = None,
+) -> RatingResult:
+    """Run the rating stage (seed 003 §4.7, §5.3, with the order analysis and valid tests).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Long ``dataset, classifier, score`` table that decides the matches (True-Scores by default:
+        ``benchirt.irt.true_score_table``).
+    config : RatingConfig, optional
+    other_scores : mapping of str to pandas.DataFrame, optional
+        Further long tables (e.g. ``{"test_accuracy": ...}``) that get the Friedman/Nemenyi tests too.
+    compare : sequence of str, optional
+        Restrict the tests to these classifiers (seed 003 §5.3 tested the real ones only).
+
+    Returns
+    -------
+    RatingResult
+        Tests that cannot run (fewer than 3 classifiers or 2 datasets) are listed in ``skipped``
+        instead of failing the stage; the ratings are still produced.
+    """
+    config = config or RatingConfig()
+    tournament = glicko_tournament(scores, config=config)
+    permutation = permutation_analysis(scores, config=config) if config.n_permutations else None
+    comparisons: dict[str, StatisticalComparison] = {}
+    skipped: dict[str, str] = {}
+    tables = {config.score: scores, **dict(other_scores or {})}
+    for name, table in tables.items():
+        try:
+            comparisons[name] = friedman_nemenyi(table, config=replace(config, score=name), classifiers=compare)
+        except DataError as exc:
+            skipped[name] = str(exc)
+    return RatingResult(tournament, permutation, comparisons, skipped, config)
