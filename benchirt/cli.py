@@ -14,7 +14,7 @@ import sys
 from benchirt.errors import BenchirtError
 
 #: Modules that each register one sub-command, in the order ``--help`` lists them.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("benchirt.rating.command",)
 
 
 def build_parser() -> argparse.ArgumentParser:
