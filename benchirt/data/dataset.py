@@ -69,6 +69,27 @@ class Dataset:
     def n_classes(self) -> int:
         return int(self.y.dropna().nunique())
 
+    @property
+    def n_instances(self) -> int:
+        """Number of rows, without computing any other metadata."""
+        return len(self.y)
+
+    @property
+    def skip_reason(self) -> str | None:
+        """Why no classifier can be evaluated on this dataset, or ``None`` when it is usable.
+
+        Loading never fails for these cases, so metadata stays available; the response stage
+        checks this and records a skip with the reason (one class, no rows, no usable feature).
+        """
+        if len(self.y) == 0:
+            return f"dataset {self.name!r} has no rows with a class label"
+        if self.n_classes < 2:
+            labels = list(self.y.dropna().unique())[:1]
+            return f"dataset {self.name!r} has a single class {labels}; a classifier cannot be evaluated"
+        if self.X.shape[1] == 0:
+            return f"dataset {self.name!r} has no usable feature (all were dropped: {self.extra.get('dropped_columns', {})})"
+        return None
+
     def metadata(self) -> dict:
         """The dataset characteristics of seed 003 §5.6, as a dict keyed by :data:`METADATA_COLUMNS`.
 

@@ -1,0 +1,177 @@
+"""Turn a raw table into a :class:`~benchirt.data.dataset.Dataset`: pick the target, apply the load-time rules.
+
+Every source (ARFF/CSV/parquet files, scikit-learn builtins, OpenML) ends here, so every
+dataset obeys the same rules, whatever its origin:
+
+1. Column names must be unique → otherwise :class:`~benchirt.errors.DataError` (renaming
+   silently would make ``target=`` and the ignore lists ambiguous).
+2. Target: the column named ``target`` (unknown name → ``DataError`` listing the columns),
+   else the last column. Labels become a ``category`` Series of strings (``1``, not ``1.0``);
+   a numeric target with non-integer values is a regression target → ``DataError``.
+   Declared classes without any instance are removed from the target's categories.
+3. Rows whose target is missing are dropped (note, ``extra["dropped_rows"]`` = their
+   0-based positions in the source table); the index is then reset to ``0..n-1``.
+4. Columns are dropped, each recorded in ``extra["dropped_columns"]`` (name → reason):
+   the ``ignore`` list (OpenML ignore/row-id attributes, manifest ``ignore``), columns the
+   source declares as free text (ARFF ``string``), entirely-missing columns, constant
+   columns (one distinct observed value; missing values do not count), and *identifier*
+   columns — nominal columns with at least 20 present values of which 90 % or more are
+   distinct (splice's ``Instance_name``: 3,178 distinct in 3,190 rows), which no classifier
+   can generalise from.
+5. Feature types: numeric → ``float64``; everything else (text, bool, nominal) →
+   ``category`` (ARFF nominal columns keep their declared categories).
+
+A dataset with one class or no usable feature is *not* an error here: it loads, its
+metadata can be computed, and :attr:`Dataset.skip_reason` says why a stage must skip it.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from benchirt.data.dataset import Dataset
+from benchirt.errors import DataError
+
+#: A nominal column with at least this many present values ...
+_ID_MIN_ROWS = 20
+#: ... of which at least this share are distinct is an identifier (splice: 3,178 of 3,190).
+_ID_DISTINCT_SHARE = 0.9
+
+
+def prepare_dataset(
+    frame: pd.DataFrame,
+    *,
+    name: str,
+    where: str,
+    target: str | None = None,
+    source: str = "",
+    openml_id: int | None = None,
+    task_id: int | None = None,
+    ignore: Iterable[str] = (),
+    text_columns: Iterable[str] = (),
+    notes: Iterable[str] = (),
+    extra: dict | None = None,
+) -> Dataset:
+    """Split ``frame`` into features and target and apply the module's cleaning rules.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame, shape (n_rows, n_columns)
+        All columns of the table, target included.
+    name : str
+        Dataset name.
+    where : str
+        What to name in error messages (a file path, ``"OpenML dataset 31"``).
+    target : str, optional
+        Target column; default the last column.
+    source, openml_id, task_id
+        Copied to the :class:`Dataset`.
+    ignore : iterable of str
+        Columns to drop (OpenML ignore / row-id attributes). Names not in ``frame`` are skipped.
+    text_columns : iterable of str
+        Columns the source declares as free text (ARFF ``string``); dropped from the features.
+    notes : iterable of str
+        Notes from the reader, kept in ``extra["notes"]``.
+    extra : dict, optional
+        Further entries for ``Dataset.extra``.
+
+    Returns
+    -------
+    Dataset
+        ``extra`` holds ``target``, ``notes`` (list of str), ``dropped_columns`` (dict name →
+        reason) and ``dropped_rows`` (list of int).
+    """
+    columns = [str(c) for c in frame.columns]
+    duplicates = sorted({c for c in columns if columns.count(c) > 1})
+    if duplicates:
+        raise DataError(f"{where}: duplicate column names {duplicates}; rename them so every column is unique")
+    if frame.shape[1] == 0:
+        raise DataError(f"{where}: the table has no columns")
+    frame = frame.set_axis(columns, axis=1)
+    if target is None:
+        target = columns[-1]
+    elif target not in frame.columns:
+        raise DataError(
+            f"{where}: target column {target!r} not found; columns are {columns[:30]}"
+            f"{' …' if len(columns) > 30 else ''}. Pass one of them as target"
+        )
+    notes = list(notes)
+    dropped_columns: dict[str, str] = {}
+
+    y_raw = frame[target]
+    keep_rows = y_raw.notna().to_numpy()
+    dropped_rows = np.flatnonzero(~keep_rows).tolist()
+    if dropped_rows:
+        notes.append(f"dropped {len(dropped_rows)} row(s) whose target {target!r} is missing")
+        frame = frame.loc[keep_rows].reset_index(drop=True)
+        y_raw = frame[target]
+    else:
+        frame = frame.reset_index(drop=True)
+    y = _labels(y_raw.reset_index(drop=True), target, where)
+
+    X = frame.drop(columns=[target])
+    for column, reason in _columns_to_drop(X, set(ignore), set(text_columns)):
+        dropped_columns[column] = reason
+    if dropped_columns:
+        X = X.drop(columns=list(dropped_columns))
+        notes.append(f"dropped {len(dropped_columns)} column(s): "
+                     + ", ".join(f"{c} ({r})" for c, r in list(dropped_columns.items())[:10])
+                     + (" …" if len(dropped_columns) > 10 else ""))
+    X = _typed_features(X)
+    info = dict(extra or {})
+    info.update(target=target, notes=notes, dropped_columns=dropped_columns, dropped_rows=dropped_rows)
+    return Dataset(name=name, X=X, y=y, openml_id=openml_id, task_id=task_id, source=source, extra=info)
+
+
+def _labels(y: pd.Series, target: str, where: str) -> pd.Series:
+    """Class labels as a ``category`` Series of strings, without empty classes."""
+    if isinstance(y.dtype, pd.CategoricalDtype):
+        y = y.cat.remove_unused_categories()
+        return y.cat.rename_categories([str(c) for c in y.cat.categories])
+    if pd.api.types.is_bool_dtype(y.dtype):
+        return y.astype(str).astype("category")
+    if pd.api.types.is_numeric_dtype(y.dtype):
+        values = y.to_numpy(dtype="float64")
+        if not np.all(np.isfinite(values)) or np.any(values != np.round(values)):
+            raise DataError(
+                f"{where}: target {target!r} has non-integer numbers (a regression target?); "
+                "benchirt needs class labels — choose another target column"
+            )
+        labels = pd.Series(values.astype(np.int64), index=y.index)
+        categories = np.unique(labels.to_numpy())
+        return pd.Series(pd.Categorical(labels.astype(str), categories=[str(c) for c in categories]), index=y.index)
+    return y.astype("string").str.strip().astype("category")
+
+
+def _columns_to_drop(X: pd.DataFrame, ignore: set[str], text_columns: set[str]):
+    for column in X.columns:
+        values = X[column]
+        if column in ignore:
+            yield column, "ignored attribute"
+        elif column in text_columns:
+            yield column, "free-text (string) attribute"
+        else:
+            n_present = int(values.notna().sum())
+            n_distinct = int(values.nunique(dropna=True))
+            if n_present == 0:
+                yield column, "entirely missing"
+            elif n_distinct == 1:
+                yield column, "constant"
+            elif (n_present >= _ID_MIN_ROWS and not pd.api.types.is_numeric_dtype(values.dtype)
+                  and n_distinct >= _ID_DISTINCT_SHARE * n_present):
+                yield column, "identifier (a different value in almost every row)"
+
+
+def _typed_features(X: pd.DataFrame) -> pd.DataFrame:
+    out = {}
+    for column in X.columns:
+        values = X[column]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            out[column] = values
+        elif pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
+            out[column] = values.astype("float64")
+        else:
+            out[column] = values.astype("category")
+    return pd.DataFrame(out, index=X.index, columns=X.columns)

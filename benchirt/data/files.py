@@ -1,0 +1,158 @@
+"""Load one local data file (ARFF, CSV/TSV or parquet, optionally gzip-compressed) as a :class:`Dataset`.
+
+The format comes from the suffix (``.arff``, ``.csv``, ``.tsv``, ``.parquet``/``.pq``, each
+optionally followed by ``.gz`` except parquet); anything else is a
+:class:`~benchirt.errors.DataError`. The target is the ``target`` column when given, else the
+last column (ARFF: the last attribute). Cleaning follows :mod:`benchirt.data.cleaning`.
+CSV files are read by pandas' C parser with ``?``, empty and the usual NA spellings as
+missing values; UTF-8 is tried first, then latin-1.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import warnings
+from pathlib import Path
+
+import pandas as pd
+
+from benchirt.data.arff import STRING, read_arff
+from benchirt.data.cleaning import prepare_dataset
+from benchirt.data.dataset import Dataset
+from benchirt.errors import DataError
+
+#: Recognised suffixes (lower case, ``.gz`` stripped) → format.
+FORMATS = {".arff": "arff", ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def file_format(path: str | Path) -> str | None:
+    """The format of ``path`` from its suffix (``"arff"``, ``"csv"``, ``"tsv"``, ``"parquet"``), or None."""
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+        if suffixes and FORMATS.get(suffixes[-1]) == "parquet":
+            return None
+    return FORMATS.get(suffixes[-1]) if suffixes else None
+
+
+def dataset_name(path: str | Path) -> str:
+    """Default dataset name of a file: its name without the format suffix(es)."""
+    name = Path(path).name
+    for suffix in (".gz", *FORMATS):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def load_file(
+    path: str | Path,
+    *,
+    target: str | None = None,
+    name: str | None = None,
+    ignore: tuple[str, ...] = (),
+    openml_id: int | None = None,
+    task_id: int | None = None,
+) -> Dataset:
+    """Read a data file and return the cleaned :class:`Dataset`.
+
+    Parameters
+    ----------
+    path : str or Path
+        ARFF, CSV/TSV or parquet file.
+    target : str, optional
+        Target column; default the last column.
+    name : str, optional
+        Dataset name; default :func:`dataset_name` of the file.
+    ignore : tuple of str
+        Columns to drop from the features.
+    openml_id, task_id : int, optional
+        OpenML ids, when the file is a copy of an OpenML dataset.
+
+    Raises
+    ------
+    DataError
+        Missing/empty/truncated file, unknown suffix, malformed content, unknown target.
+    """
+    path = Path(path)
+    fmt = file_format(path)
+    if fmt is None:
+        raise DataError(
+            f"{path}: unknown data format {''.join(path.suffixes) or '(no suffix)'!r}; "
+            "benchirt reads .arff, .csv, .tsv and .parquet files (.arff/.csv/.tsv may be .gz-compressed)"
+        )
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
+    text_columns: list[str] = []
+    notes: list[str] = []
+    extra: dict = {"file": str(path)}
+    if fmt == "arff":
+        arff = read_arff(path)
+        frame, notes = arff.frame, list(arff.notes)
+        text_columns = [c for c, kind in arff.kinds.items() if kind == STRING]
+        extra["relation"] = arff.relation
+    elif fmt == "parquet":
+        frame = _read_parquet(path)
+    else:
+        frame, notes = _read_delimited(path, "\t" if fmt == "tsv" else ",")
+    if len(frame) == 0:
+        raise DataError(f"{path}: the file has a header but no data rows")
+    return prepare_dataset(
+        frame, name=name or dataset_name(path), where=str(path), target=target,
+        source=f"file:{path}", openml_id=openml_id, task_id=task_id, ignore=ignore,
+        text_columns=text_columns, notes=notes, extra=extra,
+    )
+
+
+def _read_delimited(path: Path, sep: str) -> tuple[pd.DataFrame, list[str]]:
+    raw = path.read_bytes()
+    if path.suffix.lower() == ".gz":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise DataError(f"{path}: not a valid gzip file ({exc}); the file may be truncated") from None
+    if not raw.strip():
+        raise DataError(f"{path}: the file is empty; expected a header row and data rows")
+    try:
+        text, notes = raw.decode("utf-8-sig"), []
+    except UnicodeDecodeError:
+        text, notes = raw.decode("latin-1"), [f"{path.name} is not valid UTF-8; read as latin-1"]
+    del raw
+    first_line, last_line = _first_and_last_lines(text)
+    header = next(csv.reader([first_line.rstrip("\r")], delimiter=sep))
+    duplicates = sorted({h for h in header if header.count(h) > 1})
+    if duplicates:
+        raise DataError(f"{path}: duplicate column names {duplicates}; rename them so every column is unique")
+    if len(next(csv.reader([last_line.rstrip("\r")], delimiter=sep), [])) < len(header):
+        raise DataError(
+            f"{path}: the last row has fewer values than the {len(header)} columns of the header — "
+            "the file looks truncated; export or download it again"
+        )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", pd.errors.DtypeWarning)
+            frame = pd.read_csv(io.StringIO(text), sep=sep, na_values=["?"], skipinitialspace=True)
+    except pd.errors.ParserError as exc:
+        raise DataError(f"{path}: malformed {sep!r}-separated file: {exc}") from None
+    return frame, notes
+
+
+def _first_and_last_lines(text: str) -> tuple[str, str]:
+    """First and last non-blank lines of ``text``, without splitting (copying) the whole text."""
+    first_end = text.find("\n")
+    first = text[: first_end if first_end >= 0 else len(text)]
+    end = len(text)
+    while end > 0 and text[end - 1] in "\r\n":
+        end -= 1
+    last = text[text.rfind("\n", 0, end) + 1: end]
+    return first.rstrip("\r"), last
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several unrelated types for a damaged file
+        raise DataError(
+            f"{path}: not a readable parquet file ({type(exc).__name__}: {str(exc)[:200]}); "
+            "the file may be truncated or in another format"
+        ) from None
