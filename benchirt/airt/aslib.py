@@ -1,0 +1,442 @@
+"""AIRT inputs: ASlib scenarios and wide performance matrices, as "higher is better" in [0, 1].
+
+AIRT (seed 000, Algorithm 1) takes a matrix ``Y`` of N test instances/datasets (rows) by n algorithms
+(columns) whose values grow with good performance and lie in a bounded range. This module turns the three
+inputs of the AIRT study into that matrix and says, in ``notes``, what it changed:
+
+* a wide matrix (a CSV file or a DataFrame: rows datasets, columns algorithms), e.g. the datasets x
+  classifiers accuracy matrix of :func:`benchirt.responses.accuracy_matrix`;
+* an ASlib scenario directory (``description.txt``, ``algorithm_runs.arff``, optional ``cv.arff``).
+
+Runtimes and PAR10 scores ("lower is better") are transformed as in seed 000 §5.2: "multiplying with -1 and
+scaling to the interval [0, 1] with 1 denoting good performance and 0 denoting poor performance", i.e. one
+min-max scaling over the whole matrix (not per algorithm, so the algorithms stay comparable on every instance
+and a portfolio's performance gap keeps its meaning): ``y = (max(x) - x) / (max(x) - min(x))``.
+``transform="log"`` applies the same scaling to ``log10(x + 1)`` instead; this benchirt option (not in the
+paper) spreads heavy-tailed runtimes such as GRAPHS-2015 (cutoff 10^8) over the unit interval.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchirt.errors import DataError
+
+#: ASlib run status meaning the algorithm solved the instance within its limits.
+OK_STATUS = "ok"
+#: Accepted ways to aggregate repeated runs of one (instance, algorithm) pair.
+AGGREGATES = ("mean", "median")
+#: Accepted transforms of "lower is better" measures to [0, 1].
+TRANSFORMS = ("linear", "log")
+#: Columns of ``algorithm_runs.arff`` that are not performance measures.
+_RUN_KEY_COLUMNS = ("instance_id", "repetition", "algorithm", "runstatus")
+
+
+@dataclass
+class ASlibScenario:
+    """One ASlib scenario read for AIRT.
+
+    Attributes
+    ----------
+    name : str
+        ``scenario_id`` of ``description.txt`` (the folder name when absent).
+    measure : str
+        The performance column used (e.g. ``"runtime"``, ``"PAR10"``).
+    maximize : bool
+        Whether larger raw values of ``measure`` are better (from ``description.txt``).
+    cutoff : float | None
+        ``algorithm_cutoff_time`` in seconds, ``None`` when the scenario gives none.
+    raw : pd.DataFrame
+        The runs in long form: ``instance_id, repetition, algorithm, <measure>, runstatus`` as read.
+    raw_performance : pd.DataFrame, shape (n_instances, n_algorithms)
+        The measure per instance and algorithm after penalising failed runs (PAR-k) and aggregating
+        repetitions, in the raw units (seconds, PAR10, ...). Index ``instance_id``, columns algorithms.
+    performance : pd.DataFrame, shape (n_instances, n_algorithms)
+        ``raw_performance`` as "higher is better" in [0, 1]: the AIRT input.
+    folds : pd.Series | None
+        Instance -> fold number (1..10) from ``cv.arff`` (repetition 1), aligned with ``performance.index``;
+        ``None`` when the scenario has no ``cv.arff``.
+    notes : list[str]
+        Each transformation applied, in words (penalised runs, repetitions, missing pairs, scaling).
+    """
+
+    name: str
+    measure: str
+    maximize: bool
+    cutoff: float | None
+    raw: pd.DataFrame
+    raw_performance: pd.DataFrame
+    performance: pd.DataFrame
+    folds: pd.Series | None
+    notes: list[str] = field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# wide matrices
+# ----------------------------------------------------------------------------------------------------------
+def check_performance(perf: pd.DataFrame, *, where: str = "performance matrix") -> pd.DataFrame:
+    """Validate an AIRT input matrix: numeric, finite, in [0, 1], at least 2 instances and 2 algorithms.
+
+    Parameters
+    ----------
+    perf : pd.DataFrame, shape (N, n)
+        Rows datasets/instances, columns algorithms, higher is better.
+    where : str
+        Name of the input used in error messages (e.g. the file path).
+
+    Returns
+    -------
+    pd.DataFrame
+        The same matrix as float64 with string row and column labels.
+
+    Raises
+    ------
+    DataError
+        For non-numeric, missing or infinite entries, values outside [0, 1] (runtimes, PAR10 — use
+        :func:`to_unit_interval`), duplicated labels, or fewer than 2 rows or 2 columns.
+    """
+    if not isinstance(perf, pd.DataFrame):
+        raise DataError(f"{where}: expected a pandas DataFrame (rows datasets, columns algorithms), "
+                        f"got {type(perf).__name__}")
+    if perf.shape[0] < 2:
+        raise DataError(f"{where}: AIRT needs at least 2 datasets/instances (rows), found {perf.shape[0]}; "
+                        "a latent trait cannot be estimated from one dataset")
+    if perf.shape[1] < 2:
+        raise DataError(f"{where}: AIRT needs at least 2 algorithms (columns), found {perf.shape[1]}")
+    for axis, labels in (("row", perf.index), ("column", perf.columns)):
+        duplicated = labels[labels.duplicated()].unique()
+        if len(duplicated):
+            raise DataError(f"{where}: duplicated {axis} names {list(map(str, duplicated[:5]))}; "
+                            f"give every {axis} a unique name")
+    converted = perf.apply(pd.to_numeric, errors="coerce")
+    bad = converted.isna() & perf.notna()
+    if bad.any().any():
+        column = bad.any()[bad.any()].index[0]
+        row = bad[column][bad[column]].index[0]
+        raise DataError(f"{where}: non-numeric value {perf.loc[row, column]!r} at row {row!r}, column "
+                        f"{column!r}; every entry must be a number")
+    values = converted.to_numpy(dtype=float)
+    if np.isnan(values).any():
+        rows, cols = np.nonzero(np.isnan(values))
+        raise DataError(f"{where}: {rows.size} missing value(s), first at row {converted.index[rows[0]]!r}, "
+                        f"column {converted.columns[cols[0]]!r}; fill or drop them before AIRT")
+    if not np.isfinite(values).all():
+        raise DataError(f"{where}: infinite values; AIRT needs finite performance values")
+    low, high = values.min(), values.max()
+    if low < 0.0 or high > 1.0:
+        raise DataError(f"{where}: values range over [{low:g}, {high:g}] but AIRT needs 'higher is better' in "
+                        "[0, 1]; rescale with benchirt.airt.aslib.to_unit_interval(perf, maximize=...) "
+                        "(or `benchirt airt --lower-is-better/--rescale`) for runtimes, PAR10 or other scales")
+    out = pd.DataFrame(values, index=perf.index.map(str), columns=perf.columns.map(str))
+    out.index.name = perf.index.name
+    return out
+
+
+def to_unit_interval(raw: pd.DataFrame, *, maximize: bool, transform: str = "linear") -> pd.DataFrame:
+    """Map a performance matrix to "higher is better" in [0, 1] (seed 000 §5.2).
+
+    Parameters
+    ----------
+    raw : pd.DataFrame, shape (N, n)
+        Finite raw performance values (accuracy, runtime, PAR10, ...).
+    maximize : bool
+        ``True`` when larger raw values are better; ``False`` for runtimes/PAR10 (multiplied by -1 first).
+    transform : {"linear", "log"}
+        ``"linear"``: min-max scaling over the whole matrix, as the paper does. ``"log"``: the same on
+        ``log10(x + 1)`` (benchirt option for heavy-tailed runtimes; needs ``x >= 0``).
+
+    Returns
+    -------
+    pd.DataFrame, shape (N, n)
+        Values in [0, 1], 1 = best raw value in the matrix, 0 = worst. A constant matrix maps to all 1.
+    """
+    if transform not in TRANSFORMS:
+        raise DataError(f"unknown transform {transform!r}; use one of {TRANSFORMS}")
+    values = raw.to_numpy(dtype=float)
+    if not np.isfinite(values).all():
+        raise DataError("cannot rescale a performance matrix with missing or infinite values")
+    if transform == "log":
+        if (values < 0).any():
+            raise DataError("transform='log' needs non-negative raw values (runtimes, PAR10); "
+                            "use transform='linear'")
+        values = np.log10(values + 1.0)
+    if not maximize:
+        values = -values
+    low, high = values.min(), values.max()
+    scaled = np.ones_like(values) if high == low else (values - low) / (high - low)
+    return pd.DataFrame(scaled, index=raw.index, columns=raw.columns)
+
+
+def load_performance(source: str | Path | pd.DataFrame, *, maximize: bool = True,
+                     rescale: bool = False, transform: str = "linear") -> pd.DataFrame:
+    """Read a wide performance matrix (rows datasets, columns algorithms) as an AIRT input.
+
+    Parameters
+    ----------
+    source : path or pd.DataFrame
+        A CSV file whose first column holds the dataset names (the ``benchirt airt PERF.csv`` contract), or a
+        DataFrame such as the datasets x classifiers accuracy matrix of the response stage.
+    maximize : bool
+        ``False`` when smaller values are better (runtimes, PAR10, error rates); implies rescaling.
+    rescale : bool
+        Min-max scale to [0, 1] with :func:`to_unit_interval` even when ``maximize`` is true (e.g. a score
+        outside [0, 1]). Without it, values outside [0, 1] are an error.
+    transform : {"linear", "log"}
+        Passed to :func:`to_unit_interval` when rescaling.
+
+    Returns
+    -------
+    pd.DataFrame, shape (N, n)
+        Float matrix, higher is better, values in [0, 1].
+    """
+    where = "performance matrix"
+    if isinstance(source, pd.DataFrame):
+        frame = source
+    else:
+        path = Path(source)
+        where = str(path)
+        if not path.is_file():
+            raise DataError(f"{path}: performance file not found; give a CSV with one row per dataset "
+                            "(first column = name) and one column per algorithm")
+        try:
+            frame = pd.read_csv(path, index_col=0)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+            raise DataError(f"{path}: cannot be read as CSV ({exc}); expected rows = datasets, "
+                            "first column = dataset name, other columns = algorithms") from None
+    if maximize and not rescale:
+        return check_performance(frame, where=where)
+    # validate everything but the range, then rescale
+    numeric = frame.apply(pd.to_numeric, errors="coerce")
+    if (numeric.isna() & frame.notna()).any().any() or numeric.isna().any().any():
+        check_performance(frame, where=where)  # raises the precise message
+    scaled = to_unit_interval(numeric, maximize=maximize, transform=transform)
+    return check_performance(scaled, where=where)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# ASlib
+# ----------------------------------------------------------------------------------------------------------
+def _read_arff(path: Path) -> pd.DataFrame:
+    """Read an ARFF file into a DataFrame with liac-arff (scipy.io.arff refuses ASlib's string attributes)."""
+    import arff  # liac-arff
+
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            content = arff.load(handle)
+    except arff.ArffException as exc:
+        raise DataError(f"{path}: not a readable ARFF file ({exc}); ASlib files follow the ARFF format "
+                        "of coseal/aslib_data") from None
+    columns = [name for name, _ in content["attributes"]]
+    return pd.DataFrame(content["data"], columns=columns)
+
+
+def _read_description(path: Path) -> dict:
+    import yaml
+
+    try:
+        description = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
+    except yaml.YAMLError as exc:
+        raise DataError(f"{path}: not valid YAML ({exc}); ASlib description.txt is a YAML document") from None
+    if not isinstance(description, dict):
+        raise DataError(f"{path}: expected YAML key/value pairs (scenario_id, performance_measures, maximize, "
+                        "algorithm_cutoff_time, ...)")
+    return description
+
+
+def _as_list(value) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _as_bool(value, *, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in {"true", "yes", "1"}:
+        return True
+    if text in {"false", "no", "0"}:
+        return False
+    raise DataError(f"{where}: 'maximize' must be true/false, got {value!r}")
+
+
+def _as_cutoff(value) -> float | None:
+    try:
+        cutoff = float(value)
+    except (TypeError, ValueError):
+        return None  # '?' in ASlib means "unknown"
+    return cutoff if np.isfinite(cutoff) and cutoff > 0 else None
+
+
+def _read_folds(path: Path, instances: pd.Index, notes: list[str]) -> pd.Series | None:
+    if not path.is_file():
+        notes.append("no cv.arff: cross-validation folds will be drawn at random (seeded)")
+        return None
+    cv = _read_arff(path)
+    missing_columns = {"instance_id", "fold"} - set(cv.columns)
+    if missing_columns:
+        raise DataError(f"{path}: missing column(s) {sorted(missing_columns)}; ASlib cv.arff has "
+                        "instance_id, repetition, fold")
+    if "repetition" in cv.columns:
+        first = pd.to_numeric(cv["repetition"], errors="coerce").min()
+        cv = cv[pd.to_numeric(cv["repetition"], errors="coerce") == first]
+    cv = cv.assign(instance_id=cv["instance_id"].astype(str)).drop_duplicates("instance_id")
+    folds = pd.to_numeric(cv.set_index("instance_id")["fold"], errors="coerce").reindex(instances)
+    if folds.isna().any():
+        notes.append(f"cv.arff has no fold for {int(folds.isna().sum())} instance(s); folds ignored, "
+                     "random folds will be drawn")
+        return None
+    folds = folds.astype(int).rename("fold")
+    folds.index.name = instances.name
+    return folds
+
+
+def load_aslib(directory: str | Path, measure: str | None = None, *, par_factor: float = 10.0,
+               aggregate: str = "mean", transform: str = "linear") -> ASlibScenario:
+    """Read an ASlib scenario directory as an AIRT input (seed 000 §5.2 and Appendix A).
+
+    Steps, each recorded in ``notes``:
+
+    1. ``description.txt`` (YAML): ``scenario_id``, ``performance_measures``, ``maximize``,
+       ``performance_type``, ``algorithm_cutoff_time``.
+    2. ``algorithm_runs.arff``: runs whose ``runstatus`` is not ``ok`` (timeout, memout, crash,
+       not_applicable, other) get the ASlib PAR-k penalty ``par_factor x cutoff`` when the measure is a
+       runtime (``performance_type: runtime`` and ``maximize: false``); for other measures they get the worst
+       value observed for that measure. Runtime entries above the cutoff are also penalised. A measure
+       that already is PAR10 (failed runs = 10 x cutoff) is unchanged by this rule.
+    3. Repeated runs of one (instance, algorithm) pair are aggregated with ``aggregate`` (mean by default:
+       the expected PAR-k score; median is robust to an outlying repetition).
+    4. (instance, algorithm) pairs without any run count as failed runs (runtime measures) — the algorithm
+       was not run or its result was lost — and otherwise drop the instance.
+    5. The matrix is mapped to "higher is better" in [0, 1] by :func:`to_unit_interval`.
+    6. ``cv.arff`` (repetition 1) gives the official 10 folds when present.
+
+    Parameters
+    ----------
+    directory : path
+        The scenario folder (e.g. ``../shared/data/aslib/ASP-POTASSCO``).
+    measure : str, optional
+        Performance column to use; default the first of ``performance_measures``.
+    par_factor : float
+        Penalty factor k of PAR-k for failed runtime runs (10 = PAR10, ASlib's convention).
+    aggregate : {"mean", "median"}
+        How repeated runs are combined.
+    transform : {"linear", "log"}
+        See :func:`to_unit_interval`.
+
+    Returns
+    -------
+    ASlibScenario
+
+    Raises
+    ------
+    DataError
+        Missing directory or files (names the file), unknown measure, unreadable ARFF/YAML, fewer than 2
+        instances or algorithms left.
+    """
+    directory = Path(directory)
+    if aggregate not in AGGREGATES:
+        raise DataError(f"unknown aggregate {aggregate!r}; use one of {AGGREGATES}")
+    if transform not in TRANSFORMS:
+        raise DataError(f"unknown transform {transform!r}; use one of {TRANSFORMS}")
+    if not directory.is_dir():
+        raise DataError(f"{directory}: ASlib scenario directory not found; give a folder holding "
+                        "description.txt, algorithm_runs.arff and optionally cv.arff")
+    description_path = directory / "description.txt"
+    runs_path = directory / "algorithm_runs.arff"
+    for path in (description_path, runs_path):
+        if not path.is_file():
+            raise DataError(f"{directory.name}: ASlib scenario has no {path.name} (looked for {path}); "
+                            "AIRT needs the algorithm runs and the description of the scenario — get the complete "
+                            "scenario from coseal/aslib_data")
+    description = _read_description(description_path)
+    name = str(description.get("scenario_id") or directory.name)
+    measures = [str(m) for m in _as_list(description.get("performance_measures"))]
+    maximize_flags = _as_list(description.get("maximize"))
+    types = [str(t) for t in _as_list(description.get("performance_type"))]
+    cutoff = _as_cutoff(description.get("algorithm_cutoff_time"))
+
+    raw = _read_arff(runs_path)
+    missing_columns = {"instance_id", "algorithm"} - set(raw.columns)
+    if missing_columns:
+        raise DataError(f"{runs_path}: missing column(s) {sorted(missing_columns)}; ASlib algorithm_runs.arff "
+                        "has instance_id, repetition, algorithm, <measures>, runstatus")
+    measure_columns = [c for c in raw.columns if c not in _RUN_KEY_COLUMNS]
+    if not measures:
+        measures = measure_columns[:1]
+    if measure is None:
+        measure = measures[0] if measures else None
+    if measure is None or measure not in raw.columns:
+        raise DataError(f"{runs_path}: performance measure {measure!r} not found; available: {measure_columns}")
+    position = measures.index(measure) if measure in measures else 0
+    if not maximize_flags:
+        raise DataError(f"{description_path}: no 'maximize' entry; say whether larger {measure} is better")
+    maximize = _as_bool(maximize_flags[min(position, len(maximize_flags) - 1)], where=str(description_path))
+    measure_type = types[min(position, len(types) - 1)] if types else ""
+    is_runtime = (not maximize) and (measure_type == "runtime" or measure.lower() in {"runtime", "par10"})
+
+    notes: list[str] = []
+    runs = raw.copy()
+    runs["instance_id"] = runs["instance_id"].astype(str)
+    runs["algorithm"] = runs["algorithm"].astype(str)
+    runs["value"] = pd.to_numeric(runs[measure], errors="coerce")
+    status = (runs["runstatus"].astype(str).str.strip().str.lower() if "runstatus" in runs.columns
+              else pd.Series(OK_STATUS, index=runs.index))
+    failed = (status != OK_STATUS) | runs["value"].isna()
+    if is_runtime:
+        if cutoff is None:
+            observed = runs.loc[~failed, "value"]
+            if observed.empty:
+                raise DataError(f"{name}: no successful run and no algorithm_cutoff_time; cannot penalise "
+                                "failed runs")
+            cutoff = float(observed.max())
+            notes.append(f"no algorithm_cutoff_time: cutoff taken as the largest successful {measure} "
+                         f"({cutoff:g})")
+        failed |= runs["value"] > cutoff
+        penalty = par_factor * cutoff
+    else:
+        valid = runs.loc[~failed, "value"]
+        if valid.empty:
+            raise DataError(f"{name}: no successful run with a numeric {measure}")
+        penalty = float(valid.min() if maximize else valid.max())
+    if failed.any():
+        counts = status[failed].value_counts().to_dict()
+        rule = f"PAR{par_factor:g} = {par_factor:g} x cutoff {cutoff:g}" if is_runtime else "the worst observed value"
+        notes.append(f"{int(failed.sum())} run(s) not ok {counts} set to {rule} ({penalty:g})")
+    runs.loc[failed, "value"] = penalty
+
+    if "repetition" in runs.columns:
+        n_rep = runs.groupby(["instance_id", "algorithm"]).size()
+        if (n_rep > 1).any():
+            notes.append(f"{int((n_rep > 1).sum())} (instance, algorithm) pair(s) have up to {int(n_rep.max())} "
+                         f"repetitions: combined with the {aggregate}")
+    table = runs.groupby(["instance_id", "algorithm"])["value"].agg(aggregate).unstack("algorithm")
+    table = table.sort_index().sort_index(axis=1)
+    missing = table.isna()
+    if missing.any().any():
+        n_missing = int(missing.to_numpy().sum())
+        if is_runtime:
+            table = table.fillna(penalty)
+            notes.append(f"{n_missing} (instance, algorithm) pair(s) without a run counted as failed ({penalty:g})")
+        else:
+            dropped = int(missing.any(axis=1).sum())
+            table = table[~missing.any(axis=1)]
+            notes.append(f"{n_missing} (instance, algorithm) pair(s) without a run: {dropped} instance(s) dropped")
+    table.index.name = "instance_id"
+    table.columns.name = None
+    if table.shape[0] < 2 or table.shape[1] < 2:
+        raise DataError(f"{name}: {table.shape[0]} instance(s) x {table.shape[1]} algorithm(s) left; AIRT needs "
+                        "at least 2 of each")
+    constant = [c for c in table.columns if table[c].nunique() == 1]
+    if constant:
+        notes.append(f"algorithm(s) with the same {measure} on every instance (no information for IRT): {constant}")
+    performance = to_unit_interval(table, maximize=maximize, transform=transform)
+    direction = "larger is better" if maximize else "multiplied by -1"
+    notes.append(f"{measure} ({direction}) scaled to [0, 1] by one {transform} min-max over the whole matrix "
+                 "(seed 000 §5.2)")
+    folds = _read_folds(directory / "cv.arff", table.index, notes)
+    return ASlibScenario(name=name, measure=measure, maximize=maximize, cutoff=cutoff, raw=raw,
+                         raw_performance=table, performance=performance, folds=folds, notes=notes)

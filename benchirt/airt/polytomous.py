@@ -1,0 +1,508 @@
+"""Polytomous AIRT: quantile binning (seed 001 eq. 9) and Samejima's graded response model (seed 000 §2.1).
+
+Items are algorithms and respondents are datasets/instances (the inverted mapping of seed 000 §3), so the
+latent trait θ is dataset *easiness* and a negative discrimination marks an *anomalous* algorithm — one that
+does better on the datasets the others find hard. Educational IRT software assumes positive slopes: mirt
+(R) and the Python packages girth / py-irt / catsim either constrain a > 0 through log-normal priors or fit
+no GRM at all, which is why the model is written here. It is fitted by marginal maximum likelihood
+(Bock & Aitkin) over a fixed quadrature grid with a standard normal θ population: the E-step posterior over
+the grid gives the exact gradient of the marginal log-likelihood, and L-BFGS takes the M-steps for all items
+jointly. A symmetric normal prior on the slope (mean 0) keeps estimates finite for items that separate the
+datasets perfectly without favouring either sign, and a weak normal prior does the same for the intercepts.
+
+Model (seed 000 §2.1, D = 1), for item j with C_j observed categories 0 < 1 < ... < C_j - 1::
+
+    P(X_ij >= k | θ) = 1 / (1 + exp(-a_j (θ - d_jk)))   k = 1 .. C_j - 1
+    P(X_ij  = k | θ) = P(X_ij >= k | θ) - P(X_ij >= k + 1 | θ)
+
+AIRT metrics per algorithm (seed 000 §3.3-3.5; seed 002): anomalous = a_j < 0; consistency = 1 / |a_j|;
+difficulty limit = -d_{j, C_j - 1} (the threshold of the highest level); stability = K - |a_j| with
+K = max_j |a_j| (the airt vignette's definition).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize
+from scipy.special import expit, logsumexp
+
+from benchirt.errors import DataError
+
+_LOG_FLOOR = 1e-300
+
+
+# ----------------------------------------------------------------------------------------------------------
+# binning
+# ----------------------------------------------------------------------------------------------------------
+def bin_performance(perf: pd.DataFrame, n_levels: int = 5, *, maximize: bool = True) -> pd.DataFrame:
+    """Turn continuous performance into ordered levels by quantiles of the whole matrix (seed 001 eq. 9).
+
+    If smaller raw values are better they are first reversed, ``z = max(y) - y`` (seed 001 §A.0.1). The cut
+    points ``a_0 < ... < a_L`` are the minimum, the ``100 k / L`` percentiles (k = 1..L-1, numpy's linear
+    interpolation, R's default type 7) and the maximum of all ``z_ij`` together; level ``k`` (1-based) is
+    ``z in [a_{k-1}, a_k)``, the last interval closed on the right.
+
+    Ties: when several cut points coincide (many equal values, e.g. every timeout at the cutoff) the empty
+    intervals are dropped and the remaining levels renumbered consecutively, so the result has fewer than
+    ``n_levels`` levels — as seed 001 §A.3 reports for graph colouring (P1..P4 instead of P1..P5).
+
+    Parameters
+    ----------
+    perf : pd.DataFrame, shape (N, n)
+        Rows datasets/instances, columns algorithms; finite numbers (missing values stay missing).
+    n_levels : int
+        Number of quantile bins L (>= 2).
+    maximize : bool
+        ``False`` when smaller raw values are better.
+
+    Returns
+    -------
+    pd.DataFrame, shape (N, n)
+        Nullable integer levels 1..L' (L' <= L), 1 = worst; ``attrs["cut_points"]`` holds the distinct cut
+        points used.
+    """
+    if not isinstance(n_levels, (int, np.integer)) or n_levels < 2:
+        raise DataError(f"n_levels must be an integer >= 2, got {n_levels!r}")
+    values = perf.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    if (np.isnan(values) & perf.notna().to_numpy()).any():
+        raise DataError("bin_performance: non-numeric performance values; every entry must be a number")
+    observed = values[np.isfinite(values)]
+    if np.isinf(values).any():
+        raise DataError("bin_performance: infinite performance values")
+    if observed.size == 0:
+        raise DataError("bin_performance: no performance values to bin")
+    z = values if maximize else np.nanmax(values) - values
+    z_obs = z[np.isfinite(z)]
+    cuts = np.unique(np.quantile(z_obs, np.linspace(0.0, 1.0, n_levels + 1)))
+    if cuts.size == 1:
+        levels = np.where(np.isnan(z), np.nan, 1.0)
+    else:
+        # interior cut points decide the level; z == a_k falls in [a_k, a_{k+1}), the maximum in the last bin
+        levels = np.searchsorted(cuts[1:-1], z, side="right").astype(float) + 1.0
+        levels[np.isnan(z)] = np.nan
+    out = pd.DataFrame(levels, index=perf.index, columns=perf.columns).astype("Int64")
+    out.attrs["cut_points"] = cuts.tolist()
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------
+# graded response model
+# ----------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GRMConfig:
+    """Options of :func:`fit_grm`.
+
+    Attributes
+    ----------
+    n_quadrature : int
+        Number of equally spaced θ nodes on ``[-quadrature_bound, quadrature_bound]``.
+    quadrature_bound : float
+        Half-width of the θ grid (standard normal population).
+    slope_prior_sd : float
+        SD of the normal prior N(0, sd²) on the discrimination a (allows a < 0).
+    intercept_prior_sd : float
+        SD of the normal prior on the slope-intercept form ``c_k = -a d_k``.
+    max_iter : int
+        Maximum L-BFGS iterations.
+    tol : float
+        Convergence tolerance on the projected gradient (per parameter).
+    """
+
+    n_quadrature: int = 61
+    quadrature_bound: float = 6.0
+    slope_prior_sd: float = 3.0
+    intercept_prior_sd: float = 6.0
+    max_iter: int = 2000
+    tol: float = 1e-6
+
+    @classmethod
+    def from_dict(cls, options: dict) -> "GRMConfig":
+        from benchirt.errors import ConfigError
+
+        valid = set(cls.__dataclass_fields__)
+        unknown = set(options) - valid
+        if unknown:
+            raise ConfigError(f"unknown GRM option(s) {sorted(unknown)}; valid: {sorted(valid)}")
+        return cls(**options)
+
+
+@dataclass
+class GRMFit:
+    """A fitted graded response model over algorithms (items) and datasets (respondents).
+
+    Attributes
+    ----------
+    items : pd.DataFrame
+        Index algorithm; columns ``discrimination`` (a), ``n_categories`` (C_j), ``levels`` (the observed
+        original levels, lowest first), ``thresholds`` (tuple d_1..d_{C_j-1}), ``difficulty_limit``
+        (-d_{C_j-1}), ``consistency`` (1/|a|), ``anomalous`` (a < 0), ``stability`` (K - |a|).
+    theta : pd.DataFrame
+        Index dataset; columns ``theta`` (EAP easiness), ``theta_sd`` (posterior SD), ``difficulty`` (-θ).
+    skipped : dict[str, str]
+        Algorithms left out of the model with the reason (a single observed level: no information).
+    log_likelihood : float
+        Marginal log-likelihood at the estimate (without the priors).
+    converged : bool
+    n_iter : int
+    seconds : float
+    """
+
+    items: pd.DataFrame
+    theta: pd.DataFrame
+    skipped: dict[str, str]
+    log_likelihood: float
+    converged: bool
+    n_iter: int
+    seconds: float
+    _slopes: np.ndarray = field(repr=False, default=None)
+    _intercepts: np.ndarray = field(repr=False, default=None)   # (n_items, K_max), -inf padded
+
+    def category_probabilities(self, theta) -> np.ndarray:
+        """P(X_j = k | θ) for every θ, item and category index.
+
+        Parameters
+        ----------
+        theta : array-like, shape (m,)
+
+        Returns
+        -------
+        np.ndarray, shape (m, n_items, C_max)
+            Category index k = 0..C_j-1 of item j (padded categories have probability 0).
+        """
+        theta = np.atleast_1d(np.asarray(theta, dtype=float))
+        return _category_probs(self._slopes, self._intercepts, theta).transpose(1, 0, 2)
+
+    def trace_lines(self, theta=None) -> pd.DataFrame:
+        """Item trace lines P(X = level | θ) in long form (seed 001 Fig. 29, seed 002).
+
+        Parameters
+        ----------
+        theta : array-like, optional
+            θ values (easiness); default 121 points on [-4, 4].
+
+        Returns
+        -------
+        pd.DataFrame
+            Columns ``algorithm, theta, level, probability`` (``level`` = original level label).
+        """
+        theta = np.linspace(-4.0, 4.0, 121) if theta is None else np.atleast_1d(np.asarray(theta, float))
+        probs = self.category_probabilities(theta)
+        frames = []
+        for j, (name, row) in enumerate(self.items.iterrows()):
+            for k, level in enumerate(row["levels"]):
+                frames.append(pd.DataFrame({"algorithm": name, "theta": theta, "level": level,
+                                            "probability": probs[:, j, k]}))
+        return pd.concat(frames, ignore_index=True)
+
+    def expected_level(self, theta=None) -> pd.DataFrame:
+        """Expected level E[X_j | θ] (original level labels) per dataset and algorithm.
+
+        Parameters
+        ----------
+        theta : array-like, shape (m,), optional
+            Default: the fitted EAP easiness of every dataset.
+
+        Returns
+        -------
+        pd.DataFrame, shape (m, n_items)
+        """
+        index = self.theta.index if theta is None else None
+        theta = self.theta["theta"].to_numpy() if theta is None else np.atleast_1d(np.asarray(theta, float))
+        probs = self.category_probabilities(theta)
+        labels = self._level_matrix()
+        expected = np.einsum("mjc,jc->mj", probs, labels)
+        return pd.DataFrame(expected, index=index, columns=self.items.index)
+
+    def most_likely_level(self, theta=None) -> pd.DataFrame:
+        """The level with the highest probability at θ (seed 000 §4.4's predicted category).
+
+        Parameters
+        ----------
+        theta : array-like, shape (m,), optional
+            Default: the fitted EAP easiness of every dataset.
+
+        Returns
+        -------
+        pd.DataFrame, shape (m, n_items), integer original level labels.
+        """
+        index = self.theta.index if theta is None else None
+        theta = self.theta["theta"].to_numpy() if theta is None else np.atleast_1d(np.asarray(theta, float))
+        probs = self.category_probabilities(theta)
+        best = probs.argmax(axis=2)
+        labels = self._level_matrix()
+        predicted = np.take_along_axis(labels[None, :, :], best[:, :, None], axis=2)[:, :, 0]
+        return pd.DataFrame(predicted.astype(int), index=index, columns=self.items.index)
+
+    def _level_matrix(self) -> np.ndarray:
+        c_max = self._intercepts.shape[1] + 1
+        labels = np.zeros((len(self.items), c_max))
+        for j, levels in enumerate(self.items["levels"]):
+            labels[j, : len(levels)] = levels
+        return labels
+
+
+def _category_probs(slopes: np.ndarray, intercepts: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """P(X_j = k | θ_q), shape (n_items, m, C_max), from slopes (n,) and -inf-padded intercepts (n, K_max)."""
+    cumulative = _cumulative(slopes, intercepts, theta)
+    return np.clip(cumulative[:, :, :-1] - cumulative[:, :, 1:], 0.0, 1.0)
+
+
+def _cumulative(slopes: np.ndarray, intercepts: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """P(X_j >= k | θ_q) for k = 0..K_max+1, shape (n_items, m, K_max + 2); k=0 is 1, padded/top are 0."""
+    linear = slopes[:, None, None] * theta[None, :, None] + intercepts[:, None, :]
+    star = expit(linear)  # -inf intercept -> 0
+    n, m = star.shape[:2]
+    return np.concatenate([np.ones((n, m, 1)), star, np.zeros((n, m, 1))], axis=2)
+
+
+class _GRMProblem:
+    """Marginal log-likelihood of the GRM and its gradient for a coded response matrix.
+
+    Parameters are packed per item as (a_j, c_j1, log gaps η_j2..η_jK): the intercepts
+    c_jk = c_j1 - Σ_{l<=k} exp(η_jl) decrease with k, so the cumulative curves never cross whatever the
+    sign of a_j.
+    """
+
+    def __init__(self, codes: np.ndarray, n_thresholds: np.ndarray, config: GRMConfig):
+        self.codes = codes                          # (N, n) int, -1 = missing
+        self.k = n_thresholds                       # (n,) K_j = C_j - 1 >= 1
+        self.k_max = int(n_thresholds.max())
+        self.n_items = codes.shape[1]
+        self.nodes = np.linspace(-config.quadrature_bound, config.quadrature_bound, config.n_quadrature)
+        log_w = -0.5 * self.nodes ** 2
+        self.log_weights = log_w - logsumexp(log_w)
+        self.config = config
+        c_max = self.k_max + 1
+        # one-hot (N, n, C_max) of observed categories; missing rows are all zero
+        self.onehot = np.zeros(codes.shape + (c_max,))
+        rows, cols = np.nonzero(codes >= 0)
+        self.onehot[rows, cols, codes[rows, cols]] = 1.0
+        self.pad = np.arange(self.k_max)[None, :] >= self.k[:, None]        # (n, K_max) True = unused
+        self.gap_mask = (~self.pad).copy()
+        self.gap_mask[:, 0] = False                                         # first slot holds c_1, not a gap
+
+    # packing ---------------------------------------------------------------------------------------------
+    def unpack(self, params: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Slopes (n,), intercepts (n, K_max) with -inf padding, and the gaps exp(η) (n, K_max - 1)."""
+        block = params.reshape(self.n_items, self.k_max + 1)
+        slopes = block[:, 0]
+        gaps = np.where(self.gap_mask[:, 1:], np.exp(np.clip(block[:, 2:], -30.0, 30.0)), 0.0)
+        drops = np.concatenate([np.zeros((self.n_items, 1)), np.cumsum(gaps, axis=1)], axis=1)
+        intercepts = np.where(self.pad, -np.inf, block[:, 1:2] - drops)
+        return slopes, intercepts, gaps
+
+    def pack(self, slopes: np.ndarray, intercepts: np.ndarray) -> np.ndarray:
+        block = np.zeros((self.n_items, self.k_max + 1))
+        block[:, 0] = slopes
+        block[:, 1] = intercepts[:, 0]
+        for j in range(self.n_items):
+            kj = self.k[j]
+            if kj > 1:
+                diffs = intercepts[j, : kj - 1] - intercepts[j, 1:kj]
+                block[j, 2 : kj + 1] = np.log(np.maximum(diffs, 1e-6))
+        return block.ravel()
+
+    # likelihood ------------------------------------------------------------------------------------------
+    def log_item_probs(self, slopes, intercepts) -> tuple[np.ndarray, np.ndarray]:
+        """Cumulative (n, Q, K_max+2) and category (n, Q, C_max) probabilities at the nodes."""
+        cumulative = _cumulative(slopes, intercepts, self.nodes)
+        return cumulative, np.clip(cumulative[:, :, :-1] - cumulative[:, :, 1:], 0.0, 1.0)
+
+    def person_loglik(self, probs: np.ndarray) -> np.ndarray:
+        """log P(x_i | θ_q), shape (N, Q)."""
+        log_probs = np.log(np.maximum(probs, _LOG_FLOOR))                  # (n, Q, C)
+        return np.einsum("ijc,jqc->iq", self.onehot, log_probs)
+
+    def objective(self, params: np.ndarray) -> tuple[float, np.ndarray]:
+        slopes, intercepts, gaps = self.unpack(params)
+        cumulative, probs = self.log_item_probs(slopes, intercepts)
+        joint = self.person_loglik(probs) + self.log_weights[None, :]      # (N, Q)
+        marginal = logsumexp(joint, axis=1)
+        posterior = np.exp(joint - marginal[:, None])                       # (N, Q)
+        counts = np.einsum("iq,ijc->jqc", posterior, self.onehot)          # expected counts r_jqc
+        ratio = np.where(counts > 0, counts / np.maximum(probs, _LOG_FLOOR), 0.0)   # r / P
+        star = cumulative[:, :, 1:-1]                                       # (n, Q, K_max)
+        w = star * (1.0 - star)                                             # dP*/d(linear)
+        # P_c = P*_c - P*_{c+1}: threshold k (index k-1) enters P_k with + and P_{k-1} with -
+        g_star = w * (ratio[:, :, 1:] - ratio[:, :, :-1])                   # (n, Q, K_max) dℓ/d(linear_k)
+        g_intercepts = g_star.sum(axis=1)                                    # (n, K_max)
+        g_slopes = np.einsum("jqk,q->j", g_star, self.nodes)
+        cfg = self.config
+        finite = ~self.pad
+        c_used = np.where(finite, intercepts, 0.0)
+        log_prior = (-0.5 * np.sum((slopes / cfg.slope_prior_sd) ** 2)
+                     - 0.5 * np.sum((c_used / cfg.intercept_prior_sd) ** 2))
+        g_slopes = g_slopes - slopes / cfg.slope_prior_sd ** 2
+        g_intercepts = np.where(finite, g_intercepts - c_used / cfg.intercept_prior_sd ** 2, 0.0)
+        # chain rule to the packed parameters: c_k = c_1 - Σ_{l=2..k} exp(η_l)
+        block = np.zeros((self.n_items, self.k_max + 1))
+        block[:, 0] = g_slopes
+        block[:, 1] = g_intercepts.sum(axis=1)
+        if self.k_max > 1:
+            # dc_k/dη_l = -exp(η_l) for k >= l  ->  dℓ/dη_l = -exp(η_l) Σ_{k>=l} dℓ/dc_k
+            tail = np.cumsum(g_intercepts[:, ::-1], axis=1)[:, ::-1]
+            block[:, 2:] = -gaps * tail[:, 1:]
+        self.last_loglik = float(marginal.sum())
+        value = -(self.last_loglik + log_prior)
+        return value, -block.ravel()
+
+    def posterior(self, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """EAP θ and posterior SD per respondent, shape (N,) each."""
+        slopes, intercepts, _ = self.unpack(params)
+        _, probs = self.log_item_probs(slopes, intercepts)
+        joint = self.person_loglik(probs) + self.log_weights[None, :]
+        post = np.exp(joint - logsumexp(joint, axis=1)[:, None])
+        mean = post @ self.nodes
+        sd = np.sqrt(np.maximum(post @ self.nodes ** 2 - mean ** 2, 0.0))
+        return mean, sd
+
+
+def _code_levels(levels: pd.DataFrame) -> tuple[np.ndarray, list[list[int]], dict[str, str], list[str]]:
+    """Recode each algorithm's observed levels to 0..C_j-1; list algorithms with fewer than 2 levels."""
+    codes, level_lists, skipped, kept = [], [], {}, []
+    for column in levels.columns:
+        series = levels[column]
+        observed = sorted(int(v) for v in pd.unique(series.dropna()))
+        if len(observed) < 2:
+            skipped[str(column)] = (f"a single observed level ({observed[0] if observed else 'none'}) on every "
+                                    "dataset: no information to estimate its parameters")
+            continue
+        mapping = {level: code for code, level in enumerate(observed)}
+        codes.append(series.map(lambda v: mapping.get(int(v), -1) if pd.notna(v) else -1).to_numpy(dtype=int))
+        level_lists.append(observed)
+        kept.append(str(column))
+    matrix = np.column_stack(codes) if codes else np.zeros((len(levels), 0), dtype=int)
+    return matrix, level_lists, skipped, kept
+
+
+def _starting_values(codes: np.ndarray, n_thresholds: np.ndarray, k_max: int) -> tuple[np.ndarray, np.ndarray]:
+    """Slopes from item-rest correlations (sign kept), intercepts from the cumulative proportions."""
+    n_items = codes.shape[1]
+    observed = codes >= 0
+    scaled = np.where(observed, codes / np.maximum(n_thresholds[None, :], 1), np.nan)
+    total = np.nanmean(scaled, axis=1)
+    slopes = np.ones(n_items)
+    intercepts = np.full((n_items, k_max), -np.inf)
+    for j in range(n_items):
+        mask = observed[:, j]
+        rest = total[mask]
+        x = scaled[mask, j]
+        if rest.std() > 0 and x.std() > 0:
+            r = np.corrcoef(x, rest)[0, 1]
+            slopes[j] = np.clip(1.7 * r / np.sqrt(max(1.0 - r * r, 0.05)), -4.0, 4.0)
+            if abs(slopes[j]) < 0.1:
+                slopes[j] = 0.1 if r >= 0 else -0.1
+        for k in range(1, n_thresholds[j] + 1):
+            p = np.clip(np.mean(codes[mask, j] >= k), 0.01, 0.99)
+            intercepts[j, k - 1] = np.log(p / (1 - p))
+        # strictly decreasing
+        for k in range(1, n_thresholds[j]):
+            intercepts[j, k] = min(intercepts[j, k], intercepts[j, k - 1] - 0.05)
+    return slopes, intercepts
+
+
+def fit_grm(levels: pd.DataFrame, config: GRMConfig = GRMConfig()) -> GRMFit:
+    """Fit Samejima's graded response model with the inverted AIRT mapping (seed 000 §2.1, §3).
+
+    Parameters
+    ----------
+    levels : pd.DataFrame, shape (N, n)
+        Ordered integer levels (higher = better) per dataset (rows) and algorithm (columns), e.g. from
+        :func:`bin_performance`; missing entries are left out of the likelihood. Each algorithm's observed
+        levels are recoded to consecutive categories 0..C_j-1 (its unused levels carry no information).
+    config : GRMConfig
+
+    Returns
+    -------
+    GRMFit
+        Orientation: θ is dataset easiness — if the estimate came out reversed (θ anticorrelated with the
+        datasets' mean level) all slopes and θ change sign, which leaves the likelihood unchanged.
+
+    Raises
+    ------
+    DataError
+        Non-integer levels, fewer than 2 datasets, or fewer than 2 algorithms with at least 2 levels.
+    """
+    start = time.perf_counter()
+    if not isinstance(levels, pd.DataFrame):
+        raise DataError("fit_grm: expected a DataFrame of levels (rows datasets, columns algorithms)")
+    numeric = levels.apply(pd.to_numeric, errors="coerce")
+    if (numeric.isna() & levels.notna()).any().any():
+        raise DataError("fit_grm: levels must be integers (e.g. from bin_performance); found non-numeric values")
+    finite = numeric.to_numpy(dtype=float)
+    if (np.abs(finite[~np.isnan(finite)] - np.round(finite[~np.isnan(finite)])) > 1e-9).any():
+        raise DataError("fit_grm: levels must be integers; bin continuous performance with bin_performance first")
+    if len(levels) < 2:
+        raise DataError(f"fit_grm: needs at least 2 datasets/instances (rows), got {len(levels)}")
+    codes, level_lists, skipped, kept = _code_levels(numeric)
+    if len(kept) < 2:
+        raise DataError(f"fit_grm: needs at least 2 algorithms with 2 or more observed levels; got {kept}, "
+                        f"skipped {sorted(skipped)}")
+    n_thresholds = np.array([len(lv) - 1 for lv in level_lists])
+    problem = _GRMProblem(codes, n_thresholds, config)
+    slopes0, intercepts0 = _starting_values(codes, n_thresholds, problem.k_max)
+    x0 = problem.pack(slopes0, intercepts0)
+    result = minimize(problem.objective, x0, jac=True, method="L-BFGS-B",
+                      options={"maxiter": config.max_iter, "gtol": config.tol, "ftol": 1e-12})
+    params = result.x
+    problem.objective(params)
+    log_likelihood = problem.last_loglik
+    slopes, intercepts, _ = problem.unpack(params)
+    theta, theta_sd = problem.posterior(params)
+    mean_level = np.nanmean(np.where(codes >= 0, codes / n_thresholds[None, :], np.nan), axis=1)
+    if np.std(theta) > 0 and np.std(mean_level) > 0 and np.corrcoef(theta, mean_level)[0, 1] < 0:
+        slopes, theta = -slopes, -theta
+    thresholds = [tuple(-intercepts[j, : n_thresholds[j]] / slopes[j]) for j in range(len(kept))]
+    abs_a = np.abs(slopes)
+    items = pd.DataFrame({
+        "discrimination": slopes,
+        "n_categories": n_thresholds + 1,
+        "levels": [tuple(lv) for lv in level_lists],
+        "thresholds": thresholds,
+        "difficulty_limit": [-t[-1] for t in thresholds],
+        "consistency": 1.0 / np.maximum(abs_a, 1e-12),
+        "anomalous": slopes < 0,
+        "stability": abs_a.max() - abs_a,
+    }, index=pd.Index(kept, name="algorithm"))
+    theta_frame = pd.DataFrame({"theta": theta, "theta_sd": theta_sd, "difficulty": -theta},
+                               index=levels.index)
+    return GRMFit(items=items, theta=theta_frame, skipped=skipped, log_likelihood=log_likelihood,
+                  converged=bool(result.success), n_iter=int(result.nit),
+                  seconds=time.perf_counter() - start, _slopes=slopes, _intercepts=intercepts)
+
+
+def simulate_grm(slopes, thresholds, n_respondents: int, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    """Draw levels from a GRM with standard normal θ (for parameter-recovery checks).
+
+    Parameters
+    ----------
+    slopes : array-like, shape (n,)
+        Discriminations (negative allowed).
+    thresholds : sequence of sequences
+        Per item the thresholds d_1 < ... < d_K for a > 0 (for a < 0 give them in the order that keeps
+        the intercepts ``-a d_k`` decreasing, i.e. d decreasing).
+    n_respondents : int
+    seed : int
+
+    Returns
+    -------
+    levels : pd.DataFrame, shape (n_respondents, n)
+        Levels 1..K+1, columns ``item0..``.
+    theta : np.ndarray, shape (n_respondents,)
+    """
+    rng = np.random.default_rng(seed)
+    slopes = np.asarray(slopes, dtype=float)
+    k_max = max(len(t) for t in thresholds)
+    intercepts = np.full((len(slopes), k_max), -np.inf)
+    for j, d in enumerate(thresholds):
+        intercepts[j, : len(d)] = -slopes[j] * np.asarray(d, dtype=float)
+    theta = rng.standard_normal(n_respondents)
+    probs = _category_probs(slopes, intercepts, theta)                   # (n, N, C)
+    cumulative = probs.cumsum(axis=2)
+    u = rng.random((len(slopes), n_respondents, 1))
+    categories = (u > cumulative).sum(axis=2)                             # (n, N)
+    levels = pd.DataFrame(categories.T + 1, columns=[f"item{j}" for j in range(len(slopes))])
+    return levels, theta
