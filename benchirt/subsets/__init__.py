@@ -1,0 +1,20 @@
+"""IRT-filtered benchmark subsets: choose, evaluate, characterise, export (seed 003 §4.6, §4.9, §5.4–5.6).
+
+>>> subsets = build_subsets(summaries, cuts=(30, 50, 70), rule="combined")
+>>> evaluation = evaluate_subsets(subsets, scores, summaries, metadata, roles)
+>>> print(evaluation.fidelity)
+"""
+from benchirt.subsets.config import SubsetConfig
+from benchirt.subsets.evaluation import FULL, SubsetEvaluation, evaluate_subsets
+from benchirt.subsets.selection import PARAMETER_COLUMNS, RULES, build_subsets, subset_size
+
+__all__ = [
+    "FULL",
+    "PARAMETER_COLUMNS",
+    "RULES",
+    "SubsetConfig",
+    "SubsetEvaluation",
+    "build_subsets",
+    "evaluate_subsets",
+    "subset_size",
+]

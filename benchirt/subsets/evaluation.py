@@ -1,0 +1,389 @@
+"""Evaluating benchmark subsets: rankings, parameter balance, reliability and fidelity (seed 003 §5.4–5.6).
+
+:func:`evaluate_subsets` rates the classifiers on the full suite and on every subset with the
+Glicko-2 tournament of :mod:`benchirt.rating` (one rating period per dataset, seed 003 §4.7), once
+in sorted dataset order and, for the order-robust ranking, over random dataset orders. From these
+it builds the paper's tables — mean/sd of the percentages of very discriminating and difficult
+items (Table 5), variance/sd of RD and volatility (Table 6), the characterisation of the datasets
+(Tables 7–9) — and what the paper judged by eye: the fidelity of each subset's ranking to the full
+suite, placed against random subsets of the same size (:mod:`benchirt.subsets.fidelity`), and the
+innate-ability verdict (:mod:`benchirt.subsets.innate`).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from benchirt.errors import DataError
+from benchirt.rating.batch import play_orders
+from benchirt.rating.config import RatingConfig
+from benchirt.rating.glicko import glicko_tournament, match_outcomes
+from benchirt.rating.permutation import permutation_analysis
+from benchirt.rating.scores import score_column, score_matrix, validate_scores
+from benchirt.subsets import characterization, fidelity, innate
+from benchirt.subsets.config import SubsetConfig
+from benchirt.subsets.selection import PARAMETER_COLUMNS, normalize_summaries
+
+#: Name of the full suite among the evaluated scenarios.
+FULL = "full"
+
+
+@dataclass
+class SubsetEvaluation:
+    """Everything :func:`evaluate_subsets` measured. Every table is tidy and free of NaN.
+
+    Attributes
+    ----------
+    subsets : dict
+        ``{subset name: [dataset, ...]}`` as evaluated (without the full suite).
+    membership : DataFrame
+        ``subset, dataset, position`` and the dataset's IRT percentages; one row per member.
+    ratings : DataFrame
+        ``subset, classifier, role, rating, rd, volatility, rank`` (sorted dataset order) and, when
+        permutations ran, the order-robust ``mean_rating, sd_rating, min_rank, max_rank, mean_rank``;
+        ``subset`` is ``"full"`` for the whole suite.
+    parameters : DataFrame
+        seed 003 Table 5: ``subset, n_datasets`` and mean/sd (ddof = 1; 0 for one dataset) of each
+        percentage column.
+    reliability : DataFrame
+        seed 003 Table 6: ``subset, rd_variance, rd_sd, volatility_variance, volatility_sd`` over all
+        rated classifiers (ddof = 1).
+    fidelity : DataFrame
+        Per subset: ``n_datasets, kendall_tau, separation`` and, against ``n_random`` random subsets of
+        equal size, ``*_random_mean, *_random_sd, *_percentile, *_p_value``.
+    random_draws : DataFrame
+        ``n_datasets, draw, kendall_tau, separation`` of every random subset (for the plots).
+    innate : DataFrame
+        Per real classifier and scenario: rating, rank among the real classifiers, volatility.
+    leaders : DataFrame
+        Per scenario: the leading real classifier, its margin and whether the lead is separable.
+    innate_verdict : str
+        The classifier whose lead is the most consistent, with its uncertainty, in one paragraph.
+    characterization : DataFrame or None
+        seed 003 Tables 7–8 (``subset, task, data_type, share``), when metadata was given.
+    metadata_summary : DataFrame or None
+        seed 003 Table 9 (``subset, metadata, mean, median, sd``), when metadata was given.
+    config : SubsetConfig
+    notes : list of str
+        What could not be computed and why (e.g. no baseline artificial classifier).
+    """
+
+    subsets: dict[str, list[str]]
+    membership: pd.DataFrame
+    ratings: pd.DataFrame
+    parameters: pd.DataFrame
+    reliability: pd.DataFrame
+    fidelity: pd.DataFrame
+    random_draws: pd.DataFrame
+    innate: pd.DataFrame
+    leaders: pd.DataFrame
+    innate_verdict: str
+    characterization: pd.DataFrame | None = None
+    metadata_summary: pd.DataFrame | None = None
+    config: SubsetConfig = field(default_factory=SubsetConfig)
+    notes: list[str] = field(default_factory=list)
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """The tables by file stem (``membership``, ``ratings``, ``parameters``, ...), for writing."""
+        frames = {
+            "membership": self.membership,
+            "ratings": self.ratings,
+            "parameters": self.parameters,
+            "reliability": self.reliability,
+            "fidelity": self.fidelity,
+            "random_draws": self.random_draws,
+            "innate": self.innate,
+            "leaders": self.leaders,
+        }
+        if self.characterization is not None:
+            frames["characterization"] = self.characterization
+        if self.metadata_summary is not None:
+            frames["metadata_summary"] = self.metadata_summary
+        return frames
+
+    def summary(self) -> str:
+        """A plain-text summary: fidelity table, parameter balance and the innate-ability verdict."""
+        with pd.option_context("display.width", 160, "display.max_columns", 20):
+            parts = [
+                "Fidelity to the full suite (vs random subsets of equal size):",
+                self.fidelity.round(3).to_string(index=False),
+                "",
+                "Percentages of very discriminating / difficult items (seed 003 Table 5):",
+                self.parameters.round(2).to_string(index=False),
+                "",
+                self.innate_verdict,
+            ]
+        if self.notes:
+            parts += ["", "Notes:"] + [f"- {note}" for note in self.notes]
+        return "\n".join(parts)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def evaluate_subsets(
+    subsets: Mapping[str, list[str]],
+    scores: pd.DataFrame,
+    summaries: pd.DataFrame,
+    metadata: pd.DataFrame | None = None,
+    roles: pd.Series | Mapping[str, str] | None = None,
+    config: SubsetConfig = SubsetConfig(),
+    rating_config: RatingConfig | None = None,
+) -> SubsetEvaluation:
+    """Rate the classifiers on the full suite and on each subset, and measure every subset.
+
+    Parameters
+    ----------
+    subsets : mapping
+        ``{name: [dataset, ...]}``, e.g. from :func:`benchirt.subsets.build_subsets`.
+    scores : DataFrame, long
+        Columns ``dataset, classifier, score`` (True-Score, :func:`benchirt.irt.true_score_table`);
+        its datasets form the full suite.
+    summaries : DataFrame, one row per dataset
+        IRT item summaries (index or column ``dataset``; ``pct_discrimination_gt``,
+        ``pct_difficulty_gt``, optionally ``pct_guessing_gt``), covering every dataset of ``scores``.
+    metadata : DataFrame, optional
+        Dataset metadata (index or column ``dataset``; :data:`benchirt.data.dataset.METADATA_COLUMNS`)
+        for the characterisation tables; skipped when ``None``.
+    roles : Series or mapping, classifier -> role
+        ``"real"``, ``"artificial"`` (or ``"ladder"``) for every classifier of ``scores``; decides whose
+        order fidelity and innate ability read. Required: benchirt never guesses a role from a name.
+    config : SubsetConfig
+        ``n_random`` random subsets per size, ``n_permutations`` dataset orders, ``seed``.
+    rating_config : RatingConfig, optional
+        Glicko-2 options (initial values, tie tolerance); the rating stage's defaults when ``None``.
+
+    Returns
+    -------
+    SubsetEvaluation
+
+    Raises
+    ------
+    DataError
+        Scores without the needed columns, a subset naming a dataset the scores lack, summaries not
+        covering the suite, a classifier without a role, fewer than two real classifiers.
+    """
+    rating_config = rating_config or RatingConfig()
+    scores = validate_scores(scores, score_column(scores, rating_config.score))
+    suite = sorted(scores["dataset"].unique())
+    subsets = _check_subsets(subsets, suite)
+    roles = _check_roles(roles, scores)
+    summaries = normalize_summaries(summaries, [c for c in PARAMETER_COLUMNS.values() if c in summaries.columns])
+    uncovered = sorted(set(suite) - set(summaries.index))
+    if uncovered:
+        raise DataError(
+            f"the IRT summaries lack dataset(s) {', '.join(uncovered)} that the scores contain; "
+            "summarise every dataset of the suite (or drop it from the scores)"
+        )
+    scenarios = {FULL: suite, **subsets}
+    real = pd.Index(sorted(roles.index[roles == "real"]), dtype=object)
+    artificial = pd.Index(sorted(roles.index[roles == "artificial"]), dtype=object)
+
+    tournaments = {
+        name: _table(glicko_tournament(_subset_scores(scores, datasets), config=rating_config))
+        for name, datasets in scenarios.items()
+    }
+    orders = {}
+    if config.n_permutations:
+        orders = {
+            name: permutation_analysis(
+                _subset_scores(scores, datasets), config.n_permutations, config.seed, config=rating_config
+            )
+            for name, datasets in scenarios.items()
+        }
+    ratings = _ratings_table(tournaments, orders, roles)
+
+    notes: list[str] = []
+    matrix = score_matrix(scores)
+    uppers = fidelity.upper_references(matrix, real, artificial)
+    baselines = artificial.difference(uppers)
+    if len(uppers):
+        notes.append(f"upper reference(s) left out of the separation: {', '.join(uppers)}")
+    if len(baselines) == 0:
+        notes.append("no baseline artificial classifier (artificial and not above every real one): "
+                     "separation not measured")
+    fid, draws = _fidelity(matrix, subsets, real, baselines, config, rating_config)
+
+    innate_table, leaders, verdict = innate.innate_ability(ratings, list(scenarios), _lead_shares(orders, real))
+    char = meta = None
+    if metadata is not None:
+        char, meta = characterization.characterize(scenarios, metadata)
+    return SubsetEvaluation(
+        subsets=dict(subsets),
+        membership=_membership(subsets, summaries),
+        ratings=ratings,
+        parameters=_parameter_balance(scenarios, summaries),
+        reliability=_reliability(tournaments),
+        fidelity=fid,
+        random_draws=draws,
+        innate=innate_table,
+        leaders=leaders,
+        innate_verdict=verdict,
+        characterization=char,
+        metadata_summary=meta,
+        config=config,
+        notes=notes,
+    )
+
+
+def _check_subsets(subsets: Mapping[str, list[str]], suite: list[str]) -> dict[str, list[str]]:
+    known = set(suite)
+    checked = {}
+    for name, datasets in subsets.items():
+        datasets = [str(d) for d in datasets]
+        unknown = sorted(set(datasets) - known)
+        if unknown:
+            raise DataError(
+                f"subset {name!r} names dataset(s) {', '.join(unknown)} that the scores lack; "
+                "build subsets from the summaries of the same run"
+            )
+        if not datasets:
+            raise DataError(f"subset {name!r} is empty")
+        if name == FULL:
+            raise DataError(f"a subset may not be called {FULL!r}: that name is the whole suite")
+        checked[str(name)] = datasets
+    return checked
+
+
+def _check_roles(roles, scores: pd.DataFrame) -> pd.Series:
+    if roles is None:
+        raise DataError(
+            "no classifier roles given; pass roles (classifier -> 'real' | 'artificial') so that real "
+            "and artificial classifiers can be told apart"
+        )
+    roles = pd.Series(roles, dtype=object) if not isinstance(roles, pd.Series) else roles.astype(object)
+    roles.index = roles.index.map(str)
+    classifiers = scores["classifier"].unique()
+    unknown = sorted(set(classifiers) - set(roles.index))
+    if unknown:
+        raise DataError(f"no role given for classifier(s) {', '.join(unknown)}; give each 'real' or 'artificial'")
+    roles = roles.loc[classifiers]
+    if (roles == "real").sum() < 2:
+        raise DataError("fewer than two real classifiers in the scores: a ranking of real classifiers needs two")
+    return roles
+
+
+def _subset_scores(scores: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
+    return scores[scores["dataset"].isin(datasets)]
+
+
+def _table(tournament) -> pd.DataFrame:
+    return tournament.table.set_index("classifier")
+
+
+#: Columns of the permutation summary carried into :attr:`SubsetEvaluation.ratings`.
+ORDER_COLUMNS = ("rating_mean", "rating_sd", "rank_mean", "rank_min", "rank_max")
+
+
+def _ratings_table(tournaments, orders, roles: pd.Series) -> pd.DataFrame:
+    rows = []
+    for name, table in tournaments.items():
+        frame = table[["rating", "rd", "volatility", "low", "high", "rank"]].copy()
+        if name in orders:
+            frame = frame.join(orders[name].summary.set_index("classifier")[list(ORDER_COLUMNS)])
+        frame.insert(0, "role", roles.reindex(frame.index).to_numpy())
+        frame.insert(0, "subset", name)
+        rows.append(frame.rename_axis("classifier").reset_index())
+    return pd.concat(rows, ignore_index=True)
+
+
+def _lead_shares(orders, real: pd.Index) -> dict[str, pd.Series]:
+    """Per scenario: share of dataset orders in which each real classifier rates highest among the real ones."""
+    shares = {}
+    for name, analysis in orders.items():
+        ratings = analysis.ratings[list(real)].to_numpy()
+        leads = ratings == ratings.max(axis=1, keepdims=True)
+        shares[name] = pd.Series(leads.mean(axis=0), index=real)
+    return shares
+
+
+def _fidelity(matrix: pd.DataFrame, subsets, real, baselines, config: SubsetConfig, rating_config: RatingConfig):
+    """Kendall τ and separation of every subset, and of ``n_random`` random subsets per size.
+
+    All tournaments here — full suite, subsets, random subsets — are played in sorted dataset
+    order with the batched Glicko-2 engine of :mod:`benchirt.rating.batch` (the ``glicko2``
+    package's update), so that the subset and its random rivals are rated alike.
+    """
+    datasets, classifiers = list(matrix.index), list(matrix.columns)
+    position = {name: i for i, name in enumerate(datasets)}
+    outcomes = match_outcomes(matrix.to_numpy(), rating_config.tie_tolerance)
+
+    def play(rows: np.ndarray) -> np.ndarray:
+        return play_orders(outcomes, rows, rating_config.initial).rating
+
+    full = play(np.arange(len(datasets))[None, :])[0]
+    reference = pd.Series(full, index=classifiers).loc[real]
+
+    def statistics(rating_row: np.ndarray) -> dict:
+        ratings = pd.Series(rating_row, index=classifiers)
+        stats = {"kendall_tau": fidelity.kendall_tau(reference, ratings.loc[real])}
+        if len(baselines):
+            stats["separation"] = fidelity.separation(ratings, real, baselines)
+        return stats
+
+    stat_names = ["kendall_tau"] + (["separation"] if len(baselines) else [])
+    draws = []
+    if config.n_random:
+        for size in sorted({len(members) for members in subsets.values()}):
+            rows = fidelity.random_subsets(len(datasets), size, config.n_random, config.seed)
+            draws += [{"n_datasets": size, "draw": i, **statistics(r)} for i, r in enumerate(play(rows))]
+    draws = pd.DataFrame(draws, columns=["n_datasets", "draw", *stat_names])
+
+    full_stats = statistics(full)
+    table = []
+    for name, members in subsets.items():
+        rows = np.array([sorted(position[d] for d in members)])
+        row = {"subset": name, "n_datasets": len(members), **statistics(play(rows)[0])}
+        if "separation" in full_stats:
+            row["separation_full"] = full_stats["separation"]
+        rivals = draws[draws["n_datasets"] == len(members)]
+        for stat in stat_names if len(rivals) else []:
+            values = rivals[stat].to_numpy(float)
+            percentile, p_value = fidelity.place_in_distribution(row[stat], values)
+            row[f"{stat}_random_mean"] = float(values.mean())
+            row[f"{stat}_random_sd"] = float(values.std(ddof=1))
+            row[f"{stat}_percentile"] = percentile
+            row[f"{stat}_p_value"] = p_value
+        table.append(row)
+    return pd.DataFrame(table), draws
+
+
+def _membership(subsets, summaries: pd.DataFrame) -> pd.DataFrame:
+    columns = [c for c in PARAMETER_COLUMNS.values() if c in summaries.columns]
+    rows = [
+        {"subset": name, "dataset": dataset, "position": position, **summaries.loc[dataset, columns].to_dict()}
+        for name, datasets in subsets.items()
+        for position, dataset in enumerate(datasets, start=1)
+    ]
+    return pd.DataFrame(rows, columns=["subset", "dataset", "position", *columns])
+
+
+def _parameter_balance(scenarios, summaries: pd.DataFrame) -> pd.DataFrame:
+    """seed 003 Table 5: mean and sd (ddof = 1, 0 for a single dataset) of each percentage column."""
+    columns = [c for c in PARAMETER_COLUMNS.values() if c in summaries.columns]
+    rows = []
+    for name, datasets in scenarios.items():
+        values = summaries.loc[datasets, columns]
+        row = {"subset": name, "n_datasets": len(datasets)}
+        for column in columns:
+            label = column.removeprefix("pct_").removesuffix("_gt")
+            row[f"{label}_mean"] = float(values[column].mean())
+            row[f"{label}_sd"] = float(values[column].std(ddof=1)) if len(values) > 1 else 0.0
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _reliability(tournaments) -> pd.DataFrame:
+    """seed 003 Table 6: variance and sd (ddof = 1) of RD and volatility over all rated classifiers."""
+    rows = []
+    for name, table in tournaments.items():
+        row = {"subset": name}
+        for column in ("rd", "volatility"):
+            variance = float(table[column].var(ddof=1)) if len(table) > 1 else 0.0
+            row[f"{column}_variance"] = variance
+            row[f"{column}_sd"] = float(np.sqrt(variance))
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,224 @@
+"""Choosing benchmark subsets from the IRT item summaries of each dataset (seed 003 §4.6, §5.4).
+
+Every dataset of a suite carries, from the IRT stage, the percentage of its test instances
+whose discrimination, difficulty or guessing parameter lies above a threshold
+(``pct_discrimination_gt``, ``pct_difficulty_gt``, ``pct_guessing_gt``; seed 003 §4.5).
+A subset keeps the datasets that rank highest on one of these percentages, or — decodIRT's
+combined rule (seed 003 §5.4) — half of its size from the most discriminating datasets and
+half from the most difficult ones.
+
+Rules fixed here (decodIRT leaves them implicit):
+
+* **Size.** A cut of ``p`` % of ``N`` datasets keeps ``ceil(p·N/100)`` datasets (at least one).
+  decodIRT rounds (``round(N·p/100)``); ceil never returns an empty subset for small suites.
+* **Ranking.** Datasets are ordered by the percentage, highest first; ties go to the
+  dataset name in ascending order, so the result does not depend on the input row order.
+* **Combined rule.** ``ceil(n/2)`` datasets are taken from the discrimination ranking, then the
+  subset is filled up to ``n`` with the most difficult datasets not already chosen.
+  decodIRT's ``splitBenchmark`` instead takes the union of the two top-``n/2`` lists, which is
+  smaller than ``p`` % whenever a dataset is both very discriminating and very difficult; filling
+  keeps the size promised by the cut (the paper's 50 % subset of 60 datasets had 30 members,
+  seed 003 Table 8).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from benchirt.errors import ConfigError, DataError
+
+#: Which summary column each single-parameter rule ranks by (highest percentage first).
+PARAMETER_COLUMNS: dict[str, str] = {
+    "discrimination": "pct_discrimination_gt",
+    "difficulty": "pct_difficulty_gt",
+    "guessing": "pct_guessing_gt",
+}
+#: The selection rules :func:`build_subsets` knows.
+RULES: tuple[str, ...] = ("combined", "discrimination", "difficulty", "guessing")
+#: The cuts of seed 003 §5.4.
+DEFAULT_CUTS: tuple[float, ...] = (30.0, 50.0, 70.0)
+
+
+def validate_cuts(cuts: Iterable[float] | float) -> tuple[float, ...]:
+    """Check a list of cut percentages.
+
+    Parameters
+    ----------
+    cuts : iterable of float, or one number
+        Percentages of the suite to keep, each in (0, 100].
+
+    Returns
+    -------
+    tuple of float
+        The cuts in the given order.
+
+    Raises
+    ------
+    ConfigError
+        A cut that is not a number, lies outside (0, 100], or is repeated; an empty list.
+    """
+    if isinstance(cuts, (numbers.Real, str)):
+        cuts = [cuts]
+    values: list[float] = []
+    for cut in cuts:
+        if isinstance(cut, bool) or not isinstance(cut, numbers.Real):
+            try:
+                cut = float(str(cut).strip().rstrip("%"))
+            except ValueError:
+                raise ConfigError(
+                    f"subset cut {cut!r} is not a number; give percentages in (0, 100], e.g. 30,50,70"
+                ) from None
+        cut = float(cut)
+        if not (0.0 < cut <= 100.0) or math.isnan(cut):
+            raise ConfigError(
+                f"subset cut {cut:g} is outside (0, 100]; a cut is the percentage of the suite's "
+                "datasets to keep, e.g. 30,50,70"
+            )
+        if cut in values:
+            raise ConfigError(f"subset cut {cut:g} is given twice; list each percentage once")
+        values.append(cut)
+    if not values:
+        raise ConfigError("no subset cut given; give percentages in (0, 100], e.g. 30,50,70")
+    return tuple(values)
+
+
+def validate_rule(rule: str) -> str:
+    """Return ``rule`` if it is one of :data:`RULES`, else raise :class:`ConfigError`."""
+    if rule not in RULES:
+        raise ConfigError(f"unknown subset rule {rule!r}; choose one of {', '.join(RULES)}")
+    return rule
+
+
+def subset_size(n_datasets: int, cut: float) -> int:
+    """Number of datasets a cut of ``cut`` % keeps out of ``n_datasets``: ``ceil(cut·N/100)``, ≥ 1.
+
+    The product is rounded to 9 decimals first so that e.g. 70 % of 10 is 7, not 8.
+    """
+    return max(1, math.ceil(round(cut * n_datasets / 100.0, 9)))
+
+
+def subset_name(rule: str, cut: float) -> str:
+    """The name of a subset, e.g. ``combined-50`` or ``difficulty-12.5``."""
+    return f"{rule}-{cut:g}"
+
+
+def ranking(summaries: pd.DataFrame, column: str) -> list[str]:
+    """Dataset names ordered by ``column`` (highest first), ties by name ascending.
+
+    Parameters
+    ----------
+    summaries : DataFrame, index = dataset name
+        As returned by :func:`normalize_summaries`.
+    column : str
+        A percentage column of ``summaries``.
+    """
+    frame = pd.DataFrame({"name": summaries.index.astype(str), "value": summaries[column].to_numpy()})
+    frame = frame.sort_values(["value", "name"], ascending=[False, True], kind="mergesort")
+    return frame["name"].tolist()
+
+
+def normalize_summaries(summaries: pd.DataFrame, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """Index the IRT summaries by dataset name and check the percentage columns.
+
+    Parameters
+    ----------
+    summaries : DataFrame
+        One row per dataset: either indexed by dataset name or with a ``dataset`` column, and
+        the percentage columns of :data:`PARAMETER_COLUMNS` (values in [0, 100]).
+    columns : sequence of str, optional
+        The columns that must be present; default: discrimination and difficulty.
+
+    Returns
+    -------
+    DataFrame, index = dataset name (str)
+
+    Raises
+    ------
+    DataError
+        Missing column, non-numeric, missing or out-of-range value, duplicate or empty dataset list.
+    """
+    columns = list(columns or (PARAMETER_COLUMNS["discrimination"], PARAMETER_COLUMNS["difficulty"]))
+    frame = summaries.copy()
+    if "dataset" in frame.columns:
+        frame = frame.set_index("dataset")
+    frame.index = frame.index.map(str)
+    frame.index.name = "dataset"
+    if frame.empty:
+        raise DataError("the IRT summaries hold no dataset; run the IRT stage on at least one dataset first")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DataError(
+            f"the IRT summaries lack column(s) {', '.join(missing)} (found: {', '.join(map(str, frame.columns))}); "
+            "they come from the IRT stage's per-dataset summary (benchirt irt / the pipeline's irt summaries)"
+        )
+    duplicated = frame.index[frame.index.duplicated()].unique().tolist()
+    if duplicated:
+        raise DataError(f"the IRT summaries list dataset(s) {', '.join(duplicated)} more than once; keep one row each")
+    for column in columns:
+        values = pd.to_numeric(frame[column], errors="coerce")
+        bad = frame.index[~np.isfinite(values.to_numpy(dtype=float)) | (values < 0) | (values > 100)].tolist()
+        if bad:
+            raise DataError(
+                f"IRT summary column {column} is missing, non-numeric or outside [0, 100] for dataset(s) "
+                f"{', '.join(bad)}; it must hold percentages of items"
+            )
+        frame[column] = values.astype(float)
+    return frame
+
+
+def build_subsets(
+    summaries: pd.DataFrame,
+    cuts: Iterable[float] | float = DEFAULT_CUTS,
+    rule: str = "combined",
+) -> dict[str, list[str]]:
+    """Choose one dataset subset per cut (seed 003 §4.6 single-parameter cuts, §5.4 combined rule).
+
+    Parameters
+    ----------
+    summaries : DataFrame, one row per dataset
+        Indexed by dataset name (or with a ``dataset`` column), with the percentage columns the
+        rule needs: ``pct_discrimination_gt`` and ``pct_difficulty_gt`` for ``combined``, the one of
+        :data:`PARAMETER_COLUMNS` otherwise.
+    cuts : iterable of float
+        Percentages of the suite to keep, each in (0, 100]; default 30, 50, 70.
+    rule : {"combined", "discrimination", "difficulty", "guessing"}
+        ``combined``: ``ceil(n/2)`` most discriminating datasets, filled up to ``n`` with the most
+        difficult ones not yet chosen. Otherwise the ``n`` datasets with the highest percentage of
+        items above the parameter's threshold.
+
+    Returns
+    -------
+    dict
+        ``{"<rule>-<cut>": [dataset, ...]}`` in the order of ``cuts``; each list in selection order
+        (for ``combined``: the discriminating part first, then the difficult part).
+
+    Raises
+    ------
+    ConfigError
+        Unknown rule, cut outside (0, 100].
+    DataError
+        Summaries without the needed columns or with invalid values.
+    """
+    rule = validate_rule(rule)
+    cuts = validate_cuts(cuts)
+    if rule == "combined":
+        needed = [PARAMETER_COLUMNS["discrimination"], PARAMETER_COLUMNS["difficulty"]]
+    else:
+        needed = [PARAMETER_COLUMNS[rule]]
+    frame = normalize_summaries(summaries, needed)
+    orders = {column: ranking(frame, column) for column in needed}
+    subsets: dict[str, list[str]] = {}
+    for cut in cuts:
+        n = subset_size(len(frame), cut)
+        if rule == "combined":
+            chosen = orders[needed[0]][: math.ceil(n / 2)]
+            taken = set(chosen)
+            chosen += [name for name in orders[needed[1]] if name not in taken][: n - len(chosen)]
+        else:
+            chosen = orders[needed[0]][:n]
+        subsets[subset_name(rule, cut)] = chosen
+    return subsets
