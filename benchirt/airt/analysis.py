@@ -1,0 +1,143 @@
+"""The AIRT analysis of a performance matrix: seed 000 Algorithm 1 in one call, :func:`fit_airt`."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from benchirt.airt.aslib import check_performance
+from benchirt.airt.config import AIRTConfig
+from benchirt.airt.continuous import ContinuousFit, expit, fit_continuous, logit
+from benchirt.airt.goodness import ModelGoodness, model_goodness
+from benchirt.airt.latent import MIN_DISTINCT_DIFFICULTIES, LatentTraitAnalysis, latent_trait_analysis
+from benchirt.airt.metrics import algorithm_metrics, dataset_metrics
+from benchirt.errors import DataError
+
+
+@dataclass(frozen=True)
+class AIRTResult:
+    """Everything AIRT says about a portfolio of algorithms and a set of datasets.
+
+    Attributes
+    ----------
+    algorithms : pd.DataFrame, n rows
+        ``algorithm, discrimination, difficulty, scale, anomalous, consistency, difficulty_limit, flag,
+        lto_strength, lto_weakness`` (LTO at ``config.epsilon``); see
+        :func:`benchirt.airt.metrics.algorithm_metrics`.
+    datasets : pd.DataFrame, N rows
+        ``dataset, difficulty, easiness`` (delta = -theta, seed 000 eqs. 10-11).
+    goodness : pd.DataFrame, n rows
+        ``algorithm, mse, aucdf, auaec, aupec, effectiveness_gap`` (seed 000 §4.4-4.5).
+    model_goodness : ModelGoodness
+        The same with the residual CDFs and effectiveness curves.
+    latent : LatentTraitAnalysis
+        Latent trait curves, strengths, weaknesses, LTO and portfolios (seed 000 §4.1-4.3).
+    fit : ContinuousFit
+        The fitted continuous response model.
+    performance : pd.DataFrame, shape (N, n)
+        The input, higher is better, on [0, 1].
+    predicted : pd.DataFrame, shape (N, n)
+        The model's most likely performance x_hat_ij = expit((theta_i - beta_j) / gamma_j).
+    config : AIRTConfig
+    notes : tuple of str
+        What the user should know (constant or anomalous algorithms, EM not converged).
+    seconds : float
+        Wall time of the analysis.
+    """
+
+    algorithms: pd.DataFrame
+    datasets: pd.DataFrame
+    goodness: pd.DataFrame
+    model_goodness: ModelGoodness
+    latent: LatentTraitAnalysis
+    fit: ContinuousFit
+    performance: pd.DataFrame
+    predicted: pd.DataFrame
+    config: AIRTConfig
+    notes: tuple[str, ...]
+    seconds: float
+
+    def portfolio(self, epsilon: float | None = None) -> list[str]:
+        """The airt portfolio A(epsilon), ordered by decreasing LTO (default epsilon: ``config.epsilon``)."""
+        return self.latent.portfolio(self.config.epsilon if epsilon is None else epsilon)
+
+    def portfolio_table(self) -> pd.DataFrame:
+        """A(epsilon) for every ``config.epsilons``: columns ``epsilon, rank, algorithm, lto``."""
+        return self.latent.portfolio_table(self.config.epsilons)
+
+    def summary(self) -> str:
+        """A few lines for a terminal: size, convergence, anomalous algorithms, portfolio, worst fit."""
+        fit = self.fit
+        anomalous = self.algorithms.loc[self.algorithms["anomalous"], "algorithm"].tolist()
+        worst = self.goodness.sort_values("aucdf").iloc[0]
+        lines = [
+            f"AIRT: {len(self.datasets)} datasets x {len(self.algorithms)} algorithms; EM "
+            f"{'converged' if fit.converged else 'NOT converged'} after {fit.n_iter} accelerated iterations "
+            f"(log-likelihood {fit.log_likelihood:.2f})",
+            f"anomalous algorithms: {', '.join(anomalous) if anomalous else 'none'}",
+        ]
+        lines += [f"airt portfolio A({eps:g}): {', '.join(self.portfolio(eps))}" for eps in self.config.epsilons]
+        lines.append(f"worst model fit: {worst['algorithm']} (AUCDF {worst['aucdf']:.3f}, MSE {worst['mse']:.4f})")
+        lines += [f"note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+
+def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResult:
+    """Run AIRT (seed 000 Algorithm 1) on a performance matrix.
+
+    Stage 1: z_ij = logit(y_ij) guarded at 0 and 1 (``config.logit_epsilon``), the continuous response model
+    by Shojima's EM with negative discrimination, theta_i by eq. 10. Stage 2: anomalous indicator,
+    consistency, difficulty limit, dataset difficulty delta_i = -theta_i. Stage 3: latent trait curves,
+    strengths/weaknesses, LTO and the airt portfolio; then the model goodness measures (§4.4-4.5).
+
+    Parameters
+    ----------
+    perf : pd.DataFrame, shape (N, n)
+        Rows datasets/problem instances, columns algorithms, higher is better, values in [0, 1]
+        (map runtimes or other scales first with :func:`benchirt.airt.aslib.to_unit_interval`).
+    config : AIRTConfig
+
+    Returns
+    -------
+    AIRTResult
+
+    Raises
+    ------
+    DataError
+        Non-numeric, missing or out-of-range values, duplicated names, fewer than 5 datasets or 2 algorithms,
+        every algorithm constant.
+    """
+    start = time.perf_counter()
+    perf = check_performance(perf, where="AIRT input")
+    if perf.shape[0] < MIN_DISTINCT_DIFFICULTIES:
+        raise DataError(f"AIRT input: {perf.shape[0]} dataset(s); AIRT needs at least {MIN_DISTINCT_DIFFICULTIES} "
+                        "datasets/instances (rows) to estimate dataset difficulty and fit the latent trait curves")
+    fit = fit_continuous(logit(perf.to_numpy(), config.logit_epsilon), max_iter=config.max_iter, tol=config.tol,
+                         prior_mean=config.prior_mean, prior_sd=config.prior_sd)
+    algorithms = algorithm_metrics(fit, perf.columns)
+    datasets = dataset_metrics(fit, perf.index)
+
+    predicted_values = expit(fit.predicted_logit())
+    constant = ~fit.informative
+    predicted_values[:, constant] = perf.to_numpy()[:, constant]
+    predicted = pd.DataFrame(predicted_values, index=perf.index, columns=perf.columns)
+
+    latent = latent_trait_analysis(perf, pd.Series(-fit.theta, index=perf.index), lam=config.spline_lam,
+                                   grid_size=config.grid_size)
+    algorithms = algorithms.merge(latent.occupancy(config.epsilon), on="algorithm", how="left")
+    goodness = model_goodness(perf, predicted)
+
+    notes = []
+    if not fit.converged:
+        notes.append(f"the EM did not converge in {config.max_iter} cycles; raise max_iter")
+    if constant.any():
+        notes.append(f"constant algorithm(s) {list(perf.columns[constant])}: same performance on every dataset, "
+                     "left out of the model (discrimination 0, flagged 'constant')")
+    anomalous = algorithms.loc[algorithms["anomalous"], "algorithm"].tolist()
+    if anomalous:
+        notes.append(f"anomalous algorithm(s) {anomalous}: better on harder datasets (negative discrimination)")
+    return AIRTResult(algorithms=algorithms, datasets=datasets, goodness=goodness.table, model_goodness=goodness,
+                      latent=latent, fit=fit, performance=perf, predicted=predicted, config=config,
+                      notes=tuple(notes), seconds=time.perf_counter() - start)

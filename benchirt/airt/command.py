@@ -1,0 +1,127 @@
+"""``benchirt airt``: the AIRT analysis of a performance matrix or an ASlib scenario."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from benchirt.airt.analysis import AIRTResult, fit_airt
+from benchirt.airt.aslib import TRANSFORMS, load_aslib, load_performance
+from benchirt.airt.config import AIRTConfig
+from benchirt.airt.plots import STANDARD_PLOTS
+from benchirt.errors import ConfigError
+from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json
+
+DESCRIPTION = """\
+Algorithmic IRT (AIRT, Kandanaarachchi & Smith-Miles): datasets/problem instances are the respondents,
+algorithms the items of a continuous IRT model. Reports per algorithm the anomalous indicator, consistency
+and difficulty limit, per dataset its difficulty, the latent trait curves with strengths and weaknesses,
+the airt portfolio and the model goodness (MSE, AUCDF, AUAEC, AUPEC).
+
+Input: PERF.csv with one row per dataset (first column = name) and one column per algorithm, higher is
+better, in [0, 1] — or use --lower-is-better / --rescale for runtimes, PAR10 or other scales (one min-max
+scaling over the whole matrix, seed 000 §5.2) — or an ASlib scenario folder with --aslib.
+
+Writes to --out: algorithms.csv, datasets.csv, goodness.csv, latent_curves.csv, strengths.csv,
+portfolio.csv, predicted.csv, fit.json, and with --plots the figures in plots/.
+"""
+
+
+def register(subparsers) -> None:
+    """Add the ``airt`` sub-command."""
+    parser = subparsers.add_parser("airt", help="AIRT: evaluate a portfolio of algorithms over many datasets",
+                                   description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("perf", nargs="?", metavar="PERF.csv", help="performance matrix (rows datasets)")
+    parser.add_argument("--aslib", metavar="SCENARIO_DIR", help="read an ASlib scenario folder instead of PERF.csv")
+    parser.add_argument("--measure", help="ASlib performance measure (default: the scenario's first)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--lower-is-better", "--minimize", dest="lower_is_better", action="store_true",
+                        help="smaller values are better (runtimes, PAR10, errors); implies --rescale")
+    parser.add_argument("--rescale", action="store_true",
+                        help="min-max scale the whole matrix to [0, 1] (needed for values outside [0, 1])")
+    parser.add_argument("--transform", choices=TRANSFORMS, default="linear",
+                        help="with rescaling: 'log' scales log10(x + 1) instead of x (heavy-tailed runtimes)")
+    defaults = AIRTConfig()
+    parser.add_argument("--epsilon", type=float, default=defaults.epsilon,
+                        help="epsilon of the strengths/weaknesses and LTO columns (default %(default)s)")
+    parser.add_argument("--epsilons", type=_float_list, default=defaults.epsilons, metavar="E1,E2,...",
+                        help="epsilons of the airt portfolio table (default 0,0.01,0.05)")
+    parser.add_argument("--logit-epsilon", type=float, default=defaults.logit_epsilon,
+                        help="performances are clipped to [e, 1-e] before the logit (default %(default)s)")
+    parser.add_argument("--spline-lam", type=float, default=None,
+                        help="fixed smoothing parameter of the latent trait curves (default: GCV)")
+    parser.add_argument("--plots", action="store_true", help="also write the figures (PNG) to DIR/plots/")
+    parser.set_defaults(func=run)
+
+
+def _float_list(text: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the input, fit AIRT, write the tables (and figures); returns the exit code."""
+    if (args.perf is None) == (args.aslib is None):
+        raise ConfigError("give either PERF.csv or --aslib SCENARIO_DIR (exactly one)")
+    config = AIRTConfig.from_dict({"epsilon": args.epsilon, "epsilons": args.epsilons,
+                                   "logit_epsilon": args.logit_epsilon, "spline_lam": args.spline_lam})
+    input_notes: list[str] = []
+    if args.aslib is not None:
+        scenario = load_aslib(args.aslib, args.measure, transform=args.transform)
+        perf, source = scenario.performance, {"aslib": str(args.aslib), "scenario": scenario.name,
+                                              "measure": scenario.measure}
+        input_notes += scenario.notes
+    else:
+        perf = load_performance(args.perf, maximize=not args.lower_is_better, rescale=args.rescale,
+                                transform=args.transform)
+        source = {"perf": str(args.perf)}
+        if args.lower_is_better or args.rescale:
+            input_notes.append(f"min-max scaled to [0, 1] over the whole matrix "
+                               f"({'lower is better' if args.lower_is_better else 'higher is better'}, "
+                               f"transform {args.transform})")
+    result = fit_airt(perf, config)
+    write_result(result, Path(args.out), source=source, input_notes=input_notes, plots=args.plots)
+    print(result.summary())
+    for note in input_notes:
+        print(f"input: {note}")
+    print(f"written to {args.out}")
+    return 0
+
+
+def write_result(result: AIRTResult, out: Path, *, source: dict | None = None,
+                 input_notes: list[str] | None = None, plots: bool = False) -> None:
+    """Write the tables of an AIRT result to ``out`` atomically (and the figures to ``out/plots``).
+
+    Files: ``algorithms.csv``, ``datasets.csv``, ``goodness.csv``, ``latent_curves.csv`` (difficulty,
+    algorithm, performance), ``strengths.csv`` (epsilon, kind, algorithm, start, end for every epsilon),
+    ``portfolio.csv`` (epsilon, rank, algorithm, lto), ``predicted.csv`` (datasets x algorithms) and
+    ``fit.json`` (converged, n_iter, log_likelihood, seconds, sizes, config, notes, source).
+    """
+    config = result.config
+    atomic_write_csv(out / "algorithms.csv", result.algorithms)
+    atomic_write_csv(out / "datasets.csv", result.datasets)
+    atomic_write_csv(out / "goodness.csv", result.goodness)
+    atomic_write_csv(out / "latent_curves.csv", result.latent.curves_long())
+    epsilons = sorted(set(config.epsilons) | {config.epsilon})
+    atomic_write_csv(out / "strengths.csv", pd.concat([result.latent.intervals(e) for e in epsilons],
+                                                      ignore_index=True))
+    atomic_write_csv(out / "portfolio.csv", result.portfolio_table())
+    atomic_write_csv(out / "predicted.csv", result.predicted.rename_axis("dataset"), index=True)
+    fit = result.fit
+    atomic_write_json(out / "fit.json", {
+        "model": "continuous response model (Samejima), Shojima EM with negative discrimination",
+        "converged": bool(fit.converged), "n_iter": int(fit.n_iter), "log_likelihood": float(fit.log_likelihood),
+        "seconds": float(result.seconds), "n_datasets": int(result.performance.shape[0]),
+        "n_algorithms": int(result.performance.shape[1]), "config": dataclasses.asdict(config),
+        "notes": list(result.notes), "input_notes": list(input_notes or []), "source": source or {},
+    })
+    if plots:
+        for stem, plot in STANDARD_PLOTS.items():
+            figure = plot(result)
+            atomic_write_figure(out / "plots" / f"{stem}.png", figure, dpi=110)
+            plt.close(figure)

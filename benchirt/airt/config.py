@@ -1,0 +1,87 @@
+"""Options of the AIRT stage (seed 000, Algorithm 1)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+from benchirt.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class AIRTConfig:
+    """Options of :func:`benchirt.airt.fit_airt`.
+
+    Attributes
+    ----------
+    logit_epsilon : float
+        Guard of the logit transform ``z = ln(x / (1 - x))`` (seed 000 eq. 2): performances are clipped
+        to ``[logit_epsilon, 1 - logit_epsilon]`` first, so 0 and 1 map to ``-/+ ln((1 - e) / e)``
+        (±4.6 for the default 0.01, the offset the R package airt uses) instead of ``-/+inf``.
+        Clipping is monotone, unlike replacing only the exact extremes.
+    max_iter : int
+        Maximum number of SQUAREM-accelerated iterations of Shojima's EM (three EM cycles each, seed 000 §2.2).
+    tol : float
+        The EM stops when the marginal log-likelihood changes by less than ``tol * (1 + |loglik|)``.
+    prior_mean, prior_sd : float
+        Normal prior N(mu, sigma^2) of the dataset easiness theta; it fixes the origin and unit of the
+        latent scale (seed 000 §2.2).
+    epsilon : float
+        The epsilon of the strengths, weaknesses and latent trait occupancy written to the algorithm
+        table (seed 000 §4.2). 0 keeps only the best (worst) curve at every difficulty.
+    epsilons : tuple of float
+        The epsilons at which the airt portfolio A(epsilon) (seed 000 §4.3) is tabulated.
+    spline_lam : float or None
+        Smoothing parameter lambda of the latent trait curves h_j (seed 000 §4.1). ``None`` picks it
+        per algorithm by generalised cross-validation (scipy ``make_smoothing_spline``).
+    grid_size : int
+        Number of dataset-difficulty points at which the latent trait curves, strengths and weaknesses
+        are evaluated (between the easiest and the hardest dataset).
+    """
+
+    logit_epsilon: float = 0.01
+    max_iter: int = 1000
+    tol: float = 1e-9
+    prior_mean: float = 0.0
+    prior_sd: float = 1.0
+    epsilon: float = 0.0
+    epsilons: tuple[float, ...] = (0.0, 0.01, 0.05)
+    spline_lam: float | None = None
+    grid_size: int = 500
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilons", tuple(float(e) for e in self.epsilons))
+        checks = (
+            (0.0 < self.logit_epsilon < 0.5, "logit_epsilon must lie in (0, 0.5)"),
+            (int(self.max_iter) == self.max_iter and self.max_iter >= 1, "max_iter must be an integer >= 1"),
+            (self.tol > 0, "tol must be positive"),
+            (math.isfinite(self.prior_mean), "prior_mean must be finite"),
+            (self.prior_sd > 0 and math.isfinite(self.prior_sd), "prior_sd must be positive"),
+            (0.0 <= self.epsilon <= 1.0, "epsilon must lie in [0, 1] (performance is on [0, 1])"),
+            (len(self.epsilons) > 0 and all(0.0 <= e <= 1.0 for e in self.epsilons),
+             "epsilons must be a non-empty list of values in [0, 1]"),
+            (self.spline_lam is None or self.spline_lam >= 0, "spline_lam must be null (GCV) or >= 0"),
+            (int(self.grid_size) == self.grid_size and self.grid_size >= 10, "grid_size must be an integer >= 10"),
+        )
+        for ok, message in checks:
+            if not ok:
+                raise ConfigError(f"AIRT configuration: {message}")
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any] | None) -> "AIRTConfig":
+        """Build the options from a mapping (the ``airt`` section of a YAML config).
+
+        Raises
+        ------
+        ConfigError
+            For an unknown key (the message lists the valid ones) or an invalid value.
+        """
+        d = dict(d or {})
+        valid = [f.name for f in fields(cls)]
+        unknown = sorted(set(d) - set(valid))
+        if unknown:
+            raise ConfigError(f"AIRT configuration: unknown option(s) {unknown}; valid options are {valid}")
+        try:
+            return cls(**d)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"AIRT configuration: invalid value ({exc})") from None

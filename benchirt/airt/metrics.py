@@ -1,0 +1,67 @@
+"""AIRT algorithm and dataset metrics from a fitted continuous model (seed 000 §3.2-3.5, Algorithm 1 stage 2)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from benchirt.airt.continuous import ContinuousFit
+
+#: Consistency 1/|alpha| is reported as at most this value, so that a constant algorithm (alpha = 0) or one
+#: unrelated to dataset difficulty stays finite; such rows are flagged.
+MAX_CONSISTENCY = 1e3
+
+ALGORITHM_COLUMNS = ("algorithm", "discrimination", "difficulty", "scale", "anomalous", "consistency",
+                     "difficulty_limit", "flag")
+
+
+def algorithm_metrics(fit: ContinuousFit, algorithms: Sequence[str]) -> pd.DataFrame:
+    """Anomalous indicator, consistency and difficulty limit of every algorithm (seed 000 §3.3-3.5).
+
+    * ``anomalous = alpha_j < 0``: better results on harder datasets than on easier ones (§3.3);
+    * ``consistency = 1 / |alpha_j|`` (§3.4), capped at :data:`MAX_CONSISTENCY`;
+    * ``difficulty_limit = -beta_j`` (§3.5): the dataset difficulty at which the most likely performance
+      of the algorithm crosses 0.5 (logit 0); higher = handles harder datasets.
+
+    Parameters
+    ----------
+    fit : ContinuousFit
+    algorithms : sequence of str, length n
+        Item names in the column order of the fitted matrix.
+
+    Returns
+    -------
+    pd.DataFrame, n rows
+        Columns :data:`ALGORITHM_COLUMNS`: ``discrimination`` alpha, ``difficulty`` beta, ``scale`` gamma, and
+        ``flag``: ``""``, ``"constant"`` (same performance on every dataset: alpha = 0, gamma = 0, left out of
+        the model; difficulty limit = the hardest dataset if its performance is >= 0.5, else the easiest) or
+        ``"consistency capped"``.
+    """
+    alpha = fit.discrimination
+    with np.errstate(divide="ignore"):
+        raw_consistency = np.where(alpha != 0, 1.0 / np.abs(alpha), np.inf)
+    consistency = np.minimum(raw_consistency, MAX_CONSISTENCY)
+    flag = np.where(~fit.informative, "constant",
+                    np.where(raw_consistency > MAX_CONSISTENCY, "consistency capped", ""))
+    return pd.DataFrame({
+        "algorithm": list(map(str, algorithms)),
+        "discrimination": alpha,
+        "difficulty": fit.difficulty,
+        "scale": fit.scale,
+        "anomalous": alpha < 0,
+        "consistency": consistency,
+        "difficulty_limit": -fit.difficulty,
+        "flag": flag,
+    })
+
+
+def dataset_metrics(fit: ContinuousFit, datasets: Sequence[str]) -> pd.DataFrame:
+    """Dataset easiness theta_i (seed 000 eq. 10) and difficulty delta_i = -theta_i (eq. 11).
+
+    Returns
+    -------
+    pd.DataFrame, N rows
+        Columns ``dataset, difficulty, easiness``.
+    """
+    return pd.DataFrame({"dataset": list(map(str, datasets)), "difficulty": -fit.theta, "easiness": fit.theta})
