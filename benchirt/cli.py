@@ -14,7 +14,7 @@ import sys
 from benchirt.errors import BenchirtError
 
 #: Modules that each register one sub-command, in the order ``--help`` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("benchirt.rating.command",)
+COMMAND_MODULES: tuple[str, ...] = ("benchirt.rating.command", "benchirt.airt.command")
 
 
 def build_parser() -> argparse.ArgumentParser:
