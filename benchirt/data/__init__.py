@@ -1,4 +1,45 @@
-"""Dataset type and the sources that produce it (OpenML, local files, scikit-learn builtins)."""
-from benchirt.data.dataset import METADATA_COLUMNS, Dataset
+"""Dataset type and the sources that produce it (OpenML, local files, scikit-learn builtins).
 
-__all__ = ["Dataset", "METADATA_COLUMNS"]
+Public API::
+
+    resolve_suite(spec, base=None) -> list[DatasetSpec]     # every accepted form: benchirt.data.suites
+    DatasetSpec(...).load() -> Dataset; .fingerprint() -> str
+    load_file(path, target=None, ...) -> Dataset             # one ARFF/CSV/parquet file
+    load_builtin(name) -> Dataset                            # wdbc, digits, wine, iris
+    read_arff(path) -> ArffData
+    write_suite_file(path, name, specs) / read_suite_file(path) -> SuiteFile
+    set_openml_cache(path)                                   # openml-python's download cache
+
+OpenML support (``benchirt.data.openml_source``) is imported on first use.
+"""
+from benchirt.data.arff import ArffData, read_arff
+from benchirt.data.builtin import BUILTIN_DATASETS, load_builtin
+from benchirt.data.dataset import METADATA_COLUMNS, Dataset
+from benchirt.data.files import load_file
+from benchirt.data.spec import DatasetSpec
+from benchirt.data.suite_file import SuiteFile, read_suite_file, write_suite_file
+from benchirt.data.suites import resolve_suite
+
+
+def set_openml_cache(path) -> None:
+    """Make openml-python keep its downloads under ``path`` (see :mod:`benchirt.data.openml_source`)."""
+    from benchirt.data.openml_source import set_openml_cache as _set
+
+    _set(path)
+
+
+__all__ = [
+    "ArffData",
+    "BUILTIN_DATASETS",
+    "Dataset",
+    "DatasetSpec",
+    "METADATA_COLUMNS",
+    "SuiteFile",
+    "load_builtin",
+    "load_file",
+    "read_arff",
+    "read_suite_file",
+    "resolve_suite",
+    "set_openml_cache",
+    "write_suite_file",
+]
