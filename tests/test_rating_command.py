@@ -1,0 +1,169 @@
+"""``benchirt rate``: inputs, outputs, plots and bad inputs end to end."""
+from __future__ import annotations
+
+import json
+import sys
+import types
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from benchirt.cli import main
+from benchirt.rating import (
+    decodirt_to_benchirt_names, friedman_nemenyi, glicko_tournament, permutation_analysis, rate, read_scores,
+)
+from benchirt.rating import plots
+
+
+def write_folders(root, table: dict[str, dict[str, float]]):
+    for dataset, scores in table.items():
+        folder = root / dataset
+        folder.mkdir(parents=True)
+        pd.DataFrame({"Clf": list(scores), "Score": list(scores.values())}).to_csv(folder / "true_scores.csv", index=False)
+    return root
+
+
+def small_table(n_datasets=6, classifiers=("otimo", "mlp", "knn", "pessimo"), seed=0):
+    rng = np.random.default_rng(seed)
+    table = {}
+    for i in range(n_datasets):
+        middle = rng.uniform(0.3, 0.7, size=len(classifiers) - 2)
+        table[f"ds{i}"] = dict(zip(classifiers, (1.0, *middle, 0.0)))
+    return table
+
+
+def test_rate_folder_tree_writes_every_artifact(tmp_path, capsys):
+    scores = write_folders(tmp_path / "scores", small_table())
+    out = tmp_path / "out"
+    assert main(["rate", str(scores), "--out", str(out), "--permutations", "20", "--plots"]) == 0
+    ratings = pd.read_csv(out / "ratings.csv")
+    assert list(ratings.columns[:7]) == ["classifier", "rating", "rd", "volatility", "low", "high", "rank"]
+    assert ratings["rating"].is_monotonic_decreasing
+    assert ratings["classifier"].iloc[0] == "otimo" and ratings["classifier"].iloc[-1] == "pessimo"
+    assert {"orders_rating_sd", "orders_rank_min", "orders_rank_max", "orders_p_first"} <= set(ratings.columns)
+    assert not ratings.isna().any().any()
+    friedman = json.loads((out / "friedman.json").read_text())
+    assert friedman["mode"] == "blocks" and friedman["n_blocks"] == 6 and 0 <= friedman["p_value"] <= 1
+    assert friedman["average_ranks"][0] == {"classifier": "otimo", "average_rank": 1.0}
+    nemenyi = pd.read_csv(out / "nemenyi.csv", index_col="classifier")
+    assert nemenyi.shape == (4, 4) and list(nemenyi.index) == list(nemenyi.columns)
+    assert len(pd.read_csv(out / "permutation.csv")) == 4
+    assert len(pd.read_csv(out / "trajectory.csv")) == 6 * 4
+    assert (out / "order.txt").read_text().split() == [f"ds{i}" for i in range(6)]
+    for name in ("ratings_intervals", "trajectories", "rank_distribution", "nemenyi_heatmap", "cd_diagram"):
+        assert (out / f"{name}.png").stat().st_size > 5000
+    printed = capsys.readouterr().out
+    assert "20 random orders" in printed and "Friedman test (datasets as blocks" in printed
+
+
+def test_rate_long_csv_with_order_file_and_decodirt_stats(tmp_path):
+    rows = [(d, c, s) for d, scores in small_table(5).items() for c, s in scores.items()]
+    csv = tmp_path / "scores.csv"
+    pd.DataFrame(rows, columns=["dataset", "classifier", "score"]).to_csv(csv, index=False)
+    order = tmp_path / "order.txt"
+    order.write_text("\n".join(f"ds{i}" for i in (4, 2, 0, 1, 3)))
+    out = tmp_path / "out"
+    assert main(["rate", str(csv), "--out", str(out), "--order", str(order), "--permutations", "0",
+                 "--stats", "decodirt"]) == 0
+    assert (out / "order.txt").read_text().split() == ["ds4", "ds2", "ds0", "ds1", "ds3"]
+    assert not (out / "permutation.csv").exists()
+    friedman = json.loads((out / "friedman.json").read_text())
+    assert friedman["mode"] == "decodirt" and "compatibility" in friedman["description"]
+    assert friedman["critical_difference"] is None
+    expected = glicko_tournament(pd.read_csv(csv), order=str(order)).table
+    np.testing.assert_allclose(pd.read_csv(out / "ratings.csv")["rating"], expected["rating"])
+
+
+def test_two_classifiers_or_one_dataset_are_rated_and_tests_skipped_with_reason(tmp_path, capsys):
+    scores = write_folders(tmp_path / "scores", {"a": {"x": 0.9, "y": 0.1}, "b": {"x": 0.4, "y": 0.4}})
+    out = tmp_path / "out"
+    assert main(["rate", str(scores), "--out", str(out), "--permutations", "10", "--plots"]) == 0
+    ratings = pd.read_csv(out / "ratings.csv")
+    assert ratings["classifier"].tolist() == ["x", "y"]
+    friedman = json.loads((out / "friedman.json").read_text())
+    assert "at least 3 classifiers, found 2" in friedman["skipped"]
+    assert not (out / "nemenyi.csv").exists() and not (out / "cd_diagram.png").exists()
+    assert "skipped" in capsys.readouterr().err
+
+    single = write_folders(tmp_path / "single", {"only": {"x": 0.9, "y": 0.5, "z": 0.1}})
+    assert main(["rate", str(single), "--out", str(tmp_path / "out1"), "--permutations", "3"]) == 0
+    assert pd.read_csv(tmp_path / "out1" / "ratings.csv")["classifier"].tolist() == ["x", "y", "z"]
+    assert "at least 2 datasets" in json.loads((tmp_path / "out1" / "friedman.json").read_text())["skipped"]
+
+
+def test_missing_classifier_and_accuracy_also(tmp_path):
+    table = small_table(4)
+    del table["ds1"]["knn"]
+    root = write_folders(tmp_path / "scores", table)
+    for dataset, scores in table.items():
+        pd.DataFrame({"Metodo": list(scores), "Acuracia": list(scores.values())}).to_csv(
+            root / dataset / "test_accuracy.csv", index=False)
+    out = tmp_path / "out"
+    assert main(["rate", str(root), "--out", str(out), "--permutations", "5", "--also", "test_accuracy"]) == 0
+    ratings = pd.read_csv(out / "ratings.csv").set_index("classifier")
+    assert ratings.loc["knn", "n_played"] == 3 and ratings.loc["mlp", "n_played"] == 4
+    friedman = json.loads((out / "friedman.json").read_text())
+    assert friedman["dropped_datasets"] == ["ds1"]
+    assert friedman["other_scores"]["test_accuracy"]["n_blocks"] == 3
+    assert (out / "nemenyi_test_accuracy.csv").exists()
+
+
+def test_bad_inputs_exit_2_with_a_clear_message(tmp_path, capsys):
+    table = small_table(3)
+    table["ds2"]["mlp"] = float("nan")
+    root = write_folders(tmp_path / "nan", table)
+    assert main(["rate", str(root), "--out", str(tmp_path / "o1")]) == 2
+    err = capsys.readouterr().err
+    assert "dataset 'ds2', classifier 'mlp'" in err and "Traceback" not in err
+    assert not (tmp_path / "o1" / "ratings.csv").exists()
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["rate", str(empty), "--out", str(tmp_path / "o2")]) == 2
+    assert "holds no dataset folders" in capsys.readouterr().err
+    assert main(["rate", str(tmp_path / "missing.csv"), "--out", str(tmp_path / "o3")]) == 2
+    assert "scores not found" in capsys.readouterr().err
+    bad_csv = tmp_path / "bad.csv"
+    bad_csv.write_text("data,clf,score\na,x,1\n")
+    assert main(["rate", str(bad_csv), "--out", str(tmp_path / "o4")]) == 2
+    assert "missing dataset, classifier" in capsys.readouterr().err
+    root = write_folders(tmp_path / "ok", small_table(3))
+    assert main(["rate", str(root), "--out", str(tmp_path / "o5"), "--order", "random:x"]) == 2
+    assert main(["rate", str(root), "--out", str(tmp_path / "o5"), "--score", "f1"]) == 2
+    assert "no file in decodIRT dataset folders" in capsys.readouterr().err
+
+
+def test_decodirt_names_are_mapped_only_when_the_pool_provides_them(monkeypatch):
+    scores = pd.DataFrame({"dataset": "a", "classifier": ["otimo", "SVM"], "score": [1.0, 0.5]})
+    fake_pool = types.ModuleType("benchirt.pool")
+    fake_pool.DECODIRT_NAMES = {"otimo": "optimal"}
+    monkeypatch.setitem(sys.modules, "benchirt.pool", fake_pool)
+    assert decodirt_to_benchirt_names(scores)["classifier"].tolist() == ["optimal", "SVM"]
+    monkeypatch.setitem(sys.modules, "benchirt.pool", None)  # import fails: names stay as given
+    assert decodirt_to_benchirt_names(scores)["classifier"].tolist() == ["otimo", "SVM"]
+
+
+def test_plots_return_figures_for_both_modes():
+    rows = [(d, c, s) for d, scores in small_table(5).items() for c, s in scores.items()]
+    scores = pd.DataFrame(rows, columns=["dataset", "classifier", "score"])
+    tournament = glicko_tournament(scores)
+    analysis = permutation_analysis(scores, n_permutations=10)
+    figures = [
+        plots.plot_ratings(tournament), plots.plot_ratings(tournament, analysis),
+        plots.plot_trajectories(tournament, "rd"), plots.plot_rank_distribution(analysis),
+    ]
+    for mode in ("blocks", "decodirt"):
+        comparison = friedman_nemenyi(scores, mode=mode)
+        figures += [plots.plot_nemenyi_heatmap(comparison), plots.plot_cd_diagram(comparison)]
+    assert all(isinstance(f, Figure) and f.axes for f in figures)
+    assert "decodIRT" in figures[-2].axes[0].get_title()
+
+
+def test_stage_on_reference_data(shared_data):
+    result = rate(read_scores(shared_data / "decodirt-reference"))
+    table = result.ratings
+    assert table["classifier"].iloc[0] == "otimo" and table["classifier"].iloc[-1] == "pessimo"
+    assert result.permutation.n_permutations == 200 and not result.skipped
+    assert np.isfinite(table.select_dtypes("number").to_numpy()).all()
