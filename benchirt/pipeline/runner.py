@@ -193,6 +193,23 @@ class Run:
         finally:
             self._end(stage, report)
 
+    def unstored(self, stage: str, fn: Callable[[], None]) -> bool:
+        """Run a stage that writes its own files and keeps no artifact (the report); True when it ran."""
+        report = self._begin(stage)
+        try:
+            outcome = _attempt_whole(fn, tuple)
+            if outcome.status == "ok":
+                report.computed = 1
+                return True
+            if outcome.status == "skipped":
+                report.skipped, report.note = 1, outcome.error
+            else:
+                report.failed, report.note = 1, outcome.error
+            self._log(f"{stage}: {outcome.status}: {outcome.error.splitlines()[0]}")
+            return False
+        finally:
+            self._end(stage, report)
+
     def skip_stage(self, stage: str, reason: str) -> None:
         """Record that a requested stage could not run (e.g. its input stage produced nothing)."""
         report = self.stage_reports.setdefault(stage, StageReport())
@@ -217,7 +234,8 @@ class Run:
 
     def _end(self, stage: str, report: StageReport) -> None:
         report.seconds = round(time.perf_counter() - getattr(report, "_start", time.perf_counter()), 3)
-        report.status = "failed" if report.failed and not (report.computed or report.reused) else "done"
+        succeeded = report.computed or report.reused
+        report.status = "failed" if report.failed and not succeeded else "skipped" if report.skipped and not succeeded else "done"
         self.manifest["stages"][stage] = _public(report)
         self._save_manifest()
 

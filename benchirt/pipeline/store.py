@@ -66,7 +66,7 @@ class ArtifactStore:
 
     # -- artifacts -------------------------------------------------------------------------------
     def path(self, stage: str, name: str, key: str) -> Path:
-        return self.artifacts / stage / f"{_safe(name)}-{key[:16]}"
+        return self.artifacts / stage / f"{safe_name(name)}-{key[:16]}"
 
     def has(self, stage: str, name: str, key: str) -> bool:
         """True when a complete artifact with exactly this key exists."""
@@ -151,7 +151,7 @@ def environment_versions() -> dict:
     return versions
 
 
-def _safe(name: str) -> str:
+def safe_name(name: str) -> str:
     """A dataset name as a folder name (path separators and odd characters replaced)."""
     cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(name)).strip(".")
     return cleaned[:80] or "dataset"

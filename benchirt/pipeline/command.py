@@ -1,0 +1,122 @@
+"""``benchirt run`` (the whole study) and ``benchirt respond`` (responses only)."""
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+
+from benchirt.errors import ConfigError
+from benchirt.pipeline.config import STAGES, load_config, select_stages
+
+RUN_DESCRIPTION = f"""\
+Run the whole study: {' -> '.join(STAGES)}.
+
+With no CONFIG it runs the packaged default (configs/default.yaml: four builtin datasets, offline,
+a few minutes on 2 cores). Other configs: configs/cc18-offline.yaml (the 27 offline CC18 datasets),
+configs/cc18.yaml (OpenML-CC18 online, decodIRT's protocol), configs/airt-aslib.yaml (AIRT on ASlib).
+
+Every (dataset, stage) result is stored in the run directory under a key of the options and inputs
+that produced it, so a rerun (after a kill, a crash or an edit of one stage's options) computes only
+what is missing or changed; --force recomputes. A dataset a stage cannot use is recorded as skipped
+with its reason; one whose task keeps failing is recorded as failed after execution.retries retries;
+the other datasets finish either way. Exit status: 0, or 1 when something failed, 2 on a bad config.
+
+Writes DIR/manifest.json, DIR/config.yaml, DIR/artifacts/<stage>/..., DIR/report.html and
+DIR/summary.md (default DIR: the config's `out`, else runs/<config name>)."""
+
+RESPOND_DESCRIPTION = """\
+Produce the response matrices only (the respond stage of `benchirt run`), and export them for the
+other commands: DIR/responses/<dataset>/responses.csv (respondents x test items of 0/1, first column
+the classifier: the input of `benchirt irt`), roles.csv, test_accuracy.csv and cv_accuracy.csv.
+SOURCE is a config file or a suite: builtin, cc18-offline, OpenML-CC18, a folder of ARFF/CSV/parquet
+files, or a suite file. Results are cached in DIR like `benchirt run` does."""
+
+
+def register(subparsers) -> None:
+    run = subparsers.add_parser("run", help="the whole pipeline: respond, irt, rate, subset, airt, report",
+                                description=RUN_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("config", nargs="?", metavar="CONFIG", help="YAML config (default: the packaged default config)")
+    _common(run)
+    run.add_argument("--stages", nargs="+", metavar="STAGE", help=f"run only these stages ({', '.join(STAGES)})")
+    run.add_argument("--skip", nargs="+", default=[], metavar="STAGE", help="leave these stages out")
+    run.set_defaults(func=run_command)
+
+    respond = subparsers.add_parser("respond", help="response matrices of the classifier pool on a suite",
+                                    description=RESPOND_DESCRIPTION,
+                                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    respond.add_argument("source", metavar="CONFIG_OR_SUITE", help="a YAML config or a suite spec")
+    _common(respond)
+    respond.set_defaults(func=respond_command)
+
+
+def _common(parser) -> None:
+    parser.add_argument("--out", metavar="DIR", help="run directory")
+    parser.add_argument("--force", action="store_true", help="recompute even the results already stored")
+    parser.add_argument("--n-jobs", type=int, metavar="N", help="parallel datasets (overrides execution.n_jobs)")
+    parser.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786 "
+                        "(overrides execution.scheduler; 'local' starts a LocalCluster of --n-jobs workers)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from benchirt.pipeline.run import load_run, run_pipeline
+    from benchirt.pipeline.summary import format_summary
+
+    config = load_config(args.config)
+    stages = select_stages(args.stages or config.stages, args.skip)
+    if not stages:
+        raise ConfigError("no stage left to run after --skip; name at least one of " + ", ".join(STAGES))
+    config = _with_execution(replace(config, stages=stages), args)
+    outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet)
+    rating = None
+    if outcome.manifest.get("artifacts", {}).get("rate", {}).get("status") in ("computed", "reused"):
+        rating = load_run(outcome.run_dir).rating
+    print(format_summary(outcome.run_dir, outcome.manifest, rating, top=config.stage_config("report").top_classifiers))
+    return outcome.exit_code
+
+
+def respond_command(args: argparse.Namespace) -> int:
+    from benchirt.pipeline.export import export_responses
+    from benchirt.pipeline.run import run_pipeline
+    from benchirt.pipeline.summary import format_summary
+
+    source = Path(args.source)
+    if source.suffix in (".yaml", ".yml") and source.is_file() and not _is_suite_file(source):
+        config = load_config(source, stages=["respond"])
+    else:
+        config = load_config({"suite": args.source, "stages": ["respond"]})
+    config = _with_execution(config, args)
+    outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet)
+    written = export_responses(outcome.run_dir)
+    print(format_summary(outcome.run_dir, outcome.manifest))
+    print(f"Responses of {len(written)} dataset(s) in {Path(outcome.run_dir) / 'responses'}")
+    return outcome.exit_code
+
+
+def _with_execution(config, args):
+    """Apply --n-jobs / --scheduler to the config's execution section (re-validated)."""
+    from dataclasses import asdict
+
+    from benchirt.pipeline.config import ExecutionConfig
+
+    execution = asdict(config.execution)
+    if args.n_jobs is not None:
+        execution["n_jobs"] = args.n_jobs
+    if args.scheduler:
+        if args.scheduler == "local":
+            execution.update(backend="dask", scheduler=None)
+        else:
+            execution["scheduler"] = args.scheduler
+    return replace(config, execution=ExecutionConfig.from_dict(execution))
+
+
+def _is_suite_file(path: Path) -> bool:
+    """A suite file written by ``benchirt subset`` (YAML with a ``datasets`` list) rather than a config."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return False
+    return isinstance(data, dict) and "datasets" in data and "stages" not in data and "suite" not in data
+

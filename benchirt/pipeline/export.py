@@ -1,0 +1,30 @@
+"""Export a run's stored responses as plain CSV files for the other commands and other tools."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from benchirt.io import atomic_write_csv
+
+
+def export_responses(run_dir: str | os.PathLike) -> list[Path]:
+    """Write ``RUN_DIR/responses/<dataset>/{responses,roles,test_accuracy,cv_accuracy}.csv``.
+
+    ``responses.csv`` has the respondent names in its first column and one 0/1 column per test item:
+    the format ``benchirt irt`` reads. Returns the dataset folders written.
+    """
+    from benchirt.pipeline.run import load_run
+    from benchirt.pipeline.store import safe_name
+
+    results = load_run(run_dir)
+    written = []
+    for name, result in sorted(results.responses.items()):
+        folder = Path(run_dir) / "responses" / safe_name(name)
+        atomic_write_csv(folder / "responses.csv", result.responses.rename_axis("classifier").reset_index())
+        atomic_write_csv(folder / "roles.csv", result.roles.rename("role").rename_axis("classifier").reset_index())
+        atomic_write_csv(folder / "test_accuracy.csv",
+                         result.test_accuracy.rename("accuracy").rename_axis("classifier").reset_index())
+        atomic_write_csv(folder / "cv_accuracy.csv",
+                         result.cv_accuracy.rename("accuracy").rename_axis("classifier").reset_index())
+        written.append(folder)
+    return written

@@ -1,0 +1,277 @@
+"""``run_pipeline``: respond → irt → rate → subset → airt → report over one run directory.
+
+>>> from benchirt.pipeline import load_config, run_pipeline, load_run
+>>> outcome = run_pipeline(load_config("configs/default.yaml"), out="runs/default")
+>>> results = load_run(outcome.run_dir)          # every stored result, as the stages' objects
+>>> results.rating.ratings.head()
+
+Each stage can be left out (``stages``); a stage that runs reads its inputs from the run directory
+when their stage was left out, so ``stages: [rate, report]`` re-rates stored True-Scores without
+touching the classifiers. Datasets a stage cannot use are recorded as skipped with the reason and
+the run goes on with the others.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from benchirt.errors import DataError
+from benchirt.pipeline import stages as stage_functions
+from benchirt.pipeline.config import PipelineConfig, to_plain
+from benchirt.pipeline.executors import make_executor
+from benchirt.pipeline.runner import DatasetInput, Run
+from benchirt.pipeline.store import ArtifactStore, artifact_key
+
+#: Stages whose input is the suite's datasets.
+SUITE_STAGES = ("respond", "irt", "rate", "subset")
+
+
+@dataclass
+class RunOutcome:
+    """What :func:`run_pipeline` returns: where the run is, its manifest and the exit status."""
+
+    run_dir: Path
+    manifest: dict
+    exit_code: int
+
+
+@dataclass
+class RunResults:
+    """Every result of a run directory, read back as the stages' own objects.
+
+    Attributes
+    ----------
+    run_dir : Path
+    manifest : dict
+    config : PipelineConfig
+    responses : dict of str to ResponseResult
+    irts : dict of str to DatasetIRT
+    rating : RatingResult or None
+    subsets : SubsetEvaluation or None
+    airt : AIRTResult or None
+    skipped : dict of str to dict
+        Dataset -> {stage: reason} for every dataset some stage skipped or failed.
+    """
+
+    run_dir: Path
+    manifest: dict
+    config: PipelineConfig
+    responses: dict = field(default_factory=dict)
+    irts: dict = field(default_factory=dict)
+    rating: Any = None
+    subsets: Any = None
+    airt: Any = None
+    skipped: dict = field(default_factory=dict)
+
+
+def default_run_dir(config: PipelineConfig) -> Path:
+    """``config.out`` or ``runs/<config file stem>`` (``runs/default`` for the packaged default)."""
+    if config.out:
+        return Path(config.out)
+    stem = Path(config.source).stem if config.source.endswith((".yaml", ".yml")) else "default"
+    return Path("runs") / stem
+
+
+def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *, force: bool = False,
+                 show_progress: bool = True, client=None) -> RunOutcome:
+    """Run the configured stages, reusing every stored result whose key matches.
+
+    Parameters
+    ----------
+    config : PipelineConfig
+        From :func:`benchirt.pipeline.load_config`.
+    out : path, optional
+        Run directory; default :func:`default_run_dir`.
+    force : bool
+        Recompute every selected stage even when its stored result matches.
+    show_progress : bool
+        Progress bars and skip/failure lines on stderr.
+    client : distributed.Client, optional
+        Run the per-dataset work on this Dask client (overrides ``execution``).
+
+    Returns
+    -------
+    RunOutcome
+        ``exit_code`` is 0 when nothing failed, 1 when some dataset or stage failed after its retries
+        (skips, which are the data's fault, do not count).
+    """
+    run_dir = Path(out) if out is not None else default_run_dir(config)
+    executor = make_executor(config.execution, client)
+    run = Run(ArtifactStore(run_dir), executor, config=to_plain(config.to_dict()), force=force, show_progress=show_progress)
+    try:
+        run.start(config.stages)
+        run.store.write_config(yaml.safe_dump(to_plain(config.to_dict()), sort_keys=False))
+        _Pipeline(config, run, executor.parallel).execute()
+        run.finish()
+    except BaseException:
+        run.finish("interrupted")
+        raise
+    finally:
+        executor.close()
+    failed = any(report.failed for report in run.stage_reports.values())
+    return RunOutcome(run_dir, run.manifest, 1 if failed else 0)
+
+
+class _Pipeline:
+    """The wiring of one run: keys, inputs and the stage calls, in order."""
+
+    def __init__(self, config: PipelineConfig, run: Run, outer_parallel: bool) -> None:
+        self.config = config
+        self.run = run
+        self.outer_parallel = outer_parallel
+        self.selected = set(config.stages)
+        self.options = {name: stage_options(config.stage_config(name)) for name in config.stage_configs}
+        self.options["airt"].update({k: config.section("airt")[k] for k in ("input", "which") if k in config.section("airt")})
+
+    def execute(self) -> None:
+        needs_suite = bool(self.selected & set(SUITE_STAGES)) or (
+            "airt" in self.selected and self._airt_input() == "accuracy")
+        specs = resolve_specs(self.config) if needs_suite else []
+        respond_keys = self._respond(specs) if specs else {}
+        irt_keys = self._irt(respond_keys) if respond_keys and self.selected & {"irt", "rate", "subset"} else {}
+        if "rate" in self.selected:
+            self._rate(respond_keys, irt_keys)
+        if "subset" in self.selected:
+            self._subset(respond_keys, irt_keys)
+        if "airt" in self.selected:
+            self._airt(respond_keys)
+        if "report" in self.selected:
+            self._report()
+
+    # -- per dataset -----------------------------------------------------------------------------
+    def _respond(self, specs) -> dict[str, str]:
+        config = self.config.stage_config("responses")
+        if self.outer_parallel:
+            config = replace(config, n_jobs=1)  # the datasets are already spread over the cores
+        items = [DatasetInput(spec.name, {"dataset": spec.fingerprint()}, lambda spec=spec: (spec, config)) for spec in specs]
+        return self._per_dataset("respond", self.options["responses"], items, stage_functions.respond_dataset)
+
+    def _irt(self, respond_keys: dict[str, str]) -> dict[str, str]:
+        config = self.config.stage_config("irt")
+        store = self.run.store
+        items = [DatasetInput(name, {"respond": key}, lambda name=name, key=key: (store.load("respond", name, key), config))
+                 for name, key in sorted(respond_keys.items())]
+        return self._per_dataset("irt", self.options["irt"], items, stage_functions.irt_dataset)
+
+    def _per_dataset(self, stage: str, options: dict, items, fn) -> dict[str, str]:
+        if stage in self.selected:
+            return self.run.per_dataset(stage, options, items, fn)
+        found = {item.name: artifact_key(stage, options, item.inputs) for item in items}
+        return {name: key for name, key in found.items()
+                if self.run.store.has(stage, name, key) and self.run.store.marker(stage, name, key).get("status") == "ok"}
+
+    # -- over the suite --------------------------------------------------------------------------
+    def _rate(self, respond_keys, irt_keys) -> None:
+        if not irt_keys:
+            return self.run.skip_stage("rate", "no dataset has an IRT result (run the respond and irt stages)")
+        self.run.whole("rate", self.options["rating"], {"irt": irt_keys, "respond": _subset_of(respond_keys, irt_keys)},
+                       stage_functions.rate_suite,
+                       lambda: (self._load("irt", irt_keys), self._load("respond", _subset_of(respond_keys, irt_keys)),
+                                self.config.stage_config("rating")))
+
+    def _subset(self, respond_keys, irt_keys) -> None:
+        if len(irt_keys) < 2:
+            return self.run.skip_stage("subset", f"subsets need at least 2 datasets with IRT results, have {len(irt_keys)}")
+        options = {"subsets": self.options["subsets"], "rating": self.options["rating"]}
+        self.run.whole("subset", options, {"irt": irt_keys, "respond": _subset_of(respond_keys, irt_keys)},
+                       stage_functions.subset_suite,
+                       lambda: (self._load("irt", irt_keys), self._load("respond", _subset_of(respond_keys, irt_keys)),
+                                self.config.stage_config("subsets"), self.config.stage_config("rating")))
+
+    def _airt(self, respond_keys) -> None:
+        config = self.config.stage_config("airt")
+        if self._airt_input() == "aslib":
+            directory = self._aslib_dir()
+            self.run.whole("airt", self.options["airt"], {"aslib": directory_fingerprint(directory)},
+                           stage_functions.airt_from_aslib, lambda: (str(directory), config))
+            return
+        if not respond_keys:
+            return self.run.skip_stage("airt", "no dataset has responses (run the respond stage)")
+        which = self.config.section("airt").get("which", "test")
+        self.run.whole("airt", self.options["airt"], {"respond": respond_keys}, stage_functions.airt_from_accuracy,
+                       lambda: (self._load("respond", respond_keys), config, which))
+
+    def _report(self) -> None:
+        from benchirt.report import build_report
+
+        def write() -> None:
+            self.run.store.write_manifest(self.run.manifest)  # the report reads this run's manifest
+            build_report(self.run.store.root, self.config.stage_config("report"))
+
+        self.run.unstored("report", write)
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _load(self, stage: str, keys: dict[str, str]) -> dict:
+        return {name: self.run.store.load(stage, name, key) for name, key in sorted(keys.items())}
+
+    def _airt_input(self) -> str:
+        section = self.config.section("airt")
+        return section.get("input", "aslib" if section.get("aslib") else "accuracy")
+
+    def _aslib_dir(self) -> Path:
+        """The scenario folder; a relative path is relative to the config file (as suite paths are)."""
+        given = self.config.section("airt")["aslib"]
+        directory = Path(self.config.base_dir) / given
+        if not directory.is_dir():
+            raise DataError(f"{self.config.source}: airt.aslib {given!r} is not a folder ({directory}); give the "
+                            "ASlib scenario folder, relative to the config file or absolute")
+        return directory
+
+
+def stage_options(stage_config) -> dict:
+    """The canonical option dict of a stage config (its ``to_dict`` when it has one): the key's input."""
+    if hasattr(stage_config, "to_dict"):
+        return to_plain(stage_config.to_dict())
+    return to_plain(stage_config)
+
+
+def resolve_specs(config: PipelineConfig) -> list:
+    """The suite's :class:`~benchirt.data.DatasetSpec` list (relative paths: beside the config file)."""
+    from benchirt.data import resolve_suite
+
+    specs = resolve_suite(config.suite, base=config.base_dir)
+    if not specs:
+        raise DataError(f"{config.source}: suite {config.suite!r} has no dataset")
+    return specs
+
+
+def directory_fingerprint(directory: Path) -> str:
+    """sha256 over the names and bytes of a folder's files (an ASlib scenario's content key)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(p for p in Path(directory).rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(directory)).encode())
+        with path.open("rb") as handle:
+            digest.update(hashlib.file_digest(handle, "sha256").digest())
+    return digest.hexdigest()
+
+
+def load_run(run_dir: str | os.PathLike) -> RunResults:
+    """Read every result of a run directory back (what the report and notebooks use)."""
+    from benchirt.pipeline.config import load_config
+
+    store = ArtifactStore(run_dir)
+    manifest = store.read_manifest()
+    config = load_config(manifest["config"])
+    results = RunResults(Path(run_dir), manifest, config)
+    for name, stages in sorted(manifest.get("datasets", {}).items()):
+        for stage, entry in stages.items():
+            if entry["status"] in ("computed", "reused") and store.has(stage, name, entry["key"]):
+                target = results.responses if stage == "respond" else results.irts
+                target[name] = store.load(stage, name, entry["key"])
+            elif entry["status"] in ("skipped", "failed"):
+                results.skipped.setdefault(name, {})[stage] = f"{entry['status']}: {entry.get('reason')}"
+    for stage, attribute in (("rate", "rating"), ("subset", "subsets"), ("airt", "airt")):
+        entry = manifest.get("artifacts", {}).get(stage)
+        if entry and entry["status"] in ("computed", "reused") and store.has(stage, "all", entry["key"]):
+            setattr(results, attribute, store.load(stage, "all", entry["key"]))
+    return results
+
+
+def _subset_of(keys: dict[str, str], names) -> dict[str, str]:
+    return {name: keys[name] for name in names if name in keys}

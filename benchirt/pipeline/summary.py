@@ -1,0 +1,55 @@
+"""The one-screen summary ``benchirt run`` prints at the end (from the manifest and the stored results)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+#: Widest dataset reason shown on the terminal (the report and the manifest keep the whole text).
+REASON_WIDTH = 90
+
+
+def format_summary(run_dir: str | Path, manifest: dict, rating=None, top: int = 5) -> str:
+    """Stage table (status, seconds, computed / reused / skipped / failed), leaders, skips, where to look.
+
+    Parameters
+    ----------
+    run_dir : path
+    manifest : dict
+        The run's ``manifest.json`` content.
+    rating : benchirt.rating.RatingResult, optional
+        Adds the ``top`` classifiers of the Glicko-2 table with their 95 % intervals.
+    """
+    lines = [f"benchirt run: {manifest.get('status', '?')} — {run_dir}"]
+    lines.append(f"  {'stage':<9}{'status':<10}{'seconds':>9}{'computed':>10}{'reused':>8}{'skipped':>9}{'failed':>8}")
+    total = 0.0
+    for stage, report in manifest.get("stages", {}).items():
+        total += report.get("seconds") or 0.0
+        lines.append(
+            f"  {stage:<9}{report.get('status', ''):<10}{report.get('seconds', 0):>9.1f}{report.get('computed', 0):>10}"
+            f"{report.get('reused', 0):>8}{report.get('skipped', 0):>9}{report.get('failed', 0):>8}"
+        )
+    lines.append(f"  {'total':<19}{total:>9.1f}")
+    if rating is not None:
+        table = rating.tournament.table.sort_values("rating", ascending=False).head(top)
+        lines.append(f"Glicko-2 leaders (rating ± 95 % interval) over {rating.tournament.trajectory['dataset'].nunique()} datasets:")
+        for _, row in table.iterrows():
+            lines.append(f"  {int(row['rank']):>3}. {row['classifier']:<22}{row['rating']:8.1f}  [{row['low']:.0f}, {row['high']:.0f}]")
+    problems = [(name, stage, entry) for name, stages in sorted(manifest.get("datasets", {}).items())
+                for stage, entry in stages.items() if entry.get("status") in ("skipped", "failed")]
+    for stage, entry in manifest.get("artifacts", {}).items():
+        if entry.get("status") in ("skipped", "failed"):
+            problems.append(("(all datasets)", stage, entry))
+    for stage, report in manifest.get("stages", {}).items():
+        if report.get("note") and report.get("status") in ("skipped", "failed") and stage not in manifest.get("artifacts", {}):
+            problems.append(("(stage)", stage, {"status": report["status"], "reason": report["note"]}))
+    if problems:
+        lines.append("Skipped or failed:")
+        for name, stage, entry in problems:
+            reason = (entry.get("reason") or "").splitlines()[0] if entry.get("reason") else ""
+            if len(reason) > REASON_WIDTH:
+                reason = reason[: REASON_WIDTH - 1] + "…"
+            lines.append(f"  {entry['status']:<8}{stage:<8}{name}: {reason}")
+    run_dir = Path(run_dir)
+    if (run_dir / "report.html").is_file():
+        lines.append(f"Report: {run_dir / 'report.html'}  (summary: {run_dir / 'summary.md'})")
+    lines.append(f"Manifest: {run_dir / 'manifest.json'}")
+    return "\n".join(lines)

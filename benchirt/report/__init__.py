@@ -1,0 +1,55 @@
+"""The report of a finished run: one self-contained ``report.html`` and a ``summary.md``.
+
+>>> from benchirt.report import build_report
+>>> paths = build_report("runs/default")          # {"html": ..., "markdown": ...}
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from benchirt.io import atomic_write_text
+from benchirt.report.config import ReportConfig
+from benchirt.report.document import Section, render_html, render_markdown
+from benchirt.report.sections import SECTIONS
+
+__all__ = ["ReportConfig", "build_report", "report_sections"]
+
+
+def report_sections(results, config: ReportConfig | None = None) -> list[Section]:
+    """The sections of a run's report, in page order (those whose stage did not run are absent)."""
+    config = config or ReportConfig()
+    return [section for make in SECTIONS if (section := make(results, config)) is not None]
+
+
+def build_report(run_dir: str | os.PathLike, config: ReportConfig | None = None,
+                 out: str | os.PathLike | None = None) -> dict[str, Path]:
+    """Write ``report.html`` and ``summary.md`` for the run in ``run_dir``.
+
+    Parameters
+    ----------
+    run_dir : path
+        A run directory written by ``benchirt run`` (it has a ``manifest.json``).
+    config : ReportConfig, optional
+        Default: the run's own ``report`` options.
+    out : path, optional
+        Folder for the two files; default ``run_dir``.
+
+    Returns
+    -------
+    dict
+        ``{"html": path, "markdown": path}``.
+    """
+    from benchirt.pipeline.run import load_run
+
+    results = load_run(run_dir)
+    config = config or results.config.stage_config("report")
+    sections = report_sections(results, config)
+    subtitle = (f"config {results.manifest.get('config', {}).get('suite')!r} suite · "
+                f"benchirt {results.manifest.get('versions', {}).get('benchirt', '?')} · "
+                f"updated {results.manifest.get('updated', '?')}")
+    out = Path(out) if out is not None else Path(run_dir)
+    paths = {"html": out / "report.html", "markdown": out / "summary.md"}
+    atomic_write_text(paths["html"], render_html(config.title, subtitle, sections))
+    atomic_write_text(paths["markdown"], render_markdown(config.title, subtitle, sections))
+    return paths

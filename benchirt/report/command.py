@@ -1,0 +1,32 @@
+"""``benchirt report RUN_DIR``: (re)write the HTML report and Markdown summary of a run."""
+from __future__ import annotations
+
+import argparse
+
+DESCRIPTION = """\
+Write RUN_DIR/report.html (one self-contained page: tables and figures of every stage that ran,
+figures embedded) and RUN_DIR/summary.md (the same text and tables) from a run directory of
+`benchirt run`. Nothing is recomputed."""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("report", help="HTML report and Markdown summary of a finished run",
+                                   description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="run directory written by `benchirt run`")
+    parser.add_argument("--out", metavar="DIR", help="write the two files here instead of RUN_DIR")
+    parser.add_argument("--title", help="page title (default: the run's report.title)")
+    parser.set_defaults(func=report_command)
+
+
+def report_command(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from benchirt.pipeline.run import load_run
+    from benchirt.report import build_report
+
+    config = load_run(args.run_dir).config.stage_config("report")
+    if args.title:
+        config = replace(config, title=args.title)
+    paths = build_report(args.run_dir, config, out=args.out)
+    print(f"wrote {paths['html']} and {paths['markdown']}")
+    return 0

@@ -1,0 +1,175 @@
+"""A report as data — sections of paragraphs, tables and figures — and its two renderings.
+
+:func:`render_html` writes one self-contained page: inline CSS, every figure a base64 PNG data URI,
+no script and no external asset, so the file can be mailed or archived alone.
+:func:`render_markdown` writes the same text and tables (figures are left to the HTML page).
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+from dataclasses import dataclass, field
+from typing import Union
+
+import numpy as np
+import pandas as pd
+
+#: Rows of a table shown in full; longer tables show their head and say how many rows they have.
+MAX_TABLE_ROWS = 60
+
+
+@dataclass
+class Paragraph:
+    text: str
+
+
+@dataclass
+class Table:
+    frame: pd.DataFrame
+    caption: str = ""
+    index: bool = False
+
+
+@dataclass
+class Figure:
+    """A rendered figure: PNG bytes and a caption (the matplotlib figure is closed once rendered)."""
+
+    png: bytes
+    caption: str = ""
+
+
+@dataclass
+class Note:
+    """Something the reader must know (a skipped stage, a figure that could not be drawn)."""
+
+    text: str
+
+
+Block = Union[Paragraph, Table, Figure, Note]
+
+
+@dataclass
+class Section:
+    id: str
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+
+    def add(self, block: Block) -> "Section":
+        self.blocks.append(block)
+        return self
+
+
+def figure_block(fig, caption: str = "", dpi: int = 80) -> Figure:
+    """Render a matplotlib figure to PNG bytes and close it (the report keeps no open figures)."""
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    try:
+        fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return Figure(buffer.getvalue(), caption)
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0;color:#1d2330;background:#fbfbfd}
+header{background:#1f3a5f;color:#fff;padding:18px 32px}header h1{margin:0;font-size:1.6em}
+header p{margin:4px 0 0;opacity:.85}
+nav{position:sticky;top:0;background:#eef1f6;padding:8px 32px;border-bottom:1px solid #d5dbe5;z-index:2}
+nav a{margin-right:16px;color:#1f3a5f;text-decoration:none;font-size:.92em}nav a:hover{text-decoration:underline}
+main{padding:8px 32px 48px;max-width:1200px}section{margin-top:28px}
+h2{border-bottom:2px solid #1f3a5f;padding-bottom:4px;color:#1f3a5f}
+table{border-collapse:collapse;margin:8px 0 4px;font-size:.86em}
+th,td{border:1px solid #d5dbe5;padding:3px 8px;text-align:right}th{background:#eef1f6}
+td:first-child,th:first-child{text-align:left}
+.caption{font-size:.85em;color:#555;margin:2px 0 14px}
+figure{margin:12px 0;display:inline-block;vertical-align:top;max-width:100%}
+figure img{max-width:100%;border:1px solid #e1e5ec;background:#fff}
+figcaption{font-size:.85em;color:#555}
+.note{background:#fff6e0;border-left:4px solid #e0a800;padding:6px 12px;margin:8px 0;white-space:pre-wrap}
+"""
+
+
+def render_html(title: str, subtitle: str, sections: list[Section]) -> str:
+    """One self-contained HTML page (inline CSS, figures as data URIs, no scripts)."""
+    nav = "".join(f'<a href="#{s.id}">{html.escape(s.title)}</a>' for s in sections)
+    body = []
+    for section in sections:
+        parts = [f'<section id="{section.id}"><h2>{html.escape(section.title)}</h2>']
+        for block in section.blocks:
+            parts.append(_html_block(block))
+        parts.append("</section>")
+        body.append("\n".join(parts))
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{html.escape(title)}</title>"
+        f"<style>{_CSS}</style></head><body>"
+        f"<header><h1>{html.escape(title)}</h1><p>{html.escape(subtitle)}</p></header>"
+        f"<nav>{nav}</nav><main>\n" + "\n".join(body) + "\n</main></body></html>\n"
+    )
+
+
+def _html_block(block: Block) -> str:
+    if isinstance(block, Paragraph):
+        return f"<p>{html.escape(block.text)}</p>"
+    if isinstance(block, Note):
+        return f'<div class="note">{html.escape(block.text)}</div>'
+    if isinstance(block, Figure):
+        data = base64.b64encode(block.png).decode("ascii")
+        alt = html.escape(block.caption or "figure")
+        return (f'<figure><img alt="{alt}" src="data:image/png;base64,{data}">'
+                f"<figcaption>{html.escape(block.caption)}</figcaption></figure>")
+    frame, more = _clip(block.frame)
+    table = _format(frame).to_html(index=block.index, border=0, escape=True, na_rep="")
+    caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(block.frame)} rows)" if more else "")
+    return table + (f'<p class="caption">{html.escape(caption)}</p>' if caption else "")
+
+
+def render_markdown(title: str, subtitle: str, sections: list[Section]) -> str:
+    """The report's text and tables as Markdown (pipe tables; figures are in the HTML page)."""
+    lines = [f"# {title}", "", subtitle, ""]
+    for section in sections:
+        lines += [f"## {section.title}", ""]
+        for block in section.blocks:
+            if isinstance(block, Paragraph):
+                lines += [block.text, ""]
+            elif isinstance(block, Note):
+                lines += ["> " + block.text.replace("\n", "\n> "), ""]
+            elif isinstance(block, Table):
+                frame, more = _clip(block.frame)
+                lines += [markdown_table(_format(frame), index=block.index)]
+                caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(block.frame)} rows)" if more else "")
+                lines += ([f"*{caption}*"] if caption else []) + [""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def markdown_table(frame: pd.DataFrame, index: bool = False) -> str:
+    """A pipe table (hand-written: pandas' ``to_markdown`` needs the optional ``tabulate`` package)."""
+    if index:
+        frame = frame.reset_index()
+    header = [str(c) for c in frame.columns]
+    rows = [[_cell(v) for v in row] for row in frame.itertuples(index=False)]
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def _cell(value) -> str:
+    text = "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _clip(frame: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
+    return (frame.head(MAX_TABLE_ROWS), True) if len(frame) > MAX_TABLE_ROWS else (frame, False)
+
+
+def _format(frame: pd.DataFrame) -> pd.DataFrame:
+    """Floats to 3 significant decimals (large numbers to 1) for reading; other columns as they are."""
+    out = frame.copy()
+    for column in out.columns:
+        if pd.api.types.is_float_dtype(out[column]):
+            values = out[column]
+            big = values.abs().max() >= 100 if values.notna().any() else False
+            out[column] = values.map(lambda v: "" if pd.isna(v) else (f"{v:.1f}" if big else f"{v:.3f}"))
+    return out
