@@ -179,3 +179,15 @@ def test_airt_ranking_puts_the_niche_algorithms_first():
     full = airt_ranking(perf, epsilon=0.0)
     assert sorted(full) == sorted(perf.columns) and full[: len(strict)] == strict
     assert full[-1] == "weak"
+
+
+def test_gap_curves_feed_the_portfolio_plot():
+    from benchirt.airt.plots import plot_portfolio_gap
+
+    result = compare_portfolios(_toy(), selectors={"shapley": shapley_ranking, "topset": topset_ranking},
+                                n_folds=4)
+    curves = result.gap_curves()
+    assert list(curves.columns) == ["method", "n_algorithms", "mean_gap", "se"]
+    np.testing.assert_allclose(curves["mean_gap"], result.summary["mpg"])
+    figure = plot_portfolio_gap(curves)
+    assert len(figure.axes[0].lines) >= 2

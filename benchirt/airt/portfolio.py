@@ -206,6 +206,19 @@ class PortfolioComparison:
     failures: pd.DataFrame
     methods: list[str] = field(default_factory=list)
 
+    def gap_curves(self, *, raw: bool = False) -> pd.DataFrame:
+        """``summary`` in the long form of :func:`benchirt.airt.plots.plot_portfolio_gap` (seed 000 Fig. 23).
+
+        Returns
+        -------
+        pd.DataFrame
+            Columns ``method, n_algorithms, mean_gap, se`` (raw units when ``raw`` and available).
+        """
+        use_raw = raw and "raw_mpg" in self.summary.columns
+        mean, se = ("raw_mpg", "raw_se") if use_raw else ("mpg", "se")
+        return self.summary.rename(columns={"n": "n_algorithms", mean: "mean_gap", se: "se"})[
+            ["method", "n_algorithms", "mean_gap", "se"]]
+
     def table(self, n: int = 5, *, raw: bool = True) -> pd.Series:
         """MPG of each method with portfolios of ``n`` algorithms (one row of seed 000 Table 6).
 
