@@ -95,39 +95,46 @@ def innate_wide(table: pd.DataFrame, values=("rating", "real_rank", "volatility"
 
 
 def _verdict(table: pd.DataFrame, leaders: pd.DataFrame, scenarios: list[str]) -> str:
-    counts = leaders["leader"].value_counts()
-    mean_rank = table.groupby("classifier")["real_rank"].mean()
-    candidates = pd.DataFrame({"leads": counts}).join(mean_rank, how="left")
-    candidates = candidates.rename_axis("classifier").reset_index()
-    best = candidates.sort_values(["leads", "real_rank", "classifier"], ascending=[False, True, True]).iloc[0]
+    """Name the most consistent leader and state how certain its lead is.
+
+    The candidate is the real classifier with the highest mean share of dataset orders in which it
+    leads (when the order analysis ran), else the one leading most suites in sorted order; ties go
+    to the better mean rank, then the name.
+    """
+    n = len(scenarios)
+    stats = table.groupby("classifier").agg(real_rank=("real_rank", "mean"))
+    stats["leads"] = leaders["leader"].value_counts().reindex(stats.index, fill_value=0)
+    robust = "p_lead" in table.columns
+    stats["p_lead"] = table.groupby("classifier")["p_lead"].mean() if robust else 0.0
+    stats = stats.rename_axis("classifier").reset_index()
+    keys = ["p_lead", "leads", "real_rank", "classifier"] if robust else ["leads", "real_rank", "classifier"]
+    best = stats.sort_values(keys, ascending=[k in ("real_rank", "classifier") for k in keys]).iloc[0]
     name = best["classifier"]
     led = leaders[leaders["leader"] == name]
-    n, k = len(scenarios), len(led)
-    separable = int(led["separable"].sum())
+    k, separable = len(led), int(led["separable"].sum())
+    text = f"Innate ability (seed 003 §4.9): {name} leads the real classifiers most consistently. "
+    text += f"In sorted dataset order it leads {k} of {n} suites"
+    if k:
+        text += (
+            f" ({', '.join(led['subset'])}), by {led['margin'].min():.1f} to {led['margin'].max():.1f} rating "
+            f"points; the lead is separable by the R ± 2RD intervals on {separable} of {k}"
+        )
+    text += "."
+    shares = None
+    if robust:
+        shares = table[table["classifier"] == name].set_index("subset")["p_lead"].reindex(scenarios)
+        per_suite = ", ".join(f"{s} {100 * v:.0f} %" for s, v in shares.items())
+        text += f" Over random dataset orders it leads in {100 * shares.mean():.0f} % of them on average ({per_suite})."
     lowest_vol = int((leaders["lowest_volatility"] == name).sum())
-    text = (
-        f"Innate ability (seed 003 §4.9): {name} leads the real classifiers on {k} of {n} suites "
-        f"({', '.join(led['subset'])}), by {led['margin'].min():.1f} to {led['margin'].max():.1f} rating points "
-        f"over the runner-up; the lead is separable by the R ± 2RD intervals on {separable} of {k}"
-    )
-    if "p_lead" in leaders.columns:
-        text += (
-            f"; over random dataset orders it stays ahead in {100 * led['p_lead'].min():.0f}–"
-            f"{100 * led['p_lead'].max():.0f} % of them"
-        )
-    text += f". It has the lowest volatility among the real classifiers on {lowest_vol} of {n}. "
-    others = leaders.loc[leaders["leader"] != name, "leader"].unique()
-    if k == n and separable == n:
-        text += f"Verdict: {name} has the most consistent lead, and it is larger than the rating uncertainty."
-    elif k == n:
-        runners = ", ".join(sorted(leaders.loc[~leaders["separable"], "runner_up"].unique()))
-        text += (
-            f"Verdict: {name} leads consistently, but not always beyond the rating uncertainty "
-            f"(not separable from {runners} on every suite)."
-        )
+    text += f" It has the lowest volatility among the real classifiers on {lowest_vol} of {n} suites. "
+    if k == n and separable == n and (shares is None or shares.min() >= 0.95):
+        text += "Verdict: a clear lead on every suite, larger than the rating uncertainty."
+    elif k == n or (shares is not None and shares.min() >= 0.5):
+        text += "Verdict: a consistent lead, but within the rating uncertainty on some suites."
     else:
+        others = sorted(set(leaders["leader"]) - {name})
         text += (
-            f"Verdict: no consistent leader; {', '.join(sorted(others))} lead(s) elsewhere, so the suites "
-            "do not single out one classifier."
+            f"Verdict: no consistent leader — {', '.join(others)} lead(s) elsewhere; the suites do not single "
+            "out one classifier."
         )
     return text

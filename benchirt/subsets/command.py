@@ -1,0 +1,188 @@
+"""``benchirt subset SUMMARIES SCORES --out DIR``: IRT-filtered benchmark subsets, evaluated and exported."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+from benchirt.errors import DataError
+from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
+from benchirt.rating.config import RatingConfig
+from benchirt.rating.scores import read_scores
+from benchirt.subsets.config import SubsetConfig
+from benchirt.subsets.evaluation import SubsetEvaluation, evaluate_subsets
+from benchirt.subsets.export import export_suite, publish_suite, read_dataset_ids, subset_entries
+from benchirt.subsets.selection import RULES, build_subsets
+
+DESCRIPTION = """\
+Choose benchmark subsets from the IRT item summaries of each dataset (seed 003 §4.6, §5.4) and
+measure them: the Glicko-2 ranking on each subset (single order and over random orders), the
+item-parameter balance (Table 5), RD/volatility spread (Table 6), the fidelity of each subset's
+ranking to the full suite against random subsets of the same size, the innate-ability verdict,
+and — with --metadata — the dataset characterisation (Tables 7-9).
+
+SUMMARIES is a CSV with one row per dataset: a 'dataset' column and pct_discrimination_gt,
+pct_difficulty_gt (and pct_guessing_gt) in percent. SCORES is what 'benchirt rate' reads: a
+folder of <dataset>/true_scores.csv (Clf,Score) or a long CSV dataset,classifier,score.
+
+Rules: combined (default; decodIRT's: half the cut from the most discriminating datasets, the
+rest from the most difficult ones not yet chosen), discrimination, difficulty, guessing. A cut of
+p% keeps ceil(p/100 * N) datasets; ties go to the dataset name.
+
+Roles: --roles CSV (classifier,role with role real|artificial|ladder), or --artificial NAMES;
+by default benchirt's artificial names (optimal, pessimal, majority, minority, random1-3, and
+decodIRT's otimo, pessimo, majoritario, minoritario, rand1-3) are artificial, mlp_epoch_* are
+the ladder and every other classifier is real.
+
+Writes DIR/subsets.json, DIR/suites/<subset>.yaml (suite files 'benchirt run' accepts; with
+OpenML ids when --ids gives them), the tables membership.csv, ratings.csv, parameters.csv,
+reliability.csv, fidelity.csv, random_draws.csv, innate.csv, leaders.csv (+ characterization.csv,
+metadata_summary.csv), summary.txt and the figures fidelity.png, ratings.png,
+parameter_balance.png, innate.png. --publish creates one OpenML benchmark suite per subset
+(API key from $OPENML_APIKEY or openml's config; never written or printed) and writes
+DIR/published.json."""
+
+EPILOG = """\
+example:
+  benchirt subset runs/default/irt/summaries.csv ../shared/data/decodirt-reference \\
+      --cuts 30,50,70 --rule combined --random 200 --out runs/subsets
+  benchirt subset summaries.csv scores.csv --ids ../shared/data/cc18-arff/manifest.csv \\
+      --cuts 50 --publish --out runs/subsets50"""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "subset", help="IRT-filtered benchmark subsets: build, evaluate against chance, export/publish",
+        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("summaries", metavar="SUMMARIES", help="CSV of per-dataset IRT summaries")
+    parser.add_argument("scores", metavar="SCORES", help="folder of <dataset>/true_scores.csv or a long CSV")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--cuts", default="30,50,70", metavar="P,P,...",
+                        help="percentages of the suite to keep, each in (0, 100] (default 30,50,70)")
+    parser.add_argument("--rule", choices=RULES, default="combined", help="selection rule (default combined)")
+    parser.add_argument("--random", type=int, default=200, metavar="N",
+                        help="random subsets per size for the fidelity-vs-chance comparison (default 200; 0 = off)")
+    parser.add_argument("--permutations", type=int, default=200, metavar="N",
+                        help="random dataset orders for the order-robust ranking (default 200; 0 = off)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random subsets and orders (default 0)")
+    parser.add_argument("--score", default="true_score", metavar="NAME",
+                        help="score deciding the matches (as in 'benchirt rate'; default true_score)")
+    parser.add_argument("--roles", metavar="CSV", help="classifier,role table (role: real, artificial or ladder)")
+    parser.add_argument("--artificial", metavar="NAMES",
+                        help="comma-separated artificial classifiers (every other one is real)")
+    parser.add_argument("--metadata", metavar="CSV",
+                        help="dataset metadata (dataset + Dataset.metadata() columns) for Tables 7-9")
+    parser.add_argument("--ids", metavar="FILE",
+                        help="dataset names with OpenML ids: CSV (name/dataset, openml_id/openml_did, task_id) "
+                             "or a suite file")
+    parser.add_argument("--format", choices=("yaml", "json"), default="yaml", help="suite file format (default yaml)")
+    parser.add_argument("--no-plots", action="store_true", help="do not write the PNG figures")
+    parser.add_argument("--publish", action="store_true",
+                        help="publish every subset as an OpenML benchmark suite (needs ids and an API key)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = SubsetConfig(
+        cuts=tuple(c for c in args.cuts.split(",") if c.strip()), rule=args.rule,
+        n_random=args.random, seed=args.seed, n_permutations=args.permutations,
+    )
+    summaries = _read_table(args.summaries, "IRT summaries")
+    scores = read_scores(args.scores, args.score)
+    roles = read_roles(args.roles) if args.roles else default_roles(scores["classifier"].unique(), args.artificial)
+    metadata = _read_table(args.metadata, "dataset metadata") if args.metadata else None
+    ids = read_dataset_ids(args.ids) if args.ids else None
+
+    subsets = build_subsets(summaries, config.cuts, config.rule)
+    evaluation = evaluate_subsets(subsets, scores, summaries, metadata, roles, config, RatingConfig(score=args.score))
+    out = Path(args.out)
+    write_outputs(evaluation, out, ids=ids, suite_format=args.format, plots=not args.no_plots)
+    print(evaluation.summary())
+    if args.publish:
+        published = {
+            name: publish_suite(name, subset_entries(datasets, ids), description=_description(name, evaluation))
+            for name, datasets in evaluation.subsets.items()
+        }
+        atomic_write_json(out / "published.json", published)
+        for name, suite_id in published.items():
+            print(f"published {name} as OpenML suite {suite_id}")
+    print(f"wrote {out}")
+    return 0
+
+
+def write_outputs(
+    evaluation: SubsetEvaluation,
+    out: str | Path,
+    ids: pd.DataFrame | None = None,
+    suite_format: str = "yaml",
+    plots: bool = True,
+) -> None:
+    """Write subsets, suite files, tables, summary and figures into ``out`` (each file atomically)."""
+    out = Path(out)
+    atomic_write_json(out / "subsets.json", {"config": evaluation.config.to_dict(), "subsets": evaluation.subsets})
+    for name, datasets in evaluation.subsets.items():
+        export_suite(name, subset_entries(datasets, ids), out / "suites" / f"{name}.{suite_format}",
+                     description=_description(name, evaluation))
+    for stem, frame in evaluation.to_frames().items():
+        atomic_write_csv(out / f"{stem}.csv", frame)
+    atomic_write_text(out / "summary.txt", evaluation.summary() + "\n")
+    if plots:
+        from benchirt.subsets.plots import all_figures
+
+        for stem, figure in all_figures(evaluation).items():
+            atomic_write_figure(out / f"{stem}.png", figure, dpi=120)
+
+
+def default_roles(classifiers, artificial: str | None = None) -> pd.Series:
+    """Roles from names: ``--artificial`` if given, else benchirt's and decodIRT's artificial names.
+
+    Without ``artificial``: names in :data:`benchirt.pool.ARTIFICIAL_NAMES` (directly or through
+    :data:`benchirt.pool.DECODIRT_NAMES`) are artificial, ``mlp_epoch_*`` are the ladder, the rest real.
+    """
+    from benchirt.pool import ARTIFICIAL_NAMES, DECODIRT_NAMES
+
+    if artificial is not None:
+        chosen = {name.strip() for name in artificial.split(",") if name.strip()}
+        return pd.Series({c: "artificial" if c in chosen else "real" for c in classifiers}, dtype=object)
+
+    def role(name: str) -> str:
+        if DECODIRT_NAMES.get(name, name) in ARTIFICIAL_NAMES:
+            return "artificial"
+        return "ladder" if name.startswith("mlp_epoch_") else "real"
+
+    return pd.Series({c: role(c) for c in classifiers}, dtype=object)
+
+
+def read_roles(path: str | Path) -> pd.Series:
+    """A ``classifier,role`` CSV as a Series (index = classifier)."""
+    frame = _read_table(path, "classifier roles")
+    missing = [c for c in ("classifier", "role") if c not in frame.columns]
+    if missing:
+        raise DataError(f"{path}: the roles table needs the columns classifier, role; missing {', '.join(missing)}")
+    bad = sorted(set(frame["role"]) - {"real", "artificial", "ladder"})
+    if bad:
+        raise DataError(f"{path}: unknown role(s) {', '.join(map(str, bad))}; use real, artificial or ladder")
+    return pd.Series(frame["role"].to_numpy(), index=frame["classifier"].astype(str), dtype=object)
+
+
+def _read_table(path: str | Path, what: str) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path)
+    except FileNotFoundError:
+        raise DataError(f"{what} file not found: {path}") from None
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise DataError(f"cannot read {what} from {path}: {exc}") from None
+
+
+def _description(name: str, evaluation: SubsetEvaluation) -> str:
+    row = evaluation.fidelity.set_index("subset").loc[name]
+    text = (
+        f"{name}: {int(row['n_datasets'])} datasets chosen by benchirt's '{evaluation.config.rule}' rule from the "
+        f"percentages of very discriminating / difficult items (IRT 3PL). Kendall tau of the real classifiers' "
+        f"Glicko-2 order with the full suite: {row['kendall_tau']:.2f}"
+    )
+    if "kendall_tau_percentile" in row.index:
+        text += f" (percentile {row['kendall_tau_percentile']:.0f} among random subsets of the same size)"
+    return text + "."
