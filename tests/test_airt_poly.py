@@ -174,3 +174,13 @@ def test_binned_real_like_performance_end_to_end():
     fit = fit_grm(bin_performance(perf, n_levels=5))
     assert fit.items.loc["odd", "anomalous"] and not fit.items.drop(index="odd")["anomalous"].any()
     assert np.corrcoef(fit.theta["theta"], easiness)[0, 1] > 0.9
+
+
+def test_goodness_compares_actual_and_most_likely_levels(recovered):
+    fit, levels, _ = recovered
+    goodness = fit.goodness(levels)
+    predicted = fit.most_likely_level()
+    mse = ((levels.to_numpy() - predicted.to_numpy()) ** 2).mean(axis=0)
+    table = goodness.table.set_index("algorithm")
+    np.testing.assert_allclose(table["mse"].to_numpy(), mse)
+    assert ((table["aucdf"] > 0) & (table["aucdf"] <= 1)).all()
