@@ -1,13 +1,14 @@
 """Order analysis: the vectorised engine equals the glicko2 package; seeded, sound summaries."""
 from __future__ import annotations
 
+import glicko2
 import numpy as np
 import pandas as pd
 import pytest
 
 from benchirt.errors import ConfigError
 from benchirt.rating import RatingConfig, glicko_tournament, permutation_analysis, read_scores
-from benchirt.rating.batch import play_orders
+from benchirt.rating.batch import SCALE, play_orders, update_period
 from benchirt.rating.glicko import match_outcomes
 
 
@@ -23,7 +24,8 @@ def random_scores(n_datasets=8, classifiers="abcdef", seed=0, absent=(), tie_eve
     return pd.DataFrame(rows, columns=["dataset", "classifier", "score"])
 
 
-def assert_same_as_package(scores, analysis, which, atol=1e-9):
+def assert_same_as_package(scores, analysis, which, atol=1e-3):
+    """Whole tournaments: equal up to the package's volatility-search tolerance (see batch.py)."""
     for p in which:
         order = [analysis.datasets[i] for i in analysis.orders[p]]
         table = glicko_tournament(scores, order=order).table.set_index("classifier")
@@ -31,6 +33,40 @@ def assert_same_as_package(scores, analysis, which, atol=1e-9):
         np.testing.assert_allclose(analysis.ratings.iloc[p], table.loc[names, "rating"], rtol=0, atol=atol)
         np.testing.assert_allclose(analysis.rds.iloc[p], table.loc[names, "rd"], rtol=0, atol=atol)
         np.testing.assert_array_equal(analysis.ranks.iloc[p], table.loc[names, "rank"])
+
+
+def test_one_period_equals_glicko2_package_to_1e_9():
+    """Random pre-period states and outcomes (draws, absences, both branches of the σ search)."""
+    rng = np.random.default_rng(11)
+    n_orders, k = 40, 7
+    rating = rng.uniform(1150, 1850, (n_orders, k))
+    rd = rng.uniform(25, 350, (n_orders, k))
+    vol = rng.uniform(0.03, 0.1, (n_orders, k))
+    result = rng.choice([0.0, 0.5, 1.0], size=(n_orders, k, k))
+    result[rng.uniform(size=result.shape) < 0.15] = np.nan
+    absent = rng.uniform(size=(n_orders, k)) < 0.1
+    result[absent] = np.nan
+    result.transpose(0, 2, 1)[absent] = np.nan
+    result[:, np.arange(k), np.arange(k)] = np.nan
+    mu, phi, sigma, played = update_period((rating - 1500) / SCALE, rd / SCALE, vol, result)
+    large_delta = 0
+    for p in range(n_orders):
+        for i in range(k):
+            player = glicko2.Player(rating[p, i], rd[p, i], vol[p, i])
+            met = np.flatnonzero(~np.isnan(result[p, i]))
+            if met.size == 0:
+                player.did_not_compete()
+                assert not played[p, i]
+            else:
+                mus, phis = ((rating[p, met] - 1500) / SCALE).tolist(), (rd[p, met] / SCALE).tolist()
+                outcome = result[p, i, met].tolist()
+                v = player._v(mus, phis)
+                large_delta += player._delta(mus, phis, outcome, v) ** 2 > (rd[p, i] / SCALE) ** 2 + v
+                player.update_player(rating[p, met].tolist(), rd[p, met].tolist(), outcome)
+            assert mu[p, i] * SCALE + 1500 == pytest.approx(player.getRating(), abs=1e-9)
+            assert phi[p, i] * SCALE == pytest.approx(player.getRd(), abs=1e-9)
+            assert sigma[p, i] == pytest.approx(player.vol, abs=1e-12)
+    assert large_delta > 5 and absent.any()
 
 
 def test_vectorised_engine_equals_glicko2_package_with_ties_and_absences():
@@ -48,8 +84,8 @@ def test_vectorised_volatility_matches_package_including_its_rating_squared_term
     outcomes = match_outcomes(scores.pivot(index="dataset", columns="classifier", values="score").to_numpy())
     batch = play_orders(outcomes, np.arange(30)[None, :])
     table = glicko_tournament(scores).table.set_index("classifier").loc[list("abc")]
-    np.testing.assert_allclose(batch.volatility[0], table["volatility"], rtol=0, atol=1e-12)
-    np.testing.assert_allclose(batch.rating[0], table["rating"], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(batch.volatility[0], table["volatility"], rtol=0, atol=1e-7)
+    np.testing.assert_allclose(batch.rating[0], table["rating"], rtol=0, atol=1e-3)
     assert batch.rating[0, 0] > 1900
 
 

@@ -6,11 +6,17 @@ order (50 datasets × 19 classifiers × 200 orders = 190,000 calls, about 30 s);
 is one set of array operations over all orders and classifiers at once (well under a second).
 No maintained library offers a batched Glicko-2.
 
-The arithmetic is the package's, step for step, so that results agree with it to rounding
-(checked to 1e-9 in the tests) — including one deviation of the package from Glickman's paper:
-its volatility function ``f`` uses the player's squared *rating* μ² where the paper has the
-squared deviation φ² (``glicko2.Player._f``). decodIRT's published ratings carry that
-deviation, so benchirt keeps it for both engines; docs/rating.md discusses it.
+The arithmetic is the package's, step for step, so that one rating period from the same state
+agrees with it to rounding (checked to 1e-9 in the tests) — including one deviation of the
+package from Glickman's paper: its volatility function ``f`` uses the player's squared *rating*
+μ² where the paper has the squared deviation φ² (``glicko2.Player._f``). decodIRT's published
+ratings carry that deviation, so benchirt keeps it for both engines; docs/rating.md discusses it.
+
+Over a whole tournament the two engines agree to about 1e-4 rating points, not to rounding:
+the package stops its volatility search once the bracket is narrower than 1e-6 (in log σ²), so
+a last-bit difference (numpy's ``exp`` and summation order versus ``math``'s) can end the
+search one step earlier or later, a change of up to ~3e-8 in σ that later periods carry along.
+This is the package's own numerical tolerance, far below any rating difference that matters.
 """
 from __future__ import annotations
 
@@ -70,15 +76,28 @@ def play_orders(
     sigma = np.full((n_orders, k), float(initial[2]))
     n_played = np.zeros((n_orders, k), dtype=int)
     for t in range(orders.shape[1]):
-        mu, phi, sigma, played = _period(mu, phi, sigma, outcomes[orders[:, t]])
+        mu, phi, sigma, played = update_period(mu, phi, sigma, outcomes[orders[:, t]])
         n_played += played
     return BatchResult(mu * SCALE + 1500.0, phi * SCALE, sigma, n_played)
 
 
-def _period(mu, phi, sigma, result):
-    """One rating period for every order: Glickman's steps 3-8 with pre-period opponents.
+def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np.ndarray):
+    """One rating period of P independent tournaments (Glickman's steps 3-8, pre-period opponents).
 
-    ``mu, phi, sigma`` have shape (P, k); ``result`` (P, k, k) holds the period's outcomes.
+    Parameters
+    ----------
+    mu, phi : numpy.ndarray, shape (P, k)
+        Ratings and deviations on the Glicko-2 scale: μ = (R − 1500) / 173.7178, φ = RD / 173.7178.
+    sigma : numpy.ndarray, shape (P, k)
+        Volatilities.
+    result : numpy.ndarray, shape (P, k, k)
+        The period's outcomes (NaN: the pair did not meet).
+
+    Returns
+    -------
+    mu, phi, sigma : numpy.ndarray, shape (P, k)
+        After the period; a classifier that met nobody keeps μ and σ and gets φ = sqrt(φ² + σ²).
+    played : numpy.ndarray of bool, shape (P, k)
     """
     met = ~np.isnan(result)
     played = met.any(axis=2)
