@@ -191,3 +191,39 @@ def test_gap_curves_feed_the_portfolio_plot():
     np.testing.assert_allclose(curves["mean_gap"], result.summary["mpg"])
     figure = plot_portfolio_gap(curves)
     assert len(figure.axes[0].lines) >= 2
+
+
+def _check_invariants(result, k):
+    for (method, fold), rows in result.per_fold.groupby(["method", "fold"]):
+        gaps = rows.sort_values("n")["gap"].to_numpy()
+        assert (np.diff(gaps) <= 1e-12).all(), (method, fold)          # nested portfolios never lose
+        assert (gaps >= -1e-12).all()
+        if rows["n"].max() == k:
+            assert gaps[-1] == pytest.approx(0.0, abs=1e-12)             # all algorithms: no gap
+
+
+def test_real_scenario_shapley_and_topset_on_official_folds(shared_data):
+    from benchirt.airt.aslib import load_aslib
+
+    scenario = load_aslib(shared_data / "aslib" / "ASP-POTASSCO")
+    result = compare_portfolios(scenario.performance, folds=scenario.folds, raw=scenario.raw_performance,
+                                maximize=False, selectors={"shapley": shapley_ranking, "topset": topset_ranking})
+    k = scenario.performance.shape[1]
+    _check_invariants(result, k)
+    assert set(result.per_fold["n_test"]) == set(scenario.folds.value_counts())
+    span = scenario.raw_performance.to_numpy().max() - scenario.raw_performance.to_numpy().min()
+    np.testing.assert_allclose(result.summary["raw_mpg"], result.summary["mpg"] * span, rtol=1e-9)
+    assert (result.summary["n_folds"] == 10).all()
+
+
+@pytest.mark.slow
+def test_real_scenario_full_comparison_with_airt(shared_data):
+    from benchirt.airt.aslib import load_aslib
+
+    scenario = load_aslib(shared_data / "aslib" / "SAT11-INDU")
+    result = compare_portfolios(scenario.performance, folds=scenario.folds, raw=scenario.raw_performance,
+                                maximize=False)
+    _check_invariants(result, scenario.performance.shape[1])
+    assert result.failures.empty
+    assert set(result.table(5).index) == {"airt", "shapley", "topset"}
+    assert not result.summary.isna().any().any()
