@@ -304,9 +304,11 @@ class _GRMProblem:
         self.config = config
         c_max = self.k_max + 1
         # one-hot (N, n, C_max) of observed categories; missing rows are all zero
-        self.onehot = np.zeros(codes.shape + (c_max,))
+        onehot = np.zeros(codes.shape + (c_max,))
         rows, cols = np.nonzero(codes >= 0)
-        self.onehot[rows, cols, codes[rows, cols]] = 1.0
+        onehot[rows, cols, codes[rows, cols]] = 1.0
+        self.onehot = onehot.reshape(codes.shape[0], -1)                    # (N, n * C_max) for matmuls
+        self.c_max = c_max
         self.pad = np.arange(self.k_max)[None, :] >= self.k[:, None]        # (n, K_max) True = unused
         self.gap_mask = (~self.pad).copy()
         self.gap_mask[:, 0] = False                                         # first slot holds c_1, not a gap
@@ -341,7 +343,7 @@ class _GRMProblem:
     def person_loglik(self, probs: np.ndarray) -> np.ndarray:
         """log P(x_i | θ_q), shape (N, Q)."""
         log_probs = np.log(np.maximum(probs, _LOG_FLOOR))                  # (n, Q, C)
-        return np.einsum("ijc,jqc->iq", self.onehot, log_probs)
+        return self.onehot @ log_probs.transpose(0, 2, 1).reshape(-1, log_probs.shape[1])
 
     def objective(self, params: np.ndarray) -> tuple[float, np.ndarray]:
         slopes, intercepts, gaps = self.unpack(params)
@@ -349,7 +351,7 @@ class _GRMProblem:
         joint = self.person_loglik(probs) + self.log_weights[None, :]      # (N, Q)
         marginal = logsumexp(joint, axis=1)
         posterior = np.exp(joint - marginal[:, None])                       # (N, Q)
-        counts = np.einsum("iq,ijc->jqc", posterior, self.onehot)          # expected counts r_jqc
+        counts = (posterior.T @ self.onehot).reshape(-1, self.n_items, self.c_max).transpose(1, 0, 2)  # r_jqc
         ratio = np.where(counts > 0, counts / np.maximum(probs, _LOG_FLOOR), 0.0)   # r / P
         star = cumulative[:, :, 1:-1]                                       # (n, Q, K_max)
         w = star * (1.0 - star)                                             # dP*/d(linear)
