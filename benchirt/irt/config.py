@@ -1,0 +1,128 @@
+"""Options of the IRT stage (:class:`IRTConfig`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+from benchirt.errors import ConfigError
+from benchirt.irt.models import MODELS
+
+ABILITY_METHODS = ("EAP", "MAP")
+
+
+@dataclass(frozen=True)
+class IRTConfig:
+    """How :func:`benchirt.irt.fit_irt` estimates a model and how the stage summarises it.
+
+    Estimation
+    ----------
+    model : {"1PL", "2PL", "3PL"}
+        Item response function (seed 003 eq. 1; the study uses the 3PL, §4.1).
+    prior : bool
+        Bayes modal estimation (``True``) with the priors below, or plain marginal
+        maximum likelihood (``False``; estimates then rely on the bounds only).
+    prior_discrimination : (mean, sd)
+        Normal prior on ``a``. Centred at 0, it is indifferent to the sign, so a
+        negative discrimination is kept when the responses support it; it shrinks
+        weakly supported slopes toward "no discrimination" and keeps perfectly
+        separating items finite (ltm returns ``a`` in the hundreds there).
+    prior_difficulty : (mean, sd)
+        Normal prior on ``b``; keeps ``b`` finite for items almost everybody
+        answers the same way and for items with ``a`` near 0.
+    prior_guessing : (alpha, beta)
+        Beta prior on ``c`` (3PL only), mode ``(alpha-1)/(alpha+beta-2)``.
+    quadrature : int
+        Number of equally spaced ability nodes on ``[-theta_max, theta_max]``
+        (weights of the standard normal ability distribution).
+    theta_max : float
+        Range of the quadrature grid and bound of MAP abilities.
+    max_iter, tol, tol_log_posterior : int, float, float
+        EM has converged when one EM step changes no item parameter by ``tol`` or
+        more, or raises the log posterior by less than ``tol_log_posterior`` (the
+        criterion of PyPI ``mirt``); it stops unconverged after ``max_iter`` steps.
+    max_discrimination, max_difficulty, max_guessing : float
+        Bounds ``|a| <= max_discrimination``, ``|b| <= max_difficulty``,
+        ``0 <= c <= max_guessing``: every estimate is finite even without priors.
+    min_respondents : int
+        Fewer respondents than this cannot support item parameters: a ``DataError``.
+
+    Summaries and abilities
+    -----------------------
+    difficulty_threshold, discrimination_threshold, guessing_threshold : float
+        An item is "difficult", "very discriminative", "prone to guessing" above
+        these values (defaults from seed 003 §4.5: 1, 0.75, 0.2).
+    ability : {"EAP", "MAP"}
+        Ability estimator of the stage's respondent table.
+    """
+
+    model: str = "3PL"
+    prior: bool = True
+    prior_discrimination: tuple[float, float] = (0.0, 2.5)
+    prior_difficulty: tuple[float, float] = (0.0, 3.0)
+    prior_guessing: tuple[float, float] = (2.0, 10.0)
+    quadrature: int = 41
+    theta_max: float = 6.0
+    max_iter: int = 500
+    tol: float = 1e-3
+    tol_log_posterior: float = 1e-4
+    max_discrimination: float = 10.0
+    max_difficulty: float = 6.0
+    max_guessing: float = 0.95
+    min_respondents: int = 10
+    difficulty_threshold: float = 1.0
+    discrimination_threshold: float = 0.75
+    guessing_threshold: float = 0.2
+    ability: str = "EAP"
+
+    def __post_init__(self) -> None:
+        if self.model not in MODELS:
+            raise ConfigError(f"IRTConfig.model: {self.model!r} is not one of {', '.join(MODELS)}")
+        if self.ability not in ABILITY_METHODS:
+            raise ConfigError(
+                f"IRTConfig.ability: {self.ability!r} is not one of {', '.join(ABILITY_METHODS)}"
+            )
+        for name in ("prior_discrimination", "prior_difficulty", "prior_guessing"):
+            value = getattr(self, name)
+            if len(value) != 2:
+                raise ConfigError(f"IRTConfig.{name}: expected two numbers, got {value!r}")
+            object.__setattr__(self, name, (float(value[0]), float(value[1])))
+        if self.prior_discrimination[1] <= 0 or self.prior_difficulty[1] <= 0:
+            raise ConfigError("IRTConfig: prior standard deviations must be > 0")
+        if min(self.prior_guessing) < 1:
+            raise ConfigError(
+                f"IRTConfig.prior_guessing: Beta parameters must be >= 1 for a finite mode, got {self.prior_guessing}"
+            )
+        if self.quadrature < 5:
+            raise ConfigError(f"IRTConfig.quadrature: need at least 5 nodes, got {self.quadrature}")
+        positive = ("theta_max", "tol", "tol_log_posterior", "max_discrimination", "max_difficulty", "max_iter")
+        for name in positive:
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"IRTConfig.{name}: must be > 0, got {getattr(self, name)!r}")
+        if not 0 < self.max_guessing < 1:
+            raise ConfigError(f"IRTConfig.max_guessing: must lie in (0, 1), got {self.max_guessing!r}")
+        if self.min_respondents < 2:
+            raise ConfigError(f"IRTConfig.min_respondents: must be >= 2, got {self.min_respondents!r}")
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any] | None) -> "IRTConfig":
+        """Build from a mapping (a YAML section); unknown keys raise ``ConfigError``."""
+        d = dict(d or {})
+        valid = [f.name for f in fields(cls)]
+        unknown = sorted(set(d) - set(valid))
+        if unknown:
+            raise ConfigError(
+                f"irt config: unknown option(s) {', '.join(unknown)}; valid options: {', '.join(valid)}"
+            )
+        for name in ("prior_discrimination", "prior_difficulty", "prior_guessing"):
+            if name in d and not isinstance(d[name], (list, tuple)):
+                raise ConfigError(f"irt config: {name} must be a list of two numbers, got {d[name]!r}")
+            if name in d:
+                d[name] = tuple(d[name])
+        return cls(**d)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain mapping (lists for the tuples) that :meth:`from_dict` reads back."""
+        return {
+            f.name: list(getattr(self, f.name)) if isinstance(getattr(self, f.name), tuple) else getattr(self, f.name)
+            for f in fields(self)
+        }

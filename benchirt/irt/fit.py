@@ -1,0 +1,206 @@
+"""The fitted IRT model: item table, convergence record, abilities, P(correct), True-Score."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchirt.errors import DataError
+from benchirt.irt import ability as _ability
+from benchirt.irt.config import ABILITY_METHODS, IRTConfig
+from benchirt.irt.models import probability as _probability
+from benchirt.irt.models import quadrature
+from benchirt.irt.validation import as_response_matrix
+
+#: Flags of items without estimated parameters.
+NO_INFORMATION_FLAGS = ("all_correct", "all_wrong")
+
+
+def flagged_item_values(kind: str, config: IRTConfig) -> tuple[float, float, float]:
+    """Finite stand-ins ``(a, b, c)`` reported for an item without information.
+
+    An item every respondent answers correctly (``"all_correct"``) is the limit
+    ``b -> -inf``: reported as ``b = -max_difficulty``; one nobody answers
+    correctly (``"all_wrong"``) as ``b = +max_difficulty``. Discrimination and
+    guessing are reported as 0 (nothing is known about them), so such items never
+    count as discriminative or guessable in the summaries.
+    :meth:`IRTFit.probability` uses the limit itself: P = 1 and P = 0.
+    """
+    if kind not in NO_INFORMATION_FLAGS:
+        raise ValueError(f"unknown flag {kind!r}")
+    return 0.0, (-1.0 if kind == "all_correct" else 1.0) * config.max_difficulty, 0.0
+
+
+@dataclass
+class IRTFit:
+    """A fitted 1PL/2PL/3PL model (returned by :func:`benchirt.irt.fit_irt`).
+
+    Attributes
+    ----------
+    items : pandas.DataFrame, index ``item``
+        ``discrimination, difficulty, guessing`` (``a, b, c`` of seed 003 eq. 1, D = 1),
+        ``se_discrimination, se_difficulty, se_guessing`` (0 where not estimated),
+        ``p_correct`` (proportion of calibration respondents correct) and ``flag``:
+        ``ok``, ``at_bound`` (an estimate sits on a configured bound),
+        ``all_correct`` / ``all_wrong`` (no information; see :func:`flagged_item_values`).
+        Every value is finite.
+    converged : bool
+        EM met a convergence criterion before ``config.max_iter`` (see ``stopped_by``).
+    n_iter : int
+        EM steps taken (SQUAREM extrapolations included).
+    max_change : float
+        Largest change of ``a``, ``b`` or ``c`` in the last plain EM step.
+    log_posterior_change : float
+        Gain of the log posterior in the last plain EM step.
+    stopped_by : str
+        ``"parameters"`` (``max_change < tol``), ``"log_posterior"``
+        (``log_posterior_change < tol_log_posterior``) or ``"max_iter"`` (not converged).
+    log_likelihood, log_posterior : float
+        Marginal log-likelihood of the calibration responses at the estimates
+        (flagged items excluded), and the same plus the log prior.
+    seconds : float
+        Wall time of :func:`fit_irt`.
+    model : str
+    config : IRTConfig
+    n_respondents : int
+    respondents : list of str
+        Calibration respondents.
+    history : numpy.ndarray, shape (n_iter,)
+        Log posterior before each EM iteration (non-decreasing).
+    """
+
+    items: pd.DataFrame
+    converged: bool
+    n_iter: int
+    max_change: float
+    log_posterior_change: float
+    stopped_by: str
+    log_likelihood: float
+    log_posterior: float
+    seconds: float
+    model: str
+    config: IRTConfig
+    n_respondents: int
+    respondents: list[str] = field(default_factory=list)
+    history: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    # ------------------------------------------------------------------ parameters
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    @property
+    def informative(self) -> np.ndarray:
+        """Boolean mask (m,) of items with estimated parameters."""
+        return ~self.items["flag"].isin(NO_INFORMATION_FLAGS).to_numpy()
+
+    def _params(self, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        items = self.items if mask is None else self.items[mask]
+        return (
+            items["discrimination"].to_numpy(float),
+            items["difficulty"].to_numpy(float),
+            items["guessing"].to_numpy(float),
+        )
+
+    # ------------------------------------------------------------------ abilities
+    def ability_table(self, responses, method: str | None = None) -> pd.DataFrame:
+        """θ, its standard error and the True-Score of each respondent.
+
+        Parameters
+        ----------
+        responses : pandas.DataFrame or array_like, shape (n, m)
+            0/1 answers on this fit's items — calibration respondents or new ones
+            (e.g. the artificial classifiers, seed 003 §4.3). A DataFrame must have
+            the fit's item columns (any order, extra columns are an error).
+        method : {"EAP", "MAP"}, optional
+            Defaults to ``config.ability``.
+
+        Returns
+        -------
+        pandas.DataFrame, index = respondents, columns ``theta, se, true_score``
+        """
+        method = method or self.config.ability
+        if method not in ABILITY_METHODS:
+            raise DataError(f"ability method {method!r} is not one of {', '.join(ABILITY_METHODS)}")
+        matrix, respondents = self._align(responses)
+        mask = self.informative
+        a, b, c = self._params(mask)
+        nodes, log_w = quadrature(self.config.quadrature, self.config.theta_max)
+        theta, se = _ability.eap(matrix[:, mask], a, b, c, nodes, log_w)
+        if method == "MAP":
+            theta, se = _ability.map_(matrix[:, mask], a, b, c, theta, self.config.theta_max)
+        return pd.DataFrame(
+            {"theta": theta, "se": se, "true_score": self.true_score(theta)},
+            index=pd.Index(respondents, name="respondent"),
+        )
+
+    def abilities(self, responses, method: str | None = None) -> pd.Series:
+        """θ per respondent (EAP or MAP), a Series named ``theta``; see :meth:`ability_table`."""
+        return self.ability_table(responses, method)["theta"]
+
+    def _align(self, responses) -> tuple[np.ndarray, list[str]]:
+        items = list(self.items.index)
+        if isinstance(responses, pd.DataFrame):
+            columns = [str(col) for col in responses.columns]
+            missing = [i for i in items if i not in set(columns)]
+            extra = [col for col in columns if col not in set(items)]
+            if missing or extra:
+                raise DataError(
+                    f"responses do not match the fitted items: missing {missing[:5]}{'…' if len(missing) > 5 else ''}, "
+                    f"unknown {extra[:5]}{'…' if len(extra) > 5 else ''}; score respondents on the calibrated items"
+                )
+            responses = responses.set_axis(columns, axis=1)[items]
+        elif np.ndim(responses) == 2 and np.shape(responses)[1] != len(items):
+            raise DataError(
+                f"responses have {np.shape(responses)[1]} columns but the fit has {len(items)} items"
+            )
+        matrix, respondents, _ = as_response_matrix(responses)
+        return matrix, respondents
+
+    # ------------------------------------------------------------------ probabilities
+    def probability(self, theta) -> np.ndarray:
+        """P(correct) of respondents with abilities ``theta`` (n,) on every item: (n, m).
+
+        Seed 003 eq. 1; items flagged ``all_correct`` / ``all_wrong`` get 1 / 0.
+        """
+        theta = np.atleast_1d(np.asarray(theta, dtype=float))
+        prob = _probability(theta, *self._params())
+        flag = self.items["flag"].to_numpy()
+        prob[:, flag == "all_correct"] = 1.0
+        prob[:, flag == "all_wrong"] = 0.0
+        return prob
+
+    def true_score(self, theta) -> np.ndarray:
+        """True-Score ``sum_j P_j(theta)`` over this fit's items (seed 003 §2.5, §4.5): shape (n,)."""
+        return self.probability(theta).sum(axis=1)
+
+    # ------------------------------------------------------------------ reporting
+    def convergence(self) -> dict[str, Any]:
+        """The JSON-ready record written to ``fit.json``."""
+        return {
+            "model": self.model,
+            "converged": bool(self.converged),
+            "n_iter": int(self.n_iter),
+            "stopped_by": self.stopped_by,
+            "max_change": float(self.max_change),
+            "tol": float(self.config.tol),
+            "log_posterior_change": float(self.log_posterior_change),
+            "tol_log_posterior": float(self.config.tol_log_posterior),
+            "log_likelihood": float(self.log_likelihood),
+            "log_posterior": float(self.log_posterior),
+            "seconds": float(self.seconds),
+            "n_respondents": int(self.n_respondents),
+            "n_items": int(self.n_items),
+            "n_flagged": int((~self.informative).sum()),
+            "n_at_bound": int((self.items["flag"] == "at_bound").sum()),
+            "prior": bool(self.config.prior),
+        }
+
+    def __repr__(self) -> str:
+        state = "converged" if self.converged else "NOT converged"
+        return (
+            f"IRTFit({self.model}, {self.n_respondents} respondents x {self.n_items} items, {state} "
+            f"in {self.n_iter} iterations, logLik={self.log_likelihood:.2f}, {self.seconds:.2f}s)"
+        )

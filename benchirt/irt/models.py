@@ -1,0 +1,100 @@
+"""Item response functions of the 1PL, 2PL and 3PL logistic models (seed 003 eq. 1).
+
+The three models share one formula,
+
+.. math:: P_j(\\theta) = c_j + (1 - c_j)\\,\\sigma\\big(a_j(\\theta - b_j)\\big),
+          \\qquad \\sigma(z) = 1 / (1 + e^{-z}),
+
+with the logistic scaling constant ``D = 1`` (no 1.702 factor), the same scale R's
+``ltm`` reports, so discriminations can be compared with decodIRT's directly.
+The 2PL fixes ``c = 0``; the 1PL also shares one discrimination across the items
+(as ``ltm::rasch`` and ``mirt`` do; with ``a = 1`` it is the Rasch model).
+
+The discrimination may be negative (seed 003 §2.5, §5.2: a sign of a noisy or
+mislabelled instance). ``c`` is always the *lower* asymptote of the curve: for
+``a > 0`` it is the chance of success of the weakest respondents (the classical
+"guessing"), for ``a < 0`` it is the chance of success of the *strongest* ones,
+since the curve then falls from 1 towards ``c`` as ability grows.
+
+All functions are vectorised: ``theta`` has shape ``(n,)`` and the item parameters
+shape ``(m,)``; results have shape ``(n, m)``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+#: The models :func:`benchirt.irt.fit_irt` estimates.
+MODELS = ("1PL", "2PL", "3PL")
+
+
+def _logit_parts(theta: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``z = a (theta - b)``, shape ``(n, m)``."""
+    theta = np.asarray(theta, dtype=float)
+    return np.asarray(a, dtype=float)[None, :] * (theta[:, None] - np.asarray(b, dtype=float)[None, :])
+
+
+def probability(theta, a, b, c) -> np.ndarray:
+    """P(correct) of every respondent on every item (seed 003 eq. 1).
+
+    Parameters
+    ----------
+    theta : array_like, shape (n,)
+        Abilities.
+    a, b, c : array_like, shape (m,)
+        Discrimination, difficulty and lower asymptote (guessing) of each item.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, m)
+        Probabilities in ``[c, 1]``.
+    """
+    z = _logit_parts(theta, a, b)
+    c = np.asarray(c, dtype=float)[None, :]
+    return c + (1.0 - c) / (1.0 + np.exp(-z))
+
+
+def response_terms(theta, a, b, c) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``sigma(z)``, ``P``, ``log P`` and ``log(1 - P)`` at once, each shape ``(n, m)``.
+
+    Computed without cancellation from ``e = exp(-|z|)``:
+    ``log sigma(z) = min(z, 0) - log1p(e)``, ``log(1 - P) = log(1 - c) + log sigma(z) - z``
+    and ``log P = log(c + (1 - c) sigma(z))`` (``log sigma(z)`` where ``c = 0``), so
+    all four stay finite for any finite ``z`` and ``0 <= c < 1``.
+    """
+    return terms_from_logit(_logit_parts(theta, a, b), np.asarray(c, dtype=float)[None, :])
+
+
+def terms_from_logit(z: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`response_terms` from ``z = a(theta - b)`` and a ``c`` that broadcasts against it."""
+    e = np.exp(-np.abs(z))
+    log_sig = np.minimum(z, 0.0) - np.log1p(e)
+    s = np.where(z >= 0, 1.0, e) / (1.0 + e)
+    log_q = np.log1p(-c) + (log_sig - z)
+    if not np.any(c):
+        return s, s, log_sig, log_q
+    p = c + (1.0 - c) * s
+    with np.errstate(divide="ignore"):
+        log_p = np.where(c > 0, np.log(p), log_sig)
+    return s, p, log_p, log_q
+
+
+def log_probabilities(theta, a, b, c) -> tuple[np.ndarray, np.ndarray]:
+    """``log P`` and ``log(1 - P)``, each shape ``(n, m)`` (see :func:`response_terms`)."""
+    _, _, log_p, log_q = response_terms(theta, a, b, c)
+    return log_p, log_q
+
+
+def upper_asymptote(a, c) -> np.ndarray:
+    """``lim P_j(theta)`` as ``theta -> +inf``: 1 for ``a > 0``, ``c`` for ``a < 0``,
+    ``c + (1 - c)/2`` for ``a = 0``; shape ``(m,)``."""
+    a = np.asarray(a, dtype=float)
+    c = np.asarray(c, dtype=float)
+    return c + (1.0 - c) * np.where(a > 0, 1.0, np.where(a < 0, 0.0, 0.5))
+
+
+def quadrature(points: int, theta_max: float) -> tuple[np.ndarray, np.ndarray]:
+    """Ability grid: ``points`` equally spaced nodes on ``[-theta_max, theta_max]`` (K,) and the
+    normalised log-weights of the standard normal ability distribution on them (K,)."""
+    nodes = np.linspace(-theta_max, theta_max, points)
+    log_w = -0.5 * nodes**2
+    return nodes, log_w - np.logaddexp.reduce(log_w)
