@@ -112,14 +112,18 @@ def prepare_dataset(
     y = _labels(y_raw.reset_index(drop=True), target, where)
 
     X = frame.drop(columns=[target])
-    for column, reason in _columns_to_drop(X, set(ignore), set(text_columns)):
-        dropped_columns[column] = reason
+    for column in X.columns:
+        if column in ignore:
+            dropped_columns[column] = "ignored attribute"
+        elif column in text_columns:
+            dropped_columns[column] = "free-text (string) attribute"
+    X = _typed_features(X.drop(columns=list(dropped_columns)))
+    dropped_columns.update(_uninformative_columns(X))
     if dropped_columns:
-        X = X.drop(columns=list(dropped_columns))
+        X = X.drop(columns=[c for c in dropped_columns if c in X.columns])
         notes.append(f"dropped {len(dropped_columns)} column(s): "
                      + ", ".join(f"{c} ({r})" for c, r in list(dropped_columns.items())[:10])
                      + (" …" if len(dropped_columns) > 10 else ""))
-    X = _typed_features(X)
     info = dict(extra or {})
     info.update(target=target, notes=notes, dropped_columns=dropped_columns, dropped_rows=dropped_rows)
     return Dataset(name=name, X=X, y=y, openml_id=openml_id, task_id=task_id, source=source, extra=info)
@@ -145,33 +149,47 @@ def _labels(y: pd.Series, target: str, where: str) -> pd.Series:
     return y.astype("string").str.strip().astype("category")
 
 
-def _columns_to_drop(X: pd.DataFrame, ignore: set[str], text_columns: set[str]):
+def _uninformative_columns(X: pd.DataFrame) -> dict[str, str]:
+    """Entirely-missing, constant and identifier columns of a typed feature frame (float64 / category).
+
+    Numeric columns are checked as one 2-D array (missing, min == max); nominal ones through
+    their category codes, so that wide tables cost a few vectorised passes, not a pandas call
+    per column.
+    """
+    reasons: dict[str, str] = {}
+    numeric = [c for c in X.columns if not isinstance(X[c].dtype, pd.CategoricalDtype)]
+    if numeric:
+        values = X[numeric].to_numpy(dtype="float64")
+        present = ~np.isnan(values)
+        n_present = present.sum(axis=0)
+        low = np.where(present, values, np.inf).min(axis=0)
+        high = np.where(present, values, -np.inf).max(axis=0)
+        for column, count, lo, hi in zip(numeric, n_present, low, high):
+            if count == 0:
+                reasons[column] = "entirely missing"
+            elif lo == hi:
+                reasons[column] = "constant"
     for column in X.columns:
-        values = X[column]
-        if column in ignore:
-            yield column, "ignored attribute"
-        elif column in text_columns:
-            yield column, "free-text (string) attribute"
-        else:
-            n_present = int(values.notna().sum())
-            n_distinct = int(values.nunique(dropna=True))
-            if n_present == 0:
-                yield column, "entirely missing"
-            elif n_distinct == 1:
-                yield column, "constant"
-            elif (n_present >= _ID_MIN_ROWS and not pd.api.types.is_numeric_dtype(values.dtype)
-                  and n_distinct >= _ID_DISTINCT_SHARE * n_present):
-                yield column, "identifier (a different value in almost every row)"
+        if column in numeric:
+            continue
+        codes = X[column].cat.codes.to_numpy()
+        codes = codes[codes >= 0]
+        n_distinct = int(np.count_nonzero(np.bincount(codes))) if codes.size else 0
+        if codes.size == 0:
+            reasons[column] = "entirely missing"
+        elif n_distinct == 1:
+            reasons[column] = "constant"
+        elif codes.size >= _ID_MIN_ROWS and n_distinct >= _ID_DISTINCT_SHARE * codes.size:
+            reasons[column] = "identifier (a different value in almost every row)"
+    return {c: reasons[c] for c in X.columns if c in reasons}
 
 
 def _typed_features(X: pd.DataFrame) -> pd.DataFrame:
-    out = {}
-    for column in X.columns:
-        values = X[column]
-        if isinstance(values.dtype, pd.CategoricalDtype):
-            out[column] = values
-        elif pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
-            out[column] = values.astype("float64")
-        else:
-            out[column] = values.astype("category")
-    return pd.DataFrame(out, index=X.index, columns=X.columns)
+    """Numeric columns as ``float64``, all others as ``category`` (existing categories kept)."""
+    changes = {}
+    for column, dtype in X.dtypes.items():
+        if isinstance(dtype, pd.CategoricalDtype) or dtype == np.float64:
+            continue
+        numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+        changes[column] = "float64" if numeric else "category"
+    return X.astype(changes) if changes else X
