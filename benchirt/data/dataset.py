@@ -47,6 +47,11 @@ class Dataset:
         OpenML task id, when known.
     source : str
         Where the data came from, e.g. ``"builtin:breast_cancer"``, ``"file:/path/x.arff"``, ``"openml:31"``.
+    extra : dict
+        What loading did (:mod:`benchirt.data.cleaning`): ``target`` (column name), ``notes``
+        (list of str), ``dropped_columns`` (name → reason), ``dropped_rows`` (0-based positions in
+        the source table of rows without a class label); files add ``file`` (and ARFF ``relation``),
+        OpenML adds ``openml_version``.
     """
 
     name: str
