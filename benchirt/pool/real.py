@@ -1,0 +1,180 @@
+"""The real classifiers of the pool: decodIRT's twelve, plus any scikit-learn estimator named in a config.
+
+Seed 003 §4.3 lists decodIRT's second set of models: Gaussian and Bernoulli naive Bayes, KNN with
+2, 3, 5 and 8 neighbours, a decision tree, random forests with 3, 5 and the default number of trees,
+an SVM and an MLP, all with scikit-learn's default hyper-parameters. :data:`REAL_CLASSIFIERS` holds
+them under benchirt's names; :class:`ExtraEstimator` adds any other classifier by dotted import path.
+
+Every estimator that takes a ``random_state`` gets the response stage's seed, as decodIRT does, so a
+run is reproducible. ``scale`` says whether the model needs standardised numeric features
+(distance- and gradient-based models: KNN, SVC, MLP); the others see imputed, unscaled values.
+"""
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from sklearn.base import BaseEstimator, is_classifier
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.naive_bayes import BernoulliNB, GaussianNB
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.neural_network import MLPClassifier
+from sklearn.svm import SVC
+from sklearn.tree import DecisionTreeClassifier
+
+from benchirt.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class RealClassifier:
+    """One named member of the real pool.
+
+    Attributes
+    ----------
+    name : str
+        benchirt's name of the classifier (row label of the response matrix).
+    estimator_class : type
+        A scikit-learn classifier class.
+    params : dict
+        Hyper-parameters that differ from the class defaults.
+    scale : bool
+        Whether numeric features are standardised before this model.
+    """
+
+    name: str
+    estimator_class: type
+    params: dict = field(default_factory=dict)
+    scale: bool = False
+
+    def build(self, seed: int = 0) -> BaseEstimator:
+        """A fresh, unfitted estimator; ``random_state=seed`` where the estimator has one."""
+        estimator = self.estimator_class(**self.params)
+        if "random_state" in estimator.get_params():
+            estimator.set_params(random_state=seed)
+        return estimator
+
+
+def _knn(k: int) -> RealClassifier:
+    return RealClassifier(f"knn_{k}", KNeighborsClassifier, {"n_neighbors": k}, scale=True)
+
+
+#: decodIRT's twelve real classifiers (seed 003 §4.3), in decodIRT's order.
+REAL_CLASSIFIERS: dict[str, RealClassifier] = {
+    spec.name: spec
+    for spec in (
+        RealClassifier("gaussian_nb", GaussianNB),
+        RealClassifier("bernoulli_nb", BernoulliNB),
+        _knn(2),
+        _knn(3),
+        _knn(5),
+        _knn(8),
+        RealClassifier("decision_tree", DecisionTreeClassifier),
+        RealClassifier("random_forest_3", RandomForestClassifier, {"n_estimators": 3}),
+        RealClassifier("random_forest_5", RandomForestClassifier, {"n_estimators": 5}),
+        RealClassifier("random_forest", RandomForestClassifier),
+        RealClassifier("svc", SVC, scale=True),
+        RealClassifier("mlp", MLPClassifier, scale=True),
+    )
+}
+
+#: The default real pool: all of :data:`REAL_CLASSIFIERS`.
+DEFAULT_POOL: tuple[str, ...] = tuple(REAL_CLASSIFIERS)
+
+
+@dataclass(frozen=True)
+class ExtraEstimator:
+    """A classifier added to the real pool by configuration.
+
+    Attributes
+    ----------
+    name : str
+        Row label in the response matrix; must not clash with another pool member.
+    estimator : str
+        Dotted import path of a scikit-learn compatible classifier class,
+        e.g. ``"sklearn.linear_model.LogisticRegression"``.
+    params : dict
+        Keyword arguments for the class.
+    scale : bool
+        Whether numeric features are standardised before this model (default True).
+    """
+
+    name: str
+    estimator: str
+    params: dict = field(default_factory=dict)
+    scale: bool = True
+
+    def __post_init__(self) -> None:
+        self.to_real()  # validates the import path and the parameters now, not mid-run
+
+    def to_real(self) -> RealClassifier:
+        """The :class:`RealClassifier` this entry describes; ConfigError when it cannot be built."""
+        estimator_class = import_estimator(self.estimator, where=f"extra classifier {self.name!r}")
+        spec = RealClassifier(self.name, estimator_class, dict(self.params), scale=bool(self.scale))
+        try:
+            instance = spec.build()
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(
+                f"extra classifier {self.name!r}: {self.estimator}({self.params}) cannot be built: {exc}. "
+                "Fix 'params' to the estimator's keyword arguments."
+            ) from None
+        if not is_classifier(instance):
+            raise ConfigError(
+                f"extra classifier {self.name!r}: {self.estimator} is not a scikit-learn classifier; "
+                "name a class with fit/predict and _estimator_type 'classifier'."
+            )
+        return spec
+
+    @classmethod
+    def from_dict(cls, name: str, entry: Any) -> "ExtraEstimator":
+        """Build from a config entry ``{"estimator": path, "params": {...}, "scale": bool}`` or a bare path."""
+        if isinstance(entry, str):
+            entry = {"estimator": entry}
+        if not isinstance(entry, dict) or "estimator" not in entry:
+            raise ConfigError(
+                f"extra classifier {name!r}: expected a mapping with key 'estimator' (dotted class path) "
+                f"and optional 'params', 'scale'; got {entry!r}"
+            )
+        unknown = set(entry) - {"estimator", "params", "scale"}
+        if unknown:
+            raise ConfigError(
+                f"extra classifier {name!r}: unknown key(s) {sorted(unknown)}; valid keys: estimator, params, scale"
+            )
+        params = entry.get("params") or {}
+        if not isinstance(params, dict):
+            raise ConfigError(f"extra classifier {name!r}: 'params' must be a mapping, got {params!r}")
+        return cls(name=name, estimator=entry["estimator"], params=params, scale=bool(entry.get("scale", True)))
+
+
+def import_estimator(path: str, where: str = "estimator") -> type:
+    """Import a class from a dotted path such as ``"sklearn.svm.LinearSVC"``; ConfigError on failure."""
+    module_name, _, attribute = str(path).rpartition(".")
+    if not module_name:
+        raise ConfigError(f"{where}: {path!r} is not a dotted import path like 'sklearn.svm.LinearSVC'")
+    try:
+        module = importlib.import_module(module_name)
+        return getattr(module, attribute)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"{where}: cannot import {path!r} ({exc}); check the spelling and that it is installed") from None
+
+
+def resolve_pool(names: tuple[str, ...], extra: tuple[ExtraEstimator, ...] = ()) -> list[RealClassifier]:
+    """The real pool in row order: the named built-ins, then the extra estimators.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown name (the message lists the known ones) or a duplicate name.
+    """
+    unknown = [name for name in names if name not in REAL_CLASSIFIERS]
+    if unknown:
+        raise ConfigError(
+            f"unknown classifier name(s) {unknown} in the response pool; known classifiers: "
+            f"{', '.join(REAL_CLASSIFIERS)} (add others under 'extra' with a dotted estimator path)"
+        )
+    pool = [REAL_CLASSIFIERS[name] for name in names] + [entry.to_real() for entry in extra]
+    duplicates = sorted(name for name, count in Counter(spec.name for spec in pool).items() if count > 1)
+    if duplicates:
+        raise ConfigError(f"classifier name(s) {duplicates} appear more than once in the response pool; rename them")
+    return pool

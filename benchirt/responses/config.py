@@ -1,0 +1,129 @@
+"""Options of the response stage (:class:`ResponseConfig`)."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from benchirt.errors import ConfigError
+from benchirt.pool import DEFAULT_POOL, ExtraEstimator, resolve_pool
+
+
+@dataclass(frozen=True)
+class ResponseConfig:
+    """How responses are produced for one dataset (seed 003 §4.3, with benchirt's corrections).
+
+    Attributes
+    ----------
+    test_size : float
+        Share of the labelled rows held out as test items (decodIRT: 0.3). The test part has
+        ``min(ceil(test_size * n), max_test)`` rows — ``ceil`` as scikit-learn's ``train_test_split``
+        rounds, which reproduces decodIRT's item counts (e.g. 231 items for diabetes' 768 rows).
+    max_test : int
+        Cap on the number of test items (decodIRT: 500, seed 003 §4.4). The capped test part is a
+        stratified draw of ``max_test`` rows; every other row is training data (as in decodIRT).
+    cv_folds : int
+        Folds of the stratified cross-validation on the training part (decodIRT: 10).
+    seed : int
+        Seed of the split, the folds, every estimator's ``random_state``, the ladder and the artificial
+        classifiers.
+    ladder_epochs : int
+        Rungs of the MLP epoch ladder (decodIRT: 100); 0 disables the ladder.
+    pool : tuple of str
+        Built-in real classifiers, by benchirt name (see :data:`benchirt.pool.REAL_CLASSIFIERS`).
+    extra : tuple of ExtraEstimator
+        Further real classifiers by dotted import path; in YAML/dicts a mapping
+        ``name: {estimator: "sklearn.linear_model.LogisticRegression", params: {...}, scale: true}``.
+    artificial : bool
+        Add the seven artificial classifiers.
+    n_jobs : int
+        joblib workers for the fits of one dataset (-1: all cores).
+    max_train : int or None
+        When set, the training part is a stratified subsample of at most this many rows (for data far
+        beyond 100k rows); the rest is unused. None: use all.
+    max_cv_train : int or None
+        When set, cross-validation runs on a stratified subsample of at most this many training rows;
+        the final models still train on the whole training part. None: cross-validate on all of it.
+    max_categories : int or None
+        Most one-hot columns per nominal feature; rarer categories share one column.
+    """
+
+    test_size: float = 0.3
+    max_test: int = 500
+    cv_folds: int = 10
+    seed: int = 0
+    ladder_epochs: int = 100
+    pool: tuple[str, ...] = DEFAULT_POOL
+    extra: tuple[ExtraEstimator, ...] = ()
+    artificial: bool = True
+    n_jobs: int = 1
+    max_train: int | None = None
+    max_cv_train: int | None = None
+    max_categories: int | None = 32
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pool", tuple(self.pool))
+        object.__setattr__(self, "extra", tuple(self.extra))
+        fraction = isinstance(self.test_size, (int, float)) and not isinstance(self.test_size, bool)
+        _check(fraction and 0.0 < self.test_size < 1.0, "test_size", self.test_size, "a number strictly between 0 and 1")
+        _check(_is_int(self.max_test) and self.max_test >= 1, "max_test", self.max_test, "an integer >= 1")
+        _check(_is_int(self.cv_folds) and self.cv_folds >= 2, "cv_folds", self.cv_folds, "an integer >= 2")
+        _check(_is_int(self.seed), "seed", self.seed, "an integer")
+        _check(_is_int(self.ladder_epochs) and self.ladder_epochs >= 0, "ladder_epochs", self.ladder_epochs, "an integer >= 0")
+        _check(_is_int(self.n_jobs) and self.n_jobs != 0, "n_jobs", self.n_jobs, "a non-zero integer (-1: all cores)")
+        for key in ("max_train", "max_cv_train"):
+            value = getattr(self, key)
+            _check(value is None or (_is_int(value) and value >= 2), key, value, "null or an integer >= 2")
+        _check(
+            self.max_categories is None or (_is_int(self.max_categories) and self.max_categories >= 2),
+            "max_categories",
+            self.max_categories,
+            "null or an integer >= 2",
+        )
+        for entry in self.extra:
+            if not isinstance(entry, ExtraEstimator):
+                raise ConfigError(f"responses.extra: expected ExtraEstimator entries, got {entry!r}")
+        resolve_pool(self.pool, self.extra)  # unknown or duplicate names fail here, listing the known ones
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any] | None) -> "ResponseConfig":
+        """Build from a plain mapping (a YAML section); ConfigError on unknown keys or bad values."""
+        d = dict(d or {})
+        valid = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(d) - set(valid))
+        if unknown:
+            raise ConfigError(f"responses: unknown option(s) {unknown}; valid options: {', '.join(valid)}")
+        if "pool" in d:
+            pool = d["pool"]
+            if isinstance(pool, str) or not all(isinstance(name, str) for name in pool):
+                raise ConfigError(f"responses.pool: expected a list of classifier names, got {pool!r}")
+        if "extra" in d:
+            extra = d["extra"] or {}
+            if not isinstance(extra, Mapping):
+                raise ConfigError(
+                    "responses.extra: expected a mapping name -> {estimator: dotted.path, params: {...}}, "
+                    f"got {extra!r}"
+                )
+            d["extra"] = tuple(ExtraEstimator.from_dict(str(name), entry) for name, entry in extra.items())
+        try:
+            return cls(**d)
+        except TypeError as exc:  # e.g. a value of the wrong type that the checks compare
+            raise ConfigError(f"responses: invalid option value ({exc})") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-serialisable form that :meth:`from_dict` reads back (for config hashing)."""
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        d["pool"] = list(self.pool)
+        d["extra"] = {e.name: {"estimator": e.estimator, "params": dict(e.params), "scale": e.scale} for e in self.extra}
+        return d
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check(ok: bool, key: str, value: Any, expected: str) -> None:
+    if not ok:
+        raise ConfigError(f"responses.{key}: got {value!r}, expected {expected}")
+
+

@@ -1,0 +1,265 @@
+"""The response stage: every respondent's 0/1 answers on one dataset's test items (seed 003 §4.3).
+
+Per dataset: a stratified train/test split (:mod:`benchirt.responses.split`), stratified 10-fold
+cross-validation accuracy of every real classifier on the training part, the real classifiers refitted
+on the whole training part to answer the test items, the MLP epoch ladder from one training
+(:mod:`benchirt.pool.ladder`), and the artificial classifiers (:mod:`benchirt.pool.artificial`).
+
+Work is cut into tasks of one (preprocessing kind, fold) each: the preprocessor is fitted once per fold
+and scaling kind (:mod:`benchirt.preprocess`) and shared by every model of that kind, and joblib runs the
+tasks in parallel. Results do not depend on ``n_jobs``: every estimator gets ``random_state=seed``.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from tqdm.auto import tqdm
+
+from benchirt.data import Dataset
+from benchirt.errors import ConfigError, DataError
+from benchirt.pool import ROLES, RealClassifier, artificial_predictions, ladder_name, ladder_predictions, resolve_pool
+from benchirt.preprocess import clean_features, transform_pair
+from benchirt.responses.config import ResponseConfig
+from benchirt.responses.split import cv_folds, split_train_test, stratified_draw
+
+
+@dataclass
+class ResponseResult:
+    """One dataset's responses (rows = respondents, columns = test items).
+
+    Attributes
+    ----------
+    dataset : str
+        Dataset name.
+    responses : pandas.DataFrame, shape (n_respondents, n_test), int8
+        1 where the respondent classified the test item correctly. Index: classifier names (real in pool
+        order, then ``mlp_epoch_001…``, then the artificial ones); columns: test-item ids, the item's row
+        position in the dataset as a string.
+    roles : pandas.Series, shape (n_respondents,)
+        Role of each respondent, one of ``ROLES`` = ("real", "ladder", "artificial").
+    predictions : pandas.DataFrame, shape (n_respondents, n_test)
+        Predicted labels (as strings), same index and columns as ``responses``.
+    cv_accuracy : pandas.Series
+        Mean accuracy over the cross-validation folds of the training part, real classifiers only.
+    test_accuracy : pandas.Series
+        Accuracy on the test items, every respondent (the row means of ``responses``).
+    metadata : dict
+        :meth:`benchirt.data.Dataset.metadata` of the whole dataset.
+    test_index : numpy.ndarray, shape (n_test,)
+        Row positions of the test items in the dataset.
+    notes : list of str
+        Everything the stage adapted on this dataset (dropped columns or rows, fallbacks of the split or
+        the folds, classifiers that failed and were left out).
+    """
+
+    dataset: str
+    responses: pd.DataFrame
+    roles: pd.Series
+    predictions: pd.DataFrame
+    cv_accuracy: pd.Series
+    test_accuracy: pd.Series
+    metadata: dict
+    test_index: np.ndarray
+    notes: list[str] = field(default_factory=list)
+
+
+def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progress: bool = False) -> ResponseResult:
+    """Produce the response matrix of one dataset (seed 003 §4.3).
+
+    Parameters
+    ----------
+    dataset : benchirt.data.Dataset
+        Features and labels; rows with a missing label are left out (noted).
+    config : ResponseConfig, optional
+        Split, folds, pool, seed and parallelism; default ``ResponseConfig()`` (decodIRT's protocol).
+    show_progress : bool
+        Show a tqdm bar over the fitting tasks.
+
+    Returns
+    -------
+    ResponseResult
+
+    Raises
+    ------
+    DataError
+        When the dataset cannot yield responses (a single class, no usable feature, too few rows);
+        the pipeline records it as a skipped dataset.
+    """
+    config = config or ResponseConfig()
+    name = dataset.name
+    X, notes = clean_features(dataset.X, name)
+    labels = dataset.y.reset_index(drop=True)
+    labelled = np.flatnonzero(labels.notna().to_numpy())
+    if len(labelled) < len(labels):
+        notes.append(f"left out {len(labels) - len(labelled)} row(s) with a missing label")
+    codes = labels.cat.codes.to_numpy().astype(np.int64)
+    label_names = np.array([str(c) for c in labels.cat.categories], dtype=object)
+
+    split = split_train_test(codes[labelled], config.test_size, config.max_test, config.seed, name)
+    notes += split.notes
+    train, test = labelled[split.train], labelled[split.test]
+    if config.max_train is not None and len(train) > config.max_train:
+        kept = _subsample(codes, train, config.max_train, config.seed, "training subsample", notes)
+        notes.append(f"trained on a stratified subsample of {len(kept)} of the {len(train)} training rows")
+        train = kept
+    cv_rows = train
+    if config.max_cv_train is not None and len(train) > config.max_cv_train:
+        cv_rows = _subsample(codes, train, config.max_cv_train, config.seed, "cross-validation subsample", notes)
+        notes.append(f"cross-validated on a stratified subsample of {len(cv_rows)} of the {len(train)} training rows")
+    folds, fold_notes = cv_folds(codes[cv_rows], config.cv_folds, config.seed, name)
+    notes += fold_notes
+
+    pool = resolve_pool(config.pool, config.extra)
+    jobs, kinds = [], []
+    for scale in (False, True):
+        members = [spec for spec in pool if spec.scale == scale]
+        if not members:
+            continue
+        for fold, (fit_part, validate_part) in enumerate(folds):
+            kinds.append(("fold", fold))
+            jobs.append(delayed(_fit_predict)(X, codes, cv_rows[fit_part], cv_rows[validate_part], members, config))
+        kinds.append(("final", None))
+        jobs.append(delayed(_fit_predict)(X, codes, train, test, members, config))
+    if config.ladder_epochs:
+        kinds.insert(0, ("ladder", None))
+        jobs.insert(0, delayed(_ladder)(X, codes, train, test, config))
+
+    outputs = Parallel(n_jobs=config.n_jobs, return_as="generator")(jobs)
+    outputs = list(tqdm(outputs, total=len(jobs), desc=f"responses {name}", disable=not show_progress, leave=False))
+
+    fold_accuracy: dict[str, list[float]] = {spec.name: [] for spec in pool}
+    real_predictions: dict[str, np.ndarray] = {}
+    failed: dict[str, str] = {}
+    ladder_rows: dict[str, np.ndarray] = {}
+    for (kind, fold), output in zip(kinds, outputs):
+        if kind == "ladder":
+            run = output
+            ladder_rows = {ladder_name(k + 1): run.predictions[k] for k in range(config.ladder_epochs)}
+            if run.epochs_trained < config.ladder_epochs:
+                notes.append(f"ladder: the MLP converged after {run.epochs_trained} epochs; later rungs repeat that model")
+            continue
+        validate = cv_rows[folds[fold][1]] if kind == "fold" else test
+        for clf, (predicted, error) in output.items():
+            if error is not None:
+                failed.setdefault(clf, f"{kind} fit: {error}")
+            elif kind == "fold":
+                fold_accuracy[clf].append(float(np.mean(predicted == codes[validate])))
+            else:
+                real_predictions[clf] = predicted
+    for clf, error in failed.items():
+        notes.append(f"left out classifier {clf!r}: {error}")
+
+    real_names = [spec.name for spec in pool if spec.name not in failed]
+    rows: dict[str, np.ndarray] = {clf: real_predictions[clf] for clf in real_names}
+    roles = dict.fromkeys(real_names, "real")
+    rows.update(ladder_rows)
+    roles.update(dict.fromkeys(ladder_rows, "ladder"))
+    if config.artificial:
+        artificial = artificial_predictions(codes[train], codes[test], config.seed)
+        rows.update(artificial)
+        roles.update(dict.fromkeys(artificial, "artificial"))
+
+    names = list(rows)
+    predicted_codes = np.vstack([rows[clf] for clf in names]) if names else np.empty((0, len(test)), dtype=np.int64)
+    items = pd.Index([str(position) for position in test], name="item")
+    index = pd.Index(names, name="classifier")
+    responses = pd.DataFrame((predicted_codes == codes[test]).astype(np.int8), index=index, columns=items)
+    return ResponseResult(
+        dataset=name,
+        responses=responses,
+        roles=pd.Series(roles, name="role").reindex(index),
+        predictions=pd.DataFrame(label_names[predicted_codes], index=index, columns=items),
+        cv_accuracy=pd.Series({clf: float(np.mean(fold_accuracy[clf])) for clf in real_names}, name="cv_accuracy", dtype=float),
+        test_accuracy=responses.mean(axis=1).astype(float).rename("test_accuracy"),
+        metadata=dataset.metadata(),
+        test_index=test.copy(),
+        notes=notes,
+    )
+
+
+def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which: str = "test") -> pd.DataFrame:
+    """Datasets × classifiers accuracy table — the input of the AIRT stage (seed 004).
+
+    Parameters
+    ----------
+    results : sequence of ResponseResult
+        One per dataset; dataset names must be distinct.
+    role : str
+        Respondents to include: one of ``ROLES`` or ``"all"``.
+    which : str
+        ``"test"`` (accuracy on the test items) or ``"cv"`` (cross-validation accuracy; real only).
+
+    Returns
+    -------
+    pandas.DataFrame, shape (n_datasets, n_classifiers)
+        Index ``dataset``, columns ``classifier`` in the first result's order, values in [0, 1].
+        A classifier absent from some dataset (it failed there) is dropped with a warning, so the
+        table never holds NaN.
+    """
+    if which not in ("test", "cv"):
+        raise ConfigError(f"accuracy_matrix: which={which!r}; valid: 'test', 'cv'")
+    if role not in (*ROLES, "all"):
+        raise ConfigError(f"accuracy_matrix: role={role!r}; valid: {', '.join((*ROLES, 'all'))}")
+    if which == "cv" and role != "real":
+        raise ConfigError("accuracy_matrix: cross-validation accuracy exists for role='real' only")
+    names = [r.dataset for r in results]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise DataError(f"accuracy_matrix: dataset name(s) {duplicates} occur more than once; give each dataset a distinct name")
+    rows = []
+    for result in results:
+        accuracy = result.cv_accuracy if which == "cv" else result.test_accuracy
+        members = result.roles.index if role == "all" else result.roles.index[result.roles == role]
+        rows.append(accuracy.reindex([m for m in members if m in accuracy.index]).rename(result.dataset))
+    if not rows:
+        return pd.DataFrame(index=pd.Index([], name="dataset"), columns=pd.Index([], name="classifier"), dtype=float)
+    table = pd.DataFrame(rows)
+    incomplete = table.columns[table.isna().any()].tolist()
+    if incomplete:
+        warnings.warn(f"accuracy_matrix: left out classifier(s) missing on some datasets: {incomplete}", stacklevel=2)
+        table = table.drop(columns=incomplete)
+    table.index.name, table.columns.name = "dataset", "classifier"
+    return table.astype(float)
+
+
+def _subsample(codes: np.ndarray, rows: np.ndarray, size: int, seed: int, what: str, notes: list[str]) -> np.ndarray:
+    """A stratified subsample of ``size`` of ``rows`` (single-row classes always kept)."""
+    draw = stratified_draw(codes[rows], len(rows) - size, seed, what=what)
+    notes += draw.notes
+    return rows[draw.train]
+
+
+def _fit_predict(
+    X: pd.DataFrame, codes: np.ndarray, fit_rows: np.ndarray, predict_rows: np.ndarray,
+    members: list[RealClassifier], config: ResponseConfig,
+) -> dict[str, tuple[np.ndarray | None, str | None]]:
+    """Fit every member on ``fit_rows`` (one shared preprocessing) and predict ``predict_rows``.
+
+    Returns ``name -> (predicted codes, None)`` or ``name -> (None, error message)``. A part with a
+    single class is answered with that class (the only model such data supports).
+    """
+    X_fit, X_predict = transform_pair(X, fit_rows, predict_rows, scale=members[0].scale, max_categories=config.max_categories)
+    y_fit = codes[fit_rows]
+    if len(np.unique(y_fit)) == 1:
+        return {spec.name: (np.full(len(predict_rows), y_fit[0]), None) for spec in members}
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # convergence and similar warnings of default hyper-parameters
+        for spec in members:
+            try:
+                model = spec.build(config.seed).fit(X_fit, y_fit)
+                out[spec.name] = (np.asarray(model.predict(X_predict)).astype(np.int64), None)
+            except Exception as exc:  # noqa: BLE001 — any estimator failure leaves that classifier out, noted
+                out[spec.name] = (None, f"{type(exc).__name__}: {exc}")
+    return out
+
+
+def _ladder(X: pd.DataFrame, codes: np.ndarray, train: np.ndarray, test: np.ndarray, config: ResponseConfig):
+    """The epoch ladder on the scaled preprocessing of the training part."""
+    X_train, X_test = transform_pair(X, train, test, scale=True, max_categories=config.max_categories)
+    return ladder_predictions(X_train, codes[train], X_test, epochs=config.ladder_epochs, seed=config.seed)
