@@ -104,6 +104,7 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
     run = Run(ArtifactStore(run_dir), executor, config=to_plain(config.to_dict()), force=force, show_progress=show_progress)
     try:
         run.start(config.stages)
+        run.manifest["config_source"] = config.source
         run.store.write_config(yaml.safe_dump(to_plain(config.to_dict()), sort_keys=False))
         _Pipeline(config, run, executor.parallel).execute()
         run.finish()

@@ -45,9 +45,9 @@ def build_report(run_dir: str | os.PathLike, config: ReportConfig | None = None,
     results = load_run(run_dir)
     config = config or results.config.stage_config("report")
     sections = report_sections(results, config)
-    subtitle = (f"config {results.manifest.get('config', {}).get('suite')!r} suite · "
-                f"benchirt {results.manifest.get('versions', {}).get('benchirt', '?')} · "
-                f"updated {results.manifest.get('updated', '?')}")
+    manifest = results.manifest
+    subtitle = (f"config {manifest.get('config_source', '?')} · "
+                f"benchirt {manifest.get('versions', {}).get('benchirt', '?')} · updated {manifest.get('updated', '?')}")
     out = Path(out) if out is not None else Path(run_dir)
     paths = {"html": out / "report.html", "markdown": out / "summary.md"}
     atomic_write_text(paths["html"], render_html(config.title, subtitle, sections))

@@ -87,7 +87,7 @@ td:first-child,th:first-child{text-align:left}
 figure{margin:12px 0;display:inline-block;vertical-align:top;max-width:100%}
 figure img{max-width:100%;border:1px solid #e1e5ec;background:#fff}
 figcaption{font-size:.85em;color:#555}
-.note{background:#fff6e0;border-left:4px solid #e0a800;padding:6px 12px;margin:8px 0;white-space:pre-wrap}
+p{white-space:pre-line}.note{background:#fff6e0;border-left:4px solid #e0a800;padding:6px 12px;margin:8px 0;white-space:pre-wrap}
 """
 
 
@@ -133,14 +133,14 @@ def render_markdown(title: str, subtitle: str, sections: list[Section]) -> str:
         lines += [f"## {section.title}", ""]
         for block in section.blocks:
             if isinstance(block, Paragraph):
-                lines += [block.text, ""]
+                lines += [block.text.replace("\n", "  \n"), ""]
             elif isinstance(block, Note):
                 lines += ["> " + block.text.replace("\n", "\n> "), ""]
             elif isinstance(block, Table):
                 frame, more = _clip(block.frame)
-                lines += [markdown_table(_format(frame), index=block.index)]
+                lines += [markdown_table(_format(frame), index=block.index), ""]
                 caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(block.frame)} rows)" if more else "")
-                lines += ([f"*{caption}*"] if caption else []) + [""]
+                lines += [f"*{caption}*", ""] if caption else []
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -18,13 +18,19 @@ def overview(results, config: ReportConfig) -> Section:
     """Run facts: suite, stage timings and counts, skipped/failed datasets with reasons, versions."""
     manifest = results.manifest
     section = Section("overview", "Run overview")
-    n_responses, n_irt = len(results.responses), len(results.irts)
-    section.add(Paragraph(
-        f"Suite {results.config.suite!r}; {n_responses} dataset(s) with responses, {n_irt} with an IRT model. "
-        f"Executor: {manifest.get('executor', '?')}. Run directory: {results.run_dir}."
-    ))
-    stages = pd.DataFrame([{"stage": name, **{k: v for k, v in report.items() if k != "note"}}
-                           for name, report in manifest.get("stages", {}).items()])
+    ran = [name for name in manifest.get("stages", {}) if name != "report"]
+    facts = [f"Stages: {', '.join(ran) or 'none'}."]
+    if set(ran) & {"respond", "irt", "rate", "subset"} or results.responses:
+        facts.append(f"Suite {results.config.suite!r}: {len(results.responses)} dataset(s) with responses, "
+                     f"{len(results.irts)} with an IRT model.")
+    airt_section = results.config.section("airt")
+    if "airt" in ran and airt_section.get("aslib"):
+        facts.append(f"AIRT input: ASlib scenario {airt_section['aslib']}.")
+    facts.append(f"Executor: {manifest.get('executor', '?')}. Run directory: {results.run_dir}.")
+    section.add(Paragraph(" ".join(facts)))
+    columns = ["stage", "status", "seconds", "computed", "reused", "skipped", "failed"]
+    stages = pd.DataFrame([{"stage": name, **report} for name, report in manifest.get("stages", {}).items()
+                           if name != "report"], columns=[*columns, "note"])[columns]
     if len(stages):
         section.add(Table(stages, "Stages: wall time in seconds; results computed in this run, reused from an "
                                   "earlier run, skipped (unusable input) or failed (after retries)."))

@@ -1,0 +1,138 @@
+"""Pipeline configuration: the shipped configs load, bad configs fail with what/where/how-to-fix."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchirt.cli import main
+from benchirt.errors import ConfigError
+from benchirt.pipeline.config import STAGES, load_config, select_stages
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _write(tmp_path, text, name="c.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_packaged_default_is_identical_to_configs_default():
+    packaged = ROOT / "benchirt" / "pipeline" / "default.yaml"
+    assert packaged.read_bytes() == (ROOT / "configs" / "default.yaml").read_bytes()
+    config = load_config(None)
+    assert config.suite == "builtin" and config.stages == STAGES
+    assert config.source == "<default config>"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "configs").glob("*.yaml")))
+def test_every_shipped_config_validates(name):
+    config = load_config(ROOT / "configs" / name)
+    assert set(config.stages) <= set(STAGES)
+    assert config.stage_config("responses").max_test == 500  # decodIRT's cap everywhere
+
+
+def test_shipped_study_configs_follow_decodirt_protocol():
+    for name in ("default.yaml", "cc18-offline.yaml", "cc18.yaml"):
+        responses = load_config(ROOT / "configs" / name).stage_config("responses")
+        assert (responses.test_size, responses.cv_folds, responses.ladder_epochs) == (0.3, 10, 100)
+        assert len(responses.pool) == 12 and responses.artificial
+    assert load_config(ROOT / "configs" / "cc18.yaml").suite == "OpenML-CC18"
+
+
+def test_malformed_yaml_names_line_and_column(tmp_path):
+    path = _write(tmp_path, "suite: builtin\nresponses:\n  cv_folds: [3\n  seed: 1\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert str(path) in message and "malformed YAML" in message and "line 4, column" in message
+
+
+def test_config_that_is_not_a_mapping(tmp_path):
+    with pytest.raises(ConfigError, match="must be a mapping of sections"):
+        load_config(_write(tmp_path, "- respond\n- irt\n"))
+
+
+def test_missing_file_says_so(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "nope.yaml")
+
+
+def test_unknown_top_level_key_lists_valid_ones(tmp_path):
+    with pytest.raises(ConfigError, match=r"unknown key\(s\) 'respones' in the top level; valid keys are suite, stages"):
+        load_config(_write(tmp_path, "respones: {cv_folds: 3}\n"))
+
+
+def test_unknown_stage_lists_valid_stages(tmp_path):
+    with pytest.raises(ConfigError, match="unknown stage 'rank'; valid stages are respond, irt, rate, subset, airt, report"):
+        load_config(_write(tmp_path, "stages: [respond, rank]\n"))
+    with pytest.raises(ConfigError, match="unknown stage 'plot'"):
+        select_stages(STAGES, skip=["plot"])
+
+
+def test_stages_come_back_in_pipeline_order_minus_skipped():
+    assert select_stages(["report", "irt", "respond"]) == ("respond", "irt", "report")
+    assert select_stages(STAGES, skip=["airt", "subset"]) == ("respond", "irt", "rate", "report")
+
+
+def test_unknown_classifier_name_is_rejected_with_the_known_ones(tmp_path):
+    with pytest.raises(ConfigError) as info:
+        load_config(_write(tmp_path, "responses:\n  pool: [random_forest, xgboost]\n"))
+    assert "xgboost" in str(info.value) and "gaussian_nb" in str(info.value)
+
+
+@pytest.mark.parametrize("cut", [0, -5, 100.5, 150])
+def test_cut_percentage_outside_0_100_is_rejected(tmp_path, cut):
+    with pytest.raises(ConfigError, match="subsets"):
+        load_config(_write(tmp_path, f"subsets:\n  cuts: [30, {cut}]\n"))
+
+
+def test_cut_of_exactly_100_is_allowed(tmp_path):
+    assert load_config(_write(tmp_path, "subsets:\n  cuts: [100]\n")).stage_config("subsets").cuts == (100.0,)
+
+
+def test_unknown_option_inside_a_stage_section(tmp_path):
+    with pytest.raises(ConfigError, match="section 'irt'.*modle"):
+        load_config(_write(tmp_path, "irt:\n  modle: 3PL\n"))
+
+
+@pytest.mark.parametrize(
+    "execution, message",
+    [("{n_jobs: 0}", "n_jobs must be a positive integer or -1"),
+     ("{backend: spark}", "backend must be one of local, dask"),
+     ("{retries: -1}", "retries must be an integer >= 0"),
+     ("{workers: 3}", "unknown key.*'workers'.*valid keys are n_jobs, backend, scheduler, retries")],
+)
+def test_execution_section_is_validated(tmp_path, execution, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(_write(tmp_path, f"execution: {execution}\n"))
+
+
+def test_scheduler_address_implies_dask(tmp_path):
+    config = load_config(_write(tmp_path, "execution: {scheduler: 'tcp://10.0.0.5:8786'}\n"))
+    assert config.execution.backend == "dask" and config.execution.scheduler == "tcp://10.0.0.5:8786"
+
+
+def test_airt_from_aslib_needs_the_scenario_folder(tmp_path):
+    with pytest.raises(ConfigError, match="airt.aslib"):
+        load_config(_write(tmp_path, "airt: {input: aslib}\n"))
+    with pytest.raises(ConfigError, match="airt.input must be one of accuracy, aslib"):
+        load_config(_write(tmp_path, "airt: {input: runtimes}\n"))
+
+
+def test_config_round_trips_through_its_plain_form():
+    config = load_config(ROOT / "configs" / "cc18-offline.yaml")
+    again = load_config(config.to_dict())
+    assert again.to_dict() == config.to_dict()
+    assert again.stage_config("responses") == config.stage_config("responses")
+
+
+def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
+    path = _write(tmp_path, "stages: [respond, ranking]\n")
+    assert main(["run", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("benchirt run: error:") and "unknown stage 'ranking'" in err
+    assert "Traceback" not in err
+    assert main(["run", str(path), "--skip", "everything"]) == 2
+    assert "unknown stage" in capsys.readouterr().err

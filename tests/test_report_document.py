@@ -1,0 +1,78 @@
+"""Report rendering: self-contained HTML (parses, every image a data URI, no external asset) and Markdown."""
+from __future__ import annotations
+
+import base64
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure as MplFigure
+
+from benchirt.report.document import (
+    MAX_TABLE_ROWS, Note, Paragraph, Section, Table, figure_block, markdown_table, render_html, render_markdown,
+)
+
+
+class PageParser(HTMLParser):
+    """Collects section ids, image sources, links to elsewhere and table counts."""
+
+    def __init__(self):
+        super().__init__()
+        self.sections, self.images, self.external, self.tables, self.scripts = [], [], [], 0, 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "section":
+            self.sections.append(attrs.get("id"))
+        if tag == "img":
+            self.images.append(attrs.get("src", ""))
+        if tag == "table":
+            self.tables += 1
+        if tag == "script":
+            self.scripts += 1
+        for name in ("href", "src"):
+            value = attrs.get(name) or ""
+            if value and not value.startswith(("#", "data:")):
+                self.external.append(value)
+
+
+def _sections():
+    fig = MplFigure(figsize=(3, 2))
+    fig.add_subplot().plot([0, 1], [1, 0])
+    long = pd.DataFrame({"dataset": [f"d{i}" for i in range(MAX_TABLE_ROWS + 5)], "score": np.linspace(0, 1, MAX_TABLE_ROWS + 5)})
+    return [
+        Section("first", "First <section>").add(Paragraph("Line one\nline two & more")).add(
+            Table(pd.DataFrame({"classifier": ["a|b", "c"], "rating": [1523.456, 1480.0]}), "Ratings.")),
+        Section("second", "Second").add(figure_block(fig, "A line", dpi=40)).add(Note("careful")).add(Table(long, "Long.")),
+    ]
+
+
+def test_html_is_self_contained_and_parses():
+    page = render_html("Title & co", "sub", _sections())
+    parser = PageParser()
+    parser.feed(page)
+    assert parser.sections == ["first", "second"]
+    assert parser.images and all(src.startswith("data:image/png;base64,") for src in parser.images)
+    png = base64.b64decode(parser.images[0].split(",", 1)[1])
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert parser.external == [] and parser.scripts == 0
+    assert parser.tables == 2
+    assert "Title &amp; co" in page and "First &lt;section&gt;" in page  # text is escaped
+    assert f"first {MAX_TABLE_ROWS} of {MAX_TABLE_ROWS + 5} rows" in page
+
+
+def test_markdown_has_text_tables_and_captions():
+    text = render_markdown("Title", "sub", _sections())
+    assert text.startswith("# Title\n")
+    assert "## First <section>" in text and "## Second" in text
+    assert "Line one  \nline two & more" in text  # a hard line break
+    assert "| a\\|b | 1523.5 |" in text  # pipes escaped, large floats to one decimal
+    assert "> careful" in text
+    assert "\n\n*Ratings.*\n" in text  # caption separated from the table by a blank line
+    assert "data:image" not in text
+
+
+def test_markdown_table_shape():
+    table = markdown_table(pd.DataFrame({"x": [1, 2], "y": ["p", None]}))
+    lines = table.splitlines()
+    assert lines[0] == "| x | y |" and lines[1] == "|---|---|" and lines[3] == "| 2 |  |"
