@@ -136,3 +136,11 @@ def test_truncated_file_error_gives_the_line_number(tmp_path):
 def test_missing_file_is_a_data_error(tmp_path):
     with pytest.raises(DataError, match="no such file"):
         read_arff(tmp_path / "absent.arff")
+
+
+def test_range_syntax_without_spaces_and_in_upper_case(tmp_path):
+    path = write(tmp_path, "@relation r\n@attribute a integer[1,10]\n@attribute b REAL [0.0, 1.0]\n"
+                           "@attribute c{p,q}\n@data\n3,0.5,p\n10,?,q\n")
+    data = read_arff(path)
+    assert data.kinds == {"a": "numeric", "b": "numeric", "c": "nominal"}
+    assert data.frame["a"].tolist() == [3.0, 10.0]

@@ -226,3 +226,14 @@ def test_metadata_invariants_on_a_mixed_dataset():
     # 4 features: 3 numeric (clump, ratio, date), 1 nominal
     assert meta["pct_categorical_features"] == pytest.approx(25.0)
     assert isinstance(ds, Dataset)
+
+
+def test_tsv_and_gzipped_csv(tmp_path):
+    import gzip
+
+    tsv = write(tmp_path, "t.tsv", "a\tb\ty\n1\tx\tp\n2\ty\tq\n")
+    assert load_file(tsv).X.shape == (2, 2)
+    gz = tmp_path / "c.csv.gz"
+    gz.write_bytes(gzip.compress(b"a,y\n1,p\n2,q\n"))
+    ds = load_file(gz)
+    assert ds.name == "c" and ds.y.tolist() == ["p", "q"]
