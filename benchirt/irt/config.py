@@ -53,6 +53,10 @@ class IRTConfig:
         these values (defaults from seed 003 §4.5: 1, 0.75, 0.2).
     ability : {"EAP", "MAP"}
         Ability estimator of the stage's respondent table.
+    calibration_roles : tuple of str
+        Respondent roles whose answers calibrate the items in
+        :func:`benchirt.irt.irt_for_responses` — decodIRT's pool: the MLP ladder and
+        the real classifiers; the artificial ones are only scored (seed 003 §4.3).
     """
 
     model: str = "3PL"
@@ -73,6 +77,7 @@ class IRTConfig:
     discrimination_threshold: float = 0.75
     guessing_threshold: float = 0.2
     ability: str = "EAP"
+    calibration_roles: tuple[str, ...] = ("ladder", "real")
 
     def __post_init__(self) -> None:
         if self.model not in MODELS:
@@ -100,6 +105,9 @@ class IRTConfig:
                 raise ConfigError(f"IRTConfig.{name}: must be > 0, got {getattr(self, name)!r}")
         if not 0 < self.max_guessing < 1:
             raise ConfigError(f"IRTConfig.max_guessing: must lie in (0, 1), got {self.max_guessing!r}")
+        if not self.calibration_roles:
+            raise ConfigError("IRTConfig.calibration_roles: name at least one role (ladder, real, artificial)")
+        object.__setattr__(self, "calibration_roles", tuple(self.calibration_roles))
         if self.min_respondents < 2:
             raise ConfigError(f"IRTConfig.min_respondents: must be >= 2, got {self.min_respondents!r}")
 
@@ -113,6 +121,9 @@ class IRTConfig:
             raise ConfigError(
                 f"irt config: unknown option(s) {', '.join(unknown)}; valid options: {', '.join(valid)}"
             )
+        if "calibration_roles" in d:
+            roles = d["calibration_roles"]
+            d["calibration_roles"] = (roles,) if isinstance(roles, str) else tuple(roles)
         for name in ("prior_discrimination", "prior_difficulty", "prior_guessing"):
             if name in d and not isinstance(d[name], (list, tuple)):
                 raise ConfigError(f"irt config: {name} must be a list of two numbers, got {d[name]!r}")

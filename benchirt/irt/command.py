@@ -1,0 +1,132 @@
+"""``benchirt irt RESPONSES.csv --out DIR``: fit an IRT model to one response matrix."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+from benchirt.errors import DataError
+from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json
+from benchirt.irt.config import ABILITY_METHODS, IRTConfig
+from benchirt.irt.estimation import fit_irt
+from benchirt.irt.models import MODELS
+from benchirt.irt.summary import item_summary
+
+DESCRIPTION = """\
+Estimate item parameters (discrimination a, difficulty b, guessing c; P = c + (1-c)/(1+exp(-a(θ-b))))
+by marginal maximum likelihood with priors (Bayes modal; negative discriminations allowed), then
+each respondent's ability θ and True-Score (sum of P over the items).
+
+RESPONSES.csv: respondents x items of 0/1 with a header row, as decodIRT's responses_pool.csv; a
+first non-numeric column, if present, names the respondents (otherwise they are numbered 1..n).
+
+Writes DIR/items.csv (item, discrimination, difficulty, guessing, se_*, p_correct, flag),
+DIR/abilities.csv (respondent, theta, se, true_score), DIR/fit.json (converged, n_iter,
+log_likelihood, seconds, model, n_respondents, n_items, item summary) and, with --plots,
+icc.png, ccc_difficulty.png, ccc_discrimination.png, parameters.png."""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "irt",
+        help="fit a 1PL/2PL/3PL model to a response matrix",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("responses", metavar="RESPONSES.csv", help="respondents x items matrix of 0/1")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--model", choices=MODELS, default="3PL", help="item response model (default 3PL)")
+    parser.add_argument(
+        "--no-prior", action="store_true", help="plain marginal maximum likelihood (estimates held by bounds only)"
+    )
+    parser.add_argument("--ability", choices=ABILITY_METHODS, default="EAP", help="ability estimator (default EAP)")
+    parser.add_argument("--max-iter", type=int, default=IRTConfig.max_iter, help="EM step limit (default %(default)s)")
+    parser.add_argument("--plots", action="store_true", help="also write the PNG figures")
+    parser.set_defaults(func=run)
+
+
+def read_responses_csv(path: str | Path) -> pd.DataFrame:
+    """Read a response matrix CSV (header row; optional first column of respondent names).
+
+    Raises
+    ------
+    DataError
+        Missing/empty/ragged file; the message names the file and, for ragged rows, the line.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: no such file; pass a CSV of respondents x items of 0/1")
+    try:
+        frame = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path}: the file is empty; expected a header row and one row per respondent") from None
+    except pd.errors.ParserError as exc:
+        raise DataError(f"{path}: rows have different numbers of fields ({exc}); every row needs one value per item") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not a text CSV ({exc})") from None
+    if frame.shape[1] and not pd.api.types.is_numeric_dtype(frame.iloc[:, 0]) and _names_column(frame.iloc[:, 0]):
+        frame = frame.set_index(frame.columns[0])
+        frame.index = frame.index.astype(str)
+    else:
+        frame.index = [str(i + 1) for i in range(len(frame))]
+    frame.index.name = "respondent"
+    if frame.shape[0] == 0:
+        raise DataError(f"{path}: no respondent rows under the header")
+    unnamed = [c for c in frame.columns if str(c).startswith("Unnamed:")]
+    if unnamed:
+        raise DataError(
+            f"{path}: {len(unnamed)} column(s) without a header name (a data row longer than the header?); "
+            "every item needs a name in the header row"
+        )
+    return frame
+
+
+def _names_column(column: pd.Series) -> bool:
+    """A first column holds names when some value is not a 0/1 answer."""
+    values = column.dropna().astype(str).str.strip()
+    return not values.isin(["0", "1", "0.0", "1.0"]).all()
+
+
+def run(args: argparse.Namespace) -> int:
+    config = IRTConfig(model=args.model, prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter)
+    responses = read_responses_csv(args.responses)
+    try:
+        fit = fit_irt(responses, config)
+    except DataError as exc:
+        raise DataError(f"{args.responses}: {exc}") from None
+    table = fit.ability_table(responses, config.ability)
+    out = Path(args.out)
+    atomic_write_csv(out / "items.csv", fit.items.reset_index())
+    atomic_write_csv(out / "abilities.csv", table.reset_index())
+    record = fit.convergence()
+    record["summary"] = item_summary(fit.items, config)
+    record["ability"] = config.ability
+    record["input"] = str(args.responses)
+    atomic_write_json(out / "fit.json", record)
+    if args.plots:
+        _write_plots(fit, responses, out)
+    state = "converged" if fit.converged else "did NOT converge"
+    print(
+        f"{fit.model}: {fit.n_respondents} respondents x {fit.n_items} items, {state} in {fit.n_iter} EM steps "
+        f"({fit.seconds:.2f} s), log-likelihood {fit.log_likelihood:.2f}; "
+        f"{record['n_flagged']} items without information, {record['n_at_bound']} at a bound"
+    )
+    print(f"wrote {out}")
+    return 0
+
+
+def _write_plots(fit, responses: pd.DataFrame, out: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    from benchirt.irt.plots import plot_classifier_curves, plot_item_curves, plot_parameter_histograms
+
+    figures = {
+        "icc.png": plot_item_curves(fit),
+        "ccc_difficulty.png": plot_classifier_curves(fit, responses, by="difficulty"),
+        "ccc_discrimination.png": plot_classifier_curves(fit, responses, by="discrimination"),
+        "parameters.png": plot_parameter_histograms(fit),
+    }
+    for name, figure in figures.items():
+        atomic_write_figure(out / name, figure, dpi=110)
+        plt.close(figure)

@@ -1,0 +1,122 @@
+"""Figures of a fitted IRT model: item characteristic curves, classifier characteristic curves
+and parameter histograms (seed 003 §2.5, §5.1). Each function returns a matplotlib Figure."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from benchirt.errors import DataError  # noqa: E402
+from benchirt.irt.fit import IRTFit  # noqa: E402
+
+
+def plot_item_curves(fit: IRTFit, items: Sequence[str] | None = None, n_items: int = 8) -> Figure:
+    """Item characteristic curves ``P_j(theta)`` (seed 003 eq. 1).
+
+    Parameters
+    ----------
+    fit : IRTFit
+    items : sequence of str, optional
+        Items to draw; by default ``n_items`` estimated items spread over the range
+        of difficulty, plus the most negatively discriminating one if any.
+    """
+    table = fit.items
+    if items is None:
+        estimated = table[fit.informative].sort_values("difficulty")
+        if estimated.empty:
+            raise DataError("item curves: the fit has no estimated item to draw")
+        picks = np.unique(np.linspace(0, len(estimated) - 1, min(n_items, len(estimated))).round().astype(int))
+        items = list(estimated.index[picks])
+        negative = estimated[estimated["discrimination"] < 0]
+        if len(negative) and negative["discrimination"].idxmin() not in items:
+            items.append(negative["discrimination"].idxmin())
+    unknown = [i for i in items if i not in table.index]
+    if unknown:
+        raise DataError(f"item curves: unknown items {unknown[:5]}")
+    theta = np.linspace(-fit.config.theta_max, fit.config.theta_max, 241)
+    prob = pd.DataFrame(fit.probability(theta), columns=table.index)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for item in items:
+        row = table.loc[item]
+        ax.plot(theta, prob[item], label=f"{item}: a={row.discrimination:.2f} b={row.difficulty:.2f} c={row.guessing:.2f}")
+    ax.set_xlabel("ability θ")
+    ax.set_ylabel("P(correct)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(f"Item characteristic curves ({fit.model})")
+    ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    return fig
+
+
+def plot_classifier_curves(
+    fit: IRTFit,
+    responses: pd.DataFrame,
+    by: str = "difficulty",
+    bins: int = 10,
+    respondents: Sequence[str] | None = None,
+) -> Figure:
+    """Classifier characteristic curves: accuracy of each classifier per bin of item difficulty
+    (or discrimination).
+
+    Parameters
+    ----------
+    fit : IRTFit
+    responses : pandas.DataFrame, shape (n_respondents, n_items)
+        0/1 answers on the fit's items (columns = item names).
+    by : {"difficulty", "discrimination"}
+        Item parameter that defines the bins (equal-count bins of estimated items).
+    bins : int
+    respondents : sequence of str, optional
+        Rows to draw (default: all, at most 20).
+    """
+    if by not in ("difficulty", "discrimination"):
+        raise DataError(f"classifier curves: 'by' must be difficulty or discrimination, got {by!r}")
+    estimated = fit.items[fit.informative]
+    missing = [i for i in estimated.index if i not in responses.columns]
+    if missing:
+        raise DataError(f"classifier curves: responses lack items {missing[:5]}")
+    n_bins = max(1, min(bins, len(estimated)))
+    codes = pd.qcut(estimated[by].rank(method="first"), n_bins, labels=False)
+    centres = estimated[by].groupby(codes).median()
+    rows = list(respondents) if respondents is not None else list(responses.index[:20])
+    answers = responses.loc[rows, estimated.index].astype(float)
+    accuracy = answers.T.groupby(codes.to_numpy()).mean()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name in rows:
+        ax.plot(centres.to_numpy(), accuracy[name].to_numpy(), marker="o", ms=3, label=str(name))
+    ax.set_xlabel(f"item {by} (median of bin)")
+    ax.set_ylabel("accuracy in bin")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(f"Classifier characteristic curves by {by} ({n_bins} bins)")
+    ax.legend(fontsize=6, ncol=2, loc="best")
+    fig.tight_layout()
+    return fig
+
+
+def plot_parameter_histograms(fit: IRTFit, bins: int = 30) -> Figure:
+    """Histograms of discrimination, difficulty and guessing of the estimated items, with the
+    summary thresholds of seed 003 §4.5 marked."""
+    estimated = fit.items[fit.informative]
+    config = fit.config
+    panels = [
+        ("discrimination", config.discrimination_threshold),
+        ("difficulty", config.difficulty_threshold),
+        ("guessing", config.guessing_threshold),
+    ]
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.5))
+    for ax, (name, threshold) in zip(axes, panels):
+        ax.hist(estimated[name], bins=bins, color="#4477aa")
+        ax.axvline(threshold, color="#cc3311", ls="--", lw=1, label=f"threshold {threshold:g}")
+        ax.set_xlabel(name)
+        ax.legend(fontsize=7)
+    axes[0].set_ylabel("items")
+    n_flag = int((~fit.informative).sum())
+    fig.suptitle(f"{fit.model} item parameters ({len(estimated)} estimated, {n_flag} flagged without information)")
+    fig.tight_layout()
+    return fig
