@@ -2,17 +2,20 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
 
+from benchirt.data.spec import DatasetSpec
 from benchirt.errors import DataError
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.scores import read_scores
 from benchirt.subsets.config import SubsetConfig
 from benchirt.subsets.evaluation import SubsetEvaluation, evaluate_subsets
-from benchirt.subsets.export import export_suite, publish_suite, read_dataset_ids, subset_entries
+from benchirt.subsets.export import export_suite, publish_suite, read_dataset_ids, subset_specs
 from benchirt.subsets.selection import RULES, build_subsets
 
 DESCRIPTION = """\
@@ -35,8 +38,12 @@ by default benchirt's artificial names (optimal, pessimal, majority, minority, r
 decodIRT's otimo, pessimo, majoritario, minoritario, rand1-3) are artificial, mlp_epoch_* are
 the ladder and every other classifier is real.
 
-Writes DIR/subsets.json, DIR/suites/<subset>.yaml (suite files 'benchirt run' accepts; with
-OpenML ids when --ids gives them), the tables membership.csv, ratings.csv, parameters.csv,
+Suite files: --suite names the full suite as 'benchirt run' takes it (cc18-offline, a folder, a
+suite file, OpenML-CC18, ...) so that each subset is written with its members' sources; --ids
+adds OpenML dataset/task ids by name (CSV with name/dataset and openml_id/openml_did, task_id).
+A subset whose datasets have neither is listed in subsets.json but gets no suite file.
+
+Writes DIR/subsets.json, DIR/suites/<subset>.yaml (suite files 'benchirt run' accepts), the tables membership.csv, ratings.csv, parameters.csv,
 reliability.csv, fidelity.csv, random_draws.csv, innate.csv, leaders.csv (+ characterization.csv,
 metadata_summary.csv), summary.txt and the figures fidelity.png, ratings.png,
 parameter_balance.png, innate.png. --publish creates one OpenML benchmark suite per subset
@@ -47,8 +54,8 @@ EPILOG = """\
 example:
   benchirt subset runs/default/irt/summaries.csv ../shared/data/decodirt-reference \\
       --cuts 30,50,70 --rule combined --random 200 --out runs/subsets
-  benchirt subset summaries.csv scores.csv --ids ../shared/data/cc18-arff/manifest.csv \\
-      --cuts 50 --publish --out runs/subsets50"""
+  benchirt subset summaries.csv scores.csv --suite cc18-offline --cuts 50 --publish \\
+      --out runs/subsets50"""
 
 
 def register(subparsers) -> None:
@@ -74,6 +81,8 @@ def register(subparsers) -> None:
                         help="comma-separated artificial classifiers (every other one is real)")
     parser.add_argument("--metadata", metavar="CSV",
                         help="dataset metadata (dataset + Dataset.metadata() columns) for Tables 7-9")
+    parser.add_argument("--suite", metavar="SPEC",
+                        help="the full suite as 'benchirt run' takes it, for the subsets' suite files")
     parser.add_argument("--ids", metavar="FILE",
                         help="dataset names with OpenML ids: CSV (name/dataset, openml_id/openml_did, task_id) "
                              "or a suite file")
@@ -94,17 +103,29 @@ def run(args: argparse.Namespace) -> int:
     roles = read_roles(args.roles) if args.roles else default_roles(scores["classifier"].unique(), args.artificial)
     metadata = _read_table(args.metadata, "dataset metadata") if args.metadata else None
     ids = read_dataset_ids(args.ids) if args.ids else None
+    suite = None
+    if args.suite:
+        from benchirt.data import resolve_suite
+
+        suite = resolve_suite(args.suite)
 
     subsets = build_subsets(summaries, config.cuts, config.rule)
     evaluation = evaluate_subsets(subsets, scores, summaries, metadata, roles, config, RatingConfig(score=args.score))
     out = Path(args.out)
-    write_outputs(evaluation, out, ids=ids, suite_format=args.format, plots=not args.no_plots)
+    unexported = write_outputs(evaluation, out, suite=suite, ids=ids, suite_format=args.format,
+                               plots=not args.no_plots)
     print(evaluation.summary())
+    for name, missing in unexported.items():
+        print(f"benchirt subset: no suite file for {name}: no source for {', '.join(missing[:5])}"
+              f"{' ...' if len(missing) > 5 else ''} (give --suite or --ids)", file=sys.stderr)
     if args.publish:
-        published = {
-            name: publish_suite(name, subset_entries(datasets, ids), description=_description(name, evaluation))
-            for name, datasets in evaluation.subsets.items()
-        }
+        published = {}
+        for name, datasets in evaluation.subsets.items():
+            specs, missing = subset_specs(datasets, suite, ids)
+            if missing:
+                raise DataError(f"cannot publish {name}: dataset(s) {', '.join(missing)} have no OpenML id "
+                                "(give --suite or --ids)")
+            published[name] = publish_suite(name, specs, description=_description(name, evaluation))
         atomic_write_json(out / "published.json", published)
         for name, suite_id in published.items():
             print(f"published {name} as OpenML suite {suite_id}")
@@ -115,16 +136,43 @@ def run(args: argparse.Namespace) -> int:
 def write_outputs(
     evaluation: SubsetEvaluation,
     out: str | Path,
+    suite: Iterable[DatasetSpec] | None = None,
     ids: pd.DataFrame | None = None,
     suite_format: str = "yaml",
     plots: bool = True,
-) -> None:
-    """Write subsets, suite files, tables, summary and figures into ``out`` (each file atomically)."""
+) -> dict[str, list[str]]:
+    """Write subsets, suite files, tables, summary and figures into ``out`` (each file atomically).
+
+    Parameters
+    ----------
+    evaluation : SubsetEvaluation
+    out : path
+        Folder; created when missing.
+    suite, ids :
+        Sources of the members for the suite files (see :func:`benchirt.subsets.export.subset_specs`).
+    suite_format : {"yaml", "json"}
+    plots : bool
+        Also write the PNG figures.
+
+    Returns
+    -------
+    dict
+        ``{subset: [datasets without a source]}`` for the subsets that got no suite file.
+    """
     out = Path(out)
-    atomic_write_json(out / "subsets.json", {"config": evaluation.config.to_dict(), "subsets": evaluation.subsets})
+    suite = list(suite or [])
+    unexported = {}
     for name, datasets in evaluation.subsets.items():
-        export_suite(name, subset_entries(datasets, ids), out / "suites" / f"{name}.{suite_format}",
-                     description=_description(name, evaluation))
+        specs, missing = subset_specs(datasets, suite, ids)
+        if missing:
+            unexported[name] = missing
+        else:
+            export_suite(name, specs, out / "suites" / f"{name}.{suite_format}", _description(name, evaluation))
+    atomic_write_json(out / "subsets.json", {
+        "config": evaluation.config.to_dict(),
+        "subsets": evaluation.subsets,
+        "without_suite_file": unexported,
+    })
     for stem, frame in evaluation.to_frames().items():
         atomic_write_csv(out / f"{stem}.csv", frame)
     atomic_write_text(out / "summary.txt", evaluation.summary() + "\n")
@@ -133,6 +181,7 @@ def write_outputs(
 
         for stem, figure in all_figures(evaluation).items():
             atomic_write_figure(out / f"{stem}.png", figure, dpi=120)
+    return unexported
 
 
 def default_roles(classifiers, artificial: str | None = None) -> pd.Series:

@@ -1,20 +1,12 @@
-"""Exporting subsets: suite definition files that ``benchirt run`` reads back, and OpenML suites.
+"""Exporting subsets: suite files that ``benchirt run`` reads back, and OpenML benchmark suites.
 
-Suite file format (YAML when the path ends in ``.yaml``/``.yml``, JSON otherwise)::
-
-    name: combined-50
-    description: 50 % of OpenML-CC18 chosen by benchirt (combined rule) ...
-    datasets:
-      - name: banknote-authentication
-        openml_id: 1462          # OpenML dataset id, when known
-        task_id: 9952            # OpenML task id, when known
-        kind: openml             # as in benchirt.data.DatasetSpec, when known
-        location: "1462"         # builtin name, file path or OpenML id, when known
-        target: Class            # target column, when it is not the default
-
-Only ``name`` is required per dataset; the other keys are written when the suite's specification
-knows them (a :class:`benchirt.data.DatasetSpec`, a mapping or a table row), so a subset of an
-OpenML suite comes back as OpenML datasets and a subset of a local folder as the same files.
+A subset is written as a suite file in the format of :mod:`benchirt.data.suite_file` (YAML or
+JSON: ``name``, ``description`` and a ``datasets`` list whose entries carry ``name``,
+``openml_id``, ``task_id``, ``file``, ``builtin``, ...), through
+:func:`benchirt.data.suite_file.write_suite_file`, so that :func:`benchirt.data.resolve_suite` and
+``benchirt run`` accept it. Each member needs a source: its :class:`~benchirt.data.DatasetSpec`
+from the full suite (a subset of a local folder comes back as the same files, a subset of an
+OpenML suite as the same OpenML datasets), or at least an OpenML dataset id from an id table.
 
 Publishing (seed 003 §4.6: decodIRT stores its subsets as OpenML studies) creates an OpenML
 benchmark suite with :func:`openml.study.create_benchmark_suite` and ``.publish()``. OpenML suites
@@ -26,118 +18,27 @@ is never logged or written.
 """
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
 import pandas as pd
-import yaml
 
+from benchirt.data.spec import DatasetSpec
+from benchirt.data.suite_file import is_suite_file, read_suite_file, write_suite_file
 from benchirt.errors import BenchirtError, ConfigError, DataError, OpenMLUnavailableError
-from benchirt.io import atomic_write_text
 
-#: Keys a dataset entry of a suite file may carry besides ``name``, in the order written.
-ENTRY_KEYS = ("openml_id", "task_id", "kind", "location", "target")
 #: Environment variable holding the OpenML API key.
 APIKEY_ENV = "OPENML_APIKEY"
-#: Column names accepted for each entry key when reading an id table (e.g. cc18-arff/manifest.csv).
+#: Column names accepted in an id table (e.g. the offline mirror's cc18-arff/manifest.csv).
 _ALIASES = {
     "name": ("name", "dataset"),
     "openml_id": ("openml_id", "openml_did", "did", "data_id"),
     "task_id": ("task_id", "tid"),
 }
-
-
-def dataset_entry(dataset: Any) -> dict[str, Any]:
-    """One suite-file entry from a dataset name, a mapping or a ``DatasetSpec``-like object.
-
-    Returns
-    -------
-    dict
-        ``name`` and whichever of :data:`ENTRY_KEYS` are known (ids as int).
-    """
-    if isinstance(dataset, str):
-        return {"name": dataset}
-    get = dataset.get if isinstance(dataset, Mapping) else lambda key, default=None: getattr(dataset, key, default)
-    name = get("name")
-    if not name:
-        raise DataError(f"a suite entry needs a dataset name, got {dataset!r}")
-    entry: dict[str, Any] = {"name": str(name)}
-    for key in ENTRY_KEYS:
-        value = get(key, None)
-        if value is None or (isinstance(value, float) and pd.isna(value)):
-            continue
-        entry[key] = int(value) if key in ("openml_id", "task_id") else str(value)
-    return entry
-
-
-def suite_document(name: str, datasets: Iterable[Any], description: str = "") -> dict[str, Any]:
-    """The suite file's content as a dict (see the module docstring for the format)."""
-    entries = [dataset_entry(d) for d in datasets]
-    if not entries:
-        raise DataError(f"suite {name!r} has no dataset; a suite file needs at least one")
-    names = [e["name"] for e in entries]
-    duplicated = sorted({n for n in names if names.count(n) > 1})
-    if duplicated:
-        raise DataError(f"suite {name!r} lists dataset(s) {', '.join(duplicated)} more than once")
-    return {"name": name, "description": description, "datasets": entries}
-
-
-def export_suite(
-    subset_name: str, datasets: Sequence[Any], path: str | os.PathLike, description: str = ""
-) -> Path:
-    """Write one subset as a suite file (YAML for ``.yaml``/``.yml``, else JSON), atomically.
-
-    Parameters
-    ----------
-    subset_name : str
-        The suite's name, e.g. ``combined-50``.
-    datasets : sequence
-        Dataset names, mappings or ``DatasetSpec``-like objects (see :func:`dataset_entry`).
-    path : path
-        Destination file.
-    description : str
-        Free text stored with the suite.
-
-    Returns
-    -------
-    Path
-        ``path``.
-    """
-    path = Path(path)
-    document = suite_document(subset_name, datasets, description)
-    if path.suffix.lower() in (".yaml", ".yml"):
-        text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
-    else:
-        text = json.dumps(document, indent=2) + "\n"
-    atomic_write_text(path, text)
-    return path
-
-
-def read_suite_file(path: str | os.PathLike) -> dict[str, Any]:
-    """Read a suite file written by :func:`export_suite` (YAML or JSON) and check its shape.
-
-    Raises
-    ------
-    DataError
-        Unreadable file, malformed YAML/JSON, or a document without ``name`` and ``datasets``.
-    """
-    path = Path(path)
-    try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataError(f"cannot read suite file {path}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise DataError(f"suite file {path} is not valid YAML/JSON: {exc}") from None
-    if not isinstance(document, dict) or "datasets" not in document or not isinstance(document["datasets"], list):
-        raise DataError(f"suite file {path} needs a mapping with 'name' and a 'datasets' list")
-    document["datasets"] = [dataset_entry(d) for d in document["datasets"]]
-    document.setdefault("name", path.stem)
-    document.setdefault("description", "")
-    return document
 
 
 def read_dataset_ids(path: str | os.PathLike) -> pd.DataFrame:
@@ -149,12 +50,13 @@ def read_dataset_ids(path: str | os.PathLike) -> pd.DataFrame:
 
     Returns
     -------
-    DataFrame, index = dataset name, columns of :data:`ENTRY_KEYS` that are known (ids as
-    nullable ``Int64``).
+    DataFrame, index = dataset name, columns ``openml_id, task_id`` (nullable ``Int64``).
     """
     path = Path(path)
-    if path.suffix.lower() in (".yaml", ".yml", ".json"):
-        frame = pd.DataFrame(read_suite_file(path)["datasets"])
+    if is_suite_file(path):
+        specs = read_suite_file(path).specs
+        frame = pd.DataFrame({"name": [s.name for s in specs], "openml_id": [s.openml_id for s in specs],
+                              "task_id": [s.task_id for s in specs]})
     else:
         try:
             frame = pd.read_csv(path)
@@ -170,22 +72,73 @@ def read_dataset_ids(path: str | os.PathLike) -> pd.DataFrame:
         raise DataError(f"{path}: the dataset id table needs a 'name' (or 'dataset') column")
     frame["name"] = frame["name"].astype(str)
     for key in ("openml_id", "task_id"):
-        if key in frame.columns:
-            frame[key] = pd.to_numeric(frame[key], errors="coerce").astype("Int64")
-    keep = ["name", *[k for k in ENTRY_KEYS if k in frame.columns]]
-    return frame[keep].drop_duplicates("name").set_index("name")
+        frame[key] = pd.to_numeric(frame[key], errors="coerce").astype("Int64") if key in frame.columns else pd.NA
+    return frame[["name", "openml_id", "task_id"]].drop_duplicates("name").set_index("name")
 
 
-def subset_entries(datasets: Sequence[str], ids: pd.DataFrame | None) -> list[dict[str, Any]]:
-    """Suite entries for the named datasets, enriched with their ids where ``ids`` knows them."""
-    entries = []
+def subset_specs(
+    datasets: Sequence[str],
+    suite: Iterable[DatasetSpec] | None = None,
+    ids: pd.DataFrame | None = None,
+) -> tuple[list[DatasetSpec], list[str]]:
+    """The :class:`DatasetSpec` of every member of a subset.
+
+    Parameters
+    ----------
+    datasets : sequence of str
+        The subset's dataset names.
+    suite : iterable of DatasetSpec, optional
+        The full suite's specs (matched by name); preferred when present. Ids missing from a spec
+        are completed from ``ids``.
+    ids : DataFrame, optional
+        From :func:`read_dataset_ids`; a dataset known only here becomes an OpenML spec.
+
+    Returns
+    -------
+    specs : list of DatasetSpec
+        For the datasets that have a source, in subset order.
+    missing : list of str
+        Datasets with neither a spec nor an OpenML dataset id.
+    """
+    by_name = {spec.name: spec for spec in suite or ()}
+    specs, missing = [], []
     for name in datasets:
-        if ids is not None and name in ids.index:
-            row = {k: (None if pd.isna(v) else v) for k, v in ids.loc[name].items()}
-            entries.append(dataset_entry({"name": name, **row}))
+        known = ids.loc[name] if ids is not None and name in ids.index else None
+        openml_id = None if known is None or pd.isna(known["openml_id"]) else int(known["openml_id"])
+        task_id = None if known is None or pd.isna(known["task_id"]) else int(known["task_id"])
+        if name in by_name:
+            spec = by_name[name]
+            specs.append(replace(spec, openml_id=spec.openml_id or openml_id, task_id=spec.task_id or task_id))
+        elif openml_id is not None:
+            specs.append(DatasetSpec(name=name, kind="openml", location=str(openml_id),
+                                     openml_id=openml_id, task_id=task_id))
         else:
-            entries.append({"name": name})
-    return entries
+            missing.append(name)
+    return specs, missing
+
+
+def export_suite(
+    subset_name: str, specs: Sequence[DatasetSpec], path: str | os.PathLike, description: str = ""
+) -> Path:
+    """Write one subset as a suite file (YAML for ``.yaml``/``.yml``, JSON for ``.json``), atomically.
+
+    Parameters
+    ----------
+    subset_name : str
+        The suite's name, e.g. ``combined-50``.
+    specs : sequence of DatasetSpec
+        The members (see :func:`subset_specs`).
+    path : path
+        Destination file.
+    description : str
+        Free text stored with the suite.
+
+    Returns
+    -------
+    Path
+        ``path``; :func:`benchirt.data.resolve_suite` reads it back.
+    """
+    return write_suite_file(path, subset_name, specs, description)
 
 
 def resolve_api_key(api_key: str | None = None) -> str:
@@ -254,8 +207,8 @@ def publish_suite(
     ----------
     name : str
         Suite name.
-    datasets : sequence
-        Entries with ``task_id`` and/or ``openml_id`` (see :func:`dataset_entry`).
+    datasets : sequence of DatasetSpec or mapping
+        Members with ``task_id`` and/or ``openml_id`` (attributes or keys) and a ``name``.
     description : str
         Suite description (OpenML requires one; a default naming benchirt is used when empty).
     api_key : str, optional
@@ -275,12 +228,12 @@ def publish_suite(
     OpenMLUnavailableError
         The server could not be reached or refused the suite; the message never contains the key.
     """
-    entries = [dataset_entry(d) for d in datasets]
+    entries = [_ids(d) for d in datasets]
     without_ids = [e["name"] for e in entries if "task_id" not in e and "openml_id" not in e]
     if without_ids:
         raise DataError(
             f"cannot publish suite {name!r}: dataset(s) {', '.join(without_ids)} have no OpenML task or dataset "
-            "id (only OpenML datasets can form an OpenML suite; give ids with --ids)"
+            "id (only OpenML datasets can form an OpenML suite; give their ids, e.g. with --ids)"
         )
     if not lookup_tasks:
         no_task = [e["name"] for e in entries if "task_id" not in e]
@@ -323,6 +276,17 @@ def _openml_key(key: str) -> Iterator[None]:
         ) from None
     finally:
         openml.config.apikey = previous
+
+
+def _ids(dataset: Any) -> dict[str, Any]:
+    """``name`` and the known OpenML ids of a spec or mapping."""
+    get = dataset.get if isinstance(dataset, Mapping) else lambda key: getattr(dataset, key, None)
+    entry: dict[str, Any] = {"name": str(get("name"))}
+    for key in ("openml_id", "task_id"):
+        value = get(key)
+        if value is not None and not pd.isna(value):
+            entry[key] = int(value)
+    return entry
 
 
 def _scrub(text: str, key: str) -> str:
