@@ -237,3 +237,10 @@ def test_tsv_and_gzipped_csv(tmp_path):
     gz.write_bytes(gzip.compress(b"a,y\n1,p\n2,q\n"))
     ds = load_file(gz)
     assert ds.name == "c" and ds.y.tolist() == ["p", "q"]
+
+
+def test_target_missing_everywhere_leaves_an_empty_flagged_dataset(tmp_path):
+    path = write(tmp_path, "none.csv", "a,b,y\n1,x,?\n2,y,?\n")
+    ds = load_file(path)
+    assert ds.n_instances == 0 and ds.extra["dropped_rows"] == [0, 1]
+    assert "no rows" in ds.skip_reason

@@ -158,7 +158,7 @@ def _uninformative_columns(X: pd.DataFrame) -> dict[str, str]:
     """
     reasons: dict[str, str] = {}
     numeric = [c for c in X.columns if not isinstance(X[c].dtype, pd.CategoricalDtype)]
-    if numeric:
+    if numeric and len(X):
         values = X[numeric].to_numpy(dtype="float64")
         present = ~np.isnan(values)
         n_present = present.sum(axis=0)
@@ -169,6 +169,8 @@ def _uninformative_columns(X: pd.DataFrame) -> dict[str, str]:
                 reasons[column] = "entirely missing"
             elif lo == hi:
                 reasons[column] = "constant"
+    elif numeric:
+        reasons.update({column: "entirely missing" for column in numeric})
     for column in X.columns:
         if column in numeric:
             continue
