@@ -142,3 +142,12 @@ def test_reference_true_scores_and_accuracies(shared_data):
     # optimal is right on every test instance: best accuracy on every dataset, pessimal the worst.
     assert by_accuracy.average_ranks.index[0] == "otimo" and by_accuracy.average_ranks.index[-1] == "pessimo"
     assert by_accuracy.average_ranks["pessimo"] == 19
+
+
+def test_decodirt_mode_tests_a_subset_of_the_full_tournament():
+    rng = np.random.default_rng(4)
+    scores = block_scores({f"d{i:02d}": tuple(rng.uniform(size=5)) for i in range(10)}, classifiers="ABCDE")
+    result = friedman_nemenyi(scores, mode="decodirt", classifiers=["A", "B", "C"])
+    trajectories = glicko_tournament(scores).rating_matrix("rating")[["A", "B", "C"]]
+    assert result.statistic == pytest.approx(friedmanchisquare(*trajectories.to_numpy().T)[0])
+    assert sorted(result.p_values.index) == ["A", "B", "C"]

@@ -149,7 +149,8 @@ def friedman_nemenyi(
     alpha : float, optional
         Level of the critical difference; default ``config.alpha`` (0.05).
     classifiers : sequence of str, optional
-        Compare only these (e.g. the real classifiers, as seed 003 §5.3 did).
+        Compare only these (e.g. the real classifiers, as seed 003 §5.3 did). In ``decodirt`` mode
+        all classifiers still play the tournament and only these trajectories are tested.
     config : RatingConfig, optional
     order : optional
         Rating-period order of the tournament in ``decodirt`` mode.
@@ -177,10 +178,11 @@ def friedman_nemenyi(
         if unknown:
             raise DataError(f"classifier(s) {', '.join(unknown)} have no scores; known: "
                             f"{', '.join(sorted(clean['classifier'].unique()))}")
-        clean = clean[clean["classifier"].isin(list(classifiers))]
     if mode == "blocks":
+        if classifiers is not None:
+            clean = clean[clean["classifier"].isin(list(classifiers))]
         return _friedman_blocks(clean, alpha, config.score)
-    return _friedman_decodirt(clean, alpha, config.score, config, order)
+    return _friedman_decodirt(clean, alpha, config.score, config, order, classifiers)
 
 
 def _friedman_blocks(clean: pd.DataFrame, alpha: float, score: str) -> StatisticalComparison:
@@ -229,9 +231,12 @@ def _friedman_and_nemenyi_for_blocks(values: np.ndarray, names: list[str]):
     return float(statistic), float(p_value), p_values, ranks
 
 
-def _friedman_decodirt(clean, alpha, score, config, order) -> StatisticalComparison:
+def _friedman_decodirt(clean, alpha, score, config, order, classifiers) -> StatisticalComparison:
+    # As seed 003 §5.3: everybody plays the tournament; only the compared classifiers' trajectories are tested.
     tournament = glicko_tournament(clean, order=order, config=config)
     trajectories = tournament.rating_matrix("rating")
+    if classifiers is not None:
+        trajectories = trajectories[[name for name in trajectories.columns if name in set(classifiers)]]
     _require_classifiers(trajectories.shape[1])
     if trajectories.shape[0] < 2:
         raise DataError(
