@@ -9,65 +9,56 @@ import openml
 import pandas as pd
 import pytest
 
+from benchirt.data import resolve_suite
+from benchirt.data.spec import DatasetSpec
 from benchirt.errors import ConfigError, DataError, OpenMLUnavailableError
 from benchirt.subsets import export
 from benchirt.subsets.export import (
-    export_suite, find_task_id, publish_suite, read_dataset_ids, read_suite_file, resolve_api_key, subset_entries,
+    export_suite, find_task_id, publish_suite, read_dataset_ids, resolve_api_key, subset_specs,
 )
 
 KEY = "0123456789abcdef0123456789abcdef"
 
 
-@dataclass(frozen=True)
-class Spec:  # the attributes of benchirt.data.DatasetSpec that a suite file records
-    name: str
-    kind: str
-    location: str
-    openml_id: int | None = None
-    task_id: int | None = None
-    target: str | None = None
-
-
 @pytest.mark.parametrize("suffix", ["yaml", "json"])
 def test_suite_file_round_trip(tmp_path, suffix):
-    datasets = [Spec("kc2", "openml", "1063", 1063, 3913), Spec("mine", "file", "/data/mine.csv", target="y"), "plain"]
-    path = export_suite("combined-50", datasets, tmp_path / f"s.{suffix}", description="half")
-    document = read_suite_file(path)
-    assert document["name"] == "combined-50" and document["description"] == "half"
-    assert document["datasets"] == [
-        {"name": "kc2", "openml_id": 1063, "task_id": 3913, "kind": "openml", "location": "1063"},
-        {"name": "mine", "kind": "file", "location": "/data/mine.csv", "target": "y"},
-        {"name": "plain"},
+    data = tmp_path / "mine.csv"
+    data.write_text("x,y\n1,a\n2,b\n")
+    suite = [
+        DatasetSpec("kc2", "openml", "1063", openml_id=1063, task_id=3913),
+        DatasetSpec("mine", "file", str(data), target="y"),
+        DatasetSpec("wdbc", "builtin", "breast_cancer", openml_id=1510),
     ]
-    if suffix == "json":
-        assert json.loads(path.read_text())["datasets"][0]["task_id"] == 3913
+    specs, missing = subset_specs(["mine", "kc2"], suite)
+    assert missing == [] and [s.name for s in specs] == ["mine", "kc2"]
+    path = export_suite("combined-50", specs, tmp_path / "suites" / f"s.{suffix}", description="half")
+    back = resolve_suite(str(path))
+    assert back == specs
 
 
-def test_suite_file_errors(tmp_path):
-    with pytest.raises(DataError, match="no dataset"):
-        export_suite("empty", [], tmp_path / "e.yaml")
-    with pytest.raises(DataError, match="more than once"):
-        export_suite("dup", ["a", "a"], tmp_path / "d.yaml")
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("name: x\ndatasets: [unclosed\n")
-    with pytest.raises(DataError, match="not valid YAML"):
-        read_suite_file(bad)
-    bad.write_text("just text\n")
-    with pytest.raises(DataError, match="'datasets' list"):
-        read_suite_file(bad)
-    with pytest.raises(DataError, match="cannot read suite file"):
-        read_suite_file(tmp_path / "missing.yaml")
-
-
-def test_ids_from_manifest_like_csv(tmp_path):
+def test_specs_from_ids_and_missing_sources(tmp_path):
     csv = tmp_path / "manifest.csv"
     pd.DataFrame({"openml_did": [1063, 1462], "name": ["kc2", "banknote-authentication"], "file": ["a", "b"]}).to_csv(
         csv, index=False)
     ids = read_dataset_ids(csv)
-    entries = subset_entries(["banknote-authentication", "unknown"], ids)
-    assert entries == [{"name": "banknote-authentication", "openml_id": 1462}, {"name": "unknown"}]
-    suite = export_suite("s", entries, tmp_path / "s.yaml")
-    assert read_dataset_ids(suite).loc["banknote-authentication", "openml_id"] == 1462
+    specs, missing = subset_specs(["banknote-authentication", "unknown"], None, ids)
+    assert specs == [DatasetSpec("banknote-authentication", "openml", "1462", openml_id=1462)]
+    assert missing == ["unknown"]
+    # ids complete a spec of the suite that lacks them
+    suite = [DatasetSpec("kc2", "file", "/x/kc2.arff")]
+    (spec,), _ = subset_specs(["kc2"], suite, ids)
+    assert spec.location == "/x/kc2.arff" and spec.openml_id == 1063
+    path = export_suite("s", specs, tmp_path / "s.yaml")
+    assert read_dataset_ids(path).loc["banknote-authentication", "openml_id"] == 1462
+
+
+def test_id_table_errors(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("openml_id\n3\n")
+    with pytest.raises(DataError, match="'name'"):
+        read_dataset_ids(bad)
+    with pytest.raises(DataError, match="cannot read the dataset id table"):
+        read_dataset_ids(tmp_path / "missing.csv")
 
 
 class FakeSuite:
@@ -108,7 +99,8 @@ def test_publish_sends_the_task_ids_and_never_leaks_the_key(fake_openml, monkeyp
     calls, lookups = fake_openml
     monkeypatch.setenv("OPENML_APIKEY", KEY)
     caplog.set_level(logging.DEBUG)
-    entries = [{"name": "kc2", "openml_id": 1063, "task_id": 3913}, {"name": "pc1", "openml_id": 1068}]
+    entries = [DatasetSpec("kc2", "openml", "1063", openml_id=1063, task_id=3913),
+               DatasetSpec("pc1", "openml", "1068", openml_id=1068)]
     suite_id = publish_suite("combined-50", entries, description="half of CC18")
     assert suite_id == 4242
     # the task id is used where known; pc1's is looked up: active, 10-fold CV first, then lowest tid
