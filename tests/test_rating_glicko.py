@@ -151,7 +151,7 @@ def test_config_from_dict_rejects_unknown_keys_and_bad_values():
     assert config.initial == (1600.0, 300.0, 0.05) and config.n_permutations == 50
     with pytest.raises(ConfigError, match="unknown rating option.*'permutations'.*valid options: score"):
         RatingConfig.from_dict({"permutations": 10})
-    for bad in ({"initial": (1500, -1, 0.06)}, {"stats": "anova"}, {"alpha": 1.5}, {"n_permutations": 1}):
+    for bad in ({"initial": (1500, -1, 0.06)}, {"initial": (float("inf"), 350, 0.06)}, {"initial": (1500, 350)}, {"stats": "anova"}, {"alpha": 1.5}, {"n_permutations": 1}):
         with pytest.raises(ConfigError):
             RatingConfig.from_dict(bad)
     shifted = glicko_tournament(long_scores([("a", "x", 1.0), ("a", "y", 0.0)]), config=config).table

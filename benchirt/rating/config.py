@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -87,7 +88,8 @@ class RatingConfig:
 
 
 def _is_triple(value: Any) -> bool:
+    """Three finite numbers."""
     try:
-        return len(value) == 3 and all(float(v) == float(v) for v in value)
+        return len(value) == 3 and all(math.isfinite(float(v)) for v in value)
     except (TypeError, ValueError):
         return False
