@@ -35,7 +35,8 @@ def synthetic_suite(seed: int = 0):
         scores = dict(zip(REAL, real)) | {"opt": 120.0, "base1": base[0], "base2": base[1]}
         rows += [{"dataset": name, "classifier": c, "score": s} for c, s in scores.items()]
         summaries.append({"dataset": name, "pct_discrimination_gt": 90.0 - i if informative else 20.0 - i / 2,
-                          "pct_difficulty_gt": 5.0 + i, "pct_guessing_gt": 10.0})
+                          "pct_difficulty_gt": 5.0 + i, "pct_guessing_gt": 10.0,
+                          "pct_negative_discrimination": float(i % 3)})
     return pd.DataFrame(rows), pd.DataFrame(summaries)
 
 
@@ -126,6 +127,7 @@ def test_tables_match_hand_computation(evaluation):
     row = ev.parameters.set_index("subset").loc["discrimination-50"]
     assert row["discrimination_mean"] == pytest.approx(part["pct_discrimination_gt"].mean())
     assert row["difficulty_sd"] == pytest.approx(part["pct_difficulty_gt"].std(ddof=1))
+    assert row["negative_discrimination_mean"] == pytest.approx(part["pct_negative_discrimination"].mean())
     assert ev.parameters.set_index("subset").loc[FULL, "n_datasets"] == 20
     ratings = ev.ratings[ev.ratings["subset"] == "discrimination-50"]
     rel = ev.reliability.set_index("subset").loc["discrimination-50"]

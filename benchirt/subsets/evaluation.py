@@ -30,6 +30,10 @@ from benchirt.subsets.selection import PARAMETER_COLUMNS, normalize_summaries
 #: Name of the full suite among the evaluated scenarios.
 FULL = "full"
 
+#: Summary columns reported per subset: the three selection percentages and, when the IRT stage gives
+#: it, the share of items with negative discrimination (seed 003 §5.2: a sign of noisy items).
+REPORTED_COLUMNS = (*PARAMETER_COLUMNS.values(), "pct_negative_discrimination")
+
 
 @dataclass
 class SubsetEvaluation:
@@ -47,7 +51,8 @@ class SubsetEvaluation:
         ``subset`` is ``"full"`` for the whole suite.
     parameters : DataFrame
         seed 003 Table 5: ``subset, n_datasets`` and mean/sd (ddof = 1; 0 for one dataset) of each
-        percentage column.
+        percentage column (``discrimination_mean``, ``difficulty_sd``, ..., ``negative_discrimination_mean``
+        when the summaries have it).
     reliability : DataFrame
         seed 003 Table 6: ``subset, rd_variance, rd_sd, volatility_variance, volatility_sd`` over all
         rated classifiers (ddof = 1).
@@ -171,7 +176,7 @@ def evaluate_subsets(
     suite = sorted(scores["dataset"].unique())
     subsets = _check_subsets(subsets, suite)
     roles = _check_roles(roles, scores)
-    summaries = normalize_summaries(summaries, [c for c in PARAMETER_COLUMNS.values() if c in summaries.columns])
+    summaries = normalize_summaries(summaries, [c for c in REPORTED_COLUMNS if c in summaries.columns])
     uncovered = sorted(set(suite) - set(summaries.index))
     if uncovered:
         raise DataError(
@@ -352,7 +357,7 @@ def _fidelity(matrix: pd.DataFrame, subsets, real, baselines, config: SubsetConf
 
 
 def _membership(subsets, summaries: pd.DataFrame) -> pd.DataFrame:
-    columns = [c for c in PARAMETER_COLUMNS.values() if c in summaries.columns]
+    columns = [c for c in REPORTED_COLUMNS if c in summaries.columns]
     rows = [
         {"subset": name, "dataset": dataset, "position": position, **summaries.loc[dataset, columns].to_dict()}
         for name, datasets in subsets.items()
@@ -363,7 +368,7 @@ def _membership(subsets, summaries: pd.DataFrame) -> pd.DataFrame:
 
 def _parameter_balance(scenarios, summaries: pd.DataFrame) -> pd.DataFrame:
     """seed 003 Table 5: mean and sd (ddof = 1, 0 for a single dataset) of each percentage column."""
-    columns = [c for c in PARAMETER_COLUMNS.values() if c in summaries.columns]
+    columns = [c for c in REPORTED_COLUMNS if c in summaries.columns]
     rows = []
     for name, datasets in scenarios.items():
         values = summaries.loc[datasets, columns]
