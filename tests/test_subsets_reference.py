@@ -108,10 +108,19 @@ def test_command_on_mirror_writes_suites_that_resolve_back(reference, shared_dat
     keep = sorted(set(offline) & set(summaries["dataset"]))
     summaries[summaries["dataset"].isin(keep)].to_csv(tmp_path / "summaries.csv", index=False)
     scores[scores["dataset"].isin(keep)].to_csv(tmp_path / "scores.csv", index=False)
+    metadata = pd.DataFrame({name: offline[name].load().metadata() for name in keep}).T.rename_axis("dataset")
+    metadata.to_csv(tmp_path / "metadata.csv")
     out = tmp_path / "out"
     code = main(["subset", str(tmp_path / "summaries.csv"), str(tmp_path / "scores.csv"), "--out", str(out),
-                 "--cuts", "30,50", "--random", "20", "--permutations", "5", "--suite", "cc18-offline"])
+                 "--cuts", "30,50", "--random", "20", "--permutations", "5", "--suite", "cc18-offline",
+                 "--metadata", str(tmp_path / "metadata.csv")])
     assert code == 0
+    shares = pd.read_csv(out / "characterization.csv").query("subset == 'full'").set_index(["data_type", "task"])
+    binary = 100 * (metadata["n_classes"] == 2).mean()
+    assert shares.loc[("total", "binary"), "share"] == pytest.approx(binary)
+    assert shares.loc[("total", "total"), "share"] == pytest.approx(100)
+    means = pd.read_csv(out / "metadata_summary.csv").query("subset == 'full'").set_index("metadata")["mean"]
+    assert means["n_features"] == pytest.approx(metadata["n_features"].astype(float).mean())
     written = json.loads((out / "subsets.json").read_text())
     assert written["without_suite_file"] == {}
     for name, members in written["subsets"].items():
