@@ -28,7 +28,7 @@ TABLE_COLUMNS = (
 TRAJECTORY_COLUMNS = ("period", "dataset", "classifier", "rating", "rd", "volatility", "played")
 
 
-@dataclass
+@dataclass(repr=False)
 class Tournament:
     """Result of one Glicko-2 tournament.
 
@@ -68,6 +68,10 @@ class Tournament:
         matrix = self.trajectory.pivot(index="period", columns="classifier", values=value)
         matrix.columns.name = None
         return matrix
+
+    def __repr__(self) -> str:
+        return (f"Tournament(leader={self.leader!r}, classifiers={len(self.table)}, periods={len(self.order)}, "
+                f"inseparable_from_leader={self.inseparable_from_leader!r})")
 
     def __str__(self) -> str:
         shown = self.table.assign(

@@ -22,7 +22,7 @@ from benchirt.rating.glicko import match_outcomes
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
 
 
-@dataclass
+@dataclass(repr=False)
 class PermutationAnalysis:
     """Ratings and ranks of every classifier under P random dataset orders.
 
@@ -55,6 +55,11 @@ class PermutationAnalysis:
     @property
     def n_permutations(self) -> int:
         return int(self.orders.shape[0])
+
+    def __repr__(self) -> str:
+        top = self.summary.iloc[0]
+        return (f"PermutationAnalysis(orders={self.n_permutations}, datasets={len(self.datasets)}, seed={self.seed}, "
+                f"top={top['classifier']!r} (P(first)={top['p_first']:.2f}))")
 
 
 def random_orders(n_datasets: int, n_permutations: int, seed: int = 0) -> np.ndarray:

@@ -22,7 +22,7 @@ ORDER_COLUMNS = {
 }
 
 
-@dataclass
+@dataclass(repr=False)
 class RatingResult:
     """Everything the rating stage produces.
 
@@ -44,6 +44,10 @@ class RatingResult:
     comparisons: dict[str, StatisticalComparison]
     skipped: dict[str, str] = field(default_factory=dict)
     config: RatingConfig = field(default_factory=RatingConfig)
+
+    def __repr__(self) -> str:
+        return (f"RatingResult({self.tournament!r}, permutation={self.permutation!r}, "
+                f"comparisons={list(self.comparisons)}, skipped={list(self.skipped)})")
 
     @property
     def ratings(self) -> pd.DataFrame:

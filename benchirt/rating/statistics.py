@@ -43,7 +43,7 @@ MODE_LABELS = {
 }
 
 
-@dataclass
+@dataclass(repr=False)
 class StatisticalComparison:
     """Result of :func:`friedman_nemenyi`.
 
@@ -84,6 +84,10 @@ class StatisticalComparison:
     @property
     def n_classifiers(self) -> int:
         return int(self.average_ranks.size)
+
+    def __repr__(self) -> str:
+        return (f"StatisticalComparison(mode={self.mode!r}, score={self.score!r}, statistic={self.statistic:.4g}, "
+                f"p_value={self.p_value:.3g}, classifiers={self.n_classifiers}, blocks={self.n_blocks})")
 
     def significant(self) -> pd.DataFrame:
         """Boolean k × k matrix: pairs whose Nemenyi p-value is below ``alpha``."""
