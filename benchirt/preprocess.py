@@ -69,8 +69,10 @@ def clean_features(X: pd.DataFrame, dataset: str = "dataset") -> tuple[pd.DataFr
             empty.append(str(name))
             continue
         if is_nominal(column):
-            columns[name] = column.astype(object).where(column.notna(), np.nan).map(
-                lambda value: value if value is np.nan else str(value)
+            columns[name] = pd.Series(
+                [np.nan if missing else str(value) for value, missing in zip(column, column.isna())],
+                index=column.index,
+                dtype=object,
             )
         else:
             values = pd.to_numeric(column, errors="coerce").astype("float64")

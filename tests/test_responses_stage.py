@@ -39,7 +39,7 @@ def _messy(n=240, seed=0) -> Dataset:
 
 @pytest.fixture(scope="module")
 def iris_default():
-    return respond(_iris(), ResponseConfig())
+    return respond(_iris(), ResponseConfig(cv_folds=2))  # the default pool and ladder; 2 folds keep it quick
 
 
 def test_default_pool_rows_roles_and_items(iris_default):
@@ -77,8 +77,9 @@ def test_same_seed_same_responses_other_seed_other_split():
 
 def test_parallel_run_equals_sequential_run():
     dataset = _messy()
-    sequential = respond(dataset, SMALL)
-    parallel = respond(dataset, ResponseConfig(**{**SMALL.to_dict(), "n_jobs": 2, "extra": ()}), show_progress=True)
+    config = ResponseConfig(cv_folds=2, ladder_epochs=3, pool=("gaussian_nb", "knn_3"))
+    sequential = respond(dataset, config)
+    parallel = respond(dataset, ResponseConfig(cv_folds=2, ladder_epochs=3, pool=("gaussian_nb", "knn_3"), n_jobs=2), show_progress=True)
     pd.testing.assert_frame_equal(sequential.responses, parallel.responses)
     pd.testing.assert_series_equal(sequential.cv_accuracy, parallel.cv_accuracy)
 
@@ -98,7 +99,7 @@ def test_tiny_classes_never_crash():
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.normal(size=(40, 3)), columns=list("abc"))
     y = pd.Series(["a"] * 30 + ["b"] * 7 + ["c"] * 2 + ["d"])  # d: one row, c: two rows
-    result = respond(Dataset("tiny", X, y), ResponseConfig(ladder_epochs=3, pool=("gaussian_nb", "svc", "mlp")))
+    result = respond(Dataset("tiny", X, y), ResponseConfig(ladder_epochs=3, cv_folds=3, pool=("gaussian_nb", "svc", "mlp")))
     assert result.responses.shape[1] == 12 and "39" not in result.responses.columns  # the single 'd' row trains
     assert any("single row" in n for n in result.notes) and any("fewer training rows" in n for n in result.notes)
     assert set(result.cv_accuracy.index) == {"gaussian_nb", "svc", "mlp"}
