@@ -133,6 +133,8 @@ def test_bad_inputs_exit_2_with_a_clear_message(tmp_path, capsys):
     assert main(["rate", str(root), "--out", str(tmp_path / "o5"), "--order", "random:x"]) == 2
     assert main(["rate", str(root), "--out", str(tmp_path / "o5"), "--score", "f1"]) == 2
     assert "no file in decodIRT dataset folders" in capsys.readouterr().err
+    assert main(["rate", str(root), "--out", str(tmp_path / "o5"), "--compare", "mlp,knn,SVM"]) == 2
+    assert "classifier(s) SVM have no scores" in capsys.readouterr().err
 
 
 def test_decodirt_names_are_mapped_only_when_the_pool_provides_them(monkeypatch):

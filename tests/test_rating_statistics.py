@@ -89,7 +89,7 @@ def test_too_few_classifiers_or_datasets_are_clear_errors():
     tied = block_scores({"d1": (0.5, 0.5, 0.5), "d2": (0.1, 0.1, 0.1)})
     with pytest.raises(DataError, match="tie on every dataset"):
         friedman_nemenyi(tied)
-    with pytest.raises(DataError, match="classifier\\(s\\) Z have no scores; known: A, B, C"):
+    with pytest.raises(ConfigError, match="classifier\\(s\\) Z have no scores; known: A, B, C"):
         friedman_nemenyi(block_scores(NO_TIES), classifiers=["A", "B", "Z"])
     with pytest.raises(ConfigError, match="blocks, decodirt"):
         friedman_nemenyi(block_scores(NO_TIES), mode="ttest")

@@ -167,6 +167,8 @@ def friedman_nemenyi(
     ------
     DataError
         Fewer than 3 classifiers or 2 datasets (periods), or no difference at all to test.
+    ConfigError
+        An unknown mode, an alpha outside (0, 1), or a compared classifier without scores.
     """
     config = config or RatingConfig()
     mode = mode or config.stats
@@ -180,7 +182,7 @@ def friedman_nemenyi(
     if classifiers is not None:
         unknown = sorted(set(classifiers) - set(clean["classifier"]))
         if unknown:
-            raise DataError(f"classifier(s) {', '.join(unknown)} have no scores; known: "
+            raise ConfigError(f"classifier(s) {', '.join(unknown)} have no scores; known: "
                             f"{', '.join(sorted(clean['classifier'].unique()))}")
     if mode == "blocks":
         if classifiers is not None:
