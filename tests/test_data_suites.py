@@ -167,7 +167,7 @@ def test_suite_file_round_trip(folder, tmp_path, suffix):
     ]
     path = write_suite_file(tmp_path / "out" / f"hard{suffix}", "hard-50", specs, description="IRT subset")
     text = path.read_text()
-    assert "../data/b-table.csv" in text  # stored relative to the suite file
+    assert str(folder.resolve() / "b-table.csv") in text  # outside the suite file's folder: absolute
     suite = read_suite_file(path)
     assert (suite.name, suite.description) == ("hard-50", "IRT subset")
     assert list(suite.specs) == [
@@ -245,3 +245,12 @@ def test_fingerprint_of_builtins_and_options():
 def test_spec_rejects_unknown_kinds():
     with pytest.raises(DataError, match="unknown kind"):
         DatasetSpec(name="x", kind="url", location="http://example.org/x.csv")
+
+
+def test_suite_file_stores_files_inside_its_folder_relatively(folder):
+    spec = DatasetSpec(name="b", kind="file", location=str(folder / "b-table.csv"))
+    path = write_suite_file(folder / "suite.yaml", "s", [spec])
+    assert "file: b-table.csv" in path.read_text()
+    moved = folder.parent / "moved"
+    folder.rename(moved)
+    assert read_suite_file(moved / "suite.yaml").specs[0].location == str((moved / "b-table.csv").resolve())

@@ -24,7 +24,6 @@ an error. Unknown keys are refused, so a typo does not silently change a suite.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,7 +64,8 @@ def write_suite_file(path: str | Path, name: str, specs: Iterable[DatasetSpec], 
     name : str
         Suite name.
     specs : iterable of DatasetSpec
-        The datasets, in order. File paths are stored relative to the suite file's folder.
+        The datasets, in order. File paths are stored relative to the suite file's folder when
+        the file lies inside it, else absolute.
     description : str
         Optional free text.
 
@@ -150,10 +150,9 @@ def _entry(spec: DatasetSpec, base: Path) -> dict:
 
 
 def _relative(file: Path, base: Path) -> str:
-    try:
-        return Path(os.path.relpath(file.resolve(), base.resolve())).as_posix()
-    except ValueError:  # another drive on Windows
-        return file.resolve().as_posix()
+    """``file`` relative to ``base`` when it lies inside it (the pair moves together), else absolute."""
+    file, base = file.resolve(), base.resolve()
+    return file.relative_to(base).as_posix() if file.is_relative_to(base) else file.as_posix()
 
 
 def _spec(entry: object, number: int, path: Path) -> DatasetSpec:
