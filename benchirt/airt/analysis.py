@@ -115,7 +115,8 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
         raise DataError(f"AIRT input: {perf.shape[0]} dataset(s); AIRT needs at least {MIN_DISTINCT_DIFFICULTIES} "
                         "datasets/instances (rows) to estimate dataset difficulty and fit the latent trait curves")
     fit = fit_continuous(logit(perf.to_numpy(), config.logit_epsilon), max_iter=config.max_iter, tol=config.tol,
-                         prior_mean=config.prior_mean, prior_sd=config.prior_sd)
+                         prior_mean=config.prior_mean, prior_sd=config.prior_sd,
+                         max_discrimination=config.max_discrimination)
     algorithms = algorithm_metrics(fit, perf.columns)
     datasets = dataset_metrics(fit, perf.index)
 
@@ -125,7 +126,7 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
     predicted = pd.DataFrame(predicted_values, index=perf.index, columns=perf.columns)
 
     latent = latent_trait_analysis(perf, pd.Series(-fit.theta, index=perf.index), lam=config.spline_lam,
-                                   grid_size=config.grid_size)
+                                   grid_size=config.grid_size, max_points=config.spline_points)
     algorithms = algorithms.merge(latent.occupancy(config.epsilon), on="algorithm", how="left")
     goodness = model_goodness(perf, predicted)
 
@@ -135,6 +136,10 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
     if constant.any():
         notes.append(f"constant algorithm(s) {list(perf.columns[constant])}: same performance on every dataset, "
                      "left out of the model (discrimination 0, flagged 'constant')")
+    if fit.at_bound.any():
+        notes.append(f"algorithm(s) {list(perf.columns[fit.at_bound])} reached |discrimination| = "
+                     f"{config.max_discrimination:g} (Heywood case: results almost a function of dataset "
+                     "difficulty); flagged 'discrimination at bound'")
     anomalous = algorithms.loc[algorithms["anomalous"], "algorithm"].tolist()
     if anomalous:
         notes.append(f"anomalous algorithm(s) {anomalous}: better on harder datasets (negative discrimination)")

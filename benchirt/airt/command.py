@@ -5,13 +5,11 @@ import argparse
 import dataclasses
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from benchirt.airt.analysis import AIRTResult, fit_airt
 from benchirt.airt.aslib import TRANSFORMS, load_aslib, load_performance
 from benchirt.airt.config import AIRTConfig
-from benchirt.airt.plots import STANDARD_PLOTS
 from benchirt.errors import ConfigError
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json
 
@@ -121,6 +119,10 @@ def write_result(result: AIRTResult, out: Path, *, source: dict | None = None,
         "notes": list(result.notes), "input_notes": list(input_notes or []), "source": source or {},
     })
     if plots:
+        import matplotlib.pyplot as plt  # matplotlib only when figures are asked for
+
+        from benchirt.airt.plots import STANDARD_PLOTS
+
         for stem, plot in STANDARD_PLOTS.items():
             figure = plot(result)
             atomic_write_figure(out / "plots" / f"{stem}.png", figure, dpi=110)

@@ -23,6 +23,10 @@ class AIRTConfig:
         Maximum number of SQUAREM-accelerated iterations of Shojima's EM (three EM cycles each, seed 000 §2.2).
     tol : float
         The EM stops when the marginal log-likelihood changes by less than ``tol * (1 + |loglik|)``.
+    max_discrimination : float
+        Bound on |alpha|. An algorithm whose results are (nearly) a linear function of the latent trait is a
+        Heywood case: the likelihood grows without limit as |alpha| -> infinity. The bound (10: a residual
+        SD of 0.1 prior SDs of theta, consistency >= 0.1) stops it there; such algorithms are flagged.
     prior_mean, prior_sd : float
         Normal prior N(mu, sigma^2) of the dataset easiness theta; it fixes the origin and unit of the
         latent scale (seed 000 §2.2).
@@ -34,6 +38,9 @@ class AIRTConfig:
     spline_lam : float or None
         Smoothing parameter lambda of the latent trait curves h_j (seed 000 §4.1). ``None`` picks it
         per algorithm by generalised cross-validation (scipy ``make_smoothing_spline``).
+    spline_points : int
+        With more distinct dataset difficulties than this, the latent trait curves are fitted to this many
+        equal-width bins of difficulty (weighted by their size), as statistical packages do for large N.
     grid_size : int
         Number of dataset-difficulty points at which the latent trait curves, strengths and weaknesses
         are evaluated (between the easiest and the hardest dataset).
@@ -42,11 +49,13 @@ class AIRTConfig:
     logit_epsilon: float = 0.01
     max_iter: int = 1000
     tol: float = 1e-9
+    max_discrimination: float = 10.0
     prior_mean: float = 0.0
     prior_sd: float = 1.0
     epsilon: float = 0.0
     epsilons: tuple[float, ...] = (0.0, 0.01, 0.05)
     spline_lam: float | None = None
+    spline_points: int = 100
     grid_size: int = 500
 
     def __post_init__(self) -> None:
@@ -55,12 +64,15 @@ class AIRTConfig:
             (0.0 < self.logit_epsilon < 0.5, "logit_epsilon must lie in (0, 0.5)"),
             (int(self.max_iter) == self.max_iter and self.max_iter >= 1, "max_iter must be an integer >= 1"),
             (self.tol > 0, "tol must be positive"),
+            (self.max_discrimination > 0, "max_discrimination must be positive"),
             (math.isfinite(self.prior_mean), "prior_mean must be finite"),
             (self.prior_sd > 0 and math.isfinite(self.prior_sd), "prior_sd must be positive"),
             (0.0 <= self.epsilon <= 1.0, "epsilon must lie in [0, 1] (performance is on [0, 1])"),
             (len(self.epsilons) > 0 and all(0.0 <= e <= 1.0 for e in self.epsilons),
              "epsilons must be a non-empty list of values in [0, 1]"),
             (self.spline_lam is None or self.spline_lam >= 0, "spline_lam must be null (GCV) or >= 0"),
+            (int(self.spline_points) == self.spline_points and self.spline_points >= 10,
+             "spline_points must be an integer >= 10"),
             (int(self.grid_size) == self.grid_size and self.grid_size >= 10, "grid_size must be an integer >= 10"),
         )
         for ok, message in checks:

@@ -15,6 +15,7 @@ for negative discrimination), so the EM is written here from the closed forms of
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -80,6 +81,8 @@ class ContinuousFit:
         Whether the log-likelihood change fell below the tolerance before ``max_iter``.
     prior_mean, prior_sd : float
         The normal prior of theta used.
+    max_discrimination : float
+        The bound on |alpha| used; items at it are Heywood cases (nearly determined by theta).
     """
 
     discrimination: np.ndarray
@@ -95,6 +98,12 @@ class ContinuousFit:
     converged: bool
     prior_mean: float = 0.0
     prior_sd: float = 1.0
+    max_discrimination: float = 10.0
+
+    @property
+    def at_bound(self) -> np.ndarray:
+        """Boolean (n,): items whose |alpha| sits at ``max_discrimination``."""
+        return np.abs(self.discrimination) >= self.max_discrimination * (1 - 1e-9)
 
     def predicted_logit(self, theta: np.ndarray | None = None) -> np.ndarray:
         """Most likely logit of every (respondent, item): the mode ``(theta - beta) / gamma`` of f(z | theta).
@@ -137,21 +146,33 @@ class ContinuousFit:
         return abs(a * g) / np.sqrt(2 * np.pi) * np.exp(-0.5 * a**2 * (theta - b - g * z) ** 2)
 
 
-def _e_step(z: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray,
-            prior_mean: float, prior_var: float) -> tuple[np.ndarray, float]:
+class _Setup(NamedTuple):
+    """Fixed quantities of one fit: the normal prior of theta and the bound on |alpha|."""
+
+    prior_mean: float
+    prior_var: float
+    max_alpha: float
+
+
+def _e_step(z: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray, setup: _Setup) -> tuple[np.ndarray, float]:
     """Posterior N(mu_i, sigma^2) of theta_i given z_i (seed 000 §2.2, the two formulas before eq. 4)."""
     a2 = a**2
-    var = 1.0 / (a2.sum() + 1.0 / prior_var)
-    mu = var * ((b + g * z) @ a2 + prior_mean / prior_var)
+    var = 1.0 / (a2.sum() + 1.0 / setup.prior_var)
+    mu = var * ((b + g * z) @ a2 + setup.prior_mean / setup.prior_var)
     return mu, var
 
 
-def _m_step(z: np.ndarray, mu: np.ndarray, var: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _m_step(z: np.ndarray, mu: np.ndarray, var: float, max_alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Closed-form item parameters of seed 000 eqs. 5-8 with the sign-relaxed alpha update of §2.2.
 
     gamma_j = (V(mu) + sigma^2) / C_j(z, mu);  beta_j = M(mu) - gamma_j M_j(z);
     alpha_j = sign(gamma_j) (gamma_j^2 V_j(z) - V(mu) - sigma^2)^(-1/2).
     Moments are population moments (divided by N) as in eq. 8.
+
+    Heywood case: when an item is (nearly) a linear function of theta the likelihood keeps growing as
+    |alpha_j| -> infinity. Where the update would exceed ``max_alpha``, alpha_j is held at the bound and
+    gamma_j maximises eq. 9 given it: the stationarity condition 1 / alpha^2 = gamma (gamma V_j(z) - C_j)
+    gives alpha^2 V_j(z) gamma^2 - alpha^2 C_j gamma - 1 = 0, whose root with the sign of C_j is taken.
     """
     m_mu = mu.mean()
     v_mu = mu.var()
@@ -162,43 +183,49 @@ def _m_step(z: np.ndarray, mu: np.ndarray, var: float) -> tuple[np.ndarray, np.n
     floor = 1e-12 * np.sqrt(v_z * max(v_mu, 1e-300))
     cov = np.where(cov >= 0, np.maximum(cov, floor), np.minimum(cov, -floor))
     g = (v_mu + var) / cov
-    b = m_mu - g * m_z
     # gamma^2 V_z - V_mu - sigma^2 = gamma^2 (V_z - C^2 / (V_mu + sigma^2)) > 0 by Cauchy-Schwarz
-    resid = g**2 * (v_z - cov**2 / (v_mu + var))
-    a = np.sign(g) / np.sqrt(np.maximum(resid, 1e-300))
+    inv_a2 = g**2 * (v_z - cov**2 / (v_mu + var))
+    bound = inv_a2 < 1.0 / max_alpha**2
+    if bound.any():
+        a2 = max_alpha**2
+        c, v = cov[bound], v_z[bound]
+        g[bound] = (a2 * c + np.sign(c) * np.sqrt(a2**2 * c**2 + 4.0 * a2 * v)) / (2.0 * a2 * v)
+        inv_a2[bound] = 1.0 / a2
+    b = m_mu - g * m_z
+    a = np.sign(g) / np.sqrt(inv_a2)
     return a, b, g
 
 
 def _marginal_loglik(z: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray, mu: np.ndarray, var: float,
-                     prior_mean: float, prior_var: float) -> float:
+                     setup: _Setup) -> float:
     """Exact marginal log-likelihood sum_i ln p(z_i) of the Gaussian model.
 
     Uses ln p(z) = ln f(z | theta) + ln p(theta) - ln p(theta | z) at theta = mu_i (valid for any theta),
     with (mu_i, sigma^2) the posterior under the same parameters.
     """
-    n_resp, n_items = z.shape
+    n_items = z.shape[1]
     resid = mu[:, None] - b - g * z
     log_f = n_items * (-0.5 * _LOG_2PI) + np.log(np.abs(a * g)).sum() - 0.5 * (resid**2 @ a**2)
-    log_prior = -0.5 * _LOG_2PI - 0.5 * np.log(prior_var) - 0.5 * (mu - prior_mean) ** 2 / prior_var
+    log_prior = (-0.5 * _LOG_2PI - 0.5 * np.log(setup.prior_var)
+                 - 0.5 * (mu - setup.prior_mean) ** 2 / setup.prior_var)
     log_post = -0.5 * _LOG_2PI - 0.5 * np.log(var)
     return float((log_f + log_prior - log_post).sum())
 
 
-def _em_map(z: np.ndarray, params: np.ndarray, prior_mean: float, prior_var: float) -> np.ndarray:
+def _em_map(z: np.ndarray, params: np.ndarray, setup: _Setup) -> np.ndarray:
     """One EM cycle on the stacked parameters (alpha, beta, gamma): E-step then closed-form M-step."""
     a, b, g = np.split(params, 3)
-    mu, var = _e_step(z, a, b, g, prior_mean, prior_var)
-    return np.concatenate(_m_step(z, mu, var))
+    mu, var = _e_step(z, a, b, g, setup)
+    return np.concatenate(_m_step(z, mu, var, setup.max_alpha))
 
 
-def _loglik(z: np.ndarray, params: np.ndarray, prior_mean: float, prior_var: float) -> float:
+def _loglik(z: np.ndarray, params: np.ndarray, setup: _Setup) -> float:
     a, b, g = np.split(params, 3)
-    mu, var = _e_step(z, a, b, g, prior_mean, prior_var)
-    return _marginal_loglik(z, a, b, g, mu, var, prior_mean, prior_var)
+    mu, var = _e_step(z, a, b, g, setup)
+    return _marginal_loglik(z, a, b, g, mu, var, setup)
 
 
-def _squarem_step(z: np.ndarray, params: np.ndarray, prior_mean: float,
-                  prior_var: float) -> tuple[np.ndarray, float]:
+def _squarem_step(z: np.ndarray, params: np.ndarray, setup: _Setup) -> tuple[np.ndarray, float]:
     """Two EM cycles extrapolated by SQUAREM (Varadhan & Roland 2008, scheme S3), never worse than plain EM.
 
     EM for this one-factor model converges linearly and slowly when an item is nearly deterministic
@@ -207,9 +234,9 @@ def _squarem_step(z: np.ndarray, params: np.ndarray, prior_mean: float,
     magnitude. When the extrapolated point has a lower (or undefined) likelihood, the plain EM point F(F(p))
     is kept, so the marginal likelihood never decreases.
     """
-    p1 = _em_map(z, params, prior_mean, prior_var)
-    p2 = _em_map(z, p1, prior_mean, prior_var)
-    plain = _loglik(z, p2, prior_mean, prior_var)
+    p1 = _em_map(z, params, setup)
+    p2 = _em_map(z, p1, setup)
+    plain = _loglik(z, p2, setup)
     r = p1 - params
     v = p2 - 2.0 * p1 + params
     norm_v = np.linalg.norm(v)
@@ -217,8 +244,8 @@ def _squarem_step(z: np.ndarray, params: np.ndarray, prior_mean: float,
         return p2, plain
     step = min(-np.linalg.norm(r) / norm_v, -1.0)
     with np.errstate(all="ignore"):
-        candidate = _em_map(z, params - 2.0 * step * r + step**2 * v, prior_mean, prior_var)
-        accelerated = _loglik(z, candidate, prior_mean, prior_var)
+        candidate = _em_map(z, params - 2.0 * step * r + step**2 * v, setup)
+        accelerated = _loglik(z, candidate, setup)
     if np.isfinite(candidate).all() and np.isfinite(accelerated) and accelerated >= plain:
         return candidate, accelerated
     return p2, plain
@@ -242,8 +269,8 @@ def easiness(z: np.ndarray, discrimination: np.ndarray, difficulty: np.ndarray, 
     return ((difficulty + scale * z) @ a2) / a2.sum()
 
 
-def fit_continuous(z: np.ndarray, *, max_iter: int = 1000, tol: float = 1e-9,
-                   prior_mean: float = 0.0, prior_sd: float = 1.0) -> ContinuousFit:
+def fit_continuous(z: np.ndarray, *, max_iter: int = 1000, tol: float = 1e-9, prior_mean: float = 0.0,
+                   prior_sd: float = 1.0, max_discrimination: float = 10.0) -> ContinuousFit:
     """Fit Samejima's CRM to a logit matrix by Shojima's non-iterative EM allowing negative discrimination.
 
     Seed 000 §2.2 and Algorithm 1 (steps 3-5): start from alpha = gamma = 1, beta_j = -mean(z_j) (as
@@ -251,7 +278,9 @@ def fit_continuous(z: np.ndarray, *, max_iter: int = 1000, tol: float = 1e-9,
     item parameters (eqs. 5-7 with alpha_j = sign(gamma_j)(...)^(-1/2)). Cycles are taken in pairs and
     extrapolated by SQUAREM (:func:`_squarem_step`); iterations stop when the exact marginal
     log-likelihood (which never decreases) changes by less than ``tol * (1 + |loglik|)``. Finally theta is
-    computed by eq. 10.
+    computed by eq. 10. The likelihood does not identify the direction of the latent scale (flipping theta
+    and the signs of alpha and gamma leaves it unchanged); it is oriented so that theta grows with the
+    dataset's mean logit, which makes alpha < 0 mean "better on the datasets that are hard for the rest".
 
     Parameters
     ----------
@@ -263,6 +292,8 @@ def fit_continuous(z: np.ndarray, *, max_iter: int = 1000, tol: float = 1e-9,
         Relative convergence tolerance on the marginal log-likelihood.
     prior_mean, prior_sd : float
         Normal prior of theta.
+    max_discrimination : float
+        Bound on |alpha| that stops Heywood cases (see :func:`_m_step`).
 
     Returns
     -------
@@ -287,23 +318,28 @@ def fit_continuous(z: np.ndarray, *, max_iter: int = 1000, tol: float = 1e-9,
         raise DataError("every algorithm has the same performance on every dataset: there is no information "
                         "on dataset difficulty to fit the AIRT model")
     zi = z[:, informative]
-    prior_var = prior_sd**2
+    setup = _Setup(prior_mean, prior_sd**2, max_discrimination)
 
     params = np.concatenate([np.ones(zi.shape[1]), -zi.mean(axis=0), np.ones(zi.shape[1])])
-    loglik = _loglik(zi, params, prior_mean, prior_var)
+    loglik = _loglik(zi, params, setup)
     converged = False
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
-        params, new_loglik = _squarem_step(zi, params, prior_mean, prior_var)
+        params, new_loglik = _squarem_step(zi, params, setup)
         if abs(new_loglik - loglik) < tol * (1.0 + abs(new_loglik)):
             loglik = new_loglik
             converged = True
             break
         loglik = new_loglik
     a, b, g = np.split(params, 3)
-    mu, var = _e_step(zi, a, b, g, prior_mean, prior_var)
-
+    mu, var = _e_step(zi, a, b, g, setup)
     theta = easiness(zi, a, b, g)
+    # the likelihood is unchanged by theta -> 2 mu0 - theta, beta -> 2 mu0 - beta, alpha, gamma -> -alpha, -gamma;
+    # orient the scale so that easiness grows with the mean logit of the dataset (easy = good results)
+    if np.cov(theta, zi.mean(axis=1))[0, 1] < 0:
+        a, b, g = -a, 2 * prior_mean - b, -g
+        mu, theta = 2 * prior_mean - mu, 2 * prior_mean - theta
+
     discrimination = np.zeros(n_items)
     difficulty = np.where(column_mean >= 0, theta.min(), theta.max())
     scale = np.zeros(n_items)
@@ -311,4 +347,5 @@ def fit_continuous(z: np.ndarray, *, max_iter: int = 1000, tol: float = 1e-9,
     return ContinuousFit(discrimination=discrimination, difficulty=difficulty, scale=scale,
                          informative=informative, column_mean=column_mean, theta=theta,
                          posterior_mean=mu, posterior_var=float(var), log_likelihood=loglik,
-                         n_iter=n_iter, converged=converged, prior_mean=prior_mean, prior_sd=prior_sd)
+                         n_iter=n_iter, converged=converged, prior_mean=prior_mean, prior_sd=prior_sd,
+                         max_discrimination=max_discrimination)

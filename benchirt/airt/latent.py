@@ -2,9 +2,9 @@
 
 For every algorithm j a cubic smoothing spline h_j(delta) is fitted to the points (delta_i, y_ij), minimising
 ``sum_i (y_ij - h_j(delta_i))^2 + lambda * integral h_j''(t)^2 dt`` (§4.1). The paper picks lambda by a
-closed-form leave-one-out criterion; here ``scipy.interpolate.make_smoothing_spline`` picks it by generalised
-cross-validation (GCV, the rotation-invariant version of the same leave-one-out criterion and R's
-``smooth.spline`` default), one lambda per algorithm, unless a fixed lambda is given.
+closed-form leave-one-out criterion; here it is picked by generalised cross-validation (GCV, the
+rotation-invariant version of the same leave-one-out criterion and R's ``smooth.spline`` default), one lambda
+per algorithm, unless a fixed lambda is given; ``scipy.interpolate.make_smoothing_spline`` fits the splines.
 
 Strengths and weaknesses (§4.2), with h_*(delta) = max_j h_j(delta) and h_#(delta) = min_j h_j(delta):
 
@@ -27,6 +27,8 @@ from benchirt.errors import DataError
 
 #: make_smoothing_spline needs at least this many distinct abscissas.
 MIN_DISTINCT_DIFFICULTIES = 5
+#: Curves within this distance count as tied (spline evaluation rounding), on top of epsilon.
+TIE_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -45,8 +47,8 @@ class LatentTraitAnalysis:
         h_j on ``grid`` (index ``grid``, name ``difficulty``).
     fitted : pd.DataFrame, shape (N, n)
         h_j(delta_i), same index as ``performance``.
-    lam : float or None
-        The fixed smoothing parameter, or ``None`` when GCV chose one per algorithm.
+    lam : pd.Series, shape (n,)
+        The smoothing parameter of every algorithm (chosen by GCV unless fixed; NaN for a constant one).
     """
 
     performance: pd.DataFrame
@@ -54,7 +56,7 @@ class LatentTraitAnalysis:
     grid: np.ndarray
     curves: pd.DataFrame
     fitted: pd.DataFrame
-    lam: float | None
+    lam: pd.Series
 
     @property
     def algorithms(self) -> list[str]:
@@ -63,13 +65,13 @@ class LatentTraitAnalysis:
     def strengths(self, epsilon: float = 0.0) -> pd.DataFrame:
         """Boolean (M, n) frame: delta on the grid lies in strengths(j, epsilon)."""
         values = self.curves.to_numpy()
-        mask = values >= values.max(axis=1, keepdims=True) - epsilon
+        mask = values >= values.max(axis=1, keepdims=True) - epsilon - TIE_TOLERANCE
         return pd.DataFrame(mask, index=self.curves.index, columns=self.curves.columns)
 
     def weaknesses(self, epsilon: float = 0.0) -> pd.DataFrame:
         """Boolean (M, n) frame: delta on the grid lies in weaknesses(j, epsilon)."""
         values = self.curves.to_numpy()
-        mask = values <= values.min(axis=1, keepdims=True) + epsilon
+        mask = values <= values.min(axis=1, keepdims=True) + epsilon + TIE_TOLERANCE
         return pd.DataFrame(mask, index=self.curves.index, columns=self.curves.columns)
 
     def occupancy(self, epsilon: float = 0.0) -> pd.DataFrame:
@@ -82,8 +84,8 @@ class LatentTraitAnalysis:
             exactly tied curves the strength column sums to 1; with epsilon > 0 it may exceed 1.
         """
         values = self.fitted.to_numpy()
-        strong = values >= values.max(axis=1, keepdims=True) - epsilon
-        weak = values <= values.min(axis=1, keepdims=True) + epsilon
+        strong = values >= values.max(axis=1, keepdims=True) - epsilon - TIE_TOLERANCE
+        weak = values <= values.min(axis=1, keepdims=True) + epsilon + TIE_TOLERANCE
         return pd.DataFrame({"algorithm": self.algorithms,
                              "lto_strength": strong.mean(axis=0), "lto_weakness": weak.mean(axis=0)})
 
@@ -136,16 +138,72 @@ class LatentTraitAnalysis:
         return long
 
 
-def _fit_spline(x: np.ndarray, y: np.ndarray, w: np.ndarray, lam: float | None, algorithm: str):
-    try:
-        return make_smoothing_spline(x, y, w=w, lam=lam)
-    except (ValueError, np.linalg.LinAlgError) as exc:
-        raise DataError(f"latent trait curve of algorithm {algorithm!r}: the smoothing spline could not be fitted "
-                        f"({exc}); set a fixed smoothing parameter (AIRT option spline_lam, e.g. 1.0)") from None
+def _spline_points(delta: np.ndarray, y: np.ndarray,
+                   max_points: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The points a spline is fitted to: distinct difficulties, or ``max_points`` equal-width bins beyond that.
+
+    Datasets with equal difficulty (e.g. identical rows), or in one bin, become one point at their mean
+    difficulty with their mean performance and a weight equal to their number: the weighted residual sum of
+    squares then differs from the one over the datasets only by the within-group sum of squares (returned).
+    Binning follows the practice the paper cites (§4.6: statistical packages fit smoothing splines on far
+    fewer points than N when N is large).
+
+    Returns
+    -------
+    x : np.ndarray, shape (K,)
+        Strictly increasing difficulties.
+    means : np.ndarray, shape (K, n)
+    weights : np.ndarray, shape (K,)
+    within : np.ndarray, shape (n,)
+        Sum over datasets of the squared deviation from their group mean.
+    """
+    keys = np.round(delta, 10)
+    if np.unique(keys).size > max_points:
+        width = np.ptp(delta) / max_points
+        keys = np.minimum(np.floor((delta - delta.min()) / width), max_points - 1)
+    _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    x = np.bincount(inverse, weights=delta) / counts
+    sums = np.zeros((counts.size, y.shape[1]))
+    np.add.at(sums, inverse, y)
+    means = sums / counts[:, None]
+    within = ((y - means[inverse]) ** 2).sum(axis=0)
+    return x, means, counts.astype(float), within
+
+
+def _gcv_lam(x: np.ndarray, means: np.ndarray, weights: np.ndarray, within: np.ndarray) -> np.ndarray:
+    """Per-column smoothing parameter minimising the generalised cross-validation score over a log grid.
+
+    GCV(lambda) = N * RSS(lambda) / (N - tr H(lambda))^2 (Wahba 1990), with N the number of datasets,
+    RSS their residual sum of squares (weighted RSS of the grouped points + ``within``) and H the hat
+    matrix of the weighted fit, whose trace equals that of the fit to the datasets themselves. H does not
+    depend on y, so it is computed once per lambda by smoothing the identity matrix; scipy fits all
+    columns in one banded solve. (scipy's own GCV search is a per-point Python loop that takes seconds per
+    algorithm for a thousand datasets and reports some unevenly weighted problems as ill-posed.)
+    The grid spans ``N * range(x)^3 * 10^[-10, 2]`` in steps of 10^0.25, the scale on which the penalty
+    balances the residual sum of squares.
+    """
+    n_total = weights.sum()
+    identity = np.eye(x.size)
+    best_lam = np.full(means.shape[1], np.nan)
+    best_score = np.full(means.shape[1], np.inf)
+    for lam in n_total * np.ptp(x) ** 3 * np.logspace(-10, 2, 49):
+        try:
+            df = np.trace(make_smoothing_spline(x, identity, w=weights, lam=lam)(x))
+            fits = make_smoothing_spline(x, means, w=weights, lam=lam)(x)
+        except (ValueError, np.linalg.LinAlgError):
+            continue
+        if df >= n_total - 1e-9:
+            continue
+        rss = (weights[:, None] * (means - fits) ** 2).sum(axis=0) + within
+        score = n_total * rss / (n_total - df) ** 2
+        better = score < best_score
+        best_lam[better], best_score[better] = lam, score[better]
+    return best_lam
 
 
 def latent_trait_analysis(performance: pd.DataFrame, difficulty: pd.Series | np.ndarray, *,
-                          lam: float | None = None, grid_size: int = 500) -> LatentTraitAnalysis:
+                          lam: float | None = None, grid_size: int = 500,
+                          max_points: int = 100) -> LatentTraitAnalysis:
     """Fit the latent trait curves h_j(delta) of every algorithm (seed 000 §4.1, Algorithm 1 step 8).
 
     Works for any AIRT model that yields a dataset difficulty (continuous or polytomous).
@@ -157,10 +215,18 @@ def latent_trait_analysis(performance: pd.DataFrame, difficulty: pd.Series | np.
     difficulty : pd.Series or array, shape (N,)
         delta_i in the row order of ``performance`` (a Series is aligned on the index).
     lam : float, optional
-        Fixed smoothing parameter; ``None`` = GCV per algorithm.
+        Fixed smoothing parameter; ``None`` = chosen per algorithm by GCV (:func:`_gcv_lam`).
     grid_size : int
         Number of evenly spaced difficulties between the easiest and the hardest dataset (every delta_i is
         added to them).
+    max_points : int
+        With more distinct difficulties than this, the splines are fitted to this many equal-width bins
+        of difficulty (see :func:`_spline_points`); they are still evaluated at every delta_i.
+
+    Notes
+    -----
+    The curves are clipped to the range of the observed performances, as a spline can overshoot a bounded
+    scale (accuracy above 1 near the easy end); curves closer than :data:`TIE_TOLERANCE` count as tied.
 
     Returns
     -------
@@ -179,23 +245,25 @@ def latent_trait_analysis(performance: pd.DataFrame, difficulty: pd.Series | np.
         raise DataError(f"latent trait analysis: need one finite difficulty per dataset ({performance.shape[0]}), "
                         f"got shape {delta.shape}")
     y = performance.to_numpy(dtype=float)
-    # datasets with equal difficulty (e.g. identical rows) become one point weighted by their number
-    keys, inverse, counts = np.unique(np.round(delta, 10), return_inverse=True, return_counts=True)
-    if keys.size < MIN_DISTINCT_DIFFICULTIES:
-        raise DataError(f"latent trait analysis: only {keys.size} distinct dataset difficulties; smoothing splines "
+    x, means, weights, within = _spline_points(delta, y, max_points)
+    if x.size < MIN_DISTINCT_DIFFICULTIES:
+        raise DataError(f"latent trait analysis: only {x.size} distinct dataset difficulties; smoothing splines "
                         f"need at least {MIN_DISTINCT_DIFFICULTIES} (add datasets that the algorithms rank differently)")
-    sums = np.zeros((keys.size, y.shape[1]))
-    np.add.at(sums, inverse, y)
-    means = sums / counts[:, None]
-    weights = counts.astype(float)
-
-    grid = np.union1d(np.linspace(keys[0], keys[-1], grid_size), keys)
+    lams = np.full(y.shape[1], lam, dtype=float) if lam is not None else _gcv_lam(x, means, weights, within)
+    grid = np.union1d(np.linspace(delta.min(), delta.max(), grid_size), delta)
+    low, high = y.min(), y.max()  # a spline may overshoot a bounded scale (e.g. above accuracy 1)
     curves = np.empty((grid.size, y.shape[1]))
     fitted = np.empty_like(y)
     for j, algorithm in enumerate(performance.columns):
-        spline = _fit_spline(keys, means[:, j], weights, lam, str(algorithm))
-        curves[:, j] = spline(grid)
-        fitted[:, j] = spline(keys)[inverse]
+        if np.ptp(y[:, j]) == 0:  # a constant algorithm: its curve is that constant
+            curves[:, j], fitted[:, j], lams[j] = y[0, j], y[0, j], np.nan
+            continue
+        if not np.isfinite(lams[j]):
+            raise DataError(f"latent trait curve of algorithm {algorithm!r}: no smoothing parameter gave a "
+                            "well-posed spline; set a fixed one (AIRT option spline_lam, e.g. 1.0)")
+        spline = make_smoothing_spline(x, means[:, j], w=weights, lam=lams[j])
+        curves[:, j] = np.clip(spline(grid), low, high)
+        fitted[:, j] = np.clip(spline(delta), low, high)
     columns = performance.columns
     return LatentTraitAnalysis(
         performance=performance,
@@ -203,5 +271,5 @@ def latent_trait_analysis(performance: pd.DataFrame, difficulty: pd.Series | np.
         grid=grid,
         curves=pd.DataFrame(curves, index=pd.Index(grid, name="difficulty"), columns=columns),
         fitted=pd.DataFrame(fitted, index=performance.index, columns=columns),
-        lam=lam,
+        lam=pd.Series(lams, index=performance.columns, name="lam"),
     )

@@ -34,16 +34,17 @@ def algorithm_metrics(fit: ContinuousFit, algorithms: Sequence[str]) -> pd.DataF
     -------
     pd.DataFrame, n rows
         Columns :data:`ALGORITHM_COLUMNS`: ``discrimination`` alpha, ``difficulty`` beta, ``scale`` gamma, and
-        ``flag``: ``""``, ``"constant"`` (same performance on every dataset: alpha = 0, gamma = 0, left out of
-        the model; difficulty limit = the hardest dataset if its performance is >= 0.5, else the easiest) or
+        ``flag``: ``"ok"``, ``"constant"`` (same performance on every dataset: alpha = 0, gamma = 0, left out of
+        the model; difficulty limit = the hardest dataset if its performance is >= 0.5, else the easiest),
+        ``"discrimination at bound"`` (|alpha| held at the fit's ``max_discrimination``: a Heywood case) or
         ``"consistency capped"``.
     """
     alpha = fit.discrimination
     with np.errstate(divide="ignore"):
         raw_consistency = np.where(alpha != 0, 1.0 / np.abs(alpha), np.inf)
     consistency = np.minimum(raw_consistency, MAX_CONSISTENCY)
-    flag = np.where(~fit.informative, "constant",
-                    np.where(raw_consistency > MAX_CONSISTENCY, "consistency capped", ""))
+    flag = np.select([~fit.informative, fit.at_bound, raw_consistency > MAX_CONSISTENCY],
+                     ["constant", "discrimination at bound", "consistency capped"], default="ok")
     return pd.DataFrame({
         "algorithm": list(map(str, algorithms)),
         "discrimination": alpha,
