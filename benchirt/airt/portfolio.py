@@ -97,15 +97,14 @@ def airt_ranking(perf: pd.DataFrame, *, epsilon: float = 0.05, extend: bool = Tr
                  config=None) -> list[str]:
     """The airt portfolio A(epsilon) of a continuous AIRT model fitted to ``perf`` (seed 000 §4.3, §5.1.4).
 
-    Fits the continuous response model (:func:`benchirt.airt.continuous.fit_continuous`) to the logits of
-    ``perf``, takes the dataset difficulty delta = -theta (eq. 11), fits the latent trait curves
-    (:func:`benchirt.airt.latent.latent_trait_analysis`) and returns the members of A(epsilon) ordered by
-    decreasing latent trait occupancy.
+    Runs :func:`benchirt.airt.fit_airt` (continuous response model, dataset difficulty delta = -theta,
+    latent trait curves h_j) on ``perf`` and returns the members of A(epsilon) ordered by decreasing latent
+    trait occupancy, as ``benchirt airt`` reports them.
 
     Parameters
     ----------
     perf : pd.DataFrame, shape (N, k)
-        Training performance in [0, 1], higher is better.
+        Training performance in [0, 1], higher is better (N >= 5).
     epsilon : float
         The epsilon of A(epsilon) (seed 000 Appendix A uses 0 and 0.05).
     extend : bool
@@ -117,16 +116,9 @@ def airt_ranking(perf: pd.DataFrame, *, epsilon: float = 0.05, extend: bool = Tr
     config : AIRTConfig, optional
         Options of the AIRT model (logit guard, EM iterations, prior, spline smoothing, grid size).
     """
-    from benchirt.airt.config import AIRTConfig
-    from benchirt.airt.continuous import fit_continuous, logit
-    from benchirt.airt.latent import latent_trait_analysis
+    from benchirt.airt import AIRTConfig, fit_airt
 
-    config = AIRTConfig() if config is None else config
-    z = logit(perf.to_numpy(dtype=float), config.logit_epsilon)
-    fit = fit_continuous(z, max_iter=config.max_iter, tol=config.tol, prior_mean=config.prior_mean,
-                         prior_sd=config.prior_sd)
-    difficulty = pd.Series(-fit.theta, index=perf.index)
-    analysis = latent_trait_analysis(perf, difficulty, lam=config.spline_lam, grid_size=config.grid_size)
+    analysis = fit_airt(perf, AIRTConfig() if config is None else config).latent
     ranking = list(analysis.portfolio(epsilon))
     if extend:
         curves = analysis.curves.to_numpy()
