@@ -109,7 +109,7 @@ def prepare_dataset(
         y_raw = frame[target]
     else:
         frame = frame.reset_index(drop=True)
-    y = _labels(y_raw.reset_index(drop=True), target, where)
+    y = _labels(y_raw.reset_index(drop=True), target, where).rename(target)
 
     X = frame.drop(columns=[target])
     for column in X.columns:

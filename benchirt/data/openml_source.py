@@ -29,10 +29,9 @@ from openml.exceptions import OpenMLServerException, PyOpenMLError
 from benchirt.data.cleaning import prepare_dataset
 from benchirt.data.dataset import Dataset
 from benchirt.data.spec import DatasetSpec
+from benchirt.data.suites import OPENML_SUITE_ALIASES
 from benchirt.errors import DataError, OpenMLUnavailableError
 
-#: Suite aliases benchirt resolves without asking the server (OpenML study ids).
-SUITE_ALIASES = {"openml-cc18": 99}
 
 OFFLINE_OPTIONS = (
     "To work offline use --suite cc18-offline (the CC18 ARFF mirror in ../shared/data plus wdbc), "
@@ -51,7 +50,7 @@ def suite_id(suite: int | str) -> int | str:
         text = suite.strip()
         if text.isdigit():
             return int(text)
-        return SUITE_ALIASES.get(text.lower(), text)
+        return OPENML_SUITE_ALIASES.get(text.lower(), text)
     return int(suite)
 
 

@@ -43,7 +43,8 @@ DICT_SOURCES = ("builtin", "suite", "directory", "suite_file", "file", "openml_s
                 "openml_tasks")
 #: Keys modifying a dict-form suite.
 DICT_OPTIONS = ("include", "exclude", "target", "name", "cache")
-_OPENML_SUITE_ALIASES = ("openml-cc18",)
+#: OpenML suite aliases resolved to ids without asking the server (lower case).
+OPENML_SUITE_ALIASES = {"openml-cc18": 99}
 
 FORMS_HELP = (
     "a suite is 'builtin', 'builtin:iris,wine', 'cc18-offline', an OpenML suite ('OpenML-CC18', 99, 'openml:99'), "
@@ -113,7 +114,7 @@ def _from_string(text: str, base: Path) -> list[DatasetSpec]:
         return [_openml().dataset_spec(_int(text.split(":", 1)[1], text))]
     if lowered.startswith("openml-task:"):
         return [_openml().task_spec(_int(text.split(":", 1)[1], text))]
-    if text.isdigit() or lowered in _OPENML_SUITE_ALIASES:
+    if text.isdigit() or lowered in OPENML_SUITE_ALIASES:
         return _openml().suite_specs(text)
     path = Path(text).expanduser()
     return _from_path(path if path.is_absolute() else base / path, text)
