@@ -46,10 +46,10 @@ def plot_trajectories(tournament: Tournament, value: str = "rating") -> Figure:
     """Each classifier's ``value`` (rating, rd or volatility) after every rating period."""
     matrix = tournament.rating_matrix(value)
     final_order = tournament.table["classifier"].tolist()
-    fig, ax = _figure(10, 6)
-    cmap = matplotlib.colormaps["viridis"].resampled(len(final_order))
+    fig, ax = _figure(13, 6)
+    colors = matplotlib.colormaps["tab20"].colors
     for i, name in enumerate(final_order):
-        ax.plot(matrix.index, matrix[name], color=cmap(i), lw=1.2, label=name)
+        ax.plot(matrix.index, matrix[name], color=colors[i % 20], ls=("-", "--", ":")[i // 20 % 3], lw=1.2, label=name)
     if len(tournament.order) <= 60:
         ax.set_xticks(matrix.index, tournament.order, rotation=90, fontsize="x-small")
     ax.set_xlabel("rating period (dataset)")
@@ -82,7 +82,7 @@ def plot_nemenyi_heatmap(comparison: StatisticalComparison) -> Figure:
     """Pairwise Nemenyi p-values, classifiers in average-rank order."""
     p = comparison.p_values
     k = p.shape[0]
-    fig, ax = _figure(0.45 * k + 4, 0.4 * k + 2)
+    fig, ax = _figure(0.45 * k + 5, 0.45 * k + 4)
     image = ax.imshow(p.to_numpy(), cmap="RdYlGn_r", vmin=0, vmax=1)
     if k <= 25:
         for i in range(k):
