@@ -62,9 +62,15 @@ def read_responses_csv(path: str | Path) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise DataError(f"{path}: the file is empty; expected a header row and one row per respondent") from None
     except pd.errors.ParserError as exc:
-        raise DataError(f"{path}: rows have different numbers of fields ({exc}); every row needs one value per item") from None
+        detail = " ".join(str(exc).replace("Error tokenizing data. C error: ", "").split())
+        raise DataError(f"{path}: rows have different numbers of fields ({detail}); give every row one value per item") from None
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not a text CSV ({exc})") from None
+    if not isinstance(frame.index, pd.RangeIndex):  # pandas took the extra leading field as an index
+        raise DataError(
+            f"{path}: the data rows have more fields than the header row ({frame.shape[1]} names); "
+            "give every column a header name"
+        )
     if frame.shape[1] and not pd.api.types.is_numeric_dtype(frame.iloc[:, 0]) and _names_column(frame.iloc[:, 0]):
         frame = frame.set_index(frame.columns[0])
         frame.index = frame.index.astype(str)

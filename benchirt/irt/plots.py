@@ -73,7 +73,7 @@ def plot_classifier_curves(
         Item parameter that defines the bins (equal-count bins of estimated items).
     bins : int
     respondents : sequence of str, optional
-        Rows to draw (default: all, at most 20).
+        Rows to draw (default: 12 spread over the range of total scores).
     """
     if by not in ("difficulty", "discrimination"):
         raise DataError(f"classifier curves: 'by' must be difficulty or discrimination, got {by!r}")
@@ -84,7 +84,12 @@ def plot_classifier_curves(
     n_bins = max(1, min(bins, len(estimated)))
     codes = pd.qcut(estimated[by].rank(method="first"), n_bins, labels=False)
     centres = estimated[by].groupby(codes).median()
-    rows = list(respondents) if respondents is not None else list(responses.index[:20])
+    if respondents is None:  # up to 12 respondents spread over the range of total scores
+        order = responses[estimated.index].sum(axis=1).sort_values(kind="stable").index
+        picks = np.unique(np.linspace(0, len(order) - 1, min(12, len(order))).round().astype(int))
+        rows = list(order[picks])
+    else:
+        rows = list(respondents)
     answers = responses.loc[rows, estimated.index].astype(float)
     accuracy = answers.T.groupby(codes.to_numpy()).mean()
     fig, ax = plt.subplots(figsize=(7, 4.5))

@@ -1,0 +1,191 @@
+"""benchirt's IRT estimator beside PyPI ``mirt`` (benchmark-only extra) and decodIRT's ltm output.
+
+Part 1 — simulated 3PL matrices with known parameters (decodIRT's 132 x 500 and bigger, with and
+without negatively discriminating items): wall time and recovery (correlation, RMSE) of a, b, c, θ.
+Part 2 — the 50 decodIRT reference pools (``../shared/data/decodirt-reference/*/responses_pool.csv``):
+convergence, wall time, range of the estimates, agreement with ltm's difficulty on the items where
+ltm is not degenerate (|a| < 10 and |b| < 10 in ltm's output), how many of ltm's negative
+discriminations stay negative, and the rank correlation of the 19 reported classifiers' True-Scores
+with decodIRT's.
+
+ltm sometimes returns the mirror solution (θ -> -θ: almost every a negative, e.g. optdigits); the
+table marks those pools "flip" and compares against (-a, -b) there.
+
+Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt] [--part sim|ref|both]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+
+from benchirt.irt import IRTConfig, fit_irt
+from benchirt.irt.simulate import simulate_responses
+
+REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "decodirt-reference"
+SIM_CASES = [(132, 500, 0.0), (132, 500, 0.1), (500, 500, 0.1), (1000, 1000, 0.1)]
+
+
+def fit_mirt(matrix: np.ndarray):
+    """PyPI mirt's 3PL by EM; returns (seconds, a, b, c) or None when mirt is not installed."""
+    try:
+        import mirt
+    except ImportError:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        result = mirt.fit_mirt(matrix, model="3PL", compute_standard_errors=False, verbose=False)
+        seconds = time.perf_counter() - start
+    params = result.model.parameters
+    return seconds, *(np.asarray(params[k], float).ravel() for k in ("discrimination", "difficulty", "guessing"))
+
+
+def _corr(x, y) -> float:
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if len(x) < 3 or np.std(x) == 0 or np.std(y) == 0:
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def _rmse(x, y) -> float:
+    return float(np.sqrt(np.mean((np.asarray(x, float) - np.asarray(y, float)) ** 2)))
+
+
+def simulated(use_mirt: bool) -> pd.DataFrame:
+    rows = []
+    for n, m, neg in SIM_CASES:
+        sim = simulate_responses(n, m, model="3PL", negative_fraction=neg, seed=11)
+        fit = fit_irt(sim.responses)
+        items = fit.items
+        theta = fit.abilities(sim.responses)
+        row = {
+            "matrix": f"sim 3PL neg={neg:.0%}",
+            "n x m": f"{n}x{m}",
+            "benchirt_s": fit.seconds,
+            "converged": fit.converged,
+            "corr_b": _corr(items["difficulty"], sim.b),
+            "rmse_b": _rmse(items["difficulty"], sim.b),
+            "corr_a": _corr(items["discrimination"], sim.a),
+            "rmse_a": _rmse(items["discrimination"], sim.a),
+            "corr_c": _corr(items["guessing"], sim.c),
+            "corr_theta": _corr(theta, sim.theta),
+            "neg_a_kept": float((items["discrimination"][sim.a < 0] < 0).mean()) if neg else float("nan"),
+        }
+        other = fit_mirt(sim.responses.to_numpy()) if use_mirt else None
+        if other is not None:
+            seconds, a, b, c = other
+            row.update(
+                mirt_s=seconds,
+                ratio=seconds / fit.seconds,
+                mirt_corr_b=_corr(b, sim.b),
+                mirt_rmse_b=_rmse(b, sim.b),
+                mirt_corr_a=_corr(a, sim.a),
+                mirt_neg_a_kept=float((a[sim.a < 0] < 0).mean()) if neg else float("nan"),
+            )
+        rows.append(row)
+        print(_fmt(pd.DataFrame([row])), flush=True)
+    return pd.DataFrame(rows)
+
+
+def _reported_names(folder: Path) -> list[str]:
+    return pd.read_csv(folder / "test_accuracy.csv").iloc[:, 0].tolist()
+
+
+def reference(use_mirt: bool, limit: int | None) -> pd.DataFrame:
+    folders = sorted(p for p in REFERENCE.iterdir() if (p / "responses_pool.csv").is_file())
+    if limit:
+        folders = folders[:: max(1, len(folders) // limit)][:limit]
+    rows = []
+    for folder in folders:
+        pool = pd.read_csv(folder / "responses_pool.csv")
+        ltm = pd.read_csv(folder / "ltm_item_params.csv", index_col=0)
+        ltm.columns = ["a", "b", "c"]
+        fit = fit_irt(pool)
+        items = fit.items
+        flip = bool(np.median(ltm["a"]) < 0)
+        sign = -1.0 if flip else 1.0
+        ok = (ltm["a"].abs() < 10) & (ltm["b"].abs() < 10) & (items["flag"] == "ok").to_numpy()
+        ltm_neg = (sign * ltm["a"] < 0).to_numpy()
+        reported = pd.read_csv(folder / "responses_reported.csv")
+        reported.index = _reported_names(folder)
+        ours = fit.ability_table(reported)["true_score"]
+        theirs = pd.read_csv(folder / "true_scores.csv").set_index("Clf")["Score"].reindex(ours.index)
+        row = {
+            "matrix": folder.name[:24],
+            "n x m": f"{pool.shape[0]}x{pool.shape[1]}",
+            "benchirt_s": fit.seconds,
+            "converged": fit.converged,
+            "n_iter": fit.n_iter,
+            "max|a|": items["discrimination"].abs().max(),
+            "max|b|": items["difficulty"].abs().max(),
+            "flagged": int((items["flag"] != "ok").sum()),
+            "ltm_flip": flip,
+            "n_ltm_ok": int(ok.sum()),
+            "corr_b_ltm": _corr(items["difficulty"][ok], sign * ltm["b"][ok]),
+            "ltm_neg": int(ltm_neg.sum()),
+            "neg_kept": float((items["discrimination"].to_numpy()[ltm_neg] < 0).mean()) if ltm_neg.any() else float("nan"),
+            "ts_spearman": float(spearmanr(ours.to_numpy(), theirs.to_numpy())[0]),
+        }
+        other = fit_mirt(pool.to_numpy()) if use_mirt else None
+        if other is not None:
+            seconds, a, b, c = other
+            row.update(mirt_s=seconds, ratio=seconds / fit.seconds, mirt_corr_b_ltm=_corr(b[ok], sign * ltm["b"][ok]))
+        rows.append(row)
+        print(_fmt(pd.DataFrame([row])), flush=True)
+    return pd.DataFrame(rows)
+
+
+def _fmt(frame: pd.DataFrame) -> str:
+    return frame.to_string(index=False, float_format=lambda v: f"{v:.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--limit", type=int, help="use this many reference pools (spread over the 50)")
+    parser.add_argument("--no-mirt", action="store_true", help="skip the mirt baseline")
+    parser.add_argument("--part", choices=("sim", "ref", "both"), default="both")
+    args = parser.parse_args()
+    use_mirt = not args.no_mirt
+    print(f"benchirt IRTConfig defaults: {IRTConfig()}\n")
+    if args.part in ("sim", "both"):
+        print("== simulated 3PL (seed 11) ==")
+        sim = simulated(use_mirt)
+        print("\n" + _fmt(sim) + "\n")
+    if args.part in ("ref", "both"):
+        if not REFERENCE.is_dir():
+            print(f"reference data not found at {REFERENCE}; skipping part 2")
+            return
+        print("== decodIRT reference pools ==")
+        ref = reference(use_mirt, args.limit)
+        print("\n" + _fmt(ref) + "\n")
+        summary = {
+            "pools": len(ref),
+            "all converged": bool(ref["converged"].all()),
+            "benchirt median s": ref["benchirt_s"].median(),
+            "benchirt max s": ref["benchirt_s"].max(),
+            "median corr(b, ltm b) on ltm-ok items": ref["corr_b_ltm"].median(),
+            "ltm negatives kept negative (pooled)": float(
+                (ref["neg_kept"] * ref["ltm_neg"]).sum() / ref["ltm_neg"][ref["neg_kept"].notna()].sum()
+            ),
+            "median True-Score Spearman vs decodIRT": ref["ts_spearman"].median(),
+        }
+        if "mirt_s" in ref:
+            summary.update(
+                {
+                    "mirt median s": ref["mirt_s"].median(),
+                    "median speed ratio mirt/benchirt": ref["ratio"].median(),
+                    "mirt median corr(b, ltm b)": ref["mirt_corr_b_ltm"].median(),
+                }
+            )
+        for key, value in summary.items():
+            print(f"{key:>45}: {value:.3f}" if isinstance(value, float) else f"{key:>45}: {value}")
+
+
+if __name__ == "__main__":
+    main()
