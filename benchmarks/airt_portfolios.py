@@ -18,7 +18,7 @@ keeps failed runs at the cutoff (plain runtime), the default 10 uses ASlib's PAR
 Usage::
 
     .venv/bin/python benchmarks/airt_portfolios.py [--data ../shared/data/aslib] [--par-factor 10]
-        [--epsilon 0.05] [--n 5] [--out DIR] [--scenarios NAME ...]
+        [--epsilons 0 0.05] [--n 5] [--out DIR] [--scenarios NAME ...]
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ import pandas as pd
 from benchirt.airt import fit_airt
 from benchirt.airt.aslib import load_aslib
 from benchirt.airt.polytomous import bin_performance, fit_grm
-from benchirt.airt.portfolio import compare_portfolios, default_selectors
+from benchirt.airt.portfolio import airt_selector, compare_portfolios, shapley_ranking, topset_ranking
 from benchirt.errors import BenchirtError
 
 SCENARIOS = ("ASP-POTASSCO", "GRAPHS-2015", "MAXSAT-PMS-2016", "PROTEUS-2014", "SAT11-INDU")
@@ -117,7 +117,9 @@ def run_scenario(folder: Path, args) -> dict:
         print(f"   polytomous GRM failed: {exc}")
 
     start = time.perf_counter()
-    comparison = compare_portfolios(perf, selectors=default_selectors(args.epsilon), folds=scenario.folds,
+    selectors = {f"airt(eps={eps:g})": airt_selector(eps) for eps in args.epsilons}
+    selectors.update(shapley=shapley_ranking, topset=topset_ranking)
+    comparison = compare_portfolios(perf, selectors=selectors, folds=scenario.folds,
                                     raw=scenario.raw_performance, maximize=scenario.maximize)
     seconds = time.perf_counter() - start
     print(f"   portfolio comparison, {scenario.folds.nunique() if scenario.folds is not None else 10}-fold CV "
@@ -135,6 +137,7 @@ def run_scenario(folder: Path, args) -> dict:
             print(f"   fold {failure['fold']}: {failure['method']} failed: {failure['error']}")
     table = comparison.table(args.n)
     scaled = comparison.table(args.n, raw=False)
+    row["methods"] = comparison.methods
     for method in comparison.methods:
         row[f"{method}_mpg"] = table.get(method)
         row[f"{method}_mpg01"] = scaled.get(method)
@@ -157,7 +160,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "aslib"))
     parser.add_argument("--par-factor", type=float, default=10.0, help="PAR-k penalty of failed runs (default 10)")
-    parser.add_argument("--epsilon", type=float, default=0.05, help="epsilon of the airt portfolio A(eps)")
+    parser.add_argument("--epsilons", type=float, nargs="+", default=[0.0, 0.05],
+                        help="epsilons of the airt portfolios A(eps) to compare (default 0 0.05)")
     parser.add_argument("--n", type=int, default=5, help="portfolio size of the Table 6 row (default 5)")
     parser.add_argument("--out", help="folder for the per-scenario CSV results")
     parser.add_argument("--scenarios", nargs="*", default=list(SCENARIOS))
@@ -171,21 +175,25 @@ def main(argv=None) -> int:
     total = time.perf_counter() - start
 
     print(f"\nTable 6 form — mean performance gap (MPG) of portfolios of {args.n} algorithms, 10-fold CV "
-          f"(cv.arff folds), failed runs = PAR{args.par_factor:g}, airt epsilon = {args.epsilon:g}; "
-          "benchirt value [paper value]; MPG on [0, 1] in parentheses")
-    header = "| Scenario | Measurement | Num. Obs. | Num. Algorithms | airt MPG | Shapley MPG | topset MPG |"
-    print(header)
-    print("|" + "---|" * 7)
+          f"(cv.arff folds), failed runs = PAR{args.par_factor:g}; benchirt value [paper value]; "
+          "MPG on [0, 1] in parentheses")
+    airt_names = [f"airt(eps={eps:g})" for eps in args.epsilons]
+    print("| Scenario | Measurement | Num. Obs. | Num. Algorithms | "
+          + " | ".join(f"{name} MPG" for name in airt_names) + " | Shapley MPG | topset MPG |")
+    print("|" + "---|" * (6 + len(airt_names)))
     for row in rows:
         paper = PAPER_TABLE6.get(row["scenario"])
         if "error" in row:
-            cells = ([f"[{paper[0]}]"] + [f"n/a [{value}]" for value in paper[1:]] if paper
-                     else ["unavailable"] * 6)
+            cells = ([f"[{paper[0]}]", f"n/a [{paper[1]}]", f"n/a [{paper[2]}]"]
+                     + [f"n/a [{paper[3]}]"] * len(airt_names) + [f"n/a [{paper[4]}]", f"n/a [{paper[5]}]"]
+                     if paper else ["unavailable"] * (5 + len(airt_names)))
             print(f"| {row['scenario']} (unavailable, see above) | " + " | ".join(cells) + " |")
             continue
+        paper_mpg = dict(zip(airt_names + ["shapley", "topset"],
+                             [paper[3]] * len(airt_names) + [paper[4], paper[5]])) if paper else {}
         mpg = [f"{_cell(row.get(f'{m}_mpg'))} ({_cell(row.get(f'{m}_mpg01'), 4)})"
-               + (f" [{paper[3 + k]}]" if paper else "")
-               for k, m in enumerate(("airt", "shapley", "topset"))]
+               + (f" [{paper_mpg[m]}]" if paper else "")
+               for m in airt_names + ["shapley", "topset"]]
         measure = row["measure"] + (f" (PAR{args.par_factor:g})" if row["measure"].lower() == "runtime" else "")
         print(f"| {row['scenario']} | {measure}{f' [{paper[0]}]' if paper else ''} | {row['n_obs']}"
               f"{f' [{paper[1]}]' if paper else ''} | {row['n_algorithms']}{f' [{paper[2]}]' if paper else ''} | "
