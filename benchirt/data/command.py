@@ -76,7 +76,7 @@ def describe_suite(suite: object, load: bool = True, show_progress: bool = False
 
 
 def run(args: argparse.Namespace) -> int:
-    table = describe_suite(args.suite, load=not args.no_load, show_progress=True)
+    table = describe_suite(args.suite, load=not args.no_load, show_progress=not args.no_load)
     shown = ["dataset", "kind", "openml_id"] + ([] if args.no_load else list(METADATA_COLUMNS)) + ["problem"]
     with pd.option_context("display.max_rows", None, "display.width", 200, "display.precision", 2,
                            "display.max_colwidth", 60):
