@@ -61,11 +61,6 @@ def suite_metadata(responses: Mapping[str, object]) -> pd.DataFrame:
     return pd.DataFrame({name: result.metadata for name, result in responses.items()}).T.rename_axis("dataset")
 
 
-def irt_summaries(irts: Mapping[str, object]) -> pd.DataFrame:
-    """One row per dataset of the IRT item summaries (index ``dataset``; seed 003 §4.5 percentages)."""
-    return pd.DataFrame({name: irt.summary for name, irt in irts.items()}).T.rename_axis("dataset").infer_objects()
-
-
 def rate_suite(irts: Mapping[str, object], responses: Mapping[str, object], config):
     """Glicko-2 tournament, order permutations and Friedman/Nemenyi over the suite (seed 003 §4.7, §5.3).
 
@@ -84,10 +79,10 @@ def rate_suite(irts: Mapping[str, object], responses: Mapping[str, object], conf
 
 def subset_suite(irts: Mapping[str, object], responses: Mapping[str, object], config, rating_config):
     """Build the IRT-filtered subsets and measure each against the full suite (seed 003 §4.6, §5.4-5.6)."""
-    from benchirt.irt import true_score_table
+    from benchirt.irt import summaries_frame, true_score_table
     from benchirt.subsets import build_subsets, evaluate_subsets
 
-    summaries = irt_summaries(irts)
+    summaries = summaries_frame([irts[name] for name in sorted(irts)])
     subsets = build_subsets(summaries, cuts=config.cuts, rule=config.rule)
     scores = true_score_table([irts[name] for name in sorted(irts)], roles=("real", "artificial"))
     used = {name: responses[name] for name in irts}

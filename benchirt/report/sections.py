@@ -50,11 +50,9 @@ def datasets(results, config: ReportConfig) -> Section | None:
     """Dataset difficulty and discrimination rankings (seed 003 §4.5, Table 2-3)."""
     if not results.irts:
         return None
-    from benchirt.irt import dataset_rankings
+    from benchirt.irt import dataset_rankings, summaries_frame
 
-    from benchirt.pipeline.stages import irt_summaries
-
-    summaries = irt_summaries(results.irts)
+    summaries = summaries_frame([results.irts[n] for n in sorted(results.irts)])
     section = Section("datasets", "Datasets: difficulty and discrimination")
     section.add(Paragraph(
         "Share of each dataset's test items whose 3PL difficulty, discrimination or guessing exceeds the "
@@ -72,23 +70,26 @@ def item_curves(results, config: ReportConfig) -> Section | None:
     if not results.irts:
         return None
     from benchirt.irt import plots as irt_plots
+    from benchirt.irt import summaries_frame
 
-    from benchirt.pipeline.stages import irt_summaries
-
-    summaries = irt_summaries(results.irts)
+    summaries = summaries_frame([results.irts[n] for n in sorted(results.irts)])
     order = summaries.sort_values("pct_difficulty_gt", ascending=False).index.tolist()
     half = max(1, config.max_dataset_plots // 2)
     chosen = list(dict.fromkeys(order[:half] + order[::-1][:half]))[: config.max_dataset_plots]
     section = Section("curves", "Item and classifier characteristic curves")
     section.add(Paragraph(
-        f"ICC: probability of a correct answer against ability for a dataset's items (seed 003 eq. 1). "
-        f"CCC: each classifier's probability of a correct answer against item difficulty. Shown for "
-        f"{', '.join(chosen)} (the most and least difficult datasets)."
+        f"ICC: probability of a correct answer against ability for items spread over the difficulty range "
+        f"(seed 003 eq. 1). CCC: each reported classifier's accuracy on bins of items of increasing "
+        f"difficulty. Shown for {', '.join(chosen)} (the most and least difficult datasets)."
     ))
     for name in chosen:
         irt = results.irts[name]
-        _figure(section, lambda irt=irt: irt_plots.plot_icc(irt), f"ICC — {name}", config)
-        _figure(section, lambda irt=irt: irt_plots.plot_ccc(irt), f"CCC — {name}", config)
+        _figure(section, lambda irt=irt: irt_plots.plot_item_curves(irt.fit), f"ICC — {name}", config)
+        if name in results.responses:
+            response = results.responses[name]
+            reported = list(response.roles.index[response.roles.isin(["real", "artificial"])])
+            _figure(section, lambda fit=irt.fit, r=response.responses, who=reported:
+                    irt_plots.plot_classifier_curves(fit, r, respondents=who), f"CCC — {name}", config)
     return section
 
 
