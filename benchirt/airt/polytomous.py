@@ -294,7 +294,6 @@ class _GRMProblem:
     """
 
     def __init__(self, codes: np.ndarray, n_thresholds: np.ndarray, config: GRMConfig):
-        self.codes = codes                          # (N, n) int, -1 = missing
         self.k = n_thresholds                       # (n,) K_j = C_j - 1 >= 1
         self.k_max = int(n_thresholds.max())
         self.n_items = codes.shape[1]
