@@ -192,6 +192,8 @@ def test_bad_inputs_are_data_errors():
         evaluate_subsets({"mine": ["nowhere"]}, scores, summaries, roles=ROLES, config=config)
     with pytest.raises(DataError, match="lack dataset.*d19"):
         evaluate_subsets(subsets, scores, summaries.iloc[:-1], roles=ROLES, config=config)
+    with pytest.raises(DataError, match="'mine' lists dataset.*d01 more than once"):
+        evaluate_subsets({"mine": ["d01", "d01"]}, scores, summaries, roles=ROLES, config=config)
     with pytest.raises(DataError, match="empty"):
         evaluate_subsets({"mine": []}, scores, summaries, roles=ROLES, config=config)
     broken = scores.copy()

@@ -208,7 +208,7 @@ def evaluate_subsets(
     if len(uppers):
         notes.append(f"upper reference(s) left out of the separation: {', '.join(uppers)}")
     if len(baselines) == 0:
-        notes.append("no baseline artificial classifier (artificial and not above every real one): "
+        notes.append("no baseline artificial classifier (an artificial one that is not an upper reference): "
                      "separation not measured")
     fid, draws = _fidelity(matrix, subsets, real, baselines, config, rating_config)
 
@@ -247,6 +247,9 @@ def _check_subsets(subsets: Mapping[str, list[str]], suite: list[str]) -> dict[s
             )
         if not datasets:
             raise DataError(f"subset {name!r} is empty")
+        repeated = sorted({d for d in datasets if datasets.count(d) > 1})
+        if repeated:
+            raise DataError(f"subset {name!r} lists dataset(s) {', '.join(repeated)} more than once")
         if name == FULL:
             raise DataError(f"a subset may not be called {FULL!r}: that name is the whole suite")
         checked[str(name)] = datasets
