@@ -3,9 +3,9 @@
 Items are algorithms and respondents are datasets/instances (the inverted mapping of seed 000 §3), so the
 latent trait θ is dataset *easiness* and a negative discrimination marks an *anomalous* algorithm — one that
 does better on the datasets the others find hard. Educational IRT software assumes positive slopes: the
-Python ``mirt`` package (1.2) bounds GRM slopes to [0.1, 5] with a log-normal prior, girth and py-irt fit
-positive slopes or no GRM at all, and the R airt package switches to mirt's generalised partial credit model
-— which is why the model is written here. It is fitted by marginal maximum likelihood
+Python ``mirt`` package (1.2) bounds GRM slopes to [0.1, 5], girth's ``grm_mml`` searches them on [0.2, 5],
+and the R airt package switches to mirt's generalised partial credit model — which is why the graded response
+model with a free slope sign is written here. It is fitted by marginal maximum likelihood
 (Bock & Aitkin) over a fixed quadrature grid with a standard normal θ population: the E-step posterior over
 the grid gives the exact gradient of the marginal log-likelihood, and L-BFGS takes the M-steps for all items
 jointly. A symmetric normal prior on the slope (mean 0) keeps estimates finite for items that separate the
