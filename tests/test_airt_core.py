@@ -88,6 +88,25 @@ def test_log_likelihood_is_the_exact_marginal_and_a_maximum():
     assert -better.fun - fit.log_likelihood < 1e-4  # a general optimiser finds nothing higher
 
 
+def test_same_maximum_likelihood_as_sklearn_factor_analysis():
+    """The CRM is a one-factor model: z_j = -beta_j / gamma_j + theta / gamma_j + noise of variance 1/(alpha gamma)^2.
+
+    sklearn's FactorAnalysis maximises the same Gaussian likelihood by a different algorithm (SVD-based);
+    its loadings l, means m and noise variances psi give gamma = 1/l, beta = -m/l, alpha = l / sqrt(psi).
+    """
+    from sklearn.decomposition import FactorAnalysis
+
+    alpha, beta, gamma = true_parameters(n_items=8, anomalous=(1, 5), seed=21)
+    _, z = simulate_crm(400, alpha, beta, gamma, seed=22)
+    fit = fit_continuous(z, tol=1e-12)
+    fa = FactorAnalysis(n_components=1, tol=1e-10, max_iter=100000, svd_method="lapack").fit(z)
+    loading = fa.components_[0] * np.sign(np.corrcoef(fa.transform(z)[:, 0], z.mean(axis=1))[0, 1])
+    np.testing.assert_allclose(fit.scale, 1 / loading, rtol=1e-4)
+    np.testing.assert_allclose(fit.difficulty, -fa.mean_ / loading, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(fit.discrimination, loading / np.sqrt(fa.noise_variance_), rtol=1e-4)
+    assert fit.log_likelihood == pytest.approx(fa.score(z) * z.shape[0], rel=1e-8)
+
+
 def test_easiness_is_seed_eq_10():
     z = np.array([[1.0, 0.0], [0.0, 2.0]])
     theta = easiness(z, np.array([1.0, 2.0]), np.array([0.0, 1.0]), np.array([1.0, -1.0]))
