@@ -208,3 +208,17 @@ def test_classifier_missing_on_some_datasets_is_rated():
     ev = evaluate_subsets(build_subsets(summaries, (50,)), scores, summaries, roles=ROLES,
                           config=SubsetConfig(cuts=(50,), n_random=10, n_permutations=0))
     assert np.isfinite(ev.fidelity.select_dtypes("number").to_numpy(float)).all()
+
+
+def test_single_dataset_and_two_real_classifiers():
+    scores = pd.DataFrame({"dataset": "only", "classifier": ["a", "b", "maj"], "score": [3.0, 3.0, 1.0]})
+    summaries = pd.DataFrame({"dataset": ["only"], "pct_discrimination_gt": [50.0], "pct_difficulty_gt": [10.0]})
+    roles = {"a": "real", "b": "real", "maj": "artificial"}
+    ev = evaluate_subsets(build_subsets(summaries, (50,)), scores, summaries, roles=roles,
+                          config=SubsetConfig(cuts=(50,), n_random=5, n_permutations=2))
+    assert ev.subsets == {"combined-50": ["only"]}
+    assert ev.parameters["discrimination_sd"].tolist() == [0.0, 0.0]
+    # a tie between the two real classifiers: tau undefined -> 0, never NaN
+    assert ev.fidelity["kendall_tau"].iloc[0] == 0.0
+    for stem, frame in ev.to_frames().items():
+        assert not frame.isna().any().any(), stem
