@@ -294,7 +294,10 @@ class _GRMProblem:
     sign of a_j.
     """
 
-    def __init__(self, codes: np.ndarray, n_thresholds: np.ndarray, config: GRMConfig):
+    def __init__(self, codes: np.ndarray, n_thresholds: np.ndarray, config: GRMConfig,
+                 pattern_counts: np.ndarray | None = None):
+        # codes: (P, n) distinct response patterns (-1 = missing), each seen pattern_counts[p] times
+        self.pattern_counts = np.ones(codes.shape[0]) if pattern_counts is None else pattern_counts
         self.k = n_thresholds                       # (n,) K_j = C_j - 1 >= 1
         self.k_max = int(n_thresholds.max())
         self.n_items = codes.shape[1]
@@ -350,7 +353,7 @@ class _GRMProblem:
         cumulative, probs = self.log_item_probs(slopes, intercepts)
         joint = self.person_loglik(probs) + self.log_weights[None, :]      # (N, Q)
         marginal = logsumexp(joint, axis=1)
-        posterior = np.exp(joint - marginal[:, None])                       # (N, Q)
+        posterior = np.exp(joint - marginal[:, None]) * self.pattern_counts[:, None]   # (P, Q)
         counts = (posterior.T @ self.onehot).reshape(-1, self.n_items, self.c_max).transpose(1, 0, 2)  # r_jqc
         ratio = np.where(counts > 0, counts / np.maximum(probs, _LOG_FLOOR), 0.0)   # r / P
         star = cumulative[:, :, 1:-1]                                       # (n, Q, K_max)
@@ -374,7 +377,7 @@ class _GRMProblem:
             # dc_k/dη_l = -exp(η_l) for k >= l  ->  dℓ/dη_l = -exp(η_l) Σ_{k>=l} dℓ/dc_k
             tail = np.cumsum(g_intercepts[:, ::-1], axis=1)[:, ::-1]
             block[:, 2:] = -gaps * tail[:, 1:]
-        self.last_loglik = float(marginal.sum())
+        self.last_loglik = float(marginal @ self.pattern_counts)
         value = -(self.last_loglik + log_prior)
         return value, -block.ravel()
 
@@ -471,7 +474,9 @@ def fit_grm(levels: pd.DataFrame, config: GRMConfig = GRMConfig()) -> GRMFit:
         raise DataError(f"fit_grm: needs at least 2 algorithms with 2 or more observed levels; got {kept}, "
                         f"skipped {sorted(skipped)}")
     n_thresholds = np.array([len(lv) - 1 for lv in level_lists])
-    problem = _GRMProblem(codes, n_thresholds, config)
+    # identical response patterns (frequent among many instances and few levels) are evaluated once
+    patterns, inverse, pattern_counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
+    problem = _GRMProblem(patterns, n_thresholds, config, pattern_counts.astype(float))
     slopes0, intercepts0 = _starting_values(codes, n_thresholds, problem.k_max)
     x0 = problem.pack(slopes0, intercepts0)
     # L-BFGS-B's small BLAS calls are ~25x slower with a multi-threaded BLAS than with one thread
@@ -482,11 +487,11 @@ def fit_grm(levels: pd.DataFrame, config: GRMConfig = GRMConfig()) -> GRMFit:
     problem.objective(params)
     log_likelihood = problem.last_loglik
     slopes, intercepts, _ = problem.unpack(params)
-    theta, theta_sd = problem.posterior(params)
+    theta, theta_sd = (values[inverse.ravel()] for values in problem.posterior(params))
     mean_level = np.nanmean(np.where(codes >= 0, codes / n_thresholds[None, :], np.nan), axis=1)
     if np.std(theta) > 0 and np.std(mean_level) > 0 and np.corrcoef(theta, mean_level)[0, 1] < 0:
         slopes, theta = -slopes, -theta
-    thresholds = [tuple(-intercepts[j, : n_thresholds[j]] / slopes[j]) for j in range(len(kept))]
+    thresholds = [tuple(float(d) for d in -intercepts[j, : n_thresholds[j]] / slopes[j]) for j in range(len(kept))]
     abs_a = np.abs(slopes)
     items = pd.DataFrame({
         "discrimination": slopes,
