@@ -8,8 +8,10 @@ ltm is not degenerate (|a| < 10 and |b| < 10 in ltm's output), how many of ltm's
 discriminations stay negative, and the rank correlation of the 19 reported classifiers' True-Scores
 with decodIRT's.
 
-ltm sometimes returns the mirror solution (θ -> -θ: almost every a negative, e.g. optdigits); the
-table marks those pools "flip" and compares against (-a, -b) there.
+ltm sometimes returns the mirror solution (θ -> -θ: almost every a negative, e.g. churn): where the
+signs of ltm's a disagree with the signs of the classical item-rest correlations on most items, the
+table marks the pool "ltm_flip" and compares against (-a, -b). ``sign_agree`` / ``ltm_sign_agree``:
+share of items with |item-rest correlation| > 0.1 whose a has the same sign as that correlation.
 
 Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt] [--part sim|ref|both]
 """
@@ -93,6 +95,15 @@ def simulated(use_mirt: bool) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _item_rest_correlations(matrix: np.ndarray) -> np.ndarray:
+    """Correlation of each item with the respondents' score on the other items (0 for constant items)."""
+    rest = matrix.sum(axis=1, keepdims=True) - matrix
+    u = matrix - matrix.mean(axis=0)
+    r = rest - rest.mean(axis=0)
+    denom = np.sqrt((u**2).sum(axis=0) * (r**2).sum(axis=0))
+    return np.where(denom > 0, (u * r).sum(axis=0) / np.where(denom > 0, denom, 1), 0.0)
+
+
 def _reported_names(folder: Path) -> list[str]:
     return pd.read_csv(folder / "test_accuracy.csv").iloc[:, 0].tolist()
 
@@ -106,9 +117,14 @@ def reference(use_mirt: bool, limit: int | None) -> pd.DataFrame:
         pool = pd.read_csv(folder / "responses_pool.csv")
         ltm = pd.read_csv(folder / "ltm_item_params.csv", index_col=0)
         ltm.columns = ["a", "b", "c"]
+        cpu = time.process_time()
         fit = fit_irt(pool)
+        cpu = time.process_time() - cpu
         items = fit.items
-        flip = bool(np.median(ltm["a"]) < 0)
+        rest = _item_rest_correlations(pool.to_numpy(float))
+        clear = np.abs(rest) > 0.1  # items whose classical discrimination has a clear sign
+        ltm_agree = float((np.sign(ltm["a"].to_numpy()[clear]) == np.sign(rest[clear])).mean())
+        flip = ltm_agree < 0.5  # ltm returned the mirror solution (theta -> -theta)
         sign = -1.0 if flip else 1.0
         ok = (ltm["a"].abs() < 10) & (ltm["b"].abs() < 10) & (items["flag"] == "ok").to_numpy()
         ltm_neg = (sign * ltm["a"] < 0).to_numpy()
@@ -120,11 +136,14 @@ def reference(use_mirt: bool, limit: int | None) -> pd.DataFrame:
             "matrix": folder.name[:24],
             "n x m": f"{pool.shape[0]}x{pool.shape[1]}",
             "benchirt_s": fit.seconds,
+            "benchirt_cpu_s": cpu,
             "converged": fit.converged,
             "n_iter": fit.n_iter,
             "max|a|": items["discrimination"].abs().max(),
             "max|b|": items["difficulty"].abs().max(),
             "flagged": int((items["flag"] != "ok").sum()),
+            "sign_agree": float((np.sign(items["discrimination"].to_numpy()[clear]) == np.sign(rest[clear])).mean()),
+            "ltm_sign_agree": ltm_agree,
             "ltm_flip": flip,
             "n_ltm_ok": int(ok.sum()),
             "corr_b_ltm": _corr(items["difficulty"][ok], sign * ltm["b"][ok]),
@@ -169,7 +188,10 @@ def main() -> None:
             "all converged": bool(ref["converged"].all()),
             "benchirt median s": ref["benchirt_s"].median(),
             "benchirt max s": ref["benchirt_s"].max(),
+            "benchirt median CPU s": ref["benchirt_cpu_s"].median(),
             "median corr(b, ltm b) on ltm-ok items": ref["corr_b_ltm"].median(),
+            "median sign agreement with item-rest corr.": ref["sign_agree"].median(),
+            "ltm: median sign agreement (raw)": ref["ltm_sign_agree"].median(),
             "ltm negatives kept negative (pooled)": float(
                 (ref["neg_kept"] * ref["ltm_neg"]).sum() / ref["ltm_neg"][ref["neg_kept"].notna()].sum()
             ),
