@@ -120,6 +120,9 @@ def test_failing_classifier_is_left_out_with_a_note():
     result = respond(_messy(), config)  # standardised features are negative: MultinomialNB refuses them
     assert "multinomial" not in result.responses.index and "gaussian_nb" in result.responses.index
     assert any("multinomial" in n and "Negative values" in n for n in result.notes)
+    only_failing = ResponseConfig(**{**config.to_dict(), "pool": (), "artificial": False, "extra": config.extra})
+    with pytest.raises(DataError, match="no respondent is left.*Negative values"):
+        respond(_messy(), only_failing)
 
 
 def test_unusable_datasets_raise_data_error():

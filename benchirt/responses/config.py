@@ -84,6 +84,8 @@ class ResponseConfig:
             if not isinstance(entry, ExtraEstimator):
                 raise ConfigError(f"responses.extra: expected ExtraEstimator entries, got {entry!r}")
         resolve_pool(self.pool, self.extra)  # unknown or duplicate names fail here, listing the known ones
+        if not (self.pool or self.extra or self.ladder_epochs or self.artificial):
+            raise ConfigError("responses: no respondents — set a pool, extra classifiers, ladder_epochs or artificial")
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "ResponseConfig":

@@ -22,7 +22,15 @@ from tqdm.auto import tqdm
 
 from benchirt.data import Dataset
 from benchirt.errors import ConfigError, DataError
-from benchirt.pool import ROLES, RealClassifier, artificial_predictions, ladder_name, ladder_predictions, resolve_pool
+from benchirt.pool import (
+    ROLES,
+    LadderRun,
+    RealClassifier,
+    artificial_predictions,
+    ladder_name,
+    ladder_predictions,
+    resolve_pool,
+)
 from benchirt.preprocess import clean_features, transform_pair
 from benchirt.responses.config import ResponseConfig
 from benchirt.responses.split import cv_folds, split_train_test, stratified_draw
@@ -91,6 +99,67 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
         the pipeline records it as a skipped dataset.
     """
     config = config or ResponseConfig()
+    rows = _plan_rows(dataset, config)
+    pool = resolve_pool(config.pool, config.extra)
+    outputs = _run_fits(rows, pool, config, show_progress, desc=f"responses {dataset.name}")
+
+    failed = outputs.failed
+    rows.notes += [f"left out classifier {clf!r}: {error}" for clf, error in failed.items()]
+    real_names = [spec.name for spec in pool if spec.name not in failed]
+    predicted = {clf: outputs.test_predictions[clf] for clf in real_names}
+    roles = dict.fromkeys(real_names, "real")
+    if outputs.ladder is not None:
+        if outputs.ladder.epochs_trained < config.ladder_epochs:
+            rows.notes.append(
+                f"ladder: the MLP converged after {outputs.ladder.epochs_trained} epochs; later rungs repeat that model"
+            )
+        rungs = {ladder_name(k + 1): outputs.ladder.predictions[k] for k in range(config.ladder_epochs)}
+        predicted.update(rungs)
+        roles.update(dict.fromkeys(rungs, "ladder"))
+    if config.artificial:
+        artificial = artificial_predictions(rows.codes[rows.train], rows.codes[rows.test], config.seed)
+        predicted.update(artificial)
+        roles.update(dict.fromkeys(artificial, "artificial"))
+    if not predicted:
+        raise DataError(
+            f"dataset {dataset.name!r}: no respondent is left (every real classifier failed, and neither ladder nor "
+            f"artificial classifiers are configured): {'; '.join(failed.values())}"
+        )
+
+    index = pd.Index(list(predicted), name="classifier")
+    items = pd.Index([str(position) for position in rows.test], name="item")
+    predicted_codes = np.vstack([predicted[clf] for clf in index])
+    responses = pd.DataFrame((predicted_codes == rows.codes[rows.test]).astype(np.int8), index=index, columns=items)
+    cv_accuracy = {clf: float(np.mean(outputs.fold_accuracy[clf])) for clf in real_names}
+    return ResponseResult(
+        dataset=dataset.name,
+        responses=responses,
+        roles=pd.Series(roles, name="role").reindex(index),
+        predictions=pd.DataFrame(rows.label_names[predicted_codes], index=index, columns=items),
+        cv_accuracy=pd.Series(cv_accuracy, name="cv_accuracy", dtype=float),
+        test_accuracy=responses.mean(axis=1).astype(float).rename("test_accuracy"),
+        metadata=dataset.metadata(),
+        test_index=rows.test.copy(),
+        notes=rows.notes,
+    )
+
+
+@dataclass
+class _Rows:
+    """Cleaned features, class codes and the row positions of every part of one dataset."""
+
+    X: pd.DataFrame
+    codes: np.ndarray          # class code per row, -1 where the label is missing
+    label_names: np.ndarray    # class code -> label string
+    train: np.ndarray          # positions of the training part (final fits, ladder, artificial)
+    test: np.ndarray           # positions of the test items
+    cv_rows: np.ndarray        # positions cross-validated (the training part or its subsample)
+    folds: list                # (fit, validate) index pairs into cv_rows
+    notes: list[str]
+
+
+def _plan_rows(dataset: Dataset, config: ResponseConfig) -> _Rows:
+    """Clean the features, split, subsample and fold (rules in :mod:`benchirt.responses.split`)."""
     name = dataset.name
     X, notes = clean_features(dataset.X, name)
     labels = dataset.y.reset_index(drop=True)
@@ -98,7 +167,6 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
     if len(labelled) < len(labels):
         notes.append(f"left out {len(labels) - len(labelled)} row(s) with a missing label")
     codes = labels.cat.codes.to_numpy().astype(np.int64)
-    label_names = np.array([str(c) for c in labels.cat.categories], dtype=object)
 
     split = split_train_test(codes[labelled], config.test_size, config.max_test, config.seed, name)
     notes += split.notes
@@ -112,74 +180,51 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
         cv_rows = _subsample(codes, train, config.max_cv_train, config.seed, "cross-validation subsample", notes)
         notes.append(f"cross-validated on a stratified subsample of {len(cv_rows)} of the {len(train)} training rows")
     folds, fold_notes = cv_folds(codes[cv_rows], config.cv_folds, config.seed, name)
-    notes += fold_notes
+    label_names = np.array([str(c) for c in labels.cat.categories], dtype=object)
+    return _Rows(X, codes, label_names, train, test, cv_rows, folds, notes + fold_notes)
 
-    pool = resolve_pool(config.pool, config.extra)
+
+@dataclass
+class _FitOutputs:
+    fold_accuracy: dict[str, list[float]]        # real classifier -> accuracy per fold
+    test_predictions: dict[str, np.ndarray]      # real classifier -> predicted codes of the test items
+    failed: dict[str, str]                       # real classifier -> first error
+    ladder: LadderRun | None
+
+
+def _run_fits(
+    rows: _Rows, pool: list[RealClassifier], config: ResponseConfig, show_progress: bool, desc: str
+) -> _FitOutputs:
+    """All fits of one dataset as joblib tasks: one per (scaling kind, fold or final fit), plus the ladder."""
     jobs, kinds = [], []
+    if config.ladder_epochs:
+        kinds.append(("ladder", None))
+        jobs.append(delayed(_ladder)(rows.X, rows.codes, rows.train, rows.test, config))
     for scale in (False, True):
         members = [spec for spec in pool if spec.scale == scale]
         if not members:
             continue
-        for fold, (fit_part, validate_part) in enumerate(folds):
-            kinds.append(("fold", fold))
-            jobs.append(delayed(_fit_predict)(X, codes, cv_rows[fit_part], cv_rows[validate_part], members, config))
-        kinds.append(("final", None))
-        jobs.append(delayed(_fit_predict)(X, codes, train, test, members, config))
-    if config.ladder_epochs:
-        kinds.insert(0, ("ladder", None))
-        jobs.insert(0, delayed(_ladder)(X, codes, train, test, config))
+        for fold, (fit_part, validate_part) in enumerate(rows.folds):
+            kinds.append(("fold", rows.cv_rows[validate_part]))
+            jobs.append(delayed(_fit_predict)(rows.X, rows.codes, rows.cv_rows[fit_part], rows.cv_rows[validate_part], members, config))
+        kinds.append(("final", rows.test))
+        jobs.append(delayed(_fit_predict)(rows.X, rows.codes, rows.train, rows.test, members, config))
 
-    outputs = Parallel(n_jobs=config.n_jobs, return_as="generator")(jobs)
-    outputs = list(tqdm(outputs, total=len(jobs), desc=f"responses {name}", disable=not show_progress, leave=False))
-
-    fold_accuracy: dict[str, list[float]] = {spec.name: [] for spec in pool}
-    real_predictions: dict[str, np.ndarray] = {}
-    failed: dict[str, str] = {}
-    ladder_rows: dict[str, np.ndarray] = {}
-    for (kind, fold), output in zip(kinds, outputs):
+    results = Parallel(n_jobs=config.n_jobs, return_as="generator")(jobs)
+    progress = tqdm(results, total=len(jobs), desc=desc, disable=not show_progress, leave=False)
+    outputs = _FitOutputs({spec.name: [] for spec in pool}, {}, {}, None)
+    for (kind, validate), result in zip(kinds, progress):
         if kind == "ladder":
-            run = output
-            ladder_rows = {ladder_name(k + 1): run.predictions[k] for k in range(config.ladder_epochs)}
-            if run.epochs_trained < config.ladder_epochs:
-                notes.append(f"ladder: the MLP converged after {run.epochs_trained} epochs; later rungs repeat that model")
+            outputs.ladder = result
             continue
-        validate = cv_rows[folds[fold][1]] if kind == "fold" else test
-        for clf, (predicted, error) in output.items():
+        for clf, (predicted, error) in result.items():
             if error is not None:
-                failed.setdefault(clf, f"{kind} fit: {error}")
+                outputs.failed.setdefault(clf, f"{kind} fit: {error}")
             elif kind == "fold":
-                fold_accuracy[clf].append(float(np.mean(predicted == codes[validate])))
+                outputs.fold_accuracy[clf].append(float(np.mean(predicted == rows.codes[validate])))
             else:
-                real_predictions[clf] = predicted
-    for clf, error in failed.items():
-        notes.append(f"left out classifier {clf!r}: {error}")
-
-    real_names = [spec.name for spec in pool if spec.name not in failed]
-    rows: dict[str, np.ndarray] = {clf: real_predictions[clf] for clf in real_names}
-    roles = dict.fromkeys(real_names, "real")
-    rows.update(ladder_rows)
-    roles.update(dict.fromkeys(ladder_rows, "ladder"))
-    if config.artificial:
-        artificial = artificial_predictions(codes[train], codes[test], config.seed)
-        rows.update(artificial)
-        roles.update(dict.fromkeys(artificial, "artificial"))
-
-    names = list(rows)
-    predicted_codes = np.vstack([rows[clf] for clf in names]) if names else np.empty((0, len(test)), dtype=np.int64)
-    items = pd.Index([str(position) for position in test], name="item")
-    index = pd.Index(names, name="classifier")
-    responses = pd.DataFrame((predicted_codes == codes[test]).astype(np.int8), index=index, columns=items)
-    return ResponseResult(
-        dataset=name,
-        responses=responses,
-        roles=pd.Series(roles, name="role").reindex(index),
-        predictions=pd.DataFrame(label_names[predicted_codes], index=index, columns=items),
-        cv_accuracy=pd.Series({clf: float(np.mean(fold_accuracy[clf])) for clf in real_names}, name="cv_accuracy", dtype=float),
-        test_accuracy=responses.mean(axis=1).astype(float).rename("test_accuracy"),
-        metadata=dataset.metadata(),
-        test_index=test.copy(),
-        notes=notes,
-    )
+                outputs.test_predictions[clf] = predicted
+    return outputs
 
 
 def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which: str = "test") -> pd.DataFrame:
