@@ -1,8 +1,13 @@
 """IRT-filtered benchmark subsets: choose, evaluate, characterise, export (seed 003 §4.6, §4.9, §5.4–5.6).
 
->>> subsets = build_subsets(summaries, cuts=(30, 50, 70), rule="combined")
->>> evaluation = evaluate_subsets(subsets, scores, summaries, metadata, roles)
->>> print(evaluation.fidelity)
+Typical use (``summaries``: the IRT stage's per-dataset summaries; ``scores``: the long True-Score
+table; ``roles``: classifier -> "real"/"artificial")::
+
+    subsets = build_subsets(summaries, cuts=(30, 50, 70), rule="combined")
+    evaluation = evaluate_subsets(subsets, scores, summaries, metadata, roles)
+    print(evaluation)            # fidelity vs chance, Table 5, innate-ability verdict
+
+See docs/subsets.md.
 """
 from benchirt.subsets.config import SubsetConfig
 from benchirt.subsets.evaluation import FULL, SubsetEvaluation, evaluate_subsets
