@@ -172,3 +172,24 @@ def test_help_documents_the_command(capsys):
         main(["subset", "--help"])
     text = capsys.readouterr().out
     assert "combined" in text and "--publish" in text and "example:" in text and "OPENML_APIKEY" in text
+
+
+def test_summaries_from_item_folders(reference, shared_data, tmp_path):
+    from benchirt.errors import DataError
+    from benchirt.subsets.command import read_summaries
+
+    summaries, _ = reference
+    got = read_summaries(shared_data / "decodirt-reference").set_index("dataset")
+    expected = summaries.set_index("dataset")
+    pd.testing.assert_frame_equal(got[expected.columns], expected, check_exact=False, atol=1e-9)
+    # benchirt irt's items.csv layout, with flags
+    (tmp_path / "d1").mkdir()
+    pd.DataFrame({"item": ["V1", "V2", "V3", "V4"], "discrimination": [1.0, 0.5, -0.2, 2.0],
+                  "difficulty": [2.0, 0.0, 0.0, 3.0], "guessing": [0.3, 0.0, 0.1, 0.0],
+                  "flag": ["", "", "", "all_wrong"]}).to_csv(tmp_path / "d1" / "items.csv", index=False)
+    row = read_summaries(tmp_path).iloc[0]
+    assert (row["pct_discrimination_gt"], row["pct_difficulty_gt"], row["pct_guessing_gt"]) == (50.0, 50.0, 25.0)
+    assert row["pct_negative_discrimination"] == 25.0 and row["n_flagged"] == 1
+    (tmp_path / "d2").mkdir()
+    with pytest.raises(DataError, match="d2 holds no item table"):
+        read_summaries(tmp_path)

@@ -26,8 +26,11 @@ ranking to the full suite against random subsets of the same size, the innate-ab
 and — with --metadata — the dataset characterisation (Tables 7-9).
 
 SUMMARIES is a CSV with one row per dataset: a 'dataset' column and pct_discrimination_gt,
-pct_difficulty_gt (and pct_guessing_gt) in percent. SCORES is what 'benchirt rate' reads: a
-folder of <dataset>/true_scores.csv (Clf,Score) or a long CSV dataset,classifier,score.
+pct_difficulty_gt (and pct_guessing_gt) in percent; or a folder with one sub-folder per dataset
+holding item parameters — items.csv as 'benchirt irt' writes it, or decodIRT's
+ltm_item_params.csv — summarised with the thresholds of seed 003 §4.5 (a > 0.75, b > 1, c > 0.2).
+SCORES is what 'benchirt rate' reads: a folder of <dataset>/true_scores.csv (Clf,Score) or a long
+CSV dataset,classifier,score.
 
 Rules: combined (default; decodIRT's: half the cut from the most discriminating datasets, the
 rest from the most difficult ones not yet chosen), discrimination, difficulty, guessing. A cut of
@@ -52,7 +55,7 @@ DIR/published.json."""
 
 EPILOG = """\
 example:
-  benchirt subset runs/default/irt/summaries.csv ../shared/data/decodirt-reference \\
+  benchirt subset ../shared/data/decodirt-reference ../shared/data/decodirt-reference \\
       --cuts 30,50,70 --rule combined --random 200 --out runs/subsets
   benchirt subset summaries.csv scores.csv --suite cc18-offline --cuts 50 --publish \\
       --out runs/subsets50"""
@@ -63,7 +66,8 @@ def register(subparsers) -> None:
         "subset", help="IRT-filtered benchmark subsets: build, evaluate against chance, export/publish",
         description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("summaries", metavar="SUMMARIES", help="CSV of per-dataset IRT summaries")
+    parser.add_argument("summaries", metavar="SUMMARIES",
+                        help="CSV of per-dataset IRT summaries, or a folder of <dataset>/items.csv")
     parser.add_argument("scores", metavar="SCORES", help="folder of <dataset>/true_scores.csv or a long CSV")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     parser.add_argument("--cuts", default="30,50,70", metavar="P,P,...",
@@ -98,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         cuts=tuple(c for c in args.cuts.split(",") if c.strip()), rule=args.rule,
         n_random=args.random, seed=args.seed, n_permutations=args.permutations,
     )
-    summaries = _read_table(args.summaries, "IRT summaries")
+    summaries = read_summaries(args.summaries)
     scores = read_scores(args.scores, args.score)
     roles = read_roles(args.roles) if args.roles else default_roles(scores["classifier"].unique(), args.artificial)
     metadata = _read_table(args.metadata, "dataset metadata") if args.metadata else None
@@ -214,6 +218,48 @@ def read_roles(path: str | Path) -> pd.Series:
     if bad:
         raise DataError(f"{path}: unknown role(s) {', '.join(map(str, bad))}; use real, artificial or ladder")
     return pd.Series(frame["role"].to_numpy(), index=frame["classifier"].astype(str), dtype=object)
+
+
+#: Item-parameter files of a dataset folder, with their columns for discrimination, difficulty, guessing.
+ITEM_FILES = {
+    "items.csv": ("discrimination", "difficulty", "guessing"),
+    "ltm_item_params.csv": ("Discriminacao", "Dificuldade", "Adivinhacao"),
+}
+
+
+def read_summaries(path: str | Path) -> pd.DataFrame:
+    """Per-dataset IRT summaries from a CSV, or computed from a folder of per-dataset item tables.
+
+    A folder holds one sub-folder per dataset with ``items.csv`` (``benchirt irt``) or decodIRT's
+    ``ltm_item_params.csv``; each is summarised by :func:`benchirt.irt.summary.item_summary` with the
+    default thresholds of :class:`benchirt.irt.IRTConfig` (seed 003 §4.5).
+
+    Returns
+    -------
+    DataFrame
+        ``dataset`` and the ``pct_*`` columns (one row per dataset).
+    """
+    path = Path(path)
+    if not path.is_dir():
+        return _read_table(path, "IRT summaries")
+    from benchirt.irt.summary import item_summary
+
+    rows = []
+    for folder in sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        found = next((f for f in ITEM_FILES if (folder / f).is_file()), None)
+        if found is None:
+            raise DataError(f"{folder} holds no item table ({' or '.join(ITEM_FILES)}); remove it or add one")
+        table = _read_table(folder / found, "item parameters")
+        columns = ITEM_FILES[found]
+        missing = [c for c in columns if c not in table.columns]
+        if missing:
+            raise DataError(f"{folder / found} lacks column(s) {', '.join(missing)}")
+        items = table[list(columns)].set_axis(["discrimination", "difficulty", "guessing"], axis=1)
+        items["flag"] = table["flag"].fillna("") if "flag" in table.columns else ""
+        rows.append({"dataset": folder.name, **item_summary(items)})
+    if not rows:
+        raise DataError(f"{path} holds no dataset folders with item tables")
+    return pd.DataFrame(rows)
 
 
 def _read_table(path: str | Path, what: str) -> pd.DataFrame:
