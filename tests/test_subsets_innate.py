@@ -46,7 +46,7 @@ def test_lead_within_uncertainty_is_not_called_clear():
     })
     _, leaders, verdict = innate_ability(ratings, ["full", "c-30"])
     assert not leaders["separable"].any()
-    assert "Verdict: a consistent lead, but within the rating uncertainty" in verdict
+    assert "Verdict: a consistent lead, but within the rating uncertainty on 2 of 2 suites" in verdict
     assert "p_lead" not in leaders.columns
 
 

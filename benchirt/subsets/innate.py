@@ -130,7 +130,7 @@ def _verdict(table: pd.DataFrame, leaders: pd.DataFrame, scenarios: list[str]) -
     if k == n and separable == n and (shares is None or shares.min() >= 0.95):
         text += "Verdict: a clear lead on every suite, larger than the rating uncertainty."
     elif k == n or (shares is not None and shares.min() >= 0.5):
-        text += "Verdict: a consistent lead, but within the rating uncertainty on some suites."
+        text += f"Verdict: a consistent lead, but within the rating uncertainty on {n - separable} of {n} suites."
     else:
         others = sorted(set(leaders["leader"]) - {name})
         text += (
