@@ -24,7 +24,7 @@ from benchirt.pipeline import stages as stage_functions
 from benchirt.pipeline.config import PipelineConfig, to_plain
 from benchirt.pipeline.executors import make_executor
 from benchirt.pipeline.runner import DatasetInput, Run
-from benchirt.pipeline.store import ArtifactStore, artifact_key
+from benchirt.pipeline.store import ArtifactStore
 
 #: Stages whose input is the suite's datasets.
 SUITE_STAGES = ("respond", "irt", "rate", "subset")
@@ -161,9 +161,7 @@ class _Pipeline:
     def _per_dataset(self, stage: str, options: dict, items, fn) -> dict[str, str]:
         if stage in self.selected:
             return self.run.per_dataset(stage, options, items, fn)
-        found = {item.name: artifact_key(stage, options, item.inputs) for item in items}
-        return {name: key for name, key in found.items()
-                if self.run.store.has(stage, name, key) and self.run.store.marker(stage, name, key).get("status") == "ok"}
+        return self.run.lookup(stage, options, items)
 
     # -- over the suite --------------------------------------------------------------------------
     def _rate(self, respond_keys, irt_keys) -> None:

@@ -115,11 +115,10 @@ class Run:
             Dataset name -> artifact key, for every dataset whose result now exists (reused or computed).
         """
         report = self._begin(stage)
-        options = _key_options(options)
         done: dict[str, str] = {}
         todo: list[tuple[DatasetInput, str]] = []
         for item in items:
-            key = artifact_key(stage, options, item.inputs)
+            key = stage_key(stage, options, item.inputs)
             if not self.force and self.store.has(stage, item.name, key):
                 marker = self.store.marker(stage, item.name, key)
                 if marker.get("status") == "skipped":
@@ -169,7 +168,7 @@ class Run:
     def whole(self, stage: str, options: dict, inputs: Any, fn: Callable, args_builder: Callable[[], tuple]) -> str | None:
         """Run a stage over every dataset at once in the driver; returns its artifact key or None."""
         report = self._begin(stage)
-        key = artifact_key(stage, _key_options(options), inputs)
+        key = stage_key(stage, options, inputs)
         try:
             if not self.force and self.store.has(stage, "all", key):
                 report.reused = 1
@@ -192,6 +191,12 @@ class Run:
             return None
         finally:
             self._end(stage, report)
+
+    def lookup(self, stage: str, options: dict, items: Sequence[DatasetInput]) -> dict[str, str]:
+        """Dataset -> key of the stored results of a stage this run does not compute (nothing is recorded)."""
+        keys = {item.name: stage_key(stage, options, item.inputs) for item in items}
+        return {name: key for name, key in keys.items()
+                if self.store.has(stage, name, key) and self.store.marker(stage, name, key).get("status") == "ok"}
 
     def unstored(self, stage: str, fn: Callable[[], None]) -> bool:
         """Run a stage that writes its own files and keeps no artifact (the report); True when it ran."""
@@ -271,8 +276,9 @@ def _attempt_whole(fn: Callable, args_builder: Callable[[], tuple]) -> TaskOutco
     return attempt(lambda: fn(*args_builder()), "all", ())
 
 
-def _key_options(options: dict) -> dict:
-    return {k: v for k, v in (options or {}).items() if k not in NOT_IN_KEY}
+def stage_key(stage: str, options: dict, inputs: Any) -> str:
+    """The artifact key of a stage result: options (less :data:`NOT_IN_KEY`) and inputs."""
+    return artifact_key(stage, {k: v for k, v in (options or {}).items() if k not in NOT_IN_KEY}, inputs)
 
 
 def _public(report: StageReport) -> dict:

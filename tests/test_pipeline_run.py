@@ -1,0 +1,212 @@
+"""A real end-to-end `benchirt run` on two builtin datasets (small pool, short ladder, 3 folds) and what
+follows from it: reuse on rerun, keys that follow the options, skipped and failed datasets, the report,
+the respond export, Dask execution and the OpenML API key kept out of every file."""
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from benchirt.cli import main
+from benchirt.pipeline import stages as stage_functions
+from benchirt.pipeline.config import load_config
+from benchirt.pipeline.run import load_run, run_pipeline
+from benchirt.pipeline.store import MARKER
+
+SECRET = "0123456789abcdef-benchirt-test-apikey"
+SMALL = {
+    "responses": {"cv_folds": 3, "ladder_epochs": 10,
+                  "pool": ["gaussian_nb", "knn_3", "decision_tree", "random_forest_5", "svc"]},
+    "rating": {"n_permutations": 20},
+    "subsets": {"cuts": [50], "n_random": 5, "n_permutations": 5},
+    "report": {"max_dataset_plots": 2},
+    "stages": ["respond", "irt", "rate", "subset", "report"],
+    "execution": {"n_jobs": 1},
+}
+
+
+def _config_file(folder: Path, suite, name="config.yaml", **changes) -> Path:
+    config = {**SMALL, "suite": suite, **changes}
+    path = folder / name
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    """One real run: iris and wine from scikit-learn plus a single-class CSV that must be skipped."""
+    import openml
+
+    folder = tmp_path_factory.mktemp("e2e")
+    pd.DataFrame({"x1": range(30), "x2": [i % 7 for i in range(30)], "class": ["only"] * 30}).to_csv(
+        folder / "one_class.csv", index=False)
+    config = _config_file(folder, ["builtin:iris,wine", "one_class.csv"])
+    out = folder / "run"
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setenv("OPENML_APIKEY", SECRET)
+    monkeypatch.setattr(openml.config, "apikey", SECRET)
+    import contextlib
+    import io
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = main(["run", str(config), "--out", str(out)])
+    monkeypatch.undo()
+    return {"folder": folder, "config": config, "out": out, "code": code,
+            "stdout": stdout.getvalue(), "stderr": stderr.getvalue()}
+
+
+def _manifest(out: Path) -> dict:
+    return json.loads((out / "manifest.json").read_text())
+
+
+def test_run_finishes_every_stage_and_skips_the_single_class_dataset(finished_run):
+    assert finished_run["code"] == 0, finished_run["stderr"]
+    manifest = _manifest(finished_run["out"])
+    assert manifest["status"] == "finished"
+    assert {s: r["status"] for s, r in manifest["stages"].items()} == dict.fromkeys(
+        ["respond", "irt", "rate", "subset", "report"], "done")
+    datasets = manifest["datasets"]
+    assert datasets["iris"]["respond"]["status"] == datasets["wine"]["irt"]["status"] == "computed"
+    skipped = datasets["one_class"]["respond"]
+    assert skipped["status"] == "skipped" and "single class" in skipped["reason"]
+    assert "irt" not in datasets["one_class"]
+    assert manifest["stages"]["respond"]["skipped"] == 1
+    for entry in (datasets["iris"]["respond"], datasets["wine"]["irt"]):
+        marker = json.loads((finished_run["out"] / entry["path"] / MARKER).read_text())
+        assert marker["key"] == entry["key"]
+
+
+def test_end_of_run_summary_fits_one_screen(finished_run):
+    text = finished_run["stdout"]
+    assert "benchirt run: finished" in text and "Glicko-2 leaders" in text
+    assert "skipped respond one_class: dataset 'one_class' has a single class" in text
+    assert "report.html" in text
+    assert len(text.splitlines()) <= 30
+    assert "respond" in finished_run["stderr"]  # the progress bars
+
+
+def test_results_load_back_as_the_stages_objects(finished_run):
+    results = load_run(finished_run["out"])
+    assert sorted(results.responses) == sorted(results.irts) == ["iris", "wine"]
+    assert results.responses["iris"].responses.dtypes.eq("int8").all()
+    real = results.responses["wine"].roles.eq("real").sum()
+    assert real == 5 and results.responses["wine"].responses.shape[0] == 5 + 10 + 7
+    table = results.rating.tournament.table
+    assert set(table["classifier"]) == set(SMALL["responses"]["pool"]) | {
+        "optimal", "pessimal", "majority", "minority", "random1", "random2", "random3"}
+    assert table["rating"].notna().all() and (table["low"] < table["rating"]).all()
+    assert table.iloc[-1]["classifier"] == "pessimal"
+    assert set(results.subsets.subsets) == {"combined-50"}
+    assert results.skipped == {"one_class": {"respond": results.skipped["one_class"]["respond"]}}
+
+
+class _Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.sections, self.images, self.external = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "section":
+            self.sections.append(attrs["id"])
+        if tag == "img":
+            self.images.append(attrs["src"])
+        for name in ("href", "src"):
+            if attrs.get(name) and not attrs[name].startswith(("#", "data:")):
+                self.external.append(attrs[name])
+
+
+def test_report_is_self_contained_with_every_section(finished_run):
+    out = finished_run["out"]
+    assert main(["report", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    parser = _Page()
+    parser.feed(page)
+    assert parser.sections == ["overview", "datasets", "curves", "true-scores", "ratings", "statistics", "subsets"]
+    assert len(parser.images) >= 12 and all(src.startswith("data:image/png;base64,") for src in parser.images)
+    assert parser.external == []
+    assert "could not be drawn" not in page
+    assert "one_class" in page  # the skipped dataset and its reason are reported
+    summary = (out / "summary.md").read_text()
+    for heading in ("## Run overview", "## Datasets: difficulty and discrimination", "## Glicko-2 ratings",
+                    "## Friedman / Nemenyi", "## Benchmark subsets"):
+        assert heading in summary
+
+
+def test_openml_api_key_is_in_no_file_and_no_output(finished_run):
+    assert SECRET not in finished_run["stdout"] and SECRET not in finished_run["stderr"]
+    for path in finished_run["out"].rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), f"API key leaked into {path}"
+
+
+def test_respond_command_exports_csvs_the_irt_command_reads(finished_run, capsys):
+    out = finished_run["out"]
+    assert main(["respond", str(finished_run["config"]), "--out", str(out), "--quiet"]) == 0
+    assert "Responses of 2 dataset(s)" in capsys.readouterr().out
+    responses = pd.read_csv(out / "responses" / "iris" / "responses.csv")
+    assert responses.columns[0] == "classifier" and len(responses) == 22
+    assert set(responses.iloc[:, 1:].stack().unique()) <= {0, 1}
+    roles = pd.read_csv(out / "responses" / "iris" / "roles.csv")
+    assert roles["role"].value_counts().to_dict() == {"ladder": 10, "artificial": 7, "real": 5}
+
+
+def test_rerun_reuses_everything_and_option_change_recomputes_only_downstream(finished_run, capsys):
+    out = finished_run["out"]
+    respond_mtime = (out / _manifest(out)["datasets"]["iris"]["respond"]["path"] / MARKER).stat().st_mtime_ns
+    assert main(["run", str(finished_run["config"]), "--out", str(out), "--quiet", "--skip", "report"]) == 0
+    stages = _manifest(out)["stages"]
+    assert (stages["respond"]["reused"], stages["respond"]["computed"], stages["respond"]["skipped"]) == (2, 0, 1)
+    assert (stages["irt"]["reused"], stages["rate"]["reused"], stages["subset"]["reused"]) == (2, 1, 1)
+    # a different IRT model: responses reused, IRT and everything after it recomputed
+    changed = _config_file(finished_run["folder"], ["builtin:iris,wine", "one_class.csv"], "2pl.yaml",
+                           irt={"model": "2PL"})
+    assert main(["run", str(changed), "--out", str(out), "--quiet", "--stages", "respond", "irt", "rate"]) == 0
+    stages = _manifest(out)["stages"]
+    assert stages["respond"]["reused"] == 2 and stages["irt"]["computed"] == 2 and stages["rate"]["computed"] == 1
+    assert (out / _manifest(out)["datasets"]["iris"]["respond"]["path"] / MARKER).stat().st_mtime_ns == respond_mtime
+    assert "subset" not in stages
+    capsys.readouterr()
+
+
+def test_force_recomputes_the_selected_stage(finished_run):
+    out = finished_run["out"]
+    assert main(["run", str(finished_run["config"]), "--out", str(out), "--quiet", "--stages", "irt", "--force"]) == 0
+    stages = _manifest(out)["stages"]
+    assert list(stages) == ["irt"] and stages["irt"]["computed"] == 2 and stages["irt"]["reused"] == 0
+
+
+def test_a_dataset_failing_on_every_attempt_is_recorded_and_the_rest_finish(finished_run, monkeypatch):
+    calls = []
+    real_irt = stage_functions.irt_dataset
+
+    def flaky_irt(result, config):
+        calls.append(result.dataset)
+        if result.dataset == "wine":
+            raise MemoryError("worker ran out of memory on wine")
+        return real_irt(result, config)
+
+    monkeypatch.setattr(stage_functions, "irt_dataset", flaky_irt)
+    config = load_config(finished_run["config"], stages=["respond", "irt", "rate"])
+    outcome = run_pipeline(config, out=finished_run["out"], force=True, show_progress=False)
+    assert outcome.exit_code == 1
+    entry = outcome.manifest["datasets"]["wine"]["irt"]
+    assert entry["status"] == "failed" and entry["attempts"] == 2 and "MemoryError" in entry["reason"]
+    assert calls.count("wine") == 2 and calls.count("iris") == 1
+    assert outcome.manifest["datasets"]["iris"]["irt"]["status"] == "computed"
+    assert outcome.manifest["stages"]["rate"]["status"] == "done"  # rated on the dataset that finished
+    assert outcome.manifest["status"] == "finished with failures"
+
+
+def test_dask_local_cluster_runs_the_real_irt_stage(finished_run):
+    out = finished_run["out"]
+    assert main(["run", str(finished_run["config"]), "--out", str(out), "--quiet", "--stages", "irt",
+                 "--force", "--scheduler", "local", "--n-jobs", "1"]) == 0
+    manifest = _manifest(out)
+    assert manifest["executor"].startswith("dask LocalCluster, 1 workers")
+    assert manifest["stages"]["irt"]["computed"] == 2
