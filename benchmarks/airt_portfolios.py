@@ -92,7 +92,9 @@ def run_scenario(folder: Path, args) -> dict:
           f"{scenario.measure}, cutoff {scenario.cutoff:g} s, read in {load_seconds:.1f} s")
     for note in scenario.notes:
         print(f"   note: {note}")
-    row.update(measure=scenario.measure, n_obs=perf.shape[0], n_algorithms=perf.shape[1])
+    penalised = not scenario.maximize and scenario.cutoff is not None
+    label = f"{scenario.measure}, failed = PAR{args.par_factor:g}" if penalised else scenario.measure
+    row.update(measure=label, n_obs=perf.shape[0], n_algorithms=perf.shape[1])
 
     try:
         airt = _airt_summary(perf)
@@ -194,7 +196,7 @@ def main(argv=None) -> int:
         mpg = [f"{_cell(row.get(f'{m}_mpg'))} ({_cell(row.get(f'{m}_mpg01'), 4)})"
                + (f" [{paper_mpg[m]}]" if paper else "")
                for m in airt_names + ["shapley", "topset"]]
-        measure = row["measure"] + (f" (PAR{args.par_factor:g})" if row["measure"].lower() == "runtime" else "")
+        measure = row["measure"]
         print(f"| {row['scenario']} | {measure}{f' [{paper[0]}]' if paper else ''} | {row['n_obs']}"
               f"{f' [{paper[1]}]' if paper else ''} | {row['n_algorithms']}{f' [{paper[2]}]' if paper else ''} | "
               + " | ".join(mpg) + " |")
