@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import integrate, optimize
+from scipy.interpolate import make_smoothing_spline
 from scipy.stats import multivariate_normal
 
 from benchirt.airt import (AIRTConfig, algorithm_metrics, easiness, expit, fit_airt, fit_continuous,
@@ -227,14 +228,25 @@ def test_strengths_weaknesses_and_lto_of_crossing_lines():
     assert table.groupby("epsilon").size().to_dict() == {0.0: 2, 1.0: 3}
 
 
-def test_gcv_spline_follows_a_noisy_curve():
+def test_gcv_spline_follows_a_noisy_curve_like_scipys_gcv():
     rng = np.random.default_rng(0)
     delta = np.sort(rng.uniform(-2, 2, 200))
     truth = 0.6 + 0.3 * np.sin(1.5 * delta)
-    perf = pd.DataFrame({"A": truth + rng.normal(0, 0.05, 200), "B": np.full(200, 0.2)})
-    latent = latent_trait_analysis(perf, delta)
-    rmse = np.sqrt(np.mean((latent.fitted["A"].to_numpy() - truth) ** 2))
-    assert rmse < 0.025  # half the noise level: the curve smooths, it does not interpolate
+    noisy = truth + rng.normal(0, 0.05, 200)
+    perf = pd.DataFrame({"A": noisy, "B": np.full(200, 0.2)})
+    latent = latent_trait_analysis(perf, delta, max_points=1000)
+    fitted = latent.fitted["A"].to_numpy()
+    assert np.sqrt(np.mean((fitted - truth) ** 2)) < 0.025  # it smooths (noise SD 0.05), it does not interpolate
+    reference = make_smoothing_spline(delta, noisy)(delta)  # scipy's own GCV search
+    assert np.sqrt(np.mean((fitted - reference) ** 2)) < 0.005
+    # binned into 50 points, the curve stays close
+    binned = latent_trait_analysis(perf, delta, max_points=50).fitted["A"].to_numpy()
+    assert np.sqrt(np.mean((binned - fitted) ** 2)) < 0.01
+    # with at most 2 degrees of freedom GCV can only pick (nearly) the straight line
+    smooth = latent_trait_analysis(perf, delta, max_df=2.0)
+    grid, straight = smooth.grid, smooth.curves["A"].to_numpy()
+    line = np.polyval(np.polyfit(grid, straight, 1), grid)
+    assert np.abs(straight - line).max() < 0.02 < np.abs(latent.curves["A"].to_numpy() - line).max()
 
 
 def test_tied_difficulties_are_merged_and_too_few_are_refused():

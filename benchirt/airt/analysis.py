@@ -126,7 +126,8 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
     predicted = pd.DataFrame(predicted_values, index=perf.index, columns=perf.columns)
 
     latent = latent_trait_analysis(perf, pd.Series(-fit.theta, index=perf.index), lam=config.spline_lam,
-                                   grid_size=config.grid_size, max_points=config.spline_points)
+                                   grid_size=config.grid_size, max_points=config.spline_points,
+                                   max_df=config.spline_max_df)
     algorithms = algorithms.merge(latent.occupancy(config.epsilon), on="algorithm", how="left")
     goodness = model_goodness(perf, predicted)
 

@@ -38,6 +38,9 @@ class AIRTConfig:
     spline_lam : float or None
         Smoothing parameter lambda of the latent trait curves h_j (seed 000 §4.1). ``None`` picks it
         per algorithm by generalised cross-validation (scipy ``make_smoothing_spline``).
+    spline_max_df : float
+        Most effective degrees of freedom of a GCV-chosen latent trait curve (10, like the 10-basis-function
+        smoother the R package airt draws); keeps GCV from following the 0/1 pattern of timeouts.
     spline_points : int
         With more distinct dataset difficulties than this, the latent trait curves are fitted to this many
         equal-width bins of difficulty (weighted by their size), as statistical packages do for large N.
@@ -55,6 +58,7 @@ class AIRTConfig:
     epsilon: float = 0.0
     epsilons: tuple[float, ...] = (0.0, 0.01, 0.05)
     spline_lam: float | None = None
+    spline_max_df: float = 10.0
     spline_points: int = 100
     grid_size: int = 500
 
@@ -71,6 +75,7 @@ class AIRTConfig:
             (len(self.epsilons) > 0 and all(0.0 <= e <= 1.0 for e in self.epsilons),
              "epsilons must be a non-empty list of values in [0, 1]"),
             (self.spline_lam is None or self.spline_lam >= 0, "spline_lam must be null (GCV) or >= 0"),
+            (self.spline_max_df >= 2, "spline_max_df must be >= 2 (a straight line has 2)"),
             (int(self.spline_points) == self.spline_points and self.spline_points >= 10,
              "spline_points must be an integer >= 10"),
             (int(self.grid_size) == self.grid_size and self.grid_size >= 10, "grid_size must be an integer >= 10"),

@@ -138,14 +138,12 @@ class LatentTraitAnalysis:
         return long
 
 
-def _spline_points(delta: np.ndarray, y: np.ndarray,
-                   max_points: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _spline_points(delta: np.ndarray, y: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The points a spline is fitted to: distinct difficulties, or ``max_points`` equal-width bins beyond that.
 
     Datasets with equal difficulty (e.g. identical rows), or in one bin, become one point at their mean
     difficulty with their mean performance and a weight equal to their number: the weighted residual sum of
-    squares then differs from the one over the datasets only by the within-group sum of squares (returned).
-    Binning follows the practice the paper cites (§4.6: statistical packages fit smoothing splines on far
+    squares then differs from the one over the datasets only by the within-group sum of squares. Binning follows the practice the paper cites (§4.6: statistical packages fit smoothing splines on far
     fewer points than N when N is large).
 
     Returns
@@ -154,8 +152,6 @@ def _spline_points(delta: np.ndarray, y: np.ndarray,
         Strictly increasing difficulties.
     means : np.ndarray, shape (K, n)
     weights : np.ndarray, shape (K,)
-    within : np.ndarray, shape (n,)
-        Sum over datasets of the squared deviation from their group mean.
     """
     keys = np.round(delta, 10)
     if np.unique(keys).size > max_points:
@@ -165,45 +161,60 @@ def _spline_points(delta: np.ndarray, y: np.ndarray,
     x = np.bincount(inverse, weights=delta) / counts
     sums = np.zeros((counts.size, y.shape[1]))
     np.add.at(sums, inverse, y)
-    means = sums / counts[:, None]
-    within = ((y - means[inverse]) ** 2).sum(axis=0)
-    return x, means, counts.astype(float), within
+    return x, sums / counts[:, None], counts.astype(float)
 
 
-def _gcv_lam(x: np.ndarray, means: np.ndarray, weights: np.ndarray, within: np.ndarray) -> np.ndarray:
+def _gcv_lam(x: np.ndarray, means: np.ndarray, weights: np.ndarray, max_df: float) -> np.ndarray:
     """Per-column smoothing parameter minimising the generalised cross-validation score over a log grid.
 
-    GCV(lambda) = N * RSS(lambda) / (N - tr H(lambda))^2 (Wahba 1990), with N the number of datasets,
-    RSS their residual sum of squares (weighted RSS of the grouped points + ``within``) and H the hat
-    matrix of the weighted fit, whose trace equals that of the fit to the datasets themselves. H does not
-    depend on y, so it is computed once per lambda by smoothing the identity matrix; scipy fits all
-    columns in one banded solve. (scipy's own GCV search is a per-point Python loop that takes seconds per
-    algorithm for a thousand datasets and reports some unevenly weighted problems as ill-posed.)
-    The grid spans ``N * range(x)^3 * 10^[-10, 2]`` in steps of 10^0.25, the scale on which the penalty
-    balances the residual sum of squares.
+    The criterion of R's ``smooth.spline`` on its (distinct) points: with K points, weights w normalised to
+    mean 1 and H(lambda) the hat matrix of the weighted fit,
+
+        GCV(lambda) = (sum_k w_k (y_k - h(x_k))^2 / K) / (1 - tr H(lambda) / K)^2        (Wahba 1990).
+
+    Only lambdas whose fit has at most ``max_df`` effective degrees of freedom (tr H) are candidates: the R
+    package airt draws its curves with mgcv's penalised regression spline of 10 basis functions (at most
+    10 degrees of freedom), and without such a limit GCV chases the 0/1 pattern of timeouts in runtime
+    scenarios with curves that wiggle at every few datasets. Lambdas whose computed tr H falls below 2 (the
+    straight line every cubic smoothing spline keeps) are numerically broken and skipped.
+
+    Counting the K distinct points, not the N datasets, matters: datasets with identical results (e.g. every
+    algorithm solving an instance instantly) would otherwise look like perfectly agreeing replicates and drive
+    GCV to interpolation. H does not depend on y, so its trace is computed once per lambda by smoothing the
+    identity matrix; scipy fits all columns in one banded solve. (scipy's own GCV search loops over the points
+    in Python, taking seconds per algorithm for a thousand datasets.) The grid spans
+    ``K * range(x)^3 * 10^[-10, 2]`` in steps of 10^0.25, the scale on which the penalty balances the residual
+    sum of squares.
     """
-    n_total = weights.sum()
-    identity = np.eye(x.size)
+    k = x.size
+    w = weights * k / weights.sum()
+    identity = np.eye(k)
     best_lam = np.full(means.shape[1], np.nan)
     best_score = np.full(means.shape[1], np.inf)
-    for lam in n_total * np.ptp(x) ** 3 * np.logspace(-10, 2, 49):
+    smoothest_lam, smoothest_df = np.nan, np.inf
+    for lam in k * np.ptp(x) ** 3 * np.logspace(-10, 2, 49):
         try:
-            df = np.trace(make_smoothing_spline(x, identity, w=weights, lam=lam)(x))
-            fits = make_smoothing_spline(x, means, w=weights, lam=lam)(x)
+            df = np.trace(make_smoothing_spline(x, identity, w=w, lam=lam)(x))
+            fits = make_smoothing_spline(x, means, w=w, lam=lam)(x)
         except (ValueError, np.linalg.LinAlgError):
             continue
-        if df >= n_total - 1e-9:
+        if df >= k - 1e-6 or df < 2.0 - 1e-3:
             continue
-        rss = (weights[:, None] * (means - fits) ** 2).sum(axis=0) + within
-        score = n_total * rss / (n_total - df) ** 2
+        if df < smoothest_df:
+            smoothest_lam, smoothest_df = lam, df
+        if df > max_df:
+            continue
+        score = (w[:, None] * (means - fits) ** 2).sum(axis=0) / k / (1.0 - df / k) ** 2
         better = score < best_score
         best_lam[better], best_score[better] = lam, score[better]
+    # no lambda within max_df on the grid: the smoothest well-posed one
+    best_lam[np.isnan(best_lam)] = smoothest_lam
     return best_lam
 
 
 def latent_trait_analysis(performance: pd.DataFrame, difficulty: pd.Series | np.ndarray, *,
-                          lam: float | None = None, grid_size: int = 500,
-                          max_points: int = 100) -> LatentTraitAnalysis:
+                          lam: float | None = None, grid_size: int = 500, max_points: int = 100,
+                          max_df: float = 10.0) -> LatentTraitAnalysis:
     """Fit the latent trait curves h_j(delta) of every algorithm (seed 000 §4.1, Algorithm 1 step 8).
 
     Works for any AIRT model that yields a dataset difficulty (continuous or polytomous).
@@ -222,6 +233,8 @@ def latent_trait_analysis(performance: pd.DataFrame, difficulty: pd.Series | np.
     max_points : int
         With more distinct difficulties than this, the splines are fitted to this many equal-width bins
         of difficulty (see :func:`_spline_points`); they are still evaluated at every delta_i.
+    max_df : float
+        Most effective degrees of freedom a GCV-chosen curve may use (see :func:`_gcv_lam`).
 
     Notes
     -----
@@ -245,11 +258,11 @@ def latent_trait_analysis(performance: pd.DataFrame, difficulty: pd.Series | np.
         raise DataError(f"latent trait analysis: need one finite difficulty per dataset ({performance.shape[0]}), "
                         f"got shape {delta.shape}")
     y = performance.to_numpy(dtype=float)
-    x, means, weights, within = _spline_points(delta, y, max_points)
+    x, means, weights = _spline_points(delta, y, max_points)
     if x.size < MIN_DISTINCT_DIFFICULTIES:
         raise DataError(f"latent trait analysis: only {x.size} distinct dataset difficulties; smoothing splines "
                         f"need at least {MIN_DISTINCT_DIFFICULTIES} (add datasets that the algorithms rank differently)")
-    lams = np.full(y.shape[1], lam, dtype=float) if lam is not None else _gcv_lam(x, means, weights, within)
+    lams = np.full(y.shape[1], lam, dtype=float) if lam is not None else _gcv_lam(x, means, weights, max_df)
     grid = np.union1d(np.linspace(delta.min(), delta.max(), grid_size), delta)
     low, high = y.min(), y.max()  # a spline may overshoot a bounded scale (e.g. above accuracy 1)
     curves = np.empty((grid.size, y.shape[1]))
