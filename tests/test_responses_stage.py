@@ -59,7 +59,9 @@ def test_responses_score_predictions_against_the_true_labels(iris_default):
     assert (result.responses.to_numpy() == (result.predictions.to_numpy() == truth)).all()
     assert np.allclose(result.test_accuracy, result.responses.mean(axis=1))
     assert result.responses.loc["optimal"].eq(1).all() and result.responses.loc["pessimal"].eq(0).all()
-    assert np.array_equal(result.responses.loc["majority"].to_numpy(), (result.predictions.loc["majority"] == truth).astype(int))
+    # majority: the indicator of the training part's majority class (iris trains 35/35/35: the first, setosa)
+    assert np.array_equal(result.responses.loc["majority"].to_numpy(), (truth == "setosa").astype(int))
+    assert np.array_equal(result.responses.loc["minority"].to_numpy(), (truth == "setosa").astype(int))
     # stratified test part of iris: every class a third, so majority/minority score 1/3 each
     assert result.test_accuracy["majority"] == pytest.approx(1 / 3)
     assert result.test_accuracy[list(DEFAULT_POOL)].median() > 0.85
@@ -93,6 +95,12 @@ def test_messy_features_and_missing_labels():
     assert "2 row(s) with a missing label" in joined
     assert result.test_accuracy[["gaussian_nb", "decision_tree", "knn_3"]].min() > 0.6
     assert np.isfinite(result.cv_accuracy).all() and np.isfinite(result.test_accuracy).all()
+    labels = _messy().y
+    training = labels.drop(index=result.test_index).dropna()
+    truth = labels.iloc[result.test_index].astype(str).to_numpy()
+    majority, minority = training.value_counts().idxmax(), training.value_counts().idxmin()
+    assert np.array_equal(result.responses.loc["majority"].to_numpy(), (truth == majority).astype(int))
+    assert np.array_equal(result.responses.loc["minority"].to_numpy(), (truth == minority).astype(int))
 
 
 def test_tiny_classes_never_crash():

@@ -2,7 +2,8 @@
 
 Per dataset: a stratified train/test split (:mod:`benchirt.responses.split`), stratified 10-fold
 cross-validation accuracy of every real classifier on the training part, the real classifiers refitted
-on the whole training part to answer the test items, the MLP epoch ladder from one training
+on the whole training part to answer the test items (decodIRT answered them with the model of its last
+cross-validation fold, fitted on 90 % of the training part), the MLP epoch ladder from one training
 (:mod:`benchirt.pool.ladder`), and the artificial classifiers (:mod:`benchirt.pool.artificial`).
 
 Work is cut into tasks of one (preprocessing kind, fold) each: the preprocessor is fitted once per fold
