@@ -63,7 +63,7 @@ class IRTConfig:
     prior: bool = True
     prior_discrimination: tuple[float, float] = (0.0, 2.5)
     prior_difficulty: tuple[float, float] = (0.0, 3.0)
-    prior_guessing: tuple[float, float] = (2.0, 10.0)
+    prior_guessing: tuple[float, float] = (2.0, 6.0)
     quadrature: int = 41
     theta_max: float = 6.0
     max_iter: int = 500

@@ -130,7 +130,7 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
     nodes, log_weights = quadrature(config.quadrature, config.theta_max)
     problem = _Problem(patterns, counts.astype(float), multiplicity.astype(float), nodes, log_weights, config)
 
-    params = _initial_values(columns, problem)
+    params = _initial_values(columns, values[:, informative].mean(axis=1), problem)
     params, record = _run_em(params, problem)
     log_post = record.history[-1]
     log_lik = log_post - float(problem.multiplicity @ _log_prior(params, problem))
@@ -161,16 +161,16 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
 # ``params`` is an (m, 3) array of [a, b, gamma]; gamma = logit(c) (3PL) or -inf (c = 0).
 
 
-def _initial_values(values: np.ndarray, problem: _Problem) -> np.ndarray:
+def _initial_values(values: np.ndarray, score: np.ndarray, problem: _Problem) -> np.ndarray:
     """Starting values from classical statistics (Birnbaum's two-step method, seed 003 §4.1).
 
-    The respondents' standardised proportions correct play the initial abilities;
+    The respondents' standardised proportions correct ``score`` (n,) play the initial
+    abilities (``values``: respondents x distinct items);
     ``a`` comes from the item-ability correlation (sign kept, so negatively
     discriminating items start negative and the latent scale is oriented by the
     majority of items), ``b`` from the item's proportion correct.
     """
     config = problem.config
-    score = values.mean(axis=1)
     z = (score - score.mean()) / (score.std() or 1.0)
     p = (values.sum(axis=0) + 0.5) / (values.shape[0] + 1.0)
     centred = values - values.mean(axis=0)
