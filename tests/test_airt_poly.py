@@ -184,3 +184,18 @@ def test_goodness_compares_actual_and_most_likely_levels(recovered):
     table = goodness.table.set_index("algorithm")
     np.testing.assert_allclose(table["mse"].to_numpy(), mse)
     assert ((table["aucdf"] > 0) & (table["aucdf"] <= 1)).all()
+
+
+def test_flat_prior_fit_matches_python_mirt_on_positive_slopes():
+    """Reference check: with (practically) flat priors our MML estimate equals mirt's GRM (slopes > 0 there)."""
+    mirt = pytest.importorskip("mirt")
+    slopes = [1.5, 1.0, 2.0, 0.8]
+    thresholds = [[-1, 0, 1, 2], [-1.5, -0.5, 0.5, 1.5], [-0.5, 0, 0.5, 1.0], [-2, 0, 1, 2]]
+    levels, _ = simulate_grm(slopes, thresholds, 1000, seed=11)
+    ours = fit_grm(levels, GRMConfig(slope_prior_sd=1e6, intercept_prior_sd=1e6))
+    reference = mirt.fit_mirt((levels.to_numpy() - 1).astype(int), model="GRM", n_quadpts=61, tol=1e-7)
+    coef = reference.coef()
+    np.testing.assert_allclose(ours.items["discrimination"], coef["discrimination"], atol=2e-3)
+    np.testing.assert_allclose(np.vstack(ours.items["thresholds"]),
+                               coef[[f"thresholds_{k}" for k in range(1, 5)]].to_numpy(), atol=5e-3)
+    assert ours.log_likelihood == pytest.approx(reference.log_likelihood, abs=1e-3)
