@@ -198,3 +198,19 @@ def test_log_transform_and_constant_matrix():
     assert (constant.to_numpy() == 1.0).all()
     with pytest.raises(DataError, match="non-negative"):
         to_unit_interval(pd.DataFrame({"A": [-1.0, 2.0]}), maximize=False, transform="log")
+
+
+def test_description_problems_are_clear(tmp_path):
+    folder = _write_scenario(tmp_path / "nomax", TOY_RUNS,
+                             description="scenario_id: X\nperformance_measures: [runtime]\n")
+    with pytest.raises(DataError, match="no 'maximize' entry"):
+        load_aslib(folder)
+    folder = _write_scenario(tmp_path / "badyaml", TOY_RUNS, description="maximize: [false\n  : -")
+    with pytest.raises(DataError, match="not valid YAML"):
+        load_aslib(folder)
+
+
+def test_incomplete_cv_file_falls_back_to_random_folds(tmp_path):
+    scenario = load_aslib(_write_scenario(tmp_path / "toy", TOY_RUNS, cv_rows=[("i1", 1, 1), ("i2", 1, 2)]))
+    assert scenario.folds is None
+    assert any("no fold for 2 instance(s)" in note for note in scenario.notes)
