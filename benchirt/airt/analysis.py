@@ -4,7 +4,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from benchirt.airt.aslib import check_performance

@@ -1,10 +1,13 @@
 """Latent trait analysis: performance against dataset difficulty (seed 000 §4.1-4.3, Algorithm 1 stage 3).
 
 For every algorithm j a cubic smoothing spline h_j(delta) is fitted to the points (delta_i, y_ij), minimising
-``sum_i (y_ij - h_j(delta_i))^2 + lambda * integral h_j''(t)^2 dt`` (§4.1). The paper picks lambda by a
-closed-form leave-one-out criterion; here it is picked by generalised cross-validation (GCV, the
-rotation-invariant version of the same leave-one-out criterion and R's ``smooth.spline`` default), one lambda
-per algorithm, unless a fixed lambda is given; ``scipy.interpolate.make_smoothing_spline`` fits the splines.
+``sum_i (y_ij - h_j(delta_i))^2 + lambda * integral h_j''(t)^2 dt`` (§4.1); ``scipy.interpolate.
+make_smoothing_spline`` fits them. The paper picks lambda by a closed-form leave-one-out criterion; here it
+is picked per algorithm by generalised cross-validation (GCV: the rotation-invariant form of that criterion
+and R's ``smooth.spline`` default) among curves of at most 10 effective degrees of freedom, the flexibility
+of the curves the R package airt draws (:func:`_gcv_lam`), unless a fixed lambda is given. Beyond 100
+distinct difficulties the splines are fitted to 100 bins (:func:`_spline_points`). Curves are clipped to the
+range of the observed performances, since a spline can overshoot a bounded scale.
 
 Strengths and weaknesses (§4.2), with h_*(delta) = max_j h_j(delta) and h_#(delta) = min_j h_j(delta):
 
@@ -96,7 +99,7 @@ class LatentTraitAnalysis:
         -------
         pd.DataFrame
             Columns ``epsilon, kind`` ("strength" | "weakness"), ``algorithm, start, end`` (difficulties of
-            the first and last grid points of the run), sorted by kind, algorithm, start.
+            the first and last grid points of the run); by kind, then algorithm (column order), then start.
         """
         rows = []
         for kind, mask in (("strength", self.strengths(epsilon)), ("weakness", self.weaknesses(epsilon))):
@@ -143,8 +146,9 @@ def _spline_points(delta: np.ndarray, y: np.ndarray, max_points: int) -> tuple[n
 
     Datasets with equal difficulty (e.g. identical rows), or in one bin, become one point at their mean
     difficulty with their mean performance and a weight equal to their number: the weighted residual sum of
-    squares then differs from the one over the datasets only by the within-group sum of squares. Binning follows the practice the paper cites (§4.6: statistical packages fit smoothing splines on far
-    fewer points than N when N is large).
+    squares then differs from the one over the datasets only by the within-group sum of squares. Binning
+    follows the practice the paper cites (§4.6: statistical packages fit smoothing splines on far fewer points
+    than N when N is large) and bounds the size of the hat matrix :func:`_gcv_lam` builds.
 
     Returns
     -------
@@ -185,6 +189,7 @@ def _gcv_lam(x: np.ndarray, means: np.ndarray, weights: np.ndarray, max_df: floa
     in Python, taking seconds per algorithm for a thousand datasets.) The grid spans
     ``K * range(x)^3 * 10^[-10, 2]`` in steps of 10^0.25, the scale on which the penalty balances the residual
     sum of squares.
+    Without any lambda within ``max_df`` on the grid, the smoothest well-posed one is returned.
     """
     k = x.size
     w = weights * k / weights.sum()
