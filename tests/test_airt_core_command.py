@@ -54,6 +54,21 @@ def test_command_writes_the_contract_files(tmp_path):
     assert sorted(portfolio["epsilon"].unique()) == [0.0, 0.01, 0.05]
 
 
+def test_command_options_reach_the_analysis(tmp_path):
+    csv = tmp_path / "perf.csv"
+    toy_perf(15).to_csv(csv)
+    out = tmp_path / "out"
+    argv = ["airt", str(csv), "--out", str(out), "--epsilon", "0.02", "--epsilons", "0,0.1",
+            "--spline-lam", "0.5", "--logit-epsilon", "0.001"]
+    assert main(argv) == 0
+    config = json.loads((out / "fit.json").read_text())["config"]
+    assert (config["epsilon"], config["epsilons"], config["spline_lam"], config["logit_epsilon"]) == \
+        (0.02, [0.0, 0.1], 0.5, 0.001)
+    assert set(pd.read_csv(out / "portfolio.csv")["epsilon"]) == {0.0, 0.1}
+    assert set(pd.read_csv(out / "strengths.csv")["epsilon"]) == {0.0, 0.02, 0.1}
+    assert main(["airt", str(csv), "--out", str(out), "--epsilon", "2"]) == 2  # ConfigError: epsilon in [0, 1]
+
+
 def test_command_lower_is_better_runtimes(tmp_path, capsys):
     perf = toy_perf()
     runtimes = 10.0 ** (3 * (1 - perf))  # seconds: the better the accuracy, the faster

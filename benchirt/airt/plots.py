@@ -98,7 +98,7 @@ def plot_trace_lines(result, algorithms: Sequence[str] | None = None, *, z_value
         j = names.index(name)
         for k, z in enumerate(z_values):
             ax.plot(theta, fit.density(z, theta, j), label=f"z = {z:g}", **_style(k))
-        ax.set_title(name, fontsize="small")
+        ax.set_title(name + ("" if fit.informative[j] else " (constant)"), fontsize="small")
         ax.set_xlabel("θ (dataset easiness)", fontsize="x-small")
         ax.tick_params(labelsize="x-small")
     axes[0].legend(fontsize="x-small", frameon=False)
