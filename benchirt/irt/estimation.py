@@ -45,7 +45,7 @@ from benchirt.irt.fit import IRTFit, flagged_item_values
 from benchirt.irt.models import quadrature, terms_from_logit
 from benchirt.irt.validation import as_response_matrix
 
-#: Largest step of one Fisher-scoring update, per parameter (a, b, logit c).
+#: Largest change of any parameter (a, b, logit c) in one Fisher-scoring update.
 _MAX_STEP = 1.0
 #: Halvings tried before an item keeps its previous value in an M-step.
 _HALVINGS = 8
@@ -427,34 +427,55 @@ def _em_step(params: np.ndarray, terms: _Terms, problem: _Problem) -> tuple[np.n
     if problem.config.model == "1PL":
         step[:, 1] = grad[:, 1] / (info[:, 1, 1] + 1e-9)
     else:
+        sub_grad = grad[:, cols]
         sub_info = info[:, cols][:, :, cols] + 1e-6 * np.eye(len(cols))
-        step[:, cols] = np.linalg.solve(sub_info, grad[:, cols][..., None])[..., 0]
-    step = np.clip(step, -_MAX_STEP, _MAX_STEP)
+        step[:, cols] = np.linalg.solve(sub_info, sub_grad[..., None])[..., 0]
+        # parameters on a bound that the step pushes outward are held there and the
+        # others re-solved (a projected Newton step), so clipping cannot spoil the step
+        pinned = _pinned(params, step, problem)[:, cols]
+        rows = np.flatnonzero(pinned.any(axis=1))
+        if len(rows):
+            keep = ~pinned[rows]
+            fixed_info = sub_info[rows] * keep[:, :, None] * keep[:, None, :] + np.eye(len(cols)) * ~keep[:, None, :]
+            step[np.ix_(rows, cols)] = np.linalg.solve(fixed_info, (sub_grad[rows] * keep)[..., None])[..., 0]
+    # shorten long steps as a whole (clipping each component would change their direction)
+    longest = np.abs(step).max(axis=1, keepdims=True)
+    step = step * np.minimum(1.0, _MAX_STEP / np.where(longest > 0, longest, 1.0))
     new, new_terms = _accept_steps(params, terms, step, r, n_k, problem)
     if problem.config.model == "1PL":
         new, new_terms = _common_discrimination_step(new, new_terms, r, n_k, problem)
     return new, new_terms, log_post
 
 
+def _pinned(params: np.ndarray, step: np.ndarray, problem: _Problem) -> np.ndarray:
+    """(m, 3) mask of parameters sitting on a bound with a step pointing outward."""
+    config = problem.config
+    upper = np.array([config.max_discrimination, config.max_difficulty, logit(config.max_guessing)])
+    lower = np.array([-config.max_discrimination, -config.max_difficulty, _GAMMA_MIN])
+    eps = 1e-9
+    return ((params >= upper - eps) & (step > 0)) | ((params <= lower + eps) & (step < 0))
+
+
 def _accept_steps(params, terms, step, r, n_k, problem) -> tuple[np.ndarray, _Terms]:
-    """Per-item step halving: keep the largest ``step / 2^h`` that does not lower the objective."""
+    """Per-item step halving: keep the largest ``step / 2^h`` that does not lower the objective
+    (items where no halving helps keep their parameters)."""
     old_obj = _item_objective(params, terms, r, n_k, problem)
-    new = params.copy()
-    new_terms = _Terms(terms.log_p.copy(), terms.log_q.copy(), terms.s.copy(), terms.p.copy())
-    pending = np.ones(params.shape[0], dtype=bool)
-    scale = 1.0
+    new = _clip(params + step, problem)
+    new_terms = _Terms.at(new, problem)
+    failed = np.flatnonzero(_item_objective(new, new_terms, r, n_k, problem) < old_obj - 1e-10)
+    scale = 0.5
     for _ in range(_HALVINGS):
-        idx = np.flatnonzero(pending)
-        trial = _clip(params[idx] + scale * step[idx], problem)
-        trial_terms = _Terms.at(trial, problem)
-        obj = _item_objective(trial, trial_terms, r[idx], n_k, problem)
-        ok = obj >= old_obj[idx] - 1e-10
-        new[idx[ok]] = trial[ok]
-        new_terms.merge(idx[ok], _Terms(*(getattr(trial_terms, k)[ok] for k in ("log_p", "log_q", "s", "p"))))
-        pending[idx[ok]] = False
-        if not pending.any():
+        if not len(failed):
             break
+        trial = _clip(params[failed] + scale * step[failed], problem)
+        trial_terms = _Terms.at(trial, problem)
+        new[failed] = trial
+        new_terms.merge(failed, trial_terms)
+        failed = failed[_item_objective(trial, trial_terms, r[failed], n_k, problem) < old_obj[failed] - 1e-10]
         scale /= 2
+    if len(failed):  # no halving helped: these items keep their previous values
+        new[failed] = params[failed]
+        new_terms.merge(failed, _Terms(*(getattr(terms, k)[failed] for k in ("log_p", "log_q", "s", "p"))))
     return new, new_terms
 
 
