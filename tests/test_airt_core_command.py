@@ -170,7 +170,7 @@ def test_plot_functions_return_figures(toy_result):
     heat = plots.plot_heatmaps(toy_result, ["contrarian"])
     assert "anomalous" in heat.axes[0].get_title()
     gaps = pd.DataFrame({"method": ["airt", "airt", "topset", "topset"], "n_algorithms": [1, 2, 1, 2],
-                         "mean_gap": [0.1, 0.05, 0.12, 0.06], "se": [0.01, 0.01, 0.02, 0.01],
+                         "mean_gap": [0.1, 0.05, 0.12, 0.06], "se": [0.01, np.nan, 0.02, 0.01],
                          "epsilon": [0.0, 0.0, 0.0, 0.0]})
     figure = plots.plot_portfolio_gap(gaps)
     assert len(figure.axes) == 1 and len(figure.axes[0].get_legend().get_texts()) == 2

@@ -218,7 +218,8 @@ def plot_portfolio_gap(gaps: pd.DataFrame) -> Figure:
     ----------
     gaps : pd.DataFrame
         Long form with columns ``method`` (e.g. "airt", "shapley", "topset"), ``n_algorithms``, ``mean_gap``
-        and optionally ``se`` (standard error, drawn as error bars) and ``epsilon`` (one panel per value).
+        and optionally ``se`` (standard error, drawn as error bars; NaN, e.g. from a single fold, draws none)
+        and ``epsilon`` (one panel per value) — the form of the portfolio comparison's gap table.
     """
     required = {"method", "n_algorithms", "mean_gap"}
     missing = required - set(gaps.columns)
@@ -230,7 +231,7 @@ def plot_portfolio_gap(gaps: pd.DataFrame) -> Figure:
         part = gaps if eps is None else gaps[gaps["epsilon"] == eps]
         for k, (method, rows) in enumerate(part.groupby("method", sort=True)):
             rows = rows.sort_values("n_algorithms")
-            se = rows["se"].to_numpy() if "se" in rows.columns else None
+            se = np.nan_to_num(rows["se"].to_numpy(dtype=float)) if "se" in rows.columns else None
             ax.errorbar(rows["n_algorithms"], rows["mean_gap"], yerr=se, marker="o", capsize=3,
                         label=str(method), color=_style(k)["color"])
         ax.set_xlabel("number of algorithms n")
