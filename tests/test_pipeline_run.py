@@ -210,3 +210,26 @@ def test_dask_local_cluster_runs_the_real_irt_stage(finished_run):
     manifest = _manifest(out)
     assert manifest["executor"].startswith("dask LocalCluster, 1 workers")
     assert manifest["stages"]["irt"]["computed"] == 2
+
+
+def test_decodirt_study_headline_reads_a_finished_run(finished_run):
+    from pipelines.decodirt_cc18 import headline
+
+    text = headline(load_run(finished_run["out"]))
+    assert "Most difficult datasets" in text and "Glicko-2 ranking" in text
+    assert "one_class" in text  # the skipped dataset is listed
+
+
+def test_airt_study_without_scenarios_says_where_it_looked(tmp_path):
+    from benchirt.errors import DataError
+    from pipelines.airt_study import study
+
+    with pytest.raises(DataError, match=f"no ASlib scenario of ASP-POTASSCO.* under {tmp_path}"):
+        study(tmp_path, tmp_path / "out")
+
+
+@pytest.mark.slow
+def test_airt_aslib_config_runs_and_reports(shared_data, tmp_path):
+    assert main(["run", "configs/airt-aslib.yaml", "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    page = (tmp_path / "run" / "report.html").read_text()
+    assert '<section id="airt">' in page and "could not be drawn" not in page
