@@ -11,7 +11,7 @@ with decodIRT's.
 ltm sometimes returns the mirror solution (θ -> -θ: almost every a negative, e.g. churn): where the
 signs of ltm's a disagree with the signs of the classical item-rest correlations on most items, the
 table marks the pool "ltm_flip" and compares against (-a, -b). ``sign_agree`` / ``ltm_sign_agree``:
-share of items with |item-rest correlation| > 0.1 whose a has the same sign as that correlation.
+share of items with |item-rest correlation| > 0.2 whose a has the same sign as that correlation.
 
 Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt] [--part sim|ref|both]
 """
@@ -126,7 +126,7 @@ def reference(use_mirt: bool, limit: int | None) -> pd.DataFrame:
         cpu = time.process_time() - cpu
         items = fit.items
         rest = _item_rest_correlations(pool.to_numpy(float))
-        clear = np.abs(rest) > 0.1  # items whose classical discrimination has a clear sign
+        clear = np.abs(rest) > 0.2  # items whose classical discrimination has a clear sign
         ltm_agree = float((np.sign(ltm["a"].to_numpy()[clear]) == np.sign(rest[clear])).mean())
         flip = ltm_agree < 0.5  # ltm returned the mirror solution (theta -> -theta)
         sign = -1.0 if flip else 1.0

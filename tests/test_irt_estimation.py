@@ -203,3 +203,16 @@ def test_numpy_input_gets_default_labels():
     fit = fit_irt(sim.responses.to_numpy(), IRTConfig(model="2PL"))
     assert list(fit.items.index[:2]) == ["V1", "V2"]
     assert fit.n_respondents == 30
+
+
+@pytest.mark.slow
+def test_3pl_recovery_tightens_with_more_respondents():
+    sim = simulate_responses(1000, 500, model="3PL", negative_fraction=0.1, seed=11)
+    fit = fit_irt(sim.responses)
+    items = fit.items
+    assert fit.converged
+    assert _corr(items["difficulty"], sim.b) > 0.95
+    assert _rmse(items["difficulty"], sim.b) < 0.35
+    assert _corr(items["discrimination"], sim.a) > 0.95
+    assert _corr(items["guessing"], sim.c) > 0.5
+    assert (np.sign(items["discrimination"]) == np.sign(sim.a)).mean() > 0.99

@@ -42,7 +42,7 @@ def _check_pool(folder):
     assert (items["flag"].isin(["all_correct", "all_wrong"]) == constant.to_numpy()).all()
     # the sign of a follows the classical item-rest correlation where that is clear
     rest = _item_rest(pool.to_numpy(float))
-    clear = (np.abs(rest) > 0.1) & (items["flag"] == "ok").to_numpy()
+    clear = (np.abs(rest) > 0.2) & (items["flag"] == "ok").to_numpy()
     agree = (np.sign(items["discrimination"].to_numpy()[clear]) == np.sign(rest[clear])).mean()
     assert agree > 0.8, f"{folder.name}: sign agreement {agree:.2f}"
     # every reported classifier, calibrated or not, gets finite theta and True-Score

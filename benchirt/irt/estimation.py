@@ -19,11 +19,16 @@ Algorithm (all items at once)
   halves the work on decodIRT's pools, where MLP-ladder rows repeat.
 * M-step: one Fisher-scoring step per item on the expected complete-data log
   posterior ``sum_k r_jk log P_jk + (n_k - r_jk) log(1 - P_jk) + log prior_j``
-  (2×2 or 3×3 systems solved for every item at once), with step halving so that
-  each item's objective never decreases (a generalised EM, hence monotone).
+  (2×2 or 3×3 systems solved for every item at once; projected at the bounds;
+  shortened to at most 1 per parameter), with step halving so that each item's
+  objective never decreases (a generalised EM, hence monotone). The 1PL adds one
+  Newton step on the shared discrimination.
 * Guessing is optimised as ``gamma = logit(c)``; its Beta prior (in ``c``) keeps
   it off the boundaries.
-* Stop when the largest change of ``a``, ``b`` or ``c`` is below ``tol``.
+* SQUAREM extrapolation (per item) accelerates the EM map; see :func:`_run_em`
+  for the stopping rule.
+* Standard errors: per-item cross-product of the respondents' marginal scores
+  (see :func:`_standard_errors`).
 
 Items answered correctly (or wrongly) by every respondent carry no information:
 they are left out of the likelihood and returned with flag ``all_correct`` /
