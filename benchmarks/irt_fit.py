@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from benchirt.irt import IRTConfig, fit_irt
+from benchirt.irt import IRTConfig, dataset_rankings, fit_irt, item_summary
 from benchirt.irt.simulate import simulate_responses
 
 REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "decodirt-reference"
@@ -112,11 +112,11 @@ def _reported_names(folder: Path) -> list[str]:
     return pd.read_csv(folder / "test_accuracy.csv").iloc[:, 0].tolist()
 
 
-def reference(use_mirt: bool, limit: int | None) -> pd.DataFrame:
+def reference(use_mirt: bool, limit: int | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     folders = sorted(p for p in REFERENCE.iterdir() if (p / "responses_pool.csv").is_file())
     if limit:
         folders = folders[:: max(1, len(folders) // limit)][:limit]
-    rows = []
+    rows, ours_summary, ltm_summary = [], {}, {}
     for folder in folders:
         pool = pd.read_csv(folder / "responses_pool.csv")
         ltm = pd.read_csv(folder / "ltm_item_params.csv", index_col=0)
@@ -125,6 +125,10 @@ def reference(use_mirt: bool, limit: int | None) -> pd.DataFrame:
         fit = fit_irt(pool)
         cpu = time.process_time() - cpu
         items = fit.items
+        ours_summary[folder.name] = item_summary(items)
+        ltm_summary[folder.name] = item_summary(
+            ltm.rename(columns={"a": "discrimination", "b": "difficulty", "c": "guessing"}).assign(flag="ok")
+        )
         rest = _item_rest_correlations(pool.to_numpy(float))
         clear = np.abs(rest) > 0.2  # items whose classical discrimination has a clear sign
         ltm_agree = float((np.sign(ltm["a"].to_numpy()[clear]) == np.sign(rest[clear])).mean())
@@ -161,7 +165,18 @@ def reference(use_mirt: bool, limit: int | None) -> pd.DataFrame:
             row.update(mirt_s=seconds, mirt_cpu_s=mirt_cpu, ratio=seconds / fit.seconds, mirt_corr_b_ltm=_corr(b[ok], sign * ltm["b"][ok]))
         rows.append(row)
         print(_fmt(pd.DataFrame([row])), flush=True)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows), pd.DataFrame(ours_summary).T, pd.DataFrame(ltm_summary).T
+
+
+def rankings_report(ours: pd.DataFrame, ltm: pd.DataFrame) -> None:
+    """Seed 003 §4.5 rankings from benchirt's and from ltm's parameters, side by side."""
+    for column in ("pct_difficulty_gt", "pct_discrimination_gt", "pct_guessing_gt", "pct_negative_discrimination"):
+        rho = spearmanr(ours[column], ltm[column])[0]
+        top_ours = ", ".join(ours[column].sort_values(ascending=False).index[:5])
+        top_ltm = ", ".join(ltm[column].sort_values(ascending=False).index[:5])
+        print(f"{column}: Spearman(benchirt, ltm) = {rho:.2f}\n  top 5 benchirt: {top_ours}\n  top 5 ltm:      {top_ltm}")
+    print("\nbenchirt dataset rankings (seed 003 §4.5), first 10 by difficulty:")
+    print(dataset_rankings(ours).head(10).to_string(float_format=lambda v: f"{v:.1f}"))
 
 
 def _fmt(frame: pd.DataFrame) -> str:
@@ -185,8 +200,10 @@ def main() -> None:
             print(f"reference data not found at {REFERENCE}; skipping part 2")
             return
         print("== decodIRT reference pools ==")
-        ref = reference(use_mirt, args.limit)
+        ref, ours_summary, ltm_summary = reference(use_mirt, args.limit)
         print("\n" + _fmt(ref) + "\n")
+        rankings_report(ours_summary, ltm_summary)
+        print()
         summary = {
             "pools": len(ref),
             "all converged": bool(ref["converged"].all()),

@@ -216,3 +216,14 @@ def test_3pl_recovery_tightens_with_more_respondents():
     assert _corr(items["discrimination"], sim.a) > 0.95
     assert _corr(items["guessing"], sim.c) > 0.5
     assert (np.sign(items["discrimination"]) == np.sign(sim.a)).mean() > 0.99
+
+
+def test_estimates_do_not_depend_on_row_or_column_order():
+    sim = simulate_responses(132, 120, model="3PL", negative_fraction=0.1, seed=9)
+    frame = sim.responses
+    rng = np.random.default_rng(0)
+    shuffled = frame.iloc[rng.permutation(len(frame)), rng.permutation(frame.shape[1])]
+    a = fit_irt(frame).items
+    b = fit_irt(shuffled).items.loc[a.index]
+    cols = ["discrimination", "difficulty", "guessing", "se_difficulty"]
+    np.testing.assert_allclose(b[cols].to_numpy(float), a[cols].to_numpy(float), atol=1e-8)
