@@ -45,13 +45,16 @@ def test_local_executor_records_failures_and_finishes_the_rest(tmp_path, n_jobs,
     assert outcomes["broken"].attempts == 3
 
 
-def test_dask_local_cluster_retries_and_records(tmp_path, workers_see_fakes):
-    executor = DaskExecutor(n_workers=2, retries=1)
-    try:
-        assert "2 workers" in executor.describe()
-        outcomes = _run(executor, tmp_path)
-    finally:
-        executor.close()
+def test_dask_scheduler_address_retries_and_records(tmp_path, workers_see_fakes):
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        executor = DaskExecutor(scheduler=cluster.scheduler_address, retries=1)  # as `--scheduler tcp://...`
+        try:
+            assert executor.describe() == f"dask scheduler {cluster.scheduler_address}"
+            outcomes = _run(executor, tmp_path)
+        finally:
+            executor.close()
     _check(outcomes, tmp_path, retries=1)
     assert outcomes["broken"].attempts == 2
 

@@ -121,3 +121,34 @@ def test_repeated_kills_at_random_moments_never_expose_partial_artifacts(tmp_pat
     assert proc.wait(timeout=120) == 0
     assert _complete(store) == set(NAMES)
     _assert_every_visible_artifact_is_whole(store)
+
+
+@pytest.mark.slow
+def test_sigkill_of_a_real_benchirt_run_then_rerun(tmp_path):
+    """The same with the shipped stages: `benchirt run` killed after its first dataset, then run again."""
+    import yaml
+
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump({
+        "suite": "builtin:iris,wine,wdbc", "stages": ["respond", "irt", "rate", "report"],
+        "responses": {"cv_folds": 3, "ladder_epochs": 10, "pool": ["gaussian_nb", "knn_3", "decision_tree", "svc"]},
+        "rating": {"n_permutations": 10}, "execution": {"n_jobs": 1}}))
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "benchirt.cli", "run", str(config), "--out", str(out), "--quiet"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None:
+        done = list((out / "artifacts" / "respond").glob("*/" + MARKER)) if (out / "artifacts" / "respond").is_dir() else []
+        if done:
+            break
+        time.sleep(0.05)
+    _kill(proc)
+    finished = {json.loads(p.read_text())["name"] for p in (out / "artifacts" / "respond").glob("*/" + MARKER)}
+    assert 1 <= len(finished) < 3
+    rerun = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    statuses = {name: entry["respond"]["status"] for name, entry in manifest["datasets"].items()}
+    assert {n for n, s in statuses.items() if s == "reused"} == finished
+    assert {n for n, s in statuses.items() if s == "computed"} == {"iris", "wine", "wdbc"} - finished
+    assert manifest["status"] == "finished" and (out / "report.html").is_file()

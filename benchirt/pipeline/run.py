@@ -266,10 +266,17 @@ def load_run(run_dir: str | os.PathLike) -> RunResults:
             elif entry["status"] in ("skipped", "failed"):
                 results.skipped.setdefault(name, {})[stage] = f"{entry['status']}: {entry.get('reason')}"
     for stage, attribute in (("rate", "rating"), ("subset", "subsets"), ("airt", "airt")):
-        entry = manifest.get("artifacts", {}).get(stage)
-        if entry and entry["status"] in ("computed", "reused") and store.has(stage, "all", entry["key"]):
-            setattr(results, attribute, store.load(stage, "all", entry["key"]))
+        setattr(results, attribute, load_stage_result(run_dir, stage))
     return results
+
+
+def load_stage_result(run_dir: str | os.PathLike, stage: str):
+    """The stored result of one suite-wide stage (``rate``, ``subset``, ``airt``) of a run, or None."""
+    store = ArtifactStore(run_dir)
+    entry = store.read_manifest().get("artifacts", {}).get(stage)
+    if entry and entry["status"] in ("computed", "reused") and store.has(stage, "all", entry["key"]):
+        return store.load(stage, "all", entry["key"])
+    return None
 
 
 def _subset_of(keys: dict[str, str], names) -> dict[str, str]:

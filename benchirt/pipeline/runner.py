@@ -175,7 +175,9 @@ class Run:
                 self.manifest["artifacts"][stage] = {"key": key, "status": "reused",
                                                      "path": str(self.store.path(stage, "all", key).relative_to(self.store.root))}
                 return key
-            outcome = _attempt_whole(fn, args_builder)
+            with tqdm(total=1, desc=f"{stage:>8}", unit="stage", disable=not self.show_progress, file=sys.stderr) as bar:
+                outcome = _attempt_whole(fn, args_builder)
+                bar.update(1)
             if outcome.status == "ok":
                 path = self.store.save(stage, "all", key, outcome.value, info={"seconds": round(outcome.seconds, 3)})
                 report.computed = 1
