@@ -36,13 +36,14 @@ they are left out of the likelihood and returned with flag ``all_correct`` /
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from benchirt.errors import DataError
 from benchirt.irt.config import IRTConfig
@@ -109,8 +110,14 @@ def fit_irt(responses, config: IRTConfig | None = None) -> IRTFit:
     start = time.perf_counter()
     # The products here are small (respondents x items x nodes): threads only add
     # contention, and the pipeline parallelises over datasets instead.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _blas_threads().limit(limits=1, user_api="blas"):
         return _fit(responses, config, start)
+
+
+@functools.cache
+def _blas_threads() -> ThreadpoolController:
+    """The process's BLAS thread pools, inspected once (inspecting costs ~1 ms per call)."""
+    return ThreadpoolController()
 
 
 def _fit(responses, config: IRTConfig, start: float) -> IRTFit:

@@ -144,8 +144,9 @@ class IRTFit:
         items = list(self.items.index)
         if isinstance(responses, pd.DataFrame):
             columns = [str(col) for col in responses.columns]
-            missing = [i for i in items if i not in set(columns)]
-            extra = [col for col in columns if col not in set(items)]
+            known, given = set(items), set(columns)
+            missing = [i for i in items if i not in given]
+            extra = [col for col in columns if col not in known]
             if missing or extra:
                 raise DataError(
                     f"responses do not match the fitted items: missing {missing[:5]}{'…' if len(missing) > 5 else ''}, "
