@@ -162,6 +162,7 @@ class Run:
             self._record(stage, outcome.name, key, "failed", reason=outcome.error, **info)
             report.failed += 1
             self._log(f"{stage}: FAILED {outcome.name} after {outcome.attempts} attempt(s): {outcome.error.splitlines()[0]}")
+        self.manifest["stages"][stage] = _public(report)  # live counts for anyone watching the manifest
         self._save_manifest()
 
     # -- stages over all datasets ----------------------------------------------------------------

@@ -66,7 +66,7 @@ def figure_block(fig, caption: str = "", dpi: int = 80) -> Figure:
 
     buffer = io.BytesIO()
     try:
-        fig.savefig(buffer, format="png", dpi=dpi)
+        fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")  # labels outside the axes stay whole
     finally:
         plt.close(fig)
     return Figure(buffer.getvalue(), caption)
