@@ -56,8 +56,9 @@ _MAX_STEP = 1.0
 #: Halvings tried before an item keeps its previous value in an M-step.
 _HALVINGS = 8
 _GAMMA_MIN = float(logit(1e-4))
-#: Largest SQUAREM step length (per item).
-_MAX_ALPHA = 20.0
+#: Largest SQUAREM step length (per item); longer ones fail the log-posterior check more often
+#: than they gain (measured on simulated and reference matrices).
+_MAX_ALPHA = 3.0
 
 
 @dataclass
@@ -275,7 +276,7 @@ def _run_em(params: np.ndarray, problem: _Problem) -> tuple[np.ndarray, _Record]
 
     Each cycle takes two EM steps ``x1 = F(x0)``, ``x2 = F(x1)``, extrapolates every
     item ``x' = x0 - 2 alpha r + alpha^2 v`` (``r = x1 - x0``, ``v = x2 - 2 x1 + x0``,
-    ``alpha = -|r|/|v|`` in ``[-20, -1]``), clips ``x'`` to the bounds and takes one
+    ``alpha = -|r|/|v|`` in ``[-3, -1]``), clips ``x'`` to the bounds and takes one
     EM step from it; when ``x'`` has a lower log posterior than ``x0`` the cycle
     continues from ``x2`` instead, so the log posterior never decreases.
 
