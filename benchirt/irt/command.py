@@ -21,7 +21,8 @@ each respondent's ability θ and True-Score (sum of P over the items).
 RESPONSES.csv: respondents x items of 0/1 with a header row, as decodIRT's responses_pool.csv; a
 first non-numeric column, if present, names the respondents (otherwise they are numbered 1..n).
 
-Writes DIR/items.csv (item, discrimination, difficulty, guessing, se_*, p_correct, flag),
+Writes DIR/items.csv (item, discrimination, difficulty, guessing, se_*, p_correct, flag: ok,
+at_bound, or all_correct / all_wrong for items without information, which get a = 0, b = -6 / +6),
 DIR/abilities.csv (respondent, theta, se, true_score), DIR/fit.json (converged, n_iter,
 log_likelihood, seconds, model, n_respondents, n_items, item summary) and, with --plots,
 icc.png, ccc_difficulty.png, ccc_discrimination.png, parameters.png."""
