@@ -157,6 +157,9 @@ def reference(use_mirt: bool, limit: int | None) -> tuple[pd.DataFrame, pd.DataF
             "corr_b_ltm": _corr(items["difficulty"][ok], sign * ltm["b"][ok]),
             "ltm_neg": int(ltm_neg.sum()),
             "neg_kept": float((items["discrimination"].to_numpy()[ltm_neg] < 0).mean()) if ltm_neg.any() else float("nan"),
+            # ltm negatives made non-negative here although the item-rest correlation is clearly negative
+            "neg_lost_clear": int((ltm_neg & (items["discrimination"].to_numpy() >= 0) & (rest < -0.2)).sum()),
+            "neg_lost_rest_pos": int((ltm_neg & (items["discrimination"].to_numpy() >= 0) & (rest > 0.2)).sum()),
             "ts_spearman": float(spearmanr(ours.to_numpy(), theirs.to_numpy())[0]),
         }
         other = fit_mirt(pool.to_numpy()) if use_mirt else None
@@ -216,6 +219,9 @@ def main() -> None:
             "ltm negatives kept negative (pooled)": float(
                 (ref["neg_kept"] * ref["ltm_neg"]).sum() / ref["ltm_neg"][ref["neg_kept"].notna()].sum()
             ),
+            "ltm negatives made >= 0 with item-rest r < -0.2": int(ref["neg_lost_clear"].sum()),
+            "ltm negatives made >= 0 with item-rest r > +0.2": int(ref["neg_lost_rest_pos"].sum()),
+            "ltm negatives (all pools)": int(ref["ltm_neg"].sum()),
             "median True-Score Spearman vs decodIRT": ref["ts_spearman"].median(),
         }
         if "mirt_s" in ref:
