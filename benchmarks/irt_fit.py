@@ -80,6 +80,8 @@ def simulated(use_mirt: bool) -> pd.DataFrame:
             "rmse_a": _rmse(items["discrimination"], sim.a),
             "corr_c": _corr(items["guessing"], sim.c),
             "corr_theta": _corr(theta, sim.theta),
+            "rmse_theta": _rmse(theta, sim.theta),
+            "rmse_c": _rmse(items["guessing"], sim.c),
             "neg_a_kept": float((items["discrimination"][sim.a < 0] < 0).mean()) if neg else float("nan"),
         }
         other = fit_mirt(sim.responses.to_numpy()) if use_mirt else None
