@@ -134,13 +134,18 @@ def test_identical_items_get_identical_estimates(degenerate):
     np.testing.assert_allclose(items.loc["copy_of_V1", cols].astype(float), items.loc["V1", cols].astype(float))
 
 
-def test_standard_errors_are_positive_and_shrink_with_more_respondents():
+def test_standard_errors_are_calibrated_and_shrink_with_more_respondents():
     small = simulate_responses(132, 200, model="2PL", seed=5)
     large = simulate_responses(1000, 200, model="2PL", seed=5)
     se_small = fit_irt(small.responses, IRTConfig(model="2PL")).items["se_difficulty"]
-    se_large = fit_irt(large.responses, IRTConfig(model="2PL")).items["se_difficulty"]
+    items = fit_irt(large.responses, IRTConfig(model="2PL")).items
+    se_large = items["se_difficulty"]
     assert (se_small > 0).all() and (se_large > 0).all()
     assert se_large.median() < 0.6 * se_small.median()
+    # calibrated: the errors measured in standard errors have a spread close to 1
+    for name, truth in (("difficulty", large.b), ("discrimination", large.a)):
+        z = (items[name] - truth) / items[f"se_{name}"]
+        assert 0.8 < z.std() < 1.3, name
 
 
 def test_not_converged_is_reported_honestly():
