@@ -123,7 +123,11 @@ class _Page(HTMLParser):
 
 def test_report_is_self_contained_with_every_section(finished_run):
     out = finished_run["out"]
-    assert main(["report", str(out)]) == 0
+    # a report-only run adopts every stored result that matches the config, recomputing nothing
+    assert main(["run", str(finished_run["config"]), "--out", str(out), "--quiet", "--stages", "report"]) == 0
+    manifest = _manifest(out)
+    assert list(manifest["stages"]) == ["report"]
+    assert {stage: entry["status"] for stage, entry in manifest["artifacts"].items()} == {"rate": "stored", "subset": "stored"}
     page = (out / "report.html").read_text()
     parser = _Page()
     parser.feed(page)
@@ -145,6 +149,14 @@ def test_openml_api_key_is_in_no_file_and_no_output(finished_run):
             assert SECRET.encode() not in path.read_bytes(), f"API key leaked into {path}"
 
 
+def test_decodirt_study_headline_reads_a_finished_run(finished_run):
+    from pipelines.decodirt_cc18 import headline
+
+    text = headline(load_run(finished_run["out"]))
+    assert "Most difficult datasets" in text and "Glicko-2 ranking" in text
+    assert "one_class" in text  # the skipped dataset is listed
+
+
 def test_respond_command_exports_csvs_the_irt_command_reads(finished_run, capsys):
     out = finished_run["out"]
     assert main(["respond", str(finished_run["config"]), "--out", str(out), "--quiet"]) == 0
@@ -154,6 +166,10 @@ def test_respond_command_exports_csvs_the_irt_command_reads(finished_run, capsys
     assert set(responses.iloc[:, 1:].stack().unique()) <= {0, 1}
     roles = pd.read_csv(out / "responses" / "iris" / "roles.csv")
     assert roles["role"].value_counts().to_dict() == {"ladder": 10, "artificial": 7, "real": 5}
+    # the later stages' results still match the config: `benchirt report` still shows them
+    assert main(["report", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    assert '<section id="ratings">' in page and '<section id="subsets">' in page
 
 
 def test_rerun_reuses_everything_and_option_change_recomputes_only_downstream(finished_run, capsys):
@@ -210,14 +226,6 @@ def test_dask_local_cluster_runs_the_real_irt_stage(finished_run):
     manifest = _manifest(out)
     assert manifest["executor"].startswith("dask LocalCluster, 1 workers")
     assert manifest["stages"]["irt"]["computed"] == 2
-
-
-def test_decodirt_study_headline_reads_a_finished_run(finished_run):
-    from pipelines.decodirt_cc18 import headline
-
-    text = headline(load_run(finished_run["out"]))
-    assert "Most difficult datasets" in text and "Glicko-2 ranking" in text
-    assert "one_class" in text  # the skipped dataset is listed
 
 
 def test_airt_study_without_scenarios_says_where_it_looked(tmp_path):

@@ -68,7 +68,7 @@ def run_command(args: argparse.Namespace) -> int:
         raise ConfigError("no stage left to run after --skip; name at least one of " + ", ".join(STAGES))
     config = _with_execution(replace(config, stages=stages), args)
     outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet)
-    rating = load_stage_result(outcome.run_dir, "rate") if "rate" in stages else None
+    rating = load_stage_result(outcome.run_dir, "rate")
     print(format_summary(outcome.run_dir, outcome.manifest, rating, top=config.stage_config("report").top_classifiers))
     return outcome.exit_code
 

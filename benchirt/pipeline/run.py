@@ -129,17 +129,21 @@ class _Pipeline:
         self.options["airt"].update({k: config.section("airt")[k] for k in ("input", "which") if k in config.section("airt")})
 
     def execute(self) -> None:
+        """Compute the selected stages; adopt the stored results of the others that match this config.
+
+        Stages left out of this run still appear in the manifest (status ``stored``) when the run
+        directory holds their result for exactly these options and inputs, so ``benchirt report`` and
+        ``--stages report`` show every matching result, and never a stale one.
+        """
+        stored_suite = (self.run.store.artifacts / "respond").is_dir()
         needs_suite = bool(self.selected & set(SUITE_STAGES)) or (
-            "airt" in self.selected and self._airt_input() == "accuracy")
+            "airt" in self.selected and self._airt_input() == "accuracy") or ("report" in self.selected and stored_suite)
         specs = resolve_specs(self.config) if needs_suite else []
         respond_keys = self._respond(specs) if specs else {}
-        irt_keys = self._irt(respond_keys) if respond_keys and self.selected & {"irt", "rate", "subset"} else {}
-        if "rate" in self.selected:
-            self._rate(respond_keys, irt_keys)
-        if "subset" in self.selected:
-            self._subset(respond_keys, irt_keys)
-        if "airt" in self.selected:
-            self._airt(respond_keys)
+        irt_keys = self._irt(respond_keys) if respond_keys else {}
+        self._rate(respond_keys, irt_keys)
+        self._subset(respond_keys, irt_keys)
+        self._airt(respond_keys)
         if "report" in self.selected:
             self._report()
 
@@ -166,33 +170,45 @@ class _Pipeline:
     # -- over the suite --------------------------------------------------------------------------
     def _rate(self, respond_keys, irt_keys) -> None:
         if not irt_keys:
-            return self.run.skip_stage("rate", "no dataset has an IRT result (run the respond and irt stages)")
-        self.run.whole("rate", self.options["rating"], {"irt": irt_keys, "respond": _subset_of(respond_keys, irt_keys)},
-                       stage_functions.rate_suite,
-                       lambda: (self._load("irt", irt_keys), self._load("respond", _subset_of(respond_keys, irt_keys)),
-                                self.config.stage_config("rating")))
+            return self._cannot("rate", "no dataset has an IRT result (run the respond and irt stages)")
+        used = _subset_of(respond_keys, irt_keys)
+        self._whole("rate", self.options["rating"], {"irt": irt_keys, "respond": used}, stage_functions.rate_suite,
+                    lambda: (self._load("irt", irt_keys), self._load("respond", used), self.config.stage_config("rating")))
 
     def _subset(self, respond_keys, irt_keys) -> None:
         if len(irt_keys) < 2:
-            return self.run.skip_stage("subset", f"subsets need at least 2 datasets with IRT results, have {len(irt_keys)}")
+            return self._cannot("subset", f"subsets need at least 2 datasets with IRT results, have {len(irt_keys)}")
         options = {"subsets": self.options["subsets"], "rating": self.options["rating"]}
-        self.run.whole("subset", options, {"irt": irt_keys, "respond": _subset_of(respond_keys, irt_keys)},
-                       stage_functions.subset_suite,
-                       lambda: (self._load("irt", irt_keys), self._load("respond", _subset_of(respond_keys, irt_keys)),
-                                self.config.stage_config("subsets"), self.config.stage_config("rating")))
+        used = _subset_of(respond_keys, irt_keys)
+        self._whole("subset", options, {"irt": irt_keys, "respond": used}, stage_functions.subset_suite,
+                    lambda: (self._load("irt", irt_keys), self._load("respond", used),
+                             self.config.stage_config("subsets"), self.config.stage_config("rating")))
 
     def _airt(self, respond_keys) -> None:
         config = self.config.stage_config("airt")
         if self._airt_input() == "aslib":
+            if "airt" not in self.selected and not (self.run.store.artifacts / "airt").is_dir():
+                return None
             directory = self._aslib_dir()
-            self.run.whole("airt", self.options["airt"], {"aslib": directory_fingerprint(directory)},
-                           stage_functions.airt_from_aslib, lambda: (str(directory), config))
-            return
+            self._whole("airt", self.options["airt"], {"aslib": directory_fingerprint(directory)},
+                        stage_functions.airt_from_aslib, lambda: (str(directory), config))
+            return None
         if not respond_keys:
-            return self.run.skip_stage("airt", "no dataset has responses (run the respond stage)")
+            return self._cannot("airt", "no dataset has responses (run the respond stage)")
         which = self.config.section("airt").get("which", "test")
-        self.run.whole("airt", self.options["airt"], {"respond": respond_keys}, stage_functions.airt_from_accuracy,
-                       lambda: (self._load("respond", respond_keys), config, which))
+        self._whole("airt", self.options["airt"], {"respond": respond_keys}, stage_functions.airt_from_accuracy,
+                    lambda: (self._load("respond", respond_keys), config, which))
+        return None
+
+    def _whole(self, stage: str, options: dict, inputs, fn, args_builder) -> None:
+        if stage in self.selected:
+            self.run.whole(stage, options, inputs, fn, args_builder)
+        else:
+            self.run.adopt(stage, options, inputs)
+
+    def _cannot(self, stage: str, reason: str) -> None:
+        if stage in self.selected:
+            self.run.skip_stage(stage, reason)
 
     def _report(self) -> None:
         from benchirt.report import build_report
@@ -260,7 +276,7 @@ def load_run(run_dir: str | os.PathLike) -> RunResults:
     results = RunResults(Path(run_dir), manifest, config)
     for name, stages in sorted(manifest.get("datasets", {}).items()):
         for stage, entry in stages.items():
-            if entry["status"] in ("computed", "reused") and store.has(stage, name, entry["key"]):
+            if entry["status"] in ("computed", "reused", "stored") and store.has(stage, name, entry["key"]):
                 target = results.responses if stage == "respond" else results.irts
                 target[name] = store.load(stage, name, entry["key"])
             elif entry["status"] in ("skipped", "failed"):
@@ -274,7 +290,7 @@ def load_stage_result(run_dir: str | os.PathLike, stage: str):
     """The stored result of one suite-wide stage (``rate``, ``subset``, ``airt``) of a run, or None."""
     store = ArtifactStore(run_dir)
     entry = store.read_manifest().get("artifacts", {}).get(stage)
-    if entry and entry["status"] in ("computed", "reused") and store.has(stage, "all", entry["key"]):
+    if entry and entry["status"] in ("computed", "reused", "stored") and store.has(stage, "all", entry["key"]):
         return store.load(stage, "all", entry["key"])
     return None
 

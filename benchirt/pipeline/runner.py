@@ -196,10 +196,28 @@ class Run:
             self._end(stage, report)
 
     def lookup(self, stage: str, options: dict, items: Sequence[DatasetInput]) -> dict[str, str]:
-        """Dataset -> key of the stored results of a stage this run does not compute (nothing is recorded)."""
-        keys = {item.name: stage_key(stage, options, item.inputs) for item in items}
-        return {name: key for name, key in keys.items()
-                if self.store.has(stage, name, key) and self.store.marker(stage, name, key).get("status") == "ok"}
+        """Dataset -> key of the stored results of a stage this run does not compute (recorded as ``stored``)."""
+        found = {}
+        for item in items:
+            key = stage_key(stage, options, item.inputs)
+            if not self.store.has(stage, item.name, key):
+                continue
+            marker = self.store.marker(stage, item.name, key)
+            if marker.get("status") == "ok":
+                found[item.name] = key
+                self._record(stage, item.name, key, "stored")
+            else:
+                self._record(stage, item.name, key, "skipped", reason=marker.get("reason"), reused=True)
+        return found
+
+    def adopt(self, stage: str, options: dict, inputs: Any) -> str | None:
+        """Record the stored result of a suite-wide stage this run does not compute, if it matches."""
+        key = stage_key(stage, options, inputs)
+        if not self.store.has(stage, "all", key) or self.store.marker(stage, "all", key).get("status") != "ok":
+            return None
+        self.manifest["artifacts"][stage] = {"key": key, "status": "stored",
+                                             "path": str(self.store.path(stage, "all", key).relative_to(self.store.root))}
+        return key
 
     def unstored(self, stage: str, fn: Callable[[], None]) -> bool:
         """Run a stage that writes its own files and keeps no artifact (the report); True when it ran."""
