@@ -127,3 +127,13 @@ def test_odd_dataset_names_make_safe_folders(tmp_path):
     path = store.save("respond", "../evil/name: x", key, square_table("x", 1))
     assert path.parent == store.artifacts / "respond"
     assert store.has("respond", "../evil/name: x", key)
+
+
+def test_a_run_directory_in_use_is_refused_until_released(tmp_path):
+    first, second = ArtifactStore(tmp_path), ArtifactStore(tmp_path)
+    first.lock()
+    with pytest.raises(BenchirtError, match="in use by another benchirt run"):
+        second.lock()
+    first.unlock()
+    second.lock()
+    second.unlock()

@@ -109,7 +109,8 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
         _Pipeline(config, run, executor.parallel).execute()
         run.finish()
     except BaseException:
-        run.finish("interrupted")
+        if run.manifest:  # started: record why it stopped
+            run.finish("interrupted")
         raise
     finally:
         executor.close()

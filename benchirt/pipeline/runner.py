@@ -81,8 +81,8 @@ class Run:
     stage_reports: dict[str, StageReport] = field(default_factory=dict)
 
     def start(self, stages: Sequence[str]) -> None:
-        """Create the run directory, drop leftovers of a killed run, write the initial manifest."""
-        self.store.root.mkdir(parents=True, exist_ok=True)
+        """Lock the run directory, drop leftovers of a killed run, write the initial manifest."""
+        self.store.lock()
         leftovers = self.store.clean_temporary()
         try:
             previous = self.store.read_manifest()
@@ -248,6 +248,7 @@ class Run:
         failed = any(r.failed for r in self.stage_reports.values())
         self.manifest["status"] = status or ("finished with failures" if failed else "finished")
         self._save_manifest()
+        self.store.unlock()
 
     # -- bookkeeping -----------------------------------------------------------------------------
     def _begin(self, stage: str) -> StageReport:

@@ -123,6 +123,29 @@ class ArtifactStore:
                     count += 1
         return count
 
+    def lock(self) -> None:
+        """Take the run directory for this process; another live run on it is a clear error.
+
+        An advisory ``flock`` on ``RUN_DIR/.lock``: the OS releases it when the process ends, however it
+        ends (a SIGKILLed run leaves no stale lock behind).
+        """
+        import fcntl
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._lock_handle = open(self.root / ".lock", "w")  # noqa: SIM115 - held for the life of the run
+        try:
+            fcntl.flock(self._lock_handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock_handle.close()
+            raise BenchirtError(f"{self.root} is in use by another benchirt run; wait for it to finish or give "
+                                "another --out") from None
+
+    def unlock(self) -> None:
+        handle = getattr(self, "_lock_handle", None)
+        if handle is not None:
+            handle.close()  # closing releases the flock
+            self._lock_handle = None
+
     # -- manifest --------------------------------------------------------------------------------
     def read_manifest(self) -> dict:
         path = self.root / MANIFEST
