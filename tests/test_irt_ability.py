@@ -1,6 +1,8 @@
 """Abilities (EAP, MAP), probabilities and True-Scores of a fitted model."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -85,3 +87,13 @@ def test_flagged_items_do_not_move_abilities():
     missed = frame.copy()
     missed["everyone"] = 0  # a new respondent missing the item nobody missed in calibration
     np.testing.assert_allclose(fit.abilities(missed).to_numpy(), base.to_numpy())
+
+
+def test_eap_grid_is_fine_enough_for_narrow_posteriors(fitted):
+    sim, fit = fitted
+    default = fit.ability_table(sim.responses)
+    finer = replace(fit, config=replace(fit.config, ability_quadrature=961)).ability_table(sim.responses)
+    coarse = replace(fit, config=replace(fit.config, ability_quadrature=41)).ability_table(sim.responses)
+    assert default["se"].median() < 0.25  # posteriors much narrower than the calibration grid spacing
+    assert (default["theta"] - finer["theta"]).abs().max() < 0.005
+    assert (coarse["theta"] - finer["theta"]).abs().max() > 5 * (default["theta"] - finer["theta"]).abs().max()

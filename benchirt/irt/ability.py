@@ -6,9 +6,10 @@ which makes θ depend on the grouping and the order of the groups. Here every
 respondent's θ uses all informative items at once, with the same standard normal
 ability distribution the item calibration assumed:
 
-* **EAP** — posterior mean over the quadrature grid (and posterior SD). Finite for
-  all-correct / all-wrong patterns (the optimal and pessimal classifiers), needs
-  no iterations, and is what the True-Score uses by default.
+* **EAP** — posterior mean over a fine grid (``IRTConfig.ability_quadrature``
+  nodes; and posterior SD). Finite for all-correct / all-wrong patterns (the
+  optimal and pessimal classifiers), needs no iterations, and is what the
+  True-Score uses by default.
 * **MAP** — posterior mode by Fisher scoring started at the EAP, bounded to
   ``[-theta_max, theta_max]``; SE from the test information plus the prior's 1.
 

@@ -127,7 +127,7 @@ class IRTFit:
         matrix, respondents = self._align(responses)
         mask = self.informative
         a, b, c = self._params(mask)
-        nodes, log_w = quadrature(self.config.quadrature, self.config.theta_max)
+        nodes, log_w = quadrature(self.config.ability_quadrature, self.config.theta_max)
         theta, se = _ability.eap(matrix[:, mask], a, b, c, nodes, log_w)
         if method == "MAP":
             theta, se = _ability.map_(matrix[:, mask], a, b, c, theta, self.config.theta_max)
