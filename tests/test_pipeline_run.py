@@ -166,6 +166,9 @@ def test_respond_command_exports_csvs_the_irt_command_reads(finished_run, capsys
     assert set(responses.iloc[:, 1:].stack().unique()) <= {0, 1}
     roles = pd.read_csv(out / "responses" / "iris" / "roles.csv")
     assert roles["role"].value_counts().to_dict() == {"ladder": 10, "artificial": 7, "real": 5}
+    assert main(["irt", str(out / "responses" / "iris" / "responses.csv"), "--out", str(out / "irt-iris")]) == 0
+    abilities = pd.read_csv(out / "irt-iris" / "abilities.csv")
+    assert set(abilities["respondent"]) == set(responses["classifier"])
     # the later stages' results still match the config: `benchirt report` still shows them
     assert main(["report", str(out)]) == 0
     page = (out / "report.html").read_text()
