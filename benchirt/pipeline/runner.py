@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
 
 from tqdm.auto import tqdm
@@ -79,6 +79,7 @@ class Run:
     show_progress: bool = True
     manifest: dict = field(default_factory=dict)
     stage_reports: dict[str, StageReport] = field(default_factory=dict)
+    started: dict[str, float] = field(default_factory=dict, repr=False)
 
     def start(self, stages: Sequence[str]) -> None:
         """Lock the run directory, drop leftovers of a killed run, write the initial manifest."""
@@ -94,7 +95,7 @@ class Run:
             "config": self.config,
             "versions": environment_versions(),
             "executor": self.executor.describe(),
-            "stages": {name: StageReport().__dict__ for name in stages},
+            "stages": {name: _public(StageReport()) for name in stages},
             "datasets": {},
             "artifacts": {},
             "removed_partial_artifacts": leftovers,
@@ -240,7 +241,7 @@ class Run:
         """Record that a requested stage could not run (e.g. its input stage produced nothing)."""
         report = self.stage_reports.setdefault(stage, StageReport())
         report.status, report.note = "skipped", reason
-        self.manifest["stages"][stage] = dict(report.__dict__)
+        self.manifest["stages"][stage] = _public(report)
         self._log(f"{stage}: skipped: {reason}")
         self._save_manifest()
 
@@ -254,13 +255,13 @@ class Run:
     def _begin(self, stage: str) -> StageReport:
         report = self.stage_reports.setdefault(stage, StageReport())
         report.status = "running"
-        report._start = time.perf_counter()  # type: ignore[attr-defined]
+        self.started[stage] = time.perf_counter()
         self.manifest["stages"][stage] = _public(report)
         self._save_manifest()
         return report
 
     def _end(self, stage: str, report: StageReport) -> None:
-        report.seconds = round(time.perf_counter() - getattr(report, "_start", time.perf_counter()), 3)
+        report.seconds = round(time.perf_counter() - self.started.pop(stage), 3)
         succeeded = report.computed or report.reused
         report.status = "failed" if report.failed and not succeeded else "skipped" if report.skipped and not succeeded else "done"
         self.manifest["stages"][stage] = _public(report)
@@ -304,4 +305,4 @@ def stage_key(stage: str, options: dict, inputs: Any) -> str:
 
 
 def _public(report: StageReport) -> dict:
-    return {k: v for k, v in report.__dict__.items() if not k.startswith("_")}
+    return asdict(report)
