@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 #: Rows of a table shown in full; longer tables show their head and say how many rows they have.
-MAX_TABLE_ROWS = 60
+MAX_TABLE_ROWS = 80  # CC18's 72 datasets fit
 
 
 @dataclass
@@ -80,7 +80,7 @@ nav{position:sticky;top:0;background:#eef1f6;padding:8px 32px;border-bottom:1px 
 nav a{margin-right:16px;color:#1f3a5f;text-decoration:none;font-size:.92em}nav a:hover{text-decoration:underline}
 main{padding:8px 32px 48px;max-width:1200px}section{margin-top:28px}
 h2{border-bottom:2px solid #1f3a5f;padding-bottom:4px;color:#1f3a5f}
-table{border-collapse:collapse;margin:8px 0 4px;font-size:.86em}
+.wide{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:8px 0 4px;font-size:.86em}
 th,td{border:1px solid #d5dbe5;padding:3px 8px;text-align:right}th{background:#eef1f6}
 td:first-child,th:first-child{text-align:left}
 .caption{font-size:.85em;color:#555;margin:2px 0 14px}
@@ -123,7 +123,7 @@ def _html_block(block: Block) -> str:
     frame, more = _clip(block.frame)
     table = _format(frame).to_html(index=block.index, border=0, escape=True, na_rep="")
     caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(block.frame)} rows)" if more else "")
-    return table + (f'<p class="caption">{html.escape(caption)}</p>' if caption else "")
+    return f'<div class="wide">{table}</div>' + (f'<p class="caption">{html.escape(caption)}</p>' if caption else "")
 
 
 def render_markdown(title: str, subtitle: str, sections: list[Section]) -> str:
