@@ -153,6 +153,8 @@ def test_plots_return_figures(stage_results):
     assert len(hist.axes) == 3
     with pytest.raises(DataError, match="difficulty or discrimination"):
         plot_classifier_curves(irt.fit, responses, by="guessing")
+    with pytest.raises(DataError, match="unknown respondents \\['nobody'\\]"):
+        plot_classifier_curves(irt.fit, responses, respondents=["nobody"])
     for figure in (fig, ccc, hist):
         plt.close(figure)
 

@@ -90,6 +90,9 @@ def plot_classifier_curves(
         rows = list(order[picks])
     else:
         rows = list(respondents)
+        unknown = [r for r in rows if r not in responses.index]
+        if unknown:
+            raise DataError(f"classifier curves: unknown respondents {unknown[:5]}")
     answers = responses.loc[rows, estimated.index].astype(float)
     accuracy = answers.T.groupby(codes.to_numpy()).mean()
     fig, ax = plt.subplots(figsize=(7, 4.5))
