@@ -20,18 +20,8 @@ from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
+from benchirt.data.dataset import is_nominal
 from benchirt.errors import DataError
-
-
-def is_nominal(column: pd.Series) -> bool:
-    """True for categorical, object, boolean and string columns; False for numeric ones."""
-    dtype = column.dtype
-    return (
-        isinstance(dtype, pd.CategoricalDtype)
-        or pd.api.types.is_bool_dtype(dtype)
-        or pd.api.types.is_object_dtype(dtype)
-        or pd.api.types.is_string_dtype(dtype)
-    )
 
 
 def clean_features(X: pd.DataFrame, dataset: str = "dataset") -> tuple[pd.DataFrame, list[str]]:

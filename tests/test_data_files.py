@@ -228,6 +228,16 @@ def test_metadata_invariants_on_a_mixed_dataset():
     assert isinstance(ds, Dataset)
 
 
+def test_metadata_counts_pandas_string_columns_as_categorical():
+    """pandas 3 gives text columns the ``str`` dtype by default: nominal, never a TypeError."""
+    X = pd.DataFrame({"colour": pd.Series(["red", "blue", "red", "red"], dtype="string"),
+                      "size": [1.0, 2.0, 3.0, 4.0]})
+    meta = Dataset("strings", X, pd.Series(["a", "b", "a", "a"])).metadata()
+    assert meta["pct_categorical_features"] == pytest.approx(50.0)
+    assert meta["pct_binary_features"] == pytest.approx(50.0)
+    assert meta["pct_majority_class"] == pytest.approx(75.0)
+
+
 def test_tsv_and_gzipped_csv(tmp_path):
     import gzip
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
 #: Names of the metadata columns, in the order seed 003 §5.6 (Tables 7-9) lists them.
@@ -103,7 +102,7 @@ class Dataset:
         (nominal or numeric); ``dimensionality`` is ``n_features / n_instances``.
         """
         n, p = self.X.shape
-        nominal = [c for c in self.X.columns if _is_nominal(self.X[c])]
+        nominal = [c for c in self.X.columns if is_nominal(self.X[c])]
         n_distinct = self.X.nunique(dropna=True)
         class_share = self.y.value_counts(normalize=True, dropna=True)
         class_share = class_share[class_share > 0]
@@ -122,7 +121,12 @@ class Dataset:
         }
 
 
-def _is_nominal(column: pd.Series) -> bool:
-    return isinstance(column.dtype, pd.CategoricalDtype) or column.dtype == object or column.dtype == bool or (
-        pd.api.types.is_string_dtype(column.dtype) and not np.issubdtype(column.dtype, np.number)
+def is_nominal(column: pd.Series) -> bool:
+    """True for categorical, object, boolean and string columns (pandas 3's default ``str`` too); False for numeric ones."""
+    dtype = column.dtype
+    return (
+        isinstance(dtype, pd.CategoricalDtype)
+        or pd.api.types.is_bool_dtype(dtype)
+        or pd.api.types.is_object_dtype(dtype)
+        or pd.api.types.is_string_dtype(dtype)
     )
