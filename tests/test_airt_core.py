@@ -303,7 +303,7 @@ def test_goodness_input_errors():
 def test_config_from_dict():
     config = AIRTConfig.from_dict({"epsilon": 0.01, "epsilons": [0, 0.05]})
     assert config.epsilons == (0.0, 0.05) and config.epsilon == 0.01
-    with pytest.raises(ConfigError, match="unknown option.*'eps'.*valid options are.*logit_epsilon"):
+    with pytest.raises(ConfigError, match="unknown airt option.*'eps'.*valid options:.*logit_epsilon"):
         AIRTConfig.from_dict({"eps": 0.1})
     with pytest.raises(ConfigError, match="logit_epsilon"):
         AIRTConfig.from_dict({"logit_epsilon": 0.7})

@@ -7,7 +7,6 @@ import types
 
 import numpy as np
 import pandas as pd
-import pytest
 from matplotlib.figure import Figure
 
 from benchirt.cli import main

@@ -1,9 +1,7 @@
 """Suite files (round trip) and OpenML publishing against a faked openml API."""
 from __future__ import annotations
 
-import json
 import logging
-from dataclasses import dataclass
 
 import openml
 import pandas as pd

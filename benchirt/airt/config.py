@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from benchirt.errors import ConfigError
+from benchirt.options import checked_options
 
 
 @dataclass(frozen=True)
@@ -93,11 +94,7 @@ class AIRTConfig:
         ConfigError
             For an unknown key (the message lists the valid ones) or an invalid value.
         """
-        d = dict(d or {})
-        valid = [f.name for f in fields(cls)]
-        unknown = sorted(set(d) - set(valid))
-        if unknown:
-            raise ConfigError(f"AIRT configuration: unknown option(s) {unknown}; valid options are {valid}")
+        d = checked_options("airt", d, cls)
         try:
             return cls(**d)
         except (TypeError, ValueError) as exc:

@@ -32,6 +32,7 @@ from scipy.special import expit, logsumexp
 from threadpoolctl import threadpool_limits
 
 from benchirt.errors import DataError
+from benchirt.options import checked_options
 
 _LOG_FLOOR = 1e-300
 
@@ -122,13 +123,7 @@ class GRMConfig:
 
     @classmethod
     def from_dict(cls, options: dict) -> "GRMConfig":
-        from benchirt.errors import ConfigError
-
-        valid = set(cls.__dataclass_fields__)
-        unknown = set(options) - valid
-        if unknown:
-            raise ConfigError(f"unknown GRM option(s) {sorted(unknown)}; valid: {sorted(valid)}")
-        return cls(**options)
+        return cls(**checked_options("GRM", options, cls))
 
 
 @dataclass

@@ -5,6 +5,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
 from benchirt.errors import ConfigError
+from benchirt.options import checked_options
 from benchirt.irt.models import MODELS
 
 ABILITY_METHODS = ("EAP", "MAP")
@@ -121,13 +122,7 @@ class IRTConfig:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "IRTConfig":
         """Build from a mapping (a YAML section); unknown keys raise ``ConfigError``."""
-        d = dict(d or {})
-        valid = [f.name for f in fields(cls)]
-        unknown = sorted(set(d) - set(valid))
-        if unknown:
-            raise ConfigError(
-                f"irt config: unknown option(s) {', '.join(unknown)}; valid options: {', '.join(valid)}"
-            )
+        d = checked_options("irt", d, cls)
         if "calibration_roles" in d:
             roles = d["calibration_roles"]
             d["calibration_roles"] = (roles,) if isinstance(roles, str) else tuple(roles)

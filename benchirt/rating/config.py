@@ -1,12 +1,12 @@
 """Options of the rating stage (Glicko-2 tournament, order permutations, statistical tests)."""
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from benchirt.errors import ConfigError
+from benchirt.options import checked_options
 
 #: The two ways :func:`benchirt.rating.friedman_nemenyi` can compare classifiers.
 STATS_MODES = ("blocks", "decodirt")
@@ -75,13 +75,7 @@ class RatingConfig:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "RatingConfig":
         """Build from a mapping (the ``rating:`` section of a YAML config); unknown keys are an error."""
-        d = dict(d or {})
-        valid = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(d) - set(valid))
-        if unknown:
-            raise ConfigError(
-                f"unknown rating option(s) {', '.join(map(repr, unknown))}; valid options: {', '.join(valid)}"
-            )
+        d = checked_options("rating", d, cls)
         if "initial" in d and isinstance(d["initial"], list):
             d["initial"] = tuple(d["initial"])
         return cls(**d)

@@ -1,11 +1,11 @@
 """Options of the report stage (:class:`ReportConfig`)."""
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from benchirt.errors import ConfigError
+from benchirt.options import checked_options
 
 
 @dataclass(frozen=True)
@@ -41,9 +41,5 @@ class ReportConfig:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "ReportConfig":
         """Build from the ``report:`` section of a YAML config; unknown keys are an error."""
-        d = dict(d or {})
-        valid = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(d) - set(valid))
-        if unknown:
-            raise ConfigError(f"unknown report option(s) {', '.join(map(repr, unknown))}; valid options: {', '.join(valid)}")
+        d = checked_options("report", d, cls)
         return cls(**d)

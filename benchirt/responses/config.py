@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from benchirt.errors import ConfigError
+from benchirt.options import checked_options
 from benchirt.pool import DEFAULT_POOL, ExtraEstimator, resolve_pool
 
 
@@ -90,11 +91,7 @@ class ResponseConfig:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "ResponseConfig":
         """Build from a plain mapping (a YAML section); ConfigError on unknown keys or bad values."""
-        d = dict(d or {})
-        valid = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(d) - set(valid))
-        if unknown:
-            raise ConfigError(f"responses: unknown option(s) {unknown}; valid options: {', '.join(valid)}")
+        d = checked_options("responses", d, cls)
         if "pool" in d:
             pool = d["pool"]
             if isinstance(pool, str) or not all(isinstance(name, str) for name in pool):

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from benchirt.errors import ConfigError
+from benchirt.options import checked_options
 from benchirt.subsets.selection import DEFAULT_CUTS, validate_cuts, validate_rule
 
 
@@ -48,13 +49,7 @@ class SubsetConfig:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "SubsetConfig":
         """Build from a mapping (the ``subsets:`` section of a YAML config); unknown keys are an error."""
-        d = dict(d or {})
-        valid = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(d) - set(valid))
-        if unknown:
-            raise ConfigError(
-                f"unknown subsets option(s) {', '.join(map(repr, unknown))}; valid options: {', '.join(valid)}"
-            )
+        d = checked_options("subsets", d, cls)
         if "cuts" in d and isinstance(d["cuts"], str):
             d["cuts"] = [c for c in d["cuts"].split(",") if c.strip()]
         return cls(**d)
