@@ -244,3 +244,17 @@ def test_airt_aslib_config_runs_and_reports(shared_data, tmp_path):
     assert main(["run", "configs/airt-aslib.yaml", "--out", str(tmp_path / "run"), "--quiet"]) == 0
     page = (tmp_path / "run" / "report.html").read_text()
     assert '<section id="airt">' in page and "could not be drawn" not in page
+
+
+def test_report_labels_the_decodirt_statistics_mode(finished_run, tmp_path):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(finished_run["out"], out)
+    shutil.copy(finished_run["folder"] / "one_class.csv", tmp_path / "one_class.csv")
+    config = _config_file(tmp_path, ["builtin:iris,wine", "one_class.csv"],
+                          rating={"n_permutations": 20, "stats": "decodirt"})
+    assert main(["run", str(config), "--out", str(out), "--quiet", "--stages", "rate", "report"]) == 0
+    friedman = (out / "summary.md").read_text().split("## Friedman / Nemenyi")[1].split("\n## ")[0]
+    assert "decodIRT compatibility: Friedman test on Glicko-2 rating trajectories" in friedman
+    assert "datasets as blocks" not in friedman

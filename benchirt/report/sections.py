@@ -139,6 +139,7 @@ def statistics(results, config: ReportConfig) -> Section | None:
     if results.rating is None:
         return None
     from benchirt.rating import plots as rating_plots
+    from benchirt.rating.statistics import MODE_LABELS
 
     section = Section("statistics", "Friedman / Nemenyi")
     rating = results.rating
@@ -148,7 +149,7 @@ def statistics(results, config: ReportConfig) -> Section | None:
                      "friedman_statistic": comparison.statistic, "p_value": comparison.p_value,
                      "critical_difference": comparison.critical_difference})
     if rows:
-        section.add(Table(pd.DataFrame(rows), f"Friedman test per score (datasets as blocks; α = {rating.config.alpha})."))
+        section.add(Table(pd.DataFrame(rows), f"{MODE_LABELS[rating.config.stats]}; α = {rating.config.alpha}."))
     for name, reason in rating.skipped.items():
         section.add(Note(f"{name}: tests not run — {reason}"))
     for name, comparison in rating.comparisons.items():
