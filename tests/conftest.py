@@ -28,3 +28,11 @@ def shared_data() -> Path:
     if not path.is_dir():
         pytest.skip(f"offline data not found at {path} (set BENCHIRT_SHARED_DATA to its location)")
     return path
+
+
+@pytest.fixture(scope="session")
+def arff_samples(tmp_path_factory) -> Path:
+    """A folder holding the hand-written ARFF samples of :mod:`data_samples`."""
+    from data_samples import write_arff_samples
+
+    return write_arff_samples(tmp_path_factory.mktemp("arff_samples"))

@@ -7,6 +7,7 @@ import pytest
 
 from benchirt.airt.aslib import check_performance, load_aslib, load_performance, to_unit_interval
 from benchirt.errors import DataError
+from data_samples import write_aslib_scenario
 
 DESCRIPTION = """\
 scenario_id: TOY-RUNTIME
@@ -20,27 +21,8 @@ algorithm_cutoff_time: 100
 algorithm_cutoff_memory: '?'
 """
 
-RUNS_HEADER = """\
-@RELATION ALGORITHM_RUNS_TOY
-@ATTRIBUTE instance_id STRING
-@ATTRIBUTE repetition NUMERIC
-@ATTRIBUTE algorithm STRING
-@ATTRIBUTE runtime NUMERIC
-@ATTRIBUTE runstatus {ok , timeout , memout , not_applicable , crash , other}
-@DATA
-"""
-
-
 def _write_scenario(folder, rows, description=DESCRIPTION, cv_rows=None):
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "description.txt").write_text(description)
-    body = "\n".join(",".join(str(v) for v in row) for row in rows)
-    (folder / "algorithm_runs.arff").write_text(RUNS_HEADER + body + "\n")
-    if cv_rows is not None:
-        cv = "@RELATION CV\n@ATTRIBUTE instance_id STRING\n@ATTRIBUTE repetition NUMERIC\n" \
-             "@ATTRIBUTE fold NUMERIC\n@DATA\n" + "\n".join(f"{i},{r},{f}" for i, r, f in cv_rows) + "\n"
-        (folder / "cv.arff").write_text(cv)
-    return folder
+    return write_aslib_scenario(folder, rows, description, cv_rows)
 
 
 TOY_RUNS = [

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from benchirt.airt import expit, fit_airt
 from benchirt.airt import plots
 from benchirt.cli import main
+from data_samples import write_aslib_scenario
 
 ARTIFICIAL = ("rand1", "rand2", "rand3", "majoritario", "minoritario", "pessimo", "otimo")
 
@@ -104,15 +105,6 @@ def test_command_one_dataset_is_a_clear_error(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
-RUNS_HEADER = """\
-@RELATION ALGORITHM_RUNS_TOY
-@ATTRIBUTE instance_id STRING
-@ATTRIBUTE repetition NUMERIC
-@ATTRIBUTE algorithm STRING
-@ATTRIBUTE runtime NUMERIC
-@ATTRIBUTE runstatus {ok , timeout , memout , not_applicable , crash , other}
-@DATA
-"""
 DESCRIPTION = """\
 scenario_id: TOY
 performance_measures:
@@ -131,13 +123,10 @@ def test_command_reads_an_aslib_scenario_with_failures_and_repetitions(tmp_path)
     for instance, row in runtimes.iterrows():
         for algorithm, seconds in row.items():
             status = "timeout" if seconds > 900 else "ok"
-            rows.append(f"{instance},1,{algorithm},{seconds:.3f},{status}")
+            rows.append((instance, 1, algorithm, f"{seconds:.3f}", status))
             if algorithm == "steady":
-                rows.append(f"{instance},2,{algorithm},{seconds * 1.1:.3f},ok")
-    folder = tmp_path / "TOY"
-    folder.mkdir()
-    (folder / "description.txt").write_text(DESCRIPTION)
-    (folder / "algorithm_runs.arff").write_text(RUNS_HEADER + "\n".join(rows) + "\n")
+                rows.append((instance, 2, algorithm, f"{seconds * 1.1:.3f}", "ok"))
+    folder = write_aslib_scenario(tmp_path / "TOY", rows, DESCRIPTION)
     out = tmp_path / "out"
     assert main(["airt", "--aslib", str(folder), "--out", str(out), "--transform", "log"]) == 0
     fit = json.loads((out / "fit.json").read_text())

@@ -11,7 +11,6 @@ import pytest
 from benchirt.data.arff import read_arff, split_values
 from benchirt.errors import DataError
 
-FIXTURES = Path(__file__).parent / "fixtures" / "data"
 
 
 def write(tmp_path: Path, text: str | bytes, name: str = "x.arff") -> Path:
@@ -29,8 +28,8 @@ def test_split_values_handles_both_quotes_escapes_and_missing():
     assert split_values("a,") == ["a", ""]
 
 
-def test_weka_quirks_types_missing_values_and_declared_categories():
-    data = read_arff(FIXTURES / "weka_quirks.arff")
+def test_weka_quirks_types_missing_values_and_declared_categories(arff_samples):
+    data = read_arff(arff_samples / "weka_quirks.arff")
     frame = data.frame
     assert data.relation == "weka quirks"
     assert data.kinds == {"row_id": "string", "clump thickness": "numeric", "ratio": "numeric",
@@ -50,16 +49,16 @@ def test_weka_quirks_types_missing_values_and_declared_categories():
     assert pd.isna(frame["when"].iloc[2])
 
 
-def test_latin1_bytes_fall_back_with_a_note():
-    data = read_arff(FIXTURES / "latin1.arff")
+def test_latin1_bytes_fall_back_with_a_note(arff_samples):
+    data = read_arff(arff_samples / "latin1.arff")
     assert data.relation == "café"
     assert list(data.frame["city"].cat.categories) == ["München", "Zürich", "Paris"]
     assert data.frame["city"].tolist() == ["München", "Zürich", "Paris", "München"]
     assert any("latin-1" in n for n in data.notes)
 
 
-def test_sparse_rows_are_densified_with_weka_defaults():
-    frame = read_arff(FIXTURES / "sparse.arff").frame
+def test_sparse_rows_are_densified_with_weka_defaults(arff_samples):
+    frame = read_arff(arff_samples / "sparse.arff").frame
     assert frame["x1"].tolist() == [1.5, 0.0, 3.0, 0.0]
     assert frame["x2"].tolist() == [0.0, 2.0, 4.0, 0.0]
     # an omitted nominal value is the first declared one (index 0), as in Weka

@@ -11,7 +11,6 @@ from benchirt.data import Dataset, load_builtin, load_file
 from benchirt.data.dataset import METADATA_COLUMNS
 from benchirt.errors import DataError
 
-FIXTURES = Path(__file__).parent / "fixtures" / "data"
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -47,8 +46,8 @@ def test_unknown_target_lists_the_columns(tmp_path):
         load_file(path, target="klass")
 
 
-def test_arff_target_override(tmp_path):
-    ds = load_file(FIXTURES / "weka_quirks.arff", target="colour")
+def test_arff_target_override(tmp_path, arff_samples):
+    ds = load_file(arff_samples / "weka_quirks.arff", target="colour")
     assert "class" in ds.X.columns and "colour" not in ds.X.columns
     assert ds.extra["dropped_rows"] == [3]  # the row whose colour is '?'
     assert sorted(ds.y.cat.categories) == ["dark red", "green", "it's blue"]
@@ -62,8 +61,8 @@ def test_continuous_target_is_refused(tmp_path):
 
 # --- cleaning rules --------------------------------------------------------------------------
 
-def test_missing_target_rows_string_attributes_and_declared_categories(tmp_path):
-    ds = load_file(FIXTURES / "weka_quirks.arff")
+def test_missing_target_rows_string_attributes_and_declared_categories(tmp_path, arff_samples):
+    ds = load_file(arff_samples / "weka_quirks.arff")
     assert ds.n_instances == 4
     assert ds.extra["dropped_rows"] == [4]
     assert ds.extra["dropped_columns"] == {"row_id": "free-text (string) attribute"}
@@ -72,8 +71,8 @@ def test_missing_target_rows_string_attributes_and_declared_categories(tmp_path)
     assert any("row" in note for note in ds.extra["notes"])
 
 
-def test_identifier_entirely_missing_and_constant_columns_are_dropped_with_reasons():
-    ds = load_file(FIXTURES / "splice_like.arff")
+def test_identifier_entirely_missing_and_constant_columns_are_dropped_with_reasons(arff_samples):
+    ds = load_file(arff_samples / "splice_like.arff")
     assert list(ds.X.columns) == ["base"]
     dropped = ds.extra["dropped_columns"]
     assert dropped["Instance_name"].startswith("identifier")
@@ -217,8 +216,8 @@ def test_unknown_builtin_lists_the_choices():
         load_builtin("mnist")
 
 
-def test_metadata_invariants_on_a_mixed_dataset():
-    ds = load_file(FIXTURES / "weka_quirks.arff")
+def test_metadata_invariants_on_a_mixed_dataset(arff_samples):
+    ds = load_file(arff_samples / "weka_quirks.arff")
     meta = ds.metadata()
     assert set(meta) == set(METADATA_COLUMNS)
     assert meta["pct_numeric_features"] + meta["pct_categorical_features"] == pytest.approx(100.0)

@@ -12,16 +12,15 @@ import benchirt.data.spec as spec_module
 from benchirt.data import DatasetSpec, read_suite_file, resolve_suite, write_suite_file
 from benchirt.errors import ConfigError, DataError
 
-FIXTURES = Path(__file__).parent / "fixtures" / "data"
 
 
 @pytest.fixture()
-def folder(tmp_path) -> Path:
+def folder(tmp_path, arff_samples) -> Path:
     """A folder with two data files and a README."""
     data = tmp_path / "data"
     data.mkdir()
     (data / "b-table.csv").write_text("x,label\n1,p\n2,q\n3,p\n")
-    (data / "a-quirks.arff").write_text((FIXTURES / "weka_quirks.arff").read_text())
+    (data / "a-quirks.arff").write_text((arff_samples / "weka_quirks.arff").read_text())
     (data / "README.txt").write_text("not data")
     return data
 
@@ -110,10 +109,10 @@ def test_cc18_offline_without_the_mirror_names_the_alternatives(tmp_path, monkey
     assert str(tmp_path / "nowhere") in message
 
 
-def test_cc18_offline_env_may_point_at_the_mirror_itself(tmp_path, monkeypatch):
+def test_cc18_offline_env_may_point_at_the_mirror_itself(tmp_path, monkeypatch, arff_samples):
     mirror = tmp_path / "mirror"
     mirror.mkdir()
-    (mirror / "x.arff").write_text((FIXTURES / "sparse.arff").read_text())
+    (mirror / "x.arff").write_text((arff_samples / "sparse.arff").read_text())
     (mirror / "manifest.csv").write_text("openml_did,name,file\n7,sparse-one,x.arff\n")
     monkeypatch.setenv("BENCHIRT_SHARED_DATA", str(mirror))
     specs = resolve_suite("cc18-offline")
