@@ -206,9 +206,7 @@ class GRMFit:
         -------
         pd.DataFrame, shape (m, n_items)
         """
-        index = self.theta.index if theta is None else None
-        theta = self.theta["theta"].to_numpy() if theta is None else np.atleast_1d(np.asarray(theta, float))
-        probs = self.category_probabilities(theta)
+        index, probs = self._probabilities_at(theta)
         labels = self._level_matrix()
         expected = np.einsum("mjc,jc->mj", probs, labels)
         return pd.DataFrame(expected, index=index, columns=self.items.index)
@@ -225,9 +223,7 @@ class GRMFit:
         -------
         pd.DataFrame, shape (m, n_items), integer original level labels.
         """
-        index = self.theta.index if theta is None else None
-        theta = self.theta["theta"].to_numpy() if theta is None else np.atleast_1d(np.asarray(theta, float))
-        probs = self.category_probabilities(theta)
+        index, probs = self._probabilities_at(theta)
         best = probs.argmax(axis=2)
         labels = self._level_matrix()
         predicted = np.take_along_axis(labels[None, :, :], best[:, :, None], axis=2)[:, :, 0]
@@ -258,6 +254,12 @@ class GRMFit:
         actual_codes = actual[complete].astype(int) - lowest
         predicted_codes = self.most_likely_level()[complete] - lowest
         return model_goodness(actual_codes, predicted_codes, levels=highest - lowest + 1)
+
+    def _probabilities_at(self, theta) -> tuple[pd.Index | None, np.ndarray]:
+        """Category probabilities at ``theta`` (default: every dataset's fitted easiness, indexed by dataset)."""
+        if theta is None:
+            return self.theta.index, self.category_probabilities(self.theta["theta"].to_numpy())
+        return None, self.category_probabilities(theta)
 
     def _level_matrix(self) -> np.ndarray:
         c_max = self._intercepts.shape[1] + 1
