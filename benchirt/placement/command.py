@@ -48,7 +48,7 @@ def register(subparsers) -> None:
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     parser.add_argument("--exclude", nargs="+", default=[], metavar="NAME", help="leave these pool members out")
-    parser.add_argument("--rank", type=int, default=None, metavar="R", help="latent factors of the model (default 2)")
+    parser.add_argument("--rank", type=int, default=None, metavar="R", help="latent factors of the model (default 3)")
 
 
 def _model(args: argparse.Namespace):

@@ -28,7 +28,7 @@ from scipy.stats import norm
 from benchirt.errors import DataError
 
 #: Default number of latent factors (chosen on the decodIRT reference scores: docs/new-classifier.md).
-DEFAULT_RANK = 2
+DEFAULT_RANK = 3
 
 
 @dataclass

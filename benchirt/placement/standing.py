@@ -4,8 +4,10 @@ The standing is the Friedman-style average rank (Demšar 2006): on every dataset
 ranked by score (1 = best, ties share the mean rank), the ranks are averaged over the suite, and the
 classifier's position is ``1 +`` the number of pool members with a better (lower) average rank.
 Unmeasured datasets make both uncertain: :meth:`ScoreModel.draw` gives joint draws of the new
-classifier's scores, each draw is ranked, and the interval is the central ``level`` range of the
-draws. Measured datasets enter with their measured score in every draw.
+classifier's scores, each draw is ranked, the reported rank is the median over the draws and the
+interval their central ``level`` range. Measured datasets enter with their measured score in every
+draw. (The rank of the point prediction would be biased: a column of predicted means has no
+per-dataset noise, and average ranks are not linear in the scores.)
 """
 from __future__ import annotations
 
@@ -57,18 +59,16 @@ def standing(model: ScoreModel, observed: pd.Series, classifier: str, level: flo
         n_classifiers`` (pool + 1), ``n_measured``, ``n_predicted``.
     """
     pool = model.scores.to_numpy(float)
-    point = model.predict(observed)["score"].to_numpy(float)
-    new, members = average_ranks(pool, point[None])
     draws = model.draw(observed, n_draws, seed)
     draw_new, draw_members = average_ranks(pool, draws)
     places = position(draw_new, draw_members)
     tail = (1 - level) / 2
     return {
         "classifier": classifier,
-        "rank": int(position(new, members)[0]),
+        "rank": int(np.round(np.median(places))),
         "rank_low": int(np.floor(np.quantile(places, tail))),
         "rank_high": int(np.ceil(np.quantile(places, 1 - tail))),
-        "mean_rank": float(new[0]),
+        "mean_rank": float(np.median(draw_new)),
         "mean_rank_low": float(np.quantile(draw_new, tail)),
         "mean_rank_high": float(np.quantile(draw_new, 1 - tail)),
         "n_classifiers": pool.shape[1] + 1,
