@@ -4,9 +4,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from benchirt.airt.aslib import check_performance
+from benchirt.airt.compat import fit_continuous_r, r_logit, r_predicted, replace_extremes
 from benchirt.airt.config import AIRTConfig
 from benchirt.airt.continuous import ContinuousFit, expit, fit_continuous, logit
 from benchirt.airt.goodness import ModelGoodness, model_goodness
@@ -71,9 +73,13 @@ class AIRTResult:
         fit = self.fit
         anomalous = self.algorithms.loc[self.algorithms["anomalous"], "algorithm"].tolist()
         worst = self.goodness.sort_values("aucdf").iloc[0]
+        if self.config.compat is None:
+            how = (f"EM {'converged' if fit.converged else 'NOT converged'} after {fit.n_iter} accelerated "
+                   "iterations")
+        else:
+            how = f"{self.config.compat} mode: EM stopped after {fit.n_iter} cycles by airt's rule"
         lines = [
-            f"AIRT: {len(self.datasets)} datasets x {len(self.algorithms)} algorithms; EM "
-            f"{'converged' if fit.converged else 'NOT converged'} after {fit.n_iter} accelerated iterations "
+            f"AIRT: {len(self.datasets)} datasets x {len(self.algorithms)} algorithms; {how} "
             f"(log-likelihood {fit.log_likelihood:.2f})",
             f"anomalous algorithms: {', '.join(anomalous) if anomalous else 'none'}",
         ]
@@ -113,25 +119,27 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
     if perf.shape[0] < MIN_DISTINCT_DIFFICULTIES:
         raise DataError(f"AIRT input: {perf.shape[0]} dataset(s); AIRT needs at least {MIN_DISTINCT_DIFFICULTIES} "
                         "datasets/instances (rows) to estimate dataset difficulty and fit the latent trait curves")
-    fit = fit_continuous(logit(perf.to_numpy(), config.logit_epsilon), max_iter=config.max_iter, tol=config.tol,
-                         prior_mean=config.prior_mean, prior_sd=config.prior_sd,
-                         max_discrimination=config.max_discrimination)
+    if config.compat == "airt-r":
+        fit, actual, predicted_values, notes = _fit_airt_r(perf, config)
+    else:
+        fit = fit_continuous(logit(perf.to_numpy(), config.logit_epsilon), max_iter=config.max_iter, tol=config.tol,
+                             prior_mean=config.prior_mean, prior_sd=config.prior_sd,
+                             max_discrimination=config.max_discrimination)
+        predicted_values = expit(fit.predicted_logit())
+        predicted_values[:, ~fit.informative] = perf.to_numpy()[:, ~fit.informative]
+        actual, notes = perf, []
     algorithms = algorithm_metrics(fit, perf.columns)
     datasets = dataset_metrics(fit, perf.index)
-
-    predicted_values = expit(fit.predicted_logit())
-    constant = ~fit.informative
-    predicted_values[:, constant] = perf.to_numpy()[:, constant]
     predicted = pd.DataFrame(predicted_values, index=perf.index, columns=perf.columns)
 
     latent = latent_trait_analysis(perf, pd.Series(-fit.theta, index=perf.index), lam=config.spline_lam,
                                    grid_size=config.grid_size, max_points=config.spline_points,
                                    max_df=config.spline_max_df)
     algorithms = algorithms.merge(latent.occupancy(config.epsilon), on="algorithm", how="left")
-    goodness = model_goodness(perf, predicted)
+    goodness = model_goodness(actual, predicted)
 
-    notes = []
-    if not fit.converged:
+    constant = ~fit.informative
+    if not fit.converged and config.compat is None:
         notes.append(f"the EM did not converge in {config.max_iter} cycles; raise max_iter")
     if constant.any():
         notes.append(f"constant algorithm(s) {list(perf.columns[constant])}: same performance on every dataset, "
@@ -146,3 +154,23 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
     return AIRTResult(algorithms=algorithms, datasets=datasets, goodness=goodness.table, model_goodness=goodness,
                       latent=latent, fit=fit, performance=perf, predicted=predicted, config=config,
                       notes=tuple(notes), seconds=time.perf_counter() - start)
+
+
+def _fit_airt_r(perf: pd.DataFrame, config: AIRTConfig) -> tuple[ContinuousFit, pd.DataFrame, np.ndarray, list[str]]:
+    """Stage 1 with the R package airt's estimator (``config.compat == "airt-r"``, :mod:`benchirt.airt.compat`).
+
+    Returns the fit, the performances as airt compares them with its predictions (shifted onto [0, M],
+    exact extremes replaced), the predictions, and the notes that say how this fit was obtained.
+    """
+    values = perf.to_numpy(dtype=float)
+    low, high = (values.min(), values.max()) if config.compat_range == "data" else (0.0, 1.0)
+    r_fit = fit_continuous_r(r_logit(values, low, high))
+    shifted, _ = replace_extremes(values, low, high)
+    rule = (f"its stopping rule (expected complete-data log-likelihood change < .01) ended the EM after "
+            f"{r_fit.n_cycles} cycles" if r_fit.stopped_by_rule else
+            f"the EM stopped at airt's limit of {r_fit.n_cycles} cycles")
+    notes = [f"airt-r compatibility mode: the R package airt's estimator on the scale [{low:g}, {high:g}]; {rule}, "
+             "which is not a convergence check (reported as not converged); exact extremes replaced by .01 from "
+             "the bounds; dataset easiness standardised; airt's prediction formula (docs/airt.md)"]
+    actual = pd.DataFrame(shifted, index=perf.index, columns=perf.columns)
+    return r_fit.fit, actual, r_predicted(shifted, r_fit.fit), notes
