@@ -122,3 +122,24 @@ def test_command_compat_mode_and_refusals(tmp_path, weka):
     constant = weka.iloc[:, :3].assign(flat=0.5)
     with pytest.raises(DataError, match="constant algorithm"):
         fit_airt(constant, AIRTConfig(compat="airt-r"))
+
+
+def test_polytomous_option_fits_the_chosen_model_with_the_mode_s_difficulty_limit(tmp_path, weka):
+    perf = weka.iloc[:, :8]
+    table = fit_airt(perf, AIRTConfig(polytomous="gpcm")).polytomous.set_index("algorithm")
+    thresholds = table["thresholds"].map(lambda text: [float(v) for v in text.split(";")])
+    np.testing.assert_allclose(table["difficulty_limit"], [-t[-1] for t in thresholds], atol=1e-5)
+    r_mode = fit_airt(perf, AIRTConfig(compat="airt-r", polytomous="gpcm"))
+    r_table = r_mode.polytomous.set_index("algorithm")
+    np.testing.assert_allclose(r_table["difficulty_limit"], [-t[0] for t in thresholds], atol=1e-5)
+    assert any("airt vignette" in note for note in r_mode.notes)
+    assert fit_airt(perf).polytomous is None
+    csv = tmp_path / "perf.csv"
+    perf.to_csv(csv)
+    assert main(["airt", str(csv), "--polytomous", "grm", "--polytomous-levels", "4", "--out", str(tmp_path / "o")]) == 0
+    written = pd.read_csv(tmp_path / "o" / "polytomous.csv")
+    assert list(written.columns) == ["algorithm", "discrimination", "consistency", "anomalous", "difficulty_limit",
+                                     "n_categories", "thresholds"]
+    assert written["n_categories"].max() <= 4 and not written.isna().any().any()
+    with pytest.raises(ConfigError, match="polytomous must be"):
+        AIRTConfig(polytomous="nominal")

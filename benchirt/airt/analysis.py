@@ -14,6 +14,7 @@ from benchirt.airt.continuous import ContinuousFit, expit, fit_continuous, logit
 from benchirt.airt.goodness import ModelGoodness, model_goodness
 from benchirt.airt.latent import MIN_DISTINCT_DIFFICULTIES, LatentTraitAnalysis, latent_trait_analysis
 from benchirt.airt.metrics import algorithm_metrics, dataset_metrics
+from benchirt.airt.polytomous import GRMConfig, bin_performance, fit_grm
 from benchirt.errors import DataError
 
 
@@ -46,6 +47,10 @@ class AIRTResult:
         What the user should know (constant or anomalous algorithms, EM not converged).
     seconds : float
         Wall time of the analysis.
+    polytomous : pd.DataFrame or None
+        With ``config.polytomous``: per algorithm of the polytomous model ``algorithm, discrimination,
+        consistency, anomalous, difficulty_limit, n_categories, thresholds`` (the thresholds ';'-joined,
+        lowest level first); algorithms with a single observed level are left out (said in ``notes``).
     """
 
     algorithms: pd.DataFrame
@@ -59,6 +64,7 @@ class AIRTResult:
     config: AIRTConfig
     notes: tuple[str, ...]
     seconds: float
+    polytomous: pd.DataFrame | None = None
 
     def portfolio(self, epsilon: float | None = None) -> list[str]:
         """The airt portfolio A(epsilon), ordered by decreasing LTO (default epsilon: ``config.epsilon``)."""
@@ -151,9 +157,34 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
     anomalous = algorithms.loc[algorithms["anomalous"], "algorithm"].tolist()
     if anomalous:
         notes.append(f"anomalous algorithm(s) {anomalous}: better on harder datasets (negative discrimination)")
+    polytomous = None
+    if config.polytomous is not None:
+        polytomous, polytomous_notes = _polytomous_table(perf, config)
+        notes += polytomous_notes
     return AIRTResult(algorithms=algorithms, datasets=datasets, goodness=goodness.table, model_goodness=goodness,
                       latent=latent, fit=fit, performance=perf, predicted=predicted, config=config,
-                      notes=tuple(notes), seconds=time.perf_counter() - start)
+                      notes=tuple(notes), seconds=time.perf_counter() - start, polytomous=polytomous)
+
+
+def _polytomous_table(perf: pd.DataFrame, config: AIRTConfig) -> tuple[pd.DataFrame, list[str]]:
+    """The polytomous model of ``config.polytomous`` on quantile levels; its algorithm table and notes."""
+    definition = "lowest" if config.compat == "airt-r" else "highest"
+    fit = fit_grm(bin_performance(perf, int(config.polytomous_levels)),
+                  GRMConfig(model=config.polytomous, difficulty_limit=definition))
+    items = fit.items.reset_index()
+    table = pd.DataFrame({
+        "algorithm": items["algorithm"], "discrimination": items["discrimination"],
+        "consistency": items["consistency"], "anomalous": items["anomalous"],
+        "difficulty_limit": items["difficulty_limit"], "n_categories": items["n_categories"],
+        "thresholds": items["thresholds"].map(lambda t: ";".join(f"{v:.6g}" for v in t)),
+    })
+    name = {"grm": "graded response model", "gpcm": "generalized partial credit model"}[config.polytomous]
+    notes = [f"polytomous {name} on {config.polytomous_levels} quantile levels: "
+             f"{'converged' if fit.converged else 'NOT converged'} after {fit.n_iter} L-BFGS iterations "
+             f"(log-likelihood {fit.log_likelihood:.2f}); difficulty limit = -threshold of the {definition} level"
+             + (" (the airt vignette's definition)" if definition == "lowest" else "")]
+    notes += [f"polytomous model: algorithm {name_} left out: {reason}" for name_, reason in fit.skipped.items()]
+    return table, notes
 
 
 def _fit_airt_r(perf: pd.DataFrame, config: AIRTConfig) -> tuple[ContinuousFit, pd.DataFrame, np.ndarray, list[str]]:
