@@ -116,13 +116,23 @@ def datasets(results, config: ReportConfig) -> Section | None:
     from benchirt.irt import dataset_rankings, summaries_frame
 
     summaries = summaries_frame([results.irts[n] for n in sorted(results.irts)])
+    irt_config = results.config.stage_config("irt")
+    rankings = dataset_rankings(summaries)
+    constant = [name for name in ("guessing", "negative_discrimination")
+                if rankings[f"rank_{name}"].nunique() == 1 and len(rankings) > 1]
+    rankings = rankings.drop(columns=[c for name in constant for c in rankings.columns if c.endswith(name + "_gt")
+                                      or c in (f"rank_{name}", f"pct_{name}")])
     section = Section("datasets", "Datasets: difficulty and discrimination")
     section.add(Paragraph(
-        "Share of each dataset's test items whose 3PL difficulty, discrimination or guessing exceeds the "
-        "thresholds of the IRT configuration (seed 003 §4.5). Datasets with many difficult and "
-        "discriminating items separate classifiers best."
+        f"Share of each dataset's test items whose {irt_config.model} difficulty exceeds "
+        f"{irt_config.difficulty_threshold:g}, discrimination exceeds {irt_config.discrimination_threshold:g}"
+        + (f" or guessing exceeds {irt_config.guessing_threshold:g}" if "rank_guessing" in rankings else "")
+        + " (the thresholds of the IRT configuration; seed 003 §4.5). Datasets with many difficult and "
+        "discriminating items separate classifiers best; rank 1 = the largest share, ties share a rank."
+        + (f" Not ranked, equal on every dataset: {', '.join(n.replace('_', ' ') for n in constant)}."
+           if constant else "")
     ))
-    section.add(Table(dataset_rankings(summaries).reset_index(), "Datasets ranked by the IRT item parameters."))
+    section.add(Table(rankings.reset_index(), "Datasets ranked by the IRT item parameters."))
     _figure(section, lambda: _summary_bars(summaries), "Percentage of difficult / discriminating items per dataset",
             config)
     return section
@@ -140,10 +150,12 @@ def item_curves(results, config: ReportConfig) -> Section | None:
     half = max(1, config.max_dataset_plots // 2)
     chosen = list(dict.fromkeys(order[:half] + order[::-1][:half]))[: config.max_dataset_plots]
     section = Section("curves", "Item and classifier characteristic curves")
+    which = (f"the {half} most and {len(chosen) - half} least difficult of the {len(order)} datasets"
+             if len(chosen) < len(order) else f"all {len(order)} datasets")
     section.add(Paragraph(
         f"ICC: probability of a correct answer against ability for items spread over the difficulty range "
         f"(seed 003 eq. 1). CCC: each reported classifier's accuracy on bins of items of increasing "
-        f"difficulty. Shown for {', '.join(chosen)} (the most and least difficult datasets)."
+        f"difficulty. Shown for {', '.join(chosen)} ({which}, by share of difficult items)."
     ))
     for name in chosen:
         irt = results.irts[name]
@@ -164,11 +176,15 @@ def true_scores(results, config: ReportConfig) -> Section | None:
 
     scores = true_score_table([results.irts[n] for n in sorted(results.irts)], roles=("real", "artificial"))
     wide = scores.pivot(index="classifier", columns="dataset", values="score")
-    wide = wide.loc[wide.mean(axis=1).sort_values(ascending=False).index]
+    wide = wide.loc[wide.mean(axis=1).sort_values(ascending=False).index].rename_axis(index="classifier",
+                                                                                   columns=None)
+    model = results.config.stage_config("irt").model
     section = Section("true-scores", "True-Scores")
     section.add(Paragraph("Expected number of correct answers on the dataset's items given the classifier's "
-                          "ability (sum of the 3PL probabilities); the score Glicko-2 compares."))
-    section.add(Table(wide.reset_index(), "True-Score per classifier (rows, best mean first) and dataset."))
+                          f"ability (sum of the {model} probabilities); the score Glicko-2 compares."))
+    section.add(Table(wide.reset_index().rename(columns={"classifier": "Classifier"}),
+                      "True-Score (expected correct test items) per classifier (rows, best mean first) and "
+                      "dataset (columns).", human_headers=False))
     return section
 
 
@@ -186,8 +202,11 @@ def ratings(results, config: ReportConfig) -> Section | None:
         f"{rating.config.order or 'sorted names'}); each pair of classifiers plays one match per dataset, "
         f"won by the higher True-Score. Interval: rating ± 2 RD. Leader: {tournament.leader}."
     ))
-    section.add(Table(rating.ratings, "Final ratings; orders_* columns: the same tournament over random "
-                                      "dataset orders."))
+    n_orders = rating.permutation.n_permutations if rating.permutation is not None else 0
+    section.add(Table(rating.ratings.drop(columns=["volatility"], errors="ignore"),
+                      "Final ratings (key columns first); 'over orders' columns: the same tournament over "
+                      f"{n_orders} random dataset orders.",
+                      key=("rank", "classifier", "rating", "low", "high", "separable_from_leader")))
     _figure(section, lambda: rating_plots.plot_ratings(tournament, rating.permutation),
             "Ratings with intervals (and their spread over dataset orders)", config)
     if rating.permutation is not None:
@@ -208,7 +227,7 @@ def statistics(results, config: ReportConfig) -> Section | None:
     rating = results.rating
     rows = []
     for name, comparison in rating.comparisons.items():
-        rows.append({"score": name, "classifiers": len(comparison.average_ranks), "datasets": comparison.n_blocks,
+        rows.append({"score": name, "classifiers": comparison.n_classifiers, "datasets": comparison.n_blocks,
                      "friedman_statistic": comparison.statistic, "p_value": comparison.p_value,
                      "critical_difference": comparison.critical_difference})
     if rows:
@@ -233,8 +252,10 @@ def subsets(results, config: ReportConfig) -> Section | None:
     members = pd.DataFrame([{"subset": name, "n_datasets": len(names), "datasets": ", ".join(names)}
                             for name, names in evaluation.subsets.items()])
     section.add(Table(members, f"Subsets chosen by the {evaluation.config.rule!r} rule."))
-    section.add(Table(evaluation.fidelity, "Fidelity to the full suite's ranking, against random subsets of "
-                                           "equal size."))
+    section.add(Paragraph(_subset_verdict(evaluation)))
+    section.add(Table(evaluation.fidelity, "Fidelity to the full suite's ranking, against "
+                                           f"{evaluation.config.n_random} random subsets of equal size.",
+                      key=("subset", "n_datasets", "kendall_tau", "kendall_tau_percentile", "kendall_tau_p_value")))
     section.add(Table(evaluation.parameters, "Percentages of very discriminating / difficult items (seed 003 "
                                              "Table 5)."))
     section.add(Paragraph(evaluation.innate_verdict))
@@ -262,8 +283,7 @@ def airt(results, config: ReportConfig) -> Section | None:
     section.add(Paragraph(result.summary()))
     section.add(Table(result.algorithms, "Algorithms (LTO: latent trait occupancy of strengths/weaknesses)."))
     section.add(Table(result.goodness, "Model goodness per algorithm (seed 000 §4.4-4.5)."))
-    section.add(Table(result.datasets.sort_values("difficulty", ascending=False),
-                      "Datasets / problem instances by AIRT difficulty."))
+    section.add(Table(*_airt_datasets(result.datasets)))
     for title, make in (("Latent trait curves", airt_plots.plot_latent_curves),
                         ("Strengths and weaknesses", airt_plots.plot_strengths_weaknesses),
                         ("AUAEC vs AUPEC", airt_plots.plot_auaec_aupec)):
@@ -273,6 +293,31 @@ def airt(results, config: ReportConfig) -> Section | None:
 
 #: The report's sections in page order.
 SECTIONS: tuple[Callable, ...] = (conclusions, overview, datasets, item_curves, true_scores, ratings, statistics, subsets, airt)
+
+
+def _subset_verdict(evaluation) -> str:
+    from benchirt.report.conclusions import subsets_sentence
+
+    return subsets_sentence(evaluation.fidelity, evaluation.config.rule)
+
+
+def _airt_datasets(datasets: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """AIRT's dataset table, hardest first; rows with the same difficulty are collapsed into one row
+    that counts them (an ASlib scenario has many instances every solver finds equally easy)."""
+    frame = datasets.sort_values(["difficulty", "dataset"], ascending=[False, True])
+    rounded = frame.assign(difficulty=frame["difficulty"].round(3))
+    if not rounded["difficulty"].duplicated().any():
+        return frame, "Datasets / problem instances by AIRT difficulty (δ = −θ, seed 000 eq. 11), hardest first."
+    groups = rounded.groupby("difficulty", sort=False)["dataset"]
+    table = pd.DataFrame({"difficulty": list(groups.groups), "n_datasets": groups.size().to_numpy(),
+                          "datasets": [_names(g) for _, g in groups]})
+    return table, (f"Datasets / problem instances by AIRT difficulty (δ = −θ, seed 000 eq. 11), hardest first: "
+                   f"{len(frame)} rows with {len(table)} distinct difficulties, each shown once with its count.")
+
+
+def _names(names: pd.Series, limit: int = 5) -> str:
+    names = list(names)
+    return ", ".join(names[:limit]) + (f", … ({len(names) - limit} more)" if len(names) > limit else "")
 
 
 def _figure(section: Section, make: Callable, caption: str, config: ReportConfig) -> None:
