@@ -11,8 +11,8 @@ from benchirt.pipeline.config import STAGES, load_config, select_stages
 RUN_DESCRIPTION = f"""\
 Run the whole study: {' -> '.join(STAGES)}.
 
-With no CONFIG it runs the packaged default (configs/default.yaml: four builtin datasets, offline,
-a few minutes on 2 cores). Other configs: configs/cc18-offline.yaml (the 27 offline CC18 datasets),
+With no CONFIG it runs the packaged default (configs/default.yaml: the embedded suite of 12 small
+real datasets, every stage including AIRT, offline, about 1 minute on 2 cores). Other configs: configs/cc18-offline.yaml (the 27 offline CC18 datasets),
 configs/cc18.yaml (OpenML-CC18 online, decodIRT's protocol), configs/airt-aslib.yaml (AIRT on ASlib).
 
 Every (dataset, stage) result is stored in the run directory under a key of the options and inputs
@@ -28,7 +28,7 @@ RESPOND_DESCRIPTION = """\
 Produce the response matrices only (the respond stage of `benchirt run`), and export them for the
 other commands: DIR/responses/<dataset>/responses.csv (respondents x test items of 0/1, first column
 the classifier: the input of `benchirt irt`), roles.csv, test_accuracy.csv and cv_accuracy.csv.
-SOURCE is a config file or a suite: builtin, cc18-offline, OpenML-CC18, a folder of ARFF/CSV/parquet
+SOURCE is a config file or a suite: embedded, builtin, cc18-offline, OpenML-CC18, a folder of ARFF/CSV/parquet
 files, or a suite file. Results are cached in DIR like `benchirt run` does."""
 
 
