@@ -23,8 +23,9 @@ first non-numeric column, if present, names the respondents (otherwise they are 
 
 Writes DIR/items.csv (item, discrimination, difficulty, guessing, se_*, p_correct, flag: ok,
 at_bound, or all_correct / all_wrong for items without information, which get a = 0, b = -6 / +6),
-DIR/abilities.csv (respondent, theta, se, true_score), DIR/fit.json (converged, n_iter,
-log_likelihood, seconds, model, n_respondents, n_items, item summary) and, with --plots,
+DIR/abilities.csv (respondent, theta, se, true_score), DIR/fit.json (status, converged, n_iter,
+log_likelihood, seconds, model, n_respondents, n_items, the EM starts: start_runs with each start's
+log posterior and status converged / iteration_limit / better_optimum_exists, item summary) and, with --plots,
 icc.png, ccc_difficulty.png, ccc_discrimination.png, parameters.png."""
 
 
@@ -113,12 +114,15 @@ def run(args: argparse.Namespace) -> int:
     atomic_write_json(out / "fit.json", record)
     if args.plots:
         _write_plots(fit, responses, out)
-    state = "converged" if fit.converged else "did NOT converge"
+    state = "converged" if fit.converged else "did NOT converge (stopped at the iteration limit)"
+    runs = record["start_runs"]
     print(
         f"{fit.model}: {fit.n_respondents} respondents x {fit.n_items} items, {state} in {fit.n_iter} EM steps "
         f"({fit.seconds:.2f} s), log-likelihood {fit.log_likelihood:.2f}; "
         f"{record['n_flagged']} items without information, {record['n_at_bound']} at a bound"
     )
+    print(f"best of {len(runs)} EM start(s) ({record['starts']}); "
+          f"{record['n_local_optima']} ended in a local optimum (a better optimum exists)")
     print(f"wrote {out}")
     return 0
 

@@ -46,6 +46,14 @@ class IRTConfig:
         EM has converged when one EM step changes no item parameter by ``tol`` or
         more, or raises the log posterior by less than ``tol_log_posterior`` (the
         criterion of PyPI ``mirt``); it stops unconverged after ``max_iter`` steps.
+    starts : "auto" or int
+        Starting points of EM (:func:`benchirt.irt.starts.start_scores`); the fit keeps the one
+        with the highest log posterior. ``"auto"`` starts from the first principal component of
+        the items and from the sum score; an integer asks for that many starts (1: the
+        principal component only).
+    tol_optimum : float
+        Two starts whose final log posteriors differ by more than this found different optima;
+        the lower one is reported as ``better_optimum_exists``.
     max_discrimination, max_difficulty, max_guessing : float
         Bounds ``|a| <= max_discrimination``, ``|b| <= max_difficulty``,
         ``0 <= c <= max_guessing``: every estimate is finite even without priors.
@@ -76,6 +84,8 @@ class IRTConfig:
     max_iter: int = 500
     tol: float = 1e-3
     tol_log_posterior: float = 1e-4
+    starts: int | str = "auto"
+    tol_optimum: float = 0.1
     max_discrimination: float = 10.0
     max_difficulty: float = 6.0
     max_guessing: float = 0.95
@@ -107,7 +117,10 @@ class IRTConfig:
         for name in ("quadrature", "ability_quadrature"):
             if getattr(self, name) < 5:
                 raise ConfigError(f"IRTConfig.{name}: need at least 5 nodes, got {getattr(self, name)}")
-        positive = ("theta_max", "tol", "tol_log_posterior", "max_discrimination", "max_difficulty", "max_iter")
+        if self.starts != "auto" and not (isinstance(self.starts, int) and not isinstance(self.starts, bool)
+                                          and self.starts >= 1):
+            raise ConfigError(f"IRTConfig.starts: 'auto' or a whole number >= 1, got {self.starts!r}")
+        positive = ("theta_max", "tol", "tol_log_posterior", "tol_optimum", "max_discrimination", "max_difficulty", "max_iter")
         for name in positive:
             if not getattr(self, name) > 0:
                 raise ConfigError(f"IRTConfig.{name}: must be > 0, got {getattr(self, name)!r}")
