@@ -67,6 +67,12 @@ class IRTConfig:
         these values (defaults from seed 003 §4.5: 1, 0.75, 0.2).
     ability : {"EAP", "MAP"}
         Ability estimator of the stage's respondent table.
+    compare_models : bool
+        The stage also fits the other two of 1PL/2PL/3PL and stores their log-likelihood, AIC and
+        BIC (:func:`benchirt.irt.compare.compare_models`).
+    suspect_discrimination : float
+        Items with discrimination ``<= -suspect_discrimination`` are listed as suspect labels
+        (:mod:`benchirt.irt.suspects`).
     calibration_roles : tuple of str
         Respondent roles whose answers calibrate the items in
         :func:`benchirt.irt.irt_for_responses` — decodIRT's pool: the MLP ladder and
@@ -94,6 +100,8 @@ class IRTConfig:
     discrimination_threshold: float = 0.75
     guessing_threshold: float = 0.2
     ability: str = "EAP"
+    compare_models: bool = True
+    suspect_discrimination: float = 1.0
     calibration_roles: tuple[str, ...] = ("ladder", "real")
 
     def __post_init__(self) -> None:
@@ -120,7 +128,8 @@ class IRTConfig:
         if self.starts != "auto" and not (isinstance(self.starts, int) and not isinstance(self.starts, bool)
                                           and self.starts >= 1):
             raise ConfigError(f"IRTConfig.starts: 'auto' or a whole number >= 1, got {self.starts!r}")
-        positive = ("theta_max", "tol", "tol_log_posterior", "tol_optimum", "max_discrimination", "max_difficulty", "max_iter")
+        positive = ("theta_max", "tol", "tol_log_posterior", "tol_optimum", "suspect_discrimination",
+                    "max_discrimination", "max_difficulty", "max_iter")
         for name in positive:
             if not getattr(self, name) > 0:
                 raise ConfigError(f"IRTConfig.{name}: must be > 0, got {getattr(self, name)!r}")
