@@ -59,6 +59,7 @@ def _common(parser) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from benchirt.pipeline.export import export_irt
     from benchirt.pipeline.run import load_stage_result, run_pipeline
     from benchirt.pipeline.summary import format_summary
 
@@ -68,6 +69,7 @@ def run_command(args: argparse.Namespace) -> int:
         raise ConfigError("no stage left to run after --skip; name at least one of " + ", ".join(STAGES))
     config = _with_execution(replace(config, stages=stages), args)
     outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet)
+    export_irt(outcome.run_dir)
     rating = load_stage_result(outcome.run_dir, "rate")
     print(format_summary(outcome.run_dir, outcome.manifest, rating, top=config.stage_config("report").top_classifiers))
     return outcome.exit_code
