@@ -9,7 +9,7 @@ OpenMP — to one thread inside every task and every suite-wide stage (:func:`on
 Parallelism comes from running tasks side by side, never from threads inside a fit.
 
 threadpoolctl only limits the libraries loaded when the limit is entered, so :func:`one_thread`
-loads NumPy's and SciPy's BLAS and scikit-learn's OpenMP runtime first.
+imports scikit-learn first, which loads NumPy's and SciPy's BLAS and its OpenMP runtime.
 """
 from __future__ import annotations
 
@@ -20,9 +20,7 @@ from typing import Iterator
 @contextmanager
 def one_thread() -> Iterator[None]:
     """Run the ``with`` body with every BLAS and OpenMP thread pool of the process limited to 1 thread."""
-    import numpy  # noqa: F401 - loads NumPy's BLAS
-    import scipy.linalg  # noqa: F401 - loads SciPy's BLAS/LAPACK
-    import sklearn.neighbors  # noqa: F401 - loads scikit-learn's OpenMP runtime
+    import sklearn  # noqa: F401 - loads NumPy's and SciPy's BLAS and the OpenMP runtime
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):
