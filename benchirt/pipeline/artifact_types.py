@@ -33,6 +33,7 @@ RESULT_MODULES: tuple[str, ...] = (
     "benchirt.airt.continuous",
     "benchirt.airt.goodness",
     "benchirt.airt.latent",
+    "benchirt.placement.add",
 )
 
 _registry: dict[str, type] = {}

@@ -60,6 +60,7 @@ class AddOutcome:
     computed: int = 0
     reused: int = 0
     skipped: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
     predicted: pd.DataFrame | None = None
     standing: pd.DataFrame | None = None
     seconds: float = 0.0
@@ -89,6 +90,7 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
     specs = {}
     for extra in classifiers:
         spec = {"estimator": extra.estimator, "params": dict(extra.params), "scale": bool(extra.scale)}
+        extra.to_real()  # resolved and checked before anything is read or trained
         if extra.name in pool:
             raise DataError(f"{extra.name!r} is already a member of the run's pool; give the new classifier another name")
         if extra.name in previous and previous[extra.name]["spec"] != spec:
@@ -99,14 +101,12 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
         specs[extra.name] = (extra, spec)
     model = None
     datasets = sorted(entries)
-    plan = None
     if budget is not None:
         from benchirt.placement.design import plan_datasets
         from benchirt.placement.model import fit_score_model
 
         model = fit_score_model(_pool_scores(irts))
-        plan = plan_datasets(model, budget)
-        datasets = plan["dataset"].tolist()
+        datasets = plan_datasets(model, budget)["dataset"].tolist()
 
     outcome = AddOutcome(Path(run_dir))
     store.lock()
@@ -151,8 +151,7 @@ def _measure(store, config, entries, irts, specs, datasets, outcome: AddOutcome,
     """Compute or reuse every (classifier, dataset) result; returns {classifier: {dataset: AddedResult}}."""
     from benchirt.irt.scoring import score_frozen
     from benchirt.pipeline.run import resolve_specs, stage_options
-    from benchirt.pipeline.runner import stage_key
-    from benchirt.pipeline.store import artifact_key
+    from benchirt.pipeline.runner import stage_key, stage_parts
     from benchirt.responses import respond_more
 
     response_config = config.stage_config("responses")
@@ -163,7 +162,7 @@ def _measure(store, config, entries, irts, specs, datasets, outcome: AddOutcome,
         keys = entries[dataset]
         todo = []
         for name, (extra, spec) in specs.items():
-            key = artifact_key("add", {"classifier": name, **spec}, keys)
+            key = stage_key("add", {"classifier": name, **spec}, keys)
             if store.has("add", _artifact_name(name, dataset), key):
                 marker = store.marker("add", _artifact_name(name, dataset), key)
                 if marker.get("status") == "skipped":
@@ -178,7 +177,9 @@ def _measure(store, config, entries, irts, specs, datasets, outcome: AddOutcome,
         if specs_by_dataset is None:
             specs_by_dataset = {spec.name: spec for spec in resolve_specs(config)}
         spec = specs_by_dataset.get(dataset)
-        if spec is None or stage_key("respond", options, {"dataset": spec.fingerprint()}) != keys["respond"]:
+        recorded = store.marker("respond", dataset, keys["respond"]).get("provenance", {})
+        expected = stage_parts("respond", options, {"dataset": spec.fingerprint()}) if spec is not None else {}
+        if spec is None or any(recorded.get(part) != expected[part] for part in ("inputs", "options")):
             raise DataError(
                 f"{store.root}: dataset {dataset!r} is no longer the one the run used (its data or the response "
                 "options changed); rerun `benchirt run` on the directory first"
@@ -246,6 +247,7 @@ def _rebuild(store, manifest, config, entries, irts, added, specs, model, budget
         from benchirt.placement.model import fit_score_model
 
         calibration = fit_score_model(_pool_scores(irts))
+    outcome.notes += calibration.notes
     observed = measured[measured["dataset"].isin(calibration.datasets)][["classifier", "dataset", "score"]]
     predicted, standing = predict_new(calibration, observed)
     folder = store.root / "added"
@@ -285,12 +287,24 @@ def _log(show: bool, message: str) -> None:
         print(message, file=sys.stderr)
 
 
-def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_file: str | None) -> list:
+def run_allowed_packages(run_dir: str | os.PathLike) -> tuple[str, ...]:
+    """The packages the run's config allows estimators from (``responses.allowed_packages``)."""
+    from benchirt.pipeline.config import load_config
+    from benchirt.pipeline.store import ArtifactStore
+
+    manifest = ArtifactStore(run_dir).read_manifest()
+    return tuple(load_config(manifest["config"]).stage_config("responses").allowed_packages)
+
+
+def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_file: str | None,
+                          allowed_packages: Sequence[str] = ()) -> list:
     """:class:`ExtraEstimator` entries from ``--classifier NAME=DOTTED`` / ``--params JSON`` and a config file.
 
     ``--params`` pairs with ``--classifier`` by position (give one per classifier, or none). The config
     file is YAML ``classifiers: {NAME: {estimator: DOTTED, params: {...}, scale: bool}}`` (the schema of
-    ``responses.extra``). Every entry is resolved and checked here, before anything is trained.
+    ``responses.extra``). Every entry is resolved and checked here
+    (:func:`benchirt.pool.estimators.resolve_classifier_class`: allowed packages, a classifier class)
+    before anything it names is imported beyond that check, and before anything is trained.
     """
     import json
 
@@ -325,5 +339,4 @@ def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_fi
             entries[str(name)] = entry
     if not entries:
         raise ConfigError("no classifier to add; give --classifier NAME=DOTTED.ESTIMATOR or --config FILE")
-    classifiers = [ExtraEstimator.from_dict(name, entry) for name, entry in entries.items()]
-    return classifiers
+    return [ExtraEstimator.from_dict(name, entry, tuple(allowed_packages)) for name, entry in entries.items()]

@@ -34,12 +34,14 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchirt.placement.add import add_classifiers, classifiers_from_args
+    from benchirt.placement.add import add_classifiers, classifiers_from_args, run_allowed_packages
 
-    classifiers = classifiers_from_args(args.classifier, args.params, args.config)
+    classifiers = classifiers_from_args(args.classifier, args.params, args.config, run_allowed_packages(args.run_dir))
     outcome = add_classifiers(args.run_dir, classifiers, budget=args.budget, show_progress=not args.quiet)
     print(f"benchirt add: {outcome.computed} (classifier, dataset) results computed, {outcome.reused} reused "
           f"({outcome.seconds:.1f} s)")
+    for note in outcome.notes:
+        print(f"  note: {note}")
     for name, reasons in outcome.skipped.items():
         for dataset, reason in reasons.items():
             print(f"  skipped {name} on {dataset}: {reason}")

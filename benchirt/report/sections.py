@@ -10,6 +10,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from benchirt.report.added import added_classifiers
 from benchirt.report.config import ReportConfig
 from benchirt.report.document import Note, Paragraph, Section, Table, figure_block
 
@@ -344,7 +345,7 @@ def airt(results, config: ReportConfig) -> Section | None:
 
 #: The report's sections in page order.
 SECTIONS: tuple[Callable, ...] = (conclusions, overview, datasets, model_fit, suspect_labels, item_curves, true_scores,
-                                  ratings, statistics, subsets, airt)
+                                  ratings, added_classifiers, statistics, subsets, airt)
 
 
 def _subset_verdict(evaluation) -> str:
