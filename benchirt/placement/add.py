@@ -78,6 +78,7 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
     """
     from benchirt.pipeline.config import load_config
     from benchirt.pipeline.store import ArtifactStore
+    from benchirt.pool.real import ExtraEstimator
 
     start = time.perf_counter()
     store = ArtifactStore(run_dir)
@@ -87,7 +88,18 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
     irts = {name: store.load("irt", name, keys["irt"]) for name, keys in entries.items()}
     pool = set().union(*(irt.abilities["respondent"].astype(str) for irt in irts.values()))
     previous = manifest.get(MANIFEST_KEY, {})
-    specs = {}
+    model = None
+    datasets = sorted(entries)
+    if budget is not None:
+        from benchirt.placement.design import plan_datasets
+        from benchirt.placement.model import fit_score_model
+
+        model = fit_score_model(_pool_scores(irts))
+        datasets = plan_datasets(model, budget)["dataset"].tolist()
+    allowed = tuple(config.stage_config("responses").allowed_packages)
+    # classifiers added by earlier calls stay in the rebuilt results, on the datasets they were measured on
+    specs = {name: (ExtraEstimator.from_dict(name, entry["spec"], allowed), entry["spec"], entry["measured"],
+                    entry.get("budget")) for name, entry in previous.items()}
     for extra in classifiers:
         spec = {"estimator": extra.estimator, "params": dict(extra.params), "scale": bool(extra.scale)}
         extra.to_real()  # resolved and checked before anything is read or trained
@@ -98,21 +110,13 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
                 f"{extra.name!r} was added to this run before as {previous[extra.name]['spec']}; "
                 "give the new classifier another name (the same specification again is reused)"
             )
-        specs[extra.name] = (extra, spec)
-    model = None
-    datasets = sorted(entries)
-    if budget is not None:
-        from benchirt.placement.design import plan_datasets
-        from benchirt.placement.model import fit_score_model
-
-        model = fit_score_model(_pool_scores(irts))
-        datasets = plan_datasets(model, budget)["dataset"].tolist()
+        specs[extra.name] = (extra, spec, datasets, budget)
 
     outcome = AddOutcome(Path(run_dir))
     store.lock()
     try:
-        added = _measure(store, config, entries, irts, specs, datasets, outcome, show_progress)
-        _rebuild(store, manifest, config, entries, irts, added, specs, model, budget, outcome)
+        added = _measure(store, config, entries, irts, specs, outcome, show_progress)
+        _rebuild(store, manifest, config, entries, irts, added, specs, model, outcome)
     finally:
         store.unlock()
     from benchirt.report import build_report
@@ -147,7 +151,7 @@ def _pool_scores(irts: dict) -> pd.DataFrame:
     return matrix.dropna(axis=1)
 
 
-def _measure(store, config, entries, irts, specs, datasets, outcome: AddOutcome, show_progress: bool) -> dict:
+def _measure(store, config, entries, irts, specs, outcome: AddOutcome, show_progress: bool) -> dict:
     """Compute or reuse every (classifier, dataset) result; returns {classifier: {dataset: AddedResult}}."""
     from benchirt.irt.scoring import score_frozen
     from benchirt.pipeline.run import resolve_specs, stage_options
@@ -158,10 +162,15 @@ def _measure(store, config, entries, irts, specs, datasets, outcome: AddOutcome,
     options = stage_options(response_config)
     specs_by_dataset = None
     added: dict[str, dict] = {name: {} for name in specs}
-    for dataset in datasets:
-        keys = entries[dataset]
+    for dataset in sorted(set().union(*(wanted for _, _, wanted, _ in specs.values()))):
+        keys = entries.get(dataset)
+        if keys is None:
+            raise DataError(f"{store.root}: dataset {dataset!r}, on which a classifier was added before, has no "
+                            "stored results any more; rerun `benchirt run` on the directory")
         todo = []
-        for name, (extra, spec) in specs.items():
+        for name, (extra, spec, wanted, _) in specs.items():
+            if dataset not in wanted:
+                continue
             key = stage_key("add", {"classifier": name, **spec}, keys)
             if store.has("add", _artifact_name(name, dataset), key):
                 marker = store.marker("add", _artifact_name(name, dataset), key)
@@ -208,7 +217,7 @@ def _measure(store, config, entries, irts, specs, datasets, outcome: AddOutcome,
     return added
 
 
-def _rebuild(store, manifest, config, entries, irts, added, specs, model, budget, outcome: AddOutcome) -> None:
+def _rebuild(store, manifest, config, entries, irts, added, specs, model, outcome: AddOutcome) -> None:
     """Ratings/leaderboard/tests over pool + measured new scores; predictions with a budget; the manifest."""
     from benchirt.irt import true_score_table
     from benchirt.pipeline.run import stage_options
@@ -233,13 +242,17 @@ def _rebuild(store, manifest, config, entries, irts, added, specs, model, budget
     roles = suite_roles(responses)
     compare = sorted(set(roles.index[roles == "real"]) & set(pool_scores["classifier"])) + sorted(added)
     rating_config = config.stage_config("rating")
-    result = rate(scores, rating_config, other_scores={"test_accuracy": accuracy}, compare=compare)
     key = stage_key("rate", stage_options(rating_config), {
         "irt": {name: keys["irt"] for name, keys in entries.items()},
         "added": {name: {"spec": specs[name][1], "datasets": sorted(rows)} for name, rows in added.items()},
     })
-    path = store.save("rate", "all", key, result)
-    manifest["artifacts"]["rate"] = {"key": key, "status": "computed", "path": str(path.relative_to(store.root)),
+    status = "reused"
+    if not store.has("rate", "all", key):
+        result = rate(scores, rating_config, other_scores={"test_accuracy": accuracy}, compare=compare)
+        store.save("rate", "all", key, result)
+        status = "computed"
+    manifest["artifacts"]["rate"] = {"key": key, "status": status,
+                                     "path": str(store.path("rate", "all", key).relative_to(store.root)),
                                      "with_added": sorted(added)}
 
     calibration = model
@@ -258,7 +271,7 @@ def _rebuild(store, manifest, config, entries, irts, added, specs, model, budget
     for name, rows in added.items():
         record[name] = {
             "spec": specs[name][1],
-            "budget": budget,
+            "budget": specs[name][3],
             "measured": sorted(rows),
             "predicted": sorted(set(calibration.datasets) - set(rows)),
             "skipped": outcome.skipped.get(name, {}),
