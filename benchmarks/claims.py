@@ -12,7 +12,11 @@ decodIRT tool), so that the prose can be checked and corrected by anyone:
 * ``ltm_pc1_median_a`` — ltm's median discrimination on pc1 (README: "median discrimination ≈ 394");
 * ``glicko_order_*`` — the order robustness of decodIRT's Glicko-2 tournament over 200 random dataset
   orders (seed 0; ``benchirt.rating.permutation_analysis``), with benchirt's default Glicko-2 (Glickman's
-  algorithm) and with decodIRT's ``glicko2`` package (``rating.glicko: decodirt``).
+  algorithm) and with decodIRT's ``glicko2`` package (``rating.glicko: decodirt``);
+* ``subset_tau_percentile_*`` — how well decodIRT's subsets (combined rule, 30/50/70 %) and subsets of the
+  most discriminating datasets (30/50 %) keep the full suite's order of the real classifiers, as the
+  percentile of Kendall's tau among 200 random subsets of the same size (``benchirt subset``'s fidelity),
+  with both Glicko-2 arithmetics.
 
 The AIRT numbers of ``docs/airt.md`` come from ``benchmarks/airt_compat.py``.
 
@@ -27,6 +31,8 @@ import numpy as np
 import pandas as pd
 
 from benchirt.rating import RatingConfig, glicko_tournament, permutation_analysis, read_scores
+from benchirt.subsets import SubsetConfig, build_subsets, evaluate_subsets
+from benchirt.subsets.command import default_roles, read_summaries
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = Path(os.environ.get("BENCHIRT_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data")) / "decodirt-reference"
@@ -103,11 +109,33 @@ def order_claims(n_orders: int = 200, seed: int = 0) -> list[tuple[str, str, str
     return rows
 
 
+def subset_claims(seed: int = 0) -> list[tuple[str, str, str, str]]:
+    """Kendall tau percentile of decodIRT's subsets against 200 random subsets (README, docs/subsets.md)."""
+    summaries = read_summaries(REFERENCE)
+    scores = read_scores(REFERENCE)
+    roles = default_roles(scores["classifier"].unique())
+    rows = []
+    for glicko in ("glickman", "decodirt"):
+        for rule, cuts in (("combined", (30, 50, 70)), ("discrimination", (30, 50))):
+            subsets = build_subsets(summaries, cuts=cuts, rule=rule)
+            evaluation = evaluate_subsets(subsets, scores, summaries, roles=roles,
+                                          config=SubsetConfig(seed=seed, n_permutations=2),
+                                          rating_config=RatingConfig(glicko=glicko))
+            table = evaluation.fidelity.set_index("subset").loc[list(subsets)]
+            percentiles = table["kendall_tau_percentile"]
+            said = {("combined", "glickman"): "48-68", ("combined", "decodirt"): "43-54",
+                    ("discrimination", "glickman"): "95-96, p 0.07", ("discrimination", "decodirt"): "96-98"}[rule, glicko]
+            rows.append((f"subset_tau_percentile_{rule} [{glicko}]", "README, docs/subsets.md", said,
+                         f"{percentiles.min():.1f}-{percentiles.max():.1f} (cuts {', '.join(map(str, cuts))} %; "
+                         f"p {table['kendall_tau_p_value'].min():.2f}-{table['kendall_tau_p_value'].max():.2f})"))
+    return rows
+
+
 def main() -> None:
     if not REFERENCE.is_dir():
         raise SystemExit(f"reference data not found at {REFERENCE} (set BENCHIRT_SHARED_DATA)")
     folders = sorted(p for p in REFERENCE.iterdir() if (p / "true_scores.csv").is_file())
-    rows = reference_claims(folders) + order_claims()
+    rows = reference_claims(folders) + order_claims() + subset_claims()
     for name, where, said, value in rows:
         print(f"{name}\n    recomputed: {value}\n    prose:      {said}  [{where}]")
 
