@@ -177,7 +177,7 @@ def fit_continuous_r(z: np.ndarray, *, max_cycles: int = R_MAX_CYCLES, converge:
                         column_mean=z_mean, theta=standardized_easiness(z, alpha, beta, gamma),
                         posterior_mean=mu, posterior_var=float(var),
                         log_likelihood=log_likelihood,
-                        n_iter=len(trace) - 1, converged=False, max_discrimination=np.inf)
+                        n_iter=len(trace) - 1, converged=False, max_discrimination=None)
     return RFit(fit=fit, q_trace=tuple(trace), stopped_by_rule=abs(change) <= converge)
 
 
