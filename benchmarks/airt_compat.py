@@ -32,6 +32,7 @@ from benchirt.airt.compat import fit_continuous_r, r_logit, r_predicted, replace
 from benchirt.airt.continuous import expit, fit_continuous
 from benchirt.airt.goodness import model_goodness
 from benchirt.airt.polytomous import GRMConfig, bin_performance, fit_grm
+from benchirt.errors import DataError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = PROJECT_ROOT / "tests" / "fixtures" / "openml_weka_2017.csv"
@@ -142,7 +143,7 @@ def main() -> None:
         print(f"== {name} ({perf.shape[0]} x {perf.shape[1]}) ==")
         try:
             print(estimator_steps(perf).to_string(index=False, float_format=fmt, na_rep=""))
-        except Exception as exc:  # airt's estimator refuses constant columns / breaks down: say so
+        except DataError as exc:  # airt's estimator refuses constant columns or breaks down: say so
             print(f"airt-r estimator not applicable: {exc}")
             continue
         goodness = prediction_formulas(perf)
