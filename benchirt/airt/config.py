@@ -113,9 +113,9 @@ class AIRTConfig:
             (int(self.polytomous_levels) == self.polytomous_levels and self.polytomous_levels >= 2,
              "polytomous_levels must be an integer >= 2"),
             (self.compat is not None or self.compat_range == "data",
-             "compat_range applies only with compat: airt-r (set both or neither)"),
+             "compat_range applies only with compat: airt-r"),
             (self.polytomous is not None or self.polytomous_levels == 5,
-             "polytomous_levels applies only with polytomous: grm or gpcm (set both or neither)"),
+             "polytomous_levels applies only with polytomous: grm or gpcm"),
         )
         for ok, message in checks:
             if not ok:
