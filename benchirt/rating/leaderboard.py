@@ -151,6 +151,7 @@ def leaderboard(
     table["losses"] = _count(wins, position, 0.0)
     table["ties"] = _count(wins, position, 0.5)
     table = table.reset_index(drop=True)[list(LEADERBOARD_COLUMNS)]
+    table[["rank_low", "rank_high"]] = table[["rank_low", "rank_high"]].round().astype("Int64")
     if permutation is not None:
         spread = permutation.summary.set_index("classifier")[list(ORDER_SPREAD)].rename(columns=ORDER_SPREAD)
         table = table.join(spread, on="classifier")
