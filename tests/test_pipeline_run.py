@@ -272,12 +272,12 @@ def test_report_labels_the_decodirt_statistics_mode(finished_run, tmp_path):
     assert "datasets as blocks" not in friedman
 
 
-@pytest.mark.parametrize("score", ["test_accuracy"])
-def test_rating_score_decides_ratings_and_leaderboard_and_is_named(finished_run, tmp_path, score):
+def test_rating_score_decides_ratings_and_leaderboard_and_is_named(finished_run, tmp_path):
     import shutil
 
     from benchirt.rating import RatingConfig, glicko_tournament, leaderboard
 
+    score = "test_accuracy"
     out = tmp_path / "run"
     shutil.copytree(finished_run["out"], out)
     shutil.copy(finished_run["folder"] / "one_class.csv", tmp_path / "one_class.csv")
@@ -288,14 +288,9 @@ def test_rating_score_decides_ratings_and_leaderboard_and_is_named(finished_run,
     rating = results.rating
     assert rating.score == score and _manifest(out)["rating_score"] == score
     scores = stage_functions.run_scores(results.irts, results.responses, score)
-    if score == "test_accuracy":
-        expected = pd.concat([pd.DataFrame({"dataset": name, "classifier": r.test_accuracy.index,
-                                            "score": r.test_accuracy.to_numpy()})
-                              for name, r in results.responses.items()])
-    else:
-        expected = pd.concat([pd.DataFrame({"dataset": name, "classifier": irt.abilities["respondent"],
-                                            "score": irt.abilities["theta"].to_numpy()})
-                              for name, irt in results.irts.items()])
+    expected = pd.concat([pd.DataFrame({"dataset": name, "classifier": r.test_accuracy.index,
+                                        "score": r.test_accuracy.to_numpy()})
+                          for name, r in results.responses.items()])
     expected = expected[expected["classifier"].isin(scores["classifier"])]
     assert len(expected) == len(scores)
     config_used = RatingConfig(n_permutations=0, n_bootstrap=50, score=score)
