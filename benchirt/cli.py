@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "subset": ("benchirt.subsets.command", "IRT-filtered benchmark subsets: build, evaluate against chance, export/publish"),
     "airt": ("benchirt.airt.command", "AIRT: evaluate a portfolio of algorithms over many datasets"),
     "report": ("benchirt.report.command", "HTML report and Markdown summary of a finished run"),
+    "plan": ("benchirt.placement.command", "which datasets to run a new classifier on (budget K)"),
+    "predict": ("benchirt.placement.command", "predict new classifiers' scores and standing from a few datasets"),
 }
 
 #: Modules that register sub-commands, in the order ``--help`` lists them.

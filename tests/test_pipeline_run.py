@@ -4,6 +4,7 @@ the respond export, Dask execution and the OpenML API key kept out of every file
 from __future__ import annotations
 
 import json
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -220,6 +221,16 @@ def test_a_dataset_failing_on_every_attempt_is_recorded_and_the_rest_finish(fini
     assert outcome.manifest["datasets"]["iris"]["irt"]["status"] == "computed"
     assert outcome.manifest["stages"]["rate"]["status"] == "done"  # rated on the dataset that finished
     assert outcome.manifest["status"] == "finished with failures"
+
+    # a rerun does not pay for the known failure again, unless asked to (wine's result of the first run removed)
+    shutil.rmtree(finished_run["out"] / entry["path"])
+    again = run_pipeline(config, out=finished_run["out"], show_progress=False)
+    entry = again.manifest["datasets"]["wine"]["irt"]
+    assert again.exit_code == 1 and calls.count("wine") == 2
+    assert entry["status"] == "failed" and entry["attempts"] == 0 and entry["previous_attempts"] == 2
+    assert entry["reason"].startswith("failed in the previous run (not retried; --retry-failed tries again): MemoryError")
+    retried = run_pipeline(config, out=finished_run["out"], show_progress=False, retry_failed=True)
+    assert retried.manifest["datasets"]["wine"]["irt"]["attempts"] == 2 and calls.count("wine") == 4
 
 
 def test_dask_local_cluster_runs_the_real_irt_stage(finished_run):

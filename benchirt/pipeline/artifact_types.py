@@ -27,6 +27,8 @@ RESULT_MODULES: tuple[str, ...] = (
     "benchirt.rating.permutation",
     "benchirt.rating.statistics",
     "benchirt.rating.stage",
+    "benchirt.rating.leaderboard",
+    "benchirt.rating.bradley_terry",
     "benchirt.subsets.config",
     "benchirt.subsets.evaluation",
     "benchirt.airt.config",
@@ -34,6 +36,8 @@ RESULT_MODULES: tuple[str, ...] = (
     "benchirt.airt.continuous",
     "benchirt.airt.goodness",
     "benchirt.airt.latent",
+    "benchirt.airt.compat",
+    "benchirt.airt.polytomous",
 )
 
 _registered: dict[str, type] = {}

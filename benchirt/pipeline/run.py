@@ -78,7 +78,8 @@ def default_run_dir(config: PipelineConfig) -> Path:
 
 
 def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *, force: bool = False,
-                 show_progress: bool = True, client=None, explain: bool = False) -> RunOutcome:
+                 show_progress: bool = True, client=None, retry_failed: bool = False,
+                 explain: bool = False) -> RunOutcome:
     """Run the configured stages, reusing every stored result whose key matches.
 
     Parameters
@@ -93,6 +94,9 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
         Progress bars and skip/failure lines on stderr.
     client : distributed.Client, optional
         Run the per-dataset work on this Dask client (overrides ``execution``).
+    retry_failed : bool
+        Run again the (dataset, stage) results that failed in the previous run of ``out`` (by default
+        they are recorded as failed again without running).
     explain : bool
         Compute and write nothing: the returned manifest says, per (dataset, stage) and for the report,
         whether the stored result would be reused or why it would be recomputed.
@@ -106,7 +110,7 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
     run_dir = Path(out) if out is not None else default_run_dir(config)
     executor = make_executor(config.execution, client) if not explain else _NoExecutor()
     run = Run(ArtifactStore(run_dir), executor, config=to_plain(config.to_dict()), force=force, show_progress=show_progress,
-              explain=explain)
+              retry_failed=retry_failed, explain=explain)
     try:
         run.start(config.stages)
         run.manifest["config_source"] = config.source

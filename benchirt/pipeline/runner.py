@@ -75,6 +75,10 @@ class Run:
         Plain-data configuration recorded in the manifest.
     force : bool
         Recompute even when a complete artifact with the same key exists.
+    retry_failed : bool
+        Try again the (dataset, stage) results that failed in the previous run with the same key; by
+        default they are recorded as failed again without being run (a dataset that killed its worker
+        would otherwise cost the same time and memory on every rerun).
     show_progress : bool
         tqdm bars per stage and one log line per skipped/failed dataset (on stderr).
     explain : bool
@@ -85,9 +89,11 @@ class Run:
     executor: Any
     config: dict = field(default_factory=dict)
     force: bool = False
+    retry_failed: bool = False
     show_progress: bool = True
     explain: bool = False
     manifest: dict = field(default_factory=dict)
+    previous: dict = field(default_factory=dict, repr=False)
     stage_reports: dict[str, StageReport] = field(default_factory=dict)
     started: dict[str, float] = field(default_factory=dict, repr=False)
 
@@ -101,6 +107,7 @@ class Run:
             previous = self.store.read_manifest()
         except Exception:  # noqa: BLE001 - a missing or unreadable old manifest just starts afresh
             previous = {}
+        self.previous = previous
         self.manifest = {
             "benchirt_run": 1,
             "created": previous.get("created"),
@@ -145,6 +152,13 @@ class Run:
                     self._record(stage, item.name, key, "reused", decision="reused")
                     report.reused += 1
                     done[item.name] = key
+            elif not self.force and not self.retry_failed and self._failed_before(stage, item.name, key):
+                entry = self.previous["datasets"][item.name][stage]
+                reason = f"failed in the previous run (not retried; --retry-failed tries again): {entry.get('reason')}"
+                self._record(stage, item.name, key, "failed", reason=reason, attempts=0,
+                             previous_attempts=entry.get("attempts"), decision="not retried: it failed in the previous run")
+                report.failed += 1
+                self._log(f"{stage}: {item.name} failed in the previous run; not retried (use --retry-failed)")
             else:
                 todo.append((item, key))
         why = {item.name: self._why(stage, item.name, parts[item.name]) for item, _ in todo}
@@ -172,17 +186,26 @@ class Run:
         self._end(stage, report)
         return done
 
+    def _failed_before(self, stage: str, name: str, key: str) -> bool:
+        entry = self.previous.get("datasets", {}).get(name, {}).get(stage, {})
+        return entry.get("status") == "failed" and entry.get("key") == key
+
     def _store_outcome(self, stage: str, key: str, outcome: TaskOutcome, report: StageReport, parts: dict,
                        why: str) -> None:
-        info = {"seconds": round(outcome.seconds, 3), "attempts": outcome.attempts}
+        info = {"seconds": round(outcome.seconds, 3), "attempts": outcome.attempts,
+                "lost_workers": outcome.lost_workers}
         stored = {**info, "provenance": parts}
         decision = f"recomputed because {why}"
+        if outcome.lost_workers:
+            self._log(f"{stage}: {outcome.name} lost its worker {outcome.lost_workers} time(s) (process killed or out "
+                      f"of memory); attempts: {outcome.attempts}")
         if outcome.status == "ok":
             try:
                 path = self.store.save(stage, outcome.name, key, outcome.value, info=stored)
             except OSError as exc:  # a full disk, a lost mount: this dataset fails, the others go on
                 outcome = TaskOutcome(outcome.name, "failed", error=f"could not save the result: {_os_reason(exc)}",
-                                      seconds=outcome.seconds, attempts=outcome.attempts)
+                                      seconds=outcome.seconds, attempts=outcome.attempts,
+                                      lost_workers=outcome.lost_workers)
         if outcome.status == "ok":
             self._record(stage, outcome.name, key, "computed", path=path, decision=decision, **info)
             report.computed += 1
@@ -191,7 +214,7 @@ class Run:
             self._record(stage, outcome.name, key, "skipped", reason=outcome.error, decision=decision, **info)
             report.skipped += 1
             self._log(f"{stage}: skipped {outcome.name}: {outcome.error}")
-        else:  # failures are not stored: the next run tries again
+        else:  # failures leave no artifact, only a manifest entry (a rerun tries again with --retry-failed)
             self._record(stage, outcome.name, key, "failed", reason=outcome.error, decision=decision, **info)
             report.failed += 1
             self._log(f"{stage}: FAILED {outcome.name} after {outcome.attempts} attempt(s): {outcome.error.splitlines()[0]}")
