@@ -22,6 +22,7 @@ from benchirt.data.arff import NOMINAL, STRING, read_arff
 from benchirt.data.cleaning import prepare_dataset
 from benchirt.data.dataset import Dataset
 from benchirt.errors import DataError
+from benchirt.sniff import check_text_table
 
 #: Recognised suffixes (lower case, ``.gz`` stripped) → format.
 FORMATS = {".arff": "arff", ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet"}
@@ -84,6 +85,8 @@ def load_file(
         )
     if not path.is_file():
         raise DataError(f"{path}: no such file")
+    if fmt != "parquet":
+        check_text_table(path, f"{fmt.upper()} data file")
     text_columns: list[str] = []
     notes: list[str] = []
     extra: dict = {"file": str(path)}
