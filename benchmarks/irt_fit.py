@@ -13,12 +13,20 @@ signs of ltm's a disagree with the signs of the classical item-rest correlations
 table marks the pool "ltm_flip" and compares against (-a, -b). ``sign_agree`` / ``ltm_sign_agree``:
 share of items with |item-rest correlation| > 0.2 whose a has the same sign as that correlation.
 
-Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt] [--part sim|ref|both]
+Part 3 (``--part scale``) — the scaling table of issue 14: simulated 3PL (10 % negative a) at
+132 x {500, 2000, 8000} and {1000, 5000} x 500, benchirt and mirt side by side in one process
+(each warmed up first on a small matrix, BLAS limited to one thread as benchirt uses), printing CPU
+seconds, peak traced memory per response cell (``tracemalloc``: every numpy allocation during the
+fit, input excluded) and the ratios benchirt / mirt. benchirt runs its default two EM starts; the
+``1 start`` columns show the cost of one.
+
+Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt] [--part sim|ref|scale|both]
 """
 from __future__ import annotations
 
 import argparse
 import time
+import tracemalloc
 import warnings
 from pathlib import Path
 
@@ -98,6 +106,54 @@ def simulated(use_mirt: bool) -> pd.DataFrame:
             )
         rows.append(row)
         print(_fmt(pd.DataFrame([row])), flush=True)
+    return pd.DataFrame(rows)
+
+
+SCALE_SIZES = [(132, 500), (132, 2000), (132, 8000), (1000, 500), (5000, 500)]
+
+
+def _measure(fn) -> tuple[float, int]:
+    """CPU seconds and peak traced bytes of ``fn()``."""
+    tracemalloc.start()
+    cpu = time.process_time()
+    fn()
+    cpu = time.process_time() - cpu
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return cpu, peak
+
+
+def scaling(use_mirt: bool) -> pd.DataFrame:
+    from threadpoolctl import threadpool_limits
+
+    mirt = None
+    if use_mirt:
+        try:
+            import mirt
+        except ImportError:
+            print("mirt is not installed (pip install -e '.[bench]'): benchirt only")
+    warm = simulate_responses(60, 40, model="3PL", seed=1).responses
+    fit_irt(warm)
+    rows = []
+    with threadpool_limits(1, user_api="blas"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if mirt is not None:
+            mirt.fit_mirt(warm.to_numpy(), model="3PL", compute_standard_errors=False, verbose=False)
+        for n, m in SCALE_SIZES:
+            sim = simulate_responses(n, m, model="3PL", negative_fraction=0.1, seed=11)
+            matrix = sim.responses.to_numpy()
+            cells = n * m
+            cpu, peak = _measure(lambda: fit_irt(sim.responses))
+            cpu1, peak1 = _measure(lambda: fit_irt(sim.responses, IRTConfig(starts=1)))
+            row = {"n x m": f"{n}x{m}", "benchirt_cpu_s": cpu, "benchirt_bytes_per_cell": peak / cells,
+                   "1start_cpu_s": cpu1, "1start_bytes_per_cell": peak1 / cells}
+            if mirt is not None:
+                mcpu, mpeak = _measure(lambda: mirt.fit_mirt(matrix, model="3PL", compute_standard_errors=False,
+                                                             verbose=False))
+                row.update(mirt_cpu_s=mcpu, mirt_bytes_per_cell=mpeak / cells, cpu_ratio=cpu / mcpu,
+                           memory_ratio=peak / mpeak, cpu_ratio_1start=cpu1 / mcpu, memory_ratio_1start=peak1 / mpeak)
+            rows.append(row)
+            print(_fmt(pd.DataFrame([row])), flush=True)
     return pd.DataFrame(rows)
 
 
@@ -192,10 +248,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, help="use this many reference pools (spread over the 50)")
     parser.add_argument("--no-mirt", action="store_true", help="skip the mirt baseline")
-    parser.add_argument("--part", choices=("sim", "ref", "both"), default="both")
+    parser.add_argument("--part", choices=("sim", "ref", "scale", "both"), default="both")
     args = parser.parse_args()
     use_mirt = not args.no_mirt
     print(f"benchirt IRTConfig defaults: {IRTConfig()}\n")
+    if args.part == "scale":
+        print("== scaling: simulated 3PL, ratios benchirt / mirt (below 1: benchirt cheaper) ==")
+        print("\n" + _fmt(scaling(use_mirt)))
+        return
     if args.part in ("sim", "both"):
         print("== simulated 3PL (seed 11) ==")
         sim = simulated(use_mirt)
