@@ -4,6 +4,7 @@ the respond export, Dask execution and the OpenML API key kept out of every file
 from __future__ import annotations
 
 import json
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -131,7 +132,8 @@ def test_report_is_self_contained_with_every_section(finished_run):
     page = (out / "report.html").read_text()
     parser = _Page()
     parser.feed(page)
-    assert parser.sections == ["overview", "datasets", "curves", "true-scores", "ratings", "statistics", "subsets"]
+    assert parser.sections == ["conclusions", "overview", "datasets", "model-fit", "suspect-labels", "curves", "true-scores",
+                               "ratings", "statistics", "subsets"]
     assert len(parser.images) >= 12 and all(src.startswith("data:image/png;base64,") for src in parser.images)
     assert parser.external == []
     assert "could not be drawn" not in page
@@ -220,6 +222,16 @@ def test_a_dataset_failing_on_every_attempt_is_recorded_and_the_rest_finish(fini
     assert outcome.manifest["datasets"]["iris"]["irt"]["status"] == "computed"
     assert outcome.manifest["stages"]["rate"]["status"] == "done"  # rated on the dataset that finished
     assert outcome.manifest["status"] == "finished with failures"
+
+    # a rerun does not pay for the known failure again, unless asked to (wine's result of the first run removed)
+    shutil.rmtree(finished_run["out"] / entry["path"])
+    again = run_pipeline(config, out=finished_run["out"], show_progress=False)
+    entry = again.manifest["datasets"]["wine"]["irt"]
+    assert again.exit_code == 1 and calls.count("wine") == 2
+    assert entry["status"] == "failed" and entry["attempts"] == 0 and entry["previous_attempts"] == 2
+    assert entry["reason"].startswith("failed in the previous run (not retried; --retry-failed tries again): MemoryError")
+    retried = run_pipeline(config, out=finished_run["out"], show_progress=False, retry_failed=True)
+    assert retried.manifest["datasets"]["wine"]["irt"]["attempts"] == 2 and calls.count("wine") == 4
 
 
 def test_dask_local_cluster_runs_the_real_irt_stage(finished_run):

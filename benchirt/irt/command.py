@@ -30,7 +30,11 @@ DIR/abilities.csv (respondent, theta, se, true_score), DIR/fit.json (status, con
 log_likelihood, seconds, model, n_respondents, n_items, the EM starts: start_runs with each start's
 log posterior and status converged / iteration_limit / better_optimum_exists, item summary) and, with --plots,
 icc.png, ccc_difficulty.png, ccc_discrimination.png, parameters.png. With --compare-models also
-DIR/model_comparison.csv (model, log_likelihood, n_parameters, aic, bic, status, best_aic, best_bic)."""
+DIR/model_comparison.csv (model, log_likelihood, n_parameters, aic, bic, status, best_aic, best_bic).
+
+With --items ITEMS.csv the items are NOT refitted: the respondents of RESPONSES.csv are scored against
+those frozen parameters (an items.csv of this command or of a run, or decodIRT's ltm_item_params.csv)
+and only DIR/abilities.csv (respondent, theta, se, true_score) is written."""
 
 
 def register(subparsers) -> None:
@@ -54,6 +58,8 @@ def register(subparsers) -> None:
                         help="also fit the other two of 1PL/2PL/3PL; write model_comparison.csv (log-likelihood, "
                              "AIC, BIC) and print it")
     parser.add_argument("--plots", action="store_true", help="also write the PNG figures")
+    parser.add_argument("--items", metavar="ITEMS.csv",
+                        help="score the respondents against these frozen item parameters instead of fitting")
     parser.set_defaults(func=run)
 
 
@@ -109,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
     config = IRTConfig(model=args.model, prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter,
                        starts=_starts(args.starts))
     responses = read_responses_csv(args.responses)
+    if args.items:
+        return _score(args, responses, config)
     try:
         fit = fit_irt(responses, config)
         comparison = compare_models(responses, config, fitted=fit) if args.compare_models else None
@@ -140,6 +148,22 @@ def run(args: argparse.Namespace) -> int:
         atomic_write_csv(out / "model_comparison.csv", comparison)
         print(comparison.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     print(f"wrote {out}")
+    return 0
+
+
+def _score(args: argparse.Namespace, responses: pd.DataFrame, config: IRTConfig) -> int:
+    """``--items``: θ, SE and True-Score against frozen items (no refit)."""
+    from benchirt.irt.scoring import read_items, score_frozen
+
+    items = read_items(args.items)
+    try:
+        table = score_frozen(items, responses, config.ability, config)
+    except DataError as exc:
+        raise DataError(f"{args.responses}: {exc}") from None
+    out = Path(args.out)
+    atomic_write_csv(out / "abilities.csv", table.reset_index())
+    print(f"scored {len(table)} respondents on {len(items)} frozen items of {args.items} ({config.ability}; not refitted)")
+    print(f"wrote {out / 'abilities.csv'}")
     return 0
 
 

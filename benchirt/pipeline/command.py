@@ -11,15 +11,16 @@ from benchirt.pipeline.config import STAGES, load_config, select_stages
 RUN_DESCRIPTION = f"""\
 Run the whole study: {' -> '.join(STAGES)}.
 
-With no CONFIG it runs the packaged default (configs/default.yaml: four builtin datasets, offline,
-a few minutes on 2 cores). Other configs: configs/cc18-offline.yaml (the 27 offline CC18 datasets),
+With no CONFIG it runs the packaged default (configs/default.yaml: the embedded suite of 12 small
+real datasets, every stage including AIRT, offline, about 1 minute on 2 cores). Other configs: configs/cc18-offline.yaml (the 27 offline CC18 datasets),
 configs/cc18.yaml (OpenML-CC18 online, decodIRT's protocol), configs/airt-aslib.yaml (AIRT on ASlib).
 
 Every (dataset, stage) result is stored in the run directory under a key of the options and inputs
 that produced it, so a rerun (after a kill, a crash or an edit of one stage's options) computes only
 what is missing or changed; --force recomputes. A dataset a stage cannot use is recorded as skipped
-with its reason; one whose task keeps failing is recorded as failed after execution.retries retries;
-the other datasets finish either way. Exit status: 0, or 1 when something failed, 2 on a bad config.
+with its reason; one whose task keeps failing (or keeps killing its worker process) is recorded as failed after
+execution.retries retries, and a rerun does not try it again unless --retry-failed; the other
+datasets finish either way. Exit status: 0, or 1 when something failed, 2 on a bad config.
 
 Writes DIR/manifest.json, DIR/config.yaml, DIR/artifacts/<stage>/..., DIR/report.html and
 DIR/summary.md (default DIR: the config's `out`, else runs/<config name>)."""
@@ -28,7 +29,7 @@ RESPOND_DESCRIPTION = """\
 Produce the response matrices only (the respond stage of `benchirt run`), and export them for the
 other commands: DIR/responses/<dataset>/responses.csv (respondents x test items of 0/1, first column
 the classifier: the input of `benchirt irt`), roles.csv, test_accuracy.csv and cv_accuracy.csv.
-SOURCE is a config file or a suite: builtin, cc18-offline, OpenML-CC18, a folder of ARFF/CSV/parquet
+SOURCE is a config file or a suite: embedded, builtin, cc18-offline, OpenML-CC18, a folder of ARFF/CSV/parquet
 files, or a suite file. Results are cached in DIR like `benchirt run` does."""
 
 
@@ -52,6 +53,8 @@ def register(subparsers) -> None:
 def _common(parser) -> None:
     parser.add_argument("--out", metavar="DIR", help="run directory")
     parser.add_argument("--force", action="store_true", help="recompute even the results already stored")
+    parser.add_argument("--retry-failed", action="store_true",
+                        help="run again the datasets that failed in the previous run (by default they are not retried)")
     parser.add_argument("--n-jobs", type=int, metavar="N", help="parallel datasets (overrides execution.n_jobs)")
     parser.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786 "
                         "(overrides execution.scheduler; 'local' starts a LocalCluster of --n-jobs workers)")
@@ -68,7 +71,8 @@ def run_command(args: argparse.Namespace) -> int:
     if not stages:
         raise ConfigError("no stage left to run after --skip; name at least one of " + ", ".join(STAGES))
     config = _with_execution(replace(config, stages=stages), args)
-    outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet)
+    outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet,
+                           retry_failed=args.retry_failed)
     export_irt(outcome.run_dir)
     rating = load_stage_result(outcome.run_dir, "rate")
     print(format_summary(outcome.run_dir, outcome.manifest, rating, top=config.stage_config("report").top_classifiers))
@@ -86,7 +90,8 @@ def respond_command(args: argparse.Namespace) -> int:
     else:
         config = load_config({"suite": args.source, "stages": ["respond"]})
     config = _with_execution(config, args)
-    outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet)
+    outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet,
+                           retry_failed=args.retry_failed)
     written = export_responses(outcome.run_dir)
     print(format_summary(outcome.run_dir, outcome.manifest))
     print(f"Responses of {len(written)} dataset(s) in {Path(outcome.run_dir) / 'responses'}")

@@ -77,7 +77,7 @@ def default_run_dir(config: PipelineConfig) -> Path:
 
 
 def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *, force: bool = False,
-                 show_progress: bool = True, client=None) -> RunOutcome:
+                 show_progress: bool = True, client=None, retry_failed: bool = False) -> RunOutcome:
     """Run the configured stages, reusing every stored result whose key matches.
 
     Parameters
@@ -92,6 +92,9 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
         Progress bars and skip/failure lines on stderr.
     client : distributed.Client, optional
         Run the per-dataset work on this Dask client (overrides ``execution``).
+    retry_failed : bool
+        Run again the (dataset, stage) results that failed in the previous run of ``out`` (by default
+        they are recorded as failed again without running).
 
     Returns
     -------
@@ -101,7 +104,8 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
     """
     run_dir = Path(out) if out is not None else default_run_dir(config)
     executor = make_executor(config.execution, client)
-    run = Run(ArtifactStore(run_dir), executor, config=to_plain(config.to_dict()), force=force, show_progress=show_progress)
+    run = Run(ArtifactStore(run_dir), executor, config=to_plain(config.to_dict()), force=force, show_progress=show_progress,
+              retry_failed=retry_failed)
     try:
         run.start(config.stages)
         run.manifest["config_source"] = config.source

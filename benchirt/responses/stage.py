@@ -8,9 +8,12 @@ cross-validation fold, fitted on 90 % of the training part), the MLP epoch ladde
 
 Work is cut into tasks of one (preprocessing kind, fold) each: the preprocessor is fitted once per fold
 and scaling kind (:mod:`benchirt.preprocess`) and shared by every model of that kind, and joblib runs the
-tasks in parallel. Each task runs BLAS single-threaded: its matrices are small (an MLP batch is 200 rows),
-parallelism comes from the tasks, and multi-threaded BLAS spin-waiting on a busy machine multiplied the
-CPU time of a credit-g run by up to 8 in our measurements. Results do not depend on ``n_jobs``: every estimator gets ``random_state=seed``.
+tasks in parallel. Each task runs every BLAS and OpenMP pool with one thread (:func:`benchirt.threads.one_thread`):
+its matrices are small (an MLP batch is 200 rows), parallelism comes from the tasks, multi-threaded BLAS
+spin-waiting on a busy machine multiplied the CPU time of a credit-g run by up to 8 in our measurements,
+and the number of OpenMP threads changes how k-nearest-neighbour search breaks distance ties. Results
+do not depend on ``n_jobs``, the executor or the machine's cores: every estimator gets ``random_state=seed``
+and one thread.
 """
 from __future__ import annotations
 
@@ -21,7 +24,6 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from benchirt.data import Dataset
@@ -38,6 +40,7 @@ from benchirt.pool import (
 from benchirt.preprocess import clean_features, transform_pair
 from benchirt.responses.config import ResponseConfig
 from benchirt.responses.split import cv_folds, split_train_test, stratified_draw
+from benchirt.threads import one_thread
 
 
 @dataclass
@@ -297,7 +300,7 @@ def _fit_predict(
     if len(np.unique(y_fit)) == 1:
         return {spec.name: (np.full(len(predict_rows), y_fit[0]), None) for spec in members}
     out = {}
-    with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
+    with warnings.catch_warnings(), one_thread():
         warnings.simplefilter("ignore")  # convergence and similar warnings of default hyper-parameters
         for spec in members:
             try:
@@ -311,5 +314,5 @@ def _fit_predict(
 def _ladder(X: pd.DataFrame, codes: np.ndarray, train: np.ndarray, test: np.ndarray, config: ResponseConfig):
     """The epoch ladder on the scaled preprocessing of the training part."""
     X_train, X_test = transform_pair(X, train, test, scale=True, max_categories=config.max_categories)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_thread():
         return ladder_predictions(X_train, codes[train], X_test, epochs=config.ladder_epochs, seed=config.seed)
