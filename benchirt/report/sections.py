@@ -163,8 +163,8 @@ def item_curves(results, config: ReportConfig) -> Section | None:
         if name in results.responses:
             response = results.responses[name]
             reported = list(response.roles.index[response.roles.isin(["real", "artificial"])])
-            _figure(section, lambda fit=irt.fit, r=response.responses, who=reported:
-                    irt_plots.plot_classifier_curves(fit, r, respondents=who), f"CCC — {name}", config)
+            _figure(section, lambda fit=irt.fit, r=response.responses, who=reported, roles=response.roles.to_dict():
+                    irt_plots.plot_classifier_curves(fit, r, respondents=who, roles=roles), f"CCC — {name}", config)
     return section
 
 
