@@ -25,7 +25,11 @@ Writes DIR/items.csv (item, discrimination, difficulty, guessing, se_*, p_correc
 at_bound, or all_correct / all_wrong for items without information, which get a = 0, b = -6 / +6),
 DIR/abilities.csv (respondent, theta, se, true_score), DIR/fit.json (converged, n_iter,
 log_likelihood, seconds, model, n_respondents, n_items, item summary) and, with --plots,
-icc.png, ccc_difficulty.png, ccc_discrimination.png, parameters.png."""
+icc.png, ccc_difficulty.png, ccc_discrimination.png, parameters.png.
+
+With --items ITEMS.csv the items are NOT refitted: the respondents of RESPONSES.csv are scored against
+those frozen parameters (an items.csv of this command or of a run, or decodIRT's ltm_item_params.csv)
+and only DIR/abilities.csv (respondent, theta, se, true_score) is written."""
 
 
 def register(subparsers) -> None:
@@ -44,6 +48,8 @@ def register(subparsers) -> None:
     parser.add_argument("--ability", choices=ABILITY_METHODS, default="EAP", help="ability estimator (default EAP)")
     parser.add_argument("--max-iter", type=int, default=IRTConfig.max_iter, help="EM step limit (default %(default)s)")
     parser.add_argument("--plots", action="store_true", help="also write the PNG figures")
+    parser.add_argument("--items", metavar="ITEMS.csv",
+                        help="score the respondents against these frozen item parameters instead of fitting")
     parser.set_defaults(func=run)
 
 
@@ -98,6 +104,8 @@ def _names_column(column: pd.Series) -> bool:
 def run(args: argparse.Namespace) -> int:
     config = IRTConfig(model=args.model, prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter)
     responses = read_responses_csv(args.responses)
+    if args.items:
+        return _score(args, responses, config)
     try:
         fit = fit_irt(responses, config)
     except DataError as exc:
@@ -120,6 +128,22 @@ def run(args: argparse.Namespace) -> int:
         f"{record['n_flagged']} items without information, {record['n_at_bound']} at a bound"
     )
     print(f"wrote {out}")
+    return 0
+
+
+def _score(args: argparse.Namespace, responses: pd.DataFrame, config: IRTConfig) -> int:
+    """``--items``: θ, SE and True-Score against frozen items (no refit)."""
+    from benchirt.irt.scoring import read_items, score_frozen
+
+    items = read_items(args.items)
+    try:
+        table = score_frozen(items, responses, config.ability, config)
+    except DataError as exc:
+        raise DataError(f"{args.responses}: {exc}") from None
+    out = Path(args.out)
+    atomic_write_csv(out / "abilities.csv", table.reset_index())
+    print(f"scored {len(table)} respondents on {len(items)} frozen items of {args.items} ({config.ability}; not refitted)")
+    print(f"wrote {out / 'abilities.csv'}")
     return 0
 
 
