@@ -56,14 +56,17 @@ def conclusions(results, config: ReportConfig) -> Section:
     if results.airt is not None:
         sentences.append(say.airt_sentence(results.airt.algorithms))
     sentences += _omitted(results)
-    section.add(Paragraph("\n".join(f"• {s}" for s in sentences if s)))
-    if rating is not None and len(rating.leaderboard) >= 2:
+    sentences = [s for s in sentences if s]
+    board_sentences = 2 if rating is not None and len(rating.leaderboard) >= 2 else 0
+    if board_sentences:
+        section.add(Paragraph("\n".join(f"• {s}" for s in sentences[:board_sentences])))
         board = say.leaderboard_table(rating.leaderboard)
         shown = board.head(say.LEADERBOARD_ROWS)
         section.add(Table(shown, f"Leaderboard: top {len(shown)} of {len(board)} (Bradley–Terry on "
                                  f"{rating.score.replace('_', ' ')}; '=' marks a tie; tier: Arena's rule, a "
                                  "classifier sits above another only when their 95 % intervals do not overlap). "
                                  "Full table, figure and every pair under Leaderboard.", human_headers=False))
+    section.add(Paragraph("\n".join(f"• {s}" for s in sentences[board_sentences:])))
     return section
 
 
