@@ -121,3 +121,19 @@ def test_pairwise_sentence_counts_holm_significant_wins_of_the_leader():
     # b: significant and a better -> beaten; c: not significant; d: significant but d better -> not beaten
     assert "(Holm-corrected for all 4 pairs, α = 0.05): a is significantly better than 1 of 3 classifiers" in text
     assert text.endswith("not separated from c.")
+
+
+def test_airt_dataset_table_collapses_identical_rows():
+    """ASP-POTASSCO: 80 instances every solver finds equally easy must not be 80 identical rows."""
+    from benchirt.report.sections import airt_dataset_table
+
+    datasets = pd.DataFrame({"dataset": [f"i{n:02d}" for n in range(82)],
+                             "difficulty": [2.397] * 40 + [-2.397] * 40 + [0.5, 0.1]})
+    datasets["easiness"] = -datasets["difficulty"]
+    table, caption = airt_dataset_table(datasets)
+    assert table["difficulty"].tolist() == [2.397, 0.5, 0.1, -2.397]
+    assert table["n_datasets"].tolist() == [40, 1, 1, 40]
+    assert table["datasets"].iloc[0] == "i00, i01, i02, i03, i04, … (35 more)"
+    assert "82 rows with 4 distinct difficulties" in caption
+    distinct, _ = airt_dataset_table(datasets.iloc[79:])  # all different: left as it is, hardest first
+    assert distinct["dataset"].tolist() == ["i80", "i81", "i79"]

@@ -324,7 +324,7 @@ def airt(results, config: ReportConfig) -> Section | None:
     section.add(Paragraph(result.summary()))
     section.add(Table(result.algorithms, "Algorithms (LTO: latent trait occupancy of strengths/weaknesses)."))
     section.add(Table(result.goodness, "Model goodness per algorithm (seed 000 §4.4-4.5)."))
-    section.add(Table(*_airt_datasets(result.datasets)))
+    section.add(Table(*airt_dataset_table(result.datasets)))
     for title, make in (("Latent trait curves", airt_plots.plot_latent_curves),
                         ("Strengths and weaknesses", airt_plots.plot_strengths_weaknesses),
                         ("AUAEC vs AUPEC", airt_plots.plot_auaec_aupec)):
@@ -348,7 +348,7 @@ def _subset_verdict(evaluation) -> str:
     return subsets_sentence(evaluation.fidelity, evaluation.config.rule)
 
 
-def _airt_datasets(datasets: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+def airt_dataset_table(datasets: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """AIRT's dataset table, hardest first; rows with the same difficulty are collapsed into one row
     that counts them (an ASlib scenario has many instances every solver finds equally easy)."""
     frame = datasets.sort_values(["difficulty", "dataset"], ascending=[False, True])
