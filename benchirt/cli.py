@@ -14,7 +14,7 @@ import sys
 from benchirt.errors import BenchirtError
 
 #: Modules that each register one sub-command, in the order ``--help`` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("benchirt.pipeline.command", "benchirt.data.command", "benchirt.irt.command", "benchirt.rating.command", "benchirt.subsets.command", "benchirt.airt.command", "benchirt.report.command")
+COMMAND_MODULES: tuple[str, ...] = ("benchirt.pipeline.command", "benchirt.data.command", "benchirt.irt.command", "benchirt.rating.command", "benchirt.subsets.command", "benchirt.airt.command", "benchirt.report.command", "benchirt.placement.command")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -19,3 +19,7 @@ class ConfigError(BenchirtError):
 
 class OpenMLUnavailableError(DataError):
     """OpenML cannot be reached; the message names the offline alternatives."""
+
+
+class ArtifactError(BenchirtError):
+    """A stored artifact is malformed, names a type benchirt does not store, or was changed after writing."""

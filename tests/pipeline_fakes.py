@@ -15,8 +15,10 @@ import numpy as np
 import pandas as pd
 
 from benchirt.errors import DataError
+from benchirt.pipeline.artifact_types import register
 
 
+@register
 @dataclass
 class FakeResult:
     """A result shaped like the real ones: a frame, a series, an array, a dict."""

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy.optimize import approx_fprime
 
-from benchirt.airt.polytomous import GRMConfig, bin_performance, fit_grm, simulate_grm
+from benchirt.airt.polytomous import GRMConfig, bin_performance, fit_grm, simulate_gpcm, simulate_grm
 from benchirt.errors import ConfigError, DataError
 
 SLOPES = [1.5, 1.0, 2.0, -1.3, 0.8, 1.2]
@@ -199,3 +199,73 @@ def test_flat_prior_fit_matches_python_mirt_on_positive_slopes():
     np.testing.assert_allclose(np.vstack(ours.items["thresholds"]),
                                coef[[f"thresholds_{k}" for k in range(1, 5)]].to_numpy(), atol=5e-3)
     assert ours.log_likelihood == pytest.approx(reference.log_likelihood, abs=1e-3)
+
+
+# --- generalized partial credit model (the model R airt fits) ------------------------------------------
+GPCM_SLOPES = [1.4, 1.0, -1.2, 0.8]
+GPCM_STEPS = [[-1.0, 0.0, 1.0], [-0.5, 0.5, 0.2], [0.8, -0.3, -1.0], [-1.5, 1.0]]
+
+
+def test_gpcm_probabilities_by_hand():
+    from benchirt.airt.polytomous import _gpcm_category_probs
+
+    # a = 1, d = (0.5, 1.0) at theta = 0.3: P proportional to (1, e^(0.3 + 0.5), e^(0.6 + 1.0))
+    probs = _gpcm_category_probs(np.array([1.0]), np.array([[0.5, 1.0]]), np.array([0.3]))[0, 0]
+    weights = np.exp([0.0, 0.8, 1.6])
+    np.testing.assert_allclose(probs, weights / weights.sum())
+
+
+def test_gpcm_gradient_matches_finite_differences():
+    from benchirt.airt.polytomous import _code_levels, _GPCMProblem
+
+    levels, _ = simulate_gpcm(GPCM_SLOPES, GPCM_STEPS, 200, seed=5)
+    codes, level_lists, _, _ = _code_levels(levels)
+    k = np.array([len(lv) - 1 for lv in level_lists])
+    problem = _GPCMProblem(codes, k, GRMConfig(model="gpcm"))
+    x0 = np.random.default_rng(0).normal(0, 0.5, problem.n_items * (problem.k_max + 1))
+    numeric = approx_fprime(x0, lambda x: problem.objective(x)[0], 1e-6)
+    analytic = problem.objective(x0)[1]
+    used = np.column_stack([np.ones(problem.n_items, bool), ~problem.pad]).ravel()   # padded slots are inert
+    np.testing.assert_allclose(analytic[used], numeric[used], rtol=1e-4, atol=1e-3)
+
+
+def test_gpcm_recovers_steps_and_the_anomalous_item():
+    levels, theta = simulate_gpcm(GPCM_SLOPES, GPCM_STEPS, 2000, seed=2)
+    fit = fit_grm(levels, GRMConfig(model="gpcm"))
+    assert fit.converged and fit.model == "gpcm"
+    np.testing.assert_allclose(fit.items["discrimination"], GPCM_SLOPES, atol=0.2)
+    assert list(fit.items["anomalous"]) == [False, False, True, False]
+    for estimated, true in zip(fit.items["thresholds"], GPCM_STEPS):
+        np.testing.assert_allclose(estimated, true, atol=0.3)
+    assert np.corrcoef(fit.theta["theta"], theta)[0, 1] > 0.8
+    probs = fit.category_probabilities(np.linspace(-3, 3, 7))
+    np.testing.assert_allclose(probs.sum(axis=2), 1.0)
+
+
+def test_difficulty_limit_definitions_highest_and_lowest_threshold():
+    levels, _ = simulate_gpcm(GPCM_SLOPES, GPCM_STEPS, 500, seed=4)
+    for model in ("grm", "gpcm"):
+        top = fit_grm(levels, GRMConfig(model=model))
+        first = fit_grm(levels, GRMConfig(model=model, difficulty_limit="lowest"))
+        np.testing.assert_allclose(top.items["difficulty_limit"], [-t[-1] for t in top.items["thresholds"]])
+        np.testing.assert_allclose(first.items["difficulty_limit"], [-t[0] for t in top.items["thresholds"]],
+                                   atol=1e-6)
+    with pytest.raises(ConfigError, match="polytomous model"):
+        GRMConfig(model="nrm")
+    with pytest.raises(ConfigError, match="difficulty_limit"):
+        GRMConfig(difficulty_limit="middle")
+
+
+def test_flat_prior_gpcm_matches_python_mirt():
+    """Reference check: with (practically) flat priors our GPCM equals mirt's (positive slopes there)."""
+    mirt = pytest.importorskip("mirt")
+    levels, _ = simulate_gpcm([1.4, 1.0, 0.9, 0.8], [[-1, 0, 1], [-0.5, 0.5, 0.2], [0.3, -0.3, 1.0], [-1.5, 1.0, 0.5]],
+                              1000, seed=11)
+    ours = fit_grm(levels, GRMConfig(model="gpcm", slope_prior_sd=1e6, intercept_prior_sd=1e6))
+    reference = mirt.fit_mirt((levels.to_numpy() - 1).astype(int), model="GPCM", n_quadpts=61, tol=1e-7,
+                              compute_standard_errors=False)
+    coef = reference.coef()
+    np.testing.assert_allclose(ours.items["discrimination"], coef["discrimination"], atol=5e-3)
+    np.testing.assert_allclose(np.vstack(ours.items["thresholds"]),
+                               coef[[f"steps_{k}" for k in range(1, 4)]].to_numpy(), atol=1e-2)
+    assert ours.log_likelihood == pytest.approx(reference.log_likelihood, abs=1e-2)

@@ -149,8 +149,9 @@ def test_unreachable_openml_names_the_offline_options(monkeypatch, form):
         resolve_suite(form)
     message = str(info.value)
     assert "cannot be reached" in message
-    for option in ("--suite cc18-offline", "--suite builtin", "--suite PATH"):
+    for option in ("'embedded'", "'cc18-offline'", "'builtin'", "folder PATH"):
         assert option in message
+    assert "--suite" not in message  # no command has such a flag
 
 
 def test_unreachable_openml_at_load_time(monkeypatch):
@@ -167,7 +168,7 @@ def test_unknown_dataset_id_is_a_data_error_naming_the_id_and_offline_options(fa
         resolve_suite("openml-dataset:999999")
     assert not isinstance(info.value, OpenMLUnavailableError)
     assert "dataset 999999" in str(info.value) and "Unknown dataset" in str(info.value)
-    assert "--suite cc18-offline" in str(info.value)
+    assert "'cc18-offline'" in str(info.value)
 
 
 def test_dataset_without_a_default_target(fake_openml):

@@ -105,7 +105,7 @@ def test_cc18_offline_without_the_mirror_names_the_alternatives(tmp_path, monkey
     with pytest.raises(DataError) as info:
         resolve_suite("cc18-offline")
     message = str(info.value)
-    assert "BENCHIRT_SHARED_DATA" in message and "--suite builtin" in message
+    assert "BENCHIRT_SHARED_DATA" in message and "'embedded'" in message
     assert str(tmp_path / "nowhere") in message
 
 
@@ -253,3 +253,28 @@ def test_suite_file_stores_files_inside_its_folder_relatively(folder):
     moved = folder.parent / "moved"
     folder.rename(moved)
     assert read_suite_file(moved / "suite.yaml").specs[0].location == str((moved / "b-table.csv").resolve())
+
+
+def test_embedded_suite_is_twelve_real_datasets_with_checked_provenance():
+    specs = resolve_suite("embedded")
+    assert [s.name for s in specs] == ["wdbc", "digits", "wine", "iris", "breast-w", "pima", "glass", "crabs",
+                                       "penguins", "participation", "birthwt", "kyphosis"]
+    files = [s for s in specs if s.kind == "file"]
+    assert all(s.sha256 and len(s.sha256) == 64 for s in files)  # every shipped file is checksummed
+    assert {s.name: s.openml_id for s in files if s.openml_id} == {"breast-w": 15, "glass": 41}
+    shapes = {s.name: (d.n_instances, d.n_classes) for s in files for d in [s.load()]}
+    assert shapes["breast-w"] == (699, 2) and shapes["glass"] == (214, 6) and shapes["kyphosis"] == (81, 2)
+    assert sum(Path(s.location).stat().st_size for s in files) < 200_000  # small enough to ship
+
+
+def test_embedded_suite_refuses_an_altered_file(tmp_path):
+    import shutil
+
+    from benchirt.data.local import EMBEDDED_DIR, read_manifest
+
+    shutil.copytree(EMBEDDED_DIR, tmp_path / "copy")
+    with open(tmp_path / "copy" / "crabs.csv", "a") as f:
+        f.write("M,1,1,1,1,1,B\n")
+    crabs = next(s for s in read_manifest(tmp_path / "copy") if s.name == "crabs")
+    with pytest.raises(DataError, match="sha256|checksum"):
+        crabs.load()

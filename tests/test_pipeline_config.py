@@ -22,7 +22,7 @@ def test_packaged_default_is_identical_to_configs_default():
     packaged = ROOT / "benchirt" / "pipeline" / "default.yaml"
     assert packaged.read_bytes() == (ROOT / "configs" / "default.yaml").read_bytes()
     config = load_config(None)
-    assert config.suite == "builtin" and config.stages == ("respond", "irt", "rate", "subset", "report")
+    assert config.suite == "embedded" and config.stages == ("respond", "irt", "rate", "subset", "airt", "report")
     assert config.source == "<default config>"
 
 

@@ -8,24 +8,29 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchirt.errors import BenchirtError
-from benchirt.pipeline import serialize
+from benchirt.errors import ArtifactError, BenchirtError
+from benchirt.pipeline import fingerprint, serialize
+from benchirt.pipeline.artifact_types import register
 from benchirt.pipeline.store import MARKER, ArtifactStore, artifact_key
 from pipeline_fakes import FakeResult, square_table
 
 
+@register
 @dataclass(frozen=True)
 class Nested:
     inner: FakeResult
     labels: tuple
     odd: object
     ratios: pd.DataFrame
+    by_name: dict
+    missing: float = float("nan")
 
 
 def test_dataclass_round_trip_keeps_types_and_values(tmp_path):
     result = square_table("wine", 7)
-    frame_with_int_columns = pd.DataFrame(np.eye(3), columns=[0, 1, 2])  # parquet refuses: pickled
-    original = Nested(result, ("a", "b"), {1: "non-string key"}, frame_with_int_columns)
+    frame_with_int_columns = pd.DataFrame(np.eye(3), columns=[0, 1, 2])  # parquet needs string labels
+    by_name = {"wine": square_table("wine", 2), "iris": pd.DataFrame({("a", 1): [1.0], ("a", 2): [2.0]})}
+    original = Nested(result, ("a", "b"), {1: "non-string key", (2, "x"): [("t", 1)]}, frame_with_int_columns, by_name)
     serialize.dump(original, tmp_path / "r")
     back = serialize.load(tmp_path / "r")
     assert type(back) is Nested and type(back.inner) is FakeResult
@@ -34,11 +39,76 @@ def test_dataclass_round_trip_keeps_types_and_values(tmp_path):
     pd.testing.assert_series_equal(back.inner.column, result.column)
     np.testing.assert_array_equal(back.inner.values, result.values)
     assert back.inner.summary == {"n": 7, "square": 49.0}
-    assert back.labels == ("a", "b") and back.odd == {1: "non-string key"}
+    assert back.labels == ("a", "b") and back.odd == {1: "non-string key", (2, "x"): [("t", 1)]}
     pd.testing.assert_frame_equal(back.ratios, frame_with_int_columns)
-    # readable formats on disk for a user, not one opaque pickle
+    assert list(back.by_name) == ["wine", "iris"] and back.by_name["wine"].summary == {"n": 2, "square": 4.0}
+    pd.testing.assert_frame_equal(back.by_name["iris"], by_name["iris"])
+    assert np.isnan(back.missing)
+    # readable formats on disk for a user; no pickle anywhere
     assert (tmp_path / "r" / "inner" / "table.parquet").is_file()
     assert json.loads((tmp_path / "r" / "inner" / "fields.json").read_text())["summary"]["n"] == 7
+    suffixes = {p.suffix for p in (tmp_path / "r").rglob("*") if p.is_file()}
+    assert suffixes <= {".parquet", ".npy", ".json"}
+
+
+class Opaque:
+    pass
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (Opaque(), "cannot store field 'odd': a test_pipeline_store.Opaque has no parquet, JSON or npy form"),
+        (np.array([object()], dtype=object), "cannot store field 'odd': a numpy.ndarray has no parquet"),
+        ({frozenset(): 1}, "cannot store field 'odd': label frozenset() is not a string, number or tuple of them"),
+    ],
+)
+def test_a_field_without_a_storable_form_fails_at_dump_time(tmp_path, value, message):
+    original = Nested(square_table("x", 1), (), value, pd.DataFrame(), {})
+    with pytest.raises(TypeError) as info:
+        serialize.dump(original, tmp_path / "r")
+    assert str(info.value).startswith(message)
+
+
+def test_unregistered_dataclass_is_refused_at_dump_time(tmp_path):
+    @dataclass
+    class Stray:
+        x: int = 1
+
+    with pytest.raises(TypeError, match="is not a registered benchirt result type"):
+        serialize.dump(Stray(), tmp_path / "r")
+
+
+def test_a_type_name_read_from_disk_is_never_imported(tmp_path):
+    serialize.dump(square_table("x", 1), tmp_path / "r")
+    type_file = tmp_path / "r" / serialize.TYPE_FILE
+    meta = json.loads(type_file.read_text())
+    meta["class"] = "os:system"
+    type_file.write_text(json.dumps(meta))
+    with pytest.raises(ArtifactError) as info:
+        serialize.load(tmp_path / "r")
+    assert "names type 'os:system', which is not a benchirt result type" in str(info.value)
+    meta["class"], meta["fields"]["summary"] = "pipeline_fakes:FakeResult", "pickle"
+    type_file.write_text(json.dumps(meta))
+    with pytest.raises(ArtifactError, match="field 'summary' has unknown kind 'pickle' \\(benchirt stores no pickles\\)"):
+        serialize.load(tmp_path / "r")
+
+
+def test_tampered_artifact_is_refused(tmp_path):
+    store = ArtifactStore(tmp_path)
+    key = artifact_key("respond", {}, "fp")
+    path = store.save("respond", "iris", key, square_table("iris", 3))
+    store.verify("respond", "iris", key)
+    (path / "result" / "comparisons.pkl").write_bytes(b"cos\nsystem\n(S'touch pwned'\ntR.")
+    with pytest.raises(ArtifactError) as info:
+        store.load("respond", "iris", key)
+    assert str(info.value) == (f"{path}: refused — comparisons.pkl changed after benchirt wrote the artifact; "
+                               "delete the folder or rerun with --force to recompute it")
+    (path / "result" / "comparisons.pkl").unlink()
+    (path / "result" / "table.parquet").write_bytes(b"PAR1 not the bytes benchirt wrote")
+    with pytest.raises(ArtifactError, match="refused — table.parquet changed"):
+        store.load("respond", "iris", key)
+    assert not (tmp_path / "pwned").exists()
 
 
 def test_numpy_scalars_in_dicts_become_json_numbers(tmp_path):
@@ -48,13 +118,31 @@ def test_numpy_scalars_in_dicts_become_json_numbers(tmp_path):
     assert serialize.load(tmp_path / "r").summary == {"n": 3, "share": 0.5, "flag": True}
 
 
-def test_key_changes_with_options_and_inputs_only():
+def test_key_changes_with_options_inputs_and_code(monkeypatch):
     base = artifact_key("irt", {"model": "3PL"}, {"responses": "abc"})
     assert base == artifact_key("irt", {"model": "3PL"}, {"responses": "abc"})
     assert base != artifact_key("irt", {"model": "2PL"}, {"responses": "abc"})
     assert base != artifact_key("irt", {"model": "3PL"}, {"responses": "abd"})
     assert base != artifact_key("respond", {"model": "3PL"}, {"responses": "abc"})
     assert len(base) == 64
+    digests = dict(fingerprint.code_digests("irt"))
+    assert "irt/estimation.py" in digests and "errors.py" in digests and "rating/glicko.py" not in digests
+    edited = tuple((f, "0" * 16 if f == "irt/estimation.py" else d) for f, d in digests.items())
+    monkeypatch.setattr(fingerprint, "code_digests", lambda stage: edited if stage == "irt" else ())
+    assert base != artifact_key("irt", {"model": "3PL"}, {"responses": "abc"})
+    monkeypatch.undo()
+    monkeypatch.setattr(fingerprint, "library_versions", lambda: (("numpy", "0.0"),))
+    assert base != artifact_key("irt", {"model": "3PL"}, {"responses": "abc"})
+
+
+def test_changes_name_what_differs():
+    old = {"options": "a", "inputs": "b", "code": {"irt/estimation.py": "1", "irt/fit.py": "2"},
+           "libraries": {"numpy": "2.3.0"}, "schema": 2, "benchirt": "0.1.0"}
+    assert fingerprint.changes(old, dict(old)) == []
+    new = {**old, "code": {"irt/estimation.py": "9", "irt/fit.py": "2"}, "libraries": {"numpy": "2.4.0"}}
+    assert fingerprint.changes(old, new) == [
+        "the code changed (benchirt/irt/estimation.py)", "library versions changed (numpy 2.3.0 -> 2.4.0)"]
+    assert fingerprint.changes(old, {**old, "options": "z", "inputs": "y"}) == ["its options changed", "its input changed"]
 
 
 def test_save_then_load_and_marker(tmp_path):

@@ -68,8 +68,8 @@ def test_extra_estimator_by_dotted_path():
 @pytest.mark.parametrize(
     "entry, fragment",
     [
-        ({"estimator": "sklearn.linear_model.NoSuchModel"}, "cannot import"),
-        ({"estimator": "LogisticRegression"}, "dotted import path"),
+        ({"estimator": "sklearn.linear_model.NoSuchModel"}, "has no attribute"),
+        ({"estimator": "LogisticRegression"}, "dotted class path"),
         ({"estimator": "sklearn.linear_model.LogisticRegression", "params": {"bogus": 1}}, "cannot be built"),
         ({"estimator": "sklearn.preprocessing.StandardScaler"}, "not a scikit-learn classifier"),
         ({"estimator": "sklearn.svm.SVC", "colour": "red"}, "unknown key"),

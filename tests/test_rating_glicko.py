@@ -42,7 +42,7 @@ def test_reference_ratings_equal_decodirt_procedure(shared_data):
     folders = sorted(p for p in root.iterdir() if p.is_dir())
     assert len(folders) == 50
     expected = decodirt_procedure(folders)
-    tournament = glicko_tournament(read_scores(root))
+    tournament = glicko_tournament(read_scores(root), config=RatingConfig(glicko="decodirt"))
     table = tournament.table.set_index("classifier")
     for column in ("rating", "rd", "volatility"):
         np.testing.assert_allclose(table[column], expected.loc[table.index, column], rtol=0, atol=1e-6)

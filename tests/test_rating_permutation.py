@@ -1,4 +1,4 @@
-"""Order analysis: the vectorised engine equals the glicko2 package; seeded, sound summaries."""
+"""Order analysis: in decodIRT mode the vectorised engine equals the glicko2 package; seeded, sound summaries."""
 from __future__ import annotations
 
 import glicko2
@@ -10,6 +10,8 @@ from benchirt.errors import ConfigError
 from benchirt.rating import RatingConfig, glicko_tournament, permutation_analysis, read_scores
 from benchirt.rating.batch import SCALE, play_orders, update_period
 from benchirt.rating.glicko import match_outcomes
+
+DECODIRT = RatingConfig(glicko="decodirt")
 
 
 def random_scores(n_datasets=8, classifiers="abcdef", seed=0, absent=(), tie_every=3):
@@ -24,11 +26,11 @@ def random_scores(n_datasets=8, classifiers="abcdef", seed=0, absent=(), tie_eve
     return pd.DataFrame(rows, columns=["dataset", "classifier", "score"])
 
 
-def assert_same_as_package(scores, analysis, which, atol=1e-3):
+def assert_same_as_package(scores, analysis, which, atol=1e-3, analysis_config=DECODIRT):
     """Whole tournaments: equal up to the package's volatility-search tolerance (see batch.py)."""
     for p in which:
         order = [analysis.datasets[i] for i in analysis.orders[p]]
-        table = glicko_tournament(scores, order=order).table.set_index("classifier")
+        table = glicko_tournament(scores, order=order, config=analysis_config).table.set_index("classifier")
         names = list(analysis.ratings.columns)
         np.testing.assert_allclose(analysis.ratings.iloc[p], table.loc[names, "rating"], rtol=0, atol=atol)
         np.testing.assert_allclose(analysis.rds.iloc[p], table.loc[names, "rd"], rtol=0, atol=atol)
@@ -48,7 +50,7 @@ def test_one_period_equals_glicko2_package_to_1e_9():
     result[absent] = np.nan
     result.transpose(0, 2, 1)[absent] = np.nan
     result[:, np.arange(k), np.arange(k)] = np.nan
-    mu, phi, sigma, played = update_period((rating - 1500) / SCALE, rd / SCALE, vol, result)
+    mu, phi, sigma, played = update_period((rating - 1500) / SCALE, rd / SCALE, vol, result, "decodirt")
     large_delta = 0
     for p in range(n_orders):
         for i in range(k):
@@ -71,7 +73,7 @@ def test_one_period_equals_glicko2_package_to_1e_9():
 
 def test_vectorised_engine_equals_glicko2_package_with_ties_and_absences():
     scores = random_scores(absent={("d1", "c"), ("d2", "c"), ("d4", "f"), ("d6", "a")})
-    analysis = permutation_analysis(scores, n_permutations=12, seed=3)
+    analysis = permutation_analysis(scores, n_permutations=12, seed=3, config=DECODIRT)
     assert_same_as_package(scores, analysis, range(12))
 
 
@@ -82,8 +84,8 @@ def test_vectorised_volatility_matches_package_including_its_rating_squared_term
         columns=["dataset", "classifier", "score"],
     )
     outcomes = match_outcomes(scores.pivot(index="dataset", columns="classifier", values="score").to_numpy())
-    batch = play_orders(outcomes, np.arange(30)[None, :])
-    table = glicko_tournament(scores).table.set_index("classifier").loc[list("abc")]
+    batch = play_orders(outcomes, np.arange(30)[None, :], glicko="decodirt")
+    table = glicko_tournament(scores, config=DECODIRT).table.set_index("classifier").loc[list("abc")]
     np.testing.assert_allclose(batch.volatility[0], table["volatility"], rtol=0, atol=1e-7)
     np.testing.assert_allclose(batch.rating[0], table["rating"], rtol=0, atol=1e-3)
     assert batch.rating[0, 0] > 1900
@@ -91,7 +93,7 @@ def test_vectorised_volatility_matches_package_including_its_rating_squared_term
 
 def test_reference_orders_match_package_and_spread_exceeds_rd(shared_data):
     scores = read_scores(shared_data / "decodirt-reference")
-    analysis = permutation_analysis(scores, n_permutations=200, seed=0)
+    analysis = permutation_analysis(scores, n_permutations=200, seed=0, config=DECODIRT)
     assert_same_as_package(scores, analysis, (0, 57, 199))
     summary = analysis.summary.set_index("classifier")
     # seed 003's claim "optimal first" does not survive reordering, and the spread over orders

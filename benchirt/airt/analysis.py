@@ -4,14 +4,17 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from benchirt.airt.aslib import check_performance
+from benchirt.airt.compat import fit_continuous_r, r_logit, r_predicted, replace_extremes
 from benchirt.airt.config import AIRTConfig
 from benchirt.airt.continuous import ContinuousFit, expit, fit_continuous, logit
 from benchirt.airt.goodness import ModelGoodness, model_goodness
 from benchirt.airt.latent import MIN_DISTINCT_DIFFICULTIES, LatentTraitAnalysis, latent_trait_analysis
 from benchirt.airt.metrics import algorithm_metrics, dataset_metrics
+from benchirt.airt.polytomous import GRMConfig, bin_performance, fit_grm
 from benchirt.errors import DataError
 
 
@@ -44,6 +47,10 @@ class AIRTResult:
         What the user should know (constant or anomalous algorithms, EM not converged).
     seconds : float
         Wall time of the analysis.
+    polytomous : pd.DataFrame or None
+        With ``config.polytomous``: per algorithm of the polytomous model ``algorithm, discrimination,
+        consistency, anomalous, difficulty_limit, n_categories, thresholds`` (the thresholds ';'-joined,
+        lowest level first); algorithms with a single observed level are left out (said in ``notes``).
     """
 
     algorithms: pd.DataFrame
@@ -57,6 +64,7 @@ class AIRTResult:
     config: AIRTConfig
     notes: tuple[str, ...]
     seconds: float
+    polytomous: pd.DataFrame | None = None
 
     def portfolio(self, epsilon: float | None = None) -> list[str]:
         """The airt portfolio A(epsilon), ordered by decreasing LTO (default epsilon: ``config.epsilon``)."""
@@ -71,9 +79,13 @@ class AIRTResult:
         fit = self.fit
         anomalous = self.algorithms.loc[self.algorithms["anomalous"], "algorithm"].tolist()
         worst = self.goodness.sort_values("aucdf").iloc[0]
+        if self.config.compat is None:
+            how = (f"EM {'converged' if fit.converged else 'NOT converged'} after {fit.n_iter} accelerated "
+                   "iterations")
+        else:
+            how = f"{self.config.compat} mode: EM stopped after {fit.n_iter} cycles by airt's rule"
         lines = [
-            f"AIRT: {len(self.datasets)} datasets x {len(self.algorithms)} algorithms; EM "
-            f"{'converged' if fit.converged else 'NOT converged'} after {fit.n_iter} accelerated iterations "
+            f"AIRT: {len(self.datasets)} datasets x {len(self.algorithms)} algorithms; {how} "
             f"(log-likelihood {fit.log_likelihood:.2f})",
             f"anomalous algorithms: {', '.join(anomalous) if anomalous else 'none'}",
         ]
@@ -113,25 +125,27 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
     if perf.shape[0] < MIN_DISTINCT_DIFFICULTIES:
         raise DataError(f"AIRT input: {perf.shape[0]} dataset(s); AIRT needs at least {MIN_DISTINCT_DIFFICULTIES} "
                         "datasets/instances (rows) to estimate dataset difficulty and fit the latent trait curves")
-    fit = fit_continuous(logit(perf.to_numpy(), config.logit_epsilon), max_iter=config.max_iter, tol=config.tol,
-                         prior_mean=config.prior_mean, prior_sd=config.prior_sd,
-                         max_discrimination=config.max_discrimination)
+    if config.compat == "airt-r":
+        fit, actual, predicted_values, notes = _fit_airt_r(perf, config)
+    else:
+        fit = fit_continuous(logit(perf.to_numpy(), config.logit_epsilon), max_iter=config.max_iter, tol=config.tol,
+                             prior_mean=config.prior_mean, prior_sd=config.prior_sd,
+                             max_discrimination=config.max_discrimination)
+        predicted_values = expit(fit.predicted_logit())
+        predicted_values[:, ~fit.informative] = perf.to_numpy()[:, ~fit.informative]
+        actual, notes = perf, []
     algorithms = algorithm_metrics(fit, perf.columns)
     datasets = dataset_metrics(fit, perf.index)
-
-    predicted_values = expit(fit.predicted_logit())
-    constant = ~fit.informative
-    predicted_values[:, constant] = perf.to_numpy()[:, constant]
     predicted = pd.DataFrame(predicted_values, index=perf.index, columns=perf.columns)
 
     latent = latent_trait_analysis(perf, pd.Series(-fit.theta, index=perf.index), lam=config.spline_lam,
                                    grid_size=config.grid_size, max_points=config.spline_points,
                                    max_df=config.spline_max_df)
     algorithms = algorithms.merge(latent.occupancy(config.epsilon), on="algorithm", how="left")
-    goodness = model_goodness(perf, predicted)
+    goodness = model_goodness(actual, predicted)
 
-    notes = []
-    if not fit.converged:
+    constant = ~fit.informative
+    if not fit.converged and config.compat is None:
         notes.append(f"the EM did not converge in {config.max_iter} cycles; raise max_iter")
     if constant.any():
         notes.append(f"constant algorithm(s) {list(perf.columns[constant])}: same performance on every dataset, "
@@ -143,6 +157,51 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
     anomalous = algorithms.loc[algorithms["anomalous"], "algorithm"].tolist()
     if anomalous:
         notes.append(f"anomalous algorithm(s) {anomalous}: better on harder datasets (negative discrimination)")
+    polytomous = None
+    if config.polytomous is not None:
+        polytomous, polytomous_notes = _polytomous_table(perf, config)
+        notes += polytomous_notes
     return AIRTResult(algorithms=algorithms, datasets=datasets, goodness=goodness.table, model_goodness=goodness,
                       latent=latent, fit=fit, performance=perf, predicted=predicted, config=config,
-                      notes=tuple(notes), seconds=time.perf_counter() - start)
+                      notes=tuple(notes), seconds=time.perf_counter() - start, polytomous=polytomous)
+
+
+def _polytomous_table(perf: pd.DataFrame, config: AIRTConfig) -> tuple[pd.DataFrame, list[str]]:
+    """The polytomous model of ``config.polytomous`` on quantile levels; its algorithm table and notes."""
+    definition = "lowest" if config.compat == "airt-r" else "highest"
+    fit = fit_grm(bin_performance(perf, int(config.polytomous_levels)),
+                  GRMConfig(model=config.polytomous, difficulty_limit=definition))
+    items = fit.items.reset_index()
+    table = pd.DataFrame({
+        "algorithm": items["algorithm"], "discrimination": items["discrimination"],
+        "consistency": items["consistency"], "anomalous": items["anomalous"],
+        "difficulty_limit": items["difficulty_limit"], "n_categories": items["n_categories"],
+        "thresholds": items["thresholds"].map(lambda t: ";".join(f"{v:.6g}" for v in t)),
+    })
+    name = {"grm": "graded response model", "gpcm": "generalized partial credit model"}[config.polytomous]
+    notes = [f"polytomous {name} on {config.polytomous_levels} quantile levels: "
+             f"{'converged' if fit.converged else 'NOT converged'} after {fit.n_iter} L-BFGS iterations "
+             f"(log-likelihood {fit.log_likelihood:.2f}); difficulty limit = -threshold of the {definition} level"
+             + (" (the airt vignette's definition)" if definition == "lowest" else "")]
+    notes += [f"polytomous model: algorithm {name_} left out: {reason}" for name_, reason in fit.skipped.items()]
+    return table, notes
+
+
+def _fit_airt_r(perf: pd.DataFrame, config: AIRTConfig) -> tuple[ContinuousFit, pd.DataFrame, np.ndarray, list[str]]:
+    """Stage 1 with the R package airt's estimator (``config.compat == "airt-r"``, :mod:`benchirt.airt.compat`).
+
+    Returns the fit, the performances as airt compares them with its predictions (shifted onto [0, M],
+    exact extremes replaced), the predictions, and the notes that say how this fit was obtained.
+    """
+    values = perf.to_numpy(dtype=float)
+    low, high = (values.min(), values.max()) if config.compat_range == "data" else (0.0, 1.0)
+    r_fit = fit_continuous_r(r_logit(values, low, high))
+    shifted, _ = replace_extremes(values, low, high)
+    rule = (f"its stopping rule (expected complete-data log-likelihood change < .01) ended the EM after "
+            f"{r_fit.n_cycles} cycles" if r_fit.stopped_by_rule else
+            f"the EM stopped at airt's limit of {r_fit.n_cycles} cycles")
+    notes = [f"airt-r compatibility mode: the R package airt's estimator on the scale [{low:g}, {high:g}]; {rule}, "
+             "which is not a convergence check (reported as not converged); exact extremes replaced by .01 from "
+             "the bounds; dataset easiness standardised; airt's prediction formula (docs/airt.md)"]
+    actual = pd.DataFrame(shifted, index=perf.index, columns=perf.columns)
+    return r_fit.fit, actual, r_predicted(shifted, r_fit.fit), notes

@@ -9,7 +9,7 @@ import pandas as pd
 
 from benchirt.airt.analysis import AIRTResult, fit_airt
 from benchirt.airt.aslib import TRANSFORMS, load_aslib, load_performance
-from benchirt.airt.config import AIRTConfig
+from benchirt.airt.config import COMPAT_MODES, COMPAT_RANGES, AIRTConfig
 from benchirt.errors import ConfigError
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json
 
@@ -24,7 +24,8 @@ better, in [0, 1] — or use --lower-is-better / --rescale for runtimes, PAR10 o
 scaling over the whole matrix, seed 000 §5.2) — or an ASlib scenario folder with --aslib.
 
 Writes to --out: algorithms.csv, datasets.csv, goodness.csv, latent_curves.csv, strengths.csv,
-portfolio.csv, predicted.csv, fit.json, and with --plots the figures in plots/.
+portfolio.csv, predicted.csv, fit.json, with --polytomous polytomous.csv, and with --plots the figures in
+plots/. --compat airt-r uses the R package airt's estimator (the published AIRT numbers; docs/airt.md).
 """
 
 
@@ -51,6 +52,18 @@ def register(subparsers) -> None:
                         help="performances are clipped to [e, 1-e] before the logit (default %(default)s)")
     parser.add_argument("--spline-lam", type=float, default=None,
                         help="fixed smoothing parameter of the latent trait curves (default: GCV)")
+    parser.add_argument("--compat", choices=[mode for mode in COMPAT_MODES if mode], default=None,
+                        help="airt-r: the R package airt's estimator, which reproduces the published AIRT numbers "
+                             "(default: benchirt's converged estimator; docs/airt.md lists the differences)")
+    parser.add_argument("--compat-range", choices=COMPAT_RANGES, default=defaults.compat_range,
+                        help="with --compat airt-r: the scale airt's min.item/max.item describe, 'data' (the "
+                             "matrix's extremes, as the AIRT paper's scripts) or 'unit' ([0, 1], the package "
+                             "defaults) (default %(default)s)")
+    parser.add_argument("--polytomous", choices=("grm", "gpcm"), default=None,
+                        help="also fit a polytomous model to quantile levels of the performances: 'grm' (graded "
+                             "response) or 'gpcm' (generalized partial credit, as R airt); writes polytomous.csv")
+    parser.add_argument("--polytomous-levels", type=int, default=defaults.polytomous_levels,
+                        help="number of quantile levels of --polytomous (default %(default)s)")
     parser.add_argument("--plots", action="store_true", help="also write the figures (PNG) to DIR/plots/")
     parser.set_defaults(func=run)
 
@@ -67,7 +80,9 @@ def run(args: argparse.Namespace) -> int:
     if (args.perf is None) == (args.aslib is None):
         raise ConfigError("give either PERF.csv or --aslib SCENARIO_DIR (exactly one)")
     config = AIRTConfig.from_dict({"epsilon": args.epsilon, "epsilons": args.epsilons,
-                                   "logit_epsilon": args.logit_epsilon, "spline_lam": args.spline_lam})
+                                   "logit_epsilon": args.logit_epsilon, "spline_lam": args.spline_lam,
+                                   "compat": args.compat, "compat_range": args.compat_range,
+                                   "polytomous": args.polytomous, "polytomous_levels": args.polytomous_levels})
     input_notes: list[str] = []
     if args.aslib is not None:
         scenario = load_aslib(args.aslib, args.measure, transform=args.transform)
@@ -110,9 +125,12 @@ def write_result(result: AIRTResult, out: Path, *, source: dict | None = None,
                                                       ignore_index=True))
     atomic_write_csv(out / "portfolio.csv", result.portfolio_table())
     atomic_write_csv(out / "predicted.csv", result.predicted.rename_axis("dataset"), index=True)
+    if result.polytomous is not None:
+        atomic_write_csv(out / "polytomous.csv", result.polytomous)
     fit = result.fit
     atomic_write_json(out / "fit.json", {
         "model": "continuous response model (Samejima), Shojima EM with negative discrimination",
+        "compat": config.compat,
         "converged": bool(fit.converged), "n_iter": int(fit.n_iter), "log_likelihood": float(fit.log_likelihood),
         "seconds": float(result.seconds), "n_datasets": int(result.performance.shape[0]),
         "n_algorithms": int(result.performance.shape[1]), "config": dataclasses.asdict(config),

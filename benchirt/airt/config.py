@@ -9,6 +9,12 @@ from benchirt.errors import ConfigError
 from benchirt.options import checked_options
 
 
+#: ``AIRTConfig.compat`` values: benchirt's converged estimator (None) or the R package airt's.
+COMPAT_MODES = (None, "airt-r")
+#: ``AIRTConfig.compat_range`` values.
+COMPAT_RANGES = ("data", "unit")
+
+
 @dataclass(frozen=True)
 class AIRTConfig:
     """Options of :func:`benchirt.airt.fit_airt`.
@@ -48,6 +54,23 @@ class AIRTConfig:
     grid_size : int
         Number of dataset-difficulty points at which the latent trait curves, strengths and weaknesses
         are evaluated (between the easiest and the hardest dataset).
+    compat : str or None
+        ``None`` (default): the converged estimator above. ``"airt-r"``: the R package airt's estimator
+        (:mod:`benchirt.airt.compat`: its .01 replacement of exact extremes, its stopping rule, its
+        standardised dataset easiness and its prediction formula), which reproduces the published AIRT
+        numbers; ``logit_epsilon``, ``max_iter``, ``tol``, ``max_discrimination`` and the prior do not apply.
+        ``docs/airt.md`` says what differs and by how much.
+    polytomous : str or None
+        Also fit a polytomous model to the performances binned into ``polytomous_levels`` quantile levels
+        (seed 001 eq. 9): ``"grm"`` (Samejima's graded response model) or ``"gpcm"`` (Muraki's generalized
+        partial credit model, the one the R package airt fits); ``None`` (default) skips it. Its difficulty
+        limit is -d of the highest threshold, or in ``airt-r`` mode -b of the lowest (the airt vignette).
+    polytomous_levels : int
+        Number of quantile levels of the polytomous model (the AIRT paper and the vignette use 5).
+    compat_range : str
+        In ``airt-r`` mode, the scale airt's ``min.item``/``max.item`` describe: ``"data"`` (default) the
+        smallest and largest value of the whole matrix, as the AIRT paper's scripts set them; ``"unit"``
+        [0, 1], the package's defaults (the vignette).
     """
 
     logit_epsilon: float = 0.01
@@ -62,6 +85,10 @@ class AIRTConfig:
     spline_max_df: float = 10.0
     spline_points: int = 100
     grid_size: int = 500
+    compat: str | None = None
+    compat_range: str = "data"
+    polytomous: str | None = None
+    polytomous_levels: int = 5
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilons", tuple(float(e) for e in self.epsilons))
@@ -80,6 +107,11 @@ class AIRTConfig:
             (int(self.spline_points) == self.spline_points and self.spline_points >= 10,
              "spline_points must be an integer >= 10"),
             (int(self.grid_size) == self.grid_size and self.grid_size >= 10, "grid_size must be an integer >= 10"),
+            (self.compat in COMPAT_MODES, f"compat must be one of {COMPAT_MODES} (null: benchirt's estimator)"),
+            (self.compat_range in COMPAT_RANGES, f"compat_range must be one of {COMPAT_RANGES}"),
+            (self.polytomous in (None, "grm", "gpcm"), "polytomous must be null, 'grm' or 'gpcm'"),
+            (int(self.polytomous_levels) == self.polytomous_levels and self.polytomous_levels >= 2,
+             "polytomous_levels must be an integer >= 2"),
         )
         for ok, message in checks:
             if not ok:

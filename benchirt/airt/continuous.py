@@ -216,6 +216,29 @@ def _marginal_loglik(z: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray,
     return float((log_f + log_prior - log_post).sum())
 
 
+def marginal_log_likelihood(z: np.ndarray, discrimination: np.ndarray, difficulty: np.ndarray, scale: np.ndarray,
+                            *, prior_mean: float = 0.0, prior_sd: float = 1.0) -> tuple[float, np.ndarray, float]:
+    """Exact marginal log-likelihood of item parameters, with the posterior of theta they imply.
+
+    Parameters
+    ----------
+    z : np.ndarray, shape (N, n)
+        Logits of informative items.
+    discrimination, difficulty, scale : np.ndarray, shape (n,)
+    prior_mean, prior_sd : float
+        Normal prior of theta.
+
+    Returns
+    -------
+    log_likelihood : float
+    posterior_mean : np.ndarray, shape (N,)
+    posterior_var : float
+    """
+    setup = _Setup(prior_mean, prior_sd**2, np.inf)
+    mu, var = _e_step(z, discrimination, difficulty, scale, setup)
+    return _marginal_loglik(z, discrimination, difficulty, scale, mu, var, setup), mu, var
+
+
 def _em_map(z: np.ndarray, params: np.ndarray, setup: _Setup) -> np.ndarray:
     """One EM cycle on the stacked parameters (alpha, beta, gamma): E-step then closed-form M-step."""
     a, b, g = np.split(params, 3)

@@ -1,24 +1,28 @@
-"""Polytomous AIRT: quantile binning (seed 001 eq. 9) and Samejima's graded response model (seed 000 §2.1).
+"""Polytomous AIRT: quantile binning (seed 001 eq. 9), Samejima's graded response model (seed 000 §2.1) and
+Muraki's generalized partial credit model (the model the R package airt fits).
 
 Items are algorithms and respondents are datasets/instances (the inverted mapping of seed 000 §3), so the
 latent trait θ is dataset *easiness* and a negative discrimination marks an *anomalous* algorithm — one that
 does better on the datasets the others find hard. Educational IRT software assumes positive slopes: the
-Python ``mirt`` package (1.2) bounds GRM slopes to [0.1, 5], girth's ``grm_mml`` searches them on [0.2, 5],
-and the R airt package switches to mirt's generalised partial credit model — which is why the graded response
-model with a free slope sign is written here. It is fitted by marginal maximum likelihood
-(Bock & Aitkin) over a fixed quadrature grid with a standard normal θ population: the E-step posterior over
-the grid gives the exact gradient of the marginal log-likelihood, and L-BFGS takes the M-steps for all items
-jointly. A symmetric normal prior on the slope (mean 0) keeps estimates finite for items that separate the
-datasets perfectly without favouring either sign, and a weak normal prior does the same for the intercepts.
+Python ``mirt`` package (1.2) bounds GRM slopes to [0.1, 5], girth's ``grm_mml`` searches them on [0.2, 5];
+the R airt package fits R mirt's generalized partial credit model (``itemtype = 'gpcm'``). Both models are
+therefore written here with a free slope sign (``GRMConfig.model``). They are fitted by marginal maximum
+likelihood (Bock & Aitkin) over a fixed quadrature grid with a standard normal θ population: the E-step
+posterior over the grid gives the exact gradient of the marginal log-likelihood, and L-BFGS takes the M-steps
+for all items jointly. A symmetric normal prior on the slope (mean 0) keeps estimates finite for items that
+separate the datasets perfectly without favouring either sign, and a weak normal prior does the same for the
+intercepts.
 
-Model (seed 000 §2.1, D = 1), for item j with C_j observed categories 0 < 1 < ... < C_j - 1::
+Models (D = 1), for item j with C_j observed categories 0 < 1 < ... < C_j - 1::
 
-    P(X_ij >= k | θ) = 1 / (1 + exp(-a_j (θ - d_jk)))   k = 1 .. C_j - 1
-    P(X_ij  = k | θ) = P(X_ij >= k | θ) - P(X_ij >= k + 1 | θ)
+    GRM   P(X_ij >= k | θ) = 1 / (1 + exp(-a_j (θ - d_jk)))   k = 1 .. C_j - 1
+          P(X_ij  = k | θ) = P(X_ij >= k | θ) - P(X_ij >= k + 1 | θ)
+    GPCM  P(X_ij  = k | θ) ∝ exp(sum_{v <= k} a_j (θ - b_jv))   (step difficulties b_jv; empty sum for k = 0)
 
 AIRT metrics per algorithm (seed 000 §3.3-3.5; seed 002): anomalous = a_j < 0; consistency = 1 / |a_j|;
-difficulty limit = -d_{j, C_j - 1} (the threshold of the highest level); stability = K - |a_j| with
-K = max_j |a_j| (the airt vignette's definition).
+difficulty limit = -d_{j, C_j - 1} (GRM) or -b_{j, C_j - 1} (GPCM), the threshold of the highest level, or
+with ``difficulty_limit="lowest"`` -d_j1 / -b_j1, the definition the airt vignette prints; stability =
+K - |a_j| with K = max_j |a_j| (the airt vignette's definition).
 """
 from __future__ import annotations
 
@@ -31,10 +35,14 @@ from scipy.optimize import minimize
 from scipy.special import expit, logsumexp
 from threadpoolctl import threadpool_limits
 
-from benchirt.errors import DataError
+from benchirt.errors import ConfigError, DataError
 from benchirt.options import checked_options
 
 _LOG_FLOOR = 1e-300
+#: Polytomous models: Samejima's graded response model, Muraki's generalized partial credit model.
+POLYTOMOUS_MODELS = ("grm", "gpcm")
+#: Definitions of the polytomous difficulty limit (see ``GRMConfig.difficulty_limit``).
+DIFFICULTY_LIMITS = ("highest", "lowest")
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -112,6 +120,13 @@ class GRMConfig:
         Maximum L-BFGS iterations.
     tol : float
         Convergence tolerance on the projected gradient (per parameter).
+    model : str
+        ``"grm"`` (default): Samejima's graded response model. ``"gpcm"``: Muraki's generalized partial
+        credit model, the model the R package airt fits (through R mirt, ``itemtype = 'gpcm'``).
+    difficulty_limit : str
+        Which threshold defines an algorithm's difficulty limit: ``"highest"`` (default; -d of the top
+        level: the dataset difficulty up to which the algorithm's best level is likely) or ``"lowest"``
+        (-b of the first threshold, what the airt vignette prints).
     """
 
     n_quadrature: int = 61
@@ -120,6 +135,14 @@ class GRMConfig:
     intercept_prior_sd: float = 6.0
     max_iter: int = 2000
     tol: float = 1e-6
+    model: str = "grm"
+    difficulty_limit: str = "highest"
+
+    def __post_init__(self) -> None:
+        if self.model not in POLYTOMOUS_MODELS:
+            raise ConfigError(f"polytomous model must be one of {POLYTOMOUS_MODELS}, got {self.model!r}")
+        if self.difficulty_limit not in DIFFICULTY_LIMITS:
+            raise ConfigError(f"difficulty_limit must be one of {DIFFICULTY_LIMITS}, got {self.difficulty_limit!r}")
 
     @classmethod
     def from_dict(cls, options: dict) -> "GRMConfig":
@@ -156,6 +179,7 @@ class GRMFit:
     seconds: float
     _slopes: np.ndarray = field(repr=False, default=None)
     _intercepts: np.ndarray = field(repr=False, default=None)   # (n_items, K_max), -inf padded
+    model: str = "grm"
 
     def category_probabilities(self, theta) -> np.ndarray:
         """P(X_j = k | θ) for every θ, item and category index.
@@ -170,7 +194,8 @@ class GRMFit:
             Category index k = 0..C_j-1 of item j (padded categories have probability 0).
         """
         theta = np.atleast_1d(np.asarray(theta, dtype=float))
-        return _category_probs(self._slopes, self._intercepts, theta).transpose(1, 0, 2)
+        probs = _gpcm_category_probs if self.model == "gpcm" else _category_probs
+        return probs(self._slopes, self._intercepts, theta).transpose(1, 0, 2)
 
     def trace_lines(self, theta=None) -> pd.DataFrame:
         """Item trace lines P(X = level | θ) in long form (seed 001 Fig. 29, seed 002).
@@ -389,6 +414,68 @@ class _GRMProblem:
         return mean, sd
 
 
+def _gpcm_category_probs(slopes: np.ndarray, intercepts: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """GPCM P(X_j = k | θ_q), shape (n_items, m, C_max): softmax over k of k a_j θ + d_jk (d_j0 = 0).
+
+    ``intercepts`` (n, K_max) holds d_j1..d_jK, -inf padded for unused categories.
+    """
+    c_max = intercepts.shape[1] + 1
+    d = np.concatenate([np.zeros((len(slopes), 1)), intercepts], axis=1)          # (n, C_max)
+    logits = np.arange(c_max)[None, None, :] * slopes[:, None, None] * theta[None, :, None] + d[:, None, :]
+    return np.exp(logits - logsumexp(logits, axis=2, keepdims=True))
+
+
+class _GPCMProblem(_GRMProblem):
+    """Marginal log-likelihood of Muraki's generalized partial credit model and its gradient.
+
+    P(X_j = k | θ) ∝ exp(k a_j θ + d_jk), d_j0 = 0 (slope-intercept form of R mirt's ``gpcm``; the step
+    difficulties are b_jk = -(d_jk - d_j,k-1) / a_j). Parameters are packed per item as (a_j, d_j1..d_jK),
+    zeros in unused slots; the priors are N(0, slope_prior_sd²) on a and N(0, intercept_prior_sd²) on d.
+    """
+
+    def unpack(self, params: np.ndarray) -> tuple[np.ndarray, np.ndarray, None]:
+        block = params.reshape(self.n_items, self.k_max + 1)
+        return block[:, 0], np.where(self.pad, -np.inf, block[:, 1:]), None
+
+    def pack(self, slopes: np.ndarray, intercepts: np.ndarray) -> np.ndarray:
+        block = np.zeros((self.n_items, self.k_max + 1))
+        block[:, 0] = slopes
+        block[:, 1:] = np.where(self.pad, 0.0, intercepts)
+        return block.ravel()
+
+    def log_item_probs(self, slopes, intercepts) -> tuple[None, np.ndarray]:
+        return None, _gpcm_category_probs(slopes, intercepts, self.nodes)
+
+    def objective(self, params: np.ndarray) -> tuple[float, np.ndarray]:
+        slopes, intercepts, _ = self.unpack(params)
+        _, probs = self.log_item_probs(slopes, intercepts)                # (n, Q, C)
+        joint = self.person_loglik(probs) + self.log_weights[None, :]
+        marginal = logsumexp(joint, axis=1)
+        posterior = np.exp(joint - marginal[:, None]) * self.pattern_counts[:, None]
+        counts = (posterior.T @ self.onehot).reshape(-1, self.n_items, self.c_max).transpose(1, 0, 2)
+        resid = counts - counts.sum(axis=2, keepdims=True) * probs          # dℓ/d logit_k
+        cfg = self.config
+        d_used = np.where(self.pad, 0.0, intercepts)
+        block = np.zeros((self.n_items, self.k_max + 1))
+        block[:, 0] = (np.einsum("jqc,c,q->j", resid, np.arange(self.c_max, dtype=float), self.nodes)
+                       - slopes / cfg.slope_prior_sd ** 2)
+        block[:, 1:] = np.where(self.pad, 0.0, resid[:, :, 1:].sum(axis=1) - d_used / cfg.intercept_prior_sd ** 2)
+        log_prior = (-0.5 * np.sum((slopes / cfg.slope_prior_sd) ** 2)
+                     - 0.5 * np.sum((d_used / cfg.intercept_prior_sd) ** 2))
+        self.last_loglik = float(marginal @ self.pattern_counts)
+        return -(self.last_loglik + log_prior), -block.ravel()
+
+
+def _gpcm_starting_intercepts(codes: np.ndarray, n_thresholds: np.ndarray, k_max: int) -> np.ndarray:
+    """d_jk = ln(p_jk / p_j0) from the observed category proportions (the GPCM at θ = 0), -inf padded."""
+    intercepts = np.full((codes.shape[1], k_max), -np.inf)
+    for j in range(codes.shape[1]):
+        observed = codes[codes[:, j] >= 0, j]
+        p = np.clip(np.bincount(observed, minlength=n_thresholds[j] + 1) / observed.size, 0.01, None)
+        intercepts[j, : n_thresholds[j]] = np.log(p[1:] / p[0])
+    return intercepts
+
+
 def _code_levels(levels: pd.DataFrame) -> tuple[np.ndarray, list[list[int]], dict[str, str], list[str]]:
     """Recode each algorithm's observed levels to 0..C_j-1; list algorithms with fewer than 2 levels."""
     codes, level_lists, skipped, kept = [], [], {}, []
@@ -434,7 +521,8 @@ def _starting_values(codes: np.ndarray, n_thresholds: np.ndarray, k_max: int) ->
 
 
 def fit_grm(levels: pd.DataFrame, config: GRMConfig = GRMConfig()) -> GRMFit:
-    """Fit Samejima's graded response model with the inverted AIRT mapping (seed 000 §2.1, §3).
+    """Fit Samejima's graded response model (or, with ``config.model="gpcm"``, Muraki's generalized partial
+    credit model) with the inverted AIRT mapping (seed 000 §2.1, §3).
 
     Parameters
     ----------
@@ -473,8 +561,11 @@ def fit_grm(levels: pd.DataFrame, config: GRMConfig = GRMConfig()) -> GRMFit:
     n_thresholds = np.array([len(lv) - 1 for lv in level_lists])
     # identical response patterns (frequent among many instances and few levels) are evaluated once
     patterns, inverse, pattern_counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
-    problem = _GRMProblem(patterns, n_thresholds, config, pattern_counts.astype(float))
+    problem_class = _GPCMProblem if config.model == "gpcm" else _GRMProblem
+    problem = problem_class(patterns, n_thresholds, config, pattern_counts.astype(float))
     slopes0, intercepts0 = _starting_values(codes, n_thresholds, problem.k_max)
+    if config.model == "gpcm":
+        intercepts0 = _gpcm_starting_intercepts(codes, n_thresholds, problem.k_max)
     x0 = problem.pack(slopes0, intercepts0)
     # L-BFGS-B's small BLAS calls are ~25x slower with a multi-threaded BLAS than with one thread
     with threadpool_limits(limits=1, user_api="blas"):
@@ -488,14 +579,20 @@ def fit_grm(levels: pd.DataFrame, config: GRMConfig = GRMConfig()) -> GRMFit:
     mean_level = np.nanmean(np.where(codes >= 0, codes / n_thresholds[None, :], np.nan), axis=1)
     if np.std(theta) > 0 and np.std(mean_level) > 0 and np.corrcoef(theta, mean_level)[0, 1] < 0:
         slopes, theta = -slopes, -theta
-    thresholds = [tuple(float(d) for d in -intercepts[j, : n_thresholds[j]] / slopes[j]) for j in range(len(kept))]
+    if config.model == "gpcm":   # step difficulties b_k = -(d_k - d_{k-1}) / a
+        steps = np.diff(np.concatenate([np.zeros((len(kept), 1)), np.where(problem.pad, 0.0, intercepts)], axis=1))
+        thresholds = [tuple(float(v) for v in -steps[j, : n_thresholds[j]] / slopes[j]) for j in range(len(kept))]
+    else:
+        thresholds = [tuple(float(d) for d in -intercepts[j, : n_thresholds[j]] / slopes[j])
+                      for j in range(len(kept))]
+    limit_index = -1 if config.difficulty_limit == "highest" else 0
     abs_a = np.abs(slopes)
     items = pd.DataFrame({
         "discrimination": slopes,
         "n_categories": n_thresholds + 1,
         "levels": [tuple(lv) for lv in level_lists],
         "thresholds": thresholds,
-        "difficulty_limit": [-t[-1] for t in thresholds],
+        "difficulty_limit": [-t[limit_index] for t in thresholds],
         "consistency": 1.0 / np.maximum(abs_a, 1e-12),
         "anomalous": slopes < 0,
         "stability": abs_a.max() - abs_a,
@@ -504,7 +601,7 @@ def fit_grm(levels: pd.DataFrame, config: GRMConfig = GRMConfig()) -> GRMFit:
                                index=levels.index)
     return GRMFit(items=items, theta=theta_frame, skipped=skipped, log_likelihood=log_likelihood,
                   converged=bool(result.success), n_iter=int(result.nit),
-                  seconds=time.perf_counter() - start, _slopes=slopes, _intercepts=intercepts)
+                  seconds=time.perf_counter() - start, _slopes=slopes, _intercepts=intercepts, model=config.model)
 
 
 def simulate_grm(slopes, thresholds, n_respondents: int, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
@@ -537,5 +634,36 @@ def simulate_grm(slopes, thresholds, n_respondents: int, seed: int = 0) -> tuple
     cumulative = probs.cumsum(axis=2)
     u = rng.random((len(slopes), n_respondents, 1))
     categories = (u > cumulative).sum(axis=2)                             # (n, N)
+    levels = pd.DataFrame(categories.T + 1, columns=[f"item{j}" for j in range(len(slopes))])
+    return levels, theta
+
+
+def simulate_gpcm(slopes, steps, n_respondents: int, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    """Draw levels from a generalized partial credit model with standard normal θ (recovery checks).
+
+    Parameters
+    ----------
+    slopes : array-like, shape (n,)
+        Discriminations (negative allowed).
+    steps : sequence of sequences
+        Per item the step difficulties b_1..b_K (in any order: GPCM steps need not be ordered).
+    n_respondents : int
+    seed : int
+
+    Returns
+    -------
+    levels : pd.DataFrame, shape (n_respondents, n)
+        Levels 1..K+1, columns ``item0..``.
+    theta : np.ndarray, shape (n_respondents,)
+    """
+    rng = np.random.default_rng(seed)
+    slopes = np.asarray(slopes, dtype=float)
+    k_max = max(len(b) for b in steps)
+    intercepts = np.full((len(slopes), k_max), -np.inf)
+    for j, b in enumerate(steps):
+        intercepts[j, : len(b)] = -slopes[j] * np.cumsum(np.asarray(b, dtype=float))
+    theta = rng.standard_normal(n_respondents)
+    cumulative = _gpcm_category_probs(slopes, intercepts, theta).cumsum(axis=2)
+    categories = (rng.random((len(slopes), n_respondents, 1)) > cumulative).sum(axis=2)
     levels = pd.DataFrame(categories.T + 1, columns=[f"item{j}" for j in range(len(slopes))])
     return levels, theta

@@ -30,7 +30,7 @@ def register(subparsers) -> None:
         "datasets", help="list a suite's datasets and their characteristics",
         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("suite", metavar="SUITE", help="builtin, cc18-offline, OpenML-CC18, a folder, a suite file, ...")
+    parser.add_argument("suite", metavar="SUITE", help="embedded, builtin, cc18-offline, OpenML-CC18, a folder, a suite file, ...")
     parser.add_argument("--out", metavar="FILE.csv", help="also write the table as CSV")
     parser.add_argument("--no-load", action="store_true", help="only resolve the suite; do not read the data")
     parser.set_defaults(func=run)

@@ -25,6 +25,14 @@ The offline CC18 mirror
 names and ids) plus scikit-learn's breast_cancer as ``wdbc`` (OpenML 1510): 27 datasets. The
 shared data folder is ``$BENCHIRT_SHARED_DATA`` when set, else ``../shared/data`` relative to the
 working directory or to the project root.
+
+The embedded suite
+------------------
+``embedded`` is what ``benchirt run`` runs with no argument: the four scikit-learn builtins plus
+eight small real datasets shipped inside the package (``benchirt/data/embedded_suite/``, 116 KB,
+with a manifest of sources, licences and sha256 checksums checked at load; README there) — twelve
+datasets, enough for the AIRT stage and for subsets of several sizes, with no network and no
+``../shared``.
 """
 from __future__ import annotations
 
@@ -70,7 +78,7 @@ def cc18_mirror_dir() -> Path:
     raise DataError(
         "the offline CC18 mirror (cc18-arff/manifest.csv) was not found; looked in "
         + ", ".join(str(p) for p in dict.fromkeys(searched))
-        + f". Set {SHARED_DATA_ENV} to the shared data folder, or use --suite builtin or --suite PATH"
+        + f". Set {SHARED_DATA_ENV} to the shared data folder, or use the suite 'embedded', 'builtin' or a folder PATH"
     )
 
 
@@ -80,6 +88,17 @@ def cc18_offline_specs() -> list[DatasetSpec]:
     return read_manifest(cc18_mirror_dir()) + [
         DatasetSpec(name=wdbc.name, kind="builtin", location=wdbc.loader, openml_id=wdbc.openml_id)
     ]
+
+
+#: The folder of the embedded suite's CSV files and manifest (package data).
+EMBEDDED_DIR = Path(__file__).resolve().parent / "embedded_suite"
+
+
+def embedded_specs() -> list[DatasetSpec]:
+    """The 12-dataset embedded suite: the scikit-learn builtins, then the package's own CSVs."""
+    builtins = [builtin_info(name) for name in ("wdbc", "digits", "wine", "iris")]
+    return [DatasetSpec(name=i.name, kind="builtin", location=i.loader, openml_id=i.openml_id) for i in builtins] + \
+        read_manifest(EMBEDDED_DIR)
 
 
 def directory_specs(folder: str | Path, *, target: str | None = None) -> list[DatasetSpec]:

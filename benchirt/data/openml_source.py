@@ -45,8 +45,9 @@ from benchirt.io import atomic_write_json
 
 
 OFFLINE_OPTIONS = (
-    "To work offline use --suite cc18-offline (the CC18 ARFF mirror in ../shared/data plus wdbc), "
-    "--suite builtin (datasets shipped with scikit-learn) or --suite PATH (a folder of ARFF/CSV/parquet files)"
+    "To work offline name an offline suite as the SUITE argument or a config's 'suite:': 'embedded' (12 small "
+    "datasets shipped with benchirt), 'cc18-offline' (the CC18 ARFF mirror in ../shared/data plus wdbc), "
+    "'builtin' (datasets shipped with scikit-learn) or a folder PATH of ARFF/CSV/parquet files"
 )
 
 

@@ -5,6 +5,7 @@ Accepted forms (strings are what ``--suite`` and YAML configs carry):
 =====================================  ===========================================================
 ``"builtin"``                          wdbc (OpenML 1510), digits, wine, iris from scikit-learn
 ``"builtin:iris,wine"``                some of them
+``"embedded"``                         the builtins + 8 small real CSVs shipped in the package (12)
 ``"cc18-offline"``                     the 26-file CC18 ARFF mirror + builtin wdbc (27 datasets)
 ``"OpenML-CC18"``, ``99``, ``"99"``,   an OpenML benchmark suite by id or alias
 ``"openml:99"``, ``"openml:OpenML100"``
@@ -34,7 +35,7 @@ from pathlib import Path
 
 from benchirt.data.builtin import BUILTIN_DATASETS, builtin_info
 from benchirt.data.files import dataset_name, file_format
-from benchirt.data.local import cc18_offline_specs, directory_specs
+from benchirt.data.local import cc18_offline_specs, directory_specs, embedded_specs
 from benchirt.data.spec import DatasetSpec
 from benchirt.data.suite_file import is_suite_file, read_suite_file
 from benchirt.errors import ConfigError, DataError
@@ -48,7 +49,7 @@ DICT_OPTIONS = ("include", "exclude", "target", "name", "cache")
 OPENML_SUITE_ALIASES = {"openml-cc18": 99}
 
 FORMS_HELP = (
-    "a suite is 'builtin', 'builtin:iris,wine', 'cc18-offline', an OpenML suite ('OpenML-CC18', 99, 'openml:99'), "
+    "a suite is 'embedded', 'builtin', 'builtin:iris,wine', 'cc18-offline', an OpenML suite ('OpenML-CC18', 99, 'openml:99'), "
     "'openml-dataset:ID', 'openml-task:ID', a folder of .arff/.csv/.parquet files, a suite file (.yaml/.json), "
     "a data file, or a list/dict of these"
 )
@@ -109,6 +110,8 @@ def _from_string(text: str, base: Path) -> list[DatasetSpec]:
         return [_builtin_spec(name.strip()) for name in text.split(":", 1)[1].split(",") if name.strip()]
     if lowered == "cc18-offline":
         return cc18_offline_specs()
+    if lowered == "embedded":
+        return embedded_specs()
     if lowered.startswith("openml:"):
         return _openml().suite_specs(text.split(":", 1)[1].strip())
     if lowered.startswith("openml-dataset:"):

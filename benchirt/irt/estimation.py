@@ -49,6 +49,7 @@ from benchirt.errors import DataError
 from benchirt.irt.config import IRTConfig
 from benchirt.irt.fit import IRTFit, flagged_item_values
 from benchirt.irt.models import quadrature, terms_from_logit
+from benchirt.irt.starts import orientation, start_scores
 from benchirt.irt.validation import as_response_matrix
 
 #: Largest change of any parameter (a, b, logit c) in one Fisher-scoring update.
@@ -143,8 +144,7 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
     nodes, log_weights = quadrature(config.quadrature, config.theta_max)
     problem = _Problem(patterns, counts.astype(float), multiplicity.astype(float), nodes, log_weights, config)
 
-    params = _initial_values(columns, values[:, informative].mean(axis=1), problem)
-    params, record = _run_em(params, problem)
+    params, record, starts = _best_of_starts(columns, problem)
     log_post = record.history[-1]
     log_lik = log_post - float(problem.multiplicity @ _log_prior(params, problem))
     se = _standard_errors(params, problem)
@@ -167,7 +167,38 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
         n_respondents=n,
         respondents=respondents,
         history=np.asarray(record.history),
+        starts=starts,
     )
+
+
+def _best_of_starts(columns: np.ndarray, problem: _Problem):
+    """Run EM from every start of :func:`benchirt.irt.starts.start_scores`; keep the highest log posterior.
+
+    Returns the best parameters, its EM record and the start table: one row per start with its log
+    posterior and ``status`` — ``"converged"``, ``"iteration_limit"``, or ``"better_optimum_exists"``
+    (converged to a local optimum: another start reached a log posterior higher by more than
+    ``config.tol_optimum``).
+    """
+    config = problem.config
+    scores, reason = start_scores(columns, problem.multiplicity, config.starts)
+    runs = []
+    for name, score in scores:
+        params, record = _run_em(_initial_values(columns, score, problem), problem)
+        runs.append((name, params, record))
+    best = max(range(len(runs)), key=lambda i: runs[i][2].history[-1])
+    top = runs[best][2].history[-1]
+    rows = []
+    for i, (name, _, record) in enumerate(runs):
+        status = "converged" if record.converged else "iteration_limit"
+        if status == "converged" and record.history[-1] < top - config.tol_optimum:
+            status = "better_optimum_exists"
+        rows.append({"start": name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
+                     "status": status, "chosen": i == best})
+    params = runs[best][1].copy()
+    means = (config.prior_discrimination[0], config.prior_difficulty[0]) if config.prior else (0.0, 0.0)
+    if means == (0.0, 0.0):  # the mirror image is the same fit (see starts.py): orient it
+        params[:, :2] *= orientation(columns, problem.multiplicity, params[:, 0])
+    return params, runs[best][2], {"reason": reason, "runs": rows}
 
 
 # --------------------------------------------------------------------------- parameters
@@ -175,13 +206,12 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
 
 
 def _initial_values(values: np.ndarray, score: np.ndarray, problem: _Problem) -> np.ndarray:
-    """Starting values from classical statistics (Birnbaum's two-step method, seed 003 §4.1).
+    """Starting values from provisional abilities (Birnbaum's two-step method, seed 003 §4.1).
 
-    The respondents' standardised proportions correct ``score`` (n,) play the initial
-    abilities (``values``: respondents x distinct items);
-    ``a`` comes from the item-ability correlation (sign kept, so negatively
-    discriminating items start negative and the latent scale is oriented by the
-    majority of items), ``b`` from the item's proportion correct.
+    A start's score (n,) (:mod:`benchirt.irt.starts`) plays the initial abilities
+    (``values``: respondents x distinct items); ``a`` comes from the item-ability
+    correlation (sign kept, so negatively discriminating items start negative),
+    ``b`` from the item's proportion correct.
     """
     config = problem.config
     z = (score - score.mean()) / (score.std() or 1.0)

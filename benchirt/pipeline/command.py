@@ -11,8 +11,8 @@ from benchirt.pipeline.config import STAGES, load_config, select_stages
 RUN_DESCRIPTION = f"""\
 Run the whole study: {' -> '.join(STAGES)}.
 
-With no CONFIG it runs the packaged default (configs/default.yaml: four builtin datasets, offline,
-a few minutes on 2 cores). Other configs: configs/cc18-offline.yaml (the 27 offline CC18 datasets),
+With no CONFIG it runs the packaged default (configs/default.yaml: the embedded suite of 12 small
+real datasets, every stage including AIRT, offline, about 1 minute on 2 cores). Other configs: configs/cc18-offline.yaml (the 27 offline CC18 datasets),
 configs/cc18.yaml (OpenML-CC18 online, decodIRT's protocol), configs/airt-aslib.yaml (AIRT on ASlib).
 
 Every (dataset, stage) result is stored in the run directory under a key of the options and inputs
@@ -29,7 +29,7 @@ RESPOND_DESCRIPTION = """\
 Produce the response matrices only (the respond stage of `benchirt run`), and export them for the
 other commands: DIR/responses/<dataset>/responses.csv (respondents x test items of 0/1, first column
 the classifier: the input of `benchirt irt`), roles.csv, test_accuracy.csv and cv_accuracy.csv.
-SOURCE is a config file or a suite: builtin, cc18-offline, OpenML-CC18, a folder of ARFF/CSV/parquet
+SOURCE is a config file or a suite: embedded, builtin, cc18-offline, OpenML-CC18, a folder of ARFF/CSV/parquet
 files, or a suite file. Results are cached in DIR like `benchirt run` does."""
 
 
@@ -62,6 +62,7 @@ def _common(parser) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from benchirt.pipeline.export import export_irt
     from benchirt.pipeline.run import load_stage_result, run_pipeline
     from benchirt.pipeline.summary import format_summary
 
@@ -72,6 +73,7 @@ def run_command(args: argparse.Namespace) -> int:
     config = _with_execution(replace(config, stages=stages), args)
     outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet,
                            retry_failed=args.retry_failed)
+    export_irt(outcome.run_dir)
     rating = load_stage_result(outcome.run_dir, "rate")
     print(format_summary(outcome.run_dir, outcome.manifest, rating, top=config.stage_config("report").top_classifiers))
     return outcome.exit_code

@@ -6,6 +6,12 @@ in the driver. Each (stage, dataset) result is keyed by its options and inputs (
 :mod:`benchirt.pipeline.store`), so a rerun — after a kill, a crash or a change of one stage's
 options — computes only the missing or changed results. The manifest is rewritten atomically after
 every result, so it always describes what is on disk.
+
+Every (dataset, stage) entry of the manifest carries a ``decision``: ``"reused"``, or ``"recomputed
+because …"`` naming what changed since the stored result (its options, its input, a source file, a
+library version — :func:`benchirt.pipeline.fingerprint.changes`), or that there was none or ``--force``
+was given. With ``explain=True`` the run decides the same way but computes and writes nothing
+(``benchirt run --explain``); its decisions read ``"would recompute because …"``.
 """
 from __future__ import annotations
 
@@ -16,8 +22,9 @@ from typing import Any, Callable, Sequence
 
 from tqdm.auto import tqdm
 
+from benchirt.pipeline import fingerprint
 from benchirt.pipeline.executors import TaskOutcome
-from benchirt.pipeline.store import ArtifactStore, artifact_key, environment_versions
+from benchirt.pipeline.store import ArtifactStore, environment_versions, key_parts
 
 #: Options that change how fast a result is computed, never the result: left out of artifact keys.
 NOT_IN_KEY = frozenset({"n_jobs", "show_progress"})
@@ -74,6 +81,8 @@ class Run:
         would otherwise cost the same time and memory on every rerun).
     show_progress : bool
         tqdm bars per stage and one log line per skipped/failed dataset (on stderr).
+    explain : bool
+        Decide what would be reused or recomputed, and record why, without computing or writing.
     """
 
     store: ArtifactStore
@@ -82,6 +91,7 @@ class Run:
     force: bool = False
     retry_failed: bool = False
     show_progress: bool = True
+    explain: bool = False
     manifest: dict = field(default_factory=dict)
     previous: dict = field(default_factory=dict, repr=False)
     stage_reports: dict[str, StageReport] = field(default_factory=dict)
@@ -89,8 +99,10 @@ class Run:
 
     def start(self, stages: Sequence[str]) -> None:
         """Lock the run directory, drop leftovers of a killed run, write the initial manifest."""
-        self.store.lock()
-        leftovers = self.store.clean_temporary()
+        leftovers = 0
+        if not self.explain:
+            self.store.lock()
+            leftovers = self.store.clean_temporary()
         try:
             previous = self.store.read_manifest()
         except Exception:  # noqa: BLE001 - a missing or unreadable old manifest just starts afresh
@@ -125,15 +137,19 @@ class Run:
         report = self._begin(stage)
         done: dict[str, str] = {}
         todo: list[tuple[DatasetInput, str]] = []
+        parts: dict[str, dict] = {}
         for item in items:
-            key = stage_key(stage, options, item.inputs)
+            parts[item.name] = stage_parts(stage, options, item.inputs)
+            key = fingerprint.digest(parts[item.name])
             if not self.force and self.store.has(stage, item.name, key):
                 marker = self.store.marker(stage, item.name, key)
                 if marker.get("status") == "skipped":
-                    self._record(stage, item.name, key, "skipped", reason=marker.get("reason"), reused=True)
+                    self._record(stage, item.name, key, "skipped", reason=marker.get("reason"), reused=True,
+                                 decision="reused")
                     report.skipped += 1
                 else:
-                    self._record(stage, item.name, key, "reused")
+                    self.store.verify(stage, item.name, key)
+                    self._record(stage, item.name, key, "reused", decision="reused")
                     report.reused += 1
                     done[item.name] = key
             elif not self.force and not self.retry_failed and self._failed_before(stage, item.name, key):
@@ -145,6 +161,14 @@ class Run:
                 self._log(f"{stage}: {item.name} failed in the previous run; not retried (use --retry-failed)")
             else:
                 todo.append((item, key))
+        why = {item.name: self._why(stage, item.name, parts[item.name]) for item, _ in todo}
+        self._log_decisions(stage, why)
+        if self.explain:
+            for item, key in todo:
+                self._record(stage, item.name, key, "would recompute", decision=f"would recompute because {why[item.name]}")
+                done[item.name] = key
+            self._end(stage, report)
+            return done
         self._save_manifest()
         keys = {item.name: key for item, key in todo}
         tasks = []
@@ -155,7 +179,7 @@ class Run:
         with bar:
             for outcome in self.executor.map(_call, tasks):
                 key = keys[outcome.name]
-                self._store_outcome(stage, key, outcome, report)
+                self._store_outcome(stage, key, outcome, report, parts[outcome.name], why[outcome.name])
                 if outcome.status == "ok":
                     done[outcome.name] = key
                 bar.update(1)
@@ -166,23 +190,26 @@ class Run:
         entry = self.previous.get("datasets", {}).get(name, {}).get(stage, {})
         return entry.get("status") == "failed" and entry.get("key") == key
 
-    def _store_outcome(self, stage: str, key: str, outcome: TaskOutcome, report: StageReport) -> None:
+    def _store_outcome(self, stage: str, key: str, outcome: TaskOutcome, report: StageReport, parts: dict,
+                       why: str) -> None:
         info = {"seconds": round(outcome.seconds, 3), "attempts": outcome.attempts,
                 "lost_workers": outcome.lost_workers}
+        stored = {**info, "provenance": parts}
+        decision = f"recomputed because {why}"
         if outcome.lost_workers:
             self._log(f"{stage}: {outcome.name} lost its worker {outcome.lost_workers} time(s) (process killed or out "
                       f"of memory); attempts: {outcome.attempts}")
         if outcome.status == "ok":
-            path = self.store.save(stage, outcome.name, key, outcome.value, info=info)
-            self._record(stage, outcome.name, key, "computed", path=path, **info)
+            path = self.store.save(stage, outcome.name, key, outcome.value, info=stored)
+            self._record(stage, outcome.name, key, "computed", path=path, decision=decision, **info)
             report.computed += 1
         elif outcome.status == "skipped":
-            self.store.save(stage, outcome.name, key, status="skipped", reason=outcome.error, info=info)
-            self._record(stage, outcome.name, key, "skipped", reason=outcome.error, **info)
+            self.store.save(stage, outcome.name, key, status="skipped", reason=outcome.error, info=stored)
+            self._record(stage, outcome.name, key, "skipped", reason=outcome.error, decision=decision, **info)
             report.skipped += 1
             self._log(f"{stage}: skipped {outcome.name}: {outcome.error}")
         else:  # failures leave no artifact, only a manifest entry (a rerun tries again with --retry-failed)
-            self._record(stage, outcome.name, key, "failed", reason=outcome.error, **info)
+            self._record(stage, outcome.name, key, "failed", reason=outcome.error, decision=decision, **info)
             report.failed += 1
             self._log(f"{stage}: FAILED {outcome.name} after {outcome.attempts} attempt(s): {outcome.error.splitlines()[0]}")
         self.manifest["stages"][stage] = _public(report)  # live counts for anyone watching the manifest
@@ -192,27 +219,37 @@ class Run:
     def whole(self, stage: str, options: dict, inputs: Any, fn: Callable, args_builder: Callable[[], tuple]) -> str | None:
         """Run a stage over every dataset at once in the driver; returns its artifact key or None."""
         report = self._begin(stage)
-        key = stage_key(stage, options, inputs)
+        parts = stage_parts(stage, options, inputs)
+        key = fingerprint.digest(parts)
         try:
             if not self.force and self.store.has(stage, "all", key):
+                self.store.verify(stage, "all", key)
                 report.reused = 1
-                self.manifest["artifacts"][stage] = {"key": key, "status": "reused",
+                self.manifest["artifacts"][stage] = {"key": key, "status": "reused", "decision": "reused",
                                                      "path": str(self.store.path(stage, "all", key).relative_to(self.store.root))}
+                return key
+            why = self._why(stage, "all", parts)
+            self._log_decisions(stage, {"all": why})
+            if self.explain:
+                self.manifest["artifacts"][stage] = {"key": key, "status": "would recompute",
+                                                     "decision": f"would recompute because {why}"}
                 return key
             with tqdm(total=1, desc=f"{stage:>8}", unit="stage", disable=not self.show_progress, file=sys.stderr) as bar:
                 outcome = _attempt_whole(fn, args_builder)
                 bar.update(1)
             if outcome.status == "ok":
-                path = self.store.save(stage, "all", key, outcome.value, info={"seconds": round(outcome.seconds, 3)})
+                path = self.store.save(stage, "all", key, outcome.value,
+                                       info={"seconds": round(outcome.seconds, 3), "provenance": parts})
                 report.computed = 1
-                self.manifest["artifacts"][stage] = {"key": key, "status": "computed",
+                self.manifest["artifacts"][stage] = {"key": key, "status": "computed", "decision": f"recomputed because {why}",
                                                      "path": str(path.relative_to(self.store.root))}
                 return key
             if outcome.status == "skipped":
                 report.skipped, report.note = 1, outcome.error
             else:
                 report.failed, report.note = 1, outcome.error
-            self.manifest["artifacts"][stage] = {"key": key, "status": outcome.status, "reason": outcome.error}
+            self.manifest["artifacts"][stage] = {"key": key, "status": outcome.status, "reason": outcome.error,
+                                                 "decision": f"recomputed because {why}"}
             self._log(f"{stage}: {outcome.status}: {outcome.error.splitlines()[0]}")
             return None
         finally:
@@ -269,11 +306,33 @@ class Run:
 
     def finish(self, status: str | None = None) -> None:
         failed = any(r.failed for r in self.stage_reports.values())
-        self.manifest["status"] = status or ("finished with failures" if failed else "finished")
+        self.manifest["status"] = status or ("explained" if self.explain else "finished with failures" if failed else "finished")
         self._save_manifest()
         self.store.unlock()
 
     # -- bookkeeping -----------------------------------------------------------------------------
+    def _why(self, stage: str, name: str, parts: dict) -> str:
+        """Why (stage, name) has no reusable result: --force, no stored result, or what changed."""
+        if self.force:
+            return "--force was given"
+        previous = self.store.previous(stage, name)
+        if previous is None:
+            return "no result is stored"
+        if previous.get("provenance") is None:
+            return "the stored result was written by an older benchirt (no provenance)"
+        return "; ".join(fingerprint.changes(previous["provenance"], parts)) or "the stored result does not match"
+
+    def _log_decisions(self, stage: str, why: dict[str, str]) -> None:
+        """One console line per distinct reason a stage recomputes (not for a first run)."""
+        counts: dict[str, list[str]] = {}
+        for name, reason in why.items():
+            counts.setdefault(reason, []).append(name)
+        verb = "would recompute" if self.explain else "recomputing"
+        for reason, names in counts.items():
+            if reason != "no result is stored" or self.explain:
+                shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+                self._log(f"{stage}: {verb} {shown} because {reason}")
+
     def _begin(self, stage: str) -> StageReport:
         report = self.stage_reports.setdefault(stage, StageReport())
         report.status = "running"
@@ -303,7 +362,8 @@ class Run:
         self.manifest["datasets"].setdefault(name, {})[stage] = entry
 
     def _save_manifest(self) -> None:
-        self.store.write_manifest(self.manifest)
+        if not self.explain:
+            self.store.write_manifest(self.manifest)
 
     def _log(self, message: str) -> None:
         if self.show_progress:
@@ -321,9 +381,14 @@ def _attempt_whole(fn: Callable, args_builder: Callable[[], tuple]) -> TaskOutco
     return attempt(lambda: fn(*args_builder()), "all", ())
 
 
+def stage_parts(stage: str, options: dict, inputs: Any) -> dict:
+    """What the key of a stage result covers: options (less :data:`NOT_IN_KEY`), inputs, code, libraries."""
+    return key_parts(stage, {k: v for k, v in (options or {}).items() if k not in NOT_IN_KEY}, inputs)
+
+
 def stage_key(stage: str, options: dict, inputs: Any) -> str:
-    """The artifact key of a stage result: options (less :data:`NOT_IN_KEY`) and inputs."""
-    return artifact_key(stage, {k: v for k, v in (options or {}).items() if k not in NOT_IN_KEY}, inputs)
+    """The artifact key of a stage result: the digest of :func:`stage_parts`."""
+    return fingerprint.digest(stage_parts(stage, options, inputs))
 
 
 def _public(report: StageReport) -> dict:

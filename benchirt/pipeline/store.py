@@ -12,8 +12,12 @@
       report.html, summary.md           written by the report stage
 
 An artifact's key is the sha256 of the stage name, the stage's option section, the input's
-fingerprint (dataset content, or the keys of the upstream artifacts) and the artifact schema version,
-so a changed option or input gives a new folder while an unchanged one is found again.
+fingerprint (dataset content, or the keys of the upstream artifacts), the source of the code that
+produced it and the versions of numpy/scipy/scikit-learn/pandas (:mod:`benchirt.pipeline.fingerprint`),
+and the artifact schema version, so a changed option, input or code gives a new folder while an
+unchanged one is found again. The marker keeps these parts (``provenance``), so a rerun can say which
+one changed, and a digest of every file of the result (``files``): an artifact changed after it was
+written is refused (:class:`~benchirt.errors.ArtifactError`), never read.
 
 Writes are atomic: a result is serialised into a hidden temporary folder inside the stage folder,
 the completion marker is written into it last, and the folder is then renamed into place in one
@@ -34,23 +38,26 @@ from pathlib import Path
 from typing import Any
 
 from benchirt import __version__
-from benchirt.errors import BenchirtError
+from benchirt.errors import ArtifactError, BenchirtError
 from benchirt.io import atomic_write_json, atomic_write_text
-from benchirt.pipeline import serialize
+from benchirt.pipeline import fingerprint
 
 #: Bump when the artifact layout or a result's serialised form changes: old artifacts are then ignored.
-SCHEMA_VERSION = 1
+#: 2: no pickles, a registry of result types, code fingerprints and file digests in the marker.
+SCHEMA_VERSION = 2
 MARKER = "_COMPLETE.json"
 MANIFEST = "manifest.json"
 
 
+def key_parts(stage: str, options: Any, inputs: Any) -> dict:
+    """What an artifact key covers: stage, option and input digests, code, libraries, schema, version."""
+    return {"stage": stage, "options": fingerprint.digest(options), "inputs": fingerprint.digest(inputs),
+            **fingerprint.provenance(stage), "schema": SCHEMA_VERSION, "benchirt": __version__}
+
+
 def artifact_key(stage: str, options: Any, inputs: Any) -> str:
-    """sha256 over (stage, options, inputs, schema and benchirt version) as canonical JSON."""
-    payload = json.dumps(
-        {"stage": stage, "options": options, "inputs": inputs, "schema": SCHEMA_VERSION, "benchirt": __version__},
-        sort_keys=True, default=str, separators=(",", ":"),
-    )
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    """sha256 over :func:`key_parts` as canonical JSON."""
+    return fingerprint.digest(key_parts(stage, options, inputs))
 
 
 class ArtifactStore:
@@ -88,7 +95,38 @@ class ArtifactStore:
         marker = self.marker(stage, name, key)
         if marker.get("status") == "skipped":
             raise BenchirtError(f"{stage} of {name!r} was skipped: {marker.get('reason')}")
+        self.verify(stage, name, key)
+        from benchirt.pipeline import serialize
+
         return serialize.load(self.path(stage, name, key) / "result")
+
+    def verify(self, stage: str, name: str, key: str) -> None:
+        """Refuse an artifact whose files differ from the digests its marker recorded at writing."""
+        folder = self.path(stage, name, key)
+        recorded = self.marker(stage, name, key).get("files")
+        if recorded is None:
+            raise ArtifactError(f"{folder}: its marker records no file digests; delete the folder or rerun with --force")
+        found = _file_digests(folder / "result") if (folder / "result").is_dir() else {}
+        if found != recorded:
+            changed = sorted(f for f in set(found) | set(recorded) if found.get(f) != recorded.get(f))
+            raise ArtifactError(
+                f"{folder}: refused — {', '.join(changed[:3])} changed after benchirt wrote the artifact; "
+                "delete the folder or rerun with --force to recompute it"
+            )
+
+    def previous(self, stage: str, name: str) -> dict | None:
+        """The marker of the latest complete artifact of (stage, name) under any key, or None."""
+        folder = self.artifacts / stage
+        latest, latest_time = None, -1
+        for candidate in folder.glob(f"{safe_name(name)}-*") if folder.is_dir() else ():
+            try:
+                written = (candidate / MARKER).stat().st_mtime_ns
+                marker = json.loads((candidate / MARKER).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if marker.get("name") == name and written > latest_time:
+                latest, latest_time = marker, written
+        return latest
 
     def save(self, stage: str, name: str, key: str, result: Any = None, *, status: str = "ok",
              reason: str | None = None, info: dict | None = None) -> Path:
@@ -98,10 +136,14 @@ class ArtifactStore:
         tmp = final.parent / f".tmp-{final.name}-{uuid.uuid4().hex[:8]}"
         try:
             tmp.mkdir()
+            files = {}
             if status == "ok":
+                from benchirt.pipeline import serialize
+
                 serialize.dump(result, tmp / "result")
+                files = _file_digests(tmp / "result")
             marker = {"key": key, "stage": stage, "name": name, "status": status, "reason": reason,
-                      "written": _now(), **(info or {})}
+                      "written": _now(), "files": files, **(info or {})}
             _write_synced(tmp / MARKER, json.dumps(marker, indent=1, sort_keys=True, default=str))
             if final.exists():  # a forced recompute replaces the old artifact
                 trash = final.parent / f".tmp-old-{final.name}-{uuid.uuid4().hex[:8]}"
@@ -178,6 +220,15 @@ def safe_name(name: str) -> str:
     """A dataset name as a folder name (path separators and odd characters replaced)."""
     cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(name)).strip(".")
     return cleaned[:80] or "dataset"
+
+
+def _file_digests(folder: Path) -> dict[str, str]:
+    """sha256 of every file under ``folder``, by path relative to it."""
+    digests = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        with path.open("rb") as handle:
+            digests[path.relative_to(folder).as_posix()] = hashlib.file_digest(handle, "sha256").hexdigest()
+    return digests
 
 
 def _write_synced(path: Path, text: str) -> None:

@@ -4,13 +4,13 @@ Seed 003 §4.3 describes decodIRT's three sets of models; :mod:`benchirt.pool.re
 :mod:`benchirt.pool.ladder` and :mod:`benchirt.pool.artificial` build them, one set each.
 """
 from benchirt.pool.artificial import ARTIFICIAL_NAMES, artificial_predictions
+from benchirt.pool.estimators import ALLOWED_PACKAGES, resolve_classifier_class
 from benchirt.pool.ladder import LadderRun, ladder_name, ladder_predictions
 from benchirt.pool.real import (
     DEFAULT_POOL,
     REAL_CLASSIFIERS,
     ExtraEstimator,
     RealClassifier,
-    import_estimator,
     resolve_pool,
 )
 
@@ -43,6 +43,7 @@ DECODIRT_NAMES: dict[str, str] = {
 }
 
 __all__ = [
+    "ALLOWED_PACKAGES",
     "ARTIFICIAL_NAMES",
     "DECODIRT_NAMES",
     "DEFAULT_POOL",
@@ -52,8 +53,8 @@ __all__ = [
     "LadderRun",
     "RealClassifier",
     "artificial_predictions",
-    "import_estimator",
     "ladder_name",
     "ladder_predictions",
+    "resolve_classifier_class",
     "resolve_pool",
 ]

@@ -1,4 +1,4 @@
-"""The real classifiers of the pool: decodIRT's twelve, plus any scikit-learn estimator named in a config.
+"""The real classifiers of the pool: decodIRT's twelve, plus any scikit-learn classifier named in a config.
 
 Seed 003 §4.3 lists decodIRT's second set of models: Gaussian and Bernoulli naive Bayes, KNN with
 2, 3, 5 and 8 neighbours, a decision tree, random forests with 3, 5 and the default number of trees,
@@ -15,7 +15,6 @@ exactly the majority classifier's 0.626). Bernoulli naive Bayes keeps decodIRT's
 """
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +28,7 @@ from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier
 
 from benchirt.errors import ConfigError
+from benchirt.pool.estimators import resolve_classifier_class
 
 
 @dataclass(frozen=True)
@@ -102,36 +102,50 @@ class ExtraEstimator:
         Keyword arguments for the class.
     scale : bool
         Whether numeric features are standardised before this model (default True).
+    allowed_packages : tuple of str
+        Top-level packages, beyond :data:`benchirt.pool.estimators.ALLOWED_PACKAGES`, the class may come
+        from (the user's own package, as named in ``responses.allowed_packages``).
     """
 
     name: str
     estimator: str
     params: dict = field(default_factory=dict)
     scale: bool = True
+    allowed_packages: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        self.to_real()  # validates the import path and the parameters now, not mid-run
+        object.__setattr__(self, "allowed_packages", tuple(self.allowed_packages))
+        self.to_real()  # validates the class path and the parameters now, not mid-run
 
     def to_real(self) -> RealClassifier:
-        """The :class:`RealClassifier` this entry describes; ConfigError when it cannot be built."""
-        estimator_class = import_estimator(self.estimator, where=f"extra classifier {self.name!r}")
+        """The :class:`RealClassifier` this entry describes; ConfigError when it cannot be built.
+
+        The class is checked by :func:`~benchirt.pool.estimators.resolve_classifier_class` before it
+        is instantiated. Parameter values are then checked by the estimator's own validation
+        (scikit-learn's ``_validate_params``, which otherwise runs only inside ``fit``), so ``C: -1``
+        fails here, at config time, rather than mid-run.
+        """
+        where = f"extra classifier {self.name!r}"
+        estimator_class = resolve_classifier_class(self.estimator, self.allowed_packages, where=where)
         spec = RealClassifier(self.name, estimator_class, dict(self.params), scale=bool(self.scale))
         try:
             instance = spec.build()
+            if hasattr(instance, "_parameter_constraints"):  # scikit-learn's declared parameter checks
+                instance._validate_params()
         except (TypeError, ValueError) as exc:
             raise ConfigError(
-                f"extra classifier {self.name!r}: {self.estimator}({self.params}) cannot be built: {exc}. "
-                "Fix 'params' to the estimator's keyword arguments."
+                f"{where}: {self.estimator}({self.params}) cannot be built: {exc}. "
+                "Fix 'params' to the estimator's keyword arguments and valid values."
             ) from None
         if not is_classifier(instance):
             raise ConfigError(
-                f"extra classifier {self.name!r}: {self.estimator} is not a scikit-learn classifier; "
+                f"{where}: {self.estimator} is not a scikit-learn classifier; "
                 "name a class with fit/predict and _estimator_type 'classifier'."
             )
         return spec
 
     @classmethod
-    def from_dict(cls, name: str, entry: Any) -> "ExtraEstimator":
+    def from_dict(cls, name: str, entry: Any, allowed_packages: tuple[str, ...] = ()) -> "ExtraEstimator":
         """Build from a config entry ``{"estimator": path, "params": {...}, "scale": bool}`` or a bare path."""
         if isinstance(entry, str):
             entry = {"estimator": entry}
@@ -148,19 +162,13 @@ class ExtraEstimator:
         params = entry.get("params") or {}
         if not isinstance(params, dict):
             raise ConfigError(f"extra classifier {name!r}: 'params' must be a mapping, got {params!r}")
-        return cls(name=name, estimator=entry["estimator"], params=params, scale=bool(entry.get("scale", True)))
-
-
-def import_estimator(path: str, where: str = "estimator") -> type:
-    """Import a class from a dotted path such as ``"sklearn.svm.LinearSVC"``; ConfigError on failure."""
-    module_name, _, attribute = str(path).rpartition(".")
-    if not module_name:
-        raise ConfigError(f"{where}: {path!r} is not a dotted import path like 'sklearn.svm.LinearSVC'")
-    try:
-        module = importlib.import_module(module_name)
-        return getattr(module, attribute)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"{where}: cannot import {path!r} ({exc}); check the spelling and that it is installed") from None
+        return cls(
+            name=name,
+            estimator=entry["estimator"],
+            params=params,
+            scale=bool(entry.get("scale", True)),
+            allowed_packages=tuple(allowed_packages),
+        )
 
 
 def resolve_pool(names: tuple[str, ...], extra: tuple[ExtraEstimator, ...] = ()) -> list[RealClassifier]:

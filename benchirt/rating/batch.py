@@ -1,18 +1,22 @@
-"""Many Glicko-2 tournaments at once: the ``glicko2`` package's update, vectorised with numpy.
+"""Many Glicko-2 tournaments at once, vectorised with numpy: Glickman's algorithm or the ``glicko2`` package's.
 
 Why hand-written: the order analysis plays the same tournament under hundreds of dataset
 orders. Through the ``glicko2`` package that is one Python call per classifier, period and
 order (50 datasets × 19 classifiers × 200 orders = 190,000 calls, about 30 s); here each period
 is one set of array operations over all orders and classifiers at once (well under a second).
-No maintained library offers a batched Glicko-2.
+No maintained library offers a batched Glicko-2, and none offers Glickman's step 5 exactly.
 
-The arithmetic is the package's, step for step, so that one rating period from the same state
-agrees with it to rounding (checked to 1e-9 in the tests) — including one deviation of the
-package from Glickman's paper: its volatility function ``f`` uses the player's squared *rating*
-μ² where the paper has the squared deviation φ² (``glicko2.Player._f``). decodIRT's published
-ratings carry that deviation, so benchirt keeps it for both engines; docs/rating.md discusses it.
+Two variants (``glicko``):
 
-Over a whole tournament the two engines agree to about 1e-4 rating points, not to rounding:
+- ``"glickman"``: Glickman's "Example of the Glicko-2 system" (Glickman 2013), steps 3-8, with
+  ε = 1e-6 in the Illinois search of step 5 and f(x) = e^x (Δ² − φ² − v − e^x) / (2 (φ² + v + e^x)²)
+  − (x − a) / τ². The tests reproduce the paper's worked example.
+- ``"decodirt"``: the ``glicko2`` package's arithmetic, step for step, so that one rating period
+  from the same state agrees with it to rounding (checked to 1e-9 in the tests). It differs from
+  the paper in one place: its ``f`` (``glicko2.Player._f``) uses the player's squared *rating* μ²
+  where the paper has the squared deviation φ². decodIRT's published ratings carry that deviation.
+
+In ``"decodirt"`` mode, over a whole tournament this engine and the package agree to about 1e-4 rating points, not to rounding:
 the package stops its volatility search once the bracket is narrower than 1e-6 (in log σ²), so
 a last-bit difference (numpy's ``exp`` and summation order versus ``math``'s) can end the
 search one step earlier or later, a change of up to ~3e-8 in σ that later periods carry along.
@@ -26,7 +30,7 @@ import numpy as np
 
 #: Glicko-2 scale factor between the rating scale and the internal (μ, φ) scale.
 SCALE = 173.7178
-#: The ``glicko2`` package's system constant τ and convergence tolerance of the volatility search.
+#: System constant τ and convergence tolerance ε of the volatility search (Glickman's example; the package's too).
 TAU = 0.5
 EPSILON = 1e-6
 
@@ -52,6 +56,7 @@ def play_orders(
     outcomes: np.ndarray,
     orders: np.ndarray,
     initial: tuple[float, float, float] = (1500.0, 350.0, 0.06),
+    glicko: str = "glickman",
 ) -> BatchResult:
     """Play one Glicko-2 tournament per dataset order, all orders in parallel.
 
@@ -63,6 +68,8 @@ def play_orders(
     orders : numpy.ndarray of int, shape (P, T)
         Each row is a sequence of dataset indices (the rating periods of one tournament).
     initial : (rating, rd, volatility)
+    glicko : {"glickman", "decodirt"}
+        Variant of step 5 (see the module docstring).
 
     Returns
     -------
@@ -76,12 +83,12 @@ def play_orders(
     sigma = np.full((n_orders, k), float(initial[2]))
     n_played = np.zeros((n_orders, k), dtype=int)
     for t in range(orders.shape[1]):
-        mu, phi, sigma, played = update_period(mu, phi, sigma, outcomes[orders[:, t]])
+        mu, phi, sigma, played = update_period(mu, phi, sigma, outcomes[orders[:, t]], glicko)
         n_played += played
     return BatchResult(mu * SCALE + 1500.0, phi * SCALE, sigma, n_played)
 
 
-def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np.ndarray):
+def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np.ndarray, glicko: str = "glickman"):
     """One rating period of P independent tournaments (Glickman's steps 3-8, pre-period opponents).
 
     Parameters
@@ -92,6 +99,8 @@ def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np
         Volatilities.
     result : numpy.ndarray, shape (P, k, k)
         The period's outcomes (NaN: the pair did not meet).
+    glicko : {"glickman", "decodirt"}
+        Variant of step 5 (see the module docstring).
 
     Returns
     -------
@@ -109,7 +118,7 @@ def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np
     v = 1.0 / np.where(played, info, 1.0)                              # step 3
     pull = (weight * (outcome - expected)).sum(axis=2)
     delta = v * pull                                                   # step 4
-    new_sigma = _new_volatility(mu, phi, sigma, delta, v)              # step 5
+    new_sigma = _new_volatility(mu if glicko == "decodirt" else phi, phi, sigma, delta, v)   # step 5
     phi_star = np.sqrt(phi**2 + new_sigma**2)                          # step 6
     new_phi = 1.0 / np.sqrt(1.0 / phi_star**2 + 1.0 / v)               # step 7
     new_mu = mu + new_phi**2 * pull
@@ -122,13 +131,16 @@ def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np
     )
 
 
-def _new_volatility(mu, phi, sigma, delta, v):
-    """Step 5 (Illinois search for σ'), elementwise as in ``glicko2.Player._newVol``."""
+def _new_volatility(inner, phi, sigma, delta, v):
+    """Step 5 (Illinois search for σ'), elementwise, in the order of Glickman's steps 5.1-5.5.
+
+    ``inner`` is the quantity squared inside f: φ in Glickman's algorithm, μ in the ``glicko2`` package.
+    """
     a = np.log(sigma**2)
 
     def f(x):
         ex = np.exp(x)
-        return ex * (delta**2 - mu**2 - v - ex) / (2.0 * (mu**2 + v + ex) ** 2) - (x - a) / TAU**2
+        return ex * (delta**2 - inner**2 - v - ex) / (2.0 * (inner**2 + v + ex) ** 2) - (x - a) / TAU**2
 
     big = delta**2 > phi**2 + v
     low = np.where(big, np.log(np.where(big, delta**2 - phi**2 - v, 1.0)), 0.0)

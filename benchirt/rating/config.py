@@ -10,6 +10,8 @@ from benchirt.options import checked_options
 
 #: The two ways :func:`benchirt.rating.friedman_nemenyi` can compare classifiers.
 STATS_MODES = ("blocks", "decodirt")
+#: The two Glicko-2 variants: Glickman's algorithm, or the ``glicko2`` package decodIRT used.
+GLICKO_MODES = ("glickman", "decodirt")
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,14 @@ class RatingConfig:
         Significance level of the critical difference and of the significance matrices.
     tie_tolerance : float
         Scores closer than this are a draw (0.5 each). 0 = exact equality, as decodIRT.
+    glicko : {"glickman", "decodirt"}
+        ``"glickman"``: Glicko-2 exactly as Glickman's "Example of the Glicko-2 system" (step 5 with φ²).
+        ``"decodirt"``: the ``glicko2`` package's arithmetic (μ² in step 5), which reproduces decodIRT.
+    n_bootstrap : int
+        Bootstrap replicates over datasets for the Bradley–Terry intervals (0 switches them off).
+    rope : float
+        Half-width of the region of practical equivalence of the Bayesian pairwise comparison, in
+        units of the score (0.01 = one accuracy point for True-Scores/accuracies).
     """
 
     score: str = "true_score"
@@ -49,6 +59,9 @@ class RatingConfig:
     stats: str = "blocks"
     alpha: float = 0.05
     tie_tolerance: float = 0.0
+    glicko: str = "glickman"
+    n_bootstrap: int = 1000
+    rope: float = 0.01
 
     def __post_init__(self) -> None:
         initial = tuple(float(v) for v in self.initial) if _is_triple(self.initial) else None
@@ -69,6 +82,14 @@ class RatingConfig:
             raise ConfigError(f"rating.alpha must lie in (0, 1), got {self.alpha!r}")
         if float(self.tie_tolerance) < 0:
             raise ConfigError(f"rating.tie_tolerance must be >= 0, got {self.tie_tolerance!r}")
+        if self.glicko not in GLICKO_MODES:
+            raise ConfigError(f"rating.glicko must be one of {', '.join(GLICKO_MODES)}, got {self.glicko!r}")
+        if isinstance(self.n_bootstrap, bool) or not isinstance(self.n_bootstrap, int) or self.n_bootstrap < 0:
+            raise ConfigError(f"rating.n_bootstrap must be an integer >= 0, got {self.n_bootstrap!r}")
+        if self.n_bootstrap == 1:
+            raise ConfigError("rating.n_bootstrap must be 0 (off) or at least 2 to give an interval")
+        if isinstance(self.rope, bool) or not isinstance(self.rope, (int, float)) or not 0 <= self.rope < math.inf:
+            raise ConfigError(f"rating.rope must be a number >= 0 (score units), got {self.rope!r}")
         if not isinstance(self.score, str) or not self.score:
             raise ConfigError(f"rating.score must be a column or score name, got {self.score!r}")
 

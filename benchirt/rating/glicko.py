@@ -4,10 +4,14 @@ Every dataset is one rating period. Within a period every classifier meets every
 classifier present on that dataset and scores 1 / 0.5 / 0 when its score is higher / equal /
 lower. All updates of a period use the ratings and RDs from *before* the period: each
 classifier is updated once with the list of all its opponents' pre-period ratings, RDs and
-outcomes — decodIRT's procedure, computed with the ``glicko2`` package it used.
+outcomes — decodIRT's procedure.
 
-A classifier absent from a dataset (no score there) does not play that period: the package's
-``did_not_compete`` lets its RD grow while rating and volatility stay (Glickman's step 6).
+Two engines (``RatingConfig.glicko``): ``"glickman"`` (default) computes each period with
+Glickman's algorithm (:func:`benchirt.rating.batch.update_period`); ``"decodirt"`` calls the
+``glicko2`` package decodIRT used, whose volatility step differs from the paper (docs/rating.md).
+
+A classifier absent from a dataset (no score there) does not play that period: its RD grows
+to sqrt(φ² + σ²) while rating and volatility stay (Glickman's step 6; the package's ``did_not_compete``).
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ import glicko2
 import numpy as np
 import pandas as pd
 
+from benchirt.rating.batch import SCALE, update_period
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.scores import resolve_order, score_column, score_matrix, validate_scores
 
@@ -135,10 +140,38 @@ def glicko_tournament(
     matrix = score_matrix(clean, periods)
     classifiers = list(matrix.columns)
     outcomes = match_outcomes(matrix.to_numpy(), config.tie_tolerance)
-    players = [glicko2.Player(*config.initial) for _ in classifiers]
-    n_played = np.zeros(len(classifiers), dtype=int)
-    rows = []
-    for period, (dataset, period_outcomes) in enumerate(zip(periods, outcomes), start=1):
+    play = _play_glickman if config.glicko == "glickman" else _play_package
+    states, played = play(outcomes, config.initial)
+    rows = [
+        (period, dataset, name, *state, bool(was))
+        for period, (dataset, period_states, period_played) in enumerate(zip(periods, states, played), start=1)
+        for name, state, was in zip(classifiers, period_states, period_played)
+    ]
+    trajectory = pd.DataFrame(rows, columns=list(TRAJECTORY_COLUMNS))
+    final = states[-1]
+    table = rating_table(classifiers, final[:, 0], final[:, 1], final[:, 2], played.sum(axis=0))
+    return Tournament(table=table, trajectory=trajectory, order=periods, config=config)
+
+
+def _play_glickman(outcomes: np.ndarray, initial: tuple[float, float, float]):
+    """Periods in order with Glickman's algorithm: (T, k, 3) rating/RD/volatility after each, (T, k) played."""
+    k = outcomes.shape[1]
+    mu = np.full((1, k), (initial[0] - 1500.0) / SCALE)
+    phi = np.full((1, k), initial[1] / SCALE)
+    sigma = np.full((1, k), float(initial[2]))
+    states, played = [], []
+    for period_outcomes in outcomes:
+        mu, phi, sigma, was = update_period(mu, phi, sigma, period_outcomes[None], "glickman")
+        states.append(np.stack([mu[0] * SCALE + 1500.0, phi[0] * SCALE, sigma[0]], axis=1))
+        played.append(was[0])
+    return np.array(states), np.array(played)
+
+
+def _play_package(outcomes: np.ndarray, initial: tuple[float, float, float]):
+    """Periods in order with the ``glicko2`` package (decodIRT): same outputs as :func:`_play_glickman`."""
+    players = [glicko2.Player(*initial) for _ in range(outcomes.shape[1])]
+    states, played = [], []
+    for period_outcomes in outcomes:
         before = [(p.getRating(), p.getRd()) for p in players]
         for i, player in enumerate(players):
             opponents = np.flatnonzero(~np.isnan(period_outcomes[i]))
@@ -150,16 +183,9 @@ def glicko_tournament(
                 [before[j][1] for j in opponents],
                 period_outcomes[i, opponents].tolist(),
             )
-            n_played[i] += 1
-        played = ~np.isnan(period_outcomes).all(axis=1)
-        rows.extend(
-            (period, dataset, name, p.getRating(), p.getRd(), p.vol, bool(was))
-            for name, p, was in zip(classifiers, players, played)
-        )
-    trajectory = pd.DataFrame(rows, columns=list(TRAJECTORY_COLUMNS))
-    final = np.array([[p.getRating(), p.getRd(), p.vol] for p in players])
-    table = rating_table(classifiers, final[:, 0], final[:, 1], final[:, 2], n_played)
-    return Tournament(table=table, trajectory=trajectory, order=periods, config=config)
+        states.append([[p.getRating(), p.getRd(), p.vol] for p in players])
+        played.append(~np.isnan(period_outcomes).all(axis=1))
+    return np.array(states), np.array(played)
 
 
 def rating_table(

@@ -5,7 +5,8 @@ left, so one benchmark played in two dataset orders gives two different final ta
 order of CC18's datasets carries no meaning, hence a single order's table (seed 003 Table 1)
 shows one draw of that variation and its RD does not include it. This module replays the
 tournament under many seeded random orders (with :func:`benchirt.rating.batch.play_orders`,
-the same update as the ``glicko2`` package) and summarises each classifier's rating and rank.
+the same update as the single tournament's ``config.glicko``) and summarises each classifier's
+rating and rank.
 """
 from __future__ import annotations
 
@@ -105,7 +106,8 @@ def permutation_analysis(
     matrix = score_matrix(validate_scores(scores, column))
     datasets, classifiers = list(matrix.index), list(matrix.columns)
     orders = random_orders(len(datasets), int(n_permutations), seed)
-    result = play_orders(match_outcomes(matrix.to_numpy(), config.tie_tolerance), orders, config.initial)
+    outcomes = match_outcomes(matrix.to_numpy(), config.tie_tolerance)
+    result = play_orders(outcomes, orders, config.initial, config.glicko)
     ranks = rankdata(-result.rating, method="min", axis=1).astype(int)
     summary = summarise(result.rating, result.rd, ranks, classifiers)
     return PermutationAnalysis(

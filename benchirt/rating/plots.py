@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import matplotlib
 import numpy as np
+import pandas as pd
 import scikit_posthocs as sp
 from matplotlib.figure import Figure
 
@@ -15,6 +16,44 @@ def _figure(width: float, height: float):
     """A figure outside pyplot's global state (no backend switch, nothing to close)."""
     fig = Figure(figsize=(width, height), layout="constrained")
     return fig, fig.add_subplot()
+
+
+def plot_leaderboard(leaderboard: pd.DataFrame) -> Figure:
+    """Forest plot of the Bradley–Terry leaderboard: rating and 95 % bootstrap interval, best at the top.
+
+    Parameters
+    ----------
+    leaderboard : pandas.DataFrame
+        ``RatingResult.leaderboard`` / ``Leaderboard.table`` (best first; ``classifier, bt_rating,
+        bt_low, bt_high, tier, rank_low, rank_high``).
+
+    Rows of the same tier (Arena's rule) share a shaded band, alternating grey and white; each label
+    carries the tier and the rank interval. Without intervals (one dataset) only the points are drawn.
+    """
+    table = leaderboard.iloc[::-1].reset_index(drop=True)
+    y = np.arange(len(table))
+    fig, ax = _figure(8, 0.32 * len(table) + 1.6)
+    tiers = table["tier"].to_numpy()
+    shade = False
+    for tier in dict.fromkeys(tiers[::-1]):
+        rows = y[tiers == tier]
+        if shade:
+            ax.axhspan(rows.min() - 0.5, rows.max() + 0.5, color="tab:gray", alpha=0.15, lw=0)
+        shade = not shade
+    has_interval = table["bt_low"].notna() & table["bt_high"].notna()
+    ax.hlines(y[has_interval], table.loc[has_interval, "bt_low"], table.loc[has_interval, "bt_high"],
+              colors="tab:blue", lw=2, label="95 % bootstrap interval over datasets")
+    ax.scatter(table["bt_rating"], y, color="tab:blue", zorder=3, label="Bradley–Terry rating")
+    labels = [
+        f"{name}  (tier {tier}" + (f", rank {int(lo)}–{int(hi)})" if pd.notna(lo) and pd.notna(hi) else ")")
+        for name, tier, lo, hi in zip(table["classifier"], table["tier"], table["rank_low"], table["rank_high"])
+    ]
+    ax.set_yticks(y, labels, fontsize="small")
+    ax.set_ylim(-0.5, len(table) - 0.5)
+    ax.set_xlabel("Bradley–Terry rating (+400 points = 10:1 odds)")
+    ax.set_title("Leaderboard (shaded bands: tiers)")
+    fig.legend(loc="outside lower center", ncols=2, fontsize="small")
+    return fig
 
 
 def plot_ratings(tournament: Tournament, permutation: PermutationAnalysis | None = None) -> Figure:

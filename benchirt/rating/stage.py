@@ -9,6 +9,7 @@ import pandas as pd
 from benchirt.errors import DataError
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import Tournament, glicko_tournament
+from benchirt.rating.leaderboard import LeaderboardError, leaderboard, leaderboard_verdict
 from benchirt.rating.permutation import PermutationAnalysis, permutation_analysis
 from benchirt.rating.statistics import StatisticalComparison, friedman_nemenyi
 
@@ -37,6 +38,15 @@ class RatingResult:
     skipped : dict of str to str
         Score name → why its tests could not run (e.g. only two classifiers).
     config : RatingConfig
+    leaderboard : pandas.DataFrame
+        The Bradley–Terry leaderboard (``Leaderboard.table``: columns
+        :data:`benchirt.rating.leaderboard.LEADERBOARD_COLUMNS`, then ``orders_*``), best first.
+    pairwise : pandas.DataFrame
+        Every pair of classifiers (:data:`benchirt.rating.pairwise.PAIRWISE_COLUMNS`).
+    score : str
+        Name of the score that decided the matches, the leaderboard and the first test.
+    notes : list of str
+        What the leaderboard could not do (undefined intervals, absences, ...), said in every output.
     """
 
     tournament: Tournament
@@ -44,9 +54,20 @@ class RatingResult:
     comparisons: dict[str, StatisticalComparison]
     skipped: dict[str, str] = field(default_factory=dict)
     config: RatingConfig = field(default_factory=RatingConfig)
+    leaderboard: pd.DataFrame = field(default_factory=pd.DataFrame)
+    pairwise: pd.DataFrame = field(default_factory=pd.DataFrame)
+    score: str = "true_score"
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        """One sentence on the leaderboard (:func:`benchirt.rating.leaderboard_verdict`), or why there is none."""
+        if len(self.leaderboard) < 2:
+            return "; ".join(self.notes) or "no leaderboard"
+        return leaderboard_verdict(self.leaderboard, self.pairwise)
 
     def __repr__(self) -> str:
-        return (f"RatingResult({self.tournament!r}, permutation={self.permutation!r}, "
+        return (f"RatingResult(score={self.score!r}, {self.tournament!r}, permutation={self.permutation!r}, "
                 f"comparisons={list(self.comparisons)}, skipped={list(self.skipped)})")
 
     @property
@@ -81,7 +102,8 @@ def rate(
     Returns
     -------
     RatingResult
-        Tests that cannot run (fewer than 3 classifiers or 2 datasets) are listed in ``skipped``
+        With the Bradley–Terry leaderboard and pairwise comparisons of ``scores`` (one classifier
+        only: no leaderboard, said in ``notes``). Tests that cannot run (fewer than 3 classifiers or 2 datasets) are listed in ``skipped``
         instead of failing the stage; the ratings are still produced.
     """
     config = config or RatingConfig()
@@ -95,4 +117,10 @@ def rate(
             comparisons[name] = friedman_nemenyi(table, config=replace(config, score=name), classifiers=compare)
         except DataError as exc:
             skipped[name] = str(exc)
-    return RatingResult(tournament, permutation, comparisons, skipped, config)
+    try:
+        board = leaderboard(scores, config, tournament=tournament, permutation=permutation)
+    except LeaderboardError as exc:
+        return RatingResult(tournament, permutation, comparisons, skipped, config, score=config.score,
+                            notes=[f"no leaderboard: {exc}"])
+    return RatingResult(tournament, permutation, comparisons, skipped, config,
+                        leaderboard=board.table, pairwise=board.pairwise, score=config.score, notes=board.notes)

@@ -1,7 +1,7 @@
 """A report as data — sections of paragraphs, tables and figures — and its two renderings.
 
 :func:`render_html` writes one self-contained page: inline CSS, every figure a base64 PNG data URI,
-no script and no external asset, so the file can be mailed or archived alone.
+long tables folded in ``<details>`` with their CSV as a data URI, no script and no external asset, so the file can be mailed or archived alone.
 :func:`render_markdown` writes the same text and tables (figures are left to the HTML page).
 """
 from __future__ import annotations
@@ -17,6 +17,34 @@ import pandas as pd
 
 #: Rows of a table shown in full; longer tables show their head and say how many rows they have.
 MAX_TABLE_ROWS = 80  # CC18's 72 datasets fit
+#: Tables longer than this are folded (HTML ``<details>``) with their CSV a click away.
+FOLD_ROWS = 12
+
+#: Column headers for readers: words, units. Other snake_case names become words ("n_played" → "N played").
+HEADERS = {
+    "rd": "RD", "low": "Low (R − 2RD)", "high": "High (R + 2RD)", "n_played": "Matches",
+    "separable_from_leader": "Separable from leader", "orders_rating_mean": "Mean rating over orders",
+    "orders_rating_sd": "Rating sd over orders", "orders_rank_min": "Best rank over orders",
+    "orders_rank_max": "Worst rank over orders", "orders_p_first": "First over orders (share, ties incl.)",
+    "friedman_statistic": "Friedman χ²", "p_value": "p-value", "critical_difference": "Critical difference (ranks)",
+    "n_datasets": "Size (datasets)", "kendall_tau": "Kendall τ", "kendall_tau_percentile": "τ percentile among random",
+    "kendall_tau_p_value": "τ p-value (one-sided)", "kendall_tau_random_mean": "τ of random subsets (mean)",
+    "kendall_tau_random_sd": "τ of random subsets (sd)", "separation_percentile": "Separation percentile",
+    "separation_p_value": "Separation p-value", "pct_difficulty_gt": "Difficult items (%)",
+    "pct_discrimination_gt": "Discriminating items (%)", "pct_guessing_gt": "Guessable items (%)",
+    "pct_negative_discrimination": "Negative discrimination (%)", "lto_strength": "LTO strength (share)",
+    "lto_weakness": "LTO weakness (share)", "mse": "MSE", "aucdf": "AUCDF", "auaec": "AUAEC", "aupec": "AUPEC",
+    "seconds": "Seconds",
+}
+
+
+def human_header(column) -> str:
+    """The reader's name of a column (:data:`HEADERS`, else its words with a capital first letter)."""
+    name = str(column)
+    if name in HEADERS:
+        return HEADERS[name]
+    words = name.replace("_", " ").strip()
+    return words[:1].upper() + words[1:] if words else name
 
 
 @dataclass
@@ -26,9 +54,22 @@ class Paragraph:
 
 @dataclass
 class Table:
+    """A table; ``key`` columns are put first, the rest follow in their order. Headers are shown through
+    :func:`human_header` unless ``human_headers`` is false (columns that are data names). Over :data:`FOLD_ROWS` rows the HTML page folds it and links its CSV."""
+
     frame: pd.DataFrame
     caption: str = ""
     index: bool = False
+    key: tuple = ()
+    human_headers: bool = True
+
+    def shown(self) -> pd.DataFrame:
+        """The frame as displayed: index as columns when asked, key columns first, human headers."""
+        frame = self.frame.reset_index() if self.index else self.frame
+        key = [c for c in self.key if c in frame.columns]
+        frame = frame[key + [c for c in frame.columns if c not in key]]
+        frame = frame.rename_axis(columns=None)
+        return frame.rename(columns=human_header) if self.human_headers else frame
 
 
 @dataclass
@@ -88,6 +129,9 @@ figure{margin:12px 0;display:inline-block;vertical-align:top;max-width:100%}
 figure img{max-width:100%;border:1px solid #e1e5ec;background:#fff}
 figcaption{font-size:.85em;color:#555}
 p{white-space:pre-line}.note{background:#fff6e0;border-left:4px solid #e0a800;padding:6px 12px;margin:8px 0;white-space:pre-wrap}
+details{margin:8px 0}summary{cursor:pointer;color:#1f3a5f;font-size:.92em}
+#conclusions{background:#fff;border:2px solid #1f3a5f;border-radius:6px;padding:4px 18px 10px;margin-top:18px}
+#conclusions p{font-size:1.02em;line-height:1.5}
 """
 
 
@@ -120,10 +164,17 @@ def _html_block(block: Block) -> str:
         alt = html.escape(block.caption or "figure")
         return (f'<figure><img alt="{alt}" src="data:image/png;base64,{data}">'
                 f"<figcaption>{html.escape(block.caption)}</figcaption></figure>")
-    frame, more = _clip(block.frame)
-    table = _format(frame).to_html(index=block.index, border=0, escape=True, na_rep="")
-    caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(block.frame)} rows)" if more else "")
-    return f'<div class="wide">{table}</div>' + (f'<p class="caption">{html.escape(caption)}</p>' if caption else "")
+    shown = block.shown()
+    frame, more = _clip(shown)
+    table = _format(frame).to_html(index=False, border=0, escape=True, na_rep="")
+    caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(shown)} rows)" if more else "")
+    body = f'<div class="wide">{table}</div>' + (f'<p class="caption">{html.escape(caption)}</p>' if caption else "")
+    if len(shown) <= FOLD_ROWS:
+        return body
+    csv = base64.b64encode(shown.to_csv(index=False).encode("utf-8")).decode("ascii")
+    label = html.escape(block.caption.split(".")[0] or "table")
+    return (f'<details><summary>{label} — {len(shown)} rows (click to show) · '
+            f'<a download="table.csv" href="data:text/csv;base64,{csv}">CSV</a></summary>{body}</details>')
 
 
 def render_markdown(title: str, subtitle: str, sections: list[Section]) -> str:
@@ -137,9 +188,10 @@ def render_markdown(title: str, subtitle: str, sections: list[Section]) -> str:
             elif isinstance(block, Note):
                 lines += ["> " + block.text.replace("\n", "\n> "), ""]
             elif isinstance(block, Table):
-                frame, more = _clip(block.frame)
-                lines += [markdown_table(_format(frame), index=block.index), ""]
-                caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(block.frame)} rows)" if more else "")
+                shown = block.shown()
+                frame, more = _clip(shown)
+                lines += [markdown_table(_format(frame)), ""]
+                caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(shown)} rows)" if more else "")
                 lines += [f"*{caption}*", ""] if caption else []
     return "\n".join(lines).rstrip() + "\n"
 

@@ -35,6 +35,10 @@ class ResponseConfig:
     extra : tuple of ExtraEstimator
         Further real classifiers by dotted import path; in YAML/dicts a mapping
         ``name: {estimator: "sklearn.linear_model.LogisticRegression", params: {...}, scale: true}``.
+        Each class is checked before it is built (:func:`benchirt.pool.resolve_classifier_class`):
+        only classifier classes from sklearn, xgboost, lightgbm, catboost or ``allowed_packages``.
+    allowed_packages : tuple of str
+        Further top-level packages (your own) whose classifier classes ``extra`` may name.
     artificial : bool
         Add the seven artificial classifiers.
     n_jobs : int
@@ -56,6 +60,7 @@ class ResponseConfig:
     ladder_epochs: int = 100
     pool: tuple[str, ...] = DEFAULT_POOL
     extra: tuple[ExtraEstimator, ...] = ()
+    allowed_packages: tuple[str, ...] = ()
     artificial: bool = True
     n_jobs: int = 1
     max_train: int | None = None
@@ -65,6 +70,7 @@ class ResponseConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "pool", tuple(self.pool))
         object.__setattr__(self, "extra", tuple(self.extra))
+        object.__setattr__(self, "allowed_packages", tuple(self.allowed_packages))
         fraction = isinstance(self.test_size, (int, float)) and not isinstance(self.test_size, bool)
         _check(fraction and 0.0 < self.test_size < 1.0, "test_size", self.test_size, "a number strictly between 0 and 1")
         _check(_is_int(self.max_test) and self.max_test >= 1, "max_test", self.max_test, "an integer >= 1")
@@ -84,6 +90,12 @@ class ResponseConfig:
         for entry in self.extra:
             if not isinstance(entry, ExtraEstimator):
                 raise ConfigError(f"responses.extra: expected ExtraEstimator entries, got {entry!r}")
+            beyond = sorted(set(entry.allowed_packages) - set(self.allowed_packages))
+            if beyond:
+                raise ConfigError(
+                    f"responses.extra: classifier {entry.name!r} allows package(s) {beyond} "
+                    "that responses.allowed_packages does not list"
+                )
         resolve_pool(self.pool, self.extra)  # unknown or duplicate names fail here, listing the known ones
         if not (self.pool or self.extra or self.ladder_epochs or self.artificial):
             raise ConfigError("responses: no respondents — set a pool, extra classifiers, ladder_epochs or artificial")
@@ -96,6 +108,12 @@ class ResponseConfig:
             pool = d["pool"]
             if isinstance(pool, str) or not all(isinstance(name, str) for name in pool):
                 raise ConfigError(f"responses.pool: expected a list of classifier names, got {pool!r}")
+        allowed = d.get("allowed_packages") or ()
+        if isinstance(allowed, str) or not all(isinstance(name, str) and name.isidentifier() for name in allowed):
+            raise ConfigError(
+                f"responses.allowed_packages: expected a list of top-level package names, got {allowed!r}"
+            )
+        d["allowed_packages"] = tuple(allowed)
         if "extra" in d:
             extra = d["extra"] or {}
             if not isinstance(extra, Mapping):
@@ -103,7 +121,7 @@ class ResponseConfig:
                     "responses.extra: expected a mapping name -> {estimator: dotted.path, params: {...}}, "
                     f"got {extra!r}"
                 )
-            d["extra"] = tuple(ExtraEstimator.from_dict(str(name), entry) for name, entry in extra.items())
+            d["extra"] = tuple(ExtraEstimator.from_dict(str(name), entry, d["allowed_packages"]) for name, entry in extra.items())
         try:
             return cls(**d)
         except TypeError as exc:  # e.g. a value of the wrong type that the checks compare
@@ -113,6 +131,7 @@ class ResponseConfig:
         """Plain, JSON-serialisable form that :meth:`from_dict` reads back (for config hashing)."""
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         d["pool"] = list(self.pool)
+        d["allowed_packages"] = list(self.allowed_packages)
         d["extra"] = {e.name: {"estimator": e.estimator, "params": dict(e.params), "scale": e.scale} for e in self.extra}
         return d
 

@@ -320,7 +320,7 @@ def _fidelity(matrix: pd.DataFrame, subsets, real, baselines, config: SubsetConf
     outcomes = match_outcomes(matrix.to_numpy(), rating_config.tie_tolerance)
 
     def play(rows: np.ndarray) -> np.ndarray:
-        return play_orders(outcomes, rows, rating_config.initial).rating
+        return play_orders(outcomes, rows, rating_config.initial, rating_config.glicko).rating
 
     full = play(np.arange(len(datasets))[None, :])[0]
     reference = pd.Series(full, index=classifiers).loc[real]

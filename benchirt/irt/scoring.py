@@ -1,0 +1,135 @@
+"""Score new respondents against frozen item parameters: θ, its standard error and the True-Score.
+
+The psychometric way to place a new respondent in a calibrated test (seed 003 §4.1, second step):
+the item parameters ``a, b, c`` stay as calibrated and only the respondent's ability is estimated,
+by EAP (posterior mean and SD over the quadrature grid of the calibration's N(0, 1) prior) or MAP
+(:mod:`benchirt.irt.ability`). The True-Score is ``sum_j P_j(theta)`` over every item (seed 003
+§2.5). Items flagged ``all_correct`` / ``all_wrong`` at calibration carry no estimated parameters:
+they are left out of the likelihood and count 1 / 0 in the True-Score, exactly as
+:meth:`benchirt.irt.IRTFit.ability_table` treats them, so scoring a calibration respondent here gives
+its fitted θ back.
+
+The item table is either benchirt's ``items.csv`` (``item, discrimination, difficulty, guessing``,
+optional ``flag``) or decodIRT's ``ltm_item_params.csv`` (``Discriminacao, Dificuldade,
+Adivinhacao``; the items are named by its first, unnamed column, else ``V1..Vn`` in order).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchirt.errors import DataError
+from benchirt.irt import ability as _ability
+from benchirt.irt.config import ABILITY_METHODS, IRTConfig
+from benchirt.irt.fit import NO_INFORMATION_FLAGS
+from benchirt.irt.models import probability, quadrature
+from benchirt.irt.validation import as_response_matrix
+
+PARAMETER_COLUMNS = ("discrimination", "difficulty", "guessing")
+#: decodIRT's (R ltm) Portuguese column names -> benchirt's.
+LTM_COLUMNS = {"Discriminacao": "discrimination", "Dificuldade": "difficulty", "Adivinhacao": "guessing"}
+
+
+def read_items(path: str | Path) -> pd.DataFrame:
+    """An item-parameter table from ``items.csv`` or decodIRT's ``ltm_item_params.csv``.
+
+    Returns
+    -------
+    pandas.DataFrame, index ``item``
+        ``discrimination, difficulty, guessing, flag`` (``flag`` is ``ok`` where the file has none).
+
+    Raises
+    ------
+    DataError
+        Missing file, missing parameter columns, non-finite values, guessing outside [0, 1).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: no such item file; give the items.csv of `benchirt irt` (or a run's irt artifact)")
+    try:
+        frame = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: cannot read the item table ({exc})") from None
+    if set(LTM_COLUMNS) <= set(frame.columns):
+        frame = frame.rename(columns=LTM_COLUMNS)
+        first = frame.columns[0]
+        if str(first).startswith("Unnamed:"):  # R's row names: the item names
+            frame = frame.rename(columns={first: "item"})
+        else:
+            frame.insert(0, "item", [f"V{j + 1}" for j in range(len(frame))])
+    missing = [c for c in ("item", *PARAMETER_COLUMNS) if c not in frame.columns]
+    if missing:
+        raise DataError(
+            f"{path}: the item table lacks column(s) {', '.join(missing)}; expected item, discrimination, "
+            "difficulty, guessing (benchirt's items.csv) or ltm's Discriminacao, Dificuldade, Adivinhacao"
+        )
+    frame["item"] = frame["item"].astype(str)
+    return check_items(frame.set_index("item"), where=str(path))
+
+
+def check_items(items: pd.DataFrame, where: str = "items") -> pd.DataFrame:
+    """Validate an item table (index = item names) and add ``flag = "ok"`` where it has none."""
+    items = items.copy()
+    if "flag" not in items.columns:
+        items["flag"] = "ok"
+    items["flag"] = items["flag"].astype(str)
+    values = items[list(PARAMETER_COLUMNS)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+    if not np.isfinite(values).all():
+        row = items.index[~np.isfinite(values).all(axis=1)][0]
+        raise DataError(f"{where}: item {row!r} has a missing or non-numeric parameter; every a, b, c must be a number")
+    if ((values[:, 2] < 0) | (values[:, 2] >= 1)).any():
+        row = items.index[(values[:, 2] < 0) | (values[:, 2] >= 1)][0]
+        raise DataError(f"{where}: item {row!r} has guessing outside [0, 1)")
+    if items.index.duplicated().any():
+        raise DataError(f"{where}: item {items.index[items.index.duplicated()][0]!r} appears more than once")
+    items[list(PARAMETER_COLUMNS)] = values
+    return items
+
+
+def score_frozen(items: pd.DataFrame, responses, method: str = "EAP", config: IRTConfig | None = None) -> pd.DataFrame:
+    """θ, SE and True-Score of respondents on items whose parameters are held fixed (no refitting).
+
+    Parameters
+    ----------
+    items : pandas.DataFrame, index = item names
+        ``discrimination, difficulty, guessing`` and optionally ``flag`` (``IRTFit.items`` or
+        :func:`read_items`).
+    responses : pandas.DataFrame, shape (n, m)
+        0/1 answers, columns = the items (any order; a missing or unknown item is an error),
+        index = respondent names.
+    method : {"EAP", "MAP"}
+    config : IRTConfig, optional
+        Supplies the ability grid (``ability_quadrature``, ``theta_max``) — use the calibration's.
+
+    Returns
+    -------
+    pandas.DataFrame, index ``respondent``, columns ``theta, se, true_score``
+    """
+    config = config or IRTConfig()
+    if method not in ABILITY_METHODS:
+        raise DataError(f"ability method {method!r} is not one of {', '.join(ABILITY_METHODS)}")
+    items = check_items(items)
+    names = [str(i) for i in items.index]
+    if not isinstance(responses, pd.DataFrame):
+        raise DataError("score_frozen needs a DataFrame whose columns name the items")
+    columns = [str(c) for c in responses.columns]
+    missing = [i for i in names if i not in set(columns)]
+    unknown = [c for c in columns if c not in set(names)]
+    if missing or unknown:
+        raise DataError(
+            f"responses do not match the frozen items: {len(missing)} item(s) missing (e.g. {missing[:3]}), "
+            f"{len(unknown)} unknown (e.g. {unknown[:3]}); answer exactly the calibrated items"
+        )
+    matrix, respondents, _ = as_response_matrix(responses.set_axis(columns, axis=1)[names])
+    flag = items["flag"].to_numpy()
+    informative = ~np.isin(flag, NO_INFORMATION_FLAGS)
+    a, b, c = (items[col].to_numpy(float)[informative] for col in PARAMETER_COLUMNS)
+    nodes, log_w = quadrature(config.ability_quadrature, config.theta_max)
+    theta, se = _ability.eap(matrix[:, informative], a, b, c, nodes, log_w)
+    if method == "MAP":
+        theta, se = _ability.map_(matrix[:, informative], a, b, c, theta, config.theta_max)
+    true_score = probability(theta, a, b, c).sum(axis=1) + float((flag == "all_correct").sum())
+    return pd.DataFrame({"theta": theta, "se": se, "true_score": true_score},
+                        index=pd.Index(respondents, name="respondent"))

@@ -1,0 +1,85 @@
+"""The fixed registry of classes an artifact may hold: benchirt's stage results and their parts.
+
+An artifact's ``_type.json`` names the class of each folder. Reading it must never import or call
+what that text names (a tampered file could name ``os:system``), so names are only looked up here:
+the registry holds every dataclass defined in :data:`RESULT_MODULES` — modules named in this code,
+not on disk — plus classes registered by code with :func:`register`. Writing refuses a dataclass
+that is not registered, so a result that could not be read back is never stored.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+from dataclasses import is_dataclass
+from pathlib import Path
+
+from benchirt.errors import ArtifactError
+
+#: Modules whose dataclasses are stage results or parts of them. A new result module goes here.
+RESULT_MODULES: tuple[str, ...] = (
+    "benchirt.responses.stage",
+    "benchirt.irt.config",
+    "benchirt.irt.fit",
+    "benchirt.irt.stage",
+    "benchirt.rating.config",
+    "benchirt.rating.glicko",
+    "benchirt.rating.permutation",
+    "benchirt.rating.statistics",
+    "benchirt.rating.stage",
+    "benchirt.subsets.config",
+    "benchirt.subsets.evaluation",
+    "benchirt.airt.config",
+    "benchirt.airt.analysis",
+    "benchirt.airt.continuous",
+    "benchirt.airt.goodness",
+    "benchirt.airt.latent",
+)
+
+_registry: dict[str, type] = {}
+_loaded = False
+
+
+def register(cls: type) -> type:
+    """Allow the dataclass ``cls`` in artifacts (for results defined outside :data:`RESULT_MODULES`)."""
+    if not (inspect.isclass(cls) and is_dataclass(cls)):
+        raise TypeError(f"{cls!r} is not a dataclass")
+    _registry[_name(cls)] = cls
+    return cls
+
+
+def name_of(cls: type) -> str:
+    """The registry name of ``cls`` (``module:qualname``); TypeError when it is not registered."""
+    name = _name(cls)
+    if _classes().get(name) is not cls:
+        raise TypeError(
+            f"cannot store a {name}: it is not a registered benchirt result type; add its module to "
+            "benchirt.pipeline.artifact_types.RESULT_MODULES (or register() it)"
+        )
+    return name
+
+
+def lookup(name: object, where: Path) -> type:
+    """The registered class called ``name``; ArtifactError for any other name (nothing is imported)."""
+    cls = _classes().get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise ArtifactError(
+            f"{where}: the artifact names type {name!r}, which is not a benchirt result type; it was not written "
+            "by this benchirt or was altered — delete the run directory's artifact or rerun with --force"
+        )
+    return cls
+
+
+def _classes() -> dict[str, type]:
+    global _loaded
+    if not _loaded:
+        for module_name in RESULT_MODULES:
+            module = importlib.import_module(module_name)
+            for _, member in inspect.getmembers(module, inspect.isclass):
+                if is_dataclass(member) and member.__module__ == module_name:
+                    _registry.setdefault(_name(member), member)
+        _loaded = True
+    return _registry
+
+
+def _name(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"

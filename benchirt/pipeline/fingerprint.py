@@ -1,0 +1,109 @@
+"""What an artifact's key says about the code and libraries that produced it.
+
+A stored result may be reused only when its inputs, options *and code* are unchanged. The code of a
+stage is the source of the benchirt modules it runs (:data:`STAGE_CODE`, plus :data:`COMMON_CODE`;
+a stage not listed — the report, for one — depends on the whole package) and the versions of the
+numerical libraries whose behaviour its numbers depend on (:data:`LIBRARIES`). Upstream code needs no
+listing: a stage's inputs are the keys of its upstream artifacts, which already carry their code.
+
+:func:`provenance` returns the parts of a key as plain data; the store writes them into each
+artifact's completion marker so that a rerun can say *why* it recomputes (which option, input, source
+file or library changed) — :func:`changes` compares two of them.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import benchirt
+
+#: The package folder whose ``.py`` files are fingerprinted.
+PACKAGE_ROOT = Path(benchirt.__file__).resolve().parent
+
+#: benchirt sub-packages and modules (relative to the package) whose source each stage runs.
+STAGE_CODE: dict[str, tuple[str, ...]] = {
+    "respond": ("data", "pool", "responses", "preprocess.py"),
+    "irt": ("irt",),
+    "rate": ("rating", "irt", "pool"),
+    "subset": ("subsets", "rating", "irt", "pool", "data"),
+    "airt": ("airt", "responses", "pool", "data", "preprocess.py"),
+}
+
+#: Modules every stage runs (errors, option checks, file writing, the pipeline's stage adapters).
+COMMON_CODE: tuple[str, ...] = ("__init__.py", "errors.py", "options.py", "io.py", "pipeline/stages.py")
+
+#: Libraries whose version is part of every key (their numerical behaviour shapes the results).
+LIBRARIES: tuple[str, ...] = ("numpy", "scipy", "scikit-learn", "pandas")
+
+
+def provenance(stage: str) -> dict[str, Any]:
+    """``{"code": {file: digest}, "libraries": {name: version}}`` of ``stage`` (see the module docstring)."""
+    return {"code": dict(code_digests(stage)), "libraries": dict(library_versions())}
+
+
+@lru_cache(maxsize=None)
+def code_digests(stage: str) -> tuple[tuple[str, str], ...]:
+    """(path relative to the package, sha256 prefix) of every source file ``stage`` depends on, sorted."""
+    parts = STAGE_CODE.get(stage)
+    if parts is None:
+        files = sorted(PACKAGE_ROOT.rglob("*.py"))
+    else:
+        files = []
+        for part in (*COMMON_CODE, *parts):
+            path = PACKAGE_ROOT / part
+            files.extend(sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.is_file() else [])
+        files = sorted(set(files))
+    return tuple(
+        (path.relative_to(PACKAGE_ROOT).as_posix(), hashlib.sha256(path.read_bytes()).hexdigest()[:16])
+        for path in files
+        if "__pycache__" not in path.parts
+    )
+
+
+@lru_cache(maxsize=1)
+def library_versions() -> tuple[tuple[str, str], ...]:
+    """(name, installed version) of :data:`LIBRARIES`."""
+    versions = []
+    for name in LIBRARIES:
+        try:
+            versions.append((name, metadata.version(name)))
+        except metadata.PackageNotFoundError:
+            versions.append((name, "absent"))
+    return tuple(versions)
+
+
+def digest(value: Any) -> str:
+    """sha256 of ``value`` as canonical JSON (what the store keys on)."""
+    text = json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def changes(old: dict, new: dict) -> list[str]:
+    """What differs between two provenance records, in words (empty when nothing recorded differs).
+
+    Both are the ``provenance`` entries of completion markers: ``options`` and ``inputs`` digests,
+    ``code`` file digests, ``libraries`` versions, ``schema`` and ``benchirt`` version.
+    """
+    reasons = []
+    if old.get("options") != new.get("options"):
+        reasons.append("its options changed")
+    if old.get("inputs") != new.get("inputs"):
+        reasons.append("its input changed")
+    old_code, new_code = old.get("code") or {}, new.get("code") or {}
+    edited = sorted(f for f in set(old_code) | set(new_code) if old_code.get(f) != new_code.get(f))
+    if edited:
+        shown = ", ".join(f"benchirt/{f}" for f in edited[:3]) + (f" and {len(edited) - 3} more" if len(edited) > 3 else "")
+        reasons.append(f"the code changed ({shown})")
+    old_libs, new_libs = old.get("libraries") or {}, new.get("libraries") or {}
+    bumped = [f"{n} {old_libs.get(n)} -> {new_libs.get(n)}" for n in sorted(set(old_libs) | set(new_libs))
+              if old_libs.get(n) != new_libs.get(n)]
+    if bumped:
+        reasons.append(f"library versions changed ({', '.join(bumped)})")
+    for part in ("schema", "benchirt"):
+        if old.get(part) != new.get(part):
+            reasons.append(f"the {part} version changed ({old.get(part)} -> {new.get(part)})")
+    return reasons

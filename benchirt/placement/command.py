@@ -1,0 +1,108 @@
+"""``benchirt plan`` and ``benchirt predict``: place new classifiers in a finished study from a few datasets."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from benchirt.errors import DataError
+from benchirt.io import atomic_write_csv
+
+CALIBRATION_HELP = ("a benchirt run directory, a folder of decodIRT dataset folders with true_scores.csv, "
+                    "or a long CSV dataset,classifier,score (as `benchirt rate` reads)")
+
+PLAN_DESCRIPTION = """\
+Choose the K datasets a new classifier should be run on so that its standing over the whole suite is
+pinned down best (greedy Bayesian design on a low-rank model of the calibration's score matrix; see
+docs/new-classifier.md). Writes DIR/plan.csv: dataset, order, status (observed / to run), summary_sd
+(posterior SD of the classifier's mean standardised score once the datasets up to that row are run).
+With --observed OBS.csv (classifier, dataset, score of one new classifier) the plan continues from the
+datasets already run; they count against K."""
+
+PREDICT_DESCRIPTION = """\
+Predict new classifiers' scores on every dataset of the calibration from the datasets they were run
+on, with 90 % intervals, and their rank among the pool with a rank interval. OBS.csv: classifier,
+dataset, score rows (scores on the calibration's scale, e.g. True-Scores) for one or more new
+classifiers. Writes DIR/predicted.csv (classifier, dataset, score, low, high, observed, sd; observed
+rows are measured values, the others predictions) and DIR/standing.csv (classifier, rank, rank_low,
+rank_high, mean_rank with its interval — the Friedman average rank over the datasets — n_classifiers,
+n_measured, n_predicted)."""
+
+
+def register(subparsers) -> None:
+    plan = subparsers.add_parser("plan", help="which datasets to run a new classifier on (budget K)",
+                                 description=PLAN_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    plan.add_argument("calibration", metavar="CALIBRATION", help=CALIBRATION_HELP)
+    plan.add_argument("--budget", type=int, required=True, metavar="K", help="number of datasets to run")
+    plan.add_argument("--observed", metavar="OBS.csv", help="results so far (one new classifier)")
+    _common(plan)
+    plan.set_defaults(func=run_plan)
+    predict = subparsers.add_parser("predict", help="predict new classifiers' scores and standing from a few datasets",
+                                    description=PREDICT_DESCRIPTION,
+                                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    predict.add_argument("calibration", metavar="CALIBRATION", help=CALIBRATION_HELP)
+    predict.add_argument("--observed", metavar="OBS.csv", required=True, help="classifier, dataset, score rows")
+    _common(predict)
+    predict.set_defaults(func=run_predict)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--exclude", nargs="+", default=[], metavar="NAME", help="leave these pool members out")
+    parser.add_argument("--rank", type=int, default=None, metavar="R", help="latent factors of the model (default 3)")
+
+
+def _model(args: argparse.Namespace):
+    from benchirt.placement.calibration import load_calibration
+    from benchirt.placement.model import DEFAULT_RANK, fit_score_model
+
+    calibration = load_calibration(args.calibration, args.exclude)
+    for note in calibration.notes:
+        print(f"note: {note}")
+    model = fit_score_model(calibration.scores, args.rank or DEFAULT_RANK)
+    for note in model.notes:
+        print(f"note: {note}")
+    return model
+
+
+def read_observed(path: str):
+    """``classifier, dataset, score`` rows (checked by :func:`benchirt.rating.validate_scores`)."""
+    from benchirt.rating.scores import read_scores
+
+    frame = read_scores(path, score="score")
+    return frame.assign(dataset=frame["dataset"].astype(str), classifier=frame["classifier"].astype(str))
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    from benchirt.placement.design import plan_datasets
+
+    model = _model(args)
+    done: list[str] = []
+    if args.observed:
+        observed = read_observed(args.observed)
+        names = sorted(observed["classifier"].unique())
+        if len(names) > 1:
+            raise DataError(f"{args.observed}: plan continues one classifier's results, found {names}")
+        done = list(observed["dataset"])
+    plan = plan_datasets(model, args.budget, done)
+    out = Path(args.out)
+    atomic_write_csv(out / "plan.csv", plan)
+    todo = plan[plan["status"] == "to run"]
+    print(f"plan: run {len(todo)} of {len(model.datasets)} datasets ({len(done)} already observed): "
+          f"{', '.join(todo['dataset'].tolist()) or 'none'}")
+    print(f"wrote {out / 'plan.csv'}")
+    return 0
+
+
+def run_predict(args: argparse.Namespace) -> int:
+    from benchirt.placement.predict import predict_new
+
+    model = _model(args)
+    predicted, standings = predict_new(model, read_observed(args.observed))
+    out = Path(args.out)
+    atomic_write_csv(out / "predicted.csv", predicted)
+    atomic_write_csv(out / "standing.csv", standings)
+    for row in standings.itertuples(index=False):
+        print(f"{row.classifier}: rank {row.rank} of {row.n_classifiers} (90 % interval {row.rank_low}-{row.rank_high}); "
+              f"measured on {row.n_measured} datasets, predicted on {row.n_predicted}")
+    print(f"wrote {out / 'predicted.csv'} and {out / 'standing.csv'}")
+    return 0

@@ -1,0 +1,272 @@
+"""The order-free leaderboard: Bradley–Terry ratings with bootstrap intervals, rank intervals and tiers.
+
+One Bradley–Terry fit over all pairwise outcomes of all datasets (:mod:`benchirt.rating.bradley_terry`)
+gives each classifier a rating on the 1500 ± 400·log10 scale. Its uncertainty comes from a bootstrap
+over datasets (Efron 1979; the datasets are the sampled units of a benchmark): the datasets are drawn
+with replacement ``n_bootstrap`` times (seeded) and all replicates are fitted at once. The 2.5 % and
+97.5 % percentiles give the rating interval (``bt_low, bt_high``) and the rank interval
+(``rank_low, rank_high``). Tiers follow Chatbot Arena's rule (Chiang et al. 2024): a classifier's
+tier is 1 + the number of classifiers whose lower bound exceeds its upper bound, so A sits above B
+only when their intervals do not overlap. Beside it: the Glicko-2 rating and RD of the single-order
+tournament, the mean per-dataset rank, the spread over dataset orders, and every pairwise comparison
+(:mod:`benchirt.rating.pairwise`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
+
+from benchirt.errors import BenchirtError
+from benchirt.rating.bradley_terry import bootstrap_counts, fit_bradley_terry, pairwise_wins
+from benchirt.rating.config import RatingConfig
+from benchirt.rating.glicko import Tournament, glicko_tournament, match_outcomes
+from benchirt.rating.pairwise import pairwise_comparisons
+from benchirt.rating.permutation import PermutationAnalysis
+from benchirt.rating.scores import score_column, score_matrix, validate_scores
+
+#: Columns of ``leaderboard.csv``, in order (the ``orders_*`` spread follows when it was computed).
+LEADERBOARD_COLUMNS = (
+    "classifier", "bt_rating", "bt_low", "bt_high", "rank", "rank_low", "rank_high", "tier",
+    "glicko_rating", "glicko_rd", "mean_rank", "p_above_next", "n_datasets", "wins", "losses", "ties",
+)
+#: Permutation-summary columns carried into the leaderboard, and their names there.
+ORDER_SPREAD = {"rating_sd": "orders_rating_sd", "rank_min": "orders_rank_min", "rank_max": "orders_rank_max"}
+#: Central share of the bootstrap distribution the intervals cover.
+LEVEL = 0.95
+#: Ratings closer than this (points) share a rank (the fit is converged far below it).
+RATING_TIE = 1e-6
+
+
+class LeaderboardError(BenchirtError):
+    """The scores cannot give a leaderboard (e.g. a single classifier)."""
+
+
+@dataclass(repr=False)
+class Leaderboard:
+    """Result of :func:`leaderboard`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame, shape (k, ≥ 16)
+        One row per classifier, best first, columns :data:`LEADERBOARD_COLUMNS` (then ``orders_*``):
+        ``bt_rating`` (Bradley–Terry MAP rating), ``bt_low/bt_high`` and ``rank_low/rank_high`` (95 %
+        bootstrap percentile intervals; NaN when undefined, see ``notes``), ``rank`` (1 = best,
+        equal ratings share the smaller rank), ``tier`` (Arena's rule), ``glicko_rating/glicko_rd``
+        (single-order Glicko-2), ``mean_rank`` (mean per-dataset rank, ties averaged, over the datasets
+        where the classifier has a score), ``p_above_next`` (share of bootstrap replicates that rate it
+        above the next classifier in the table), ``n_datasets`` and its total ``wins/losses/ties``.
+    pairwise : pandas.DataFrame
+        :func:`benchirt.rating.pairwise.pairwise_comparisons`, pairs in leaderboard order.
+    score : str
+        Name of the score that decided the comparisons.
+    n_bootstrap, seed : int
+    notes : list of str
+        What the reader must know (undefined intervals, replicates without convergence, absences).
+    """
+
+    table: pd.DataFrame
+    pairwise: pd.DataFrame
+    score: str
+    n_bootstrap: int
+    seed: int
+    notes: list[str] = field(default_factory=list)
+
+    def verdict(self) -> str:
+        """One sentence: :func:`leaderboard_verdict`."""
+        return leaderboard_verdict(self.table, self.pairwise)
+
+    def __repr__(self) -> str:
+        return (f"Leaderboard(score={self.score!r}, classifiers={len(self.table)}, n_bootstrap={self.n_bootstrap}, "
+                f"leader={self.table['classifier'].iloc[0]!r})")
+
+    def __str__(self) -> str:
+        shown = self.table[["rank", "classifier", "bt_rating", "bt_low", "bt_high", "rank_low", "rank_high", "tier"]]
+        lines = [f"Bradley–Terry leaderboard on {self.score} ({self.n_bootstrap} bootstrap replicates over datasets)",
+                 shown.to_string(index=False, float_format=lambda v: f"{v:.1f}"), self.verdict(), *self.notes]
+        return "\n".join(lines)
+
+
+def leaderboard(
+    scores: pd.DataFrame,
+    config: RatingConfig | None = None,
+    tournament: Tournament | None = None,
+    permutation: PermutationAnalysis | None = None,
+) -> Leaderboard:
+    """Build the leaderboard of the classifiers in a long score table.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Long ``dataset, classifier, score`` table (higher is better; a classifier may be absent from
+        some datasets), as :func:`benchirt.rating.glicko_tournament` takes it.
+    config : RatingConfig, optional
+        Uses ``score``, ``n_bootstrap``, ``seed``, ``rope``, ``tie_tolerance`` (and the Glicko-2 options
+        when ``tournament`` is not given).
+    tournament : Tournament, optional
+        The single-order Glicko-2 tournament of the same scores (computed when not given).
+    permutation : PermutationAnalysis, optional
+        Its order analysis; adds the ``orders_*`` columns.
+
+    Returns
+    -------
+    Leaderboard
+
+    Raises
+    ------
+    LeaderboardError
+        Fewer than two classifiers.
+    """
+    config = config or RatingConfig()
+    clean = validate_scores(scores, score_column(scores, config.score))
+    matrix = score_matrix(clean)                      # datasets and classifiers sorted by name
+    classifiers = list(matrix.columns)
+    if len(classifiers) < 2:
+        raise LeaderboardError(f"a leaderboard needs at least two classifiers, found {len(classifiers)}")
+    wins = pairwise_wins(match_outcomes(matrix.to_numpy(), config.tie_tolerance))
+    point = fit_bradley_terry(wins.sum(axis=0))
+    notes = []
+    if not point.converged.all():
+        notes.append(f"the Bradley–Terry fit did not converge (largest remaining step {point.max_step.max():.2g} points)")
+    table = pd.DataFrame({"classifier": classifiers, "bt_rating": point.rating[0]})
+    table["rank"] = _ranks(point.rating)[0]
+    intervals, p_beats, more_notes = _bootstrap(wins, matrix.notna().to_numpy(), config)
+    notes += more_notes
+    table = table.join(intervals)
+    table = table.sort_values(["bt_rating", "classifier"], ascending=[False, True], kind="stable")
+    position = table.index.to_numpy()
+    table["tier"] = _tiers(table["bt_low"].to_numpy(), table["bt_high"].to_numpy())
+    table["p_above_next"] = (np.append(p_beats[position[:-1], position[1:]], np.nan)
+                             if p_beats is not None else np.nan)
+    tournament = tournament or glicko_tournament(clean, config=config)
+    glicko = tournament.table.set_index("classifier")
+    table["glicko_rating"] = glicko.loc[table["classifier"], "rating"].to_numpy()
+    table["glicko_rd"] = glicko.loc[table["classifier"], "rd"].to_numpy()
+    table["mean_rank"] = (pd.DataFrame(rankdata(-matrix.to_numpy(), axis=1, nan_policy="omit"), columns=classifiers)
+                          .mean(axis=0).loc[table["classifier"]].to_numpy())
+    table["n_datasets"] = matrix.notna().sum(axis=0).loc[table["classifier"]].to_numpy()
+    table["wins"] = _count(wins, position, 1.0)
+    table["losses"] = _count(wins, position, 0.0)
+    table["ties"] = _count(wins, position, 0.5)
+    table = table.reset_index(drop=True)[list(LEADERBOARD_COLUMNS)]
+    if permutation is not None:
+        spread = permutation.summary.set_index("classifier")[list(ORDER_SPREAD)].rename(columns=ORDER_SPREAD)
+        table = table.join(spread, on="classifier")
+    absent = table.loc[table["n_datasets"] < matrix.shape[0], ["classifier", "n_datasets"]]
+    if len(absent):
+        notes.append("compared only where present: " + ", ".join(
+            f"{name} ({n} of {matrix.shape[0]} datasets)" for name, n in absent.itertuples(index=False)))
+    pairwise = pairwise_comparisons(matrix, table["classifier"].tolist(), config.rope, config.tie_tolerance,
+                                    config.seed)
+    return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes)
+
+
+def _count(wins: np.ndarray, position: np.ndarray, outcome: float) -> np.ndarray:
+    """Per classifier (in ``position`` order): comparisons it won (1), tied (0.5) or lost (0)."""
+    met = (wins + wins.transpose(0, 2, 1)) > 0
+    return (met & (wins == outcome)).sum(axis=(0, 2))[position]
+
+
+def _ranks(ratings: np.ndarray) -> np.ndarray:
+    """Ranks per row of (B, k) ratings, 1 = best; ratings within :data:`RATING_TIE` share the smaller rank."""
+    return rankdata(-np.round(ratings / RATING_TIE) * RATING_TIE, method="min", axis=1).astype(int)
+
+
+def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig):
+    """Percentile intervals of rating and rank over bootstrap replicates of the datasets.
+
+    Returns the interval frame (index = classifier position), the (k, k) matrix of shares of
+    replicates in which i is rated above j (None when there are no intervals), and notes.
+    """
+    n_datasets, k = present.shape
+    undefined = pd.DataFrame({"bt_low": np.nan, "bt_high": np.nan, "rank_low": np.nan, "rank_high": np.nan},
+                             index=range(k))
+    if config.n_bootstrap == 0:
+        return undefined, None, ["intervals not computed (n_bootstrap = 0)"]
+    if n_datasets < 2:
+        return undefined, None, [
+            "intervals undefined: a bootstrap over datasets needs at least 2 datasets, found 1; "
+            "no classifier can be separated from another"
+        ]
+    counts = bootstrap_counts(n_datasets, config.n_bootstrap, config.seed)
+    fit = fit_bradley_terry(np.einsum("bd,dij->bij", counts, wins))
+    notes = []
+    if not fit.converged.all():
+        notes.append(f"{int((~fit.converged).sum())} of {config.n_bootstrap} bootstrap fits did not converge "
+                     f"(largest remaining step {fit.max_step.max():.2g} points); intervals include them")
+    rating = fit.rating
+    # A classifier drawn on no dataset of a replicate has only the prior there: leave it out of its intervals.
+    drawn = (counts @ present) > 0
+    rating = np.where(drawn, rating, np.nan)
+    if not drawn.all():
+        notes.append(f"{int((~drawn).sum())} (replicate, classifier) cases without any dataset of the classifier "
+                     "were left out of its intervals")
+    ranks = np.where(drawn, _ranks(np.where(drawn, rating, -np.inf)), np.nan)
+    tail = (1.0 - LEVEL) / 2.0
+    intervals = pd.DataFrame({
+        "bt_low": np.nanquantile(rating, tail, axis=0),
+        "bt_high": np.nanquantile(rating, 1.0 - tail, axis=0),
+        "rank_low": np.nanquantile(ranks, tail, axis=0, method="lower"),
+        "rank_high": np.nanquantile(ranks, 1.0 - tail, axis=0, method="higher"),
+    })
+    above = (rating[:, :, None] > rating[:, None, :]).mean(axis=0)
+    return intervals, above, notes
+
+
+def _tiers(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Arena's rule: 1 + the number of classifiers whose lower bound exceeds this one's upper bound.
+
+    Without intervals (NaN) nobody can be separated: every tier is 1.
+    """
+    if np.isnan(low).any() or np.isnan(high).any():
+        return np.ones(len(low), dtype=int)
+    return 1 + (low[None, :] > high[:, None]).sum(axis=1)
+
+
+def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> str:
+    """One sentence a reader can take away: who is ahead, how surely, and who cannot be separated.
+
+    Parameters
+    ----------
+    leaderboard : pandas.DataFrame
+        ``Leaderboard.table`` (best first; uses ``classifier, bt_rating, tier, p_above_next``).
+    pairwise : pandas.DataFrame
+        ``Leaderboard.pairwise`` (uses the Bayesian probabilities of the top pair).
+
+    Returns
+    -------
+    str
+        E.g. "RF is ahead of SVM with probability 0.97 (share of bootstrap replicates over datasets;
+        Bayesian sign test: P(RF better) = 0.91, P(equivalent) = 0.06); RF, SVM and MLP cannot be
+        separated (overlapping 95 % intervals)." Equal ratings are called a tie.
+    """
+    first, second = leaderboard.iloc[0], leaderboard.iloc[1]
+    a, b = first["classifier"], second["classifier"]
+    if abs(first["bt_rating"] - second["bt_rating"]) <= RATING_TIE:
+        tied = leaderboard.loc[(leaderboard["bt_rating"] - first["bt_rating"]).abs() <= RATING_TIE, "classifier"]
+        head = f"{_join(tied.tolist())} are tied at the top (equal Bradley–Terry ratings)"
+    elif np.isnan(first["p_above_next"]):
+        head = f"{a} is rated above {b}, but without intervals it is not known how surely"
+    else:
+        head = (f"{a} is ahead of {b} with probability {first['p_above_next']:.2f} "
+                f"(share of bootstrap replicates over datasets")
+        pair = pairwise[(pairwise["a"] == a) & (pairwise["b"] == b)]
+        if len(pair) and not np.isnan(pair["p_a_better"].iloc[0]):
+            row = pair.iloc[0]
+            head += (f"; Bayesian sign test: P({a} better) = {row['p_a_better']:.2f}, "
+                     f"P(equivalent) = {row['p_equivalent']:.2f}")
+        head += ")"
+    top = leaderboard.loc[leaderboard["tier"] == 1, "classifier"].tolist()
+    if len(top) == len(leaderboard):
+        tail = "no classifier can be separated from the others (every 95 % interval overlaps the leader's tier)"
+    elif len(top) > 1:
+        tail = f"{_join(top)} cannot be separated (overlapping 95 % intervals)"
+    else:
+        tail = f"{a} is separated from every other classifier (non-overlapping 95 % intervals)"
+    return f"{head}; {tail}."
+
+
+def _join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"

@@ -1,0 +1,106 @@
+"""Every pair of classifiers compared on its own: frequentist and Bayesian tests over datasets.
+
+Benavoli, Corani & Mangili (JMLR 2016) showed that the Nemenyi post-hoc test's verdict on a pair
+depends on which other classifiers are in the pool (it compares mean ranks over the whole pool).
+Here each pair is compared on the datasets where both have a score, using only their two scores:
+
+- Wilcoxon signed-rank test over datasets (``scipy.stats.wilcoxon``; zero differences dropped,
+  Wilcoxon's convention), p-values corrected for all k(k−1)/2 pairs by Holm's step-down method
+  (``statsmodels.stats.multitest.multipletests``), as Demšar (2006) and Benavoli et al. recommend.
+- The Bayesian sign test with a region of practical equivalence (ROPE) of Benavoli et al. (JMLR 2017),
+  from ``baycomp`` (the library of those authors): the posterior probabilities that a is better by more
+  than the ROPE, that the two are equivalent within it, or that b is better. docs/rating.md says why
+  the sign test and not baycomp's signed-rank test.
+"""
+from __future__ import annotations
+
+import warnings
+
+import baycomp
+import numpy as np
+import pandas as pd
+from scipy.stats import wilcoxon
+from statsmodels.stats.multitest import multipletests
+
+#: Columns of the pairwise table (``pairwise.csv``).
+PAIRWISE_COLUMNS = (
+    "a", "b", "n_datasets", "wins", "losses", "ties", "mean_difference",
+    "wilcoxon_p", "wilcoxon_p_holm", "p_a_better", "p_equivalent", "p_b_better",
+)
+#: Posterior samples of each Bayesian sign test.
+N_POSTERIOR_SAMPLES = 50_000
+
+
+def pairwise_comparisons(
+    matrix: pd.DataFrame,
+    order: list[str] | None = None,
+    rope: float = 0.01,
+    tie_tolerance: float = 0.0,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Compare every pair of classifiers over the datasets where both have a score.
+
+    Parameters
+    ----------
+    matrix : pandas.DataFrame, shape (n_datasets, k)
+        Scores, datasets × classifiers, NaN where a classifier is absent (higher is better).
+    order : list of str, optional
+        Classifier order; each pair (a, b) has a before b (the leaderboard passes its ranking, so a
+        is the better-rated one). Default: the columns of ``matrix``.
+    rope : float
+        Half-width of the region of practical equivalence, in score units (0 = none: ``p_equivalent``
+        is then 0).
+    tie_tolerance : float
+        Scores closer than this count as a tie in ``wins/losses/ties`` (as in the tournament).
+    seed : int
+        Seed of the posterior sampling (pair number p uses ``seed + p``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair, columns :data:`PAIRWISE_COLUMNS`. ``wins`` = datasets where a scores higher.
+        A pair with no common dataset, or whose differences are all zero, gets ``wilcoxon_p`` = 1
+        (no evidence of a difference).
+    """
+    order = list(matrix.columns) if order is None else list(order)
+    rows = []
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            both = matrix[[a, b]].dropna()
+            x, y = both[a].to_numpy(), both[b].to_numpy()
+            difference = x - y
+            tied = np.abs(difference) <= tie_tolerance
+            rows.append({
+                "a": a, "b": b, "n_datasets": len(both),
+                "wins": int((~tied & (difference > 0)).sum()),
+                "losses": int((~tied & (difference < 0)).sum()),
+                "ties": int(tied.sum()),
+                "mean_difference": float(difference.mean()) if len(both) else 0.0,
+                "wilcoxon_p": _wilcoxon_p(difference),
+                **_bayesian_sign_test(x, y, rope, seed + len(rows)),
+            })
+    table = pd.DataFrame(rows, columns=[c for c in PAIRWISE_COLUMNS if c != "wilcoxon_p_holm"])
+    table.insert(8, "wilcoxon_p_holm",
+                 multipletests(table["wilcoxon_p"], method="holm")[1] if len(table) else np.array([]))
+    return table
+
+
+def _wilcoxon_p(difference: np.ndarray) -> float:
+    """Two-sided Wilcoxon signed-rank p-value; 1 when no difference is non-zero."""
+    if not np.any(difference != 0):
+        return 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)   # scipy's note on small samples / normal approximation
+        return float(wilcoxon(difference, zero_method="wilcox").pvalue)
+
+
+def _bayesian_sign_test(x: np.ndarray, y: np.ndarray, rope: float, seed: int) -> dict[str, float]:
+    """P(a better), P(equivalent), P(b better) by baycomp's Bayesian sign test (prior on the ROPE)."""
+    if len(x) == 0:
+        return {"p_a_better": np.nan, "p_equivalent": np.nan, "p_b_better": np.nan}
+    probabilities = baycomp.SignTest.probs(x, y, rope, nsamples=N_POSTERIOR_SAMPLES, random_state=seed)
+    if rope > 0:
+        p_a, p_equivalent, p_b = probabilities
+    else:
+        (p_a, p_b), p_equivalent = probabilities, 0.0
+    return {"p_a_better": float(p_a), "p_equivalent": float(p_equivalent), "p_b_better": float(p_b)}

@@ -1,0 +1,116 @@
+"""Recompute the numbers README.md and docs/*.md state about decodIRT's reference outputs.
+
+Each claim is printed with where the prose states it, the number the prose gives, and the number this
+script computes from ``../shared/data/decodirt-reference`` (50 CC18 datasets, the public outputs of the
+decodIRT tool), so that the prose can be checked and corrected by anyone:
+
+* ``optimal_below_best_real`` — on how many datasets decodIRT's True-Score of the optimal classifier
+  (``otimo``) is *strictly* below the best of the 12 real classifiers (and how many at or below: ties);
+* ``ltm_mirror_pools`` — on how many pools R's ``ltm`` returned the mirror-image solution (theta -> -theta),
+  by the rule of ``benchmarks/irt_fit.py``: on the items whose item-rest correlation has a clear sign
+  (|r| > 0.2), fewer than half of ltm's discriminations share that sign;
+* ``ltm_pc1_median_a`` — ltm's median discrimination on pc1 (README: "median discrimination ≈ 394");
+* ``glicko_order_*`` — the order robustness of decodIRT's Glicko-2 tournament over 200 random dataset
+  orders (seed 0; ``benchirt.rating.permutation_analysis``), with benchirt's default Glicko-2 (Glickman's
+  algorithm) and with decodIRT's ``glicko2`` package (``rating.glicko: decodirt``).
+
+The AIRT numbers of ``docs/airt.md`` come from ``benchmarks/airt_compat.py``.
+
+Run:  .venv/bin/python benchmarks/claims.py
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchirt.rating import RatingConfig, glicko_tournament, permutation_analysis, read_scores
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = Path(os.environ.get("BENCHIRT_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data")) / "decodirt-reference"
+#: decodIRT's artificial classifiers (Portuguese names); every other reported classifier is real.
+ARTIFICIAL = frozenset({"rand1", "rand2", "rand3", "majoritario", "minoritario", "pessimo", "otimo"})
+#: |item-rest correlation| above which an item's classical discrimination has a clear sign.
+CLEAR_SIGN = 0.2
+
+
+def item_rest_correlations(matrix: np.ndarray) -> np.ndarray:
+    """Correlation of every item (column) with the respondents' score on the other items (0 if constant)."""
+    rest = matrix.sum(axis=1, keepdims=True) - matrix
+    u = matrix - matrix.mean(axis=0)
+    r = rest - rest.mean(axis=0)
+    denom = np.sqrt((u**2).sum(axis=0) * (r**2).sum(axis=0))
+    return np.where(denom > 0, (u * r).sum(axis=0) / np.where(denom > 0, denom, 1.0), 0.0)
+
+
+def reference_claims(folders: list[Path]) -> list[tuple[str, str, str, str]]:
+    """The claims about decodIRT's outputs: (name, where, the number the prose states, recomputed)."""
+    strictly_below, at_or_below, mirrored = [], [], []
+    pc1_median = float("nan")
+    for folder in folders:
+        scores = pd.read_csv(folder / "true_scores.csv").set_index("Clf")["Score"]
+        best_real = scores[[name for name in scores.index if name not in ARTIFICIAL]].max()
+        if scores["otimo"] < best_real:
+            strictly_below.append(folder.name)
+        if scores["otimo"] <= best_real:
+            at_or_below.append(folder.name)
+        pool = pd.read_csv(folder / "responses_pool.csv").to_numpy(dtype=float)
+        ltm_a = pd.read_csv(folder / "ltm_item_params.csv", index_col=0).iloc[:, 0].to_numpy(dtype=float)
+        rest = item_rest_correlations(pool)
+        clear = np.abs(rest) > CLEAR_SIGN
+        if (np.sign(ltm_a[clear]) == np.sign(rest[clear])).mean() < 0.5:
+            mirrored.append(folder.name)
+        if folder.name == "pc1":
+            pc1_median = float(np.median(ltm_a))
+    n = len(folders)
+    return [
+        ("reference_datasets", "README, docs/subsets.md", "50", str(n)),
+        ("optimal_below_best_real", "README (True-Score), docs/subsets.md (Fidelity)", "22 strictly below, 11 more tied",
+         f"{len(strictly_below)} of {n} strictly below; {len(at_or_below)} at or below (ties: "
+         f"{len(at_or_below) - len(strictly_below)})"),
+        ("ltm_mirror_pools", "README (own 3PL estimator)", "10",
+         f"{len(mirrored)} of {n}: {', '.join(mirrored)}"),
+        ("ltm_pc1_median_a", "README (own 3PL estimator)", "≈ 394", f"{pc1_median:.1f}"),
+    ]
+
+
+def order_claims(n_orders: int = 200, seed: int = 0) -> list[tuple[str, str, str, str]]:
+    """The Glicko-2 order-robustness claims (README, docs/rating.md), for both Glicko-2 arithmetics.
+
+    ``glickman`` is benchirt's default (Glickman's paper); ``decodirt`` the ``glicko2`` package decodIRT ran.
+    """
+    scores = read_scores(REFERENCE)
+    rows = []
+    for glicko in ("glickman", "decodirt"):
+        config = RatingConfig(glicko=glicko)
+        summary = permutation_analysis(scores, n_permutations=n_orders, seed=seed,
+                                       config=config).summary.set_index("classifier")
+        single = glicko_tournament(scores, config=config).table.set_index("classifier")
+        mlp = summary.loc["MLPClassifier"]
+        sd, rd = summary["rating_sd"], single["rd"]
+        rows += [
+            (f"glicko_order_mlp_rank_range [{glicko}]", "README, docs/rating.md", "1st to 11th (glickman), 1st to 10th (decodirt)",
+             f"{int(mlp['rank_min'])} to {int(mlp['rank_max'])}"),
+            (f"glicko_order_rating_sd [{glicko}]", "README, docs/rating.md", "31-62 points (glickman), 30-56 (decodirt)",
+             f"{sd.min():.1f}-{sd.max():.1f}"),
+            (f"glicko_single_run_rd [{glicko}]", "README, docs/rating.md", "31-36 (glickman), 30-33 (decodirt)",
+             f"median {rd.median():.1f}, {rd.min():.1f}-{rd.max():.1f}"),
+            (f"glicko_sd_exceeds_rd [{glicko}]", "README, docs/rating.md", "18 of 19 (both)",
+             f"{int((summary['sd_over_rd'] > 1).sum())} of {len(summary)}"),
+        ]
+    return rows
+
+
+def main() -> None:
+    if not REFERENCE.is_dir():
+        raise SystemExit(f"reference data not found at {REFERENCE} (set BENCHIRT_SHARED_DATA)")
+    folders = sorted(p for p in REFERENCE.iterdir() if (p / "true_scores.csv").is_file())
+    rows = reference_claims(folders) + order_claims()
+    for name, where, said, value in rows:
+        print(f"{name}\n    recomputed: {value}\n    prose:      {said}  [{where}]")
+
+
+if __name__ == "__main__":
+    main()

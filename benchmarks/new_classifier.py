@@ -1,0 +1,134 @@
+"""Leave-one-classifier-out check of `benchirt plan` / `benchirt predict` (docs/new-classifier.md).
+
+For every classifier of a calibration, the classifier is taken out of the pool, the model is fitted
+on the rest, and the classifier is "run" on K datasets — the K the plan chooses, or K chosen at
+random (20 draws) — then its other scores and its standing are predicted and compared with the truth:
+
+* score error: mean |predicted − true| over the datasets not run, in pool standard deviations;
+* suite error: |predicted − true| mean standardised score over the whole suite (the summary the
+  plan is designed to pin down; the analogue of tinyBenchmarks' full-benchmark accuracy);
+* rank error: |predicted − true| position among the pool by average rank (1 = best);
+* coverage: share of the 90 % score intervals (datasets not run) and of the 90 % rank intervals
+  that hold the truth.
+
+Baselines at the same K: "random + model" (random datasets, the same predictor) and "random only"
+(random datasets and nothing else: the suite score is the mean over the K datasets, every other
+dataset is predicted at the pool mean shifted by that offset, the rank is the average rank over the K).
+
+    .venv/bin/python benchmarks/new_classifier.py [CALIBRATION ...]
+    # default: ../shared/data/decodirt-reference, and runs/cc18-offline when that run exists
+"""
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchirt.placement import fit_score_model, load_calibration, plan_datasets
+from benchirt.placement.standing import average_ranks, position, standing
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULTS = [ROOT.parent / "shared" / "data" / "decodirt-reference", ROOT / "runs" / "cc18-offline"]
+FRACTIONS = (0.05, 0.10, 0.20)
+N_RANDOM = 20
+
+
+def evaluate(scores: pd.DataFrame, classifier: str, observed: list[str], model, with_intervals: bool) -> dict:
+    """Errors of one prediction of ``classifier`` from its scores on ``observed``."""
+    truth = scores[classifier]
+    measured = truth.loc[observed]
+    table = model.predict(measured)
+    rest = ~table["observed"].to_numpy()
+    scale = model.scale
+    true_z = (truth.to_numpy() - model.center) / scale
+    pred_z = (table["score"].to_numpy() - model.center) / scale
+    pool = model.scores.to_numpy(float)
+    true_rank = int(position(*average_ranks(pool, truth.to_numpy()[None]))[0])
+    out = {
+        "score_err": float(np.mean(np.abs(pred_z - true_z)[rest])),
+        "suite_err": float(abs(pred_z.mean() - true_z.mean())),
+    }
+    place = standing(model, measured, classifier, n_draws=500)
+    out["rank_err"] = abs(place["rank"] - true_rank)
+    if with_intervals:
+        inside = (table["low"] <= truth.to_numpy()) & (truth.to_numpy() <= table["high"])
+        out["score_cover"] = float(np.mean(inside.to_numpy()[rest]))
+        out["rank_cover"] = float(place["rank_low"] <= true_rank <= place["rank_high"])
+    # "random only": the K datasets alone
+    positions = model.positions(observed)
+    offset = true_z[positions].mean()
+    naive_rank = int(position(*average_ranks(pool[positions], truth.to_numpy()[positions][None]))[0])
+    out["naive_score_err"] = float(np.mean(np.abs(offset - true_z)[rest]))
+    out["naive_suite_err"] = float(abs(offset - true_z.mean()))
+    out["naive_rank_err"] = abs(naive_rank - true_rank)
+    return out
+
+
+def floor(scores: pd.DataFrame, classifier: str, model) -> float:
+    """Score error when every *other* dataset is measured (leave-one-dataset-out): the model's noise floor."""
+    truth = scores[classifier]
+    errors = []
+    for dataset in scores.index:
+        table = model.predict(truth.drop(index=dataset))
+        errors.append(abs(table.loc[dataset, "score"] - truth[dataset]) / model.scale[model.positions([dataset])[0]])
+    return float(np.mean(errors))
+
+
+def loco(path: Path) -> pd.DataFrame:
+    scores = load_calibration(path).scores
+    n = len(scores)
+    rng = np.random.default_rng(0)
+    rows = []
+    for classifier in scores.columns:
+        model = fit_score_model(scores.drop(columns=classifier))
+        rows.append({"classifier": classifier, "kind": "floor", "score_err": floor(scores, classifier, model)})
+        for fraction in FRACTIONS:
+            k = max(2, math.ceil(fraction * n))
+            plan = plan_datasets(model, k)["dataset"].tolist()
+            rows.append({"classifier": classifier, "fraction": fraction, "K": k, "kind": "plan",
+                         **evaluate(scores, classifier, plan, model, True)})
+            for _ in range(N_RANDOM):
+                chosen = list(rng.choice(scores.index.to_numpy(), k, replace=False))
+                rows.append({"classifier": classifier, "fraction": fraction, "K": k, "kind": "random",
+                             **evaluate(scores, classifier, chosen, model, False)})
+    return pd.DataFrame(rows)
+
+
+def summarise(results: pd.DataFrame) -> pd.DataFrame:
+    lines = []
+    noise_floor = results.loc[results["kind"] == "floor", "score_err"].mean()
+    for (fraction, k), group in results.dropna(subset=["K"]).groupby(["fraction", "K"]):
+        plan, rand = group[group["kind"] == "plan"], group[group["kind"] == "random"]
+        line = {"K": f"{int(k)} ({fraction:.0%})", "score_err all other datasets measured": noise_floor}
+        for metric in ("score_err", "suite_err", "rank_err"):
+            line[f"{metric} plan"] = plan[metric].mean()
+            line[f"{metric} random+model"] = rand[metric].mean()
+            line[f"{metric} random only"] = rand[f"naive_{metric}"].mean()
+            line[f"{metric} plan/random only"] = plan[metric].mean() / rand[f"naive_{metric}"].mean()
+        line["score 90% coverage"] = plan["score_cover"].mean()
+        line["rank 90% coverage"] = plan["rank_cover"].mean()
+        lines.append(line)
+    return pd.DataFrame(lines).set_index("K")
+
+
+def main(paths: list[Path]) -> None:
+    for path in paths:
+        if not (path.is_dir() or path.is_file()):
+            print(f"{path}: not found, skipped (run `benchirt run configs/cc18-offline.yaml` for the cc18-offline table)")
+            continue
+        start = time.perf_counter()
+        results = loco(path)
+        table = summarise(results)
+        n_classifiers = results["classifier"].nunique()
+        print(f"\n{path.name}: leave-one-classifier-out over {n_classifiers} classifiers, "
+              f"{N_RANDOM} random draws per K ({time.perf_counter() - start:.1f} s)")
+        with pd.option_context("display.width", 200, "display.max_columns", 30, "display.float_format", "{:.3f}".format):
+            print(table.T.to_string())
+
+
+if __name__ == "__main__":
+    main([Path(p) for p in sys.argv[1:]] or DEFAULTS)
