@@ -193,6 +193,20 @@ def dataset_version(dataset_id: int) -> int | None:
         return None
 
 
+def openml_shape(spec: DatasetSpec) -> tuple[int, int, int]:
+    """(rows, features without the target, classes) from OpenML's qualities, without downloading the data."""
+    did = int(spec.location)
+    if spec.openml_cache:
+        set_openml_cache(spec.openml_cache)
+    with openml_errors(f"the qualities of dataset {did}"):
+        qualities = openml.datasets.get_dataset(did, download_data=False, download_qualities=True).qualities or {}
+    try:
+        return (int(qualities["NumberOfInstances"]), int(qualities["NumberOfFeatures"]) - 1,
+                int(qualities["NumberOfClasses"]))
+    except (KeyError, TypeError, ValueError):
+        raise DataError(f"OpenML dataset {did} has no NumberOfInstances/NumberOfFeatures/NumberOfClasses qualities") from None
+
+
 def load_openml(spec: DatasetSpec) -> Dataset:
     """Download (or read from openml's cache) the dataset of ``spec`` and clean it like any source.
 

@@ -40,6 +40,9 @@ def register(subparsers) -> None:
     _common(run)
     run.add_argument("--stages", nargs="+", metavar="STAGE", help=f"run only these stages ({', '.join(STAGES)})")
     run.add_argument("--skip", nargs="+", default=[], metavar="STAGE", help="leave these stages out")
+    run.add_argument("--estimate", action="store_true",
+                     help="print the expected time and peak memory per dataset and in total for the executor "
+                          "(from dataset metadata and a calibrated cost model; docs/scale.md), then stop")
     run.set_defaults(func=run_command)
 
     respond = subparsers.add_parser("respond", help="response matrices of the classifier pool on a suite",
@@ -71,6 +74,11 @@ def run_command(args: argparse.Namespace) -> int:
     if not stages:
         raise ConfigError("no stage left to run after --skip; name at least one of " + ", ".join(STAGES))
     config = _with_execution(replace(config, stages=stages), args)
+    if args.estimate:
+        from benchirt.pipeline.estimate import estimate_text
+
+        print(estimate_text(config))
+        return 0
     outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet,
                            retry_failed=args.retry_failed)
     export_irt(outcome.run_dir)
