@@ -261,7 +261,8 @@ def _collect(tasks: list, rows: _Rows, config: ResponseConfig, outputs: _FitOutp
             else delayed(_fit_predict)(rows.X, rows.codes, part[0], part[1], members, config)
             for kind, part, members in tasks]
     seconds_taken = {}
-    for (kind, part, _), result in zip(tasks, Parallel(n_jobs=config.n_jobs, return_as="generator")(jobs)):
+    results = Parallel(n_jobs=config.n_jobs, return_as="generator")(jobs)
+    for result, (kind, part, _) in zip(results, tasks):  # the generator first: zip then exhausts it
         progress.update(1)
         if kind == "ladder":
             outputs.ladder = result
