@@ -252,7 +252,8 @@ def ratings(results, config: ReportConfig) -> Section | None:
     section.add(Paragraph(
         f"One rating period per dataset ({len(tournament.order)} datasets, order: "
         f"{rating.config.order or 'sorted names'}); each pair of classifiers plays one match per dataset, "
-        f"won by the higher True-Score. Interval: rating ± 2 RD. Leader: {tournament.leader}."
+        f"won by the higher {rating.config.score} (the run's rating.score). Glicko-2 variant: "
+        f"{rating.config.glicko}. Interval: rating ± 2 RD. Leader: {tournament.leader}."
     ))
     n_orders = rating.permutation.n_permutations if rating.permutation is not None else 0
     section.add(Table(rating.ratings.drop(columns=["volatility"], errors="ignore"),
