@@ -12,6 +12,7 @@ import pandas as pd
 
 from benchirt.report.config import ReportConfig
 from benchirt.report.document import Note, Paragraph, Section, Table, figure_block
+from benchirt.report.sizes import size_policy
 
 
 #: What each section shows, named when the section is absent and the conclusions say why.
@@ -384,7 +385,7 @@ def airt(results, config: ReportConfig) -> Section | None:
 
 
 #: The report's sections in page order.
-SECTIONS: tuple[Callable, ...] = (conclusions, leaderboard, ratings, statistics, overview, datasets, model_fit,
+SECTIONS: tuple[Callable, ...] = (conclusions, leaderboard, ratings, statistics, overview, size_policy, datasets, model_fit,
                                   suspect_labels, item_curves, true_scores, subsets, airt)
 
 
