@@ -82,8 +82,11 @@ def test_ratings_leaderboard_and_report_include_it(run_dir, added):
     assert "knn_again" in (run_dir / "summary.md").read_text() and "knn_again" in (run_dir / "report.html").read_text()
 
 
-def test_add_again_reuses_and_refuses_what_it_must(run_dir, added, capsys):
-    assert main(["add", str(run_dir), *KNN_AGAIN, "--quiet"]) == 0
+def test_add_again_reuses_and_refuses_what_it_must(run_dir, added, capsys, tmp_path):
+    config = tmp_path / "new.yaml"
+    config.write_text(yaml.safe_dump({"classifiers": {"knn_again": {
+        "estimator": "sklearn.neighbors.KNeighborsClassifier", "params": {"n_neighbors": 3}}}}))
+    assert main(["add", str(run_dir), "--config", str(config), "--quiet"]) == 0
     assert "0 (classifier, dataset) results computed, 3 reused" in capsys.readouterr().out
     assert main(["add", str(run_dir), "--classifier", "knn_again=sklearn.neighbors.KNeighborsClassifier", "--quiet"]) == 2
     assert "was added to this run before" in capsys.readouterr().err
@@ -130,6 +133,23 @@ def test_bad_estimators_are_refused_before_anything_runs(run_dir, added, capsys,
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
     assert calls == [] and _digests(run_dir) == before
+
+
+def test_respond_more_refuses_another_split():
+    from benchirt.data import resolve_suite
+    from benchirt.errors import DataError
+    from benchirt.pool.real import REAL_CLASSIFIERS
+    from benchirt.responses import ResponseConfig, respond, respond_more
+
+    dataset = resolve_suite("builtin:iris")[0].load()
+    config = ResponseConfig(cv_folds=3, ladder_epochs=0, pool=("gaussian_nb",))
+    full = respond(dataset, config)
+    result = respond_more(dataset, config, [REAL_CLASSIFIERS["gaussian_nb"]], test_index=full.test_index)
+    assert list(result.responses.index) == ["gaussian_nb"] and result.responses.shape[1] == 45
+    assert result.responses.equals(full.responses.loc[["gaussian_nb"]])
+    assert result.cv_accuracy["gaussian_nb"] == full.cv_accuracy["gaussian_nb"]
+    with pytest.raises(DataError, match="differ from the stored split"):
+        respond_more(dataset, config, [REAL_CLASSIFIERS["gaussian_nb"]], test_index=result.test_index[1:])
 
 
 def test_a_run_without_stored_splits_is_refused(run_dir, tmp_path, capsys):
