@@ -18,7 +18,7 @@ estimator or parameters, is refused; the same classifier again reuses every stor
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("add", help="add new classifiers to a finished run (frozen items)",
+    parser = subparsers.add_parser("add", help="add a new classifier to a finished run (pool and items frozen)",
                                    description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a run directory written by `benchirt run`")
     parser.add_argument("--classifier", action="append", default=[], metavar="NAME=DOTTED.ESTIMATOR",
