@@ -102,7 +102,6 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
                     entry.get("budget")) for name, entry in previous.items()}
     for extra in classifiers:
         spec = {"estimator": extra.estimator, "params": dict(extra.params), "scale": bool(extra.scale)}
-        extra.to_real()  # resolved and checked before anything is read or trained
         if extra.name in pool:
             raise DataError(f"{extra.name!r} is already a member of the run's pool; give the new classifier another name")
         if extra.name in previous and previous[extra.name]["spec"] != spec:
