@@ -163,11 +163,9 @@ def fit_score_model(scores: pd.DataFrame, rank: int = DEFAULT_RANK) -> ScoreMode
     if usable < rank:
         notes.insert(0, f"rank {usable} instead of {rank}: {n_classifiers} classifiers on {n_datasets} datasets "
                         "support no more latent factors")
-    rank = usable
-    z = (scores.to_numpy(float) - model["center"][:, None]) / model["scale"][:, None]
-    residuals = np.empty_like(z)
+    residuals = np.empty(scores.shape)
     for c in range(n_classifiers):  # leave-one-classifier-out residuals: the error of an unseen column
-        rest, _ = _fit(np.delete(scores.to_numpy(float), c, axis=1), rank)
+        rest, _ = _fit(np.delete(scores.to_numpy(float), c, axis=1), usable)
         column = (scores.to_numpy(float)[:, c] - rest["center"]) / rest["scale"]
         mean, _ = _conjugate(rest["prior_mean"], rest["prior_cov"], rest["loadings"], rest["noise"], column)
         residuals[:, c] = column - rest["loadings"] @ mean
