@@ -77,6 +77,8 @@ def test_add_trains_on_the_stored_split_and_scores_on_frozen_items(run_dir, adde
 def test_ratings_leaderboard_and_report_include_it(run_dir, added):
     results = _load(run_dir, "rate")
     assert "knn_again" in set(results.rating.tournament.table["classifier"])
+    assert "knn_again" in set(results.rating.leaderboard["classifier"])
+    assert "knn_again" in set(results.rating.pairwise["a"]) | set(results.rating.pairwise["b"])
     standing = pd.read_csv(run_dir / "added" / "standing.csv")
     assert standing["classifier"].tolist() == ["knn_again"] and standing["n_predicted"].iloc[0] == 0
     assert "knn_again" in (run_dir / "summary.md").read_text() and "knn_again" in (run_dir / "report.html").read_text()
