@@ -88,13 +88,14 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
     irts = {name: store.load("irt", name, keys["irt"]) for name, keys in entries.items()}
     pool = set().union(*(irt.abilities["respondent"].astype(str) for irt in irts.values()))
     previous = manifest.get(MANIFEST_KEY, {})
+    outcome = AddOutcome(Path(run_dir))
     model = None
     datasets = sorted(entries)
     if budget is not None:
         from benchirt.placement.design import plan_datasets
         from benchirt.placement.model import fit_score_model
 
-        model = fit_score_model(_pool_scores(irts))
+        model = fit_score_model(_pool_scores(irts, outcome.notes))
         datasets = plan_datasets(model, budget)["dataset"].tolist()
     allowed = tuple(config.stage_config("responses").allowed_packages)
     # classifiers added by earlier calls stay in the rebuilt results, on the datasets they were measured on
@@ -111,7 +112,6 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
             )
         specs[extra.name] = (extra, spec, datasets, budget)
 
-    outcome = AddOutcome(Path(run_dir))
     store.lock()
     try:
         added = _measure(store, config, entries, irts, specs, outcome, show_progress)
@@ -142,12 +142,16 @@ def _stored_datasets(store, manifest: dict) -> dict[str, dict[str, str]]:
     return found
 
 
-def _pool_scores(irts: dict) -> pd.DataFrame:
+def _pool_scores(irts: dict, notes: list) -> pd.DataFrame:
+    """The pool's datasets × classifiers True-Scores; classifiers missing somewhere are left out (noted)."""
     from benchirt.irt import true_score_table
     from benchirt.rating.scores import score_matrix
 
     matrix = score_matrix(true_score_table([irts[name] for name in sorted(irts)], roles=("real", "artificial")))
-    return matrix.dropna(axis=1)
+    incomplete = [c for c in matrix.columns if matrix[c].isna().any()]
+    if incomplete:
+        notes.append(f"left out of the prediction model (not scored on every dataset): {', '.join(incomplete)}")
+    return matrix.drop(columns=incomplete)
 
 
 def _measure(store, config, entries, irts, specs, outcome: AddOutcome, show_progress: bool) -> dict:
@@ -258,7 +262,7 @@ def _rebuild(store, manifest, config, entries, irts, added, specs, model, outcom
     if calibration is None:
         from benchirt.placement.model import fit_score_model
 
-        calibration = fit_score_model(_pool_scores(irts))
+        calibration = fit_score_model(_pool_scores(irts, outcome.notes))
     outcome.notes += calibration.notes
     observed = measured[measured["dataset"].isin(calibration.datasets)][["classifier", "dataset", "score"]]
     predicted, standing = predict_new(calibration, observed)
@@ -275,6 +279,7 @@ def _rebuild(store, manifest, config, entries, irts, added, specs, model, outcom
             "predicted": sorted(set(calibration.datasets) - set(rows)),
             "skipped": outcome.skipped.get(name, {}),
             "standing": {k: v for k, v in standing.set_index("classifier").loc[name].items()},
+            "notes": list(outcome.notes),
         }
     store.write_manifest(_plain(manifest))
 

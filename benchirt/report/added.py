@@ -27,6 +27,8 @@ def added_classifiers(results, config: ReportConfig) -> Section | None:
     predicted.insert(3, "value", predicted["observed"].map({True: "measured", False: "predicted"}))
     section.add(Table(predicted.drop(columns=["observed", "sd"]),
                       "True-Score per dataset: measured, or predicted with its 90 % interval (low, high)."))
+    for note in sorted({note for entry in added.values() for note in entry.get("notes", [])}):
+        section.add(Note(note))
     skipped = {name: entry.get("skipped") for name, entry in added.items() if entry.get("skipped")}
     for name, reasons in skipped.items():
         section.add(Note(f"{name} could not be fitted on: " + "; ".join(f"{d} ({r})" for d, r in reasons.items())))
