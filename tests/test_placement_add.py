@@ -112,6 +112,7 @@ def test_budget_runs_k_planned_datasets_and_predicts_the_rest(run_dir, added, tm
     standing = pd.read_csv(copy / "added" / "standing.csv").set_index("classifier").loc["logreg"]
     assert standing["rank_low"] <= standing["rank"] <= standing["rank_high"]
     assert "predicted" in (copy / "summary.md").read_text()
+    assert "rank 2 instead of 3" in out and "rank 2 instead of 3" in (copy / "summary.md").read_text()
     # the classifier added earlier stays, measured on every dataset; the new one only where it ran
     rated = set(_load(copy, "rate").rating.tournament.table["classifier"])
     assert {"knn_again", "logreg"} <= rated
