@@ -85,6 +85,7 @@ def test_run_finishes_every_stage_and_skips_the_single_class_dataset(finished_ru
 def test_end_of_run_summary_fits_one_screen(finished_run):
     text = finished_run["stdout"]
     assert "benchirt run: finished" in text and "Glicko-2 leaders" in text
+    assert "Leaderboard (Bradley–Terry on true_score): " in text
     assert "skipped respond one_class: dataset 'one_class' has a single class" in text
     assert "report.html" in text
     assert len(text.splitlines()) <= 30
