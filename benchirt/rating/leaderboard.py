@@ -289,8 +289,10 @@ def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> st
                      f"P(equivalent) = {row['p_equivalent']:.2f}")
         head += ")"
     top = leaderboard.loc[leaderboard["tier"] == 1, "classifier"].tolist()
-    if len(top) == len(leaderboard):
-        tail = "no classifier can be separated from the others (every 95 % interval overlaps the leader's tier)"
+    if leaderboard["bt_low"].isna().any():
+        tail = "no classifier can be separated from the others (no intervals)"
+    elif len(top) == len(leaderboard):
+        tail = "no classifier can be separated from the others (every pair of 95 % intervals overlaps)"
     elif len(top) > 1:
         tail = f"{_join(top)} cannot be separated (overlapping 95 % intervals)"
     else:
