@@ -168,7 +168,8 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
     point = fit_bradley_terry(wins.sum(axis=0))
     notes = []
     if not point.converged.all():
-        notes.append(f"the Bradley–Terry fit did not converge (largest remaining step {point.max_step.max():.2g} points)")
+        notes.append("the Bradley–Terry fit did not converge "
+                     f"(largest remaining step {point.max_step.max():.2g} points)")
     table = pd.DataFrame({"classifier": classifiers, "bt_rating": point.rating[0]})
     table["rank"] = _ranks(point.rating)[0]
     intervals, p_beats, more_notes = _bootstrap(wins, matrix.notna().to_numpy(), config)
