@@ -1,6 +1,7 @@
 """The one-screen summary ``benchirt run`` prints at the end (from the manifest and the stored results)."""
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 #: Widest dataset reason shown on the terminal (the report and the manifest keep the whole text).
@@ -16,7 +17,8 @@ def format_summary(run_dir: str | Path, manifest: dict, rating=None, top: int = 
     manifest : dict
         The run's ``manifest.json`` content.
     rating : benchirt.rating.RatingResult, optional
-        Adds the ``top`` classifiers of the Glicko-2 table with their 95 % intervals.
+        Adds the leaderboard's verdict and notes, and the ``top`` classifiers of the Glicko-2 table with
+        their 95 % intervals.
     """
     lines = [f"benchirt run: {manifest.get('status', '?')} — {run_dir}"]
     lines.append(f"  {'stage':<9}{'status':<10}{'seconds':>9}{'computed':>10}{'reused':>8}{'skipped':>9}{'failed':>8}")
@@ -29,6 +31,9 @@ def format_summary(run_dir: str | Path, manifest: dict, rating=None, top: int = 
         )
     lines.append(f"  {'total':<19}{total:>9.1f}")
     if rating is not None:
+        lines += textwrap.wrap(f"Leaderboard (Bradley–Terry on {rating.score}): {rating.verdict}", width=110,
+                               subsequent_indent="  ")
+        lines += [f"  note: {note}" for note in rating.notes]
         table = rating.tournament.table.sort_values("rating", ascending=False).head(top)
         lines.append(f"Glicko-2 leaders (rating ± 95 % interval) over {rating.tournament.trajectory['dataset'].nunique()} datasets:")
         for _, row in table.iterrows():
