@@ -132,7 +132,8 @@ def test_report_is_self_contained_with_every_section(finished_run):
     page = (out / "report.html").read_text()
     parser = _Page()
     parser.feed(page)
-    assert parser.sections == ["overview", "datasets", "curves", "true-scores", "ratings", "statistics", "subsets"]
+    assert parser.sections == ["conclusions", "leaderboard", "ratings", "statistics", "overview", "datasets", "model-fit",
+                               "suspect-labels", "curves", "true-scores", "subsets"]
     assert len(parser.images) >= 12 and all(src.startswith("data:image/png;base64,") for src in parser.images)
     assert parser.external == []
     assert "could not be drawn" not in page
@@ -269,6 +270,42 @@ def test_report_labels_the_decodirt_statistics_mode(finished_run, tmp_path):
     friedman = (out / "summary.md").read_text().split("## Friedman / Nemenyi")[1].split("\n## ")[0]
     assert "decodIRT compatibility: Friedman test on Glicko-2 rating trajectories" in friedman
     assert "datasets as blocks" not in friedman
+
+
+def test_rating_score_decides_ratings_and_leaderboard_and_is_named(finished_run, tmp_path):
+    import shutil
+
+    from benchirt.rating import RatingConfig, glicko_tournament, leaderboard
+
+    score = "test_accuracy"
+    out = tmp_path / "run"
+    shutil.copytree(finished_run["out"], out)
+    shutil.copy(finished_run["folder"] / "one_class.csv", tmp_path / "one_class.csv")
+    config = _config_file(tmp_path, ["builtin:iris,wine", "one_class.csv"],
+                          rating={"n_permutations": 20, "n_bootstrap": 50, "score": score})
+    assert main(["run", str(config), "--out", str(out), "--quiet", "--stages", "rate", "report"]) == 0
+    results = load_run(out)
+    rating = results.rating
+    assert rating.score == score and _manifest(out)["rating_score"] == score
+    scores = stage_functions.run_scores(results.irts, results.responses, score)
+    expected = pd.concat([pd.DataFrame({"dataset": name, "classifier": r.test_accuracy.index,
+                                        "score": r.test_accuracy.to_numpy()})
+                          for name, r in results.responses.items()])
+    expected = expected[expected["classifier"].isin(scores["classifier"])]
+    assert len(expected) == len(scores)
+    config_used = RatingConfig(n_permutations=0, n_bootstrap=50, score=score)
+    pd.testing.assert_frame_equal(rating.tournament.table, glicko_tournament(expected, config=config_used).table)
+    pd.testing.assert_frame_equal(rating.leaderboard[["classifier", "bt_rating"]],
+                                  leaderboard(expected, config_used).table[["classifier", "bt_rating"]])
+    assert f"won by the higher {score}" in (out / "report.html").read_text()
+
+
+def test_unknown_rating_score_is_refused_with_the_valid_names(tmp_path, capsys):
+    config = _config_file(tmp_path, "builtin:iris", rating={"score": "f1"})
+    assert main(["run", str(config), "--out", str(tmp_path / "run")]) == 2
+    error = capsys.readouterr().err
+    assert "rating.score 'f1'" in error and "true_score, theta, test_accuracy, cv_accuracy" in error
+    assert not (tmp_path / "run").exists()
 
 
 def _copied_run(finished_run, tmp_path) -> tuple[Path, Path]:

@@ -36,6 +36,7 @@ import yaml
 
 from benchirt.errors import ConfigError
 from benchirt.options import check_choice, check_integer, checked_options, require
+from benchirt.pipeline.stages import RUN_SCORES
 
 #: Pipeline stages in execution order.
 STAGES: tuple[str, ...] = ("respond", "irt", "rate", "subset", "airt", "report")
@@ -199,6 +200,7 @@ def _validate(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
         values = dict(values)
         sections[name] = values
         stage_configs[name] = _stage_config(name, values, origin)
+    _check_rating_score(stage_configs["rating"].score, origin)
     execution_raw = raw.get("execution") or {}
     if not isinstance(execution_raw, Mapping):
         raise ConfigError(f"{origin}: section 'execution' must be a mapping, got {execution_raw!r}")
@@ -216,6 +218,12 @@ def _validate(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
         suite=suite, stages=stages, sections=sections, stage_configs=stage_configs, execution=execution,
         out=None if out is None else os.fspath(out), source=origin, base_dir=base_dir,
     )
+
+
+def _check_rating_score(score: str, origin: str) -> None:
+    if score not in RUN_SCORES:
+        raise ConfigError(f"{origin}: rating.score {score!r} is not a score of a run; "
+                          f"choose one of {', '.join(RUN_SCORES)}")
 
 
 def _validate_stages(stages: Any, origin: str) -> tuple[str, ...]:

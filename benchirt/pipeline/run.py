@@ -114,6 +114,7 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
     try:
         run.start(config.stages)
         run.manifest["config_source"] = config.source
+        run.manifest["rating_score"] = config.stage_config("rating").score
         if not explain:
             run.store.write_config(yaml.safe_dump(to_plain(config.to_dict()), sort_keys=False))
         _Pipeline(config, run, executor.parallel).execute()
