@@ -151,7 +151,7 @@ def test_a_suite_folder_is_relative_to_the_config_and_a_missing_one_names_the_pa
      ({"seed": "x"}, "responses.seed: got 'x', expected an integer"),
      ({"colour": 1}, "unknown responses option(s) 'colour'; valid options: test_size, max_test, cv_folds, seed, "
                      "ladder_epochs, pool, extra, allowed_packages, artificial, n_jobs, max_train, max_cv_train, "
-                     "max_categories")],
+                     "max_categories, time_budget")],
 )
 def test_response_options_share_the_validation_messages(options, message):
     from benchirt.responses import ResponseConfig
