@@ -193,7 +193,7 @@ def optimum(limit: int | None) -> None:
                 "model": model, "seed": seed,
                 "loglik_fit - loglik_true": fit.log_likelihood - marginal_log_likelihood(
                     sim.responses.to_numpy(), sim.a, sim.b, sim.c, nodes, log_w),
-                "sum_score start: log posterior below the chosen": fit.log_posterior - runs["sum_score"]["log_posterior"],
+                "sum_score start below the chosen": fit.log_posterior - runs["sum_score"]["log_posterior"],
                 "corr_theta": sign * _corr(fit.abilities(sim.responses), sim.theta),
                 "status": fit.status,
             })

@@ -49,7 +49,7 @@ from benchirt.errors import DataError
 from benchirt.irt.config import IRTConfig
 from benchirt.irt.fit import IRTFit, flagged_item_values
 from benchirt.irt.models import quadrature, terms_from_logit
-from benchirt.irt.starts import orientation, start_scores
+from benchirt.irt.starts import column_sums, orientation, start_scores
 from benchirt.irt.validation import as_response_matrix
 
 #: Largest change of any parameter (a, b, logit c) in one Fisher-scoring update.
@@ -153,7 +153,7 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
                        config)
     del patterns
 
-    params, record, starts = _best_of_starts(columns.astype(float), problem)
+    params, record, starts = _best_of_starts(columns, problem)
     del columns
     log_post = record.history[-1]
     log_lik = log_post - float(problem.multiplicity @ _log_prior(params, problem))
@@ -201,7 +201,8 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     rows = []
     for i, (name, _, record) in enumerate(runs):
         status = "converged" if record.converged else "iteration_limit"
-        if status == "converged" and record.stopped_by != "same_optimum" and record.history[-1] < top - config.tol_optimum:
+        worse = record.history[-1] < top - config.tol_optimum
+        if status == "converged" and record.stopped_by != "same_optimum" and worse:
             status = "better_optimum_exists"
         rows.append({"start": name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
                      "stopped_by": record.stopped_by, "status": status, "chosen": i == best})
@@ -225,11 +226,11 @@ def _initial_values(values: np.ndarray, score: np.ndarray, problem: _Problem) ->
     """
     config = problem.config
     z = (score - score.mean()) / (score.std() or 1.0)
-    total = np.ones(values.shape[0]) @ values
+    total = column_sums(values)
     p = (total + 0.5) / (values.shape[0] + 1.0)
     mean = total / values.shape[0]
     sd_item = np.sqrt(mean * (1.0 - mean))  # 0/1 items
-    r = (z @ values) / len(z) / np.where(sd_item > 0, sd_item, 1.0)  # z has mean 0: the covariance over sd
+    r = column_sums(values, z) / len(z) / np.where(sd_item > 0, sd_item, 1.0)  # z has mean 0: covariance over sd
     r = np.clip(r, -0.9, 0.9)
     a = np.clip(1.7 * r / np.sqrt(1 - r**2), -3.0, 3.0)
     if config.model == "1PL":
