@@ -109,8 +109,8 @@ def fit_irt(responses, config: IRTConfig | None = None) -> IRTFit:
     Raises
     ------
     DataError
-        Invalid entries (see :func:`benchirt.irt.validation.as_response_matrix`),
-        fewer than ``config.min_respondents`` respondents, or no item that any two
+        Invalid entries (see :func:`benchirt.irt.validation.as_response_matrix`), fewer than 2
+        items, fewer than ``config.min_respondents`` respondents, or no item that any two
         respondents answer differently.
     """
     config = config or IRTConfig()
@@ -130,6 +130,11 @@ def _blas_threads() -> ThreadpoolController:
 def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
     values, respondents, items = as_response_matrix(responses)
     n, m = values.shape
+    if m < 2:
+        raise DataError(
+            f"responses: {m} item ({items[0]!r}) cannot be fitted as a {config.model}: an ability scale needs at "
+            "least 2 items — give the full respondents x items matrix"
+        )
     if n < config.min_respondents:
         raise DataError(
             f"responses: {n} respondent(s) cannot support {config.model} item parameters; need at least "

@@ -264,10 +264,19 @@ class DaskExecutor:
         if self._cluster is not None:
             return f"dask LocalCluster, {len(self._cluster.workers)} workers"
         text = f"dask scheduler {self.client.scheduler.address}"
+        link = _dashboard_link(self.client)
+        if link:
+            text += f", dashboard {link}"
         if self.scheduler_reruns:
             text += (f" (it re-runs a task whose worker died up to {self.scheduler_reruns} times before benchirt "
                      "counts an attempt; start it with DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0 to count every one)")
         return text
+
+
+def _dashboard_link(client) -> str | None:
+    """The scheduler's dashboard address, when it serves one (it needs bokeh)."""
+    services = client.scheduler_info().get("services", {})
+    return client.dashboard_link if "dashboard" in services else None
 
 
 def make_executor(execution: ExecutionConfig, client=None):
