@@ -438,7 +438,7 @@ def _gradient_information(
     s, p = terms.s, terms.p
     powers = problem.node_powers  # (K, 3): 1, theta, theta^2
     # sums over nodes of x * (theta - b)^q come from x @ [1, theta, theta^2]; the item x node
-    # temporaries are built in place (three at a time), factors constant per item applied after the sums
+    # temporaries are built in place (two at a time), factors constant per item applied after the sums
     grad = np.zeros(params.shape)
     info = np.zeros(params.shape + (3,))
     e_over_p = np.multiply(p, n_k[None, :])
