@@ -197,8 +197,8 @@ def suspect_labels(results, config: ReportConfig) -> Section | None:
     ))
     if len(table):
         shown = table.sort_values("discrimination").head(_MAX_SUSPECTS)
-        section.add(Table(shown, f"Suspect labels, most negative discrimination first"
-                                 f"{f' (the first {_MAX_SUSPECTS} of {len(table)})' if len(table) > _MAX_SUSPECTS else ''}."))
+        more = f" (the first {_MAX_SUSPECTS} of {len(table)})" if len(table) > _MAX_SUSPECTS else ""
+        section.add(Table(shown, f"Suspect labels, most negative discrimination first{more}."))
     return section
 
 
