@@ -12,7 +12,14 @@ decodIRT tool), so that the prose can be checked and corrected by anyone:
 * ``ltm_pc1_median_a`` — ltm's median discrimination on pc1 (README: "median discrimination ≈ 394");
 * ``glicko_order_*`` — the order robustness of decodIRT's Glicko-2 tournament over 200 random dataset
   orders (seed 0; ``benchirt.rating.permutation_analysis``), with benchirt's default Glicko-2 (Glickman's
-  algorithm) and with decodIRT's ``glicko2`` package (``rating.glicko: decodirt``).
+  algorithm) and with decodIRT's ``glicko2`` package (``rating.glicko: decodirt``);
+* ``friedman_*`` — the Friedman/Nemenyi claims: rejections at alpha = .05 over 20 simulations of i.i.d. scores
+  (5 classifiers, 30 datasets; the simulation of ``tests/test_rating_statistics.py``) with datasets as blocks
+  and with decodIRT's rating trajectories, and both tests on the 12 real classifiers' reference True-Scores;
+* ``subset_tau_percentile_*`` — how well decodIRT's subsets (combined rule, 30/50/70 %) and subsets of the
+  most discriminating datasets (30/50 %) keep the full suite's order of the real classifiers, as the
+  percentile of Kendall's tau among 200 random subsets of the same size (``benchirt subset``'s fidelity),
+  with both Glicko-2 arithmetics.
 
 The AIRT numbers of ``docs/airt.md`` come from ``benchmarks/airt_compat.py``.
 
@@ -26,7 +33,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchirt.rating import RatingConfig, glicko_tournament, permutation_analysis, read_scores
+from benchirt.rating import RatingConfig, friedman_nemenyi, glicko_tournament, permutation_analysis, read_scores
+from benchirt.subsets import SubsetConfig, build_subsets, evaluate_subsets
+from benchirt.subsets.command import default_roles, read_summaries
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = Path(os.environ.get("BENCHIRT_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data")) / "decodirt-reference"
@@ -103,11 +112,72 @@ def order_claims(n_orders: int = 200, seed: int = 0) -> list[tuple[str, str, str
     return rows
 
 
+def subset_claims(seed: int = 0) -> list[tuple[str, str, str, str]]:
+    """Kendall tau percentile of decodIRT's subsets against 200 random subsets (README, docs/subsets.md)."""
+    summaries = read_summaries(REFERENCE)
+    scores = read_scores(REFERENCE)
+    roles = default_roles(scores["classifier"].unique())
+    rows = []
+    for glicko in ("glickman", "decodirt"):
+        for rule, cuts in (("combined", (30, 50, 70)), ("discrimination", (30, 50))):
+            subsets = build_subsets(summaries, cuts=cuts, rule=rule)
+            evaluation = evaluate_subsets(subsets, scores, summaries, roles=roles,
+                                          config=SubsetConfig(seed=seed, n_permutations=2),
+                                          rating_config=RatingConfig(glicko=glicko))
+            table = evaluation.fidelity.set_index("subset").loc[list(subsets)]
+            percentiles = table["kendall_tau_percentile"]
+            said = {("combined", "glickman"): "48-68", ("combined", "decodirt"): "43-54",
+                    ("discrimination", "glickman"): "95, p 0.07", ("discrimination", "decodirt"): "96-98"}[rule, glicko]
+            rows.append((f"subset_tau_percentile_{rule} [{glicko}]", "README, docs/subsets.md", said,
+                         f"{percentiles.min():.1f}-{percentiles.max():.1f} (cuts {', '.join(map(str, cuts))} %; "
+                         f"p {table['kendall_tau_p_value'].min():.2f}-{table['kendall_tau_p_value'].max():.2f})"))
+    return rows
+
+
+def statistics_claims() -> list[tuple[str, str, str, str]]:
+    """Friedman/Nemenyi on random scores and on decodIRT's real classifiers (README, docs/rating.md)."""
+    rng = np.random.default_rng(1)   # the simulation of tests/test_rating_statistics.py
+    rejections = {("blocks", "glickman"): 0, ("decodirt", "glickman"): 0, ("decodirt", "decodirt"): 0}
+    for _ in range(20):
+        values = rng.uniform(size=(30, 5))
+        scores = pd.DataFrame([(f"d{i:02d}", name, values[i, j]) for i in range(30) for j, name in enumerate("ABCDE")],
+                              columns=["dataset", "classifier", "score"])
+        for mode, glicko in rejections:
+            test = friedman_nemenyi(scores, mode=mode, config=RatingConfig(glicko=glicko))
+            rejections[mode, glicko] += test.p_value < 0.05
+    reference = read_scores(REFERENCE)
+    real = sorted(c for c in reference["classifier"].unique() if c not in ARTIFICIAL)
+    blocks = friedman_nemenyi(reference, mode="blocks", classifiers=real)
+    rows = [
+        ("friedman_random_rejections", "README, docs/rating.md", "1 of 20 (blocks), 19 of 20 (trajectories)",
+         f"blocks {rejections['blocks', 'glickman']} of 20; trajectories {rejections['decodirt', 'glickman']} of 20 "
+         f"(Glickman), {rejections['decodirt', 'decodirt']} of 20 (decodIRT's arithmetic)"),
+        ("friedman_reference_blocks", "docs/rating.md", "chi2_F = 69.8, p ≈ 1e-10, 11 of 66 pairs, CD = 2.36",
+         f"chi2_F = {blocks.statistic:.1f}, p = {blocks.p_value:.1e}, "
+         f"{_pairs_below(blocks.p_values, blocks.alpha)} of {len(real) * (len(real) - 1) // 2} pairs, "
+         f"CD = {blocks.critical_difference:.2f}"),
+    ]
+    for glicko in ("glickman", "decodirt"):
+        trajectories = friedman_nemenyi(reference, mode="decodirt", classifiers=real,
+                                        config=RatingConfig(glicko=glicko))
+        rows.append((f"friedman_reference_trajectories [{glicko}]", "docs/rating.md",
+                     "333, p ≈ 9e-65 (decodirt); 329, p ≈ 6e-64 (glickman); 31 of 66 pairs",
+                     f"chi2_F = {trajectories.statistic:.0f}, p = {trajectories.p_value:.0e}, "
+                     f"{_pairs_below(trajectories.p_values, trajectories.alpha)} of {len(real) * (len(real) - 1) // 2} pairs"))
+    return rows
+
+
+def _pairs_below(p_values: pd.DataFrame, alpha: float) -> int:
+    """Pairs (upper triangle) whose Nemenyi p-value is below alpha."""
+    values = p_values.to_numpy()
+    return int((values[np.triu_indices_from(values, k=1)] < alpha).sum())
+
+
 def main() -> None:
     if not REFERENCE.is_dir():
         raise SystemExit(f"reference data not found at {REFERENCE} (set BENCHIRT_SHARED_DATA)")
     folders = sorted(p for p in REFERENCE.iterdir() if (p / "true_scores.csv").is_file())
-    rows = reference_claims(folders) + order_claims()
+    rows = reference_claims(folders) + order_claims() + statistics_claims() + subset_claims()
     for name, where, said, value in rows:
         print(f"{name}\n    recomputed: {value}\n    prose:      {said}  [{where}]")
 

@@ -6,6 +6,7 @@ unpickle them; tests put this folder on PYTHONPATH for the workers.
 from __future__ import annotations
 
 import os
+import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,13 @@ def square_table(name: str, n: int, log_dir: str | None = None, sleep: float = 0
         raise DataError(f"dataset {name!r} has a single class; nothing to classify")
     if name.startswith("broken"):
         raise RuntimeError(f"worker crashed on {name}")
+    if name.startswith("killer"):  # what the out-of-memory killer does to a worker process
+        os.kill(os.getpid(), signal.SIGKILL)
+    if name.startswith("killed-once"):
+        marker = Path(log_dir, f"{name}.failed-once")
+        if not marker.exists():
+            marker.write_text("x")
+            os.kill(os.getpid(), signal.SIGKILL)
     if name.startswith("flaky"):
         marker = Path(log_dir, f"{name}.failed-once")
         if not marker.exists():

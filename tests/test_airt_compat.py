@@ -119,6 +119,9 @@ def test_command_compat_mode_and_refusals(tmp_path, weka):
     assert exc.value.code == 2
     with pytest.raises(ConfigError, match="compat must be one of"):
         AIRTConfig.from_dict({"compat": "R"})
+    assert main(["airt", str(csv), "--compat-range", "unit", "--out", str(out)]) == 2   # ignored otherwise: refused
+    with pytest.raises(ConfigError, match="polytomous_levels applies only"):
+        AIRTConfig(polytomous_levels=3)
     constant = weka.iloc[:, :3].assign(flat=0.5)
     with pytest.raises(DataError, match="constant algorithm"):
         fit_airt(constant, AIRTConfig(compat="airt-r"))

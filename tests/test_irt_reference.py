@@ -13,6 +13,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from benchirt.irt import IRTConfig, fit_irt
+from benchirt.irt.starts import principal_components
 
 REPRESENTATIVE = ["pc1", "diabetes", "wilt", "churn", "tic-tac-toe"]
 
@@ -40,11 +41,18 @@ def _check_pool(folder):
     assert items["guessing"].between(0, config.max_guessing).all()
     constant = pool.nunique() == 1
     assert (items["flag"].isin(["all_correct", "all_wrong"]) == constant.to_numpy()).all()
-    # the sign of a follows the classical item-rest correlation where that is clear
-    rest = _item_rest(pool.to_numpy(float))
+    # the sign of a follows the classical item-rest correlation where that is clear, on pools whose
+    # main dimension is the sum score's (on tic-tac-toe, steel-plates-fault, phoneme and
+    # GesturePhaseSegmentation the first principal component correlates .29-.54 with the sum score:
+    # the global optimum follows another dimension, e.g. the MLP ladder's, and the classical
+    # discriminations do not describe it)
+    values = pool.to_numpy(float)
+    rest = _item_rest(values)
     clear = (np.abs(rest) > 0.2) & (items["flag"] == "ok").to_numpy()
     agree = (np.sign(items["discrimination"].to_numpy()[clear]) == np.sign(rest[clear])).mean()
-    assert agree > 0.8, f"{folder.name}: sign agreement {agree:.2f}"
+    unidimensional = abs(np.corrcoef(principal_components(values, k=1)[0], values.sum(axis=1))[0, 1]) > 0.6
+    assert agree > 0.8 or not unidimensional, f"{folder.name}: sign agreement {agree:.2f}"
+    assert fit.log_posterior == max(run["log_posterior"] for run in fit.starts["runs"])
     # every reported classifier, calibrated or not, gets finite theta and True-Score
     reported = pd.read_csv(folder / "responses_reported.csv")
     reported.index = pd.read_csv(folder / "test_accuracy.csv").iloc[:, 0]

@@ -51,7 +51,8 @@ def test_dask_scheduler_address_retries_and_records(tmp_path, workers_see_fakes)
     with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
         executor = DaskExecutor(scheduler=cluster.scheduler_address, retries=1)  # as `--scheduler tcp://...`
         try:
-            assert executor.describe() == f"dask scheduler {cluster.scheduler_address}"
+            assert executor.describe().startswith(f"dask scheduler {cluster.scheduler_address}")
+            assert "re-runs a task whose worker died up to 3 times" in executor.describe()  # Dask's default
             outcomes = _run(executor, tmp_path)
         finally:
             executor.close()
@@ -64,3 +65,38 @@ def test_unreachable_scheduler_is_a_clear_error():
 
     with pytest.raises(BenchirtError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         DaskExecutor(scheduler="tcp://127.0.0.1:9", retries=0, connect_timeout="1s")
+
+
+KILL_NAMES = ["a", "killer", "killed-once", "b", "c"]
+
+
+def _check_killed(outcomes, log_dir, retries):
+    """A task that kills its worker every time fails after a bounded number of tries; the others finish."""
+    assert set(outcomes) == set(KILL_NAMES)
+    for name in ("a", "b", "c"):
+        assert outcomes[name].status == "ok", outcomes[name].error
+    killer = outcomes["killer"]
+    assert killer.status == "failed" and killer.error.startswith("worker lost")
+    # one loss while others ran (charged to nobody), then retries + 1 losses while it ran alone
+    assert retries + 1 <= killer.attempts <= retries + 2
+    assert killer.lost_workers == killer.attempts
+    assert calls(log_dir).count("killer") == killer.attempts
+    once = outcomes["killed-once"]  # lost its worker once (maybe once more to the killer), then succeeded
+    assert once.status == "ok" and 1 <= once.lost_workers <= 2 and once.attempts == once.lost_workers + 1
+
+
+def test_local_executor_survives_killed_workers(tmp_path, workers_see_fakes):
+    tasks = [(name, (name, i + 2, str(tmp_path), 0.2)) for i, name in enumerate(KILL_NAMES)]
+    outcomes = {o.name: o for o in LocalExecutor(n_jobs=2, retries=1).map(square_table, tasks)}
+    _check_killed(outcomes, tmp_path, retries=1)
+
+
+def test_dask_local_cluster_survives_killed_workers(tmp_path, workers_see_fakes):
+    executor = DaskExecutor(n_workers=2, retries=1)
+    try:
+        assert executor.scheduler_reruns == 0  # benchirt's own LocalCluster: every lost worker is counted
+        tasks = [(name, (name, i + 2, str(tmp_path), 0.2)) for i, name in enumerate(KILL_NAMES)]
+        outcomes = {o.name: o for o in executor.map(square_table, tasks)}
+    finally:
+        executor.close()
+    _check_killed(outcomes, tmp_path, retries=1)

@@ -168,3 +168,47 @@ def test_stage_on_reference_data(shared_data):
     assert table["classifier"].iloc[0] == "otimo" and table["classifier"].iloc[-1] == "pessimo"
     assert result.permutation.n_permutations == 200 and not result.skipped
     assert np.isfinite(table.select_dtypes("number").to_numpy()).all()
+
+
+LEADERBOARD_CONTRACT = ["classifier", "bt_rating", "bt_low", "bt_high", "rank", "rank_low", "rank_high", "tier",
+                        "glicko_rating", "glicko_rd", "mean_rank"]
+PAIRWISE_CONTRACT = ["a", "b", "wins", "losses", "ties", "wilcoxon_p_holm", "p_a_better", "p_equivalent",
+                     "p_b_better"]
+
+
+def test_rate_writes_leaderboard_and_pairwise_with_contract_columns(tmp_path, capsys):
+    from benchirt.rating import RatingConfig, leaderboard
+
+    rows = [(d, c, s) for d, scores in small_table(8).items() for c, s in scores.items()]
+    csv = tmp_path / "scores.csv"
+    pd.DataFrame(rows, columns=["dataset", "classifier", "score"]).to_csv(csv, index=False)
+    out = tmp_path / "out"
+    assert main(["rate", str(csv), "--out", str(out), "--glicko", "decodirt", "--bootstrap", "100", "--rope", "0.05",
+                 "--seed", "3", "--permutations", "10"]) == 0
+    board = pd.read_csv(out / "leaderboard.csv")
+    pairwise = pd.read_csv(out / "pairwise.csv")
+    assert set(LEADERBOARD_CONTRACT) <= set(board.columns) and set(PAIRWISE_CONTRACT) <= set(pairwise.columns)
+    assert board["classifier"].iloc[0] == "otimo" and board["bt_rating"].is_monotonic_decreasing
+    assert len(pairwise) == 6 and not board[LEADERBOARD_CONTRACT].isna().any().any()
+    config = RatingConfig(score="score", glicko="decodirt", n_bootstrap=100, rope=0.05, seed=3)
+    expected = leaderboard(pd.read_csv(csv), config)
+    np.testing.assert_allclose(board["bt_low"], expected.table["bt_low"])
+    np.testing.assert_allclose(pairwise["p_equivalent"], expected.pairwise["p_equivalent"])
+    # ratings.csv stays the Glicko table, here the glicko2 package's (decodIRT) variant.
+    ratings = pd.read_csv(out / "ratings.csv").set_index("classifier")
+    np.testing.assert_allclose(board.set_index("classifier")["glicko_rating"], ratings.loc[board["classifier"], "rating"])
+    package = glicko_tournament(pd.read_csv(csv), config=RatingConfig(score="score", glicko="decodirt")).table
+    np.testing.assert_allclose(ratings.loc[package["classifier"], "rating"], package["rating"], rtol=0, atol=1e-9)
+    printed = capsys.readouterr().out
+    assert printed.startswith("Leaderboard: Bradley-Terry on score") and "is ahead of" in printed
+
+
+def test_rate_refuses_an_unknown_score_listing_the_valid_ones(tmp_path, capsys):
+    csv = tmp_path / "scores.csv"
+    pd.DataFrame({"dataset": ["a", "a"], "classifier": ["x", "y"], "acc": [0.5, 0.7], "f1": [0.4, 0.6]}).to_csv(csv, index=False)
+    assert main(["rate", str(csv), "--out", str(tmp_path / "out")]) == 2
+    assert "no score column 'score'; the score columns here are acc, f1" in capsys.readouterr().err
+    assert main(["rate", str(csv), "--out", str(tmp_path / "out"), "--score", "f1", "--bootstrap", "0"]) == 0
+    board = pd.read_csv(tmp_path / "out" / "leaderboard.csv")
+    assert board["classifier"].tolist() == ["y", "x"] and board["bt_low"].isna().all()
+    assert "intervals not computed (n_bootstrap = 0)" in capsys.readouterr().err

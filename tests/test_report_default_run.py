@@ -86,7 +86,8 @@ def test_a_run_without_airt_says_why_in_the_conclusions(tmp_path):
         in conclusions
     assert "Not in this report: benchmark subsets" in conclusions
     assert "(2PL per dataset)" in conclusions and "guessing is not ranked (a 2PL has none)" in conclusions
-    assert "3PL" not in summary
+    # only the model-comparison section, which fits all three models side by side, may name the 3PL
+    assert [part[:40] for part in summary.split("\n## ") if "3PL" in part] == ["IRT model fit\n\nMarginal log-likelihood, "]
 
 
 def test_report_renders_in_a_headless_browser(default_run, tmp_path):

@@ -14,7 +14,9 @@ Public API
     effectiveness_gap), ``model_goodness``, ``latent``, ``fit``, ``performance``, ``predicted``, ``notes``,
     and ``portfolio(epsilon)``, ``portfolio_table()``, ``summary()``.
 ``AIRTConfig``
-    Options (frozen dataclass, ``AIRTConfig.from_dict`` rejects unknown keys).
+    Options (frozen dataclass, ``AIRTConfig.from_dict`` rejects unknown keys). ``compat="airt-r"`` runs the
+    R package airt's estimator (:mod:`benchirt.airt.compat`, ``docs/airt.md``); ``polytomous="grm"|"gpcm"``
+    adds the polytomous model's table (``AIRTResult.polytomous``, :mod:`benchirt.airt.polytomous`).
 ``fit_continuous(z, *, max_iter, tol, prior_mean, prior_sd) -> ContinuousFit``
     The continuous response model on a logit matrix z (N respondents x n items); ``logit(x, epsilon)`` and
     ``expit(z)`` convert between performances and logits; ``easiness(z, a, b, g)`` is seed 000 eq. 10.

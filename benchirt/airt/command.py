@@ -55,15 +55,15 @@ def register(subparsers) -> None:
     parser.add_argument("--compat", choices=[mode for mode in COMPAT_MODES if mode], default=None,
                         help="airt-r: the R package airt's estimator, which reproduces the published AIRT numbers "
                              "(default: benchirt's converged estimator; docs/airt.md lists the differences)")
-    parser.add_argument("--compat-range", choices=COMPAT_RANGES, default=defaults.compat_range,
+    parser.add_argument("--compat-range", choices=COMPAT_RANGES, default=None,
                         help="with --compat airt-r: the scale airt's min.item/max.item describe, 'data' (the "
                              "matrix's extremes, as the AIRT paper's scripts) or 'unit' ([0, 1], the package "
-                             "defaults) (default %(default)s)")
+                             f"defaults) (default {defaults.compat_range})")
     parser.add_argument("--polytomous", choices=("grm", "gpcm"), default=None,
                         help="also fit a polytomous model to quantile levels of the performances: 'grm' (graded "
                              "response) or 'gpcm' (generalized partial credit, as R airt); writes polytomous.csv")
-    parser.add_argument("--polytomous-levels", type=int, default=defaults.polytomous_levels,
-                        help="number of quantile levels of --polytomous (default %(default)s)")
+    parser.add_argument("--polytomous-levels", type=int, default=None,
+                        help=f"number of quantile levels of --polytomous (default {defaults.polytomous_levels})")
     parser.add_argument("--plots", action="store_true", help="also write the figures (PNG) to DIR/plots/")
     parser.set_defaults(func=run)
 
@@ -79,10 +79,11 @@ def run(args: argparse.Namespace) -> int:
     """Read the input, fit AIRT, write the tables (and figures); returns the exit code."""
     if (args.perf is None) == (args.aslib is None):
         raise ConfigError("give either PERF.csv or --aslib SCENARIO_DIR (exactly one)")
-    config = AIRTConfig.from_dict({"epsilon": args.epsilon, "epsilons": args.epsilons,
-                                   "logit_epsilon": args.logit_epsilon, "spline_lam": args.spline_lam,
-                                   "compat": args.compat, "compat_range": args.compat_range,
-                                   "polytomous": args.polytomous, "polytomous_levels": args.polytomous_levels})
+    options = {"epsilon": args.epsilon, "epsilons": args.epsilons, "logit_epsilon": args.logit_epsilon,
+               "spline_lam": args.spline_lam, "compat": args.compat, "polytomous": args.polytomous}
+    options.update({key: value for key, value in (("compat_range", args.compat_range),
+                                                  ("polytomous_levels", args.polytomous_levels)) if value is not None})
+    config = AIRTConfig.from_dict(options)
     input_notes: list[str] = []
     if args.aslib is not None:
         scenario = load_aslib(args.aslib, args.measure, transform=args.transform)

@@ -14,7 +14,7 @@ code (written here, not translated):
    forms of seed 000 eqs. 5-7 with *sample* (N - 1) variances and covariances, alpha_j =
    sign(gamma_j) / sqrt(gamma_j^2 V_j(z) - gamma_j C_j(z, mu)). The loop stops when the expected
    complete-data log-likelihood (evaluated at the new items and the old posterior) changes by less than
-   .01, or after 200 cycles (``cirtmodel``'s ``max.EMCycle``). This is not a convergence test: on the AIRT
+   .01, or after 199 cycles (``cirtmodel``'s ``max.EMCycle = 200`` counts the start). This is not a convergence test: on the AIRT
    paper's classification data it stops after 17 cycles, far from the maximum (``docs/airt.md``).
 3. **Dataset easiness** theta_i = sum_j alpha_j^2 (beta_j + gamma_j z_ij) / sum_j alpha_j^2 (seed 000 eq. 10),
    standardised to mean 0 and sample SD 1 (EstCRM's ``EstCRMperson``); difficulty is -theta.
@@ -132,7 +132,7 @@ def fit_continuous_r(z: np.ndarray, *, max_cycles: int = R_MAX_CYCLES, converge:
     z : array_like, shape (N, n)
         Logits from :func:`r_logit`.
     max_cycles : int
-        Most EM cycles (``cirtmodel`` uses 200).
+        airt's ``max.EMCycle`` (``cirtmodel`` passes 200); as in R, at most ``max_cycles - 1`` cycles run.
     converge : float
         Stop when the monitored log-likelihood changes by less than this (airt: .01).
 
@@ -177,7 +177,7 @@ def fit_continuous_r(z: np.ndarray, *, max_cycles: int = R_MAX_CYCLES, converge:
                         column_mean=z_mean, theta=standardized_easiness(z, alpha, beta, gamma),
                         posterior_mean=mu, posterior_var=float(var),
                         log_likelihood=log_likelihood,
-                        n_iter=len(trace) - 1, converged=False, max_discrimination=np.inf)
+                        n_iter=len(trace) - 1, converged=False, max_discrimination=None)
     return RFit(fit=fit, q_trace=tuple(trace), stopped_by_rule=abs(change) <= converge)
 
 

@@ -112,6 +112,10 @@ class AIRTConfig:
             (self.polytomous in (None, "grm", "gpcm"), "polytomous must be null, 'grm' or 'gpcm'"),
             (int(self.polytomous_levels) == self.polytomous_levels and self.polytomous_levels >= 2,
              "polytomous_levels must be an integer >= 2"),
+            (self.compat is not None or self.compat_range == "data",
+             "compat_range applies only with compat: airt-r"),
+            (self.polytomous is not None or self.polytomous_levels == 5,
+             "polytomous_levels applies only with polytomous: grm or gpcm"),
         )
         for ok, message in checks:
             if not ok:

@@ -85,8 +85,9 @@ class ContinuousFit:
         Whether the log-likelihood change fell below the tolerance before ``max_iter``.
     prior_mean, prior_sd : float
         The normal prior of theta used.
-    max_discrimination : float
-        The bound on |alpha| used; items at it are Heywood cases (nearly determined by theta).
+    max_discrimination : float or None
+        The bound on |alpha| used; items at it are Heywood cases (nearly determined by theta). None: no
+        bound (the R package airt's estimator, :mod:`benchirt.airt.compat`).
     """
 
     discrimination: np.ndarray
@@ -102,11 +103,13 @@ class ContinuousFit:
     converged: bool
     prior_mean: float = 0.0
     prior_sd: float = 1.0
-    max_discrimination: float = 10.0
+    max_discrimination: float | None = 10.0
 
     @property
     def at_bound(self) -> np.ndarray:
-        """Boolean (n,): items whose |alpha| sits at ``max_discrimination``."""
+        """Boolean (n,): items whose |alpha| sits at ``max_discrimination`` (none without a bound)."""
+        if self.max_discrimination is None:
+            return np.zeros(self.discrimination.shape, dtype=bool)
         return np.abs(self.discrimination) >= self.max_discrimination * (1 - 1e-9)
 
     def predicted_logit(self, theta: np.ndarray | None = None) -> np.ndarray:

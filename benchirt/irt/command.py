@@ -6,10 +6,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchirt.errors import DataError
+from benchirt.errors import ConfigError, DataError
+from benchirt.sniff import check_text_table
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json
 from benchirt.irt.config import ABILITY_METHODS, IRTConfig
+from benchirt.irt.compare import compare_models
 from benchirt.irt.estimation import fit_irt
+from benchirt.irt.itemfit import MISFIT_ABOVE, item_fit
 from benchirt.irt.models import MODELS
 from benchirt.irt.summary import item_summary
 
@@ -22,10 +25,13 @@ RESPONSES.csv: respondents x items of 0/1 with a header row, as decodIRT's respo
 first non-numeric column, if present, names the respondents (otherwise they are numbered 1..n).
 
 Writes DIR/items.csv (item, discrimination, difficulty, guessing, se_*, p_correct, flag: ok,
-at_bound, or all_correct / all_wrong for items without information, which get a = 0, b = -6 / +6),
-DIR/abilities.csv (respondent, theta, se, true_score), DIR/fit.json (converged, n_iter,
-log_likelihood, seconds, model, n_respondents, n_items, item summary) and, with --plots,
-icc.png, ccc_difficulty.png, ccc_discrimination.png, parameters.png.
+at_bound, or all_correct / all_wrong for items without information, which get a = 0, b = -6 / +6;
+infit, outfit and misfit: either mean square above 1.5),
+DIR/abilities.csv (respondent, theta, se, true_score), DIR/fit.json (status, converged, n_iter,
+log_likelihood, seconds, model, n_respondents, n_items, the EM starts: start_runs with each start's
+log posterior and status converged / iteration_limit / better_optimum_exists, item summary) and, with --plots,
+icc.png, ccc_difficulty.png, ccc_discrimination.png, parameters.png. With --compare-models also
+DIR/model_comparison.csv (model, log_likelihood, n_parameters, aic, bic, status, best_aic, best_bic).
 
 With --items ITEMS.csv the items are NOT refitted: the respondents of RESPONSES.csv are scored against
 those frozen parameters (an items.csv of this command or of a run, or decodIRT's ltm_item_params.csv)
@@ -47,6 +53,11 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--ability", choices=ABILITY_METHODS, default="EAP", help="ability estimator (default EAP)")
     parser.add_argument("--max-iter", type=int, default=IRTConfig.max_iter, help="EM step limit (default %(default)s)")
+    parser.add_argument("--starts", default="auto", metavar="auto|N",
+                        help="EM starts: 'auto' (principal component and sum score) or a number (default auto)")
+    parser.add_argument("--compare-models", action="store_true",
+                        help="also fit the other two of 1PL/2PL/3PL; write model_comparison.csv (log-likelihood, "
+                             "AIC, BIC) and print it")
     parser.add_argument("--plots", action="store_true", help="also write the PNG figures")
     parser.add_argument("--items", metavar="ITEMS.csv",
                         help="score the respondents against these frozen item parameters instead of fitting")
@@ -64,6 +75,7 @@ def read_responses_csv(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: no such file; pass a CSV of respondents x items of 0/1")
+    check_text_table(path, "response matrix CSV")
     try:
         frame = pd.read_csv(path)
     except pd.errors.EmptyDataError:
@@ -102,17 +114,20 @@ def _names_column(column: pd.Series) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = IRTConfig(model=args.model, prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter)
+    config = IRTConfig(model=args.model, prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter,
+                       starts=_starts(args.starts))
     responses = read_responses_csv(args.responses)
     if args.items:
         return _score(args, responses, config)
     try:
         fit = fit_irt(responses, config)
+        comparison = compare_models(responses, config, fitted=fit) if args.compare_models else None
     except DataError as exc:
         raise DataError(f"{args.responses}: {exc}") from None
     table = fit.ability_table(responses, config.ability)
+    fit_table = item_fit(fit, responses)
     out = Path(args.out)
-    atomic_write_csv(out / "items.csv", fit.items.reset_index())
+    atomic_write_csv(out / "items.csv", fit.items.join(fit_table).reset_index())
     atomic_write_csv(out / "abilities.csv", table.reset_index())
     record = fit.convergence()
     record["summary"] = item_summary(fit.items, config)
@@ -121,12 +136,19 @@ def run(args: argparse.Namespace) -> int:
     atomic_write_json(out / "fit.json", record)
     if args.plots:
         _write_plots(fit, responses, out)
-    state = "converged" if fit.converged else "did NOT converge"
+    state = "converged" if fit.converged else "did NOT converge (stopped at the iteration limit)"
+    runs = record["start_runs"]
     print(
         f"{fit.model}: {fit.n_respondents} respondents x {fit.n_items} items, {state} in {fit.n_iter} EM steps "
         f"({fit.seconds:.2f} s), log-likelihood {fit.log_likelihood:.2f}; "
         f"{record['n_flagged']} items without information, {record['n_at_bound']} at a bound"
     )
+    print(f"best of {len(runs)} EM start(s) ({record['starts']}); "
+          f"{record['n_local_optima']} ended in a local optimum (a better optimum exists)")
+    print(f"{int(fit_table['misfit'].sum())} item(s) misfit (infit or outfit above {MISFIT_ABOVE})")
+    if comparison is not None:
+        atomic_write_csv(out / "model_comparison.csv", comparison)
+        print(comparison.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     print(f"wrote {out}")
     return 0
 
@@ -145,6 +167,15 @@ def _score(args: argparse.Namespace, responses: pd.DataFrame, config: IRTConfig)
     print(f"scored {len(table)} respondents on {len(items)} frozen items of {args.items} ({config.ability}; not refitted)")
     print(f"wrote {out / 'abilities.csv'}")
     return 0
+
+
+def _starts(value: str) -> int | str:
+    if value == "auto":
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        raise ConfigError(f"--starts: 'auto' or a whole number >= 1, got {value!r}") from None
 
 
 def _write_plots(fit, responses: pd.DataFrame, out: Path) -> None:

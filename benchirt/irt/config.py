@@ -46,6 +46,14 @@ class IRTConfig:
         EM has converged when one EM step changes no item parameter by ``tol`` or
         more, or raises the log posterior by less than ``tol_log_posterior`` (the
         criterion of PyPI ``mirt``); it stops unconverged after ``max_iter`` steps.
+    starts : "auto" or int
+        Starting points of EM (:func:`benchirt.irt.starts.start_scores`); the fit keeps the one
+        with the highest log posterior. ``"auto"`` starts from the first principal component of
+        the items and from the sum score; an integer asks for that many starts (1: the
+        principal component only).
+    tol_optimum : float
+        Two starts whose final log posteriors differ by more than this found different optima;
+        the lower one is reported as ``better_optimum_exists``.
     max_discrimination, max_difficulty, max_guessing : float
         Bounds ``|a| <= max_discrimination``, ``|b| <= max_difficulty``,
         ``0 <= c <= max_guessing``: every estimate is finite even without priors.
@@ -59,6 +67,12 @@ class IRTConfig:
         these values (defaults from seed 003 §4.5: 1, 0.75, 0.2).
     ability : {"EAP", "MAP"}
         Ability estimator of the stage's respondent table.
+    compare_models : bool
+        The stage also fits the other two of 1PL/2PL/3PL and stores their log-likelihood, AIC and
+        BIC (:func:`benchirt.irt.compare.compare_models`).
+    suspect_discrimination : float
+        Items with discrimination ``<= -suspect_discrimination`` are listed as suspect labels
+        (:mod:`benchirt.irt.suspects`).
     calibration_roles : tuple of str
         Respondent roles whose answers calibrate the items in
         :func:`benchirt.irt.irt_for_responses` — decodIRT's pool: the MLP ladder and
@@ -76,6 +90,8 @@ class IRTConfig:
     max_iter: int = 500
     tol: float = 1e-3
     tol_log_posterior: float = 1e-4
+    starts: int | str = "auto"
+    tol_optimum: float = 1.0
     max_discrimination: float = 10.0
     max_difficulty: float = 6.0
     max_guessing: float = 0.95
@@ -84,6 +100,8 @@ class IRTConfig:
     discrimination_threshold: float = 0.75
     guessing_threshold: float = 0.2
     ability: str = "EAP"
+    compare_models: bool = True
+    suspect_discrimination: float = 1.0
     calibration_roles: tuple[str, ...] = ("ladder", "real")
 
     def __post_init__(self) -> None:
@@ -107,7 +125,11 @@ class IRTConfig:
         for name in ("quadrature", "ability_quadrature"):
             if getattr(self, name) < 5:
                 raise ConfigError(f"IRTConfig.{name}: need at least 5 nodes, got {getattr(self, name)}")
-        positive = ("theta_max", "tol", "tol_log_posterior", "max_discrimination", "max_difficulty", "max_iter")
+        if self.starts != "auto" and not (isinstance(self.starts, int) and not isinstance(self.starts, bool)
+                                          and self.starts >= 1):
+            raise ConfigError(f"IRTConfig.starts: 'auto' or a whole number >= 1, got {self.starts!r}")
+        positive = ("theta_max", "tol", "tol_log_posterior", "tol_optimum", "suspect_discrimination",
+                    "max_discrimination", "max_difficulty", "max_iter")
         for name in positive:
             if not getattr(self, name) > 0:
                 raise ConfigError(f"IRTConfig.{name}: must be > 0, got {getattr(self, name)!r}")

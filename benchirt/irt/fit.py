@@ -56,7 +56,8 @@ class IRTFit:
         Gain of the log posterior in the last plain EM step.
     stopped_by : str
         ``"parameters"`` (``max_change < tol``), ``"log_posterior"``
-        (``log_posterior_change < tol_log_posterior``) or ``"max_iter"`` (not converged).
+        (``log_posterior_change < tol_log_posterior``), ``"same_optimum"`` (a later EM start
+        reached an earlier start's optimum) or ``"max_iter"`` (not converged).
     log_likelihood, log_posterior : float
         Marginal log-likelihood of the calibration responses at the estimates
         (flagged items excluded), and the same plus the log prior.
@@ -68,7 +69,12 @@ class IRTFit:
     respondents : list of str
         Calibration respondents.
     history : numpy.ndarray, shape (n_iter,)
-        Log posterior before each EM iteration (non-decreasing).
+        Log posterior before each EM iteration of the chosen start (non-decreasing).
+    starts : dict
+        ``reason`` (why these starts) and ``runs``: one row per EM start (``start``,
+        ``log_posterior``, ``n_iter``, ``stopped_by``, ``status``, ``chosen``); ``status`` is ``converged``,
+        ``iteration_limit`` or ``better_optimum_exists`` (EM converged to a local optimum: another
+        start found a higher log posterior). See :mod:`benchirt.irt.starts`.
     """
 
     items: pd.DataFrame
@@ -85,6 +91,7 @@ class IRTFit:
     n_respondents: int
     respondents: list[str] = field(default_factory=list)
     history: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    starts: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------------ parameters
     @property
@@ -178,10 +185,19 @@ class IRTFit:
         return self.probability(theta).sum(axis=1)
 
     # ------------------------------------------------------------------ reporting
+    @property
+    def status(self) -> str:
+        """``"converged"`` (a stopping criterion met) or ``"iteration_limit"`` (stopped by ``max_iter``) of
+        the returned solution; the starts it beat are listed in ``starts["runs"]`` with status
+        ``"better_optimum_exists"``."""
+        return "converged" if self.converged else "iteration_limit"
+
     def convergence(self) -> dict[str, Any]:
         """The JSON-ready record written to ``fit.json``."""
+        runs = self.starts.get("runs", [])
         return {
             "model": self.model,
+            "status": self.status,
             "converged": bool(self.converged),
             "n_iter": int(self.n_iter),
             "stopped_by": self.stopped_by,
@@ -197,6 +213,9 @@ class IRTFit:
             "n_flagged": int((~self.informative).sum()),
             "n_at_bound": int((self.items["flag"] == "at_bound").sum()),
             "prior": bool(self.config.prior),
+            "starts": self.starts.get("reason", ""),
+            "start_runs": runs,
+            "n_local_optima": sum(run["status"] == "better_optimum_exists" for run in runs),
         }
 
     def __repr__(self) -> str:

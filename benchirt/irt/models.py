@@ -98,3 +98,14 @@ def quadrature(points: int, theta_max: float) -> tuple[np.ndarray, np.ndarray]:
     nodes = np.linspace(-theta_max, theta_max, points)
     log_w = -0.5 * nodes**2
     return nodes, log_w - np.logaddexp.reduce(log_w)
+
+
+def marginal_log_likelihood(responses, a, b, c, nodes: np.ndarray, log_weights: np.ndarray) -> float:
+    """Marginal log-likelihood ``sum_i log sum_k w_k prod_j P_j(theta_k)^u_ij (1 - P_j(theta_k))^(1 - u_ij)``
+    of a 0/1 matrix (n, m) under item parameters ``a, b, c`` (m,), with ability integrated over the
+    quadrature ``nodes`` / normalised ``log_weights`` of :func:`quadrature` (Bock & Aitkin 1981, eq. 5)."""
+    u = np.asarray(responses, dtype=float)
+    log_p, log_q = log_probabilities(nodes, a, b, c)  # (K, m)
+    joint = u @ (log_p - log_q).T + log_q.sum(axis=1) + log_weights
+    peak = joint.max(axis=1, keepdims=True)
+    return float(np.sum(peak[:, 0] + np.log(np.exp(joint - peak).sum(axis=1))))

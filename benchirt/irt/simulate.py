@@ -33,17 +33,23 @@ def simulate_responses(
     model: str = "3PL",
     negative_fraction: float = 0.0,
     seed: int | np.random.Generator = 0,
+    discrimination: str = "lognormal",
 ) -> SimulatedResponses:
     """Draw a 0/1 matrix from seed 003 eq. 1 with typical parameters.
 
     ``theta ~ N(0, 1)``; ``|a| ~ LogNormal(0.2, 0.35)`` (median 1.2), negative for
-    a random ``negative_fraction`` of the items; ``b ~ N(0, 1)``;
-    ``c ~ Beta(2, 10)`` for the 3PL, 0 otherwise; the 1PL shares ``a = 1``.
+    a random ``negative_fraction`` of the items, or with ``discrimination="normal"``
+    ``a ~ N(0, 1)`` (about half the items negative; ``negative_fraction`` unused);
+    ``b ~ N(0, 1)``; ``c ~ Beta(2, 10)`` for the 3PL, 0 otherwise; the 1PL shares ``a = 1``.
     """
+    if discrimination not in ("lognormal", "normal"):
+        raise ValueError(f"discrimination: 'lognormal' or 'normal', got {discrimination!r}")
     rng = np.random.default_rng(seed)
     theta = rng.standard_normal(n_respondents)
     if model == "1PL":
         a = np.ones(n_items)
+    elif discrimination == "normal":
+        a = rng.standard_normal(n_items)
     else:
         a = rng.lognormal(0.2, 0.35, n_items)
         a[rng.random(n_items) < negative_fraction] *= -1

@@ -11,7 +11,11 @@ from benchirt.errors import DataError
 from benchirt.irt.config import IRTConfig
 from benchirt.irt.estimation import fit_irt
 from benchirt.irt.fit import IRTFit
+from benchirt.irt.compare import compare_models
+from benchirt.irt.itemfit import item_fit
 from benchirt.irt.summary import item_summary
+from benchirt.irt.suspects import COLUMNS as SUSPECT_COLUMNS
+from benchirt.irt.suspects import suspect_labels
 
 
 @dataclass
@@ -27,14 +31,26 @@ class DatasetIRT:
         One row per respondent (calibrated or not): ``respondent, role, calibrated,
         theta, se, true_score``.
     summary : dict
-        :func:`benchirt.irt.summary.item_summary` plus ``converged``, ``n_iter``,
-        ``seconds``, ``model``.
+        :func:`benchirt.irt.summary.item_summary` plus ``converged``, ``status``, ``n_iter``,
+        ``seconds``, ``model``, ``n_misfit``, ``n_suspect_labels``.
+    item_fit : pandas.DataFrame
+        Per item ``infit, outfit, misfit`` on the calibration respondents
+        (:func:`benchirt.irt.itemfit.item_fit`).
+    model_comparison : pandas.DataFrame
+        1PL/2PL/3PL log-likelihood, AIC, BIC (:func:`benchirt.irt.compare.compare_models`);
+        empty when ``config.compare_models`` is off.
+    suspect_labels : pandas.DataFrame
+        Test instances with strongly negative discrimination, with their dataset row, label and
+        the real classifiers' consensus (:func:`benchirt.irt.suspects.suspect_labels`).
     """
 
     dataset: str
     fit: IRTFit
     abilities: pd.DataFrame
     summary: dict = field(default_factory=dict)
+    item_fit: pd.DataFrame = field(default_factory=pd.DataFrame)
+    model_comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
+    suspect_labels: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
@@ -43,8 +59,9 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
     Parameters
     ----------
     result : ResponseResult
-        Uses only ``.dataset`` (str), ``.responses`` (DataFrame respondents × items
-        of 0/1) and ``.roles`` (Series respondent → "real" / "ladder" / "artificial").
+        Uses ``.dataset`` (str), ``.responses`` (DataFrame respondents × items
+        of 0/1), ``.roles`` (Series respondent → "real" / "ladder" / "artificial") and, when
+        present, ``.predictions`` (the real classifiers' labels describe the suspect labels).
     config : IRTConfig, optional
 
     Returns
@@ -72,14 +89,23 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
     try:
         fit = fit_irt(responses[calibrate], config)
         table = fit.ability_table(responses, config.ability)
+        comparison = compare_models(responses[calibrate], config, fitted=fit) if config.compare_models else pd.DataFrame()
     except DataError as exc:
         raise DataError(f"{result.dataset}: {exc}") from None
     abilities = table.reset_index()
     abilities.insert(1, "role", roles.to_numpy())
     abilities.insert(2, "calibrated", calibrate)
+    fit_table = item_fit(fit, responses[calibrate])
+    real = roles.index[roles == "real"]
+    predictions = getattr(result, "predictions", None)
+    suspects = suspect_labels(fit.items, config.suspect_discrimination,
+                              predictions.loc[real] if predictions is not None and len(real) else None,
+                              responses.loc[real] if len(real) else None)
     summary = item_summary(fit.items, config)
-    summary.update(converged=fit.converged, n_iter=fit.n_iter, seconds=fit.seconds, model=fit.model)
-    return DatasetIRT(dataset=result.dataset, fit=fit, abilities=abilities, summary=summary)
+    summary.update(converged=fit.converged, status=fit.status, n_iter=fit.n_iter, seconds=fit.seconds,
+                   model=fit.model, n_misfit=int(fit_table["misfit"].sum()), n_suspect_labels=len(suspects))
+    return DatasetIRT(dataset=result.dataset, fit=fit, abilities=abilities, summary=summary, item_fit=fit_table,
+                      model_comparison=comparison, suspect_labels=suspects)
 
 
 def summaries_frame(irts: Sequence[DatasetIRT]) -> pd.DataFrame:
@@ -111,3 +137,36 @@ def true_score_table(irts: Sequence[DatasetIRT], roles: Sequence[str] = ("real",
     if not frames:
         return pd.DataFrame(columns=["dataset", "classifier", "score"])
     return pd.concat(frames, ignore_index=True)
+
+
+def model_comparison_table(irts: Sequence[DatasetIRT]) -> pd.DataFrame:
+    """Log-likelihood, AIC and BIC of the 1PL, 2PL and 3PL per dataset, one row per dataset.
+
+    Columns ``dataset``, ``loglik_<model>``, ``aic_<model>``, ``bic_<model>``, ``best_aic``, ``best_bic``
+    (the model with the lowest criterion) and ``status`` (every model's fit status, when one did not
+    converge); datasets without a comparison are left out.
+    """
+    rows = []
+    for irt in irts:
+        table = irt.model_comparison
+        if table is None or not len(table):
+            continue
+        row: dict = {"dataset": irt.dataset}
+        for _, fitted in table.iterrows():
+            for column, name in (("log_likelihood", "loglik"), ("aic", "aic"), ("bic", "bic")):
+                row[f"{name}_{fitted['model']}"] = float(fitted[column])
+        row["best_aic"] = str(table.loc[table["aic"].idxmin(), "model"])
+        row["best_bic"] = str(table.loc[table["bic"].idxmin(), "model"])
+        unconverged = table.loc[table["status"] != "converged", "model"].tolist()
+        row["status"] = "converged" if not unconverged else "not converged: " + ", ".join(unconverged)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def suspect_label_table(irts: Sequence[DatasetIRT]) -> pd.DataFrame:
+    """Every dataset's suspect labels in one long table (``dataset`` first, then
+    :data:`benchirt.irt.suspects.COLUMNS`)."""
+    frames = [irt.suspect_labels.assign(dataset=irt.dataset) for irt in irts if len(irt.suspect_labels)]
+    if not frames:
+        return pd.DataFrame(columns=["dataset", *SUSPECT_COLUMNS])
+    return pd.concat(frames, ignore_index=True)[["dataset", *SUSPECT_COLUMNS]]

@@ -18,8 +18,9 @@ configs/cc18.yaml (OpenML-CC18 online, decodIRT's protocol), configs/airt-aslib.
 Every (dataset, stage) result is stored in the run directory under a key of the options and inputs
 that produced it, so a rerun (after a kill, a crash or an edit of one stage's options) computes only
 what is missing or changed; --force recomputes. A dataset a stage cannot use is recorded as skipped
-with its reason; one whose task keeps failing is recorded as failed after execution.retries retries;
-the other datasets finish either way. Exit status: 0, or 1 when something failed, 2 on a bad config.
+with its reason; one whose task keeps failing (or keeps killing its worker process) is recorded as failed after
+execution.retries retries, and a rerun does not try it again unless --retry-failed; the other
+datasets finish either way. Exit status: 0, or 1 when something failed, 2 on a bad config.
 
 Writes DIR/manifest.json, DIR/config.yaml, DIR/artifacts/<stage>/..., DIR/report.html and
 DIR/summary.md (default DIR: the config's `out`, else runs/<config name>)."""
@@ -39,6 +40,9 @@ def register(subparsers) -> None:
     _common(run)
     run.add_argument("--stages", nargs="+", metavar="STAGE", help=f"run only these stages ({', '.join(STAGES)})")
     run.add_argument("--skip", nargs="+", default=[], metavar="STAGE", help="leave these stages out")
+    run.add_argument("--explain", action="store_true",
+                     help="compute and write nothing: list per (dataset, stage) whether the stored result would be "
+                          "reused or why it would be recomputed (options, input, source code or library changed)")
     run.set_defaults(func=run_command)
 
     respond = subparsers.add_parser("respond", help="response matrices of the classifier pool on a suite",
@@ -52,6 +56,8 @@ def register(subparsers) -> None:
 def _common(parser) -> None:
     parser.add_argument("--out", metavar="DIR", help="run directory")
     parser.add_argument("--force", action="store_true", help="recompute even the results already stored")
+    parser.add_argument("--retry-failed", action="store_true",
+                        help="run again the datasets that failed in the previous run (by default they are not retried)")
     parser.add_argument("--n-jobs", type=int, metavar="N", help="parallel datasets (overrides execution.n_jobs)")
     parser.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786 "
                         "(overrides execution.scheduler; 'local' starts a LocalCluster of --n-jobs workers)")
@@ -59,6 +65,7 @@ def _common(parser) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from benchirt.pipeline.export import export_irt
     from benchirt.pipeline.run import load_stage_result, run_pipeline
     from benchirt.pipeline.summary import format_summary
 
@@ -67,10 +74,33 @@ def run_command(args: argparse.Namespace) -> int:
     if not stages:
         raise ConfigError("no stage left to run after --skip; name at least one of " + ", ".join(STAGES))
     config = _with_execution(replace(config, stages=stages), args)
-    outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet)
+    if args.explain:
+        outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=False, explain=True)
+        print(format_explanation(outcome.run_dir, outcome.manifest))
+        return 0
+    outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet,
+                           retry_failed=args.retry_failed)
+    export_irt(outcome.run_dir)
     rating = load_stage_result(outcome.run_dir, "rate")
     print(format_summary(outcome.run_dir, outcome.manifest, rating, top=config.stage_config("report").top_classifiers))
     return outcome.exit_code
+
+
+def format_explanation(run_dir, manifest: dict) -> str:
+    """``benchirt run --explain``'s listing: one line per (stage, dataset) decision, then the report's."""
+    lines = [f"benchirt run --explain: {run_dir} (nothing was computed or written)"]
+    for stage in manifest["stages"]:
+        for name, entries in sorted(manifest["datasets"].items()):
+            if stage in entries:
+                lines.append(f"  {stage:<8} {name:<24} {entries[stage].get('decision', entries[stage]['status'])}")
+        if stage in manifest["artifacts"]:
+            entry = manifest["artifacts"][stage]
+            lines.append(f"  {stage:<8} {'(all datasets)':<24} {entry.get('decision', entry['status'])}")
+        if stage in manifest.get("documents", {}):
+            lines.append(f"  {stage:<8} {'':<24} {manifest['documents'][stage]['decision']}")
+        if manifest["stages"][stage].get("status") == "skipped":
+            lines.append(f"  {stage:<8} {'':<24} would be skipped: {manifest['stages'][stage].get('note')}")
+    return "\n".join(lines)
 
 
 def respond_command(args: argparse.Namespace) -> int:
@@ -84,7 +114,8 @@ def respond_command(args: argparse.Namespace) -> int:
     else:
         config = load_config({"suite": args.source, "stages": ["respond"]})
     config = _with_execution(config, args)
-    outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet)
+    outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet,
+                           retry_failed=args.retry_failed)
     written = export_responses(outcome.run_dir)
     print(format_summary(outcome.run_dir, outcome.manifest))
     print(f"Responses of {len(written)} dataset(s) in {Path(outcome.run_dir) / 'responses'}")

@@ -1,22 +1,36 @@
-"""Run one function over many datasets, locally (joblib) or on a Dask cluster, surviving failures.
+"""Run one function over many datasets, locally (loky processes) or on a Dask cluster, surviving failures.
 
 Both executors yield a :class:`TaskOutcome` per task *as each finishes*, so the driver can store a
 dataset's result the moment it exists (a run killed later keeps it). A task that raises a
 :class:`~benchirt.errors.BenchirtError` is the data's fault (single-class dataset, unreadable file):
 it is recorded as ``skipped`` at once, with the message as reason. Any other exception may be
-transient (a lost worker, memory pressure) and the task is tried ``retries`` more times before it is
-recorded as ``failed``. No failure stops the other tasks.
+transient (memory pressure, a flaky file system) and the task is tried ``retries`` more times before
+it is recorded as ``failed``. No failure stops the other tasks.
+
+A *lost worker* — a process killed by the kernel's out-of-memory killer, a ``kill -9``, a segfault —
+surfaces as loky's ``TerminatedWorkerError`` (every task running in the pool fails with it) or Dask's
+``KilledWorker``. Who killed the worker is unknown when several tasks were running, so a lost worker
+is charged to a task only when that task was running alone: every task that was running when a worker
+was lost is retried *alone* (nothing else is started while it runs), which either completes it or
+identifies it. A task is therefore tried at most ``retries + 2`` times (one uncharged loss, then
+``retries + 1`` charged attempts) and a task that keeps killing its worker is recorded as failed while
+the others finish. Attempts and lost workers are counted per task (the manifest records both).
+
+Every attempt runs with one thread per native pool (:func:`benchirt.threads.one_thread`), so a result
+does not depend on the executor, ``n_jobs`` or the machine's cores.
 """
 from __future__ import annotations
 
 import time
 import traceback
 import uuid
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 from benchirt.errors import BenchirtError
 from benchirt.pipeline.config import ExecutionConfig
+from benchirt.threads import one_thread
 
 Task = tuple[str, tuple]  # (dataset name, positional arguments of the function)
 
@@ -36,8 +50,11 @@ class TaskOutcome:
         Why it was skipped (the BenchirtError message) or failed (exception type, message and the
         innermost traceback lines).
     attempts : int
+        Times the task was started (lost workers included).
     seconds : float
         Wall time of the last attempt.
+    lost_workers : int
+        Attempts that ended with the worker process lost (killed, out of memory, crashed).
     """
 
     name: str
@@ -46,13 +63,15 @@ class TaskOutcome:
     error: str | None = None
     attempts: int = 1
     seconds: float = 0.0
+    lost_workers: int = 0
 
 
 def attempt(fn: Callable, name: str, args: tuple) -> TaskOutcome:
-    """Run ``fn(*args)`` once, turning an exception into a skipped or failed outcome."""
+    """Run ``fn(*args)`` once with one thread per native pool; an exception becomes a skipped or failed outcome."""
     start = time.perf_counter()
     try:
-        value = fn(*args)
+        with one_thread():
+            value = fn(*args)
     except BenchirtError as exc:
         return TaskOutcome(name, "skipped", error=str(exc), seconds=time.perf_counter() - start)
     except Exception as exc:  # noqa: BLE001 - any error of one dataset must not stop the run
@@ -71,8 +90,73 @@ def attempt_with_retries(fn: Callable, name: str, args: tuple, retries: int) -> 
     return outcome
 
 
+@dataclass
+class _Pending:
+    """A task's state in :func:`_schedule`."""
+
+    name: str
+    args: tuple
+    attempts: int = 0
+    charged: int = 0       # failures counted against ``retries``
+    lost: int = 0          # attempts that lost their worker
+    alone: bool = False    # run with nothing else in flight (after a lost worker)
+
+
+def _schedule(fn: Callable, tasks: Sequence[Task], retries: int, capacity: int, submit: Callable,
+              wait_first: Callable, lost_worker: tuple[type, ...]) -> Iterator[TaskOutcome]:
+    """The retry and lost-worker policy of the module docstring over any futures API.
+
+    ``submit(fn, name, args)`` starts one :func:`attempt` and returns its future; ``wait_first(futures)``
+    returns those of ``futures`` that are done; ``lost_worker`` are the exception types of a lost worker.
+    At most ``capacity`` tasks are in flight, so a started task is running rather than queued.
+    """
+    queue = deque(_Pending(name, args) for name, args in tasks)
+    running: dict[Any, _Pending] = {}
+    draining = False  # after a lost worker, start nothing until every running attempt has settled
+    try:
+        while queue or running:
+            draining = draining and bool(running)
+            while queue and not draining and not any(p.alone for p in running.values()) \
+                    and len(running) < capacity and not (queue[0].alone and running):
+                task = queue.popleft()
+                task.attempts += 1
+                running[submit(fn, task.name, task.args)] = task
+            for future in wait_first(list(running)):
+                task = running.pop(future)
+                lost_before = task.lost
+                outcome = _settle(future, task, lost_worker)
+                draining = draining or task.lost > lost_before
+                if outcome.status == "failed" and task.charged <= retries:
+                    queue.append(task)
+                    continue
+                outcome.attempts, outcome.lost_workers = task.attempts, task.lost
+                yield outcome
+    finally:
+        for future in running:
+            future.cancel()
+
+
+def _settle(future, task: _Pending, lost_worker: tuple[type, ...]) -> TaskOutcome:
+    """The outcome of one finished attempt, updating the task's counters."""
+    try:
+        outcome = future.result()
+    except lost_worker as exc:
+        task.lost += 1
+        if task.alone:
+            task.charged += 1
+        task.alone = True
+        return TaskOutcome(task.name, "failed", error=f"worker lost ({type(exc).__name__}: {exc}); the process was "
+                           "killed or ran out of memory")
+    except Exception as exc:  # noqa: BLE001 - the executor itself failed on this task (e.g. pickling)
+        task.charged += 1
+        return TaskOutcome(task.name, "failed", error=_describe(exc))
+    if outcome.status == "failed":
+        task.charged += 1
+    return outcome
+
+
 class LocalExecutor:
-    """joblib processes on this machine (``n_jobs`` of them; 1 runs in-process, in order)."""
+    """Worker processes on this machine (loky, ``n_jobs`` of them; 1 runs in-process, in order)."""
 
     def __init__(self, n_jobs: int = 1, retries: int = 1) -> None:
         self.n_jobs = n_jobs
@@ -82,18 +166,31 @@ class LocalExecutor:
     def parallel(self) -> bool:
         return self.n_jobs != 1
 
+    @property
+    def workers(self) -> int:
+        return _cpu_count() if self.n_jobs < 0 else self.n_jobs
+
     def map(self, fn: Callable, tasks: Sequence[Task]) -> Iterator[TaskOutcome]:
         if not self.parallel or len(tasks) <= 1:
             for name, args in tasks:
                 yield attempt_with_retries(fn, name, args, self.retries)
             return
-        from joblib import Parallel, delayed
+        from concurrent.futures import FIRST_COMPLETED, wait
 
-        parallel = Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")
-        yield from parallel(delayed(attempt_with_retries)(fn, name, args, self.retries) for name, args in tasks)
+        from joblib.externals.loky import get_reusable_executor
+        from joblib.externals.loky.process_executor import BrokenProcessPool
+
+        def submit(fn, name, args):
+            # a pool broken by a lost worker is replaced by a fresh one here
+            return get_reusable_executor(max_workers=self.workers).submit(attempt, fn, name, args)
+
+        def wait_first(futures):
+            return wait(futures, return_when=FIRST_COMPLETED).done
+
+        yield from _schedule(fn, tasks, self.retries, self.workers, submit, wait_first, (BrokenProcessPool,))
 
     def close(self) -> None:
-        """Nothing to release (joblib's worker pool is reused across calls and reaped by joblib)."""
+        """Nothing to release (loky's worker pool is reused across calls and reaped by loky)."""
 
     def describe(self) -> str:
         return f"local, n_jobs={self.n_jobs}"
@@ -102,12 +199,16 @@ class LocalExecutor:
 class DaskExecutor:
     """Dask distributed: a running scheduler, a given ``Client``, or a LocalCluster of ``n_workers``.
 
-    Tasks are submitted with ``retries`` so Dask itself re-runs a task whose attempt raised or whose
-    worker died; results come back to the driver (no shared file system needed).
+    benchirt retries tasks itself (module docstring), so the LocalCluster it starts lets the scheduler
+    re-run nothing (``distributed.scheduler.allowed-failures: 0``): a lost worker reaches benchirt as
+    ``KilledWorker`` at once and is counted. A scheduler started elsewhere re-runs a task whose worker
+    died up to its own ``allowed-failures`` times (Dask's default: 3) before benchirt sees it;
+    :meth:`describe` says so. Results come back to the driver (no shared file system needed).
     """
 
     def __init__(self, scheduler: str | None = None, n_workers: int = 1, retries: int = 1, client=None,
                  connect_timeout: str = "20s") -> None:
+        import dask
         from distributed import Client, LocalCluster
 
         self.retries = retries
@@ -124,29 +225,34 @@ class DaskExecutor:
                     "or drop --scheduler to run locally"
                 ) from None
         else:
-            self._cluster = LocalCluster(n_workers=max(1, n_workers), threads_per_worker=1, processes=True,
-                                         dashboard_address=None)
+            with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+                self._cluster = LocalCluster(n_workers=max(1, n_workers), threads_per_worker=1, processes=True,
+                                             dashboard_address=None)
             self.client = Client(self._cluster)
+        # a lambda travels by value: the scheduler needs no benchirt
+        self.scheduler_reruns = int(self.client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.allowed_failures))
 
     @property
     def parallel(self) -> bool:
         return True
 
-    def map(self, fn: Callable, tasks: Sequence[Task]) -> Iterator[TaskOutcome]:
-        from distributed import as_completed
+    @property
+    def workers(self) -> int:
+        """Threads over all workers now connected (at least 1): how many tasks run at once."""
+        return max(1, sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values()))
 
-        names = {}
-        for name, args in tasks:
-            future = self.client.submit(_dask_attempt, fn, name, args, key=f"benchirt-{_slug(name)}-{uuid.uuid4().hex[:8]}",
-                                        retries=self.retries, pure=False)
-            names[future] = name
-        for future in as_completed(list(names)):
-            name = names.pop(future)
-            if future.status == "error":
-                yield TaskOutcome(name, "failed", error=_describe(future.exception()), attempts=self.retries + 1)
-            else:
-                yield future.result()
-            future.release()
+    def map(self, fn: Callable, tasks: Sequence[Task]) -> Iterator[TaskOutcome]:
+        from distributed import KilledWorker, wait
+
+        def submit(fn, name, args):
+            return self.client.submit(attempt, fn, name, args, key=f"benchirt-{_slug(name)}-{uuid.uuid4().hex[:8]}",
+                                      pure=False)
+
+        def wait_first(futures):
+            return wait(futures, return_when="FIRST_COMPLETED").done
+
+        for outcome in _schedule(fn, tasks, self.retries, self.workers, submit, wait_first, (KilledWorker,)):
+            yield outcome
 
     def close(self) -> None:
         if self._own_client:
@@ -157,17 +263,11 @@ class DaskExecutor:
     def describe(self) -> str:
         if self._cluster is not None:
             return f"dask LocalCluster, {len(self._cluster.workers)} workers"
-        return f"dask scheduler {self.client.scheduler.address}"
-
-
-def _dask_attempt(fn: Callable, name: str, args: tuple) -> TaskOutcome:
-    """One attempt on a Dask worker: data errors become a skip; other errors propagate so Dask retries."""
-    start = time.perf_counter()
-    try:
-        value = fn(*args)
-    except BenchirtError as exc:
-        return TaskOutcome(name, "skipped", error=str(exc), seconds=time.perf_counter() - start)
-    return TaskOutcome(name, "ok", value=value, seconds=time.perf_counter() - start)
+        text = f"dask scheduler {self.client.scheduler.address}"
+        if self.scheduler_reruns:
+            text += (f" (it re-runs a task whose worker died up to {self.scheduler_reruns} times before benchirt "
+                     "counts an attempt; start it with DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0 to count every one)")
+        return text
 
 
 def make_executor(execution: ExecutionConfig, client=None):

@@ -28,3 +28,22 @@ def export_responses(run_dir: str | os.PathLike) -> list[Path]:
                          result.cv_accuracy.rename("accuracy").rename_axis("classifier").reset_index())
         written.append(folder)
     return written
+
+
+def export_irt(run_dir: str | os.PathLike) -> list[Path]:
+    """Write ``RUN_DIR/irt/<dataset>/{items,suspect_labels,model_comparison}.csv`` for every dataset with an
+    IRT result: item parameters with item fit, the suspect labels (test instances with strongly negative
+    discrimination, by dataset row) and the 1PL/2PL/3PL comparison. Returns the folders written."""
+    from benchirt.pipeline.run import load_run
+    from benchirt.pipeline.store import safe_name
+
+    results = load_run(run_dir)
+    written = []
+    for name, irt in sorted(results.irts.items()):
+        folder = Path(run_dir) / "irt" / safe_name(name)
+        atomic_write_csv(folder / "items.csv", irt.fit.items.join(irt.item_fit).reset_index())
+        atomic_write_csv(folder / "suspect_labels.csv", irt.suspect_labels)
+        if len(irt.model_comparison):
+            atomic_write_csv(folder / "model_comparison.csv", irt.model_comparison)
+        written.append(folder)
+    return written

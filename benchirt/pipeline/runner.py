@@ -75,6 +75,10 @@ class Run:
         Plain-data configuration recorded in the manifest.
     force : bool
         Recompute even when a complete artifact with the same key exists.
+    retry_failed : bool
+        Try again the (dataset, stage) results that failed in the previous run with the same key; by
+        default they are recorded as failed again without being run (a dataset that killed its worker
+        would otherwise cost the same time and memory on every rerun).
     show_progress : bool
         tqdm bars per stage and one log line per skipped/failed dataset (on stderr).
     explain : bool
@@ -85,9 +89,11 @@ class Run:
     executor: Any
     config: dict = field(default_factory=dict)
     force: bool = False
+    retry_failed: bool = False
     show_progress: bool = True
     explain: bool = False
     manifest: dict = field(default_factory=dict)
+    previous: dict = field(default_factory=dict, repr=False)
     stage_reports: dict[str, StageReport] = field(default_factory=dict)
     started: dict[str, float] = field(default_factory=dict, repr=False)
 
@@ -101,6 +107,7 @@ class Run:
             previous = self.store.read_manifest()
         except Exception:  # noqa: BLE001 - a missing or unreadable old manifest just starts afresh
             previous = {}
+        self.previous = previous
         self.manifest = {
             "benchirt_run": 1,
             "created": previous.get("created"),
@@ -145,6 +152,13 @@ class Run:
                     self._record(stage, item.name, key, "reused", decision="reused")
                     report.reused += 1
                     done[item.name] = key
+            elif not self.force and not self.retry_failed and self._failed_before(stage, item.name, key):
+                entry = self.previous["datasets"][item.name][stage]
+                reason = f"failed in the previous run (not retried; --retry-failed tries again): {entry.get('reason')}"
+                self._record(stage, item.name, key, "failed", reason=reason, attempts=0,
+                             previous_attempts=entry.get("attempts"), decision="not retried: it failed in the previous run")
+                report.failed += 1
+                self._log(f"{stage}: {item.name} failed in the previous run; not retried (use --retry-failed)")
             else:
                 todo.append((item, key))
         why = {item.name: self._why(stage, item.name, parts[item.name]) for item, _ in todo}
@@ -172,13 +186,27 @@ class Run:
         self._end(stage, report)
         return done
 
+    def _failed_before(self, stage: str, name: str, key: str) -> bool:
+        entry = self.previous.get("datasets", {}).get(name, {}).get(stage, {})
+        return entry.get("status") == "failed" and entry.get("key") == key
+
     def _store_outcome(self, stage: str, key: str, outcome: TaskOutcome, report: StageReport, parts: dict,
                        why: str) -> None:
-        info = {"seconds": round(outcome.seconds, 3), "attempts": outcome.attempts}
+        info = {"seconds": round(outcome.seconds, 3), "attempts": outcome.attempts,
+                "lost_workers": outcome.lost_workers}
         stored = {**info, "provenance": parts}
         decision = f"recomputed because {why}"
+        if outcome.lost_workers:
+            self._log(f"{stage}: {outcome.name} lost its worker {outcome.lost_workers} time(s) (process killed or out "
+                      f"of memory); attempts: {outcome.attempts}")
         if outcome.status == "ok":
-            path = self.store.save(stage, outcome.name, key, outcome.value, info=stored)
+            try:
+                path = self.store.save(stage, outcome.name, key, outcome.value, info=stored)
+            except OSError as exc:  # a full disk, a lost mount: this dataset fails, the others go on
+                outcome = TaskOutcome(outcome.name, "failed", error=f"could not save the result: {_os_reason(exc)}",
+                                      seconds=outcome.seconds, attempts=outcome.attempts,
+                                      lost_workers=outcome.lost_workers)
+        if outcome.status == "ok":
             self._record(stage, outcome.name, key, "computed", path=path, decision=decision, **info)
             report.computed += 1
         elif outcome.status == "skipped":
@@ -186,7 +214,7 @@ class Run:
             self._record(stage, outcome.name, key, "skipped", reason=outcome.error, decision=decision, **info)
             report.skipped += 1
             self._log(f"{stage}: skipped {outcome.name}: {outcome.error}")
-        else:  # failures are not stored: the next run tries again
+        else:  # failures leave no artifact, only a manifest entry (a rerun tries again with --retry-failed)
             self._record(stage, outcome.name, key, "failed", reason=outcome.error, decision=decision, **info)
             report.failed += 1
             self._log(f"{stage}: FAILED {outcome.name} after {outcome.attempts} attempt(s): {outcome.error.splitlines()[0]}")
@@ -216,8 +244,13 @@ class Run:
                 outcome = _attempt_whole(fn, args_builder)
                 bar.update(1)
             if outcome.status == "ok":
-                path = self.store.save(stage, "all", key, outcome.value,
-                                       info={"seconds": round(outcome.seconds, 3), "provenance": parts})
+                try:
+                    path = self.store.save(stage, "all", key, outcome.value,
+                                           info={"seconds": round(outcome.seconds, 3), "provenance": parts})
+                except OSError as exc:
+                    outcome = TaskOutcome("all", "failed", error=f"could not save the result: {_os_reason(exc)}",
+                                          seconds=outcome.seconds)
+            if outcome.status == "ok":
                 report.computed = 1
                 self.manifest["artifacts"][stage] = {"key": key, "status": "computed", "decision": f"recomputed because {why}",
                                                      "path": str(path.relative_to(self.store.root))}
@@ -257,12 +290,28 @@ class Run:
                                              "path": str(self.store.path(stage, "all", key).relative_to(self.store.root))}
         return key
 
-    def unstored(self, stage: str, fn: Callable[[], None]) -> bool:
-        """Run a stage that writes its own files and keeps no artifact (the report); True when it ran."""
+    def document(self, stage: str, parts: dict, fn: Callable[[], None]) -> bool:
+        """Run a stage that writes its own files (the report) unless the stored ones were built from ``parts``.
+
+        ``parts`` is what the files show (``results``, ``options``, ``code`` digests); the decision is
+        recorded under ``manifest["documents"][stage]``. True when the stage ran.
+        """
         report = self._begin(stage)
         try:
+            why = "--force was given" if self.force else self.store.report_change(parts)
+            if why is None:
+                report.reused = 1
+                self.manifest.setdefault("documents", {})[stage] = {"status": "reused", "decision": "reused"}
+                return False
+            verb = "would rebuild" if self.explain else "rebuilt"
+            self.manifest.setdefault("documents", {})[stage] = {"status": verb, "decision": f"{verb} because {why}"}
+            if why != "no report is stored" or self.explain:
+                self._log(f"{stage}: {'would rebuild' if self.explain else 'rebuilding'} because {why}")
+            if self.explain:
+                return False
             outcome = _attempt_whole(fn, tuple)
             if outcome.status == "ok":
+                self.store.save_report_key(parts)
                 report.computed = 1
                 return True
             if outcome.status == "skipped":
@@ -346,6 +395,10 @@ class Run:
     def _log(self, message: str) -> None:
         if self.show_progress:
             tqdm.write(message, file=sys.stderr)
+
+
+def _os_reason(exc: OSError) -> str:
+    return f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else "")
 
 
 def _call(fn: Callable, *args):

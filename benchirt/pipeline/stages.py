@@ -10,7 +10,7 @@ from typing import Mapping
 
 import pandas as pd
 
-from benchirt.errors import DataError
+from benchirt.errors import ConfigError, DataError
 
 
 def respond_dataset(spec, config):
@@ -61,30 +61,70 @@ def suite_metadata(responses: Mapping[str, object]) -> pd.DataFrame:
     return pd.DataFrame({name: result.metadata for name, result in responses.items()}).T.rename_axis("dataset")
 
 
-def rate_suite(irts: Mapping[str, object], responses: Mapping[str, object], config):
-    """Glicko-2 tournament, order permutations and Friedman/Nemenyi over the suite (seed 003 §4.7, §5.3).
+#: The scores a run has for every (dataset, classifier), any of which can decide the ratings (``rating.score``).
+RUN_SCORES = ("true_score", "theta", "test_accuracy", "cv_accuracy")
 
-    The True-Scores of the real and artificial classifiers decide the matches; the tests compare the
-    real classifiers (as seed 003 §5.3 does), on True-Score and on test accuracy.
+
+def run_scores(irts: Mapping[str, object], responses: Mapping[str, object], score: str) -> pd.DataFrame:
+    """Long ``dataset, classifier, score`` table of one of the run's :data:`RUN_SCORES`.
+
+    ``true_score`` and ``theta`` come from the IRT abilities, ``test_accuracy`` and ``cv_accuracy``
+    from the responses, for the real and artificial classifiers (``cv_accuracy`` exists for the real
+    ones only: the artificial classifiers are not cross-validated).
+
+    Raises
+    ------
+    ConfigError
+        For a name outside :data:`RUN_SCORES`, listing them.
     """
-    from benchirt.irt import true_score_table
+    if score not in RUN_SCORES:
+        raise ConfigError(f"rating.score {score!r} is not a score of a run; choose one of {', '.join(RUN_SCORES)}")
+    names = sorted(irts)
+    if score in ("true_score", "theta"):
+        rows = []
+        for name in names:
+            table = irts[name].abilities
+            table = table[table["role"].isin(("real", "artificial"))]
+            rows.append(pd.DataFrame({"dataset": name, "classifier": table["respondent"].astype(str),
+                                      "score": table[score].to_numpy()}))
+        return pd.concat(rows, ignore_index=True)
+    if score == "test_accuracy":
+        return accuracy_scores({name: responses[name] for name in names})
+    rows = [pd.DataFrame({"dataset": name, "classifier": responses[name].cv_accuracy.index.astype(str),
+                          "score": responses[name].cv_accuracy.to_numpy()}) for name in names]
+    return pd.concat(rows, ignore_index=True).dropna(subset=["score"])
+
+
+def rate_suite(irts: Mapping[str, object], responses: Mapping[str, object], config):
+    """Glicko-2 tournament, leaderboard, order permutations and tests over the suite (seed 003 §4.7, §5.3).
+
+    ``config.score`` (True-Score by default) of the real and artificial classifiers decides the matches;
+    the Friedman/Nemenyi tests compare the real classifiers (as seed 003 §5.3 does), on that score and on
+    True-Score or test accuracy beside it.
+    """
     from benchirt.rating import rate
 
-    scores = true_score_table([irts[name] for name in sorted(irts)], roles=("real", "artificial"))
+    scores = run_scores(irts, responses, config.score)
     roles = suite_roles({name: responses[name] for name in irts})
     real = sorted(set(roles.index[roles == "real"]) & set(scores["classifier"]))
-    accuracy = accuracy_scores({name: responses[name] for name in irts})
-    return rate(scores, config, other_scores={"test_accuracy": accuracy}, compare=real or None)
+    other = "test_accuracy" if config.score != "test_accuracy" else "true_score"
+    result = rate(scores, config, other_scores={other: run_scores(irts, responses, other)}, compare=real or None)
+    if config.score == "cv_accuracy":
+        result.notes.append("cv_accuracy exists for the real classifiers only: the artificial ones are not rated")
+    return result
 
 
 def subset_suite(irts: Mapping[str, object], responses: Mapping[str, object], config, rating_config):
-    """Build the IRT-filtered subsets and measure each against the full suite (seed 003 §4.6, §5.4-5.6)."""
-    from benchirt.irt import summaries_frame, true_score_table
+    """Build the IRT-filtered subsets and measure each against the full suite (seed 003 §4.6, §5.4-5.6).
+
+    The subsets are rated with the run's ``rating.score``, as the full suite is.
+    """
+    from benchirt.irt import summaries_frame
     from benchirt.subsets import build_subsets, evaluate_subsets
 
     summaries = summaries_frame([irts[name] for name in sorted(irts)])
     subsets = build_subsets(summaries, cuts=config.cuts, rule=config.rule)
-    scores = true_score_table([irts[name] for name in sorted(irts)], roles=("real", "artificial"))
+    scores = run_scores(irts, responses, rating_config.score)
     used = {name: responses[name] for name in irts}
     return evaluate_subsets(subsets, scores, summaries, suite_metadata(used), suite_roles(used), config, rating_config)
 

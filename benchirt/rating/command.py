@@ -1,4 +1,5 @@
-"""``benchirt rate SCORES --out DIR``: Glicko-2 ratings, order analysis and Friedman/Nemenyi tests."""
+"""``benchirt rate SCORES --out DIR``: the Bradley–Terry leaderboard, pairwise comparisons, Glicko-2 ratings,
+order analysis and Friedman/Nemenyi tests."""
 from __future__ import annotations
 
 import argparse
@@ -8,42 +9,55 @@ from pathlib import Path
 import pandas as pd
 
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
-from benchirt.rating.config import STATS_MODES, RatingConfig
+from benchirt.rating.config import GLICKO_MODES, STATS_MODES, RatingConfig
 from benchirt.rating.scores import decodirt_to_benchirt_names, read_scores
 from benchirt.rating.stage import RatingResult, rate
 
 DESCRIPTION = """\
-Rate classifiers with a Glicko-2 round-robin tournament over datasets (one rating period per
-dataset; a classifier scores 1/0.5/0 against each other by comparing scores), measure how the
-result depends on the order of the datasets, and compare the classifiers with the Friedman test
-(datasets as blocks) and the Nemenyi post-hoc test.
+Rank classifiers over datasets. On every dataset each pair of classifiers plays one match (the
+higher score wins, equal scores tie). The leaderboard is a Bradley-Terry fit of all matches of all
+datasets at once (independent of the dataset order) with 95 % bootstrap intervals over datasets for
+the rating and the rank, and Arena-style tiers; every pair is compared by a Wilcoxon signed-rank test
+(Holm-corrected) and a Bayesian sign test with a region of practical equivalence (--rope). Beside it:
+a Glicko-2 tournament (one rating period per dataset; Glickman's algorithm, or the glicko2 package's
+with --glicko decodirt), how it depends on the dataset order, and the Friedman/Nemenyi tests.
 
 SCORES is a directory with one sub-folder per dataset holding true_scores.csv (Clf,Score), as
 decodIRT writes them, or a long CSV with columns dataset,classifier,score.
 
-Writes DIR/ratings.csv (sorted by rating; with the order analysis in orders_* columns),
-permutation.csv, trajectory.csv, order.txt, friedman.json, nemenyi.csv (nemenyi_<score>.csv for
---also scores) and, with --plots, ratings_intervals.png, trajectories.png, rank_distribution.png,
-nemenyi_heatmap.png, cd_diagram.png."""
+Writes DIR/leaderboard.csv (best first), pairwise.csv, ratings.csv (the Glicko-2 table, sorted by
+rating; with the order analysis in orders_* columns), permutation.csv, trajectory.csv, order.txt,
+friedman.json, nemenyi.csv (nemenyi_<score>.csv for --also scores) and, with --plots,
+leaderboard.png, ratings_intervals.png, trajectories.png, rank_distribution.png, nemenyi_heatmap.png,
+cd_diagram.png."""
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "rate", help="Glicko-2 ratings, order robustness and Friedman/Nemenyi tests",
+        "rate", help="leaderboard with intervals, pairwise tests, Glicko-2 ratings, Friedman/Nemenyi",
         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("scores", metavar="SCORES", help="folder of <dataset>/true_scores.csv or a long CSV")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    parser.add_argument("--score", default="true_score", metavar="NAME",
-                        help="score deciding the matches: true_score (default), test_accuracy, cv_accuracy, "
-                             "or a column of the long CSV")
+    parser.add_argument("--score", default=None, metavar="NAME",
+                        help="score deciding the matches: for folders true_score (default), test_accuracy or "
+                             "cv_accuracy; for a long CSV a column name (default: score)")
     parser.add_argument("--also", action="append", default=[], metavar="NAME",
                         help="another score to run the Friedman/Nemenyi tests on (repeatable), e.g. test_accuracy")
     parser.add_argument("--order", default="sorted", metavar="ORDER",
                         help="rating-period order: sorted (default), given, random:SEED, or a file of dataset names")
     parser.add_argument("--permutations", type=int, default=200, metavar="N",
                         help="random dataset orders for the order analysis (default 200; 0 = off)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random orders (default 0)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the random orders, the bootstrap and the Bayesian sampling (default 0)")
+    parser.add_argument("--glicko", choices=GLICKO_MODES, default="glickman",
+                        help="glickman: Glicko-2 as Glickman's paper (default); decodirt: the glicko2 package "
+                             "decodIRT used (reproduces its ratings)")
+    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                        help="bootstrap replicates over datasets for the leaderboard intervals (default 1000; 0 = off)")
+    parser.add_argument("--rope", type=float, default=0.01, metavar="R",
+                        help="region of practical equivalence of the Bayesian comparison, in score units "
+                             "(default 0.01)")
     parser.add_argument("--stats", choices=STATS_MODES, default="blocks",
                         help="blocks: Friedman with datasets as blocks + Nemenyi for Friedman (default); "
                              "decodirt: decodIRT's test on rating trajectories (compatibility only)")
@@ -60,10 +74,11 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = RatingConfig(
-        score=args.score, n_permutations=args.permutations, seed=args.seed, order=args.order,
-        stats=args.stats, alpha=args.alpha, tie_tolerance=args.tie_tolerance,
+        score=args.score or ("true_score" if Path(args.scores).is_dir() else "score"),
+        n_permutations=args.permutations, seed=args.seed, order=args.order, stats=args.stats, alpha=args.alpha,
+        tie_tolerance=args.tie_tolerance, glicko=args.glicko, n_bootstrap=args.bootstrap, rope=args.rope,
     )
-    scores = read_scores(args.scores, args.score)
+    scores = read_scores(args.scores, config.score)
     others = {name: read_scores(args.scores, name) for name in args.also}
     if args.benchirt_names:
         scores = decodirt_to_benchirt_names(scores)
@@ -73,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     write_outputs(result, out, plots=args.plots)
     print(format_summary(result))
+    for note in result.notes:
+        print(f"benchirt rate: {note}", file=sys.stderr)
     for name, reason in result.skipped.items():
         print(f"benchirt rate: statistical tests on {name} skipped: {reason}", file=sys.stderr)
     print(f"wrote {out}")
@@ -83,6 +100,9 @@ def write_outputs(result: RatingResult, out: Path, plots: bool = False) -> None:
     """Write the rating artifacts into ``out`` (each file atomically, see :mod:`benchirt.io`)."""
     out = Path(out)
     tournament = result.tournament
+    if len(result.leaderboard):
+        atomic_write_csv(out / "leaderboard.csv", result.leaderboard)
+        atomic_write_csv(out / "pairwise.csv", result.pairwise)
     atomic_write_csv(out / "ratings.csv", result.ratings)
     atomic_write_csv(out / "trajectory.csv", tournament.trajectory)
     atomic_write_text(out / "order.txt", "\n".join(tournament.order) + "\n")
@@ -111,6 +131,7 @@ def _write_plots(result: RatingResult, out: Path) -> None:
     from benchirt.rating import plots
 
     figures = {
+        **({"leaderboard.png": plots.plot_leaderboard(result.leaderboard)} if len(result.leaderboard) else {}),
         "ratings_intervals.png": plots.plot_ratings(result.tournament, result.permutation),
         "trajectories.png": plots.plot_trajectories(result.tournament),
     }
@@ -125,7 +146,9 @@ def _write_plots(result: RatingResult, out: Path) -> None:
 
 
 def format_summary(result: RatingResult) -> str:
-    """The single-order table beside the order analysis, then the test result, as printed text."""
+    """The leaderboard and its verdict, the single-order Glicko table beside the order analysis, then
+    the test result, as printed text."""
+    lines = [*_leaderboard_lines(result), ""]
     table = result.ratings
     shown = pd.DataFrame(
         {
@@ -138,16 +161,34 @@ def format_summary(result: RatingResult) -> str:
             "sep.": table["separable_from_leader"].map({True: "yes", False: "no"}),
         }
     )
-    lines = [f"Glicko-2 over {len(result.tournament.order)} datasets in one order "
-             f"(sep. = interval separable from the leader's)"]
+    lines.append(f"Glicko-2 ({result.config.glicko}) over {len(result.tournament.order)} datasets in one order "
+                 f"(sep. = interval separable from the leader's)")
     if result.permutation is not None:
         shown["orders: mean±sd"] = [f"{m:.0f}±{s:.0f}" for m, s in
                                     zip(table["orders_rating_mean"], table["orders_rating_sd"])]
         shown["rank range"] = [f"{lo}-{hi}" for lo, hi in zip(table["orders_rank_min"], table["orders_rank_max"])]
         shown["P(first)"] = table["orders_p_first"].round(2)
-        lines[0] += f"; beside it {result.permutation.n_permutations} random orders (seed {result.permutation.seed})"
+        lines[-1] += f"; beside it {result.permutation.n_permutations} random orders (seed {result.permutation.seed})"
     lines.append(shown.to_string(index=False))
     comparison = result.comparisons.get(result.config.score)
     if comparison is not None:
         lines += ["", str(comparison)]
     return "\n".join(lines)
+
+
+def _leaderboard_lines(result: RatingResult) -> list[str]:
+    """The leaderboard as printed lines: header, table, verdict."""
+    board = result.leaderboard
+    if not len(board):
+        return [result.verdict]
+    def interval(low, high, digits):
+        return "undefined" if pd.isna(low) or pd.isna(high) else f"{low:.{digits}f}..{high:.{digits}f}"
+    shown = pd.DataFrame({
+        "rank": board["rank"], "classifier": board["classifier"], "rating": board["bt_rating"].round(1),
+        "95% interval": [interval(lo, hi, 0) for lo, hi in zip(board["bt_low"], board["bt_high"])],
+        "rank range": [interval(lo, hi, 0) for lo, hi in zip(board["rank_low"], board["rank_high"])],
+        "tier": board["tier"], "mean rank": board["mean_rank"].round(2),
+    })
+    return [f"Leaderboard: Bradley-Terry on {result.score} over all datasets, {result.config.n_bootstrap} "
+            f"bootstrap replicates over datasets (seed {result.config.seed})",
+            shown.to_string(index=False), result.verdict]

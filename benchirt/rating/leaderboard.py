@@ -121,7 +121,46 @@ def leaderboard(
     """
     config = config or RatingConfig()
     clean = validate_scores(scores, score_column(scores, config.score))
-    matrix = score_matrix(clean)                      # datasets and classifiers sorted by name
+    table, notes = bradley_terry_table(clean, config)
+    matrix = score_matrix(clean)
+    tournament = tournament or glicko_tournament(clean, config=config)
+    glicko = tournament.table.set_index("classifier")
+    table.insert(8, "glicko_rating", glicko.loc[table["classifier"], "rating"].to_numpy())
+    table.insert(9, "glicko_rd", glicko.loc[table["classifier"], "rd"].to_numpy())
+    mean_rank = pd.Series(rankdata(-matrix.to_numpy(), axis=1, nan_policy="omit").mean(axis=0), matrix.columns)
+    table.insert(10, "mean_rank", mean_rank.loc[table["classifier"]].to_numpy())
+    if permutation is not None:
+        spread = permutation.summary.set_index("classifier")[list(ORDER_SPREAD)].rename(columns=ORDER_SPREAD)
+        table = table.join(spread, on="classifier")
+    pairwise = pairwise_comparisons(matrix, table["classifier"].tolist(), config.rope, config.tie_tolerance,
+                                    config.seed)
+    return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes)
+
+
+def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """The Bradley–Terry part of the leaderboard: ratings, bootstrap intervals, ranks, tiers, counts.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Long ``dataset, classifier, score`` table (``config.score`` picks the column, as everywhere).
+    config : RatingConfig, optional
+        Uses ``n_bootstrap``, ``seed`` and ``tie_tolerance``.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Best first; the columns of :data:`LEADERBOARD_COLUMNS` except ``glicko_rating, glicko_rd, mean_rank``.
+    notes : list of str
+        Undefined intervals, fits without convergence, classifiers absent from some datasets.
+
+    Raises
+    ------
+    LeaderboardError
+        Fewer than two classifiers.
+    """
+    config = config or RatingConfig()
+    matrix = score_matrix(validate_scores(scores, score_column(scores, config.score)))   # names sorted
     classifiers = list(matrix.columns)
     if len(classifiers) < 2:
         raise LeaderboardError(f"a leaderboard needs at least two classifiers, found {len(classifiers)}")
@@ -140,27 +179,18 @@ def leaderboard(
     table["tier"] = _tiers(table["bt_low"].to_numpy(), table["bt_high"].to_numpy())
     table["p_above_next"] = (np.append(p_beats[position[:-1], position[1:]], np.nan)
                              if p_beats is not None else np.nan)
-    tournament = tournament or glicko_tournament(clean, config=config)
-    glicko = tournament.table.set_index("classifier")
-    table["glicko_rating"] = glicko.loc[table["classifier"], "rating"].to_numpy()
-    table["glicko_rd"] = glicko.loc[table["classifier"], "rd"].to_numpy()
-    table["mean_rank"] = (pd.DataFrame(rankdata(-matrix.to_numpy(), axis=1, nan_policy="omit"), columns=classifiers)
-                          .mean(axis=0).loc[table["classifier"]].to_numpy())
-    table["n_datasets"] = matrix.notna().sum(axis=0).loc[table["classifier"]].to_numpy()
+    table["n_datasets"] = matrix.notna().sum(axis=0).to_numpy()[position]
     table["wins"] = _count(wins, position, 1.0)
     table["losses"] = _count(wins, position, 0.0)
     table["ties"] = _count(wins, position, 0.5)
-    table = table.reset_index(drop=True)[list(LEADERBOARD_COLUMNS)]
-    if permutation is not None:
-        spread = permutation.summary.set_index("classifier")[list(ORDER_SPREAD)].rename(columns=ORDER_SPREAD)
-        table = table.join(spread, on="classifier")
+    columns = [c for c in LEADERBOARD_COLUMNS if c not in ("glicko_rating", "glicko_rd", "mean_rank")]
+    table = table.reset_index(drop=True)[columns]
+    table[["rank_low", "rank_high"]] = table[["rank_low", "rank_high"]].round().astype("Int64")
     absent = table.loc[table["n_datasets"] < matrix.shape[0], ["classifier", "n_datasets"]]
     if len(absent):
         notes.append("compared only where present: " + ", ".join(
             f"{name} ({n} of {matrix.shape[0]} datasets)" for name, n in absent.itertuples(index=False)))
-    pairwise = pairwise_comparisons(matrix, table["classifier"].tolist(), config.rope, config.tie_tolerance,
-                                    config.seed)
-    return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes)
+    return table, notes
 
 
 def _count(wins: np.ndarray, position: np.ndarray, outcome: float) -> np.ndarray:

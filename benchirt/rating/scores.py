@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from benchirt.errors import ConfigError, DataError
+from benchirt.sniff import check_text_table
 
 #: File of a decodIRT dataset folder that holds each score.
 DECODIRT_SCORE_FILES = {
@@ -29,7 +30,7 @@ DECODIRT_SCORE_FILES = {
 SCORE_COLUMNS = ("dataset", "classifier", "score")
 
 
-def read_scores(path: str | os.PathLike, score: str = "true_score") -> pd.DataFrame:
+def read_scores(path: str | os.PathLike, score: str | None = None) -> pd.DataFrame:
     """Read scores from a decodIRT-style folder tree or a long CSV.
 
     Parameters
@@ -38,9 +39,10 @@ def read_scores(path: str | os.PathLike, score: str = "true_score") -> pd.DataFr
         Either a directory with one sub-folder per dataset holding ``true_scores.csv`` (columns
         ``Clf,Score``; the other decodIRT files ``test_accuracy.csv``/``cv_accuracy.csv`` with
         ``Metodo,Acuracia`` too), or a CSV file with columns ``dataset, classifier`` and a score column.
-    score : str
-        Which score: for folders, a key of :data:`DECODIRT_SCORE_FILES`; for a long CSV, the name
-        of its score column (``score`` is used when the file has no column of that name).
+    score : str, optional
+        Which score: for folders, a key of :data:`DECODIRT_SCORE_FILES` (default ``true_score``); for a
+        long CSV, the name of its score column (default ``score``). A name the input lacks is refused
+        with the list of valid ones (:func:`score_column`).
 
     Returns
     -------
@@ -50,9 +52,10 @@ def read_scores(path: str | os.PathLike, score: str = "true_score") -> pd.DataFr
     """
     path = Path(path)
     if path.is_dir():
-        return _read_score_folders(path, score)
+        return _read_score_folders(path, score or "true_score")
     if not path.is_file():
         raise DataError(f"scores not found: {path} is neither a directory of dataset folders nor a CSV file")
+    check_text_table(path, "scores CSV")
     try:
         frame = pd.read_csv(path)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -63,7 +66,7 @@ def read_scores(path: str | os.PathLike, score: str = "true_score") -> pd.DataFr
             f"{path}: a long scores CSV needs the columns dataset, classifier and a score column; "
             f"missing {', '.join(missing)} (found: {', '.join(map(str, frame.columns))})"
         )
-    column = score_column(frame, score, where=str(path))
+    column = score_column(frame, score or "score", where=str(path))
     return validate_scores(frame[["dataset", "classifier", column]], column, where=str(path))
 
 
@@ -86,6 +89,7 @@ def _read_score_folders(root: Path, score: str) -> pd.DataFrame:
     parts = []
     for folder in folders:
         file = folder / file_name
+        check_text_table(file, "scores CSV")
         try:
             table = pd.read_csv(file)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -100,13 +104,25 @@ def _read_score_folders(root: Path, score: str) -> pd.DataFrame:
 
 
 def score_column(frame: pd.DataFrame, score: str = "true_score", where: str = "scores") -> str:
-    """The column of ``frame`` that holds the score: ``score`` if present, else ``"score"``."""
+    """The column of ``frame`` that holds the score named ``score``.
+
+    ``score`` itself when the frame has that column. A frame whose only value column is ``score``
+    (the long ``dataset, classifier, score`` form) holds the one score its caller names, so
+    ``"score"`` is used. Anything else is refused: no silent fallback to another column.
+
+    Raises
+    ------
+    DataError
+        Naming ``score`` and listing the score columns the frame has.
+    """
     if score in frame.columns:
         return score
-    if "score" in frame.columns:
+    values = [str(c) for c in frame.columns if c == "score" or (
+        c not in ("dataset", "classifier") and pd.api.types.is_numeric_dtype(frame[c]))]
+    if values == ["score"]:
         return "score"
     raise DataError(
-        f"{where}: no score column {score!r} (nor 'score'); columns are {', '.join(map(str, frame.columns))}"
+        f"{where}: no score column {score!r}; the score columns here are {', '.join(values) or 'none'}"
     )
 
 

@@ -149,6 +149,57 @@ def datasets(results, config: ReportConfig) -> Section | None:
     return section
 
 
+def model_fit(results, config: ReportConfig) -> Section | None:
+    """1PL/2PL/3PL side by side per dataset (AIC, BIC, log-likelihood) and misfitting items."""
+    if not results.irts:
+        return None
+    from benchirt.irt import model_comparison_table
+
+    irts = [results.irts[n] for n in sorted(results.irts)]
+    section = Section("model-fit", "IRT model fit")
+    comparison = model_comparison_table(irts)
+    if len(comparison):
+        best = comparison["best_bic"].value_counts()
+        section.add(Paragraph(
+            "Marginal log-likelihood, AIC and BIC of the 1PL, 2PL and 3PL fitted to each dataset's calibration "
+            "responses (lower AIC/BIC is better). BIC prefers "
+            + ", ".join(f"the {model} on {count} dataset(s)" for model, count in best.items()) + "."
+        ))
+        section.add(Table(comparison, "Model comparison per dataset."))
+    misfit = pd.DataFrame([{"dataset": irt.dataset, "items": len(irt.fit.items),
+                            "misfit": int(irt.summary.get("n_misfit", 0)), "status": irt.fit.status,
+                            "local_optima": int(irt.fit.convergence()["n_local_optima"])} for irt in irts])
+    section.add(Table(misfit, "Items whose infit or outfit mean square exceeds 1.5 (answers the fitted curve does "
+                              "not explain), and the EM report: status of the chosen fit and how many EM starts "
+                              "ended in a worse local optimum."))
+    return section
+
+
+#: Rows of the suspect-label table shown on the page (the CSV files hold all).
+_MAX_SUSPECTS = 50
+
+
+def suspect_labels(results, config: ReportConfig) -> Section | None:
+    """Test instances whose item discriminates strongly negatively: possibly wrong labels."""
+    if not results.irts:
+        return None
+    from benchirt.irt import suspect_label_table
+
+    table = suspect_label_table([results.irts[n] for n in sorted(results.irts)])
+    section = Section("suspect-labels", "Suspect labels")
+    section.add(Paragraph(
+        f"Test instances that good classifiers get wrong and weak ones get right (discrimination at most "
+        f"-{results.config.stage_config('irt').suspect_discrimination:g}), or that no classifier gets right: "
+        f"{len(table)} in all. 'row' is the instance's row in the dataset, 'label' the dataset's label and "
+        "'consensus' the label most real classifiers predict. Also written to irt/<dataset>/suspect_labels.csv."
+    ))
+    if len(table):
+        shown = table.sort_values("discrimination").head(_MAX_SUSPECTS)
+        section.add(Table(shown, f"Suspect labels, most negative discrimination first"
+                                 f"{f' (the first {_MAX_SUSPECTS} of {len(table)})' if len(table) > _MAX_SUSPECTS else ''}."))
+    return section
+
+
 def item_curves(results, config: ReportConfig) -> Section | None:
     """Item (ICC) and classifier (CCC) characteristic curves of the hardest and easiest datasets."""
     if not results.irts:
@@ -240,8 +291,8 @@ def ratings(results, config: ReportConfig) -> Section | None:
     section.add(Paragraph(
         f"One rating period per dataset ({len(tournament.order)} datasets, order: "
         f"{rating.config.order or 'sorted names'}); each pair of classifiers plays one match per dataset, "
-        f"won by the higher {rating.score.replace('_', ' ')}. Interval: rating ± 2 RD. "
-        + _glicko_leader(rating.ratings)
+        f"won by the higher {rating.config.score} (the run's rating.score). Glicko-2 variant: "
+        f"{rating.config.glicko}. Interval: rating ± 2 RD. " + _glicko_leader(rating.ratings)
     ))
     n_orders = rating.permutation.n_permutations if rating.permutation is not None else 0
     section.add(Table(rating.ratings.drop(columns=["volatility"], errors="ignore"),
@@ -333,8 +384,8 @@ def airt(results, config: ReportConfig) -> Section | None:
 
 
 #: The report's sections in page order.
-SECTIONS: tuple[Callable, ...] = (conclusions, overview, datasets, item_curves, true_scores, leaderboard, ratings,
-                                  statistics, subsets, airt)
+SECTIONS: tuple[Callable, ...] = (conclusions, overview, datasets, model_fit, suspect_labels, item_curves, true_scores,
+                                  leaderboard, ratings, statistics, subsets, airt)
 
 
 def _glicko_leader(table: pd.DataFrame) -> str:

@@ -8,9 +8,12 @@ cross-validation fold, fitted on 90 % of the training part), the MLP epoch ladde
 
 Work is cut into tasks of one (preprocessing kind, fold) each: the preprocessor is fitted once per fold
 and scaling kind (:mod:`benchirt.preprocess`) and shared by every model of that kind, and joblib runs the
-tasks in parallel. Each task runs BLAS single-threaded: its matrices are small (an MLP batch is 200 rows),
-parallelism comes from the tasks, and multi-threaded BLAS spin-waiting on a busy machine multiplied the
-CPU time of a credit-g run by up to 8 in our measurements. Results do not depend on ``n_jobs``: every estimator gets ``random_state=seed``.
+tasks in parallel. Each task runs every BLAS and OpenMP pool with one thread (:func:`benchirt.threads.one_thread`):
+its matrices are small (an MLP batch is 200 rows), parallelism comes from the tasks, multi-threaded BLAS
+spin-waiting on a busy machine multiplied the CPU time of a credit-g run by up to 8 in our measurements,
+and the number of OpenMP threads changes how k-nearest-neighbour search breaks distance ties. Results
+do not depend on ``n_jobs``, the executor or the machine's cores: every estimator gets ``random_state=seed``
+and one thread.
 """
 from __future__ import annotations
 
@@ -21,7 +24,6 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from benchirt.data import Dataset
@@ -38,6 +40,7 @@ from benchirt.pool import (
 from benchirt.preprocess import clean_features, transform_pair
 from benchirt.responses.config import ResponseConfig
 from benchirt.responses.split import cv_folds, split_train_test, stratified_draw
+from benchirt.threads import one_thread
 
 
 @dataclass
@@ -145,6 +148,62 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
         metadata=dataset.metadata(),
         test_index=rows.test.copy(),
         notes=rows.notes,
+    )
+
+
+def respond_more(dataset: Dataset, config: ResponseConfig, classifiers: Sequence[RealClassifier],
+                 test_index: np.ndarray) -> ResponseResult:
+    """Responses of more classifiers on the split a finished response stage stored (``benchirt add``).
+
+    The rows are planned exactly as :func:`respond` planned them (same cleaning, split, subsamples,
+    folds and preprocessing, all determined by ``config`` and the data), and the planned test items
+    must be the stored ones: anything else means the data or the options changed since the run.
+    Only ``classifiers`` are trained (10-fold CV accuracy and the final fit on the training part);
+    no ladder, no artificial classifiers.
+
+    Parameters
+    ----------
+    dataset : benchirt.data.Dataset
+    config : ResponseConfig
+        The run's response options.
+    classifiers : sequence of RealClassifier
+    test_index : numpy.ndarray
+        ``ResponseResult.test_index`` of the stored result.
+
+    Returns
+    -------
+    ResponseResult
+        Rows = the classifiers that could be fitted (role ``real``); ``notes`` names the others.
+
+    Raises
+    ------
+    DataError
+        The split drawn now differs from the stored one.
+    """
+    rows = _plan_rows(dataset, config)
+    if not np.array_equal(rows.test, np.asarray(test_index)):
+        raise DataError(
+            f"dataset {dataset.name!r}: its test items drawn now differ from the stored split "
+            f"({len(rows.test)} vs {len(test_index)} items); the data or the response options changed since the run"
+        )
+    outputs = _run_fits(rows, list(classifiers), config, False, desc=f"add {dataset.name}")
+    names = [spec.name for spec in classifiers if spec.name not in outputs.failed]
+    notes = [f"left out classifier {clf!r}: {error}" for clf, error in outputs.failed.items()]
+    index = pd.Index(names, name="classifier")
+    items = pd.Index([str(position) for position in rows.test], name="item")
+    codes = np.vstack([outputs.test_predictions[clf] for clf in names]) if names else np.zeros((0, len(rows.test)), int)
+    responses = pd.DataFrame((codes == rows.codes[rows.test]).astype(np.int8), index=index, columns=items)
+    return ResponseResult(
+        dataset=dataset.name,
+        responses=responses,
+        roles=pd.Series("real", index=index, name="role"),
+        predictions=pd.DataFrame(rows.label_names[codes], index=index, columns=items),
+        cv_accuracy=pd.Series({clf: float(np.mean(outputs.fold_accuracy[clf])) for clf in names}, name="cv_accuracy",
+                              dtype=float),
+        test_accuracy=responses.mean(axis=1).astype(float).rename("test_accuracy"),
+        metadata=dataset.metadata(),
+        test_index=rows.test.copy(),
+        notes=notes,
     )
 
 
@@ -297,7 +356,7 @@ def _fit_predict(
     if len(np.unique(y_fit)) == 1:
         return {spec.name: (np.full(len(predict_rows), y_fit[0]), None) for spec in members}
     out = {}
-    with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
+    with warnings.catch_warnings(), one_thread():
         warnings.simplefilter("ignore")  # convergence and similar warnings of default hyper-parameters
         for spec in members:
             try:
@@ -311,5 +370,5 @@ def _fit_predict(
 def _ladder(X: pd.DataFrame, codes: np.ndarray, train: np.ndarray, test: np.ndarray, config: ResponseConfig):
     """The epoch ladder on the scaled preprocessing of the training part."""
     X_train, X_test = transform_pair(X, train, test, scale=True, max_categories=config.max_categories)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_thread():
         return ladder_predictions(X_train, codes[train], X_test, epochs=config.ladder_epochs, seed=config.seed)

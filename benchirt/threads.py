@@ -1,0 +1,27 @@
+"""One thread per fit, everywhere: the rule that makes a run's results independent of where it runs.
+
+Native thread pools change results: scikit-learn's k-nearest-neighbour search resolves distance
+ties differently with 1 and 2 OpenMP threads (on kr-vs-kp ``knn_2/3/5/8`` answered 7/5/10/6 test
+items differently), and a multi-threaded BLAS may sum in a different order. How many threads a fit
+gets depends on the executor (joblib's loky workers get ``cores // n_jobs``, Dask's nanny sets 1,
+an in-process fit gets every core) and on the machine, so benchirt pins every pool — BLAS *and*
+OpenMP — to one thread inside every task and every suite-wide stage (:func:`one_thread`).
+Parallelism comes from running tasks side by side, never from threads inside a fit.
+
+threadpoolctl only limits the libraries loaded when the limit is entered, so :func:`one_thread`
+imports scikit-learn first, which loads NumPy's and SciPy's BLAS and its OpenMP runtime.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run the ``with`` body with every BLAS and OpenMP thread pool of the process limited to 1 thread."""
+    import sklearn  # noqa: F401 - loads NumPy's and SciPy's BLAS and the OpenMP runtime
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        yield

@@ -1,0 +1,204 @@
+"""Bradley–Terry leaderboard: the fit, order invariance, interval coverage, tiers, verdict and edge cases."""
+from __future__ import annotations
+
+import choix
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+from scipy.stats import binomtest
+
+from benchirt.rating import RatingConfig, leaderboard, leaderboard_verdict, rate
+from benchirt.rating.bradley_terry import (
+    PRIOR_SD, RATING_PER_THETA, bootstrap_counts, fit_bradley_terry, pairwise_wins,
+)
+from benchirt.rating.glicko import match_outcomes
+from benchirt.rating.leaderboard import LEADERBOARD_COLUMNS, LeaderboardError, bradley_terry_table
+from benchirt.rating.pairwise import PAIRWISE_COLUMNS
+from benchirt.rating.plots import plot_leaderboard
+
+FAST = RatingConfig(n_bootstrap=200, n_permutations=0)
+
+
+def long_from_matrix(matrix: np.ndarray, names=None) -> pd.DataFrame:
+    names = names or [f"c{j:02d}" for j in range(matrix.shape[1])]
+    rows = [(f"d{i:02d}", names[j], matrix[i, j]) for i in range(matrix.shape[0]) for j in range(matrix.shape[1])
+            if not np.isnan(matrix[i, j])]
+    return pd.DataFrame(rows, columns=["dataset", "classifier", "score"])
+
+
+def bt_scores(strength: np.ndarray, n_datasets: int, rng) -> np.ndarray:
+    """Scores θ + Gumbel noise: every pairwise comparison follows Bradley–Terry with strengths e^θ."""
+    return strength[None, :] + rng.gumbel(size=(n_datasets, strength.size))
+
+
+def test_fit_equals_choix_map_estimate():
+    rng = np.random.default_rng(3)
+    wins = pairwise_wins(match_outcomes(bt_scores(rng.normal(0, 1, 7), 25, rng))).sum(axis=0)
+    fit = fit_bradley_terry(wins)
+    data = [(i, j) for i in range(7) for j in range(7) for _ in range(int(wins[i, j]))]
+    # choix's penalty alpha·Σθ² is the N(0, 1/(2 alpha)) prior.
+    expected = choix.opt_pairwise(7, data, alpha=1 / (2 * PRIOR_SD**2), tol=1e-12)
+    np.testing.assert_allclose(fit.theta[0], expected - expected.mean(), rtol=0, atol=1e-5)
+    assert fit.converged.all() and abs(fit.rating.mean() - 1500) < 1e-9
+
+
+def test_unbeaten_classifier_gets_a_finite_rating_and_ties_count_half():
+    matrix = np.array([[1.0, 0.5, 0.2], [1.0, 0.3, 0.3], [1.0, 0.9, 0.1]])
+    board = leaderboard(long_from_matrix(matrix, ["best", "mid", "low"]), FAST).table.set_index("classifier")
+    assert np.isfinite(board["bt_rating"]).all() and board.loc["best", "bt_rating"] > 1750
+    assert board.loc["best", ["wins", "losses", "ties"]].tolist() == [6, 0, 0]
+    assert board.loc["mid", ["wins", "losses", "ties"]].tolist() == [2, 3, 1]
+    assert board.loc["best", ["rank", "rank_low", "rank_high", "tier"]].tolist() == [1, 1, 1, 1]
+    # One win and one loss weigh as two ties: the fit only sees the (fractional) win matrix.
+    two_ties = fit_bradley_terry(np.array([[0, 1.0], [1.0, 0]]))
+    assert np.abs(two_ties.theta).max() < 1e-12
+
+
+def test_identical_under_100_dataset_orders():
+    rng = np.random.default_rng(5)
+    matrix = bt_scores(rng.normal(0, 0.7, 6), 15, rng).round(1)   # rounding makes ties
+    matrix[2, 4] = np.nan
+    scores = long_from_matrix(matrix)
+    config = RatingConfig(n_bootstrap=50)
+    reference, _ = bradley_terry_table(scores, config)
+    assert reference["bt_low"].notna().all()
+    for seed in range(100):
+        table, _ = bradley_terry_table(scores.sample(frac=1.0, random_state=seed), config)
+        pd.testing.assert_frame_equal(table, reference, check_exact=False, rtol=0, atol=1e-9)
+    # The whole leaderboard (Glicko-2 aside, which is order-dependent by design) in a few orders.
+    full = leaderboard(scores, FAST)
+    for seed in range(3):
+        board = leaderboard(scores.sample(frac=1.0, random_state=seed), FAST)
+        pd.testing.assert_frame_equal(board.table, full.table, check_exact=False, rtol=0, atol=1e-9)
+        pd.testing.assert_frame_equal(board.pairwise, full.pairwise, check_exact=False, rtol=0, atol=1e-9)
+
+
+def coverage(n_simulations: int, n_replicates: int, k: int = 15, n_datasets: int = 40, seed: int = 0):
+    """Share of simulations whose 95 % bootstrap interval covers the true rating (one classifier per simulation).
+
+    The bootstrap replicates of many simulations are fitted as one stacked problem (≤ 20,000 at a time).
+    """
+    rng = np.random.default_rng(seed)
+    strength = np.linspace(-1.5, 1.5, k)
+    truth = 1500 + RATING_PER_THETA * (strength - strength.mean())
+    counts = bootstrap_counts(n_datasets, n_replicates, seed)
+    per_fit = max(1, 20_000 // n_replicates)
+    ratings = []
+    for start in range(0, n_simulations, per_fit):
+        problems = [np.einsum("bd,dij->bij", counts, pairwise_wins(match_outcomes(bt_scores(strength, n_datasets, rng))))
+                    for _ in range(min(per_fit, n_simulations - start))]
+        fit = fit_bradley_terry(np.concatenate(problems))
+        assert fit.converged.all()
+        ratings.append(fit.rating)
+    rating = np.concatenate(ratings).reshape(n_simulations, n_replicates, k)
+    low, high = np.quantile(rating, [0.025, 0.975], axis=1)
+    chosen = np.arange(n_simulations) % k
+    rows = np.arange(n_simulations)
+    covered = (low[rows, chosen] <= truth[chosen]) & (truth[chosen] <= high[rows, chosen])
+    all_covered = ((low <= truth) & (truth <= high)).mean()
+    return int(covered.sum()), all_covered
+
+
+def test_interval_coverage_on_simulated_bradley_terry_data():
+    hits, pooled = coverage(n_simulations=60, n_replicates=200)
+    assert binomtest(hits, 60, 0.95).pvalue > 0.01, hits
+    assert 0.9 < pooled < 0.99
+
+
+@pytest.mark.slow
+def test_interval_coverage_full_size():
+    hits, pooled = coverage(n_simulations=200, n_replicates=1000, seed=1)
+    assert binomtest(hits, 200, 0.95).pvalue > 0.01, hits
+    assert 0.92 < pooled < 0.98
+
+
+def test_tiers_follow_arenas_rule_and_plot_shades_them():
+    rng = np.random.default_rng(8)
+    matrix = bt_scores(np.array([3.0, 2.9, 0.0, -0.1, -3.0]), 30, rng)
+    board = leaderboard(long_from_matrix(matrix), RatingConfig(n_bootstrap=300, n_permutations=0)).table
+    low, high = board["bt_low"].to_numpy(), board["bt_high"].to_numpy()
+    for i in range(len(board)):
+        assert board["tier"].iloc[i] == 1 + int((low > high[i]).sum())
+    assert board["tier"].tolist()[:2] == [1, 1] and board["tier"].iloc[-1] > board["tier"].iloc[2] > 1
+    assert (board["rank_low"] <= board["rank"]).all() and (board["rank"] <= board["rank_high"]).all()
+    assert (board["bt_low"] <= board["bt_rating"]).all() and (board["bt_rating"] <= board["bt_high"]).all()
+    figure = plot_leaderboard(board)
+    assert isinstance(figure, Figure)
+    assert len(figure.axes[0].patches) == board["tier"].nunique() // 2   # every second tier band is shaded
+
+
+def test_verdict_names_leader_probability_and_inseparable_group():
+    rng = np.random.default_rng(2)
+    matrix = bt_scores(np.array([1.0, 0.95, 0.9, -2.0]), 12, rng)
+    board = leaderboard(long_from_matrix(matrix, ["A", "B", "C", "D"]), FAST)
+    first, second = board.table["classifier"].iloc[:2]
+    verdict = board.verdict()
+    p = board.table["p_above_next"].iloc[0]
+    assert verdict.startswith(f"{first} is ahead of {second} with probability {p:.2f}")
+    top = board.table.loc[board.table["tier"] == 1, "classifier"].tolist()
+    assert len(top) > 1 and f"{', '.join(top[:-1])} and {top[-1]} cannot be separated" in verdict
+    assert "D" not in top
+
+
+def test_two_classifiers():
+    matrix = np.array([[0.9, 0.1], [0.8, 0.2], [0.7, 0.7], [0.2, 0.6]])
+    result = rate(long_from_matrix(matrix, ["x", "y"]), FAST)
+    board = result.leaderboard.set_index("classifier")
+    assert board.loc["x", ["wins", "losses", "ties"]].tolist() == [2, 1, 1]
+    assert board.loc["x", "bt_rating"] - 1500 == pytest.approx(1500 - board.loc["y", "bt_rating"], abs=1e-9)
+    assert list(result.pairwise.columns) == list(PAIRWISE_COLUMNS) and len(result.pairwise) == 1
+    assert "test_accuracy" not in result.comparisons and result.skipped   # Friedman needs 3 classifiers
+
+
+def test_one_dataset_has_undefined_intervals_and_says_so():
+    result = rate(long_from_matrix(np.array([[0.9, 0.5, 0.1]]), ["a", "b", "c"]), FAST)
+    board = result.leaderboard
+    assert list(board.columns)[:len(LEADERBOARD_COLUMNS)] == list(LEADERBOARD_COLUMNS)
+    assert board[["bt_low", "bt_high", "rank_low", "rank_high"]].isna().all().all()
+    assert (board["tier"] == 1).all() and board["classifier"].tolist() == ["a", "b", "c"]
+    assert any("intervals undefined" in note for note in result.notes)
+    assert "without intervals" in result.verdict and "no classifier can be separated" in result.verdict
+
+
+def test_all_ties():
+    result = rate(long_from_matrix(np.full((5, 4), 0.7)), FAST)
+    board = result.leaderboard
+    np.testing.assert_allclose(board["bt_rating"], 1500.0, atol=1e-9)
+    assert (board["rank"] == 1).all() and (board["tier"] == 1).all() and (board["ties"] == 15).all()
+    assert (result.pairwise["wilcoxon_p_holm"] == 1.0).all()
+    assert (result.pairwise["p_equivalent"] > 0.9).all()
+    assert result.verdict.startswith("c00, c01, c02 and c03 are tied at the top")
+
+
+def test_classifier_missing_on_some_datasets():
+    rng = np.random.default_rng(4)
+    matrix = bt_scores(np.array([0.5, 0.0, -0.5, 0.2]), 10, rng)
+    matrix[:6, 3] = np.nan
+    board = leaderboard(long_from_matrix(matrix), FAST)
+    table = board.table.set_index("classifier")
+    assert table.loc["c03", "n_datasets"] == 4 and table.loc["c03", ["wins", "losses", "ties"]].sum() == 12
+    assert (board.pairwise.loc[(board.pairwise[["a", "b"]] == "c03").any(axis=1), "n_datasets"] == 4).all()
+    assert any("c03 (4 of 10 datasets)" in note for note in board.notes)
+    assert table[["bt_low", "bt_high"]].notna().all().all()
+
+
+def test_pairwise_tests_and_holm_correction():
+    rng = np.random.default_rng(6)
+    matrix = pd.DataFrame(rng.normal(0.7, 0.05, (20, 4)), columns=list("abcd"))
+    matrix["a"] += 0.05
+    table = leaderboard(long_from_matrix(matrix.to_numpy(), list("abcd")), FAST).pairwise
+    p = table["wilcoxon_p"].to_numpy()
+    order = np.argsort(p)
+    holm = np.minimum(1, np.maximum.accumulate(p[order] * (len(p) - np.arange(len(p)))))
+    np.testing.assert_allclose(table["wilcoxon_p_holm"].to_numpy()[order], holm)
+    np.testing.assert_allclose(table[["p_a_better", "p_equivalent", "p_b_better"]].sum(axis=1), 1.0)
+    row = table[(table["a"] == "a")].iloc[0]
+    assert row["wins"] + row["losses"] + row["ties"] == 20 and row["p_a_better"] > 0.9
+
+
+def test_single_classifier_is_refused():
+    with pytest.raises(LeaderboardError, match="at least two classifiers"):
+        leaderboard(long_from_matrix(np.ones((3, 1))))
+    result = rate(long_from_matrix(np.ones((3, 1))), FAST)
+    assert result.leaderboard.empty and "no leaderboard" in result.verdict
