@@ -24,13 +24,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "respond": ("benchirt.pipeline.command", "response matrices of the classifier pool on a suite"),
     "datasets": ("benchirt.data.command", "list a suite's datasets and their characteristics"),
     "irt": ("benchirt.irt.command", "fit a 1PL/2PL/3PL model to a response matrix"),
-    "rate": ("benchirt.rating.command", "Glicko-2 ratings, order robustness and Friedman/Nemenyi tests"),
+    "rate": ("benchirt.rating.command", "leaderboard with intervals, pairwise tests, Glicko-2 ratings, Friedman/Nemenyi"),
     "subset": ("benchirt.subsets.command", "IRT-filtered benchmark subsets: build, evaluate against chance, export/publish"),
     "airt": ("benchirt.airt.command", "AIRT: evaluate a portfolio of algorithms over many datasets"),
     "report": ("benchirt.report.command", "HTML report and Markdown summary of a finished run"),
     "plan": ("benchirt.placement.command", "which datasets to run a new classifier on (budget K)"),
     "predict": ("benchirt.placement.command", "predict new classifiers' scores and standing from a few datasets"),
-    "add": ("benchirt.placement.add_command", "add a new classifier to a finished run (pool and items frozen)"),
+    "add": ("benchirt.placement.add_command", "add new classifiers to a finished run (frozen items)"),
 }
 
 #: Modules that register sub-commands, in the order ``--help`` lists them.

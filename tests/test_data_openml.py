@@ -14,6 +14,13 @@ from benchirt.data import openml_source
 from benchirt.errors import DataError, OpenMLUnavailableError
 
 
+@pytest.fixture(autouse=True)
+def own_openml_cache(monkeypatch, tmp_path):
+    """Each test gets an empty openml cache (benchirt caches suite listings there)."""
+    monkeypatch.setattr(openml.config, "_root_cache_directory", openml.config._root_cache_directory)
+    set_openml_cache(tmp_path / "openml-cache")
+
+
 class FakeDataset:
     """What ``openml.datasets.get_dataset`` returns, for the attributes benchirt reads."""
 

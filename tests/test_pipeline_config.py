@@ -149,9 +149,10 @@ def test_a_suite_folder_is_relative_to_the_config_and_a_missing_one_names_the_pa
      ({"n_jobs": 0}, "responses.n_jobs: got 0, expected a non-zero integer (-1: all cores)"),
      ({"max_train": 1}, "responses.max_train: got 1, expected null or an integer >= 2"),
      ({"seed": "x"}, "responses.seed: got 'x', expected an integer"),
+     ({"time_budget": 0}, "responses.time_budget: got 0, expected null or a number of seconds > 0"),
      ({"colour": 1}, "unknown responses option(s) 'colour'; valid options: test_size, max_test, cv_folds, seed, "
                      "ladder_epochs, pool, extra, allowed_packages, artificial, n_jobs, max_train, max_cv_train, "
-                     "max_categories")],
+                     "max_categories, time_budget")],
 )
 def test_response_options_share_the_validation_messages(options, message):
     from benchirt.responses import ResponseConfig

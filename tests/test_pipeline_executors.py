@@ -91,6 +91,7 @@ def test_local_executor_survives_killed_workers(tmp_path, workers_see_fakes):
     _check_killed(outcomes, tmp_path, retries=1)
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_survives_killed_workers(tmp_path, workers_see_fakes):
     executor = DaskExecutor(n_workers=2, retries=1)
     try:
@@ -100,3 +101,20 @@ def test_dask_local_cluster_survives_killed_workers(tmp_path, workers_see_fakes)
     finally:
         executor.close()
     _check_killed(outcomes, tmp_path, retries=1)
+
+
+def test_the_manifest_counts_attempts_and_lost_workers(tmp_path, workers_see_fakes):
+    from benchirt.pipeline.runner import DatasetInput, Run
+    from benchirt.pipeline.store import ArtifactStore
+
+    run = Run(ArtifactStore(tmp_path / "run"), LocalExecutor(n_jobs=2, retries=0), show_progress=False)
+    run.start(["respond"])
+    items = [DatasetInput(name, {"fingerprint": name}, lambda name=name: (name, 3, str(tmp_path), 0.2))
+             for name in ("a", "killer", "b")]
+    done = run.per_dataset("respond", {"option": 1}, items, square_table)
+    run.finish()
+    assert set(done) == {"a", "b"}
+    entry = run.manifest["datasets"]["killer"]["respond"]
+    assert entry["status"] == "failed" and entry["reason"].startswith("worker lost")
+    assert entry["attempts"] == entry["lost_workers"] == 2  # an uncharged first loss, then one alone (retries=0)
+    assert run.manifest["status"] == "finished with failures"

@@ -132,8 +132,8 @@ def test_report_is_self_contained_with_every_section(finished_run):
     page = (out / "report.html").read_text()
     parser = _Page()
     parser.feed(page)
-    assert parser.sections == ["conclusions", "overview", "datasets", "model-fit", "suspect-labels", "curves", "true-scores",
-                               "leaderboard", "ratings", "statistics", "subsets"]
+    assert parser.sections == ["conclusions", "leaderboard", "ratings", "statistics", "overview", "datasets", "model-fit",
+                               "suspect-labels", "curves", "true-scores", "subsets"]
     assert len(parser.images) >= 12 and all(src.startswith("data:image/png;base64,") for src in parser.images)
     assert parser.external == []
     assert "could not be drawn" not in page

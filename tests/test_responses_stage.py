@@ -1,6 +1,8 @@
 """respond(): response matrices of the real, ladder and artificial pools on one dataset (seed 003 §4.3)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -151,6 +153,22 @@ def test_large_dataset_caps_test_and_training_parts():
     assert result.responses.shape == (1 + 2 + 7, 500)
     assert any("subsample of 4000" in n for n in result.notes) and any("subsample of 2000" in n for n in result.notes)
     assert result.test_accuracy["gaussian_nb"] > 0.8
+    assert result.sizes == {"rows": n, "test_rows": 500, "train_rows": n - 500, "train_used": 4000, "cv_rows": 2000,
+                            "max_train": 4000, "max_cv_train": 2000, "time_budget": None, "skipped_classifiers": {}}
+
+
+def test_time_budget_skips_the_classifiers_that_would_overrun_it():
+    generous = respond(_iris(), replace(SMALL, time_budget=1e6))
+    pd.testing.assert_frame_equal(generous.responses, respond(_iris(), SMALL).responses)  # a budget never met: same
+    assert generous.sizes["skipped_classifiers"] == {}
+    tight = respond(_iris(), replace(SMALL, time_budget=1e-9))  # every fit takes longer than 1e-9 / 4 s
+    skipped = tight.sizes["skipped_classifiers"]
+    assert sorted(skipped) == sorted(SMALL.pool)
+    assert skipped["knn_3"].startswith("time budget: its first fit took") and "its 4 fits" in skipped["knn_3"]
+    assert any(note.startswith("skipped classifier 'knn_3': time budget") for note in tight.notes)
+    assert set(tight.roles) == {"ladder", "artificial"} and tight.cv_accuracy.empty
+    with pytest.raises(ConfigError, match="time_budget"):
+        ResponseConfig(time_budget=0)
 
 
 def test_majority_and_minority_match_decodirt_reference(shared_data):

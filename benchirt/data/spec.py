@@ -41,6 +41,10 @@ class DatasetSpec:
         Columns dropped from the features (row ids, ignored attributes).
     sha256 : str or None
         Expected sha256 of a file (from a manifest); :meth:`load` refuses a file that differs.
+    openml_cache : str or None
+        openml-python's cache folder for this dataset (a suite's ``cache:`` option). It travels with
+        the spec, so a worker process or a Dask worker on another machine reads the same cache as the
+        driver. Not part of :meth:`fingerprint`: where the cache lives does not change the data.
     """
 
     name: str
@@ -51,6 +55,7 @@ class DatasetSpec:
     target: str | None = None
     ignore: tuple[str, ...] = ()
     sha256: str | None = None
+    openml_cache: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -30,6 +30,7 @@ with one name are an error. Relative paths are taken from ``base`` (default: the
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from benchirt.data.builtin import BUILTIN_DATASETS, builtin_info
@@ -147,8 +148,10 @@ def _from_dict(spec: Mapping, base: Path) -> list[DatasetSpec]:
         raise ConfigError(f"suite: give exactly one of {list(DICT_SOURCES)}, got {sources or 'none'}")
     source, value = sources[0], spec[sources[0]]
     target = spec.get("target")
+    cache = None
     if spec.get("cache"):
-        _openml().set_openml_cache(Path(str(spec["cache"])).expanduser())
+        cache = str(_path(spec["cache"], base).resolve())
+        _openml().set_openml_cache(cache)
     if source == "builtin":
         names = list(BUILTIN_DATASETS) if value is True or value in ("all", None) else _as_list(value)
         specs = [_builtin_spec(str(n)) for n in names]
@@ -170,6 +173,8 @@ def _from_dict(spec: Mapping, base: Path) -> list[DatasetSpec]:
         specs = [_openml().dataset_spec(_int(v, "openml_datasets"), target=target) for v in _as_list(value)]
     else:
         specs = [_openml().task_spec(_int(v, "openml_tasks")) for v in _as_list(value)]
+    if cache is not None:  # workers read the same cache as this process
+        specs = [replace(s, openml_cache=cache) if s.kind == "openml" else s for s in specs]
     return _select(specs, spec.get("include"), spec.get("exclude"))
 
 

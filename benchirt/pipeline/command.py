@@ -43,6 +43,9 @@ def register(subparsers) -> None:
     run.add_argument("--explain", action="store_true",
                      help="compute and write nothing: list per (dataset, stage) whether the stored result would be "
                           "reused or why it would be recomputed (options, input, source code or library changed)")
+    run.add_argument("--estimate", action="store_true",
+                     help="print the expected time and peak memory per dataset and in total for the executor "
+                          "(from dataset metadata and a calibrated cost model; docs/scale.md), then stop")
     run.set_defaults(func=run_command)
 
     respond = subparsers.add_parser("respond", help="response matrices of the classifier pool on a suite",
@@ -77,6 +80,11 @@ def run_command(args: argparse.Namespace) -> int:
     if args.explain:
         outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=False, explain=True)
         print(format_explanation(outcome.run_dir, outcome.manifest))
+        return 0
+    if args.estimate:
+        from benchirt.pipeline.estimate import estimate_text
+
+        print(estimate_text(config))
         return 0
     outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet,
                            retry_failed=args.retry_failed)

@@ -177,20 +177,32 @@ class LocalExecutor:
             return
         from concurrent.futures import FIRST_COMPLETED, wait
 
-        from joblib.externals.loky import get_reusable_executor
+        from joblib.externals.loky import ProcessPoolExecutor
         from joblib.externals.loky.process_executor import BrokenProcessPool
 
+        # A pool of our own, not loky's process-wide reusable one: joblib's Parallel (used inside the
+        # stages) expects to own that one, and a pool broken by a lost worker must not leak into it.
+        pool = ProcessPoolExecutor(max_workers=self.workers)
+
         def submit(fn, name, args):
-            # a pool broken by a lost worker is replaced by a fresh one here
-            return get_reusable_executor(max_workers=self.workers).submit(attempt, fn, name, args)
+            nonlocal pool
+            try:
+                return pool.submit(attempt, fn, name, args)
+            except BrokenProcessPool:  # a lost worker broke the pool: replace it
+                pool.shutdown(wait=False, kill_workers=True)
+                pool = ProcessPoolExecutor(max_workers=self.workers)
+                return pool.submit(attempt, fn, name, args)
 
         def wait_first(futures):
             return wait(futures, return_when=FIRST_COMPLETED).done
 
-        yield from _schedule(fn, tasks, self.retries, self.workers, submit, wait_first, (BrokenProcessPool,))
+        try:
+            yield from _schedule(fn, tasks, self.retries, self.workers, submit, wait_first, (BrokenProcessPool,))
+        finally:
+            pool.shutdown(wait=True)
 
     def close(self) -> None:
-        """Nothing to release (loky's worker pool is reused across calls and reaped by loky)."""
+        """Nothing to release (each ``map`` shuts its worker pool down when it ends)."""
 
     def describe(self) -> str:
         return f"local, n_jobs={self.n_jobs}"
@@ -264,10 +276,19 @@ class DaskExecutor:
         if self._cluster is not None:
             return f"dask LocalCluster, {len(self._cluster.workers)} workers"
         text = f"dask scheduler {self.client.scheduler.address}"
+        link = _dashboard_link(self.client)
+        if link:
+            text += f", dashboard {link}"
         if self.scheduler_reruns:
             text += (f" (it re-runs a task whose worker died up to {self.scheduler_reruns} times before benchirt "
                      "counts an attempt; start it with DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0 to count every one)")
         return text
+
+
+def _dashboard_link(client) -> str | None:
+    """The scheduler's dashboard address, when it serves one (it needs bokeh)."""
+    services = client.scheduler_info().get("services", {})
+    return client.dashboard_link if "dashboard" in services else None
 
 
 def make_executor(execution: ExecutionConfig, client=None):

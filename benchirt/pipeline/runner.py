@@ -123,6 +123,7 @@ class Run:
         if not self.manifest["created"]:
             self.manifest["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         self.stage_reports = {name: StageReport() for name in stages}
+        self._log(f"executor: {self.manifest['executor']}")  # a Dask scheduler's dashboard address among it
         self._save_manifest()
 
     # -- stages over datasets --------------------------------------------------------------------

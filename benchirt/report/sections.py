@@ -12,6 +12,7 @@ import pandas as pd
 
 from benchirt.report.config import ReportConfig
 from benchirt.report.document import Note, Paragraph, Section, Table, figure_block
+from benchirt.report.sizes import size_policy
 
 
 #: What each section shows, named when the section is absent and the conclusions say why.
@@ -384,8 +385,8 @@ def airt(results, config: ReportConfig) -> Section | None:
 
 
 #: The report's sections in page order.
-SECTIONS: tuple[Callable, ...] = (conclusions, overview, datasets, model_fit, suspect_labels, item_curves, true_scores,
-                                  leaderboard, ratings, statistics, subsets, airt)
+SECTIONS: tuple[Callable, ...] = (conclusions, leaderboard, ratings, statistics, overview, size_policy, datasets, model_fit,
+                                  suspect_labels, item_curves, true_scores, subsets, airt)
 
 
 def _glicko_leader(table: pd.DataFrame) -> str:

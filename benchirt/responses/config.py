@@ -51,6 +51,12 @@ class ResponseConfig:
         the final models still train on the whole training part. None: cross-validate on all of it.
     max_categories : int or None
         Most one-hot columns per nominal feature; rarer categories share one column.
+    time_budget : float or None
+        Seconds of fitting one real classifier may cost on one dataset (all its cross-validation and
+        final fits). When set, the first cross-validation fold runs before the others; a classifier
+        whose first fit, times its number of fits, exceeds the budget is left out of that dataset and
+        recorded as skipped (``ResponseResult.sizes["skipped_classifiers"]``, the notes and the
+        report). Which classifiers are skipped then depends on the machine's speed. None: no budget.
     """
 
     test_size: float = 0.3
@@ -66,6 +72,7 @@ class ResponseConfig:
     max_train: int | None = None
     max_cv_train: int | None = None
     max_categories: int | None = 32
+    time_budget: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pool", tuple(self.pool))
@@ -83,6 +90,8 @@ class ResponseConfig:
         check_integer(section, "max_train", self.max_train, 2, optional=True)
         check_integer(section, "max_cv_train", self.max_cv_train, 2, optional=True)
         check_integer(section, "max_categories", self.max_categories, 2, optional=True)
+        require(self.time_budget is None or (is_number(self.time_budget) and self.time_budget > 0), section,
+                "time_budget", self.time_budget, "null or a number of seconds > 0")
         for entry in self.extra:
             if not isinstance(entry, ExtraEstimator):
                 raise ConfigError(f"responses.extra: expected ExtraEstimator entries, got {entry!r}")

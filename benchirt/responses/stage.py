@@ -17,6 +17,7 @@ and one thread.
 """
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -70,6 +71,12 @@ class ResponseResult:
     notes : list of str
         Everything the stage adapted on this dataset (dropped columns or rows, fallbacks of the split or
         the folds, classifiers that failed and were left out).
+    sizes : dict
+        The size policy as applied: ``rows`` (labelled rows), ``test_rows``, ``train_rows`` (the
+        training part before any cap), ``train_used`` (rows the final models and the ladder trained
+        on: ``max_train`` applied), ``cv_rows`` (rows cross-validated: ``max_cv_train`` applied),
+        ``max_train``, ``max_cv_train``, ``time_budget`` and ``skipped_classifiers`` (name -> why it was
+        left out by the time budget).
     """
 
     dataset: str
@@ -81,6 +88,7 @@ class ResponseResult:
     metadata: dict
     test_index: np.ndarray
     notes: list[str] = field(default_factory=list)
+    sizes: dict = field(default_factory=dict)
 
 
 def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progress: bool = False) -> ResponseResult:
@@ -112,7 +120,8 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
 
     failed = outputs.failed
     rows.notes += [f"left out classifier {clf!r}: {error}" for clf, error in failed.items()]
-    real_names = [spec.name for spec in pool if spec.name not in failed]
+    rows.notes += [f"skipped classifier {clf!r}: {why}" for clf, why in outputs.over_budget.items()]
+    real_names = [spec.name for spec in pool if spec.name not in failed and spec.name not in outputs.over_budget]
     predicted = {clf: outputs.test_predictions[clf] for clf in real_names}
     roles = dict.fromkeys(real_names, "real")
     if outputs.ladder is not None:
@@ -148,6 +157,10 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
         metadata=dataset.metadata(),
         test_index=rows.test.copy(),
         notes=rows.notes,
+        sizes={"rows": int(rows.labelled), "test_rows": len(rows.test), "train_rows": int(rows.train_rows),
+               "train_used": len(rows.train), "cv_rows": len(rows.cv_rows), "max_train": config.max_train,
+               "max_cv_train": config.max_cv_train, "time_budget": config.time_budget,
+               "skipped_classifiers": dict(outputs.over_budget)},
     )
 
 
@@ -219,6 +232,8 @@ class _Rows:
     cv_rows: np.ndarray        # positions cross-validated (the training part or its subsample)
     folds: list                # (fit, validate) index pairs into cv_rows
     notes: list[str]
+    labelled: int = 0          # rows with a label
+    train_rows: int = 0        # size of the training part before max_train
 
 
 def _plan_rows(dataset: Dataset, config: ResponseConfig) -> _Rows:
@@ -234,6 +249,7 @@ def _plan_rows(dataset: Dataset, config: ResponseConfig) -> _Rows:
     split = split_train_test(codes[labelled], config.test_size, config.max_test, config.seed, name)
     notes += split.notes
     train, test = labelled[split.train], labelled[split.test]
+    train_rows = len(train)
     if config.max_train is not None and len(train) > config.max_train:
         kept = _subsample(codes, train, config.max_train, config.seed, "training subsample", notes)
         notes.append(f"trained on a stratified subsample of {len(kept)} of the {len(train)} training rows")
@@ -244,7 +260,7 @@ def _plan_rows(dataset: Dataset, config: ResponseConfig) -> _Rows:
         notes.append(f"cross-validated on a stratified subsample of {len(cv_rows)} of the {len(train)} training rows")
     folds, fold_notes = cv_folds(codes[cv_rows], config.cv_folds, config.seed, name)
     label_names = np.array([str(c) for c in labels.cat.categories], dtype=object)
-    return _Rows(X, codes, label_names, train, test, cv_rows, folds, notes + fold_notes)
+    return _Rows(X, codes, label_names, train, test, cv_rows, folds, notes + fold_notes, len(labelled), train_rows)
 
 
 @dataclass
@@ -253,41 +269,69 @@ class _FitOutputs:
     test_predictions: dict[str, np.ndarray]      # real classifier -> predicted codes of the test items
     failed: dict[str, str]                       # real classifier -> first error
     ladder: LadderRun | None
+    over_budget: dict[str, str] = field(default_factory=dict)  # real classifier -> why the budget left it out
 
 
 def _run_fits(
     rows: _Rows, pool: list[RealClassifier], config: ResponseConfig, show_progress: bool, desc: str
 ) -> _FitOutputs:
-    """All fits of one dataset as joblib tasks: one per (scaling kind, fold or final fit), plus the ladder."""
-    jobs, kinds = [], []
-    if config.ladder_epochs:
-        kinds.append(("ladder", None))
-        jobs.append(delayed(_ladder)(rows.X, rows.codes, rows.train, rows.test, config))
+    """All fits of one dataset as joblib tasks: one per (scaling kind, fold or final fit), plus the ladder.
+
+    With a ``time_budget`` the first fold of each scaling kind runs first, and a classifier whose fit
+    there, times its number of fits (folds + final), exceeds the budget is left out of the other tasks.
+    """
+    outputs = _FitOutputs({spec.name: [] for spec in pool}, {}, {}, None)
+    n_fits = len(rows.folds) + 1
+    tasks = [("ladder", None, None)] if config.ladder_epochs else []
+    first = []
     for scale in (False, True):
         members = [spec for spec in pool if spec.scale == scale]
-        if not members:
-            continue
-        for fold, (fit_part, validate_part) in enumerate(rows.folds):
-            kinds.append(("fold", rows.cv_rows[validate_part]))
-            jobs.append(delayed(_fit_predict)(rows.X, rows.codes, rows.cv_rows[fit_part], rows.cv_rows[validate_part], members, config))
-        kinds.append(("final", rows.test))
-        jobs.append(delayed(_fit_predict)(rows.X, rows.codes, rows.train, rows.test, members, config))
+        if members:
+            parts = [(rows.cv_rows[fit], rows.cv_rows[validate]) for fit, validate in rows.folds] + [(rows.train, rows.test)]
+            kinds = ["fold"] * len(rows.folds) + ["final"]
+            first.append((kinds[0], parts[0], members))
+            tasks += [(kind, part, members) for kind, part in zip(kinds[1:], parts[1:])]
+    if config.time_budget is None:
+        tasks, first = first + tasks, []
+    progress = tqdm(total=len(first) + len(tasks), desc=desc, disable=not show_progress, leave=False)
+    with progress:
+        first_seconds = _collect(first, rows, config, outputs, progress)
+        for clf, seconds in first_seconds.items():
+            if seconds * n_fits > config.time_budget:
+                outputs.over_budget[clf] = (f"time budget: its first fit took {seconds:.1f} s, so its {n_fits} fits "
+                                            f"would take about {seconds * n_fits:.0f} s > time_budget {config.time_budget:g} s")
+        tasks = [(kind, part, [m for m in members if m.name not in outputs.over_budget] if members else None)
+                 for kind, part, members in tasks]
+        tasks = [task for task in tasks if task[0] == "ladder" or task[2]]
+        progress.total = len(first) + len(tasks)
+        _collect(tasks, rows, config, outputs, progress)
+    return outputs
 
+
+def _collect(tasks: list, rows: _Rows, config: ResponseConfig, outputs: _FitOutputs, progress) -> dict[str, float]:
+    """Run ``(kind, (fit rows, predict rows), members)`` tasks in parallel and fold their results into ``outputs``.
+
+    Returns the seconds each classifier's fit and prediction took (its last task's, when it had several).
+    """
+    jobs = [delayed(_ladder)(rows.X, rows.codes, rows.train, rows.test, config) if kind == "ladder"
+            else delayed(_fit_predict)(rows.X, rows.codes, part[0], part[1], members, config)
+            for kind, part, members in tasks]
+    seconds_taken = {}
     results = Parallel(n_jobs=config.n_jobs, return_as="generator")(jobs)
-    progress = tqdm(results, total=len(jobs), desc=desc, disable=not show_progress, leave=False)
-    outputs = _FitOutputs({spec.name: [] for spec in pool}, {}, {}, None)
-    for (kind, validate), result in zip(kinds, progress):
+    for result, (kind, part, _) in zip(results, tasks):  # the generator first: zip then exhausts it
+        progress.update(1)
         if kind == "ladder":
             outputs.ladder = result
             continue
-        for clf, (predicted, error) in result.items():
+        for clf, (predicted, error, seconds) in result.items():
+            seconds_taken[clf] = seconds
             if error is not None:
                 outputs.failed.setdefault(clf, f"{kind} fit: {error}")
             elif kind == "fold":
-                outputs.fold_accuracy[clf].append(float(np.mean(predicted == rows.codes[validate])))
+                outputs.fold_accuracy[clf].append(float(np.mean(predicted == rows.codes[part[1]])))
             else:
                 outputs.test_predictions[clf] = predicted
-    return outputs
+    return seconds_taken
 
 
 def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which: str = "test") -> pd.DataFrame:
@@ -345,25 +389,27 @@ def _subsample(codes: np.ndarray, rows: np.ndarray, size: int, seed: int, what: 
 def _fit_predict(
     X: pd.DataFrame, codes: np.ndarray, fit_rows: np.ndarray, predict_rows: np.ndarray,
     members: list[RealClassifier], config: ResponseConfig,
-) -> dict[str, tuple[np.ndarray | None, str | None]]:
+) -> dict[str, tuple[np.ndarray | None, str | None, float]]:
     """Fit every member on ``fit_rows`` (one shared preprocessing) and predict ``predict_rows``.
 
-    Returns ``name -> (predicted codes, None)`` or ``name -> (None, error message)``. A part with a
-    single class is answered with that class (the only model such data supports).
+    Returns ``name -> (predicted codes, None, seconds)`` or ``name -> (None, error message, seconds)``,
+    ``seconds`` being the wall time of that member's fit and prediction. A part with a single class is
+    answered with that class (the only model such data supports).
     """
     X_fit, X_predict = transform_pair(X, fit_rows, predict_rows, scale=members[0].scale, max_categories=config.max_categories)
     y_fit = codes[fit_rows]
     if len(np.unique(y_fit)) == 1:
-        return {spec.name: (np.full(len(predict_rows), y_fit[0]), None) for spec in members}
+        return {spec.name: (np.full(len(predict_rows), y_fit[0]), None, 0.0) for spec in members}
     out = {}
     with warnings.catch_warnings(), one_thread():
         warnings.simplefilter("ignore")  # convergence and similar warnings of default hyper-parameters
         for spec in members:
+            start = time.perf_counter()
             try:
                 model = spec.build(config.seed).fit(X_fit, y_fit)
-                out[spec.name] = (np.asarray(model.predict(X_predict)).astype(np.int64), None)
+                out[spec.name] = (np.asarray(model.predict(X_predict)).astype(np.int64), None, time.perf_counter() - start)
             except Exception as exc:  # noqa: BLE001 — any estimator failure leaves that classifier out, noted
-                out[spec.name] = (None, f"{type(exc).__name__}: {exc}")
+                out[spec.name] = (None, f"{type(exc).__name__}: {exc}", time.perf_counter() - start)
     return out
 
 

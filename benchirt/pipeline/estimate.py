@@ -1,0 +1,213 @@
+"""``benchirt run --estimate``: the expected time and peak memory of a study, before paying for it.
+
+The cost model is deliberately simple — one constant per classifier times the work its algorithm
+does — and calibrated on measured single-threaded fits (``python benchmarks/scale.py --calibrate``
+rewrites ``cost_model.json``; ``docs/scale.md`` compares its predictions with measured runs). Work
+units, for ``n`` fitted rows, ``m`` predicted rows, ``d`` features and ``c`` classes:
+
+=====================  ===============================  =====================================
+classifier             work                             why
+=====================  ===============================  =====================================
+naive Bayes            ``(n + m) d c``                  one pass over the data per class
+k-nearest neighbours   ``m n d``                        distances from every query to every row
+decision tree          ``n log2(n) d``                  sorting every feature at every level
+random forest (T)      ``T n log2(n) sqrt(d)``          T trees on ``sqrt(d)`` features per split
+SVC                    ``n (n + m) d``                  the kernel matrix (libsvm)
+MLP, ladder            ``n (d + c)`` (× epochs, ladder) one pass per epoch, 100 hidden units
+=====================  ===============================  =====================================
+
+A dataset's shape comes from its metadata without loading it where it can: OpenML's qualities
+(``NumberOfInstances``, ``NumberOfFeatures``, ``NumberOfClasses``, read from openml's cache or the
+server — the data themselves are not downloaded); files and builtins are read, as they are local.
+Memory: the loaded table (``load_bytes_per_value`` per value, measured on OpenML data frames) plus
+the float64 working copies of the capped training part. The run's wall time on ``W`` workers is the
+longest-processing-time schedule of the per-dataset times (a dataset is one task per stage).
+"""
+from __future__ import annotations
+
+import heapq
+import json
+import math
+from dataclasses import dataclass
+from importlib import resources
+
+import pandas as pd
+
+from benchirt.errors import BenchirtError
+
+#: The packaged cost model (constants in seconds per work unit; see the module docstring).
+COST_MODEL_RESOURCE = "cost_model.json"
+#: float64 copies of the training part alive at once while one task fits (features, scaled, split).
+WORKING_COPIES = 4
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the cost model needs of a dataset: rows, features (target excluded), classes, and where from."""
+
+    rows: int
+    features: int
+    classes: int
+    source: str
+
+
+def load_cost_model() -> dict:
+    """The packaged calibration (``benchirt/pipeline/cost_model.json``)."""
+    text = resources.files("benchirt.pipeline").joinpath(COST_MODEL_RESOURCE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def work_units(classifier: str, n: int, m: int, d: int, c: int) -> float:
+    """Work of fitting ``classifier`` on ``n`` rows and predicting ``m`` (module docstring table)."""
+    log_n = math.log2(max(n, 2))
+    if classifier.endswith("_nb"):
+        return (n + m) * d * c
+    if classifier.startswith("knn_"):
+        return m * n * d
+    if classifier == "decision_tree":
+        return n * log_n * d
+    if classifier.startswith("random_forest"):
+        trees = int(classifier.rsplit("_", 1)[1]) if classifier[-1].isdigit() else 100
+        return trees * n * log_n * math.sqrt(d)
+    if classifier == "svc":
+        return n * (n + m) * d
+    if classifier in ("mlp", "ladder"):
+        return n * (d + c)
+    raise KeyError(classifier)
+
+
+def response_cost(shape: Shape, config, model: dict) -> dict:
+    """Expected seconds (one thread) and peak bytes of the response stage on one dataset.
+
+    ``config`` is a :class:`benchirt.responses.ResponseConfig`; its split, caps, folds, pool and
+    ladder decide the sizes, as :func:`benchirt.responses.respond` will apply them. A classifier the
+    time budget would stop costs its first fold only and is listed in ``skipped``.
+    """
+    test = min(math.ceil(config.test_size * shape.rows), config.max_test)
+    train = shape.rows - test
+    used = min(train, config.max_train or train)
+    cv = min(used, config.max_cv_train or used)
+    k = config.cv_folds
+    fold_fit, fold_predict = cv * (k - 1) // k, max(cv // k, 1)
+    constants = model["seconds_per_unit"]
+    seconds, per_classifier, skipped = 0.0, {}, []
+    for name in list(config.pool) + [e.name for e in config.extra]:
+        if name not in constants:  # an extra classifier: costed as the slowest built-in, said in the table
+            name_cost = max(constants[c] * work_units(c, used, test, shape.features, shape.classes)
+                            for c in constants if c != "ladder")
+            per_classifier[name] = name_cost * (k + 1)
+            seconds += per_classifier[name]
+            continue
+        one_fold = constants[name] * work_units(name, fold_fit, fold_predict, shape.features, shape.classes)
+        cost = k * one_fold + constants[name] * work_units(name, used, test, shape.features, shape.classes)
+        if config.time_budget is not None and one_fold * (k + 1) > config.time_budget:
+            skipped.append(name)  # respond() stops it after its first fold
+            cost = one_fold
+        per_classifier[name] = cost
+        seconds += cost
+    if config.ladder_epochs:
+        seconds += constants["ladder"] * config.ladder_epochs * work_units("ladder", used, test, shape.features,
+                                                                           shape.classes)
+    seconds += model["load_seconds_per_value"] * shape.rows * shape.features
+    load = model["load_bytes_per_value"] * shape.rows * shape.features
+    working = WORKING_COPIES * 8 * used * shape.features
+    return {"seconds": seconds, "peak_bytes": load + working + model["base_bytes"], "train_used": used,
+            "cv_rows": cv, "test_rows": test, "slowest": max(per_classifier, key=per_classifier.get, default=None),
+            "skipped": skipped}
+
+
+def irt_cost(shape: Shape, config, model: dict) -> float:
+    """Expected seconds of one dataset's IRT fit: proportional to respondents × test items."""
+    test = min(math.ceil(config.test_size * shape.rows), config.max_test)
+    respondents = len(config.pool) + len(config.extra) + config.ladder_epochs + (7 if config.artificial else 0)
+    return model["irt_seconds_per_response"] * respondents * test
+
+
+def dataset_shape(spec) -> Shape:
+    """The shape of a suite member: OpenML qualities (no data download), else the loaded dataset."""
+    if spec.kind == "openml":
+        from benchirt.data.openml_source import openml_shape
+
+        rows, features, classes = openml_shape(spec)
+        return Shape(rows, features, classes, "OpenML qualities")
+    dataset = spec.load()
+    return Shape(len(dataset.y), dataset.X.shape[1], int(dataset.y.nunique()), "loaded")
+
+
+def lpt_makespan(seconds: list[float], workers: int) -> float:
+    """Wall time of independent tasks on ``workers`` (longest first, each to the least busy worker)."""
+    loads = [0.0] * max(1, workers)
+    for task in sorted(seconds, reverse=True):
+        heapq.heapreplace(loads, loads[0] + task)
+    return max(loads)
+
+
+def estimate(specs, response_config, workers: int, model: dict | None = None) -> pd.DataFrame:
+    """One row per dataset: shape, sizes as capped, expected seconds of respond and irt, peak memory."""
+    model = model or load_cost_model()
+    rows = []
+    for spec in specs:
+        try:
+            shape = dataset_shape(spec)
+        except BenchirtError as exc:
+            rows.append({"dataset": spec.name, "note": f"no shape: {exc}".splitlines()[0]})
+            continue
+        cost = response_cost(shape, response_config, model)
+        rows.append({"dataset": spec.name, "rows": shape.rows, "features": shape.features, "classes": shape.classes,
+                     "train_used": cost["train_used"], "cv_rows": cost["cv_rows"],
+                     "respond_s": cost["seconds"], "irt_s": irt_cost(shape, response_config, model),
+                     "peak_gb": cost["peak_bytes"] / 1e9, "slowest": cost["slowest"],
+                     "over_budget": ",".join(cost["skipped"]) or "-", "note": shape.source})
+    return pd.DataFrame(rows)
+
+
+def format_estimate(table: pd.DataFrame, workers: int, model: dict) -> str:
+    """The table and the totals as ``benchirt run --estimate`` prints them."""
+    known = table.dropna(subset=["respond_s"]) if "respond_s" in table else table.iloc[0:0]
+    shown = table.copy()
+    for column in ("respond_s", "irt_s"):
+        if column in shown:
+            shown[column] = shown[column].map(_duration)
+    if "peak_gb" in shown:
+        shown["peak_gb"] = shown["peak_gb"].map(lambda v: f"{v:.2f}" if pd.notna(v) else "")
+    per_dataset = (known["respond_s"] + known["irt_s"]).tolist()
+    lines = [shown.fillna("").to_string(index=False), ""]
+    total = sum(per_dataset)
+    lines.append(f"CPU time, one thread per fit: {_duration(total)} over {len(per_dataset)} dataset(s)")
+    lines.append(f"Expected wall time on {workers} worker(s): {_duration(lpt_makespan(per_dataset, workers))} "
+                 f"(longest dataset {_duration(max(per_dataset, default=0.0))})")
+    if len(known):
+        lines.append(f"Largest peak memory of one dataset: {known['peak_gb'].max():.2f} GB"
+                     + (f" (x {workers} workers at once: up to {known['peak_gb'].nlargest(workers).sum():.2f} GB)"
+                        if workers > 1 else ""))
+    lines.append(f"Cost model: {model['calibrated']} ({model['machine']}); estimates are within about "
+                 f"{model['typical_error']} of measured runs (docs/scale.md).")
+    return "\n".join(lines)
+
+
+def estimate_text(config) -> str:
+    """What ``benchirt run CONFIG --estimate`` prints for a :class:`~benchirt.pipeline.PipelineConfig`."""
+    import os
+
+    from benchirt.pipeline.run import resolve_specs
+
+    execution = config.execution
+    workers = execution.n_jobs if execution.n_jobs > 0 else (os.cpu_count() or 1)
+    where = (f"Dask scheduler {execution.scheduler}" if execution.scheduler
+             else f"{'Dask LocalCluster' if execution.backend == 'dask' else 'local'}, {workers} worker(s)")
+    model = load_cost_model()
+    responses = config.stage_config("responses")
+    table = estimate(resolve_specs(config), responses, workers, model)
+    policy = (f"size policy: max_train {responses.max_train}, max_cv_train {responses.max_cv_train}, "
+              f"time_budget {responses.time_budget}")
+    return f"Estimate for {config.source} ({where}; {policy})\n" + format_estimate(table, workers, model)
+
+
+def _duration(seconds: float) -> str:
+    if pd.isna(seconds):
+        return ""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"

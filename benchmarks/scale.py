@@ -1,0 +1,271 @@
+"""The response stage at CC18's largest shapes: measured time and peak memory against ``--estimate``.
+
+Two jobs:
+
+``--calibrate``
+    Measures single-threaded fits of every pool classifier (and the ladder, the loading of a data
+    file, one IRT fit) on synthetic data of a few sizes and rewrites the cost model the estimate uses
+    (``benchirt/pipeline/cost_model.json``; its form is in :mod:`benchirt.pipeline.estimate`).
+
+default
+    Synthetic datasets (``make_classification``) with the rows, features and classes of CC18's
+    largest datasets go through :func:`benchirt.responses.respond` with the size policy of
+    ``configs/cc18.yaml``, each in a fresh process (time and peak resident memory), with ``--n-jobs``
+    parallel fits (2: this machine's cores). ``--fraction F`` shrinks the rows *and* the caps by F for a
+    brief run on a shared machine; the table then prints the estimate at the same fraction beside the
+    measurement, and the full-size estimate corrected by the measured/estimated ratio ("projected").
+    Finally the full CC18 is projected on 2 cores and on 16 workers.
+
+    python benchmarks/scale.py --calibrate
+    python benchmarks/scale.py --fraction 0.1
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import os
+import platform
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL_PATH = ROOT / "benchirt" / "pipeline" / "cost_model.json"
+
+#: CC18's largest datasets by values (rows x features), with their OpenML shapes (features without the
+#: target), and the row-largest ones the issue names; Fashion-MNIST has mnist_784's shape and is costed once.
+LARGEST = [
+    ("CIFAR_10", 60000, 3072, 10),
+    ("Devnagari-Script", 92000, 1024, 46),
+    ("mnist_784", 70000, 784, 10),
+    ("APSFailure", 76000, 170, 2),
+    ("numerai28.6", 96320, 21, 2),
+]
+OTHER_LARGE = [("Fashion-MNIST", 70000, 784, 10), ("connect-4", 67557, 42, 3)]
+
+
+def _one_fit(spec, X, y, X_test) -> float:
+    from benchirt.threads import one_thread
+
+    with one_thread():
+        start = time.perf_counter()
+        spec.build(0).fit(X, y).predict(X_test)
+        return time.perf_counter() - start
+
+
+def calibrate() -> dict:
+    """Measure the constants of the cost model (seconds per work unit) on this machine."""
+    from sklearn.datasets import make_classification
+
+    from benchirt.irt import fit_irt
+    from benchirt.irt.simulate import simulate_responses
+    from benchirt.pipeline.estimate import work_units
+    from benchirt.pool import REAL_CLASSIFIERS, ladder_predictions
+    from benchirt.threads import one_thread
+
+    ratios: dict[str, list[float]] = {name: [] for name in REAL_CLASSIFIERS}
+    ratios["ladder"] = []
+    for n, d, c in [(500, 20, 2), (2000, 20, 2), (500, 200, 10), (2000, 200, 10), (1000, 60, 5)]:
+        X, y = make_classification(n_samples=n + 200, n_features=d, n_informative=min(d, 10), n_classes=c,
+                                   n_clusters_per_class=1, random_state=0)
+        X = (X - X.mean(0)) / X.std(0)
+        for name, spec in REAL_CLASSIFIERS.items():
+            seconds = _one_fit(spec, X[:n], y[:n], X[n:])
+            ratios[name].append(seconds / work_units(name, n, 200, d, c))
+        with one_thread():
+            start = time.perf_counter()
+            ladder_predictions(X[:n], y[:n], X[n:], epochs=10)
+            ratios["ladder"].append((time.perf_counter() - start) / (10 * work_units("ladder", n, 200, d, c)))
+        print(f"  calibrated on {n} x {d}, {c} classes", file=sys.stderr)
+    constants = {name: statistics.median(values) for name, values in ratios.items()}
+    spread = {name: max(values) / min(values) for name, values in ratios.items()}
+
+    # loading: benchirt's file loader on a CSV of numbers (time and bytes per value)
+    import tracemalloc
+
+    from benchirt.data.files import load_file
+
+    frame = pd.DataFrame(np.random.default_rng(0).normal(size=(20000, 50)), columns=[f"f{i}" for i in range(50)])
+    frame["class"] = np.random.default_rng(1).integers(0, 3, size=len(frame)).astype(str)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "synthetic.csv"
+        frame.to_csv(path, index=False)
+        tracemalloc.start()
+        start = time.perf_counter()
+        load_file(path, name="synthetic")
+        load_seconds = time.perf_counter() - start
+        load_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    values = 20000 * 50
+
+    sim = simulate_responses(n_respondents=132, n_items=500, seed=0)
+    start = time.perf_counter()
+    with one_thread():
+        fit_irt(sim.responses)
+    irt_seconds = time.perf_counter() - start
+    return {
+        "calibrated": time.strftime("calibrated %Y-%m-%d by benchmarks/scale.py --calibrate"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}",
+        "seconds_per_unit": constants,
+        "spread_max_over_min": {name: round(value, 2) for name, value in spread.items()},
+        "load_seconds_per_value": load_seconds / values,
+        "load_bytes_per_value": load_peak / values,
+        "irt_seconds_per_response": irt_seconds / (132 * 500),
+        "base_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "typical_error": "a factor of 2",
+    }
+
+
+def _measure(shape, config, n_jobs, queue) -> None:
+    """Child process: build the synthetic dataset, run the response stage, report time and peak memory."""
+    from sklearn.datasets import make_classification
+
+    from benchirt.data import Dataset
+    from benchirt.responses import respond
+
+    name, rows, features, classes = shape
+    start = time.perf_counter()
+    X, y = make_classification(n_samples=rows, n_features=features, n_informative=min(features, 20),
+                               n_redundant=0, n_classes=classes, n_clusters_per_class=1, random_state=0)
+    dataset = Dataset(name, pd.DataFrame(X, columns=[f"f{i}" for i in range(features)]),
+                      pd.Series(y).astype(str).astype("category"))
+    del X
+    generated = time.perf_counter() - start
+    peak = _TreeMemory()
+    start = time.perf_counter()
+    result = respond(dataset, replace(config, n_jobs=n_jobs))
+    seconds = time.perf_counter() - start
+    queue.put({"seconds": seconds, "generate_s": generated, "peak_bytes": peak.stop(), "sizes": result.sizes})
+
+
+class _TreeMemory:
+    """Largest resident memory of this process plus its children (the fitting workers), sampled every 0.2 s."""
+
+    def __init__(self) -> None:
+        import threading
+
+        import psutil
+
+        self._process, self.peak, self._done = psutil.Process(), 0, threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        import psutil
+
+        while not self._done.wait(0.2):
+            total = 0
+            for process in [self._process, *self._process.children(recursive=True)]:
+                try:
+                    total += process.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak = max(self.peak, total)
+
+    def stop(self) -> int:
+        self._done.set()
+        self._thread.join()
+        return max(self.peak, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+
+
+def measure(shape, config, n_jobs: int) -> dict:
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    process = context.Process(target=_measure, args=(shape, config, n_jobs, queue))
+    process.start()
+    out = queue.get()
+    process.join()
+    return out
+
+
+def cc18_config(fraction: float):
+    from benchirt.pipeline import load_config
+
+    config = load_config(ROOT / "configs" / "cc18.yaml").stage_config("responses")
+    scaled = {key: max(2, int(getattr(config, key) * fraction)) for key in ("max_train", "max_cv_train")
+              if getattr(config, key) is not None}
+    return config, replace(config, **scaled)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--calibrate", action="store_true", help="measure and rewrite the cost model")
+    parser.add_argument("--fraction", type=float, default=1.0, help="share of rows and caps (default 1: full size)")
+    parser.add_argument("--n-jobs", type=int, default=2, help="parallel fits per dataset (default 2: this machine)")
+    parser.add_argument("--only", nargs="*", help="dataset names of LARGEST to run")
+    args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (timings on a shared machine are "
+          "indicative)")
+    if args.calibrate:
+        model = calibrate()
+        MODEL_PATH.write_text(json.dumps(model, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        print(json.dumps(model, indent=2, sort_keys=True))
+        return
+
+    from benchirt.pipeline.estimate import Shape, load_cost_model, lpt_makespan, response_cost
+
+    model = load_cost_model()
+    full, scaled = cc18_config(args.fraction)
+    rows = []
+    for shape in LARGEST:
+        if args.only and shape[0] not in args.only:
+            continue
+        name, n, d, c = shape
+        small = (name, max(int(n * args.fraction), 200), d, c)
+        measured = measure(small, scaled, args.n_jobs)
+        # synthetic data are made in memory: make_classification's float64 array and its DataFrame copy
+        # replace the file loader's bytes per value
+        estimated = response_cost(Shape(small[1], d, c, "synthetic"), scaled, {**model, "load_bytes_per_value": 16.0})
+        at_full = response_cost(Shape(n, d, c, "synthetic"), full, model)
+        ratio = measured["seconds"] * args.n_jobs / estimated["seconds"]  # measured CPU-ish vs one-thread estimate
+        rows.append({
+            "dataset": name, "shape": f"{small[1]} x {d}, {c} cl", "trained_on": measured["sizes"]["train_used"],
+            "measured_s": round(measured["seconds"], 1), "estimated_s": round(estimated["seconds"] / args.n_jobs, 1),
+            "measured_gb": round(measured["peak_bytes"] / 1e9, 2), "estimated_gb": round(estimated["peak_bytes"] / 1e9, 2),
+            "full_estimate_min": round(at_full["seconds"] / args.n_jobs / 60, 1),
+            "full_projected_min": round(at_full["seconds"] * ratio / args.n_jobs / 60, 1),
+            "full_estimated_gb": round(at_full["peak_bytes"] / 1e9, 2),
+        })
+        print(rows[-1], file=sys.stderr)
+    table = pd.DataFrame(rows)
+    print(f"\nResponse stage, cc18 policy (max_train {full.max_train}, max_cv_train {full.max_cv_train}) at fraction "
+          f"{args.fraction} of the rows and caps, {args.n_jobs} parallel fits; *_s are wall seconds on {args.n_jobs} cores")
+    print(table.to_string(index=False))
+
+    for label, config in (("cc18 policy", full),
+                          ("decodIRT, uncapped", replace(full, max_train=None, max_cv_train=None, time_budget=None))):
+        project_suite(label, config, model)
+
+
+def project_suite(label: str, config, model: dict) -> None:
+    """The whole CC18, estimated: the large shapes above, the 27 offline datasets read from disk, the rest
+    costed as the offline median (their shapes need OpenML: ``benchirt run configs/cc18.yaml --estimate``)."""
+    from benchirt.data import resolve_suite
+    from benchirt.pipeline.estimate import Shape, dataset_shape, irt_cost, lpt_makespan, response_cost
+
+    seconds = [response_cost(Shape(n, d, c, "synthetic"), config, model)["seconds"] for _, n, d, c in LARGEST + OTHER_LARGE]
+    offline = []
+    for spec in resolve_suite("cc18-offline"):
+        shape = dataset_shape(spec)
+        offline.append(response_cost(shape, config, model)["seconds"] + irt_cost(shape, config, model))
+    median = statistics.median(offline)
+    unknown = 72 - len(seconds) - len(offline)
+    seconds += offline + [median] * unknown
+    print(f"\nFull CC18, {label} (72 datasets: {len(LARGEST + OTHER_LARGE)} large shapes, {len(offline)} offline "
+          f"datasets read from disk, {unknown} others costed as the offline median {median:.0f} s), one thread per fit:")
+    print(f"  CPU time {sum(seconds) / 3600:.1f} h; on 2 cores {lpt_makespan(seconds, 2) / 3600:.1f} h; "
+          f"on 16 workers {lpt_makespan(seconds, 16) / 3600:.2f} h (the longest dataset, {max(seconds) / 3600:.2f} h, "
+          "bounds it while a dataset is one task)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""``benchirt run --estimate``: the cost model's arithmetic, the schedule, and the command on real inputs."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import yaml
+
+from benchirt.cli import main
+from benchirt.pipeline.estimate import Shape, estimate, lpt_makespan, response_cost, work_units
+from benchirt.responses import ResponseConfig
+
+TOY_MODEL = {"seconds_per_unit": {"gaussian_nb": 1e-6, "svc": 1e-8, "ladder": 1e-7},
+             "load_seconds_per_value": 1e-7, "load_bytes_per_value": 30.0, "irt_seconds_per_response": 1e-4,
+             "base_bytes": 1e8, "calibrated": "toy", "machine": "toy", "typical_error": "toy"}
+
+
+def test_work_units_by_hand():
+    assert work_units("svc", 100, 50, 10, 3) == 100 * 150 * 10
+    assert work_units("knn_3", 100, 50, 10, 3) == 50 * 100 * 10
+    assert work_units("gaussian_nb", 100, 50, 10, 3) == 150 * 10 * 3
+    assert work_units("random_forest_5", 1024, 50, 16, 3) == 5 * 1024 * 10 * 4
+    assert work_units("random_forest", 1024, 50, 16, 3) == 100 * 1024 * 10 * 4
+    assert work_units("mlp", 100, 50, 10, 3) == 100 * 13
+
+
+def test_response_cost_applies_the_size_policy():
+    config = ResponseConfig(pool=("gaussian_nb", "svc"), ladder_epochs=10, cv_folds=10, max_train=10000,
+                            max_cv_train=5000)
+    cost = response_cost(Shape(70000, 100, 2, "x"), config, TOY_MODEL)
+    assert (cost["test_rows"], cost["train_used"], cost["cv_rows"]) == (500, 10000, 5000)
+    fold_fit, fold_predict = 4500, 500
+    nb = 1e-6 * (10 * (fold_fit + fold_predict) * 100 * 2 + (10000 + 500) * 100 * 2)
+    svc = 1e-8 * (10 * fold_fit * (fold_fit + fold_predict) * 100 + 10000 * 10500 * 100)
+    ladder = 1e-7 * 10 * 10000 * 102
+    load = 1e-7 * 70000 * 100
+    assert cost["seconds"] == pytest.approx(nb + svc + ladder + load)
+    assert cost["slowest"] == "svc"
+    assert cost["peak_bytes"] == pytest.approx(30.0 * 70000 * 100 + 4 * 8 * 10000 * 100 + 1e8)
+    uncapped = response_cost(Shape(70000, 100, 2, "x"), ResponseConfig(pool=("svc",), ladder_epochs=0), TOY_MODEL)
+    assert uncapped["train_used"] == 69500 and uncapped["seconds"] > 40 * cost["seconds"]
+
+
+def test_longest_processing_time_schedule():
+    assert lpt_makespan([5, 4, 3, 3, 3], 2) == 10  # 5+3+3 | 4+3 ... LPT: A=5, B=4, B=7, A=8, B=10
+    assert lpt_makespan([5, 4, 3, 3, 3], 16) == 5
+    assert lpt_makespan([5, 4, 3, 3, 3], 1) == 18
+
+
+def test_estimate_command_prints_every_dataset_and_runs_nothing(tmp_path, capsys):
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump({"suite": "builtin:iris,wine", "execution": {"n_jobs": 2},
+                                      "responses": {"max_train": 100}, "out": str(tmp_path / "run")}))
+    assert main(["run", str(config), "--estimate"]) == 0
+    text = capsys.readouterr().out
+    assert "iris" in text and "wine" in text and "Expected wall time on 2 worker(s)" in text
+    assert "max_train 100" in text
+    assert not (tmp_path / "run").exists()
+
+
+def test_openml_shape_comes_from_qualities_without_the_data(shared_data, tmp_path, monkeypatch):
+    import openml
+
+    from benchirt.data import resolve_suite
+
+    cache = tmp_path / "openml-cache"
+    shutil.copytree(shared_data / "openml-cache", cache)
+    (cache / "org/openml/www/datasets/2/dataset.arff").unlink()  # only metadata left: nothing to download from
+    monkeypatch.setattr(openml.config, "_root_cache_directory", openml.config._root_cache_directory)
+    monkeypatch.setattr(openml.config, "connection_n_retries", 1)
+    specs = resolve_suite({"openml_tasks": [1882], "cache": str(cache)})
+    table = estimate(specs, ResponseConfig(), workers=2, model=TOY_MODEL)
+    row = table.iloc[0]
+    assert (row["dataset"], row["rows"], row["features"], row["classes"]) == ("anneal", 898, 38, 6)
+    assert row["note"] == "OpenML qualities" and row["train_used"] == 898 - 270
