@@ -128,3 +128,14 @@ def test_packaged_default_run_unchanged(tmp_path):
     code, stdout = _run(yaml.safe_load((ROOT / "configs" / "default.yaml").read_text()), tmp_path / "run")
     assert code == 0, stdout
     _assert_whole_mission(tmp_path / "run")
+
+
+def test_one_time_statement_for_the_default_run():
+    """README, the packaged config and `benchirt run --help` say the same, from benchmarks/report_screenshots.py."""
+    from benchirt.pipeline.command import RUN_DESCRIPTION
+
+    statement = "about a minute on 2 idle cores"
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert statement in readme and "80 s of CPU time" in readme and "benchmarks/report_screenshots.py" in readme
+    assert statement.capitalize() in (ROOT / "configs" / "default.yaml").read_text()
+    assert statement in " ".join(RUN_DESCRIPTION.split())

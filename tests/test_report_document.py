@@ -92,3 +92,8 @@ def test_long_tables_fold_with_a_csv_link_and_key_columns_come_first():
     assert human_header("n_played") == "Matches" and human_header("some_new_column") == "Some new column"
     raw = Table(pd.DataFrame({"classifier": ["a"], "breast-w": [1.0], "credit_g": [2.0]}), human_headers=False)
     assert list(raw.shown().columns) == ["classifier", "breast-w", "credit_g"]  # data names stay as they are
+
+
+def test_numbers_are_right_aligned_and_text_left():
+    page = render_html("t", "s", _sections())
+    assert '<td class="n">1523.5</td>' in page and "<td>a|b</td>" in page
