@@ -1,9 +1,14 @@
 """The ``benchirt`` command line.
 
 Every stage owns its sub-command in ``benchirt/<stage>/command.py``, a module with
-``register(subparsers)`` that adds one sub-parser and sets its ``func`` default to a
+``register(subparsers)`` that adds its sub-parser(s) and sets their ``func`` default to a
 callable taking the parsed ``argparse.Namespace`` and returning an exit code.
-This module only assembles them.
+This module only assembles them, lazily: :data:`COMMANDS` names each sub-command's module and
+one-line help, so ``benchirt --help`` imports no stage (no scikit-learn, pandas, scipy, matplotlib
+or pyarrow) and ``benchirt rate …`` imports only the rating command's module.
+
+Exit status: what the command returns; 2 with a one-line message for a :class:`BenchirtError` or an
+operating-system error (a path that cannot be written, a full disk); 130 on Ctrl-C.
 """
 from __future__ import annotations
 
@@ -13,11 +18,32 @@ import sys
 
 from benchirt.errors import BenchirtError
 
-#: Modules that each register one sub-command, in the order ``--help`` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("benchirt.pipeline.command", "benchirt.data.command", "benchirt.irt.command", "benchirt.rating.command", "benchirt.subsets.command", "benchirt.airt.command", "benchirt.report.command", "benchirt.placement.command")
+#: Sub-command -> (module whose ``register`` adds it, the line ``benchirt --help`` shows), in help order.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("benchirt.pipeline.command", "the whole pipeline: respond, irt, rate, subset, airt, report"),
+    "respond": ("benchirt.pipeline.command", "response matrices of the classifier pool on a suite"),
+    "datasets": ("benchirt.data.command", "list a suite's datasets and their characteristics"),
+    "irt": ("benchirt.irt.command", "fit a 1PL/2PL/3PL model to a response matrix"),
+    "rate": ("benchirt.rating.command", "leaderboard with intervals, pairwise tests, Glicko-2 ratings, Friedman/Nemenyi"),
+    "subset": ("benchirt.subsets.command", "IRT-filtered benchmark subsets: build, evaluate against chance, export/publish"),
+    "airt": ("benchirt.airt.command", "AIRT: evaluate a portfolio of algorithms over many datasets"),
+    "report": ("benchirt.report.command", "HTML report and Markdown summary of a finished run"),
+    "plan": ("benchirt.placement.command", "which datasets to run a new classifier on (budget K)"),
+    "predict": ("benchirt.placement.command", "predict new classifiers' scores and standing from a few datasets"),
+    "add": ("benchirt.placement.add_command", "add new classifiers to a finished run (frozen items)"),
+}
+
+#: Modules that register sub-commands, in the order ``--help`` lists them.
+COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(module for module, _ in COMMANDS.values()))
+
+INTERRUPTED = "interrupted — rerun the same command to resume"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; only ``command``'s module is imported (None: none, for ``--help``).
+
+    The other sub-commands get a placeholder parser that carries their help line.
+    """
     from benchirt import __version__
 
     parser = argparse.ArgumentParser(
@@ -26,13 +52,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"benchirt {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
-        importlib.import_module(module_name).register(subparsers)
+    if command in COMMANDS:
+        importlib.import_module(COMMANDS[command][0]).register(subparsers)
+    for name, (_, help_line) in COMMANDS.items():
+        if name not in subparsers.choices:
+            subparsers.add_parser(name, help=help_line, add_help=False)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    parser = build_parser(command)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -41,6 +72,13 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except BenchirtError as exc:
         print(f"benchirt {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\nbenchirt {args.command}: {INTERRUPTED}", file=sys.stderr)
+        return 130
+    except OSError as exc:  # the environment's fault: unwritable or odd path, full disk, …
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"benchirt {args.command}: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 2
 
 

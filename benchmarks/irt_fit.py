@@ -13,12 +13,26 @@ signs of ltm's a disagree with the signs of the classical item-rest correlations
 table marks the pool "ltm_flip" and compares against (-a, -b). ``sign_agree`` / ``ltm_sign_agree``:
 share of items with |item-rest correlation| > 0.2 whose a has the same sign as that correlation.
 
-Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt] [--part sim|ref|both]
+Part 3 (``--part scale``) — the scaling table of issue 14: simulated 3PL (10 % negative a) at
+132 x {500, 2000, 8000} and {1000, 5000} x 500, benchirt and mirt side by side in one process
+(each warmed up first on a small matrix, BLAS limited to one thread as benchirt uses), printing CPU
+seconds, peak traced memory per response cell (``tracemalloc``: every numpy allocation during the
+fit, input excluded) and the ratios benchirt / mirt. benchirt runs its default two EM starts; the
+``1 start`` columns show the cost of one.
+
+Part 4 (``--part optimum``) — the EM starts (issue 14, item 1): on simulated 2PL/3PL matrices with
+θ, a, b ~ N(0, 1) (half the items negative; 1000 x 50, seeds 0-4) the fitted log-likelihood against
+the one at the true parameters and the θ correlation (sign-aligned), and on the 50 reference pools
+each start's final log posterior: how often the classical sum-score start, or the principal-component
+start, ends in a worse optimum, and by how much.
+
+Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt] [--part sim|ref|scale|optimum|both]
 """
 from __future__ import annotations
 
 import argparse
 import time
+import tracemalloc
 import warnings
 from pathlib import Path
 
@@ -99,6 +113,100 @@ def simulated(use_mirt: bool) -> pd.DataFrame:
         rows.append(row)
         print(_fmt(pd.DataFrame([row])), flush=True)
     return pd.DataFrame(rows)
+
+
+SCALE_SIZES = [(132, 500), (132, 2000), (132, 8000), (1000, 500), (5000, 500)]
+
+
+def _measure(fn) -> tuple[float, int]:
+    """CPU seconds and peak traced bytes of ``fn()``."""
+    tracemalloc.start()
+    cpu = time.process_time()
+    fn()
+    cpu = time.process_time() - cpu
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return cpu, peak
+
+
+def scaling(use_mirt: bool) -> pd.DataFrame:
+    from threadpoolctl import threadpool_limits
+
+    mirt = None
+    if use_mirt:
+        try:
+            import mirt
+        except ImportError:
+            print("mirt is not installed (pip install -e '.[bench]'): benchirt only")
+    warm = simulate_responses(60, 40, model="3PL", seed=1).responses
+    fit_irt(warm)
+    rows = []
+    with threadpool_limits(1, user_api="blas"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if mirt is not None:
+            mirt.fit_mirt(warm.to_numpy(), model="3PL", compute_standard_errors=False, verbose=False)
+        for n, m in SCALE_SIZES:
+            sim = simulate_responses(n, m, model="3PL", negative_fraction=0.1, seed=11)
+            matrix = sim.responses.to_numpy()
+            cells = n * m
+            cpu, peak = _measure(lambda: fit_irt(sim.responses))
+            cpu1, peak1 = _measure(lambda: fit_irt(sim.responses, IRTConfig(starts=1)))
+            row = {"n x m": f"{n}x{m}", "benchirt_cpu_s": cpu, "benchirt_bytes_per_cell": peak / cells,
+                   "1start_cpu_s": cpu1, "1start_bytes_per_cell": peak1 / cells}
+            if mirt is not None:
+                mcpu, mpeak = _measure(lambda: mirt.fit_mirt(matrix, model="3PL", compute_standard_errors=False,
+                                                             verbose=False))
+                row.update(mirt_cpu_s=mcpu, mirt_bytes_per_cell=mpeak / cells, cpu_ratio=cpu / mcpu,
+                           memory_ratio=peak / mpeak, cpu_ratio_1start=cpu1 / mcpu, memory_ratio_1start=peak1 / mpeak)
+            rows.append(row)
+            print(_fmt(pd.DataFrame([row])), flush=True)
+    return pd.DataFrame(rows)
+
+
+def optimum(limit: int | None) -> None:
+    from benchirt.irt.models import marginal_log_likelihood, quadrature
+
+    rows = []
+    for model in ("2PL", "3PL"):
+        config = IRTConfig(model=model)
+        nodes, log_w = quadrature(config.quadrature, config.theta_max)
+        for seed in range(5):
+            sim = simulate_responses(1000, 50, model=model, seed=seed, discrimination="normal")
+            fit = fit_irt(sim.responses, config)
+            runs = {run["start"]: run for run in fit.starts["runs"]}
+            sign = np.sign(_corr(fit.items["discrimination"], sim.a))
+            rows.append({
+                "model": model, "seed": seed,
+                "loglik_fit - loglik_true": fit.log_likelihood - marginal_log_likelihood(
+                    sim.responses.to_numpy(), sim.a, sim.b, sim.c, nodes, log_w),
+                "sum_score start: log posterior below the chosen": fit.log_posterior - runs["sum_score"]["log_posterior"],
+                "corr_theta": sign * _corr(fit.abilities(sim.responses), sim.theta),
+                "status": fit.status,
+            })
+    table = pd.DataFrame(rows)
+    print("== simulated 1000 x 50, a ~ N(0, 1) ==\n" + _fmt(table))
+    print(_fmt(table.groupby("model")[["loglik_fit - loglik_true", "corr_theta"]].mean().reset_index()))
+    if not REFERENCE.is_dir():
+        return
+    folders = sorted(p for p in REFERENCE.iterdir() if (p / "responses_pool.csv").is_file())
+    if limit:
+        folders = folders[:: max(1, len(folders) // limit)][:limit]
+    pools = []
+    for folder in folders:
+        fit = fit_irt(pd.read_csv(folder / "responses_pool.csv"))
+        runs = {run["start"]: run for run in fit.starts["runs"]}
+        pools.append({"pool": folder.name[:24],
+                      "pc_below_best": fit.log_posterior - runs["principal_component"]["log_posterior"],
+                      "sum_below_best": fit.log_posterior - runs["sum_score"]["log_posterior"],
+                      "chosen": next(name for name, run in runs.items() if run["chosen"])})
+    pools = pd.DataFrame(pools)
+    print("\n== reference pools: log posterior of each start below the chosen one ==\n" + _fmt(pools))
+    tol = IRTConfig().tol_optimum
+    for start in ("sum", "pc"):
+        worse = pools[f"{start}_below_best"] > tol
+        print(f"{start} start ends in a worse optimum on {int(worse.sum())} of {len(pools)} pools "
+              f"(median {pools.loc[worse, f'{start}_below_best'].median():.1f}, "
+              f"max {pools[f'{start}_below_best'].max():.1f} log-posterior units)")
 
 
 def _item_rest_correlations(matrix: np.ndarray) -> np.ndarray:
@@ -192,10 +300,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, help="use this many reference pools (spread over the 50)")
     parser.add_argument("--no-mirt", action="store_true", help="skip the mirt baseline")
-    parser.add_argument("--part", choices=("sim", "ref", "both"), default="both")
+    parser.add_argument("--part", choices=("sim", "ref", "scale", "optimum", "both"), default="both")
     args = parser.parse_args()
     use_mirt = not args.no_mirt
     print(f"benchirt IRTConfig defaults: {IRTConfig()}\n")
+    if args.part == "optimum":
+        optimum(args.limit)
+        return
+    if args.part == "scale":
+        print("== scaling: simulated 3PL, ratios benchirt / mirt (below 1: benchirt cheaper) ==")
+        print("\n" + _fmt(scaling(use_mirt)))
+        return
     if args.part in ("sim", "both"):
         print("== simulated 3PL (seed 11) ==")
         sim = simulated(use_mirt)

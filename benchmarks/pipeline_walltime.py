@@ -10,12 +10,21 @@ Measurements (each a fresh run directory, so nothing is reused):
    four (digits alone takes half of their time, which caps the speed-up of 2 workers).
 3. ``cc18`` (``--cc18``, long): configs/cc18-offline.yaml; ``--limit N`` keeps the N smallest
    datasets of the mirror for a partial measure (the table says which).
+4. ``warm`` (``--warm``): what a user waits for when nothing changed, each as a fresh
+   ``python -m benchirt.cli`` process: ``benchirt --help`` (median of 5) and a warm rerun of a finished
+   run (median of 3, after one rerun that settles the report), for this checkout and, side by side
+   under the same load, for a baseline commit (``--baseline REF``, default 5a8c6e8: before lazy
+   sub-commands and report reuse) extracted with ``git archive``. Both run the same config file
+   (``suite: builtin``, every stage with each version's defaults); then this checkout's warm rerun
+   of the packaged default run (``benchirt run`` with no CONFIG). Goals: ``--help`` < 0.3 s, warm
+   rerun of the default run < 2 s on a quiet machine.
 
 Prints a table per measurement (and writes them to ``--json FILE`` when given). The machine's load is printed
 with each result: on a shared machine the timings are only indicative.
 
     python benchmarks/pipeline_walltime.py                     # default + dask comparison
     python benchmarks/pipeline_walltime.py --cc18 --limit 8    # + a partial cc18-offline run
+    python benchmarks/pipeline_walltime.py --skip-default --skip-dask --warm   # --help and warm reruns
 """
 from __future__ import annotations
 
@@ -23,6 +32,8 @@ import argparse
 import json
 import os
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -97,6 +108,55 @@ def smallest_cc18(limit: int) -> list[str]:
     return [s.name for s in sorted(specs, key=lambda s: Path(s.location).stat().st_size)[:limit]]
 
 
+def _cli_seconds(source: Path, args: list[str], repeats: int, cwd: Path) -> float:
+    """Median wall seconds of ``python -m benchirt.cli ARGS`` with ``source`` first on the import path."""
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    walls = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "benchirt.cli", *args], cwd=cwd, env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        walls.append(time.perf_counter() - start)
+    return statistics.median(walls)
+
+
+def _warm_rerun(source: Path, config: list[str], out: Path, cwd: Path) -> dict:
+    """Cold run into ``out``, one settling rerun, then the median of 3 warm reruns (fresh processes)."""
+    shutil.rmtree(out, ignore_errors=True)
+    cold = _cli_seconds(source, ["run", *config, "--out", str(out), "--quiet"], 1, cwd)
+    _cli_seconds(source, ["run", *config, "--out", str(out), "--quiet"], 1, cwd)
+    warm = _cli_seconds(source, ["run", *config, "--out", str(out), "--quiet"], 3, cwd)
+    return {"cold_s": round(cold, 2), "warm_s": round(warm, 2)}
+
+
+def warm_comparison(baseline_ref: str, workdir: Path) -> list[dict]:
+    """``benchirt --help`` and warm reruns, this checkout vs ``baseline_ref`` (see the module docstring)."""
+    baseline = workdir / f"baseline-{baseline_ref}"
+    shutil.rmtree(baseline, ignore_errors=True)
+    baseline.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", baseline_ref, "benchirt"], cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(["tar", "-x", "-C", str(baseline)], input=archive.stdout, check=True)
+    config = workdir / "builtin.yaml"
+    config.write_text("suite: builtin\n")
+    rows = []
+    for label, source in (("baseline " + baseline_ref, baseline), ("this checkout", ROOT)):
+        load = os.getloadavg()[0]
+        row = {"label": label, "help_s": round(_cli_seconds(source, ["--help"], 5, workdir), 3),
+               **_warm_rerun(source, [str(config)], workdir / f"warm-{source.name}", workdir),
+               "loadavg": round(load, 1)}
+        rows.append(row)
+        print(f"  {label:<22} --help {row['help_s']:.3f} s   run (suite: builtin): cold {row['cold_s']:.1f} s, "
+              f"warm rerun {row['warm_s']:.2f} s   (load average {row['loadavg']})")
+    base, this = rows
+    print(f"  ratios this/baseline: --help {this['help_s'] / base['help_s']:.2f}, "
+          f"warm rerun {this['warm_s'] / base['warm_s']:.2f}")
+    default = _warm_rerun(ROOT, [], workdir / "warm-default", workdir)
+    print(f"  this checkout, packaged default run: cold {default['cold_s']:.1f} s, warm rerun {default['warm_s']:.2f} s "
+          f"(goals: --help < 0.3 s, warm rerun < 2 s on a quiet machine)")
+    rows.append({"label": "this checkout, packaged default run", **default})
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skip-default", action="store_true", help="leave out the default-config run")
@@ -105,6 +165,8 @@ def main(argv=None) -> int:
                         help="compare Dask on the N smallest cc18-offline datasets instead of the builtin four")
     parser.add_argument("--cc18", action="store_true", help="also time configs/cc18-offline.yaml (long)")
     parser.add_argument("--limit", type=int, help="with --cc18: only the N smallest mirror datasets")
+    parser.add_argument("--warm", action="store_true", help="time `benchirt --help` and warm reruns against a baseline")
+    parser.add_argument("--baseline", default="5a8c6e8", metavar="REF", help="baseline commit of --warm (default 5a8c6e8)")
     parser.add_argument("--json", help="also write the results to this JSON file")
     parser.add_argument("--workdir", help="where the run folders go (default: a temporary folder)")
     args = parser.parse_args(argv)
@@ -139,6 +201,9 @@ def main(argv=None) -> int:
             label = f"cc18-offline-{args.limit}-smallest"
         results.append(timed_run(config, label, workdir))
         print_result(results[-1])
+    if args.warm:
+        print("\nwarm: what a user waits for when nothing changed (fresh processes, medians)")
+        results += warm_comparison(args.baseline, workdir)
     if args.json:
         Path(args.json).write_text(json.dumps({"cpus": os.cpu_count(), "results": results}, indent=2) + "\n")
         print(f"\nwritten {args.json}")

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from benchirt.cli import main
-from benchirt.errors import ConfigError
+from benchirt.errors import ConfigError, DataError
 from benchirt.pipeline.config import STAGES, load_config, select_stages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,14 +99,67 @@ def test_unknown_option_inside_a_stage_section(tmp_path):
 
 @pytest.mark.parametrize(
     "execution, message",
-    [("{n_jobs: 0}", "n_jobs must be a positive integer or -1"),
-     ("{backend: spark}", "backend must be one of local, dask"),
-     ("{retries: -1}", "retries must be an integer >= 0"),
-     ("{workers: 3}", "unknown key.*'workers'.*valid keys are n_jobs, backend, scheduler, retries")],
+    [("{n_jobs: 0}", "execution.n_jobs: got 0, expected an integer >= 1 or -1"),
+     ("{n_jobs: true}", "execution.n_jobs: got True, expected an integer >= 1 or -1"),
+     ("{backend: spark}", "execution.backend: got 'spark', expected one of local, dask"),
+     ("{retries: -1}", "execution.retries: got -1, expected an integer >= 0"),
+     ("{scheduler: ' '}", "execution.scheduler: got ' ', expected null or an address such as tcp://host:8786"),
+     ("{workers: 3}", "unknown execution option(s) 'workers'; valid options: n_jobs, backend, scheduler, retries")],
 )
 def test_execution_section_is_validated(tmp_path, execution, message):
-    with pytest.raises(ConfigError, match=message):
-        load_config(_write(tmp_path, f"execution: {execution}\n"))
+    path = _write(tmp_path, f"execution: {execution}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == f"{path}: {message}"
+
+
+def test_execution_config_refuses_zero_workers_at_construction():
+    from benchirt.pipeline.config import ExecutionConfig
+
+    with pytest.raises(ConfigError, match="^execution.n_jobs: got 0, expected an integer >= 1 or -1$"):
+        ExecutionConfig(n_jobs=0)
+
+
+@pytest.mark.parametrize("text", ["", "# nothing but a comment\n", "---\n"])
+def test_an_empty_config_file_is_an_error(tmp_path, text):
+    path = tmp_path / "empty.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == (f"config file {path} is empty; write the sections to run (e.g. `suite: builtin`), or "
+                               "run `benchirt run` without a CONFIG for the packaged default")
+
+
+def test_a_suite_folder_is_relative_to_the_config_and_a_missing_one_names_the_path_tried(tmp_path, monkeypatch):
+    from benchirt.pipeline.run import resolve_specs
+
+    (tmp_path / "configs").mkdir()
+    monkeypatch.chdir(tmp_path)
+    config = load_config(_write(tmp_path / "configs", "suite: data/\nout: runs/here\n"))
+    with pytest.raises(DataError) as info:
+        resolve_specs(config)
+    assert str(info.value) == f"data/: no such file or folder (looked at {tmp_path / 'configs' / 'data'})"
+    assert config.out == "runs/here"  # out: relative to the current folder, as --out
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [({"test_size": 1.5}, "responses.test_size: got 1.5, expected a number strictly between 0 and 1"),
+     ({"cv_folds": 1}, "responses.cv_folds: got 1, expected an integer >= 2"),
+     ({"n_jobs": 0}, "responses.n_jobs: got 0, expected a non-zero integer (-1: all cores)"),
+     ({"max_train": 1}, "responses.max_train: got 1, expected null or an integer >= 2"),
+     ({"seed": "x"}, "responses.seed: got 'x', expected an integer"),
+     ({"time_budget": 0}, "responses.time_budget: got 0, expected null or a number of seconds > 0"),
+     ({"colour": 1}, "unknown responses option(s) 'colour'; valid options: test_size, max_test, cv_folds, seed, "
+                     "ladder_epochs, pool, extra, allowed_packages, artificial, n_jobs, max_train, max_cv_train, "
+                     "max_categories, time_budget")],
+)
+def test_response_options_share_the_validation_messages(options, message):
+    from benchirt.responses import ResponseConfig
+
+    with pytest.raises(ConfigError) as info:
+        ResponseConfig.from_dict(options)
+    assert str(info.value) == message
 
 
 def test_scheduler_address_implies_dask(tmp_path):

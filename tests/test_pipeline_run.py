@@ -132,8 +132,8 @@ def test_report_is_self_contained_with_every_section(finished_run):
     page = (out / "report.html").read_text()
     parser = _Page()
     parser.feed(page)
-    assert parser.sections == ["conclusions", "overview", "datasets", "model-fit", "suspect-labels", "curves", "true-scores",
-                               "ratings", "statistics", "subsets"]
+    assert parser.sections == ["conclusions", "leaderboard", "ratings", "statistics", "overview", "datasets", "model-fit",
+                               "suspect-labels", "curves", "true-scores", "subsets"]
     assert len(parser.images) >= 12 and all(src.startswith("data:image/png;base64,") for src in parser.images)
     assert parser.external == []
     assert "could not be drawn" not in page
@@ -306,3 +306,122 @@ def test_unknown_rating_score_is_refused_with_the_valid_names(tmp_path, capsys):
     error = capsys.readouterr().err
     assert "rating.score 'f1'" in error and "true_score, theta, test_accuracy, cv_accuracy" in error
     assert not (tmp_path / "run").exists()
+
+
+def _copied_run(finished_run, tmp_path) -> tuple[Path, Path]:
+    """A private copy of the finished run (and its config beside it), brought up to date without the report."""
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(finished_run["out"], out)
+    shutil.copy(finished_run["folder"] / "one_class.csv", tmp_path / "one_class.csv")
+    config = _config_file(tmp_path, ["builtin:iris,wine", "one_class.csv"])
+    assert main(["run", str(config), "--out", str(out), "--quiet", "--skip", "report"]) == 0
+    return config, out
+
+
+def test_a_source_edit_recomputes_that_stage_and_says_why(finished_run, tmp_path, capsys, monkeypatch):
+    from benchirt.pipeline import fingerprint
+
+    config, out = _copied_run(finished_run, tmp_path)
+    real_digests = fingerprint.code_digests
+    edited = tuple((f, "0" * 16 if f == "irt/estimation.py" else d) for f, d in real_digests("irt"))
+    monkeypatch.setattr(fingerprint, "code_digests", lambda stage: edited if stage == "irt" else real_digests(stage))
+    capsys.readouterr()
+    before = (out / "manifest.json").read_bytes()
+    # --explain: the decisions, and nothing computed or written
+    assert main(["run", str(config), "--out", str(out), "--stages", "respond", "irt", "rate", "--explain"]) == 0
+    listing = capsys.readouterr().out
+    assert "  respond  iris                     reused" in listing
+    assert ("  irt      iris                     would recompute because the code changed "
+            "(benchirt/irt/estimation.py)") in listing
+    assert "  rate     (all datasets)           would recompute because its input changed" in listing
+    assert (out / "manifest.json").read_bytes() == before
+    assert main(["run", str(config), "--out", str(out), "--stages", "respond", "irt", "rate"]) == 0
+    manifest = _manifest(out)
+    assert manifest["datasets"]["iris"]["respond"]["decision"] == "reused"
+    assert manifest["datasets"]["iris"]["irt"] | {"status": "computed"} == manifest["datasets"]["iris"]["irt"]
+    assert manifest["datasets"]["wine"]["irt"]["decision"] == "recomputed because the code changed (benchirt/irt/estimation.py)"
+    assert manifest["artifacts"]["rate"]["decision"] == "recomputed because its input changed"
+    assert "irt: recomputing iris, wine because the code changed (benchirt/irt/estimation.py)" in capsys.readouterr().err
+
+
+def test_an_unchanged_rerun_reuses_the_report(finished_run, tmp_path):
+    config, out = _copied_run(finished_run, tmp_path)
+    assert main(["run", str(config), "--out", str(out), "--quiet"]) == 0
+    written = (out / "report.html").stat().st_mtime_ns
+    assert main(["run", str(config), "--out", str(out), "--quiet"]) == 0
+    assert _manifest(out)["documents"]["report"] == {"status": "reused", "decision": "reused"}
+    assert (out / "report.html").stat().st_mtime_ns == written
+    (out / "summary.md").write_text("edited by hand")
+    assert main(["run", str(config), "--out", str(out), "--quiet"]) == 0
+    assert _manifest(out)["documents"]["report"]["decision"] == (
+        "rebuilt because report.html or summary.md is missing or was changed after it was written")
+    assert "## Run overview" in (out / "summary.md").read_text()
+
+
+def test_a_tampered_artifact_is_refused_with_exit_2(finished_run, tmp_path, capsys):
+    config, out = _copied_run(finished_run, tmp_path)
+    rate = out / _manifest(out)["artifacts"]["rate"]["path"]
+    (rate / "result" / "comparisons.pkl").write_bytes(b"cos\nsystem\n(S'touch pwned'\ntR.")
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 2
+    assert f"{rate}: refused — comparisons.pkl changed" in capsys.readouterr().err
+    assert main(["run", str(config), "--out", str(out), "--quiet", "--stages", "rate"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"benchirt run: error: {rate}: refused — comparisons.pkl changed after benchirt wrote")
+    assert "Traceback" not in err and not (tmp_path / "pwned").exists()
+
+
+def test_a_full_disk_while_saving_one_dataset_fails_only_that_dataset(finished_run, tmp_path, monkeypatch):
+    import errno
+
+    from benchirt.pipeline import serialize
+
+    config, out = _copied_run(finished_run, tmp_path)
+    real_dump = serialize.dump
+
+    def dump(obj, directory):
+        if getattr(obj, "dataset", None) == "wine":
+            raise OSError(errno.ENOSPC, "No space left on device", str(directory))
+        return real_dump(obj, directory)
+
+    monkeypatch.setattr(serialize, "dump", dump)
+    outcome = run_pipeline(load_config(config, stages=["irt", "rate"]), out=out, force=True, show_progress=False)
+    assert outcome.exit_code == 1
+    wine = outcome.manifest["datasets"]["wine"]["irt"]
+    assert wine["status"] == "failed" and wine["reason"].startswith("could not save the result: No space left on device")
+    assert outcome.manifest["datasets"]["iris"]["irt"]["status"] == "computed"
+    assert outcome.manifest["stages"]["rate"]["status"] == "done"
+
+
+@pytest.mark.parametrize("kind", ["file", "proc", "unwritable"])
+def test_an_unusable_out_folder_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, kind):
+    out = tmp_path / "taken"
+    if kind == "file":
+        out.write_text("not a folder")
+        expected = f"cannot use {out} as the run directory (it is an existing file, not a folder)"
+    elif kind == "proc":
+        out = Path("/proc/benchirt-run")
+        expected = f"cannot use {out} as the run directory ("
+    else:
+        def refuse(self, *args, **kwargs):
+            raise PermissionError(13, "Permission denied", str(self))
+
+        monkeypatch.setattr(Path, "mkdir", refuse)
+        expected = f"cannot use {out} as the run directory (Permission denied)"
+    capsys.readouterr()
+    assert main(["run", "--out", str(out), "--quiet", "--stages", "rate"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"benchirt run: error: {expected}") and len(err.splitlines()) == 1
+
+
+def test_ctrl_c_says_how_to_resume_and_exits_130(capsys, monkeypatch):
+    from benchirt.pipeline import run as run_module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_module, "run_pipeline", interrupted)
+    assert main(["run", "--quiet"]) == 130
+    assert capsys.readouterr().err.strip() == "benchirt run: interrupted — rerun the same command to resume"

@@ -6,8 +6,8 @@ import pytest
 
 from benchirt.rating.statistics import friedman_nemenyi
 from benchirt.report.conclusions import (
-    airt_sentence, datasets_sentence, leader_sentence, leaderboard, significance_sentence, strict_first_share,
-    subsets_sentence, tiers,
+    airt_sentence, datasets_sentence, glicko_board, leader_sentence, leaderboard_table, pairwise_sentence,
+    significance_sentence, strict_first_share, subsets_sentence, tiers,
 )
 
 
@@ -37,7 +37,7 @@ def test_a_tie_is_a_tie_not_a_lead_in_100_percent_of_orders():
     assert text.startswith("No single leader: mlp, random_forest and svc are tied at rating 1871.7")
     assert "first alone in 0 % of them and shares first place in 100 % more" in text
     assert "of the 24 possible" in text  # 4! orders exist, not 200
-    board = leaderboard(table, ranks)
+    board = glicko_board(table, ranks)
     assert board["Rank"].tolist() == ["=1", "=1", "=1", "4"]
 
 
@@ -45,7 +45,7 @@ def test_a_strict_lead_within_the_uncertainty_is_said_so():
     table = _ratings([("mlp", 2017.3, 1922, 2112), ("svc", 1926.4, 1846, 2007), ("rf", 1735, 1663, 1807)])
     ranks = pd.DataFrame({"mlp": [1] * 200, "svc": [2] * 200, "rf": [3] * 200})
     text = leader_sentence(table, ranks, n_datasets=12)
-    assert "Glicko-2 leader: mlp (rating 2017.3, 95 % interval 1922 – 2112)" in text
+    assert "leader: mlp (rating 2017.3, 95 % interval 1922 – 2112)" in text
     assert "overlaps those of svc, so the top tier holds 2 classifiers" in text
     assert "Over 200 random dataset orders (of 12! possible), mlp is first alone in 100 % of them." in text
     few = leader_sentence(table, ranks, n_datasets=4)
@@ -100,3 +100,40 @@ def test_airt_sentence(anomalous):
         assert "anomalous (better on harder datasets, negative discrimination) — nb (discrimination -0.02)" in text
     else:
         assert "no algorithm is anomalous" in text and "least consistent is nb" in text
+
+
+def test_leaderboard_table_marks_ties_and_shows_intervals():
+    board = pd.DataFrame({"classifier": ["a", "b", "c"], "bt_rating": [1700.4, 1600.0, 1600.0],
+                          "bt_low": [1650.0, 1550.0, float("nan")], "bt_high": [1750.0, 1650.0, float("nan")],
+                          "rank": [1, 2, 2], "rank_low": [1, 2, float("nan")], "rank_high": [1, 3, float("nan")],
+                          "tier": [1, 2, 1], "glicko_rating": [1710.0, 1590.0, 1601.0], "glicko_rd": [40.0, 35.0, 30.0]})
+    table = leaderboard_table(board)
+    assert table["Rank"].tolist() == ["1", "=2", "=2"]
+    assert table["95 % interval"].tolist() == ["1650 – 1750", "1550 – 1650", ""]  # undefined stays blank
+    assert table["Glicko-2 (R ± 2RD)"].tolist() == ["1710 ± 80", "1590 ± 70", "1601 ± 60"]
+
+
+def test_pairwise_sentence_counts_holm_significant_wins_of_the_leader():
+    pairwise = pd.DataFrame({"a": ["a", "a", "b", "a"], "b": ["b", "c", "c", "d"],
+                             "mean_difference": [0.1, 0.2, 0.1, -0.05],
+                             "wilcoxon_p_holm": [0.01, 0.2, 0.01, 0.01]})
+    text = pairwise_sentence(pairwise, "a")
+    # b: significant and a better -> beaten; c: not significant; d: significant but d better -> not beaten
+    assert "(Holm-corrected for all 4 pairs, α = 0.05): a is significantly better than 1 of 3 classifiers" in text
+    assert text.endswith("not separated from c.")
+
+
+def test_airt_dataset_table_collapses_identical_rows():
+    """ASP-POTASSCO: 80 instances every solver finds equally easy must not be 80 identical rows."""
+    from benchirt.report.sections import airt_dataset_table
+
+    datasets = pd.DataFrame({"dataset": [f"i{n:02d}" for n in range(82)],
+                             "difficulty": [2.397] * 40 + [-2.397] * 40 + [0.5, 0.1]})
+    datasets["easiness"] = -datasets["difficulty"]
+    table, caption = airt_dataset_table(datasets)
+    assert table["difficulty"].tolist() == [2.397, 0.5, 0.1, -2.397]
+    assert table["n_datasets"].tolist() == [40, 1, 1, 40]
+    assert table["datasets"].iloc[0] == "i00, i01, i02, i03, i04, … (35 more)"
+    assert "82 rows with 4 distinct difficulties" in caption
+    distinct, _ = airt_dataset_table(datasets.iloc[79:])  # all different: left as it is, hardest first
+    assert distinct["dataset"].tolist() == ["i80", "i81", "i79"]

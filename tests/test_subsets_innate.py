@@ -105,3 +105,20 @@ def test_metadata_errors():
         characterize({"full": ["a", "z"]}, metadata())
     with pytest.raises(DataError, match="n_classes"):
         characterize({"full": ["a"]}, metadata().drop(columns="n_classes"))
+
+
+def test_a_tie_at_the_top_is_no_lead():
+    """decodIRT's combined-50 case: three real classifiers with identical ratings are tied, whatever their names."""
+    rows = []
+    for subset in ("full", "c-50"):
+        for name, rating in (("mlp", 1871.72), ("svc", 1871.72), ("random_forest", 1871.72), ("knn", 1500.0)):
+            rows.append({"subset": subset, "classifier": name, "role": "real", "rating": rating, "rd": 40.0,
+                         "volatility": 0.06, "low": rating - 80, "high": rating + 80})
+    table, leaders, verdict = innate_ability(pd.DataFrame(rows), ["full", "c-50"],
+                                             {s: pd.Series({"mlp": 0.0, "svc": 0.0, "random_forest": 0.0, "knn": 0.0})
+                                              for s in ("full", "c-50")})
+    assert list(leaders["tied_with"]) == ["random_forest, svc", "random_forest, svc"]
+    assert list(leaders["margin"]) == [0.0, 0.0]
+    assert "leads 0 of 2 suites; it is tied for first (equal ratings) on 2 (full, c-50)" in verdict
+    assert "leads alone in 0 % of them" in verdict
+    assert verdict.endswith("Verdict: no leader — the top of the ratings is a tie.")

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from benchirt.errors import DataError
+from benchirt.sniff import check_text_table
 
 #: ASlib run status meaning the algorithm solved the instance within its limits.
 OK_STATUS = "ok"
@@ -201,6 +202,7 @@ def load_performance(source: str | Path | pd.DataFrame, *, maximize: bool = True
         if not path.is_file():
             raise DataError(f"{path}: performance file not found; give a CSV with one row per dataset "
                             "(first column = name) and one column per algorithm")
+        check_text_table(path, "performance CSV")
         try:
             frame = pd.read_csv(path, index_col=0)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:

@@ -3,7 +3,8 @@
 The format comes from the suffix (``.arff``, ``.csv``, ``.tsv``, ``.parquet``/``.pq``, each
 optionally followed by ``.gz`` except parquet); anything else is a
 :class:`~benchirt.errors.DataError`. The target is the ``target`` column when given, else the
-last column (ARFF: the last attribute). Cleaning follows :mod:`benchirt.data.cleaning`.
+last column (ARFF: the last attribute, which must then be nominal: a numeric one is refused rather
+than read as hundreds of classes). Cleaning follows :mod:`benchirt.data.cleaning`.
 CSV files are read by pandas' C parser with ``?``, empty and the usual NA spellings as
 missing values; UTF-8 is tried first, then latin-1.
 """
@@ -17,10 +18,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchirt.data.arff import STRING, read_arff
+from benchirt.data.arff import NOMINAL, STRING, read_arff
 from benchirt.data.cleaning import prepare_dataset
 from benchirt.data.dataset import Dataset
 from benchirt.errors import DataError
+from benchirt.sniff import check_text_table
 
 #: Recognised suffixes (lower case, ``.gz`` stripped) → format.
 FORMATS = {".arff": "arff", ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet"}
@@ -83,12 +85,15 @@ def load_file(
         )
     if not path.is_file():
         raise DataError(f"{path}: no such file")
+    if fmt != "parquet":
+        check_text_table(path, f"{fmt.upper()} data file")
     text_columns: list[str] = []
     notes: list[str] = []
     extra: dict = {"file": str(path)}
     if fmt == "arff":
         arff = read_arff(path)
         frame, notes = arff.frame, list(arff.notes)
+        _check_arff_class(arff, target, path)
         text_columns = [c for c, kind in arff.kinds.items() if kind == STRING]
         extra["relation"] = arff.relation
     elif fmt == "parquet":
@@ -102,6 +107,23 @@ def load_file(
         source=f"file:{path}", openml_id=openml_id, task_id=task_id, ignore=ignore,
         text_columns=text_columns, notes=notes, extra=extra,
     )
+
+
+def _check_arff_class(arff, target: str | None, path: Path) -> None:
+    """Without a declared target, the class is the last attribute, and an ARFF class is nominal.
+
+    A numeric last attribute (an ``age`` column) taken as the class would silently turn a dataset
+    into a many-class problem; it is refused with the attributes that could be the class instead.
+    """
+    if target is not None or not arff.kinds:
+        return
+    last, kind = list(arff.kinds.items())[-1]
+    if kind != NOMINAL:
+        nominal = [name for name, k in arff.kinds.items() if k == NOMINAL]
+        raise DataError(
+            f"{path}: the last attribute {last!r} is {kind}, not nominal, so it is not a class label; name the "
+            f"target column (a manifest's `target`, or `target=`){'; nominal attributes: ' + ', '.join(nominal[:10]) if nominal else ''}"
+        )
 
 
 def _read_delimited(path: Path, sep: str) -> tuple[pd.DataFrame, list[str]]:

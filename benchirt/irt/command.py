@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchirt.errors import ConfigError, DataError
+from benchirt.sniff import check_text_table
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json
 from benchirt.irt.config import ABILITY_METHODS, IRTConfig
 from benchirt.irt.compare import compare_models
@@ -74,6 +75,7 @@ def read_responses_csv(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: no such file; pass a CSV of respondents x items of 0/1")
+    check_text_table(path, "response matrix CSV")
     try:
         frame = pd.read_csv(path)
     except pd.errors.EmptyDataError:

@@ -91,7 +91,7 @@ class IRTConfig:
     tol: float = 1e-3
     tol_log_posterior: float = 1e-4
     starts: int | str = "auto"
-    tol_optimum: float = 0.1
+    tol_optimum: float = 1.0
     max_discrimination: float = 10.0
     max_difficulty: float = 6.0
     max_guessing: float = 0.95

@@ -60,6 +60,12 @@ _GAMMA_MIN = float(logit(1e-4))
 #: Largest SQUAREM step length (per item); longer ones fail the log-posterior check more often
 #: than they gain (measured on simulated and reference matrices).
 _MAX_ALPHA = 3.0
+#: A later EM start this close (largest change of a, b or c) to an earlier start's optimum has
+#: reached that optimum.
+_JOIN = 0.01
+#: The standard errors go through the items in this many blocks, so their (patterns, items, 3)
+#: score arrays hold 1.5 bytes per response cell each instead of 24.
+_SE_BLOCKS = 16
 
 
 @dataclass
@@ -74,7 +80,6 @@ class _Problem:
     config: IRTConfig
 
     def __post_init__(self) -> None:
-        self.patterns_t = np.ascontiguousarray(self.patterns.T)  # (m_unique, n_patterns), for r = U^T W
         self.node_powers = np.stack([np.ones_like(self.nodes), self.nodes, self.nodes**2], axis=1)
 
     @property
@@ -104,8 +109,8 @@ def fit_irt(responses, config: IRTConfig | None = None) -> IRTFit:
     Raises
     ------
     DataError
-        Invalid entries (see :func:`benchirt.irt.validation.as_response_matrix`),
-        fewer than ``config.min_respondents`` respondents, or no item that any two
+        Invalid entries (see :func:`benchirt.irt.validation.as_response_matrix`), fewer than 2
+        items, fewer than ``config.min_respondents`` respondents, or no item that any two
         respondents answer differently.
     """
     config = config or IRTConfig()
@@ -125,6 +130,11 @@ def _blas_threads() -> ThreadpoolController:
 def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
     values, respondents, items = as_response_matrix(responses)
     n, m = values.shape
+    if m < 2:
+        raise DataError(
+            f"responses: {m} item ({items[0]!r}) cannot be fitted as a {config.model}: an ability scale needs at "
+            "least 2 items — give the full respondents x items matrix"
+        )
     if n < config.min_respondents:
         raise DataError(
             f"responses: {n} respondent(s) cannot support {config.model} item parameters; need at least "
@@ -137,14 +147,19 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
             f"responses: all {m} items are answered the same way by every respondent (all correct or all wrong); "
             "no item carries information — check that the respondents differ"
         )
-    columns, item_index, multiplicity = np.unique(
-        values[:, informative], axis=1, return_inverse=True, return_counts=True
-    )
+    # collapse identical items and respondents on a 1-byte copy (no float copy of the matrix is kept)
+    binary = values.astype(np.int8)[:, informative]
+    del values
+    columns, item_index, multiplicity = np.unique(binary, axis=1, return_inverse=True, return_counts=True)
+    del binary
     patterns, counts = np.unique(columns, axis=0, return_counts=True)
     nodes, log_weights = quadrature(config.quadrature, config.theta_max)
-    problem = _Problem(patterns, counts.astype(float), multiplicity.astype(float), nodes, log_weights, config)
+    problem = _Problem(patterns.astype(float), counts.astype(float), multiplicity.astype(float), nodes, log_weights,
+                       config)
+    del patterns
 
-    params, record, starts = _best_of_starts(columns, problem)
+    params, record, starts = _best_of_starts(columns.astype(float), problem)
+    del columns
     log_post = record.history[-1]
     log_lik = log_post - float(problem.multiplicity @ _log_prior(params, problem))
     se = _standard_errors(params, problem)
@@ -183,20 +198,20 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     scores, reason = start_scores(columns, problem.multiplicity, config.starts)
     runs = []
     for name, score in scores:
-        params, record = _run_em(_initial_values(columns, score, problem), problem)
+        known = max(runs, key=lambda run: run[2].history[-1])[1] if runs else None
+        params, record = _run_em(_initial_values(columns, score, problem), problem, known)
         runs.append((name, params, record))
     best = max(range(len(runs)), key=lambda i: runs[i][2].history[-1])
     top = runs[best][2].history[-1]
     rows = []
     for i, (name, _, record) in enumerate(runs):
         status = "converged" if record.converged else "iteration_limit"
-        if status == "converged" and record.history[-1] < top - config.tol_optimum:
+        if status == "converged" and record.stopped_by != "same_optimum" and record.history[-1] < top - config.tol_optimum:
             status = "better_optimum_exists"
         rows.append({"start": name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
-                     "status": status, "chosen": i == best})
+                     "stopped_by": record.stopped_by, "status": status, "chosen": i == best})
     params = runs[best][1].copy()
-    means = (config.prior_discrimination[0], config.prior_difficulty[0]) if config.prior else (0.0, 0.0)
-    if means == (0.0, 0.0):  # the mirror image is the same fit (see starts.py): orient it
+    if _symmetric(config):  # the mirror image is the same fit (see starts.py): orient it
         params[:, :2] *= orientation(columns, problem.multiplicity, params[:, 0])
     return params, runs[best][2], {"reason": reason, "runs": rows}
 
@@ -215,10 +230,11 @@ def _initial_values(values: np.ndarray, score: np.ndarray, problem: _Problem) ->
     """
     config = problem.config
     z = (score - score.mean()) / (score.std() or 1.0)
-    p = (values.sum(axis=0) + 0.5) / (values.shape[0] + 1.0)
-    centred = values - values.mean(axis=0)
-    sd_item = values.std(axis=0)
-    r = (centred * z[:, None]).mean(axis=0) / np.where(sd_item > 0, sd_item, 1.0)
+    total = np.ones(values.shape[0]) @ values
+    p = (total + 0.5) / (values.shape[0] + 1.0)
+    mean = total / values.shape[0]
+    sd_item = np.sqrt(mean * (1.0 - mean))  # 0/1 items
+    r = (z @ values) / len(z) / np.where(sd_item > 0, sd_item, 1.0)  # z has mean 0: the covariance over sd
     r = np.clip(r, -0.9, 0.9)
     a = np.clip(1.7 * r / np.sqrt(1 - r**2), -3.0, 3.0)
     if config.model == "1PL":
@@ -301,7 +317,7 @@ class _Record:
     history: list[float] | None = None
 
 
-def _run_em(params: np.ndarray, problem: _Problem) -> tuple[np.ndarray, _Record]:
+def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = None) -> tuple[np.ndarray, _Record]:
     """EM accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3, step length per item).
 
     Each cycle takes two EM steps ``x1 = F(x0)``, ``x2 = F(x1)``, extrapolates every
@@ -314,7 +330,10 @@ def _run_em(params: np.ndarray, problem: _Problem) -> tuple[np.ndarray, _Record]
     parameter by ``tol`` or more (``stopped_by="parameters"``), or it raises the
     log posterior by less than ``tol_log_posterior`` (``"log_posterior"``: the
     remaining movement is along a flat ridge of an item that the data barely
-    determine, and does not change the fit).
+    determine, and does not change the fit). A later start stops as soon as it comes
+    within :data:`_JOIN` of ``known``, an optimum an earlier start converged to, or of
+    its mirror image (``"same_optimum"``: EM's fixed point attracts its neighbourhood,
+    so continuing would only reproduce it).
     """
     config = problem.config
     record = _Record(history=[])
@@ -337,10 +356,14 @@ def _run_em(params: np.ndarray, problem: _Problem) -> tuple[np.ndarray, _Record]
             record.stopped_by = "parameters"
         elif record.log_posterior_change < config.tol_log_posterior:
             record.stopped_by = "log_posterior"
+        elif known is not None and _joins(x1, known, problem):
+            record.stopped_by = "same_optimum"
         if record.stopped_by != "max_iter" or record.n_iter >= config.max_iter:
             x0, t0 = x1, t1
             break
+        t0 = None  # release each item x node table once it is used (they dominate memory for small n)
         x2, t2, lp1 = step(x1, t1)
+        t1 = None
         record.log_posterior_change = lp1 - lp0
         r = x1[:, cols] - x0[:, cols]
         v = x2[:, cols] - 2 * x1[:, cols] + x0[:, cols]
@@ -356,7 +379,9 @@ def _run_em(params: np.ndarray, problem: _Problem) -> tuple[np.ndarray, _Record]
         x3, t3, lp_ext = step(extrapolated, _Terms.at(extrapolated, problem))
         if lp_ext < lp1:  # extrapolation overshot: continue from plain EM instead
             record.history.pop()
+            t3 = None
             x3, t3, lp_ext = step(x2, t2)
+        t2 = None
         lp_prev = lp_ext
         x0, t0 = x3, t3
     record.converged = record.stopped_by != "max_iter"
@@ -373,7 +398,7 @@ def _e_step(terms: _Terms, params: np.ndarray, problem: _Problem) -> tuple[np.nd
     post, log_marginal = _posterior(terms.log_p, terms.log_q, problem)
     scaled = post * problem.counts[:, None]
     n_k = scaled.sum(axis=0)
-    r = problem.patterns_t @ scaled
+    r = problem.patterns.T @ scaled  # BLAS reads the transpose in place
     log_post = float(problem.counts @ log_marginal + problem.multiplicity @ _log_prior(params, problem))
     return r, n_k, log_post
 
@@ -540,6 +565,20 @@ def _common_discrimination_step(params, terms, r, n_k, problem) -> tuple[np.ndar
     return params, terms
 
 
+def _joins(params: np.ndarray, known: np.ndarray, problem: _Problem) -> bool:
+    """True when ``params`` lies within :data:`_JOIN` of ``known`` or of its mirror image (-a, -b, c)."""
+    if _max_change(params, known) < _JOIN:
+        return True
+    mirror = known.copy()
+    mirror[:, :2] *= -1
+    return _symmetric(problem.config) and _max_change(params, mirror) < _JOIN
+
+
+def _symmetric(config: IRTConfig) -> bool:
+    """The log posterior is unchanged by theta, a, b -> -theta, -a, -b (priors centred on 0, or none)."""
+    return not config.prior or (config.prior_discrimination[0], config.prior_difficulty[0]) == (0.0, 0.0)
+
+
 def _max_change(old: np.ndarray, new: np.ndarray) -> float:
     change = np.abs(new[:, :2] - old[:, :2]).max()
     if np.isfinite(old[:, 2]).all():
@@ -565,30 +604,27 @@ def _standard_errors(params: np.ndarray, problem: _Problem) -> np.ndarray:
         cols = [0, 1]
     terms = _Terms.at(params, problem)
     post, _ = _posterior(terms.log_p, terms.log_q, problem)
-    theta = problem.nodes[None, :]
-    a, b = params[:, 0:1], params[:, 1:2]
-    c = _guessing(params)[:, None]
-    s = expit(a * (theta - b))
-    p = c + (1 - c) * s
-    # complete-data score of u = 1 / u = 0 at each node: (u - P) * [s/P (theta-b), -a s/P, c/P]
-    base = np.stack([s / p * (theta - b), -a * s / p, np.broadcast_to(c / p, s.shape)], axis=-1)  # (m, K, 3)
-    u = problem.patterns  # (n_pat, m)
-    # posterior mean over nodes of (u - P) * base, per pattern and item: (n_pat, m, 3)
-    m, n_nodes = s.shape
-    w_base = (post @ base.transpose(1, 0, 2).reshape(n_nodes, 3 * m)).reshape(-1, m, 3)
-    w_p_base = (post @ (p[..., None] * base).transpose(1, 0, 2).reshape(n_nodes, 3 * m)).reshape(-1, m, 3)
-    scores = u[..., None] * w_base - w_p_base
+    m = params.shape[0]
+    size = len(cols)
+    xpd = np.zeros((m, size, size))
+    common = np.zeros(problem.patterns.shape[0])  # 1PL: the shared a's score per pattern
+    block = max(8, -(-m // _SE_BLOCKS))
+    for start in range(0, m, block):  # items in blocks: the (patterns, items, 3) scores never exist whole
+        rows = slice(start, start + block)
+        scores = _item_scores(params[rows], problem.patterns[:, rows], post, problem.nodes)
+        weighted = scores * problem.counts[:, None, None]
+        if problem.config.model == "1PL":
+            common += scores[:, :, 0] @ problem.multiplicity[rows]
+        xpd[rows] = np.stack([np.stack([(weighted[..., q] * scores[..., r]).sum(axis=0) for r in cols], -1)
+                              for q in cols], -2)
     if problem.config.model == "1PL":
-        common = scores[:, :, 0] @ problem.multiplicity  # the shared a's score per pattern
-        xpd_b = np.einsum("n,nm->m", problem.counts, scores[:, :, 1] ** 2)
+        xpd_b = xpd[:, 1, 1]
         if problem.config.prior:
             xpd_b = xpd_b + 1 / problem.config.prior_difficulty[1] ** 2
         se = np.zeros(params.shape)
         se[:, 1] = 1 / np.sqrt(np.maximum(xpd_b, 1e-12))
         se[:, 0] = 1 / np.sqrt(max(float(problem.counts @ common**2), 1e-12))
         return se
-    weighted = scores * problem.counts[:, None, None]
-    xpd = np.stack([np.stack([(weighted[..., q] * scores[..., r]).sum(axis=0) for r in cols], -1) for q in cols], -2)
     prior_info = np.zeros((params.shape[0], 3, 3))
     _add_prior_terms(params, np.zeros(params.shape), prior_info, problem)
     xpd = xpd + prior_info[:, cols][:, :, cols] + 1e-8 * np.eye(len(cols))
@@ -596,8 +632,27 @@ def _standard_errors(params: np.ndarray, problem: _Problem) -> np.ndarray:
     se = np.zeros(params.shape)
     se[:, cols] = np.sqrt(np.clip(np.diagonal(cov, axis1=1, axis2=2), 0, None))
     if problem.estimates_guessing:
-        se[:, 2] = se[:, 2] * (c[:, 0] * (1 - c[:, 0]))
+        c = _guessing(params)
+        se[:, 2] = se[:, 2] * (c * (1 - c))
     return se
+
+
+def _item_scores(params: np.ndarray, u: np.ndarray, post: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """Posterior-mean complete-data score of each pattern for each item's (a, b, gamma): (n_pat, m, 3).
+
+    At a node the score of an answer u is ``(u - P) * [s/P (theta-b), -a s/P, c/P]``; its
+    posterior mean is ``u * E[base] - E[P base]`` (``post``: (n_pat, K) posterior weights).
+    """
+    theta = nodes[None, :]
+    a, b = params[:, 0:1], params[:, 1:2]
+    c = _guessing(params)[:, None]
+    s = expit(a * (theta - b))
+    p = c + (1 - c) * s
+    base = np.stack([s / p * (theta - b), -a * s / p, np.broadcast_to(c / p, s.shape)], axis=-1)  # (m, K, 3)
+    m, n_nodes = s.shape
+    w_base = (post @ base.transpose(1, 0, 2).reshape(n_nodes, 3 * m)).reshape(-1, m, 3)
+    w_p_base = (post @ (p[..., None] * base).transpose(1, 0, 2).reshape(n_nodes, 3 * m)).reshape(-1, m, 3)
+    return u[..., None] * w_base - w_p_base
 
 
 # --------------------------------------------------------------------------- output

@@ -56,7 +56,8 @@ class IRTFit:
         Gain of the log posterior in the last plain EM step.
     stopped_by : str
         ``"parameters"`` (``max_change < tol``), ``"log_posterior"``
-        (``log_posterior_change < tol_log_posterior``) or ``"max_iter"`` (not converged).
+        (``log_posterior_change < tol_log_posterior``), ``"same_optimum"`` (a later EM start
+        reached an earlier start's optimum) or ``"max_iter"`` (not converged).
     log_likelihood, log_posterior : float
         Marginal log-likelihood of the calibration responses at the estimates
         (flagged items excluded), and the same plus the log prior.
@@ -71,7 +72,7 @@ class IRTFit:
         Log posterior before each EM iteration of the chosen start (non-decreasing).
     starts : dict
         ``reason`` (why these starts) and ``runs``: one row per EM start (``start``,
-        ``log_posterior``, ``n_iter``, ``status``, ``chosen``); ``status`` is ``converged``,
+        ``log_posterior``, ``n_iter``, ``stopped_by``, ``status``, ``chosen``); ``status`` is ``converged``,
         ``iteration_limit`` or ``better_optimum_exists`` (EM converged to a local optimum: another
         start found a higher log posterior). See :mod:`benchirt.irt.starts`.
     """

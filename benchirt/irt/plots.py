@@ -2,7 +2,7 @@
 and parameter histograms (seed 003 §2.5, §5.1). Each function returns a matplotlib Figure."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import matplotlib
 
@@ -60,6 +60,7 @@ def plot_classifier_curves(
     by: str = "difficulty",
     bins: int = 10,
     respondents: Sequence[str] | None = None,
+    roles: Mapping[str, str] | None = None,
 ) -> Figure:
     """Classifier characteristic curves: accuracy of each classifier per bin of item difficulty
     (or discrimination).
@@ -74,6 +75,10 @@ def plot_classifier_curves(
     bins : int
     respondents : sequence of str, optional
         Rows to draw (default: 12 spread over the range of total scores).
+    roles : mapping, optional
+        Respondent → ``real`` / ``artificial`` / ``ladder``: real classifiers get distinct solid lines,
+        artificial ones grey dashes (:mod:`benchirt.plotstyle`); default guessed from the names.
+        Each line is labelled at its right end instead of a legend.
     """
     if by not in ("difficulty", "discrimination"):
         raise DataError(f"classifier curves: 'by' must be difficulty or discrimination, got {by!r}")
@@ -95,14 +100,19 @@ def plot_classifier_curves(
             raise DataError(f"classifier curves: unknown respondents {unknown[:5]}")
     answers = responses.loc[rows, estimated.index].astype(float)
     accuracy = answers.T.groupby(codes.to_numpy()).mean()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    from benchirt.plotstyle import classifier_styles, label_line_ends
+
+    styles = classifier_styles([str(r) for r in rows], roles)
+    fig, ax = plt.subplots(figsize=(8, 5))
+    x = centres.to_numpy()
     for name in rows:
-        ax.plot(centres.to_numpy(), accuracy[name].to_numpy(), marker="o", ms=3, label=str(name))
+        ax.plot(x, accuracy[name].to_numpy(), marker="o", ms=2.5, label=str(name), **styles[str(name)])
     ax.set_xlabel(f"item {by} (median of bin)")
     ax.set_ylabel("accuracy in bin")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(f"Classifier characteristic curves by {by} ({n_bins} bins)")
-    ax.legend(fontsize=6, ncol=2, loc="best")
+    label_line_ends(ax, x[-1], {str(n): accuracy[n].iloc[-1] for n in rows}, styles)
+    ax.spines[["top", "right"]].set_visible(False)
     fig.tight_layout()
     return fig
 

@@ -24,9 +24,18 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import eigh
 
+def _column_means(values: np.ndarray) -> np.ndarray:
+    """Column means from a matrix-vector product (``values.mean`` may make a temporary copy)."""
+    return np.ones(values.shape[0]) @ values / values.shape[0]
+
+
 def _standardise(score: np.ndarray) -> np.ndarray:
     sd = score.std()
     return (score - score.mean()) / (sd if sd > 0 else 1.0)
+
+
+#: The starts standardise the matrix in this many blocks of rows or columns, never all at once.
+_BLOCKS = 16
 
 
 def principal_components(values: np.ndarray, multiplicity: np.ndarray | None = None, k: int = 2) -> np.ndarray:
@@ -48,34 +57,52 @@ def principal_components(values: np.ndarray, multiplicity: np.ndarray | None = N
     """
     n, m = values.shape
     weights = np.ones(m) if multiplicity is None else np.asarray(multiplicity, float)
-    sd = values.std(axis=0)
-    z = (values - values.mean(axis=0)) / np.where(sd > 0, sd, 1.0) * np.sqrt(weights)
+    mean = _column_means(values)
+    sd = np.sqrt(mean * (1.0 - mean))  # 0/1 items: no temporary copy of the matrix
+    scale = np.sqrt(weights) / np.where(sd > 0, sd, 1.0)
+
+    def block(rows=slice(None), cols=slice(None)):  # standardised, weighted z = (x - mean) * scale
+        return (values[rows, cols] - mean[cols]) * scale[cols]
+
     k = max(1, min(k, n - 1, m))
+    step = max(64, -(-max(n, m) // _BLOCKS))
     # the eigenvectors of the smaller Gram matrix (n x n or m x m) give the same components
     if n <= m:
-        gram = z @ z.T
+        gram = np.zeros((n, n))
+        for j in range(0, m, step):
+            z = block(cols=slice(j, j + step))
+            gram += z @ z.T
         _, vectors = eigh(gram, subset_by_index=[n - k, n - 1])
         scores = vectors.T[::-1]
     else:
-        gram = z.T @ z
+        gram = np.zeros((m, m))
+        for i in range(0, n, step):
+            z = block(rows=slice(i, i + step))
+            gram += z.T @ z
         _, vectors = eigh(gram, subset_by_index=[m - k, m - 1])
-        scores = (z @ vectors).T[::-1]
+        scores = np.vstack([block(rows=slice(i, i + step)) @ vectors for i in range(0, n, step)]).T[::-1]
     out = np.empty((k, n))
     for row, score in enumerate(scores):
         score = _standardise(score)
-        loadings = z.T @ score  # proportional to each item's correlation with the component
+        loadings = (score @ values - score.sum() * mean) * scale  # z^T score: each item's covariance with it
         out[row] = score * orientation(values, weights, loadings)
     return out
 
 
 def item_rest_correlations(values: np.ndarray, multiplicity: np.ndarray | None = None) -> np.ndarray:
     """Correlation of each item with the (weighted) number correct on the other items, shape (m,);
-    0 for an item or rest score without variance."""
-    weights = np.ones(values.shape[1]) if multiplicity is None else np.asarray(multiplicity, float)
-    rest = (values @ weights)[:, None] - values
-    u, r = values - values.mean(axis=0), rest - rest.mean(axis=0)
-    denom = np.sqrt((u**2).sum(axis=0) * (r**2).sum(axis=0))
-    return np.where(denom > 0, (u * r).sum(axis=0) / np.where(denom > 0, denom, 1.0), 0.0)
+    0 for an item or rest score without variance. From moments (one matrix-vector product), so no
+    rest-score matrix is formed."""
+    n, m = values.shape
+    weights = np.ones(m) if multiplicity is None else np.asarray(multiplicity, float)
+    total = values @ weights
+    mean = _column_means(values)
+    var_item = mean * (1.0 - mean)  # 0/1 items
+    cov_total = (total @ values) / n - mean * total.mean()
+    cov_rest = cov_total - var_item  # rest = total - item
+    var_rest = np.maximum(total.var() - 2 * cov_total + var_item, 0.0)
+    denom = np.sqrt(var_item * var_rest)
+    return np.where(denom > 1e-12, cov_rest / np.where(denom > 1e-12, denom, 1.0), 0.0)
 
 
 def orientation(values: np.ndarray, multiplicity: np.ndarray, discrimination: np.ndarray) -> float:

@@ -3,7 +3,8 @@
 An artifact's ``_type.json`` names the class of each folder. Reading it must never import or call
 what that text names (a tampered file could name ``os:system``), so names are only looked up here:
 the registry holds every dataclass defined in :data:`RESULT_MODULES` — modules named in this code,
-not on disk — plus classes registered by code with :func:`register`. Writing refuses a dataclass
+not on disk, imported only when one of their classes is read — plus classes registered by code with
+:func:`register`. Writing refuses a dataclass
 that is not registered, so a result that could not be read back is never stored.
 """
 from __future__ import annotations
@@ -26,6 +27,8 @@ RESULT_MODULES: tuple[str, ...] = (
     "benchirt.rating.permutation",
     "benchirt.rating.statistics",
     "benchirt.rating.stage",
+    "benchirt.rating.leaderboard",
+    "benchirt.rating.bradley_terry",
     "benchirt.subsets.config",
     "benchirt.subsets.evaluation",
     "benchirt.airt.config",
@@ -33,24 +36,25 @@ RESULT_MODULES: tuple[str, ...] = (
     "benchirt.airt.continuous",
     "benchirt.airt.goodness",
     "benchirt.airt.latent",
+    "benchirt.airt.compat",
+    "benchirt.airt.polytomous",
 )
 
-_registry: dict[str, type] = {}
-_loaded = False
+_registered: dict[str, type] = {}
 
 
 def register(cls: type) -> type:
     """Allow the dataclass ``cls`` in artifacts (for results defined outside :data:`RESULT_MODULES`)."""
     if not (inspect.isclass(cls) and is_dataclass(cls)):
         raise TypeError(f"{cls!r} is not a dataclass")
-    _registry[_name(cls)] = cls
+    _registered[_name(cls)] = cls
     return cls
 
 
 def name_of(cls: type) -> str:
     """The registry name of ``cls`` (``module:qualname``); TypeError when it is not registered."""
     name = _name(cls)
-    if _classes().get(name) is not cls:
+    if _find(name) is not cls:
         raise TypeError(
             f"cannot store a {name}: it is not a registered benchirt result type; add its module to "
             "benchirt.pipeline.artifact_types.RESULT_MODULES (or register() it)"
@@ -59,8 +63,12 @@ def name_of(cls: type) -> str:
 
 
 def lookup(name: object, where: Path) -> type:
-    """The registered class called ``name``; ArtifactError for any other name (nothing is imported)."""
-    cls = _classes().get(name) if isinstance(name, str) else None
+    """The registered class called ``name``; ArtifactError for any other name.
+
+    Only a module listed in :data:`RESULT_MODULES` is ever imported, and only a dataclass defined in
+    it is returned: a name read from disk selects among these, it is never imported as such.
+    """
+    cls = _find(name) if isinstance(name, str) else None
     if cls is None:
         raise ArtifactError(
             f"{where}: the artifact names type {name!r}, which is not a benchirt result type; it was not written "
@@ -69,16 +77,16 @@ def lookup(name: object, where: Path) -> type:
     return cls
 
 
-def _classes() -> dict[str, type]:
-    global _loaded
-    if not _loaded:
-        for module_name in RESULT_MODULES:
-            module = importlib.import_module(module_name)
-            for _, member in inspect.getmembers(module, inspect.isclass):
-                if is_dataclass(member) and member.__module__ == module_name:
-                    _registry.setdefault(_name(member), member)
-        _loaded = True
-    return _registry
+def _find(name: str) -> type | None:
+    if name in _registered:
+        return _registered[name]
+    module_name, _, qualname = name.partition(":")
+    if module_name not in RESULT_MODULES or not qualname.isidentifier():
+        return None
+    member = getattr(importlib.import_module(module_name), qualname, None)
+    if inspect.isclass(member) and is_dataclass(member) and member.__module__ == module_name:
+        return member
+    return None
 
 
 def _name(cls: type) -> str:

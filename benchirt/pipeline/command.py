@@ -40,6 +40,9 @@ def register(subparsers) -> None:
     _common(run)
     run.add_argument("--stages", nargs="+", metavar="STAGE", help=f"run only these stages ({', '.join(STAGES)})")
     run.add_argument("--skip", nargs="+", default=[], metavar="STAGE", help="leave these stages out")
+    run.add_argument("--explain", action="store_true",
+                     help="compute and write nothing: list per (dataset, stage) whether the stored result would be "
+                          "reused or why it would be recomputed (options, input, source code or library changed)")
     run.add_argument("--estimate", action="store_true",
                      help="print the expected time and peak memory per dataset and in total for the executor "
                           "(from dataset metadata and a calibrated cost model; docs/scale.md), then stop")
@@ -74,6 +77,10 @@ def run_command(args: argparse.Namespace) -> int:
     if not stages:
         raise ConfigError("no stage left to run after --skip; name at least one of " + ", ".join(STAGES))
     config = _with_execution(replace(config, stages=stages), args)
+    if args.explain:
+        outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=False, explain=True)
+        print(format_explanation(outcome.run_dir, outcome.manifest))
+        return 0
     if args.estimate:
         from benchirt.pipeline.estimate import estimate_text
 
@@ -85,6 +92,23 @@ def run_command(args: argparse.Namespace) -> int:
     rating = load_stage_result(outcome.run_dir, "rate")
     print(format_summary(outcome.run_dir, outcome.manifest, rating, top=config.stage_config("report").top_classifiers))
     return outcome.exit_code
+
+
+def format_explanation(run_dir, manifest: dict) -> str:
+    """``benchirt run --explain``'s listing: one line per (stage, dataset) decision, then the report's."""
+    lines = [f"benchirt run --explain: {run_dir} (nothing was computed or written)"]
+    for stage in manifest["stages"]:
+        for name, entries in sorted(manifest["datasets"].items()):
+            if stage in entries:
+                lines.append(f"  {stage:<8} {name:<24} {entries[stage].get('decision', entries[stage]['status'])}")
+        if stage in manifest["artifacts"]:
+            entry = manifest["artifacts"][stage]
+            lines.append(f"  {stage:<8} {'(all datasets)':<24} {entry.get('decision', entry['status'])}")
+        if stage in manifest.get("documents", {}):
+            lines.append(f"  {stage:<8} {'':<24} {manifest['documents'][stage]['decision']}")
+        if manifest["stages"][stage].get("status") == "skipped":
+            lines.append(f"  {stage:<8} {'':<24} would be skipped: {manifest['stages'][stage].get('note')}")
+    return "\n".join(lines)
 
 
 def respond_command(args: argparse.Namespace) -> int:

@@ -11,7 +11,13 @@ A configuration has these top-level keys (every one optional)::
     airt:       {...}              # benchirt.airt.AIRTConfig, plus `input` / `aslib` (see AIRT_PIPELINE_KEYS)
     report:     {...}              # benchirt.report.ReportConfig
     execution:  {n_jobs: 1, backend: local, scheduler: null, retries: 1}
-    out:        runs/default       # run directory (relative to the working directory)
+    out:        runs/default       # run directory
+
+Paths follow one rule: a path that names an *input* inside a config file (``suite`` folders and
+files, ``airt.aslib``) is relative to the config file's folder, so a config and its data move
+together; ``out`` and every path given on the command line (``--out``, ``SOURCE``) are relative to the
+current folder, where the command is run. A missing input folder is an error naming the path tried.
+An empty config file is an error (``benchirt run`` without CONFIG runs the packaged default).
 
 Each stage section is validated by that stage's ``XConfig.from_dict`` (unknown keys are rejected there
 with the list of valid ones); this module validates the rest and turns YAML syntax errors into a
@@ -21,7 +27,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
+from dataclasses import asdict, dataclass, field, is_dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
@@ -29,6 +35,7 @@ from typing import Any, Mapping
 import yaml
 
 from benchirt.errors import ConfigError
+from benchirt.options import check_choice, check_integer, checked_options, require
 from benchirt.pipeline.stages import RUN_SCORES
 
 #: Pipeline stages in execution order.
@@ -78,21 +85,18 @@ class ExecutionConfig:
     scheduler: str | None = None
     retries: int = 1
 
+    def __post_init__(self) -> None:
+        check_integer("execution", "n_jobs", self.n_jobs, 1, also=(-1,))
+        check_choice("execution", "backend", self.backend, BACKENDS)
+        check_integer("execution", "retries", self.retries, 0)
+        if self.scheduler is not None:
+            require(isinstance(self.scheduler, str) and bool(self.scheduler.strip()), "execution", "scheduler",
+                    self.scheduler, "null or an address such as tcp://host:8786")
+            object.__setattr__(self, "backend", "dask")
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "ExecutionConfig":
-        _reject_unknown("execution", d, [f.name for f in fields(cls)])
-        config = cls(**d)
-        if not isinstance(config.n_jobs, int) or isinstance(config.n_jobs, bool) or config.n_jobs == 0 or config.n_jobs < -1:
-            raise ConfigError(f"execution.n_jobs must be a positive integer or -1 (all cores), got {config.n_jobs!r}")
-        if config.backend not in BACKENDS:
-            raise ConfigError(f"execution.backend must be one of {', '.join(BACKENDS)}, got {config.backend!r}")
-        if not isinstance(config.retries, int) or isinstance(config.retries, bool) or config.retries < 0:
-            raise ConfigError(f"execution.retries must be an integer >= 0, got {config.retries!r}")
-        if config.scheduler is not None:
-            if not isinstance(config.scheduler, str) or not config.scheduler.strip():
-                raise ConfigError(f"execution.scheduler must be an address such as tcp://host:8786, got {config.scheduler!r}")
-            config = replace(config, backend="dask")
-        return config
+        return cls(**checked_options("execution", d, cls))
 
 
 @dataclass(frozen=True)
@@ -158,7 +162,11 @@ def load_config(source: str | os.PathLike | Mapping | None = None, **overrides: 
         path = Path(source)
         if not path.is_file():
             raise ConfigError(f"config file {path} not found; give the path of a YAML file such as configs/default.yaml")
-        raw = parse_yaml(path.read_text(encoding="utf-8"), str(path))
+        text = path.read_text(encoding="utf-8")
+        raw = parse_yaml(text, str(path))
+        if not raw:
+            raise ConfigError(f"config file {path} is empty; write the sections to run (e.g. `suite: builtin`), or run "
+                              "`benchirt run` without a CONFIG for the packaged default")
         origin, base_dir = str(path), str(path.resolve().parent)
     raw.update({k: v for k, v in overrides.items() if v is not None})
     return _validate(raw, origin, base_dir)

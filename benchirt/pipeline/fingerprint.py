@@ -34,7 +34,7 @@ STAGE_CODE: dict[str, tuple[str, ...]] = {
 }
 
 #: Modules every stage runs (errors, option checks, file writing, the pipeline's stage adapters).
-COMMON_CODE: tuple[str, ...] = ("__init__.py", "errors.py", "options.py", "io.py", "pipeline/stages.py")
+COMMON_CODE: tuple[str, ...] = ("__init__.py", "errors.py", "options.py", "io.py", "threads.py", "pipeline/stages.py")
 
 #: Libraries whose version is part of every key (their numerical behaviour shapes the results).
 LIBRARIES: tuple[str, ...] = ("numpy", "scipy", "scikit-learn", "pandas")

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from benchirt.errors import DataError
+from benchirt.pipeline import fingerprint
 from benchirt.pipeline import stages as stage_functions
 from benchirt.pipeline.config import PipelineConfig, to_plain
 from benchirt.pipeline.executors import make_executor
@@ -77,7 +78,8 @@ def default_run_dir(config: PipelineConfig) -> Path:
 
 
 def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *, force: bool = False,
-                 show_progress: bool = True, client=None, retry_failed: bool = False) -> RunOutcome:
+                 show_progress: bool = True, client=None, retry_failed: bool = False,
+                 explain: bool = False) -> RunOutcome:
     """Run the configured stages, reusing every stored result whose key matches.
 
     Parameters
@@ -95,6 +97,9 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
     retry_failed : bool
         Run again the (dataset, stage) results that failed in the previous run of ``out`` (by default
         they are recorded as failed again without running).
+    explain : bool
+        Compute and write nothing: the returned manifest says, per (dataset, stage) and for the report,
+        whether the stored result would be reused or why it would be recomputed.
 
     Returns
     -------
@@ -103,14 +108,15 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
         (skips, which are the data's fault, do not count).
     """
     run_dir = Path(out) if out is not None else default_run_dir(config)
-    executor = make_executor(config.execution, client)
+    executor = make_executor(config.execution, client) if not explain else _NoExecutor()
     run = Run(ArtifactStore(run_dir), executor, config=to_plain(config.to_dict()), force=force, show_progress=show_progress,
-              retry_failed=retry_failed)
+              retry_failed=retry_failed, explain=explain)
     try:
         run.start(config.stages)
         run.manifest["config_source"] = config.source
         run.manifest["rating_score"] = config.stage_config("rating").score
-        run.store.write_config(yaml.safe_dump(to_plain(config.to_dict()), sort_keys=False))
+        if not explain:
+            run.store.write_config(yaml.safe_dump(to_plain(config.to_dict()), sort_keys=False))
         _Pipeline(config, run, executor.parallel).execute()
         run.finish()
     except BaseException:
@@ -121,6 +127,18 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
         executor.close()
     failed = any(report.failed for report in run.stage_reports.values())
     return RunOutcome(run_dir, run.manifest, 1 if failed else 0)
+
+
+class _NoExecutor:
+    """The executor of ``explain=True``: nothing is computed, so no workers are started."""
+
+    parallel = False
+
+    def describe(self) -> str:
+        return "none (explain)"
+
+    def close(self) -> None:
+        return None
 
 
 class _Pipeline:
@@ -217,13 +235,13 @@ class _Pipeline:
             self.run.skip_stage(stage, reason)
 
     def _report(self) -> None:
-        from benchirt.report import build_report
-
         def write() -> None:
+            from benchirt.report import build_report
+
             self.run.store.write_manifest(self.run.manifest)  # the report reads this run's manifest
             build_report(self.run.store.root, self.config.stage_config("report"))
 
-        self.run.unstored("report", write)
+        self.run.document("report", report_parts(self.run.manifest, self.options["report"]), write)
 
     # -- helpers ---------------------------------------------------------------------------------
     def _load(self, stage: str, keys: dict[str, str]) -> dict:
@@ -248,6 +266,29 @@ def stage_options(stage_config) -> dict:
     if hasattr(stage_config, "to_dict"):
         return to_plain(stage_config.to_dict())
     return to_plain(stage_config)
+
+
+def report_parts(manifest: dict, options: dict) -> dict:
+    """What the report shows, as digests: the results (every recorded key, status and reason), its options, the code.
+
+    A result counts the same whether this run computed, reused or adopted it, and timings are left
+    out, so an unchanged rerun finds the report it wrote before and reuses it (a reused report shows
+    the run that built it).
+    """
+    def entry(e: dict) -> list:
+        status = "ok" if e.get("status") in ("computed", "reused", "stored") else e.get("status")
+        return [status, e.get("key"), e.get("reason")]
+
+    results = {
+        "datasets": {name: {stage: entry(e) for stage, e in stages.items()} for name, stages in manifest["datasets"].items()},
+        "artifacts": {stage: entry(e) for stage, e in manifest["artifacts"].items()},
+        "stages": {name: [r["status"], r["note"], r["skipped"], r["failed"]] for name, r in manifest["stages"].items()
+                   if name != "report"},
+        "config_source": manifest.get("config_source"),
+        "versions": manifest.get("versions"),
+    }
+    code = fingerprint.provenance("report")
+    return {"results": fingerprint.digest(results), "options": fingerprint.digest(options), "code": fingerprint.digest(code)}
 
 
 def resolve_specs(config: PipelineConfig) -> list:

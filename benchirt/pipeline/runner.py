@@ -157,7 +157,7 @@ class Run:
                 entry = self.previous["datasets"][item.name][stage]
                 reason = f"failed in the previous run (not retried; --retry-failed tries again): {entry.get('reason')}"
                 self._record(stage, item.name, key, "failed", reason=reason, attempts=0,
-                             previous_attempts=entry.get("attempts"))
+                             previous_attempts=entry.get("attempts"), decision="not retried: it failed in the previous run")
                 report.failed += 1
                 self._log(f"{stage}: {item.name} failed in the previous run; not retried (use --retry-failed)")
             else:
@@ -201,7 +201,13 @@ class Run:
             self._log(f"{stage}: {outcome.name} lost its worker {outcome.lost_workers} time(s) (process killed or out "
                       f"of memory); attempts: {outcome.attempts}")
         if outcome.status == "ok":
-            path = self.store.save(stage, outcome.name, key, outcome.value, info=stored)
+            try:
+                path = self.store.save(stage, outcome.name, key, outcome.value, info=stored)
+            except OSError as exc:  # a full disk, a lost mount: this dataset fails, the others go on
+                outcome = TaskOutcome(outcome.name, "failed", error=f"could not save the result: {_os_reason(exc)}",
+                                      seconds=outcome.seconds, attempts=outcome.attempts,
+                                      lost_workers=outcome.lost_workers)
+        if outcome.status == "ok":
             self._record(stage, outcome.name, key, "computed", path=path, decision=decision, **info)
             report.computed += 1
         elif outcome.status == "skipped":
@@ -239,8 +245,13 @@ class Run:
                 outcome = _attempt_whole(fn, args_builder)
                 bar.update(1)
             if outcome.status == "ok":
-                path = self.store.save(stage, "all", key, outcome.value,
-                                       info={"seconds": round(outcome.seconds, 3), "provenance": parts})
+                try:
+                    path = self.store.save(stage, "all", key, outcome.value,
+                                           info={"seconds": round(outcome.seconds, 3), "provenance": parts})
+                except OSError as exc:
+                    outcome = TaskOutcome("all", "failed", error=f"could not save the result: {_os_reason(exc)}",
+                                          seconds=outcome.seconds)
+            if outcome.status == "ok":
                 report.computed = 1
                 self.manifest["artifacts"][stage] = {"key": key, "status": "computed", "decision": f"recomputed because {why}",
                                                      "path": str(path.relative_to(self.store.root))}
@@ -280,12 +291,28 @@ class Run:
                                              "path": str(self.store.path(stage, "all", key).relative_to(self.store.root))}
         return key
 
-    def unstored(self, stage: str, fn: Callable[[], None]) -> bool:
-        """Run a stage that writes its own files and keeps no artifact (the report); True when it ran."""
+    def document(self, stage: str, parts: dict, fn: Callable[[], None]) -> bool:
+        """Run a stage that writes its own files (the report) unless the stored ones were built from ``parts``.
+
+        ``parts`` is what the files show (``results``, ``options``, ``code`` digests); the decision is
+        recorded under ``manifest["documents"][stage]``. True when the stage ran.
+        """
         report = self._begin(stage)
         try:
+            why = "--force was given" if self.force else self.store.report_change(parts)
+            if why is None:
+                report.reused = 1
+                self.manifest.setdefault("documents", {})[stage] = {"status": "reused", "decision": "reused"}
+                return False
+            verb = "would rebuild" if self.explain else "rebuilt"
+            self.manifest.setdefault("documents", {})[stage] = {"status": verb, "decision": f"{verb} because {why}"}
+            if why != "no report is stored" or self.explain:
+                self._log(f"{stage}: {'would rebuild' if self.explain else 'rebuilding'} because {why}")
+            if self.explain:
+                return False
             outcome = _attempt_whole(fn, tuple)
             if outcome.status == "ok":
+                self.store.save_report_key(parts)
                 report.computed = 1
                 return True
             if outcome.status == "skipped":
@@ -369,6 +396,10 @@ class Run:
     def _log(self, message: str) -> None:
         if self.show_progress:
             tqdm.write(message, file=sys.stderr)
+
+
+def _os_reason(exc: OSError) -> str:
+    return f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else "")
 
 
 def _call(fn: Callable, *args):

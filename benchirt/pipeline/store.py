@@ -10,6 +10,8 @@
                                         every dataset), <key16> the first 16 hex digits of its key
         _COMPLETE.json                  written last: the full key and what produced it
       report.html, summary.md           written by the report stage
+      report.key.json                   what the report was built from (code, options, results) and
+                                        the digests of the two files: a rerun with the same reuses them
 
 An artifact's key is the sha256 of the stage name, the stage's option section, the input's
 fingerprint (dataset content, or the keys of the upstream artifacts), the source of the code that
@@ -47,6 +49,8 @@ from benchirt.pipeline import fingerprint
 SCHEMA_VERSION = 2
 MARKER = "_COMPLETE.json"
 MANIFEST = "manifest.json"
+REPORT_KEY = "report.key.json"
+REPORT_FILES = ("report.html", "summary.md")
 
 
 def key_parts(stage: str, options: Any, inputs: Any) -> dict:
@@ -173,8 +177,14 @@ class ArtifactStore:
         """
         import fcntl
 
-        self.root.mkdir(parents=True, exist_ok=True)
-        self._lock_handle = open(self.root / ".lock", "w")  # noqa: SIM115 - held for the life of the run
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self._lock_handle = open(self.root / ".lock", "w")  # noqa: SIM115 - held for the life of the run
+        except OSError as exc:
+            existing_file = self.root.is_file() or isinstance(exc, (FileExistsError, NotADirectoryError))
+            problem = "it is an existing file, not a folder" if existing_file else exc.strerror or str(exc)
+            raise BenchirtError(f"cannot use {self.root} as the run directory ({problem}); give --out a folder "
+                                "you can write") from None
         try:
             fcntl.flock(self._lock_handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -187,6 +197,26 @@ class ArtifactStore:
         if handle is not None:
             handle.close()  # closing releases the flock
             self._lock_handle = None
+
+    # -- the report ------------------------------------------------------------------------------
+    def report_change(self, parts: dict) -> str | None:
+        """None when the stored report was built from ``parts`` and is unchanged; else why it is not reusable."""
+        try:
+            recorded = json.loads((self.root / REPORT_KEY).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return "no report is stored"
+        current = {name: _digest_file(self.root / name) for name in REPORT_FILES}
+        if recorded.get("files") != current:
+            return "report.html or summary.md is missing or was changed after it was written"
+        changed = [what for what in ("results", "options", "code") if recorded.get("parts", {}).get(what) != parts.get(what)]
+        if changed:
+            return f"its {', '.join(changed)} changed"
+        return None
+
+    def save_report_key(self, parts: dict) -> None:
+        """Record what the report just written was built from."""
+        files = {name: _digest_file(self.root / name) for name in REPORT_FILES}
+        atomic_write_json(self.root / REPORT_KEY, {"parts": parts, "files": files, "written": _now()})
 
     # -- manifest --------------------------------------------------------------------------------
     def read_manifest(self) -> dict:
@@ -229,6 +259,14 @@ def _file_digests(folder: Path) -> dict[str, str]:
         with path.open("rb") as handle:
             digests[path.relative_to(folder).as_posix()] = hashlib.file_digest(handle, "sha256").hexdigest()
     return digests
+
+
+def _digest_file(path: Path) -> str | None:
+    try:
+        with path.open("rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return None
 
 
 def _write_synced(path: Path, text: str) -> None:

@@ -121,12 +121,12 @@ def plot_nemenyi_heatmap(comparison: StatisticalComparison) -> Figure:
     """Pairwise Nemenyi p-values, classifiers in average-rank order."""
     p = comparison.p_values
     k = p.shape[0]
-    fig, ax = _figure(0.45 * k + 5, 0.45 * k + 4)
+    fig, ax = _figure(0.6 * k + 5, 0.6 * k + 4)  # cells wide enough for readable 8-9 pt p-values
     image = ax.imshow(p.to_numpy(), cmap="RdYlGn_r", vmin=0, vmax=1)
     if k <= 25:
         for i in range(k):
             for j in range(k):
-                ax.text(j, i, f"{p.iat[i, j]:.2f}", ha="center", va="center", fontsize=6)
+                ax.text(j, i, f"{p.iat[i, j]:.2f}", ha="center", va="center", fontsize=9 if k <= 14 else 8)
     ax.set_xticks(range(k), p.columns, rotation=90, fontsize="small")
     ax.set_yticks(range(k), p.index, fontsize="small")
     title = "Nemenyi p-values" if comparison.mode == "blocks" else "Nemenyi p-values — decodIRT compatibility mode"

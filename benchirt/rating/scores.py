@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from benchirt.errors import ConfigError, DataError
+from benchirt.sniff import check_text_table
 
 #: File of a decodIRT dataset folder that holds each score.
 DECODIRT_SCORE_FILES = {
@@ -54,6 +55,7 @@ def read_scores(path: str | os.PathLike, score: str | None = None) -> pd.DataFra
         return _read_score_folders(path, score or "true_score")
     if not path.is_file():
         raise DataError(f"scores not found: {path} is neither a directory of dataset folders nor a CSV file")
+    check_text_table(path, "scores CSV")
     try:
         frame = pd.read_csv(path)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -87,6 +89,7 @@ def _read_score_folders(root: Path, score: str) -> pd.DataFrame:
     parts = []
     for folder in folders:
         file = folder / file_name
+        check_text_table(file, "scores CSV")
         try:
             table = pd.read_csv(file)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:

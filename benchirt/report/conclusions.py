@@ -3,10 +3,13 @@
 Each function below turns one stage's result into a sentence (or a short table) and states the
 uncertainty with it:
 
-* the leaderboard — Glicko-2 rating with its R ± 2RD interval (Glickman 2012) and *tiers*: a tier
-  starts at the best classifier not yet placed and holds every classifier whose interval reaches
-  that one's (so a tier's members are not separable from its head). Equal ratings are a tie, never
-  a lead; "first in x % of orders" counts only orders in which the classifier is first alone;
+* the leaderboard — the order-free Bradley–Terry ratings with bootstrap intervals over datasets and
+  Arena tiers of :mod:`benchirt.rating.leaderboard` (its verdict sentence is quoted as it is), and the
+  pairwise Wilcoxon signed-rank tests with Holm's correction of :mod:`benchirt.rating.pairwise`;
+* the Glicko-2 tournament of decodIRT — rating with its R ± 2RD interval (Glickman 2012) and
+  *tiers*: a tier starts at the best classifier not yet placed and holds every classifier whose
+  interval reaches that one's. Equal ratings are a tie, never a lead; "first in x % of orders"
+  counts only orders in which the classifier is first alone;
 * which differences are significant — Friedman's test and the Nemenyi critical difference
   (Demšar 2006), with the number of classifiers and datasets each test used;
 * which datasets are the most informative — the share of items above the IRT thresholds (Cardoso
@@ -53,8 +56,44 @@ def strict_first_share(ranks: pd.DataFrame) -> pd.Series:
     return pd.Series(alone.mean(axis=0), index=ranks.columns)
 
 
-def leaderboard(ratings: pd.DataFrame, ranks: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The leaderboard: rank (ties share it, marked "="), classifier, rating, 95 % interval, tier and,
+def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
+    """The Bradley–Terry leaderboard (``RatingResult.leaderboard``) for reading: rank ("=" marks a tie),
+    classifier, rating with its 95 % interval, rank interval, tier, Glicko-2 rating ± 2RD."""
+    rank = board["rank"].astype(int)
+    tied = rank.duplicated(keep=False)
+
+    def interval(lo, hi, digits=0):
+        return "" if pd.isna(lo) or pd.isna(hi) else f"{lo:.{digits}f} – {hi:.{digits}f}"
+
+    return pd.DataFrame({
+        "Rank": [f"={r}" if t else str(r) for r, t in zip(rank, tied)],
+        "Classifier": board["classifier"].to_numpy(),
+        "Bradley–Terry rating": board["bt_rating"].round(0).astype(int).to_numpy(),
+        "95 % interval": [interval(lo, hi) for lo, hi in zip(board["bt_low"], board["bt_high"])],
+        "Rank interval": [interval(lo, hi) for lo, hi in zip(board["rank_low"], board["rank_high"])],
+        "Tier": board["tier"].astype(int).to_numpy(),
+        "Glicko-2 (R ± 2RD)": [f"{r:.0f} ± {2 * d:.0f}" for r, d in zip(board["glicko_rating"], board["glicko_rd"])],
+    })
+
+
+def pairwise_sentence(pairwise: pd.DataFrame, leader: str, alpha: float = 0.05) -> str:
+    """How many classifiers the leader beats by the pairwise Wilcoxon signed-rank test (Holm-corrected)."""
+    rows = pairwise[(pairwise["a"] == leader) | (pairwise["b"] == leader)]
+    if rows.empty:
+        return ""
+    other = [b if a == leader else a for a, b in zip(rows["a"], rows["b"])]
+    leader_better = [(a == leader) == (d > 0) for a, d in zip(rows["a"], rows["mean_difference"])]
+    significant = (rows["wilcoxon_p_holm"] < alpha).to_numpy()
+    beaten = [o for o, s, b in zip(other, significant, leader_better) if s and b]
+    level = [o for o, s in zip(other, significant) if not s]
+    text = (f"Pairwise Wilcoxon signed-rank tests over datasets (Holm-corrected for all {len(pairwise)} pairs, "
+            f"α = {alpha}): {leader} is significantly better than {len(beaten)} of {len(other)} classifiers")
+    text += f"; not separated from {_join(level, limit=6)}." if level else "."
+    return text
+
+
+def glicko_board(ratings: pd.DataFrame, ranks: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The Glicko-2 leaderboard: rank (ties share it, marked "="), classifier, rating, 95 % interval, tier and,
     with ``ranks`` (one row per random dataset order), the share of orders in which it is first alone."""
     frame = ratings.sort_values(["rating", "classifier"], ascending=[False, True]).reset_index(drop=True)
     rank = frame["rating"].rank(ascending=False, method="min").astype(int)
@@ -74,7 +113,7 @@ def leaderboard(ratings: pd.DataFrame, ranks: pd.DataFrame | None = None) -> pd.
 def leader_sentence(ratings: pd.DataFrame, ranks: pd.DataFrame | None, n_datasets: int) -> str:
     """Who leads the Glicko-2 table, whether the lead is a tie or within the uncertainty, and how it
     survives other dataset orders (with the number of orders that exist when it is small)."""
-    board = leaderboard(ratings, ranks)
+    board = glicko_board(ratings, ranks)
     top = board[board["Rating"] == board["Rating"].iloc[0]]["Classifier"].tolist()
     tier1 = board[board["Tier"] == 1]["Classifier"].tolist()
     best = board.iloc[0]
@@ -82,7 +121,7 @@ def leader_sentence(ratings: pd.DataFrame, ranks: pd.DataFrame | None, n_dataset
         text = (f"No single leader: {_join(top)} are tied at rating {best['Rating']:.1f} over the {n_datasets} "
                 f"datasets (identical ratings; a tie is not a lead).")
     else:
-        text = f"Glicko-2 leader: {best['Classifier']} (rating {best['Rating']:.1f}, 95 % interval {best.iloc[3]})."
+        text = f"Glicko-2 (decodIRT's tournament, one order) leader: {best['Classifier']} (rating {best['Rating']:.1f}, 95 % interval {best.iloc[3]})."
         others = [c for c in tier1 if c != best["Classifier"]]
         text += (f" Its interval overlaps those of {_join(others)}, so the top tier holds {len(tier1)} classifiers "
                  "that the ratings do not separate." if others else
@@ -203,5 +242,5 @@ def _p(value: float) -> str:
     return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
 
 
-__all__ = ["leaderboard", "tiers", "strict_first_share", "leader_sentence", "significance_sentence",
+__all__ = ["leaderboard_table", "pairwise_sentence", "glicko_board", "tiers", "strict_first_share", "leader_sentence", "significance_sentence",
            "datasets_sentence", "subsets_sentence", "airt_sentence", "LEADERBOARD_ROWS"]

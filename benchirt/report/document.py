@@ -34,7 +34,12 @@ HEADERS = {
     "pct_discrimination_gt": "Discriminating items (%)", "pct_guessing_gt": "Guessable items (%)",
     "pct_negative_discrimination": "Negative discrimination (%)", "lto_strength": "LTO strength (share)",
     "lto_weakness": "LTO weakness (share)", "mse": "MSE", "aucdf": "AUCDF", "auaec": "AUAEC", "aupec": "AUPEC",
-    "seconds": "Seconds",
+    "seconds": "Seconds", "bt_rating": "Bradley–Terry rating", "bt_low": "BT low (2.5 %)",
+    "bt_high": "BT high (97.5 %)", "rank_low": "Best rank (2.5 %)", "rank_high": "Worst rank (97.5 %)",
+    "glicko_rating": "Glicko-2 rating", "glicko_rd": "Glicko-2 RD", "mean_rank": "Mean rank per dataset",
+    "p_above_next": "P(above next)", "wilcoxon_p": "Wilcoxon p", "wilcoxon_p_holm": "Wilcoxon p (Holm)",
+    "p_a_better": "P(a better)", "p_equivalent": "P(equivalent)", "p_b_better": "P(b better)",
+    "mean_difference": "Mean difference (a − b)",
 }
 
 

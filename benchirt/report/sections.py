@@ -31,7 +31,14 @@ def conclusions(results, config: ReportConfig) -> Section:
     if rating is not None:
         ranks = rating.permutation.ranks if rating.permutation is not None else None
         table = rating.ratings
-        sentences.append(say.leader_sentence(table, ranks, len(rating.tournament.order)))
+        n_datasets = len(rating.tournament.order)
+        if len(rating.leaderboard) >= 2:
+            sentences.append(f"Leaderboard (Bradley–Terry over all {n_datasets} datasets, no order; 95 % bootstrap "
+                             f"intervals over datasets): {rating.verdict}")
+            sentences.append(say.pairwise_sentence(rating.pairwise, rating.leaderboard["classifier"].iloc[0],
+                                                   rating.config.alpha))
+        sentences += [f"Leaderboard note: {note}" for note in rating.notes]
+        sentences.append(say.leader_sentence(table, ranks, n_datasets))
         comparison = next(iter(rating.comparisons.values()), None)
         if comparison is not None:
             sentences.append(say.significance_sentence(comparison, len(table)))
@@ -50,13 +57,17 @@ def conclusions(results, config: ReportConfig) -> Section:
     if results.airt is not None:
         sentences.append(say.airt_sentence(results.airt.algorithms))
     sentences += _omitted(results)
-    section.add(Paragraph("\n".join(f"• {s}" for s in sentences)))
-    if rating is not None:
-        board = say.leaderboard(rating.ratings, rating.permutation.ranks if rating.permutation is not None else None)
+    sentences = [s for s in sentences if s]
+    board_sentences = 2 if rating is not None and len(rating.leaderboard) >= 2 else 0
+    if board_sentences:
+        section.add(Paragraph("\n".join(f"• {s}" for s in sentences[:board_sentences])))
+        board = say.leaderboard_table(rating.leaderboard)
         shown = board.head(say.LEADERBOARD_ROWS)
-        section.add(Table(shown, f"Leaderboard (Glicko-2, {len(rating.tournament.order)} datasets): top "
-                                 f"{len(shown)} of {len(board)}; '=' marks a tie; a tier holds the classifiers "
-                                 "whose intervals reach its best one's. Full table under Glicko-2 ratings."))
+        section.add(Table(shown, f"Leaderboard: top {len(shown)} of {len(board)} (Bradley–Terry on "
+                                 f"{rating.score.replace('_', ' ')}; '=' marks a tie; tier: Arena's rule, a "
+                                 "classifier sits above another only when their 95 % intervals do not overlap). "
+                                 "Full table, figure and every pair under Leaderboard.", human_headers=False))
+    section.add(Paragraph("\n".join(f"• {s}" for s in sentences[board_sentences:])))
     return section
 
 
@@ -215,8 +226,8 @@ def item_curves(results, config: ReportConfig) -> Section | None:
         if name in results.responses:
             response = results.responses[name]
             reported = list(response.roles.index[response.roles.isin(["real", "artificial"])])
-            _figure(section, lambda fit=irt.fit, r=response.responses, who=reported:
-                    irt_plots.plot_classifier_curves(fit, r, respondents=who), f"CCC — {name}", config)
+            _figure(section, lambda fit=irt.fit, r=response.responses, who=reported, roles=response.roles.to_dict():
+                    irt_plots.plot_classifier_curves(fit, r, respondents=who, roles=roles), f"CCC — {name}", config)
     return section
 
 
@@ -240,6 +251,35 @@ def true_scores(results, config: ReportConfig) -> Section | None:
     return section
 
 
+def leaderboard(results, config: ReportConfig) -> Section | None:
+    """The order-free Bradley–Terry leaderboard with bootstrap intervals and tiers, and every pair."""
+    rating = results.rating
+    if rating is None or len(rating.leaderboard) < 2:
+        return None
+    from benchirt.rating import plots as rating_plots
+
+    section = Section("leaderboard", "Leaderboard (Bradley–Terry)")
+    config_r = rating.config
+    section.add(Paragraph(
+        f"One Bradley–Terry fit over every pairwise outcome on every dataset ({rating.score.replace('_', ' ')} "
+        f"decides each match), so no dataset order matters. Intervals: 2.5–97.5 % percentiles of "
+        f"{config_r.n_bootstrap} bootstrap replicates over datasets; tier: a classifier sits above another only "
+        "when their intervals do not overlap (Chiang et al. 2024). Pairs: Wilcoxon signed-rank over datasets with "
+        f"Holm's correction, and the Bayesian sign test with a ROPE of ±{config_r.rope:g} (Benavoli et al. 2017)."
+    ))
+    for note in rating.notes:
+        section.add(Note(note))
+    section.add(Table(rating.leaderboard, "Leaderboard, best first.",
+                      key=("rank", "classifier", "bt_rating", "bt_low", "bt_high", "rank_low", "rank_high", "tier")))
+    _figure(section, lambda: rating_plots.plot_leaderboard(rating.leaderboard),
+            "Bradley–Terry ratings with 95 % bootstrap intervals; shaded bands are tiers", config)
+    if len(rating.pairwise):
+        section.add(Table(rating.pairwise, f"Every pair (a rated above b): {len(rating.pairwise)} pairs.",
+                          key=("a", "b", "mean_difference", "wilcoxon_p_holm", "p_a_better", "p_equivalent",
+                               "p_b_better")))
+    return section
+
+
 def ratings(results, config: ReportConfig) -> Section | None:
     """Glicko-2 ratings with intervals and their robustness to the dataset order (seed 003 §4.7)."""
     if results.rating is None:
@@ -253,7 +293,7 @@ def ratings(results, config: ReportConfig) -> Section | None:
         f"One rating period per dataset ({len(tournament.order)} datasets, order: "
         f"{rating.config.order or 'sorted names'}); each pair of classifiers plays one match per dataset, "
         f"won by the higher {rating.config.score} (the run's rating.score). Glicko-2 variant: "
-        f"{rating.config.glicko}. Interval: rating ± 2 RD. Leader: {tournament.leader}."
+        f"{rating.config.glicko}. Interval: rating ± 2 RD. " + _glicko_leader(rating.ratings)
     ))
     n_orders = rating.permutation.n_permutations if rating.permutation is not None else 0
     section.add(Table(rating.ratings.drop(columns=["volatility"], errors="ignore"),
@@ -336,7 +376,7 @@ def airt(results, config: ReportConfig) -> Section | None:
     section.add(Paragraph(result.summary()))
     section.add(Table(result.algorithms, "Algorithms (LTO: latent trait occupancy of strengths/weaknesses)."))
     section.add(Table(result.goodness, "Model goodness per algorithm (seed 000 §4.4-4.5)."))
-    section.add(Table(*_airt_datasets(result.datasets)))
+    section.add(Table(*airt_dataset_table(result.datasets)))
     for title, make in (("Latent trait curves", airt_plots.plot_latent_curves),
                         ("Strengths and weaknesses", airt_plots.plot_strengths_weaknesses),
                         ("AUAEC vs AUPEC", airt_plots.plot_auaec_aupec)):
@@ -345,8 +385,13 @@ def airt(results, config: ReportConfig) -> Section | None:
 
 
 #: The report's sections in page order.
-SECTIONS: tuple[Callable, ...] = (conclusions, overview, size_policy, datasets, model_fit, suspect_labels, item_curves,
-                                  true_scores, ratings, statistics, subsets, airt)
+SECTIONS: tuple[Callable, ...] = (conclusions, leaderboard, ratings, statistics, overview, size_policy, datasets, model_fit,
+                                  suspect_labels, item_curves, true_scores, subsets, airt)
+
+
+def _glicko_leader(table: pd.DataFrame) -> str:
+    top = table[table["rating"] == table["rating"].max()]["classifier"].sort_values().tolist()
+    return f"Leader: {top[0]}." if len(top) == 1 else f"No single leader: {', '.join(top)} are tied."
 
 
 def _subset_verdict(evaluation) -> str:
@@ -355,7 +400,7 @@ def _subset_verdict(evaluation) -> str:
     return subsets_sentence(evaluation.fidelity, evaluation.config.rule)
 
 
-def _airt_datasets(datasets: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+def airt_dataset_table(datasets: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """AIRT's dataset table, hardest first; rows with the same difficulty are collapsed into one row
     that counts them (an ASlib scenario has many instances every solver finds equally easy)."""
     frame = datasets.sort_values(["difficulty", "dataset"], ascending=[False, True])

@@ -2,7 +2,7 @@
 from benchirt.pool import ROLES
 from benchirt.responses.config import ResponseConfig
 from benchirt.responses.split import Split, cv_folds, n_test_items, split_train_test, stratified_draw
-from benchirt.responses.stage import ResponseResult, accuracy_matrix, respond
+from benchirt.responses.stage import ResponseResult, accuracy_matrix, respond, respond_more
 
 __all__ = [
     "ROLES",
@@ -13,6 +13,7 @@ __all__ = [
     "cv_folds",
     "n_test_items",
     "respond",
+    "respond_more",
     "split_train_test",
     "stratified_draw",
 ]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from benchirt.errors import ConfigError
-from benchirt.options import checked_options
+from benchirt.options import check_integer, checked_options, is_integer, is_number, require
 from benchirt.pool import DEFAULT_POOL, ExtraEstimator, resolve_pool
 
 
@@ -78,25 +78,20 @@ class ResponseConfig:
         object.__setattr__(self, "pool", tuple(self.pool))
         object.__setattr__(self, "extra", tuple(self.extra))
         object.__setattr__(self, "allowed_packages", tuple(self.allowed_packages))
-        fraction = isinstance(self.test_size, (int, float)) and not isinstance(self.test_size, bool)
-        _check(fraction and 0.0 < self.test_size < 1.0, "test_size", self.test_size, "a number strictly between 0 and 1")
-        _check(_is_int(self.max_test) and self.max_test >= 1, "max_test", self.max_test, "an integer >= 1")
-        _check(_is_int(self.cv_folds) and self.cv_folds >= 2, "cv_folds", self.cv_folds, "an integer >= 2")
-        _check(_is_int(self.seed), "seed", self.seed, "an integer")
-        _check(_is_int(self.ladder_epochs) and self.ladder_epochs >= 0, "ladder_epochs", self.ladder_epochs, "an integer >= 0")
-        _check(_is_int(self.n_jobs) and self.n_jobs != 0, "n_jobs", self.n_jobs, "a non-zero integer (-1: all cores)")
-        for key in ("max_train", "max_cv_train"):
-            value = getattr(self, key)
-            _check(value is None or (_is_int(value) and value >= 2), key, value, "null or an integer >= 2")
-        _check(
-            self.max_categories is None or (_is_int(self.max_categories) and self.max_categories >= 2),
-            "max_categories",
-            self.max_categories,
-            "null or an integer >= 2",
-        )
-        budget_ok = self.time_budget is None or (
-            isinstance(self.time_budget, (int, float)) and not isinstance(self.time_budget, bool) and self.time_budget > 0)
-        _check(budget_ok, "time_budget", self.time_budget, "null or a number of seconds > 0")
+        section = "responses"
+        require(is_number(self.test_size) and 0.0 < self.test_size < 1.0, section, "test_size", self.test_size,
+                "a number strictly between 0 and 1")
+        check_integer(section, "max_test", self.max_test, 1)
+        check_integer(section, "cv_folds", self.cv_folds, 2)
+        check_integer(section, "seed", self.seed)
+        check_integer(section, "ladder_epochs", self.ladder_epochs, 0)
+        require(is_integer(self.n_jobs) and self.n_jobs != 0, section, "n_jobs", self.n_jobs,
+                "a non-zero integer (-1: all cores)")
+        check_integer(section, "max_train", self.max_train, 2, optional=True)
+        check_integer(section, "max_cv_train", self.max_cv_train, 2, optional=True)
+        check_integer(section, "max_categories", self.max_categories, 2, optional=True)
+        require(self.time_budget is None or (is_number(self.time_budget) and self.time_budget > 0), section,
+                "time_budget", self.time_budget, "null or a number of seconds > 0")
         for entry in self.extra:
             if not isinstance(entry, ExtraEstimator):
                 raise ConfigError(f"responses.extra: expected ExtraEstimator entries, got {entry!r}")
@@ -144,14 +139,4 @@ class ResponseConfig:
         d["allowed_packages"] = list(self.allowed_packages)
         d["extra"] = {e.name: {"estimator": e.estimator, "params": dict(e.params), "scale": e.scale} for e in self.extra}
         return d
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _check(ok: bool, key: str, value: Any, expected: str) -> None:
-    if not ok:
-        raise ConfigError(f"responses.{key}: got {value!r}, expected {expected}")
-
 

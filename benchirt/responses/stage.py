@@ -164,6 +164,62 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
     )
 
 
+def respond_more(dataset: Dataset, config: ResponseConfig, classifiers: Sequence[RealClassifier],
+                 test_index: np.ndarray) -> ResponseResult:
+    """Responses of more classifiers on the split a finished response stage stored (``benchirt add``).
+
+    The rows are planned exactly as :func:`respond` planned them (same cleaning, split, subsamples,
+    folds and preprocessing, all determined by ``config`` and the data), and the planned test items
+    must be the stored ones: anything else means the data or the options changed since the run.
+    Only ``classifiers`` are trained (10-fold CV accuracy and the final fit on the training part);
+    no ladder, no artificial classifiers.
+
+    Parameters
+    ----------
+    dataset : benchirt.data.Dataset
+    config : ResponseConfig
+        The run's response options.
+    classifiers : sequence of RealClassifier
+    test_index : numpy.ndarray
+        ``ResponseResult.test_index`` of the stored result.
+
+    Returns
+    -------
+    ResponseResult
+        Rows = the classifiers that could be fitted (role ``real``); ``notes`` names the others.
+
+    Raises
+    ------
+    DataError
+        The split drawn now differs from the stored one.
+    """
+    rows = _plan_rows(dataset, config)
+    if not np.array_equal(rows.test, np.asarray(test_index)):
+        raise DataError(
+            f"dataset {dataset.name!r}: its test items drawn now differ from the stored split "
+            f"({len(rows.test)} vs {len(test_index)} items); the data or the response options changed since the run"
+        )
+    outputs = _run_fits(rows, list(classifiers), config, False, desc=f"add {dataset.name}")
+    names = [spec.name for spec in classifiers if spec.name not in outputs.failed]
+    notes = [f"left out classifier {clf!r}: {error}" for clf, error in outputs.failed.items()]
+    index = pd.Index(names, name="classifier")
+    items = pd.Index([str(position) for position in rows.test], name="item")
+    codes = np.vstack([outputs.test_predictions[clf] for clf in names]) if names else np.zeros((0, len(rows.test)), int)
+    responses = pd.DataFrame((codes == rows.codes[rows.test]).astype(np.int8), index=index, columns=items)
+    return ResponseResult(
+        dataset=dataset.name,
+        responses=responses,
+        roles=pd.Series("real", index=index, name="role"),
+        predictions=pd.DataFrame(rows.label_names[codes], index=index, columns=items),
+        cv_accuracy=pd.Series({clf: float(np.mean(outputs.fold_accuracy[clf])) for clf in names}, name="cv_accuracy",
+                              dtype=float),
+        test_accuracy=responses.mean(axis=1).astype(float).rename("test_accuracy"),
+        metadata=dataset.metadata(),
+        test_index=rows.test.copy(),
+        notes=notes,
+    )
+
+
 @dataclass
 class _Rows:
     """Cleaned features, class codes and the row positions of every part of one dataset."""

@@ -299,11 +299,13 @@ def _ratings_table(tournaments, orders, roles: pd.Series) -> pd.DataFrame:
 
 
 def _lead_shares(orders, real: pd.Index) -> dict[str, pd.Series]:
-    """Per scenario: share of dataset orders in which each real classifier rates highest among the real ones."""
+    """Per scenario: share of dataset orders in which each real classifier alone rates highest among the
+    real ones (an order where several share the top rating is a tie and counts for none)."""
     shares = {}
     for name, analysis in orders.items():
         ratings = analysis.ratings[list(real)].to_numpy()
-        leads = ratings == ratings.max(axis=1, keepdims=True)
+        top = ratings == ratings.max(axis=1, keepdims=True)
+        leads = top & (top.sum(axis=1, keepdims=True) == 1)
         shares[name] = pd.Series(leads.mean(axis=0), index=real)
     return shares
 

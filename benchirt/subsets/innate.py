@@ -45,7 +45,9 @@ def innate_ability(
         the order-robust columns when present and ``p_lead`` (share of orders it leads) with
         ``lead_shares``.
     leaders : DataFrame
-        One row per scenario: ``subset, leader, runner_up, margin, separable, lowest_volatility`` and,
+        One row per scenario: ``subset, leader, runner_up, margin, separable, tied_with`` (the other
+        classifiers with the leader's exact rating, comma-separated; empty when the lead is strict),
+        ``lowest_volatility`` and,
         with ``lead_shares``, ``p_lead`` of the leader.
     verdict : str
         One paragraph naming the most consistent leader and the uncertainty of its lead.
@@ -68,6 +70,8 @@ def innate_ability(
             "runner_up": second["classifier"],
             "margin": float(first["rating"] - second["rating"]),
             "separable": bool(first["low"] > second["high"]),
+            # equal top ratings are a tie, not a lead (the name order above is no evidence)
+            "tied_with": ", ".join(frame.loc[frame["rating"] == first["rating"], "classifier"].iloc[1:]),
             "lowest_volatility": frame.sort_values(["volatility", "classifier"]).iloc[0]["classifier"],
         }
         if "p_lead" in frame.columns:
@@ -103,15 +107,19 @@ def _verdict(table: pd.DataFrame, leaders: pd.DataFrame, scenarios: list[str]) -
     """
     n = len(scenarios)
     stats = table.groupby("classifier").agg(real_rank=("real_rank", "mean"))
-    stats["leads"] = leaders["leader"].value_counts().reindex(stats.index, fill_value=0)
+    strict = leaders[leaders["tied_with"] == ""]
+    stats["leads"] = strict["leader"].value_counts().reindex(stats.index, fill_value=0)
     robust = "p_lead" in table.columns
     stats["p_lead"] = table.groupby("classifier")["p_lead"].mean() if robust else 0.0
     stats = stats.rename_axis("classifier").reset_index()
     keys = ["p_lead", "leads", "real_rank", "classifier"] if robust else ["leads", "real_rank", "classifier"]
     best = stats.sort_values(keys, ascending=[k in ("real_rank", "classifier") for k in keys]).iloc[0]
     name = best["classifier"]
-    led = leaders[leaders["leader"] == name]
+    led = strict[strict["leader"] == name]
     k, separable = len(led), int(led["separable"].sum())
+    tied = leaders[[name == leader or name in members.split(", ")
+                    for leader, members in zip(leaders["leader"], leaders["tied_with"])]]
+    tied = tied[tied["tied_with"] != ""]
     text = f"Innate ability (seed 003 §4.9): {name} leads the real classifiers most consistently. "
     text += f"In sorted dataset order it leads {k} of {n} suites"
     if k:
@@ -119,15 +127,20 @@ def _verdict(table: pd.DataFrame, leaders: pd.DataFrame, scenarios: list[str]) -
             f" ({', '.join(led['subset'])}), by {led['margin'].min():.1f} to {led['margin'].max():.1f} rating "
             f"points; the lead is separable by the R ± 2RD intervals on {separable} of {k}"
         )
+    if len(tied):
+        text += f"; it is tied for first (equal ratings) on {len(tied)} ({', '.join(tied['subset'])})"
     text += "."
     shares = None
     if robust:
         shares = table[table["classifier"] == name].set_index("subset")["p_lead"].reindex(scenarios)
         per_suite = ", ".join(f"{s} {100 * v:.0f} %" for s, v in shares.items())
-        text += f" Over random dataset orders it leads in {100 * shares.mean():.0f} % of them on average ({per_suite})."
+        text += (f" Over random dataset orders it leads alone in {100 * shares.mean():.0f} % of them on average "
+                 f"({per_suite}).")
     lowest_vol = int((leaders["lowest_volatility"] == name).sum())
     text += f" It has the lowest volatility among the real classifiers on {lowest_vol} of {n} suites. "
-    if k == n and separable == n and (shares is None or shares.min() >= 0.95):
+    if k == 0 and len(tied):
+        text += "Verdict: no leader — the top of the ratings is a tie."
+    elif k == n and separable == n and (shares is None or shares.min() >= 0.95):
         text += "Verdict: a clear lead on every suite, larger than the rating uncertainty."
     elif k == n or (shares is not None and shares.min() >= 0.5):
         text += f"Verdict: a consistent lead, but within the rating uncertainty on {n - separable} of {n} suites."

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from benchirt.plotstyle import classifier_styles, label_line_ends
 from benchirt.subsets.evaluation import FULL, SubsetEvaluation
 
 _STAT_LABELS = {
@@ -82,13 +83,19 @@ def plot_innate(evaluation: SubsetEvaluation) -> Figure:
     figure = Figure(figsize=(1.6 * len(scenarios) + 4, 4.5), layout="constrained")
     ax = figure.subplots()
     x = np.arange(len(scenarios))
-    for name, frame in table.groupby("classifier", sort=True):
-        ranks = frame.set_index("subset").reindex(scenarios)["real_rank"]
-        ax.plot(x, ranks, marker="o", label=name)
+    # best on the full suite first, so the leaders get the most distinct colours (benchirt.plotstyle)
+    names = table[table["subset"] == scenarios[0]].sort_values("real_rank")["classifier"].tolist()
+    names += sorted(set(table["classifier"]) - set(names))
+    styles = classifier_styles(names, dict.fromkeys(names, "real"))
+    ends = {}
+    for name in names:
+        ranks = table[table["classifier"] == name].set_index("subset").reindex(scenarios)["real_rank"]
+        ax.plot(x, ranks, marker="o", label=name, **styles[name])
+        ends[name] = ranks.iloc[-1]
     ax.set_xticks(x, scenarios)
     ax.invert_yaxis()
     ax.set_ylabel("rank among real classifiers (1 = best)")
-    ax.legend(fontsize=7, bbox_to_anchor=(1.02, 1), loc="upper left")
+    label_line_ends(ax, x[-1], ends, styles)
     ax.set_title("Innate ability: is the lead consistent across suites?")
     return figure
 

@@ -1,0 +1,329 @@
+"""``benchirt add``: put new classifiers into a finished run without retraining the pool or refitting items.
+
+For every dataset of the run (or, with a budget, the datasets :func:`plan_datasets` chooses) each new
+classifier is trained on exactly the stored split and preprocessing (:func:`benchirt.responses.respond_more`
+checks that the test items drawn now are the stored ones), its 0/1 responses are recorded, and it is
+scored against the dataset's frozen item parameters (:func:`benchirt.irt.scoring.score_frozen`: θ, SE,
+True-Score; the IRT artifacts are only read). Each (classifier, dataset) result is an artifact of the
+run (stage ``add``) keyed by the classifier's specification and the dataset's stored response and IRT
+results, so a rerun reuses it. Then the ratings, the leaderboard and the tests are rebuilt over the pool
+plus the measured new scores, and with a budget the unmeasured scores and the standing are predicted
+(:mod:`benchirt.placement.predict`); ``RUN_DIR/added/predicted.csv`` and ``standing.csv`` hold them,
+every row marked measured or predicted, and the report shows them.
+
+A later ``benchirt run`` on the same directory rebuilds the pool-only ratings; ``benchirt add`` again
+(everything reused) puts the new classifiers back.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from benchirt.errors import ConfigError, DataError
+from benchirt.io import atomic_write_csv
+
+#: Manifest key holding the added classifiers.
+MANIFEST_KEY = "added"
+
+
+@dataclass
+class AddedResult:
+    """One new classifier on one dataset (the stored ``add`` artifact).
+
+    Attributes
+    ----------
+    dataset, classifier : str
+    responses : pandas.DataFrame, shape (1, n_items), int8 — its answers on the stored test items
+    abilities : pandas.DataFrame, one row: ``theta, se, true_score`` on the frozen items
+    test_accuracy, cv_accuracy : float
+    """
+
+    dataset: str
+    classifier: str
+    responses: pd.DataFrame
+    abilities: pd.DataFrame
+    test_accuracy: float
+    cv_accuracy: float
+
+
+@dataclass
+class AddOutcome:
+    """What :func:`add_classifiers` did: per classifier the measured and predicted datasets."""
+
+    run_dir: Path
+    computed: int = 0
+    reused: int = 0
+    skipped: dict = field(default_factory=dict)
+    predicted: pd.DataFrame | None = None
+    standing: pd.DataFrame | None = None
+    seconds: float = 0.0
+
+
+def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: int | None = None,
+                    show_progress: bool = True) -> AddOutcome:
+    """Add ``classifiers`` (:class:`benchirt.pool.real.ExtraEstimator`) to the finished run in ``run_dir``.
+
+    Raises
+    ------
+    DataError
+        Not a run directory, a run without stored splits (response and IRT artifacts), a name that is
+        a pool member or was added before with another specification, a budget outside 1..D.
+    """
+    from benchirt.pipeline.config import load_config
+    from benchirt.pipeline.store import ArtifactStore
+
+    start = time.perf_counter()
+    store = ArtifactStore(run_dir)
+    manifest = store.read_manifest()
+    config = load_config(manifest["config"])
+    entries = _stored_datasets(store, manifest)
+    irts = {name: store.load("irt", name, keys["irt"]) for name, keys in entries.items()}
+    pool = set().union(*(irt.abilities["respondent"].astype(str) for irt in irts.values()))
+    previous = manifest.get(MANIFEST_KEY, {})
+    specs = {}
+    for extra in classifiers:
+        spec = {"estimator": extra.estimator, "params": dict(extra.params), "scale": bool(extra.scale)}
+        if extra.name in pool:
+            raise DataError(f"{extra.name!r} is already a member of the run's pool; give the new classifier another name")
+        if extra.name in previous and previous[extra.name]["spec"] != spec:
+            raise DataError(
+                f"{extra.name!r} was added to this run before as {previous[extra.name]['spec']}; "
+                "give the new classifier another name (the same specification again is reused)"
+            )
+        specs[extra.name] = (extra, spec)
+    model = None
+    datasets = sorted(entries)
+    plan = None
+    if budget is not None:
+        from benchirt.placement.design import plan_datasets
+        from benchirt.placement.model import fit_score_model
+
+        model = fit_score_model(_pool_scores(irts))
+        plan = plan_datasets(model, budget)
+        datasets = plan["dataset"].tolist()
+
+    outcome = AddOutcome(Path(run_dir))
+    store.lock()
+    try:
+        added = _measure(store, config, entries, irts, specs, datasets, outcome, show_progress)
+        _rebuild(store, manifest, config, entries, irts, added, specs, model, budget, outcome)
+    finally:
+        store.unlock()
+    from benchirt.report import build_report
+
+    build_report(run_dir, config.stage_config("report"))
+    outcome.seconds = time.perf_counter() - start
+    return outcome
+
+
+def _stored_datasets(store, manifest: dict) -> dict[str, dict[str, str]]:
+    """Dataset -> {"respond": key, "irt": key} for every dataset with both results stored."""
+    found = {}
+    for name, stages in manifest.get("datasets", {}).items():
+        keys = {stage: stages[stage]["key"] for stage in ("respond", "irt")
+                if stages.get(stage, {}).get("status") in ("computed", "reused", "stored")
+                and store.has(stage, name, stages[stage]["key"])}
+        if len(keys) == 2:
+            found[name] = keys
+    if not found:
+        raise DataError(
+            f"{store.root}: the run has no stored splits (no dataset with both response and IRT results); "
+            f"`benchirt add` needs a run made by `benchirt run` with the respond and irt stages"
+        )
+    return found
+
+
+def _pool_scores(irts: dict) -> pd.DataFrame:
+    from benchirt.irt import true_score_table
+    from benchirt.rating.scores import score_matrix
+
+    matrix = score_matrix(true_score_table([irts[name] for name in sorted(irts)], roles=("real", "artificial")))
+    return matrix.dropna(axis=1)
+
+
+def _measure(store, config, entries, irts, specs, datasets, outcome: AddOutcome, show_progress: bool) -> dict:
+    """Compute or reuse every (classifier, dataset) result; returns {classifier: {dataset: AddedResult}}."""
+    from benchirt.irt.scoring import score_frozen
+    from benchirt.pipeline.run import resolve_specs, stage_options
+    from benchirt.pipeline.runner import stage_key
+    from benchirt.pipeline.store import artifact_key
+    from benchirt.responses import respond_more
+
+    response_config = config.stage_config("responses")
+    options = stage_options(response_config)
+    specs_by_dataset = None
+    added: dict[str, dict] = {name: {} for name in specs}
+    for dataset in datasets:
+        keys = entries[dataset]
+        todo = []
+        for name, (extra, spec) in specs.items():
+            key = artifact_key("add", {"classifier": name, **spec}, keys)
+            if store.has("add", _artifact_name(name, dataset), key):
+                marker = store.marker("add", _artifact_name(name, dataset), key)
+                if marker.get("status") == "skipped":
+                    outcome.skipped.setdefault(name, {})[dataset] = marker.get("reason")
+                else:
+                    added[name][dataset] = store.load("add", _artifact_name(name, dataset), key)
+                outcome.reused += 1
+            else:
+                todo.append((name, extra, key))
+        if not todo:
+            continue
+        if specs_by_dataset is None:
+            specs_by_dataset = {spec.name: spec for spec in resolve_specs(config)}
+        spec = specs_by_dataset.get(dataset)
+        if spec is None or stage_key("respond", options, {"dataset": spec.fingerprint()}) != keys["respond"]:
+            raise DataError(
+                f"{store.root}: dataset {dataset!r} is no longer the one the run used (its data or the response "
+                "options changed); rerun `benchirt run` on the directory first"
+            )
+        started = time.perf_counter()
+        stored = store.load("respond", dataset, keys["respond"])
+        result = respond_more(spec.load(), response_config, [extra.to_real() for _, extra, _ in todo], stored.test_index)
+        irt = irts[dataset]
+        seconds = round((time.perf_counter() - started) / len(todo), 3)
+        for name, _, key in todo:
+            artifact = _artifact_name(name, dataset)
+            if name not in result.responses.index:
+                reason = "; ".join(n for n in result.notes if repr(name) in n) or "the classifier could not be fitted"
+                store.save("add", artifact, key, status="skipped", reason=reason, info={"seconds": seconds})
+                outcome.skipped.setdefault(name, {})[dataset] = reason
+                _log(show_progress, f"add: skipped {name} on {dataset}: {reason}")
+                continue
+            row = result.responses.loc[[name]]
+            abilities = score_frozen(irt.fit.items, row, irt.fit.config.ability, irt.fit.config)
+            value = AddedResult(dataset, name, row, abilities, float(result.test_accuracy[name]),
+                                float(result.cv_accuracy[name]))
+            store.save("add", artifact, key, value, info={"seconds": seconds})
+            added[name][dataset] = value
+            outcome.computed += 1
+        _log(show_progress, f"add: {dataset}: trained {', '.join(n for n, _, _ in todo)} ({time.perf_counter() - started:.1f} s)")
+    return added
+
+
+def _rebuild(store, manifest, config, entries, irts, added, specs, model, budget, outcome: AddOutcome) -> None:
+    """Ratings/leaderboard/tests over pool + measured new scores; predictions with a budget; the manifest."""
+    from benchirt.irt import true_score_table
+    from benchirt.pipeline.run import stage_options
+    from benchirt.pipeline.runner import stage_key
+    from benchirt.pipeline.stages import accuracy_scores, suite_roles
+    from benchirt.placement.predict import predict_new
+    from benchirt.rating import rate
+
+    responses = {name: store.load("respond", name, keys["respond"]) for name, keys in entries.items()}
+    measured = pd.DataFrame(
+        [{"dataset": d, "classifier": name, "score": float(r.abilities["true_score"].iloc[0]),
+          "test_accuracy": r.test_accuracy} for name, rows in added.items() for d, r in sorted(rows.items())],
+        columns=["dataset", "classifier", "score", "test_accuracy"],
+    )
+    if measured.empty:
+        raise DataError("no new classifier could be fitted on any dataset: " + "; ".join(
+            f"{name}: {next(iter(reasons.values()))}" for name, reasons in outcome.skipped.items()))
+    pool_scores = true_score_table([irts[name] for name in sorted(irts)], roles=("real", "artificial"))
+    scores = pd.concat([pool_scores, measured[["dataset", "classifier", "score"]]], ignore_index=True)
+    accuracy = pd.concat([accuracy_scores(responses), measured[["dataset", "classifier", "test_accuracy"]]
+                          .rename(columns={"test_accuracy": "score"})], ignore_index=True)
+    roles = suite_roles(responses)
+    compare = sorted(set(roles.index[roles == "real"]) & set(pool_scores["classifier"])) + sorted(added)
+    rating_config = config.stage_config("rating")
+    result = rate(scores, rating_config, other_scores={"test_accuracy": accuracy}, compare=compare)
+    key = stage_key("rate", stage_options(rating_config), {
+        "irt": {name: keys["irt"] for name, keys in entries.items()},
+        "added": {name: {"spec": specs[name][1], "datasets": sorted(rows)} for name, rows in added.items()},
+    })
+    path = store.save("rate", "all", key, result)
+    manifest["artifacts"]["rate"] = {"key": key, "status": "computed", "path": str(path.relative_to(store.root)),
+                                     "with_added": sorted(added)}
+
+    calibration = model
+    if calibration is None:
+        from benchirt.placement.model import fit_score_model
+
+        calibration = fit_score_model(_pool_scores(irts))
+    observed = measured[measured["dataset"].isin(calibration.datasets)][["classifier", "dataset", "score"]]
+    predicted, standing = predict_new(calibration, observed)
+    folder = store.root / "added"
+    atomic_write_csv(folder / "predicted.csv", predicted)
+    atomic_write_csv(folder / "standing.csv", standing)
+    outcome.predicted, outcome.standing = predicted, standing
+    record = manifest.setdefault(MANIFEST_KEY, {})
+    for name, rows in added.items():
+        record[name] = {
+            "spec": specs[name][1],
+            "budget": budget,
+            "measured": sorted(rows),
+            "predicted": sorted(set(calibration.datasets) - set(rows)),
+            "skipped": outcome.skipped.get(name, {}),
+            "standing": {k: v for k, v in standing.set_index("classifier").loc[name].items()},
+        }
+    store.write_manifest(_plain(manifest))
+
+
+def _artifact_name(classifier: str, dataset: str) -> str:
+    return f"{classifier}@{dataset}"
+
+
+def _plain(value):
+    """numpy scalars inside the manifest as Python numbers (JSON)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        return value.item()
+    return value
+
+
+def _log(show: bool, message: str) -> None:
+    if show:
+        print(message, file=sys.stderr)
+
+
+def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_file: str | None) -> list:
+    """:class:`ExtraEstimator` entries from ``--classifier NAME=DOTTED`` / ``--params JSON`` and a config file.
+
+    ``--params`` pairs with ``--classifier`` by position (give one per classifier, or none). The config
+    file is YAML ``classifiers: {NAME: {estimator: DOTTED, params: {...}, scale: bool}}`` (the schema of
+    ``responses.extra``). Every entry is resolved and checked here, before anything is trained.
+    """
+    import json
+
+    import yaml
+
+    from benchirt.pool.real import ExtraEstimator
+
+    entries: dict[str, dict] = {}
+    if params and len(params) != len(pairs):
+        raise ConfigError(f"{len(params)} --params for {len(pairs)} --classifier; give one --params per --classifier "
+                          "(in the same order) or put them in a --config file")
+    for i, pair in enumerate(pairs):
+        name, sep, dotted = pair.partition("=")
+        if not sep or not name or not dotted:
+            raise ConfigError(f"--classifier {pair!r}: expected NAME=DOTTED.ESTIMATOR, e.g. logreg=sklearn.linear_model.LogisticRegression")
+        try:
+            given = json.loads(params[i]) if params else {}
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"--params {params[i]!r}: not JSON ({exc.msg}); e.g. '{{\"C\": 0.5}}'") from None
+        entries[name] = {"estimator": dotted, "params": given}
+    if config_file:
+        path = Path(config_file)
+        try:
+            document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"{path}: cannot read the classifiers file ({exc})") from None
+        if not isinstance(document, dict) or set(document) - {"classifiers"} or not isinstance(document.get("classifiers"), dict):
+            raise ConfigError(f"{path}: expected 'classifiers: {{NAME: {{estimator: DOTTED, params: {{...}}}}}}' and nothing else")
+        for name, entry in document["classifiers"].items():
+            if str(name) in entries:
+                raise ConfigError(f"classifier {name!r} is given twice (command line and {path})")
+            entries[str(name)] = entry
+    if not entries:
+        raise ConfigError("no classifier to add; give --classifier NAME=DOTTED.ESTIMATOR or --config FILE")
+    classifiers = [ExtraEstimator.from_dict(name, entry) for name, entry in entries.items()]
+    return classifiers

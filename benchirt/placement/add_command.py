@@ -1,0 +1,51 @@
+"""``benchirt add RUN_DIR --classifier NAME=DOTTED.ESTIMATOR [--params JSON] [--budget K]``."""
+from __future__ import annotations
+
+import argparse
+
+DESCRIPTION = """\
+Add new classifiers to a finished run: each is trained on exactly the stored split and preprocessing
+of every dataset (with --budget K: on the K datasets chosen to place it best), its responses are
+scored against the frozen item parameters of each dataset (θ, SE, True-Score; the IRT results are
+not refitted and their files are not touched), and the ratings, leaderboard, tests and report are
+rebuilt with it. With a budget the scores on the other datasets and the rank are predicted with 90 %
+intervals. Writes RUN_DIR/added/predicted.csv (classifier, dataset, score, low, high, observed, sd:
+observed = measured, the others predicted) and RUN_DIR/added/standing.csv (classifier, rank,
+rank_low, rank_high, mean_rank, …), and refreshes report.html / summary.md.
+
+The pool is never retrained. A name that is a pool member, or that was added before with another
+estimator or parameters, is refused; the same classifier again reuses every stored result."""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("add", help="add new classifiers to a finished run (frozen items)",
+                                   description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="a run directory written by `benchirt run`")
+    parser.add_argument("--classifier", action="append", default=[], metavar="NAME=DOTTED.ESTIMATOR",
+                        help="a scikit-learn classifier class, e.g. logreg=sklearn.linear_model.LogisticRegression "
+                             "(repeat for several)")
+    parser.add_argument("--params", action="append", default=[], metavar="JSON",
+                        help="keyword arguments of the estimator as JSON, one per --classifier in the same order")
+    parser.add_argument("--config", metavar="FILE",
+                        help="YAML 'classifiers: {NAME: {estimator: DOTTED, params: {...}, scale: true}}'")
+    parser.add_argument("--budget", type=int, metavar="K", help="run on K planned datasets only and predict the rest")
+    parser.add_argument("--quiet", action="store_true", help="no per-dataset progress lines")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchirt.placement.add import add_classifiers, classifiers_from_args
+
+    classifiers = classifiers_from_args(args.classifier, args.params, args.config)
+    outcome = add_classifiers(args.run_dir, classifiers, budget=args.budget, show_progress=not args.quiet)
+    print(f"benchirt add: {outcome.computed} (classifier, dataset) results computed, {outcome.reused} reused "
+          f"({outcome.seconds:.1f} s)")
+    for name, reasons in outcome.skipped.items():
+        for dataset, reason in reasons.items():
+            print(f"  skipped {name} on {dataset}: {reason}")
+    for row in outcome.standing.itertuples(index=False):
+        print(f"  {row.classifier}: rank {row.rank} of {row.n_classifiers} by average rank "
+              f"(90 % interval {row.rank_low}-{row.rank_high}); measured on {row.n_measured} datasets, "
+              f"predicted on {row.n_predicted}")
+    print(f"wrote {outcome.run_dir / 'added'} and refreshed {outcome.run_dir / 'report.html'}")
+    return 0

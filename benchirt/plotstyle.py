@@ -1,0 +1,71 @@
+"""Line styles that keep ~20 classifiers apart in one figure, and labels written at the lines' ends.
+
+Roles decide the look: the real pool is what a reader compares, so each real classifier gets its own
+solid, thick line in one of 20 distinct colours (matplotlib's ``tab20``, dark shades first, so the
+first ten are as far apart as ``tab10``); artificial classifiers (optimal, random, majority, …) are
+thin dashed greys; the MLP epoch ladder is one sequential colour ramp (early epochs light), read as a
+group. :func:`label_line_ends` writes each name beside the end of its line, spread so labels do not
+overlap, which is easier to read than a 20-entry legend.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib
+
+#: 20 colours: tab20's dark shades, then its light shades.
+REAL_COLOURS = tuple(matplotlib.colormaps["tab20"].colors[i] for i in (*range(0, 20, 2), *range(1, 20, 2)))
+_ARTIFICIAL_GREYS = ("0.15", "0.35", "0.5", "0.62", "0.72", "0.3", "0.55")
+_ARTIFICIAL_DASHES = ("--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 2)), (0, (3, 3)), (0, (6, 2)))
+
+
+def guess_roles(names: Sequence[str]) -> dict[str, str]:
+    """``real`` / ``artificial`` / ``ladder`` from the pool's names (used when no roles are given)."""
+    from benchirt.pool.artificial import ARTIFICIAL_NAMES
+
+    def role(name: str) -> str:
+        if name in ARTIFICIAL_NAMES:
+            return "artificial"
+        return "ladder" if name.startswith("mlp_") and name[4:].lstrip("e").isdigit() else "real"
+
+    return {name: role(name) for name in names}
+
+
+def classifier_styles(names: Sequence[str], roles: Mapping[str, str] | None = None) -> dict[str, dict]:
+    """Keyword arguments for ``ax.plot`` per classifier: ``color``, ``linestyle``, ``linewidth``, ``alpha``.
+
+    Real classifiers take :data:`REAL_COLOURS` in the order given (distinct up to 20, then the
+    colours repeat with a dotted line); artificial ones greys and dashes; ladder rungs a ramp.
+    """
+    roles = dict(roles) if roles is not None else guess_roles(names)
+    styles: dict[str, dict] = {}
+    real = [n for n in names if roles.get(n, "real") == "real"]
+    artificial = [n for n in names if roles.get(n) == "artificial"]
+    ladder = [n for n in names if roles.get(n) == "ladder"]
+    for i, name in enumerate(real):
+        styles[name] = {"color": REAL_COLOURS[i % 20], "linestyle": "-" if i < 20 else ":", "linewidth": 2.0,
+                        "alpha": 1.0}
+    for i, name in enumerate(artificial):
+        styles[name] = {"color": _ARTIFICIAL_GREYS[i % 7], "linestyle": _ARTIFICIAL_DASHES[i % 7],
+                        "linewidth": 1.1, "alpha": 0.9}
+    ramp = matplotlib.colormaps["Purples"]
+    for i, name in enumerate(ladder):
+        styles[name] = {"color": ramp(0.3 + 0.6 * i / max(1, len(ladder) - 1)), "linestyle": "-",
+                        "linewidth": 0.7, "alpha": 0.6}
+    return styles
+
+
+def label_line_ends(ax, x: float, ends: Mapping[str, float], styles: Mapping[str, dict],
+                    min_gap: float = 0.045, fontsize: float = 7.5) -> None:
+    """Write each name at ``(x, y)`` just right of the axes' data, nudged apart by at least ``min_gap``
+    of the y range, in its line's colour."""
+    low, high = ax.get_ylim()
+    up = 1.0 if high > low else -1.0  # an inverted axis (ranks) has its smallest value on top
+    gap = min_gap * abs(high - low)
+    placed: float | None = None
+    for screen, name in sorted(((up * float(y), name) for name, y in ends.items() if y == y), reverse=True):
+        if placed is not None and placed - screen < gap:
+            screen = placed - gap
+        placed = screen
+        ax.annotate(name, xy=(x, up * screen), xytext=(4, 0), textcoords="offset points", va="center", ha="left",
+                    fontsize=fontsize, color=styles.get(name, {}).get("color", "black"), annotation_clip=False)

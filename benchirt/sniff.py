@@ -1,0 +1,56 @@
+"""Refuse junk input files early, reading at most the first 64 KiB.
+
+A text table (a response matrix, a scores or performance CSV, a CSV/TSV/ARFF dataset) is checked
+before any parser sees it: a file over the size limit (:func:`max_input_bytes`, 1024 MiB unless the
+``BENCHIRT_MAX_INPUT_MB`` environment variable says otherwise) or whose first 64 KiB hold NUL bytes
+(binary data) or no line break (no header row) is a :class:`~benchirt.errors.DataError` naming the
+file and the fix, at a cost bounded by the sniffed bytes — not the minutes and gigabytes a parser
+spends before failing with a misleading message. Compressed files (``.gz``) are checked for size only.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from benchirt.errors import ConfigError, DataError
+
+#: Bytes read to judge a file.
+SNIFF_BYTES = 64 * 1024
+#: Default size limit of an input table, in MiB.
+DEFAULT_MAX_INPUT_MB = 1024
+LIMIT_VARIABLE = "BENCHIRT_MAX_INPUT_MB"
+
+
+def max_input_bytes() -> int:
+    """The size limit: ``$BENCHIRT_MAX_INPUT_MB`` MiB, else :data:`DEFAULT_MAX_INPUT_MB`."""
+    text = os.environ.get(LIMIT_VARIABLE)
+    if text is None:
+        return DEFAULT_MAX_INPUT_MB * 2**20
+    try:
+        megabytes = float(text)
+    except ValueError:
+        megabytes = -1.0
+    if not megabytes > 0:
+        raise ConfigError(f"{LIMIT_VARIABLE}: got {text!r}, expected a positive number of MiB")
+    return int(megabytes * 2**20)
+
+
+def check_text_table(path: str | os.PathLike, what: str = "CSV table") -> None:
+    """Raise DataError when ``path`` is too large, binary or has no header line (see the module docstring)."""
+    path = Path(path)
+    size = path.stat().st_size
+    limit = max_input_bytes()
+    if size > limit:
+        raise DataError(
+            f"{path}: {size / 2**20:,.0f} MiB is over the {limit / 2**20:,.0f} MiB limit for a {what}; "
+            f"set {LIMIT_VARIABLE} to a larger number of MiB to read it anyway"
+        )
+    if path.suffix.lower() == ".gz":
+        return
+    with path.open("rb") as handle:
+        head = handle.read(SNIFF_BYTES)
+    if b"\x00" in head:
+        raise DataError(f"{path}: binary data (NUL bytes in its first {len(head):,} bytes), not a text {what}")
+    if len(head) == SNIFF_BYTES and b"\n" not in head and b"\r" not in head:
+        raise DataError(f"{path}: no line break in its first {SNIFF_BYTES // 1024} KiB, so no header row; "
+                        f"expected a text {what}")

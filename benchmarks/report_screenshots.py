@@ -1,0 +1,62 @@
+"""Refresh docs/img/report-first-screen.png: the first screen of the default study's report, and time the run.
+
+Runs `benchirt run` with the packaged default config (the embedded suite, every stage, offline) into a
+fresh folder — or reuses ``--run DIR`` — then opens report.html in headless Chromium at 1280 × 800,
+checks it as the browser test does (no console error, every image decoded, nothing wider than the
+viewport, conclusions first) and saves the first screen at half size (640 × 400) under docs/img/.
+
+    python benchmarks/report_screenshots.py                  # run + screenshot (about a minute on 2 cores)
+    python benchmarks/report_screenshots.py --run runs/default
+
+Needs Playwright and a system Chromium (Debian: apt-get install chromium-headless-shell). Prints the
+run's wall time per stage and the machine's load average, since timings on a shared machine vary.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from PIL import Image
+
+from benchirt.pipeline import load_config, run_pipeline
+from benchirt.report.browser import check_page
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "docs" / "img" / "report-first-screen.png"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--run", type=Path, help="an existing run directory (default: run the default study now)")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"PNG to write (default {OUT.relative_to(ROOT)})")
+    args = parser.parse_args(argv)
+    run_dir = args.run
+    if run_dir is None:
+        run_dir = Path(tempfile.mkdtemp(prefix="benchirt-default-")) / "run"
+        load_before = os.getloadavg()[0]
+        start = time.perf_counter()
+        outcome = run_pipeline(load_config(None), out=run_dir, show_progress=False)
+        wall = time.perf_counter() - start
+        stages = ", ".join(f"{name} {report['seconds']:.1f} s" for name, report in outcome.manifest["stages"].items())
+        print(f"default run: {wall:.1f} s wall ({stages}); load average {load_before:.1f} before, "
+              f"{os.getloadavg()[0]:.1f} after, on {os.cpu_count()} CPUs")
+    full = args.out.with_suffix(".full.png")
+    check = check_page(run_dir / "report.html", width=1280, height=800, screenshot=full)
+    problems = check.problems()
+    for problem in problems:
+        print("problem:", problem, file=sys.stderr)
+    with Image.open(full) as image:
+        small = image.convert("RGB").resize((640, 400), Image.LANCZOS)
+        small.quantize(colors=64).save(args.out, optimize=True)  # a 64-colour palette: ~40 KB
+    full.unlink()
+    print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KB); {check.images} images, "
+          f"first section {check.first_section!r}, {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

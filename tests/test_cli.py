@@ -1,0 +1,33 @@
+"""The command line assembles its sub-commands lazily: `benchirt --help` imports no stage library."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from benchirt.cli import COMMAND_MODULES, COMMANDS, build_parser
+
+HEAVY = ("sklearn", "pandas", "scipy", "matplotlib", "pyarrow", "scikit_posthocs", "dask")
+
+
+def test_help_imports_no_heavy_library():
+    code = ("import sys, json; from benchirt.cli import build_parser; build_parser().format_help(); "
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    assert [name for name in HEAVY if name in loaded] == []
+
+
+def test_help_lists_every_command_with_its_line():
+    text = " ".join(build_parser().format_help().split())
+    for name, (_, line) in COMMANDS.items():
+        assert f"{name} {line}" in text
+    assert list(COMMAND_MODULES) == list(dict.fromkeys(module for module, _ in COMMANDS.values()))
+
+
+def test_each_command_module_registers_the_commands_it_is_listed_for():
+    for name, (module, line) in COMMANDS.items():
+        parser = build_parser(name)
+        sub = parser._subparsers._group_actions[0]
+        assert sub.choices[name].get_default("func") is not None, (name, module)
+        help_of = {action.dest: action.help for action in sub._choices_actions}
+        assert help_of[name] == line, name
