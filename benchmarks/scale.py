@@ -12,18 +12,17 @@ default
     largest datasets go through :func:`benchirt.responses.respond` with the size policy of
     ``configs/cc18.yaml``, each in a fresh process (time and peak resident memory), with ``--n-jobs``
     parallel fits (2: this machine's cores). ``--fraction F`` shrinks the rows *and* the caps by F for a
-    brief run on a shared machine; the table then prints the estimate at the same fraction beside the
-    measurement, and the full-size estimate corrected by the measured/estimated ratio ("projected").
-    Finally the full CC18 is projected on 2 cores and on 16 workers.
+    brief run on a shared machine; the table prints the estimate of the same reduced run beside the
+    measurement (their ratio checks the cost model) and the full-size estimate with the cc18 policy.
+    Finally the whole CC18 is estimated on 2 cores and on 16 workers, with the cc18 policy and uncapped.
 
     python benchmarks/scale.py --calibrate
-    python benchmarks/scale.py --fraction 0.1
+    python benchmarks/scale.py --fraction 0.05 --n-jobs 1     # what docs/scale.md shows
 """
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing
 import os
 import platform
