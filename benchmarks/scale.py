@@ -16,8 +16,12 @@ default
     measurement (their ratio checks the cost model) and the full-size estimate with the cc18 policy.
     Finally the whole CC18 is estimated on 2 cores and on 16 workers, with the cc18 policy and uncapped.
 
+``--threads``
+    Why every fit runs with one thread: kr-vs-kp's k-NN answers with 1 and 2 OpenMP threads.
+
     python benchmarks/scale.py --calibrate
     python benchmarks/scale.py --fraction 0.05 --n-jobs 1     # what docs/scale.md shows
+    python benchmarks/scale.py --threads
 """
 from __future__ import annotations
 
@@ -50,6 +54,32 @@ LARGEST = [
     ("numerai28.6", 96320, 21, 2),
 ]
 OTHER_LARGE = [("Fashion-MNIST", 70000, 784, 10), ("connect-4", 67557, 42, 3)]
+
+
+def thread_ties(shared: Path) -> None:
+    """Why every fit runs with one thread: kr-vs-kp's k-NN answers with 1 and 2 OpenMP threads."""
+    from threadpoolctl import threadpool_limits
+
+    from benchirt.data import resolve_suite
+    from benchirt.pool import REAL_CLASSIFIERS
+    from benchirt.preprocess import clean_features, transform_pair
+    from benchirt.responses import ResponseConfig
+    from benchirt.responses.split import split_train_test
+
+    [spec] = resolve_suite(str(shared / "cc18-arff" / "3-kr-vs-kp.arff"))
+    dataset = spec.load()
+    X, _ = clean_features(dataset.X, spec.name)
+    codes = dataset.y.cat.codes.to_numpy()
+    config = ResponseConfig()
+    split = split_train_test(codes, config.test_size, config.max_test, config.seed, spec.name)
+    X_train, X_test = transform_pair(X, split.train, split.test, scale=True)
+    print(f"kr-vs-kp, {len(split.test)} test items: items answered differently with 1 and 2 OpenMP threads")
+    for name in ("knn_2", "knn_3", "knn_5", "knn_8"):
+        answers = []
+        for threads in (1, 2):
+            with threadpool_limits(limits=threads, user_api="openmp"):
+                answers.append(REAL_CLASSIFIERS[name].build(0).fit(X_train, codes[split.train]).predict(X_test))
+        print(f"  {name}: {int((answers[0] != answers[1]).sum())}")
 
 
 def _one_fit(spec, X, y, X_test) -> float:
@@ -211,7 +241,12 @@ def main() -> None:
     parser.add_argument("--n-jobs", type=int, default=1,
                         help="parallel fits per dataset (default 1; with 2 a measurement stalled once here, not investigated)")
     parser.add_argument("--only", nargs="*", help="dataset names of LARGEST to run")
+    parser.add_argument("--threads", action="store_true",
+                        help="k-NN answers on kr-vs-kp with 1 vs 2 OpenMP threads (needs ../shared/data)")
     args = parser.parse_args()
+    if args.threads:
+        thread_ties(Path(os.environ.get("BENCHIRT_SHARED_DATA", ROOT.parent / "shared" / "data")))
+        return
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (timings on a shared machine are "
           "indicative)")
     if args.calibrate:
