@@ -178,20 +178,32 @@ class LocalExecutor:
             return
         from concurrent.futures import FIRST_COMPLETED, wait
 
-        from joblib.externals.loky import get_reusable_executor
+        from joblib.externals.loky import ProcessPoolExecutor
         from joblib.externals.loky.process_executor import BrokenProcessPool
 
+        # A pool of our own, not loky's process-wide reusable one: joblib's Parallel (used inside the
+        # stages) expects to own that one, and a pool broken by a lost worker must not leak into it.
+        pool = ProcessPoolExecutor(max_workers=self.workers)
+
         def submit(fn, name, args):
-            # a pool broken by a lost worker is replaced by a fresh one here
-            return get_reusable_executor(max_workers=self.workers).submit(attempt, fn, name, args)
+            nonlocal pool
+            try:
+                return pool.submit(attempt, fn, name, args)
+            except BrokenProcessPool:  # a lost worker broke the pool: replace it
+                pool.shutdown(wait=False, kill_workers=True)
+                pool = ProcessPoolExecutor(max_workers=self.workers)
+                return pool.submit(attempt, fn, name, args)
 
         def wait_first(futures):
             return wait(futures, return_when=FIRST_COMPLETED).done
 
-        yield from _schedule(fn, tasks, self.retries, lambda: self.workers, submit, wait_first, (BrokenProcessPool,))
+        try:
+            yield from _schedule(fn, tasks, self.retries, lambda: self.workers, submit, wait_first, (BrokenProcessPool,))
+        finally:
+            pool.shutdown(wait=True)
 
     def close(self) -> None:
-        """Nothing to release (loky's worker pool is reused across calls and reaped by loky)."""
+        """Nothing to release (each ``map`` shuts its worker pool down when it ends)."""
 
     def describe(self) -> str:
         return f"local, n_jobs={self.n_jobs}"
