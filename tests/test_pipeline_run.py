@@ -300,6 +300,22 @@ def test_unknown_rating_score_is_refused_with_the_valid_names(tmp_path, capsys):
     assert not (tmp_path / "run").exists()
 
 
+def test_a_warm_rerun_reads_stored_results_without_fitting_or_plotting_libraries(finished_run, tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    shutil.copytree(finished_run["out"], out)
+    code = ("import json, sys; from benchirt.cli import main; "
+            f"status = main(['run', {str(finished_run['config'])!r}, '--out', {str(out)!r}, '--quiet']); "
+            "print(json.dumps([status, [m for m in ('sklearn', 'matplotlib', 'scipy.stats', 'scikit_posthocs') "
+            "if m in sys.modules]]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [0, []]
+    manifest = _manifest(out)
+    assert {s: r["computed"] for s, r in manifest["stages"].items()} == dict.fromkeys(manifest["stages"], 0)
+
+
 def _copied_run(finished_run, tmp_path) -> tuple[Path, Path]:
     """A private copy of the finished run (and its config beside it), brought up to date without the report."""
     import shutil
