@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from benchirt.errors import ConfigError
+from benchirt.options import check_bool, checked_options, require
 from benchirt.pool.estimators import resolve_classifier_class
 
 if TYPE_CHECKING:
@@ -151,26 +152,19 @@ class ExtraEstimator:
     @classmethod
     def from_dict(cls, name: str, entry: Any, allowed_packages: tuple[str, ...] = ()) -> "ExtraEstimator":
         """Build from a config entry ``{"estimator": path, "params": {...}, "scale": bool}`` or a bare path."""
+        where = f"responses.extra.{name}"
         if isinstance(entry, str):
             entry = {"estimator": entry}
-        if not isinstance(entry, dict) or "estimator" not in entry:
-            raise ConfigError(
-                f"extra classifier {name!r}: expected a mapping with key 'estimator' (dotted class path) "
-                f"and optional 'params', 'scale'; got {entry!r}"
-            )
-        unknown = set(entry) - {"estimator", "params", "scale"}
-        if unknown:
-            raise ConfigError(
-                f"extra classifier {name!r}: unknown key(s) {sorted(unknown)}; valid keys: estimator, params, scale"
-            )
+        entry = checked_options(where, entry, ("estimator", "params", "scale"))
+        require("estimator" in entry, where, "estimator", None, "the dotted path of a classifier class")
         params = entry.get("params") or {}
-        if not isinstance(params, dict):
-            raise ConfigError(f"extra classifier {name!r}: 'params' must be a mapping, got {params!r}")
+        require(isinstance(params, dict), where, "params", params, "a mapping of keyword arguments")
+        check_bool(where, "scale", entry.get("scale", True))
         return cls(
             name=name,
             estimator=entry["estimator"],
             params=params,
-            scale=bool(entry.get("scale", True)),
+            scale=entry.get("scale", True),
             allowed_packages=tuple(allowed_packages),
         )
 
