@@ -19,9 +19,12 @@ together; ``out`` and every path given on the command line (``--out``, ``SOURCE`
 current folder, where the command is run. A missing input folder is an error naming the path tried.
 An empty config file is an error (``benchirt run`` without CONFIG runs the packaged default).
 
-Each stage section is validated by that stage's ``XConfig.from_dict`` (unknown keys are rejected there
-with the list of valid ones); this module validates the rest and turns YAML syntax errors into a
-:class:`~benchirt.errors.ConfigError` naming the file, line and column.
+Every value is checked through :mod:`benchirt.options` (messages ``<section>.<key>: got X, expected Y``,
+unknown keys refused with the list of valid ones): each stage section by that stage's
+``XConfig.from_dict``, the top level (``suite``, ``stages``, ``out``, ``airt.input``/``aslib``/``which``,
+``rating.score``) here. Validation imports only the stages' ``config`` modules (the stage packages are
+lazy, :mod:`benchirt.lazy`). YAML syntax errors become a :class:`~benchirt.errors.ConfigError` naming
+the file, line and column.
 """
 from __future__ import annotations
 
