@@ -29,6 +29,11 @@ Algorithm (all items at once)
   for the stopping rule.
 * Standard errors: per-item cross-product of the respondents' marginal scores
   (see :func:`_standard_errors`).
+* Starts: EM runs from the first principal component of the items and from the
+  sum score (:mod:`benchirt.irt.starts`) and keeps the higher log posterior; the
+  fit's ``starts`` record names every start that ended in a worse local optimum
+  (:func:`_best_of_starts`). The mirror image of the solution is the same fit; it
+  is oriented by the classical item discriminations.
 
 Items answered correctly (or wrongly) by every respondent carry no information:
 they are left out of the likelihood and returned with flag ``all_correct`` /
