@@ -83,3 +83,34 @@ def test_cli_bad_inputs_exit_2_with_one_line(tmp_path, capsys, content, message)
 def test_cli_missing_file(tmp_path, capsys):
     assert main(["irt", str(tmp_path / "nope.csv"), "--out", str(tmp_path / "o")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_cli_compare_models_item_fit_and_start_report(tmp_path, capsys):
+    sim = simulate_responses(300, 25, model="2PL", seed=4, discrimination="normal")
+    path = tmp_path / "half_negative.csv"
+    sim.responses.to_csv(path, index=False)
+    out = tmp_path / "out"
+    assert main(["irt", str(path), "--out", str(out), "--model", "2PL", "--compare-models", "--starts", "3"]) == 0
+    printed = capsys.readouterr().out
+    assert "best of 3 EM start(s)" in printed and "1PL" in printed and "3PL" in printed
+    comparison = pd.read_csv(out / "model_comparison.csv")
+    assert comparison["model"].tolist() == ["1PL", "2PL", "3PL"]
+    assert comparison["n_parameters"].tolist() == [26, 50, 75]
+    assert comparison["best_bic"].sum() == 1
+    record = json.loads((out / "fit.json").read_text())
+    assert record["status"] == "converged"
+    assert [run["start"] for run in record["start_runs"]] == ["principal_component", "sum_score",
+                                                               "principal_component_2"]
+    assert comparison.set_index("model").loc["2PL", "log_likelihood"] == pytest.approx(record["log_likelihood"])
+    items = pd.read_csv(out / "items.csv")
+    assert {"infit", "outfit", "misfit"} <= set(items.columns)
+
+
+def test_cli_rejects_bad_starts(tmp_path, capsys):
+    path = tmp_path / "r.csv"
+    simulate_responses(30, 10, model="2PL", seed=0).responses.to_csv(path, index=False)
+    for value, message in (("0", "IRTConfig.starts"), ("two", "--starts: 'auto' or a whole number")):
+        assert main(["irt", str(path), "--out", str(tmp_path / "o"), "--starts", value]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()

@@ -50,7 +50,8 @@ def compare_models(responses, config: IRTConfig | None = None, fitted: IRTFit | 
     config = config or IRTConfig()
     rows = []
     for model in MODELS:
-        fit = fitted if fitted is not None and fitted.model == model else fit_irt(responses, replace(config, model=model))
+        reuse = fitted is not None and fitted.model == model
+        fit = fitted if reuse else fit_irt(responses, replace(config, model=model))
         record = fit.convergence()
         k = n_parameters(fit)
         rows.append({

@@ -49,7 +49,7 @@ from benchirt.errors import DataError
 from benchirt.irt.config import IRTConfig
 from benchirt.irt.fit import IRTFit, flagged_item_values
 from benchirt.irt.models import quadrature, terms_from_logit
-from benchirt.irt.starts import orientation, start_scores
+from benchirt.irt.starts import column_sums, orientation, start_scores
 from benchirt.irt.validation import as_response_matrix
 
 #: Largest change of any parameter (a, b, logit c) in one Fisher-scoring update.
@@ -158,7 +158,7 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
                        config)
     del patterns
 
-    params, record, starts = _best_of_starts(columns.astype(float), problem)
+    params, record, starts = _best_of_starts(columns, problem)
     del columns
     log_post = record.history[-1]
     log_lik = log_post - float(problem.multiplicity @ _log_prior(params, problem))
@@ -206,7 +206,8 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     rows = []
     for i, (name, _, record) in enumerate(runs):
         status = "converged" if record.converged else "iteration_limit"
-        if status == "converged" and record.stopped_by != "same_optimum" and record.history[-1] < top - config.tol_optimum:
+        worse = record.history[-1] < top - config.tol_optimum
+        if status == "converged" and record.stopped_by != "same_optimum" and worse:
             status = "better_optimum_exists"
         rows.append({"start": name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
                      "stopped_by": record.stopped_by, "status": status, "chosen": i == best})
@@ -230,11 +231,11 @@ def _initial_values(values: np.ndarray, score: np.ndarray, problem: _Problem) ->
     """
     config = problem.config
     z = (score - score.mean()) / (score.std() or 1.0)
-    total = np.ones(values.shape[0]) @ values
+    total = column_sums(values)
     p = (total + 0.5) / (values.shape[0] + 1.0)
     mean = total / values.shape[0]
     sd_item = np.sqrt(mean * (1.0 - mean))  # 0/1 items
-    r = (z @ values) / len(z) / np.where(sd_item > 0, sd_item, 1.0)  # z has mean 0: the covariance over sd
+    r = column_sums(values, z) / len(z) / np.where(sd_item > 0, sd_item, 1.0)  # z has mean 0: covariance over sd
     r = np.clip(r, -0.9, 0.9)
     a = np.clip(1.7 * r / np.sqrt(1 - r**2), -3.0, 3.0)
     if config.model == "1PL":
@@ -362,7 +363,7 @@ def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = No
             x0, t0 = x1, t1
             break
         t0 = None  # release each item x node table once it is used (they dominate memory for small n)
-        x2, t2, lp1 = step(x1, t1)
+        x2, _, lp1 = step(x1, t1)  # x2's tables are rebuilt in the rare case they are needed
         t1 = None
         record.log_posterior_change = lp1 - lp0
         r = x1[:, cols] - x0[:, cols]
@@ -380,8 +381,7 @@ def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = No
         if lp_ext < lp1:  # extrapolation overshot: continue from plain EM instead
             record.history.pop()
             t3 = None
-            x3, t3, lp_ext = step(x2, t2)
-        t2 = None
+            x3, t3, lp_ext = step(x2, _Terms.at(x2, problem))
         lp_prev = lp_ext
         x0, t0 = x3, t3
     record.converged = record.stopped_by != "max_iter"
@@ -434,30 +434,39 @@ def _gradient_information(
     information weights ``(1-c)s^2(1-s)/P``, ``c(1-c)s(1-s)/P`` and ``c^2(1-c)(1-s)/P``.
     """
     a, b = params[:, 0], params[:, 1]
-    c = _guessing(params)[:, None]
+    c = _guessing(params)
     s, p = terms.s, terms.p
     powers = problem.node_powers  # (K, 3): 1, theta, theta^2
-    # sums over nodes of x * (theta - b)^q come from x @ [1, theta, theta^2]
-    e = r - n_k[None, :] * p
-    s_over_p = s / p
-    weight = n_k[None, :] * (1 - c)
-    spread = s * (1 - s) * weight  # n_k (1-c) s (1-s)
-    g1, gt = np.moveaxis((e * s_over_p) @ powers[:, :2], -1, 0)
-    h1, ht, htt = np.moveaxis((spread * s_over_p) @ powers, -1, 0)
+    # sums over nodes of x * (theta - b)^q come from x @ [1, theta, theta^2]; the item x node
+    # temporaries are built in place (two at a time), factors constant per item applied after the sums
     grad = np.zeros(params.shape)
     info = np.zeros(params.shape + (3,))
+    e_over_p = np.multiply(p, n_k[None, :])
+    np.subtract(r, e_over_p, out=e_over_p)
+    e_over_p /= p  # e / P
+    if problem.estimates_guessing:
+        grad[:, 2] = c * e_over_p.sum(axis=1)  # sum e c / P
+    e_over_p *= s  # e s / P
+    g1, gt = np.moveaxis(e_over_p @ powers[:, :2], -1, 0)
+    del e_over_p
+    u = np.subtract(1.0, s)  # 1 - s
+    if problem.estimates_guessing:
+        # sum n_k (1-c) c^2 (1-s) / P
+        info[:, 2, 2] = (1 - c) * c**2 * ((u / p) @ n_k)
+    u *= s
+    u /= p
+    u *= n_k[None, :]  # n_k s (1-s) / P
+    if problem.estimates_guessing:
+        k1, kt = np.moveaxis(u @ powers[:, :2], -1, 0) * ((1 - c) * c)
+        info[:, 0, 2] = info[:, 2, 0] = kt - b * k1
+        info[:, 1, 2] = info[:, 2, 1] = -a * k1
+    u *= s  # n_k s^2 (1-s) / P
+    h1, ht, htt = np.moveaxis(u @ powers, -1, 0) * (1 - c)
     grad[:, 0] = gt - b * g1
     grad[:, 1] = -a * g1
     info[:, 0, 0] = htt - 2 * b * ht + b**2 * h1
     info[:, 0, 1] = info[:, 1, 0] = -a * (ht - b * h1)
     info[:, 1, 1] = a**2 * h1
-    if problem.estimates_guessing:
-        c_over_p = c / p
-        k1, kt = np.moveaxis((spread * c_over_p) @ powers[:, :2], -1, 0)
-        grad[:, 2] = (e * c_over_p).sum(axis=1)
-        info[:, 0, 2] = info[:, 2, 0] = kt - b * k1
-        info[:, 1, 2] = info[:, 2, 1] = -a * k1
-        info[:, 2, 2] = (weight * c * c_over_p * (1 - s)).sum(axis=1)
     _add_prior_terms(params, grad, info, problem)
     return grad, info
 
@@ -481,7 +490,10 @@ def _add_prior_terms(params: np.ndarray, grad: np.ndarray, info: np.ndarray, pro
 
 def _item_objective(params: np.ndarray, terms: _Terms, r: np.ndarray, n_k: np.ndarray, problem: _Problem):
     """Expected complete-data log posterior of each item, shape (m,)."""
-    return (r * terms.log_p + (n_k[None, :] - r) * terms.log_q).sum(axis=1) + _log_prior(params, problem)
+    # sum_k r log P + (n_k - r) log(1 - P) = sum_k r (log P - log(1 - P)) + sum_k n_k log(1 - P)
+    odds = np.subtract(terms.log_p, terms.log_q)
+    odds *= r
+    return odds.sum(axis=1) + terms.log_q @ n_k + _log_prior(params, problem)
 
 
 def _em_step(params: np.ndarray, terms: _Terms, problem: _Problem) -> tuple[np.ndarray, _Terms, float]:

@@ -89,7 +89,8 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
     try:
         fit = fit_irt(responses[calibrate], config)
         table = fit.ability_table(responses, config.ability)
-        comparison = compare_models(responses[calibrate], config, fitted=fit) if config.compare_models else pd.DataFrame()
+        comparison = (compare_models(responses[calibrate], config, fitted=fit) if config.compare_models
+                      else pd.DataFrame())
     except DataError as exc:
         raise DataError(f"{result.dataset}: {exc}") from None
     abilities = table.reset_index()

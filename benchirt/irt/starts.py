@@ -24,9 +24,28 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import eigh
 
+def _row_blocks(values: np.ndarray):
+    """``(rows, float block)`` over about :data:`_BLOCKS` row blocks of a (possibly 1-byte) matrix."""
+    step = max(64, -(-values.shape[0] // _BLOCKS))
+    for i in range(0, values.shape[0], step):
+        yield slice(i, i + step), values[i:i + step].astype(float)
+
+
+def column_sums(values: np.ndarray, row_weights: np.ndarray | None = None) -> np.ndarray:
+    """``row_weights @ values`` (m,) without a float copy of a 1-byte ``values`` (n, m)."""
+    out = np.zeros(values.shape[1])
+    for rows, block in _row_blocks(values):
+        out += block.sum(axis=0) if row_weights is None else row_weights[rows] @ block
+    return out
+
+
+def row_sums(values: np.ndarray, column_weights: np.ndarray) -> np.ndarray:
+    """``values @ column_weights`` (n,) without a float copy of a 1-byte ``values`` (n, m)."""
+    return np.concatenate([block @ column_weights for _, block in _row_blocks(values)])
+
+
 def _column_means(values: np.ndarray) -> np.ndarray:
-    """Column means from a matrix-vector product (``values.mean`` may make a temporary copy)."""
-    return np.ones(values.shape[0]) @ values / values.shape[0]
+    return column_sums(values) / values.shape[0]
 
 
 def _standardise(score: np.ndarray) -> np.ndarray:
@@ -44,7 +63,7 @@ def principal_components(values: np.ndarray, multiplicity: np.ndarray | None = N
     Parameters
     ----------
     values : numpy.ndarray, shape (n, m)
-        0/1 responses (items may be collapsed duplicates).
+        0/1 responses (items may be collapsed duplicates), any numeric dtype (int8 saves memory).
     multiplicity : numpy.ndarray, shape (m,), optional
         How many original items each column stands for (weights of the correlation matrix).
     k : int
@@ -72,19 +91,19 @@ def principal_components(values: np.ndarray, multiplicity: np.ndarray | None = N
         for j in range(0, m, step):
             z = block(cols=slice(j, j + step))
             gram += z @ z.T
-        _, vectors = eigh(gram, subset_by_index=[n - k, n - 1])
+        _, vectors = eigh(gram, subset_by_index=[n - k, n - 1], overwrite_a=True)
         scores = vectors.T[::-1]
     else:
         gram = np.zeros((m, m))
         for i in range(0, n, step):
             z = block(rows=slice(i, i + step))
             gram += z.T @ z
-        _, vectors = eigh(gram, subset_by_index=[m - k, m - 1])
+        _, vectors = eigh(gram, subset_by_index=[m - k, m - 1], overwrite_a=True)
         scores = np.vstack([block(rows=slice(i, i + step)) @ vectors for i in range(0, n, step)]).T[::-1]
     out = np.empty((k, n))
     for row, score in enumerate(scores):
         score = _standardise(score)
-        loadings = (score @ values - score.sum() * mean) * scale  # z^T score: each item's covariance with it
+        loadings = (column_sums(values, score) - score.sum() * mean) * scale  # z^T score: covariance with each item
         out[row] = score * orientation(values, weights, loadings)
     return out
 
@@ -95,10 +114,10 @@ def item_rest_correlations(values: np.ndarray, multiplicity: np.ndarray | None =
     rest-score matrix is formed."""
     n, m = values.shape
     weights = np.ones(m) if multiplicity is None else np.asarray(multiplicity, float)
-    total = values @ weights
+    total = row_sums(values, weights)
     mean = _column_means(values)
     var_item = mean * (1.0 - mean)  # 0/1 items
-    cov_total = (total @ values) / n - mean * total.mean()
+    cov_total = column_sums(values, total) / n - mean * total.mean()
     cov_rest = cov_total - var_item  # rest = total - item
     var_rest = np.maximum(total.var() - 2 * cov_total + var_item, 0.0)
     denom = np.sqrt(var_item * var_rest)
@@ -108,17 +127,19 @@ def item_rest_correlations(values: np.ndarray, multiplicity: np.ndarray | None =
 def orientation(values: np.ndarray, multiplicity: np.ndarray, discrimination: np.ndarray) -> float:
     """``+1`` or ``-1``: the sign that makes ``discrimination`` (m,) agree with the classical item
     discriminations, i.e. ``sum_j w_j a_j r_j >= 0`` with ``r_j`` the item-rest correlations."""
-    agreement = float(np.sum(np.asarray(multiplicity, float) * discrimination * item_rest_correlations(values, multiplicity)))
+    classical = item_rest_correlations(values, multiplicity)
+    agreement = float(np.sum(np.asarray(multiplicity, float) * discrimination * classical))
     return -1.0 if agreement < 0 else 1.0
 
 
 def sum_score(values: np.ndarray, multiplicity: np.ndarray | None = None) -> np.ndarray:
     """The standardised (weighted) number-correct score, shape (n,): the classical start."""
     weights = np.ones(values.shape[1]) if multiplicity is None else np.asarray(multiplicity, float)
-    return _standardise(values @ weights)
+    return _standardise(row_sums(values, weights))
 
 
-def start_scores(values: np.ndarray, multiplicity: np.ndarray, starts: int | str) -> tuple[list[tuple[str, np.ndarray]], str]:
+def start_scores(values: np.ndarray, multiplicity: np.ndarray,
+                 starts: int | str) -> tuple[list[tuple[str, np.ndarray]], str]:
     """The starting ability scores of one fit and why these.
 
     Parameters
@@ -128,10 +149,11 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray, starts: int | str
     multiplicity : numpy.ndarray, shape (m,)
     starts : int or "auto"
         ``"auto"``: the principal-component start and the sum-score start. Even where the two
-        correlate above .99 they can end in different optima (on decodIRT's 132 x 500 pools either
-        one ends lower on some pools, by 10 to 4000 log-likelihood units), so both always run. An integer ``k`` takes the first ``k`` of
-        principal component, sum score, second principal component, then mixtures of the first
-        two components with seeded random weights.
+        correlate above .99 they can end in different optima (on decodIRT's 50 pools each one
+        ends lower on 16 pools, by up to 315 and 3864 log-posterior units; ``benchmarks/irt_fit.py
+        --part optimum``), so both always run. An integer ``k`` takes the first ``k`` of principal
+        component, sum score, second principal component, then mixtures of the first two
+        components with seeded random weights.
 
     Returns
     -------
@@ -149,4 +171,5 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray, starts: int | str
     while len(candidates) < starts:
         mix = rng.standard_normal(len(pcs))
         candidates.append((f"random_{len(candidates) - 2}", _standardise(mix @ pcs)))
-    return candidates[:starts], f"{starts} start(s) requested (|r| of principal component and sum score = {agreement:.2f})"
+    return candidates[:starts], (f"{starts} start(s) requested (|r| of principal component and sum score = "
+                                 f"{agreement:.3f})")

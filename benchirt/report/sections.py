@@ -10,6 +10,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from benchirt.report.added import added_classifiers
 from benchirt.report.config import ReportConfig
 from benchirt.report.document import Note, Paragraph, Section, Table, figure_block
 from benchirt.report.sizes import size_policy
@@ -196,8 +197,8 @@ def suspect_labels(results, config: ReportConfig) -> Section | None:
     ))
     if len(table):
         shown = table.sort_values("discrimination").head(_MAX_SUSPECTS)
-        section.add(Table(shown, f"Suspect labels, most negative discrimination first"
-                                 f"{f' (the first {_MAX_SUSPECTS} of {len(table)})' if len(table) > _MAX_SUSPECTS else ''}."))
+        more = f" (the first {_MAX_SUSPECTS} of {len(table)})" if len(table) > _MAX_SUSPECTS else ""
+        section.add(Table(shown, f"Suspect labels, most negative discrimination first{more}."))
     return section
 
 
@@ -385,7 +386,7 @@ def airt(results, config: ReportConfig) -> Section | None:
 
 
 #: The report's sections in page order.
-SECTIONS: tuple[Callable, ...] = (conclusions, leaderboard, ratings, statistics, overview, size_policy, datasets, model_fit,
+SECTIONS: tuple[Callable, ...] = (conclusions, leaderboard, ratings, added_classifiers, statistics, overview, size_policy, datasets, model_fit,
                                   suspect_labels, item_curves, true_scores, subsets, airt)
 
 
