@@ -17,11 +17,16 @@ dataset is predicted at the pool mean shifted by that offset, the rank is the av
 
     .venv/bin/python benchmarks/new_classifier.py [CALIBRATION ...]
     # default: ../shared/data/decodirt-reference, and runs/cc18-offline when that run exists
+    .venv/bin/python benchmarks/new_classifier.py --timing [CONFIG]
+    # `benchirt run CONFIG` (default: the packaged default) into a fresh folder, then `benchirt add` of a
+    # logistic regression: wall times, the training part of `add`, and their ratios to the first run
 """
 from __future__ import annotations
 
+import json
 import math
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -130,5 +135,34 @@ def main(paths: list[Path]) -> None:
             print(table.T.to_string())
 
 
+def timing(config: str | None) -> None:
+    """Wall time of a first run and of `benchirt add` on it, side by side on the same machine."""
+    from benchirt.cli import main as cli
+
+    with tempfile.TemporaryDirectory() as folder:
+        run_dir = Path(folder) / "run"
+        start = time.perf_counter()
+        assert cli(["run", *([config] if config else []), "--out", str(run_dir)]) == 0
+        first = time.perf_counter() - start
+        start = time.perf_counter()
+        assert cli(["add", str(run_dir), "--classifier", "logreg=sklearn.linear_model.LogisticRegression",
+                    "--params", '{"max_iter": 500}', "--quiet"]) == 0
+        added = time.perf_counter() - start
+        training = sum(json.loads(p.read_text())["seconds"] for p in (run_dir / "artifacts" / "add").glob("*/_COMPLETE.json"))
+        start = time.perf_counter()
+        assert cli(["add", str(run_dir), "--classifier", "logreg=sklearn.linear_model.LogisticRegression",
+                    "--params", '{"max_iter": 500}', "--quiet"]) == 0
+        again = time.perf_counter() - start
+        manifest = json.loads((run_dir / "manifest.json").read_text())
+    stages = {name: report.get("seconds") for name, report in manifest.get("stages", {}).items()}
+    print(f"\nfirst run {first:.1f} s (stages of the last run: {stages})")
+    print(f"benchirt add: {added:.1f} s = {added / first:.2f} of the first run; training the classifier on every "
+          f"dataset {training:.1f} s = {training / first:.2f}; the rest rebuilds the ratings, tests and report")
+    print(f"benchirt add again (everything reused): {again:.1f} s = {again / first:.2f} of the first run")
+
+
 if __name__ == "__main__":
-    main([Path(p) for p in sys.argv[1:]] or DEFAULTS)
+    if sys.argv[1:2] == ["--timing"]:
+        timing(sys.argv[2] if len(sys.argv) > 2 else None)
+    else:
+        main([Path(p) for p in sys.argv[1:]] or DEFAULTS)

@@ -11,6 +11,9 @@ It prints the time of both, their ratio and largest disagreement, then the order
 table: per classifier the sorted-order rating/RD (what seed 003 Table 1 reports) beside the
 rating's mean/sd and the rank range over the random orders.
 
+Both engines run decodIRT's variant (``glicko: decodirt``), the one the package computes; the
+order table uses the same variant, as docs/rating.md reports it.
+
 Usage::
 
     .venv/bin/python benchmarks/rating_orders.py                 # 200 orders, seed 0
@@ -29,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchirt.rating import glicko_tournament, permutation_analysis, read_scores
+from benchirt.rating import RatingConfig, glicko_tournament, permutation_analysis, read_scores
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("BENCHIRT_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data")) / "decodirt-reference"
@@ -43,15 +46,16 @@ def main() -> None:
     if not DATA.is_dir():
         raise SystemExit(f"reference data not found at {DATA} (set BENCHIRT_SHARED_DATA)")
     scores = read_scores(DATA)
+    config = RatingConfig(glicko="decodirt")
 
     start = time.perf_counter()
-    analysis = permutation_analysis(scores, n_permutations=args.orders, seed=args.seed)
+    analysis = permutation_analysis(scores, n_permutations=args.orders, seed=args.seed, config=config)
     vectorised = time.perf_counter() - start
 
     start = time.perf_counter()
     package = []
     for row in analysis.orders:
-        table = glicko_tournament(scores, order=[analysis.datasets[i] for i in row]).table
+        table = glicko_tournament(scores, order=[analysis.datasets[i] for i in row], config=config).table
         package.append(table.set_index("classifier").loc[analysis.ratings.columns, "rating"].to_numpy())
     baseline = time.perf_counter() - start
     gap = float(np.abs(np.array(package) - analysis.ratings.to_numpy()).max())
@@ -62,7 +66,7 @@ def main() -> None:
     print(f"  benchirt vectorised engine               : {vectorised:8.3f} s")
     print(f"  speed-up {baseline / vectorised:.0f}x, largest rating difference {gap:.1e}")
 
-    single = glicko_tournament(scores).table.set_index("classifier")
+    single = glicko_tournament(scores, config=config).table.set_index("classifier")
     summary = analysis.summary.set_index("classifier")
     table = pd.DataFrame(
         {

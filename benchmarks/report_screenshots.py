@@ -9,7 +9,8 @@ viewport, conclusions first) and saves the first screen at half size (640 × 400
     python benchmarks/report_screenshots.py --run runs/default
 
 Needs Playwright and a system Chromium (Debian: apt-get install chromium-headless-shell). Prints the
-run's wall time per stage and the machine's load average, since timings on a shared machine vary.
+run's wall time per stage, its CPU time and the machine's load average: on a shared machine the wall time
+grows with the load, the CPU time hardly.
 """
 from __future__ import annotations
 
@@ -29,6 +30,24 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "img" / "report-first-screen.png"
 
 
+def _cpu_seconds() -> float:
+    """User + system CPU of this process, of its finished children and of its live workers (joblib keeps
+    its workers alive), which unlike the wall time hardly grows when other jobs share the machine."""
+    import resource
+
+    import psutil
+
+    total = sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+                for field in ("ru_utime", "ru_stime"))
+    for process in psutil.Process().children(recursive=True):
+        try:
+            times = process.cpu_times()
+            total += times.user + times.system
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--run", type=Path, help="an existing run directory (default: run the default study now)")
@@ -38,12 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     if run_dir is None:
         run_dir = Path(tempfile.mkdtemp(prefix="benchirt-default-")) / "run"
         load_before = os.getloadavg()[0]
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), _cpu_seconds()
         outcome = run_pipeline(load_config(None), out=run_dir, show_progress=False)
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, _cpu_seconds() - cpu_start
         stages = ", ".join(f"{name} {report['seconds']:.1f} s" for name, report in outcome.manifest["stages"].items())
-        print(f"default run: {wall:.1f} s wall ({stages}); load average {load_before:.1f} before, "
-              f"{os.getloadavg()[0]:.1f} after, on {os.cpu_count()} CPUs")
+        print(f"default run: {wall:.1f} s wall, {cpu:.1f} s CPU in this process and its workers ({stages}); "
+              f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} CPUs")
     full = args.out.with_suffix(".full.png")
     check = check_page(run_dir / "report.html", width=1280, height=800, screenshot=full)
     problems = check.problems()

@@ -57,7 +57,7 @@ def test_cli_scores_against_items_csv_without_refitting(shared_data, tmp_path, c
     before = items_file.read_bytes()
     pool = pd.read_csv(source)
     pool.index = [f"c{i}" for i in range(len(pool))]
-    pool.iloc[[5, 40, 90]].rename_axis("classifier").reset_index().to_csv(tmp_path / "new.csv", index=False)
+    pool.iloc[[5, 40, 90]].to_csv(tmp_path / "new.csv", index_label="classifier")
     assert main(["irt", str(tmp_path / "new.csv"), "--items", str(items_file), "--out", str(tmp_path / "score")]) == 0
     assert "not refitted" in capsys.readouterr().out
     scored = pd.read_csv(tmp_path / "score" / "abilities.csv").set_index("respondent")

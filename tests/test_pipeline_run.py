@@ -85,6 +85,7 @@ def test_run_finishes_every_stage_and_skips_the_single_class_dataset(finished_ru
 def test_end_of_run_summary_fits_one_screen(finished_run):
     text = finished_run["stdout"]
     assert "benchirt run: finished" in text and "Glicko-2 leaders" in text
+    assert "Leaderboard (Bradley–Terry on true_score): " in text
     assert "skipped respond one_class: dataset 'one_class' has a single class" in text
     assert "report.html" in text
     assert len(text.splitlines()) <= 30
@@ -258,21 +259,8 @@ def test_airt_aslib_config_runs_and_reports(shared_data, tmp_path):
     assert '<section id="airt">' in page and "could not be drawn" not in page
 
 
-def test_report_labels_the_decodirt_statistics_mode(finished_run, tmp_path):
-    import shutil
-
-    out = tmp_path / "run"
-    shutil.copytree(finished_run["out"], out)
-    shutil.copy(finished_run["folder"] / "one_class.csv", tmp_path / "one_class.csv")
-    config = _config_file(tmp_path, ["builtin:iris,wine", "one_class.csv"],
-                          rating={"n_permutations": 20, "stats": "decodirt"})
-    assert main(["run", str(config), "--out", str(out), "--quiet", "--stages", "rate", "report"]) == 0
-    friedman = (out / "summary.md").read_text().split("## Friedman / Nemenyi")[1].split("\n## ")[0]
-    assert "decodIRT compatibility: Friedman test on Glicko-2 rating trajectories" in friedman
-    assert "datasets as blocks" not in friedman
-
-
-def test_rating_score_decides_ratings_and_leaderboard_and_is_named(finished_run, tmp_path):
+def test_rating_score_decides_ratings_and_leaderboard_and_report_labels_decodirt_stats(finished_run, tmp_path):
+    """One rerun of rate + report with rating.score = test_accuracy and decodIRT's statistics mode."""
     import shutil
 
     from benchirt.rating import RatingConfig, glicko_tournament, leaderboard
@@ -282,8 +270,12 @@ def test_rating_score_decides_ratings_and_leaderboard_and_is_named(finished_run,
     shutil.copytree(finished_run["out"], out)
     shutil.copy(finished_run["folder"] / "one_class.csv", tmp_path / "one_class.csv")
     config = _config_file(tmp_path, ["builtin:iris,wine", "one_class.csv"],
-                          rating={"n_permutations": 20, "n_bootstrap": 50, "score": score})
+                          rating={"n_permutations": 20, "n_bootstrap": 50, "score": score, "stats": "decodirt"})
     assert main(["run", str(config), "--out", str(out), "--quiet", "--stages", "rate", "report"]) == 0
+    friedman = (out / "summary.md").read_text().split("## Friedman / Nemenyi")[1].split("\n## ")[0]
+    assert "decodIRT compatibility: Friedman test on Glicko-2 rating trajectories" in friedman
+    assert "datasets as blocks" not in friedman
+
     results = load_run(out)
     rating = results.rating
     assert rating.score == score and _manifest(out)["rating_score"] == score

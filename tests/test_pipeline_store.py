@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -225,3 +227,26 @@ def test_a_run_directory_in_use_is_refused_until_released(tmp_path):
     first.unlock()
     second.lock()
     second.unlock()
+
+
+def test_editing_a_constant_in_a_copy_of_the_source_changes_only_that_stages_key(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    import benchirt
+
+    shutil.copytree(Path(benchirt.__file__).parent, tmp_path / "benchirt", ignore=shutil.ignore_patterns("__pycache__"))
+    probe = ("from benchirt.pipeline.store import artifact_key; "
+             "print(artifact_key('irt', {}, 'in'), artifact_key('respond', {}, 'in'))")
+
+    def keys():
+        env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+        return subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path, capture_output=True, text=True,
+                              check=True).stdout.split()
+
+    irt_before, respond_before = keys()
+    source = tmp_path / "benchirt" / "irt" / "estimation.py"
+    source.write_text(source.read_text() + "\nEDITED_CONSTANT = 1\n")
+    irt_after, respond_after = keys()
+    assert irt_after != irt_before and respond_after == respond_before

@@ -106,3 +106,16 @@ def test_invalid_parameter_value_fails_at_config_time():
 def test_allowed_packages_must_be_package_names(allowed):
     with pytest.raises(ConfigError, match="responses.allowed_packages: expected a list of top-level package names"):
         ResponseConfig.from_dict({"allowed_packages": allowed})
+
+
+def test_run_with_os_system_in_extra_exits_2_before_any_side_effect(tmp_path, capsys):
+    from benchirt.cli import main
+
+    marker, out = tmp_path / "pwned", tmp_path / "out"
+    config = tmp_path / "evil.yaml"
+    config.write_text(f"suite: builtin\nresponses:\n  extra:\n    evil: {{estimator: os.system, params: {{command: 'touch {marker}'}}}}\n")
+    assert main(["run", str(config), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"benchirt run: error: {config}: section 'responses': extra classifier 'evil': 'os.system' is "
+                          "outside the allowed packages; allowed: classifier classes from sklearn, xgboost, lightgbm, catboost")
+    assert len(err.splitlines()) == 1 and not marker.exists() and not out.exists()

@@ -76,3 +76,24 @@ def test_markdown_table_shape():
     table = markdown_table(pd.DataFrame({"x": [1, 2], "y": ["p", None]}))
     lines = table.splitlines()
     assert lines[0] == "| x | y |" and lines[1] == "|---|---|" and lines[3] == "| 2 |  |"
+
+
+def test_long_tables_fold_with_a_csv_link_and_key_columns_come_first():
+    from benchirt.report.document import FOLD_ROWS, human_header
+
+    frame = pd.DataFrame({"orders_rank_max": range(FOLD_ROWS + 1), "classifier": [f"c{i}" for i in range(FOLD_ROWS + 1)],
+                          "kendall_tau_p_value": np.linspace(0, 1, FOLD_ROWS + 1)})
+    table = Table(frame, "Every pair. More text.", key=("classifier",))
+    assert list(table.shown().columns) == ["Classifier", "Worst rank over orders", "τ p-value (one-sided)"]
+    page = render_html("t", "s", [Section("s", "S").add(table).add(Table(frame.head(2), "Short."))])
+    assert page.count("<details>") == 1 and f"Every pair — {FOLD_ROWS + 1} rows (click to show)" in page
+    csv = page.split('href="data:text/csv;base64,')[1].split('"')[0]
+    assert base64.b64decode(csv).decode().splitlines()[0] == "Classifier,Worst rank over orders,τ p-value (one-sided)"
+    assert human_header("n_played") == "Matches" and human_header("some_new_column") == "Some new column"
+    raw = Table(pd.DataFrame({"classifier": ["a"], "breast-w": [1.0], "credit_g": [2.0]}), human_headers=False)
+    assert list(raw.shown().columns) == ["classifier", "breast-w", "credit_g"]  # data names stay as they are
+
+
+def test_numbers_are_right_aligned_and_text_left():
+    page = render_html("t", "s", _sections())
+    assert '<td class="n">1523.5</td>' in page and "<td>a|b</td>" in page

@@ -38,6 +38,7 @@ RESULT_MODULES: tuple[str, ...] = (
     "benchirt.airt.latent",
     "benchirt.airt.compat",
     "benchirt.airt.polytomous",
+    "benchirt.placement.add",
 )
 
 _registered: dict[str, type] = {}

@@ -12,8 +12,9 @@ RUN_DESCRIPTION = f"""\
 Run the whole study: {' -> '.join(STAGES)}.
 
 With no CONFIG it runs the packaged default (configs/default.yaml: the embedded suite of 12 small
-real datasets, every stage including AIRT, offline, about 1 minute on 2 cores). Other configs: configs/cc18-offline.yaml (the 27 offline CC18 datasets),
-configs/cc18.yaml (OpenML-CC18 online, decodIRT's protocol), configs/airt-aslib.yaml (AIRT on ASlib).
+real datasets, every stage including AIRT, offline, under a minute on 2 cores). Other configs:
+configs/cc18-offline.yaml (the 27 offline CC18 datasets), configs/cc18.yaml (OpenML-CC18 online,
+decodIRT's protocol), configs/airt-aslib.yaml (AIRT on ASlib).
 
 Every (dataset, stage) result is stored in the run directory under a key of the options and inputs
 that produced it, so a rerun (after a kill, a crash or an edit of one stage's options) computes only
@@ -69,7 +70,7 @@ def _common(parser) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     from benchirt.pipeline.export import export_irt
-    from benchirt.pipeline.run import load_stage_result, run_pipeline
+    from benchirt.pipeline.run import load_stage_table, run_pipeline
     from benchirt.pipeline.summary import format_summary
 
     config = load_config(args.config)
@@ -88,10 +89,35 @@ def run_command(args: argparse.Namespace) -> int:
         return 0
     outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet,
                            retry_failed=args.retry_failed)
-    export_irt(outcome.run_dir)
-    rating = load_stage_result(outcome.run_dir, "rate")
-    print(format_summary(outcome.run_dir, outcome.manifest, rating, top=config.stage_config("report").top_classifiers))
+    if _irt_export_stale(outcome):
+        export_irt(outcome.run_dir)
+    glicko = load_stage_table(outcome.run_dir, "rate", "tournament/table")
+    print(format_summary(outcome.run_dir, outcome.manifest, glicko, top=config.stage_config("report").top_classifiers,
+                         verdict=_leaderboard_verdict(outcome.run_dir)))
     return outcome.exit_code
+
+
+def _irt_export_stale(outcome) -> bool:
+    """Whether RUN_DIR/irt/ must be written again: the irt stage computed something, or a dataset's folder is missing."""
+    from benchirt.pipeline.store import safe_name
+
+    if outcome.manifest["stages"].get("irt", {}).get("computed"):
+        return True
+    with_irt = [name for name, stages in outcome.manifest["datasets"].items()
+                if stages.get("irt", {}).get("status") in ("computed", "reused", "stored")]
+    return any(not (Path(outcome.run_dir) / "irt" / safe_name(name) / "items.csv").is_file() for name in with_irt)
+
+
+def _leaderboard_verdict(run_dir) -> str | None:
+    """The stored leaderboard's verdict sentence, read from its two tables alone (the summary stays light)."""
+    from benchirt.pipeline.run import load_stage_table
+
+    board, pairwise = (load_stage_table(run_dir, "rate", name) for name in ("leaderboard", "pairwise"))
+    if board is None or pairwise is None or board.empty:
+        return None
+    from benchirt.rating.leaderboard import leaderboard_verdict
+
+    return leaderboard_verdict(board, pairwise)
 
 
 def format_explanation(run_dir, manifest: dict) -> str:

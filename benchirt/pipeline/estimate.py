@@ -1,6 +1,6 @@
 """``benchirt run --estimate``: the expected time and peak memory of a study, before paying for it.
 
-The cost model is deliberately simple — one constant per classifier times the work its algorithm
+The cost model is deliberately simple — per classifier, a constant times the work its algorithm
 does — and calibrated on measured single-threaded fits (``python benchmarks/scale.py --calibrate``
 rewrites ``cost_model.json``; ``docs/scale.md`` compares its predictions with measured runs). Work
 units, for ``n`` fitted rows, ``m`` predicted rows, ``d`` features and ``c`` classes:
@@ -180,8 +180,8 @@ def format_estimate(table: pd.DataFrame, workers: int, model: dict) -> str:
         lines.append(f"Largest peak memory of one dataset: {known['peak_gb'].max():.2f} GB"
                      + (f" (x {workers} workers at once: up to {known['peak_gb'].nlargest(workers).sum():.2f} GB)"
                         if workers > 1 else ""))
-    lines.append(f"Cost model: {model['calibrated']} ({model['machine']}); estimates are within about "
-                 f"{model['typical_error']} of measured runs (docs/scale.md).")
+    lines.append(f"Cost model: {model['calibrated']} ({model['machine']}); accuracy: {model['typical_error']} "
+                 "(docs/scale.md).")
     return "\n".join(lines)
 
 

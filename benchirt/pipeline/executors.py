@@ -102,13 +102,14 @@ class _Pending:
     alone: bool = False    # run with nothing else in flight (after a lost worker)
 
 
-def _schedule(fn: Callable, tasks: Sequence[Task], retries: int, capacity: int, submit: Callable,
+def _schedule(fn: Callable, tasks: Sequence[Task], retries: int, capacity: Callable[[], int], submit: Callable,
               wait_first: Callable, lost_worker: tuple[type, ...]) -> Iterator[TaskOutcome]:
     """The retry and lost-worker policy of the module docstring over any futures API.
 
     ``submit(fn, name, args)`` starts one :func:`attempt` and returns its future; ``wait_first(futures)``
     returns those of ``futures`` that are done; ``lost_worker`` are the exception types of a lost worker.
-    At most ``capacity`` tasks are in flight, so a started task is running rather than queued.
+    At most ``capacity()`` tasks are in flight (asked again as tasks finish: Dask workers may join later),
+    so a started task is running rather than queued.
     """
     queue = deque(_Pending(name, args) for name, args in tasks)
     running: dict[Any, _Pending] = {}
@@ -117,7 +118,7 @@ def _schedule(fn: Callable, tasks: Sequence[Task], retries: int, capacity: int, 
         while queue or running:
             draining = draining and bool(running)
             while queue and not draining and not any(p.alone for p in running.values()) \
-                    and len(running) < capacity and not (queue[0].alone and running):
+                    and len(running) < capacity() and not (queue[0].alone and running):
                 task = queue.popleft()
                 task.attempts += 1
                 running[submit(fn, task.name, task.args)] = task
@@ -197,7 +198,7 @@ class LocalExecutor:
             return wait(futures, return_when=FIRST_COMPLETED).done
 
         try:
-            yield from _schedule(fn, tasks, self.retries, self.workers, submit, wait_first, (BrokenProcessPool,))
+            yield from _schedule(fn, tasks, self.retries, lambda: self.workers, submit, wait_first, (BrokenProcessPool,))
         finally:
             pool.shutdown(wait=True)
 
@@ -263,8 +264,7 @@ class DaskExecutor:
         def wait_first(futures):
             return wait(futures, return_when="FIRST_COMPLETED").done
 
-        for outcome in _schedule(fn, tasks, self.retries, self.workers, submit, wait_first, (KilledWorker,)):
-            yield outcome
+        yield from _schedule(fn, tasks, self.retries, lambda: self.workers, submit, wait_first, (KilledWorker,))
 
     def close(self) -> None:
         if self._own_client:

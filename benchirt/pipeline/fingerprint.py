@@ -31,6 +31,7 @@ STAGE_CODE: dict[str, tuple[str, ...]] = {
     "rate": ("rating", "irt", "pool"),
     "subset": ("subsets", "rating", "irt", "pool", "data"),
     "airt": ("airt", "responses", "pool", "data", "preprocess.py"),
+    "add": ("placement", "responses", "pool", "irt", "data", "preprocess.py"),
 }
 
 #: Modules every stage runs (errors, option checks, file writing, the pipeline's stage adapters).

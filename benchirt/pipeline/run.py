@@ -342,5 +342,17 @@ def load_stage_result(run_dir: str | os.PathLike, stage: str):
     return None
 
 
+def load_stage_table(run_dir: str | os.PathLike, stage: str, path: str):
+    """One table of a suite-wide stage's stored result (e.g. ``("rate", "tournament/table")``), or None.
+
+    Reads the parquet file alone — no stage module is imported (the end-of-run summary stays light).
+    """
+    store = ArtifactStore(run_dir)
+    entry = store.read_manifest().get("artifacts", {}).get(stage)
+    if entry and entry["status"] in ("computed", "reused", "stored") and store.has(stage, "all", entry["key"]):
+        return store.load_frame(stage, "all", entry["key"], path)
+    return None
+
+
 def _subset_of(keys: dict[str, str], names) -> dict[str, str]:
     return {name: keys[name] for name in names if name in keys}

@@ -8,7 +8,7 @@ options — computes only the missing or changed results. The manifest is rewrit
 every result, so it always describes what is on disk.
 
 Every (dataset, stage) entry of the manifest carries a ``decision``: ``"reused"``, or ``"recomputed
-because …"`` naming what changed since the stored result (its options, its input, a source file, a
+because …"`` naming what changed since the result the previous run used (its options, its input, a source file, a
 library version — :func:`benchirt.pipeline.fingerprint.changes`), or that there was none or ``--force``
 was given. With ``explain=True`` the run decides the same way but computes and writes nothing
 (``benchirt run --explain``); its decisions read ``"would recompute because …"``.
@@ -343,12 +343,20 @@ class Run:
         """Why (stage, name) has no reusable result: --force, no stored result, or what changed."""
         if self.force:
             return "--force was given"
-        previous = self.store.previous(stage, name)
+        previous = self._previous_marker(stage, name)
         if previous is None:
             return "no result is stored"
         if previous.get("provenance") is None:
             return "the stored result was written by an older benchirt (no provenance)"
         return "; ".join(fingerprint.changes(previous["provenance"], parts)) or "the stored result does not match"
+
+    def _previous_marker(self, stage: str, name: str) -> dict | None:
+        """The marker of the result the previous run used for (stage, name), else of the latest one stored."""
+        entries = self.previous.get("artifacts", {}) if name == "all" else self.previous.get("datasets", {}).get(name, {})
+        key = (entries.get(stage) or {}).get("key")
+        if key and self.store.has(stage, name, key):
+            return self.store.marker(stage, name, key)
+        return self.store.previous(stage, name)
 
     def _log_decisions(self, stage: str, why: dict[str, str]) -> None:
         """One console line per distinct reason a stage recomputes (not for a first run)."""

@@ -60,6 +60,19 @@ def load(directory: str | Path) -> Any:
     return _load_container(directory, meta)
 
 
+def load_frame(directory: str | Path, path: str) -> pd.DataFrame:
+    """One DataFrame field of a stored result, e.g. ``"tournament/table"``, without building the result.
+
+    For readers that need one table (the end-of-run summary) and not the result's classes.
+    """
+    *parents, name = path.split("/")
+    folder = Path(directory).joinpath(*parents)
+    meta = _read_json(folder / TYPE_FILE)
+    if not isinstance(meta, dict) or (meta.get("fields") or {}).get(name) != "frame":
+        raise ArtifactError(f"{folder}: no table field {name!r}")
+    return _load_frame(name, folder / f"{name}.parquet", _read_json(folder / PLAIN_FILE))
+
+
 # -- writing -------------------------------------------------------------------------------------
 def _dump_container(directory: Path, meta: dict, entries: list[tuple[str, Any]]) -> None:
     """Write ``entries`` (storage name, value) into ``directory`` with ``meta`` + their kinds as _type.json."""

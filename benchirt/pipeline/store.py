@@ -104,6 +104,15 @@ class ArtifactStore:
 
         return serialize.load(self.path(stage, name, key) / "result")
 
+    def load_frame(self, stage: str, name: str, key: str, path: str):
+        """One table of a complete artifact (``serialize.load_frame``), after the same checks as :meth:`load`."""
+        if not self.has(stage, name, key) or self.marker(stage, name, key).get("status") != "ok":
+            raise BenchirtError(f"{self.root}: no complete {stage} artifact for {name!r} (key {key[:16]})")
+        self.verify(stage, name, key)
+        from benchirt.pipeline import serialize
+
+        return serialize.load_frame(self.path(stage, name, key) / "result", path)
+
     def verify(self, stage: str, name: str, key: str) -> None:
         """Refuse an artifact whose files differ from the digests its marker recorded at writing."""
         folder = self.path(stage, name, key)

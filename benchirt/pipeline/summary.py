@@ -1,13 +1,14 @@
 """The one-screen summary ``benchirt run`` prints at the end (from the manifest and the stored results)."""
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 #: Widest dataset reason shown on the terminal (the report and the manifest keep the whole text).
 REASON_WIDTH = 90
 
 
-def format_summary(run_dir: str | Path, manifest: dict, rating=None, top: int = 5) -> str:
+def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 5, verdict: str | None = None) -> str:
     """Stage table (status, seconds, computed / reused / skipped / failed), leaders, skips, where to look.
 
     Parameters
@@ -15,8 +16,11 @@ def format_summary(run_dir: str | Path, manifest: dict, rating=None, top: int = 
     run_dir : path
     manifest : dict
         The run's ``manifest.json`` content.
-    rating : benchirt.rating.RatingResult, optional
-        Adds the ``top`` classifiers of the Glicko-2 table with their 95 % intervals.
+    glicko : pandas.DataFrame, optional
+        The Glicko-2 table of the rate stage (``RatingResult.tournament.table``): adds its ``top``
+        classifiers with their 95 % intervals.
+    verdict : str, optional
+        The leaderboard's one-sentence verdict (:func:`benchirt.rating.leaderboard_verdict`), printed first.
     """
     lines = [f"benchirt run: {manifest.get('status', '?')} — {run_dir}"]
     lines.append(f"  {'stage':<9}{'status':<10}{'seconds':>9}{'computed':>10}{'reused':>8}{'skipped':>9}{'failed':>8}")
@@ -28,9 +32,12 @@ def format_summary(run_dir: str | Path, manifest: dict, rating=None, top: int = 
             f"{report.get('reused', 0):>8}{report.get('skipped', 0):>9}{report.get('failed', 0):>8}"
         )
     lines.append(f"  {'total':<19}{total:>9.1f}")
-    if rating is not None:
-        table = rating.tournament.table.sort_values("rating", ascending=False).head(top)
-        lines.append(f"Glicko-2 leaders (rating ± 95 % interval) over {rating.tournament.trajectory['dataset'].nunique()} datasets:")
+    if verdict:
+        score = manifest.get("rating_score", "true_score")
+        lines += textwrap.wrap(f"Leaderboard (Bradley–Terry on {score}): {verdict}", width=110, subsequent_indent="  ")
+    if glicko is not None:
+        table = glicko.sort_values("rating", ascending=False).head(top)
+        lines.append(f"Glicko-2 leaders (rating ± 95 % interval) over {int(glicko['n_played'].max())} datasets:")
         for _, row in table.iterrows():
             lines.append(f"  {int(row['rank']):>3}. {row['classifier']:<22}{row['rating']:8.1f}  [{row['low']:.0f}, {row['high']:.0f}]")
     problems = [(name, stage, entry) for name, stages in sorted(manifest.get("datasets", {}).items())

@@ -60,6 +60,7 @@ class AddOutcome:
     computed: int = 0
     reused: int = 0
     skipped: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
     predicted: pd.DataFrame | None = None
     standing: pd.DataFrame | None = None
     seconds: float = 0.0
@@ -77,6 +78,7 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
     """
     from benchirt.pipeline.config import load_config
     from benchirt.pipeline.store import ArtifactStore
+    from benchirt.pool.real import ExtraEstimator
 
     start = time.perf_counter()
     store = ArtifactStore(run_dir)
@@ -86,7 +88,19 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
     irts = {name: store.load("irt", name, keys["irt"]) for name, keys in entries.items()}
     pool = set().union(*(irt.abilities["respondent"].astype(str) for irt in irts.values()))
     previous = manifest.get(MANIFEST_KEY, {})
-    specs = {}
+    outcome = AddOutcome(Path(run_dir))
+    model = None
+    datasets = sorted(entries)
+    if budget is not None:
+        from benchirt.placement.design import plan_datasets
+        from benchirt.placement.model import fit_score_model
+
+        model = fit_score_model(_pool_scores(irts, outcome.notes))
+        datasets = plan_datasets(model, budget)["dataset"].tolist()
+    allowed = tuple(config.stage_config("responses").allowed_packages)
+    # classifiers added by earlier calls stay in the rebuilt results, on the datasets they were measured on
+    specs = {name: (ExtraEstimator.from_dict(name, entry["spec"], allowed), entry["spec"], entry["measured"],
+                    entry.get("budget")) for name, entry in previous.items()}
     for extra in classifiers:
         spec = {"estimator": extra.estimator, "params": dict(extra.params), "scale": bool(extra.scale)}
         if extra.name in pool:
@@ -96,23 +110,12 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
                 f"{extra.name!r} was added to this run before as {previous[extra.name]['spec']}; "
                 "give the new classifier another name (the same specification again is reused)"
             )
-        specs[extra.name] = (extra, spec)
-    model = None
-    datasets = sorted(entries)
-    plan = None
-    if budget is not None:
-        from benchirt.placement.design import plan_datasets
-        from benchirt.placement.model import fit_score_model
+        specs[extra.name] = (extra, spec, datasets, budget)
 
-        model = fit_score_model(_pool_scores(irts))
-        plan = plan_datasets(model, budget)
-        datasets = plan["dataset"].tolist()
-
-    outcome = AddOutcome(Path(run_dir))
     store.lock()
     try:
-        added = _measure(store, config, entries, irts, specs, datasets, outcome, show_progress)
-        _rebuild(store, manifest, config, entries, irts, added, specs, model, budget, outcome)
+        added = _measure(store, config, entries, irts, specs, outcome, show_progress)
+        _rebuild(store, manifest, config, entries, irts, added, specs, model, outcome)
     finally:
         store.unlock()
     from benchirt.report import build_report
@@ -139,31 +142,39 @@ def _stored_datasets(store, manifest: dict) -> dict[str, dict[str, str]]:
     return found
 
 
-def _pool_scores(irts: dict) -> pd.DataFrame:
+def _pool_scores(irts: dict, notes: list) -> pd.DataFrame:
+    """The pool's datasets × classifiers True-Scores; classifiers missing somewhere are left out (noted)."""
     from benchirt.irt import true_score_table
     from benchirt.rating.scores import score_matrix
 
     matrix = score_matrix(true_score_table([irts[name] for name in sorted(irts)], roles=("real", "artificial")))
-    return matrix.dropna(axis=1)
+    incomplete = [c for c in matrix.columns if matrix[c].isna().any()]
+    if incomplete:
+        notes.append(f"left out of the prediction model (not scored on every dataset): {', '.join(incomplete)}")
+    return matrix.drop(columns=incomplete)
 
 
-def _measure(store, config, entries, irts, specs, datasets, outcome: AddOutcome, show_progress: bool) -> dict:
+def _measure(store, config, entries, irts, specs, outcome: AddOutcome, show_progress: bool) -> dict:
     """Compute or reuse every (classifier, dataset) result; returns {classifier: {dataset: AddedResult}}."""
     from benchirt.irt.scoring import score_frozen
     from benchirt.pipeline.run import resolve_specs, stage_options
-    from benchirt.pipeline.runner import stage_key
-    from benchirt.pipeline.store import artifact_key
+    from benchirt.pipeline.runner import stage_key, stage_parts
     from benchirt.responses import respond_more
 
     response_config = config.stage_config("responses")
     options = stage_options(response_config)
     specs_by_dataset = None
     added: dict[str, dict] = {name: {} for name in specs}
-    for dataset in datasets:
-        keys = entries[dataset]
+    for dataset in sorted(set().union(*(wanted for _, _, wanted, _ in specs.values()))):
+        keys = entries.get(dataset)
+        if keys is None:
+            raise DataError(f"{store.root}: dataset {dataset!r}, on which a classifier was added before, has no "
+                            "stored results any more; rerun `benchirt run` on the directory")
         todo = []
-        for name, (extra, spec) in specs.items():
-            key = artifact_key("add", {"classifier": name, **spec}, keys)
+        for name, (extra, spec, wanted, _) in specs.items():
+            if dataset not in wanted:
+                continue
+            key = stage_key("add", {"classifier": name, **spec}, keys)
             if store.has("add", _artifact_name(name, dataset), key):
                 marker = store.marker("add", _artifact_name(name, dataset), key)
                 if marker.get("status") == "skipped":
@@ -178,7 +189,9 @@ def _measure(store, config, entries, irts, specs, datasets, outcome: AddOutcome,
         if specs_by_dataset is None:
             specs_by_dataset = {spec.name: spec for spec in resolve_specs(config)}
         spec = specs_by_dataset.get(dataset)
-        if spec is None or stage_key("respond", options, {"dataset": spec.fingerprint()}) != keys["respond"]:
+        recorded = store.marker("respond", dataset, keys["respond"]).get("provenance", {})
+        expected = stage_parts("respond", options, {"dataset": spec.fingerprint()}) if spec is not None else {}
+        if spec is None or any(recorded.get(part) != expected[part] for part in ("inputs", "options")):
             raise DataError(
                 f"{store.root}: dataset {dataset!r} is no longer the one the run used (its data or the response "
                 "options changed); rerun `benchirt run` on the directory first"
@@ -207,7 +220,7 @@ def _measure(store, config, entries, irts, specs, datasets, outcome: AddOutcome,
     return added
 
 
-def _rebuild(store, manifest, config, entries, irts, added, specs, model, budget, outcome: AddOutcome) -> None:
+def _rebuild(store, manifest, config, entries, irts, added, specs, model, outcome: AddOutcome) -> None:
     """Ratings/leaderboard/tests over pool + measured new scores; predictions with a budget; the manifest."""
     from benchirt.irt import true_score_table
     from benchirt.pipeline.run import stage_options
@@ -232,20 +245,25 @@ def _rebuild(store, manifest, config, entries, irts, added, specs, model, budget
     roles = suite_roles(responses)
     compare = sorted(set(roles.index[roles == "real"]) & set(pool_scores["classifier"])) + sorted(added)
     rating_config = config.stage_config("rating")
-    result = rate(scores, rating_config, other_scores={"test_accuracy": accuracy}, compare=compare)
     key = stage_key("rate", stage_options(rating_config), {
         "irt": {name: keys["irt"] for name, keys in entries.items()},
         "added": {name: {"spec": specs[name][1], "datasets": sorted(rows)} for name, rows in added.items()},
     })
-    path = store.save("rate", "all", key, result)
-    manifest["artifacts"]["rate"] = {"key": key, "status": "computed", "path": str(path.relative_to(store.root)),
+    status = "reused"
+    if not store.has("rate", "all", key):
+        result = rate(scores, rating_config, other_scores={"test_accuracy": accuracy}, compare=compare)
+        store.save("rate", "all", key, result)
+        status = "computed"
+    manifest["artifacts"]["rate"] = {"key": key, "status": status,
+                                     "path": str(store.path("rate", "all", key).relative_to(store.root)),
                                      "with_added": sorted(added)}
 
     calibration = model
     if calibration is None:
         from benchirt.placement.model import fit_score_model
 
-        calibration = fit_score_model(_pool_scores(irts))
+        calibration = fit_score_model(_pool_scores(irts, outcome.notes))
+    outcome.notes += calibration.notes
     observed = measured[measured["dataset"].isin(calibration.datasets)][["classifier", "dataset", "score"]]
     predicted, standing = predict_new(calibration, observed)
     folder = store.root / "added"
@@ -256,11 +274,12 @@ def _rebuild(store, manifest, config, entries, irts, added, specs, model, budget
     for name, rows in added.items():
         record[name] = {
             "spec": specs[name][1],
-            "budget": budget,
+            "budget": specs[name][3],
             "measured": sorted(rows),
             "predicted": sorted(set(calibration.datasets) - set(rows)),
             "skipped": outcome.skipped.get(name, {}),
             "standing": {k: v for k, v in standing.set_index("classifier").loc[name].items()},
+            "notes": list(outcome.notes),
         }
     store.write_manifest(_plain(manifest))
 
@@ -285,12 +304,24 @@ def _log(show: bool, message: str) -> None:
         print(message, file=sys.stderr)
 
 
-def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_file: str | None) -> list:
+def run_allowed_packages(run_dir: str | os.PathLike) -> tuple[str, ...]:
+    """The packages the run's config allows estimators from (``responses.allowed_packages``)."""
+    from benchirt.pipeline.config import load_config
+    from benchirt.pipeline.store import ArtifactStore
+
+    manifest = ArtifactStore(run_dir).read_manifest()
+    return tuple(load_config(manifest["config"]).stage_config("responses").allowed_packages)
+
+
+def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_file: str | None,
+                          allowed_packages: Sequence[str] = ()) -> list:
     """:class:`ExtraEstimator` entries from ``--classifier NAME=DOTTED`` / ``--params JSON`` and a config file.
 
     ``--params`` pairs with ``--classifier`` by position (give one per classifier, or none). The config
     file is YAML ``classifiers: {NAME: {estimator: DOTTED, params: {...}, scale: bool}}`` (the schema of
-    ``responses.extra``). Every entry is resolved and checked here, before anything is trained.
+    ``responses.extra``). Every entry is resolved and checked here
+    (:func:`benchirt.pool.estimators.resolve_classifier_class`: allowed packages, a classifier class)
+    before anything it names is imported beyond that check, and before anything is trained.
     """
     import json
 
@@ -325,5 +356,4 @@ def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_fi
             entries[str(name)] = entry
     if not entries:
         raise ConfigError("no classifier to add; give --classifier NAME=DOTTED.ESTIMATOR or --config FILE")
-    classifiers = [ExtraEstimator.from_dict(name, entry) for name, entry in entries.items()]
-    return classifiers
+    return [ExtraEstimator.from_dict(name, entry, tuple(allowed_packages)) for name, entry in entries.items()]

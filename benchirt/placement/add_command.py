@@ -18,7 +18,7 @@ estimator or parameters, is refused; the same classifier again reuses every stor
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("add", help="add new classifiers to a finished run (frozen items)",
+    parser = subparsers.add_parser("add", help="add a new classifier to a finished run (pool and items frozen)",
                                    description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a run directory written by `benchirt run`")
     parser.add_argument("--classifier", action="append", default=[], metavar="NAME=DOTTED.ESTIMATOR",
@@ -34,12 +34,14 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchirt.placement.add import add_classifiers, classifiers_from_args
+    from benchirt.placement.add import add_classifiers, classifiers_from_args, run_allowed_packages
 
-    classifiers = classifiers_from_args(args.classifier, args.params, args.config)
+    classifiers = classifiers_from_args(args.classifier, args.params, args.config, run_allowed_packages(args.run_dir))
     outcome = add_classifiers(args.run_dir, classifiers, budget=args.budget, show_progress=not args.quiet)
     print(f"benchirt add: {outcome.computed} (classifier, dataset) results computed, {outcome.reused} reused "
           f"({outcome.seconds:.1f} s)")
+    for note in outcome.notes:
+        print(f"  note: {note}")
     for name, reasons in outcome.skipped.items():
         for dataset, reason in reasons.items():
             print(f"  skipped {name} on {dataset}: {reason}")

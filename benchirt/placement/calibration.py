@@ -67,11 +67,19 @@ def load_calibration(path: str | os.PathLike, exclude: Sequence[str] = ()) -> Ca
 
 
 def run_true_scores(run_dir: Path) -> pd.DataFrame:
-    """Long ``dataset, classifier, score`` True-Scores of a run's real and artificial classifiers."""
-    from benchirt.irt import true_score_table
-    from benchirt.pipeline import load_run
+    """Long ``dataset, classifier, score`` True-Scores of a run's real and artificial classifiers.
 
-    irts = load_run(run_dir).irts
+    Reads only the run's stored IRT results (those the manifest lists as complete).
+    """
+    from benchirt.irt import true_score_table
+    from benchirt.pipeline.store import ArtifactStore
+
+    store = ArtifactStore(run_dir)
+    irts = []
+    for name, stages in sorted(store.read_manifest().get("datasets", {}).items()):
+        entry = stages.get("irt", {})
+        if entry.get("status") in ("computed", "reused", "stored") and store.has("irt", name, entry["key"]):
+            irts.append(store.load("irt", name, entry["key"]))
     if not irts:
         raise DataError(f"{run_dir}: the run has no IRT results; finish `benchirt run --out {run_dir}` first")
-    return true_score_table([irts[name] for name in sorted(irts)], roles=("real", "artificial"))
+    return true_score_table(irts, roles=("real", "artificial"))

@@ -143,24 +143,29 @@ class ScoreModel:
 def fit_score_model(scores: pd.DataFrame, rank: int = DEFAULT_RANK) -> ScoreModel:
     """Fit :class:`ScoreModel` to a complete datasets × classifiers matrix (higher = better).
 
+    The rank is lowered (with a note) to at most ``D - 1`` and ``C - 3``.
+
     Raises
     ------
     DataError
-        Missing scores, fewer than ``rank + 3`` classifiers or fewer than ``rank + 1`` datasets.
+        Missing scores, fewer than 4 classifiers or fewer than 2 datasets.
     """
     if scores.isna().any().any():
         raise DataError("the calibration score matrix has missing entries; drop incomplete classifiers first")
     n_datasets, n_classifiers = scores.shape
-    if n_classifiers < rank + 3 or n_datasets < rank + 1:
+    usable = min(rank, n_datasets - 1, n_classifiers - 3)
+    if usable < 1:
         raise DataError(
-            f"the calibration has {n_classifiers} classifiers on {n_datasets} datasets; a rank-{rank} model needs "
-            f"at least {rank + 3} classifiers and {rank + 1} datasets"
+            f"the calibration has {n_classifiers} classifiers on {n_datasets} datasets; predicting a new classifier "
+            "needs at least 4 classifiers and 2 datasets"
         )
-    model, notes = _fit(scores.to_numpy(float), rank)
-    z = (scores.to_numpy(float) - model["center"][:, None]) / model["scale"][:, None]
-    residuals = np.empty_like(z)
+    model, notes = _fit(scores.to_numpy(float), usable)
+    if usable < rank:
+        notes.insert(0, f"rank {usable} instead of {rank}: {n_classifiers} classifiers on {n_datasets} datasets "
+                        "support no more latent factors")
+    residuals = np.empty(scores.shape)
     for c in range(n_classifiers):  # leave-one-classifier-out residuals: the error of an unseen column
-        rest, _ = _fit(np.delete(scores.to_numpy(float), c, axis=1), rank)
+        rest, _ = _fit(np.delete(scores.to_numpy(float), c, axis=1), usable)
         column = (scores.to_numpy(float)[:, c] - rest["center"]) / rest["scale"]
         mean, _ = _conjugate(rest["prior_mean"], rest["prior_cov"], rest["loadings"], rest["noise"], column)
         residuals[:, c] = column - rest["loadings"] @ mean

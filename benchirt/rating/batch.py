@@ -16,7 +16,8 @@ Two variants (``glicko``):
   the paper in one place: its ``f`` (``glicko2.Player._f``) uses the player's squared *rating* μ²
   where the paper has the squared deviation φ². decodIRT's published ratings carry that deviation.
 
-In ``"decodirt"`` mode, over a whole tournament this engine and the package agree to about 1e-4 rating points, not to rounding:
+In ``"decodirt"`` mode, over a whole tournament this engine and the package agree to about 1e-4
+rating points, not to rounding:
 the package stops its volatility search once the bracket is narrower than 1e-6 (in log σ²), so
 a last-bit difference (numpy's ``exp`` and summation order versus ``math``'s) can end the
 search one step earlier or later, a change of up to ~3e-8 in σ that later periods carry along.

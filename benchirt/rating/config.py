@@ -22,7 +22,10 @@ class RatingConfig:
     ----------
     score : str
         Which score decides the matches: a column of a long scores frame (``"true_score"``,
-        ``"test_accuracy"``, ...). When the frame has no such column its ``score`` column is used.
+        ``"test_accuracy"``, ...), or the name of what the ``score`` column of a plain
+        ``dataset, classifier, score`` frame holds; a frame with other score columns but not this
+        one is refused (:func:`benchirt.rating.scores.score_column`). In a run: one of
+        ``benchirt.pipeline.stages.RUN_SCORES``.
         For decodIRT folders it picks the file (``true_score`` → ``true_scores.csv``,
         ``test_accuracy``/``accuracy`` → ``test_accuracy.csv``, ``cv_accuracy`` → ``cv_accuracy.csv``).
     initial : (float, float, float)

@@ -168,7 +168,8 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
     point = fit_bradley_terry(wins.sum(axis=0))
     notes = []
     if not point.converged.all():
-        notes.append(f"the Bradley–Terry fit did not converge (largest remaining step {point.max_step.max():.2g} points)")
+        notes.append("the Bradley–Terry fit did not converge "
+                     f"(largest remaining step {point.max_step.max():.2g} points)")
     table = pd.DataFrame({"classifier": classifiers, "bt_rating": point.rating[0]})
     table["rank"] = _ranks(point.rating)[0]
     intervals, p_beats, more_notes = _bootstrap(wins, matrix.notna().to_numpy(), config)
@@ -289,8 +290,10 @@ def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> st
                      f"P(equivalent) = {row['p_equivalent']:.2f}")
         head += ")"
     top = leaderboard.loc[leaderboard["tier"] == 1, "classifier"].tolist()
-    if len(top) == len(leaderboard):
-        tail = "no classifier can be separated from the others (every 95 % interval overlaps the leader's tier)"
+    if leaderboard["bt_low"].isna().any():
+        tail = "no classifier can be separated from the others (no intervals)"
+    elif len(top) == len(leaderboard):
+        tail = "no classifier can be separated from the others (every pair of 95 % intervals overlaps)"
     elif len(top) > 1:
         tail = f"{_join(top)} cannot be separated (overlapping 95 % intervals)"
     else:

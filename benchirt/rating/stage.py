@@ -103,8 +103,8 @@ def rate(
     -------
     RatingResult
         With the Bradley–Terry leaderboard and pairwise comparisons of ``scores`` (one classifier
-        only: no leaderboard, said in ``notes``). Tests that cannot run (fewer than 3 classifiers or 2 datasets) are listed in ``skipped``
-        instead of failing the stage; the ratings are still produced.
+        only: no leaderboard, said in ``notes``). Tests that cannot run (fewer than 3 classifiers or
+        2 datasets) are listed in ``skipped`` instead of failing the stage; the ratings are still produced.
     """
     config = config or RatingConfig()
     tournament = glicko_tournament(scores, config=config)

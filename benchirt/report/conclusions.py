@@ -121,7 +121,8 @@ def leader_sentence(ratings: pd.DataFrame, ranks: pd.DataFrame | None, n_dataset
         text = (f"No single leader: {_join(top)} are tied at rating {best['Rating']:.1f} over the {n_datasets} "
                 f"datasets (identical ratings; a tie is not a lead).")
     else:
-        text = f"Glicko-2 (decodIRT's tournament, one order) leader: {best['Classifier']} (rating {best['Rating']:.1f}, 95 % interval {best.iloc[3]})."
+        text = (f"Glicko-2 (decodIRT's tournament, one order) leader: {best['Classifier']} (rating "
+                f"{best['Rating']:.1f}, 95 % interval {best['95 % interval (R ± 2RD)']}).")
         others = [c for c in tier1 if c != best["Classifier"]]
         text += (f" Its interval overlaps those of {_join(others)}, so the top tier holds {len(tier1)} classifiers "
                  "that the ratings do not separate." if others else

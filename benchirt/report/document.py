@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -127,8 +128,8 @@ nav a{margin-right:16px;color:#1f3a5f;text-decoration:none;font-size:.92em}nav a
 main{padding:8px 32px 48px;max-width:1200px}section{margin-top:28px}
 h2{border-bottom:2px solid #1f3a5f;padding-bottom:4px;color:#1f3a5f}
 .wide{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:8px 0 4px;font-size:.86em}
-th,td{border:1px solid #d5dbe5;padding:3px 8px;text-align:right}th{background:#eef1f6}
-td:first-child,th:first-child{text-align:left}
+th,td{border:1px solid #d5dbe5;padding:3px 8px;text-align:left}th{background:#eef1f6}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
 .caption{font-size:.85em;color:#555;margin:2px 0 14px}
 figure{margin:12px 0;display:inline-block;vertical-align:top;max-width:100%}
 figure img{max-width:100%;border:1px solid #e1e5ec;background:#fff}
@@ -138,6 +139,10 @@ details{margin:8px 0}summary{cursor:pointer;color:#1f3a5f;font-size:.92em}
 #conclusions{background:#fff;border:2px solid #1f3a5f;border-radius:6px;padding:4px 18px 10px;margin-top:18px}
 #conclusions p{font-size:1.02em;line-height:1.5}
 """
+
+
+#: A cell holding a number (or an interval / percentage of numbers): right-aligned, text stays left.
+_NUMBER_CELL = re.compile(r"<td>([-−+=]?\d[\d.,]*(?:e[-+]?\d+)?(?: ?%| – [-−]?\d[\d.,]*| ± \d[\d.,]*)?)</td>")
 
 
 def render_html(title: str, subtitle: str, sections: list[Section]) -> str:
@@ -171,7 +176,8 @@ def _html_block(block: Block) -> str:
                 f"<figcaption>{html.escape(block.caption)}</figcaption></figure>")
     shown = block.shown()
     frame, more = _clip(shown)
-    table = _format(frame).to_html(index=False, border=0, escape=True, na_rep="")
+    table = _NUMBER_CELL.sub(r'<td class="n">\1</td>', _format(frame).to_html(index=False, border=0, escape=True,
+                                                                          na_rep=""))
     caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(shown)} rows)" if more else "")
     body = f'<div class="wide">{table}</div>' + (f'<p class="caption">{html.escape(caption)}</p>' if caption else "")
     if len(shown) <= FOLD_ROWS:

@@ -200,8 +200,9 @@ def respond_more(dataset: Dataset, config: ResponseConfig, classifiers: Sequence
             f"({len(rows.test)} vs {len(test_index)} items); the data or the response options changed since the run"
         )
     outputs = _run_fits(rows, list(classifiers), config, False, desc=f"add {dataset.name}")
-    names = [spec.name for spec in classifiers if spec.name not in outputs.failed]
+    names = [spec.name for spec in classifiers if spec.name not in outputs.failed and spec.name not in outputs.over_budget]
     notes = [f"left out classifier {clf!r}: {error}" for clf, error in outputs.failed.items()]
+    notes += [f"skipped classifier {clf!r}: {why}" for clf, why in outputs.over_budget.items()]
     index = pd.Index(names, name="classifier")
     items = pd.Index([str(position) for position in rows.test], name="item")
     codes = np.vstack([outputs.test_predictions[clf] for clf in names]) if names else np.zeros((0, len(rows.test)), int)
