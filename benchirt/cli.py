@@ -30,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("benchirt.report.command", "HTML report and Markdown summary of a finished run"),
     "plan": ("benchirt.placement.command", "which datasets to run a new classifier on (budget K)"),
     "predict": ("benchirt.placement.command", "predict new classifiers' scores and standing from a few datasets"),
-    "add": ("benchirt.placement.add_command", "add new classifiers to a finished run (frozen items)"),
+    "add": ("benchirt.placement.add_command", "add a new classifier to a finished run (pool and items frozen)"),
 }
 
 #: Modules that register sub-commands, in the order ``--help`` lists them.

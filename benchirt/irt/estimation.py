@@ -29,6 +29,11 @@ Algorithm (all items at once)
   for the stopping rule.
 * Standard errors: per-item cross-product of the respondents' marginal scores
   (see :func:`_standard_errors`).
+* Starts: EM runs from the first principal component of the items and from the
+  sum score (:mod:`benchirt.irt.starts`) and keeps the higher log posterior; the
+  fit's ``starts`` record names every start that ended in a worse local optimum
+  (:func:`_best_of_starts`). The mirror image of the solution is the same fit; it
+  is oriented by the classical item discriminations.
 
 Items answered correctly (or wrongly) by every respondent carry no information:
 they are left out of the likelihood and returned with flag ``all_correct`` /
@@ -363,8 +368,8 @@ def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = No
             x0, t0 = x1, t1
             break
         t0 = None  # release each item x node table once it is used (they dominate memory for small n)
-        x2, _, lp1 = step(x1, t1)  # x2's tables are rebuilt in the rare case they are needed
-        t1 = None
+        x2, t2, lp1 = step(x1, t1)
+        t1 = t2 = None  # x2's tables are rebuilt in the rare case they are needed
         record.log_posterior_change = lp1 - lp0
         r = x1[:, cols] - x0[:, cols]
         v = x2[:, cols] - 2 * x1[:, cols] + x0[:, cols]
@@ -383,7 +388,7 @@ def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = No
             t3 = None
             x3, t3, lp_ext = step(x2, _Terms.at(x2, problem))
         lp_prev = lp_ext
-        x0, t0 = x3, t3
+        x0, t0, t3 = x3, t3, None  # one name per table, so that releasing it frees it
     record.converged = record.stopped_by != "max_iter"
     # log posterior at the final estimates (one more E-step, no update)
     record.history.append(_e_step(t0, x0, problem)[2])

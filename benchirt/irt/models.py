@@ -66,13 +66,24 @@ def response_terms(theta, a, b, c) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
 
 def terms_from_logit(z: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`response_terms` from ``z = a(theta - b)`` and a ``c`` that broadcasts against it."""
-    e = np.exp(-np.abs(z))
-    log_sig = np.minimum(z, 0.0) - np.log1p(e)
-    s = np.where(z >= 0, 1.0, e) / (1.0 + e)
-    log_q = np.log1p(-c) + (log_sig - z)
+    # in place where possible: with few respondents these item x node tables dominate the EM's memory
+    e = np.abs(z)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    log_sig = np.minimum(z, 0.0)
+    log_sig -= np.log1p(e)
+    s = np.where(z >= 0, 1.0, e)
+    e += 1.0
+    s /= e
+    del e
+    log_q = np.subtract(log_sig, z)
+    log_q += np.log1p(-c)
     if not np.any(c):
         return s, s, log_sig, log_q
-    p = c + (1.0 - c) * s
+    p = (1.0 - c) * s
+    p += c
+    if np.all(c > 0):
+        return s, p, np.log(p), log_q
     with np.errstate(divide="ignore"):
         log_p = np.where(c > 0, np.log(p), log_sig)
     return s, p, log_p, log_q

@@ -5,6 +5,7 @@ be drawn becomes a note in its section rather than stopping the report.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -146,8 +147,8 @@ def datasets(results, config: ReportConfig) -> Section | None:
            if constant else "")
     ))
     section.add(Table(rankings.reset_index(), "Datasets ranked by the IRT item parameters."))
-    _figure(section, lambda: _summary_bars(summaries), "Percentage of difficult / discriminating items per dataset",
-            config)
+    _figure(section, lambda: _summary_bars(summaries, irt_config),
+            "Percentage of difficult / discriminating items per dataset", config)
     return section
 
 
@@ -297,9 +298,12 @@ def ratings(results, config: ReportConfig) -> Section | None:
         f"{rating.config.glicko}. Interval: rating ± 2 RD. " + _glicko_leader(rating.ratings)
     ))
     n_orders = rating.permutation.n_permutations if rating.permutation is not None else 0
+    possible = math.factorial(len(tournament.order))
+    exist = (f"of the {possible:,} possible, some drawn more than once" if possible < n_orders
+             else f"of the {possible:,} possible" if possible <= 10 ** 6 else f"of {len(tournament.order)}! possible")
     section.add(Table(rating.ratings.drop(columns=["volatility"], errors="ignore"),
                       "Final ratings (key columns first); 'over orders' columns: the same tournament over "
-                      f"{n_orders} random dataset orders.",
+                      f"{n_orders} random dataset orders ({exist}).",
                       key=("rank", "classifier", "rating", "low", "high", "separable_from_leader")))
     _figure(section, lambda: rating_plots.plot_ratings(tournament, rating.permutation),
             "Ratings with intervals (and their spread over dataset orders)", config)
@@ -428,19 +432,25 @@ def _figure(section: Section, make: Callable, caption: str, config: ReportConfig
         section.add(Note(f"figure '{caption}' could not be drawn: {type(exc).__name__}: {exc}"))
 
 
-def _summary_bars(summaries: pd.DataFrame):
-    """Grouped bars of the item-parameter percentages per dataset, most difficult first."""
+def _summary_bars(summaries: pd.DataFrame, irt_config):
+    """Grouped bars of the item-parameter percentages per dataset, most difficult first; the legend, outside
+    the bars, states each threshold. A guessing share equal on every dataset (none in a 1PL/2PL) is left out."""
     from matplotlib.figure import Figure
 
-    columns = [c for c in ("pct_difficulty_gt", "pct_discrimination_gt", "pct_guessing_gt") if c in summaries]
+    thresholds = {"pct_difficulty_gt": ("difficulty", irt_config.difficulty_threshold),
+                  "pct_discrimination_gt": ("discrimination", irt_config.discrimination_threshold),
+                  "pct_guessing_gt": ("guessing", irt_config.guessing_threshold)}
+    columns = [c for c in thresholds if c in summaries
+               and not (c == "pct_guessing_gt" and summaries[c].astype(float).nunique() <= 1)]
     frame = summaries[columns].astype(float).sort_values(columns[0], ascending=False)
     fig = Figure(figsize=(max(6.0, 0.35 * len(frame) + 2), 4), layout="constrained")
     ax = fig.add_subplot()
     x = np.arange(len(frame))
     width = 0.8 / len(columns)
     for i, column in enumerate(columns):
-        ax.bar(x + i * width, frame[column], width, label=column.replace("pct_", "% ").replace("_gt", " > threshold"))
+        name, threshold = thresholds[column]
+        ax.bar(x + i * width, frame[column], width, label=f"{name} > {threshold:g}")
     ax.set_xticks(x + 0.4 - width / 2, frame.index, rotation=90, fontsize="small")
     ax.set_ylabel("% of test items")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", title=f"{irt_config.model} items with", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig
