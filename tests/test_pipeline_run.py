@@ -317,6 +317,26 @@ def test_a_warm_rerun_reads_stored_results_without_fitting_or_plotting_libraries
     assert {s: r["computed"] for s, r in manifest["stages"].items()} == dict.fromkeys(manifest["stages"], 0)
 
 
+def test_a_suite_stage_that_was_skipped_is_not_attempted_again_until_its_inputs_change(finished_run, tmp_path,
+                                                                                      monkeypatch):
+    out = tmp_path / "run"
+    shutil.copytree(finished_run["out"], out)
+    config = finished_run["config"]
+    assert main(["run", str(config), "--out", str(out), "--quiet", "--stages", "respond", "airt"]) == 0
+    first = _manifest(out)
+    assert first["stages"]["airt"]["status"] == "skipped" and first["artifacts"]["airt"]["status"] == "skipped"
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("the skipped airt stage ran again")
+
+    monkeypatch.setattr(stage_functions, "airt_from_accuracy", must_not_run)
+    assert main(["run", str(config), "--out", str(out), "--quiet", "--stages", "respond", "airt"]) == 0
+    second = _manifest(out)
+    assert second["artifacts"]["airt"] == {**first["artifacts"]["airt"], "decision": "reused"}
+    assert second["stages"]["airt"]["note"] == first["stages"]["airt"]["note"]
+    assert second["stages"]["airt"]["note"].startswith("AIRT input: 2 dataset(s); AIRT needs at least")
+
+
 def _copied_run(finished_run, tmp_path) -> tuple[Path, Path]:
     """A private copy of the finished run (and its config beside it), brought up to date without the report."""
     import shutil
