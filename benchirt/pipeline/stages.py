@@ -13,13 +13,16 @@ import pandas as pd
 from benchirt.errors import ConfigError, DataError
 
 
-def respond_dataset(spec, config):
+def respond_dataset(spec, config, show_progress=False):
     """Load one suite member and produce its responses (``benchirt.responses.respond``).
 
     Parameters
     ----------
     spec : benchirt.data.DatasetSpec
     config : benchirt.responses.ResponseConfig
+    show_progress : bool
+        A bar over the dataset's (classifier, fit) pairs (the pipeline asks for it when the fits run
+        in its own process, where the bar can be drawn under the stage's).
 
     Raises
     ------
@@ -28,7 +31,7 @@ def respond_dataset(spec, config):
     """
     from benchirt.responses import respond
 
-    return respond(spec.load(), config)
+    return respond(spec.load(), config, show_progress=show_progress)
 
 
 def irt_dataset(result, config):

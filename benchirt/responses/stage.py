@@ -101,7 +101,8 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
     config : ResponseConfig, optional
         Split, folds, pool, seed and parallelism; default ``ResponseConfig()`` (decodIRT's protocol).
     show_progress : bool
-        Show a tqdm bar over the fitting tasks.
+        Show a tqdm bar over the fits: one step per (classifier, cross-validation fold or final fit),
+        one for the MLP ladder.
 
     Returns
     -------
@@ -294,7 +295,7 @@ def _run_fits(
             tasks += [(kind, part, members) for kind, part in zip(kinds[1:], parts[1:])]
     if config.time_budget is None:
         tasks, first = first + tasks, []
-    progress = tqdm(total=len(first) + len(tasks), desc=desc, disable=not show_progress, leave=False)
+    progress = tqdm(total=_fits(first) + _fits(tasks), desc=desc, unit="fit", disable=not show_progress, leave=False)
     with progress:
         first_seconds = _collect(first, rows, config, outputs, progress)
         for clf, seconds in first_seconds.items():
@@ -304,7 +305,8 @@ def _run_fits(
         tasks = [(kind, part, [m for m in members if m.name not in outputs.over_budget] if members else None)
                  for kind, part, members in tasks]
         tasks = [task for task in tasks if task[0] == "ladder" or task[2]]
-        progress.total = len(first) + len(tasks)
+        progress.total = _fits(first) + _fits(tasks)
+        progress.refresh()
         _collect(tasks, rows, config, outputs, progress)
     return outputs
 
@@ -319,8 +321,8 @@ def _collect(tasks: list, rows: _Rows, config: ResponseConfig, outputs: _FitOutp
             for kind, part, members in tasks]
     seconds_taken = {}
     results = Parallel(n_jobs=config.n_jobs, return_as="generator")(jobs)
-    for result, (kind, part, _) in zip(results, tasks):  # the generator first: zip then exhausts it
-        progress.update(1)
+    for result, (kind, part, members) in zip(results, tasks):  # the generator first: zip then exhausts it
+        progress.update(_fits([(kind, part, members)]))
         if kind == "ladder":
             outputs.ladder = result
             continue
@@ -333,6 +335,11 @@ def _collect(tasks: list, rows: _Rows, config: ResponseConfig, outputs: _FitOutp
             else:
                 outputs.test_predictions[clf] = predicted
     return seconds_taken
+
+
+def _fits(tasks: list) -> int:
+    """The progress units of ``tasks``: one per (classifier, fold or final fit), one for the ladder."""
+    return sum(1 if kind == "ladder" else len(members) for kind, _, members in tasks)
 
 
 def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which: str = "test") -> pd.DataFrame:
