@@ -1,0 +1,171 @@
+"""Before loading: file shapes, the memory limit and guard, the run's ETA, and progress inside a dataset."""
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from benchirt.data import load_builtin
+from benchirt.pipeline import preflight as preflight_module
+from benchirt.pipeline.config import ExecutionConfig, load_config
+from benchirt.pipeline.estimate import Shape, response_cost
+from benchirt.pipeline.eta import RunEta
+from benchirt.pipeline.preflight import GB, file_shape, memory_limit, preflight
+from benchirt.pipeline.run import load_run, run_pipeline
+from benchirt.responses import ResponseConfig, respond
+from benchirt.errors import ConfigError
+
+TOY_MODEL = {"seconds_per_unit": {"gaussian_nb": 1e-6, "svc": 1e-8, "ladder": 1e-7},
+             "load_seconds_per_value": 1e-7, "load_bytes_per_value": 30.0, "irt_seconds_per_response": 1e-4,
+             "base_bytes": 1e8, "calibrated": "toy", "machine": "toy", "typical_error": "toy"}
+
+
+def _frame(rows: int) -> pd.DataFrame:
+    return pd.DataFrame({"a": np.arange(rows), "b": np.arange(rows) * 0.5, "c": np.arange(rows) % 3,
+                         "class": ["x", "y"] * (rows // 2)})
+
+
+def test_file_shape_reads_headers_and_lines_not_values(tmp_path):
+    frame = _frame(40)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    frame.to_csv(tmp_path / "d.tsv", sep="\t", index=False)
+    with gzip.open(tmp_path / "d.csv.gz", "wt") as handle:
+        frame.to_csv(handle, index=False)
+    frame.to_parquet(tmp_path / "d.parquet")
+    (tmp_path / "d.arff").write_text(
+        "% comment\n@relation d\n@attribute a numeric\n@attribute b numeric\n@attribute c numeric\n"
+        "@attribute class {x,y}\n\n@data\n" + "".join(f"{i},{i / 2},{i % 3},x\n" for i in range(40)))
+    for name in ("d.csv", "d.tsv", "d.csv.gz", "d.parquet", "d.arff"):
+        shape = file_shape(tmp_path / name)
+        assert (shape.rows, shape.features) == (40, 3), name
+
+
+def test_memory_limit_explicit_default_and_external_scheduler(monkeypatch):
+    assert memory_limit(ExecutionConfig(memory_limit_gb=2.5), 4)[0] == 2.5e9
+    monkeypatch.setattr(preflight_module, "available_memory_bytes", lambda: 12e9)
+    limit, source = memory_limit(ExecutionConfig(n_jobs=3), 3)
+    assert limit == 4e9 and "12.0 GB / 3 worker(s)" in source
+    assert memory_limit(ExecutionConfig(scheduler="tcp://127.0.0.1:8786"), 3)[0] is None
+    assert preflight_module.available_memory_bytes() > 0  # the real machine's figure (psutil or sysconf)
+    with pytest.raises(ConfigError, match="execution.memory_limit_gb: got -1"):
+        ExecutionConfig(memory_limit_gb=-1)
+
+
+def test_preflight_skips_only_what_is_projected_over_the_limit(monkeypatch):
+    config = ResponseConfig(pool=("gaussian_nb", "svc"), ladder_epochs=10, max_train=10000)
+    shape = Shape(70000, 100, 2, "faked")
+    monkeypatch.setattr(preflight_module, "shape_before_loading", lambda spec: shape)
+    peak = response_cost(shape, config, TOY_MODEL)["peak_bytes"]  # 30*7e6 + 32*1e6 + 1e8 = 342 MB
+    assert peak == pytest.approx(30.0 * 70000 * 100 + 4 * 8 * 10000 * 100 + 1e8)
+    over = preflight(None, config, peak - 1, TOY_MODEL, "test limit")
+    assert over.skip_reason.startswith("memory guard: 70000 rows x 100 features (faked) would need about 0.3 GB")
+    assert "test limit" in over.skip_reason
+    under = preflight(None, config, peak + 1, TOY_MODEL)
+    assert under.skip_reason is None and under.expected_seconds == pytest.approx(
+        response_cost(shape, config, TOY_MODEL)["seconds"])
+    assert preflight(None, config, None, TOY_MODEL).skip_reason is None  # no limit
+    monkeypatch.setattr(preflight_module, "shape_before_loading", lambda spec: None)
+    assert preflight(None, config, 1, TOY_MODEL).skip_reason is None  # unknown shape: loaded, not guessed
+
+
+def test_eta_rescales_the_model_and_falls_back_to_finished_datasets():
+    eta = RunEta({"a": 10.0, "b": 20.0, "c": None}, workers=1, irt_seconds=6.0)
+    assert eta.remaining_seconds() is None and "unknown" in eta.describe()
+    eta.finished("a", 20.0)           # twice the model: b is expected at 40 s, c as the mean finished (20 s)
+    assert eta.scale() == 2.0
+    assert eta.remaining_seconds() == 40.0 + 20.0 + 6.0
+    assert "about 66 s on 1 worker(s)" in eta.describe() and "model x 2.00" in eta.describe()
+    two = RunEta({"a": 10.0, "b": 20.0, "c": 30.0}, workers=2)
+    assert two.remaining_seconds() == 30.0  # LPT: 30 | 20 + 10
+    two.finished("c", 15.0)
+    assert two.remaining_seconds() == 10.0  # scale 0.5: 10 | 5
+
+
+def test_respond_progress_counts_every_classifier_and_fit(monkeypatch):
+    seen = {}
+
+    class Recorder:
+        def __init__(self, total, **kwargs):
+            self.total, self.done = total, 0
+            seen["bar"] = self
+
+        def update(self, n):
+            self.done += n
+
+        def refresh(self):
+            return None
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    from benchirt.responses import stage
+
+    monkeypatch.setattr(stage, "tqdm", Recorder)
+    config = ResponseConfig(pool=("gaussian_nb", "decision_tree", "knn_3"), cv_folds=3, ladder_epochs=2,
+                            artificial=False)
+    respond(load_builtin("iris"), config, show_progress=True)
+    assert seen["bar"].total == seen["bar"].done == 3 * (3 + 1) + 1  # (classifier, fold or final) + the ladder
+
+
+def test_memory_guard_in_a_run_records_the_skip_and_a_rerun_with_more_memory_computes(tmp_path, monkeypatch, capsys):
+    frame = _frame(60)
+    frame.to_csv(tmp_path / "small.csv", index=False)
+    frame.to_csv(tmp_path / "huge.csv", index=False)
+    real = preflight_module.shape_before_loading
+
+    def faked(spec):  # huge.csv claims CIFAR-like size; its 60 rows are what a run with more memory loads
+        return Shape(1_000_000, 3072, 10, "faked") if spec.name == "huge" else real(spec)
+
+    monkeypatch.setattr(preflight_module, "shape_before_loading", faked)
+    options = {"suite": ["small.csv", "huge.csv"], "stages": ["respond"],
+               "responses": {"cv_folds": 3, "ladder_epochs": 0, "pool": ["gaussian_nb"]},
+               "execution": {"n_jobs": 1, "memory_limit_gb": 50}}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(options))
+    outcome = run_pipeline(load_config(str(tmp_path / "c.yaml")), out=tmp_path / "run")
+    assert outcome.exit_code == 0
+    entry = outcome.manifest["datasets"]["huge"]["respond"]
+    assert entry["status"] == "skipped" and entry["reason"].startswith("memory guard: 1000000 rows x 3072 features")
+    assert "limit of 50.0 GB (execution.memory_limit_gb 50)" in entry["reason"]
+    assert outcome.manifest["datasets"]["small"]["respond"]["status"] == "computed"
+    assert not (tmp_path / "run" / entry["path"]).exists()  # no artifact: nothing stored to reuse
+    err = capsys.readouterr().err
+    assert "respond: skipped huge before loading it: memory guard" in err
+    assert "ETA of the response and IRT stages: about" in err and "cost model for 1 of 1 dataset(s)" in err
+    assert "memory guard" in load_run(tmp_path / "run").skipped["huge"]["respond"]  # what the report lists
+
+    options["execution"]["memory_limit_gb"] = 1e6
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(options))
+    again = run_pipeline(load_config(str(tmp_path / "c.yaml")), out=tmp_path / "run", show_progress=False)
+    assert again.manifest["datasets"]["huge"]["respond"]["status"] == "computed"
+    assert again.manifest["datasets"]["small"]["respond"]["status"] == "reused"
+    assert json.loads((tmp_path / "run" / "manifest.json").read_text())["status"] == "finished"
+
+
+def test_the_executor_line_printed_at_start_names_the_dask_dashboard():
+    from benchirt.pipeline.executors import DaskExecutor
+
+    class SchedulerClient:  # what a distributed.Client connected to a scheduler serving a dashboard reports
+        dashboard_link = "http://10.0.0.5:8787/status"
+
+        class scheduler:
+            address = "tcp://10.0.0.5:8786"
+
+        def __init__(self, services):
+            self.services = services
+
+        def run_on_scheduler(self, fn):
+            return 0
+
+        def scheduler_info(self):
+            return {"services": self.services, "workers": {}}
+
+    served = DaskExecutor(client=SchedulerClient({"dashboard": 8787}))
+    assert served.describe() == "dask scheduler tcp://10.0.0.5:8786, dashboard http://10.0.0.5:8787/status"
+    assert DaskExecutor(client=SchedulerClient({})).describe() == "dask scheduler tcp://10.0.0.5:8786"
