@@ -169,3 +169,21 @@ def test_the_executor_line_printed_at_start_names_the_dask_dashboard():
     served = DaskExecutor(client=SchedulerClient({"dashboard": 8787}))
     assert served.describe() == "dask scheduler tcp://10.0.0.5:8786, dashboard http://10.0.0.5:8787/status"
     assert DaskExecutor(client=SchedulerClient({})).describe() == "dask scheduler tcp://10.0.0.5:8786"
+
+
+def test_checker_stops_asking_openml_once_it_gave_no_shape(monkeypatch):
+    from benchirt.data import DatasetSpec
+    from benchirt.pipeline.preflight import checker
+
+    asked = []
+
+    def unreachable(spec):
+        asked.append(spec.name)
+        return None if spec.kind == "openml" else Shape(100, 4, 2, "faked")
+
+    monkeypatch.setattr(preflight_module, "shape_before_loading", unreachable)
+    specs = [DatasetSpec("anneal", "openml", "2"), DatasetSpec("kr", "openml", "3"), DatasetSpec("f", "file", "f.csv")]
+    check = checker(specs, ResponseConfig(pool=("gaussian_nb",)), None, TOY_MODEL)
+    results = {spec.name: check(spec.name) for spec in specs}
+    assert asked == ["anneal", "f"]
+    assert results["kr"].shape is None and results["f"].expected_seconds > 0

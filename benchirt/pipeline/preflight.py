@@ -146,3 +146,24 @@ def preflight(spec, response_config, limit_bytes: float | None, model: dict, lim
                   "the whole table is loaded before any cap, so run it where more memory is free or raise "
                   "execution.memory_limit_gb")
     return Preflight(shape, cost["seconds"], irt_cost(shape, response_config, model), cost["peak_bytes"], reason)
+
+
+def checker(specs, response_config, limit_bytes: float | None, model: dict, limit_source: str = ""):
+    """``name -> Preflight`` over a suite; once OpenML gives no shape, its other datasets are not asked.
+
+    openml-python retries an unreachable server for about 10 s; without this, an offline run of an
+    OpenML suite would wait that long per dataset before each load fails or reads the cache anyway.
+    """
+    by_name = {spec.name: spec for spec in specs}
+    openml_answers = [True]
+
+    def check(name: str) -> Preflight:
+        spec = by_name[name]
+        if spec.kind == "openml" and not openml_answers[0]:
+            return Preflight()
+        result = preflight(spec, response_config, limit_bytes, model, limit_source)
+        if spec.kind == "openml" and result.shape is None:
+            openml_answers[0] = False
+        return result
+
+    return check

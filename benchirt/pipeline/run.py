@@ -187,12 +187,10 @@ class _Pipeline:
     def _preflight(self, specs, config):
         """``name -> Preflight`` of :mod:`benchirt.pipeline.preflight` under this run's memory limit."""
         from benchirt.pipeline.estimate import load_cost_model
-        from benchirt.pipeline.preflight import memory_limit, preflight
+        from benchirt.pipeline.preflight import checker, memory_limit
 
-        by_name = {spec.name: spec for spec in specs}
         limit, source = memory_limit(self.config.execution, getattr(self.run.executor, "workers", 1))
-        model = load_cost_model()
-        return lambda name: preflight(by_name[name], config, limit, model, source)
+        return checker(specs, config, limit, load_cost_model(), source)
 
     def _irt(self, respond_keys: dict[str, str]) -> dict[str, str]:
         config = self.config.stage_config("irt")
