@@ -74,7 +74,9 @@ def test_preflight_skips_only_what_is_projected_over_the_limit(monkeypatch):
 
 def test_eta_rescales_the_model_and_falls_back_to_finished_datasets():
     eta = RunEta({"a": 10.0, "b": 20.0, "c": None}, workers=1, irt_seconds=6.0)
-    assert eta.remaining_seconds() is None and "unknown" in eta.describe()
+    assert eta.remaining_seconds() is None
+    assert eta.describe() == ("ETA: unknown until a dataset finishes (1 of 3 shape(s) are not known before loading); "
+                              "the 2 dataset(s) of known shape: about 30 s on 1 worker(s)")
     eta.finished("a", 20.0)           # twice the model: b is expected at 40 s, c as the mean finished (20 s)
     assert eta.scale() == 2.0
     assert eta.remaining_seconds() == 40.0 + 20.0 + 6.0

@@ -62,9 +62,13 @@ class RunEta:
     def describe(self) -> str:
         """One line for the console: the time left and what it rests on."""
         remaining = self.remaining_seconds()
-        if remaining is None:
-            return "ETA: unknown until a dataset finishes (some shapes are not known before loading)"
         modelled = sum(1 for e in self.expected.values() if e is not None)
+        if remaining is None:
+            known = [e for e in self.expected.values() if e is not None]
+            partial = (f"; the {len(known)} dataset(s) of known shape: about "
+                       f"{format_duration(lpt_makespan(known, self.workers))} on {self.workers} worker(s)" if known else "")
+            return (f"ETA: unknown until a dataset finishes ({len(self.expected) - modelled} of {len(self.expected)} "
+                    f"shape(s) are not known before loading){partial}")
         basis = [f"cost model for {modelled} of {len(self.expected)} dataset(s)"] if modelled else []
         if self.measured:
             basis.append(f"{len(self.measured)} finished" + (f", model x {self.scale():.2f}" if modelled else ""))
