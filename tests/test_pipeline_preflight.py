@@ -189,3 +189,13 @@ def test_checker_stops_asking_openml_once_it_gave_no_shape(monkeypatch):
     results = {spec.name: check(spec.name) for spec in specs}
     assert asked == ["anneal", "f"]
     assert results["kr"].shape is None and results["f"].expected_seconds > 0
+
+
+def test_estimate_names_what_the_memory_guard_would_skip():
+    from benchirt.pipeline.estimate import memory_guard_line
+
+    table = pd.DataFrame({"dataset": ["cifar", "iris"], "peak_gb": [20.5, 0.3]})
+    assert memory_guard_line(table, ExecutionConfig(memory_limit_gb=4), 2) == (
+        "Memory guard: 4.0 GB per dataset (execution.memory_limit_gb 4); a run skips 1 dataset(s) before loading: cifar.")
+    assert memory_guard_line(table, ExecutionConfig(memory_limit_gb=64), 2).endswith("no dataset is over it.")
+    assert memory_guard_line(table, ExecutionConfig(scheduler="tcp://h:8786"), 2).startswith("Memory guard: no limit")
