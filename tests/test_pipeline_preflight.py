@@ -199,3 +199,45 @@ def test_estimate_names_what_the_memory_guard_would_skip():
         "Memory guard: 4.0 GB per dataset (execution.memory_limit_gb 4); a run skips 1 dataset(s) before loading: cifar.")
     assert memory_guard_line(table, ExecutionConfig(memory_limit_gb=64), 2).endswith("no dataset is over it.")
     assert memory_guard_line(table, ExecutionConfig(scheduler="tcp://h:8786"), 2).startswith("Memory guard: no limit")
+
+
+def test_worker_progress_files_and_the_text_beside_the_stage_bar(tmp_path):
+    from benchirt.data import DatasetSpec
+    from benchirt.pipeline.progress import StagePostfix, progress_writer, read_progress
+    from benchirt.pipeline.stages import respond_dataset
+
+    class Bar:
+        postfix = ""
+
+        def set_postfix_str(self, text, refresh=True):
+            self.postfix = text
+
+    folder = tmp_path / ".progress"
+    bar = Bar()
+    with StagePostfix(bar, folder, interval=60) as postfix:
+        write = progress_writer(folder / "a.json", every=3600)
+        write(1, 13)
+        write(2, 13)  # within the interval: not written
+        assert read_progress(folder) == {"a": (1, 13)}
+        config = ResponseConfig(pool=("gaussian_nb", "knn_3"), cv_folds=3, ladder_epochs=2, artificial=False)
+        respond_dataset(DatasetSpec("iris", "builtin", "iris"), config, False, str(folder / "iris.json"))
+        assert read_progress(folder) == {"a": (1, 13), "iris": (2 * 4 + 1, 2 * 4 + 1)}  # the end is always written
+        (folder / "broken.json").write_text("{")
+        postfix.eta = "ETA 2.0 min"
+        assert postfix.text() == "a 1/13 · iris 9/9 fits | ETA 2.0 min"
+        postfix.done("iris", "ETA 1.0 min")
+        assert bar.postfix == "a 1/13 fits | ETA 1.0 min"
+    assert not folder.exists()
+    progress_writer(tmp_path / "missing" / "x.json")(1, 1)  # no folder on this worker: dropped, no error
+
+
+def test_a_parallel_run_with_progress_leaves_no_progress_folder(tmp_path, capsys):
+    frame = _frame(60)
+    for name in ("p", "q"):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    options = {"suite": ["p.csv", "q.csv"], "stages": ["respond"],
+               "responses": {"cv_folds": 3, "ladder_epochs": 0, "pool": ["gaussian_nb"]}, "execution": {"n_jobs": 2}}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(options))
+    outcome = run_pipeline(load_config(str(tmp_path / "c.yaml")), out=tmp_path / "run")
+    assert outcome.exit_code == 0 and not (tmp_path / "run" / ".progress").exists()
+    assert "ETA of the response and IRT stages" in capsys.readouterr().err

@@ -177,12 +177,15 @@ class _Pipeline:
         if self.outer_parallel:
             config = replace(config, n_jobs=1)  # the datasets are already spread over the cores
         inner = self.run.show_progress and not self.outer_parallel  # a bar per (classifier, fit) when fits run here
-        items = [DatasetInput(spec.name, {"dataset": spec.fingerprint()}, lambda spec=spec: (spec, config, inner))
+        # in worker processes the fits are counted in files the driver shows beside the stage bar
+        folder = self.run.progress_folder() if self.run.show_progress and self.outer_parallel else None
+        items = [DatasetInput(spec.name, {"dataset": spec.fingerprint()},
+                              lambda spec=spec: (spec, config, inner, str(folder / f"{spec.name}.json") if folder else None))
                  for spec in specs]
         if "respond" not in self.selected:
             return self.run.lookup("respond", self.options["responses"], items)
         return self.run.per_dataset("respond", self.options["responses"], items, stage_functions.respond_dataset,
-                                    preflight=self._preflight(specs, config))
+                                    preflight=self._preflight(specs, config), progress=folder)
 
     def _preflight(self, specs, config):
         """``name -> Preflight`` of :mod:`benchirt.pipeline.preflight` under this run's memory limit."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -25,6 +26,8 @@ from tqdm.auto import tqdm
 from benchirt.pipeline import fingerprint
 from benchirt.pipeline.eta import RunEta, format_duration
 from benchirt.pipeline.executors import TaskOutcome
+from benchirt.pipeline.progress import FOLDER as PROGRESS_FOLDER
+from benchirt.pipeline.progress import StagePostfix
 from benchirt.pipeline.store import ArtifactStore, environment_versions, key_parts
 
 #: Options that change how fast a result is computed, never the result: left out of artifact keys.
@@ -129,14 +132,16 @@ class Run:
 
     # -- stages over datasets --------------------------------------------------------------------
     def per_dataset(self, stage: str, options: dict, items: Sequence[DatasetInput], fn: Callable,
-                    preflight: Callable[[str], Any] | None = None) -> dict[str, str]:
+                    preflight: Callable[[str], Any] | None = None, progress: Path | None = None) -> dict[str, str]:
         """Run ``fn(*item.build_args())`` for every item lacking a complete artifact.
 
         ``preflight(name)``, when given, is asked (before anything is loaded) about every dataset to
         compute: a :class:`~benchirt.pipeline.preflight.Preflight` whose ``skip_reason`` is set records
         that dataset as skipped without an artifact (so a rerun with more memory tries it), and its
         expected seconds start the run's ETA (:class:`~benchirt.pipeline.eta.RunEta`), printed at start
-        and shown beside the stage's bar as datasets finish.
+        and shown beside the stage's bar as datasets finish. ``progress`` is the folder of
+        :func:`progress_folder` the tasks write their fits to (:mod:`benchirt.pipeline.progress`), shown
+        beside the bar too.
 
         Returns
         -------
@@ -187,17 +192,17 @@ class Run:
             tasks.append((item.name, (fn, *item.build_args())))
         bar = tqdm(total=len(tasks), desc=f"{stage:>8}", unit="dataset", disable=not self.show_progress or not tasks,
                    file=sys.stderr, leave=True)
-        with bar:
+        with bar, StagePostfix(bar, progress if tasks and self.show_progress else None) as postfix:
             for outcome in self.executor.map(_call, tasks):
                 key = keys[outcome.name]
                 self._store_outcome(stage, key, outcome, report, parts[outcome.name], why[outcome.name])
                 if outcome.status == "ok":
                     done[outcome.name] = key
+                remaining = None
                 if eta is not None:
                     eta.finished(outcome.name, outcome.seconds)
                     remaining = eta.remaining_seconds()
-                    if remaining is not None:
-                        bar.set_postfix_str(f"ETA {format_duration(remaining)}", refresh=False)
+                postfix.done(outcome.name, f"ETA {format_duration(remaining)}" if remaining is not None else None)
                 bar.update(1)
         self._end(stage, report)
         return done
@@ -219,6 +224,10 @@ class Run:
         if expected:
             self._log(eta.describe())
         return eta
+
+    def progress_folder(self) -> Path:
+        """Where worker processes write their progress during a stage (removed when it ends)."""
+        return self.store.root / PROGRESS_FOLDER
 
     def _failed_before(self, stage: str, name: str, key: str) -> bool:
         entry = self.previous.get("datasets", {}).get(name, {}).get(stage, {})

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -91,7 +91,8 @@ class ResponseResult:
     sizes: dict = field(default_factory=dict)
 
 
-def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progress: bool = False) -> ResponseResult:
+def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progress: bool = False,
+            on_progress: Callable[[int, int], None] | None = None) -> ResponseResult:
     """Produce the response matrix of one dataset (seed 003 §4.3).
 
     Parameters
@@ -103,6 +104,9 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
     show_progress : bool
         Show a tqdm bar over the fits: one step per (classifier, cross-validation fold or final fit),
         one for the MLP ladder.
+    on_progress : callable, optional
+        Called as ``on_progress(done, total)`` in those units after every task (how a worker process
+        reports its progress to the pipeline, :mod:`benchirt.pipeline.progress`).
 
     Returns
     -------
@@ -117,7 +121,7 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
     config = config or ResponseConfig()
     rows = _plan_rows(dataset, config)
     pool = resolve_pool(config.pool, config.extra)
-    outputs = _run_fits(rows, pool, config, show_progress, desc=f"responses {dataset.name}")
+    outputs = _run_fits(rows, pool, config, show_progress, desc=f"responses {dataset.name}", on_progress=on_progress)
 
     failed = outputs.failed
     rows.notes += [f"left out classifier {clf!r}: {error}" for clf, error in failed.items()]
@@ -275,7 +279,8 @@ class _FitOutputs:
 
 
 def _run_fits(
-    rows: _Rows, pool: list[RealClassifier], config: ResponseConfig, show_progress: bool, desc: str
+    rows: _Rows, pool: list[RealClassifier], config: ResponseConfig, show_progress: bool, desc: str,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> _FitOutputs:
     """All fits of one dataset as joblib tasks: one per (scaling kind, fold or final fit), plus the ladder.
 
@@ -296,8 +301,16 @@ def _run_fits(
     if config.time_budget is None:
         tasks, first = first + tasks, []
     progress = tqdm(total=_fits(first) + _fits(tasks), desc=desc, unit="fit", disable=not show_progress, leave=False)
+    done = [0]
+
+    def step(units: int) -> None:
+        progress.update(units)
+        done[0] += units
+        if on_progress is not None:
+            on_progress(done[0], progress.total)
+
     with progress:
-        first_seconds = _collect(first, rows, config, outputs, progress)
+        first_seconds = _collect(first, rows, config, outputs, step)
         for clf, seconds in first_seconds.items():
             if seconds * n_fits > config.time_budget:
                 outputs.over_budget[clf] = (f"time budget: its first fit took {seconds:.1f} s, so its {n_fits} fits "
@@ -307,12 +320,15 @@ def _run_fits(
         tasks = [task for task in tasks if task[0] == "ladder" or task[2]]
         progress.total = _fits(first) + _fits(tasks)
         progress.refresh()
-        _collect(tasks, rows, config, outputs, progress)
+        _collect(tasks, rows, config, outputs, step)
     return outputs
 
 
-def _collect(tasks: list, rows: _Rows, config: ResponseConfig, outputs: _FitOutputs, progress) -> dict[str, float]:
+def _collect(tasks: list, rows: _Rows, config: ResponseConfig, outputs: _FitOutputs,
+             step: Callable[[int], None]) -> dict[str, float]:
     """Run ``(kind, (fit rows, predict rows), members)`` tasks in parallel and fold their results into ``outputs``.
+
+    ``step(units)`` is told the progress units (:func:`_fits`) of each finished task.
 
     Returns the seconds each classifier's fit and prediction took (its last task's, when it had several).
     """
@@ -322,7 +338,7 @@ def _collect(tasks: list, rows: _Rows, config: ResponseConfig, outputs: _FitOutp
     seconds_taken = {}
     results = Parallel(n_jobs=config.n_jobs, return_as="generator")(jobs)
     for result, (kind, part, members) in zip(results, tasks):  # the generator first: zip then exhausts it
-        progress.update(_fits([(kind, part, members)]))
+        step(_fits([(kind, part, members)]))
         if kind == "ladder":
             outputs.ladder = result
             continue
