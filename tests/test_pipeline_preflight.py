@@ -10,14 +10,14 @@ import pytest
 import yaml
 
 from benchirt.data import load_builtin
+from benchirt.errors import ConfigError
 from benchirt.pipeline import preflight as preflight_module
 from benchirt.pipeline.config import ExecutionConfig, load_config
 from benchirt.pipeline.estimate import Shape, response_cost
 from benchirt.pipeline.eta import RunEta
-from benchirt.pipeline.preflight import GB, file_shape, memory_limit, preflight
+from benchirt.pipeline.preflight import file_shape, memory_limit, preflight
 from benchirt.pipeline.run import load_run, run_pipeline
 from benchirt.responses import ResponseConfig, respond
-from benchirt.errors import ConfigError
 
 TOY_MODEL = {"seconds_per_unit": {"gaussian_nb": 1e-6, "svc": 1e-8, "ladder": 1e-7},
              "load_seconds_per_value": 1e-7, "load_bytes_per_value": 30.0, "irt_seconds_per_response": 1e-4,
