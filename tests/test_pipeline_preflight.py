@@ -39,7 +39,8 @@ def test_file_shape_reads_headers_and_lines_not_values(tmp_path):
     (tmp_path / "d.arff").write_text(
         "% comment\n@relation d\n@attribute a numeric\n@attribute b numeric\n@attribute c numeric\n"
         "@attribute class {x,y}\n\n@data\n" + "".join(f"{i},{i / 2},{i % 3},x\n" for i in range(40)))
-    for name in ("d.csv", "d.tsv", "d.csv.gz", "d.parquet", "d.arff"):
+    (tmp_path / "e.csv").write_text((tmp_path / "d.csv").read_text().rstrip("\n"))  # no final newline
+    for name in ("d.csv", "d.tsv", "d.csv.gz", "d.parquet", "d.arff", "e.csv"):
         shape = file_shape(tmp_path / name)
         assert (shape.rows, shape.features) == (40, 3), name
 

@@ -95,11 +95,17 @@ def file_shape(path: str | os.PathLike, classes: int = 2) -> Shape:
     if kind not in ("csv", "tsv", "arff"):
         raise BenchirtError(f"{path}: no shape for format {kind!r}")
     opener = gzip.open if path.suffix.lower() == ".gz" else open
-    with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as handle:
-        if kind == "arff":
+    if kind == "arff":
+        with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as handle:
             return _arff_shape(handle, classes)
-        header = next(csv.reader([handle.readline()], delimiter="\t" if kind == "tsv" else ","), [])
-        rows = sum(1 for line in handle if line.strip())
+    with opener(path, "rb") as handle:
+        first = handle.readline().decode("utf-8", errors="replace")
+        header = next(csv.reader([first], delimiter="\t" if kind == "tsv" else ","), [])
+        rows, last = 0, b"\n"
+        for chunk in iter(lambda: handle.read(1 << 20), b""):  # newlines counted in bytes: no line objects
+            rows += chunk.count(b"\n")
+            last = chunk[-1:]
+        rows += last != b"\n"  # a last line without its newline
     return Shape(rows, max(len(header) - 1, 1), classes, f"{kind} header and lines")
 
 
