@@ -5,18 +5,24 @@ and value and raises a :class:`~benchirt.errors.ConfigError` worded the same way
 
     <section>.<key>: got <value>, expected <what is allowed>
 
-:func:`checked_options` refuses unknown keys, naming the valid ones. Booleans are not integers here
-(``n_jobs: true`` is refused), and nothing is coerced silently.
+(``<key>`` alone for the top-level keys of a pipeline config, whose section is ``""``).
+:func:`checked_options` refuses unknown keys, naming the valid ones. Booleans are not numbers here
+(``n_jobs: true`` is refused), NaN and infinities are not numbers either, and nothing is coerced
+silently. Every stage's config dataclass (``ResponseConfig``, ``IRTConfig``, ``RatingConfig``,
+``SubsetConfig``, ``AIRTConfig``, ``GRMConfig``, ``ReportConfig``, ``ExecutionConfig``) and the
+pipeline's top level validate through these functions only.
 """
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Iterable, Mapping
 
 from benchirt.errors import ConfigError
 
 
-def checked_options(section: str, options: Mapping[str, Any] | None, config_class: type) -> dict[str, Any]:
+def checked_options(section: str, options: Mapping[str, Any] | None, config_class: type | Iterable[str]
+                    ) -> dict[str, Any]:
     """A copy of ``options`` after refusing any key that is not a field of the dataclass ``config_class``.
 
     Parameters
@@ -25,18 +31,21 @@ def checked_options(section: str, options: Mapping[str, Any] | None, config_clas
         The name the user knows the options by (the YAML section, e.g. ``"rating"``).
     options : mapping or None
         The user's options; None is no options.
-    config_class : dataclass type
-        Its fields are the valid keys.
+    config_class : dataclass type or iterable of str
+        Its fields (or these names) are the valid keys.
 
     Raises
     ------
     ConfigError
-        Naming the unknown keys and listing the valid ones.
+        Not a mapping; or naming the unknown keys and listing the valid ones.
     """
     if options is not None and not isinstance(options, Mapping):
-        raise ConfigError(f"{section}: expected a mapping of options, got {options!r}")
+        raise ConfigError(f"{section}: got {options!r}, expected a mapping of options")
     options = dict(options or {})
-    valid = [field.name for field in dataclasses.fields(config_class)]
+    if dataclasses.is_dataclass(config_class):
+        valid = [field.name for field in dataclasses.fields(config_class)]
+    else:
+        valid = list(config_class)
     unknown = sorted(set(options) - set(valid), key=str)
     if unknown:
         raise ConfigError(
@@ -48,7 +57,7 @@ def checked_options(section: str, options: Mapping[str, Any] | None, config_clas
 def require(ok: bool, section: str, key: str, value: Any, expected: str) -> None:
     """Raise ``<section>.<key>: got <value>, expected <expected>`` unless ``ok``."""
     if not ok:
-        raise ConfigError(f"{section}.{key}: got {value!r}, expected {expected}")
+        raise ConfigError(f"{section + '.' if section else ''}{key}: got {value!r}, expected {expected}")
 
 
 def is_integer(value: Any) -> bool:
@@ -57,8 +66,8 @@ def is_integer(value: Any) -> bool:
 
 
 def is_number(value: Any) -> bool:
-    """An ``int`` or ``float`` that is not a ``bool``."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite ``int`` or ``float`` that is not a ``bool``."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def check_integer(section: str, key: str, value: Any, minimum: int | None = None, *, also: Iterable = (),
@@ -73,7 +82,68 @@ def check_integer(section: str, key: str, value: Any, minimum: int | None = None
     require(ok, section, key, value, ("null or " if optional else "") + expected)
 
 
-def check_choice(section: str, key: str, value: Any, choices: Iterable[str]) -> None:
-    """One of ``choices``."""
+def check_number(section: str, key: str, value: Any, *, above: float | None = None, at_least: float | None = None,
+                 below: float | None = None, at_most: float | None = None, optional: bool = False) -> None:
+    """A finite number within the given bounds (``above``/``below`` exclusive, ``at_least``/``at_most`` inclusive)."""
+    if optional and value is None:
+        return
+    low = above if above is not None else at_least
+    high = below if below is not None else at_most
+    ok = is_number(value) and (above is None or value > above) and (at_least is None or value >= at_least) \
+        and (below is None or value < below) and (at_most is None or value <= at_most)
+    if low is not None and high is not None:
+        expected = f"a number in {'(' if above is not None else '['}{low:g}, {high:g}{')' if below is not None else ']'}"
+    elif low is not None:
+        expected = f"a number {'>' if above is not None else '>='} {low:g}"
+    elif high is not None:
+        expected = f"a number {'<' if below is not None else '<='} {high:g}"
+    else:
+        expected = "a finite number"
+    require(ok, section, key, value, ("null or " if optional else "") + expected)
+
+
+def check_numbers(section: str, key: str, value: Any, count: int | None = None, *, at_least: float | None = None,
+                  at_most: float | None = None, meaning: str = "") -> tuple[float, ...]:
+    """A list of ``count`` finite numbers (any non-zero number of them when ``count`` is None) in bounds.
+
+    ``meaning`` names the entries for the message, e.g. ``"[mean, sd]"``. Returns them as a tuple of floats.
+    """
+    length = "a non-empty list of" if count is None else f"a list of {count}"
+    bounds = ""
+    if at_least is not None and at_most is not None:
+        bounds = f", each in [{at_least:g}, {at_most:g}]"
+    elif at_least is not None:
+        bounds = f", each >= {at_least:g}"
+    expected = f"{length} numbers" + (f" {meaning}" if meaning else "") + bounds
+    ok = isinstance(value, (list, tuple)) and len(value) > 0 and (count is None or len(value) == count) and all(
+        is_number(v) and (at_least is None or v >= at_least) and (at_most is None or v <= at_most) for v in value)
+    require(ok, section, key, value, expected)
+    return tuple(float(v) for v in value)
+
+
+def check_bool(section: str, key: str, value: Any) -> None:
+    """``true`` or ``false`` (not 0/1, not a string)."""
+    require(isinstance(value, bool), section, key, value, "true or false")
+
+
+def check_text(section: str, key: str, value: Any, *, empty: bool = False) -> None:
+    """A string (non-empty unless ``empty``)."""
+    require(isinstance(value, str) and (empty or bool(value.strip())), section, key, value,
+            "text" if empty else "a non-empty text")
+
+
+def check_names(section: str, key: str, value: Any, what: str, *, empty: bool = False,
+                single: bool = False) -> tuple[str, ...]:
+    """A list of strings (``single``: one string counts as a list of one); ``what`` names them for the message."""
+    if single and isinstance(value, str):
+        value = [value]
+    ok = isinstance(value, (list, tuple)) and (empty or len(value) > 0) and all(isinstance(v, str) for v in value)
+    require(ok, section, key, value, f"a {'' if empty else 'non-empty '}list of {what}")
+    return tuple(value)
+
+
+def check_choice(section: str, key: str, value: Any, choices: Iterable[str], *, optional: bool = False) -> None:
+    """One of ``choices`` (or None when ``optional``)."""
     choices = tuple(choices)
-    require(value in choices, section, key, value, "one of " + ", ".join(choices))
+    ok = (optional and value is None) or (isinstance(value, str) and value in choices)
+    require(ok, section, key, value, ("null or " if optional else "") + "one of " + ", ".join(choices))

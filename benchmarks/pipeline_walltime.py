@@ -15,8 +15,8 @@ Measurements (each a fresh run directory, so nothing is reused):
    run (median of 3, after one rerun that settles the report), for this checkout and, side by side
    under the same load, for a baseline commit (``--baseline REF``, default 5a8c6e8: before lazy
    sub-commands and report reuse) extracted with ``git archive``. Both run the same config file
-   (``suite: builtin``, every stage with each version's defaults); then this checkout's warm rerun
-   of the packaged default run (``benchirt run`` with no CONFIG). Goals: ``--help`` < 0.3 s, warm
+   (``suite: builtin``, every stage with each version's defaults); then each version's warm rerun
+   of its packaged default run (``benchirt run`` with no CONFIG). Goals: ``--help`` < 0.3 s, warm
    rerun of the default run < 2 s on a quiet machine.
 
 Prints a table per measurement (and writes them to ``--json FILE`` when given). The machine's load is printed
@@ -150,11 +150,16 @@ def warm_comparison(baseline_ref: str, workdir: Path) -> list[dict]:
     base, this = rows
     print(f"  ratios this/baseline: --help {this['help_s'] / base['help_s']:.2f}, "
           f"warm rerun {this['warm_s'] / base['warm_s']:.2f}")
-    default = _warm_rerun(ROOT, [], workdir / "warm-default", workdir)
-    print(f"  this checkout, packaged default run: cold {default['cold_s']:.1f} s, warm rerun {default['warm_s']:.2f} s "
-          f"(goals: --help < 0.3 s, warm rerun < 2 s on a quiet machine)")
-    rows.append({"label": "this checkout, packaged default run", **default})
-    return rows
+    defaults = []
+    for label, source in (("baseline " + baseline_ref, baseline), ("this checkout", ROOT)):
+        load = os.getloadavg()[0]
+        default = _warm_rerun(source, [], workdir / f"warm-default-{source.name}", workdir)
+        print(f"  {label:<22} packaged default run: cold {default['cold_s']:.1f} s, warm rerun {default['warm_s']:.2f} s"
+              f"   (load average {load:.1f})")
+        defaults.append({"label": f"{label}, packaged default run", **default, "loadavg": round(load, 1)})
+    print(f"  ratio this/baseline, warm rerun of the default run: {defaults[1]['warm_s'] / defaults[0]['warm_s']:.2f} "
+          "(goals: --help < 0.3 s, warm rerun < 2 s on a quiet machine)")
+    return rows + defaults
 
 
 def main(argv=None) -> int:

@@ -250,7 +250,7 @@ def test_difficulty_limit_definitions_highest_and_lowest_threshold():
         np.testing.assert_allclose(top.items["difficulty_limit"], [-t[-1] for t in top.items["thresholds"]])
         np.testing.assert_allclose(first.items["difficulty_limit"], [-t[0] for t in top.items["thresholds"]],
                                    atol=1e-6)
-    with pytest.raises(ConfigError, match="polytomous model"):
+    with pytest.raises(ConfigError, match="^GRM.model: got 'nrm', expected one of grm, gpcm$"):
         GRMConfig(model="nrm")
     with pytest.raises(ConfigError, match="difficulty_limit"):
         GRMConfig(difficulty_limit="middle")

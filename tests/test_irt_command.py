@@ -109,7 +109,7 @@ def test_cli_compare_models_item_fit_and_start_report(tmp_path, capsys):
 def test_cli_rejects_bad_starts(tmp_path, capsys):
     path = tmp_path / "r.csv"
     simulate_responses(30, 10, model="2PL", seed=0).responses.to_csv(path, index=False)
-    for value, message in (("0", "IRTConfig.starts"), ("two", "--starts: 'auto' or a whole number")):
+    for value, message in (("0", "irt.starts: got 0, expected"), ("two", "--starts: 'auto' or a whole number")):
         assert main(["irt", str(path), "--out", str(tmp_path / "o"), "--starts", value]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1

@@ -71,9 +71,9 @@ def test_config_from_dict_round_trip_and_rejects_unknown_keys():
     [
         ({"model": "4PL"}, "1PL, 2PL, 3PL"),
         ({"ability": "ML"}, "EAP, MAP"),
-        ({"prior_guessing": (0.5, 3)}, "Beta parameters"),
+        ({"prior_guessing": (0.5, 3)}, r"irt.prior_guessing: got \(0.5, 3\), expected a list of 2 numbers \[alpha, beta\], each >= 1"),
         ({"max_guessing": 1.0}, "max_guessing"),
-        ({"quadrature": 3}, "at least 5"),
+        ({"quadrature": 3}, "irt.quadrature: got 3, expected an integer >= 5"),
         ({"tol": 0}, "tol"),
     ],
 )

@@ -165,7 +165,7 @@ def test_iteration_limit_is_the_status_not_converged():
 
 @pytest.mark.parametrize("value", [0, -1, "two", 1.5, True])
 def test_config_rejects_bad_starts(value):
-    with pytest.raises(ConfigError, match="IRTConfig.starts"):
+    with pytest.raises(ConfigError, match="irt.starts: got .*, expected .auto. or an integer >= 1"):
         IRTConfig(starts=value)
 
 

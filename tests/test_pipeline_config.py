@@ -60,14 +60,14 @@ def test_missing_file_says_so(tmp_path):
 
 
 def test_unknown_top_level_key_lists_valid_ones(tmp_path):
-    with pytest.raises(ConfigError, match=r"unknown key\(s\) 'respones' in the top level; valid keys are suite, stages"):
+    with pytest.raises(ConfigError, match=r"unknown top-level option\(s\) 'respones'; valid options: suite, stages"):
         load_config(_write(tmp_path, "respones: {cv_folds: 3}\n"))
 
 
 def test_unknown_stage_lists_valid_stages(tmp_path):
-    with pytest.raises(ConfigError, match="unknown stage 'rank'; valid stages are respond, irt, rate, subset, airt, report"):
+    with pytest.raises(ConfigError, match="stages: got 'rank', expected one of respond, irt, rate, subset, airt, report"):
         load_config(_write(tmp_path, "stages: [respond, rank]\n"))
-    with pytest.raises(ConfigError, match="unknown stage 'plot'"):
+    with pytest.raises(ConfigError, match="^command line: skip: got 'plot', expected one of respond"):
         select_stages(STAGES, skip=["plot"])
 
 
@@ -93,7 +93,7 @@ def test_cut_of_exactly_100_is_allowed(tmp_path):
 
 
 def test_unknown_option_inside_a_stage_section(tmp_path):
-    with pytest.raises(ConfigError, match="section 'irt'.*modle"):
+    with pytest.raises(ConfigError, match="unknown irt option\\(s\\) 'modle'; valid options: model, prior"):
         load_config(_write(tmp_path, "irt:\n  modle: 3PL\n"))
 
 
@@ -170,7 +170,7 @@ def test_scheduler_address_implies_dask(tmp_path):
 def test_airt_from_aslib_needs_the_scenario_folder(tmp_path):
     with pytest.raises(ConfigError, match="airt.aslib"):
         load_config(_write(tmp_path, "airt: {input: aslib}\n"))
-    with pytest.raises(ConfigError, match="airt.input must be one of accuracy, aslib"):
+    with pytest.raises(ConfigError, match="airt.input: got 'runtimes', expected one of accuracy, aslib"):
         load_config(_write(tmp_path, "airt: {input: runtimes}\n"))
 
 
@@ -185,7 +185,94 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
     path = _write(tmp_path, "stages: [respond, ranking]\n")
     assert main(["run", str(path), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("benchirt run: error:") and "unknown stage 'ranking'" in err
+    assert err.startswith("benchirt run: error:") and "stages: got 'ranking', expected one of respond" in err
     assert "Traceback" not in err
     assert main(["run", str(path), "--skip", "everything"]) == 2
-    assert "unknown stage" in capsys.readouterr().err
+    assert "expected one of respond, irt, rate, subset, airt, report" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "section, options, message",
+    [("irt", {"model": "4PL"}, "irt.model: got '4PL', expected one of 1PL, 2PL, 3PL"),
+     ("irt", {"ability": "ML"}, "irt.ability: got 'ML', expected one of EAP, MAP"),
+     ("irt", {"prior": "yes"}, "irt.prior: got 'yes', expected true or false"),
+     ("irt", {"prior_discrimination": [0, 0]}, "irt.prior_discrimination: got [0, 0], expected [mean, sd] with sd > 0"),
+     ("irt", {"prior_difficulty": 3}, "irt.prior_difficulty: got 3, expected a list of 2 numbers [mean, sd]"),
+     ("irt", {"starts": 0}, "irt.starts: got 0, expected 'auto' or an integer >= 1"),
+     ("irt", {"tol": 0}, "irt.tol: got 0, expected a number > 0"),
+     ("irt", {"theta_max": float("inf")}, "irt.theta_max: got inf, expected a number > 0"),
+     ("irt", {"max_guessing": 1.0}, "irt.max_guessing: got 1.0, expected a number in (0, 1)"),
+     ("irt", {"max_iter": 2.5}, "irt.max_iter: got 2.5, expected an integer >= 1"),
+     ("irt", {"min_respondents": 1}, "irt.min_respondents: got 1, expected an integer >= 2"),
+     ("irt", {"calibration_roles": []}, "irt.calibration_roles: got [], expected a non-empty list of respondent roles "
+                                        "(ladder, real, artificial)"),
+     ("rating", {"initial": [1500, -1, 0.06]}, "rating.initial: got [1500, -1, 0.06], expected [rating, RD, volatility] "
+                                              "with RD > 0 and volatility > 0"),
+     ("rating", {"initial": [1500, 350]}, "rating.initial: got [1500, 350], expected a list of 3 numbers "
+                                         "[rating, RD, volatility]"),
+     ("rating", {"n_permutations": 1}, "rating.n_permutations: got 1, expected an integer >= 2 or 0"),
+     ("rating", {"n_bootstrap": True}, "rating.n_bootstrap: got True, expected an integer >= 2 or 0"),
+     ("rating", {"seed": 1.5}, "rating.seed: got 1.5, expected an integer"),
+     ("rating", {"stats": "anova"}, "rating.stats: got 'anova', expected one of blocks, decodirt"),
+     ("rating", {"glicko": "elo"}, "rating.glicko: got 'elo', expected one of glickman, decodirt"),
+     ("rating", {"alpha": 1.5}, "rating.alpha: got 1.5, expected a number in (0, 1)"),
+     ("rating", {"tie_tolerance": -0.1}, "rating.tie_tolerance: got -0.1, expected a number >= 0"),
+     ("rating", {"rope": "small"}, "rating.rope: got 'small', expected a number >= 0"),
+     ("rating", {"score": ""}, "rating.score: got '', expected a non-empty text"),
+     ("rating", {"order": 3}, "rating.order: got 3, expected null, sorted, given, random:SEED or the path of a file "
+                              "of dataset names"),
+     ("subsets", {"rule": "hardest"}, "subsets.rule: got 'hardest', expected one of combined, discrimination, "
+                                      "difficulty, guessing"),
+     ("subsets", {"cuts": [30, 120]}, "subsets.cuts: got [30, 120], expected percentages of the suite's datasets to "
+                                      "keep, each in (0, 100], e.g. 30,50,70"),
+     ("subsets", {"n_random": 1}, "subsets.n_random: got 1, expected an integer >= 2 or 0"),
+     ("subsets", {"seed": -1}, "subsets.seed: got -1, expected an integer >= 0"),
+     ("airt", {"logit_epsilon": 0.7}, "airt.logit_epsilon: got 0.7, expected a number in (0, 0.5)"),
+     ("airt", {"epsilon": 2}, "airt.epsilon: got 2, expected a number in [0, 1]"),
+     ("airt", {"epsilons": []}, "airt.epsilons: got [], expected a non-empty list of numbers, each in [0, 1]"),
+     ("airt", {"spline_lam": -1}, "airt.spline_lam: got -1, expected null or a number >= 0"),
+     ("airt", {"grid_size": 5}, "airt.grid_size: got 5, expected an integer >= 10"),
+     ("airt", {"compat": "R"}, "airt.compat: got 'R', expected null or one of airt-r"),
+     ("airt", {"polytomous": "nrm"}, "airt.polytomous: got 'nrm', expected null or one of grm, gpcm"),
+     ("airt", {"polytomous_levels": 3}, "airt.polytomous_levels: got 3, expected 5 (the default) unless polytomous "
+                                        "is grm or gpcm"),
+     ("airt", {"compat_range": "unit"}, "airt.compat_range: got 'unit', expected data (the default) unless compat "
+                                        "is airt-r"),
+     ("report", {"dpi": 10}, "report.dpi: got 10, expected an integer >= 20"),
+     ("report", {"max_dataset_plots": -1}, "report.max_dataset_plots: got -1, expected an integer >= 0"),
+     ("report", {"title": 5}, "report.title: got 5, expected text"),
+     ("GRM", {"difficulty_limit": "middle"}, "GRM.difficulty_limit: got 'middle', expected one of highest, lowest"),
+     ("GRM", {"n_quadrature": 3}, "GRM.n_quadrature: got 3, expected an integer >= 5"),
+     ("report", {"colour": "red"}, "unknown report option(s) 'colour'; valid options: title, max_dataset_plots, dpi, "
+                                   "top_classifiers")],
+)
+def test_every_stage_s_options_share_the_validation_messages(section, options, message):
+    import importlib
+
+    module, name = {"irt": ("benchirt.irt", "IRTConfig"), "rating": ("benchirt.rating", "RatingConfig"),
+                    "subsets": ("benchirt.subsets", "SubsetConfig"), "airt": ("benchirt.airt", "AIRTConfig"),
+                    "report": ("benchirt.report", "ReportConfig"),
+                    "GRM": ("benchirt.airt.polytomous", "GRMConfig")}[section]
+    with pytest.raises(ConfigError) as info:
+        getattr(importlib.import_module(module), name).from_dict(options)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [("stages: []\n", "stages: got [], expected a non-empty list of stages"),
+     ("stages: [respond, rank]\n", "stages: got 'rank', expected one of respond, irt, rate, subset, airt, report"),
+     ("suite: ''\n", "suite: got '', expected a suite (embedded, builtin, cc18-offline, OpenML-CC18, a folder) or a "
+                     "list of datasets"),
+     ("out: 3\n", "out: got 3, expected null or a folder path"),
+     ("irt: [3PL]\n", "irt: got ['3PL'], expected a mapping of options"),
+     ("rating: {score: elo}\n", "rating.score: got 'elo', expected one of true_score, theta, test_accuracy, cv_accuracy"),
+     ("airt: {input: aslib}\n", "airt.aslib: got None, expected the ASlib scenario folder when airt.input is aslib"),
+     ("airt: {which: train}\n", "airt.which: got 'train', expected one of test, cv"),
+     ("irt: {model: 4PL}\n", "section 'irt': irt.model: got '4PL', expected one of 1PL, 2PL, 3PL")],
+)
+def test_the_top_level_of_a_config_shares_the_validation_messages(tmp_path, text, message):
+    path = _write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == f"{path}: {message}"

@@ -296,8 +296,45 @@ def test_unknown_rating_score_is_refused_with_the_valid_names(tmp_path, capsys):
     config = _config_file(tmp_path, "builtin:iris", rating={"score": "f1"})
     assert main(["run", str(config), "--out", str(tmp_path / "run")]) == 2
     error = capsys.readouterr().err
-    assert "rating.score 'f1'" in error and "true_score, theta, test_accuracy, cv_accuracy" in error
+    assert "rating.score: got 'f1', expected one of true_score, theta, test_accuracy, cv_accuracy" in error
     assert not (tmp_path / "run").exists()
+
+
+def test_a_warm_rerun_reads_stored_results_without_fitting_or_plotting_libraries(finished_run, tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    shutil.copytree(finished_run["out"], out)
+    assert main(["run", str(finished_run["config"]), "--out", str(out), "--quiet"]) == 0  # settles what tests changed
+    code = ("import json, sys; from benchirt.cli import main; "
+            f"status = main(['run', {str(finished_run['config'])!r}, '--out', {str(out)!r}, '--quiet']); "
+            "print(json.dumps([status, [m for m in ('sklearn', 'matplotlib', 'scipy.stats', 'scikit_posthocs') "
+            "if m in sys.modules]]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [0, []]
+    manifest = _manifest(out)
+    assert {s: r["computed"] for s, r in manifest["stages"].items()} == dict.fromkeys(manifest["stages"], 0)
+
+
+def test_a_suite_stage_that_was_skipped_is_not_attempted_again_until_its_inputs_change(finished_run, tmp_path,
+                                                                                      monkeypatch):
+    out = tmp_path / "run"
+    shutil.copytree(finished_run["out"], out)
+    config = finished_run["config"]
+    assert main(["run", str(config), "--out", str(out), "--quiet", "--stages", "respond", "airt"]) == 0
+    first = _manifest(out)
+    assert first["stages"]["airt"]["status"] == "skipped" and first["artifacts"]["airt"]["status"] == "skipped"
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("the skipped airt stage ran again")
+
+    monkeypatch.setattr(stage_functions, "airt_from_accuracy", must_not_run)
+    assert main(["run", str(config), "--out", str(out), "--quiet", "--stages", "respond", "airt"]) == 0
+    second = _manifest(out)
+    assert second["artifacts"]["airt"] == {**first["artifacts"]["airt"], "decision": "reused"}
+    assert second["stages"]["airt"]["note"] == first["stages"]["airt"]["note"]
+    assert second["stages"]["airt"]["note"].startswith("AIRT input: 2 dataset(s); AIRT needs at least")
 
 
 def _copied_run(finished_run, tmp_path) -> tuple[Path, Path]:

@@ -133,10 +133,15 @@ def test_subset_size_is_ceil(n, cut, size):
     assert subset_size(n, cut) == size == max(1, math.ceil(round(n * cut / 100, 9)))
 
 
-@pytest.mark.parametrize("cuts", [(0,), (-5,), (100.5,), (30, 30), ("abc",), (), (float("nan"),)])
-def test_bad_cuts_are_config_errors(cuts):
-    with pytest.raises(ConfigError, match="cut"):
+@pytest.mark.parametrize("cuts, expected", [
+    ((0,), "percentages"), ((-5,), "percentages"), ((100.5,), "percentages"), ((30, 30), "each percentage once"),
+    (("abc",), "percentages"), ((), "percentages"), ((float("nan"),), "percentages")])
+def test_bad_cuts_are_config_errors(cuts, expected):
+    with pytest.raises(ConfigError) as info:
         build_subsets(synthetic(), cuts)
+    message = (f"subsets.cuts: got {cuts!r}, expected percentages of the suite's datasets to keep, each in (0, 100], "
+               "e.g. 30,50,70") if expected == "percentages" else f"subsets.cuts: got {cuts!r}, expected {expected}"
+    assert str(info.value) == message
 
 
 def test_cut_strings_with_percent_sign_accepted():
@@ -144,7 +149,7 @@ def test_cut_strings_with_percent_sign_accepted():
 
 
 def test_unknown_rule():
-    with pytest.raises(ConfigError, match="unknown subset rule 'hardest'.*combined"):
+    with pytest.raises(ConfigError, match="^subsets.rule: got 'hardest', expected one of combined, discrimination"):
         build_subsets(synthetic(), 30, "hardest")
 
 
@@ -180,7 +185,7 @@ def test_config_from_dict_and_errors():
     assert SubsetConfig.from_dict(config.to_dict()) == config
     with pytest.raises(ConfigError, match="valid options: cuts, rule, n_random, seed, n_permutations"):
         SubsetConfig.from_dict({"cut": [30]})
-    with pytest.raises(ConfigError, match="outside"):
+    with pytest.raises(ConfigError, match=r"^subsets.cuts: got \(0,\), expected percentages"):
         SubsetConfig(cuts=(0,))
     with pytest.raises(ConfigError, match="n_random"):
         SubsetConfig(n_random=-1)

@@ -31,15 +31,27 @@ Public API
 Plots: ``benchirt.airt.plots`` (heatmaps, trace lines, latent curves, strengths/weaknesses, effectiveness,
 residual CDF, AUAEC vs AUPEC, portfolio gap). Command: ``benchirt airt`` (``benchirt.airt.command``).
 """
-from benchirt.airt.analysis import AIRTResult, fit_airt
-from benchirt.airt.config import AIRTConfig
-from benchirt.airt.continuous import ContinuousFit, easiness, expit, fit_continuous, logit
-from benchirt.airt.goodness import ModelGoodness, model_goodness
-from benchirt.airt.latent import LatentTraitAnalysis, latent_trait_analysis
-from benchirt.airt.metrics import algorithm_metrics, dataset_metrics
+from benchirt.lazy import lazy_exports
 
 __all__ = [
     "AIRTConfig", "AIRTResult", "ContinuousFit", "LatentTraitAnalysis", "ModelGoodness",
     "algorithm_metrics", "dataset_metrics", "easiness", "expit", "fit_airt", "fit_continuous",
     "latent_trait_analysis", "logit", "model_goodness",
 ]
+
+lazy_exports(__name__, {
+    "AIRTConfig": "benchirt.airt.config",
+    "AIRTResult": "benchirt.airt.analysis",
+    "ContinuousFit": "benchirt.airt.continuous",
+    "LatentTraitAnalysis": "benchirt.airt.latent",
+    "ModelGoodness": "benchirt.airt.goodness",
+    "algorithm_metrics": "benchirt.airt.metrics",
+    "dataset_metrics": "benchirt.airt.metrics",
+    "easiness": "benchirt.airt.continuous",
+    "expit": "benchirt.airt.continuous",
+    "fit_airt": "benchirt.airt.analysis",
+    "fit_continuous": "benchirt.airt.continuous",
+    "latent_trait_analysis": "benchirt.airt.latent",
+    "logit": "benchirt.airt.continuous",
+    "model_goodness": "benchirt.airt.goodness",
+})

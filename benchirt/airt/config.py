@@ -1,18 +1,18 @@
 """Options of the AIRT stage (seed 000, Algorithm 1)."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from benchirt.errors import ConfigError
-from benchirt.options import checked_options
+from benchirt.options import check_choice, check_integer, check_number, check_numbers, checked_options, require
 
 
 #: ``AIRTConfig.compat`` values: benchirt's converged estimator (None) or the R package airt's.
 COMPAT_MODES = (None, "airt-r")
 #: ``AIRTConfig.compat_range`` values.
 COMPAT_RANGES = ("data", "unit")
+#: ``AIRTConfig.polytomous`` values besides None (:data:`benchirt.airt.polytomous.POLYTOMOUS_MODELS`).
+POLYTOMOUS_MODES = ("grm", "gpcm")
 
 
 @dataclass(frozen=True)
@@ -91,35 +91,28 @@ class AIRTConfig:
     polytomous_levels: int = 5
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilons", tuple(float(e) for e in self.epsilons))
-        checks = (
-            (0.0 < self.logit_epsilon < 0.5, "logit_epsilon must lie in (0, 0.5)"),
-            (int(self.max_iter) == self.max_iter and self.max_iter >= 1, "max_iter must be an integer >= 1"),
-            (self.tol > 0, "tol must be positive"),
-            (self.max_discrimination > 0, "max_discrimination must be positive"),
-            (math.isfinite(self.prior_mean), "prior_mean must be finite"),
-            (self.prior_sd > 0 and math.isfinite(self.prior_sd), "prior_sd must be positive"),
-            (0.0 <= self.epsilon <= 1.0, "epsilon must lie in [0, 1] (performance is on [0, 1])"),
-            (len(self.epsilons) > 0 and all(0.0 <= e <= 1.0 for e in self.epsilons),
-             "epsilons must be a non-empty list of values in [0, 1]"),
-            (self.spline_lam is None or self.spline_lam >= 0, "spline_lam must be null (GCV) or >= 0"),
-            (self.spline_max_df >= 2, "spline_max_df must be >= 2 (a straight line has 2)"),
-            (int(self.spline_points) == self.spline_points and self.spline_points >= 10,
-             "spline_points must be an integer >= 10"),
-            (int(self.grid_size) == self.grid_size and self.grid_size >= 10, "grid_size must be an integer >= 10"),
-            (self.compat in COMPAT_MODES, f"compat must be one of {COMPAT_MODES} (null: benchirt's estimator)"),
-            (self.compat_range in COMPAT_RANGES, f"compat_range must be one of {COMPAT_RANGES}"),
-            (self.polytomous in (None, "grm", "gpcm"), "polytomous must be null, 'grm' or 'gpcm'"),
-            (int(self.polytomous_levels) == self.polytomous_levels and self.polytomous_levels >= 2,
-             "polytomous_levels must be an integer >= 2"),
-            (self.compat is not None or self.compat_range == "data",
-             "compat_range applies only with compat: airt-r"),
-            (self.polytomous is not None or self.polytomous_levels == 5,
-             "polytomous_levels applies only with polytomous: grm or gpcm"),
-        )
-        for ok, message in checks:
-            if not ok:
-                raise ConfigError(f"AIRT configuration: {message}")
+        section = "airt"
+        check_number(section, "logit_epsilon", self.logit_epsilon, above=0, below=0.5)
+        check_integer(section, "max_iter", self.max_iter, 1)
+        check_number(section, "tol", self.tol, above=0)
+        check_number(section, "max_discrimination", self.max_discrimination, above=0)
+        check_number(section, "prior_mean", self.prior_mean)
+        check_number(section, "prior_sd", self.prior_sd, above=0)
+        check_number(section, "epsilon", self.epsilon, at_least=0, at_most=1)
+        epsilons = check_numbers(section, "epsilons", self.epsilons, at_least=0, at_most=1)
+        object.__setattr__(self, "epsilons", epsilons)
+        check_number(section, "spline_lam", self.spline_lam, at_least=0, optional=True)
+        check_number(section, "spline_max_df", self.spline_max_df, at_least=2)  # a straight line has 2
+        check_integer(section, "spline_points", self.spline_points, 10)
+        check_integer(section, "grid_size", self.grid_size, 10)
+        check_choice(section, "compat", self.compat, [mode for mode in COMPAT_MODES if mode], optional=True)
+        check_choice(section, "compat_range", self.compat_range, COMPAT_RANGES)
+        check_choice(section, "polytomous", self.polytomous, POLYTOMOUS_MODES, optional=True)
+        check_integer(section, "polytomous_levels", self.polytomous_levels, 2)
+        require(self.compat is not None or self.compat_range == "data", section, "compat_range", self.compat_range,
+                "data (the default) unless compat is airt-r")
+        require(self.polytomous is not None or self.polytomous_levels == 5, section, "polytomous_levels",
+                self.polytomous_levels, "5 (the default) unless polytomous is grm or gpcm")
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "AIRTConfig":
@@ -130,8 +123,4 @@ class AIRTConfig:
         ConfigError
             For an unknown key (the message lists the valid ones) or an invalid value.
         """
-        d = checked_options("airt", d, cls)
-        try:
-            return cls(**d)
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"AIRT configuration: invalid value ({exc})") from None
+        return cls(**checked_options("airt", d, cls))

@@ -35,8 +35,8 @@ from scipy.optimize import minimize
 from scipy.special import expit, logsumexp
 from threadpoolctl import threadpool_limits
 
-from benchirt.errors import ConfigError, DataError
-from benchirt.options import checked_options
+from benchirt.errors import DataError
+from benchirt.options import check_choice, check_integer, check_number, checked_options
 
 _LOG_FLOOR = 1e-300
 #: Polytomous models: Samejima's graded response model, Muraki's generalized partial credit model.
@@ -139,13 +139,16 @@ class GRMConfig:
     difficulty_limit: str = "highest"
 
     def __post_init__(self) -> None:
-        if self.model not in POLYTOMOUS_MODELS:
-            raise ConfigError(f"polytomous model must be one of {POLYTOMOUS_MODELS}, got {self.model!r}")
-        if self.difficulty_limit not in DIFFICULTY_LIMITS:
-            raise ConfigError(f"difficulty_limit must be one of {DIFFICULTY_LIMITS}, got {self.difficulty_limit!r}")
+        check_integer("GRM", "n_quadrature", self.n_quadrature, 5)
+        for name in ("quadrature_bound", "slope_prior_sd", "intercept_prior_sd", "tol"):
+            check_number("GRM", name, getattr(self, name), above=0)
+        check_integer("GRM", "max_iter", self.max_iter, 1)
+        check_choice("GRM", "model", self.model, POLYTOMOUS_MODELS)
+        check_choice("GRM", "difficulty_limit", self.difficulty_limit, DIFFICULTY_LIMITS)
 
     @classmethod
     def from_dict(cls, options: dict) -> "GRMConfig":
+        """Build from a mapping of options; unknown keys or invalid values raise ``ConfigError``."""
         return cls(**checked_options("GRM", options, cls))
 
 

@@ -12,13 +12,7 @@ Public API::
 
 OpenML support (``benchirt.data.openml_source``) is imported on first use.
 """
-from benchirt.data.arff import ArffData, read_arff
-from benchirt.data.builtin import BUILTIN_DATASETS, load_builtin
-from benchirt.data.dataset import METADATA_COLUMNS, Dataset
-from benchirt.data.files import load_file
-from benchirt.data.spec import DatasetSpec
-from benchirt.data.suite_file import SuiteFile, read_suite_file, write_suite_file
-from benchirt.data.suites import resolve_suite
+from benchirt.lazy import lazy_exports
 
 
 def set_openml_cache(path) -> None:
@@ -43,3 +37,18 @@ __all__ = [
     "set_openml_cache",
     "write_suite_file",
 ]
+
+lazy_exports(__name__, {
+    "ArffData": "benchirt.data.arff",
+    "BUILTIN_DATASETS": "benchirt.data.builtin",
+    "Dataset": "benchirt.data.dataset",
+    "DatasetSpec": "benchirt.data.spec",
+    "METADATA_COLUMNS": "benchirt.data.dataset",
+    "SuiteFile": "benchirt.data.suite_file",
+    "load_builtin": "benchirt.data.builtin",
+    "load_file": "benchirt.data.files",
+    "read_arff": "benchirt.data.arff",
+    "read_suite_file": "benchirt.data.suite_file",
+    "resolve_suite": "benchirt.data.suites",
+    "write_suite_file": "benchirt.data.suite_file",
+})

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from importlib import metadata
+
 import pandas as pd
-import sklearn
-from sklearn import datasets as sk_datasets
 
 from benchirt.data.cleaning import prepare_dataset
 from benchirt.data.dataset import Dataset
@@ -59,8 +59,8 @@ def builtin_info(name: str) -> BuiltinInfo:
 
 
 def sklearn_version() -> str:
-    """The installed scikit-learn version (part of a builtin dataset's fingerprint)."""
-    return sklearn.__version__
+    """The installed scikit-learn version (part of a builtin dataset's fingerprint), read without importing it."""
+    return metadata.version("scikit-learn")
 
 
 def load_builtin(name: str) -> Dataset:
@@ -77,6 +77,8 @@ def load_builtin(name: str) -> Dataset:
         ``source`` is ``"builtin:<loader>"``; cleaning rules of :mod:`benchirt.data.cleaning`
         apply (digits loses its always-blank pixels as constant columns).
     """
+    from sklearn import datasets as sk_datasets
+
     info = builtin_info(name)
     bunch = getattr(sk_datasets, f"load_{info.loader}")(as_frame=True)
     frame = bunch.data.copy()

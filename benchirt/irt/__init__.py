@@ -9,22 +9,7 @@
 >>> compare_models(responses)                # 1PL/2PL/3PL log-likelihood, AIC, BIC
 >>> item_fit(fit, responses)                 # infit/outfit per item, misfit flag
 """
-from benchirt.irt.config import IRTConfig
-from benchirt.irt.estimation import fit_irt
-from benchirt.irt.fit import IRTFit
-from benchirt.irt.models import MODELS, probability
-from benchirt.irt.compare import compare_models
-from benchirt.irt.itemfit import item_fit
-from benchirt.irt.stage import (
-    DatasetIRT,
-    irt_for_responses,
-    model_comparison_table,
-    summaries_frame,
-    suspect_label_table,
-    true_score_table,
-)
-from benchirt.irt.suspects import suspect_labels
-from benchirt.irt.summary import dataset_rankings, item_summary
+from benchirt.lazy import lazy_exports
 
 __all__ = [
     "MODELS",
@@ -44,3 +29,22 @@ __all__ = [
     "suspect_labels",
     "true_score_table",
 ]
+
+lazy_exports(__name__, {
+    "DatasetIRT": "benchirt.irt.stage",
+    "IRTConfig": "benchirt.irt.config",
+    "IRTFit": "benchirt.irt.fit",
+    "MODELS": "benchirt.irt.models",
+    "compare_models": "benchirt.irt.compare",
+    "dataset_rankings": "benchirt.irt.summary",
+    "fit_irt": "benchirt.irt.estimation",
+    "irt_for_responses": "benchirt.irt.stage",
+    "item_fit": "benchirt.irt.itemfit",
+    "item_summary": "benchirt.irt.summary",
+    "model_comparison_table": "benchirt.irt.stage",
+    "probability": "benchirt.irt.models",
+    "summaries_frame": "benchirt.irt.stage",
+    "suspect_label_table": "benchirt.irt.stage",
+    "suspect_labels": "benchirt.irt.suspects",
+    "true_score_table": "benchirt.irt.stage",
+})

@@ -4,8 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
-from benchirt.errors import ConfigError
-from benchirt.options import checked_options
+from benchirt.options import (
+    check_bool, check_choice, check_integer, check_names, check_number, check_numbers, checked_options, is_integer,
+    require,
+)
 from benchirt.irt.models import MODELS
 
 ABILITY_METHODS = ("EAP", "MAP")
@@ -105,55 +107,38 @@ class IRTConfig:
     calibration_roles: tuple[str, ...] = ("ladder", "real")
 
     def __post_init__(self) -> None:
-        if self.model not in MODELS:
-            raise ConfigError(f"IRTConfig.model: {self.model!r} is not one of {', '.join(MODELS)}")
-        if self.ability not in ABILITY_METHODS:
-            raise ConfigError(
-                f"IRTConfig.ability: {self.ability!r} is not one of {', '.join(ABILITY_METHODS)}"
-            )
-        for name in ("prior_discrimination", "prior_difficulty", "prior_guessing"):
-            value = getattr(self, name)
-            if len(value) != 2:
-                raise ConfigError(f"IRTConfig.{name}: expected two numbers, got {value!r}")
-            object.__setattr__(self, name, (float(value[0]), float(value[1])))
-        if self.prior_discrimination[1] <= 0 or self.prior_difficulty[1] <= 0:
-            raise ConfigError("IRTConfig: prior standard deviations must be > 0")
-        if min(self.prior_guessing) < 1:
-            raise ConfigError(
-                f"IRTConfig.prior_guessing: Beta parameters must be >= 1 for a finite mode, got {self.prior_guessing}"
-            )
-        for name in ("quadrature", "ability_quadrature"):
-            if getattr(self, name) < 5:
-                raise ConfigError(f"IRTConfig.{name}: need at least 5 nodes, got {getattr(self, name)}")
-        if self.starts != "auto" and not (isinstance(self.starts, int) and not isinstance(self.starts, bool)
-                                          and self.starts >= 1):
-            raise ConfigError(f"IRTConfig.starts: 'auto' or a whole number >= 1, got {self.starts!r}")
-        positive = ("theta_max", "tol", "tol_log_posterior", "tol_optimum", "suspect_discrimination",
-                    "max_discrimination", "max_difficulty", "max_iter")
-        for name in positive:
-            if not getattr(self, name) > 0:
-                raise ConfigError(f"IRTConfig.{name}: must be > 0, got {getattr(self, name)!r}")
-        if not 0 < self.max_guessing < 1:
-            raise ConfigError(f"IRTConfig.max_guessing: must lie in (0, 1), got {self.max_guessing!r}")
-        if not self.calibration_roles:
-            raise ConfigError("IRTConfig.calibration_roles: name at least one role (ladder, real, artificial)")
-        object.__setattr__(self, "calibration_roles", tuple(self.calibration_roles))
-        if self.min_respondents < 2:
-            raise ConfigError(f"IRTConfig.min_respondents: must be >= 2, got {self.min_respondents!r}")
+        section = "irt"
+        check_choice(section, "model", self.model, MODELS)
+        check_choice(section, "ability", self.ability, ABILITY_METHODS)
+        check_bool(section, "prior", self.prior)
+        check_bool(section, "compare_models", self.compare_models)
+        for name, meaning in (("prior_discrimination", "[mean, sd]"), ("prior_difficulty", "[mean, sd]")):
+            value = check_numbers(section, name, getattr(self, name), 2, meaning=meaning)
+            require(value[1] > 0, section, name, getattr(self, name), f"{meaning} with sd > 0")
+            object.__setattr__(self, name, value)
+        guessing = check_numbers(section, "prior_guessing", self.prior_guessing, 2, at_least=1,
+                                 meaning="[alpha, beta]")  # >= 1: the Beta prior has a finite mode
+        object.__setattr__(self, "prior_guessing", guessing)
+        check_integer(section, "quadrature", self.quadrature, 5)
+        check_integer(section, "ability_quadrature", self.ability_quadrature, 5)
+        require(self.starts == "auto" or (is_integer(self.starts) and self.starts >= 1), section, "starts",
+                self.starts, "'auto' or an integer >= 1")
+        check_integer(section, "max_iter", self.max_iter, 1)
+        for name in ("theta_max", "tol", "tol_log_posterior", "tol_optimum", "suspect_discrimination",
+                     "max_discrimination", "max_difficulty"):
+            check_number(section, name, getattr(self, name), above=0)
+        check_number(section, "max_guessing", self.max_guessing, above=0, below=1)
+        for name in ("difficulty_threshold", "discrimination_threshold", "guessing_threshold"):
+            check_number(section, name, getattr(self, name))
+        check_integer(section, "min_respondents", self.min_respondents, 2)
+        roles = check_names(section, "calibration_roles", self.calibration_roles,
+                            "respondent roles (ladder, real, artificial)", single=True)
+        object.__setattr__(self, "calibration_roles", roles)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "IRTConfig":
-        """Build from a mapping (a YAML section); unknown keys raise ``ConfigError``."""
-        d = checked_options("irt", d, cls)
-        if "calibration_roles" in d:
-            roles = d["calibration_roles"]
-            d["calibration_roles"] = (roles,) if isinstance(roles, str) else tuple(roles)
-        for name in ("prior_discrimination", "prior_difficulty", "prior_guessing"):
-            if name in d and not isinstance(d[name], (list, tuple)):
-                raise ConfigError(f"irt config: {name} must be a list of two numbers, got {d[name]!r}")
-            if name in d:
-                d[name] = tuple(d[name])
-        return cls(**d)
+        """Build from a mapping (a YAML section); unknown keys or invalid values raise ``ConfigError``."""
+        return cls(**checked_options("irt", d, cls))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain mapping (lists for the tuples) that :meth:`from_dict` reads back."""

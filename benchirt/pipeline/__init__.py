@@ -4,8 +4,18 @@
 >>> outcome = run_pipeline(load_config("configs/default.yaml"))     # or load_config(None): the default
 >>> results = load_run(outcome.run_dir)
 """
-from benchirt.pipeline.config import STAGES, ExecutionConfig, PipelineConfig, load_config
-from benchirt.pipeline.run import RunOutcome, RunResults, load_run, run_pipeline
+from benchirt.lazy import lazy_exports
 
 __all__ = ["STAGES", "ExecutionConfig", "PipelineConfig", "RunOutcome", "RunResults", "load_config", "load_run",
            "run_pipeline"]
+
+lazy_exports(__name__, {
+    "ExecutionConfig": "benchirt.pipeline.config",
+    "PipelineConfig": "benchirt.pipeline.config",
+    "RunOutcome": "benchirt.pipeline.run",
+    "RunResults": "benchirt.pipeline.run",
+    "STAGES": "benchirt.pipeline.config",
+    "load_config": "benchirt.pipeline.config",
+    "load_run": "benchirt.pipeline.run",
+    "run_pipeline": "benchirt.pipeline.run",
+})

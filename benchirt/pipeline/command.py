@@ -115,7 +115,7 @@ def _leaderboard_verdict(run_dir) -> str | None:
     board, pairwise = (load_stage_table(run_dir, "rate", name) for name in ("leaderboard", "pairwise"))
     if board is None or pairwise is None or board.empty:
         return None
-    from benchirt.rating.leaderboard import leaderboard_verdict
+    from benchirt.rating.verdict import leaderboard_verdict
 
     return leaderboard_verdict(board, pairwise)
 

@@ -19,12 +19,16 @@ together; ``out`` and every path given on the command line (``--out``, ``SOURCE`
 current folder, where the command is run. A missing input folder is an error naming the path tried.
 An empty config file is an error (``benchirt run`` without CONFIG runs the packaged default).
 
-Each stage section is validated by that stage's ``XConfig.from_dict`` (unknown keys are rejected there
-with the list of valid ones); this module validates the rest and turns YAML syntax errors into a
-:class:`~benchirt.errors.ConfigError` naming the file, line and column.
+Every value is checked through :mod:`benchirt.options` (messages ``<section>.<key>: got X, expected Y``,
+unknown keys refused with the list of valid ones): each stage section by that stage's
+``XConfig.from_dict``, the top level (``suite``, ``stages``, ``out``, ``airt.input``/``aslib``/``which``,
+``rating.score``) here. Validation imports only the stages' ``config`` modules (the stage packages are
+lazy, :mod:`benchirt.lazy`). YAML syntax errors become a :class:`~benchirt.errors.ConfigError` naming
+the file, line and column.
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 from dataclasses import asdict, dataclass, field, is_dataclass
@@ -35,7 +39,7 @@ from typing import Any, Mapping
 import yaml
 
 from benchirt.errors import ConfigError
-from benchirt.options import check_choice, check_integer, checked_options, require
+from benchirt.options import check_choice, check_integer, check_names, checked_options, require
 from benchirt.pipeline.stages import RUN_SCORES
 
 #: Pipeline stages in execution order.
@@ -198,91 +202,77 @@ def parse_yaml(text: str, origin: str) -> dict:
 
 
 def _validate(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
-    _reject_unknown("the top level", raw, TOP_LEVEL_KEYS, origin)
-    stages = _validate_stages(raw.get("stages", list(STAGES)), origin)
+    try:
+        return _validated(raw, origin, base_dir)
+    except ConfigError as exc:
+        raise ConfigError(f"{origin}: {exc}") from None
+
+
+def _validated(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
+    checked_options("top-level", raw, TOP_LEVEL_KEYS)
+    stages = _ordered_stages(check_names("", "stages", raw.get("stages", STAGES), "stages", single=True))
     sections: dict[str, dict] = {}
     stage_configs: dict[str, Any] = {}
     for name in STAGE_SECTIONS:
-        values = raw.get(name) or {}
-        if not isinstance(values, Mapping):
-            raise ConfigError(f"{origin}: section {name!r} must be a mapping of options, got {values!r}")
-        values = dict(values)
+        values = checked_options(name, raw.get(name), _section_keys(name))
         sections[name] = values
-        stage_configs[name] = _stage_config(name, values, origin)
-    _check_rating_score(stage_configs["rating"].score, origin)
-    execution_raw = raw.get("execution") or {}
-    if not isinstance(execution_raw, Mapping):
-        raise ConfigError(f"{origin}: section 'execution' must be a mapping, got {execution_raw!r}")
-    try:
-        execution = ExecutionConfig.from_dict(dict(execution_raw))
-    except ConfigError as exc:
-        raise ConfigError(f"{origin}: {exc}") from None
+        stage_configs[name] = _stage_config(name, values)
+    check_choice("rating", "score", stage_configs["rating"].score, RUN_SCORES)
+    execution = ExecutionConfig.from_dict(raw.get("execution"))
     suite = raw.get("suite", "builtin")
-    if suite is None or suite == "" or suite == []:
-        raise ConfigError(f"{origin}: 'suite' is empty; name a suite (builtin, cc18-offline, OpenML-CC18, a folder) or list datasets")
+    require(suite not in (None, "", []), "", "suite", suite,
+            "a suite (embedded, builtin, cc18-offline, OpenML-CC18, a folder) or a list of datasets")
     out = raw.get("out")
-    if out is not None and not isinstance(out, (str, os.PathLike)):
-        raise ConfigError(f"{origin}: 'out' must be a directory path, got {out!r}")
+    require(out is None or isinstance(out, (str, os.PathLike)), "", "out", out, "null or a folder path")
     return PipelineConfig(
         suite=suite, stages=stages, sections=sections, stage_configs=stage_configs, execution=execution,
         out=None if out is None else os.fspath(out), source=origin, base_dir=base_dir,
     )
 
 
-def _check_rating_score(score: str, origin: str) -> None:
-    if score not in RUN_SCORES:
-        raise ConfigError(f"{origin}: rating.score {score!r} is not a score of a run; "
-                          f"choose one of {', '.join(RUN_SCORES)}")
-
-
-def _validate_stages(stages: Any, origin: str) -> tuple[str, ...]:
-    if isinstance(stages, str):
-        stages = [stages]
-    if not isinstance(stages, (list, tuple)) or not stages:
-        raise ConfigError(f"{origin}: 'stages' must be a non-empty list drawn from {', '.join(STAGES)}")
-    return select_stages(stages, origin=origin)
-
-
 def select_stages(stages, skip=(), origin: str = "command line") -> tuple[str, ...]:
     """Validate stage names and return them in pipeline order, minus ``skip``."""
-    for name in [*stages, *skip]:
-        if name not in STAGES:
-            raise ConfigError(f"{origin}: unknown stage {name!r}; valid stages are {', '.join(STAGES)}")
+    try:
+        return _ordered_stages(stages, skip)
+    except ConfigError as exc:
+        raise ConfigError(f"{origin}: {exc}") from None
+
+
+def _ordered_stages(stages, skip=()) -> tuple[str, ...]:
+    for key, names in (("stages", stages), ("skip", skip)):
+        for name in names:
+            check_choice("", key, name, STAGES)
     chosen = set(stages) - set(skip)
     return tuple(s for s in STAGES if s in chosen)
 
 
-def _stage_config(section: str, values: dict, origin: str):
+def _section_keys(section: str) -> tuple[str, ...]:
+    """Valid keys of a stage section: its config class's fields (plus the pipeline's own airt keys)."""
+    fields = tuple(f.name for f in dataclasses.fields(_config_class(section)))
+    return fields + AIRT_PIPELINE_KEYS if section == "airt" else fields
+
+
+def _config_class(section: str) -> type:
     module_name, class_name = STAGE_SECTIONS[section]
-    config_class = getattr(importlib.import_module(module_name), class_name)
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def _stage_config(section: str, values: dict):
     own = {k: v for k, v in values.items() if not (section == "airt" and k in AIRT_PIPELINE_KEYS)}
     if section == "airt":
-        _validate_airt_pipeline_keys(values, origin)
+        _validate_airt_pipeline_keys(values)
     try:
-        return config_class.from_dict(own)
+        return _config_class(section).from_dict(own)
     except ConfigError as exc:
-        raise ConfigError(f"{origin}: section {section!r}: {exc}") from None
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{origin}: section {section!r}: {exc}") from None
+        raise ConfigError(f"section {section!r}: {exc}") from None
 
 
-def _validate_airt_pipeline_keys(values: dict, origin: str) -> None:
+def _validate_airt_pipeline_keys(values: dict) -> None:
     source = values.get("input", "aslib" if values.get("aslib") else "accuracy")
-    if source not in AIRT_INPUTS:
-        raise ConfigError(f"{origin}: airt.input must be one of {', '.join(AIRT_INPUTS)}, got {source!r}")
-    if source == "aslib" and not values.get("aslib"):
-        raise ConfigError(f"{origin}: airt.input is 'aslib' but airt.aslib (the scenario folder) is not set")
-    if values.get("which", "test") not in ("test", "cv"):
-        raise ConfigError(f"{origin}: airt.which must be 'test' or 'cv', got {values.get('which')!r}")
-
-
-def _reject_unknown(where: str, d: Mapping, valid, origin: str | None = None) -> None:
-    unknown = sorted(set(d) - set(valid))
-    if unknown:
-        prefix = f"{origin}: " if origin else ""
-        raise ConfigError(
-            f"{prefix}unknown key(s) {', '.join(map(repr, unknown))} in {where}; valid keys are {', '.join(valid)}"
-        )
+    check_choice("airt", "input", source, AIRT_INPUTS)
+    require(source != "aslib" or bool(values.get("aslib")), "airt", "aslib", values.get("aslib"),
+            "the ASlib scenario folder when airt.input is aslib")
+    check_choice("airt", "which", values.get("which", "test"), ("test", "cv"))
 
 
 def to_plain(value: Any) -> Any:

@@ -272,6 +272,13 @@ class Run:
         key = fingerprint.digest(parts)
         try:
             if not self.force and self.store.has(stage, "all", key):
+                marker = self.store.marker(stage, "all", key)
+                if marker.get("status") == "skipped":  # the same inputs, options and code: the same reason
+                    report.skipped, report.note = 1, marker.get("reason")
+                    self.manifest["artifacts"][stage] = {"key": key, "status": "skipped", "reason": marker.get("reason"),
+                                                         "decision": "reused"}
+                    self._log(f"{stage}: skipped (stored decision): {marker.get('reason')}")
+                    return None
                 self.store.verify(stage, "all", key)
                 report.reused = 1
                 self.manifest["artifacts"][stage] = {"key": key, "status": "reused", "decision": "reused",
@@ -300,6 +307,7 @@ class Run:
                 return key
             if outcome.status == "skipped":
                 report.skipped, report.note = 1, outcome.error
+                self.store.save(stage, "all", key, status="skipped", reason=outcome.error, info={"provenance": parts})
             else:
                 report.failed, report.note = 1, outcome.error
             self.manifest["artifacts"][stage] = {"key": key, "status": outcome.status, "reason": outcome.error,

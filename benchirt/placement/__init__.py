@@ -7,10 +7,16 @@
 
 See docs/new-classifier.md for the model and its measured accuracy.
 """
-from benchirt.placement.calibration import Calibration, load_calibration
-from benchirt.placement.design import plan_datasets
-from benchirt.placement.model import ScoreModel, fit_score_model
-from benchirt.placement.predict import predict_new
-from benchirt.placement.standing import standing
+from benchirt.lazy import lazy_exports
 
 __all__ = ["Calibration", "ScoreModel", "fit_score_model", "load_calibration", "plan_datasets", "predict_new", "standing"]
+
+lazy_exports(__name__, {
+    "Calibration": "benchirt.placement.calibration",
+    "ScoreModel": "benchirt.placement.model",
+    "fit_score_model": "benchirt.placement.model",
+    "load_calibration": "benchirt.placement.calibration",
+    "plan_datasets": "benchirt.placement.design",
+    "predict_new": "benchirt.placement.predict",
+    "standing": "benchirt.placement.standing",
+})

@@ -3,16 +3,7 @@
 Seed 003 §4.3 describes decodIRT's three sets of models; :mod:`benchirt.pool.real`,
 :mod:`benchirt.pool.ladder` and :mod:`benchirt.pool.artificial` build them, one set each.
 """
-from benchirt.pool.artificial import ARTIFICIAL_NAMES, artificial_predictions
-from benchirt.pool.estimators import ALLOWED_PACKAGES, resolve_classifier_class
-from benchirt.pool.ladder import LadderRun, ladder_name, ladder_predictions
-from benchirt.pool.real import (
-    DEFAULT_POOL,
-    REAL_CLASSIFIERS,
-    ExtraEstimator,
-    RealClassifier,
-    resolve_pool,
-)
+from benchirt.lazy import lazy_exports
 
 #: Roles a respondent plays; recorded per row of every response matrix.
 ROLES: tuple[str, ...] = ("real", "ladder", "artificial")
@@ -58,3 +49,18 @@ __all__ = [
     "resolve_classifier_class",
     "resolve_pool",
 ]
+
+lazy_exports(__name__, {
+    "ALLOWED_PACKAGES": "benchirt.pool.estimators",
+    "ARTIFICIAL_NAMES": "benchirt.pool.artificial",
+    "DEFAULT_POOL": "benchirt.pool.real",
+    "ExtraEstimator": "benchirt.pool.real",
+    "LadderRun": "benchirt.pool.ladder",
+    "REAL_CLASSIFIERS": "benchirt.pool.real",
+    "RealClassifier": "benchirt.pool.real",
+    "artificial_predictions": "benchirt.pool.artificial",
+    "ladder_name": "benchirt.pool.ladder",
+    "ladder_predictions": "benchirt.pool.ladder",
+    "resolve_classifier_class": "benchirt.pool.estimators",
+    "resolve_pool": "benchirt.pool.real",
+})

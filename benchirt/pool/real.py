@@ -15,20 +15,17 @@ exactly the majority classifier's 0.626). Bernoulli naive Bayes keeps decodIRT's
 """
 from __future__ import annotations
 
+import importlib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
-
-from sklearn.base import BaseEstimator, is_classifier
-from sklearn.ensemble import RandomForestClassifier
-from sklearn.naive_bayes import BernoulliNB, GaussianNB
-from sklearn.neighbors import KNeighborsClassifier
-from sklearn.neural_network import MLPClassifier
-from sklearn.svm import SVC
-from sklearn.tree import DecisionTreeClassifier
+from typing import TYPE_CHECKING, Any
 
 from benchirt.errors import ConfigError
+from benchirt.options import check_bool, checked_options, require
 from benchirt.pool.estimators import resolve_classifier_class
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
 
 
 @dataclass(frozen=True)
@@ -39,8 +36,10 @@ class RealClassifier:
     ----------
     name : str
         benchirt's name of the classifier (row label of the response matrix).
-    estimator_class : type
-        A scikit-learn classifier class.
+    estimator_class : type or str
+        A scikit-learn classifier class, or for the built-in pool the dotted path of one inside
+        scikit-learn (a fixed string of this module, imported when first built, so that reading a
+        config does not import scikit-learn).
     params : dict
         Hyper-parameters that differ from the class defaults.
     scale : bool
@@ -48,38 +47,42 @@ class RealClassifier:
     """
 
     name: str
-    estimator_class: type
+    estimator_class: type | str
     params: dict = field(default_factory=dict)
     scale: bool = False
 
     def build(self, seed: int = 0) -> BaseEstimator:
         """A fresh, unfitted estimator; ``random_state=seed`` where the estimator has one."""
-        estimator = self.estimator_class(**self.params)
+        estimator_class = self.estimator_class
+        if isinstance(estimator_class, str):
+            module, _, name = estimator_class.rpartition(".")
+            estimator_class = getattr(importlib.import_module(module), name)
+        estimator = estimator_class(**self.params)
         if "random_state" in estimator.get_params():
             estimator.set_params(random_state=seed)
         return estimator
 
 
 def _knn(k: int) -> RealClassifier:
-    return RealClassifier(f"knn_{k}", KNeighborsClassifier, {"n_neighbors": k}, scale=True)
+    return RealClassifier(f"knn_{k}", "sklearn.neighbors.KNeighborsClassifier", {"n_neighbors": k}, scale=True)
 
 
 #: decodIRT's twelve real classifiers (seed 003 §4.3), in decodIRT's order.
 REAL_CLASSIFIERS: dict[str, RealClassifier] = {
     spec.name: spec
     for spec in (
-        RealClassifier("gaussian_nb", GaussianNB),
-        RealClassifier("bernoulli_nb", BernoulliNB),
+        RealClassifier("gaussian_nb", "sklearn.naive_bayes.GaussianNB"),
+        RealClassifier("bernoulli_nb", "sklearn.naive_bayes.BernoulliNB"),
         _knn(2),
         _knn(3),
         _knn(5),
         _knn(8),
-        RealClassifier("decision_tree", DecisionTreeClassifier),
-        RealClassifier("random_forest_3", RandomForestClassifier, {"n_estimators": 3}),
-        RealClassifier("random_forest_5", RandomForestClassifier, {"n_estimators": 5}),
-        RealClassifier("random_forest", RandomForestClassifier),
-        RealClassifier("svc", SVC, scale=True),
-        RealClassifier("mlp", MLPClassifier, scale=True),
+        RealClassifier("decision_tree", "sklearn.tree.DecisionTreeClassifier"),
+        RealClassifier("random_forest_3", "sklearn.ensemble.RandomForestClassifier", {"n_estimators": 3}),
+        RealClassifier("random_forest_5", "sklearn.ensemble.RandomForestClassifier", {"n_estimators": 5}),
+        RealClassifier("random_forest", "sklearn.ensemble.RandomForestClassifier"),
+        RealClassifier("svc", "sklearn.svm.SVC", scale=True),
+        RealClassifier("mlp", "sklearn.neural_network.MLPClassifier", scale=True),
     )
 }
 
@@ -137,6 +140,8 @@ class ExtraEstimator:
                 f"{where}: {self.estimator}({self.params}) cannot be built: {exc}. "
                 "Fix 'params' to the estimator's keyword arguments and valid values."
             ) from None
+        from sklearn.base import is_classifier
+
         if not is_classifier(instance):
             raise ConfigError(
                 f"{where}: {self.estimator} is not a scikit-learn classifier; "
@@ -147,26 +152,19 @@ class ExtraEstimator:
     @classmethod
     def from_dict(cls, name: str, entry: Any, allowed_packages: tuple[str, ...] = ()) -> "ExtraEstimator":
         """Build from a config entry ``{"estimator": path, "params": {...}, "scale": bool}`` or a bare path."""
+        where = f"responses.extra.{name}"
         if isinstance(entry, str):
             entry = {"estimator": entry}
-        if not isinstance(entry, dict) or "estimator" not in entry:
-            raise ConfigError(
-                f"extra classifier {name!r}: expected a mapping with key 'estimator' (dotted class path) "
-                f"and optional 'params', 'scale'; got {entry!r}"
-            )
-        unknown = set(entry) - {"estimator", "params", "scale"}
-        if unknown:
-            raise ConfigError(
-                f"extra classifier {name!r}: unknown key(s) {sorted(unknown)}; valid keys: estimator, params, scale"
-            )
+        entry = checked_options(where, entry, ("estimator", "params", "scale"))
+        require("estimator" in entry, where, "estimator", None, "the dotted path of a classifier class")
         params = entry.get("params") or {}
-        if not isinstance(params, dict):
-            raise ConfigError(f"extra classifier {name!r}: 'params' must be a mapping, got {params!r}")
+        require(isinstance(params, dict), where, "params", params, "a mapping of keyword arguments")
+        check_bool(where, "scale", entry.get("scale", True))
         return cls(
             name=name,
             estimator=entry["estimator"],
             params=params,
-            scale=bool(entry.get("scale", True)),
+            scale=entry.get("scale", True),
             allowed_packages=tuple(allowed_packages),
         )
 

@@ -1,14 +1,7 @@
 """Glicko-2 ratings of classifiers over benchmark datasets, their order robustness, the order-free
 Bradley–Terry leaderboard with bootstrap intervals and tiers, pairwise Wilcoxon/Holm and Bayesian
 comparisons, and Friedman/Nemenyi tests (seed 003 §2.6, §4.7, §5.3). See docs/rating.md."""
-from benchirt.rating.config import RatingConfig
-from benchirt.rating.glicko import Tournament, glicko_tournament, match_outcomes
-from benchirt.rating.leaderboard import Leaderboard, LeaderboardError, leaderboard, leaderboard_verdict
-from benchirt.rating.pairwise import pairwise_comparisons
-from benchirt.rating.permutation import PermutationAnalysis, permutation_analysis
-from benchirt.rating.scores import decodirt_to_benchirt_names, read_scores, resolve_order, validate_scores
-from benchirt.rating.stage import RatingResult, rate
-from benchirt.rating.statistics import StatisticalComparison, critical_difference, friedman_nemenyi
+from benchirt.lazy import lazy_exports
 
 __all__ = [
     "Leaderboard",
@@ -32,3 +25,26 @@ __all__ = [
     "resolve_order",
     "validate_scores",
 ]
+
+lazy_exports(__name__, {
+    "Leaderboard": "benchirt.rating.leaderboard",
+    "LeaderboardError": "benchirt.rating.leaderboard",
+    "PermutationAnalysis": "benchirt.rating.permutation",
+    "RatingConfig": "benchirt.rating.config",
+    "RatingResult": "benchirt.rating.stage",
+    "StatisticalComparison": "benchirt.rating.statistics",
+    "Tournament": "benchirt.rating.glicko",
+    "critical_difference": "benchirt.rating.statistics",
+    "decodirt_to_benchirt_names": "benchirt.rating.scores",
+    "friedman_nemenyi": "benchirt.rating.statistics",
+    "glicko_tournament": "benchirt.rating.glicko",
+    "leaderboard": "benchirt.rating.leaderboard",
+    "leaderboard_verdict": "benchirt.rating.verdict",
+    "match_outcomes": "benchirt.rating.glicko",
+    "pairwise_comparisons": "benchirt.rating.pairwise",
+    "permutation_analysis": "benchirt.rating.permutation",
+    "rate": "benchirt.rating.stage",
+    "read_scores": "benchirt.rating.scores",
+    "resolve_order": "benchirt.rating.scores",
+    "validate_scores": "benchirt.rating.scores",
+})

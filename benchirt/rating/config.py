@@ -1,12 +1,12 @@
 """Options of the rating stage (Glicko-2 tournament, order permutations, statistical tests)."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from benchirt.errors import ConfigError
-from benchirt.options import checked_options
+from benchirt.options import (
+    check_choice, check_integer, check_number, check_numbers, check_text, checked_options, require,
+)
 
 #: The two ways :func:`benchirt.rating.friedman_nemenyi` can compare classifiers.
 STATS_MODES = ("blocks", "decodirt")
@@ -67,47 +67,24 @@ class RatingConfig:
     rope: float = 0.01
 
     def __post_init__(self) -> None:
-        initial = tuple(float(v) for v in self.initial) if _is_triple(self.initial) else None
-        if initial is None or not (initial[1] > 0 and initial[2] > 0):
-            raise ConfigError(
-                f"rating.initial must be three numbers (rating, RD > 0, volatility > 0), got {self.initial!r}"
-            )
+        section = "rating"
+        check_text(section, "score", self.score)
+        initial = check_numbers(section, "initial", self.initial, 3, meaning="[rating, RD, volatility]")
+        require(initial[1] > 0 and initial[2] > 0, section, "initial", self.initial,
+                "[rating, RD, volatility] with RD > 0 and volatility > 0")
         object.__setattr__(self, "initial", initial)
-        if not isinstance(self.n_permutations, int) or self.n_permutations < 0:
-            raise ConfigError(f"rating.n_permutations must be an integer >= 0, got {self.n_permutations!r}")
-        if self.n_permutations == 1:
-            raise ConfigError("rating.n_permutations must be 0 (off) or at least 2 to measure a spread")
-        if not isinstance(self.seed, int):
-            raise ConfigError(f"rating.seed must be an integer, got {self.seed!r}")
-        if self.stats not in STATS_MODES:
-            raise ConfigError(f"rating.stats must be one of {', '.join(STATS_MODES)}, got {self.stats!r}")
-        if not 0.0 < float(self.alpha) < 1.0:
-            raise ConfigError(f"rating.alpha must lie in (0, 1), got {self.alpha!r}")
-        if float(self.tie_tolerance) < 0:
-            raise ConfigError(f"rating.tie_tolerance must be >= 0, got {self.tie_tolerance!r}")
-        if self.glicko not in GLICKO_MODES:
-            raise ConfigError(f"rating.glicko must be one of {', '.join(GLICKO_MODES)}, got {self.glicko!r}")
-        if isinstance(self.n_bootstrap, bool) or not isinstance(self.n_bootstrap, int) or self.n_bootstrap < 0:
-            raise ConfigError(f"rating.n_bootstrap must be an integer >= 0, got {self.n_bootstrap!r}")
-        if self.n_bootstrap == 1:
-            raise ConfigError("rating.n_bootstrap must be 0 (off) or at least 2 to give an interval")
-        if isinstance(self.rope, bool) or not isinstance(self.rope, (int, float)) or not 0 <= self.rope < math.inf:
-            raise ConfigError(f"rating.rope must be a number >= 0 (score units), got {self.rope!r}")
-        if not isinstance(self.score, str) or not self.score:
-            raise ConfigError(f"rating.score must be a column or score name, got {self.score!r}")
+        check_integer(section, "n_permutations", self.n_permutations, 2, also=(0,))
+        check_integer(section, "seed", self.seed)
+        require(self.order is None or isinstance(self.order, str), section, "order", self.order,
+                "null, sorted, given, random:SEED or the path of a file of dataset names")
+        check_choice(section, "stats", self.stats, STATS_MODES)
+        check_number(section, "alpha", self.alpha, above=0, below=1)
+        check_number(section, "tie_tolerance", self.tie_tolerance, at_least=0)
+        check_choice(section, "glicko", self.glicko, GLICKO_MODES)
+        check_integer(section, "n_bootstrap", self.n_bootstrap, 2, also=(0,))
+        check_number(section, "rope", self.rope, at_least=0)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "RatingConfig":
         """Build from a mapping (the ``rating:`` section of a YAML config); unknown keys are an error."""
-        d = checked_options("rating", d, cls)
-        if "initial" in d and isinstance(d["initial"], list):
-            d["initial"] = tuple(d["initial"])
-        return cls(**d)
-
-
-def _is_triple(value: Any) -> bool:
-    """Three finite numbers."""
-    try:
-        return len(value) == 3 and all(math.isfinite(float(v)) for v in value)
-    except (TypeError, ValueError):
-        return False
+        return cls(**checked_options("rating", d, cls))

@@ -9,9 +9,10 @@ import pandas as pd
 from benchirt.errors import DataError
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import Tournament, glicko_tournament
-from benchirt.rating.leaderboard import LeaderboardError, leaderboard, leaderboard_verdict
+from benchirt.rating.leaderboard import LeaderboardError, leaderboard
 from benchirt.rating.permutation import PermutationAnalysis, permutation_analysis
 from benchirt.rating.statistics import StatisticalComparison, friedman_nemenyi
+from benchirt.rating.verdict import leaderboard_verdict
 
 #: Columns of the permutation summary carried into the single-order table, and their names there.
 ORDER_COLUMNS = {

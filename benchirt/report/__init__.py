@@ -7,17 +7,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchirt.io import atomic_write_text
 from benchirt.report.config import ReportConfig
-from benchirt.report.document import Section, render_html, render_markdown
-from benchirt.report.sections import SECTIONS
+
+if TYPE_CHECKING:
+    from benchirt.report.document import Section
 
 __all__ = ["ReportConfig", "build_report", "report_sections"]
 
 
 def report_sections(results, config: ReportConfig | None = None) -> list[Section]:
     """The sections of a run's report, in page order (those whose stage did not run are absent)."""
+    from benchirt.report.sections import SECTIONS  # matplotlib: imported when a report is drawn
+
     config = config or ReportConfig()
     return [section for make in SECTIONS if (section := make(results, config)) is not None]
 
@@ -41,6 +45,7 @@ def build_report(run_dir: str | os.PathLike, config: ReportConfig | None = None,
         ``{"html": path, "markdown": path}``.
     """
     from benchirt.pipeline.run import load_run
+    from benchirt.report.document import render_html, render_markdown
 
     results = load_run(run_dir)
     config = config or results.config.stage_config("report")

@@ -4,8 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from benchirt.errors import ConfigError
-from benchirt.options import checked_options
+from benchirt.options import check_integer, check_text, checked_options
 
 
 @dataclass(frozen=True)
@@ -31,15 +30,12 @@ class ReportConfig:
     top_classifiers: int = 5
 
     def __post_init__(self) -> None:
-        for name in ("max_dataset_plots", "dpi", "top_classifiers"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < (20 if name == "dpi" else 0):
-                raise ConfigError(f"report.{name} must be an integer >= {20 if name == 'dpi' else 0}, got {value!r}")
-        if not isinstance(self.title, str):
-            raise ConfigError(f"report.title must be text, got {self.title!r}")
+        check_text("report", "title", self.title, empty=True)
+        check_integer("report", "max_dataset_plots", self.max_dataset_plots, 0)
+        check_integer("report", "dpi", self.dpi, 20)
+        check_integer("report", "top_classifiers", self.top_classifiers, 0)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "ReportConfig":
         """Build from the ``report:`` section of a YAML config; unknown keys are an error."""
-        d = checked_options("report", d, cls)
-        return cls(**d)
+        return cls(**checked_options("report", d, cls))

@@ -5,8 +5,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from benchirt.errors import ConfigError
-from benchirt.options import check_integer, checked_options, is_integer, is_number, require
+from benchirt.options import (
+    check_bool, check_integer, check_names, checked_options, is_integer, is_number, require,
+)
 from benchirt.pool import DEFAULT_POOL, ExtraEstimator, resolve_pool
 
 
@@ -92,45 +93,33 @@ class ResponseConfig:
         check_integer(section, "max_categories", self.max_categories, 2, optional=True)
         require(self.time_budget is None or (is_number(self.time_budget) and self.time_budget > 0), section,
                 "time_budget", self.time_budget, "null or a number of seconds > 0")
+        check_bool(section, "artificial", self.artificial)
         for entry in self.extra:
-            if not isinstance(entry, ExtraEstimator):
-                raise ConfigError(f"responses.extra: expected ExtraEstimator entries, got {entry!r}")
+            require(isinstance(entry, ExtraEstimator), section, "extra", entry, "ExtraEstimator entries")
             beyond = sorted(set(entry.allowed_packages) - set(self.allowed_packages))
-            if beyond:
-                raise ConfigError(
-                    f"responses.extra: classifier {entry.name!r} allows package(s) {beyond} "
-                    "that responses.allowed_packages does not list"
-                )
+            require(not beyond, section, "allowed_packages", list(self.allowed_packages),
+                    f"a list naming {', '.join(beyond)} (allowed by classifier {entry.name!r})")
         resolve_pool(self.pool, self.extra)  # unknown or duplicate names fail here, listing the known ones
-        if not (self.pool or self.extra or self.ladder_epochs or self.artificial):
-            raise ConfigError("responses: no respondents — set a pool, extra classifiers, ladder_epochs or artificial")
+        require(bool(self.pool or self.extra or self.ladder_epochs or self.artificial), section, "pool", list(self.pool),
+                "at least one respondent: a pool, extra classifiers, ladder_epochs > 0 or artificial: true")
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "ResponseConfig":
         """Build from a plain mapping (a YAML section); ConfigError on unknown keys or bad values."""
         d = checked_options("responses", d, cls)
         if "pool" in d:
-            pool = d["pool"]
-            if isinstance(pool, str) or not all(isinstance(name, str) for name in pool):
-                raise ConfigError(f"responses.pool: expected a list of classifier names, got {pool!r}")
-        allowed = d.get("allowed_packages") or ()
-        if isinstance(allowed, str) or not all(isinstance(name, str) and name.isidentifier() for name in allowed):
-            raise ConfigError(
-                f"responses.allowed_packages: expected a list of top-level package names, got {allowed!r}"
-            )
-        d["allowed_packages"] = tuple(allowed)
+            d["pool"] = check_names("responses", "pool", d["pool"], "classifier names", empty=True)
+        allowed = check_names("responses", "allowed_packages", d.get("allowed_packages") or (),
+                              "top-level package names", empty=True)
+        require(all(name.isidentifier() for name in allowed), "responses", "allowed_packages", allowed,
+                "a list of top-level package names")
+        d["allowed_packages"] = allowed
         if "extra" in d:
             extra = d["extra"] or {}
-            if not isinstance(extra, Mapping):
-                raise ConfigError(
-                    "responses.extra: expected a mapping name -> {estimator: dotted.path, params: {...}}, "
-                    f"got {extra!r}"
-                )
-            d["extra"] = tuple(ExtraEstimator.from_dict(str(name), entry, d["allowed_packages"]) for name, entry in extra.items())
-        try:
-            return cls(**d)
-        except TypeError as exc:  # e.g. a value of the wrong type that the checks compare
-            raise ConfigError(f"responses: invalid option value ({exc})") from None
+            require(isinstance(extra, Mapping), "responses", "extra", extra,
+                    "a mapping name -> {estimator: dotted.path, params: {...}}")
+            d["extra"] = tuple(ExtraEstimator.from_dict(str(name), entry, allowed) for name, entry in extra.items())
+        return cls(**d)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain, JSON-serialisable form that :meth:`from_dict` reads back (for config hashing)."""

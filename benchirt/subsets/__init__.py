@@ -9,9 +9,7 @@ table; ``roles``: classifier -> "real"/"artificial")::
 
 See docs/subsets.md.
 """
-from benchirt.subsets.config import SubsetConfig
-from benchirt.subsets.evaluation import FULL, SubsetEvaluation, evaluate_subsets
-from benchirt.subsets.selection import PARAMETER_COLUMNS, RULES, build_subsets, subset_size
+from benchirt.lazy import lazy_exports
 
 __all__ = [
     "FULL",
@@ -23,3 +21,14 @@ __all__ = [
     "evaluate_subsets",
     "subset_size",
 ]
+
+lazy_exports(__name__, {
+    "FULL": "benchirt.subsets.evaluation",
+    "PARAMETER_COLUMNS": "benchirt.subsets.selection",
+    "RULES": "benchirt.subsets.selection",
+    "SubsetConfig": "benchirt.subsets.config",
+    "SubsetEvaluation": "benchirt.subsets.evaluation",
+    "build_subsets": "benchirt.subsets.selection",
+    "evaluate_subsets": "benchirt.subsets.evaluation",
+    "subset_size": "benchirt.subsets.selection",
+})

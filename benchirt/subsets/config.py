@@ -5,8 +5,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from benchirt.errors import ConfigError
-from benchirt.options import checked_options
+from benchirt.options import check_integer, checked_options
 from benchirt.subsets.selection import DEFAULT_CUTS, validate_cuts, validate_rule
 
 
@@ -37,14 +36,9 @@ class SubsetConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "cuts", validate_cuts(self.cuts))
         validate_rule(self.rule)
-        for name in ("n_random", "seed", "n_permutations"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigError(f"subsets.{name} must be an integer >= 0, got {value!r}")
-        if self.n_permutations == 1:
-            raise ConfigError("subsets.n_permutations must be 0 (off) or at least 2 to measure a spread")
-        if self.n_random == 1:
-            raise ConfigError("subsets.n_random must be 0 (off) or at least 2 to form a distribution")
+        check_integer("subsets", "n_random", self.n_random, 2, also=(0,))
+        check_integer("subsets", "seed", self.seed, 0)
+        check_integer("subsets", "n_permutations", self.n_permutations, 2, also=(0,))
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "SubsetConfig":

@@ -29,7 +29,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from benchirt.errors import ConfigError, DataError
+from benchirt.errors import DataError
+from benchirt.options import check_choice, require
 
 #: Which summary column each single-parameter rule ranks by (highest percentage first).
 PARAMETER_COLUMNS: dict[str, str] = {
@@ -61,35 +62,28 @@ def validate_cuts(cuts: Iterable[float] | float) -> tuple[float, ...]:
     ConfigError
         A cut that is not a number, lies outside (0, 100], or is repeated; an empty list.
     """
+    given = cuts
     if isinstance(cuts, (numbers.Real, str)):
         cuts = [cuts]
+    expected = "percentages of the suite's datasets to keep, each in (0, 100], e.g. 30,50,70"
     values: list[float] = []
     for cut in cuts:
         if isinstance(cut, bool) or not isinstance(cut, numbers.Real):
             try:
                 cut = float(str(cut).strip().rstrip("%"))
             except ValueError:
-                raise ConfigError(
-                    f"subset cut {cut!r} is not a number; give percentages in (0, 100], e.g. 30,50,70"
-                ) from None
+                require(False, "subsets", "cuts", given, expected)
         cut = float(cut)
-        if not (0.0 < cut <= 100.0) or math.isnan(cut):
-            raise ConfigError(
-                f"subset cut {cut:g} is outside (0, 100]; a cut is the percentage of the suite's "
-                "datasets to keep, e.g. 30,50,70"
-            )
-        if cut in values:
-            raise ConfigError(f"subset cut {cut:g} is given twice; list each percentage once")
+        require(0.0 < cut <= 100.0, "subsets", "cuts", given, expected)
+        require(cut not in values, "subsets", "cuts", given, "each percentage once")
         values.append(cut)
-    if not values:
-        raise ConfigError("no subset cut given; give percentages in (0, 100], e.g. 30,50,70")
+    require(bool(values), "subsets", "cuts", given, expected)
     return tuple(values)
 
 
 def validate_rule(rule: str) -> str:
     """Return ``rule`` if it is one of :data:`RULES`, else raise :class:`ConfigError`."""
-    if rule not in RULES:
-        raise ConfigError(f"unknown subset rule {rule!r}; choose one of {', '.join(RULES)}")
+    check_choice("subsets", "rule", rule, RULES)
     return rule
 
 
