@@ -10,7 +10,7 @@ A configuration has these top-level keys (every one optional)::
     subsets:    {...}              # benchirt.subsets.SubsetConfig
     airt:       {...}              # benchirt.airt.AIRTConfig, plus `input` / `aslib` (see AIRT_PIPELINE_KEYS)
     report:     {...}              # benchirt.report.ReportConfig
-    execution:  {n_jobs: 1, backend: local, scheduler: null, retries: 1}
+    execution:  {n_jobs: 1, backend: local, scheduler: null, retries: 1, memory_limit_gb: null}
     out:        runs/default       # run directory
 
 Paths follow one rule: a path that names an *input* inside a config file (``suite`` folders and
@@ -82,17 +82,26 @@ class ExecutionConfig:
     retries : int
         How many times a dataset whose task raised an unexpected error is tried again before it is
         recorded as failed (errors that are the data's fault are recorded as skipped at once).
+    memory_limit_gb : float or None
+        The most memory one dataset's response task may need, by the estimate from its shape made
+        before it is loaded (:mod:`benchirt.pipeline.preflight`); a dataset projected over it is recorded
+        as skipped. None: this machine's available memory divided by the workers that run at once
+        (no limit under an external Dask scheduler, whose workers' memory is not known here).
     """
 
     n_jobs: int = 1
     backend: str = "local"
     scheduler: str | None = None
     retries: int = 1
+    memory_limit_gb: float | None = None
 
     def __post_init__(self) -> None:
         check_integer("execution", "n_jobs", self.n_jobs, 1, also=(-1,))
         check_choice("execution", "backend", self.backend, BACKENDS)
         check_integer("execution", "retries", self.retries, 0)
+        require(self.memory_limit_gb is None or (isinstance(self.memory_limit_gb, (int, float))
+                                                 and not isinstance(self.memory_limit_gb, bool) and self.memory_limit_gb > 0),
+                "execution", "memory_limit_gb", self.memory_limit_gb, "null or a number of GB > 0")
         if self.scheduler is not None:
             require(isinstance(self.scheduler, str) and bool(self.scheduler.strip()), "execution", "scheduler",
                     self.scheduler, "null or an address such as tcp://host:8786")

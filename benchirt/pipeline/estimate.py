@@ -200,7 +200,21 @@ def estimate_text(config) -> str:
     table = estimate(resolve_specs(config), responses, workers, model)
     policy = (f"size policy: max_train {responses.max_train}, max_cv_train {responses.max_cv_train}, "
               f"time_budget {responses.time_budget}")
-    return f"Estimate for {config.source} ({where}; {policy})\n" + format_estimate(table, workers, model)
+    return (f"Estimate for {config.source} ({where}; {policy})\n" + format_estimate(table, workers, model) + "\n"
+            + memory_guard_line(table, execution, workers))
+
+
+def memory_guard_line(table: pd.DataFrame, execution, workers: int) -> str:
+    """The run's per-dataset memory limit and the datasets its guard would skip (:mod:`benchirt.pipeline.preflight`)."""
+    from benchirt.pipeline.preflight import GB, memory_limit
+
+    limit, source = memory_limit(execution, workers)
+    if limit is None:
+        return f"Memory guard: no limit ({source})."
+    over = table.loc[table["peak_gb"] * GB > limit, "dataset"].tolist() if "peak_gb" in table else []
+    return (f"Memory guard: {limit / GB:.1f} GB per dataset ({source}); "
+            + (f"a run skips {len(over)} dataset(s) before loading: {', '.join(over)}" if over else "no dataset is over it")
+            + ".")
 
 
 def _duration(seconds: float) -> str:

@@ -176,8 +176,24 @@ class _Pipeline:
         config = self.config.stage_config("responses")
         if self.outer_parallel:
             config = replace(config, n_jobs=1)  # the datasets are already spread over the cores
-        items = [DatasetInput(spec.name, {"dataset": spec.fingerprint()}, lambda spec=spec: (spec, config)) for spec in specs]
-        return self._per_dataset("respond", self.options["responses"], items, stage_functions.respond_dataset)
+        inner = self.run.show_progress and not self.outer_parallel  # a bar per (classifier, fit) when fits run here
+        # in worker processes the fits are counted in files the driver shows beside the stage bar
+        folder = self.run.progress_folder() if self.run.show_progress and self.outer_parallel else None
+        items = [DatasetInput(spec.name, {"dataset": spec.fingerprint()},
+                              lambda spec=spec: (spec, config, inner, str(folder / f"{spec.name}.json") if folder else None))
+                 for spec in specs]
+        if "respond" not in self.selected:
+            return self.run.lookup("respond", self.options["responses"], items)
+        return self.run.per_dataset("respond", self.options["responses"], items, stage_functions.respond_dataset,
+                                    preflight=self._preflight(specs, config), progress=folder)
+
+    def _preflight(self, specs, config):
+        """``name -> Preflight`` of :mod:`benchirt.pipeline.preflight` under this run's memory limit."""
+        from benchirt.pipeline.estimate import load_cost_model
+        from benchirt.pipeline.preflight import checker, memory_limit
+
+        limit, source = memory_limit(self.config.execution, getattr(self.run.executor, "workers", 1))
+        return checker(specs, config, limit, load_cost_model(), source)
 
     def _irt(self, respond_keys: dict[str, str]) -> dict[str, str]:
         config = self.config.stage_config("irt")

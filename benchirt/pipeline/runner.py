@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
 
 from tqdm.auto import tqdm
 
 from benchirt.pipeline import fingerprint
+from benchirt.pipeline.eta import RunEta, format_duration
 from benchirt.pipeline.executors import TaskOutcome
+from benchirt.pipeline.progress import FOLDER as PROGRESS_FOLDER
+from benchirt.pipeline.progress import StagePostfix
 from benchirt.pipeline.store import ArtifactStore, environment_versions, key_parts
 
 #: Options that change how fast a result is computed, never the result: left out of artifact keys.
@@ -127,8 +131,17 @@ class Run:
         self._save_manifest()
 
     # -- stages over datasets --------------------------------------------------------------------
-    def per_dataset(self, stage: str, options: dict, items: Sequence[DatasetInput], fn: Callable) -> dict[str, str]:
+    def per_dataset(self, stage: str, options: dict, items: Sequence[DatasetInput], fn: Callable,
+                    preflight: Callable[[str], Any] | None = None, progress: Path | None = None) -> dict[str, str]:
         """Run ``fn(*item.build_args())`` for every item lacking a complete artifact.
+
+        ``preflight(name)``, when given, is asked (before anything is loaded) about every dataset to
+        compute: a :class:`~benchirt.pipeline.preflight.Preflight` whose ``skip_reason`` is set records
+        that dataset as skipped without an artifact (so a rerun with more memory tries it), and its
+        expected seconds start the run's ETA (:class:`~benchirt.pipeline.eta.RunEta`), printed at start
+        and shown beside the stage's bar as datasets finish. ``progress`` is the folder of
+        :func:`progress_folder` the tasks write their fits to (:mod:`benchirt.pipeline.progress`), shown
+        beside the bar too.
 
         Returns
         -------
@@ -170,6 +183,8 @@ class Run:
                 done[item.name] = key
             self._end(stage, report)
             return done
+        eta = self._preflight(stage, todo, preflight, report) if preflight is not None and todo else None
+        todo = [(item, key) for item, key in todo if eta is None or item.name in eta.expected]
         self._save_manifest()
         keys = {item.name: key for item, key in todo}
         tasks = []
@@ -177,15 +192,42 @@ class Run:
             tasks.append((item.name, (fn, *item.build_args())))
         bar = tqdm(total=len(tasks), desc=f"{stage:>8}", unit="dataset", disable=not self.show_progress or not tasks,
                    file=sys.stderr, leave=True)
-        with bar:
+        with bar, StagePostfix(bar, progress if tasks and self.show_progress else None) as postfix:
             for outcome in self.executor.map(_call, tasks):
                 key = keys[outcome.name]
                 self._store_outcome(stage, key, outcome, report, parts[outcome.name], why[outcome.name])
                 if outcome.status == "ok":
                     done[outcome.name] = key
+                remaining = None
+                if eta is not None:
+                    eta.finished(outcome.name, outcome.seconds)
+                    remaining = eta.remaining_seconds()
+                postfix.done(outcome.name, f"ETA {format_duration(remaining)}" if remaining is not None else None)
                 bar.update(1)
         self._end(stage, report)
         return done
+
+    def _preflight(self, stage: str, todo: list, preflight: Callable[[str], Any], report: StageReport) -> RunEta:
+        """Skip the datasets ``preflight`` refuses (recorded, no artifact); the ETA of the others, printed."""
+        expected, irt = {}, 0.0
+        for item, key in todo:
+            check = preflight(item.name)
+            if check.skip_reason:
+                self._record(stage, item.name, key, "skipped", reason=check.skip_reason,
+                             decision="not loaded: projected over the memory limit")
+                report.skipped += 1
+                self._log(f"{stage}: skipped {item.name} before loading it: {check.skip_reason}")
+                continue
+            expected[item.name] = check.expected_seconds
+            irt += check.irt_seconds or 0.0
+        eta = RunEta(expected, getattr(self.executor, "workers", 1), irt)
+        if expected:
+            self._log(eta.describe())
+        return eta
+
+    def progress_folder(self) -> Path:
+        """Where worker processes write their progress during a stage (removed when it ends)."""
+        return self.store.root / PROGRESS_FOLDER
 
     def _failed_before(self, stage: str, name: str, key: str) -> bool:
         entry = self.previous.get("datasets", {}).get(name, {}).get(stage, {})

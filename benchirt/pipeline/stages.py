@@ -13,13 +13,18 @@ import pandas as pd
 from benchirt.errors import ConfigError, DataError
 
 
-def respond_dataset(spec, config):
+def respond_dataset(spec, config, show_progress=False, progress_file=None):
     """Load one suite member and produce its responses (``benchirt.responses.respond``).
 
     Parameters
     ----------
     spec : benchirt.data.DatasetSpec
     config : benchirt.responses.ResponseConfig
+    show_progress : bool
+        A bar over the dataset's (classifier, fit) pairs (the pipeline asks for it when the fits run
+        in its own process, where the bar can be drawn under the stage's).
+    progress_file : str, optional
+        Where a worker process writes the same progress for the driver (:mod:`benchirt.pipeline.progress`).
 
     Raises
     ------
@@ -28,7 +33,10 @@ def respond_dataset(spec, config):
     """
     from benchirt.responses import respond
 
-    return respond(spec.load(), config)
+    from benchirt.pipeline.progress import progress_writer
+
+    on_progress = progress_writer(progress_file) if progress_file else None
+    return respond(spec.load(), config, show_progress=show_progress, on_progress=on_progress)
 
 
 def irt_dataset(result, config):

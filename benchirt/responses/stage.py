@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -91,7 +91,8 @@ class ResponseResult:
     sizes: dict = field(default_factory=dict)
 
 
-def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progress: bool = False) -> ResponseResult:
+def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progress: bool = False,
+            on_progress: Callable[[int, int], None] | None = None) -> ResponseResult:
     """Produce the response matrix of one dataset (seed 003 §4.3).
 
     Parameters
@@ -101,7 +102,11 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
     config : ResponseConfig, optional
         Split, folds, pool, seed and parallelism; default ``ResponseConfig()`` (decodIRT's protocol).
     show_progress : bool
-        Show a tqdm bar over the fitting tasks.
+        Show a tqdm bar over the fits: one step per (classifier, cross-validation fold or final fit),
+        one for the MLP ladder.
+    on_progress : callable, optional
+        Called as ``on_progress(done, total)`` in those units after every task (how a worker process
+        reports its progress to the pipeline, :mod:`benchirt.pipeline.progress`).
 
     Returns
     -------
@@ -116,7 +121,7 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
     config = config or ResponseConfig()
     rows = _plan_rows(dataset, config)
     pool = resolve_pool(config.pool, config.extra)
-    outputs = _run_fits(rows, pool, config, show_progress, desc=f"responses {dataset.name}")
+    outputs = _run_fits(rows, pool, config, show_progress, desc=f"responses {dataset.name}", on_progress=on_progress)
 
     failed = outputs.failed
     rows.notes += [f"left out classifier {clf!r}: {error}" for clf, error in failed.items()]
@@ -274,7 +279,8 @@ class _FitOutputs:
 
 
 def _run_fits(
-    rows: _Rows, pool: list[RealClassifier], config: ResponseConfig, show_progress: bool, desc: str
+    rows: _Rows, pool: list[RealClassifier], config: ResponseConfig, show_progress: bool, desc: str,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> _FitOutputs:
     """All fits of one dataset as joblib tasks: one per (scaling kind, fold or final fit), plus the ladder.
 
@@ -294,9 +300,17 @@ def _run_fits(
             tasks += [(kind, part, members) for kind, part in zip(kinds[1:], parts[1:])]
     if config.time_budget is None:
         tasks, first = first + tasks, []
-    progress = tqdm(total=len(first) + len(tasks), desc=desc, disable=not show_progress, leave=False)
+    progress = tqdm(total=_fits(first) + _fits(tasks), desc=desc, unit="fit", disable=not show_progress, leave=False)
+    done = [0]
+
+    def step(units: int) -> None:
+        progress.update(units)
+        done[0] += units
+        if on_progress is not None:
+            on_progress(done[0], progress.total)
+
     with progress:
-        first_seconds = _collect(first, rows, config, outputs, progress)
+        first_seconds = _collect(first, rows, config, outputs, step)
         for clf, seconds in first_seconds.items():
             if seconds * n_fits > config.time_budget:
                 outputs.over_budget[clf] = (f"time budget: its first fit took {seconds:.1f} s, so its {n_fits} fits "
@@ -304,13 +318,17 @@ def _run_fits(
         tasks = [(kind, part, [m for m in members if m.name not in outputs.over_budget] if members else None)
                  for kind, part, members in tasks]
         tasks = [task for task in tasks if task[0] == "ladder" or task[2]]
-        progress.total = len(first) + len(tasks)
-        _collect(tasks, rows, config, outputs, progress)
+        progress.total = _fits(first) + _fits(tasks)
+        progress.refresh()
+        _collect(tasks, rows, config, outputs, step)
     return outputs
 
 
-def _collect(tasks: list, rows: _Rows, config: ResponseConfig, outputs: _FitOutputs, progress) -> dict[str, float]:
+def _collect(tasks: list, rows: _Rows, config: ResponseConfig, outputs: _FitOutputs,
+             step: Callable[[int], None]) -> dict[str, float]:
     """Run ``(kind, (fit rows, predict rows), members)`` tasks in parallel and fold their results into ``outputs``.
+
+    ``step(units)`` is told the progress units (:func:`_fits`) of each finished task.
 
     Returns the seconds each classifier's fit and prediction took (its last task's, when it had several).
     """
@@ -319,8 +337,8 @@ def _collect(tasks: list, rows: _Rows, config: ResponseConfig, outputs: _FitOutp
             for kind, part, members in tasks]
     seconds_taken = {}
     results = Parallel(n_jobs=config.n_jobs, return_as="generator")(jobs)
-    for result, (kind, part, _) in zip(results, tasks):  # the generator first: zip then exhausts it
-        progress.update(1)
+    for result, (kind, part, members) in zip(results, tasks):  # the generator first: zip then exhausts it
+        step(_fits([(kind, part, members)]))
         if kind == "ladder":
             outputs.ladder = result
             continue
@@ -333,6 +351,11 @@ def _collect(tasks: list, rows: _Rows, config: ResponseConfig, outputs: _FitOutp
             else:
                 outputs.test_predictions[clf] = predicted
     return seconds_taken
+
+
+def _fits(tasks: list) -> int:
+    """The progress units of ``tasks``: one per (classifier, fold or final fit), one for the ladder."""
+    return sum(1 if kind == "ladder" else len(members) for kind, _, members in tasks)
 
 
 def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which: str = "test") -> pd.DataFrame:

@@ -1,0 +1,85 @@
+"""The run's expected time left, from the cost model at start and from finished datasets as they come.
+
+At the start of the response stage each dataset to compute has the cost model's expected seconds
+(:mod:`benchirt.pipeline.preflight`; None where its shape is unknown before loading). As datasets
+finish, the model is rescaled by measured / expected over the finished ones (the machine's speed and
+load), and a dataset without an expectation is counted as the mean finished dataset. The time left is
+the longest-processing-time schedule of the datasets not finished on the run's workers
+(:func:`benchirt.pipeline.estimate.lpt_makespan`), plus the cost model's IRT seconds over the workers
+(not rescaled): it covers the response and IRT stages, which hold the fits; the suite-wide stages (rating, subsets,
+AIRT, report) are not in it.
+"""
+from __future__ import annotations
+
+from benchirt.pipeline.estimate import lpt_makespan
+
+
+class RunEta:
+    """Expected seconds left of a run's response and IRT stages.
+
+    Parameters
+    ----------
+    expected : dict of str to float or None
+        Dataset -> cost-model seconds of its response task (None: unknown before loading).
+    workers : int
+        Tasks that run at once.
+    irt_seconds : float
+        Cost-model seconds of the IRT fits still to do, over every dataset (not rescaled: the measured
+        response times say nothing of the IRT estimator's speed).
+    """
+
+    def __init__(self, expected: dict[str, float | None], workers: int, irt_seconds: float = 0.0) -> None:
+        self.expected = dict(expected)
+        self.workers = max(1, workers)
+        self.irt_seconds = irt_seconds
+        self.measured: dict[str, float] = {}
+
+    def finished(self, name: str, seconds: float) -> None:
+        """Record that ``name`` finished (computed, skipped or failed) after ``seconds`` of work."""
+        self.measured[name] = seconds
+
+    def scale(self) -> float:
+        """Measured / expected over the finished datasets that had an expectation (1 before any)."""
+        pairs = [(self.measured[n], e) for n, e in self.expected.items() if n in self.measured and e]
+        expected = sum(e for _, e in pairs)
+        return sum(m for m, _ in pairs) / expected if expected > 0 else 1.0
+
+    def remaining_seconds(self) -> float | None:
+        """Seconds left, or None while some dataset has no expectation and none has finished."""
+        left = [n for n in self.expected if n not in self.measured]
+        scale = self.scale()
+        fallback = sum(self.measured.values()) / len(self.measured) if self.measured else None
+        times = []
+        for name in left:
+            if self.expected[name] is not None:
+                times.append(self.expected[name] * scale)
+            elif fallback is not None:
+                times.append(fallback)
+            else:
+                return None
+        return lpt_makespan(times, self.workers) + self.irt_seconds / self.workers
+
+    def describe(self) -> str:
+        """One line for the console: the time left and what it rests on."""
+        remaining = self.remaining_seconds()
+        modelled = sum(1 for e in self.expected.values() if e is not None)
+        if remaining is None:
+            known = [e for e in self.expected.values() if e is not None]
+            partial = (f"; the {len(known)} dataset(s) of known shape: about "
+                       f"{format_duration(lpt_makespan(known, self.workers))} on {self.workers} worker(s)" if known else "")
+            return (f"ETA: unknown until a dataset finishes ({len(self.expected) - modelled} of {len(self.expected)} "
+                    f"shape(s) are not known before loading){partial}")
+        basis = [f"cost model for {modelled} of {len(self.expected)} dataset(s)"] if modelled else []
+        if self.measured:
+            basis.append(f"{len(self.measured)} finished" + (f", model x {self.scale():.2f}" if modelled else ""))
+        return (f"ETA of the response and IRT stages: about {format_duration(remaining)} on {self.workers} worker(s) "
+                f"({'; '.join(basis)})")
+
+
+def format_duration(seconds: float) -> str:
+    """``42 s``, ``3.5 min`` or ``1.2 h``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"

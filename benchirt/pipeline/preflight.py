@@ -1,0 +1,175 @@
+"""Before a dataset is loaded: its shape, its expected cost, and whether it fits in memory.
+
+The response stage loads a whole table before it caps the training part, so a dataset too large
+for the machine kills its worker (or the run) only after minutes of reading. The memory guard
+prices each dataset from its shape *before* loading it — OpenML's qualities (no download), or a
+local file's header and line count (parquet: its footer) — with the peak-memory formula of
+:func:`benchirt.pipeline.estimate.response_cost`, and a dataset projected over the limit is recorded as
+skipped with the projection and the limit as its reason. Builtin datasets (scikit-learn's, at most a
+few thousand rows) are not priced.
+
+The limit is ``execution.memory_limit_gb``, by default this machine's available memory (psutil when
+installed, else ``os.sysconf``) divided by the workers that run at once, as each may hold one
+dataset. Under an external Dask scheduler the workers' memory is not known here, so there is no
+default limit there (Dask's nanny restarts a worker over its own limit; benchirt counts the loss).
+
+The same shape gives the expected seconds of the response and IRT stages that the run's ETA starts
+from (:mod:`benchirt.pipeline.eta`).
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchirt.errors import BenchirtError
+from benchirt.pipeline.estimate import Shape, irt_cost, response_cost
+
+#: Bytes per GB in the limit and the messages (decimal, as ``--estimate`` prints).
+GB = 1e9
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """What is known of one dataset before loading it.
+
+    Attributes
+    ----------
+    shape : Shape or None
+        None when the shape cannot be had without loading (builtins, an unreadable source).
+    expected_seconds : float or None
+        Seconds of its response task by the cost model, one thread.
+    irt_seconds : float or None
+        Seconds of its IRT fit by the cost model.
+    peak_bytes : float or None
+        Projected peak memory of its response task.
+    skip_reason : str or None
+        Why it must not be loaded (projected over the memory limit), else None.
+    """
+
+    shape: Shape | None = None
+    expected_seconds: float | None = None
+    irt_seconds: float | None = None
+    peak_bytes: float | None = None
+    skip_reason: str | None = None
+
+
+def available_memory_bytes() -> int:
+    """Memory this machine can give now without swapping (psutil's ``available``, else free pages)."""
+    try:
+        import psutil
+    except ImportError:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return int(psutil.virtual_memory().available)
+
+
+def memory_limit(execution, workers: int) -> tuple[float | None, str]:
+    """The per-dataset memory limit in bytes (None: no limit) and where it comes from (for the console)."""
+    if execution.memory_limit_gb is not None:
+        return execution.memory_limit_gb * GB, f"execution.memory_limit_gb {execution.memory_limit_gb:g}"
+    if execution.scheduler:
+        return None, "none (an external Dask scheduler's workers' memory is not known here)"
+    workers = max(1, workers)
+    available = available_memory_bytes()
+    return available / workers, f"available memory {available / GB:.1f} GB / {workers} worker(s)"
+
+
+def file_shape(path: str | os.PathLike, classes: int = 2) -> Shape:
+    """Rows and features (last column taken as the target) of a local data file, without parsing its values.
+
+    CSV/TSV: the header's fields and the number of further lines; ARFF: its ``@attribute`` lines and
+    the data lines after ``@data``; parquet: its footer. ``classes`` is not read (it changes the time of
+    naive Bayes only, and no memory term).
+    """
+    from benchirt.data.files import file_format
+
+    path = Path(path)
+    kind = file_format(path)
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        meta = pq.ParquetFile(path).metadata
+        return Shape(meta.num_rows, max(meta.num_columns - 1, 1), classes, "parquet footer")
+    if kind not in ("csv", "tsv", "arff"):
+        raise BenchirtError(f"{path}: no shape for format {kind!r}")
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    if kind == "arff":
+        with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as handle:
+            return _arff_shape(handle, classes)
+    with opener(path, "rb") as handle:
+        first = handle.readline().decode("utf-8", errors="replace")
+        header = next(csv.reader([first], delimiter="\t" if kind == "tsv" else ","), [])
+        rows, last = 0, b"\n"
+        for chunk in iter(lambda: handle.read(1 << 20), b""):  # newlines counted in bytes: no line objects
+            rows += chunk.count(b"\n")
+            last = chunk[-1:]
+        rows += last != b"\n"  # a last line without its newline
+    return Shape(rows, max(len(header) - 1, 1), classes, f"{kind} header and lines")
+
+
+def _arff_shape(handle, classes: int) -> Shape:
+    attributes, rows, in_data = 0, 0, False
+    for line in handle:
+        text = line.strip()
+        if not text or text.startswith("%"):
+            continue
+        if in_data:
+            rows += 1
+        elif text.lower().startswith("@attribute"):
+            attributes += 1
+        elif text.lower().startswith("@data"):
+            in_data = True
+    return Shape(rows, max(attributes - 1, 1), classes, "arff header and lines")
+
+
+def shape_before_loading(spec) -> Shape | None:
+    """A suite member's shape without loading its data, or None (builtins; a source that cannot say)."""
+    try:
+        if spec.kind == "openml":
+            from benchirt.data.openml_source import openml_shape
+
+            rows, features, classes = openml_shape(spec)
+            return Shape(rows, features, classes, "OpenML qualities")
+        if spec.kind == "file":
+            return file_shape(spec.location)
+    except (BenchirtError, OSError, UnicodeError, ValueError):
+        return None  # loading it will say what is wrong
+    return None
+
+
+def preflight(spec, response_config, limit_bytes: float | None, model: dict, limit_source: str = "") -> Preflight:
+    """The shape, expected seconds and projected peak of ``spec``; a skip reason when over ``limit_bytes``."""
+    shape = shape_before_loading(spec)
+    if shape is None:
+        return Preflight()
+    cost = response_cost(shape, response_config, model)
+    reason = None
+    if limit_bytes is not None and cost["peak_bytes"] > limit_bytes:
+        reason = (f"memory guard: {shape.rows} rows x {shape.features} features ({shape.source}) would need about "
+                  f"{cost['peak_bytes'] / GB:.1f} GB, over the limit of {limit_bytes / GB:.1f} GB ({limit_source}); "
+                  "the whole table is loaded before any cap, so run it where more memory is free or raise "
+                  "execution.memory_limit_gb")
+    return Preflight(shape, cost["seconds"], irt_cost(shape, response_config, model), cost["peak_bytes"], reason)
+
+
+def checker(specs, response_config, limit_bytes: float | None, model: dict, limit_source: str = ""):
+    """``name -> Preflight`` over a suite; once OpenML gives no shape, its other datasets are not asked.
+
+    openml-python retries an unreachable server for about 10 s; without this, an offline run of an
+    OpenML suite would wait that long per dataset before each load fails or reads the cache anyway.
+    """
+    by_name = {spec.name: spec for spec in specs}
+    openml_answers = [True]
+
+    def check(name: str) -> Preflight:
+        spec = by_name[name]
+        if spec.kind == "openml" and not openml_answers[0]:
+            return Preflight()
+        result = preflight(spec, response_config, limit_bytes, model, limit_source)
+        if spec.kind == "openml" and result.shape is None:
+            openml_answers[0] = False
+        return result
+
+    return check
