@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchirt.irt.starts import item_rest_correlations
 from benchirt.rating import RatingConfig, friedman_nemenyi, glicko_tournament, permutation_analysis, read_scores
 from benchirt.subsets import SubsetConfig, build_subsets, evaluate_subsets
 from benchirt.subsets.command import default_roles, read_summaries
@@ -43,15 +44,6 @@ REFERENCE = Path(os.environ.get("BENCHIRT_SHARED_DATA", PROJECT_ROOT.parent / "s
 ARTIFICIAL = frozenset({"rand1", "rand2", "rand3", "majoritario", "minoritario", "pessimo", "otimo"})
 #: |item-rest correlation| above which an item's classical discrimination has a clear sign.
 CLEAR_SIGN = 0.2
-
-
-def item_rest_correlations(matrix: np.ndarray) -> np.ndarray:
-    """Correlation of every item (column) with the respondents' score on the other items (0 if constant)."""
-    rest = matrix.sum(axis=1, keepdims=True) - matrix
-    u = matrix - matrix.mean(axis=0)
-    r = rest - rest.mean(axis=0)
-    denom = np.sqrt((u**2).sum(axis=0) * (r**2).sum(axis=0))
-    return np.where(denom > 0, (u * r).sum(axis=0) / np.where(denom > 0, denom, 1.0), 0.0)
 
 
 def reference_claims(folders: list[Path]) -> list[tuple[str, str, str, str]]:

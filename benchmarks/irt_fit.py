@@ -44,6 +44,7 @@ from scipy.stats import spearmanr
 
 from benchirt.irt import IRTConfig, dataset_rankings, fit_irt, item_summary
 from benchirt.irt.simulate import simulate_responses
+from benchirt.irt.starts import item_rest_correlations
 
 REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "decodirt-reference"
 SIM_CASES = [(132, 500, 0.0), (132, 500, 0.1), (500, 500, 0.1), (1000, 1000, 0.1)]
@@ -223,15 +224,6 @@ def optimum(limit: int | None) -> None:
               f"max {pools[f'{start}_below_best'].max():.1f} log-posterior units)")
 
 
-def _item_rest_correlations(matrix: np.ndarray) -> np.ndarray:
-    """Correlation of each item with the respondents' score on the other items (0 for constant items)."""
-    rest = matrix.sum(axis=1, keepdims=True) - matrix
-    u = matrix - matrix.mean(axis=0)
-    r = rest - rest.mean(axis=0)
-    denom = np.sqrt((u**2).sum(axis=0) * (r**2).sum(axis=0))
-    return np.where(denom > 0, (u * r).sum(axis=0) / np.where(denom > 0, denom, 1), 0.0)
-
-
 def _reported_names(folder: Path) -> list[str]:
     return pd.read_csv(folder / "test_accuracy.csv").iloc[:, 0].tolist()
 
@@ -253,7 +245,7 @@ def reference(use_mirt: bool, limit: int | None) -> tuple[pd.DataFrame, pd.DataF
         ltm_summary[folder.name] = item_summary(
             ltm.rename(columns={"a": "discrimination", "b": "difficulty", "c": "guessing"}).assign(flag="ok")
         )
-        rest = _item_rest_correlations(pool.to_numpy(float))
+        rest = item_rest_correlations(pool.to_numpy(float))
         clear = np.abs(rest) > 0.2  # items whose classical discrimination has a clear sign
         ltm_agree = float((np.sign(ltm["a"].to_numpy()[clear]) == np.sign(rest[clear])).mean())
         flip = ltm_agree < 0.5  # ltm returned the mirror solution (theta -> -theta)
