@@ -632,13 +632,7 @@ def simulate_grm(slopes, thresholds, n_respondents: int, seed: int = 0) -> tuple
     intercepts = np.full((len(slopes), k_max), -np.inf)
     for j, d in enumerate(thresholds):
         intercepts[j, : len(d)] = -slopes[j] * np.asarray(d, dtype=float)
-    theta = rng.standard_normal(n_respondents)
-    probs = _category_probs(slopes, intercepts, theta)                   # (n, N, C)
-    cumulative = probs.cumsum(axis=2)
-    u = rng.random((len(slopes), n_respondents, 1))
-    categories = (u > cumulative).sum(axis=2)                             # (n, N)
-    levels = pd.DataFrame(categories.T + 1, columns=[f"item{j}" for j in range(len(slopes))])
-    return levels, theta
+    return _draw_levels(_category_probs, slopes, intercepts, n_respondents, rng)
 
 
 def simulate_gpcm(slopes, steps, n_respondents: int, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
@@ -665,8 +659,14 @@ def simulate_gpcm(slopes, steps, n_respondents: int, seed: int = 0) -> tuple[pd.
     intercepts = np.full((len(slopes), k_max), -np.inf)
     for j, b in enumerate(steps):
         intercepts[j, : len(b)] = -slopes[j] * np.cumsum(np.asarray(b, dtype=float))
+    return _draw_levels(_gpcm_category_probs, slopes, intercepts, n_respondents, rng)
+
+
+def _draw_levels(category_probs, slopes: np.ndarray, intercepts: np.ndarray, n_respondents: int,
+                 rng: np.random.Generator) -> tuple[pd.DataFrame, np.ndarray]:
+    """θ ~ N(0, 1), then one level per (respondent, item) from ``category_probs`` (n, N, C) by inversion."""
     theta = rng.standard_normal(n_respondents)
-    cumulative = _gpcm_category_probs(slopes, intercepts, theta).cumsum(axis=2)
-    categories = (rng.random((len(slopes), n_respondents, 1)) > cumulative).sum(axis=2)
+    cumulative = category_probs(slopes, intercepts, theta).cumsum(axis=2)
+    categories = (rng.random((len(slopes), n_respondents, 1)) > cumulative).sum(axis=2)   # (n, N)
     levels = pd.DataFrame(categories.T + 1, columns=[f"item{j}" for j in range(len(slopes))])
     return levels, theta
