@@ -6,18 +6,18 @@ on the whole training part to answer the test items (decodIRT answered them with
 cross-validation fold, fitted on 90 % of the training part), the MLP epoch ladder from one training
 (:mod:`benchirt.pool.ladder`), and the artificial classifiers (:mod:`benchirt.pool.artificial`).
 
-Work is cut into tasks of one (preprocessing kind, fold) each: the preprocessor is fitted once per fold
-and scaling kind (:mod:`benchirt.preprocess`) and shared by every model of that kind, and joblib runs the
-tasks in parallel. Each task runs every BLAS and OpenMP pool with one thread (:func:`benchirt.threads.one_thread`):
-its matrices are small (an MLP batch is 200 rows), parallelism comes from the tasks, multi-threaded BLAS
-spin-waiting on a busy machine multiplied the CPU time of a credit-g run by up to 8 in our measurements,
-and the number of OpenMP threads changes how k-nearest-neighbour search breaks distance ties. Results
+Work is cut into tasks of one (preprocessing kind, fold) each (:mod:`benchirt.responses.units`): the
+preprocessor is fitted once per fold and scaling kind (:mod:`benchirt.preprocess`) and shared by every
+model of that kind, and joblib runs the tasks in parallel (the pipeline can instead spread one dataset's
+tasks over its executor's workers, :mod:`benchirt.pipeline.fits`). Each task runs every BLAS and OpenMP
+pool with one thread (:func:`benchirt.threads.one_thread`): its matrices are small (an MLP batch is
+200 rows), parallelism comes from the tasks, multi-threaded BLAS spin-waiting on a busy machine
+multiplied the CPU time of a credit-g run by up to 8 in our measurements, and the number of OpenMP threads changes how k-nearest-neighbour search breaks distance ties. Results
 do not depend on ``n_jobs``, the executor or the machine's cores: every estimator gets ``random_state=seed``
 and one thread.
 """
 from __future__ import annotations
 
-import time
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -29,20 +29,9 @@ from tqdm.auto import tqdm
 
 from benchirt.data import Dataset
 from benchirt.errors import ConfigError, DataError
-from benchirt.pool import (
-    ROLES,
-    LadderRun,
-    RealClassifier,
-    artificial_predictions,
-    ladder_name,
-    ladder_predictions,
-    resolve_pool,
-)
-from benchirt.preprocess import clean_features, transform_pair
+from benchirt.pool import ROLES, RealClassifier, artificial_predictions, ladder_name, resolve_pool
 from benchirt.responses.config import ResponseConfig
-from benchirt.responses.split import cv_folds, split_train_test, stratified_draw
-from benchirt.threads import one_thread
-
+from benchirt.responses.units import FitPlan, prepare, run_unit
 
 @dataclass
 class ResponseResult:
@@ -119,21 +108,54 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
         the pipeline records it as a skipped dataset.
     """
     config = config or ResponseConfig()
-    rows = _plan_rows(dataset, config)
-    pool = resolve_pool(config.pool, config.extra)
-    outputs = _run_fits(rows, pool, config, show_progress, desc=f"responses {dataset.name}", on_progress=on_progress)
+    prepared = prepare(dataset, config)
+    plan = FitPlan(prepared, resolve_pool(config.pool, config.extra), config)
+    run_plan(plan, config.n_jobs, show_progress, desc=f"responses {dataset.name}", on_progress=on_progress)
+    return assemble(plan)
 
+
+def run_plan(plan: FitPlan, n_jobs: int = 1, show_progress: bool = False, desc: str = "fits",
+             on_progress: Callable[[int, int], None] | None = None) -> None:
+    """Run a dataset's fit units with joblib (``n_jobs`` workers), batch by batch as the plan releases them.
+
+    ``on_progress(done, total)`` is told the plan's progress (:meth:`FitPlan.progress`) after every unit.
+    """
+    progress = tqdm(total=plan.progress()[1], desc=desc, unit="fit", disable=not show_progress, leave=False)
+    shown = 0
+    with progress:
+        while units := plan.take():
+            jobs = [delayed(run_unit)(plan.prepared, unit, plan.config) for unit in units]
+            for unit, result in zip(units, Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):
+                plan.record(unit, result)
+                done, total = plan.progress()
+                progress.total = total
+                progress.update(done - shown)
+                shown = done
+                if on_progress is not None:
+                    on_progress(done, total)
+
+
+def assemble(plan: FitPlan) -> ResponseResult:
+    """The dataset's :class:`ResponseResult` from a finished plan, with the artificial classifiers added.
+
+    Raises
+    ------
+    DataError
+        No respondent is left (every real classifier failed, and neither ladder nor artificial
+        classifiers are configured).
+    """
+    prepared, config = plan.prepared, plan.config
+    rows, outputs = prepared.rows, plan.outputs()
+    notes = list(rows.notes)
     failed = outputs.failed
-    rows.notes += [f"left out classifier {clf!r}: {error}" for clf, error in failed.items()]
-    rows.notes += [f"skipped classifier {clf!r}: {why}" for clf, why in outputs.over_budget.items()]
-    real_names = [spec.name for spec in pool if spec.name not in failed and spec.name not in outputs.over_budget]
+    notes += [f"left out classifier {clf!r}: {error}" for clf, error in failed.items()]
+    notes += [f"skipped classifier {clf!r}: {why}" for clf, why in outputs.over_budget.items()]
+    real_names = [spec.name for spec in plan.pool if spec.name not in failed and spec.name not in outputs.over_budget]
     predicted = {clf: outputs.test_predictions[clf] for clf in real_names}
     roles = dict.fromkeys(real_names, "real")
     if outputs.ladder is not None:
         if outputs.ladder.epochs_trained < config.ladder_epochs:
-            rows.notes.append(
-                f"ladder: the MLP converged after {outputs.ladder.epochs_trained} epochs; later rungs repeat that model"
-            )
+            notes.append(f"ladder: the MLP converged after {outputs.ladder.epochs_trained} epochs; later rungs repeat that model")
         rungs = {ladder_name(k + 1): outputs.ladder.predictions[k] for k in range(config.ladder_epochs)}
         predicted.update(rungs)
         roles.update(dict.fromkeys(rungs, "ladder"))
@@ -143,25 +165,26 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
         roles.update(dict.fromkeys(artificial, "artificial"))
     if not predicted:
         raise DataError(
-            f"dataset {dataset.name!r}: no respondent is left (every real classifier failed, and neither ladder nor "
+            f"dataset {prepared.name!r}: no respondent is left (every real classifier failed, and neither ladder nor "
             f"artificial classifiers are configured): {'; '.join(failed.values())}"
         )
 
     index = pd.Index(list(predicted), name="classifier")
-    items = pd.Index([str(position) for position in rows.test], name="item")
+    test_positions = rows.test_positions
+    items = pd.Index([str(position) for position in test_positions], name="item")
     predicted_codes = np.vstack([predicted[clf] for clf in index])
     responses = pd.DataFrame((predicted_codes == rows.codes[rows.test]).astype(np.int8), index=index, columns=items)
     cv_accuracy = {clf: float(np.mean(outputs.fold_accuracy[clf])) for clf in real_names}
     return ResponseResult(
-        dataset=dataset.name,
+        dataset=prepared.name,
         responses=responses,
         roles=pd.Series(roles, name="role").reindex(index),
         predictions=pd.DataFrame(rows.label_names[predicted_codes], index=index, columns=items),
         cv_accuracy=pd.Series(cv_accuracy, name="cv_accuracy", dtype=float),
         test_accuracy=responses.mean(axis=1).astype(float).rename("test_accuracy"),
-        metadata=dataset.metadata(),
-        test_index=rows.test.copy(),
-        notes=rows.notes,
+        metadata=prepared.metadata,
+        test_index=test_positions,
+        notes=notes,
         sizes={"rows": int(rows.labelled), "test_rows": len(rows.test), "train_rows": int(rows.train_rows),
                "train_used": len(rows.train), "cv_rows": len(rows.cv_rows), "max_train": config.max_train,
                "max_cv_train": config.max_cv_train, "time_budget": config.time_budget,
@@ -198,18 +221,22 @@ def respond_more(dataset: Dataset, config: ResponseConfig, classifiers: Sequence
     DataError
         The split drawn now differs from the stored one.
     """
-    rows = _plan_rows(dataset, config)
-    if not np.array_equal(rows.test, np.asarray(test_index)):
+    prepared = prepare(dataset, config)
+    rows = prepared.rows
+    test_positions = rows.test_positions
+    if not np.array_equal(test_positions, np.asarray(test_index)):
         raise DataError(
             f"dataset {dataset.name!r}: its test items drawn now differ from the stored split "
             f"({len(rows.test)} vs {len(test_index)} items); the data or the response options changed since the run"
         )
-    outputs = _run_fits(rows, list(classifiers), config, False, desc=f"add {dataset.name}")
+    plan = FitPlan(prepared, list(classifiers), config, ladder=False)
+    run_plan(plan, config.n_jobs, desc=f"add {dataset.name}")
+    outputs = plan.outputs()
     names = [spec.name for spec in classifiers if spec.name not in outputs.failed and spec.name not in outputs.over_budget]
     notes = [f"left out classifier {clf!r}: {error}" for clf, error in outputs.failed.items()]
     notes += [f"skipped classifier {clf!r}: {why}" for clf, why in outputs.over_budget.items()]
     index = pd.Index(names, name="classifier")
-    items = pd.Index([str(position) for position in rows.test], name="item")
+    items = pd.Index([str(position) for position in test_positions], name="item")
     codes = np.vstack([outputs.test_predictions[clf] for clf in names]) if names else np.zeros((0, len(rows.test)), int)
     responses = pd.DataFrame((codes == rows.codes[rows.test]).astype(np.int8), index=index, columns=items)
     return ResponseResult(
@@ -220,142 +247,10 @@ def respond_more(dataset: Dataset, config: ResponseConfig, classifiers: Sequence
         cv_accuracy=pd.Series({clf: float(np.mean(outputs.fold_accuracy[clf])) for clf in names}, name="cv_accuracy",
                               dtype=float),
         test_accuracy=responses.mean(axis=1).astype(float).rename("test_accuracy"),
-        metadata=dataset.metadata(),
-        test_index=rows.test.copy(),
+        metadata=prepared.metadata,
+        test_index=test_positions,
         notes=notes,
     )
-
-
-@dataclass
-class _Rows:
-    """Cleaned features, class codes and the row positions of every part of one dataset."""
-
-    X: pd.DataFrame
-    codes: np.ndarray          # class code per row, -1 where the label is missing
-    label_names: np.ndarray    # class code -> label string
-    train: np.ndarray          # positions of the training part (final fits, ladder, artificial)
-    test: np.ndarray           # positions of the test items
-    cv_rows: np.ndarray        # positions cross-validated (the training part or its subsample)
-    folds: list                # (fit, validate) index pairs into cv_rows
-    notes: list[str]
-    labelled: int = 0          # rows with a label
-    train_rows: int = 0        # size of the training part before max_train
-
-
-def _plan_rows(dataset: Dataset, config: ResponseConfig) -> _Rows:
-    """Clean the features, split, subsample and fold (rules in :mod:`benchirt.responses.split`)."""
-    name = dataset.name
-    X, notes = clean_features(dataset.X, name)
-    labels = dataset.y.reset_index(drop=True)
-    labelled = np.flatnonzero(labels.notna().to_numpy())
-    if len(labelled) < len(labels):
-        notes.append(f"left out {len(labels) - len(labelled)} row(s) with a missing label")
-    codes = labels.cat.codes.to_numpy().astype(np.int64)
-
-    split = split_train_test(codes[labelled], config.test_size, config.max_test, config.seed, name)
-    notes += split.notes
-    train, test = labelled[split.train], labelled[split.test]
-    train_rows = len(train)
-    if config.max_train is not None and len(train) > config.max_train:
-        kept = _subsample(codes, train, config.max_train, config.seed, "training subsample", notes)
-        notes.append(f"trained on a stratified subsample of {len(kept)} of the {len(train)} training rows")
-        train = kept
-    cv_rows = train
-    if config.max_cv_train is not None and len(train) > config.max_cv_train:
-        cv_rows = _subsample(codes, train, config.max_cv_train, config.seed, "cross-validation subsample", notes)
-        notes.append(f"cross-validated on a stratified subsample of {len(cv_rows)} of the {len(train)} training rows")
-    folds, fold_notes = cv_folds(codes[cv_rows], config.cv_folds, config.seed, name)
-    label_names = np.array([str(c) for c in labels.cat.categories], dtype=object)
-    return _Rows(X, codes, label_names, train, test, cv_rows, folds, notes + fold_notes, len(labelled), train_rows)
-
-
-@dataclass
-class _FitOutputs:
-    fold_accuracy: dict[str, list[float]]        # real classifier -> accuracy per fold
-    test_predictions: dict[str, np.ndarray]      # real classifier -> predicted codes of the test items
-    failed: dict[str, str]                       # real classifier -> first error
-    ladder: LadderRun | None
-    over_budget: dict[str, str] = field(default_factory=dict)  # real classifier -> why the budget left it out
-
-
-def _run_fits(
-    rows: _Rows, pool: list[RealClassifier], config: ResponseConfig, show_progress: bool, desc: str,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> _FitOutputs:
-    """All fits of one dataset as joblib tasks: one per (scaling kind, fold or final fit), plus the ladder.
-
-    With a ``time_budget`` the first fold of each scaling kind runs first, and a classifier whose fit
-    there, times its number of fits (folds + final), exceeds the budget is left out of the other tasks.
-    """
-    outputs = _FitOutputs({spec.name: [] for spec in pool}, {}, {}, None)
-    n_fits = len(rows.folds) + 1
-    tasks = [("ladder", None, None)] if config.ladder_epochs else []
-    first = []
-    for scale in (False, True):
-        members = [spec for spec in pool if spec.scale == scale]
-        if members:
-            parts = [(rows.cv_rows[fit], rows.cv_rows[validate]) for fit, validate in rows.folds] + [(rows.train, rows.test)]
-            kinds = ["fold"] * len(rows.folds) + ["final"]
-            first.append((kinds[0], parts[0], members))
-            tasks += [(kind, part, members) for kind, part in zip(kinds[1:], parts[1:])]
-    if config.time_budget is None:
-        tasks, first = first + tasks, []
-    progress = tqdm(total=_fits(first) + _fits(tasks), desc=desc, unit="fit", disable=not show_progress, leave=False)
-    done = [0]
-
-    def step(units: int) -> None:
-        progress.update(units)
-        done[0] += units
-        if on_progress is not None:
-            on_progress(done[0], progress.total)
-
-    with progress:
-        first_seconds = _collect(first, rows, config, outputs, step)
-        for clf, seconds in first_seconds.items():
-            if seconds * n_fits > config.time_budget:
-                outputs.over_budget[clf] = (f"time budget: its first fit took {seconds:.1f} s, so its {n_fits} fits "
-                                            f"would take about {seconds * n_fits:.0f} s > time_budget {config.time_budget:g} s")
-        tasks = [(kind, part, [m for m in members if m.name not in outputs.over_budget] if members else None)
-                 for kind, part, members in tasks]
-        tasks = [task for task in tasks if task[0] == "ladder" or task[2]]
-        progress.total = _fits(first) + _fits(tasks)
-        progress.refresh()
-        _collect(tasks, rows, config, outputs, step)
-    return outputs
-
-
-def _collect(tasks: list, rows: _Rows, config: ResponseConfig, outputs: _FitOutputs,
-             step: Callable[[int], None]) -> dict[str, float]:
-    """Run ``(kind, (fit rows, predict rows), members)`` tasks in parallel and fold their results into ``outputs``.
-
-    ``step(units)`` is told the progress units (:func:`_fits`) of each finished task.
-
-    Returns the seconds each classifier's fit and prediction took (its last task's, when it had several).
-    """
-    jobs = [delayed(_ladder)(rows.X, rows.codes, rows.train, rows.test, config) if kind == "ladder"
-            else delayed(_fit_predict)(rows.X, rows.codes, part[0], part[1], members, config)
-            for kind, part, members in tasks]
-    seconds_taken = {}
-    results = Parallel(n_jobs=config.n_jobs, return_as="generator")(jobs)
-    for result, (kind, part, members) in zip(results, tasks):  # the generator first: zip then exhausts it
-        step(_fits([(kind, part, members)]))
-        if kind == "ladder":
-            outputs.ladder = result
-            continue
-        for clf, (predicted, error, seconds) in result.items():
-            seconds_taken[clf] = seconds
-            if error is not None:
-                outputs.failed.setdefault(clf, f"{kind} fit: {error}")
-            elif kind == "fold":
-                outputs.fold_accuracy[clf].append(float(np.mean(predicted == rows.codes[part[1]])))
-            else:
-                outputs.test_predictions[clf] = predicted
-    return seconds_taken
-
-
-def _fits(tasks: list) -> int:
-    """The progress units of ``tasks``: one per (classifier, fold or final fit), one for the ladder."""
-    return sum(1 if kind == "ladder" else len(members) for kind, _, members in tasks)
 
 
 def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which: str = "test") -> pd.DataFrame:
@@ -401,44 +296,3 @@ def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which
         table = table.drop(columns=incomplete)
     table.index.name, table.columns.name = "dataset", "classifier"
     return table.astype(float)
-
-
-def _subsample(codes: np.ndarray, rows: np.ndarray, size: int, seed: int, what: str, notes: list[str]) -> np.ndarray:
-    """A stratified subsample of ``size`` of ``rows`` (single-row classes always kept)."""
-    draw = stratified_draw(codes[rows], len(rows) - size, seed, what=what)
-    notes += draw.notes
-    return rows[draw.train]
-
-
-def _fit_predict(
-    X: pd.DataFrame, codes: np.ndarray, fit_rows: np.ndarray, predict_rows: np.ndarray,
-    members: list[RealClassifier], config: ResponseConfig,
-) -> dict[str, tuple[np.ndarray | None, str | None, float]]:
-    """Fit every member on ``fit_rows`` (one shared preprocessing) and predict ``predict_rows``.
-
-    Returns ``name -> (predicted codes, None, seconds)`` or ``name -> (None, error message, seconds)``,
-    ``seconds`` being the wall time of that member's fit and prediction. A part with a single class is
-    answered with that class (the only model such data supports).
-    """
-    X_fit, X_predict = transform_pair(X, fit_rows, predict_rows, scale=members[0].scale, max_categories=config.max_categories)
-    y_fit = codes[fit_rows]
-    if len(np.unique(y_fit)) == 1:
-        return {spec.name: (np.full(len(predict_rows), y_fit[0]), None, 0.0) for spec in members}
-    out = {}
-    with warnings.catch_warnings(), one_thread():
-        warnings.simplefilter("ignore")  # convergence and similar warnings of default hyper-parameters
-        for spec in members:
-            start = time.perf_counter()
-            try:
-                model = spec.build(config.seed).fit(X_fit, y_fit)
-                out[spec.name] = (np.asarray(model.predict(X_predict)).astype(np.int64), None, time.perf_counter() - start)
-            except Exception as exc:  # noqa: BLE001 — any estimator failure leaves that classifier out, noted
-                out[spec.name] = (None, f"{type(exc).__name__}: {exc}", time.perf_counter() - start)
-    return out
-
-
-def _ladder(X: pd.DataFrame, codes: np.ndarray, train: np.ndarray, test: np.ndarray, config: ResponseConfig):
-    """The epoch ladder on the scaled preprocessing of the training part."""
-    X_train, X_test = transform_pair(X, train, test, scale=True, max_categories=config.max_categories)
-    with one_thread():
-        return ladder_predictions(X_train, codes[train], X_test, epochs=config.ladder_epochs, seed=config.seed)
