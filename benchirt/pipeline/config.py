@@ -10,7 +10,7 @@ A configuration has these top-level keys (every one optional)::
     subsets:    {...}              # benchirt.subsets.SubsetConfig
     airt:       {...}              # benchirt.airt.AIRTConfig, plus `input` / `aslib` (see AIRT_PIPELINE_KEYS)
     report:     {...}              # benchirt.report.ReportConfig
-    execution:  {n_jobs: 1, backend: local, scheduler: null, retries: 1, memory_limit_gb: null}
+    execution:  {n_jobs: 1, backend: local, scheduler: null, retries: 1, memory_limit_gb: null, tasks: fits}
     out:        runs/default       # run directory
 
 Paths follow one rule: a path that names an *input* inside a config file (``suite`` folders and
@@ -61,6 +61,8 @@ AIRT_INPUTS = ("accuracy", "aslib")
 
 TOP_LEVEL_KEYS = ("suite", "stages", "execution", "out", *STAGE_SECTIONS)
 BACKENDS = ("local", "dask")
+#: How the response stage is cut into tasks on several workers (``execution.tasks``).
+TASK_GRAINS = ("fits", "datasets")
 
 #: The configuration ``benchirt run`` uses when given none (a copy of configs/default.yaml).
 DEFAULT_CONFIG_RESOURCE = "default.yaml"
@@ -87,6 +89,12 @@ class ExecutionConfig:
         before it is loaded (:mod:`benchirt.pipeline.preflight`); a dataset projected over it is recorded
         as skipped. None: this machine's available memory divided by the workers that run at once
         (no limit under an external Dask scheduler, whose workers' memory is not known here).
+    tasks : {"fits", "datasets"}
+        How the response stage is cut when the work runs on several workers. ``fits``: per dataset a
+        preparation task, then one task per (preprocessing kind, fold or final fit) and one for the
+        MLP ladder (:mod:`benchirt.pipeline.fits`), so one large dataset occupies every worker.
+        ``datasets``: one task per dataset (the longest dataset bounds the stage). The results are
+        the same bit for bit; only the wall time differs.
     """
 
     n_jobs: int = 1
@@ -94,10 +102,12 @@ class ExecutionConfig:
     scheduler: str | None = None
     retries: int = 1
     memory_limit_gb: float | None = None
+    tasks: str = "fits"
 
     def __post_init__(self) -> None:
         check_integer("execution", "n_jobs", self.n_jobs, 1, also=(-1,))
         check_choice("execution", "backend", self.backend, BACKENDS)
+        check_choice("execution", "tasks", self.tasks, TASK_GRAINS)
         check_integer("execution", "retries", self.retries, 0)
         require(self.memory_limit_gb is None or (isinstance(self.memory_limit_gb, (int, float))
                                                  and not isinstance(self.memory_limit_gb, bool) and self.memory_limit_gb > 0),

@@ -1,5 +1,8 @@
 """Run one function over many datasets, locally (loky processes) or on a Dask cluster, surviving failures.
 
+The tasks are a list, or a source that releases tasks as others finish (:func:`task_source`; the
+response stage's (dataset, fit) tasks, :mod:`benchirt.pipeline.fits`).
+
 Both executors yield a :class:`TaskOutcome` per task *as each finishes*, so the driver can store a
 dataset's result the moment it exists (a run killed later keeps it). A task that raises a
 :class:`~benchirt.errors.BenchirtError` is the data's fault (single-class dataset, unreadable file):
@@ -102,33 +105,72 @@ class _Pending:
     alone: bool = False    # run with nothing else in flight (after a lost worker)
 
 
-def _schedule(fn: Callable, tasks: Sequence[Task], retries: int, capacity: Callable[[], int], submit: Callable,
+class TaskList:
+    """The plain task source: a fixed list of tasks, handed out in order."""
+
+    def __init__(self, tasks: Sequence[Task]) -> None:
+        self._tasks = deque(tasks)
+
+    def next_task(self) -> Task | None:
+        return self._tasks.popleft() if self._tasks else None
+
+    @property
+    def done(self) -> bool:
+        return not self._tasks
+
+
+def task_source(tasks):
+    """``tasks`` as a task source: a sequence of ``(name, args)`` becomes a :class:`TaskList`.
+
+    A source has ``next_task()`` (the next task to start, or None when none can start now) and ``done``
+    (no task will come any more). The executors ask it for a task whenever a worker is free, *after* the
+    consumer of :meth:`LocalExecutor.map` has handled the outcomes yielded so far, so a source that
+    releases tasks as others finish (:mod:`benchirt.pipeline.fits`) sees every outcome before it is asked.
+    """
+    return tasks if hasattr(tasks, "next_task") else TaskList(tasks)
+
+
+def _schedule(fn: Callable, source, retries: int, capacity: Callable[[], int], submit: Callable,
               wait_first: Callable, lost_worker: tuple[type, ...]) -> Iterator[TaskOutcome]:
     """The retry and lost-worker policy of the module docstring over any futures API.
 
-    ``submit(fn, name, args)`` starts one :func:`attempt` and returns its future; ``wait_first(futures)``
-    returns those of ``futures`` that are done; ``lost_worker`` are the exception types of a lost worker.
-    At most ``capacity()`` tasks are in flight (asked again as tasks finish: Dask workers may join later),
-    so a started task is running rather than queued.
+    ``source`` hands out the tasks (:func:`task_source`); a task to retry starts before the source's next
+    one. ``submit(fn, name, args)`` starts one :func:`attempt` and returns its future;
+    ``wait_first(futures)`` returns those of ``futures`` that are done; ``lost_worker`` are the exception
+    types of a lost worker. At most ``capacity()`` tasks are in flight (asked again as tasks finish: Dask
+    workers may join later), so a started task is running rather than queued.
     """
-    queue = deque(_Pending(name, args) for name, args in tasks)
+    retry: deque[_Pending] = deque()
     running: dict[Any, _Pending] = {}
     draining = False  # after a lost worker, start nothing until every running attempt has settled
     try:
-        while queue or running:
+        while True:
             draining = draining and bool(running)
-            while queue and not draining and not any(p.alone for p in running.values()) \
-                    and len(running) < capacity() and not (queue[0].alone and running):
-                task = queue.popleft()
+            while not draining and not any(p.alone for p in running.values()) and len(running) < capacity():
+                if retry:
+                    if retry[0].alone and running:
+                        break
+                    task = retry.popleft()
+                else:
+                    found = source.next_task()
+                    if found is None:
+                        break
+                    task = _Pending(*found)
                 task.attempts += 1
                 running[submit(fn, task.name, task.args)] = task
+            if not running:
+                if retry:
+                    continue
+                if not source.done:
+                    raise RuntimeError("task source has tasks left but none can start while nothing runs")
+                return
             for future in wait_first(list(running)):
                 task = running.pop(future)
                 lost_before = task.lost
                 outcome = _settle(future, task, lost_worker)
                 draining = draining or task.lost > lost_before
                 if outcome.status == "failed" and task.charged <= retries:
-                    queue.append(task)
+                    retry.append(task)
                     continue
                 outcome.attempts, outcome.lost_workers = task.attempts, task.lost
                 yield outcome
@@ -171,10 +213,14 @@ class LocalExecutor:
     def workers(self) -> int:
         return _cpu_count() if self.n_jobs < 0 else self.n_jobs
 
-    def map(self, fn: Callable, tasks: Sequence[Task]) -> Iterator[TaskOutcome]:
-        if not self.parallel or len(tasks) <= 1:
-            for name, args in tasks:
-                yield attempt_with_retries(fn, name, args, self.retries)
+    def map(self, fn: Callable, tasks) -> Iterator[TaskOutcome]:
+        """``fn(*args)`` of every task (a sequence of ``(name, args)`` or a source, :func:`task_source`)."""
+        source = task_source(tasks)
+        if not self.parallel or (isinstance(tasks, Sequence) and len(tasks) <= 1):
+            while (task := source.next_task()) is not None:
+                yield attempt_with_retries(fn, *task, self.retries)
+            if not source.done:
+                raise RuntimeError("task source has tasks left but none can start while nothing runs")
             return
         from concurrent.futures import FIRST_COMPLETED, wait
 
@@ -198,7 +244,7 @@ class LocalExecutor:
             return wait(futures, return_when=FIRST_COMPLETED).done
 
         try:
-            yield from _schedule(fn, tasks, self.retries, lambda: self.workers, submit, wait_first, (BrokenProcessPool,))
+            yield from _schedule(fn, source, self.retries, lambda: self.workers, submit, wait_first, (BrokenProcessPool,))
         finally:
             pool.shutdown(wait=True)
 
@@ -254,7 +300,8 @@ class DaskExecutor:
         """Threads over all workers now connected (at least 1): how many tasks run at once."""
         return max(1, sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values()))
 
-    def map(self, fn: Callable, tasks: Sequence[Task]) -> Iterator[TaskOutcome]:
+    def map(self, fn: Callable, tasks) -> Iterator[TaskOutcome]:
+        """``fn(*args)`` of every task (a sequence of ``(name, args)`` or a source, :func:`task_source`)."""
         from distributed import KilledWorker, wait
 
         def submit(fn, name, args):
@@ -264,7 +311,7 @@ class DaskExecutor:
         def wait_first(futures):
             return wait(futures, return_when="FIRST_COMPLETED").done
 
-        yield from _schedule(fn, tasks, self.retries, lambda: self.workers, submit, wait_first, (KilledWorker,))
+        yield from _schedule(fn, task_source(tasks), self.retries, lambda: self.workers, submit, wait_first, (KilledWorker,))
 
     def close(self) -> None:
         if self._own_client:

@@ -184,8 +184,11 @@ class _Pipeline:
                  for spec in specs]
         if "respond" not in self.selected:
             return self.run.lookup("respond", self.options["responses"], items)
+        split = None
+        if self.outer_parallel and self.config.execution.tasks == "fits":
+            from benchirt.pipeline.fits import response_fits as split
         return self.run.per_dataset("respond", self.options["responses"], items, stage_functions.respond_dataset,
-                                    preflight=self._preflight(specs, config), progress=folder)
+                                    preflight=self._preflight(specs, config), progress=folder, split=split)
 
     def _preflight(self, specs, config):
         """``name -> Preflight`` of :mod:`benchirt.pipeline.preflight` under this run's memory limit."""

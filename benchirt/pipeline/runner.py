@@ -132,8 +132,13 @@ class Run:
 
     # -- stages over datasets --------------------------------------------------------------------
     def per_dataset(self, stage: str, options: dict, items: Sequence[DatasetInput], fn: Callable,
-                    preflight: Callable[[str], Any] | None = None, progress: Path | None = None) -> dict[str, str]:
+                    preflight: Callable[[str], Any] | None = None, progress: Path | None = None,
+                    split: Callable | None = None) -> dict[str, str]:
         """Run ``fn(*item.build_args())`` for every item lacking a complete artifact.
+
+        ``split(executor, tasks, call)``, when given, runs the datasets' tasks ``(name, (fn, *args))``
+        cut into finer tasks and yields one :class:`TaskOutcome` per dataset
+        (:func:`benchirt.pipeline.fits.response_fits`); otherwise each dataset is one task.
 
         ``preflight(name)``, when given, is asked (before anything is loaded) about every dataset to
         compute: a :class:`~benchirt.pipeline.preflight.Preflight` whose ``skip_reason`` is set records
@@ -193,7 +198,8 @@ class Run:
         bar = tqdm(total=len(tasks), desc=f"{stage:>8}", unit="dataset", disable=not self.show_progress or not tasks,
                    file=sys.stderr, leave=True)
         with bar, StagePostfix(bar, progress if tasks and self.show_progress else None) as postfix:
-            for outcome in self.executor.map(_call, tasks):
+            outcomes = self.executor.map(_call, tasks) if split is None else split(self.executor, tasks, _call)
+            for outcome in outcomes:
                 key = keys[outcome.name]
                 self._store_outcome(stage, key, outcome, report, parts[outcome.name], why[outcome.name])
                 if outcome.status == "ok":

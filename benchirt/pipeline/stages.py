@@ -39,6 +39,22 @@ def respond_dataset(spec, config, show_progress=False, progress_file=None):
     return respond(spec.load(), config, show_progress=show_progress, on_progress=on_progress)
 
 
+def prepare_responses(spec, config):
+    """Load one suite member and plan its response fits (``benchirt.responses.units.prepare``).
+
+    The first task of a dataset when the response stage runs as (dataset, fit) tasks
+    (:mod:`benchirt.pipeline.fits`).
+
+    Raises
+    ------
+    DataError
+        The dataset cannot be read or cannot yield responses (the run records it as skipped).
+    """
+    from benchirt.responses.units import prepare
+
+    return prepare(spec.load(), config)
+
+
 def irt_dataset(result, config):
     """Fit the IRT model of one dataset's responses (``benchirt.irt.irt_for_responses``)."""
     from benchirt.irt import irt_for_responses

@@ -1,0 +1,152 @@
+"""The response stage as (dataset, fit) tasks, so that a large dataset keeps every worker busy.
+
+With ``execution.tasks: fits`` (the default) and a parallel executor, a dataset's response work is not
+one task but several: a *preparation* task on a worker (load the data, clean, split, subsample and fold
+it: :func:`benchirt.pipeline.stages.prepare_responses`, keeping only the rows a fit uses), then one task
+per :class:`~benchirt.responses.units.FitUnit` — a (preprocessing kind, cross-validation fold or final
+fit) with every real classifier of that kind, or the MLP epoch ladder — released by the dataset's
+:class:`~benchirt.responses.units.FitPlan` (under a ``time_budget``, the first folds first), and
+finally the *assembly* of its :class:`~benchirt.responses.ResponseResult` in the driver (the
+artificial classifiers and the response matrix; milliseconds). The prepared rows travel to the
+workers with each unit (no shared file system is needed, as for Dask workers on other machines).
+
+When a worker is free, :class:`ResponseFits` starts a runnable unit of a dataset already open, the
+earliest opened first, and only otherwise prepares the next dataset: a dataset is finished (and
+stored) as early as its units allow, few prepared datasets are held at once, and while the units of a
+dominant dataset occupy some workers the others prepare and fit the next datasets. With a dataset
+as one task, the longest dataset bounds the stage however many workers run it
+(``benchmarks/speedup.py`` measures both).
+
+What the pipeline records per (dataset, stage) is kept: retries and lost workers apply to each task
+(:mod:`benchirt.pipeline.executors`); a dataset's ``attempts`` is the most any of its tasks took and
+its ``lost_workers`` their sum; its ``seconds`` is the work time of its tasks summed (what the ETA
+compares with the cost model). A preparation that raises a :class:`~benchirt.errors.BenchirtError`
+skips the dataset; a task that fails after its retries fails the dataset (its remaining units are not
+started); a classifier that fails or that the time budget stops is noted in the result, as in
+:func:`benchirt.responses.respond`, whose results these are bit for bit.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Sequence
+
+from benchirt.pipeline.executors import TaskOutcome, attempt
+from benchirt.pipeline.progress import progress_writer
+
+
+@dataclass
+class _Open:
+    """A dataset whose tasks are under way."""
+
+    name: str
+    config: object
+    write_progress: Callable[[int, int], None] | None
+    plan: object = None                        # its FitPlan, once prepared
+    ready: deque = field(default_factory=deque)
+    attempts: int = 0
+    lost_workers: int = 0
+    seconds: float = 0.0
+    closed: bool = False                       # its outcome was given (later results are ignored)
+
+
+class ResponseFits:
+    """A task source (:func:`benchirt.pipeline.executors.task_source`) of the response stage's fit tasks.
+
+    Parameters
+    ----------
+    tasks : sequence of (name, args)
+        The per-dataset tasks the runner would start: ``args`` are those of
+        :func:`benchirt.pipeline.stages.respond_dataset` behind the function itself, i.e.
+        ``(respond_dataset, spec, config, show_progress, progress_file)``.
+
+    Every task it hands out has the form ``(name, (fn, *args))`` of those tasks: the runner's task body
+    calls ``fn(*args)``.
+    """
+
+    def __init__(self, tasks: Sequence[tuple[str, tuple]]) -> None:
+        self._waiting = deque(tasks)
+        self._open: dict[str, _Open] = {}
+        self._tasks: dict[str, tuple[str, object]] = {}  # task name -> (dataset, unit or None for the preparation)
+        self._finished: deque[TaskOutcome] = deque()
+
+    # -- the task source ---------------------------------------------------------------------------
+    def next_task(self) -> tuple[str, tuple] | None:
+        """A runnable unit of the earliest open dataset, else the preparation of the next dataset."""
+        from benchirt.pipeline.stages import prepare_responses
+        from benchirt.responses.units import run_unit
+
+        for state in self._open.values():
+            if state.ready and not state.closed:
+                unit = state.ready.popleft()
+                name = f"{state.name} · {unit.label}"
+                self._tasks[name] = (state.name, unit)
+                return name, (run_unit, state.plan.prepared, unit, state.config)
+        if not self._waiting:
+            return None
+        name, (_, spec, config, _, progress_file) = self._waiting.popleft()
+        self._open[name] = _Open(name, config, progress_writer(progress_file) if progress_file else None)
+        task = f"{name} · preparation"
+        self._tasks[task] = (name, None)
+        return task, (prepare_responses, spec, config)
+
+    @property
+    def done(self) -> bool:
+        return not self._waiting and not self._open
+
+    # -- outcomes --------------------------------------------------------------------------------
+    def settle(self, outcome: TaskOutcome) -> TaskOutcome | None:
+        """Fold one task's outcome in; the dataset's outcome when this finished it, else None."""
+        dataset, unit = self._tasks.pop(outcome.name)
+        state = self._open[dataset]
+        state.attempts = max(state.attempts, outcome.attempts)
+        state.lost_workers += outcome.lost_workers
+        state.seconds += outcome.seconds
+        if state.closed:
+            return self._close(state, None) if not self._in_flight(dataset) else None
+        if outcome.status != "ok":
+            what = "preparation" if unit is None else unit.label
+            error = outcome.error if unit is None else f"{what}: {outcome.error}"
+            return self._close(state, TaskOutcome(dataset, outcome.status, error=error))
+        if unit is None:
+            from benchirt.pool import resolve_pool
+            from benchirt.responses.units import FitPlan
+
+            state.plan = FitPlan(outcome.value, resolve_pool(state.config.pool, state.config.extra), state.config)
+        else:
+            state.plan.record(unit, outcome.value)
+        state.ready.extend(state.plan.take())
+        if state.write_progress is not None:
+            state.write_progress(*state.plan.progress())
+        if not state.plan.finished:
+            return None
+        from benchirt.responses.stage import assemble
+
+        return self._close(state, attempt(assemble, dataset, (state.plan,)))
+
+    def _close(self, state: _Open, outcome: TaskOutcome | None) -> TaskOutcome | None:
+        """Give the dataset's outcome (once) and forget the dataset when none of its tasks runs any more."""
+        if outcome is not None:
+            state.closed, state.ready = True, deque()
+            outcome = TaskOutcome(state.name, outcome.status, value=outcome.value, error=outcome.error,
+                                  attempts=max(state.attempts, 1), seconds=state.seconds,
+                                  lost_workers=state.lost_workers)
+        if not self._in_flight(state.name):
+            del self._open[state.name]
+        return outcome
+
+    def _in_flight(self, dataset: str) -> bool:
+        return any(owner == dataset for owner, _ in self._tasks.values())
+
+
+def response_fits(executor, tasks: Sequence[tuple[str, tuple]], call: Callable) -> Iterator[TaskOutcome]:
+    """Run the response stage's datasets as (dataset, fit) tasks on ``executor``; one outcome per dataset.
+
+    ``tasks`` as for :class:`ResponseFits`; ``call(fn, *args)``, the runner's task body, runs each task's
+    ``fn(*args)``. Outcomes come as datasets finish.
+    """
+    source = ResponseFits(tasks)
+    for outcome in executor.map(call, source):
+        finished = source.settle(outcome)
+        if finished is not None:
+            yield finished
