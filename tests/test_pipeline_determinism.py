@@ -1,4 +1,5 @@
-"""Same results whatever the executor: in-process, two loky workers and a Dask LocalCluster of processes.
+"""Same results whatever the executor: in-process, two loky workers and a Dask LocalCluster of processes,
+with the response stage as (dataset, fit) tasks (the default) or one task per dataset.
 
 kr-vs-kp is where k-nearest-neighbour search answered 7/5/10/6 test items differently with 1 and 2
 OpenMP threads (knn_2/3/5/8) before every fit was pinned to one thread (:mod:`benchirt.threads`).
@@ -32,12 +33,16 @@ def test_results_identical_across_n_jobs_and_a_dask_local_cluster(shared_data, t
                       "pool": ["knn_2", "knn_3", "knn_5", "knn_8", "gaussian_nb", "decision_tree", "mlp"]},
         "rating": {"n_permutations": 5},
     }))
+    per_dataset = tmp_path / "per-dataset.yaml"
+    per_dataset.write_text(config.read_text() + "execution: {tasks: datasets}\n")
     runs = {}
-    for label, extra in {"n_jobs=1": ["--n-jobs", "1"], "n_jobs=2": ["--n-jobs", "2"],
-                         "dask": ["--scheduler", "local", "--n-jobs", "2"]}.items():
+    for label, (path, extra) in {"n_jobs=1": (config, ["--n-jobs", "1"]), "n_jobs=2": (config, ["--n-jobs", "2"]),
+                                 "n_jobs=2, a task per dataset": (per_dataset, ["--n-jobs", "2"]),
+                                 "dask": (config, ["--scheduler", "local", "--n-jobs", "2"])}.items():
         out = tmp_path / label
-        assert main(["run", str(config), "--out", str(out), "--quiet", *extra]) == 0
+        assert main(["run", str(path), "--out", str(out), "--quiet", *extra]) == 0
         runs[label] = load_run(out)
+    assert runs["n_jobs=2, a task per dataset"].config.execution.tasks == "datasets"
     reference = runs.pop("n_jobs=1")
     assert set(reference.responses) == {"3-kr-vs-kp", "wine"}
     for label, run in runs.items():
