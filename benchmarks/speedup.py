@@ -60,7 +60,8 @@ def run_once(config: dict, folder: Path, label: str) -> dict:
     code = "import sys; from benchirt.cli import main; sys.exit(main(sys.argv[1:]))"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code, "run", str(path), "--out", str(out), "--quiet"], check=True, env=env)
+    subprocess.run([sys.executable, "-c", code, "run", str(path), "--out", str(out), "--quiet"], check=True, env=env,
+                   stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     manifest = json.loads((out / "manifest.json").read_text())
     datasets = {name: entry["respond"]["seconds"] for name, entry in manifest["datasets"].items()}
@@ -86,8 +87,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--repeat", type=int, default=1, help="runs per setting; the median is shown")
-    parser.add_argument("--big-rows", type=int, default=3000)
-    parser.add_argument("--small", type=int, default=5)
+    parser.add_argument("--big-rows", type=int, default=4000)
+    parser.add_argument("--small", type=int, default=4)
     parser.add_argument("--small-rows", type=int, default=300)
     args = parser.parse_args()
     args.workers = sorted(set(args.workers))
