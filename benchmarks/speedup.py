@@ -14,13 +14,14 @@ A machine with fewer cores than workers cannot run them side by side: on 2 cores
 beat 2.
 
     python benchmarks/speedup.py                   # what docs/scale.md shows
-    python benchmarks/speedup.py --repeat 3 --workers 1 2 4 8
+    python benchmarks/speedup.py --repeat 3 --workers 1 2 4 8 --big-rows 4000 --folds 10 --ladder 100
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -59,13 +60,20 @@ def run_once(config: dict, folder: Path, label: str) -> dict:
     path.write_text(yaml.safe_dump(config))
     code = "import sys; from benchirt.cli import main; sys.exit(main(sys.argv[1:]))"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _children_cpu()
     subprocess.run([sys.executable, "-c", code, "run", str(path), "--out", str(out), "--quiet"], check=True, env=env,
                    stdout=subprocess.DEVNULL)
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, _children_cpu() - cpu
     manifest = json.loads((out / "manifest.json").read_text())
     datasets = {name: entry["respond"]["seconds"] for name, entry in manifest["datasets"].items()}
-    return {"out": out, "stage_s": manifest["stages"]["respond"]["seconds"], "process_s": wall, "datasets": datasets}
+    return {"out": out, "stage_s": manifest["stages"]["respond"]["seconds"], "process_s": wall, "cpu_s": cpu,
+            "datasets": datasets}
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of this process's finished children (the run and its worker processes)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def same_results(outs: list[Path]) -> bool:
@@ -86,46 +94,56 @@ def same_results(outs: list[Path]) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
-    parser.add_argument("--repeat", type=int, default=1, help="runs per setting; the median is shown")
-    parser.add_argument("--big-rows", type=int, default=4000)
+    parser.add_argument("--repeat", type=int, default=2, help="rounds over the settings (alternating their order); "
+                        "the median is shown")
+    parser.add_argument("--big-rows", type=int, default=3000)
     parser.add_argument("--small", type=int, default=4)
     parser.add_argument("--small-rows", type=int, default=300)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--ladder", type=int, default=10)
     args = parser.parse_args()
     args.workers = sorted(set(args.workers))
     if args.workers[0] != 1:
         parser.error("--workers must include 1 (the baseline of the speed-ups)")
 
-    responses = {"cv_folds": 10, "ladder_epochs": 20}
+    responses = {"cv_folds": args.folds, "ladder_epochs": args.ladder}
     print(f"machine: {os.cpu_count()} cores, load average {', '.join(f'{v:.1f}' for v in os.getloadavg())} at start")
+    settings = [(w, t) for w in args.workers for t in (("fits",) if w == 1 else ("datasets", "fits"))]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         suite = write_suite(folder, args.big_rows, args.small, args.small_rows)
         print(f"suite: big ({args.big_rows} x 40, 3 classes) + {args.small} small ({args.small_rows} x 10, 2 classes); "
               f"responses: default pool, {responses}")
-        rows, outs = [], []
-        for workers in args.workers:
-            for tasks in (("fits",) if workers == 1 else ("datasets", "fits")):
+        measured: dict[tuple, list[dict]] = {setting: [] for setting in settings}
+        for round_ in range(args.repeat):  # alternate the order, so that a drifting load favours no setting
+            for workers, tasks in (settings if round_ % 2 == 0 else settings[::-1]):
                 config = {"suite": suite, "stages": ["respond"], "responses": responses,
                           "execution": {"n_jobs": workers, "tasks": tasks}}
-                measured = [run_once(config, folder, f"{workers}-{tasks}-{i}") for i in range(args.repeat)]
-                outs += [m["out"] for m in measured]
-                rows.append({"workers": workers, "tasks": tasks if workers > 1 else "(in process)",
-                             "respond_s": statistics.median(m["stage_s"] for m in measured),
-                             "process_s": statistics.median(m["process_s"] for m in measured),
-                             "datasets": measured[0]["datasets"]})
-                print(f"  {workers} worker(s), tasks {rows[-1]['tasks']}: {rows[-1]['respond_s']:.1f} s", flush=True)
+                run = run_once(config, folder, f"{workers}-{tasks}-{round_}")
+                run["load"] = os.getloadavg()[0]
+                measured[(workers, tasks)].append(run)
+                print(f"  {workers} worker(s), tasks {tasks}: {run['stage_s']:.1f} s, CPU {run['cpu_s']:.1f} s, "
+                      f"load {run['load']:.1f}", flush=True)
+        serial = measured[(1, "fits")]
+        datasets = {name: statistics.median(run["datasets"][name] for run in serial) for name in serial[0]["datasets"]}
+        work = sum(datasets.values())
+        rows = []
+        for (workers, tasks), runs in measured.items():
+            bound = work if workers == 1 else max(work / workers, max(datasets.values()) if tasks == "datasets" else 0.0)
+            rows.append({"workers": workers, "tasks": tasks if workers > 1 else "(in process)",
+                         "respond_s": statistics.median(run["stage_s"] for run in runs),
+                         "cpu_s": statistics.median(run["cpu_s"] for run in runs), "bound_s": bound,
+                         "load": statistics.median(run["load"] for run in runs)})
         table = pd.DataFrame(rows)
-        serial = table.loc[table["workers"] == 1, "respond_s"]
-        base = float(serial.iloc[0]) if len(serial) else float("nan")
-        work = sum(rows[0]["datasets"].values())
-        table["speedup"] = (base / table["respond_s"]).round(2)
-        table["bound_s"] = [max(work / r["workers"], max(r["datasets"].values()) if r["tasks"] == "datasets"
-                                else 0.0) if r["workers"] > 1 else work for r in rows]
-        print(f"\nwork of the 1-worker run: {work:.1f} s (big dataset {rows[0]['datasets'].get('big', float('nan')):.1f} s)")
-        print(table[["workers", "tasks", "respond_s", "speedup", "bound_s", "process_s"]].round(1).to_string(index=False))
-        for workers in sorted({r["workers"] for r in rows if r["workers"] > 1}):
+        table["speedup"] = table["respond_s"].iloc[0] / table["respond_s"]
+        print(f"\nwork of the 1-worker runs: {work:.1f} s (big dataset {datasets.get('big', float('nan')):.1f} s); "
+              f"medians of {args.repeat} run(s); bound_s: work / workers, and the longest dataset for one task per "
+              "dataset; cpu_s: CPU time of the run and its workers; load: 1-min load average after the run")
+        print(table[["workers", "tasks", "respond_s", "speedup", "bound_s", "cpu_s", "load"]].round(2).to_string(index=False))
+        for workers in args.workers[1:]:
             by = table[table["workers"] == workers].set_index("tasks")["respond_s"]
             print(f"{workers} workers: (dataset, fit) tasks / one task per dataset = {by['fits'] / by['datasets']:.2f}")
+        outs = [run["out"] for runs in measured.values() for run in runs]
         print(f"responses identical across all {len(outs)} runs: {'yes' if same_results(outs) else 'NO'}")
         print(f"load average at the end: {', '.join(f'{v:.1f}' for v in os.getloadavg())}")
 
