@@ -4,14 +4,16 @@ A suite of one large synthetic dataset and several small ones (``make_classifica
 CSV files) goes through the response stage of ``benchirt run`` with 1, 2 and 4 local process workers
 (loky), once with one task per dataset (``execution.tasks: datasets``) and once as (dataset, fit)
 tasks (``execution.tasks: fits``, the default; :mod:`benchirt.pipeline.fits`). Each run is a fresh
-process into a fresh run directory; the time is the response stage's wall time from the run's
-manifest (worker start-up included). With one worker both granularities run the same code in
-process, so it runs once. The script checks that every run produced the same responses bit for bit.
+process into a fresh run directory; its time is the response stage's wall time from the run's
+manifest (worker start-up included), beside the CPU time of the run and its workers and the load
+average after it. With one worker both granularities run the same code in process, so it runs once
+per round. The settings run in rounds of alternating order (a drifting load on a shared machine then
+favours none) and the medians are shown. The script checks that every run produced the same
+responses bit for bit.
 
-The lower bounds printed beside: ``work / workers`` (the work is the summed seconds of the datasets'
-tasks in the 1-worker run) and, for one task per dataset, the longest dataset.
-A machine with fewer cores than workers cannot run them side by side: on 2 cores, 4 workers cannot
-beat 2.
+The lower bounds printed beside: ``work / workers`` (the work is the summed seconds of the datasets
+in the 1-worker runs) and, for one task per dataset, the longest dataset. A machine with fewer free
+cores than workers cannot run them side by side: on 2 cores, 4 workers cannot beat 2.
 
     python benchmarks/speedup.py                   # what docs/scale.md shows
     python benchmarks/speedup.py --repeat 3 --workers 1 2 4 8 --big-rows 4000 --folds 10 --ladder 100
@@ -91,6 +93,75 @@ def same_results(outs: list[Path]) -> bool:
     return True
 
 
+class VirtualWorkers:
+    """An executor on a virtual clock: ``workers`` idle workers, each task lasting what it took when run here.
+
+    Every task is run for real once, in this process, one at a time (``cache`` keeps its outcome and
+    seconds by task name), so the durations of all schedules come from the same measurements; the
+    scheduling itself is benchirt's (:class:`benchirt.pipeline.fits.ResponseFits` hands out the tasks).
+    """
+
+    def __init__(self, workers: int, cache: dict) -> None:
+        self.workers, self.cache, self.clock = workers, cache, 0.0
+
+    def map(self, fn, tasks):
+        import heapq
+        from dataclasses import replace
+
+        from benchirt.pipeline.executors import attempt, task_source
+
+        source, running, order = task_source(tasks), [], 0
+        while True:
+            while len(running) < self.workers and (task := source.next_task()) is not None:
+                name, args = task
+                if name not in self.cache:
+                    self.cache[name] = attempt(fn, name, args)
+                heapq.heappush(running, (self.clock + self.cache[name].seconds, order, name))
+                order += 1
+            if not running:
+                return
+            self.clock, _, name = heapq.heappop(running)
+            yield replace(self.cache[name])
+
+
+def replay(suite: list[str], responses: dict, workers: list[int]) -> None:
+    """The schedules' wall time on idle workers, from task times measured one at a time (see VirtualWorkers)."""
+    from benchirt.data import resolve_suite
+    from benchirt.pipeline.fits import response_fits
+    from benchirt.pipeline.runner import _call
+    from benchirt.pipeline.stages import respond_dataset
+    from benchirt.responses import ResponseConfig
+
+    config = ResponseConfig.from_dict(responses)
+    specs = resolve_suite(suite)
+    tasks = [(spec.name, (respond_dataset, spec, config, False, None)) for spec in specs]
+    cache: dict = {}
+    rows = []
+    for count in workers:
+        executor = VirtualWorkers(count, cache)
+        assert all(outcome.status == "ok" for outcome in response_fits(executor, tasks, _call))
+        per_dataset = [sum(o.seconds for name, o in cache.items() if name.startswith(f"{spec.name} · ")) for spec in specs]
+        in_order = _list_schedule(per_dataset, count)
+        rows.append({"workers": count, "datasets_s": in_order, "fits_s": executor.clock,
+                     "longest_dataset_s": max(per_dataset), "longest_task_s": max(o.seconds for o in cache.values())})
+    table = pd.DataFrame(rows)
+    work = table["datasets_s"].iloc[0]
+    table["datasets_speedup"], table["fits_speedup"] = work / table["datasets_s"], work / table["fits_s"]
+    print(f"\nReplay on idle workers: {len(cache)} tasks timed one at a time here ({work:.1f} s of work), scheduled as "
+          "benchirt schedules them: one task per dataset in suite order, or (dataset, fit) tasks")
+    print(table.round(2).to_string(index=False))
+
+
+def _list_schedule(seconds: list[float], workers: int) -> float:
+    """Wall time of tasks started in the given order, each on the first free worker."""
+    import heapq
+
+    loads = [0.0] * workers
+    for task in seconds:
+        heapq.heapreplace(loads, loads[0] + task)
+    return max(loads)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
@@ -101,6 +172,9 @@ def main() -> None:
     parser.add_argument("--small-rows", type=int, default=300)
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--ladder", type=int, default=10)
+    parser.add_argument("--replay-workers", type=int, nargs="*", default=[1, 2, 4, 8, 16],
+                        help="idle workers of the replay (none: no replay)")
+    parser.add_argument("--no-processes", action="store_true", help="only the replay, no runs with worker processes")
     args = parser.parse_args()
     args.workers = sorted(set(args.workers))
     if args.workers[0] != 1:
@@ -114,6 +188,10 @@ def main() -> None:
         suite = write_suite(folder, args.big_rows, args.small, args.small_rows)
         print(f"suite: big ({args.big_rows} x 40, 3 classes) + {args.small} small ({args.small_rows} x 10, 2 classes); "
               f"responses: default pool, {responses}")
+        if args.replay_workers:
+            replay(suite, responses, sorted(set(args.replay_workers) | {1}))
+        if args.no_processes:
+            return
         measured: dict[tuple, list[dict]] = {setting: [] for setting in settings}
         for round_ in range(args.repeat):  # alternate the order, so that a drifting load favours no setting
             for workers, tasks in (settings if round_ % 2 == 0 else settings[::-1]):
