@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from benchirt.placement import fit_score_model, load_calibration, plan_datasets
+from benchirt.pool import ARTIFICIAL_NAMES, DECODIRT_NAMES
 from benchirt.placement.standing import average_ranks, position, standing
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,56 +84,84 @@ def floor(scores: pd.DataFrame, classifier: str, model) -> float:
     return float(np.mean(errors))
 
 
-def loco(path: Path) -> pd.DataFrame:
+def adaptive_plan(model, truth: pd.Series, k: int) -> list[str]:
+    """The plan continued after every result (`benchirt plan --observed` once per dataset run)."""
+    chosen: list[str] = []
+    while len(chosen) < k:
+        chosen.append(plan_datasets(model, len(chosen) + 1, truth.loc[chosen])["dataset"].iloc[-1])
+    return chosen
+
+
+def is_artificial(name: str) -> bool:
+    """decodIRT's and benchirt's artificial respondents (optimal, pessimal, majority, minority, random)."""
+    return name in ARTIFICIAL_NAMES or DECODIRT_NAMES.get(name) in ARTIFICIAL_NAMES
+
+
+def loco(path: Path, n_random: int = N_RANDOM) -> pd.DataFrame:
     scores = load_calibration(path).scores
     n = len(scores)
     rng = np.random.default_rng(0)
     rows = []
     for classifier in scores.columns:
+        base = {"classifier": classifier, "artificial": is_artificial(str(classifier))}
         model = fit_score_model(scores.drop(columns=classifier))
-        rows.append({"classifier": classifier, "kind": "floor", "score_err": floor(scores, classifier, model)})
+        previous = fit_score_model(scores.drop(columns=classifier), prior="gaussian")
+        rows.append({**base, "kind": "floor", "score_err": floor(scores, classifier, model)})
+        rows.append({**base, "kind": "floor, previous model", "score_err": floor(scores, classifier, previous)})
         for fraction in FRACTIONS:
             k = max(2, math.ceil(fraction * n))
+            cell = {**base, "fraction": fraction, "K": k}
             plan = plan_datasets(model, k)["dataset"].tolist()
-            rows.append({"classifier": classifier, "fraction": fraction, "K": k, "kind": "plan",
-                         **evaluate(scores, classifier, plan, model, True)})
-            for _ in range(N_RANDOM):
+            rows.append({**cell, "kind": "plan", **evaluate(scores, classifier, plan, model, True)})
+            rows.append({**cell, "kind": "adaptive plan",
+                         **evaluate(scores, classifier, adaptive_plan(model, scores[classifier], k), model, True)})
+            old = plan_datasets(previous, k)["dataset"].tolist()
+            rows.append({**cell, "kind": "plan, previous model", **evaluate(scores, classifier, old, previous, True)})
+            for _ in range(n_random):
                 chosen = list(rng.choice(scores.index.to_numpy(), k, replace=False))
-                rows.append({"classifier": classifier, "fraction": fraction, "K": k, "kind": "random",
-                             **evaluate(scores, classifier, chosen, model, False)})
+                rows.append({**cell, "kind": "random", **evaluate(scores, classifier, chosen, model, False)})
     return pd.DataFrame(rows)
 
 
 def summarise(results: pd.DataFrame) -> pd.DataFrame:
     lines = []
-    noise_floor = results.loc[results["kind"] == "floor", "score_err"].mean()
+    floors = results[results["kind"].str.startswith("floor")].groupby("kind")["score_err"].mean()
     for (fraction, k), group in results.dropna(subset=["K"]).groupby(["fraction", "K"]):
-        plan, rand = group[group["kind"] == "plan"], group[group["kind"] == "random"]
-        line = {"K": f"{int(k)} ({fraction:.0%})", "score_err all other datasets measured": noise_floor}
+        rand = group[group["kind"] == "random"]
+        line = {"K": f"{int(k)} ({fraction:.0%})"}
         for metric in ("score_err", "suite_err", "rank_err"):
-            line[f"{metric} plan"] = plan[metric].mean()
+            for kind in ("plan", "adaptive plan", "plan, previous model"):
+                line[f"{metric} {kind}"] = group.loc[group["kind"] == kind, metric].mean()
             line[f"{metric} random+model"] = rand[metric].mean()
             line[f"{metric} random only"] = rand[f"naive_{metric}"].mean()
-            line[f"{metric} plan/random only"] = plan[metric].mean() / rand[f"naive_{metric}"].mean()
-        line["score 90% coverage"] = plan["score_cover"].mean()
-        line["rank 90% coverage"] = plan["rank_cover"].mean()
+            if metric == "score_err":
+                line["score_err all other datasets measured"] = floors["floor"]
+                line["score_err all other measured, previous model"] = floors["floor, previous model"]
+            for kind in ("plan", "adaptive plan"):
+                line[f"{metric} {kind}/random only"] = line[f"{metric} {kind}"] / line[f"{metric} random only"]
+        for kind in ("plan", "adaptive plan", "plan, previous model"):
+            line[f"score 90% coverage, {kind}"] = group.loc[group["kind"] == kind, "score_cover"].mean()
+            line[f"rank 90% coverage, {kind}"] = group.loc[group["kind"] == kind, "rank_cover"].mean()
         lines.append(line)
     return pd.DataFrame(lines).set_index("K")
 
 
-def main(paths: list[Path]) -> None:
+def main(paths: list[Path], n_random: int = N_RANDOM) -> None:
     for path in paths:
         if not (path.is_dir() or path.is_file()):
             print(f"{path}: not found, skipped (run `benchirt run configs/cc18-offline.yaml` for the cc18-offline table)")
             continue
         start = time.perf_counter()
-        results = loco(path)
-        table = summarise(results)
-        n_classifiers = results["classifier"].nunique()
-        print(f"\n{path.name}: leave-one-classifier-out over {n_classifiers} classifiers, "
-              f"{N_RANDOM} random draws per K ({time.perf_counter() - start:.1f} s)")
-        with pd.option_context("display.width", 200, "display.max_columns", 30, "display.float_format", "{:.3f}".format):
-            print(table.T.to_string())
+        results = loco(path, n_random)
+        seconds = time.perf_counter() - start
+        real = results[~results["artificial"]]
+        for label, subset in (("every classifier", results), ("real classifiers only", real)):
+            print(f"\n{path.name}: leave-one-classifier-out, {label} left out in turn "
+                  f"({subset['classifier'].nunique()} of {results['classifier'].nunique()}; the pool is always all the "
+                  f"others), {n_random} random draws per K ({seconds:.1f} s)")
+            with pd.option_context("display.width", 200, "display.max_columns", 30,
+                                   "display.float_format", "{:.3f}".format):
+                print(summarise(subset).T.to_string())
 
 
 def timing(config: str | None) -> None:
@@ -164,5 +193,7 @@ def timing(config: str | None) -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--timing"]:
         timing(sys.argv[2] if len(sys.argv) > 2 else None)
+    elif sys.argv[1:2] == ["--quick"]:  # iteration: 3 random draws per K instead of 20
+        main([Path(p) for p in sys.argv[2:]] or DEFAULTS, n_random=3)
     else:
         main([Path(p) for p in sys.argv[1:]] or DEFAULTS)

@@ -231,31 +231,42 @@ def fit_score_model(scores: pd.DataFrame, rank: int | None = None, prior: str = 
     if usable < wanted:
         notes.append(f"rank {usable} instead of {wanted}: {n_classifiers} classifiers on {n_datasets} datasets "
                      "support no more latent factors")
-    if prior == "gaussian":  # in-sample residuals of the held-out fits (the previous model, unchanged)
-        model = _fit(matrix, usable, prior, None, notes)
-        model["noise"] = _loco_noise(matrix, usable, prior, None)
-    else:  # the mixture's weights depend on the noise: two leave-one-classifier-out passes from unit noise
+    center, scale, z = _standardise(matrix, notes)
+    if prior == "gaussian":  # the previous model, unchanged: held-out fits on re-standardised scores
+        noise = _loco_noise(matrix, usable, prior, None, restandardise=True)
+    else:  # the mixture's weights depend on the noise: two passes from unit noise, in the pool's units
         noise = np.ones(n_datasets)
         for _ in range(2):
-            noise = _loco_noise(matrix, usable, prior, noise)
-        model = _fit(matrix, usable, prior, noise, notes)
-    return ScoreModel(scores=scores, center=model["center"], scale=model["scale"], loadings=model["loadings"],
-                      prior=model["prior"], noise=model["noise"], kind=prior, notes=notes)
+            noise = _loco_noise(z, usable, prior, noise, restandardise=False)
+    loadings, mixture, _ = _factor(z, usable, prior, noise)
+    return ScoreModel(scores=scores, center=center, scale=scale, loadings=loadings, prior=mixture, noise=noise,
+                      kind=prior, notes=notes)
 
 
-def _loco_noise(matrix: np.ndarray, rank: int, prior: str, noise: np.ndarray | None) -> np.ndarray:
-    """Mean squared leave-one-classifier-out residual per dataset: the error of predicting an unseen column."""
+def _loco_noise(matrix: np.ndarray, rank: int, prior: str, noise: np.ndarray | None,
+                restandardise: bool) -> np.ndarray:
+    """Mean squared leave-one-classifier-out residual per dataset: the error of predicting an unseen column.
+
+    Each column is predicted from all datasets by a model fitted without it. ``restandardise``: the
+    held-out fit standardises the remaining scores afresh (the Gaussian prior); otherwise ``matrix``
+    is already the pool's standardised scores and the residuals are in those units, the units the
+    full model predicts in (the mixture prior).
+    """
     residuals = np.empty(matrix.shape)
     for c in range(matrix.shape[1]):
-        rest = _fit(np.delete(matrix, c, axis=1), rank, prior, noise, [])
-        column = (matrix[:, c] - rest["center"]) / rest["scale"]
-        posterior = _conjugate(rest["prior"], rest["loadings"], rest["noise"], column)
-        residuals[:, c] = column - rest["loadings"] @ (posterior.weights @ posterior.means)
+        rest = np.delete(matrix, c, axis=1)
+        column = matrix[:, c]
+        if restandardise:
+            center, scale, rest = _standardise(rest, [])
+            column = (column - center) / scale
+        loadings, mixture, rest_noise = _factor(rest, rank, prior, noise)
+        posterior = _conjugate(mixture, loadings, rest_noise, column)
+        residuals[:, c] = column - loadings @ (posterior.weights @ posterior.means)
     return np.maximum((residuals**2).mean(axis=1), 1e-6)
 
 
-def _fit(matrix: np.ndarray, rank: int, prior: str, noise: np.ndarray | None, notes: list[str]) -> dict:
-    """Standardise rows, truncated SVD, the pool prior; ``noise`` given, or the in-sample residual variance."""
+def _standardise(matrix: np.ndarray, notes: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-dataset pool mean, SD (1 where every member scores the same, with a note) and standardised scores."""
     center = matrix.mean(axis=1)
     scale = matrix.std(axis=1, ddof=1)
     flat = scale <= 1e-12 * np.maximum(1.0, np.abs(center))
@@ -263,9 +274,13 @@ def _fit(matrix: np.ndarray, rank: int, prior: str, noise: np.ndarray | None, no
         notes.append(f"{int(flat.sum())} dataset(s) where every pool member scores the same: they carry no "
                      "information on the ranking and get unit scale")
         scale = np.where(flat, 1.0, scale)
-    z = (matrix - center[:, None]) / scale[:, None]
+    return center, scale, (matrix - center[:, None]) / scale[:, None]
+
+
+def _factor(z: np.ndarray, rank: int, prior: str, noise: np.ndarray | None) -> tuple[np.ndarray, Mixture, np.ndarray]:
+    """Truncated SVD of standardised scores and the pool prior; ``noise`` given, or the in-sample residual variance."""
     u, singular, vt = np.linalg.svd(z, full_matrices=False)
-    n_classifiers = matrix.shape[1]
+    n_classifiers = z.shape[1]
     loadings = u[:, :rank] * singular[:rank] / np.sqrt(n_classifiers)
     skills = vt[:rank].T * np.sqrt(n_classifiers)
     skill_cov = np.atleast_2d(np.cov(skills.T)) + 1e-6 * np.eye(rank)
@@ -274,14 +289,13 @@ def _fit(matrix: np.ndarray, rank: int, prior: str, noise: np.ndarray | None, no
         noise = np.maximum((residual**2).sum(axis=1) / max(n_classifiers - rank - 1, 1), 1e-6)
     broad = Mixture(np.ones(1), skills.mean(axis=0)[None], skill_cov[None])
     if prior == "gaussian":
-        mixture = broad
-    else:
-        mixture = Mixture(
-            np.append(np.full(n_classifiers, (1 - MIXTURE_BROAD) / n_classifiers), MIXTURE_BROAD),
-            np.vstack([skills, broad.means]),
-            np.concatenate([np.repeat(MIXTURE_SPREAD * skill_cov[None], n_classifiers, axis=0), broad.covs]),
-        )
-    return {"center": center, "scale": scale, "loadings": loadings, "prior": mixture, "noise": noise}
+        return loadings, broad, noise
+    mixture = Mixture(
+        np.append(np.full(n_classifiers, (1 - MIXTURE_BROAD) / n_classifiers), MIXTURE_BROAD),
+        np.vstack([skills, broad.means]),
+        np.concatenate([np.repeat(MIXTURE_SPREAD * skill_cov[None], n_classifiers, axis=0), broad.covs]),
+    )
+    return loadings, mixture, noise
 
 
 def _conjugate(prior: Mixture, loadings: np.ndarray, noise: np.ndarray, z: np.ndarray) -> Mixture:
