@@ -43,10 +43,32 @@ def test_prediction_recovers_a_noise_free_column():
     assert (table.loc[~rest, "low"] == table.loc[~rest, "score"]).all() and table["observed"].sum() == 5
 
 
-def test_ninety_percent_intervals_cover_on_simulated_data():
-    """Fresh classifiers from the same generative model: coverage of the 90 % intervals is about 90 %."""
+def family_scores(n_datasets=40, n_families=5, per_family=4, extra_per_family=6, noise=0.4, seed=3):
+    """Classifiers in families (a shared skill vector plus a small jitter), the first members the pool."""
+    rng = np.random.default_rng(seed)
+    loadings = rng.normal(size=(n_datasets, 3))
+    centres = rng.normal(size=(n_families, 3))
+    columns, names, pool = [], [], []
+    for f in range(n_families):
+        for j in range(per_family + extra_per_family):
+            skills = centres[f] + 0.2 * rng.normal(size=3)
+            columns.append(loadings @ skills + noise * rng.standard_normal(n_datasets))
+            names.append(f"f{f}_{j}")
+            pool.append(j < per_family)
+    scores = pd.DataFrame(50 + 10 * np.array(columns).T, index=[f"d{i:02d}" for i in range(n_datasets)], columns=names)
+    return scores, np.array(pool)
+
+
+@pytest.mark.parametrize("prior, rank, band", [("gaussian", 2, (0.85, 0.96)), ("mixture", 2, (0.85, 0.96)),
+                                               ("mixture", None, (0.80, 0.99))])
+def test_ninety_percent_intervals_cover_on_simulated_data(prior, rank, band):
+    """Fresh classifiers from the same generative model: coverage of the 90 % intervals is about 90 %.
+
+    At its default (full) rank the mixture is misspecified for these unclustered classifiers (it
+    expects a newcomer to resemble a pool member): its coverage must still be in the required 80-99 %.
+    """
     scores = simulated_scores(n_datasets=40, n_classifiers=20, noise=0.4, seed=1, extra=30)
-    model = fit_score_model(scores.iloc[:, :20], rank=2)
+    model = fit_score_model(scores.iloc[:, :20], rank=rank, prior=prior)
     inside = []
     rng = np.random.default_rng(2)
     for name in scores.columns[20:]:
@@ -55,7 +77,71 @@ def test_ninety_percent_intervals_cover_on_simulated_data():
         table = model.predict(observed)
         rest = ~table["observed"]
         inside.extend(((table["low"] <= truth) & (truth <= table["high"]))[rest])
-    assert 0.85 <= np.mean(inside) <= 0.96
+    assert band[0] <= np.mean(inside) <= band[1]
+
+
+@pytest.mark.parametrize("prior", ["gaussian", "mixture"])
+def test_intervals_cover_classifiers_that_resemble_pool_members(prior):
+    """Families of similar classifiers (the mixture prior's premise): 90 % intervals cover 80-99 %."""
+    scores, pool = family_scores()
+    model = fit_score_model(scores.loc[:, pool], prior=prior)
+    rng = np.random.default_rng(4)
+    inside = []
+    for name in scores.columns[~pool]:
+        truth = scores[name]
+        table = model.predict(truth.iloc[rng.choice(40, 4, replace=False)])
+        rest = ~table["observed"]
+        inside.extend(((table["low"] <= truth) & (truth <= table["high"]))[rest])
+    assert 0.80 <= np.mean(inside) <= 0.99
+
+
+def test_mixture_beats_the_single_gaussian_on_family_members():
+    """A newcomer from a pool family: the posterior weight goes to that family (4 datasets observed;
+    93 % of newcomers here) and the error is lower than under one Gaussian (by 10 % here)."""
+    scores, pool = family_scores()
+    mixture = fit_score_model(scores.loc[:, pool])
+    gaussian = fit_score_model(scores.loc[:, pool], prior="gaussian")
+    errors, found = {"mixture": [], "gaussian": []}, []
+    for name in scores.columns[~pool]:
+        truth = scores[name]
+        observed = truth.iloc[[3, 11, 19, 27]]
+        weights = mixture.posterior(observed).weights[:-1]      # the last component is the broad one
+        family = scores.columns[pool].str.split("_").str[0]
+        by_family = pd.Series(weights, index=family).groupby(level=0).sum()
+        found.append(by_family.idxmax() == name.split("_")[0])
+        for label, model in (("mixture", mixture), ("gaussian", gaussian)):
+            table = model.predict(observed)
+            rest = ~table["observed"]
+            errors[label].append(np.mean(np.abs(table.loc[rest, "score"] - truth[rest])))
+    assert np.mean(found) >= 0.8 and np.mean(errors["mixture"]) < 0.95 * np.mean(errors["gaussian"])
+
+
+def test_mixture_weights_are_the_components_marginal_likelihoods():
+    """Posterior weight of component k ∝ prior weight × N(z_O; F_O m_k, F_O S_k F_Oᵀ + diag(noise_O))."""
+    from scipy.stats import multivariate_normal
+
+    model = fit_score_model(simulated_scores(n_datasets=12, n_classifiers=6))
+    observed = model.scores.iloc[[1, 4, 7], 2] + 0.5
+    z = model.standardise(observed).to_numpy()
+    loadings, noise = model.loadings[[1, 4, 7]], model.noise[[1, 4, 7]]
+    prior = model.prior
+    log = np.log(prior.weights) + np.array([
+        multivariate_normal(loadings @ m, loadings @ s @ loadings.T + np.diag(noise)).logpdf(z)
+        for m, s in zip(prior.means, prior.covs)
+    ])
+    expected = np.exp(log - log.max()) / np.exp(log - log.max()).sum()
+    np.testing.assert_allclose(model.posterior(observed).weights, expected, rtol=1e-8, atol=1e-12)
+
+
+def test_plan_continued_from_scores_depends_on_the_values():
+    """Under the mixture prior the next dataset depends on what was measured (adaptive design)."""
+    scores, pool = family_scores()
+    model = fit_score_model(scores.loc[:, pool])
+    first = plan_datasets(model, 1)["dataset"].iloc[0]
+    nexts = {plan_datasets(model, 2, scores.loc[[first], name])["dataset"].iloc[1] for name in scores.columns[~pool]}
+    assert len(nexts) > 1
+    names_only = plan_datasets(model, 2, [first])
+    assert names_only["dataset"].iloc[0] == first and names_only["status"].tolist() == ["observed", "to run"]
 
 
 def test_plan_order_budget_and_continuation():

@@ -49,7 +49,7 @@ DEFAULT_RANK = GAUSSIAN_RANK
 #: Priors of :func:`fit_score_model`.
 PRIORS = ("mixture", "gaussian")
 #: Mixture prior: each member component's covariance as a share of the pool's skill covariance.
-MIXTURE_SPREAD = 0.05
+MIXTURE_SPREAD = 0.2
 #: Mixture prior: weight of the broad component (a classifier unlike every pool member).
 MIXTURE_BROAD = 0.1
 
