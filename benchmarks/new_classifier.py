@@ -1,8 +1,11 @@
 """Leave-one-classifier-out check of `benchirt plan` / `benchirt predict` (docs/new-classifier.md).
 
 For every classifier of a calibration, the classifier is taken out of the pool, the model is fitted
-on the rest, and the classifier is "run" on K datasets — the K the plan chooses, or K chosen at
-random (20 draws) — then its other scores and its standing are predicted and compared with the truth:
+on the rest, and the classifier is "run" on K datasets — the K the plan chooses (made before any
+result: `benchirt plan --budget K`, `benchirt add --budget K`), the K an adaptive plan chooses
+(re-planned after each result: `benchirt plan --observed`), the K the previous model (one Gaussian
+prior, rank 3) plans, or K chosen at random (20 draws) — then its other scores and its standing are
+predicted and compared with the truth:
 
 * score error: mean |predicted − true| over the datasets not run, in pool standard deviations;
 * suite error: |predicted − true| mean standardised score over the whole suite (the summary the
@@ -14,9 +17,14 @@ random (20 draws) — then its other scores and its standing are predicted and c
 Baselines at the same K: "random + model" (random datasets, the same predictor) and "random only"
 (random datasets and nothing else: the suite score is the mean over the K datasets, every other
 dataset is predicted at the pool mean shifted by that offset, the rank is the average rank over the K).
+"plan/random only" ratios carry a 90 % bootstrap interval over the held-out classifiers. Two tables per
+calibration: every classifier held out in turn, and only the real ones (a user adds a real classifier;
+the artificial optimal/pessimal/majority/minority/random respondents lie outside the pool's range by
+construction) — the pool is always all the other classifiers.
 
     .venv/bin/python benchmarks/new_classifier.py [CALIBRATION ...]
     # default: ../shared/data/decodirt-reference, and runs/cc18-offline when that run exists
+    .venv/bin/python benchmarks/new_classifier.py --quick [CALIBRATION ...]   # 3 random draws per K (iteration)
     .venv/bin/python benchmarks/new_classifier.py --timing [CONFIG]
     # `benchirt run CONFIG` (default: the packaged default) into a fresh folder, then `benchirt add` of a
     # logistic regression: wall times, the training part of `add`, and their ratios to the first run
@@ -34,8 +42,8 @@ import numpy as np
 import pandas as pd
 
 from benchirt.placement import fit_score_model, load_calibration, plan_datasets
-from benchirt.pool import ARTIFICIAL_NAMES, DECODIRT_NAMES
 from benchirt.placement.standing import average_ranks, position, standing
+from benchirt.pool import ARTIFICIAL_NAMES, DECODIRT_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULTS = [ROOT.parent / "shared" / "data" / "decodirt-reference", ROOT / "runs" / "cc18-offline"]
@@ -123,6 +131,21 @@ def loco(path: Path, n_random: int = N_RANDOM) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def ratio(group: pd.DataFrame, kind: str, metric: str, n_boot: int = 2000) -> str:
+    """Mean error of ``kind`` over mean "random only" error, with a 90 % bootstrap interval over held-out classifiers.
+
+    Each classifier is one unit (its plan error, its mean random-only error over the draws); the
+    classifiers are resampled with replacement (paired: both means from the same resample).
+    """
+    planned = group[group["kind"] == kind].groupby("classifier")[metric].mean()
+    naive = group[group["kind"] == "random"].groupby("classifier")[f"naive_{metric}"].mean().loc[planned.index]
+    rng = np.random.default_rng(1)
+    picks = rng.integers(0, len(planned), size=(n_boot, len(planned)))
+    boot = planned.to_numpy()[picks].mean(axis=1) / naive.to_numpy()[picks].mean(axis=1)
+    low, high = np.quantile(boot, [0.05, 0.95])
+    return f"{planned.mean() / naive.mean():.2f} [{low:.2f}, {high:.2f}]"
+
+
 def summarise(results: pd.DataFrame) -> pd.DataFrame:
     lines = []
     floors = results[results["kind"].str.startswith("floor")].groupby("kind")["score_err"].mean()
@@ -138,7 +161,7 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
                 line["score_err all other datasets measured"] = floors["floor"]
                 line["score_err all other measured, previous model"] = floors["floor, previous model"]
             for kind in ("plan", "adaptive plan"):
-                line[f"{metric} {kind}/random only"] = line[f"{metric} {kind}"] / line[f"{metric} random only"]
+                line[f"{metric} {kind}/random only [90% CI]"] = ratio(group, kind, metric)
         for kind in ("plan", "adaptive plan", "plan, previous model"):
             line[f"score 90% coverage, {kind}"] = group.loc[group["kind"] == kind, "score_cover"].mean()
             line[f"rank 90% coverage, {kind}"] = group.loc[group["kind"] == kind, "rank_cover"].mean()
