@@ -211,6 +211,15 @@ def test_plan_and_predict_commands(shared_data, tmp_path, capsys):
     assert "rank" in capsys.readouterr().out
 
 
+def test_plan_command_prior_option(shared_data, tmp_path):
+    """`--prior gaussian` plans with the previous model: the same datasets as the API's Gaussian-prior plan."""
+    reference = shared_data / "decodirt-reference"
+    assert main(["plan", str(reference), "--budget", "4", "--out", str(tmp_path), "--prior", "gaussian"]) == 0
+    model = fit_score_model(load_calibration(reference).scores, prior="gaussian")
+    assert model.rank == 3 and len(model.prior.weights) == 1
+    assert pd.read_csv(tmp_path / "plan.csv")["dataset"].tolist() == plan_datasets(model, 4)["dataset"].tolist()
+
+
 @pytest.mark.parametrize("args, message", [
     (["plan", "{ref}", "--budget", "51", "--out", "{out}"], "budget K=51 must be between 1 and the 50 datasets"),
     (["plan", "{ref}", "--budget", "3", "--out", "{out}", "--exclude", "nobody"], "--exclude ['nobody']: not in the calibration pool"),

@@ -14,7 +14,9 @@ a latent factor per respondent, item loadings learned on a calibration pool):
 * a new classifier has skills ``w`` and scores ``z_d = F_d w + e_d``, ``e_d ~ N(0, noise_d)``, where
   ``noise_d`` is the mean squared leave-one-classifier-out residual of dataset ``d`` (each pool member
   predicted from a model fitted without it, from all datasets), so the intervals carry the error of
-  predicting an unseen column;
+  predicting an unseen column. Under the mixture prior the residuals are taken in the pool's
+  standardised units (the units the model predicts in) and the estimate is iterated twice from unit
+  noise, since the mixture's weights depend on it;
 * the prior of ``w`` (``prior``):
 
   - ``"mixture"`` (default): new classifiers resemble existing ones. With probability
@@ -44,8 +46,6 @@ from benchirt.errors import ConfigError, DataError
 
 #: Latent factors of the ``"gaussian"`` prior (chosen on the decodIRT reference scores).
 GAUSSIAN_RANK = 3
-#: Kept for callers that name it: the rank the ``"gaussian"`` prior uses by default.
-DEFAULT_RANK = GAUSSIAN_RANK
 #: Priors of :func:`fit_score_model`.
 PRIORS = ("mixture", "gaussian")
 #: Mixture prior: each member component's covariance as a share of the pool's skill covariance.
