@@ -133,6 +133,27 @@ def test_mixture_weights_are_the_components_marginal_likelihoods():
     np.testing.assert_allclose(model.posterior(observed).weights, expected, rtol=1e-8, atol=1e-12)
 
 
+@pytest.mark.parametrize("prior", ["gaussian", "mixture"])
+def test_plan_steps_minimise_the_conditional_variance_of_the_suite_mean(prior):
+    """Each greedy step, recomputed by brute force: condition the score covariance on the chosen
+    datasets (Schur complement) and take the variance of the mean over the datasets still unrun."""
+    model = fit_score_model(simulated_scores(n_datasets=15, n_classifiers=8), prior=prior)
+    _, cov = model.moments(model.posterior(pd.Series(dtype=float)))
+    plan = plan_datasets(model, 3)
+    chosen = []
+    for row in plan.itertuples(index=False):
+        variances = {}
+        for d in set(range(15)) - set(chosen):
+            known, rest = chosen + [d], sorted(set(range(15)) - set(chosen) - {d})
+            block = cov[np.ix_(rest, rest)] - cov[np.ix_(rest, known)] @ np.linalg.solve(
+                cov[np.ix_(known, known)], cov[np.ix_(known, rest)])
+            variances[d] = block.sum() / 15**2
+        best = min(variances, key=variances.get)
+        assert model.datasets[best] == row.dataset
+        assert row.summary_sd == pytest.approx(np.sqrt(variances[best]), rel=1e-8)
+        chosen.append(best)
+
+
 def test_plan_continued_from_scores_depends_on_the_values():
     """Under the mixture prior the next dataset depends on what was measured (adaptive design)."""
     scores, pool = family_scores()
