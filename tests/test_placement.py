@@ -154,6 +154,25 @@ def test_plan_steps_minimise_the_conditional_variance_of_the_suite_mean(prior):
         chosen.append(best)
 
 
+def test_interval_bounds_are_the_predictive_mixture_quantiles():
+    """At ``low`` and ``high`` the predictive mixture's CDF is 0.05 and 0.95 on every unobserved dataset."""
+    from scipy.stats import norm
+
+    scores, pool = family_scores()
+    model = fit_score_model(scores.loc[:, pool])
+    observed = scores.iloc[[2, 9], -1]
+    table = model.predict(observed)
+    posterior = model.posterior(observed)
+    means = posterior.means @ model.loadings.T
+    sds = np.sqrt(np.einsum("dk,nkl,dl->nd", model.loadings, posterior.covs, model.loadings) + model.noise)
+    assert (posterior.weights > 0.01).sum() >= 2          # a real mixture, not one Gaussian
+    rest = ~table["observed"].to_numpy()
+    for column, level in (("low", 0.05), ("high", 0.95)):
+        z = (table[column].to_numpy() - model.center) / model.scale
+        cdf = posterior.weights @ norm.cdf((z - means) / sds)
+        np.testing.assert_allclose(cdf[rest], level, atol=1e-9)
+
+
 def test_plan_continued_from_scores_depends_on_the_values():
     """Under the mixture prior the next dataset depends on what was measured (adaptive design)."""
     scores, pool = family_scores()
