@@ -3,8 +3,9 @@
 For every classifier of a calibration, the classifier is taken out of the pool, the model is fitted
 on the rest, and the classifier is "run" on K datasets — the K the plan chooses (made before any
 result: `benchirt plan --budget K`, `benchirt add --budget K`), the K an adaptive plan chooses
-(re-planned after each result: `benchirt plan --observed`), the K the previous model (one Gaussian
-prior, rank 3) plans, or K chosen at random (20 draws) — then its other scores and its standing are
+(re-planned after each result: `benchirt plan --observed`), the K the plan for the average rank
+chooses (`benchirt plan --target rank`), the K the previous model (one Gaussian prior, rank 3)
+plans, or K chosen at random (20 draws) — then its other scores and its standing are
 predicted and compared with the truth:
 
 * score error: mean |predicted − true| over the datasets not run, in pool standard deviations;
@@ -123,6 +124,8 @@ def loco(path: Path, n_random: int = N_RANDOM) -> pd.DataFrame:
             rows.append({**cell, "kind": "plan", **evaluate(scores, classifier, plan, model, True)})
             rows.append({**cell, "kind": "adaptive plan",
                          **evaluate(scores, classifier, adaptive_plan(model, scores[classifier], k), model, True)})
+            ranked = plan_datasets(model, k, target="rank")["dataset"].tolist()
+            rows.append({**cell, "kind": "rank plan", **evaluate(scores, classifier, ranked, model, True)})
             old = plan_datasets(previous, k)["dataset"].tolist()
             rows.append({**cell, "kind": "plan, previous model", **evaluate(scores, classifier, old, previous, True)})
             for _ in range(n_random):
@@ -153,16 +156,16 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
         rand = group[group["kind"] == "random"]
         line = {"K": f"{int(k)} ({fraction:.0%})"}
         for metric in ("score_err", "suite_err", "rank_err"):
-            for kind in ("plan", "adaptive plan", "plan, previous model"):
+            for kind in ("plan", "adaptive plan", "rank plan", "plan, previous model"):
                 line[f"{metric} {kind}"] = group.loc[group["kind"] == kind, metric].mean()
             line[f"{metric} random+model"] = rand[metric].mean()
             line[f"{metric} random only"] = rand[f"naive_{metric}"].mean()
             if metric == "score_err":
                 line["score_err all other datasets measured"] = floors["floor"]
                 line["score_err all other measured, previous model"] = floors["floor, previous model"]
-            for kind in ("plan", "adaptive plan"):
+            for kind in ("plan", "adaptive plan", "rank plan"):
                 line[f"{metric} {kind}/random only [90% CI]"] = ratio(group, kind, metric)
-        for kind in ("plan", "adaptive plan", "plan, previous model"):
+        for kind in ("plan", "adaptive plan", "rank plan", "plan, previous model"):
             line[f"score 90% coverage, {kind}"] = group.loc[group["kind"] == kind, "score_cover"].mean()
             line[f"rank 90% coverage, {kind}"] = group.loc[group["kind"] == kind, "rank_cover"].mean()
         lines.append(line)

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from benchirt.cli import main
-from benchirt.errors import DataError
+from benchirt.errors import ConfigError, DataError
 from benchirt.placement import fit_score_model, load_calibration, plan_datasets, predict_new
 from benchirt.placement.standing import average_ranks, position
 
@@ -154,6 +154,36 @@ def test_plan_steps_minimise_the_conditional_variance_of_the_suite_mean(prior):
         chosen.append(best)
 
 
+def test_rank_plan_weights_datasets_by_the_pool_density_around_the_classifier():
+    """`target="rank"`: the first choice, recomputed by brute force with g_d = sum over pool members of
+    the predictive mixture density at their score (component by component, scipy's normal pdf)."""
+    from scipy.stats import norm
+
+    scores, pool = family_scores(n_datasets=12)
+    model = fit_score_model(scores.loc[:, pool])
+    prior = model.posterior(pd.Series(dtype=float))
+    _, cov = model.moments(prior)
+    z_pool = (model.scores.to_numpy() - model.center[:, None]) / model.scale[:, None]
+    g = np.zeros(12)
+    for weight, mean, skill_cov in zip(prior.weights, prior.means, prior.covs):
+        for d in range(12):
+            sd = np.sqrt(model.loadings[d] @ skill_cov @ model.loadings[d] + model.noise[d])
+            g[d] += weight * norm.pdf(z_pool[d], model.loadings[d] @ mean, sd).sum()
+    weighted = cov * np.outer(g, g)
+    variances = {}
+    for d in range(12):
+        rest = [j for j in range(12) if j != d]
+        block = weighted[np.ix_(rest, rest)] - np.outer(weighted[rest, d], weighted[d, rest]) / weighted[d, d]
+        variances[d] = block.sum() / 12**2
+    best = min(variances, key=variances.get)
+    plan = plan_datasets(model, 2, target="rank")
+    assert plan["dataset"].iloc[0] == model.datasets[best]
+    assert plan["summary_sd"].iloc[0] == pytest.approx(np.sqrt(variances[best]), rel=1e-8)
+    assert plan["summary_sd"].is_monotonic_decreasing
+    with pytest.raises(ConfigError, match="plan target 'median'"):
+        plan_datasets(model, 2, target="median")
+
+
 def test_interval_bounds_are_the_predictive_mixture_quantiles():
     """At ``low`` and ``high`` the predictive mixture's CDF is 0.05 and 0.95 on every unobserved dataset."""
     from scipy.stats import norm
@@ -251,13 +281,18 @@ def test_plan_and_predict_commands(shared_data, tmp_path, capsys):
     assert "rank" in capsys.readouterr().out
 
 
-def test_plan_command_prior_option(shared_data, tmp_path):
-    """`--prior gaussian` plans with the previous model: the same datasets as the API's Gaussian-prior plan."""
+def test_plan_command_prior_and_target_options(shared_data, tmp_path):
+    """`--prior gaussian` plans with the previous model, `--target rank` for the average rank: the same
+    datasets as the API gives."""
     reference = shared_data / "decodirt-reference"
     assert main(["plan", str(reference), "--budget", "4", "--out", str(tmp_path), "--prior", "gaussian"]) == 0
     model = fit_score_model(load_calibration(reference).scores, prior="gaussian")
     assert model.rank == 3 and len(model.prior.weights) == 1
     assert pd.read_csv(tmp_path / "plan.csv")["dataset"].tolist() == plan_datasets(model, 4)["dataset"].tolist()
+    assert main(["plan", str(reference), "--budget", "4", "--out", str(tmp_path), "--target", "rank"]) == 0
+    mixture = fit_score_model(load_calibration(reference).scores)
+    expected = plan_datasets(mixture, 4, target="rank")["dataset"].tolist()
+    assert pd.read_csv(tmp_path / "plan.csv")["dataset"].tolist() == expected
 
 
 @pytest.mark.parametrize("args, message", [

@@ -17,7 +17,8 @@ PLAN_DESCRIPTION = """\
 Choose the K datasets a new classifier should be run on so that its standing over the whole suite is
 pinned down best (greedy Bayesian design on a low-rank model of the calibration's score matrix; see
 docs/new-classifier.md). Writes DIR/plan.csv: dataset, order, status (observed / to run), summary_sd
-(posterior SD of the classifier's mean standardised score once the datasets up to that row are run).
+(posterior SD of the classifier's mean standardised score — or, with --target rank, of its average
+rank — once the datasets up to that row are run).
 With --observed OBS.csv (classifier, dataset, score of one new classifier) the plan continues from the
 datasets already run, given their scores (which pool members the classifier resembles); they count
 against K. Running one dataset at a time and re-planning after each is the adaptive use."""
@@ -38,6 +39,8 @@ def register(subparsers) -> None:
     plan.add_argument("calibration", metavar="CALIBRATION", help=CALIBRATION_HELP)
     plan.add_argument("--budget", type=int, required=True, metavar="K", help="number of datasets to run")
     plan.add_argument("--observed", metavar="OBS.csv", help="results so far (one new classifier)")
+    plan.add_argument("--target", choices=("suite", "rank"), default="suite",
+                      help="what to pin down: the mean score over the suite (default) or the average rank")
     _common(plan)
     plan.set_defaults(func=run_plan)
     predict = subparsers.add_parser("predict", help="predict new classifiers' scores and standing from a few datasets",
@@ -94,7 +97,7 @@ def run_plan(args: argparse.Namespace) -> int:
         if len(names) > 1:
             raise DataError(f"{args.observed}: plan continues one classifier's results, found {names}")
         done = pd.Series(observed["score"].to_numpy(float), index=observed["dataset"].to_numpy())
-    plan = plan_datasets(model, args.budget, done)
+    plan = plan_datasets(model, args.budget, done, target=args.target)
     out = Path(args.out)
     atomic_write_csv(out / "plan.csv", plan)
     todo = plan[plan["status"] == "to run"]

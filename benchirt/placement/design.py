@@ -8,7 +8,13 @@ residual noise), running dataset ``d`` leaves the unrun datasets ``R`` with the 
 .. math:: \\frac{1}{D^2}\\Big(\\mathbf 1_R^\\top \\Sigma_{RR} \\mathbf 1_R
           - \\frac{(\\mathbf 1_R^\\top \\Sigma_{Rd})^2}{\\Sigma_{dd}}\\Big), \\qquad R = \\text{unrun} \\setminus \\{d\\}
 
-(Gaussian conditioning). The plan adds, one at a time, the dataset that lowers this variance most
+(Gaussian conditioning). With ``target="rank"`` the summary is the classifier's average rank among
+the pool instead. By the delta method its change with the score on dataset ``d`` is minus the
+number of pool members per unit score around it, ``g_d = sum_c p_d(z_dc)`` (``p_d`` the current
+predictive density of the classifier's standardised score, ``z_dc`` the members' scores), so the
+same criterion runs on the covariance of ``g_d z_d / D``: datasets where the classifier sits among
+many pool members decide its rank, datasets where it is far from all of them hardly move it.
+The plan adds, one at a time, the dataset that lowers this variance most
 (greedy sequential design, the A-optimal criterion for a linear functional; Chaloner & Verdinelli
 1995). Within one plan the later choices condition ``Σ`` on the earlier ones, so a plan made
 before any result depends only on the calibration. Continuing from measured results
@@ -22,12 +28,17 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 
-from benchirt.errors import DataError
+from benchirt.errors import ConfigError, DataError
 from benchirt.placement.model import ScoreModel
 
+#: What a plan pins down: the mean standardised score over the suite, or the average rank.
+TARGETS = ("suite", "rank")
 
-def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.Series = ()) -> pd.DataFrame:
+
+def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.Series = (),
+                  target: str = "suite") -> pd.DataFrame:
     """The ``budget`` datasets to run, in order, continuing after those already ``observed``.
 
     Parameters
@@ -38,20 +49,27 @@ def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.S
     observed : sequence of str or pandas.Series
         Datasets the classifier has already been run on; a Series (index = dataset, values = measured
         scores) conditions the plan on the scores too (adaptive), a list of names only on the choice.
+    target : {"suite", "rank"}
+        The summary to pin down: the mean standardised score over the suite, or the average rank.
 
     Returns
     -------
     pandas.DataFrame
         ``dataset, order, status, summary_sd``: one row per dataset of the budget, ``status`` is
         ``observed`` (already run, in the given order) or ``to run``; ``summary_sd`` is the posterior
-        standard deviation of the mean standardised score once the datasets up to that row are run.
+        standard deviation of the target once the datasets up to that row are run (the mean
+        standardised score, or the average rank by the delta method).
 
     Raises
     ------
+    ConfigError
+        An unknown target.
     DataError
         ``budget`` below 1 or above the number of calibration datasets; observed datasets outside the
         calibration or more of them than the budget.
     """
+    if target not in TARGETS:
+        raise ConfigError(f"plan target {target!r}: expected one of {', '.join(TARGETS)}")
     n = len(model.datasets)
     if budget < 1 or budget > n:
         raise DataError(f"budget K={budget} must be between 1 and the {n} datasets of the calibration")
@@ -65,11 +83,11 @@ def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.S
     if isinstance(observed, pd.Series):  # the posterior given the measured values, after each of them
         values = observed.astype(float)
         for i in range(len(chosen) + 1):
-            cov = model.moments(model.posterior(values.iloc[:i]))[1]
+            cov = _target_covariance(model, model.posterior(values.iloc[:i]), target)
             if i:
                 rows.append((model.datasets[chosen[i - 1]], "observed", summary_sd(cov, chosen[:i])))
     else:  # only which datasets were run: condition the prior on them
-        cov = model.moments(model.posterior(pd.Series(dtype=float)))[1]
+        cov = _target_covariance(model, model.posterior(pd.Series(dtype=float)), target)
         for i, position in enumerate(chosen):
             cov = _condition(cov, position)
             rows.append((model.datasets[position], "observed", summary_sd(cov, chosen[: i + 1])))
@@ -83,8 +101,20 @@ def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.S
     return frame
 
 
+def _target_covariance(model: ScoreModel, posterior, target: str) -> np.ndarray:
+    """Covariance of the standardised scores, weighted by ``g_d`` (above) for the rank target."""
+    cov = model.moments(posterior)[1]
+    if target == "suite":
+        return cov
+    means, sds = model.component_predictions(posterior)                                   # K x D
+    pool = (model.scores.to_numpy(float) - model.center[:, None]) / model.scale[:, None]  # D x C
+    density = norm.pdf((pool[None] - means[:, :, None]) / sds[:, :, None]) / sds[:, :, None]
+    weights = np.einsum("k,kdc->d", posterior.weights, density)
+    return cov * np.outer(weights, weights)
+
+
 def summary_sd(cov: np.ndarray, positions: Sequence[int]) -> float:
-    """SD of the mean standardised score over the suite when the datasets at ``positions`` are known.
+    """SD of the target's mean over the suite when the datasets at ``positions`` are known.
 
     ``cov`` is the covariance of the standardised scores with those datasets already conditioned on
     (or, for a posterior given their measured values, not carrying them: they are left out of the sum).

@@ -136,6 +136,12 @@ class ScoreModel:
                + np.diag(self.noise))
         return mean, cov
 
+    def component_predictions(self, posterior: Mixture) -> tuple[np.ndarray, np.ndarray]:
+        """Each component's predictive mean and SD of the standardised score on every dataset, (K, D) each."""
+        means = posterior.means @ self.loadings.T
+        sds = np.sqrt(np.einsum("dk,nkl,dl->nd", self.loadings, posterior.covs, self.loadings) + self.noise)
+        return means, sds
+
     def predict(self, observed: pd.Series, level: float = 0.9) -> pd.DataFrame:
         """Every dataset's score of one new classifier: measured where observed, predicted elsewhere.
 
@@ -153,9 +159,7 @@ class ScoreModel:
             the predictive mixture and its SD; measured rows have ``low = high = score``, ``sd = 0``.
         """
         posterior = self.posterior(observed)
-        component_means = posterior.means @ self.loadings.T                      # K x D
-        component_sd = np.sqrt(np.einsum("dk,nkl,dl->nd", self.loadings, posterior.covs, self.loadings)
-                               + self.noise)
+        component_means, component_sd = self.component_predictions(posterior)
         z_mean = posterior.weights @ component_means
         z_sd = np.sqrt(posterior.weights @ (component_sd**2 + (component_means - z_mean) ** 2))
         tail = (1 - level) / 2
