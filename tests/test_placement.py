@@ -298,6 +298,7 @@ def test_plan_command_prior_and_target_options(shared_data, tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["plan", "{ref}", "--budget", "51", "--out", "{out}"], "budget K=51 must be between 1 and the 50 datasets"),
     (["plan", "{ref}", "--budget", "3", "--out", "{out}", "--exclude", "nobody"], "--exclude ['nobody']: not in the calibration pool"),
+    (["plan", "{ref}", "--budget", "3", "--out", "{out}", "--rank", "0"], "rank 0: the model needs at least one latent factor"),
     (["predict", "{ref}", "--observed", "{obs}", "--out", "{out}"], "['not-a-dataset'] are not in the calibration"),
 ])
 def test_commands_refuse_bad_inputs(shared_data, tmp_path, capsys, args, message):

@@ -71,6 +71,8 @@ def _model(args: argparse.Namespace):
     for note in calibration.notes:
         print(f"note: {note}")
     model = fit_score_model(calibration.scores, args.rank, args.prior)
+    print(f"model: {model.kind} prior, rank {model.rank}, {len(model.datasets)} datasets x "
+          f"{model.scores.shape[1]} pool classifiers")
     for note in model.notes:
         print(f"note: {note}")
     return model

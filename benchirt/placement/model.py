@@ -215,10 +215,12 @@ def fit_score_model(scores: pd.DataFrame, rank: int | None = None, prior: str = 
     DataError
         Missing scores, fewer than 4 classifiers or fewer than 2 datasets.
     ConfigError
-        An unknown prior.
+        An unknown prior, a rank below 1.
     """
     if prior not in PRIORS:
         raise ConfigError(f"prior {prior!r}: expected one of {', '.join(PRIORS)}")
+    if rank is not None and rank < 1:
+        raise ConfigError(f"rank {rank}: the model needs at least one latent factor")
     if scores.isna().any().any():
         raise DataError("the calibration score matrix has missing entries; drop incomplete classifiers first")
     n_datasets, n_classifiers = scores.shape
