@@ -21,8 +21,8 @@ What the pipeline records per (dataset, stage) is kept: retries and lost workers
 (:mod:`benchirt.pipeline.executors`); a dataset's ``attempts`` is the most any of its tasks took and
 its ``lost_workers`` their sum; its ``seconds`` is the work time of its tasks summed (what the ETA
 compares with the cost model). A preparation that raises a :class:`~benchirt.errors.BenchirtError`
-skips the dataset; a task that fails after its retries fails the dataset (its remaining units are not
-started); a classifier that fails or that the time budget stops is noted in the result, as in
+skips the dataset; a task that fails after its retries fails the dataset (its units not yet started are
+dropped; those already running or waiting for a retry finish and are ignored); a classifier that fails or that the time budget stops is noted in the result, as in
 :func:`benchirt.responses.respond`, whose results these are bit for bit.
 """
 from __future__ import annotations

@@ -3,7 +3,8 @@
 A dataset's response task in a loky or Dask worker cannot draw on the driver's terminal (several
 processes' bars would overwrite each other). Instead, the task writes how many of its (classifier,
 fit) pairs are done to ``RUN_DIR/.progress/<dataset>.json`` (atomically, at most once a second and at
-the end), and a thread of the driver reads the folder every second and shows the datasets in flight
+the end; when a dataset runs as (dataset, fit) tasks, :mod:`benchirt.pipeline.fits`, the driver writes
+it as they finish), and a thread of the driver reads the folder every second and shows the datasets in flight
 beside the stage's bar (``a 9/13 · b 4/13 fits``), with the run's ETA. A Dask worker on another
 machine without the run directory cannot write there: its datasets then show no fits, only the stage
 bar's step when they finish (a write that fails is dropped; progress is display, not a result).
