@@ -128,8 +128,7 @@ def replay(suite: list[str], responses: dict, workers: list[int]) -> None:
     """The schedules' wall time on idle workers, from task times measured one at a time (see VirtualWorkers)."""
     from benchirt.data import resolve_suite
     from benchirt.pipeline.fits import response_fits
-    from benchirt.pipeline.runner import _call
-    from benchirt.pipeline.stages import respond_dataset
+        from benchirt.pipeline.stages import respond_dataset
     from benchirt.responses import ResponseConfig
 
     config = ResponseConfig.from_dict(responses)
@@ -139,7 +138,7 @@ def replay(suite: list[str], responses: dict, workers: list[int]) -> None:
     rows = []
     for count in workers:
         executor = VirtualWorkers(count, cache)
-        assert all(outcome.status == "ok" for outcome in response_fits(executor, tasks, _call))
+        assert all(outcome.status == "ok" for outcome in response_fits(executor, tasks))
         per_dataset = [sum(o.seconds for name, o in cache.items() if name.startswith(f"{spec.name} · ")) for spec in specs]
         in_order = _list_schedule(per_dataset, count)
         rows.append({"workers": count, "datasets_s": in_order, "fits_s": executor.clock,

@@ -15,7 +15,6 @@ from benchirt.data import resolve_suite
 from benchirt.pipeline import load_config, run_pipeline
 from benchirt.pipeline.executors import LocalExecutor, attempt
 from benchirt.pipeline.fits import ResponseFits, response_fits
-from benchirt.pipeline.runner import _call
 from benchirt.pipeline.stages import respond_dataset
 from benchirt.pool import resolve_pool
 from benchirt.responses import ResponseConfig, respond
@@ -69,7 +68,7 @@ def expected(specs):
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_units_finishing_in_any_order_give_the_per_dataset_result(specs, expected, seed):
-    outcomes = list(response_fits(ShuffledExecutor(seed), _tasks(specs, SMALL), _call))
+    outcomes = list(response_fits(ShuffledExecutor(seed), _tasks(specs, SMALL)))
     assert sorted(o.name for o in outcomes) == ["iris", "wine"]
     for outcome in outcomes:
         assert outcome.status == "ok" and outcome.attempts == 1 and outcome.lost_workers == 0
@@ -83,7 +82,7 @@ def test_a_capped_dataset_ships_only_the_rows_its_fits_use(specs):
     assert len(rows.X) == 60 + 54 and len(rows.codes) == len(rows.X)
     assert rows.X.index.equals(pd.RangeIndex(len(rows.X)))
     assert sorted(rows.positions[rows.test]) == sorted(rows.test_positions) and rows.test_positions.max() < 178
-    [outcome] = response_fits(LocalExecutor(n_jobs=1), _tasks(specs[1:], config), _call)
+    [outcome] = response_fits(LocalExecutor(n_jobs=1), _tasks(specs[1:], config))
     _same(outcome.value, respond(specs[1].load(), config))
     assert outcome.value.sizes["train_used"] == 60 and outcome.value.sizes["cv_rows"] == 30
 
@@ -105,7 +104,7 @@ def test_plan_order_progress_and_time_budget(specs):
         tight.record(unit, run_unit(prepared, unit, tight.config))
     assert [u.label for u in tight.take()] == ["MLP ladder"]  # every classifier over the budget: only the ladder left
     assert sorted(tight.over_budget) == sorted(SMALL.pool) and tight.progress() == (4, 5)
-    [outcome] = response_fits(ShuffledExecutor(0), _tasks(specs[:1], tight.config), _call)
+    [outcome] = response_fits(ShuffledExecutor(0), _tasks(specs[:1], tight.config))
     assert outcome.status == "ok" and sorted(outcome.value.sizes["skipped_classifiers"]) == sorted(SMALL.pool)
     assert set(outcome.value.roles) == {"ladder", "artificial"}
 
@@ -122,7 +121,7 @@ def test_a_failing_unit_fails_its_dataset_only_after_its_retries(specs, expected
         return real(prepared, unit, config)
 
     monkeypatch.setattr(units, "run_unit", flaky)
-    outcomes = {o.name: o for o in response_fits(LocalExecutor(n_jobs=1, retries=2), _tasks(specs, SMALL), _call)}
+    outcomes = {o.name: o for o in response_fits(LocalExecutor(n_jobs=1, retries=2), _tasks(specs, SMALL))}
     _same(outcomes["iris"].value, expected["iris"])
     wine = outcomes["wine"]
     assert wine.status == "failed" and wine.error.startswith("MLP ladder: RuntimeError: ladder broke")
@@ -140,7 +139,7 @@ def test_a_dataset_that_cannot_be_prepared_is_skipped(specs, monkeypatch):
         raise DataError(f"dataset {dataset.name!r} has a single class; nothing to classify")
 
     monkeypatch.setattr(units, "prepare", refuse)
-    [outcome] = response_fits(LocalExecutor(n_jobs=1), _tasks(specs[:1], SMALL), _call)
+    [outcome] = response_fits(LocalExecutor(n_jobs=1), _tasks(specs[:1], SMALL))
     assert outcome.status == "skipped" and "single class" in outcome.error
 
 

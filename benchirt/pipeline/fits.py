@@ -139,10 +139,15 @@ class ResponseFits:
         return any(owner == dataset for owner, _ in self._tasks.values())
 
 
-def response_fits(executor, tasks: Sequence[tuple[str, tuple]], call: Callable) -> Iterator[TaskOutcome]:
+def carried(fn: Callable, *args):
+    """Task body of tasks that carry their function: ``fn(*args)``."""
+    return fn(*args)
+
+
+def response_fits(executor, tasks: Sequence[tuple[str, tuple]], call: Callable = carried) -> Iterator[TaskOutcome]:
     """Run the response stage's datasets as (dataset, fit) tasks on ``executor``; one outcome per dataset.
 
-    ``tasks`` as for :class:`ResponseFits`; ``call(fn, *args)``, the runner's task body, runs each task's
+    ``tasks`` as for :class:`ResponseFits`; ``call(fn, *args)`` (the runner's task body) runs each task's
     ``fn(*args)``. Outcomes come as datasets finish.
     """
     source = ResponseFits(tasks)
