@@ -160,3 +160,24 @@ def test_a_unit_that_kills_its_worker_fails_that_dataset_and_the_manifest_counts
     iris = entries["iris"]
     assert iris["status"] == "failed" and "): worker lost" in iris["reason"]  # "fold 1 (scaled): worker lost …"
     assert iris["lost_workers"] >= 1 and iris["attempts"] == 2  # an uncharged loss, then one alone (retries: 0)
+
+
+def test_a_run_of_fit_tasks_on_workers_is_stored_once_and_reused_by_any_granularity(tmp_path, specs):
+    options = {"suite": "builtin:iris,wine", "stages": ["respond"],
+               "responses": {"cv_folds": 2, "ladder_epochs": 2, "pool": ["gaussian_nb", "knn_3"]},
+               "execution": {"n_jobs": 2}}
+    (tmp_path / "fits.yaml").write_text(yaml.safe_dump(options))
+    (tmp_path / "one.yaml").write_text(yaml.safe_dump({**options, "execution": {"n_jobs": 1, "tasks": "datasets"}}))
+    first = run_pipeline(load_config(str(tmp_path / "fits.yaml")), out=tmp_path / "run", show_progress=False)
+    assert first.exit_code == 0 and first.manifest["stages"]["respond"]["computed"] == 2
+    for name in ("iris", "wine"):
+        entry = first.manifest["datasets"][name]["respond"]
+        assert entry["attempts"] == 1 and entry["lost_workers"] == 0 and entry["seconds"] > 0
+    again = run_pipeline(load_config(str(tmp_path / "one.yaml")), out=tmp_path / "run", show_progress=False)
+    assert again.manifest["stages"]["respond"]["reused"] == 2  # the granularity is not part of the key
+    from benchirt.pipeline.run import load_run
+
+    config = load_config(str(tmp_path / "one.yaml")).stage_config("responses")
+    stored = load_run(tmp_path / "run").responses
+    for spec in specs:
+        _same(stored[spec.name], respond(spec.load(), config))
