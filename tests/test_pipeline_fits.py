@@ -107,6 +107,8 @@ def test_plan_order_progress_and_time_budget(specs):
     [outcome] = response_fits(ShuffledExecutor(0), _tasks(specs[:1], tight.config))
     assert outcome.status == "ok" and sorted(outcome.value.sizes["skipped_classifiers"]) == sorted(SMALL.pool)
     assert set(outcome.value.roles) == {"ladder", "artificial"}
+    ladder_only = FitPlan(prepared, [], tight.config)  # no classifier to time: the ladder is not held back
+    assert [u.label for u in ladder_only.take()] == ["MLP ladder"]
 
 
 def test_a_failing_unit_fails_its_dataset_only_after_its_retries(specs, expected, monkeypatch):

@@ -242,7 +242,7 @@ class FitPlan:
                 rest += [("fold", k, scale, members) for k in range(1, len(rows.folds))] + [("final", -1, scale, members)]
         self._first = [FitUnit(i, *spec) for i, spec in enumerate(first)]
         rest_units = [FitUnit(len(first) + i, *spec) for i, spec in enumerate(rest)]
-        if config.time_budget is None:
+        if config.time_budget is None or not self._first:  # nothing to time: every unit runs at once
             self._ready, self._held = self._first + rest_units, []
         else:
             self._ready, self._held = list(self._first), rest_units
