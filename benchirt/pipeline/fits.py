@@ -68,7 +68,6 @@ class ResponseFits:
         self._waiting = deque(tasks)
         self._open: dict[str, _Open] = {}
         self._tasks: dict[str, tuple[str, object]] = {}  # task name -> (dataset, unit or None for the preparation)
-        self._finished: deque[TaskOutcome] = deque()
 
     # -- the task source ---------------------------------------------------------------------------
     def next_task(self) -> tuple[str, tuple] | None:
@@ -104,9 +103,8 @@ class ResponseFits:
         state.seconds += outcome.seconds
         if state.closed:
             return self._close(state, None) if not self._in_flight(dataset) else None
-        if outcome.status != "ok":
-            what = "preparation" if unit is None else unit.label
-            error = outcome.error if unit is None else f"{what}: {outcome.error}"
+        if outcome.status != "ok":  # a preparation's message as it is; a fit task's prefixed with the task
+            error = outcome.error if unit is None else f"{unit.label}: {outcome.error}"
             return self._close(state, TaskOutcome(dataset, outcome.status, error=error))
         if unit is None:
             from benchirt.pool import resolve_pool
