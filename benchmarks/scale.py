@@ -31,7 +31,6 @@ import multiprocessing
 import os
 import platform
 import resource
-import statistics
 import sys
 import tempfile
 import time
@@ -45,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MODEL_PATH = ROOT / "benchirt" / "pipeline" / "cost_model.json"
 
 #: CC18's largest datasets by values (rows x features), with their OpenML shapes (features without the
-#: target), and the row-largest ones the issue names; Fashion-MNIST has mnist_784's shape and is costed once.
+#: target), and the row-largest ones the issue names; Fashion-MNIST has mnist_784's shape and is measured once.
 LARGEST = [
     ("CIFAR_10", 60000, 3072, 10),
     ("Devnagari-Script", 92000, 1024, 46),
@@ -53,7 +52,6 @@ LARGEST = [
     ("APSFailure", 76000, 170, 2),
     ("numerai28.6", 96320, 21, 2),
 ]
-OTHER_LARGE = [("Fashion-MNIST", 70000, 784, 10), ("connect-4", 67557, 42, 3)]
 
 
 def thread_ties(shared: Path) -> None:
@@ -292,21 +290,14 @@ def main() -> None:
 
 
 def project_suite(label: str, config, model: dict) -> None:
-    """The whole CC18, estimated: the large shapes above, the 27 offline datasets read from disk, the rest
-    costed as the offline median (their shapes need OpenML: ``benchirt run configs/cc18.yaml --estimate``)."""
-    from benchirt.data import resolve_suite
-    from benchirt.pipeline.estimate import Shape, dataset_shape, irt_cost, lpt_makespan, response_cost
+    """The whole CC18, estimated from its 72 recorded shapes (:mod:`benchirt.data.recorded_shapes`; the 27
+    offline ones are checked against the data), as ``benchirt run configs/cc18.yaml --estimate`` does offline."""
+    from benchirt.data.recorded_shapes import recorded_specs
+    from benchirt.pipeline.estimate import estimate, lpt_makespan
 
-    seconds = [response_cost(Shape(n, d, c, "synthetic"), config, model)["seconds"] for _, n, d, c in LARGEST + OTHER_LARGE]
-    offline = []
-    for spec in resolve_suite("cc18-offline"):
-        shape = dataset_shape(spec)
-        offline.append(response_cost(shape, config, model)["seconds"] + irt_cost(shape, config, model))
-    median = statistics.median(offline)
-    unknown = 72 - len(seconds) - len(offline)
-    seconds += offline + [median] * unknown
-    print(f"\nFull CC18, {label} (72 datasets: {len(LARGEST + OTHER_LARGE)} large shapes, {len(offline)} offline "
-          f"datasets read from disk, {unknown} others costed as the offline median {median:.0f} s), one thread per fit:")
+    table = estimate(recorded_specs(), config, workers=2, model=model, ask_server=False)
+    seconds = (table["respond_s"] + table["irt_s"]).tolist()
+    print(f"\nFull CC18, {label} ({len(seconds)} datasets, recorded shapes), one thread per fit:")
     print(f"  CPU time {sum(seconds) / 3600:.1f} h; on 2 cores {lpt_makespan(seconds, 2) / 3600:.1f} h; "
           f"on 16 workers {lpt_makespan(seconds, 16) / 3600:.2f} h (the longest dataset, {max(seconds) / 3600:.2f} h, "
           "bounds it while a dataset is one task)")

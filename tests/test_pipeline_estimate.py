@@ -73,3 +73,51 @@ def test_openml_shape_comes_from_qualities_without_the_data(shared_data, tmp_pat
     row = table.iloc[0]
     assert (row["dataset"], row["rows"], row["features"], row["classes"]) == ("anneal", 898, 38, 6)
     assert row["note"] == "OpenML qualities" and row["train_used"] == 898 - 270
+
+
+def test_without_openml_the_estimate_takes_the_recorded_shapes_and_says_so(shared_data, tmp_path, monkeypatch):
+    """Cached qualities first; once the server did not answer, the recorded table, named per dataset."""
+    import openml
+
+    from benchirt.data import DatasetSpec
+    from benchirt.data.recorded_shapes import RECORDED_SOURCE
+    from benchirt.pipeline.estimate import shape_sources_line
+
+    cache = tmp_path / "openml-cache"
+    shutil.copytree(shared_data / "openml-cache", cache)
+    monkeypatch.setattr(openml.config, "_root_cache_directory", openml.config._root_cache_directory)
+    monkeypatch.setattr(openml.config, "connection_n_retries", 1)
+    where = str(cache)
+    specs = [DatasetSpec("kr-vs-kp", "openml", "3", openml_id=3, openml_cache=where),
+             DatasetSpec("anneal", "openml", "2", openml_id=2, openml_cache=where),
+             DatasetSpec("CIFAR_10", "openml", "40927", openml_id=40927, openml_cache=where),
+             DatasetSpec("unknown", "openml", "999999", openml_id=999999, openml_cache=where)]
+    table = estimate(specs, ResponseConfig(pool=("gaussian_nb",)), workers=2, model=TOY_MODEL).set_index("dataset")
+    assert table.loc["kr-vs-kp", ["rows", "features", "classes"]].tolist() == [3196, 36, 2]
+    assert table.loc["kr-vs-kp", "note"] == RECORDED_SOURCE  # the server was asked once, and did not answer
+    assert table.loc["anneal", "note"] == "OpenML qualities"  # openml's cache still answers
+    assert table.loc["CIFAR_10", ["rows", "features", "note"]].tolist() == [60000, 3072, RECORDED_SOURCE]
+    assert table.loc["unknown", "note"].startswith("no shape: OpenML dataset 999999: OpenML was not reachable")
+    assert shape_sources_line(table.reset_index()) == (
+        "Shapes: 2 from recorded table (OpenML unreachable); 1 from OpenML qualities; 1 without a shape (see the note).")
+
+
+def test_estimate_of_openml_cc18_offline_uses_the_recorded_listing(tmp_path, monkeypatch, capsys):
+    import openml
+
+    monkeypatch.setattr(openml.config, "_root_cache_directory", openml.config._root_cache_directory)
+    monkeypatch.setattr(openml.config, "connection_n_retries", 1)
+    openml.config.set_root_cache_directory(str(tmp_path / "empty-cache"))
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump({"suite": "OpenML-CC18", "execution": {"n_jobs": 2},
+                                      "responses": {"pool": ["gaussian_nb"], "ladder_epochs": 0, "max_train": 5000},
+                                      "out": str(tmp_path / "run")}))
+    assert main(["run", str(config), "--estimate"]) == 0
+    text = capsys.readouterr().out
+    assert "no listing of suite 99 is cached; its 72 datasets are taken from benchirt's recorded table" in text
+    assert "Shapes: 72 from recorded table (OpenML unreachable)." in text
+    assert "CPU time, one thread per fit:" in text and " over 72 dataset(s)" in text
+    assert not (tmp_path / "run").exists()
+    config.write_text(yaml.safe_dump({"suite": "openml:271", "out": str(tmp_path / "run")}))
+    assert main(["run", str(config), "--estimate"]) == 2  # another suite is not guessed
+    assert "OpenML cannot be reached" in capsys.readouterr().err

@@ -207,6 +207,15 @@ def openml_shape(spec: DatasetSpec) -> tuple[int, int, int]:
         raise DataError(f"OpenML dataset {did} has no NumberOfInstances/NumberOfFeatures/NumberOfClasses qualities") from None
 
 
+def has_cached_qualities(spec: DatasetSpec) -> bool:
+    """Whether openml-python's cache (the spec's, else the current one) holds dataset ``spec``'s description
+    and qualities, so :func:`openml_shape` answers without the server."""
+    if spec.openml_cache:
+        set_openml_cache(spec.openml_cache)
+    folder = Path(openml.config.get_cache_directory()) / "datasets" / str(int(spec.location))
+    return (folder / "description.xml").is_file() and (folder / "qualities.xml").is_file()
+
+
 def load_openml(spec: DatasetSpec) -> Dataset:
     """Download (or read from openml's cache) the dataset of ``spec`` and clean it like any source.
 

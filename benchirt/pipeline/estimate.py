@@ -18,7 +18,9 @@ MLP, ladder            ``n (d + c)`` (× epochs, ladder) one pass per epoch, 100
 
 A dataset's shape comes from its metadata without loading it where it can: OpenML's qualities
 (``NumberOfInstances``, ``NumberOfFeatures``, ``NumberOfClasses``, read from openml's cache or the
-server — the data themselves are not downloaded); files and builtins are read, as they are local.
+server — the data themselves are not downloaded), else, for OpenML-CC18's datasets, the shapes
+recorded in the package (:mod:`benchirt.data.recorded_shapes`; the output names the source of each);
+files and builtins are read, as they are local.
 Memory: the loaded table (``load_bytes_per_value`` per value, measured on OpenML data frames) plus
 the float64 working copies of the capped training part. The run's wall time on ``W`` workers is the
 longest-processing-time schedule of the per-dataset times (a dataset is one task per stage).
@@ -123,13 +125,37 @@ def irt_cost(shape: Shape, config, model: dict) -> float:
     return model["irt_seconds_per_response"] * respondents * test
 
 
-def dataset_shape(spec) -> Shape:
-    """The shape of a suite member: OpenML qualities (no data download), else the loaded dataset."""
-    if spec.kind == "openml":
-        from benchirt.data.openml_source import openml_shape
+def openml_dataset_shape(spec, ask_server: bool = True) -> Shape:
+    """An OpenML dataset's shape: its qualities (openml's cache, or the server when ``ask_server``), else the
+    recorded table of :mod:`benchirt.data.recorded_shapes` (``Shape.source`` says which).
 
-        rows, features, classes = openml_shape(spec)
-        return Shape(rows, features, classes, "OpenML qualities")
+    Raises
+    ------
+    OpenMLUnavailableError
+        Neither OpenML nor the table knows the dataset.
+    """
+    from benchirt.data.openml_source import has_cached_qualities, openml_shape
+    from benchirt.data.recorded_shapes import RECORDED_SOURCE, recorded_shape
+    from benchirt.errors import OpenMLUnavailableError
+
+    if ask_server or has_cached_qualities(spec):
+        try:
+            return Shape(*openml_shape(spec), "OpenML qualities")
+        except OpenMLUnavailableError:
+            if recorded_shape(spec.location) is None:
+                raise
+    recorded = recorded_shape(spec.location)
+    if recorded is None:
+        raise OpenMLUnavailableError(f"OpenML dataset {spec.location}: OpenML was not reachable and benchirt has no "
+                                     "recorded shape of it")
+    return Shape(*recorded, RECORDED_SOURCE)
+
+
+def dataset_shape(spec, ask_server: bool = True) -> Shape:
+    """The shape of a suite member: OpenML qualities or the recorded table (:func:`openml_dataset_shape`;
+    no data download), else the loaded dataset."""
+    if spec.kind == "openml":
+        return openml_dataset_shape(spec, ask_server)
     dataset = spec.load()
     return Shape(len(dataset.y), dataset.X.shape[1], int(dataset.y.nunique()), "loaded")
 
@@ -142,16 +168,24 @@ def lpt_makespan(seconds: list[float], workers: int) -> float:
     return max(loads)
 
 
-def estimate(specs, response_config, workers: int, model: dict | None = None) -> pd.DataFrame:
-    """One row per dataset: shape, sizes as capped, expected seconds of respond and irt, peak memory."""
+def estimate(specs, response_config, workers: int, model: dict | None = None,
+             ask_server: bool = True) -> pd.DataFrame:
+    """One row per dataset: shape, sizes as capped, expected seconds of respond and irt, peak memory.
+
+    Once OpenML did not answer (or with ``ask_server`` False) only openml's cache is asked for the other
+    datasets' qualities: openml-python retries an unreachable server for about 10 s per call.
+    """
+    from benchirt.data.recorded_shapes import RECORDED_SOURCE
+
     model = model or load_cost_model()
     rows = []
     for spec in specs:
         try:
-            shape = dataset_shape(spec)
+            shape = dataset_shape(spec, ask_server)
         except BenchirtError as exc:
             rows.append({"dataset": spec.name, "note": f"no shape: {exc}".splitlines()[0]})
             continue
+        ask_server = ask_server and shape.source != RECORDED_SOURCE
         cost = response_cost(shape, response_config, model)
         rows.append({"dataset": spec.name, "rows": shape.rows, "features": shape.features, "classes": shape.classes,
                      "train_used": cost["train_used"], "cv_rows": cost["cv_rows"],
@@ -197,11 +231,54 @@ def estimate_text(config) -> str:
              else f"{'Dask LocalCluster' if execution.backend == 'dask' else 'local'}, {workers} worker(s)")
     model = load_cost_model()
     responses = config.stage_config("responses")
-    table = estimate(resolve_specs(config), responses, workers, model)
+    specs, listing = estimate_specs(config)
+    table = estimate(specs, responses, workers, model, ask_server=listing is None)
     policy = (f"size policy: max_train {responses.max_train}, max_cv_train {responses.max_cv_train}, "
               f"time_budget {responses.time_budget}")
-    return (f"Estimate for {config.source} ({where}; {policy})\n" + format_estimate(table, workers, model) + "\n"
+    return (f"Estimate for {config.source} ({where}; {policy})\n" + (f"{listing}\n" if listing else "")
+            + shape_sources_line(table) + "\n" + format_estimate(table, workers, model) + "\n"
             + memory_guard_line(table, execution, workers))
+
+
+def estimate_specs(config) -> tuple[list, str | None]:
+    """The suite's datasets, and a line saying so when OpenML-CC18's listing had to come from the recorded table.
+
+    A config naming OpenML-CC18 (``OpenML-CC18``, ``99``, ``openml:99``) on a machine that cannot reach
+    OpenML and never cached the suite's listing is estimated over the 72 datasets of
+    :mod:`benchirt.data.recorded_shapes`; any other suite that cannot be resolved fails as ``run`` would.
+    """
+    from benchirt.data.recorded_shapes import CC18_SUITE_ID, RECORDED_SHAPES_RESOURCE, recorded_specs
+    from benchirt.errors import OpenMLUnavailableError
+    from benchirt.pipeline.run import resolve_specs
+
+    try:
+        return resolve_specs(config), None
+    except OpenMLUnavailableError:
+        if not _names_cc18(config.suite):
+            raise
+    return recorded_specs(), (f"Suite listing: OpenML cannot be reached and no listing of suite {CC18_SUITE_ID} is "
+                              f"cached; its {len(recorded_specs())} datasets are taken from benchirt's recorded "
+                              f"table (benchirt/data/{RECORDED_SHAPES_RESOURCE}). A run needs the listing once online.")
+
+
+def _names_cc18(suite) -> bool:
+    from benchirt.data.openml_source import suite_id
+    from benchirt.data.recorded_shapes import CC18_SUITE_ID
+
+    if isinstance(suite, str) and suite.lower().startswith("openml:"):
+        suite = suite.split(":", 1)[1]
+    return isinstance(suite, (int, str)) and not isinstance(suite, bool) and suite_id(suite) == CC18_SUITE_ID
+
+
+def shape_sources_line(table: pd.DataFrame) -> str:
+    """Where the shapes came from, counted (the per-dataset source is the table's ``note`` column)."""
+    if "note" not in table:
+        return "Shapes: none."
+    known = table["rows"].notna() if "rows" in table else pd.Series(False, index=table.index)
+    parts = [f"{count} from {source}" for source, count in table.loc[known, "note"].value_counts().items()]
+    if (~known).any():
+        parts.append(f"{int((~known).sum())} without a shape (see the note)")
+    return "Shapes: " + "; ".join(parts) + "."
 
 
 def memory_guard_line(table: pd.DataFrame, execution, workers: int) -> str:
