@@ -11,6 +11,7 @@ from benchirt.pipeline.estimate import Shape, estimate, lpt_makespan, response_c
 from benchirt.responses import ResponseConfig
 
 TOY_MODEL = {"seconds_per_unit": {"gaussian_nb": 1e-6, "svc": 1e-8, "ladder": 1e-7},
+             "fixed_seconds_per_fit": {"gaussian_nb": 0.0, "svc": 0.0, "ladder": 0.0}, "fixed_seconds_per_dataset": 0.0,
              "load_seconds_per_value": 1e-7, "load_bytes_per_value": 30.0, "irt_seconds_per_response": 1e-4,
              "base_bytes": 1e8, "calibrated": "toy", "machine": "toy", "typical_error": "toy"}
 
@@ -121,3 +122,27 @@ def test_estimate_of_openml_cc18_offline_uses_the_recorded_listing(tmp_path, mon
     config.write_text(yaml.safe_dump({"suite": "openml:271", "out": str(tmp_path / "run")}))
     assert main(["run", str(config), "--estimate"]) == 2  # another suite is not guessed
     assert "OpenML cannot be reached" in capsys.readouterr().err
+
+
+def test_fixed_seconds_per_dataset_and_per_fit_are_added_by_hand():
+    config = ResponseConfig(pool=("gaussian_nb", "svc"), ladder_epochs=10, cv_folds=10, time_budget=5.0)
+    shape = Shape(700, 10, 2, "x")  # 210 test rows, 490 training rows, folds of 441 + 49
+    fixed = {**TOY_MODEL, "fixed_seconds_per_dataset": 2.0,
+             "fixed_seconds_per_fit": {"gaussian_nb": 0.3, "svc": 1.0, "ladder": 0.01}}
+    without, with_fixed = response_cost(shape, config, TOY_MODEL), response_cost(shape, config, fixed)
+    assert without["skipped"] == [] and with_fixed["skipped"] == ["svc"]  # 11 fits of 1 s: over the 5 s budget
+    svc_folds = 10 * 1e-8 * work_units("svc", 441, 49, 10, 2) + 1e-8 * work_units("svc", 490, 210, 10, 2)
+    first_svc_fold = 1e-8 * work_units("svc", 441, 49, 10, 2) + 1.0  # what the budget leaves of it
+    assert with_fixed["seconds"] - without["seconds"] == pytest.approx(
+        2.0 + 11 * 0.3 + 10 * 0.01 + first_svc_fold - svc_folds)
+
+
+def test_the_estimate_counts_nominal_features_as_the_one_hot_encoder_widens_them():
+    import pandas as pd
+
+    from benchirt.pipeline.estimate import encoded_width
+
+    X = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "colour": pd.Categorical(["r", "g", "b", "r"]),
+                      "id": [f"row{i}" for i in range(4)], "flag": [True, False, True, True]})
+    assert encoded_width(X, max_categories=None) == 1 + 3 + 4 + 2
+    assert encoded_width(X, max_categories=3) == 1 + 3 + 3 + 2

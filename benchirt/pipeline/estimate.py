@@ -16,6 +16,12 @@ SVC                    ``n (n + m) d``                  the kernel matrix (libsv
 MLP, ladder            ``n (d + c)`` (× epochs, ladder) one pass per epoch, 100 hidden units
 =====================  ===============================  =====================================
 
+Fixed costs come on top (Issue 16: without them small datasets were estimated 1.5-6 times too
+low): ``fixed_seconds_per_fit[classifier]`` per fit (one cross-validation fold or the final fit; per
+epoch for the ladder) and ``fixed_seconds_per_dataset`` (loading a small file, cleaning, splitting,
+preprocessing per task, the artificial classifiers, scheduling), both measured by
+``benchmarks/scale.py --calibrate`` on datasets small enough that the work terms are negligible.
+
 A dataset's shape comes from its metadata without loading it where it can: OpenML's qualities
 (``NumberOfInstances``, ``NumberOfFeatures``, ``NumberOfClasses``, read from openml's cache or the
 server — the data themselves are not downloaded), else, for OpenML-CC18's datasets, the shapes
@@ -91,25 +97,26 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
     cv = min(used, config.max_cv_train or used)
     k = config.cv_folds
     fold_fit, fold_predict = cv * (k - 1) // k, max(cv // k, 1)
-    constants = model["seconds_per_unit"]
-    seconds, per_classifier, skipped = 0.0, {}, []
+    constants, per_fit = model["seconds_per_unit"], model["fixed_seconds_per_fit"]
+    seconds, per_classifier, skipped = model["fixed_seconds_per_dataset"], {}, []
     for name in list(config.pool) + [e.name for e in config.extra]:
         if name not in constants:  # an extra classifier: costed as the slowest built-in, said in the table
-            name_cost = max(constants[c] * work_units(c, used, test, shape.features, shape.classes)
+            name_cost = max(constants[c] * work_units(c, used, test, shape.features, shape.classes) + per_fit[c]
                             for c in constants if c != "ladder")
             per_classifier[name] = name_cost * (k + 1)
             seconds += per_classifier[name]
             continue
-        one_fold = constants[name] * work_units(name, fold_fit, fold_predict, shape.features, shape.classes)
-        cost = k * one_fold + constants[name] * work_units(name, used, test, shape.features, shape.classes)
+        one_fold = (constants[name] * work_units(name, fold_fit, fold_predict, shape.features, shape.classes)
+                    + per_fit[name])
+        cost = k * one_fold + constants[name] * work_units(name, used, test, shape.features, shape.classes) + per_fit[name]
         if config.time_budget is not None and one_fold * (k + 1) > config.time_budget:
             skipped.append(name)  # respond() stops it after its first fold
             cost = one_fold
         per_classifier[name] = cost
         seconds += cost
     if config.ladder_epochs:
-        seconds += constants["ladder"] * config.ladder_epochs * work_units("ladder", used, test, shape.features,
-                                                                           shape.classes)
+        seconds += config.ladder_epochs * (constants["ladder"] * work_units("ladder", used, test, shape.features,
+                                                                            shape.classes) + per_fit["ladder"])
     seconds += model["load_seconds_per_value"] * shape.rows * shape.features
     load = model["load_bytes_per_value"] * shape.rows * shape.features
     working = WORKING_COPIES * 8 * used * shape.features
@@ -151,13 +158,30 @@ def openml_dataset_shape(spec, ask_server: bool = True) -> Shape:
     return Shape(*recorded, RECORDED_SOURCE)
 
 
-def dataset_shape(spec, ask_server: bool = True) -> Shape:
+def dataset_shape(spec, ask_server: bool = True, max_categories: int | None = 32) -> Shape:
     """The shape of a suite member: OpenML qualities or the recorded table (:func:`openml_dataset_shape`;
-    no data download), else the loaded dataset."""
+    no data download), else the loaded dataset, its features counted as the one-hot encoder widens them."""
     if spec.kind == "openml":
         return openml_dataset_shape(spec, ask_server)
     dataset = spec.load()
-    return Shape(len(dataset.y), dataset.X.shape[1], int(dataset.y.nunique()), "loaded")
+    return Shape(len(dataset.y), encoded_width(dataset.X, max_categories), int(dataset.y.nunique()),
+                 "loaded (one-hot width)")
+
+
+def encoded_width(X: pd.DataFrame, max_categories: int | None) -> int:
+    """Columns the fits see: one per numeric feature, one per category of a nominal one (at most
+    ``max_categories``, as :func:`benchirt.preprocess.make_preprocessor` encodes them)."""
+    from benchirt.data.dataset import is_nominal
+
+    width = 0
+    for name in X.columns:
+        column = X[name]
+        if is_nominal(column):
+            categories = max(int(column.nunique()), 1)
+            width += categories if max_categories is None else min(categories, max_categories)
+        else:
+            width += 1
+    return width
 
 
 def lpt_makespan(seconds: list[float], workers: int) -> float:
@@ -181,7 +205,7 @@ def estimate(specs, response_config, workers: int, model: dict | None = None,
     rows = []
     for spec in specs:
         try:
-            shape = dataset_shape(spec, ask_server)
+            shape = dataset_shape(spec, ask_server, response_config.max_categories)
         except BenchirtError as exc:
             rows.append({"dataset": spec.name, "note": f"no shape: {exc}".splitlines()[0]})
             continue
