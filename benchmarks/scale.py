@@ -20,13 +20,20 @@ default
     A finished run's measured seconds of the response stage per dataset (its manifest) against the
     estimate of the packaged cost model and, with ``--baseline-model``, of an earlier one.
 
+``--memory CACHE_DIR``
+    CC18's image shapes (CIFAR_10, Devnagari-Script, mnist_784, Fashion-MNIST) at full size, as
+    synthetic 0-255 tables cached as OpenML parquet datasets (:mod:`openml_synthetic`), loaded
+    through openml-python's real code path in a fresh process: peak memory after loading, after
+    cleaning every row, and (``--fits``) after the response stage with the cc18 policy on one core.
+
 ``--threads``
     Why every fit runs with one thread: kr-vs-kp's k-NN answers with 1 and 2 OpenMP threads.
 
-    python benchmarks/scale.py --calibrate
+    python benchmarks/scale.py --calibrate          # or --calibrate-memory: the OpenML loading bytes only
     python benchmarks/scale.py --fraction 0.05 --n-jobs 1     # what docs/scale.md shows
     python benchmarks/scale.py --threads
     python benchmarks/scale.py --check RUN_DIR --baseline-model OLD.json   # estimate vs a finished run
+    python benchmarks/scale.py --memory /tmp/cc18-images [--fits] [--only mnist_784]
 """
 from __future__ import annotations
 
@@ -166,12 +173,43 @@ def calibrate() -> dict:
         "worst_calibration_error": {name: round(value, 2) for name, value in spread.items()},
         "load_seconds_per_value": load_seconds / values,
         "load_bytes_per_value": load_peak / values,
+        "openml_load_bytes_per_value": openml_load_bytes(),
         "irt_seconds_per_response": irt_seconds / (132 * 500),
         "base_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
         "typical_error": TYPICAL_ERROR,
     }
     model["fixed_seconds_per_dataset"] = fixed_per_dataset(model)
     return model
+
+
+def openml_load_bytes(rows: int = 20000, features: int = 500) -> float:
+    """Peak bytes per value of loading an OpenML parquet dataset of fractions (nothing to store compactly: the
+    worst case) through openml's code path and cleaning every row, as respond does, in a fresh process."""
+    from openml_synthetic import write_openml_cache
+
+    frame = pd.DataFrame(np.random.default_rng(0).normal(size=(rows, features)),
+                         columns=[f"f{i}" for i in range(features)])
+    frame["class"] = pd.Categorical(np.random.default_rng(1).integers(0, 3, size=rows).astype(str))
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    with tempfile.TemporaryDirectory() as folder:
+        write_openml_cache(folder, 990002, "fractions", frame, "class")
+        process = context.Process(target=_openml_load_child, args=(Path(folder), queue))
+        process.start()
+        increase = queue.get()
+        process.join()
+    return increase / (rows * features)
+
+
+def _openml_load_child(folder: Path, queue) -> None:
+    from benchirt.data import DatasetSpec
+    from benchirt.data.openml_source import load_openml
+    from benchirt.preprocess import clean_features
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    dataset = load_openml(DatasetSpec("fractions", "openml", "990002", openml_id=990002, openml_cache=str(folder)))
+    clean_features(dataset.X, "fractions")
+    queue.put(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before)
 
 
 def _ladder_seconds(X, y, X_test, epochs: int) -> float:
@@ -287,6 +325,84 @@ def cc18_config(fraction: float):
     return config, replace(config, **scaled)
 
 
+#: CC18's image datasets (0-255 pixels) whose loading the 4 GB goal is about: the memory benchmark's shapes.
+IMAGES = [("CIFAR_10", 60000, 3072, 10, 40927), ("Devnagari-Script", 92000, 1024, 46, 40923),
+          ("mnist_784", 70000, 784, 10, 554), ("Fashion-MNIST", 70000, 784, 10, 40996)]
+
+
+def _write_image_dataset(folder: Path, shape) -> None:
+    """Child process: a synthetic image table of ``shape`` cached as an OpenML parquet dataset (float64 columns)."""
+    from sklearn.datasets import make_classification
+
+    from openml_synthetic import write_openml_cache
+
+    name, rows, features, classes, did = shape
+    X, y = make_classification(n_samples=rows, n_features=features, n_informative=20, n_redundant=0,
+                               n_classes=classes, n_clusters_per_class=1, random_state=0)
+    np.rint(X * 32 + 128, out=X)
+    np.clip(X, 0, 255, out=X)
+    X += 0.0  # no -0.0: pixel values as OpenML serves them
+    frame = pd.DataFrame(X, columns=[f"pixel{i + 1}" for i in range(features)], copy=False)
+    frame["class"] = pd.Categorical(y.astype(str))
+    write_openml_cache(folder, did, name, frame, "class")
+
+
+def _measure_openml(folder: Path, shape, config, fits: bool, queue) -> None:
+    """Child process: load ``shape``'s cached dataset through openml, plan its rows, optionally fit; peaks after each."""
+    from benchirt.data import DatasetSpec
+    from benchirt.data.openml_source import load_openml
+    from benchirt.preprocess import clean_features
+
+    def peak() -> float:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
+
+    name, rows, features, classes, did = shape
+    out = {"dataset": name, "shape": f"{rows} x {features}, {classes} cl", "base_gb": round(peak(), 2)}
+    start = time.perf_counter()
+    dataset = load_openml(DatasetSpec(name, "openml", str(did), openml_id=did, openml_cache=str(folder)))
+    out.update(load_s=round(time.perf_counter() - start, 1), loaded_gb=round(peak(), 2),
+               table_gb=round(dataset.X.memory_usage(deep=True).sum() / 1e9, 3))
+    clean_features(dataset.X, name)  # what respond does first, over every row
+    out["cleaned_gb"] = round(peak(), 2)
+    if fits:
+        from benchirt.responses import respond
+
+        start = time.perf_counter()
+        result = respond(dataset, config)
+        out.update(respond_s=round(time.perf_counter() - start, 1), respond_gb=round(peak(), 2),
+                   trained_on=result.sizes["train_used"], skipped=",".join(result.sizes["skipped_classifiers"]) or "-")
+    queue.put(out)
+
+
+def memory(folder: Path, names: list[str] | None, fits: bool) -> None:
+    """Peak memory of loading CC18's image shapes at full size through openml's real code path (and their fits)."""
+    from benchirt.pipeline.estimate import Shape, load_cost_model, response_cost
+
+    full, _ = cc18_config(1.0)
+    model = load_cost_model()
+    context = multiprocessing.get_context("spawn")
+    rows = []
+    for shape in IMAGES:
+        if names and shape[0] not in names:
+            continue
+        if not (folder / "org" / "openml" / "www" / "datasets" / str(shape[4]) / f"dataset_{shape[4]}.pq").is_file():
+            writer = context.Process(target=_write_image_dataset, args=(folder, shape))
+            writer.start()
+            writer.join()
+        queue = context.Queue()
+        process = context.Process(target=_measure_openml, args=(folder, shape, full, fits, queue))
+        process.start()
+        out = queue.get()
+        process.join()
+        estimated = response_cost(Shape(shape[1], shape[2], shape[3], "OpenML qualities"), full, model)
+        out["estimated_gb"] = round(estimated["peak_bytes"] / 1e9, 2)
+        rows.append(out)
+        print(out, file=sys.stderr, flush=True)
+    print(f"\nPeak resident memory (GB, ru_maxrss) through openml's code path, full size, cc18 policy "
+          f"(max_train {full.max_train}, max_cv_train {full.max_cv_train}); fits: {'yes, one core' if fits else 'no'}")
+    print(pd.DataFrame(rows).to_string(index=False))
+
+
 def check_run(run_dir: Path, baseline: Path | None) -> None:
     """A finished run's measured seconds of ``respond`` per dataset against the estimate (and a baseline model's)."""
     from benchirt.pipeline.config import load_config
@@ -325,6 +441,8 @@ def check_run(run_dir: Path, baseline: Path | None) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calibrate", action="store_true", help="measure and rewrite the cost model")
+    parser.add_argument("--calibrate-memory", action="store_true",
+                        help="measure only the bytes per value of loading an OpenML parquet dataset; update the model")
     parser.add_argument("--fraction", type=float, default=1.0, help="share of rows and caps (default 1: full size)")
     parser.add_argument("--n-jobs", type=int, default=1,
                         help="parallel fits per dataset (default 1; with 2 a measurement stalled once here, not investigated)")
@@ -333,17 +451,30 @@ def main() -> None:
                         help="a finished run's measured respond seconds per dataset against the estimate")
     parser.add_argument("--baseline-model", type=Path, metavar="JSON",
                         help="with --check: also a cost model saved before (e.g. git show REV:benchirt/pipeline/cost_model.json)")
+    parser.add_argument("--memory", type=Path, metavar="CACHE_DIR",
+                        help="peak memory of loading CC18's image shapes at full size through openml (synthetic "
+                             "parquet datasets written once to CACHE_DIR); with --fits also the response stage")
+    parser.add_argument("--fits", action="store_true", help="with --memory: run the response stage too")
     parser.add_argument("--threads", action="store_true",
                         help="k-NN answers on kr-vs-kp with 1 vs 2 OpenMP threads (needs ../shared/data)")
     args = parser.parse_args()
     if args.check:
         check_run(args.check, args.baseline_model)
         return
+    if args.memory:
+        memory(args.memory, args.only, args.fits)
+        return
     if args.threads:
         thread_ties(Path(os.environ.get("BENCHIRT_SHARED_DATA", ROOT.parent / "shared" / "data")))
         return
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (timings on a shared machine are "
           "indicative)")
+    if args.calibrate_memory:
+        model = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+        model["openml_load_bytes_per_value"] = openml_load_bytes()
+        MODEL_PATH.write_text(json.dumps(model, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"openml_load_bytes_per_value: {model['openml_load_bytes_per_value']:.1f}")
+        return
     if args.calibrate:
         model = calibrate()
         MODEL_PATH.write_text(json.dumps(model, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -12,7 +12,7 @@ from benchirt.responses import ResponseConfig
 
 TOY_MODEL = {"seconds_per_unit": {"gaussian_nb": 1e-6, "svc": 1e-8, "ladder": 1e-7},
              "fixed_seconds_per_fit": {"gaussian_nb": 0.0, "svc": 0.0, "ladder": 0.0}, "fixed_seconds_per_dataset": 0.0,
-             "load_seconds_per_value": 1e-7, "load_bytes_per_value": 30.0, "irt_seconds_per_response": 1e-4,
+             "load_seconds_per_value": 1e-7, "load_bytes_per_value": 30.0, "openml_load_bytes_per_value": 10.0, "irt_seconds_per_response": 1e-4,
              "base_bytes": 1e8, "calibrated": "toy", "machine": "toy", "typical_error": "toy"}
 
 
@@ -38,6 +38,8 @@ def test_response_cost_applies_the_size_policy():
     assert cost["seconds"] == pytest.approx(nb + svc + ladder + load)
     assert cost["slowest"] == "svc"
     assert cost["peak_bytes"] == pytest.approx(30.0 * 70000 * 100 + 4 * 8 * 10000 * 100 + 1e8)
+    from_openml = response_cost(Shape(70000, 100, 2, "OpenML qualities"), config, TOY_MODEL)  # parquet, not CSV
+    assert from_openml["peak_bytes"] == pytest.approx(10.0 * 70000 * 100 + 4 * 8 * 10000 * 100 + 1e8)
     uncapped = response_cost(Shape(70000, 100, 2, "x"), ResponseConfig(pool=("svc",), ladder_epochs=0), TOY_MODEL)
     assert uncapped["train_used"] == 69500 and uncapped["seconds"] > 40 * cost["seconds"]
 

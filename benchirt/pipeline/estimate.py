@@ -27,8 +27,11 @@ A dataset's shape comes from its metadata without loading it where it can: OpenM
 server — the data themselves are not downloaded), else, for OpenML-CC18's datasets, the shapes
 recorded in the package (:mod:`benchirt.data.recorded_shapes`; the output names the source of each);
 files and builtins are read, as they are local.
-Memory: the loaded table (``load_bytes_per_value`` per value, measured on OpenML data frames) plus
-the float64 working copies of the capped training part. The run's wall time on ``W`` workers is the
+Memory: the loaded table plus the float64 working copies of the capped training part. The table
+costs ``load_bytes_per_value`` per value for a local file (benchirt's CSV loader) and
+``openml_load_bytes_per_value`` for an OpenML dataset (its parquet file read through openml and
+cleaned, measured on fractions: an upper bound, as exact small integers such as image pixels are
+stored in one or two bytes, :mod:`benchirt.data.compact`). The run's wall time on ``W`` workers is the
 longest-processing-time schedule of the per-dataset times (a dataset is one task per stage).
 """
 from __future__ import annotations
@@ -41,12 +44,15 @@ from importlib import resources
 
 import pandas as pd
 
+from benchirt.data.recorded_shapes import RECORDED_SOURCE
 from benchirt.errors import BenchirtError
 
 #: The packaged cost model (constants in seconds per work unit; see the module docstring).
 COST_MODEL_RESOURCE = "cost_model.json"
 #: float64 copies of the training part alive at once while one task fits (features, scaled, split).
 WORKING_COPIES = 4
+#: Shapes of datasets loaded from OpenML's parquet files (:func:`benchirt.data.openml_source.load_openml`).
+OPENML_SOURCES = ("OpenML qualities", RECORDED_SOURCE)
 
 
 @dataclass(frozen=True)
@@ -118,7 +124,8 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
         seconds += config.ladder_epochs * (constants["ladder"] * work_units("ladder", used, test, shape.features,
                                                                             shape.classes) + per_fit["ladder"])
     seconds += model["load_seconds_per_value"] * shape.rows * shape.features
-    load = model["load_bytes_per_value"] * shape.rows * shape.features
+    per_value = model["openml_load_bytes_per_value" if shape.source in OPENML_SOURCES else "load_bytes_per_value"]
+    load = per_value * shape.rows * shape.features
     working = WORKING_COPIES * 8 * used * shape.features
     return {"seconds": seconds, "peak_bytes": load + working + model["base_bytes"], "train_used": used,
             "cv_rows": cv, "test_rows": test, "slowest": max(per_classifier, key=per_classifier.get, default=None),
@@ -142,7 +149,7 @@ def openml_dataset_shape(spec, ask_server: bool = True) -> Shape:
         Neither OpenML nor the table knows the dataset.
     """
     from benchirt.data.openml_source import has_cached_qualities, openml_shape
-    from benchirt.data.recorded_shapes import RECORDED_SOURCE, recorded_shape
+    from benchirt.data.recorded_shapes import recorded_shape
     from benchirt.errors import OpenMLUnavailableError
 
     if ask_server or has_cached_qualities(spec):
@@ -199,8 +206,6 @@ def estimate(specs, response_config, workers: int, model: dict | None = None,
     Once OpenML did not answer (or with ``ask_server`` False) only openml's cache is asked for the other
     datasets' qualities: openml-python retries an unreachable server for about 10 s per call.
     """
-    from benchirt.data.recorded_shapes import RECORDED_SOURCE
-
     model = model or load_cost_model()
     rows = []
     for spec in specs:
