@@ -69,7 +69,7 @@ def clean_features(X: pd.DataFrame, dataset: str = "dataset") -> tuple[pd.DataFr
         elif is_compact(column.dtype):
             columns[name] = column  # exact small integers (benchirt.data.compact): no missing or infinite value
         else:
-            values = pd.to_numeric(column, errors="coerce").astype("float64")
+            values = column if column.dtype == np.float64 else pd.to_numeric(column, errors="coerce").astype("float64")
             if np.isinf(values).any():
                 infinite.append(str(name))
                 values = values.where(np.isfinite(values), np.nan)

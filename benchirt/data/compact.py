@@ -63,14 +63,13 @@ def read_parquet_compact(path: str | Path, batch_columns: int = BATCH_COLUMNS) -
 
     source = pq.ParquetFile(path)
     names = source.schema_arrow.names
-    parts, compacted = [], 0
+    columns, compacted, index = {}, 0, None
     for start in range(0, len(names), batch_columns):
         batch = source.read(columns=names[start:start + batch_columns]).to_pandas()
-        columns = {}
+        index = batch.index
         for name in batch.columns:
             columns[name] = compact_column(batch[name])
             compacted += is_compact(columns[name].dtype)
-        parts.append(pd.DataFrame(columns, index=batch.index))
         del batch
-    frame = pd.concat(parts, axis=1) if len(parts) > 1 else parts[0]
-    return frame, int(compacted)
+    # copy=False: the columns are not gathered into one block, which would hold the table twice for a moment
+    return pd.DataFrame(columns, index=index, copy=False), int(compacted)
