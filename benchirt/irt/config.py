@@ -46,8 +46,8 @@ class IRTConfig:
         Range of the quadrature grids and bound of MAP abilities.
     max_iter, tol, tol_log_posterior : int, float, float
         EM has converged when one EM step changes no item parameter by ``tol`` or
-        more, or raises the log posterior by less than ``tol_log_posterior`` (the
-        criterion of PyPI ``mirt``); it stops unconverged after ``max_iter`` steps.
+        more and raises the log posterior by less than ``tol_log_posterior`` (PyPI
+        ``mirt`` stops on the second test alone); it stops unconverged after ``max_iter`` steps.
     starts : "auto" or int
         Starting points of EM (:func:`benchirt.irt.starts.start_scores`); the fit keeps the one
         with the highest log posterior. ``"auto"`` starts from the first principal component of
