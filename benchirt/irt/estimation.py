@@ -66,6 +66,10 @@ _HALVINGS = 8
 #: flat ridges of weakly determined 3PL items: at 132 x 8000 it stopped 94 log-posterior units below
 #: the optimum; a third step costs more than it saves (``benchmarks/irt_fit.py --part scale``).
 _M_STEPS = 2
+#: The E- and M-step go through the items in about this many blocks of at least :data:`_MIN_BLOCK`
+#: items (see :func:`_item_blocks`).
+_ITEM_BLOCKS = 16
+_MIN_BLOCK = 64
 _GAMMA_MIN = float(logit(1e-4))
 #: Largest SQUAREM step length (per item); longer ones fail the log-posterior check more often
 #: than they gain (measured on simulated and reference matrices).
@@ -82,7 +86,7 @@ _SE_BLOCKS = 16
 class _Problem:
     """The collapsed data and fixed quantities of one fit."""
 
-    patterns: np.ndarray  # (n_patterns, m_unique) float 0/1
+    patterns: np.ndarray  # (n_patterns, m_unique) int8 0/1, read in item blocks as float
     counts: np.ndarray  # (n_patterns,) how many respondents share each pattern
     multiplicity: np.ndarray  # (m_unique,) how many items share each column
     nodes: np.ndarray  # (K,)
@@ -160,11 +164,13 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
     # collapse identical items and respondents on a 1-byte copy (no float copy of the matrix is kept)
     binary = values.astype(np.int8)[:, informative]
     del values
-    columns, item_index, multiplicity = np.unique(binary, axis=1, return_inverse=True, return_counts=True)
+    rows, item_index, multiplicity = _unique_rows(np.ascontiguousarray(binary.T))
     del binary
-    patterns, counts = np.unique(columns, axis=0, return_counts=True)
+    columns = np.ascontiguousarray(rows.T)
+    del rows
+    patterns, _, counts = _unique_rows(columns)
     nodes, log_weights = quadrature(config.quadrature, config.theta_max)
-    problem = _Problem(patterns.astype(float), counts.astype(float), multiplicity.astype(float), nodes, log_weights,
+    problem = _Problem(patterns, counts.astype(float), multiplicity.astype(float), nodes, log_weights,
                        config)
     del patterns
 
@@ -194,6 +200,16 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
         history=np.asarray(record.history),
         starts=starts,
     )
+
+
+def _unique_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``numpy.unique(values, axis=0, return_inverse=True, return_counts=True)`` for a C-contiguous
+    1-byte matrix, each row compared as one block of bytes (the same sorted order): ``axis=0`` builds a
+    structured dtype with a field per column, whose description costs ~2.5 bytes per response cell
+    at 132 x 500."""
+    keys = values.view(np.dtype((np.void, values.shape[1]))).ravel()
+    _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    return values[first], np.ravel(inverse), counts
 
 
 def _best_of_starts(columns: np.ndarray, problem: _Problem):
@@ -305,12 +321,25 @@ class _Terms:
 
     @classmethod
     def at(cls, params: np.ndarray, problem: _Problem) -> "_Terms":
+        """The tables at ``params``, built one item block at a time (their temporaries stay small)."""
+        blocks = _item_blocks(len(params))
+        if len(blocks) == 1:
+            return cls._of_block(params, problem)
+        shape = (len(params), len(problem.nodes))
+        s = np.empty(shape)
+        out = cls(np.empty(shape), np.empty(shape), s, np.empty(shape) if problem.estimates_guessing else s)
+        for block in blocks:
+            out.merge(block, cls._of_block(params[block], problem))
+        return out
+
+    @classmethod
+    def _of_block(cls, params: np.ndarray, problem: _Problem) -> "_Terms":
         z = params[:, 0:1] * (problem.nodes[None, :] - params[:, 1:2])
         s, p, log_p, log_q = terms_from_logit(z, _guessing(params)[:, None])
         return cls(log_p, log_q, s, p)
 
     def rows(self, rows: np.ndarray) -> "_Terms":
-        """The tables of items ``rows`` only (copies)."""
+        """The tables of items ``rows`` only (views for a slice, copies for an index array)."""
         return _Terms(*(getattr(self, name)[rows] for name in ("log_p", "log_q", "s", "p")))
 
     def merge(self, rows: np.ndarray, other: "_Terms") -> None:
@@ -407,19 +436,51 @@ def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = No
 
 
 def _e_step(terms: _Terms, params: np.ndarray, problem: _Problem) -> tuple[np.ndarray, np.ndarray, float]:
-    """Expected counts ``r`` (m, K), ``n_k`` (K,) and the marginal log posterior at ``params``."""
-    post, log_marginal = _posterior(terms.log_p, terms.log_q, problem)
+    """Posterior weights times pattern counts (n_patterns, K), expected counts ``n_k`` (K,) and the
+    marginal log posterior at ``params``; each item block's ``r_jk`` comes from :func:`_expected_correct`."""
+    post, log_marginal = _posterior(terms, problem)
     scaled = post * problem.counts[:, None]
     n_k = scaled.sum(axis=0)
-    r = problem.patterns.T @ scaled  # BLAS reads the transpose in place
     log_post = float(problem.counts @ log_marginal + problem.multiplicity @ _log_prior(params, problem))
-    return r, n_k, log_post
+    return scaled, n_k, log_post
 
 
-def _posterior(log_p: np.ndarray, log_q: np.ndarray, problem: _Problem) -> tuple[np.ndarray, np.ndarray]:
+def _expected_correct(scaled: np.ndarray, block: slice, problem: _Problem) -> np.ndarray:
+    """``r_jk = sum_i w_ik u_ij`` of the items in ``block``: (block size, K)."""
+    return problem.patterns[:, block].T.astype(float) @ scaled
+
+
+def _item_blocks(m: int) -> list[slice]:
+    """Slices of ``max(64, m / 16)`` items. The temporaries of a step (item x node tables, 2.5 bytes
+    per response cell each with 132 respondents and 41 nodes) then exist for one block at a time,
+    and a block's tables stay in cache while its step is computed."""
+    size = max(_MIN_BLOCK, -(-m // _ITEM_BLOCKS))
+    return [slice(i, i + size) for i in range(0, m, size)]
+
+
+def _posterior(terms: _Terms, problem: _Problem) -> tuple[np.ndarray, np.ndarray]:
     """Posterior weights (n_patterns, K) and marginal log-likelihood per pattern (n_patterns,)."""
-    w = problem.multiplicity
-    joint = problem.patterns @ ((log_p - log_q) * w[:, None]) + w @ log_q + problem.log_weights
+    return _posterior_of_blocks(lambda block: (terms.log_p[block], terms.log_q[block]), problem)
+
+
+def _posterior_at(params: np.ndarray, problem: _Problem) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_posterior` at ``params``, building the item x node tables one item block at a time."""
+    def block_terms(block):
+        terms = _Terms.at(params[block], problem)
+        return terms.log_p, terms.log_q
+    return _posterior_of_blocks(block_terms, problem)
+
+
+def _posterior_of_blocks(block_terms, problem: _Problem) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_posterior` from ``block_terms(block) -> (log P, log(1 - P))`` of each item block."""
+    joint = np.repeat(problem.log_weights[None, :], problem.patterns.shape[0], axis=0)
+    for block in _item_blocks(len(problem.multiplicity)):
+        w = problem.multiplicity[block]
+        log_p, log_q = block_terms(block)
+        odds = np.subtract(log_p, log_q)
+        odds *= w[:, None]
+        joint += problem.patterns[:, block].astype(float) @ odds
+        joint += w @ log_q
     peak = joint.max(axis=1, keepdims=True)
     shifted = joint - peak
     # weights below e^-69 (1e-30) are dropped: they change no count, and their products
@@ -510,11 +571,25 @@ def _item_objective(params: np.ndarray, terms: _Terms, r: np.ndarray, n_k: np.nd
 
 
 def _em_step(params: np.ndarray, terms: _Terms, problem: _Problem) -> tuple[np.ndarray, _Terms, float]:
-    """One EM iteration ``F``: E-step at ``params``, then up to :data:`_M_STEPS` damped Fisher-scoring
-    steps per item, each halved until the item's objective does not decrease; an item takes another
-    step only while its last one moved a parameter by ``config.tol`` or more. Returns the new params,
-    their terms and the log posterior at the *old* params."""
-    r, n_k, log_post = _e_step(terms, params, problem)
+    """One EM iteration ``F``: E-step at ``params``, then the M-step of :func:`_m_step` block by block
+    of items. Returns the new params, their terms (``terms`` updated in place: the old ones are
+    not needed again) and the log posterior at the *old* params."""
+    scaled, n_k, log_post = _e_step(terms, params, problem)
+    new = params.copy()
+    for block in _item_blocks(len(params)):
+        r = _expected_correct(scaled, block, problem)
+        new[block], block_terms = _m_step(params[block], terms.rows(block), r, n_k, problem)
+        terms.merge(block, block_terms)
+    if problem.config.model == "1PL":
+        r = _expected_correct(scaled, slice(None), problem)
+        new, terms = _common_discrimination_step(new, terms, r, n_k, problem)
+    return new, terms, log_post
+
+
+def _m_step(params, terms, r, n_k, problem) -> tuple[np.ndarray, _Terms]:
+    """Up to :data:`_M_STEPS` damped Fisher-scoring steps per item, each halved until the item's
+    objective does not decrease; an item takes another step only while its last one moved a
+    parameter by ``config.tol`` or more."""
     new, new_terms, moved = _scoring_step(params, terms, r, n_k, problem)
     for _ in range(_M_STEPS - 1):
         rows = np.flatnonzero(moved >= problem.config.tol)
@@ -525,9 +600,7 @@ def _em_step(params: np.ndarray, terms: _Terms, problem: _Problem) -> tuple[np.n
         new_terms.merge(rows, sub_terms)
         moved = np.zeros(len(new))
         moved[rows] = sub_moved
-    if problem.config.model == "1PL":
-        new, new_terms = _common_discrimination_step(new, new_terms, r, n_k, problem)
-    return new, new_terms, log_post
+    return new, new_terms
 
 
 def _scoring_step(params, terms, r, n_k, problem) -> tuple[np.ndarray, _Terms, np.ndarray]:
@@ -645,8 +718,7 @@ def _standard_errors(params: np.ndarray, problem: _Problem) -> np.ndarray:
     cols = _free_columns(problem)
     if problem.config.model == "1PL":
         cols = [0, 1]
-    terms = _Terms.at(params, problem)
-    post, _ = _posterior(terms.log_p, terms.log_q, problem)
+    post, _ = _posterior_at(params, problem)
     m = params.shape[0]
     size = len(cols)
     xpd = np.zeros((m, size, size))
