@@ -324,16 +324,17 @@ class _Terms:
         """The tables at ``params``, built one item block at a time (their temporaries stay small)."""
         blocks = _item_blocks(len(params))
         if len(blocks) == 1:
-            return cls._of_block(params, problem)
+            return cls.of_block(params, problem)
         shape = (len(params), len(problem.nodes))
         s = np.empty(shape)
         out = cls(np.empty(shape), np.empty(shape), s, np.empty(shape) if problem.estimates_guessing else s)
         for block in blocks:
-            out.merge(block, cls._of_block(params[block], problem))
+            out.merge(block, cls.of_block(params[block], problem))
         return out
 
     @classmethod
-    def _of_block(cls, params: np.ndarray, problem: _Problem) -> "_Terms":
+    def of_block(cls, params: np.ndarray, problem: _Problem) -> "_Terms":
+        """The tables at ``params`` in one piece (for one item block)."""
         z = params[:, 0:1] * (problem.nodes[None, :] - params[:, 1:2])
         s, p, log_p, log_q = terms_from_logit(z, _guessing(params)[:, None])
         return cls(log_p, log_q, s, p)
@@ -571,41 +572,78 @@ def _item_objective(params: np.ndarray, terms: _Terms, r: np.ndarray, n_k: np.nd
 
 
 def _em_step(params: np.ndarray, terms: _Terms, problem: _Problem) -> tuple[np.ndarray, _Terms, float]:
-    """One EM iteration ``F``: E-step at ``params``, then the M-step of :func:`_m_step` block by block
-    of items. Returns the new params, their terms (``terms`` updated in place: the old ones are
-    not needed again) and the log posterior at the *old* params."""
+    """One EM iteration ``F``: E-step at ``params``, then up to :data:`_M_STEPS` damped Fisher-scoring
+    steps per item (:func:`_scoring_pass`); an item takes another step only while its last one moved
+    a parameter by ``config.tol`` or more. Returns the new params, their terms (``terms`` updated in
+    place: the old ones are not needed again) and the log posterior at the *old* params."""
     scaled, n_k, log_post = _e_step(terms, params, problem)
-    new = params.copy()
-    for block in _item_blocks(len(params)):
-        r = _expected_correct(scaled, block, problem)
-        new[block], block_terms = _m_step(params[block], terms.rows(block), r, n_k, problem)
-        terms.merge(block, block_terms)
+    new, moved = _scoring_pass(params, terms, scaled, n_k, problem)
+    for _ in range(_M_STEPS - 1):
+        rows = np.flatnonzero(moved >= problem.config.tol)
+        if not len(rows):
+            break
+        new, moved = _scoring_pass(new, terms, scaled, n_k, problem, rows)
     if problem.config.model == "1PL":
         r = _expected_correct(scaled, slice(None), problem)
         new, terms = _common_discrimination_step(new, terms, r, n_k, problem)
     return new, terms, log_post
 
 
-def _m_step(params, terms, r, n_k, problem) -> tuple[np.ndarray, _Terms]:
-    """Up to :data:`_M_STEPS` damped Fisher-scoring steps per item, each halved until the item's
-    objective does not decrease; an item takes another step only while its last one moved a
-    parameter by ``config.tol`` or more."""
-    new, new_terms, moved = _scoring_step(params, terms, r, n_k, problem)
-    for _ in range(_M_STEPS - 1):
-        rows = np.flatnonzero(moved >= problem.config.tol)
-        if not len(rows):
-            break
-        sub, sub_terms, sub_moved = _scoring_step(new[rows], new_terms.rows(rows), r[rows], n_k, problem)
-        new[rows] = sub
-        new_terms.merge(rows, sub_terms)
-        moved = np.zeros(len(new))
-        moved[rows] = sub_moved
-    return new, new_terms
+def _scoring_pass(params, terms, scaled, n_k, problem, rows=None) -> tuple[np.ndarray, np.ndarray]:
+    """One projected, damped Fisher-scoring step for each item (of ``rows``, default all), item block
+    by item block, halved until the item's objective does not decrease (items where no halving helps
+    keep their parameters). ``terms`` is updated in place. Returns the new params and how far each
+    item moved (largest change of a, b, logit c; 0 for items outside ``rows``).
+
+    The halvings run once, on the few items whose full step failed, gathered from all blocks."""
+    new = params.copy()
+    if rows is None:
+        chunks = _item_blocks(len(params))
+    else:
+        size = _item_blocks(len(params))[0].stop
+        chunks = [rows[i:i + size] for i in range(0, len(rows), size)]
+    failed = []  # per chunk: (items, step, r, objective before the step) of steps that lowered it
+    for chunk in chunks:
+        r = _expected_correct(scaled, chunk, problem)
+        old_terms = terms.rows(chunk)
+        step = _scoring_direction(params[chunk], old_terms, r, n_k, problem)
+        old_obj = _item_objective(params[chunk], old_terms, r, n_k, problem)
+        trial = _clip(params[chunk] + step, problem)
+        trial_terms = _Terms.of_block(trial, problem)
+        worse = np.flatnonzero(_item_objective(trial, trial_terms, r, n_k, problem) < old_obj - 1e-10)
+        new[chunk] = trial
+        terms.merge(chunk, trial_terms)
+        if len(worse):
+            items = np.arange(chunk.start, chunk.stop)[worse] if isinstance(chunk, slice) else chunk[worse]
+            failed.append((items, step[worse], r[worse], old_obj[worse]))
+    if failed:
+        _halve_failed_steps(params, new, terms, *(np.concatenate(parts) for parts in zip(*failed)), n_k, problem)
+    cols = _free_columns(problem)
+    moved = np.abs(new[:, cols] - params[:, cols]).max(axis=1)
+    return new, moved
 
 
-def _scoring_step(params, terms, r, n_k, problem) -> tuple[np.ndarray, _Terms, np.ndarray]:
-    """One projected, damped Fisher-scoring step per item with step halving (:func:`_accept_steps`);
-    returns the new params, their terms and how far each item moved (largest change of a, b, logit c)."""
+def _halve_failed_steps(params, new, terms, items, step, r, old_obj, n_k, problem) -> None:
+    """Step halving for ``items``, whose full step lowered their objective: each keeps the largest
+    ``step / 2^h`` that does not, or its previous parameters; ``new`` and ``terms`` updated in place."""
+    scale = 0.5
+    for _ in range(_HALVINGS):
+        trial = _clip(params[items] + scale * step, problem)
+        trial_terms = _Terms.of_block(trial, problem)
+        new[items] = trial
+        terms.merge(items, trial_terms)
+        still = _item_objective(trial, trial_terms, r, n_k, problem) < old_obj - 1e-10
+        items, step, r, old_obj = items[still], step[still], r[still], old_obj[still]
+        if not len(items):
+            return
+        scale /= 2
+    new[items] = params[items]
+    terms.merge(items, _Terms.of_block(params[items], problem))
+
+
+def _scoring_direction(params, terms, r, n_k, problem) -> np.ndarray:
+    """The Fisher-scoring step (m, 3) of each item: projected at the bounds, at most
+    :data:`_MAX_STEP` per parameter."""
     cols = _free_columns(problem)
     grad, info = _gradient_information(params, terms, r, n_k, problem)
     step = np.zeros_like(params)
@@ -625,10 +663,7 @@ def _scoring_step(params, terms, r, n_k, problem) -> tuple[np.ndarray, _Terms, n
             step[np.ix_(rows, cols)] = np.linalg.solve(fixed_info, (sub_grad[rows] * keep)[..., None])[..., 0]
     # shorten long steps as a whole (clipping each component would change their direction)
     longest = np.abs(step).max(axis=1, keepdims=True)
-    step = step * np.minimum(1.0, _MAX_STEP / np.where(longest > 0, longest, 1.0))
-    new, new_terms = _accept_steps(params, terms, step, r, n_k, problem)
-    moved = np.abs(new[:, cols] - params[:, cols]).max(axis=1)
-    return new, new_terms, moved
+    return step * np.minimum(1.0, _MAX_STEP / np.where(longest > 0, longest, 1.0))
 
 
 def _pinned(params: np.ndarray, step: np.ndarray, problem: _Problem) -> np.ndarray:
@@ -638,29 +673,6 @@ def _pinned(params: np.ndarray, step: np.ndarray, problem: _Problem) -> np.ndarr
     lower = np.array([-config.max_discrimination, -config.max_difficulty, _GAMMA_MIN])
     eps = 1e-9
     return ((params >= upper - eps) & (step > 0)) | ((params <= lower + eps) & (step < 0))
-
-
-def _accept_steps(params, terms, step, r, n_k, problem) -> tuple[np.ndarray, _Terms]:
-    """Per-item step halving: keep the largest ``step / 2^h`` that does not lower the objective
-    (items where no halving helps keep their parameters)."""
-    old_obj = _item_objective(params, terms, r, n_k, problem)
-    new = _clip(params + step, problem)
-    new_terms = _Terms.at(new, problem)
-    failed = np.flatnonzero(_item_objective(new, new_terms, r, n_k, problem) < old_obj - 1e-10)
-    scale = 0.5
-    for _ in range(_HALVINGS):
-        if not len(failed):
-            break
-        trial = _clip(params[failed] + scale * step[failed], problem)
-        trial_terms = _Terms.at(trial, problem)
-        new[failed] = trial
-        new_terms.merge(failed, trial_terms)
-        failed = failed[_item_objective(trial, trial_terms, r[failed], n_k, problem) < old_obj[failed] - 1e-10]
-        scale /= 2
-    if len(failed):  # no halving helped: these items keep their previous values
-        new[failed] = params[failed]
-        new_terms.merge(failed, terms.rows(failed))
-    return new, new_terms
 
 
 def _common_discrimination_step(params, terms, r, n_k, problem) -> tuple[np.ndarray, _Terms]:
