@@ -86,7 +86,7 @@ _SE_BLOCKS = 16
 class _Problem:
     """The collapsed data and fixed quantities of one fit."""
 
-    patterns: np.ndarray  # (n_patterns, m_unique) int8 0/1, read in item blocks as float
+    items: np.ndarray  # (m_unique, n_patterns) int8 0/1: the patterns item by item, read in item blocks as float
     counts: np.ndarray  # (n_patterns,) how many respondents share each pattern
     multiplicity: np.ndarray  # (m_unique,) how many items share each column
     nodes: np.ndarray  # (K,)
@@ -169,6 +169,7 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
     columns = np.ascontiguousarray(rows.T)
     del rows
     patterns, _, counts = _unique_rows(columns)
+    patterns = np.ascontiguousarray(patterns.T)  # an item block is then one contiguous piece
     nodes, log_weights = quadrature(config.quadrature, config.theta_max)
     problem = _Problem(patterns, counts.astype(float), multiplicity.astype(float), nodes, log_weights,
                        config)
@@ -450,7 +451,7 @@ def _e_step(terms: _Terms, params: np.ndarray, problem: _Problem) -> tuple[np.nd
 
 def _expected_correct(scaled: np.ndarray, block: slice, problem: _Problem) -> np.ndarray:
     """``r_jk = sum_i w_ik u_ij`` of the items in ``block``: (block size, K)."""
-    return problem.patterns[:, block].T.astype(float) @ scaled
+    return problem.items[block].astype(float) @ scaled
 
 
 def _item_blocks(m: int) -> list[slice]:
@@ -476,13 +477,13 @@ def _posterior_at(params: np.ndarray, problem: _Problem) -> tuple[np.ndarray, np
 
 def _posterior_of_blocks(block_terms, problem: _Problem) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_posterior` from ``block_terms(block) -> (log P, log(1 - P))`` of each item block."""
-    joint = np.repeat(problem.log_weights[None, :], problem.patterns.shape[0], axis=0)
+    joint = np.repeat(problem.log_weights[None, :], problem.items.shape[1], axis=0)
     for block in _item_blocks(len(problem.multiplicity)):
         w = problem.multiplicity[block]
         log_p, log_q = block_terms(block)
         odds = np.subtract(log_p, log_q)
         odds *= w[:, None]
-        joint += problem.patterns[:, block].astype(float) @ odds
+        joint += problem.items[block].astype(float).T @ odds
         joint += w @ log_q
     peak = joint.max(axis=1, keepdims=True)
     shifted = joint - peak
@@ -737,11 +738,11 @@ def _standard_errors(params: np.ndarray, problem: _Problem) -> np.ndarray:
     m = params.shape[0]
     size = len(cols)
     xpd = np.zeros((m, size, size))
-    common = np.zeros(problem.patterns.shape[0])  # 1PL: the shared a's score per pattern
+    common = np.zeros(problem.items.shape[1])  # 1PL: the shared a's score per pattern
     block = max(8, -(-m // _SE_BLOCKS))
     for start in range(0, m, block):  # items in blocks: the (patterns, items, 3) scores never exist whole
         rows = slice(start, start + block)
-        scores = _item_scores(params[rows], problem.patterns[:, rows], post, problem.nodes)
+        scores = _item_scores(params[rows], problem.items[rows].T, post, problem.nodes)
         weighted = scores * problem.counts[:, None, None]
         if problem.config.model == "1PL":
             common += scores[:, :, 0] @ problem.multiplicity[rows]
