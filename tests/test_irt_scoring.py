@@ -96,3 +96,30 @@ def test_responses_must_answer_exactly_the_frozen_items(simulated, tmp_path, cap
     assert main(["irt", str(tmp_path / "short.csv"), "--items", str(tmp_path / "items.csv"), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "do not match the frozen items" in err
+
+
+def test_score_word_scores_like_items_flag(simulated, tmp_path, capsys):
+    responses, fit = simulated
+    fit.items.reset_index().to_csv(tmp_path / "items.csv", index=False)
+    responses.iloc[:4].to_csv(tmp_path / "new.csv", index=False)
+    items = str(tmp_path / "items.csv")
+    assert main(["irt", "score", str(tmp_path / "new.csv"), "--items", items, "--out", str(tmp_path / "a")]) == 0
+    assert main(["irt", str(tmp_path / "new.csv"), "--items", items, "--out", str(tmp_path / "b")]) == 0
+    assert (tmp_path / "a" / "abilities.csv").read_bytes() == (tmp_path / "b" / "abilities.csv").read_bytes()
+    assert not (tmp_path / "a" / "items.csv").exists()
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "words, message",
+    [
+        (["score", "NEW"], "benchirt irt score needs --items ITEMS.csv: the frozen item parameters to score against"),
+        (["NEW", "NEW"], "benchirt irt takes one RESPONSES.csv (or 'score RESPONSES.csv --items ITEMS.csv'), got: NEW NEW"),
+    ],
+)
+def test_score_word_errors(tmp_path, capsys, words, message):
+    (tmp_path / "new.csv").write_text("V1,V2\n1,0\n")
+    argv = ["irt", *[str(tmp_path / "new.csv") if w == "NEW" else w for w in words], "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    expected = message.replace("NEW", str(tmp_path / "new.csv"))
+    assert capsys.readouterr().err.strip().endswith(expected)

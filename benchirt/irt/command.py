@@ -33,9 +33,13 @@ log posterior and status converged / iteration_limit / better_optimum_exists, it
 icc.png, ccc_difficulty.png, ccc_discrimination.png, parameters.png. With --compare-models also
 DIR/model_comparison.csv (model, log_likelihood, n_parameters, aic, bic, status, best_aic, best_bic).
 
-With --items ITEMS.csv the items are NOT refitted: the respondents of RESPONSES.csv are scored against
-those frozen parameters (an items.csv of this command or of a run, or decodIRT's ltm_item_params.csv)
-and only DIR/abilities.csv (respondent, theta, se, true_score) is written."""
+`benchirt irt score RESPONSES.csv --items ITEMS.csv --out DIR` (or the same without the word `score`)
+does NOT refit the items: the respondents of RESPONSES.csv are scored against those frozen parameters
+(an items.csv of this command or of a run, or decodIRT's ltm_item_params.csv) and only
+DIR/abilities.csv (respondent, theta, se, true_score) is written."""
+
+#: The word that selects frozen-item scoring: ``benchirt irt score RESPONSES.csv --items ITEMS.csv``.
+SCORE_WORD = "score"
 
 
 def register(subparsers) -> None:
@@ -45,7 +49,8 @@ def register(subparsers) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("responses", metavar="RESPONSES.csv", help="respondents x items matrix of 0/1")
+    parser.add_argument("responses", nargs="+", metavar="[score] RESPONSES.csv",
+                        help="respondents x items matrix of 0/1; with the word 'score' first, score it on --items")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     parser.add_argument("--model", choices=MODELS, default="3PL", help="item response model (default 3PL)")
     parser.add_argument(
@@ -107,6 +112,20 @@ def read_responses_csv(path: str | Path) -> pd.DataFrame:
     return frame
 
 
+def _responses_argument(args: argparse.Namespace) -> tuple[str, bool]:
+    """The response file and whether to score it on frozen items (``score`` word or ``--items``)."""
+    words = args.responses
+    if len(words) == 2 and words[0] == SCORE_WORD:
+        if not args.items:
+            raise ConfigError("benchirt irt score needs --items ITEMS.csv: the frozen item parameters to score against")
+        return words[1], True
+    if len(words) == 1:
+        return words[0], bool(args.items)
+    raise ConfigError(
+        f"benchirt irt takes one RESPONSES.csv (or 'score RESPONSES.csv --items ITEMS.csv'), got: {' '.join(words)}"
+    )
+
+
 def _names_column(column: pd.Series) -> bool:
     """A first column holds names when some value is not a 0/1 answer."""
     values = column.dropna().astype(str).str.strip()
@@ -116,14 +135,15 @@ def _names_column(column: pd.Series) -> bool:
 def run(args: argparse.Namespace) -> int:
     config = IRTConfig(model=args.model, prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter,
                        starts=_starts(args.starts))
-    responses = read_responses_csv(args.responses)
-    if args.items:
-        return _score(args, responses, config)
+    responses_path, scoring = _responses_argument(args)
+    responses = read_responses_csv(responses_path)
+    if scoring:
+        return _score(args, responses_path, responses, config)
     try:
         fit = fit_irt(responses, config)
         comparison = compare_models(responses, config, fitted=fit) if args.compare_models else None
     except DataError as exc:
-        raise DataError(f"{args.responses}: {exc}") from None
+        raise DataError(f"{responses_path}: {exc}") from None
     table = fit.ability_table(responses, config.ability)
     fit_table = item_fit(fit, responses)
     out = Path(args.out)
@@ -132,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     record = fit.convergence()
     record["summary"] = item_summary(fit.items, config)
     record["ability"] = config.ability
-    record["input"] = str(args.responses)
+    record["input"] = str(responses_path)
     atomic_write_json(out / "fit.json", record)
     if args.plots:
         _write_plots(fit, responses, out)
@@ -153,15 +173,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _score(args: argparse.Namespace, responses: pd.DataFrame, config: IRTConfig) -> int:
-    """``--items``: θ, SE and True-Score against frozen items (no refit)."""
+def _score(args: argparse.Namespace, responses_path: str, responses: pd.DataFrame, config: IRTConfig) -> int:
+    """``score`` / ``--items``: θ, SE and True-Score against frozen items (no refit)."""
     from benchirt.irt.scoring import read_items, score_frozen
 
     items = read_items(args.items)
     try:
         table = score_frozen(items, responses, config.ability, config)
     except DataError as exc:
-        raise DataError(f"{args.responses}: {exc}") from None
+        raise DataError(f"{responses_path}: {exc}") from None
     out = Path(args.out)
     atomic_write_csv(out / "abilities.csv", table.reset_index())
     print(f"scored {len(table)} respondents on {len(items)} frozen items of {args.items} ({config.ability}; not refitted)")
