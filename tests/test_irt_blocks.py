@@ -23,20 +23,26 @@ def _params(fit) -> np.ndarray:
     return fit.items[["discrimination", "difficulty", "guessing"]].to_numpy()
 
 
-def test_item_blocks_cover_every_item_once():
-    for m in (1, 63, 64, 65, 500, 1024, 8001):
-        blocks = estimation._item_blocks(m)
-        covered = np.concatenate([np.arange(m)[block] for block in blocks])
-        assert (covered == np.arange(m)).all()
-        assert len(blocks) <= max(1, estimation._ITEM_BLOCKS)
-        assert all(block.stop - block.start >= min(m, estimation._MIN_BLOCK) for block in blocks[:-1])
+def test_item_blocks_cover_every_item_once_and_bound_the_tables():
+    for m in (1, 63, 64, 65, 500, 8001):
+        for n_patterns in (132, 1000, 5000):
+            size = estimation._block_size(m, n_patterns, 41)
+            blocks = estimation._item_blocks(m, size)
+            covered = np.concatenate([np.arange(m)[block] for block in blocks])
+            assert (covered == np.arange(m)).all()
+            # one block's item x node table: at most a quarter byte per response cell (the most items
+            # that keep it so), unless that is fewer than 64 items
+            per_cell = 41 * 8 / (n_patterns * m)
+            assert size == 64 or size * per_cell <= 0.25 < (size + 1) * per_cell
+    # 0.25 * 132 * 8000 / (8 * 41) = 804.9; 0.25 * 5000 * 500 / 328 = 1905.5 (more than the 500 items: one block)
+    assert estimation._block_size(8000, 132, 41) == 804 and estimation._block_size(500, 5000, 41) == 1905
 
 
 def test_blocked_em_gives_the_estimates_of_one_block(sim, monkeypatch):
-    """400 items go through 7 blocks of 64; with one block of all items the EM is the same map,
-    so the estimates agree to rounding (summation order only)."""
+    """400 items go through 7 blocks of 64 (read as float in pieces of 64); with one block of all
+    items the EM is the same map, so the estimates agree to rounding (summation order only)."""
     blocked = fit_irt(sim.responses, IRTConfig(starts=1))
-    assert len(estimation._item_blocks(400)) == 7
+    assert estimation._block_size(400, 132, 41) == 64  # 7 blocks
     monkeypatch.setattr(estimation, "_MIN_BLOCK", 10_000)
     whole = fit_irt(sim.responses, IRTConfig(starts=1))
     assert whole.n_iter == blocked.n_iter

@@ -66,10 +66,12 @@ _HALVINGS = 8
 #: flat ridges of weakly determined 3PL items: at 132 x 8000 it stopped 94 log-posterior units below
 #: the optimum; a third step costs more than it saves (``benchmarks/irt_fit.py --part scale``).
 _M_STEPS = 2
-#: The E- and M-step go through the items in about this many blocks of at least :data:`_MIN_BLOCK`
-#: items (see :func:`_item_blocks`).
-_ITEM_BLOCKS = 16
+#: The E- and M-step go through the items in blocks (:func:`_block_size`) whose item x node tables
+#: take about this many bytes per response cell each, and at least :data:`_MIN_BLOCK` items.
+_TABLE_BYTES_PER_CELL = 0.25
 _MIN_BLOCK = 64
+#: The 1-byte response patterns are read as float in pieces of about 1/16 of the items.
+_FLOAT_PIECES = 16
 _GAMMA_MIN = float(logit(1e-4))
 #: Largest SQUAREM step length (per item); longer ones fail the log-posterior check more often
 #: than they gain (measured on simulated and reference matrices).
@@ -95,6 +97,13 @@ class _Problem:
 
     def __post_init__(self) -> None:
         self.node_powers = np.stack([np.ones_like(self.nodes), self.nodes, self.nodes**2], axis=1)
+        m, n_patterns = self.items.shape
+        self.block_size = _block_size(m, n_patterns, len(self.nodes))
+        self.piece_size = max(_MIN_BLOCK, -(-m // _FLOAT_PIECES))
+
+    def blocks(self, m: int | None = None) -> list[slice]:
+        """The item blocks of ``m`` items (default: all items), see :func:`_block_size`."""
+        return _item_blocks(len(self.multiplicity) if m is None else m, self.block_size)
 
     @property
     def estimates_guessing(self) -> bool:
@@ -326,7 +335,7 @@ class _Terms:
     @classmethod
     def at(cls, params: np.ndarray, problem: _Problem) -> "_Terms":
         """The tables at ``params``, built one item block at a time (their temporaries stay small)."""
-        blocks = _item_blocks(len(params))
+        blocks = problem.blocks(len(params))
         if len(blocks) == 1:
             return cls.of_block(params, problem)
         shape = (len(params), len(problem.nodes))
@@ -449,17 +458,43 @@ def _e_step(terms: _Terms, params: np.ndarray, problem: _Problem) -> tuple[np.nd
     return scaled, n_k, log_post
 
 
-def _expected_correct(scaled: np.ndarray, block: slice, problem: _Problem) -> np.ndarray:
-    """``r_jk = sum_i w_ik u_ij`` of the items in ``block``: (block size, K)."""
-    return problem.items[block].astype(float) @ scaled
+def _expected_correct(scaled: np.ndarray, block, problem: _Problem) -> np.ndarray:
+    """``r_jk = sum_i w_ik u_ij`` of the items ``block`` (a slice or an index array): (block size, K)."""
+    n_items = len(range(len(problem.multiplicity))[block]) if isinstance(block, slice) else len(block)
+    if n_items <= problem.piece_size:
+        return next(_float_pieces(block, problem))[1] @ scaled
+    r = np.empty((n_items, scaled.shape[1]))
+    for rows, values in _float_pieces(block, problem):
+        r[rows] = values @ scaled
+    return r
 
 
-def _item_blocks(m: int) -> list[slice]:
-    """Slices of ``max(64, m / 16)`` items. The temporaries of a step (item x node tables, 2.5 bytes
-    per response cell each with 132 respondents and 41 nodes) then exist for one block at a time,
-    and a block's tables stay in cache while its step is computed."""
-    size = max(_MIN_BLOCK, -(-m // _ITEM_BLOCKS))
-    return [slice(i, i + size) for i in range(0, m, size)]
+def _float_pieces(block, problem: _Problem):
+    """``(rows within block, float responses (rows, n_patterns))`` for the items ``block`` (a slice or
+    an index array) in pieces of ``problem.piece_size`` items: the float copies of the 1-byte
+    patterns stay small."""
+    size = problem.piece_size
+    if isinstance(block, slice):
+        for start in range(block.start, block.stop, size):
+            stop = min(start + size, block.stop)
+            yield slice(start - block.start, stop - block.start), problem.items[start:stop].astype(float)
+    else:
+        for i in range(0, len(block), size):
+            yield slice(i, i + size), problem.items[block[i:i + size]].astype(float)
+
+
+def _block_size(m: int, n_patterns: int, n_nodes: int) -> int:
+    """Items per block: a block's item x node table takes :data:`_TABLE_BYTES_PER_CELL` bytes per
+    response cell (one table of all items takes ``8 K / n_patterns``: 2.5 bytes with 132 patterns and
+    41 nodes, so the temporaries of a step would otherwise dominate memory), at least
+    :data:`_MIN_BLOCK` items. Few, large blocks where patterns are many: each block costs the same
+    Python overhead however small."""
+    return max(_MIN_BLOCK, int(_TABLE_BYTES_PER_CELL * n_patterns * m / (8 * n_nodes)))
+
+
+def _item_blocks(m: int, size: int) -> list[slice]:
+    """Consecutive slices of ``size`` items covering ``m``."""
+    return [slice(i, min(i + size, m)) for i in range(0, m, size)]
 
 
 def _posterior(terms: _Terms, problem: _Problem) -> tuple[np.ndarray, np.ndarray]:
@@ -478,12 +513,13 @@ def _posterior_at(params: np.ndarray, problem: _Problem) -> tuple[np.ndarray, np
 def _posterior_of_blocks(block_terms, problem: _Problem) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_posterior` from ``block_terms(block) -> (log P, log(1 - P))`` of each item block."""
     joint = np.repeat(problem.log_weights[None, :], problem.items.shape[1], axis=0)
-    for block in _item_blocks(len(problem.multiplicity)):
+    for block in problem.blocks():
         w = problem.multiplicity[block]
         log_p, log_q = block_terms(block)
         odds = np.subtract(log_p, log_q)
         odds *= w[:, None]
-        joint += problem.items[block].astype(float).T @ odds
+        for rows, values in _float_pieces(block, problem):
+            joint += values.T @ odds[rows]
         joint += w @ log_q
     peak = joint.max(axis=1, keepdims=True)
     shifted = joint - peak
@@ -526,7 +562,7 @@ def _gradient_information(
     if problem.estimates_guessing:
         grad[:, 2] = c * e_over_p.sum(axis=1)  # sum e c / P
     e_over_p *= s  # e s / P
-    g1, gt = np.moveaxis(e_over_p @ powers[:, :2], -1, 0)
+    g1, gt = (e_over_p @ powers[:, :2]).T
     del e_over_p
     u = np.subtract(1.0, s)  # 1 - s
     if problem.estimates_guessing:
@@ -536,11 +572,11 @@ def _gradient_information(
     u /= p
     u *= n_k[None, :]  # n_k s (1-s) / P
     if problem.estimates_guessing:
-        k1, kt = np.moveaxis(u @ powers[:, :2], -1, 0) * ((1 - c) * c)
+        k1, kt = (u @ powers[:, :2]).T * ((1 - c) * c)
         info[:, 0, 2] = info[:, 2, 0] = kt - b * k1
         info[:, 1, 2] = info[:, 2, 1] = -a * k1
     u *= s  # n_k s^2 (1-s) / P
-    h1, ht, htt = np.moveaxis(u @ powers, -1, 0) * (1 - c)
+    h1, ht, htt = (u @ powers).T * (1 - c)
     grad[:, 0] = gt - b * g1
     grad[:, 1] = -a * g1
     info[:, 0, 0] = htt - 2 * b * ht + b**2 * h1
@@ -588,7 +624,7 @@ def _em_step(params: np.ndarray, terms: _Terms, problem: _Problem) -> tuple[np.n
             break
         new, moved = _scoring_pass(new, terms, scaled, n_k, problem, rows)
     if problem.config.model == "1PL":
-        r = _expected_correct(scaled, slice(None), problem)
+        r = _expected_correct(scaled, slice(0, len(params)), problem)
         new, terms = _common_discrimination_step(new, terms, r, n_k, problem)
     return new, terms, log_post
 
@@ -602,10 +638,9 @@ def _scoring_pass(params, terms, scaled, n_k, problem, rows=None) -> tuple[np.nd
     The halvings run once, on the few items whose full step failed, gathered from all blocks."""
     new = params.copy()
     if rows is None:
-        chunks = _item_blocks(len(params))
+        chunks = problem.blocks()
     else:
-        size = _item_blocks(len(params))[0].stop
-        chunks = [rows[i:i + size] for i in range(0, len(rows), size)]
+        chunks = [rows[i:i + problem.block_size] for i in range(0, len(rows), problem.block_size)]
     failed = []  # per chunk: (items, step, r, objective before the step) of steps that lowered it
     for chunk in chunks:
         r = _expected_correct(scaled, chunk, problem)
