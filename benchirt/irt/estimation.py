@@ -100,6 +100,10 @@ class _Problem:
         m, n_patterns = self.items.shape
         self.block_size = _block_size(m, n_patterns, len(self.nodes))
         self.piece_size = max(_MIN_BLOCK, -(-m // _FLOAT_PIECES))
+        config = self.config
+        guessing = (_GAMMA_MIN, float(logit(config.max_guessing))) if self.estimates_guessing else (-np.inf, np.inf)
+        self.lower = np.array([-config.max_discrimination, -config.max_difficulty, guessing[0]])
+        self.upper = np.array([config.max_discrimination, config.max_difficulty, guessing[1]])
 
     def blocks(self, m: int | None = None) -> list[slice]:
         """The item blocks of ``m`` items (default: all items), see :func:`_block_size`."""
@@ -311,13 +315,8 @@ def _log_prior(params: np.ndarray, problem: _Problem) -> np.ndarray:
 
 
 def _clip(params: np.ndarray, problem: _Problem) -> np.ndarray:
-    config = problem.config
-    out = params.copy()
-    out[:, 0] = np.clip(out[:, 0], -config.max_discrimination, config.max_discrimination)
-    out[:, 1] = np.clip(out[:, 1], -config.max_difficulty, config.max_difficulty)
-    if problem.estimates_guessing:
-        out[:, 2] = np.clip(out[:, 2], _GAMMA_MIN, logit(config.max_guessing))
-    return out
+    """``params`` within the bounds (a copy); ``gamma = -inf`` (c = 0) stays where c is not estimated."""
+    return np.clip(params, problem.lower, problem.upper)
 
 
 @dataclass
@@ -690,7 +689,8 @@ def _scoring_direction(params, terms, r, n_k, problem) -> np.ndarray:
         step[:, 1] = grad[:, 1] / (info[:, 1, 1] + 1e-9)
     else:
         sub_grad = grad[:, cols]
-        sub_info = info[:, cols][:, :, cols] + 1e-6 * np.eye(len(cols))
+        sub_info = info[:, cols][:, :, cols]
+        sub_info[:, range(len(cols)), range(len(cols))] += 1e-6
         step[:, cols] = np.linalg.solve(sub_info, sub_grad[..., None])[..., 0]
         # parameters on a bound that the step pushes outward are held there and the
         # others re-solved (a projected Newton step), so clipping cannot spoil the step
@@ -707,11 +707,8 @@ def _scoring_direction(params, terms, r, n_k, problem) -> np.ndarray:
 
 def _pinned(params: np.ndarray, step: np.ndarray, problem: _Problem) -> np.ndarray:
     """(m, 3) mask of parameters sitting on a bound with a step pointing outward."""
-    config = problem.config
-    upper = np.array([config.max_discrimination, config.max_difficulty, logit(config.max_guessing)])
-    lower = np.array([-config.max_discrimination, -config.max_difficulty, _GAMMA_MIN])
     eps = 1e-9
-    return ((params >= upper - eps) & (step > 0)) | ((params <= lower + eps) & (step < 0))
+    return ((params >= problem.upper - eps) & (step > 0)) | ((params <= problem.lower + eps) & (step < 0))
 
 
 def _common_discrimination_step(params, terms, r, n_k, problem) -> tuple[np.ndarray, _Terms]:
