@@ -64,7 +64,7 @@ _MAX_STEP = 1.0
 _HALVINGS = 8
 #: Fisher-scoring steps per item in one M-step. One step (a generalised EM) left EM crawling along
 #: flat ridges of weakly determined 3PL items: at 132 x 8000 it stopped 94 log-posterior units below
-#: the optimum; a third step costs more than it saves (``benchmarks/irt_fit.py --part scale``).
+#: the optimum (``benchmarks/irt_fit.py --part scale --baseline``); a third step cost more than it saved there.
 _M_STEPS = 2
 #: The E- and M-step go through the items in blocks (:func:`_block_size`) whose item x node tables
 #: take about this many bytes per response cell each, and at least :data:`_MIN_BLOCK` items.
@@ -384,10 +384,10 @@ def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = No
 
     Convergence is judged on the plain EM step ``x0 -> x1`` of a cycle: it moves no
     parameter by ``tol`` or more *and* raises the log posterior by less than
-    ``tol_log_posterior`` (``stopped_by="parameters"``). Either test alone stopped early
-    where EM is slow: small parameter steps while the log posterior still rose by
-    0.02-0.08 per step, 8-30 units below the optimum (1000 and 5000 x 500), or a tiny
-    log-posterior gain while one item crawled along a flat ridge. A later start stops as soon as it comes
+    ``tol_log_posterior`` (``stopped_by="parameters"``). Either test alone stops early
+    where EM is slow: small parameter steps while the log posterior still climbs, or a
+    tiny log-posterior gain per step while items crawl along flat 3PL ridges (docs/irt.md,
+    "Convergence rule"). A later start stops as soon as it comes
     within :data:`_JOIN` of ``known``, an optimum an earlier start converged to, or of
     its mirror image (``"same_optimum"``: EM's fixed point attracts its neighbourhood,
     so continuing would only reproduce it).
