@@ -1,8 +1,12 @@
 """Leave-one-classifier-out check of `benchirt plan` / `benchirt predict` (docs/new-classifier.md).
 
 For every classifier of a calibration, the classifier is taken out of the pool, the model is fitted
-on the rest, and the classifier is "run" on K datasets — the K the plan chooses, or K chosen at
-random (20 draws) — then its other scores and its standing are predicted and compared with the truth:
+on the rest, and the classifier is "run" on K datasets — the K the plan chooses (made before any
+result: `benchirt plan --budget K`, `benchirt add --budget K`), the K an adaptive plan chooses
+(re-planned after each result: `benchirt plan --observed`), the K the plan for the average rank
+chooses (`benchirt plan --target rank`), the K the previous model (one Gaussian prior, rank 3)
+plans, or K chosen at random (20 draws) — then its other scores and its standing are
+predicted and compared with the truth:
 
 * score error: mean |predicted − true| over the datasets not run, in pool standard deviations;
 * suite error: |predicted − true| mean standardised score over the whole suite (the summary the
@@ -14,9 +18,14 @@ random (20 draws) — then its other scores and its standing are predicted and c
 Baselines at the same K: "random + model" (random datasets, the same predictor) and "random only"
 (random datasets and nothing else: the suite score is the mean over the K datasets, every other
 dataset is predicted at the pool mean shifted by that offset, the rank is the average rank over the K).
+"plan/random only" ratios carry a 90 % bootstrap interval over the held-out classifiers. Two tables per
+calibration: every classifier held out in turn, and only the real ones (a user adds a real classifier;
+the artificial optimal/pessimal/majority/minority/random respondents lie outside the pool's range by
+construction) — the pool is always all the other classifiers.
 
     .venv/bin/python benchmarks/new_classifier.py [CALIBRATION ...]
     # default: ../shared/data/decodirt-reference, and runs/cc18-offline when that run exists
+    .venv/bin/python benchmarks/new_classifier.py --quick [CALIBRATION ...]   # 3 random draws per K (iteration)
     .venv/bin/python benchmarks/new_classifier.py --timing [CONFIG]
     # `benchirt run CONFIG` (default: the packaged default) into a fresh folder, then `benchirt add` of a
     # logistic regression: wall times, the training part of `add`, and their ratios to the first run
@@ -35,6 +44,7 @@ import pandas as pd
 
 from benchirt.placement import fit_score_model, load_calibration, plan_datasets
 from benchirt.placement.standing import average_ranks, position, standing
+from benchirt.pool import ARTIFICIAL_NAMES, DECODIRT_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULTS = [ROOT.parent / "shared" / "data" / "decodirt-reference", ROOT / "runs" / "cc18-offline"]
@@ -83,56 +93,101 @@ def floor(scores: pd.DataFrame, classifier: str, model) -> float:
     return float(np.mean(errors))
 
 
-def loco(path: Path) -> pd.DataFrame:
+def adaptive_plan(model, truth: pd.Series, k: int) -> list[str]:
+    """The plan continued after every result (`benchirt plan --observed` once per dataset run)."""
+    chosen: list[str] = []
+    while len(chosen) < k:
+        chosen.append(plan_datasets(model, len(chosen) + 1, truth.loc[chosen])["dataset"].iloc[-1])
+    return chosen
+
+
+def is_artificial(name: str) -> bool:
+    """decodIRT's and benchirt's artificial respondents (optimal, pessimal, majority, minority, random)."""
+    return name in ARTIFICIAL_NAMES or DECODIRT_NAMES.get(name) in ARTIFICIAL_NAMES
+
+
+def loco(path: Path, n_random: int = N_RANDOM) -> pd.DataFrame:
     scores = load_calibration(path).scores
     n = len(scores)
     rng = np.random.default_rng(0)
     rows = []
     for classifier in scores.columns:
+        base = {"classifier": classifier, "artificial": is_artificial(str(classifier))}
         model = fit_score_model(scores.drop(columns=classifier))
-        rows.append({"classifier": classifier, "kind": "floor", "score_err": floor(scores, classifier, model)})
+        previous = fit_score_model(scores.drop(columns=classifier), prior="gaussian")
+        rows.append({**base, "kind": "floor", "score_err": floor(scores, classifier, model)})
+        rows.append({**base, "kind": "floor, previous model", "score_err": floor(scores, classifier, previous)})
         for fraction in FRACTIONS:
             k = max(2, math.ceil(fraction * n))
+            cell = {**base, "fraction": fraction, "K": k}
             plan = plan_datasets(model, k)["dataset"].tolist()
-            rows.append({"classifier": classifier, "fraction": fraction, "K": k, "kind": "plan",
-                         **evaluate(scores, classifier, plan, model, True)})
-            for _ in range(N_RANDOM):
+            rows.append({**cell, "kind": "plan", **evaluate(scores, classifier, plan, model, True)})
+            rows.append({**cell, "kind": "adaptive plan",
+                         **evaluate(scores, classifier, adaptive_plan(model, scores[classifier], k), model, True)})
+            ranked = plan_datasets(model, k, target="rank")["dataset"].tolist()
+            rows.append({**cell, "kind": "rank plan", **evaluate(scores, classifier, ranked, model, True)})
+            old = plan_datasets(previous, k)["dataset"].tolist()
+            rows.append({**cell, "kind": "plan, previous model", **evaluate(scores, classifier, old, previous, True)})
+            for _ in range(n_random):
                 chosen = list(rng.choice(scores.index.to_numpy(), k, replace=False))
-                rows.append({"classifier": classifier, "fraction": fraction, "K": k, "kind": "random",
-                             **evaluate(scores, classifier, chosen, model, False)})
+                rows.append({**cell, "kind": "random", **evaluate(scores, classifier, chosen, model, False)})
     return pd.DataFrame(rows)
+
+
+def ratio(group: pd.DataFrame, kind: str, metric: str, n_boot: int = 2000) -> str:
+    """Mean error of ``kind`` over mean "random only" error, with a 90 % bootstrap interval over held-out classifiers.
+
+    Each classifier is one unit (its plan error, its mean random-only error over the draws); the
+    classifiers are resampled with replacement (paired: both means from the same resample).
+    """
+    planned = group[group["kind"] == kind].groupby("classifier")[metric].mean()
+    naive = group[group["kind"] == "random"].groupby("classifier")[f"naive_{metric}"].mean().loc[planned.index]
+    rng = np.random.default_rng(1)
+    picks = rng.integers(0, len(planned), size=(n_boot, len(planned)))
+    boot = planned.to_numpy()[picks].mean(axis=1) / naive.to_numpy()[picks].mean(axis=1)
+    low, high = np.quantile(boot, [0.05, 0.95])
+    return f"{planned.mean() / naive.mean():.2f} [{low:.2f}, {high:.2f}]"
 
 
 def summarise(results: pd.DataFrame) -> pd.DataFrame:
     lines = []
-    noise_floor = results.loc[results["kind"] == "floor", "score_err"].mean()
+    floors = results[results["kind"].str.startswith("floor")].groupby("kind")["score_err"].mean()
     for (fraction, k), group in results.dropna(subset=["K"]).groupby(["fraction", "K"]):
-        plan, rand = group[group["kind"] == "plan"], group[group["kind"] == "random"]
-        line = {"K": f"{int(k)} ({fraction:.0%})", "score_err all other datasets measured": noise_floor}
+        rand = group[group["kind"] == "random"]
+        line = {"K": f"{int(k)} ({fraction:.0%})"}
         for metric in ("score_err", "suite_err", "rank_err"):
-            line[f"{metric} plan"] = plan[metric].mean()
+            for kind in ("plan", "adaptive plan", "rank plan", "plan, previous model"):
+                line[f"{metric} {kind}"] = group.loc[group["kind"] == kind, metric].mean()
             line[f"{metric} random+model"] = rand[metric].mean()
             line[f"{metric} random only"] = rand[f"naive_{metric}"].mean()
-            line[f"{metric} plan/random only"] = plan[metric].mean() / rand[f"naive_{metric}"].mean()
-        line["score 90% coverage"] = plan["score_cover"].mean()
-        line["rank 90% coverage"] = plan["rank_cover"].mean()
+            if metric == "score_err":
+                line["score_err all other datasets measured"] = floors["floor"]
+                line["score_err all other measured, previous model"] = floors["floor, previous model"]
+            for kind in ("plan", "adaptive plan", "rank plan"):
+                line[f"{metric} {kind}/random only [90% CI]"] = ratio(group, kind, metric)
+        for kind in ("plan", "adaptive plan", "rank plan", "plan, previous model"):
+            line[f"score 90% coverage, {kind}"] = group.loc[group["kind"] == kind, "score_cover"].mean()
+            line[f"rank 90% coverage, {kind}"] = group.loc[group["kind"] == kind, "rank_cover"].mean()
         lines.append(line)
     return pd.DataFrame(lines).set_index("K")
 
 
-def main(paths: list[Path]) -> None:
+def main(paths: list[Path], n_random: int = N_RANDOM) -> None:
     for path in paths:
         if not (path.is_dir() or path.is_file()):
             print(f"{path}: not found, skipped (run `benchirt run configs/cc18-offline.yaml` for the cc18-offline table)")
             continue
         start = time.perf_counter()
-        results = loco(path)
-        table = summarise(results)
-        n_classifiers = results["classifier"].nunique()
-        print(f"\n{path.name}: leave-one-classifier-out over {n_classifiers} classifiers, "
-              f"{N_RANDOM} random draws per K ({time.perf_counter() - start:.1f} s)")
-        with pd.option_context("display.width", 200, "display.max_columns", 30, "display.float_format", "{:.3f}".format):
-            print(table.T.to_string())
+        results = loco(path, n_random)
+        seconds = time.perf_counter() - start
+        real = results[~results["artificial"]]
+        for label, subset in (("every classifier", results), ("real classifiers only", real)):
+            print(f"\n{path.name}: leave-one-classifier-out, {label} left out in turn "
+                  f"({subset['classifier'].nunique()} of {results['classifier'].nunique()}; the pool is always all the "
+                  f"others), {n_random} random draws per K ({seconds:.1f} s)")
+            with pd.option_context("display.width", 200, "display.max_columns", 30,
+                                   "display.float_format", "{:.3f}".format):
+                print(summarise(subset).T.to_string())
 
 
 def timing(config: str | None) -> None:
@@ -164,5 +219,7 @@ def timing(config: str | None) -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--timing"]:
         timing(sys.argv[2] if len(sys.argv) > 2 else None)
+    elif sys.argv[1:2] == ["--quick"]:  # iteration: 3 random draws per K instead of 20
+        main([Path(p) for p in sys.argv[2:]] or DEFAULTS, n_random=3)
     else:
         main([Path(p) for p in sys.argv[1:]] or DEFAULTS)

@@ -7,6 +7,9 @@ from pathlib import Path
 from benchirt.errors import DataError
 from benchirt.io import atomic_write_csv
 
+#: The priors of :func:`benchirt.placement.model.fit_score_model` (not imported: the CLI starts without scipy).
+PRIORS = ("mixture", "gaussian")
+
 CALIBRATION_HELP = ("a benchirt run directory, a folder of decodIRT dataset folders with true_scores.csv, "
                     "or a long CSV dataset,classifier,score (as `benchirt rate` reads)")
 
@@ -14,9 +17,11 @@ PLAN_DESCRIPTION = """\
 Choose the K datasets a new classifier should be run on so that its standing over the whole suite is
 pinned down best (greedy Bayesian design on a low-rank model of the calibration's score matrix; see
 docs/new-classifier.md). Writes DIR/plan.csv: dataset, order, status (observed / to run), summary_sd
-(posterior SD of the classifier's mean standardised score once the datasets up to that row are run).
+(posterior SD of the classifier's mean standardised score — or, with --target rank, of its average
+rank — once the datasets up to that row are run).
 With --observed OBS.csv (classifier, dataset, score of one new classifier) the plan continues from the
-datasets already run; they count against K."""
+datasets already run, given their scores (which pool members the classifier resembles); they count
+against K. Running one dataset at a time and re-planning after each is the adaptive use."""
 
 PREDICT_DESCRIPTION = """\
 Predict new classifiers' scores on every dataset of the calibration from the datasets they were run
@@ -34,6 +39,8 @@ def register(subparsers) -> None:
     plan.add_argument("calibration", metavar="CALIBRATION", help=CALIBRATION_HELP)
     plan.add_argument("--budget", type=int, required=True, metavar="K", help="number of datasets to run")
     plan.add_argument("--observed", metavar="OBS.csv", help="results so far (one new classifier)")
+    plan.add_argument("--target", choices=("suite", "rank"), default="suite",
+                      help="what to pin down: the mean score over the suite (default) or the average rank")
     _common(plan)
     plan.set_defaults(func=run_plan)
     predict = subparsers.add_parser("predict", help="predict new classifiers' scores and standing from a few datasets",
@@ -48,17 +55,24 @@ def register(subparsers) -> None:
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     parser.add_argument("--exclude", nargs="+", default=[], metavar="NAME", help="leave these pool members out")
-    parser.add_argument("--rank", type=int, default=None, metavar="R", help="latent factors of the model (default 3)")
+    parser.add_argument("--rank", type=int, default=None, metavar="R",
+                        help="latent factors of the model (default: the most the calibration supports for the "
+                             "mixture prior, 3 for the Gaussian one)")
+    parser.add_argument("--prior", choices=PRIORS, default="mixture",
+                        help="prior of a new classifier's skills: a mixture around the pool members (default) or "
+                             "one Gaussian over the pool (the previous model)")
 
 
 def _model(args: argparse.Namespace):
     from benchirt.placement.calibration import load_calibration
-    from benchirt.placement.model import DEFAULT_RANK, fit_score_model
+    from benchirt.placement.model import fit_score_model
 
     calibration = load_calibration(args.calibration, args.exclude)
     for note in calibration.notes:
         print(f"note: {note}")
-    model = fit_score_model(calibration.scores, args.rank or DEFAULT_RANK)
+    model = fit_score_model(calibration.scores, args.rank, args.prior)
+    print(f"model: {model.kind} prior, rank {model.rank}, {len(model.datasets)} datasets x "
+          f"{model.scores.shape[1]} pool classifiers")
     for note in model.notes:
         print(f"note: {note}")
     return model
@@ -73,17 +87,19 @@ def read_observed(path: str):
 
 
 def run_plan(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from benchirt.placement.design import plan_datasets
 
     model = _model(args)
-    done: list[str] = []
+    done = pd.Series(dtype=float)
     if args.observed:
         observed = read_observed(args.observed)
         names = sorted(observed["classifier"].unique())
         if len(names) > 1:
             raise DataError(f"{args.observed}: plan continues one classifier's results, found {names}")
-        done = list(observed["dataset"])
-    plan = plan_datasets(model, args.budget, done)
+        done = pd.Series(observed["score"].to_numpy(float), index=observed["dataset"].to_numpy())
+    plan = plan_datasets(model, args.budget, done, target=args.target)
     out = Path(args.out)
     atomic_write_csv(out / "plan.csv", plan)
     todo = plan[plan["status"] == "to run"]

@@ -1,16 +1,26 @@
 """Which datasets to run a new classifier on: greedy Bayesian design on :class:`ScoreModel`.
 
 The summary to pin down is the classifier's mean standardised score over the whole suite,
-``(1/D) sum_d z_d``. After observing a set ``O`` of datasets its posterior variance is
+``(1/D) sum_d z_d``. With ``Σ`` the covariance of the standardised scores ``z`` under the current
+posterior (:meth:`ScoreModel.moments`: the mixture's within- and between-component spread plus the
+residual noise), running dataset ``d`` leaves the unrun datasets ``R`` with the variance
 
-.. math:: \\frac{1}{D^2}\\Big(g_O^\\top \\Sigma_O\\, g_O + \\sum_{d \\notin O} \\text{noise}_d\\Big),
-          \\qquad g_O = \\sum_{d \\notin O} F_d,
+.. math:: \\frac{1}{D^2}\\Big(\\mathbf 1_R^\\top \\Sigma_{RR} \\mathbf 1_R
+          - \\frac{(\\mathbf 1_R^\\top \\Sigma_{Rd})^2}{\\Sigma_{dd}}\\Big), \\qquad R = \\text{unrun} \\setminus \\{d\\}
 
-with ``Σ_O`` the skills' posterior covariance. The plan adds, one at a time, the dataset that lowers
-this variance most (greedy sequential design, the A-optimal criterion for a linear functional;
-Chaloner & Verdinelli 1995). In this linear-Gaussian model the variance depends on *which*
-datasets have been observed, not on their values: continuing a plan from results so far
-(``observed``) conditions on the datasets already run.
+(Gaussian conditioning). With ``target="rank"`` the summary is the classifier's average rank among
+the pool instead. By the delta method its change with the score on dataset ``d`` is minus the
+number of pool members per unit score around it, ``g_d = sum_c p_d(z_dc)`` (``p_d`` the current
+predictive density of the classifier's standardised score, ``z_dc`` the members' scores), so the
+same criterion runs on the covariance of ``g_d z_d / D``: datasets where the classifier sits among
+many pool members decide its rank, datasets where it is far from all of them hardly move it.
+The plan adds, one at a time, the dataset that lowers this variance most
+(greedy sequential design, the A-optimal criterion for a linear functional; Chaloner & Verdinelli
+1995). Within one plan the later choices condition ``Σ`` on the earlier ones, so a plan made
+before any result depends only on the calibration. Continuing from measured results
+(``observed`` with scores) starts from their posterior: under the mixture prior it depends on the
+measured *values* (which pool members the classifier resembles), so a plan continued after each
+result is adaptive.
 """
 from __future__ import annotations
 
@@ -18,12 +28,17 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 
-from benchirt.errors import DataError
+from benchirt.errors import ConfigError, DataError
 from benchirt.placement.model import ScoreModel
 
+#: What a plan pins down: the mean standardised score over the suite, or the average rank.
+TARGETS = ("suite", "rank")
 
-def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] = ()) -> pd.DataFrame:
+
+def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.Series = (),
+                  target: str = "suite") -> pd.DataFrame:
     """The ``budget`` datasets to run, in order, continuing after those already ``observed``.
 
     Parameters
@@ -31,46 +46,96 @@ def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] = ()) 
     model : ScoreModel
     budget : int
         Total number of datasets to run (those already observed count against it).
-    observed : sequence of str
-        Datasets the classifier has already been run on.
+    observed : sequence of str or pandas.Series
+        Datasets the classifier has already been run on; a Series (index = dataset, values = measured
+        scores) conditions the plan on the scores too (adaptive), a list of names only on the choice.
+    target : {"suite", "rank"}
+        The summary to pin down: the mean standardised score over the suite, or the average rank.
 
     Returns
     -------
     pandas.DataFrame
         ``dataset, order, status, summary_sd``: one row per dataset of the budget, ``status`` is
         ``observed`` (already run, in the given order) or ``to run``; ``summary_sd`` is the posterior
-        standard deviation of the mean standardised score once the datasets up to that row are run.
+        standard deviation of the target once the datasets up to that row are run (the mean
+        standardised score, or the average rank by the delta method).
 
     Raises
     ------
+    ConfigError
+        An unknown target.
     DataError
         ``budget`` below 1 or above the number of calibration datasets; observed datasets outside the
         calibration or more of them than the budget.
     """
+    if target not in TARGETS:
+        raise ConfigError(f"plan target {target!r}: expected one of {', '.join(TARGETS)}")
     n = len(model.datasets)
     if budget < 1 or budget > n:
         raise DataError(f"budget K={budget} must be between 1 and the {n} datasets of the calibration")
-    chosen = list(model.positions(list(observed)))
+    names = list(observed.index) if isinstance(observed, pd.Series) else list(observed)
+    chosen = [int(p) for p in model.positions(names)]
     if len(set(chosen)) != len(chosen):
         raise DataError("the observed results name a dataset more than once")
     if len(chosen) > budget:
         raise DataError(f"{len(chosen)} datasets are already observed, more than the budget K={budget}")
-    rows = [(model.datasets[p], "observed", summary_sd(model, chosen[: i + 1])) for i, p in enumerate(chosen)]
+    rows = []
+    if isinstance(observed, pd.Series):  # the posterior given the measured values, after each of them
+        values = observed.astype(float)
+        for i in range(len(chosen) + 1):
+            cov = _target_covariance(model, model.posterior(values.iloc[:i]), target)
+            if i:
+                rows.append((model.datasets[chosen[i - 1]], "observed", summary_sd(cov, chosen[:i])))
+    else:  # only which datasets were run: condition the prior on them
+        cov = _target_covariance(model, model.posterior(pd.Series(dtype=float)), target)
+        for i, position in enumerate(chosen):
+            cov = _condition(cov, position)
+            rows.append((model.datasets[position], "observed", summary_sd(cov, chosen[: i + 1])))
     while len(chosen) < budget:
-        candidates = [d for d in range(n) if d not in chosen]
-        variances = [summary_sd(model, chosen + [d]) for d in candidates]
-        best = candidates[int(np.argmin(variances))]
+        best, variance = _best_next(cov, chosen)
+        cov = _condition(cov, best)
         chosen.append(best)
-        rows.append((model.datasets[best], "to run", float(np.min(variances))))
+        rows.append((model.datasets[best], "to run", float(np.sqrt(max(variance, 0.0)) / n)))
     frame = pd.DataFrame(rows, columns=["dataset", "status", "summary_sd"])
     frame.insert(1, "order", np.arange(1, len(frame) + 1))
     return frame
 
 
-def summary_sd(model: ScoreModel, positions: Sequence[int]) -> float:
-    """Posterior SD of the mean standardised score over the suite after observing ``positions``."""
-    positions = np.asarray(list(positions), dtype=int)
-    _, cov = model.posterior_from(positions, np.zeros(len(positions)))
-    rest = np.setdiff1d(np.arange(len(model.datasets)), positions)
-    g = model.loadings[rest].sum(axis=0)
-    return float(np.sqrt(g @ cov @ g + model.noise[rest].sum()) / len(model.datasets))
+def _target_covariance(model: ScoreModel, posterior, target: str) -> np.ndarray:
+    """Covariance of the standardised scores, weighted by ``g_d`` (above) for the rank target."""
+    cov = model.moments(posterior)[1]
+    if target == "suite":
+        return cov
+    means, sds = model.component_predictions(posterior)                                   # K x D
+    pool = (model.scores.to_numpy(float) - model.center[:, None]) / model.scale[:, None]  # D x C
+    density = norm.pdf((pool[None] - means[:, :, None]) / sds[:, :, None]) / sds[:, :, None]
+    weights = np.einsum("k,kdc->d", posterior.weights, density)
+    return cov * np.outer(weights, weights)
+
+
+def summary_sd(cov: np.ndarray, positions: Sequence[int]) -> float:
+    """SD of the target's mean over the suite when the datasets at ``positions`` are known.
+
+    ``cov`` is the covariance of the standardised scores with those datasets already conditioned on
+    (or, for a posterior given their measured values, not carrying them: they are left out of the sum).
+    """
+    rest = np.setdiff1d(np.arange(len(cov)), np.asarray(list(positions), dtype=int))
+    return float(np.sqrt(max(cov[np.ix_(rest, rest)].sum(), 0.0)) / len(cov))
+
+
+def _best_next(cov: np.ndarray, chosen: list[int]) -> tuple[int, float]:
+    """The unrun dataset whose result most lowers the variance of the sum of the other unrun scores."""
+    rest = np.setdiff1d(np.arange(len(cov)), chosen)
+    block = cov[np.ix_(rest, rest)]
+    sums = block.sum(axis=1)                     # 1_R' Σ_{R d} for every candidate d in R
+    diagonal = np.diag(block)
+    left = block.sum() - 2 * sums + diagonal     # 1' Σ 1 over R without d
+    variances = left - (sums - diagonal) ** 2 / np.maximum(diagonal, 1e-12)
+    best = int(np.argmin(variances))
+    return int(rest[best]), float(variances[best])
+
+
+def _condition(cov: np.ndarray, position: int) -> np.ndarray:
+    """Gaussian conditioning of ``cov`` on the score at ``position`` (its row and column become 0)."""
+    column = cov[:, position]
+    return cov - np.outer(column, column) / max(cov[position, position], 1e-12)

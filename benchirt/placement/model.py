@@ -1,8 +1,9 @@
 """A low-rank model of the calibration's datasets × classifiers score matrix, and a new classifier's column.
 
-Why hand-written: the pieces are a truncated SVD (numpy) and conjugate Bayesian linear regression,
-a few lines each; no maintained library offers the combination of a pool-derived prior, per-dataset
-noise from leave-one-classifier-out residuals and the greedy design of :mod:`benchirt.placement.design`.
+Why hand-written: the pieces are a truncated SVD (numpy) and conjugate Bayesian linear regression
+under a Gaussian-mixture prior, a few lines each; no maintained library offers the combination of a
+pool-derived mixture prior, per-dataset noise from leave-one-classifier-out residuals and the greedy
+design of :mod:`benchirt.placement.design`.
 
 The model, in the spirit of IRT-based benchmark compression (Maia Polo et al. 2024, tinyBenchmarks:
 a latent factor per respondent, item loadings learned on a calibration pool):
@@ -10,12 +11,28 @@ a latent factor per respondent, item loadings learned on a calibration pool):
 * each dataset's scores are standardised over the pool, ``z_dc = (s_dc - m_d) / sd_d``;
 * ``Z ≈ F Wᵀ`` with the first ``rank`` singular vectors: ``F`` (datasets × rank) are dataset loadings,
   the rows of ``W`` the pool members' latent skills;
-* a new classifier has skills ``w ~ N(mean(W), cov(W))`` (the pool's spread is the prior) and scores
-  ``z_d = F_d w + e_d``, ``e_d ~ N(0, noise_d)``, where ``noise_d`` is the mean squared
-  leave-one-classifier-out residual of dataset ``d`` (each pool member predicted from a model fitted
-  without it, from all datasets), so the intervals carry the error of predicting an unseen column;
-* given the datasets observed so far, the posterior of ``w`` is Gaussian (conjugate regression),
-  and so is the prediction of every other dataset: 90 % intervals are ``mean ± 1.645 sd``.
+* a new classifier has skills ``w`` and scores ``z_d = F_d w + e_d``, ``e_d ~ N(0, noise_d)``, where
+  ``noise_d`` is the mean squared leave-one-classifier-out residual of dataset ``d`` (each pool member
+  predicted from a model fitted without it, from all datasets), so the intervals carry the error of
+  predicting an unseen column. Under the mixture prior the residuals are taken in the pool's
+  standardised units (the units the model predicts in) and the estimate is iterated twice from unit
+  noise, since the mixture's weights depend on it;
+* the prior of ``w`` (``prior``):
+
+  - ``"mixture"`` (default): new classifiers resemble existing ones. With probability
+    ``(1 - broad) / C`` the skills lie near pool member ``c``, ``w ~ N(W_c, spread · Σ_W)``, and with
+    probability ``broad`` they are a fresh draw from the pool, ``w ~ N(mean(W), Σ_W)`` (``Σ_W`` the
+    pool's skill covariance). The rank defaults to the largest the pool supports
+    (``min(D - 1, C - 2)``), so a component reproduces its member's whole score profile.
+    The posterior is again a mixture whose weights are each component's marginal likelihood of the
+    observed scores (Bayesian model averaging, Hoeting et al. 1999): it depends on the observed
+    *values*, which makes the design of :mod:`benchirt.placement.design` adaptive.
+  - ``"gaussian"``: the single component ``N(mean(W), Σ_W)`` at rank 3 — the previous model, kept
+    for comparison (docs/new-classifier.md has both side by side).
+
+* given the datasets observed so far, every component's posterior is Gaussian (conjugate
+  regression); a dataset's prediction is the mixture of the components' predictions, its 90 %
+  interval the 5 % and 95 % quantiles of that mixture.
 """
 from __future__ import annotations
 
@@ -25,10 +42,25 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from benchirt.errors import DataError
+from benchirt.errors import ConfigError, DataError
 
-#: Default number of latent factors (chosen on the decodIRT reference scores: docs/new-classifier.md).
-DEFAULT_RANK = 3
+#: Latent factors of the ``"gaussian"`` prior (chosen on the decodIRT reference scores).
+GAUSSIAN_RANK = 3
+#: Priors of :func:`fit_score_model`.
+PRIORS = ("mixture", "gaussian")
+#: Mixture prior: each member component's covariance as a share of the pool's skill covariance.
+MIXTURE_SPREAD = 0.2
+#: Mixture prior: weight of the broad component (a classifier unlike every pool member).
+MIXTURE_BROAD = 0.1
+
+
+@dataclass
+class Mixture:
+    """A Gaussian mixture over a new classifier's skills: ``weights (K,)``, ``means (K, r)``, ``covs (K, r, r)``."""
+
+    weights: np.ndarray
+    means: np.ndarray
+    covs: np.ndarray
 
 
 @dataclass
@@ -41,10 +73,12 @@ class ScoreModel:
     center, scale : numpy.ndarray, shape (D,)
         Per-dataset pool mean and standard deviation of the scores.
     loadings : numpy.ndarray, shape (D, rank)
-    prior_mean : numpy.ndarray, shape (rank,)
-    prior_cov : numpy.ndarray, shape (rank, rank)
+    prior : Mixture
+        The prior of a new classifier's skills.
     noise : numpy.ndarray, shape (D,)
         Residual variance per dataset, in standardised units.
+    kind : str
+        ``"mixture"`` or ``"gaussian"``.
     notes : list of str
     """
 
@@ -52,9 +86,9 @@ class ScoreModel:
     center: np.ndarray
     scale: np.ndarray
     loadings: np.ndarray
-    prior_mean: np.ndarray
-    prior_cov: np.ndarray
+    prior: Mixture
     noise: np.ndarray
+    kind: str = "mixture"
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -81,14 +115,32 @@ class ScoreModel:
             )
         return np.array([index[str(d)] for d in datasets], dtype=int)
 
-    def posterior(self, observed: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-        """Mean (rank,) and covariance (rank, rank) of a new classifier's skills given observed scores."""
-        z = self.standardise(observed).to_numpy()
-        return self.posterior_from(self.positions(observed.index), z)
+    def posterior(self, observed: pd.Series) -> Mixture:
+        """The mixture posterior of a new classifier's skills given its observed scores (index = dataset)."""
+        return self.posterior_from(self.positions(observed.index), self.standardise(observed).to_numpy())
 
-    def posterior_from(self, positions: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def posterior_from(self, positions: np.ndarray, z: np.ndarray) -> Mixture:
         """:meth:`posterior` from row positions and standardised scores."""
-        return _conjugate(self.prior_mean, self.prior_cov, self.loadings[positions], self.noise[positions], z)
+        return _conjugate(self.prior, self.loadings[positions], self.noise[positions], z)
+
+    def moments(self, posterior: Mixture) -> tuple[np.ndarray, np.ndarray]:
+        """Mean (D,) and covariance (D, D) of the standardised scores on every dataset under ``posterior``.
+
+        The covariance is the mixture's (within- plus between-component) plus the residual noise.
+        """
+        component_means = posterior.means @ self.loadings.T                      # K x D
+        mean = posterior.weights @ component_means
+        spread = component_means - mean
+        within = np.einsum("k,kab->ab", posterior.weights, posterior.covs)
+        cov = (self.loadings @ within @ self.loadings.T + (spread.T * posterior.weights) @ spread
+               + np.diag(self.noise))
+        return mean, cov
+
+    def component_predictions(self, posterior: Mixture) -> tuple[np.ndarray, np.ndarray]:
+        """Each component's predictive mean and SD of the standardised score on every dataset, (K, D) each."""
+        means = posterior.means @ self.loadings.T
+        sds = np.sqrt(np.einsum("dk,nkl,dl->nd", self.loadings, posterior.covs, self.loadings) + self.noise)
+        return means, sds
 
     def predict(self, observed: pd.Series, level: float = 0.9) -> pd.DataFrame:
         """Every dataset's score of one new classifier: measured where observed, predicted elsewhere.
@@ -103,16 +155,19 @@ class ScoreModel:
         Returns
         -------
         pandas.DataFrame, index ``dataset`` (calibration order)
-            ``score, low, high, sd, observed``: measured rows have ``low = high = score``, ``sd = 0``.
+            ``score, low, high, sd, observed``: the predictive mean, the central ``level`` interval of
+            the predictive mixture and its SD; measured rows have ``low = high = score``, ``sd = 0``.
         """
-        mean, cov = self.posterior(observed)
-        z_mean = self.loadings @ mean
-        z_sd = np.sqrt(np.einsum("dk,kl,dl->d", self.loadings, cov, self.loadings) + self.noise)
-        quantile = norm.ppf(0.5 + level / 2)
+        posterior = self.posterior(observed)
+        component_means, component_sd = self.component_predictions(posterior)
+        z_mean = posterior.weights @ component_means
+        z_sd = np.sqrt(posterior.weights @ (component_sd**2 + (component_means - z_mean) ** 2))
+        tail = (1 - level) / 2
+        low, high = (_mixture_quantile(posterior.weights, component_means, component_sd, q) for q in (tail, 1 - tail))
         frame = pd.DataFrame({
             "score": self.center + self.scale * z_mean,
-            "low": self.center + self.scale * (z_mean - quantile * z_sd),
-            "high": self.center + self.scale * (z_mean + quantile * z_sd),
+            "low": self.center + self.scale * low,
+            "high": self.center + self.scale * high,
             "sd": self.scale * z_sd,
             "observed": False,
         }, index=pd.Index(self.datasets, name="dataset"))
@@ -127,12 +182,16 @@ class ScoreModel:
     def draw(self, observed: pd.Series, n_draws: int, seed: int = 0) -> np.ndarray:
         """Joint draws of the new classifier's scores on every dataset, shape (n_draws, D).
 
-        Skills from the posterior, plus independent residuals on the unobserved datasets;
-        observed datasets keep their measured score.
+        A component of the posterior mixture, skills from it, plus independent residuals on the
+        unobserved datasets; observed datasets keep their measured score.
         """
         rng = np.random.default_rng(seed)
-        mean, cov = self.posterior(observed)
-        skills = rng.multivariate_normal(mean, cov, size=n_draws, method="eigh")
+        posterior = self.posterior(observed)
+        component = rng.choice(len(posterior.weights), size=n_draws, p=posterior.weights)
+        skills = np.empty((n_draws, self.rank))
+        for k in np.unique(component):
+            rows = np.flatnonzero(component == k)
+            skills[rows] = rng.multivariate_normal(posterior.means[k], posterior.covs[k], size=len(rows), method="eigh")
         z = skills @ self.loadings.T + rng.standard_normal((n_draws, len(self.noise))) * np.sqrt(self.noise)
         draws = self.center + self.scale * z
         if len(observed):
@@ -140,43 +199,80 @@ class ScoreModel:
         return draws
 
 
-def fit_score_model(scores: pd.DataFrame, rank: int = DEFAULT_RANK) -> ScoreModel:
+def fit_score_model(scores: pd.DataFrame, rank: int | None = None, prior: str = "mixture") -> ScoreModel:
     """Fit :class:`ScoreModel` to a complete datasets × classifiers matrix (higher = better).
 
-    The rank is lowered (with a note) to at most ``D - 1`` and ``C - 3``.
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+    rank : int, optional
+        Latent factors; default: ``min(D - 1, C - 2)`` for the mixture prior, 3 for the Gaussian one.
+        It is lowered (with a note) to what the calibration supports.
+    prior : {"mixture", "gaussian"}
 
     Raises
     ------
     DataError
         Missing scores, fewer than 4 classifiers or fewer than 2 datasets.
+    ConfigError
+        An unknown prior, a rank below 1.
     """
+    if prior not in PRIORS:
+        raise ConfigError(f"prior {prior!r}: expected one of {', '.join(PRIORS)}")
+    if rank is not None and rank < 1:
+        raise ConfigError(f"rank {rank}: the model needs at least one latent factor")
     if scores.isna().any().any():
         raise DataError("the calibration score matrix has missing entries; drop incomplete classifiers first")
     n_datasets, n_classifiers = scores.shape
-    usable = min(rank, n_datasets - 1, n_classifiers - 3)
-    if usable < 1:
+    if n_classifiers < 4 or n_datasets < 2:
         raise DataError(
             f"the calibration has {n_classifiers} classifiers on {n_datasets} datasets; predicting a new classifier "
             "needs at least 4 classifiers and 2 datasets"
         )
-    model, notes = _fit(scores.to_numpy(float), usable)
-    if usable < rank:
-        notes.insert(0, f"rank {usable} instead of {rank}: {n_classifiers} classifiers on {n_datasets} datasets "
-                        "support no more latent factors")
-    residuals = np.empty(scores.shape)
-    for c in range(n_classifiers):  # leave-one-classifier-out residuals: the error of an unseen column
-        rest, _ = _fit(np.delete(scores.to_numpy(float), c, axis=1), usable)
-        column = (scores.to_numpy(float)[:, c] - rest["center"]) / rest["scale"]
-        mean, _ = _conjugate(rest["prior_mean"], rest["prior_cov"], rest["loadings"], rest["noise"], column)
-        residuals[:, c] = column - rest["loadings"] @ mean
-    noise = np.maximum((residuals**2).mean(axis=1), 1e-6)
-    return ScoreModel(scores=scores, center=model["center"], scale=model["scale"], loadings=model["loadings"],
-                      prior_mean=model["prior_mean"], prior_cov=model["prior_cov"], noise=noise, notes=notes)
-
-
-def _fit(matrix: np.ndarray, rank: int) -> tuple[dict, list[str]]:
-    """Standardise rows, truncated SVD, pool prior and in-sample residual variance."""
+    most = min(n_datasets - 1, n_classifiers - (2 if prior == "mixture" else 3))
+    wanted = rank if rank is not None else (most if prior == "mixture" else GAUSSIAN_RANK)
+    usable = min(wanted, most)
+    matrix = scores.to_numpy(float)
     notes = []
+    if usable < wanted:
+        notes.append(f"rank {usable} instead of {wanted}: {n_classifiers} classifiers on {n_datasets} datasets "
+                     "support no more latent factors")
+    center, scale, z = _standardise(matrix, notes)
+    if prior == "gaussian":  # the previous model, unchanged: held-out fits on re-standardised scores
+        noise = _loco_noise(matrix, usable, prior, None, restandardise=True)
+    else:  # the mixture's weights depend on the noise: two passes from unit noise, in the pool's units
+        noise = np.ones(n_datasets)
+        for _ in range(2):
+            noise = _loco_noise(z, usable, prior, noise, restandardise=False)
+    loadings, mixture, _ = _factor(z, usable, prior, noise)
+    return ScoreModel(scores=scores, center=center, scale=scale, loadings=loadings, prior=mixture, noise=noise,
+                      kind=prior, notes=notes)
+
+
+def _loco_noise(matrix: np.ndarray, rank: int, prior: str, noise: np.ndarray | None,
+                restandardise: bool) -> np.ndarray:
+    """Mean squared leave-one-classifier-out residual per dataset: the error of predicting an unseen column.
+
+    Each column is predicted from all datasets by a model fitted without it. ``restandardise``: the
+    held-out fit standardises the remaining scores afresh (the Gaussian prior); otherwise ``matrix``
+    is already the pool's standardised scores and the residuals are in those units, the units the
+    full model predicts in (the mixture prior).
+    """
+    residuals = np.empty(matrix.shape)
+    for c in range(matrix.shape[1]):
+        rest = np.delete(matrix, c, axis=1)
+        column = matrix[:, c]
+        if restandardise:
+            center, scale, rest = _standardise(rest, [])
+            column = (column - center) / scale
+        loadings, mixture, rest_noise = _factor(rest, rank, prior, noise)
+        posterior = _conjugate(mixture, loadings, rest_noise, column)
+        residuals[:, c] = column - loadings @ (posterior.weights @ posterior.means)
+    return np.maximum((residuals**2).mean(axis=1), 1e-6)
+
+
+def _standardise(matrix: np.ndarray, notes: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-dataset pool mean, SD (1 where every member scores the same, with a note) and standardised scores."""
     center = matrix.mean(axis=1)
     scale = matrix.std(axis=1, ddof=1)
     flat = scale <= 1e-12 * np.maximum(1.0, np.abs(center))
@@ -184,23 +280,57 @@ def _fit(matrix: np.ndarray, rank: int) -> tuple[dict, list[str]]:
         notes.append(f"{int(flat.sum())} dataset(s) where every pool member scores the same: they carry no "
                      "information on the ranking and get unit scale")
         scale = np.where(flat, 1.0, scale)
-    z = (matrix - center[:, None]) / scale[:, None]
+    return center, scale, (matrix - center[:, None]) / scale[:, None]
+
+
+def _factor(z: np.ndarray, rank: int, prior: str, noise: np.ndarray | None) -> tuple[np.ndarray, Mixture, np.ndarray]:
+    """Truncated SVD of standardised scores and the pool prior; ``noise`` given, or the in-sample residual variance."""
     u, singular, vt = np.linalg.svd(z, full_matrices=False)
-    n_classifiers = matrix.shape[1]
+    n_classifiers = z.shape[1]
     loadings = u[:, :rank] * singular[:rank] / np.sqrt(n_classifiers)
     skills = vt[:rank].T * np.sqrt(n_classifiers)
-    prior_cov = np.atleast_2d(np.cov(skills.T)) + 1e-6 * np.eye(rank)
-    residual = z - loadings @ skills.T
-    noise = np.maximum((residual**2).sum(axis=1) / max(n_classifiers - rank - 1, 1), 1e-6)
-    return {"center": center, "scale": scale, "loadings": loadings, "prior_mean": skills.mean(axis=0),
-            "prior_cov": prior_cov, "noise": noise}, notes
+    skill_cov = np.atleast_2d(np.cov(skills.T)) + 1e-6 * np.eye(rank)
+    if noise is None:
+        residual = z - loadings @ skills.T
+        noise = np.maximum((residual**2).sum(axis=1) / max(n_classifiers - rank - 1, 1), 1e-6)
+    broad = Mixture(np.ones(1), skills.mean(axis=0)[None], skill_cov[None])
+    if prior == "gaussian":
+        return loadings, broad, noise
+    mixture = Mixture(
+        np.append(np.full(n_classifiers, (1 - MIXTURE_BROAD) / n_classifiers), MIXTURE_BROAD),
+        np.vstack([skills, broad.means]),
+        np.concatenate([np.repeat(MIXTURE_SPREAD * skill_cov[None], n_classifiers, axis=0), broad.covs]),
+    )
+    return loadings, mixture, noise
 
 
-def _conjugate(prior_mean: np.ndarray, prior_cov: np.ndarray, loadings: np.ndarray, noise: np.ndarray,
-               z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Posterior N(mean, cov) of skills ``w`` given ``z = loadings @ w + e``, ``e ~ N(0, diag(noise))``."""
-    precision = np.linalg.inv(prior_cov)
+def _conjugate(prior: Mixture, loadings: np.ndarray, noise: np.ndarray, z: np.ndarray) -> Mixture:
+    """Posterior mixture of skills ``w`` given ``z = loadings @ w + e``, ``e ~ N(0, diag(noise))``.
+
+    Each component updates conjugately; its weight is multiplied by the marginal likelihood
+    ``N(z; loadings m_k, loadings S_k loadingsᵀ + diag(noise))``, evaluated in the latent space with
+    the Woodbury identity and the matrix determinant lemma.
+    """
     weight = 1.0 / noise
-    cov = np.linalg.inv(precision + loadings.T @ (loadings * weight[:, None]))
-    mean = cov @ (precision @ prior_mean + loadings.T @ (weight * z))
-    return mean, (cov + cov.T) / 2
+    gram = loadings.T @ (loadings * weight[:, None])
+    covs = np.linalg.inv(np.linalg.inv(prior.covs) + gram)                      # K x r x r
+    covs = (covs + np.swapaxes(covs, 1, 2)) / 2
+    residual = z[None] - prior.means @ loadings.T                               # K x n
+    b = (residual * weight) @ loadings                                          # K x r
+    shift = np.einsum("kab,kb->ka", covs, b)
+    log_det = np.linalg.slogdet(prior.covs)[1] - np.linalg.slogdet(covs)[1]
+    log_evidence = -0.5 * (log_det + (residual**2 * weight).sum(axis=1) - (b * shift).sum(axis=1))
+    log_weights = np.log(prior.weights) + log_evidence
+    posterior = np.exp(log_weights - log_weights.max())
+    return Mixture(posterior / posterior.sum(), prior.means + shift, covs)
+
+
+def _mixture_quantile(weights: np.ndarray, means: np.ndarray, sds: np.ndarray, q: float) -> np.ndarray:
+    """Per-dataset ``q`` quantile of ``sum_k weights_k N(means_kd, sds_kd²)`` (bisection on the CDF), shape (D,)."""
+    low = (means - 9 * sds).min(axis=0)
+    high = (means + 9 * sds).max(axis=0)
+    for _ in range(60):
+        middle = (low + high) / 2
+        below = weights @ norm.cdf((middle - means) / sds) < q
+        low, high = np.where(below, middle, low), np.where(below, high, middle)
+    return (low + high) / 2
