@@ -270,8 +270,8 @@ def quadrature_nodes(negative_fraction: float = 0.1) -> pd.DataFrame:
             loglik[points] = marginal_log_likelihood(matrix, items["discrimination"], items["difficulty"],
                                                      items["guessing"], nodes, log_w)
             rows.append({"n x m": f"{n}x{m}", "nodes": points, "cpu_s": cpu,
-                         **{f"mean|d{k[0]}|": float((items[k] - ref[k]).abs().mean())
-                            for k in ("discrimination", "difficulty", "guessing")},
+                         **{f"mean|d{name}|": float((items[k] - ref[k]).abs().mean())
+                            for name, k in (("a", "discrimination"), ("b", "difficulty"), ("c", "guessing"))},
                          "max|db|": float((items["difficulty"] - ref["difficulty"]).abs().max()),
                          "loglik_121_minus_41_nodes": loglik[points] - loglik[41]})
             print(_fmt(pd.DataFrame([rows[-1]])), flush=True)
