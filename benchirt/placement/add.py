@@ -67,8 +67,11 @@ class AddOutcome:
 
 
 def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: int | None = None,
-                    show_progress: bool = True) -> AddOutcome:
+                    show_progress: bool = True, target: str = "suite") -> AddOutcome:
     """Add ``classifiers`` (:class:`benchirt.pool.real.ExtraEstimator`) to the finished run in ``run_dir``.
+
+    With ``budget`` the datasets are those :func:`benchirt.placement.design.plan_datasets` chooses for
+    ``target`` ("suite": the mean standardised score; "rank": the average rank among the pool).
 
     Raises
     ------
@@ -96,11 +99,11 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
         from benchirt.placement.model import fit_score_model
 
         model = fit_score_model(_pool_scores(irts, outcome.notes))
-        datasets = plan_datasets(model, budget)["dataset"].tolist()
+        datasets = plan_datasets(model, budget, target=target)["dataset"].tolist()
     allowed = tuple(config.stage_config("responses").allowed_packages)
     # classifiers added by earlier calls stay in the rebuilt results, on the datasets they were measured on
     specs = {name: (ExtraEstimator.from_dict(name, entry["spec"], allowed), entry["spec"], entry["measured"],
-                    entry.get("budget")) for name, entry in previous.items()}
+                    (entry.get("budget"), entry.get("plan_target"))) for name, entry in previous.items()}
     for extra in classifiers:
         spec = {"estimator": extra.estimator, "params": dict(extra.params), "scale": bool(extra.scale)}
         if extra.name in pool:
@@ -110,7 +113,7 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
                 f"{extra.name!r} was added to this run before as {previous[extra.name]['spec']}; "
                 "give the new classifier another name (the same specification again is reused)"
             )
-        specs[extra.name] = (extra, spec, datasets, budget)
+        specs[extra.name] = (extra, spec, datasets, (budget, target if budget is not None else None))
 
     store.lock()
     try:
@@ -274,7 +277,8 @@ def _rebuild(store, manifest, config, entries, irts, added, specs, model, outcom
     for name, rows in added.items():
         record[name] = {
             "spec": specs[name][1],
-            "budget": specs[name][3],
+            "budget": specs[name][3][0],
+            "plan_target": specs[name][3][1],
             "measured": sorted(rows),
             "predicted": sorted(set(calibration.datasets) - set(rows)),
             "skipped": outcome.skipped.get(name, {}),

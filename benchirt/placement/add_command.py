@@ -29,6 +29,8 @@ def register(subparsers) -> None:
     parser.add_argument("--config", metavar="FILE",
                         help="YAML 'classifiers: {NAME: {estimator: DOTTED, params: {...}, scale: true}}'")
     parser.add_argument("--budget", type=int, metavar="K", help="run on K planned datasets only and predict the rest")
+    parser.add_argument("--target", choices=("suite", "rank"), default="suite",
+                        help="with --budget: choose the datasets to pin down the suite score (default) or the rank")
     parser.add_argument("--quiet", action="store_true", help="no per-dataset progress lines")
     parser.set_defaults(func=run)
 
@@ -37,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.placement.add import add_classifiers, classifiers_from_args, run_allowed_packages
 
     classifiers = classifiers_from_args(args.classifier, args.params, args.config, run_allowed_packages(args.run_dir))
-    outcome = add_classifiers(args.run_dir, classifiers, budget=args.budget, show_progress=not args.quiet)
+    outcome = add_classifiers(args.run_dir, classifiers, budget=args.budget, show_progress=not args.quiet,
+                              target=args.target)
     print(f"benchirt add: {outcome.computed} (classifier, dataset) results computed, {outcome.reused} reused "
           f"({outcome.seconds:.1f} s)")
     for note in outcome.notes:
