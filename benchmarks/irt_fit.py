@@ -156,7 +156,8 @@ with threadpool_limits(1, user_api="blas"):
     fit_irt(matrix)
     peak = tracemalloc.get_traced_memory()[1]
 import benchirt
-print(json.dumps({"cpu": cpu, "peak": peak, "log_posterior": fit.log_posterior, "package": benchirt.__file__}))
+print(json.dumps({"cpu": cpu, "peak": peak, "log_posterior": fit.log_posterior, "package": benchirt.__file__,
+                  "em_steps": "+".join(str(run["n_iter"]) for run in fit.starts["runs"])}))
 """
 
 
@@ -226,10 +227,12 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
             cpu, peak = _measure(lambda: fits.append(fit_irt(sim.responses)))
             cpu1, peak1 = _measure(lambda: fit_irt(sim.responses, IRTConfig(starts=1)))
             row = {"n x m": f"{n}x{m}", "benchirt_cpu_s": cpu, "benchirt_bytes_per_cell": peak / cells,
+                   "benchirt_em_steps": "+".join(str(run["n_iter"]) for run in fits[0].starts["runs"]),
                    "1start_cpu_s": cpu1, "1start_bytes_per_cell": peak1 / cells}
             if checkout is not None:
                 base = baseline_fit(checkout, matrix, scratch)
                 row.update(baseline_cpu_s=base["cpu"], baseline_bytes_per_cell=base["peak"] / cells,
+                           baseline_em_steps=base["em_steps"],
                            cpu_vs_baseline=cpu / base["cpu"], memory_vs_baseline=peak / base["peak"],
                            log_posterior_minus_baseline=fits[0].log_posterior - base["log_posterior"])
             if mirt is not None:
