@@ -48,7 +48,7 @@ class IRTConfig:
         EM has converged when one EM step changes no item parameter by ``tol`` or
         more and raises the log posterior by less than ``tol_log_posterior`` (PyPI
         ``mirt`` stops on the second test alone); it stops unconverged after ``max_iter`` steps
-        (simulated 3PL at 5000 x 500 without negative items needs about 500).
+        (simulated 3PL at 5000 x 500 without negative items needs 451-503; docs/irt.md).
     starts : "auto" or int
         Starting points of EM (:func:`benchirt.irt.starts.start_scores`); the fit keeps the one
         with the highest log posterior. ``"auto"`` starts from the first principal component of
