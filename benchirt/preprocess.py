@@ -20,6 +20,7 @@ from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
+from benchirt.data.compact import is_compact
 from benchirt.data.dataset import is_nominal
 from benchirt.errors import DataError
 
@@ -38,8 +39,9 @@ def clean_features(X: pd.DataFrame, dataset: str = "dataset") -> tuple[pd.DataFr
     -------
     (pandas.DataFrame, list of str)
         The cleaned frame — nominal columns as ``object`` holding ``str`` values or ``np.nan``, numeric
-        columns as ``float64`` with ``np.nan`` for missing and infinite values — and notes about what
-        was changed.
+        columns as ``float64`` with ``np.nan`` for missing and infinite values, or as the exact small
+        integers a reader stored (:mod:`benchirt.data.compact`; scikit-learn turns them into the same
+        ``float64`` values) — and notes about what was changed.
 
     Raises
     ------
@@ -64,8 +66,10 @@ def clean_features(X: pd.DataFrame, dataset: str = "dataset") -> tuple[pd.DataFr
                 index=column.index,
                 dtype=object,
             )
+        elif is_compact(column.dtype):
+            columns[name] = column  # exact small integers (benchirt.data.compact): no missing or infinite value
         else:
-            values = pd.to_numeric(column, errors="coerce").astype("float64")
+            values = column if column.dtype == np.float64 else pd.to_numeric(column, errors="coerce").astype("float64")
             if np.isinf(values).any():
                 infinite.append(str(name))
                 values = values.where(np.isfinite(values), np.nan)

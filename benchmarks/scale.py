@@ -16,12 +16,24 @@ default
     measurement (their ratio checks the cost model) and the full-size estimate with the cc18 policy.
     Finally the whole CC18 is estimated on 2 cores and on 16 workers, with the cc18 policy and uncapped.
 
+``--check RUN_DIR``
+    A finished run's measured seconds of the response stage per dataset (its manifest) against the
+    estimate of the packaged cost model and, with ``--baseline-model``, of an earlier one.
+
+``--memory CACHE_DIR``
+    CC18's image shapes (CIFAR_10, Devnagari-Script, mnist_784, Fashion-MNIST) at full size, as
+    synthetic 0-255 tables cached as OpenML parquet datasets (:mod:`openml_synthetic`), loaded
+    through openml-python's real code path in a fresh process: peak memory after loading, after
+    cleaning every row, and (``--fits``) after the response stage with the cc18 policy on one core.
+
 ``--threads``
     Why every fit runs with one thread: kr-vs-kp's k-NN answers with 1 and 2 OpenMP threads.
 
-    python benchmarks/scale.py --calibrate
+    python benchmarks/scale.py --calibrate          # or --calibrate-memory: the OpenML loading bytes only
     python benchmarks/scale.py --fraction 0.05 --n-jobs 1     # what docs/scale.md shows
     python benchmarks/scale.py --threads
+    python benchmarks/scale.py --check RUN_DIR --baseline-model OLD.json   # estimate vs a finished run
+    python benchmarks/scale.py --memory /tmp/cc18-images [--fits] [--only mnist_784]
 """
 from __future__ import annotations
 
@@ -45,7 +57,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MODEL_PATH = ROOT / "benchirt" / "pipeline" / "cost_model.json"
 
 #: CC18's largest datasets by values (rows x features), with their OpenML shapes (features without the
-#: target), and the row-largest ones the issue names; Fashion-MNIST has mnist_784's shape and is costed once.
+#: target), and the row-largest ones the issue names; Fashion-MNIST has mnist_784's shape and is measured once.
 LARGEST = [
     ("CIFAR_10", 60000, 3072, 10),
     ("Devnagari-Script", 92000, 1024, 46),
@@ -53,7 +65,12 @@ LARGEST = [
     ("APSFailure", 76000, 170, 2),
     ("numerai28.6", 96320, 21, 2),
 ]
-OTHER_LARGE = [("Fashion-MNIST", 70000, 784, 10), ("connect-4", 67557, 42, 3)]
+
+
+#: The model's stated accuracy (``--estimate`` prints it): measured/estimated in docs/scale.md.
+TYPICAL_ERROR = ("per dataset, measured/estimated spans a factor of about 4-6 within one run; its level follows "
+                 "the machine's load (the ETA rescales it as datasets finish); nominal features of OpenML shapes "
+                 "count before one-hot encoding")
 
 
 def thread_ties(shared: Path) -> None:
@@ -98,11 +115,16 @@ def calibrate() -> dict:
     from benchirt.irt import fit_irt
     from benchirt.irt.simulate import simulate_responses
     from benchirt.pipeline.estimate import work_units
-    from benchirt.pool import REAL_CLASSIFIERS, ladder_predictions
+    from benchirt.pool import REAL_CLASSIFIERS
     from benchirt.threads import one_thread
 
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in REAL_CLASSIFIERS}  # (units, seconds)
-    samples["ladder"] = []
+    # fixed seconds per fit (per epoch for the ladder): the median of 3 fits on 100 x 4, where the work is nil
+    X, y = make_classification(n_samples=150, n_features=4, n_informative=2, n_redundant=0, random_state=0)
+    fixed = {name: statistics.median(_one_fit(spec, X[:100], y[:100], X[100:]) for _ in range(3))
+             for name, spec in REAL_CLASSIFIERS.items()}
+    fixed["ladder"] = statistics.median(_ladder_seconds(X[:100], y[:100], X[100:], 10) for _ in range(3)) / 10
+
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in fixed}  # (units, seconds)
     for n, d, c in [(500, 20, 2), (2000, 20, 2), (500, 200, 10), (2000, 200, 10), (1000, 60, 5)]:
         X, y = make_classification(n_samples=n + 200, n_features=d, n_informative=min(d, 10), n_classes=c,
                                    n_clusters_per_class=1, random_state=0)
@@ -110,15 +132,14 @@ def calibrate() -> dict:
         for name, spec in REAL_CLASSIFIERS.items():
             seconds = _one_fit(spec, X[:n], y[:n], X[n:])
             samples[name].append((work_units(name, n, 200, d, c), seconds))
-        with one_thread():
-            start = time.perf_counter()
-            ladder_predictions(X[:n], y[:n], X[n:], epochs=10)
-            samples["ladder"].append((10 * work_units("ladder", n, 200, d, c), time.perf_counter() - start))
+        seconds = _ladder_seconds(X[:n], y[:n], X[n:], 10) / 10
+        samples["ladder"].append((work_units("ladder", n, 200, d, c), seconds))
         print(f"  calibrated on {n} x {d}, {c} classes", file=sys.stderr)
     constants, spread = {}, {}
     for name, points in samples.items():
-        constants[name] = _slope(points)
-        spread[name] = max(max(constants[name] * u / t, t / (constants[name] * u)) for u, t in points)
+        constants[name] = _slope([(u, t - fixed[name]) for u, t in points])
+        modelled = [(fixed[name] + constants[name] * u, t) for u, t in points]
+        spread[name] = max(max(m / t, t / m) for m, t in modelled)
 
     # loading: benchirt's file loader on a CSV of numbers (time and bytes per value)
     import tracemalloc
@@ -143,24 +164,94 @@ def calibrate() -> dict:
     with one_thread():
         fit_irt(sim.responses)
     irt_seconds = time.perf_counter() - start
-    return {
+    model = {
         "calibrated": time.strftime("calibrated %Y-%m-%d by benchmarks/scale.py --calibrate"),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}",
         "seconds_per_unit": constants,
+        "fixed_seconds_per_fit": fixed,
+        "fixed_seconds_per_dataset": 0.0,
         "worst_calibration_error": {name: round(value, 2) for name, value in spread.items()},
         "load_seconds_per_value": load_seconds / values,
         "load_bytes_per_value": load_peak / values,
+        "openml_load_bytes_per_value": openml_load_bytes(),
         "irt_seconds_per_response": irt_seconds / (132 * 500),
         "base_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-        "typical_error": "measured/estimated 0.75-1.4 where fits dominate; datasets of a few seconds cost more (fixed overheads the model leaves out)",
+        "typical_error": TYPICAL_ERROR,
     }
+    model["fixed_seconds_per_dataset"] = fixed_per_dataset(model)
+    return model
+
+
+def openml_load_bytes(rows: int = 20000, features: int = 500) -> float:
+    """Peak bytes per value of loading an OpenML parquet dataset of fractions (nothing to store compactly: the
+    worst case) through openml's code path and cleaning every row, as respond does, in a fresh process."""
+    from openml_synthetic import write_openml_cache
+
+    frame = pd.DataFrame(np.random.default_rng(0).normal(size=(rows, features)),
+                         columns=[f"f{i}" for i in range(features)])
+    frame["class"] = pd.Categorical(np.random.default_rng(1).integers(0, 3, size=rows).astype(str))
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    with tempfile.TemporaryDirectory() as folder:
+        write_openml_cache(folder, 990002, "fractions", frame, "class")
+        process = context.Process(target=_openml_load_child, args=(Path(folder), queue))
+        process.start()
+        increase = queue.get()
+        process.join()
+    return increase / (rows * features)
+
+
+def _openml_load_child(folder: Path, queue) -> None:
+    from benchirt.data import DatasetSpec
+    from benchirt.data.openml_source import load_openml
+    from benchirt.preprocess import clean_features
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    dataset = load_openml(DatasetSpec("fractions", "openml", "990002", openml_id=990002, openml_cache=str(folder)))
+    clean_features(dataset.X, "fractions")
+    queue.put(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before)
+
+
+def _ladder_seconds(X, y, X_test, epochs: int) -> float:
+    from benchirt.pool import ladder_predictions
+    from benchirt.threads import one_thread
+
+    with one_thread():
+        start = time.perf_counter()
+        ladder_predictions(X, y, X_test, epochs=epochs)
+        return time.perf_counter() - start
+
+
+def fixed_per_dataset(model: dict) -> float:
+    """Seconds of loading and ``respond`` per dataset beyond its fits: iris and wine, 3 times each (median).
+
+    ``respond`` runs with one cheap classifier (Gaussian naive Bayes, its modelled seconds subtracted)
+    and no ladder, so what is measured is per dataset: loading, cleaning, the split and folds,
+    preprocessing per task, the artificial classifiers and joblib's scheduling.
+    """
+    from benchirt.data import resolve_suite
+    from benchirt.pipeline.estimate import Shape, response_cost
+    from benchirt.responses import ResponseConfig, respond
+
+    config = ResponseConfig(pool=("gaussian_nb",), ladder_epochs=0)
+    left = []
+    for spec in resolve_suite("builtin:iris,wine") * 3:
+        start = time.perf_counter()
+        dataset = spec.load()
+        respond(dataset, config)
+        measured = time.perf_counter() - start
+        shape = Shape(len(dataset.y), dataset.X.shape[1], int(dataset.y.nunique()), "loaded")
+        left.append(measured - response_cost(shape, config, model)["seconds"])
+    print(f"  per dataset beyond the fits: {', '.join(f'{s:.2f}' for s in left)} s", file=sys.stderr)
+    return max(0.0, statistics.median(left))
 
 
 def _slope(points: list[tuple[float, float]]) -> float:
-    """Least-squares ``seconds = a * units`` (through the origin: the largest fits weigh most, as at scale)."""
+    """Least-squares ``seconds = a * units``, ``a >= 0`` (through the origin: the largest fits weigh most, as at
+    scale; the seconds are those beyond the fixed cost of a fit)."""
     units = np.array([u for u, _ in points], dtype=float)
     seconds = np.array([t for _, t in points], dtype=float)
-    return float(np.sum(units * seconds) / np.sum(units * units))
+    return max(0.0, float(np.sum(units * seconds) / np.sum(units * units)))
 
 
 def _measure(shape, config, n_jobs, queue) -> None:
@@ -234,21 +325,156 @@ def cc18_config(fraction: float):
     return config, replace(config, **scaled)
 
 
+#: CC18's image datasets (0-255 pixels) whose loading the 4 GB goal is about: the memory benchmark's shapes.
+IMAGES = [("CIFAR_10", 60000, 3072, 10, 40927), ("Devnagari-Script", 92000, 1024, 46, 40923),
+          ("mnist_784", 70000, 784, 10, 554), ("Fashion-MNIST", 70000, 784, 10, 40996)]
+
+
+def _write_image_dataset(folder: Path, shape) -> None:
+    """Child process: a synthetic image table of ``shape`` cached as an OpenML parquet dataset (float64 columns)."""
+    from sklearn.datasets import make_classification
+
+    from openml_synthetic import write_openml_cache
+
+    name, rows, features, classes, did = shape
+    X, y = make_classification(n_samples=rows, n_features=features, n_informative=20, n_redundant=0,
+                               n_classes=classes, n_clusters_per_class=1, random_state=0)
+    np.rint(X * 32 + 128, out=X)
+    np.clip(X, 0, 255, out=X)
+    X += 0.0  # no -0.0: pixel values as OpenML serves them
+    frame = pd.DataFrame(X, columns=[f"pixel{i + 1}" for i in range(features)], copy=False)
+    frame["class"] = pd.Categorical(y.astype(str))
+    write_openml_cache(folder, did, name, frame, "class")
+
+
+def _measure_openml(folder: Path, shape, config, fits: bool, queue) -> None:
+    """Child process: load ``shape``'s cached dataset through openml, plan its rows, optionally fit; peaks after each."""
+    from benchirt.data import DatasetSpec
+    from benchirt.data.openml_source import load_openml
+    from benchirt.preprocess import clean_features
+
+    def peak() -> float:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
+
+    name, rows, features, classes, did = shape
+    out = {"dataset": name, "shape": f"{rows} x {features}, {classes} cl", "base_gb": round(peak(), 2)}
+    start = time.perf_counter()
+    dataset = load_openml(DatasetSpec(name, "openml", str(did), openml_id=did, openml_cache=str(folder)))
+    out.update(load_s=round(time.perf_counter() - start, 1), loaded_gb=round(peak(), 2),
+               table_gb=round(dataset.X.memory_usage(deep=True).sum() / 1e9, 3))
+    clean_features(dataset.X, name)  # what respond does first, over every row
+    out["cleaned_gb"] = round(peak(), 2)
+    if fits:
+        from benchirt.responses import respond
+
+        start = time.perf_counter()
+        result = respond(dataset, config)
+        out.update(respond_s=round(time.perf_counter() - start, 1), respond_gb=round(peak(), 2),
+                   trained_on=result.sizes["train_used"], skipped=",".join(result.sizes["skipped_classifiers"]) or "-")
+    queue.put(out)
+
+
+def memory(folder: Path, names: list[str] | None, fits: bool) -> None:
+    """Peak memory of loading CC18's image shapes at full size through openml's real code path (and their fits)."""
+    from benchirt.pipeline.estimate import Shape, load_cost_model, response_cost
+
+    full, _ = cc18_config(1.0)
+    model = load_cost_model()
+    context = multiprocessing.get_context("spawn")
+    rows = []
+    for shape in IMAGES:
+        if names and shape[0] not in names:
+            continue
+        if not (folder / "org" / "openml" / "www" / "datasets" / str(shape[4]) / f"dataset_{shape[4]}.pq").is_file():
+            writer = context.Process(target=_write_image_dataset, args=(folder, shape))
+            writer.start()
+            writer.join()
+        queue = context.Queue()
+        process = context.Process(target=_measure_openml, args=(folder, shape, full, fits, queue))
+        process.start()
+        out = queue.get()
+        process.join()
+        estimated = response_cost(Shape(shape[1], shape[2], shape[3], "OpenML qualities"), full, model)
+        out["estimated_gb"] = round(estimated["peak_bytes"] / 1e9, 2)
+        rows.append(out)
+        print(out, file=sys.stderr, flush=True)
+    print(f"\nPeak resident memory (GB, ru_maxrss) through openml's code path, full size, cc18 policy "
+          f"(max_train {full.max_train}, max_cv_train {full.max_cv_train}); fits: {'yes, one core' if fits else 'no'}")
+    print(pd.DataFrame(rows).to_string(index=False))
+
+
+def check_run(run_dir: Path, baseline: Path | None) -> None:
+    """A finished run's measured seconds of ``respond`` per dataset against the estimate (and a baseline model's)."""
+    from benchirt.pipeline.config import load_config
+    from benchirt.pipeline.estimate import estimate, load_cost_model, lpt_makespan
+    from benchirt.pipeline.run import resolve_specs
+
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    config = load_config(run_dir / "config.yaml")
+    workers = config.execution.n_jobs if config.execution.n_jobs > 0 else os.cpu_count()
+    models = {"estimated_s": load_cost_model()}
+    if baseline is not None:
+        old = json.loads(baseline.read_text(encoding="utf-8"))
+        # a model calibrated before the fixed terms existed had none: zero fixed seconds
+        old.setdefault("fixed_seconds_per_fit", dict.fromkeys(old["seconds_per_unit"], 0.0))
+        old.setdefault("fixed_seconds_per_dataset", 0.0)
+        models = {"baseline_s": old, **models}
+    specs = resolve_specs(config)
+    table = pd.DataFrame({"dataset": [spec.name for spec in specs]})
+    for column, model in models.items():
+        table[column] = estimate(specs, config.stage_config("responses"), workers, model)["respond_s"].to_numpy()
+    table["measured_s"] = [manifest["datasets"][name]["respond"]["seconds"] for name in table["dataset"]]
+    for column in models:
+        table[f"measured/{column[:-2]}"] = table["measured_s"] / table[column]
+    print(table.round(2).to_string(index=False))
+    wall = manifest["stages"]["respond"]["seconds"]
+    print(f"\nrespond stage of {run_dir} on {workers} worker(s): measured {wall:.0f} s wall, "
+          f"{table['measured_s'].sum():.0f} s summed over datasets")
+    for column in models:
+        expected = lpt_makespan(table[column].tolist(), workers)
+        ratios = table[f"measured/{column[:-2]}"]
+        print(f"  {column[:-2]}: {expected:.0f} s expected on {workers} worker(s) (measured/expected {wall / expected:.2f}); "
+              f"summed {table[column].sum():.0f} s (ratio {table['measured_s'].sum() / table[column].sum():.2f}); "
+              f"per dataset {ratios.min():.2f}-{ratios.max():.2f}, median {ratios.median():.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calibrate", action="store_true", help="measure and rewrite the cost model")
+    parser.add_argument("--calibrate-memory", action="store_true",
+                        help="measure only the bytes per value of loading an OpenML parquet dataset; update the model")
     parser.add_argument("--fraction", type=float, default=1.0, help="share of rows and caps (default 1: full size)")
     parser.add_argument("--n-jobs", type=int, default=1,
                         help="parallel fits per dataset (default 1; with 2 a measurement stalled once here, not investigated)")
     parser.add_argument("--only", nargs="*", help="dataset names of LARGEST to run")
+    parser.add_argument("--check", type=Path, metavar="RUN_DIR",
+                        help="a finished run's measured respond seconds per dataset against the estimate")
+    parser.add_argument("--baseline-model", type=Path, metavar="JSON",
+                        help="with --check: also a cost model saved before (e.g. git show REV:benchirt/pipeline/cost_model.json)")
+    parser.add_argument("--memory", type=Path, metavar="CACHE_DIR",
+                        help="peak memory of loading CC18's image shapes at full size through openml (synthetic "
+                             "parquet datasets written once to CACHE_DIR); with --fits also the response stage")
+    parser.add_argument("--fits", action="store_true", help="with --memory: run the response stage too")
     parser.add_argument("--threads", action="store_true",
                         help="k-NN answers on kr-vs-kp with 1 vs 2 OpenMP threads (needs ../shared/data)")
     args = parser.parse_args()
+    if args.check:
+        check_run(args.check, args.baseline_model)
+        return
+    if args.memory:
+        memory(args.memory, args.only, args.fits)
+        return
     if args.threads:
         thread_ties(Path(os.environ.get("BENCHIRT_SHARED_DATA", ROOT.parent / "shared" / "data")))
         return
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (timings on a shared machine are "
           "indicative)")
+    if args.calibrate_memory:
+        model = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+        model["openml_load_bytes_per_value"] = openml_load_bytes()
+        MODEL_PATH.write_text(json.dumps(model, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"openml_load_bytes_per_value: {model['openml_load_bytes_per_value']:.1f}")
+        return
     if args.calibrate:
         model = calibrate()
         MODEL_PATH.write_text(json.dumps(model, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -269,7 +495,7 @@ def main() -> None:
         # synthetic data are made in memory: make_classification's float64 array and its DataFrame copy
         # replace the file loader's bytes per value
         estimated = response_cost(Shape(small[1], d, c, "synthetic"), scaled, {**model, "load_bytes_per_value": 16.0})
-        at_full = response_cost(Shape(n, d, c, "synthetic"), full, model)
+        at_full = response_cost(Shape(n, d, c, "OpenML qualities"), full, model)  # loaded from OpenML's parquet
         ratio = measured["seconds"] / (estimated["seconds"] / args.n_jobs)
         rows.append({
             "dataset": name, "shape": f"{small[1]} x {d}, {c} cl", "trained_on": measured["sizes"]["train_used"],
@@ -292,21 +518,14 @@ def main() -> None:
 
 
 def project_suite(label: str, config, model: dict) -> None:
-    """The whole CC18, estimated: the large shapes above, the 27 offline datasets read from disk, the rest
-    costed as the offline median (their shapes need OpenML: ``benchirt run configs/cc18.yaml --estimate``)."""
-    from benchirt.data import resolve_suite
-    from benchirt.pipeline.estimate import Shape, dataset_shape, irt_cost, lpt_makespan, response_cost
+    """The whole CC18, estimated from its 72 recorded shapes (:mod:`benchirt.data.recorded_shapes`; the 27
+    offline ones are checked against the data), as ``benchirt run configs/cc18.yaml --estimate`` does offline."""
+    from benchirt.data.recorded_shapes import recorded_specs
+    from benchirt.pipeline.estimate import estimate, lpt_makespan
 
-    seconds = [response_cost(Shape(n, d, c, "synthetic"), config, model)["seconds"] for _, n, d, c in LARGEST + OTHER_LARGE]
-    offline = []
-    for spec in resolve_suite("cc18-offline"):
-        shape = dataset_shape(spec)
-        offline.append(response_cost(shape, config, model)["seconds"] + irt_cost(shape, config, model))
-    median = statistics.median(offline)
-    unknown = 72 - len(seconds) - len(offline)
-    seconds += offline + [median] * unknown
-    print(f"\nFull CC18, {label} (72 datasets: {len(LARGEST + OTHER_LARGE)} large shapes, {len(offline)} offline "
-          f"datasets read from disk, {unknown} others costed as the offline median {median:.0f} s), one thread per fit:")
+    table = estimate(recorded_specs(), config, workers=2, model=model, ask_server=False)
+    seconds = (table["respond_s"] + table["irt_s"]).tolist()
+    print(f"\nFull CC18, {label} ({len(seconds)} datasets, recorded shapes), one thread per fit:")
     print(f"  CPU time {sum(seconds) / 3600:.1f} h; on 2 cores {lpt_makespan(seconds, 2) / 3600:.1f} h; "
           f"on 16 workers {lpt_makespan(seconds, 16) / 3600:.2f} h (the longest dataset, {max(seconds) / 3600:.2f} h, "
           "bounds it while a dataset is one task)")

@@ -29,6 +29,7 @@ class FakeDataset:
         self.default_target_attribute = target
         self.ignore_attribute, self.row_id_attribute = ignore, row_id
         self.frame = frame
+        self.parquet_file = None  # an ARFF-only dataset: read through get_data (parquet: tests/test_data_compact.py)
         self.calls = []
 
     def get_data(self, target=None, include_row_id=False, include_ignore_attribute=False,

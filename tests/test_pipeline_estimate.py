@@ -11,7 +11,8 @@ from benchirt.pipeline.estimate import Shape, estimate, lpt_makespan, response_c
 from benchirt.responses import ResponseConfig
 
 TOY_MODEL = {"seconds_per_unit": {"gaussian_nb": 1e-6, "svc": 1e-8, "ladder": 1e-7},
-             "load_seconds_per_value": 1e-7, "load_bytes_per_value": 30.0, "irt_seconds_per_response": 1e-4,
+             "fixed_seconds_per_fit": {"gaussian_nb": 0.0, "svc": 0.0, "ladder": 0.0}, "fixed_seconds_per_dataset": 0.0,
+             "load_seconds_per_value": 1e-7, "load_bytes_per_value": 30.0, "openml_load_bytes_per_value": 10.0, "irt_seconds_per_response": 1e-4,
              "base_bytes": 1e8, "calibrated": "toy", "machine": "toy", "typical_error": "toy"}
 
 
@@ -37,6 +38,8 @@ def test_response_cost_applies_the_size_policy():
     assert cost["seconds"] == pytest.approx(nb + svc + ladder + load)
     assert cost["slowest"] == "svc"
     assert cost["peak_bytes"] == pytest.approx(30.0 * 70000 * 100 + 4 * 8 * 10000 * 100 + 1e8)
+    from_openml = response_cost(Shape(70000, 100, 2, "OpenML qualities"), config, TOY_MODEL)  # parquet, not CSV
+    assert from_openml["peak_bytes"] == pytest.approx(10.0 * 70000 * 100 + 4 * 8 * 10000 * 100 + 1e8)
     uncapped = response_cost(Shape(70000, 100, 2, "x"), ResponseConfig(pool=("svc",), ladder_epochs=0), TOY_MODEL)
     assert uncapped["train_used"] == 69500 and uncapped["seconds"] > 40 * cost["seconds"]
 
@@ -73,3 +76,75 @@ def test_openml_shape_comes_from_qualities_without_the_data(shared_data, tmp_pat
     row = table.iloc[0]
     assert (row["dataset"], row["rows"], row["features"], row["classes"]) == ("anneal", 898, 38, 6)
     assert row["note"] == "OpenML qualities" and row["train_used"] == 898 - 270
+
+
+def test_without_openml_the_estimate_takes_the_recorded_shapes_and_says_so(shared_data, tmp_path, monkeypatch):
+    """Cached qualities first; once the server did not answer, the recorded table, named per dataset."""
+    import openml
+
+    from benchirt.data import DatasetSpec
+    from benchirt.data.recorded_shapes import RECORDED_SOURCE
+    from benchirt.pipeline.estimate import shape_sources_line
+
+    cache = tmp_path / "openml-cache"
+    shutil.copytree(shared_data / "openml-cache", cache)
+    monkeypatch.setattr(openml.config, "_root_cache_directory", openml.config._root_cache_directory)
+    monkeypatch.setattr(openml.config, "connection_n_retries", 1)
+    where = str(cache)
+    specs = [DatasetSpec("kr-vs-kp", "openml", "3", openml_id=3, openml_cache=where),
+             DatasetSpec("anneal", "openml", "2", openml_id=2, openml_cache=where),
+             DatasetSpec("CIFAR_10", "openml", "40927", openml_id=40927, openml_cache=where),
+             DatasetSpec("unknown", "openml", "999999", openml_id=999999, openml_cache=where)]
+    table = estimate(specs, ResponseConfig(pool=("gaussian_nb",)), workers=2, model=TOY_MODEL).set_index("dataset")
+    assert table.loc["kr-vs-kp", ["rows", "features", "classes"]].tolist() == [3196, 36, 2]
+    assert table.loc["kr-vs-kp", "note"] == RECORDED_SOURCE  # the server was asked once, and did not answer
+    assert table.loc["anneal", "note"] == "OpenML qualities"  # openml's cache still answers
+    assert table.loc["CIFAR_10", ["rows", "features", "note"]].tolist() == [60000, 3072, RECORDED_SOURCE]
+    assert table.loc["unknown", "note"].startswith("no shape: OpenML dataset 999999: OpenML was not reachable")
+    assert shape_sources_line(table.reset_index()) == (
+        "Shapes: 2 from recorded table (OpenML unreachable); 1 from OpenML qualities; 1 without a shape (see the note).")
+
+
+def test_estimate_of_openml_cc18_offline_uses_the_recorded_listing(tmp_path, monkeypatch, capsys):
+    import openml
+
+    monkeypatch.setattr(openml.config, "_root_cache_directory", openml.config._root_cache_directory)
+    monkeypatch.setattr(openml.config, "connection_n_retries", 1)
+    openml.config.set_root_cache_directory(str(tmp_path / "empty-cache"))
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump({"suite": "OpenML-CC18", "execution": {"n_jobs": 2},
+                                      "responses": {"pool": ["gaussian_nb"], "ladder_epochs": 0, "max_train": 5000},
+                                      "out": str(tmp_path / "run")}))
+    assert main(["run", str(config), "--estimate"]) == 0
+    text = capsys.readouterr().out
+    assert "no listing of suite 99 is cached; its 72 datasets are taken from benchirt's recorded table" in text
+    assert "Shapes: 72 from recorded table (OpenML unreachable)." in text
+    assert "CPU time, one thread per fit:" in text and " over 72 dataset(s)" in text
+    assert not (tmp_path / "run").exists()
+    config.write_text(yaml.safe_dump({"suite": "openml:271", "out": str(tmp_path / "run")}))
+    assert main(["run", str(config), "--estimate"]) == 2  # another suite is not guessed
+    assert "OpenML cannot be reached" in capsys.readouterr().err
+
+
+def test_fixed_seconds_per_dataset_and_per_fit_are_added_by_hand():
+    config = ResponseConfig(pool=("gaussian_nb", "svc"), ladder_epochs=10, cv_folds=10, time_budget=5.0)
+    shape = Shape(700, 10, 2, "x")  # 210 test rows, 490 training rows, folds of 441 + 49
+    fixed = {**TOY_MODEL, "fixed_seconds_per_dataset": 2.0,
+             "fixed_seconds_per_fit": {"gaussian_nb": 0.3, "svc": 1.0, "ladder": 0.01}}
+    without, with_fixed = response_cost(shape, config, TOY_MODEL), response_cost(shape, config, fixed)
+    assert without["skipped"] == [] and with_fixed["skipped"] == ["svc"]  # 11 fits of 1 s: over the 5 s budget
+    svc_folds = 10 * 1e-8 * work_units("svc", 441, 49, 10, 2) + 1e-8 * work_units("svc", 490, 210, 10, 2)
+    first_svc_fold = 1e-8 * work_units("svc", 441, 49, 10, 2) + 1.0  # what the budget leaves of it
+    assert with_fixed["seconds"] - without["seconds"] == pytest.approx(
+        2.0 + 11 * 0.3 + 10 * 0.01 + first_svc_fold - svc_folds)
+
+
+def test_the_estimate_counts_nominal_features_as_the_one_hot_encoder_widens_them():
+    import pandas as pd
+
+    from benchirt.pipeline.estimate import encoded_width
+
+    X = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "colour": pd.Categorical(["r", "g", "b", "r"]),
+                      "id": [f"row{i}" for i in range(4)], "flag": [True, False, True, True]})
+    assert encoded_width(X, max_categories=None) == 1 + 3 + 4 + 2
+    assert encoded_width(X, max_categories=3) == 1 + 3 + 3 + 2

@@ -20,7 +20,8 @@ from benchirt.pipeline.run import load_run, run_pipeline
 from benchirt.responses import ResponseConfig, respond
 
 TOY_MODEL = {"seconds_per_unit": {"gaussian_nb": 1e-6, "svc": 1e-8, "ladder": 1e-7},
-             "load_seconds_per_value": 1e-7, "load_bytes_per_value": 30.0, "irt_seconds_per_response": 1e-4,
+             "fixed_seconds_per_fit": {"gaussian_nb": 0.0, "svc": 0.0, "ladder": 0.0}, "fixed_seconds_per_dataset": 0.0,
+             "load_seconds_per_value": 1e-7, "load_bytes_per_value": 30.0, "openml_load_bytes_per_value": 10.0, "irt_seconds_per_response": 1e-4,
              "base_bytes": 1e8, "calibrated": "toy", "machine": "toy", "typical_error": "toy"}
 
 
@@ -59,7 +60,7 @@ def test_memory_limit_explicit_default_and_external_scheduler(monkeypatch):
 def test_preflight_skips_only_what_is_projected_over_the_limit(monkeypatch):
     config = ResponseConfig(pool=("gaussian_nb", "svc"), ladder_epochs=10, max_train=10000)
     shape = Shape(70000, 100, 2, "faked")
-    monkeypatch.setattr(preflight_module, "shape_before_loading", lambda spec: shape)
+    monkeypatch.setattr(preflight_module, "shape_before_loading", lambda spec, ask_server=True: shape)
     peak = response_cost(shape, config, TOY_MODEL)["peak_bytes"]  # 30*7e6 + 32*1e6 + 1e8 = 342 MB
     assert peak == pytest.approx(30.0 * 70000 * 100 + 4 * 8 * 10000 * 100 + 1e8)
     over = preflight(None, config, peak - 1, TOY_MODEL, "test limit")
@@ -69,7 +70,7 @@ def test_preflight_skips_only_what_is_projected_over_the_limit(monkeypatch):
     assert under.skip_reason is None and under.expected_seconds == pytest.approx(
         response_cost(shape, config, TOY_MODEL)["seconds"])
     assert preflight(None, config, None, TOY_MODEL).skip_reason is None  # no limit
-    monkeypatch.setattr(preflight_module, "shape_before_loading", lambda spec: None)
+    monkeypatch.setattr(preflight_module, "shape_before_loading", lambda spec, ask_server=True: None)
     assert preflight(None, config, 1, TOY_MODEL).skip_reason is None  # unknown shape: loaded, not guessed
 
 
@@ -123,7 +124,7 @@ def test_memory_guard_in_a_run_records_the_skip_and_a_rerun_with_more_memory_com
     frame.to_csv(tmp_path / "huge.csv", index=False)
     real = preflight_module.shape_before_loading
 
-    def faked(spec):  # huge.csv claims CIFAR-like size; its 60 rows are what a run with more memory loads
+    def faked(spec, ask_server=True):  # huge.csv claims CIFAR-like size; its 60 rows are what a run with more memory loads
         return Shape(1_000_000, 3072, 10, "faked") if spec.name == "huge" else real(spec)
 
     monkeypatch.setattr(preflight_module, "shape_before_loading", faked)
@@ -174,21 +175,21 @@ def test_the_executor_line_printed_at_start_names_the_dask_dashboard():
     assert DaskExecutor(client=SchedulerClient({})).describe() == "dask scheduler tcp://10.0.0.5:8786"
 
 
-def test_checker_stops_asking_openml_once_it_gave_no_shape(monkeypatch):
+def test_checker_stops_asking_the_openml_server_once_it_gave_no_shape(monkeypatch):
     from benchirt.data import DatasetSpec
     from benchirt.pipeline.preflight import checker
 
     asked = []
 
-    def unreachable(spec):
-        asked.append(spec.name)
+    def unreachable(spec, ask_server=True):
+        asked.append((spec.name, ask_server))
         return None if spec.kind == "openml" else Shape(100, 4, 2, "faked")
 
     monkeypatch.setattr(preflight_module, "shape_before_loading", unreachable)
     specs = [DatasetSpec("anneal", "openml", "2"), DatasetSpec("kr", "openml", "3"), DatasetSpec("f", "file", "f.csv")]
     check = checker(specs, ResponseConfig(pool=("gaussian_nb",)), None, TOY_MODEL)
     results = {spec.name: check(spec.name) for spec in specs}
-    assert asked == ["anneal", "f"]
+    assert asked == [("anneal", True), ("kr", False), ("f", True)]
     assert results["kr"].shape is None and results["f"].expected_seconds > 0
 
 
@@ -242,3 +243,30 @@ def test_a_parallel_run_with_progress_leaves_no_progress_folder(tmp_path, capsys
     outcome = run_pipeline(load_config(str(tmp_path / "c.yaml")), out=tmp_path / "run")
     assert outcome.exit_code == 0 and not (tmp_path / "run" / ".progress").exists()
     assert "ETA of the response and IRT stages" in capsys.readouterr().err
+
+
+def test_offline_the_memory_guard_prices_cc18_datasets_from_the_recorded_shapes(monkeypatch, tmp_path):
+    import openml
+
+    from benchirt.data import DatasetSpec
+    from benchirt.data import openml_source
+    from benchirt.errors import OpenMLUnavailableError
+    from benchirt.pipeline.preflight import checker
+
+    asked = []
+
+    def unreachable(spec):
+        asked.append(spec.name)
+        raise OpenMLUnavailableError("OpenML cannot be reached")
+
+    monkeypatch.setattr(openml_source, "openml_shape", unreachable)
+    monkeypatch.setattr(openml.config, "_root_cache_directory", openml.config._root_cache_directory)
+    openml.config.set_root_cache_directory(str(tmp_path))
+    specs = [DatasetSpec("CIFAR_10", "openml", "40927"), DatasetSpec("kr-vs-kp", "openml", "3")]
+    config = ResponseConfig(pool=("gaussian_nb",), ladder_epochs=0)
+    check = checker(specs, config, 1e9, TOY_MODEL, "a 1 GB test limit")
+    cifar, kr = check("CIFAR_10"), check("kr-vs-kp")
+    assert asked == ["CIFAR_10"]  # the server is asked once
+    assert cifar.shape == Shape(60000, 3072, 10, "recorded table (OpenML unreachable)")
+    assert cifar.skip_reason.startswith("memory guard: 60000 rows x 3072 features (recorded table (OpenML unreachable))")
+    assert kr.shape.rows == 3196 and kr.skip_reason is None

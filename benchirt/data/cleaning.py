@@ -18,8 +18,9 @@ dataset obeys the same rules, whatever its origin:
    columns — nominal columns with at least 20 present values of which 90 % or more are
    distinct (splice's ``Instance_name``: 3,178 distinct in 3,190 rows), which no classifier
    can generalise from.
-5. Feature types: numeric → ``float64``; everything else (text, bool, nominal) →
-   ``category`` (ARFF nominal columns keep their declared categories).
+5. Feature types: numeric → ``float64``, except columns a reader stored as exact small integers
+   (:mod:`benchirt.data.compact`: OpenML's parquet files), which stay so; everything else (text,
+   bool, nominal) → ``category`` (ARFF nominal columns keep their declared categories).
 
 A dataset with one class or no usable feature is *not* an error here: it loads, its
 metadata can be computed, and :attr:`Dataset.skip_reason` says why a stage must skip it.
@@ -31,9 +32,12 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from benchirt.data.compact import is_compact
 from benchirt.data.dataset import Dataset
 from benchirt.errors import DataError
 
+#: Numeric columns checked for being empty or constant at once (100,000 rows: 51 MB as float64).
+_NUMERIC_BATCH = 64
 #: A nominal column with at least this many present values ...
 _ID_MIN_ROWS = 20
 #: ... of which at least this share are distinct is an identifier (splice: 3,178 of 3,190).
@@ -159,16 +163,18 @@ def _uninformative_columns(X: pd.DataFrame) -> dict[str, str]:
     reasons: dict[str, str] = {}
     numeric = [c for c in X.columns if not isinstance(X[c].dtype, pd.CategoricalDtype)]
     if numeric and len(X):
-        values = X[numeric].to_numpy(dtype="float64")
-        present = ~np.isnan(values)
-        n_present = present.sum(axis=0)
-        low = np.where(present, values, np.inf).min(axis=0)
-        high = np.where(present, values, -np.inf).max(axis=0)
-        for column, count, lo, hi in zip(numeric, n_present, low, high):
-            if count == 0:
-                reasons[column] = "entirely missing"
-            elif lo == hi:
-                reasons[column] = "constant"
+        for start in range(0, len(numeric), _NUMERIC_BATCH):  # a batch at a time: wide tables stay small
+            batch = numeric[start:start + _NUMERIC_BATCH]
+            values = X[batch].to_numpy(dtype="float64")
+            present = ~np.isnan(values)
+            n_present = present.sum(axis=0)
+            low = np.where(present, values, np.inf).min(axis=0)
+            high = np.where(present, values, -np.inf).max(axis=0)
+            for column, count, lo, hi in zip(batch, n_present, low, high):
+                if count == 0:
+                    reasons[column] = "entirely missing"
+                elif lo == hi:
+                    reasons[column] = "constant"
     elif numeric:
         reasons.update({column: "entirely missing" for column in numeric})
     for column in X.columns:
@@ -187,10 +193,10 @@ def _uninformative_columns(X: pd.DataFrame) -> dict[str, str]:
 
 
 def _typed_features(X: pd.DataFrame) -> pd.DataFrame:
-    """Numeric columns as ``float64``, all others as ``category`` (existing categories kept)."""
+    """Numeric columns as ``float64`` (exact small integers kept), all others as ``category`` (existing categories kept)."""
     changes = {}
     for column, dtype in X.dtypes.items():
-        if isinstance(dtype, pd.CategoricalDtype) or dtype == np.float64:
+        if isinstance(dtype, pd.CategoricalDtype) or dtype == np.float64 or is_compact(dtype):
             continue
         numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
         changes[column] = "float64" if numeric else "category"

@@ -37,6 +37,7 @@ import requests
 from openml.exceptions import OpenMLServerException, PyOpenMLError
 
 from benchirt.data.cleaning import prepare_dataset
+from benchirt.data.compact import read_parquet_compact
 from benchirt.data.dataset import Dataset
 from benchirt.data.spec import DatasetSpec
 from benchirt.data.suites import OPENML_SUITE_ALIASES
@@ -207,20 +208,38 @@ def openml_shape(spec: DatasetSpec) -> tuple[int, int, int]:
         raise DataError(f"OpenML dataset {did} has no NumberOfInstances/NumberOfFeatures/NumberOfClasses qualities") from None
 
 
+def has_cached_qualities(spec: DatasetSpec) -> bool:
+    """Whether openml-python's cache (the spec's, else the current one) holds dataset ``spec``'s description
+    and qualities, so :func:`openml_shape` answers without the server."""
+    if spec.openml_cache:
+        set_openml_cache(spec.openml_cache)
+    folder = Path(openml.config.get_cache_directory()) / "datasets" / str(int(spec.location))
+    return (folder / "description.xml").is_file() and (folder / "qualities.xml").is_file()
+
+
 def load_openml(spec: DatasetSpec) -> Dataset:
     """Download (or read from openml's cache) the dataset of ``spec`` and clean it like any source.
 
     The target is ``spec.target`` or the dataset's ``default_target_attribute``; OpenML's row-id and
-    ignore attributes are dropped and recorded in ``extra["dropped_columns"]``.
+    ignore attributes are dropped and recorded in ``extra["dropped_columns"]``. A dataset openml
+    fetched as parquet is read by :func:`benchirt.data.compact.read_parquet_compact` (a batch of columns
+    at a time, exact small integers stored compactly: CC18's image datasets fit in memory) instead of
+    openml's ``get_data``, which holds the whole table as ``float64`` and caches it as a pickle.
     """
     did = int(spec.location)
     if spec.openml_cache:
         set_openml_cache(spec.openml_cache)
+    notes = []
     with openml_errors(f"dataset {did}"):
         data = openml.datasets.get_dataset(did, download_data=True)
         target = spec.target or data.default_target_attribute
-        frame, _, _, _ = data.get_data(target=None, include_row_id=True, include_ignore_attribute=True,
-                                       dataset_format="dataframe")
+        if data.parquet_file is not None and Path(data.parquet_file).is_file():
+            frame, compacted = read_parquet_compact(data.parquet_file)
+            if compacted:
+                notes.append(f"stored {compacted} numeric column(s) as small integers (every value exact)")
+        else:
+            frame, _, _, _ = data.get_data(target=None, include_row_id=True, include_ignore_attribute=True,
+                                           dataset_format="dataframe")
     if not target or "," in str(target):
         raise DataError(
             f"OpenML dataset {did} ({data.name}) has no single default target ({target!r}); "
@@ -230,5 +249,5 @@ def load_openml(spec: DatasetSpec) -> Dataset:
     return prepare_dataset(
         frame, name=spec.name or str(data.name), where=f"OpenML dataset {did} ({data.name})", target=target,
         source=f"openml:{did}", openml_id=did, task_id=spec.task_id, ignore=tuple(ignore) + spec.ignore,
-        extra={"openml_version": data.version},
+        notes=notes, extra={"openml_version": data.version},
     )

@@ -16,11 +16,22 @@ SVC                    ``n (n + m) d``                  the kernel matrix (libsv
 MLP, ladder            ``n (d + c)`` (× epochs, ladder) one pass per epoch, 100 hidden units
 =====================  ===============================  =====================================
 
+Fixed costs come on top (Issue 16: without them small datasets were estimated 1.5-6 times too
+low): ``fixed_seconds_per_fit[classifier]`` per fit (one cross-validation fold or the final fit; per
+epoch for the ladder) and ``fixed_seconds_per_dataset`` (loading a small file, cleaning, splitting,
+preprocessing per task, the artificial classifiers, scheduling), both measured by
+``benchmarks/scale.py --calibrate`` on datasets small enough that the work terms are negligible.
+
 A dataset's shape comes from its metadata without loading it where it can: OpenML's qualities
 (``NumberOfInstances``, ``NumberOfFeatures``, ``NumberOfClasses``, read from openml's cache or the
-server — the data themselves are not downloaded); files and builtins are read, as they are local.
-Memory: the loaded table (``load_bytes_per_value`` per value, measured on OpenML data frames) plus
-the float64 working copies of the capped training part. The run's wall time on ``W`` workers is the
+server — the data themselves are not downloaded), else, for OpenML-CC18's datasets, the shapes
+recorded in the package (:mod:`benchirt.data.recorded_shapes`; the output names the source of each);
+files and builtins are read, as they are local.
+Memory: the loaded table plus the float64 working copies of the capped training part. The table
+costs ``load_bytes_per_value`` per value for a local file (benchirt's CSV loader) and
+``openml_load_bytes_per_value`` for an OpenML dataset (its parquet file read through openml and
+cleaned, measured on fractions: an upper bound, as exact small integers such as image pixels are
+stored in one or two bytes, :mod:`benchirt.data.compact`). The run's wall time on ``W`` workers is the
 longest-processing-time schedule of the per-dataset times (a dataset is one task per stage).
 """
 from __future__ import annotations
@@ -33,12 +44,15 @@ from importlib import resources
 
 import pandas as pd
 
+from benchirt.data.recorded_shapes import RECORDED_SOURCE
 from benchirt.errors import BenchirtError
 
 #: The packaged cost model (constants in seconds per work unit; see the module docstring).
 COST_MODEL_RESOURCE = "cost_model.json"
 #: float64 copies of the training part alive at once while one task fits (features, scaled, split).
 WORKING_COPIES = 4
+#: Shapes of datasets loaded from OpenML's parquet files (:func:`benchirt.data.openml_source.load_openml`).
+OPENML_SOURCES = ("OpenML qualities", RECORDED_SOURCE)
 
 
 @dataclass(frozen=True)
@@ -89,27 +103,29 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
     cv = min(used, config.max_cv_train or used)
     k = config.cv_folds
     fold_fit, fold_predict = cv * (k - 1) // k, max(cv // k, 1)
-    constants = model["seconds_per_unit"]
-    seconds, per_classifier, skipped = 0.0, {}, []
+    constants, per_fit = model["seconds_per_unit"], model["fixed_seconds_per_fit"]
+    seconds, per_classifier, skipped = model["fixed_seconds_per_dataset"], {}, []
     for name in list(config.pool) + [e.name for e in config.extra]:
         if name not in constants:  # an extra classifier: costed as the slowest built-in, said in the table
-            name_cost = max(constants[c] * work_units(c, used, test, shape.features, shape.classes)
+            name_cost = max(constants[c] * work_units(c, used, test, shape.features, shape.classes) + per_fit[c]
                             for c in constants if c != "ladder")
             per_classifier[name] = name_cost * (k + 1)
             seconds += per_classifier[name]
             continue
-        one_fold = constants[name] * work_units(name, fold_fit, fold_predict, shape.features, shape.classes)
-        cost = k * one_fold + constants[name] * work_units(name, used, test, shape.features, shape.classes)
+        one_fold = (constants[name] * work_units(name, fold_fit, fold_predict, shape.features, shape.classes)
+                    + per_fit[name])
+        cost = k * one_fold + constants[name] * work_units(name, used, test, shape.features, shape.classes) + per_fit[name]
         if config.time_budget is not None and one_fold * (k + 1) > config.time_budget:
             skipped.append(name)  # respond() stops it after its first fold
             cost = one_fold
         per_classifier[name] = cost
         seconds += cost
     if config.ladder_epochs:
-        seconds += constants["ladder"] * config.ladder_epochs * work_units("ladder", used, test, shape.features,
-                                                                           shape.classes)
+        seconds += config.ladder_epochs * (constants["ladder"] * work_units("ladder", used, test, shape.features,
+                                                                            shape.classes) + per_fit["ladder"])
     seconds += model["load_seconds_per_value"] * shape.rows * shape.features
-    load = model["load_bytes_per_value"] * shape.rows * shape.features
+    per_value = model["openml_load_bytes_per_value" if shape.source in OPENML_SOURCES else "load_bytes_per_value"]
+    load = per_value * shape.rows * shape.features
     working = WORKING_COPIES * 8 * used * shape.features
     return {"seconds": seconds, "peak_bytes": load + working + model["base_bytes"], "train_used": used,
             "cv_rows": cv, "test_rows": test, "slowest": max(per_classifier, key=per_classifier.get, default=None),
@@ -123,15 +139,56 @@ def irt_cost(shape: Shape, config, model: dict) -> float:
     return model["irt_seconds_per_response"] * respondents * test
 
 
-def dataset_shape(spec) -> Shape:
-    """The shape of a suite member: OpenML qualities (no data download), else the loaded dataset."""
-    if spec.kind == "openml":
-        from benchirt.data.openml_source import openml_shape
+def openml_dataset_shape(spec, ask_server: bool = True) -> Shape:
+    """An OpenML dataset's shape: its qualities (openml's cache, or the server when ``ask_server``), else the
+    recorded table of :mod:`benchirt.data.recorded_shapes` (``Shape.source`` says which).
 
-        rows, features, classes = openml_shape(spec)
-        return Shape(rows, features, classes, "OpenML qualities")
+    Raises
+    ------
+    OpenMLUnavailableError
+        Neither OpenML nor the table knows the dataset.
+    """
+    from benchirt.data.openml_source import has_cached_qualities, openml_shape
+    from benchirt.data.recorded_shapes import recorded_shape
+    from benchirt.errors import OpenMLUnavailableError
+
+    if ask_server or has_cached_qualities(spec):
+        try:
+            return Shape(*openml_shape(spec), "OpenML qualities")
+        except OpenMLUnavailableError:
+            if recorded_shape(spec.location) is None:
+                raise
+    recorded = recorded_shape(spec.location)
+    if recorded is None:
+        raise OpenMLUnavailableError(f"OpenML dataset {spec.location}: OpenML was not reachable and benchirt has no "
+                                     "recorded shape of it")
+    return Shape(*recorded, RECORDED_SOURCE)
+
+
+def dataset_shape(spec, ask_server: bool = True, max_categories: int | None = 32) -> Shape:
+    """The shape of a suite member: OpenML qualities or the recorded table (:func:`openml_dataset_shape`;
+    no data download), else the loaded dataset, its features counted as the one-hot encoder widens them."""
+    if spec.kind == "openml":
+        return openml_dataset_shape(spec, ask_server)
     dataset = spec.load()
-    return Shape(len(dataset.y), dataset.X.shape[1], int(dataset.y.nunique()), "loaded")
+    return Shape(len(dataset.y), encoded_width(dataset.X, max_categories), int(dataset.y.nunique()),
+                 "loaded (one-hot width)")
+
+
+def encoded_width(X: pd.DataFrame, max_categories: int | None) -> int:
+    """Columns the fits see: one per numeric feature, one per category of a nominal one (at most
+    ``max_categories``, as :func:`benchirt.preprocess.make_preprocessor` encodes them)."""
+    from benchirt.data.dataset import is_nominal
+
+    width = 0
+    for name in X.columns:
+        column = X[name]
+        if is_nominal(column):
+            categories = max(int(column.nunique()), 1)
+            width += categories if max_categories is None else min(categories, max_categories)
+        else:
+            width += 1
+    return width
 
 
 def lpt_makespan(seconds: list[float], workers: int) -> float:
@@ -142,16 +199,22 @@ def lpt_makespan(seconds: list[float], workers: int) -> float:
     return max(loads)
 
 
-def estimate(specs, response_config, workers: int, model: dict | None = None) -> pd.DataFrame:
-    """One row per dataset: shape, sizes as capped, expected seconds of respond and irt, peak memory."""
+def estimate(specs, response_config, workers: int, model: dict | None = None,
+             ask_server: bool = True) -> pd.DataFrame:
+    """One row per dataset: shape, sizes as capped, expected seconds of respond and irt, peak memory.
+
+    Once OpenML did not answer (or with ``ask_server`` False) only openml's cache is asked for the other
+    datasets' qualities: openml-python retries an unreachable server for about 10 s per call.
+    """
     model = model or load_cost_model()
     rows = []
     for spec in specs:
         try:
-            shape = dataset_shape(spec)
+            shape = dataset_shape(spec, ask_server, response_config.max_categories)
         except BenchirtError as exc:
             rows.append({"dataset": spec.name, "note": f"no shape: {exc}".splitlines()[0]})
             continue
+        ask_server = ask_server and shape.source != RECORDED_SOURCE
         cost = response_cost(shape, response_config, model)
         rows.append({"dataset": spec.name, "rows": shape.rows, "features": shape.features, "classes": shape.classes,
                      "train_used": cost["train_used"], "cv_rows": cost["cv_rows"],
@@ -197,11 +260,54 @@ def estimate_text(config) -> str:
              else f"{'Dask LocalCluster' if execution.backend == 'dask' else 'local'}, {workers} worker(s)")
     model = load_cost_model()
     responses = config.stage_config("responses")
-    table = estimate(resolve_specs(config), responses, workers, model)
+    specs, listing = estimate_specs(config)
+    table = estimate(specs, responses, workers, model, ask_server=listing is None)
     policy = (f"size policy: max_train {responses.max_train}, max_cv_train {responses.max_cv_train}, "
               f"time_budget {responses.time_budget}")
-    return (f"Estimate for {config.source} ({where}; {policy})\n" + format_estimate(table, workers, model) + "\n"
+    return (f"Estimate for {config.source} ({where}; {policy})\n" + (f"{listing}\n" if listing else "")
+            + shape_sources_line(table) + "\n" + format_estimate(table, workers, model) + "\n"
             + memory_guard_line(table, execution, workers))
+
+
+def estimate_specs(config) -> tuple[list, str | None]:
+    """The suite's datasets, and a line saying so when OpenML-CC18's listing had to come from the recorded table.
+
+    A config naming OpenML-CC18 (``OpenML-CC18``, ``99``, ``openml:99``) on a machine that cannot reach
+    OpenML and never cached the suite's listing is estimated over the 72 datasets of
+    :mod:`benchirt.data.recorded_shapes`; any other suite that cannot be resolved fails as ``run`` would.
+    """
+    from benchirt.data.recorded_shapes import CC18_SUITE_ID, RECORDED_SHAPES_RESOURCE, recorded_specs
+    from benchirt.errors import OpenMLUnavailableError
+    from benchirt.pipeline.run import resolve_specs
+
+    try:
+        return resolve_specs(config), None
+    except OpenMLUnavailableError:
+        if not _names_cc18(config.suite):
+            raise
+    return recorded_specs(), (f"Suite listing: OpenML cannot be reached and no listing of suite {CC18_SUITE_ID} is "
+                              f"cached; its {len(recorded_specs())} datasets are taken from benchirt's recorded "
+                              f"table (benchirt/data/{RECORDED_SHAPES_RESOURCE}). A run needs the listing once online.")
+
+
+def _names_cc18(suite) -> bool:
+    from benchirt.data.openml_source import suite_id
+    from benchirt.data.recorded_shapes import CC18_SUITE_ID
+
+    if isinstance(suite, str) and suite.lower().startswith("openml:"):
+        suite = suite.split(":", 1)[1]
+    return isinstance(suite, (int, str)) and not isinstance(suite, bool) and suite_id(suite) == CC18_SUITE_ID
+
+
+def shape_sources_line(table: pd.DataFrame) -> str:
+    """Where the shapes came from, counted (the per-dataset source is the table's ``note`` column)."""
+    if "note" not in table:
+        return "Shapes: none."
+    known = table["rows"].notna() if "rows" in table else pd.Series(False, index=table.index)
+    parts = [f"{count} from {source}" for source, count in table.loc[known, "note"].value_counts().items()]
+    if (~known).any():
+        parts.append(f"{int((~known).sum())} without a shape (see the note)")
+    return "Shapes: " + "; ".join(parts) + "."
 
 
 def memory_guard_line(table: pd.DataFrame, execution, workers: int) -> str:

@@ -2,8 +2,9 @@
 
 The response stage loads a whole table before it caps the training part, so a dataset too large
 for the machine kills its worker (or the run) only after minutes of reading. The memory guard
-prices each dataset from its shape *before* loading it — OpenML's qualities (no download), or a
-local file's header and line count (parquet: its footer) — with the peak-memory formula of
+prices each dataset from its shape *before* loading it — OpenML's qualities (no download; offline,
+CC18's recorded shapes, :mod:`benchirt.data.recorded_shapes`), or a local file's header and line count
+(parquet: its footer) — with the peak-memory formula of
 :func:`benchirt.pipeline.estimate.response_cost`, and a dataset projected over the limit is recorded as
 skipped with the projection and the limit as its reason. Builtin datasets (scikit-learn's, at most a
 few thousand rows) are not priced.
@@ -124,14 +125,17 @@ def _arff_shape(handle, classes: int) -> Shape:
     return Shape(rows, max(attributes - 1, 1), classes, "arff header and lines")
 
 
-def shape_before_loading(spec) -> Shape | None:
-    """A suite member's shape without loading its data, or None (builtins; a source that cannot say)."""
+def shape_before_loading(spec, ask_server: bool = True) -> Shape | None:
+    """A suite member's shape without loading its data, or None (builtins; a source that cannot say).
+
+    OpenML datasets: their qualities, else the recorded table
+    (:func:`benchirt.pipeline.estimate.openml_dataset_shape`; the server is asked only when ``ask_server``).
+    """
     try:
         if spec.kind == "openml":
-            from benchirt.data.openml_source import openml_shape
+            from benchirt.pipeline.estimate import openml_dataset_shape
 
-            rows, features, classes = openml_shape(spec)
-            return Shape(rows, features, classes, "OpenML qualities")
+            return openml_dataset_shape(spec, ask_server)
         if spec.kind == "file":
             return file_shape(spec.location)
     except (BenchirtError, OSError, UnicodeError, ValueError):
@@ -139,9 +143,10 @@ def shape_before_loading(spec) -> Shape | None:
     return None
 
 
-def preflight(spec, response_config, limit_bytes: float | None, model: dict, limit_source: str = "") -> Preflight:
+def preflight(spec, response_config, limit_bytes: float | None, model: dict, limit_source: str = "",
+              ask_server: bool = True) -> Preflight:
     """The shape, expected seconds and projected peak of ``spec``; a skip reason when over ``limit_bytes``."""
-    shape = shape_before_loading(spec)
+    shape = shape_before_loading(spec, ask_server)
     if shape is None:
         return Preflight()
     cost = response_cost(shape, response_config, model)
@@ -155,20 +160,22 @@ def preflight(spec, response_config, limit_bytes: float | None, model: dict, lim
 
 
 def checker(specs, response_config, limit_bytes: float | None, model: dict, limit_source: str = ""):
-    """``name -> Preflight`` over a suite; once OpenML gives no shape, its other datasets are not asked.
+    """``name -> Preflight`` over a suite; once the OpenML server gave no shape, it is not asked again (openml's
+    cache and the recorded table still are).
 
     openml-python retries an unreachable server for about 10 s; without this, an offline run of an
     OpenML suite would wait that long per dataset before each load fails or reads the cache anyway.
     """
+    from benchirt.data.recorded_shapes import RECORDED_SOURCE
+
     by_name = {spec.name: spec for spec in specs}
     openml_answers = [True]
 
     def check(name: str) -> Preflight:
         spec = by_name[name]
-        if spec.kind == "openml" and not openml_answers[0]:
-            return Preflight()
-        result = preflight(spec, response_config, limit_bytes, model, limit_source)
-        if spec.kind == "openml" and result.shape is None:
+        result = preflight(spec, response_config, limit_bytes, model, limit_source,
+                           ask_server=openml_answers[0] or spec.kind != "openml")
+        if spec.kind == "openml" and (result.shape is None or result.shape.source == RECORDED_SOURCE):
             openml_answers[0] = False
         return result
 
