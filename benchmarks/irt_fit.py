@@ -16,8 +16,11 @@ share of items with |item-rest correlation| > 0.2 whose a has the same sign as t
 Part 3 (``--part scale``) — the scaling table of issue 14: simulated 3PL (10 % negative a) at
 132 x {500, 2000, 8000} and {1000, 5000} x 500, benchirt and mirt side by side in one process
 (each warmed up first on a small matrix, BLAS limited to one thread as benchirt uses), printing CPU
-seconds, peak traced memory per response cell (``tracemalloc``: every numpy allocation during the
-fit, input excluded) and the ratios benchirt / mirt. benchirt runs its default two EM starts; the
+seconds, peak traced memory per response cell (``tracemalloc``, in a second, untimed call: every
+numpy allocation during the fit, input excluded) and the ratios benchirt / mirt. ``--baseline REF``
+adds the benchirt of git revision REF (its ``benchirt`` package extracted with ``git archive``, run in
+a subprocess on the same matrix): ``cpu_vs_baseline``, ``memory_vs_baseline`` and how much higher
+this version's log posterior is. benchirt runs its default two EM starts; the
 ``1 start`` columns show the cost of one. ``loglik_benchirt_minus_mirt``: how much higher benchirt's
 fit's marginal log-likelihood is (both evaluated on one 81-node grid): mirt stops after fewer EM
 cycles (relative change < 1e-4, 21 nodes) and keeps a >= 0, so it solves an easier problem.
@@ -29,6 +32,7 @@ each start's final log posterior: how often the classical sum-score start, or th
 start, ends in a worse optimum, and by how much.
 
 Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt] [--part sim|ref|scale|optimum|both]
+      [--baseline REF]
 """
 from __future__ import annotations
 
@@ -122,20 +126,73 @@ SCALE_SIZES = [(132, 500), (132, 2000), (132, 8000), (1000, 500), (5000, 500)]
 
 
 def _measure(fn) -> tuple[float, int]:
-    """CPU seconds and peak traced bytes of ``fn()``."""
-    tracemalloc.start()
+    """CPU seconds of ``fn()`` and peak traced bytes of a second call. Two calls: tracing costs every
+    allocation time (the more so the more small arrays a fit makes), so it must not be timed."""
     cpu = time.process_time()
     fn()
     cpu = time.process_time() - cpu
+    tracemalloc.start()
+    fn()
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return cpu, peak
 
 
-def scaling(use_mirt: bool, negative_fraction: float = 0.1) -> pd.DataFrame:
-    from threadpoolctl import threadpool_limits
+#: Run in a subprocess on a baseline checkout: fit the matrix of ``argv[1]`` (.npy) as this
+#: benchmark does (warmed up, one BLAS thread, timed untraced, memory traced in a second call).
+_BASELINE_FIT = """
+import json, sys, time, tracemalloc
+import numpy as np
+from threadpoolctl import threadpool_limits
+from benchirt.irt import fit_irt
+from benchirt.irt.simulate import simulate_responses
+fit_irt(simulate_responses(60, 40, model="3PL", seed=1).responses)
+matrix = np.load(sys.argv[1])
+with threadpool_limits(1, user_api="blas"):
+    cpu = time.process_time()
+    fit = fit_irt(matrix)
+    cpu = time.process_time() - cpu
+    tracemalloc.start()
+    fit_irt(matrix)
+    peak = tracemalloc.get_traced_memory()[1]
+import benchirt
+print(json.dumps({"cpu": cpu, "peak": peak, "log_posterior": fit.log_posterior, "package": benchirt.__file__,
+                  "em_steps": "+".join(str(run["n_iter"]) for run in fit.starts["runs"])}))
+"""
 
-    from benchirt.irt.models import marginal_log_likelihood, quadrature
+
+def baseline_checkout(ref: str, into: Path) -> Path:
+    """The ``benchirt`` package of git revision ``ref`` (e.g. ``main``), extracted under ``into``."""
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[1]
+    archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", ref, "benchirt"],
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def baseline_fit(checkout: Path, matrix: np.ndarray, scratch: Path) -> dict:
+    """CPU seconds, peak traced bytes and log posterior of the baseline's default fit of ``matrix``."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    path = scratch / "matrix.npy"
+    np.save(path, matrix)
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    # run from the checkout: ``-c`` puts the working directory first on sys.path
+    out = subprocess.run([sys.executable, "-c", _BASELINE_FIT, str(path)], env=env, cwd=checkout, check=True,
+                         capture_output=True, text=True).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    if not Path(result["package"]).resolve().is_relative_to(checkout.resolve()):
+        raise RuntimeError(f"the baseline ran {result['package']}, not the checkout in {checkout}")
+    return result
+
+
+def scaling(use_mirt: bool, negative_fraction: float = 0.1, baseline: str | None = None) -> pd.DataFrame:
+    import tempfile
 
     mirt = None
     if use_mirt:
@@ -143,8 +200,20 @@ def scaling(use_mirt: bool, negative_fraction: float = 0.1) -> pd.DataFrame:
             import mirt
         except ImportError:
             print("mirt is not installed (pip install -e '.[bench]'): benchirt only")
+    fit_irt(simulate_responses(60, 40, model="3PL", seed=1).responses)
+    with tempfile.TemporaryDirectory(prefix="irt_fit_baseline_") as tmp:
+        scratch = Path(tmp)
+        checkout = baseline_checkout(baseline, scratch) if baseline else None
+        rows = _scaling_rows(mirt, negative_fraction, checkout, scratch)
+    return pd.DataFrame(rows)
+
+
+def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch: Path) -> list[dict]:
+    from threadpoolctl import threadpool_limits
+
+    from benchirt.irt.models import marginal_log_likelihood, quadrature
+
     warm = simulate_responses(60, 40, model="3PL", seed=1).responses
-    fit_irt(warm)
     rows = []
     with threadpool_limits(1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -158,7 +227,14 @@ def scaling(use_mirt: bool, negative_fraction: float = 0.1) -> pd.DataFrame:
             cpu, peak = _measure(lambda: fits.append(fit_irt(sim.responses)))
             cpu1, peak1 = _measure(lambda: fit_irt(sim.responses, IRTConfig(starts=1)))
             row = {"n x m": f"{n}x{m}", "benchirt_cpu_s": cpu, "benchirt_bytes_per_cell": peak / cells,
+                   "benchirt_em_steps": "+".join(str(run["n_iter"]) for run in fits[0].starts["runs"]),
                    "1start_cpu_s": cpu1, "1start_bytes_per_cell": peak1 / cells}
+            if checkout is not None:
+                base = baseline_fit(checkout, matrix, scratch)
+                row.update(baseline_cpu_s=base["cpu"], baseline_bytes_per_cell=base["peak"] / cells,
+                           baseline_em_steps=base["em_steps"],
+                           cpu_vs_baseline=cpu / base["cpu"], memory_vs_baseline=peak / base["peak"],
+                           log_posterior_minus_baseline=fits[0].log_posterior - base["log_posterior"])
             if mirt is not None:
                 results = []
                 mcpu, mpeak = _measure(lambda: results.append(mirt.fit_mirt(
@@ -175,6 +251,33 @@ def scaling(use_mirt: bool, negative_fraction: float = 0.1) -> pd.DataFrame:
                            memory_ratio_1start=peak1 / mpeak, loglik_benchirt_minus_mirt=gap)
             rows.append(row)
             print(_fmt(pd.DataFrame([row])), flush=True)
+    return rows
+
+
+def quadrature_nodes(negative_fraction: float = 0.1) -> pd.DataFrame:
+    """Fewer quadrature nodes (mirt uses 21): the change of the estimates against benchirt's 41 and
+    the marginal log-likelihood of each fit on one fine (121-node) grid."""
+    from benchirt.irt.models import marginal_log_likelihood, quadrature
+
+    nodes, log_w = quadrature(121, 6.0)
+    rows = []
+    for n, m in [(132, 500), (132, 2000), (1000, 500)]:
+        sim = simulate_responses(n, m, model="3PL", negative_fraction=negative_fraction, seed=11)
+        matrix = sim.responses.to_numpy()
+        fits, loglik = {}, {}
+        for points in (41, 31, 21):
+            cpu = time.process_time()
+            fits[points] = items = fit_irt(sim.responses, IRTConfig(quadrature=points, starts=1)).items
+            cpu = time.process_time() - cpu
+            ref = fits[41]
+            loglik[points] = marginal_log_likelihood(matrix, items["discrimination"], items["difficulty"],
+                                                     items["guessing"], nodes, log_w)
+            rows.append({"n x m": f"{n}x{m}", "nodes": points, "cpu_s": cpu,
+                         **{f"mean|d{name}|": float((items[k] - ref[k]).abs().mean())
+                            for name, k in (("a", "discrimination"), ("b", "difficulty"), ("c", "guessing"))},
+                         "max|db|": float((items["difficulty"] - ref["difficulty"]).abs().max()),
+                         "loglik_121_minus_41_nodes": loglik[points] - loglik[41]})
+            print(_fmt(pd.DataFrame([rows[-1]])), flush=True)
     return pd.DataFrame(rows)
 
 
@@ -208,12 +311,21 @@ def optimum(limit: int | None) -> None:
         folders = folders[:: max(1, len(folders) // limit)][:limit]
     pools = []
     for folder in folders:
-        fit = fit_irt(pd.read_csv(folder / "responses_pool.csv"))
+        pool = pd.read_csv(folder / "responses_pool.csv")
+        fit = fit_irt(pool)
         runs = {run["start"]: run for run in fit.starts["runs"]}
+        # the principal-component start alone: would its solution have called for the second start?
+        one = fit_irt(pool, IRTConfig(starts=1))
+        fitted = one.items["flag"].isin(["ok", "at_bound"]).to_numpy()
+        a = one.items["discrimination"].to_numpy()[fitted]
+        rest = item_rest_correlations(pool.to_numpy(float)[:, fitted])
         pools.append({"pool": folder.name[:24],
                       "pc_below_best": fit.log_posterior - runs["principal_component"]["log_posterior"],
                       "sum_below_best": fit.log_posterior - runs["sum_score"]["log_posterior"],
-                      "chosen": next(name for name, run in runs.items() if run["chosen"])})
+                      "chosen": next(name for name, run in runs.items() if run["chosen"]),
+                      "pc_at_bound": int((one.items["flag"] == "at_bound").sum()),
+                      "pc_flat_a_clear_rest": int(((np.abs(a) < 0.25) & (np.abs(rest) > 0.3)).sum()),
+                      "pc_negative_a": int((a < 0).sum())})
     pools = pd.DataFrame(pools)
     print("\n== reference pools: log posterior of each start below the chosen one ==\n" + _fmt(pools))
     tol = IRTConfig().tol_optimum
@@ -222,6 +334,14 @@ def optimum(limit: int | None) -> None:
         print(f"{start} start ends in a worse optimum on {int(worse.sum())} of {len(pools)} pools "
               f"(median {pools.loc[worse, f'{start}_below_best'].median():.1f}, "
               f"max {pools[f'{start}_below_best'].max():.1f} log-posterior units)")
+    # "a second start only when the data call for it": rules read off the principal-component solution
+    needed = pools["pc_below_best"] > tol
+    rules = {"items at a bound, or |a| < .25 with |item-rest r| > .3":
+             (pools["pc_at_bound"] > 0) | (pools["pc_flat_a_clear_rest"] > 0),
+             "some a < 0": pools["pc_negative_a"] > 0}
+    for rule, runs_second in rules.items():
+        print(f"second start only if {rule}: runs on {int(runs_second.sum())} of {len(pools)} pools, misses "
+              f"{int((needed & ~runs_second).sum())} of the {int(needed.sum())} where it finds the better optimum")
 
 
 def _reported_names(folder: Path) -> list[str]:
@@ -306,7 +426,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, help="use this many reference pools (spread over the 50)")
     parser.add_argument("--no-mirt", action="store_true", help="skip the mirt baseline")
-    parser.add_argument("--part", choices=("sim", "ref", "scale", "optimum", "both"), default="both")
+    parser.add_argument("--part", choices=("sim", "ref", "scale", "optimum", "quadrature", "both"), default="both")
+    parser.add_argument("--baseline", metavar="REF",
+                        help="--part scale: also fit with the benchirt of git revision REF (e.g. main), side by side")
     parser.add_argument("--negative-fraction", type=float, default=0.1,
                         help="--part scale: share of negatively discriminating items (default 0.1)")
     args = parser.parse_args()
@@ -315,9 +437,13 @@ def main() -> None:
     if args.part == "optimum":
         optimum(args.limit)
         return
+    if args.part == "quadrature":
+        print("== quadrature nodes: 41 (benchirt) against fewer, one start ==")
+        print("\n" + _fmt(quadrature_nodes(args.negative_fraction)))
+        return
     if args.part == "scale":
         print("== scaling: simulated 3PL, ratios benchirt / mirt (below 1: benchirt cheaper) ==")
-        print("\n" + _fmt(scaling(use_mirt, args.negative_fraction)))
+        print("\n" + _fmt(scaling(use_mirt, args.negative_fraction, args.baseline)))
         return
     if args.part in ("sim", "both"):
         print("== simulated 3PL (seed 11) ==")

@@ -46,8 +46,9 @@ class IRTConfig:
         Range of the quadrature grids and bound of MAP abilities.
     max_iter, tol, tol_log_posterior : int, float, float
         EM has converged when one EM step changes no item parameter by ``tol`` or
-        more, or raises the log posterior by less than ``tol_log_posterior`` (the
-        criterion of PyPI ``mirt``); it stops unconverged after ``max_iter`` steps.
+        more and raises the log posterior by less than ``tol_log_posterior`` (PyPI
+        ``mirt`` stops on the second test alone); it stops unconverged after ``max_iter`` steps
+        (simulated 3PL at 5000 x 500 without negative items needs 451-503; docs/irt.md).
     starts : "auto" or int
         Starting points of EM (:func:`benchirt.irt.starts.start_scores`); the fit keeps the one
         with the highest log posterior. ``"auto"`` starts from the first principal component of
@@ -89,7 +90,7 @@ class IRTConfig:
     quadrature: int = 41
     ability_quadrature: int = 241
     theta_max: float = 6.0
-    max_iter: int = 500
+    max_iter: int = 1000
     tol: float = 1e-3
     tol_log_posterior: float = 1e-4
     starts: int | str = "auto"

@@ -17,11 +17,12 @@ Algorithm (all items at once)
   ``r_jk = sum_i w_ik u_ij``. Identical response patterns (rows) are collapsed
   first, and so are identical items (columns: they have identical estimates), which
   halves the work on decodIRT's pools, where MLP-ladder rows repeat.
-* M-step: one Fisher-scoring step per item on the expected complete-data log
+* M-step: up to two Fisher-scoring steps per item on the expected complete-data log
   posterior ``sum_k r_jk log P_jk + (n_k - r_jk) log(1 - P_jk) + log prior_j``
   (2×2 or 3×3 systems solved for every item at once; projected at the bounds;
   shortened to at most 1 per parameter), with step halving so that each item's
-  objective never decreases (a generalised EM, hence monotone). The 1PL adds one
+  objective never decreases (a generalised EM, hence monotone); the second step only
+  for items the first moved by ``tol`` or more. The 1PL adds one
   Newton step on the shared discrimination.
 * Guessing is optimised as ``gamma = logit(c)``; its Beta prior (in ``c``) keeps
   it off the boundaries.
@@ -61,6 +62,16 @@ from benchirt.irt.validation import as_response_matrix
 _MAX_STEP = 1.0
 #: Halvings tried before an item keeps its previous value in an M-step.
 _HALVINGS = 8
+#: Fisher-scoring steps per item in one M-step. One step (a generalised EM) left EM crawling along
+#: flat ridges of weakly determined 3PL items: at 132 x 8000 it stopped 94 log-posterior units below
+#: the optimum (``benchmarks/irt_fit.py --part scale --baseline``); a third step cost more than it saved there.
+_M_STEPS = 2
+#: The E- and M-step go through the items in blocks (:func:`_block_size`) whose item x node tables
+#: take about this many bytes per response cell each, and at least :data:`_MIN_BLOCK` items.
+_TABLE_BYTES_PER_CELL = 0.25
+_MIN_BLOCK = 64
+#: The 1-byte response patterns are read as float in pieces of about 1/16 of the items.
+_FLOAT_PIECES = 16
 _GAMMA_MIN = float(logit(1e-4))
 #: Largest SQUAREM step length (per item); longer ones fail the log-posterior check more often
 #: than they gain (measured on simulated and reference matrices).
@@ -77,7 +88,7 @@ _SE_BLOCKS = 16
 class _Problem:
     """The collapsed data and fixed quantities of one fit."""
 
-    patterns: np.ndarray  # (n_patterns, m_unique) float 0/1
+    items: np.ndarray  # (m_unique, n_patterns) int8 0/1: the patterns item by item, read in item blocks as float
     counts: np.ndarray  # (n_patterns,) how many respondents share each pattern
     multiplicity: np.ndarray  # (m_unique,) how many items share each column
     nodes: np.ndarray  # (K,)
@@ -86,6 +97,17 @@ class _Problem:
 
     def __post_init__(self) -> None:
         self.node_powers = np.stack([np.ones_like(self.nodes), self.nodes, self.nodes**2], axis=1)
+        m, n_patterns = self.items.shape
+        self.block_size = _block_size(m, n_patterns, len(self.nodes))
+        self.piece_size = max(_MIN_BLOCK, -(-m // _FLOAT_PIECES))
+        config = self.config
+        guessing = (_GAMMA_MIN, float(logit(config.max_guessing))) if self.estimates_guessing else (-np.inf, np.inf)
+        self.lower = np.array([-config.max_discrimination, -config.max_difficulty, guessing[0]])
+        self.upper = np.array([config.max_discrimination, config.max_difficulty, guessing[1]])
+
+    def blocks(self, m: int | None = None) -> list[slice]:
+        """The item blocks of ``m`` items (default: all items), see :func:`_block_size`."""
+        return _item_blocks(len(self.multiplicity) if m is None else m, self.block_size)
 
     @property
     def estimates_guessing(self) -> bool:
@@ -155,11 +177,14 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
     # collapse identical items and respondents on a 1-byte copy (no float copy of the matrix is kept)
     binary = values.astype(np.int8)[:, informative]
     del values
-    columns, item_index, multiplicity = np.unique(binary, axis=1, return_inverse=True, return_counts=True)
+    rows, item_index, multiplicity = _unique_rows(np.ascontiguousarray(binary.T))
     del binary
-    patterns, counts = np.unique(columns, axis=0, return_counts=True)
+    columns = np.ascontiguousarray(rows.T)
+    del rows
+    patterns, _, counts = _unique_rows(columns)
+    patterns = np.ascontiguousarray(patterns.T)  # an item block is then one contiguous piece
     nodes, log_weights = quadrature(config.quadrature, config.theta_max)
-    problem = _Problem(patterns.astype(float), counts.astype(float), multiplicity.astype(float), nodes, log_weights,
+    problem = _Problem(patterns, counts.astype(float), multiplicity.astype(float), nodes, log_weights,
                        config)
     del patterns
 
@@ -189,6 +214,16 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
         history=np.asarray(record.history),
         starts=starts,
     )
+
+
+def _unique_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``numpy.unique(values, axis=0, return_inverse=True, return_counts=True)`` for a C-contiguous
+    1-byte matrix, each row compared as one block of bytes (the same sorted order): ``axis=0`` builds a
+    structured dtype with a field per column, whose description costs ~2.5 bytes per response cell
+    at 132 x 500."""
+    keys = values.view(np.dtype((np.void, values.shape[1]))).ravel()
+    _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    return values[first], np.ravel(inverse), counts
 
 
 def _best_of_starts(columns: np.ndarray, problem: _Problem):
@@ -280,33 +315,48 @@ def _log_prior(params: np.ndarray, problem: _Problem) -> np.ndarray:
 
 
 def _clip(params: np.ndarray, problem: _Problem) -> np.ndarray:
-    config = problem.config
-    out = params.copy()
-    out[:, 0] = np.clip(out[:, 0], -config.max_discrimination, config.max_discrimination)
-    out[:, 1] = np.clip(out[:, 1], -config.max_difficulty, config.max_difficulty)
-    if problem.estimates_guessing:
-        out[:, 2] = np.clip(out[:, 2], _GAMMA_MIN, logit(config.max_guessing))
-    return out
+    """``params`` within the bounds (a copy); ``gamma = -inf`` (c = 0) stays where c is not estimated."""
+    return np.clip(params, problem.lower, problem.upper)
 
 
 @dataclass
 class _Terms:
-    """Per item and node (m, K): ``log P``, ``log(1-P)``, ``s = sigma(z)`` and ``P`` at some params."""
+    """Per item and node (m, K): ``log P``, ``log(1-P)`` and ``s = sigma(z)`` at some params.
 
+    ``P = c + (1 - c) s`` is not kept (one multiply-add where it is needed, a table less: 2.5 bytes
+    per response cell with 132 respondents)."""
+
+    _NAMES = ("log_p", "log_q", "s")
     log_p: np.ndarray
     log_q: np.ndarray
     s: np.ndarray
-    p: np.ndarray
 
     @classmethod
     def at(cls, params: np.ndarray, problem: _Problem) -> "_Terms":
+        """The tables at ``params``, built one item block at a time (their temporaries stay small)."""
+        blocks = problem.blocks(len(params))
+        if len(blocks) == 1:
+            return cls.of_block(params, problem)
+        shape = (len(params), len(problem.nodes))
+        out = cls(np.empty(shape), np.empty(shape), np.empty(shape))
+        for block in blocks:
+            out.merge(block, cls.of_block(params[block], problem))
+        return out
+
+    @classmethod
+    def of_block(cls, params: np.ndarray, problem: _Problem) -> "_Terms":
+        """The tables at ``params`` in one piece (for one item block)."""
         z = params[:, 0:1] * (problem.nodes[None, :] - params[:, 1:2])
-        s, p, log_p, log_q = terms_from_logit(z, _guessing(params)[:, None])
-        return cls(log_p, log_q, s, p)
+        s, _, log_p, log_q = terms_from_logit(z, _guessing(params)[:, None])
+        return cls(log_p, log_q, s)
+
+    def rows(self, rows: np.ndarray) -> "_Terms":
+        """The tables of items ``rows`` only (views for a slice, copies for an index array)."""
+        return _Terms(*(getattr(self, name)[rows] for name in self._NAMES))
 
     def merge(self, rows: np.ndarray, other: "_Terms") -> None:
         """Replace the rows (items) ``rows`` by ``other``'s (which holds only those rows)."""
-        for name in ("log_p", "log_q", "s", "p"):
+        for name in self._NAMES:
             getattr(self, name)[rows] = getattr(other, name)
 
 
@@ -333,10 +383,11 @@ def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = No
     continues from ``x2`` instead, so the log posterior never decreases.
 
     Convergence is judged on the plain EM step ``x0 -> x1`` of a cycle: it moves no
-    parameter by ``tol`` or more (``stopped_by="parameters"``), or it raises the
-    log posterior by less than ``tol_log_posterior`` (``"log_posterior"``: the
-    remaining movement is along a flat ridge of an item that the data barely
-    determine, and does not change the fit). A later start stops as soon as it comes
+    parameter by ``tol`` or more *and* raises the log posterior by less than
+    ``tol_log_posterior`` (``stopped_by="parameters"``). Either test alone stops early
+    where EM is slow: small parameter steps while the log posterior still climbs, or a
+    tiny log-posterior gain per step while items crawl along flat 3PL ridges (docs/irt.md,
+    "Convergence rule"). A later start stops as soon as it comes
     within :data:`_JOIN` of ``known``, an optimum an earlier start converged to, or of
     its mirror image (``"same_optimum"``: EM's fixed point attracts its neighbourhood,
     so continuing would only reproduce it).
@@ -358,10 +409,8 @@ def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = No
         record.max_change = _max_change(x0, x1)
         if lp_prev is not None:
             record.log_posterior_change = lp0 - lp_prev
-        if record.max_change < config.tol:
+        if record.max_change < config.tol and record.log_posterior_change < config.tol_log_posterior:
             record.stopped_by = "parameters"
-        elif record.log_posterior_change < config.tol_log_posterior:
-            record.stopped_by = "log_posterior"
         elif known is not None and _joins(x1, known, problem):
             record.stopped_by = "same_optimum"
         if record.stopped_by != "max_iter" or record.n_iter >= config.max_iter:
@@ -399,19 +448,78 @@ def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = No
 
 
 def _e_step(terms: _Terms, params: np.ndarray, problem: _Problem) -> tuple[np.ndarray, np.ndarray, float]:
-    """Expected counts ``r`` (m, K), ``n_k`` (K,) and the marginal log posterior at ``params``."""
-    post, log_marginal = _posterior(terms.log_p, terms.log_q, problem)
+    """Posterior weights times pattern counts (n_patterns, K), expected counts ``n_k`` (K,) and the
+    marginal log posterior at ``params``; each item block's ``r_jk`` comes from :func:`_expected_correct`."""
+    post, log_marginal = _posterior(terms, problem)
     scaled = post * problem.counts[:, None]
     n_k = scaled.sum(axis=0)
-    r = problem.patterns.T @ scaled  # BLAS reads the transpose in place
     log_post = float(problem.counts @ log_marginal + problem.multiplicity @ _log_prior(params, problem))
-    return r, n_k, log_post
+    return scaled, n_k, log_post
 
 
-def _posterior(log_p: np.ndarray, log_q: np.ndarray, problem: _Problem) -> tuple[np.ndarray, np.ndarray]:
+def _expected_correct(scaled: np.ndarray, block, problem: _Problem) -> np.ndarray:
+    """``r_jk = sum_i w_ik u_ij`` of the items ``block`` (a slice or an index array): (block size, K)."""
+    n_items = len(range(len(problem.multiplicity))[block]) if isinstance(block, slice) else len(block)
+    if n_items <= problem.piece_size:
+        return next(_float_pieces(block, problem))[1] @ scaled
+    r = np.empty((n_items, scaled.shape[1]))
+    for rows, values in _float_pieces(block, problem):
+        r[rows] = values @ scaled
+    return r
+
+
+def _float_pieces(block, problem: _Problem):
+    """``(rows within block, float responses (rows, n_patterns))`` for the items ``block`` (a slice or
+    an index array) in pieces of ``problem.piece_size`` items: the float copies of the 1-byte
+    patterns stay small."""
+    size = problem.piece_size
+    if isinstance(block, slice):
+        for start in range(block.start, block.stop, size):
+            stop = min(start + size, block.stop)
+            yield slice(start - block.start, stop - block.start), problem.items[start:stop].astype(float)
+    else:
+        for i in range(0, len(block), size):
+            yield slice(i, i + size), problem.items[block[i:i + size]].astype(float)
+
+
+def _block_size(m: int, n_patterns: int, n_nodes: int) -> int:
+    """Items per block: a block's item x node table takes :data:`_TABLE_BYTES_PER_CELL` bytes per
+    response cell (one table of all items takes ``8 K / n_patterns``: 2.5 bytes with 132 patterns and
+    41 nodes, so the temporaries of a step would otherwise dominate memory), at least
+    :data:`_MIN_BLOCK` items. Few, large blocks where patterns are many: each block costs the same
+    Python overhead however small."""
+    return max(_MIN_BLOCK, int(_TABLE_BYTES_PER_CELL * n_patterns * m / (8 * n_nodes)))
+
+
+def _item_blocks(m: int, size: int) -> list[slice]:
+    """Consecutive slices of ``size`` items covering ``m``."""
+    return [slice(i, min(i + size, m)) for i in range(0, m, size)]
+
+
+def _posterior(terms: _Terms, problem: _Problem) -> tuple[np.ndarray, np.ndarray]:
     """Posterior weights (n_patterns, K) and marginal log-likelihood per pattern (n_patterns,)."""
-    w = problem.multiplicity
-    joint = problem.patterns @ ((log_p - log_q) * w[:, None]) + w @ log_q + problem.log_weights
+    return _posterior_of_blocks(lambda block: (terms.log_p[block], terms.log_q[block]), problem)
+
+
+def _posterior_at(params: np.ndarray, problem: _Problem) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_posterior` at ``params``, building the item x node tables one item block at a time."""
+    def block_terms(block):
+        terms = _Terms.at(params[block], problem)
+        return terms.log_p, terms.log_q
+    return _posterior_of_blocks(block_terms, problem)
+
+
+def _posterior_of_blocks(block_terms, problem: _Problem) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_posterior` from ``block_terms(block) -> (log P, log(1 - P))`` of each item block."""
+    joint = np.repeat(problem.log_weights[None, :], problem.items.shape[1], axis=0)
+    for block in problem.blocks():
+        w = problem.multiplicity[block]
+        log_p, log_q = block_terms(block)
+        odds = np.subtract(log_p, log_q)
+        odds *= w[:, None]
+        for rows, values in _float_pieces(block, problem):
+            joint += values.T @ odds[rows]
+        joint += w @ log_q
     peak = joint.max(axis=1, keepdims=True)
     shifted = joint - peak
     # weights below e^-69 (1e-30) are dropped: they change no count, and their products
@@ -440,7 +548,8 @@ def _gradient_information(
     """
     a, b = params[:, 0], params[:, 1]
     c = _guessing(params)
-    s, p = terms.s, terms.p
+    s = terms.s
+    p = c[:, None] + (1 - c[:, None]) * s if problem.estimates_guessing else s
     powers = problem.node_powers  # (K, 3): 1, theta, theta^2
     # sums over nodes of x * (theta - b)^q come from x @ [1, theta, theta^2]; the item x node
     # temporaries are built in place (two at a time), factors constant per item applied after the sums
@@ -452,7 +561,7 @@ def _gradient_information(
     if problem.estimates_guessing:
         grad[:, 2] = c * e_over_p.sum(axis=1)  # sum e c / P
     e_over_p *= s  # e s / P
-    g1, gt = np.moveaxis(e_over_p @ powers[:, :2], -1, 0)
+    g1, gt = (e_over_p @ powers[:, :2]).T
     del e_over_p
     u = np.subtract(1.0, s)  # 1 - s
     if problem.estimates_guessing:
@@ -462,11 +571,11 @@ def _gradient_information(
     u /= p
     u *= n_k[None, :]  # n_k s (1-s) / P
     if problem.estimates_guessing:
-        k1, kt = np.moveaxis(u @ powers[:, :2], -1, 0) * ((1 - c) * c)
+        k1, kt = (u @ powers[:, :2]).T * ((1 - c) * c)
         info[:, 0, 2] = info[:, 2, 0] = kt - b * k1
         info[:, 1, 2] = info[:, 2, 1] = -a * k1
     u *= s  # n_k s^2 (1-s) / P
-    h1, ht, htt = np.moveaxis(u @ powers, -1, 0) * (1 - c)
+    h1, ht, htt = (u @ powers).T * (1 - c)
     grad[:, 0] = gt - b * g1
     grad[:, 1] = -a * g1
     info[:, 0, 0] = htt - 2 * b * ht + b**2 * h1
@@ -502,10 +611,77 @@ def _item_objective(params: np.ndarray, terms: _Terms, r: np.ndarray, n_k: np.nd
 
 
 def _em_step(params: np.ndarray, terms: _Terms, problem: _Problem) -> tuple[np.ndarray, _Terms, float]:
-    """One EM iteration ``F``: E-step at ``params``, then one damped Fisher-scoring step per item,
-    halved until no item's objective decreases. Returns the new params, their terms and the
-    log posterior at the *old* params."""
-    r, n_k, log_post = _e_step(terms, params, problem)
+    """One EM iteration ``F``: E-step at ``params``, then up to :data:`_M_STEPS` damped Fisher-scoring
+    steps per item (:func:`_scoring_pass`); an item takes another step only while its last one moved
+    a parameter by ``config.tol`` or more. Returns the new params, their terms (``terms`` updated in
+    place: the old ones are not needed again) and the log posterior at the *old* params."""
+    scaled, n_k, log_post = _e_step(terms, params, problem)
+    new, moved = _scoring_pass(params, terms, scaled, n_k, problem)
+    for _ in range(_M_STEPS - 1):
+        rows = np.flatnonzero(moved >= problem.config.tol)
+        if not len(rows):
+            break
+        new, moved = _scoring_pass(new, terms, scaled, n_k, problem, rows)
+    if problem.config.model == "1PL":
+        r = _expected_correct(scaled, slice(0, len(params)), problem)
+        new, terms = _common_discrimination_step(new, terms, r, n_k, problem)
+    return new, terms, log_post
+
+
+def _scoring_pass(params, terms, scaled, n_k, problem, rows=None) -> tuple[np.ndarray, np.ndarray]:
+    """One projected, damped Fisher-scoring step for each item (of ``rows``, default all), item block
+    by item block, halved until the item's objective does not decrease (items where no halving helps
+    keep their parameters). ``terms`` is updated in place. Returns the new params and how far each
+    item moved (largest change of a, b, logit c; 0 for items outside ``rows``).
+
+    The halvings run once, on the few items whose full step failed, gathered from all blocks."""
+    new = params.copy()
+    if rows is None:
+        chunks = problem.blocks()
+    else:
+        chunks = [rows[i:i + problem.block_size] for i in range(0, len(rows), problem.block_size)]
+    failed = []  # per chunk: (items, step, r, objective before the step) of steps that lowered it
+    for chunk in chunks:
+        r = _expected_correct(scaled, chunk, problem)
+        old_terms = terms.rows(chunk)
+        step = _scoring_direction(params[chunk], old_terms, r, n_k, problem)
+        old_obj = _item_objective(params[chunk], old_terms, r, n_k, problem)
+        trial = _clip(params[chunk] + step, problem)
+        trial_terms = _Terms.of_block(trial, problem)
+        worse = np.flatnonzero(_item_objective(trial, trial_terms, r, n_k, problem) < old_obj - 1e-10)
+        new[chunk] = trial
+        terms.merge(chunk, trial_terms)
+        if len(worse):
+            items = np.arange(chunk.start, chunk.stop)[worse] if isinstance(chunk, slice) else chunk[worse]
+            failed.append((items, step[worse], r[worse], old_obj[worse]))
+    if failed:
+        _halve_failed_steps(params, new, terms, *(np.concatenate(parts) for parts in zip(*failed)), n_k, problem)
+    cols = _free_columns(problem)
+    moved = np.abs(new[:, cols] - params[:, cols]).max(axis=1)
+    return new, moved
+
+
+def _halve_failed_steps(params, new, terms, items, step, r, old_obj, n_k, problem) -> None:
+    """Step halving for ``items``, whose full step lowered their objective: each keeps the largest
+    ``step / 2^h`` that does not, or its previous parameters; ``new`` and ``terms`` updated in place."""
+    scale = 0.5
+    for _ in range(_HALVINGS):
+        trial = _clip(params[items] + scale * step, problem)
+        trial_terms = _Terms.of_block(trial, problem)
+        new[items] = trial
+        terms.merge(items, trial_terms)
+        still = _item_objective(trial, trial_terms, r, n_k, problem) < old_obj - 1e-10
+        items, step, r, old_obj = items[still], step[still], r[still], old_obj[still]
+        if not len(items):
+            return
+        scale /= 2
+    new[items] = params[items]
+    terms.merge(items, _Terms.of_block(params[items], problem))
+
+
+def _scoring_direction(params, terms, r, n_k, problem) -> np.ndarray:
+    """The Fisher-scoring step (m, 3) of each item: projected at the bounds, at most
+    :data:`_MAX_STEP` per parameter."""
     cols = _free_columns(problem)
     grad, info = _gradient_information(params, terms, r, n_k, problem)
     step = np.zeros_like(params)
@@ -513,7 +689,8 @@ def _em_step(params: np.ndarray, terms: _Terms, problem: _Problem) -> tuple[np.n
         step[:, 1] = grad[:, 1] / (info[:, 1, 1] + 1e-9)
     else:
         sub_grad = grad[:, cols]
-        sub_info = info[:, cols][:, :, cols] + 1e-6 * np.eye(len(cols))
+        sub_info = info[:, cols][:, :, cols]
+        sub_info[:, range(len(cols)), range(len(cols))] += 1e-6
         step[:, cols] = np.linalg.solve(sub_info, sub_grad[..., None])[..., 0]
         # parameters on a bound that the step pushes outward are held there and the
         # others re-solved (a projected Newton step), so clipping cannot spoil the step
@@ -525,43 +702,13 @@ def _em_step(params: np.ndarray, terms: _Terms, problem: _Problem) -> tuple[np.n
             step[np.ix_(rows, cols)] = np.linalg.solve(fixed_info, (sub_grad[rows] * keep)[..., None])[..., 0]
     # shorten long steps as a whole (clipping each component would change their direction)
     longest = np.abs(step).max(axis=1, keepdims=True)
-    step = step * np.minimum(1.0, _MAX_STEP / np.where(longest > 0, longest, 1.0))
-    new, new_terms = _accept_steps(params, terms, step, r, n_k, problem)
-    if problem.config.model == "1PL":
-        new, new_terms = _common_discrimination_step(new, new_terms, r, n_k, problem)
-    return new, new_terms, log_post
+    return step * np.minimum(1.0, _MAX_STEP / np.where(longest > 0, longest, 1.0))
 
 
 def _pinned(params: np.ndarray, step: np.ndarray, problem: _Problem) -> np.ndarray:
     """(m, 3) mask of parameters sitting on a bound with a step pointing outward."""
-    config = problem.config
-    upper = np.array([config.max_discrimination, config.max_difficulty, logit(config.max_guessing)])
-    lower = np.array([-config.max_discrimination, -config.max_difficulty, _GAMMA_MIN])
     eps = 1e-9
-    return ((params >= upper - eps) & (step > 0)) | ((params <= lower + eps) & (step < 0))
-
-
-def _accept_steps(params, terms, step, r, n_k, problem) -> tuple[np.ndarray, _Terms]:
-    """Per-item step halving: keep the largest ``step / 2^h`` that does not lower the objective
-    (items where no halving helps keep their parameters)."""
-    old_obj = _item_objective(params, terms, r, n_k, problem)
-    new = _clip(params + step, problem)
-    new_terms = _Terms.at(new, problem)
-    failed = np.flatnonzero(_item_objective(new, new_terms, r, n_k, problem) < old_obj - 1e-10)
-    scale = 0.5
-    for _ in range(_HALVINGS):
-        if not len(failed):
-            break
-        trial = _clip(params[failed] + scale * step[failed], problem)
-        trial_terms = _Terms.at(trial, problem)
-        new[failed] = trial
-        new_terms.merge(failed, trial_terms)
-        failed = failed[_item_objective(trial, trial_terms, r[failed], n_k, problem) < old_obj[failed] - 1e-10]
-        scale /= 2
-    if len(failed):  # no halving helped: these items keep their previous values
-        new[failed] = params[failed]
-        new_terms.merge(failed, _Terms(*(getattr(terms, k)[failed] for k in ("log_p", "log_q", "s", "p"))))
-    return new, new_terms
+    return ((params >= problem.upper - eps) & (step > 0)) | ((params <= problem.lower + eps) & (step < 0))
 
 
 def _common_discrimination_step(params, terms, r, n_k, problem) -> tuple[np.ndarray, _Terms]:
@@ -619,16 +766,15 @@ def _standard_errors(params: np.ndarray, problem: _Problem) -> np.ndarray:
     cols = _free_columns(problem)
     if problem.config.model == "1PL":
         cols = [0, 1]
-    terms = _Terms.at(params, problem)
-    post, _ = _posterior(terms.log_p, terms.log_q, problem)
+    post, _ = _posterior_at(params, problem)
     m = params.shape[0]
     size = len(cols)
     xpd = np.zeros((m, size, size))
-    common = np.zeros(problem.patterns.shape[0])  # 1PL: the shared a's score per pattern
+    common = np.zeros(problem.items.shape[1])  # 1PL: the shared a's score per pattern
     block = max(8, -(-m // _SE_BLOCKS))
     for start in range(0, m, block):  # items in blocks: the (patterns, items, 3) scores never exist whole
         rows = slice(start, start + block)
-        scores = _item_scores(params[rows], problem.patterns[:, rows], post, problem.nodes)
+        scores = _item_scores(params[rows], problem.items[rows].T, post, problem.nodes)
         weighted = scores * problem.counts[:, None, None]
         if problem.config.model == "1PL":
             common += scores[:, :, 0] @ problem.multiplicity[rows]

@@ -55,8 +55,8 @@ class IRTFit:
     log_posterior_change : float
         Gain of the log posterior in the last plain EM step.
     stopped_by : str
-        ``"parameters"`` (``max_change < tol``), ``"log_posterior"``
-        (``log_posterior_change < tol_log_posterior``), ``"same_optimum"`` (a later EM start
+        ``"parameters"`` (``max_change < tol`` and ``log_posterior_change < tol_log_posterior``),
+        ``"same_optimum"`` (a later EM start
         reached an earlier start's optimum) or ``"max_iter"`` (not converged).
     log_likelihood, log_posterior : float
         Marginal log-likelihood of the calibration responses at the estimates

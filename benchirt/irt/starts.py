@@ -149,9 +149,11 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
     multiplicity : numpy.ndarray, shape (m,)
     starts : int or "auto"
         ``"auto"``: the principal-component start and the sum-score start. Even where the two
-        correlate above .99 they can end in different optima (on decodIRT's 50 pools each one
-        ends lower on 16 pools, by up to 315 and 3864 log-posterior units; ``benchmarks/irt_fit.py
-        --part optimum``), so both always run. An integer ``k`` takes the first ``k`` of principal
+        correlate above .99 they can end in different optima (on decodIRT's 50 pools the sum-score
+        start ends lower on 13 pools, by up to 3856 log-posterior units, the principal-component
+        start on 18, by up to 337; ``benchmarks/irt_fit.py --part optimum``), and no sign in the
+        first start's solution (items at a bound, flat items with a clear item-rest correlation,
+        negative loadings) tells the 18 apart, so both always run. An integer ``k`` takes the first ``k`` of principal
         component, sum score, second principal component, then mixtures of the first two
         components with seeded random weights.
 
