@@ -300,7 +300,8 @@ def test_unknown_rating_score_is_refused_with_the_valid_names(tmp_path, capsys):
     assert not (tmp_path / "run").exists()
 
 
-def test_a_warm_rerun_reads_stored_results_without_fitting_or_plotting_libraries(finished_run, tmp_path):
+@pytest.mark.parametrize("n_jobs", ["1", "2"])  # 2: the (dataset, fit) task source must not load the pool either
+def test_a_warm_rerun_reads_stored_results_without_fitting_or_plotting_libraries(finished_run, tmp_path, n_jobs):
     import subprocess
     import sys
 
@@ -308,7 +309,7 @@ def test_a_warm_rerun_reads_stored_results_without_fitting_or_plotting_libraries
     shutil.copytree(finished_run["out"], out)
     assert main(["run", str(finished_run["config"]), "--out", str(out), "--quiet"]) == 0  # settles what tests changed
     code = ("import json, sys; from benchirt.cli import main; "
-            f"status = main(['run', {str(finished_run['config'])!r}, '--out', {str(out)!r}, '--quiet']); "
+            f"status = main(['run', {str(finished_run['config'])!r}, '--out', {str(out)!r}, '--quiet', '--n-jobs', {n_jobs!r}]); "
             "print(json.dumps([status, [m for m in ('sklearn', 'matplotlib', 'scipy.stats', 'scikit_posthocs') "
             "if m in sys.modules]]))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

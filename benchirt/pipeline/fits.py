@@ -72,17 +72,18 @@ class ResponseFits:
     # -- the task source ---------------------------------------------------------------------------
     def next_task(self) -> tuple[str, tuple] | None:
         """A runnable unit of the earliest open dataset, else the preparation of the next dataset."""
-        from benchirt.pipeline.stages import prepare_responses
-        from benchirt.responses.units import run_unit
-
         for state in self._open.values():
             if state.ready and not state.closed:
+                from benchirt.responses.units import run_unit
+
                 unit = state.ready.popleft()
                 name = f"{state.name} · {unit.label}"
                 self._tasks[name] = (state.name, unit)
                 return name, (run_unit, state.plan.prepared, unit, state.config)
         if not self._waiting:
             return None
+        from benchirt.pipeline.stages import prepare_responses
+
         name, (_, spec, config, _, progress_file) = self._waiting.popleft()
         self._open[name] = _Open(name, config, progress_writer(progress_file) if progress_file else None)
         task = f"{name} · preparation"
