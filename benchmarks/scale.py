@@ -374,11 +374,13 @@ def _measure_openml(folder: Path, shape, config, fits: bool, queue) -> None:
     queue.put(out)
 
 
-def memory(folder: Path, names: list[str] | None, fits: bool) -> None:
-    """Peak memory of loading CC18's image shapes at full size through openml's real code path (and their fits)."""
+def memory(folder: Path, names: list[str] | None, fits: bool, n_jobs: int = 1) -> None:
+    """Peak memory of loading CC18's image shapes at full size through openml's real code path (and their fits,
+    on ``n_jobs`` cores: the response stage's fits spread over that many worker processes)."""
     from benchirt.pipeline.estimate import Shape, load_cost_model, response_cost
 
     full, _ = cc18_config(1.0)
+    full = replace(full, n_jobs=n_jobs)
     model = load_cost_model()
     context = multiprocessing.get_context("spawn")
     rows = []
@@ -399,7 +401,8 @@ def memory(folder: Path, names: list[str] | None, fits: bool) -> None:
         rows.append(out)
         print(out, file=sys.stderr, flush=True)
     print(f"\nPeak resident memory (GB, ru_maxrss) through openml's code path, full size, cc18 policy "
-          f"(max_train {full.max_train}, max_cv_train {full.max_cv_train}); fits: {'yes, one core' if fits else 'no'}")
+          f"(max_train {full.max_train}, max_cv_train {full.max_cv_train}); fits: {f'yes, {n_jobs} core(s)' if fits else 'no'}"
+          + ("; respond_gb is the driver process's peak, each fit worker holds its own copies" if fits and n_jobs > 1 else ""))
     print(pd.DataFrame(rows).to_string(index=False))
 
 
@@ -462,7 +465,7 @@ def main() -> None:
         check_run(args.check, args.baseline_model)
         return
     if args.memory:
-        memory(args.memory, args.only, args.fits)
+        memory(args.memory, args.only, args.fits, args.n_jobs)
         return
     if args.threads:
         thread_ties(Path(os.environ.get("BENCHIRT_SHARED_DATA", ROOT.parent / "shared" / "data")))
