@@ -146,11 +146,9 @@ def assemble(plan: FitPlan) -> ResponseResult:
     """
     prepared, config = plan.prepared, plan.config
     rows, outputs = prepared.rows, plan.outputs()
-    notes = list(rows.notes)
     failed = outputs.failed
-    notes += [f"left out classifier {clf!r}: {error}" for clf, error in failed.items()]
-    notes += [f"skipped classifier {clf!r}: {why}" for clf, why in outputs.over_budget.items()]
-    real_names = [spec.name for spec in plan.pool if spec.name not in failed and spec.name not in outputs.over_budget]
+    real_names = _fitted(plan.pool, outputs)
+    notes = list(rows.notes) + _left_out_notes(outputs)
     predicted = {clf: outputs.test_predictions[clf] for clf in real_names}
     roles = dict.fromkeys(real_names, "real")
     if outputs.ladder is not None:
@@ -169,22 +167,8 @@ def assemble(plan: FitPlan) -> ResponseResult:
             f"artificial classifiers are configured): {'; '.join(failed.values())}"
         )
 
-    index = pd.Index(list(predicted), name="classifier")
-    test_positions = rows.test_positions
-    items = pd.Index([str(position) for position in test_positions], name="item")
-    predicted_codes = np.vstack([predicted[clf] for clf in index])
-    responses = pd.DataFrame((predicted_codes == rows.codes[rows.test]).astype(np.int8), index=index, columns=items)
-    cv_accuracy = {clf: float(np.mean(outputs.fold_accuracy[clf])) for clf in real_names}
-    return ResponseResult(
-        dataset=prepared.name,
-        responses=responses,
-        roles=pd.Series(roles, name="role").reindex(index),
-        predictions=pd.DataFrame(rows.label_names[predicted_codes], index=index, columns=items),
-        cv_accuracy=pd.Series(cv_accuracy, name="cv_accuracy", dtype=float),
-        test_accuracy=responses.mean(axis=1).astype(float).rename("test_accuracy"),
-        metadata=prepared.metadata,
-        test_index=test_positions,
-        notes=notes,
+    return _result(
+        prepared, predicted, roles, outputs, real_names, notes,
         sizes={"rows": int(rows.labelled), "test_rows": len(rows.test), "train_rows": int(rows.train_rows),
                "train_used": len(rows.train), "cv_rows": len(rows.cv_rows), "max_train": config.max_train,
                "max_cv_train": config.max_cv_train, "time_budget": config.time_budget,
@@ -232,24 +216,43 @@ def respond_more(dataset: Dataset, config: ResponseConfig, classifiers: Sequence
     plan = FitPlan(prepared, list(classifiers), config, ladder=False)
     run_plan(plan, config.n_jobs, desc=f"add {dataset.name}")
     outputs = plan.outputs()
-    names = [spec.name for spec in classifiers if spec.name not in outputs.failed and spec.name not in outputs.over_budget]
+    names = _fitted(classifiers, outputs)
+    predicted = {clf: outputs.test_predictions[clf] for clf in names}
+    return _result(prepared, predicted, dict.fromkeys(names, "real"), outputs, names, _left_out_notes(outputs))
+
+
+def _fitted(classifiers, outputs) -> list[str]:
+    """Names of ``classifiers`` that neither failed nor were stopped by the time budget, in their order."""
+    return [spec.name for spec in classifiers if spec.name not in outputs.failed and spec.name not in outputs.over_budget]
+
+
+def _left_out_notes(outputs) -> list[str]:
+    """One note per classifier that failed or that the time budget stopped."""
     notes = [f"left out classifier {clf!r}: {error}" for clf, error in outputs.failed.items()]
-    notes += [f"skipped classifier {clf!r}: {why}" for clf, why in outputs.over_budget.items()]
-    index = pd.Index(names, name="classifier")
+    return notes + [f"skipped classifier {clf!r}: {why}" for clf, why in outputs.over_budget.items()]
+
+
+def _result(prepared, predicted: dict, roles: dict, outputs, real_names: list[str], notes: list[str],
+            sizes: dict | None = None) -> ResponseResult:
+    """The :class:`ResponseResult` of ``predicted`` (respondent -> class codes of the test items, in order)."""
+    rows = prepared.rows
+    index = pd.Index(list(predicted), name="classifier")
+    test_positions = rows.test_positions
     items = pd.Index([str(position) for position in test_positions], name="item")
-    codes = np.vstack([outputs.test_predictions[clf] for clf in names]) if names else np.zeros((0, len(rows.test)), int)
+    codes = np.vstack([predicted[clf] for clf in index]) if predicted else np.zeros((0, len(rows.test)), int)
     responses = pd.DataFrame((codes == rows.codes[rows.test]).astype(np.int8), index=index, columns=items)
+    cv_accuracy = {clf: float(np.mean(outputs.fold_accuracy[clf])) for clf in real_names}
     return ResponseResult(
-        dataset=dataset.name,
+        dataset=prepared.name,
         responses=responses,
-        roles=pd.Series("real", index=index, name="role"),
+        roles=pd.Series([roles[clf] for clf in index], index=index, name="role", dtype="str"),
         predictions=pd.DataFrame(rows.label_names[codes], index=index, columns=items),
-        cv_accuracy=pd.Series({clf: float(np.mean(outputs.fold_accuracy[clf])) for clf in names}, name="cv_accuracy",
-                              dtype=float),
+        cv_accuracy=pd.Series(cv_accuracy, name="cv_accuracy", dtype=float),
         test_accuracy=responses.mean(axis=1).astype(float).rename("test_accuracy"),
         metadata=prepared.metadata,
         test_index=test_positions,
         notes=notes,
+        sizes=sizes if sizes is not None else {},
     )
 
 
