@@ -484,7 +484,7 @@ def main() -> None:
         print(json.dumps(model, indent=2, sort_keys=True))
         return
 
-    from benchirt.pipeline.estimate import Shape, load_cost_model, lpt_makespan, response_cost
+    from benchirt.pipeline.estimate import Shape, load_cost_model, response_cost
 
     model = load_cost_model()
     full, scaled = cc18_config(args.fraction)

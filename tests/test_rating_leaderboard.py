@@ -8,7 +8,7 @@ import pytest
 from matplotlib.figure import Figure
 from scipy.stats import binomtest
 
-from benchirt.rating import RatingConfig, leaderboard, leaderboard_verdict, rate
+from benchirt.rating import RatingConfig, leaderboard, rate
 from benchirt.rating.bradley_terry import (
     PRIOR_SD, RATING_PER_THETA, bootstrap_counts, fit_bradley_terry, pairwise_wins,
 )

@@ -418,7 +418,8 @@ def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = No
             break
         t0 = None  # release each item x node table once it is used (they dominate memory for small n)
         x2, t2, lp1 = step(x1, t1)
-        t1 = t2 = None  # x2's tables are rebuilt in the rare case they are needed
+        t1 = None  # x2's tables are rebuilt in the rare case they are needed
+        del t2
         record.log_posterior_change = lp1 - lp0
         r = x1[:, cols] - x0[:, cols]
         v = x2[:, cols] - 2 * x1[:, cols] + x0[:, cols]

@@ -252,8 +252,6 @@ def estimate_text(config) -> str:
     """What ``benchirt run CONFIG --estimate`` prints for a :class:`~benchirt.pipeline.PipelineConfig`."""
     import os
 
-    from benchirt.pipeline.run import resolve_specs
-
     execution = config.execution
     workers = execution.n_jobs if execution.n_jobs > 0 else (os.cpu_count() or 1)
     where = (f"Dask scheduler {execution.scheduler}" if execution.scheduler
