@@ -21,7 +21,10 @@ numpy allocation during the fit, input excluded) and the ratios benchirt / mirt.
 adds the benchirt of git revision REF (its ``benchirt`` package extracted with ``git archive``, run in
 a subprocess on the same matrix): ``cpu_vs_baseline``, ``memory_vs_baseline`` and how much higher
 this version's log posterior is. benchirt runs its default two EM starts; the
-``1 start`` columns show the cost of one. ``loglik_benchirt_minus_mirt``: how much higher benchirt's
+``1 start`` columns show the cost of one. ``cpu_per_step_ratio``: benchirt's CPU per EM step (one start)
+over mirt's per EM cycle. ``gain_after_mirt_cycles``: how much benchirt's log posterior (one start) still
+rose after as many EM steps as mirt took cycles — what stopping there would have left behind.
+``loglik_benchirt_minus_mirt``: how much higher benchirt's
 fit's marginal log-likelihood is (both evaluated on one 81-node grid): mirt stops after fewer EM
 cycles (relative change < 1e-4, 21 nodes) and keeps a >= 0, so it solves an easier problem.
 
@@ -225,7 +228,8 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
             cells = n * m
             fits = []
             cpu, peak = _measure(lambda: fits.append(fit_irt(sim.responses)))
-            cpu1, peak1 = _measure(lambda: fit_irt(sim.responses, IRTConfig(starts=1)))
+            ones = []
+            cpu1, peak1 = _measure(lambda: ones.append(fit_irt(sim.responses, IRTConfig(starts=1))))
             row = {"n x m": f"{n}x{m}", "benchirt_cpu_s": cpu, "benchirt_bytes_per_cell": peak / cells,
                    "benchirt_em_steps": "+".join(str(run["n_iter"]) for run in fits[0].starts["runs"]),
                    "1start_cpu_s": cpu1, "1start_bytes_per_cell": peak1 / cells}
@@ -246,12 +250,21 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
                 nodes, log_w = quadrature(81, 6.0)
                 gap = marginal_log_likelihood(matrix, items["discrimination"], items["difficulty"], items["guessing"],
                                               nodes, log_w) - marginal_log_likelihood(matrix, a, b, c, nodes, log_w)
-                row.update(mirt_cpu_s=mcpu, mirt_bytes_per_cell=mpeak / cells, mirt_em_cycles=results[0].n_iterations,
+                cycles = results[0].n_iterations
+                row.update(mirt_cpu_s=mcpu, mirt_bytes_per_cell=mpeak / cells, mirt_em_cycles=cycles,
                            cpu_ratio=cpu / mcpu, memory_ratio=peak / mpeak, cpu_ratio_1start=cpu1 / mcpu,
-                           memory_ratio_1start=peak1 / mpeak, loglik_benchirt_minus_mirt=gap)
+                           memory_ratio_1start=peak1 / mpeak, loglik_benchirt_minus_mirt=gap,
+                           cpu_per_step_ratio=(cpu1 / ones[0].n_iter) / (mcpu / cycles),
+                           gain_after_mirt_cycles=_gain_after(ones[0].history, cycles))
             rows.append(row)
             print(_fmt(pd.DataFrame([row])), flush=True)
     return rows
+
+
+def _gain_after(history: np.ndarray, steps: int) -> float:
+    """How much the log posterior still rose after EM step ``steps`` of a fit whose ``history`` holds the
+    log posterior before each step (and at the end): what stopping after that many steps leaves behind."""
+    return float(history[-1] - history[min(steps, len(history) - 1)])
 
 
 def quadrature_nodes(negative_fraction: float = 0.1) -> pd.DataFrame:
