@@ -26,7 +26,7 @@ over mirt's per EM cycle. ``gain_after_mirt_cycles``: how much benchirt's log po
 rose after as many EM steps as mirt took cycles — what stopping there would have left behind.
 ``loglik_benchirt_minus_mirt``: how much higher benchirt's
 fit's marginal log-likelihood is (both evaluated on one 81-node grid): mirt stops after fewer EM
-cycles (relative change < 1e-4, 21 nodes) and keeps a >= 0, so it solves an easier problem.
+cycles (log-likelihood change < 1e-4, 21 nodes) and keeps a >= 0, so it solves an easier problem.
 
 Part 4 (``--part optimum``) — the EM starts (issue 14, item 1): on simulated 2PL/3PL matrices with
 θ, a, b ~ N(0, 1) (half the items negative; 1000 x 50, seeds 0-4) the fitted log-likelihood against
