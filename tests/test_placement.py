@@ -8,6 +8,7 @@ import pytest
 from benchirt.cli import main
 from benchirt.errors import ConfigError, DataError
 from benchirt.placement import fit_score_model, load_calibration, plan_datasets, predict_new
+from benchirt.placement.predict import off_scale_notes
 from benchirt.placement.standing import average_ranks, position
 
 
@@ -279,6 +280,26 @@ def test_plan_and_predict_commands(shared_data, tmp_path, capsys):
     assert predicted["observed"].sum() == 3 and len(predicted) == 50
     assert list(standing.columns[:4]) == ["classifier", "rank", "rank_low", "rank_high"] and "mean_rank" in standing
     assert "rank" in capsys.readouterr().out
+
+
+def test_scores_on_another_scale_are_reported(shared_data, tmp_path, capsys):
+    """Accuracies given against decodIRT's True-Scores (hundreds) are named, with the pool's range, by
+    `predict` and `plan --observed`; a pool member's own scores (left out) are not."""
+    reference = shared_data / "decodirt-reference"
+    model = fit_score_model(load_calibration(reference, exclude=["SVM"]).scores)
+    truth = load_calibration(reference).scores["SVM"]
+    own = pd.DataFrame({"classifier": "svm_new", "dataset": truth.index[:4], "score": truth.to_numpy()[:4]})
+    assert off_scale_notes(model, own) == []
+    accuracies = pd.DataFrame({"classifier": "acc", "dataset": ["letter", "dna"], "score": [0.5, 0.7]})
+    letter = model.scores.loc["letter"]
+    (note,) = off_scale_notes(model, accuracies)
+    assert note.startswith("acc: 2 of 2 observed scores lie more than 3 times the pool's range beyond it")
+    assert f"letter: 0.5, pool {letter.min():.4g} to {letter.max():.4g}" in note
+    accuracies.to_csv(tmp_path / "acc.csv", index=False)
+    for command in (["predict"], ["plan", "--budget", "3"]):
+        assert main([*command, str(reference), "--observed", str(tmp_path / "acc.csv"), "--out", str(tmp_path)]) == 0
+        out = capsys.readouterr().out
+        assert "warning: acc: 2 of 2 observed scores" in out and "not accuracies" in out
 
 
 def test_plan_command_prior_and_target_options(shared_data, tmp_path):

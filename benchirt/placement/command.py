@@ -86,6 +86,14 @@ def read_observed(path: str):
     return frame.assign(dataset=frame["dataset"].astype(str), classifier=frame["classifier"].astype(str))
 
 
+def _warn_off_scale(model, observed) -> None:
+    """Print :func:`benchirt.placement.predict.off_scale_notes` (observed scores on another scale)."""
+    from benchirt.placement.predict import off_scale_notes
+
+    for note in off_scale_notes(model, observed):
+        print(f"warning: {note}")
+
+
 def run_plan(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -100,6 +108,8 @@ def run_plan(args: argparse.Namespace) -> int:
             raise DataError(f"{args.observed}: plan continues one classifier's results, found {names}")
         done = pd.Series(observed["score"].to_numpy(float), index=observed["dataset"].to_numpy())
     plan = plan_datasets(model, args.budget, done, target=args.target)
+    if args.observed:
+        _warn_off_scale(model, observed)
     out = Path(args.out)
     atomic_write_csv(out / "plan.csv", plan)
     todo = plan[plan["status"] == "to run"]
@@ -113,7 +123,9 @@ def run_predict(args: argparse.Namespace) -> int:
     from benchirt.placement.predict import predict_new
 
     model = _model(args)
-    predicted, standings = predict_new(model, read_observed(args.observed))
+    observed = read_observed(args.observed)
+    predicted, standings = predict_new(model, observed)
+    _warn_off_scale(model, observed)
     out = Path(args.out)
     atomic_write_csv(out / "predicted.csv", predicted)
     atomic_write_csv(out / "standing.csv", standings)

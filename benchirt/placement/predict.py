@@ -28,6 +28,38 @@ def check_observed(model: ScoreModel, observed: pd.DataFrame) -> pd.DataFrame:
     return observed
 
 
+#: An observed score further beyond the pool's range on its dataset than this many times the range's
+#: width is reported by :func:`off_scale_notes` (a scale mix-up such as accuracies against True-Scores).
+OFF_SCALE_WIDTHS = 3.0
+
+
+def off_scale_notes(model: ScoreModel, observed: pd.DataFrame) -> list[str]:
+    """One line per new classifier whose observed scores lie far outside the pool's range.
+
+    A score more than :data:`OFF_SCALE_WIDTHS` times the width of the pool's range (max - min) below
+    its minimum or above its maximum on that dataset is almost always on another scale (an accuracy
+    given against a calibration of True-Scores, a percentage against fractions); the model would then
+    extrapolate from it. Datasets where the whole pool ties (width 0) are not judged.
+    """
+    pool = model.scores
+    notes = []
+    for name, rows in observed.groupby("classifier", sort=True):
+        far = []
+        for dataset, score in zip(rows["dataset"].astype(str), rows["score"].to_numpy(float)):
+            low, high = float(pool.loc[dataset].min()), float(pool.loc[dataset].max())
+            margin = OFF_SCALE_WIDTHS * (high - low)
+            if margin > 0 and not low - margin <= score <= high + margin:
+                far.append(f"{dataset}: {score:.4g}, pool {low:.4g} to {high:.4g}")
+        if far:
+            notes.append(
+                f"{name}: {len(far)} of {len(rows)} observed scores lie more than {OFF_SCALE_WIDTHS:g} times the "
+                f"pool's range beyond it ({'; '.join(far[:3])}{'; ...' if len(far) > 3 else ''}) — the "
+                "predictions extrapolate from them; check that the scores are on the calibration's scale "
+                "(e.g. True-Scores, not accuracies)"
+            )
+    return notes
+
+
 def predict_new(model: ScoreModel, observed: pd.DataFrame, level: float = 0.9,
                 seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Scores on every dataset and the standing of each new classifier in ``observed``.
