@@ -115,8 +115,12 @@ def test_bad_inputs_exit_2_with_a_clear_message(tmp_path, capsys):
     root = write_folders(tmp_path / "nan", table)
     assert main(["rate", str(root), "--out", str(tmp_path / "o1")]) == 2
     err = capsys.readouterr().err
-    assert "dataset 'ds2', classifier 'mlp'" in err and "Traceback" not in err
+    assert "dataset 'ds2', classifier 'mlp': missing" in err and "Traceback" not in err
     assert not (tmp_path / "o1" / "ratings.csv").exists()
+    words = tmp_path / "words.csv"
+    words.write_text("dataset,classifier,score\na,x,1\na,y,n/a?\n")
+    assert main(["rate", str(words), "--out", str(tmp_path / "o1")]) == 2
+    assert "dataset 'a', classifier 'y': 'n/a?'" in capsys.readouterr().err
 
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -155,7 +155,7 @@ def validate_scores(frame: pd.DataFrame, column: str = "score", where: str = "sc
     if bad.any():
         rows = out[bad]
         listed = "; ".join(
-            f"dataset {d!r}, classifier {c!r}: {frame[column].iloc[i]!r}"
+            f"dataset {d!r}, classifier {c!r}: {_shown(frame[column].iloc[i])}"
             for i, (d, c) in zip(np.flatnonzero(bad)[:5], rows[["dataset", "classifier"]].itertuples(index=False))
         )
         raise DataError(
@@ -262,3 +262,8 @@ def decodirt_to_benchirt_names(scores: pd.DataFrame) -> pd.DataFrame:
     renamed = scores.copy()
     renamed["classifier"] = renamed["classifier"].map(lambda name: DECODIRT_NAMES.get(name, name))
     return renamed
+
+
+def _shown(raw) -> str:
+    """A score cell as a message shows it: ``missing`` for an empty cell, else its text quoted."""
+    return "missing" if pd.isna(raw) else repr(str(raw))
