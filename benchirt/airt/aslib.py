@@ -106,7 +106,10 @@ def check_performance(perf: pd.DataFrame, *, where: str = "performance matrix") 
         raise DataError(f"{where}: AIRT needs at least 2 datasets/instances (rows), found {perf.shape[0]}; "
                         "a latent trait cannot be estimated from one dataset")
     if perf.shape[1] < 2:
-        raise DataError(f"{where}: AIRT needs at least 2 algorithms (columns), found {perf.shape[1]}")
+        names = (f"; the first column ({perf.index.name!r}) is read as the dataset/instance names — put "
+                 "the names first" if perf.index.name is not None else "")
+        raise DataError(f"{where}: AIRT needs at least 2 algorithms (columns), found {perf.shape[1]} "
+                        f"{list(map(str, perf.columns))}{names}")
     for axis, labels in (("row", perf.index), ("column", perf.columns)):
         duplicated = labels[labels.duplicated()].unique()
         if len(duplicated):
