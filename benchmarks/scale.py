@@ -26,12 +26,17 @@ default
     through openml-python's real code path in a fresh process: peak memory after loading, after
     cleaning every row, and (``--fits``) after the response stage with the cc18 policy on one core.
 
+``--project``
+    Only the whole-suite projection (the last part of the default run): CC18's 72 recorded shapes
+    with the cc18 policy and uncapped, on 2 and 16 workers, with both task grains.
+
 ``--threads``
     Why every fit runs with one thread: kr-vs-kp's k-NN answers with 1 and 2 OpenMP threads.
 
     python benchmarks/scale.py --calibrate          # or --calibrate-memory: the OpenML loading bytes only
     python benchmarks/scale.py --fraction 0.05 --n-jobs 1     # what docs/scale.md shows
     python benchmarks/scale.py --threads
+    python benchmarks/scale.py --project                      # the whole-suite projection only
     python benchmarks/scale.py --check RUN_DIR --baseline-model OLD.json   # estimate vs a finished run
     python benchmarks/scale.py --memory /tmp/cc18-images [--fits] [--only mnist_784]
 """
@@ -458,6 +463,7 @@ def main() -> None:
                         help="peak memory of loading CC18's image shapes at full size through openml (synthetic "
                              "parquet datasets written once to CACHE_DIR); with --fits also the response stage")
     parser.add_argument("--fits", action="store_true", help="with --memory: run the response stage too")
+    parser.add_argument("--project", action="store_true", help="only the whole-suite projection (72 recorded shapes)")
     parser.add_argument("--threads", action="store_true",
                         help="k-NN answers on kr-vs-kp with 1 vs 2 OpenMP threads (needs ../shared/data)")
     args = parser.parse_args()
@@ -488,6 +494,9 @@ def main() -> None:
 
     model = load_cost_model()
     full, scaled = cc18_config(args.fraction)
+    if args.project:
+        project_suites(full, model)
+        return
     rows = []
     for shape in LARGEST:
         if args.only and shape[0] not in args.only:
@@ -515,6 +524,11 @@ def main() -> None:
           f"{args.fraction} of the rows and caps, {args.n_jobs} parallel fits; *_s are wall seconds on {args.n_jobs} cores")
     print(table.to_string(index=False))
 
+    project_suites(full, model)
+
+
+def project_suites(full, model: dict) -> None:
+    """:func:`project_suite` with the cc18 policy (``full``) and with decodIRT's uncapped protocol."""
     for label, config in (("cc18 policy", full),
                           ("decodIRT, uncapped", replace(full, max_train=None, max_cv_train=None, time_budget=None))):
         project_suite(label, config, model)
@@ -524,14 +538,18 @@ def project_suite(label: str, config, model: dict) -> None:
     """The whole CC18, estimated from its 72 recorded shapes (:mod:`benchirt.data.recorded_shapes`; the 27
     offline ones are checked against the data), as ``benchirt run configs/cc18.yaml --estimate`` does offline."""
     from benchirt.data.recorded_shapes import recorded_specs
-    from benchirt.pipeline.estimate import estimate, lpt_makespan
+    from benchirt.pipeline.estimate import estimate, expected_wall_seconds
 
     table = estimate(recorded_specs(), config, workers=2, model=model, ask_server=False)
     seconds = (table["respond_s"] + table["irt_s"]).tolist()
+    longest_task = max(t for tasks in table["respond_tasks_s"] for t in tasks)
     print(f"\nFull CC18, {label} ({len(seconds)} datasets, recorded shapes), one thread per fit:")
-    print(f"  CPU time {sum(seconds) / 3600:.1f} h; on 2 cores {lpt_makespan(seconds, 2) / 3600:.1f} h; "
-          f"on 16 workers {lpt_makespan(seconds, 16) / 3600:.2f} h (the longest dataset, {max(seconds) / 3600:.2f} h, "
-          "bounds it while a dataset is one task)")
+    print(f"  CPU time {sum(seconds) / 3600:.1f} h; longest dataset {max(seconds) / 3600:.2f} h, "
+          f"longest (dataset, fit) task {longest_task / 3600:.2f} h")
+    for workers in (2, 16):
+        print(f"  on {workers} workers: {expected_wall_seconds(table, workers, 'fits') / 3600:.2f} h with "
+              f"(dataset, fit) tasks, {expected_wall_seconds(table, workers, 'datasets') / 3600:.2f} h with one "
+              "task per dataset")
 
 
 if __name__ == "__main__":

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 
 import pytest
 import yaml
 
 from benchirt.cli import main
-from benchirt.pipeline.estimate import Shape, estimate, lpt_makespan, response_cost, work_units
+from benchirt.pipeline.estimate import (Shape, estimate, expected_wall_seconds, lpt_makespan, response_cost,
+                                       task_makespan, work_units)
 from benchirt.responses import ResponseConfig
 
 TOY_MODEL = {"seconds_per_unit": {"gaussian_nb": 1e-6, "svc": 1e-8, "ladder": 1e-7},
@@ -48,6 +50,51 @@ def test_longest_processing_time_schedule():
     assert lpt_makespan([5, 4, 3, 3, 3], 2) == 10  # 5+3+3 | 4+3 ... LPT: A=5, B=4, B=7, A=8, B=10
     assert lpt_makespan([5, 4, 3, 3, 3], 16) == 5
     assert lpt_makespan([5, 4, 3, 3, 3], 1) == 18
+
+
+def test_the_cost_is_cut_into_the_runs_tasks():
+    """Preparation, then per preprocessing kind k folds and the final fit, then the ladder — FitPlan's cut;
+    a classifier the budget stops costs its first fold, in the first fold's task."""
+    config = ResponseConfig(pool=("gaussian_nb", "svc"), ladder_epochs=10, cv_folds=10, max_train=10000,
+                            max_cv_train=5000)
+    cost = response_cost(Shape(70000, 100, 2, "x"), config, TOY_MODEL)
+    tasks = cost["tasks"]
+    assert len(tasks) == 1 + 2 * 11 + 1 and sum(tasks) == pytest.approx(cost["seconds"])
+    assert tasks[0] == pytest.approx(1e-7 * 70000 * 100)  # loading (no fixed cost in the toy model)
+    nb_fold, svc_fold = 1e-6 * (4500 + 500) * 100 * 2, 1e-8 * 4500 * 5000 * 100
+    ladder = 1e-7 * 10 * 10000 * 102
+    # FitPlan's order: first folds (unscaled gaussian_nb, scaled svc), the ladder, then the rest by kind
+    assert tasks[1:4] == pytest.approx([nb_fold, svc_fold, ladder])
+    assert tasks[4:13] == pytest.approx([nb_fold] * 9) and tasks[14:23] == pytest.approx([svc_fold] * 9)
+    fixed = {**TOY_MODEL, "fixed_seconds_per_fit": {"gaussian_nb": 0.3, "svc": 1.0, "ladder": 0.01}}
+    budget = response_cost(Shape(700, 10, 2, "x"), replace(config, time_budget=5.0), fixed)
+    assert budget["skipped"] == ["svc"]
+    assert budget["tasks"][2] == pytest.approx(1e-8 * work_units("svc", 441, 49, 10, 2) + 1.0)
+    assert sum(budget["tasks"][14:24]) == 0  # the scaled kind's other folds and final fit: svc stopped
+
+
+def test_task_schedule_waits_for_each_datasets_preparation():
+    # one dataset: preparation 2, then fits 4, 3, 3 on 2 workers -> 2 + (4 | 3 + 3) = 8
+    assert task_makespan([[2, 4, 3, 3]], 2) == 8
+    assert task_makespan([[2, 4, 3, 3]], 16) == 6  # every fit at once after the preparation
+    assert task_makespan([[2, 4, 3, 3]], 1) == 12
+    # the second worker prepares the next dataset while the first prepares the big one: 1 + 9 + 1
+    assert task_makespan([[1, 9, 9], [1, 1]], 2) == 11
+    # a worker with nothing runnable waits for a preparation under way (no dataset left to prepare)
+    assert task_makespan([[5, 1, 1, 1, 1]], 4) == 6
+    table = estimate([], ResponseConfig(), workers=2, model=TOY_MODEL)
+    assert table.empty
+
+
+def test_expected_wall_time_follows_execution_tasks():
+    import pandas as pd
+
+    table = pd.DataFrame({"respond_s": [12.0, 2.0], "respond_tasks_s": [[2.0, 4.0, 3.0, 3.0], [1.0, 1.0]],
+                          "irt_s": [1.0, 1.0]})
+    # whole datasets: 13 | 3 on 2 workers; fit tasks: respond 8 (the small dataset fits in), then irt 1
+    assert expected_wall_seconds(table, 2, "datasets") == 13
+    assert expected_wall_seconds(table, 2, "fits") == pytest.approx(8 + 1)
+    assert expected_wall_seconds(table, 1, "fits") == 16
 
 
 def test_estimate_command_prints_every_dataset_and_runs_nothing(tmp_path, capsys):

@@ -31,8 +31,13 @@ Memory: the loaded table plus the float64 working copies of the capped training 
 costs ``load_bytes_per_value`` per value for a local file (benchirt's CSV loader) and
 ``openml_load_bytes_per_value`` for an OpenML dataset (its parquet file read through openml and
 cleaned, measured on fractions: an upper bound, as exact small integers such as image pixels are
-stored in one or two bytes, :mod:`benchirt.data.compact`). The run's wall time on ``W`` workers is the
-longest-processing-time schedule of the per-dataset times (a dataset is one task per stage).
+stored in one or two bytes, :mod:`benchirt.data.compact`). The run's wall time on ``W`` workers is a
+schedule of the response stage's tasks as the run cuts them (``execution.tasks``): with ``fits``, per
+dataset a preparation task (loading, cleaning, the fixed cost per dataset) that precedes its fit tasks
+— one per (preprocessing kind, fold or final fit) and one for the MLP ladder, as
+:class:`benchirt.responses.units.FitPlan` cuts them — handed out as the executor does
+(:func:`task_makespan`); with ``datasets`` the longest-processing-time schedule of whole datasets
+(:func:`lpt_makespan`). The IRT stage follows, one task per dataset.
 """
 from __future__ import annotations
 
@@ -46,6 +51,7 @@ import pandas as pd
 
 from benchirt.data.recorded_shapes import RECORDED_SOURCE
 from benchirt.errors import BenchirtError
+from benchirt.pool.real import REAL_CLASSIFIERS
 
 #: The packaged cost model (constants in seconds per work unit; see the module docstring).
 COST_MODEL_RESOURCE = "cost_model.json"
@@ -95,7 +101,10 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
 
     ``config`` is a :class:`benchirt.responses.ResponseConfig`; its split, caps, folds, pool and
     ladder decide the sizes, as :func:`benchirt.responses.respond` will apply them. A classifier the
-    time budget would stop costs its first fold only and is listed in ``skipped``.
+    time budget would stop costs its first fold only and is listed in ``skipped``. ``tasks`` cuts
+    ``seconds`` as the (dataset, fit) tasks do: the preparation first (fixed cost per dataset and
+    loading), then the fit units in :class:`~benchirt.responses.units.FitPlan`'s order — the first fold
+    of each preprocessing kind (unscaled, scaled), the ladder, then each kind's other folds and final fit.
     """
     test = min(math.ceil(config.test_size * shape.rows), config.max_test)
     train = shape.rows - test
@@ -104,32 +113,46 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
     k = config.cv_folds
     fold_fit, fold_predict = cv * (k - 1) // k, max(cv // k, 1)
     constants, per_fit = model["seconds_per_unit"], model["fixed_seconds_per_fit"]
-    seconds, per_classifier, skipped = model["fixed_seconds_per_dataset"], {}, []
+    per_classifier, skipped = {}, []
+    # per preprocessing kind (unscaled, scaled): seconds of each fold task and of the final-fit task
+    folds = {False: [0.0] * k, True: [0.0] * k}
+    final = {False: 0.0, True: 0.0}
+    scaled = {name: spec.scale for name, spec in REAL_CLASSIFIERS.items()} | {e.name: e.scale for e in config.extra}
     for name in list(config.pool) + [e.name for e in config.extra]:
+        kind = scaled.get(name, True)
         if name not in constants:  # an extra classifier: costed as the slowest built-in, said in the table
             name_cost = max(constants[c] * work_units(c, used, test, shape.features, shape.classes) + per_fit[c]
                             for c in constants if c != "ladder")
+            folds[kind] = [fold + name_cost for fold in folds[kind]]
+            final[kind] += name_cost
             per_classifier[name] = name_cost * (k + 1)
-            seconds += per_classifier[name]
             continue
         one_fold = (constants[name] * work_units(name, fold_fit, fold_predict, shape.features, shape.classes)
                     + per_fit[name])
-        cost = k * one_fold + constants[name] * work_units(name, used, test, shape.features, shape.classes) + per_fit[name]
+        final_fit = constants[name] * work_units(name, used, test, shape.features, shape.classes) + per_fit[name]
         if config.time_budget is not None and one_fold * (k + 1) > config.time_budget:
             skipped.append(name)  # respond() stops it after its first fold
-            cost = one_fold
-        per_classifier[name] = cost
-        seconds += cost
-    if config.ladder_epochs:
-        seconds += config.ladder_epochs * (constants["ladder"] * work_units("ladder", used, test, shape.features,
-                                                                            shape.classes) + per_fit["ladder"])
-    seconds += model["load_seconds_per_value"] * shape.rows * shape.features
+            folds[kind][0] += one_fold
+            per_classifier[name] = one_fold
+            continue
+        folds[kind] = [fold + one_fold for fold in folds[kind]]
+        final[kind] += final_fit
+        per_classifier[name] = k * one_fold + final_fit
+    preparation = model["fixed_seconds_per_dataset"] + model["load_seconds_per_value"] * shape.rows * shape.features
+    kinds = [kind for kind in (False, True) if final[kind] or any(folds[kind])]
+    ladder = ([config.ladder_epochs * (constants["ladder"] * work_units("ladder", used, test, shape.features,
+                                                                        shape.classes) + per_fit["ladder"])]
+              if config.ladder_epochs else [])
+    # FitPlan's order: the first fold of each kind, the ladder, then each kind's other folds and final fit
+    tasks = ([preparation] + [folds[kind][0] for kind in kinds] + ladder
+             + [t for kind in kinds for t in folds[kind][1:] + [final[kind]]])
+    seconds = sum(tasks)
     per_value = model["openml_load_bytes_per_value" if shape.source in OPENML_SOURCES else "load_bytes_per_value"]
     load = per_value * shape.rows * shape.features
     working = WORKING_COPIES * 8 * used * shape.features
-    return {"seconds": seconds, "peak_bytes": load + working + model["base_bytes"], "train_used": used,
-            "cv_rows": cv, "test_rows": test, "slowest": max(per_classifier, key=per_classifier.get, default=None),
-            "skipped": skipped}
+    return {"seconds": seconds, "tasks": tasks, "peak_bytes": load + working + model["base_bytes"],
+            "train_used": used, "cv_rows": cv, "test_rows": test,
+            "slowest": max(per_classifier, key=per_classifier.get, default=None), "skipped": skipped}
 
 
 def irt_cost(shape: Shape, config, model: dict) -> float:
@@ -199,6 +222,36 @@ def lpt_makespan(seconds: list[float], workers: int) -> float:
     return max(loads)
 
 
+def task_makespan(datasets: list[list[float]], workers: int) -> float:
+    """Wall time of the (dataset, fit) tasks on ``workers``, handed out as
+    :class:`benchirt.pipeline.fits.ResponseFits` does: ``datasets`` in run order, each a list whose first
+    entry is its preparation and the rest its fit units in plan order. A worker that comes free starts
+    the next unit of the earliest opened dataset that is prepared, otherwise prepares the next dataset,
+    otherwise waits for a preparation under way to finish."""
+    pending = list(reversed(datasets))
+    opened: list[tuple[float, list[float]]] = []  # (time its preparation ends, its units left, reversed)
+    free = [0.0] * max(1, workers)
+    finish = 0.0
+    while free:
+        now = heapq.heappop(free)
+        runnable = next((units for ready, units in opened if ready <= now and units), None)
+        if runnable is not None:
+            end = now + runnable.pop()
+        elif pending:
+            tasks = pending.pop()
+            end = now + tasks[0]
+            opened.append((end, list(reversed(tasks[1:]))))
+        else:
+            waiting = [ready for ready, units in opened if units and ready > now]
+            if not waiting:
+                continue  # nothing left for this worker
+            heapq.heappush(free, min(waiting))
+            continue
+        finish = max(finish, end)
+        heapq.heappush(free, end)
+    return finish
+
+
 def estimate(specs, response_config, workers: int, model: dict | None = None,
              ask_server: bool = True) -> pd.DataFrame:
     """One row per dataset: shape, sizes as capped, expected seconds of respond and irt, peak memory.
@@ -218,16 +271,26 @@ def estimate(specs, response_config, workers: int, model: dict | None = None,
         cost = response_cost(shape, response_config, model)
         rows.append({"dataset": spec.name, "rows": shape.rows, "features": shape.features, "classes": shape.classes,
                      "train_used": cost["train_used"], "cv_rows": cost["cv_rows"],
-                     "respond_s": cost["seconds"], "irt_s": irt_cost(shape, response_config, model),
+                     "respond_s": cost["seconds"], "respond_tasks_s": cost["tasks"],
+                     "irt_s": irt_cost(shape, response_config, model),
                      "peak_gb": cost["peak_bytes"] / 1e9, "slowest": cost["slowest"],
                      "over_budget": ",".join(cost["skipped"]) or "-", "note": shape.source})
     return pd.DataFrame(rows)
 
 
-def format_estimate(table: pd.DataFrame, workers: int, model: dict) -> str:
-    """The table and the totals as ``benchirt run --estimate`` prints them."""
+def expected_wall_seconds(table: pd.DataFrame, workers: int, tasks: str = "fits") -> float:
+    """Expected wall seconds of the response and IRT stages of :func:`estimate`'s datasets on
+    ``workers``, scheduled as ``execution.tasks`` cuts the response stage (module docstring)."""
     known = table.dropna(subset=["respond_s"]) if "respond_s" in table else table.iloc[0:0]
-    shown = table.copy()
+    if tasks == "fits" and workers > 1:
+        return task_makespan(list(known["respond_tasks_s"]), workers) + lpt_makespan(list(known["irt_s"]), workers)
+    return lpt_makespan((known["respond_s"] + known["irt_s"]).tolist(), workers)
+
+
+def format_estimate(table: pd.DataFrame, workers: int, model: dict, tasks: str = "fits") -> str:
+    """The table and the totals as ``benchirt run --estimate`` prints them (``tasks``: ``execution.tasks``)."""
+    known = table.dropna(subset=["respond_s"]) if "respond_s" in table else table.iloc[0:0]
+    shown = table.drop(columns=["respond_tasks_s"], errors="ignore")
     for column in ("respond_s", "irt_s"):
         if column in shown:
             shown[column] = shown[column].map(_duration)
@@ -237,8 +300,11 @@ def format_estimate(table: pd.DataFrame, workers: int, model: dict) -> str:
     lines = [shown.fillna("").to_string(index=False), ""]
     total = sum(per_dataset)
     lines.append(f"CPU time, one thread per fit: {_duration(total)} over {len(per_dataset)} dataset(s)")
-    lines.append(f"Expected wall time on {workers} worker(s): {_duration(lpt_makespan(per_dataset, workers))} "
-                 f"(longest dataset {_duration(max(per_dataset, default=0.0))})")
+    longest_task = max((t for tasks in known.get("respond_tasks_s", []) for t in tasks), default=0.0)
+    cut = (f"(dataset, fit) tasks, the longest {_duration(longest_task)}; " if tasks == "fits" and workers > 1
+           else "one task per dataset; " if workers > 1 else "")
+    lines.append(f"Expected wall time on {workers} worker(s): {_duration(expected_wall_seconds(table, workers, tasks))} "
+                 f"({cut}longest dataset {_duration(max(per_dataset, default=0.0))})")
     if len(known):
         lines.append(f"Largest peak memory of one dataset: {known['peak_gb'].max():.2f} GB"
                      + (f" (x {workers} workers at once: up to {known['peak_gb'].nlargest(workers).sum():.2f} GB)"
@@ -263,7 +329,7 @@ def estimate_text(config) -> str:
     policy = (f"size policy: max_train {responses.max_train}, max_cv_train {responses.max_cv_train}, "
               f"time_budget {responses.time_budget}")
     return (f"Estimate for {config.source} ({where}; {policy})\n" + (f"{listing}\n" if listing else "")
-            + shape_sources_line(table) + "\n" + format_estimate(table, workers, model) + "\n"
+            + shape_sources_line(table) + "\n" + format_estimate(table, workers, model, execution.tasks) + "\n"
             + memory_guard_line(table, execution, workers))
 
 
