@@ -89,6 +89,17 @@ def test_eta_rescales_the_model_and_falls_back_to_finished_datasets():
     assert two.remaining_seconds() == 10.0  # scale 0.5: 10 | 5
 
 
+def test_eta_schedules_the_fit_tasks_where_the_stage_runs_them():
+    tasks = {"a": [2.0, 4.0, 3.0, 3.0], "b": [1.0, 1.0]}
+    fine = RunEta({"a": 12.0, "b": 2.0}, workers=2, irt_seconds=2.0, tasks=tasks)
+    whole = RunEta({"a": 12.0, "b": 2.0}, workers=2, irt_seconds=2.0)
+    assert whole.remaining_seconds() == 12.0 + 1.0  # LPT of whole datasets: 12 | 2
+    assert fine.remaining_seconds() == 8.0 + 1.0  # a's fits spread over both workers (test_pipeline_estimate)
+    fine.finished("a", 24.0)  # twice the model: b's tasks take 2 + 2, one after the other
+    assert fine.remaining_seconds() == 4.0 + 1.0
+    assert RunEta({"a": 12.0}, workers=1, tasks={"a": tasks["a"]}).remaining_seconds() == 12.0
+
+
 def test_respond_progress_counts_every_classifier_and_fit(monkeypatch):
     seen = {}
 

@@ -4,14 +4,16 @@ At the start of the response stage each dataset to compute has the cost model's 
 (:mod:`benchirt.pipeline.preflight`; None where its shape is unknown before loading). As datasets
 finish, the model is rescaled by measured / expected over the finished ones (the machine's speed and
 load), and a dataset without an expectation is counted as the mean finished dataset. The time left is
-the longest-processing-time schedule of the datasets not finished on the run's workers
-(:func:`benchirt.pipeline.estimate.lpt_makespan`), plus the cost model's IRT seconds over the workers
+the schedule of the datasets not finished on the run's workers — of their (dataset, fit) tasks as the
+executor hands them out where the stage runs so (:func:`benchirt.pipeline.estimate.task_makespan`; a
+dataset under way counts as not started), else the longest-processing-time schedule of whole datasets
+(:func:`benchirt.pipeline.estimate.lpt_makespan`) — plus the cost model's IRT seconds over the workers
 (not rescaled): it covers the response and IRT stages, which hold the fits; the suite-wide stages (rating, subsets,
 AIRT, report) are not in it.
 """
 from __future__ import annotations
 
-from benchirt.pipeline.estimate import lpt_makespan
+from benchirt.pipeline.estimate import lpt_makespan, task_makespan
 
 
 class RunEta:
@@ -26,12 +28,17 @@ class RunEta:
     irt_seconds : float
         Cost-model seconds of the IRT fits still to do, over every dataset (not rescaled: the measured
         response times say nothing of the IRT estimator's speed).
+    tasks : dict of str to list of float, optional
+        Dataset -> its expected seconds cut into (dataset, fit) tasks, preparation first, where the stage
+        runs as such tasks (None: one task per dataset).
     """
 
-    def __init__(self, expected: dict[str, float | None], workers: int, irt_seconds: float = 0.0) -> None:
+    def __init__(self, expected: dict[str, float | None], workers: int, irt_seconds: float = 0.0,
+                 tasks: dict[str, list[float]] | None = None) -> None:
         self.expected = dict(expected)
         self.workers = max(1, workers)
         self.irt_seconds = irt_seconds
+        self.tasks = tasks
         self.measured: dict[str, float] = {}
 
     def finished(self, name: str, seconds: float) -> None:
@@ -49,24 +56,30 @@ class RunEta:
         left = [n for n in self.expected if n not in self.measured]
         scale = self.scale()
         fallback = sum(self.measured.values()) / len(self.measured) if self.measured else None
-        times = []
+        times = []  # per dataset left: its tasks (one entry: the whole dataset), in run order
         for name in left:
             if self.expected[name] is not None:
-                times.append(self.expected[name] * scale)
+                times.append([t * scale for t in (self.tasks or {}).get(name, [self.expected[name]])])
             elif fallback is not None:
-                times.append(fallback)
+                times.append([fallback])
             else:
                 return None
-        return lpt_makespan(times, self.workers) + self.irt_seconds / self.workers
+        return self._schedule(times) + self.irt_seconds / self.workers
+
+    def _schedule(self, times: list[list[float]]) -> float:
+        """Wall seconds of the datasets ``times`` (each its tasks, or one entry) on the run's workers."""
+        if self.tasks is not None and self.workers > 1:
+            return task_makespan(times, self.workers)
+        return lpt_makespan([sum(tasks) for tasks in times], self.workers)
 
     def describe(self) -> str:
         """One line for the console: the time left and what it rests on."""
         remaining = self.remaining_seconds()
         modelled = sum(1 for e in self.expected.values() if e is not None)
         if remaining is None:
-            known = [e for e in self.expected.values() if e is not None]
+            known = [(self.tasks or {}).get(name, [e]) for name, e in self.expected.items() if e is not None]
             partial = (f"; the {len(known)} dataset(s) of known shape: about "
-                       f"{format_duration(lpt_makespan(known, self.workers))} on {self.workers} worker(s)" if known else "")
+                       f"{format_duration(self._schedule(known))} on {self.workers} worker(s)" if known else "")
             return (f"ETA: unknown until a dataset finishes ({len(self.expected) - modelled} of {len(self.expected)} "
                     f"shape(s) are not known before loading){partial}")
         basis = [f"cost model for {modelled} of {len(self.expected)} dataset(s)"] if modelled else []

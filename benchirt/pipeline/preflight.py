@@ -48,6 +48,9 @@ class Preflight:
         Projected peak memory of its response task.
     skip_reason : str or None
         Why it must not be loaded (projected over the memory limit), else None.
+    expected_tasks : list of float or None
+        ``expected_seconds`` cut as the (dataset, fit) tasks cut it (its preparation first; see
+        :func:`benchirt.pipeline.estimate.response_cost`).
     """
 
     shape: Shape | None = None
@@ -55,6 +58,7 @@ class Preflight:
     irt_seconds: float | None = None
     peak_bytes: float | None = None
     skip_reason: str | None = None
+    expected_tasks: list[float] | None = None
 
 
 def available_memory_bytes() -> int:
@@ -156,7 +160,8 @@ def preflight(spec, response_config, limit_bytes: float | None, model: dict, lim
                   f"{cost['peak_bytes'] / GB:.1f} GB, over the limit of {limit_bytes / GB:.1f} GB ({limit_source}); "
                   "the whole table is loaded before any cap, so run it where more memory is free or raise "
                   "execution.memory_limit_gb")
-    return Preflight(shape, cost["seconds"], irt_cost(shape, response_config, model), cost["peak_bytes"], reason)
+    return Preflight(shape, cost["seconds"], irt_cost(shape, response_config, model), cost["peak_bytes"], reason,
+                     cost["tasks"])
 
 
 def checker(specs, response_config, limit_bytes: float | None, model: dict, limit_source: str = ""):

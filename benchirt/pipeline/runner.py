@@ -188,7 +188,8 @@ class Run:
                 done[item.name] = key
             self._end(stage, report)
             return done
-        eta = self._preflight(stage, todo, preflight, report) if preflight is not None and todo else None
+        eta = (self._preflight(stage, todo, preflight, report, split is not None)
+               if preflight is not None and todo else None)
         todo = [(item, key) for item, key in todo if eta is None or item.name in eta.expected]
         self._save_manifest()
         keys = {item.name: key for item, key in todo}
@@ -213,9 +214,11 @@ class Run:
         self._end(stage, report)
         return done
 
-    def _preflight(self, stage: str, todo: list, preflight: Callable[[str], Any], report: StageReport) -> RunEta:
-        """Skip the datasets ``preflight`` refuses (recorded, no artifact); the ETA of the others, printed."""
-        expected, irt = {}, 0.0
+    def _preflight(self, stage: str, todo: list, preflight: Callable[[str], Any], report: StageReport,
+                   fine: bool) -> RunEta:
+        """Skip the datasets ``preflight`` refuses (recorded, no artifact); the ETA of the others, printed
+        (``fine``: the stage runs as (dataset, fit) tasks, and the ETA schedules them one by one)."""
+        expected, tasks, irt = {}, {}, 0.0
         for item, key in todo:
             check = preflight(item.name)
             if check.skip_reason:
@@ -225,8 +228,10 @@ class Run:
                 self._log(f"{stage}: skipped {item.name} before loading it: {check.skip_reason}")
                 continue
             expected[item.name] = check.expected_seconds
+            if check.expected_tasks is not None:
+                tasks[item.name] = check.expected_tasks
             irt += check.irt_seconds or 0.0
-        eta = RunEta(expected, getattr(self.executor, "workers", 1), irt)
+        eta = RunEta(expected, getattr(self.executor, "workers", 1), irt, tasks if fine else None)
         if expected:
             self._log(eta.describe())
         return eta
