@@ -118,8 +118,9 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
     folds = {False: [0.0] * k, True: [0.0] * k}
     final = {False: 0.0, True: 0.0}
     scaled = {name: spec.scale for name, spec in REAL_CLASSIFIERS.items()} | {e.name: e.scale for e in config.extra}
-    for name in list(config.pool) + [e.name for e in config.extra]:
-        kind = scaled.get(name, True)
+    names = list(config.pool) + [e.name for e in config.extra]
+    for name in names:
+        kind = scaled[name]
         if name not in constants:  # an extra classifier: costed as the slowest built-in, said in the table
             name_cost = max(constants[c] * work_units(c, used, test, shape.features, shape.classes) + per_fit[c]
                             for c in constants if c != "ladder")
@@ -139,7 +140,8 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
         final[kind] += final_fit
         per_classifier[name] = k * one_fold + final_fit
     preparation = model["fixed_seconds_per_dataset"] + model["load_seconds_per_value"] * shape.rows * shape.features
-    kinds = [kind for kind in (False, True) if final[kind] or any(folds[kind])]
+    present = {scaled[name] for name in names}
+    kinds = [kind for kind in (False, True) if kind in present]  # as FitPlan: the kinds that have members
     ladder = ([config.ladder_epochs * (constants["ladder"] * work_units("ladder", used, test, shape.features,
                                                                         shape.classes) + per_fit["ladder"])]
               if config.ladder_epochs else [])

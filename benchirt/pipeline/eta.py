@@ -59,12 +59,16 @@ class RunEta:
         times = []  # per dataset left: its tasks (one entry: the whole dataset), in run order
         for name in left:
             if self.expected[name] is not None:
-                times.append([t * scale for t in (self.tasks or {}).get(name, [self.expected[name]])])
+                times.append([t * scale for t in self._tasks_of(name)])
             elif fallback is not None:
                 times.append([fallback])
             else:
                 return None
         return self._schedule(times) + self.irt_seconds / self.workers
+
+    def _tasks_of(self, name: str) -> list[float]:
+        """The model's seconds of dataset ``name`` (known): its tasks, or one entry for the whole dataset."""
+        return (self.tasks or {}).get(name, [self.expected[name]])
 
     def _schedule(self, times: list[list[float]]) -> float:
         """Wall seconds of the datasets ``times`` (each its tasks, or one entry) on the run's workers."""
@@ -77,7 +81,7 @@ class RunEta:
         remaining = self.remaining_seconds()
         modelled = sum(1 for e in self.expected.values() if e is not None)
         if remaining is None:
-            known = [(self.tasks or {}).get(name, [e]) for name, e in self.expected.items() if e is not None]
+            known = [self._tasks_of(name) for name, e in self.expected.items() if e is not None]
             partial = (f"; the {len(known)} dataset(s) of known shape: about "
                        f"{format_duration(self._schedule(known))} on {self.workers} worker(s)" if known else "")
             return (f"ETA: unknown until a dataset finishes ({len(self.expected) - modelled} of {len(self.expected)} "
