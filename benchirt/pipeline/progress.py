@@ -26,12 +26,16 @@ FOLDER = ".progress"
 
 
 def progress_writer(path: str | os.PathLike, every: float = 1.0) -> Callable[[int, int], None]:
-    """A ``(done, total)`` callback that writes ``{"done", "total"}`` to ``path`` at most every ``every`` s."""
-    last = [0.0]
+    """A ``(done, total)`` callback that writes ``{"done", "total"}`` to ``path`` at most every ``every`` s.
+
+    The first call always writes (``last`` starts unset, not at 0: ``time.monotonic()`` may count from
+    the machine's boot, so a zero start would drop the first write for ``every`` seconds after boot).
+    """
+    last: list[float | None] = [None]
 
     def write(done: int, total: int) -> None:
         now = time.monotonic()
-        if done < total and now - last[0] < every:
+        if done < total and last[0] is not None and now - last[0] < every:
             return
         last[0] = now
         try:
