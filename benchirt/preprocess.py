@@ -1,6 +1,6 @@
 """Feature preprocessing for the response stage: impute, one-hot encode nominals, scale when a model needs it.
 
-decodIRT (seed 003 §4.3) replaced missing values by zero and fed nominal codes to every model as numbers.
+decodIRT (Cardoso et al. 2021 §4.3) replaced missing values by zero and fed nominal codes to every model as numbers.
 benchirt instead fits, on each training part only (so cross-validation never sees its held-out fold):
 
 - numeric columns: median imputation, then standardisation for models that need it

@@ -6,7 +6,7 @@ it is the baseline (same estimates, see ``tests/test_airt_core.py``) for the tim
 :func:`benchirt.airt.fit_continuous` (Shojima's closed-form EM + SQUAREM).
 
 For every size (N datasets x n algorithms, a fifth of them anomalous: alpha, gamma < 0) and seed, data are drawn
-from seed 000 eq. 3 (theta ~ N(0, 1), gamma z ~ N(theta - beta, 1 / alpha^2)) and the table reports the
+from Kandanaarachchi & Smith-Miles 2023 eq. 3 (theta ~ N(0, 1), gamma z ~ N(theta - beta, 1 / alpha^2)) and the table reports the
 correlation of the estimates with the truth, the share of anomalous signs recovered, and both run times.
 
 Usage::

@@ -1,4 +1,4 @@
-"""AIRT on the offline ASlib scenarios: metrics, polytomous model and the portfolio comparison of seed 000 Table 6.
+"""AIRT on the offline ASlib scenarios: metrics, polytomous model and the portfolio comparison of Kandanaarachchi & Smith-Miles 2023 Table 6.
 
 For each scenario in ``../shared/data/aslib`` (ASP-POTASSCO, GRAPHS-2015, MAXSAT-PMS-2016, PROTEUS-2014,
 SAT11-INDU):
@@ -11,7 +11,7 @@ SAT11-INDU):
 4. compare the airt, Shapley and topset portfolios of n = 1..k algorithms by the mean performance gap under
    the scenario's 10-fold cross-validation (cv.arff), in raw units and on [0, 1], with standard errors.
 
-It ends with a table in the form of seed 000 Table 6 (MPG of portfolios of 5 algorithms) next to the paper's
+It ends with a table in the form of Kandanaarachchi & Smith-Miles 2023 Table 6 (MPG of portfolios of 5 algorithms) next to the paper's
 values. The paper's runs used the ASlib data of its time and "runtime" for most scenarios; ``--par-factor 1``
 keeps failed runs at the cutoff (plain runtime), the default 10 uses ASlib's PAR10.
 

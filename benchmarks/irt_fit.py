@@ -427,7 +427,7 @@ def rankings_report(ours: pd.DataFrame, ltm: pd.DataFrame) -> None:
         top_ours = ", ".join(ours[column].sort_values(ascending=False).index[:5])
         top_ltm = ", ".join(ltm[column].sort_values(ascending=False).index[:5])
         print(f"{column}: Spearman(benchirt, ltm) = {rho:.2f}\n  top 5 benchirt: {top_ours}\n  top 5 ltm:      {top_ltm}")
-    print("\nbenchirt dataset rankings (seed 003 §4.5), first 10 by difficulty:")
+    print("\nbenchirt dataset rankings (Cardoso et al. 2021 §4.5), first 10 by difficulty:")
     print(dataset_rankings(ours).head(10).to_string(float_format=lambda v: f"{v:.1f}"))
 
 

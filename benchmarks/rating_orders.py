@@ -1,14 +1,14 @@
 """Order robustness of decodIRT's Glicko-2 ranking, and the vectorised engine vs the glicko2 package.
 
 On decodIRT's own True-Scores (``../shared/data/decodirt-reference/*/true_scores.csv``, 50 CC18
-datasets) this plays decodIRT's tournament (seed 003 §4.7) under N random dataset orders twice:
+datasets) this plays decodIRT's tournament (Cardoso et al. 2021 §4.7) under N random dataset orders twice:
 
 - baseline: the ``glicko2`` package, one ``update_player`` call per classifier and period, as
   decodIRT does (:func:`benchirt.rating.glicko_tournament` per order);
 - benchirt: :func:`benchirt.rating.permutation_analysis` (all orders at once, numpy).
 
 It prints the time of both, their ratio and largest disagreement, then the order-robustness
-table: per classifier the sorted-order rating/RD (what seed 003 Table 1 reports) beside the
+table: per classifier the sorted-order rating/RD (what Cardoso et al. 2021 Table 1 reports) beside the
 rating's mean/sd and the rank range over the random orders.
 
 Both engines run decodIRT's variant (``glicko: decodirt``), the one the package computes; the

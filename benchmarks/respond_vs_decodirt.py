@@ -1,6 +1,6 @@
 """benchirt's response stage vs a naive re-run of decodIRT's protocol, side by side in one process.
 
-decodIRT's response script (seed 003 §4.3) trains 100 MLPs separately, ``MLPClassifier(max_iter=k)`` for
+decodIRT's response script (Cardoso et al. 2021 §4.3) trains 100 MLPs separately, ``MLPClassifier(max_iter=k)`` for
 k = 1..100, then the 12 real classifiers, and cross-validates every one of them with 10 folds. The naive
 baseline below does exactly that — a fresh scikit-learn ``Pipeline`` (the same sound preprocessing
 benchirt uses) per fit, 10-fold CV plus a final fit on the training part for each of the 112 models —

@@ -1,4 +1,4 @@
-"""AIRT (seed 000) on the ASlib scenarios of the paper, one pipeline run per scenario, compared.
+"""AIRT (Kandanaarachchi & Smith-Miles 2023) on the ASlib scenarios of the paper, one pipeline run per scenario, compared.
 
 Each scenario is an ``airt`` stage run of :func:`benchirt.pipeline.run_pipeline` in its own run
 directory (cached: a rerun only reads the results back), followed by its report; the study then puts
@@ -18,7 +18,7 @@ import pandas as pd
 from benchirt.errors import DataError
 from benchirt.pipeline import load_config, load_run, run_pipeline
 
-#: The scenarios seed 000 analyses (§5.2) that the offline data folder holds.
+#: The scenarios Kandanaarachchi & Smith-Miles 2023 analyses (§5.2) that the offline data folder holds.
 SCENARIOS = ("ASP-POTASSCO", "SAT11-INDU", "GRAPHS-2015", "MAXSAT-PMS-2016", "PROTEUS-2014")
 
 

@@ -1,4 +1,4 @@
-"""The decodIRT study (seed 003) on OpenML-CC18, as one function.
+"""The decodIRT study (Cardoso et al. 2021) on OpenML-CC18, as one function.
 
 Steps, all through :func:`benchirt.pipeline.run_pipeline` (so every result is cached and a killed
 study resumes): responses of decodIRT's pool on each dataset (§4.3), a 3PL per dataset (§4.4), the
@@ -46,12 +46,12 @@ def headline(results) -> str:
     parts = []
     if results.irts:
         rankings = dataset_rankings(summaries_frame(list(results.irts.values())))
-        parts += ["Most difficult datasets (seed 003 Table 2):", rankings.head(10).round(1).to_string(), ""]
+        parts += ["Most difficult datasets (Cardoso et al. 2021 Table 2):", rankings.head(10).round(1).to_string(), ""]
     if results.rating is not None:
         table = results.rating.ratings[["classifier", "rating", "rd", "rank", "orders_rank_min", "orders_rank_max"]]
-        parts += ["Glicko-2 ranking (seed 003 Table 4):", table.round(1).to_string(index=False), ""]
+        parts += ["Glicko-2 ranking (Cardoso et al. 2021 Table 4):", table.round(1).to_string(index=False), ""]
     if results.subsets is not None:
-        parts += ["Subsets (seed 003 §5.4):", results.subsets.fidelity.round(3).to_string(index=False), "",
+        parts += ["Subsets (Cardoso et al. 2021 §5.4):", results.subsets.fidelity.round(3).to_string(index=False), "",
                   results.subsets.innate_verdict]
     if results.skipped:
         skipped = pd.Series({name: "; ".join(v) for name, v in results.skipped.items()}, name="reason")

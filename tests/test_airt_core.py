@@ -15,7 +15,7 @@ from benchirt.errors import ConfigError, DataError
 
 
 def simulate_crm(n_resp, alpha, beta, gamma, seed=0):
-    """Draw from the CRM of seed 000 eq. 3: theta ~ N(0, 1), gamma z ~ N(theta - beta, 1 / alpha^2)."""
+    """Draw from the CRM of Kandanaarachchi & Smith-Miles 2023 eq. 3: theta ~ N(0, 1), gamma z ~ N(theta - beta, 1 / alpha^2)."""
     rng = np.random.default_rng(seed)
     alpha, beta, gamma = map(np.asarray, (alpha, beta, gamma))
     theta = rng.normal(size=n_resp)

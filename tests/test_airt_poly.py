@@ -21,7 +21,7 @@ def recovered():
     return fit_grm(levels), levels, theta
 
 
-# --- binning (seed 001 eq. 9) --------------------------------------------------------------------------
+# --- binning (Kandanaarachchi & Smith-Miles 2023, appendix A eq. 9) --------------------------------------------------------------------------
 def test_bin_performance_quintiles_by_hand():
     perf = pd.DataFrame({"A": np.arange(0, 10, dtype=float), "B": np.arange(10, 20, dtype=float)})
     levels = bin_performance(perf, n_levels=5)
@@ -71,7 +71,7 @@ def test_grm_metrics_follow_their_definitions(recovered):
     items = fit.items
     abs_a = items["discrimination"].abs()
     np.testing.assert_allclose(items["consistency"], 1 / abs_a)
-    np.testing.assert_allclose(items["stability"], abs_a.max() - abs_a)          # seed 002
+    np.testing.assert_allclose(items["stability"], abs_a.max() - abs_a)          # the airt vignette (Kandanaarachchi 2023)
     assert items["stability"].min() == 0.0
     limits = [-t[-1] for t in items["thresholds"]]                                # -d_{C-1}
     np.testing.assert_allclose(items["difficulty_limit"], limits)

@@ -12,7 +12,7 @@ from benchirt.irt.models import log_probabilities, quadrature, response_terms, u
 
 
 def test_probability_matches_seed_equation_by_hand():
-    # seed 003 eq. 1 with D = 1: P = c + (1 - c) / (1 + exp(-a (theta - b)))
+    # Cardoso et al. 2021 eq. 1 with D = 1: P = c + (1 - c) / (1 + exp(-a (theta - b)))
     a, b, c, theta = 1.5, 0.4, 0.2, 1.0
     expected = c + (1 - c) / (1 + math.exp(-a * (theta - b)))
     got = probability([theta], [a], [b], [c])

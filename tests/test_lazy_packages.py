@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import types
+from pathlib import Path
 
 import pytest
 
@@ -49,3 +50,11 @@ def test_a_public_name_wins_over_its_submodule_of_the_same_name():
             "from benchirt.placement import standing\n"
             "print(json.dumps([type(f).__name__ for f in (leaderboard, standing)]))")
     assert _fresh(code) == ["function", "function"]
+
+
+def test_docstrings_cite_works_by_author_and_year_not_by_seed_file():
+    """References resolve without the project's seed files: no "seed 00N" is left in the package."""
+    root = Path(__file__).resolve().parents[1] / "benchirt"
+    offenders = [f"{path.relative_to(root)}:{number}" for path in sorted(root.rglob("*.py"))
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "seed 00" in line]
+    assert offenders == []

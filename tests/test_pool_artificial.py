@@ -1,4 +1,4 @@
-"""Artificial classifiers (seed 003 §4.3): optimal, pessimal, majority, minority, three random ones."""
+"""Artificial classifiers (Cardoso et al. 2021 §4.3): optimal, pessimal, majority, minority, three random ones."""
 from __future__ import annotations
 
 import numpy as np

@@ -15,7 +15,7 @@ def long_scores(rows):
 
 
 def decodirt_procedure(folders):
-    """decodIRT's tournament written directly with the glicko2 package (seed 003 §4.7).
+    """decodIRT's tournament written directly with the glicko2 package (Cardoso et al. 2021 §4.7).
 
     One rating period per folder; every classifier plays every other; all updates of a period
     use the opponents' ratings and RDs from before the period.

@@ -96,7 +96,7 @@ def test_reference_orders_match_package_and_spread_exceeds_rd(shared_data):
     analysis = permutation_analysis(scores, n_permutations=200, seed=0, config=DECODIRT)
     assert_same_as_package(scores, analysis, (0, 57, 199))
     summary = analysis.summary.set_index("classifier")
-    # seed 003's claim "optimal first" does not survive reordering, and the spread over orders
+    # Cardoso et al. 2021's claim "optimal first" does not survive reordering, and the spread over orders
     # is larger than the RD a single run reports for the leaders.
     assert summary.loc["otimo", "p_first"] < 1.0
     assert summary.loc["MLPClassifier", "rank_max"] - summary.loc["MLPClassifier", "rank_min"] >= 3

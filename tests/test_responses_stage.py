@@ -1,4 +1,4 @@
-"""respond(): response matrices of the real, ladder and artificial pools on one dataset (seed 003 §4.3)."""
+"""respond(): response matrices of the real, ladder and artificial pools on one dataset (Cardoso et al. 2021 §4.3)."""
 from __future__ import annotations
 
 from dataclasses import replace

@@ -17,7 +17,7 @@ ARTIFICIAL_PT = ["otimo", "pessimo", "majoritario", "minoritario", "rand1", "ran
 
 
 def ltm_summaries(reference) -> pd.DataFrame:
-    """Percentages of items above seed 003 §4.5's thresholds from ltm's item parameters."""
+    """Percentages of items above Cardoso et al. 2021 §4.5's thresholds from ltm's item parameters."""
     rows = []
     for folder in sorted(p for p in reference.iterdir() if p.is_dir()):
         items = pd.read_csv(folder / "ltm_item_params.csv", index_col=0)

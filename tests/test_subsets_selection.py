@@ -12,7 +12,7 @@ from benchirt.subsets import SubsetConfig, build_subsets, subset_size
 from benchirt.subsets.selection import ranking, validate_cuts
 
 # Per-dataset percentages of items with discrimination > 0.75 and difficulty > 1 for the 60
-# OpenML-CC18 datasets of seed 003, as published by decodIRT (IRT_OpenML repository,
+# OpenML-CC18 datasets of Cardoso et al. 2021, as published by decodIRT (IRT_OpenML repository,
 # "BRACIS/Results BRACIS/IRT_param_freq.txt"; integer percentages): name, discrimination, difficulty.
 PAPER_60 = """
 banknote-authentication 100 0|analcatdata_authorship 99 1|texture 99 3|pendigits 99 0|har 98 2
@@ -61,7 +61,7 @@ def test_paper_has_sixty_datasets():
 
 
 def test_full_suite_reproduces_paper_table5_row_100():
-    # seed 003 Table 5, 100 %: discrimination 67.13 % ± 30.78 %, difficulty 15.93 % ± 22.56 %.
+    # Cardoso et al. 2021 Table 5, 100 %: discrimination 67.13 % ± 30.78 %, difficulty 15.93 % ± 22.56 %.
     summaries = paper_summaries()
     got = table5(summaries, summaries["dataset"])
     np.testing.assert_allclose(got, (67.13, 30.78, 15.93, 22.56), atol=0.006)
@@ -74,7 +74,7 @@ def test_combined_sizes_match_paper():
 
 
 def test_combined_30_reproduces_paper_table5():
-    # seed 003 Table 5, 30 %: 58.5 % ± 41.91 % and 33 % ± 33.71 %. The published per-dataset
+    # Cardoso et al. 2021 Table 5, 30 %: 58.5 % ± 41.91 % and 33 % ± 33.71 %. The published per-dataset
     # percentages are rounded to integers, so the difficulty row can differ by rounding only.
     summaries = paper_summaries()
     got = table5(summaries, build_subsets(summaries, 30)["combined-30"])

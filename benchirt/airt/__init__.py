@@ -1,4 +1,4 @@
-"""AIRT — Algorithmic IRT (seed 000): evaluate a portfolio of algorithms over many datasets.
+"""AIRT — Algorithmic IRT (Kandanaarachchi & Smith-Miles 2023): evaluate a portfolio of algorithms over many datasets.
 
 Datasets (or problem instances) are the respondents and algorithms the items of a continuous IRT model
 (Samejima's continuous response model fitted by Shojima's EM, allowing negative discrimination).
@@ -6,7 +6,7 @@ Datasets (or problem instances) are the respondents and algorithms the items of 
 Public API
 ----------
 ``fit_airt(perf, config=AIRTConfig()) -> AIRTResult``
-    The whole analysis (seed 000 Algorithm 1). ``perf``: DataFrame, rows datasets/instances, columns
+    The whole analysis (Kandanaarachchi & Smith-Miles 2023 Algorithm 1). ``perf``: DataFrame, rows datasets/instances, columns
     algorithms, higher is better, values in [0, 1] (see ``benchirt.airt.aslib.to_unit_interval`` for other
     scales), at least 5 rows and 2 columns. ``AIRTResult`` has ``algorithms`` (algorithm, discrimination,
     difficulty, scale, anomalous, consistency, difficulty_limit, flag, lto_strength, lto_weakness),
@@ -19,7 +19,7 @@ Public API
     adds the polytomous model's table (``AIRTResult.polytomous``, :mod:`benchirt.airt.polytomous`).
 ``fit_continuous(z, *, max_iter, tol, prior_mean, prior_sd) -> ContinuousFit``
     The continuous response model on a logit matrix z (N respondents x n items); ``logit(x, epsilon)`` and
-    ``expit(z)`` convert between performances and logits; ``easiness(z, a, b, g)`` is seed 000 eq. 10.
+    ``expit(z)`` convert between performances and logits; ``easiness(z, a, b, g)`` is Kandanaarachchi & Smith-Miles 2023 eq. 10.
 ``algorithm_metrics(fit, algorithms)``, ``dataset_metrics(fit, datasets)``
     Anomalous indicator, consistency, difficulty limit; dataset difficulty.
 ``latent_trait_analysis(performance, difficulty, *, lam=None, grid_size=500) -> LatentTraitAnalysis``

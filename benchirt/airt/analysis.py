@@ -1,4 +1,4 @@
-"""The AIRT analysis of a performance matrix: seed 000 Algorithm 1 in one call, :func:`fit_airt`."""
+"""The AIRT analysis of a performance matrix: Kandanaarachchi & Smith-Miles 2023 Algorithm 1 in one call, :func:`fit_airt`."""
 from __future__ import annotations
 
 import time
@@ -29,13 +29,13 @@ class AIRTResult:
         lto_strength, lto_weakness`` (LTO at ``config.epsilon``); see
         :func:`benchirt.airt.metrics.algorithm_metrics`.
     datasets : pd.DataFrame, N rows
-        ``dataset, difficulty, easiness`` (delta = -theta, seed 000 eqs. 10-11).
+        ``dataset, difficulty, easiness`` (delta = -theta, Kandanaarachchi & Smith-Miles 2023 eqs. 10-11).
     goodness : pd.DataFrame, n rows
-        ``algorithm, mse, aucdf, auaec, aupec, effectiveness_gap`` (seed 000 §4.4-4.5).
+        ``algorithm, mse, aucdf, auaec, aupec, effectiveness_gap`` (Kandanaarachchi & Smith-Miles 2023 §4.4-4.5).
     model_goodness : ModelGoodness
         The same with the residual CDFs and effectiveness curves.
     latent : LatentTraitAnalysis
-        Latent trait curves, strengths, weaknesses, LTO and portfolios (seed 000 §4.1-4.3).
+        Latent trait curves, strengths, weaknesses, LTO and portfolios (Kandanaarachchi & Smith-Miles 2023 §4.1-4.3).
     fit : ContinuousFit
         The fitted continuous response model.
     performance : pd.DataFrame, shape (N, n)
@@ -96,7 +96,7 @@ class AIRTResult:
 
 
 def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResult:
-    """Run AIRT (seed 000 Algorithm 1) on a performance matrix.
+    """Run AIRT (Kandanaarachchi & Smith-Miles 2023 Algorithm 1) on a performance matrix.
 
     Stage 1: z_ij = logit(y_ij) guarded at 0 and 1 (``config.logit_epsilon``), the continuous response model
     by Shojima's EM with negative discrimination, theta_i by eq. 10. Stage 2: anomalous indicator,

@@ -1,6 +1,6 @@
 """AIRT inputs: ASlib scenarios and wide performance matrices, as "higher is better" in [0, 1].
 
-AIRT (seed 000, Algorithm 1) takes a matrix ``Y`` of N test instances/datasets (rows) by n algorithms
+AIRT (Kandanaarachchi & Smith-Miles 2023, Algorithm 1) takes a matrix ``Y`` of N test instances/datasets (rows) by n algorithms
 (columns) whose values grow with good performance and lie in a bounded range. This module turns the three
 inputs of the AIRT study into that matrix and says, in ``notes``, what it changed:
 
@@ -8,7 +8,7 @@ inputs of the AIRT study into that matrix and says, in ``notes``, what it change
   classifiers accuracy matrix of :func:`benchirt.responses.accuracy_matrix`;
 * an ASlib scenario directory (``description.txt``, ``algorithm_runs.arff``, optional ``cv.arff``).
 
-Runtimes and PAR10 scores ("lower is better") are transformed as in seed 000 §5.2: "multiplying with -1 and
+Runtimes and PAR10 scores ("lower is better") are transformed as in Kandanaarachchi & Smith-Miles 2023 §5.2: "multiplying with -1 and
 scaling to the interval [0, 1] with 1 denoting good performance and 0 denoting poor performance", i.e. one
 min-max scaling over the whole matrix (not per algorithm, so the algorithms stay comparable on every instance
 and a portfolio's performance gap keeps its meaning): ``y = (max(x) - x) / (max(x) - min(x))``.
@@ -140,7 +140,7 @@ def check_performance(perf: pd.DataFrame, *, where: str = "performance matrix") 
 
 
 def to_unit_interval(raw: pd.DataFrame, *, maximize: bool, transform: str = "linear") -> pd.DataFrame:
-    """Map a performance matrix to "higher is better" in [0, 1] (seed 000 §5.2).
+    """Map a performance matrix to "higher is better" in [0, 1] (Kandanaarachchi & Smith-Miles 2023 §5.2).
 
     Parameters
     ----------
@@ -301,7 +301,7 @@ def _read_folds(path: Path, instances: pd.Index, notes: list[str]) -> pd.Series 
 
 def load_aslib(directory: str | Path, measure: str | None = None, *, par_factor: float = 10.0,
                aggregate: str = "mean", transform: str = "linear") -> ASlibScenario:
-    """Read an ASlib scenario directory as an AIRT input (seed 000 §5.2 and Appendix A).
+    """Read an ASlib scenario directory as an AIRT input (Kandanaarachchi & Smith-Miles 2023 §5.2 and Appendix A).
 
     Steps, each recorded in ``notes``:
 
@@ -441,7 +441,7 @@ def load_aslib(directory: str | Path, measure: str | None = None, *, par_factor:
     performance = to_unit_interval(table, maximize=maximize, transform=transform)
     direction = "larger is better" if maximize else "multiplied by -1"
     notes.append(f"{measure} ({direction}) scaled to [0, 1] by one {transform} min-max over the whole matrix "
-                 "(seed 000 §5.2)")
+                 "(Kandanaarachchi & Smith-Miles 2023 §5.2)")
     folds = _read_folds(directory / "cv.arff", table.index, notes)
     return ASlibScenario(name=name, measure=measure, maximize=maximize, cutoff=cutoff, raw=raw,
                          raw_performance=table, performance=performance, folds=folds, notes=notes)

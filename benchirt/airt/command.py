@@ -21,7 +21,7 @@ the airt portfolio and the model goodness (MSE, AUCDF, AUAEC, AUPEC).
 
 Input: PERF.csv with one row per dataset (first column = name) and one column per algorithm, higher is
 better, in [0, 1] — or use --lower-is-better / --rescale for runtimes, PAR10 or other scales (one min-max
-scaling over the whole matrix, seed 000 §5.2) — or an ASlib scenario folder with --aslib.
+scaling over the whole matrix, Kandanaarachchi & Smith-Miles 2023 §5.2) — or an ASlib scenario folder with --aslib.
 
 Writes to --out: algorithms.csv, datasets.csv, goodness.csv, latent_curves.csv, strengths.csv,
 portfolio.csv, predicted.csv, fit.json, with --polytomous polytomous.csv, and with --plots the figures in

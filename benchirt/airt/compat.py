@@ -11,12 +11,12 @@ code (written here, not translated):
    exact extremes; benchirt's default clips everything to ``[e, 1 - e]``). Then ``z = ln(x / (M - x))``.
 2. **EM and stopping rule.** Start alpha = gamma = 1, beta_j = -mean(z_j), mu = 0, sigma^2 = 1. Each cycle:
    sigma^2 = 1 / (sum alpha^2 + 1); mu_i = sigma^2 sum_j alpha_j^2 (beta_j + gamma_j z_ij); then the closed
-   forms of seed 000 eqs. 5-7 with *sample* (N - 1) variances and covariances, alpha_j =
+   forms of Kandanaarachchi & Smith-Miles 2023 eqs. 5-7 with *sample* (N - 1) variances and covariances, alpha_j =
    sign(gamma_j) / sqrt(gamma_j^2 V_j(z) - gamma_j C_j(z, mu)). The loop stops when the expected
    complete-data log-likelihood (evaluated at the new items and the old posterior) changes by less than
    .01, or after 199 cycles (``cirtmodel``'s ``max.EMCycle = 200`` counts the start). This is not a convergence test: on the AIRT
    paper's classification data it stops after 17 cycles, far from the maximum (``docs/airt.md``).
-3. **Dataset easiness** theta_i = sum_j alpha_j^2 (beta_j + gamma_j z_ij) / sum_j alpha_j^2 (seed 000 eq. 10),
+3. **Dataset easiness** theta_i = sum_j alpha_j^2 (beta_j + gamma_j z_ij) / sum_j alpha_j^2 (Kandanaarachchi & Smith-Miles 2023 eq. 10),
    standardised to mean 0 and sample SD 1 (EstCRM's ``EstCRMperson``); difficulty is -theta.
 4. **Prediction** (airt's ``model_goodness_crm``): the replaced data are re-read with per-algorithm range
    ``[min_j, max_j + .001]`` (min_j, max_j the column extremes), theta' is computed as in 3 from them, and
@@ -85,7 +85,7 @@ def r_logit(x: np.ndarray, min_item, max_item) -> np.ndarray:
 
 
 def standardized_easiness(z: np.ndarray, alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray) -> np.ndarray:
-    """theta_i of seed 000 eq. 10, standardised to mean 0 and sample SD 1 (point 3 of the module docstring)."""
+    """theta_i of Kandanaarachchi & Smith-Miles 2023 eq. 10, standardised to mean 0 and sample SD 1 (point 3 of the module docstring)."""
     a2 = alpha**2
     theta = ((beta + gamma * z) @ a2) / a2.sum()
     return (theta - theta.mean()) / theta.std(ddof=1)

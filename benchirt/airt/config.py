@@ -1,4 +1,4 @@
-"""Options of the AIRT stage (seed 000, Algorithm 1)."""
+"""Options of the AIRT stage (Kandanaarachchi & Smith-Miles 2023, Algorithm 1)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,12 +22,12 @@ class AIRTConfig:
     Attributes
     ----------
     logit_epsilon : float
-        Guard of the logit transform ``z = ln(x / (1 - x))`` (seed 000 eq. 2): performances are clipped
+        Guard of the logit transform ``z = ln(x / (1 - x))`` (Kandanaarachchi & Smith-Miles 2023 eq. 2): performances are clipped
         to ``[logit_epsilon, 1 - logit_epsilon]`` first, so 0 and 1 map to ``-/+ ln((1 - e) / e)``
         (±4.6 for the default 0.01, the offset the R package airt uses) instead of ``-/+inf``.
         Clipping is monotone, unlike replacing only the exact extremes.
     max_iter : int
-        Maximum number of SQUAREM-accelerated iterations of Shojima's EM (three EM cycles each, seed 000 §2.2).
+        Maximum number of SQUAREM-accelerated iterations of Shojima's EM (three EM cycles each, Kandanaarachchi & Smith-Miles 2023 §2.2).
     tol : float
         The EM stops when the marginal log-likelihood changes by less than ``tol * (1 + |loglik|)``.
     max_discrimination : float
@@ -36,14 +36,14 @@ class AIRTConfig:
         SD of 0.1 prior SDs of theta, consistency >= 0.1) stops it there; such algorithms are flagged.
     prior_mean, prior_sd : float
         Normal prior N(mu, sigma^2) of the dataset easiness theta; it fixes the origin and unit of the
-        latent scale (seed 000 §2.2).
+        latent scale (Kandanaarachchi & Smith-Miles 2023 §2.2).
     epsilon : float
         The epsilon of the strengths, weaknesses and latent trait occupancy written to the algorithm
-        table (seed 000 §4.2). 0 keeps only the best (worst) curve at every difficulty.
+        table (Kandanaarachchi & Smith-Miles 2023 §4.2). 0 keeps only the best (worst) curve at every difficulty.
     epsilons : tuple of float
-        The epsilons at which the airt portfolio A(epsilon) (seed 000 §4.3) is tabulated.
+        The epsilons at which the airt portfolio A(epsilon) (Kandanaarachchi & Smith-Miles 2023 §4.3) is tabulated.
     spline_lam : float or None
-        Smoothing parameter lambda of the latent trait curves h_j (seed 000 §4.1). ``None`` picks it
+        Smoothing parameter lambda of the latent trait curves h_j (Kandanaarachchi & Smith-Miles 2023 §4.1). ``None`` picks it
         per algorithm by generalised cross-validation (scipy ``make_smoothing_spline``).
     spline_max_df : float
         Most effective degrees of freedom of a GCV-chosen latent trait curve (10, like the 10-basis-function
@@ -62,7 +62,7 @@ class AIRTConfig:
         ``docs/airt.md`` says what differs and by how much.
     polytomous : str or None
         Also fit a polytomous model to the performances binned into ``polytomous_levels`` quantile levels
-        (seed 001 eq. 9): ``"grm"`` (Samejima's graded response model) or ``"gpcm"`` (Muraki's generalized
+        (Kandanaarachchi & Smith-Miles 2023, appendix A eq. 9): ``"grm"`` (Samejima's graded response model) or ``"gpcm"`` (Muraki's generalized
         partial credit model, the one the R package airt fits); ``None`` (default) skips it. Its difficulty
         limit is -d of the highest threshold, or in ``airt-r`` mode -b of the lowest (the airt vignette).
     polytomous_levels : int

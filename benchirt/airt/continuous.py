@@ -1,6 +1,6 @@
 """Samejima's continuous response model (CRM) fitted by Shojima's non-iterative EM, with negative discrimination.
 
-The model (seed 000 eqs. 2-3, with k = 1): a performance x in (0, 1) is mapped to ``z = ln(x / (1 - x))``
+The model (Kandanaarachchi & Smith-Miles 2023 eqs. 2-3, with k = 1): a performance x in (0, 1) is mapped to ``z = ln(x / (1 - x))``
 and, given the latent trait theta of the respondent (dataset easiness in AIRT),
 
     f(z | theta) = |alpha gamma| / sqrt(2 pi) * exp(-alpha^2 / 2 * (theta - beta - gamma z)^2),
@@ -11,7 +11,7 @@ to ``sign(alpha) = sign(gamma)`` so that anomalous algorithms (alpha < 0: better
 
 Reparametrised (loading 1/gamma, intercept -beta/gamma, noise variance 1/(alpha gamma)^2) the CRM is a
 one-factor Gaussian model, whose maximum likelihood sklearn's ``FactorAnalysis`` also reaches (the tests
-check that both agree). The EM is nevertheless written here from the closed forms of seed 000 eqs. 4-9,
+check that both agree). The EM is nevertheless written here from the closed forms of Kandanaarachchi & Smith-Miles 2023 eqs. 4-9,
 because AIRT is defined by it (the R package airt patches EstCRM's Shojima routine the same way), because
 its closed-form M-step takes the Heywood bound on |alpha| exactly, and because with SQUAREM it is several
 times faster than ``FactorAnalysis`` from a few hundred datasets up (``benchmarks/airt_crm.py``).
@@ -31,7 +31,7 @@ CONSTANT_SPAN = 1e-12
 
 
 def logit(x: np.ndarray, epsilon: float = 0.01) -> np.ndarray:
-    """Guarded logit ``z = ln(x / (1 - x))`` of performances in [0, 1] (seed 000 eq. 2 with k = 1).
+    """Guarded logit ``z = ln(x / (1 - x))`` of performances in [0, 1] (Kandanaarachchi & Smith-Miles 2023 eq. 2 with k = 1).
 
     Parameters
     ----------
@@ -72,7 +72,7 @@ class ContinuousFit:
     column_mean : np.ndarray, shape (n,)
         Mean logit of every column (the prediction for constant columns).
     theta : np.ndarray, shape (N,)
-        Latent trait of every respondent by seed 000 eq. 10 (the maximum-likelihood theta given the items).
+        Latent trait of every respondent by Kandanaarachchi & Smith-Miles 2023 eq. 10 (the maximum-likelihood theta given the items).
     posterior_mean : np.ndarray, shape (N,)
         mu_i of the last E-step (the normal-prior posterior mean of theta).
     posterior_var : float
@@ -132,7 +132,7 @@ class ContinuousFit:
         return out
 
     def density(self, z: np.ndarray, theta: np.ndarray, item: int) -> np.ndarray:
-        """f(z | theta) of seed 000 eq. 3 for one item, broadcast over ``z`` and ``theta``.
+        """f(z | theta) of Kandanaarachchi & Smith-Miles 2023 eq. 3 for one item, broadcast over ``z`` and ``theta``.
 
         Parameters
         ----------
@@ -162,7 +162,7 @@ class _Setup(NamedTuple):
 
 
 def _e_step(z: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray, setup: _Setup) -> tuple[np.ndarray, float]:
-    """Posterior N(mu_i, sigma^2) of theta_i given z_i (seed 000 §2.2, the two formulas before eq. 4)."""
+    """Posterior N(mu_i, sigma^2) of theta_i given z_i (Kandanaarachchi & Smith-Miles 2023 §2.2, the two formulas before eq. 4)."""
     a2 = a**2
     var = 1.0 / (a2.sum() + 1.0 / setup.prior_var)
     mu = var * ((b + g * z) @ a2 + setup.prior_mean / setup.prior_var)
@@ -170,7 +170,7 @@ def _e_step(z: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray, setup: _
 
 
 def _m_step(z: np.ndarray, mu: np.ndarray, var: float, max_alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Closed-form item parameters of seed 000 eqs. 5-8 with the sign-relaxed alpha update of §2.2.
+    """Closed-form item parameters of Kandanaarachchi & Smith-Miles 2023 eqs. 5-8 with the sign-relaxed alpha update of §2.2.
 
     gamma_j = (V(mu) + sigma^2) / C_j(z, mu);  beta_j = M(mu) - gamma_j M_j(z);
     alpha_j = sign(gamma_j) (gamma_j^2 V_j(z) - V(mu) - sigma^2)^(-1/2).
@@ -282,7 +282,7 @@ def _squarem_step(z: np.ndarray, params: np.ndarray, setup: _Setup) -> tuple[np.
 
 
 def easiness(z: np.ndarray, discrimination: np.ndarray, difficulty: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """Latent trait theta_i = sum_j a_j^2 (b_j + g_j z_ij) / sum_j a_j^2 (seed 000 eq. 10).
+    """Latent trait theta_i = sum_j a_j^2 (b_j + g_j z_ij) / sum_j a_j^2 (Kandanaarachchi & Smith-Miles 2023 eq. 10).
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
-"""AIRT model goodness: residual CDFs, MSE, AUCDF, effectiveness curves, AUAEC, AUPEC (seed 000 §4.4-4.5).
+"""AIRT model goodness: residual CDFs, MSE, AUCDF, effectiveness curves, AUAEC, AUPEC (Kandanaarachchi & Smith-Miles 2023 §4.4-4.5).
 
-Both the continuous model (performances on [0, 1]) and the polytomous one (categories 0..C-1, seed 001
-Appendix A, seed 002) are covered; the model only provides the predicted response x_hat_ij, the most likely
+Both the continuous model (performances on [0, 1]) and the polytomous one (categories 0..C-1, Kandanaarachchi & Smith-Miles 2023, appendix A
+Appendix A, the airt vignette (Kandanaarachchi 2023)) are covered; the model only provides the predicted response x_hat_ij, the most likely
 result for the fitted dataset trait theta_i.
 
 Continuous (``levels=None``), with e_ij = x_ij - x_hat_ij on the [0, 1] performance scale:
@@ -13,14 +13,14 @@ Continuous (``levels=None``), with e_ij = x_ij - x_hat_ij on the [0, 1] performa
 * actual effectiveness curve Fbar_j(l) = P(t_j <= l) with t_ij = 1 - x_ij, the distance to the top of the
   scale (§4.5), and AUAEC_j = integral_0^1 Fbar_j = mean_i x_ij; predicted effectiveness uses x_hat and gives
   AUPEC_j = mean_i x_hat_ij. The top of the scale (1) is used rather than the per-algorithm maximum:
-  seed 000 Table 3 (AUAEC 0.002 for algorithms that almost never solve an instance) and airt's
+  Kandanaarachchi & Smith-Miles 2023 Table 3 (AUAEC 0.002 for algorithms that almost never solve an instance) and airt's
   ``algo_effectiveness_crm`` (thresholds i/100) both measure from the top of the scale.
 
 Polytomous (``levels=C``), categories coded 0..C-1, step Delta = 1/(C-1):
 
-* e_ij in category steps, MSE_j = mean e_ij^2 (seed 001: one level apart counts 1);
+* e_ij in category steps, MSE_j = mean e_ij^2 (Kandanaarachchi & Smith-Miles 2023, appendix A: one level apart counts 1);
 * rho_ij = |e_ij| / (C-1); the residual CDF at rho = k Delta, k = 0..C-1, and AUCDF by the trapezoid rule
-  over those C points (as the airt vignette, seed 002, computes it);
+  over those C points (as the airt vignette, the airt vignette (Kandanaarachchi 2023), computes it);
 * effectiveness curve through the points (k Delta, P(x_ij >= C-1-k)), k = 0..C-1 (§4.5), AUAEC and AUPEC
   by the trapezoid rule.
 """
@@ -69,7 +69,7 @@ def _step_cdf(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
 
 def model_goodness(actual: pd.DataFrame, predicted: pd.DataFrame, *, levels: int | None = None,
                    grid_size: int = 101) -> ModelGoodness:
-    """MSE, AUCDF, AUAEC and AUPEC of every algorithm, with the curves behind them (seed 000 §4.4-4.5).
+    """MSE, AUCDF, AUAEC and AUPEC of every algorithm, with the curves behind them (Kandanaarachchi & Smith-Miles 2023 §4.4-4.5).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Latent trait analysis: performance against dataset difficulty (seed 000 §4.1-4.3, Algorithm 1 stage 3).
+"""Latent trait analysis: performance against dataset difficulty (Kandanaarachchi & Smith-Miles 2023 §4.1-4.3, Algorithm 1 stage 3).
 
 For every algorithm j a cubic smoothing spline h_j(delta) is fitted to the points (delta_i, y_ij), minimising
 ``sum_i (y_ij - h_j(delta_i))^2 + lambda * integral h_j''(t)^2 dt`` (§4.1); ``scipy.interpolate.
@@ -111,7 +111,7 @@ class LatentTraitAnalysis:
         return pd.DataFrame(rows, columns=["epsilon", "kind", "algorithm", "start", "end"])
 
     def portfolio(self, epsilon: float = 0.0) -> list[str]:
-        """The airt portfolio A(epsilon) = {j : strengths(j, epsilon) non-empty} (seed 000 §4.3).
+        """The airt portfolio A(epsilon) = {j : strengths(j, epsilon) non-empty} (Kandanaarachchi & Smith-Miles 2023 §4.3).
 
         Returns
         -------
@@ -220,7 +220,7 @@ def _gcv_lam(x: np.ndarray, means: np.ndarray, weights: np.ndarray, max_df: floa
 def latent_trait_analysis(performance: pd.DataFrame, difficulty: pd.Series | np.ndarray, *,
                           lam: float | None = None, grid_size: int = 500, max_points: int = 100,
                           max_df: float = 10.0) -> LatentTraitAnalysis:
-    """Fit the latent trait curves h_j(delta) of every algorithm (seed 000 §4.1, Algorithm 1 step 8).
+    """Fit the latent trait curves h_j(delta) of every algorithm (Kandanaarachchi & Smith-Miles 2023 §4.1, Algorithm 1 step 8).
 
     Works for any AIRT model that yields a dataset difficulty (continuous or polytomous).
 

@@ -1,4 +1,4 @@
-"""AIRT algorithm and dataset metrics from a fitted continuous model (seed 000 §3.2-3.5, Algorithm 1 stage 2)."""
+"""AIRT algorithm and dataset metrics from a fitted continuous model (Kandanaarachchi & Smith-Miles 2023 §3.2-3.5, Algorithm 1 stage 2)."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -17,7 +17,7 @@ ALGORITHM_COLUMNS = ("algorithm", "discrimination", "difficulty", "scale", "anom
 
 
 def algorithm_metrics(fit: ContinuousFit, algorithms: Sequence[str]) -> pd.DataFrame:
-    """Anomalous indicator, consistency and difficulty limit of every algorithm (seed 000 §3.3-3.5).
+    """Anomalous indicator, consistency and difficulty limit of every algorithm (Kandanaarachchi & Smith-Miles 2023 §3.3-3.5).
 
     * ``anomalous = alpha_j < 0``: better results on harder datasets than on easier ones (§3.3);
     * ``consistency = 1 / |alpha_j|`` (§3.4), capped at :data:`MAX_CONSISTENCY`;
@@ -58,7 +58,7 @@ def algorithm_metrics(fit: ContinuousFit, algorithms: Sequence[str]) -> pd.DataF
 
 
 def dataset_metrics(fit: ContinuousFit, datasets: Sequence[str]) -> pd.DataFrame:
-    """Dataset easiness theta_i (seed 000 eq. 10) and difficulty delta_i = -theta_i (eq. 11).
+    """Dataset easiness theta_i (Kandanaarachchi & Smith-Miles 2023 eq. 10) and difficulty delta_i = -theta_i (eq. 11).
 
     Returns
     -------

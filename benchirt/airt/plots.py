@@ -1,4 +1,4 @@
-"""Figures of an AIRT analysis (seed 000 Figures 3-4, 10, 14-18, 20-23). Every function returns a Figure.
+"""Figures of an AIRT analysis (Kandanaarachchi & Smith-Miles 2023 Figures 3-4, 10, 14-18, 20-23). Every function returns a Figure.
 
 Functions that draw latent trait results accept an :class:`~benchirt.airt.analysis.AIRTResult` or a bare
 :class:`~benchirt.airt.latent.LatentTraitAnalysis`; goodness plots accept an ``AIRTResult`` or a
@@ -52,7 +52,7 @@ def _panel_grid(n: int, ncols: int, size: float = 2.6) -> tuple[Figure, np.ndarr
 
 def plot_heatmaps(result, algorithms: Sequence[str] | None = None, *, ncols: int = 5,
                   resolution: int = 120) -> Figure:
-    """Heatmaps of the fitted density f(z | theta) per algorithm (seed 000 eq. 3, Figures 4 and 10).
+    """Heatmaps of the fitted density f(z | theta) per algorithm (Kandanaarachchi & Smith-Miles 2023 eq. 3, Figures 4 and 10).
 
     Parameters
     ----------
@@ -88,7 +88,7 @@ def plot_heatmaps(result, algorithms: Sequence[str] | None = None, *, ncols: int
 
 def plot_trace_lines(result, algorithms: Sequence[str] | None = None, *, z_values: Sequence[float] = (-2.0, 0.0, 1.0),
                      ncols: int = 5) -> Figure:
-    """Trace lines f(z | theta) against theta for a few normalised scores z (seed 000 Figure 3)."""
+    """Trace lines f(z | theta) against theta for a few normalised scores z (Kandanaarachchi & Smith-Miles 2023 Figure 3)."""
     names = list(result.performance.columns)
     chosen = names if algorithms is None else list(algorithms)
     fit = result.fit
@@ -108,7 +108,7 @@ def plot_trace_lines(result, algorithms: Sequence[str] | None = None, *, z_value
 
 
 def plot_latent_curves(result, *, dashed: Sequence[str] = ()) -> Figure:
-    """Performance against dataset difficulty and the latent trait curves h_j (seed 000 Figures 14 and 20).
+    """Performance against dataset difficulty and the latent trait curves h_j (Kandanaarachchi & Smith-Miles 2023 Figures 14 and 20).
 
     Parameters
     ----------
@@ -136,7 +136,7 @@ def plot_latent_curves(result, *, dashed: Sequence[str] = ()) -> Figure:
 
 
 def plot_strengths_weaknesses(result, epsilon: float | None = None) -> Figure:
-    """Horizontal bars of the strengths and weaknesses on the difficulty axis (seed 000 Figures 15 and 21)."""
+    """Horizontal bars of the strengths and weaknesses on the difficulty axis (Kandanaarachchi & Smith-Miles 2023 Figures 15 and 21)."""
     latent = _latent(result)
     if epsilon is None:
         epsilon = result.config.epsilon if hasattr(result, "config") else 0.0
@@ -160,7 +160,7 @@ def plot_strengths_weaknesses(result, epsilon: float | None = None) -> Figure:
 
 
 def plot_effectiveness(result) -> Figure:
-    """Actual and predicted effectiveness curves (seed 000 §4.5, Figure 18 top row)."""
+    """Actual and predicted effectiveness curves (Kandanaarachchi & Smith-Miles 2023 §4.5, Figure 18 top row)."""
     goodness = _goodness(result)
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     for ax, curves, title in ((axes[0], goodness.actual_effectiveness, "Actual effectiveness"),
@@ -178,7 +178,7 @@ def plot_effectiveness(result) -> Figure:
 
 
 def plot_residual_cdf(result) -> Figure:
-    """Empirical CDFs F(rho_j) of the scaled absolute residuals (seed 000 eq. 12, Figure 18 bottom left)."""
+    """Empirical CDFs F(rho_j) of the scaled absolute residuals (Kandanaarachchi & Smith-Miles 2023 eq. 12, Figure 18 bottom left)."""
     goodness = _goodness(result)
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for k, name in enumerate(goodness.residual_cdf.columns):
@@ -194,7 +194,7 @@ def plot_residual_cdf(result) -> Figure:
 
 
 def plot_auaec_aupec(result) -> Figure:
-    """AUAEC against AUPEC per algorithm with the line AUAEC = AUPEC (seed 000 Figure 18 bottom right)."""
+    """AUAEC against AUPEC per algorithm with the line AUAEC = AUPEC (Kandanaarachchi & Smith-Miles 2023 Figure 18 bottom right)."""
     table = _goodness(result).table
     fig, ax = plt.subplots(figsize=(5.5, 5.5))
     for k, row in enumerate(table.itertuples()):
@@ -212,7 +212,7 @@ def plot_auaec_aupec(result) -> Figure:
 
 
 def plot_portfolio_gap(gaps: pd.DataFrame) -> Figure:
-    """Mean performance gap of portfolios against their size (seed 000 §5.1.4, Figure 23).
+    """Mean performance gap of portfolios against their size (Kandanaarachchi & Smith-Miles 2023 §5.1.4, Figure 23).
 
     Parameters
     ----------

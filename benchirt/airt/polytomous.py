@@ -1,7 +1,7 @@
-"""Polytomous AIRT: quantile binning (seed 001 eq. 9), Samejima's graded response model (seed 000 §2.1) and
+"""Polytomous AIRT: quantile binning (Kandanaarachchi & Smith-Miles 2023, appendix A eq. 9), Samejima's graded response model (Kandanaarachchi & Smith-Miles 2023 §2.1) and
 Muraki's generalized partial credit model (the model the R package airt fits).
 
-Items are algorithms and respondents are datasets/instances (the inverted mapping of seed 000 §3), so the
+Items are algorithms and respondents are datasets/instances (the inverted mapping of Kandanaarachchi & Smith-Miles 2023 §3), so the
 latent trait θ is dataset *easiness* and a negative discrimination marks an *anomalous* algorithm — one that
 does better on the datasets the others find hard. Educational IRT software assumes positive slopes: the
 Python ``mirt`` package (1.2) bounds GRM slopes to [0.1, 5], girth's ``grm_mml`` searches them on [0.2, 5];
@@ -19,7 +19,7 @@ Models (D = 1), for item j with C_j observed categories 0 < 1 < ... < C_j - 1::
           P(X_ij  = k | θ) = P(X_ij >= k | θ) - P(X_ij >= k + 1 | θ)
     GPCM  P(X_ij  = k | θ) ∝ exp(sum_{v <= k} a_j (θ - b_jv))   (step difficulties b_jv; empty sum for k = 0)
 
-AIRT metrics per algorithm (seed 000 §3.3-3.5; seed 002): anomalous = a_j < 0; consistency = 1 / |a_j|;
+AIRT metrics per algorithm (Kandanaarachchi & Smith-Miles 2023 §3.3-3.5; the airt vignette (Kandanaarachchi 2023)): anomalous = a_j < 0; consistency = 1 / |a_j|;
 difficulty limit = -d_{j, C_j - 1} (GRM) or -b_{j, C_j - 1} (GPCM), the threshold of the highest level, or
 with ``difficulty_limit="lowest"`` -d_j1 / -b_j1, the definition the airt vignette prints; stability =
 K - |a_j| with K = max_j |a_j| (the airt vignette's definition).
@@ -49,16 +49,16 @@ DIFFICULTY_LIMITS = ("highest", "lowest")
 # binning
 # ----------------------------------------------------------------------------------------------------------
 def bin_performance(perf: pd.DataFrame, n_levels: int = 5, *, maximize: bool = True) -> pd.DataFrame:
-    """Turn continuous performance into ordered levels by quantiles of the whole matrix (seed 001 eq. 9).
+    """Turn continuous performance into ordered levels by quantiles of the whole matrix (Kandanaarachchi & Smith-Miles 2023, appendix A eq. 9).
 
-    If smaller raw values are better they are first reversed, ``z = max(y) - y`` (seed 001 §A.0.1). The cut
+    If smaller raw values are better they are first reversed, ``z = max(y) - y`` (Kandanaarachchi & Smith-Miles 2023, §A.0.1). The cut
     points ``a_0 < ... < a_L`` are the minimum, the ``100 k / L`` percentiles (k = 1..L-1, numpy's linear
     interpolation, R's default type 7) and the maximum of all ``z_ij`` together; level ``k`` (1-based) is
     ``z in [a_{k-1}, a_k)``, the last interval closed on the right.
 
     Ties: when several cut points coincide (many equal values, e.g. every timeout at the cutoff) the empty
     intervals are dropped and the remaining levels renumbered consecutively, so the result has fewer than
-    ``n_levels`` levels — as seed 001 §A.3 reports for graph colouring (P1..P4 instead of P1..P5).
+    ``n_levels`` levels — as Kandanaarachchi & Smith-Miles 2023, §A.3 reports for graph colouring (P1..P4 instead of P1..P5).
 
     Parameters
     ----------
@@ -201,7 +201,7 @@ class GRMFit:
         return probs(self._slopes, self._intercepts, theta).transpose(1, 0, 2)
 
     def trace_lines(self, theta=None) -> pd.DataFrame:
-        """Item trace lines P(X = level | θ) in long form (seed 001 Fig. 29, seed 002).
+        """Item trace lines P(X = level | θ) in long form (Kandanaarachchi & Smith-Miles 2023, appendix A Fig. 29, the airt vignette (Kandanaarachchi 2023)).
 
         Parameters
         ----------
@@ -240,7 +240,7 @@ class GRMFit:
         return pd.DataFrame(expected, index=index, columns=self.items.index)
 
     def most_likely_level(self, theta=None) -> pd.DataFrame:
-        """The level with the highest probability at θ (seed 000 §4.4's predicted category).
+        """The level with the highest probability at θ (Kandanaarachchi & Smith-Miles 2023 §4.4's predicted category).
 
         Parameters
         ----------
@@ -258,10 +258,10 @@ class GRMFit:
         return pd.DataFrame(predicted.astype(int), index=index, columns=self.items.index)
 
     def goodness(self, levels: pd.DataFrame):
-        """Model goodness of the polytomous model: MSE, AUCDF, AUAEC, AUPEC (seed 000 §4.4-4.5, seed 001 A.1).
+        """Model goodness of the polytomous model: MSE, AUCDF, AUAEC, AUPEC (Kandanaarachchi & Smith-Miles 2023 §4.4-4.5, Kandanaarachchi & Smith-Miles 2023, appendix A A.1).
 
         The actual levels are compared with the most likely level at each dataset's EAP easiness; one step
-        between successive levels counts 1 in the MSE (seed 001 §A.1). Datasets with a missing level and
+        between successive levels counts 1 in the MSE (Kandanaarachchi & Smith-Miles 2023, §A.1). Datasets with a missing level and
         skipped algorithms are left out.
 
         Parameters
@@ -525,7 +525,7 @@ def _starting_values(codes: np.ndarray, n_thresholds: np.ndarray, k_max: int) ->
 
 def fit_grm(levels: pd.DataFrame, config: GRMConfig = GRMConfig()) -> GRMFit:
     """Fit Samejima's graded response model (or, with ``config.model="gpcm"``, Muraki's generalized partial
-    credit model) with the inverted AIRT mapping (seed 000 §2.1, §3).
+    credit model) with the inverted AIRT mapping (Kandanaarachchi & Smith-Miles 2023 §2.1, §3).
 
     Parameters
     ----------

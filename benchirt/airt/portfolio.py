@@ -1,10 +1,10 @@
-"""Algorithm portfolios: airt vs Shapley-value vs topset, by cross-validated mean performance gap (seed 000 §5.1.4).
+"""Algorithm portfolios: airt vs Shapley-value vs topset, by cross-validated mean performance gap (Kandanaarachchi & Smith-Miles 2023 §5.1.4).
 
 For a portfolio S of algorithms and a test instance i, the performance gap is ``b_i - b_{S,i}``: the best
 performance on i over all algorithms minus the best over S (Bischl et al.'s misclassification penalty). A
 portfolio of n algorithms is chosen on the training folds by each method:
 
-* **airt** — the airt portfolio A(eps) (seed 000 §4.3) of a continuous AIRT model fitted to the training
+* **airt** — the airt portfolio A(eps) (Kandanaarachchi & Smith-Miles 2023 §4.3) of a continuous AIRT model fitted to the training
   folds, its members ordered by latent trait occupancy LTO(j, eps); the first n form the portfolio.
 * **Shapley** — the n algorithms with the largest Shapley values (Fréchette et al. 2016) in the coalition
   game whose value is the mean best-in-portfolio performance, ``v(S) = mean_i max_{j in S} y_ij``.
@@ -12,7 +12,7 @@ portfolio of n algorithms is chosen on the training folds by each method:
   share an instance), ties broken by mean performance.
 
 The mean gap of every (fold, method, n) is computed on the held-out fold; the mean performance gap (MPG) is
-the mean over folds and its standard error is the SD over folds / sqrt(number of folds), as in seed 000
+the mean over folds and its standard error is the SD over folds / sqrt(number of folds), as in Kandanaarachchi & Smith-Miles 2023
 Fig. 23 and Table 6. The folds are the scenario's own (ASlib ``cv.arff``) when given, else seeded random.
 
 A selector is any callable ``training performance (DataFrame) -> ranking (list of algorithm names, best
@@ -80,7 +80,7 @@ def shapley_ranking(perf: pd.DataFrame) -> list[str]:
 
 
 def topset_ranking(perf: pd.DataFrame) -> list[str]:
-    """Algorithms by the number of instances on which they are best (seed 000 §5.1.4 topset).
+    """Algorithms by the number of instances on which they are best (Kandanaarachchi & Smith-Miles 2023 §5.1.4 topset).
 
     An instance on which t algorithms tie for the best counts 1/t for each; remaining ties are broken by the
     mean performance, then by name. Every algorithm appears (those never best come last).
@@ -95,7 +95,7 @@ def topset_ranking(perf: pd.DataFrame) -> list[str]:
 
 def airt_ranking(perf: pd.DataFrame, *, epsilon: float = 0.05, extend: bool = True,
                  config=None) -> list[str]:
-    """The airt portfolio A(epsilon) of a continuous AIRT model fitted to ``perf`` (seed 000 §4.3, §5.1.4).
+    """The airt portfolio A(epsilon) of a continuous AIRT model fitted to ``perf`` (Kandanaarachchi & Smith-Miles 2023 §4.3, §5.1.4).
 
     Runs :func:`benchirt.airt.fit_airt` (continuous response model, dataset difficulty delta = -theta,
     latent trait curves h_j) on ``perf`` and returns the members of A(epsilon) ordered by decreasing latent
@@ -106,7 +106,7 @@ def airt_ranking(perf: pd.DataFrame, *, epsilon: float = 0.05, extend: bool = Tr
     perf : pd.DataFrame, shape (N, k)
         Training performance in [0, 1], higher is better (N >= 5).
     epsilon : float
-        The epsilon of A(epsilon) (seed 000 Appendix A uses 0 and 0.05).
+        The epsilon of A(epsilon) (Kandanaarachchi & Smith-Miles 2023 Appendix A uses 0 and 0.05).
     extend : bool
         A(epsilon) may hold fewer algorithms than a portfolio size asked for. With ``extend`` the other
         algorithms follow, ordered by the smallest epsilon at which they would join A(epsilon) — the largest
@@ -139,7 +139,7 @@ def airt_selector(epsilon: float = 0.05, *, extend: bool = True, config=None) ->
 
 
 def default_selectors(epsilon: float = 0.05, config=None) -> dict[str, Selector]:
-    """``{"airt": ..., "shapley": ..., "topset": ...}`` — the three portfolios of seed 000 §5.1.4."""
+    """``{"airt": ..., "shapley": ..., "topset": ...}`` — the three portfolios of Kandanaarachchi & Smith-Miles 2023 §5.1.4."""
     return {"airt": airt_selector(epsilon, config=config), "shapley": shapley_ranking, "topset": topset_ranking}
 
 
@@ -147,7 +147,7 @@ def default_selectors(epsilon: float = 0.05, config=None) -> dict[str, Selector]
 # gaps and cross-validation
 # ----------------------------------------------------------------------------------------------------------
 def performance_gap(perf: pd.DataFrame, portfolio: Sequence[str], *, maximize: bool = True) -> pd.Series:
-    """Per-instance performance gap ``b_i - b_{S,i}`` of a portfolio S (seed 000 §5.1.4).
+    """Per-instance performance gap ``b_i - b_{S,i}`` of a portfolio S (Kandanaarachchi & Smith-Miles 2023 §5.1.4).
 
     Parameters
     ----------
@@ -199,7 +199,7 @@ class PortfolioComparison:
     methods: list[str] = field(default_factory=list)
 
     def gap_curves(self, *, raw: bool = False) -> pd.DataFrame:
-        """``summary`` in the long form of :func:`benchirt.airt.plots.plot_portfolio_gap` (seed 000 Fig. 23).
+        """``summary`` in the long form of :func:`benchirt.airt.plots.plot_portfolio_gap` (Kandanaarachchi & Smith-Miles 2023 Fig. 23).
 
         Returns
         -------
@@ -212,7 +212,7 @@ class PortfolioComparison:
             ["method", "n_algorithms", "mean_gap", "se"]]
 
     def table(self, n: int = 5, *, raw: bool = True) -> pd.Series:
-        """MPG of each method with portfolios of ``n`` algorithms (one row of seed 000 Table 6).
+        """MPG of each method with portfolios of ``n`` algorithms (one row of Kandanaarachchi & Smith-Miles 2023 Table 6).
 
         Returns
         -------
@@ -250,7 +250,7 @@ def compare_portfolios(perf: pd.DataFrame, *, selectors: Mapping[str, Selector] 
                        folds: pd.Series | None = None, n_folds: int = 10, max_size: int | None = None,
                        raw: pd.DataFrame | None = None, maximize: bool = True, seed: int = 0,
                        show_progress: bool = False) -> PortfolioComparison:
-    """Compare portfolio rules by cross-validated mean performance gap (seed 000 §5.1.4, Fig. 23, Table 6).
+    """Compare portfolio rules by cross-validated mean performance gap (Kandanaarachchi & Smith-Miles 2023 §5.1.4, Fig. 23, Table 6).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""``benchirt datasets SUITE``: list a suite's datasets with their seed 003 §5.6 characteristics."""
+"""``benchirt datasets SUITE``: list a suite's datasets with their Cardoso et al. 2021 §5.6 characteristics."""
 from __future__ import annotations
 
 import argparse
@@ -13,7 +13,7 @@ from benchirt.io import atomic_write_csv
 
 DESCRIPTION = f"""\
 Resolve SUITE, load each dataset and print one row per dataset: its source, OpenML ids and the
-dataset characteristics of seed 003 §5.6 (instances, features, classes, % rows with missing
+dataset characteristics of Cardoso et al. 2021 §5.6 (instances, features, classes, % rows with missing
 values, % categorical / numeric / binary features, majority and minority class %,
 dimensionality), plus what loading dropped and why a dataset would be skipped.
 

@@ -3,7 +3,7 @@
 A :class:`Dataset` holds the features as a :class:`pandas.DataFrame` (nominal
 columns keep the ``category`` dtype), the target as a categorical
 :class:`pandas.Series`, the dataset's name and, when known, its OpenML ids.
-:meth:`Dataset.metadata` computes the nine characteristics seed 003 §5.6 draws
+:meth:`Dataset.metadata` computes the nine characteristics Cardoso et al. 2021 §5.6 draws
 from OpenML for every dataset (plus the instance count), so that benchmark
 subsets can be characterised the same way offline.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-#: Names of the metadata columns, in the order seed 003 §5.6 (Tables 7-9) lists them.
+#: Names of the metadata columns, in the order Cardoso et al. 2021 §5.6 (Tables 7-9) lists them.
 METADATA_COLUMNS = (
     "n_instances",
     "n_features",
@@ -95,7 +95,7 @@ class Dataset:
         return None
 
     def metadata(self) -> dict:
-        """The dataset characteristics of seed 003 §5.6, as a dict keyed by :data:`METADATA_COLUMNS`.
+        """The dataset characteristics of Cardoso et al. 2021 §5.6, as a dict keyed by :data:`METADATA_COLUMNS`.
 
         Percentages are in [0, 100]; ``pct_missing_instances`` counts rows with at least one
         missing feature; a binary feature is one with exactly two distinct observed values

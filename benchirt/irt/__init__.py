@@ -1,4 +1,4 @@
-"""Item Response Theory for benchmark response matrices (seed 003 §2.5, §4.1, §4.4-4.5).
+"""Item Response Theory for benchmark response matrices (Cardoso et al. 2021 §2.5, §4.1, §4.4-4.5).
 
 >>> from benchirt.irt import fit_irt, IRTConfig
 >>> fit = fit_irt(responses)                 # respondents x items of 0/1

@@ -1,4 +1,4 @@
-"""Respondent abilities given item parameters: EAP and MAP (seed 003 §4.1 second step, §4.5).
+"""Respondent abilities given item parameters: EAP and MAP (Cardoso et al. 2021 §4.1 second step, §4.5).
 
 decodIRT estimated θ with ``catsim``: items sorted by difficulty, cut into 10
 groups and administered in ascending order as in a computerised adaptive test,

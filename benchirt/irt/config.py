@@ -20,7 +20,7 @@ class IRTConfig:
     Estimation
     ----------
     model : {"1PL", "2PL", "3PL"}
-        Item response function (seed 003 eq. 1; the study uses the 3PL, §4.1).
+        Item response function (Cardoso et al. 2021 eq. 1; the study uses the 3PL, §4.1).
     prior : bool
         Bayes modal estimation (``True``) with the priors below, or plain marginal
         maximum likelihood (``False``; estimates then rely on the bounds only).
@@ -67,7 +67,7 @@ class IRTConfig:
     -----------------------
     difficulty_threshold, discrimination_threshold, guessing_threshold : float
         An item is "difficult", "very discriminative", "prone to guessing" above
-        these values (defaults from seed 003 §4.5: 1, 0.75, 0.2).
+        these values (defaults from Cardoso et al. 2021 §4.5: 1, 0.75, 0.2).
     ability : {"EAP", "MAP"}
         Ability estimator of the stage's respondent table.
     compare_models : bool
@@ -79,7 +79,7 @@ class IRTConfig:
     calibration_roles : tuple of str
         Respondent roles whose answers calibrate the items in
         :func:`benchirt.irt.irt_for_responses` — decodIRT's pool: the MLP ladder and
-        the real classifiers; the artificial ones are only scored (seed 003 §4.3).
+        the real classifiers; the artificial ones are only scored (Cardoso et al. 2021 §4.3).
     """
 
     model: str = "3PL"

@@ -3,7 +3,7 @@
 Why hand-written: decodIRT called R's ``ltm`` (not available here, and its estimates
 are often degenerate: discriminations in the hundreds, difficulties of -277);
 ``girth`` does not run on numpy 2; ``mirt`` (PyPI) clamps discrimination to
-``[0, 5]`` and so loses the negative discriminations seed 003 §5.2 treats as a
+``[0, 5]`` and so loses the negative discriminations Cardoso et al. 2021 §5.2 treats as a
 signal. This module keeps the standard algorithm (Bock & Aitkin's EM over a
 quadrature grid) and adds what the benchmark setting needs: priors that allow
 ``a < 0``, bounds on every parameter, flags instead of NaN, and vectorised steps.
@@ -115,7 +115,7 @@ class _Problem:
 
 
 def fit_irt(responses, config: IRTConfig | None = None) -> IRTFit:
-    """Estimate item parameters from a 0/1 response matrix (seed 003 §4.1, §4.4).
+    """Estimate item parameters from a 0/1 response matrix (Cardoso et al. 2021 §4.1, §4.4).
 
     Parameters
     ----------
@@ -262,7 +262,7 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
 
 
 def _initial_values(values: np.ndarray, score: np.ndarray, problem: _Problem) -> np.ndarray:
-    """Starting values from provisional abilities (Birnbaum's two-step method, seed 003 §4.1).
+    """Starting values from provisional abilities (Birnbaum's two-step method, Cardoso et al. 2021 §4.1).
 
     A start's score (n,) (:mod:`benchirt.irt.starts`) plays the initial abilities
     (``values``: respondents x distinct items); ``a`` comes from the item-ability

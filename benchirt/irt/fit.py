@@ -40,7 +40,7 @@ class IRTFit:
     Attributes
     ----------
     items : pandas.DataFrame, index ``item``
-        ``discrimination, difficulty, guessing`` (``a, b, c`` of seed 003 eq. 1, D = 1),
+        ``discrimination, difficulty, guessing`` (``a, b, c`` of Cardoso et al. 2021 eq. 1, D = 1),
         ``se_discrimination, se_difficulty, se_guessing`` (0 where not estimated),
         ``p_correct`` (proportion of calibration respondents correct) and ``flag``:
         ``ok``, ``at_bound`` (an estimate sits on a configured bound),
@@ -119,7 +119,7 @@ class IRTFit:
         ----------
         responses : pandas.DataFrame or array_like, shape (n, m)
             0/1 answers on this fit's items — calibration respondents or new ones
-            (e.g. the artificial classifiers, seed 003 §4.3). A DataFrame must have
+            (e.g. the artificial classifiers, Cardoso et al. 2021 §4.3). A DataFrame must have
             the fit's item columns (any order, extra columns are an error).
         method : {"EAP", "MAP"}, optional
             Defaults to ``config.ability``.
@@ -181,7 +181,7 @@ class IRTFit:
         return prob
 
     def true_score(self, theta) -> np.ndarray:
-        """True-Score ``sum_j P_j(theta)`` over this fit's items (seed 003 §2.5, §4.5): shape (n,)."""
+        """True-Score ``sum_j P_j(theta)`` over this fit's items (Cardoso et al. 2021 §2.5, §4.5): shape (n,)."""
         return self.probability(theta).sum(axis=1)
 
     # ------------------------------------------------------------------ reporting

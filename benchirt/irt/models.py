@@ -1,4 +1,4 @@
-"""Item response functions of the 1PL, 2PL and 3PL logistic models (seed 003 eq. 1).
+"""Item response functions of the 1PL, 2PL and 3PL logistic models (Cardoso et al. 2021 eq. 1).
 
 The three models share one formula,
 
@@ -10,7 +10,7 @@ with the logistic scaling constant ``D = 1`` (no 1.702 factor), the same scale R
 The 2PL fixes ``c = 0``; the 1PL also shares one discrimination across the items
 (as ``ltm::rasch`` and ``mirt`` do; with ``a = 1`` it is the Rasch model).
 
-The discrimination may be negative (seed 003 §2.5, §5.2: a sign of a noisy or
+The discrimination may be negative (Cardoso et al. 2021 §2.5, §5.2: a sign of a noisy or
 mislabelled instance). ``c`` is always the *lower* asymptote of the curve: for
 ``a > 0`` it is the chance of success of the weakest respondents (the classical
 "guessing"), for ``a < 0`` it is the chance of success of the *strongest* ones,
@@ -34,7 +34,7 @@ def _logit_parts(theta: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def probability(theta, a, b, c) -> np.ndarray:
-    """P(correct) of every respondent on every item (seed 003 eq. 1).
+    """P(correct) of every respondent on every item (Cardoso et al. 2021 eq. 1).
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
 """Figures of a fitted IRT model: item characteristic curves, classifier characteristic curves
-and parameter histograms (seed 003 §2.5, §5.1). Each function returns a matplotlib Figure."""
+and parameter histograms (Cardoso et al. 2021 §2.5, §5.1). Each function returns a matplotlib Figure."""
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -17,7 +17,7 @@ from benchirt.irt.fit import IRTFit  # noqa: E402
 
 
 def plot_item_curves(fit: IRTFit, items: Sequence[str] | None = None, n_items: int = 8) -> Figure:
-    """Item characteristic curves ``P_j(theta)`` (seed 003 eq. 1).
+    """Item characteristic curves ``P_j(theta)`` (Cardoso et al. 2021 eq. 1).
 
     Parameters
     ----------
@@ -119,7 +119,7 @@ def plot_classifier_curves(
 
 def plot_parameter_histograms(fit: IRTFit, bins: int = 30) -> Figure:
     """Histograms of discrimination, difficulty and guessing of the estimated items, with the
-    summary thresholds of seed 003 §4.5 marked."""
+    summary thresholds of Cardoso et al. 2021 §4.5 marked."""
     estimated = fit.items[fit.informative]
     config = fit.config
     panels = [

@@ -1,9 +1,9 @@
 """Score new respondents against frozen item parameters: θ, its standard error and the True-Score.
 
-The psychometric way to place a new respondent in a calibrated test (seed 003 §4.1, second step):
+The psychometric way to place a new respondent in a calibrated test (Cardoso et al. 2021 §4.1, second step):
 the item parameters ``a, b, c`` stay as calibrated and only the respondent's ability is estimated,
 by EAP (posterior mean and SD over the quadrature grid of the calibration's N(0, 1) prior) or MAP
-(:mod:`benchirt.irt.ability`). The True-Score is ``sum_j P_j(theta)`` over every item (seed 003
+(:mod:`benchirt.irt.ability`). The True-Score is ``sum_j P_j(theta)`` over every item (Cardoso et al. 2021
 §2.5). Items flagged ``all_correct`` / ``all_wrong`` at calibration carry no estimated parameters:
 they are left out of the likelihood and count 1 / 0 in the True-Score, exactly as
 :meth:`benchirt.irt.IRTFit.ability_table` treats them, so scoring a calibration respondent here gives

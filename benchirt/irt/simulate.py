@@ -35,7 +35,7 @@ def simulate_responses(
     seed: int | np.random.Generator = 0,
     discrimination: str = "lognormal",
 ) -> SimulatedResponses:
-    """Draw a 0/1 matrix from seed 003 eq. 1 with typical parameters.
+    """Draw a 0/1 matrix from Cardoso et al. 2021 eq. 1 with typical parameters.
 
     ``theta ~ N(0, 1)``; ``|a| ~ LogNormal(0.2, 0.35)`` (median 1.2), negative for
     a random ``negative_fraction`` of the items, or with ``discrimination="normal"``

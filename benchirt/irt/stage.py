@@ -1,5 +1,5 @@
 """The IRT stage of the pipeline: one dataset's response matrix in, items, θ and True-Scores out
-(seed 003 §4, steps 3-4; decodIRT_MLtIRT and decodIRT_analysis, §4.4-4.5)."""
+(Cardoso et al. 2021 §4, steps 3-4; decodIRT_MLtIRT and decodIRT_analysis, §4.4-4.5)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -122,12 +122,12 @@ def true_score_table(irts: Sequence[DatasetIRT], roles: Sequence[str] = ("real",
     irts : sequence of DatasetIRT
     roles : sequence of str
         Respondent roles to report (decodIRT reports the 12 real and 7 artificial
-        classifiers, seed 003 §5.2).
+        classifiers, Cardoso et al. 2021 §5.2).
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``dataset, classifier, score`` (True-Score, seed 003 §2.5).
+        Columns ``dataset, classifier, score`` (True-Score, Cardoso et al. 2021 §2.5).
     """
     frames = []
     for irt in irts:

@@ -1,4 +1,4 @@
-"""Per-dataset item summaries and the dataset rankings of seed 003 §4.5."""
+"""Per-dataset item summaries and the dataset rankings of Cardoso et al. 2021 §4.5."""
 from __future__ import annotations
 
 import pandas as pd
@@ -17,7 +17,7 @@ RANKED = {
 
 
 def item_summary(items: pd.DataFrame, config: IRTConfig | None = None) -> dict:
-    """Percentages of items above the seed's thresholds (seed 003 §4.5, §5.1).
+    """Percentages of items above the seed's thresholds (Cardoso et al. 2021 §4.5, §5.1).
 
     Parameters
     ----------
@@ -56,7 +56,7 @@ def item_summary(items: pd.DataFrame, config: IRTConfig | None = None) -> dict:
 
 def dataset_rankings(summaries: pd.DataFrame) -> pd.DataFrame:
     """Rank datasets by the share of difficult, discriminative, guessable and negatively
-    discriminating items (seed 003 §4.5; Fig. 3 plots the first two).
+    discriminating items (Cardoso et al. 2021 §4.5; Fig. 3 plots the first two).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Suspect labels: test instances whose item discriminates strongly negatively (seed 003 §2.5, §5.2).
+"""Suspect labels: test instances whose item discriminates strongly negatively (Cardoso et al. 2021 §2.5, §5.2).
 
 An instance that good classifiers get wrong and weak ones get right has ``a < 0``: the usual
 reason in a benchmark is a wrong or ambiguous class label (Martínez-Plumed et al. 2019 make the

@@ -120,10 +120,10 @@ def run_scores(irts: Mapping[str, object], responses: Mapping[str, object], scor
 
 
 def rate_suite(irts: Mapping[str, object], responses: Mapping[str, object], config):
-    """Glicko-2 tournament, leaderboard, order permutations and tests over the suite (seed 003 §4.7, §5.3).
+    """Glicko-2 tournament, leaderboard, order permutations and tests over the suite (Cardoso et al. 2021 §4.7, §5.3).
 
     ``config.score`` (True-Score by default) of the real and artificial classifiers decides the matches;
-    the Friedman/Nemenyi tests compare the real classifiers (as seed 003 §5.3 does), on that score and on
+    the Friedman/Nemenyi tests compare the real classifiers (as Cardoso et al. 2021 §5.3 does), on that score and on
     True-Score or test accuracy beside it.
     """
     from benchirt.rating import rate
@@ -139,7 +139,7 @@ def rate_suite(irts: Mapping[str, object], responses: Mapping[str, object], conf
 
 
 def subset_suite(irts: Mapping[str, object], responses: Mapping[str, object], config, rating_config):
-    """Build the IRT-filtered subsets and measure each against the full suite (seed 003 §4.6, §5.4-5.6).
+    """Build the IRT-filtered subsets and measure each against the full suite (Cardoso et al. 2021 §4.6, §5.4-5.6).
 
     The subsets are rated with the run's ``rating.score``, as the full suite is.
     """
@@ -154,7 +154,7 @@ def subset_suite(irts: Mapping[str, object], responses: Mapping[str, object], co
 
 
 def airt_from_accuracy(responses: Mapping[str, object], config, which: str = "test"):
-    """AIRT (seed 000) on the datasets × real classifiers accuracy matrix of the run."""
+    """AIRT (Kandanaarachchi & Smith-Miles 2023) on the datasets × real classifiers accuracy matrix of the run."""
     from benchirt.airt import fit_airt
     from benchirt.responses import accuracy_matrix
 
@@ -163,7 +163,7 @@ def airt_from_accuracy(responses: Mapping[str, object], config, which: str = "te
 
 
 def airt_from_aslib(directory: str, config):
-    """AIRT (seed 000 §5.2) on an ASlib scenario's performance, mapped to higher-is-better in [0, 1]."""
+    """AIRT (Kandanaarachchi & Smith-Miles 2023 §5.2) on an ASlib scenario's performance, mapped to higher-is-better in [0, 1]."""
     from benchirt.airt import fit_airt
     from benchirt.airt.aslib import load_aslib
 

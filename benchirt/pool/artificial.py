@@ -1,4 +1,4 @@
-"""The seven artificial classifiers that bracket the real ones (seed 003 §4.3, after its ref. [6]).
+"""The seven artificial classifiers that bracket the real ones (Cardoso et al. 2021 §4.3, after its ref. [6]).
 
 - ``optimal`` answers every test instance correctly; ``pessimal`` answers every one wrongly (it predicts
   a class other than the true one, drawn uniformly from the other training classes, as decodIRT does);

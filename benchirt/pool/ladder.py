@@ -1,6 +1,6 @@
 """The calibration ladder: MLPs trained for 1, 2, …, K epochs, taken from one training.
 
-decodIRT (seed 003 §4.3) gives IRT enough respondents by training a separate
+decodIRT (Cardoso et al. 2021 §4.3) gives IRT enough respondents by training a separate
 ``MLPClassifier(max_iter=k, random_state=seed)`` for every k — K trainings costing K(K+1)/2 epochs in
 all. Here one training of K epochs yields all K rungs, and rung k is *bit-for-bit* the model a separate
 ``MLPClassifier(max_iter=k, random_state=seed).fit(X, y)`` produces (``tests/test_pool_ladder.py``).

@@ -67,7 +67,7 @@ def _knn(k: int) -> RealClassifier:
     return RealClassifier(f"knn_{k}", "sklearn.neighbors.KNeighborsClassifier", {"n_neighbors": k}, scale=True)
 
 
-#: decodIRT's twelve real classifiers (seed 003 §4.3), in decodIRT's order.
+#: decodIRT's twelve real classifiers (Cardoso et al. 2021 §4.3), in decodIRT's order.
 REAL_CLASSIFIERS: dict[str, RealClassifier] = {
     spec.name: spec
     for spec in (

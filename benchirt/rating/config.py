@@ -29,7 +29,7 @@ class RatingConfig:
         For decodIRT folders it picks the file (``true_score`` → ``true_scores.csv``,
         ``test_accuracy``/``accuracy`` → ``test_accuracy.csv``, ``cv_accuracy`` → ``cv_accuracy.csv``).
     initial : (float, float, float)
-        Initial rating, rating deviation and volatility of every classifier (seed 003 §2.6: 1500, 350, 0.06).
+        Initial rating, rating deviation and volatility of every classifier (Cardoso et al. 2021 §2.6: 1500, 350, 0.06).
     n_permutations : int
         Random dataset orders of the permutation analysis (0 switches it off).
     seed : int

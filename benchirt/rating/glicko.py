@@ -1,4 +1,4 @@
-"""Glicko-2 round-robin tournament of classifiers over benchmark datasets (seed 003 §2.6, §4.7).
+"""Glicko-2 round-robin tournament of classifiers over benchmark datasets (Cardoso et al. 2021 §2.6, §4.7).
 
 Every dataset is one rating period. Within a period every classifier meets every other
 classifier present on that dataset and scores 1 / 0.5 / 0 when its score is higher / equal /
@@ -41,7 +41,7 @@ class Tournament:
     ----------
     table : pandas.DataFrame, shape (n_classifiers, 9)
         Columns :data:`TABLE_COLUMNS`, sorted by rating (descending). ``low``/``high`` is the
-        interval [R − 2RD, R + 2RD] (seed 003 §2.6); ``rank`` 1 = best (ties share the smaller
+        interval [R − 2RD, R + 2RD] (Cardoso et al. 2021 §2.6); ``rank`` 1 = best (ties share the smaller
         rank); ``separable_from_leader`` is True when the interval lies wholly below the leader's;
         ``n_played`` counts the periods the classifier took part in.
     trajectory : pandas.DataFrame, shape (n_periods * n_classifiers, 7)
@@ -89,7 +89,7 @@ class Tournament:
 
 
 def match_outcomes(scores: np.ndarray, tie_tolerance: float = 0.0) -> np.ndarray:
-    """Outcomes of every pairing on one dataset (seed 003 §4.7: win 1, draw 0.5, loss 0).
+    """Outcomes of every pairing on one dataset (Cardoso et al. 2021 §4.7: win 1, draw 0.5, loss 0).
 
     Parameters
     ----------
@@ -118,7 +118,7 @@ def glicko_tournament(
     order: str | os.PathLike | Sequence[str] | None = None,
     config: RatingConfig | None = None,
 ) -> Tournament:
-    """Rate classifiers by a Glicko-2 round-robin over datasets (seed 003 §4.7).
+    """Rate classifiers by a Glicko-2 round-robin over datasets (Cardoso et al. 2021 §4.7).
 
     Parameters
     ----------
@@ -195,7 +195,7 @@ def rating_table(
     volatility: np.ndarray,
     n_played: np.ndarray,
 ) -> pd.DataFrame:
-    """Assemble the final table: intervals [R − 2RD, R + 2RD] (seed 003 §2.6), ranks, leader overlap.
+    """Assemble the final table: intervals [R − 2RD, R + 2RD] (Cardoso et al. 2021 §2.6), ranks, leader overlap.
 
     All array arguments have shape (k,). Returns the :data:`TABLE_COLUMNS` frame sorted by rating.
     """

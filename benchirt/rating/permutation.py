@@ -2,7 +2,7 @@
 
 Glicko-2 is a dynamic model: a period's update depends on the ratings the earlier periods
 left, so one benchmark played in two dataset orders gives two different final tables. The
-order of CC18's datasets carries no meaning, hence a single order's table (seed 003 Table 1)
+order of CC18's datasets carries no meaning, hence a single order's table (Cardoso et al. 2021 Table 1)
 shows one draw of that variation and its RD does not include it. This module replays the
 tournament under many seeded random orders (with :func:`benchirt.rating.batch.play_orders`,
 the same update as the single tournament's ``config.glicko``) and summarises each classifier's

@@ -4,7 +4,7 @@ The rating stage works on a *long* table with one row per (dataset, classifier) 
 columns ``dataset, classifier, score`` (the ``true_score_table`` of :mod:`benchirt.irt`).
 This module turns user files into that table, rejects what cannot be rated (NaN, duplicates,
 text) with a message naming the dataset and classifier, and resolves the order of the rating
-periods (seed 003 §4.7: one period per dataset).
+periods (Cardoso et al. 2021 §4.7: one period per dataset).
 """
 from __future__ import annotations
 

@@ -87,7 +87,7 @@ def rate(
     other_scores: Mapping[str, pd.DataFrame] | None = None,
     compare: Sequence[str] | None = None,
 ) -> RatingResult:
-    """Run the rating stage (seed 003 §4.7, §5.3, with the order analysis and valid tests).
+    """Run the rating stage (Cardoso et al. 2021 §4.7, §5.3, with the order analysis and valid tests).
 
     Parameters
     ----------
@@ -98,7 +98,7 @@ def rate(
     other_scores : mapping of str to pandas.DataFrame, optional
         Further long tables (e.g. ``{"test_accuracy": ...}``) that get the Friedman/Nemenyi tests too.
     compare : sequence of str, optional
-        Restrict the tests to these classifiers (seed 003 §5.3 tested the real ones only).
+        Restrict the tests to these classifiers (Cardoso et al. 2021 §5.3 tested the real ones only).
 
     Returns
     -------

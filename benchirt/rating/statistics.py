@@ -8,7 +8,7 @@ this design (``scikit_posthocs.posthoc_nemenyi_friedman``) compares every pair, 
 classifiers differ at level α when their average ranks differ by more than the critical
 difference CD = q_α · sqrt(k(k+1) / (6N)), q_α the studentized range quantile / √2.
 
-``mode="decodirt"`` reproduces seed 003 §5.3 for comparison only: Friedman's test with the
+``mode="decodirt"`` reproduces Cardoso et al. 2021 §5.3 for comparison only: Friedman's test with the
 Glicko-2 rating *trajectories* as samples (periods as blocks) and the independent-samples
 Nemenyi test (``scikit_posthocs.posthoc_nemenyi``) on them. A trajectory's successive values
 are the same rating updated a little, so they are neither independent nor exchangeable, and the
@@ -153,7 +153,7 @@ def friedman_nemenyi(
     alpha : float, optional
         Level of the critical difference; default ``config.alpha`` (0.05).
     classifiers : sequence of str, optional
-        Compare only these (e.g. the real classifiers, as seed 003 §5.3 did). In ``decodirt`` mode
+        Compare only these (e.g. the real classifiers, as Cardoso et al. 2021 §5.3 did). In ``decodirt`` mode
         all classifiers still play the tournament and only these trajectories are tested.
     config : RatingConfig, optional
     order : optional
@@ -238,7 +238,7 @@ def _friedman_and_nemenyi_for_blocks(values: np.ndarray, names: list[str]):
 
 
 def _friedman_decodirt(clean, alpha, score, config, order, classifiers) -> StatisticalComparison:
-    # As seed 003 §5.3: everybody plays the tournament; only the compared classifiers' trajectories are tested.
+    # As Cardoso et al. 2021 §5.3: everybody plays the tournament; only the compared classifiers' trajectories are tested.
     tournament = glicko_tournament(clean, order=order, config=config)
     trajectories = tournament.rating_matrix("rating")
     if classifiers is not None:

@@ -124,7 +124,7 @@ def overview(results, config: ReportConfig) -> Section:
 
 
 def datasets(results, config: ReportConfig) -> Section | None:
-    """Dataset difficulty and discrimination rankings (seed 003 §4.5, Table 2-3)."""
+    """Dataset difficulty and discrimination rankings (Cardoso et al. 2021 §4.5, Table 2-3)."""
     if not results.irts:
         return None
     from benchirt.irt import dataset_rankings, summaries_frame
@@ -141,7 +141,7 @@ def datasets(results, config: ReportConfig) -> Section | None:
         f"Share of each dataset's test items whose {irt_config.model} difficulty exceeds "
         f"{irt_config.difficulty_threshold:g}, discrimination exceeds {irt_config.discrimination_threshold:g}"
         + (f" or guessing exceeds {irt_config.guessing_threshold:g}" if "rank_guessing" in rankings else "")
-        + " (the thresholds of the IRT configuration; seed 003 §4.5). Datasets with many difficult and "
+        + " (the thresholds of the IRT configuration; Cardoso et al. 2021 §4.5). Datasets with many difficult and "
         "discriminating items separate classifiers best; rank 1 = the largest share, ties share a rank."
         + (f" Not ranked, equal on every dataset: {', '.join(n.replace('_', ' ') for n in constant)}."
            if constant else "")
@@ -219,7 +219,7 @@ def item_curves(results, config: ReportConfig) -> Section | None:
              if len(chosen) < len(order) else f"all {len(order)} datasets")
     section.add(Paragraph(
         f"ICC: probability of a correct answer against ability for items spread over the difficulty range "
-        f"(seed 003 eq. 1). CCC: each reported classifier's accuracy on bins of items of increasing "
+        f"(Cardoso et al. 2021 eq. 1). CCC: each reported classifier's accuracy on bins of items of increasing "
         f"difficulty. Shown for {', '.join(chosen)} ({which}, by share of difficult items)."
     ))
     for name in chosen:
@@ -234,7 +234,7 @@ def item_curves(results, config: ReportConfig) -> Section | None:
 
 
 def true_scores(results, config: ReportConfig) -> Section | None:
-    """True-Score of every reported classifier on every dataset (seed 003 §2.5)."""
+    """True-Score of every reported classifier on every dataset (Cardoso et al. 2021 §2.5)."""
     if not results.irts:
         return None
     from benchirt.irt import true_score_table
@@ -283,7 +283,7 @@ def leaderboard(results, config: ReportConfig) -> Section | None:
 
 
 def ratings(results, config: ReportConfig) -> Section | None:
-    """Glicko-2 ratings with intervals and their robustness to the dataset order (seed 003 §4.7)."""
+    """Glicko-2 ratings with intervals and their robustness to the dataset order (Cardoso et al. 2021 §4.7)."""
     if results.rating is None:
         return None
     from benchirt.rating import plots as rating_plots
@@ -340,7 +340,7 @@ def statistics(results, config: ReportConfig) -> Section | None:
 
 
 def subsets(results, config: ReportConfig) -> Section | None:
-    """IRT-filtered subsets and their fidelity to the full suite (seed 003 §4.6, §5.4-5.6)."""
+    """IRT-filtered subsets and their fidelity to the full suite (Cardoso et al. 2021 §4.6, §5.4-5.6)."""
     if results.subsets is None:
         return None
     from benchirt.subsets import plots as subset_plots
@@ -354,7 +354,7 @@ def subsets(results, config: ReportConfig) -> Section | None:
     section.add(Table(evaluation.fidelity, "Fidelity to the full suite's ranking, against "
                                            f"{evaluation.config.n_random} random subsets of equal size.",
                       key=("subset", "n_datasets", "kendall_tau", "kendall_tau_percentile", "kendall_tau_p_value")))
-    section.add(Table(evaluation.parameters, "Percentages of very discriminating / difficult items (seed 003 "
+    section.add(Table(evaluation.parameters, "Percentages of very discriminating / difficult items (Cardoso et al. 2021 "
                                              "Table 5)."))
     section.add(Paragraph(evaluation.innate_verdict))
     for note in evaluation.notes:
@@ -367,7 +367,7 @@ def subsets(results, config: ReportConfig) -> Section | None:
 
 
 def airt(results, config: ReportConfig) -> Section | None:
-    """AIRT: algorithm anomaly/consistency/difficulty limit, dataset difficulty, portfolio, fit (seed 000)."""
+    """AIRT: algorithm anomaly/consistency/difficulty limit, dataset difficulty, portfolio, fit (Kandanaarachchi & Smith-Miles 2023)."""
     if results.airt is None:
         return None
     from benchirt.airt import plots as airt_plots
@@ -375,12 +375,12 @@ def airt(results, config: ReportConfig) -> Section | None:
     result = results.airt
     section = Section("airt", "AIRT (algorithm portfolio)")
     section.add(Paragraph(
-        "The inverted IRT of seed 000: datasets are the respondents and algorithms the items. An anomalous "
+        "The inverted IRT of Kandanaarachchi & Smith-Miles 2023: datasets are the respondents and algorithms the items. An anomalous "
         "algorithm does better on harder datasets; consistency and difficulty limit describe its curve."
     ))
     section.add(Paragraph(result.summary()))
     section.add(Table(result.algorithms, "Algorithms (LTO: latent trait occupancy of strengths/weaknesses)."))
-    section.add(Table(result.goodness, "Model goodness per algorithm (seed 000 §4.4-4.5)."))
+    section.add(Table(result.goodness, "Model goodness per algorithm (Kandanaarachchi & Smith-Miles 2023 §4.4-4.5)."))
     section.add(Table(*airt_dataset_table(result.datasets)))
     for title, make in (("Latent trait curves", airt_plots.plot_latent_curves),
                         ("Strengths and weaknesses", airt_plots.plot_strengths_weaknesses),
@@ -411,11 +411,11 @@ def airt_dataset_table(datasets: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     frame = datasets.sort_values(["difficulty", "dataset"], ascending=[False, True])
     rounded = frame.assign(difficulty=frame["difficulty"].round(3))
     if not rounded["difficulty"].duplicated().any():
-        return frame, "Datasets / problem instances by AIRT difficulty (δ = −θ, seed 000 eq. 11), hardest first."
+        return frame, "Datasets / problem instances by AIRT difficulty (δ = −θ, Kandanaarachchi & Smith-Miles 2023 eq. 11), hardest first."
     groups = rounded.groupby("difficulty", sort=False)["dataset"]
     table = pd.DataFrame({"difficulty": list(groups.groups), "n_datasets": groups.size().to_numpy(),
                           "datasets": [_names(g) for _, g in groups]})
-    return table, (f"Datasets / problem instances by AIRT difficulty (δ = −θ, seed 000 eq. 11), hardest first: "
+    return table, (f"Datasets / problem instances by AIRT difficulty (δ = −θ, Kandanaarachchi & Smith-Miles 2023 eq. 11), hardest first: "
                    f"{len(frame)} rows with {len(table)} distinct difficulties, each shown once with its count.")
 
 

@@ -13,7 +13,7 @@ from benchirt.pool import DEFAULT_POOL, ExtraEstimator, resolve_pool
 
 @dataclass(frozen=True)
 class ResponseConfig:
-    """How responses are produced for one dataset (seed 003 §4.3, with benchirt's corrections).
+    """How responses are produced for one dataset (Cardoso et al. 2021 §4.3, with benchirt's corrections).
 
     Attributes
     ----------
@@ -22,7 +22,7 @@ class ResponseConfig:
         ``min(ceil(test_size * n), max_test)`` rows — ``ceil`` as scikit-learn's ``train_test_split``
         rounds, which reproduces decodIRT's item counts (e.g. 231 items for diabetes' 768 rows).
     max_test : int
-        Cap on the number of test items (decodIRT: 500, seed 003 §4.4). The capped test part is a
+        Cap on the number of test items (decodIRT: 500, Cardoso et al. 2021 §4.4). The capped test part is a
         stratified draw of ``max_test`` rows; every other row is training data (as in decodIRT).
     cv_folds : int
         Folds of the stratified cross-validation on the training part (decodIRT: 10).

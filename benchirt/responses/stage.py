@@ -1,4 +1,4 @@
-"""The response stage: every respondent's 0/1 answers on one dataset's test items (seed 003 §4.3).
+"""The response stage: every respondent's 0/1 answers on one dataset's test items (Cardoso et al. 2021 §4.3).
 
 Per dataset: a stratified train/test split (:mod:`benchirt.responses.split`), stratified 10-fold
 cross-validation accuracy of every real classifier on the training part, the real classifiers refitted
@@ -82,7 +82,7 @@ class ResponseResult:
 
 def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progress: bool = False,
             on_progress: Callable[[int, int], None] | None = None) -> ResponseResult:
-    """Produce the response matrix of one dataset (seed 003 §4.3).
+    """Produce the response matrix of one dataset (Cardoso et al. 2021 §4.3).
 
     Parameters
     ----------
@@ -257,7 +257,7 @@ def _result(prepared, predicted: dict, roles: dict, outputs, real_names: list[st
 
 
 def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which: str = "test") -> pd.DataFrame:
-    """Datasets × classifiers accuracy table — the input of the AIRT stage (seed 004).
+    """Datasets × classifiers accuracy table — the input of the AIRT stage (Kandanaarachchi & Smith-Miles 2023).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""IRT-filtered benchmark subsets: choose, evaluate, characterise, export (seed 003 §4.6, §4.9, §5.4–5.6).
+"""IRT-filtered benchmark subsets: choose, evaluate, characterise, export (Cardoso et al. 2021 §4.6, §4.9, §5.4–5.6).
 
 Typical use (``summaries``: the IRT stage's per-dataset summaries; ``scores``: the long True-Score
 table; ``roles``: classifier -> "real"/"artificial")::

@@ -1,4 +1,4 @@
-"""Does a subset keep the character of the full suite? (seed 003 §5.6, Tables 7–9).
+"""Does a subset keep the character of the full suite? (Cardoso et al. 2021 §5.6, Tables 7–9).
 
 Each dataset is classed by task — binary (two classes) or multiclass — and by data type —
 categorical (every feature nominal), numeric (every feature numeric) or mixed — from its metadata
@@ -43,7 +43,7 @@ def classify_datasets(metadata: pd.DataFrame) -> pd.DataFrame:
 def characterize(
     scenarios: Mapping[str, list[str]], metadata: pd.DataFrame
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """seed 003 Tables 7–9 for every scenario (full suite and subsets).
+    """Cardoso et al. 2021 Tables 7–9 for every scenario (full suite and subsets).
 
     Parameters
     ----------
@@ -104,7 +104,7 @@ def characterize(
 
 
 def share_table(shares: pd.DataFrame, subset: str) -> pd.DataFrame:
-    """One scenario's shares in the layout of seed 003 Tables 7–8 (rows data type, columns task)."""
+    """One scenario's shares in the layout of Cardoso et al. 2021 Tables 7–8 (rows data type, columns task)."""
     frame = shares[shares["subset"] == subset]
     table = frame.pivot(index="data_type", columns="task", values="share")
     return table.reindex(index=[*DATA_TYPES, "total"], columns=[*TASKS, "total"])

@@ -19,7 +19,7 @@ from benchirt.subsets.export import export_suite, publish_suite, read_dataset_id
 from benchirt.subsets.selection import RULES, build_subsets
 
 DESCRIPTION = """\
-Choose benchmark subsets from the IRT item summaries of each dataset (seed 003 §4.6, §5.4) and
+Choose benchmark subsets from the IRT item summaries of each dataset (Cardoso et al. 2021 §4.6, §5.4) and
 measure them: the Glicko-2 ranking on each subset (single order and over random orders), the
 item-parameter balance (Table 5), RD/volatility spread (Table 6), the fidelity of each subset's
 ranking to the full suite against random subsets of the same size, the innate-ability verdict,
@@ -28,7 +28,7 @@ and — with --metadata — the dataset characterisation (Tables 7-9).
 SUMMARIES is a CSV with one row per dataset: a 'dataset' column and pct_discrimination_gt,
 pct_difficulty_gt (and pct_guessing_gt) in percent; or a folder with one sub-folder per dataset
 holding item parameters — items.csv as 'benchirt irt' writes it, or decodIRT's
-ltm_item_params.csv — summarised with the thresholds of seed 003 §4.5 (a > 0.75, b > 1, c > 0.2).
+ltm_item_params.csv — summarised with the thresholds of Cardoso et al. 2021 §4.5 (a > 0.75, b > 1, c > 0.2).
 SCORES is what 'benchirt rate' reads: a folder of <dataset>/true_scores.csv (Clf,Score) or a long
 CSV dataset,classifier,score.
 
@@ -232,7 +232,7 @@ def read_summaries(path: str | Path) -> pd.DataFrame:
 
     A folder holds one sub-folder per dataset with ``items.csv`` (``benchirt irt``) or decodIRT's
     ``ltm_item_params.csv``; each is summarised by :func:`benchirt.irt.summary.item_summary` with the
-    default thresholds of :class:`benchirt.irt.IRTConfig` (seed 003 §4.5).
+    default thresholds of :class:`benchirt.irt.IRTConfig` (Cardoso et al. 2021 §4.5).
 
     Returns
     -------

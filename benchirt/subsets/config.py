@@ -1,4 +1,4 @@
-"""Options of the subset stage (seed 003 §4.6, §5.4)."""
+"""Options of the subset stage (Cardoso et al. 2021 §4.6, §5.4)."""
 from __future__ import annotations
 
 import dataclasses
@@ -16,7 +16,7 @@ class SubsetConfig:
     Attributes
     ----------
     cuts : tuple of float
-        Percentages of the suite each subset keeps, each in (0, 100] (seed 003 §5.4: 30, 50, 70).
+        Percentages of the suite each subset keeps, each in (0, 100] (Cardoso et al. 2021 §5.4: 30, 50, 70).
     rule : {"combined", "discrimination", "difficulty", "guessing"}
         How datasets are chosen, see :func:`benchirt.subsets.build_subsets`.
     n_random : int

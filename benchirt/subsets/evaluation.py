@@ -1,7 +1,7 @@
-"""Evaluating benchmark subsets: rankings, parameter balance, reliability and fidelity (seed 003 §5.4–5.6).
+"""Evaluating benchmark subsets: rankings, parameter balance, reliability and fidelity (Cardoso et al. 2021 §5.4–5.6).
 
 :func:`evaluate_subsets` rates the classifiers on the full suite and on every subset with the
-Glicko-2 tournament of :mod:`benchirt.rating` (one rating period per dataset, seed 003 §4.7), once
+Glicko-2 tournament of :mod:`benchirt.rating` (one rating period per dataset, Cardoso et al. 2021 §4.7), once
 in sorted dataset order and, for the order-robust ranking, over random dataset orders. From these
 it builds the paper's tables — mean/sd of the percentages of very discriminating and difficult
 items (Table 5), variance/sd of RD and volatility (Table 6), the characterisation of the datasets
@@ -31,7 +31,7 @@ from benchirt.subsets.selection import PARAMETER_COLUMNS, normalize_summaries
 FULL = "full"
 
 #: Summary columns reported per subset: the three selection percentages and, when the IRT stage gives
-#: it, the share of items with negative discrimination (seed 003 §5.2: a sign of noisy items).
+#: it, the share of items with negative discrimination (Cardoso et al. 2021 §5.2: a sign of noisy items).
 REPORTED_COLUMNS = (*PARAMETER_COLUMNS.values(), "pct_negative_discrimination")
 
 
@@ -50,11 +50,11 @@ class SubsetEvaluation:
         permutations ran, the order-robust ``mean_rating, sd_rating, min_rank, max_rank, mean_rank``;
         ``subset`` is ``"full"`` for the whole suite.
     parameters : DataFrame
-        seed 003 Table 5: ``subset, n_datasets`` and mean/sd (ddof = 1; 0 for one dataset) of each
+        Cardoso et al. 2021 Table 5: ``subset, n_datasets`` and mean/sd (ddof = 1; 0 for one dataset) of each
         percentage column (``discrimination_mean``, ``difficulty_sd``, ..., ``negative_discrimination_mean``
         when the summaries have it).
     reliability : DataFrame
-        seed 003 Table 6: ``subset, rd_variance, rd_sd, volatility_variance, volatility_sd`` over all
+        Cardoso et al. 2021 Table 6: ``subset, rd_variance, rd_sd, volatility_variance, volatility_sd`` over all
         rated classifiers (ddof = 1).
     fidelity : DataFrame
         Per subset: ``n_datasets, kendall_tau, separation`` and, against ``n_random`` random subsets of
@@ -68,9 +68,9 @@ class SubsetEvaluation:
     innate_verdict : str
         The classifier whose lead is the most consistent, with its uncertainty, in one paragraph.
     characterization : DataFrame or None
-        seed 003 Tables 7–8 (``subset, task, data_type, share``), when metadata was given.
+        Cardoso et al. 2021 Tables 7–8 (``subset, task, data_type, share``), when metadata was given.
     metadata_summary : DataFrame or None
-        seed 003 Table 9 (``subset, metadata, mean, median, sd``), when metadata was given.
+        Cardoso et al. 2021 Table 9 (``subset, metadata, mean, median, sd``), when metadata was given.
     config : SubsetConfig
     notes : list of str
         What could not be computed and why (e.g. no baseline artificial classifier).
@@ -116,7 +116,7 @@ class SubsetEvaluation:
                 "Fidelity to the full suite (vs random subsets of equal size):",
                 self.fidelity.round(3).to_string(index=False),
                 "",
-                "Percentages of very discriminating / difficult items (seed 003 Table 5):",
+                "Percentages of very discriminating / difficult items (Cardoso et al. 2021 Table 5):",
                 self.parameters.round(2).to_string(index=False),
                 "",
                 self.innate_verdict,
@@ -372,7 +372,7 @@ def _membership(subsets, summaries: pd.DataFrame) -> pd.DataFrame:
 
 
 def _parameter_balance(scenarios, summaries: pd.DataFrame) -> pd.DataFrame:
-    """seed 003 Table 5: mean and sd (ddof = 1, 0 for a single dataset) of each percentage column."""
+    """Cardoso et al. 2021 Table 5: mean and sd (ddof = 1, 0 for a single dataset) of each percentage column."""
     columns = [c for c in REPORTED_COLUMNS if c in summaries.columns]
     rows = []
     for name, datasets in scenarios.items():
@@ -387,7 +387,7 @@ def _parameter_balance(scenarios, summaries: pd.DataFrame) -> pd.DataFrame:
 
 
 def _reliability(tournaments) -> pd.DataFrame:
-    """seed 003 Table 6: variance and sd (ddof = 1) of RD and volatility over all rated classifiers."""
+    """Cardoso et al. 2021 Table 6: variance and sd (ddof = 1) of RD and volatility over all rated classifiers."""
     rows = []
     for name, table in tournaments.items():
         row = {"subset": name}

@@ -8,7 +8,7 @@ JSON: ``name``, ``description`` and a ``datasets`` list whose entries carry ``na
 from the full suite (a subset of a local folder comes back as the same files, a subset of an
 OpenML suite as the same OpenML datasets), or at least an OpenML dataset id from an id table.
 
-Publishing (seed 003 §4.6: decodIRT stores its subsets as OpenML studies) creates an OpenML
+Publishing (Cardoso et al. 2021 §4.6: decodIRT stores its subsets as OpenML studies) creates an OpenML
 benchmark suite with :func:`openml.study.create_benchmark_suite` and ``.publish()``. OpenML suites
 hold *tasks*; a dataset known only by its dataset id is looked up with
 :func:`openml.tasks.list_tasks` (see :func:`find_task_id`). The API key comes from the argument,

@@ -1,13 +1,13 @@
 """Does a subset rank the classifiers like the full suite, and better than chance?
 
-seed 003 §5.4 judged its subsets by reading rating tables; the two statistics here measure what it
+Cardoso et al. 2021 §5.4 judged its subsets by reading rating tables; the two statistics here measure what it
 read there:
 
 * **Kendall τ** (τ-b, :func:`scipy.stats.kendalltau`) between the ratings of the *real* classifiers
   on the subset and on the full suite: 1 = the subset keeps the full suite's order of the real
   classifiers, 0 = no relation.
 * **Separation**: the lowest rating of a real classifier minus the highest rating of a *baseline*
-  artificial classifier (seed 003 §5.4 reads it as "the rating difference between the last real
+  artificial classifier (Cardoso et al. 2021 §5.4 reads it as "the rating difference between the last real
   classifier and the first artificial one", 34.77 on the full suite and 155.3 on the 70 % subset).
   Positive = every real classifier is rated above every baseline. An artificial classifier whose
   mean score over the full suite exceeds every real classifier's (the optimal classifier) is an
@@ -50,7 +50,7 @@ def kendall_tau(reference: pd.Series, ratings: pd.Series) -> float:
 
 
 def separation(ratings: pd.Series, real: pd.Index, baselines: pd.Index) -> float:
-    """Lowest real rating minus highest baseline rating, in rating points (seed 003 §5.4).
+    """Lowest real rating minus highest baseline rating, in rating points (Cardoso et al. 2021 §5.4).
 
     Parameters
     ----------

@@ -1,12 +1,12 @@
-"""Innate ability: which real classifier leads consistently across the suite and its subsets (seed 003 §4.9, §5.5).
+"""Innate ability: which real classifier leads consistently across the suite and its subsets (Cardoso et al. 2021 §4.9, §5.5).
 
-seed 003 §4.9 defines the assessment: rate the same classifiers on the full benchmark and on
+Cardoso et al. 2021 §4.9 defines the assessment: rate the same classifiers on the full benchmark and on
 IRT-chosen subsets; the model "with the best and most consistent performance" has the best innate
 ability. §5.5 read it off the rating tables. Here it is counted, with its uncertainty:
 
 * per scenario (full suite and every subset), the leading real classifier, its margin over the
   runner-up in rating points, and whether the lead is **separable**: the leader's interval
-  [R − 2RD, R + 2RD] (seed 003 §2.6, the tournament's ``low``/``high``) lies entirely above the
+  [R − 2RD, R + 2RD] (Cardoso et al. 2021 §2.6, the tournament's ``low``/``high``) lies entirely above the
   runner-up's;
 * how **order-robust** the lead is: the share of random dataset orders
   (:func:`benchirt.rating.permutation_analysis`) in which the leader is the highest-rated real
@@ -120,7 +120,7 @@ def _verdict(table: pd.DataFrame, leaders: pd.DataFrame, scenarios: list[str]) -
     tied = leaders[[name == leader or name in members.split(", ")
                     for leader, members in zip(leaders["leader"], leaders["tied_with"])]]
     tied = tied[tied["tied_with"] != ""]
-    text = f"Innate ability (seed 003 §4.9): {name} leads the real classifiers most consistently. "
+    text = f"Innate ability (Cardoso et al. 2021 §4.9): {name} leads the real classifiers most consistently. "
     text += f"In sorted dataset order it leads {k} of {n} suites"
     if k:
         text += (

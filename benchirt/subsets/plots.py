@@ -60,7 +60,7 @@ def plot_subset_ratings(evaluation: SubsetEvaluation) -> Figure:
 
 
 def plot_parameter_balance(evaluation: SubsetEvaluation) -> Figure:
-    """seed 003 Table 5 as bars: mean ± sd of the percentages of discriminating/difficult items."""
+    """Cardoso et al. 2021 Table 5 as bars: mean ± sd of the percentages of discriminating/difficult items."""
     table = evaluation.parameters
     labels = [c.removesuffix("_mean") for c in table.columns if c.endswith("_mean")]
     figure = Figure(figsize=(7, 3.5), layout="constrained")
@@ -72,7 +72,7 @@ def plot_parameter_balance(evaluation: SubsetEvaluation) -> Figure:
     ax.set_xticks(x + width * (len(labels) - 1) / 2, table["subset"])
     ax.set_ylabel("% of items above threshold (mean ± sd)")
     ax.legend(fontsize=8)
-    ax.set_title("Item-parameter balance of each suite (seed 003 Table 5)")
+    ax.set_title("Item-parameter balance of each suite (Cardoso et al. 2021 Table 5)")
     return figure
 
 

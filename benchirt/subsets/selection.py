@@ -1,10 +1,10 @@
-"""Choosing benchmark subsets from the IRT item summaries of each dataset (seed 003 §4.6, §5.4).
+"""Choosing benchmark subsets from the IRT item summaries of each dataset (Cardoso et al. 2021 §4.6, §5.4).
 
 Every dataset of a suite carries, from the IRT stage, the percentage of its test instances
 whose discrimination, difficulty or guessing parameter lies above a threshold
-(``pct_discrimination_gt``, ``pct_difficulty_gt``, ``pct_guessing_gt``; seed 003 §4.5).
+(``pct_discrimination_gt``, ``pct_difficulty_gt``, ``pct_guessing_gt``; Cardoso et al. 2021 §4.5).
 A subset keeps the datasets that rank highest on one of these percentages, or — decodIRT's
-combined rule (seed 003 §5.4) — half of its size from the most discriminating datasets and
+combined rule (Cardoso et al. 2021 §5.4) — half of its size from the most discriminating datasets and
 half from the most difficult ones.
 
 Rules fixed here (decodIRT leaves them implicit):
@@ -18,7 +18,7 @@ Rules fixed here (decodIRT leaves them implicit):
   decodIRT's ``splitBenchmark`` instead takes the union of the two top-``n/2`` lists, which is
   smaller than ``p`` % whenever a dataset is both very discriminating and very difficult; filling
   keeps the size promised by the cut (the paper's 50 % subset of 60 datasets had 30 members,
-  seed 003 Table 8).
+  Cardoso et al. 2021 Table 8).
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ PARAMETER_COLUMNS: dict[str, str] = {
 }
 #: The selection rules :func:`build_subsets` knows.
 RULES: tuple[str, ...] = ("combined", "discrimination", "difficulty", "guessing")
-#: The cuts of seed 003 §5.4.
+#: The cuts of Cardoso et al. 2021 §5.4.
 DEFAULT_CUTS: tuple[float, ...] = (30.0, 50.0, 70.0)
 
 
@@ -169,7 +169,7 @@ def build_subsets(
     cuts: Iterable[float] | float = DEFAULT_CUTS,
     rule: str = "combined",
 ) -> dict[str, list[str]]:
-    """Choose one dataset subset per cut (seed 003 §4.6 single-parameter cuts, §5.4 combined rule).
+    """Choose one dataset subset per cut (Cardoso et al. 2021 §4.6 single-parameter cuts, §5.4 combined rule).
 
     Parameters
     ----------
