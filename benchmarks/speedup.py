@@ -128,7 +128,7 @@ def replay(suite: list[str], responses: dict, workers: list[int]) -> None:
     """The schedules' wall time on idle workers, from task times measured one at a time (see VirtualWorkers)."""
     from benchirt.data import resolve_suite
     from benchirt.pipeline.fits import response_fits
-    from benchirt.pipeline.stages import respond_dataset
+    from benchirt.pipeline.respond_stage import respond_dataset
     from benchirt.responses import ResponseConfig
 
     config = ResponseConfig.from_dict(responses)

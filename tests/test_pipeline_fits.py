@@ -15,7 +15,7 @@ from benchirt.data import resolve_suite
 from benchirt.pipeline import load_config, run_pipeline
 from benchirt.pipeline.executors import LocalExecutor, attempt
 from benchirt.pipeline.fits import ResponseFits, response_fits
-from benchirt.pipeline.stages import respond_dataset
+from benchirt.pipeline.respond_stage import respond_dataset
 from benchirt.pool import resolve_pool
 from benchirt.responses import ResponseConfig, respond
 from benchirt.responses.units import FitPlan, prepare

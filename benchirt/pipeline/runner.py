@@ -29,29 +29,10 @@ from benchirt.pipeline.executors import TaskOutcome
 from benchirt.pipeline.progress import FOLDER as PROGRESS_FOLDER
 from benchirt.pipeline.progress import StagePostfix
 from benchirt.pipeline.store import ArtifactStore, environment_versions, key_parts
+from benchirt.stage_plan import DatasetInput
 
 #: Options that change how fast a result is computed, never the result: left out of artifact keys.
 NOT_IN_KEY = frozenset({"n_jobs", "show_progress"})
-
-
-@dataclass
-class DatasetInput:
-    """One dataset's input to a per-dataset stage.
-
-    Attributes
-    ----------
-    name : str
-        Dataset name (artifact folder and manifest entry).
-    inputs : object
-        What identifies the input in the key: the dataset fingerprint or the upstream artifact key.
-    build_args : callable
-        Returns the positional arguments of the stage function; called only when the result must be
-        computed (so reused datasets are never loaded).
-    """
-
-    name: str
-    inputs: Any
-    build_args: Callable[[], tuple]
 
 
 @dataclass
@@ -384,6 +365,12 @@ class Run:
             return False
         finally:
             self._end(stage, report)
+
+    def note(self, message: str) -> None:
+        """A note about the whole run (e.g. a config read under former names): on stderr and in the manifest."""
+        self.manifest.setdefault("notes", []).append(message)
+        self._log(message)
+        self._save_manifest()
 
     def skip_stage(self, stage: str, reason: str) -> None:
         """Record that a requested stage could not run (e.g. its input stage produced nothing)."""

@@ -100,7 +100,7 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
 
         model = fit_score_model(_pool_scores(irts, outcome.notes))
         datasets = plan_datasets(model, budget, target=target)["dataset"].tolist()
-    allowed = tuple(config.stage_config("responses").allowed_packages)
+    allowed = tuple(config.stage_config("respond").allowed_packages)
     # classifiers added by earlier calls stay in the rebuilt results, on the datasets they were measured on
     specs = {name: (ExtraEstimator.from_dict(name, entry["spec"], allowed), entry["spec"], entry["measured"],
                     (entry.get("budget"), entry.get("plan_target"))) for name, entry in previous.items()}
@@ -160,11 +160,12 @@ def _pool_scores(irts: dict, notes: list) -> pd.DataFrame:
 def _measure(store, config, entries, irts, specs, outcome: AddOutcome, show_progress: bool) -> dict:
     """Compute or reuse every (classifier, dataset) result; returns {classifier: {dataset: AddedResult}}."""
     from benchirt.irt.scoring import score_frozen
-    from benchirt.pipeline.run import resolve_specs, stage_options
+    from benchirt.pipeline.config import stage_options
+    from benchirt.pipeline.config import resolve_specs
     from benchirt.pipeline.runner import stage_key, stage_parts
     from benchirt.responses import respond_more
 
-    response_config = config.stage_config("responses")
+    response_config = config.stage_config("respond")
     options = stage_options(response_config)
     specs_by_dataset = None
     added: dict[str, dict] = {name: {} for name in specs}
@@ -226,9 +227,9 @@ def _measure(store, config, entries, irts, specs, outcome: AddOutcome, show_prog
 def _rebuild(store, manifest, config, entries, irts, added, specs, model, outcome: AddOutcome) -> None:
     """Ratings/leaderboard/tests over pool + measured new scores; predictions with a budget; the manifest."""
     from benchirt.irt import true_score_table
-    from benchirt.pipeline.run import stage_options
+    from benchirt.pipeline.config import stage_options
     from benchirt.pipeline.runner import stage_key
-    from benchirt.pipeline.stages import accuracy_scores, suite_roles
+    from benchirt.responses.suite import accuracy_scores, suite_roles
     from benchirt.placement.predict import predict_new
     from benchirt.rating import rate
 
@@ -247,7 +248,7 @@ def _rebuild(store, manifest, config, entries, irts, added, specs, model, outcom
                           .rename(columns={"test_accuracy": "score"})], ignore_index=True)
     roles = suite_roles(responses)
     compare = sorted(set(roles.index[roles == "real"]) & set(pool_scores["classifier"])) + sorted(added)
-    rating_config = config.stage_config("rating")
+    rating_config = config.stage_config("rate")
     key = stage_key("rate", stage_options(rating_config), {
         "irt": {name: keys["irt"] for name, keys in entries.items()},
         "added": {name: {"spec": specs[name][1], "datasets": sorted(rows)} for name, rows in added.items()},
@@ -314,7 +315,7 @@ def run_allowed_packages(run_dir: str | os.PathLike) -> tuple[str, ...]:
     from benchirt.pipeline.store import ArtifactStore
 
     manifest = ArtifactStore(run_dir).read_manifest()
-    return tuple(load_config(manifest["config"]).stage_config("responses").allowed_packages)
+    return tuple(load_config(manifest["config"]).stage_config("respond").allowed_packages)
 
 
 def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_file: str | None,

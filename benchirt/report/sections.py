@@ -11,15 +11,16 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from benchirt.pipeline.registry import REGISTRY
+from benchirt.pipeline.registry import stage as stage_record
 from benchirt.report.added import added_classifiers
 from benchirt.report.config import ReportConfig
 from benchirt.report.document import Note, Paragraph, Section, Table, figure_block
 from benchirt.report.sizes import size_policy
 
 
-#: What each section shows, named when the section is absent and the conclusions say why.
-_STAGE_SECTIONS = {"rate": "ratings and significance tests", "subset": "benchmark subsets",
-                   "airt": "AIRT (algorithm portfolio)", "irt": "item response theory"}
+#: What each stage's sections show (its registered title), named when they are absent and the conclusions say why.
+_STAGE_SECTIONS = {stage.name: stage.title for stage in REGISTRY if stage.scope != "document" and stage.needs}
 
 
 def conclusions(results, config: ReportConfig) -> Section:
@@ -78,10 +79,9 @@ def _omitted(results) -> list[str]:
     manifest = results.manifest
     stages = manifest.get("stages", {})
     wanted = set(results.config.stages)
-    present = {"rate": results.rating, "subset": results.subsets, "airt": results.airt, "irt": results.irts or None}
     out = []
     for stage, label in _STAGE_SECTIONS.items():
-        if present[stage] is not None:
+        if getattr(results, stage):  # a result, or a non-empty {dataset: result}
             continue
         if stage not in wanted:
             out.append(f"Not in this report: {label} — the stage '{stage}' is not in the config's stages.")
@@ -95,9 +95,9 @@ def overview(results, config: ReportConfig) -> Section:
     """Run facts: suite, stage timings and counts, skipped/failed datasets with reasons, versions."""
     manifest = results.manifest
     section = Section("overview", "Run overview")
-    ran = [name for name in manifest.get("stages", {}) if name != "report"]
+    ran = [name for name in manifest.get("stages", {}) if stage_record(name).scope != "document"]
     facts = [f"Stages: {', '.join(ran) or 'none'}."]
-    if set(ran) & {"respond", "irt", "rate", "subset"} or results.responses:
+    if any("respond" in (name, *stage_record(name).needs_in(results.config)) for name in ran) or results.responses:
         facts.append(f"Suite {results.config.suite!r}: {len(results.responses)} dataset(s) with responses, "
                      f"{len(results.irts)} with an IRT model.")
     airt_section = results.config.section("airt")
@@ -107,7 +107,7 @@ def overview(results, config: ReportConfig) -> Section:
     section.add(Paragraph(" ".join(facts)))
     columns = ["stage", "status", "seconds", "computed", "reused", "skipped", "failed"]
     stages = pd.DataFrame([{"stage": name, **report} for name, report in manifest.get("stages", {}).items()
-                           if name != "report"], columns=[*columns, "note"])[columns]
+                           if stage_record(name).scope != "document"], columns=[*columns, "note"])[columns]
     if len(stages):
         section.add(Table(stages, "Stages: wall time in seconds; results computed in this run, reused from an "
                                   "earlier run, skipped (unusable input) or failed (after retries)."))
