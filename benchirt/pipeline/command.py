@@ -21,7 +21,10 @@ that produced it, so a rerun (after a kill, a crash or an edit of one stage's op
 what is missing or changed; --force recomputes. A dataset a stage cannot use is recorded as skipped
 with its reason; one whose task keeps failing (or keeps killing its worker process) is recorded as failed after
 execution.retries retries, and a rerun does not try it again unless --retry-failed; the other
-datasets finish either way. Exit status: 0, or 1 when something failed, 2 on a bad config.
+datasets finish either way. A configured classifier whose fit fails on a dataset is left out of that
+dataset and named at the end of the run, in the manifest, summary.md and the report; --strict (or
+execution.strict: true) fails the dataset instead. Exit status: 0 when everything asked for is in the
+results, 1 when something failed or a classifier was left out, 2 on a bad config or --out.
 
 Writes DIR/manifest.json, DIR/config.yaml, DIR/artifacts/<stage>/..., DIR/report.html and
 DIR/summary.md (default DIR: the config's `out`, else runs/<config name>)."""
@@ -65,6 +68,9 @@ def _common(parser) -> None:
     parser.add_argument("--n-jobs", type=int, metavar="N", help="parallel datasets (overrides execution.n_jobs)")
     parser.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786 "
                         "(overrides execution.scheduler; 'local' starts a LocalCluster of --n-jobs workers)")
+    parser.add_argument("--strict", action="store_true",
+                        help="a configured classifier whose fit fails fails its dataset instead of being left out of it "
+                             "(sets execution.strict)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -165,6 +171,8 @@ def _with_execution(config, args):
     execution = asdict(config.execution)
     if args.n_jobs is not None:
         execution["n_jobs"] = args.n_jobs
+    if getattr(args, "strict", False):
+        execution["strict"] = True
     if args.scheduler:
         if args.scheduler == "local":
             execution.update(backend="dask", scheduler=None)

@@ -79,7 +79,7 @@ def default_run_dir(config: PipelineConfig) -> Path:
 
 def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *, force: bool = False,
                  show_progress: bool = True, client=None, retry_failed: bool = False,
-                 explain: bool = False) -> RunOutcome:
+                 explain: bool = False, strict: bool | None = None) -> RunOutcome:
     """Run the configured stages, reusing every stored result whose key matches.
 
     Parameters
@@ -100,17 +100,22 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
     explain : bool
         Compute and write nothing: the returned manifest says, per (dataset, stage) and for the report,
         whether the stored result would be reused or why it would be recomputed.
+    strict : bool, optional
+        A dataset on which a configured classifier could not be fitted fails instead of being kept
+        without it; default ``config.execution.strict``.
 
     Returns
     -------
     RunOutcome
-        ``exit_code`` is 0 when nothing failed, 1 when some dataset or stage failed after its retries
-        (skips, which are the data's fault, do not count).
+        ``exit_code`` is 0 when everything asked for is in the results, 1 when some dataset or stage
+        failed after its retries or a configured classifier was left out of some dataset because its
+        fit failed (skips, which are the data's fault, do not count).
     """
     run_dir = Path(out) if out is not None else default_run_dir(config)
     executor = make_executor(config.execution, client) if not explain else _NoExecutor()
     run = Run(ArtifactStore(run_dir), executor, config=to_plain(config.to_dict()), force=force, show_progress=show_progress,
-              retry_failed=retry_failed, explain=explain)
+              retry_failed=retry_failed, explain=explain,
+              strict=config.execution.strict if strict is None else strict)
     try:
         run.start(config.stages)
         run.manifest["config_source"] = config.source
@@ -125,8 +130,8 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
         raise
     finally:
         executor.close()
-    failed = any(report.failed for report in run.stage_reports.values())
-    return RunOutcome(run_dir, run.manifest, 1 if failed else 0)
+    incomplete = any(report.failed or report.left_out for report in run.stage_reports.values())
+    return RunOutcome(run_dir, run.manifest, 1 if incomplete else 0)
 
 
 class _NoExecutor:

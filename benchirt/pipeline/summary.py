@@ -55,8 +55,39 @@ def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 
             if len(reason) > REASON_WIDTH:
                 reason = reason[: REASON_WIDTH - 1] + "…"
             lines.append(f"  {entry['status']:<8}{stage:<8}{name}: {reason}")
+    lines += left_out_lines(manifest)
     run_dir = Path(run_dir)
     if (run_dir / "report.html").is_file():
         lines.append(f"Report: {run_dir / 'report.html'}  (summary: {run_dir / 'summary.md'})")
     lines.append(f"Manifest: {run_dir / 'manifest.json'}")
     return "\n".join(lines)
+
+
+def left_out_classifiers(manifest: dict) -> dict[str, dict[str, str]]:
+    """Classifier -> {dataset: the error of its fit} for every configured classifier a dataset's result lacks.
+
+    Read from the manifest's per-dataset ``left_out`` entries (:mod:`benchirt.pipeline.runner`) of the results the
+    run kept (a dataset failed by ``--strict`` is listed among the failures instead).
+    """
+    found: dict[str, dict[str, str]] = {}
+    for name, stages in sorted(manifest.get("datasets", {}).items()):
+        for entry in stages.values():
+            if entry.get("status") == "failed":  # under --strict: the failure itself names the classifier
+                continue
+            for clf, error in (entry.get("left_out") or {}).items():
+                found.setdefault(clf, {})[name] = error
+    return found
+
+
+def left_out_lines(manifest: dict) -> list[str]:
+    """The summary's lines naming each left-out classifier, its datasets and its first error (empty if none)."""
+    found = left_out_classifiers(manifest)
+    if not found:
+        return []
+    lines = ["Classifiers LEFT OUT (their fit failed; --strict fails the dataset instead):"]
+    for clf, errors in sorted(found.items()):
+        first = next(iter(errors.values())).splitlines()[0]
+        if len(first) > REASON_WIDTH:
+            first = first[: REASON_WIDTH - 1] + "…"
+        lines.append(f"  {clf} on {len(errors)} dataset(s) ({', '.join(errors)}): {first}")
+    return lines

@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from benchirt.pipeline.summary import left_out_classifiers
 from benchirt.report.added import added_classifiers
 from benchirt.report.config import ReportConfig
 from benchirt.report.document import Note, Paragraph, Section, Table, figure_block
@@ -88,6 +89,10 @@ def _omitted(results) -> list[str]:
         else:
             reason = stages.get(stage, {}).get("note") or manifest.get("artifacts", {}).get(stage, {}).get("reason")
             out.append(f"Not in this report: {label} — {reason or 'the stage produced no result'}.")
+    for clf, errors in sorted(left_out_classifiers(manifest).items()):
+        first = next(iter(errors.values())).splitlines()[0]
+        out.append(f"Left out: classifier {clf!r} on {len(errors)} dataset(s) ({', '.join(errors)}) — its fit failed: "
+                   f"{first}")
     return out
 
 
@@ -116,6 +121,9 @@ def overview(results, config: ReportConfig) -> Section:
     for stage, entry in manifest.get("artifacts", {}).items():
         if entry.get("status") in ("skipped", "failed"):
             problems.append({"dataset": "(all)", "stage": stage, "reason": f"{entry['status']}: {entry.get('reason')}"})
+    for clf, errors in sorted(left_out_classifiers(manifest).items()):
+        problems += [{"dataset": name, "stage": "respond", "reason": f"classifier {clf!r} left out, its fit failed: {error}"}
+                     for name, error in errors.items()]
     if problems:
         section.add(Table(pd.DataFrame(problems), "Datasets or stages left out, and why."))
     versions = pd.DataFrame(sorted(manifest.get("versions", {}).items()), columns=["package", "version"])

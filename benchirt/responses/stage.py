@@ -64,8 +64,8 @@ class ResponseResult:
         The size policy as applied: ``rows`` (labelled rows), ``test_rows``, ``train_rows`` (the
         training part before any cap), ``train_used`` (rows the final models and the ladder trained
         on: ``max_train`` applied), ``cv_rows`` (rows cross-validated: ``max_cv_train`` applied),
-        ``max_train``, ``max_cv_train``, ``time_budget`` and ``skipped_classifiers`` (name -> why it was
-        left out by the time budget).
+        ``max_train``, ``max_cv_train``, ``time_budget``, ``skipped_classifiers`` (name -> why it was
+        left out by the time budget) and ``failed_classifiers`` (name -> the error its fit raised).
     """
 
     dataset: str
@@ -78,6 +78,14 @@ class ResponseResult:
     test_index: np.ndarray
     notes: list[str] = field(default_factory=list)
     sizes: dict = field(default_factory=dict)
+
+    def left_out(self) -> dict[str, str]:
+        """Classifiers of the configured pool this result lacks because their fit failed: name -> the error.
+
+        The pipeline records them per dataset (manifest, console, summary, report) and, with
+        ``execution.strict``, fails the dataset instead (:mod:`benchirt.pipeline.runner`).
+        """
+        return dict(self.sizes.get("failed_classifiers") or {})
 
 
 def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progress: bool = False,
@@ -172,7 +180,7 @@ def assemble(plan: FitPlan) -> ResponseResult:
         sizes={"rows": int(rows.labelled), "test_rows": len(rows.test), "train_rows": int(rows.train_rows),
                "train_used": len(rows.train), "cv_rows": len(rows.cv_rows), "max_train": config.max_train,
                "max_cv_train": config.max_cv_train, "time_budget": config.time_budget,
-               "skipped_classifiers": dict(outputs.over_budget)},
+               "skipped_classifiers": dict(outputs.over_budget), "failed_classifiers": dict(failed)},
     )
 
 
