@@ -111,6 +111,7 @@ class Run:
         """Lock the run directory, drop leftovers of a killed run, write the initial manifest."""
         leftovers = 0
         if not self.explain:
+            self.store.claim(self.force)
             self.store.lock()
             leftovers = self.store.clean_temporary()
         try:

@@ -51,6 +51,10 @@ MARKER = "_COMPLETE.json"
 MANIFEST = "manifest.json"
 REPORT_KEY = "report.key.json"
 REPORT_FILES = ("report.html", "summary.md")
+#: Every name a run writes at the top of its directory (the exports of ``benchirt run`` / ``respond``,
+#: the progress folder, ``benchirt add``'s folder included): in a folder that is not a run, none may exist.
+RUN_NAMES = frozenset({MANIFEST, "config.yaml", REPORT_KEY, *REPORT_FILES, ".lock", "artifacts", "irt", "responses",
+                       "added", ".progress"})
 
 
 def key_parts(stage: str, options: Any, inputs: Any) -> dict:
@@ -177,6 +181,38 @@ class ArtifactStore:
                     shutil.rmtree(leftover, ignore_errors=True)
                     count += 1
         return count
+
+    def claim(self, force: bool = False) -> None:
+        """Refuse a run directory that holds someone else's files, before anything is written.
+
+        A missing or empty folder, or a benchirt run (a manifest with ``benchirt_run``), is fine. A
+        non-empty folder that is not a run is refused unless ``force``; even then a file or folder of
+        that name among :data:`RUN_NAMES` (the user's own ``config.yaml``, ``summary.md``…) is refused,
+        since benchirt never overwrites what it did not write.
+        """
+        if not self.root.is_dir() or self.is_run():
+            return
+        try:
+            entries = sorted(entry.name for entry in self.root.iterdir() if entry.name != ".lock")
+        except OSError:
+            return  # unreadable: lock() reports it
+        if not entries:
+            return
+        if not force:
+            shown = ", ".join(entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
+            raise BenchirtError(f"--out {self.root} is not empty and is not a benchirt run (it holds {shown}); give a "
+                                "new or empty folder, or add --force to write the run beside those files")
+        clash = sorted(set(entries) & RUN_NAMES)
+        if clash:
+            raise BenchirtError(f"--out {self.root} is not a benchirt run and holds {', '.join(clash)}, which a run "
+                                "writes; benchirt never overwrites files it did not write — give a new or empty folder")
+
+    def is_run(self) -> bool:
+        """Whether the folder holds a manifest written by ``benchirt run``."""
+        try:
+            return "benchirt_run" in json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError, TypeError):
+            return False
 
     def lock(self) -> None:
         """Take the run directory for this process; another live run on it is a clear error.
