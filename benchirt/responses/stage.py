@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, parallel_config
 from tqdm.auto import tqdm
 
 from benchirt.data import Dataset
@@ -32,6 +32,7 @@ from benchirt.errors import ConfigError, DataError
 from benchirt.pool import ROLES, RealClassifier, artificial_predictions, ladder_name, resolve_pool
 from benchirt.responses.config import ResponseConfig
 from benchirt.responses.units import FitPlan, prepare, run_unit
+from benchirt.workers import initializer
 
 @dataclass
 class ResponseResult:
@@ -128,12 +129,14 @@ def run_plan(plan: FitPlan, n_jobs: int = 1, show_progress: bool = False, desc: 
 
     ``on_progress(done, total)`` is told the plan's progress (:meth:`FitPlan.progress`) after every unit.
     """
+    init, initargs = initializer()  # loky's workers end with this process, however it ends (benchirt.workers)
     progress = tqdm(total=plan.progress()[1], desc=desc, unit="fit", disable=not show_progress, leave=False)
     shown = 0
-    with progress:
+    with progress, parallel_config(backend="loky", initializer=init, initargs=initargs):
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator")
         while units := plan.take():
             jobs = [delayed(run_unit)(plan.prepared, unit, plan.config) for unit in units]
-            for unit, result in zip(units, Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):
+            for unit, result in zip(units, parallel(jobs)):
                 plan.record(unit, result)
                 done, total = plan.progress()
                 progress.total = total
