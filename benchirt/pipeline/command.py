@@ -99,7 +99,8 @@ def run_command(args: argparse.Namespace) -> int:
         export_irt(outcome.run_dir)
     glicko = load_stage_table(outcome.run_dir, "rate", "tournament/table")
     print(format_summary(outcome.run_dir, outcome.manifest, glicko, top=config.stage_config("report").top_classifiers,
-                         verdict=_leaderboard_verdict(outcome.run_dir)))
+                         verdict=_leaderboard_verdict(outcome.run_dir),
+                         command=rerun_command("run", args.config, outcome.run_dir)))
     return outcome.exit_code
 
 
@@ -157,9 +158,17 @@ def respond_command(args: argparse.Namespace) -> int:
     outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet,
                            retry_failed=args.retry_failed)
     written = export_responses(outcome.run_dir)
-    print(format_summary(outcome.run_dir, outcome.manifest))
+    print(format_summary(outcome.run_dir, outcome.manifest, command=rerun_command("respond", args.source, outcome.run_dir)))
     print(f"Responses of {len(written)} dataset(s) in {Path(outcome.run_dir) / 'responses'}")
     return outcome.exit_code
+
+
+def rerun_command(command: str, source: str | None, run_dir) -> str:
+    """The command line that runs the same study again on ``run_dir`` (quoted for a POSIX shell)."""
+    import shlex
+
+    return " ".join(["benchirt", command, *([shlex.quote(str(source))] if source else []), "--out",
+                     shlex.quote(str(run_dir))])
 
 
 def _with_execution(config, args):

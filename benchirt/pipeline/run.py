@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from benchirt.errors import DataError
+from benchirt.errors import BenchirtError, DataError
 from benchirt.pipeline import fingerprint
 from benchirt.pipeline import stages as stage_functions
 from benchirt.pipeline.config import PipelineConfig, to_plain
@@ -124,6 +124,10 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
             run.store.write_config(yaml.safe_dump(to_plain(config.to_dict()), sort_keys=False))
         _Pipeline(config, run, executor.parallel).execute()
         run.finish()
+    except BenchirtError as exc:
+        if run.manifest and not explain:  # refused: the previous run stays what the directory describes
+            run.abandon(str(exc))
+        raise
     except BaseException:
         if run.manifest:  # started: record why it stopped
             run.finish("interrupted")

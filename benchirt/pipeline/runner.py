@@ -106,6 +106,7 @@ class Run:
     previous: dict = field(default_factory=dict, repr=False)
     stage_reports: dict[str, StageReport] = field(default_factory=dict)
     started: dict[str, float] = field(default_factory=dict, repr=False)
+    kept: dict = field(default_factory=dict, repr=False)
 
     def start(self, stages: Sequence[str]) -> None:
         """Lock the run directory, drop leftovers of a killed run, write the initial manifest."""
@@ -113,6 +114,7 @@ class Run:
         if not self.explain:
             self.store.claim(self.force)
             self.store.lock()
+            self.kept = self.store.snapshot()
             leftovers = self.store.clean_temporary()
         try:
             previous = self.store.read_manifest()
@@ -296,7 +298,8 @@ class Run:
         else:  # failures leave no artifact, only a manifest entry (a rerun tries again with --retry-failed)
             self._record(stage, outcome.name, key, "failed", reason=outcome.error, decision=decision, **info)
             report.failed += 1
-            self._log(f"{stage}: FAILED {outcome.name} after {outcome.attempts} attempt(s): {outcome.error.splitlines()[0]}")
+            self._log(f"{stage}: FAILED {outcome.name} after {outcome.attempts} attempt(s): {outcome.error.splitlines()[0]} "
+                      "(a rerun with --retry-failed tries it again)")
         self.manifest["stages"][stage] = _public(report)  # live counts for anyone watching the manifest
         self._save_manifest()
 
@@ -417,6 +420,18 @@ class Run:
         self.manifest["stages"][stage] = _public(report)
         self._log(f"{stage}: skipped: {reason}")
         self._save_manifest()
+
+    def abandon(self, reason: str) -> None:
+        """Stop after a refusal (a changed artifact, a bad input): the previous run's manifest and config.yaml
+        are put back, so ``benchirt report`` still shows that run; a first run records ``stopped: reason``.
+
+        Results this run stored stay on disk (a rerun reuses them); nothing the previous manifest names was removed.
+        """
+        if self.kept.get("manifest.json") is not None:
+            self.store.restore(self.kept)
+            self.store.unlock()
+        else:
+            self.finish(f"stopped: {reason.splitlines()[0] if reason else 'error'}")
 
     def finish(self, status: str | None = None) -> None:
         failed = any(r.failed for r in self.stage_reports.values())

@@ -41,7 +41,7 @@ from typing import Any
 
 from benchirt import __version__
 from benchirt.errors import ArtifactError, BenchirtError
-from benchirt.io import atomic_write_json, atomic_write_text
+from benchirt.io import atomic_open, atomic_write_json, atomic_write_text
 from benchirt.pipeline import fingerprint
 
 #: Bump when the artifact layout or a result's serialised form changes: old artifacts are then ignored.
@@ -98,7 +98,8 @@ class ArtifactStore:
         """The result object of a complete artifact; refuses incomplete or foreign ones."""
         if not self.has(stage, name, key):
             raise BenchirtError(
-                f"{self.root}: no complete {stage} artifact for {name!r} (key {key[:16]}); rerun `benchirt run` to compute it"
+                f"{self.root}: no complete {stage} artifact for {name!r} (key {key[:16]}); rerun the `benchirt run` "
+                f"command that made it with --retry-failed to compute it (a plain rerun does not retry a failed dataset)"
             )
         marker = self.marker(stage, name, key)
         if marker.get("status") == "skipped":
@@ -237,6 +238,12 @@ class ArtifactStore:
             raise BenchirtError(f"{self.root} is in use by another benchirt run; wait for it to finish or give "
                                 "another --out") from None
 
+    def ensure_idle(self) -> None:
+        """Refuse a run directory that a running ``benchirt run`` holds (its lock), without taking it."""
+        if (self.root / ".lock").is_file():
+            self.lock()
+            self.unlock()
+
     def unlock(self) -> None:
         handle = getattr(self, "_lock_handle", None)
         if handle is not None:
@@ -276,6 +283,23 @@ class ArtifactStore:
 
     def write_config(self, text: str) -> None:
         atomic_write_text(self.root / "config.yaml", text)
+
+    def snapshot(self) -> dict[str, bytes | None]:
+        """The bytes of the files that describe the run (manifest, config.yaml) as they are now; None: absent."""
+        kept = {}
+        for name in (MANIFEST, "config.yaml"):
+            try:
+                kept[name] = (self.root / name).read_bytes()
+            except OSError:
+                kept[name] = None
+        return kept
+
+    def restore(self, kept: dict[str, bytes | None]) -> None:
+        """Put back the files of a :meth:`snapshot` that existed then (atomically)."""
+        for name, content in kept.items():
+            if content is not None:
+                with atomic_open(self.root / name, "wb") as handle:
+                    handle.write(content)
 
 
 def environment_versions() -> dict:
