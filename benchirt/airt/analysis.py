@@ -194,7 +194,7 @@ def _fit_airt_r(perf: pd.DataFrame, config: AIRTConfig) -> tuple[ContinuousFit, 
     exact extremes replaced), the predictions, and the notes that say how this fit was obtained.
     """
     values = perf.to_numpy(dtype=float)
-    low, high = (values.min(), values.max()) if config.compat_range == "data" else (0.0, 1.0)
+    low, high = (values.min(), values.max()) if config.compat_range == "data" else (0.0, 1.0)  # unit: R's defaults
     r_fit = fit_continuous_r(r_logit(values, low, high))
     shifted, _ = replace_extremes(values, low, high)
     rule = (f"its stopping rule (expected complete-data log-likelihood change < .01) ended the EM after "
