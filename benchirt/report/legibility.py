@@ -73,10 +73,15 @@ def render_legible(fig, dpi: float) -> bytes:
 
 def overlapping_texts(fig, dpi: float, tolerance: float = 1.0) -> list[tuple[str, str]]:
     """Pairs of visible texts whose boxes intersect by more than ``tolerance`` pixels each way."""
+    from benchirt.plotstyle import figure_renderer
+
     fig.set_dpi(dpi)
-    renderer = fig.canvas.get_renderer()
+    renderer = figure_renderer(fig)
     fig.draw(renderer)
-    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in visible_texts(fig)]
+    from matplotlib.text import Text
+
+    # the text's own box: an annotation's box would also hold its leader line
+    boxes = [(t.get_text(), Text.get_window_extent(t, renderer)) for t in visible_texts(fig)]
     pairs = []
     for i, (name_a, a) in enumerate(boxes):
         for name_b, b in boxes[i + 1:]:
