@@ -80,7 +80,7 @@ def _children_cpu() -> float:
 
 def same_results(outs: list[Path]) -> bool:
     """Every run's response matrices, predictions and CV accuracies equal the first run's, bit for bit."""
-    from benchirt.pipeline.run import load_run
+    from benchirt.pipeline.results import load_run
 
     runs = [load_run(out).responses for out in outs]
     for other in runs[1:]:

@@ -18,7 +18,8 @@ from benchirt.pipeline.eta import RunEta
 from benchirt.pipeline import memory as memory_module
 from benchirt.pipeline.memory import memory_limit
 from benchirt.pipeline.preflight import file_shape, preflight
-from benchirt.pipeline.run import load_run, run_pipeline
+from benchirt.pipeline.results import load_run
+from benchirt.pipeline.run import run_pipeline
 from benchirt.responses import ResponseConfig, respond
 
 TOY_MODEL = {"seconds_per_unit": {"gaussian_nb": 1e-6, "svc": 1e-8, "ladder": 1e-7},

@@ -17,7 +17,8 @@ from benchirt.airt import pipeline_stage as airt_stage
 from benchirt.irt import pipeline_stage as irt_stage
 from benchirt.rating.run_scores import run_scores
 from benchirt.pipeline.config import load_config
-from benchirt.pipeline.run import load_run, run_pipeline
+from benchirt.pipeline.results import load_run
+from benchirt.pipeline.run import run_pipeline
 from benchirt.pipeline.store import MARKER
 
 SECRET = "0123456789abcdef-benchirt-test-apikey"
