@@ -82,7 +82,7 @@ REGISTRY: tuple[Stage, ...] = (
           plan="benchirt.pipeline.respond_stage:plan",
           results=("benchirt.responses.stage",), needs=(), scope="dataset",
           code=("data", "pool", "responses", "preprocess.py", "sniff.py", "lazy.py", "pipeline/respond_stage.py",
-                "pipeline/progress.py"),
+                "pipeline/fits.py", "pipeline/progress.py"),
           command="benchirt.pipeline.command", help="response matrices of the classifier pool on a suite",
           title="responses", aliases=("responses",)),
     Stage("irt", config="benchirt.irt.config:IRTConfig", plan="benchirt.irt.pipeline_stage:plan",
@@ -94,13 +94,14 @@ REGISTRY: tuple[Stage, ...] = (
           results=("benchirt.rating.config", "benchirt.rating.glicko", "benchirt.rating.permutation",
                    "benchirt.rating.statistics", "benchirt.rating.stage", "benchirt.rating.leaderboard",
                    "benchirt.rating.bradley_terry"),
-          needs=("respond", "irt"), scope="suite", code=("rating", "irt", "pool", "lazy.py"),
+          needs=("respond", "irt"), scope="suite",
+          code=("rating", "irt", "pool", "responses/suite.py", "sniff.py", "lazy.py"),
           command="benchirt.rating.command",
           help="leaderboard with intervals, pairwise tests, Glicko-2 ratings, Friedman/Nemenyi",
           title="ratings and significance tests", aliases=("rating",)),
     Stage("subset", config="benchirt.subsets.config:SubsetConfig", plan="benchirt.subsets.pipeline_stage:plan",
           results=("benchirt.subsets.config", "benchirt.subsets.evaluation"), needs=("respond", "irt"),
-          scope="suite", code=("subsets", "rating", "irt", "pool", "data", "sniff.py", "lazy.py"),
+          scope="suite", code=("subsets", "rating", "irt", "pool", "data", "responses/suite.py", "sniff.py", "lazy.py"),
           command="benchirt.subsets.command",
           help="IRT-filtered benchmark subsets: build, evaluate against chance, export/publish",
           title="benchmark subsets", aliases=("subsets",)),
@@ -125,6 +126,12 @@ OTHER_RESULT_MODULES: tuple[str, ...] = ("benchirt.placement.add",)
 OTHER_CODE: dict[str, tuple[str, ...]] = {
     "add": ("placement", "responses", "pool", "irt", "data", "preprocess.py", "sniff.py", "lazy.py"),
 }
+
+#: Modules that decide how, when and where a stage's work runs — never what it computes — so they are
+#: part of no stage's code (a scheduling change does not recompute a suite): the config and this
+#: registry, the executors and their worker processes, the cost model and the memory guard.
+ENGINE_CODE: tuple[str, ...] = ("pipeline/config.py", "pipeline/registry.py", "pipeline/executors.py", "workers.py",
+                                "pipeline/estimate.py", "pipeline/memory.py", "pipeline/preflight.py")
 
 #: Stage name -> its record.
 BY_NAME: dict[str, Stage] = {stage.name: stage for stage in REGISTRY}
