@@ -183,3 +183,17 @@ def test_registry_lists_are_derived_from_the_records():
         registry.OTHER_RESULT_MODULES)
     assert fingerprint.STAGE_CODE["respond"] == registry.stage("respond").code
     assert json.dumps(sorted(registry.ALIASES)) == json.dumps(["irts", "rating", "responses", "subsets"])
+
+
+def test_stage_commands_take_their_defaults_from_the_config_classes():
+    from benchirt.rating.config import RatingConfig
+    from benchirt.subsets.config import SubsetConfig
+
+    rate, rating = build_parser("rate").parse_args(["rate", "s.csv", "--out", "o"]), RatingConfig()
+    assert (rate.permutations, rate.seed, rate.glicko, rate.bootstrap, rate.rope, rate.stats, rate.alpha,
+            rate.tie_tolerance) == (rating.n_permutations, rating.seed, rating.glicko, rating.n_bootstrap, rating.rope,
+                                    rating.stats, rating.alpha, rating.tie_tolerance)
+    subset, subsets = build_parser("subset").parse_args(["subset", "x.csv", "s.csv", "--out", "o"]), SubsetConfig()
+    assert SubsetConfig(cuts=tuple(subset.cuts.split(","))).cuts == subsets.cuts
+    assert (subset.rule, subset.random, subset.permutations, subset.seed, subset.score) == (
+        subsets.rule, subsets.n_random, subsets.n_permutations, subsets.seed, rating.score)

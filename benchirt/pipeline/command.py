@@ -108,12 +108,12 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _irt_export_stale(outcome) -> bool:
     """Whether RUN_DIR/irt/ must be written again: the irt stage computed something, or a dataset's folder is missing."""
+    from benchirt.pipeline.manifest import Manifest
     from benchirt.pipeline.store import safe_name
 
     if outcome.manifest["stages"].get("irt", {}).get("computed"):
         return True
-    with_irt = [name for name, stages in outcome.manifest["datasets"].items()
-                if stages.get("irt", {}).get("status") in ("computed", "reused", "stored")]
+    with_irt = Manifest(outcome.manifest).result_keys("irt")
     return any(not (Path(outcome.run_dir) / "irt" / safe_name(name) / "items.csv").is_file() for name in with_irt)
 
 

@@ -18,10 +18,6 @@ from typing import Any
 from benchirt.pipeline import registry
 from benchirt.pipeline.store import ArtifactStore
 
-#: Manifest statuses of a result that exists in the run directory.
-PRESENT = ("computed", "reused", "stored")
-
-
 @dataclass
 class RunResults:
     """Every result of a run directory, read back as the stages' own objects.
@@ -66,27 +62,21 @@ def load_run(run_dir: str | os.PathLike) -> RunResults:
 
     store = ArtifactStore(run_dir)
     manifest = store.read_manifest()
-    results = RunResults(Path(run_dir), manifest, load_config(manifest["config"]))
-    for name, stages in sorted(manifest.get("datasets", {}).items()):
-        for stage, entry in stages.items():
-            if entry["status"] in PRESENT and store.has(stage, name, entry["key"]):
-                results.per_dataset.setdefault(stage, {})[name] = store.load(stage, name, entry["key"])
-            elif entry["status"] in ("skipped", "failed"):
-                results.skipped.setdefault(name, {})[stage] = f"{entry['status']}: {entry.get('reason')}"
+    results = RunResults(Path(run_dir), manifest, load_config(manifest.config), skipped=manifest.problems())
     for stage in registry.REGISTRY:
-        if stage.scope == "suite":
-            results.suite[stage.name] = load_stage_result(run_dir, stage.name)
+        if stage.scope == "dataset":
+            results.per_dataset[stage.name] = {name: store.load(stage.name, name, key)
+                                               for name, key in manifest.result_keys(stage.name).items()
+                                               if store.has(stage.name, name, key)}
+        elif stage.scope == "suite":
+            results.suite[stage.name] = _suite_result(store, manifest, stage.name, store.load)
     return results
 
 
 def load_stage_result(run_dir: str | os.PathLike, stage: str):
     """The stored result of one suite-wide stage (``rate``, ``subset``, ``airt``) of a run, or None."""
     store = ArtifactStore(run_dir)
-    stage = registry.canonical(stage)
-    entry = store.read_manifest().get("artifacts", {}).get(stage)
-    if entry and entry["status"] in PRESENT and store.has(stage, "all", entry["key"]):
-        return store.load(stage, "all", entry["key"])
-    return None
+    return _suite_result(store, store.read_manifest(), registry.canonical(stage), store.load)
 
 
 def load_stage_table(run_dir: str | os.PathLike, stage: str, path: str):
@@ -95,8 +85,11 @@ def load_stage_table(run_dir: str | os.PathLike, stage: str, path: str):
     Reads the parquet file alone — no stage module is imported (the end-of-run summary stays light).
     """
     store = ArtifactStore(run_dir)
-    stage = registry.canonical(stage)
-    entry = store.read_manifest().get("artifacts", {}).get(stage)
-    if entry and entry["status"] in PRESENT and store.has(stage, "all", entry["key"]):
-        return store.load_frame(stage, "all", entry["key"], path)
-    return None
+    return _suite_result(store, store.read_manifest(), registry.canonical(stage),
+                         lambda stage, name, key: store.load_frame(stage, name, key, path))
+
+
+def _suite_result(store: ArtifactStore, manifest, stage: str, read):
+    """``read(stage, "all", key)`` of the suite-wide result the manifest lists, when it is stored; else None."""
+    key = manifest.suite_key(stage)
+    return read(stage, "all", key) if key and store.has(stage, "all", key) else None

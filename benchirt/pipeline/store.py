@@ -43,12 +43,14 @@ from benchirt import __version__
 from benchirt.errors import ArtifactError, BenchirtError
 from benchirt.io import atomic_open, atomic_write_json, atomic_write_text
 from benchirt.pipeline import fingerprint
+from benchirt.pipeline.manifest import FILE as MANIFEST_FILE
+from benchirt.pipeline.manifest import Manifest
 
 #: Bump when the artifact layout or a result's serialised form changes: old artifacts are then ignored.
 #: 2: no pickles, a registry of result types, code fingerprints and file digests in the marker.
 SCHEMA_VERSION = 2
 MARKER = "_COMPLETE.json"
-MANIFEST = "manifest.json"
+MANIFEST = MANIFEST_FILE
 REPORT_KEY = "report.key.json"
 REPORT_FILES = ("report.html", "summary.md")
 #: Every name a run writes at the top of its directory (the exports of ``benchirt run`` / ``respond``,
@@ -271,15 +273,13 @@ class ArtifactStore:
         atomic_write_json(self.root / REPORT_KEY, {"parts": parts, "files": files, "written": _now()})
 
     # -- manifest --------------------------------------------------------------------------------
-    def read_manifest(self) -> dict:
-        path = self.root / MANIFEST
-        if not path.is_file():
-            raise BenchirtError(f"{self.root} is not a benchirt run directory (no {MANIFEST}); run `benchirt run --out {self.root}` first")
-        return json.loads(path.read_text(encoding="utf-8"))
+    def read_manifest(self) -> Manifest:
+        """The run's validated manifest (:meth:`benchirt.pipeline.manifest.Manifest.read`)."""
+        return Manifest.read(self.root)
 
     def write_manifest(self, manifest: dict) -> None:
         manifest["updated"] = _now()
-        atomic_write_json(self.root / MANIFEST, manifest)
+        Manifest(manifest).write(self.root)
 
     def write_config(self, text: str) -> None:
         atomic_write_text(self.root / "config.yaml", text)
