@@ -40,6 +40,7 @@ from typing import Any, Mapping
 import yaml
 
 from benchirt.errors import ConfigError
+from benchirt.safe_yaml import safe_load
 from benchirt.options import check_choice, check_integer, check_names, checked_options, require
 from benchirt.pipeline.stages import RUN_SCORES
 
@@ -206,7 +207,7 @@ def load_config(source: str | os.PathLike | Mapping | None = None, **overrides: 
 def parse_yaml(text: str, origin: str) -> dict:
     """Parse YAML text into a mapping; syntax errors become a ConfigError with line and column."""
     try:
-        data = yaml.safe_load(text)
+        data = safe_load(text, origin)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

@@ -32,6 +32,7 @@ from benchirt.errors import ConfigError, DataError
 from benchirt.pool import ROLES, RealClassifier, artificial_predictions, ladder_name, resolve_pool
 from benchirt.responses.config import ResponseConfig
 from benchirt.responses.units import FitPlan, prepare, run_unit
+from benchirt.safe_text import printable
 from benchirt.workers import initializer
 
 @dataclass
@@ -130,7 +131,7 @@ def run_plan(plan: FitPlan, n_jobs: int = 1, show_progress: bool = False, desc: 
     ``on_progress(done, total)`` is told the plan's progress (:meth:`FitPlan.progress`) after every unit.
     """
     init, initargs = initializer()  # loky's workers end with this process, however it ends (benchirt.workers)
-    progress = tqdm(total=plan.progress()[1], desc=desc, unit="fit", disable=not show_progress, leave=False)
+    progress = tqdm(total=plan.progress()[1], desc=printable(desc), unit="fit", disable=not show_progress, leave=False)
     shown = 0
     with progress, parallel_config(backend="loky", initializer=init, initargs=initargs):
         parallel = Parallel(n_jobs=n_jobs, return_as="generator")
