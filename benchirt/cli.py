@@ -27,6 +27,7 @@ from benchirt.safe_text import printable
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("benchirt.pipeline.command", "the whole pipeline: respond, irt, rate, subset, airt, report"),
     "respond": ("benchirt.pipeline.command", "response matrices of the classifier pool on a suite"),
+    "import-runs": ("benchirt.runs.command", "response matrices from OpenML's stored runs (no training)"),
     "datasets": ("benchirt.data.command", "list a suite's datasets and their characteristics"),
     "irt": ("benchirt.irt.command", "fit a 1PL/2PL/3PL model to a response matrix"),
     "rate": ("benchirt.rating.command", "leaderboard with intervals, pairwise tests, Glicko-2 ratings, Friedman/Nemenyi"),

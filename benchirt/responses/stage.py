@@ -68,6 +68,9 @@ class ResponseResult:
         on: ``max_train`` applied), ``cv_rows`` (rows cross-validated: ``max_cv_train`` applied),
         ``max_train``, ``max_cv_train``, ``time_budget``, ``skipped_classifiers`` (name -> why it was
         left out by the time budget) and ``failed_classifiers`` (name -> the error its fit raised).
+    test_labels : pandas.Series, shape (n_test,)
+        The dataset's label of each test item (as a string), index = the items (read from the data; the
+        suspect-label table shows it). Empty for results stored before it existed.
     """
 
     dataset: str
@@ -80,6 +83,7 @@ class ResponseResult:
     test_index: np.ndarray
     notes: list[str] = field(default_factory=list)
     sizes: dict = field(default_factory=dict)
+    test_labels: pd.Series = field(default_factory=lambda: pd.Series(dtype=str))
 
     def left_out(self) -> dict[str, str]:
         """Classifiers of the configured pool this result lacks because their fit failed: name -> the error.
@@ -265,6 +269,7 @@ def _result(prepared, predicted: dict, roles: dict, outputs, real_names: list[st
         test_index=test_positions,
         notes=notes,
         sizes=sizes if sizes is not None else {},
+        test_labels=pd.Series(rows.label_names[rows.codes[rows.test]], index=items, name="label", dtype=str),
     )
 
 
