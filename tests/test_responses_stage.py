@@ -154,7 +154,8 @@ def test_large_dataset_caps_test_and_training_parts():
     assert any("subsample of 4000" in n for n in result.notes) and any("subsample of 2000" in n for n in result.notes)
     assert result.test_accuracy["gaussian_nb"] > 0.8
     assert result.sizes == {"rows": n, "test_rows": 500, "train_rows": n - 500, "train_used": 4000, "cv_rows": 2000,
-                            "max_train": 4000, "max_cv_train": 2000, "time_budget": None, "skipped_classifiers": {}}
+                            "max_train": 4000, "max_cv_train": 2000, "time_budget": None, "skipped_classifiers": {},
+                            "failed_classifiers": {}}
 
 
 def test_time_budget_skips_the_classifiers_that_would_overrun_it():
