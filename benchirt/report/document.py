@@ -40,6 +40,10 @@ HEADERS = {
     "p_above_next": "P(above next)", "wilcoxon_p": "Wilcoxon p", "wilcoxon_p_holm": "Wilcoxon p (Holm)",
     "p_a_better": "P(a better)", "p_equivalent": "P(equivalent)", "p_b_better": "P(b better)",
     "mean_difference": "Mean difference (a − b)",
+    "pairs_separated": "Real pairs separated (%)",
+    "ability_sd": "Ability SD (real)", "accuracy_range": "Accuracy range (points)", "n_real": "Real classifiers",
+    "true_score_rank": "True-Score rank", "accuracy_rank": "Accuracy rank", "places_apart": "Places apart",
+    "discrimination_low": "Discrimination low (95 %)", "discrimination_high": "Discrimination high (95 %)",
 }
 
 

@@ -157,16 +157,17 @@ def datasets(results, config: ReportConfig) -> Section | None:
     spread = real_classifier_spread([results.irts[n] for n in sorted(results.irts)], results.responses)
     if len(spread):
         section.add(Paragraph(
-            "Which datasets separate the real classifiers: the item parameters above are calibrated with the "
+            "Which datasets tell the real classifiers apart: the item parameters above are calibrated with the "
             "artificial respondents too (random, majority, minority, …), which alone can make the items of an easy "
-            "dataset look discriminating. Below, the spread (standard deviation) of the real classifiers' "
-            "abilities on each dataset, and the range of their test accuracies as the simplest check; the "
-            "conclusions' 'most informative datasets' are these."))
-        section.add(Table(spread, "Datasets by the spread of the real classifiers' abilities (rank 1 = most "
-                                  "spread); accuracy range in percentage points.",
-                          key=("rank", "dataset", "ability_sd", "accuracy_range", "n_real")))
-    _figure(section, lambda: _summary_bars(summaries, irt_config),
-            "Percentage of difficult / discriminating items per dataset", config)
+            "dataset look discriminating. Below, per dataset, the share of pairs of real classifiers that McNemar's "
+            "exact test on the test items separates (p < 0.05 per pair, uncorrected; McNemar 1947), the standard "
+            "deviation of their IRT abilities and the range of their accuracies. The spread alone misleads: one "
+            "failing classifier makes it large. The conclusions' 'most informative datasets' are ranked by the "
+            "share of pairs."))
+        section.add(Table(spread, "Datasets by the share of real-classifier pairs their test items separate "
+                                  "(rank 1 = most; ties broken by the ability spread); accuracy range in "
+                                  "percentage points.",
+                          key=("rank", "dataset", "pairs_separated", "ability_sd", "accuracy_range", "n_real")))
     return section
 
 
