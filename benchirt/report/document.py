@@ -15,6 +15,8 @@ from typing import Union
 import numpy as np
 import pandas as pd
 
+from benchirt.humanize import human_value
+
 #: Rows of a table shown in full; longer tables show their head and say how many rows they have.
 MAX_TABLE_ROWS = 80  # CC18's 72 datasets fit
 #: Tables longer than this are folded (HTML ``<details>``) with their CSV a click away.
@@ -238,9 +240,12 @@ def _clip(frame: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
 
 
 def _format(frame: pd.DataFrame) -> pd.DataFrame:
-    """Floats to 3 significant decimals (large numbers to 1) for reading; other columns as they are."""
+    """Floats to 3 significant decimals (large numbers to 1) for reading; codes in text columns as words
+    (:func:`benchirt.humanize.human_value`); other values as they are."""
     out = frame.copy()
     for column in out.columns:
+        if out[column].dtype == object:
+            out[column] = out[column].map(human_value)
         if pd.api.types.is_float_dtype(out[column]):
             values = out[column]
             big = values.abs().max() >= 100 if values.notna().any() else False

@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from benchirt.humanize import human_value
 from benchirt.pipeline.config import STAGES
 from benchirt.report.added import added_classifiers
 from benchirt.report.config import ReportConfig
@@ -104,7 +105,8 @@ def overview(results, config: ReportConfig) -> Section:
     airt_section = results.config.section("airt")
     if "airt" in ran and airt_section.get("aslib"):
         facts.append(f"AIRT input: ASlib scenario {airt_section['aslib']}.")
-    facts.append(f"Executor: {manifest.get('executor', '?')}. Run directory: {results.run_dir}.")
+    executor = str(manifest.get("executor", "?")).replace("n_jobs=", "parallel jobs: ")
+    facts.append(f"Executor: {executor}. Run directory: {results.run_dir}.")
     section.add(Paragraph(" ".join(facts)))
     columns = ["stage", "status", "seconds", "computed", "reused", "skipped", "failed"]
     reports = manifest.get("stages", {})
@@ -325,7 +327,7 @@ def ratings(results, config: ReportConfig) -> Section | None:
     section.add(Paragraph(
         f"One rating period per dataset ({len(tournament.order)} datasets, order: "
         f"{rating.config.order or 'sorted names'}); each pair of classifiers plays one match per dataset, "
-        f"won by the higher {rating.config.score} (the run's rating.score). Glicko-2 variant: "
+        f"won by the higher {human_value(rating.config.score)} (the run's rating.score). Glicko-2 variant: "
         f"{rating.config.glicko}. Interval: rating ± 2 RD. " + _glicko_leader(rating.ratings)
     ))
     n_orders = rating.permutation.n_permutations if rating.permutation is not None else 0
@@ -364,9 +366,10 @@ def statistics(results, config: ReportConfig) -> Section | None:
     for name, reason in rating.skipped.items():
         section.add(Note(f"{name}: tests not run — {reason}"))
     for name, comparison in rating.comparisons.items():
-        _figure(section, lambda c=comparison: rating_plots.plot_nemenyi_heatmap(c), f"Nemenyi p-values ({name})", config)
-        _figure(section, lambda c=comparison: rating_plots.plot_cd_diagram(c), f"Critical difference diagram ({name})",
-                config)
+        _figure(section, lambda c=comparison: rating_plots.plot_nemenyi_heatmap(c),
+                f"Nemenyi p-values ({human_value(name)})", config)
+        _figure(section, lambda c=comparison: rating_plots.plot_cd_diagram(c),
+                f"Critical difference diagram ({human_value(name)})", config)
     return section
 
 
