@@ -45,6 +45,7 @@ HEADERS = {
     "pairs_separated": "Real pairs separated (%)",
     "ability_sd": "Ability SD (real)", "accuracy_range": "Accuracy range (points)", "n_real": "Real classifiers",
     "true_score_rank": "True-Score rank", "accuracy_rank": "Accuracy rank", "places_apart": "Places apart",
+    "no_information_missed": "No information, missed",
     "discrimination_low": "Discrimination low (95 %)", "discrimination_high": "Discrimination high (95 %)",
 }
 

@@ -273,16 +273,19 @@ def true_scores(results, config: ReportConfig) -> Section | None:
                       "dataset (columns).", human_headers=False))
     flagged = rank_disagreements([results.irts[n] for n in sorted(results.irts)], results.responses)
     section.add(Paragraph(
-        "A True-Score is what the model expects at the classifier's ability, not the number it got right. They "
-        "part when the answers fit no ability: a classifier right on exactly the items good classifiers get wrong "
-        "(negative discrimination: the chance of a correct answer falls with ability), as the 'minority' "
-        "respondent is, can be placed where the model expects most items right. "
+        "A True-Score is what the model expects at the classifier's ability, not the number it got right. Items "
+        "that every calibration classifier answered right (or wrong) carry no information: the model counts them "
+        "as right (or wrong) for every classifier, whatever it answered, and estimates the ability from the other "
+        "items only. A classifier that misses those items, or is right on exactly the hard items and wrong on "
+        "the easy ones (the 'minority' respondent), can score far above its accuracy. "
         + (f"{len(flagged)} classifier–dataset pair(s) rank more than {RANK_MARGIN} places apart by True-Score "
            "and by test accuracy; read their True-Scores with care:" if len(flagged) else
            f"No classifier ranks more than {RANK_MARGIN} places apart by True-Score and by test accuracy.")))
     if len(flagged):
-        section.add(Table(flagged, f"True-Score rank against test-accuracy rank (among the reported classifiers; "
-                                   "a range when accuracies tie), largest disagreement first."))
+        section.add(Table(flagged, "True-Score rank against test-accuracy rank (among the reported classifiers; "
+                                   "a range when accuracies tie), largest disagreement first; 'no information "
+                                   "missed': items without information the classifier answered otherwise than "
+                                   "the model assumes for all."))
     return section
 
 
