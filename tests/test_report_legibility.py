@@ -109,7 +109,11 @@ def test_true_score_far_from_accuracy_is_flagged_and_accuracy_ties_are_not():
     thetas = dict(zip(names, [1.0] * 7))
     irt = _irt("breast-w", thetas, [9.0, 8.9, 8.8, 8.7, 8.6, 8.5, 9.5], roles, n_items=10)
     accuracy = pd.Series([0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.34], index=names)   # six tied: no flag among them
-    table = rank_disagreements([irt], {"breast-w": SimpleNamespace(test_accuracy=accuracy)})
+    # items 0-5: every calibration respondent right (no information); minority misses them all
+    irt.fit.items["flag"] = ["all_correct"] * 6 + ["ok"] * 4
+    answers = pd.DataFrame([[1] * 9 + [0]] * 6 + [[0] * 6 + [1] * 3 + [0]], index=names, columns=range(10))
+    table = rank_disagreements([irt], {"breast-w": SimpleNamespace(test_accuracy=accuracy, responses=answers)})
     assert table["classifier"].tolist() == ["minority"]
     row = table.iloc[0]
     assert (row["true_score_rank"], row["accuracy_rank"], row["places_apart"]) == (1, "7", 6)
+    assert row["no_information_missed"] == 6
