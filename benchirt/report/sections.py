@@ -13,6 +13,7 @@ import pandas as pd
 
 from benchirt.humanize import human_value
 from benchirt.pipeline.config import STAGES
+from benchirt.pipeline.summary import left_out_classifiers
 from benchirt.report.added import added_classifiers
 from benchirt.report.config import ReportConfig
 from benchirt.report.document import Note, Paragraph, Section, Table, figure_block
@@ -34,22 +35,10 @@ def conclusions(results, config: ReportConfig) -> Section:
     section = Section("conclusions", "Conclusions")
     sentences = []
     rating = results.rating
+    verdict: list[str] = []
     if rating is not None:
-        ranks = rating.permutation.ranks if rating.permutation is not None else None
-        table = rating.ratings
-        n_datasets = len(rating.tournament.order)
-        if len(rating.leaderboard) >= 2:
-            sentences.append(f"Leaderboard (Bradley–Terry over all {n_datasets} datasets, no order; 95 % bootstrap "
-                             f"intervals over datasets): {rating.verdict}")
-            sentences.append(say.pairwise_sentence(rating.pairwise, rating.leaderboard["classifier"].iloc[0],
-                                                   rating.config.alpha))
-        sentences += [f"Leaderboard note: {note}" for note in rating.notes]
-        sentences.append(say.leader_sentence(table, ranks, n_datasets))
-        comparison = next(iter(rating.comparisons.values()), None)
-        if comparison is not None:
-            sentences.append(say.significance_sentence(comparison, len(table)))
-        else:
-            sentences += [f"Significance tests not run: {reason}" for reason in rating.skipped.values()]
+        verdict, checks = say.rating_sentences(rating)
+        sentences += checks
     if results.irts:
         from benchirt.irt import dataset_rankings, summaries_frame
 
@@ -62,16 +51,16 @@ def conclusions(results, config: ReportConfig) -> Section:
         sentences.append(say.airt_sentence(results.airt.algorithms))
     sentences += _omitted(results)
     sentences = [s for s in sentences if s]
-    board_sentences = 2 if rating is not None and len(rating.leaderboard) >= 2 else 0
-    if board_sentences:
-        section.add(Paragraph("\n".join(f"• {s}" for s in sentences[:board_sentences])))
+    if verdict:
+        section.add(Paragraph("\n".join(f"• {s}" for s in verdict)))
+    if rating is not None and len(rating.leaderboard) >= 2:
         board = say.leaderboard_table(rating.leaderboard)
         shown = board.head(say.LEADERBOARD_ROWS)
         section.add(Table(shown, f"Leaderboard: top {len(shown)} of {len(board)} (Bradley–Terry on "
-                                 f"{rating.score.replace('_', ' ')}; '=' marks a tie; tier: Arena's rule, a "
-                                 "classifier sits above another only when their 95 % intervals do not overlap). "
+                                 f"{rating.score.replace('_', ' ')}; '=' marks a tie; a classifier in a higher tier "
+                                 "is significantly better than every classifier in the lower tiers). "
                                  "Full table, figure and every pair under Leaderboard.", human_headers=False))
-    section.add(Paragraph("\n".join(f"• {s}" for s in sentences[board_sentences:])))
+    section.add(Paragraph("\n".join(f"• {s}" for s in sentences)))
     return section
 
 
@@ -90,6 +79,10 @@ def _omitted(results) -> list[str]:
         else:
             reason = stages.get(stage, {}).get("note") or manifest.get("artifacts", {}).get(stage, {}).get("reason")
             out.append(f"Not in this report: {label} — {reason or 'the stage produced no result'}.")
+    for clf, errors in sorted(left_out_classifiers(manifest).items()):
+        first = next(iter(errors.values())).splitlines()[0]
+        out.append(f"Left out: classifier {clf!r} on {len(errors)} dataset(s) ({', '.join(errors)}) — its fit failed: "
+                   f"{first}")
     return out
 
 
@@ -119,6 +112,9 @@ def overview(results, config: ReportConfig) -> Section:
     for stage, entry in manifest.get("artifacts", {}).items():
         if entry.get("status") in ("skipped", "failed"):
             problems.append({"dataset": "(all)", "stage": stage, "reason": f"{entry['status']}: {entry.get('reason')}"})
+    for clf, errors in sorted(left_out_classifiers(manifest).items()):
+        problems += [{"dataset": name, "stage": "respond", "reason": f"classifier {clf!r} left out, its fit failed: {error}"}
+                     for name, error in errors.items()]
     if problems:
         section.add(Table(pd.DataFrame(problems), "Datasets or stages left out, and why."))
     versions = pd.DataFrame(sorted(manifest.get("versions", {}).items()), columns=["package", "version"])
@@ -301,8 +297,10 @@ def leaderboard(results, config: ReportConfig) -> Section | None:
     section.add(Paragraph(
         f"One Bradley–Terry fit over every pairwise outcome on every dataset ({rating.score.replace('_', ' ')} "
         f"decides each match), so no dataset order matters. Intervals: 2.5–97.5 % percentiles of "
-        f"{config_r.n_bootstrap} bootstrap replicates over datasets; tier: a classifier sits above another only "
-        "when their intervals do not overlap (Chiang et al. 2024). Pairs: Wilcoxon signed-rank over datasets with "
+        f"{config_r.n_bootstrap} bootstrap replicates over datasets. Primary decision on each pair (bt_separated): "
+        "the simultaneous 95 % bootstrap interval of the rating difference, over all pairs at once, excludes 0; "
+        "a tier boundary falls only where every classifier above is separated from every one below "
+        "(docs/rating.md). Agreement checks on each pair: Wilcoxon signed-rank over datasets with "
         f"Holm's correction, and the Bayesian sign test with a ROPE of ±{config_r.rope:g} (Benavoli et al. 2017)."
     ))
     for note in rating.notes:
@@ -313,8 +311,8 @@ def leaderboard(results, config: ReportConfig) -> Section | None:
             "Bradley–Terry ratings with 95 % bootstrap intervals; shaded bands are tiers", config)
     if len(rating.pairwise):
         section.add(Table(rating.pairwise, f"Every pair (a rated above b): {len(rating.pairwise)} pairs.",
-                          key=("a", "b", "mean_difference", "wilcoxon_p_holm", "p_a_better", "p_equivalent",
-                               "p_b_better")))
+                          key=("a", "b", "bt_difference", "bt_separated", "mean_difference", "wilcoxon_p_holm",
+                               "p_a_better", "p_equivalent", "p_b_better")))
     return section
 
 
