@@ -15,6 +15,7 @@ from typing import Union
 import numpy as np
 import pandas as pd
 
+from benchirt.humanize import human_value
 from benchirt.safe_text import markdown_text
 
 #: Rows of a table shown in full; longer tables show their head and say how many rows they have.
@@ -42,6 +43,11 @@ HEADERS = {
     "p_above_next": "P(above next)", "wilcoxon_p": "Wilcoxon p", "wilcoxon_p_holm": "Wilcoxon p (Holm)",
     "p_a_better": "P(a better)", "p_equivalent": "P(equivalent)", "p_b_better": "P(b better)",
     "mean_difference": "Mean difference (a − b)",
+    "pairs_separated": "Real pairs separated (%)",
+    "ability_sd": "Ability SD (real)", "accuracy_range": "Accuracy range (points)", "n_real": "Real classifiers",
+    "true_score_rank": "True-Score rank", "accuracy_rank": "Accuracy rank", "places_apart": "Places apart",
+    "no_information_missed": "No information, missed",
+    "discrimination_low": "Discrimination low (95 %)", "discrimination_high": "Discrimination high (95 %)",
 }
 
 
@@ -240,9 +246,12 @@ def _clip(frame: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
 
 
 def _format(frame: pd.DataFrame) -> pd.DataFrame:
-    """Floats to 3 significant decimals (large numbers to 1) for reading; other columns as they are."""
+    """Floats to 3 significant decimals (large numbers to 1) for reading; codes in text columns as words
+    (:func:`benchirt.humanize.human_value`); other values as they are."""
     out = frame.copy()
     for column in out.columns:
+        if out[column].dtype == object:
+            out[column] = out[column].map(human_value)
         if pd.api.types.is_float_dtype(out[column]):
             values = out[column]
             big = values.abs().max() >= 100 if values.notna().any() else False
