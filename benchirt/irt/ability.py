@@ -51,8 +51,29 @@ def eap(
     theta, sd : numpy.ndarray, shape (n,)
         Posterior means and standard deviations.
     """
-    log_p, log_q = log_probabilities(nodes, a, b, c)  # (K, m)
-    joint = responses @ (log_p - log_q).T + log_q.sum(axis=1) + log_weights
+    return eap_on_grid(responses, *grid_log_odds(a, b, c, nodes, log_weights), nodes)
+
+
+def grid_log_odds(a: np.ndarray, b: np.ndarray, c: np.ndarray, nodes: np.ndarray, log_weights: np.ndarray,
+                  cells: int = BLOCK_CELLS) -> tuple[np.ndarray, np.ndarray]:
+    """``log P - log(1 - P)`` of every item at every node, shape ``(m, K)``, and the log prior plus
+    ``sum_j log(1 - P_j)`` per node, shape ``(K,)``: what an EAP needs of the items (computed once, a
+    block of items at a time so the temporaries stay within ``cells`` values)."""
+    odds = np.empty((len(a), len(nodes)))
+    base = np.asarray(log_weights, dtype=float).copy()
+    width = block_size(len(nodes), cells)
+    for start in range(0, len(a), width):
+        part = slice(start, start + width)
+        log_p, log_q = log_probabilities(nodes, a[part], b[part], c[part])  # (K, block)
+        odds[part] = (log_p - log_q).T
+        base += log_q.sum(axis=1)
+    return odds, base
+
+
+def eap_on_grid(responses: np.ndarray, odds: np.ndarray, base: np.ndarray, nodes: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`eap` from the tables of :func:`grid_log_odds`."""
+    joint = responses @ odds + base
     post = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
     theta = post @ nodes
     var = np.clip(post @ nodes**2 - theta**2, 0, None)
@@ -165,12 +186,13 @@ def score_respondents(responses: pd.DataFrame, a: np.ndarray, b: np.ndarray, c: 
     informative = ~np.isin(flag, ("all_correct", "all_wrong"))
     a, b, c = (np.asarray(v, dtype=float)[informative] for v in (a, b, c))
     constant = float(np.sum(flag == "all_correct"))
+    odds, base = grid_log_odds(a, b, c, nodes, log_weights)
     rows = block_size(responses.shape[1])
     parts, names = [], []
     for start in range(0, max(len(responses), 1), rows):
         matrix, respondents, _ = as_response_matrix(_rows(responses, start, start + rows))
         matrix = matrix[:, informative] if not informative.all() else matrix
-        theta, se = eap(matrix, a, b, c, nodes, log_weights)
+        theta, se = eap_on_grid(matrix, odds, base, nodes)
         if method == "MAP":
             theta, se = map_(matrix, a, b, c, theta, theta_max)
         parts.append(np.column_stack([theta, se, probability(theta, a, b, c).sum(axis=1) + constant]))
