@@ -35,18 +35,22 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     print(f"benchirt <command> --help: median of {args.repeats} fresh processes")
-    print(f"{'command':<10} {'seconds':>8} {'peak MiB':>9}  heavy imports")
+    print(f"{'command':<12} {'seconds':>8} {'peak MiB':>9}  heavy imports")
     bare = [_timed([sys.executable, "-c", "pass"]) for _ in range(args.repeats)]
-    print(f"{'(python)':<10} {statistics.median(bare):>8.3f} {'':>9}  interpreter start-up alone, for scale")
+    print(f"{'(python)':<12} {statistics.median(bare):>8.3f} {'':>9}  interpreter start-up alone, for scale")
     for name in COMMANDS:
         times, memory, heavy = [], [], []
         for _ in range(args.repeats):
             start = time.perf_counter()
-            done = subprocess.run([sys.executable, "-c", CHILD, name], capture_output=True, text=True, check=True)
+            done = subprocess.run([sys.executable, "-c", CHILD, name], capture_output=True, text=True)
             times.append(time.perf_counter() - start)
+            if done.returncode:
+                heavy = ["FAILED: " + (done.stderr.strip().splitlines() or ["?"])[-1]]
+                break
             kib, heavy = json.loads(done.stdout.strip().splitlines()[-1])
             memory.append(kib / 1024)
-        print(f"{name:<10} {statistics.median(times):>8.3f} {statistics.median(memory):>9.1f}  {', '.join(heavy) or '-'}")
+        peak = f"{statistics.median(memory):>9.1f}" if memory else f"{'':>9}"
+        print(f"{name:<12} {statistics.median(times):>8.3f} {peak}  {', '.join(heavy) or '-'}")
 
 
 def _timed(command: list[str]) -> float:
