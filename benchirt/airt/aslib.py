@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchirt.airt.config import TRANSFORMS  # noqa: F401  (accepted transforms; defined with the options)
+from benchirt.airt.config import TRANSFORMS
 from benchirt.errors import DataError
 from benchirt.sniff import check_text_table
 

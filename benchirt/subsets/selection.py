@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from benchirt.errors import DataError
-from benchirt.subsets.config import DEFAULT_CUTS, RULES, validate_cuts, validate_rule  # noqa: F401  (light home)
+from benchirt.subsets.config import DEFAULT_CUTS, validate_cuts, validate_rule
 
 #: Which summary column each single-parameter rule ranks by (highest percentage first).
 PARAMETER_COLUMNS: dict[str, str] = {
