@@ -42,7 +42,6 @@ import yaml
 from benchirt.errors import ConfigError
 from benchirt.safe_yaml import safe_load
 from benchirt.options import check_choice, check_integer, check_names, checked_options, require
-from benchirt.pipeline.stages import RUN_SCORES
 
 #: Pipeline stages in execution order.
 STAGES: tuple[str, ...] = ("respond", "irt", "rate", "subset", "airt", "report")
@@ -236,6 +235,8 @@ def _validated(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
         values = checked_options(name, raw.get(name), _section_keys(name))
         sections[name] = values
         stage_configs[name] = _stage_config(name, values)
+    from benchirt.pipeline.stages import RUN_SCORES  # pandas: not needed to register `benchirt run`
+
     check_choice("rating", "score", stage_configs["rating"].score, RUN_SCORES)
     execution = ExecutionConfig.from_dict(raw.get("execution"))
     suite = raw.get("suite", "builtin")
