@@ -66,6 +66,10 @@ class ResponseResult:
         on: ``max_train`` applied), ``cv_rows`` (rows cross-validated: ``max_cv_train`` applied),
         ``max_train``, ``max_cv_train``, ``time_budget`` and ``skipped_classifiers`` (name -> why it was
         left out by the time budget).
+    provenance : pandas.DataFrame or None
+        Where each respondent comes from when the responses were imported from stored runs
+        (:mod:`benchirt.runs`: ``respondent, run_id, flow_id, flow_name, setup_id, uploader, accuracy,
+        n_identical, openml_url``); None for responses benchirt computed itself.
     """
 
     dataset: str
@@ -78,6 +82,7 @@ class ResponseResult:
     test_index: np.ndarray
     notes: list[str] = field(default_factory=list)
     sizes: dict = field(default_factory=dict)
+    provenance: pd.DataFrame | None = None
 
 
 def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progress: bool = False,
