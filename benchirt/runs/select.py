@@ -80,8 +80,9 @@ class Selection:
         kept), ``selection_accuracy`` (the half it was chosen on; NaN for rules that choose on all rows),
         ``n_runs_of_flow``, ``n_identical`` and ``identical_runs`` (runs with the same pattern).
     winners_curse : pandas.DataFrame
-        Per flow with at least two runs: ``chosen_in``, ``chosen_out``, ``median_out``, ``gap`` (in − out)
-        and ``best_minus_median_out``.
+        Per flow with at least two runs: ``chosen_in``, ``chosen_out``, ``median_out``, ``gap`` (in − out),
+        ``half_difference`` (the flow's median in − out), ``curse`` (gap − half_difference) and
+        ``best_minus_median_out`` (:func:`winners_curse`).
     notes : list of str
         Every count: runs below the floor, runs not chosen, items left out, duplicates merged.
     """
@@ -137,30 +138,37 @@ def _choose(keys: np.ndarray, score: np.ndarray, order: np.ndarray, rule: str) -
 def winners_curse(matrix: RunMatrix, choose_half: np.ndarray, keep: np.ndarray) -> pd.DataFrame:
     """Per flow with ≥ 2 kept runs: the best run chosen on one half, scored on both halves.
 
-    ``gap = chosen_in − chosen_out`` is the optimism of choosing the best run on the rows it is scored on;
-    ``best_minus_median_out`` is what the choice is worth on rows it did not see.
+    ``gap = chosen_in − chosen_out`` mixes two things: the optimism of choosing the best run on the rows
+    it is scored on, and how much easier one half of the rows is than the other. The second is measured by
+    the flow's typical run, ``half_difference`` = the median over its runs of (in − out); what is left,
+    ``curse = gap − half_difference``, is the winner's curse. ``best_minus_median_out`` is what the choice
+    is worth on rows it did not see.
     """
     responses = matrix.responses[keep]
     acc_in = responses[:, choose_half].mean(axis=1)
     acc_out = responses[:, ~choose_half].mean(axis=1)
     keys = _flow_keys(matrix.runs.iloc[np.flatnonzero(keep)])
-    frame = pd.DataFrame({"key": keys, "in": acc_in, "out": acc_out,
+    frame = pd.DataFrame({"key": keys, "in": acc_in, "out": acc_out, "difference": acc_in - acc_out,
                           "flow_name": matrix.runs["flow_name"].to_numpy()[keep]})
     order = _order_key(matrix.runs.iloc[np.flatnonzero(keep)])
     chosen = _choose(keys, acc_in, order, "best")
-    counts = frame.groupby("key")["in"].size()
-    median_out = frame.groupby("key")["out"].median()
+    grouped = frame.groupby("key")
+    counts, median_out, half_difference = grouped.size(), grouped["out"].median(), grouped["difference"].median()
     rows = []
     for index in chosen:
         key = keys[index]
         if counts[key] < 2:
             continue
+        gap = acc_in[index] - acc_out[index]
         rows.append({"flow": key.split(":", 1)[1], "flow_name": frame["flow_name"].iloc[index],
                      "n_runs": int(counts[key]), "chosen_in": acc_in[index], "chosen_out": acc_out[index],
-                     "median_out": float(median_out[key]), "gap": acc_in[index] - acc_out[index],
+                     "median_out": float(median_out[key]), "gap": gap,
+                     "half_difference": float(half_difference[key]), "curse": gap - float(half_difference[key]),
                      "best_minus_median_out": acc_out[index] - float(median_out[key])})
-    columns = ["flow", "flow_name", "n_runs", "chosen_in", "chosen_out", "median_out", "gap", "best_minus_median_out"]
-    return pd.DataFrame(rows, columns=columns).sort_values("gap", ascending=False, ignore_index=True)
+    columns = ["flow", "flow_name", "n_runs", "chosen_in", "chosen_out", "median_out", "gap", "half_difference",
+               "curse", "best_minus_median_out"]
+    return pd.DataFrame(rows, columns=columns).sort_values(["curse", "flow_name"], ascending=[False, True],
+                                                           ignore_index=True)
 
 
 def _stratified_sample(strata: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -212,9 +220,10 @@ def select(matrix: RunMatrix, options: SelectionOptions = SelectionOptions()) ->
         notes.append(f"one run per flow ({options.rule}): {len(chosen)} respondents from {len(kept)} runs of "
                      f"{len(flow_sizes)} flows; {len(kept) - len(chosen)} runs not chosen")
     if len(curse):
-        notes.append(f"winner's curse over {len(curse)} flows with ≥ 2 runs: best run chosen on one half scores "
-                     f"{curse['gap'].mean():.4f} lower on the other half on average (max {curse['gap'].max():.4f}); "
-                     f"it beats the flow's median run there by {curse['best_minus_median_out'].mean():.4f}")
+        notes.append(f"winner's curse over {len(curse)} flows with ≥ 2 runs: the best run chosen on one half scores "
+                     f"{curse['curse'].mean():.4f} lower on the other half on average beyond the halves' own "
+                     f"difference (max {curse['curse'].max():.4f}); it beats the flow's median run there by "
+                     f"{curse['best_minus_median_out'].mean():.4f}")
     item_index = np.flatnonzero(items)
     if options.max_items is not None and len(item_index) > options.max_items:
         strata = (matrix.item_class if matrix.item_class is not None
