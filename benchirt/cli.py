@@ -8,13 +8,17 @@ one-line help, so ``benchirt --help`` imports no stage (no scikit-learn, pandas,
 or pyarrow) and ``benchirt rate …`` imports only the rating command's module.
 
 Exit status: what the command returns; 2 with a one-line message for a :class:`BenchirtError` or an
-operating-system error (a path that cannot be written, a full disk); 130 on Ctrl-C.
+operating-system error (a path that cannot be written, a full disk); 130 on Ctrl-C (SIGINT), 143 on
+SIGTERM, which stops a command the same way (the run records that it was interrupted and its worker
+processes end with it, :mod:`benchirt.workers`).
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 
 from benchirt.errors import BenchirtError
 
@@ -38,6 +42,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(module for module, _ in COMMANDS.values()))
 
 INTERRUPTED = "interrupted — rerun the same command to resume"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is so that it stops as after Ctrl-C (cleanup, manifest, workers)."""
+
+
+def _terminate(signum, frame):
+    raise Terminated
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -69,8 +81,13 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    in_main_thread = threading.current_thread() is threading.main_thread()  # only there can a handler be set
+    previous = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
     try:
         return int(args.func(args) or 0)
+    except Terminated:
+        print(f"\nbenchirt {args.command}: terminated (SIGTERM) — rerun the same command to resume", file=sys.stderr)
+        return 143
     except BenchirtError as exc:
         print(f"benchirt {args.command}: error: {exc}", file=sys.stderr)
         return 2
@@ -81,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
         where = f": {exc.filename}" if exc.filename else ""
         print(f"benchirt {args.command}: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 2
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -242,7 +242,7 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
      ("airt", {"polytomous": "nrm"}, "airt.polytomous: got 'nrm', expected null or one of grm, gpcm"),
      ("airt", {"polytomous_levels": 3}, "airt.polytomous_levels: got 3, expected 5 (the default) unless polytomous "
                                         "is grm or gpcm"),
-     ("airt", {"compat_range": "unit"}, "airt.compat_range: got 'unit', expected data (the default) unless compat "
+     ("airt", {"compat_range": "data"}, "airt.compat_range: got 'data', expected unit (the default) unless compat "
                                         "is airt-r"),
      ("report", {"dpi": 10}, "report.dpi: got 10, expected an integer >= 20"),
      ("report", {"max_dataset_plots": -1}, "report.max_dataset_plots: got -1, expected an integer >= 0"),

@@ -56,9 +56,9 @@ def register(subparsers) -> None:
                         help="airt-r: the R package airt's estimator, which reproduces the published AIRT numbers "
                              "(default: benchirt's converged estimator; docs/airt.md lists the differences)")
     parser.add_argument("--compat-range", choices=COMPAT_RANGES, default=None,
-                        help="with --compat airt-r: the scale airt's min.item/max.item describe, 'data' (the "
-                             "matrix's extremes, as the AIRT paper's scripts) or 'unit' ([0, 1], the package "
-                             f"defaults) (default {defaults.compat_range})")
+                        help="with --compat airt-r: the scale airt's min.item/max.item describe, 'unit' ([0, 1], "
+                             "the package's defaults, its vignette) or 'data' (the matrix's extremes, as the AIRT "
+                             f"paper's scripts, its Table 4) (default {defaults.compat_range})")
     parser.add_argument("--polytomous", choices=("grm", "gpcm"), default=None,
                         help="also fit a polytomous model to quantile levels of the performances: 'grm' (graded "
                              "response) or 'gpcm' (generalized partial credit, as R airt); writes polytomous.csv")

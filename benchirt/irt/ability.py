@@ -14,14 +14,24 @@ ability distribution the item calibration assumed:
   ``[-theta_max, theta_max]``; SE from the test information plus the prior's 1.
 
 Items flagged ``all_correct`` / ``all_wrong`` at calibration carry no estimated
-parameters and are left out of the ability likelihood.
+parameters and are left out of the ability likelihood; they count 1 / 0 in the True-Score.
+
+:func:`score_respondents` runs both on a response table a block of respondents at a time (about
+:data:`BLOCK_CELLS` responses each), so the memory beyond the input is bounded by one block, not
+proportional to respondents x items (the field's scale: up to 96,000 items per dataset).
 """
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy.special import expit, logsumexp
 
-from benchirt.irt.models import log_probabilities
+from benchirt.errors import DataError
+from benchirt.irt.models import log_probabilities, probability
+from benchirt.irt.validation import as_response_matrix
+
+#: Responses per block of :func:`score_respondents` (8 MiB as float64).
+BLOCK_CELLS = 2**20
 
 
 def eap(
@@ -104,3 +114,66 @@ def map_(
             break
     _, info = grad_info(theta)
     return theta, 1.0 / np.sqrt(info)
+
+
+class ColumnView:
+    """A DataFrame's columns in another order, cut into row blocks without copying the whole table."""
+
+    def __init__(self, frame: pd.DataFrame, columns: list[str]):
+        if not frame.columns.is_unique:
+            duplicate = frame.columns[frame.columns.duplicated()][0]
+            raise DataError(f"responses: item name {duplicate!r} appears more than once; give every column a unique name")
+        self.frame, self.positions = frame, frame.columns.get_indexer(columns)
+        self.shape = (frame.shape[0], len(columns))
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def rows(self, start: int, stop: int) -> pd.DataFrame:
+        return self.frame.iloc[start:stop, self.positions]
+
+
+def _rows(responses, start: int, stop: int) -> pd.DataFrame:
+    return responses.rows(start, stop) if isinstance(responses, ColumnView) else responses.iloc[start:stop]
+
+
+def block_size(n_other: int, cells: int = BLOCK_CELLS) -> int:
+    """Rows (or columns) per block when the other dimension has ``n_other`` entries."""
+    return max(1, cells // max(1, n_other))
+
+
+def score_respondents(responses: pd.DataFrame, a: np.ndarray, b: np.ndarray, c: np.ndarray, flag: np.ndarray,
+                      method: str, nodes: np.ndarray, log_weights: np.ndarray, theta_max: float) -> pd.DataFrame:
+    """θ, its standard error and the True-Score of every respondent, a block of respondents at a time.
+
+    Parameters
+    ----------
+    responses : pandas.DataFrame or ColumnView, shape (n, m)
+        0/1 answers, columns in the order of ``a, b, c, flag`` (each shape ``(m,)``); validated block by
+        block (:func:`benchirt.irt.validation.as_response_matrix`: the message names the respondent and item).
+    flag : numpy.ndarray of str
+        Items flagged ``all_correct`` / ``all_wrong`` are left out of the likelihood and count 1 / 0
+        in the True-Score; the others use ``a, b, c``.
+    method : {"EAP", "MAP"}
+    nodes, log_weights : numpy.ndarray
+        The ability grid of the calibration (:func:`benchirt.irt.models.quadrature`).
+
+    Returns
+    -------
+    pandas.DataFrame, index ``respondent``, columns ``theta, se, true_score``
+    """
+    informative = ~np.isin(flag, ("all_correct", "all_wrong"))
+    a, b, c = (np.asarray(v, dtype=float)[informative] for v in (a, b, c))
+    constant = float(np.sum(flag == "all_correct"))
+    rows = block_size(responses.shape[1])
+    parts, names = [], []
+    for start in range(0, max(len(responses), 1), rows):
+        matrix, respondents, _ = as_response_matrix(_rows(responses, start, start + rows))
+        matrix = matrix[:, informative] if not informative.all() else matrix
+        theta, se = eap(matrix, a, b, c, nodes, log_weights)
+        if method == "MAP":
+            theta, se = map_(matrix, a, b, c, theta, theta_max)
+        parts.append(np.column_stack([theta, se, probability(theta, a, b, c).sum(axis=1) + constant]))
+        names += respondents
+    values = np.concatenate(parts)
+    return pd.DataFrame(values, columns=["theta", "se", "true_score"], index=pd.Index(names, name="respondent"))

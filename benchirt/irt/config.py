@@ -8,8 +8,9 @@ from benchirt.options import (
     check_bool, check_choice, check_integer, check_names, check_number, check_numbers, checked_options, is_integer,
     require,
 )
-from benchirt.irt.models import MODELS
 
+#: The models :func:`benchirt.irt.fit_irt` estimates (Cardoso et al. 2021 eq. 1; :mod:`benchirt.irt.models`).
+MODELS = ("1PL", "2PL", "3PL")
 ABILITY_METHODS = ("EAP", "MAP")
 
 

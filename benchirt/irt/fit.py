@@ -12,7 +12,6 @@ from benchirt.irt import ability as _ability
 from benchirt.irt.config import ABILITY_METHODS, IRTConfig
 from benchirt.irt.models import probability as _probability
 from benchirt.irt.models import quadrature
-from benchirt.irt.validation import as_response_matrix
 
 #: Flags of items without estimated parameters.
 NO_INFORMATION_FLAGS = ("all_correct", "all_wrong")
@@ -131,23 +130,16 @@ class IRTFit:
         method = method or self.config.ability
         if method not in ABILITY_METHODS:
             raise DataError(f"ability method {method!r} is not one of {', '.join(ABILITY_METHODS)}")
-        matrix, respondents = self._align(responses)
-        mask = self.informative
-        a, b, c = self._params(mask)
         nodes, log_w = quadrature(self.config.ability_quadrature, self.config.theta_max)
-        theta, se = _ability.eap(matrix[:, mask], a, b, c, nodes, log_w)
-        if method == "MAP":
-            theta, se = _ability.map_(matrix[:, mask], a, b, c, theta, self.config.theta_max)
-        return pd.DataFrame(
-            {"theta": theta, "se": se, "true_score": self.true_score(theta)},
-            index=pd.Index(respondents, name="respondent"),
-        )
+        return _ability.score_respondents(self._aligned(responses), *self._params(),
+                                          self.items["flag"].to_numpy(), method, nodes, log_w, self.config.theta_max)
 
     def abilities(self, responses, method: str | None = None) -> pd.Series:
         """θ per respondent (EAP or MAP), a Series named ``theta``; see :meth:`ability_table`."""
         return self.ability_table(responses, method)["theta"]
 
-    def _align(self, responses) -> tuple[np.ndarray, list[str]]:
+    def _aligned(self, responses):
+        """``responses`` with this fit's items as columns, in order, without copying the data."""
         items = list(self.items.index)
         if isinstance(responses, pd.DataFrame):
             columns = [str(col) for col in responses.columns]
@@ -159,13 +151,14 @@ class IRTFit:
                     f"responses do not match the fitted items: missing {missing[:5]}{'…' if len(missing) > 5 else ''}, "
                     f"unknown {extra[:5]}{'…' if len(extra) > 5 else ''}; score respondents on the calibrated items"
                 )
-            responses = responses.set_axis(columns, axis=1)[items]
-        elif np.ndim(responses) == 2 and np.shape(responses)[1] != len(items):
-            raise DataError(
-                f"responses have {np.shape(responses)[1]} columns but the fit has {len(items)} items"
-            )
-        matrix, respondents, _ = as_response_matrix(responses)
-        return matrix, respondents
+            frame = responses.set_axis(columns, axis=1)  # no copy of the data (copy-on-write)
+            return frame if columns == items else _ability.ColumnView(frame, items)
+        array = np.asarray(responses)
+        if array.ndim != 2:
+            raise DataError(f"responses: expected a 2-D respondents x items matrix, got shape {array.shape}")
+        if array.shape[1] != len(items):
+            raise DataError(f"responses have {array.shape[1]} columns but the fit has {len(items)} items")
+        return pd.DataFrame(array, columns=items, index=[str(i) for i in range(array.shape[0])], copy=False)
 
     # ------------------------------------------------------------------ probabilities
     def probability(self, theta) -> np.ndarray:

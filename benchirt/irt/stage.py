@@ -86,17 +86,18 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
             f"{result.dataset}: no respondent has a calibration role {config.calibration_roles}; "
             f"roles present: {sorted(roles.unique())}"
         )
+    calibration = responses if calibrate.all() else responses[calibrate]
     try:
-        fit = fit_irt(responses[calibrate], config)
+        fit = fit_irt(calibration, config)
         table = fit.ability_table(responses, config.ability)
-        comparison = (compare_models(responses[calibrate], config, fitted=fit) if config.compare_models
+        comparison = (compare_models(calibration, config, fitted=fit) if config.compare_models
                       else pd.DataFrame())
     except DataError as exc:
         raise DataError(f"{result.dataset}: {exc}") from None
     abilities = table.reset_index()
     abilities.insert(1, "role", roles.to_numpy())
     abilities.insert(2, "calibrated", calibrate)
-    fit_table = item_fit(fit, responses[calibrate])
+    fit_table = item_fit(fit, calibration, theta=table["theta"].to_numpy()[calibrate])
     real = roles.index[roles == "real"]
     predictions = getattr(result, "predictions", None)
     suspects = suspect_labels(fit.items, config.suspect_discrimination,

@@ -72,3 +72,8 @@ def suspect_labels(items: pd.DataFrame, threshold: float, predictions: pd.DataFr
         share.append(fraction)
     out["label"], out["consensus"], out["consensus_share"] = labels, consensus, np.asarray(share, float)
     return out[COLUMNS]
+
+
+def real_wrong_share(responses: pd.DataFrame) -> pd.Series:
+    """Per item, the share of the real classifiers (rows of 0/1 ``responses``) that get it wrong."""
+    return 1.0 - responses.mean(axis=0)

@@ -10,7 +10,8 @@ A configuration has these top-level keys (every one optional)::
     subsets:    {...}              # benchirt.subsets.SubsetConfig
     airt:       {...}              # benchirt.airt.AIRTConfig, plus `input` / `aslib` (see AIRT_PIPELINE_KEYS)
     report:     {...}              # benchirt.report.ReportConfig
-    execution:  {n_jobs: 1, backend: local, scheduler: null, retries: 1, memory_limit_gb: null, tasks: fits}
+    execution:  {n_jobs: 1, backend: local, scheduler: null, retries: 1, memory_limit_gb: null, tasks: fits,
+                 strict: false}
     out:        runs/default       # run directory
 
 Paths follow one rule: a path that names an *input* inside a config file (``suite`` folders and
@@ -99,6 +100,11 @@ class ExecutionConfig:
         MLP ladder (:mod:`benchirt.pipeline.fits`), so one large dataset occupies every worker.
         ``datasets``: one task per dataset (the longest dataset bounds the stage). The results are
         the same bit for bit; only the wall time differs.
+    strict : bool
+        A classifier of the config (``responses.pool`` or ``responses.extra``) whose fit fails on a
+        dataset fails that dataset's response stage (exit status 1, nothing downstream uses it) instead
+        of being left out of it (reported in the console, manifest, summary and report, exit status 1
+        too). ``benchirt run --strict`` sets it.
     """
 
     n_jobs: int = 1
@@ -107,12 +113,14 @@ class ExecutionConfig:
     retries: int = 1
     memory_limit_gb: float | None = None
     tasks: str = "fits"
+    strict: bool = False
 
     def __post_init__(self) -> None:
         check_integer("execution", "n_jobs", self.n_jobs, 1, also=(-1,))
         check_choice("execution", "backend", self.backend, BACKENDS)
         check_choice("execution", "tasks", self.tasks, TASK_GRAINS)
         check_integer("execution", "retries", self.retries, 0)
+        require(isinstance(self.strict, bool), "execution", "strict", self.strict, "true or false")
         require(self.memory_limit_gb is None or (isinstance(self.memory_limit_gb, (int, float))
                                                  and not isinstance(self.memory_limit_gb, bool) and self.memory_limit_gb > 0),
                 "execution", "memory_limit_gb", self.memory_limit_gb, "null or a number of GB > 0")

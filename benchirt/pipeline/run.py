@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from benchirt.errors import DataError
+from benchirt.errors import BenchirtError, DataError
 from benchirt.pipeline import fingerprint
 from benchirt.pipeline import stages as stage_functions
 from benchirt.pipeline.config import PipelineConfig, to_plain
@@ -79,7 +79,7 @@ def default_run_dir(config: PipelineConfig) -> Path:
 
 def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *, force: bool = False,
                  show_progress: bool = True, client=None, retry_failed: bool = False,
-                 explain: bool = False) -> RunOutcome:
+                 explain: bool = False, strict: bool | None = None) -> RunOutcome:
     """Run the configured stages, reusing every stored result whose key matches.
 
     Parameters
@@ -100,17 +100,22 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
     explain : bool
         Compute and write nothing: the returned manifest says, per (dataset, stage) and for the report,
         whether the stored result would be reused or why it would be recomputed.
+    strict : bool, optional
+        A dataset on which a configured classifier could not be fitted fails instead of being kept
+        without it; default ``config.execution.strict``.
 
     Returns
     -------
     RunOutcome
-        ``exit_code`` is 0 when nothing failed, 1 when some dataset or stage failed after its retries
-        (skips, which are the data's fault, do not count).
+        ``exit_code`` is 0 when everything asked for is in the results, 1 when some dataset or stage
+        failed after its retries or a configured classifier was left out of some dataset because its
+        fit failed (skips, which are the data's fault, do not count).
     """
     run_dir = Path(out) if out is not None else default_run_dir(config)
     executor = make_executor(config.execution, client) if not explain else _NoExecutor()
     run = Run(ArtifactStore(run_dir), executor, config=to_plain(config.to_dict()), force=force, show_progress=show_progress,
-              retry_failed=retry_failed, explain=explain)
+              retry_failed=retry_failed, explain=explain,
+              strict=config.execution.strict if strict is None else strict)
     try:
         run.start(config.stages)
         run.manifest["config_source"] = config.source
@@ -119,14 +124,18 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
             run.store.write_config(yaml.safe_dump(to_plain(config.to_dict()), sort_keys=False))
         _Pipeline(config, run, executor.parallel).execute()
         run.finish()
+    except BenchirtError as exc:
+        if run.manifest and not explain:  # refused: the previous run stays what the directory describes
+            run.abandon(str(exc))
+        raise
     except BaseException:
         if run.manifest:  # started: record why it stopped
             run.finish("interrupted")
         raise
     finally:
         executor.close()
-    failed = any(report.failed for report in run.stage_reports.values())
-    return RunOutcome(run_dir, run.manifest, 1 if failed else 0)
+    incomplete = any(report.failed or report.left_out for report in run.stage_reports.values())
+    return RunOutcome(run_dir, run.manifest, 1 if incomplete else 0)
 
 
 class _NoExecutor:

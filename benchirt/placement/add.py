@@ -85,6 +85,7 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
 
     start = time.perf_counter()
     store = ArtifactStore(run_dir)
+    store.ensure_idle()  # a run in progress: "in use", not "not a finished run"
     manifest = store.read_manifest()
     config = load_config(manifest["config"])
     entries = _stored_datasets(store, manifest)

@@ -27,7 +27,7 @@ def plot_leaderboard(leaderboard: pd.DataFrame) -> Figure:
         ``RatingResult.leaderboard`` / ``Leaderboard.table`` (best first; ``classifier, bt_rating,
         bt_low, bt_high, tier, rank_low, rank_high``).
 
-    Rows of the same tier (Arena's rule) share a shaded band, alternating grey and white; each label
+    Rows of the same tier (:mod:`benchirt.rating.separation`) share a shaded band, alternating grey and white; each label
     carries the tier and the rank interval. Without intervals (one dataset) only the points are drawn.
     """
     table = leaderboard.iloc[::-1].reset_index(drop=True)

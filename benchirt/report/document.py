@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import re
 from dataclasses import dataclass, field
 from typing import Union
@@ -80,10 +79,13 @@ class Table:
 
 @dataclass
 class Figure:
-    """A rendered figure: PNG bytes and a caption (the matplotlib figure is closed once rendered)."""
+    """A rendered figure: PNG bytes, a caption, and the size of its smallest text in the PNG's own pixels
+    (``text_px``; the page may show the image smaller, :mod:`benchirt.report.legibility`). The matplotlib
+    figure is closed once rendered."""
 
     png: bytes
     caption: str = ""
+    text_px: float = float("inf")
 
 
 @dataclass
@@ -108,15 +110,18 @@ class Section:
 
 
 def figure_block(fig, caption: str = "", dpi: int = 80) -> Figure:
-    """Render a matplotlib figure to PNG bytes and close it (the report keeps no open figures)."""
+    """Render a matplotlib figure to PNG bytes with every text legible in the page
+    (:func:`benchirt.report.legibility.render_legible`) and close it (the report keeps no open figures)."""
     import matplotlib.pyplot as plt
 
-    buffer = io.BytesIO()
+    from benchirt.report.legibility import render_legible, visible_texts
+
     try:
-        fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")  # labels outside the axes stay whole
+        png = render_legible(fig, dpi)
+        sizes = [t.get_fontsize() * dpi / 72 for t in visible_texts(fig)]
     finally:
         plt.close(fig)
-    return Figure(buffer.getvalue(), caption)
+    return Figure(png, caption, min(sizes, default=float("inf")))
 
 
 _CSS = """
@@ -172,7 +177,8 @@ def _html_block(block: Block) -> str:
     if isinstance(block, Figure):
         data = base64.b64encode(block.png).decode("ascii")
         alt = html.escape(block.caption or "figure")
-        return (f'<figure><img alt="{alt}" src="data:image/png;base64,{data}">'
+        size = f' data-text-px="{block.text_px:.2f}"' if block.text_px != float("inf") else ""
+        return (f'<figure><img alt="{alt}"{size} src="data:image/png;base64,{data}">'
                 f"<figcaption>{html.escape(block.caption)}</figcaption></figure>")
     shown = block.shown()
     frame, more = _clip(shown)

@@ -11,11 +11,15 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from benchirt.pipeline.config import STAGES
+from benchirt.pipeline.summary import left_out_classifiers
 from benchirt.report.added import added_classifiers
 from benchirt.report.config import ReportConfig
 from benchirt.report.document import Note, Paragraph, Section, Table, figure_block
 from benchirt.report.imported import imported_runs
+from benchirt.report.score_checks import RANK_MARGIN, rank_disagreements
 from benchirt.report.sizes import size_policy
+from benchirt.report.usefulness import real_classifier_spread, usefulness_sentence
 
 
 #: What each section shows, named when the section is absent and the conclusions say why.
@@ -31,46 +35,32 @@ def conclusions(results, config: ReportConfig) -> Section:
     section = Section("conclusions", "Conclusions")
     sentences = []
     rating = results.rating
+    verdict: list[str] = []
     if rating is not None:
-        ranks = rating.permutation.ranks if rating.permutation is not None else None
-        table = rating.ratings
-        n_datasets = len(rating.tournament.order)
-        if len(rating.leaderboard) >= 2:
-            sentences.append(f"Leaderboard (Bradley–Terry over all {n_datasets} datasets, no order; 95 % bootstrap "
-                             f"intervals over datasets): {rating.verdict}")
-            sentences.append(say.pairwise_sentence(rating.pairwise, rating.leaderboard["classifier"].iloc[0],
-                                                   rating.config.alpha))
-        sentences += [f"Leaderboard note: {note}" for note in rating.notes]
-        sentences.append(say.leader_sentence(table, ranks, n_datasets))
-        comparison = next(iter(rating.comparisons.values()), None)
-        if comparison is not None:
-            sentences.append(say.significance_sentence(comparison, len(table)))
-        else:
-            sentences += [f"Significance tests not run: {reason}" for reason in rating.skipped.values()]
+        verdict, checks = say.rating_sentences(rating)
+        sentences += checks
     if results.irts:
         from benchirt.irt import dataset_rankings, summaries_frame
 
-        irt_config = results.config.stage_config("irt")
-        thresholds = {"difficulty": irt_config.difficulty_threshold,
-                      "discrimination": irt_config.discrimination_threshold}
-        rankings = dataset_rankings(summaries_frame([results.irts[n] for n in sorted(results.irts)]))
-        sentences.append(say.datasets_sentence(rankings, irt_config.model, thresholds))
+        irts = [results.irts[n] for n in sorted(results.irts)]
+        sentences.append(usefulness_sentence(real_classifier_spread(irts, results.responses),
+                                             dataset_rankings(summaries_frame(irts))))
     if results.subsets is not None:
         sentences.append(say.subsets_sentence(results.subsets.fidelity, results.subsets.config.rule))
     if results.airt is not None:
         sentences.append(say.airt_sentence(results.airt.algorithms))
     sentences += _omitted(results)
     sentences = [s for s in sentences if s]
-    board_sentences = 2 if rating is not None and len(rating.leaderboard) >= 2 else 0
-    if board_sentences:
-        section.add(Paragraph("\n".join(f"• {s}" for s in sentences[:board_sentences])))
+    if verdict:
+        section.add(Paragraph("\n".join(f"• {s}" for s in verdict)))
+    if rating is not None and len(rating.leaderboard) >= 2:
         board = say.leaderboard_table(rating.leaderboard)
         shown = board.head(say.LEADERBOARD_ROWS)
         section.add(Table(shown, f"Leaderboard: top {len(shown)} of {len(board)} (Bradley–Terry on "
-                                 f"{rating.score.replace('_', ' ')}; '=' marks a tie; tier: Arena's rule, a "
-                                 "classifier sits above another only when their 95 % intervals do not overlap). "
+                                 f"{rating.score.replace('_', ' ')}; '=' marks a tie; a classifier in a higher tier "
+                                 "is significantly better than every classifier in the lower tiers). "
                                  "Full table, figure and every pair under Leaderboard.", human_headers=False))
-    section.add(Paragraph("\n".join(f"• {s}" for s in sentences[board_sentences:])))
+    section.add(Paragraph("\n".join(f"• {s}" for s in sentences)))
     return section
 
 
@@ -89,6 +79,10 @@ def _omitted(results) -> list[str]:
         else:
             reason = stages.get(stage, {}).get("note") or manifest.get("artifacts", {}).get(stage, {}).get("reason")
             out.append(f"Not in this report: {label} — {reason or 'the stage produced no result'}.")
+    for clf, errors in sorted(left_out_classifiers(manifest).items()):
+        first = next(iter(errors.values())).splitlines()[0]
+        out.append(f"Left out: classifier {clf!r} on {len(errors)} dataset(s) ({', '.join(errors)}) — its fit failed: "
+                   f"{first}")
     return out
 
 
@@ -96,7 +90,7 @@ def overview(results, config: ReportConfig) -> Section:
     """Run facts: suite, stage timings and counts, skipped/failed datasets with reasons, versions."""
     manifest = results.manifest
     section = Section("overview", "Run overview")
-    ran = [name for name in manifest.get("stages", {}) if name != "report"]
+    ran = _pipeline_order(name for name in manifest.get("stages", {}) if name != "report")
     facts = [f"Stages: {', '.join(ran) or 'none'}."]
     if set(ran) & {"respond", "irt", "rate", "subset"} or results.responses:
         facts.append(f"Suite {results.config.suite!r}: {len(results.responses)} dataset(s) with responses, "
@@ -107,8 +101,8 @@ def overview(results, config: ReportConfig) -> Section:
     facts.append(f"Executor: {manifest.get('executor', '?')}. Run directory: {results.run_dir}.")
     section.add(Paragraph(" ".join(facts)))
     columns = ["stage", "status", "seconds", "computed", "reused", "skipped", "failed"]
-    stages = pd.DataFrame([{"stage": name, **report} for name, report in manifest.get("stages", {}).items()
-                           if name != "report"], columns=[*columns, "note"])[columns]
+    reports = manifest.get("stages", {})
+    stages = pd.DataFrame([{"stage": name, **reports[name]} for name in ran], columns=[*columns, "note"])[columns]
     if len(stages):
         section.add(Table(stages, "Stages: wall time in seconds; results computed in this run, reused from an "
                                   "earlier run, skipped (unusable input) or failed (after retries)."))
@@ -117,11 +111,20 @@ def overview(results, config: ReportConfig) -> Section:
     for stage, entry in manifest.get("artifacts", {}).items():
         if entry.get("status") in ("skipped", "failed"):
             problems.append({"dataset": "(all)", "stage": stage, "reason": f"{entry['status']}: {entry.get('reason')}"})
+    for clf, errors in sorted(left_out_classifiers(manifest).items()):
+        problems += [{"dataset": name, "stage": "respond", "reason": f"classifier {clf!r} left out, its fit failed: {error}"}
+                     for name, error in errors.items()]
     if problems:
         section.add(Table(pd.DataFrame(problems), "Datasets or stages left out, and why."))
     versions = pd.DataFrame(sorted(manifest.get("versions", {}).items()), columns=["package", "version"])
     section.add(Table(versions, "Versions the results were computed with."))
     return section
+
+
+def _pipeline_order(names) -> list[str]:
+    """Stage names in the order the pipeline runs them (unknown names last, as given)."""
+    names = list(names)
+    return sorted(names, key=lambda name: (STAGES.index(name) if name in STAGES else len(STAGES), names.index(name)))
 
 
 def datasets(results, config: ReportConfig) -> Section | None:
@@ -148,6 +151,17 @@ def datasets(results, config: ReportConfig) -> Section | None:
            if constant else "")
     ))
     section.add(Table(rankings.reset_index(), "Datasets ranked by the IRT item parameters."))
+    spread = real_classifier_spread([results.irts[n] for n in sorted(results.irts)], results.responses)
+    if len(spread):
+        section.add(Paragraph(
+            "Which datasets separate the real classifiers: the item parameters above are calibrated with the "
+            "artificial respondents too (random, majority, minority, …), which alone can make the items of an easy "
+            "dataset look discriminating. Below, the spread (standard deviation) of the real classifiers' "
+            "abilities on each dataset, and the range of their test accuracies as the simplest check; the "
+            "conclusions' 'most informative datasets' are these."))
+        section.add(Table(spread, "Datasets by the spread of the real classifiers' abilities (rank 1 = most "
+                                  "spread); accuracy range in percentage points.",
+                          key=("rank", "dataset", "ability_sd", "accuracy_range", "n_real")))
     _figure(section, lambda: _summary_bars(summaries, irt_config),
             "Percentage of difficult / discriminating items per dataset", config)
     return section
@@ -251,6 +265,18 @@ def true_scores(results, config: ReportConfig) -> Section | None:
     section.add(Table(wide.reset_index().rename(columns={"classifier": "Classifier"}),
                       "True-Score (expected correct test items) per classifier (rows, best mean first) and "
                       "dataset (columns).", human_headers=False))
+    flagged = rank_disagreements([results.irts[n] for n in sorted(results.irts)], results.responses)
+    section.add(Paragraph(
+        "A True-Score is what the model expects at the classifier's ability, not the number it got right. They "
+        "part when the answers fit no ability: a classifier right on exactly the items good classifiers get wrong "
+        "(negative discrimination: the chance of a correct answer falls with ability), as the 'minority' "
+        "respondent is, can be placed where the model expects most items right. "
+        + (f"{len(flagged)} classifier–dataset pair(s) rank more than {RANK_MARGIN} places apart by True-Score "
+           "and by test accuracy; read their True-Scores with care:" if len(flagged) else
+           f"No classifier ranks more than {RANK_MARGIN} places apart by True-Score and by test accuracy.")))
+    if len(flagged):
+        section.add(Table(flagged, f"True-Score rank against test-accuracy rank (among the reported classifiers; "
+                                   "a range when accuracies tie), largest disagreement first."))
     return section
 
 
@@ -266,8 +292,10 @@ def leaderboard(results, config: ReportConfig) -> Section | None:
     section.add(Paragraph(
         f"One Bradley–Terry fit over every pairwise outcome on every dataset ({rating.score.replace('_', ' ')} "
         f"decides each match), so no dataset order matters. Intervals: 2.5–97.5 % percentiles of "
-        f"{config_r.n_bootstrap} bootstrap replicates over datasets; tier: a classifier sits above another only "
-        "when their intervals do not overlap (Chiang et al. 2024). Pairs: Wilcoxon signed-rank over datasets with "
+        f"{config_r.n_bootstrap} bootstrap replicates over datasets. Primary decision on each pair (bt_separated): "
+        "the simultaneous 95 % bootstrap interval of the rating difference, over all pairs at once, excludes 0; "
+        "a tier boundary falls only where every classifier above is separated from every one below "
+        "(docs/rating.md). Agreement checks on each pair: Wilcoxon signed-rank over datasets with "
         f"Holm's correction, and the Bayesian sign test with a ROPE of ±{config_r.rope:g} (Benavoli et al. 2017)."
     ))
     for note in rating.notes:
@@ -278,8 +306,8 @@ def leaderboard(results, config: ReportConfig) -> Section | None:
             "Bradley–Terry ratings with 95 % bootstrap intervals; shaded bands are tiers", config)
     if len(rating.pairwise):
         section.add(Table(rating.pairwise, f"Every pair (a rated above b): {len(rating.pairwise)} pairs.",
-                          key=("a", "b", "mean_difference", "wilcoxon_p_holm", "p_a_better", "p_equivalent",
-                               "p_b_better")))
+                          key=("a", "b", "bt_difference", "bt_separated", "mean_difference", "wilcoxon_p_holm",
+                               "p_a_better", "p_equivalent", "p_b_better")))
     return section
 
 

@@ -1,0 +1,123 @@
+"""Which classifiers the leaderboard separates, and its tiers: a permutation range test on the ratings.
+
+The primary "is A better than B?" of benchirt (docs/rating.md says why). The question is asked of all
+k(k−1)/2 pairs at once, with one critical value c: A is better than B when its Bradley–Terry rating
+exceeds B's by more than c points. c is the 95 % quantile of the *range* of the ratings (largest minus
+smallest, i.e. the largest difference over all pairs) when the classifiers' scores are shuffled among
+them within every dataset — the permutation max-T method of Westfall & Young 1993 with the rating
+difference as statistic (the permutation counterpart of Tukey's range test). When all classifiers are
+equal their scores are exchangeable within a dataset, so the chance that *any* pair is called different
+is at most 5 % whatever the number of classifiers or datasets, with no floor such as the 2 / 2ⁿ of a test
+on one pair's n datasets: every permuted leaderboard uses all matches. A classifier absent from a
+dataset stays absent (only the present classifiers' scores are shuffled).
+
+Tiers follow from the same decisions: the classifiers are taken in leaderboard order and a tier boundary
+falls between positions g and g + 1 only when every classifier above it is better than every classifier
+below it — with one threshold on sorted ratings, exactly where two neighbours' ratings differ by more
+than c. Tiers are therefore numbered 1, 2, 3, … without gaps, never decrease down the table, and two
+classifiers land in different tiers only when the test separates them; ties (equal ratings) are never
+separated. benchmarks/rating_leaderboard.py measures the error rates on simulated leaderboards, also when
+some classifiers differ (then the shuffled tables are only an approximation of the null of one pair).
+
+Hand-written: the shuffling and the range are a few lines of numpy on the per-dataset win matrices the
+leaderboard already has, and all shuffled tables are fitted in one stacked Bradley–Terry call; the
+libraries that offer max-T (multcomp in R, statsmodels' ``multipletests``) take p-values or a parametric
+model, not a Bradley–Terry fit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchirt.rating.bradley_terry import fit_bradley_terry
+
+#: Simultaneous level of the separation decisions (family-wise over all pairs).
+FAMILY_LEVEL = 0.95
+#: Shuffled tables gathered per block (bounds the memory of the (block, D, k, k) index arrays).
+BLOCK = 50
+
+
+@dataclass
+class Separation:
+    """Result of :func:`separate`, classifiers in leaderboard order (best first).
+
+    Attributes
+    ----------
+    better : numpy.ndarray of bool, shape (k, k)
+        ``better[i, j]``: classifier i is significantly better than j (simultaneous over all pairs).
+    critical_value : float
+        c in rating points (NaN when no shuffled tables: nobody is separated).
+    tier : numpy.ndarray of int, shape (k,)
+        1, 2, … down the table, consecutive (see the module docstring).
+    """
+
+    better: np.ndarray
+    critical_value: float
+    tier: np.ndarray
+
+
+def shuffled_ranges(wins: np.ndarray, present: np.ndarray, n_tables: int, seed: int = 0) -> np.ndarray:
+    """Rating range (max − min) of ``n_tables`` leaderboards whose scores are shuffled within each dataset.
+
+    Parameters
+    ----------
+    wins : numpy.ndarray, shape (D, k, k)
+        Per-dataset (fractional) wins (:func:`benchirt.rating.bradley_terry.pairwise_wins`).
+    present : numpy.ndarray of bool, shape (D, k)
+        Which classifiers have a score on each dataset; only those are shuffled.
+    n_tables : int
+    seed : int
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_tables,)
+        Rating points.
+    """
+    n_datasets, k = present.shape
+    rng = np.random.default_rng([seed, 1])   # a stream of its own: the bootstrap uses default_rng(seed)
+    permutation = np.broadcast_to(np.arange(k), (n_tables, n_datasets, k)).copy()
+    for d in range(n_datasets):
+        here = np.flatnonzero(present[d])
+        permutation[:, d, here] = rng.permuted(np.broadcast_to(here, (n_tables, here.size)), axis=1)
+    ranges = np.empty(n_tables)
+    dataset = np.arange(n_datasets)[None, :, None, None]
+    for start in range(0, n_tables, BLOCK):
+        p = permutation[start:start + BLOCK]
+        shuffled = wins[dataset, p[:, :, :, None], p[:, :, None, :]].sum(axis=1)
+        rating = fit_bradley_terry(shuffled).rating
+        ranges[start:start + BLOCK] = rating.max(axis=1) - rating.min(axis=1)
+    return ranges
+
+
+def separate(rating: np.ndarray, ranges: np.ndarray | None, level: float = FAMILY_LEVEL) -> Separation:
+    """Simultaneous separation decisions and tiers from the ratings and the shuffled tables' ranges.
+
+    Parameters
+    ----------
+    rating : numpy.ndarray, shape (k,)
+        Point ratings in leaderboard order (non-increasing).
+    ranges : numpy.ndarray or None
+        :func:`shuffled_ranges`; None or empty: nobody is separated.
+    level : float
+        1 − the family-wise error rate.
+
+    Returns
+    -------
+    Separation
+    """
+    rating = np.asarray(rating, dtype=float)
+    k = rating.size
+    if ranges is None or len(ranges) == 0:
+        return Separation(np.zeros((k, k), dtype=bool), float("nan"), np.ones(k, dtype=int))
+    critical_value = float(np.quantile(ranges, level))
+    better = (rating[:, None] - rating[None, :]) > critical_value
+    return Separation(better, critical_value, tiers_from(better))
+
+
+def tiers_from(better: np.ndarray) -> np.ndarray:
+    """Consecutive tiers down the table: a boundary below position g only when every classifier at
+    positions ≤ g is better than every classifier at positions > g."""
+    k = better.shape[0]
+    boundary = np.array([better[: g + 1, g + 1:].all() for g in range(k - 1)], dtype=bool)
+    return 1 + np.concatenate([[0], np.cumsum(boundary)]).astype(int)
