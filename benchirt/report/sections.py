@@ -17,6 +17,7 @@ from benchirt.pipeline.summary import left_out_classifiers
 from benchirt.report.added import added_classifiers
 from benchirt.report.config import ReportConfig
 from benchirt.report.document import Note, Paragraph, Section, Table, figure_block
+from benchirt.report.imported import imported_runs
 from benchirt.report.score_checks import RANK_MARGIN, rank_disagreements
 from benchirt.report.sizes import size_policy
 from benchirt.report.usefulness import real_classifier_spread, usefulness_sentence
@@ -425,7 +426,8 @@ def airt(results, config: ReportConfig) -> Section | None:
 
 
 #: The report's sections in page order.
-SECTIONS: tuple[Callable, ...] = (conclusions, leaderboard, ratings, added_classifiers, statistics, overview, size_policy, datasets, model_fit,
+SECTIONS: tuple[Callable, ...] = (conclusions, leaderboard, imported_runs, ratings, added_classifiers, statistics, overview,
+                                  size_policy, datasets, model_fit,
                                   suspect_labels, item_curves, true_scores, subsets, airt)
 
 

@@ -71,6 +71,10 @@ class ResponseResult:
     test_labels : pandas.Series, shape (n_test,)
         The dataset's label of each test item (as a string), index = the items (read from the data; the
         suspect-label table shows it). Empty for results stored before it existed.
+    provenance : pandas.DataFrame or None
+        Where each respondent comes from when the responses were imported from stored runs
+        (:mod:`benchirt.runs`: ``respondent, run_id, flow_id, flow_name, setup_id, uploader, accuracy,
+        n_identical, openml_url``); None for responses benchirt computed itself.
     """
 
     dataset: str
@@ -84,6 +88,7 @@ class ResponseResult:
     notes: list[str] = field(default_factory=list)
     sizes: dict = field(default_factory=dict)
     test_labels: pd.Series = field(default_factory=lambda: pd.Series(dtype=str))
+    provenance: pd.DataFrame | None = None
 
     def left_out(self) -> dict[str, str]:
         """Classifiers of the configured pool this result lacks because their fit failed: name -> the error.
