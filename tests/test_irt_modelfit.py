@@ -129,7 +129,7 @@ def _flipped_pool(seed: int, n_items: int = 200, share: float = 0.05):
 
 
 def test_suspect_labels_find_flipped_labels_more_precisely_than_the_real_classifiers_alone():
-    """Simulated flipped labels: precision and recall of the rule, and of the 80 % consensus alone."""
+    """Simulated flipped labels: the rule is more precise than the 80 % consensus alone at equal or better recall."""
     config = IRTConfig(model="2PL", compare_models=False)
     hits = flagged = baseline_hits = baseline_flagged = total = 0
     for seed in range(3):
@@ -137,13 +137,12 @@ def test_suspect_labels_find_flipped_labels_more_precisely_than_the_real_classif
         found = set(irt_for_responses(result, config).suspect_labels["row"])
         wrong = real_wrong_share(result.responses.loc[result.roles == "real"])
         baseline = {int(item) for item in wrong.index[wrong >= 0.8]}
-        assert found <= baseline  # the rule narrows the consensus filter, never widens it
         hits, flagged = hits + len(found & flipped), flagged + len(found)
         baseline_hits, baseline_flagged = baseline_hits + len(baseline & flipped), baseline_flagged + len(baseline)
         total += len(flipped)
-    # measured: rule 23 of 30 flagged are flipped, consensus alone 23 of 37, of 30 flipped items
+    # measured: 25 of the rule's 32 flags are flipped items, 23 of the consensus filter's 37; 30 flipped in all
     assert hits / flagged >= 0.7 and hits / flagged >= baseline_hits / baseline_flagged + 0.1
-    assert hits / total >= 0.6 and hits >= baseline_hits - 1
+    assert hits / total >= 0.7 and hits >= baseline_hits
 
 
 @dataclass

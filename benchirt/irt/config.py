@@ -105,7 +105,7 @@ class IRTConfig:
     guessing_threshold: float = 0.2
     ability: str = "EAP"
     compare_models: bool = True
-    suspect_agreement: float = 0.8
+    suspect_agreement: float = 0.75
     suspect_best_correct: float = 0.2
     calibration_roles: tuple[str, ...] = ("ladder", "real")
 
