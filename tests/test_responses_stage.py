@@ -59,6 +59,9 @@ def test_responses_score_predictions_against_the_true_labels(iris_default):
     result = iris_default
     truth = _iris().y.astype(str).to_numpy()[result.test_index]
     assert (result.responses.to_numpy() == (result.predictions.to_numpy() == truth)).all()
+    # the dataset's label of each test item, read from the data (the suspect-label table shows it)
+    assert result.test_labels.index.tolist() == result.responses.columns.tolist()
+    assert result.test_labels.tolist() == truth.tolist()
     assert np.allclose(result.test_accuracy, result.responses.mean(axis=1))
     assert result.responses.loc["optimal"].eq(1).all() and result.responses.loc["pessimal"].eq(0).all()
     # majority: the indicator of the training part's majority class (iris trains 35/35/35: the first, setosa)

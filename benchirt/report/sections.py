@@ -201,23 +201,25 @@ _MAX_SUSPECTS = 50
 
 
 def suspect_labels(results, config: ReportConfig) -> Section | None:
-    """Test instances whose item discriminates strongly negatively: possibly wrong labels."""
+    """Test instances whose label is probably wrong (:mod:`benchirt.irt.suspects`)."""
     if not results.irts:
         return None
     from benchirt.irt import suspect_label_table
 
     table = suspect_label_table([results.irts[n] for n in sorted(results.irts)])
+    irt_config = results.config.stage_config("irt")
     section = Section("suspect-labels", "Suspect labels")
     section.add(Paragraph(
-        f"Test instances that good classifiers get wrong and weak ones get right (discrimination at most "
-        f"-{results.config.stage_config('irt').suspect_discrimination:g}), or that no classifier gets right: "
-        f"{len(table)} in all. 'row' is the instance's row in the dataset, 'label' the dataset's label and "
-        "'consensus' the label most real classifiers predict. Also written to irt/<dataset>/suspect_labels.csv."
+        f"Test instances that at least {irt_config.suspect_agreement:.0%} of the real classifiers get wrong and "
+        f"whose item curve gives the ablest real classifier at most {irt_config.suspect_best_correct:.0%} chance "
+        f"of getting right: {len(table)} in all. 'row' is the instance's row in the dataset, 'label' the "
+        "dataset's label and 'consensus' the label most real classifiers predict. Also written to "
+        "irt/<dataset>/suspect_labels.csv."
     ))
     if len(table):
-        shown = table.sort_values("discrimination").head(_MAX_SUSPECTS)
+        shown = table.head(_MAX_SUSPECTS)
         more = f" (the first {_MAX_SUSPECTS} of {len(table)})" if len(table) > _MAX_SUSPECTS else ""
-        section.add(Table(shown, f"Suspect labels, most negative discrimination first{more}."))
+        section.add(Table(shown, f"Suspect labels, the most widely missed first{more}."))
     return section
 
 
