@@ -93,8 +93,9 @@ class IRTConfig:
     max_iter: int = 1000
     tol: float = 1e-3
     tol_log_posterior: float = 1e-4
+    tol_gradient: float = 0.1
     starts: int | str = "auto"
-    tol_optimum: float = 1.0
+    tol_optimum: float = 0.1
     max_discrimination: float = 10.0
     max_difficulty: float = 6.0
     max_guessing: float = 0.95
@@ -125,7 +126,7 @@ class IRTConfig:
         require(self.starts == "auto" or (is_integer(self.starts) and self.starts >= 1), section, "starts",
                 self.starts, "'auto' or an integer >= 1")
         check_integer(section, "max_iter", self.max_iter, 1)
-        for name in ("theta_max", "tol", "tol_log_posterior", "tol_optimum", "suspect_discrimination",
+        for name in ("theta_max", "tol", "tol_log_posterior", "tol_gradient", "tol_optimum", "suspect_discrimination",
                      "max_discrimination", "max_difficulty"):
             check_number(section, name, getattr(self, name), above=0)
         check_number(section, "max_guessing", self.max_guessing, above=0, below=1)
