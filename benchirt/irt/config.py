@@ -95,8 +95,9 @@ class IRTConfig:
     max_iter: int = 1000
     tol: float = 1e-3
     tol_log_posterior: float = 1e-4
+    tol_gradient: float = 0.1
     starts: int | str = "auto"
-    tol_optimum: float = 1.0
+    tol_optimum: float = 0.1
     max_discrimination: float = 10.0
     max_difficulty: float = 6.0
     max_guessing: float = 0.95
@@ -128,7 +129,8 @@ class IRTConfig:
         require(self.starts == "auto" or (is_integer(self.starts) and self.starts >= 1), section, "starts",
                 self.starts, "'auto' or an integer >= 1")
         check_integer(section, "max_iter", self.max_iter, 1)
-        for name in ("theta_max", "tol", "tol_log_posterior", "tol_optimum", "max_discrimination", "max_difficulty"):
+        for name in ("theta_max", "tol", "tol_log_posterior", "tol_gradient", "tol_optimum", "max_discrimination",
+                     "max_difficulty"):
             check_number(section, name, getattr(self, name), above=0)
         check_number(section, "suspect_agreement", self.suspect_agreement, above=0, at_most=1)
         check_number(section, "suspect_best_correct", self.suspect_best_correct, above=0, at_most=1)
