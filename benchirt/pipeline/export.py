@@ -14,7 +14,7 @@ def export_responses(run_dir: str | os.PathLike) -> list[Path]:
     the format ``benchirt irt`` reads. Returns the dataset folders written.
     """
     from benchirt.pipeline.results import load_run
-    from benchirt.pipeline.store import safe_name
+    from benchirt.io import safe_name
 
     results = load_run(run_dir)
     written = []
@@ -35,7 +35,7 @@ def export_irt(run_dir: str | os.PathLike) -> list[Path]:
     IRT result: item parameters with item fit, the suspect labels (test instances with strongly negative
     discrimination, by dataset row) and the 1PL/2PL/3PL comparison. Returns the folders written."""
     from benchirt.pipeline.results import load_run
-    from benchirt.pipeline.store import safe_name
+    from benchirt.io import safe_name
 
     results = load_run(run_dir)
     written = []

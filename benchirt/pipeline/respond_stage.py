@@ -43,9 +43,20 @@ def respond_dataset(spec, config, show_progress=False, progress_file=None):
     return respond(spec.load(), config, show_progress=show_progress, on_progress=on_progress)
 
 
+def imported_dataset(result):
+    """The responses of one dataset imported from stored runs (:mod:`benchirt.runs`), already computed."""
+    return result
+
+
 def plan(context: StageContext) -> DatasetWork:
-    """One task per suite member, keyed by the dataset's content; with the memory guard when computed."""
+    """One task per suite member, keyed by the dataset's content; with the memory guard when computed.
+
+    With ``respond: {source: openml-runs, …}`` the responses are imported from stored runs instead
+    (:func:`imported`).
+    """
     config = context.config.stage_config("respond")
+    if type(config).__name__ == "ImportConfig":
+        return imported(context)
     specs = resolve_specs(context.config)
     if context.outer_parallel:
         config = replace(config, n_jobs=1)  # the datasets are already spread over the cores
@@ -63,6 +74,19 @@ def plan(context: StageContext) -> DatasetWork:
         from benchirt.pipeline.fits import response_fits as split
     return DatasetWork(context.options, items, respond_dataset, preflight=_preflight(context, specs, config),
                        progress=folder, split=split)
+
+
+def imported(context: StageContext) -> DatasetWork:
+    """Responses imported from stored runs (:mod:`benchirt.runs`) instead of trained: read and selected here,
+    stored as the respond stage's results, keyed by the runs' source."""
+    from benchirt.runs.responses import imported_results, source_fingerprint
+
+    config = context.config.stage_config("respond")
+    fingerprint = source_fingerprint(config, context.config.base_dir)
+    results = imported_results(config, context.config.base_dir)
+    items = [DatasetInput(name, {"imported": fingerprint}, lambda result=result: (result,))
+             for name, result in sorted(results.items())]
+    return DatasetWork(context.options, items, imported_dataset)
 
 
 def _preflight(context: StageContext, specs, config):

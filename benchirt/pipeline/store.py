@@ -41,7 +41,7 @@ from typing import Any
 
 from benchirt import __version__
 from benchirt.errors import ArtifactError, BenchirtError
-from benchirt.io import atomic_open, atomic_write_json, atomic_write_text
+from benchirt.io import atomic_open, atomic_write_json, atomic_write_text, safe_name
 from benchirt.pipeline import fingerprint
 from benchirt.pipeline.manifest import FILE as MANIFEST_FILE
 from benchirt.pipeline.manifest import Manifest
@@ -242,9 +242,14 @@ class ArtifactStore:
 
     def ensure_idle(self) -> None:
         """Refuse a run directory that a running ``benchirt run`` holds (its lock), without taking it."""
-        if (self.root / ".lock").is_file():
+        if not (self.root / ".lock").is_file():
+            return
+        try:
             self.lock()
-            self.unlock()
+        except BenchirtError:
+            raise BenchirtError(f"{self.root} is in use by a benchirt run in progress; wait for it to finish, then "
+                                "run this command again") from None
+        self.unlock()
 
     def unlock(self) -> None:
         handle = getattr(self, "_lock_handle", None)
@@ -313,12 +318,6 @@ def environment_versions() -> dict:
         except metadata.PackageNotFoundError:
             continue
     return versions
-
-
-def safe_name(name: str) -> str:
-    """A dataset name as a folder name (path separators and odd characters replaced)."""
-    cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(name)).strip(".")
-    return cleaned[:80] or "dataset"
 
 
 def _file_digests(folder: Path) -> dict[str, str]:

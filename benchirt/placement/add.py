@@ -26,6 +26,7 @@ import pandas as pd
 
 from benchirt.errors import BenchirtError, ConfigError, DataError
 from benchirt.io import atomic_write_csv
+from benchirt.safe_yaml import safe_load
 
 #: Manifest key holding the added classifiers.
 MANIFEST_KEY = "added"
@@ -355,7 +356,7 @@ def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_fi
     if config_file:
         path = Path(config_file)
         try:
-            document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            document = safe_load(path.read_text(encoding="utf-8"), str(path)) or {}
         except (OSError, yaml.YAMLError) as exc:
             raise ConfigError(f"{path}: cannot read the classifiers file ({exc})") from None
         if not isinstance(document, dict) or set(document) - {"classifiers"} or not isinstance(document.get("classifiers"), dict):
