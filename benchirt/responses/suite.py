@@ -8,12 +8,15 @@ import pandas as pd
 from benchirt.errors import DataError
 
 
-def accuracy_scores(responses: Mapping[str, object], roles=("real", "artificial")) -> pd.DataFrame:
-    """Long ``dataset, classifier, score`` table of test accuracies (a second score for the tests)."""
+def accuracy_scores(responses: Mapping[str, object], roles=("real", "artificial"), which: str = "test") -> pd.DataFrame:
+    """Long ``dataset, classifier, score`` table of test (``which="test"``) or cross-validated (``"cv"``) accuracies.
+
+    Classifiers without the accuracy (the artificial ones have no cross-validated one) are left out.
+    """
     rows = []
     for name, result in responses.items():
         keep = result.roles.index[result.roles.isin(roles)]
-        accuracy = result.test_accuracy.reindex(keep).dropna()
+        accuracy = (result.test_accuracy if which == "test" else result.cv_accuracy).reindex(keep).dropna()
         rows.append(pd.DataFrame({"dataset": name, "classifier": accuracy.index.astype(str), "score": accuracy.to_numpy()}))
     if not rows:
         raise DataError("no dataset has responses; nothing to rate")
