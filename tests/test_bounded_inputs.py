@@ -94,7 +94,7 @@ def test_a_suite_file_alias_bomb_is_refused(tmp_path):
 
 def test_the_default_input_limit_refuses_a_big_file_by_its_size(tmp_path, monkeypatch):
     monkeypatch.delenv("BENCHIRT_MAX_INPUT_MB", raising=False)
-    assert DEFAULT_MAX_INPUT_MB == 128  # benchmarks/junk_input.py: 8.1 MiB of peak per MiB of junk at worst
+    assert DEFAULT_MAX_INPUT_MB == 128  # benchmarks/junk_input.py: 7.9 MiB of peak per MiB of junk at worst
     path = tmp_path / "junk.csv"
     with path.open("wb") as handle:
         handle.write(b"a,b\n1,2\n")
