@@ -245,7 +245,7 @@ def _format(frame: pd.DataFrame) -> pd.DataFrame:
     (:func:`benchirt.humanize.human_value`); other values as they are."""
     out = frame.copy()
     for column in out.columns:
-        if out[column].dtype == object:
+        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
             out[column] = out[column].map(human_value)
         if pd.api.types.is_float_dtype(out[column]):
             values = out[column]
