@@ -67,6 +67,7 @@ def test_crowded_scatter_labels_do_not_overlap():
     for k in range(12):
         ax.annotate(f"classifier_{k}", (xs[k], ys[k]), fontsize=10)
     assert overlapping_texts(naive, 80)   # the check finds what naive placement does
+    assert figure_block(naive, "naive", dpi=80).overlapping
 
 
 def test_stages_are_listed_in_pipeline_order():
