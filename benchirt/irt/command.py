@@ -20,11 +20,16 @@ Estimate item parameters (discrimination a, difficulty b, guessing c; P = c + (1
 by marginal maximum likelihood with priors (Bayes modal; negative discriminations allowed), then
 each respondent's ability θ and True-Score (sum of P over the items).
 
-RESPONSES.csv: respondents x items of 0/1 with a header row, as decodIRT's responses_pool.csv; a
-first non-numeric column, if present, names the respondents (otherwise they are numbered 1..n).
+RESPONSES.csv: respondents x items of 0/1, comma-separated, with a header row of item names, as
+decodIRT's responses_pool.csv (--no-header: no header row, items named V1..Vm); a first column
+holding anything but 0/1, if present, names the respondents (otherwise they are numbered 1..n).
+Refused with the fix: a first row of answers (no header), another delimiter, an item or
+respondent name given twice, rows of different lengths. Any width: a header longer than 64 KiB
+(e.g. 96,000 items) is read to its end.
 
 Writes DIR/items.csv (item, discrimination, difficulty, guessing, se_*, p_correct, flag: ok,
-at_bound, or all_correct / all_wrong for items without information, which get a = 0, b = -6 / +6;
+at_bound, or all_correct / all_wrong for items without information, reported as a step beyond the
+ability range, a = 10, b = -12 / +12 with the defaults, for which the formula gives P = 1 / 0;
 infit, outfit and misfit: either mean square above 1.5),
 DIR/abilities.csv (respondent, theta, se, true_score), DIR/fit.json (status, converged, n_iter,
 log_likelihood, seconds, model, n_respondents, n_items, the EM starts: start_runs with each start's

@@ -18,18 +18,24 @@ NO_INFORMATION_FLAGS = ("all_correct", "all_wrong")
 
 
 def flagged_item_values(kind: str, config: IRTConfig) -> tuple[float, float, float]:
-    """Finite stand-ins ``(a, b, c)`` reported for an item without information.
+    """Finite ``(a, b, c)`` reported for an item without information, which reproduce its P with eq. 1.
 
-    An item every respondent answers correctly (``"all_correct"``) is the limit
-    ``b -> -inf``: reported as ``b = -max_difficulty``; one nobody answers
-    correctly (``"all_wrong"``) as ``b = +max_difficulty``. Discrimination and
-    guessing are reported as 0 (nothing is known about them), so such items never
-    count as discriminative or guessable in the summaries.
-    :meth:`IRTFit.probability` uses the limit itself: P = 1 and P = 0.
+    An item every respondent answers correctly (``"all_correct"``) is the limit ``b -> -inf`` of the
+    model, P = 1 for every ability; one nobody answers correctly (``"all_wrong"``) the limit
+    ``b -> +inf``, P = 0. They are reported as the steepest curve the options allow
+    (``a = max_discrimination``, ``c = 0``) placed ``max_difficulty`` beyond the ability range:
+    ``b = -(theta_max + max_difficulty)`` or ``+(theta_max + max_difficulty)``, so that the formula
+    ``P = c + (1 - c) / (1 + exp(-a (theta - b)))`` of Cardoso et al. 2021 eq. 1, applied to the row
+    of ``items.csv``, gives P within ``exp(-max_discrimination * max_difficulty)`` (1e-26 with the
+    defaults) of 1 or 0 at every ability in ``[-theta_max, theta_max]`` — not the P = 0.5 that
+    ``a = 0`` would give. Such items are still flagged: the log-likelihood and the abilities leave them
+    out, :meth:`IRTFit.probability` uses the limits themselves, and the summaries
+    (:func:`benchirt.irt.summary.item_summary`) never count them as discriminative.
     """
     if kind not in NO_INFORMATION_FLAGS:
         raise ValueError(f"unknown flag {kind!r}")
-    return 0.0, (-1.0 if kind == "all_correct" else 1.0) * config.max_difficulty, 0.0
+    side = -1.0 if kind == "all_correct" else 1.0
+    return config.max_discrimination, side * (config.theta_max + config.max_difficulty), 0.0
 
 
 @dataclass
@@ -43,8 +49,8 @@ class IRTFit:
         ``se_discrimination, se_difficulty, se_guessing`` (0 where not estimated),
         ``p_correct`` (proportion of calibration respondents correct) and ``flag``:
         ``ok``, ``at_bound`` (an estimate sits on a configured bound),
-        ``all_correct`` / ``all_wrong`` (no information; see :func:`flagged_item_values`).
-        Every value is finite.
+        ``all_correct`` / ``all_wrong`` (no information: a step at ``b`` beyond the ability range that
+        gives P = 1 / 0 through eq. 1; see :func:`flagged_item_values`). Every value is finite.
     converged : bool
         EM met a convergence criterion before ``config.max_iter`` (see ``stopped_by``).
     n_iter : int
@@ -54,9 +60,13 @@ class IRTFit:
     log_posterior_change : float
         Gain of the log posterior in the last plain EM step.
     stopped_by : str
-        ``"parameters"`` (``max_change < tol`` and ``log_posterior_change < tol_log_posterior``),
+        ``"stationary"`` (``max_change < tol``, ``log_posterior_change < tol_log_posterior`` and the
+        largest component of the marginal log posterior's gradient ``max_gradient < tol_gradient``),
         ``"same_optimum"`` (a later EM start
         reached an earlier start's optimum) or ``"max_iter"`` (not converged).
+    max_gradient : float
+        Largest absolute component of the marginal log posterior's gradient (projected at the
+        bounds) at the last convergence test of the chosen start: the stationarity check.
     log_likelihood, log_posterior : float
         Marginal log-likelihood of the calibration responses at the estimates
         (flagged items excluded), and the same plus the log prior.
@@ -82,6 +92,7 @@ class IRTFit:
     max_change: float
     log_posterior_change: float
     stopped_by: str
+    max_gradient: float
     log_likelihood: float
     log_posterior: float
     seconds: float
@@ -198,6 +209,8 @@ class IRTFit:
             "tol": float(self.config.tol),
             "log_posterior_change": float(self.log_posterior_change),
             "tol_log_posterior": float(self.config.tol_log_posterior),
+            "max_gradient": float(self.max_gradient),
+            "tol_gradient": float(self.config.tol_gradient),
             "log_likelihood": float(self.log_likelihood),
             "log_posterior": float(self.log_posterior),
             "seconds": float(self.seconds),
@@ -209,7 +222,16 @@ class IRTFit:
             "starts": self.starts.get("reason", ""),
             "start_runs": runs,
             "n_local_optima": sum(run["status"] == "better_optimum_exists" for run in runs),
+            "n_optima": len(self.optima),
+            "optima": [{"log_posterior": optimum["log_posterior"], "starts": list(optimum["starts"])}
+                       for optimum in self.optima],
         }
+
+    @property
+    def optima(self) -> list[dict]:
+        """The distinct optima the starts reached, best first: ``log_posterior``, ``starts`` (the
+        starts that reached it) and ``params`` ((m_informative, 3) array of ``a, b, logit c``)."""
+        return self.starts.get("optima", [])
 
     def __repr__(self) -> str:
         state = "converged" if self.converged else "NOT converged"

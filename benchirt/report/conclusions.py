@@ -54,8 +54,10 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
         checks.append(nemenyi_check(rating.pairwise, comparison))
     checks += [f"Friedman/Nemenyi not run: {reason}" for reason in rating.skipped.values()][:1]
     if board:
-        ranks = rating.permutation.ranks if rating.permutation is not None else None
-        checks.append(glicko_check(rating.leaderboard, rating.tournament.table, ranks))
+        orders = rating.permutation
+        checks.append(glicko_check(rating.leaderboard, rating.tournament.table,
+                                   orders.summary if orders is not None else None,
+                                   orders.n_permutations if orders is not None else None))
     return verdict, [f"Agreement check — {check}" for check in checks]
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from benchirt.humanize import human_value
+from benchirt.safe_text import markdown_text
 
 #: Rows of a table shown in full; longer tables show their head and say how many rows they have.
 MAX_TABLE_ROWS = 80  # CC18's 72 datasets fit
@@ -205,21 +206,25 @@ def _html_block(block: Block) -> str:
 
 
 def render_markdown(title: str, subtitle: str, sections: list[Section]) -> str:
-    """The report's text and tables as Markdown (pipe tables; figures are in the HTML page)."""
-    lines = [f"# {title}", "", subtitle, ""]
+    """The report's text and tables as Markdown (pipe tables; figures are in the HTML page).
+
+    Every text is :func:`~benchirt.safe_text.markdown_text` (names come from the user's files: HTML and
+    control characters are shown as written, never rendered).
+    """
+    lines = [f"# {markdown_text(title)}", "", markdown_text(subtitle), ""]
     for section in sections:
-        lines += [f"## {section.title}", ""]
+        lines += [f"## {markdown_text(section.title)}", ""]
         for block in section.blocks:
             if isinstance(block, Paragraph):
-                lines += [block.text.replace("\n", "  \n"), ""]
+                lines += [markdown_text(block.text).replace("\n", "  \n"), ""]
             elif isinstance(block, Note):
-                lines += ["> " + block.text.replace("\n", "\n> "), ""]
+                lines += ["> " + markdown_text(block.text).replace("\n", "\n> "), ""]
             elif isinstance(block, Table):
                 shown = block.shown()
                 frame, more = _clip(shown)
                 lines += [markdown_table(_format(frame)), ""]
                 caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(shown)} rows)" if more else "")
-                lines += [f"*{caption}*", ""] if caption else []
+                lines += [f"*{markdown_text(caption)}*", ""] if caption else []
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -227,7 +232,7 @@ def markdown_table(frame: pd.DataFrame, index: bool = False) -> str:
     """A pipe table (hand-written: pandas' ``to_markdown`` needs the optional ``tabulate`` package)."""
     if index:
         frame = frame.reset_index()
-    header = [str(c) for c in frame.columns]
+    header = [_cell(c) for c in frame.columns]
     rows = [[_cell(v) for v in row] for row in frame.itertuples(index=False)]
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(row) + " |" for row in rows]
@@ -236,7 +241,7 @@ def markdown_table(frame: pd.DataFrame, index: bool = False) -> str:
 
 def _cell(value) -> str:
     text = "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
-    return text.replace("|", "\\|").replace("\n", " ")
+    return markdown_text(text).replace("|", "\\|").replace("\n", " ")
 
 
 def _clip(frame: pd.DataFrame) -> tuple[pd.DataFrame, bool]:

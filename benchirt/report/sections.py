@@ -17,6 +17,7 @@ from benchirt.pipeline.summary import left_out_classifiers
 from benchirt.report.added import added_classifiers
 from benchirt.report.config import ReportConfig
 from benchirt.report.document import Note, Paragraph, Section, Table, figure_block
+from benchirt.report.imported import imported_runs
 from benchirt.report.score_checks import RANK_MARGIN, rank_disagreements
 from benchirt.report.sizes import size_policy
 from benchirt.report.usefulness import real_classifier_spread, usefulness_sentence
@@ -200,23 +201,25 @@ _MAX_SUSPECTS = 50
 
 
 def suspect_labels(results, config: ReportConfig) -> Section | None:
-    """Test instances whose item discriminates strongly negatively: possibly wrong labels."""
+    """Test instances whose label is probably wrong (:mod:`benchirt.irt.suspects`)."""
     if not results.irts:
         return None
     from benchirt.irt import suspect_label_table
 
     table = suspect_label_table([results.irts[n] for n in sorted(results.irts)])
+    irt_config = results.config.stage_config("irt")
     section = Section("suspect-labels", "Suspect labels")
     section.add(Paragraph(
-        f"Test instances that good classifiers get wrong and weak ones get right (discrimination at most "
-        f"-{results.config.stage_config('irt').suspect_discrimination:g}), or that no classifier gets right: "
-        f"{len(table)} in all. 'row' is the instance's row in the dataset, 'label' the dataset's label and "
-        "'consensus' the label most real classifiers predict. Also written to irt/<dataset>/suspect_labels.csv."
+        f"Test instances that at least {irt_config.suspect_agreement:.0%} of the real classifiers get wrong and "
+        f"whose item curve gives the ablest real classifier at most {irt_config.suspect_best_correct:.0%} chance "
+        f"of getting right: {len(table)} in all. 'row' is the instance's row in the dataset, 'label' the "
+        "dataset's label and 'consensus' the label most real classifiers predict. Also written to "
+        "irt/<dataset>/suspect_labels.csv."
     ))
     if len(table):
-        shown = table.sort_values("discrimination").head(_MAX_SUSPECTS)
+        shown = table.head(_MAX_SUSPECTS)
         more = f" (the first {_MAX_SUSPECTS} of {len(table)})" if len(table) > _MAX_SUSPECTS else ""
-        section.add(Table(shown, f"Suspect labels, most negative discrimination first{more}."))
+        section.add(Table(shown, f"Suspect labels, the most widely missed first{more}."))
     return section
 
 
@@ -298,7 +301,8 @@ def leaderboard(results, config: ReportConfig) -> Section | None:
         f"One Bradley–Terry fit over every pairwise outcome on every dataset ({rating.score.replace('_', ' ')} "
         f"decides each match), so no dataset order matters. Intervals: 2.5–97.5 % percentiles of "
         f"{config_r.n_bootstrap} bootstrap replicates over datasets. Primary decision on each pair (bt_separated): "
-        "the simultaneous 95 % bootstrap interval of the rating difference, over all pairs at once, excludes 0; "
+        "one test for all pairs at once — the ratings differ by more than the distance that leaderboards with the "
+        "scores shuffled within each dataset reach in 95 % of cases (wider for a pair the bootstrap finds noisier); "
         "a tier boundary falls only where every classifier above is separated from every one below "
         "(docs/rating.md). Agreement checks on each pair: Wilcoxon signed-rank over datasets with "
         f"Holm's correction, and the Bayesian sign test with a ROPE of ±{config_r.rope:g} (Benavoli et al. 2017)."
@@ -425,7 +429,8 @@ def airt(results, config: ReportConfig) -> Section | None:
 
 
 #: The report's sections in page order.
-SECTIONS: tuple[Callable, ...] = (conclusions, leaderboard, ratings, added_classifiers, statistics, overview, size_policy, datasets, model_fit,
+SECTIONS: tuple[Callable, ...] = (conclusions, leaderboard, imported_runs, ratings, added_classifiers, statistics, overview,
+                                  size_policy, datasets, model_fit,
                                   suspect_labels, item_curves, true_scores, subsets, airt)
 
 
