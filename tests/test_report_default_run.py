@@ -65,6 +65,9 @@ def _assert_whole_mission(out: Path) -> None:
     assert "Not in this report" not in conclusions
     assert "Stages: respond, irt, rate, subset, airt." in summary   # the pipeline's order, not alphabetical
     page = (out / "report.html").read_text()
+    overlaps = re.findall(r'data-overlapping-labels="(\d+)"', page)
+    assert len(overlaps) >= 10 and set(overlaps) == {"0"}                 # no figure has overlapping labels
+    assert min(float(v) for v in re.findall(r'data-text-px="([\d.]+)"', page)) >= 10 - 0.01
     assert page.index('id="conclusions"') < page.index('id="overview"') < page.index('id="airt"')
 
 
