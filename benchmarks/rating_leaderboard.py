@@ -20,11 +20,13 @@
    (300) with ``--tier-replicates`` (500) bootstrap replicates and as many shuffled tables each, through
    :func:`benchirt.rating.leaderboard.bradley_terry_table` (the leaderboard's own code):
 
-   - all 19 equal: how often any pair is separated (the family-wise error), how often equal classifiers
-     land in different tiers, and the same for the baseline the tiers replace (Arena's rule on the
-     bootstrap intervals, Chiang et al. 2024), with the coverage of the 95 % rating intervals;
+   - all 19 equal: how often any pair is separated (the family-wise error; also for the range test alone,
+     every distance c), how often equal classifiers land in different tiers, and the same for the
+     baseline the tiers replace (Arena's rule on the bootstrap intervals, Chiang et al. 2024), with the
+     coverage of the 95 % rating intervals;
    - three groups of equal classifiers (6 at θ = +1, 7 at 0, 6 at −1): equal classifiers in different
-     tiers, a better classifier in a worse tier, any false separation, how often the three groups are
+     tiers, a better classifier in a worse tier, any false separation (also for the range test alone),
+     how often the three groups are
      recovered exactly, and the same for Arena's rule.
 
    About 15–25 minutes on the shared 2-core machine.
@@ -138,7 +140,7 @@ def tier_errors(strength: np.ndarray, n_datasets: int, n_tables: int, n_replicat
     equal = np.triu(strength[:, None] == strength[None, :], k=1)
     better = strength[:, None] > strength[None, :]
     truth = pd.Series(1500 + RATING_PER_THETA * (strength - strength.mean()), index=names)
-    counts = {key: 0 for key in ("false_claim", "split", "better_below", "recovered",
+    counts = {key: 0 for key in ("false_claim", "range_false_claim", "split", "better_below", "recovered",
                                  "arena_split", "arena_better_below", "arena_recovered")}
     covered, n_tiers = [], []
     config = RatingConfig(n_bootstrap=n_replicates, n_permutations=0, seed=seed)
@@ -163,6 +165,10 @@ def tier_errors(strength: np.ndarray, n_datasets: int, n_tables: int, n_replicat
             counts[prefix + "recovered"] += bool(not (equal & apart).any() and np.unique(tiers).size == true_tiers
                                                  and not (better & (tiers[:, None] >= tiers[None, :])).any())
         counts["false_claim"] += bool((claims & ~better).any())
+        rating = table["bt_rating"].to_numpy()
+        range_only = np.zeros((k, k), dtype=bool)   # the range test alone: every pair's distance is c
+        range_only[np.ix_(position, position)] = (rating[:, None] - rating[None, :]) > separation.critical_value
+        counts["range_false_claim"] += bool((range_only & ~better).any())
         covered.append(((low <= truth[table["classifier"]].to_numpy()) & (truth[table["classifier"]].to_numpy() <= high)).mean())
         n_tiers.append(int(table["tier"].max()))
     rates = {key: value / n_tables for key, value in counts.items()}
@@ -177,12 +183,14 @@ def tiers(n_tables: int, n_replicates: int, seed: int) -> None:
     groups = tier_errors(np.repeat([1.0, 0.0, -1.0], [6, 7, 6]), 60, n_tables, n_replicates, seed + 1)
     print(f"\n5. Tiers on simulated leaderboards, 19 classifiers x 60 datasets, {n_tables} tables x "
           f"{n_replicates} bootstrap replicates and shuffled tables ({time.perf_counter() - start:.0f} s)")
-    print(f"   all equal:  any pair separated {null['false_claim']:.3f}; equal classifiers in different tiers "
+    print(f"   all equal:  any pair separated {null['false_claim']:.3f} (range test alone "
+          f"{null['range_false_claim']:.3f}); equal classifiers in different tiers "
           f"{null['split']:.3f} (Arena's rule {null['arena_split']:.3f}); tiers per table {null['mean_tiers']:.2f}; "
           f"95 % rating intervals cover {null['coverage']:.3f}")
     print(f"   3 groups (6 at +1, 7 at 0, 6 at -1): equal classifiers in different tiers {groups['split']:.3f} "
           f"(Arena {groups['arena_split']:.3f}); a better classifier in a worse tier {groups['better_below']:.3f} "
-          f"(Arena {groups['arena_better_below']:.3f}); any false separation {groups['false_claim']:.3f}; "
+          f"(Arena {groups['arena_better_below']:.3f}); any false separation {groups['false_claim']:.3f} (range test "
+          f"alone {groups['range_false_claim']:.3f}); "
           f"groups recovered exactly {groups['recovered']:.3f} (Arena {groups['arena_recovered']:.3f}); tiers per "
           f"table {groups['mean_tiers']:.2f}; 95 % rating intervals cover {groups['coverage']:.3f}")
 
