@@ -81,13 +81,16 @@ def test_airt_sentence(anomalous):
     algorithms = pd.DataFrame({"algorithm": ["mlp", "svc", "nb"], "lto_strength": [0.5, 0.5, 0.0],
                                "anomalous": [False, False, anomalous],
                                "discrimination": [7.8, 8.1, -0.02 if anomalous else 0.3],
-                               "consistency": [0.13, 0.12, 52.7]})
+                               "consistency": [0.13, 0.12, 52.7],
+                               "flag": ["ok", "ok", "consistency far above the rest"]})
     text = airt_sentence(algorithms)
     assert "mlp (50 % of it), svc (50 % of it)" in text
     if anomalous:
-        assert "anomalous (better on harder datasets, negative discrimination) — nb (discrimination -0.02)" in text
+        assert "anomalous (better on harder datasets, discrimination clearly below 0) — nb (discrimination -0.02)" in text
     else:
-        assert "no algorithm is anomalous" in text and "least consistent is nb" in text
+        assert "no algorithm is anomalous (no discrimination is clearly below 0)" in text
+    assert text.endswith("flat curves, whose consistency and difficulty limit are not meaningful — nb (discrimination "
+                         + ("-0.02)." if anomalous else "0.30)."))
 
 
 def test_leaderboard_table_marks_ties_and_shows_intervals():

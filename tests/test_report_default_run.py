@@ -58,11 +58,12 @@ def _assert_whole_mission(out: Path) -> None:
     for claim in ("Primary verdict — Bradley–Terry leaderboard on true score over 12 datasets",
                   "Agreement check — Wilcoxon signed-rank tests", "Agreement check — Bayesian sign test",
                   "Agreement check — Friedman/Nemenyi on true score", "Agreement check — Glicko-2",
-                  "Most informative datasets (3PL per dataset)",
+                  "Most informative datasets — the ones whose test items tell the",
                   "Do IRT-filtered subsets beat random subsets? ", "AIRT (datasets as respondents)"):
         assert claim in conclusions
     assert conclusions.count("Primary verdict") == 1 and "ranks first" in conclusions
     assert "Not in this report" not in conclusions
+    assert "Stages: respond, irt, rate, subset, airt." in summary   # the pipeline's order, not alphabetical
     page = (out / "report.html").read_text()
     assert page.index('id="conclusions"') < page.index('id="overview"') < page.index('id="airt"')
 
@@ -173,7 +174,7 @@ def test_a_run_without_airt_says_why_in_the_conclusions(tmp_path):
     assert "Not in this report: AIRT (algorithm portfolio) — the stage 'airt' is not in the config's stages." \
         in conclusions
     assert "Not in this report: benchmark subsets" in conclusions
-    assert "(2PL per dataset)" in conclusions and "guessing is not ranked (a 2PL has none)" in conclusions
+    assert "Most informative datasets — the ones whose test items tell the 5 real classifiers apart" in conclusions
     # only the model-comparison section, which fits all three models side by side, may name the 3PL
     assert [part[:40] for part in summary.split("\n## ") if "3PL" in part] == ["IRT model fit\n\nMarginal log-likelihood, "]
 
@@ -199,14 +200,25 @@ def test_browser_check_catches_a_broken_page(tmp_path):
         find_browser()
     except BrowserUnavailable as exc:
         pytest.skip(f"browser test skipped: {exc}")
+    import base64
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (2400, 100), "white").save(buffer, format="PNG")   # shown at half its width
+    wide = base64.b64encode(buffer.getvalue()).decode("ascii")
     page = tmp_path / "broken.html"
     page.write_text('<!DOCTYPE html><html><body><img alt="bad" src="data:image/png;base64,AAAA">'
+                    f'<main style="max-width:1200px"><img alt="tiny" data-text-px="16" style="max-width:100%" '
+                    f'src="data:image/png;base64,{wide}"></main>'
                     '<div style="width:3000px">wide</div><script>undefinedFunction()</script></body></html>')
     problems = check_page(page).problems()
     assert any("console error" in p and "undefinedFunction" in p for p in problems)
     assert "image not decoded: bad" in problems
     assert any(p.startswith("wider than the 1280 px viewport: div") for p in problems)
     assert "no conclusions block (section#conclusions)" in problems
+    assert "figure text 8.0 px (< 10 px) on screen: tiny" in problems       # 16 px in the PNG, shown at 1200/2400
 
 
 @pytest.mark.slow

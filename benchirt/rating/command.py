@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
 from benchirt.rating.config import GLICKO_MODES, STATS_MODES, RatingConfig
-from benchirt.rating.scores import decodirt_to_benchirt_names, read_scores
-from benchirt.rating.stage import RatingResult, rate
-from benchirt.rating.verdict import probability
+
+if TYPE_CHECKING:  # registering the command (``benchirt rate --help``) imports no statistics library
+    from benchirt.rating.stage import RatingResult
 
 DESCRIPTION = """\
 Rank classifiers over datasets. On every dataset each pair of classifiers plays one match (the
@@ -76,6 +75,9 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchirt.rating.scores import decodirt_to_benchirt_names, read_scores
+    from benchirt.rating.stage import rate
+
     config = RatingConfig(
         score=args.score or ("true_score" if Path(args.scores).is_dir() else "score"),
         n_permutations=args.permutations, seed=args.seed, order=args.order, stats=args.stats, alpha=args.alpha,
@@ -151,6 +153,10 @@ def _write_plots(result: RatingResult, out: Path) -> None:
 def format_summary(result: RatingResult) -> str:
     """The leaderboard and its verdict, the single-order Glicko table beside the order analysis, then
     the test result, as printed text."""
+    import pandas as pd
+
+    from benchirt.rating.verdict import probability
+
     lines = [*_leaderboard_lines(result), ""]
     table = result.ratings
     shown = pd.DataFrame(
@@ -181,6 +187,8 @@ def format_summary(result: RatingResult) -> str:
 
 def _leaderboard_lines(result: RatingResult) -> list[str]:
     """The leaderboard as printed lines: header, table, verdict."""
+    import pandas as pd
+
     board = result.leaderboard
     if not len(board):
         return [result.verdict]

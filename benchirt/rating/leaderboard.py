@@ -140,8 +140,13 @@ def leaderboard(
     if permutation is not None:
         spread = permutation.summary.set_index("classifier")[list(ORDER_SPREAD)].rename(columns=ORDER_SPREAD)
         table = table.join(spread, on="classifier")
-    pairwise = pairwise_comparisons(matrix, table["classifier"].tolist(), config.rope, config.tie_tolerance,
-                                    config.seed)
+    compared = table["classifier"].tolist()
+    if config.max_pairwise is not None and len(compared) > config.max_pairwise:
+        notes.append(f"pairwise tests among the {config.max_pairwise} best-rated of {len(compared)} classifiers "
+                     f"only (rating.max_pairwise; Holm corrects over their "
+                     f"{config.max_pairwise * (config.max_pairwise - 1) // 2} pairs)")
+        compared = compared[: config.max_pairwise]
+    pairwise = pairwise_comparisons(matrix, compared, config.rope, config.tie_tolerance, config.seed)
     pairwise = _with_separation(pairwise, table, separation)
     return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes)
 
