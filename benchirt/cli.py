@@ -21,6 +21,7 @@ import sys
 import threading
 
 from benchirt.errors import BenchirtError
+from benchirt.safe_text import printable
 
 #: Sub-command -> (module whose ``register`` adds it, the line ``benchirt --help`` shows), in help order.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -89,14 +90,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nbenchirt {args.command}: terminated (SIGTERM) — rerun the same command to resume", file=sys.stderr)
         return 143
     except BenchirtError as exc:
-        print(f"benchirt {args.command}: error: {exc}", file=sys.stderr)
+        print(f"benchirt {args.command}: error: {printable(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\nbenchirt {args.command}: {INTERRUPTED}", file=sys.stderr)
         return 130
     except OSError as exc:  # the environment's fault: unwritable or odd path, full disk, …
         where = f": {exc.filename}" if exc.filename else ""
-        print(f"benchirt {args.command}: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        print(printable(f"benchirt {args.command}: error: {exc.strerror or exc}{where}"), file=sys.stderr)
         return 2
     finally:
         if in_main_thread:

@@ -294,7 +294,8 @@ def quadrature_nodes(negative_fraction: float = 0.1) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def optimum(limit: int | None) -> None:
+def optimum() -> None:
+    """Simulated 2PL/3PL with half the items negative: the fit against the truth (issue 14, item 1)."""
     from benchirt.irt.models import marginal_log_likelihood, quadrature
 
     rows = []
@@ -304,57 +305,74 @@ def optimum(limit: int | None) -> None:
         for seed in range(5):
             sim = simulate_responses(1000, 50, model=model, seed=seed, discrimination="normal")
             fit = fit_irt(sim.responses, config)
-            runs = {run["start"]: run for run in fit.starts["runs"]}
             sign = np.sign(_corr(fit.items["discrimination"], sim.a))
             rows.append({
                 "model": model, "seed": seed,
                 "loglik_fit - loglik_true": fit.log_likelihood - marginal_log_likelihood(
                     sim.responses.to_numpy(), sim.a, sim.b, sim.c, nodes, log_w),
-                "sum_score start below the chosen": fit.log_posterior - runs["sum_score"]["log_posterior"],
+                "optima_found": len(fit.starts["optima"]),
                 "corr_theta": sign * _corr(fit.abilities(sim.responses), sim.theta),
                 "status": fit.status,
             })
     table = pd.DataFrame(rows)
     print("== simulated 1000 x 50, a ~ N(0, 1) ==\n" + _fmt(table))
     print(_fmt(table.groupby("model")[["loglik_fit - loglik_true", "corr_theta"]].mean().reset_index()))
-    if not REFERENCE.is_dir():
-        return
-    folders = sorted(p for p in REFERENCE.iterdir() if (p / "responses_pool.csv").is_file())
-    if limit:
-        folders = folders[:: max(1, len(folders) // limit)][:limit]
+
+
+
+
+def _pools(limit: int | None, embedded: bool) -> list[tuple[str, pd.DataFrame]]:
+    """The reference pools (every ``len / limit``-th with ``--limit``) and, with ``embedded``, the
+    calibration matrices (MLP ladder and real classifiers) of the embedded suite, built with the
+    pipeline's response stage at its defaults."""
     pools = []
-    for folder in folders:
-        pool = pd.read_csv(folder / "responses_pool.csv")
-        fit = fit_irt(pool)
-        runs = {run["start"]: run for run in fit.starts["runs"]}
-        # the principal-component start alone: would its solution have called for the second start?
-        one = fit_irt(pool, IRTConfig(starts=1))
-        fitted = one.items["flag"].isin(["ok", "at_bound"]).to_numpy()
-        a = one.items["discrimination"].to_numpy()[fitted]
-        rest = item_rest_correlations(pool.to_numpy(float)[:, fitted])
-        pools.append({"pool": folder.name[:24],
-                      "pc_below_best": fit.log_posterior - runs["principal_component"]["log_posterior"],
-                      "sum_below_best": fit.log_posterior - runs["sum_score"]["log_posterior"],
-                      "chosen": next(name for name, run in runs.items() if run["chosen"]),
-                      "pc_at_bound": int((one.items["flag"] == "at_bound").sum()),
-                      "pc_flat_a_clear_rest": int(((np.abs(a) < 0.25) & (np.abs(rest) > 0.3)).sum()),
-                      "pc_negative_a": int((a < 0).sum())})
-    pools = pd.DataFrame(pools)
-    print("\n== reference pools: log posterior of each start below the chosen one ==\n" + _fmt(pools))
-    tol = IRTConfig().tol_optimum
-    for start in ("sum", "pc"):
-        worse = pools[f"{start}_below_best"] > tol
-        print(f"{start} start ends in a worse optimum on {int(worse.sum())} of {len(pools)} pools "
-              f"(median {pools.loc[worse, f'{start}_below_best'].median():.1f}, "
-              f"max {pools[f'{start}_below_best'].max():.1f} log-posterior units)")
-    # "a second start only when the data call for it": rules read off the principal-component solution
-    needed = pools["pc_below_best"] > tol
-    rules = {"items at a bound, or |a| < .25 with |item-rest r| > .3":
-             (pools["pc_at_bound"] > 0) | (pools["pc_flat_a_clear_rest"] > 0),
-             "some a < 0": pools["pc_negative_a"] > 0}
-    for rule, runs_second in rules.items():
-        print(f"second start only if {rule}: runs on {int(runs_second.sum())} of {len(pools)} pools, misses "
-              f"{int((needed & ~runs_second).sum())} of the {int(needed.sum())} where it finds the better optimum")
+    if REFERENCE.is_dir():
+        folders = sorted(p for p in REFERENCE.iterdir() if (p / "responses_pool.csv").is_file())
+        if limit:
+            folders = folders[:: max(1, len(folders) // limit)][:limit]
+        pools += [(folder.name, pd.read_csv(folder / "responses_pool.csv")) for folder in folders]
+    else:
+        print(f"reference data not found at {REFERENCE}: the reference pools are skipped")
+    if embedded:
+        from benchirt.data.local import embedded_specs
+        from benchirt.responses.stage import respond
+
+        for spec in embedded_specs():
+            result = respond(spec.load())
+            calibrate = result.roles.reindex(result.responses.index).isin(IRTConfig().calibration_roles)
+            pools.append((f"embedded:{spec.name}", result.responses[calibrate.to_numpy()]))
+    return pools
+
+
+def start_strategy(limit: int | None, deep: int, embedded: bool) -> None:
+    """The default start strategy against a ``deep``-start search, pool by pool (issue 22, item 1)."""
+    rows = []
+    for name, pool in _pools(limit, embedded):
+        fits = {}
+        for label, config in (("default", IRTConfig()), ("deep", IRTConfig(starts=deep))):
+            cpu = time.process_time()
+            fits[label] = fit_irt(pool, config)
+            fits[label].cpu = time.process_time() - cpu
+        default, search = fits["default"], fits["deep"]
+        optima = search.starts["optima"]
+        rows.append({"pool": name[:28], "gap": search.log_posterior - default.log_posterior,
+                     "default_cpu": default.cpu, "deep_cpu": search.cpu,
+                     "default_starts_run": sum(run["status"] != "abandoned" for run in default.starts["runs"]),
+                     "default_optima": len(default.starts["optima"]), "deep_optima": len(optima),
+                     "deep_best_reached_by": len(optima[0]["starts"]),
+                     "deep_second_below": optima[0]["log_posterior"] - optima[1]["log_posterior"]
+                     if len(optima) > 1 else float("nan"),
+                     "default_max_gradient": default.max_gradient, "status": default.status})
+        print(_fmt(pd.DataFrame(rows[-1:])), flush=True)
+    table = pd.DataFrame(rows)
+    print(f"\n== default start strategy against a {deep}-start search (gap: how much higher the search's log "
+          "posterior is) ==\n" + _fmt(table))
+    print(f"pools: {len(table)}; default within 0.1 of the {deep}-start search on "
+          f"{int((table['gap'] <= 0.1).sum())}; gap > 1 on {int((table['gap'] > 1).sum())}; largest gap "
+          f"{table['gap'].max():.2f}; default above the search (gap < -0.1) on {int((table['gap'] < -0.1).sum())}")
+    print(f"CPU seconds in total: default {table['default_cpu'].sum():.1f}, {deep}-start search "
+          f"{table['deep_cpu'].sum():.1f} (median per pool {table['default_cpu'].median():.2f} and "
+          f"{table['deep_cpu'].median():.2f}); all default fits stationary: {bool((table['status'] == 'converged').all())}")
 
 
 def _reported_names(folder: Path) -> list[str]:
@@ -439,7 +457,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, help="use this many reference pools (spread over the 50)")
     parser.add_argument("--no-mirt", action="store_true", help="skip the mirt baseline")
-    parser.add_argument("--part", choices=("sim", "ref", "scale", "optimum", "quadrature", "both"), default="both")
+    parser.add_argument("--part", choices=("sim", "ref", "scale", "optimum", "starts", "quadrature", "both"),
+                        default="both")
+    parser.add_argument("--deep", type=int, default=20, help="--part starts: starts of the deep search (default 20)")
+    parser.add_argument("--no-embedded", action="store_true",
+                        help="--part starts: leave out the embedded suite's pools (they are built first, ~1 min)")
     parser.add_argument("--baseline", metavar="REF",
                         help="--part scale: also fit with the benchirt of git revision REF (e.g. main), side by side")
     parser.add_argument("--negative-fraction", type=float, default=0.1,
@@ -448,7 +470,10 @@ def main() -> None:
     use_mirt = not args.no_mirt
     print(f"benchirt IRTConfig defaults: {IRTConfig()}\n")
     if args.part == "optimum":
-        optimum(args.limit)
+        optimum()
+        return
+    if args.part == "starts":
+        start_strategy(args.limit, args.deep, not args.no_embedded)
         return
     if args.part == "quadrature":
         print("== quadrature nodes: 41 (benchirt) against fewer, one start ==")

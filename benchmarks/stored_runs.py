@@ -148,8 +148,72 @@ def main() -> None:
         {"large": part_large, "many": part_many, "iris": part_iris}[args.part](Path(tmp))
 
 
-def part_iris(tmp: Path) -> None:
-    raise NotImplementedError
+#: The classic ambiguous versicolor/virginica rows of Iris (0-based; ../shared/data/openml-runs/README.md).
+AMBIGUOUS = {70, 77, 83, 106, 119, 133}
+IRIS = SHARED / "openml-runs" / "iris-matrices" / "results_Iris_Study59_4432x150.csv"
+
+
+def _markdown(frame) -> str:
+    """A Markdown table (floats to 3 decimals)."""
+    cells = [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row] for row in frame.itertuples(index=False)]
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
+
+
+def _jaccard(a: set, b: set) -> float:
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> None:
+    import pandas as pd
+    import yaml
+
+    from benchirt.pipeline.run import load_run
+    from benchirt.runs.matrix import read_matrix_csv
+    from benchirt.runs.select import SelectionOptions, select
+
+    matrix = read_matrix_csv(IRIS)
+    curse = select(matrix, SelectionOptions(min_accuracy=0.35)).winners_curse
+    print(f"Winner's curse on {len(curse)} flows with ≥ 2 runs above 35 % (best run of a flow chosen on a random "
+          f"half of the rows, seed 0): raw gap chosen-half − other-half mean {curse['gap'].mean():.4f}; the "
+          f"flows' median run differs by {curse['half_difference'].mean():.4f} between the halves; curse (gap − "
+          f"that) mean {curse['curse'].mean():.4f}, median {curse['curse'].median():.4f}, max "
+          f"{curse['curse'].max():.4f}; {int((curse['curse'] > 0).sum())} flows above 0. On the held-out half the "
+          f"chosen run beats the flow's median run by {curse['best_minus_median_out'].mean():.4f} on average.\n")
+    columns = ["flow_name", "n_runs", "chosen_in", "chosen_out", "median_out", "gap", "half_difference", "curse"]
+    print(_markdown(curse.head(8)[columns]))
+    base = yaml.safe_load((ROOT / "configs" / "openml-iris.yaml").read_text())
+    rows, suspects, tops = [], {}, {}
+    for rule in rules:
+        config = dict(base, responses={**base["responses"], "path": str(IRIS), "per_flow": rule})
+        path = tmp / f"iris-{rule}.yaml"
+        path.write_text(yaml.safe_dump(config))
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "benchirt.cli", "run", str(path), "--out", str(tmp / rule)], check=True,
+                       capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        seconds = time.perf_counter() - start
+        results = load_run(tmp / rule)
+        [irt] = results.irts.values()
+        [result] = results.responses.values()
+        items = irt.fit.items
+        negative = set(int(i) for i in items.index[items["discrimination"] < 0])
+        suspects[rule] = negative
+        stages = {name: entry.get("seconds") for name, entry in results.manifest.get("stages", {}).items()}
+        board = results.rating.leaderboard
+        flows = result.provenance.set_index("respondent")["flow_name"]
+        tops[rule] = [flows[c] for c in board["classifier"].head(10)]
+        rows.append({"rule": rule, "respondents × items": f"{result.responses.shape[0]} × {result.responses.shape[1]}",
+                     "seconds": round(seconds, 1),
+                     "rate s": stages.get("rate"), "report s": stages.get("report"),
+                     "items with a < 0": " ".join(map(str, sorted(negative))),
+                     "known ambiguous found": f"{len(negative & AMBIGUOUS)} of {len(AMBIGUOUS & set(map(int, items.index)))}",
+                     "leader": tops[rule][0]})
+    print("\n" + _markdown(pd.DataFrame(rows)))
+    print("\nJaccard similarity of the negatively discriminating items (a < 0) and of the top-10 flows:\n")
+    table = pd.DataFrame([{"rules": f"{a} / {b}", "suspects": _jaccard(suspects[a], suspects[b]),
+                           "top-10 flows": _jaccard(set(tops[a]), set(tops[b]))}
+                          for i, a in enumerate(rules) for b in rules[i + 1:]])
+    print(_markdown(table))
 
 
 if __name__ == "__main__":

@@ -71,8 +71,22 @@ def test_choosing_on_the_scored_rows_is_optimistic_and_the_held_out_rule_is_not(
     assert naive.mean() - 0.8 > 10 * se_naive
     assert abs(honest.mean() - 0.8) < 3 * se_held
     curse = held.winners_curse
-    assert len(curse) == 60 and curse["gap"].mean() > 0.02  # chosen-in beats chosen-out by the curse
+    assert len(curse) == 60 and curse["curse"].mean() > 0.02  # chosen-in beats chosen-out by the curse
+    np.testing.assert_allclose(curse["curse"], curse["gap"] - curse["half_difference"])
     assert abs(curse["best_minus_median_out"].mean()) < 3 * np.sqrt(2 * 0.16 / 200 / 60)
+
+
+def test_the_curse_does_not_count_a_harder_half_of_the_rows():
+    """Baseline of the curse: when one half of the rows is harder for every run alike (p = 0.9 on the
+    choosing half, 0.7 on the other), the raw gap is about 0.2 + the curse; ``curse`` removes the 0.2."""
+    matrix = _simulated(n_items=400)
+    rng = np.random.default_rng(1)
+    choose = matrix.item_fold % 2 == 0
+    p = np.where(choose, 0.9, 0.7)
+    matrix.responses = (rng.random(matrix.responses.shape) < p).astype(np.int8)
+    curse = select(matrix, SelectionOptions(min_accuracy=0.0, deduplicate=False)).winners_curse
+    assert abs(curse["gap"].mean() - 0.2 - curse["curse"].mean()) < 0.01
+    assert 0.0 < curse["curse"].mean() < 0.05
 
 
 def test_bad_options_are_refused():

@@ -240,8 +240,10 @@ def _read_arff(path: Path) -> pd.DataFrame:
 def _read_description(path: Path) -> dict:
     import yaml
 
+    from benchirt.safe_yaml import safe_load
+
     try:
-        description = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
+        description = safe_load(path.read_text(encoding="utf-8", errors="replace"), str(path))
     except yaml.YAMLError as exc:
         raise DataError(f"{path}: not valid YAML ({exc}); ASlib description.txt is a YAML document") from None
     if not isinstance(description, dict):

@@ -60,9 +60,13 @@ class IRTFit:
     log_posterior_change : float
         Gain of the log posterior in the last plain EM step.
     stopped_by : str
-        ``"parameters"`` (``max_change < tol`` and ``log_posterior_change < tol_log_posterior``),
+        ``"stationary"`` (``max_change < tol``, ``log_posterior_change < tol_log_posterior`` and the
+        largest component of the marginal log posterior's gradient ``max_gradient < tol_gradient``),
         ``"same_optimum"`` (a later EM start
         reached an earlier start's optimum) or ``"max_iter"`` (not converged).
+    max_gradient : float
+        Largest absolute component of the marginal log posterior's gradient (projected at the
+        bounds) at the last convergence test of the chosen start: the stationarity check.
     log_likelihood, log_posterior : float
         Marginal log-likelihood of the calibration responses at the estimates
         (flagged items excluded), and the same plus the log prior.
@@ -88,6 +92,7 @@ class IRTFit:
     max_change: float
     log_posterior_change: float
     stopped_by: str
+    max_gradient: float
     log_likelihood: float
     log_posterior: float
     seconds: float
@@ -204,6 +209,8 @@ class IRTFit:
             "tol": float(self.config.tol),
             "log_posterior_change": float(self.log_posterior_change),
             "tol_log_posterior": float(self.config.tol_log_posterior),
+            "max_gradient": float(self.max_gradient),
+            "tol_gradient": float(self.config.tol_gradient),
             "log_likelihood": float(self.log_likelihood),
             "log_posterior": float(self.log_posterior),
             "seconds": float(self.seconds),
@@ -215,7 +222,16 @@ class IRTFit:
             "starts": self.starts.get("reason", ""),
             "start_runs": runs,
             "n_local_optima": sum(run["status"] == "better_optimum_exists" for run in runs),
+            "n_optima": len(self.optima),
+            "optima": [{"log_posterior": optimum["log_posterior"], "starts": list(optimum["starts"])}
+                       for optimum in self.optima],
         }
+
+    @property
+    def optima(self) -> list[dict]:
+        """The distinct optima the starts reached, best first: ``log_posterior``, ``starts`` (the
+        starts that reached it) and ``params`` ((m_informative, 3) array of ``a, b, logit c``)."""
+        return self.starts.get("optima", [])
 
     def __repr__(self) -> str:
         state = "converged" if self.converged else "NOT converged"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from benchirt.errors import ConfigError
 from benchirt.pipeline.config import STAGES, load_config, select_stages
+from benchirt.safe_text import printable
 
 RUN_DESCRIPTION = f"""\
 Run the whole study: {' -> '.join(STAGES)}.
@@ -86,7 +87,7 @@ def run_command(args: argparse.Namespace) -> int:
     config = _with_execution(replace(config, stages=stages), args)
     if args.explain:
         outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=False, explain=True)
-        print(format_explanation(outcome.run_dir, outcome.manifest))
+        print(printable(format_explanation(outcome.run_dir, outcome.manifest)))
         return 0
     if args.estimate:
         from benchirt.pipeline.estimate import estimate_text
@@ -194,9 +195,11 @@ def _is_suite_file(path: Path) -> bool:
     """A suite file written by ``benchirt subset`` (YAML with a ``datasets`` list) rather than a config."""
     import yaml
 
+    from benchirt.safe_yaml import safe_load
+
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+        data = safe_load(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, yaml.YAMLError, ConfigError):
         return False
     return isinstance(data, dict) and "datasets" in data and "stages" not in data and "suite" not in data
 

@@ -40,6 +40,7 @@ from typing import Any, Mapping
 import yaml
 
 from benchirt.errors import ConfigError
+from benchirt.safe_yaml import safe_load
 from benchirt.options import check_choice, check_integer, check_names, checked_options, require
 
 #: Pipeline stages in execution order.
@@ -54,6 +55,10 @@ STAGE_SECTIONS: dict[str, tuple[str, str]] = {
     "airt": ("benchirt.airt.config", "AIRTConfig"),
     "report": ("benchirt.report.config", "ReportConfig"),
 }
+
+#: The class of a ``responses`` section with ``source: openml-runs``: responses imported from stored runs
+#: (``benchirt.runs``) instead of trained; the suite is then the datasets of those runs.
+IMPORTED_RESPONSES = ("benchirt.runs.config", "ImportConfig")
 
 #: Keys of the ``airt`` section that the pipeline (not ``AIRTConfig``) reads.
 AIRT_PIPELINE_KEYS = ("input", "aslib", "which")
@@ -205,7 +210,7 @@ def load_config(source: str | os.PathLike | Mapping | None = None, **overrides: 
 def parse_yaml(text: str, origin: str) -> dict:
     """Parse YAML text into a mapping; syntax errors become a ConfigError with line and column."""
     try:
-        data = yaml.safe_load(text)
+        data = safe_load(text, origin)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -231,7 +236,7 @@ def _validated(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
     sections: dict[str, dict] = {}
     stage_configs: dict[str, Any] = {}
     for name in STAGE_SECTIONS:
-        values = checked_options(name, raw.get(name), _section_keys(name))
+        values = checked_options(name, raw.get(name), _section_keys(name, raw.get(name)))
         sections[name] = values
         stage_configs[name] = _stage_config(name, values)
     from benchirt.pipeline.stages import RUN_SCORES  # pandas: not needed to register `benchirt run`
@@ -265,14 +270,17 @@ def _ordered_stages(stages, skip=()) -> tuple[str, ...]:
     return tuple(s for s in STAGES if s in chosen)
 
 
-def _section_keys(section: str) -> tuple[str, ...]:
+def _section_keys(section: str, values: Any = None) -> tuple[str, ...]:
     """Valid keys of a stage section: its config class's fields (plus the pipeline's own airt keys)."""
-    fields = tuple(f.name for f in dataclasses.fields(_config_class(section)))
+    fields = tuple(f.name for f in dataclasses.fields(_config_class(section, values)))
     return fields + AIRT_PIPELINE_KEYS if section == "airt" else fields
 
 
-def _config_class(section: str) -> type:
+def _config_class(section: str, values: Any = None) -> type:
+    """The section's config class; a ``responses`` section with a ``source`` key imports stored runs."""
     module_name, class_name = STAGE_SECTIONS[section]
+    if section == "responses" and isinstance(values, Mapping) and "source" in values:
+        module_name, class_name = IMPORTED_RESPONSES
     return getattr(importlib.import_module(module_name), class_name)
 
 
@@ -281,7 +289,7 @@ def _stage_config(section: str, values: dict):
     if section == "airt":
         _validate_airt_pipeline_keys(values)
     try:
-        return _config_class(section).from_dict(own)
+        return _config_class(section, values).from_dict(own)
     except ConfigError as exc:
         raise ConfigError(f"section {section!r}: {exc}") from None
 

@@ -171,8 +171,11 @@ class _Pipeline:
         stored_suite = (self.run.store.artifacts / "respond").is_dir()
         needs_suite = bool(self.selected & set(SUITE_STAGES)) or (
             "airt" in self.selected and self._airt_input() == "accuracy") or ("report" in self.selected and stored_suite)
-        specs = resolve_specs(self.config) if needs_suite else []
-        respond_keys = self._respond(specs) if specs else {}
+        if needs_suite and self._imports_runs():
+            respond_keys = self._import_runs()
+        else:
+            specs = resolve_specs(self.config) if needs_suite else []
+            respond_keys = self._respond(specs) if specs else {}
         irt_keys = self._irt(respond_keys) if respond_keys else {}
         self._rate(respond_keys, irt_keys)
         self._subset(respond_keys, irt_keys)
@@ -198,6 +201,23 @@ class _Pipeline:
             from benchirt.pipeline.fits import response_fits as split
         return self.run.per_dataset("respond", self.options["responses"], items, stage_functions.respond_dataset,
                                     preflight=self._preflight(specs, config), progress=folder, split=split)
+
+    def _imports_runs(self) -> bool:
+        return type(self.config.stage_config("responses")).__name__ == "ImportConfig"
+
+    def _import_runs(self) -> dict[str, str]:
+        """Responses imported from stored runs (``responses: {source: openml-runs, …}``, :mod:`benchirt.runs`)
+        instead of trained: read and selected here, stored as the respond stage's results."""
+        from benchirt.runs.responses import imported_results, source_fingerprint
+
+        config = self.config.stage_config("responses")
+        fingerprint = source_fingerprint(config, self.config.base_dir)
+        results = imported_results(config, self.config.base_dir)
+        items = [DatasetInput(name, {"imported": fingerprint}, lambda result=result: (result,))
+                 for name, result in sorted(results.items())]
+        if "respond" not in self.selected:
+            return self.run.lookup("respond", self.options["responses"], items)
+        return self.run.per_dataset("respond", self.options["responses"], items, stage_functions.imported_dataset)
 
     def _preflight(self, specs, config):
         """``name -> Preflight`` of :mod:`benchirt.pipeline.preflight` under this run's memory limit."""

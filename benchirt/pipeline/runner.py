@@ -29,6 +29,7 @@ from benchirt.pipeline.executors import TaskOutcome
 from benchirt.pipeline.progress import FOLDER as PROGRESS_FOLDER
 from benchirt.pipeline.progress import StagePostfix
 from benchirt.pipeline.store import ArtifactStore, environment_versions, key_parts
+from benchirt.safe_text import printable
 
 #: Options that change how fast a result is computed, never the result: left out of artifact keys.
 NOT_IN_KEY = frozenset({"n_jobs", "show_progress"})
@@ -506,7 +507,7 @@ class Run:
 
     def _log(self, message: str) -> None:
         if self.show_progress:
-            tqdm.write(message, file=sys.stderr)
+            tqdm.write(printable(message), file=sys.stderr)  # names from files and configs: no raw escapes
 
 
 def _left_out(value: Any) -> dict[str, str]:

@@ -240,9 +240,14 @@ class ArtifactStore:
 
     def ensure_idle(self) -> None:
         """Refuse a run directory that a running ``benchirt run`` holds (its lock), without taking it."""
-        if (self.root / ".lock").is_file():
+        if not (self.root / ".lock").is_file():
+            return
+        try:
             self.lock()
-            self.unlock()
+        except BenchirtError:
+            raise BenchirtError(f"{self.root} is in use by a benchirt run in progress; wait for it to finish, then "
+                                "run this command again") from None
+        self.unlock()
 
     def unlock(self) -> None:
         handle = getattr(self, "_lock_handle", None)

@@ -206,8 +206,9 @@ def _leaderboard_lines(result: RatingResult) -> list[str]:
     comparison = result.comparisons.get(result.config.score)
     if comparison is not None:
         checks.append(nemenyi_check(result.pairwise, comparison))
-    checks.append(glicko_check(board, result.tournament.table,
-                               result.permutation.ranks if result.permutation is not None else None))
+    orders = result.permutation
+    checks.append(glicko_check(board, result.tournament.table, orders.summary if orders is not None else None,
+                               orders.n_permutations if orders is not None else None))
     return [f"Leaderboard: Bradley-Terry on {result.score} over all datasets, {result.config.n_bootstrap} "
             f"bootstrap replicates over datasets (seed {result.config.seed})",
             shown.to_string(index=False), f"Primary verdict: {result.verdict}",

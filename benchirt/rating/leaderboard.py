@@ -26,7 +26,7 @@ from benchirt.rating.glicko import Tournament, glicko_tournament, match_outcomes
 from benchirt.rating.pairwise import pairwise_comparisons
 from benchirt.rating.permutation import PermutationAnalysis
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
-from benchirt.rating.separation import Separation, separate, shuffled_ranges
+from benchirt.rating.separation import Separation, separate, shuffled_ratings
 from benchirt.rating.verdict import RATING_TIE, leaderboard_verdict
 
 #: Columns of ``leaderboard.csv``, in order (the ``orders_*`` spread follows when it was computed).
@@ -64,9 +64,10 @@ class Leaderboard:
     pairwise : pandas.DataFrame
         :func:`benchirt.rating.pairwise.pairwise_comparisons`, pairs in leaderboard order, then the primary
         decision on each pair (:data:`SEPARATION_COLUMNS`): ``bt_difference`` (rating of a − rating of b),
-        ``bt_difference_low/high`` (± the critical value: its simultaneous 95 % interval over all pairs; NaN
-        without intervals), ``bt_separated`` (a is significantly better than b) and ``bt_critical_value``
-        (the permutation range test's critical value in rating points, the same on every row).
+        ``bt_difference_low/high`` (± the pair's distance: its simultaneous 95 % interval over all pairs;
+        NaN without intervals), ``bt_separated`` (a is significantly better than b) and ``bt_critical_value``
+        (the permutation range test's critical distance c in rating points, the smallest pair distance,
+        the same on every row).
     score : str
         Name of the score that decided the comparisons.
     n_bootstrap, seed : int
@@ -139,8 +140,13 @@ def leaderboard(
     if permutation is not None:
         spread = permutation.summary.set_index("classifier")[list(ORDER_SPREAD)].rename(columns=ORDER_SPREAD)
         table = table.join(spread, on="classifier")
-    pairwise = pairwise_comparisons(matrix, table["classifier"].tolist(), config.rope, config.tie_tolerance,
-                                    config.seed)
+    compared = table["classifier"].tolist()
+    if config.max_pairwise is not None and len(compared) > config.max_pairwise:
+        notes.append(f"pairwise tests among the {config.max_pairwise} best-rated of {len(compared)} classifiers "
+                     f"only (rating.max_pairwise; Holm corrects over their "
+                     f"{config.max_pairwise * (config.max_pairwise - 1) // 2} pairs)")
+        compared = compared[: config.max_pairwise]
+    pairwise = pairwise_comparisons(matrix, compared, config.rope, config.tie_tolerance, config.seed)
     pairwise = _with_separation(pairwise, table, separation)
     return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes)
 
@@ -184,13 +190,14 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
     table = pd.DataFrame({"classifier": classifiers, "bt_rating": point.rating[0]})
     table["rank"] = _ranks(point.rating)[0]
     present = matrix.notna().to_numpy()
-    intervals, p_beats, more_notes = _bootstrap(wins, present, config)
+    intervals, p_beats, replicates, more_notes = _bootstrap(wins, present, config)
     notes += more_notes
     table = table.join(intervals)
     table = table.sort_values(["bt_rating", "classifier"], ascending=[False, True], kind="stable")
     position = table.index.to_numpy()
-    ranges = shuffled_ranges(wins, present, config.n_bootstrap, config.seed) if p_beats is not None else None
-    separation = separate(table["bt_rating"].to_numpy(), ranges)
+    shuffled = shuffled_ratings(wins, present, config.n_bootstrap, config.seed) if p_beats is not None else None
+    separation = separate(table["bt_rating"].to_numpy(), shuffled,
+                          None if replicates is None else replicates[:, position])
     table["tier"] = separation.tier
     table["p_above_next"] = (np.append(p_beats[position[:-1], position[1:]], np.nan)
                              if p_beats is not None else np.nan)
@@ -215,7 +222,7 @@ def _with_separation(pairwise: pd.DataFrame, table: pd.DataFrame, separation: Se
     j = pairwise["b"].map(position).to_numpy()
     rating = table["bt_rating"].to_numpy()
     difference = rating[i] - rating[j]
-    margin = separation.critical_value
+    margin = separation.distance[i, j]
     return pairwise.assign(bt_difference=difference, bt_difference_low=difference - margin,
                            bt_difference_high=difference + margin, bt_separated=separation.better[i, j],
                            bt_critical_value=separation.critical_value)
@@ -236,15 +243,16 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig):
     """Percentile intervals of rating and rank over bootstrap replicates of the datasets.
 
     Returns the interval frame (index = classifier position), the (k, k) matrix of shares of
-    replicates in which i is rated above j (None when there are no intervals), and notes.
+    replicates in which i is rated above j, the (B, k) replicate ratings (NaN where a classifier was not
+    drawn; both None when there are no intervals), and notes.
     """
     n_datasets, k = present.shape
     undefined = pd.DataFrame({"bt_low": np.nan, "bt_high": np.nan, "rank_low": np.nan, "rank_high": np.nan},
                              index=range(k))
     if config.n_bootstrap == 0:
-        return undefined, None, ["intervals not computed (n_bootstrap = 0)"]
+        return undefined, None, None, ["intervals not computed (n_bootstrap = 0)"]
     if n_datasets < 2:
-        return undefined, None, [
+        return undefined, None, None, [
             "intervals undefined: a bootstrap over datasets needs at least 2 datasets, found 1; "
             "no classifier can be separated from another"
         ]
@@ -270,4 +278,4 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig):
         "rank_high": np.nanquantile(ranks, 1.0 - tail, axis=0, method="higher"),
     })
     above = (rating[:, :, None] > rating[:, None, :]).mean(axis=0)
-    return intervals, above, notes
+    return intervals, above, rating, notes

@@ -7,6 +7,7 @@ import pandas as pd
 import scikit_posthocs as sp
 from matplotlib.figure import Figure
 
+from benchirt.humanize import human_value
 from benchirt.rating.glicko import Tournament
 from benchirt.rating.permutation import PermutationAnalysis
 from benchirt.rating.statistics import StatisticalComparison
@@ -130,7 +131,7 @@ def plot_nemenyi_heatmap(comparison: StatisticalComparison) -> Figure:
     ax.set_xticks(range(k), p.columns, rotation=90, fontsize="small")
     ax.set_yticks(range(k), p.index, fontsize="small")
     title = "Nemenyi p-values" if comparison.mode == "blocks" else "Nemenyi p-values — decodIRT compatibility mode"
-    ax.set_title(f"{title} ({comparison.score})")
+    ax.set_title(f"{title} ({human_value(comparison.score)})")
     fig.colorbar(image, ax=ax, label="p-value")
     return fig
 
@@ -144,5 +145,5 @@ def plot_cd_diagram(comparison: StatisticalComparison) -> Figure:
     )
     cd = comparison.critical_difference
     note = f", CD = {cd:.2f}" if cd is not None else " — decodIRT compatibility mode"
-    ax.set_title(f"Average ranks ({comparison.score}; 1 = best; α = {comparison.alpha}{note})")
+    ax.set_title(f"Average ranks ({human_value(comparison.score)}; 1 = best; α = {comparison.alpha}{note})")
     return fig

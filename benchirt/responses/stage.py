@@ -32,6 +32,7 @@ from benchirt.errors import ConfigError, DataError
 from benchirt.pool import ROLES, RealClassifier, artificial_predictions, ladder_name, resolve_pool
 from benchirt.responses.config import ResponseConfig
 from benchirt.responses.units import FitPlan, prepare, run_unit
+from benchirt.safe_text import printable
 from benchirt.workers import initializer
 
 @dataclass
@@ -70,6 +71,10 @@ class ResponseResult:
     test_labels : pandas.Series, shape (n_test,)
         The dataset's label of each test item (as a string), index = the items (read from the data; the
         suspect-label table shows it). Empty for results stored before it existed.
+    provenance : pandas.DataFrame or None
+        Where each respondent comes from when the responses were imported from stored runs
+        (:mod:`benchirt.runs`: ``respondent, run_id, flow_id, flow_name, setup_id, uploader, accuracy,
+        n_identical, openml_url``); None for responses benchirt computed itself.
     """
 
     dataset: str
@@ -83,6 +88,7 @@ class ResponseResult:
     notes: list[str] = field(default_factory=list)
     sizes: dict = field(default_factory=dict)
     test_labels: pd.Series = field(default_factory=lambda: pd.Series(dtype=str))
+    provenance: pd.DataFrame | None = None
 
     def left_out(self) -> dict[str, str]:
         """Classifiers of the configured pool this result lacks because their fit failed: name -> the error.
@@ -134,7 +140,7 @@ def run_plan(plan: FitPlan, n_jobs: int = 1, show_progress: bool = False, desc: 
     ``on_progress(done, total)`` is told the plan's progress (:meth:`FitPlan.progress`) after every unit.
     """
     init, initargs = initializer()  # loky's workers end with this process, however it ends (benchirt.workers)
-    progress = tqdm(total=plan.progress()[1], desc=desc, unit="fit", disable=not show_progress, leave=False)
+    progress = tqdm(total=plan.progress()[1], desc=printable(desc), unit="fit", disable=not show_progress, leave=False)
     shown = 0
     with progress, parallel_config(backend="loky", initializer=init, initargs=initargs):
         parallel = Parallel(n_jobs=n_jobs, return_as="generator")
