@@ -1,9 +1,9 @@
-"""Refuse junk input files early, reading at most the first line plus 64 KiB.
+"""Refuse junk input files early, reading at most 64 KiB, or the first line when it is longer.
 
 A text table (a response matrix, a scores or performance CSV, a CSV/TSV/ARFF dataset) is checked
 before any parser sees it: a file over the size limit (:func:`max_input_bytes`, 128 MiB unless the
 ``BENCHIRT_MAX_INPUT_MB`` environment variable says otherwise), with NUL bytes (binary data) in its
-first 64 KiB or in its first line, or with no line break at all (a header row and no data) is a
+first 64 KiB or in its first line, or of 64 KiB or more without a line break (a header row and no data) is a
 :class:`~benchirt.errors.DataError` naming the file and the fix, at a cost bounded by the bytes
 read, not the minutes and gigabytes a parser spends before failing with a misleading message.
 
