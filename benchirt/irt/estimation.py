@@ -84,6 +84,8 @@ _JOIN = 0.01
 #: starts must reach the best optimum before the remaining candidates are abandoned.
 _SCREEN_STEPS = 10
 _AGREEMENT = 2
+#: ``starts="auto"``: how many starts the search may reach where the candidates disagree.
+_DEEPEST = 20
 #: An item moves to a better grid point of its M-step objective when that gains more than this
 #: (log-posterior units; :func:`_escape_item_modes`), at most :data:`_MAX_ESCAPES` times per start.
 _ESCAPE_GAIN = 0.01
@@ -208,6 +210,9 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
     params, se = params[item_index], se[item_index]
 
     table = _item_table(items, informative, p_correct, params, se, config)
+    for optimum in starts["optima"]:  # every optimum found, as an item table (without standard errors)
+        optimum["items"] = _item_table(items, informative, p_correct, optimum.pop("params")[item_index],
+                                       np.zeros_like(se), config)
     return IRTFit(
         items=table,
         converged=record.converged,
@@ -244,7 +249,9 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     ``config.starts="auto"`` screens: every candidate start takes :data:`_SCREEN_STEPS` EM steps, then
     the candidates climb to their optimum (:func:`_climb`) in the order of their log posterior
     after screening, until the best optimum found has been reached from :data:`_AGREEMENT` starts;
-    the rest are abandoned (a deeper search only where the starts disagree). An integer number of
+    the rest are abandoned. Where all candidates are climbed without such agreement, the search goes
+    deeper: the further starts of ``starts=``:data:`_DEEPEST` (seeded mixtures of the first two
+    principal components) climb, unscreened, until agreement or none is left. An integer number of
     starts runs every one of them to its optimum. A start that comes within :data:`_JOIN` of an
     optimum an earlier start converged to stops there (``"same_optimum"``).
 
@@ -254,7 +261,7 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     log posterior higher by more than ``config.tol_optimum``) or ``"abandoned"`` (screened out; its
     log posterior is the one after screening)), and ``optima``: the distinct optima (final log
     posteriors more than ``tol_optimum`` apart), best first, with the starts that reached each and
-    their parameters (``params``, dropped from the fit's JSON record).
+    their parameters (``params``; :func:`fit_irt` turns them into item tables).
     """
     config = problem.config
     scores, reason = start_scores(columns, problem.multiplicity, config.starts)
@@ -263,7 +270,7 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     for name, score in scores:
         initial = _initial_values(columns, score, problem)
         if screen:
-            params, record = _run_em(initial, problem, max_iter=_SCREEN_STEPS)
+            params, record = _run_em(initial, problem, max_iter=min(_SCREEN_STEPS, config.max_iter))
             runs.append([name, params, record, False])
         else:
             runs.append([name, initial, None, False])
@@ -271,15 +278,31 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     optima: list[dict] = []
     for i in order:
         name, params, record, finished = runs[i]
-        if screen and optima and len(optima[0]["starts"]) >= _AGREEMENT:
+        if screen and _agreed(optima):
             break
         if not finished:
-            params, later = _climb(params, problem, [optimum["params"] for optimum in optima])
+            budget = config.max_iter - (0 if record is None else record.n_iter)
+            params, later = _climb(params, problem, [optimum["params"] for optimum in optima], budget)
             record = later if record is None else record.extend(later)
             runs[i][1:] = [params, record, True]
-        _add_optimum(optima, name, params, record, config.tol_optimum)
-    best = max((i for i in range(len(runs)) if runs[i][3]), key=lambda i: runs[i][2].history[-1])
-    top = runs[best][2].history[-1]
+        if record.converged:
+            _add_optimum(optima, name, params, record, config.tol_optimum)
+    if screen and not _agreed(optima):
+        for name, score in start_scores(columns, problem.multiplicity, _DEEPEST)[0][len(runs):]:
+            params, record = _climb(_initial_values(columns, score, problem), problem,
+                                    [optimum["params"] for optimum in optima])
+            runs.append([name, params, record, True])
+            if record.converged:
+                _add_optimum(optima, name, params, record, config.tol_optimum)
+            if _agreed(optima):
+                break
+    # the reported run: of the best optimum's starts, the highest that stopped on the stationarity test
+    # (a start that stopped on joining it lies within _JOIN of it, its gradient untested)
+    finished = [i for i in range(len(runs)) if runs[i][3]]
+    stationary = [i for i in finished if optima and runs[i][0] in optima[0]["starts"]
+                  and runs[i][2].stopped_by == "stationary"]
+    best = max(stationary or finished, key=lambda i: runs[i][2].history[-1])
+    top = max(runs[i][2].history[-1] for i in finished)
     rows = []
     for i, (name, _, record, finished) in enumerate(runs):
         status = "converged" if record.converged else "iteration_limit"
@@ -297,6 +320,11 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
             optimum["params"] = optimum["params"].copy()
             optimum["params"][:, :2] *= orientation(columns, problem.multiplicity, optimum["params"][:, 0])
     return params, runs[best][2], {"reason": reason, "runs": rows, "optima": optima}
+
+
+def _agreed(optima: list[dict]) -> bool:
+    """The best optimum found so far has been reached from :data:`_AGREEMENT` starts."""
+    return bool(optima) and len(optima[0]["starts"]) >= _AGREEMENT
 
 
 def _add_optimum(optima: list[dict], name: str, params: np.ndarray, record: "_Record", tol: float) -> None:
@@ -522,18 +550,21 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[np.ndarray] = (),
     return x0, record
 
 
-def _climb(params: np.ndarray, problem: _Problem, known: list[np.ndarray] = ()) -> tuple[np.ndarray, _Record]:
+def _climb(params: np.ndarray, problem: _Problem, known: list[np.ndarray] = (),
+           max_iter: int | None = None) -> tuple[np.ndarray, _Record]:
     """EM (:func:`_run_em`) to a stationary point, then (3PL) each item's M-step objective searched
     on a grid (:func:`_escape_item_modes`); EM resumes from the items that moved, until none moves
-    or :data:`_MAX_ESCAPES` rounds. Every round raises the log posterior (generalised EM)."""
-    params, record = _run_em(params, problem, known)
+    or :data:`_MAX_ESCAPES` rounds. Every round raises the log posterior (generalised EM).
+    ``max_iter`` (default ``config.max_iter``) bounds the EM steps of all rounds together."""
+    max_iter = problem.config.max_iter if max_iter is None else max_iter
+    params, record = _run_em(params, problem, known, max_iter)
     while problem.estimates_guessing and record.stopped_by == "stationary" and record.escapes < _MAX_ESCAPES:
         moved, n_moved = _escape_item_modes(params, problem)
         if not n_moved:
             break
         record.escapes += 1
         record.items_moved += n_moved
-        params, later = _run_em(moved, problem, known)
+        params, later = _run_em(moved, problem, known, max_iter - record.n_iter)
         record = record.extend(later)
     return params, record
 
