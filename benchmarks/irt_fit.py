@@ -214,8 +214,6 @@ def scaling(use_mirt: bool, negative_fraction: float = 0.1, baseline: str | None
 def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch: Path) -> list[dict]:
     from threadpoolctl import threadpool_limits
 
-    from benchirt.irt.models import marginal_log_likelihood, quadrature
-
     warm = simulate_responses(60, 40, model="3PL", seed=1).responses
     rows = []
     with threadpool_limits(1, user_api="blas"), warnings.catch_warnings():
@@ -246,11 +244,13 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
                 params = results[0].model.parameters
                 a, b, c = (np.asarray(params[k], float).ravel() for k in ("discrimination", "difficulty", "guessing"))
                 items = fits[0].items
-                # both fits' marginal log-likelihood on one fine grid: how far each got
-                nodes, log_w = quadrature(81, 6.0)
-                gap = marginal_log_likelihood(matrix, items["discrimination"], items["difficulty"], items["guessing"],
-                                              nodes, log_w) - marginal_log_likelihood(matrix, a, b, c, nodes, log_w)
+                # both fits' marginal log-likelihood on a grid refined until it is accurate: how far each got
+                ours_ll, ours_err, nodes = accurate_log_likelihood(
+                    matrix, items["discrimination"], items["difficulty"], items["guessing"])
+                mirt_ll, mirt_err, _ = accurate_log_likelihood(matrix, a, b, c)
+                gap = ours_ll - mirt_ll
                 cycles = results[0].n_iterations
+                row.update(quadrature_nodes=nodes, quadrature_accuracy=max(ours_err, mirt_err))
                 row.update(mirt_cpu_s=mcpu, mirt_bytes_per_cell=mpeak / cells, mirt_em_cycles=cycles,
                            cpu_ratio=cpu / mcpu, memory_ratio=peak / mpeak, cpu_ratio_1start=cpu1 / mcpu,
                            memory_ratio_1start=peak1 / mpeak, loglik_benchirt_minus_mirt=gap,
@@ -259,6 +259,24 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
             rows.append(row)
             print(_fmt(pd.DataFrame([row])), flush=True)
     return rows
+
+
+def accurate_log_likelihood(matrix: np.ndarray, a, b, c, tolerance: float = 0.1) -> tuple[float, float, int]:
+    """The marginal log-likelihood on equally spaced nodes over [-6, 6], the grid refined (161, 321,
+    641, … nodes; each contains the previous one) until two successive values differ by less than
+    ``tolerance``: returns the value, that last difference (its accuracy) and the number of nodes.
+    With many items a respondent's posterior of θ is a few hundredths wide, and an 81-node grid was
+    off by 29-378 units at 132 x 8000 and 1000 x 10,000 (issue 23)."""
+    from benchirt.irt.models import marginal_log_likelihood, quadrature
+
+    k = 161
+    value = marginal_log_likelihood(matrix, a, b, c, *quadrature(k, 6.0))
+    while True:
+        k = 2 * k - 1
+        finer = marginal_log_likelihood(matrix, a, b, c, *quadrature(k, 6.0))
+        if abs(finer - value) < tolerance or k > 5000:
+            return finer, abs(finer - value), k
+        value = finer
 
 
 def _gain_after(history: np.ndarray, steps: int) -> float:

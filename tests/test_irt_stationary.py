@@ -136,3 +136,34 @@ def test_pima_optimum_does_not_depend_on_step_constants_or_start_order(monkeypat
 def test_embedded_suite_optimum_does_not_depend_on_step_constants_or_start_order(name, monkeypatch):
     values = _perturbed_log_posteriors(_calibration_matrix(name), monkeypatch)
     assert max(values) - min(values) < 0.1
+
+
+# --------------------------------------------------------------------------- distinct optima
+
+
+def test_every_optimum_is_reported_with_parameters_that_reproduce_its_log_posterior():
+    """2PL, half the items negative, principal component and sum score: two optima (issue 14's data).
+    Each optimum's item table gives back its log posterior, and the stage's summary compares the
+    respondents' True-Score order at the optima."""
+    from benchirt.irt.models import marginal_log_likelihood
+    from benchirt.irt.stage import optima_summary
+
+    sim = simulate_responses(1000, 50, model="2PL", seed=0, discrimination="normal")
+    config = IRTConfig(model="2PL", starts=2)
+    fit = fit_irt(sim.responses, config)
+    assert len(fit.optima) == 2 and fit.at_optimum(0) is fit
+    nodes, log_w = quadrature(config.quadrature, config.theta_max)
+    (ma, sa), (mb, sb) = config.prior_discrimination, config.prior_difficulty
+    for i, optimum in enumerate(fit.optima):
+        items = fit.at_optimum(i).items
+        a, b = items["discrimination"].to_numpy(), items["difficulty"].to_numpy()
+        log_prior = -0.5 * (((a - ma) / sa) ** 2 + ((b - mb) / sb) ** 2).sum()
+        value = marginal_log_likelihood(sim.responses.to_numpy(), a, b, items["guessing"], nodes, log_w) + log_prior
+        assert value == pytest.approx(optimum["log_posterior"], abs=1e-6)
+    real = sim.responses.iloc[:12]
+    summary = optima_summary(fit, real)
+    assert summary["n_optima"] == 2
+    assert summary["optima_log_posterior"] == ";".join(f"{o['log_posterior']:.2f}" for o in fit.optima)
+    ranks = [fit.at_optimum(i).ability_table(real)["true_score"].rank(method="min").to_numpy() for i in (0, 1)]
+    assert summary["true_score_order_differs"] == (not np.array_equal(*ranks))
+    assert optima_summary(fit, None)["true_score_order_differs"] is None
