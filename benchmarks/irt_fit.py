@@ -373,7 +373,7 @@ def _start_row(name: str, pool: pd.DataFrame, deep: int) -> dict:
     optima = search.starts["optima"]
     row = {"pool": name[:28], "gap": search.log_posterior - default.log_posterior,
            "default_cpu": default.cpu, "deep_cpu": search.cpu,
-           "default_starts_run": sum(run["status"] != "abandoned" for run in default.starts["runs"]),
+           "default_starts": len(default.starts["runs"]),
            "default_optima": len(default.starts["optima"]), "deep_optima": len(optima),
            "deep_best_reached_by": len(optima[0]["starts"]),
            "deep_second_below": optima[0]["log_posterior"] - optima[1]["log_posterior"]

@@ -68,15 +68,15 @@ def test_grid_search_equals_brute_force():
     config = IRTConfig()
     nodes, _ = quadrature(config.quadrature, config.theta_max)
     problem = _problem(simulate_responses(40, 5, seed=1).responses.to_numpy(), config)
-    grid = item_grid(nodes, problem.lower, problem.upper)
-    assert (grid.params >= problem.lower).all() and (grid.params <= problem.upper).all()
+    grid = item_grid(problem.lower, problem.upper)
+    assert (grid >= problem.lower).all() and (grid <= problem.upper).all() and len(grid) > 1000
     rng = np.random.default_rng(2)
     n_k = rng.uniform(1, 5, len(nodes))
-    r = n_k * rng.uniform(0, 1, (7, len(nodes)))
-    prior = estimation._log_prior(grid.params, problem)
-    best, index = best_on_grid(grid, r, n_k, prior)
-    terms = estimation._Terms.of_block(grid.params, problem)
-    for j in range(7):
+    r = n_k * rng.uniform(0, 1, (300, len(nodes)))  # more items than one chunk
+    prior = estimation._log_prior(grid, problem)
+    best, index = best_on_grid(grid, nodes, r, n_k, prior)
+    terms = estimation._Terms.of_block(grid, problem)
+    for j in (0, 1, 150, 299):
         brute = (r[j] * terms.log_p + (n_k - r[j]) * terms.log_q).sum(axis=1) + prior
         assert index[j] == brute.argmax() and best[j] == pytest.approx(brute.max(), rel=1e-10)
 

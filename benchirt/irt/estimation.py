@@ -55,7 +55,7 @@ from benchirt.errors import DataError
 from benchirt.irt.config import IRTConfig
 from benchirt.irt.fit import IRTFit, flagged_item_values
 from benchirt.irt.models import quadrature, terms_from_logit
-from benchirt.irt.modes import ItemGrid, best_on_grid, item_grid
+from benchirt.irt.modes import best_on_grid, item_grid
 from benchirt.irt.starts import column_sums, orientation, start_scores
 from benchirt.irt.validation import as_response_matrix
 
@@ -80,11 +80,10 @@ _MAX_ALPHA = 3.0
 #: A later EM start this close (largest change of a, b or c) to an earlier start's optimum has
 #: reached that optimum.
 _JOIN = 0.01
-#: ``starts="auto"``: EM steps every candidate start takes before they are ranked, and how many
-#: starts must reach the best optimum before the remaining candidates are abandoned.
-_SCREEN_STEPS = 10
+#: ``starts="auto"``: the candidate starts that always climb, how many starts must have reached the
+#: best optimum before the search stops, and how many starts it may reach where they disagree.
+_CANDIDATES = 7
 _AGREEMENT = 2
-#: ``starts="auto"``: how many starts the search may reach where the candidates disagree.
 _DEEPEST = 20
 #: An item moves to a better grid point of its M-step objective when that gains more than this
 #: (log-posterior units; :func:`_escape_item_modes`), at most :data:`_MAX_ESCAPES` times per start.
@@ -105,8 +104,6 @@ class _Problem:
     nodes: np.ndarray  # (K,)
     log_weights: np.ndarray  # (K,)
     config: IRTConfig
-
-    grid: ItemGrid | None = None  # the 3PL mode search's grid, built when first needed
 
     def __post_init__(self) -> None:
         self.node_powers = np.stack([np.ones_like(self.nodes), self.nodes, self.nodes**2], axis=1)
@@ -246,69 +243,51 @@ def _unique_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 def _best_of_starts(columns: np.ndarray, problem: _Problem):
     """Run EM from the starts of :func:`benchirt.irt.starts.start_scores`; keep the highest log posterior.
 
-    ``config.starts="auto"`` screens: every candidate start takes :data:`_SCREEN_STEPS` EM steps, then
-    the candidates climb to their optimum (:func:`_climb`) in the order of their log posterior
-    after screening, until the best optimum found has been reached from :data:`_AGREEMENT` starts;
-    the rest are abandoned. Where all candidates are climbed without such agreement, the search goes
-    deeper: the further starts of ``starts=``:data:`_DEEPEST` (seeded mixtures of the first two
-    principal components) climb, unscreened, until agreement or none is left. An integer number of
-    starts runs every one of them to its optimum. A start that comes within :data:`_JOIN` of an
-    optimum an earlier start converged to stops there (``"same_optimum"``).
+    Every start climbs to its optimum (:func:`_climb`). With ``config.starts="auto"``, where the best
+    optimum the seven candidate starts found was reached from fewer than :data:`_AGREEMENT` of them,
+    the search goes deeper: the further starts of ``starts=``:data:`_DEEPEST` (seeded mixtures of the
+    first two principal components) climb until the best optimum has been reached twice or none is
+    left. A start that comes within :data:`_JOIN` of an optimum an earlier start converged to stops
+    there (``"same_optimum"``). Ranking the candidates by their log posterior after a few EM steps and
+    abandoning those that trail was tried and rejected: on breast-w the directions that trail by
+    1000-1200 units after 10 steps end 13.5 units above the two leaders
+    (``benchmarks/irt_fit.py --part starts``).
 
     Returns the best parameters, its EM record and the start table: ``reason``, ``runs`` (one row per
     start: its log posterior, ``n_iter``, ``stopped_by`` and ``status`` — ``"converged"``,
-    ``"iteration_limit"``, ``"better_optimum_exists"`` (a local optimum: another start reached a
-    log posterior higher by more than ``config.tol_optimum``) or ``"abandoned"`` (screened out; its
-    log posterior is the one after screening)), and ``optima``: the distinct optima (final log
-    posteriors more than ``tol_optimum`` apart), best first, with the starts that reached each and
+    ``"iteration_limit"`` or ``"better_optimum_exists"`` (a local optimum: another start reached a log
+    posterior higher by more than ``config.tol_optimum``)), and ``optima``: the distinct optima (final
+    log posteriors more than ``tol_optimum`` apart), best first, with the starts that reached each and
     their parameters (``params``; :func:`fit_irt` turns them into item tables).
     """
     config = problem.config
     scores, reason = start_scores(columns, problem.multiplicity, config.starts)
-    screen = config.starts == "auto" and len(scores) > _AGREEMENT
-    runs = []  # [name, params, record, finished]
-    for name, score in scores:
-        initial = _initial_values(columns, score, problem)
-        if screen:
-            params, record = _run_em(initial, problem, max_iter=min(_SCREEN_STEPS, config.max_iter))
-            runs.append([name, params, record, False])
-        else:
-            runs.append([name, initial, None, False])
-    order = sorted(range(len(runs)), key=lambda i: -runs[i][2].history[-1]) if screen else range(len(runs))
+    if config.starts == "auto":
+        scores = iter(scores + start_scores(columns, problem.multiplicity, _DEEPEST)[0][len(scores):])
+        first = _CANDIDATES
+    else:
+        first = len(scores)
+    runs = []  # [name, params, record] per start climbed
     optima: list[dict] = []
-    for i in order:
-        name, params, record, finished = runs[i]
-        if screen and _agreed(optima):
+    for name, score in scores:
+        if len(runs) >= first and _agreed(optima):
             break
-        if not finished:
-            budget = config.max_iter - (0 if record is None else record.n_iter)
-            params, later = _climb(params, problem, [optimum["params"] for optimum in optima], budget)
-            record = later if record is None else record.extend(later)
-            runs[i][1:] = [params, record, True]
+        params, record = _climb(_initial_values(columns, score, problem), problem,
+                                [optimum["params"] for optimum in optima])
+        runs.append([name, params, record])
         if record.converged:
             _add_optimum(optima, name, params, record, config.tol_optimum)
-    if screen and not _agreed(optima):
-        for name, score in start_scores(columns, problem.multiplicity, _DEEPEST)[0][len(runs):]:
-            params, record = _climb(_initial_values(columns, score, problem), problem,
-                                    [optimum["params"] for optimum in optima])
-            runs.append([name, params, record, True])
-            if record.converged:
-                _add_optimum(optima, name, params, record, config.tol_optimum)
-            if _agreed(optima):
-                break
     # the reported run: of the best optimum's starts, the highest that stopped on the stationarity test
     # (a start that stopped on joining it lies within _JOIN of it, its gradient untested)
-    finished = [i for i in range(len(runs)) if runs[i][3]]
+    finished = range(len(runs))
     stationary = [i for i in finished if optima and runs[i][0] in optima[0]["starts"]
                   and runs[i][2].stopped_by == "stationary"]
     best = max(stationary or finished, key=lambda i: runs[i][2].history[-1])
     top = max(runs[i][2].history[-1] for i in finished)
     rows = []
-    for i, (name, _, record, finished) in enumerate(runs):
+    for i, (name, _, record) in enumerate(runs):
         status = "converged" if record.converged else "iteration_limit"
-        if not finished:
-            status = "abandoned"
-        elif status == "converged" and record.history[-1] < top - config.tol_optimum:
+        if status == "converged" and record.history[-1] < top - config.tol_optimum:
             status = "better_optimum_exists"
         rows.append({"start": name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
                      "stopped_by": record.stopped_by, "status": status, "chosen": i == best})
@@ -573,20 +552,18 @@ def _escape_item_modes(params: np.ndarray, problem: _Problem) -> tuple[np.ndarra
     """``params`` with every item whose M-step objective at the E-step of ``params`` is higher by more
     than :data:`_ESCAPE_GAIN` at a point of :func:`benchirt.irt.modes.item_grid` moved there, and
     how many items moved."""
-    if problem.grid is None:
-        problem.grid = item_grid(problem.nodes, problem.lower, problem.upper)
-    grid = problem.grid
+    grid = item_grid(problem.lower, problem.upper)
+    grid_prior = _log_prior(grid, problem)
     terms = _Terms.at(params, problem)
     scaled, n_k, _ = _e_step(terms, params, problem)
     moved = params.copy()
-    grid_prior = _log_prior(grid.params, problem)
     count = 0
     for block in problem.blocks():
         r = _expected_correct(scaled, block, problem)
         current = _item_objective(params[block], terms.rows(block), r, n_k, problem)
-        best, index = best_on_grid(grid, r, n_k, grid_prior)
+        best, index = best_on_grid(grid, problem.nodes, r, n_k, grid_prior)
         jump = np.flatnonzero(best > current + _ESCAPE_GAIN)
-        moved[block][jump] = grid.params[index[jump]]
+        moved[block][jump] = grid[index[jump]]
         count += len(jump)
     return moved, count
 

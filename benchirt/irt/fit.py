@@ -77,9 +77,8 @@ class IRTFit:
     starts : dict
         ``reason`` (why these starts), ``runs``: one row per EM start (``start``, ``log_posterior``,
         ``n_iter``, ``stopped_by``, ``status``, ``chosen``); ``status`` is ``converged``,
-        ``iteration_limit``, ``better_optimum_exists`` (EM converged to a local optimum: another start
-        found a higher log posterior) or ``abandoned`` (screened out before climbing; see
-        :func:`benchirt.irt.estimation.fit_irt`), and ``optima`` (:attr:`optima`).
+        ``iteration_limit`` or ``better_optimum_exists`` (EM converged to a local optimum: another start
+        found a higher log posterior), and ``optima`` (:attr:`optima`).
     """
 
     items: pd.DataFrame
