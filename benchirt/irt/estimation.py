@@ -77,9 +77,9 @@ _GAMMA_MIN = float(logit(1e-4))
 #: Largest SQUAREM step length (per item); longer ones fail the log-posterior check more often
 #: than they gain (measured on simulated and reference matrices).
 _MAX_ALPHA = 3.0
-#: A later EM start this close (largest change of a, b or c) to an earlier start's optimum has
-#: reached that optimum.
-_JOIN = 0.01
+#: A later EM start this close (largest change of a, b or c) to an earlier start's optimum, with a
+#: log posterior within ``tol_optimum`` of it, has reached that optimum (:func:`_joins`).
+_JOIN = 0.1
 #: ``starts="auto"``: the candidate starts that always climb, how many starts must have reached the
 #: best optimum before the search stops, and how many starts it may reach where they disagree.
 _CANDIDATES = 7
@@ -272,8 +272,7 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     for name, score in scores:
         if len(runs) >= first and _agreed(optima):
             break
-        params, record = _climb(_initial_values(columns, score, problem), problem,
-                                [optimum["params"] for optimum in optima])
+        params, record = _climb(_initial_values(columns, score, problem), problem, list(optima))
         runs.append([name, params, record])
         if record.converged:
             _add_optimum(optima, name, params, record, config.tol_optimum)
@@ -311,7 +310,7 @@ def _add_optimum(optima: list[dict], name: str, params: np.ndarray, record: "_Re
     joined one or its log posterior is within ``tol`` of it, else as a new one."""
     value = float(record.history[-1])
     for optimum in optima:
-        if (record.stopped_by == "same_optimum" and record.joined is optimum["params"]) or \
+        if (record.stopped_by == "same_optimum" and record.joined is optimum) or \
                 abs(optimum["log_posterior"] - value) <= tol:
             optimum["starts"].append(name)
             return
@@ -437,7 +436,7 @@ class _Record:
     #: items moved to a better mode of their M-step objective (:func:`_escape_item_modes`), and rounds
     items_moved: int = 0
     escapes: int = 0
-    joined: np.ndarray | None = None  # the known optimum a "same_optimum" stop joined
+    joined: dict | None = None  # the known optimum a "same_optimum" stop joined
 
     def extend(self, later: "_Record") -> "_Record":
         """This record continued by ``later`` (EM resumed from this record's end)."""
@@ -448,7 +447,7 @@ class _Record:
         return later
 
 
-def _run_em(params: np.ndarray, problem: _Problem, known: list[np.ndarray] = (),
+def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
             max_iter: int | None = None) -> tuple[np.ndarray, _Record]:
     """EM accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3, step length per item).
 
@@ -494,7 +493,7 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[np.ndarray] = (),
             if record.max_gradient < config.tol_gradient:
                 record.stopped_by = "stationary"
         else:
-            record.joined = next((optimum for optimum in known if _joins(x1, optimum, problem)), None)
+            record.joined = next((optimum for optimum in known if _joins(x0, lp0, optimum, problem)), None)
             if record.joined is not None:
                 record.stopped_by = "same_optimum"
         if record.stopped_by != "max_iter" or record.n_iter >= max_iter:
@@ -529,7 +528,7 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[np.ndarray] = (),
     return x0, record
 
 
-def _climb(params: np.ndarray, problem: _Problem, known: list[np.ndarray] = (),
+def _climb(params: np.ndarray, problem: _Problem, known: list[dict] = (),
            max_iter: int | None = None) -> tuple[np.ndarray, _Record]:
     """EM (:func:`_run_em`) to a stationary point, then (3PL) each item's M-step objective searched
     on a grid (:func:`_escape_item_modes`); EM resumes from the items that moved, until none moves
@@ -882,8 +881,14 @@ def _common_discrimination_step(params, terms, r, n_k, problem) -> tuple[np.ndar
     return params, terms
 
 
-def _joins(params: np.ndarray, known: np.ndarray, problem: _Problem) -> bool:
-    """True when ``params`` lies within :data:`_JOIN` of ``known`` or of its mirror image (-a, -b, c)."""
+def _joins(params: np.ndarray, log_posterior: float, optimum: dict, problem: _Problem) -> bool:
+    """True when ``params`` lies within :data:`_JOIN` of a known ``optimum`` (``params``,
+    ``log_posterior``) or of its mirror image (-a, -b, c), with a log posterior no more than
+    ``tol_optimum`` below it: EM's fixed point attracts its neighbourhood, so continuing would only
+    reproduce it."""
+    if log_posterior < optimum["log_posterior"] - problem.config.tol_optimum:
+        return False
+    known = optimum["params"]
     if _max_change(params, known) < _JOIN:
         return True
     mirror = known.copy()
