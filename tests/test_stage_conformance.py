@@ -197,3 +197,17 @@ def test_stage_commands_take_their_defaults_from_the_config_classes():
     assert SubsetConfig(cuts=tuple(subset.cuts.split(","))).cuts == subsets.cuts
     assert (subset.rule, subset.random, subset.permutations, subset.seed, subset.score) == (
         subsets.rule, subsets.n_random, subsets.n_permutations, subsets.seed, rating.score)
+
+
+@pytest.mark.parametrize("score, words", [("true_score", "the score the ratings compare"),
+                                          ("test_accuracy", "the ratings of this run compare test accuracy instead")])
+def test_the_true_score_section_names_the_score_the_ratings_compare(small_run, score, words):
+    from benchirt.rating.config import RatingConfig
+    from benchirt.report.config import ReportConfig
+    from benchirt.report.sections import true_scores
+
+    results = load_run(small_run["outcome"].run_dir)
+    results.config = dataclasses.replace(results.config, stage_configs={
+        **results.config.stage_configs, "rate": RatingConfig(score=score)})
+    text = true_scores(results, ReportConfig()).blocks[0].text
+    assert words in text and ("Glicko-2 compares" not in text)

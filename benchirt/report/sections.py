@@ -266,8 +266,11 @@ def true_scores(results, config: ReportConfig) -> Section | None:
                                                                                    columns=None)
     model = results.config.stage_config("irt").model
     section = Section("true-scores", "True-Scores")
+    score = results.config.stage_config("rate").score
+    compared = ("the score the ratings compare" if score == "true_score"
+                else f"the ratings of this run compare {score.replace('_', ' ')} instead (rate.score)")
     section.add(Paragraph("Expected number of correct answers on the dataset's items given the classifier's "
-                          f"ability (sum of the {model} probabilities); the score Glicko-2 compares."))
+                          f"ability (sum of the {model} probabilities); {compared}."))
     section.add(Table(wide.reset_index().rename(columns={"classifier": "Classifier"}),
                       "True-Score (expected correct test items) per classifier (rows, best mean first) and "
                       "dataset (columns).", human_headers=False))
