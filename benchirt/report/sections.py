@@ -248,8 +248,13 @@ def item_curves(results, config: ReportConfig) -> Section | None:
         if name in results.responses:
             response = results.responses[name]
             reported = list(response.roles.index[response.roles.isin(["real", "artificial"])])
+            top = _figure_top(len(reported))
+            if top:  # the highest abilities: one curve and legend entry per classifier
+                ranked = irt.abilities.set_index("respondent")["theta"].reindex(reported)
+                reported = ranked.sort_values(ascending=False, kind="stable").index[:top].tolist()
             _figure(section, lambda fit=irt.fit, r=response.responses, who=reported, roles=response.roles.to_dict():
-                    irt_plots.plot_classifier_curves(fit, r, respondents=who, roles=roles), f"CCC — {name}", config)
+                    irt_plots.plot_classifier_curves(fit, r, respondents=who, roles=roles),
+                    f"CCC — {name}" + (f" — the {top} highest abilities only" if top else ""), config)
     return section
 
 
