@@ -8,20 +8,26 @@ one-line help, so ``benchirt --help`` imports no stage (no scikit-learn, pandas,
 or pyarrow) and ``benchirt rate …`` imports only the rating command's module.
 
 Exit status: what the command returns; 2 with a one-line message for a :class:`BenchirtError` or an
-operating-system error (a path that cannot be written, a full disk); 130 on Ctrl-C.
+operating-system error (a path that cannot be written, a full disk); 130 on Ctrl-C (SIGINT), 143 on
+SIGTERM, which stops a command the same way (the run records that it was interrupted and its worker
+processes end with it, :mod:`benchirt.workers`).
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 
 from benchirt.errors import BenchirtError
+from benchirt.safe_text import printable
 
 #: Sub-command -> (module whose ``register`` adds it, the line ``benchirt --help`` shows), in help order.
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("benchirt.pipeline.command", "the whole pipeline: respond, irt, rate, subset, airt, report"),
     "respond": ("benchirt.pipeline.command", "response matrices of the classifier pool on a suite"),
+    "import-runs": ("benchirt.runs.command", "response matrices from OpenML's stored runs (no training)"),
     "datasets": ("benchirt.data.command", "list a suite's datasets and their characteristics"),
     "irt": ("benchirt.irt.command", "fit a 1PL/2PL/3PL model to a response matrix"),
     "rate": ("benchirt.rating.command", "leaderboard with intervals, pairwise tests, Glicko-2 ratings, Friedman/Nemenyi"),
@@ -37,6 +43,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(module for module, _ in COMMANDS.values()))
 
 INTERRUPTED = "interrupted — rerun the same command to resume"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is so that it stops as after Ctrl-C (cleanup, manifest, workers)."""
+
+
+def _terminate(signum, frame):
+    raise Terminated
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -68,18 +82,26 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    in_main_thread = threading.current_thread() is threading.main_thread()  # only there can a handler be set
+    previous = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
     try:
         return int(args.func(args) or 0)
+    except Terminated:
+        print(f"\nbenchirt {args.command}: terminated (SIGTERM) — rerun the same command to resume", file=sys.stderr)
+        return 143
     except BenchirtError as exc:
-        print(f"benchirt {args.command}: error: {exc}", file=sys.stderr)
+        print(f"benchirt {args.command}: error: {printable(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\nbenchirt {args.command}: {INTERRUPTED}", file=sys.stderr)
         return 130
     except OSError as exc:  # the environment's fault: unwritable or odd path, full disk, …
         where = f": {exc.filename}" if exc.filename else ""
-        print(f"benchirt {args.command}: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        print(printable(f"benchirt {args.command}: error: {exc.strerror or exc}{where}"), file=sys.stderr)
         return 2
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

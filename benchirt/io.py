@@ -12,9 +12,10 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, TYPE_CHECKING, Any, Iterator
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported by whoever passes a frame; importing this module stays light
+    import pandas as pd
 
 
 @contextmanager

@@ -56,16 +56,72 @@ def classifier_styles(names: Sequence[str], roles: Mapping[str, str] | None = No
 
 
 def label_line_ends(ax, x: float, ends: Mapping[str, float], styles: Mapping[str, dict],
-                    min_gap: float = 0.045, fontsize: float = 7.5) -> None:
-    """Write each name at ``(x, y)`` just right of the axes' data, nudged apart by at least ``min_gap``
-    of the y range, in its line's colour."""
+                    fontsize: float = 10) -> None:
+    """Write each name at ``(x, y)`` just right of the axes' data, in its line's colour, nudged apart by one
+    line of text (the gap follows the font size and the axes' height); labels that would run below the
+    axes, into the tick labels, are lifted, and only as far as needed."""
     low, high = ax.get_ylim()
     up = 1.0 if high > low else -1.0  # an inverted axis (ranks) has its smallest value on top
-    gap = min_gap * abs(high - low)
-    placed: float | None = None
-    for screen, name in sorted(((up * float(y), name) for name, y in ends.items() if y == y), reverse=True):
-        if placed is not None and placed - screen < gap:
-            screen = placed - gap
-        placed = screen
+    axes_points = ax.get_position().height * ax.figure.get_figheight() * 72
+    gap = 1.2 * fontsize / max(axes_points, 1.0) * abs(high - low)
+    names = sorted(((up * float(y), name) for name, y in ends.items() if y == y), reverse=True)
+    screens: list[float] = []
+    for screen, _ in names:                                    # top down: one line apart
+        screens.append(min(screen, screens[-1] - gap) if screens else screen)
+    bottom = min(up * low, up * high) + gap / 2
+    for i in range(len(screens) - 1, -1, -1):                  # bottom up: lift only what ran below the axes
+        floor = bottom if i == len(screens) - 1 else screens[i + 1] + gap
+        screens[i] = max(screens[i], floor)
+    for screen, (_, name) in zip(screens, names):
         ax.annotate(name, xy=(x, up * screen), xytext=(4, 0), textcoords="offset points", va="center", ha="left",
                     fontsize=fontsize, color=styles.get(name, {}).get("color", "black"), annotation_clip=False)
+
+
+def place_point_labels(ax, xs: Sequence[float], ys: Sequence[float], names: Sequence[str], fontsize: float = 10,
+                       colors: Sequence | None = None) -> None:
+    """Label scatter points without overlaps: each label goes to the first of 40 positions around its point
+    (8 directions, 5 distances) whose box meets no label already placed nor any point; a label with no free
+    position goes to the least crowded one; a label away from its point gets a thin leader line. Points are labelled from the most
+    crowded region outwards. Hand-written: matplotlib places annotations where told, with no collision
+    avoidance. Set the axes' limits before calling (positions are measured on screen).
+    """
+    import numpy as np
+
+    renderer = figure_renderer(ax.figure)
+    points = ax.transData.transform(np.column_stack([xs, ys]))
+    crowd = [np.sort(np.hypot(*(points - p).T))[1:3].sum() for p in points] if len(points) > 2 else [0.0] * len(points)
+    directions = [(1, 1), (1, -1), (-1, 1), (-1, -1), (1, 0), (-1, 0), (0, 1), (0, -1)]
+    offsets = [(dx * d, dy * d) for d in (4, 16, 30, 46, 64) for dx, dy in directions]
+    radius = 4.0  # the points' markers, in display pixels, are kept free of text
+    placed = []
+
+    def annotate(k, dx, dy, **extra):
+        return ax.annotate(names[k], (xs[k], ys[k]), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize,
+                           ha="left" if dx > 0 else "right" if dx < 0 else "center",
+                           va="bottom" if dy > 0 else "top" if dy < 0 else "center",
+                           color=None if colors is None else colors[k], **extra)
+
+    for k in np.argsort(crowd, kind="stable"):
+        scored = []
+        for dx, dy in offsets:
+            text = annotate(k, dx, dy)
+            box = text.get_window_extent(renderer)
+            text.remove()
+            hits = sum(box.overlaps(other) for other in placed) + sum(
+                box.x0 - radius < px < box.x1 + radius and box.y0 - radius < py < box.y1 + radius for px, py in points)
+            scored.append((hits, dx, dy, box))
+            if hits == 0:
+                break
+        hits, dx, dy, box = min(scored, key=lambda entry: entry[0])
+        far = abs(dx) > 4 or abs(dy) > 4
+        annotate(k, dx, dy, **({"arrowprops": {"arrowstyle": "-", "color": "0.6", "lw": 0.5}} if far else {}))
+        placed.append(box)
+
+
+def figure_renderer(fig):
+    """The figure's renderer, attaching an Agg canvas to a bare ``matplotlib.figure.Figure`` first."""
+    if not hasattr(fig.canvas, "get_renderer"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
+    return fig.canvas.get_renderer()

@@ -1,6 +1,8 @@
 """What each of the R package airt's estimator choices changes, measured one at a time (``docs/airt.md``).
 
-On the AIRT paper's classification data (OPENML-WEKA-2017, ``tests/fixtures/openml_weka_2017.csv``) and on
+First the airt vignette's data (``tests/fixtures/airt_classification_cts.csv``) with ``--compat airt-r`` as given
+(the package's range [0, 1]) and with the matrix's extremes as range. Then, on the AIRT paper's classification data
+(OPENML-WEKA-2017, ``tests/fixtures/openml_weka_2017.csv``, with the paper's range: the matrix's extremes) and on
 the ASlib scenarios in ``../shared/data/aslib`` (when present), it fits the continuous AIRT model in steps
 from airt's estimator (``--compat airt-r``) to benchirt's default and prints, per step, the largest change of
 consistency (1/|alpha|) and difficulty limit (-beta) over the algorithms (and the median change), and the
@@ -37,6 +39,7 @@ from benchirt.errors import DataError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = PROJECT_ROOT / "tests" / "fixtures" / "openml_weka_2017.csv"
+VIGNETTE_DATA = PROJECT_ROOT / "tests" / "fixtures" / "airt_classification_cts.csv"
 ASLIB = Path(os.environ.get("BENCHIRT_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data")) / "aslib"
 # AIRT paper Table 4 (consistency, difficulty limit), in the fixture's column order
 TABLE_4 = np.array([
@@ -124,19 +127,28 @@ def polytomous_limits(perf: pd.DataFrame) -> pd.Series:
 
 def main() -> None:
     weka = pd.read_csv(FIXTURE, index_col=0)
-    result = fit_airt(weka, AIRTConfig(compat="airt-r")).algorithms
+    vignette = pd.read_csv(VIGNETTE_DATA, index_col=0)
+    table = fit_airt(vignette, AIRTConfig(compat="airt-r")).algorithms.set_index("algorithm")
+    print(f"airt vignette data classification_cts ({vignette.shape[0]} x {vignette.shape[1]}), --compat airt-r "
+          "(the package's range [0, 1]): consistency " + ", ".join(f"{k} {v:.4f}" for k, v in table["consistency"].items())
+          + f"; anomalous: {', '.join(table.index[table['anomalous']]) or 'none'}")
+    table = fit_airt(vignette, AIRTConfig(compat="airt-r", compat_range="data")).algorithms.set_index("algorithm")
+    print(f"  with --compat-range data: QDA discrimination {table.loc['QDA', 'discrimination']:.4f}, consistency "
+          f"{table.loc['QDA', 'consistency']:.1f}, anomalous {bool(table.loc['QDA', 'anomalous'])}")
+    result = fit_airt(weka, AIRTConfig(compat="airt-r", compat_range="data")).algorithms
     deviation = np.abs(result[["consistency", "difficulty_limit"]].to_numpy() - TABLE_4).max()
-    print(f"OPENML-WEKA-2017 ({weka.shape[0]} x {weka.shape[1]}), --compat airt-r vs the AIRT paper's Table 4: "
+    print(f"OPENML-WEKA-2017 ({weka.shape[0]} x {weka.shape[1]}), --compat airt-r --compat-range data vs the AIRT "
+          "paper's Table 4: "
           f"largest deviation {deviation:.4f}")
     scaled = (weka - weka.min().min()) / (weka.max().max() - weka.min().min())
     deviation = np.abs(fit_airt(scaled, AIRTConfig(compat="airt-r")).algorithms[
         ["consistency", "difficulty_limit"]].to_numpy() - TABLE_4).max()
     print(f"  same after benchirt's min-max scaling (the ASlib reader, --rescale): largest deviation {deviation:.4f}")
-    mse = fit_airt(weka, AIRTConfig(compat="airt-r")).goodness["mse"].to_numpy()
+    mse = fit_airt(weka, AIRTConfig(compat="airt-r", compat_range="data")).goodness["mse"].to_numpy()
     print(f"  Table 5 MSE (airt's prediction formula): largest deviation {np.abs(mse - TABLE_5_MSE).max():.4f} "
           f"(median {np.median(np.abs(mse - TABLE_5_MSE)):.4f})")
     for column, eps in ((0, 0.0), (1, 0.01)):
-        ours = fit_airt(weka, AIRTConfig(compat="airt-r", epsilon=eps)).algorithms["lto_strength"].to_numpy()
+        ours = fit_airt(weka, AIRTConfig(compat="airt-r", compat_range="data", epsilon=eps)).algorithms["lto_strength"].to_numpy()
         top = ", ".join(f"{weka.columns[j]} {ours[j]:.3f} ({TABLE_4_LTO[j, column]:.3f})"
                         for j in np.argsort(-TABLE_4_LTO[:, column])[:4])
         print(f"  Table 4 LTO(eps={eps:g}) (benchirt's smoothing splines, not R mgcv's): largest deviation "

@@ -1,31 +1,58 @@
-"""Suspect-label flags against known label noise (issue 14, item 3).
+"""Suspect-label flags against known label noise (issue 14 item 3, issue 22 item 3).
 
-Flips a share of the class labels of a clean dataset (scikit-learn's wdbc and digits; each flipped
-label becomes another class drawn at random), runs the response stage (decodIRT's pool and MLP
-ladder, benchirt's defaults) and the IRT stage, and compares the items flagged in
-``suspect_labels`` (discrimination <= -threshold, or answered wrongly by every calibration
-respondent) with the flipped test instances:
+Flips a share of the class labels of real datasets (CC18 ARFF files of ``../shared/data/cc18-arff`` and
+scikit-learn's wdbc/digits; each flipped label becomes another class drawn at random), runs the response
+stage (decodIRT's pool and MLP ladder, benchirt's defaults: at most 500 test items) and the IRT stage,
+and compares the flagged test instances with the flipped ones:
 precision = flipped among the flagged, recall = flagged among the flipped test instances.
-Also prints the precision/recall of other thresholds and of the naive rule "most real classifiers
-predict another label" for comparison.
 
-Run:  .venv/bin/python benchmarks/suspect_labels.py [--datasets wdbc digits] [--share 0.05] [--seeds 0 1 2]
+Rules compared, side by side per dataset and seed:
+
+- ``benchirt`` — the default rule of :func:`benchirt.irt.suspects.suspect_labels` (at least 75 % of the
+  real classifiers wrong and the item curve giving the ablest real classifier at most 0.2);
+- ``>=80% real wrong`` — the baseline: at least 80 % of the real classifiers get the item wrong;
+- ``a <= -1`` — the rule before issue 22 (discrimination alone).
+
+Run:  nice -n 10 python benchmarks/suspect_labels.py [--datasets kr-vs-kp credit-g diabetes tic-tac-toe ...]
+          [--share 0.05] [--seeds 0 1 2] [--cache DIR]
+
+``--cache DIR`` keeps each (dataset, seed) response matrix as parquet files, so that a rerun (e.g. after
+changing the rule) only refits the IRT model.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import time
 from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 
 from benchirt.data import load_builtin
+from benchirt.data.files import load_file
 from benchirt.irt import IRTConfig, irt_for_responses
-from benchirt.irt.suspects import suspect_labels
+from benchirt.irt.suspects import real_wrong_share
 from benchirt.responses import ResponseConfig, respond
 
-THRESHOLDS = (0.25, 0.5, 1.0, 1.5, 2.0)
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("BENCHIRT_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data")) / "cc18-arff"
+DEFAULT_DATASETS = ["kr-vs-kp", "credit-g", "diabetes", "tic-tac-toe", "breast-w", "balance-scale", "vehicle", "wdbc"]
+BASELINE_SHARE = 0.8
+
+
+def load(name: str):
+    """A builtin dataset (wdbc, digits) or the CC18 ARFF file of that OpenML name."""
+    if name in ("wdbc", "digits"):
+        return load_builtin(name)
+    manifest = pd.read_csv(DATA / "manifest.csv")
+    row = manifest[manifest["name"] == name]
+    if row.empty:
+        raise SystemExit(f"{name}: not in {DATA / 'manifest.csv'} (names: {', '.join(manifest['name'])})")
+    return load_file(DATA / row["file"].iloc[0], name=name, openml_id=int(row["openml_did"].iloc[0]))
 
 
 def flip_labels(dataset, share: float, seed: int):
@@ -40,57 +67,84 @@ def flip_labels(dataset, share: float, seed: int):
     return noisy, set(rows.tolist())
 
 
-def _precision_recall(flagged: set, flipped: set) -> tuple[float, float]:
+def responses_for(name: str, share: float, seed: int, cache: Path | None):
+    """The response result of ``name`` with flipped labels (from ``cache`` when there) and the flipped rows."""
+    stem = cache / f"{name}-{share:g}-{seed}" if cache else None
+    if stem is not None and (stem / "flipped.json").exists():
+        result = SimpleNamespace(dataset=name, **{key: pd.read_parquet(stem / f"{key}.parquet")
+                                                  for key in ("responses", "predictions")})
+        result.roles = pd.read_parquet(stem / "roles.parquet")["role"]
+        result.test_labels = pd.read_parquet(stem / "test_labels.parquet")["label"]
+        return result, set(json.loads((stem / "flipped.json").read_text()))
+    noisy, flipped = flip_labels(load(name), share, seed)
+    result = respond(noisy, ResponseConfig(seed=seed))
+    if stem is not None:
+        stem.mkdir(parents=True, exist_ok=True)
+        result.responses.to_parquet(stem / "responses.parquet")
+        result.predictions.to_parquet(stem / "predictions.parquet")
+        result.roles.to_frame("role").to_parquet(stem / "roles.parquet")
+        result.test_labels.to_frame("label").to_parquet(stem / "test_labels.parquet")
+        (stem / "flipped.json").write_text(json.dumps(sorted(flipped)))
+    return result, flipped
+
+
+def precision_recall(flagged: set, flipped: set) -> tuple[float, float]:
     hits = len(flagged & flipped)
     precision = hits / len(flagged) if flagged else float("nan")
     recall = hits / len(flipped) if flipped else float("nan")
     return precision, recall
 
 
-def evaluate(name: str, share: float, seed: int, config: IRTConfig) -> list[dict]:
-    noisy, flipped = flip_labels(load_builtin(name), share, seed)
+def evaluate(name: str, share: float, seed: int, config: IRTConfig, cache: Path | None) -> list[dict]:
     start = time.perf_counter()
-    result = respond(noisy, ResponseConfig(seed=seed))
+    result, flipped = responses_for(name, share, seed, cache)
     irt = irt_for_responses(result, config)
     seconds = time.perf_counter() - start
-    test_rows = {int(item) for item in result.responses.columns}
-    flipped_test = flipped & test_rows
-    rows = []
-    for threshold in sorted(set(THRESHOLDS) | {config.suspect_discrimination}):
-        flagged = set(suspect_labels(irt.fit.items, threshold)["row"].tolist())
-        precision, recall = _precision_recall(flagged, flipped_test)
-        rows.append({"dataset": name, "seed": seed, "rule": f"a <= -{threshold:g}", "default":
-                     threshold == config.suspect_discrimination, "flagged": len(flagged), "flipped_test":
-                     len(flipped_test), "precision": precision, "recall": recall, "seconds": seconds})
+    flipped_test = flipped & {int(item) for item in result.responses.columns}
     real = result.roles.index[result.roles == "real"]
-    correct = result.responses.loc[real]
-    majority_wrong = {int(item) for item in correct.columns if correct[item].mean() < 0.5}
-    precision, recall = _precision_recall(majority_wrong, flipped_test)
-    rows.append({"dataset": name, "seed": seed, "rule": "most real classifiers wrong", "default": False,
-                 "flagged": len(majority_wrong), "flipped_test": len(flipped_test), "precision": precision,
-                 "recall": recall, "seconds": seconds})
+    wrong = real_wrong_share(result.responses.loc[real])
+    rules = {
+        "benchirt": set(irt.suspect_labels["row"].tolist()),
+        f">={BASELINE_SHARE:.0%} real wrong": {int(item) for item in wrong.index[wrong >= BASELINE_SHARE]},
+        "a <= -1": {int(item) for item in irt.fit.items.index[irt.fit.items["discrimination"] <= -1.0]},
+    }
+    rows = []
+    for rule, flagged in rules.items():
+        precision, recall = precision_recall(flagged, flipped_test)
+        rows.append({"dataset": name, "seed": seed, "rule": rule, "flagged": len(flagged),
+                     "hits": len(flagged & flipped_test), "flipped_test": len(flipped_test),
+                     "precision": precision, "recall": recall, "seconds": seconds})
     return rows
+
+
+def side_by_side(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per (dataset, seed): each rule's precision and recall next to each other."""
+    wide = table.pivot_table(index=["dataset", "seed"], columns="rule", values=["precision", "recall"], sort=False)
+    wide.columns = [f"{rule} {measure[0]}" for measure, rule in wide.columns]
+    order = [f"{rule} {m}" for rule in table["rule"].unique() for m in ("p", "r")]
+    return wide[order]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--datasets", nargs="+", default=["wdbc", "digits"])
+    parser.add_argument("--datasets", nargs="+", default=DEFAULT_DATASETS)
     parser.add_argument("--share", type=float, default=0.05, help="share of labels flipped (default 0.05)")
-    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3])
+    parser.add_argument("--cache", type=Path, help="folder for the response matrices (parquet), reused on rerun")
     args = parser.parse_args()
-    config = IRTConfig()
+    config = IRTConfig(compare_models=False)  # the 1PL/2PL/3PL comparison does not enter the suspect labels
     rows = []
     for name in args.datasets:
         for seed in args.seeds:
-            rows.extend(evaluate(name, args.share, seed, config))
-            print(pd.DataFrame(rows[-len(THRESHOLDS) - 2:]).to_string(index=False, float_format=lambda v: f"{v:.2f}"),
-                  flush=True)
+            rows.extend(evaluate(name, args.share, seed, config, args.cache))
+            print(pd.DataFrame(rows[-3:]).to_string(index=False, float_format=lambda v: f"{v:.2f}"), flush=True)
     table = pd.DataFrame(rows)
-    pooled = table.groupby(["dataset", "rule"], sort=False).agg(
-        flagged=("flagged", "sum"), flipped_test=("flipped_test", "sum"), precision=("precision", "mean"),
-        recall=("recall", "mean"))
-    print(f"\n{args.share:.0%} of the labels flipped; mean over seeds {args.seeds} "
-          f"(default rule: a <= -{config.suspect_discrimination:g})")
+    print(f"\n{args.share:.0%} of the labels flipped; p = precision, r = recall per dataset and seed")
+    print(side_by_side(table).to_string(float_format=lambda v: f"{v:.2f}"))
+    pooled = table.groupby(["dataset", "rule"], sort=False)[["flagged", "hits", "flipped_test"]].sum()
+    pooled["precision"] = pooled["hits"] / pooled["flagged"]
+    pooled["recall"] = pooled["hits"] / pooled["flipped_test"]
+    print(f"\npooled over seeds {args.seeds}")
     print(pooled.to_string(float_format=lambda v: f"{v:.2f}"))
 
 

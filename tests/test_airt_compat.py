@@ -1,5 +1,5 @@
 """``airt.compat: airt-r``: the R package airt's estimator, checked on rules worked by hand and on the
-published AIRT numbers (Kandanaarachchi & Smith-Miles, Table 4)."""
+published AIRT numbers (Kandanaarachchi & Smith-Miles, Table 4; the airt vignette)."""
 from __future__ import annotations
 
 import json
@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.integrate import trapezoid
 
 from benchirt.airt import AIRTConfig, fit_airt
 from benchirt.airt.compat import fit_continuous_r, r_logit, r_predicted, replace_extremes, standardized_easiness
@@ -90,7 +91,7 @@ def test_prediction_formula_of_airt():
 
 
 def test_reproduces_table_4_of_the_airt_paper(weka):
-    result = fit_airt(weka, AIRTConfig(compat="airt-r"))
+    result = fit_airt(weka, AIRTConfig(compat="airt-r", compat_range="data"))   # the paper's scripts' range
     table = result.algorithms.set_index("algorithm")
     published = pd.DataFrame(TABLE_4, index=["consistency", "difficulty_limit"]).T
     np.testing.assert_allclose(table.loc[published.index, "consistency"], published["consistency"], atol=5e-4)
@@ -109,7 +110,7 @@ def test_command_compat_mode_and_refusals(tmp_path, weka):
     csv = tmp_path / "perf.csv"
     weka.to_csv(csv)
     out = tmp_path / "out"
-    assert main(["airt", str(csv), "--compat", "airt-r", "--out", str(out)]) == 0
+    assert main(["airt", str(csv), "--compat", "airt-r", "--compat-range", "data", "--out", str(out)]) == 0
     fit = json.loads((out / "fit.json").read_text())
     assert fit["compat"] == "airt-r" and fit["converged"] is False and "airt-r" in fit["notes"][0]
     rf = pd.read_csv(out / "algorithms.csv").set_index("algorithm").loc["RandomForest"]
@@ -119,7 +120,7 @@ def test_command_compat_mode_and_refusals(tmp_path, weka):
     assert exc.value.code == 2
     with pytest.raises(ConfigError, match="^airt.compat: got 'R', expected null or one of airt-r$"):
         AIRTConfig.from_dict({"compat": "R"})
-    assert main(["airt", str(csv), "--compat-range", "unit", "--out", str(out)]) == 2   # ignored otherwise: refused
+    assert main(["airt", str(csv), "--compat-range", "data", "--out", str(out)]) == 2   # ignored otherwise: refused
     with pytest.raises(ConfigError, match="^airt.polytomous_levels: got 3, expected 5 \\(the default\\) unless polytomous is grm or gpcm$"):
         AIRTConfig(polytomous_levels=3)
     constant = weka.iloc[:, :3].assign(flat=0.5)
@@ -146,3 +147,50 @@ def test_polytomous_option_fits_the_chosen_model_with_the_mode_s_difficulty_limi
     assert written["n_categories"].max() <= 4 and not written.isna().any().any()
     with pytest.raises(ConfigError, match="^airt.polytomous: got 'nominal', expected null or one of grm, gpcm$"):
         AIRTConfig(polytomous="nominal")
+
+
+# The airt vignette ("Introduction to airt", Kandanaarachchi 2024, R package airt 0.3): cirtmodel(classification_cts)
+# with the package's defaults; its printed a, b, alpha (= 1/gamma, EstCRM's scaling parameter), consistency,
+# difficulty limit, model goodness AUC and MSE. None is anomalous.
+VIGNETTE = pd.DataFrame(
+    [("NB", 1.0616819, -2.194386, 0.90328321, 0.9419017, 2.194386, 0.9280249, 0.010955390),
+     ("LDA", 0.7007157, -1.985004, 0.94313213, 1.4271123, 1.985004, 0.9154309, 0.036688063),
+     ("QDA", 0.0425553, -9.424135, 0.07283815, 23.4988369, 9.424135, 0.6213411, 0.218351417),
+     ("CART", 1.6372654, -2.020255, 1.18446953, 0.6107745, 2.020255, 0.9467225, 0.004586373),
+     ("J48", 1.6672540, -1.953229, 1.33407465, 0.5997886, 1.953229, 0.9128949, 0.010249511),
+     ("KNN", 2.2718686, -1.846259, 1.34858550, 0.4401663, 1.846259, 0.9041264, 0.011792307),
+     ("L_SVM", 2.7886486, -1.766353, 1.41280913, 0.3585966, 1.766353, 0.8858156, 0.014130285),
+     ("poly_SVM", 1.8031423, -1.548461, 1.20644497, 0.5545874, 1.548461, 0.9172362, 0.008912185),
+     ("RBF_SVM", 3.8200064, -1.721103, 1.44409420, 0.2617797, 1.721103, 0.8773909, 0.015905481),
+     ("RandF", 1.0750655, -1.807717, 1.43468583, 0.9301759, 1.807717, 0.8497528, 0.033819748)],
+    columns=["algorithm", "a", "b", "alpha", "consistency", "difficulty_limit", "auc", "mse"]).set_index("algorithm")
+
+
+def test_reproduces_the_airt_vignette_with_the_package_defaults(tmp_path):
+    """``--compat airt-r`` alone (range [0, 1], cirtmodel's defaults) gives the vignette's printed numbers."""
+    csv = Path(__file__).parent / "fixtures" / "airt_classification_cts.csv"
+    perf = pd.read_csv(csv, index_col=0)
+    out = tmp_path / "out"
+    assert main(["airt", str(csv), "--compat", "airt-r", "--out", str(out)]) == 0
+    table = pd.read_csv(out / "algorithms.csv").set_index("algorithm").loc[VIGNETTE.index]
+    np.testing.assert_allclose(table["discrimination"], VIGNETTE["a"], atol=5e-7)
+    np.testing.assert_allclose(table["consistency"], VIGNETTE["consistency"], rtol=1e-6)
+    np.testing.assert_allclose(table["difficulty_limit"], VIGNETTE["difficulty_limit"], atol=5e-6)
+    assert not table["anomalous"].any()
+    # QDA's flat curve: its difficulty limit, scale and consistency are flagged as implausible, no other's
+    assert table.loc["QDA", "flag"].count(";") == 2 and (table.drop(index="QDA")["flag"] == "ok").all()
+    result = fit_airt(perf, AIRTConfig(compat="airt-r"))
+    np.testing.assert_allclose(result.fit.difficulty, VIGNETTE["b"], atol=5e-6)
+    np.testing.assert_allclose(1 / result.fit.scale, VIGNETTE["alpha"], rtol=1e-6)
+    goodness = result.goodness.set_index("algorithm").loc[VIGNETTE.index]
+    np.testing.assert_allclose(goodness["mse"], VIGNETTE["mse"], rtol=1e-6)
+    # airt's AUC: trapezoid over x = seq(0, 1, length 100) of the share of |residual| <= (i - 1)/100, i = 1..100
+    # (tolerances 0 .. .99 drawn at 0 .. 1); benchirt's AUCDF is the exact area under the residual CDF.
+    shifted, _ = replace_extremes(perf.to_numpy(), 0.0, 1.0)
+    residual = np.abs(shifted - result.predicted.to_numpy())
+    share = (residual[None, :, :] <= np.arange(100)[:, None, None] / 100).mean(axis=1)
+    np.testing.assert_allclose(trapezoid(share, np.linspace(0, 1, 100), axis=0), VIGNETTE["auc"], atol=5e-7)
+    np.testing.assert_allclose(goodness["aucdf"], 1 - residual.mean(axis=0), atol=1e-9)
+    # the AIRT paper's range (the matrix's extremes, 0.01 .. 1 here) is what flips QDA's tiny discrimination
+    data_range = fit_airt(perf, AIRTConfig(compat="airt-r", compat_range="data")).algorithms.set_index("algorithm")
+    assert data_range.loc["QDA", "discrimination"] < 0 < VIGNETTE.loc["QDA", "a"]

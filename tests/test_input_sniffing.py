@@ -9,6 +9,7 @@ from benchirt.cli import main
 from benchirt.data import load_file
 from benchirt.errors import ConfigError, DataError
 from benchirt.irt import fit_irt
+from benchirt.irt.matrix_file import read_responses_csv
 from benchirt.sniff import check_text_table, max_input_bytes
 
 AGE_ARFF = """@relation people
@@ -51,11 +52,30 @@ def test_a_binary_file_is_refused_after_reading_64_kib(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
-def test_a_file_without_a_line_break_has_no_header(tmp_path):
+def test_a_file_without_a_line_break_has_no_data_rows(tmp_path):
     path = tmp_path / "one_line.csv"
     path.write_text("1," * 40_000)
-    with pytest.raises(DataError, match="no line break in its first 64 KiB, so no header row; expected a text scores CSV"):
+    with pytest.raises(DataError) as info:
         check_text_table(path, "scores CSV")
+    assert str(info.value) == (f"{path}: no line break in its 80,000 bytes, so a header row and no data rows; "
+                               "expected a text scores CSV")
+
+
+def test_a_header_longer_than_64_kib_is_read_to_its_end(tmp_path):
+    """Stored OpenML runs bring one item per dataset row: a 96,000-item header (~660 KiB) is not refused."""
+    names = [f"row{j}" for j in range(96_000)]
+    path = tmp_path / "wide.csv"
+    rows = ["".join("1," if (i + j) % 3 else "0," for j in range(96_000))[:-1] for i in range(12)]
+    path.write_text(",".join(["clf", *names]) + "\n" + "".join(f"c{i},{row}\n" for i, row in enumerate(rows)))
+    assert path.read_bytes().index(b"\n") > 10 * 64 * 1024
+    check_text_table(path, "response matrix CSV")
+    frame = read_responses_csv(path)
+    assert frame.shape == (12, 96_000) and list(frame.columns[[0, -1]]) == ["row0", "row95999"]
+    assert frame.index[0] == "c0" and int(frame.iat[1, 1]) == (0 if (1 + 1) % 3 == 0 else 1)
+    nul = tmp_path / "nul_in_header.csv"
+    nul.write_bytes(b"x," * 40_000 + b"\x00,y\n0,1\n")
+    with pytest.raises(DataError, match=r"binary data \(NUL bytes in its first line \(80,008 bytes read\)\)"):
+        check_text_table(nul, "response matrix CSV")
 
 
 def test_an_oversized_file_is_refused_before_reading_and_the_limit_is_configurable(tmp_path, monkeypatch):

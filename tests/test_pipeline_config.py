@@ -30,7 +30,11 @@ def test_packaged_default_is_identical_to_configs_default():
 def test_every_shipped_config_validates(name):
     config = load_config(ROOT / "configs" / name)
     assert set(config.stages) <= set(STAGES)
-    assert config.stage_config("responses").max_test == 500  # decodIRT's cap everywhere
+    responses = config.stage_config("responses")
+    if type(responses).__name__ == "ImportConfig":  # responses imported from stored runs: no training protocol
+        assert responses.source == "openml-runs"
+    else:
+        assert responses.max_test == 500  # decodIRT's cap everywhere
 
 
 def test_shipped_study_configs_follow_decodirt_protocol():
@@ -105,8 +109,9 @@ def test_unknown_option_inside_a_stage_section(tmp_path):
      ("{retries: -1}", "execution.retries: got -1, expected an integer >= 0"),
      ("{scheduler: ' '}", "execution.scheduler: got ' ', expected null or an address such as tcp://host:8786"),
      ("{tasks: folds}", "execution.tasks: got 'folds', expected one of fits, datasets"),
+     ("{strict: 1}", "execution.strict: got 1, expected true or false"),
      ("{workers: 3}", "unknown execution option(s) 'workers'; valid options: n_jobs, backend, scheduler, retries, memory_limit_gb, "
-                      "tasks")],
+                      "tasks, strict")],
 )
 def test_execution_section_is_validated(tmp_path, execution, message):
     path = _write(tmp_path, f"execution: {execution}\n")
@@ -238,7 +243,7 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
      ("airt", {"polytomous": "nrm"}, "airt.polytomous: got 'nrm', expected null or one of grm, gpcm"),
      ("airt", {"polytomous_levels": 3}, "airt.polytomous_levels: got 3, expected 5 (the default) unless polytomous "
                                         "is grm or gpcm"),
-     ("airt", {"compat_range": "unit"}, "airt.compat_range: got 'unit', expected data (the default) unless compat "
+     ("airt", {"compat_range": "data"}, "airt.compat_range: got 'data', expected unit (the default) unless compat "
                                         "is airt-r"),
      ("report", {"dpi": 10}, "report.dpi: got 10, expected an integer >= 20"),
      ("report", {"max_dataset_plots": -1}, "report.max_dataset_plots: got -1, expected an integer >= 0"),

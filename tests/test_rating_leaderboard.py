@@ -13,7 +13,9 @@ from benchirt.rating.bradley_terry import (
     PRIOR_SD, RATING_PER_THETA, bootstrap_counts, fit_bradley_terry, pairwise_wins,
 )
 from benchirt.rating.glicko import match_outcomes
-from benchirt.rating.leaderboard import LEADERBOARD_COLUMNS, LeaderboardError, bradley_terry_table
+from benchirt.rating.leaderboard import (
+    LEADERBOARD_COLUMNS, SEPARATION_COLUMNS, LeaderboardError, bradley_terry_table,
+)
 from benchirt.rating.pairwise import PAIRWISE_COLUMNS
 from benchirt.rating.plots import plot_leaderboard
 
@@ -61,10 +63,10 @@ def test_identical_under_100_dataset_orders():
     matrix[2, 4] = np.nan
     scores = long_from_matrix(matrix)
     config = RatingConfig(n_bootstrap=30)
-    reference, _ = bradley_terry_table(scores, config)
+    reference, _, _ = bradley_terry_table(scores, config)
     assert reference["bt_low"].notna().all()
     for seed in range(100):
-        table, _ = bradley_terry_table(scores.sample(frac=1.0, random_state=seed), config)
+        table, _, _ = bradley_terry_table(scores.sample(frac=1.0, random_state=seed), config)
         pd.testing.assert_frame_equal(table, reference, check_exact=False, rtol=0, atol=1e-9)
     # The whole leaderboard (Glicko-2 aside, which is order-dependent by design) in a few orders.
     full = leaderboard(scores, FAST)
@@ -113,32 +115,42 @@ def test_interval_coverage_full_size():
     assert 0.92 < pooled < 0.98
 
 
-def test_tiers_follow_arenas_rule_and_plot_shades_them():
+def test_tiers_are_consecutive_follow_the_separation_and_plot_shades_them():
     rng = np.random.default_rng(8)
     matrix = bt_scores(np.array([3.0, 2.9, 0.0, -0.1, -3.0]), 30, rng)
-    board = leaderboard(long_from_matrix(matrix), RatingConfig(n_bootstrap=300, n_permutations=0)).table
-    low, high = board["bt_low"].to_numpy(), board["bt_high"].to_numpy()
-    for i in range(len(board)):
-        assert board["tier"].iloc[i] == 1 + int((low > high[i]).sum())
-    assert board["tier"].tolist()[:2] == [1, 1] and board["tier"].iloc[-1] > board["tier"].iloc[2] > 1
-    assert (board["rank_low"] <= board["rank"]).all() and (board["rank"] <= board["rank_high"]).all()
-    assert (board["bt_low"] <= board["bt_rating"]).all() and (board["bt_rating"] <= board["bt_high"]).all()
-    figure = plot_leaderboard(board)
+    board = leaderboard(long_from_matrix(matrix), RatingConfig(n_bootstrap=300, n_permutations=0))
+    table, pairwise = board.table, board.pairwise
+    # three clearly separated groups of strengths: {3, 2.9}, {0, -0.1}, {-3}
+    assert table["tier"].tolist() == [1, 1, 2, 2, 3]
+    critical = pairwise["bt_critical_value"].iloc[0]
+    distance = pairwise["bt_difference_high"] - pairwise["bt_difference"]
+    assert (distance >= critical - 1e-9).all()                # a pair's distance is never below c
+    assert (pairwise["bt_separated"] == (pairwise["bt_difference_low"] > 0)).all()
+    # a new tier exactly where every classifier above is separated from every one below
+    separated = {(a, b) for a, b, s in zip(pairwise["a"], pairwise["b"], pairwise["bt_separated"]) if s}
+    names, tier = table["classifier"].tolist(), table["tier"].tolist()
+    for g in range(len(names) - 1):
+        boundary = all((a, b) in separated for a in names[:g + 1] for b in names[g + 1:])
+        assert (tier[g + 1] == tier[g] + 1) == boundary and tier[g + 1] - tier[g] in (0, 1)
+    assert (table["rank_low"] <= table["rank"]).all() and (table["rank"] <= table["rank_high"]).all()
+    assert (table["bt_low"] <= table["bt_rating"]).all() and (table["bt_rating"] <= table["bt_high"]).all()
+    figure = plot_leaderboard(table)
     assert isinstance(figure, Figure)
-    assert len(figure.axes[0].patches) == board["tier"].nunique() // 2   # every second tier band is shaded
+    assert len(figure.axes[0].patches) == table["tier"].nunique() // 2   # every second tier band is shaded
 
 
-def test_verdict_names_leader_probability_and_inseparable_group():
+def test_verdict_names_leader_separated_and_inseparable_classifiers():
     rng = np.random.default_rng(2)
     matrix = bt_scores(np.array([1.0, 0.95, 0.9, -2.0]), 12, rng)
     board = leaderboard(long_from_matrix(matrix, ["A", "B", "C", "D"]), FAST)
-    first, second = board.table["classifier"].iloc[:2]
+    first = board.table["classifier"].iloc[0]
     verdict = board.verdict()
-    p = board.table["p_above_next"].iloc[0]
-    assert verdict.startswith(f"{first} is ahead of {second} with probability {p:.2f}")
-    top = board.table.loc[board.table["tier"] == 1, "classifier"].tolist()
-    assert len(top) > 1 and f"{', '.join(top[:-1])} and {top[-1]} cannot be separated" in verdict
-    assert "D" not in top
+    rows = board.pairwise[board.pairwise["a"] == first]
+    beaten = rows.loc[rows["bt_separated"], "b"].tolist()
+    assert verdict.startswith(f"{first} ranks first (Bradley–Terry rating {board.table['bt_rating'].iloc[0]:.0f}); ")
+    assert beaten == ["D"] and f"significantly better than 1 of 3 classifiers (D) and cannot be separated from 2" in verdict
+    assert f"more than {board.pairwise['bt_critical_value'].iloc[0]:.0f} points apart" in verdict
+    assert "2 tiers" in verdict and "tier 2: D." in verdict
 
 
 def test_two_classifiers():
@@ -147,7 +159,7 @@ def test_two_classifiers():
     board = result.leaderboard.set_index("classifier")
     assert board.loc["x", ["wins", "losses", "ties"]].tolist() == [2, 1, 1]
     assert board.loc["x", "bt_rating"] - 1500 == pytest.approx(1500 - board.loc["y", "bt_rating"], abs=1e-9)
-    assert list(result.pairwise.columns) == list(PAIRWISE_COLUMNS) and len(result.pairwise) == 1
+    assert list(result.pairwise.columns) == [*PAIRWISE_COLUMNS, *SEPARATION_COLUMNS] and len(result.pairwise) == 1
     assert "test_accuracy" not in result.comparisons and result.skipped   # Friedman needs 3 classifiers
 
 

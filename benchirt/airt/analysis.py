@@ -126,15 +126,16 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
         raise DataError(f"AIRT input: {perf.shape[0]} dataset(s); AIRT needs at least {MIN_DISTINCT_DIFFICULTIES} "
                         "datasets/instances (rows) to estimate dataset difficulty and fit the latent trait curves")
     if config.compat == "airt-r":
-        fit, actual, predicted_values, notes = _fit_airt_r(perf, config)
+        fit, z, actual, predicted_values, notes = _fit_airt_r(perf, config)
     else:
-        fit = fit_continuous(logit(perf.to_numpy(), config.logit_epsilon), max_iter=config.max_iter, tol=config.tol,
+        z = logit(perf.to_numpy(), config.logit_epsilon)
+        fit = fit_continuous(z, max_iter=config.max_iter, tol=config.tol,
                              prior_mean=config.prior_mean, prior_sd=config.prior_sd,
                              max_discrimination=config.max_discrimination)
         predicted_values = expit(fit.predicted_logit())
         predicted_values[:, ~fit.informative] = perf.to_numpy()[:, ~fit.informative]
         actual, notes = perf, []
-    algorithms = algorithm_metrics(fit, perf.columns)
+    algorithms = algorithm_metrics(fit, perf.columns, z, sign_rule=config.compat == "airt-r")
     datasets = dataset_metrics(fit, perf.index)
     predicted = pd.DataFrame(predicted_values, index=perf.index, columns=perf.columns)
 
@@ -148,15 +149,21 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
     if not fit.converged and config.compat is None:
         notes.append(f"the EM did not converge in {config.max_iter} cycles; raise max_iter")
     if constant.any():
-        notes.append(f"constant algorithm(s) {list(perf.columns[constant])}: same performance on every dataset, "
+        notes.append(f"constant algorithm(s) {', '.join(map(str, perf.columns[constant]))}: same performance on every dataset, "
                      "left out of the model (discrimination 0, flagged 'constant')")
     if fit.at_bound.any():
-        notes.append(f"algorithm(s) {list(perf.columns[fit.at_bound])} reached |discrimination| = "
+        notes.append(f"algorithm(s) {', '.join(map(str, perf.columns[fit.at_bound]))} reached |discrimination| = "
                      f"{config.max_discrimination:g} (Heywood case: results almost a function of dataset "
                      "difficulty); flagged 'discrimination at bound'")
     anomalous = algorithms.loc[algorithms["anomalous"], "algorithm"].tolist()
     if anomalous:
-        notes.append(f"anomalous algorithm(s) {anomalous}: better on harder datasets (negative discrimination)")
+        rule = ("negative discrimination, airt's rule" if config.compat == "airt-r" else
+                "95 % interval of the discrimination below 0")
+        notes.append(f"anomalous algorithm(s) {', '.join(anomalous)}: better on harder datasets ({rule})")
+    implausible = algorithms.loc[algorithms["flag"] != "ok", ["algorithm", "flag"]]
+    notes += [f"algorithm {name}: {flag} (its consistency and difficulty limit are not meaningful)"
+              for name, flag in implausible.itertuples(index=False)
+              if flag not in ("constant", "discrimination at bound", "consistency capped")]
     polytomous = None
     if config.polytomous is not None:
         polytomous, polytomous_notes = _polytomous_table(perf, config)
@@ -187,15 +194,17 @@ def _polytomous_table(perf: pd.DataFrame, config: AIRTConfig) -> tuple[pd.DataFr
     return table, notes
 
 
-def _fit_airt_r(perf: pd.DataFrame, config: AIRTConfig) -> tuple[ContinuousFit, pd.DataFrame, np.ndarray, list[str]]:
+def _fit_airt_r(perf: pd.DataFrame, config: AIRTConfig) -> tuple[ContinuousFit, np.ndarray, pd.DataFrame, np.ndarray,
+                                                                  list[str]]:
     """Stage 1 with the R package airt's estimator (``config.compat == "airt-r"``, :mod:`benchirt.airt.compat`).
 
-    Returns the fit, the performances as airt compares them with its predictions (shifted onto [0, M],
+    Returns the fit, its logits, the performances as airt compares them with its predictions (shifted onto [0, M],
     exact extremes replaced), the predictions, and the notes that say how this fit was obtained.
     """
     values = perf.to_numpy(dtype=float)
-    low, high = (values.min(), values.max()) if config.compat_range == "data" else (0.0, 1.0)
-    r_fit = fit_continuous_r(r_logit(values, low, high))
+    low, high = (values.min(), values.max()) if config.compat_range == "data" else (0.0, 1.0)  # unit: R's defaults
+    z = r_logit(values, low, high)
+    r_fit = fit_continuous_r(z)
     shifted, _ = replace_extremes(values, low, high)
     rule = (f"its stopping rule (expected complete-data log-likelihood change < .01) ended the EM after "
             f"{r_fit.n_cycles} cycles" if r_fit.stopped_by_rule else
@@ -204,4 +213,4 @@ def _fit_airt_r(perf: pd.DataFrame, config: AIRTConfig) -> tuple[ContinuousFit, 
              "which is not a convergence check (reported as not converged); exact extremes replaced by .01 from "
              "the bounds; dataset easiness standardised; airt's prediction formula (docs/airt.md)"]
     actual = pd.DataFrame(shifted, index=perf.index, columns=perf.columns)
-    return r_fit.fit, actual, r_predicted(shifted, r_fit.fit), notes
+    return r_fit.fit, z, actual, r_predicted(shifted, r_fit.fit), notes

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchirt.airt.config import TRANSFORMS
 from benchirt.errors import DataError
 from benchirt.sniff import check_text_table
 
@@ -30,8 +31,6 @@ from benchirt.sniff import check_text_table
 OK_STATUS = "ok"
 #: Accepted ways to aggregate repeated runs of one (instance, algorithm) pair.
 AGGREGATES = ("mean", "median")
-#: Accepted transforms of "lower is better" measures to [0, 1].
-TRANSFORMS = ("linear", "log")
 #: Columns of ``algorithm_runs.arff`` that are not performance measures.
 _RUN_KEY_COLUMNS = ("instance_id", "repetition", "algorithm", "runstatus")
 
@@ -241,8 +240,10 @@ def _read_arff(path: Path) -> pd.DataFrame:
 def _read_description(path: Path) -> dict:
     import yaml
 
+    from benchirt.safe_yaml import safe_load
+
     try:
-        description = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
+        description = safe_load(path.read_text(encoding="utf-8", errors="replace"), str(path))
     except yaml.YAMLError as exc:
         raise DataError(f"{path}: not valid YAML ({exc}); ASlib description.txt is a YAML document") from None
     if not isinstance(description, dict):

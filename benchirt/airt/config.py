@@ -9,8 +9,10 @@ from benchirt.options import check_choice, check_integer, check_number, check_nu
 
 #: ``AIRTConfig.compat`` values: benchirt's converged estimator (None) or the R package airt's.
 COMPAT_MODES = (None, "airt-r")
+#: How performance values are rescaled (:func:`benchirt.airt.aslib.load_performance`): x or log10(x + 1).
+TRANSFORMS = ("linear", "log")
 #: ``AIRTConfig.compat_range`` values.
-COMPAT_RANGES = ("data", "unit")
+COMPAT_RANGES = ("unit", "data")
 #: ``AIRTConfig.polytomous`` values besides None (:data:`benchirt.airt.polytomous.POLYTOMOUS_MODELS`).
 POLYTOMOUS_MODES = ("grm", "gpcm")
 
@@ -68,9 +70,10 @@ class AIRTConfig:
     polytomous_levels : int
         Number of quantile levels of the polytomous model (the AIRT paper and the vignette use 5).
     compat_range : str
-        In ``airt-r`` mode, the scale airt's ``min.item``/``max.item`` describe: ``"data"`` (default) the
-        smallest and largest value of the whole matrix, as the AIRT paper's scripts set them; ``"unit"``
-        [0, 1], the package's defaults (the vignette).
+        In ``airt-r`` mode, the scale airt's ``min.item``/``max.item`` describe: ``"unit"`` (default)
+        [0, 1], the package's defaults, with which ``cirtmodel`` reproduces the airt vignette's numbers;
+        ``"data"`` the smallest and largest value of the whole matrix, as the AIRT paper's scripts set them
+        (its Table 4).
     """
 
     logit_epsilon: float = 0.01
@@ -86,7 +89,7 @@ class AIRTConfig:
     spline_points: int = 100
     grid_size: int = 500
     compat: str | None = None
-    compat_range: str = "data"
+    compat_range: str = "unit"
     polytomous: str | None = None
     polytomous_levels: int = 5
 
@@ -109,8 +112,8 @@ class AIRTConfig:
         check_choice(section, "compat_range", self.compat_range, COMPAT_RANGES)
         check_choice(section, "polytomous", self.polytomous, POLYTOMOUS_MODES, optional=True)
         check_integer(section, "polytomous_levels", self.polytomous_levels, 2)
-        require(self.compat is not None or self.compat_range == "data", section, "compat_range", self.compat_range,
-                "data (the default) unless compat is airt-r")
+        require(self.compat is not None or self.compat_range == "unit", section, "compat_range", self.compat_range,
+                "unit (the default) unless compat is airt-r")
         require(self.polytomous is not None or self.polytomous_levels == 5, section, "polytomous_levels",
                 self.polytomous_levels, "5 (the default) unless polytomous is grm or gpcm")
 

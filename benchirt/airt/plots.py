@@ -20,6 +20,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from benchirt.airt.continuous import logit  # noqa: E402
 from benchirt.airt.goodness import ModelGoodness  # noqa: E402
 from benchirt.airt.latent import LatentTraitAnalysis  # noqa: E402
+from benchirt.plotstyle import place_point_labels  # noqa: E402
 
 _LINESTYLES = ("-", "--", ":", "-.")
 
@@ -70,13 +71,14 @@ def plot_heatmaps(result, algorithms: Sequence[str] | None = None, *, ncols: int
     z_obs = logit(result.performance.to_numpy(), result.config.logit_epsilon)
     theta = np.linspace(min(fit.theta.min(), -3.0), max(fit.theta.max(), 3.0), resolution)
     z = np.linspace(z_obs.min(), z_obs.max(), resolution)
+    anomalous = set(result.algorithms.loc[result.algorithms["anomalous"], "algorithm"])
     fig, axes = _panel_grid(len(chosen), ncols)
     for ax, name in zip(axes, chosen):
         j = names.index(name)
         dens = fit.density(z[:, None], theta[None, :], j)
         ax.imshow(dens, origin="lower", aspect="auto", cmap="viridis",
                   extent=(theta[0], theta[-1], z[0], z[-1]))
-        ax.set_title(name + (" (anomalous)" if fit.discrimination[j] < 0 else "")
+        ax.set_title(name + (" (anomalous)" if name in anomalous else "")
                      + ("" if fit.informative[j] else " (constant)"), fontsize="small")
         ax.set_xlabel("θ (dataset easiness)", fontsize="x-small")
         ax.set_ylabel("z", fontsize="x-small")
@@ -196,11 +198,9 @@ def plot_residual_cdf(result) -> Figure:
 def plot_auaec_aupec(result) -> Figure:
     """AUAEC against AUPEC per algorithm with the line AUAEC = AUPEC (Kandanaarachchi & Smith-Miles 2023 Figure 18 bottom right)."""
     table = _goodness(result).table
-    fig, ax = plt.subplots(figsize=(5.5, 5.5))
-    for k, row in enumerate(table.itertuples()):
-        ax.scatter(row.auaec, row.aupec, color=_style(k)["color"], s=25)
-        ax.annotate(row.algorithm, (row.auaec, row.aupec), fontsize="xx-small", xytext=(3, 3),
-                    textcoords="offset points")
+    fig, ax = plt.subplots(figsize=(7, 7))
+    colors = [_style(k)["color"] for k in range(len(table))]
+    ax.scatter(table["auaec"], table["aupec"], color=colors, s=25)
     ax.plot([0, 1], [0, 1], linestyle=":", color="grey")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
@@ -208,6 +208,8 @@ def plot_auaec_aupec(result) -> Figure:
     ax.set_ylabel("AUPEC (predicted effectiveness)")
     ax.set_title("Actual vs predicted effectiveness")
     fig.tight_layout()
+    place_point_labels(ax, table["auaec"].to_numpy(), table["aupec"].to_numpy(), table["algorithm"].tolist(),
+                       fontsize=10, colors=colors)
     return fig
 
 

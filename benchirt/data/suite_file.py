@@ -34,6 +34,7 @@ from benchirt.data.builtin import builtin_info
 from benchirt.data.spec import DatasetSpec
 from benchirt.errors import ConfigError, DataError
 from benchirt.io import atomic_write_text
+from benchirt.safe_yaml import safe_load
 
 SUITE_KEYS = ("name", "description", "datasets")
 ENTRY_KEYS = ("name", "openml_id", "task_id", "file", "builtin", "target", "ignore", "sha256")
@@ -107,7 +108,7 @@ def read_suite_file(path: str | Path) -> SuiteFile:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the suite file ({exc.strerror or exc})") from None
     try:
-        document = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+        document = json.loads(text) if path.suffix.lower() == ".json" else safe_load(text, str(path))
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: not valid {'JSON' if path.suffix.lower() == '.json' else 'YAML'}: "
                           f"{str(exc).splitlines()[0]}") from None

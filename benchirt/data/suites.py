@@ -37,6 +37,7 @@ from benchirt.data.builtin import BUILTIN_DATASETS, builtin_info
 from benchirt.data.files import dataset_name, file_format
 from benchirt.data.local import cc18_offline_specs, directory_specs, embedded_specs
 from benchirt.data.spec import DatasetSpec
+from benchirt.data.names import FORMS_HELP
 from benchirt.data.suite_file import is_suite_file, read_suite_file
 from benchirt.errors import ConfigError, DataError
 
@@ -48,11 +49,6 @@ DICT_OPTIONS = ("include", "exclude", "target", "name", "cache")
 #: OpenML suite aliases resolved to ids without asking the server (lower case).
 OPENML_SUITE_ALIASES = {"openml-cc18": 99}
 
-FORMS_HELP = (
-    "a suite is 'embedded', 'builtin', 'builtin:iris,wine', 'cc18-offline', an OpenML suite ('OpenML-CC18', 99, 'openml:99'), "
-    "'openml-dataset:ID', 'openml-task:ID', a folder of .arff/.csv/.parquet files, a suite file (.yaml/.json), "
-    "a data file, or a list/dict of these"
-)
 
 
 def resolve_suite(spec: object, *, base: str | Path | None = None) -> list[DatasetSpec]:

@@ -34,7 +34,7 @@ lazy_exports(__name__, {
     "DatasetIRT": "benchirt.irt.stage",
     "IRTConfig": "benchirt.irt.config",
     "IRTFit": "benchirt.irt.fit",
-    "MODELS": "benchirt.irt.models",
+    "MODELS": "benchirt.irt.config",
     "compare_models": "benchirt.irt.compare",
     "dataset_rankings": "benchirt.irt.summary",
     "fit_irt": "benchirt.irt.estimation",

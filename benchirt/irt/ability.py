@@ -14,14 +14,24 @@ ability distribution the item calibration assumed:
   ``[-theta_max, theta_max]``; SE from the test information plus the prior's 1.
 
 Items flagged ``all_correct`` / ``all_wrong`` at calibration carry no estimated
-parameters and are left out of the ability likelihood.
+parameters and are left out of the ability likelihood; they count 1 / 0 in the True-Score.
+
+:func:`score_respondents` runs both on a response table a block of respondents at a time (about
+:data:`BLOCK_CELLS` responses each), so the memory beyond the input is bounded by one block, not
+proportional to respondents x items (the field's scale: up to 96,000 items per dataset).
 """
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy.special import expit, logsumexp
 
-from benchirt.irt.models import log_probabilities
+from benchirt.errors import DataError
+from benchirt.irt.models import log_probabilities, probability
+from benchirt.irt.validation import as_response_matrix
+
+#: Responses per block of :func:`score_respondents` (8 MiB as float64).
+BLOCK_CELLS = 2**20
 
 
 def eap(
@@ -41,8 +51,29 @@ def eap(
     theta, sd : numpy.ndarray, shape (n,)
         Posterior means and standard deviations.
     """
-    log_p, log_q = log_probabilities(nodes, a, b, c)  # (K, m)
-    joint = responses @ (log_p - log_q).T + log_q.sum(axis=1) + log_weights
+    return eap_on_grid(responses, *grid_log_odds(a, b, c, nodes, log_weights), nodes)
+
+
+def grid_log_odds(a: np.ndarray, b: np.ndarray, c: np.ndarray, nodes: np.ndarray, log_weights: np.ndarray,
+                  cells: int = BLOCK_CELLS) -> tuple[np.ndarray, np.ndarray]:
+    """``log P - log(1 - P)`` of every item at every node, shape ``(m, K)``, and the log prior plus
+    ``sum_j log(1 - P_j)`` per node, shape ``(K,)``: what an EAP needs of the items (computed once, a
+    block of items at a time so the temporaries stay within ``cells`` values)."""
+    odds = np.empty((len(a), len(nodes)))
+    base = np.asarray(log_weights, dtype=float).copy()
+    width = block_size(len(nodes), cells)
+    for start in range(0, len(a), width):
+        part = slice(start, start + width)
+        log_p, log_q = log_probabilities(nodes, a[part], b[part], c[part])  # (K, block)
+        odds[part] = (log_p - log_q).T
+        base += log_q.sum(axis=1)
+    return odds, base
+
+
+def eap_on_grid(responses: np.ndarray, odds: np.ndarray, base: np.ndarray, nodes: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`eap` from the tables of :func:`grid_log_odds`."""
+    joint = responses @ odds + base
     post = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
     theta = post @ nodes
     var = np.clip(post @ nodes**2 - theta**2, 0, None)
@@ -104,3 +135,85 @@ def map_(
             break
     _, info = grad_info(theta)
     return theta, 1.0 / np.sqrt(info)
+
+
+class ColumnView:
+    """A DataFrame's columns in another order, cut into blocks without copying the whole table."""
+
+    def __init__(self, frame: pd.DataFrame, columns: list[str]):
+        if not frame.columns.is_unique:
+            duplicate = frame.columns[frame.columns.duplicated()][0]
+            raise DataError(f"responses: item name {duplicate!r} appears more than once; give every column a unique name")
+        self.frame, self.positions = frame, frame.columns.get_indexer(columns)
+        self.shape = (frame.shape[0], len(columns))
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def block(self, rows: slice, columns: slice) -> pd.DataFrame:
+        return self.frame.iloc[rows, self.positions[columns]]
+
+
+def _block(responses, rows: slice, columns: slice) -> pd.DataFrame:
+    return responses.block(rows, columns) if isinstance(responses, ColumnView) else responses.iloc[rows, columns]
+
+
+def block_size(n_other: int, cells: int = BLOCK_CELLS) -> int:
+    """Rows (or columns) per block when the other dimension has ``n_other`` entries."""
+    return max(1, cells // max(1, n_other))
+
+
+def score_respondents(responses, a: np.ndarray, b: np.ndarray, c: np.ndarray, flag: np.ndarray,
+                      method: str, nodes: np.ndarray, log_weights: np.ndarray, theta_max: float) -> pd.DataFrame:
+    """θ, its standard error and the True-Score of every respondent, in blocks of about :data:`BLOCK_CELLS`.
+
+    The EAP's log posterior on the grid, ``u @ log_odds + base`` (respondents x nodes), is summed over
+    blocks of items (each block's product is efficient for BLAS, and the responses are validated and
+    converted to floats one block at a time); MAP refines it a block of respondents at a time; the
+    True-Score sums the model's P over blocks of items.
+
+    Parameters
+    ----------
+    responses : pandas.DataFrame or ColumnView, shape (n, m)
+        0/1 answers, columns in the order of ``a, b, c, flag`` (each shape ``(m,)``); validated block by
+        block (:func:`benchirt.irt.validation.as_response_matrix`: the message names the respondent and item).
+    flag : numpy.ndarray of str
+        Items flagged ``all_correct`` / ``all_wrong`` are left out of the likelihood and count 1 / 0
+        in the True-Score; the others use ``a, b, c``.
+    method : {"EAP", "MAP"}
+    nodes, log_weights : numpy.ndarray
+        The ability grid of the calibration (:func:`benchirt.irt.models.quadrature`).
+
+    Returns
+    -------
+    pandas.DataFrame, index ``respondent``, columns ``theta, se, true_score``
+    """
+    informative = ~np.isin(flag, ("all_correct", "all_wrong"))
+    a, b, c = (np.asarray(v, dtype=float)[informative] for v in (a, b, c))
+    odds, joint = grid_log_odds(a, b, c, nodes, log_weights)
+    n, m = responses.shape
+    joint = np.tile(joint, (n, 1))
+    first_odds = np.concatenate([[0], np.cumsum(informative)])  # row of odds of each item's first informative one
+    width = block_size(n)
+    respondents: list[str] = []
+    for start in range(0, max(m, 1), width):
+        matrix, respondents, _ = as_response_matrix(_block(responses, slice(None), slice(start, start + width)))
+        used = informative[start:start + width]
+        joint += matrix[:, used] @ odds[first_odds[start]:first_odds[min(start + width, m)]]
+    post = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+    del joint
+    theta = post @ nodes
+    se = np.sqrt(np.clip(post @ nodes**2 - theta**2, 0, None))
+    del post
+    if method == "MAP":
+        rows = block_size(m)
+        for start in range(0, n, rows):
+            part = slice(start, start + rows)
+            matrix, _, _ = as_response_matrix(_block(responses, part, slice(None)))
+            theta[part], se[part] = map_(matrix[:, informative], a, b, c, theta[part], theta_max)
+    true_score = np.full(n, float(np.sum(flag == "all_correct")))
+    for start in range(0, len(a), width):
+        part = slice(start, start + width)
+        true_score += probability(theta, a[part], b[part], c[part]).sum(axis=1)
+    return pd.DataFrame({"theta": theta, "se": se, "true_score": true_score},
+                        index=pd.Index(respondents, name="respondent"))

@@ -1,31 +1,35 @@
-"""``benchirt irt RESPONSES.csv --out DIR``: fit an IRT model to one response matrix."""
+"""``benchirt irt RESPONSES.csv --out DIR``: fit an IRT model to one response matrix.
+
+Registering the sub-command imports only argparse and the options layer (``benchirt irt --help``
+stays light); numpy, pandas and scipy are imported when the command runs.
+"""
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from benchirt.errors import ConfigError, DataError
-from benchirt.sniff import check_text_table
-from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json
-from benchirt.irt.config import ABILITY_METHODS, IRTConfig
-from benchirt.irt.compare import compare_models
-from benchirt.irt.estimation import fit_irt
-from benchirt.irt.itemfit import MISFIT_ABOVE, item_fit
-from benchirt.irt.models import MODELS
-from benchirt.irt.summary import item_summary
+from benchirt.irt.config import ABILITY_METHODS, MODELS, IRTConfig
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DESCRIPTION = """\
 Estimate item parameters (discrimination a, difficulty b, guessing c; P = c + (1-c)/(1+exp(-a(θ-b))))
 by marginal maximum likelihood with priors (Bayes modal; negative discriminations allowed), then
 each respondent's ability θ and True-Score (sum of P over the items).
 
-RESPONSES.csv: respondents x items of 0/1 with a header row, as decodIRT's responses_pool.csv; a
-first non-numeric column, if present, names the respondents (otherwise they are numbered 1..n).
+RESPONSES.csv: respondents x items of 0/1, comma-separated, with a header row of item names, as
+decodIRT's responses_pool.csv (--no-header: no header row, items named V1..Vm); a first column
+holding anything but 0/1, if present, names the respondents (otherwise they are numbered 1..n).
+Refused with the fix: a first row of answers (no header), another delimiter, an item or
+respondent name given twice, rows of different lengths. Any width: a header longer than 64 KiB
+(e.g. 96,000 items) is read to its end.
 
 Writes DIR/items.csv (item, discrimination, difficulty, guessing, se_*, p_correct, flag: ok,
-at_bound, or all_correct / all_wrong for items without information, which get a = 0, b = -6 / +6;
+at_bound, or all_correct / all_wrong for items without information, reported as a step beyond the
+ability range, a = 10, b = -12 / +12 with the defaults, for which the formula gives P = 1 / 0;
 infit, outfit and misfit: either mean square above 1.5),
 DIR/abilities.csv (respondent, theta, se, true_score), DIR/fit.json (status, converged, n_iter,
 log_likelihood, seconds, model, n_respondents, n_items, the EM starts: start_runs with each start's
@@ -67,50 +71,9 @@ def register(subparsers) -> None:
     parser.add_argument("--plots", action="store_true", help="also write the PNG figures")
     parser.add_argument("--items", metavar="ITEMS.csv",
                         help="score the respondents against these frozen item parameters instead of fitting")
+    parser.add_argument("--no-header", action="store_true",
+                        help="RESPONSES.csv has no header row: its first row is a respondent; items are named V1..Vm")
     parser.set_defaults(func=run)
-
-
-def read_responses_csv(path: str | Path) -> pd.DataFrame:
-    """Read a response matrix CSV (header row; optional first column of respondent names).
-
-    Raises
-    ------
-    DataError
-        Missing/empty/ragged file; the message names the file and, for ragged rows, the line.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path}: no such file; pass a CSV of respondents x items of 0/1")
-    check_text_table(path, "response matrix CSV")
-    try:
-        frame = pd.read_csv(path)
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{path}: the file is empty; expected a header row and one row per respondent") from None
-    except pd.errors.ParserError as exc:
-        detail = " ".join(str(exc).replace("Error tokenizing data. C error: ", "").split())
-        raise DataError(f"{path}: rows have different numbers of fields ({detail}); give every row one value per item") from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not a text CSV ({exc})") from None
-    if not isinstance(frame.index, pd.RangeIndex):  # pandas took the extra leading field as an index
-        raise DataError(
-            f"{path}: the data rows have more fields than the header row ({frame.shape[1]} names); "
-            "give every column a header name"
-        )
-    if frame.shape[1] and not pd.api.types.is_numeric_dtype(frame.iloc[:, 0]) and _names_column(frame.iloc[:, 0]):
-        frame = frame.set_index(frame.columns[0])
-        frame.index = frame.index.astype(str)
-    else:
-        frame.index = [str(i + 1) for i in range(len(frame))]
-    frame.index.name = "respondent"
-    if frame.shape[0] == 0:
-        raise DataError(f"{path}: no respondent rows under the header")
-    unnamed = [c for c in frame.columns if str(c).startswith("Unnamed:")]
-    if unnamed:
-        raise DataError(
-            f"{path}: {len(unnamed)} column(s) without a header name (a data row longer than the header?); "
-            "every item needs a name in the header row"
-        )
-    return frame
 
 
 def _responses_argument(args: argparse.Namespace) -> tuple[str, bool]:
@@ -127,17 +90,18 @@ def _responses_argument(args: argparse.Namespace) -> tuple[str, bool]:
     )
 
 
-def _names_column(column: pd.Series) -> bool:
-    """A first column holds names when some value is not a 0/1 answer."""
-    values = column.dropna().astype(str).str.strip()
-    return not values.isin(["0", "1", "0.0", "1.0"]).all()
-
-
 def run(args: argparse.Namespace) -> int:
+    from benchirt.io import atomic_write_csv, atomic_write_json
+    from benchirt.irt.compare import compare_models
+    from benchirt.irt.estimation import fit_irt
+    from benchirt.irt.itemfit import MISFIT_ABOVE, item_fit
+    from benchirt.irt.matrix_file import read_responses_csv
+    from benchirt.irt.summary import item_summary
+
     config = IRTConfig(model=args.model, prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter,
                        starts=_starts(args.starts))
     responses_path, scoring = _responses_argument(args)
-    responses = read_responses_csv(responses_path)
+    responses = read_responses_csv(responses_path, header=not args.no_header)
     if scoring:
         return _score(args, responses_path, responses, config)
     try:
@@ -146,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     except DataError as exc:
         raise DataError(f"{responses_path}: {exc}") from None
     table = fit.ability_table(responses, config.ability)
-    fit_table = item_fit(fit, responses)
+    fit_table = item_fit(fit, responses, theta=table["theta"].to_numpy())
     out = Path(args.out)
     atomic_write_csv(out / "items.csv", fit.items.join(fit_table).reset_index())
     atomic_write_csv(out / "abilities.csv", table.reset_index())
@@ -177,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _score(args: argparse.Namespace, responses_path: str, responses: pd.DataFrame, config: IRTConfig) -> int:
     """``score`` / ``--items``: θ, SE and True-Score against frozen items (no refit)."""
+    from benchirt.io import atomic_write_csv
     from benchirt.irt.scoring import read_items, score_frozen
 
     items = read_items(args.items)
@@ -203,6 +168,7 @@ def _starts(value: str) -> int | str:
 def _write_plots(fit, responses: pd.DataFrame, out: Path) -> None:
     import matplotlib.pyplot as plt
 
+    from benchirt.io import atomic_write_figure
     from benchirt.irt.plots import plot_classifier_curves, plot_item_curves, plot_parameter_histograms
 
     figures = {

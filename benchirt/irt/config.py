@@ -8,8 +8,9 @@ from benchirt.options import (
     check_bool, check_choice, check_integer, check_names, check_number, check_numbers, checked_options, is_integer,
     require,
 )
-from benchirt.irt.models import MODELS
 
+#: The models :func:`benchirt.irt.fit_irt` estimates (Cardoso et al. 2021 eq. 1; :mod:`benchirt.irt.models`).
+MODELS = ("1PL", "2PL", "3PL")
 ABILITY_METHODS = ("EAP", "MAP")
 
 
@@ -73,9 +74,10 @@ class IRTConfig:
     compare_models : bool
         The stage also fits the other two of 1PL/2PL/3PL and stores their log-likelihood, AIC and
         BIC (:func:`benchirt.irt.compare.compare_models`).
-    suspect_discrimination : float
-        Items with discrimination ``<= -suspect_discrimination`` are listed as suspect labels
-        (:mod:`benchirt.irt.suspects`).
+    suspect_agreement, suspect_best_correct : float
+        An item is a suspect label when at least ``suspect_agreement`` of the real classifiers get it
+        wrong and its curve gives the ablest real classifier a probability of at most
+        ``suspect_best_correct`` of answering it right (:mod:`benchirt.irt.suspects`).
     calibration_roles : tuple of str
         Respondent roles whose answers calibrate the items in
         :func:`benchirt.irt.irt_for_responses` — decodIRT's pool: the MLP ladder and
@@ -105,7 +107,8 @@ class IRTConfig:
     guessing_threshold: float = 0.2
     ability: str = "EAP"
     compare_models: bool = True
-    suspect_discrimination: float = 1.0
+    suspect_agreement: float = 0.75
+    suspect_best_correct: float = 0.2
     calibration_roles: tuple[str, ...] = ("ladder", "real")
 
     def __post_init__(self) -> None:
@@ -126,9 +129,11 @@ class IRTConfig:
         require(self.starts == "auto" or (is_integer(self.starts) and self.starts >= 1), section, "starts",
                 self.starts, "'auto' or an integer >= 1")
         check_integer(section, "max_iter", self.max_iter, 1)
-        for name in ("theta_max", "tol", "tol_log_posterior", "tol_gradient", "tol_optimum", "suspect_discrimination",
-                     "max_discrimination", "max_difficulty"):
+        for name in ("theta_max", "tol", "tol_log_posterior", "tol_gradient", "tol_optimum", "max_discrimination",
+                     "max_difficulty"):
             check_number(section, name, getattr(self, name), above=0)
+        check_number(section, "suspect_agreement", self.suspect_agreement, above=0, at_most=1)
+        check_number(section, "suspect_best_correct", self.suspect_best_correct, above=0, at_most=1)
         check_number(section, "max_guessing", self.max_guessing, above=0, below=1)
         for name in ("difficulty_threshold", "discrimination_threshold", "guessing_threshold"):
             check_number(section, name, getattr(self, name))

@@ -12,25 +12,30 @@ from benchirt.irt import ability as _ability
 from benchirt.irt.config import ABILITY_METHODS, IRTConfig
 from benchirt.irt.models import probability as _probability
 from benchirt.irt.models import quadrature
-from benchirt.irt.validation import as_response_matrix
 
 #: Flags of items without estimated parameters.
 NO_INFORMATION_FLAGS = ("all_correct", "all_wrong")
 
 
 def flagged_item_values(kind: str, config: IRTConfig) -> tuple[float, float, float]:
-    """Finite stand-ins ``(a, b, c)`` reported for an item without information.
+    """Finite ``(a, b, c)`` reported for an item without information, which reproduce its P with eq. 1.
 
-    An item every respondent answers correctly (``"all_correct"``) is the limit
-    ``b -> -inf``: reported as ``b = -max_difficulty``; one nobody answers
-    correctly (``"all_wrong"``) as ``b = +max_difficulty``. Discrimination and
-    guessing are reported as 0 (nothing is known about them), so such items never
-    count as discriminative or guessable in the summaries.
-    :meth:`IRTFit.probability` uses the limit itself: P = 1 and P = 0.
+    An item every respondent answers correctly (``"all_correct"``) is the limit ``b -> -inf`` of the
+    model, P = 1 for every ability; one nobody answers correctly (``"all_wrong"``) the limit
+    ``b -> +inf``, P = 0. They are reported as the steepest curve the options allow
+    (``a = max_discrimination``, ``c = 0``) placed ``max_difficulty`` beyond the ability range:
+    ``b = -(theta_max + max_difficulty)`` or ``+(theta_max + max_difficulty)``, so that the formula
+    ``P = c + (1 - c) / (1 + exp(-a (theta - b)))`` of Cardoso et al. 2021 eq. 1, applied to the row
+    of ``items.csv``, gives P within ``exp(-max_discrimination * max_difficulty)`` (1e-26 with the
+    defaults) of 1 or 0 at every ability in ``[-theta_max, theta_max]`` — not the P = 0.5 that
+    ``a = 0`` would give. Such items are still flagged: the log-likelihood and the abilities leave them
+    out, :meth:`IRTFit.probability` uses the limits themselves, and the summaries
+    (:func:`benchirt.irt.summary.item_summary`) never count them as discriminative.
     """
     if kind not in NO_INFORMATION_FLAGS:
         raise ValueError(f"unknown flag {kind!r}")
-    return 0.0, (-1.0 if kind == "all_correct" else 1.0) * config.max_difficulty, 0.0
+    side = -1.0 if kind == "all_correct" else 1.0
+    return config.max_discrimination, side * (config.theta_max + config.max_difficulty), 0.0
 
 
 @dataclass
@@ -44,8 +49,8 @@ class IRTFit:
         ``se_discrimination, se_difficulty, se_guessing`` (0 where not estimated),
         ``p_correct`` (proportion of calibration respondents correct) and ``flag``:
         ``ok``, ``at_bound`` (an estimate sits on a configured bound),
-        ``all_correct`` / ``all_wrong`` (no information; see :func:`flagged_item_values`).
-        Every value is finite.
+        ``all_correct`` / ``all_wrong`` (no information: a step at ``b`` beyond the ability range that
+        gives P = 1 / 0 through eq. 1; see :func:`flagged_item_values`). Every value is finite.
     converged : bool
         EM met a convergence criterion before ``config.max_iter`` (see ``stopped_by``).
     n_iter : int
@@ -136,23 +141,16 @@ class IRTFit:
         method = method or self.config.ability
         if method not in ABILITY_METHODS:
             raise DataError(f"ability method {method!r} is not one of {', '.join(ABILITY_METHODS)}")
-        matrix, respondents = self._align(responses)
-        mask = self.informative
-        a, b, c = self._params(mask)
         nodes, log_w = quadrature(self.config.ability_quadrature, self.config.theta_max)
-        theta, se = _ability.eap(matrix[:, mask], a, b, c, nodes, log_w)
-        if method == "MAP":
-            theta, se = _ability.map_(matrix[:, mask], a, b, c, theta, self.config.theta_max)
-        return pd.DataFrame(
-            {"theta": theta, "se": se, "true_score": self.true_score(theta)},
-            index=pd.Index(respondents, name="respondent"),
-        )
+        return _ability.score_respondents(self._aligned(responses), *self._params(),
+                                          self.items["flag"].to_numpy(), method, nodes, log_w, self.config.theta_max)
 
     def abilities(self, responses, method: str | None = None) -> pd.Series:
         """θ per respondent (EAP or MAP), a Series named ``theta``; see :meth:`ability_table`."""
         return self.ability_table(responses, method)["theta"]
 
-    def _align(self, responses) -> tuple[np.ndarray, list[str]]:
+    def _aligned(self, responses):
+        """``responses`` with this fit's items as columns, in order, without copying the data."""
         items = list(self.items.index)
         if isinstance(responses, pd.DataFrame):
             columns = [str(col) for col in responses.columns]
@@ -164,13 +162,14 @@ class IRTFit:
                     f"responses do not match the fitted items: missing {missing[:5]}{'…' if len(missing) > 5 else ''}, "
                     f"unknown {extra[:5]}{'…' if len(extra) > 5 else ''}; score respondents on the calibrated items"
                 )
-            responses = responses.set_axis(columns, axis=1)[items]
-        elif np.ndim(responses) == 2 and np.shape(responses)[1] != len(items):
-            raise DataError(
-                f"responses have {np.shape(responses)[1]} columns but the fit has {len(items)} items"
-            )
-        matrix, respondents, _ = as_response_matrix(responses)
-        return matrix, respondents
+            frame = responses.set_axis(columns, axis=1)  # no copy of the data (copy-on-write)
+            return frame if columns == items else _ability.ColumnView(frame, items)
+        array = np.asarray(responses)
+        if array.ndim != 2:
+            raise DataError(f"responses: expected a 2-D respondents x items matrix, got shape {array.shape}")
+        if array.shape[1] != len(items):
+            raise DataError(f"responses have {array.shape[1]} columns but the fit has {len(items)} items")
+        return pd.DataFrame(array, columns=items, index=[str(i) for i in range(array.shape[0])], copy=False)
 
     # ------------------------------------------------------------------ probabilities
     def probability(self, theta) -> np.ndarray:

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-#: The models :func:`benchirt.irt.fit_irt` estimates.
-MODELS = ("1PL", "2PL", "3PL")
+from benchirt.irt.config import MODELS  # noqa: F401  (defined with the options, which must not import numpy)
 
 
 def _logit_parts(theta: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -23,9 +23,7 @@ import pandas as pd
 from benchirt.errors import DataError
 from benchirt.irt import ability as _ability
 from benchirt.irt.config import ABILITY_METHODS, IRTConfig
-from benchirt.irt.fit import NO_INFORMATION_FLAGS
-from benchirt.irt.models import probability, quadrature
-from benchirt.irt.validation import as_response_matrix
+from benchirt.irt.models import quadrature
 
 PARAMETER_COLUMNS = ("discrimination", "difficulty", "guessing")
 #: decodIRT's (R ltm) Portuguese column names -> benchirt's.
@@ -122,14 +120,8 @@ def score_frozen(items: pd.DataFrame, responses, method: str = "EAP", config: IR
             f"responses do not match the frozen items: {len(missing)} item(s) missing (e.g. {missing[:3]}), "
             f"{len(unknown)} unknown (e.g. {unknown[:3]}); answer exactly the calibrated items"
         )
-    matrix, respondents, _ = as_response_matrix(responses.set_axis(columns, axis=1)[names])
-    flag = items["flag"].to_numpy()
-    informative = ~np.isin(flag, NO_INFORMATION_FLAGS)
-    a, b, c = (items[col].to_numpy(float)[informative] for col in PARAMETER_COLUMNS)
+    frame = responses.set_axis(columns, axis=1)
+    frame = frame if columns == names else _ability.ColumnView(frame, names)
     nodes, log_w = quadrature(config.ability_quadrature, config.theta_max)
-    theta, se = _ability.eap(matrix[:, informative], a, b, c, nodes, log_w)
-    if method == "MAP":
-        theta, se = _ability.map_(matrix[:, informative], a, b, c, theta, config.theta_max)
-    true_score = probability(theta, a, b, c).sum(axis=1) + float((flag == "all_correct").sum())
-    return pd.DataFrame({"theta": theta, "se": se, "true_score": true_score},
-                        index=pd.Index(respondents, name="respondent"))
+    return _ability.score_respondents(frame, *(items[col].to_numpy(float) for col in PARAMETER_COLUMNS),
+                                      items["flag"].to_numpy(), method, nodes, log_w, config.theta_max)

@@ -40,8 +40,9 @@ class DatasetIRT:
         1PL/2PL/3PL log-likelihood, AIC, BIC (:func:`benchirt.irt.compare.compare_models`);
         empty when ``config.compare_models`` is off.
     suspect_labels : pandas.DataFrame
-        Test instances with strongly negative discrimination, with their dataset row, label and
-        the real classifiers' consensus (:func:`benchirt.irt.suspects.suspect_labels`).
+        Test instances whose label is probably wrong (most real classifiers miss them and the item curve
+        expects the ablest one to miss them too), with their dataset row, the dataset's label and the
+        real classifiers' consensus (:func:`benchirt.irt.suspects.suspect_labels`).
     """
 
     dataset: str
@@ -61,7 +62,8 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
     result : ResponseResult
         Uses ``.dataset`` (str), ``.responses`` (DataFrame respondents × items
         of 0/1), ``.roles`` (Series respondent → "real" / "ladder" / "artificial") and, when
-        present, ``.predictions`` (the real classifiers' labels describe the suspect labels).
+        present, ``.predictions`` and ``.test_labels`` (the real classifiers' predictions and the dataset's
+        labels describe the suspect labels).
     config : IRTConfig, optional
 
     Returns
@@ -86,22 +88,24 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
             f"{result.dataset}: no respondent has a calibration role {config.calibration_roles}; "
             f"roles present: {sorted(roles.unique())}"
         )
+    calibration = responses if calibrate.all() else responses[calibrate]
     try:
-        fit = fit_irt(responses[calibrate], config)
+        fit = fit_irt(calibration, config)
         table = fit.ability_table(responses, config.ability)
-        comparison = (compare_models(responses[calibrate], config, fitted=fit) if config.compare_models
+        comparison = (compare_models(calibration, config, fitted=fit) if config.compare_models
                       else pd.DataFrame())
     except DataError as exc:
         raise DataError(f"{result.dataset}: {exc}") from None
     abilities = table.reset_index()
     abilities.insert(1, "role", roles.to_numpy())
     abilities.insert(2, "calibrated", calibrate)
-    fit_table = item_fit(fit, responses[calibrate])
+    fit_table = item_fit(fit, calibration, theta=table["theta"].to_numpy()[calibrate])
     real = roles.index[roles == "real"]
     predictions = getattr(result, "predictions", None)
-    suspects = suspect_labels(fit.items, config.suspect_discrimination,
+    suspects = suspect_labels(fit, responses.loc[real], table.loc[real, "theta"].to_numpy(),
+                              config.suspect_agreement, config.suspect_best_correct,
                               predictions.loc[real] if predictions is not None and len(real) else None,
-                              responses.loc[real] if len(real) else None)
+                              getattr(result, "test_labels", None))
     summary = item_summary(fit.items, config)
     summary.update(converged=fit.converged, status=fit.status, n_iter=fit.n_iter, seconds=fit.seconds,
                    model=fit.model, n_misfit=int(fit_table["misfit"].sum()), n_suspect_labels=len(suspects),

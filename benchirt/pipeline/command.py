@@ -7,6 +7,7 @@ from pathlib import Path
 
 from benchirt.errors import ConfigError
 from benchirt.pipeline.config import STAGES, load_config, select_stages
+from benchirt.safe_text import printable
 
 RUN_DESCRIPTION = f"""\
 Run the whole study: {' -> '.join(STAGES)}.
@@ -21,7 +22,10 @@ that produced it, so a rerun (after a kill, a crash or an edit of one stage's op
 what is missing or changed; --force recomputes. A dataset a stage cannot use is recorded as skipped
 with its reason; one whose task keeps failing (or keeps killing its worker process) is recorded as failed after
 execution.retries retries, and a rerun does not try it again unless --retry-failed; the other
-datasets finish either way. Exit status: 0, or 1 when something failed, 2 on a bad config.
+datasets finish either way. A configured classifier whose fit fails on a dataset is left out of that
+dataset and named at the end of the run, in the manifest, summary.md and the report; --strict (or
+execution.strict: true) fails the dataset instead. Exit status: 0 when everything asked for is in the
+results, 1 when something failed or a classifier was left out, 2 on a bad config or --out.
 
 Writes DIR/manifest.json, DIR/config.yaml, DIR/artifacts/<stage>/..., DIR/report.html and
 DIR/summary.md (default DIR: the config's `out`, else runs/<config name>)."""
@@ -59,12 +63,17 @@ def register(subparsers) -> None:
 
 def _common(parser) -> None:
     parser.add_argument("--out", metavar="DIR", help="run directory")
-    parser.add_argument("--force", action="store_true", help="recompute even the results already stored")
+    parser.add_argument("--force", action="store_true",
+                        help="recompute even the results already stored; also lets --out be a non-empty folder that is "
+                             "not a benchirt run (the run is written beside its files and overwrites none of them)")
     parser.add_argument("--retry-failed", action="store_true",
                         help="run again the datasets that failed in the previous run (by default they are not retried)")
     parser.add_argument("--n-jobs", type=int, metavar="N", help="parallel datasets (overrides execution.n_jobs)")
     parser.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786 "
                         "(overrides execution.scheduler; 'local' starts a LocalCluster of --n-jobs workers)")
+    parser.add_argument("--strict", action="store_true",
+                        help="a configured classifier whose fit fails fails its dataset instead of being left out of it "
+                             "(sets execution.strict)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -80,7 +89,7 @@ def run_command(args: argparse.Namespace) -> int:
     config = _with_execution(replace(config, stages=stages), args)
     if args.explain:
         outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=False, explain=True)
-        print(format_explanation(outcome.run_dir, outcome.manifest))
+        print(printable(format_explanation(outcome.run_dir, outcome.manifest)))
         return 0
     if args.estimate:
         from benchirt.pipeline.estimate import estimate_text
@@ -93,7 +102,8 @@ def run_command(args: argparse.Namespace) -> int:
         export_irt(outcome.run_dir)
     glicko = load_stage_table(outcome.run_dir, "rate", "tournament/table")
     print(format_summary(outcome.run_dir, outcome.manifest, glicko, top=config.stage_config("report").top_classifiers,
-                         verdict=_leaderboard_verdict(outcome.run_dir)))
+                         verdict=_leaderboard_verdict(outcome.run_dir),
+                         command=rerun_command("run", args.config, outcome.run_dir)))
     return outcome.exit_code
 
 
@@ -151,9 +161,17 @@ def respond_command(args: argparse.Namespace) -> int:
     outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet,
                            retry_failed=args.retry_failed)
     written = export_responses(outcome.run_dir)
-    print(format_summary(outcome.run_dir, outcome.manifest))
+    print(format_summary(outcome.run_dir, outcome.manifest, command=rerun_command("respond", args.source, outcome.run_dir)))
     print(f"Responses of {len(written)} dataset(s) in {Path(outcome.run_dir) / 'responses'}")
     return outcome.exit_code
+
+
+def rerun_command(command: str, source: str | None, run_dir) -> str:
+    """The command line that runs the same study again on ``run_dir`` (quoted for a POSIX shell)."""
+    import shlex
+
+    return " ".join(["benchirt", command, *([shlex.quote(str(source))] if source else []), "--out",
+                     shlex.quote(str(run_dir))])
 
 
 def _with_execution(config, args):
@@ -165,6 +183,8 @@ def _with_execution(config, args):
     execution = asdict(config.execution)
     if args.n_jobs is not None:
         execution["n_jobs"] = args.n_jobs
+    if getattr(args, "strict", False):
+        execution["strict"] = True
     if args.scheduler:
         if args.scheduler == "local":
             execution.update(backend="dask", scheduler=None)
@@ -177,9 +197,11 @@ def _is_suite_file(path: Path) -> bool:
     """A suite file written by ``benchirt subset`` (YAML with a ``datasets`` list) rather than a config."""
     import yaml
 
+    from benchirt.safe_yaml import safe_load
+
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+        data = safe_load(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, yaml.YAMLError, ConfigError):
         return False
     return isinstance(data, dict) and "datasets" in data and "stages" not in data and "suite" not in data
 

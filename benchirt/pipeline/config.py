@@ -10,7 +10,8 @@ A configuration has these top-level keys (every one optional)::
     subsets:    {...}              # benchirt.subsets.SubsetConfig
     airt:       {...}              # benchirt.airt.AIRTConfig, plus `input` / `aslib` (see AIRT_PIPELINE_KEYS)
     report:     {...}              # benchirt.report.ReportConfig
-    execution:  {n_jobs: 1, backend: local, scheduler: null, retries: 1, memory_limit_gb: null, tasks: fits}
+    execution:  {n_jobs: 1, backend: local, scheduler: null, retries: 1, memory_limit_gb: null, tasks: fits,
+                 strict: false}
     out:        runs/default       # run directory
 
 Paths follow one rule: a path that names an *input* inside a config file (``suite`` folders and
@@ -39,8 +40,8 @@ from typing import Any, Mapping
 import yaml
 
 from benchirt.errors import ConfigError
+from benchirt.safe_yaml import safe_load
 from benchirt.options import check_choice, check_integer, check_names, checked_options, require
-from benchirt.pipeline.stages import RUN_SCORES
 
 #: Pipeline stages in execution order.
 STAGES: tuple[str, ...] = ("respond", "irt", "rate", "subset", "airt", "report")
@@ -54,6 +55,10 @@ STAGE_SECTIONS: dict[str, tuple[str, str]] = {
     "airt": ("benchirt.airt.config", "AIRTConfig"),
     "report": ("benchirt.report.config", "ReportConfig"),
 }
+
+#: The class of a ``responses`` section with ``source: openml-runs``: responses imported from stored runs
+#: (``benchirt.runs``) instead of trained; the suite is then the datasets of those runs.
+IMPORTED_RESPONSES = ("benchirt.runs.config", "ImportConfig")
 
 #: Keys of the ``airt`` section that the pipeline (not ``AIRTConfig``) reads.
 AIRT_PIPELINE_KEYS = ("input", "aslib", "which")
@@ -95,6 +100,11 @@ class ExecutionConfig:
         MLP ladder (:mod:`benchirt.pipeline.fits`), so one large dataset occupies every worker.
         ``datasets``: one task per dataset (the longest dataset bounds the stage). The results are
         the same bit for bit; only the wall time differs.
+    strict : bool
+        A classifier of the config (``responses.pool`` or ``responses.extra``) whose fit fails on a
+        dataset fails that dataset's response stage (exit status 1, nothing downstream uses it) instead
+        of being left out of it (reported in the console, manifest, summary and report, exit status 1
+        too). ``benchirt run --strict`` sets it.
     """
 
     n_jobs: int = 1
@@ -103,12 +113,14 @@ class ExecutionConfig:
     retries: int = 1
     memory_limit_gb: float | None = None
     tasks: str = "fits"
+    strict: bool = False
 
     def __post_init__(self) -> None:
         check_integer("execution", "n_jobs", self.n_jobs, 1, also=(-1,))
         check_choice("execution", "backend", self.backend, BACKENDS)
         check_choice("execution", "tasks", self.tasks, TASK_GRAINS)
         check_integer("execution", "retries", self.retries, 0)
+        require(isinstance(self.strict, bool), "execution", "strict", self.strict, "true or false")
         require(self.memory_limit_gb is None or (isinstance(self.memory_limit_gb, (int, float))
                                                  and not isinstance(self.memory_limit_gb, bool) and self.memory_limit_gb > 0),
                 "execution", "memory_limit_gb", self.memory_limit_gb, "null or a number of GB > 0")
@@ -198,7 +210,7 @@ def load_config(source: str | os.PathLike | Mapping | None = None, **overrides: 
 def parse_yaml(text: str, origin: str) -> dict:
     """Parse YAML text into a mapping; syntax errors become a ConfigError with line and column."""
     try:
-        data = yaml.safe_load(text)
+        data = safe_load(text, origin)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -224,9 +236,11 @@ def _validated(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
     sections: dict[str, dict] = {}
     stage_configs: dict[str, Any] = {}
     for name in STAGE_SECTIONS:
-        values = checked_options(name, raw.get(name), _section_keys(name))
+        values = checked_options(name, raw.get(name), _section_keys(name, raw.get(name)))
         sections[name] = values
         stage_configs[name] = _stage_config(name, values)
+    from benchirt.pipeline.stages import RUN_SCORES  # pandas: not needed to register `benchirt run`
+
     check_choice("rating", "score", stage_configs["rating"].score, RUN_SCORES)
     execution = ExecutionConfig.from_dict(raw.get("execution"))
     suite = raw.get("suite", "builtin")
@@ -256,14 +270,17 @@ def _ordered_stages(stages, skip=()) -> tuple[str, ...]:
     return tuple(s for s in STAGES if s in chosen)
 
 
-def _section_keys(section: str) -> tuple[str, ...]:
+def _section_keys(section: str, values: Any = None) -> tuple[str, ...]:
     """Valid keys of a stage section: its config class's fields (plus the pipeline's own airt keys)."""
-    fields = tuple(f.name for f in dataclasses.fields(_config_class(section)))
+    fields = tuple(f.name for f in dataclasses.fields(_config_class(section, values)))
     return fields + AIRT_PIPELINE_KEYS if section == "airt" else fields
 
 
-def _config_class(section: str) -> type:
+def _config_class(section: str, values: Any = None) -> type:
+    """The section's config class; a ``responses`` section with a ``source`` key imports stored runs."""
     module_name, class_name = STAGE_SECTIONS[section]
+    if section == "responses" and isinstance(values, Mapping) and "source" in values:
+        module_name, class_name = IMPORTED_RESPONSES
     return getattr(importlib.import_module(module_name), class_name)
 
 
@@ -272,7 +289,7 @@ def _stage_config(section: str, values: dict):
     if section == "airt":
         _validate_airt_pipeline_keys(values)
     try:
-        return _config_class(section).from_dict(own)
+        return _config_class(section, values).from_dict(own)
     except ConfigError as exc:
         raise ConfigError(f"section {section!r}: {exc}") from None
 

@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterator, Sequence
 from benchirt.errors import BenchirtError
 from benchirt.pipeline.config import ExecutionConfig
 from benchirt.threads import one_thread
+from benchirt.workers import initializer
 
 Task = tuple[str, tuple]  # (dataset name, positional arguments of the function)
 
@@ -229,7 +230,9 @@ class LocalExecutor:
 
         # A pool of our own, not loky's process-wide reusable one: joblib's Parallel (used inside the
         # stages) expects to own that one, and a pool broken by a lost worker must not leak into it.
-        pool = ProcessPoolExecutor(max_workers=self.workers)
+        # Its workers end when this process does, however it ends (benchirt.workers: SIGKILL included).
+        init, initargs = initializer()
+        pool = ProcessPoolExecutor(max_workers=self.workers, initializer=init, initargs=initargs)
 
         def submit(fn, name, args):
             nonlocal pool
@@ -237,7 +240,7 @@ class LocalExecutor:
                 return pool.submit(attempt, fn, name, args)
             except BrokenProcessPool:  # a lost worker broke the pool: replace it
                 pool.shutdown(wait=False, kill_workers=True)
-                pool = ProcessPoolExecutor(max_workers=self.workers)
+                pool = ProcessPoolExecutor(max_workers=self.workers, initializer=init, initargs=initargs)
                 return pool.submit(attempt, fn, name, args)
 
         def wait_first(futures):
@@ -245,8 +248,10 @@ class LocalExecutor:
 
         try:
             yield from _schedule(fn, source, self.retries, lambda: self.workers, submit, wait_first, (BrokenProcessPool,))
-        finally:
-            pool.shutdown(wait=True)
+        except BaseException:  # interrupted (Ctrl-C, SIGTERM) or stopped by an error: do not wait for running tasks
+            pool.shutdown(wait=False, kill_workers=True)
+            raise
+        pool.shutdown(wait=True)
 
     def close(self) -> None:
         """Nothing to release (each ``map`` shuts its worker pool down when it ends)."""

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from benchirt.errors import DataError
+from benchirt.errors import BenchirtError, DataError
 from benchirt.pipeline import fingerprint
 from benchirt.pipeline import stages as stage_functions
 from benchirt.pipeline.config import PipelineConfig, to_plain
@@ -79,7 +79,7 @@ def default_run_dir(config: PipelineConfig) -> Path:
 
 def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *, force: bool = False,
                  show_progress: bool = True, client=None, retry_failed: bool = False,
-                 explain: bool = False) -> RunOutcome:
+                 explain: bool = False, strict: bool | None = None) -> RunOutcome:
     """Run the configured stages, reusing every stored result whose key matches.
 
     Parameters
@@ -100,17 +100,22 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
     explain : bool
         Compute and write nothing: the returned manifest says, per (dataset, stage) and for the report,
         whether the stored result would be reused or why it would be recomputed.
+    strict : bool, optional
+        A dataset on which a configured classifier could not be fitted fails instead of being kept
+        without it; default ``config.execution.strict``.
 
     Returns
     -------
     RunOutcome
-        ``exit_code`` is 0 when nothing failed, 1 when some dataset or stage failed after its retries
-        (skips, which are the data's fault, do not count).
+        ``exit_code`` is 0 when everything asked for is in the results, 1 when some dataset or stage
+        failed after its retries or a configured classifier was left out of some dataset because its
+        fit failed (skips, which are the data's fault, do not count).
     """
     run_dir = Path(out) if out is not None else default_run_dir(config)
     executor = make_executor(config.execution, client) if not explain else _NoExecutor()
     run = Run(ArtifactStore(run_dir), executor, config=to_plain(config.to_dict()), force=force, show_progress=show_progress,
-              retry_failed=retry_failed, explain=explain)
+              retry_failed=retry_failed, explain=explain,
+              strict=config.execution.strict if strict is None else strict)
     try:
         run.start(config.stages)
         run.manifest["config_source"] = config.source
@@ -119,14 +124,18 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
             run.store.write_config(yaml.safe_dump(to_plain(config.to_dict()), sort_keys=False))
         _Pipeline(config, run, executor.parallel).execute()
         run.finish()
+    except BenchirtError as exc:
+        if run.manifest and not explain:  # refused: the previous run stays what the directory describes
+            run.abandon(str(exc))
+        raise
     except BaseException:
         if run.manifest:  # started: record why it stopped
             run.finish("interrupted")
         raise
     finally:
         executor.close()
-    failed = any(report.failed for report in run.stage_reports.values())
-    return RunOutcome(run_dir, run.manifest, 1 if failed else 0)
+    incomplete = any(report.failed or report.left_out for report in run.stage_reports.values())
+    return RunOutcome(run_dir, run.manifest, 1 if incomplete else 0)
 
 
 class _NoExecutor:
@@ -162,8 +171,11 @@ class _Pipeline:
         stored_suite = (self.run.store.artifacts / "respond").is_dir()
         needs_suite = bool(self.selected & set(SUITE_STAGES)) or (
             "airt" in self.selected and self._airt_input() == "accuracy") or ("report" in self.selected and stored_suite)
-        specs = resolve_specs(self.config) if needs_suite else []
-        respond_keys = self._respond(specs) if specs else {}
+        if needs_suite and self._imports_runs():
+            respond_keys = self._import_runs()
+        else:
+            specs = resolve_specs(self.config) if needs_suite else []
+            respond_keys = self._respond(specs) if specs else {}
         irt_keys = self._irt(respond_keys) if respond_keys else {}
         self._rate(respond_keys, irt_keys)
         self._subset(respond_keys, irt_keys)
@@ -189,6 +201,23 @@ class _Pipeline:
             from benchirt.pipeline.fits import response_fits as split
         return self.run.per_dataset("respond", self.options["responses"], items, stage_functions.respond_dataset,
                                     preflight=self._preflight(specs, config), progress=folder, split=split)
+
+    def _imports_runs(self) -> bool:
+        return type(self.config.stage_config("responses")).__name__ == "ImportConfig"
+
+    def _import_runs(self) -> dict[str, str]:
+        """Responses imported from stored runs (``responses: {source: openml-runs, …}``, :mod:`benchirt.runs`)
+        instead of trained: read and selected here, stored as the respond stage's results."""
+        from benchirt.runs.responses import imported_results, source_fingerprint
+
+        config = self.config.stage_config("responses")
+        fingerprint = source_fingerprint(config, self.config.base_dir)
+        results = imported_results(config, self.config.base_dir)
+        items = [DatasetInput(name, {"imported": fingerprint}, lambda result=result: (result,))
+                 for name, result in sorted(results.items())]
+        if "respond" not in self.selected:
+            return self.run.lookup("respond", self.options["responses"], items)
+        return self.run.per_dataset("respond", self.options["responses"], items, stage_functions.imported_dataset)
 
     def _preflight(self, specs, config):
         """``name -> Preflight`` of :mod:`benchirt.pipeline.preflight` under this run's memory limit."""

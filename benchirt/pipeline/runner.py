@@ -29,6 +29,7 @@ from benchirt.pipeline.executors import TaskOutcome
 from benchirt.pipeline.progress import FOLDER as PROGRESS_FOLDER
 from benchirt.pipeline.progress import StagePostfix
 from benchirt.pipeline.store import ArtifactStore, environment_versions, key_parts
+from benchirt.safe_text import printable
 
 #: Options that change how fast a result is computed, never the result: left out of artifact keys.
 NOT_IN_KEY = frozenset({"n_jobs", "show_progress"})
@@ -64,6 +65,7 @@ class StageReport:
     reused: int = 0
     skipped: int = 0
     failed: int = 0
+    left_out: int = 0
     note: str | None = None
 
 
@@ -87,6 +89,10 @@ class Run:
         tqdm bars per stage and one log line per skipped/failed dataset (on stderr).
     explain : bool
         Decide what would be reused or recomputed, and record why, without computing or writing.
+    strict : bool
+        A result that lacks something the user asked for (a classifier whose fit failed: the result's
+        ``left_out()``) fails its dataset instead of being kept with the rest (``execution.strict``,
+        ``--strict``). Either way the manifest entry lists what is missing under ``left_out``.
     """
 
     store: ArtifactStore
@@ -96,16 +102,20 @@ class Run:
     retry_failed: bool = False
     show_progress: bool = True
     explain: bool = False
+    strict: bool = False
     manifest: dict = field(default_factory=dict)
     previous: dict = field(default_factory=dict, repr=False)
     stage_reports: dict[str, StageReport] = field(default_factory=dict)
     started: dict[str, float] = field(default_factory=dict, repr=False)
+    kept: dict = field(default_factory=dict, repr=False)
 
     def start(self, stages: Sequence[str]) -> None:
         """Lock the run directory, drop leftovers of a killed run, write the initial manifest."""
         leftovers = 0
         if not self.explain:
+            self.store.claim(self.force)
             self.store.lock()
+            self.kept = self.store.snapshot()
             leftovers = self.store.clean_temporary()
         try:
             previous = self.store.read_manifest()
@@ -166,10 +176,13 @@ class Run:
                     self._record(stage, item.name, key, "skipped", reason=marker.get("reason"), reused=True,
                                  decision="reused")
                     report.skipped += 1
+                elif marker.get("left_out") and self.strict:
+                    self._fail_strict(stage, item.name, key, marker["left_out"], report, decision="reused")
                 else:
                     self.store.verify(stage, item.name, key)
-                    self._record(stage, item.name, key, "reused", decision="reused")
+                    self._record(stage, item.name, key, "reused", decision="reused", **_left_out_info(marker))
                     report.reused += 1
+                    report.left_out += len(marker.get("left_out") or {})
                     done[item.name] = key
             elif not self.force and not self.retry_failed and self._failed_before(stage, item.name, key):
                 entry = self.previous["datasets"][item.name][stage]
@@ -236,6 +249,13 @@ class Run:
             self._log(eta.describe())
         return eta
 
+    def _fail_strict(self, stage: str, name: str, key: str, left_out: dict, report: StageReport, decision: str) -> None:
+        """Record a result that lacks classifiers as failed (``strict``): it stays stored but is not used downstream."""
+        self._record(stage, name, key, "failed", reason=strict_failure(left_out), decision=decision,
+                     left_out=dict(left_out))
+        report.failed += 1
+        self._log(f"{stage}: FAILED {name}: {strict_failure(left_out).splitlines()[0]}")
+
     def progress_folder(self) -> Path:
         """Where worker processes write their progress during a stage (removed when it ends)."""
         return self.store.root / PROGRESS_FOLDER
@@ -253,16 +273,24 @@ class Run:
         if outcome.lost_workers:
             self._log(f"{stage}: {outcome.name} lost its worker {outcome.lost_workers} time(s) (process killed or out "
                       f"of memory); attempts: {outcome.attempts}")
+        left_out = _left_out(outcome.value) if outcome.status == "ok" else {}
         if outcome.status == "ok":
+            stored.update(_left_out_info({"left_out": left_out}))
             try:
                 path = self.store.save(stage, outcome.name, key, outcome.value, info=stored)
             except OSError as exc:  # a full disk, a lost mount: this dataset fails, the others go on
                 outcome = TaskOutcome(outcome.name, "failed", error=f"could not save the result: {_os_reason(exc)}",
                                       seconds=outcome.seconds, attempts=outcome.attempts,
                                       lost_workers=outcome.lost_workers)
-        if outcome.status == "ok":
-            self._record(stage, outcome.name, key, "computed", path=path, decision=decision, **info)
+        if outcome.status == "ok" and left_out and self.strict:  # stored (a rerun without --strict reuses it), not used
+            self._fail_strict(stage, outcome.name, key, left_out, report, decision=decision)
+        elif outcome.status == "ok":
+            self._record(stage, outcome.name, key, "computed", path=path, decision=decision, **info,
+                         **_left_out_info({"left_out": left_out}))
             report.computed += 1
+            report.left_out += len(left_out)
+            for clf, error in left_out.items():
+                self._log(f"{stage}: {outcome.name}: classifier {clf!r} LEFT OUT, its fit failed: {error.splitlines()[0]}")
         elif outcome.status == "skipped":
             self.store.save(stage, outcome.name, key, status="skipped", reason=outcome.error, info=stored)
             self._record(stage, outcome.name, key, "skipped", reason=outcome.error, decision=decision, **info)
@@ -271,7 +299,8 @@ class Run:
         else:  # failures leave no artifact, only a manifest entry (a rerun tries again with --retry-failed)
             self._record(stage, outcome.name, key, "failed", reason=outcome.error, decision=decision, **info)
             report.failed += 1
-            self._log(f"{stage}: FAILED {outcome.name} after {outcome.attempts} attempt(s): {outcome.error.splitlines()[0]}")
+            self._log(f"{stage}: FAILED {outcome.name} after {outcome.attempts} attempt(s): {outcome.error.splitlines()[0]} "
+                      "(a rerun with --retry-failed tries it again)")
         self.manifest["stages"][stage] = _public(report)  # live counts for anyone watching the manifest
         self._save_manifest()
 
@@ -338,7 +367,7 @@ class Run:
             marker = self.store.marker(stage, item.name, key)
             if marker.get("status") == "ok":
                 found[item.name] = key
-                self._record(stage, item.name, key, "stored")
+                self._record(stage, item.name, key, "stored", **_left_out_info(marker))
             else:
                 self._record(stage, item.name, key, "skipped", reason=marker.get("reason"), reused=True)
         return found
@@ -393,9 +422,23 @@ class Run:
         self._log(f"{stage}: skipped: {reason}")
         self._save_manifest()
 
+    def abandon(self, reason: str) -> None:
+        """Stop after a refusal (a changed artifact, a bad input): the previous run's manifest and config.yaml
+        are put back, so ``benchirt report`` still shows that run; a first run records ``stopped: reason``.
+
+        Results this run stored stay on disk (a rerun reuses them); nothing the previous manifest names was removed.
+        """
+        if self.kept.get("manifest.json") is not None:
+            self.store.restore(self.kept)
+            self.store.unlock()
+        else:
+            self.finish(f"stopped: {reason.splitlines()[0] if reason else 'error'}")
+
     def finish(self, status: str | None = None) -> None:
         failed = any(r.failed for r in self.stage_reports.values())
-        self.manifest["status"] = status or ("explained" if self.explain else "finished with failures" if failed else "finished")
+        left_out = any(r.left_out for r in self.stage_reports.values())
+        self.manifest["status"] = status or ("explained" if self.explain else "finished with failures" if failed
+                                             else "finished with classifiers left out" if left_out else "finished")
         self._save_manifest()
         self.store.unlock()
 
@@ -464,7 +507,26 @@ class Run:
 
     def _log(self, message: str) -> None:
         if self.show_progress:
-            tqdm.write(message, file=sys.stderr)
+            tqdm.write(printable(message), file=sys.stderr)  # names from files and configs: no raw escapes
+
+
+def _left_out(value: Any) -> dict[str, str]:
+    """What a computed result lacks of what the user asked for (its ``left_out()``, e.g. classifiers whose fit failed)."""
+    method = getattr(value, "left_out", None)
+    return {str(k): str(v) for k, v in method().items()} if callable(method) else {}
+
+
+def _left_out_info(entry: dict) -> dict:
+    """``{"left_out": {...}}`` for a manifest entry or marker when something is left out, else nothing."""
+    return {"left_out": dict(entry["left_out"])} if entry.get("left_out") else {}
+
+
+def strict_failure(left_out: dict[str, str]) -> str:
+    """The failure reason of a dataset whose result lacks classifiers under ``execution.strict``."""
+    names = ", ".join(repr(name) for name in left_out)
+    first = next(iter(left_out.values())).splitlines()[0]
+    return (f"classifier(s) {names} could not be fitted ({first}); execution.strict / --strict fails the dataset — "
+            "fix or remove the classifier in the config, or run without --strict to keep the others")
 
 
 def _os_reason(exc: OSError) -> str:

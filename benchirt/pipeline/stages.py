@@ -39,6 +39,11 @@ def respond_dataset(spec, config, show_progress=False, progress_file=None):
     return respond(spec.load(), config, show_progress=show_progress, on_progress=on_progress)
 
 
+def imported_dataset(result):
+    """The responses of one dataset imported from stored runs (:mod:`benchirt.runs`), already computed."""
+    return result
+
+
 def prepare_responses(spec, config):
     """Load one suite member and plan its response fits (``benchirt.responses.units.prepare``).
 

@@ -41,7 +41,7 @@ from typing import Any
 
 from benchirt import __version__
 from benchirt.errors import ArtifactError, BenchirtError
-from benchirt.io import atomic_write_json, atomic_write_text
+from benchirt.io import atomic_open, atomic_write_json, atomic_write_text
 from benchirt.pipeline import fingerprint
 
 #: Bump when the artifact layout or a result's serialised form changes: old artifacts are then ignored.
@@ -51,6 +51,10 @@ MARKER = "_COMPLETE.json"
 MANIFEST = "manifest.json"
 REPORT_KEY = "report.key.json"
 REPORT_FILES = ("report.html", "summary.md")
+#: Every name a run writes at the top of its directory (the exports of ``benchirt run`` / ``respond``,
+#: the progress folder, ``benchirt add``'s folder included): in a folder that is not a run, none may exist.
+RUN_NAMES = frozenset({MANIFEST, "config.yaml", REPORT_KEY, *REPORT_FILES, ".lock", "artifacts", "irt", "responses",
+                       "added", ".progress"})
 
 
 def key_parts(stage: str, options: Any, inputs: Any) -> dict:
@@ -94,7 +98,8 @@ class ArtifactStore:
         """The result object of a complete artifact; refuses incomplete or foreign ones."""
         if not self.has(stage, name, key):
             raise BenchirtError(
-                f"{self.root}: no complete {stage} artifact for {name!r} (key {key[:16]}); rerun `benchirt run` to compute it"
+                f"{self.root}: no complete {stage} artifact for {name!r} (key {key[:16]}); rerun the `benchirt run` "
+                f"command that made it with --retry-failed to compute it (a plain rerun does not retry a failed dataset)"
             )
         marker = self.marker(stage, name, key)
         if marker.get("status") == "skipped":
@@ -178,6 +183,38 @@ class ArtifactStore:
                     count += 1
         return count
 
+    def claim(self, force: bool = False) -> None:
+        """Refuse a run directory that holds someone else's files, before anything is written.
+
+        A missing or empty folder, or a benchirt run (a manifest with ``benchirt_run``), is fine. A
+        non-empty folder that is not a run is refused unless ``force``; even then a file or folder of
+        that name among :data:`RUN_NAMES` (the user's own ``config.yaml``, ``summary.md``…) is refused,
+        since benchirt never overwrites what it did not write.
+        """
+        if not self.root.is_dir() or self.is_run():
+            return
+        try:
+            entries = sorted(entry.name for entry in self.root.iterdir() if entry.name != ".lock")
+        except OSError:
+            return  # unreadable: lock() reports it
+        if not entries:
+            return
+        if not force:
+            shown = ", ".join(entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
+            raise BenchirtError(f"--out {self.root} is not empty and is not a benchirt run (it holds {shown}); give a "
+                                "new or empty folder, or add --force to write the run beside those files")
+        clash = sorted(set(entries) & RUN_NAMES)
+        if clash:
+            raise BenchirtError(f"--out {self.root} is not a benchirt run and holds {', '.join(clash)}, which a run "
+                                "writes; benchirt never overwrites files it did not write — give a new or empty folder")
+
+    def is_run(self) -> bool:
+        """Whether the folder holds a manifest written by ``benchirt run``."""
+        try:
+            return "benchirt_run" in json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError, TypeError):
+            return False
+
     def lock(self) -> None:
         """Take the run directory for this process; another live run on it is a clear error.
 
@@ -200,6 +237,17 @@ class ArtifactStore:
             self._lock_handle.close()
             raise BenchirtError(f"{self.root} is in use by another benchirt run; wait for it to finish or give "
                                 "another --out") from None
+
+    def ensure_idle(self) -> None:
+        """Refuse a run directory that a running ``benchirt run`` holds (its lock), without taking it."""
+        if not (self.root / ".lock").is_file():
+            return
+        try:
+            self.lock()
+        except BenchirtError:
+            raise BenchirtError(f"{self.root} is in use by a benchirt run in progress; wait for it to finish, then "
+                                "run this command again") from None
+        self.unlock()
 
     def unlock(self) -> None:
         handle = getattr(self, "_lock_handle", None)
@@ -240,6 +288,23 @@ class ArtifactStore:
 
     def write_config(self, text: str) -> None:
         atomic_write_text(self.root / "config.yaml", text)
+
+    def snapshot(self) -> dict[str, bytes | None]:
+        """The bytes of the files that describe the run (manifest, config.yaml) as they are now; None: absent."""
+        kept = {}
+        for name in (MANIFEST, "config.yaml"):
+            try:
+                kept[name] = (self.root / name).read_bytes()
+            except OSError:
+                kept[name] = None
+        return kept
+
+    def restore(self, kept: dict[str, bytes | None]) -> None:
+        """Put back the files of a :meth:`snapshot` that existed then (atomically)."""
+        for name, content in kept.items():
+            if content is not None:
+                with atomic_open(self.root / name, "wb") as handle:
+                    handle.write(content)
 
 
 def environment_versions() -> dict:

@@ -4,11 +4,14 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from benchirt.safe_text import printable
+
 #: Widest dataset reason shown on the terminal (the report and the manifest keep the whole text).
 REASON_WIDTH = 90
 
 
-def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 5, verdict: str | None = None) -> str:
+def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 5, verdict: str | None = None,
+                   command: str | None = None) -> str:
     """Stage table (status, seconds, computed / reused / skipped / failed), leaders, skips, where to look.
 
     Parameters
@@ -21,6 +24,9 @@ def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 
         classifiers with their 95 % intervals.
     verdict : str, optional
         The leaderboard's one-sentence verdict (:func:`benchirt.rating.leaderboard_verdict`), printed first.
+    command : str, optional
+        The command that made the run; when a dataset failed, the summary names it with ``--retry-failed``
+        (a plain rerun records a failed dataset as failed again without trying it).
     """
     lines = [f"benchirt run: {manifest.get('status', '?')} — {run_dir}"]
     lines.append(f"  {'stage':<9}{'status':<10}{'seconds':>9}{'computed':>10}{'reused':>8}{'skipped':>9}{'failed':>8}")
@@ -55,8 +61,49 @@ def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 
             if len(reason) > REASON_WIDTH:
                 reason = reason[: REASON_WIDTH - 1] + "…"
             lines.append(f"  {entry['status']:<8}{stage:<8}{name}: {reason}")
+    lines += left_out_lines(manifest)
+    retry = retry_names(manifest)
+    if retry and command:
+        lines.append(f"To try {', '.join(retry[:4])}{' and more' if len(retry) > 4 else ''} again: {command} "
+                     "--retry-failed  (a plain rerun does not retry a failed dataset)")
     run_dir = Path(run_dir)
     if (run_dir / "report.html").is_file():
         lines.append(f"Report: {run_dir / 'report.html'}  (summary: {run_dir / 'summary.md'})")
     lines.append(f"Manifest: {run_dir / 'manifest.json'}")
-    return "\n".join(lines)
+    return printable("\n".join(lines))  # classifier and dataset names come from files: no raw terminal escapes
+
+
+def left_out_classifiers(manifest: dict) -> dict[str, dict[str, str]]:
+    """Classifier -> {dataset: the error of its fit} for every configured classifier a dataset's result lacks.
+
+    Read from the manifest's per-dataset ``left_out`` entries (:mod:`benchirt.pipeline.runner`) of the results the
+    run kept (a dataset failed by ``--strict`` is listed among the failures instead).
+    """
+    found: dict[str, dict[str, str]] = {}
+    for name, stages in sorted(manifest.get("datasets", {}).items()):
+        for entry in stages.values():
+            if entry.get("status") == "failed":  # under --strict: the failure itself names the classifier
+                continue
+            for clf, error in (entry.get("left_out") or {}).items():
+                found.setdefault(clf, {})[name] = error
+    return found
+
+
+def left_out_lines(manifest: dict) -> list[str]:
+    """The summary's lines naming each left-out classifier, its datasets and its first error (empty if none)."""
+    found = left_out_classifiers(manifest)
+    if not found:
+        return []
+    lines = ["Classifiers LEFT OUT (their fit failed; --strict fails the dataset instead):"]
+    for clf, errors in sorted(found.items()):
+        first = next(iter(errors.values())).splitlines()[0]
+        if len(first) > REASON_WIDTH:
+            first = first[: REASON_WIDTH - 1] + "…"
+        lines.append(f"  {clf} on {len(errors)} dataset(s) ({', '.join(errors)}): {first}")
+    return lines
+
+
+def retry_names(manifest: dict) -> list[str]:
+    """Datasets with a stage that failed and that ``--retry-failed`` would run again (not those ``--strict`` failed)."""
+    return sorted(name for name, stages in manifest.get("datasets", {}).items()
+                  if any(e.get("status") == "failed" and not e.get("left_out") for e in stages.values()))

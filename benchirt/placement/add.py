@@ -27,6 +27,8 @@ import pandas as pd
 
 from benchirt.errors import ConfigError, DataError
 from benchirt.io import atomic_write_csv
+from benchirt.safe_text import printable
+from benchirt.safe_yaml import safe_load
 
 #: Manifest key holding the added classifiers.
 MANIFEST_KEY = "added"
@@ -85,6 +87,7 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
 
     start = time.perf_counter()
     store = ArtifactStore(run_dir)
+    store.ensure_idle()  # a run in progress: "in use", not "not a finished run"
     manifest = store.read_manifest()
     config = load_config(manifest["config"])
     entries = _stored_datasets(store, manifest)
@@ -305,7 +308,7 @@ def _plain(value):
 
 def _log(show: bool, message: str) -> None:
     if show:
-        print(message, file=sys.stderr)
+        print(printable(message), file=sys.stderr)
 
 
 def run_allowed_packages(run_dir: str | os.PathLike) -> tuple[str, ...]:
@@ -349,7 +352,7 @@ def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_fi
     if config_file:
         path = Path(config_file)
         try:
-            document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            document = safe_load(path.read_text(encoding="utf-8"), str(path)) or {}
         except (OSError, yaml.YAMLError) as exc:
             raise ConfigError(f"{path}: cannot read the classifiers file ({exc})") from None
         if not isinstance(document, dict) or set(document) - {"classifiers"} or not isinstance(document.get("classifiers"), dict):

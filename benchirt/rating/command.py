@@ -5,20 +5,22 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
 from benchirt.rating.config import GLICKO_MODES, STATS_MODES, RatingConfig
-from benchirt.rating.scores import decodirt_to_benchirt_names, read_scores
-from benchirt.rating.stage import RatingResult, rate
+
+if TYPE_CHECKING:  # registering the command (``benchirt rate --help``) imports no statistics library
+    from benchirt.rating.stage import RatingResult
 
 DESCRIPTION = """\
 Rank classifiers over datasets. On every dataset each pair of classifiers plays one match (the
 higher score wins, equal scores tie). The leaderboard is a Bradley-Terry fit of all matches of all
 datasets at once (independent of the dataset order) with 95 % bootstrap intervals over datasets for
-the rating and the rank, and Arena-style tiers; every pair is compared by a Wilcoxon signed-rank test
-(Holm-corrected) and a Bayesian sign test with a region of practical equivalence (--rope). Beside it:
+the rating and the rank. The primary verdict: a classifier is better than another when the simultaneous
+95 % bootstrap interval of their rating difference (over all pairs at once) excludes 0; tiers follow
+from it. The other methods are agreement checks: every pair is also compared by a Wilcoxon signed-rank
+test (Holm-corrected) and a Bayesian sign test with a region of practical equivalence (--rope). Beside it:
 a Glicko-2 tournament (one rating period per dataset; Glickman's algorithm, or the glicko2 package's
 with --glicko decodirt), how it depends on the dataset order, and the Friedman/Nemenyi tests.
 
@@ -73,6 +75,9 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchirt.rating.scores import decodirt_to_benchirt_names, read_scores
+    from benchirt.rating.stage import rate
+
     config = RatingConfig(
         score=args.score or ("true_score" if Path(args.scores).is_dir() else "score"),
         n_permutations=args.permutations, seed=args.seed, order=args.order, stats=args.stats, alpha=args.alpha,
@@ -148,6 +153,10 @@ def _write_plots(result: RatingResult, out: Path) -> None:
 def format_summary(result: RatingResult) -> str:
     """The leaderboard and its verdict, the single-order Glicko table beside the order analysis, then
     the test result, as printed text."""
+    import pandas as pd
+
+    from benchirt.rating.verdict import probability
+
     lines = [*_leaderboard_lines(result), ""]
     table = result.ratings
     shown = pd.DataFrame(
@@ -167,7 +176,7 @@ def format_summary(result: RatingResult) -> str:
         shown["orders: mean±sd"] = [f"{m:.0f}±{s:.0f}" for m, s in
                                     zip(table["orders_rating_mean"], table["orders_rating_sd"])]
         shown["rank range"] = [f"{lo}-{hi}" for lo, hi in zip(table["orders_rank_min"], table["orders_rank_max"])]
-        shown["P(first)"] = table["orders_p_first"].round(2)
+        shown["P(first)"] = table["orders_p_first"].map(probability)
         lines[-1] += f"; beside it {result.permutation.n_permutations} random orders (seed {result.permutation.seed})"
     lines.append(shown.to_string(index=False))
     comparison = result.comparisons.get(result.config.score)
@@ -178,6 +187,8 @@ def format_summary(result: RatingResult) -> str:
 
 def _leaderboard_lines(result: RatingResult) -> list[str]:
     """The leaderboard as printed lines: header, table, verdict."""
+    import pandas as pd
+
     board = result.leaderboard
     if not len(board):
         return [result.verdict]
@@ -189,6 +200,16 @@ def _leaderboard_lines(result: RatingResult) -> list[str]:
         "rank range": [interval(lo, hi, 0) for lo, hi in zip(board["rank_low"], board["rank_high"])],
         "tier": board["tier"], "mean rank": board["mean_rank"].round(2),
     })
+    from benchirt.rating.agreement import bayesian_check, glicko_check, nemenyi_check, wilcoxon_check
+
+    checks = [wilcoxon_check(result.pairwise, result.config.alpha), bayesian_check(result.pairwise)]
+    comparison = result.comparisons.get(result.config.score)
+    if comparison is not None:
+        checks.append(nemenyi_check(result.pairwise, comparison))
+    orders = result.permutation
+    checks.append(glicko_check(board, result.tournament.table, orders.summary if orders is not None else None,
+                               orders.n_permutations if orders is not None else None))
     return [f"Leaderboard: Bradley-Terry on {result.score} over all datasets, {result.config.n_bootstrap} "
             f"bootstrap replicates over datasets (seed {result.config.seed})",
-            shown.to_string(index=False), result.verdict]
+            shown.to_string(index=False), f"Primary verdict: {result.verdict}",
+            *(f"Agreement check: {check}" for check in checks)]

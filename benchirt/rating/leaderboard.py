@@ -5,9 +5,9 @@ gives each classifier a rating on the 1500 ± 400·log10 scale. Its uncertainty 
 over datasets (Efron 1979; the datasets are the sampled units of a benchmark): the datasets are drawn
 with replacement ``n_bootstrap`` times (seeded) and all replicates are fitted at once. The 2.5 % and
 97.5 % percentiles give the rating interval (``bt_low, bt_high``) and the rank interval
-(``rank_low, rank_high``). Tiers follow Chatbot Arena's rule (Chiang et al. 2024): a classifier's
-tier is 1 + the number of classifiers whose lower bound exceeds its upper bound, so A sits above B
-only when their intervals do not overlap. Beside it: the Glicko-2 rating and RD of the single-order
+(``rank_low, rank_high``). Which classifiers are separated, and the consecutive tiers that follow, is
+benchirt's primary "is it better?": a permutation range test on the ratings, as many shuffled tables as
+bootstrap replicates (:mod:`benchirt.rating.separation`). Beside it: the Glicko-2 rating and RD of the single-order
 tournament, the mean per-dataset rank, the spread over dataset orders, and every pairwise comparison
 (:mod:`benchirt.rating.pairwise`).
 """
@@ -26,6 +26,7 @@ from benchirt.rating.glicko import Tournament, glicko_tournament, match_outcomes
 from benchirt.rating.pairwise import pairwise_comparisons
 from benchirt.rating.permutation import PermutationAnalysis
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
+from benchirt.rating.separation import Separation, separate, shuffled_ratings
 from benchirt.rating.verdict import RATING_TIE, leaderboard_verdict
 
 #: Columns of ``leaderboard.csv``, in order (the ``orders_*`` spread follows when it was computed).
@@ -35,6 +36,8 @@ LEADERBOARD_COLUMNS = (
 )
 #: Permutation-summary columns carried into the leaderboard, and their names there.
 ORDER_SPREAD = {"rating_sd": "orders_rating_sd", "rank_min": "orders_rank_min", "rank_max": "orders_rank_max"}
+#: The primary decision on each pair, appended to the pairwise table (``pairwise.csv``).
+SEPARATION_COLUMNS = ("bt_difference", "bt_difference_low", "bt_difference_high", "bt_separated", "bt_critical_value")
 #: Central share of the bootstrap distribution the intervals cover.
 LEVEL = 0.95
 
@@ -53,12 +56,18 @@ class Leaderboard:
         One row per classifier, best first, columns :data:`LEADERBOARD_COLUMNS` (then ``orders_*``):
         ``bt_rating`` (Bradley–Terry MAP rating), ``bt_low/bt_high`` and ``rank_low/rank_high`` (95 %
         bootstrap percentile intervals; NaN when undefined, see ``notes``), ``rank`` (1 = best,
-        equal ratings share the smaller rank), ``tier`` (Arena's rule), ``glicko_rating/glicko_rd``
+        equal ratings share the smaller rank), ``tier`` (1, 2, … down the table; a boundary only where
+        every classifier above is separated from every one below, :mod:`benchirt.rating.separation`), ``glicko_rating/glicko_rd``
         (single-order Glicko-2), ``mean_rank`` (mean per-dataset rank, ties averaged, over the datasets
         where the classifier has a score), ``p_above_next`` (share of bootstrap replicates that rate it
         above the next classifier in the table), ``n_datasets`` and its total ``wins/losses/ties``.
     pairwise : pandas.DataFrame
-        :func:`benchirt.rating.pairwise.pairwise_comparisons`, pairs in leaderboard order.
+        :func:`benchirt.rating.pairwise.pairwise_comparisons`, pairs in leaderboard order, then the primary
+        decision on each pair (:data:`SEPARATION_COLUMNS`): ``bt_difference`` (rating of a − rating of b),
+        ``bt_difference_low/high`` (± the pair's distance: its simultaneous 95 % interval over all pairs;
+        NaN without intervals), ``bt_separated`` (a is significantly better than b) and ``bt_critical_value``
+        (the permutation range test's critical distance c in rating points, the smallest pair distance,
+        the same on every row).
     score : str
         Name of the score that decided the comparisons.
     n_bootstrap, seed : int
@@ -120,7 +129,7 @@ def leaderboard(
     """
     config = config or RatingConfig()
     clean = validate_scores(scores, score_column(scores, config.score))
-    table, notes = bradley_terry_table(clean, config)
+    table, notes, separation = bradley_terry_table(clean, config)
     matrix = score_matrix(clean)
     tournament = tournament or glicko_tournament(clean, config=config)
     glicko = tournament.table.set_index("classifier")
@@ -131,12 +140,19 @@ def leaderboard(
     if permutation is not None:
         spread = permutation.summary.set_index("classifier")[list(ORDER_SPREAD)].rename(columns=ORDER_SPREAD)
         table = table.join(spread, on="classifier")
-    pairwise = pairwise_comparisons(matrix, table["classifier"].tolist(), config.rope, config.tie_tolerance,
-                                    config.seed)
+    compared = table["classifier"].tolist()
+    if config.max_pairwise is not None and len(compared) > config.max_pairwise:
+        notes.append(f"pairwise tests among the {config.max_pairwise} best-rated of {len(compared)} classifiers "
+                     f"only (rating.max_pairwise; Holm corrects over their "
+                     f"{config.max_pairwise * (config.max_pairwise - 1) // 2} pairs)")
+        compared = compared[: config.max_pairwise]
+    pairwise = pairwise_comparisons(matrix, compared, config.rope, config.tie_tolerance, config.seed)
+    pairwise = _with_separation(pairwise, table, separation)
     return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes)
 
 
-def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None) -> tuple[pd.DataFrame, list[str]]:
+def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
+                        ) -> tuple[pd.DataFrame, list[str], Separation]:
     """The Bradley–Terry part of the leaderboard: ratings, bootstrap intervals, ranks, tiers, counts.
 
     Parameters
@@ -152,6 +168,8 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
         Best first; the columns of :data:`LEADERBOARD_COLUMNS` except ``glicko_rating, glicko_rd, mean_rank``.
     notes : list of str
         Undefined intervals, fits without convergence, classifiers absent from some datasets.
+    separation : Separation
+        Which classifier is significantly better than which, in the table's order (it gave ``tier``).
 
     Raises
     ------
@@ -171,12 +189,16 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
                      f"(largest remaining step {point.max_step.max():.2g} points)")
     table = pd.DataFrame({"classifier": classifiers, "bt_rating": point.rating[0]})
     table["rank"] = _ranks(point.rating)[0]
-    intervals, p_beats, more_notes = _bootstrap(wins, matrix.notna().to_numpy(), config)
+    present = matrix.notna().to_numpy()
+    intervals, p_beats, replicates, more_notes = _bootstrap(wins, present, config)
     notes += more_notes
     table = table.join(intervals)
     table = table.sort_values(["bt_rating", "classifier"], ascending=[False, True], kind="stable")
     position = table.index.to_numpy()
-    table["tier"] = _tiers(table["bt_low"].to_numpy(), table["bt_high"].to_numpy())
+    shuffled = shuffled_ratings(wins, present, config.n_bootstrap, config.seed) if p_beats is not None else None
+    separation = separate(table["bt_rating"].to_numpy(), shuffled,
+                          None if replicates is None else replicates[:, position])
+    table["tier"] = separation.tier
     table["p_above_next"] = (np.append(p_beats[position[:-1], position[1:]], np.nan)
                              if p_beats is not None else np.nan)
     table["n_datasets"] = matrix.notna().sum(axis=0).to_numpy()[position]
@@ -190,7 +212,20 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
     if len(absent):
         notes.append("compared only where present: " + ", ".join(
             f"{name} ({n} of {matrix.shape[0]} datasets)" for name, n in absent.itertuples(index=False)))
-    return table, notes
+    return table, notes, separation
+
+
+def _with_separation(pairwise: pd.DataFrame, table: pd.DataFrame, separation: Separation) -> pd.DataFrame:
+    """The pairwise table with the primary decision on each pair (:data:`SEPARATION_COLUMNS`)."""
+    position = {name: i for i, name in enumerate(table["classifier"])}
+    i = pairwise["a"].map(position).to_numpy()
+    j = pairwise["b"].map(position).to_numpy()
+    rating = table["bt_rating"].to_numpy()
+    difference = rating[i] - rating[j]
+    margin = separation.distance[i, j]
+    return pairwise.assign(bt_difference=difference, bt_difference_low=difference - margin,
+                           bt_difference_high=difference + margin, bt_separated=separation.better[i, j],
+                           bt_critical_value=separation.critical_value)
 
 
 def _count(wins: np.ndarray, position: np.ndarray, outcome: float) -> np.ndarray:
@@ -208,15 +243,16 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig):
     """Percentile intervals of rating and rank over bootstrap replicates of the datasets.
 
     Returns the interval frame (index = classifier position), the (k, k) matrix of shares of
-    replicates in which i is rated above j (None when there are no intervals), and notes.
+    replicates in which i is rated above j, the (B, k) replicate ratings (NaN where a classifier was not
+    drawn; both None when there are no intervals), and notes.
     """
     n_datasets, k = present.shape
     undefined = pd.DataFrame({"bt_low": np.nan, "bt_high": np.nan, "rank_low": np.nan, "rank_high": np.nan},
                              index=range(k))
     if config.n_bootstrap == 0:
-        return undefined, None, ["intervals not computed (n_bootstrap = 0)"]
+        return undefined, None, None, ["intervals not computed (n_bootstrap = 0)"]
     if n_datasets < 2:
-        return undefined, None, [
+        return undefined, None, None, [
             "intervals undefined: a bootstrap over datasets needs at least 2 datasets, found 1; "
             "no classifier can be separated from another"
         ]
@@ -242,14 +278,4 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig):
         "rank_high": np.nanquantile(ranks, 1.0 - tail, axis=0, method="higher"),
     })
     above = (rating[:, :, None] > rating[:, None, :]).mean(axis=0)
-    return intervals, above, notes
-
-
-def _tiers(low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """Arena's rule: 1 + the number of classifiers whose lower bound exceeds this one's upper bound.
-
-    Without intervals (NaN) nobody can be separated: every tier is 1.
-    """
-    if np.isnan(low).any() or np.isnan(high).any():
-        return np.ones(len(low), dtype=int)
-    return 1 + (low[None, :] > high[:, None]).sum(axis=1)
+    return intervals, above, rating, notes

@@ -31,6 +31,10 @@ _TOO_WIDE_JS = """() => {
     .filter(e => e.getBoundingClientRect().right > width + 1 && !clipped(e))
     .map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + ' (' + Math.round(e.getBoundingClientRect().right) + ' px)');
 }"""
+# Per figure, the on-screen size of its smallest text: the PNG's own text size (data-text-px, written by the
+# report) times the factor the page scales the image by (displayed width / natural width).
+_FIGURE_TEXT_JS = """() => [...document.images].filter(i => i.dataset.textPx && i.naturalWidth > 0)
+  .map(i => [i.alt, parseFloat(i.dataset.textPx) * i.getBoundingClientRect().width / i.naturalWidth])"""
 _BROKEN_IMAGES_JS = """() => [...document.images]
   .filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.alt || i.src.slice(0, 40))"""
 
@@ -51,6 +55,8 @@ class PageCheck:
     page_width: int = 0
     has_conclusions: bool = False
     first_section: str = ""
+    figure_text_px: list[tuple[str, float]] = field(default_factory=list)
+    min_text_px: float = 10.0
 
     def problems(self) -> list[str]:
         """Every defect found, as sentences (empty when the page is fine)."""
@@ -59,6 +65,8 @@ class PageCheck:
         if self.page_width > self.width:
             out.append(f"page is {self.page_width} px wide at a {self.width} px viewport")
         out += [f"wider than the {self.width} px viewport: {e}" for e in self.too_wide]
+        out += [f"figure text {size:.1f} px (< {self.min_text_px:g} px) on screen: {alt}"
+                for alt, size in self.figure_text_px if size < self.min_text_px - 0.05]
         if not self.has_conclusions:
             out.append("no conclusions block (section#conclusions)")
         return out
@@ -84,10 +92,12 @@ def find_browser() -> str:
 
 
 def check_page(path: str | os.PathLike, width: int = 1280, height: int = 800,
-               screenshot: str | os.PathLike | None = None) -> PageCheck:
+               screenshot: str | os.PathLike | None = None,
+               screens: "list[str | os.PathLike]" = ()) -> PageCheck:
     """Load ``path`` in headless Chromium at ``width`` × ``height`` and record what went wrong.
 
-    With ``screenshot``, the first screen is also saved there as PNG.
+    With ``screenshot``, the first screen is also saved there as PNG; ``screens`` saves the first, second, …
+    screen (``height`` pixels each, from the top of the page) to the paths given.
     """
     from playwright.sync_api import sync_playwright
 
@@ -104,12 +114,16 @@ def check_page(path: str | os.PathLike, width: int = 1280, height: int = 800,
             check.images = page.evaluate("() => document.images.length")
             check.broken_images = page.evaluate(_BROKEN_IMAGES_JS)
             check.too_wide = page.evaluate(_TOO_WIDE_JS)
+            check.figure_text_px = [tuple(pair) for pair in page.evaluate(_FIGURE_TEXT_JS)]
             check.page_width = page.evaluate("() => document.documentElement.scrollWidth")
             check.has_conclusions = page.query_selector("section#conclusions") is not None
             check.first_section = page.evaluate(
                 "() => (document.querySelector('main section') || {}).id || ''")
             if screenshot is not None:
                 page.screenshot(path=str(screenshot))
+            for k, target in enumerate(screens):
+                page.screenshot(path=str(target), full_page=True,
+                                clip={"x": 0, "y": k * height, "width": width, "height": height})
         finally:
             browser.close()
     return check

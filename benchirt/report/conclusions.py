@@ -3,15 +3,13 @@
 Each function below turns one stage's result into a sentence (or a short table) and states the
 uncertainty with it:
 
-* the leaderboard — the order-free Bradley–Terry ratings with bootstrap intervals over datasets and
-  Arena tiers of :mod:`benchirt.rating.leaderboard` (its verdict sentence is quoted as it is), and the
-  pairwise Wilcoxon signed-rank tests with Holm's correction of :mod:`benchirt.rating.pairwise`;
-* the Glicko-2 tournament of decodIRT — rating with its R ± 2RD interval (Glickman 2012) and
-  *tiers*: a tier starts at the best classifier not yet placed and holds every classifier whose
-  interval reaches that one's. Equal ratings are a tie, never a lead; "first in x % of orders"
-  counts only orders in which the classifier is first alone;
-* which differences are significant — Friedman's test and the Nemenyi critical difference
-  (Demšar 2006), with the number of classifiers and datasets each test used;
+* the primary verdict — the order-free Bradley–Terry leaderboard of :mod:`benchirt.rating.leaderboard`:
+  who leads, whom the simultaneous 95 % bootstrap intervals of the rating differences separate it from,
+  the tiers they imply (:mod:`benchirt.rating.separation`), stated once with its method and critical
+  value (:func:`benchirt.rating.verdict.leaderboard_verdict`);
+* the agreement checks — Wilcoxon/Holm, the Bayesian sign test, Friedman/Nemenyi and the Glicko-2
+  tournament, each as "agrees on x of n pairs, differs because …" (:mod:`benchirt.rating.agreement`),
+  never as a competing verdict; a test that cannot reject at the data's size says so;
 * which datasets are the most informative — the share of items above the IRT thresholds (Cardoso
   et al. 2020 §4.5), naming the thresholds and the model; a parameter every dataset shares (the
   guessing of a 2PL, all zero) is not ranked;
@@ -24,36 +22,43 @@ Hand-written: no library writes sentences from these tables.
 """
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
 #: Rows of the leaderboard shown in the conclusions (the full table is in the ratings section).
 LEADERBOARD_ROWS = 10
 
 
-def tiers(ratings: pd.DataFrame) -> pd.Series:
-    """Tier of each classifier (1 = best) from the intervals ``low``/``high`` of a rating table.
+def rating_sentences(rating) -> tuple[list[str], list[str]]:
+    """The primary verdict and the agreement checks of a :class:`benchirt.rating.RatingResult`.
 
-    Classifiers are taken by decreasing rating; a tier's head is the best one not yet placed and the
-    tier holds every remaining classifier whose upper bound reaches the head's lower bound.
+    Returns
+    -------
+    verdict : list of str
+        The primary verdict and the leaderboard's notes; only the notes without a leaderboard.
+    checks : list of str
+        One agreement check per other method, or why there is none.
     """
-    frame = ratings.sort_values(["rating", "classifier"], ascending=[False, True])
-    tier = pd.Series(0, index=frame["classifier"].to_numpy(), dtype=int)
-    current, head_low = 0, math.inf
-    for row in frame.itertuples(index=False):
-        if row.high < head_low:  # separable from the current head: a new tier starts here
-            current += 1
-            head_low = row.low
-        tier[row.classifier] = current
-    return tier
+    from benchirt.rating.agreement import bayesian_check, glicko_check, nemenyi_check, wilcoxon_check
 
-
-def strict_first_share(ranks: pd.DataFrame) -> pd.Series:
-    """Share of orders (rows of ``ranks``, 1 = best) in which each classifier is first *alone*."""
-    first = ranks.to_numpy() == 1
-    alone = first & (first.sum(axis=1, keepdims=True) == 1)
-    return pd.Series(alone.mean(axis=0), index=ranks.columns)
+    verdict, checks = [], []
+    board = len(rating.leaderboard) >= 2
+    if board:
+        n_datasets = int(rating.leaderboard["n_datasets"].max())
+        verdict.append(f"Primary verdict — Bradley–Terry leaderboard on {rating.score.replace('_', ' ')} over "
+                       f"{n_datasets} datasets (every pair of classifiers meets once per dataset; no dataset order): "
+                       f"{rating.verdict}")
+        checks += [wilcoxon_check(rating.pairwise, rating.config.alpha), bayesian_check(rating.pairwise)]
+    verdict += [f"Leaderboard note: {note}" for note in rating.notes]
+    comparison = next(iter(rating.comparisons.values()), None)
+    if comparison is not None and board:
+        checks.append(nemenyi_check(rating.pairwise, comparison))
+    checks += [f"Friedman/Nemenyi not run: {reason}" for reason in rating.skipped.values()][:1]
+    if board:
+        orders = rating.permutation
+        checks.append(glicko_check(rating.leaderboard, rating.tournament.table,
+                                   orders.summary if orders is not None else None,
+                                   orders.n_permutations if orders is not None else None))
+    return verdict, [f"Agreement check — {check}" for check in checks]
 
 
 def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
@@ -74,96 +79,6 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
         "Tier": board["tier"].astype(int).to_numpy(),
         "Glicko-2 (R ± 2RD)": [f"{r:.0f} ± {2 * d:.0f}" for r, d in zip(board["glicko_rating"], board["glicko_rd"])],
     })
-
-
-def pairwise_sentence(pairwise: pd.DataFrame, leader: str, alpha: float = 0.05) -> str:
-    """How many classifiers the leader beats by the pairwise Wilcoxon signed-rank test (Holm-corrected)."""
-    rows = pairwise[(pairwise["a"] == leader) | (pairwise["b"] == leader)]
-    if rows.empty:
-        return ""
-    other = [b if a == leader else a for a, b in zip(rows["a"], rows["b"])]
-    leader_better = [(a == leader) == (d > 0) for a, d in zip(rows["a"], rows["mean_difference"])]
-    significant = (rows["wilcoxon_p_holm"] < alpha).to_numpy()
-    beaten = [o for o, s, b in zip(other, significant, leader_better) if s and b]
-    level = [o for o, s in zip(other, significant) if not s]
-    text = (f"Pairwise Wilcoxon signed-rank tests over datasets (Holm-corrected for all {len(pairwise)} pairs, "
-            f"α = {alpha}): {leader} is significantly better than {len(beaten)} of {len(other)} classifiers")
-    text += f"; not separated from {_join(level, limit=6)}." if level else "."
-    return text
-
-
-def glicko_board(ratings: pd.DataFrame, ranks: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The Glicko-2 leaderboard: rank (ties share it, marked "="), classifier, rating, 95 % interval, tier and,
-    with ``ranks`` (one row per random dataset order), the share of orders in which it is first alone."""
-    frame = ratings.sort_values(["rating", "classifier"], ascending=[False, True]).reset_index(drop=True)
-    rank = frame["rating"].rank(ascending=False, method="min").astype(int)
-    tied = rank.duplicated(keep=False)
-    table = pd.DataFrame({
-        "Rank": [f"={r}" if t else str(r) for r, t in zip(rank, tied)],
-        "Classifier": frame["classifier"],
-        "Rating": frame["rating"].round(1),
-        "95 % interval (R ± 2RD)": [f"{lo:.0f} – {hi:.0f}" for lo, hi in zip(frame["low"], frame["high"])],
-        "Tier": frame["classifier"].map(tiers(frame)).to_numpy(),
-    })
-    if ranks is not None:
-        table["First alone in random orders (%)"] = (100 * frame["classifier"].map(strict_first_share(ranks))).round().astype(int)
-    return table
-
-
-def leader_sentence(ratings: pd.DataFrame, ranks: pd.DataFrame | None, n_datasets: int) -> str:
-    """Who leads the Glicko-2 table, whether the lead is a tie or within the uncertainty, and how it
-    survives other dataset orders (with the number of orders that exist when it is small)."""
-    board = glicko_board(ratings, ranks)
-    top = board[board["Rating"] == board["Rating"].iloc[0]]["Classifier"].tolist()
-    tier1 = board[board["Tier"] == 1]["Classifier"].tolist()
-    best = board.iloc[0]
-    if len(top) > 1:
-        text = (f"No single leader: {_join(top)} are tied at rating {best['Rating']:.1f} over the {n_datasets} "
-                f"datasets (identical ratings; a tie is not a lead).")
-    else:
-        text = (f"Glicko-2 (decodIRT's tournament, one order) leader: {best['Classifier']} (rating "
-                f"{best['Rating']:.1f}, 95 % interval {best['95 % interval (R ± 2RD)']}).")
-        others = [c for c in tier1 if c != best["Classifier"]]
-        text += (f" Its interval overlaps those of {_join(others)}, so the top tier holds {len(tier1)} classifiers "
-                 "that the ratings do not separate." if others else
-                 " Its interval lies above every other classifier's: the lead is larger than the rating uncertainty.")
-    if ranks is not None:
-        n_orders = len(ranks)
-        possible = math.factorial(n_datasets)
-        exist = (f"of the {possible:,} possible" if possible <= 10 ** 6 else f"of {n_datasets}! possible")
-        share = float(strict_first_share(ranks).get(best["Classifier"], 0.0))
-        who = best["Classifier"] if len(top) == 1 else top[0]
-        text += f" Over {n_orders} random dataset orders ({exist}"
-        text += "; some drawn more than once" if possible < n_orders else ""
-        text += f"), {who} is first alone in {100 * share:.0f} % of them"
-        shared = float((ranks[who] == 1).mean()) if who in ranks else share
-        if shared > share:
-            text += f" and shares first place in {100 * (shared - share):.0f} % more"
-        text += "."
-    return text
-
-
-def significance_sentence(comparison, n_rated: int) -> str:
-    """Friedman/Nemenyi on the rated score: which differences are significant, by which test, on what."""
-    k, n, alpha = comparison.n_classifiers, comparison.n_blocks, comparison.alpha
-    scope = f"{k} real classifiers (Glicko-2 rates {n_rated})" if n_rated != k else f"{k} classifiers"
-    blocks = "datasets" if comparison.mode == "blocks" else "rating periods"
-    text = (f"Friedman test on {comparison.score.replace('_', ' ')}, {scope} over {n} {blocks}: "
-            f"χ² = {comparison.statistic:.1f}, {_p(comparison.p_value)}.")
-    if comparison.p_value >= alpha:
-        return text + f" At α = {alpha} the classifiers are not significantly different; no pair is separated."
-    ranks = comparison.average_ranks
-    best = ranks.index[0]
-    better = [c for c in ranks.index[1:] if comparison.p_values.loc[best, c] < alpha]
-    same = [c for c in ranks.index[1:] if c not in better]
-    cd = comparison.critical_difference
-    text += (f" Nemenyi post-hoc{f' (critical difference {cd:.2f} average ranks)' if cd else ''}, α = {alpha}: "
-             f"{best} (average rank {ranks.iloc[0]:.2f}) is significantly better than {len(better)} of {k - 1} others"
-             + (f" ({_join(better, limit=6)})" if better else ""))
-    text += (f" and not distinguishable from {_join(same, limit=6)}." if same else ".")
-    if comparison.mode != "blocks":
-        text += " (decodIRT's test on rating trajectories: not a valid test of a difference, see docs/rating.md.)"
-    return text
 
 
 def datasets_sentence(rankings: pd.DataFrame, model: str, thresholds: dict[str, float]) -> str:
@@ -221,13 +136,15 @@ def airt_sentence(algorithms: pd.DataFrame) -> str:
         text += "no algorithm is strongest anywhere on the dataset-difficulty range"
     anomalous = algorithms[algorithms["anomalous"].astype(bool)].sort_values("discrimination")
     if len(anomalous):
-        text += ("; anomalous (better on harder datasets, negative discrimination) — " +
+        text += ("; anomalous (better on harder datasets, discrimination clearly below 0) — " +
                  ", ".join(f"{a} (discrimination {d:.2f})" for a, d in zip(anomalous["algorithm"],
                                                                             anomalous["discrimination"])))
     else:
-        least = algorithms.sort_values("consistency", ascending=False).iloc[0]
-        text += (f"; no algorithm is anomalous (all discriminations positive); the least consistent is "
-                 f"{least['algorithm']} (consistency {least['consistency']:.2f})")
+        text += "; no algorithm is anomalous (no discrimination is clearly below 0)"
+    flat = algorithms[~algorithms.get("flag", pd.Series("ok", index=algorithms.index)).isin(["ok", "constant"])]
+    if len(flat):
+        text += ("; flat curves, whose consistency and difficulty limit are not meaningful — " +
+                 ", ".join(f"{a} (discrimination {d:.2f})" for a, d in zip(flat["algorithm"], flat["discrimination"])))
     return text + "."
 
 
@@ -243,5 +160,5 @@ def _p(value: float) -> str:
     return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
 
 
-__all__ = ["leaderboard_table", "pairwise_sentence", "glicko_board", "tiers", "strict_first_share", "leader_sentence", "significance_sentence",
-           "datasets_sentence", "subsets_sentence", "airt_sentence", "LEADERBOARD_ROWS"]
+__all__ = ["rating_sentences", "leaderboard_table", "datasets_sentence", "subsets_sentence", "airt_sentence",
+           "LEADERBOARD_ROWS"]

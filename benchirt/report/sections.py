@@ -11,10 +11,16 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from benchirt.humanize import human_value
+from benchirt.pipeline.config import STAGES
+from benchirt.pipeline.summary import left_out_classifiers
 from benchirt.report.added import added_classifiers
 from benchirt.report.config import ReportConfig
 from benchirt.report.document import Note, Paragraph, Section, Table, figure_block
+from benchirt.report.imported import imported_runs
+from benchirt.report.score_checks import RANK_MARGIN, rank_disagreements
 from benchirt.report.sizes import size_policy
+from benchirt.report.usefulness import real_classifier_spread, usefulness_sentence
 
 
 #: What each section shows, named when the section is absent and the conclusions say why.
@@ -30,46 +36,32 @@ def conclusions(results, config: ReportConfig) -> Section:
     section = Section("conclusions", "Conclusions")
     sentences = []
     rating = results.rating
+    verdict: list[str] = []
     if rating is not None:
-        ranks = rating.permutation.ranks if rating.permutation is not None else None
-        table = rating.ratings
-        n_datasets = len(rating.tournament.order)
-        if len(rating.leaderboard) >= 2:
-            sentences.append(f"Leaderboard (Bradley–Terry over all {n_datasets} datasets, no order; 95 % bootstrap "
-                             f"intervals over datasets): {rating.verdict}")
-            sentences.append(say.pairwise_sentence(rating.pairwise, rating.leaderboard["classifier"].iloc[0],
-                                                   rating.config.alpha))
-        sentences += [f"Leaderboard note: {note}" for note in rating.notes]
-        sentences.append(say.leader_sentence(table, ranks, n_datasets))
-        comparison = next(iter(rating.comparisons.values()), None)
-        if comparison is not None:
-            sentences.append(say.significance_sentence(comparison, len(table)))
-        else:
-            sentences += [f"Significance tests not run: {reason}" for reason in rating.skipped.values()]
+        verdict, checks = say.rating_sentences(rating)
+        sentences += checks
     if results.irts:
         from benchirt.irt import dataset_rankings, summaries_frame
 
-        irt_config = results.config.stage_config("irt")
-        thresholds = {"difficulty": irt_config.difficulty_threshold,
-                      "discrimination": irt_config.discrimination_threshold}
-        rankings = dataset_rankings(summaries_frame([results.irts[n] for n in sorted(results.irts)]))
-        sentences.append(say.datasets_sentence(rankings, irt_config.model, thresholds))
+        irts = [results.irts[n] for n in sorted(results.irts)]
+        sentences.append(usefulness_sentence(real_classifier_spread(irts, results.responses),
+                                             dataset_rankings(summaries_frame(irts))))
     if results.subsets is not None:
         sentences.append(say.subsets_sentence(results.subsets.fidelity, results.subsets.config.rule))
     if results.airt is not None:
         sentences.append(say.airt_sentence(results.airt.algorithms))
     sentences += _omitted(results)
     sentences = [s for s in sentences if s]
-    board_sentences = 2 if rating is not None and len(rating.leaderboard) >= 2 else 0
-    if board_sentences:
-        section.add(Paragraph("\n".join(f"• {s}" for s in sentences[:board_sentences])))
+    if verdict:
+        section.add(Paragraph("\n".join(f"• {s}" for s in verdict)))
+    if rating is not None and len(rating.leaderboard) >= 2:
         board = say.leaderboard_table(rating.leaderboard)
         shown = board.head(say.LEADERBOARD_ROWS)
         section.add(Table(shown, f"Leaderboard: top {len(shown)} of {len(board)} (Bradley–Terry on "
-                                 f"{rating.score.replace('_', ' ')}; '=' marks a tie; tier: Arena's rule, a "
-                                 "classifier sits above another only when their 95 % intervals do not overlap). "
+                                 f"{rating.score.replace('_', ' ')}; '=' marks a tie; a classifier in a higher tier "
+                                 "is significantly better than every classifier in the lower tiers). "
                                  "Full table, figure and every pair under Leaderboard.", human_headers=False))
-    section.add(Paragraph("\n".join(f"• {s}" for s in sentences[board_sentences:])))
+    section.add(Paragraph("\n".join(f"• {s}" for s in sentences)))
     return section
 
 
@@ -88,6 +80,10 @@ def _omitted(results) -> list[str]:
         else:
             reason = stages.get(stage, {}).get("note") or manifest.get("artifacts", {}).get(stage, {}).get("reason")
             out.append(f"Not in this report: {label} — {reason or 'the stage produced no result'}.")
+    for clf, errors in sorted(left_out_classifiers(manifest).items()):
+        first = next(iter(errors.values())).splitlines()[0]
+        out.append(f"Left out: classifier {clf!r} on {len(errors)} dataset(s) ({', '.join(errors)}) — its fit failed: "
+                   f"{first}")
     return out
 
 
@@ -95,7 +91,7 @@ def overview(results, config: ReportConfig) -> Section:
     """Run facts: suite, stage timings and counts, skipped/failed datasets with reasons, versions."""
     manifest = results.manifest
     section = Section("overview", "Run overview")
-    ran = [name for name in manifest.get("stages", {}) if name != "report"]
+    ran = _pipeline_order(name for name in manifest.get("stages", {}) if name != "report")
     facts = [f"Stages: {', '.join(ran) or 'none'}."]
     if set(ran) & {"respond", "irt", "rate", "subset"} or results.responses:
         facts.append(f"Suite {results.config.suite!r}: {len(results.responses)} dataset(s) with responses, "
@@ -103,11 +99,12 @@ def overview(results, config: ReportConfig) -> Section:
     airt_section = results.config.section("airt")
     if "airt" in ran and airt_section.get("aslib"):
         facts.append(f"AIRT input: ASlib scenario {airt_section['aslib']}.")
-    facts.append(f"Executor: {manifest.get('executor', '?')}. Run directory: {results.run_dir}.")
+    executor = str(manifest.get("executor", "?")).replace("n_jobs=", "parallel jobs: ")
+    facts.append(f"Executor: {executor}. Run directory: {results.run_dir}.")
     section.add(Paragraph(" ".join(facts)))
     columns = ["stage", "status", "seconds", "computed", "reused", "skipped", "failed"]
-    stages = pd.DataFrame([{"stage": name, **report} for name, report in manifest.get("stages", {}).items()
-                           if name != "report"], columns=[*columns, "note"])[columns]
+    reports = manifest.get("stages", {})
+    stages = pd.DataFrame([{"stage": name, **reports[name]} for name in ran], columns=[*columns, "note"])[columns]
     if len(stages):
         section.add(Table(stages, "Stages: wall time in seconds; results computed in this run, reused from an "
                                   "earlier run, skipped (unusable input) or failed (after retries)."))
@@ -116,11 +113,20 @@ def overview(results, config: ReportConfig) -> Section:
     for stage, entry in manifest.get("artifacts", {}).items():
         if entry.get("status") in ("skipped", "failed"):
             problems.append({"dataset": "(all)", "stage": stage, "reason": f"{entry['status']}: {entry.get('reason')}"})
+    for clf, errors in sorted(left_out_classifiers(manifest).items()):
+        problems += [{"dataset": name, "stage": "respond", "reason": f"classifier {clf!r} left out, its fit failed: {error}"}
+                     for name, error in errors.items()]
     if problems:
         section.add(Table(pd.DataFrame(problems), "Datasets or stages left out, and why."))
     versions = pd.DataFrame(sorted(manifest.get("versions", {}).items()), columns=["package", "version"])
     section.add(Table(versions, "Versions the results were computed with."))
     return section
+
+
+def _pipeline_order(names) -> list[str]:
+    """Stage names in the order the pipeline runs them (unknown names last, as given)."""
+    names = list(names)
+    return sorted(names, key=lambda name: (STAGES.index(name) if name in STAGES else len(STAGES), names.index(name)))
 
 
 def datasets(results, config: ReportConfig) -> Section | None:
@@ -147,8 +153,20 @@ def datasets(results, config: ReportConfig) -> Section | None:
            if constant else "")
     ))
     section.add(Table(rankings.reset_index(), "Datasets ranked by the IRT item parameters."))
-    _figure(section, lambda: _summary_bars(summaries, irt_config),
-            "Percentage of difficult / discriminating items per dataset", config)
+    spread = real_classifier_spread([results.irts[n] for n in sorted(results.irts)], results.responses)
+    if len(spread):
+        section.add(Paragraph(
+            "Which datasets tell the real classifiers apart: the item parameters above are calibrated with the "
+            "artificial respondents too (random, majority, minority, …), which alone can make the items of an easy "
+            "dataset look discriminating. Below, per dataset, the share of pairs of real classifiers that McNemar's "
+            "exact test on the test items separates (p < 0.05 per pair, uncorrected; McNemar 1947), the standard "
+            "deviation of their IRT abilities and the range of their accuracies. The spread alone misleads: one "
+            "failing classifier makes it large. The conclusions' 'most informative datasets' are ranked by the "
+            "share of pairs."))
+        section.add(Table(spread, "Datasets by the share of real-classifier pairs their test items separate "
+                                  "(rank 1 = most; ties broken by the ability spread); accuracy range in "
+                                  "percentage points.",
+                          key=("rank", "dataset", "pairs_separated", "ability_sd", "accuracy_range", "n_real")))
     return section
 
 
@@ -183,23 +201,25 @@ _MAX_SUSPECTS = 50
 
 
 def suspect_labels(results, config: ReportConfig) -> Section | None:
-    """Test instances whose item discriminates strongly negatively: possibly wrong labels."""
+    """Test instances whose label is probably wrong (:mod:`benchirt.irt.suspects`)."""
     if not results.irts:
         return None
     from benchirt.irt import suspect_label_table
 
     table = suspect_label_table([results.irts[n] for n in sorted(results.irts)])
+    irt_config = results.config.stage_config("irt")
     section = Section("suspect-labels", "Suspect labels")
     section.add(Paragraph(
-        f"Test instances that good classifiers get wrong and weak ones get right (discrimination at most "
-        f"-{results.config.stage_config('irt').suspect_discrimination:g}), or that no classifier gets right: "
-        f"{len(table)} in all. 'row' is the instance's row in the dataset, 'label' the dataset's label and "
-        "'consensus' the label most real classifiers predict. Also written to irt/<dataset>/suspect_labels.csv."
+        f"Test instances that at least {irt_config.suspect_agreement:.0%} of the real classifiers get wrong and "
+        f"whose item curve gives the ablest real classifier at most {irt_config.suspect_best_correct:.0%} chance "
+        f"of getting right: {len(table)} in all. 'row' is the instance's row in the dataset, 'label' the "
+        "dataset's label and 'consensus' the label most real classifiers predict. Also written to "
+        "irt/<dataset>/suspect_labels.csv."
     ))
     if len(table):
-        shown = table.sort_values("discrimination").head(_MAX_SUSPECTS)
+        shown = table.head(_MAX_SUSPECTS)
         more = f" (the first {_MAX_SUSPECTS} of {len(table)})" if len(table) > _MAX_SUSPECTS else ""
-        section.add(Table(shown, f"Suspect labels, most negative discrimination first{more}."))
+        section.add(Table(shown, f"Suspect labels, the most widely missed first{more}."))
     return section
 
 
@@ -250,6 +270,21 @@ def true_scores(results, config: ReportConfig) -> Section | None:
     section.add(Table(wide.reset_index().rename(columns={"classifier": "Classifier"}),
                       "True-Score (expected correct test items) per classifier (rows, best mean first) and "
                       "dataset (columns).", human_headers=False))
+    flagged = rank_disagreements([results.irts[n] for n in sorted(results.irts)], results.responses)
+    section.add(Paragraph(
+        "A True-Score is what the model expects at the classifier's ability, not the number it got right. Items "
+        "that every calibration classifier answered right (or wrong) carry no information: the model counts them "
+        "as right (or wrong) for every classifier, whatever it answered, and estimates the ability from the other "
+        "items only. A classifier that misses those items, or is right on exactly the hard items and wrong on "
+        "the easy ones (the 'minority' respondent), can score far above its accuracy. "
+        + (f"{len(flagged)} classifier–dataset pair(s) rank more than {RANK_MARGIN} places apart by True-Score "
+           "and by test accuracy; read their True-Scores with care:" if len(flagged) else
+           f"No classifier ranks more than {RANK_MARGIN} places apart by True-Score and by test accuracy.")))
+    if len(flagged):
+        section.add(Table(flagged, "True-Score rank against test-accuracy rank (among the reported classifiers; "
+                                   "a range when accuracies tie), largest disagreement first; 'no information "
+                                   "missed': items without information the classifier answered otherwise than "
+                                   "the model assumes for all."))
     return section
 
 
@@ -265,20 +300,24 @@ def leaderboard(results, config: ReportConfig) -> Section | None:
     section.add(Paragraph(
         f"One Bradley–Terry fit over every pairwise outcome on every dataset ({rating.score.replace('_', ' ')} "
         f"decides each match), so no dataset order matters. Intervals: 2.5–97.5 % percentiles of "
-        f"{config_r.n_bootstrap} bootstrap replicates over datasets; tier: a classifier sits above another only "
-        "when their intervals do not overlap (Chiang et al. 2024). Pairs: Wilcoxon signed-rank over datasets with "
+        f"{config_r.n_bootstrap} bootstrap replicates over datasets. Primary decision on each pair (bt_separated): "
+        "one test for all pairs at once — the ratings differ by more than the distance that leaderboards with the "
+        "scores shuffled within each dataset reach in 95 % of cases (wider for a pair the bootstrap finds noisier); "
+        "a tier boundary falls only where every classifier above is separated from every one below "
+        "(docs/rating.md). Agreement checks on each pair: Wilcoxon signed-rank over datasets with "
         f"Holm's correction, and the Bayesian sign test with a ROPE of ±{config_r.rope:g} (Benavoli et al. 2017)."
     ))
     for note in rating.notes:
         section.add(Note(note))
     section.add(Table(rating.leaderboard, "Leaderboard, best first.",
                       key=("rank", "classifier", "bt_rating", "bt_low", "bt_high", "rank_low", "rank_high", "tier")))
-    _figure(section, lambda: rating_plots.plot_leaderboard(rating.leaderboard),
-            "Bradley–Terry ratings with 95 % bootstrap intervals; shaded bands are tiers", config)
+    top = _figure_top(len(rating.leaderboard))
+    _figure(section, lambda: rating_plots.plot_leaderboard(rating.leaderboard, top),
+            "Bradley–Terry ratings with 95 % bootstrap intervals; shaded bands are tiers" + _top_caption(top), config)
     if len(rating.pairwise):
         section.add(Table(rating.pairwise, f"Every pair (a rated above b): {len(rating.pairwise)} pairs.",
-                          key=("a", "b", "mean_difference", "wilcoxon_p_holm", "p_a_better", "p_equivalent",
-                               "p_b_better")))
+                          key=("a", "b", "bt_difference", "bt_separated", "mean_difference", "wilcoxon_p_holm",
+                               "p_a_better", "p_equivalent", "p_b_better")))
     return section
 
 
@@ -294,7 +333,7 @@ def ratings(results, config: ReportConfig) -> Section | None:
     section.add(Paragraph(
         f"One rating period per dataset ({len(tournament.order)} datasets, order: "
         f"{rating.config.order or 'sorted names'}); each pair of classifiers plays one match per dataset, "
-        f"won by the higher {rating.config.score} (the run's rating.score). Glicko-2 variant: "
+        f"won by the higher {human_value(rating.config.score)} (the run's rating.score). Glicko-2 variant: "
         f"{rating.config.glicko}. Interval: rating ± 2 RD. " + _glicko_leader(rating.ratings)
     ))
     n_orders = rating.permutation.n_permutations if rating.permutation is not None else 0
@@ -305,12 +344,14 @@ def ratings(results, config: ReportConfig) -> Section | None:
                       "Final ratings (key columns first); 'over orders' columns: the same tournament over "
                       f"{n_orders} random dataset orders ({exist}).",
                       key=("rank", "classifier", "rating", "low", "high", "separable_from_leader")))
-    _figure(section, lambda: rating_plots.plot_ratings(tournament, rating.permutation),
-            "Ratings with intervals (and their spread over dataset orders)", config)
+    top = _figure_top(len(tournament.table))
+    _figure(section, lambda: rating_plots.plot_ratings(tournament, rating.permutation, top),
+            "Ratings with intervals (and their spread over dataset orders)" + _top_caption(top), config)
     if rating.permutation is not None:
-        _figure(section, lambda: rating_plots.plot_rank_distribution(rating.permutation),
-                "Rank distribution over random dataset orders", config)
-    _figure(section, lambda: rating_plots.plot_trajectories(tournament), "Rating after each period", config)
+        _figure(section, lambda: rating_plots.plot_rank_distribution(rating.permutation, top),
+                "Rank distribution over random dataset orders" + _top_caption(top), config)
+    _figure(section, lambda: rating_plots.plot_trajectories(tournament, top=top),
+            "Rating after each period" + _top_caption(top), config)
     return section
 
 
@@ -333,9 +374,11 @@ def statistics(results, config: ReportConfig) -> Section | None:
     for name, reason in rating.skipped.items():
         section.add(Note(f"{name}: tests not run — {reason}"))
     for name, comparison in rating.comparisons.items():
-        _figure(section, lambda c=comparison: rating_plots.plot_nemenyi_heatmap(c), f"Nemenyi p-values ({name})", config)
-        _figure(section, lambda c=comparison: rating_plots.plot_cd_diagram(c), f"Critical difference diagram ({name})",
-                config)
+        top = _figure_top(comparison.n_classifiers)
+        _figure(section, lambda c=comparison: rating_plots.plot_nemenyi_heatmap(c, top),
+                f"Nemenyi p-values ({human_value(name)})" + _top_caption(top), config)
+        _figure(section, lambda c=comparison: rating_plots.plot_cd_diagram(c, top),
+                f"Critical difference diagram ({human_value(name)})" + _top_caption(top), config)
     return section
 
 
@@ -390,8 +433,22 @@ def airt(results, config: ReportConfig) -> Section | None:
 
 
 #: The report's sections in page order.
-SECTIONS: tuple[Callable, ...] = (conclusions, leaderboard, ratings, added_classifiers, statistics, overview, size_policy, datasets, model_fit,
+SECTIONS: tuple[Callable, ...] = (conclusions, leaderboard, imported_runs, ratings, added_classifiers, statistics, overview,
+                                  size_policy, datasets, model_fit,
                                   suspect_labels, item_curves, true_scores, subsets, airt)
+
+
+#: Most classifiers a rating figure draws: a figure's height (and the rank and Nemenyi grids, k × k) grows
+#: with the field; with hundreds of respondents (imported runs) the figures show the best and the tables all.
+FIGURE_TOP = 30
+
+
+def _figure_top(n_classifiers: int) -> int | None:
+    return FIGURE_TOP if n_classifiers > FIGURE_TOP else None
+
+
+def _top_caption(top: int | None) -> str:
+    return f" — the best {top} only; the tables list every classifier" if top else ""
 
 
 def _glicko_leader(table: pd.DataFrame) -> str:

@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, parallel_config
 from tqdm.auto import tqdm
 
 from benchirt.data import Dataset
@@ -32,6 +32,8 @@ from benchirt.errors import ConfigError, DataError
 from benchirt.pool import ROLES, RealClassifier, artificial_predictions, ladder_name, resolve_pool
 from benchirt.responses.config import ResponseConfig
 from benchirt.responses.units import FitPlan, prepare, run_unit
+from benchirt.safe_text import printable
+from benchirt.workers import initializer
 
 @dataclass
 class ResponseResult:
@@ -64,8 +66,15 @@ class ResponseResult:
         The size policy as applied: ``rows`` (labelled rows), ``test_rows``, ``train_rows`` (the
         training part before any cap), ``train_used`` (rows the final models and the ladder trained
         on: ``max_train`` applied), ``cv_rows`` (rows cross-validated: ``max_cv_train`` applied),
-        ``max_train``, ``max_cv_train``, ``time_budget`` and ``skipped_classifiers`` (name -> why it was
-        left out by the time budget).
+        ``max_train``, ``max_cv_train``, ``time_budget``, ``skipped_classifiers`` (name -> why it was
+        left out by the time budget) and ``failed_classifiers`` (name -> the error its fit raised).
+    test_labels : pandas.Series, shape (n_test,)
+        The dataset's label of each test item (as a string), index = the items (read from the data; the
+        suspect-label table shows it). Empty for results stored before it existed.
+    provenance : pandas.DataFrame or None
+        Where each respondent comes from when the responses were imported from stored runs
+        (:mod:`benchirt.runs`: ``respondent, run_id, flow_id, flow_name, setup_id, uploader, accuracy,
+        n_identical, openml_url``); None for responses benchirt computed itself.
     """
 
     dataset: str
@@ -78,6 +87,16 @@ class ResponseResult:
     test_index: np.ndarray
     notes: list[str] = field(default_factory=list)
     sizes: dict = field(default_factory=dict)
+    test_labels: pd.Series = field(default_factory=lambda: pd.Series(dtype=str))
+    provenance: pd.DataFrame | None = None
+
+    def left_out(self) -> dict[str, str]:
+        """Classifiers of the configured pool this result lacks because their fit failed: name -> the error.
+
+        The pipeline records them per dataset (manifest, console, summary, report) and, with
+        ``execution.strict``, fails the dataset instead (:mod:`benchirt.pipeline.runner`).
+        """
+        return dict(self.sizes.get("failed_classifiers") or {})
 
 
 def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progress: bool = False,
@@ -120,12 +139,14 @@ def run_plan(plan: FitPlan, n_jobs: int = 1, show_progress: bool = False, desc: 
 
     ``on_progress(done, total)`` is told the plan's progress (:meth:`FitPlan.progress`) after every unit.
     """
-    progress = tqdm(total=plan.progress()[1], desc=desc, unit="fit", disable=not show_progress, leave=False)
+    init, initargs = initializer()  # loky's workers end with this process, however it ends (benchirt.workers)
+    progress = tqdm(total=plan.progress()[1], desc=printable(desc), unit="fit", disable=not show_progress, leave=False)
     shown = 0
-    with progress:
+    with progress, parallel_config(backend="loky", initializer=init, initargs=initargs):
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator")
         while units := plan.take():
             jobs = [delayed(run_unit)(plan.prepared, unit, plan.config) for unit in units]
-            for unit, result in zip(units, Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):
+            for unit, result in zip(units, parallel(jobs)):
                 plan.record(unit, result)
                 done, total = plan.progress()
                 progress.total = total
@@ -172,7 +193,7 @@ def assemble(plan: FitPlan) -> ResponseResult:
         sizes={"rows": int(rows.labelled), "test_rows": len(rows.test), "train_rows": int(rows.train_rows),
                "train_used": len(rows.train), "cv_rows": len(rows.cv_rows), "max_train": config.max_train,
                "max_cv_train": config.max_cv_train, "time_budget": config.time_budget,
-               "skipped_classifiers": dict(outputs.over_budget)},
+               "skipped_classifiers": dict(outputs.over_budget), "failed_classifiers": dict(failed)},
     )
 
 
@@ -253,6 +274,7 @@ def _result(prepared, predicted: dict, roles: dict, outputs, real_names: list[st
         test_index=test_positions,
         notes=notes,
         sizes=sizes if sizes is not None else {},
+        test_labels=pd.Series(rows.label_names[rows.codes[rows.test]], index=items, name="label", dtype=str),
     )
 
 

@@ -1,0 +1,126 @@
+"""The other methods as agreement checks on the primary verdict, never as competing verdicts.
+
+The primary "is A better than B?" is the simultaneous bootstrap separation of the Bradley–Terry
+leaderboard (:mod:`benchirt.rating.separation`). Each function here takes one other method and says, in
+one sentence, on how many pairs it agrees with the primary and why it may differ:
+
+* the Wilcoxon signed-rank test with Holm's correction over all pairs (Demšar 2006) — and, when the data
+  are too few for it to reject anything, says so with the smallest Holm-adjusted p-value it can reach:
+  with n datasets an exact two-sided signed-rank test cannot go below 2 / 2ⁿ (all n differences of one
+  sign), and Holm's first step multiplies the smallest p-value by the number of pairs;
+* the Bayesian sign test with a region of practical equivalence (Benavoli et al. 2017);
+* Friedman's test with the Nemenyi post-hoc test (Demšar 2006), whose verdict on a pair depends on the
+  pool (Benavoli, Corani & Mangili 2016);
+* the single-order Glicko-2 tournament of Cardoso et al. 2021 and its dataset-order analysis.
+
+Only pandas and numpy: the end-of-run summary words them from stored tables.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from benchirt.rating.verdict import NAMES_SHOWN, is_separated, join, probability_is
+
+#: Posterior probability above which the Bayesian sign test is read as "a is better".
+BAYES_DECISION = 0.95
+
+
+def smallest_holm_p(n_datasets: int, n_pairs: int) -> float:
+    """Smallest Holm-adjusted p-value a two-sided exact Wilcoxon signed-rank test over ``n_datasets`` can reach
+    among ``n_pairs`` pairs: min(1, n_pairs · 2 / 2ⁿ)."""
+    return min(1.0, n_pairs * 2.0 / 2.0 ** n_datasets)
+
+
+def wilcoxon_check(pairwise: pd.DataFrame, alpha: float = 0.05) -> str:
+    """Wilcoxon signed-rank + Holm over all pairs against the primary, or why it cannot reject here."""
+    n_pairs = len(pairwise)
+    n_datasets = int(pairwise["n_datasets"].max())
+    floor = smallest_holm_p(n_datasets, n_pairs)
+    name = f"Wilcoxon signed-rank tests with Holm's correction over all {n_pairs} pairs (α = {alpha})"
+    if floor >= alpha:
+        return (f"{name}: cannot reject anything at this size — with {n_datasets} datasets the smallest "
+                f"Holm-adjusted p-value it can reach is {floor:.3f} (2 / 2^{n_datasets} × {n_pairs}), so its "
+                "finding no difference is no evidence of equality.")
+    wilcoxon = ((pairwise["wilcoxon_p_holm"] < alpha) & (pairwise["mean_difference"] > 0)).to_numpy()
+    return _agreement(name, pairwise, wilcoxon,
+                      "it compares each pair on its own two columns of scores, the primary on all matches at once")
+
+
+def bayesian_check(pairwise: pd.DataFrame) -> str:
+    """The Bayesian sign test (P(a better) > 0.95 read as "a is better") against the primary."""
+    bayes = (pairwise["p_a_better"] > BAYES_DECISION).to_numpy()
+    text = _agreement(f"Bayesian sign test (P(better) > {BAYES_DECISION} read as better)", pairwise, bayes,
+                      "it counts differences inside its region of practical equivalence as equivalent, "
+                      "not as wins")
+    top = pairwise.iloc[0]
+    return (text[:-1] + f"; for {top['a']} against {top['b']}: P({top['a']} better) "
+            f"{probability_is(top['p_a_better'])}, P(equivalent) {probability_is(top['p_equivalent'])}, "
+            f"P({top['b']} better) {probability_is(top['p_b_better'])}.")
+
+
+def nemenyi_check(pairwise: pd.DataFrame, comparison) -> str:
+    """Friedman/Nemenyi (a :class:`benchirt.rating.StatisticalComparison`) against the primary on the pairs it tests."""
+    k, n, alpha = comparison.n_classifiers, comparison.n_blocks, comparison.alpha
+    blocks = "datasets" if comparison.mode == "blocks" else "rating periods"
+    name = (f"Friedman/Nemenyi on {comparison.score.replace('_', ' ')} ({k} classifiers over {n} {blocks}, "
+            f"Friedman p {_p(comparison.p_value)}")
+    if comparison.critical_difference:
+        name += f", critical difference {comparison.critical_difference:.2f} mean ranks"
+    name += ")"
+    tested = set(comparison.p_values.index)
+    rows = pairwise[pairwise["a"].isin(tested) & pairwise["b"].isin(tested)]
+    if rows.empty:
+        return f"{name}: tests none of the leaderboard's pairs."
+    if comparison.p_value >= alpha:
+        nemenyi = np.zeros(len(rows), dtype=bool)
+    else:
+        ranks = comparison.average_ranks
+        nemenyi = np.array([comparison.p_values.loc[a, b] < alpha and ranks[a] < ranks[b]
+                            for a, b in zip(rows["a"], rows["b"])], dtype=bool)
+    reason = "it compares mean ranks over the whole pool, so its verdict on a pair depends on the other classifiers"
+    if comparison.mode != "blocks":
+        reason = "decodIRT's test on rating trajectories is not a valid test of a difference (docs/rating.md)"
+    return _agreement(name, rows, nemenyi, reason)
+
+
+def glicko_check(leaderboard: pd.DataFrame, glicko: pd.DataFrame, orders: pd.DataFrame | None = None,
+                 n_orders: int | None = None) -> str:
+    """Who the single-order Glicko-2 tournament puts first, and how often the primary's leader is first alone
+    over ``n_orders`` random dataset orders (``orders``: the order analysis' summary, ``permutation.csv``)."""
+    leader = str(leaderboard["classifier"].iloc[0])
+    table = glicko.sort_values(["rating", "classifier"], ascending=[False, True])
+    top = table.loc[table["rating"] == table["rating"].iloc[0], "classifier"].astype(str).tolist()
+    text = "Glicko-2 (decodIRT's tournament, datasets in one order) "
+    if len(top) > 1:
+        text += f"has no single leader: {join(top)} tie at rating {table['rating'].iloc[0]:.1f}"
+    elif top[0] == leader:
+        text += f"agrees on the leader, {leader}"
+    else:
+        position = int(table["classifier"].astype(str).tolist().index(leader)) + 1 if leader in set(table["classifier"]) else None
+        text += f"puts {top[0]} first" + (f" and {leader} {_ordinal(position)}" if position else "")
+        text += " — its ratings depend on the order of the datasets, the primary's do not"
+    if orders is not None and leader in set(orders["classifier"]):
+        alone = float(orders.set_index("classifier").loc[leader, "p_first_alone"])
+        text += f"; over {n_orders or 'the'} random dataset orders {leader} is first alone in {100 * alone:.0f} % of them"
+    return text + "."
+
+
+def _agreement(name: str, pairwise: pd.DataFrame, other, reason: str) -> str:
+    """"NAME: separates x pairs, the primary y; they agree on z of n pairs (differ on …: REASON)."""
+    primary = is_separated(pairwise)
+    other = other.astype(bool)
+    differ = [f"{a}–{b}" for a, b, p, o in zip(pairwise["a"], pairwise["b"], primary, other) if p != o]
+    text = (f"{name}: separates {int(other.sum())} of {len(pairwise)} pairs, the primary {int(primary.sum())}; "
+            f"they agree on {len(pairwise) - len(differ)} of {len(pairwise)}")
+    if differ:
+        text += f" (they differ on {join(differ, NAMES_SHOWN)}: {reason})"
+    return text + "."
+
+
+def _p(value: float) -> str:
+    return "< 0.001" if value < 0.001 else f"= {value:.3f}"
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"

@@ -1,0 +1,160 @@
+"""Which classifiers the leaderboard separates, and its tiers: a permutation range test on the ratings.
+
+The primary "is A better than B?" of benchirt (docs/rating.md says why). The question is asked of all
+k(k−1)/2 pairs at once. The critical distance c is the 95 % quantile of the *range* of the ratings
+(largest minus smallest, i.e. the largest difference over all pairs) when the classifiers' scores are
+shuffled among them within every dataset — the permutation max-T method of Westfall & Young 1993 with
+the rating difference as statistic (the permutation counterpart of Tukey's range test). When all
+classifiers are equal their scores are exchangeable within a dataset, so the chance that *any* pair is
+called different is at most 5 % whatever the number of classifiers or datasets, with no floor such as
+the 2 / 2ⁿ of a test on one pair's n datasets: every shuffled leaderboard uses all matches. A classifier
+absent from a dataset stays absent (only the present classifiers' scores are shuffled).
+
+When the classifiers are not all equal, a pair far from the others (two strong classifiers that beat
+everyone else) has a noisier rating difference than the shuffled tables show — its matches against
+the rest carry little information — and the range test alone separates such equal pairs too often
+(10 % of simulated tables, docs/rating.md). So each pair's distance is scaled by how much noisier it
+is: A is better than B when R_A − R_B > c · max(1, s_AB / s₀), with s_AB the bootstrap standard error of
+the pair's difference (the leaderboard's bootstrap over datasets) and s₀ the standard error every pair
+has in the shuffled tables. The factor is never below 1, so the test is never less strict than the
+range test, and its error when all classifiers are equal stays at most 5 %.
+
+Tiers follow from the same decisions: the classifiers are taken in leaderboard order and a tier boundary
+falls between positions g and g + 1 only when every classifier above it is better than every classifier
+below it — with one threshold on sorted ratings, exactly where two neighbours' ratings differ by more
+than c. Tiers are therefore numbered 1, 2, 3, … without gaps, never decrease down the table, and two
+classifiers land in different tiers only when the test separates them; ties (equal ratings) are never
+separated. benchmarks/rating_leaderboard.py measures the error rates on simulated leaderboards, also when
+some classifiers differ (then the shuffled tables are only an approximation of the null of one pair).
+
+Hand-written: the shuffling and the range are a few lines of numpy on the per-dataset win matrices the
+leaderboard already has, and all shuffled tables are fitted in one stacked Bradley–Terry call; the
+libraries that offer max-T (multcomp in R, statsmodels' ``multipletests``) take p-values or a parametric
+model, not a Bradley–Terry fit.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchirt.rating.bradley_terry import fit_bradley_terry
+
+#: Simultaneous level of the separation decisions (family-wise over all pairs).
+FAMILY_LEVEL = 0.95
+#: Elements of the (block, D, k, k) gathered win arrays per fitted block (about 40 MB of float64).
+BLOCK_ELEMENTS = 5_000_000
+
+
+@dataclass
+class Separation:
+    """Result of :func:`separate`, classifiers in leaderboard order (best first).
+
+    Attributes
+    ----------
+    better : numpy.ndarray of bool, shape (k, k)
+        ``better[i, j]``: classifier i is significantly better than j (simultaneous over all pairs).
+    critical_value : float
+        c in rating points (NaN when no shuffled tables: nobody is separated).
+    distance : numpy.ndarray, shape (k, k)
+        Rating distance each pair must exceed: c · max(1, s_ij / s₀).
+    tier : numpy.ndarray of int, shape (k,)
+        1, 2, … down the table, consecutive (see the module docstring).
+    """
+
+    better: np.ndarray
+    critical_value: float
+    distance: np.ndarray
+    tier: np.ndarray
+
+
+def shuffled_ratings(wins: np.ndarray, present: np.ndarray, n_tables: int, seed: int = 0) -> np.ndarray:
+    """Bradley–Terry ratings of ``n_tables`` leaderboards whose scores are shuffled within each dataset.
+
+    Parameters
+    ----------
+    wins : numpy.ndarray, shape (D, k, k)
+        Per-dataset (fractional) wins (:func:`benchirt.rating.bradley_terry.pairwise_wins`).
+    present : numpy.ndarray of bool, shape (D, k)
+        Which classifiers have a score on each dataset; only those are shuffled.
+    n_tables : int
+    seed : int
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_tables, k)
+        Rating points.
+    """
+    n_datasets, k = present.shape
+    permutation = within_dataset_permutations(present, n_tables, seed)
+    ratings = np.empty((n_tables, k))
+    dataset = np.arange(n_datasets)[None, :, None, None]
+    block = max(1, BLOCK_ELEMENTS // (n_datasets * k * k))
+    for start in range(0, n_tables, block):
+        p = permutation[start:start + block]
+        ratings[start:start + block] = fit_bradley_terry(wins[dataset, p[:, :, :, None], p[:, :, None, :]].sum(axis=1)).rating
+    return ratings
+
+
+def within_dataset_permutations(present: np.ndarray, n_tables: int, seed: int = 0) -> np.ndarray:
+    """Per table and dataset, a uniform random permutation of the classifiers present there (absent ones
+    map to themselves): ``permutation[t, d, i]`` is the classifier whose results classifier i takes.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n_tables, D, k)
+    """
+    n_datasets, k = present.shape
+    rng = np.random.default_rng([seed, 1])   # a stream of its own: the bootstrap uses default_rng(seed)
+    permutation = np.broadcast_to(np.arange(k), (n_tables, n_datasets, k)).copy()
+    for d in range(n_datasets):
+        here = np.flatnonzero(present[d])
+        permutation[:, d, here] = rng.permuted(np.broadcast_to(here, (n_tables, here.size)), axis=1)
+    return permutation
+
+
+def separate(rating: np.ndarray, shuffled: np.ndarray | None, bootstrap: np.ndarray | None = None,
+             level: float = FAMILY_LEVEL) -> Separation:
+    """Simultaneous separation decisions and tiers.
+
+    Parameters
+    ----------
+    rating : numpy.ndarray, shape (k,)
+        Point ratings in leaderboard order (non-increasing).
+    shuffled : numpy.ndarray, shape (n, k), or None
+        :func:`shuffled_ratings` (any column order: only ranges and differences are used); None or
+        empty: nobody is separated.
+    bootstrap : numpy.ndarray, shape (B, k), optional
+        Bootstrap ratings in leaderboard order (NaN where a classifier was not drawn); without them
+        every pair uses the plain distance c.
+    level : float
+        1 − the family-wise error rate.
+
+    Returns
+    -------
+    Separation
+    """
+    rating = np.asarray(rating, dtype=float)
+    k = rating.size
+    if shuffled is None or len(shuffled) == 0:
+        return Separation(np.zeros((k, k), dtype=bool), float("nan"), np.full((k, k), np.nan), np.ones(k, dtype=int))
+    shuffled = np.asarray(shuffled, dtype=float)
+    critical_value = float(np.quantile(shuffled.max(axis=1) - shuffled.min(axis=1), level))
+    distance = np.full((k, k), critical_value)
+    if bootstrap is not None and len(bootstrap) > 1:
+        upper = np.triu_indices(k, 1)
+        null_se = math.sqrt(float(np.mean((shuffled[:, upper[0]] - shuffled[:, upper[1]]) ** 2)))
+        pair_se = np.nanstd(bootstrap[:, :, None] - bootstrap[:, None, :], axis=0, ddof=1)
+        if null_se > 0:
+            distance = critical_value * np.maximum(1.0, np.nan_to_num(pair_se / null_se, nan=1.0))
+    better = (rating[:, None] - rating[None, :]) > distance
+    return Separation(better, critical_value, distance, tiers_from(better))
+
+
+def tiers_from(better: np.ndarray) -> np.ndarray:
+    """Consecutive tiers down the table: a boundary below position g only when every classifier at
+    positions ≤ g is better than every classifier at positions > g."""
+    k = better.shape[0]
+    boundary = np.array([better[: g + 1, g + 1:].all() for g in range(k - 1)], dtype=bool)
+    return 1 + np.concatenate([[0], np.cumsum(boundary)]).astype(int)

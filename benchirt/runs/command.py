@@ -1,0 +1,107 @@
+"""``benchirt import-runs SOURCE --out DIR``: response matrices from runs OpenML already stores.
+
+SOURCE is a folder in OpenML's cache layout (:mod:`benchirt.runs.folder`), a respondents × items 0/1 CSV
+(:mod:`benchirt.runs.matrix`), or — online, cached by :mod:`benchirt.runs.fetch` — an OpenML task id, a
+comma-separated list of task ids or a suite (``OpenML-CC18``, ``suite:99``).
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from benchirt.errors import ConfigError, DataError
+
+DESCRIPTION = """\
+Build response matrices from stored predictions instead of training classifiers.
+
+SOURCE:
+  a folder in OpenML's cache layout: runs/<run_id>/{description.xml, predictions.arff}, plus
+  tasks/<task_id>/{task.xml, datasplits.arff} and datasets/<did>/{description.xml, dataset.arff}
+  where a file has no 'correct' column (the truth then comes from the dataset by row_id);
+  a respondents x items 0/1 CSV (first column: the run's flow; other columns: OpenML row ids);
+  or (online, cached under --cache) an OpenML task id, ids separated by commas, or a suite
+  (OpenML-CC18, suite:99).
+
+Writes DIR/responses/<dataset>/responses.csv (respondents x items, the format 'benchirt respond'
+exports), respondents.csv (run id, flow id and name, setup id, uploader, accuracy, OpenML link),
+winners_curse.csv and import.json (the rule, every count and every skipped run).
+
+Selection (--per-flow): 'best-held-out' (default) chooses each flow's best run on the even folds
+and keeps the odd folds' rows as items, so no row both chooses and scores; 'best', 'median' and
+'first' keep one run per flow chosen on all rows; 'all' keeps every run. Runs below the accuracy
+floor are dropped (default 1/number of classes), identical response patterns are kept once
+(--keep-duplicates keeps them), --max-items keeps a stratified sample of items. Every count is
+printed and recorded; a run that cannot be used is skipped with one line saying why."""
+
+
+def register(subparsers) -> None:
+    from benchirt.runs.names import DEFAULT_RULE, RULES
+
+    parser = subparsers.add_parser("import-runs", help="response matrices from OpenML's stored runs (no training)",
+                                   description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("source", metavar="SOURCE", help="runs folder, respondents x items CSV, task id(s) or suite")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--per-flow", choices=RULES, default=DEFAULT_RULE, help="selection rule (default %(default)s)")
+    parser.add_argument("--min-accuracy", type=float, metavar="A",
+                        help="drop runs below this accuracy (default: 1/number of classes when known)")
+    parser.add_argument("--max-items", type=int, metavar="N", help="a stratified sample of at most N items")
+    parser.add_argument("--keep-duplicates", action="store_true", help="keep identical response patterns")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the item sample and halves (default 0)")
+    online = parser.add_argument_group("online SOURCE (task ids or a suite)")
+    online.add_argument("--cache", metavar="DIR", help="benchirt's runs cache (default ~/.cache/benchirt/openml-runs)")
+    online.add_argument("--flows", metavar="IDS", help="only these flow ids (comma-separated)")
+    online.add_argument("--uploaders", metavar="IDS", help="only runs of these uploader ids (comma-separated)")
+    online.add_argument("--tag", help="only runs with this tag")
+    online.add_argument("--top-flows", type=int, metavar="N", help="only the N flows with the best run accuracy per task")
+    online.add_argument("--max-runs", type=int, metavar="N", help="at most N runs per task (most accurate first)")
+    parser.set_defaults(func=run)
+
+
+def _ids(text: str | None, option: str) -> tuple[int, ...]:
+    if not text:
+        return ()
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise ConfigError(f"{option} {text!r}: give numeric ids separated by commas") from None
+
+
+def read_source(args: argparse.Namespace):
+    """The :class:`~benchirt.runs.matrix.RunMatrix` of every dataset SOURCE names."""
+    from benchirt.runs.folder import read_runs_folder
+    from benchirt.runs.matrix import read_matrix_csv
+
+    source = Path(args.source)
+    if source.is_file():
+        return [read_matrix_csv(source)]
+    if source.is_dir():
+        return read_runs_folder(source)
+    from benchirt.runs.fetch import FetchOptions, fetch_source
+
+    options = FetchOptions(flows=_ids(args.flows, "--flows"), uploaders=_ids(args.uploaders, "--uploaders"),
+                           tag=args.tag, top_flows=args.top_flows, max_runs=args.max_runs)
+    fetched = fetch_source(args.source, options, args.cache)
+    print(f"{len(fetched.run_ids)} runs in {fetched.folder} ({fetched.requests} requests to OpenML, "
+          f"{len(fetched.failures)} runs not fetched)")
+    if not fetched.run_ids:
+        raise DataError(f"{args.source}: no run could be fetched (see {fetched.folder / 'failures.json'})")
+    return read_runs_folder(fetched.folder, {str(r) for r in fetched.run_ids})
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchirt.runs.export import write_selection
+    from benchirt.runs.select import SelectionOptions, select
+
+    options = SelectionOptions(rule=args.per_flow, min_accuracy=args.min_accuracy, max_items=args.max_items,
+                               deduplicate=not args.keep_duplicates, seed=args.seed)
+    for matrix in read_source(args):
+        selection = select(matrix, options)
+        folder = write_selection(args.out, matrix, selection, options, str(args.source))
+        n, m = selection.responses.shape
+        print(f"{matrix.dataset}: {n} respondents x {m} items from {len(matrix.runs)} runs "
+              f"({options.rule}) -> {folder}")
+        for line in matrix.notes + selection.notes:
+            print(f"  {line}")
+        for line in matrix.skipped:
+            print(f"  skipped: {line}")
+    return 0

@@ -1,0 +1,128 @@
+"""OpenML's XML descriptions of runs, tasks and datasets, read with the standard library.
+
+Only the few fields an import needs are read, by tag name in OpenML's namespace; a missing field is
+None. The files are the server's own (``GET run/<id>``, ``task/<id>``, ``data/<id>``), as openml-python
+caches them (``runs/<id>/description.xml``, ``tasks/<id>/task.xml``, ``datasets/<id>/description.xml``).
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchirt.errors import DataError
+
+NS = {"oml": "http://openml.org/openml"}
+
+
+def _parse(path: Path, what: str) -> ET.Element:
+    try:
+        return ET.parse(path).getroot()
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file (the {what})") from None
+    except ET.ParseError as exc:
+        raise DataError(f"{path}: not a readable OpenML XML {what} ({exc}); download it again") from None
+
+
+def _text(node: ET.Element, path: str) -> str | None:
+    found = node.find(path, NS)
+    if found is None or found.text is None or not found.text.strip():
+        return None
+    return found.text.strip()
+
+
+def _int(node: ET.Element, path: str) -> int | None:
+    text = _text(node, path)
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class RunDescription:
+    """What ``runs/<run_id>/description.xml`` says about a run (None: not stated)."""
+
+    run_id: int | None
+    task_id: int | None
+    flow_id: int | None
+    flow_name: str | None
+    setup_id: int | None
+    uploader: int | None
+    uploader_name: str | None
+    dataset_id: int | None
+    dataset_name: str | None
+    predictions_file_id: int | None
+    predictive_accuracy: float | None
+
+
+def read_run_description(path: str | Path) -> RunDescription:
+    """Parse a run description (``oml:run``); the accuracy is the run-level ``predictive_accuracy``."""
+    root = _parse(Path(path), "run description")
+    file_id = None
+    for node in root.findall("oml:output_data/oml:file", NS):
+        if _text(node, "oml:name") == "predictions":
+            file_id = _int(node, "oml:file_id")
+    accuracy = None
+    for node in root.findall("oml:output_data/oml:evaluation", NS):
+        if _text(node, "oml:name") == "predictive_accuracy" and "fold" not in node.attrib:
+            try:
+                accuracy = float(_text(node, "oml:value") or "nan")
+            except ValueError:
+                accuracy = None
+    return RunDescription(
+        run_id=_int(root, "oml:run_id"), task_id=_int(root, "oml:task_id"), flow_id=_int(root, "oml:flow_id"),
+        flow_name=_text(root, "oml:flow_name"), setup_id=_int(root, "oml:setup_id"),
+        uploader=_int(root, "oml:uploader"), uploader_name=_text(root, "oml:uploader_name"),
+        dataset_id=_int(root, "oml:input_data/oml:dataset/oml:did"),
+        dataset_name=_text(root, "oml:input_data/oml:dataset/oml:name"),
+        predictions_file_id=file_id, predictive_accuracy=accuracy,
+    )
+
+
+@dataclass(frozen=True)
+class TaskDescription:
+    """What ``tasks/<task_id>/task.xml`` says: dataset, target, estimation procedure, split URL."""
+
+    task_id: int | None
+    dataset_id: int | None
+    target: str | None
+    procedure: str | None
+    repeats: int | None
+    folds: int | None
+    splits_url: str | None
+
+
+def read_task_description(path: str | Path) -> TaskDescription:
+    root = _parse(Path(path), "task description")
+    procedure = root.find("oml:input/oml:estimation_procedure", NS)
+    params = {}
+    if procedure is not None:
+        for node in procedure.findall("oml:parameter", NS):
+            params[node.get("name")] = (node.text or "").strip()
+    def number(key: str) -> int | None:
+        return int(params[key]) if params.get(key, "").isdigit() else None
+    return TaskDescription(
+        task_id=_int(root, "oml:task_id"), dataset_id=_int(root, "oml:input/oml:data_set/oml:data_set_id"),
+        target=_text(root, "oml:input/oml:data_set/oml:target_feature"),
+        procedure=_text(procedure, "oml:type") if procedure is not None else None,
+        repeats=number("number_repeats"), folds=number("number_folds"),
+        splits_url=_text(procedure, "oml:data_splits_url") if procedure is not None else None,
+    )
+
+
+@dataclass(frozen=True)
+class DatasetDescription:
+    """What ``datasets/<did>/description.xml`` says: name, version, default target."""
+
+    dataset_id: int | None
+    name: str | None
+    version: int | None
+    default_target: str | None
+
+
+def read_dataset_description(path: str | Path) -> DatasetDescription:
+    root = _parse(Path(path), "dataset description")
+    return DatasetDescription(dataset_id=_int(root, "oml:id"), name=_text(root, "oml:name"),
+                              version=_int(root, "oml:version"),
+                              default_target=_text(root, "oml:default_target_attribute"))

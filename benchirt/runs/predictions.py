@@ -1,0 +1,322 @@
+"""Reader of OpenML predictions files, by attribute name, streamed.
+
+An OpenML run's predictions file is an ARFF table with one row per (repeat, fold, sample, row) tested
+(Vanschoren et al. 2014). Writers order and spell its attributes differently: openml-python 2025 writes
+``repeat, fold, sample, row_id, prediction, correct, confidence.<label>…``, openml-python 2019 puts the
+``confidence.*`` columns first, Weka writes ``repeat, fold, row_id, confidence.*, prediction, correct``
+with quoted labels, and the server's guide shows files without ``correct``. So every column is found by
+its name, never its position, and rows may come in any order.
+
+Why not :func:`benchirt.data.arff.read_arff`: a predictions file of a large task (Devnagari: 92,000 rows
+× 46 confidences) is read here in chunks by pandas' C parser, keeping only the row id, fold, whether the
+prediction was correct and the probability of the true class, so memory stays proportional to the rows
+and not to rows × classes.
+
+Repeated cross-validation: only repeat 0 is read (every row exactly once); the other repeats are counted
+and said in :attr:`RunPredictions.notes`. Every refusal is one :class:`~benchirt.errors.DataError` line
+naming the run and the fix.
+"""
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchirt.data.arff import split_values
+from benchirt.errors import DataError
+from benchirt.runs.task import TaskSplit, TaskTruth
+
+#: Rows parsed at a time.
+CHUNK_ROWS = 20_000
+
+_ATTRIBUTE = re.compile(r"@attribute\s+('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)\s+(.*)$", re.IGNORECASE)
+
+
+@dataclass
+class RunPredictions:
+    """One run's out-of-fold answers on repeat 0, sorted by row id.
+
+    Attributes
+    ----------
+    row_id : numpy.ndarray of int64
+    fold : numpy.ndarray of int64
+    correct : numpy.ndarray of bool
+        The prediction equals the true label.
+    p_true : numpy.ndarray of float32
+        The run's confidence in the true class (NaN when the file gives none for that class).
+    true_class : numpy.ndarray of int16
+        Index of each row's true class in ``classes`` (-1: unknown).
+    classes : tuple of str
+        The classes the labels were read against.
+    notes : list of str
+        What the reader decided on the way (other repeats left out, missing predictions counted wrong).
+    """
+
+    row_id: np.ndarray
+    fold: np.ndarray
+    correct: np.ndarray
+    p_true: np.ndarray
+    true_class: np.ndarray
+    classes: tuple[str, ...]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def accuracy(self) -> float:
+        return float(self.correct.mean()) if len(self.correct) else float("nan")
+
+
+@dataclass(frozen=True)
+class _Attribute:
+    name: str
+    nominal: tuple[str, ...] | None  # declared values; None for numeric/string
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return re.sub(r"\\(.)", r"\1", text[1:-1])
+    return text
+
+
+def _read_header(handle, where: str) -> list[_Attribute]:
+    attributes = []
+    for line in handle:
+        stripped = line.strip()
+        if not stripped or stripped.startswith("%"):
+            continue
+        lowered = stripped.lower()
+        if lowered.startswith("@data"):
+            return attributes
+        if lowered.startswith("@relation"):
+            continue
+        match = _ATTRIBUTE.match(stripped)
+        if match is None:
+            raise DataError(f"{where}: cannot read the header line {stripped[:60]!r}; is this an ARFF predictions file?")
+        name, spec = _unquote(match.group(1)), match.group(2).strip()
+        nominal = tuple(split_values(spec.strip()[1:-1])) if spec.startswith("{") else None
+        attributes.append(_Attribute(name, nominal))
+    raise DataError(f"{where}: no @data line; the file is truncated or not an ARFF file")
+
+
+def _clean_labels(values: pd.Series) -> np.ndarray:
+    """Labels as plain strings: surrounding spaces and double quotes removed (pandas removed single ones)."""
+    text = values.astype("string").str.strip()
+    text = text.str.replace(r'^"(.*)"$', r"\1", regex=True)
+    return text.to_numpy(dtype=object, na_value=None)
+
+
+def _label_index(labels: np.ndarray, classes: tuple[str, ...], what: str, where: str) -> np.ndarray:
+    """Class index of each label (-1 for missing); DataError for a label outside ``classes``."""
+    lookup = {c: i for i, c in enumerate(classes)}
+    out = np.fromiter((lookup.get(v, -2) if v is not None and v != "?" else -1 for v in labels),
+                      dtype=np.int16, count=len(labels))
+    if (out == -2).any():
+        unknown = sorted({v for v, i in zip(labels, out) if i == -2})[:5]
+        raise DataError(f"{where}: {what} labels {unknown} are not among the task's classes {list(classes)[:10]}; "
+                        "import it against the task it was run on (or fix the dataset version)")
+    return out
+
+
+def _coded_index(values: np.ndarray, classes: tuple[str, ...], what: str, where: str) -> np.ndarray:
+    """Integer-coded labels (a NUMERIC prediction column): 0-based indices into ``classes``."""
+    codes = np.where(np.isnan(values), -1, values)
+    if ((codes != np.floor(codes)) | (codes < -1) | (codes >= len(classes))).any():
+        raise DataError(f"{where}: the numeric {what} column holds values outside 0..{len(classes) - 1}, the "
+                        f"indices of the task's {len(classes)} classes; give labels or valid class indices")
+    return codes.astype(np.int16)
+
+
+def read_predictions(path: str | Path, run: str, truth: TaskTruth | None = None,
+                     split: TaskSplit | None = None, chunk_rows: int = CHUNK_ROWS) -> RunPredictions:
+    """Read one run's predictions file, checked against the task's truth and split when given.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``predictions.arff`` file.
+    run : str
+        How messages name the run (e.g. ``"run 1234"``).
+    truth : TaskTruth, optional
+        The task's dataset target; required when the file has no ``correct`` column; when given, a
+        ``correct`` column that disagrees with it means the run was made on another dataset version.
+    split : TaskSplit, optional
+        The task's split; when given, the rows of each fold must be exactly the split's test rows.
+
+    Raises
+    ------
+    DataError
+        One line naming the run and the fix: unreadable file; no ``row_id`` or ``prediction``
+        attribute; no ``correct`` column and no truth; labels outside the task's classes; a row listed
+        twice; rows missing from or added to a fold; folds that differ from the split; row ids beyond
+        the dataset; a ``correct`` column that contradicts the dataset.
+    """
+    path = Path(path)
+    where = f"{run} ({path})"
+    try:
+        handle = open(path, encoding="utf-8", errors="strict", newline="")
+        handle.read(1 << 16)
+        handle.seek(0)
+    except UnicodeDecodeError:
+        handle = open(path, encoding="latin-1", newline="")
+    except OSError as exc:
+        raise DataError(f"{where}: cannot be read ({exc.strerror or exc}); download the run again") from None
+    with handle:
+        attributes = _read_header(handle, where)
+        return _read_body(handle, attributes, where, truth, split, chunk_rows)
+
+
+def _read_body(handle, attributes: list[_Attribute], where: str, truth: TaskTruth | None,
+               split: TaskSplit | None, chunk_rows: int) -> RunPredictions:
+    by_name = {a.name.lower(): a for a in attributes}
+    for required in ("row_id", "prediction"):
+        if required not in by_name:
+            raise DataError(f"{where}: no {required!r} attribute (has {[a.name for a in attributes][:8]}); "
+                            "not an OpenML predictions file")
+    correct_attr = by_name.get("correct")
+    if correct_attr is None and truth is None:
+        raise DataError(f"{where}: the file has no 'correct' column; put the task's dataset beside it "
+                        "(datasets/<did>/dataset.arff and tasks/<task_id>/task.xml) so the truth comes from row_id")
+    if truth is not None:
+        classes = truth.classes
+    else:
+        declared = correct_attr.nominal or by_name["prediction"].nominal
+        if declared is None:
+            raise DataError(f"{where}: 'correct' is not nominal and no dataset is given; add the task's dataset")
+        classes = tuple(declared)
+    confidence = {a.name[len("confidence."):]: a.name for a in attributes if a.name.lower().startswith("confidence.")}
+    conf_columns = [confidence.get(c) for c in classes]
+    label_names = {by_name["prediction"].name} | ({correct_attr.name} if correct_attr else set())
+    wanted = {by_name[k].name for k in ("repeat", "fold", "sample", "row_id") if k in by_name}
+    wanted |= label_names | {c for c in conf_columns if c}
+    names = [a.name for a in attributes]
+    reader = pd.read_csv(
+        handle, header=None, names=names, usecols=lambda c: c in wanted, chunksize=chunk_rows,
+        quotechar="'", escapechar="\\", skipinitialspace=True, comment="%", na_values=["?"],
+        keep_default_na=False, dtype={n: "string" for n in label_names}, skip_blank_lines=True,
+        engine="c", quoting=csv.QUOTE_MINIMAL, index_col=False,
+    )
+    parts: dict[str, list[np.ndarray]] = {"row": [], "fold": [], "correct": [], "p": [], "true": []}
+    other_repeats, missing_predictions, samples = set(), 0, set()
+    try:
+        for chunk in reader:
+            if len(chunk.columns) != len(wanted):
+                raise DataError(f"{where}: rows do not match the header's {len(names)} attributes")
+            repeat = chunk[by_name["repeat"].name].to_numpy(np.float64) if "repeat" in by_name else np.zeros(len(chunk))
+            other_repeats.update(np.unique(repeat[repeat != 0]).tolist())
+            if "sample" in by_name:
+                samples.update(np.unique(chunk[by_name["sample"].name].to_numpy(np.float64)).tolist())
+            chunk = chunk[repeat == 0]
+            rows = chunk[by_name["row_id"].name].to_numpy(np.float64)
+            if np.isnan(rows).any() or (rows != np.floor(rows)).any() or (rows < 0).any():
+                raise DataError(f"{where}: row_id values must be whole numbers ≥ 0; the file is damaged")
+            rows = rows.astype(np.int64)
+            fold = chunk[by_name["fold"].name].to_numpy(np.float64).astype(np.int64) if "fold" in by_name \
+                else np.zeros(len(rows), np.int64)
+            true = _true_index(chunk, rows, correct_attr, truth, classes, where)
+            predicted = _predicted_index(chunk[by_name["prediction"].name], by_name["prediction"], classes, where)
+            missing_predictions += int((predicted < 0).sum())
+            parts["row"].append(rows)
+            parts["fold"].append(fold)
+            parts["correct"].append((predicted == true) & (true >= 0))
+            parts["p"].append(_true_probability(chunk, conf_columns, true))
+            parts["true"].append(true)
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise DataError(f"{where}: the data rows cannot be read ({' '.join(str(exc).split())[:120]}); "
+                        "download the file again") from None
+    if len(samples) > 1:
+        raise DataError(f"{where}: a learning-curve run ({len(samples)} samples); import runs of "
+                        "cross-validation or holdout tasks")
+    row, fold = np.concatenate(parts["row"] or [np.zeros(0, np.int64)]), np.concatenate(parts["fold"] or [np.zeros(0, np.int64)])
+    correct = np.concatenate(parts["correct"] or [np.zeros(0, bool)])
+    p_true = np.concatenate(parts["p"] or [np.zeros(0, np.float32)])
+    true = np.concatenate(parts["true"] or [np.zeros(0, np.int16)])
+    if not len(row):
+        raise DataError(f"{where}: no predictions for repeat 0; the file is empty or truncated")
+    order = np.argsort(row, kind="stable")
+    row, fold, correct, p_true, true = row[order], fold[order], correct[order], p_true[order], true[order]
+    twice = row[1:][np.diff(row) == 0]
+    if len(twice):
+        raise DataError(f"{where}: row {int(twice[0])} is predicted twice in repeat 0 ({len(twice)} duplicate(s)); "
+                        "the file is damaged or concatenated: download it again")
+    if truth is not None and row[-1] >= truth.n_rows:
+        raise DataError(f"{where}: row_id {int(row[-1])} is beyond the dataset's {truth.n_rows} rows: a run on "
+                        "another dataset version; import it against its own task")
+    if split is not None:
+        _check_split(row, fold, split, where)
+    notes = []
+    if other_repeats:
+        notes.append(f"{where}: read repeat 0 only; {len(other_repeats)} further repeat(s) left out")
+    if missing_predictions:
+        notes.append(f"{where}: {missing_predictions} row(s) without a prediction ('?') counted as wrong")
+    return RunPredictions(row_id=row, fold=fold, correct=correct, p_true=p_true, true_class=true, classes=classes,
+                          notes=notes)
+
+
+def _true_index(chunk: pd.DataFrame, rows: np.ndarray, correct_attr: _Attribute | None, truth: TaskTruth | None,
+                classes: tuple[str, ...], where: str) -> np.ndarray:
+    from_dataset = None
+    if truth is not None:
+        if len(rows) and rows.max() >= truth.n_rows:
+            raise DataError(f"{where}: row_id {int(rows.max())} is beyond the dataset's {truth.n_rows} rows: a run "
+                            "on another dataset version; import it against its own task")
+        from_dataset = truth.label[rows].astype(np.int16)
+    if correct_attr is None:
+        return from_dataset
+    column = chunk[correct_attr.name]
+    stated = _label_index(_clean_labels(column), classes, "'correct'", where)
+    if from_dataset is not None:
+        differ = (stated != from_dataset) & (stated >= 0) & (from_dataset >= 0)
+        if differ.any():
+            raise DataError(f"{where}: the file's 'correct' labels contradict the dataset at {int(differ.sum())} "
+                            f"row(s) (first: row {int(rows[differ][0])}): a run on another dataset version; import "
+                            "it against the dataset version it was run on")
+    return stated
+
+
+def _predicted_index(column: pd.Series, attribute: _Attribute, classes: tuple[str, ...], where: str) -> np.ndarray:
+    labels = _clean_labels(column)
+    if attribute.nominal is None:
+        present = [v for v in labels if v is not None]
+        if present and not set(present) <= set(classes):
+            try:
+                values = np.array([float(v) if v is not None else np.nan for v in labels])
+            except ValueError:
+                values = None
+            if values is not None:
+                return _coded_index(values, classes, "'prediction'", where)
+    return _label_index(labels, classes, "'prediction'", where)
+
+
+def _true_probability(chunk: pd.DataFrame, conf_columns: list[str | None], true: np.ndarray) -> np.ndarray:
+    """The confidence each row gives its true class (NaN where the file has no such column)."""
+    p = np.full(len(true), np.nan, np.float32)
+    for index, column in enumerate(conf_columns):
+        if column is None:
+            continue
+        hit = true == index
+        if hit.any():
+            p[hit] = pd.to_numeric(chunk[column], errors="coerce").to_numpy(np.float32)[hit]
+    return p
+
+
+def _check_split(row: np.ndarray, fold: np.ndarray, split: TaskSplit, where: str) -> None:
+    expected = split.fold_of(row)
+    extra = row[expected < 0]
+    if len(extra):
+        raise DataError(f"{where}: row {int(extra[0])} is not a test row of the task's split ({len(extra)} such "
+                        "rows): a run on another task or dataset version; import it against its own task")
+    wrong = expected != fold
+    if wrong.any():
+        first = int(np.flatnonzero(wrong)[0])
+        raise DataError(f"{where}: folds do not match the task's split (row {int(row[first])} tested in fold "
+                        f"{int(fold[first])}, the split says {int(expected[first])}; {int(wrong.sum())} rows): import "
+                        "it against the task it was run on")
+    if len(row) < len(split.row_id):
+        absent = np.setdiff1d(split.row_id, row, assume_unique=True)
+        first = int(absent[0])
+        raise DataError(f"{where}: {len(absent)} test row(s) missing (first: row {first} of fold "
+                        f"{int(split.fold_of(np.array([first]))[0])}); the file is incomplete: download it again")

@@ -1,0 +1,82 @@
+"""Imported runs as the response stage's results, so ``benchirt run`` carries them through every stage."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchirt.runs.config import ImportConfig
+from benchirt.runs.export import openml_links
+from benchirt.runs.matrix import RunMatrix
+from benchirt.runs.select import Selection, select
+
+
+def read_configured_source(config: ImportConfig, base_dir: str | Path = ".") -> list[RunMatrix]:
+    """The run matrices the section names: its ``path`` (relative to ``base_dir``) or its OpenML ``tasks``."""
+    from benchirt.runs.folder import read_runs_folder
+    from benchirt.runs.matrix import read_matrix_csv
+
+    if config.path is not None:
+        path = Path(config.path).expanduser()
+        path = path if path.is_absolute() else Path(base_dir) / path
+        return [read_matrix_csv(path)] if path.is_file() else read_runs_folder(path)
+    from benchirt.runs.fetch import FetchOptions, fetch_source
+
+    fetched = fetch_source(config.tasks, FetchOptions(top_flows=config.top_flows, max_runs=config.max_runs),
+                           config.cache)
+    return read_runs_folder(fetched.folder, {str(r) for r in fetched.run_ids})
+
+
+def source_fingerprint(config: ImportConfig, base_dir: str | Path = ".") -> str:
+    """sha256 over the source's files (names, sizes, modification times): a changed source recomputes."""
+    if config.path is None:
+        return f"openml-tasks:{config.tasks}"
+    path = Path(config.path).expanduser()
+    path = path if path.is_absolute() else Path(base_dir) / path
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    digest = hashlib.sha256()
+    for file in files:
+        stat = file.stat()
+        digest.update(f"{file.relative_to(path.parent)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def response_result(matrix: RunMatrix, selection: Selection):
+    """A :class:`~benchirt.responses.ResponseResult` of imported runs: every respondent is ``real``, its
+    ``cv_accuracy`` the run's accuracy over all rows (OpenML's cross-validated accuracy), ``test_accuracy``
+    its accuracy on the items kept. Predicted labels are not kept (``predictions`` is None)."""
+    from benchirt.data.dataset import METADATA_COLUMNS
+    from benchirt.responses import ResponseResult
+
+    responses = selection.responses.copy()
+    names = responses.index.astype(str)
+    responses.index = pd.Index(names, name="respondent")
+    respondents = selection.respondents.set_index("respondent")
+    metadata = {key: float("nan") for key in METADATA_COLUMNS}
+    metadata.update(n_instances=int(len(matrix.items)), n_classes=int(len(np.unique(matrix.item_class)))
+                    if matrix.item_class is not None else float("nan"))
+    provenance = respondents.reset_index()[["respondent", "run_id", "flow_id", "flow_name", "setup_id", "uploader",
+                                            "accuracy", "n_identical"]]
+    provenance = provenance.astype({c: str for c in ("run_id", "flow_id", "flow_name", "setup_id", "uploader")})
+    provenance["openml_url"] = openml_links(respondents["run_id"])
+    return ResponseResult(
+        dataset=matrix.dataset, responses=responses,
+        roles=pd.Series("real", index=names, name="role"),
+        predictions=None,
+        cv_accuracy=pd.Series(respondents["accuracy"].to_numpy(), index=names, name="cv_accuracy"),
+        test_accuracy=pd.Series(respondents["item_accuracy"].to_numpy(), index=names, name="test_accuracy"),
+        metadata=metadata, test_index=np.asarray(responses.columns.astype(np.int64)),
+        notes=[f"imported from {len(matrix.runs)} stored runs ({len(matrix.items)} rows answered by every run)",
+               *matrix.notes, *selection.notes, *(f"skipped: {line}" for line in matrix.skipped)],
+        provenance=provenance,
+    )
+
+
+def imported_results(config: ImportConfig, base_dir: str | Path = ".") -> dict:
+    """Dataset name → ResponseResult of every dataset the section's source holds."""
+    results = {}
+    for matrix in read_configured_source(config, base_dir):
+        results[matrix.dataset] = response_result(matrix, select(matrix, config.selection()))
+    return results

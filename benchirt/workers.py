@@ -1,0 +1,45 @@
+"""Worker processes that end with the process that started them.
+
+A ``benchirt run`` killed with SIGKILL cannot clean up: its loky worker processes (each holding a
+dataset and scikit-learn, hundreds of MB) would wait for work forever, and loky's resource tracker with
+them. Every worker pool benchirt starts therefore runs :func:`exit_with_parent` in each worker (the
+pool's ``initializer``): a daemon thread that checks once per ``interval`` whether the process that
+started the worker is still its parent, and ends the worker with ``os._exit`` when it is not (the
+kernel re-parents an orphan to init or a subreaper). loky's resource tracker exits by itself once
+every process holding its pipe is gone.
+
+Why a watchdog thread rather than Linux's ``prctl(PR_SET_PDEATHSIG)``: the death signal fires when the
+*thread* that forked the worker ends, not the process, and loky forks replacement workers from its
+executor-manager thread (and benchirt replaces a pool broken by a lost worker), so a worker could be
+killed while its parent lives; it is Linux-only as well. The thread costs one ``getppid`` call per
+interval and works on every POSIX system.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+#: Exit status of a worker that found its parent gone.
+ORPHANED = 70
+#: Seconds between two checks of the parent (a killed run leaves no worker after about this long).
+INTERVAL = 0.5
+
+
+def exit_with_parent(parent_pid: int, interval: float = INTERVAL) -> None:
+    """Start (once per process) a daemon thread that ends this process when ``parent_pid`` stops being its parent."""
+    if getattr(exit_with_parent, "_watching", None) == os.getpid():
+        return
+    exit_with_parent._watching = os.getpid()
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(interval)
+        os._exit(ORPHANED)
+
+    threading.Thread(target=watch, name="benchirt-exit-with-parent", daemon=True).start()
+
+
+def initializer() -> tuple:
+    """``(initializer, initargs)`` for a process pool started by this process: its workers end with it."""
+    return exit_with_parent, (os.getpid(),)

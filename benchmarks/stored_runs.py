@@ -1,0 +1,220 @@
+"""Stored runs (issue 26): import time and peak memory, and the Iris study 59 end to end.
+
+Parts (each prints a Markdown table; docs/stored-runs.md shows their output):
+
+``--part large``
+    One synthetic predictions file of Devnagari-Script's shape (92,000 rows × 46 classes, openml-python's
+    2025 layout, rows shuffled) read by :func:`benchirt.runs.predictions.read_predictions` in a fresh
+    process: seconds and peak resident memory (goal ≤ 30 s, ≤ 500 MB).
+``--part many``
+    500 runs of a 10,000-row, 10-fold task (a runs folder with the split) imported by
+    ``benchirt import-runs`` in a fresh process: seconds and peak memory, per rule.
+``--part iris``
+    The Iris study 59 matrix (4,432 real OpenML runs, ``../shared/data/openml-runs``): the winner's-curse
+    gap per flow, then ``benchirt run configs/openml-iris.yaml`` per selection rule (time, respondents,
+    suspect rows, the top of the leaderboard) and the Jaccard similarity of the suspect sets.
+
+    nice -n 10 python benchmarks/stored_runs.py --part large
+    nice -n 10 python benchmarks/stored_runs.py --part many
+    nice -n 10 python benchmarks/stored_runs.py --part iris
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("BENCHIRT_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+def write_predictions_file(path: Path, n_rows: int, n_classes: int, folds: int, seed: int, accuracy: float = 0.8):
+    """A 2025-layout predictions file, rows shuffled; returns (row folds, true labels, predicted labels)."""
+    rng = np.random.default_rng(seed)
+    classes = [f"c{k}" for k in range(n_classes)]
+    truth = np.arange(n_rows) % n_classes
+    fold = np.arange(n_rows) % folds
+    right = rng.random(n_rows) < accuracy
+    predicted = np.where(right, truth, (truth + 1 + rng.integers(0, n_classes - 1, n_rows)) % n_classes)
+    proba = rng.dirichlet(np.ones(n_classes), n_rows).astype(np.float32)
+    order = rng.permutation(n_rows)
+    header = ["@RELATION synthetic_predictions", "@ATTRIBUTE repeat NUMERIC", "@ATTRIBUTE fold NUMERIC",
+              "@ATTRIBUTE sample NUMERIC", "@ATTRIBUTE row_id NUMERIC",
+              "@ATTRIBUTE prediction {" + ",".join(classes) + "}", "@ATTRIBUTE correct {" + ",".join(classes) + "}"]
+    header += [f"@ATTRIBUTE confidence.{c} NUMERIC" for c in classes] + ["@DATA"]
+    names = np.array(classes, dtype=object)
+    conf = np.char.mod("%.4f", proba[order])
+    lead = np.char.add(np.char.add("0,", fold[order].astype(str)), ",0,")
+    lead = np.char.add(np.char.add(lead, order.astype(str)), ",")
+    labels = np.char.add(np.char.add(names[predicted[order]].astype(str), ","), names[truth[order]].astype(str))
+    body = np.char.add(np.char.add(lead, labels), ",")
+    conf_text = [",".join(row) for row in conf]
+    with path.open("w") as handle:
+        handle.write("\n".join(header) + "\n")
+        handle.write("\n".join(b + c for b, c in zip(body.tolist(), conf_text)) + "\n")
+    return fold, truth, predicted
+
+
+def _child(argv: list[str]) -> dict:
+    """Run this script's ``--child`` job in a fresh process; its JSON line plus its peak memory."""
+    out = subprocess.run([sys.executable, __file__, "--child", *argv], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def child(args: list[str]) -> None:
+    job = args[0]
+    start = time.perf_counter()
+    if job == "write":
+        write_predictions_file(Path(args[1]), int(args[2]), int(args[3]), 10, seed=0)
+        info = {}
+    elif job == "write-many":
+        write_runs_folder(Path(args[1]), int(args[2]), int(args[3]))
+        info = {}
+    elif job == "read":
+        from benchirt.runs.predictions import read_predictions
+
+        result = read_predictions(args[1], "synthetic run")
+        info = {"rows": int(len(result.row_id)), "accuracy": result.accuracy}
+    else:
+        from benchirt.cli import main
+
+        code = main(["import-runs", args[1], "--out", args[2], "--per-flow", args[3]])
+        info = {"exit": code}
+    info["seconds"] = time.perf_counter() - start
+    info["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(info))
+
+
+def part_large(tmp: Path) -> None:
+    path = tmp / "devnagari-shape.arff"
+    written = _child(["write", str(path), "92000", "46"])["seconds"]
+    result = _child(["read", str(path)])
+    print(f"| file | size | rows read | accuracy | seconds | peak memory |\n|---|---|---|---|---|---|\n"
+          f"| 92,000 rows × 46 classes (written in {written:.1f} s) | {path.stat().st_size / 1e6:.0f} MB | "
+          f"{result['rows']:,} | {result['accuracy']:.3f} | {result['seconds']:.2f} | {result['peak_mb']:.0f} MB |")
+    print("\n(each job in a fresh process, started by a parent that holds no data: ru_maxrss survives fork and exec)")
+
+
+def write_runs_folder(root: Path, n_runs: int, n_rows: int) -> None:
+    """``n_runs`` runs of 50 flows (accuracy rising with the flow id) on a 10,000-row, 10-fold task 77."""
+    from benchirt.io import atomic_write_text
+
+    split = ["@relation splits", "@attribute type {TRAIN,TEST}", "@attribute rowid numeric",
+             "@attribute repeat numeric", "@attribute fold numeric", "@data"]
+    split += [f"TEST,{row},0,{row % 10}" for row in range(n_rows)]
+    atomic_write_text(root / "tasks" / "77" / "datasplits.arff", "\n".join(split) + "\n")
+    for run in range(1, n_runs + 1):
+        folder = root / "runs" / str(run)
+        folder.mkdir(parents=True)
+        flow = 1 + run % 50
+        (folder / "description.xml").write_text(
+            f'<oml:run xmlns:oml="http://openml.org/openml"><oml:run_id>{run}</oml:run_id><oml:task_id>77'
+            f"</oml:task_id><oml:flow_id>{flow}</oml:flow_id><oml:flow_name>synthetic.Flow{flow}</oml:flow_name>"
+            f"<oml:setup_id>{run}</oml:setup_id><oml:uploader>1</oml:uploader></oml:run>")
+        write_predictions_file(folder / "predictions.arff", n_rows, 10, 10, seed=run, accuracy=0.5 + 0.4 * (flow / 50))
+
+
+def part_many(tmp: Path, n_runs: int = 500, n_rows: int = 10_000) -> None:
+    root = tmp / "many"
+    written = _child(["write-many", str(root), str(n_runs), str(n_rows)])["seconds"]
+    print(f"{n_runs} runs × {n_rows:,} rows written in {written:.0f} s\n")
+    print("| rule | respondents × items | seconds | peak memory |\n|---|---|---|---|")
+    for rule in ("best-held-out", "all"):
+        out = tmp / f"out-{rule}"
+        result = _child(["import", str(root), str(out), rule])
+        import pandas as pd
+
+        shape = pd.read_csv(next((out / "responses").glob("*/responses.csv")), index_col=0).shape
+        print(f"| {rule} | {shape[0]} × {shape[1]:,} | {result['seconds']:.1f} | {result['peak_mb']:.0f} MB |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", choices=("large", "many", "iris"), required=False)
+    parser.add_argument("--child", nargs="+")
+    args = parser.parse_args()
+    if args.child:
+        return child(args.child)
+    with tempfile.TemporaryDirectory() as tmp:
+        {"large": part_large, "many": part_many, "iris": part_iris}[args.part](Path(tmp))
+
+
+#: The classic ambiguous versicolor/virginica rows of Iris (0-based; ../shared/data/openml-runs/README.md).
+AMBIGUOUS = {70, 77, 83, 106, 119, 133}
+IRIS = SHARED / "openml-runs" / "iris-matrices" / "results_Iris_Study59_4432x150.csv"
+
+
+def _markdown(frame) -> str:
+    """A Markdown table (floats to 3 decimals)."""
+    cells = [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row] for row in frame.itertuples(index=False)]
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
+
+
+def _jaccard(a: set, b: set) -> float:
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> None:
+    import pandas as pd
+    import yaml
+
+    from benchirt.pipeline.run import load_run
+    from benchirt.runs.matrix import read_matrix_csv
+    from benchirt.runs.select import SelectionOptions, select
+
+    matrix = read_matrix_csv(IRIS)
+    curse = select(matrix, SelectionOptions(min_accuracy=0.35)).winners_curse
+    print(f"Winner's curse on {len(curse)} flows with ≥ 2 runs above 35 % (best run of a flow chosen on a random "
+          f"half of the rows, seed 0): raw gap chosen-half − other-half mean {curse['gap'].mean():.4f}; the "
+          f"flows' median run differs by {curse['half_difference'].mean():.4f} between the halves; curse (gap − "
+          f"that) mean {curse['curse'].mean():.4f}, median {curse['curse'].median():.4f}, max "
+          f"{curse['curse'].max():.4f}; {int((curse['curse'] > 0).sum())} flows above 0. On the held-out half the "
+          f"chosen run beats the flow's median run by {curse['best_minus_median_out'].mean():.4f} on average.\n")
+    columns = ["flow_name", "n_runs", "chosen_in", "chosen_out", "median_out", "gap", "half_difference", "curse"]
+    print(_markdown(curse.head(8)[columns]))
+    base = yaml.safe_load((ROOT / "configs" / "openml-iris.yaml").read_text())
+    rows, suspects, tops = [], {}, {}
+    for rule in rules:
+        config = dict(base, responses={**base["responses"], "path": str(IRIS), "per_flow": rule})
+        path = tmp / f"iris-{rule}.yaml"
+        path.write_text(yaml.safe_dump(config))
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "benchirt.cli", "run", str(path), "--out", str(tmp / rule)], check=True,
+                       capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        seconds = time.perf_counter() - start
+        results = load_run(tmp / rule)
+        [irt] = results.irts.values()
+        [result] = results.responses.values()
+        items = irt.fit.items
+        negative = set(int(i) for i in items.index[items["discrimination"] < 0])
+        suspects[rule] = negative
+        stages = {name: entry.get("seconds") for name, entry in results.manifest.get("stages", {}).items()}
+        board = results.rating.leaderboard
+        flows = result.provenance.set_index("respondent")["flow_name"]
+        tops[rule] = [flows[c] for c in board["classifier"].head(10)]
+        rows.append({"rule": rule, "respondents × items": f"{result.responses.shape[0]} × {result.responses.shape[1]}",
+                     "seconds": round(seconds, 1),
+                     "rate s": stages.get("rate"), "report s": stages.get("report"),
+                     "items with a < 0": " ".join(map(str, sorted(negative))),
+                     "known ambiguous found": f"{len(negative & AMBIGUOUS)} of {len(AMBIGUOUS & set(map(int, items.index)))}",
+                     "leader": tops[rule][0]})
+    print("\n" + _markdown(pd.DataFrame(rows)))
+    print("\nJaccard similarity of the negatively discriminating items (a < 0) and of the top-10 flows:\n")
+    table = pd.DataFrame([{"rules": f"{a} / {b}", "suspects": _jaccard(suspects[a], suspects[b]),
+                           "top-10 flows": _jaccard(set(tops[a]), set(tops[b]))}
+                          for i, a in enumerate(rules) for b in rules[i + 1:]])
+    print(_markdown(table))
+
+
+if __name__ == "__main__":
+    main()

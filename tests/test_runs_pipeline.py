@@ -1,0 +1,77 @@
+"""``benchirt run`` with ``responses: {source: openml-runs, …}``: imported runs through IRT, rating and report."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from benchirt.errors import ConfigError
+from benchirt.pipeline.config import load_config
+from benchirt.pipeline.run import load_run, run_pipeline
+
+
+def _config(shared_data, **responses):
+    path = shared_data / "openml-runs" / "iris-matrices" / "results_Iris_Study59_4432x150.csv"
+    return {"suite": "openml-runs", "stages": ["respond", "irt", "rate", "report"],
+            "responses": {"source": "openml-runs", "path": str(path), "min_accuracy": 0.35, **responses},
+            "rating": {"n_permutations": 0, "n_bootstrap": 0, "max_pairwise": 10},
+            "report": {"max_dataset_plots": 0, "dpi": 40}, "execution": {"n_jobs": 1}}
+
+
+def test_iris_study_imports_and_fits(shared_data, tmp_path):
+    config = load_config({**_config(shared_data, per_flow="best", max_items=60), "stages": ["respond", "irt"]})
+    run_pipeline(config, tmp_path / "run", show_progress=False)
+    results = load_run(tmp_path / "run")
+    [result] = results.responses.values()
+    assert result.responses.shape[1] == 60 and (result.roles == "real").all()
+    assert set(result.provenance.columns) >= {"respondent", "run_id", "flow_name", "openml_url", "accuracy"}
+    assert any("one run per flow (best): 660 respondents" in note for note in result.notes)
+    assert result.provenance["n_identical"].sum() == 660
+    [irt] = results.irts.values()
+    assert set(irt.abilities["respondent"]) == set(result.responses.index)
+    # a rerun reuses the imported responses: same source, same options
+    outcome = run_pipeline(config, tmp_path / "run", show_progress=False)
+    dataset = outcome.manifest["datasets"]["results_Iris_Study59_4432x150"]
+    assert dataset["respond"]["status"] == "reused" or dataset["respond"].get("reused") is True
+
+
+@pytest.mark.slow
+def test_iris_study_runs_through_irt_rating_and_report(shared_data, tmp_path):
+    config = load_config(_config(shared_data, per_flow="best", max_items=60))
+    run_pipeline(config, tmp_path / "run", show_progress=False)
+    results = load_run(tmp_path / "run")
+    pairwise = results.rating.pairwise
+    assert len(pairwise) == 45  # the 10 best-rated only
+    assert any("pairwise tests among the 10 best-rated" in n for n in results.rating.notes)
+    page = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+    assert "Respondents from stored runs" in page and "the 20 highest abilities" in page
+
+
+def test_an_import_section_is_validated_like_any_other(shared_data):
+    with pytest.raises(ConfigError, match="responses.per_flow: got 'top'"):
+        load_config(_config(shared_data, per_flow="top"))
+    with pytest.raises(ConfigError, match="unknown responses option"):
+        load_config(_config(shared_data, ladder_epochs=3))
+    config = load_config(_config(shared_data))
+    assert type(config.stage_config("responses")).__name__ == "ImportConfig"
+    assert pd.api.types.is_number(config.stage_config("responses").min_accuracy)
+
+
+def test_rating_figures_draw_the_best_of_a_large_field_only():
+    """With hundreds of respondents a figure shows the top (its height and the k × k grids grow with the field)."""
+    import numpy as np
+
+    from benchirt.rating import RatingConfig, rate
+    from benchirt.rating import plots
+
+    rng = np.random.default_rng(0)
+    names = [f"c{i:03d}" for i in range(80)]
+    scores = pd.DataFrame([{"dataset": f"d{d}", "classifier": c, "score": rng.normal(i / 80, 0.05)}
+                           for d in range(4) for i, c in enumerate(names)])
+    result = rate(scores, RatingConfig(score="score", n_permutations=4, n_bootstrap=0, max_pairwise=5))
+    figure = plots.plot_leaderboard(result.leaderboard, top=30)
+    [axes] = figure.axes
+    assert len(axes.get_yticks()) == 30 and "the best 30 of 80" in axes.get_title()
+    assert len(plots.plot_ratings(result.tournament, result.permutation, top=30).axes[0].get_yticks()) == 30
+    grid = plots.plot_rank_distribution(result.permutation, top=30).axes[0].get_images()[0].get_array()
+    assert grid.shape == (30, 30)
+    assert len(result.pairwise) == 10  # rating.max_pairwise: the 5 best-rated
