@@ -24,12 +24,10 @@ ALLOWED = {
     "pipeline/runner.py:Run.per_dataset": 29,
     "airt/portfolio.py:compare_portfolios": 26,
     "pipeline/summary.py:format_summary": 24,
-    "data/suites.py:_from_dict": 24,
     "placement/add.py:_measure": 23,
     "runs/select.py:select": 22,
     "runs/folder.py:task_context": 22,
     "pipeline/estimate.py:response_cost": 22,
-    "options.py:check_number": 22,
     "irt/estimation.py:_best_of_starts": 21,
     "airt/polytomous.py:fit_grm": 21,
     "irt/matrix_file.py:_read_integers": 20,
@@ -37,7 +35,6 @@ ALLOWED = {
     "subsets/innate.py:_verdict": 19,
     "placement/add.py:classifiers_from_args": 19,
     "pipeline/executors.py:_schedule": 19,
-    "data/suites.py:_select": 19,
     "data/cleaning.py:prepare_dataset": 19,
     "report/sizes.py:size_policy": 18,
     "report/sections.py:overview": 17,
@@ -48,7 +45,6 @@ ALLOWED = {
     "airt/goodness.py:model_goodness": 17,
     "subsets/characterization.py:characterize": 16,
     "responses/stage.py:accuracy_matrix": 16,
-    "options.py:check_numbers": 16,
     "irt/validation.py:as_response_matrix": 16,
 }
 
