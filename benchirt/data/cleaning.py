@@ -160,26 +160,37 @@ def _uninformative_columns(X: pd.DataFrame) -> dict[str, str]:
     their category codes, so that wide tables cost a few vectorised passes, not a pandas call
     per column.
     """
-    reasons: dict[str, str] = {}
     numeric = [c for c in X.columns if not isinstance(X[c].dtype, pd.CategoricalDtype)]
-    if numeric and len(X):
-        for start in range(0, len(numeric), _NUMERIC_BATCH):  # a batch at a time: wide tables stay small
-            batch = numeric[start:start + _NUMERIC_BATCH]
-            values = X[batch].to_numpy(dtype="float64")
-            present = ~np.isnan(values)
-            n_present = present.sum(axis=0)
-            low = np.where(present, values, np.inf).min(axis=0)
-            high = np.where(present, values, -np.inf).max(axis=0)
-            for column, count, lo, hi in zip(batch, n_present, low, high):
-                if count == 0:
-                    reasons[column] = "entirely missing"
-                elif lo == hi:
-                    reasons[column] = "constant"
-    elif numeric:
-        reasons.update({column: "entirely missing" for column in numeric})
-    for column in X.columns:
-        if column in numeric:
-            continue
+    reasons = _uninformative_numeric(X, numeric)
+    known = set(numeric)
+    reasons.update(_uninformative_nominal(X, [c for c in X.columns if c not in known]))
+    return {c: reasons[c] for c in X.columns if c in reasons}
+
+
+def _uninformative_numeric(X: pd.DataFrame, numeric: list[str]) -> dict[str, str]:
+    """Entirely-missing and constant numeric columns, checked :data:`_NUMERIC_BATCH` columns at a time."""
+    if not len(X):
+        return {column: "entirely missing" for column in numeric}
+    reasons: dict[str, str] = {}
+    for start in range(0, len(numeric), _NUMERIC_BATCH):  # a batch at a time: wide tables stay small
+        batch = numeric[start:start + _NUMERIC_BATCH]
+        values = X[batch].to_numpy(dtype="float64")
+        present = ~np.isnan(values)
+        n_present = present.sum(axis=0)
+        low = np.where(present, values, np.inf).min(axis=0)
+        high = np.where(present, values, -np.inf).max(axis=0)
+        for column, count, lo, hi in zip(batch, n_present, low, high):
+            if count == 0:
+                reasons[column] = "entirely missing"
+            elif lo == hi:
+                reasons[column] = "constant"
+    return reasons
+
+
+def _uninformative_nominal(X: pd.DataFrame, nominal: list[str]) -> dict[str, str]:
+    """Entirely-missing, constant and identifier nominal columns, from their category codes."""
+    reasons: dict[str, str] = {}
+    for column in nominal:
         codes = X[column].cat.codes.to_numpy()
         codes = codes[codes >= 0]
         n_distinct = int(np.count_nonzero(np.bincount(codes))) if codes.size else 0
@@ -189,7 +200,7 @@ def _uninformative_columns(X: pd.DataFrame) -> dict[str, str]:
             reasons[column] = "constant"
         elif codes.size >= _ID_MIN_ROWS and n_distinct >= _ID_DISTINCT_SHARE * codes.size:
             reasons[column] = "identifier (a different value in almost every row)"
-    return {c: reasons[c] for c in X.columns if c in reasons}
+    return reasons
 
 
 def _typed_features(X: pd.DataFrame) -> pd.DataFrame:
