@@ -30,7 +30,6 @@ ALLOWED = {
     "pipeline/estimate.py:response_cost": 22,
     "irt/estimation.py:_best_of_starts": 21,
     "airt/polytomous.py:fit_grm": 21,
-    "subsets/innate.py:_verdict": 19,
     "placement/add.py:classifiers_from_args": 19,
     "pipeline/executors.py:_schedule": 19,
     "report/sizes.py:size_policy": 18,
