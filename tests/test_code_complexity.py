@@ -37,10 +37,8 @@ ALLOWED = {
     "pipeline/serialize.py:_dump_value": 17,
     "pipeline/serialize.py:_load_container": 17,
     "pipeline/fingerprint.py:changes": 17,
-    "data/suite_file.py:read_suite_file": 17,
     "airt/goodness.py:model_goodness": 17,
     "subsets/characterization.py:characterize": 16,
-    "responses/stage.py:accuracy_matrix": 16,
     "irt/validation.py:as_response_matrix": 16,
 }
 

@@ -329,16 +329,7 @@ def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which
         A classifier absent from some dataset (it failed there) is dropped with a warning, so the
         table never holds NaN.
     """
-    if which not in ("test", "cv"):
-        raise ConfigError(f"accuracy_matrix: which={which!r}; valid: 'test', 'cv'")
-    if role not in (*ROLES, "all"):
-        raise ConfigError(f"accuracy_matrix: role={role!r}; valid: {', '.join((*ROLES, 'all'))}")
-    if which == "cv" and role != "real":
-        raise ConfigError("accuracy_matrix: cross-validation accuracy exists for role='real' only")
-    names = [r.dataset for r in results]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        raise DataError(f"accuracy_matrix: dataset name(s) {duplicates} occur more than once; give each dataset a distinct name")
+    _check_accuracy_request(results, role, which)
     rows = []
     for result in results:
         accuracy = result.cv_accuracy if which == "cv" else result.test_accuracy
@@ -353,3 +344,18 @@ def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which
         table = table.drop(columns=incomplete)
     table.index.name, table.columns.name = "dataset", "classifier"
     return table.astype(float)
+
+
+def _check_accuracy_request(results: Sequence[ResponseResult], role: str, which: str) -> None:
+    """The errors of :func:`accuracy_matrix`'s arguments: unknown ``which`` or ``role``, cross-validation
+    accuracy of a role other than real, a dataset name given twice."""
+    if which not in ("test", "cv"):
+        raise ConfigError(f"accuracy_matrix: which={which!r}; valid: 'test', 'cv'")
+    if role not in (*ROLES, "all"):
+        raise ConfigError(f"accuracy_matrix: role={role!r}; valid: {', '.join((*ROLES, 'all'))}")
+    if which == "cv" and role != "real":
+        raise ConfigError("accuracy_matrix: cross-validation accuracy exists for role='real' only")
+    names = [r.dataset for r in results]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise DataError(f"accuracy_matrix: dataset name(s) {duplicates} occur more than once; give each dataset a distinct name")
