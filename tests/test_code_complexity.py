@@ -38,8 +38,6 @@ ALLOWED = {
     "pipeline/serialize.py:_load_container": 17,
     "pipeline/fingerprint.py:changes": 17,
     "airt/goodness.py:model_goodness": 17,
-    "subsets/characterization.py:characterize": 16,
-    "irt/validation.py:as_response_matrix": 16,
 }
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
