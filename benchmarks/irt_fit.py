@@ -214,8 +214,6 @@ def scaling(use_mirt: bool, negative_fraction: float = 0.1, baseline: str | None
 def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch: Path) -> list[dict]:
     from threadpoolctl import threadpool_limits
 
-    from benchirt.irt.models import marginal_log_likelihood, quadrature
-
     warm = simulate_responses(60, 40, model="3PL", seed=1).responses
     rows = []
     with threadpool_limits(1, user_api="blas"), warnings.catch_warnings():
@@ -246,11 +244,13 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
                 params = results[0].model.parameters
                 a, b, c = (np.asarray(params[k], float).ravel() for k in ("discrimination", "difficulty", "guessing"))
                 items = fits[0].items
-                # both fits' marginal log-likelihood on one fine grid: how far each got
-                nodes, log_w = quadrature(81, 6.0)
-                gap = marginal_log_likelihood(matrix, items["discrimination"], items["difficulty"], items["guessing"],
-                                              nodes, log_w) - marginal_log_likelihood(matrix, a, b, c, nodes, log_w)
+                # both fits' marginal log-likelihood on a grid refined until it is accurate: how far each got
+                ours_ll, ours_err, nodes = accurate_log_likelihood(
+                    matrix, items["discrimination"], items["difficulty"], items["guessing"])
+                mirt_ll, mirt_err, _ = accurate_log_likelihood(matrix, a, b, c)
+                gap = ours_ll - mirt_ll
                 cycles = results[0].n_iterations
+                row.update(quadrature_nodes=nodes, quadrature_accuracy=max(ours_err, mirt_err))
                 row.update(mirt_cpu_s=mcpu, mirt_bytes_per_cell=mpeak / cells, mirt_em_cycles=cycles,
                            cpu_ratio=cpu / mcpu, memory_ratio=peak / mpeak, cpu_ratio_1start=cpu1 / mcpu,
                            memory_ratio_1start=peak1 / mpeak, loglik_benchirt_minus_mirt=gap,
@@ -259,6 +259,24 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
             rows.append(row)
             print(_fmt(pd.DataFrame([row])), flush=True)
     return rows
+
+
+def accurate_log_likelihood(matrix: np.ndarray, a, b, c, tolerance: float = 0.1) -> tuple[float, float, int]:
+    """The marginal log-likelihood on equally spaced nodes over [-6, 6], the grid refined (161, 321,
+    641, … nodes; each contains the previous one) until two successive values differ by less than
+    ``tolerance``: returns the value, that last difference (its accuracy) and the number of nodes.
+    With many items a respondent's posterior of θ is a few hundredths wide, and an 81-node grid was
+    off by 29-378 units at 132 x 8000 and 1000 x 10,000 (issue 23)."""
+    from benchirt.irt.models import marginal_log_likelihood, quadrature
+
+    k = 161
+    value = marginal_log_likelihood(matrix, a, b, c, *quadrature(k, 6.0))
+    while True:
+        k = 2 * k - 1
+        finer = marginal_log_likelihood(matrix, a, b, c, *quadrature(k, 6.0))
+        if abs(finer - value) < tolerance or k > 5000:
+            return finer, abs(finer - value), k
+        value = finer
 
 
 def _gain_after(history: np.ndarray, steps: int) -> float:
@@ -344,26 +362,38 @@ def _pools(limit: int | None, embedded: bool) -> list[tuple[str, pd.DataFrame]]:
     return pools
 
 
-def start_strategy(limit: int | None, deep: int, embedded: bool) -> None:
-    """The default start strategy against a ``deep``-start search, pool by pool (issue 22, item 1)."""
-    rows = []
-    for name, pool in _pools(limit, embedded):
-        fits = {}
-        for label, config in (("default", IRTConfig()), ("deep", IRTConfig(starts=deep))):
-            cpu = time.process_time()
-            fits[label] = fit_irt(pool, config)
-            fits[label].cpu = time.process_time() - cpu
-        default, search = fits["default"], fits["deep"]
-        optima = search.starts["optima"]
-        rows.append({"pool": name[:28], "gap": search.log_posterior - default.log_posterior,
-                     "default_cpu": default.cpu, "deep_cpu": search.cpu,
-                     "default_starts_run": sum(run["status"] != "abandoned" for run in default.starts["runs"]),
-                     "default_optima": len(default.starts["optima"]), "deep_optima": len(optima),
-                     "deep_best_reached_by": len(optima[0]["starts"]),
-                     "deep_second_below": optima[0]["log_posterior"] - optima[1]["log_posterior"]
-                     if len(optima) > 1 else float("nan"),
-                     "default_max_gradient": default.max_gradient, "status": default.status})
-        print(_fmt(pd.DataFrame(rows[-1:])), flush=True)
+def _start_row(name: str, pool: pd.DataFrame, deep: int) -> dict:
+    """One pool of :func:`start_strategy`: the default fit and the ``deep``-start search, CPU timed."""
+    fits = {}
+    for label, config in (("default", IRTConfig()), ("deep", IRTConfig(starts=deep))):
+        cpu = time.process_time()
+        fits[label] = fit_irt(pool, config)
+        fits[label].cpu = time.process_time() - cpu
+    default, search = fits["default"], fits["deep"]
+    optima = search.starts["optima"]
+    row = {"pool": name[:28], "gap": search.log_posterior - default.log_posterior,
+           "default_cpu": default.cpu, "deep_cpu": search.cpu,
+           "default_starts": len(default.starts["runs"]),
+           "default_optima": len(default.starts["optima"]), "deep_optima": len(optima),
+           "deep_best_reached_by": len(optima[0]["starts"]),
+           "deep_second_below": optima[0]["log_posterior"] - optima[1]["log_posterior"]
+           if len(optima) > 1 else float("nan"),
+           "default_max_gradient": default.max_gradient, "status": default.status}
+    print(_fmt(pd.DataFrame([row])), flush=True)
+    return row
+
+
+def start_strategy(limit: int | None, deep: int, embedded: bool, jobs: int) -> None:
+    """The default start strategy against a ``deep``-start search, pool by pool (issue 22, item 1);
+    ``jobs`` pools at a time (CPU is timed in each worker process)."""
+    pools = _pools(limit, embedded)
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs) as executor:
+            rows = list(executor.map(_start_row, *zip(*pools), [deep] * len(pools)))
+    else:
+        rows = [_start_row(name, pool, deep) for name, pool in pools]
     table = pd.DataFrame(rows)
     print(f"\n== default start strategy against a {deep}-start search (gap: how much higher the search's log "
           "posterior is) ==\n" + _fmt(table))
@@ -460,6 +490,7 @@ def main() -> None:
     parser.add_argument("--part", choices=("sim", "ref", "scale", "optimum", "starts", "quadrature", "both"),
                         default="both")
     parser.add_argument("--deep", type=int, default=20, help="--part starts: starts of the deep search (default 20)")
+    parser.add_argument("--jobs", type=int, default=1, help="--part starts: pools fitted in parallel (default 1)")
     parser.add_argument("--no-embedded", action="store_true",
                         help="--part starts: leave out the embedded suite's pools (they are built first, ~1 min)")
     parser.add_argument("--baseline", metavar="REF",
@@ -473,7 +504,7 @@ def main() -> None:
         optimum()
         return
     if args.part == "starts":
-        start_strategy(args.limit, args.deep, not args.no_embedded)
+        start_strategy(args.limit, args.deep, not args.no_embedded, args.jobs)
         return
     if args.part == "quadrature":
         print("== quadrature nodes: 41 (benchirt) against fewer, one start ==")

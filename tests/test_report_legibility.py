@@ -67,6 +67,7 @@ def test_crowded_scatter_labels_do_not_overlap():
     for k in range(12):
         ax.annotate(f"classifier_{k}", (xs[k], ys[k]), fontsize=10)
     assert overlapping_texts(naive, 80)   # the check finds what naive placement does
+    assert figure_block(naive, "naive", dpi=80).overlapping
 
 
 def test_stages_are_listed_in_pipeline_order():
@@ -117,3 +118,13 @@ def test_true_score_far_from_accuracy_is_flagged_and_accuracy_ties_are_not():
     row = table.iloc[0]
     assert (row["true_score_rank"], row["accuracy_rank"], row["places_apart"]) == (1, "7", 6)
     assert row["no_information_missed"] == 6
+
+
+def test_codes_in_tables_read_as_words_and_names_stay():
+    from benchirt.report.document import Section, Table, render_markdown
+
+    frame = pd.DataFrame({"classifier": ["random_forest", "knn_3"], "reason": ["negative_discrimination", "all_wrong"],
+                          "score": pd.Series(["true_score", "test_accuracy"], dtype="string")})
+    text = render_markdown("t", "s", [Section("x", "X", [Table(frame)])])
+    assert "| random_forest | negative discrimination | True-Score |" in text
+    assert "| knn_3 | all answers wrong | test accuracy |" in text

@@ -1,7 +1,7 @@
 """The fitted IRT model: item table, convergence record, abilities, P(correct), True-Score."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -81,10 +81,10 @@ class IRTFit:
     history : numpy.ndarray, shape (n_iter,)
         Log posterior before each EM iteration of the chosen start (non-decreasing).
     starts : dict
-        ``reason`` (why these starts) and ``runs``: one row per EM start (``start``,
-        ``log_posterior``, ``n_iter``, ``stopped_by``, ``status``, ``chosen``); ``status`` is ``converged``,
-        ``iteration_limit`` or ``better_optimum_exists`` (EM converged to a local optimum: another
-        start found a higher log posterior). See :mod:`benchirt.irt.starts`.
+        ``reason`` (why these starts), ``runs``: one row per EM start (``start``, ``log_posterior``,
+        ``n_iter``, ``stopped_by``, ``status``, ``chosen``); ``status`` is ``converged``,
+        ``iteration_limit`` or ``better_optimum_exists`` (EM converged to a local optimum: another start
+        found a higher log posterior), and ``optima`` (:attr:`optima`).
     """
 
     items: pd.DataFrame
@@ -231,8 +231,17 @@ class IRTFit:
     @property
     def optima(self) -> list[dict]:
         """The distinct optima the starts reached, best first: ``log_posterior``, ``starts`` (the
-        starts that reached it) and ``params`` ((m_informative, 3) array of ``a, b, logit c``)."""
+        starts that reached it) and ``items`` (its item table, standard errors 0)."""
         return self.starts.get("optima", [])
+
+    def at_optimum(self, index: int) -> "IRTFit":
+        """This fit with the item parameters of optimum ``index`` of :attr:`optima` (0: the best, whose
+        parameters this fit reports already, standard errors included)."""
+        optimum = self.optima[index]
+        if index == 0:
+            return self
+        return replace(self, items=optimum["items"], log_posterior=optimum["log_posterior"],
+                       log_likelihood=float("nan"), starts={**self.starts, "optima": []})
 
     def __repr__(self) -> str:
         state = "converged" if self.converged else "NOT converged"

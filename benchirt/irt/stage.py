@@ -33,8 +33,8 @@ class DatasetIRT:
         theta, se, true_score``.
     statistics : dict
         The dataset's summary statistics (called ``summary`` before the result protocol took that name for
-        the text of :meth:`summary`): :func:`benchirt.irt.summary.item_summary` plus ``converged``, ``status``, ``n_iter``,
-        ``seconds``, ``model``, ``n_misfit``, ``n_suspect_labels``.
+        the text of :meth:`summary`): :func:`benchirt.irt.summary.item_summary` plus ``converged``, ``status``,
+        ``n_iter``, ``seconds``, ``model``, ``n_misfit``, ``n_suspect_labels`` and :func:`optima_summary`.
     item_fit : pandas.DataFrame
         Per item ``infit, outfit, misfit`` on the calibration respondents
         (:func:`benchirt.irt.itemfit.item_fit`).
@@ -145,9 +145,25 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
                               getattr(result, "test_labels", None))
     statistics = item_summary(fit.items, config)
     statistics.update(converged=fit.converged, status=fit.status, n_iter=fit.n_iter, seconds=fit.seconds,
-                   model=fit.model, n_misfit=int(fit_table["misfit"].sum()), n_suspect_labels=len(suspects))
+                      model=fit.model, n_misfit=int(fit_table["misfit"].sum()), n_suspect_labels=len(suspects),
+                      **optima_summary(fit, responses.loc[real] if len(real) else None))
     return DatasetIRT(dataset=result.dataset, fit=fit, abilities=abilities, statistics=statistics, item_fit=fit_table,
                       model_comparison=comparison, suspect_labels=suspects)
+
+
+def optima_summary(fit: IRTFit, real_responses: pd.DataFrame | None) -> dict:
+    """How many distinct optima the fit's starts reached, their log posteriors (best first, ``;``
+    separated), and whether the real classifiers' True-Score order at any other optimum differs from
+    the one at the best (``true_score_order_differs``; ``None`` without real classifiers or with one
+    optimum)."""
+    optima = fit.optima
+    differs = None
+    if real_responses is not None and len(real_responses) > 1 and len(optima) > 1:
+        order = fit.ability_table(real_responses)["true_score"].rank(method="min")
+        differs = any(not fit.at_optimum(i).ability_table(real_responses)["true_score"].rank(method="min").equals(order)
+                      for i in range(1, len(optima)))
+    return {"n_optima": len(optima), "optima_log_posterior": ";".join(f"{o['log_posterior']:.2f}" for o in optima),
+            "true_score_order_differs": differs}
 
 
 def summaries_frame(irts: Sequence[DatasetIRT]) -> pd.DataFrame:

@@ -63,7 +63,9 @@ def register(subparsers) -> None:
 
 def _common(parser) -> None:
     parser.add_argument("--out", metavar="DIR", help="run directory")
-    parser.add_argument("--force", action="store_true", help="recompute even the results already stored")
+    parser.add_argument("--force", action="store_true",
+                        help="recompute even the results already stored; also lets --out be a non-empty folder that is "
+                             "not a benchirt run (the run is written beside its files and overwrites none of them)")
     parser.add_argument("--retry-failed", action="store_true",
                         help="run again the datasets that failed in the previous run (by default they are not retried)")
     parser.add_argument("--n-jobs", type=int, metavar="N", help="parallel datasets (overrides execution.n_jobs)")

@@ -87,13 +87,14 @@ class Table:
 
 @dataclass
 class Figure:
-    """A rendered figure: PNG bytes, a caption, and the size of its smallest text in the PNG's own pixels
-    (``text_px``; the page may show the image smaller, :mod:`benchirt.report.legibility`). The matplotlib
-    figure is closed once rendered."""
+    """A rendered figure: PNG bytes, a caption, the size of its smallest text in the PNG's own pixels
+    (``text_px``; the page may show the image smaller, :mod:`benchirt.report.legibility`) and the pairs of
+    its labels that overlap (``overlapping``). The matplotlib figure is closed once rendered."""
 
     png: bytes
     caption: str = ""
     text_px: float = float("inf")
+    overlapping: tuple = ()
 
 
 @dataclass
@@ -122,14 +123,15 @@ def figure_block(fig, caption: str = "", dpi: int = 80) -> Figure:
     (:func:`benchirt.report.legibility.render_legible`) and close it (the report keeps no open figures)."""
     import matplotlib.pyplot as plt
 
-    from benchirt.report.legibility import render_legible, visible_texts
+    from benchirt.report.legibility import overlapping_texts, render_legible, visible_texts
 
     try:
         png = render_legible(fig, dpi)
         sizes = [t.get_fontsize() * dpi / 72 for t in visible_texts(fig)]
+        overlapping = tuple(overlapping_texts(fig, dpi))
     finally:
         plt.close(fig)
-    return Figure(png, caption, min(sizes, default=float("inf")))
+    return Figure(png, caption, min(sizes, default=float("inf")), overlapping)
 
 
 _CSS = """
@@ -186,6 +188,7 @@ def _html_block(block: Block) -> str:
         data = base64.b64encode(block.png).decode("ascii")
         alt = html.escape(block.caption or "figure")
         size = f' data-text-px="{block.text_px:.2f}"' if block.text_px != float("inf") else ""
+        size += f' data-overlapping-labels="{len(block.overlapping)}"'
         return (f'<figure><img alt="{alt}"{size} src="data:image/png;base64,{data}">'
                 f"<figcaption>{html.escape(block.caption)}</figcaption></figure>")
     shown = block.shown()
@@ -250,7 +253,7 @@ def _format(frame: pd.DataFrame) -> pd.DataFrame:
     (:func:`benchirt.humanize.human_value`); other values as they are."""
     out = frame.copy()
     for column in out.columns:
-        if out[column].dtype == object:
+        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
             out[column] = out[column].map(human_value)
         if pd.api.types.is_float_dtype(out[column]):
             values = out[column]

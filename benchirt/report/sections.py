@@ -311,8 +311,9 @@ def leaderboard(results, config: ReportConfig) -> Section | None:
         section.add(Note(note))
     section.add(Table(rating.leaderboard, "Leaderboard, best first.",
                       key=("rank", "classifier", "bt_rating", "bt_low", "bt_high", "rank_low", "rank_high", "tier")))
-    _figure(section, lambda: rating_plots.plot_leaderboard(rating.leaderboard),
-            "Bradley–Terry ratings with 95 % bootstrap intervals; shaded bands are tiers", config)
+    top = _figure_top(len(rating.leaderboard))
+    _figure(section, lambda: rating_plots.plot_leaderboard(rating.leaderboard, top),
+            "Bradley–Terry ratings with 95 % bootstrap intervals; shaded bands are tiers" + _top_caption(top), config)
     if len(rating.pairwise):
         section.add(Table(rating.pairwise, f"Every pair (a rated above b): {len(rating.pairwise)} pairs.",
                           key=("a", "b", "bt_difference", "bt_separated", "mean_difference", "wilcoxon_p_holm",
@@ -343,12 +344,14 @@ def ratings(results, config: ReportConfig) -> Section | None:
                       "Final ratings (key columns first); 'over orders' columns: the same tournament over "
                       f"{n_orders} random dataset orders ({exist}).",
                       key=("rank", "classifier", "rating", "low", "high", "separable_from_leader")))
-    _figure(section, lambda: rating_plots.plot_ratings(tournament, rating.permutation),
-            "Ratings with intervals (and their spread over dataset orders)", config)
+    top = _figure_top(len(tournament.table))
+    _figure(section, lambda: rating_plots.plot_ratings(tournament, rating.permutation, top),
+            "Ratings with intervals (and their spread over dataset orders)" + _top_caption(top), config)
     if rating.permutation is not None:
-        _figure(section, lambda: rating_plots.plot_rank_distribution(rating.permutation),
-                "Rank distribution over random dataset orders", config)
-    _figure(section, lambda: rating_plots.plot_trajectories(tournament), "Rating after each period", config)
+        _figure(section, lambda: rating_plots.plot_rank_distribution(rating.permutation, top),
+                "Rank distribution over random dataset orders" + _top_caption(top), config)
+    _figure(section, lambda: rating_plots.plot_trajectories(tournament, top=top),
+            "Rating after each period" + _top_caption(top), config)
     return section
 
 
@@ -371,10 +374,11 @@ def statistics(results, config: ReportConfig) -> Section | None:
     for name, reason in rating.skipped.items():
         section.add(Note(f"{name}: tests not run — {reason}"))
     for name, comparison in rating.comparisons.items():
-        _figure(section, lambda c=comparison: rating_plots.plot_nemenyi_heatmap(c),
-                f"Nemenyi p-values ({human_value(name)})", config)
-        _figure(section, lambda c=comparison: rating_plots.plot_cd_diagram(c),
-                f"Critical difference diagram ({human_value(name)})", config)
+        top = _figure_top(comparison.n_classifiers)
+        _figure(section, lambda c=comparison: rating_plots.plot_nemenyi_heatmap(c, top),
+                f"Nemenyi p-values ({human_value(name)})" + _top_caption(top), config)
+        _figure(section, lambda c=comparison: rating_plots.plot_cd_diagram(c, top),
+                f"Critical difference diagram ({human_value(name)})" + _top_caption(top), config)
     return section
 
 
@@ -432,6 +436,19 @@ def airt(results, config: ReportConfig) -> Section | None:
 SECTIONS: tuple[Callable, ...] = (conclusions, leaderboard, imported_runs, ratings, added_classifiers, statistics, overview,
                                   size_policy, datasets, model_fit,
                                   suspect_labels, item_curves, true_scores, subsets, airt)
+
+
+#: Most classifiers a rating figure draws: a figure's height (and the rank and Nemenyi grids, k × k) grows
+#: with the field; with hundreds of respondents (imported runs) the figures show the best and the tables all.
+FIGURE_TOP = 30
+
+
+def _figure_top(n_classifiers: int) -> int | None:
+    return FIGURE_TOP if n_classifiers > FIGURE_TOP else None
+
+
+def _top_caption(top: int | None) -> str:
+    return f" — the best {top} only; the tables list every classifier" if top else ""
 
 
 def _glicko_leader(table: pd.DataFrame) -> str:
