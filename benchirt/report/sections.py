@@ -188,7 +188,7 @@ def model_fit(results, config: ReportConfig) -> Section | None:
         ))
         section.add(Table(comparison, "Model comparison per dataset."))
     misfit = pd.DataFrame([{"dataset": irt.dataset, "items": len(irt.fit.items),
-                            "misfit": int(irt.summary.get("n_misfit", 0)), "status": irt.fit.status,
+                            "misfit": int(irt.statistics.get("n_misfit", 0)), "status": irt.fit.status,
                             "local_optima": int(irt.fit.convergence()["n_local_optima"])} for irt in irts])
     section.add(Table(misfit, "Items whose infit or outfit mean square exceeds 1.5 (answers the fitted curve does "
                               "not explain), and the EM report: status of the chosen fit and how many EM starts "
