@@ -26,6 +26,7 @@ import pandas as pd
 
 from benchirt.errors import BenchirtError, ConfigError, DataError
 from benchirt.io import atomic_write_csv
+from benchirt.results import interval_frame, normal_interval
 from benchirt.safe_yaml import safe_load
 
 #: Manifest key holding the added classifiers.
@@ -51,6 +52,24 @@ class AddedResult:
     test_accuracy: float
     cv_accuracy: float
 
+    def summary(self) -> str:
+        """One line: the classifier's θ ± SE, True-Score and accuracies on the dataset."""
+        row = self.abilities.iloc[0]
+        return (f"{self.classifier} on {self.dataset}: theta {row['theta']:.3f} (SE {row['se']:.3f}), "
+                f"True-Score {row['true_score']:.2f}, test accuracy {self.test_accuracy:.3f}, "
+                f"cross-validated accuracy {self.cv_accuracy:.3f}")
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``responses`` (one row) and ``abilities`` (``classifier, theta, se, true_score``)."""
+        return {"responses": self.responses.rename_axis("respondent").reset_index(),
+                "abilities": self.abilities.assign(classifier=self.classifier).reset_index(drop=True)}
+
+    def conf_int(self, level: float = 0.95) -> pd.DataFrame:
+        """θ ± z·SE on the frozen items: ``classifier, se, estimate, low, high`` (as ``DatasetIRT.conf_int``)."""
+        low, high = normal_interval(self.abilities["theta"], self.abilities["se"], level)
+        return interval_frame({"classifier": [self.classifier] * len(self.abilities)}, self.abilities["theta"],
+                              low, high, se=self.abilities["se"])
+
 
 @dataclass
 class AddOutcome:
@@ -64,6 +83,21 @@ class AddOutcome:
     predicted: pd.DataFrame | None = None
     standing: pd.DataFrame | None = None
     seconds: float = 0.0
+
+    def summary(self) -> str:
+        """A few lines: results computed and reused, what was skipped, each classifier's standing, notes."""
+        lines = [f"added to {self.run_dir}: {self.computed} results computed, {self.reused} reused "
+                 f"({self.seconds:.1f} s)"]
+        lines += [f"skipped {name}: {why}" for name, why in self.skipped.items()]
+        if self.standing is not None and len(self.standing):
+            lines.append(self.standing.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+        lines += [f"note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``predicted`` (every dataset's measured or predicted score) and ``standing``, when computed."""
+        frames = {"predicted": self.predicted, "standing": self.standing}
+        return {name: frame for name, frame in frames.items() if frame is not None}
 
 
 def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: int | None = None,

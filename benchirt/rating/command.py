@@ -172,11 +172,10 @@ def format_summary(result: RatingResult) -> str:
             "rd": table["rd"].round(1),
             "vol": table["volatility"].round(4),
             "R-2RD..R+2RD": [f"{lo:.0f}..{hi:.0f}" for lo, hi in zip(table["low"], table["high"])],
-            "sep.": table["separable_from_leader"].map({True: "yes", False: "no"}),
         }
     )
     lines.append(f"Glicko-2 ({result.config.glicko}) over {len(result.tournament.order)} datasets in one order "
-                 f"(sep. = interval separable from the leader's)")
+                 "(an agreement check, not a verdict: which classifiers differ is the primary verdict's)")
     if result.permutation is not None:
         shown["orders: mean±sd"] = [f"{m:.0f}±{s:.0f}" for m, s in
                                     zip(table["orders_rating_mean"], table["orders_rating_sd"])]

@@ -189,7 +189,7 @@ def model_fit(results, config: ReportConfig) -> Section | None:
         ))
         section.add(Table(comparison, "Model comparison per dataset."))
     misfit = pd.DataFrame([{"dataset": irt.dataset, "items": len(irt.fit.items),
-                            "misfit": int(irt.summary.get("n_misfit", 0)), "status": irt.fit.status,
+                            "misfit": int(irt.statistics.get("n_misfit", 0)), "status": irt.fit.status,
                             "local_optima": int(irt.fit.convergence()["n_local_optima"])} for irt in irts])
     section.add(Table(misfit, "Items whose infit or outfit mean square exceeds 1.5 (answers the fitted curve does "
                               "not explain), and the EM report: status of the chosen fit and how many EM starts "
@@ -249,8 +249,13 @@ def item_curves(results, config: ReportConfig) -> Section | None:
         if name in results.responses:
             response = results.responses[name]
             reported = list(response.roles.index[response.roles.isin(["real", "artificial"])])
+            top = _figure_top(len(reported))
+            if top:  # the highest abilities: one curve and legend entry per classifier
+                ranked = irt.abilities.set_index("respondent")["theta"].reindex(reported)
+                reported = ranked.sort_values(ascending=False, kind="stable").index[:top].tolist()
             _figure(section, lambda fit=irt.fit, r=response.responses, who=reported, roles=response.roles.to_dict():
-                    irt_plots.plot_classifier_curves(fit, r, respondents=who, roles=roles), f"CCC — {name}", config)
+                    irt_plots.plot_classifier_curves(fit, r, respondents=who, roles=roles),
+                    f"CCC — {name}" + (f" — the {top} highest abilities only" if top else ""), config)
     return section
 
 
