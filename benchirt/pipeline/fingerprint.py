@@ -29,9 +29,9 @@ PACKAGE_ROOT = Path(benchirt.__file__).resolve().parent
 #: with the stage (:data:`benchirt.pipeline.registry.STAGE_CODE`).
 STAGE_CODE: dict[str, tuple[str, ...]] = registry.STAGE_CODE
 
-#: Modules every stage runs (errors, option checks, file writing, the stage-plan records).
+#: Modules every stage runs (errors, option checks, file writing, the stage-plan records, the result protocol).
 COMMON_CODE: tuple[str, ...] = ("__init__.py", "errors.py", "options.py", "io.py", "threads.py", "stage_plan.py",
-                                "safe_text.py", "safe_yaml.py")
+                                "safe_text.py", "safe_yaml.py", "results.py")
 
 #: Libraries whose version is part of every key (their numerical behaviour shapes the results).
 LIBRARIES: tuple[str, ...] = ("numpy", "scipy", "scikit-learn", "pandas")
