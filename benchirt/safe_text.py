@@ -5,17 +5,20 @@ terminal escape sequence (``\\x1b]0;title\\x07`` sets the window title, ``\\x1b[
 a bidirectional-override character that makes text read backwards, or HTML (``<img src=x
 onerror=alert(1)>``) that a Markdown viewer would render as markup. :func:`printable` replaces every
 control and format character (Unicode categories Cc and Cf, line breaks and tabs kept) by its visible
-escape (``\\x1b``, ``\\u202e``); :func:`markdown_text` also escapes ``&``, ``<`` and ``>`` as HTML
-entities, which every Markdown renderer shows as the characters themselves. The HTML report escapes
-through :func:`html.escape` already.
+escape (``\\x1b``, ``\\u202e``); :func:`markdown_text` also writes a ``<`` that could open an HTML tag,
+comment or autolink (followed by a letter, ``/``, ``!`` or ``?``: CommonMark's raw-HTML and autolink rules) as
+``&lt;``, which every Markdown renderer shows as ``<``; a ``<`` in a sentence such as ``P < 0.01`` stays as it is,
+so the raw file reads as it renders. The HTML report escapes through :func:`html.escape` already.
 """
 from __future__ import annotations
 
-import html
+import re
 import unicodedata
 
 #: Whitespace control characters that text keeps.
 _KEPT = frozenset("\n\t")
+#: A ``<`` that Markdown could read as the start of raw HTML or an autolink.
+_MARKUP_START = re.compile(r"<(?=[A-Za-z/!?])")
 
 
 def printable(text: object) -> str:
@@ -27,8 +30,9 @@ def printable(text: object) -> str:
 
 
 def markdown_text(text: object) -> str:
-    """:func:`printable` text with ``&``, ``<`` and ``>`` escaped: shown as written in any Markdown viewer."""
-    return html.escape(printable(text), quote=False)
+    """:func:`printable` text whose ``<`` before a letter, ``/``, ``!`` or ``?`` is ``&lt;``: shown as written in any
+    Markdown viewer, never rendered as HTML."""
+    return _MARKUP_START.sub("&lt;", printable(text))
 
 
 def _escape(ch: str) -> str:

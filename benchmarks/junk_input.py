@@ -12,8 +12,8 @@ Every reader parses the whole file with pandas before it can judge it, so its pe
 that slope so that the worst reader stays under 1.5 GiB at the limit; a 1 GB junk file is then refused
 by its size alone, at the interpreter's own footprint, and the script checks that it is.
 
+    python benchmarks/junk_input.py --sizes 16 128   # what benchirt/sniff.py and the README quote
     python benchmarks/junk_input.py                  # 16 and 64 MiB per reader, then the 1 GB case
-    python benchmarks/junk_input.py --sizes 16 64 128 --big-mb 1000
 """
 from __future__ import annotations
 
@@ -59,8 +59,10 @@ def peak(args: list[str], env: dict | None = None) -> tuple[int, float, float, s
     if not last:
         raise RuntimeError(f"benchirt {' '.join(args)} crashed: {done.stderr[-2000:]}")
     _, code, kib = last[-1].split()
-    message = next((line for line in done.stderr.splitlines()
-                    if line.strip() and not line.startswith("PEAK ") and "%|" not in line), "")  # not a progress bar
+    lines = [line.split("\r")[-1] for line in done.stderr.replace("\r\n", "\n").split("\n")]  # past progress bars
+    message = next((line for line in lines if line.strip() and not line.startswith("PEAK ") and "%|" not in line), "")
+    if not message and done.stdout.strip():  # `benchirt datasets` prints a dataset's problem in its table
+        message = done.stdout.strip().splitlines()[-1].split("  ")[-1].strip()
     return int(code), int(kib) / 1024, seconds, message
 
 

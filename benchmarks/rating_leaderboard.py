@@ -17,28 +17,31 @@
    (15 classifiers × 40 datasets, 200 simulations × 1000 replicates; about 3 minutes).
 5. With ``--tiers``: error rates of the separation test and its tiers (:mod:`benchirt.rating.separation`) on
    simulated leaderboards of 19 classifiers × 60 datasets (scores θ + Gumbel noise), ``--tables`` tables
-   (300) with ``--tier-replicates`` (500) bootstrap replicates and as many shuffled tables each, through
+   (300) with ``--tier-replicates`` (200) bootstrap replicates and as many shuffled tables each, through
    :func:`benchirt.rating.leaderboard.bradley_terry_table` (the leaderboard's own code):
 
-   - all 19 equal: how often any pair is separated (the family-wise error), how often equal classifiers
-     land in different tiers, and the same for the baseline the tiers replace (Arena's rule on the
-     bootstrap intervals, Chiang et al. 2024), with the coverage of the 95 % rating intervals;
+   - all 19 equal: how often any pair is separated (the family-wise error; also for the range test alone,
+     every distance c), how often equal classifiers land in different tiers, and the same for the
+     baseline the tiers replace (Arena's rule on the bootstrap intervals, Chiang et al. 2024), with the
+     coverage of the 95 % rating intervals;
    - three groups of equal classifiers (6 at θ = +1, 7 at 0, 6 at −1): equal classifiers in different
-     tiers, a better classifier in a worse tier, any false separation, how often the three groups are
-     recovered exactly, and the same for Arena's rule.
+     tiers, a better classifier in a worse tier, any false separation (also for the range test alone),
+     how often the three groups are recovered exactly, and the same for Arena's rule; then the same with
+     the groups twice as far apart (±2), where the tiers have the power to find them.
 
-   About 15–25 minutes on the shared 2-core machine.
+   About 6 minutes per setting at load average ≈ 18 on the shared 2-core machine.
 
 Usage::
 
     .venv/bin/python benchmarks/rating_leaderboard.py
     .venv/bin/python benchmarks/rating_leaderboard.py --coverage
-    .venv/bin/python benchmarks/rating_leaderboard.py --tiers --tables 300 --tier-replicates 500
+    .venv/bin/python benchmarks/rating_leaderboard.py --only-tiers --tables 300 --tier-replicates 200
 """
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -138,14 +141,16 @@ def tier_errors(strength: np.ndarray, n_datasets: int, n_tables: int, n_replicat
     equal = np.triu(strength[:, None] == strength[None, :], k=1)
     better = strength[:, None] > strength[None, :]
     truth = pd.Series(1500 + RATING_PER_THETA * (strength - strength.mean()), index=names)
-    counts = {key: 0 for key in ("false_claim", "split", "better_below", "recovered",
+    counts = {key: 0 for key in ("false_claim", "range_false_claim", "split", "better_below", "recovered",
                                  "arena_split", "arena_better_below", "arena_recovered")}
     covered, n_tiers = [], []
     config = RatingConfig(n_bootstrap=n_replicates, n_permutations=0, seed=seed)
-    for _ in range(n_tables):
+    for index in range(n_tables):
+        if index and index % 50 == 0:
+            print(f"   ... {index} of {n_tables} tables", file=sys.stderr, flush=True)
         scores = strength[None, :] + rng.gumbel(size=(n_datasets, k))
         rows = [(f"d{i:03d}", names[j], scores[i, j]) for i in range(n_datasets) for j in range(k)]
-        table, _, separation = bradley_terry_table(pd.DataFrame(rows, columns=["dataset", "classifier", "score"]),
+        table, _, separation, _ = bradley_terry_table(pd.DataFrame(rows, columns=["dataset", "classifier", "score"]),
                                                    config)
         position = table["classifier"].map({name: j for j, name in enumerate(names)}).to_numpy()
         tier = np.empty(k, dtype=int)
@@ -163,6 +168,10 @@ def tier_errors(strength: np.ndarray, n_datasets: int, n_tables: int, n_replicat
             counts[prefix + "recovered"] += bool(not (equal & apart).any() and np.unique(tiers).size == true_tiers
                                                  and not (better & (tiers[:, None] >= tiers[None, :])).any())
         counts["false_claim"] += bool((claims & ~better).any())
+        rating = table["bt_rating"].to_numpy()
+        range_only = np.zeros((k, k), dtype=bool)   # the range test alone: every pair's distance is c
+        range_only[np.ix_(position, position)] = (rating[:, None] - rating[None, :]) > separation.critical_value
+        counts["range_false_claim"] += bool((range_only & ~better).any())
         covered.append(((low <= truth[table["classifier"]].to_numpy()) & (truth[table["classifier"]].to_numpy() <= high)).mean())
         n_tiers.append(int(table["tier"].max()))
     rates = {key: value / n_tables for key, value in counts.items()}
@@ -175,16 +184,25 @@ def tiers(n_tables: int, n_replicates: int, seed: int) -> None:
     start = time.perf_counter()
     null = tier_errors(np.zeros(19), 60, n_tables, n_replicates, seed)
     groups = tier_errors(np.repeat([1.0, 0.0, -1.0], [6, 7, 6]), 60, n_tables, n_replicates, seed + 1)
+    apart = tier_errors(np.repeat([2.0, 0.0, -2.0], [6, 7, 6]), 60, n_tables, n_replicates, seed + 2)
     print(f"\n5. Tiers on simulated leaderboards, 19 classifiers x 60 datasets, {n_tables} tables x "
           f"{n_replicates} bootstrap replicates and shuffled tables ({time.perf_counter() - start:.0f} s)")
-    print(f"   all equal:  any pair separated {null['false_claim']:.3f}; equal classifiers in different tiers "
+    print(f"   all equal:  any pair separated {null['false_claim']:.3f} (range test alone "
+          f"{null['range_false_claim']:.3f}); equal classifiers in different tiers "
           f"{null['split']:.3f} (Arena's rule {null['arena_split']:.3f}); tiers per table {null['mean_tiers']:.2f}; "
           f"95 % rating intervals cover {null['coverage']:.3f}")
     print(f"   3 groups (6 at +1, 7 at 0, 6 at -1): equal classifiers in different tiers {groups['split']:.3f} "
           f"(Arena {groups['arena_split']:.3f}); a better classifier in a worse tier {groups['better_below']:.3f} "
-          f"(Arena {groups['arena_better_below']:.3f}); any false separation {groups['false_claim']:.3f}; "
+          f"(Arena {groups['arena_better_below']:.3f}); any false separation {groups['false_claim']:.3f} (range test "
+          f"alone {groups['range_false_claim']:.3f}); "
           f"groups recovered exactly {groups['recovered']:.3f} (Arena {groups['arena_recovered']:.3f}); tiers per "
           f"table {groups['mean_tiers']:.2f}; 95 % rating intervals cover {groups['coverage']:.3f}")
+    print(f"   3 groups twice as far apart (6 at +2, 7 at 0, 6 at -2): equal classifiers in different tiers "
+          f"{apart['split']:.3f} (Arena {apart['arena_split']:.3f}); a better classifier in a worse tier "
+          f"{apart['better_below']:.3f} (Arena {apart['arena_better_below']:.3f}); any false separation "
+          f"{apart['false_claim']:.3f} (range test alone {apart['range_false_claim']:.3f}); groups recovered exactly "
+          f"{apart['recovered']:.3f} (Arena {apart['arena_recovered']:.3f}); tiers per table {apart['mean_tiers']:.2f}; "
+          f"95 % rating intervals cover {apart['coverage']:.3f}")
 
 
 def main() -> None:
@@ -195,7 +213,7 @@ def main() -> None:
     parser.add_argument("--coverage", action="store_true", help="also run the coverage simulation (~3 min)")
     parser.add_argument("--tiers", action="store_true", help="also run the tier error-rate simulation (~20 min)")
     parser.add_argument("--tables", type=int, default=300, help="simulated leaderboards per setting of --tiers")
-    parser.add_argument("--tier-replicates", type=int, default=500,
+    parser.add_argument("--tier-replicates", type=int, default=200,
                         help="bootstrap replicates (and shuffled tables) per leaderboard in --tiers")
     parser.add_argument("--only-tiers", action="store_true", help="skip parts 1-3")
     args = parser.parse_args()

@@ -21,8 +21,8 @@ def flow_of(run_id: int) -> int:
 
 
 def correct(run_id: int, row: int) -> bool:
-    """Run r errs on rows where (row * 7 + r) % (r % 5 + 3) == 0: accuracy differs between runs."""
-    return (row * 7 + run_id) % (run_id % 5 + 3) != 0
+    """Run r errs on rows where (row * 7 + r) % m == 0, m = flow − 497 + r % 2: flows and runs differ."""
+    return (row * 7 + run_id) % (flow_of(run_id) - 497 + run_id % 2) != 0
 
 
 def accuracy(run_id: int) -> float:
@@ -101,7 +101,8 @@ def _listing(server, filters):
     limit, offset, task = int(given.get("limit", 10_000)), int(given.get("offset", 0)), given.get("task", "0")
     if limit > 1000:
         return 412, _error(544, "Too many results: limit is at most 1000")
-    runs = list(range(1, N_RUNS + 1))[offset: offset + limit] if int(task) == TASK else []
+    runs = [r for r in range(1, N_RUNS + 1) if "flow" not in given or str(flow_of(r)) in given["flow"].split(",")]
+    runs = runs[offset: offset + limit] if int(task) == TASK else []
     if not runs:
         return 412, _error(542, "No results")
     items = "".join(

@@ -162,8 +162,8 @@ def test_cli_compare_models_item_fit_and_start_report(tmp_path, capsys):
     assert comparison["best_bic"].sum() == 1
     record = json.loads((out / "fit.json").read_text())
     assert record["status"] == "converged"
-    assert [run["start"] for run in record["start_runs"]] == ["principal_component", "sum_score",
-                                                               "principal_component_2"]
+    assert [run["start"] for run in record["start_runs"]] == ["principal_component", "sum_score", "direction_30"]
+    assert record["n_optima"] == len(record["optima"]) >= 1 and record["max_gradient"] < record["tol_gradient"]
     assert comparison.set_index("model").loc["2PL", "log_likelihood"] == pytest.approx(record["log_likelihood"])
     items = pd.read_csv(out / "items.csv")
     assert {"infit", "outfit", "misfit"} <= set(items.columns)
@@ -214,3 +214,15 @@ def test_items_csv_reproduces_the_fit_for_items_without_information(tmp_path, ca
         np.testing.assert_allclose(again[["theta", "se", "true_score"]], abilities[["theta", "se", "true_score"]],
                                    rtol=1e-9, atol=1e-9)
     capsys.readouterr()
+
+
+def test_a_two_item_header_less_matrix_and_a_byte_order_mark(tmp_path):
+    two = tmp_path / "two.csv"
+    two.write_text("1,0\n" + "0,1\n1,1\n" * 6)
+    with pytest.raises(DataError, match="the first row holds 0/1 answers, not item names"):
+        read_responses_csv(two)
+    assert read_responses_csv(two, header=False).shape == (13, 2)
+    bom = tmp_path / "excel.csv"
+    bom.write_bytes("V1,V2,V3\r\n1,0,1\r\n0,1,1\r\n".encode("utf-8-sig"))
+    frame = read_responses_csv(bom)
+    assert list(frame.columns) == ["V1", "V2", "V3"] and frame.index.tolist() == ["1", "2"]

@@ -19,10 +19,10 @@ from benchirt.pipeline.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = {
-    "responses": {"cv_folds": 3, "ladder_epochs": 10,
-                  "pool": ["gaussian_nb", "knn_3", "decision_tree", "random_forest_5", "svc"]},
-    "rating": {"n_permutations": 20},
-    "subsets": {"n_random": 10, "n_permutations": 5},
+    "respond": {"cv_folds": 3, "ladder_epochs": 10,
+                "pool": ["gaussian_nb", "knn_3", "decision_tree", "random_forest_5", "svc"]},
+    "rate": {"n_permutations": 20},
+    "subset": {"n_random": 10, "n_permutations": 5},
     "report": {"max_dataset_plots": 2},
 }
 
@@ -84,9 +84,10 @@ def _number(pattern: str, text: str) -> list[str]:
 
 
 def test_rating_conclusions_read_back_match_the_exported_tables(default_run, tmp_path):
-    """Every number of the rating conclusions in summary.md, read back from the file, equals the one
-    recomputed from the CSVs `benchirt rate` writes for the same result (leaderboard, pairwise, friedman.json,
-    nemenyi.csv, ratings.csv, permutation.csv)."""
+    """Every number of the rating and subsets conclusions in summary.md, read back from the file, equals the
+    one recomputed from the CSVs `benchirt rate` and `benchirt subset` write for the same result (leaderboard,
+    pairwise, friedman.json, nemenyi.csv, ratings.csv, permutation.csv; fidelity.csv)."""
+    import html
     import json
 
     import pandas as pd
@@ -96,13 +97,15 @@ def test_rating_conclusions_read_back_match_the_exported_tables(default_run, tmp
     from benchirt.rating.command import write_outputs
     from benchirt.rating.verdict import probability_is
 
-    rating = load_run(default_run).rating
+    run = load_run(default_run)
+    rating = run.rating
     write_outputs(rating, tmp_path)
     board, pairwise = pd.read_csv(tmp_path / "leaderboard.csv"), pd.read_csv(tmp_path / "pairwise.csv")
     friedman = json.loads((tmp_path / "friedman.json").read_text())
     nemenyi = pd.read_csv(tmp_path / "nemenyi.csv", index_col=0)
     glicko, orders = pd.read_csv(tmp_path / "ratings.csv"), pd.read_csv(tmp_path / "permutation.csv")
-    conclusions = (default_run / "summary.md").read_text().split("## ", 2)[1]
+    # summary.md escapes "<", ">" and "&" as HTML entities (they render as the characters): read what a viewer shows
+    conclusions = html.unescape((default_run / "summary.md").read_text().split("## ", 2)[1])
     bullets = {line[2:].split(" — ", 1)[0] + (" " + line.split(" — ")[1].split(" ")[0] if "Agreement" in line else ""):
                line for line in conclusions.splitlines() if line.startswith("• ")}
     leader = board["classifier"].iloc[0]
@@ -160,6 +163,19 @@ def test_rating_conclusions_read_back_match_the_exported_tables(default_run, tmp
     share = orders.set_index("classifier").loc[leader, "p_first_alone"]
     assert _number(rf"over (\d+) random dataset orders {leader} is first alone in (\d+) %", check) == [
         str(rating.permutation.n_permutations), f"{100 * share:.0f}"]
+
+
+    from benchirt.subsets.command import write_outputs as write_subsets
+
+    write_subsets(run.subsets, tmp_path / "subsets", plots=False)
+    fidelity = pd.read_csv(tmp_path / "subsets" / "fidelity.csv")
+    sentence = next(line for line in conclusions.splitlines() if "Do IRT-filtered subsets beat random subsets?" in line)
+    for row in fidelity.itertuples(index=False):
+        p = "p < 0.001" if row.kendall_tau_p_value < 0.001 else f"p = {row.kendall_tau_p_value:.3f}"
+        assert (f"{row.subset} ({row.n_datasets} datasets): τ = {row.kendall_tau:.2f}, percentile "
+                f"{row.kendall_tau_percentile:.0f} of random subsets, {p}") in sentence
+    beating = (fidelity["kendall_tau_p_value"] < 0.05).sum()
+    assert sentence.split("? ", 1)[1].startswith("No:" if beating == 0 else "Yes:" if beating == len(fidelity) else "Only")
 
 
 def test_a_run_without_airt_says_why_in_the_conclusions(tmp_path):

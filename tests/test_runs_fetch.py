@@ -71,3 +71,16 @@ def test_import_runs_from_the_stub_writes_the_matrix_and_rerun_is_offline(server
     assert main(args) == 0
     assert len(server.hits) == before
     assert "(0 requests to OpenML, 0 runs not fetched)" in capsys.readouterr().out
+
+
+def test_listing_filters_flows_on_the_server_and_top_flows_here(server):
+    by_flow = fetch.list_task_runs(stub.TASK, fetch.FetchOptions(flows=(501, 503)))
+    assert set(by_flow["flow_id"]) == {501, 503}
+    assert len(by_flow) == sum(stub.flow_of(r) in (501, 503) for r in range(1, stub.N_RUNS + 1))
+    assert any("/flow/501,503" in hit for hit in server.hits)
+    top = fetch.list_task_runs(stub.TASK, fetch.FetchOptions(top_flows=2))
+    best = {}
+    for r in range(1, stub.N_RUNS + 1):
+        best[stub.flow_of(r)] = max(best.get(stub.flow_of(r), 0.0), stub.accuracy(r))
+    assert set(top["flow_id"]) == set(sorted(best, key=lambda f: (-best[f], f))[:2]) == {503, 504}
+    assert list(top["value"]) == sorted(top["value"], reverse=True)  # most accurate first

@@ -49,8 +49,29 @@ def test_iris_study_runs_through_irt_rating_and_report(shared_data, tmp_path):
 def test_an_import_section_is_validated_like_any_other(shared_data):
     with pytest.raises(ConfigError, match="responses.per_flow: got 'top'"):
         load_config(_config(shared_data, per_flow="top"))
-    with pytest.raises(ConfigError, match="unknown responses option"):
+    with pytest.raises(ConfigError, match="unknown respond option"):
         load_config(_config(shared_data, ladder_epochs=3))
     config = load_config(_config(shared_data))
     assert type(config.stage_config("responses")).__name__ == "ImportConfig"
     assert pd.api.types.is_number(config.stage_config("responses").min_accuracy)
+
+
+def test_rating_figures_draw_the_best_of_a_large_field_only():
+    """With hundreds of respondents a figure shows the top (its height and the k × k grids grow with the field)."""
+    import numpy as np
+
+    from benchirt.rating import RatingConfig, rate
+    from benchirt.rating import plots
+
+    rng = np.random.default_rng(0)
+    names = [f"c{i:03d}" for i in range(80)]
+    scores = pd.DataFrame([{"dataset": f"d{d}", "classifier": c, "score": rng.normal(i / 80, 0.05)}
+                           for d in range(4) for i, c in enumerate(names)])
+    result = rate(scores, RatingConfig(score="score", n_permutations=4, n_bootstrap=0, max_pairwise=5))
+    figure = plots.plot_leaderboard(result.leaderboard, top=30)
+    [axes] = figure.axes
+    assert len(axes.get_yticks()) == 30 and "the best 30 of 80" in axes.get_title()
+    assert len(plots.plot_ratings(result.tournament, result.permutation, top=30).axes[0].get_yticks()) == 30
+    grid = plots.plot_rank_distribution(result.permutation, top=30).axes[0].get_images()[0].get_array()
+    assert grid.shape == (30, 30)
+    assert len(result.pairwise) == 10  # rating.max_pairwise: the 5 best-rated

@@ -63,7 +63,8 @@ def register(subparsers) -> None:
     parser.add_argument("--ability", choices=ABILITY_METHODS, default="EAP", help="ability estimator (default EAP)")
     parser.add_argument("--max-iter", type=int, default=IRTConfig.max_iter, help="EM step limit (default %(default)s)")
     parser.add_argument("--starts", default="auto", metavar="auto|N",
-                        help="EM starts: 'auto' (principal component and sum score) or a number (default auto)")
+                        help="EM starts: 'auto' (7 candidates, up to 20 where they disagree) or a number, "
+                             "each climbed to its optimum (a deeper search; default auto)")
     parser.add_argument("--compare-models", action="store_true",
                         help="also fit the other two of 1PL/2PL/3PL; write model_comparison.csv (log-likelihood, "
                              "AIC, BIC) and print it")
@@ -127,8 +128,9 @@ def run(args: argparse.Namespace) -> int:
         f"({fit.seconds:.2f} s), log-likelihood {fit.log_likelihood:.2f}; "
         f"{record['n_flagged']} items without information, {record['n_at_bound']} at a bound"
     )
-    print(f"best of {len(runs)} EM start(s) ({record['starts']}); "
-          f"{record['n_local_optima']} ended in a local optimum (a better optimum exists)")
+    optima = "; ".join(f"{o['log_posterior']:.2f}" for o in record["optima"])
+    print(f"best of {len(runs)} EM start(s) ({record['starts']}); {record['n_optima']} distinct optima "
+          f"(log posterior {optima}); {record['n_local_optima']} start(s) ended in a local optimum")
     print(f"{int(fit_table['misfit'].sum())} item(s) misfit (infit or outfit above {MISFIT_ABOVE})")
     if comparison is not None:
         atomic_write_csv(out / "model_comparison.csv", comparison)

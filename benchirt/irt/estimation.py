@@ -55,7 +55,7 @@ from benchirt.errors import DataError
 from benchirt.irt.config import IRTConfig
 from benchirt.irt.fit import IRTFit, flagged_item_values
 from benchirt.irt.models import quadrature, terms_from_logit
-from benchirt.irt.modes import ItemGrid, best_on_grid, item_grid
+from benchirt.irt.modes import best_on_grid, item_grid
 from benchirt.irt.starts import column_sums, orientation, start_scores
 from benchirt.irt.validation import as_response_matrix
 
@@ -77,13 +77,14 @@ _GAMMA_MIN = float(logit(1e-4))
 #: Largest SQUAREM step length (per item); longer ones fail the log-posterior check more often
 #: than they gain (measured on simulated and reference matrices).
 _MAX_ALPHA = 3.0
-#: A later EM start this close (largest change of a, b or c) to an earlier start's optimum has
-#: reached that optimum.
-_JOIN = 0.01
-#: ``starts="auto"``: EM steps every candidate start takes before they are ranked, and how many
-#: starts must reach the best optimum before the remaining candidates are abandoned.
-_SCREEN_STEPS = 10
+#: A later EM start this close (largest change of a, b or c) to an earlier start's optimum, with a
+#: log posterior within ``tol_optimum`` of it, has reached that optimum (:func:`_joins`).
+_JOIN = 0.1
+#: ``starts="auto"``: the candidate starts that always climb, how many starts must have reached the
+#: best optimum before the search stops, and how many starts it may reach where they disagree.
+_CANDIDATES = 7
 _AGREEMENT = 2
+_DEEPEST = 20
 #: An item moves to a better grid point of its M-step objective when that gains more than this
 #: (log-posterior units; :func:`_escape_item_modes`), at most :data:`_MAX_ESCAPES` times per start.
 _ESCAPE_GAIN = 0.01
@@ -103,8 +104,6 @@ class _Problem:
     nodes: np.ndarray  # (K,)
     log_weights: np.ndarray  # (K,)
     config: IRTConfig
-
-    grid: ItemGrid | None = None  # the 3PL mode search's grid, built when first needed
 
     def __post_init__(self) -> None:
         self.node_powers = np.stack([np.ones_like(self.nodes), self.nodes, self.nodes**2], axis=1)
@@ -208,6 +207,9 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
     params, se = params[item_index], se[item_index]
 
     table = _item_table(items, informative, p_correct, params, se, config)
+    for optimum in starts["optima"]:  # every optimum found, as an item table (without standard errors)
+        optimum["items"] = _item_table(items, informative, p_correct, optimum.pop("params")[item_index],
+                                       np.zeros_like(se), config)
     return IRTFit(
         items=table,
         converged=record.converged,
@@ -241,51 +243,50 @@ def _unique_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 def _best_of_starts(columns: np.ndarray, problem: _Problem):
     """Run EM from the starts of :func:`benchirt.irt.starts.start_scores`; keep the highest log posterior.
 
-    ``config.starts="auto"`` screens: every candidate start takes :data:`_SCREEN_STEPS` EM steps, then
-    the candidates climb to their optimum (:func:`_climb`) in the order of their log posterior
-    after screening, until the best optimum found has been reached from :data:`_AGREEMENT` starts;
-    the rest are abandoned (a deeper search only where the starts disagree). An integer number of
-    starts runs every one of them to its optimum. A start that comes within :data:`_JOIN` of an
-    optimum an earlier start converged to stops there (``"same_optimum"``).
+    Every start climbs to its optimum (:func:`_climb`). With ``config.starts="auto"``, where the best
+    optimum the seven candidate starts found was reached from fewer than :data:`_AGREEMENT` of them,
+    the search goes deeper: the further starts of ``starts=``:data:`_DEEPEST` (seeded mixtures of the
+    first two principal components) climb until the best optimum has been reached twice or none is
+    left. A start that comes within :data:`_JOIN` of an optimum an earlier start converged to stops
+    there (``"same_optimum"``). Ranking the candidates by their log posterior after a few EM steps and
+    abandoning those that trail was tried and rejected: on breast-w the directions that trail by
+    1000-1200 units after 10 steps end 13.5 units above the two leaders
+    (``benchmarks/irt_fit.py --part starts``).
 
     Returns the best parameters, its EM record and the start table: ``reason``, ``runs`` (one row per
     start: its log posterior, ``n_iter``, ``stopped_by`` and ``status`` — ``"converged"``,
-    ``"iteration_limit"``, ``"better_optimum_exists"`` (a local optimum: another start reached a
-    log posterior higher by more than ``config.tol_optimum``) or ``"abandoned"`` (screened out; its
-    log posterior is the one after screening)), and ``optima``: the distinct optima (final log
-    posteriors more than ``tol_optimum`` apart), best first, with the starts that reached each and
-    their parameters (``params``, dropped from the fit's JSON record).
+    ``"iteration_limit"`` or ``"better_optimum_exists"`` (a local optimum: another start reached a log
+    posterior higher by more than ``config.tol_optimum``)), and ``optima``: the distinct optima (final
+    log posteriors more than ``tol_optimum`` apart), best first, with the starts that reached each and
+    their parameters (``params``; :func:`fit_irt` turns them into item tables).
     """
     config = problem.config
     scores, reason = start_scores(columns, problem.multiplicity, config.starts)
-    screen = config.starts == "auto" and len(scores) > _AGREEMENT
-    runs = []  # [name, params, record, finished]
-    for name, score in scores:
-        initial = _initial_values(columns, score, problem)
-        if screen:
-            params, record = _run_em(initial, problem, max_iter=_SCREEN_STEPS)
-            runs.append([name, params, record, False])
-        else:
-            runs.append([name, initial, None, False])
-    order = sorted(range(len(runs)), key=lambda i: -runs[i][2].history[-1]) if screen else range(len(runs))
+    if config.starts == "auto":
+        scores = iter(scores + start_scores(columns, problem.multiplicity, _DEEPEST)[0][len(scores):])
+        first = _CANDIDATES
+    else:
+        first = len(scores)
+    runs = []  # [name, params, record] per start climbed
     optima: list[dict] = []
-    for i in order:
-        name, params, record, finished = runs[i]
-        if screen and optima and len(optima[0]["starts"]) >= _AGREEMENT:
+    for name, score in scores:
+        if len(runs) >= first and _agreed(optima):
             break
-        if not finished:
-            params, later = _climb(params, problem, [optimum["params"] for optimum in optima])
-            record = later if record is None else record.extend(later)
-            runs[i][1:] = [params, record, True]
-        _add_optimum(optima, name, params, record, config.tol_optimum)
-    best = max((i for i in range(len(runs)) if runs[i][3]), key=lambda i: runs[i][2].history[-1])
-    top = runs[best][2].history[-1]
+        params, record = _climb(_initial_values(columns, score, problem), problem, list(optima))
+        runs.append([name, params, record])
+        if record.converged:
+            _add_optimum(optima, name, params, record, config.tol_optimum)
+    # the reported run: of the best optimum's starts, the highest that stopped on the stationarity test
+    # (a start that stopped on joining it lies within _JOIN of it, its gradient untested)
+    finished = range(len(runs))
+    stationary = [i for i in finished if optima and runs[i][0] in optima[0]["starts"]
+                  and runs[i][2].stopped_by == "stationary"]
+    best = max(stationary or finished, key=lambda i: runs[i][2].history[-1])
+    top = max(runs[i][2].history[-1] for i in finished)
     rows = []
-    for i, (name, _, record, finished) in enumerate(runs):
+    for i, (name, _, record) in enumerate(runs):
         status = "converged" if record.converged else "iteration_limit"
-        if not finished:
-            status = "abandoned"
-        elif status == "converged" and record.history[-1] < top - config.tol_optimum:
+        if status == "converged" and record.history[-1] < top - config.tol_optimum:
             status = "better_optimum_exists"
         rows.append({"start": name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
                      "stopped_by": record.stopped_by, "status": status, "chosen": i == best})
@@ -299,12 +300,17 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     return params, runs[best][2], {"reason": reason, "runs": rows, "optima": optima}
 
 
+def _agreed(optima: list[dict]) -> bool:
+    """The best optimum found so far has been reached from :data:`_AGREEMENT` starts."""
+    return bool(optima) and len(optima[0]["starts"]) >= _AGREEMENT
+
+
 def _add_optimum(optima: list[dict], name: str, params: np.ndarray, record: "_Record", tol: float) -> None:
     """File the optimum a start ended in under ``optima`` (best first): with a known optimum when it
     joined one or its log posterior is within ``tol`` of it, else as a new one."""
     value = float(record.history[-1])
     for optimum in optima:
-        if (record.stopped_by == "same_optimum" and record.joined is optimum["params"]) or \
+        if (record.stopped_by == "same_optimum" and record.joined is optimum) or \
                 abs(optimum["log_posterior"] - value) <= tol:
             optimum["starts"].append(name)
             return
@@ -430,7 +436,7 @@ class _Record:
     #: items moved to a better mode of their M-step objective (:func:`_escape_item_modes`), and rounds
     items_moved: int = 0
     escapes: int = 0
-    joined: np.ndarray | None = None  # the known optimum a "same_optimum" stop joined
+    joined: dict | None = None  # the known optimum a "same_optimum" stop joined
 
     def extend(self, later: "_Record") -> "_Record":
         """This record continued by ``later`` (EM resumed from this record's end)."""
@@ -441,7 +447,7 @@ class _Record:
         return later
 
 
-def _run_em(params: np.ndarray, problem: _Problem, known: list[np.ndarray] = (),
+def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
             max_iter: int | None = None) -> tuple[np.ndarray, _Record]:
     """EM accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3, step length per item).
 
@@ -487,7 +493,7 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[np.ndarray] = (),
             if record.max_gradient < config.tol_gradient:
                 record.stopped_by = "stationary"
         else:
-            record.joined = next((optimum for optimum in known if _joins(x1, optimum, problem)), None)
+            record.joined = next((optimum for optimum in known if _joins(x0, lp0, optimum, problem)), None)
             if record.joined is not None:
                 record.stopped_by = "same_optimum"
         if record.stopped_by != "max_iter" or record.n_iter >= max_iter:
@@ -522,18 +528,21 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[np.ndarray] = (),
     return x0, record
 
 
-def _climb(params: np.ndarray, problem: _Problem, known: list[np.ndarray] = ()) -> tuple[np.ndarray, _Record]:
+def _climb(params: np.ndarray, problem: _Problem, known: list[dict] = (),
+           max_iter: int | None = None) -> tuple[np.ndarray, _Record]:
     """EM (:func:`_run_em`) to a stationary point, then (3PL) each item's M-step objective searched
     on a grid (:func:`_escape_item_modes`); EM resumes from the items that moved, until none moves
-    or :data:`_MAX_ESCAPES` rounds. Every round raises the log posterior (generalised EM)."""
-    params, record = _run_em(params, problem, known)
+    or :data:`_MAX_ESCAPES` rounds. Every round raises the log posterior (generalised EM).
+    ``max_iter`` (default ``config.max_iter``) bounds the EM steps of all rounds together."""
+    max_iter = problem.config.max_iter if max_iter is None else max_iter
+    params, record = _run_em(params, problem, known, max_iter)
     while problem.estimates_guessing and record.stopped_by == "stationary" and record.escapes < _MAX_ESCAPES:
         moved, n_moved = _escape_item_modes(params, problem)
         if not n_moved:
             break
         record.escapes += 1
         record.items_moved += n_moved
-        params, later = _run_em(moved, problem, known)
+        params, later = _run_em(moved, problem, known, max_iter - record.n_iter)
         record = record.extend(later)
     return params, record
 
@@ -542,20 +551,18 @@ def _escape_item_modes(params: np.ndarray, problem: _Problem) -> tuple[np.ndarra
     """``params`` with every item whose M-step objective at the E-step of ``params`` is higher by more
     than :data:`_ESCAPE_GAIN` at a point of :func:`benchirt.irt.modes.item_grid` moved there, and
     how many items moved."""
-    if problem.grid is None:
-        problem.grid = item_grid(problem.nodes, problem.lower, problem.upper)
-    grid = problem.grid
+    grid = item_grid(problem.lower, problem.upper)
+    grid_prior = _log_prior(grid, problem)
     terms = _Terms.at(params, problem)
     scaled, n_k, _ = _e_step(terms, params, problem)
     moved = params.copy()
-    grid_prior = _log_prior(grid.params, problem)
     count = 0
     for block in problem.blocks():
         r = _expected_correct(scaled, block, problem)
         current = _item_objective(params[block], terms.rows(block), r, n_k, problem)
-        best, index = best_on_grid(grid, r, n_k, grid_prior)
+        best, index = best_on_grid(grid, problem.nodes, r, n_k, grid_prior)
         jump = np.flatnonzero(best > current + _ESCAPE_GAIN)
-        moved[block][jump] = grid.params[index[jump]]
+        moved[block][jump] = grid[index[jump]]
         count += len(jump)
     return moved, count
 
@@ -874,8 +881,14 @@ def _common_discrimination_step(params, terms, r, n_k, problem) -> tuple[np.ndar
     return params, terms
 
 
-def _joins(params: np.ndarray, known: np.ndarray, problem: _Problem) -> bool:
-    """True when ``params`` lies within :data:`_JOIN` of ``known`` or of its mirror image (-a, -b, c)."""
+def _joins(params: np.ndarray, log_posterior: float, optimum: dict, problem: _Problem) -> bool:
+    """True when ``params`` lies within :data:`_JOIN` of a known ``optimum`` (``params``,
+    ``log_posterior``) or of its mirror image (-a, -b, c), with a log posterior no more than
+    ``tol_optimum`` below it: EM's fixed point attracts its neighbourhood, so continuing would only
+    reproduce it."""
+    if log_posterior < optimum["log_posterior"] - problem.config.tol_optimum:
+        return False
+    known = optimum["params"]
     if _max_change(params, known) < _JOIN:
         return True
     mirror = known.copy()

@@ -1,7 +1,7 @@
 """The fitted IRT model: item table, convergence record, abilities, P(correct), True-Score."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -12,6 +12,7 @@ from benchirt.irt import ability as _ability
 from benchirt.irt.config import ABILITY_METHODS, IRTConfig
 from benchirt.irt.models import probability as _probability
 from benchirt.irt.models import quadrature
+from benchirt.results import interval_frame, normal_interval
 
 #: Flags of items without estimated parameters.
 NO_INFORMATION_FLAGS = ("all_correct", "all_wrong")
@@ -80,10 +81,10 @@ class IRTFit:
     history : numpy.ndarray, shape (n_iter,)
         Log posterior before each EM iteration of the chosen start (non-decreasing).
     starts : dict
-        ``reason`` (why these starts) and ``runs``: one row per EM start (``start``,
-        ``log_posterior``, ``n_iter``, ``stopped_by``, ``status``, ``chosen``); ``status`` is ``converged``,
-        ``iteration_limit`` or ``better_optimum_exists`` (EM converged to a local optimum: another
-        start found a higher log posterior). See :mod:`benchirt.irt.starts`.
+        ``reason`` (why these starts), ``runs``: one row per EM start (``start``, ``log_posterior``,
+        ``n_iter``, ``stopped_by``, ``status``, ``chosen``); ``status`` is ``converged``,
+        ``iteration_limit`` or ``better_optimum_exists`` (EM converged to a local optimum: another start
+        found a higher log posterior), and ``optima`` (:attr:`optima`).
     """
 
     items: pd.DataFrame
@@ -230,8 +231,17 @@ class IRTFit:
     @property
     def optima(self) -> list[dict]:
         """The distinct optima the starts reached, best first: ``log_posterior``, ``starts`` (the
-        starts that reached it) and ``params`` ((m_informative, 3) array of ``a, b, logit c``)."""
+        starts that reached it) and ``items`` (its item table, standard errors 0)."""
         return self.starts.get("optima", [])
+
+    def at_optimum(self, index: int) -> "IRTFit":
+        """This fit with the item parameters of optimum ``index`` of :attr:`optima` (0: the best, whose
+        parameters this fit reports already, standard errors included)."""
+        optimum = self.optima[index]
+        if index == 0:
+            return self
+        return replace(self, items=optimum["items"], log_posterior=optimum["log_posterior"],
+                       log_likelihood=float("nan"), starts={**self.starts, "optima": []})
 
     def __repr__(self) -> str:
         state = "converged" if self.converged else "NOT converged"
@@ -239,3 +249,41 @@ class IRTFit:
             f"IRTFit({self.model}, {self.n_respondents} respondents x {self.n_items} items, {state} "
             f"in {self.n_iter} iterations, logLik={self.log_likelihood:.2f}, {self.seconds:.2f}s)"
         )
+
+    # ------------------------------------------------------------------ the result protocol
+    def summary(self) -> str:
+        """A few lines for a terminal: model, size, convergence, starts and flagged items."""
+        record = self.convergence()
+        lines = [repr(self),
+                 f"stopped by {self.stopped_by}; largest gradient {self.max_gradient:.2g}; "
+                 f"{record['n_local_optima']} of {len(record['start_runs'])} starts at a worse optimum",
+                 f"items: {record['n_flagged']} without information (all correct or all wrong), "
+                 f"{record['n_at_bound']} at a bound"]
+        return "\n".join(lines)
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``items`` (the item table, ``item`` a column) and ``starts`` (one row per EM start)."""
+        return {"items": self.items.reset_index(), "starts": pd.DataFrame(self.starts.get("runs", []))}
+
+    def conf_int(self, level: float = 0.95) -> pd.DataFrame:
+        """Wald intervals ``estimate ± z·SE`` of the estimated item parameters (Bock & Aitkin 1981).
+
+        One row per informative item and parameter the model estimates (1PL: the shared discrimination
+        and each difficulty; 2PL: discrimination and difficulty; 3PL: also guessing), columns
+        ``item, parameter, se, estimate, low, high``. Items without information (``all_correct``,
+        ``all_wrong``) have no SE and are left out. The SEs are those of ``items`` (the cross-product
+        estimator of :func:`benchirt.irt.estimation.fit_irt`); their coverage is measured in
+        ``tests/test_interval_coverage.py``.
+        """
+        parameters = {"1PL": ("discrimination", "difficulty"), "2PL": ("discrimination", "difficulty")}.get(
+            self.model, ("discrimination", "difficulty", "guessing"))
+        items = self.items[self.informative]
+        long = pd.DataFrame({
+            "item": np.repeat(items.index.to_numpy(), len(parameters)),
+            "parameter": np.tile(parameters, len(items)),
+            "estimate": items[list(parameters)].to_numpy(float).ravel(),
+            "se": items[[f"se_{name}" for name in parameters]].to_numpy(float).ravel(),
+        })
+        low, high = normal_interval(long["estimate"], long["se"], level)
+        return interval_frame({"item": long["item"], "parameter": long["parameter"]}, long["estimate"],
+                              low, high, se=long["se"])

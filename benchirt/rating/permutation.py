@@ -21,6 +21,7 @@ from benchirt.rating.batch import play_orders
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import match_outcomes
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
+from benchirt.rating.verdict import probability_is
 
 
 @dataclass(repr=False)
@@ -60,7 +61,7 @@ class PermutationAnalysis:
     def __repr__(self) -> str:
         top = self.summary.iloc[0]
         return (f"PermutationAnalysis(orders={self.n_permutations}, datasets={len(self.datasets)}, seed={self.seed}, "
-                f"top={top['classifier']!r} (P(first)={top['p_first']:.2f}))")
+                f"top={top['classifier']!r} (P(first) {probability_is(top['p_first'])}))")
 
 
 def random_orders(n_datasets: int, n_permutations: int, seed: int = 0) -> np.ndarray:

@@ -19,7 +19,11 @@ def _figure(width: float, height: float):
     return fig, fig.add_subplot()
 
 
-def plot_leaderboard(leaderboard: pd.DataFrame) -> Figure:
+def _title_top(shown: int, total: int) -> str:
+    return f" — the best {shown} of {total}" if shown < total else ""
+
+
+def plot_leaderboard(leaderboard: pd.DataFrame, top: int | None = None) -> Figure:
     """Forest plot of the Bradley–Terry leaderboard: rating and 95 % bootstrap interval, best at the top.
 
     Parameters
@@ -30,8 +34,10 @@ def plot_leaderboard(leaderboard: pd.DataFrame) -> Figure:
 
     Rows of the same tier (:mod:`benchirt.rating.separation`) share a shaded band, alternating grey and white; each label
     carries the tier and the rank interval. Without intervals (one dataset) only the points are drawn.
+    ``top``: only the first ``top`` rows (a figure's height grows with its rows; the table has them all).
     """
-    table = leaderboard.iloc[::-1].reset_index(drop=True)
+    table = leaderboard.head(top) if top else leaderboard
+    table = table.iloc[::-1].reset_index(drop=True)
     y = np.arange(len(table))
     fig, ax = _figure(8, 0.32 * len(table) + 1.6)
     tiers = table["tier"].to_numpy()
@@ -52,18 +58,19 @@ def plot_leaderboard(leaderboard: pd.DataFrame) -> Figure:
     ax.set_yticks(y, labels, fontsize="small")
     ax.set_ylim(-0.5, len(table) - 0.5)
     ax.set_xlabel("Bradley–Terry rating (+400 points = 10:1 odds)")
-    ax.set_title("Leaderboard (shaded bands: tiers)")
+    ax.set_title("Leaderboard (shaded bands: tiers)" + _title_top(len(table), len(leaderboard)))
     fig.legend(loc="outside lower center", ncols=2, fontsize="small")
     return fig
 
 
-def plot_ratings(tournament: Tournament, permutation: PermutationAnalysis | None = None) -> Figure:
+def plot_ratings(tournament: Tournament, permutation: PermutationAnalysis | None = None,
+                 top: int | None = None) -> Figure:
     """Final ratings with their intervals [R − 2RD, R + 2RD], best at the top.
 
     The leader's interval is shaded; with ``permutation`` a second bar per classifier shows the
-    5-95 % range of its rating over random dataset orders.
+    5-95 % range of its rating over random dataset orders. ``top``: the ``top`` best only.
     """
-    table = tournament.table.iloc[::-1]
+    table = (tournament.table.head(top) if top else tournament.table).iloc[::-1]
     y = np.arange(len(table))
     fig, ax = _figure(8, 0.35 * len(table) + 1.5)
     leader = tournament.table.iloc[0]
@@ -77,15 +84,16 @@ def plot_ratings(tournament: Tournament, permutation: PermutationAnalysis | None
                   label=f"5-95 % over {permutation.n_permutations} dataset orders")
     ax.set_yticks(y, table["classifier"])
     ax.set_xlabel("Glicko-2 rating")
-    ax.set_title(f"Ratings after {len(tournament.order)} datasets (gray: separable from the leader)")
+    ax.set_title(f"Ratings after {len(tournament.order)} datasets (gray: separable from the leader)"
+                 + _title_top(len(table), len(tournament.table)))
     ax.legend(loc="lower right", fontsize="small")
     return fig
 
 
-def plot_trajectories(tournament: Tournament, value: str = "rating") -> Figure:
-    """Each classifier's ``value`` (rating, rd or volatility) after every rating period."""
+def plot_trajectories(tournament: Tournament, value: str = "rating", top: int | None = None) -> Figure:
+    """Each classifier's ``value`` (rating, rd or volatility) after every rating period (``top``: the best only)."""
     matrix = tournament.rating_matrix(value)
-    final_order = tournament.table["classifier"].tolist()
+    final_order = tournament.table["classifier"].tolist()[:top]
     fig, ax = _figure(13, 6)
     colors = matplotlib.colormaps["tab20"].colors
     for i, name in enumerate(final_order):
@@ -94,14 +102,18 @@ def plot_trajectories(tournament: Tournament, value: str = "rating") -> Figure:
         ax.set_xticks(matrix.index, tournament.order, rotation=90, fontsize="x-small")
     ax.set_xlabel("rating period (dataset)")
     ax.set_ylabel(value)
-    ax.set_title(f"Glicko-2 {value} over the rating periods")
+    ax.set_title(f"Glicko-2 {value} over the rating periods" + _title_top(len(final_order), len(tournament.table)))
     ax.legend(fontsize="x-small", ncol=2, loc="center left", bbox_to_anchor=(1.0, 0.5))
     return fig
 
 
-def plot_rank_distribution(permutation: PermutationAnalysis) -> Figure:
-    """Share of random dataset orders in which each classifier reaches each final rank."""
-    names = permutation.summary["classifier"].tolist()
+def plot_rank_distribution(permutation: PermutationAnalysis, top: int | None = None) -> Figure:
+    """Share of random dataset orders in which each classifier reaches each final rank.
+
+    ``top``: the ``top`` best classifiers and ranks 1..``top`` only (the full grid is k × k cells).
+    """
+    every = permutation.summary["classifier"].tolist()
+    names = every[:top]
     ranks = permutation.ranks[names].to_numpy()
     k = len(names)
     share = np.stack([(ranks == r).mean(axis=0) for r in range(1, k + 1)], axis=1)
@@ -113,14 +125,15 @@ def plot_rank_distribution(permutation: PermutationAnalysis) -> Figure:
     ax.set_xticks(range(k), range(1, k + 1))
     ax.set_yticks(range(k), names)
     ax.set_xlabel("final rank")
-    ax.set_title(f"Rank distribution over {permutation.n_permutations} random dataset orders")
+    ax.set_title(f"Rank distribution over {permutation.n_permutations} random dataset orders"
+                 + _title_top(k, len(every)))
     fig.colorbar(image, ax=ax, label="share of orders")
     return fig
 
 
-def plot_nemenyi_heatmap(comparison: StatisticalComparison) -> Figure:
-    """Pairwise Nemenyi p-values, classifiers in average-rank order."""
-    p = comparison.p_values
+def plot_nemenyi_heatmap(comparison: StatisticalComparison, top: int | None = None) -> Figure:
+    """Pairwise Nemenyi p-values, classifiers in average-rank order (``top``: the best only)."""
+    p = comparison.p_values.iloc[:top, :top] if top else comparison.p_values
     k = p.shape[0]
     fig, ax = _figure(0.6 * k + 5, 0.6 * k + 4)  # cells wide enough for readable 8-9 pt p-values
     image = ax.imshow(p.to_numpy(), cmap="RdYlGn_r", vmin=0, vmax=1)
@@ -131,16 +144,18 @@ def plot_nemenyi_heatmap(comparison: StatisticalComparison) -> Figure:
     ax.set_xticks(range(k), p.columns, rotation=90, fontsize="small")
     ax.set_yticks(range(k), p.index, fontsize="small")
     title = "Nemenyi p-values" if comparison.mode == "blocks" else "Nemenyi p-values — decodIRT compatibility mode"
-    ax.set_title(f"{title} ({human_value(comparison.score)})")
+    ax.set_title(f"{title} ({human_value(comparison.score)})" + _title_top(k, comparison.p_values.shape[0]))
     fig.colorbar(image, ax=ax, label="p-value")
     return fig
 
 
-def plot_cd_diagram(comparison: StatisticalComparison) -> Figure:
-    """Critical difference diagram: average ranks, bars join classifiers not separated at ``alpha``."""
-    fig, ax = _figure(10, 0.25 * comparison.n_classifiers + 2)
+def plot_cd_diagram(comparison: StatisticalComparison, top: int | None = None) -> Figure:
+    """Critical difference diagram: average ranks, bars join classifiers not separated at ``alpha``
+    (``top``: the ``top`` best average ranks only)."""
+    ranks = comparison.average_ranks.sort_values().head(top) if top else comparison.average_ranks
+    fig, ax = _figure(10, 0.25 * len(ranks) + 2)
     sp.critical_difference_diagram(
-        comparison.average_ranks, comparison.p_values, alpha=comparison.alpha, ax=ax,
+        ranks, comparison.p_values.loc[ranks.index, ranks.index], alpha=comparison.alpha, ax=ax,
         label_props={"fontsize": "small"},
     )
     cd = comparison.critical_difference

@@ -43,8 +43,8 @@ from benchirt.rating.bradley_terry import fit_bradley_terry
 
 #: Simultaneous level of the separation decisions (family-wise over all pairs).
 FAMILY_LEVEL = 0.95
-#: Shuffled tables gathered per block (bounds the memory of the (block, D, k, k) index arrays).
-BLOCK = 50
+#: Elements of the (block, D, k, k) gathered win arrays per fitted block (about 40 MB of float64).
+BLOCK_ELEMENTS = 5_000_000
 
 
 @dataclass
@@ -90,9 +90,10 @@ def shuffled_ratings(wins: np.ndarray, present: np.ndarray, n_tables: int, seed:
     permutation = within_dataset_permutations(present, n_tables, seed)
     ratings = np.empty((n_tables, k))
     dataset = np.arange(n_datasets)[None, :, None, None]
-    for start in range(0, n_tables, BLOCK):
-        p = permutation[start:start + BLOCK]
-        ratings[start:start + BLOCK] = fit_bradley_terry(wins[dataset, p[:, :, :, None], p[:, :, None, :]].sum(axis=1)).rating
+    block = max(1, BLOCK_ELEMENTS // (n_datasets * k * k))
+    for start in range(0, n_tables, block):
+        p = permutation[start:start + block]
+        ratings[start:start + block] = fit_bradley_terry(wins[dataset, p[:, :, :, None], p[:, :, None, :]].sum(axis=1)).rating
     return ratings
 
 

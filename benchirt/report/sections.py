@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from benchirt.humanize import human_value
-from benchirt.pipeline.config import STAGES
+from benchirt.pipeline.registry import BY_NAME, REGISTRY, STAGES
 from benchirt.pipeline.summary import left_out_classifiers
 from benchirt.report.added import added_classifiers
 from benchirt.report.config import ReportConfig
@@ -23,9 +23,10 @@ from benchirt.report.sizes import size_policy
 from benchirt.report.usefulness import real_classifier_spread, usefulness_sentence
 
 
-#: What each section shows, named when the section is absent and the conclusions say why.
-_STAGE_SECTIONS = {"rate": "ratings and significance tests", "subset": "benchmark subsets",
-                   "airt": "AIRT (algorithm portfolio)", "irt": "item response theory"}
+#: What each stage's sections show (its registered title), named when they are absent and the conclusions say why.
+_STAGE_SECTIONS = {stage.name: stage.title for stage in REGISTRY if stage.scope != "document" and stage.needs}
+#: Stages that write files from the manifest (the report itself): not listed among the stages it reports on.
+_DOCUMENTS = {stage.name for stage in REGISTRY if stage.scope == "document"}
 
 
 def conclusions(results, config: ReportConfig) -> Section:
@@ -70,10 +71,9 @@ def _omitted(results) -> list[str]:
     manifest = results.manifest
     stages = manifest.get("stages", {})
     wanted = set(results.config.stages)
-    present = {"rate": results.rating, "subset": results.subsets, "airt": results.airt, "irt": results.irts or None}
     out = []
     for stage, label in _STAGE_SECTIONS.items():
-        if present[stage] is not None:
+        if getattr(results, stage):  # a result, or a non-empty {dataset: result}
             continue
         if stage not in wanted:
             out.append(f"Not in this report: {label} — the stage '{stage}' is not in the config's stages.")
@@ -91,9 +91,10 @@ def overview(results, config: ReportConfig) -> Section:
     """Run facts: suite, stage timings and counts, skipped/failed datasets with reasons, versions."""
     manifest = results.manifest
     section = Section("overview", "Run overview")
-    ran = _pipeline_order(name for name in manifest.get("stages", {}) if name != "report")
+    ran = _pipeline_order(name for name in manifest.get("stages", {}) if name not in _DOCUMENTS)
     facts = [f"Stages: {', '.join(ran) or 'none'}."]
-    if set(ran) & {"respond", "irt", "rate", "subset"} or results.responses:
+    if any("respond" in (name, *BY_NAME[name].needs_in(results.config)) for name in ran if name in BY_NAME) \
+            or results.responses:
         facts.append(f"Suite {results.config.suite!r}: {len(results.responses)} dataset(s) with responses, "
                      f"{len(results.irts)} with an IRT model.")
     airt_section = results.config.section("airt")
@@ -188,7 +189,7 @@ def model_fit(results, config: ReportConfig) -> Section | None:
         ))
         section.add(Table(comparison, "Model comparison per dataset."))
     misfit = pd.DataFrame([{"dataset": irt.dataset, "items": len(irt.fit.items),
-                            "misfit": int(irt.summary.get("n_misfit", 0)), "status": irt.fit.status,
+                            "misfit": int(irt.statistics.get("n_misfit", 0)), "status": irt.fit.status,
                             "local_optima": int(irt.fit.convergence()["n_local_optima"])} for irt in irts])
     section.add(Table(misfit, "Items whose infit or outfit mean square exceeds 1.5 (answers the fitted curve does "
                               "not explain), and the EM report: status of the chosen fit and how many EM starts "
@@ -248,8 +249,13 @@ def item_curves(results, config: ReportConfig) -> Section | None:
         if name in results.responses:
             response = results.responses[name]
             reported = list(response.roles.index[response.roles.isin(["real", "artificial"])])
+            top = _figure_top(len(reported))
+            if top:  # the highest abilities: one curve and legend entry per classifier
+                ranked = irt.abilities.set_index("respondent")["theta"].reindex(reported)
+                reported = ranked.sort_values(ascending=False, kind="stable").index[:top].tolist()
             _figure(section, lambda fit=irt.fit, r=response.responses, who=reported, roles=response.roles.to_dict():
-                    irt_plots.plot_classifier_curves(fit, r, respondents=who, roles=roles), f"CCC — {name}", config)
+                    irt_plots.plot_classifier_curves(fit, r, respondents=who, roles=roles),
+                    f"CCC — {name}" + (f" — the {top} highest abilities only" if top else ""), config)
     return section
 
 
@@ -311,8 +317,9 @@ def leaderboard(results, config: ReportConfig) -> Section | None:
         section.add(Note(note))
     section.add(Table(rating.leaderboard, "Leaderboard, best first.",
                       key=("rank", "classifier", "bt_rating", "bt_low", "bt_high", "rank_low", "rank_high", "tier")))
-    _figure(section, lambda: rating_plots.plot_leaderboard(rating.leaderboard),
-            "Bradley–Terry ratings with 95 % bootstrap intervals; shaded bands are tiers", config)
+    top = _figure_top(len(rating.leaderboard))
+    _figure(section, lambda: rating_plots.plot_leaderboard(rating.leaderboard, top),
+            "Bradley–Terry ratings with 95 % bootstrap intervals; shaded bands are tiers" + _top_caption(top), config)
     if len(rating.pairwise):
         section.add(Table(rating.pairwise, f"Every pair (a rated above b): {len(rating.pairwise)} pairs.",
                           key=("a", "b", "bt_difference", "bt_separated", "mean_difference", "wilcoxon_p_holm",
@@ -343,12 +350,14 @@ def ratings(results, config: ReportConfig) -> Section | None:
                       "Final ratings (key columns first); 'over orders' columns: the same tournament over "
                       f"{n_orders} random dataset orders ({exist}).",
                       key=("rank", "classifier", "rating", "low", "high", "separable_from_leader")))
-    _figure(section, lambda: rating_plots.plot_ratings(tournament, rating.permutation),
-            "Ratings with intervals (and their spread over dataset orders)", config)
+    top = _figure_top(len(tournament.table))
+    _figure(section, lambda: rating_plots.plot_ratings(tournament, rating.permutation, top),
+            "Ratings with intervals (and their spread over dataset orders)" + _top_caption(top), config)
     if rating.permutation is not None:
-        _figure(section, lambda: rating_plots.plot_rank_distribution(rating.permutation),
-                "Rank distribution over random dataset orders", config)
-    _figure(section, lambda: rating_plots.plot_trajectories(tournament), "Rating after each period", config)
+        _figure(section, lambda: rating_plots.plot_rank_distribution(rating.permutation, top),
+                "Rank distribution over random dataset orders" + _top_caption(top), config)
+    _figure(section, lambda: rating_plots.plot_trajectories(tournament, top=top),
+            "Rating after each period" + _top_caption(top), config)
     return section
 
 
@@ -371,10 +380,11 @@ def statistics(results, config: ReportConfig) -> Section | None:
     for name, reason in rating.skipped.items():
         section.add(Note(f"{name}: tests not run — {reason}"))
     for name, comparison in rating.comparisons.items():
-        _figure(section, lambda c=comparison: rating_plots.plot_nemenyi_heatmap(c),
-                f"Nemenyi p-values ({human_value(name)})", config)
-        _figure(section, lambda c=comparison: rating_plots.plot_cd_diagram(c),
-                f"Critical difference diagram ({human_value(name)})", config)
+        top = _figure_top(comparison.n_classifiers)
+        _figure(section, lambda c=comparison: rating_plots.plot_nemenyi_heatmap(c, top),
+                f"Nemenyi p-values ({human_value(name)})" + _top_caption(top), config)
+        _figure(section, lambda c=comparison: rating_plots.plot_cd_diagram(c, top),
+                f"Critical difference diagram ({human_value(name)})" + _top_caption(top), config)
     return section
 
 
@@ -432,6 +442,19 @@ def airt(results, config: ReportConfig) -> Section | None:
 SECTIONS: tuple[Callable, ...] = (conclusions, leaderboard, imported_runs, ratings, added_classifiers, statistics, overview,
                                   size_policy, datasets, model_fit,
                                   suspect_labels, item_curves, true_scores, subsets, airt)
+
+
+#: Most classifiers a rating figure draws: a figure's height (and the rank and Nemenyi grids, k × k) grows
+#: with the field; with hundreds of respondents (imported runs) the figures show the best and the tables all.
+FIGURE_TOP = 30
+
+
+def _figure_top(n_classifiers: int) -> int | None:
+    return FIGURE_TOP if n_classifiers > FIGURE_TOP else None
+
+
+def _top_caption(top: int | None) -> str:
+    return f" — the best {top} only; the tables list every classifier" if top else ""
 
 
 def _glicko_leader(table: pd.DataFrame) -> str:

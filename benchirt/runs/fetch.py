@@ -138,8 +138,9 @@ def list_task_runs(task_id: int, options: FetchOptions) -> pd.DataFrame:
         columns=["run_id", "task_id", "setup_id", "flow_id", "flow_name", "data_id", "uploader", "value"])
     listing = listing.sort_values(["value", "run_id"], ascending=[False, True], ignore_index=True)
     if options.top_flows:
-        best = listing.groupby("flow_id", sort=False)["value"].max().sort_values(ascending=False)
-        listing = listing[listing["flow_id"].isin(best.index[: options.top_flows])]
+        best = listing.groupby("flow_id")["value"].max().reset_index()
+        best = best.sort_values(["value", "flow_id"], ascending=[False, True])  # ties: the older flow
+        listing = listing[listing["flow_id"].isin(best["flow_id"].head(options.top_flows))]
     if options.max_runs:
         listing = listing.head(options.max_runs)
     return listing.reset_index(drop=True)
