@@ -25,8 +25,9 @@ this version's log posterior is. benchirt runs its default two EM starts; the
 over mirt's per EM cycle. ``gain_after_mirt_cycles``: how much benchirt's log posterior (one start) still
 rose after as many EM steps as mirt took cycles — what stopping there would have left behind.
 ``loglik_benchirt_minus_mirt``: how much higher benchirt's
-fit's marginal log-likelihood is (both evaluated on one 81-node grid): mirt stops after fewer EM
-cycles (log-likelihood change < 1e-4, 21 nodes) and keeps a >= 0, so it solves an easier problem.
+fit's marginal log-likelihood is, both evaluated on an equally spaced grid refined until two successive
+refinements differ by less than 0.1 (``quadrature_nodes``, ``quadrature_accuracy``; :func:`accurate_log_likelihood`):
+mirt stops after fewer EM cycles (log-likelihood change < 1e-4, 21 nodes) and keeps a >= 0.
 
 Part 4 (``--part optimum``) — the EM starts (issue 14, item 1): on simulated 2PL/3PL matrices with
 θ, a, b ~ N(0, 1) (half the items negative; 1000 x 50, seeds 0-4) the fitted log-likelihood against
@@ -34,8 +35,15 @@ the one at the true parameters and the θ correlation (sign-aligned), and on the
 each start's final log posterior: how often the classical sum-score start, or the principal-component
 start, ends in a worse optimum, and by how much.
 
-Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt] [--part sim|ref|scale|optimum|both]
-      [--baseline REF]
+Part 5 (``--part starts``) — the start strategy (issue 22, item 1): on the 50 reference pools and the embedded
+suite's calibration matrices (built with the response stage), the default fit against a ``--deep``-start search
+(20): how much higher the search's log posterior is (``gap``), CPU of each, the distinct optima each found and how
+many starts reached the search's best. ``--jobs N`` fits N pools at a time.
+
+Part 6 (``--part priors``) — the reference pools with and without the priors: log-likelihood, items at a bound.
+
+Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt]
+      [--part sim|ref|scale|optimum|starts|priors|quadrature|both] [--baseline REF] [--deep K] [--jobs N]
 """
 from __future__ import annotations
 
@@ -362,6 +370,27 @@ def _pools(limit: int | None, embedded: bool) -> list[tuple[str, pd.DataFrame]]:
     return pools
 
 
+def priors(limit: int | None) -> None:
+    """What the priors cost: each reference pool fitted with and without them (issue 23, item 1)."""
+    rows = []
+    for name, pool in _pools(limit, embedded=False):
+        fits = {}
+        for prior in (True, False):
+            cpu = time.process_time()
+            fits[prior] = fit_irt(pool, IRTConfig(prior=prior))
+            fits[prior].cpu = time.process_time() - cpu
+        rows.append({"pool": name[:28], "loglik_without_minus_with": fits[False].log_likelihood - fits[True].log_likelihood,
+                     "at_bound_with": int((fits[True].items["flag"] == "at_bound").sum()),
+                     "at_bound_without": int((fits[False].items["flag"] == "at_bound").sum()),
+                     "max_abs_a_without": float(fits[False].items["discrimination"].abs().max()),
+                     "cpu_with": fits[True].cpu, "cpu_without": fits[False].cpu})
+        print(_fmt(pd.DataFrame(rows[-1:])), flush=True)
+    table = pd.DataFrame(rows)
+    print("\n== 3PL with and without priors ==\n" + _fmt(table))
+    print(f"median log-likelihood gain without priors {table['loglik_without_minus_with'].median():.1f}; items at a "
+          f"bound: {table['at_bound_with'].sum()} with priors, {table['at_bound_without'].sum()} without")
+
+
 def _start_row(name: str, pool: pd.DataFrame, deep: int) -> dict:
     """One pool of :func:`start_strategy`: the default fit and the ``deep``-start search, CPU timed."""
     fits = {}
@@ -487,7 +516,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, help="use this many reference pools (spread over the 50)")
     parser.add_argument("--no-mirt", action="store_true", help="skip the mirt baseline")
-    parser.add_argument("--part", choices=("sim", "ref", "scale", "optimum", "starts", "quadrature", "both"),
+    parser.add_argument("--part", choices=("sim", "ref", "scale", "optimum", "starts", "priors", "quadrature", "both"),
                         default="both")
     parser.add_argument("--deep", type=int, default=20, help="--part starts: starts of the deep search (default 20)")
     parser.add_argument("--jobs", type=int, default=1, help="--part starts: pools fitted in parallel (default 1)")
@@ -502,6 +531,9 @@ def main() -> None:
     print(f"benchirt IRTConfig defaults: {IRTConfig()}\n")
     if args.part == "optimum":
         optimum()
+        return
+    if args.part == "priors":
+        priors(args.limit)
         return
     if args.part == "starts":
         start_strategy(args.limit, args.deep, not args.no_embedded, args.jobs)

@@ -45,16 +45,17 @@ class IRTConfig:
         item calibration is insensitive to the grid and keeps the coarse one.
     theta_max : float
         Range of the quadrature grids and bound of MAP abilities.
-    max_iter, tol, tol_log_posterior : int, float, float
+    max_iter, tol, tol_log_posterior, tol_gradient : int, float, float, float
         EM has converged when one EM step changes no item parameter by ``tol`` or
-        more and raises the log posterior by less than ``tol_log_posterior`` (PyPI
-        ``mirt`` stops on the second test alone); it stops unconverged after ``max_iter`` steps
-        (simulated 3PL at 5000 x 500 without negative items needs 451-503; docs/irt.md).
+        more, raises the log posterior by less than ``tol_log_posterior`` (PyPI
+        ``mirt`` stops on this test alone) and the marginal log posterior's gradient is below
+        ``tol_gradient`` in every a, b and logit c (stationary; docs/irt.md); it stops unconverged
+        after ``max_iter`` steps.
     starts : "auto" or int
         Starting points of EM (:func:`benchirt.irt.starts.start_scores`); the fit keeps the one
-        with the highest log posterior. ``"auto"`` starts from the first principal component of
-        the items and from the sum score; an integer asks for that many starts (1: the
-        principal component only).
+        with the highest log posterior. ``"auto"``: seven candidates (principal component, sum
+        score, directions in the plane of the first two components), up to 20 where they disagree;
+        an integer asks for that many starts, each climbed (1: the principal component only).
     tol_optimum : float
         Two starts whose final log posteriors differ by more than this found different optima;
         the lower one is reported as ``better_optimum_exists``.

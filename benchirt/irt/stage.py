@@ -171,8 +171,9 @@ def summaries_frame(irts: Sequence[DatasetIRT]) -> pd.DataFrame:
     return pd.DataFrame([irt.statistics for irt in irts], index=pd.Index([i.dataset for i in irts], name="dataset"))
 
 
-def true_score_table(irts: Sequence[DatasetIRT], roles: Sequence[str] = ("real", "artificial")) -> pd.DataFrame:
-    """True-Scores of the reported classifiers on every dataset, long form (the rating input).
+def true_score_table(irts: Sequence[DatasetIRT], roles: Sequence[str] = ("real", "artificial"),
+                     column: str = "true_score") -> pd.DataFrame:
+    """True-Scores (or another ability column) of the reported classifiers on every dataset, long form (the rating input).
 
     Parameters
     ----------
@@ -180,17 +181,19 @@ def true_score_table(irts: Sequence[DatasetIRT], roles: Sequence[str] = ("real",
     roles : sequence of str
         Respondent roles to report (decodIRT reports the 12 real and 7 artificial
         classifiers, Cardoso et al. 2021 §5.2).
+    column : {"true_score", "theta"}
+        The ability column reported as ``score``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``dataset, classifier, score`` (True-Score, Cardoso et al. 2021 §2.5).
+        Columns ``dataset, classifier, score`` (True-Score, Cardoso et al. 2021 §2.5, or θ).
     """
     frames = []
     for irt in irts:
         rows = irt.abilities[irt.abilities["role"].isin(roles)]
         frames.append(
-            pd.DataFrame({"dataset": irt.dataset, "classifier": rows["respondent"], "score": rows["true_score"]})
+            pd.DataFrame({"dataset": irt.dataset, "classifier": rows["respondent"], "score": rows[column]})
         )
     if not frames:
         return pd.DataFrame(columns=["dataset", "classifier", "score"])
