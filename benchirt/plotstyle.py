@@ -56,17 +56,23 @@ def classifier_styles(names: Sequence[str], roles: Mapping[str, str] | None = No
 
 
 def label_line_ends(ax, x: float, ends: Mapping[str, float], styles: Mapping[str, dict],
-                    min_gap: float = 0.045, fontsize: float = 7.5) -> None:
-    """Write each name at ``(x, y)`` just right of the axes' data, nudged apart by at least ``min_gap``
-    of the y range, in its line's colour."""
+                    fontsize: float = 10) -> None:
+    """Write each name at ``(x, y)`` just right of the axes' data, in its line's colour, nudged apart by one
+    line of text (the gap follows the font size and the axes' height); labels that would run below the
+    axes, into the tick labels, are lifted, and only as far as needed."""
     low, high = ax.get_ylim()
     up = 1.0 if high > low else -1.0  # an inverted axis (ranks) has its smallest value on top
-    gap = min_gap * abs(high - low)
-    placed: float | None = None
-    for screen, name in sorted(((up * float(y), name) for name, y in ends.items() if y == y), reverse=True):
-        if placed is not None and placed - screen < gap:
-            screen = placed - gap
-        placed = screen
+    axes_points = ax.get_position().height * ax.figure.get_figheight() * 72
+    gap = 1.2 * fontsize / max(axes_points, 1.0) * abs(high - low)
+    names = sorted(((up * float(y), name) for name, y in ends.items() if y == y), reverse=True)
+    screens: list[float] = []
+    for screen, _ in names:                                    # top down: one line apart
+        screens.append(min(screen, screens[-1] - gap) if screens else screen)
+    bottom = min(up * low, up * high) + gap / 2
+    for i in range(len(screens) - 1, -1, -1):                  # bottom up: lift only what ran below the axes
+        floor = bottom if i == len(screens) - 1 else screens[i + 1] + gap
+        screens[i] = max(screens[i], floor)
+    for screen, (_, name) in zip(screens, names):
         ax.annotate(name, xy=(x, up * screen), xytext=(4, 0), textcoords="offset points", va="center", ha="left",
                     fontsize=fontsize, color=styles.get(name, {}).get("color", "black"), annotation_clip=False)
 

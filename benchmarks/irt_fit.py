@@ -25,8 +25,9 @@ this version's log posterior is. benchirt runs its default two EM starts; the
 over mirt's per EM cycle. ``gain_after_mirt_cycles``: how much benchirt's log posterior (one start) still
 rose after as many EM steps as mirt took cycles — what stopping there would have left behind.
 ``loglik_benchirt_minus_mirt``: how much higher benchirt's
-fit's marginal log-likelihood is (both evaluated on one 81-node grid): mirt stops after fewer EM
-cycles (log-likelihood change < 1e-4, 21 nodes) and keeps a >= 0, so it solves an easier problem.
+fit's marginal log-likelihood is, both evaluated on an equally spaced grid refined until two successive
+refinements differ by less than 0.1 (``quadrature_nodes``, ``quadrature_accuracy``; :func:`accurate_log_likelihood`):
+mirt stops after fewer EM cycles (log-likelihood change < 1e-4, 21 nodes) and keeps a >= 0.
 
 Part 4 (``--part optimum``) — the EM starts (issue 14, item 1): on simulated 2PL/3PL matrices with
 θ, a, b ~ N(0, 1) (half the items negative; 1000 x 50, seeds 0-4) the fitted log-likelihood against
@@ -34,8 +35,15 @@ the one at the true parameters and the θ correlation (sign-aligned), and on the
 each start's final log posterior: how often the classical sum-score start, or the principal-component
 start, ends in a worse optimum, and by how much.
 
-Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt] [--part sim|ref|scale|optimum|both]
-      [--baseline REF]
+Part 5 (``--part starts``) — the start strategy (issue 22, item 1): on the 50 reference pools and the embedded
+suite's calibration matrices (built with the response stage), the default fit against a ``--deep``-start search
+(20): how much higher the search's log posterior is (``gap``), CPU of each, the distinct optima each found and how
+many starts reached the search's best. ``--jobs N`` fits N pools at a time.
+
+Part 6 (``--part priors``) — the reference pools with and without the priors: log-likelihood, items at a bound.
+
+Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt]
+      [--part sim|ref|scale|optimum|starts|priors|quadrature|both] [--baseline REF] [--deep K] [--jobs N]
 """
 from __future__ import annotations
 
@@ -214,8 +222,6 @@ def scaling(use_mirt: bool, negative_fraction: float = 0.1, baseline: str | None
 def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch: Path) -> list[dict]:
     from threadpoolctl import threadpool_limits
 
-    from benchirt.irt.models import marginal_log_likelihood, quadrature
-
     warm = simulate_responses(60, 40, model="3PL", seed=1).responses
     rows = []
     with threadpool_limits(1, user_api="blas"), warnings.catch_warnings():
@@ -246,11 +252,13 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
                 params = results[0].model.parameters
                 a, b, c = (np.asarray(params[k], float).ravel() for k in ("discrimination", "difficulty", "guessing"))
                 items = fits[0].items
-                # both fits' marginal log-likelihood on one fine grid: how far each got
-                nodes, log_w = quadrature(81, 6.0)
-                gap = marginal_log_likelihood(matrix, items["discrimination"], items["difficulty"], items["guessing"],
-                                              nodes, log_w) - marginal_log_likelihood(matrix, a, b, c, nodes, log_w)
+                # both fits' marginal log-likelihood on a grid refined until it is accurate: how far each got
+                ours_ll, ours_err, nodes = accurate_log_likelihood(
+                    matrix, items["discrimination"], items["difficulty"], items["guessing"])
+                mirt_ll, mirt_err, _ = accurate_log_likelihood(matrix, a, b, c)
+                gap = ours_ll - mirt_ll
                 cycles = results[0].n_iterations
+                row.update(quadrature_nodes=nodes, quadrature_accuracy=max(ours_err, mirt_err))
                 row.update(mirt_cpu_s=mcpu, mirt_bytes_per_cell=mpeak / cells, mirt_em_cycles=cycles,
                            cpu_ratio=cpu / mcpu, memory_ratio=peak / mpeak, cpu_ratio_1start=cpu1 / mcpu,
                            memory_ratio_1start=peak1 / mpeak, loglik_benchirt_minus_mirt=gap,
@@ -259,6 +267,24 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
             rows.append(row)
             print(_fmt(pd.DataFrame([row])), flush=True)
     return rows
+
+
+def accurate_log_likelihood(matrix: np.ndarray, a, b, c, tolerance: float = 0.1) -> tuple[float, float, int]:
+    """The marginal log-likelihood on equally spaced nodes over [-6, 6], the grid refined (161, 321,
+    641, … nodes; each contains the previous one) until two successive values differ by less than
+    ``tolerance``: returns the value, that last difference (its accuracy) and the number of nodes.
+    With many items a respondent's posterior of θ is a few hundredths wide, and an 81-node grid was
+    off by 29-378 units at 132 x 8000 and 1000 x 10,000 (issue 23)."""
+    from benchirt.irt.models import marginal_log_likelihood, quadrature
+
+    k = 161
+    value = marginal_log_likelihood(matrix, a, b, c, *quadrature(k, 6.0))
+    while True:
+        k = 2 * k - 1
+        finer = marginal_log_likelihood(matrix, a, b, c, *quadrature(k, 6.0))
+        if abs(finer - value) < tolerance or k > 5000:
+            return finer, abs(finer - value), k
+        value = finer
 
 
 def _gain_after(history: np.ndarray, steps: int) -> float:
@@ -294,7 +320,8 @@ def quadrature_nodes(negative_fraction: float = 0.1) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def optimum(limit: int | None) -> None:
+def optimum() -> None:
+    """Simulated 2PL/3PL with half the items negative: the fit against the truth (issue 14, item 1)."""
     from benchirt.irt.models import marginal_log_likelihood, quadrature
 
     rows = []
@@ -304,57 +331,107 @@ def optimum(limit: int | None) -> None:
         for seed in range(5):
             sim = simulate_responses(1000, 50, model=model, seed=seed, discrimination="normal")
             fit = fit_irt(sim.responses, config)
-            runs = {run["start"]: run for run in fit.starts["runs"]}
             sign = np.sign(_corr(fit.items["discrimination"], sim.a))
             rows.append({
                 "model": model, "seed": seed,
                 "loglik_fit - loglik_true": fit.log_likelihood - marginal_log_likelihood(
                     sim.responses.to_numpy(), sim.a, sim.b, sim.c, nodes, log_w),
-                "sum_score start below the chosen": fit.log_posterior - runs["sum_score"]["log_posterior"],
+                "optima_found": len(fit.starts["optima"]),
                 "corr_theta": sign * _corr(fit.abilities(sim.responses), sim.theta),
                 "status": fit.status,
             })
     table = pd.DataFrame(rows)
     print("== simulated 1000 x 50, a ~ N(0, 1) ==\n" + _fmt(table))
     print(_fmt(table.groupby("model")[["loglik_fit - loglik_true", "corr_theta"]].mean().reset_index()))
-    if not REFERENCE.is_dir():
-        return
-    folders = sorted(p for p in REFERENCE.iterdir() if (p / "responses_pool.csv").is_file())
-    if limit:
-        folders = folders[:: max(1, len(folders) // limit)][:limit]
+
+
+
+
+def _pools(limit: int | None, embedded: bool) -> list[tuple[str, pd.DataFrame]]:
+    """The reference pools (every ``len / limit``-th with ``--limit``) and, with ``embedded``, the
+    calibration matrices (MLP ladder and real classifiers) of the embedded suite, built with the
+    pipeline's response stage at its defaults."""
     pools = []
-    for folder in folders:
-        pool = pd.read_csv(folder / "responses_pool.csv")
-        fit = fit_irt(pool)
-        runs = {run["start"]: run for run in fit.starts["runs"]}
-        # the principal-component start alone: would its solution have called for the second start?
-        one = fit_irt(pool, IRTConfig(starts=1))
-        fitted = one.items["flag"].isin(["ok", "at_bound"]).to_numpy()
-        a = one.items["discrimination"].to_numpy()[fitted]
-        rest = item_rest_correlations(pool.to_numpy(float)[:, fitted])
-        pools.append({"pool": folder.name[:24],
-                      "pc_below_best": fit.log_posterior - runs["principal_component"]["log_posterior"],
-                      "sum_below_best": fit.log_posterior - runs["sum_score"]["log_posterior"],
-                      "chosen": next(name for name, run in runs.items() if run["chosen"]),
-                      "pc_at_bound": int((one.items["flag"] == "at_bound").sum()),
-                      "pc_flat_a_clear_rest": int(((np.abs(a) < 0.25) & (np.abs(rest) > 0.3)).sum()),
-                      "pc_negative_a": int((a < 0).sum())})
-    pools = pd.DataFrame(pools)
-    print("\n== reference pools: log posterior of each start below the chosen one ==\n" + _fmt(pools))
-    tol = IRTConfig().tol_optimum
-    for start in ("sum", "pc"):
-        worse = pools[f"{start}_below_best"] > tol
-        print(f"{start} start ends in a worse optimum on {int(worse.sum())} of {len(pools)} pools "
-              f"(median {pools.loc[worse, f'{start}_below_best'].median():.1f}, "
-              f"max {pools[f'{start}_below_best'].max():.1f} log-posterior units)")
-    # "a second start only when the data call for it": rules read off the principal-component solution
-    needed = pools["pc_below_best"] > tol
-    rules = {"items at a bound, or |a| < .25 with |item-rest r| > .3":
-             (pools["pc_at_bound"] > 0) | (pools["pc_flat_a_clear_rest"] > 0),
-             "some a < 0": pools["pc_negative_a"] > 0}
-    for rule, runs_second in rules.items():
-        print(f"second start only if {rule}: runs on {int(runs_second.sum())} of {len(pools)} pools, misses "
-              f"{int((needed & ~runs_second).sum())} of the {int(needed.sum())} where it finds the better optimum")
+    if REFERENCE.is_dir():
+        folders = sorted(p for p in REFERENCE.iterdir() if (p / "responses_pool.csv").is_file())
+        if limit:
+            folders = folders[:: max(1, len(folders) // limit)][:limit]
+        pools += [(folder.name, pd.read_csv(folder / "responses_pool.csv")) for folder in folders]
+    else:
+        print(f"reference data not found at {REFERENCE}: the reference pools are skipped")
+    if embedded:
+        from benchirt.data.local import embedded_specs
+        from benchirt.responses.stage import respond
+
+        for spec in embedded_specs():
+            result = respond(spec.load())
+            calibrate = result.roles.reindex(result.responses.index).isin(IRTConfig().calibration_roles)
+            pools.append((f"embedded:{spec.name}", result.responses[calibrate.to_numpy()]))
+    return pools
+
+
+def priors(limit: int | None) -> None:
+    """What the priors cost: each reference pool fitted with and without them (issue 23, item 1)."""
+    rows = []
+    for name, pool in _pools(limit, embedded=False):
+        fits = {}
+        for prior in (True, False):
+            cpu = time.process_time()
+            fits[prior] = fit_irt(pool, IRTConfig(prior=prior))
+            fits[prior].cpu = time.process_time() - cpu
+        rows.append({"pool": name[:28], "loglik_without_minus_with": fits[False].log_likelihood - fits[True].log_likelihood,
+                     "at_bound_with": int((fits[True].items["flag"] == "at_bound").sum()),
+                     "at_bound_without": int((fits[False].items["flag"] == "at_bound").sum()),
+                     "max_abs_a_without": float(fits[False].items["discrimination"].abs().max()),
+                     "cpu_with": fits[True].cpu, "cpu_without": fits[False].cpu})
+        print(_fmt(pd.DataFrame(rows[-1:])), flush=True)
+    table = pd.DataFrame(rows)
+    print("\n== 3PL with and without priors ==\n" + _fmt(table))
+    print(f"median log-likelihood gain without priors {table['loglik_without_minus_with'].median():.1f}; items at a "
+          f"bound: {table['at_bound_with'].sum()} with priors, {table['at_bound_without'].sum()} without")
+
+
+def _start_row(name: str, pool: pd.DataFrame, deep: int) -> dict:
+    """One pool of :func:`start_strategy`: the default fit and the ``deep``-start search, CPU timed."""
+    fits = {}
+    for label, config in (("default", IRTConfig()), ("deep", IRTConfig(starts=deep))):
+        cpu = time.process_time()
+        fits[label] = fit_irt(pool, config)
+        fits[label].cpu = time.process_time() - cpu
+    default, search = fits["default"], fits["deep"]
+    optima = search.starts["optima"]
+    row = {"pool": name[:28], "gap": search.log_posterior - default.log_posterior,
+           "default_cpu": default.cpu, "deep_cpu": search.cpu,
+           "default_starts": len(default.starts["runs"]),
+           "default_optima": len(default.starts["optima"]), "deep_optima": len(optima),
+           "deep_best_reached_by": len(optima[0]["starts"]),
+           "deep_second_below": optima[0]["log_posterior"] - optima[1]["log_posterior"]
+           if len(optima) > 1 else float("nan"),
+           "default_max_gradient": default.max_gradient, "status": default.status}
+    print(_fmt(pd.DataFrame([row])), flush=True)
+    return row
+
+
+def start_strategy(limit: int | None, deep: int, embedded: bool, jobs: int) -> None:
+    """The default start strategy against a ``deep``-start search, pool by pool (issue 22, item 1);
+    ``jobs`` pools at a time (CPU is timed in each worker process)."""
+    pools = _pools(limit, embedded)
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs) as executor:
+            rows = list(executor.map(_start_row, *zip(*pools), [deep] * len(pools)))
+    else:
+        rows = [_start_row(name, pool, deep) for name, pool in pools]
+    table = pd.DataFrame(rows)
+    print(f"\n== default start strategy against a {deep}-start search (gap: how much higher the search's log "
+          "posterior is) ==\n" + _fmt(table))
+    print(f"pools: {len(table)}; default within 0.1 of the {deep}-start search on "
+          f"{int((table['gap'] <= 0.1).sum())}; gap > 1 on {int((table['gap'] > 1).sum())}; largest gap "
+          f"{table['gap'].max():.2f}; default above the search (gap < -0.1) on {int((table['gap'] < -0.1).sum())}")
+    print(f"CPU seconds in total: default {table['default_cpu'].sum():.1f}, {deep}-start search "
+          f"{table['deep_cpu'].sum():.1f} (median per pool {table['default_cpu'].median():.2f} and "
+          f"{table['deep_cpu'].median():.2f}); all default fits stationary: {bool((table['status'] == 'converged').all())}")
 
 
 def _reported_names(folder: Path) -> list[str]:
@@ -439,7 +516,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, help="use this many reference pools (spread over the 50)")
     parser.add_argument("--no-mirt", action="store_true", help="skip the mirt baseline")
-    parser.add_argument("--part", choices=("sim", "ref", "scale", "optimum", "quadrature", "both"), default="both")
+    parser.add_argument("--part", choices=("sim", "ref", "scale", "optimum", "starts", "priors", "quadrature", "both"),
+                        default="both")
+    parser.add_argument("--deep", type=int, default=20, help="--part starts: starts of the deep search (default 20)")
+    parser.add_argument("--jobs", type=int, default=1, help="--part starts: pools fitted in parallel (default 1)")
+    parser.add_argument("--no-embedded", action="store_true",
+                        help="--part starts: leave out the embedded suite's pools (they are built first, ~1 min)")
     parser.add_argument("--baseline", metavar="REF",
                         help="--part scale: also fit with the benchirt of git revision REF (e.g. main), side by side")
     parser.add_argument("--negative-fraction", type=float, default=0.1,
@@ -448,7 +530,13 @@ def main() -> None:
     use_mirt = not args.no_mirt
     print(f"benchirt IRTConfig defaults: {IRTConfig()}\n")
     if args.part == "optimum":
-        optimum(args.limit)
+        optimum()
+        return
+    if args.part == "priors":
+        priors(args.limit)
+        return
+    if args.part == "starts":
+        start_strategy(args.limit, args.deep, not args.no_embedded, args.jobs)
         return
     if args.part == "quadrature":
         print("== quadrature nodes: 41 (benchirt) against fewer, one start ==")

@@ -15,21 +15,27 @@ discriminations, int8 as the response stage stores it) goes through the phases o
 Each phase prints its wall time and its peak memory above what was allocated when it started
 (``tracemalloc``: every numpy allocation, the input matrix excluded), in bytes per response cell,
 and the stage also its peak resident memory above the process's resident memory before it started
-(``ru_maxrss`` of the process that runs only the stage). The issue's goal: at most 25 bytes per
+(``VmHWM`` of a process that runs only the stage, reset after simulating the matrix). The issue's goal: at most 25 bytes per
 cell for every phase.
 
-``--csv`` also writes the matrix as a CSV and times ``benchirt irt`` reading it (header of one
+``--csv`` also writes the matrix as a CSV and times ``benchirt irt``'s reader on it (header of one
 name per item) — the sniffing and parsing of a wide header.
 
-    nice -n 10 python benchmarks/irt_scale.py                       # both shapes (~3-5 min on 2 cores)
+``--constant-items`` fits decodIRT's wilt pool (``../shared/data/decodirt-reference/wilt``, many items
+every classifier answers right or wrong) and applies eq. 1 to every row of its item table, as
+anyone scoring from ``items.csv`` would: the log-likelihood those rows add (0 when they reproduce
+P = 1 / 0) and the mean True-Score shift, with the reported values and with the former stand-ins
+``a = 0, b = -/+6, c = 0``.
+
+    nice -n 10 python benchmarks/irt_scale.py --csv                 # both shapes (~5-10 min on 2 cores)
     python benchmarks/irt_scale.py --shapes 500x4000 --csv           # a quick look
+    python benchmarks/irt_scale.py --shapes --constant-items         # the items.csv check on wilt only
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -53,11 +59,11 @@ def _phases(n: int, m: int, stage_only: bool) -> dict:
     out: dict = {"shape": f"{n} x {m}", "cells": cells}
     if stage_only:
         roles = _roles(responses)
-        rss_before = _rss_now()
+        rss_before = _reset_peak_rss()
         start = time.perf_counter()
         irt_for_responses(_Result(responses, roles), config)
         out["stage"] = {"seconds": time.perf_counter() - start,
-                        "rss_bytes_per_cell": (_peak_rss() - rss_before) / cells}
+                        "rss_bytes_per_cell": (_status_bytes("VmHWM") - rss_before) / cells}
         return out
     tracemalloc.start()
 
@@ -96,13 +102,23 @@ def _roles(responses):
     return pd.Series("real", index=responses.index)
 
 
-def _rss_now() -> int:
-    with open("/proc/self/statm") as handle:
-        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+def _status_bytes(field: str) -> int:
+    """``VmRSS`` / ``VmHWM`` (peak) of this process from ``/proc/self/status``, in bytes."""
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no {field} in /proc/self/status")
 
 
-def _peak_rss() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+def _reset_peak_rss() -> int:
+    """Forget the peak resident memory so far (simulating the matrix); the resident memory now."""
+    import gc
+
+    gc.collect()
+    with open("/proc/self/clear_refs", "w") as handle:  # "5" resets VmHWM (Linux >= 4.0)
+        handle.write("5")
+    return _status_bytes("VmRSS")
 
 
 def _csv_read(n: int, m: int) -> dict:
@@ -123,6 +139,43 @@ def _csv_read(n: int, m: int) -> dict:
     return {"csv_header_bytes": header, "csv_read_seconds": seconds}
 
 
+def _constant_items() -> None:
+    """Eq. 1 on every row of wilt's item table: what the rows of items without information add."""
+    from pathlib import Path
+
+    import numpy as np
+    import pandas as pd
+
+    from benchirt.irt import IRTConfig, fit_irt
+    from benchirt.irt.models import marginal_log_likelihood, probability, quadrature
+
+    source = Path(__file__).resolve().parents[2] / "shared" / "data" / "decodirt-reference" / "wilt" / "responses_pool.csv"
+    if not source.is_file():
+        print(f"\n--constant-items: {source} not found; skipped")
+        return
+    responses = pd.read_csv(source)
+    config = IRTConfig()
+    fit = fit_irt(responses, config)
+    items, informative = fit.items, fit.informative
+    nodes, log_w = quadrature(config.quadrature, config.theta_max)
+    u = responses[list(items.index)].to_numpy(float)
+    theta = fit.abilities(responses).to_numpy()
+    params = {"reported": items[["discrimination", "difficulty", "guessing"]].to_numpy(float).T}
+    old = params["reported"].copy()
+    old[0, ~informative], old[2, ~informative] = 0.0, 0.0
+    old[1, ~informative] = np.where(items["flag"][~informative] == "all_correct", -config.max_difficulty,
+                                    config.max_difficulty)
+    params["former a = 0, b = -/+6"] = old
+    exact = marginal_log_likelihood(u[:, informative], *params["reported"][:, informative], nodes, log_w)
+    exact_score = fit.true_score(theta)
+    print(f"\nwilt ({responses.shape[0]} x {responses.shape[1]}, {int((~informative).sum())} items without "
+          f"information): eq. 1 on every row of items.csv")
+    for name, (a, b, c) in params.items():
+        added = marginal_log_likelihood(u, a, b, c, nodes, log_w) - exact
+        shift = np.abs(probability(theta, a, b, c).sum(axis=1) - exact_score).mean()
+        print(f"  {name:<24} log-likelihood added by those rows {added:>12.2f}; mean |True-Score shift| {shift:.2e}")
+
+
 def _child(argv: list[str]) -> dict:
     done = subprocess.run([sys.executable, __file__, *argv], capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -130,8 +183,9 @@ def _child(argv: list[str]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shapes", nargs="+", default=list(DEFAULT_SHAPES), metavar="NxM")
+    parser.add_argument("--shapes", nargs="*", default=list(DEFAULT_SHAPES), metavar="NxM")
     parser.add_argument("--csv", action="store_true", help="also time reading the matrix as a CSV")
+    parser.add_argument("--constant-items", action="store_true", help="the items.csv check on wilt's pool")
     parser.add_argument("--child", choices=("phases", "stage", "csv"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -140,9 +194,10 @@ def main() -> None:
                 "csv": lambda: _csv_read(n, m)}[args.child]
         print(json.dumps(work()))
         return
-    print("IRT stage per phase: wall seconds and peak memory above the phase's start, bytes per response cell "
-          "(tracemalloc; 'stage RSS': peak resident memory of a process running only the stage, above its "
-          "resident memory before the stage); 3PL, 10 % negative items, model comparison off")
+    if args.shapes:
+        print("IRT stage per phase: wall seconds and peak memory above the phase's start, bytes per response cell "
+              "(tracemalloc; 'stage RSS': peak resident memory of a process running only the stage, above its "
+              "resident memory before the stage); 3PL, 10 % negative items, model comparison off")
     for shape in args.shapes:
         phases = _child(["--child", "phases", "--shapes", shape])
         stage = _child(["--child", "stage", "--shapes", shape])["stage"]
@@ -155,6 +210,8 @@ def main() -> None:
         if args.csv:
             read = _child(["--child", "csv", "--shapes", shape])
             print(f"  CSV with a {read['csv_header_bytes']:,}-byte header read in {read['csv_read_seconds']:.2f} s")
+    if args.constant_items:
+        _constant_items()
 
 
 if __name__ == "__main__":

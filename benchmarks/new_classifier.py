@@ -26,6 +26,9 @@ construction) — the pool is always all the other classifiers.
     .venv/bin/python benchmarks/new_classifier.py [CALIBRATION ...]
     # default: ../shared/data/decodirt-reference, and runs/cc18-offline when that run exists
     .venv/bin/python benchmarks/new_classifier.py --quick [CALIBRATION ...]   # 3 random draws per K (iteration)
+    .venv/bin/python benchmarks/new_classifier.py --datasets-out [CALIBRATION] [--splits N]
+    # leave datasets out (issue 22 item 4): the plan chooses among the calibration's other datasets,
+    # the error is measured on held-out datasets the plan never saw; plan vs random + model vs random only
     .venv/bin/python benchmarks/new_classifier.py --timing [CONFIG]
     # `benchirt run CONFIG` (default: the packaged default) into a fresh folder, then `benchirt add` of a
     # logistic regression: wall times, the training part of `add`, and their ratios to the first run
@@ -190,6 +193,106 @@ def main(paths: list[Path], n_random: int = N_RANDOM) -> None:
                 print(summarise(subset).T.to_string())
 
 
+HELD_OUT = 10
+DATASETS_OUT_K = (5, 10)
+
+
+def datasets_out(path: Path, n_splits: int = 12, n_random: int = 10) -> pd.DataFrame:
+    """Leave datasets out: is the plan's choice better than random datasets fed to the same model?
+
+    In each of ``n_splits`` random splits, :data:`HELD_OUT` datasets are held out and each real
+    classifier in turn is the newcomer. The plan (`benchirt plan --budget K`, suite and rank targets)
+    is made on a calibration of the other datasets only (the pool: every other classifier); random
+    choices are drawn from the same datasets. Every choice is fed to the same prediction model — the
+    pool's scores on all datasets, as `benchirt predict` has them — and the error is that of the
+    newcomer's mean standardised score over the held-out datasets, which no plan saw. "random only"
+    takes the mean over the K measured datasets as that estimate. "all calibration datasets measured"
+    is the floor: the model's error with every dataset the plan could choose measured.
+    """
+    scores = load_calibration(path).scores
+    rng = np.random.default_rng(0)
+    real = [c for c in scores.columns if not is_artificial(str(c))]
+    rows = []
+    for split in range(n_splits):
+        order = rng.permutation(len(scores))
+        held, calibration = scores.index[order[:HELD_OUT]], scores.index[order[HELD_OUT:]]
+        for classifier in real:
+            pool = scores.drop(columns=classifier)
+            model = fit_score_model(pool)
+            planner = fit_score_model(pool.loc[calibration])
+            truth = scores[classifier]
+            true_z = (truth.to_numpy() - model.center) / model.scale
+            held_positions = model.positions(held)
+            target = true_z[held_positions].mean()
+
+            def errors(chosen) -> dict:
+                predicted = model.predict(truth.loc[chosen])["score"].to_numpy()
+                predicted_z = (predicted - model.center) / model.scale
+                return {"error": abs(predicted_z[held_positions].mean() - target),
+                        "naive_error": abs(true_z[model.positions(chosen)].mean() - target)}
+
+            cell = {"split": split, "classifier": classifier}
+            rows.append({**cell, "K": len(calibration), "kind": "all calibration datasets measured",
+                         **errors(list(calibration))})
+            for k in DATASETS_OUT_K:
+                for kind, target_kind in (("plan", "suite"), ("rank plan", "rank")):
+                    chosen = plan_datasets(planner, k, target=target_kind)["dataset"].tolist()
+                    rows.append({**cell, "K": k, "kind": kind, **errors(chosen)})
+                for _ in range(n_random):
+                    chosen = list(rng.choice(calibration.to_numpy(), k, replace=False))
+                    rows.append({**cell, "K": k, "kind": "random", **errors(chosen)})
+    return pd.DataFrame(rows)
+
+
+def _per_cell(results: pd.DataFrame, kind: str, column: str) -> pd.DataFrame:
+    """Mean ``column`` of ``kind`` per (split, classifier): splits × classifiers."""
+    return results[results["kind"] == kind].groupby(["split", "classifier"])[column].mean().unstack()
+
+
+def paired_ratio(numerator: pd.DataFrame, denominator: pd.DataFrame, n_boot: int = 2000) -> tuple[float, float, float]:
+    """Ratio of mean errors with a 90 % bootstrap interval, splits and classifiers resampled independently."""
+    top, bottom = numerator.to_numpy(), denominator.to_numpy()
+    rng = np.random.default_rng(1)
+    boot = np.empty(n_boot)
+    for b in range(n_boot):
+        rows = rng.integers(0, top.shape[0], top.shape[0])
+        cols = rng.integers(0, top.shape[1], top.shape[1])
+        boot[b] = top[np.ix_(rows, cols)].mean() / bottom[np.ix_(rows, cols)].mean()
+    low, high = np.quantile(boot, [0.05, 0.95])
+    return float(top.mean() / bottom.mean()), float(low), float(high)
+
+
+def summarise_datasets_out(results: pd.DataFrame) -> pd.DataFrame:
+    """Per K: mean held-out suite error of each choice, and plan ÷ random + model, plan ÷ random only."""
+    lines = []
+    floor = results.loc[results["kind"] == "all calibration datasets measured", "error"].mean()
+    for k in DATASETS_OUT_K:
+        group = results[results["K"] == k]
+        random_model, random_only = _per_cell(group, "random", "error"), _per_cell(group, "random", "naive_error")
+        line = {"K": k, "random + model": random_model.to_numpy().mean(), "random only": random_only.to_numpy().mean()}
+        for kind in ("plan", "rank plan"):
+            chosen = _per_cell(group, kind, "error")
+            line[kind] = chosen.to_numpy().mean()
+            for name, baseline in (("random + model", random_model), ("random only", random_only)):
+                ratio_, low, high = paired_ratio(chosen, baseline)
+                line[f"{kind} ÷ {name} [90% CI]"] = f"{ratio_:.2f} [{low:.2f}, {high:.2f}]"
+        ratio_, low, high = paired_ratio(random_model, random_only)
+        line["random + model ÷ random only [90% CI]"] = f"{ratio_:.2f} [{low:.2f}, {high:.2f}]"
+        line["all calibration datasets measured (floor)"] = floor
+        lines.append(line)
+    return pd.DataFrame(lines).set_index("K")
+
+
+def main_datasets_out(path: Path, n_splits: int) -> None:
+    start = time.perf_counter()
+    results = datasets_out(path, n_splits)
+    print(f"\n{path.name}: leave {HELD_OUT} datasets out, {n_splits} random splits, each real classifier the newcomer "
+          f"in turn ({results['classifier'].nunique()}); error of its mean standardised score over the held-out "
+          f"datasets, in pool SDs ({time.perf_counter() - start:.0f} s)")
+    with pd.option_context("display.width", 200, "display.max_columns", 30, "display.float_format", "{:.3f}".format):
+        print(summarise_datasets_out(results).T.to_string())
+
+
 def timing(config: str | None) -> None:
     """Wall time of a first run and of `benchirt add` on it, side by side on the same machine."""
     from benchirt.cli import main as cli
@@ -217,7 +320,15 @@ def timing(config: str | None) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--timing"]:
+    if sys.argv[1:2] == ["--datasets-out"]:
+        arguments = sys.argv[2:]
+        splits = 12
+        if "--splits" in arguments:
+            where = arguments.index("--splits")
+            splits = int(arguments[where + 1])
+            del arguments[where:where + 2]
+        main_datasets_out(Path(arguments[0]) if arguments else DEFAULTS[0], splits)
+    elif sys.argv[1:2] == ["--timing"]:
         timing(sys.argv[2] if len(sys.argv) > 2 else None)
     elif sys.argv[1:2] == ["--quick"]:  # iteration: 3 random draws per K instead of 20
         main([Path(p) for p in sys.argv[2:]] or DEFAULTS, n_random=3)

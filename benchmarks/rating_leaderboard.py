@@ -15,16 +15,33 @@
    the ``glicko2`` package's variant (``decodirt``): ratings, volatilities, and the ranks that differ.
 4. With ``--coverage``: coverage of the 95 % rating intervals on simulated Bradley–Terry data
    (15 classifiers × 40 datasets, 200 simulations × 1000 replicates; about 3 minutes).
+5. With ``--tiers``: error rates of the separation test and its tiers (:mod:`benchirt.rating.separation`) on
+   simulated leaderboards of 19 classifiers × 60 datasets (scores θ + Gumbel noise), ``--tables`` tables
+   (300) with ``--tier-replicates`` (200) bootstrap replicates and as many shuffled tables each, through
+   :func:`benchirt.rating.leaderboard.bradley_terry_table` (the leaderboard's own code):
+
+   - all 19 equal: how often any pair is separated (the family-wise error; also for the range test alone,
+     every distance c), how often equal classifiers land in different tiers, and the same for the
+     baseline the tiers replace (Arena's rule on the bootstrap intervals, Chiang et al. 2024), with the
+     coverage of the 95 % rating intervals;
+   - three groups of equal classifiers (6 at θ = +1, 7 at 0, 6 at −1): equal classifiers in different
+     tiers, a better classifier in a worse tier, any false separation (also for the range test alone),
+     how often the three groups are recovered exactly, and the same for Arena's rule; then the same with
+     the groups twice as far apart (±2), where the tiers have the power to find them.
+
+   About 6 minutes per setting at load average ≈ 18 on the shared 2-core machine.
 
 Usage::
 
     .venv/bin/python benchmarks/rating_leaderboard.py
     .venv/bin/python benchmarks/rating_leaderboard.py --coverage
+    .venv/bin/python benchmarks/rating_leaderboard.py --only-tiers --tables 300 --tier-replicates 200
 """
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -37,6 +54,7 @@ from benchirt.rating.bradley_terry import (
     PRIOR_SD, RATING_PER_THETA, bootstrap_counts, fit_bradley_terry, pairwise_wins,
 )
 from benchirt.rating.glicko import match_outcomes
+from benchirt.rating.leaderboard import bradley_terry_table
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("BENCHIRT_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data")) / "decodirt-reference"
@@ -115,13 +133,93 @@ def coverage(seed: int) -> None:
           f"{covered.mean(axis=0).min():.3f}-{covered.mean(axis=0).max():.3f}")
 
 
+def tier_errors(strength: np.ndarray, n_datasets: int, n_tables: int, n_replicates: int, seed: int) -> dict:
+    """Error rates of the separation tiers and of Arena's rule on ``n_tables`` simulated leaderboards."""
+    rng = np.random.default_rng(seed)
+    k = strength.size
+    names = [f"c{j:02d}" for j in range(k)]
+    equal = np.triu(strength[:, None] == strength[None, :], k=1)
+    better = strength[:, None] > strength[None, :]
+    truth = pd.Series(1500 + RATING_PER_THETA * (strength - strength.mean()), index=names)
+    counts = {key: 0 for key in ("false_claim", "range_false_claim", "split", "better_below", "recovered",
+                                 "arena_split", "arena_better_below", "arena_recovered")}
+    covered, n_tiers = [], []
+    config = RatingConfig(n_bootstrap=n_replicates, n_permutations=0, seed=seed)
+    for index in range(n_tables):
+        if index and index % 50 == 0:
+            print(f"   ... {index} of {n_tables} tables", file=sys.stderr, flush=True)
+        scores = strength[None, :] + rng.gumbel(size=(n_datasets, k))
+        rows = [(f"d{i:03d}", names[j], scores[i, j]) for i in range(n_datasets) for j in range(k)]
+        table, _, separation, _ = bradley_terry_table(pd.DataFrame(rows, columns=["dataset", "classifier", "score"]),
+                                                   config)
+        position = table["classifier"].map({name: j for j, name in enumerate(names)}).to_numpy()
+        tier = np.empty(k, dtype=int)
+        tier[position] = table["tier"].to_numpy()
+        claims = np.zeros((k, k), dtype=bool)
+        claims[np.ix_(position, position)] = separation.better
+        low, high = table["bt_low"].to_numpy(), table["bt_high"].to_numpy()
+        arena = np.empty(k, dtype=int)
+        arena[position] = 1 + (low[None, :] > high[:, None]).sum(axis=1)
+        true_tiers = np.unique(strength).size
+        for prefix, tiers in (("", tier), ("arena_", arena)):
+            apart = tiers[:, None] != tiers[None, :]
+            counts[prefix + "split"] += bool((equal & apart).any())
+            counts[prefix + "better_below"] += bool((better & (tiers[:, None] > tiers[None, :])).any())
+            counts[prefix + "recovered"] += bool(not (equal & apart).any() and np.unique(tiers).size == true_tiers
+                                                 and not (better & (tiers[:, None] >= tiers[None, :])).any())
+        counts["false_claim"] += bool((claims & ~better).any())
+        rating = table["bt_rating"].to_numpy()
+        range_only = np.zeros((k, k), dtype=bool)   # the range test alone: every pair's distance is c
+        range_only[np.ix_(position, position)] = (rating[:, None] - rating[None, :]) > separation.critical_value
+        counts["range_false_claim"] += bool((range_only & ~better).any())
+        covered.append(((low <= truth[table["classifier"]].to_numpy()) & (truth[table["classifier"]].to_numpy() <= high)).mean())
+        n_tiers.append(int(table["tier"].max()))
+    rates = {key: value / n_tables for key, value in counts.items()}
+    rates["coverage"] = float(np.mean(covered))
+    rates["mean_tiers"] = float(np.mean(n_tiers))
+    return rates
+
+
+def tiers(n_tables: int, n_replicates: int, seed: int) -> None:
+    start = time.perf_counter()
+    null = tier_errors(np.zeros(19), 60, n_tables, n_replicates, seed)
+    groups = tier_errors(np.repeat([1.0, 0.0, -1.0], [6, 7, 6]), 60, n_tables, n_replicates, seed + 1)
+    apart = tier_errors(np.repeat([2.0, 0.0, -2.0], [6, 7, 6]), 60, n_tables, n_replicates, seed + 2)
+    print(f"\n5. Tiers on simulated leaderboards, 19 classifiers x 60 datasets, {n_tables} tables x "
+          f"{n_replicates} bootstrap replicates and shuffled tables ({time.perf_counter() - start:.0f} s)")
+    print(f"   all equal:  any pair separated {null['false_claim']:.3f} (range test alone "
+          f"{null['range_false_claim']:.3f}); equal classifiers in different tiers "
+          f"{null['split']:.3f} (Arena's rule {null['arena_split']:.3f}); tiers per table {null['mean_tiers']:.2f}; "
+          f"95 % rating intervals cover {null['coverage']:.3f}")
+    print(f"   3 groups (6 at +1, 7 at 0, 6 at -1): equal classifiers in different tiers {groups['split']:.3f} "
+          f"(Arena {groups['arena_split']:.3f}); a better classifier in a worse tier {groups['better_below']:.3f} "
+          f"(Arena {groups['arena_better_below']:.3f}); any false separation {groups['false_claim']:.3f} (range test "
+          f"alone {groups['range_false_claim']:.3f}); "
+          f"groups recovered exactly {groups['recovered']:.3f} (Arena {groups['arena_recovered']:.3f}); tiers per "
+          f"table {groups['mean_tiers']:.2f}; 95 % rating intervals cover {groups['coverage']:.3f}")
+    print(f"   3 groups twice as far apart (6 at +2, 7 at 0, 6 at -2): equal classifiers in different tiers "
+          f"{apart['split']:.3f} (Arena {apart['arena_split']:.3f}); a better classifier in a worse tier "
+          f"{apart['better_below']:.3f} (Arena {apart['arena_better_below']:.3f}); any false separation "
+          f"{apart['false_claim']:.3f} (range test alone {apart['range_false_claim']:.3f}); groups recovered exactly "
+          f"{apart['recovered']:.3f} (Arena {apart['arena_recovered']:.3f}); tiers per table {apart['mean_tiers']:.2f}; "
+          f"95 % rating intervals cover {apart['coverage']:.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--baseline-replicates", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--coverage", action="store_true", help="also run the coverage simulation (~3 min)")
+    parser.add_argument("--tiers", action="store_true", help="also run the tier error-rate simulation (~20 min)")
+    parser.add_argument("--tables", type=int, default=300, help="simulated leaderboards per setting of --tiers")
+    parser.add_argument("--tier-replicates", type=int, default=200,
+                        help="bootstrap replicates (and shuffled tables) per leaderboard in --tiers")
+    parser.add_argument("--only-tiers", action="store_true", help="skip parts 1-3")
     args = parser.parse_args()
+    if args.only_tiers:
+        tiers(args.tables, args.tier_replicates, args.seed)
+        return
     speed(args.replicates, args.baseline_replicates, args.seed)
     if DATA.is_dir():
         scores = read_scores(DATA)
@@ -131,6 +229,8 @@ def main() -> None:
         print(f"\nreference data not found at {DATA} (set BENCHIRT_SHARED_DATA): parts 2 and 3 skipped")
     if args.coverage:
         coverage(args.seed)
+    if args.tiers:
+        tiers(args.tables, args.tier_replicates, args.seed)
 
 
 if __name__ == "__main__":

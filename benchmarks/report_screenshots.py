@@ -1,12 +1,14 @@
-"""Refresh docs/img/report-first-screen.png: the first screen of the default study's report, and time the run.
+"""Refresh the report screenshots under docs/img/: the first two screens of a report, and time the run.
 
 Runs `benchirt run` with the packaged default config (the embedded suite, every stage, offline) into a
 fresh folder — or reuses ``--run DIR`` — then opens report.html in headless Chromium at 1280 × 800,
 checks it as the browser test does (no console error, every image decoded, nothing wider than the
-viewport, conclusions first) and saves the first screen at half size (640 × 400) under docs/img/.
+viewport, every figure's text at least 10 px on screen, conclusions first) and saves its first two screens
+(1280 × 800 each) as docs/img/report-<name>-1.png and -2.png.
 
-    python benchmarks/report_screenshots.py                  # run + screenshot (about a minute on 2 cores)
+    python benchmarks/report_screenshots.py                  # run + screenshots (about a minute on 2 cores)
     python benchmarks/report_screenshots.py --run runs/default
+    python benchmarks/report_screenshots.py --run runs/cc18 --name cc18-offline
 
 Needs Playwright and a system Chromium (Debian: apt-get install chromium-headless-shell). Prints the
 run's wall time per stage, its CPU time and the machine's load average: on a shared machine the wall time
@@ -27,7 +29,9 @@ from benchirt.pipeline import load_config, run_pipeline
 from benchirt.report.browser import check_page
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "docs" / "img" / "report-first-screen.png"
+IMAGES = ROOT / "docs" / "img"
+#: Colours kept in the full-size screens (a palette PNG: a fraction of the size, text stays crisp).
+SCREEN_COLOURS = 128
 
 
 def _cpu_seconds() -> float:
@@ -51,7 +55,7 @@ def _cpu_seconds() -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--run", type=Path, help="an existing run directory (default: run the default study now)")
-    parser.add_argument("--out", type=Path, default=OUT, help=f"PNG to write (default {OUT.relative_to(ROOT)})")
+    parser.add_argument("--name", default="default", help="the two screens go to docs/img/report-NAME-1.png, -2.png")
     args = parser.parse_args(argv)
     run_dir = args.run
     if run_dir is None:
@@ -63,16 +67,18 @@ def main(argv: list[str] | None = None) -> int:
         stages = ", ".join(f"{name} {report['seconds']:.1f} s" for name, report in outcome.manifest["stages"].items())
         print(f"default run: {wall:.1f} s wall, {cpu:.1f} s CPU in this process and its workers ({stages}); "
               f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} CPUs")
-    full = args.out.with_suffix(".full.png")
-    check = check_page(run_dir / "report.html", width=1280, height=800, screenshot=full)
+    screens = [IMAGES / f"report-{args.name}-{k}.png" for k in (1, 2)]
+    check = check_page(run_dir / "report.html", width=1280, height=800, screens=screens)
+    for screen in screens:
+        with Image.open(screen) as image:
+            palette = image.convert("RGB").quantize(colors=SCREEN_COLOURS)
+        palette.save(screen, optimize=True)
+        print(f"wrote {screen} ({screen.stat().st_size // 1024} KB)")
     problems = check.problems()
     for problem in problems:
         print("problem:", problem, file=sys.stderr)
-    with Image.open(full) as image:
-        small = image.convert("RGB").resize((640, 400), Image.LANCZOS)
-        small.quantize(colors=64).save(args.out, optimize=True)  # a 64-colour palette: ~40 KB
-    full.unlink()
-    print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KB); {check.images} images, "
+    print(f"{check.images} images, smallest figure text "
+          f"{min((size for _, size in check.figure_text_px), default=float('nan')):.1f} px on screen, "
           f"first section {check.first_section!r}, {len(problems)} problem(s)")
     return 1 if problems else 0
 

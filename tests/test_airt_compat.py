@@ -177,6 +177,8 @@ def test_reproduces_the_airt_vignette_with_the_package_defaults(tmp_path):
     np.testing.assert_allclose(table["consistency"], VIGNETTE["consistency"], rtol=1e-6)
     np.testing.assert_allclose(table["difficulty_limit"], VIGNETTE["difficulty_limit"], atol=5e-6)
     assert not table["anomalous"].any()
+    # QDA's flat curve: its difficulty limit, scale and consistency are flagged as implausible, no other's
+    assert table.loc["QDA", "flag"].count(";") == 2 and (table.drop(index="QDA")["flag"] == "ok").all()
     result = fit_airt(perf, AIRTConfig(compat="airt-r"))
     np.testing.assert_allclose(result.fit.difficulty, VIGNETTE["b"], atol=5e-6)
     np.testing.assert_allclose(1 / result.fit.scale, VIGNETTE["alpha"], rtol=1e-6)

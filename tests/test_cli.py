@@ -31,3 +31,27 @@ def test_each_command_module_registers_the_commands_it_is_listed_for():
         assert sub.choices[name].get_default("func") is not None, (name, module)
         help_of = {action.dest: action.help for action in sub._choices_actions}
         assert help_of[name] == line, name
+
+
+#: What `benchirt <command> --help` may not import (issue 23 item 3: only argparse and the options layer).
+NOT_FOR_HELP = ("numpy", "pandas", "scipy", "sklearn", "matplotlib", "seaborn", "scikit_posthocs", "pyarrow", "dask",
+                "baycomp", "openml", "tqdm")
+
+
+def test_every_sub_command_help_imports_only_argparse_and_the_options_layer():
+    """Each `benchirt X --help` in a fresh interpreter; timings are printed by benchmarks/cli_startup.py."""
+    code = ("import contextlib, io, json, sys\n"
+            "from benchirt.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as text:\n"
+            "    try:\n"
+            "        main([sys.argv[1], '--help'])\n"
+            "    except SystemExit:\n"
+            "        pass\n"
+            "print(json.dumps([len(text.getvalue()), sorted({m.split('.')[0] for m in sys.modules})]))")
+    loaded = {}
+    for name in COMMANDS:
+        done = subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True, check=True)
+        length, modules = json.loads(done.stdout.strip().splitlines()[-1])
+        assert length > 200, name  # the sub-command's own help, not the placeholder
+        loaded[name] = [module for module in NOT_FOR_HELP if module in modules]
+    assert loaded == {name: [] for name in COMMANDS}

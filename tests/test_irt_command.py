@@ -162,8 +162,8 @@ def test_cli_compare_models_item_fit_and_start_report(tmp_path, capsys):
     assert comparison["best_bic"].sum() == 1
     record = json.loads((out / "fit.json").read_text())
     assert record["status"] == "converged"
-    assert [run["start"] for run in record["start_runs"]] == ["principal_component", "sum_score",
-                                                               "principal_component_2"]
+    assert [run["start"] for run in record["start_runs"]] == ["principal_component", "sum_score", "direction_30"]
+    assert record["n_optima"] == len(record["optima"]) >= 1 and record["max_gradient"] < record["tol_gradient"]
     assert comparison.set_index("model").loc["2PL", "log_likelihood"] == pytest.approx(record["log_likelihood"])
     items = pd.read_csv(out / "items.csv")
     assert {"infit", "outfit", "misfit"} <= set(items.columns)
@@ -177,3 +177,52 @@ def test_cli_rejects_bad_starts(tmp_path, capsys):
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
+
+
+def test_items_csv_reproduces_the_fit_for_items_without_information(tmp_path, capsys):
+    """Issue 23: eq. 1 on every row of items.csv gives the fit's P (1 / 0 for all-correct / all-wrong items, not
+    0.5), the log-likelihood and True-Scores; `benchirt irt score` on the file gives abilities.csv back."""
+    from benchirt.irt import IRTConfig
+    from benchirt.irt.models import marginal_log_likelihood, quadrature
+
+    sim = simulate_responses(120, 20, model="2PL", seed=5)
+    frame = sim.responses.assign(everyone=1, nobody=0, everyone_too=1).rename_axis("clf")
+    path = tmp_path / "constant_items.csv"
+    frame.to_csv(path)
+    out = tmp_path / "out"
+    assert main(["irt", str(path), "--model", "2PL", "--out", str(out)]) == 0
+    items = pd.read_csv(out / "items.csv").set_index("item")
+    abilities = pd.read_csv(out / "abilities.csv").set_index("respondent")
+    record = json.loads((out / "fit.json").read_text())
+    assert items.loc[["everyone", "everyone_too", "nobody"], "flag"].tolist() == ["all_correct", "all_correct", "all_wrong"]
+    a, b, c = (items[k].to_numpy() for k in ("discrimination", "difficulty", "guessing"))
+    theta = abilities["theta"].to_numpy()
+    p = c + (1 - c) / (1 + np.exp(-a * (theta[:, None] - b)))
+    constant = items.index.get_indexer(["everyone", "everyone_too", "nobody"])
+    np.testing.assert_allclose(p[:, constant], np.tile([1.0, 1.0, 0.0], (len(theta), 1)), atol=1e-20)
+    np.testing.assert_allclose(abilities["true_score"], p.sum(axis=1), rtol=1e-12)
+    config = IRTConfig(model="2PL")
+    nodes, log_w = quadrature(config.quadrature, config.theta_max)
+    loglik = marginal_log_likelihood(frame[items.index].to_numpy(), a, b, c, nodes, log_w)
+    assert loglik == pytest.approx(record["log_likelihood"], abs=1e-6)  # the three constant items add 0, not n log 0.5
+    for name, table in (("flagged", items), ("no_flag", items.drop(columns="flag"))):
+        table.reset_index().to_csv(tmp_path / f"{name}.csv", index=False)
+        scored = tmp_path / f"scored_{name}"
+        assert main(["irt", "score", str(path), "--items", str(tmp_path / f"{name}.csv"), "--model", "2PL",
+                     "--out", str(scored)]) == 0
+        again = pd.read_csv(scored / "abilities.csv").set_index("respondent")
+        np.testing.assert_allclose(again[["theta", "se", "true_score"]], abilities[["theta", "se", "true_score"]],
+                                   rtol=1e-9, atol=1e-9)
+    capsys.readouterr()
+
+
+def test_a_two_item_header_less_matrix_and_a_byte_order_mark(tmp_path):
+    two = tmp_path / "two.csv"
+    two.write_text("1,0\n" + "0,1\n1,1\n" * 6)
+    with pytest.raises(DataError, match="the first row holds 0/1 answers, not item names"):
+        read_responses_csv(two)
+    assert read_responses_csv(two, header=False).shape == (13, 2)
+    bom = tmp_path / "excel.csv"
+    bom.write_bytes("V1,V2,V3\r\n1,0,1\r\n0,1,1\r\n".encode("utf-8-sig"))
+    frame = read_responses_csv(bom)
+    assert list(frame.columns) == ["V1", "V2", "V3"] and frame.index.tolist() == ["1", "2"]

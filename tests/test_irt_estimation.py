@@ -104,7 +104,8 @@ def test_perfectly_separating_items_stay_finite_and_bounded(degenerate, prior):
     values = items.drop(columns="flag").to_numpy(float)
     assert np.isfinite(values).all()
     assert (items["discrimination"].abs() <= config.max_discrimination).all()
-    assert (items["difficulty"].abs() <= config.max_difficulty).all()
+    estimated = items[fit.informative]  # flagged items are steps beyond the ability range (see the next test)
+    assert (estimated["difficulty"].abs() <= config.max_difficulty).all()
     assert items["guessing"].between(0, config.max_guessing).all()
     sep, rev = items.loc["separates"], items.loc["separates_reversed"]
     assert sep["discrimination"] > 2.0  # steep, but not ltm's ~1000
@@ -119,11 +120,16 @@ def test_items_without_information_are_flagged_with_finite_stand_ins(degenerate)
     items = fit.items
     everyone, nobody = items.loc["everyone"], items.loc["nobody"]
     assert everyone["flag"] == "all_correct" and nobody["flag"] == "all_wrong"
-    assert (everyone["discrimination"], everyone["difficulty"], everyone["guessing"]) == (0.0, -6.0, 0.0)
-    assert (nobody["discrimination"], nobody["difficulty"], nobody["guessing"]) == (0.0, 6.0, 0.0)
+    assert (everyone["discrimination"], everyone["difficulty"], everyone["guessing"]) == (10.0, -12.0, 0.0)
+    assert (nobody["discrimination"], nobody["difficulty"], nobody["guessing"]) == (10.0, 12.0, 0.0)
     assert everyone[["se_discrimination", "se_difficulty", "se_guessing"]].eq(0).all()
     prob = pd.DataFrame(fit.probability([-3.0, 0.0, 3.0]), columns=items.index)
     assert prob["everyone"].eq(1.0).all() and prob["nobody"].eq(0.0).all()
+    # eq. 1 on the reported values gives the same P over the whole ability range, to within exp(-60)
+    theta = np.linspace(-config.theta_max, config.theta_max, 49)
+    for row, limit in ((everyone, 1.0), (nobody, 0.0)):
+        formula = row["guessing"] + (1 - row["guessing"]) / (1 + np.exp(-row["discrimination"] * (theta - row["difficulty"])))
+        assert np.abs(formula - limit).max() < 1e-25
     assert set(items["flag"]) <= {"ok", "at_bound", "all_correct", "all_wrong"}
     assert not items.isna().any().any()
 

@@ -62,22 +62,42 @@ def test_2pl_recovers_theta_and_the_signs_of_a(fits_2pl):
 
 
 def test_the_sum_score_start_is_reported_as_a_local_optimum(fits_2pl):
-    """On these data the classical start ends in a worse optimum; the report names it."""
+    """On these data the classical start ends in a worse optimum; the start table names it."""
     local = 0
-    for _, fit, _ in fits_2pl:
-        runs = {run["start"]: run for run in fit.starts["runs"]}
+    for sim, fit, _ in fits_2pl:
+        two = fit_irt(sim.responses, IRTConfig(model="2PL", starts=2))
+        runs = {run["start"]: run for run in two.starts["runs"]}
         assert set(runs) == {"principal_component", "sum_score"}
-        assert sum(run["chosen"] for run in runs.values()) == 1
-        chosen = next(run for run in runs.values() if run["chosen"])
-        assert chosen["log_posterior"] == pytest.approx(fit.log_posterior)
-        assert all(run["log_posterior"] <= fit.log_posterior for run in runs.values())
         if runs["sum_score"]["status"] == "better_optimum_exists":
-            assert runs["sum_score"]["log_posterior"] < fit.log_posterior - fit.config.tol_optimum
+            assert runs["sum_score"]["log_posterior"] < two.log_posterior - two.config.tol_optimum
             local += 1
+        assert fit.log_posterior >= two.log_posterior - 0.1  # the default finds it too
     assert local >= 3
-    record = fits_2pl[0][1].convergence()
-    assert record["status"] == "converged" and record["n_local_optima"] == len(
-        [r for r in record["start_runs"] if r["status"] == "better_optimum_exists"])
+
+
+def test_the_start_table_and_the_distinct_optima(fits_2pl):
+    for _, fit, _ in fits_2pl:
+        runs = fit.starts["runs"]
+        names = [run["start"] for run in runs]
+        assert names[:7] == ["principal_component", "sum_score"] + [f"direction_{d}" for d in (30, 60, 90, 120, 150)]
+        # further starts (a deeper search) only where all seven candidates climbed without agreeing
+        assert names[7:] == [f"random_{k}" for k in range(1, len(names) - 6)] and len(names) <= 20
+        assert sum(run["chosen"] for run in runs) == 1
+        chosen = next(run for run in runs if run["chosen"])
+        assert chosen["log_posterior"] == pytest.approx(fit.log_posterior)
+        finished = runs
+        assert all(run["log_posterior"] <= fit.log_posterior + fit.config.tol_optimum for run in finished)
+        record = fit.convergence()
+        optima = record["optima"]
+        assert optima[0]["log_posterior"] == pytest.approx(fit.log_posterior)
+        assert [o["log_posterior"] for o in optima] == sorted((o["log_posterior"] for o in optima), reverse=True)
+        assert all(a - b > fit.config.tol_optimum for a, b in zip([o["log_posterior"] for o in optima],
+                                                                  [o["log_posterior"] for o in optima[1:]]))
+        assert sorted(sum((o["starts"] for o in optima), [])) == sorted(run["start"] for run in finished)
+        assert record["n_optima"] == len(optima) and record["n_local_optima"] == sum(
+            run["status"] == "better_optimum_exists" for run in runs)
+        # the search stopped at seven starts only where two of them reached the best optimum
+        assert len(optima[0]["starts"]) >= 2 or len(runs) == 20
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -147,10 +167,18 @@ def test_start_lists_and_their_reasons():
     u = simulate_responses(200, 30, model="2PL", seed=0).responses.to_numpy(float)
     ones = np.ones(30)
     auto, reason = start_scores(u, ones, "auto")
-    assert [name for name, _ in auto] == ["principal_component", "sum_score"] and reason.startswith("two starts")
-    four, _ = start_scores(u, ones, 4)
-    assert [name for name, _ in four] == ["principal_component", "sum_score", "principal_component_2", "random_1"]
-    assert all(abs(s.mean()) < 1e-9 and s.std() == pytest.approx(1.0) for _, s in four)
+    assert [name for name, _ in auto] == ["principal_component", "sum_score", "direction_30", "direction_60",
+                                          "direction_90", "direction_120", "direction_150"]
+    assert reason.startswith("7 candidate starts")
+    pcs = principal_components(u, ones, k=2)
+    scores = dict(auto)
+    # direction_90 is the second component; direction_60 lies between the two at cos 60, sin 60
+    assert np.allclose(scores["direction_90"], pcs[1])
+    mix = 0.5 * pcs[0] + np.sqrt(3) / 2 * pcs[1]
+    assert np.allclose(scores["direction_60"], (mix - mix.mean()) / mix.std())
+    nine, _ = start_scores(u, ones, 9)
+    assert [name for name, _ in nine][-3:] == ["direction_150", "random_1", "random_2"]
+    assert all(abs(s.mean()) < 1e-9 and s.std() == pytest.approx(1.0) for _, s in nine)
     one, _ = start_scores(u, ones, 1)
     assert len(one) == 1
 
@@ -171,10 +199,12 @@ def test_config_rejects_bad_starts(value):
 
 def test_tic_tac_toe_pool_global_optimum_beats_the_classical_start(shared_data):
     """decodIRT's tic-tac-toe pool is two-dimensional (the MLP ladder against the real classifiers):
-    the sum-score start ends 141 log-posterior units below the principal-component start."""
+    the sum-score start ends 184.6 log-posterior units below the principal-component start, and the
+    default finds the better optimum."""
     pool = pd.read_csv(shared_data / "decodirt-reference" / "tic-tac-toe" / "responses_pool.csv")
-    fit = fit_irt(pool)
-    runs = {run["start"]: run for run in fit.starts["runs"]}
+    two = fit_irt(pool, IRTConfig(starts=2))
+    runs = {run["start"]: run for run in two.starts["runs"]}
     assert runs["principal_component"]["chosen"]
     assert runs["sum_score"]["status"] == "better_optimum_exists"
-    assert fit.log_posterior - runs["sum_score"]["log_posterior"] == pytest.approx(141.1, abs=1.0)
+    assert two.log_posterior - runs["sum_score"]["log_posterior"] == pytest.approx(184.6, abs=1.0)
+    assert fit_irt(pool).log_posterior >= two.log_posterior - 0.1

@@ -37,7 +37,7 @@ def _check_pool(folder):
     assert fit.converged, f"{folder.name}: {fit.convergence()}"
     assert np.isfinite(items.drop(columns="flag").to_numpy(float)).all()
     assert (items["discrimination"].abs() <= config.max_discrimination).all()
-    assert (items["difficulty"].abs() <= config.max_difficulty).all()
+    assert (items.loc[fit.informative, "difficulty"].abs() <= config.max_difficulty).all()
     assert items["guessing"].between(0, config.max_guessing).all()
     constant = pool.nunique() == 1
     assert (items["flag"].isin(["all_correct", "all_wrong"]) == constant.to_numpy()).all()

@@ -64,7 +64,7 @@ def test_stage_calibrates_on_pool_and_scores_everyone(stage_results):
     assert table.loc["optimal", "theta"] > table["theta"].drop("optimal").max()
     assert table.loc["pessimal", "true_score"] < table.loc["random1", "true_score"] < table.loc["optimal", "true_score"]
     assert np.isfinite(table[["theta", "se", "true_score"]].to_numpy(float)).all()
-    assert irt.summary["n_items"] == 80 and irt.summary["converged"]
+    assert irt.statistics["n_items"] == 80 and irt.statistics["converged"]
 
 
 def test_true_score_table_is_long_and_filters_roles(stage_results):
@@ -101,7 +101,7 @@ def test_item_summary_counts_by_hand():
     summary = item_summary(items)
     assert summary == {
         "pct_difficulty_gt": 60.0,  # 1.5, 2.0, 6.0 > 1
-        "pct_discrimination_gt": 40.0,  # 2.0, 0.8 > 0.75
+        "pct_discrimination_gt": 20.0,  # 2.0 > 0.75; the all_wrong item's 0.8 is not a curve, never counted
         "pct_guessing_gt": 40.0,  # 0.3, 0.25 > 0.2
         "pct_negative_discrimination": 20.0,
         "n_items": 5,

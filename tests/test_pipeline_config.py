@@ -109,8 +109,9 @@ def test_unknown_option_inside_a_stage_section(tmp_path):
      ("{retries: -1}", "execution.retries: got -1, expected an integer >= 0"),
      ("{scheduler: ' '}", "execution.scheduler: got ' ', expected null or an address such as tcp://host:8786"),
      ("{tasks: folds}", "execution.tasks: got 'folds', expected one of fits, datasets"),
+     ("{strict: 1}", "execution.strict: got 1, expected true or false"),
      ("{workers: 3}", "unknown execution option(s) 'workers'; valid options: n_jobs, backend, scheduler, retries, memory_limit_gb, "
-                      "tasks")],
+                      "tasks, strict")],
 )
 def test_execution_section_is_validated(tmp_path, execution, message):
     path = _write(tmp_path, f"execution: {execution}\n")
@@ -137,7 +138,7 @@ def test_an_empty_config_file_is_an_error(tmp_path, text):
 
 
 def test_a_suite_folder_is_relative_to_the_config_and_a_missing_one_names_the_path_tried(tmp_path, monkeypatch):
-    from benchirt.pipeline.run import resolve_specs
+    from benchirt.pipeline.config import resolve_specs
 
     (tmp_path / "configs").mkdir()
     monkeypatch.chdir(tmp_path)

@@ -15,7 +15,7 @@ from benchirt.data import resolve_suite
 from benchirt.pipeline import load_config, run_pipeline
 from benchirt.pipeline.executors import LocalExecutor, attempt
 from benchirt.pipeline.fits import ResponseFits, response_fits
-from benchirt.pipeline.stages import respond_dataset
+from benchirt.pipeline.respond_stage import respond_dataset
 from benchirt.pool import resolve_pool
 from benchirt.responses import ResponseConfig, respond
 from benchirt.responses.units import FitPlan, prepare
@@ -177,7 +177,7 @@ def test_a_run_of_fit_tasks_on_workers_is_stored_once_and_reused_by_any_granular
         assert entry["attempts"] == 1 and entry["lost_workers"] == 0 and entry["seconds"] > 0
     again = run_pipeline(load_config(str(tmp_path / "one.yaml")), out=tmp_path / "run", show_progress=False)
     assert again.manifest["stages"]["respond"]["reused"] == 2  # the granularity is not part of the key
-    from benchirt.pipeline.run import load_run
+    from benchirt.pipeline.results import load_run
 
     config = load_config(str(tmp_path / "one.yaml")).stage_config("responses")
     stored = load_run(tmp_path / "run").responses

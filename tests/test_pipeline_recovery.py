@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from benchirt.cli import main
-from benchirt.pipeline import stages as stage_functions
+from benchirt.pipeline import respond_stage as stage_functions
 from benchirt.pipeline.store import ArtifactStore
 
 CONFIG = {"suite": "builtin:iris,wine", "stages": ["respond", "report"],
@@ -96,7 +96,7 @@ def test_add_on_a_run_in_progress_says_it_is_in_use(small_run, tmp_path, capsys)
         capsys.readouterr()
         assert main(["add", str(out), "--classifier", "lr=sklearn.linear_model.LogisticRegression"]) == 2
         err = capsys.readouterr().err
-        assert err == (f"benchirt add: error: {out} is in use by another benchirt run; wait for it to finish or give "
-                       "another --out\n")
+        assert err == (f"benchirt add: error: {out} is in use by a benchirt run in progress; wait for it to finish, "
+                       "then run this command again\n")
     finally:
         holder.unlock()

@@ -26,8 +26,14 @@ def test_end_labels_are_spread_apart_on_normal_and_inverted_axes():
         ax.set_ylim(0, 1)
         if invert:
             ax.invert_yaxis()
-        ends = {"a": 0.50, "b": 0.50, "c": 0.51, "d": 0.9}
-        label_line_ends(ax, 1.0, ends, classifier_styles(list(ends)), min_gap=0.05)
+        ends = {"a": 0.50, "b": 0.50, "c": 0.51, "d": 0.9, "e": 0.0, "f": 0.0}
+        label_line_ends(ax, 1.0, ends, classifier_styles(list(ends)), fontsize=10)
+        # one line of 10 pt text on axes of 0.77 x 4.8 in: 12 / (0.77 * 4.8 * 72) of the y range
+        gap = 12 / (ax.get_position().height * 4.8 * 72)
         ys = sorted(t.xy[1] for t in ax.texts)
-        assert len(ys) == 4 and min(b - a for a, b in zip(ys, ys[1:])) >= 0.05 - 1e-9
+        assert len(ys) == 6 and min(b - a for a, b in zip(ys, ys[1:])) >= gap - 1e-9
+        if invert:   # the bottom of the axes is y = 1: nothing runs below it
+            assert max(ys) <= 1 - gap / 2 + 1e-9
+        else:        # the labels at 0 are lifted inside the axes
+            assert min(ys) >= gap / 2 - 1e-9
         assert {t.get_text() for t in ax.texts} == set(ends)

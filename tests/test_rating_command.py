@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import types
 
@@ -204,7 +205,13 @@ def test_rate_writes_leaderboard_and_pairwise_with_contract_columns(tmp_path, ca
     package = glicko_tournament(pd.read_csv(csv), config=RatingConfig(score="score", glicko="decodirt")).table
     np.testing.assert_allclose(ratings.loc[package["classifier"], "rating"], package["rating"], rtol=0, atol=1e-9)
     printed = capsys.readouterr().out
-    assert printed.startswith("Leaderboard: Bradley-Terry on score") and "is ahead of" in printed
+    assert printed.startswith("Leaderboard: Bradley-Terry on score")
+    assert "Primary verdict: otimo ranks first" in printed and printed.count("Primary verdict") == 1
+    for check in ("Wilcoxon signed-rank", "Bayesian sign test", "Friedman/Nemenyi", "Glicko-2"):
+        assert f"Agreement check: {check}" in printed
+    sentences = [line for line in printed.splitlines() if line.startswith(("Primary verdict", "Agreement check"))]
+    rounded = re.compile(r"(?<![\d.])[01]\.00(?!\d)")     # a probability shown as 1.00 or 0.00
+    assert sentences and not any(rounded.search(line) for line in sentences), sentences
 
 
 def test_rate_refuses_an_unknown_score_listing_the_valid_ones(tmp_path, capsys):

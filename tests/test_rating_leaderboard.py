@@ -63,10 +63,10 @@ def test_identical_under_100_dataset_orders():
     matrix[2, 4] = np.nan
     scores = long_from_matrix(matrix)
     config = RatingConfig(n_bootstrap=30)
-    reference, _, _ = bradley_terry_table(scores, config)
+    reference, *_ = bradley_terry_table(scores, config)
     assert reference["bt_low"].notna().all()
     for seed in range(100):
-        table, _, _ = bradley_terry_table(scores.sample(frac=1.0, random_state=seed), config)
+        table, *_ = bradley_terry_table(scores.sample(frac=1.0, random_state=seed), config)
         pd.testing.assert_frame_equal(table, reference, check_exact=False, rtol=0, atol=1e-9)
     # The whole leaderboard (Glicko-2 aside, which is order-dependent by design) in a few orders.
     full = leaderboard(scores, FAST)
@@ -123,10 +123,15 @@ def test_tiers_are_consecutive_follow_the_separation_and_plot_shades_them():
     # three clearly separated groups of strengths: {3, 2.9}, {0, -0.1}, {-3}
     assert table["tier"].tolist() == [1, 1, 2, 2, 3]
     critical = pairwise["bt_critical_value"].iloc[0]
-    gaps = -np.diff(table["bt_rating"].to_numpy())
-    assert ((gaps > critical) == (np.diff(table["tier"].to_numpy()) == 1)).all()   # a new tier where the gap > c
-    np.testing.assert_allclose(pairwise["bt_difference_high"] - pairwise["bt_difference"], critical)
+    distance = pairwise["bt_difference_high"] - pairwise["bt_difference"]
+    assert (distance >= critical - 1e-9).all()                # a pair's distance is never below c
     assert (pairwise["bt_separated"] == (pairwise["bt_difference_low"] > 0)).all()
+    # a new tier exactly where every classifier above is separated from every one below
+    separated = {(a, b) for a, b, s in zip(pairwise["a"], pairwise["b"], pairwise["bt_separated"]) if s}
+    names, tier = table["classifier"].tolist(), table["tier"].tolist()
+    for g in range(len(names) - 1):
+        boundary = all((a, b) in separated for a in names[:g + 1] for b in names[g + 1:])
+        assert (tier[g + 1] == tier[g] + 1) == boundary and tier[g + 1] - tier[g] in (0, 1)
     assert (table["rank_low"] <= table["rank"]).all() and (table["rank"] <= table["rank_high"]).all()
     assert (table["bt_low"] <= table["bt_rating"]).all() and (table["bt_rating"] <= table["bt_high"]).all()
     figure = plot_leaderboard(table)

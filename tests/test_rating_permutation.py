@@ -115,6 +115,7 @@ def test_seeded_and_summaries_consistent():
     assert (s["rank_min"] <= s["rank_median"]).all() and (s["rank_median"] <= s["rank_max"]).all()
     assert (s["rating_min"] <= s["rating_p05"]).all() and (s["rating_p95"] <= s["rating_max"]).all()
     assert s["p_first"].sum() >= 1.0 - 1e-12
+    assert (s["p_first_alone"] <= s["p_first"]).all() and s["p_first_alone"].sum() <= 1.0 + 1e-12
     assert s["rating_mean"].is_monotonic_decreasing
     np.testing.assert_allclose(s["sd_over_rd"], s["rating_sd"] / s["rd_mean"])
     np.testing.assert_allclose(

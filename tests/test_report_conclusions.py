@@ -5,67 +5,55 @@ import pandas as pd
 import pytest
 
 from benchirt.rating.statistics import friedman_nemenyi
-from benchirt.report.conclusions import (
-    airt_sentence, datasets_sentence, glicko_board, leader_sentence, leaderboard_table, pairwise_sentence,
-    significance_sentence, strict_first_share, subsets_sentence, tiers,
-)
+from benchirt.rating.agreement import glicko_check, nemenyi_check, smallest_holm_p, wilcoxon_check
+from benchirt.rating.verdict import probability, probability_is
+from benchirt.report.conclusions import airt_sentence, datasets_sentence, leaderboard_table, subsets_sentence
 
 
-def _ratings(rows):
-    return pd.DataFrame(rows, columns=["classifier", "rating", "low", "high"])
+def test_probabilities_are_never_rounded_to_one_or_zero():
+    assert [probability(p) for p in (0.996, 1.0, 0.004, 0.0, 0.391, 0.99, 0.01)] == [
+        "> 0.99", "> 0.99", "< 0.01", "< 0.01", "0.39", "0.99", "0.01"]
+    assert probability_is(0.996) == "> 0.99" and probability_is(0.39) == "= 0.39"
 
 
-def test_tiers_follow_the_intervals():
-    # a: [1900, 2100]; b reaches a's low bound (1950 >= 1900) -> tier 1; c does not -> new tier, d reaches c
-    table = _ratings([("a", 2000, 1900, 2100), ("b", 1850, 1750, 1950), ("c", 1700, 1650, 1750),
-                      ("d", 1600, 1500, 1700), ("e", 1300, 1200, 1400)])
-    assert tiers(table).to_dict() == {"a": 1, "b": 1, "c": 2, "d": 2, "e": 3}
+def test_wilcoxon_check_says_when_it_cannot_reject_at_this_size():
+    # 12 datasets, 171 pairs: the smallest exact two-sided p is 2 / 2^12, times 171 = 0.0835 > 0.05
+    assert smallest_holm_p(12, 171) == pytest.approx(171 * 2 / 4096)
+    pairwise = pd.DataFrame({"a": ["x"] * 171, "b": [f"y{i}" for i in range(171)], "n_datasets": 12,
+                             "mean_difference": 1.0, "wilcoxon_p_holm": 1.0, "bt_separated": False})
+    text = wilcoxon_check(pairwise)
+    assert "cannot reject anything at this size — with 12 datasets the smallest Holm-adjusted p-value it can " \
+           "reach is 0.083 (2 / 2^12 × 171)" in text
+    # 3 pairs over 20 datasets: it can reject; agreement counted pair by pair, disagreements named
+    pairwise = pd.DataFrame({"a": ["a", "a", "b"], "b": ["b", "c", "c"], "n_datasets": 20,
+                             "mean_difference": [0.1, 0.2, 0.05], "wilcoxon_p_holm": [0.01, 0.01, 0.3],
+                             "bt_separated": [False, True, False]})
+    text = wilcoxon_check(pairwise)
+    assert "separates 2 of 3 pairs, the primary 1; they agree on 2 of 3 (they differ on a–b:" in text
 
 
-def test_strict_first_share_does_not_count_shared_first_places():
-    ranks = pd.DataFrame({"a": [1, 1, 1, 2], "b": [1, 2, 2, 1], "c": [3, 3, 3, 3]})
-    # order 0: a and b share first place -> nobody is first alone
-    assert strict_first_share(ranks).to_dict() == {"a": 0.5, "b": 0.25, "c": 0.0}
-
-
-def test_a_tie_is_a_tie_not_a_lead_in_100_percent_of_orders():
-    # decodIRT-style overclaim: three classifiers with identical ratings, all rank 1 in every order
-    table = _ratings([("mlp", 1871.72, 1800, 1940), ("svc", 1871.72, 1800, 1940),
-                      ("random_forest", 1871.72, 1800, 1940), ("knn", 1500, 1450, 1550)])
-    ranks = pd.DataFrame({"mlp": [1] * 24, "svc": [1] * 24, "random_forest": [1] * 24, "knn": [4] * 24})
-    text = leader_sentence(table, ranks, n_datasets=4)
-    assert text.startswith("No single leader: mlp, random_forest and svc are tied at rating 1871.7")
-    assert "first alone in 0 % of them and shares first place in 100 % more" in text
-    assert "of the 24 possible" in text  # 4! orders exist, not 200
-    board = glicko_board(table, ranks)
-    assert board["Rank"].tolist() == ["=1", "=1", "=1", "4"]
-
-
-def test_a_strict_lead_within_the_uncertainty_is_said_so():
-    table = _ratings([("mlp", 2017.3, 1922, 2112), ("svc", 1926.4, 1846, 2007), ("rf", 1735, 1663, 1807)])
-    ranks = pd.DataFrame({"mlp": [1] * 200, "svc": [2] * 200, "rf": [3] * 200})
-    text = leader_sentence(table, ranks, n_datasets=12)
-    assert "leader: mlp (rating 2017.3, 95 % interval 1922 – 2112)" in text
-    assert "overlaps those of svc, so the top tier holds 2 classifiers" in text
-    assert "Over 200 random dataset orders (of 12! possible), mlp is first alone in 100 % of them." in text
-    few = leader_sentence(table, ranks, n_datasets=4)
-    assert "(of the 24 possible; some drawn more than once)" in few
-
-
-def test_significance_names_the_test_the_counts_and_the_pairs():
-    # 6 datasets, 3 classifiers, ranks a=1, b=2, c=3 everywhere: chi2_F = 12/(6·3·4)·(6²+12²+18²) − 3·6·4 = 12,
-    # p = exp(−12/2) = 0.0025 (χ² with 2 df)
+def test_nemenyi_check_compares_its_decisions_with_the_primary():
+    # 6 datasets, 3 classifiers, ranks a=1, b=2, c=3 everywhere: chi2_F = 12, p = exp(−6) = 0.0025; Nemenyi
+    # separates a from c only (mean ranks 1 vs 3, CD = 1.35)
     scores = pd.DataFrame([{"dataset": f"d{i}", "classifier": c, "score": s}
                            for i in range(6) for c, s in (("a", 0.9), ("b", 0.8 - 0.01 * (i % 2)), ("c", 0.5))])
     comparison = friedman_nemenyi(scores)
-    text = significance_sentence(comparison, n_rated=5)
-    assert text.startswith("Friedman test on true score, 3 real classifiers (Glicko-2 rates 5) over 6 datasets: "
-                           "χ² = 12.0, p = 0.002.")
-    assert "a (average rank 1.00) is significantly better than 1 of 2 others (c)" in text
-    assert "not distinguishable from b" in text
-    flat = pd.DataFrame([{"dataset": f"d{i}", "classifier": c, "score": 0.5 + 0.1 * ((i + j) % 3)}
-                         for i in range(6) for j, c in enumerate("abc")])
-    assert "not significantly different" in significance_sentence(friedman_nemenyi(flat), n_rated=3)
+    pairwise = pd.DataFrame({"a": ["a", "a", "b"], "b": ["b", "c", "c"], "bt_separated": [False, True, True]})
+    text = nemenyi_check(pairwise, comparison)
+    assert text.startswith("Friedman/Nemenyi on true score (3 classifiers over 6 datasets, Friedman p = 0.002, "
+                           "critical difference 1.35 mean ranks): separates 1 of 3 pairs, the primary 2; they "
+                           "agree on 2 of 3 (they differ on b–c: it compares mean ranks over the whole pool")
+
+
+def test_glicko_check_names_a_tie_or_a_different_leader():
+    board = pd.DataFrame({"classifier": ["mlp", "svc", "knn"]})
+    glicko = pd.DataFrame({"classifier": ["mlp", "svc", "knn"], "rating": [1871.7, 1871.7, 1500.0]})
+    orders = pd.DataFrame({"classifier": ["mlp", "svc", "knn"], "p_first_alone": [0.5, 0.0, 0.0]})
+    text = glicko_check(board, glicko, orders, n_orders=4)
+    assert "has no single leader: mlp and svc tie at rating 1871.7" in text
+    assert "over 4 random dataset orders mlp is first alone in 50 % of them" in text
+    glicko["rating"] = [1800.0, 1900.0, 1500.0]
+    assert "puts svc first and mlp 2nd" in glicko_check(board, glicko)
 
 
 def test_datasets_sentence_states_model_and_thresholds_and_skips_a_constant_column():
@@ -93,13 +81,16 @@ def test_airt_sentence(anomalous):
     algorithms = pd.DataFrame({"algorithm": ["mlp", "svc", "nb"], "lto_strength": [0.5, 0.5, 0.0],
                                "anomalous": [False, False, anomalous],
                                "discrimination": [7.8, 8.1, -0.02 if anomalous else 0.3],
-                               "consistency": [0.13, 0.12, 52.7]})
+                               "consistency": [0.13, 0.12, 52.7],
+                               "flag": ["ok", "ok", "consistency far above the rest"]})
     text = airt_sentence(algorithms)
     assert "mlp (50 % of it), svc (50 % of it)" in text
     if anomalous:
-        assert "anomalous (better on harder datasets, negative discrimination) — nb (discrimination -0.02)" in text
+        assert "anomalous (better on harder datasets, discrimination clearly below 0) — nb (discrimination -0.02)" in text
     else:
-        assert "no algorithm is anomalous" in text and "least consistent is nb" in text
+        assert "no algorithm is anomalous (no discrimination is clearly below 0)" in text
+    assert text.endswith("flat curves, whose consistency and difficulty limit are not meaningful — nb (discrimination "
+                         + ("-0.02)." if anomalous else "0.30)."))
 
 
 def test_leaderboard_table_marks_ties_and_shows_intervals():
@@ -111,16 +102,6 @@ def test_leaderboard_table_marks_ties_and_shows_intervals():
     assert table["Rank"].tolist() == ["1", "=2", "=2"]
     assert table["95 % interval"].tolist() == ["1650 – 1750", "1550 – 1650", ""]  # undefined stays blank
     assert table["Glicko-2 (R ± 2RD)"].tolist() == ["1710 ± 80", "1590 ± 70", "1601 ± 60"]
-
-
-def test_pairwise_sentence_counts_holm_significant_wins_of_the_leader():
-    pairwise = pd.DataFrame({"a": ["a", "a", "b", "a"], "b": ["b", "c", "c", "d"],
-                             "mean_difference": [0.1, 0.2, 0.1, -0.05],
-                             "wilcoxon_p_holm": [0.01, 0.2, 0.01, 0.01]})
-    text = pairwise_sentence(pairwise, "a")
-    # b: significant and a better -> beaten; c: not significant; d: significant but d better -> not beaten
-    assert "(Holm-corrected for all 4 pairs, α = 0.05): a is significantly better than 1 of 3 classifiers" in text
-    assert text.endswith("not separated from c.")
 
 
 def test_airt_dataset_table_collapses_identical_rows():

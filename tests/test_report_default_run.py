@@ -19,10 +19,10 @@ from benchirt.pipeline.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = {
-    "responses": {"cv_folds": 3, "ladder_epochs": 10,
-                  "pool": ["gaussian_nb", "knn_3", "decision_tree", "random_forest_5", "svc"]},
-    "rating": {"n_permutations": 20},
-    "subsets": {"n_random": 10, "n_permutations": 5},
+    "respond": {"cv_folds": 3, "ladder_epochs": 10,
+                "pool": ["gaussian_nb", "knn_3", "decision_tree", "random_forest_5", "svc"]},
+    "rate": {"n_permutations": 20},
+    "subset": {"n_random": 10, "n_permutations": 5},
     "report": {"max_dataset_plots": 2},
 }
 
@@ -55,13 +55,19 @@ def _assert_whole_mission(out: Path) -> None:
     assert _sections(summary)[0] == "Conclusions"
     assert "AIRT (algorithm portfolio)" in _sections(summary)
     conclusions = summary.split("## ", 2)[1]
-    for claim in ("Leaderboard (Bradley–Terry over all 12 datasets", "Pairwise Wilcoxon signed-rank tests",
-                  "Glicko-2 (decodIRT's tournament, one order) leader" if "No single leader" not in conclusions
-                  else "No single leader", "Friedman test on true score", "Most informative datasets (3PL per dataset)",
+    for claim in ("Primary verdict — Bradley–Terry leaderboard on true score over 12 datasets",
+                  "Agreement check — Wilcoxon signed-rank tests", "Agreement check — Bayesian sign test",
+                  "Agreement check — Friedman/Nemenyi on true score", "Agreement check — Glicko-2",
+                  "Most informative datasets — the ones whose test items tell the",
                   "Do IRT-filtered subsets beat random subsets? ", "AIRT (datasets as respondents)"):
         assert claim in conclusions
+    assert conclusions.count("Primary verdict") == 1 and "ranks first" in conclusions
     assert "Not in this report" not in conclusions
+    assert "Stages: respond, irt, rate, subset, airt." in summary   # the pipeline's order, not alphabetical
     page = (out / "report.html").read_text()
+    overlaps = re.findall(r'data-overlapping-labels="(\d+)"', page)
+    assert len(overlaps) >= 10 and set(overlaps) == {"0"}                 # no figure has overlapping labels
+    assert min(float(v) for v in re.findall(r'data-text-px="([\d.]+)"', page)) >= 10 - 0.01
     assert page.index('id="conclusions"') < page.index('id="overview"') < page.index('id="airt"')
 
 
@@ -69,6 +75,107 @@ def test_default_config_runs_every_stage_on_the_embedded_suite(default_run):
     config = load_config(None)
     assert config.suite == "embedded" and "airt" in config.stages
     _assert_whole_mission(default_run)
+
+
+def _number(pattern: str, text: str) -> list[str]:
+    found = re.search(pattern, text)
+    assert found, f"{pattern!r} not in {text[:300]!r}"
+    return list(found.groups())
+
+
+def test_rating_conclusions_read_back_match_the_exported_tables(default_run, tmp_path):
+    """Every number of the rating and subsets conclusions in summary.md, read back from the file, equals the
+    one recomputed from the CSVs `benchirt rate` and `benchirt subset` write for the same result (leaderboard,
+    pairwise, friedman.json, nemenyi.csv, ratings.csv, permutation.csv; fidelity.csv)."""
+    import html
+    import json
+
+    import pandas as pd
+
+    from benchirt.pipeline.run import load_run
+    from benchirt.rating.agreement import BAYES_DECISION, smallest_holm_p
+    from benchirt.rating.command import write_outputs
+    from benchirt.rating.verdict import probability_is
+
+    run = load_run(default_run)
+    rating = run.rating
+    write_outputs(rating, tmp_path)
+    board, pairwise = pd.read_csv(tmp_path / "leaderboard.csv"), pd.read_csv(tmp_path / "pairwise.csv")
+    friedman = json.loads((tmp_path / "friedman.json").read_text())
+    nemenyi = pd.read_csv(tmp_path / "nemenyi.csv", index_col=0)
+    glicko, orders = pd.read_csv(tmp_path / "ratings.csv"), pd.read_csv(tmp_path / "permutation.csv")
+    # summary.md escapes "<", ">" and "&" as HTML entities (they render as the characters): read what a viewer shows
+    conclusions = html.unescape((default_run / "summary.md").read_text().split("## ", 2)[1])
+    bullets = {line[2:].split(" — ", 1)[0] + (" " + line.split(" — ")[1].split(" ")[0] if "Agreement" in line else ""):
+               line for line in conclusions.splitlines() if line.startswith("• ")}
+    leader = board["classifier"].iloc[0]
+    alpha = rating.config.alpha
+
+    primary = bullets["Primary verdict"]
+    n_datasets, name, points = _number(r"over (\d+) datasets .*?: (\S+) ranks first \(Bradley–Terry rating (\d+)\)",
+                                       primary)
+    assert (int(n_datasets), name, int(points)) == (board["n_datasets"].max(), leader, round(board["bt_rating"].iloc[0]))
+    beaten = pairwise[(pairwise["a"] == leader) & pairwise["bt_separated"]]
+    if len(beaten):
+        assert _number(r"significantly better than (\d+) of (\d+) classifiers", primary) == [
+            str(len(beaten)), str(len(board) - 1)]
+    else:
+        assert f"cannot be separated from any of the {len(board) - 1} others" in primary
+    n_tiers = board["tier"].max()
+    assert (f"{n_tiers} tiers" if n_tiers > 1 else "One tier") in primary
+    assert _number(r"all (\d+) pairs at once over (\d+) datasets", primary) == [str(len(pairwise)), n_datasets]
+    assert _number(r"more than (\d+) points apart", primary) == [str(round(pairwise["bt_critical_value"].iloc[0]))]
+
+    separated = pairwise["bt_separated"].to_numpy()
+    wilcoxon = bullets["Agreement check Wilcoxon"]
+    floor = smallest_holm_p(int(pairwise["n_datasets"].max()), len(pairwise))
+    if floor >= alpha:
+        assert _number(r"smallest Holm-adjusted p-value it can reach is ([\d.]+)", wilcoxon) == [f"{floor:.3f}"]
+    else:
+        decided = ((pairwise["wilcoxon_p_holm"] < alpha) & (pairwise["mean_difference"] > 0)).to_numpy()
+        assert _number(r"separates (\d+) of (\d+) pairs, the primary (\d+); they agree on (\d+)", wilcoxon) == [
+            str(decided.sum()), str(len(pairwise)), str(separated.sum()), str((decided == separated).sum())]
+
+    bayes = bullets["Agreement check Bayesian"]
+    decided = (pairwise["p_a_better"] > BAYES_DECISION).to_numpy()
+    assert _number(r"separates (\d+) of (\d+) pairs, the primary (\d+); they agree on (\d+)", bayes) == [
+        str(decided.sum()), str(len(pairwise)), str(separated.sum()), str((decided == separated).sum())]
+    top = pairwise.iloc[0]
+    assert (f"P({top['a']} better) {probability_is(top['p_a_better'])}, P(equivalent) "
+            f"{probability_is(top['p_equivalent'])}, P({top['b']} better) {probability_is(top['p_b_better'])}") in bayes
+
+    check = bullets["Agreement check Friedman/Nemenyi"]
+    k, blocks, cd = _number(r"\((\d+) classifiers over (\d+) datasets, Friedman p [=<] [\d.]+, critical difference "
+                            r"([\d.]+) mean ranks\)", check)
+    assert (int(k), int(blocks), float(cd)) == (friedman["n_classifiers"], friedman["n_blocks"],
+                                                round(friedman["critical_difference"], 2))
+    ranks = {row["classifier"]: row["average_rank"] for row in friedman["average_ranks"]}
+    tested = pairwise[pairwise["a"].isin(ranks) & pairwise["b"].isin(ranks)]
+    decided = [friedman["p_value"] < alpha and nemenyi.loc[a, b] < alpha and ranks[a] < ranks[b]
+               for a, b in zip(tested["a"], tested["b"])]
+    assert _number(r"separates (\d+) of (\d+) pairs, the primary (\d+); they agree on (\d+)", check) == [
+        str(sum(decided)), str(len(tested)), str(tested["bt_separated"].sum()),
+        str(sum(d == p for d, p in zip(decided, tested["bt_separated"])))]
+
+    check = bullets["Agreement check Glicko-2"]
+    first = glicko.sort_values("rating", ascending=False)["classifier"].iloc[0]
+    assert (f"agrees on the leader, {leader}" in check) == (first == leader)
+    share = orders.set_index("classifier").loc[leader, "p_first_alone"]
+    assert _number(rf"over (\d+) random dataset orders {leader} is first alone in (\d+) %", check) == [
+        str(rating.permutation.n_permutations), f"{100 * share:.0f}"]
+
+
+    from benchirt.subsets.command import write_outputs as write_subsets
+
+    write_subsets(run.subsets, tmp_path / "subsets", plots=False)
+    fidelity = pd.read_csv(tmp_path / "subsets" / "fidelity.csv")
+    sentence = next(line for line in conclusions.splitlines() if "Do IRT-filtered subsets beat random subsets?" in line)
+    for row in fidelity.itertuples(index=False):
+        p = "p < 0.001" if row.kendall_tau_p_value < 0.001 else f"p = {row.kendall_tau_p_value:.3f}"
+        assert (f"{row.subset} ({row.n_datasets} datasets): τ = {row.kendall_tau:.2f}, percentile "
+                f"{row.kendall_tau_percentile:.0f} of random subsets, {p}") in sentence
+    beating = (fidelity["kendall_tau_p_value"] < 0.05).sum()
+    assert sentence.split("? ", 1)[1].startswith("No:" if beating == 0 else "Yes:" if beating == len(fidelity) else "Only")
 
 
 def test_a_run_without_airt_says_why_in_the_conclusions(tmp_path):
@@ -86,7 +193,7 @@ def test_a_run_without_airt_says_why_in_the_conclusions(tmp_path):
     assert "Not in this report: AIRT (algorithm portfolio) — the stage 'airt' is not in the config's stages." \
         in conclusions
     assert "Not in this report: benchmark subsets" in conclusions
-    assert "(2PL per dataset)" in conclusions and "guessing is not ranked (a 2PL has none)" in conclusions
+    assert "Most informative datasets — the ones whose test items tell the 5 real classifiers apart" in conclusions
     # only the model-comparison section, which fits all three models side by side, may name the 3PL
     assert [part[:40] for part in summary.split("\n## ") if "3PL" in part] == ["IRT model fit\n\nMarginal log-likelihood, "]
 
@@ -112,14 +219,25 @@ def test_browser_check_catches_a_broken_page(tmp_path):
         find_browser()
     except BrowserUnavailable as exc:
         pytest.skip(f"browser test skipped: {exc}")
+    import base64
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (2400, 100), "white").save(buffer, format="PNG")   # shown at half its width
+    wide = base64.b64encode(buffer.getvalue()).decode("ascii")
     page = tmp_path / "broken.html"
     page.write_text('<!DOCTYPE html><html><body><img alt="bad" src="data:image/png;base64,AAAA">'
+                    f'<main style="max-width:1200px"><img alt="tiny" data-text-px="16" style="max-width:100%" '
+                    f'src="data:image/png;base64,{wide}"></main>'
                     '<div style="width:3000px">wide</div><script>undefinedFunction()</script></body></html>')
     problems = check_page(page).problems()
     assert any("console error" in p and "undefinedFunction" in p for p in problems)
     assert "image not decoded: bad" in problems
     assert any(p.startswith("wider than the 1280 px viewport: div") for p in problems)
     assert "no conclusions block (section#conclusions)" in problems
+    assert "figure text 8.0 px (< 10 px) on screen: tiny" in problems       # 16 px in the PNG, shown at 1200/2400
 
 
 @pytest.mark.slow

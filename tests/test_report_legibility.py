@@ -18,7 +18,7 @@ from benchirt.report.legibility import (CONTENT_WIDTH_PX, MIN_TEXT_PX, overlappi
                                         render_legible, visible_texts)
 from benchirt.report.score_checks import rank_disagreements  # noqa: E402
 from benchirt.report.sections import _pipeline_order  # noqa: E402
-from benchirt.report.usefulness import real_classifier_spread, usefulness_sentence  # noqa: E402
+from benchirt.report.usefulness import mcnemar_share, real_classifier_spread, usefulness_sentence  # noqa: E402
 
 
 def _figure(width: float, fontsize: float) -> Figure:
@@ -67,6 +67,7 @@ def test_crowded_scatter_labels_do_not_overlap():
     for k in range(12):
         ax.annotate(f"classifier_{k}", (xs[k], ys[k]), fontsize=10)
     assert overlapping_texts(naive, 80)   # the check finds what naive placement does
+    assert figure_block(naive, "naive", dpi=80).overlapping
 
 
 def test_stages_are_listed_in_pipeline_order():
@@ -79,21 +80,28 @@ def _irt(name, thetas, scores, roles, n_items=10):
     return SimpleNamespace(dataset=name, abilities=abilities, fit=SimpleNamespace(items=pd.DataFrame(index=range(n_items))))
 
 
-def test_usefulness_counts_only_real_classifiers():
+def test_usefulness_counts_pairs_of_real_classifiers_mcnemar_separates():
     roles = ["real", "real", "real", "artificial"]
-    easy = _irt("easy", {"a": 1.0, "b": 1.1, "c": 0.9, "random": -3.0}, [9, 9, 9, 5], roles)
-    hard = _irt("hard", {"a": 2.0, "b": 0.0, "c": -2.0, "random": -0.5}, [9, 5, 1, 5], roles)
-    responses = {"easy": SimpleNamespace(test_accuracy=pd.Series({"a": 0.9, "b": 0.92, "c": 0.88, "random": 0.3})),
-                 "hard": SimpleNamespace(test_accuracy=pd.Series({"a": 0.9, "b": 0.6, "c": 0.3, "random": 0.5}))}
+    # "easy": a, b, c answer alike (one failing classifier would be needed to separate anything)
+    easy_answers = pd.DataFrame([[1] * 20, [1] * 20, [1] * 19 + [0], [0] * 20], index=["a", "b", "c", "random"])
+    # "hard": a right on 20, b on 10 of them, c on none: McNemar a-b: 10 vs 0 discordant, p = 2 / 2**10 < .05;
+    # b-c: 10 vs 0, separated; a-c: 20 vs 0, separated -> 3 of 3 pairs
+    hard_answers = pd.DataFrame([[1] * 20, [1] * 10 + [0] * 10, [0] * 20, [1] * 20], index=["a", "b", "c", "random"])
+    easy = _irt("easy", {"a": 1.0, "b": 1.1, "c": 0.9, "random": -3.0}, [20, 20, 19, 5], roles, n_items=20)
+    hard = _irt("hard", {"a": 2.0, "b": 0.0, "c": -2.0, "random": -0.5}, [20, 10, 0, 20], roles, n_items=20)
+    responses = {"easy": SimpleNamespace(responses=easy_answers), "hard": SimpleNamespace(responses=hard_answers)}
     table = real_classifier_spread([easy, hard], responses).set_index("dataset")
+    assert table.loc["hard", "pairs_separated"] == pytest.approx(100.0)
+    assert table.loc["easy", "pairs_separated"] == pytest.approx(0.0)     # the random respondent is left out
     assert table.loc["hard", "ability_sd"] == pytest.approx(2.0)            # sd of (2, 0, -2)
-    assert table.loc["easy", "ability_sd"] == pytest.approx(0.1)            # the random respondent is left out
-    assert table.loc["hard", "accuracy_range"] == pytest.approx(60.0)
-    assert table.loc["easy", "accuracy_range"] == pytest.approx(4.0)
+    assert table.loc["easy", "ability_sd"] == pytest.approx(0.1)
+    assert table.loc["hard", "accuracy_range"] == pytest.approx(100.0)
     assert table["rank"].to_dict() == {"hard": 1, "easy": 2}
-    sentence = usefulness_sentence(real_classifier_spread([easy, hard], responses))
-    assert sentence.startswith("Most informative datasets — the ones that separate the 3 real classifiers")
-    assert "hard (2.00, accuracies 60.0 points apart)" in sentence
+    assert mcnemar_share(np.array([[1] * 5 + [0] * 5, [0] * 10])) == 0.0   # 5 vs 0: p = 2 / 32 = .0625
+    assert mcnemar_share(np.array([[1] * 6 + [0] * 4, [0] * 10])) == 100.0  # 6 vs 0: p = 2 / 64 < .05
+    sentence = usefulness_sentence(table.reset_index())
+    assert sentence.startswith("Most informative datasets — the ones whose test items tell the 3 real classifiers")
+    assert "hard (100 % of pairs, ability SD 2.00)" in sentence
 
 
 def test_true_score_far_from_accuracy_is_flagged_and_accuracy_ties_are_not():
@@ -102,7 +110,21 @@ def test_true_score_far_from_accuracy_is_flagged_and_accuracy_ties_are_not():
     thetas = dict(zip(names, [1.0] * 7))
     irt = _irt("breast-w", thetas, [9.0, 8.9, 8.8, 8.7, 8.6, 8.5, 9.5], roles, n_items=10)
     accuracy = pd.Series([0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.34], index=names)   # six tied: no flag among them
-    table = rank_disagreements([irt], {"breast-w": SimpleNamespace(test_accuracy=accuracy)})
+    # items 0-5: every calibration respondent right (no information); minority misses them all
+    irt.fit.items["flag"] = ["all_correct"] * 6 + ["ok"] * 4
+    answers = pd.DataFrame([[1] * 9 + [0]] * 6 + [[0] * 6 + [1] * 3 + [0]], index=names, columns=range(10))
+    table = rank_disagreements([irt], {"breast-w": SimpleNamespace(test_accuracy=accuracy, responses=answers)})
     assert table["classifier"].tolist() == ["minority"]
     row = table.iloc[0]
     assert (row["true_score_rank"], row["accuracy_rank"], row["places_apart"]) == (1, "7", 6)
+    assert row["no_information_missed"] == 6
+
+
+def test_codes_in_tables_read_as_words_and_names_stay():
+    from benchirt.report.document import Section, Table, render_markdown
+
+    frame = pd.DataFrame({"classifier": ["random_forest", "knn_3"], "reason": ["negative_discrimination", "all_wrong"],
+                          "score": pd.Series(["true_score", "test_accuracy"], dtype="string")})
+    text = render_markdown("t", "s", [Section("x", "X", [Table(frame)])])
+    assert "| random_forest | negative discrimination | True-Score |" in text
+    assert "| knn_3 | all answers wrong | test accuracy |" in text

@@ -59,6 +59,9 @@ def test_responses_score_predictions_against_the_true_labels(iris_default):
     result = iris_default
     truth = _iris().y.astype(str).to_numpy()[result.test_index]
     assert (result.responses.to_numpy() == (result.predictions.to_numpy() == truth)).all()
+    # the dataset's label of each test item, read from the data (the suspect-label table shows it)
+    assert result.test_labels.index.tolist() == result.responses.columns.tolist()
+    assert result.test_labels.tolist() == truth.tolist()
     assert np.allclose(result.test_accuracy, result.responses.mean(axis=1))
     assert result.responses.loc["optimal"].eq(1).all() and result.responses.loc["pessimal"].eq(0).all()
     # majority: the indicator of the training part's majority class (iris trains 35/35/35: the first, setosa)
@@ -154,7 +157,8 @@ def test_large_dataset_caps_test_and_training_parts():
     assert any("subsample of 4000" in n for n in result.notes) and any("subsample of 2000" in n for n in result.notes)
     assert result.test_accuracy["gaussian_nb"] > 0.8
     assert result.sizes == {"rows": n, "test_rows": 500, "train_rows": n - 500, "train_used": 4000, "cv_rows": 2000,
-                            "max_train": 4000, "max_cv_train": 2000, "time_budget": None, "skipped_classifiers": {}}
+                            "max_train": 4000, "max_cv_train": 2000, "time_budget": None, "skipped_classifiers": {},
+                            "failed_classifiers": {}}
 
 
 def test_time_budget_skips_the_classifiers_that_would_overrun_it():

@@ -1,17 +1,21 @@
-"""``benchirt airt``: the AIRT analysis of a performance matrix or an ASlib scenario."""
+"""``benchirt airt``: the AIRT analysis of a performance matrix or an ASlib scenario.
+
+Registering the sub-command imports only argparse and the options layer (``benchirt airt --help``
+stays light); pandas and the analysis are imported when the command runs.
+"""
 from __future__ import annotations
 
 import argparse
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from benchirt.airt.analysis import AIRTResult, fit_airt
-from benchirt.airt.aslib import TRANSFORMS, load_aslib, load_performance
-from benchirt.airt.config import COMPAT_MODES, COMPAT_RANGES, AIRTConfig
+from benchirt.airt.config import COMPAT_MODES, COMPAT_RANGES, TRANSFORMS, AIRTConfig
 from benchirt.errors import ConfigError
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json
+
+if TYPE_CHECKING:
+    from benchirt.airt.analysis import AIRTResult
 
 DESCRIPTION = """\
 Algorithmic IRT (AIRT, Kandanaarachchi & Smith-Miles): datasets/problem instances are the respondents,
@@ -77,6 +81,9 @@ def _float_list(text: str) -> tuple[float, ...]:
 
 def run(args: argparse.Namespace) -> int:
     """Read the input, fit AIRT, write the tables (and figures); returns the exit code."""
+    from benchirt.airt.analysis import fit_airt
+    from benchirt.airt.aslib import load_aslib, load_performance
+
     if (args.perf is None) == (args.aslib is None):
         raise ConfigError("give either PERF.csv or --aslib SCENARIO_DIR (exactly one)")
     options = {"epsilon": args.epsilon, "epsilons": args.epsilons, "logit_epsilon": args.logit_epsilon,
@@ -116,6 +123,8 @@ def write_result(result: AIRTResult, out: Path, *, source: dict | None = None,
     ``portfolio.csv`` (epsilon, rank, algorithm, lto), ``predicted.csv`` (datasets x algorithms) and
     ``fit.json`` (converged, n_iter, log_likelihood, seconds, sizes, config, notes, source).
     """
+    import pandas as pd
+
     config = result.config
     atomic_write_csv(out / "algorithms.csv", result.algorithms)
     atomic_write_csv(out / "datasets.csv", result.datasets)

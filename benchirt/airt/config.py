@@ -9,6 +9,8 @@ from benchirt.options import check_choice, check_integer, check_number, check_nu
 
 #: ``AIRTConfig.compat`` values: benchirt's converged estimator (None) or the R package airt's.
 COMPAT_MODES = (None, "airt-r")
+#: How performance values are rescaled (:func:`benchirt.airt.aslib.load_performance`): x or log10(x + 1).
+TRANSFORMS = ("linear", "log")
 #: ``AIRTConfig.compat_range`` values.
 COMPAT_RANGES = ("unit", "data")
 #: ``AIRTConfig.polytomous`` values besides None (:data:`benchirt.airt.polytomous.POLYTOMOUS_MODELS`).

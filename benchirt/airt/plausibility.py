@@ -12,7 +12,7 @@ false-alarm rate, power and the interval's coverage on simulated data (``docs/ai
 
 **Implausible parameters.** When alpha_j is near 0 the fitted line is flat and beta_j, gamma_j and the
 consistency 1/|alpha_j| run off to values no dataset supports. An algorithm is flagged when its difficulty
-limit -beta_j lies more than one span of the datasets' easiness outside their range, when its scale
+limit -beta_j lies more than one span of the datasets' difficulties (-theta_i) outside their range, when its scale
 |gamma_j| (easiness per logit) times the span of its logits exceeds ``SCALE_FACTOR`` spans of easiness (the
 line rises by less than a tenth of its data over the datasets), or when its consistency exceeds
 ``CONSISTENCY_FACTOR`` times the median consistency of the portfolio.
@@ -65,10 +65,10 @@ def implausible_flags(fit: ContinuousFit, z: np.ndarray, consistency: np.ndarray
     consistency : np.ndarray, shape (n,)
         1/|alpha_j| as reported.
     """
-    easiness = fit.theta
-    span = float(np.ptp(easiness)) or 1.0
+    difficulty = -fit.theta          # the datasets' difficulty, the scale of the difficulty limit
+    span = float(np.ptp(difficulty)) or 1.0
     limit = -fit.difficulty
-    outside = (limit < easiness.min() - span) | (limit > easiness.max() + span)
+    outside = (limit < difficulty.min() - span) | (limit > difficulty.max() + span)
     flat = np.abs(fit.scale) * np.ptp(np.asarray(z, dtype=float), axis=0) > SCALE_FACTOR * span
     informative = fit.informative
     median = float(np.median(consistency[informative])) if informative.any() else np.nan

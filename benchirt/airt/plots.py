@@ -71,13 +71,14 @@ def plot_heatmaps(result, algorithms: Sequence[str] | None = None, *, ncols: int
     z_obs = logit(result.performance.to_numpy(), result.config.logit_epsilon)
     theta = np.linspace(min(fit.theta.min(), -3.0), max(fit.theta.max(), 3.0), resolution)
     z = np.linspace(z_obs.min(), z_obs.max(), resolution)
+    anomalous = set(result.algorithms.loc[result.algorithms["anomalous"], "algorithm"])
     fig, axes = _panel_grid(len(chosen), ncols)
     for ax, name in zip(axes, chosen):
         j = names.index(name)
         dens = fit.density(z[:, None], theta[None, :], j)
         ax.imshow(dens, origin="lower", aspect="auto", cmap="viridis",
                   extent=(theta[0], theta[-1], z[0], z[-1]))
-        ax.set_title(name + (" (anomalous)" if fit.discrimination[j] < 0 else "")
+        ax.set_title(name + (" (anomalous)" if name in anomalous else "")
                      + ("" if fit.informative[j] else " (constant)"), fontsize="small")
         ax.set_xlabel("θ (dataset easiness)", fontsize="x-small")
         ax.set_ylabel("z", fontsize="x-small")

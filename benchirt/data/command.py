@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-import pandas as pd
-from tqdm.auto import tqdm
-
-from benchirt.data.dataset import METADATA_COLUMNS
-from benchirt.data.suites import FORMS_HELP, resolve_suite
+from benchirt.data.names import FORMS_HELP, METADATA_COLUMNS
 from benchirt.errors import BenchirtError
 from benchirt.io import atomic_write_csv
+
+if TYPE_CHECKING:  # registering the command (``benchirt datasets --help``) imports no data library
+    import pandas as pd
 
 DESCRIPTION = f"""\
 Resolve SUITE, load each dataset and print one row per dataset: its source, OpenML ids and the
@@ -54,6 +54,11 @@ def describe_suite(suite: object, load: bool = True, show_progress: bool = False
         ``problem`` holds the load error or :attr:`Dataset.skip_reason`; metadata of a dataset that
         failed to load stays empty (never NaN-filled numbers from a partial load).
     """
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    from benchirt.data.suites import resolve_suite
+
     rows = []
     specs = resolve_suite(suite)
     for spec in tqdm(specs, desc="datasets", disable=not show_progress):
@@ -76,6 +81,8 @@ def describe_suite(suite: object, load: bool = True, show_progress: bool = False
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     table = describe_suite(args.suite, load=not args.no_load, show_progress=not args.no_load)
     shown = ["dataset", "kind", "openml_id"] + ([] if args.no_load else list(METADATA_COLUMNS)) + ["problem"]
     with pd.option_context("display.max_rows", None, "display.width", 200, "display.precision", 2,

@@ -51,8 +51,29 @@ def eap(
     theta, sd : numpy.ndarray, shape (n,)
         Posterior means and standard deviations.
     """
-    log_p, log_q = log_probabilities(nodes, a, b, c)  # (K, m)
-    joint = responses @ (log_p - log_q).T + log_q.sum(axis=1) + log_weights
+    return eap_on_grid(responses, *grid_log_odds(a, b, c, nodes, log_weights), nodes)
+
+
+def grid_log_odds(a: np.ndarray, b: np.ndarray, c: np.ndarray, nodes: np.ndarray, log_weights: np.ndarray,
+                  cells: int = BLOCK_CELLS) -> tuple[np.ndarray, np.ndarray]:
+    """``log P - log(1 - P)`` of every item at every node, shape ``(m, K)``, and the log prior plus
+    ``sum_j log(1 - P_j)`` per node, shape ``(K,)``: what an EAP needs of the items (computed once, a
+    block of items at a time so the temporaries stay within ``cells`` values)."""
+    odds = np.empty((len(a), len(nodes)))
+    base = np.asarray(log_weights, dtype=float).copy()
+    width = block_size(len(nodes), cells)
+    for start in range(0, len(a), width):
+        part = slice(start, start + width)
+        log_p, log_q = log_probabilities(nodes, a[part], b[part], c[part])  # (K, block)
+        odds[part] = (log_p - log_q).T
+        base += log_q.sum(axis=1)
+    return odds, base
+
+
+def eap_on_grid(responses: np.ndarray, odds: np.ndarray, base: np.ndarray, nodes: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`eap` from the tables of :func:`grid_log_odds`."""
+    joint = responses @ odds + base
     post = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
     theta = post @ nodes
     var = np.clip(post @ nodes**2 - theta**2, 0, None)
@@ -117,7 +138,7 @@ def map_(
 
 
 class ColumnView:
-    """A DataFrame's columns in another order, cut into row blocks without copying the whole table."""
+    """A DataFrame's columns in another order, cut into blocks without copying the whole table."""
 
     def __init__(self, frame: pd.DataFrame, columns: list[str]):
         if not frame.columns.is_unique:
@@ -129,12 +150,12 @@ class ColumnView:
     def __len__(self) -> int:
         return self.shape[0]
 
-    def rows(self, start: int, stop: int) -> pd.DataFrame:
-        return self.frame.iloc[start:stop, self.positions]
+    def block(self, rows: slice, columns: slice) -> pd.DataFrame:
+        return self.frame.iloc[rows, self.positions[columns]]
 
 
-def _rows(responses, start: int, stop: int) -> pd.DataFrame:
-    return responses.rows(start, stop) if isinstance(responses, ColumnView) else responses.iloc[start:stop]
+def _block(responses, rows: slice, columns: slice) -> pd.DataFrame:
+    return responses.block(rows, columns) if isinstance(responses, ColumnView) else responses.iloc[rows, columns]
 
 
 def block_size(n_other: int, cells: int = BLOCK_CELLS) -> int:
@@ -142,9 +163,14 @@ def block_size(n_other: int, cells: int = BLOCK_CELLS) -> int:
     return max(1, cells // max(1, n_other))
 
 
-def score_respondents(responses: pd.DataFrame, a: np.ndarray, b: np.ndarray, c: np.ndarray, flag: np.ndarray,
+def score_respondents(responses, a: np.ndarray, b: np.ndarray, c: np.ndarray, flag: np.ndarray,
                       method: str, nodes: np.ndarray, log_weights: np.ndarray, theta_max: float) -> pd.DataFrame:
-    """θ, its standard error and the True-Score of every respondent, a block of respondents at a time.
+    """θ, its standard error and the True-Score of every respondent, in blocks of about :data:`BLOCK_CELLS`.
+
+    The EAP's log posterior on the grid, ``u @ log_odds + base`` (respondents x nodes), is summed over
+    blocks of items (each block's product is efficient for BLAS, and the responses are validated and
+    converted to floats one block at a time); MAP refines it a block of respondents at a time; the
+    True-Score sums the model's P over blocks of items.
 
     Parameters
     ----------
@@ -164,16 +190,30 @@ def score_respondents(responses: pd.DataFrame, a: np.ndarray, b: np.ndarray, c: 
     """
     informative = ~np.isin(flag, ("all_correct", "all_wrong"))
     a, b, c = (np.asarray(v, dtype=float)[informative] for v in (a, b, c))
-    constant = float(np.sum(flag == "all_correct"))
-    rows = block_size(responses.shape[1])
-    parts, names = [], []
-    for start in range(0, max(len(responses), 1), rows):
-        matrix, respondents, _ = as_response_matrix(_rows(responses, start, start + rows))
-        matrix = matrix[:, informative] if not informative.all() else matrix
-        theta, se = eap(matrix, a, b, c, nodes, log_weights)
-        if method == "MAP":
-            theta, se = map_(matrix, a, b, c, theta, theta_max)
-        parts.append(np.column_stack([theta, se, probability(theta, a, b, c).sum(axis=1) + constant]))
-        names += respondents
-    values = np.concatenate(parts)
-    return pd.DataFrame(values, columns=["theta", "se", "true_score"], index=pd.Index(names, name="respondent"))
+    odds, joint = grid_log_odds(a, b, c, nodes, log_weights)
+    n, m = responses.shape
+    joint = np.tile(joint, (n, 1))
+    first_odds = np.concatenate([[0], np.cumsum(informative)])  # row of odds of each item's first informative one
+    width = block_size(n)
+    respondents: list[str] = []
+    for start in range(0, max(m, 1), width):
+        matrix, respondents, _ = as_response_matrix(_block(responses, slice(None), slice(start, start + width)))
+        used = informative[start:start + width]
+        joint += matrix[:, used] @ odds[first_odds[start]:first_odds[min(start + width, m)]]
+    post = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+    del joint
+    theta = post @ nodes
+    se = np.sqrt(np.clip(post @ nodes**2 - theta**2, 0, None))
+    del post
+    if method == "MAP":
+        rows = block_size(m)
+        for start in range(0, n, rows):
+            part = slice(start, start + rows)
+            matrix, _, _ = as_response_matrix(_block(responses, part, slice(None)))
+            theta[part], se[part] = map_(matrix[:, informative], a, b, c, theta[part], theta_max)
+    true_score = np.full(n, float(np.sum(flag == "all_correct")))
+    for start in range(0, len(a), width):
+        part = slice(start, start + width)
+        true_score += probability(theta, a[part], b[part], c[part]).sum(axis=1)
+    return pd.DataFrame({"theta": theta, "se": se, "true_score": true_score},
+                        index=pd.Index(respondents, name="respondent"))

@@ -20,11 +20,16 @@ Estimate item parameters (discrimination a, difficulty b, guessing c; P = c + (1
 by marginal maximum likelihood with priors (Bayes modal; negative discriminations allowed), then
 each respondent's ability θ and True-Score (sum of P over the items).
 
-RESPONSES.csv: respondents x items of 0/1 with a header row, as decodIRT's responses_pool.csv; a
-first non-numeric column, if present, names the respondents (otherwise they are numbered 1..n).
+RESPONSES.csv: respondents x items of 0/1, comma-separated, with a header row of item names, as
+decodIRT's responses_pool.csv (--no-header: no header row, items named V1..Vm); a first column
+holding anything but 0/1, if present, names the respondents (otherwise they are numbered 1..n).
+Refused with the fix: a first row of answers (no header), another delimiter, an item or
+respondent name given twice, rows of different lengths. Any width: a header longer than 64 KiB
+(e.g. 96,000 items) is read to its end.
 
 Writes DIR/items.csv (item, discrimination, difficulty, guessing, se_*, p_correct, flag: ok,
-at_bound, or all_correct / all_wrong for items without information, which get a = 0, b = -6 / +6;
+at_bound, or all_correct / all_wrong for items without information, reported as a step beyond the
+ability range, a = 10, b = -12 / +12 with the defaults, for which the formula gives P = 1 / 0;
 infit, outfit and misfit: either mean square above 1.5),
 DIR/abilities.csv (respondent, theta, se, true_score), DIR/fit.json (status, converged, n_iter,
 log_likelihood, seconds, model, n_respondents, n_items, the EM starts: start_runs with each start's
@@ -58,7 +63,8 @@ def register(subparsers) -> None:
     parser.add_argument("--ability", choices=ABILITY_METHODS, default="EAP", help="ability estimator (default EAP)")
     parser.add_argument("--max-iter", type=int, default=IRTConfig.max_iter, help="EM step limit (default %(default)s)")
     parser.add_argument("--starts", default="auto", metavar="auto|N",
-                        help="EM starts: 'auto' (principal component and sum score) or a number (default auto)")
+                        help="EM starts: 'auto' (7 candidates, up to 20 where they disagree) or a number, "
+                             "each climbed to its optimum (a deeper search; default auto)")
     parser.add_argument("--compare-models", action="store_true",
                         help="also fit the other two of 1PL/2PL/3PL; write model_comparison.csv (log-likelihood, "
                              "AIC, BIC) and print it")
@@ -122,8 +128,9 @@ def run(args: argparse.Namespace) -> int:
         f"({fit.seconds:.2f} s), log-likelihood {fit.log_likelihood:.2f}; "
         f"{record['n_flagged']} items without information, {record['n_at_bound']} at a bound"
     )
-    print(f"best of {len(runs)} EM start(s) ({record['starts']}); "
-          f"{record['n_local_optima']} ended in a local optimum (a better optimum exists)")
+    optima = "; ".join(f"{o['log_posterior']:.2f}" for o in record["optima"])
+    print(f"best of {len(runs)} EM start(s) ({record['starts']}); {record['n_optima']} distinct optima "
+          f"(log posterior {optima}); {record['n_local_optima']} start(s) ended in a local optimum")
     print(f"{int(fit_table['misfit'].sum())} item(s) misfit (infit or outfit above {MISFIT_ABOVE})")
     if comparison is not None:
         atomic_write_csv(out / "model_comparison.csv", comparison)

@@ -45,16 +45,17 @@ class IRTConfig:
         item calibration is insensitive to the grid and keeps the coarse one.
     theta_max : float
         Range of the quadrature grids and bound of MAP abilities.
-    max_iter, tol, tol_log_posterior : int, float, float
+    max_iter, tol, tol_log_posterior, tol_gradient : int, float, float, float
         EM has converged when one EM step changes no item parameter by ``tol`` or
-        more and raises the log posterior by less than ``tol_log_posterior`` (PyPI
-        ``mirt`` stops on the second test alone); it stops unconverged after ``max_iter`` steps
-        (simulated 3PL at 5000 x 500 without negative items needs 451-503; docs/irt.md).
+        more, raises the log posterior by less than ``tol_log_posterior`` (PyPI
+        ``mirt`` stops on this test alone) and the marginal log posterior's gradient is below
+        ``tol_gradient`` in every a, b and logit c (stationary; docs/irt.md); it stops unconverged
+        after ``max_iter`` steps.
     starts : "auto" or int
         Starting points of EM (:func:`benchirt.irt.starts.start_scores`); the fit keeps the one
-        with the highest log posterior. ``"auto"`` starts from the first principal component of
-        the items and from the sum score; an integer asks for that many starts (1: the
-        principal component only).
+        with the highest log posterior. ``"auto"``: seven candidates (principal component, sum
+        score, directions in the plane of the first two components), up to 20 where they disagree;
+        an integer asks for that many starts, each climbed (1: the principal component only).
     tol_optimum : float
         Two starts whose final log posteriors differ by more than this found different optima;
         the lower one is reported as ``better_optimum_exists``.
@@ -74,9 +75,10 @@ class IRTConfig:
     compare_models : bool
         The stage also fits the other two of 1PL/2PL/3PL and stores their log-likelihood, AIC and
         BIC (:func:`benchirt.irt.compare.compare_models`).
-    suspect_discrimination : float
-        Items with discrimination ``<= -suspect_discrimination`` are listed as suspect labels
-        (:mod:`benchirt.irt.suspects`).
+    suspect_agreement, suspect_best_correct : float
+        An item is a suspect label when at least ``suspect_agreement`` of the real classifiers get it
+        wrong and its curve gives the ablest real classifier a probability of at most
+        ``suspect_best_correct`` of answering it right (:mod:`benchirt.irt.suspects`).
     calibration_roles : tuple of str
         Respondent roles whose answers calibrate the items in
         :func:`benchirt.irt.irt_for_responses` — decodIRT's pool: the MLP ladder and
@@ -94,8 +96,9 @@ class IRTConfig:
     max_iter: int = 1000
     tol: float = 1e-3
     tol_log_posterior: float = 1e-4
+    tol_gradient: float = 0.1
     starts: int | str = "auto"
-    tol_optimum: float = 1.0
+    tol_optimum: float = 0.1
     max_discrimination: float = 10.0
     max_difficulty: float = 6.0
     max_guessing: float = 0.95
@@ -105,7 +108,8 @@ class IRTConfig:
     guessing_threshold: float = 0.2
     ability: str = "EAP"
     compare_models: bool = True
-    suspect_discrimination: float = 1.0
+    suspect_agreement: float = 0.75
+    suspect_best_correct: float = 0.2
     calibration_roles: tuple[str, ...] = ("ladder", "real")
 
     def __post_init__(self) -> None:
@@ -126,9 +130,11 @@ class IRTConfig:
         require(self.starts == "auto" or (is_integer(self.starts) and self.starts >= 1), section, "starts",
                 self.starts, "'auto' or an integer >= 1")
         check_integer(section, "max_iter", self.max_iter, 1)
-        for name in ("theta_max", "tol", "tol_log_posterior", "tol_optimum", "suspect_discrimination",
-                     "max_discrimination", "max_difficulty"):
+        for name in ("theta_max", "tol", "tol_log_posterior", "tol_gradient", "tol_optimum", "max_discrimination",
+                     "max_difficulty"):
             check_number(section, name, getattr(self, name), above=0)
+        check_number(section, "suspect_agreement", self.suspect_agreement, above=0, at_most=1)
+        check_number(section, "suspect_best_correct", self.suspect_best_correct, above=0, at_most=1)
         check_number(section, "max_guessing", self.max_guessing, above=0, below=1)
         for name in ("difficulty_threshold", "discrimination_threshold", "guessing_threshold"):
             check_number(section, name, getattr(self, name))

@@ -55,6 +55,7 @@ from benchirt.errors import DataError
 from benchirt.irt.config import IRTConfig
 from benchirt.irt.fit import IRTFit, flagged_item_values
 from benchirt.irt.models import quadrature, terms_from_logit
+from benchirt.irt.modes import best_on_grid, item_grid
 from benchirt.irt.starts import column_sums, orientation, start_scores
 from benchirt.irt.validation import as_response_matrix
 
@@ -76,9 +77,18 @@ _GAMMA_MIN = float(logit(1e-4))
 #: Largest SQUAREM step length (per item); longer ones fail the log-posterior check more often
 #: than they gain (measured on simulated and reference matrices).
 _MAX_ALPHA = 3.0
-#: A later EM start this close (largest change of a, b or c) to an earlier start's optimum has
-#: reached that optimum.
-_JOIN = 0.01
+#: A later EM start this close (largest change of a, b or c) to an earlier start's optimum, with a
+#: log posterior within ``tol_optimum`` of it, has reached that optimum (:func:`_joins`).
+_JOIN = 0.1
+#: ``starts="auto"``: the candidate starts that always climb, how many starts must have reached the
+#: best optimum before the search stops, and how many starts it may reach where they disagree.
+_CANDIDATES = 7
+_AGREEMENT = 2
+_DEEPEST = 20
+#: An item moves to a better grid point of its M-step objective when that gains more than this
+#: (log-posterior units; :func:`_escape_item_modes`), at most :data:`_MAX_ESCAPES` times per start.
+_ESCAPE_GAIN = 0.01
+_MAX_ESCAPES = 10
 #: The standard errors go through the items in this many blocks, so their (patterns, items, 3)
 #: score arrays hold 1.5 bytes per response cell each instead of 24.
 _SE_BLOCKS = 16
@@ -197,6 +207,9 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
     params, se = params[item_index], se[item_index]
 
     table = _item_table(items, informative, p_correct, params, se, config)
+    for optimum in starts["optima"]:  # every optimum found, as an item table (without standard errors)
+        optimum["items"] = _item_table(items, informative, p_correct, optimum.pop("params")[item_index],
+                                       np.zeros_like(se), config)
     return IRTFit(
         items=table,
         converged=record.converged,
@@ -204,6 +217,7 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
         max_change=record.max_change,
         log_posterior_change=float(record.log_posterior_change),
         stopped_by=record.stopped_by,
+        max_gradient=float(record.max_gradient),
         log_likelihood=float(log_lik),
         log_posterior=float(log_post),
         seconds=time.perf_counter() - start,
@@ -227,34 +241,81 @@ def _unique_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def _best_of_starts(columns: np.ndarray, problem: _Problem):
-    """Run EM from every start of :func:`benchirt.irt.starts.start_scores`; keep the highest log posterior.
+    """Run EM from the starts of :func:`benchirt.irt.starts.start_scores`; keep the highest log posterior.
 
-    Returns the best parameters, its EM record and the start table: one row per start with its log
-    posterior and ``status`` — ``"converged"``, ``"iteration_limit"``, or ``"better_optimum_exists"``
-    (converged to a local optimum: another start reached a log posterior higher by more than
-    ``config.tol_optimum``).
+    Every start climbs to its optimum (:func:`_climb`). With ``config.starts="auto"``, where the best
+    optimum the seven candidate starts found was reached from fewer than :data:`_AGREEMENT` of them,
+    the search goes deeper: the further starts of ``starts=``:data:`_DEEPEST` (seeded mixtures of the
+    first two principal components) climb until the best optimum has been reached twice or none is
+    left. A start that comes within :data:`_JOIN` of an optimum an earlier start converged to stops
+    there (``"same_optimum"``). Ranking the candidates by their log posterior after a few EM steps and
+    abandoning those that trail was tried and rejected: on breast-w the directions that trail by
+    1000-1200 units after 10 steps end 13.5 units above the two leaders
+    (``benchmarks/irt_fit.py --part starts``).
+
+    Returns the best parameters, its EM record and the start table: ``reason``, ``runs`` (one row per
+    start: its log posterior, ``n_iter``, ``stopped_by`` and ``status`` — ``"converged"``,
+    ``"iteration_limit"`` or ``"better_optimum_exists"`` (a local optimum: another start reached a log
+    posterior higher by more than ``config.tol_optimum``)), and ``optima``: the distinct optima (final
+    log posteriors more than ``tol_optimum`` apart), best first, with the starts that reached each and
+    their parameters (``params``; :func:`fit_irt` turns them into item tables).
     """
     config = problem.config
     scores, reason = start_scores(columns, problem.multiplicity, config.starts)
-    runs = []
+    if config.starts == "auto":
+        scores = iter(scores + start_scores(columns, problem.multiplicity, _DEEPEST)[0][len(scores):])
+        first = _CANDIDATES
+    else:
+        first = len(scores)
+    runs = []  # [name, params, record] per start climbed
+    optima: list[dict] = []
     for name, score in scores:
-        known = max(runs, key=lambda run: run[2].history[-1])[1] if runs else None
-        params, record = _run_em(_initial_values(columns, score, problem), problem, known)
-        runs.append((name, params, record))
-    best = max(range(len(runs)), key=lambda i: runs[i][2].history[-1])
-    top = runs[best][2].history[-1]
+        if len(runs) >= first and _agreed(optima):
+            break
+        params, record = _climb(_initial_values(columns, score, problem), problem, list(optima))
+        runs.append([name, params, record])
+        if record.converged:
+            _add_optimum(optima, name, params, record, config.tol_optimum)
+    # the reported run: of the best optimum's starts, the highest that stopped on the stationarity test
+    # (a start that stopped on joining it lies within _JOIN of it, its gradient untested)
+    finished = range(len(runs))
+    stationary = [i for i in finished if optima and runs[i][0] in optima[0]["starts"]
+                  and runs[i][2].stopped_by == "stationary"]
+    best = max(stationary or finished, key=lambda i: runs[i][2].history[-1])
+    top = max(runs[i][2].history[-1] for i in finished)
     rows = []
     for i, (name, _, record) in enumerate(runs):
         status = "converged" if record.converged else "iteration_limit"
-        worse = record.history[-1] < top - config.tol_optimum
-        if status == "converged" and record.stopped_by != "same_optimum" and worse:
+        if status == "converged" and record.history[-1] < top - config.tol_optimum:
             status = "better_optimum_exists"
         rows.append({"start": name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
                      "stopped_by": record.stopped_by, "status": status, "chosen": i == best})
     params = runs[best][1].copy()
     if _symmetric(config):  # the mirror image is the same fit (see starts.py): orient it
-        params[:, :2] *= orientation(columns, problem.multiplicity, params[:, 0])
-    return params, runs[best][2], {"reason": reason, "runs": rows}
+        sign = orientation(columns, problem.multiplicity, params[:, 0])
+        params[:, :2] *= sign
+        for optimum in optima:
+            optimum["params"] = optimum["params"].copy()
+            optimum["params"][:, :2] *= orientation(columns, problem.multiplicity, optimum["params"][:, 0])
+    return params, runs[best][2], {"reason": reason, "runs": rows, "optima": optima}
+
+
+def _agreed(optima: list[dict]) -> bool:
+    """The best optimum found so far has been reached from :data:`_AGREEMENT` starts."""
+    return bool(optima) and len(optima[0]["starts"]) >= _AGREEMENT
+
+
+def _add_optimum(optima: list[dict], name: str, params: np.ndarray, record: "_Record", tol: float) -> None:
+    """File the optimum a start ended in under ``optima`` (best first): with a known optimum when it
+    joined one or its log posterior is within ``tol`` of it, else as a new one."""
+    value = float(record.history[-1])
+    for optimum in optima:
+        if (record.stopped_by == "same_optimum" and record.joined is optimum) or \
+                abs(optimum["log_posterior"] - value) <= tol:
+            optimum["starts"].append(name)
+            return
+    optima.append({"log_posterior": value, "starts": [name], "params": params})
+    optima.sort(key=lambda optimum: -optimum["log_posterior"])
 
 
 # --------------------------------------------------------------------------- parameters
@@ -371,9 +432,23 @@ class _Record:
     max_change: float = float("inf")
     log_posterior_change: float = float("inf")
     history: list[float] | None = None
+    max_gradient: float = float("inf")
+    #: items moved to a better mode of their M-step objective (:func:`_escape_item_modes`), and rounds
+    items_moved: int = 0
+    escapes: int = 0
+    joined: dict | None = None  # the known optimum a "same_optimum" stop joined
+
+    def extend(self, later: "_Record") -> "_Record":
+        """This record continued by ``later`` (EM resumed from this record's end)."""
+        later.n_iter += self.n_iter
+        later.history = self.history[:-1] + later.history
+        later.items_moved += self.items_moved
+        later.escapes += self.escapes
+        return later
 
 
-def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = None) -> tuple[np.ndarray, _Record]:
+def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
+            max_iter: int | None = None) -> tuple[np.ndarray, _Record]:
     """EM accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3, step length per item).
 
     Each cycle takes two EM steps ``x1 = F(x0)``, ``x2 = F(x1)``, extrapolates every
@@ -383,14 +458,17 @@ def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = No
     continues from ``x2`` instead, so the log posterior never decreases.
 
     Convergence is judged on the plain EM step ``x0 -> x1`` of a cycle: it moves no
-    parameter by ``tol`` or more *and* raises the log posterior by less than
-    ``tol_log_posterior`` (``stopped_by="parameters"``). Either test alone stops early
+    parameter by ``tol`` or more, raises the log posterior by less than
+    ``tol_log_posterior``, *and* the marginal log posterior's gradient at ``x1`` is below
+    ``tol_gradient`` in every free parameter (:func:`_marginal_gradient`;
+    ``stopped_by="stationary"``). Either of the first two tests alone stops early
     where EM is slow: small parameter steps while the log posterior still climbs, or a
     tiny log-posterior gain per step while items crawl along flat 3PL ridges (docs/irt.md,
     "Convergence rule"). A later start stops as soon as it comes
     within :data:`_JOIN` of ``known``, an optimum an earlier start converged to, or of
     its mirror image (``"same_optimum"``: EM's fixed point attracts its neighbourhood,
-    so continuing would only reproduce it).
+    so continuing would only reproduce it). ``max_iter`` (default ``config.max_iter``) bounds the
+    EM steps.
     """
     config = problem.config
     record = _Record(history=[])
@@ -404,16 +482,21 @@ def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = No
 
     x0, t0 = params, _Terms.at(params, problem)
     lp_prev = None
-    while record.n_iter < config.max_iter:
+    max_iter = config.max_iter if max_iter is None else max_iter
+    while record.n_iter < max_iter:
         x1, t1, lp0 = step(x0, t0)
         record.max_change = _max_change(x0, x1)
         if lp_prev is not None:
             record.log_posterior_change = lp0 - lp_prev
         if record.max_change < config.tol and record.log_posterior_change < config.tol_log_posterior:
-            record.stopped_by = "parameters"
-        elif known is not None and _joins(x1, known, problem):
-            record.stopped_by = "same_optimum"
-        if record.stopped_by != "max_iter" or record.n_iter >= config.max_iter:
+            record.max_gradient = _largest_gradient(x1, t1, problem)
+            if record.max_gradient < config.tol_gradient:
+                record.stopped_by = "stationary"
+        else:
+            record.joined = next((optimum for optimum in known if _joins(x0, lp0, optimum, problem)), None)
+            if record.joined is not None:
+                record.stopped_by = "same_optimum"
+        if record.stopped_by != "max_iter" or record.n_iter >= max_iter:
             x0, t0 = x1, t1
             break
         t0 = None  # release each item x node table once it is used (they dominate memory for small n)
@@ -443,6 +526,45 @@ def _run_em(params: np.ndarray, problem: _Problem, known: np.ndarray | None = No
     # log posterior at the final estimates (one more E-step, no update)
     record.history.append(_e_step(t0, x0, problem)[2])
     return x0, record
+
+
+def _climb(params: np.ndarray, problem: _Problem, known: list[dict] = (),
+           max_iter: int | None = None) -> tuple[np.ndarray, _Record]:
+    """EM (:func:`_run_em`) to a stationary point, then (3PL) each item's M-step objective searched
+    on a grid (:func:`_escape_item_modes`); EM resumes from the items that moved, until none moves
+    or :data:`_MAX_ESCAPES` rounds. Every round raises the log posterior (generalised EM).
+    ``max_iter`` (default ``config.max_iter``) bounds the EM steps of all rounds together."""
+    max_iter = problem.config.max_iter if max_iter is None else max_iter
+    params, record = _run_em(params, problem, known, max_iter)
+    while problem.estimates_guessing and record.stopped_by == "stationary" and record.escapes < _MAX_ESCAPES:
+        moved, n_moved = _escape_item_modes(params, problem)
+        if not n_moved:
+            break
+        record.escapes += 1
+        record.items_moved += n_moved
+        params, later = _run_em(moved, problem, known, max_iter - record.n_iter)
+        record = record.extend(later)
+    return params, record
+
+
+def _escape_item_modes(params: np.ndarray, problem: _Problem) -> tuple[np.ndarray, int]:
+    """``params`` with every item whose M-step objective at the E-step of ``params`` is higher by more
+    than :data:`_ESCAPE_GAIN` at a point of :func:`benchirt.irt.modes.item_grid` moved there, and
+    how many items moved."""
+    grid = item_grid(problem.lower, problem.upper)
+    grid_prior = _log_prior(grid, problem)
+    terms = _Terms.at(params, problem)
+    scaled, n_k, _ = _e_step(terms, params, problem)
+    moved = params.copy()
+    count = 0
+    for block in problem.blocks():
+        r = _expected_correct(scaled, block, problem)
+        current = _item_objective(params[block], terms.rows(block), r, n_k, problem)
+        best, index = best_on_grid(grid, problem.nodes, r, n_k, grid_prior)
+        jump = np.flatnonzero(best > current + _ESCAPE_GAIN)
+        moved[block][jump] = grid[index[jump]]
+        count += len(jump)
+    return moved, count
 
 
 # --------------------------------------------------------------------------- E-step
@@ -528,6 +650,35 @@ def _posterior_of_blocks(block_terms, problem: _Problem) -> tuple[np.ndarray, np
     weights = np.where(shifted > -69.0, np.exp(np.maximum(shifted, -69.0)), 0.0)
     total = weights.sum(axis=1, keepdims=True)
     return weights / total, (peak + np.log(total))[:, 0]
+
+
+def _largest_gradient(params: np.ndarray, terms: _Terms, problem: _Problem) -> float:
+    """Largest absolute component of :func:`_marginal_gradient` at ``params`` (one more E-step)."""
+    scaled, n_k, _ = _e_step(terms, params, problem)
+    return float(np.abs(_marginal_gradient(params, terms, scaled, n_k, problem)[0]).max())
+
+
+def _marginal_gradient(params: np.ndarray, terms: _Terms, scaled: np.ndarray, n_k: np.ndarray,
+                       problem: _Problem) -> np.ndarray:
+    """Gradient of the marginal log posterior at ``params`` per distinct item, (m, 3), projected at
+    the bounds (a component that pushes a parameter on its bound outward counts 0; unestimated
+    parameters 0).
+
+    By Fisher's identity (Louis 1982, eq. 3.1) the gradient of the marginal log-likelihood is the
+    gradient of EM's expected complete-data log-likelihood taken at the E-step of the same
+    parameters, so one E-step (``scaled``, ``n_k`` at ``params``) and the M-step's own gradient give
+    it exactly. The 1PL's shared discrimination is one parameter: its gradient (summed over the
+    items) stands in row 0, column 0."""
+    free = np.isin(np.arange(3), _free_columns(problem))
+    grad = np.zeros(params.shape)
+    for block in problem.blocks():
+        r = _expected_correct(scaled, block, problem)
+        g, _ = _gradient_information(params[block], terms.rows(block), r, n_k, problem)
+        grad[block] = g * free
+        if problem.config.model == "1PL":
+            grad[0, 0] += problem.multiplicity[block] @ g[:, 0]
+    grad[_pinned(params, grad, problem)] = 0.0
+    return grad
 
 
 # --------------------------------------------------------------------------- M-step
@@ -730,8 +881,14 @@ def _common_discrimination_step(params, terms, r, n_k, problem) -> tuple[np.ndar
     return params, terms
 
 
-def _joins(params: np.ndarray, known: np.ndarray, problem: _Problem) -> bool:
-    """True when ``params`` lies within :data:`_JOIN` of ``known`` or of its mirror image (-a, -b, c)."""
+def _joins(params: np.ndarray, log_posterior: float, optimum: dict, problem: _Problem) -> bool:
+    """True when ``params`` lies within :data:`_JOIN` of a known ``optimum`` (``params``,
+    ``log_posterior``) or of its mirror image (-a, -b, c), with a log posterior no more than
+    ``tol_optimum`` below it: EM's fixed point attracts its neighbourhood, so continuing would only
+    reproduce it."""
+    if log_posterior < optimum["log_posterior"] - problem.config.tol_optimum:
+        return False
+    known = optimum["params"]
     if _max_change(params, known) < _JOIN:
         return True
     mirror = known.copy()

@@ -1,7 +1,7 @@
 """The fitted IRT model: item table, convergence record, abilities, P(correct), True-Score."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -12,24 +12,31 @@ from benchirt.irt import ability as _ability
 from benchirt.irt.config import ABILITY_METHODS, IRTConfig
 from benchirt.irt.models import probability as _probability
 from benchirt.irt.models import quadrature
+from benchirt.results import interval_frame, normal_interval
 
 #: Flags of items without estimated parameters.
 NO_INFORMATION_FLAGS = ("all_correct", "all_wrong")
 
 
 def flagged_item_values(kind: str, config: IRTConfig) -> tuple[float, float, float]:
-    """Finite stand-ins ``(a, b, c)`` reported for an item without information.
+    """Finite ``(a, b, c)`` reported for an item without information, which reproduce its P with eq. 1.
 
-    An item every respondent answers correctly (``"all_correct"``) is the limit
-    ``b -> -inf``: reported as ``b = -max_difficulty``; one nobody answers
-    correctly (``"all_wrong"``) as ``b = +max_difficulty``. Discrimination and
-    guessing are reported as 0 (nothing is known about them), so such items never
-    count as discriminative or guessable in the summaries.
-    :meth:`IRTFit.probability` uses the limit itself: P = 1 and P = 0.
+    An item every respondent answers correctly (``"all_correct"``) is the limit ``b -> -inf`` of the
+    model, P = 1 for every ability; one nobody answers correctly (``"all_wrong"``) the limit
+    ``b -> +inf``, P = 0. They are reported as the steepest curve the options allow
+    (``a = max_discrimination``, ``c = 0``) placed ``max_difficulty`` beyond the ability range:
+    ``b = -(theta_max + max_difficulty)`` or ``+(theta_max + max_difficulty)``, so that the formula
+    ``P = c + (1 - c) / (1 + exp(-a (theta - b)))`` of Cardoso et al. 2021 eq. 1, applied to the row
+    of ``items.csv``, gives P within ``exp(-max_discrimination * max_difficulty)`` (1e-26 with the
+    defaults) of 1 or 0 at every ability in ``[-theta_max, theta_max]`` — not the P = 0.5 that
+    ``a = 0`` would give. Such items are still flagged: the log-likelihood and the abilities leave them
+    out, :meth:`IRTFit.probability` uses the limits themselves, and the summaries
+    (:func:`benchirt.irt.summary.item_summary`) never count them as discriminative.
     """
     if kind not in NO_INFORMATION_FLAGS:
         raise ValueError(f"unknown flag {kind!r}")
-    return 0.0, (-1.0 if kind == "all_correct" else 1.0) * config.max_difficulty, 0.0
+    side = -1.0 if kind == "all_correct" else 1.0
+    return config.max_discrimination, side * (config.theta_max + config.max_difficulty), 0.0
 
 
 @dataclass
@@ -43,8 +50,8 @@ class IRTFit:
         ``se_discrimination, se_difficulty, se_guessing`` (0 where not estimated),
         ``p_correct`` (proportion of calibration respondents correct) and ``flag``:
         ``ok``, ``at_bound`` (an estimate sits on a configured bound),
-        ``all_correct`` / ``all_wrong`` (no information; see :func:`flagged_item_values`).
-        Every value is finite.
+        ``all_correct`` / ``all_wrong`` (no information: a step at ``b`` beyond the ability range that
+        gives P = 1 / 0 through eq. 1; see :func:`flagged_item_values`). Every value is finite.
     converged : bool
         EM met a convergence criterion before ``config.max_iter`` (see ``stopped_by``).
     n_iter : int
@@ -54,9 +61,13 @@ class IRTFit:
     log_posterior_change : float
         Gain of the log posterior in the last plain EM step.
     stopped_by : str
-        ``"parameters"`` (``max_change < tol`` and ``log_posterior_change < tol_log_posterior``),
+        ``"stationary"`` (``max_change < tol``, ``log_posterior_change < tol_log_posterior`` and the
+        largest component of the marginal log posterior's gradient ``max_gradient < tol_gradient``),
         ``"same_optimum"`` (a later EM start
         reached an earlier start's optimum) or ``"max_iter"`` (not converged).
+    max_gradient : float
+        Largest absolute component of the marginal log posterior's gradient (projected at the
+        bounds) at the last convergence test of the chosen start: the stationarity check.
     log_likelihood, log_posterior : float
         Marginal log-likelihood of the calibration responses at the estimates
         (flagged items excluded), and the same plus the log prior.
@@ -70,10 +81,10 @@ class IRTFit:
     history : numpy.ndarray, shape (n_iter,)
         Log posterior before each EM iteration of the chosen start (non-decreasing).
     starts : dict
-        ``reason`` (why these starts) and ``runs``: one row per EM start (``start``,
-        ``log_posterior``, ``n_iter``, ``stopped_by``, ``status``, ``chosen``); ``status`` is ``converged``,
-        ``iteration_limit`` or ``better_optimum_exists`` (EM converged to a local optimum: another
-        start found a higher log posterior). See :mod:`benchirt.irt.starts`.
+        ``reason`` (why these starts), ``runs``: one row per EM start (``start``, ``log_posterior``,
+        ``n_iter``, ``stopped_by``, ``status``, ``chosen``); ``status`` is ``converged``,
+        ``iteration_limit`` or ``better_optimum_exists`` (EM converged to a local optimum: another start
+        found a higher log posterior), and ``optima`` (:attr:`optima`).
     """
 
     items: pd.DataFrame
@@ -82,6 +93,7 @@ class IRTFit:
     max_change: float
     log_posterior_change: float
     stopped_by: str
+    max_gradient: float
     log_likelihood: float
     log_posterior: float
     seconds: float
@@ -198,6 +210,8 @@ class IRTFit:
             "tol": float(self.config.tol),
             "log_posterior_change": float(self.log_posterior_change),
             "tol_log_posterior": float(self.config.tol_log_posterior),
+            "max_gradient": float(self.max_gradient),
+            "tol_gradient": float(self.config.tol_gradient),
             "log_likelihood": float(self.log_likelihood),
             "log_posterior": float(self.log_posterior),
             "seconds": float(self.seconds),
@@ -209,7 +223,25 @@ class IRTFit:
             "starts": self.starts.get("reason", ""),
             "start_runs": runs,
             "n_local_optima": sum(run["status"] == "better_optimum_exists" for run in runs),
+            "n_optima": len(self.optima),
+            "optima": [{"log_posterior": optimum["log_posterior"], "starts": list(optimum["starts"])}
+                       for optimum in self.optima],
         }
+
+    @property
+    def optima(self) -> list[dict]:
+        """The distinct optima the starts reached, best first: ``log_posterior``, ``starts`` (the
+        starts that reached it) and ``items`` (its item table, standard errors 0)."""
+        return self.starts.get("optima", [])
+
+    def at_optimum(self, index: int) -> "IRTFit":
+        """This fit with the item parameters of optimum ``index`` of :attr:`optima` (0: the best, whose
+        parameters this fit reports already, standard errors included)."""
+        optimum = self.optima[index]
+        if index == 0:
+            return self
+        return replace(self, items=optimum["items"], log_posterior=optimum["log_posterior"],
+                       log_likelihood=float("nan"), starts={**self.starts, "optima": []})
 
     def __repr__(self) -> str:
         state = "converged" if self.converged else "NOT converged"
@@ -217,3 +249,41 @@ class IRTFit:
             f"IRTFit({self.model}, {self.n_respondents} respondents x {self.n_items} items, {state} "
             f"in {self.n_iter} iterations, logLik={self.log_likelihood:.2f}, {self.seconds:.2f}s)"
         )
+
+    # ------------------------------------------------------------------ the result protocol
+    def summary(self) -> str:
+        """A few lines for a terminal: model, size, convergence, starts and flagged items."""
+        record = self.convergence()
+        lines = [repr(self),
+                 f"stopped by {self.stopped_by}; largest gradient {self.max_gradient:.2g}; "
+                 f"{record['n_local_optima']} of {len(record['start_runs'])} starts at a worse optimum",
+                 f"items: {record['n_flagged']} without information (all correct or all wrong), "
+                 f"{record['n_at_bound']} at a bound"]
+        return "\n".join(lines)
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``items`` (the item table, ``item`` a column) and ``starts`` (one row per EM start)."""
+        return {"items": self.items.reset_index(), "starts": pd.DataFrame(self.starts.get("runs", []))}
+
+    def conf_int(self, level: float = 0.95) -> pd.DataFrame:
+        """Wald intervals ``estimate ± z·SE`` of the estimated item parameters (Bock & Aitkin 1981).
+
+        One row per informative item and parameter the model estimates (1PL: the shared discrimination
+        and each difficulty; 2PL: discrimination and difficulty; 3PL: also guessing), columns
+        ``item, parameter, se, estimate, low, high``. Items without information (``all_correct``,
+        ``all_wrong``) have no SE and are left out. The SEs are those of ``items`` (the cross-product
+        estimator of :func:`benchirt.irt.estimation.fit_irt`); their coverage is measured in
+        ``tests/test_interval_coverage.py``.
+        """
+        parameters = {"1PL": ("discrimination", "difficulty"), "2PL": ("discrimination", "difficulty")}.get(
+            self.model, ("discrimination", "difficulty", "guessing"))
+        items = self.items[self.informative]
+        long = pd.DataFrame({
+            "item": np.repeat(items.index.to_numpy(), len(parameters)),
+            "parameter": np.tile(parameters, len(items)),
+            "estimate": items[list(parameters)].to_numpy(float).ravel(),
+            "se": items[[f"se_{name}" for name in parameters]].to_numpy(float).ravel(),
+        })
+        low, high = normal_interval(long["estimate"], long["se"], level)
+        return interval_frame({"item": long["item"], "parameter": long["parameter"]}, long["estimate"],
+                              low, high, se=long["se"])

@@ -6,7 +6,8 @@ names the respondents (otherwise they are numbered ``1..n``). What a general CSV
 misread silently is refused with the problem and the fix (Nothing silent, issue 25 item 4):
 
 * a first row of 0/1 answers instead of names (no header row: parsing it as one loses the first
-  respondent) — add a header row or pass ``--no-header``;
+  respondent) — add a header row or pass ``--no-header`` (items named only ``0`` and ``1`` are
+  taken for answers too);
 * a header without commas but with semicolons, tabs or pipes (another delimiter: the whole row would
   be one column) — save the file comma-separated;
 * an item or respondent name given twice (two columns or rows of one name) — make the names unique;
@@ -78,7 +79,7 @@ def read_responses_csv(path: str | Path, header: bool = True) -> pd.DataFrame:
 
 def _first_row(path: Path) -> list[str]:
     try:
-        with path.open(encoding="utf-8", newline="") as handle:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
             row = next(csv.reader(handle), None)
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not a text CSV ({exc})") from None
@@ -108,7 +109,7 @@ def _check_delimiter(path: Path, first: list[str]) -> None:
 
 def _check_header(path: Path, names: list[str]) -> None:
     items = names if _answers(names[:1]) else names[1:]
-    if len(items) >= 2 and _answers(items) and len(set(items)) < len(items):
+    if len(items) >= 2 and _answers(items):
         raise DataError(
             f"{path}: the first row holds 0/1 answers, not item names: the file has no header row (reading it "
             "as one would lose the first respondent); add a header row of item names, or pass --no-header "
@@ -129,21 +130,9 @@ def _check_header(path: Path, names: list[str]) -> None:
 def _read_integers(path: Path, first: list[str], header: bool) -> pd.DataFrame | None:
     """The matrix via :func:`numpy.loadtxt` into int8; None when the general parser must read it."""
     width = len(first)
-    names: list[str] = []
-    with path.open(encoding="utf-8", newline="") as handle:
-        if header:
-            handle.readline()
-        for number, line in enumerate(handle, 2 if header else 1):
-            if not line.strip():
-                continue
-            if '"' in line:
-                return None
-            fields = line.count(",") + 1
-            if fields != width:
-                _ragged(path, number, fields, width, header)
-            names.append(line.partition(",")[0].strip())
-    if not names:
-        raise DataError(f"{path}: no respondent rows under the header")
+    names = _first_fields(path, width, header)
+    if names is None:
+        return None
     named = not _answers(names)
     if header and not named and not first[0].strip():
         raise DataError(f"{path}: 1 column(s) without a header name (column 1); every item needs a name in the header row")
@@ -160,9 +149,30 @@ def _read_integers(path: Path, first: list[str], header: bool) -> pd.DataFrame |
     return pd.DataFrame(values, index=pd.Index(index, name="respondent"), columns=columns, copy=False)
 
 
+def _first_fields(path: Path, width: int, header: bool) -> list[str] | None:
+    """The first field of every non-blank data row, after checking each row has ``width`` fields; None when a
+    row holds a quote (the general parser reads those)."""
+    names: list[str] = []
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        if header:
+            handle.readline()
+        for number, line in enumerate(handle, 2 if header else 1):
+            if not line.strip():
+                continue
+            if '"' in line:
+                return None
+            fields = line.count(",") + 1
+            if fields != width:
+                _ragged(path, number, fields, width, header)
+            names.append(line.partition(",")[0].strip())
+    if not names:
+        raise DataError(f"{path}: no respondent rows under the header")
+    return names
+
+
 def _data_lines(path: Path, header: bool, named: bool):
     """The non-blank data lines, without their first field when it names the respondent."""
-    with path.open(encoding="utf-8", newline="") as handle:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
         if header:
             handle.readline()
         for line in handle:

@@ -138,9 +138,20 @@ def sum_score(values: np.ndarray, multiplicity: np.ndarray | None = None) -> np.
     return _standardise(row_sums(values, weights))
 
 
+#: ``starts="auto"``: directions in the plane of the first two principal components (degrees from
+#: the first) whose scores start EM besides the first component itself and the sum score.
+_DIRECTIONS = (30, 60, 90, 120, 150)
+
+
 def start_scores(values: np.ndarray, multiplicity: np.ndarray,
                  starts: int | str) -> tuple[list[tuple[str, np.ndarray]], str]:
     """The starting ability scores of one fit and why these.
+
+    decodIRT's pools are close to two-dimensional (the MLP ladder's training progress against the
+    real classifiers' differences), and a one-dimensional model can lay its scale along many
+    directions of that plane: EM from different directions ends in different optima (on the 50
+    reference pools the best of 16 starts was reached by 1-4 of them on most pools;
+    ``benchmarks/irt_fit.py --part starts``). The candidates therefore cover the plane.
 
     Parameters
     ----------
@@ -148,14 +159,10 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
         Informative 0/1 responses.
     multiplicity : numpy.ndarray, shape (m,)
     starts : int or "auto"
-        ``"auto"``: the principal-component start and the sum-score start. Even where the two
-        correlate above .99 they can end in different optima (on decodIRT's 50 pools the sum-score
-        start ends lower on 13 pools, by up to 3856 log-posterior units, the principal-component
-        start on 18, by up to 337; ``benchmarks/irt_fit.py --part optimum``), and no sign in the
-        first start's solution (items at a bound, flat items with a clear item-rest correlation,
-        negative loadings) tells the 18 apart, so both always run. An integer ``k`` takes the first ``k`` of principal
-        component, sum score, second principal component, then mixtures of the first two
-        components with seeded random weights.
+        ``"auto"``: the first principal component, the sum score and the scores along
+        :data:`_DIRECTIONS` in the plane of the first two components (the estimator adds more where
+        they disagree, :func:`benchirt.irt.estimation.fit_irt`). An integer ``k`` takes the first
+        ``k`` of those, then mixtures of the first two components with seeded random weights.
 
     Returns
     -------
@@ -165,13 +172,17 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
     total = sum_score(values, multiplicity)
     agreement = float(abs(np.mean(pcs[0] * total)))
     candidates = [("principal_component", pcs[0]), ("sum_score", total)]
-    if starts == "auto":
-        return candidates, f"two starts: principal component and sum score (|r| = {agreement:.3f})"
     if len(pcs) > 1:
-        candidates.append(("principal_component_2", pcs[1]))
+        for degrees in _DIRECTIONS:
+            angle = np.radians(degrees)
+            candidates.append((f"direction_{degrees}", _standardise(np.cos(angle) * pcs[0] + np.sin(angle) * pcs[1])))
+    if starts == "auto":
+        return candidates, (f"{len(candidates)} candidate starts: principal component, sum score (|r| = "
+                            f"{agreement:.3f}) and directions {', '.join(map(str, _DIRECTIONS))} degrees in the "
+                            "plane of the first two components; up to 20 where they disagree")
     rng = np.random.default_rng(0)
     while len(candidates) < starts:
         mix = rng.standard_normal(len(pcs))
-        candidates.append((f"random_{len(candidates) - 2}", _standardise(mix @ pcs)))
+        candidates.append((f"random_{len(candidates) - 1 - len(_DIRECTIONS)}", _standardise(mix @ pcs)))
     return candidates[:starts], (f"{starts} start(s) requested (|r| of principal component and sum score = "
                                  f"{agreement:.3f})")

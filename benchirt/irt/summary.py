@@ -32,25 +32,28 @@ def item_summary(items: pd.DataFrame, config: IRTConfig | None = None) -> dict:
     dict
         ``pct_difficulty_gt``, ``pct_discrimination_gt``, ``pct_guessing_gt``,
         ``pct_negative_discrimination`` (percent of *all* items, 0-100), ``n_items``,
-        ``n_flagged`` (no information). Flagged items count with their reported
-        stand-ins: an item nobody answers correctly is difficult, one everybody
-        answers correctly is not, and neither is discriminative nor guessable.
+        ``n_flagged`` (no information). Flagged items count as what they are: an item
+        nobody answers correctly is difficult (its reported ``b`` lies above the ability
+        range), one everybody answers correctly is not, and neither is discriminative
+        (whatever its reported ``a``: see :func:`benchirt.irt.fit.flagged_item_values`),
+        guessable or negatively discriminating.
     """
     config = config or IRTConfig()
     n = len(items)
     if n == 0:
         raise DataError("item summary: the item table is empty")
+    flagged = items["flag"].isin(NO_INFORMATION_FLAGS)
 
     def pct(mask) -> float:
         return float(100.0 * mask.sum() / n)
 
     return {
         "pct_difficulty_gt": pct(items["difficulty"] > config.difficulty_threshold),
-        "pct_discrimination_gt": pct(items["discrimination"] > config.discrimination_threshold),
-        "pct_guessing_gt": pct(items["guessing"] > config.guessing_threshold),
-        "pct_negative_discrimination": pct(items["discrimination"] < 0),
+        "pct_discrimination_gt": pct((items["discrimination"] > config.discrimination_threshold) & ~flagged),
+        "pct_guessing_gt": pct((items["guessing"] > config.guessing_threshold) & ~flagged),
+        "pct_negative_discrimination": pct((items["discrimination"] < 0) & ~flagged),
         "n_items": int(n),
-        "n_flagged": int(items["flag"].isin(NO_INFORMATION_FLAGS).sum()),
+        "n_flagged": int(flagged.sum()),
     }
 
 

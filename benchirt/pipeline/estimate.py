@@ -325,7 +325,7 @@ def estimate_text(config) -> str:
     where = (f"Dask scheduler {execution.scheduler}" if execution.scheduler
              else f"{'Dask LocalCluster' if execution.backend == 'dask' else 'local'}, {workers} worker(s)")
     model = load_cost_model()
-    responses = config.stage_config("responses")
+    responses = config.stage_config("respond")
     specs, listing = estimate_specs(config)
     table = estimate(specs, responses, workers, model, ask_server=listing is None)
     policy = (f"size policy: max_train {responses.max_train}, max_cv_train {responses.max_cv_train}, "
@@ -344,7 +344,7 @@ def estimate_specs(config) -> tuple[list, str | None]:
     """
     from benchirt.data.recorded_shapes import CC18_SUITE_ID, RECORDED_SHAPES_RESOURCE, recorded_specs
     from benchirt.errors import OpenMLUnavailableError
-    from benchirt.pipeline.run import resolve_specs
+    from benchirt.pipeline.config import resolve_specs
 
     try:
         return resolve_specs(config), None
@@ -378,7 +378,7 @@ def shape_sources_line(table: pd.DataFrame) -> str:
 
 def memory_guard_line(table: pd.DataFrame, execution, workers: int) -> str:
     """The run's per-dataset memory limit and the datasets its guard would skip (:mod:`benchirt.pipeline.preflight`)."""
-    from benchirt.pipeline.preflight import GB, memory_limit
+    from benchirt.pipeline.memory import GB, memory_limit
 
     limit, source = memory_limit(execution, workers)
     if limit is None:

@@ -2,7 +2,7 @@
 
 With ``execution.tasks: fits`` (the default) and a parallel executor, a dataset's response work is not
 one task but several: a *preparation* task on a worker (load the data, clean, split, subsample and fold
-it: :func:`benchirt.pipeline.stages.prepare_responses`, keeping only the rows a fit uses), then one task
+it: :func:`prepare_responses`, keeping only the rows a fit uses), then one task
 per :class:`~benchirt.responses.units.FitUnit` — a (preprocessing kind, cross-validation fold or final
 fit) with every real classifier of that kind, or the MLP epoch ladder — released by the dataset's
 :class:`~benchirt.responses.units.FitPlan` (under a ``time_budget``, the first folds first), and
@@ -57,7 +57,7 @@ class ResponseFits:
     ----------
     tasks : sequence of (name, args)
         The per-dataset tasks the runner would start: ``args`` are those of
-        :func:`benchirt.pipeline.stages.respond_dataset` behind the function itself, i.e.
+        :func:`benchirt.pipeline.respond_stage.respond_dataset` behind the function itself, i.e.
         ``(respond_dataset, spec, config, show_progress, progress_file)``.
 
     Every task it hands out has the form ``(name, (fn, *args))`` of those tasks: the runner's task body
@@ -82,8 +82,6 @@ class ResponseFits:
                 return name, (run_unit, state.plan.prepared, unit, state.config)
         if not self._waiting:
             return None
-        from benchirt.pipeline.stages import prepare_responses
-
         name, (_, spec, config, _, progress_file) = self._waiting.popleft()
         self._open[name] = _Open(name, config, progress_writer(progress_file) if progress_file else None)
         task = f"{name} · preparation"
@@ -136,6 +134,22 @@ class ResponseFits:
 
     def _in_flight(self, dataset: str) -> bool:
         return any(owner == dataset for owner, _ in self._tasks.values())
+
+
+def prepare_responses(spec, config):
+    """Load one suite member and plan its response fits (``benchirt.responses.units.prepare``).
+
+    The first task of a dataset when the response stage runs as (dataset, fit) tasks
+    (:mod:`benchirt.pipeline.fits`).
+
+    Raises
+    ------
+    DataError
+        The dataset cannot be read or cannot yield responses (the run records it as skipped).
+    """
+    from benchirt.responses.units import prepare
+
+    return prepare(spec.load(), config)
 
 
 def carried(fn: Callable, *args):

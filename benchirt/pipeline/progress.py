@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from benchirt.io import atomic_write_json
+from benchirt.safe_text import printable
 
 #: The folder of a run directory that holds the progress files (removed when the stage ends).
 FOLDER = ".progress"
@@ -88,7 +89,7 @@ class StagePostfix:
 
     def refresh(self) -> None:
         with self._lock:
-            self.bar.set_postfix_str(self.text(), refresh=True)
+            self.bar.set_postfix_str(printable(self.text()), refresh=True)  # dataset names: no raw escapes
 
     def done(self, name: str, eta: str | None = None) -> None:
         """A dataset finished: drop it from the text; ``eta`` replaces the ETA shown."""

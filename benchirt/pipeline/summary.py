@@ -4,6 +4,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from benchirt.safe_text import printable
+
 #: Widest dataset reason shown on the terminal (the report and the manifest keep the whole text).
 REASON_WIDTH = 90
 
@@ -68,7 +70,7 @@ def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 
     if (run_dir / "report.html").is_file():
         lines.append(f"Report: {run_dir / 'report.html'}  (summary: {run_dir / 'summary.md'})")
     lines.append(f"Manifest: {run_dir / 'manifest.json'}")
-    return "\n".join(lines)
+    return printable("\n".join(lines))  # classifier and dataset names come from files: no raw terminal escapes
 
 
 def left_out_classifiers(manifest: dict) -> dict[str, dict[str, str]]:

@@ -84,9 +84,10 @@ def nemenyi_check(pairwise: pd.DataFrame, comparison) -> str:
     return _agreement(name, rows, nemenyi, reason)
 
 
-def glicko_check(leaderboard: pd.DataFrame, glicko: pd.DataFrame, ranks: pd.DataFrame | None = None) -> str:
+def glicko_check(leaderboard: pd.DataFrame, glicko: pd.DataFrame, orders: pd.DataFrame | None = None,
+                 n_orders: int | None = None) -> str:
     """Who the single-order Glicko-2 tournament puts first, and how often the primary's leader is first alone
-    over random dataset orders (``ranks``: one row per order, 1 = best)."""
+    over ``n_orders`` random dataset orders (``orders``: the order analysis' summary, ``permutation.csv``)."""
     leader = str(leaderboard["classifier"].iloc[0])
     table = glicko.sort_values(["rating", "classifier"], ascending=[False, True])
     top = table.loc[table["rating"] == table["rating"].iloc[0], "classifier"].astype(str).tolist()
@@ -99,10 +100,9 @@ def glicko_check(leaderboard: pd.DataFrame, glicko: pd.DataFrame, ranks: pd.Data
         position = int(table["classifier"].astype(str).tolist().index(leader)) + 1 if leader in set(table["classifier"]) else None
         text += f"puts {top[0]} first" + (f" and {leader} {_ordinal(position)}" if position else "")
         text += " — its ratings depend on the order of the datasets, the primary's do not"
-    if ranks is not None and leader in ranks:
-        first = ranks.to_numpy() == 1
-        alone = (first & (first.sum(axis=1, keepdims=True) == 1))[:, list(ranks.columns).index(leader)].mean()
-        text += f"; over {len(ranks)} random dataset orders {leader} is first alone in {100 * alone:.0f} % of them"
+    if orders is not None and leader in set(orders["classifier"]):
+        alone = float(orders.set_index("classifier").loc[leader, "p_first_alone"])
+        text += f"; over {n_orders or 'the'} random dataset orders {leader} is first alone in {100 * alone:.0f} % of them"
     return text + "."
 
 

@@ -26,8 +26,9 @@ from benchirt.rating.glicko import Tournament, glicko_tournament, match_outcomes
 from benchirt.rating.pairwise import pairwise_comparisons
 from benchirt.rating.permutation import PermutationAnalysis
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
-from benchirt.rating.separation import Separation, separate, shuffled_ranges
+from benchirt.rating.separation import Separation, separate, shuffled_ratings
 from benchirt.rating.verdict import RATING_TIE, leaderboard_verdict
+from benchirt.results import interval_frame, percentile_interval
 
 #: Columns of ``leaderboard.csv``, in order (the ``orders_*`` spread follows when it was computed).
 LEADERBOARD_COLUMNS = (
@@ -64,14 +65,18 @@ class Leaderboard:
     pairwise : pandas.DataFrame
         :func:`benchirt.rating.pairwise.pairwise_comparisons`, pairs in leaderboard order, then the primary
         decision on each pair (:data:`SEPARATION_COLUMNS`): ``bt_difference`` (rating of a − rating of b),
-        ``bt_difference_low/high`` (± the critical value: its simultaneous 95 % interval over all pairs; NaN
-        without intervals), ``bt_separated`` (a is significantly better than b) and ``bt_critical_value``
-        (the permutation range test's critical value in rating points, the same on every row).
+        ``bt_difference_low/high`` (± the pair's distance: its simultaneous 95 % interval over all pairs;
+        NaN without intervals), ``bt_separated`` (a is significantly better than b) and ``bt_critical_value``
+        (the permutation range test's critical distance c in rating points, the smallest pair distance,
+        the same on every row).
     score : str
         Name of the score that decided the comparisons.
     n_bootstrap, seed : int
     notes : list of str
         What the reader must know (undefined intervals, replicates without convergence, absences).
+    bootstrap : pandas.DataFrame, shape (n_bootstrap, k)
+        The Bradley–Terry rating of each classifier (column) in each bootstrap replicate, NaN where the
+        replicate drew none of its datasets; empty without intervals. :meth:`conf_int` reads it.
     """
 
     table: pd.DataFrame
@@ -80,10 +85,27 @@ class Leaderboard:
     n_bootstrap: int
     seed: int
     notes: list[str] = field(default_factory=list)
+    bootstrap: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def verdict(self) -> str:
         """One sentence: :func:`leaderboard_verdict`."""
         return leaderboard_verdict(self.table, self.pairwise)
+
+    def summary(self) -> str:
+        """The table's interval columns, the verdict and the notes (what ``str(leaderboard)`` prints)."""
+        return str(self)
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``leaderboard`` (the table) and ``pairwise``."""
+        return {"leaderboard": self.table, "pairwise": self.pairwise}
+
+    def conf_int(self, level: float = 0.95) -> pd.DataFrame:
+        """Bootstrap percentile intervals of the Bradley–Terry ratings at any ``level`` (Efron & Tibshirani 1993).
+
+        ``classifier, estimate, low, high`` in table order; at 0.95 ``low, high`` are ``bt_low, bt_high``.
+        NaN where the table has no interval (see ``notes``).
+        """
+        return bootstrap_conf_int(self.table, self.bootstrap, level)
 
     def __repr__(self) -> str:
         return (f"Leaderboard(score={self.score!r}, classifiers={len(self.table)}, n_bootstrap={self.n_bootstrap}, "
@@ -128,7 +150,7 @@ def leaderboard(
     """
     config = config or RatingConfig()
     clean = validate_scores(scores, score_column(scores, config.score))
-    table, notes, separation = bradley_terry_table(clean, config)
+    table, notes, separation, replicates = bradley_terry_table(clean, config)
     matrix = score_matrix(clean)
     tournament = tournament or glicko_tournament(clean, config=config)
     glicko = tournament.table.set_index("classifier")
@@ -147,11 +169,24 @@ def leaderboard(
         compared = compared[: config.max_pairwise]
     pairwise = pairwise_comparisons(matrix, compared, config.rope, config.tie_tolerance, config.seed)
     pairwise = _with_separation(pairwise, table, separation)
-    return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes)
+    return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes, replicates)
+
+
+def bootstrap_conf_int(table: pd.DataFrame, bootstrap: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """Percentile intervals of ``table``'s ``bt_rating`` from the replicates ``bootstrap`` (columns = classifiers).
+
+    ``classifier, estimate, low, high``; NaN intervals when ``bootstrap`` is empty (no bootstrap ran).
+    """
+    classifiers = table["classifier"].astype(str).tolist()
+    if bootstrap.empty:
+        low = high = np.full(len(classifiers), np.nan)
+    else:
+        low, high = percentile_interval(bootstrap[classifiers].to_numpy(float), level)
+    return interval_frame({"classifier": classifiers}, table["bt_rating"], low, high)
 
 
 def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
-                        ) -> tuple[pd.DataFrame, list[str], Separation]:
+                        ) -> tuple[pd.DataFrame, list[str], Separation, pd.DataFrame]:
     """The Bradley–Terry part of the leaderboard: ratings, bootstrap intervals, ranks, tiers, counts.
 
     Parameters
@@ -169,6 +204,9 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
         Undefined intervals, fits without convergence, classifiers absent from some datasets.
     separation : Separation
         Which classifier is significantly better than which, in the table's order (it gave ``tier``).
+    replicates : pandas.DataFrame, shape (n_bootstrap, k)
+        The bootstrap ratings, columns = classifiers (NaN where a replicate drew none of the classifier's
+        datasets); empty without intervals.
 
     Raises
     ------
@@ -189,13 +227,14 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
     table = pd.DataFrame({"classifier": classifiers, "bt_rating": point.rating[0]})
     table["rank"] = _ranks(point.rating)[0]
     present = matrix.notna().to_numpy()
-    intervals, p_beats, more_notes = _bootstrap(wins, present, config)
+    intervals, p_beats, replicates, more_notes = _bootstrap(wins, present, config)
     notes += more_notes
     table = table.join(intervals)
     table = table.sort_values(["bt_rating", "classifier"], ascending=[False, True], kind="stable")
     position = table.index.to_numpy()
-    ranges = shuffled_ranges(wins, present, config.n_bootstrap, config.seed) if p_beats is not None else None
-    separation = separate(table["bt_rating"].to_numpy(), ranges)
+    shuffled = shuffled_ratings(wins, present, config.n_bootstrap, config.seed) if p_beats is not None else None
+    separation = separate(table["bt_rating"].to_numpy(), shuffled,
+                          None if replicates is None else replicates[:, position])
     table["tier"] = separation.tier
     table["p_above_next"] = (np.append(p_beats[position[:-1], position[1:]], np.nan)
                              if p_beats is not None else np.nan)
@@ -210,7 +249,8 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
     if len(absent):
         notes.append("compared only where present: " + ", ".join(
             f"{name} ({n} of {matrix.shape[0]} datasets)" for name, n in absent.itertuples(index=False)))
-    return table, notes, separation
+    bootstrap = pd.DataFrame(replicates, columns=classifiers) if replicates is not None else pd.DataFrame()
+    return table, notes, separation, bootstrap
 
 
 def _with_separation(pairwise: pd.DataFrame, table: pd.DataFrame, separation: Separation) -> pd.DataFrame:
@@ -220,7 +260,7 @@ def _with_separation(pairwise: pd.DataFrame, table: pd.DataFrame, separation: Se
     j = pairwise["b"].map(position).to_numpy()
     rating = table["bt_rating"].to_numpy()
     difference = rating[i] - rating[j]
-    margin = separation.critical_value
+    margin = separation.distance[i, j]
     return pairwise.assign(bt_difference=difference, bt_difference_low=difference - margin,
                            bt_difference_high=difference + margin, bt_separated=separation.better[i, j],
                            bt_critical_value=separation.critical_value)
@@ -241,15 +281,16 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig):
     """Percentile intervals of rating and rank over bootstrap replicates of the datasets.
 
     Returns the interval frame (index = classifier position), the (k, k) matrix of shares of
-    replicates in which i is rated above j (None when there are no intervals), and notes.
+    replicates in which i is rated above j, the (B, k) replicate ratings (NaN where a classifier was not
+    drawn; both None when there are no intervals), and notes.
     """
     n_datasets, k = present.shape
     undefined = pd.DataFrame({"bt_low": np.nan, "bt_high": np.nan, "rank_low": np.nan, "rank_high": np.nan},
                              index=range(k))
     if config.n_bootstrap == 0:
-        return undefined, None, ["intervals not computed (n_bootstrap = 0)"]
+        return undefined, None, None, ["intervals not computed (n_bootstrap = 0)"]
     if n_datasets < 2:
-        return undefined, None, [
+        return undefined, None, None, [
             "intervals undefined: a bootstrap over datasets needs at least 2 datasets, found 1; "
             "no classifier can be separated from another"
         ]
@@ -275,4 +316,4 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig):
         "rank_high": np.nanquantile(ranks, 1.0 - tail, axis=0, method="higher"),
     })
     above = (rating[:, :, None] > rating[:, None, :]).mean(axis=0)
-    return intervals, above, notes
+    return intervals, above, rating, notes

@@ -21,6 +21,7 @@ from benchirt.rating.batch import play_orders
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import match_outcomes
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
+from benchirt.rating.verdict import probability_is
 
 
 @dataclass(repr=False)
@@ -29,13 +30,13 @@ class PermutationAnalysis:
 
     Attributes
     ----------
-    summary : pandas.DataFrame, shape (k, 18)
+    summary : pandas.DataFrame, shape (k, 19)
         One row per classifier, sorted by mean rating (descending): ``rating_mean, rating_sd,
         rating_min, rating_p05, rating_median, rating_p95, rating_max`` (over orders), ``rd_mean``
         (the RD a single order reports, averaged), ``sd_over_rd`` (= rating_sd / rd_mean: above 1
         means the order moves the rating more than its RD admits), ``rank_mean, rank_sd, rank_min,
-        rank_median, rank_max``, ``p_first`` (share of orders that rank it first, ties included)
-        and ``p_top3``.
+        rank_median, rank_max``, ``p_first`` (share of orders that rank it first, ties included),
+        ``p_first_alone`` (share of orders in which it is first and no other classifier is) and ``p_top3``.
     ratings, rds, ranks : pandas.DataFrame, shape (P, k)
         Final rating, RD and rank (1 = best, ties share the smaller rank) per order and classifier.
     orders : numpy.ndarray of int, shape (P, D)
@@ -60,7 +61,7 @@ class PermutationAnalysis:
     def __repr__(self) -> str:
         top = self.summary.iloc[0]
         return (f"PermutationAnalysis(orders={self.n_permutations}, datasets={len(self.datasets)}, seed={self.seed}, "
-                f"top={top['classifier']!r} (P(first)={top['p_first']:.2f}))")
+                f"top={top['classifier']!r} (P(first) {probability_is(top['p_first'])}))")
 
 
 def random_orders(n_datasets: int, n_permutations: int, seed: int = 0) -> np.ndarray:
@@ -144,6 +145,7 @@ def summarise(ratings: np.ndarray, rds: np.ndarray, ranks: np.ndarray, classifie
             "rank_median": np.median(ranks, axis=0),
             "rank_max": ranks.max(axis=0),
             "p_first": (ranks == 1).mean(axis=0),
+            "p_first_alone": ((ranks == 1) & ((ranks == 1).sum(axis=1, keepdims=True) == 1)).mean(axis=0),
             "p_top3": (ranks <= 3).mean(axis=0),
         }
     )

@@ -7,6 +7,7 @@ import pandas as pd
 import scikit_posthocs as sp
 from matplotlib.figure import Figure
 
+from benchirt.humanize import human_value
 from benchirt.rating.glicko import Tournament
 from benchirt.rating.permutation import PermutationAnalysis
 from benchirt.rating.statistics import StatisticalComparison
@@ -154,7 +155,7 @@ def plot_nemenyi_heatmap(comparison: StatisticalComparison, top: int | None = No
     ax.set_xticks(range(k), p.columns, rotation=90, fontsize="small")
     ax.set_yticks(range(k), p.index, fontsize="small")
     title = "Nemenyi p-values" if comparison.mode == "blocks" else "Nemenyi p-values — decodIRT compatibility mode"
-    ax.set_title(f"{title} ({comparison.score})" + _title_top(k, comparison.p_values.shape[0]))
+    ax.set_title(f"{title} ({human_value(comparison.score)})" + _title_top(k, comparison.p_values.shape[0]))
     fig.colorbar(image, ax=ax, label="p-value")
     return fig
 
@@ -170,5 +171,5 @@ def plot_cd_diagram(comparison: StatisticalComparison, top: int | None = None) -
     )
     cd = comparison.critical_difference
     note = f", CD = {cd:.2f}" if cd is not None else " — decodIRT compatibility mode"
-    ax.set_title(f"Average ranks ({comparison.score}; 1 = best; α = {comparison.alpha}{note})")
+    ax.set_title(f"Average ranks ({human_value(comparison.score)}; 1 = best; α = {comparison.alpha}{note})")
     return fig

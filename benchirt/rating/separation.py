@@ -1,15 +1,23 @@
 """Which classifiers the leaderboard separates, and its tiers: a permutation range test on the ratings.
 
 The primary "is A better than B?" of benchirt (docs/rating.md says why). The question is asked of all
-k(k−1)/2 pairs at once, with one critical value c: A is better than B when its Bradley–Terry rating
-exceeds B's by more than c points. c is the 95 % quantile of the *range* of the ratings (largest minus
-smallest, i.e. the largest difference over all pairs) when the classifiers' scores are shuffled among
-them within every dataset — the permutation max-T method of Westfall & Young 1993 with the rating
-difference as statistic (the permutation counterpart of Tukey's range test). When all classifiers are
-equal their scores are exchangeable within a dataset, so the chance that *any* pair is called different
-is at most 5 % whatever the number of classifiers or datasets, with no floor such as the 2 / 2ⁿ of a test
-on one pair's n datasets: every permuted leaderboard uses all matches. A classifier absent from a
-dataset stays absent (only the present classifiers' scores are shuffled).
+k(k−1)/2 pairs at once. The critical distance c is the 95 % quantile of the *range* of the ratings
+(largest minus smallest, i.e. the largest difference over all pairs) when the classifiers' scores are
+shuffled among them within every dataset — the permutation max-T method of Westfall & Young 1993 with
+the rating difference as statistic (the permutation counterpart of Tukey's range test). When all
+classifiers are equal their scores are exchangeable within a dataset, so the chance that *any* pair is
+called different is at most 5 % whatever the number of classifiers or datasets, with no floor such as
+the 2 / 2ⁿ of a test on one pair's n datasets: every shuffled leaderboard uses all matches. A classifier
+absent from a dataset stays absent (only the present classifiers' scores are shuffled).
+
+When the classifiers are not all equal, a pair far from the others (two strong classifiers that beat
+everyone else) has a noisier rating difference than the shuffled tables show — its matches against
+the rest carry little information — and the range test alone separates such equal pairs too often
+(10 % of simulated tables, docs/rating.md). So each pair's distance is scaled by how much noisier it
+is: A is better than B when R_A − R_B > c · max(1, s_AB / s₀), with s_AB the bootstrap standard error of
+the pair's difference (the leaderboard's bootstrap over datasets) and s₀ the standard error every pair
+has in the shuffled tables. The factor is never below 1, so the test is never less strict than the
+range test, and its error when all classifiers are equal stays at most 5 %.
 
 Tiers follow from the same decisions: the classifiers are taken in leaderboard order and a tier boundary
 falls between positions g and g + 1 only when every classifier above it is better than every classifier
@@ -26,6 +34,7 @@ model, not a Bradley–Terry fit.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,8 +43,8 @@ from benchirt.rating.bradley_terry import fit_bradley_terry
 
 #: Simultaneous level of the separation decisions (family-wise over all pairs).
 FAMILY_LEVEL = 0.95
-#: Shuffled tables gathered per block (bounds the memory of the (block, D, k, k) index arrays).
-BLOCK = 50
+#: Elements of the (block, D, k, k) gathered win arrays per fitted block (about 40 MB of float64).
+BLOCK_ELEMENTS = 5_000_000
 
 
 @dataclass
@@ -48,17 +57,20 @@ class Separation:
         ``better[i, j]``: classifier i is significantly better than j (simultaneous over all pairs).
     critical_value : float
         c in rating points (NaN when no shuffled tables: nobody is separated).
+    distance : numpy.ndarray, shape (k, k)
+        Rating distance each pair must exceed: c · max(1, s_ij / s₀).
     tier : numpy.ndarray of int, shape (k,)
         1, 2, … down the table, consecutive (see the module docstring).
     """
 
     better: np.ndarray
     critical_value: float
+    distance: np.ndarray
     tier: np.ndarray
 
 
-def shuffled_ranges(wins: np.ndarray, present: np.ndarray, n_tables: int, seed: int = 0) -> np.ndarray:
-    """Rating range (max − min) of ``n_tables`` leaderboards whose scores are shuffled within each dataset.
+def shuffled_ratings(wins: np.ndarray, present: np.ndarray, n_tables: int, seed: int = 0) -> np.ndarray:
+    """Bradley–Terry ratings of ``n_tables`` leaderboards whose scores are shuffled within each dataset.
 
     Parameters
     ----------
@@ -71,8 +83,27 @@ def shuffled_ranges(wins: np.ndarray, present: np.ndarray, n_tables: int, seed: 
 
     Returns
     -------
-    numpy.ndarray, shape (n_tables,)
+    numpy.ndarray, shape (n_tables, k)
         Rating points.
+    """
+    n_datasets, k = present.shape
+    permutation = within_dataset_permutations(present, n_tables, seed)
+    ratings = np.empty((n_tables, k))
+    dataset = np.arange(n_datasets)[None, :, None, None]
+    block = max(1, BLOCK_ELEMENTS // (n_datasets * k * k))
+    for start in range(0, n_tables, block):
+        p = permutation[start:start + block]
+        ratings[start:start + block] = fit_bradley_terry(wins[dataset, p[:, :, :, None], p[:, :, None, :]].sum(axis=1)).rating
+    return ratings
+
+
+def within_dataset_permutations(present: np.ndarray, n_tables: int, seed: int = 0) -> np.ndarray:
+    """Per table and dataset, a uniform random permutation of the classifiers present there (absent ones
+    map to themselves): ``permutation[t, d, i]`` is the classifier whose results classifier i takes.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n_tables, D, k)
     """
     n_datasets, k = present.shape
     rng = np.random.default_rng([seed, 1])   # a stream of its own: the bootstrap uses default_rng(seed)
@@ -80,25 +111,23 @@ def shuffled_ranges(wins: np.ndarray, present: np.ndarray, n_tables: int, seed: 
     for d in range(n_datasets):
         here = np.flatnonzero(present[d])
         permutation[:, d, here] = rng.permuted(np.broadcast_to(here, (n_tables, here.size)), axis=1)
-    ranges = np.empty(n_tables)
-    dataset = np.arange(n_datasets)[None, :, None, None]
-    for start in range(0, n_tables, BLOCK):
-        p = permutation[start:start + BLOCK]
-        shuffled = wins[dataset, p[:, :, :, None], p[:, :, None, :]].sum(axis=1)
-        rating = fit_bradley_terry(shuffled).rating
-        ranges[start:start + BLOCK] = rating.max(axis=1) - rating.min(axis=1)
-    return ranges
+    return permutation
 
 
-def separate(rating: np.ndarray, ranges: np.ndarray | None, level: float = FAMILY_LEVEL) -> Separation:
-    """Simultaneous separation decisions and tiers from the ratings and the shuffled tables' ranges.
+def separate(rating: np.ndarray, shuffled: np.ndarray | None, bootstrap: np.ndarray | None = None,
+             level: float = FAMILY_LEVEL) -> Separation:
+    """Simultaneous separation decisions and tiers.
 
     Parameters
     ----------
     rating : numpy.ndarray, shape (k,)
         Point ratings in leaderboard order (non-increasing).
-    ranges : numpy.ndarray or None
-        :func:`shuffled_ranges`; None or empty: nobody is separated.
+    shuffled : numpy.ndarray, shape (n, k), or None
+        :func:`shuffled_ratings` (any column order: only ranges and differences are used); None or
+        empty: nobody is separated.
+    bootstrap : numpy.ndarray, shape (B, k), optional
+        Bootstrap ratings in leaderboard order (NaN where a classifier was not drawn); without them
+        every pair uses the plain distance c.
     level : float
         1 − the family-wise error rate.
 
@@ -108,11 +137,19 @@ def separate(rating: np.ndarray, ranges: np.ndarray | None, level: float = FAMIL
     """
     rating = np.asarray(rating, dtype=float)
     k = rating.size
-    if ranges is None or len(ranges) == 0:
-        return Separation(np.zeros((k, k), dtype=bool), float("nan"), np.ones(k, dtype=int))
-    critical_value = float(np.quantile(ranges, level))
-    better = (rating[:, None] - rating[None, :]) > critical_value
-    return Separation(better, critical_value, tiers_from(better))
+    if shuffled is None or len(shuffled) == 0:
+        return Separation(np.zeros((k, k), dtype=bool), float("nan"), np.full((k, k), np.nan), np.ones(k, dtype=int))
+    shuffled = np.asarray(shuffled, dtype=float)
+    critical_value = float(np.quantile(shuffled.max(axis=1) - shuffled.min(axis=1), level))
+    distance = np.full((k, k), critical_value)
+    if bootstrap is not None and len(bootstrap) > 1:
+        upper = np.triu_indices(k, 1)
+        null_se = math.sqrt(float(np.mean((shuffled[:, upper[0]] - shuffled[:, upper[1]]) ** 2)))
+        pair_se = np.nanstd(bootstrap[:, :, None] - bootstrap[:, None, :], axis=0, ddof=1)
+        if null_se > 0:
+            distance = critical_value * np.maximum(1.0, np.nan_to_num(pair_se / null_se, nan=1.0))
+    better = (rating[:, None] - rating[None, :]) > distance
+    return Separation(better, critical_value, distance, tiers_from(better))
 
 
 def tiers_from(better: np.ndarray) -> np.ndarray:

@@ -85,8 +85,8 @@ def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> st
     critical = float(pairwise["bt_critical_value"].dropna().iloc[0])
     text += (f" Method: one test for all {n_pairs} pairs at once over {n_datasets} datasets — two classifiers differ "
              f"when their ratings are more than {critical:.0f} points apart, the 95 % quantile of the largest rating "
-             "difference in leaderboards whose scores are shuffled within each dataset (chance of any false "
-             "separation ≤ 5 % when all are equal).")
+             "difference in leaderboards whose scores are shuffled within each dataset, more for a pair whose "
+             "bootstrap spread is larger (chance of any false separation ≤ 5 % when all are equal).")
     return text
 
 

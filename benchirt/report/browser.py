@@ -92,10 +92,12 @@ def find_browser() -> str:
 
 
 def check_page(path: str | os.PathLike, width: int = 1280, height: int = 800,
-               screenshot: str | os.PathLike | None = None) -> PageCheck:
+               screenshot: str | os.PathLike | None = None,
+               screens: "list[str | os.PathLike]" = ()) -> PageCheck:
     """Load ``path`` in headless Chromium at ``width`` × ``height`` and record what went wrong.
 
-    With ``screenshot``, the first screen is also saved there as PNG.
+    With ``screenshot``, the first screen is also saved there as PNG; ``screens`` saves the first, second, …
+    screen (``height`` pixels each, from the top of the page) to the paths given.
     """
     from playwright.sync_api import sync_playwright
 
@@ -119,6 +121,9 @@ def check_page(path: str | os.PathLike, width: int = 1280, height: int = 800,
                 "() => (document.querySelector('main section') || {}).id || ''")
             if screenshot is not None:
                 page.screenshot(path=str(screenshot))
+            for k, target in enumerate(screens):
+                page.screenshot(path=str(target), full_page=True,
+                                clip={"x": 0, "y": k * height, "width": width, "height": height})
         finally:
             browser.close()
     return check

@@ -54,8 +54,10 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
         checks.append(nemenyi_check(rating.pairwise, comparison))
     checks += [f"Friedman/Nemenyi not run: {reason}" for reason in rating.skipped.values()][:1]
     if board:
-        ranks = rating.permutation.ranks if rating.permutation is not None else None
-        checks.append(glicko_check(rating.leaderboard, rating.tournament.table, ranks))
+        orders = rating.permutation
+        checks.append(glicko_check(rating.leaderboard, rating.tournament.table,
+                                   orders.summary if orders is not None else None,
+                                   orders.n_permutations if orders is not None else None))
     return verdict, [f"Agreement check — {check}" for check in checks]
 
 
@@ -134,13 +136,15 @@ def airt_sentence(algorithms: pd.DataFrame) -> str:
         text += "no algorithm is strongest anywhere on the dataset-difficulty range"
     anomalous = algorithms[algorithms["anomalous"].astype(bool)].sort_values("discrimination")
     if len(anomalous):
-        text += ("; anomalous (better on harder datasets, negative discrimination) — " +
+        text += ("; anomalous (better on harder datasets, discrimination clearly below 0) — " +
                  ", ".join(f"{a} (discrimination {d:.2f})" for a, d in zip(anomalous["algorithm"],
                                                                             anomalous["discrimination"])))
     else:
-        least = algorithms.sort_values("consistency", ascending=False).iloc[0]
-        text += (f"; no algorithm is anomalous (all discriminations positive); the least consistent is "
-                 f"{least['algorithm']} (consistency {least['consistency']:.2f})")
+        text += "; no algorithm is anomalous (no discrimination is clearly below 0)"
+    flat = algorithms[~algorithms.get("flag", pd.Series("ok", index=algorithms.index)).isin(["ok", "constant"])]
+    if len(flat):
+        text += ("; flat curves, whose consistency and difficulty limit are not meaningful — " +
+                 ", ".join(f"{a} (discrimination {d:.2f})" for a, d in zip(flat["algorithm"], flat["discrimination"])))
     return text + "."
 
 

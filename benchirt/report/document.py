@@ -15,6 +15,9 @@ from typing import Union
 import numpy as np
 import pandas as pd
 
+from benchirt.humanize import human_value
+from benchirt.safe_text import markdown_text
+
 #: Rows of a table shown in full; longer tables show their head and say how many rows they have.
 MAX_TABLE_ROWS = 80  # CC18's 72 datasets fit
 #: Tables longer than this are folded (HTML ``<details>``) with their CSV a click away.
@@ -40,6 +43,11 @@ HEADERS = {
     "p_above_next": "P(above next)", "wilcoxon_p": "Wilcoxon p", "wilcoxon_p_holm": "Wilcoxon p (Holm)",
     "p_a_better": "P(a better)", "p_equivalent": "P(equivalent)", "p_b_better": "P(b better)",
     "mean_difference": "Mean difference (a − b)",
+    "pairs_separated": "Real pairs separated (%)",
+    "ability_sd": "Ability SD (real)", "accuracy_range": "Accuracy range (points)", "n_real": "Real classifiers",
+    "true_score_rank": "True-Score rank", "accuracy_rank": "Accuracy rank", "places_apart": "Places apart",
+    "no_information_missed": "No information, missed",
+    "discrimination_low": "Discrimination low (95 %)", "discrimination_high": "Discrimination high (95 %)",
 }
 
 
@@ -79,13 +87,14 @@ class Table:
 
 @dataclass
 class Figure:
-    """A rendered figure: PNG bytes, a caption, and the size of its smallest text in the PNG's own pixels
-    (``text_px``; the page may show the image smaller, :mod:`benchirt.report.legibility`). The matplotlib
-    figure is closed once rendered."""
+    """A rendered figure: PNG bytes, a caption, the size of its smallest text in the PNG's own pixels
+    (``text_px``; the page may show the image smaller, :mod:`benchirt.report.legibility`) and the pairs of
+    its labels that overlap (``overlapping``). The matplotlib figure is closed once rendered."""
 
     png: bytes
     caption: str = ""
     text_px: float = float("inf")
+    overlapping: tuple = ()
 
 
 @dataclass
@@ -114,14 +123,15 @@ def figure_block(fig, caption: str = "", dpi: int = 80) -> Figure:
     (:func:`benchirt.report.legibility.render_legible`) and close it (the report keeps no open figures)."""
     import matplotlib.pyplot as plt
 
-    from benchirt.report.legibility import render_legible, visible_texts
+    from benchirt.report.legibility import overlapping_texts, render_legible, visible_texts
 
     try:
         png = render_legible(fig, dpi)
         sizes = [t.get_fontsize() * dpi / 72 for t in visible_texts(fig)]
+        overlapping = tuple(overlapping_texts(fig, dpi))
     finally:
         plt.close(fig)
-    return Figure(png, caption, min(sizes, default=float("inf")))
+    return Figure(png, caption, min(sizes, default=float("inf")), overlapping)
 
 
 _CSS = """
@@ -178,6 +188,7 @@ def _html_block(block: Block) -> str:
         data = base64.b64encode(block.png).decode("ascii")
         alt = html.escape(block.caption or "figure")
         size = f' data-text-px="{block.text_px:.2f}"' if block.text_px != float("inf") else ""
+        size += f' data-overlapping-labels="{len(block.overlapping)}"'
         return (f'<figure><img alt="{alt}"{size} src="data:image/png;base64,{data}">'
                 f"<figcaption>{html.escape(block.caption)}</figcaption></figure>")
     shown = block.shown()
@@ -195,21 +206,25 @@ def _html_block(block: Block) -> str:
 
 
 def render_markdown(title: str, subtitle: str, sections: list[Section]) -> str:
-    """The report's text and tables as Markdown (pipe tables; figures are in the HTML page)."""
-    lines = [f"# {title}", "", subtitle, ""]
+    """The report's text and tables as Markdown (pipe tables; figures are in the HTML page).
+
+    Every text is :func:`~benchirt.safe_text.markdown_text` (names come from the user's files: HTML and
+    control characters are shown as written, never rendered).
+    """
+    lines = [f"# {markdown_text(title)}", "", markdown_text(subtitle), ""]
     for section in sections:
-        lines += [f"## {section.title}", ""]
+        lines += [f"## {markdown_text(section.title)}", ""]
         for block in section.blocks:
             if isinstance(block, Paragraph):
-                lines += [block.text.replace("\n", "  \n"), ""]
+                lines += [markdown_text(block.text).replace("\n", "  \n"), ""]
             elif isinstance(block, Note):
-                lines += ["> " + block.text.replace("\n", "\n> "), ""]
+                lines += ["> " + markdown_text(block.text).replace("\n", "\n> "), ""]
             elif isinstance(block, Table):
                 shown = block.shown()
                 frame, more = _clip(shown)
                 lines += [markdown_table(_format(frame)), ""]
                 caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(shown)} rows)" if more else "")
-                lines += [f"*{caption}*", ""] if caption else []
+                lines += [f"*{markdown_text(caption)}*", ""] if caption else []
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -217,7 +232,7 @@ def markdown_table(frame: pd.DataFrame, index: bool = False) -> str:
     """A pipe table (hand-written: pandas' ``to_markdown`` needs the optional ``tabulate`` package)."""
     if index:
         frame = frame.reset_index()
-    header = [str(c) for c in frame.columns]
+    header = [_cell(c) for c in frame.columns]
     rows = [[_cell(v) for v in row] for row in frame.itertuples(index=False)]
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(row) + " |" for row in rows]
@@ -226,7 +241,7 @@ def markdown_table(frame: pd.DataFrame, index: bool = False) -> str:
 
 def _cell(value) -> str:
     text = "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
-    return text.replace("|", "\\|").replace("\n", " ")
+    return markdown_text(text).replace("|", "\\|").replace("\n", " ")
 
 
 def _clip(frame: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
@@ -234,9 +249,12 @@ def _clip(frame: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
 
 
 def _format(frame: pd.DataFrame) -> pd.DataFrame:
-    """Floats to 3 significant decimals (large numbers to 1) for reading; other columns as they are."""
+    """Floats to 3 significant decimals (large numbers to 1) for reading; codes in text columns as words
+    (:func:`benchirt.humanize.human_value`); other values as they are."""
     out = frame.copy()
     for column in out.columns:
+        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
+            out[column] = out[column].map(human_value)
         if pd.api.types.is_float_dtype(out[column]):
             values = out[column]
             big = values.abs().max() >= 100 if values.notna().any() else False

@@ -1,13 +1,17 @@
 """True-Scores that disagree with accuracy: flagged, with the reason they can.
 
 The True-Score (Cardoso et al. 2021 §2.5) is the model's expected number of correct answers at a respondent's
-ability, ``sum_j P_j(theta)``, not the number it got right. The two part when the respondent's answers fit no
-ability well: the ``minority`` respondent (right on exactly the minority class's items) answers right the items
-that good classifiers get wrong — items of negative discrimination, whose probability of a correct answer
-*falls* with ability — so its likelihood can peak at an ability where the model expects most items right. On
-breast-w it scores 203.8 of 210 at a test accuracy of 0.34. The report therefore flags every reported
-respondent whose rank by True-Score and rank by test accuracy differ by more than :data:`RANK_MARGIN` places
-(ties in accuracy count as one span of ranks, so equal accuracies never create a disagreement).
+ability, ``sum_j P_j(theta)``, not the number it got right. The two part in two ways. Items every calibration
+respondent answered alike carry no information (discrimination 0, difficulty -6 or +6): they count as right
+(or wrong) for *every* respondent, whatever it answered, and the ability comes from the other items only. On
+the embedded suite's breast-w, 131 of the 210 test items were answered right by every calibration respondent;
+the artificial ``minority`` respondent got all 131 wrong, yet they add 131 to its True-Score; its ability comes
+from the other 79 items, 72 of which (the minority class's, the hard ones) it got right, so it scores 203.8 of
+210 at a test accuracy of 0.34. And a respondent whose answers fit no ability (right on the hard items, wrong
+on the easy ones) is placed where the informative items it got right put it. The report therefore flags every
+reported respondent whose rank by True-Score and rank by test accuracy differ by more than
+:data:`RANK_MARGIN` places (ties in accuracy count as one span of ranks, so equal accuracies never create a
+disagreement), with the number of no-information items it answered against the model.
 """
 from __future__ import annotations
 
@@ -20,7 +24,9 @@ import pandas as pd
 RANK_MARGIN = 3
 
 DISAGREEMENT_COLUMNS = ("dataset", "classifier", "role", "true_score", "n_items", "test_accuracy",
-                        "true_score_rank", "accuracy_rank", "places_apart")
+                        "true_score_rank", "accuracy_rank", "places_apart", "no_information_missed")
+#: Item flags of items that carry no information on ability, and the answer the model assumes for them.
+_NO_INFORMATION = {"all_correct": 1, "all_wrong": 0}
 
 
 def rank_disagreements(irts: Sequence, responses: Mapping[str, object], roles: Sequence[str] = ("real", "artificial"),
@@ -31,7 +37,9 @@ def rank_disagreements(irts: Sequence, responses: Mapping[str, object], roles: S
     -------
     pandas.DataFrame
         Columns :data:`DISAGREEMENT_COLUMNS`; ``accuracy_rank`` is "best-worst" when accuracies tie;
-        largest disagreement first.
+        ``no_information_missed``: the no-information items (module docstring) the respondent answered
+        otherwise than the model assumes for everyone (from ``responses``; empty without them); largest
+        disagreement first.
     """
     rows = []
     for irt in irts:
@@ -47,14 +55,19 @@ def rank_disagreements(irts: Sequence, responses: Mapping[str, object], roles: S
         best = frame["test_accuracy"].rank(ascending=False, method="min")
         worst = frame["test_accuracy"].rank(ascending=False, method="max")
         apart = (best - score_rank).clip(lower=0) + (score_rank - worst).clip(lower=0)
-        n_items = len(irt.fit.items)
+        items = irt.fit.items
+        n_items = len(items)
+        answers = getattr(responses.get(irt.dataset), "responses", None)
+        assumed = items["flag"].map(_NO_INFORMATION).dropna() if "flag" in items else pd.Series(dtype=float)
         for name in frame.index[apart > margin]:
+            missed = (int((answers.loc[name, assumed.index].to_numpy() != assumed.to_numpy()).sum())
+                      if answers is not None and name in answers.index else None)
             rows.append({"dataset": irt.dataset, "classifier": name, "role": frame.at[name, "role"],
                          "true_score": frame.at[name, "true_score"], "n_items": n_items,
                          "test_accuracy": frame.at[name, "test_accuracy"],
                          "true_score_rank": int(score_rank[name]),
                          "accuracy_rank": (f"{int(best[name])}" if best[name] == worst[name]
                                            else f"{int(best[name])}-{int(worst[name])}"),
-                         "places_apart": int(apart[name])})
+                         "places_apart": int(apart[name]), "no_information_missed": missed})
     table = pd.DataFrame(rows, columns=DISAGREEMENT_COLUMNS)
     return table.sort_values(["places_apart", "dataset"], ascending=[False, True]).reset_index(drop=True)

@@ -11,7 +11,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from benchirt.pipeline.config import STAGES
+from benchirt.humanize import human_value
+from benchirt.pipeline.registry import BY_NAME, REGISTRY, STAGES
 from benchirt.pipeline.summary import left_out_classifiers
 from benchirt.report.added import added_classifiers
 from benchirt.report.config import ReportConfig
@@ -22,9 +23,10 @@ from benchirt.report.sizes import size_policy
 from benchirt.report.usefulness import real_classifier_spread, usefulness_sentence
 
 
-#: What each section shows, named when the section is absent and the conclusions say why.
-_STAGE_SECTIONS = {"rate": "ratings and significance tests", "subset": "benchmark subsets",
-                   "airt": "AIRT (algorithm portfolio)", "irt": "item response theory"}
+#: What each stage's sections show (its registered title), named when they are absent and the conclusions say why.
+_STAGE_SECTIONS = {stage.name: stage.title for stage in REGISTRY if stage.scope != "document" and stage.needs}
+#: Stages that write files from the manifest (the report itself): not listed among the stages it reports on.
+_DOCUMENTS = {stage.name for stage in REGISTRY if stage.scope == "document"}
 
 
 def conclusions(results, config: ReportConfig) -> Section:
@@ -69,10 +71,9 @@ def _omitted(results) -> list[str]:
     manifest = results.manifest
     stages = manifest.get("stages", {})
     wanted = set(results.config.stages)
-    present = {"rate": results.rating, "subset": results.subsets, "airt": results.airt, "irt": results.irts or None}
     out = []
     for stage, label in _STAGE_SECTIONS.items():
-        if present[stage] is not None:
+        if getattr(results, stage):  # a result, or a non-empty {dataset: result}
             continue
         if stage not in wanted:
             out.append(f"Not in this report: {label} — the stage '{stage}' is not in the config's stages.")
@@ -90,15 +91,17 @@ def overview(results, config: ReportConfig) -> Section:
     """Run facts: suite, stage timings and counts, skipped/failed datasets with reasons, versions."""
     manifest = results.manifest
     section = Section("overview", "Run overview")
-    ran = _pipeline_order(name for name in manifest.get("stages", {}) if name != "report")
+    ran = _pipeline_order(name for name in manifest.get("stages", {}) if name not in _DOCUMENTS)
     facts = [f"Stages: {', '.join(ran) or 'none'}."]
-    if set(ran) & {"respond", "irt", "rate", "subset"} or results.responses:
+    if any("respond" in (name, *BY_NAME[name].needs_in(results.config)) for name in ran if name in BY_NAME) \
+            or results.responses:
         facts.append(f"Suite {results.config.suite!r}: {len(results.responses)} dataset(s) with responses, "
                      f"{len(results.irts)} with an IRT model.")
     airt_section = results.config.section("airt")
     if "airt" in ran and airt_section.get("aslib"):
         facts.append(f"AIRT input: ASlib scenario {airt_section['aslib']}.")
-    facts.append(f"Executor: {manifest.get('executor', '?')}. Run directory: {results.run_dir}.")
+    executor = str(manifest.get("executor", "?")).replace("n_jobs=", "parallel jobs: ")
+    facts.append(f"Executor: {executor}. Run directory: {results.run_dir}.")
     section.add(Paragraph(" ".join(facts)))
     columns = ["stage", "status", "seconds", "computed", "reused", "skipped", "failed"]
     reports = manifest.get("stages", {})
@@ -154,16 +157,17 @@ def datasets(results, config: ReportConfig) -> Section | None:
     spread = real_classifier_spread([results.irts[n] for n in sorted(results.irts)], results.responses)
     if len(spread):
         section.add(Paragraph(
-            "Which datasets separate the real classifiers: the item parameters above are calibrated with the "
+            "Which datasets tell the real classifiers apart: the item parameters above are calibrated with the "
             "artificial respondents too (random, majority, minority, …), which alone can make the items of an easy "
-            "dataset look discriminating. Below, the spread (standard deviation) of the real classifiers' "
-            "abilities on each dataset, and the range of their test accuracies as the simplest check; the "
-            "conclusions' 'most informative datasets' are these."))
-        section.add(Table(spread, "Datasets by the spread of the real classifiers' abilities (rank 1 = most "
-                                  "spread); accuracy range in percentage points.",
-                          key=("rank", "dataset", "ability_sd", "accuracy_range", "n_real")))
-    _figure(section, lambda: _summary_bars(summaries, irt_config),
-            "Percentage of difficult / discriminating items per dataset", config)
+            "dataset look discriminating. Below, per dataset, the share of pairs of real classifiers that McNemar's "
+            "exact test on the test items separates (p < 0.05 per pair, uncorrected; McNemar 1947), the standard "
+            "deviation of their IRT abilities and the range of their accuracies. The spread alone misleads: one "
+            "failing classifier makes it large. The conclusions' 'most informative datasets' are ranked by the "
+            "share of pairs."))
+        section.add(Table(spread, "Datasets by the share of real-classifier pairs their test items separate "
+                                  "(rank 1 = most; ties broken by the ability spread); accuracy range in "
+                                  "percentage points.",
+                          key=("rank", "dataset", "pairs_separated", "ability_sd", "accuracy_range", "n_real")))
     return section
 
 
@@ -185,7 +189,7 @@ def model_fit(results, config: ReportConfig) -> Section | None:
         ))
         section.add(Table(comparison, "Model comparison per dataset."))
     misfit = pd.DataFrame([{"dataset": irt.dataset, "items": len(irt.fit.items),
-                            "misfit": int(irt.summary.get("n_misfit", 0)), "status": irt.fit.status,
+                            "misfit": int(irt.statistics.get("n_misfit", 0)), "status": irt.fit.status,
                             "local_optima": int(irt.fit.convergence()["n_local_optima"])} for irt in irts])
     section.add(Table(misfit, "Items whose infit or outfit mean square exceeds 1.5 (answers the fitted curve does "
                               "not explain), and the EM report: status of the chosen fit and how many EM starts "
@@ -198,23 +202,25 @@ _MAX_SUSPECTS = 50
 
 
 def suspect_labels(results, config: ReportConfig) -> Section | None:
-    """Test instances whose item discriminates strongly negatively: possibly wrong labels."""
+    """Test instances whose label is probably wrong (:mod:`benchirt.irt.suspects`)."""
     if not results.irts:
         return None
     from benchirt.irt import suspect_label_table
 
     table = suspect_label_table([results.irts[n] for n in sorted(results.irts)])
+    irt_config = results.config.stage_config("irt")
     section = Section("suspect-labels", "Suspect labels")
     section.add(Paragraph(
-        f"Test instances that good classifiers get wrong and weak ones get right (discrimination at most "
-        f"-{results.config.stage_config('irt').suspect_discrimination:g}), or that no classifier gets right: "
-        f"{len(table)} in all. 'row' is the instance's row in the dataset, 'label' the dataset's label and "
-        "'consensus' the label most real classifiers predict. Also written to irt/<dataset>/suspect_labels.csv."
+        f"Test instances that at least {irt_config.suspect_agreement:.0%} of the real classifiers get wrong and "
+        f"whose item curve gives the ablest real classifier at most {irt_config.suspect_best_correct:.0%} chance "
+        f"of getting right: {len(table)} in all. 'row' is the instance's row in the dataset, 'label' the "
+        "dataset's label and 'consensus' the label most real classifiers predict. Also written to "
+        "irt/<dataset>/suspect_labels.csv."
     ))
     if len(table):
-        shown = table.sort_values("discrimination").head(_MAX_SUSPECTS)
+        shown = table.head(_MAX_SUSPECTS)
         more = f" (the first {_MAX_SUSPECTS} of {len(table)})" if len(table) > _MAX_SUSPECTS else ""
-        section.add(Table(shown, f"Suspect labels, most negative discrimination first{more}."))
+        section.add(Table(shown, f"Suspect labels, the most widely missed first{more}."))
     return section
 
 
@@ -265,23 +271,29 @@ def true_scores(results, config: ReportConfig) -> Section | None:
                                                                                    columns=None)
     model = results.config.stage_config("irt").model
     section = Section("true-scores", "True-Scores")
+    score = results.config.stage_config("rate").score
+    compared = ("the score the ratings compare" if score == "true_score"
+                else f"the ratings of this run compare {score.replace('_', ' ')} instead (rate.score)")
     section.add(Paragraph("Expected number of correct answers on the dataset's items given the classifier's "
-                          f"ability (sum of the {model} probabilities); the score Glicko-2 compares."))
+                          f"ability (sum of the {model} probabilities); {compared}."))
     section.add(Table(wide.reset_index().rename(columns={"classifier": "Classifier"}),
                       "True-Score (expected correct test items) per classifier (rows, best mean first) and "
                       "dataset (columns).", human_headers=False))
     flagged = rank_disagreements([results.irts[n] for n in sorted(results.irts)], results.responses)
     section.add(Paragraph(
-        "A True-Score is what the model expects at the classifier's ability, not the number it got right. They "
-        "part when the answers fit no ability: a classifier right on exactly the items good classifiers get wrong "
-        "(negative discrimination: the chance of a correct answer falls with ability), as the 'minority' "
-        "respondent is, can be placed where the model expects most items right. "
+        "A True-Score is what the model expects at the classifier's ability, not the number it got right. Items "
+        "that every calibration classifier answered right (or wrong) carry no information: the model counts them "
+        "as right (or wrong) for every classifier, whatever it answered, and estimates the ability from the other "
+        "items only. A classifier that misses those items, or is right on exactly the hard items and wrong on "
+        "the easy ones (the 'minority' respondent), can score far above its accuracy. "
         + (f"{len(flagged)} classifier–dataset pair(s) rank more than {RANK_MARGIN} places apart by True-Score "
            "and by test accuracy; read their True-Scores with care:" if len(flagged) else
            f"No classifier ranks more than {RANK_MARGIN} places apart by True-Score and by test accuracy.")))
     if len(flagged):
-        section.add(Table(flagged, f"True-Score rank against test-accuracy rank (among the reported classifiers; "
-                                   "a range when accuracies tie), largest disagreement first."))
+        section.add(Table(flagged, "True-Score rank against test-accuracy rank (among the reported classifiers; "
+                                   "a range when accuracies tie), largest disagreement first; 'no information "
+                                   "missed': items without information the classifier answered otherwise than "
+                                   "the model assumes for all."))
     return section
 
 
@@ -298,7 +310,8 @@ def leaderboard(results, config: ReportConfig) -> Section | None:
         f"One Bradley–Terry fit over every pairwise outcome on every dataset ({rating.score.replace('_', ' ')} "
         f"decides each match), so no dataset order matters. Intervals: 2.5–97.5 % percentiles of "
         f"{config_r.n_bootstrap} bootstrap replicates over datasets. Primary decision on each pair (bt_separated): "
-        "the simultaneous 95 % bootstrap interval of the rating difference, over all pairs at once, excludes 0; "
+        "one test for all pairs at once — the ratings differ by more than the distance that leaderboards with the "
+        "scores shuffled within each dataset reach in 95 % of cases (wider for a pair the bootstrap finds noisier); "
         "a tier boundary falls only where every classifier above is separated from every one below "
         "(docs/rating.md). Agreement checks on each pair: Wilcoxon signed-rank over datasets with "
         f"Holm's correction, and the Bayesian sign test with a ROPE of ±{config_r.rope:g} (Benavoli et al. 2017)."
@@ -329,7 +342,7 @@ def ratings(results, config: ReportConfig) -> Section | None:
     section.add(Paragraph(
         f"One rating period per dataset ({len(tournament.order)} datasets, order: "
         f"{rating.config.order or 'sorted names'}); each pair of classifiers plays one match per dataset, "
-        f"won by the higher {rating.config.score} (the run's rating.score). Glicko-2 variant: "
+        f"won by the higher {human_value(rating.config.score)} (the run's rating.score). Glicko-2 variant: "
         f"{rating.config.glicko}. Interval: rating ± 2 RD. " + _glicko_leader(rating.ratings)
     ))
     n_orders = rating.permutation.n_permutations if rating.permutation is not None else 0
@@ -372,9 +385,9 @@ def statistics(results, config: ReportConfig) -> Section | None:
     for name, comparison in rating.comparisons.items():
         top = _figure_top(comparison.n_classifiers)
         _figure(section, lambda c=comparison: rating_plots.plot_nemenyi_heatmap(c, top),
-                f"Nemenyi p-values ({name})" + _top_caption(top), config)
+                f"Nemenyi p-values ({human_value(name)})" + _top_caption(top), config)
         _figure(section, lambda c=comparison: rating_plots.plot_cd_diagram(c, top),
-                f"Critical difference diagram ({name})" + _top_caption(top), config)
+                f"Critical difference diagram ({human_value(name)})" + _top_caption(top), config)
     return section
 
 

@@ -35,7 +35,7 @@ printed and recorded; a run that cannot be used is skipped with one line saying 
 
 
 def register(subparsers) -> None:
-    from benchirt.runs.select import DEFAULT_RULE, RULES
+    from benchirt.runs.names import DEFAULT_RULE, RULES
 
     parser = subparsers.add_parser("import-runs", help="response matrices from OpenML's stored runs (no training)",
                                    description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)

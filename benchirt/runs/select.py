@@ -27,9 +27,7 @@ import pandas as pd
 
 from benchirt.errors import ConfigError
 from benchirt.runs.matrix import RunMatrix
-
-RULES = ("best-held-out", "all", "best", "median", "first")
-DEFAULT_RULE = "best-held-out"
+from benchirt.runs.names import DEFAULT_RULE, RULES  # noqa: F401  (defined where the command line reads them light)
 
 
 @dataclass(frozen=True)

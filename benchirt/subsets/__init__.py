@@ -25,7 +25,7 @@ __all__ = [
 lazy_exports(__name__, {
     "FULL": "benchirt.subsets.evaluation",
     "PARAMETER_COLUMNS": "benchirt.subsets.selection",
-    "RULES": "benchirt.subsets.selection",
+    "RULES": "benchirt.subsets.config",
     "SubsetConfig": "benchirt.subsets.config",
     "SubsetEvaluation": "benchirt.subsets.evaluation",
     "build_subsets": "benchirt.subsets.selection",

@@ -1,22 +1,29 @@
-"""``benchirt subset SUMMARIES SCORES --out DIR``: IRT-filtered benchmark subsets, evaluated and exported."""
+"""``benchirt subset SUMMARIES SCORES --out DIR``: IRT-filtered benchmark subsets, evaluated and exported.
+
+Registering the sub-command imports only argparse and the options layer (``benchirt subset --help``
+stays light); pandas and the stage are imported by the functions that use them.
+"""
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from benchirt.data.spec import DatasetSpec
 from benchirt.errors import DataError
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
 from benchirt.rating.config import RatingConfig
-from benchirt.rating.scores import read_scores
-from benchirt.subsets.config import SubsetConfig
-from benchirt.subsets.evaluation import SubsetEvaluation, evaluate_subsets
-from benchirt.subsets.export import export_suite, publish_suite, read_dataset_ids, subset_specs
-from benchirt.subsets.selection import RULES, build_subsets
+from benchirt.subsets.config import RULES, SubsetConfig
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from benchirt.data.spec import DatasetSpec
+    from benchirt.subsets.evaluation import SubsetEvaluation
+
+#: The command's defaults are the options' (one source: :class:`SubsetConfig`).
+DEFAULTS = SubsetConfig()
 
 DESCRIPTION = """\
 Choose benchmark subsets from the IRT item summaries of each dataset (Cardoso et al. 2021 §4.6, §5.4) and
@@ -70,16 +77,20 @@ def register(subparsers) -> None:
                         help="CSV of per-dataset IRT summaries, or a folder of <dataset>/items.csv")
     parser.add_argument("scores", metavar="SCORES", help="folder of <dataset>/true_scores.csv or a long CSV")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    parser.add_argument("--cuts", default="30,50,70", metavar="P,P,...",
-                        help="percentages of the suite to keep, each in (0, 100] (default 30,50,70)")
-    parser.add_argument("--rule", choices=RULES, default="combined", help="selection rule (default combined)")
-    parser.add_argument("--random", type=int, default=200, metavar="N",
-                        help="random subsets per size for the fidelity-vs-chance comparison (default 200; 0 = off)")
-    parser.add_argument("--permutations", type=int, default=200, metavar="N",
-                        help="random dataset orders for the order-robust ranking (default 200; 0 = off)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random subsets and orders (default 0)")
-    parser.add_argument("--score", default="true_score", metavar="NAME",
-                        help="score deciding the matches (as in 'benchirt rate'; default true_score)")
+    cuts = ",".join(f"{cut:g}" for cut in DEFAULTS.cuts)
+    parser.add_argument("--cuts", default=cuts, metavar="P,P,...",
+                        help=f"percentages of the suite to keep, each in (0, 100] (default {cuts})")
+    parser.add_argument("--rule", choices=RULES, default=DEFAULTS.rule, help=f"selection rule (default {DEFAULTS.rule})")
+    parser.add_argument("--random", type=int, default=DEFAULTS.n_random, metavar="N",
+                        help="random subsets per size for the fidelity-vs-chance comparison "
+                             f"(default {DEFAULTS.n_random}; 0 = off)")
+    parser.add_argument("--permutations", type=int, default=DEFAULTS.n_permutations, metavar="N",
+                        help=f"random dataset orders for the order-robust ranking (default {DEFAULTS.n_permutations}; "
+                             "0 = off)")
+    parser.add_argument("--seed", type=int, default=DEFAULTS.seed,
+                        help=f"seed of the random subsets and orders (default {DEFAULTS.seed})")
+    parser.add_argument("--score", default=RatingConfig().score, metavar="NAME",
+                        help=f"score deciding the matches (as in 'benchirt rate'; default {RatingConfig().score})")
     parser.add_argument("--roles", metavar="CSV", help="classifier,role table (role: real, artificial or ladder)")
     parser.add_argument("--artificial", metavar="NAMES",
                         help="comma-separated artificial classifiers (every other one is real)")
@@ -98,6 +109,11 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchirt.rating.scores import read_scores
+    from benchirt.subsets.evaluation import evaluate_subsets
+    from benchirt.subsets.export import publish_suite, read_dataset_ids, subset_specs
+    from benchirt.subsets.selection import build_subsets
+
     config = SubsetConfig(
         cuts=tuple(c for c in args.cuts.split(",") if c.strip()), rule=args.rule,
         n_random=args.random, seed=args.seed, n_permutations=args.permutations,
@@ -163,6 +179,8 @@ def write_outputs(
     dict
         ``{subset: [datasets without a source]}`` for the subsets that got no suite file.
     """
+    from benchirt.subsets.export import export_suite, subset_specs
+
     out = Path(out)
     suite = list(suite or [])
     unexported = {}
@@ -194,6 +212,8 @@ def default_roles(classifiers, artificial: str | None = None) -> pd.Series:
     Without ``artificial``: names in :data:`benchirt.pool.ARTIFICIAL_NAMES` (directly or through
     :data:`benchirt.pool.DECODIRT_NAMES`) are artificial, ``mlp_epoch_*`` are the ladder, the rest real.
     """
+    import pandas as pd
+
     from benchirt.pool import ARTIFICIAL_NAMES, DECODIRT_NAMES
 
     if artificial is not None:
@@ -210,6 +230,8 @@ def default_roles(classifiers, artificial: str | None = None) -> pd.Series:
 
 def read_roles(path: str | Path) -> pd.Series:
     """A ``classifier,role`` CSV as a Series (index = classifier)."""
+    import pandas as pd
+
     frame = _read_table(path, "classifier roles")
     missing = [c for c in ("classifier", "role") if c not in frame.columns]
     if missing:
@@ -239,6 +261,8 @@ def read_summaries(path: str | Path) -> pd.DataFrame:
     DataFrame
         ``dataset`` and the ``pct_*`` columns (one row per dataset).
     """
+    import pandas as pd
+
     path = Path(path)
     if not path.is_dir():
         return _read_table(path, "IRT summaries")
@@ -263,6 +287,8 @@ def read_summaries(path: str | Path) -> pd.DataFrame:
 
 
 def _read_table(path: str | Path, what: str) -> pd.DataFrame:
+    import pandas as pd
+
     try:
         return pd.read_csv(path)
     except FileNotFoundError:

@@ -2,11 +2,60 @@
 from __future__ import annotations
 
 import dataclasses
+import numbers
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from benchirt.options import check_integer, checked_options
-from benchirt.subsets.selection import DEFAULT_CUTS, validate_cuts, validate_rule
+from benchirt.options import check_choice, check_integer, checked_options, require
+
+#: The selection rules :func:`benchirt.subsets.build_subsets` knows.
+RULES: tuple[str, ...] = ("combined", "discrimination", "difficulty", "guessing")
+#: The cuts of Cardoso et al. 2021 §5.4.
+DEFAULT_CUTS: tuple[float, ...] = (30.0, 50.0, 70.0)
+
+
+def validate_cuts(cuts: Iterable[float] | float) -> tuple[float, ...]:
+    """Check a list of cut percentages.
+
+    Parameters
+    ----------
+    cuts : iterable of float, or one number
+        Percentages of the suite to keep, each in (0, 100].
+
+    Returns
+    -------
+    tuple of float
+        The cuts in the given order.
+
+    Raises
+    ------
+    ConfigError
+        A cut that is not a number, lies outside (0, 100], or is repeated; an empty list.
+    """
+    given = cuts
+    if isinstance(cuts, (numbers.Real, str)):
+        cuts = [cuts]
+    expected = "percentages of the suite's datasets to keep, each in (0, 100], e.g. 30,50,70"
+    values: list[float] = []
+    for cut in cuts:
+        if isinstance(cut, bool) or not isinstance(cut, numbers.Real):
+            try:
+                cut = float(str(cut).strip().rstrip("%"))
+            except ValueError:
+                require(False, "subsets", "cuts", given, expected)
+        cut = float(cut)
+        require(0.0 < cut <= 100.0, "subsets", "cuts", given, expected)
+        require(cut not in values, "subsets", "cuts", given, "each percentage once")
+        values.append(cut)
+    require(bool(values), "subsets", "cuts", given, expected)
+    return tuple(values)
+
+
+def validate_rule(rule: str) -> str:
+    """Return ``rule`` if it is one of :data:`RULES`, else raise :class:`ConfigError`."""
+    check_choice("subsets", "rule", rule, RULES)
+    return rule
 
 
 @dataclass(frozen=True)

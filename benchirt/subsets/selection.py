@@ -23,14 +23,13 @@ Rules fixed here (decodIRT leaves them implicit):
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from benchirt.errors import DataError
-from benchirt.options import check_choice, require
+from benchirt.subsets.config import DEFAULT_CUTS, validate_cuts, validate_rule
 
 #: Which summary column each single-parameter rule ranks by (highest percentage first).
 PARAMETER_COLUMNS: dict[str, str] = {
@@ -38,55 +37,6 @@ PARAMETER_COLUMNS: dict[str, str] = {
     "difficulty": "pct_difficulty_gt",
     "guessing": "pct_guessing_gt",
 }
-#: The selection rules :func:`build_subsets` knows.
-RULES: tuple[str, ...] = ("combined", "discrimination", "difficulty", "guessing")
-#: The cuts of Cardoso et al. 2021 §5.4.
-DEFAULT_CUTS: tuple[float, ...] = (30.0, 50.0, 70.0)
-
-
-def validate_cuts(cuts: Iterable[float] | float) -> tuple[float, ...]:
-    """Check a list of cut percentages.
-
-    Parameters
-    ----------
-    cuts : iterable of float, or one number
-        Percentages of the suite to keep, each in (0, 100].
-
-    Returns
-    -------
-    tuple of float
-        The cuts in the given order.
-
-    Raises
-    ------
-    ConfigError
-        A cut that is not a number, lies outside (0, 100], or is repeated; an empty list.
-    """
-    given = cuts
-    if isinstance(cuts, (numbers.Real, str)):
-        cuts = [cuts]
-    expected = "percentages of the suite's datasets to keep, each in (0, 100], e.g. 30,50,70"
-    values: list[float] = []
-    for cut in cuts:
-        if isinstance(cut, bool) or not isinstance(cut, numbers.Real):
-            try:
-                cut = float(str(cut).strip().rstrip("%"))
-            except ValueError:
-                require(False, "subsets", "cuts", given, expected)
-        cut = float(cut)
-        require(0.0 < cut <= 100.0, "subsets", "cuts", given, expected)
-        require(cut not in values, "subsets", "cuts", given, "each percentage once")
-        values.append(cut)
-    require(bool(values), "subsets", "cuts", given, expected)
-    return tuple(values)
-
-
-def validate_rule(rule: str) -> str:
-    """Return ``rule`` if it is one of :data:`RULES`, else raise :class:`ConfigError`."""
-    check_choice("subsets", "rule", rule, RULES)
-    return rule
-
-
 def subset_size(n_datasets: int, cut: float) -> int:
     """Number of datasets a cut of ``cut`` % keeps out of ``n_datasets``: ``ceil(cut·N/100)``, ≥ 1.
 
