@@ -36,7 +36,8 @@ schedule of the response stage's tasks as the run cuts them (``execution.tasks``
 dataset a preparation task (loading, cleaning, the fixed cost per dataset) that precedes its fit tasks
 — one per (preprocessing kind, fold or final fit) and one for the MLP ladder, as
 :class:`benchirt.responses.units.FitPlan` cuts them — handed out as the executor does
-(:func:`task_makespan`); with ``datasets`` the longest-processing-time schedule of whole datasets
+(:func:`task_schedule`, :mod:`benchirt.pipeline.handout`); with ``datasets`` the
+longest-processing-time schedule of whole datasets
 (:func:`lpt_makespan`). The IRT stage follows, one task per dataset.
 """
 from __future__ import annotations
@@ -51,6 +52,7 @@ import pandas as pd
 
 from benchirt.data.recorded_shapes import RECORDED_SOURCE
 from benchirt.errors import BenchirtError
+from benchirt.pipeline.handout import UNIT, next_pick
 
 #: The packaged cost model (constants in seconds per work unit; see the module docstring).
 COST_MODEL_RESOURCE = "cost_model.json"
@@ -211,34 +213,40 @@ def lpt_makespan(seconds: list[float], workers: int) -> float:
     return max(loads)
 
 
-def task_makespan(datasets: list[list[float]], workers: int) -> float:
-    """Wall time of the (dataset, fit) tasks on ``workers``, handed out as
-    :class:`benchirt.pipeline.fits.ResponseFits` does: ``datasets`` in run order, each a list whose first
-    entry is its preparation and the rest its fit units in plan order. A worker that comes free starts
-    the next unit of the earliest opened dataset that is prepared, otherwise prepares the next dataset,
-    otherwise waits for a preparation under way to finish."""
-    pending = list(reversed(datasets))
-    opened: list[tuple[float, list[float]]] = []  # (time its preparation ends, its units left, reversed)
+def task_schedule(datasets: list[list[float]], workers: int) -> list[tuple[float, float, int, int]]:
+    """The (dataset, fit) tasks on ``workers`` as a run hands them out (:func:`benchirt.pipeline.handout.next_pick`,
+    the rule of :class:`benchirt.pipeline.fits.ResponseFits`): ``(start, end, dataset, task)`` in the order
+    they start. ``datasets`` are in run order, each a list whose entry 0 is its preparation and the rest
+    its fit units in plan order (``task`` indexes it). A worker with nothing to start waits for a
+    preparation under way to finish."""
+    pending = list(range(len(datasets)))[::-1]
+    opened: list[list] = []  # [dataset, time its preparation ends, its next unit]
     free = [0.0] * max(1, workers)
-    finish = 0.0
+    started = []
     while free:
         now = heapq.heappop(free)
-        runnable = next((units for ready, units in opened if ready <= now and units), None)
-        if runnable is not None:
-            end = now + runnable.pop()
-        elif pending:
-            tasks = pending.pop()
-            end = now + tasks[0]
-            opened.append((end, list(reversed(tasks[1:]))))
+        pick = next_pick(opened, lambda d: d[1] <= now and d[2] < len(datasets[d[0]]), bool(pending))
+        if pick is None:
+            waiting = [ready for index, ready, unit in opened if unit < len(datasets[index]) and ready > now]
+            if waiting:
+                heapq.heappush(free, min(waiting))
+            continue  # else nothing left for this worker
+        what, dataset = pick
+        if what == UNIT:
+            index, task = dataset[0], dataset[2]
+            dataset[2] += 1
         else:
-            waiting = [ready for ready, units in opened if units and ready > now]
-            if not waiting:
-                continue  # nothing left for this worker
-            heapq.heappush(free, min(waiting))
-            continue
-        finish = max(finish, end)
+            index, task = pending.pop(), 0
+            opened.append([index, now + datasets[index][0], 1])
+        end = now + datasets[index][task]
+        started.append((now, end, index, task))
         heapq.heappush(free, end)
-    return finish
+    return started
+
+
+def task_makespan(datasets: list[list[float]], workers: int) -> float:
+    """Wall time of the (dataset, fit) tasks on ``workers`` (:func:`task_schedule`)."""
+    return max((end for _, end, _, _ in task_schedule(datasets, workers)), default=0.0)
 
 
 def estimate(specs, response_config, workers: int, model: dict | None = None,
