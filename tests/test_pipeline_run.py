@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from benchirt.cli import main
+from benchirt.humanize import human_value
 from benchirt.airt import pipeline_stage as airt_stage
 from benchirt.irt import pipeline_stage as irt_stage
 from benchirt.rating.run_scores import run_scores
@@ -292,7 +293,7 @@ def test_rating_score_decides_ratings_and_leaderboard_and_report_labels_decodirt
     pd.testing.assert_frame_equal(rating.tournament.table, glicko_tournament(expected, config=config_used).table)
     pd.testing.assert_frame_equal(rating.leaderboard[["classifier", "bt_rating"]],
                                   leaderboard(expected, config_used).table[["classifier", "bt_rating"]])
-    assert f"won by the higher {score}" in (out / "report.html").read_text()
+    assert f"won by the higher {human_value(score)}" in (out / "report.html").read_text()
 
 
 def test_unknown_rating_score_is_refused_with_the_valid_names(tmp_path, capsys):

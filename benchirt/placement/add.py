@@ -368,16 +368,28 @@ def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_fi
     (:func:`benchirt.pool.estimators.resolve_classifier_class`: allowed packages, a classifier class)
     before anything it names is imported beyond that check, and before anything is trained.
     """
-    import json
-
-    import yaml
-
     from benchirt.pool.real import ExtraEstimator
 
-    entries: dict[str, dict] = {}
+    entries = _command_line_entries(pairs, params)
+    if config_file:
+        path = Path(config_file)
+        for name, entry in _file_entries(path).items():
+            if name in entries:
+                raise ConfigError(f"classifier {name!r} is given twice (command line and {path})")
+            entries[name] = entry
+    if not entries:
+        raise ConfigError("no classifier to add; give --classifier NAME=DOTTED.ESTIMATOR or --config FILE")
+    return [ExtraEstimator.from_dict(name, entry, tuple(allowed_packages)) for name, entry in entries.items()]
+
+
+def _command_line_entries(pairs: Sequence[str], params: Sequence[str]) -> dict[str, dict]:
+    """``{name: {estimator, params}}`` from ``--classifier NAME=DOTTED`` and the ``--params`` JSON at its position."""
+    import json
+
     if params and len(params) != len(pairs):
         raise ConfigError(f"{len(params)} --params for {len(pairs)} --classifier; give one --params per --classifier "
                           "(in the same order) or put them in a --config file")
+    entries: dict[str, dict] = {}
     for i, pair in enumerate(pairs):
         name, sep, dotted = pair.partition("=")
         if not sep or not name or not dotted:
@@ -387,18 +399,17 @@ def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_fi
         except json.JSONDecodeError as exc:
             raise ConfigError(f"--params {params[i]!r}: not JSON ({exc.msg}); e.g. '{{\"C\": 0.5}}'") from None
         entries[name] = {"estimator": dotted, "params": given}
-    if config_file:
-        path = Path(config_file)
-        try:
-            document = safe_load(path.read_text(encoding="utf-8"), str(path)) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise ConfigError(f"{path}: cannot read the classifiers file ({exc})") from None
-        if not isinstance(document, dict) or set(document) - {"classifiers"} or not isinstance(document.get("classifiers"), dict):
-            raise ConfigError(f"{path}: expected 'classifiers: {{NAME: {{estimator: DOTTED, params: {{...}}}}}}' and nothing else")
-        for name, entry in document["classifiers"].items():
-            if str(name) in entries:
-                raise ConfigError(f"classifier {name!r} is given twice (command line and {path})")
-            entries[str(name)] = entry
-    if not entries:
-        raise ConfigError("no classifier to add; give --classifier NAME=DOTTED.ESTIMATOR or --config FILE")
-    return [ExtraEstimator.from_dict(name, entry, tuple(allowed_packages)) for name, entry in entries.items()]
+    return entries
+
+
+def _file_entries(path: Path) -> dict[str, dict]:
+    """The ``classifiers:`` mapping of a YAML classifiers file, names as strings."""
+    import yaml
+
+    try:
+        document = safe_load(path.read_text(encoding="utf-8"), str(path)) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: cannot read the classifiers file ({exc})") from None
+    if not isinstance(document, dict) or set(document) - {"classifiers"} or not isinstance(document.get("classifiers"), dict):
+        raise ConfigError(f"{path}: expected 'classifiers: {{NAME: {{estimator: DOTTED, params: {{...}}}}}}' and nothing else")
+    return {str(name): entry for name, entry in document["classifiers"].items()}
