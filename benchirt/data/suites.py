@@ -37,7 +37,7 @@ from benchirt.data.builtin import BUILTIN_DATASETS, builtin_info
 from benchirt.data.files import dataset_name, file_format
 from benchirt.data.local import cc18_offline_specs, directory_specs, embedded_specs
 from benchirt.data.spec import DatasetSpec
-from benchirt.data.names import FORMS_HELP
+from benchirt.data.names import FORMS_HELP, OPENML_SUITE_ALIASES
 from benchirt.data.suite_file import is_suite_file, read_suite_file
 from benchirt.errors import ConfigError, DataError
 
@@ -46,8 +46,6 @@ DICT_SOURCES = ("builtin", "suite", "directory", "suite_file", "file", "openml_s
                 "openml_tasks")
 #: Keys modifying a dict-form suite.
 DICT_OPTIONS = ("include", "exclude", "target", "name", "cache")
-#: OpenML suite aliases resolved to ids without asking the server (lower case).
-OPENML_SUITE_ALIASES = {"openml-cc18": 99}
 
 
 
@@ -146,7 +144,9 @@ def _from_dict(spec: Mapping, base: Path) -> list[DatasetSpec]:
     cache = None
     if spec.get("cache"):
         cache = str(_path(spec["cache"], base).resolve())
-        _openml().set_openml_cache(cache)
+        from benchirt.data.openml_source import set_openml_cache  # imports openml: only when a cache is named
+
+        set_openml_cache(cache)
     specs = _source_specs(sources[0], spec, base)
     if cache is not None:  # workers read the same cache as this process
         specs = [replace(s, openml_cache=cache) if s.kind == "openml" else s for s in specs]
@@ -228,10 +228,10 @@ def _builtin_spec(name: str) -> DatasetSpec:
 
 
 def _openml():
-    """The OpenML source module, imported on first use (importing openml takes seconds)."""
-    from benchirt.data import openml_source
+    """The OpenML spec module, imported on first use (importing openml takes seconds)."""
+    from benchirt.data import openml_specs
 
-    return openml_source
+    return openml_specs
 
 
 def _as_list(value: object) -> list:

@@ -8,10 +8,9 @@ import numpy as np
 import pandas as pd
 
 from benchirt.errors import DataError
-from benchirt.irt import ability as _ability
-from benchirt.irt.config import ABILITY_METHODS, IRTConfig
+from benchirt.irt.config import IRTConfig
 from benchirt.irt.models import probability as _probability
-from benchirt.irt.models import quadrature
+from benchirt.irt.scoring import align_responses, score_aligned
 from benchirt.results import interval_frame, normal_interval
 
 #: Flags of items without estimated parameters.
@@ -139,12 +138,7 @@ class IRTFit:
         -------
         pandas.DataFrame, index = respondents, columns ``theta, se, true_score``
         """
-        method = method or self.config.ability
-        if method not in ABILITY_METHODS:
-            raise DataError(f"ability method {method!r} is not one of {', '.join(ABILITY_METHODS)}")
-        nodes, log_w = quadrature(self.config.ability_quadrature, self.config.theta_max)
-        return _ability.score_respondents(self._aligned(responses), *self._params(),
-                                          self.items["flag"].to_numpy(), method, nodes, log_w, self.config.theta_max)
+        return score_aligned(self._aligned(responses), self.items, method or self.config.ability, self.config)
 
     def abilities(self, responses, method: str | None = None) -> pd.Series:
         """θ per respondent (EAP or MAP), a Series named ``theta``; see :meth:`ability_table`."""
@@ -154,17 +148,7 @@ class IRTFit:
         """``responses`` with this fit's items as columns, in order, without copying the data."""
         items = list(self.items.index)
         if isinstance(responses, pd.DataFrame):
-            columns = [str(col) for col in responses.columns]
-            known, given = set(items), set(columns)
-            missing = [i for i in items if i not in given]
-            extra = [col for col in columns if col not in known]
-            if missing or extra:
-                raise DataError(
-                    f"responses do not match the fitted items: missing {missing[:5]}{'…' if len(missing) > 5 else ''}, "
-                    f"unknown {extra[:5]}{'…' if len(extra) > 5 else ''}; score respondents on the calibrated items"
-                )
-            frame = responses.set_axis(columns, axis=1)  # no copy of the data (copy-on-write)
-            return frame if columns == items else _ability.ColumnView(frame, items)
+            return align_responses(responses, items, "fitted")
         array = np.asarray(responses)
         if array.ndim != 2:
             raise DataError(f"responses: expected a 2-D respondents x items matrix, got shape {array.shape}")

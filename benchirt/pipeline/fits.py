@@ -11,7 +11,8 @@ artificial classifiers and the response matrix; milliseconds). The prepared rows
 workers with each unit (no shared file system is needed, as for Dask workers on other machines).
 
 When a worker is free, :class:`ResponseFits` starts a runnable unit of a dataset already open, the
-earliest opened first, and only otherwise prepares the next dataset: a dataset is finished (and
+earliest opened first, and only otherwise prepares the next dataset (:mod:`benchirt.pipeline.handout`,
+the rule the wall-time estimate follows too): a dataset is finished (and
 stored) as early as its units allow, few prepared datasets are held at once, and while the units of a
 dominant dataset occupy some workers the others prepare and fit the next datasets. With a dataset
 as one task, the longest dataset bounds the stage however many workers run it
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
 
 from benchirt.pipeline.executors import TaskOutcome, attempt
+from benchirt.pipeline.handout import UNIT, next_pick
 from benchirt.pipeline.progress import progress_writer
 
 
@@ -71,17 +73,19 @@ class ResponseFits:
 
     # -- the task source ---------------------------------------------------------------------------
     def next_task(self) -> tuple[str, tuple] | None:
-        """A runnable unit of the earliest open dataset, else the preparation of the next dataset."""
-        for state in self._open.values():
-            if state.ready and not state.closed:
-                from benchirt.responses.units import run_unit
-
-                unit = state.ready.popleft()
-                name = f"{state.name} · {unit.label}"
-                self._tasks[name] = (state.name, unit)
-                return name, (run_unit, state.plan.prepared, unit, state.config)
-        if not self._waiting:
+        """A runnable unit of the earliest open dataset, else the preparation of the next dataset
+        (:func:`benchirt.pipeline.handout.next_pick`)."""
+        pick = next_pick(self._open.values(), lambda state: bool(state.ready) and not state.closed, bool(self._waiting))
+        if pick is None:
             return None
+        what, state = pick
+        if what == UNIT:
+            from benchirt.responses.units import run_unit
+
+            unit = state.ready.popleft()
+            name = f"{state.name} · {unit.label}"
+            self._tasks[name] = (state.name, unit)
+            return name, (run_unit, state.plan.prepared, unit, state.config)
         name, (_, spec, config, _, progress_file) = self._waiting.popleft()
         self._open[name] = _Open(name, config, progress_writer(progress_file) if progress_file else None)
         task = f"{name} · preparation"
