@@ -148,7 +148,7 @@ def test_verdict_names_leader_separated_and_inseparable_classifiers():
     rows = board.pairwise[board.pairwise["a"] == first]
     beaten = rows.loc[rows["bt_separated"], "b"].tolist()
     assert verdict.startswith(f"{first} ranks first (Bradley–Terry rating {board.table['bt_rating'].iloc[0]:.0f}); ")
-    assert beaten == ["D"] and f"significantly better than 1 of 3 classifiers (D) and cannot be separated from 2" in verdict
+    assert beaten == ["D"] and "significantly better than 1 of 3 classifiers (D) and cannot be separated from 2" in verdict
     assert f"more than {board.pairwise['bt_critical_value'].iloc[0]:.0f} points apart" in verdict
     assert "2 tiers" in verdict and "tier 2: D." in verdict
 

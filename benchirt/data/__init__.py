@@ -43,7 +43,7 @@ lazy_exports(__name__, {
     "BUILTIN_DATASETS": "benchirt.data.builtin",
     "Dataset": "benchirt.data.dataset",
     "DatasetSpec": "benchirt.data.spec",
-    "METADATA_COLUMNS": "benchirt.data.dataset",
+    "METADATA_COLUMNS": "benchirt.data.names",
     "SuiteFile": "benchirt.data.suite_file",
     "load_builtin": "benchirt.data.builtin",
     "load_file": "benchirt.data.files",

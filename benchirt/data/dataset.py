@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from benchirt.data.names import METADATA_COLUMNS  # noqa: F401  (defined where the command line can read it light)
 
 
 @dataclass

@@ -18,7 +18,7 @@ import pandas as pd
 from benchirt.irt.config import IRTConfig
 from benchirt.irt.estimation import fit_irt
 from benchirt.irt.fit import IRTFit
-from benchirt.irt.models import MODELS
+from benchirt.irt.config import MODELS
 
 COLUMNS = ["model", "log_likelihood", "n_parameters", "aic", "bic", "status", "n_local_optima", "seconds", "best_aic",
            "best_bic"]

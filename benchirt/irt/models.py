@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchirt.irt.config import MODELS  # noqa: F401  (defined with the options, which must not import numpy)
-
 
 def _logit_parts(theta: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``z = a (theta - b)``, shape ``(n, m)``."""

@@ -135,17 +135,17 @@ def _leaderboard_verdict(run_dir) -> str | None:
 def format_explanation(run_dir, manifest: dict) -> str:
     """``benchirt run --explain``'s listing: one line per (stage, dataset) decision, then the report's."""
     lines = [f"benchirt run --explain: {run_dir} (nothing was computed or written)"]
-    for stage in manifest["stages"]:
+    for step in manifest["stages"]:
         for name, entries in sorted(manifest["datasets"].items()):
-            if stage in entries:
-                lines.append(f"  {stage:<8} {name:<24} {entries[stage].get('decision', entries[stage]['status'])}")
-        if stage in manifest["artifacts"]:
-            entry = manifest["artifacts"][stage]
-            lines.append(f"  {stage:<8} {'(all datasets)':<24} {entry.get('decision', entry['status'])}")
-        if stage in manifest.get("documents", {}):
-            lines.append(f"  {stage:<8} {'':<24} {manifest['documents'][stage]['decision']}")
-        if manifest["stages"][stage].get("status") == "skipped":
-            lines.append(f"  {stage:<8} {'':<24} would be skipped: {manifest['stages'][stage].get('note')}")
+            if step in entries:
+                lines.append(f"  {step:<8} {name:<24} {entries[step].get('decision', entries[step]['status'])}")
+        if step in manifest["artifacts"]:
+            entry = manifest["artifacts"][step]
+            lines.append(f"  {step:<8} {'(all datasets)':<24} {entry.get('decision', entry['status'])}")
+        if step in manifest.get("documents", {}):
+            lines.append(f"  {step:<8} {'':<24} {manifest['documents'][step]['decision']}")
+        if manifest["stages"][step].get("status") == "skipped":
+            lines.append(f"  {step:<8} {'':<24} would be skipped: {manifest['stages'][step].get('note')}")
     return "\n".join(lines)
 
 

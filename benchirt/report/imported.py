@@ -3,8 +3,6 @@ chosen, the top of the field on each dataset with its ability interval, and wher
 from (run, flow, setup, uploader, OpenML link)."""
 from __future__ import annotations
 
-import pandas as pd
-
 from benchirt.report.config import ReportConfig
 from benchirt.report.document import Note, Paragraph, Section, Table
 

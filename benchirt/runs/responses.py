@@ -47,7 +47,7 @@ def response_result(matrix: RunMatrix, selection: Selection):
     """A :class:`~benchirt.responses.ResponseResult` of imported runs: every respondent is ``real``, its
     ``cv_accuracy`` the run's accuracy over all rows (OpenML's cross-validated accuracy), ``test_accuracy``
     its accuracy on the items kept. Predicted labels are not kept (``predictions`` is None)."""
-    from benchirt.data.dataset import METADATA_COLUMNS
+    from benchirt.data.names import METADATA_COLUMNS
     from benchirt.responses import ResponseResult
 
     responses = selection.responses.copy()

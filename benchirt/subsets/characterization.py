@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from benchirt.data.dataset import METADATA_COLUMNS
+from benchirt.data.names import METADATA_COLUMNS
 from benchirt.errors import DataError
 
 TASKS = ("binary", "multiclass")
