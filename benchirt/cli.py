@@ -21,19 +21,16 @@ import sys
 import threading
 
 from benchirt.errors import BenchirtError
+from benchirt.pipeline.registry import STAGE_COMMANDS, STAGES
 from benchirt.safe_text import printable
 
-#: Sub-command -> (module whose ``register`` adds it, the line ``benchirt --help`` shows), in help order.
+#: Sub-command -> (module whose ``register`` adds it, the line ``benchirt --help`` shows), in help order:
+#: ``run``, then one command per stage (declared in :mod:`benchirt.pipeline.registry`), then the others.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "run": ("benchirt.pipeline.command", "the whole pipeline: respond, irt, rate, subset, airt, report"),
-    "respond": ("benchirt.pipeline.command", "response matrices of the classifier pool on a suite"),
+    "run": ("benchirt.pipeline.command", f"the whole pipeline: {', '.join(STAGES)}"),
+    **STAGE_COMMANDS,
     "import-runs": ("benchirt.runs.command", "response matrices from OpenML's stored runs (no training)"),
     "datasets": ("benchirt.data.command", "list a suite's datasets and their characteristics"),
-    "irt": ("benchirt.irt.command", "fit a 1PL/2PL/3PL model to a response matrix"),
-    "rate": ("benchirt.rating.command", "leaderboard with intervals, pairwise tests, Glicko-2 ratings, Friedman/Nemenyi"),
-    "subset": ("benchirt.subsets.command", "IRT-filtered benchmark subsets: build, evaluate against chance, export/publish"),
-    "airt": ("benchirt.airt.command", "AIRT: evaluate a portfolio of algorithms over many datasets"),
-    "report": ("benchirt.report.command", "HTML report and Markdown summary of a finished run"),
     "plan": ("benchirt.placement.command", "which datasets to run a new classifier on (budget K)"),
     "predict": ("benchirt.placement.command", "predict new classifiers' scores and standing from a few datasets"),
     "add": ("benchirt.placement.add_command", "add a new classifier to a finished run (pool and items frozen)"),

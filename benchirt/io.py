@@ -75,3 +75,9 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, os.PathLike):
         return os.fspath(value)
     raise TypeError(f"cannot serialise {type(value).__name__} to JSON")
+
+
+def safe_name(name: str) -> str:
+    """A dataset name as a folder name (path separators and odd characters replaced)."""
+    cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(name)).strip(".")
+    return cleaned[:80] or "dataset"

@@ -87,19 +87,29 @@ def check_number(section: str, key: str, value: Any, *, above: float | None = No
     """A finite number within the given bounds (``above``/``below`` exclusive, ``at_least``/``at_most`` inclusive)."""
     if optional and value is None:
         return
+    ok = is_number(value) and _within(value, above, at_least, below, at_most)
+    require(ok, section, key, value, ("null or " if optional else "") + _range_text(above, at_least, below, at_most))
+
+
+def _within(value: float, above: float | None, at_least: float | None, below: float | None,
+            at_most: float | None) -> bool:
+    """``value`` satisfies every bound that is given."""
+    return all(bound is None or holds for bound, holds in (
+        (above, above is not None and value > above), (at_least, at_least is not None and value >= at_least),
+        (below, below is not None and value < below), (at_most, at_most is not None and value <= at_most)))
+
+
+def _range_text(above: float | None, at_least: float | None, below: float | None, at_most: float | None) -> str:
+    """How a message names the range: ``a number in (0, 1]``, ``a number >= 2``, ``a finite number``."""
     low = above if above is not None else at_least
     high = below if below is not None else at_most
-    ok = is_number(value) and (above is None or value > above) and (at_least is None or value >= at_least) \
-        and (below is None or value < below) and (at_most is None or value <= at_most)
     if low is not None and high is not None:
-        expected = f"a number in {'(' if above is not None else '['}{low:g}, {high:g}{')' if below is not None else ']'}"
-    elif low is not None:
-        expected = f"a number {'>' if above is not None else '>='} {low:g}"
-    elif high is not None:
-        expected = f"a number {'<' if below is not None else '<='} {high:g}"
-    else:
-        expected = "a finite number"
-    require(ok, section, key, value, ("null or " if optional else "") + expected)
+        return f"a number in {'(' if above is not None else '['}{low:g}, {high:g}{')' if below is not None else ']'}"
+    if low is not None:
+        return f"a number {'>' if above is not None else '>='} {low:g}"
+    if high is not None:
+        return f"a number {'<' if below is not None else '<='} {high:g}"
+    return "a finite number"
 
 
 def check_numbers(section: str, key: str, value: Any, count: int | None = None, *, at_least: float | None = None,
@@ -115,8 +125,8 @@ def check_numbers(section: str, key: str, value: Any, count: int | None = None, 
     elif at_least is not None:
         bounds = f", each >= {at_least:g}"
     expected = f"{length} numbers" + (f" {meaning}" if meaning else "") + bounds
-    ok = isinstance(value, (list, tuple)) and len(value) > 0 and (count is None or len(value) == count) and all(
-        is_number(v) and (at_least is None or v >= at_least) and (at_most is None or v <= at_most) for v in value)
+    sized = isinstance(value, (list, tuple)) and len(value) > 0 and (count is None or len(value) == count)
+    ok = sized and all(is_number(v) and _within(v, None, at_least, None, at_most) for v in value)
     require(ok, section, key, value, expected)
     return tuple(float(v) for v in value)
 

@@ -150,7 +150,7 @@ def tier_errors(strength: np.ndarray, n_datasets: int, n_tables: int, n_replicat
             print(f"   ... {index} of {n_tables} tables", file=sys.stderr, flush=True)
         scores = strength[None, :] + rng.gumbel(size=(n_datasets, k))
         rows = [(f"d{i:03d}", names[j], scores[i, j]) for i in range(n_datasets) for j in range(k)]
-        table, _, separation = bradley_terry_table(pd.DataFrame(rows, columns=["dataset", "classifier", "score"]),
+        table, _, separation, _ = bradley_terry_table(pd.DataFrame(rows, columns=["dataset", "classifier", "score"]),
                                                    config)
         position = table["classifier"].map({name: j for j, name in enumerate(names)}).to_numpy()
         tier = np.empty(k, dtype=int)

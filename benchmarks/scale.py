@@ -415,7 +415,7 @@ def check_run(run_dir: Path, baseline: Path | None) -> None:
     """A finished run's measured seconds of ``respond`` per dataset against the estimate (and a baseline model's)."""
     from benchirt.pipeline.config import load_config
     from benchirt.pipeline.estimate import estimate, load_cost_model, lpt_makespan
-    from benchirt.pipeline.run import resolve_specs
+    from benchirt.pipeline.config import resolve_specs
 
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
     config = load_config(run_dir / "config.yaml")

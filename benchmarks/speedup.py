@@ -80,7 +80,7 @@ def _children_cpu() -> float:
 
 def same_results(outs: list[Path]) -> bool:
     """Every run's response matrices, predictions and CV accuracies equal the first run's, bit for bit."""
-    from benchirt.pipeline.run import load_run
+    from benchirt.pipeline.results import load_run
 
     runs = [load_run(out).responses for out in outs]
     for other in runs[1:]:
@@ -128,7 +128,7 @@ def replay(suite: list[str], responses: dict, workers: list[int]) -> None:
     """The schedules' wall time on idle workers, from task times measured one at a time (see VirtualWorkers)."""
     from benchirt.data import resolve_suite
     from benchirt.pipeline.fits import response_fits
-    from benchirt.pipeline.stages import respond_dataset
+    from benchirt.pipeline.respond_stage import respond_dataset
     from benchirt.responses import ResponseConfig
 
     config = ResponseConfig.from_dict(responses)

@@ -16,7 +16,7 @@ Parts (each prints a Markdown table; docs/stored-runs.md shows their output):
 
     nice -n 10 python benchmarks/stored_runs.py --part large
     nice -n 10 python benchmarks/stored_runs.py --part many
-    nice -n 10 python benchmarks/stored_runs.py --part iris
+    nice -n 10 python benchmarks/stored_runs.py --part iris [--rules all]
 """
 from __future__ import annotations
 
@@ -141,11 +141,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--part", choices=("large", "many", "iris"), required=False)
     parser.add_argument("--child", nargs="+")
+    parser.add_argument("--rules", default="best-held-out,best,median,all",
+                        help="--part iris: the selection rules to run (comma-separated)")
     args = parser.parse_args()
     if args.child:
         return child(args.child)
     with tempfile.TemporaryDirectory() as tmp:
-        {"large": part_large, "many": part_many, "iris": part_iris}[args.part](Path(tmp))
+        if args.part == "iris":
+            return part_iris(Path(tmp), tuple(args.rules.split(",")))
+        {"large": part_large, "many": part_many}[args.part](Path(tmp))
 
 
 #: The classic ambiguous versicolor/virginica rows of Iris (0-based; ../shared/data/openml-runs/README.md).

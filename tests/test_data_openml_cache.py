@@ -14,7 +14,7 @@ import pytest
 
 from benchirt.data import resolve_suite
 from benchirt.data import openml_source
-from benchirt.data.openml_source import OfflineListingWarning, suite_listing_path
+from benchirt.data.openml_specs import OfflineListingWarning, suite_listing_path
 from benchirt.errors import OpenMLUnavailableError
 
 

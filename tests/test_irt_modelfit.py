@@ -175,8 +175,8 @@ def test_stage_stores_item_fit_comparison_and_suspects_with_dataset_rows():
     assert first["label"] == "cat" and first["consensus"] == "dog" and first["discrimination"] < 0
     assert first["real_wrong_share"] == 1.0 and first["p_best_correct"] <= 0.2
     assert list(irt.model_comparison["model"]) == ["1PL", "2PL", "3PL"]
-    assert irt.summary["n_suspect_labels"] == len(irt.suspect_labels)
-    assert irt.summary["n_misfit"] == int(irt.item_fit["misfit"].sum())
+    assert irt.statistics["n_suspect_labels"] == len(irt.suspect_labels)
+    assert irt.statistics["n_misfit"] == int(irt.item_fit["misfit"].sum())
     wide = model_comparison_table([irt])
     assert wide.loc[0, "dataset"] == "toy" and {"aic_1PL", "bic_3PL", "loglik_2PL", "best_bic"} <= set(wide.columns)
     long = suspect_label_table([irt])

@@ -64,7 +64,7 @@ def test_stage_calibrates_on_pool_and_scores_everyone(stage_results):
     assert table.loc["optimal", "theta"] > table["theta"].drop("optimal").max()
     assert table.loc["pessimal", "true_score"] < table.loc["random1", "true_score"] < table.loc["optimal", "true_score"]
     assert np.isfinite(table[["theta", "se", "true_score"]].to_numpy(float)).all()
-    assert irt.summary["n_items"] == 80 and irt.summary["converged"]
+    assert irt.statistics["n_items"] == 80 and irt.statistics["converged"]
 
 
 def test_true_score_table_is_long_and_filters_roles(stage_results):

@@ -138,7 +138,7 @@ def test_an_empty_config_file_is_an_error(tmp_path, text):
 
 
 def test_a_suite_folder_is_relative_to_the_config_and_a_missing_one_names_the_path_tried(tmp_path, monkeypatch):
-    from benchirt.pipeline.run import resolve_specs
+    from benchirt.pipeline.config import resolve_specs
 
     (tmp_path / "configs").mkdir()
     monkeypatch.chdir(tmp_path)

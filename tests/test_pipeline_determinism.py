@@ -12,7 +12,7 @@ import yaml
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from benchirt.cli import main
-from benchirt.pipeline.run import load_run
+from benchirt.pipeline.results import load_run
 from benchirt.threads import one_thread
 
 

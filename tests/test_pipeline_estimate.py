@@ -70,7 +70,8 @@ def test_the_cost_is_cut_into_the_runs_tasks():
     budget = response_cost(Shape(700, 10, 2, "x"), replace(config, time_budget=5.0), fixed)
     assert budget["skipped"] == ["svc"]
     assert budget["tasks"][2] == pytest.approx(1e-8 * work_units("svc", 441, 49, 10, 2) + 1.0)
-    assert sum(budget["tasks"][14:24]) == 0  # the scaled kind's other folds and final fit: svc stopped
+    # the scaled kind's other folds and final fit had svc only: dropped, as the fits drop them
+    assert len(budget["tasks"]) == 1 + 2 + 1 + 10 and "final fit (scaled)" not in budget["units"]
 
 
 def test_task_schedule_waits_for_each_datasets_preparation():
@@ -195,3 +196,30 @@ def test_the_estimate_counts_nominal_features_as_the_one_hot_encoder_widens_them
                       "id": [f"row{i}" for i in range(4)], "flag": [True, False, True, True]})
     assert encoded_width(X, max_categories=None) == 1 + 3 + 4 + 2
     assert encoded_width(X, max_categories=3) == 1 + 3 + 3 + 2
+
+
+@pytest.mark.parametrize("config", [
+    ResponseConfig(pool=("gaussian_nb", "svc"), ladder_epochs=3, cv_folds=3),
+    ResponseConfig(pool=("svc", "knn_3"), ladder_epochs=0, cv_folds=4),        # one preprocessing kind, no ladder
+    ResponseConfig(pool=(), ladder_epochs=2, cv_folds=3),                       # the ladder only
+    ResponseConfig(pool=("gaussian_nb", "svc"), ladder_epochs=2, cv_folds=3, time_budget=5.0),
+], ids=["two-kinds", "scaled-only", "ladder-only", "budget"])
+def test_the_estimate_costs_the_units_the_fits_run(config):
+    """The estimate's units are FitPlan's, in its order, also under a time budget that stops svc (its
+    predicted first fold on 20000 rows, times its 4 fits, is over 5 s; the plan is given svc over it too)."""
+    from benchirt.data import resolve_suite
+    from benchirt.pool import resolve_pool
+    from benchirt.responses.units import FitPlan, prepare
+
+    model = {**TOY_MODEL, "seconds_per_unit": {**TOY_MODEL["seconds_per_unit"], "knn_3": 1e-8},
+             "fixed_seconds_per_fit": {**TOY_MODEL["fixed_seconds_per_fit"], "knn_3": 0.0}}
+    cost = response_cost(Shape(20000, 10, 2, "x"), config, model)
+    [spec] = resolve_suite("builtin:iris")
+    plan = FitPlan(prepare(spec.load(), config), resolve_pool(config.pool, config.extra), config)
+    handed = plan.take()
+    if config.time_budget is not None:
+        for unit in handed:
+            plan.record(unit, {m.name: (None, None, 1e9 if m.name == "svc" else 0.0) for m in unit.members})
+        handed += plan.take()
+        assert cost["skipped"] == list(plan.over_budget) == ["svc"]
+    assert cost["units"] == [unit.label for unit in handed] and len(cost["tasks"]) == 1 + len(handed)

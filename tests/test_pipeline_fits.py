@@ -15,7 +15,7 @@ from benchirt.data import resolve_suite
 from benchirt.pipeline import load_config, run_pipeline
 from benchirt.pipeline.executors import LocalExecutor, attempt
 from benchirt.pipeline.fits import ResponseFits, response_fits
-from benchirt.pipeline.stages import respond_dataset
+from benchirt.pipeline.respond_stage import respond_dataset
 from benchirt.pool import resolve_pool
 from benchirt.responses import ResponseConfig, respond
 from benchirt.responses.units import FitPlan, prepare
@@ -177,9 +177,55 @@ def test_a_run_of_fit_tasks_on_workers_is_stored_once_and_reused_by_any_granular
         assert entry["attempts"] == 1 and entry["lost_workers"] == 0 and entry["seconds"] > 0
     again = run_pipeline(load_config(str(tmp_path / "one.yaml")), out=tmp_path / "run", show_progress=False)
     assert again.manifest["stages"]["respond"]["reused"] == 2  # the granularity is not part of the key
-    from benchirt.pipeline.run import load_run
+    from benchirt.pipeline.results import load_run
 
     config = load_config(str(tmp_path / "one.yaml")).stage_config("responses")
     stored = load_run(tmp_path / "run").responses
     for spec in specs:
         _same(stored[spec.name], respond(spec.load(), config))
+
+
+class VirtualClockExecutor:
+    """``workers`` workers on a virtual clock: each task takes ``seconds[name]`` (it is run at once for
+    its value); a free worker asks the source for a task, a finished task is handed back at its end time.
+    Records ``(start, name)`` of every task in the order they start."""
+
+    def __init__(self, workers: int, seconds: dict[str, float]) -> None:
+        self.workers, self.seconds, self.started = workers, seconds, []
+
+    def map(self, fn, source):
+        import heapq
+
+        now, running = 0.0, []
+        while True:
+            while len(running) < self.workers and (task := source.next_task()) is not None:
+                name, args = task
+                self.started.append((now, name))
+                heapq.heappush(running, (now + self.seconds[name], len(self.started), attempt(fn, name, args)))
+            if not running:
+                assert source.done
+                return
+            now, _, outcome = heapq.heappop(running)
+            yield outcome
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 5])
+def test_the_makespan_estimate_hands_out_tasks_as_the_executor_does(specs, workers):
+    """Replaying the executor's choices on a virtual clock, and the estimate's schedule of the same task
+    durations, start the same tasks in the same order at the same times (benchirt.pipeline.handout)."""
+    from benchirt.pipeline.estimate import task_schedule
+    from benchirt.responses.units import plan_units
+
+    config = replace(SMALL, pool=("gaussian_nb", "knn_3"), ladder_epochs=2)
+    first, rest = plan_units(resolve_pool(config.pool, ()), config.cv_folds, config.ladder_epochs)
+    labels = ["preparation"] + [unit.label for unit in first + rest]
+    rng = random.Random(workers)
+    durations = [[rng.uniform(0.5, 5.0) for _ in labels] for _ in specs]
+    seconds = {f"{spec.name} · {label}": d for spec, row in zip(specs, durations) for label, d in zip(labels, row)}
+    executor = VirtualClockExecutor(workers, seconds)
+    outcomes = list(response_fits(executor, _tasks(specs, config)))
+    assert [outcome.status for outcome in outcomes] == ["ok"] * len(specs)
+    estimated = [(start, f"{specs[d].name} · {labels[t]}") for start, _, d, t in task_schedule(durations, workers)]
+    assert len(executor.started) == len(specs) * len(labels)
+    assert [name for _, name in executor.started] == [name for _, name in estimated]
+    assert [start for start, _ in executor.started] == pytest.approx([start for start, _ in estimated])

@@ -15,8 +15,11 @@ from benchirt.pipeline import preflight as preflight_module
 from benchirt.pipeline.config import ExecutionConfig, load_config
 from benchirt.pipeline.estimate import Shape, response_cost
 from benchirt.pipeline.eta import RunEta
-from benchirt.pipeline.preflight import file_shape, memory_limit, preflight
-from benchirt.pipeline.run import load_run, run_pipeline
+from benchirt.pipeline import memory as memory_module
+from benchirt.pipeline.memory import memory_limit
+from benchirt.pipeline.preflight import file_shape, preflight
+from benchirt.pipeline.results import load_run
+from benchirt.pipeline.run import run_pipeline
 from benchirt.responses import ResponseConfig, respond
 
 TOY_MODEL = {"seconds_per_unit": {"gaussian_nb": 1e-6, "svc": 1e-8, "ladder": 1e-7},
@@ -48,11 +51,11 @@ def test_file_shape_reads_headers_and_lines_not_values(tmp_path):
 
 def test_memory_limit_explicit_default_and_external_scheduler(monkeypatch):
     assert memory_limit(ExecutionConfig(memory_limit_gb=2.5), 4)[0] == 2.5e9
-    monkeypatch.setattr(preflight_module, "available_memory_bytes", lambda: 12e9)
+    monkeypatch.setattr(memory_module, "available_memory_bytes", lambda: 12e9)
     limit, source = memory_limit(ExecutionConfig(n_jobs=3), 3)
     assert limit == 4e9 and "12.0 GB / 3 worker(s)" in source
     assert memory_limit(ExecutionConfig(scheduler="tcp://127.0.0.1:8786"), 3)[0] is None
-    assert preflight_module.available_memory_bytes() > 0  # the real machine's figure (psutil or sysconf)
+    assert memory_module.available_memory_bytes() > 0  # the real machine's figure (psutil or sysconf)
     with pytest.raises(ConfigError, match="execution.memory_limit_gb: got -1"):
         ExecutionConfig(memory_limit_gb=-1)
 
@@ -217,7 +220,7 @@ def test_estimate_names_what_the_memory_guard_would_skip():
 def test_worker_progress_files_and_the_text_beside_the_stage_bar(tmp_path):
     from benchirt.data import DatasetSpec
     from benchirt.pipeline.progress import StagePostfix, progress_writer, read_progress
-    from benchirt.pipeline.stages import respond_dataset
+    from benchirt.pipeline.respond_stage import respond_dataset
 
     class Bar:
         postfix = ""

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from benchirt.cli import main
-from benchirt.pipeline import stages as stage_functions
+from benchirt.pipeline import respond_stage as stage_functions
 from benchirt.pipeline.store import ArtifactStore
 
 CONFIG = {"suite": "builtin:iris,wine", "stages": ["respond", "report"],

@@ -13,9 +13,13 @@ import pytest
 import yaml
 
 from benchirt.cli import main
-from benchirt.pipeline import stages as stage_functions
+from benchirt.humanize import human_value
+from benchirt.airt import pipeline_stage as airt_stage
+from benchirt.irt import pipeline_stage as irt_stage
+from benchirt.rating.run_scores import run_scores
 from benchirt.pipeline.config import load_config
-from benchirt.pipeline.run import load_run, run_pipeline
+from benchirt.pipeline.results import load_run
+from benchirt.pipeline.run import run_pipeline
 from benchirt.pipeline.store import MARKER
 
 SECRET = "0123456789abcdef-benchirt-test-apikey"
@@ -205,7 +209,7 @@ def test_force_recomputes_the_selected_stage(finished_run):
 
 def test_a_dataset_failing_on_every_attempt_is_recorded_and_the_rest_finish(finished_run, monkeypatch):
     calls = []
-    real_irt = stage_functions.irt_dataset
+    real_irt = irt_stage.irt_dataset
 
     def flaky_irt(result, config):
         calls.append(result.dataset)
@@ -213,7 +217,7 @@ def test_a_dataset_failing_on_every_attempt_is_recorded_and_the_rest_finish(fini
             raise MemoryError("worker ran out of memory on wine")
         return real_irt(result, config)
 
-    monkeypatch.setattr(stage_functions, "irt_dataset", flaky_irt)
+    monkeypatch.setattr(irt_stage, "irt_dataset", flaky_irt)
     config = load_config(finished_run["config"], stages=["respond", "irt", "rate"])
     outcome = run_pipeline(config, out=finished_run["out"], force=True, show_progress=False)
     assert outcome.exit_code == 1
@@ -279,7 +283,7 @@ def test_rating_score_decides_ratings_and_leaderboard_and_report_labels_decodirt
     results = load_run(out)
     rating = results.rating
     assert rating.score == score and _manifest(out)["rating_score"] == score
-    scores = stage_functions.run_scores(results.irts, results.responses, score)
+    scores = run_scores(results.irts, results.responses, score)
     expected = pd.concat([pd.DataFrame({"dataset": name, "classifier": r.test_accuracy.index,
                                         "score": r.test_accuracy.to_numpy()})
                           for name, r in results.responses.items()])
@@ -289,7 +293,7 @@ def test_rating_score_decides_ratings_and_leaderboard_and_report_labels_decodirt
     pd.testing.assert_frame_equal(rating.tournament.table, glicko_tournament(expected, config=config_used).table)
     pd.testing.assert_frame_equal(rating.leaderboard[["classifier", "bt_rating"]],
                                   leaderboard(expected, config_used).table[["classifier", "bt_rating"]])
-    assert f"won by the higher {score}" in (out / "report.html").read_text()
+    assert f"won by the higher {human_value(score)}" in (out / "report.html").read_text()
 
 
 def test_unknown_rating_score_is_refused_with_the_valid_names(tmp_path, capsys):
@@ -330,7 +334,7 @@ def test_a_suite_stage_that_was_skipped_is_not_attempted_again_until_its_inputs_
     def must_not_run(*args, **kwargs):
         raise AssertionError("the skipped airt stage ran again")
 
-    monkeypatch.setattr(stage_functions, "airt_from_accuracy", must_not_run)
+    monkeypatch.setattr(airt_stage, "airt_from_accuracy", must_not_run)
     assert main(["run", str(config), "--out", str(out), "--quiet", "--stages", "respond", "airt"]) == 0
     second = _manifest(out)
     assert second["artifacts"]["airt"] == {**first["artifacts"]["airt"], "decision": "reused"}

@@ -46,7 +46,7 @@ def added(run_dir, tmp_path_factory):
 
 
 def _load(run_dir: Path, stage: str):
-    from benchirt.pipeline.run import load_run
+    from benchirt.pipeline.results import load_run
 
     return load_run(run_dir)
 

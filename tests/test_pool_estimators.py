@@ -116,6 +116,6 @@ def test_run_with_os_system_in_extra_exits_2_before_any_side_effect(tmp_path, ca
     config.write_text(f"suite: builtin\nresponses:\n  extra:\n    evil: {{estimator: os.system, params: {{command: 'touch {marker}'}}}}\n")
     assert main(["run", str(config), "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"benchirt run: error: {config}: section 'responses': extra classifier 'evil': 'os.system' is "
+    assert err.startswith(f"benchirt run: error: {config}: section 'respond': extra classifier 'evil': 'os.system' is "
                           "outside the allowed packages; allowed: classifier classes from sklearn, xgboost, lightgbm, catboost")
     assert len(err.splitlines()) == 1 and not marker.exists() and not out.exists()

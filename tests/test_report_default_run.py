@@ -19,10 +19,10 @@ from benchirt.pipeline.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = {
-    "responses": {"cv_folds": 3, "ladder_epochs": 10,
-                  "pool": ["gaussian_nb", "knn_3", "decision_tree", "random_forest_5", "svc"]},
-    "rating": {"n_permutations": 20},
-    "subsets": {"n_random": 10, "n_permutations": 5},
+    "respond": {"cv_folds": 3, "ladder_epochs": 10,
+                "pool": ["gaussian_nb", "knn_3", "decision_tree", "random_forest_5", "svc"]},
+    "rate": {"n_permutations": 20},
+    "subset": {"n_random": 10, "n_permutations": 5},
     "report": {"max_dataset_plots": 2},
 }
 

@@ -97,3 +97,15 @@ def test_long_tables_fold_with_a_csv_link_and_key_columns_come_first():
 def test_numbers_are_right_aligned_and_text_left():
     page = render_html("t", "s", _sections())
     assert '<td class="n">1523.5</td>' in page and "<td>a|b</td>" in page
+
+
+def test_probability_columns_are_never_shown_as_one_or_zero():
+    """A bootstrap share of 1.0 or a p-value of 1e-9 reads '> 0.999' / '< 0.001'; other floats keep 3 decimals."""
+    frame = pd.DataFrame({"classifier": ["a", "b", "c"], "p_above_next": [1.0, 0.9994, np.nan],
+                          "wilcoxon_p_holm": [1e-9, 0.5, 0.0004], "bt_low": [0.99999, 0.5, 0.0]})
+    page = render_markdown("Run", "", [Section("t", "T", [Table(frame)])])
+    rows = [line.split(" | ") for line in page.splitlines() if line.startswith("| a ") or line.startswith("| b ")
+            or line.startswith("| c ")]
+    assert [row[1] for row in rows] == ["> 0.999", "0.999", ""]
+    assert [row[2].rstrip(" |") for row in rows] == ["< 0.001", "0.500", "< 0.001"]
+    assert [row[3].rstrip(" |") for row in rows] == ["1.000", "0.500", "0.000"]   # not a probability column

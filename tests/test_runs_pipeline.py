@@ -49,7 +49,7 @@ def test_iris_study_runs_through_irt_rating_and_report(shared_data, tmp_path):
 def test_an_import_section_is_validated_like_any_other(shared_data):
     with pytest.raises(ConfigError, match="responses.per_flow: got 'top'"):
         load_config(_config(shared_data, per_flow="top"))
-    with pytest.raises(ConfigError, match="unknown responses option"):
+    with pytest.raises(ConfigError, match="unknown respond option"):
         load_config(_config(shared_data, ladder_epochs=3))
     config = load_config(_config(shared_data))
     assert type(config.stage_config("responses")).__name__ == "ImportConfig"
@@ -64,7 +64,7 @@ def test_rating_figures_draw_the_best_of_a_large_field_only():
     from benchirt.rating import plots
 
     rng = np.random.default_rng(0)
-    names = [f"c{i:03d}" for i in range(80)]
+    names = [f"c{i:03d}" for i in range(79)] + ["sklearn.pipeline.Pipeline(" + "step=x," * 40 + ")(1)"]
     scores = pd.DataFrame([{"dataset": f"d{d}", "classifier": c, "score": rng.normal(i / 80, 0.05)}
                            for d in range(4) for i, c in enumerate(names)])
     result = rate(scores, RatingConfig(score="score", n_permutations=4, n_bootstrap=0, max_pairwise=5))
@@ -75,3 +75,5 @@ def test_rating_figures_draw_the_best_of_a_large_field_only():
     grid = plots.plot_rank_distribution(result.permutation, top=30).axes[0].get_images()[0].get_array()
     assert grid.shape == (30, 30)
     assert len(result.pairwise) == 10  # rating.max_pairwise: the 5 best-rated
+    labels = [t.get_text() for t in plots.plot_leaderboard(result.leaderboard).axes[0].get_yticklabels()]
+    assert max(len(label.split("  (tier")[0]) for label in labels) == plots.LABEL_CHARS

@@ -74,6 +74,18 @@ class AIRTResult:
         """A(epsilon) for every ``config.epsilons``: columns ``epsilon, rank, algorithm, lto``."""
         return self.latent.portfolio_table(self.config.epsilons)
 
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``algorithms``, ``datasets``, ``goodness``, ``portfolios`` (every ``config.epsilons``), the
+        ``performance`` and ``predicted`` matrices (``dataset`` a column) and, with ``config.polytomous``,
+        ``polytomous``."""
+        frames = {"algorithms": self.algorithms, "datasets": self.datasets, "goodness": self.goodness,
+                  "portfolios": self.portfolio_table(),
+                  "performance": self.performance.rename_axis("dataset").reset_index(),
+                  "predicted": self.predicted.rename_axis("dataset").reset_index()}
+        if self.polytomous is not None:
+            frames["polytomous"] = self.polytomous
+        return frames
+
     def summary(self) -> str:
         """A few lines for a terminal: size, convergence, anomalous algorithms, portfolio, worst fit."""
         fit = self.fit

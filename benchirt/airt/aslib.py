@@ -344,6 +344,37 @@ def load_aslib(directory: str | Path, measure: str | None = None, *, par_factor:
         instances or algorithms left.
     """
     directory = Path(directory)
+    description_path, runs_path = _scenario_files(directory, aggregate, transform)
+    description = _read_description(description_path)
+    name = str(description.get("scenario_id") or directory.name)
+    raw = _read_arff(runs_path)
+    missing_columns = {"instance_id", "algorithm"} - set(raw.columns)
+    if missing_columns:
+        raise DataError(f"{runs_path}: missing column(s) {sorted(missing_columns)}; ASlib algorithm_runs.arff "
+                        "has instance_id, repetition, algorithm, <measures>, runstatus")
+    measure, maximize, is_runtime = _chosen_measure(description, raw, measure, runs_path, description_path)
+    notes: list[str] = []
+    runs, penalty, cutoff = _penalised_runs(raw, measure, maximize, is_runtime,
+                                            _as_cutoff(description.get("algorithm_cutoff_time")), par_factor,
+                                            name, notes)
+    table = _performance_table(runs, aggregate, is_runtime, penalty, notes)
+    if table.shape[0] < 2 or table.shape[1] < 2:
+        raise DataError(f"{name}: {table.shape[0]} instance(s) x {table.shape[1]} algorithm(s) left; AIRT needs "
+                        "at least 2 of each")
+    constant = [c for c in table.columns if table[c].nunique() == 1]
+    if constant:
+        notes.append(f"algorithm(s) with the same {measure} on every instance (no information for IRT): {constant}")
+    performance = to_unit_interval(table, maximize=maximize, transform=transform)
+    direction = "larger is better" if maximize else "multiplied by -1"
+    notes.append(f"{measure} ({direction}) scaled to [0, 1] by one {transform} min-max over the whole matrix "
+                 "(Kandanaarachchi & Smith-Miles 2023 §5.2)")
+    folds = _read_folds(directory / "cv.arff", table.index, notes)
+    return ASlibScenario(name=name, measure=measure, maximize=maximize, cutoff=cutoff, raw=raw,
+                         raw_performance=table, performance=performance, folds=folds, notes=notes)
+
+
+def _scenario_files(directory: Path, aggregate: str, transform: str) -> tuple[Path, Path]:
+    """The paths of ``description.txt`` and ``algorithm_runs.arff`` after checking the options and the folder."""
     if aggregate not in AGGREGATES:
         raise DataError(f"unknown aggregate {aggregate!r}; use one of {AGGREGATES}")
     if transform not in TRANSFORMS:
@@ -358,18 +389,16 @@ def load_aslib(directory: str | Path, measure: str | None = None, *, par_factor:
             raise DataError(f"{directory.name}: ASlib scenario has no {path.name} (looked for {path}); "
                             "AIRT needs the algorithm runs and the description of the scenario — get the complete "
                             "scenario from coseal/aslib_data")
-    description = _read_description(description_path)
-    name = str(description.get("scenario_id") or directory.name)
+    return description_path, runs_path
+
+
+def _chosen_measure(description: dict, raw: pd.DataFrame, measure: str | None, runs_path: Path,
+                    description_path: Path) -> tuple[str, bool, bool]:
+    """``(measure, maximize, is_runtime)``: the measure asked for (default: the description's first) and how
+    the description says to read it (step 1 of :func:`load_aslib`)."""
     measures = [str(m) for m in _as_list(description.get("performance_measures"))]
     maximize_flags = _as_list(description.get("maximize"))
     types = [str(t) for t in _as_list(description.get("performance_type"))]
-    cutoff = _as_cutoff(description.get("algorithm_cutoff_time"))
-
-    raw = _read_arff(runs_path)
-    missing_columns = {"instance_id", "algorithm"} - set(raw.columns)
-    if missing_columns:
-        raise DataError(f"{runs_path}: missing column(s) {sorted(missing_columns)}; ASlib algorithm_runs.arff "
-                        "has instance_id, repetition, algorithm, <measures>, runstatus")
     measure_columns = [c for c in raw.columns if c not in _RUN_KEY_COLUMNS]
     if not measures:
         measures = measure_columns[:1]
@@ -383,8 +412,16 @@ def load_aslib(directory: str | Path, measure: str | None = None, *, par_factor:
     maximize = _as_bool(maximize_flags[min(position, len(maximize_flags) - 1)], where=str(description_path))
     measure_type = types[min(position, len(types) - 1)] if types else ""
     is_runtime = (not maximize) and (measure_type == "runtime" or measure.lower() in {"runtime", "par10"})
+    return measure, maximize, is_runtime
 
-    notes: list[str] = []
+
+def _penalised_runs(raw: pd.DataFrame, measure: str, maximize: bool, is_runtime: bool, cutoff: float | None,
+                    par_factor: float, name: str, notes: list[str]) -> tuple[pd.DataFrame, float, float | None]:
+    """The runs with a ``value`` column where failed runs carry the penalty (step 2 of :func:`load_aslib`).
+
+    Returns the runs, the penalty and the cutoff (the largest successful runtime when the description
+    gives none, noted).
+    """
     runs = raw.copy()
     runs["instance_id"] = runs["instance_id"].astype(str)
     runs["algorithm"] = runs["algorithm"].astype(str)
@@ -394,13 +431,7 @@ def load_aslib(directory: str | Path, measure: str | None = None, *, par_factor:
     failed = (status != OK_STATUS) | runs["value"].isna()
     if is_runtime:
         if cutoff is None:
-            observed = runs.loc[~failed, "value"]
-            if observed.empty:
-                raise DataError(f"{name}: no successful run and no algorithm_cutoff_time; cannot penalise "
-                                "failed runs")
-            cutoff = float(observed.max())
-            notes.append(f"no algorithm_cutoff_time: cutoff taken as the largest successful {measure} "
-                         f"({cutoff:g})")
+            cutoff = _observed_cutoff(runs.loc[~failed, "value"], measure, name, notes)
         failed |= runs["value"] > cutoff
         penalty = par_factor * cutoff
     else:
@@ -413,7 +444,22 @@ def load_aslib(directory: str | Path, measure: str | None = None, *, par_factor:
         rule = f"PAR{par_factor:g} = {par_factor:g} x cutoff {cutoff:g}" if is_runtime else "the worst observed value"
         notes.append(f"{int(failed.sum())} run(s) not ok {counts} set to {rule} ({penalty:g})")
     runs.loc[failed, "value"] = penalty
+    return runs, penalty, cutoff
 
+
+def _observed_cutoff(observed: pd.Series, measure: str, name: str, notes: list[str]) -> float:
+    """The largest successful runtime, the cutoff of a scenario whose description has none (noted)."""
+    if observed.empty:
+        raise DataError(f"{name}: no successful run and no algorithm_cutoff_time; cannot penalise failed runs")
+    cutoff = float(observed.max())
+    notes.append(f"no algorithm_cutoff_time: cutoff taken as the largest successful {measure} ({cutoff:g})")
+    return cutoff
+
+
+def _performance_table(runs: pd.DataFrame, aggregate: str, is_runtime: bool, penalty: float,
+                       notes: list[str]) -> pd.DataFrame:
+    """Instances x algorithms of the aggregated run values (steps 3-4 of :func:`load_aslib`): repetitions
+    combined, a missing pair a failed run (runtime) or its instance dropped (other measures)."""
     if "repetition" in runs.columns:
         n_rep = runs.groupby(["instance_id", "algorithm"]).size()
         if (n_rep > 1).any():
@@ -433,16 +479,4 @@ def load_aslib(directory: str | Path, measure: str | None = None, *, par_factor:
             notes.append(f"{n_missing} (instance, algorithm) pair(s) without a run: {dropped} instance(s) dropped")
     table.index.name = "instance_id"
     table.columns.name = None
-    if table.shape[0] < 2 or table.shape[1] < 2:
-        raise DataError(f"{name}: {table.shape[0]} instance(s) x {table.shape[1]} algorithm(s) left; AIRT needs "
-                        "at least 2 of each")
-    constant = [c for c in table.columns if table[c].nunique() == 1]
-    if constant:
-        notes.append(f"algorithm(s) with the same {measure} on every instance (no information for IRT): {constant}")
-    performance = to_unit_interval(table, maximize=maximize, transform=transform)
-    direction = "larger is better" if maximize else "multiplied by -1"
-    notes.append(f"{measure} ({direction}) scaled to [0, 1] by one {transform} min-max over the whole matrix "
-                 "(Kandanaarachchi & Smith-Miles 2023 §5.2)")
-    folds = _read_folds(directory / "cv.arff", table.index, notes)
-    return ASlibScenario(name=name, measure=measure, maximize=maximize, cutoff=cutoff, raw=raw,
-                         raw_performance=table, performance=performance, folds=folds, notes=notes)
+    return table

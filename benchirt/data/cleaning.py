@@ -87,20 +87,7 @@ def prepare_dataset(
         ``extra`` holds ``target``, ``notes`` (list of str), ``dropped_columns`` (dict name →
         reason) and ``dropped_rows`` (list of int).
     """
-    columns = [str(c) for c in frame.columns]
-    duplicates = sorted({c for c in columns if columns.count(c) > 1})
-    if duplicates:
-        raise DataError(f"{where}: duplicate column names {duplicates}; rename them so every column is unique")
-    if frame.shape[1] == 0:
-        raise DataError(f"{where}: the table has no columns")
-    frame = frame.set_axis(columns, axis=1)
-    if target is None:
-        target = columns[-1]
-    elif target not in frame.columns:
-        raise DataError(
-            f"{where}: target column {target!r} not found; columns are {columns[:30]}"
-            f"{' …' if len(columns) > 30 else ''}. Pass one of them as target"
-        )
+    frame, target = _with_target(frame, target, where)
     notes = list(notes)
     dropped_columns: dict[str, str] = {}
 
@@ -116,11 +103,7 @@ def prepare_dataset(
     y = _labels(y_raw.reset_index(drop=True), target, where).rename(target)
 
     X = frame.drop(columns=[target])
-    for column in X.columns:
-        if column in ignore:
-            dropped_columns[column] = "ignored attribute"
-        elif column in text_columns:
-            dropped_columns[column] = "free-text (string) attribute"
+    dropped_columns.update(_declared_drops(X.columns, ignore, text_columns))
     X = _typed_features(X.drop(columns=list(dropped_columns)))
     dropped_columns.update(_uninformative_columns(X))
     if dropped_columns:
@@ -131,6 +114,36 @@ def prepare_dataset(
     info = dict(extra or {})
     info.update(target=target, notes=notes, dropped_columns=dropped_columns, dropped_rows=dropped_rows)
     return Dataset(name=name, X=X, y=y, openml_id=openml_id, task_id=task_id, source=source, extra=info)
+
+
+def _with_target(frame: pd.DataFrame, target: str | None, where: str) -> tuple[pd.DataFrame, str]:
+    """``frame`` with string column names and the target column (default the last) after checking both."""
+    columns = [str(c) for c in frame.columns]
+    duplicates = sorted({c for c in columns if columns.count(c) > 1})
+    if duplicates:
+        raise DataError(f"{where}: duplicate column names {duplicates}; rename them so every column is unique")
+    if frame.shape[1] == 0:
+        raise DataError(f"{where}: the table has no columns")
+    frame = frame.set_axis(columns, axis=1)
+    if target is None:
+        return frame, columns[-1]
+    if target not in frame.columns:
+        raise DataError(
+            f"{where}: target column {target!r} not found; columns are {columns[:30]}"
+            f"{' …' if len(columns) > 30 else ''}. Pass one of them as target"
+        )
+    return frame, target
+
+
+def _declared_drops(columns, ignore: Iterable[str], text_columns: Iterable[str]) -> dict[str, str]:
+    """The feature columns the source says to leave out: ignored attributes and free-text ones."""
+    dropped: dict[str, str] = {}
+    for column in columns:
+        if column in ignore:
+            dropped[column] = "ignored attribute"
+        elif column in text_columns:
+            dropped[column] = "free-text (string) attribute"
+    return dropped
 
 
 def _labels(y: pd.Series, target: str, where: str) -> pd.Series:
@@ -160,26 +173,37 @@ def _uninformative_columns(X: pd.DataFrame) -> dict[str, str]:
     their category codes, so that wide tables cost a few vectorised passes, not a pandas call
     per column.
     """
-    reasons: dict[str, str] = {}
     numeric = [c for c in X.columns if not isinstance(X[c].dtype, pd.CategoricalDtype)]
-    if numeric and len(X):
-        for start in range(0, len(numeric), _NUMERIC_BATCH):  # a batch at a time: wide tables stay small
-            batch = numeric[start:start + _NUMERIC_BATCH]
-            values = X[batch].to_numpy(dtype="float64")
-            present = ~np.isnan(values)
-            n_present = present.sum(axis=0)
-            low = np.where(present, values, np.inf).min(axis=0)
-            high = np.where(present, values, -np.inf).max(axis=0)
-            for column, count, lo, hi in zip(batch, n_present, low, high):
-                if count == 0:
-                    reasons[column] = "entirely missing"
-                elif lo == hi:
-                    reasons[column] = "constant"
-    elif numeric:
-        reasons.update({column: "entirely missing" for column in numeric})
-    for column in X.columns:
-        if column in numeric:
-            continue
+    reasons = _uninformative_numeric(X, numeric)
+    known = set(numeric)
+    reasons.update(_uninformative_nominal(X, [c for c in X.columns if c not in known]))
+    return {c: reasons[c] for c in X.columns if c in reasons}
+
+
+def _uninformative_numeric(X: pd.DataFrame, numeric: list[str]) -> dict[str, str]:
+    """Entirely-missing and constant numeric columns, checked :data:`_NUMERIC_BATCH` columns at a time."""
+    if not len(X):
+        return {column: "entirely missing" for column in numeric}
+    reasons: dict[str, str] = {}
+    for start in range(0, len(numeric), _NUMERIC_BATCH):  # a batch at a time: wide tables stay small
+        batch = numeric[start:start + _NUMERIC_BATCH]
+        values = X[batch].to_numpy(dtype="float64")
+        present = ~np.isnan(values)
+        n_present = present.sum(axis=0)
+        low = np.where(present, values, np.inf).min(axis=0)
+        high = np.where(present, values, -np.inf).max(axis=0)
+        for column, count, lo, hi in zip(batch, n_present, low, high):
+            if count == 0:
+                reasons[column] = "entirely missing"
+            elif lo == hi:
+                reasons[column] = "constant"
+    return reasons
+
+
+def _uninformative_nominal(X: pd.DataFrame, nominal: list[str]) -> dict[str, str]:
+    """Entirely-missing, constant and identifier nominal columns, from their category codes."""
+    reasons: dict[str, str] = {}
+    for column in nominal:
         codes = X[column].cat.codes.to_numpy()
         codes = codes[codes >= 0]
         n_distinct = int(np.count_nonzero(np.bincount(codes))) if codes.size else 0
@@ -189,7 +213,7 @@ def _uninformative_columns(X: pd.DataFrame) -> dict[str, str]:
             reasons[column] = "constant"
         elif codes.size >= _ID_MIN_ROWS and n_distinct >= _ID_DISTINCT_SHARE * codes.size:
             reasons[column] = "identifier (a different value in almost every row)"
-    return {c: reasons[c] for c in X.columns if c in reasons}
+    return reasons
 
 
 def _typed_features(X: pd.DataFrame) -> pd.DataFrame:

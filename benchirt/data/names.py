@@ -8,6 +8,9 @@ FORMS_HELP = (
     "'openml-dataset:ID', 'openml-task:ID', a folder of .arff/.csv/.parquet files, a suite file (.yaml/.json), "
     "a data file, or a list/dict of these"
 )
+#: OpenML suite aliases resolved to ids without asking the server (lower case;
+#: :func:`benchirt.data.openml_source.suite_id`).
+OPENML_SUITE_ALIASES = {"openml-cc18": 99}
 #: Names of the metadata columns, in the order Cardoso et al. 2021 §5.6 (Tables 7-9) lists them.
 METADATA_COLUMNS = (
     "n_instances",

@@ -103,15 +103,7 @@ def read_suite_file(path: str | Path) -> SuiteFile:
         Unreadable or malformed file, missing/unknown keys, duplicate names, entries with no source.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the suite file ({exc.strerror or exc})") from None
-    try:
-        document = json.loads(text) if path.suffix.lower() == ".json" else safe_load(text, str(path))
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{path}: not valid {'JSON' if path.suffix.lower() == '.json' else 'YAML'}: "
-                          f"{str(exc).splitlines()[0]}") from None
+    document = _read_document(path)
     if not isinstance(document, dict):
         raise ConfigError(f"{path}: expected a mapping with keys {SUITE_KEYS}")
     unknown = sorted(set(document) - set(SUITE_KEYS))
@@ -127,6 +119,19 @@ def read_suite_file(path: str | Path) -> SuiteFile:
         raise ConfigError(f"{path}: dataset names must be unique; repeated: {duplicates}")
     return SuiteFile(name=str(document.get("name") or path.stem), specs=specs,
                      description=str(document.get("description") or ""))
+
+
+def _read_document(path: Path):
+    """The parsed JSON (``.json``) or YAML (any other suffix) document of a suite file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the suite file ({exc.strerror or exc})") from None
+    try:
+        return json.loads(text) if path.suffix.lower() == ".json" else safe_load(text, str(path))
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: not valid {'JSON' if path.suffix.lower() == '.json' else 'YAML'}: "
+                          f"{str(exc).splitlines()[0]}") from None
 
 
 def _entry(spec: DatasetSpec, base: Path) -> dict:

@@ -37,7 +37,7 @@ from benchirt.data.builtin import BUILTIN_DATASETS, builtin_info
 from benchirt.data.files import dataset_name, file_format
 from benchirt.data.local import cc18_offline_specs, directory_specs, embedded_specs
 from benchirt.data.spec import DatasetSpec
-from benchirt.data.names import FORMS_HELP
+from benchirt.data.names import FORMS_HELP, OPENML_SUITE_ALIASES
 from benchirt.data.suite_file import is_suite_file, read_suite_file
 from benchirt.errors import ConfigError, DataError
 
@@ -46,8 +46,6 @@ DICT_SOURCES = ("builtin", "suite", "directory", "suite_file", "file", "openml_s
                 "openml_tasks")
 #: Keys modifying a dict-form suite.
 DICT_OPTIONS = ("include", "exclude", "target", "name", "cache")
-#: OpenML suite aliases resolved to ids without asking the server (lower case).
-OPENML_SUITE_ALIASES = {"openml-cc18": 99}
 
 
 
@@ -136,42 +134,48 @@ def _from_path(path: Path, given: str) -> list[DatasetSpec]:
 
 
 def _from_dict(spec: Mapping, base: Path) -> list[DatasetSpec]:
+    """The datasets of a suite given as a mapping: one source key, then ``cache``, ``include``, ``exclude``."""
     unknown = sorted(set(spec) - set(DICT_SOURCES) - set(DICT_OPTIONS))
     if unknown:
         raise ConfigError(f"suite: unknown key(s) {unknown}; valid keys are {list(DICT_SOURCES + DICT_OPTIONS)}")
     sources = [k for k in DICT_SOURCES if k in spec]
     if len(sources) != 1:
         raise ConfigError(f"suite: give exactly one of {list(DICT_SOURCES)}, got {sources or 'none'}")
-    source, value = sources[0], spec[sources[0]]
-    target = spec.get("target")
     cache = None
     if spec.get("cache"):
         cache = str(_path(spec["cache"], base).resolve())
-        _openml().set_openml_cache(cache)
-    if source == "builtin":
-        names = list(BUILTIN_DATASETS) if value is True or value in ("all", None) else _as_list(value)
-        specs = [_builtin_spec(str(n)) for n in names]
-    elif source == "suite":
-        specs = _resolve(value, base)
-    elif source == "directory":
-        specs = directory_specs(_path(value, base), target=target)
-    elif source == "suite_file":
-        specs = list(read_suite_file(_path(value, base)).specs)
-    elif source == "file":
-        path = _path(value, base)
-        if not path.is_file():
-            raise DataError(f"{value}: no such file (looked at {path})")
-        specs = [DatasetSpec(name=str(spec.get("name") or dataset_name(path)), kind="file",
-                             location=str(path.resolve()), target=target)]
-    elif source == "openml_suite":
-        specs = _openml().suite_specs(value)
-    elif source == "openml_datasets":
-        specs = [_openml().dataset_spec(_int(v, "openml_datasets"), target=target) for v in _as_list(value)]
-    else:
-        specs = [_openml().task_spec(_int(v, "openml_tasks")) for v in _as_list(value)]
+        from benchirt.data.openml_source import set_openml_cache  # imports openml: only when a cache is named
+
+        set_openml_cache(cache)
+    specs = _source_specs(sources[0], spec, base)
     if cache is not None:  # workers read the same cache as this process
         specs = [replace(s, openml_cache=cache) if s.kind == "openml" else s for s in specs]
     return _select(specs, spec.get("include"), spec.get("exclude"))
+
+
+def _source_specs(source: str, spec: Mapping, base: Path) -> list[DatasetSpec]:
+    """The datasets the mapping's source key ``source`` (one of :data:`DICT_SOURCES`) names."""
+    value, target = spec[source], spec.get("target")
+    if source == "builtin":
+        names = list(BUILTIN_DATASETS) if value is True or value in ("all", None) else _as_list(value)
+        return [_builtin_spec(str(n)) for n in names]
+    if source == "suite":
+        return _resolve(value, base)
+    if source == "directory":
+        return directory_specs(_path(value, base), target=target)
+    if source == "suite_file":
+        return list(read_suite_file(_path(value, base)).specs)
+    if source == "file":
+        path = _path(value, base)
+        if not path.is_file():
+            raise DataError(f"{value}: no such file (looked at {path})")
+        return [DatasetSpec(name=str(spec.get("name") or dataset_name(path)), kind="file",
+                            location=str(path.resolve()), target=target)]
+    if source == "openml_suite":
+        return _openml().suite_specs(value)
+    if source == "openml_datasets":
+        return [_openml().dataset_spec(_int(v, "openml_datasets"), target=target) for v in _as_list(value)]
+    return [_openml().task_spec(_int(v, "openml_tasks")) for v in _as_list(value)]
 
 
 def _select(specs: list[DatasetSpec], include: object, exclude: object) -> list[DatasetSpec]:
@@ -179,25 +183,31 @@ def _select(specs: list[DatasetSpec], include: object, exclude: object) -> list[
 
     A dataset matches by name or by OpenML id.
     """
-    def keys(s: DatasetSpec) -> set[str]:
-        return {s.name} | ({str(s.openml_id)} if s.openml_id is not None else set())
-
-    available = set().union(*(keys(s) for s in specs)) if specs else set()
-    for option, wanted in (("include", include), ("exclude", exclude)):
-        unknown = [str(w) for w in _as_list(wanted)] if wanted is not None else []
-        unknown = [w for w in unknown if w not in available]
-        if unknown:
-            raise DataError(f"suite {option}: {unknown} not in the suite; its datasets are "
-                            f"{[s.name for s in specs]}")
+    _check_named(specs, include, exclude)
     if include is not None:
         wanted = {str(w) for w in _as_list(include)}
-        specs = [s for s in specs if keys(s) & wanted]
+        specs = [s for s in specs if _match_keys(s) & wanted]
     if exclude is not None:
         unwanted = {str(w) for w in _as_list(exclude)}
-        specs = [s for s in specs if not keys(s) & unwanted]
+        specs = [s for s in specs if not _match_keys(s) & unwanted]
     if not specs:
         raise DataError("the suite is empty after include/exclude")
     return specs
+
+
+def _check_named(specs: list[DatasetSpec], include: object, exclude: object) -> None:
+    """A ``DataError`` when ``include`` or ``exclude`` names a dataset the suite does not have."""
+    available = set().union(*(_match_keys(s) for s in specs)) if specs else set()
+    for option, wanted in (("include", include), ("exclude", exclude)):
+        unknown = [str(w) for w in _as_list(wanted) if str(w) not in available] if wanted is not None else []
+        if unknown:
+            raise DataError(f"suite {option}: {unknown} not in the suite; its datasets are "
+                            f"{[s.name for s in specs]}")
+
+
+def _match_keys(spec: DatasetSpec) -> set[str]:
+    """What ``include``/``exclude`` may name a dataset by: its name and its OpenML id."""
+    return {spec.name} | ({str(spec.openml_id)} if spec.openml_id is not None else set())
 
 
 def _unique(specs: list[DatasetSpec]) -> list[DatasetSpec]:
@@ -218,10 +228,10 @@ def _builtin_spec(name: str) -> DatasetSpec:
 
 
 def _openml():
-    """The OpenML source module, imported on first use (importing openml takes seconds)."""
-    from benchirt.data import openml_source
+    """The OpenML spec module, imported on first use (importing openml takes seconds)."""
+    from benchirt.data import openml_specs
 
-    return openml_source
+    return openml_specs
 
 
 def _as_list(value: object) -> list:

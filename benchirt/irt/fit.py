@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 
 from benchirt.errors import DataError
-from benchirt.irt import ability as _ability
-from benchirt.irt.config import ABILITY_METHODS, IRTConfig
+from benchirt.irt.config import IRTConfig
 from benchirt.irt.models import probability as _probability
-from benchirt.irt.models import quadrature
+from benchirt.irt.scoring import align_responses, score_aligned
+from benchirt.results import interval_frame, normal_interval
 
 #: Flags of items without estimated parameters.
 NO_INFORMATION_FLAGS = ("all_correct", "all_wrong")
@@ -138,12 +138,7 @@ class IRTFit:
         -------
         pandas.DataFrame, index = respondents, columns ``theta, se, true_score``
         """
-        method = method or self.config.ability
-        if method not in ABILITY_METHODS:
-            raise DataError(f"ability method {method!r} is not one of {', '.join(ABILITY_METHODS)}")
-        nodes, log_w = quadrature(self.config.ability_quadrature, self.config.theta_max)
-        return _ability.score_respondents(self._aligned(responses), *self._params(),
-                                          self.items["flag"].to_numpy(), method, nodes, log_w, self.config.theta_max)
+        return score_aligned(self._aligned(responses), self.items, method or self.config.ability, self.config)
 
     def abilities(self, responses, method: str | None = None) -> pd.Series:
         """θ per respondent (EAP or MAP), a Series named ``theta``; see :meth:`ability_table`."""
@@ -153,17 +148,7 @@ class IRTFit:
         """``responses`` with this fit's items as columns, in order, without copying the data."""
         items = list(self.items.index)
         if isinstance(responses, pd.DataFrame):
-            columns = [str(col) for col in responses.columns]
-            known, given = set(items), set(columns)
-            missing = [i for i in items if i not in given]
-            extra = [col for col in columns if col not in known]
-            if missing or extra:
-                raise DataError(
-                    f"responses do not match the fitted items: missing {missing[:5]}{'…' if len(missing) > 5 else ''}, "
-                    f"unknown {extra[:5]}{'…' if len(extra) > 5 else ''}; score respondents on the calibrated items"
-                )
-            frame = responses.set_axis(columns, axis=1)  # no copy of the data (copy-on-write)
-            return frame if columns == items else _ability.ColumnView(frame, items)
+            return align_responses(responses, items, "fitted")
         array = np.asarray(responses)
         if array.ndim != 2:
             raise DataError(f"responses: expected a 2-D respondents x items matrix, got shape {array.shape}")
@@ -248,3 +233,41 @@ class IRTFit:
             f"IRTFit({self.model}, {self.n_respondents} respondents x {self.n_items} items, {state} "
             f"in {self.n_iter} iterations, logLik={self.log_likelihood:.2f}, {self.seconds:.2f}s)"
         )
+
+    # ------------------------------------------------------------------ the result protocol
+    def summary(self) -> str:
+        """A few lines for a terminal: model, size, convergence, starts and flagged items."""
+        record = self.convergence()
+        lines = [repr(self),
+                 f"stopped by {self.stopped_by}; largest gradient {self.max_gradient:.2g}; "
+                 f"{record['n_local_optima']} of {len(record['start_runs'])} starts at a worse optimum",
+                 f"items: {record['n_flagged']} without information (all correct or all wrong), "
+                 f"{record['n_at_bound']} at a bound"]
+        return "\n".join(lines)
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``items`` (the item table, ``item`` a column) and ``starts`` (one row per EM start)."""
+        return {"items": self.items.reset_index(), "starts": pd.DataFrame(self.starts.get("runs", []))}
+
+    def conf_int(self, level: float = 0.95) -> pd.DataFrame:
+        """Wald intervals ``estimate ± z·SE`` of the estimated item parameters (Bock & Aitkin 1981).
+
+        One row per informative item and parameter the model estimates (1PL: the shared discrimination
+        and each difficulty; 2PL: discrimination and difficulty; 3PL: also guessing), columns
+        ``item, parameter, se, estimate, low, high``. Items without information (``all_correct``,
+        ``all_wrong``) have no SE and are left out. The SEs are those of ``items`` (the cross-product
+        estimator of :func:`benchirt.irt.estimation.fit_irt`); their coverage is measured in
+        ``tests/test_interval_coverage.py``.
+        """
+        parameters = {"1PL": ("discrimination", "difficulty"), "2PL": ("discrimination", "difficulty")}.get(
+            self.model, ("discrimination", "difficulty", "guessing"))
+        items = self.items[self.informative]
+        long = pd.DataFrame({
+            "item": np.repeat(items.index.to_numpy(), len(parameters)),
+            "parameter": np.tile(parameters, len(items)),
+            "estimate": items[list(parameters)].to_numpy(float).ravel(),
+            "se": items[[f"se_{name}" for name in parameters]].to_numpy(float).ravel(),
+        })
+        low, high = normal_interval(long["estimate"], long["se"], level)
+        return interval_frame({"item": long["item"], "parameter": long["parameter"]}, long["estimate"],
+                              low, high, se=long["se"])

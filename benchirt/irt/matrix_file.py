@@ -130,6 +130,28 @@ def _check_header(path: Path, names: list[str]) -> None:
 def _read_integers(path: Path, first: list[str], header: bool) -> pd.DataFrame | None:
     """The matrix via :func:`numpy.loadtxt` into int8; None when the general parser must read it."""
     width = len(first)
+    names = _first_fields(path, width, header)
+    if names is None:
+        return None
+    named = not _answers(names)
+    if header and not named and not first[0].strip():
+        raise DataError(f"{path}: 1 column(s) without a header name (column 1); every item needs a name in the header row")
+    if named and width < 2:
+        return None
+    lines = _data_lines(path, header, named)
+    try:
+        values = np.loadtxt(lines, delimiter=",", dtype=np.int8, ndmin=2)
+    except (ValueError, OverflowError):  # missing, non-integer or out-of-range values: the general parser names them
+        return None
+    columns = first[1:] if named else first
+    columns = [name.strip() for name in columns] if header else [f"V{j + 1}" for j in range(len(columns))]
+    index = names if named else [str(i + 1) for i in range(len(values))]
+    return pd.DataFrame(values, index=pd.Index(index, name="respondent"), columns=columns, copy=False)
+
+
+def _first_fields(path: Path, width: int, header: bool) -> list[str] | None:
+    """The first field of every non-blank data row, after checking each row has ``width`` fields; None when a
+    row holds a quote (the general parser reads those)."""
     names: list[str] = []
     with path.open(encoding="utf-8-sig", newline="") as handle:
         if header:
@@ -145,20 +167,7 @@ def _read_integers(path: Path, first: list[str], header: bool) -> pd.DataFrame |
             names.append(line.partition(",")[0].strip())
     if not names:
         raise DataError(f"{path}: no respondent rows under the header")
-    named = not _answers(names)
-    if header and not named and not first[0].strip():
-        raise DataError(f"{path}: 1 column(s) without a header name (column 1); every item needs a name in the header row")
-    if named and width < 2:
-        return None
-    lines = _data_lines(path, header, named)
-    try:
-        values = np.loadtxt(lines, delimiter=",", dtype=np.int8, ndmin=2)
-    except (ValueError, OverflowError):  # missing, non-integer or out-of-range values: the general parser names them
-        return None
-    columns = first[1:] if named else first
-    columns = [name.strip() for name in columns] if header else [f"V{j + 1}" for j in range(len(columns))]
-    index = names if named else [str(i + 1) for i in range(len(values))]
-    return pd.DataFrame(values, index=pd.Index(index, name="respondent"), columns=columns, copy=False)
+    return names
 
 
 def _data_lines(path: Path, header: bool, named: bool):

@@ -5,9 +5,9 @@ the item parameters ``a, b, c`` stay as calibrated and only the respondent's abi
 by EAP (posterior mean and SD over the quadrature grid of the calibration's N(0, 1) prior) or MAP
 (:mod:`benchirt.irt.ability`). The True-Score is ``sum_j P_j(theta)`` over every item (Cardoso et al. 2021
 §2.5). Items flagged ``all_correct`` / ``all_wrong`` at calibration carry no estimated parameters:
-they are left out of the likelihood and count 1 / 0 in the True-Score, exactly as
-:meth:`benchirt.irt.IRTFit.ability_table` treats them, so scoring a calibration respondent here gives
-its fitted θ back.
+they are left out of the likelihood and count 1 / 0 in the True-Score. :func:`score_aligned` is the one
+scoring body: :meth:`benchirt.irt.IRTFit.ability_table` calls it too, so scoring a calibration
+respondent here gives its fitted θ back.
 
 The item table is either benchirt's ``items.csv`` (``item, discrimination, difficulty, guessing``,
 optional ``flag``) or decodIRT's ``ltm_item_params.csv`` (``Discriminacao, Dificuldade,
@@ -106,22 +106,40 @@ def score_frozen(items: pd.DataFrame, responses, method: str = "EAP", config: IR
     pandas.DataFrame, index ``respondent``, columns ``theta, se, true_score``
     """
     config = config or IRTConfig()
-    if method not in ABILITY_METHODS:
-        raise DataError(f"ability method {method!r} is not one of {', '.join(ABILITY_METHODS)}")
     items = check_items(items)
-    names = [str(i) for i in items.index]
     if not isinstance(responses, pd.DataFrame):
         raise DataError("score_frozen needs a DataFrame whose columns name the items")
+    return score_aligned(align_responses(responses, [str(i) for i in items.index], "frozen"), items, method, config)
+
+
+def align_responses(responses: pd.DataFrame, items: list[str], what: str):
+    """``responses`` with the ``items`` as columns, in order, without copying the data.
+
+    Raises
+    ------
+    DataError
+        An item is missing or a column is not an item (the message names the ``what`` items: ``fitted``,
+        ``frozen``).
+    """
     columns = [str(c) for c in responses.columns]
-    missing = [i for i in names if i not in set(columns)]
-    unknown = [c for c in columns if c not in set(names)]
+    known, given = set(items), set(columns)
+    missing = [i for i in items if i not in given]
+    unknown = [c for c in columns if c not in known]
     if missing or unknown:
         raise DataError(
-            f"responses do not match the frozen items: {len(missing)} item(s) missing (e.g. {missing[:3]}), "
-            f"{len(unknown)} unknown (e.g. {unknown[:3]}); answer exactly the calibrated items"
+            f"responses do not match the {what} items: {len(missing)} item(s) missing (e.g. {missing[:3]}), "
+            f"{len(unknown)} unknown (e.g. {unknown[:3]}); score respondents on exactly the calibrated items"
         )
-    frame = responses.set_axis(columns, axis=1)
-    frame = frame if columns == names else _ability.ColumnView(frame, names)
+    frame = responses.set_axis(columns, axis=1)  # no copy of the data (copy-on-write)
+    return frame if columns == items else _ability.ColumnView(frame, items)
+
+
+def score_aligned(responses, items: pd.DataFrame, method: str, config: IRTConfig) -> pd.DataFrame:
+    """θ, SE and True-Score of ``responses`` aligned to ``items`` (:func:`align_responses`): the one
+    frozen-item scoring body of :func:`score_frozen` and :meth:`benchirt.irt.IRTFit.ability_table`
+    (EAP or MAP on the calibration's grid, :func:`benchirt.irt.ability.score_respondents`)."""
+    if method not in ABILITY_METHODS:
+        raise DataError(f"ability method {method!r} is not one of {', '.join(ABILITY_METHODS)}")
     nodes, log_w = quadrature(config.ability_quadrature, config.theta_max)
-    return _ability.score_respondents(frame, *(items[col].to_numpy(float) for col in PARAMETER_COLUMNS),
+    return _ability.score_respondents(responses, *(items[col].to_numpy(float) for col in PARAMETER_COLUMNS),
                                       items["flag"].to_numpy(), method, nodes, log_w, config.theta_max)

@@ -16,6 +16,7 @@ from benchirt.irt.itemfit import item_fit
 from benchirt.irt.summary import item_summary
 from benchirt.irt.suspects import COLUMNS as SUSPECT_COLUMNS
 from benchirt.irt.suspects import suspect_labels
+from benchirt.results import interval_frame, normal_interval
 
 
 @dataclass
@@ -30,9 +31,10 @@ class DatasetIRT:
     abilities : pandas.DataFrame
         One row per respondent (calibrated or not): ``respondent, role, calibrated,
         theta, se, true_score``.
-    summary : dict
-        :func:`benchirt.irt.summary.item_summary` plus ``converged``, ``status``, ``n_iter``,
-        ``seconds``, ``model``, ``n_misfit``, ``n_suspect_labels`` and :func:`optima_summary`.
+    statistics : dict
+        The dataset's summary statistics (called ``summary`` before the result protocol took that name for
+        the text of :meth:`summary`): :func:`benchirt.irt.summary.item_summary` plus ``converged``, ``status``,
+        ``n_iter``, ``seconds``, ``model``, ``n_misfit``, ``n_suspect_labels`` and :func:`optima_summary`.
     item_fit : pandas.DataFrame
         Per item ``infit, outfit, misfit`` on the calibration respondents
         (:func:`benchirt.irt.itemfit.item_fit`).
@@ -48,10 +50,45 @@ class DatasetIRT:
     dataset: str
     fit: IRTFit
     abilities: pd.DataFrame
-    summary: dict = field(default_factory=dict)
+    statistics: dict = field(default_factory=dict)
     item_fit: pd.DataFrame = field(default_factory=pd.DataFrame)
     model_comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
     suspect_labels: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def summary(self) -> str:
+        """A few lines for a terminal: the fit, the share of discriminating items, misfits, suspect labels."""
+        stats = self.statistics
+        shares = ", ".join(f"{key} {value:.1f} %" for key, value in stats.items()
+                           if key.startswith("pct_") and isinstance(value, (int, float)))
+        calibrated = self.abilities[self.abilities["calibrated"]] if len(self.abilities) else self.abilities
+        lines = [f"{self.dataset}: {self.fit!r}",
+                 f"{len(self.abilities)} respondents scored ({len(calibrated)} calibrated the items)"]
+        if shares:
+            lines.append(f"items: {shares}")
+        lines.append(f"{stats.get('n_misfit', 0)} misfitting items, "
+                     f"{stats.get('n_suspect_labels', len(self.suspect_labels))} suspect labels")
+        return "\n".join(lines)
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``items``, ``abilities``, ``item_fit``, ``model_comparison``, ``suspect_labels`` and ``statistics``
+        (one row); the empty tables of analyses that did not run are left out."""
+        frames = {"items": self.fit.items.reset_index(), "abilities": self.abilities,
+                  "item_fit": self.item_fit.reset_index() if len(self.item_fit) else self.item_fit,
+                  "model_comparison": self.model_comparison, "suspect_labels": self.suspect_labels,
+                  "statistics": pd.DataFrame([{"dataset": self.dataset, **self.statistics}])}
+        return {name: frame for name, frame in frames.items() if len(frame)}
+
+    def conf_int(self, level: float = 0.95) -> pd.DataFrame:
+        """Intervals ``θ ± z·SE`` of every respondent's ability: ``respondent, role, se, estimate, low, high``.
+
+        ``se`` is the posterior SD of θ for EAP scores and the inverse square root of the test information
+        at θ for MAP (Bock & Aitkin 1981; :mod:`benchirt.irt.ability`); the item parameters' intervals are
+        ``self.fit.conf_int(level)``. Coverage is measured in ``tests/test_interval_coverage.py``.
+        """
+        table = self.abilities
+        low, high = normal_interval(table["theta"], table["se"], level)
+        return interval_frame({"respondent": table["respondent"], "role": table["role"]}, table["theta"],
+                              low, high, se=table["se"])
 
 
 def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
@@ -106,11 +143,11 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
                               config.suspect_agreement, config.suspect_best_correct,
                               predictions.loc[real] if predictions is not None and len(real) else None,
                               getattr(result, "test_labels", None))
-    summary = item_summary(fit.items, config)
-    summary.update(converged=fit.converged, status=fit.status, n_iter=fit.n_iter, seconds=fit.seconds,
-                   model=fit.model, n_misfit=int(fit_table["misfit"].sum()), n_suspect_labels=len(suspects),
-                   **optima_summary(fit, responses.loc[real] if len(real) else None))
-    return DatasetIRT(dataset=result.dataset, fit=fit, abilities=abilities, summary=summary, item_fit=fit_table,
+    statistics = item_summary(fit.items, config)
+    statistics.update(converged=fit.converged, status=fit.status, n_iter=fit.n_iter, seconds=fit.seconds,
+                      model=fit.model, n_misfit=int(fit_table["misfit"].sum()), n_suspect_labels=len(suspects),
+                      **optima_summary(fit, responses.loc[real] if len(real) else None))
+    return DatasetIRT(dataset=result.dataset, fit=fit, abilities=abilities, statistics=statistics, item_fit=fit_table,
                       model_comparison=comparison, suspect_labels=suspects)
 
 
@@ -130,12 +167,13 @@ def optima_summary(fit: IRTFit, real_responses: pd.DataFrame | None) -> dict:
 
 
 def summaries_frame(irts: Sequence[DatasetIRT]) -> pd.DataFrame:
-    """The stage summaries of several datasets, index = dataset (input of ``dataset_rankings``)."""
-    return pd.DataFrame([irt.summary for irt in irts], index=pd.Index([i.dataset for i in irts], name="dataset"))
+    """The summary statistics of several datasets, index = dataset (input of ``dataset_rankings``)."""
+    return pd.DataFrame([irt.statistics for irt in irts], index=pd.Index([i.dataset for i in irts], name="dataset"))
 
 
-def true_score_table(irts: Sequence[DatasetIRT], roles: Sequence[str] = ("real", "artificial")) -> pd.DataFrame:
-    """True-Scores of the reported classifiers on every dataset, long form (the rating input).
+def true_score_table(irts: Sequence[DatasetIRT], roles: Sequence[str] = ("real", "artificial"),
+                     column: str = "true_score") -> pd.DataFrame:
+    """True-Scores (or another ability column) of the reported classifiers on every dataset, long form (the rating input).
 
     Parameters
     ----------
@@ -143,17 +181,19 @@ def true_score_table(irts: Sequence[DatasetIRT], roles: Sequence[str] = ("real",
     roles : sequence of str
         Respondent roles to report (decodIRT reports the 12 real and 7 artificial
         classifiers, Cardoso et al. 2021 §5.2).
+    column : {"true_score", "theta"}
+        The ability column reported as ``score``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``dataset, classifier, score`` (True-Score, Cardoso et al. 2021 §2.5).
+        Columns ``dataset, classifier, score`` (True-Score, Cardoso et al. 2021 §2.5, or θ).
     """
     frames = []
     for irt in irts:
         rows = irt.abilities[irt.abilities["role"].isin(roles)]
         frames.append(
-            pd.DataFrame({"dataset": irt.dataset, "classifier": rows["respondent"], "score": rows["true_score"]})
+            pd.DataFrame({"dataset": irt.dataset, "classifier": rows["respondent"], "score": rows[column]})
         )
     if not frames:
         return pd.DataFrame(columns=["dataset", "classifier", "score"])

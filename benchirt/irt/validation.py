@@ -29,17 +29,7 @@ def as_response_matrix(responses, where: str = "responses") -> tuple[np.ndarray,
         Empty matrix, missing (NaN) entries, values other than 0 and 1, duplicate
         item names — each message names the first offending row/column.
     """
-    if isinstance(responses, pd.DataFrame):
-        respondents = [str(r) for r in responses.index]
-        items = [str(c) for c in responses.columns]
-        frame = responses
-    else:
-        array = np.asarray(responses)
-        if array.ndim != 2:
-            raise DataError(f"{where}: expected a 2-D respondents x items matrix, got shape {array.shape}")
-        respondents = [str(i) for i in range(array.shape[0])]
-        items = [f"V{j + 1}" for j in range(array.shape[1])]
-        frame = pd.DataFrame(array, columns=items)
+    frame, respondents, items = _labelled(responses, where)
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise DataError(f"{where}: the response matrix is empty (shape {frame.shape}); need respondents x items of 0/1")
     if len(set(items)) != len(items):
@@ -50,6 +40,32 @@ def as_response_matrix(responses, where: str = "responses") -> tuple[np.ndarray,
         values = frame.to_numpy(dtype=float, na_value=np.nan)
     else:
         values = frame.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    _check_present(values, frame, respondents, items, where)
+    not01 = (values != 0) & (values != 1)
+    if not01.any():
+        i, j = np.argwhere(not01)[0]
+        raise DataError(
+            f"{where}: value {values[i, j]:g} at respondent {respondents[i]!r}, item {items[j]!r} is not 0 or 1 "
+            f"({int(not01.sum())} such entries); code each answer as 1 (correct) or 0 (wrong)"
+        )
+    return values, respondents, items
+
+
+def _labelled(responses, where: str) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """``responses`` as a DataFrame with its respondent and item labels (an array gets ``"0", "1", …`` and
+    ``"V1", "V2", …``)."""
+    if isinstance(responses, pd.DataFrame):
+        return responses, [str(r) for r in responses.index], [str(c) for c in responses.columns]
+    array = np.asarray(responses)
+    if array.ndim != 2:
+        raise DataError(f"{where}: expected a 2-D respondents x items matrix, got shape {array.shape}")
+    items = [f"V{j + 1}" for j in range(array.shape[1])]
+    return pd.DataFrame(array, columns=items), [str(i) for i in range(array.shape[0])], items
+
+
+def _check_present(values: np.ndarray, frame: pd.DataFrame, respondents: list[str], items: list[str],
+                   where: str) -> None:
+    """A ``DataError`` naming the first missing or non-numeric entry (NaN in ``values``) of ``frame``."""
     bad = np.isnan(values)
     if bad.any():
         i, j = np.argwhere(bad)[0]
@@ -59,11 +75,3 @@ def as_response_matrix(responses, where: str = "responses") -> tuple[np.ndarray,
             f"{where}: {what} at respondent {respondents[i]!r}, item {items[j]!r} "
             f"({int(bad.sum())} such entries); IRT needs every response as 0 or 1 — drop or fill them"
         )
-    not01 = (values != 0) & (values != 1)
-    if not01.any():
-        i, j = np.argwhere(not01)[0]
-        raise DataError(
-            f"{where}: value {values[i, j]:g} at respondent {respondents[i]!r}, item {items[j]!r} is not 0 or 1 "
-            f"({int(not01.sum())} such entries); code each answer as 1 (correct) or 0 (wrong)"
-        )
-    return values, respondents, items

@@ -13,9 +13,9 @@ lazy_exports(__name__, {
     "ExecutionConfig": "benchirt.pipeline.config",
     "PipelineConfig": "benchirt.pipeline.config",
     "RunOutcome": "benchirt.pipeline.run",
-    "RunResults": "benchirt.pipeline.run",
+    "RunResults": "benchirt.pipeline.results",
     "STAGES": "benchirt.pipeline.config",
     "load_config": "benchirt.pipeline.config",
-    "load_run": "benchirt.pipeline.run",
+    "load_run": "benchirt.pipeline.results",
     "run_pipeline": "benchirt.pipeline.run",
 })

@@ -15,31 +15,11 @@ from dataclasses import is_dataclass
 from pathlib import Path
 
 from benchirt.errors import ArtifactError
+from benchirt.pipeline import registry
 
-#: Modules whose dataclasses are stage results or parts of them. A new result module goes here.
-RESULT_MODULES: tuple[str, ...] = (
-    "benchirt.responses.stage",
-    "benchirt.irt.config",
-    "benchirt.irt.fit",
-    "benchirt.irt.stage",
-    "benchirt.rating.config",
-    "benchirt.rating.glicko",
-    "benchirt.rating.permutation",
-    "benchirt.rating.statistics",
-    "benchirt.rating.stage",
-    "benchirt.rating.leaderboard",
-    "benchirt.rating.bradley_terry",
-    "benchirt.subsets.config",
-    "benchirt.subsets.evaluation",
-    "benchirt.airt.config",
-    "benchirt.airt.analysis",
-    "benchirt.airt.continuous",
-    "benchirt.airt.goodness",
-    "benchirt.airt.latent",
-    "benchirt.airt.compat",
-    "benchirt.airt.polytomous",
-    "benchirt.placement.add",
-)
+#: Modules whose dataclasses are stage results or parts of them: declared with each stage
+#: (:data:`benchirt.pipeline.registry.REGISTRY`, ``results``).
+RESULT_MODULES: tuple[str, ...] = registry.RESULT_MODULES
 
 _registered: dict[str, type] = {}
 
@@ -58,7 +38,7 @@ def name_of(cls: type) -> str:
     if _find(name) is not cls:
         raise TypeError(
             f"cannot store a {name}: it is not a registered benchirt result type; add its module to "
-            "benchirt.pipeline.artifact_types.RESULT_MODULES (or register() it)"
+            "its stage's `results` in benchirt.pipeline.registry (or register() it)"
         )
     return name
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from benchirt.errors import ConfigError
 from benchirt.pipeline.config import STAGES, load_config, select_stages
+from benchirt.pipeline.registry import stage
 from benchirt.safe_text import printable
 
 RUN_DESCRIPTION = f"""\
@@ -39,7 +40,7 @@ files, or a suite file. Results are cached in DIR like `benchirt run` does."""
 
 
 def register(subparsers) -> None:
-    run = subparsers.add_parser("run", help="the whole pipeline: respond, irt, rate, subset, airt, report",
+    run = subparsers.add_parser("run", help=f"the whole pipeline: {', '.join(STAGES)}",
                                 description=RUN_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("config", nargs="?", metavar="CONFIG", help="YAML config (default: the packaged default config)")
     _common(run)
@@ -53,7 +54,7 @@ def register(subparsers) -> None:
                           "(from dataset metadata and a calibrated cost model; docs/scale.md), then stop")
     run.set_defaults(func=run_command)
 
-    respond = subparsers.add_parser("respond", help="response matrices of the classifier pool on a suite",
+    respond = subparsers.add_parser("respond", help=stage("respond").help,
                                     description=RESPOND_DESCRIPTION,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     respond.add_argument("source", metavar="CONFIG_OR_SUITE", help="a YAML config or a suite spec")
@@ -79,7 +80,8 @@ def _common(parser) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     from benchirt.pipeline.export import export_irt
-    from benchirt.pipeline.run import load_stage_table, run_pipeline
+    from benchirt.pipeline.results import load_stage_table
+    from benchirt.pipeline.run import run_pipeline
     from benchirt.pipeline.summary import format_summary
 
     config = load_config(args.config)
@@ -109,18 +111,18 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _irt_export_stale(outcome) -> bool:
     """Whether RUN_DIR/irt/ must be written again: the irt stage computed something, or a dataset's folder is missing."""
-    from benchirt.pipeline.store import safe_name
+    from benchirt.pipeline.manifest import Manifest
+    from benchirt.io import safe_name
 
     if outcome.manifest["stages"].get("irt", {}).get("computed"):
         return True
-    with_irt = [name for name, stages in outcome.manifest["datasets"].items()
-                if stages.get("irt", {}).get("status") in ("computed", "reused", "stored")]
+    with_irt = Manifest(outcome.manifest).result_keys("irt")
     return any(not (Path(outcome.run_dir) / "irt" / safe_name(name) / "items.csv").is_file() for name in with_irt)
 
 
 def _leaderboard_verdict(run_dir) -> str | None:
     """The stored leaderboard's verdict sentence, read from its two tables alone (the summary stays light)."""
-    from benchirt.pipeline.run import load_stage_table
+    from benchirt.pipeline.results import load_stage_table
 
     board, pairwise = (load_stage_table(run_dir, "rate", name) for name in ("leaderboard", "pairwise"))
     if board is None or pairwise is None or board.empty:

@@ -4,15 +4,19 @@ A configuration has these top-level keys (every one optional)::
 
     suite:      builtin            # any spec benchirt.data.resolve_suite accepts
     stages:     [respond, irt, rate, subset, airt, report]
-    responses:  {...}              # benchirt.responses.ResponseConfig
+    respond:    {...}              # benchirt.responses.ResponseConfig
     irt:        {...}              # benchirt.irt.IRTConfig
-    rating:     {...}              # benchirt.rating.RatingConfig
-    subsets:    {...}              # benchirt.subsets.SubsetConfig
+    rate:       {...}              # benchirt.rating.RatingConfig
+    subset:     {...}              # benchirt.subsets.SubsetConfig
     airt:       {...}              # benchirt.airt.AIRTConfig, plus `input` / `aslib` (see AIRT_PIPELINE_KEYS)
     report:     {...}              # benchirt.report.ReportConfig
     execution:  {n_jobs: 1, backend: local, scheduler: null, retries: 1, memory_limit_gb: null, tasks: fits,
                  strict: false}
     out:        runs/default       # run directory
+
+Each stage's section carries the stage's name (:mod:`benchirt.pipeline.registry` declares them); the
+former section names ``responses``, ``rating`` and ``subsets`` (and ``irts``) are still read, with a
+note (:attr:`PipelineConfig.notes`), as are the former names in ``stages``.
 
 Paths follow one rule: a path that names an *input* inside a config file (``suite`` folders and
 files, ``airt.aslib``) is relative to the config file's folder, so a config and its data move
@@ -30,7 +34,6 @@ the file, line and column.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import os
 from dataclasses import asdict, dataclass, field, is_dataclass
 from importlib import resources
@@ -39,32 +42,29 @@ from typing import Any, Mapping
 
 import yaml
 
-from benchirt.errors import ConfigError
-from benchirt.safe_yaml import safe_load
+from benchirt.errors import ConfigError, DataError
 from benchirt.options import check_choice, check_integer, check_names, checked_options, require
+from benchirt.pipeline import registry
+from benchirt.rating.config import RUN_SCORES
+from benchirt.safe_yaml import safe_load
 
-#: Pipeline stages in execution order.
-STAGES: tuple[str, ...] = ("respond", "irt", "rate", "subset", "airt", "report")
+#: Pipeline stages in execution order (declared in :mod:`benchirt.pipeline.registry`).
+STAGES: tuple[str, ...] = registry.STAGES
 
-#: Config section -> (module, class) whose ``from_dict`` validates it.
-STAGE_SECTIONS: dict[str, tuple[str, str]] = {
-    "responses": ("benchirt.responses", "ResponseConfig"),
-    "irt": ("benchirt.irt.config", "IRTConfig"),
-    "rating": ("benchirt.rating.config", "RatingConfig"),
-    "subsets": ("benchirt.subsets.config", "SubsetConfig"),
-    "airt": ("benchirt.airt.config", "AIRTConfig"),
-    "report": ("benchirt.report.config", "ReportConfig"),
-}
+#: Config section (the stage's name) -> ``module:Class`` whose ``from_dict`` validates it.
+STAGE_SECTIONS: dict[str, str] = registry.STAGE_SECTIONS
 
-#: The class of a ``responses`` section with ``source: openml-runs``: responses imported from stored runs
+#: The class of a ``respond`` section with ``source: openml-runs``: responses imported from stored runs
 #: (``benchirt.runs``) instead of trained; the suite is then the datasets of those runs.
-IMPORTED_RESPONSES = ("benchirt.runs.config", "ImportConfig")
+IMPORTED_RESPONSES = "benchirt.runs.config:ImportConfig"
 
 #: Keys of the ``airt`` section that the pipeline (not ``AIRTConfig``) reads.
 AIRT_PIPELINE_KEYS = ("input", "aslib", "which")
 AIRT_INPUTS = ("accuracy", "aslib")
 
 TOP_LEVEL_KEYS = ("suite", "stages", "execution", "out", *STAGE_SECTIONS)
+#: Former section names still read (with a note).
+FORMER_KEYS = tuple(registry.ALIASES)
 BACKENDS = ("local", "dask")
 #: How the response stage is cut into tasks on several workers (``execution.tasks``).
 TASK_GRAINS = ("fits", "datasets")
@@ -145,6 +145,8 @@ class PipelineConfig:
         artifact keys, so that changing a stage's options recomputes that stage and what follows.
     stage_configs : dict
         Section name -> the stage's config object built by its ``from_dict``.
+    notes : tuple of str
+        What was read under a former name (shown by ``benchirt run`` and kept in the manifest).
     """
 
     suite: Any = "builtin"
@@ -155,14 +157,15 @@ class PipelineConfig:
     out: str | None = None
     source: str = "<dict>"
     base_dir: str = "."
+    notes: tuple[str, ...] = ()
 
     def section(self, name: str) -> dict:
-        """The raw option dict of one stage section (empty when the file omits it)."""
-        return dict(self.sections.get(name) or {})
+        """The raw option dict of one stage section (empty when the file omits it); former names accepted."""
+        return dict(self.sections.get(registry.canonical(name)) or {})
 
     def stage_config(self, name: str):
-        """The stage's config object for section ``name``."""
-        return self.stage_configs[name]
+        """The stage's config object for section ``name`` (a stage name; former names accepted)."""
+        return self.stage_configs[registry.canonical(name)]
 
     def to_dict(self) -> dict:
         """Plain-data form (what ``config.yaml`` of a run holds); round-trips through :func:`load_config`."""
@@ -231,17 +234,18 @@ def _validate(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
 
 
 def _validated(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
+    raw, notes = _former_sections(raw)
     checked_options("top-level", raw, TOP_LEVEL_KEYS)
-    stages = _ordered_stages(check_names("", "stages", raw.get("stages", STAGES), "stages", single=True))
+    named = check_names("", "stages", raw.get("stages", STAGES), "stages", single=True)
+    notes += [registry.alias_note(name, "stages") for name in named if name in registry.ALIASES]
+    stages = _ordered_stages(named)
     sections: dict[str, dict] = {}
     stage_configs: dict[str, Any] = {}
     for name in STAGE_SECTIONS:
         values = checked_options(name, raw.get(name), _section_keys(name, raw.get(name)))
         sections[name] = values
         stage_configs[name] = _stage_config(name, values)
-    from benchirt.pipeline.stages import RUN_SCORES  # pandas: not needed to register `benchirt run`
-
-    check_choice("rating", "score", stage_configs["rating"].score, RUN_SCORES)
+    check_choice("rating", "score", stage_configs["rate"].score, RUN_SCORES)
     execution = ExecutionConfig.from_dict(raw.get("execution"))
     suite = raw.get("suite", "builtin")
     require(suite not in (None, "", []), "", "suite", suite,
@@ -250,8 +254,27 @@ def _validated(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
     require(out is None or isinstance(out, (str, os.PathLike)), "", "out", out, "null or a folder path")
     return PipelineConfig(
         suite=suite, stages=stages, sections=sections, stage_configs=stage_configs, execution=execution,
-        out=None if out is None else os.fspath(out), source=origin, base_dir=base_dir,
+        out=None if out is None else os.fspath(out), source=origin, base_dir=base_dir, notes=tuple(notes),
     )
+
+
+def _former_sections(raw: dict) -> tuple[dict, list[str]]:
+    """``raw`` with former section names renamed to the stages' names, and a note per renaming.
+
+    Raises
+    ------
+    ConfigError
+        A section given under both names.
+    """
+    renamed, notes = {}, []
+    for key, value in raw.items():
+        name = registry.ALIASES.get(key, key) if key in registry.ALIASES else key
+        if name != key:
+            if name in raw:
+                raise ConfigError(f"sections {key!r} and {name!r} are the same stage's; keep {name!r} only")
+            notes.append(registry.alias_note(key, "section"))
+        renamed[name] = value
+    return renamed, notes
 
 
 def select_stages(stages, skip=(), origin: str = "command line") -> tuple[str, ...]:
@@ -265,8 +288,8 @@ def select_stages(stages, skip=(), origin: str = "command line") -> tuple[str, .
 def _ordered_stages(stages, skip=()) -> tuple[str, ...]:
     for key, names in (("stages", stages), ("skip", skip)):
         for name in names:
-            check_choice("", key, name, STAGES)
-    chosen = set(stages) - set(skip)
+            check_choice("", key, registry.canonical(name), STAGES)
+    chosen = {registry.canonical(s) for s in stages} - {registry.canonical(s) for s in skip}
     return tuple(s for s in STAGES if s in chosen)
 
 
@@ -277,11 +300,10 @@ def _section_keys(section: str, values: Any = None) -> tuple[str, ...]:
 
 
 def _config_class(section: str, values: Any = None) -> type:
-    """The section's config class; a ``responses`` section with a ``source`` key imports stored runs."""
-    module_name, class_name = STAGE_SECTIONS[section]
-    if section == "responses" and isinstance(values, Mapping) and "source" in values:
-        module_name, class_name = IMPORTED_RESPONSES
-    return getattr(importlib.import_module(module_name), class_name)
+    """The section's config class; a ``respond`` section with a ``source`` key imports stored runs."""
+    if section == "respond" and isinstance(values, Mapping) and "source" in values:
+        return registry.resolve(IMPORTED_RESPONSES)
+    return registry.resolve(STAGE_SECTIONS[section])
 
 
 def _stage_config(section: str, values: dict):
@@ -300,6 +322,23 @@ def _validate_airt_pipeline_keys(values: dict) -> None:
     require(source != "aslib" or bool(values.get("aslib")), "airt", "aslib", values.get("aslib"),
             "the ASlib scenario folder when airt.input is aslib")
     check_choice("airt", "which", values.get("which", "test"), ("test", "cv"))
+
+
+def resolve_specs(config: PipelineConfig) -> list:
+    """The suite's :class:`~benchirt.data.DatasetSpec` list (relative paths: beside the config file)."""
+    from benchirt.data import resolve_suite
+
+    specs = resolve_suite(config.suite, base=config.base_dir)
+    if not specs:
+        raise DataError(f"{config.source}: suite {config.suite!r} has no dataset")
+    return specs
+
+
+def stage_options(stage_config) -> dict:
+    """The canonical option dict of a stage config (its ``to_dict`` when it has one): the key's input."""
+    if hasattr(stage_config, "to_dict"):
+        return to_plain(stage_config.to_dict())
+    return to_plain(stage_config)
 
 
 def to_plain(value: Any) -> Any:

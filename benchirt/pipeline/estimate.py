@@ -36,7 +36,8 @@ schedule of the response stage's tasks as the run cuts them (``execution.tasks``
 dataset a preparation task (loading, cleaning, the fixed cost per dataset) that precedes its fit tasks
 — one per (preprocessing kind, fold or final fit) and one for the MLP ladder, as
 :class:`benchirt.responses.units.FitPlan` cuts them — handed out as the executor does
-(:func:`task_makespan`); with ``datasets`` the longest-processing-time schedule of whole datasets
+(:func:`task_schedule`, :mod:`benchirt.pipeline.handout`); with ``datasets`` the
+longest-processing-time schedule of whole datasets
 (:func:`lpt_makespan`). The IRT stage follows, one task per dataset.
 """
 from __future__ import annotations
@@ -51,7 +52,7 @@ import pandas as pd
 
 from benchirt.data.recorded_shapes import RECORDED_SOURCE
 from benchirt.errors import BenchirtError
-from benchirt.pool.real import REAL_CLASSIFIERS
+from benchirt.pipeline.handout import UNIT, next_pick
 
 #: The packaged cost model (constants in seconds per work unit; see the module docstring).
 COST_MODEL_RESOURCE = "cost_model.json"
@@ -100,12 +101,17 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
     """Expected seconds (one thread) and peak bytes of the response stage on one dataset.
 
     ``config`` is a :class:`benchirt.responses.ResponseConfig`; its split, caps, folds, pool and
-    ladder decide the sizes, as :func:`benchirt.responses.respond` will apply them. A classifier the
-    time budget would stop costs its first fold only and is listed in ``skipped``. ``tasks`` cuts
-    ``seconds`` as the (dataset, fit) tasks do: the preparation first (fixed cost per dataset and
-    loading), then the fit units in :class:`~benchirt.responses.units.FitPlan`'s order — the first fold
-    of each preprocessing kind (unscaled, scaled), the ladder, then each kind's other folds and final fit.
+    ladder decide the sizes, as :func:`benchirt.responses.respond` will apply them. The units and
+    their order are those the fits run, from the same function
+    (:func:`benchirt.responses.units.plan_units`), and the time budget is the fits' rule
+    (:func:`~benchirt.responses.units.over_budget`, :func:`~benchirt.responses.units.release`) applied
+    to the predicted first-fold seconds: a classifier it stops costs its first fold only and is listed
+    in ``skipped``. ``tasks`` cuts ``seconds`` as the (dataset, fit) tasks do: the preparation first
+    (fixed cost per dataset and loading), then one entry per fit unit in plan order.
     """
+    from benchirt.pool import resolve_pool
+    from benchirt.responses.units import over_budget, plan_units, release
+
     test = min(math.ceil(config.test_size * shape.rows), config.max_test)
     train = shape.rows - test
     used = min(train, config.max_train or train)
@@ -113,48 +119,31 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
     k = config.cv_folds
     fold_fit, fold_predict = cv * (k - 1) // k, max(cv // k, 1)
     constants, per_fit = model["seconds_per_unit"], model["fixed_seconds_per_fit"]
-    per_classifier, skipped = {}, []
-    # per preprocessing kind (unscaled, scaled): seconds of each fold task and of the final-fit task
-    folds = {False: [0.0] * k, True: [0.0] * k}
-    final = {False: 0.0, True: 0.0}
-    scaled = {name: spec.scale for name, spec in REAL_CLASSIFIERS.items()} | {e.name: e.scale for e in config.extra}
-    names = list(config.pool) + [e.name for e in config.extra]
-    for name in names:
-        kind = scaled[name]
+
+    def seconds(name: str, n: int, m: int) -> float:
         if name not in constants:  # an extra classifier: costed as the slowest built-in, said in the table
-            name_cost = max(constants[c] * work_units(c, used, test, shape.features, shape.classes) + per_fit[c]
-                            for c in constants if c != "ladder")
-            folds[kind] = [fold + name_cost for fold in folds[kind]]
-            final[kind] += name_cost
-            per_classifier[name] = name_cost * (k + 1)
-            continue
-        one_fold = (constants[name] * work_units(name, fold_fit, fold_predict, shape.features, shape.classes)
-                    + per_fit[name])
-        final_fit = constants[name] * work_units(name, used, test, shape.features, shape.classes) + per_fit[name]
-        if config.time_budget is not None and one_fold * (k + 1) > config.time_budget:
-            skipped.append(name)  # respond() stops it after its first fold
-            folds[kind][0] += one_fold
-            per_classifier[name] = one_fold
-            continue
-        folds[kind] = [fold + one_fold for fold in folds[kind]]
-        final[kind] += final_fit
-        per_classifier[name] = k * one_fold + final_fit
+            return max(constants[c] * work_units(c, used, test, shape.features, shape.classes) + per_fit[c]
+                       for c in constants if c != "ladder")
+        return constants[name] * work_units(name, n, m, shape.features, shape.classes) + per_fit[name]
+
+    pool = resolve_pool(config.pool, config.extra)
+    fold = {spec.name: seconds(spec.name, fold_fit, fold_predict) for spec in pool}
+    final = {spec.name: seconds(spec.name, used, test) for spec in pool}
+    first, rest = plan_units(pool, k, config.ladder_epochs)
+    skipped = {} if config.time_budget is None else over_budget(fold, k + 1, config.time_budget)
+    units = first + (rest if config.time_budget is None or not first else release(rest, skipped))
+    ladder = config.ladder_epochs * seconds("ladder", used, test)
+    unit_seconds = [ladder if unit.kind == "ladder" else
+                    sum((fold if unit.kind == "fold" else final)[m.name] for m in unit.members) for unit in units]
+    per_classifier = {name: fold[name] if name in skipped else k * fold[name] + final[name] for name in fold}
     preparation = model["fixed_seconds_per_dataset"] + model["load_seconds_per_value"] * shape.rows * shape.features
-    present = {scaled[name] for name in names}
-    kinds = [kind for kind in (False, True) if kind in present]  # as FitPlan: the kinds that have members
-    ladder = ([config.ladder_epochs * (constants["ladder"] * work_units("ladder", used, test, shape.features,
-                                                                        shape.classes) + per_fit["ladder"])]
-              if config.ladder_epochs else [])
-    # FitPlan's order: the first fold of each kind, the ladder, then each kind's other folds and final fit
-    tasks = ([preparation] + [folds[kind][0] for kind in kinds] + ladder
-             + [t for kind in kinds for t in folds[kind][1:] + [final[kind]]])
-    seconds = sum(tasks)
+    tasks = [preparation] + unit_seconds
     per_value = model["openml_load_bytes_per_value" if shape.source in OPENML_SOURCES else "load_bytes_per_value"]
     load = per_value * shape.rows * shape.features
     working = WORKING_COPIES * 8 * used * shape.features
-    return {"seconds": seconds, "tasks": tasks, "peak_bytes": load + working + model["base_bytes"],
-            "train_used": used, "cv_rows": cv, "test_rows": test,
-            "slowest": max(per_classifier, key=per_classifier.get, default=None), "skipped": skipped}
+    return {"seconds": sum(tasks), "tasks": tasks, "units": [unit.label for unit in units],
+            "peak_bytes": load + working + model["base_bytes"], "train_used": used, "cv_rows": cv, "test_rows": test,
+            "slowest": max(per_classifier, key=per_classifier.get, default=None), "skipped": list(skipped)}
 
 
 def irt_cost(shape: Shape, config, model: dict) -> float:
@@ -224,34 +213,40 @@ def lpt_makespan(seconds: list[float], workers: int) -> float:
     return max(loads)
 
 
-def task_makespan(datasets: list[list[float]], workers: int) -> float:
-    """Wall time of the (dataset, fit) tasks on ``workers``, handed out as
-    :class:`benchirt.pipeline.fits.ResponseFits` does: ``datasets`` in run order, each a list whose first
-    entry is its preparation and the rest its fit units in plan order. A worker that comes free starts
-    the next unit of the earliest opened dataset that is prepared, otherwise prepares the next dataset,
-    otherwise waits for a preparation under way to finish."""
-    pending = list(reversed(datasets))
-    opened: list[tuple[float, list[float]]] = []  # (time its preparation ends, its units left, reversed)
+def task_schedule(datasets: list[list[float]], workers: int) -> list[tuple[float, float, int, int]]:
+    """The (dataset, fit) tasks on ``workers`` as a run hands them out (:func:`benchirt.pipeline.handout.next_pick`,
+    the rule of :class:`benchirt.pipeline.fits.ResponseFits`): ``(start, end, dataset, task)`` in the order
+    they start. ``datasets`` are in run order, each a list whose entry 0 is its preparation and the rest
+    its fit units in plan order (``task`` indexes it). A worker with nothing to start waits for a
+    preparation under way to finish."""
+    pending = list(range(len(datasets)))[::-1]
+    opened: list[list] = []  # [dataset, time its preparation ends, its next unit]
     free = [0.0] * max(1, workers)
-    finish = 0.0
+    started = []
     while free:
         now = heapq.heappop(free)
-        runnable = next((units for ready, units in opened if ready <= now and units), None)
-        if runnable is not None:
-            end = now + runnable.pop()
-        elif pending:
-            tasks = pending.pop()
-            end = now + tasks[0]
-            opened.append((end, list(reversed(tasks[1:]))))
+        pick = next_pick(opened, lambda d: d[1] <= now and d[2] < len(datasets[d[0]]), bool(pending))
+        if pick is None:
+            waiting = [ready for index, ready, unit in opened if unit < len(datasets[index]) and ready > now]
+            if waiting:
+                heapq.heappush(free, min(waiting))
+            continue  # else nothing left for this worker
+        what, dataset = pick
+        if what == UNIT:
+            index, task = dataset[0], dataset[2]
+            dataset[2] += 1
         else:
-            waiting = [ready for ready, units in opened if units and ready > now]
-            if not waiting:
-                continue  # nothing left for this worker
-            heapq.heappush(free, min(waiting))
-            continue
-        finish = max(finish, end)
+            index, task = pending.pop(), 0
+            opened.append([index, now + datasets[index][0], 1])
+        end = now + datasets[index][task]
+        started.append((now, end, index, task))
         heapq.heappush(free, end)
-    return finish
+    return started
+
+
+def task_makespan(datasets: list[list[float]], workers: int) -> float:
+    """Wall time of the (dataset, fit) tasks on ``workers`` (:func:`task_schedule`)."""
+    return max((end for _, end, _, _ in task_schedule(datasets, workers)), default=0.0)
 
 
 def estimate(specs, response_config, workers: int, model: dict | None = None,
@@ -325,7 +320,7 @@ def estimate_text(config) -> str:
     where = (f"Dask scheduler {execution.scheduler}" if execution.scheduler
              else f"{'Dask LocalCluster' if execution.backend == 'dask' else 'local'}, {workers} worker(s)")
     model = load_cost_model()
-    responses = config.stage_config("responses")
+    responses = config.stage_config("respond")
     specs, listing = estimate_specs(config)
     table = estimate(specs, responses, workers, model, ask_server=listing is None)
     policy = (f"size policy: max_train {responses.max_train}, max_cv_train {responses.max_cv_train}, "
@@ -344,7 +339,7 @@ def estimate_specs(config) -> tuple[list, str | None]:
     """
     from benchirt.data.recorded_shapes import CC18_SUITE_ID, RECORDED_SHAPES_RESOURCE, recorded_specs
     from benchirt.errors import OpenMLUnavailableError
-    from benchirt.pipeline.run import resolve_specs
+    from benchirt.pipeline.config import resolve_specs
 
     try:
         return resolve_specs(config), None
@@ -378,7 +373,7 @@ def shape_sources_line(table: pd.DataFrame) -> str:
 
 def memory_guard_line(table: pd.DataFrame, execution, workers: int) -> str:
     """The run's per-dataset memory limit and the datasets its guard would skip (:mod:`benchirt.pipeline.preflight`)."""
-    from benchirt.pipeline.preflight import GB, memory_limit
+    from benchirt.pipeline.memory import GB, memory_limit
 
     limit, source = memory_limit(execution, workers)
     if limit is None:

@@ -13,8 +13,8 @@ def export_responses(run_dir: str | os.PathLike) -> list[Path]:
     ``responses.csv`` has the respondent names in its first column and one 0/1 column per test item:
     the format ``benchirt irt`` reads. Returns the dataset folders written.
     """
-    from benchirt.pipeline.run import load_run
-    from benchirt.pipeline.store import safe_name
+    from benchirt.pipeline.results import load_run
+    from benchirt.io import safe_name
 
     results = load_run(run_dir)
     written = []
@@ -34,8 +34,8 @@ def export_irt(run_dir: str | os.PathLike) -> list[Path]:
     """Write ``RUN_DIR/irt/<dataset>/{items,suspect_labels,model_comparison}.csv`` for every dataset with an
     IRT result: item parameters with item fit, the suspect labels (test instances with strongly negative
     discrimination, by dataset row) and the 1PL/2PL/3PL comparison. Returns the folders written."""
-    from benchirt.pipeline.run import load_run
-    from benchirt.pipeline.store import safe_name
+    from benchirt.pipeline.results import load_run
+    from benchirt.io import safe_name
 
     results = load_run(run_dir)
     written = []

@@ -20,22 +20,18 @@ from pathlib import Path
 from typing import Any
 
 import benchirt
+from benchirt.pipeline import registry
 
 #: The package folder whose ``.py`` files are fingerprinted.
 PACKAGE_ROOT = Path(benchirt.__file__).resolve().parent
 
-#: benchirt sub-packages and modules (relative to the package) whose source each stage runs.
-STAGE_CODE: dict[str, tuple[str, ...]] = {
-    "respond": ("data", "pool", "responses", "preprocess.py"),
-    "irt": ("irt",),
-    "rate": ("rating", "irt", "pool"),
-    "subset": ("subsets", "rating", "irt", "pool", "data"),
-    "airt": ("airt", "responses", "pool", "data", "preprocess.py"),
-    "add": ("placement", "responses", "pool", "irt", "data", "preprocess.py"),
-}
+#: benchirt sub-packages and modules (relative to the package) whose source each stage runs: declared
+#: with the stage (:data:`benchirt.pipeline.registry.STAGE_CODE`).
+STAGE_CODE: dict[str, tuple[str, ...]] = registry.STAGE_CODE
 
-#: Modules every stage runs (errors, option checks, file writing, the pipeline's stage adapters).
-COMMON_CODE: tuple[str, ...] = ("__init__.py", "errors.py", "options.py", "io.py", "threads.py", "pipeline/stages.py")
+#: Modules every stage runs (errors, option checks, file writing, the stage-plan records, the result protocol).
+COMMON_CODE: tuple[str, ...] = ("__init__.py", "errors.py", "options.py", "io.py", "threads.py", "stage_plan.py",
+                                "safe_text.py", "safe_yaml.py", "results.py")
 
 #: Libraries whose version is part of every key (their numerical behaviour shapes the results).
 LIBRARIES: tuple[str, ...] = ("numpy", "scipy", "scikit-learn", "pandas")

@@ -2,7 +2,7 @@
 
 With ``execution.tasks: fits`` (the default) and a parallel executor, a dataset's response work is not
 one task but several: a *preparation* task on a worker (load the data, clean, split, subsample and fold
-it: :func:`benchirt.pipeline.stages.prepare_responses`, keeping only the rows a fit uses), then one task
+it: :func:`prepare_responses`, keeping only the rows a fit uses), then one task
 per :class:`~benchirt.responses.units.FitUnit` — a (preprocessing kind, cross-validation fold or final
 fit) with every real classifier of that kind, or the MLP epoch ladder — released by the dataset's
 :class:`~benchirt.responses.units.FitPlan` (under a ``time_budget``, the first folds first), and
@@ -11,7 +11,8 @@ artificial classifiers and the response matrix; milliseconds). The prepared rows
 workers with each unit (no shared file system is needed, as for Dask workers on other machines).
 
 When a worker is free, :class:`ResponseFits` starts a runnable unit of a dataset already open, the
-earliest opened first, and only otherwise prepares the next dataset: a dataset is finished (and
+earliest opened first, and only otherwise prepares the next dataset (:mod:`benchirt.pipeline.handout`,
+the rule the wall-time estimate follows too): a dataset is finished (and
 stored) as early as its units allow, few prepared datasets are held at once, and while the units of a
 dominant dataset occupy some workers the others prepare and fit the next datasets. With a dataset
 as one task, the longest dataset bounds the stage however many workers run it
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
 
 from benchirt.pipeline.executors import TaskOutcome, attempt
+from benchirt.pipeline.handout import UNIT, next_pick
 from benchirt.pipeline.progress import progress_writer
 
 
@@ -57,7 +59,7 @@ class ResponseFits:
     ----------
     tasks : sequence of (name, args)
         The per-dataset tasks the runner would start: ``args`` are those of
-        :func:`benchirt.pipeline.stages.respond_dataset` behind the function itself, i.e.
+        :func:`benchirt.pipeline.respond_stage.respond_dataset` behind the function itself, i.e.
         ``(respond_dataset, spec, config, show_progress, progress_file)``.
 
     Every task it hands out has the form ``(name, (fn, *args))`` of those tasks: the runner's task body
@@ -71,19 +73,19 @@ class ResponseFits:
 
     # -- the task source ---------------------------------------------------------------------------
     def next_task(self) -> tuple[str, tuple] | None:
-        """A runnable unit of the earliest open dataset, else the preparation of the next dataset."""
-        for state in self._open.values():
-            if state.ready and not state.closed:
-                from benchirt.responses.units import run_unit
-
-                unit = state.ready.popleft()
-                name = f"{state.name} · {unit.label}"
-                self._tasks[name] = (state.name, unit)
-                return name, (run_unit, state.plan.prepared, unit, state.config)
-        if not self._waiting:
+        """A runnable unit of the earliest open dataset, else the preparation of the next dataset
+        (:func:`benchirt.pipeline.handout.next_pick`)."""
+        pick = next_pick(self._open.values(), lambda state: bool(state.ready) and not state.closed, bool(self._waiting))
+        if pick is None:
             return None
-        from benchirt.pipeline.stages import prepare_responses
+        what, state = pick
+        if what == UNIT:
+            from benchirt.responses.units import run_unit
 
+            unit = state.ready.popleft()
+            name = f"{state.name} · {unit.label}"
+            self._tasks[name] = (state.name, unit)
+            return name, (run_unit, state.plan.prepared, unit, state.config)
         name, (_, spec, config, _, progress_file) = self._waiting.popleft()
         self._open[name] = _Open(name, config, progress_writer(progress_file) if progress_file else None)
         task = f"{name} · preparation"
@@ -136,6 +138,22 @@ class ResponseFits:
 
     def _in_flight(self, dataset: str) -> bool:
         return any(owner == dataset for owner, _ in self._tasks.values())
+
+
+def prepare_responses(spec, config):
+    """Load one suite member and plan its response fits (``benchirt.responses.units.prepare``).
+
+    The first task of a dataset when the response stage runs as (dataset, fit) tasks
+    (:mod:`benchirt.pipeline.fits`).
+
+    Raises
+    ------
+    DataError
+        The dataset cannot be read or cannot yield responses (the run records it as skipped).
+    """
+    from benchirt.responses.units import prepare
+
+    return prepare(spec.load(), config)
 
 
 def carried(fn: Callable, *args):

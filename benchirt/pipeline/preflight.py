@@ -9,8 +9,8 @@ CC18's recorded shapes, :mod:`benchirt.data.recorded_shapes`), or a local file's
 skipped with the projection and the limit as its reason. Builtin datasets (scikit-learn's, at most a
 few thousand rows) are not priced.
 
-The limit is ``execution.memory_limit_gb``, by default this machine's available memory (psutil when
-installed, else ``os.sysconf``) divided by the workers that run at once, as each may hold one
+The limit (:func:`benchirt.pipeline.memory.memory_limit`) is ``execution.memory_limit_gb``, by default
+this machine's available memory (psutil when installed, else ``os.sysconf``) divided by the workers that run at once, as each may hold one
 dataset. Under an external Dask scheduler the workers' memory is not known here, so there is no
 default limit there (Dask's nanny restarts a worker over its own limit; benchirt counts the loss).
 
@@ -27,9 +27,7 @@ from pathlib import Path
 
 from benchirt.errors import BenchirtError
 from benchirt.pipeline.estimate import Shape, irt_cost, response_cost
-
-#: Bytes per GB in the limit and the messages (decimal, as ``--estimate`` prints).
-GB = 1e9
+from benchirt.pipeline.memory import GB
 
 
 @dataclass(frozen=True)
@@ -59,26 +57,6 @@ class Preflight:
     peak_bytes: float | None = None
     skip_reason: str | None = None
     expected_tasks: list[float] | None = None
-
-
-def available_memory_bytes() -> int:
-    """Memory this machine can give now without swapping (psutil's ``available``, else free pages)."""
-    try:
-        import psutil
-    except ImportError:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    return int(psutil.virtual_memory().available)
-
-
-def memory_limit(execution, workers: int) -> tuple[float | None, str]:
-    """The per-dataset memory limit in bytes (None: no limit) and where it comes from (for the console)."""
-    if execution.memory_limit_gb is not None:
-        return execution.memory_limit_gb * GB, f"execution.memory_limit_gb {execution.memory_limit_gb:g}"
-    if execution.scheduler:
-        return None, "none (an external Dask scheduler's workers' memory is not known here)"
-    workers = max(1, workers)
-    available = available_memory_bytes()
-    return available / workers, f"available memory {available / GB:.1f} GB / {workers} worker(s)"
 
 
 def file_shape(path: str | os.PathLike, classes: int = 2) -> Shape:

@@ -15,6 +15,7 @@ was given. With ``explain=True`` the run decides the same way but computes and w
 """
 from __future__ import annotations
 
+import copy
 import sys
 import time
 from pathlib import Path
@@ -28,31 +29,13 @@ from benchirt.pipeline.eta import RunEta, format_duration
 from benchirt.pipeline.executors import TaskOutcome
 from benchirt.pipeline.progress import FOLDER as PROGRESS_FOLDER
 from benchirt.pipeline.progress import StagePostfix
+from benchirt.pipeline.manifest import FORMAT, Manifest
 from benchirt.pipeline.store import ArtifactStore, environment_versions, key_parts
 from benchirt.safe_text import printable
+from benchirt.stage_plan import DatasetInput
 
 #: Options that change how fast a result is computed, never the result: left out of artifact keys.
 NOT_IN_KEY = frozenset({"n_jobs", "show_progress"})
-
-
-@dataclass
-class DatasetInput:
-    """One dataset's input to a per-dataset stage.
-
-    Attributes
-    ----------
-    name : str
-        Dataset name (artifact folder and manifest entry).
-    inputs : object
-        What identifies the input in the key: the dataset fingerprint or the upstream artifact key.
-    build_args : callable
-        Returns the positional arguments of the stage function; called only when the result must be
-        computed (so reused datasets are never loaded).
-    """
-
-    name: str
-    inputs: Any
-    build_args: Callable[[], tuple]
 
 
 @dataclass
@@ -109,8 +92,12 @@ class Run:
     started: dict[str, float] = field(default_factory=dict, repr=False)
     kept: dict = field(default_factory=dict, repr=False)
 
-    def start(self, stages: Sequence[str]) -> None:
-        """Lock the run directory, drop leftovers of a killed run, write the initial manifest."""
+    def start(self, stages: Sequence[str], carry: bool = False) -> None:
+        """Lock the run directory, drop leftovers of a killed run, write the initial manifest.
+
+        ``carry``: continue the previous run's manifest (its results, stages and records stay listed and
+        ``stages`` are added), for work that extends a finished run (``benchirt add``).
+        """
         leftovers = 0
         if not self.explain:
             self.store.claim(self.force)
@@ -122,8 +109,8 @@ class Run:
         except Exception:  # noqa: BLE001 - a missing or unreadable old manifest just starts afresh
             previous = {}
         self.previous = previous
-        self.manifest = {
-            "benchirt_run": 1,
+        self.manifest = Manifest({
+            "benchirt_run": FORMAT,
             "created": previous.get("created"),
             "config": self.config,
             "versions": environment_versions(),
@@ -133,7 +120,11 @@ class Run:
             "artifacts": {},
             "removed_partial_artifacts": leftovers,
             "status": "running",
-        }
+        })
+        if carry and previous:
+            self.manifest.update(copy.deepcopy({key: value for key, value in previous.items()
+                                                if key not in self.manifest or key in ("config", "datasets", "artifacts")}))
+            self.manifest["stages"] = {**copy.deepcopy(previous.get("stages", {})), **self.manifest["stages"]}
         if not self.manifest["created"]:
             self.manifest["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         self.stage_reports = {name: StageReport() for name in stages}
@@ -413,6 +404,12 @@ class Run:
             return False
         finally:
             self._end(stage, report)
+
+    def note(self, message: str) -> None:
+        """A note about the whole run (e.g. a config read under former names): on stderr and in the manifest."""
+        self.manifest.setdefault("notes", []).append(message)
+        self._log(message)
+        self._save_manifest()
 
     def skip_stage(self, stage: str, reason: str) -> None:
         """Record that a requested stage could not run (e.g. its input stage produced nothing)."""

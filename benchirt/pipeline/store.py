@@ -41,14 +41,16 @@ from typing import Any
 
 from benchirt import __version__
 from benchirt.errors import ArtifactError, BenchirtError
-from benchirt.io import atomic_open, atomic_write_json, atomic_write_text
+from benchirt.io import atomic_open, atomic_write_json, atomic_write_text, safe_name
 from benchirt.pipeline import fingerprint
+from benchirt.pipeline.manifest import FILE as MANIFEST_FILE
+from benchirt.pipeline.manifest import Manifest
 
 #: Bump when the artifact layout or a result's serialised form changes: old artifacts are then ignored.
 #: 2: no pickles, a registry of result types, code fingerprints and file digests in the marker.
 SCHEMA_VERSION = 2
 MARKER = "_COMPLETE.json"
-MANIFEST = "manifest.json"
+MANIFEST = MANIFEST_FILE
 REPORT_KEY = "report.key.json"
 REPORT_FILES = ("report.html", "summary.md")
 #: Every name a run writes at the top of its directory (the exports of ``benchirt run`` / ``respond``,
@@ -276,15 +278,13 @@ class ArtifactStore:
         atomic_write_json(self.root / REPORT_KEY, {"parts": parts, "files": files, "written": _now()})
 
     # -- manifest --------------------------------------------------------------------------------
-    def read_manifest(self) -> dict:
-        path = self.root / MANIFEST
-        if not path.is_file():
-            raise BenchirtError(f"{self.root} is not a benchirt run directory (no {MANIFEST}); run `benchirt run --out {self.root}` first")
-        return json.loads(path.read_text(encoding="utf-8"))
+    def read_manifest(self) -> Manifest:
+        """The run's validated manifest (:meth:`benchirt.pipeline.manifest.Manifest.read`)."""
+        return Manifest.read(self.root)
 
     def write_manifest(self, manifest: dict) -> None:
         manifest["updated"] = _now()
-        atomic_write_json(self.root / MANIFEST, manifest)
+        Manifest(manifest).write(self.root)
 
     def write_config(self, text: str) -> None:
         atomic_write_text(self.root / "config.yaml", text)
@@ -318,12 +318,6 @@ def environment_versions() -> dict:
         except metadata.PackageNotFoundError:
             continue
     return versions
-
-
-def safe_name(name: str) -> str:
-    """A dataset name as a folder name (path separators and odd characters replaced)."""
-    cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(name)).strip(".")
-    return cleaned[:80] or "dataset"
 
 
 def _file_digests(folder: Path) -> dict[str, str]:

@@ -17,7 +17,6 @@ A later ``benchirt run`` on the same directory rebuilds the pool-only ratings; `
 from __future__ import annotations
 
 import os
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,9 +24,9 @@ from typing import Sequence
 
 import pandas as pd
 
-from benchirt.errors import ConfigError, DataError
+from benchirt.errors import BenchirtError, ConfigError, DataError
 from benchirt.io import atomic_write_csv
-from benchirt.safe_text import printable
+from benchirt.results import interval_frame, normal_interval
 from benchirt.safe_yaml import safe_load
 
 #: Manifest key holding the added classifiers.
@@ -53,6 +52,24 @@ class AddedResult:
     test_accuracy: float
     cv_accuracy: float
 
+    def summary(self) -> str:
+        """One line: the classifier's θ ± SE, True-Score and accuracies on the dataset."""
+        row = self.abilities.iloc[0]
+        return (f"{self.classifier} on {self.dataset}: theta {row['theta']:.3f} (SE {row['se']:.3f}), "
+                f"True-Score {row['true_score']:.2f}, test accuracy {self.test_accuracy:.3f}, "
+                f"cross-validated accuracy {self.cv_accuracy:.3f}")
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``responses`` (one row) and ``abilities`` (``classifier, theta, se, true_score``)."""
+        return {"responses": self.responses.rename_axis("respondent").reset_index(),
+                "abilities": self.abilities.assign(classifier=self.classifier).reset_index(drop=True)}
+
+    def conf_int(self, level: float = 0.95) -> pd.DataFrame:
+        """θ ± z·SE on the frozen items: ``classifier, se, estimate, low, high`` (as ``DatasetIRT.conf_int``)."""
+        low, high = normal_interval(self.abilities["theta"], self.abilities["se"], level)
+        return interval_frame({"classifier": [self.classifier] * len(self.abilities)}, self.abilities["theta"],
+                              low, high, se=self.abilities["se"])
+
 
 @dataclass
 class AddOutcome:
@@ -66,6 +83,21 @@ class AddOutcome:
     predicted: pd.DataFrame | None = None
     standing: pd.DataFrame | None = None
     seconds: float = 0.0
+
+    def summary(self) -> str:
+        """A few lines: results computed and reused, what was skipped, each classifier's standing, notes."""
+        lines = [f"added to {self.run_dir}: {self.computed} results computed, {self.reused} reused "
+                 f"({self.seconds:.1f} s)"]
+        lines += [f"skipped {name}: {why}" for name, why in self.skipped.items()]
+        if self.standing is not None and len(self.standing):
+            lines.append(self.standing.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+        lines += [f"note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``predicted`` (every dataset's measured or predicted score) and ``standing``, when computed."""
+        frames = {"predicted": self.predicted, "standing": self.standing}
+        return {name: frame for name, frame in frames.items() if frame is not None}
 
 
 def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: int | None = None,
@@ -82,6 +114,8 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
         a pool member or was added before with another specification, a budget outside 1..D.
     """
     from benchirt.pipeline.config import load_config
+    from benchirt.pipeline.executors import LocalExecutor
+    from benchirt.pipeline.runner import Run
     from benchirt.pipeline.store import ArtifactStore
     from benchirt.pool.real import ExtraEstimator
 
@@ -103,7 +137,7 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
 
         model = fit_score_model(_pool_scores(irts, outcome.notes))
         datasets = plan_datasets(model, budget, target=target)["dataset"].tolist()
-    allowed = tuple(config.stage_config("responses").allowed_packages)
+    allowed = tuple(config.stage_config("respond").allowed_packages)
     # classifiers added by earlier calls stay in the rebuilt results, on the datasets they were measured on
     specs = {name: (ExtraEstimator.from_dict(name, entry["spec"], allowed), entry["spec"], entry["measured"],
                     (entry.get("budget"), entry.get("plan_target"))) for name, entry in previous.items()}
@@ -118,12 +152,18 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
             )
         specs[extra.name] = (extra, spec, datasets, (budget, target if budget is not None else None))
 
-    store.lock()
+    run = Run(store, LocalExecutor(), config=manifest.config, show_progress=show_progress)
+    run.start(("add", "rate"), carry=True)
     try:
-        added = _measure(store, config, entries, irts, specs, outcome, show_progress)
-        _rebuild(store, manifest, config, entries, irts, added, specs, model, outcome)
-    finally:
-        store.unlock()
+        added = _measure(run, config, entries, irts, specs, outcome)
+        _rebuild(run, config, entries, irts, added, specs, model, outcome)
+    except BenchirtError as exc:  # refused: the run stays what it was
+        run.abandon(str(exc))
+        raise
+    except BaseException:
+        run.finish("interrupted")
+        raise
+    run.finish()
     from benchirt.report import build_report
 
     build_report(run_dir, config.stage_config("report"))
@@ -131,15 +171,12 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
     return outcome
 
 
-def _stored_datasets(store, manifest: dict) -> dict[str, dict[str, str]]:
+def _stored_datasets(store, manifest) -> dict[str, dict[str, str]]:
     """Dataset -> {"respond": key, "irt": key} for every dataset with both results stored."""
-    found = {}
-    for name, stages in manifest.get("datasets", {}).items():
-        keys = {stage: stages[stage]["key"] for stage in ("respond", "irt")
-                if stages.get(stage, {}).get("status") in ("computed", "reused", "stored")
-                and store.has(stage, name, stages[stage]["key"])}
-        if len(keys) == 2:
-            found[name] = keys
+    stored = {stage: {name: key for name, key in manifest.result_keys(stage).items() if store.has(stage, name, key)}
+              for stage in ("respond", "irt")}
+    found = {name: {"respond": stored["respond"][name], "irt": key} for name, key in stored["irt"].items()
+             if name in stored["respond"]}
     if not found:
         raise DataError(
             f"{store.root}: the run has no stored splits (no dataset with both response and IRT results); "
@@ -160,81 +197,92 @@ def _pool_scores(irts: dict, notes: list) -> pd.DataFrame:
     return matrix.drop(columns=incomplete)
 
 
-def _measure(store, config, entries, irts, specs, outcome: AddOutcome, show_progress: bool) -> dict:
-    """Compute or reuse every (classifier, dataset) result; returns {classifier: {dataset: AddedResult}}."""
+def measure_classifier(spec, response_config, extra, stored, irt) -> "AddedResult":
+    """Train one new classifier on one dataset's stored split and score it on the frozen items (a task).
+
+    ``spec`` is the dataset's :class:`~benchirt.data.DatasetSpec`, ``stored`` its stored
+    :class:`~benchirt.responses.ResponseResult` (whose test items the new responses must match), ``irt``
+    its stored :class:`~benchirt.irt.stage.DatasetIRT`.
+
+    Raises
+    ------
+    DataError
+        The classifier could not be fitted on the dataset (the run records it as skipped, with why).
+    """
     from benchirt.irt.scoring import score_frozen
-    from benchirt.pipeline.run import resolve_specs, stage_options
-    from benchirt.pipeline.runner import stage_key, stage_parts
     from benchirt.responses import respond_more
 
-    response_config = config.stage_config("responses")
+    result = respond_more(spec.load(), response_config, [extra.to_real()], stored.test_index)
+    if extra.name not in result.responses.index:
+        raise DataError("; ".join(n for n in result.notes if repr(extra.name) in n) or "the classifier could not be fitted")
+    row = result.responses.loc[[extra.name]]
+    abilities = score_frozen(irt.fit.items, row, irt.fit.config.ability, irt.fit.config)
+    return AddedResult(spec.name, extra.name, row, abilities, float(result.test_accuracy[extra.name]),
+                       float(result.cv_accuracy[extra.name]))
+
+
+def _measure(run, config, entries, irts, specs, outcome: AddOutcome) -> dict:
+    """Every (classifier, dataset) result through the run engine (stage ``add``: computed, or reused by its
+    key); returns {classifier: {dataset: AddedResult}}."""
+    from benchirt.pipeline.config import stage_options
+    from benchirt.pipeline.runner import stage_parts
+    from benchirt.stage_plan import DatasetInput
+
+    store = run.store
+    response_config = config.stage_config("respond")
     options = stage_options(response_config)
-    specs_by_dataset = None
-    added: dict[str, dict] = {name: {} for name in specs}
-    for dataset in sorted(set().union(*(wanted for _, _, wanted, _ in specs.values()))):
-        keys = entries.get(dataset)
-        if keys is None:
-            raise DataError(f"{store.root}: dataset {dataset!r}, on which a classifier was added before, has no "
-                            "stored results any more; rerun `benchirt run` on the directory")
-        todo = []
-        for name, (extra, spec, wanted, _) in specs.items():
-            if dataset not in wanted:
-                continue
-            key = stage_key("add", {"classifier": name, **spec}, keys)
-            if store.has("add", _artifact_name(name, dataset), key):
-                marker = store.marker("add", _artifact_name(name, dataset), key)
-                if marker.get("status") == "skipped":
-                    outcome.skipped.setdefault(name, {})[dataset] = marker.get("reason")
-                else:
-                    added[name][dataset] = store.load("add", _artifact_name(name, dataset), key)
-                outcome.reused += 1
-            else:
-                todo.append((name, extra, key))
-        if not todo:
-            continue
-        if specs_by_dataset is None:
-            specs_by_dataset = {spec.name: spec for spec in resolve_specs(config)}
-        spec = specs_by_dataset.get(dataset)
-        recorded = store.marker("respond", dataset, keys["respond"]).get("provenance", {})
+    current: dict = {}
+
+    def dataset_spec(dataset: str):
+        """The suite member the run used for ``dataset``; refused when its data or the response options changed."""
+        if not current:
+            from benchirt.pipeline.config import resolve_specs
+
+            current.update({spec.name: spec for spec in resolve_specs(config)})
+        spec = current.get(dataset)
+        recorded = store.marker("respond", dataset, entries[dataset]["respond"]).get("provenance", {})
         expected = stage_parts("respond", options, {"dataset": spec.fingerprint()}) if spec is not None else {}
         if spec is None or any(recorded.get(part) != expected[part] for part in ("inputs", "options")):
             raise DataError(
                 f"{store.root}: dataset {dataset!r} is no longer the one the run used (its data or the response "
                 "options changed); rerun `benchirt run` on the directory first"
             )
-        started = time.perf_counter()
-        stored = store.load("respond", dataset, keys["respond"])
-        result = respond_more(spec.load(), response_config, [extra.to_real() for _, extra, _ in todo], stored.test_index)
-        irt = irts[dataset]
-        seconds = round((time.perf_counter() - started) / len(todo), 3)
-        for name, _, key in todo:
+        return spec
+
+    added: dict[str, dict] = {name: {} for name in specs}
+    for name, (extra, spec, wanted, _) in specs.items():
+        gone = sorted(set(wanted) - set(entries))
+        if gone:
+            raise DataError(f"{store.root}: dataset {gone[0]!r}, on which a classifier was added before, has no "
+                            "stored results any more; rerun `benchirt run` on the directory")
+        items = [DatasetInput(_artifact_name(name, dataset), entries[dataset],
+                              lambda dataset=dataset, extra=extra: (
+                                  dataset_spec(dataset), response_config, extra,
+                                  store.load("respond", dataset, entries[dataset]["respond"]), irts[dataset]))
+                 for dataset in sorted(wanted)]
+        done = run.per_dataset("add", {"classifier": name, **spec}, items, measure_classifier)
+        for dataset in sorted(wanted):
             artifact = _artifact_name(name, dataset)
-            if name not in result.responses.index:
-                reason = "; ".join(n for n in result.notes if repr(name) in n) or "the classifier could not be fitted"
-                store.save("add", artifact, key, status="skipped", reason=reason, info={"seconds": seconds})
-                outcome.skipped.setdefault(name, {})[dataset] = reason
-                _log(show_progress, f"add: skipped {name} on {dataset}: {reason}")
-                continue
-            row = result.responses.loc[[name]]
-            abilities = score_frozen(irt.fit.items, row, irt.fit.config.ability, irt.fit.config)
-            value = AddedResult(dataset, name, row, abilities, float(result.test_accuracy[name]),
-                                float(result.cv_accuracy[name]))
-            store.save("add", artifact, key, value, info={"seconds": seconds})
-            added[name][dataset] = value
-            outcome.computed += 1
-        _log(show_progress, f"add: {dataset}: trained {', '.join(n for n, _, _ in todo)} ({time.perf_counter() - started:.1f} s)")
+            entry = run.manifest["datasets"][artifact]["add"]
+            outcome.computed += entry["status"] == "computed"
+            outcome.reused += entry["status"] == "reused" or bool(entry.get("reused"))
+            if artifact in done:
+                added[name][dataset] = store.load("add", artifact, done[artifact])
+            else:
+                outcome.skipped.setdefault(name, {})[dataset] = entry.get("reason")
     return added
 
 
-def _rebuild(store, manifest, config, entries, irts, added, specs, model, outcome: AddOutcome) -> None:
-    """Ratings/leaderboard/tests over pool + measured new scores; predictions with a budget; the manifest."""
+def _rebuild(run, config, entries, irts, added, specs, model, outcome: AddOutcome) -> None:
+    """Ratings/leaderboard/tests over pool + measured new scores (the run's ``rate`` result, through the run
+    engine); predictions with a budget; the ``added`` record of the manifest."""
     from benchirt.irt import true_score_table
-    from benchirt.pipeline.run import stage_options
-    from benchirt.pipeline.runner import stage_key
-    from benchirt.pipeline.stages import accuracy_scores, suite_roles
+    from benchirt.pipeline.config import stage_options
     from benchirt.placement.predict import predict_new
     from benchirt.rating import rate
+    from benchirt.responses.suite import accuracy_scores, suite_roles
 
+    store = run.store
     responses = {name: store.load("respond", name, keys["respond"]) for name, keys in entries.items()}
     measured = pd.DataFrame(
         [{"dataset": d, "classifier": name, "score": float(r.abilities["true_score"].iloc[0]),
@@ -245,24 +293,20 @@ def _rebuild(store, manifest, config, entries, irts, added, specs, model, outcom
         raise DataError("no new classifier could be fitted on any dataset: " + "; ".join(
             f"{name}: {next(iter(reasons.values()))}" for name, reasons in outcome.skipped.items()))
     pool_scores = true_score_table([irts[name] for name in sorted(irts)], roles=("real", "artificial"))
-    scores = pd.concat([pool_scores, measured[["dataset", "classifier", "score"]]], ignore_index=True)
-    accuracy = pd.concat([accuracy_scores(responses), measured[["dataset", "classifier", "test_accuracy"]]
-                          .rename(columns={"test_accuracy": "score"})], ignore_index=True)
-    roles = suite_roles(responses)
-    compare = sorted(set(roles.index[roles == "real"]) & set(pool_scores["classifier"])) + sorted(added)
-    rating_config = config.stage_config("rating")
-    key = stage_key("rate", stage_options(rating_config), {
-        "irt": {name: keys["irt"] for name, keys in entries.items()},
-        "added": {name: {"spec": specs[name][1], "datasets": sorted(rows)} for name, rows in added.items()},
-    })
-    status = "reused"
-    if not store.has("rate", "all", key):
-        result = rate(scores, rating_config, other_scores={"test_accuracy": accuracy}, compare=compare)
-        store.save("rate", "all", key, result)
-        status = "computed"
-    manifest["artifacts"]["rate"] = {"key": key, "status": status,
-                                     "path": str(store.path("rate", "all", key).relative_to(store.root)),
-                                     "with_added": sorted(added)}
+    rating_config = config.stage_config("rate")
+
+    def rate_with_added():
+        scores = pd.concat([pool_scores, measured[["dataset", "classifier", "score"]]], ignore_index=True)
+        accuracy = pd.concat([accuracy_scores(responses), measured[["dataset", "classifier", "test_accuracy"]]
+                              .rename(columns={"test_accuracy": "score"})], ignore_index=True)
+        roles = suite_roles(responses)
+        compare = sorted(set(roles.index[roles == "real"]) & set(pool_scores["classifier"])) + sorted(added)
+        return rate(scores, rating_config, other_scores={"test_accuracy": accuracy}, compare=compare)
+
+    inputs = {"irt": {name: keys["irt"] for name, keys in entries.items()},
+              "added": {name: {"spec": specs[name][1], "datasets": sorted(rows)} for name, rows in added.items()}}
+    if run.whole("rate", stage_options(rating_config), inputs, rate_with_added, tuple) is None:
+        raise DataError(f"the ratings with the new classifiers could not be built: {run.stage_reports['rate'].note}")
 
     calibration = model
     if calibration is None:
@@ -276,9 +320,9 @@ def _rebuild(store, manifest, config, entries, irts, added, specs, model, outcom
     atomic_write_csv(folder / "predicted.csv", predicted)
     atomic_write_csv(folder / "standing.csv", standing)
     outcome.predicted, outcome.standing = predicted, standing
-    record = manifest.setdefault(MANIFEST_KEY, {})
+    record = run.manifest.setdefault(MANIFEST_KEY, {})
     for name, rows in added.items():
-        record[name] = {
+        record[name] = _plain({
             "spec": specs[name][1],
             "budget": specs[name][3][0],
             "plan_target": specs[name][3][1],
@@ -287,8 +331,7 @@ def _rebuild(store, manifest, config, entries, irts, added, specs, model, outcom
             "skipped": outcome.skipped.get(name, {}),
             "standing": {k: v for k, v in standing.set_index("classifier").loc[name].items()},
             "notes": list(outcome.notes),
-        }
-    store.write_manifest(_plain(manifest))
+        })
 
 
 def _artifact_name(classifier: str, dataset: str) -> str:
@@ -306,18 +349,13 @@ def _plain(value):
     return value
 
 
-def _log(show: bool, message: str) -> None:
-    if show:
-        print(printable(message), file=sys.stderr)
-
-
 def run_allowed_packages(run_dir: str | os.PathLike) -> tuple[str, ...]:
     """The packages the run's config allows estimators from (``responses.allowed_packages``)."""
     from benchirt.pipeline.config import load_config
     from benchirt.pipeline.store import ArtifactStore
 
     manifest = ArtifactStore(run_dir).read_manifest()
-    return tuple(load_config(manifest["config"]).stage_config("responses").allowed_packages)
+    return tuple(load_config(manifest["config"]).stage_config("respond").allowed_packages)
 
 
 def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_file: str | None,
@@ -330,16 +368,28 @@ def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_fi
     (:func:`benchirt.pool.estimators.resolve_classifier_class`: allowed packages, a classifier class)
     before anything it names is imported beyond that check, and before anything is trained.
     """
-    import json
-
-    import yaml
-
     from benchirt.pool.real import ExtraEstimator
 
-    entries: dict[str, dict] = {}
+    entries = _command_line_entries(pairs, params)
+    if config_file:
+        path = Path(config_file)
+        for name, entry in _file_entries(path).items():
+            if name in entries:
+                raise ConfigError(f"classifier {name!r} is given twice (command line and {path})")
+            entries[name] = entry
+    if not entries:
+        raise ConfigError("no classifier to add; give --classifier NAME=DOTTED.ESTIMATOR or --config FILE")
+    return [ExtraEstimator.from_dict(name, entry, tuple(allowed_packages)) for name, entry in entries.items()]
+
+
+def _command_line_entries(pairs: Sequence[str], params: Sequence[str]) -> dict[str, dict]:
+    """``{name: {estimator, params}}`` from ``--classifier NAME=DOTTED`` and the ``--params`` JSON at its position."""
+    import json
+
     if params and len(params) != len(pairs):
         raise ConfigError(f"{len(params)} --params for {len(pairs)} --classifier; give one --params per --classifier "
                           "(in the same order) or put them in a --config file")
+    entries: dict[str, dict] = {}
     for i, pair in enumerate(pairs):
         name, sep, dotted = pair.partition("=")
         if not sep or not name or not dotted:
@@ -349,18 +399,17 @@ def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_fi
         except json.JSONDecodeError as exc:
             raise ConfigError(f"--params {params[i]!r}: not JSON ({exc.msg}); e.g. '{{\"C\": 0.5}}'") from None
         entries[name] = {"estimator": dotted, "params": given}
-    if config_file:
-        path = Path(config_file)
-        try:
-            document = safe_load(path.read_text(encoding="utf-8"), str(path)) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise ConfigError(f"{path}: cannot read the classifiers file ({exc})") from None
-        if not isinstance(document, dict) or set(document) - {"classifiers"} or not isinstance(document.get("classifiers"), dict):
-            raise ConfigError(f"{path}: expected 'classifiers: {{NAME: {{estimator: DOTTED, params: {{...}}}}}}' and nothing else")
-        for name, entry in document["classifiers"].items():
-            if str(name) in entries:
-                raise ConfigError(f"classifier {name!r} is given twice (command line and {path})")
-            entries[str(name)] = entry
-    if not entries:
-        raise ConfigError("no classifier to add; give --classifier NAME=DOTTED.ESTIMATOR or --config FILE")
-    return [ExtraEstimator.from_dict(name, entry, tuple(allowed_packages)) for name, entry in entries.items()]
+    return entries
+
+
+def _file_entries(path: Path) -> dict[str, dict]:
+    """The ``classifiers:`` mapping of a YAML classifiers file, names as strings."""
+    import yaml
+
+    try:
+        document = safe_load(path.read_text(encoding="utf-8"), str(path)) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: cannot read the classifiers file ({exc})") from None
+    if not isinstance(document, dict) or set(document) - {"classifiers"} or not isinstance(document.get("classifiers"), dict):
+        raise ConfigError(f"{path}: expected 'classifiers: {{NAME: {{estimator: DOTTED, params: {{...}}}}}}' and nothing else")
+    return {str(name): entry for name, entry in document["classifiers"].items()}

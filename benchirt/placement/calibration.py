@@ -76,10 +76,9 @@ def run_true_scores(run_dir: Path) -> pd.DataFrame:
 
     store = ArtifactStore(run_dir)
     irts = []
-    for name, stages in sorted(store.read_manifest().get("datasets", {}).items()):
-        entry = stages.get("irt", {})
-        if entry.get("status") in ("computed", "reused", "stored") and store.has("irt", name, entry["key"]):
-            irts.append(store.load("irt", name, entry["key"]))
+    for name, key in store.read_manifest().result_keys("irt").items():
+        if store.has("irt", name, key):
+            irts.append(store.load("irt", name, key))
     if not irts:
         raise DataError(f"{run_dir}: the run has no IRT results; finish `benchirt run --out {run_dir}` first")
     return true_score_table(irts, roles=("real", "artificial"))

@@ -43,6 +43,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from benchirt.errors import ConfigError, DataError
+from benchirt.results import check_level, interval_frame
 
 #: Latent factors of the ``"gaussian"`` prior (chosen on the decodIRT reference scores).
 GAUSSIAN_RANK = 3
@@ -178,6 +179,18 @@ class ScoreModel:
             frame.loc[names, "sd"] = 0.0
             frame.loc[names, "observed"] = True
         return frame
+
+    def conf_int(self, observed: pd.Series, level: float = 0.95) -> pd.DataFrame:
+        """The :meth:`predict` intervals at ``level`` in the protocol's form (:mod:`benchirt.results`).
+
+        ``dataset, observed, se, estimate, low, high``: ``se`` is the predictive SD, ``low, high`` the central
+        ``level`` interval of the predictive mixture (not estimate ± z·se: the mixture need not be normal);
+        observed datasets have ``low = high = estimate``. Coverage: ``tests/test_placement.py``.
+        """
+        frame = self.predict(observed, check_level(level))
+        table = interval_frame({"dataset": frame.index.astype(str), "observed": frame["observed"]},
+                               frame["score"], frame["low"], frame["high"], se=frame["sd"])
+        return table.astype({"observed": bool})
 
     def draw(self, observed: pd.Series, n_draws: int, seed: int = 0) -> np.ndarray:
         """Joint draws of the new classifier's scores on every dataset, shape (n_draws, D).

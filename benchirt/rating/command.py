@@ -13,6 +13,9 @@ from benchirt.rating.config import GLICKO_MODES, STATS_MODES, RatingConfig
 if TYPE_CHECKING:  # registering the command (``benchirt rate --help``) imports no statistics library
     from benchirt.rating.stage import RatingResult
 
+#: The command's defaults are the options' (one source: :class:`RatingConfig`).
+DEFAULTS = RatingConfig()
+
 DESCRIPTION = """\
 Rank classifiers over datasets. On every dataset each pair of classifiers plays one match (the
 higher score wins, equal scores tie). The leaderboard is a Bradley-Terry fit of all matches of all
@@ -46,27 +49,29 @@ def register(subparsers) -> None:
                              "cv_accuracy; for a long CSV a column name (default: score)")
     parser.add_argument("--also", action="append", default=[], metavar="NAME",
                         help="another score to run the Friedman/Nemenyi tests on (repeatable), e.g. test_accuracy")
-    parser.add_argument("--order", default="sorted", metavar="ORDER",
+    parser.add_argument("--order", default=DEFAULTS.order or "sorted", metavar="ORDER",
                         help="rating-period order: sorted (default), given, random:SEED, or a file of dataset names")
-    parser.add_argument("--permutations", type=int, default=200, metavar="N",
-                        help="random dataset orders for the order analysis (default 200; 0 = off)")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="seed of the random orders, the bootstrap and the Bayesian sampling (default 0)")
-    parser.add_argument("--glicko", choices=GLICKO_MODES, default="glickman",
+    parser.add_argument("--permutations", type=int, default=DEFAULTS.n_permutations, metavar="N",
+                        help=f"random dataset orders for the order analysis (default {DEFAULTS.n_permutations}; 0 = off)")
+    parser.add_argument("--seed", type=int, default=DEFAULTS.seed,
+                        help=f"seed of the random orders, the bootstrap and the Bayesian sampling (default {DEFAULTS.seed})")
+    parser.add_argument("--glicko", choices=GLICKO_MODES, default=DEFAULTS.glicko,
                         help="glickman: Glicko-2 as Glickman's paper (default); decodirt: the glicko2 package "
                              "decodIRT used (reproduces its ratings)")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                        help="bootstrap replicates over datasets for the leaderboard intervals (default 1000; 0 = off)")
-    parser.add_argument("--rope", type=float, default=0.01, metavar="R",
+    parser.add_argument("--bootstrap", type=int, default=DEFAULTS.n_bootstrap, metavar="N",
+                        help="bootstrap replicates over datasets for the leaderboard intervals "
+                             f"(default {DEFAULTS.n_bootstrap}; 0 = off)")
+    parser.add_argument("--rope", type=float, default=DEFAULTS.rope, metavar="R",
                         help="region of practical equivalence of the Bayesian comparison, in score units "
-                             "(default 0.01)")
-    parser.add_argument("--stats", choices=STATS_MODES, default="blocks",
+                             f"(default {DEFAULTS.rope:g})")
+    parser.add_argument("--stats", choices=STATS_MODES, default=DEFAULTS.stats,
                         help="blocks: Friedman with datasets as blocks + Nemenyi for Friedman (default); "
                              "decodirt: decodIRT's test on rating trajectories (compatibility only)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--alpha", type=float, default=DEFAULTS.alpha,
+                        help=f"significance level (default {DEFAULTS.alpha:g})")
     parser.add_argument("--compare", metavar="CLF,CLF,...",
                         help="restrict the statistical tests to these classifiers (comma-separated)")
-    parser.add_argument("--tie-tolerance", type=float, default=0.0,
+    parser.add_argument("--tie-tolerance", type=float, default=DEFAULTS.tie_tolerance,
                         help="scores closer than this are a draw (default 0: exact equality)")
     parser.add_argument("--benchirt-names", action="store_true",
                         help="rename decodIRT's classifier names (otimo, pessimo, ...) to benchirt's")
@@ -167,11 +172,10 @@ def format_summary(result: RatingResult) -> str:
             "rd": table["rd"].round(1),
             "vol": table["volatility"].round(4),
             "R-2RD..R+2RD": [f"{lo:.0f}..{hi:.0f}" for lo, hi in zip(table["low"], table["high"])],
-            "sep.": table["separable_from_leader"].map({True: "yes", False: "no"}),
         }
     )
     lines.append(f"Glicko-2 ({result.config.glicko}) over {len(result.tournament.order)} datasets in one order "
-                 f"(sep. = interval separable from the leader's)")
+                 "(an agreement check, not a verdict: which classifiers differ is the primary verdict's)")
     if result.permutation is not None:
         shown["orders: mean±sd"] = [f"{m:.0f}±{s:.0f}" for m, s in
                                     zip(table["orders_rating_mean"], table["orders_rating_sd"])]

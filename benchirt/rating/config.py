@@ -12,6 +12,9 @@ from benchirt.options import (
 STATS_MODES = ("blocks", "decodirt")
 #: The two Glicko-2 variants: Glickman's algorithm, or the ``glicko2`` package decodIRT used.
 GLICKO_MODES = ("glickman", "decodirt")
+#: The scores a run has for every (dataset, classifier), any of which can decide the ratings of a run
+#: (``rate.score``; the table: :func:`benchirt.rating.run_scores.run_scores`).
+RUN_SCORES = ("true_score", "theta", "test_accuracy", "cv_accuracy")
 
 
 @dataclass(frozen=True)
@@ -25,7 +28,7 @@ class RatingConfig:
         ``"test_accuracy"``, ...), or the name of what the ``score`` column of a plain
         ``dataset, classifier, score`` frame holds; a frame with other score columns but not this
         one is refused (:func:`benchirt.rating.scores.score_column`). In a run: one of
-        ``benchirt.pipeline.stages.RUN_SCORES``.
+        :data:`RUN_SCORES`.
         For decodIRT folders it picks the file (``true_score`` → ``true_scores.csv``,
         ``test_accuracy``/``accuracy`` → ``test_accuracy.csv``, ``cv_accuracy`` → ``cv_accuracy.csv``).
     initial : (float, float, float)

@@ -26,6 +26,7 @@ import pandas as pd
 from benchirt.rating.batch import SCALE, update_period
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.scores import resolve_order, score_column, score_matrix, validate_scores
+from benchirt.results import interval_frame, normal_interval
 
 TABLE_COLUMNS = (
     "classifier", "rating", "rd", "volatility", "low", "high", "rank", "separable_from_leader", "n_played",
@@ -73,6 +74,25 @@ class Tournament:
         matrix = self.trajectory.pivot(index="period", columns="classifier", values=value)
         matrix.columns.name = None
         return matrix
+
+    def summary(self) -> str:
+        """The final table with each rating's R ± 2RD interval (what ``str(tournament)`` prints)."""
+        return str(self)
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``ratings`` (the final table) and ``trajectory`` (every period)."""
+        return {"ratings": self.table, "trajectory": self.trajectory}
+
+    def conf_int(self, level: float = 0.95) -> pd.DataFrame:
+        """Intervals ``R ± z·RD`` of the final ratings (Glickman 2012: RD is the rating's standard deviation).
+
+        ``classifier, se, estimate, low, high`` in table order, ``se`` = RD; level 0.9545 gives the
+        table's ``low, high`` (R ± 2RD, Cardoso et al. 2021 §2.6). Coverage is measured in
+        ``tests/test_interval_coverage.py``.
+        """
+        low, high = normal_interval(self.table["rating"], self.table["rd"], level)
+        return interval_frame({"classifier": self.table["classifier"]}, self.table["rating"], low, high,
+                              se=self.table["rd"])
 
     def __repr__(self) -> str:
         return (f"Tournament(leader={self.leader!r}, classifiers={len(self.table)}, periods={len(self.order)}, "

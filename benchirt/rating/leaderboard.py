@@ -28,6 +28,7 @@ from benchirt.rating.permutation import PermutationAnalysis
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
 from benchirt.rating.separation import Separation, separate, shuffled_ratings
 from benchirt.rating.verdict import RATING_TIE, leaderboard_verdict
+from benchirt.results import interval_frame, percentile_interval
 
 #: Columns of ``leaderboard.csv``, in order (the ``orders_*`` spread follows when it was computed).
 LEADERBOARD_COLUMNS = (
@@ -73,6 +74,9 @@ class Leaderboard:
     n_bootstrap, seed : int
     notes : list of str
         What the reader must know (undefined intervals, replicates without convergence, absences).
+    bootstrap : pandas.DataFrame, shape (n_bootstrap, k)
+        The Bradley–Terry rating of each classifier (column) in each bootstrap replicate, NaN where the
+        replicate drew none of its datasets; empty without intervals. :meth:`conf_int` reads it.
     """
 
     table: pd.DataFrame
@@ -81,10 +85,27 @@ class Leaderboard:
     n_bootstrap: int
     seed: int
     notes: list[str] = field(default_factory=list)
+    bootstrap: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def verdict(self) -> str:
         """One sentence: :func:`leaderboard_verdict`."""
         return leaderboard_verdict(self.table, self.pairwise)
+
+    def summary(self) -> str:
+        """The table's interval columns, the verdict and the notes (what ``str(leaderboard)`` prints)."""
+        return str(self)
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``leaderboard`` (the table) and ``pairwise``."""
+        return {"leaderboard": self.table, "pairwise": self.pairwise}
+
+    def conf_int(self, level: float = 0.95) -> pd.DataFrame:
+        """Bootstrap percentile intervals of the Bradley–Terry ratings at any ``level`` (Efron & Tibshirani 1993).
+
+        ``classifier, estimate, low, high`` in table order; at 0.95 ``low, high`` are ``bt_low, bt_high``.
+        NaN where the table has no interval (see ``notes``).
+        """
+        return bootstrap_conf_int(self.table, self.bootstrap, level)
 
     def __repr__(self) -> str:
         return (f"Leaderboard(score={self.score!r}, classifiers={len(self.table)}, n_bootstrap={self.n_bootstrap}, "
@@ -129,7 +150,7 @@ def leaderboard(
     """
     config = config or RatingConfig()
     clean = validate_scores(scores, score_column(scores, config.score))
-    table, notes, separation = bradley_terry_table(clean, config)
+    table, notes, separation, replicates = bradley_terry_table(clean, config)
     matrix = score_matrix(clean)
     tournament = tournament or glicko_tournament(clean, config=config)
     glicko = tournament.table.set_index("classifier")
@@ -148,11 +169,24 @@ def leaderboard(
         compared = compared[: config.max_pairwise]
     pairwise = pairwise_comparisons(matrix, compared, config.rope, config.tie_tolerance, config.seed)
     pairwise = _with_separation(pairwise, table, separation)
-    return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes)
+    return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes, replicates)
+
+
+def bootstrap_conf_int(table: pd.DataFrame, bootstrap: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """Percentile intervals of ``table``'s ``bt_rating`` from the replicates ``bootstrap`` (columns = classifiers).
+
+    ``classifier, estimate, low, high``; NaN intervals when ``bootstrap`` is empty (no bootstrap ran).
+    """
+    classifiers = table["classifier"].astype(str).tolist()
+    if bootstrap.empty:
+        low = high = np.full(len(classifiers), np.nan)
+    else:
+        low, high = percentile_interval(bootstrap[classifiers].to_numpy(float), level)
+    return interval_frame({"classifier": classifiers}, table["bt_rating"], low, high)
 
 
 def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
-                        ) -> tuple[pd.DataFrame, list[str], Separation]:
+                        ) -> tuple[pd.DataFrame, list[str], Separation, pd.DataFrame]:
     """The Bradley–Terry part of the leaderboard: ratings, bootstrap intervals, ranks, tiers, counts.
 
     Parameters
@@ -170,6 +204,9 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
         Undefined intervals, fits without convergence, classifiers absent from some datasets.
     separation : Separation
         Which classifier is significantly better than which, in the table's order (it gave ``tier``).
+    replicates : pandas.DataFrame, shape (n_bootstrap, k)
+        The bootstrap ratings, columns = classifiers (NaN where a replicate drew none of the classifier's
+        datasets); empty without intervals.
 
     Raises
     ------
@@ -212,7 +249,8 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
     if len(absent):
         notes.append("compared only where present: " + ", ".join(
             f"{name} ({n} of {matrix.shape[0]} datasets)" for name, n in absent.itertuples(index=False)))
-    return table, notes, separation
+    bootstrap = pd.DataFrame(replicates, columns=classifiers) if replicates is not None else pd.DataFrame()
+    return table, notes, separation, bootstrap
 
 
 def _with_separation(pairwise: pd.DataFrame, table: pd.DataFrame, separation: Separation) -> pd.DataFrame:

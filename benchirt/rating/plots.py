@@ -19,6 +19,16 @@ def _figure(width: float, height: float):
     return fig, fig.add_subplot()
 
 
+#: Longest classifier name a figure prints whole (OpenML flow names of pipelines run to hundreds of characters;
+#: the tables keep them whole).
+LABEL_CHARS = 60
+
+
+def _label(name: str) -> str:
+    name = str(name)
+    return name if len(name) <= LABEL_CHARS else name[: LABEL_CHARS - 1] + "…"
+
+
 def _title_top(shown: int, total: int) -> str:
     return f" — the best {shown} of {total}" if shown < total else ""
 
@@ -52,7 +62,7 @@ def plot_leaderboard(leaderboard: pd.DataFrame, top: int | None = None) -> Figur
               colors="tab:blue", lw=2, label="95 % bootstrap interval over datasets")
     ax.scatter(table["bt_rating"], y, color="tab:blue", zorder=3, label="Bradley–Terry rating")
     labels = [
-        f"{name}  (tier {tier}" + (f", rank {int(lo)}–{int(hi)})" if pd.notna(lo) and pd.notna(hi) else ")")
+        f"{_label(name)}  (tier {tier}" + (f", rank {int(lo)}–{int(hi)})" if pd.notna(lo) and pd.notna(hi) else ")")
         for name, tier, lo, hi in zip(table["classifier"], table["tier"], table["rank_low"], table["rank_high"])
     ]
     ax.set_yticks(y, labels, fontsize="small")
@@ -82,7 +92,7 @@ def plot_ratings(tournament: Tournament, permutation: PermutationAnalysis | None
         spread = permutation.summary.set_index("classifier").loc[table["classifier"]]
         ax.hlines(y - 0.3, spread["rating_p05"], spread["rating_p95"], colors="tab:orange", lw=4, alpha=0.7,
                   label=f"5-95 % over {permutation.n_permutations} dataset orders")
-    ax.set_yticks(y, table["classifier"])
+    ax.set_yticks(y, [_label(name) for name in table["classifier"]])
     ax.set_xlabel("Glicko-2 rating")
     ax.set_title(f"Ratings after {len(tournament.order)} datasets (gray: separable from the leader)"
                  + _title_top(len(table), len(tournament.table)))
@@ -97,7 +107,8 @@ def plot_trajectories(tournament: Tournament, value: str = "rating", top: int | 
     fig, ax = _figure(13, 6)
     colors = matplotlib.colormaps["tab20"].colors
     for i, name in enumerate(final_order):
-        ax.plot(matrix.index, matrix[name], color=colors[i % 20], ls=("-", "--", ":")[i // 20 % 3], lw=1.2, label=name)
+        ax.plot(matrix.index, matrix[name], color=colors[i % 20], ls=("-", "--", ":")[i // 20 % 3], lw=1.2,
+                label=_label(name))
     if len(tournament.order) <= 60:
         ax.set_xticks(matrix.index, tournament.order, rotation=90, fontsize="x-small")
     ax.set_xlabel("rating period (dataset)")
@@ -123,7 +134,7 @@ def plot_rank_distribution(permutation: PermutationAnalysis, top: int | None = N
         ax.text(j, i, f"{share[i, j]:.2f}".lstrip("0"), ha="center", va="center", fontsize=6,
                 color="white" if share[i, j] > 0.6 else "black")
     ax.set_xticks(range(k), range(1, k + 1))
-    ax.set_yticks(range(k), names)
+    ax.set_yticks(range(k), [_label(name) for name in names])
     ax.set_xlabel("final rank")
     ax.set_title(f"Rank distribution over {permutation.n_permutations} random dataset orders"
                  + _title_top(k, len(every)))

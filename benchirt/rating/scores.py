@@ -216,37 +216,45 @@ def resolve_order(datasets: Sequence[str], order: str | os.PathLike | Sequence[s
     if isinstance(order, str) and order == "given":
         return datasets
     if isinstance(order, str) and order.startswith("random:"):
-        seed_text = order.split(":", 1)[1]
-        if not seed_text.lstrip("-").isdigit():
-            raise ConfigError(f"order {order!r}: write random:SEED with an integer seed, e.g. random:0")
-        rng = np.random.default_rng(int(seed_text))
-        names = sorted(datasets)
-        return [names[i] for i in rng.permutation(len(names))]
+        return _random_order(datasets, order)
     if isinstance(order, (str, os.PathLike)):
-        path = Path(order)
-        if not path.is_file():
-            raise ConfigError(
-                f"order {str(order)!r} is not sorted, given, random:SEED or an existing file of dataset names"
-            )
-        lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
-        order = [line for line in lines if line and not line.startswith("#")]
+        order = _order_file(order)
     order = [str(name) for name in order]
-    known, listed = set(datasets), set(order)
-    unknown = [name for name in order if name not in known]
-    missing = [name for name in datasets if name not in listed]
-    repeated = sorted(name for name in listed if order.count(name) > 1)
-    if unknown or missing or repeated:
-        problems = []
-        if unknown:
-            problems.append(f"unknown dataset(s) {', '.join(unknown[:5])}")
-        if missing:
-            problems.append(f"missing dataset(s) {', '.join(missing[:5])}")
-        if repeated:
-            problems.append(f"repeated dataset(s) {', '.join(repeated[:5])}")
-        raise ConfigError(
-            f"the rating order must list every dataset exactly once: {'; '.join(problems)}"
-        )
+    _check_permutation(datasets, order)
     return order
+
+
+def _random_order(datasets: list[str], order: str) -> list[str]:
+    """``"random:SEED"``: the sorted names in a permutation drawn with ``SEED``."""
+    seed_text = order.split(":", 1)[1]
+    if not seed_text.lstrip("-").isdigit():
+        raise ConfigError(f"order {order!r}: write random:SEED with an integer seed, e.g. random:0")
+    rng = np.random.default_rng(int(seed_text))
+    names = sorted(datasets)
+    return [names[i] for i in rng.permutation(len(names))]
+
+
+def _order_file(order: str | os.PathLike) -> list[str]:
+    """The dataset names of an order file, one per line (blank lines and ``#`` comments skipped)."""
+    path = Path(order)
+    if not path.is_file():
+        raise ConfigError(
+            f"order {str(order)!r} is not sorted, given, random:SEED or an existing file of dataset names"
+        )
+    lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def _check_permutation(datasets: list[str], order: list[str]) -> None:
+    """A ``ConfigError`` naming the unknown, missing and repeated datasets unless ``order`` lists each once."""
+    known, listed = set(datasets), set(order)
+    problems = [f"{what} dataset(s) {', '.join(names[:5])}" for what, names in (
+        ("unknown", [name for name in order if name not in known]),
+        ("missing", [name for name in datasets if name not in listed]),
+        ("repeated", sorted(name for name in listed if order.count(name) > 1)),
+    ) if names]
+    if problems:
+        raise ConfigError(f"the rating order must list every dataset exactly once: {'; '.join(problems)}")
 
 
 def decodirt_to_benchirt_names(scores: pd.DataFrame) -> pd.DataFrame:

@@ -9,7 +9,7 @@ import pandas as pd
 from benchirt.errors import DataError
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import Tournament, glicko_tournament
-from benchirt.rating.leaderboard import LeaderboardError, leaderboard
+from benchirt.rating.leaderboard import LeaderboardError, bootstrap_conf_int, leaderboard
 from benchirt.rating.permutation import PermutationAnalysis, permutation_analysis
 from benchirt.rating.statistics import StatisticalComparison, friedman_nemenyi
 from benchirt.rating.verdict import leaderboard_verdict
@@ -48,6 +48,8 @@ class RatingResult:
         Name of the score that decided the matches, the leaderboard and the first test.
     notes : list of str
         What the leaderboard could not do (undefined intervals, absences, ...), said in every output.
+    bootstrap : pandas.DataFrame, shape (n_bootstrap, k)
+        The leaderboard's bootstrap ratings (``Leaderboard.bootstrap``), read by :meth:`conf_int`.
     """
 
     tournament: Tournament
@@ -59,6 +61,7 @@ class RatingResult:
     pairwise: pd.DataFrame = field(default_factory=pd.DataFrame)
     score: str = "true_score"
     notes: list[str] = field(default_factory=list)
+    bootstrap: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def verdict(self) -> str:
@@ -66,6 +69,37 @@ class RatingResult:
         if len(self.leaderboard) < 2:
             return "; ".join(self.notes) or "no leaderboard"
         return leaderboard_verdict(self.leaderboard, self.pairwise)
+
+    def summary(self) -> str:
+        """The leaderboard with its intervals, the verdict, the Glicko-2 leader, skipped tests and notes."""
+        lines = [f"Rating on {self.score}: {len(self.leaderboard)} classifiers over {len(self.tournament.order)} "
+                 "datasets"]
+        if len(self.leaderboard):
+            shown = self.leaderboard[["rank", "classifier", "bt_rating", "bt_low", "bt_high", "tier"]]
+            lines.append(shown.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+        lines.append(self.verdict)
+        lines.append(f"Glicko-2 leader (single order): {self.tournament.leader}")
+        lines += [f"test skipped for {name}: {why}" for name, why in self.skipped.items()]
+        lines += [f"note: {note}" for note in self.notes if note not in self.verdict]
+        return "\n".join(lines)
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``leaderboard``, ``pairwise``, ``ratings`` (single order, with the order spread), ``trajectory``."""
+        frames = {"leaderboard": self.leaderboard, "pairwise": self.pairwise, "ratings": self.ratings,
+                  "trajectory": self.tournament.trajectory}
+        return {name: frame for name, frame in frames.items() if len(frame)}
+
+    def conf_int(self, level: float = 0.95, kind: str = "bradley_terry") -> pd.DataFrame:
+        """Intervals at ``level``: ``kind="bradley_terry"`` the leaderboard's bootstrap percentile intervals
+        (:meth:`benchirt.rating.leaderboard.Leaderboard.conf_int`), ``"glicko"`` the single-order Glicko-2
+        R ± z·RD (:meth:`benchirt.rating.glicko.Tournament.conf_int`)."""
+        if kind == "glicko":
+            return self.tournament.conf_int(level)
+        if kind != "bradley_terry":
+            raise ValueError(f"kind must be 'bradley_terry' or 'glicko', got {kind!r}")
+        if not len(self.leaderboard):
+            return bootstrap_conf_int(pd.DataFrame({"classifier": [], "bt_rating": []}), self.bootstrap, level)
+        return bootstrap_conf_int(self.leaderboard, self.bootstrap, level)
 
     def __repr__(self) -> str:
         return (f"RatingResult(score={self.score!r}, {self.tournament!r}, permutation={self.permutation!r}, "
@@ -124,4 +158,5 @@ def rate(
         return RatingResult(tournament, permutation, comparisons, skipped, config, score=config.score,
                             notes=[f"no leaderboard: {exc}"])
     return RatingResult(tournament, permutation, comparisons, skipped, config,
-                        leaderboard=board.table, pairwise=board.pairwise, score=config.score, notes=board.notes)
+                        leaderboard=board.table, pairwise=board.pairwise, score=config.score, notes=board.notes,
+                        bootstrap=board.bootstrap)

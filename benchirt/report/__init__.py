@@ -44,7 +44,7 @@ def build_report(run_dir: str | os.PathLike, config: ReportConfig | None = None,
     dict
         ``{"html": path, "markdown": path}``.
     """
-    from benchirt.pipeline.run import load_run
+    from benchirt.pipeline.results import load_run
     from benchirt.report.document import render_html, render_markdown
 
     results = load_run(run_dir)

@@ -21,7 +21,7 @@ def register(subparsers) -> None:
 def report_command(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from benchirt.pipeline.run import load_run
+    from benchirt.pipeline.results import load_run
     from benchirt.report import build_report
 
     config = load_run(args.run_dir).config.stage_config("report")

@@ -248,8 +248,30 @@ def _clip(frame: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
     return (frame.head(MAX_TABLE_ROWS), True) if len(frame) > MAX_TABLE_ROWS else (frame, False)
 
 
+def _is_probability_name(name: str) -> bool:
+    """Whether a column name says probability or p-value (``p_*``, ``*_p``, ``*_p_holm``, ``*p_value``, ``*_p_*``)."""
+    return name.startswith("p_") or name.endswith(("_p", "p_value", "_p_holm")) or "_p_" in name
+
+
+def _is_probability(column) -> bool:
+    """Whether a table column (its data name or its :data:`HEADERS` name) holds probabilities."""
+    name = str(column)
+    return _is_probability_name(name) or any(header == name and _is_probability_name(raw)
+                                             for raw, header in HEADERS.items())
+
+
+def _probability_cell(value: float) -> str:
+    """Three decimals, never rounded to 1.000 or 0.000: "> 0.999" and "< 0.001" instead."""
+    if value >= 0.9995:
+        return "> 0.999"
+    if value < 0.0005:
+        return "< 0.001"
+    return f"{value:.3f}"
+
+
 def _format(frame: pd.DataFrame) -> pd.DataFrame:
-    """Floats to 3 significant decimals (large numbers to 1) for reading; codes in text columns as words
+    """Floats to 3 significant decimals (large numbers to 1) for reading, probabilities never shown as 1.000
+    or 0.000 (:func:`_probability_cell`); codes in text columns as words
     (:func:`benchirt.humanize.human_value`); other values as they are."""
     out = frame.copy()
     for column in out.columns:
@@ -258,5 +280,6 @@ def _format(frame: pd.DataFrame) -> pd.DataFrame:
         if pd.api.types.is_float_dtype(out[column]):
             values = out[column]
             big = values.abs().max() >= 100 if values.notna().any() else False
-            out[column] = values.map(lambda v: "" if pd.isna(v) else (f"{v:.1f}" if big else f"{v:.3f}"))
+            cell = _probability_cell if _is_probability(column) else (lambda v: f"{v:.1f}" if big else f"{v:.3f}")
+            out[column] = values.map(lambda v: "" if pd.isna(v) else cell(v))
     return out

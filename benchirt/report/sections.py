@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from benchirt.humanize import human_value
-from benchirt.pipeline.config import STAGES
+from benchirt.pipeline.registry import BY_NAME, REGISTRY, STAGES
 from benchirt.pipeline.summary import left_out_classifiers
 from benchirt.report.added import added_classifiers
 from benchirt.report.config import ReportConfig
@@ -23,9 +23,10 @@ from benchirt.report.sizes import size_policy
 from benchirt.report.usefulness import real_classifier_spread, usefulness_sentence
 
 
-#: What each section shows, named when the section is absent and the conclusions say why.
-_STAGE_SECTIONS = {"rate": "ratings and significance tests", "subset": "benchmark subsets",
-                   "airt": "AIRT (algorithm portfolio)", "irt": "item response theory"}
+#: What each stage's sections show (its registered title), named when they are absent and the conclusions say why.
+_STAGE_SECTIONS = {stage.name: stage.title for stage in REGISTRY if stage.scope != "document" and stage.needs}
+#: Stages that write files from the manifest (the report itself): not listed among the stages it reports on.
+_DOCUMENTS = {stage.name for stage in REGISTRY if stage.scope == "document"}
 
 
 def conclusions(results, config: ReportConfig) -> Section:
@@ -70,10 +71,9 @@ def _omitted(results) -> list[str]:
     manifest = results.manifest
     stages = manifest.get("stages", {})
     wanted = set(results.config.stages)
-    present = {"rate": results.rating, "subset": results.subsets, "airt": results.airt, "irt": results.irts or None}
     out = []
     for stage, label in _STAGE_SECTIONS.items():
-        if present[stage] is not None:
+        if getattr(results, stage):  # a result, or a non-empty {dataset: result}
             continue
         if stage not in wanted:
             out.append(f"Not in this report: {label} — the stage '{stage}' is not in the config's stages.")
@@ -91,9 +91,10 @@ def overview(results, config: ReportConfig) -> Section:
     """Run facts: suite, stage timings and counts, skipped/failed datasets with reasons, versions."""
     manifest = results.manifest
     section = Section("overview", "Run overview")
-    ran = _pipeline_order(name for name in manifest.get("stages", {}) if name != "report")
+    ran = _pipeline_order(name for name in manifest.get("stages", {}) if name not in _DOCUMENTS)
     facts = [f"Stages: {', '.join(ran) or 'none'}."]
-    if set(ran) & {"respond", "irt", "rate", "subset"} or results.responses:
+    if any("respond" in (name, *BY_NAME[name].needs_in(results.config)) for name in ran if name in BY_NAME) \
+            or results.responses:
         facts.append(f"Suite {results.config.suite!r}: {len(results.responses)} dataset(s) with responses, "
                      f"{len(results.irts)} with an IRT model.")
     airt_section = results.config.section("airt")
@@ -188,7 +189,7 @@ def model_fit(results, config: ReportConfig) -> Section | None:
         ))
         section.add(Table(comparison, "Model comparison per dataset."))
     misfit = pd.DataFrame([{"dataset": irt.dataset, "items": len(irt.fit.items),
-                            "misfit": int(irt.summary.get("n_misfit", 0)), "status": irt.fit.status,
+                            "misfit": int(irt.statistics.get("n_misfit", 0)), "status": irt.fit.status,
                             "local_optima": int(irt.fit.convergence()["n_local_optima"])} for irt in irts])
     section.add(Table(misfit, "Items whose infit or outfit mean square exceeds 1.5 (answers the fitted curve does "
                               "not explain), and the EM report: status of the chosen fit and how many EM starts "
@@ -248,8 +249,13 @@ def item_curves(results, config: ReportConfig) -> Section | None:
         if name in results.responses:
             response = results.responses[name]
             reported = list(response.roles.index[response.roles.isin(["real", "artificial"])])
+            top = _figure_top(len(reported))
+            if top:  # the highest abilities: one curve and legend entry per classifier
+                ranked = irt.abilities.set_index("respondent")["theta"].reindex(reported)
+                reported = ranked.sort_values(ascending=False, kind="stable").index[:top].tolist()
             _figure(section, lambda fit=irt.fit, r=response.responses, who=reported, roles=response.roles.to_dict():
-                    irt_plots.plot_classifier_curves(fit, r, respondents=who, roles=roles), f"CCC — {name}", config)
+                    irt_plots.plot_classifier_curves(fit, r, respondents=who, roles=roles),
+                    f"CCC — {name}" + (f" — the {top} highest abilities only" if top else ""), config)
     return section
 
 
@@ -265,8 +271,11 @@ def true_scores(results, config: ReportConfig) -> Section | None:
                                                                                    columns=None)
     model = results.config.stage_config("irt").model
     section = Section("true-scores", "True-Scores")
+    score = results.config.stage_config("rate").score
+    compared = ("the score the ratings compare" if score == "true_score"
+                else f"the ratings of this run compare {score.replace('_', ' ')} instead (rate.score)")
     section.add(Paragraph("Expected number of correct answers on the dataset's items given the classifier's "
-                          f"ability (sum of the {model} probabilities); the score Glicko-2 compares."))
+                          f"ability (sum of the {model} probabilities); {compared}."))
     section.add(Table(wide.reset_index().rename(columns={"classifier": "Classifier"}),
                       "True-Score (expected correct test items) per classifier (rows, best mean first) and "
                       "dataset (columns).", human_headers=False))

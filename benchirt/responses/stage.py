@@ -98,6 +98,38 @@ class ResponseResult:
         """
         return dict(self.sizes.get("failed_classifiers") or {})
 
+    def summary(self) -> str:
+        """A few lines for a terminal: size, the best real classifier, what was left out and the notes."""
+        counts = self.roles.value_counts()
+        lines = [f"{self.dataset}: {len(self.responses)} respondents ("
+                 + ", ".join(f"{counts.get(role, 0)} {role}" for role in ROLES)
+                 + f") x {self.responses.shape[1]} test items"]
+        real = self.test_accuracy[self.roles.reindex(self.test_accuracy.index) == "real"]
+        if len(real):
+            lines.append(f"best real classifier on the test items: {real.idxmax()} ({real.max():.3f}); "
+                         f"mean {real.mean():.3f}")
+        for key, why in (("skipped_classifiers", "left out by the time budget"),
+                         ("failed_classifiers", "failed")):
+            names = sorted(self.sizes.get(key) or {})
+            if names:
+                lines.append(f"{why}: {', '.join(names)}")
+        lines += [f"note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``responses`` and ``predictions`` (respondents x items, ``respondent`` a column), ``accuracy``
+        (``respondent, role, test_accuracy, cv_accuracy``) and, for imported responses, ``provenance``."""
+        accuracy = pd.DataFrame({"respondent": self.responses.index.astype(str),
+                                 "role": self.roles.reindex(self.responses.index).to_numpy(),
+                                 "test_accuracy": self.test_accuracy.reindex(self.responses.index).to_numpy(),
+                                 "cv_accuracy": self.cv_accuracy.reindex(self.responses.index).to_numpy()})
+        frames = {"responses": self.responses.rename_axis("respondent").reset_index(),
+                  "predictions": self.predictions.rename_axis("respondent").reset_index(),
+                  "accuracy": accuracy}
+        if self.provenance is not None:
+            frames["provenance"] = self.provenance
+        return frames
+
 
 def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progress: bool = False,
             on_progress: Callable[[int, int], None] | None = None) -> ResponseResult:
@@ -297,16 +329,7 @@ def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which
         A classifier absent from some dataset (it failed there) is dropped with a warning, so the
         table never holds NaN.
     """
-    if which not in ("test", "cv"):
-        raise ConfigError(f"accuracy_matrix: which={which!r}; valid: 'test', 'cv'")
-    if role not in (*ROLES, "all"):
-        raise ConfigError(f"accuracy_matrix: role={role!r}; valid: {', '.join((*ROLES, 'all'))}")
-    if which == "cv" and role != "real":
-        raise ConfigError("accuracy_matrix: cross-validation accuracy exists for role='real' only")
-    names = [r.dataset for r in results]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        raise DataError(f"accuracy_matrix: dataset name(s) {duplicates} occur more than once; give each dataset a distinct name")
+    _check_accuracy_request(results, role, which)
     rows = []
     for result in results:
         accuracy = result.cv_accuracy if which == "cv" else result.test_accuracy
@@ -321,3 +344,18 @@ def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which
         table = table.drop(columns=incomplete)
     table.index.name, table.columns.name = "dataset", "classifier"
     return table.astype(float)
+
+
+def _check_accuracy_request(results: Sequence[ResponseResult], role: str, which: str) -> None:
+    """The errors of :func:`accuracy_matrix`'s arguments: unknown ``which`` or ``role``, cross-validation
+    accuracy of a role other than real, a dataset name given twice."""
+    if which not in ("test", "cv"):
+        raise ConfigError(f"accuracy_matrix: which={which!r}; valid: 'test', 'cv'")
+    if role not in (*ROLES, "all"):
+        raise ConfigError(f"accuracy_matrix: role={role!r}; valid: {', '.join((*ROLES, 'all'))}")
+    if which == "cv" and role != "real":
+        raise ConfigError("accuracy_matrix: cross-validation accuracy exists for role='real' only")
+    names = [r.dataset for r in results]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise DataError(f"accuracy_matrix: dataset name(s) {duplicates} occur more than once; give each dataset a distinct name")

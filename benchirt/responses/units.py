@@ -209,14 +209,66 @@ class FitOutputs:
     over_budget: dict[str, str] = field(default_factory=dict)  # real classifier -> why the budget left it out
 
 
+def plan_units(pool, n_folds: int, ladder_epochs: int) -> tuple[list[FitUnit], list[FitUnit]]:
+    """A dataset's fit units in the plan's fixed order, as (first folds, the rest): the one rule for the
+    fits (:class:`FitPlan`) and for ``benchirt run --estimate`` (:func:`benchirt.pipeline.estimate.response_cost`).
+
+    Pure: it depends on the pool's names and preprocessing kinds, the number of folds and the ladder,
+    never on the data. The first fold of each preprocessing kind that has members (unscaled, then
+    scaled) comes first — under a ``time_budget`` they are timed before the rest is released — then the
+    MLP ladder (when ``ladder_epochs`` > 0), then each kind's other folds and its final fit.
+
+    Parameters
+    ----------
+    pool : sequence of objects with ``name`` and ``scale``
+        The real classifiers in row order (:func:`benchirt.pool.resolve_pool`).
+    n_folds : int
+        Cross-validation folds.
+    ladder_epochs : int
+        Epochs of the MLP ladder; 0 for none.
+    """
+    first, rest = [], []
+    if ladder_epochs:
+        rest.append(("ladder", -1, False, ()))
+    for scale in (False, True):
+        members = tuple(spec for spec in pool if spec.scale == scale)
+        if members:
+            first.append(("fold", 0, scale, members))
+            rest += [("fold", k, scale, members) for k in range(1, n_folds)] + [("final", -1, scale, members)]
+    return ([FitUnit(i, *spec) for i, spec in enumerate(first)],
+            [FitUnit(len(first) + i, *spec) for i, spec in enumerate(rest)])
+
+
+def over_budget(first_seconds: dict[str, float], n_fits: int, time_budget: float) -> dict[str, str]:
+    """The time-budget rule: a classifier whose first fit took ``seconds``, times its ``n_fits`` fits (folds
+    and final), more than ``time_budget`` is left out; ``name -> why``, in ``first_seconds``'s order.
+
+    Used by the fits on measured seconds (:class:`FitPlan`) and by the estimate on predicted ones.
+    """
+    return {clf: (f"time budget: its first fit took {seconds:.1f} s, so its {n_fits} fits would take "
+                  f"about {seconds * n_fits:.0f} s > time_budget {time_budget:g} s")
+            for clf, seconds in first_seconds.items() if seconds * n_fits > time_budget}
+
+
+def release(held: list[FitUnit], left_out) -> list[FitUnit]:
+    """The held units without the classifiers ``left_out`` (names); a unit left with no member is dropped
+    (the ladder is always kept). Indices are kept, so results still fold in the plan's order."""
+    released = []
+    for unit in held:
+        members = tuple(m for m in unit.members if m.name not in left_out)
+        if unit.kind == "ladder" or members:
+            released.append(FitUnit(unit.index, unit.kind, unit.fold, unit.scale, members))
+    return released
+
+
 class FitPlan:
     """The fit units of one prepared dataset, handed out as they become runnable, and their results.
 
-    The fixed unit order is: the first fold of each preprocessing kind (unscaled, then scaled), the
-    ladder, then the other folds and the final fit of each kind. Without a ``time_budget`` every unit
+    The fixed unit order is :func:`plan_units`'s: the first fold of each preprocessing kind (unscaled,
+    then scaled), the ladder, then the other folds and the final fit of each kind. Without a ``time_budget`` every unit
     is runnable at once. With one, the first folds run first; once all have finished, a classifier
-    whose fit there, times its number of fits (folds + final), exceeds the budget is left out of the
-    other units (:attr:`FitOutputs.over_budget`), and those are released.
+    whose fit there, times its number of fits (folds + final), exceeds the budget (:func:`over_budget`)
+    is left out of the other units (:func:`release`; :attr:`FitOutputs.over_budget`), and those are released.
 
     Parameters
     ----------
@@ -230,18 +282,9 @@ class FitPlan:
     def __init__(self, prepared: PreparedDataset, pool: list[RealClassifier], config: ResponseConfig,
                  ladder: bool = True) -> None:
         self.prepared, self.pool, self.config = prepared, list(pool), config
-        rows = prepared.rows
-        self.n_fits = len(rows.folds) + 1
-        first, rest = [], []
-        if ladder and config.ladder_epochs:
-            rest.append(("ladder", -1, False, ()))
-        for scale in (False, True):
-            members = tuple(spec for spec in self.pool if spec.scale == scale)
-            if members:
-                first.append(("fold", 0, scale, members))
-                rest += [("fold", k, scale, members) for k in range(1, len(rows.folds))] + [("final", -1, scale, members)]
-        self._first = [FitUnit(i, *spec) for i, spec in enumerate(first)]
-        rest_units = [FitUnit(len(first) + i, *spec) for i, spec in enumerate(rest)]
+        self.n_fits = len(prepared.rows.folds) + 1
+        self._first, rest_units = plan_units(self.pool, len(prepared.rows.folds),
+                                             config.ladder_epochs if ladder else 0)
         if config.time_budget is None or not self._first:  # nothing to time: every unit runs at once
             self._ready, self._held = self._first + rest_units, []
         else:
@@ -259,19 +302,15 @@ class FitPlan:
         """Store a unit's result; when it completes the first folds under a budget, release the others."""
         self._results[unit.index] = value
         if self._held and all(first.index in self._results for first in self._first):
-            for first in self._first:  # plan order: the notes list the skipped classifiers in pool order by kind
-                for clf, (_, _, seconds) in self._results[first.index].items():
-                    if seconds * self.n_fits > self.config.time_budget:
-                        self.over_budget[clf] = (
-                            f"time budget: its first fit took {seconds:.1f} s, so its {self.n_fits} fits would take "
-                            f"about {seconds * self.n_fits:.0f} s > time_budget {self.config.time_budget:g} s")
+            # plan order: the notes list the skipped classifiers in pool order by kind
+            first_seconds = {clf: seconds for first in self._first
+                             for clf, (_, _, seconds) in self._results[first.index].items()}
+            self.over_budget = over_budget(first_seconds, self.n_fits, self.config.time_budget)
+            released = release(self._held, self.over_budget)
             for held in self._held:
-                members = tuple(m for m in held.members if m.name not in self.over_budget)
-                if held.kind == "ladder" or members:
-                    self._units[held.index] = unit_ = FitUnit(held.index, held.kind, held.fold, held.scale, members)
-                    self._ready.append(unit_)
-                else:
-                    del self._units[held.index]
+                del self._units[held.index]
+            self._units.update((unit.index, unit) for unit in released)
+            self._ready += released
             self._held = []
 
     @property

@@ -31,7 +31,7 @@ def openml_links(run_ids: pd.Series) -> list[str]:
 
 
 def dataset_folder(out: str | Path, dataset: str) -> Path:
-    from benchirt.pipeline.store import safe_name
+    from benchirt.io import safe_name
 
     return Path(out) / "responses" / safe_name(dataset)
 

@@ -80,27 +80,33 @@ def characterize(
         raise DataError(f"no metadata for dataset(s) {', '.join(uncovered)}; give one metadata row per dataset")
     classes = classify_datasets(metadata.loc[all_datasets])
     columns = [c for c in METADATA_COLUMNS if c in metadata.columns]
-    shares, summary = [], []
-    for name, datasets in scenarios.items():
-        counts = pd.crosstab(classes.loc[datasets, "data_type"], classes.loc[datasets, "task"])
-        counts = counts.reindex(index=list(DATA_TYPES), columns=list(TASKS), fill_value=0)
-        counts.loc["total"] = counts.sum(axis=0)
-        counts["total"] = counts.sum(axis=1)
-        share = 100.0 * counts / len(datasets)
-        long = share.rename_axis(index="data_type", columns="task").stack().rename("share").reset_index()
-        shares.append(long.assign(subset=name)[["subset", "data_type", "task", "share"]])
-        for column in columns:
-            values = pd.to_numeric(metadata.loc[datasets, column], errors="coerce").dropna()
-            if values.empty:
-                continue
-            summary.append({
-                "subset": name,
-                "metadata": column,
-                "mean": float(values.mean()),
-                "median": float(values.median()),
-                "sd": float(values.std(ddof=1)) if len(values) > 1 else 0.0,
-            })
+    shares = [_class_shares(classes.loc[datasets]).assign(subset=name)[["subset", "data_type", "task", "share"]]
+              for name, datasets in scenarios.items()]
+    summary = [{"subset": name, **row} for name, datasets in scenarios.items()
+               for row in _metadata_statistics(metadata.loc[datasets], columns)]
     return pd.concat(shares, ignore_index=True), pd.DataFrame(summary)
+
+
+def _class_shares(classes: pd.DataFrame) -> pd.DataFrame:
+    """Tables 7–8 of one scenario, long: ``data_type, task, share`` (percent of its datasets, totals included)."""
+    counts = pd.crosstab(classes["data_type"], classes["task"])
+    counts = counts.reindex(index=list(DATA_TYPES), columns=list(TASKS), fill_value=0)
+    counts.loc["total"] = counts.sum(axis=0)
+    counts["total"] = counts.sum(axis=1)
+    share = 100.0 * counts / len(classes)
+    return share.rename_axis(index="data_type", columns="task").stack().rename("share").reset_index()
+
+
+def _metadata_statistics(metadata: pd.DataFrame, columns: list[str]) -> list[dict]:
+    """Table 9 of one scenario: ``metadata, mean, median, sd`` per column with any value (missing ones left out)."""
+    rows = []
+    for column in columns:
+        values = pd.to_numeric(metadata[column], errors="coerce").dropna()
+        if values.empty:
+            continue
+        rows.append({"metadata": column, "mean": float(values.mean()), "median": float(values.median()),
+                     "sd": float(values.std(ddof=1)) if len(values) > 1 else 0.0})
+    return rows
 
 
 def share_table(shares: pd.DataFrame, subset: str) -> pd.DataFrame:

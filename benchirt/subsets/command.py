@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from benchirt.errors import DataError
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
+from benchirt.rating.config import RatingConfig
 from benchirt.subsets.config import RULES, SubsetConfig
 
 if TYPE_CHECKING:
@@ -20,6 +21,9 @@ if TYPE_CHECKING:
 
     from benchirt.data.spec import DatasetSpec
     from benchirt.subsets.evaluation import SubsetEvaluation
+
+#: The command's defaults are the options' (one source: :class:`SubsetConfig`).
+DEFAULTS = SubsetConfig()
 
 DESCRIPTION = """\
 Choose benchmark subsets from the IRT item summaries of each dataset (Cardoso et al. 2021 §4.6, §5.4) and
@@ -73,16 +77,20 @@ def register(subparsers) -> None:
                         help="CSV of per-dataset IRT summaries, or a folder of <dataset>/items.csv")
     parser.add_argument("scores", metavar="SCORES", help="folder of <dataset>/true_scores.csv or a long CSV")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    parser.add_argument("--cuts", default="30,50,70", metavar="P,P,...",
-                        help="percentages of the suite to keep, each in (0, 100] (default 30,50,70)")
-    parser.add_argument("--rule", choices=RULES, default="combined", help="selection rule (default combined)")
-    parser.add_argument("--random", type=int, default=200, metavar="N",
-                        help="random subsets per size for the fidelity-vs-chance comparison (default 200; 0 = off)")
-    parser.add_argument("--permutations", type=int, default=200, metavar="N",
-                        help="random dataset orders for the order-robust ranking (default 200; 0 = off)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random subsets and orders (default 0)")
-    parser.add_argument("--score", default="true_score", metavar="NAME",
-                        help="score deciding the matches (as in 'benchirt rate'; default true_score)")
+    cuts = ",".join(f"{cut:g}" for cut in DEFAULTS.cuts)
+    parser.add_argument("--cuts", default=cuts, metavar="P,P,...",
+                        help=f"percentages of the suite to keep, each in (0, 100] (default {cuts})")
+    parser.add_argument("--rule", choices=RULES, default=DEFAULTS.rule, help=f"selection rule (default {DEFAULTS.rule})")
+    parser.add_argument("--random", type=int, default=DEFAULTS.n_random, metavar="N",
+                        help="random subsets per size for the fidelity-vs-chance comparison "
+                             f"(default {DEFAULTS.n_random}; 0 = off)")
+    parser.add_argument("--permutations", type=int, default=DEFAULTS.n_permutations, metavar="N",
+                        help=f"random dataset orders for the order-robust ranking (default {DEFAULTS.n_permutations}; "
+                             "0 = off)")
+    parser.add_argument("--seed", type=int, default=DEFAULTS.seed,
+                        help=f"seed of the random subsets and orders (default {DEFAULTS.seed})")
+    parser.add_argument("--score", default=RatingConfig().score, metavar="NAME",
+                        help=f"score deciding the matches (as in 'benchirt rate'; default {RatingConfig().score})")
     parser.add_argument("--roles", metavar="CSV", help="classifier,role table (role: real, artificial or ladder)")
     parser.add_argument("--artificial", metavar="NAMES",
                         help="comma-separated artificial classifiers (every other one is real)")
@@ -101,7 +109,6 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchirt.rating.config import RatingConfig
     from benchirt.rating.scores import read_scores
     from benchirt.subsets.evaluation import evaluate_subsets
     from benchirt.subsets.export import publish_suite, read_dataset_ids, subset_specs

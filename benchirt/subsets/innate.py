@@ -98,6 +98,31 @@ def innate_wide(table: pd.DataFrame, values=("rating", "real_rank", "volatility"
     return wide.loc[order]
 
 
+def _most_consistent(table: pd.DataFrame, strict: pd.DataFrame, robust: bool) -> str:
+    """The candidate of :func:`_verdict`: highest mean share of orders led (``robust``), then most suites led
+    alone (``strict``: the leaders without a tie), then the better mean rank, then the name."""
+    stats = table.groupby("classifier").agg(real_rank=("real_rank", "mean"))
+    stats["leads"] = strict["leader"].value_counts().reindex(stats.index, fill_value=0)
+    stats["p_lead"] = table.groupby("classifier")["p_lead"].mean() if robust else 0.0
+    stats = stats.rename_axis("classifier").reset_index()
+    keys = ["p_lead", "leads", "real_rank", "classifier"] if robust else ["leads", "real_rank", "classifier"]
+    return stats.sort_values(keys, ascending=[k in ("real_rank", "classifier") for k in keys]).iloc[0]["classifier"]
+
+
+def _verdict_sentence(name: str, leaders: pd.DataFrame, n: int, k: int, separable: int, n_tied: int,
+                      shares: pd.Series | None) -> str:
+    """The closing verdict: no leader (a tie at the top), a clear lead, a consistent lead or none."""
+    if k == 0 and n_tied:
+        return "Verdict: no leader — the top of the ratings is a tie."
+    if k == n and separable == n and (shares is None or shares.min() >= 0.95):
+        return "Verdict: a clear lead on every suite, larger than the rating uncertainty."
+    if k == n or (shares is not None and shares.min() >= 0.5):
+        return f"Verdict: a consistent lead, but within the rating uncertainty on {n - separable} of {n} suites."
+    others = sorted(set(leaders["leader"]) - {name})
+    return (f"Verdict: no consistent leader — {', '.join(others)} lead(s) elsewhere; the suites do not single "
+            "out one classifier.")
+
+
 def _verdict(table: pd.DataFrame, leaders: pd.DataFrame, scenarios: list[str]) -> str:
     """Name the most consistent leader and state how certain its lead is.
 
@@ -106,15 +131,9 @@ def _verdict(table: pd.DataFrame, leaders: pd.DataFrame, scenarios: list[str]) -
     to the better mean rank, then the name.
     """
     n = len(scenarios)
-    stats = table.groupby("classifier").agg(real_rank=("real_rank", "mean"))
     strict = leaders[leaders["tied_with"] == ""]
-    stats["leads"] = strict["leader"].value_counts().reindex(stats.index, fill_value=0)
     robust = "p_lead" in table.columns
-    stats["p_lead"] = table.groupby("classifier")["p_lead"].mean() if robust else 0.0
-    stats = stats.rename_axis("classifier").reset_index()
-    keys = ["p_lead", "leads", "real_rank", "classifier"] if robust else ["leads", "real_rank", "classifier"]
-    best = stats.sort_values(keys, ascending=[k in ("real_rank", "classifier") for k in keys]).iloc[0]
-    name = best["classifier"]
+    name = _most_consistent(table, strict, robust)
     led = strict[strict["leader"] == name]
     k, separable = len(led), int(led["separable"].sum())
     tied = leaders[[name == leader or name in members.split(", ")
@@ -138,16 +157,5 @@ def _verdict(table: pd.DataFrame, leaders: pd.DataFrame, scenarios: list[str]) -
                  f"({per_suite}).")
     lowest_vol = int((leaders["lowest_volatility"] == name).sum())
     text += f" It has the lowest volatility among the real classifiers on {lowest_vol} of {n} suites. "
-    if k == 0 and len(tied):
-        text += "Verdict: no leader — the top of the ratings is a tie."
-    elif k == n and separable == n and (shares is None or shares.min() >= 0.95):
-        text += "Verdict: a clear lead on every suite, larger than the rating uncertainty."
-    elif k == n or (shares is not None and shares.min() >= 0.5):
-        text += f"Verdict: a consistent lead, but within the rating uncertainty on {n - separable} of {n} suites."
-    else:
-        others = sorted(set(leaders["leader"]) - {name})
-        text += (
-            f"Verdict: no consistent leader — {', '.join(others)} lead(s) elsewhere; the suites do not single "
-            "out one classifier."
-        )
+    text += _verdict_sentence(name, leaders, n, k, separable, len(tied), shares)
     return text

@@ -1,0 +1,78 @@
+"""The AIRT stage in a run: on the run's accuracy matrix, or on an ASlib scenario (``airt.input``)."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Mapping
+
+from benchirt.errors import DataError
+from benchirt.stage_plan import StageContext, SuiteWork, Unavailable
+
+#: Keys of the ``airt`` config section that say where its input comes from (not ``AIRTConfig`` options).
+INPUT_KEYS = ("input", "which")
+
+
+def airt_from_accuracy(responses: Mapping[str, object], config, which: str = "test"):
+    """AIRT (Kandanaarachchi & Smith-Miles 2023) on the datasets × real classifiers accuracy matrix of the run."""
+    from benchirt.airt import fit_airt
+    from benchirt.responses import accuracy_matrix
+
+    perf = accuracy_matrix([responses[name] for name in sorted(responses)], role="real", which=which)
+    return fit_airt(perf, config)
+
+
+def airt_from_aslib(directory: str, config):
+    """AIRT (Kandanaarachchi & Smith-Miles 2023 §5.2) on an ASlib scenario's performance, mapped to higher-is-better in [0, 1]."""
+    from benchirt.airt import fit_airt
+    from benchirt.airt.aslib import load_aslib
+
+    return fit_airt(load_aslib(directory).performance, config)
+
+
+def input_kind(section: Mapping) -> str:
+    """``accuracy`` or ``aslib``: ``airt.input``, by default ``aslib`` when ``airt.aslib`` is given."""
+    return section.get("input", "aslib" if section.get("aslib") else "accuracy")
+
+
+def needs(config) -> tuple[str, ...]:
+    """The stages AIRT reads under ``config``: the responses, unless its input is an ASlib scenario."""
+    return () if input_kind(config.section("airt")) == "aslib" else ("respond",)
+
+
+def plan(context: StageContext) -> SuiteWork | Unavailable | None:
+    """AIRT keyed by its options and its input: the response keys, or the scenario folder's content."""
+    config = context.config.stage_config("airt")
+    section = context.config.section("airt")
+    options = {**context.options, **{k: section[k] for k in INPUT_KEYS if k in section}}
+    if input_kind(section) == "aslib":
+        if not context.selected and not context.stored("airt"):
+            return None
+        directory = aslib_dir(context.config)
+        return SuiteWork(options, {"aslib": directory_fingerprint(directory)}, airt_from_aslib,
+                         lambda: (str(directory), config))
+    responses = context.upstream("respond")
+    if not responses:
+        return Unavailable("no dataset has responses (run the respond stage)")
+    which = section.get("which", "test")
+    return SuiteWork(options, {"respond": responses}, airt_from_accuracy,
+                     lambda: (context.load("respond", responses), config, which))
+
+
+def aslib_dir(config) -> Path:
+    """The scenario folder; a relative path is relative to the config file (as suite paths are)."""
+    given = config.section("airt")["aslib"]
+    directory = Path(config.base_dir) / given
+    if not directory.is_dir():
+        raise DataError(f"{config.source}: airt.aslib {given!r} is not a folder ({directory}); give the "
+                        "ASlib scenario folder, relative to the config file or absolute")
+    return directory
+
+
+def directory_fingerprint(directory: Path) -> str:
+    """sha256 over the names and bytes of a folder's files (an ASlib scenario's content key)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in Path(directory).rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(directory)).encode())
+        with path.open("rb") as handle:
+            digest.update(hashlib.file_digest(handle, "sha256").digest())
+    return digest.hexdigest()

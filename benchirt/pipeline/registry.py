@@ -1,0 +1,182 @@
+"""The stages of a run, each declared once: every list the pipeline, the store, the CLI and the report use is derived here.
+
+A :class:`Stage` says what a stage is called (one name: its ``stages:`` entry, its config section, its
+artifact folder, its results attribute and its CLI verb), how its options are validated, the function
+that plans its work (:mod:`benchirt.stage_plan`), the modules that hold its result types, the stages it
+reads, whether it runs per dataset or over the suite, the source it depends on (part of its artifact
+keys), and its report title. :data:`REGISTRY` lists them in execution order.
+
+Adding a stage is its own package (config class, results, a ``pipeline_stage.plan``) plus one record
+here (docs/DESIGN.md, "Adding a stage").
+
+Names only: this module imports no stage (``benchirt --help`` and config validation stay light); the
+names are resolved with :func:`resolve`, which refuses anything outside ``benchirt``.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Callable
+
+from benchirt.errors import ConfigError
+
+#: How a stage runs: one task per dataset, one task over the suite, or files written from the manifest.
+SCOPES = ("dataset", "suite", "document")
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One pipeline stage, declared once.
+
+    Attributes
+    ----------
+    name : str
+        The stage's one name: ``stages:`` entry, config section, artifact folder, manifest entry,
+        :class:`~benchirt.pipeline.results.RunResults` attribute.
+    config : str
+        ``module:Class`` whose ``from_dict`` validates the config section.
+    plan : str
+        ``module:function`` that turns a :class:`~benchirt.stage_plan.StageContext` into the stage's work.
+    results : tuple of str
+        Modules whose dataclasses the stage stores (the artifact type registry,
+        :mod:`benchirt.pipeline.artifact_types`).
+    needs : tuple of str
+        Stages whose results it reads (earlier in :data:`REGISTRY`).
+    scope : {"dataset", "suite", "document"}
+    code : tuple of str
+        Sub-packages and modules (relative to ``benchirt/``) whose source its results depend on, beside
+        :data:`benchirt.pipeline.fingerprint.COMMON_CODE`; None: the whole package.
+    command : str
+        Module of the stage's stand-alone CLI command (``register(subparsers)``); the verb is ``name``.
+    help : str
+        The line ``benchirt --help`` shows for the command.
+    title : str
+        What the report calls the stage's results.
+    aliases : tuple of str
+        Former names, still accepted in configs and ``--stages`` (with a note).
+    needs_for : str or None
+        ``module:function`` giving, for a :class:`~benchirt.pipeline.PipelineConfig`, the stages it reads
+        when that depends on its options (AIRT reads the responses only for ``airt.input: accuracy``).
+    """
+
+    name: str
+    config: str
+    plan: str
+    results: tuple[str, ...]
+    needs: tuple[str, ...]
+    scope: str
+    code: tuple[str, ...] | None
+    command: str
+    help: str
+    title: str
+    aliases: tuple[str, ...] = ()
+    needs_for: str | None = None
+
+    def needs_in(self, config) -> tuple[str, ...]:
+        """The stages this one reads under ``config``."""
+        return tuple(resolve(self.needs_for)(config)) if self.needs_for else self.needs
+
+
+REGISTRY: tuple[Stage, ...] = (
+    Stage("respond", config="benchirt.responses.config:ResponseConfig",
+          plan="benchirt.pipeline.respond_stage:plan",
+          results=("benchirt.responses.stage",), needs=(), scope="dataset",
+          code=("data", "pool", "responses", "preprocess.py", "sniff.py", "lazy.py", "pipeline/respond_stage.py",
+                "pipeline/fits.py", "pipeline/progress.py", "runs"),
+          command="benchirt.pipeline.command", help="response matrices of the classifier pool on a suite",
+          title="responses", aliases=("responses",)),
+    Stage("irt", config="benchirt.irt.config:IRTConfig", plan="benchirt.irt.pipeline_stage:plan",
+          results=("benchirt.irt.config", "benchirt.irt.fit", "benchirt.irt.stage"), needs=("respond",),
+          scope="dataset", code=("irt", "lazy.py"),
+          command="benchirt.irt.command", help="fit a 1PL/2PL/3PL model to a response matrix",
+          title="item response theory", aliases=("irts",)),
+    Stage("rate", config="benchirt.rating.config:RatingConfig", plan="benchirt.rating.pipeline_stage:plan",
+          results=("benchirt.rating.config", "benchirt.rating.glicko", "benchirt.rating.permutation",
+                   "benchirt.rating.statistics", "benchirt.rating.stage", "benchirt.rating.leaderboard",
+                   "benchirt.rating.bradley_terry"),
+          needs=("respond", "irt"), scope="suite",
+          code=("rating", "irt", "pool", "responses/suite.py", "sniff.py", "lazy.py"),
+          command="benchirt.rating.command",
+          help="leaderboard with intervals, pairwise tests, Glicko-2 ratings, Friedman/Nemenyi",
+          title="ratings and significance tests", aliases=("rating",)),
+    Stage("subset", config="benchirt.subsets.config:SubsetConfig", plan="benchirt.subsets.pipeline_stage:plan",
+          results=("benchirt.subsets.config", "benchirt.subsets.evaluation"), needs=("respond", "irt"),
+          scope="suite",
+          code=("subsets", "rating", "irt", "pool", "data", "responses/suite.py", "sniff.py", "lazy.py"),
+          command="benchirt.subsets.command",
+          help="IRT-filtered benchmark subsets: build, evaluate against chance, export/publish",
+          title="benchmark subsets", aliases=("subsets",)),
+    Stage("airt", config="benchirt.airt.config:AIRTConfig", plan="benchirt.airt.pipeline_stage:plan",
+          results=("benchirt.airt.config", "benchirt.airt.analysis", "benchirt.airt.continuous",
+                   "benchirt.airt.goodness", "benchirt.airt.latent", "benchirt.airt.compat",
+                   "benchirt.airt.polytomous"),
+          needs=("respond",), scope="suite",
+          code=("airt", "responses", "pool", "data", "preprocess.py", "sniff.py", "lazy.py"),
+          command="benchirt.airt.command", help="AIRT: evaluate a portfolio of algorithms over many datasets",
+          title="AIRT (algorithm portfolio)", needs_for="benchirt.airt.pipeline_stage:needs"),
+    Stage("report", config="benchirt.report.config:ReportConfig", plan="benchirt.report.pipeline_stage:plan",
+          results=(), needs=("respond", "irt", "rate", "subset", "airt"), scope="document", code=None,
+          command="benchirt.report.command", help="HTML report and Markdown summary of a finished run",
+          title="report"),
+)
+
+#: The result modules of work outside the pipeline's stages (``benchirt add``).
+OTHER_RESULT_MODULES: tuple[str, ...] = ("benchirt.placement.add",)
+
+#: The code of work outside the pipeline's stages: ``benchirt add`` measures and scores new classifiers.
+OTHER_CODE: dict[str, tuple[str, ...]] = {
+    "add": ("placement", "responses", "pool", "irt", "data", "preprocess.py", "sniff.py", "lazy.py"),
+}
+
+#: Modules that decide how, when and where a stage's work runs — never what it computes — so they are
+#: part of no stage's code (a scheduling change does not recompute a suite): the config and this
+#: registry, the executors and their worker processes, the cost model and the memory guard.
+ENGINE_CODE: tuple[str, ...] = ("pipeline/config.py", "pipeline/registry.py", "pipeline/executors.py",
+                                "pipeline/handout.py", "workers.py",
+                                "pipeline/estimate.py", "pipeline/memory.py", "pipeline/preflight.py")
+
+#: Stage name -> its record.
+BY_NAME: dict[str, Stage] = {stage.name: stage for stage in REGISTRY}
+
+#: Pipeline stages in execution order.
+STAGES: tuple[str, ...] = tuple(BY_NAME)
+
+#: Former name -> the stage's name.
+ALIASES: dict[str, str] = {alias: stage.name for stage in REGISTRY for alias in stage.aliases}
+
+#: Config section -> ``module:Class`` whose ``from_dict`` validates it (one section per stage, named as it).
+STAGE_SECTIONS: dict[str, str] = {stage.name: stage.config for stage in REGISTRY}
+
+#: Modules whose dataclasses may be stored in artifacts.
+RESULT_MODULES: tuple[str, ...] = tuple(dict.fromkeys(
+    module for stage in REGISTRY for module in stage.results)) + OTHER_RESULT_MODULES
+
+#: Stage -> the sources its results depend on (stages declared with ``code=None`` depend on the whole package).
+STAGE_CODE: dict[str, tuple[str, ...]] = {
+    **{stage.name: stage.code for stage in REGISTRY if stage.code is not None}, **OTHER_CODE}
+
+#: CLI verb -> (module whose ``register`` adds it, help line), for the stages.
+STAGE_COMMANDS: dict[str, tuple[str, str]] = {stage.name: (stage.command, stage.help) for stage in REGISTRY}
+
+
+def stage(name: str) -> Stage:
+    """The record of ``name`` (a stage name or a former one)."""
+    return BY_NAME[canonical(name)]
+
+
+def canonical(name: str) -> str:
+    """The stage name for ``name`` (its former spellings map to it; an unknown name is returned as is)."""
+    return ALIASES.get(name, name)
+
+
+def alias_note(old: str, where: str) -> str:
+    """The note a former name gets wherever it is read."""
+    return f"{where}: {old!r} is the former name of the {canonical(old)!r} stage; read as {canonical(old)!r}"
+
+
+def resolve(target: str) -> Callable | type:
+    """The object a registry entry names (``module:attribute``); only ``benchirt`` modules are imported."""
+    module_name, _, attribute = target.partition(":")
+    if not module_name.startswith("benchirt.") or not attribute.isidentifier():
+        raise ConfigError(f"registry entry {target!r} is not a benchirt 'module:attribute'")
+    return getattr(importlib.import_module(module_name), attribute)

@@ -1,0 +1,39 @@
+"""The rating stage in a run: Glicko-2, leaderboard, order permutations and tests over the suite."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from benchirt.stage_plan import StageContext, SuiteWork, Unavailable
+
+
+def rate_suite(irts: Mapping[str, object], responses: Mapping[str, object], config):
+    """Glicko-2 tournament, leaderboard, order permutations and tests over the suite (Cardoso et al. 2021 §4.7, §5.3).
+
+    ``config.score`` (True-Score by default) of the real and artificial classifiers decides the matches;
+    the Friedman/Nemenyi tests compare the real classifiers (as Cardoso et al. 2021 §5.3 does), on that score and on
+    True-Score or test accuracy beside it.
+    """
+    from benchirt.rating import rate
+    from benchirt.rating.run_scores import run_scores
+    from benchirt.responses.suite import suite_roles
+
+    scores = run_scores(irts, responses, config.score)
+    roles = suite_roles({name: responses[name] for name in irts})
+    real = sorted(set(roles.index[roles == "real"]) & set(scores["classifier"]))
+    other = "test_accuracy" if config.score != "test_accuracy" else "true_score"
+    result = rate(scores, config, other_scores={other: run_scores(irts, responses, other)}, compare=real or None)
+    if config.score == "cv_accuracy":
+        result.notes.append("cv_accuracy exists for the real classifiers only: the artificial ones are not rated")
+    return result
+
+
+def plan(context: StageContext) -> SuiteWork | Unavailable:
+    """The ratings over every dataset with an IRT result, keyed by the IRT and response keys."""
+    irts = context.upstream("irt")
+    if not irts:
+        return Unavailable("no dataset has an IRT result (run the respond and irt stages)")
+    stored = context.upstream("respond")
+    responses = {name: stored[name] for name in irts if name in stored}
+    config = context.config.stage_config("rate")
+    return SuiteWork(context.options, {"irt": irts, "respond": responses}, rate_suite,
+                     lambda: (context.load("irt", irts), context.load("respond", responses), config))

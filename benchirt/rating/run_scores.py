@@ -1,0 +1,37 @@
+"""The long ``dataset, classifier, score`` table of a run's scores, any of which can decide its ratings."""
+from __future__ import annotations
+
+from typing import Mapping
+
+import pandas as pd
+
+from benchirt.errors import ConfigError
+from benchirt.irt.stage import true_score_table
+from benchirt.rating.config import RUN_SCORES
+from benchirt.responses.suite import accuracy_scores
+
+#: The classifiers a run's scores cover: the pool and the artificial ones (Cardoso et al. 2021 §5.2).
+ROLES = ("real", "artificial")
+
+
+def run_scores(irts: Mapping[str, object], responses: Mapping[str, object], score: str) -> pd.DataFrame:
+    """Long ``dataset, classifier, score`` table of one of the run's :data:`~benchirt.rating.config.RUN_SCORES`.
+
+    ``true_score`` and ``theta`` come from the IRT abilities (:func:`benchirt.irt.true_score_table`),
+    ``test_accuracy`` and ``cv_accuracy`` from the responses (:func:`benchirt.responses.suite.accuracy_scores`),
+    for the real and artificial classifiers (``cv_accuracy`` exists for the real ones only: the
+    artificial classifiers are not cross-validated) — the one builder of each table.
+
+    Raises
+    ------
+    ConfigError
+        For a name outside ``RUN_SCORES``, listing them.
+    """
+    if score not in RUN_SCORES:
+        raise ConfigError(f"rating.score {score!r} is not a score of a run; choose one of {', '.join(RUN_SCORES)}")
+    names = sorted(irts)
+    if score in ("true_score", "theta"):
+        table = true_score_table([irts[name] for name in names], roles=ROLES, column=score)
+    else:
+        table = accuracy_scores({name: responses[name] for name in names}, roles=ROLES, which=score.split("_")[0])
+    return table.assign(classifier=table["classifier"].astype(str))

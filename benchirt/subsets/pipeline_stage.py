@@ -1,0 +1,40 @@
+"""The subset stage in a run: IRT-filtered subsets of the suite, each measured against the full suite."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from benchirt.stage_plan import StageContext, SuiteWork, Unavailable
+
+
+def subset_suite(irts: Mapping[str, object], responses: Mapping[str, object], config, rating_config):
+    """Build the IRT-filtered subsets and measure each against the full suite (Cardoso et al. 2021 §4.6, §5.4-5.6).
+
+    The subsets are rated with the run's ``rate.score``, as the full suite is.
+    """
+    from benchirt.irt import summaries_frame
+    from benchirt.rating.run_scores import run_scores
+    from benchirt.responses.suite import suite_metadata, suite_roles
+    from benchirt.subsets import build_subsets, evaluate_subsets
+
+    summaries = summaries_frame([irts[name] for name in sorted(irts)])
+    subsets = build_subsets(summaries, cuts=config.cuts, rule=config.rule)
+    scores = run_scores(irts, responses, rating_config.score)
+    used = {name: responses[name] for name in irts}
+    return evaluate_subsets(subsets, scores, summaries, suite_metadata(used), suite_roles(used), config, rating_config)
+
+
+def plan(context: StageContext) -> SuiteWork | Unavailable:
+    """The subsets of the datasets with an IRT result (at least 2), keyed by their options and the rating's.
+
+    The key's option names (``subsets``, ``rating``) are the sections' former names, kept so that
+    results stored before the stages were renamed keep their keys.
+    """
+    irts = context.upstream("irt")
+    if len(irts) < 2:
+        return Unavailable(f"subsets need at least 2 datasets with IRT results, have {len(irts)}")
+    responses = context.upstream("respond")
+    used = {name: responses[name] for name in irts if name in responses}
+    config, rating_config = context.config.stage_config("subset"), context.config.stage_config("rate")
+    options = {"subsets": context.options, "rating": context.options_of("rate")}
+    return SuiteWork(options, {"irt": irts, "respond": used}, subset_suite,
+                     lambda: (context.load("irt", irts), context.load("respond", used), config, rating_config))
