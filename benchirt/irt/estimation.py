@@ -30,10 +30,11 @@ Algorithm (all items at once)
   for the stopping rule.
 * Standard errors: per-item cross-product of the respondents' marginal scores
   (see :func:`_standard_errors`).
-* Starts: EM runs from the first principal component of the items and from the
-  sum score (:mod:`benchirt.irt.starts`) and keeps the higher log posterior; the
-  fit's ``starts`` record names every start that ended in a worse local optimum
-  (:func:`_best_of_starts`). The mirror image of the solution is the same fit; it
+* Starts: EM climbs from seven candidate starts (:mod:`benchirt.irt.starts`), more where
+  they disagree, and keeps the highest log posterior; the fit's ``starts`` record lists
+  every start and the distinct optima found (:func:`_best_of_starts`). At each stop the
+  3PL items' M-step objectives are searched on a grid (:mod:`benchirt.irt.modes`), and
+  convergence requires a stationary marginal log posterior (:func:`_marginal_gradient`). The mirror image of the solution is the same fit; it
   is oriented by the classical item discriminations.
 
 Items answered correctly (or wrongly) by every respondent carry no information:
@@ -249,9 +250,8 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     first two principal components) climb until the best optimum has been reached twice or none is
     left. A start that comes within :data:`_JOIN` of an optimum an earlier start converged to stops
     there (``"same_optimum"``). Ranking the candidates by their log posterior after a few EM steps and
-    abandoning those that trail was tried and rejected: on breast-w the directions that trail by
-    1000-1200 units after 10 steps end 13.5 units above the two leaders
-    (``benchmarks/irt_fit.py --part starts``).
+    abandoning those that trail was tried and rejected: it missed breast-w's best optimum by 13.5 units,
+    whose starts trail most after 10 steps (docs/irt.md).
 
     Returns the best parameters, its EM record and the start table: ``reason``, ``runs`` (one row per
     start: its log posterior, ``n_iter``, ``stopped_by`` and ``status`` — ``"converged"``,

@@ -5,9 +5,8 @@ EM's M-step climbs each item's expected complete-data log posterior
 current values (Bock & Aitkin 1981). For the 3PL ``Q_j`` is not concave: a flat item can be
 explained by a steep curve with a high guessing floor or by a gentle one without, and a local
 Fisher-scoring step keeps whichever it started near. On decodIRT's reference pools, where many
-items are answered alike by most respondents, this is what makes EM end in a different optimum
-from almost every start (12–18 distinct optima among 20 starts on most pools;
-``benchmarks/irt_fit.py --part starts``).
+items are answered alike by most respondents, this is one reason EM ends in a different optimum
+from many starts (docs/irt.md, "Starts, optima and the convergence report").
 
 The remedy here is exact and cheap: at a converged EM point, evaluate every item's ``Q_j`` on a
 fixed grid of ``(a, b, c)`` and move the items whose best grid point beats their current value by

@@ -6,7 +6,7 @@ which one it finds. The classical start — the respondents' sum scores as provi
 discriminate negatively the sum score is nearly uncorrelated with ability, and EM ends in a local
 optimum where one group of items explains the scale and the other gets ``a ≈ 0``.
 
-The default start is the first principal component of the standardised items (the leading
+The first start is the first principal component of the standardised items (the leading
 eigenvector of the item correlation matrix — the one-factor solution of factor analysis, which does
 not care about the loadings' signs; Lord & Novick 1968 §16.10 relate such loadings to ``a``).
 The latent scale has no sign of its own (the 1PL/2PL/3PL likelihood and the symmetric priors are
@@ -149,9 +149,8 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
 
     decodIRT's pools are close to two-dimensional (the MLP ladder's training progress against the
     real classifiers' differences), and a one-dimensional model can lay its scale along many
-    directions of that plane: EM from different directions ends in different optima (on the 50
-    reference pools the best of 16 starts was reached by 1-4 of them on most pools;
-    ``benchmarks/irt_fit.py --part starts``). The candidates therefore cover the plane.
+    directions of that plane, and EM from different directions ends in different optima
+    (``benchmarks/irt_fit.py --part starts``; docs/irt.md). The candidates therefore cover the plane.
 
     Parameters
     ----------
