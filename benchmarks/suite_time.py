@@ -21,7 +21,9 @@ def main(argv: list[str]) -> int:
                           capture_output=True, text=True)
     wall = time.perf_counter() - start
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    closing = [line for line in done.stdout.splitlines() if " passed" in line or " failed" in line]
+    lines = done.stdout.splitlines()
+    closing = [line for line in lines if " passed" in line or " failed" in line]
+    print("\n".join(line for line in lines if line.startswith(("FAILED", "ERROR"))))
     print(closing[-1] if closing else done.stdout[-2000:])
     print(f"wall {wall / 60:.1f} min ({wall:.0f} s); CPU {usage.ru_utime + usage.ru_stime:.0f} s "
           f"(user {usage.ru_utime:.0f}, system {usage.ru_stime:.0f}); load average {load_before:.1f} before, "
