@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from benchirt.data import Dataset, load_builtin, load_file
-from benchirt.data.dataset import METADATA_COLUMNS
+from benchirt.data.names import METADATA_COLUMNS
 from benchirt.errors import DataError
 
 

@@ -11,7 +11,7 @@ import csv
 import pytest
 
 from benchirt.data import resolve_suite
-from benchirt.data.dataset import METADATA_COLUMNS
+from benchirt.data.names import METADATA_COLUMNS
 from benchirt.data.files import load_file
 
 
