@@ -131,6 +131,18 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
     DataError
         Non-numeric, missing or out-of-range values, duplicated names, fewer than 5 datasets or 2 algorithms,
         every algorithm constant.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> perf = pd.DataFrame(rng.uniform(0.05, 0.95, (8, 3)), index=[f"problem{i}" for i in range(8)],
+    ...                     columns=["A", "B", "C"])
+    >>> result = fit_airt(perf)
+    >>> result.algorithms["algorithm"].tolist()
+    ['A', 'B', 'C']
+    >>> {"discrimination", "consistency", "difficulty_limit"} <= set(result.algorithms.columns)
+    True
     """
     start = time.perf_counter()
     perf = check_performance(perf, where="AIRT input")

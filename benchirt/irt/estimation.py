@@ -150,6 +150,19 @@ def fit_irt(responses, config: IRTConfig | None = None) -> IRTFit:
         Invalid entries (see :func:`benchirt.irt.validation.as_response_matrix`), fewer than 2
         items, fewer than ``config.min_respondents`` respondents, or no item that any two
         respondents answer differently.
+
+    Examples
+    --------
+    >>> from benchirt.irt import IRTConfig, fit_irt
+    >>> from benchirt.irt.simulate import simulate_responses
+    >>> simulated = simulate_responses(n_respondents=40, n_items=12, model="2PL", seed=1)
+    >>> fit = fit_irt(simulated.responses, IRTConfig(model="2PL"))
+    >>> fit.items.shape
+    (12, 8)
+    >>> fit.items.columns[:3].tolist()
+    ['discrimination', 'difficulty', 'guessing']
+    >>> bool((fit.items["guessing"] == 0).all())     # the 2PL has no guessing parameter
+    True
     """
     config = config or IRTConfig()
     start = time.perf_counter()

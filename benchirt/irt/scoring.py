@@ -104,6 +104,19 @@ def score_frozen(items: pd.DataFrame, responses, method: str = "EAP", config: IR
     Returns
     -------
     pandas.DataFrame, index ``respondent``, columns ``theta, se, true_score``
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> items = pd.DataFrame({"discrimination": [1.0, 1.5, 0.8], "difficulty": [-1.0, 0.0, 1.0],
+    ...                       "guessing": [0.0, 0.0, 0.0]}, index=["q1", "q2", "q3"])
+    >>> answers = pd.DataFrame([[1, 1, 1], [1, 0, 0], [0, 0, 0]], columns=["q1", "q2", "q3"],
+    ...                        index=["strong", "middle", "weak"])
+    >>> scored = score_frozen(items, answers)
+    >>> scored.columns.tolist()
+    ['theta', 'se', 'true_score']
+    >>> bool(scored.loc["strong", "theta"] > scored.loc["middle", "theta"] > scored.loc["weak", "theta"])
+    True
     """
     config = config or IRTConfig()
     items = check_items(items)

@@ -1,8 +1,10 @@
 """Run the whole benchirt study: configuration, artifact store, executors and the stage wiring.
 
->>> from benchirt.pipeline import load_config, run_pipeline, load_run
->>> outcome = run_pipeline(load_config("configs/default.yaml"))     # or load_config(None): the default
->>> results = load_run(outcome.run_dir)
+Usage (not run as a doctest)::
+
+    from benchirt.pipeline import load_config, run_pipeline, load_run
+    outcome = run_pipeline(load_config("configs/default.yaml"))     # or load_config(None): the default
+    results = load_run(outcome.run_dir)
 """
 from benchirt.lazy import lazy_exports
 

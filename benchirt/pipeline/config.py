@@ -190,6 +190,13 @@ def load_config(source: str | os.PathLike | Mapping | None = None, **overrides: 
     ------
     ConfigError
         Malformed YAML (with line and column), unknown keys or stage names, invalid values.
+
+    Examples
+    --------
+    >>> load_config().stages                      # the packaged default runs every stage
+    ('respond', 'irt', 'rate', 'subset', 'airt', 'report')
+    >>> load_config({"suite": "builtin", "stages": ["respond", "irt"]}).stages
+    ('respond', 'irt')
     """
     if source is None:
         text = resources.files("benchirt.pipeline").joinpath(DEFAULT_CONFIG_RESOURCE).read_text(encoding="utf-8")

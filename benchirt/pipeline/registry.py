@@ -160,7 +160,16 @@ STAGE_COMMANDS: dict[str, tuple[str, str]] = {stage.name: (stage.command, stage.
 
 
 def stage(name: str) -> Stage:
-    """The record of ``name`` (a stage name or a former one)."""
+    """The record of ``name`` (a stage name or a former one).
+
+    Examples
+    --------
+    >>> record = stage("irt")
+    >>> record.needs, record.scope
+    (('respond',), 'dataset')
+    >>> stage("irts").name                   # a former name finds the same record
+    'irt'
+    """
     return BY_NAME[canonical(name)]
 
 

@@ -4,9 +4,11 @@ Generic over :mod:`benchirt.pipeline.registry`: a per-dataset stage's results ar
 a suite-wide stage's its one result or None. This module imports no report (the report reads runs
 through it).
 
->>> from benchirt.pipeline.results import load_run
->>> results = load_run("runs/default")
->>> results.rate.ratings.head()          # results.rating, the former name, reads the same
+Usage (not run as a doctest)::
+
+    from benchirt.pipeline.results import load_run
+    results = load_run("runs/default")
+    results.rate.ratings.head()          # results.rating, the former name, reads the same
 """
 from __future__ import annotations
 

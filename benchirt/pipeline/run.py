@@ -1,10 +1,12 @@
 """``run_pipeline``: the stages of :mod:`benchirt.pipeline.registry` (respond → irt → rate → subset → airt →
 report) over one run directory.
 
->>> from benchirt.pipeline import load_config, run_pipeline, load_run
->>> outcome = run_pipeline(load_config("configs/default.yaml"), out="runs/default")
->>> results = load_run(outcome.run_dir)          # every stored result, as the stages' objects
->>> results.rate.ratings.head()
+Usage (not run as a doctest)::
+
+    from benchirt.pipeline import load_config, run_pipeline, load_run
+    outcome = run_pipeline(load_config("configs/default.yaml"), out="runs/default")
+    results = load_run(outcome.run_dir)          # every stored result, as the stages' objects
+    results.rate.ratings.head()
 
 Each stage can be left out (``stages``); a stage that runs reads its inputs from the run directory
 when their stage was left out, so ``stages: [rate, report]`` re-rates stored True-Scores without

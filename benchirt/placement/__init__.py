@@ -1,9 +1,11 @@
 """Place a new classifier in a finished study: plan which datasets to run, predict the rest.
 
->>> from benchirt.placement import load_calibration, fit_score_model, plan_datasets, predict_new
->>> model = fit_score_model(load_calibration("runs/cc18-offline").scores)
->>> plan_datasets(model, budget=5)                   # dataset, order, status, summary_sd
->>> predicted, standing = predict_new(model, observed)   # observed: classifier, dataset, score
+Usage (not run as a doctest)::
+
+    from benchirt.placement import load_calibration, fit_score_model, plan_datasets, predict_new
+    model = fit_score_model(load_calibration("runs/cc18-offline").scores)
+    plan_datasets(model, budget=5)                   # dataset, order, status, summary_sd
+    predicted, standing = predict_new(model, observed)   # observed: classifier, dataset, score
 
 See docs/new-classifier.md for the model and its measured accuracy.
 """

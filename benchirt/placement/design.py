@@ -72,6 +72,20 @@ def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.S
     DataError
         ``budget`` below 1 or above the number of calibration datasets; observed datasets outside the
         calibration or more of them than the budget.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from benchirt.placement import fit_score_model
+    >>> rng = np.random.default_rng(0)
+    >>> calibration = pd.DataFrame(rng.uniform(0.5, 1.0, (6, 5)), index=[f"d{i}" for i in range(6)],
+    ...                            columns=[f"c{i}" for i in range(5)])
+    >>> model = fit_score_model(calibration)
+    >>> plan = plan_datasets(model, budget=3, observed=["d0"])
+    >>> plan.loc[0, ["dataset", "status"]].tolist()
+    ['d0', 'observed']
+    >>> len(plan), bool(plan["summary_sd"].is_monotonic_decreasing)   # each dataset run narrows the summary
+    (3, True)
     """
     if target not in TARGETS:
         raise ConfigError(f"plan target {target!r}: expected one of {', '.join(TARGETS)}")

@@ -77,6 +77,22 @@ def predict_new(model: ScoreModel, observed: pd.DataFrame, level: float = 0.9,
         ``observed`` is True for measured rows (``low = high = score``), False for predictions.
     standings : pandas.DataFrame
         One row per new classifier (:func:`benchirt.placement.standing.standing`).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from benchirt.placement import fit_score_model
+    >>> rng = np.random.default_rng(0)
+    >>> calibration = pd.DataFrame(rng.uniform(0.5, 1.0, (6, 5)), index=[f"d{i}" for i in range(6)],
+    ...                            columns=[f"c{i}" for i in range(5)])
+    >>> model = fit_score_model(calibration)
+    >>> observed = pd.DataFrame({"classifier": ["new", "new"], "dataset": ["d0", "d1"], "score": [0.8, 0.7]})
+    >>> predicted, standings = predict_new(model, observed)
+    >>> predicted.shape, int(predicted["observed"].sum())      # 6 datasets, 2 of them measured
+    ((6, 7), 2)
+    >>> standings[["classifier", "n_measured", "n_predicted"]]
+      classifier  n_measured  n_predicted
+    0        new           2            4
     """
     check_observed(model, observed)
     predicted, standings = [], []

@@ -147,6 +147,21 @@ def leaderboard(
     ------
     LeaderboardError
         Fewer than two classifiers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> scores = pd.DataFrame({
+    ...     "dataset": [d for d in ["d1", "d2", "d3", "d4", "d5", "d6"] for _ in range(3)],
+    ...     "classifier": ["tree", "forest", "stump"] * 6,
+    ...     "score": [0.80, 0.90, 0.70, 0.80, 0.85, 0.60, 0.70, 0.95, 0.65,
+    ...               0.85, 0.90, 0.60, 0.75, 0.80, 0.70, 0.60, 0.90, 0.50]})
+    >>> board = leaderboard(scores)
+    >>> board.table[["classifier", "wins", "losses"]]
+      classifier  wins  losses
+    0     forest    12       0
+    1       tree     6       6
+    2      stump     0      12
     """
     config = config or RatingConfig()
     clean = validate_scores(scores, score_column(scores, config.score))

@@ -140,6 +140,18 @@ def rate(
         With the Bradley–Terry leaderboard and pairwise comparisons of ``scores`` (one classifier
         only: no leaderboard, said in ``notes``). Tests that cannot run (fewer than 3 classifiers or
         2 datasets) are listed in ``skipped`` instead of failing the stage; the ratings are still produced.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> scores = pd.DataFrame({
+    ...     "dataset": [d for d in ["d1", "d2", "d3", "d4", "d5", "d6"] for _ in range(3)],
+    ...     "classifier": ["tree", "forest", "stump"] * 6,
+    ...     "score": [0.80, 0.90, 0.70, 0.80, 0.85, 0.60, 0.70, 0.95, 0.65,
+    ...               0.85, 0.90, 0.60, 0.75, 0.80, 0.70, 0.60, 0.90, 0.50]})
+    >>> result = rate(scores, RatingConfig(n_permutations=20))
+    >>> result.ratings["classifier"].tolist()        # forest beats tree beats stump on every dataset
+    ['forest', 'tree', 'stump']
     """
     config = config or RatingConfig()
     tournament = glicko_tournament(scores, config=config)

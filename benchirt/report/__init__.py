@@ -1,7 +1,9 @@
 """The report of a finished run: one self-contained ``report.html`` and a ``summary.md``.
 
->>> from benchirt.report import build_report
->>> paths = build_report("runs/default")          # {"html": ..., "markdown": ...}
+Usage (not run as a doctest)::
+
+    from benchirt.report import build_report
+    paths = build_report("runs/default")          # {"html": ..., "markdown": ...}
 """
 from __future__ import annotations
 

@@ -4,8 +4,10 @@ Chromium is driven through Playwright (``pip install playwright``; the browser i
 Debian's ``chromium-headless-shell`` or ``chromium`` — never a download of Playwright's own).
 Both are optional: :func:`find_browser` says what is missing, and the test skips with that reason.
 
->>> from benchirt.report.browser import check_page
->>> check_page("runs/default/report.html").problems()      # [] when the page is fine
+Usage (not run as a doctest)::
+
+    from benchirt.report.browser import check_page
+    check_page("runs/default/report.html").problems()      # [] when the page is fine
 """
 from __future__ import annotations
 

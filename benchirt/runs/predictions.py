@@ -153,6 +153,31 @@ def read_predictions(path: str | Path, run: str, truth: TaskTruth | None = None,
         attribute; no ``correct`` column and no truth; labels outside the task's classes; a row listed
         twice; rows missing from or added to a fold; folds that differ from the split; row ids beyond
         the dataset; a ``correct`` column that contradicts the dataset.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> arff = '''@RELATION openml_task_1_predictions
+    ... @ATTRIBUTE repeat NUMERIC
+    ... @ATTRIBUTE fold NUMERIC
+    ... @ATTRIBUTE row_id NUMERIC
+    ... @ATTRIBUTE prediction {yes,no}
+    ... @ATTRIBUTE correct {yes,no}
+    ... @DATA
+    ... 0,0,2,yes,yes
+    ... 0,0,0,no,yes
+    ... 0,1,1,no,no
+    ... 0,1,3,yes,no
+    ... '''
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder, "predictions.arff")
+    ...     _ = path.write_text(arff, encoding="utf-8")
+    ...     run = read_predictions(path, "run 1")
+    >>> run.row_id.tolist(), run.fold.tolist()       # sorted by row id
+    ([0, 1, 2, 3], [0, 1, 0, 1])
+    >>> run.correct.tolist(), run.accuracy, run.classes
+    ([False, True, True, False], 0.5, ('yes', 'no'))
     """
     path = Path(path)
     where = f"{run} ({path})"

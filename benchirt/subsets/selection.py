@@ -146,6 +146,14 @@ def build_subsets(
         Unknown rule, cut outside (0, 100].
     DataError
         Summaries without the needed columns or with invalid values.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> summaries = pd.DataFrame({"pct_discrimination_gt": [90, 10, 50, 30],
+    ...                           "pct_difficulty_gt": [5, 80, 40, 60]}, index=["d1", "d2", "d3", "d4"])
+    >>> build_subsets(summaries, cuts=[50, 100])      # half: 1 most discriminating + 1 most difficult
+    {'combined-50': ['d1', 'd2'], 'combined-100': ['d1', 'd3', 'd2', 'd4']}
     """
     rule = validate_rule(rule)
     cuts = validate_cuts(cuts)

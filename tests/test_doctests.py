@@ -1,0 +1,54 @@
+"""Run the numpydoc ``Examples`` blocks of the public entry points as doctests.
+
+Each stage package's entry point carries a small example built from inline data (no network, no
+``../shared``); this module runs them, and checks that every entry point listed below has an Examples
+block with at least one example that was executed.
+"""
+import doctest
+import importlib
+
+import pytest
+
+# module -> the entry points in it whose docstring carries a doctested Examples block
+ENTRY_POINTS = {
+    "benchirt.irt.estimation": ["fit_irt"],
+    "benchirt.irt.scoring": ["score_frozen"],
+    "benchirt.rating.stage": ["rate"],
+    "benchirt.rating.leaderboard": ["leaderboard"],
+    "benchirt.subsets.selection": ["build_subsets"],
+    "benchirt.airt.analysis": ["fit_airt"],
+    "benchirt.responses.stage": ["respond"],
+    "benchirt.placement.design": ["plan_datasets"],
+    "benchirt.placement.predict": ["predict_new"],
+    "benchirt.runs.predictions": ["read_predictions"],
+    "benchirt.pipeline.config": ["load_config"],
+    "benchirt.pipeline.registry": ["stage"],
+}
+
+OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+def _tests(module_name: str) -> dict[str, doctest.DocTest]:
+    module = importlib.import_module(module_name)
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    return {test.name.rsplit(".", 1)[-1]: test for test in finder.find(module, module_name)}
+
+
+@pytest.mark.parametrize("module_name", sorted(ENTRY_POINTS))
+def test_examples_run(module_name):
+    tests = _tests(module_name)
+    runner = doctest.DocTestRunner(optionflags=OPTIONS)
+    for name in ENTRY_POINTS[module_name]:
+        test = tests.get(name)
+        assert test is not None and test.examples, f"{module_name}.{name} has no doctest examples"
+        assert "Examples\n" in test.docstring and "--------" in test.docstring, \
+            f"{module_name}.{name}: the examples are not in a numpydoc Examples section"
+        result = runner.run(test, clear_globs=True)
+        assert result.attempted == len(test.examples) > 0
+    summary = runner.summarize(verbose=False)
+    assert summary.failed == 0, f"{summary.failed} doctest example(s) failed in {module_name} (output above)"
+
+
+def test_every_stage_package_has_an_example():
+    packages = {name.split(".")[1] for name in ENTRY_POINTS}
+    assert packages >= {"irt", "rating", "subsets", "airt", "responses", "placement", "runs", "pipeline"}
