@@ -7,7 +7,7 @@ import pytest
 from benchirt.rating.statistics import friedman_nemenyi
 from benchirt.rating.agreement import glicko_check, nemenyi_check, smallest_holm_p, wilcoxon_check
 from benchirt.rating.verdict import probability, probability_is
-from benchirt.report.conclusions import airt_sentence, datasets_sentence, leaderboard_table, subsets_sentence
+from benchirt.report.conclusions import airt_sentence, leaderboard_table, subsets_sentence
 
 
 def test_probabilities_are_never_rounded_to_one_or_zero():
@@ -54,16 +54,6 @@ def test_glicko_check_names_a_tie_or_a_different_leader():
     assert "over 4 random dataset orders mlp is first alone in 50 % of them" in text
     glicko["rating"] = [1800.0, 1900.0, 1500.0]
     assert "puts svc first and mlp 2nd" in glicko_check(board, glicko)
-
-
-def test_datasets_sentence_states_model_and_thresholds_and_skips_a_constant_column():
-    rankings = pd.DataFrame({"pct_difficulty_gt": [40.0, 20.0, 5.0], "pct_discrimination_gt": [60.0, 98.0, 97.0],
-                             "pct_guessing_gt": [0.0, 0.0, 0.0]}, index=["crabs", "wine", "iris"])
-    text = datasets_sentence(rankings, "2PL", {"difficulty": 1.0, "discrimination": 0.75})
-    assert text.startswith("Most informative datasets (2PL per dataset)")
-    assert "discrimination > 0.75: wine (98 %), iris (97 %)" in text
-    assert "difficulty > 1: crabs (40 %), wine (20 %)" in text
-    assert "guessing is not ranked (a 2PL has none)" in text and "3PL" not in text
 
 
 def test_subsets_sentence_says_no_plainly():

@@ -81,30 +81,6 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def datasets_sentence(rankings: pd.DataFrame, model: str, thresholds: dict[str, float]) -> str:
-    """The most informative datasets: most difficult and most discriminating items, thresholds stated.
-
-    ``rankings`` is :func:`benchirt.irt.dataset_rankings` (index = dataset, ``pct_*_gt`` columns).
-    A column with the same value on every dataset (the guessing of a 1PL/2PL) is not ranked.
-    """
-    parts = []
-    for column, label in (("pct_discrimination_gt", "discrimination"), ("pct_difficulty_gt", "difficulty")):
-        values = rankings[column].astype(float)
-        if values.nunique() <= 1:
-            parts.append(f"every dataset has the same share of items with {label} > {thresholds[label]:g} "
-                         f"({values.iloc[0]:.0f} %), so none stands out")
-            continue
-        top = values.sort_values(ascending=False, kind="mergesort")
-        leaders = top[top >= top.iloc[min(1, len(top) - 1)]].head(3)
-        parts.append(f"most items with {label} > {thresholds[label]:g}: "
-                     + ", ".join(f"{name} ({value:.0f} %)" for name, value in leaders.items()))
-    guess = rankings.get("pct_guessing_gt")
-    if model != "3PL" or guess is None or guess.astype(float).nunique() <= 1:
-        parts.append("guessing is not ranked" + (f" (a {model} has none)" if model != "3PL" else
-                                                  " (the same share on every dataset)"))
-    return f"Most informative datasets ({model} per dataset) — " + "; ".join(parts) + "."
-
-
 def subsets_sentence(fidelity: pd.DataFrame, rule: str, alpha: float = 0.05) -> str:
     """Whether the IRT-filtered subsets reproduce the full ranking better than random subsets of equal size."""
     rows = [f"{row.subset} ({row.n_datasets} datasets): τ = {row.kendall_tau:.2f}, percentile "
@@ -160,5 +136,5 @@ def _p(value: float) -> str:
     return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
 
 
-__all__ = ["rating_sentences", "leaderboard_table", "datasets_sentence", "subsets_sentence", "airt_sentence",
+__all__ = ["rating_sentences", "leaderboard_table", "subsets_sentence", "airt_sentence",
            "LEADERBOARD_ROWS"]

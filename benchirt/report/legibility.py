@@ -50,12 +50,6 @@ def screen_scale(png_width: int) -> float:
     return min(1.0, CONTENT_WIDTH_PX / max(png_width, 1))
 
 
-def smallest_text_px(fig, png_width: int, dpi: float) -> float:
-    """The smallest on-screen size (CSS px) of the figure's texts once shown in the page (inf without text)."""
-    sizes = [t.get_fontsize() for t in visible_texts(fig)]
-    return min(sizes) * dpi / 72 * screen_scale(png_width) if sizes else float("inf")
-
-
 def render_legible(fig, dpi: float) -> bytes:
     """PNG bytes of ``fig`` in which every text is at least :data:`MIN_TEXT_PX` on screen (module docstring)."""
     png = _save(fig, dpi)

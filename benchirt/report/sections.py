@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-import numpy as np
 import pandas as pd
 
 from benchirt.humanize import human_value
@@ -496,27 +495,3 @@ def _figure(section: Section, make: Callable, caption: str, config: ReportConfig
         section.add(figure_block(make(), caption, dpi=config.dpi))
     except Exception as exc:  # noqa: BLE001 - one failing plot must not lose the whole report
         section.add(Note(f"figure '{caption}' could not be drawn: {type(exc).__name__}: {exc}"))
-
-
-def _summary_bars(summaries: pd.DataFrame, irt_config):
-    """Grouped bars of the item-parameter percentages per dataset, most difficult first; the legend, outside
-    the bars, states each threshold. A guessing share equal on every dataset (none in a 1PL/2PL) is left out."""
-    from matplotlib.figure import Figure
-
-    thresholds = {"pct_difficulty_gt": ("difficulty", irt_config.difficulty_threshold),
-                  "pct_discrimination_gt": ("discrimination", irt_config.discrimination_threshold),
-                  "pct_guessing_gt": ("guessing", irt_config.guessing_threshold)}
-    columns = [c for c in thresholds if c in summaries
-               and not (c == "pct_guessing_gt" and summaries[c].astype(float).nunique() <= 1)]
-    frame = summaries[columns].astype(float).sort_values(columns[0], ascending=False)
-    fig = Figure(figsize=(max(6.0, 0.35 * len(frame) + 2), 4), layout="constrained")
-    ax = fig.add_subplot()
-    x = np.arange(len(frame))
-    width = 0.8 / len(columns)
-    for i, column in enumerate(columns):
-        name, threshold = thresholds[column]
-        ax.bar(x + i * width, frame[column], width, label=f"{name} > {threshold:g}")
-    ax.set_xticks(x + 0.4 - width / 2, frame.index, rotation=90, fontsize="small")
-    ax.set_ylabel("% of test items")
-    ax.legend(fontsize="small", title=f"{irt_config.model} items with", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return fig

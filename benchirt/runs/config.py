@@ -74,8 +74,3 @@ class ImportConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-
-
-def is_import_section(values: Mapping[str, Any] | None) -> bool:
-    """Whether a ``responses`` section imports stored runs (it has a ``source`` key)."""
-    return isinstance(values, Mapping) and "source" in values
