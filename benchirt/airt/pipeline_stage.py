@@ -13,12 +13,46 @@ INPUT_KEYS = ("input", "which")
 
 
 def airt_from_accuracy(responses: Mapping[str, object], config, which: str = "test"):
-    """AIRT (Kandanaarachchi & Smith-Miles 2023) on the datasets × real classifiers accuracy matrix of the run."""
+    """AIRT (Kandanaarachchi & Smith-Miles 2023) on the datasets × real classifiers accuracy matrix of the run.
+
+    With responses imported from stored runs the algorithms are OpenML flows (a respondent per flow and
+    dataset): the result's notes say so, and name the classifiers or flows left out because some dataset
+    lacks them (:func:`benchirt.responses.accuracy_matrix`).
+    """
+    import dataclasses
+    import warnings
+
     from benchirt.airt import fit_airt
     from benchirt.responses import accuracy_matrix
 
-    perf = accuracy_matrix([responses[name] for name in sorted(responses)], role="real", which=which)
-    return fit_airt(perf, config)
+    results = [responses[name] for name in sorted(responses)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        perf = accuracy_matrix(results, role="real", which=which)
+    notes = [str(w.message) for w in caught if "accuracy_matrix" in str(w.message)]
+    notes = [_input_note(results, perf, which), *notes]
+    result = fit_airt(perf, config)
+    return dataclasses.replace(result, notes=(*notes, *result.notes))
+
+
+def _input_note(results, perf, which: str) -> str:
+    """What AIRT's algorithms and accuracies are: benchirt's classifiers, OpenML flows, or both."""
+    measure = "accuracy on the test items" if which == "test" else "cross-validation accuracy"
+    imported = [r for r in results if getattr(r, "provenance", None) is not None]
+    if not imported:
+        return f"algorithms: the real classifiers of benchirt's pool; performance: their {measure}"
+    sources = {}
+    for result in imported:
+        table = result.provenance.set_index("respondent")
+        column = table["source"] if "source" in table.columns else None
+        for name in perf.columns:
+            if name in table.index and column is not None:
+                sources[name] = str(column[name])
+    stored = sum(1 for name in perf.columns if not str(sources.get(name, "stored run")).startswith("benchirt"))
+    own = perf.shape[1] - stored
+    beside = f" and {own} classifiers of benchirt's pool" if own else ""
+    return (f"algorithms: the {stored} OpenML flows imported on every dataset (one stored run per flow and dataset, "
+            f"chosen by the import's rule){beside}; performance: their {measure} on each of {perf.shape[0]} datasets")
 
 
 def airt_from_aslib(directory: str, config):
