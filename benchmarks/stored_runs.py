@@ -13,10 +13,15 @@ Parts (each prints a Markdown table; docs/stored-runs.md shows their output):
     The Iris study 59 matrix (4,432 real OpenML runs, ``../shared/data/openml-runs``): the winner's-curse
     gap per flow, then ``benchirt run configs/openml-iris.yaml`` per selection rule (time, respondents,
     suspect rows, the top of the leaderboard) and the Jaccard similarity of the suspect sets.
+``--part beside``
+    ``benchirt run configs/openml-iris-pool.yaml``: the stored runs beside benchirt's own pool on the same
+    75 rows of Iris (time per stage; where benchirt's classifiers rank among the field by IRT ability and
+    on the leaderboard; the suspect rows with Iris's labels).
 
     nice -n 10 python benchmarks/stored_runs.py --part large
     nice -n 10 python benchmarks/stored_runs.py --part many
     nice -n 10 python benchmarks/stored_runs.py --part iris [--rules all]
+    nice -n 10 python benchmarks/stored_runs.py --part beside
 """
 from __future__ import annotations
 
@@ -139,7 +144,7 @@ def part_many(tmp: Path, n_runs: int = 500, n_rows: int = 10_000) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=("large", "many", "iris"), required=False)
+    parser.add_argument("--part", choices=("large", "many", "iris", "beside"), required=False)
     parser.add_argument("--child", nargs="+")
     parser.add_argument("--rules", default="best-held-out,best,median,all",
                         help="--part iris: the selection rules to run (comma-separated)")
@@ -149,7 +154,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if args.part == "iris":
             return part_iris(Path(tmp), tuple(args.rules.split(",")))
-        {"large": part_large, "many": part_many}[args.part](Path(tmp))
+        {"large": part_large, "many": part_many, "beside": part_beside}[args.part](Path(tmp))
 
 
 #: The classic ambiguous versicolor/virginica rows of Iris (0-based; ../shared/data/openml-runs/README.md).
@@ -218,6 +223,45 @@ def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> No
                            "top-10 flows": _jaccard(set(tops[a]), set(tops[b]))}
                           for i, a in enumerate(rules) for b in rules[i + 1:]])
     print(_markdown(table))
+
+
+def part_beside(tmp: Path) -> None:
+    import pandas as pd
+    import yaml
+
+    from benchirt.pipeline.run import load_run
+
+    base = yaml.safe_load((ROOT / "configs" / "openml-iris-pool.yaml").read_text())
+    config = dict(base, responses={**base["responses"], "path": str(IRIS)})
+    path = tmp / "iris-pool.yaml"
+    path.write_text(yaml.safe_dump(config))
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "benchirt.cli", "run", str(path), "--out", str(tmp / "run")], check=True,
+                   capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    seconds = time.perf_counter() - start
+    results = load_run(tmp / "run")
+    [result] = results.responses.values()
+    [irt] = results.irts.values()
+    stages = {name: entry.get("seconds") for name, entry in results.manifest.get("stages", {}).items()}
+    sources = result.provenance.set_index("respondent")["source"]
+    print(f"benchirt run configs/openml-iris-pool.yaml: {seconds:.1f} s ({stages}); "
+          f"{result.responses.shape[0]} respondents x {result.responses.shape[1]} items: "
+          f"{sources.value_counts().to_dict()}\n")
+    theta = irt.abilities.set_index("respondent")["theta"]
+    real = result.roles.index[result.roles == "real"]
+    theta_rank = theta[real].rank(ascending=False, method="min")
+    board = results.rating.leaderboard.set_index("classifier")
+    own = [name for name in real if sources[name].startswith("benchirt")]
+    table = pd.DataFrame({"classifier": own, "accuracy on the 75 items": result.test_accuracy[own].round(3).to_numpy(),
+                          f"theta rank of {len(real)}": theta_rank[own].astype(int).to_numpy(),
+                          f"leaderboard rank of {len(board)}": board.loc[own, "rank"].to_numpy()})
+    print(_markdown(table))
+    stored = [name for name in real if not sources[name].startswith("benchirt")]
+    print(f"\nbest stored run on the items: {result.test_accuracy[stored].max():.3f}; best of benchirt's pool: "
+          f"{result.test_accuracy[own].max():.3f}; suspect rows (with Iris's label): "
+          + ", ".join(f"{r} ({label})" for r, label in zip(irt.suspect_labels["row"], irt.suspect_labels["label"])))
+    items = irt.fit.items
+    print("items with a < 0: " + " ".join(map(str, sorted(int(i) for i in items.index[items["discrimination"] < 0]))))
 
 
 if __name__ == "__main__":
