@@ -13,6 +13,10 @@ Parts (each prints a Markdown table; docs/stored-runs.md shows their output):
     The Iris study 59 matrix (4,432 real OpenML runs, ``../shared/data/openml-runs``): the winner's-curse
     gap per flow, then ``benchirt run configs/openml-iris.yaml`` per selection rule (time, respondents,
     suspect rows, the top of the leaderboard) and the Jaccard similarity of the suspect sets.
+``--part field``
+    A field of ``--respondents`` simulated runs (2PL answers on 150 items, a respondents × items matrix
+    source, every run a respondent, no merging) through ``benchirt run`` (respond, irt, rate, report):
+    seconds per stage, to see what grows with the field.
 ``--part beside``
     ``benchirt run configs/openml-iris-pool.yaml``: the stored runs beside benchirt's own pool on the same
     75 rows of Iris (time per stage; where benchirt's classifiers rank among the field by IRT ability and
@@ -22,6 +26,7 @@ Parts (each prints a Markdown table; docs/stored-runs.md shows their output):
     nice -n 10 python benchmarks/stored_runs.py --part many
     nice -n 10 python benchmarks/stored_runs.py --part iris [--rules all]
     nice -n 10 python benchmarks/stored_runs.py --part beside
+    nice -n 10 python benchmarks/stored_runs.py --part field --respondents 2000
 """
 from __future__ import annotations
 
@@ -144,16 +149,19 @@ def part_many(tmp: Path, n_runs: int = 500, n_rows: int = 10_000) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=("large", "many", "iris", "beside"), required=False)
+    parser.add_argument("--part", choices=("large", "many", "iris", "beside", "field"), required=False)
     parser.add_argument("--child", nargs="+")
     parser.add_argument("--rules", default="best-held-out,best,median,all",
                         help="--part iris: the selection rules to run (comma-separated)")
+    parser.add_argument("--respondents", type=int, default=2000, help="--part field: the size of the field")
     args = parser.parse_args()
     if args.child:
         return child(args.child)
     with tempfile.TemporaryDirectory() as tmp:
         if args.part == "iris":
             return part_iris(Path(tmp), tuple(args.rules.split(",")))
+        if args.part == "field":
+            return part_field(Path(tmp), args.respondents)
         {"large": part_large, "many": part_many, "beside": part_beside}[args.part](Path(tmp))
 
 
@@ -223,6 +231,39 @@ def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> No
                            "top-10 flows": _jaccard(set(tops[a]), set(tops[b]))}
                           for i, a in enumerate(rules) for b in rules[i + 1:]])
     print(_markdown(table))
+
+
+def part_field(tmp: Path, n_respondents: int, n_items: int = 150) -> None:
+    import pandas as pd
+    import yaml
+
+    from benchirt.pipeline.run import load_run
+
+    rng = np.random.default_rng(0)
+    theta = rng.normal(1.5, 1.0, n_respondents)
+    a, b = rng.lognormal(0.0, 0.4, n_items), rng.normal(-1.0, 1.0, n_items)
+    answers = (rng.random((n_respondents, n_items)) < 1 / (1 + np.exp(-a * (theta[:, None] - b)))).astype(int)
+    frame = pd.DataFrame(answers, columns=[str(i) for i in range(n_items)])
+    frame.insert(0, "learner", [f"flow{i % 97}" for i in range(n_respondents)])
+    source = tmp / f"field-{n_respondents}.csv"
+    frame.to_csv(source, index=False)
+    config = {"suite": "openml-runs", "stages": ["respond", "irt", "rate", "report"],
+              "responses": {"source": "openml-runs", "path": str(source), "per_flow": "all", "min_accuracy": 0.0,
+                            "deduplicate": False},
+              "irt": {"model": "2PL"}, "rating": {"n_permutations": 20, "n_bootstrap": 200, "seed": 0},
+              "execution": {"n_jobs": 1}}
+    path = tmp / "field.yaml"
+    path.write_text(yaml.safe_dump(config))
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "benchirt.cli", "run", str(path), "--out", str(tmp / "run")], check=True,
+                   capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    seconds = time.perf_counter() - start
+    results = load_run(tmp / "run")
+    stages = {name: entry.get("seconds") for name, entry in results.manifest.get("stages", {}).items()}
+    [result] = results.responses.values()
+    size = (tmp / "run" / "report.html").stat().st_size / 1e6
+    print(f"| {result.responses.shape[0]} × {result.responses.shape[1]} | {seconds:.1f} | {stages.get('respond')} | "
+          f"{stages.get('irt')} | {stages.get('rate')} | {stages.get('report')} | {size:.1f} MB |")
 
 
 def part_beside(tmp: Path) -> None:
