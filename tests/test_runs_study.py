@@ -91,6 +91,18 @@ def test_test_labels_of_an_import_are_the_datasets_labels(study, tmp_path, share
         assert any("over 5 datasets each flow is one respondent" in note for note in result.notes)
 
 
+def test_import_runs_command_keeps_one_respondent_per_flow_on_every_dataset(study, tmp_path, capsys):
+    from benchirt.cli import main
+
+    root, _, _ = study
+    assert main(["import-runs", str(root), "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.count("over 5 datasets each flow is one respondent on every dataset") == 5
+    for _, name, _ in DATASETS.values():
+        respondents = pd.read_csv(tmp_path / "responses" / name / "respondents.csv")
+        assert sorted(respondents["flow_name"]) == sorted(flow for flow, _ in FLOWS.values())
+        assert (respondents["n_identical"] == 1).all()
+
+
 def test_imported_runs_beside_benchirts_pool_on_the_same_rows(study, tmp_path, shared_data):
     root, _, suite = study
     config = _config(root, suite=suite, pool=SMALL_POOL)
