@@ -30,29 +30,28 @@ def airt_from_accuracy(responses: Mapping[str, object], config, which: str = "te
         warnings.simplefilter("always")
         perf = accuracy_matrix(results, role="real", which=which)
     notes = [str(w.message) for w in caught if "accuracy_matrix" in str(w.message)]
-    notes = [_input_note(results, perf, which), *notes]
+    input_note = _input_note(results, perf, which)
+    notes = [input_note, *notes] if input_note else notes
     result = fit_airt(perf, config)
     return dataclasses.replace(result, notes=(*notes, *result.notes))
 
 
-def _input_note(results, perf, which: str) -> str:
-    """What AIRT's algorithms and accuracies are: benchirt's classifiers, OpenML flows, or both."""
-    measure = "accuracy on the test items" if which == "test" else "cross-validation accuracy"
-    imported = [r for r in results if getattr(r, "provenance", None) is not None]
-    if not imported:
-        return f"algorithms: the real classifiers of benchirt's pool; performance: their {measure}"
+def _input_note(results, perf, which: str) -> str | None:
+    """What AIRT's algorithms are when some responses were imported: OpenML flows, and any classifiers of
+    benchirt's pool beside them (``provenance.source``); None for benchirt's own pool alone."""
     sources = {}
-    for result in imported:
-        table = result.provenance.set_index("respondent")
-        column = table["source"] if "source" in table.columns else None
-        for name in perf.columns:
-            if name in table.index and column is not None:
-                sources[name] = str(column[name])
-    stored = sum(1 for name in perf.columns if not str(sources.get(name, "stored run")).startswith("benchirt"))
-    own = perf.shape[1] - stored
+    for result in results:
+        provenance = getattr(result, "provenance", None)
+        if provenance is not None and "source" in provenance.columns:
+            sources.update(zip(provenance["respondent"].astype(str), provenance["source"].astype(str)))
+    if not sources:
+        return None
+    own = sum(1 for name in perf.columns if sources.get(str(name), "").startswith("benchirt"))
     beside = f" and {own} classifiers of benchirt's pool" if own else ""
-    return (f"algorithms: the {stored} OpenML flows imported on every dataset (one stored run per flow and dataset, "
-            f"chosen by the import's rule){beside}; performance: their {measure} on each of {perf.shape[0]} datasets")
+    measure = "accuracy on the items" if which == "test" else "accuracy over all rows (OpenML's)"
+    return (f"algorithms: the {perf.shape[1] - own} OpenML flows imported on every dataset (one stored run per flow "
+            f"and dataset, chosen by the import's rule){beside}; performance: their {measure} on each of "
+            f"{perf.shape[0]} datasets")
 
 
 def airt_from_aslib(directory: str, config):
