@@ -17,6 +17,9 @@ Parts (each prints a Markdown table; docs/stored-runs.md shows their output):
     A field of ``--respondents`` simulated runs (2PL answers on 150 items, a respondents × items matrix
     source, every run a respondent, no merging) through ``benchirt run`` (respond, irt, rate, report):
     seconds per stage, to see what grows with the field.
+``--part rating``
+    The rating stage alone (:func:`benchirt.rating.rate`, 200 bootstrap replicates, 20 orders) on a simulated
+    field of ``--respondents`` classifiers over ``--datasets`` datasets, in a fresh process: seconds, peak memory.
 ``--part beside``
     ``benchirt run configs/openml-iris-pool.yaml``: the stored runs beside benchirt's own pool on the same
     75 rows of Iris (time per stage; where benchirt's classifiers rank among the field by IRT ability and
@@ -27,6 +30,7 @@ Parts (each prints a Markdown table; docs/stored-runs.md shows their output):
     nice -n 10 python benchmarks/stored_runs.py --part iris [--rules all]
     nice -n 10 python benchmarks/stored_runs.py --part beside
     nice -n 10 python benchmarks/stored_runs.py --part field --respondents 2000
+    nice -n 10 python benchmarks/stored_runs.py --part rating --respondents 300 --datasets 5
 """
 from __future__ import annotations
 
@@ -89,6 +93,18 @@ def child(args: list[str]) -> None:
     elif job == "write-many":
         write_runs_folder(Path(args[1]), int(args[2]), int(args[3]))
         info = {}
+    elif job == "rate":
+        import pandas as pd
+
+        from benchirt.rating import RatingConfig, rate
+
+        k, d = int(args[1]), int(args[2])
+        rng = np.random.default_rng(0)
+        skill = rng.normal(0, 1, k)
+        scores = pd.DataFrame([{"dataset": f"d{j}", "classifier": f"c{i}", "score": float(skill[i] + rng.normal())}
+                               for j in range(d) for i in range(k)])
+        result = rate(scores, config=RatingConfig(n_permutations=20, n_bootstrap=200, seed=0))
+        info = {"classifiers": len(result.leaderboard.table)}
     elif job == "read":
         from benchirt.runs.predictions import read_predictions
 
@@ -149,11 +165,12 @@ def part_many(tmp: Path, n_runs: int = 500, n_rows: int = 10_000) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=("large", "many", "iris", "beside", "field"), required=False)
+    parser.add_argument("--part", choices=("large", "many", "iris", "beside", "field", "rating"), required=False)
     parser.add_argument("--child", nargs="+")
     parser.add_argument("--rules", default="best-held-out,best,median,all",
                         help="--part iris: the selection rules to run (comma-separated)")
-    parser.add_argument("--respondents", type=int, default=2000, help="--part field: the size of the field")
+    parser.add_argument("--respondents", type=int, default=2000, help="--part field, rating: the size of the field")
+    parser.add_argument("--datasets", type=int, default=5, help="--part rating: the number of datasets")
     args = parser.parse_args()
     if args.child:
         return child(args.child)
@@ -162,6 +179,10 @@ def main() -> None:
             return part_iris(Path(tmp), tuple(args.rules.split(",")))
         if args.part == "field":
             return part_field(Path(tmp), args.respondents)
+        if args.part == "rating":
+            info = _child(["rate", str(args.respondents), str(args.datasets)])
+            return print(f"| {args.respondents} × {args.datasets} datasets | {info['seconds']:.1f} | "
+                         f"{info['peak_mb']:.0f} MB |")
         {"large": part_large, "many": part_many, "beside": part_beside}[args.part](Path(tmp))
 
 
