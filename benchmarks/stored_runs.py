@@ -104,7 +104,7 @@ def child(args: list[str]) -> None:
         scores = pd.DataFrame([{"dataset": f"d{j}", "classifier": f"c{i}", "score": float(skill[i] + rng.normal())}
                                for j in range(d) for i in range(k)])
         result = rate(scores, config=RatingConfig(n_permutations=20, n_bootstrap=200, seed=0))
-        info = {"classifiers": len(result.leaderboard.table)}
+        info = {"classifiers": len(result.leaderboard)}
     elif job == "read":
         from benchirt.runs.predictions import read_predictions
 
