@@ -85,10 +85,9 @@ LARGEST = [
 ]
 
 
-#: The model's stated accuracy (``--estimate`` prints it): measured/estimated in docs/scale.md.
-TYPICAL_ERROR = ("per dataset, measured/estimated spans a factor of about 4-6 within one run; its level follows "
-                 "the machine's load (the ETA rescales it as datasets finish); nominal features of OpenML shapes "
-                 "count before one-hot encoding")
+#: The model's stated accuracy until ``--calibrate-run`` measures it on a real run (and says it).
+TYPICAL_ERROR = ("not measured: synthetic constants only, not yet fitted to a real run "
+                 "(python benchmarks/scale.py --calibrate-run RUN_DIR)")
 
 
 def thread_ties(shared: Path) -> None:
@@ -444,7 +443,8 @@ def run_measurements(run_dir: Path) -> dict:
     suite = {stage: stages[stage]["task_cpu_seconds" if cpu else "seconds"] for stage in SUITE_STAGES
              if stage in stages and stages[stage].get("computed")}
     workers = config.execution.n_jobs if config.execution.n_jobs > 0 else os.cpu_count()
-    return {"config": config, "specs": specs, "clock": "CPU" if cpu else "wall", "per_dataset": per_dataset,
+    return {"config": config, "source": manifest.get("config_source") or str(run_dir), "specs": specs,
+            "clock": "CPU" if cpu else "wall", "per_dataset": per_dataset,
             "suite": suite, "stage_wall": {name: report["seconds"] for name, report in stages.items()},
             "workers": workers}
 
@@ -507,27 +507,35 @@ def calibrate_run(run_dir: Path) -> dict:
     measured = np.array(run["per_dataset"]["respond"], dtype=float)
     irt_measured = np.array(run["per_dataset"]["irt"], dtype=float)
     factors = fit_group_factors(components, measured)
-    loo = np.array([measured[d] / (components[d] @ fit_group_factors(np.delete(components, d, 0),
-                                                                       np.delete(measured, d)))
-                    for d in range(len(measured))])
     irt_units = np.array([irt_cost(shape, responses, {**model, "irt_seconds_per_response": 1.0}) for shape in shapes])
     irt_constant = _relative_fit(irt_units, irt_measured)
-    irt_loo = np.array([irt_measured[d] / (irt_units[d] * _relative_fit(np.delete(irt_units, d), np.delete(irt_measured, d)))
+    # leave one dataset out: its seconds predicted by the model refitted to the others
+    respond_loo = np.array([components[d] @ fit_group_factors(np.delete(components, d, 0), np.delete(measured, d))
+                            for d in range(len(measured))])
+    irt_loo = np.array([irt_units[d] * _relative_fit(np.delete(irt_units, d), np.delete(irt_measured, d))
                         for d in range(len(irt_measured))])
+    ratios = {"respond": measured / respond_loo, "irt": irt_measured / irt_loo,
+              "respond + irt": (measured + irt_measured) / (respond_loo + irt_loo)}
     cells = len(run["specs"]) * rated_classifiers(responses)
+    both = ratios["respond + irt"]
     model.update(
         run_factors={group: round(float(f), 4) for group, f in zip(COST_GROUPS, factors)},
         irt_seconds_per_response=irt_constant,
         suite_stage_seconds_per_cell={stage: seconds / cells for stage, seconds in run["suite"].items()},
-        calibrated=f"{model['calibrated'].split(';')[0]}; fitted to {run['clock']} seconds of "
-                   f"{run['config'].source} ({len(measured)} datasets) by benchmarks/scale.py --calibrate-run "
-                   f"{time.strftime('%Y-%m-%d')}")
+        calibrated=f"{model['calibrated'].split(';')[0]}; fitted to the {run['clock']} seconds of "
+                   f"{run['source']} ({len(measured)} datasets) by benchmarks/scale.py --calibrate-run "
+                   f"{time.strftime('%Y-%m-%d')}",
+        typical_error=(f"per dataset, measured/estimated CPU seconds of respond + irt {both.min():.2f}-{both.max():.2f} "
+                       f"(median {np.median(both):.2f}; leave-one-dataset-out on {len(measured)} datasets of "
+                       f"{run['source']}); the wall time assumes idle cores: a loaded machine is slower by "
+                       "its load (the ETA rescales as datasets finish); nominal features of OpenML shapes count "
+                       "before one-hot encoding"))
     print(f"{run_dir}: {len(measured)} datasets, {run['clock']} seconds; group factors "
           + ", ".join(f"{g} {f:.2f}" for g, f in zip(COST_GROUPS, factors)))
-    print(f"respond, leave-one-dataset-out measured/estimated: {loo.min():.2f}-{loo.max():.2f}, median "
-          f"{np.median(loo):.2f}, middle 80 % {np.quantile(loo, 0.1):.2f}-{np.quantile(loo, 0.9):.2f}")
-    print(f"irt: {irt_constant:.3g} s per response; leave-one-dataset-out measured/estimated "
-          f"{irt_loo.min():.2f}-{irt_loo.max():.2f}, median {np.median(irt_loo):.2f}")
+    for stage, ratio in ratios.items():
+        print(f"{stage}, leave-one-dataset-out measured/estimated: {ratio.min():.2f}-{ratio.max():.2f}, median "
+              f"{np.median(ratio):.2f}, middle 80 % {np.quantile(ratio, 0.1):.2f}-{np.quantile(ratio, 0.9):.2f}")
+    print(f"irt: {irt_constant:.3g} s per response (respondents x test items)")
     print("suite-wide stages, seconds per dataset x rated classifier: "
           + ", ".join(f"{stage} {value:.3g}" for stage, value in model["suite_stage_seconds_per_cell"].items()))
     return model
