@@ -58,6 +58,8 @@ STAGE_SECTIONS: dict[str, str] = registry.STAGE_SECTIONS
 #: (``benchirt.runs``) instead of trained; the suite is then the datasets of those runs.
 IMPORTED_RESPONSES = "benchirt.runs.config:ImportConfig"
 
+#: ``PipelineConfig.source`` of the packaged default config (``load_config()``).
+DEFAULT_CONFIG_SOURCE = "<default config>"
 #: Keys of the ``airt`` section that the pipeline (not ``AIRTConfig``) reads.
 AIRT_PIPELINE_KEYS = ("input", "aslib", "which")
 AIRT_INPUTS = ("accuracy", "aslib")
@@ -200,7 +202,7 @@ def load_config(source: str | os.PathLike | Mapping | None = None, **overrides: 
     """
     if source is None:
         text = resources.files("benchirt.pipeline").joinpath(DEFAULT_CONFIG_RESOURCE).read_text(encoding="utf-8")
-        raw, origin, base_dir = parse_yaml(text, "<default config>"), "<default config>", "."
+        raw, origin, base_dir = parse_yaml(text, DEFAULT_CONFIG_SOURCE), DEFAULT_CONFIG_SOURCE, "."
     elif isinstance(source, Mapping):
         raw, origin, base_dir = dict(source), "<dict>", "."
     else:
