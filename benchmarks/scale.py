@@ -9,11 +9,11 @@ Two jobs:
     seconds (``time.process_time``): with one thread per fit they do not depend on the machine's load.
     It drops the factors of ``--calibrate-run``, which must follow.
 
-``--calibrate-run RUN_DIR``
-    Refits the model to a finished real run (its manifest's CPU seconds per (dataset, stage) and per
-    suite-wide stage): one factor per group of classifiers (ridge towards 1 on the log scale), the IRT
-    constant (multi-start search included) and the suite-wide stages' constants; prints the
-    leave-one-dataset-out measured/estimated of the response and IRT stages and rewrites the model.
+``--calibrate-run RUN_DIR [OTHER_RUN ...]``
+    Fits the suite-wide stages' constants (fixed + per dataset × classifier) to finished real runs (their
+    manifests' CPU seconds per (dataset, stage) and per stage) and refits, on the first run, one factor per group of classifiers (ridge towards 1 on
+    the log scale) and the IRT constant, keeping each refit only where its leave-one-dataset-out error
+    beats the synthetic calibration's error on that run; prints both and rewrites the model.
 
 default
     Synthetic datasets (``make_classification``) with the rows, features and classes of CC18's
@@ -47,7 +47,7 @@ default
     python benchmarks/scale.py --fraction 0.05 --n-jobs 1     # what docs/scale.md shows
     python benchmarks/scale.py --threads
     python benchmarks/scale.py --project                      # the whole-suite projection only
-    python benchmarks/scale.py --calibrate-run RUN_DIR                    # refit to a finished real run
+    python benchmarks/scale.py --calibrate-run RUN_DIR [OTHER_RUN ...]   # refit to finished real runs
     python benchmarks/scale.py --check RUN_DIR --baseline-model OLD.json --time-file RUN.time   # estimate vs a run
     python benchmarks/scale.py --memory /tmp/cc18-images [--fits] [--only mnist_784]
 """
@@ -454,6 +454,8 @@ def run_measurements(run_dir: Path) -> dict:
 #: 0.4-0.5 there, which would carry over to CIFAR_10-sized fits nobody measured, for a leave-one-out gain of
 #: 0.29 -> 0.26 in root-mean-square log error (docs/scale.md); 1.0 keeps the factors within 0.8-1.2.
 RIDGE = 1.0
+#: A refit replaces the synthetic calibration only when its leave-one-out error is this much (relative) lower.
+REFIT_MARGIN = 0.05
 
 
 def fit_group_factors(components: np.ndarray, measured: np.ndarray, ridge: float = RIDGE) -> np.ndarray:
@@ -493,17 +495,46 @@ def group_components(specs, config, model: dict) -> tuple[list, np.ndarray]:
     return shapes, np.array(columns).T
 
 
+def _rms_log(ratio: np.ndarray) -> float:
+    """Root-mean-square of log(measured / estimated): a factor's error, the same for over- and underestimates."""
+    return float(np.sqrt(np.mean(np.log(ratio) ** 2)))
+
+
 def _error_line(label: str, ratio: np.ndarray) -> str:
     return (f"{label}: measured/estimated {ratio.min():.2f}-{ratio.max():.2f}, median {np.median(ratio):.2f}, middle "
             f"80 % {np.quantile(ratio, 0.1):.2f}-{np.quantile(ratio, 0.9):.2f}, root-mean-square log error "
-            f"{np.sqrt(np.mean(np.log(ratio) ** 2)):.3f}")
+            f"{_rms_log(ratio):.3f}")
 
 
-def calibrate_run(run_dir: Path, ridge: float = RIDGE) -> dict:
-    """The cost model refitted to a finished run (module docstring of :mod:`benchirt.pipeline.estimate`):
-    group factors of the response stage, the IRT constant and the suite-wide stages' constants, with the
-    leave-one-dataset-out error of the first two printed (what ``typical_error`` states)."""
-    from benchirt.pipeline.estimate import COST_GROUPS, irt_cost, load_cost_model, rated_classifiers
+def fit_suite_stages(runs: list[dict]) -> dict[str, dict[str, float]]:
+    """Per suite-wide stage, ``{"fixed": a, "per_cell": b}`` with ``a, b >= 0`` (non-negative least squares)
+    such that ``a + b * datasets * rated classifiers`` fits each run's measured seconds; with one run, ``a = 0``."""
+    from scipy.optimize import nnls
+
+    from benchirt.pipeline.estimate import rated_classifiers
+
+    cells = [len(run["specs"]) * rated_classifiers(run["config"].stage_config("respond")) for run in runs]
+    fitted = {}
+    for stage in SUITE_STAGES:
+        points = [(c, run["suite"][stage]) for c, run in zip(cells, runs) if stage in run["suite"]]
+        if not points:
+            continue
+        x = np.array([[1.0, c] for c, _ in points]) if len(points) > 1 else np.array([[0.0, points[0][0]]])
+        (fixed, per_cell), _ = nnls(x, np.array([t for _, t in points]))
+        fitted[stage] = {"fixed": float(fixed), "per_cell": float(per_cell)}
+    return fitted
+
+
+def calibrate_run(run_dir: Path, ridge: float = RIDGE, others: tuple[Path, ...] = ()) -> dict:
+    """The cost model refitted to a finished run (module docstring of :mod:`benchirt.pipeline.estimate`).
+
+    The suite-wide stages' constants are fitted to ``run_dir`` and ``others`` (:func:`fit_suite_stages`;
+    nothing else estimates them). The response stage's group
+    factors and the IRT constant are refitted too, but kept only where their leave-one-dataset-out error
+    is more than :data:`REFIT_MARGIN` below the error of the synthetic calibration (``--calibrate``, never fitted to this run) on the run's
+    datasets; both errors are printed, and ``typical_error`` states the kept model's error per dataset.
+    """
+    from benchirt.pipeline.estimate import COST_GROUPS, irt_cost, load_cost_model
 
     model = load_cost_model()
     run = run_measurements(run_dir)
@@ -523,32 +554,38 @@ def calibrate_run(run_dir: Path, ridge: float = RIDGE) -> dict:
                             for d in range(len(measured))])
     irt_loo = np.array([irt_units[d] * _relative_fit(np.delete(irt_units, d), np.delete(irt_measured, d))
                         for d in range(len(irt_measured))])
-    ratios = {"respond": measured / respond_loo, "irt": irt_measured / irt_loo,
-              "respond + irt": (measured + irt_measured) / (respond_loo + irt_loo)}
-    cells = len(run["specs"]) * rated_classifiers(responses)
-    both = ratios["respond + irt"]
+    refit = {"respond": measured / respond_loo, "irt": irt_measured / irt_loo}
+    baseline = {"respond": measured / components.sum(axis=1), "irt": irt_measured / synthetic_irt}
+    # a refit is kept only where its leave-one-out error beats the synthetic calibration's error on this run
+    # by more than REFIT_MARGIN (a hair's difference on 27 datasets is noise)
+    keep = {stage: _rms_log(refit[stage]) < (1 - REFIT_MARGIN) * _rms_log(baseline[stage]) for stage in refit}
+    respond_estimate = respond_loo if keep["respond"] else components.sum(axis=1)
+    irt_estimate = irt_loo if keep["irt"] else synthetic_irt
+    both = (measured + irt_measured) / (respond_estimate + irt_estimate)
+    print(f"{run_dir}: {len(measured)} datasets, {run['clock']} seconds; refitted group factors (ridge {ridge}) "
+          + ", ".join(f"{g} {f:.2f}" for g, f in zip(COST_GROUPS, factors)) + f"; IRT {irt_constant:.3g} s per "
+          f"response (synthetic: {model['irt_seconds_per_response']:.3g})")
+    for stage in refit:
+        print(_error_line(f"{stage}, the synthetic calibration alone", baseline[stage]))
+        print(_error_line(f"{stage}, refitted, leave one dataset out", refit[stage])
+              + ("  -> kept" if keep[stage] else "  -> not better: the synthetic calibration is kept"))
+    print(_error_line("respond + irt, as kept", both))
     model.update(
-        run_factors={group: round(float(f), 4) for group, f in zip(COST_GROUPS, factors)},
-        irt_seconds_per_response=irt_constant,
-        suite_stage_seconds_per_cell={stage: seconds / cells for stage, seconds in run["suite"].items()},
-        calibrated=f"{model['calibrated'].split(';')[0]}; fitted to the {run['clock']} seconds of "
-                   f"{run['source']} ({len(measured)} datasets) by benchmarks/scale.py --calibrate-run "
-                   f"{time.strftime('%Y-%m-%d')}",
+        run_factors={group: round(float(f), 4) for group, f in zip(COST_GROUPS, factors)} if keep["respond"] else {},
+        irt_seconds_per_response=irt_constant if keep["irt"] else model["irt_seconds_per_response"],
+        suite_stage_seconds=fit_suite_stages([run, *(run_measurements(other) for other in others)]),
+        calibrated=f"{model['calibrated'].split(';')[0]}; suite-wide stages fitted to the {run['clock']} seconds of "
+                   f"{run['source']} ({len(measured)} datasets)" + (f" and {len(others)} other run(s)" if others else "")
+                   + f" by benchmarks/scale.py --calibrate-run {time.strftime('%Y-%m-%d')}",
         typical_error=(f"per dataset, measured/estimated CPU seconds of respond + irt {both.min():.2f}-{both.max():.2f} "
-                       f"(median {np.median(both):.2f}; leave-one-dataset-out on {len(measured)} datasets of "
-                       f"{run['source']}); the wall time assumes idle cores: a loaded machine is slower by "
-                       "its load (the ETA rescales as datasets finish); nominal features of OpenML shapes count "
-                       "before one-hot encoding"))
-    print(f"{run_dir}: {len(measured)} datasets, {run['clock']} seconds; group factors (ridge {ridge}) "
-          + ", ".join(f"{g} {f:.2f}" for g, f in zip(COST_GROUPS, factors)))
-    baseline = {"respond": measured / components.sum(axis=1), "irt": irt_measured / synthetic_irt,
-                "respond + irt": (measured + irt_measured) / (components.sum(axis=1) + synthetic_irt)}
-    for stage, ratio in ratios.items():
-        print(_error_line(f"{stage}, the synthetic calibration alone (baseline)", baseline[stage]))
-        print(_error_line(f"{stage}, refitted, leave one dataset out", ratio))
-    print(f"irt: {irt_constant:.3g} s per response (respondents x test items)")
-    print("suite-wide stages, seconds per dataset x rated classifier: "
-          + ", ".join(f"{stage} {value:.3g}" for stage, value in model["suite_stage_seconds_per_cell"].items()))
+                       f"(median {np.median(both):.2f}, middle 80 % {np.quantile(both, 0.1):.2f}-"
+                       f"{np.quantile(both, 0.9):.2f}) on the {len(measured)} datasets of {run['source']}; the wall "
+                       "time assumes idle cores: a loaded machine is slower by its load (the ETA rescales as datasets "
+                       "finish); nominal features of OpenML shapes count before one-hot encoding"))
+    model.pop("suite_stage_seconds_per_cell", None)
+    print("suite-wide stages, seconds = fixed + per dataset x rated classifier: "
+          + ", ".join(f"{stage} {part['fixed']:.2f} + {part['per_cell']:.4f}"
+                      for stage, part in model["suite_stage_seconds"].items()))
     return model
 
 
@@ -631,8 +668,9 @@ def main() -> None:
                         help="a finished run's measured respond seconds per dataset against the estimate")
     parser.add_argument("--time-file", type=Path, metavar="FILE",
                         help="with --check: the run's /usr/bin/time -v output (whole-run wall and CPU time)")
-    parser.add_argument("--calibrate-run", type=Path, metavar="RUN_DIR",
-                        help="refit the cost model's group factors, IRT and suite-stage constants to a finished run")
+    parser.add_argument("--calibrate-run", type=Path, nargs="+", metavar="RUN_DIR",
+                        help="refit the cost model to finished runs: the first for the response and IRT stages, "
+                             "all of them for the suite-wide stages")
     parser.add_argument("--ridge", type=float, default=RIDGE,
                         help=f"with --calibrate-run: pull of the group factors towards 1 (default {RIDGE})")
     parser.add_argument("--baseline-model", type=Path, metavar="JSON",
@@ -649,7 +687,7 @@ def main() -> None:
         check_run(args.check, args.baseline_model, args.time_file)
         return
     if args.calibrate_run:
-        model = calibrate_run(args.calibrate_run, args.ridge)
+        model = calibrate_run(args.calibrate_run[0], args.ridge, tuple(args.calibrate_run[1:]))
         MODEL_PATH.write_text(json.dumps(model, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         print(f"written {MODEL_PATH.relative_to(ROOT)}")
         return

@@ -245,15 +245,16 @@ def test_suite_wide_stages_cost_a_constant_per_dataset_and_rated_classifier():
     from benchirt.pipeline.estimate import expected_wall_seconds, suite_stage_seconds
 
     config = ResponseConfig()  # 12 real + 7 artificial classifiers are rated; the ladder is not
-    model = {**TOY_MODEL, "suite_stage_seconds_per_cell": {"rate": 0.5, "report": 0.1}}
+    model = {**TOY_MODEL, "suite_stage_seconds": {"rate": {"fixed": 0.0, "per_cell": 0.5},
+                                                  "report": {"fixed": 2.0, "per_cell": 0.1}}}
     suite = suite_stage_seconds(("respond", "irt", "rate", "subset", "report"), 4, config, model)
-    assert suite == pytest.approx({"rate": 0.5 * 4 * 19, "report": 0.1 * 4 * 19})  # subset: no constant, left out
+    assert suite == pytest.approx({"rate": 0.5 * 4 * 19, "report": 2.0 + 0.1 * 4 * 19})  # subset: no entry, left out
     assert suite_stage_seconds(("respond", "irt"), 4, config, model) == {}
     import pandas as pd
 
     table = pd.DataFrame({"respond_s": [12.0, 2.0], "respond_tasks_s": [[2.0, 4.0, 3.0, 3.0], [1.0, 1.0]],
                           "irt_s": [1.0, 1.0]})
-    assert expected_wall_seconds(table, 2, "fits", sum(suite.values())) == pytest.approx(8 + 1 + 38 + 7.6)
+    assert expected_wall_seconds(table, 2, "fits", sum(suite.values())) == pytest.approx(8 + 1 + 38 + 9.6)
 
 
 def test_group_factors_are_recovered_from_per_dataset_totals():

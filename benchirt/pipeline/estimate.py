@@ -5,8 +5,8 @@ does — and calibrated in two steps, both on CPU seconds (one thread per fit: t
 the machine runs, so neither needs a quiet machine): ``python benchmarks/scale.py --calibrate``
 measures the constants on synthetic single-threaded fits; ``python benchmarks/scale.py
 --calibrate-run RUN_DIR`` then fits one factor per group of classifiers (:data:`COST_GROUPS`), the
-IRT constant and the suite-wide stages' constants to a finished real run's CPU seconds per (dataset,
-stage) (its manifest). Both rewrite ``cost_model.json``; ``benchmarks/scale.py --check RUN_DIR``
+IRT constant and the suite-wide stages' constants to finished real runs' CPU seconds per (dataset,
+stage) (their manifests; a refit replaces the synthetic constants only where it predicts better). Both rewrite ``cost_model.json``; ``benchmarks/scale.py --check RUN_DIR``
 prints measured/estimated per dataset and for the run, and ``docs/scale.md`` states the error. Work
 units, for ``n`` fitted rows, ``m`` predicted rows, ``d`` features and ``c`` classes:
 
@@ -45,8 +45,8 @@ dataset a preparation task (loading, cleaning, the fixed cost per dataset) that 
 longest-processing-time schedule of whole datasets
 (:func:`lpt_makespan`). The IRT stage follows, one task per dataset: its seconds are proportional to
 respondents × test items (the multi-start search included, as calibrated on a run). The suite-wide
-stages (rating, subsets, AIRT, report) run one after the other in the driver: each costs a constant
-times datasets × rated classifiers (:func:`suite_stage_seconds`).
+stages (rating, subsets, AIRT, report) run one after the other in the driver: each costs a fixed part
+plus a constant times datasets × rated classifiers (:func:`suite_stage_seconds`).
 """
 from __future__ import annotations
 
@@ -198,12 +198,13 @@ def rated_classifiers(config) -> int:
 
 
 def suite_stage_seconds(stages, datasets: int, config, model: dict) -> dict[str, float]:
-    """Expected seconds of each suite-wide stage among ``stages`` (:data:`SUITE_STAGES`): a constant per
-    stage (``suite_stage_seconds_per_cell``, fitted to a real run) times datasets × rated classifiers.
-    A stage the model has no constant for is left out (the output says so)."""
-    per_cell = model.get("suite_stage_seconds_per_cell", {})
+    """Expected seconds of each suite-wide stage among ``stages`` (:data:`SUITE_STAGES`): a fixed part plus a
+    part per dataset × rated classifier (``suite_stage_seconds[stage]`` = ``{"fixed": s, "per_cell": s}``,
+    fitted to real runs by ``scale.py --calibrate-run``). A stage the model has no entry for is left out."""
     cells = datasets * rated_classifiers(config)
-    return {stage: per_cell[stage] * cells for stage in SUITE_STAGES if stage in stages and stage in per_cell}
+    parts = model.get("suite_stage_seconds", {})
+    return {stage: parts[stage]["fixed"] + parts[stage]["per_cell"] * cells
+            for stage in SUITE_STAGES if stage in stages and stage in parts}
 
 
 def openml_dataset_shape(spec, ask_server: bool = True) -> Shape:
@@ -344,19 +345,24 @@ def format_estimate(table: pd.DataFrame, workers: int, model: dict, tasks: str =
                     suite: dict[str, float] | None = None) -> str:
     """The table and the totals as ``benchirt run --estimate`` prints them (``tasks``: ``execution.tasks``;
     ``suite``: the suite-wide stages' seconds, :func:`suite_stage_seconds`)."""
-    suite = suite or {}
-    known = table.dropna(subset=["respond_s"]) if "respond_s" in table else table.iloc[0:0]
     shown = table.drop(columns=["respond_tasks_s"], errors="ignore")
     for column in ("respond_s", "irt_s"):
         if column in shown:
             shown[column] = shown[column].map(_duration)
     if "peak_gb" in shown:
         shown["peak_gb"] = shown["peak_gb"].map(lambda v: f"{v:.2f}" if pd.notna(v) else "")
+    lines = [shown.fillna("").to_string(index=False), "", *_total_lines(table, workers, tasks, suite or {})]
+    lines.append(f"Cost model: {model['calibrated']} ({model['machine']}); accuracy: {model['typical_error']} "
+                 "(docs/scale.md).")
+    return "\n".join(lines)
+
+
+def _total_lines(table: pd.DataFrame, workers: int, tasks: str, suite: dict[str, float]) -> list[str]:
+    """CPU time, the suite-wide stages, the expected wall time and the largest peak memory of :func:`format_estimate`."""
+    known = table.dropna(subset=["respond_s"]) if "respond_s" in table else table.iloc[0:0]
     per_dataset = (known["respond_s"] + known["irt_s"]).tolist()
-    lines = [shown.fillna("").to_string(index=False), ""]
-    total = sum(per_dataset)
-    lines.append(f"CPU time, one thread per fit: {_duration(total)} over {len(per_dataset)} dataset(s) "
-                 f"(respond {_duration(known['respond_s'].sum())}, irt {_duration(known['irt_s'].sum())})")
+    lines = [f"CPU time, one thread per fit: {_duration(sum(per_dataset))} over {len(per_dataset)} dataset(s) "
+             f"(respond {_duration(known['respond_s'].sum())}, irt {_duration(known['irt_s'].sum())})"]
     if suite:
         lines.append("Suite-wide stages, one after the other in the driver: "
                      + ", ".join(f"{stage} {_duration(seconds)}" for stage, seconds in suite.items()))
@@ -371,9 +377,7 @@ def format_estimate(table: pd.DataFrame, workers: int, model: dict, tasks: str =
         lines.append(f"Largest peak memory of one dataset: {known['peak_gb'].max():.2f} GB"
                      + (f" (x {workers} workers at once: up to {known['peak_gb'].nlargest(workers).sum():.2f} GB)"
                         if workers > 1 else ""))
-    lines.append(f"Cost model: {model['calibrated']} ({model['machine']}); accuracy: {model['typical_error']} "
-                 "(docs/scale.md).")
-    return "\n".join(lines)
+    return lines
 
 
 def estimate_text(config) -> str:
