@@ -44,7 +44,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchirt.pipeline import load_config, run_pipeline
-from benchirt.pipeline.config import ExecutionConfig
+from benchirt.pipeline.config import STAGES, ExecutionConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -123,7 +123,8 @@ def print_result(result: dict) -> None:
           f"status {result['status']}{load}")
     if result.get("cpu_s") is not None:
         print(f"  CPU time of the whole command (user + system, workers included): {result['cpu_s']:.1f} s")
-    for stage, seconds in result["stages_s"].items():
+    order = {stage: i for i, stage in enumerate(STAGES)}
+    for stage, seconds in sorted(result["stages_s"].items(), key=lambda item: order.get(item[0], len(order))):
         computed, skipped, failed = result["computed_skipped_failed"][stage]
         cpu = result.get("stages_cpu_s", {}).get(stage)
         cpu_text = f"   tasks' CPU {cpu:>7.1f} s" if cpu is not None else ""
