@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import yaml
@@ -277,3 +278,18 @@ def test_group_factors_are_recovered_from_per_dataset_totals():
     assert factors[:3] == pytest.approx(truth[:3], rel=1e-3) and factors[3] == 1.0
     pulled = fit_group_factors(components, measured)
     assert np.all(np.abs(np.log(pulled[:3])) <= np.abs(np.log(truth[:3])) + 1e-9)
+
+
+def test_the_packaged_model_prices_every_stage_and_states_its_measured_error():
+    """``--estimate`` covers every stage it names and says how wrong it was on a real run (scale.py --calibrate-run)."""
+    import re
+
+    from benchirt.pipeline.estimate import SUITE_STAGES, load_cost_model
+
+    model = load_cost_model()
+    assert set(model["suite_stage_seconds"]) == set(SUITE_STAGES)
+    assert all(part["fixed"] >= 0 and part["per_cell"] >= 0 for part in model["suite_stage_seconds"].values())
+    low, high = map(float, re.search(r"respond \+ irt (\d\.\d\d)-(\d\.\d\d)", model["typical_error"]).groups())
+    assert 0 < low < 1 < high
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "scale.md").read_text(encoding="utf-8")
+    assert f"{low:.2f}-{high:.2f}" in docs  # the doc states the error the estimate prints
