@@ -394,9 +394,13 @@ def estimate_text(config) -> str:
     table = estimate(specs, responses, workers, model, ask_server=listing is None)
     known = int(table["respond_s"].notna().sum()) if "respond_s" in table else 0
     suite = suite_stage_seconds(config.stages, known, responses, model)
-    policy = (f"size policy: max_train {responses.max_train}, max_cv_train {responses.max_cv_train}, "
-              f"time_budget {responses.time_budget}")
-    return (f"Estimate for {config.source} ({where}; {policy})\n" + (f"{listing}\n" if listing else "")
+    policy = "size policy: " + ", ".join(
+        f"{name} {'none' if value is None else value}" for name, value in
+        (("max_train", responses.max_train), ("max_cv_train", responses.max_cv_train),
+         ("time_budget", responses.time_budget)))
+    from benchirt.pipeline.config import source_label
+
+    return (f"Estimate for {source_label(config.source)} ({where}; {policy})\n" + (f"{listing}\n" if listing else "")
             + shape_sources_line(table) + "\n" + format_estimate(table, workers, model, execution.tasks, suite) + "\n"
             + memory_guard_line(table, execution, workers))
 
