@@ -120,3 +120,10 @@ def test_openml_run_pages_are_links_and_nothing_else_is():
     parser.feed(page)
     assert parser.external == ["https://www.openml.org/r/1234"] and parser.images == []
     assert "<td>https://example.org/x</td>" in page and "<td>https://www.openml.org/r/12x</td>" in page
+
+
+def test_booleans_read_as_yes_and_no_and_the_primary_columns_have_names():
+    frame = pd.DataFrame({"a": ["mlp", "mlp"], "b": ["svc", "knn_2"], "bt_separated": [False, True]})
+    text = render_markdown("t", "s", [Section("pairs", "Pairs").add(Table(frame, "Pairs."))])
+    assert "| mlp | svc | no |" in text and "| mlp | knn_2 | yes |" in text
+    assert "Separated (primary verdict)" in text and "False" not in text and "True" not in text
