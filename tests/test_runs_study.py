@@ -133,7 +133,7 @@ def test_rows_that_differ_are_refused_with_one_line(study, tmp_path, shared_data
     for name in ("tasks", "datasets"):
         (single / name).symlink_to(root / name)
     for run in (root / "runs").iterdir():
-        if json_task(run) == 9011:
+        if _task_of(run) == 9011:
             (single / "runs" / run.name).symlink_to(run)
     wrong = str(shared_data / "cc18-arff" / "50-tic-tac-toe.arff")  # balance-scale's runs beside tic-tac-toe
     outcome = run_pipeline(_config(single, suite=[wrong], pool=SMALL_POOL), tmp_path / "bad", show_progress=False)
@@ -148,7 +148,7 @@ def test_rows_that_differ_are_refused_with_one_line(study, tmp_path, shared_data
         beside_suite(result, spec, config.pool_config())
 
 
-def json_task(run_folder) -> int:
+def _task_of(run_folder) -> int:
     text = (run_folder / "description.xml").read_text()
     return int(text.split("<oml:task_id>")[1].split("<")[0])
 

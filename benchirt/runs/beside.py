@@ -78,8 +78,8 @@ def dataset_labels(imported, dataset) -> pd.Series:
                         "rows; pair the runs with the dataset (and version) they were made on")
     rows = imported.metadata.get("n_instances", float("nan"))
     if np.isfinite(rows) and int(rows) != len(labels):
-        raise DataError(f"{where}: the runs' dataset has {int(rows)} rows, this one {len(labels)}; pair the runs with the "
-                        "dataset (and version) they were made on")
+        raise DataError(f"{where}: the runs' dataset has {int(rows)} rows, this one {len(labels)}; pair the runs "
+                        "with the dataset (and version) they were made on")
     ours = labels.iloc[items]
     if ours.isna().any():
         row = int(items[ours.isna().to_numpy()][0])
@@ -102,9 +102,10 @@ def beside_suite(imported, spec, pool_config=None):
     ``pool_config`` benchirt's pool answering the same items beside it (:func:`merge`)."""
     dataset = spec.load()
     labels = dataset_labels(imported, dataset)
-    paired = replace(imported, test_labels=labels, notes=[
-        *(note for note in imported.notes if note != NO_LABELS), f"paired with the suite's dataset {spec.name!r} ({len(dataset.y)} rows): the items' "
-        "labels are read from it"])
+    notes = [note for note in imported.notes if note != NO_LABELS]
+    notes.append(f"paired with the suite's dataset {spec.name!r} ({len(dataset.y)} rows): the items' labels are "
+                 "read from it")
+    paired = replace(imported, test_labels=labels, notes=notes)
     if pool_config is None:
         return paired
     from benchirt.responses import respond
@@ -160,7 +161,8 @@ def merge(imported, pool, n_train: int | None = None):
         notes=[*imported.notes,
                f"beside the {len(imported.responses)} {STORED_RUN}s: benchirt's pool ({n_pool} real classifiers, "
                f"{len(pool.responses) - n_pool} ladder or artificial) trained on the {trained} and answered the "
-               "same items (each stored run's answers are out-of-fold predictions of its own cross-validation)", *(f"benchirt pool: {note}" for note in pool.notes)])
+               "same items (each stored run's answers are out-of-fold predictions of its own cross-validation)",
+               *(f"benchirt pool: {note}" for note in pool.notes)])
 
 
 def _provenance_columns(provenance: pd.DataFrame, imported: pd.DataFrame) -> list[str]:

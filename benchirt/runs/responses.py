@@ -64,8 +64,8 @@ def response_result(matrix: RunMatrix, selection: Selection):
     responses.index = pd.Index(names, name="respondent")
     respondents = selection.respondents.set_index("respondent")
     metadata = {key: float("nan") for key in METADATA_COLUMNS}
-    metadata.update(n_instances=int(matrix.n_rows) if matrix.n_rows is not None else float("nan"), n_classes=int(len(np.unique(matrix.item_class)))
-                    if matrix.item_class is not None else float("nan"))
+    metadata.update(n_instances=int(matrix.n_rows) if matrix.n_rows is not None else float("nan"),
+                    n_classes=int(len(np.unique(matrix.item_class))) if matrix.item_class is not None else float("nan"))
     provenance = respondents.reset_index()[["respondent", "run_id", "flow_id", "flow_name", "setup_id", "uploader",
                                             "accuracy", "n_identical"]]
     provenance = provenance.astype({c: str for c in ("run_id", "flow_id", "flow_name", "setup_id", "uploader")})
