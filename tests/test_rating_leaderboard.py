@@ -45,6 +45,48 @@ def test_fit_equals_choix_map_estimate():
     assert fit.converged.all() and abs(fit.rating.mean() - 1500) < 1e-9
 
 
+#: Largest difference (rating points) allowed between the Newton fit and a tightly converged L-BFGS-B fit of the
+#: same posterior (the fitter that preceded it stopped at a remaining step of 1e-3 points).
+EQUAL_RATINGS = 2e-3
+
+
+def lbfgs_map(wins: np.ndarray) -> np.ndarray:
+    """Reference: the MAP log-strengths of one (k, k) win matrix by scipy's L-BFGS-B on the negative log-posterior."""
+    from scipy.optimize import minimize
+    from scipy.special import expit, log_expit
+
+    meetings, won = wins + wins.T, wins.sum(axis=1)
+
+    def objective(theta):
+        diff = theta[:, None] - theta[None, :]
+        value = -(wins * log_expit(diff)).sum() + 0.5 * (theta**2).sum() / PRIOR_SD**2
+        return value, (meetings * expit(diff)).sum(axis=1) - won + theta / PRIOR_SD**2
+
+    result = minimize(objective, np.zeros(len(wins)), jac=True, method="L-BFGS-B",
+                      options={"gtol": 1e-12, "ftol": 0.0, "maxiter": 10_000})
+    return result.x
+
+
+def test_newton_fit_equals_lbfgs_on_wide_fields_with_absences_ties_and_an_unbeaten_classifier():
+    """The Newton fit reaches the optimum scipy's L-BFGS-B finds, to :data:`EQUAL_RATINGS` rating points: on 60
+    classifiers of widely spread strength (steps are shortened far from the optimum), with rounded scores (ties),
+    classifiers absent from some datasets and one that beats everyone; from a cold and from a warm start."""
+    rng = np.random.default_rng(11)
+    strength = rng.normal(0, 2.5, 60)
+    strength[0] = 12.0                                    # wins every comparison
+    scores = bt_scores(strength, 6, rng).round(0)
+    scores[rng.random(scores.shape) < 0.1] = np.nan
+    scores[:, 0] = 100.0
+    wins = pairwise_wins(match_outcomes(scores)).sum(axis=0)
+    expected = RATING_PER_THETA * lbfgs_map(wins)
+    cold = fit_bradley_terry(wins)
+    warm = fit_bradley_terry(wins, start=rng.normal(0, 3, 60))
+    for fit in (cold, warm):
+        assert fit.converged.all() and fit.n_iterations < 30
+        np.testing.assert_allclose(fit.rating[0] - 1500, expected, rtol=0, atol=EQUAL_RATINGS)
+    assert cold.rating[0, 0] == cold.rating.max() and cold.rating[0, 0] > 1500 + 2 * 400
+
+
 def test_unbeaten_classifier_gets_a_finite_rating_and_ties_count_half():
     matrix = np.array([[1.0, 0.5, 0.2], [1.0, 0.3, 0.3], [1.0, 0.9, 0.1]])
     board = leaderboard(long_from_matrix(matrix, ["best", "mid", "low"]), FAST).table.set_index("classifier")
