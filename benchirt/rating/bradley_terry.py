@@ -32,7 +32,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit
+from scipy.linalg import cho_factor, cho_solve
+from scipy.special import expit, logit
 from threadpoolctl import threadpool_limits
 
 #: Standard deviation of the Gaussian prior on each log-strength θ (natural-log units).
@@ -46,6 +47,10 @@ STEP_TOLERANCE = 1e-3
 MAX_ITERATIONS = 100
 #: Longest step (in θ, natural-log units ≈ 174 rating points) any strength takes in one Newton iteration.
 MAX_THETA_STEP = 1.0
+#: From this many classifiers on, each Newton system is solved by its own Cholesky factorisation (half the
+#: work of numpy's batched LU solve, measured 5.6 vs 9.3 ms at 609); below it the batched solve is faster
+#: (one call for all problems instead of a Python loop).
+CHOLESKY_FROM = 64
 #: Most elements of a stacked (problems, k, k) array fitted at once (about 40 MB of float64 each): with
 #: hundreds of classifiers the bootstrap's problems are fitted in blocks of this size.
 BLOCK_ELEMENTS = 5_000_000
@@ -108,8 +113,10 @@ def fit_bradley_terry(wins: np.ndarray, prior_sd: float = PRIOR_SD, start: np.nd
     prior_sd : float
         Standard deviation of the N(0, prior_sd²) prior on every θ.
     start : numpy.ndarray, shape (k,) or (B, k), optional
-        Starting log-strengths (a warm start, e.g. the point estimate for bootstrap replicates); default 0.
-        The optimum does not depend on it (the posterior is strictly concave).
+        Starting log-strengths (a warm start, e.g. the point estimate for bootstrap replicates); default the
+        logit of each classifier's smoothed share of wins, (wins + ½) / (comparisons + 1), which halves the
+        Newton steps from 0 (measured: 5 instead of 11 for 609 classifiers). The optimum does not depend on
+        it (the posterior is strictly concave).
 
     Returns
     -------
@@ -119,9 +126,12 @@ def fit_bradley_terry(wins: np.ndarray, prior_sd: float = PRIOR_SD, start: np.nd
     wins = np.asarray(wins, dtype=float)
     if wins.ndim == 2:
         wins = wins[None]
-    theta = np.zeros(wins.shape[:2]) if start is None else np.array(np.broadcast_to(start, wins.shape[:2]), dtype=float)
     meetings = wins + wins.transpose(0, 2, 1)
     won = wins.sum(axis=2)
+    if start is None:
+        theta = logit((won + 0.5) / (meetings.sum(axis=2) + 1.0))
+    else:
+        theta = np.array(np.broadcast_to(start, wins.shape[:2]), dtype=float)
     max_step = np.full(len(wins), np.inf)
     todo = np.arange(len(wins))
     n_iterations = 0
@@ -175,7 +185,10 @@ def _newton_step(meetings: np.ndarray, won: np.ndarray, theta: np.ndarray, preci
     hessian *= p - 1.0                                  # −m p (1 − p) off the diagonal (0 on it: m_ii = 0)
     diagonal = np.arange(theta.shape[1])
     hessian[:, diagonal, diagonal] = precision - hessian.sum(axis=2)
-    return np.linalg.solve(hessian, gradient[:, :, None])[:, :, 0]
+    if theta.shape[1] < CHOLESKY_FROM:
+        return np.linalg.solve(hessian, gradient[:, :, None])[:, :, 0]
+    return np.stack([cho_solve(cho_factor(h, overwrite_a=True, check_finite=False), g, check_finite=False)
+                     for h, g in zip(hessian, gradient)])
 
 
 def bootstrap_counts(n_datasets: int, n_replicates: int, seed: int = 0) -> np.ndarray:

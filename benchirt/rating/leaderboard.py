@@ -61,7 +61,8 @@ class Leaderboard:
         every classifier above is separated from every one below, :mod:`benchirt.rating.separation`), ``glicko_rating/glicko_rd``
         (single-order Glicko-2), ``mean_rank`` (mean per-dataset rank, ties averaged, over the datasets
         where the classifier has a score), ``p_above_next`` (share of bootstrap replicates that rate it
-        above the next classifier in the table), ``n_datasets`` and its total ``wins/losses/ties``.
+        above the next classifier in the table, by more than ``RATING_TIE``), ``n_datasets`` and its total
+        ``wins/losses/ties``.
     pairwise : pandas.DataFrame
         :func:`benchirt.rating.pairwise.pairwise_comparisons`, pairs in leaderboard order, then the primary
         decision on each pair (:data:`SEPARATION_COLUMNS`): ``bt_difference`` (rating of a − rating of b),
@@ -245,7 +246,9 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
     intervals, p_beats, replicates, more_notes = _bootstrap(wins, present, config, point.theta[0])
     notes += more_notes
     table = table.join(intervals)
-    table = table.sort_values(["bt_rating", "classifier"], ascending=[False, True], kind="stable")
+    # Equal ratings (within RATING_TIE: e.g. two classifiers with the same record in a full round robin) are
+    # ordered by name, not by the last digits the fit leaves.
+    table = table.iloc[np.lexsort((table["classifier"].to_numpy(), table["rank"].to_numpy()))]
     position = table.index.to_numpy()
     shuffled = shuffled_ratings(wins, present, config.n_bootstrap, config.seed) if p_beats is not None else None
     separation = separate(table["bt_rating"].to_numpy(), shuffled,
@@ -297,7 +300,7 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig, star
     from the point estimate ``start``: fewer Newton steps, the same optimum).
 
     Returns the interval frame (index = classifier position), the (k, k) matrix of shares of
-    replicates in which i is rated above j, the (B, k) replicate ratings (NaN where a classifier was not
+    replicates in which i is rated above j by more than :data:`RATING_TIE`, the (B, k) replicate ratings (NaN where a classifier was not
     drawn; both None when there are no intervals), and notes.
     """
     n_datasets, k = present.shape
@@ -333,5 +336,5 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig, star
     })
     above = np.zeros((k, k))
     for replicate in rating:   # one (k, k) comparison at a time: a (B, k, k) one is B·k² bytes at once
-        above += replicate[:, None] > replicate[None, :]
+        above += replicate[:, None] - replicate[None, :] > RATING_TIE
     return intervals, above / len(rating), rating, notes
