@@ -300,8 +300,8 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig, star
     from the point estimate ``start``: fewer Newton steps, the same optimum).
 
     Returns the interval frame (index = classifier position), the (k, k) matrix of shares of
-    replicates in which i is rated above j by more than :data:`RATING_TIE`, the (B, k) replicate ratings (NaN where a classifier was not
-    drawn; both None when there are no intervals), and notes.
+    replicates in which i is rated above j by more than :data:`RATING_TIE`, the (B, k) replicate ratings
+    (NaN where a classifier was not drawn; both None when there are no intervals), and notes.
     """
     n_datasets, k = present.shape
     undefined = pd.DataFrame({"bt_low": np.nan, "bt_high": np.nan, "rank_low": np.nan, "rank_high": np.nan},

@@ -5,8 +5,9 @@ classifiers the treatments. Within each dataset the classifiers are ranked (1 = 
 ties share the average rank); Friedman's test asks whether the average ranks differ more than
 chance allows (``scipy.stats.friedmanchisquare``, tie-corrected); the Nemenyi post-hoc test for
 this design (the p-values of ``scikit_posthocs.posthoc_nemenyi_friedman``, see
-:func:`nemenyi_friedman_p_values`) compares every pair, and two classifiers differ at level α when their average ranks differ by more than the critical
-difference CD = q_α · sqrt(k(k+1) / (6N)), q_α the studentized range quantile / √2.
+:func:`nemenyi_friedman_p_values`) compares every pair, and two classifiers differ at level α when
+their average ranks differ by more than the critical difference CD = q_α · sqrt(k(k+1) / (6N)), q_α the
+studentized range quantile / √2.
 
 ``mode="decodirt"`` reproduces Cardoso et al. 2021 §5.3 for comparison only: Friedman's test with the
 Glicko-2 rating *trajectories* as samples (periods as blocks) and the independent-samples
