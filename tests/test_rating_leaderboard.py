@@ -273,3 +273,21 @@ def test_bootstrap_fits_in_blocks_equal_one_stacked_fit():
     assert whole.converged.all() and blocks.converged.all()
     np.testing.assert_allclose(blocks.rating, whole.rating, atol=20 * STEP_TOLERANCE)
     assert np.array_equal(fit_weighted(counts, wins).theta, whole.theta)   # one block: the same fit
+
+
+def test_glicko_divergence_in_a_wide_field_is_said_and_a_small_field_has_no_such_note():
+    """With 60 classifiers whose per-dataset noise equals their spread, Glicko-2's volatility runs away (each dataset
+    is 59 games decided together); the leaderboard says so. Glickman's 19-classifier setting does not."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    config = RatingConfig(n_bootstrap=20, n_permutations=0, max_pairwise=4)
+    wide = rng.normal(0, 1, 60)[None, :] + rng.normal(0, 1, (5, 60))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # the overflow that follows the divergence (docstring)
+        board = leaderboard(long_from_matrix(wide), config)
+    note = [n for n in board.notes if n.startswith("Glicko-2 diverged")]
+    assert len(note) == 1 and "each dataset is 59 games" in note[0], board.notes
+    assert board.table["bt_rating"].between(500, 2500).all()      # the Bradley–Terry ratings are unaffected
+    small = leaderboard(long_from_matrix(rng.normal(0, 1, 19)[None, :] + rng.normal(0, 1, (5, 19))), config)
+    assert not [n for n in small.notes if n.startswith("Glicko-2")]
