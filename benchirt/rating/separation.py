@@ -143,8 +143,10 @@ def separate(rating: np.ndarray, shuffled: np.ndarray | None, bootstrap: np.ndar
     critical_value = float(np.quantile(shuffled.max(axis=1) - shuffled.min(axis=1), level))
     distance = np.full((k, k), critical_value)
     if bootstrap is not None and len(bootstrap) > 1:
-        upper = np.triu_indices(k, 1)
-        null_se = math.sqrt(float(np.mean((shuffled[:, upper[0]] - shuffled[:, upper[1]]) ** 2)))
+        # Mean of (s_i − s_j)² over tables and pairs i < j: per table Σ_{i<j} (s_i − s_j)² = k Σ s² − (Σ s)².
+        centred = shuffled - shuffled.mean(axis=1, keepdims=True)
+        null_se = math.sqrt(float(np.sum(k * (centred**2).sum(axis=1) - centred.sum(axis=1) ** 2))
+                            / (len(shuffled) * k * (k - 1) / 2))
         pair_se = pair_difference_sd(np.asarray(bootstrap, dtype=float))
         if null_se > 0:
             distance = critical_value * np.maximum(1.0, np.nan_to_num(pair_se / null_se, nan=1.0))
