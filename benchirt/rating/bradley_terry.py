@@ -180,9 +180,10 @@ def _newton_step(meetings: np.ndarray, won: np.ndarray, theta: np.ndarray, preci
     """Newton steps H⁻¹g of the negative log-posteriors at ``theta`` (B, k): gradient g_i = Σ_j m_ij p_ij − w_i
     + θ_i / σ², Hessian H = diag(Σ_j m_ij p_ij (1 − p_ij)) − [m_ij p_ij (1 − p_ij)] + I / σ², p_ij = σ(θ_i − θ_j)."""
     p = expit(theta[:, :, None] - theta[:, None, :])
-    gradient = np.einsum("bij,bij->bi", meetings, p) - won + precision * theta
     hessian = meetings * p
-    hessian *= p - 1.0                                  # −m p (1 − p) off the diagonal (0 on it: m_ii = 0)
+    gradient = hessian.sum(axis=2) - won + precision * theta
+    p -= 1.0
+    hessian *= p                                        # −m p (1 − p) off the diagonal (0 on it: m_ii = 0)
     diagonal = np.arange(theta.shape[1])
     hessian[:, diagonal, diagonal] = precision - hessian.sum(axis=2)
     if theta.shape[1] < CHOLESKY_FROM:
