@@ -79,9 +79,9 @@ def test_the_start_table_and_the_distinct_optima(fits_2pl):
     for _, fit, _ in fits_2pl:
         runs = fit.starts["runs"]
         names = [run["start"] for run in runs]
-        assert names[:7] == ["principal_component", "sum_score"] + [f"direction_{d}" for d in (30, 60, 90, 120, 150)]
-        # further starts (a deeper search) only where all seven candidates climbed without agreeing
-        assert names[7:] == [f"random_{k}" for k in range(1, len(names) - 6)] and len(names) <= 20
+        candidates = ["principal_component", "sum_score"] + [f"direction_{d}" for d in (30, 60, 90, 120, 150)]
+        # the candidates in order, then seeded mixtures (a deeper search) only where they did not agree
+        assert names == (candidates + [f"random_{k}" for k in range(1, 14)])[:len(names)] and len(names) <= 20
         assert sum(run["chosen"] for run in runs) == 1
         chosen = next(run for run in runs if run["chosen"])
         assert chosen["log_posterior"] == pytest.approx(fit.log_posterior)
@@ -96,8 +96,12 @@ def test_the_start_table_and_the_distinct_optima(fits_2pl):
         assert sorted(sum((o["starts"] for o in optima), [])) == sorted(run["start"] for run in finished)
         assert record["n_optima"] == len(optima) and record["n_local_optima"] == sum(
             run["status"] == "better_optimum_exists" for run in runs)
-        # the search stopped at seven starts only where two of them reached the best optimum
-        assert len(optima[0]["starts"]) >= 2 or len(runs) == 20
+        # the search stopped before its budget only with the evidence of search.explored_enough: the best
+        # optimum reached twice, at most a fifth of the starts in an optimum of their own
+        singletons = sum(len(o["starts"]) == 1 for o in optima)
+        assert (len(optima[0]["starts"]) >= 2 and singletons <= 0.2 * len(runs)) or len(runs) == 20
+        # the best optimum was polished to the full stopping rule; the reported fit is stationary
+        assert optima[0]["polished"] and chosen["polished"] and fit.max_gradient < fit.config.tol_gradient
 
 
 @pytest.mark.parametrize("seed", SEEDS)

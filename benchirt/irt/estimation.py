@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import functools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -57,6 +57,7 @@ from benchirt.irt.config import IRTConfig
 from benchirt.irt.fit import IRTFit, flagged_item_values
 from benchirt.irt.models import quadrature, terms_from_logit
 from benchirt.irt.modes import best_on_grid, item_grid
+from benchirt.irt.search import explored_enough, file_optimum
 from benchirt.irt.starts import column_sums, orientation, start_scores
 from benchirt.irt.validation import as_response_matrix
 
@@ -81,11 +82,14 @@ _MAX_ALPHA = 3.0
 #: A later EM start this close (largest change of a, b or c) to an earlier start's optimum, with a
 #: log posterior within ``tol_optimum`` of it, has reached that optimum (:func:`_joins`).
 _JOIN = 0.1
-#: ``starts="auto"``: the candidate starts that always climb, how many starts must have reached the
-#: best optimum before the search stops, and how many starts it may reach where they disagree.
-_CANDIDATES = 7
-_AGREEMENT = 2
-_DEEPEST = 20
+#: ``starts="auto"`` (:func:`_explore_then_polish`): the exploration's stopping rule (EM stops when one
+#: step moves no parameter by 0.01, gains less than 0.01 and the gradient is below 1 — a landing within
+#: about 0.1 log-posterior units of the optimum EM's full rule reaches), the fewest and the most starts
+#: that explore, and how far below the best polished optimum a landing may lie and still be polished.
+_EXPLORE = {"tol": 1e-2, "tol_log_posterior": 1e-2, "tol_gradient": 1.0}
+_MIN_CLIMBS = 2
+_BUDGET = 20
+_POLISH_MARGIN = 1.0
 #: An item moves to a better grid point of its M-step objective when that gains more than this
 #: (log-posterior units; :func:`_escape_item_modes`), at most :data:`_MAX_ESCAPES` times per start.
 _ESCAPE_GAIN = 0.01
@@ -257,78 +261,128 @@ def _unique_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 def _best_of_starts(columns: np.ndarray, problem: _Problem):
     """Run EM from the starts of :func:`benchirt.irt.starts.start_scores`; keep the highest log posterior.
 
-    Every start climbs to its optimum (:func:`_climb`). With ``config.starts="auto"``, where the best
-    optimum the seven candidate starts found was reached from fewer than :data:`_AGREEMENT` of them,
-    the search goes deeper: the further starts of ``starts=``:data:`_DEEPEST` (seeded mixtures of the
-    first two principal components) climb until the best optimum has been reached twice or none is
-    left. A start that comes within :data:`_JOIN` of an optimum an earlier start converged to stops
-    there (``"same_optimum"``). Ranking the candidates by their log posterior after a few EM steps and
-    abandoning those that trail was tried and rejected: it missed breast-w's best optimum by 13.5 units,
-    whose starts trail most after 10 steps (docs/irt.md).
+    ``config.starts="auto"``: :func:`_explore_then_polish`. An integer ``k``: each of the first ``k``
+    starts climbs to its optimum at full precision (:func:`_climb`; the deep search of
+    ``benchmarks/irt_fit.py --part starts``), a start that comes within :data:`_JOIN` of an optimum an
+    earlier start converged to stopping there (``"same_optimum"``).
 
     Returns the best parameters, its EM record and the start table: ``reason``, ``runs`` (one row per
-    start: its log posterior, ``n_iter``, ``stopped_by`` and ``status`` — ``"converged"``,
-    ``"iteration_limit"`` or ``"better_optimum_exists"`` (a local optimum: another start reached a log
+    start: its log posterior, ``n_iter``, ``stopped_by``, ``polished`` and ``status`` —
+    ``"converged"``, ``"iteration_limit"`` or ``"better_optimum_exists"`` (another start reached a log
     posterior higher by more than ``config.tol_optimum``)), and ``optima``: the distinct optima (final
-    log posteriors more than ``tol_optimum`` apart), best first, with the starts that reached each and
-    their parameters (``params``; :func:`fit_irt` turns them into item tables).
+    log posteriors more than ``tol_optimum`` apart), best first, with the starts that reached each,
+    whether EM polished it to the full stopping rule (``polished``) and their parameters (``params``;
+    :func:`fit_irt` turns them into item tables).
     """
     config = problem.config
     scores, reason = start_scores(columns, problem.multiplicity, config.starts)
     if config.starts == "auto":
-        scores = iter(scores + start_scores(columns, problem.multiplicity, _DEEPEST)[0][len(scores):])
-        first = _CANDIDATES
+        scores = scores + start_scores(columns, problem.multiplicity, _BUDGET)[0][len(scores):]
+        runs, optima = _explore_then_polish(columns, scores, problem)
     else:
-        first = len(scores)
-    runs = []  # [name, params, record] per start climbed
-    optima: list[dict] = []
-    for name, score in scores:
-        if len(runs) >= first and _agreed(optima):
-            break
-        params, record = _climb(_initial_values(columns, score, problem), problem, list(optima))
-        runs.append([name, params, record])
-        if record.converged:
-            _add_optimum(optima, name, params, record, config.tol_optimum)
-    # the reported run: of the best optimum's starts, the highest that stopped on the stationarity test
-    # (a start that stopped on joining it lies within _JOIN of it, its gradient untested)
-    finished = range(len(runs))
-    stationary = [i for i in finished if optima and runs[i][0] in optima[0]["starts"]
-                  and runs[i][2].stopped_by == "stationary"]
-    best = max(stationary or finished, key=lambda i: runs[i][2].history[-1])
-    top = max(runs[i][2].history[-1] for i in finished)
-    rows = []
-    for i, (name, _, record) in enumerate(runs):
-        status = "converged" if record.converged else "iteration_limit"
-        if status == "converged" and record.history[-1] < top - config.tol_optimum:
-            status = "better_optimum_exists"
-        rows.append({"start": name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
-                     "stopped_by": record.stopped_by, "status": status, "chosen": i == best})
-    params = runs[best][1].copy()
+        runs, optima = [], []
+        for name, score in scores:
+            params, record = _climb(_initial_values(columns, score, problem), problem, list(optima))
+            runs.append(_Run(name, params, record, polished=True))
+            if record.converged:
+                file_optimum(optima, name, params, record.history[-1], record.joined, config.tol_optimum)
+        for optimum in optima:
+            optimum["polished"] = True
+    best = _chosen_run(runs, optima)
+    params = best.params.copy()
     if _symmetric(config):  # the mirror image is the same fit (see starts.py): orient it
-        sign = orientation(columns, problem.multiplicity, params[:, 0])
-        params[:, :2] *= sign
+        params[:, :2] *= orientation(columns, problem.multiplicity, params[:, 0])
         for optimum in optima:
             optimum["params"] = optimum["params"].copy()
             optimum["params"][:, :2] *= orientation(columns, problem.multiplicity, optimum["params"][:, 0])
-    return params, runs[best][2], {"reason": reason, "runs": rows, "optima": optima}
+    return params, best.record, {"reason": reason, "runs": _run_rows(runs, best, config), "optima": optima}
 
 
-def _agreed(optima: list[dict]) -> bool:
-    """The best optimum found so far has been reached from :data:`_AGREEMENT` starts."""
-    return bool(optima) and len(optima[0]["starts"]) >= _AGREEMENT
+@dataclass
+class _Run:
+    """Where one start's EM ended: its parameters, record, and whether it ran to the full stopping rule."""
+
+    name: str
+    params: np.ndarray
+    record: "_Record"
+    polished: bool
 
 
-def _add_optimum(optima: list[dict], name: str, params: np.ndarray, record: "_Record", tol: float) -> None:
-    """File the optimum a start ended in under ``optima`` (best first): with a known optimum when it
-    joined one or its log posterior is within ``tol`` of it, else as a new one."""
-    value = float(record.history[-1])
-    for optimum in optima:
-        if (record.stopped_by == "same_optimum" and record.joined is optimum) or \
-                abs(optimum["log_posterior"] - value) <= tol:
-            optimum["starts"].append(name)
-            return
-    optima.append({"log_posterior": value, "starts": [name], "params": params})
-    optima.sort(key=lambda optimum: -optimum["log_posterior"])
+def _explore_then_polish(columns: np.ndarray, scores: list, problem: _Problem) -> tuple[list[_Run], list[dict]]:
+    """Cheap exploration, exact exploitation. Every start climbs with the loose stopping rule of
+    :func:`_explorer` (EM and the item search of :func:`_climb`; a start stops on joining where an
+    earlier one ended), in order, until :func:`benchirt.irt.search.explored_enough` (at least
+    :data:`_MIN_CLIMBS` starts) or all :data:`_BUDGET` have climbed. Then EM continues at full
+    precision from the best landing, and from every next landing whose log posterior is within
+    :data:`_POLISH_MARGIN` of the best polished optimum (:func:`_polish`). Returns the runs and the
+    distinct optima (polished and not)."""
+    explorer = _explorer(problem)
+    landings: list[dict] = []
+    runs = []
+    for name, score in scores:
+        if len(runs) >= _MIN_CLIMBS and explored_enough(landings):
+            break
+        params, record = _climb(_initial_values(columns, score, problem), explorer, list(landings))
+        runs.append(_Run(name, params, record, polished=False))
+        if record.converged:
+            file_optimum(landings, name, params, record.history[-1], record.joined, problem.config.tol_optimum)
+    return runs, _polish(landings, runs, problem)
+
+
+def _polish(landings: list[dict], runs: list[_Run], problem: _Problem) -> list[dict]:
+    """Continue EM at full precision from the best landings (see :func:`_explore_then_polish`); the
+    polished start's run is updated in place. Returns the distinct optima, best first: the polished
+    ones and the landings not polished (``polished`` False, their log posterior at the landing)."""
+    tol = problem.config.tol_optimum
+    optima: list[dict] = []
+    for landing in landings:
+        if optima and landing["log_posterior"] < optima[0]["log_posterior"] - _POLISH_MARGIN:
+            name = landing["starts"][0]
+            optimum = file_optimum(optima, name, landing["params"], landing["log_posterior"], None, tol)
+            optimum.setdefault("polished", False)
+            optimum["starts"].extend(landing["starts"][1:])
+            continue
+        run = next(run for run in runs if run.name == landing["starts"][0])
+        params, record = _climb(landing["params"], problem, [o for o in optima if o["polished"]])
+        run.params, run.record, run.polished = params, run.record.extend(record), True
+        if record.converged:
+            optimum = file_optimum(optima, run.name, params, record.history[-1], record.joined, tol)
+            optimum.setdefault("polished", True)
+            optimum["starts"].extend(landing["starts"][1:])
+    return optima
+
+
+def _explorer(problem: _Problem) -> _Problem:
+    """``problem`` with the loose stopping rule of the exploration (:data:`_EXPLORE`)."""
+    return replace(problem, config=replace(problem.config, **_EXPLORE))
+
+
+def _chosen_run(runs: list[_Run], optima: list[dict]) -> _Run:
+    """The reported run: of the best optimum's polished starts, the highest that stopped on the
+    stationarity test (a start that stopped on joining it lies within :data:`_JOIN` of it, its
+    gradient untested); failing that, the highest polished run, or the highest run."""
+    best_starts = optima[0]["starts"] if optima else []
+    for keep in (lambda run: run.polished and run.name in best_starts and run.record.stopped_by == "stationary",
+                 lambda run: run.polished, lambda run: True):
+        chosen = [run for run in runs if keep(run)]
+        if chosen:
+            return max(chosen, key=lambda run: run.record.history[-1])
+    raise AssertionError("no EM start ran")
+
+
+def _run_rows(runs: list[_Run], best: _Run, config: IRTConfig) -> list[dict]:
+    """One JSON-ready row per start for the fit's start table (see :func:`_best_of_starts`)."""
+    top = max(run.record.history[-1] for run in runs)
+    rows = []
+    for run in runs:
+        record = run.record
+        status = "converged" if record.converged else "iteration_limit"
+        if status == "converged" and record.history[-1] < top - config.tol_optimum:
+            status = "better_optimum_exists"
+        rows.append({"start": run.name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
+                     "stopped_by": record.stopped_by, "polished": run.polished, "status": status,
+                     "chosen": run is best})
+    return rows
 
 
 # --------------------------------------------------------------------------- parameters
