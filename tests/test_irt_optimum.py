@@ -100,8 +100,7 @@ def test_the_start_table_and_the_distinct_optima(fits_2pl):
         # optimum reached twice, at most a fifth of the starts in an optimum of their own
         singletons = sum(len(o["starts"]) == 1 for o in optima)
         assert (len(optima[0]["starts"]) >= 2 and singletons <= 0.2 * len(runs)) or len(runs) == 20
-        # the best optimum was polished to the full stopping rule; the reported fit is stationary
-        assert optima[0]["polished"] and chosen["polished"] and fit.max_gradient < fit.config.tol_gradient
+        assert fit.max_gradient < fit.config.tol_gradient  # the reported fit is stationary
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -173,7 +172,7 @@ def test_start_lists_and_their_reasons():
     auto, reason = start_scores(u, ones, "auto")
     assert [name for name, _ in auto] == ["principal_component", "sum_score", "direction_30", "direction_60",
                                           "direction_90", "direction_120", "direction_150"]
-    assert reason.startswith("7 candidate starts")
+    assert reason.startswith("candidate starts in order: principal component, sum score")
     pcs = principal_components(u, ones, k=2)
     scores = dict(auto)
     # direction_90 is the second component; direction_60 lies between the two at cos 60, sin 60

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import functools
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -82,14 +82,16 @@ _MAX_ALPHA = 3.0
 #: A later EM start this close (largest change of a, b or c) to an earlier start's optimum, with a
 #: log posterior within ``tol_optimum`` of it, has reached that optimum (:func:`_joins`).
 _JOIN = 0.1
-#: ``starts="auto"`` (:func:`_explore_then_polish`): the exploration's stopping rule (EM stops when one
-#: step moves no parameter by 0.01, gains less than 0.01 and the gradient is below 1 — a landing within
-#: about 0.1 log-posterior units of the optimum EM's full rule reaches), the fewest and the most starts
-#: that explore, and how far below the best polished optimum a landing may lie and still be polished.
-_EXPLORE = {"tol": 1e-2, "tol_log_posterior": 1e-2, "tol_gradient": 1.0}
-_MIN_CLIMBS = 2
+#: :func:`_shifted_to_known`: the share of items that must lie within :data:`_JOIN` of a known optimum
+#: once the scale is aligned, and the most moves per start.
+_ALIGNED_SHARE = 0.9
+_MAX_SHIFTS = 3
+#: ``starts="auto"`` (:func:`_search`): the fewest and the most starts that climb. All seven candidates
+#: of :func:`~benchirt.irt.starts.start_scores` climb: stopping once the first two agreed missed the best
+#: optimum on banknote and breast-w by 15.1 and 13.5 log-posterior units (their principal component and
+#: sum score agree on a local optimum; directions 120-150 in the plane reach the best), docs/irt.md.
+_MIN_CLIMBS = 7
 _BUDGET = 20
-_POLISH_MARGIN = 1.0
 #: An item moves to a better grid point of its M-step objective when that gains more than this
 #: (log-posterior units; :func:`_escape_item_modes`), at most :data:`_MAX_ESCAPES` times per start.
 _ESCAPE_GAIN = 0.01
@@ -261,33 +263,24 @@ def _unique_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 def _best_of_starts(columns: np.ndarray, problem: _Problem):
     """Run EM from the starts of :func:`benchirt.irt.starts.start_scores`; keep the highest log posterior.
 
-    ``config.starts="auto"``: :func:`_explore_then_polish`. An integer ``k``: each of the first ``k``
-    starts climbs to its optimum at full precision (:func:`_climb`; the deep search of
-    ``benchmarks/irt_fit.py --part starts``), a start that comes within :data:`_JOIN` of an optimum an
-    earlier start converged to stopping there (``"same_optimum"``).
+    Each start climbs to its optimum (:func:`_search`). ``config.starts="auto"``: the candidates of
+    :func:`~benchirt.irt.starts.start_scores` in order, then seeded mixtures, until the evidence of
+    :func:`benchirt.irt.search.explored_enough` (the best optimum reached twice, few starts ending in
+    an optimum of their own) or :data:`_BUDGET` starts; an integer ``k``: all of the first ``k`` (the
+    deep search of ``benchmarks/irt_fit.py --part starts``).
 
     Returns the best parameters, its EM record and the start table: ``reason``, ``runs`` (one row per
-    start: its log posterior, ``n_iter``, ``stopped_by``, ``polished`` and ``status`` —
+    start: its log posterior, ``n_iter``, ``stopped_by`` and ``status`` —
     ``"converged"``, ``"iteration_limit"`` or ``"better_optimum_exists"`` (another start reached a log
     posterior higher by more than ``config.tol_optimum``)), and ``optima``: the distinct optima (final
-    log posteriors more than ``tol_optimum`` apart), best first, with the starts that reached each,
-    whether EM polished it to the full stopping rule (``polished``) and their parameters (``params``;
-    :func:`fit_irt` turns them into item tables).
+    log posteriors more than ``tol_optimum`` apart), best first, with the starts that reached each and
+    their parameters (``params``; :func:`fit_irt` turns them into item tables).
     """
     config = problem.config
     scores, reason = start_scores(columns, problem.multiplicity, config.starts)
     if config.starts == "auto":
         scores = scores + start_scores(columns, problem.multiplicity, _BUDGET)[0][len(scores):]
-        runs, optima = _explore_then_polish(columns, scores, problem)
-    else:
-        runs, optima = [], []
-        for name, score in scores:
-            params, record = _climb(_initial_values(columns, score, problem), problem, list(optima))
-            runs.append(_Run(name, params, record, polished=True))
-            if record.converged:
-                file_optimum(optima, name, params, record.history[-1], record.joined, config.tol_optimum)
-        for optimum in optima:
-            optimum["polished"] = True
+    runs, optima = _search(columns, scores, problem, stop_early=config.starts == "auto")
     best = _chosen_run(runs, optima)
     params = best.params.copy()
     if _symmetric(config):  # the mirror image is the same fit (see starts.py): orient it
@@ -300,74 +293,37 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
 
 @dataclass
 class _Run:
-    """Where one start's EM ended: its parameters, record, and whether it ran to the full stopping rule."""
+    """Where one start's EM ended: its parameters and record."""
 
     name: str
     params: np.ndarray
     record: "_Record"
-    polished: bool
 
 
-def _explore_then_polish(columns: np.ndarray, scores: list, problem: _Problem) -> tuple[list[_Run], list[dict]]:
-    """Cheap exploration, exact exploitation. Every start climbs with the loose stopping rule of
-    :func:`_explorer` (EM and the item search of :func:`_climb`; a start stops on joining where an
-    earlier one ended), in order, until :func:`benchirt.irt.search.explored_enough` (at least
-    :data:`_MIN_CLIMBS` starts) or all :data:`_BUDGET` have climbed. Then EM continues at full
-    precision from the best landing, and from every next landing whose log posterior is within
-    :data:`_POLISH_MARGIN` of the best polished optimum (:func:`_polish`). Returns the runs and the
-    distinct optima (polished and not)."""
-    explorer = _explorer(problem)
-    landings: list[dict] = []
-    runs = []
-    for name, score in scores:
-        if len(runs) >= _MIN_CLIMBS and explored_enough(landings):
-            break
-        params, record = _climb(_initial_values(columns, score, problem), explorer, list(landings))
-        runs.append(_Run(name, params, record, polished=False))
-        if record.converged:
-            file_optimum(landings, name, params, record.history[-1], record.joined, problem.config.tol_optimum)
-    return runs, _polish(landings, runs, problem)
-
-
-def _polish(landings: list[dict], runs: list[_Run], problem: _Problem) -> list[dict]:
-    """Continue EM at full precision from the best landings (see :func:`_explore_then_polish`); the
-    polished start's run is updated in place. Returns the distinct optima, best first: the polished
-    ones and the landings not polished (``polished`` False, their log posterior at the landing)."""
-    tol = problem.config.tol_optimum
+def _search(columns: np.ndarray, scores: list, problem: _Problem, stop_early: bool) -> tuple[list[_Run], list[dict]]:
+    """Every start climbs to its optimum (:func:`_climb`; a start that comes within :data:`_JOIN` of an
+    optimum an earlier start converged to stops there), in order; with ``stop_early``, only until
+    :func:`benchirt.irt.search.explored_enough` (after at least :data:`_MIN_CLIMBS` starts). Returns the
+    runs and the distinct optima."""
+    runs: list[_Run] = []
     optima: list[dict] = []
-    for landing in landings:
-        if optima and landing["log_posterior"] < optima[0]["log_posterior"] - _POLISH_MARGIN:
-            name = landing["starts"][0]
-            optimum = file_optimum(optima, name, landing["params"], landing["log_posterior"], None, tol)
-            optimum.setdefault("polished", False)
-            optimum["starts"].extend(landing["starts"][1:])
-            continue
-        run = next(run for run in runs if run.name == landing["starts"][0])
-        params, record = _climb(landing["params"], problem, [o for o in optima if o["polished"]])
-        run.params, run.record, run.polished = params, run.record.extend(record), True
+    for name, score in scores:
+        if stop_early and len(runs) >= _MIN_CLIMBS and explored_enough(optima):
+            break
+        params, record = _climb(_initial_values(columns, score, problem), problem, list(optima))
+        runs.append(_Run(name, params, record))
         if record.converged:
-            optimum = file_optimum(optima, run.name, params, record.history[-1], record.joined, tol)
-            optimum.setdefault("polished", True)
-            optimum["starts"].extend(landing["starts"][1:])
-    return optima
-
-
-def _explorer(problem: _Problem) -> _Problem:
-    """``problem`` with the loose stopping rule of the exploration (:data:`_EXPLORE`)."""
-    return replace(problem, config=replace(problem.config, **_EXPLORE))
+            file_optimum(optima, name, params, record.history[-1], record.joined, problem.config.tol_optimum)
+    return runs, optima
 
 
 def _chosen_run(runs: list[_Run], optima: list[dict]) -> _Run:
-    """The reported run: of the best optimum's polished starts, the highest that stopped on the
-    stationarity test (a start that stopped on joining it lies within :data:`_JOIN` of it, its
-    gradient untested); failing that, the highest polished run, or the highest run."""
+    """The reported run: of the best optimum's starts, the highest that stopped on the stationarity
+    test (a start that stopped on joining it lies within :data:`_JOIN` of it, its gradient untested);
+    failing that, the highest run."""
     best_starts = optima[0]["starts"] if optima else []
-    for keep in (lambda run: run.polished and run.name in best_starts and run.record.stopped_by == "stationary",
-                 lambda run: run.polished, lambda run: True):
-        chosen = [run for run in runs if keep(run)]
-        if chosen:
-            return max(chosen, key=lambda run: run.record.history[-1])
-    raise AssertionError("no EM start ran")
+    stationary = [run for run in runs if run.name in best_starts and run.record.stopped_by == "stationary"]
+    return max(stationary or runs, key=lambda run: run.record.history[-1])
 
 
 def _run_rows(runs: list[_Run], best: _Run, config: IRTConfig) -> list[dict]:
@@ -380,7 +336,7 @@ def _run_rows(runs: list[_Run], best: _Run, config: IRTConfig) -> list[dict]:
         if status == "converged" and record.history[-1] < top - config.tol_optimum:
             status = "better_optimum_exists"
         rows.append({"start": run.name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
-                     "stopped_by": record.stopped_by, "polished": run.polished, "status": status,
+                     "stopped_by": record.stopped_by, "status": status,
                      "chosen": run is best})
     return rows
 
@@ -504,6 +460,7 @@ class _Record:
     items_moved: int = 0
     escapes: int = 0
     joined: dict | None = None  # the known optimum a "same_optimum" stop joined
+    shifts: int = 0  # moves to a known optimum's location and unit of the scale (:func:`_shifted_to_known`)
 
     def extend(self, later: "_Record") -> "_Record":
         """This record continued by ``later`` (EM resumed from this record's end)."""
@@ -511,6 +468,7 @@ class _Record:
         later.history = self.history[:-1] + later.history
         later.items_moved += self.items_moved
         later.escapes += self.escapes
+        later.shifts += self.shifts
         return later
 
 
@@ -555,17 +513,16 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
         record.max_change = _max_change(x0, x1)
         if lp_prev is not None:
             record.log_posterior_change = lp0 - lp_prev
-        if record.max_change < config.tol and record.log_posterior_change < config.tol_log_posterior:
-            record.max_gradient = _largest_gradient(x1, t1, problem)
-            if record.max_gradient < config.tol_gradient:
-                record.stopped_by = "stationary"
-        else:
-            record.joined = next((optimum for optimum in known if _joins(x0, lp0, optimum, problem)), None)
-            if record.joined is not None:
-                record.stopped_by = "same_optimum"
+        _test_stop(record, x0, lp0, x1, t1, known, problem)
         if record.stopped_by != "max_iter" or record.n_iter >= max_iter:
             x0, t0 = x1, t1
             break
+        shifted = _shifted_to_known(x0, lp0, known, problem) if record.shifts < _MAX_SHIFTS else None
+        if shifted is not None:  # restart the cycle at the known optimum's location and unit of the scale
+            record.shifts += 1
+            x0, t0 = shifted
+            lp_prev = None
+            continue
         t0 = None  # release each item x node table once it is used (they dominate memory for small n)
         x2, t2, lp1 = step(x1, t1)
         t1 = None  # x2's tables are rebuilt in the rare case they are needed
@@ -593,6 +550,23 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
     # log posterior at the final estimates (one more E-step, no update)
     record.history.append(_e_step(t0, x0, problem)[2])
     return x0, record
+
+
+def _test_stop(record: _Record, x0: np.ndarray, lp0: float, x1: np.ndarray, t1: "_Terms", known: list[dict],
+               problem: _Problem) -> None:
+    """The stopping tests of :func:`_run_em` on the plain EM step ``x0 -> x1`` (``record.max_change``
+    and ``record.log_posterior_change`` set): ``record.stopped_by`` becomes ``"stationary"`` (small
+    step, small gain, small marginal gradient at ``x1``) or ``"same_optimum"`` (``x0`` joins a known
+    optimum, :func:`_joins`; ``record.joined``)."""
+    config = problem.config
+    if record.max_change < config.tol and record.log_posterior_change < config.tol_log_posterior:
+        record.max_gradient = _largest_gradient(x1, t1, problem)
+        if record.max_gradient < config.tol_gradient:
+            record.stopped_by = "stationary"
+    else:
+        record.joined = next((optimum for optimum in known if _joins(x0, lp0, optimum, problem)), None)
+        if record.joined is not None:
+            record.stopped_by = "same_optimum"
 
 
 def _climb(params: np.ndarray, problem: _Problem, known: list[dict] = (),
@@ -961,6 +935,44 @@ def _joins(params: np.ndarray, log_posterior: float, optimum: dict, problem: _Pr
     mirror = known.copy()
     mirror[:, :2] *= -1
     return _symmetric(problem.config) and _max_change(params, mirror) < _JOIN
+
+
+def _shifted_to_known(params: np.ndarray, log_posterior: float, known: list[dict],
+                      problem: _Problem) -> tuple[np.ndarray, "_Terms"] | None:
+    """``params`` moved to the location and unit of the ability scale of a known optimum it otherwise
+    matches, with its item tables, when that raises the log posterior above ``log_posterior``; else None.
+
+    The 1PL/2PL/3PL are unchanged by ``theta -> alpha theta + beta`` with ``a -> a / alpha``,
+    ``b -> alpha b + beta``; only the N(0, 1) ability distribution pins the scale, weakly, and EM
+    creeps along that direction (the slow direction parameter-expanded EM removes, Liu, Rubin & Wu
+    1998): a later start that has found the same solution as an earlier one up to ``alpha, beta``
+    takes many steps to get within :data:`_JOIN` of it. Here ``alpha, beta`` come from a weighted
+    least-squares fit of the known difficulties on the current ones (weights ``min(a^2, 4)`` of the
+    known optimum, items with ``|a| > 0.3`` in both); the move is tried only where, so aligned,
+    :data:`_ALIGNED_SHARE` of the items lie within :data:`_JOIN` of the known optimum, and kept only
+    if it raises the log posterior (one E-step), so EM stays monotone and the start still has to
+    reach the known optimum by :func:`_joins` to stop there."""
+    for optimum in known:
+        target = optimum["params"]
+        clear = (np.abs(params[:, 0]) > 0.3) & (np.abs(target[:, 0]) > 0.3)
+        if clear.sum() < 2:
+            continue
+        weights = np.sqrt(np.minimum(target[clear, 0] ** 2, 4.0) * problem.multiplicity[clear])
+        design = np.column_stack([params[clear, 1], np.ones(int(clear.sum()))]) * weights[:, None]
+        alpha, beta = np.linalg.lstsq(design, target[clear, 1] * weights, rcond=None)[0]
+        if abs(alpha) < 0.1:
+            continue
+        moved = params.copy()
+        moved[:, 0] = params[:, 0] / alpha
+        moved[:, 1] = alpha * params[:, 1] + beta
+        moved = _clip(moved, problem)
+        distance = np.maximum(np.abs(moved[:, 0] - target[:, 0]), np.abs(moved[:, 1] - target[:, 1]))
+        if np.quantile(distance, 1 - _ALIGNED_SHARE) >= _JOIN or abs(alpha - 1) + abs(beta) < 1e-3:
+            continue
+        terms = _Terms.at(moved, problem)
+        if _e_step(terms, moved, problem)[2] > log_posterior:
+            return moved, terms
+    return None
 
 
 def _symmetric(config: IRTConfig) -> bool:

@@ -81,7 +81,7 @@ class IRTFit:
         Log posterior before each EM iteration of the chosen start (non-decreasing).
     starts : dict
         ``reason`` (why these starts), ``runs``: one row per EM start (``start``, ``log_posterior``,
-        ``n_iter``, ``stopped_by``, ``polished``, ``status``, ``chosen``); ``status`` is ``converged``,
+        ``n_iter``, ``stopped_by``, ``status``, ``chosen``); ``status`` is ``converged``,
         ``iteration_limit`` or ``better_optimum_exists`` (EM converged to a local optimum: another start
         found a higher log posterior), and ``optima`` (:attr:`optima`).
     """
@@ -208,16 +208,14 @@ class IRTFit:
             "start_runs": runs,
             "n_local_optima": sum(run["status"] == "better_optimum_exists" for run in runs),
             "n_optima": len(self.optima),
-            "optima": [{"log_posterior": optimum["log_posterior"], "starts": list(optimum["starts"]),
-                        "polished": bool(optimum.get("polished", True))} for optimum in self.optima],
+            "optima": [{"log_posterior": optimum["log_posterior"], "starts": list(optimum["starts"])}
+                       for optimum in self.optima],
         }
 
     @property
     def optima(self) -> list[dict]:
         """The distinct optima the starts reached, best first: ``log_posterior``, ``starts`` (the
-        starts that reached it), ``polished`` (EM ran to the full stopping rule there; otherwise it is
-        where the exploration's looser rule stopped, within about 0.1 of its optimum) and ``items`` (its
-        item table, standard errors 0)."""
+        starts that reached it) and ``items`` (its item table, standard errors 0)."""
         return self.starts.get("optima", [])
 
     def at_optimum(self, index: int) -> "IRTFit":

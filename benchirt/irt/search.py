@@ -32,10 +32,15 @@ def file_optimum(optima: list[dict], name: str, params: np.ndarray, log_posterio
                  tol: float) -> dict:
     """File where start ``name`` ended under ``optima`` (distinct optima, best first): with the known
     optimum it ``joined`` (stopped next to it) or whose log posterior is within ``tol`` of its own,
-    else as a new optimum (``log_posterior``, ``starts``, ``params``). Returns the optimum filed under."""
+    else as a new optimum (``log_posterior``, ``starts``, ``params``). A start that did not stop by
+    joining and ended higher than the optimum it is filed under becomes that optimum's values.
+    Returns the optimum filed under."""
     for optimum in optima:
         if optimum is joined or abs(optimum["log_posterior"] - log_posterior) <= tol:
             optimum["starts"].append(name)
+            if joined is None and log_posterior > optimum["log_posterior"]:
+                optimum.update(log_posterior=float(log_posterior), params=params)
+                optima.sort(key=lambda known: -known["log_posterior"])
             return optimum
     optimum = {"log_posterior": float(log_posterior), "starts": [name], "params": params}
     optima.append(optimum)

@@ -1,0 +1,79 @@
+"""The start search's bookkeeping and stopping rule (benchirt.irt.search) and the move of a later start
+to a known optimum's location and unit of the ability scale (issue 22, item 1)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import benchirt.irt.estimation as estimation
+from benchirt.irt import IRTConfig, fit_irt
+from benchirt.irt.models import quadrature
+from benchirt.irt.search import explored_enough, file_optimum, unseen_share
+from benchirt.irt.simulate import simulate_responses
+
+
+def _optima(ends: list[tuple[str, float]]) -> list[dict]:
+    optima: list[dict] = []
+    for name, value in ends:
+        file_optimum(optima, name, np.zeros((1, 3)), value, None, tol=0.1)
+    return optima
+
+
+def test_optima_are_filed_best_first_within_the_tolerance():
+    optima = _optima([("s1", -10.0), ("s2", -5.0), ("s3", -10.05), ("s4", -4.95), ("s5", -7.0)])
+    assert [o["log_posterior"] for o in optima] == [-4.95, -7.0, -10.0]  # -5 and -4.95: one optimum
+    assert [o["starts"] for o in optima] == [["s2", "s4"], ["s5"], ["s1", "s3"]]
+    joined = optima[2]
+    file_optimum(optima, "s6", np.zeros((1, 3)), -3.0, joined, tol=0.1)  # a start that joined counts there
+    assert optima[2]["starts"][-1] == "s6" and len(optima) == 3
+
+
+def test_unseen_share_is_goods_estimate_and_the_stopping_rule_needs_agreement_and_coverage():
+    assert unseen_share([]) == 1.0 and not explored_enough([])
+    # two starts at one optimum: nothing seen once, agreement -> stop
+    assert unseen_share(_optima([("a", -1.0), ("b", -1.0)])) == 0.0
+    assert explored_enough(_optima([("a", -1.0), ("b", -1.0)]))
+    # best reached once: no agreement, whatever the coverage
+    assert not explored_enough(_optima([("a", -1.0), ("b", -2.0), ("c", -2.0)]))
+    # best reached twice, but 2 of 6 starts (1/3 > 0.2) ended in optima of their own
+    six = _optima([("a", -1.0), ("b", -1.0), ("c", -2.0), ("d", -3.0), ("e", -4.0), ("f", -4.0)])
+    assert unseen_share(six) == pytest.approx(2 / 6) and not explored_enough(six)
+    # 1 of 5 (0.2): enough
+    assert explored_enough(_optima([("a", -1.0), ("b", -1.0), ("c", -2.0), ("d", -3.0), ("e", -3.0)]))
+
+
+def test_a_one_dimensional_matrix_stops_after_the_candidates_when_they_agree():
+    sim = simulate_responses(300, 40, model="3PL", seed=2)
+    fit = fit_irt(sim.responses)
+    runs = fit.starts["runs"]
+    assert [run["start"] for run in runs] == ["principal_component", "sum_score"] + [
+        f"direction_{d}" for d in (30, 60, 90, 120, 150)]
+    assert explored_enough(fit.optima)
+    assert fit.log_posterior >= fit_irt(sim.responses, IRTConfig(starts=12)).log_posterior - 0.1
+
+
+def test_a_start_is_moved_to_a_known_optimums_scale_only_when_that_raises_the_log_posterior():
+    sim = simulate_responses(400, 30, model="2PL", seed=4)
+    config = IRTConfig(model="2PL")
+    nodes, log_w = quadrature(config.quadrature, config.theta_max)
+    patterns, _, counts = estimation._unique_rows(np.ascontiguousarray(sim.responses.to_numpy().astype(np.int8)))
+    problem = estimation._Problem(np.ascontiguousarray(patterns.T), counts.astype(float), np.ones(30), nodes,
+                                  log_w, config)
+    fit = fit_irt(sim.responses, config)
+    optimum = fit.items[["discrimination", "difficulty"]].to_numpy()
+    optimum = np.column_stack([optimum, np.full(30, -np.inf)])
+    lp = estimation._e_step(estimation._Terms.at(optimum, problem), optimum, problem)[2]
+    known = [{"params": optimum, "log_posterior": lp, "starts": ["x"]}]
+    # the same solution on a scale shifted by 0.4 and stretched by 1.25: moved back exactly
+    shifted = optimum.copy()
+    shifted[:, 0] = optimum[:, 0] * 1.25
+    shifted[:, 1] = (optimum[:, 1] - 0.4) / 1.25
+    shifted_lp = estimation._e_step(estimation._Terms.at(shifted, problem), shifted, problem)[2]
+    assert shifted_lp < lp - 1
+    moved, _ = estimation._shifted_to_known(shifted, shifted_lp, known, problem)
+    assert np.allclose(moved[:, :2], optimum[:, :2], atol=1e-6)
+    # a different solution (a third of the items reversed) is not moved
+    other = shifted.copy()
+    other[:10, :2] *= -1
+    other_lp = estimation._e_step(estimation._Terms.at(other, problem), other, problem)[2]
+    assert estimation._shifted_to_known(other, other_lp, known, problem) is None
