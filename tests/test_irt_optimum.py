@@ -80,8 +80,10 @@ def test_the_start_table_and_the_distinct_optima(fits_2pl):
         runs = fit.starts["runs"]
         names = [run["start"] for run in runs]
         candidates = ["principal_component", "sum_score"] + [f"direction_{d}" for d in (30, 60, 90, 120, 150)]
-        # the candidates in order, then hops from the best optimum (a deeper search) only where they did not agree
-        assert names == (candidates + [f"hop_{k}" for k in range(1, 14)])[:len(names)] and len(names) <= 20
+        # the candidates in order, then hops from the best optimum and seeded mixtures in turn (a deeper
+        # search), only where they did not agree
+        further = [name for k in range(1, 8) for name in (f"hop_{k}", f"random_{k}")]
+        assert names == (candidates + further)[:len(names)] and len(names) <= 20
         assert sum(run["chosen"] for run in runs) == 1
         chosen = next(run for run in runs if run["chosen"])
         assert chosen["log_posterior"] == pytest.approx(fit.log_posterior)

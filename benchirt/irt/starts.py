@@ -160,7 +160,8 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
     starts : int or "auto"
         ``"auto"``: the first principal component, the sum score and the scores along
         :data:`_DIRECTIONS` in the plane of the first two components, in the order they are tried
-        (the estimator stops when they agree and hops from the best optimum where they do not,
+        (the estimator stops when they agree and, where they do not, hops from the best optimum and
+        tries seeded mixtures,
         :func:`benchirt.irt.estimation.fit_irt`). An integer ``k`` takes the first
         ``k`` of those, then mixtures of the first two components with seeded random weights.
 
@@ -179,8 +180,9 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
     if starts == "auto":
         return candidates, (f"candidate starts in order: principal component, sum score (|r| = {agreement:.3f}), "
                             f"directions {', '.join(map(str, _DIRECTIONS))} degrees in the plane of the first two "
-                            "components, then hops from the best optimum found, until two starts reach the best "
-                            "optimum and at most a fifth end in an optimum of their own (at most 20 starts)")
+                            "components; then hops from the best optimum found and seeded mixtures of the two in turn, "
+                            "until two starts reach the best optimum and at most a fifth end in an optimum of their "
+                            "own (at most 20 starts)")
     rng = np.random.default_rng(0)
     while len(candidates) < starts:
         mix = rng.standard_normal(len(pcs))
