@@ -37,8 +37,8 @@ start, ends in a worse optimum, and by how much.
 
 Part 5 (``--part starts``) — the start strategy (issue 22, item 1): on the 50 reference pools and the embedded
 suite's calibration matrices (built with the response stage), the default fit against a ``--deep``-start search
-(20): how much higher the search's log posterior is (``gap``), CPU of each, the distinct optima each found, the first starts that reached the default's best and how
-many starts reached the search's best. ``--jobs N`` fits N pools at a time.
+(20): how much higher the search's log posterior is (``gap``), CPU of each, the distinct optima each found, the
+first starts that reached the default's best and how many starts reached the search's best. ``--jobs N`` fits N pools at a time.
 
 Part 6 (``--part priors``) — the reference pools with and without the priors: log-likelihood, items at a bound.
 

@@ -1,13 +1,10 @@
-"""The start search's bookkeeping and stopping rule (benchirt.irt.search) and the move of a later start
-to a known optimum's location and unit of the ability scale (issue 22, item 1)."""
+"""The start search's bookkeeping and stopping rule (benchirt.irt.search; issue 22, item 1)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-import benchirt.irt.estimation as estimation
 from benchirt.irt import IRTConfig, fit_irt
-from benchirt.irt.models import quadrature
 from benchirt.irt.search import explored_enough, file_optimum, unseen_share
 from benchirt.irt.simulate import simulate_responses
 
@@ -50,30 +47,3 @@ def test_a_one_dimensional_matrix_stops_after_the_candidates_when_they_agree():
         f"direction_{d}" for d in (30, 60, 90, 120, 150)]
     assert explored_enough(fit.optima)
     assert fit.log_posterior >= fit_irt(sim.responses, IRTConfig(starts=12)).log_posterior - 0.1
-
-
-def test_a_start_is_moved_to_a_known_optimums_scale_only_when_that_raises_the_log_posterior():
-    sim = simulate_responses(400, 30, model="2PL", seed=4)
-    config = IRTConfig(model="2PL")
-    nodes, log_w = quadrature(config.quadrature, config.theta_max)
-    patterns, _, counts = estimation._unique_rows(np.ascontiguousarray(sim.responses.to_numpy().astype(np.int8)))
-    problem = estimation._Problem(np.ascontiguousarray(patterns.T), counts.astype(float), np.ones(30), nodes,
-                                  log_w, config)
-    fit = fit_irt(sim.responses, config)
-    optimum = fit.items[["discrimination", "difficulty"]].to_numpy()
-    optimum = np.column_stack([optimum, np.full(30, -np.inf)])
-    lp = estimation._e_step(estimation._Terms.at(optimum, problem), optimum, problem)[2]
-    known = [{"params": optimum, "log_posterior": lp, "starts": ["x"]}]
-    # the same solution on a scale shifted by 0.4 and stretched by 1.25: moved back exactly
-    shifted = optimum.copy()
-    shifted[:, 0] = optimum[:, 0] * 1.25
-    shifted[:, 1] = (optimum[:, 1] - 0.4) / 1.25
-    shifted_lp = estimation._e_step(estimation._Terms.at(shifted, problem), shifted, problem)[2]
-    assert shifted_lp < lp - 1
-    moved, _ = estimation._shifted_to_known(shifted, shifted_lp, known, problem)
-    assert np.allclose(moved[:, :2], optimum[:, :2], atol=1e-6)
-    # a different solution (a third of the items reversed) is not moved
-    other = shifted.copy()
-    other[:10, :2] *= -1
-    other_lp = estimation._e_step(estimation._Terms.at(other, problem), other, problem)[2]
-    assert estimation._shifted_to_known(other, other_lp, known, problem) is None

@@ -30,9 +30,10 @@ Algorithm (all items at once)
   for the stopping rule.
 * Standard errors: per-item cross-product of the respondents' marginal scores
   (see :func:`_standard_errors`).
-* Starts: EM climbs from seven candidate starts (:mod:`benchirt.irt.starts`), more where
-  they disagree, and keeps the highest log posterior; the fit's ``starts`` record lists
-  every start and the distinct optima found (:func:`_best_of_starts`). At each stop the
+* Starts: EM climbs from seven candidate starts (:mod:`benchirt.irt.starts`), then from hops
+  off the best optimum and seeded starts until :mod:`benchirt.irt.search`'s evidence says it has
+  seen enough, and keeps the highest log posterior; the fit's ``starts`` record lists every start
+  and the distinct optima found (:func:`_best_of_starts`). At each stop the
   3PL items' M-step objectives are searched on a grid (:mod:`benchirt.irt.modes`), and
   convergence requires a stationary marginal log posterior (:func:`_marginal_gradient`). The mirror image of the solution is the same fit; it
   is oriented by the classical item discriminations.
@@ -82,10 +83,6 @@ _MAX_ALPHA = 3.0
 #: A later EM start this close (largest change of a, b or c) to an earlier start's optimum, with a
 #: log posterior within ``tol_optimum`` of it, has reached that optimum (:func:`_joins`).
 _JOIN = 0.1
-#: :func:`_shifted_to_known`: the share of items that must lie within :data:`_JOIN` of a known optimum
-#: once the scale is aligned, and the most moves per start.
-_ALIGNED_SHARE = 0.9
-_MAX_SHIFTS = 3
 #: ``starts="auto"`` (:func:`_search`): the fewest and the most starts that climb. All seven candidates
 #: of :func:`~benchirt.irt.starts.start_scores` climb: stopping once the first two agreed missed the best
 #: optimum on banknote and breast-w by 15.1 and 13.5 log-posterior units (their principal component and
@@ -508,7 +505,6 @@ class _Record:
     items_moved: int = 0
     escapes: int = 0
     joined: dict | None = None  # the known optimum a "same_optimum" stop joined
-    shifts: int = 0  # moves to a known optimum's location and unit of the scale (:func:`_shifted_to_known`)
 
     def extend(self, later: "_Record") -> "_Record":
         """This record continued by ``later`` (EM resumed from this record's end)."""
@@ -516,7 +512,6 @@ class _Record:
         later.history = self.history[:-1] + later.history
         later.items_moved += self.items_moved
         later.escapes += self.escapes
-        later.shifts += self.shifts
         return later
 
 
@@ -561,17 +556,18 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
         record.max_change = _max_change(x0, x1)
         if lp_prev is not None:
             record.log_posterior_change = lp0 - lp_prev
-        _test_stop(record, x0, lp0, x1, t1, known, problem)
+        if record.max_change < config.tol and record.log_posterior_change < config.tol_log_posterior:
+            record.max_gradient = _largest_gradient(x1, t1, problem)
+            if record.max_gradient < config.tol_gradient:
+                record.stopped_by = "stationary"
+        else:
+            record.joined = next((optimum for optimum in known if _joins(x0, lp0, optimum, problem)), None)
+            if record.joined is not None:
+                record.stopped_by = "same_optimum"
         if record.stopped_by != "max_iter" or record.n_iter >= max_iter:
             x0, t0 = x1, t1
             break
         t0 = None  # release each item x node table once it is used (they dominate memory for small n)
-        shifted = _shifted_to_known(x0, lp0, known, problem) if record.shifts < _MAX_SHIFTS else None
-        if shifted is not None:  # restart the cycle at the known optimum's location and unit of the scale
-            record.shifts += 1
-            x0, t0 = shifted
-            lp_prev = None
-            continue
         x2, t2, lp1 = step(x1, t1)
         t1 = None  # x2's tables are rebuilt in the rare case they are needed
         del t2
@@ -598,23 +594,6 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
     # log posterior at the final estimates (one more E-step, no update)
     record.history.append(_e_step(t0, x0, problem)[2])
     return x0, record
-
-
-def _test_stop(record: _Record, x0: np.ndarray, lp0: float, x1: np.ndarray, t1: "_Terms", known: list[dict],
-               problem: _Problem) -> None:
-    """The stopping tests of :func:`_run_em` on the plain EM step ``x0 -> x1`` (``record.max_change``
-    and ``record.log_posterior_change`` set): ``record.stopped_by`` becomes ``"stationary"`` (small
-    step, small gain, small marginal gradient at ``x1``) or ``"same_optimum"`` (``x0`` joins a known
-    optimum, :func:`_joins`; ``record.joined``)."""
-    config = problem.config
-    if record.max_change < config.tol and record.log_posterior_change < config.tol_log_posterior:
-        record.max_gradient = _largest_gradient(x1, t1, problem)
-        if record.max_gradient < config.tol_gradient:
-            record.stopped_by = "stationary"
-    else:
-        record.joined = next((optimum for optimum in known if _joins(x0, lp0, optimum, problem)), None)
-        if record.joined is not None:
-            record.stopped_by = "same_optimum"
 
 
 def _climb(params: np.ndarray, problem: _Problem, known: list[dict] = (),
@@ -983,44 +962,6 @@ def _joins(params: np.ndarray, log_posterior: float, optimum: dict, problem: _Pr
     mirror = known.copy()
     mirror[:, :2] *= -1
     return _symmetric(problem.config) and _max_change(params, mirror) < _JOIN
-
-
-def _shifted_to_known(params: np.ndarray, log_posterior: float, known: list[dict],
-                      problem: _Problem) -> tuple[np.ndarray, "_Terms"] | None:
-    """``params`` moved to the location and unit of the ability scale of a known optimum it otherwise
-    matches, with its item tables, when that raises the log posterior above ``log_posterior``; else None.
-
-    The 1PL/2PL/3PL are unchanged by ``theta -> alpha theta + beta`` with ``a -> a / alpha``,
-    ``b -> alpha b + beta``; only the N(0, 1) ability distribution pins the scale, weakly, and EM
-    creeps along that direction (the slow direction parameter-expanded EM removes, Liu, Rubin & Wu
-    1998): a later start that has found the same solution as an earlier one up to ``alpha, beta``
-    takes many steps to get within :data:`_JOIN` of it. Here ``alpha, beta`` come from a weighted
-    least-squares fit of the known difficulties on the current ones (weights ``min(a^2, 4)`` of the
-    known optimum, items with ``|a| > 0.3`` in both); the move is tried only where, so aligned,
-    :data:`_ALIGNED_SHARE` of the items lie within :data:`_JOIN` of the known optimum, and kept only
-    if it raises the log posterior (one E-step), so EM stays monotone and the start still has to
-    reach the known optimum by :func:`_joins` to stop there."""
-    for optimum in known:
-        target = optimum["params"]
-        clear = (np.abs(params[:, 0]) > 0.3) & (np.abs(target[:, 0]) > 0.3)
-        if clear.sum() < 2:
-            continue
-        weights = np.sqrt(np.minimum(target[clear, 0] ** 2, 4.0) * problem.multiplicity[clear])
-        design = np.column_stack([params[clear, 1], np.ones(int(clear.sum()))]) * weights[:, None]
-        alpha, beta = np.linalg.lstsq(design, target[clear, 1] * weights, rcond=None)[0]
-        if abs(alpha) < 0.1:
-            continue
-        moved = params.copy()
-        moved[:, 0] = params[:, 0] / alpha
-        moved[:, 1] = alpha * params[:, 1] + beta
-        moved = _clip(moved, problem)
-        distance = np.maximum(np.abs(moved[:, 0] - target[:, 0]), np.abs(moved[:, 1] - target[:, 1]))
-        if np.quantile(distance, 1 - _ALIGNED_SHARE) >= _JOIN or abs(alpha - 1) + abs(beta) < 1e-3:
-            continue
-        if _posterior_at(moved, problem)[1] @ problem.counts + problem.multiplicity @ _log_prior(moved, problem) \
-                > log_posterior:  # the tables are built only for a move that is kept
-            return moved, _Terms.at(moved, problem)
-    return None
 
 
 def _symmetric(config: IRTConfig) -> bool:
