@@ -48,6 +48,9 @@ HEADERS = {
     "true_score_rank": "True-Score rank", "accuracy_rank": "Accuracy rank", "places_apart": "Places apart",
     "no_information_missed": "No information, missed",
     "discrimination_low": "Discrimination low (95 %)", "discrimination_high": "Discrimination high (95 %)",
+    "bt_difference": "BT difference (a − b)", "bt_separated": "Separated (primary verdict)",
+    "bt_difference_low": "BT difference low", "bt_difference_high": "BT difference high",
+    "bt_critical_value": "BT critical value",
 }
 
 
@@ -272,9 +275,12 @@ def _probability_cell(value: float) -> str:
 def _format(frame: pd.DataFrame) -> pd.DataFrame:
     """Floats to 3 significant decimals (large numbers to 1) for reading, probabilities never shown as 1.000
     or 0.000 (:func:`_probability_cell`); codes in text columns as words
-    (:func:`benchirt.humanize.human_value`); other values as they are."""
+    (:func:`benchirt.humanize.human_value`); booleans as yes / no; other values as they are."""
     out = frame.copy()
     for column in out.columns:
+        if pd.api.types.is_bool_dtype(out[column]):
+            out[column] = out[column].map({True: "yes", False: "no"})
+            continue
         if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
             out[column] = out[column].map(human_value)
         if pd.api.types.is_float_dtype(out[column]):

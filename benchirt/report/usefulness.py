@@ -103,7 +103,8 @@ def usefulness_sentence(spread: pd.DataFrame, share_rankings: pd.DataFrame | Non
         text += "; least: " + ", ".join(_entry(row) for row in last.itertuples(index=False))
     if len(spread) >= 3:
         rho = spearmanr(spread["pairs_separated"], spread["ability_sd"]).statistic
-        text += f". The spread of their IRT abilities (SD) orders the datasets with Spearman {rho:.2f} to it"
+        text += (". Ordered by the spread (SD) of the real classifiers' IRT abilities instead, the datasets keep this "
+                 f"order with Spearman {rho:.2f}")
     if share_rankings is not None and "pct_discrimination_gt" in share_rankings and len(spread) >= 3:
         share = share_rankings["pct_discrimination_gt"].astype(float).reindex(spread["dataset"])
         leaders = share.sort_values(ascending=False, kind="mergesort").head(top)
