@@ -99,9 +99,11 @@ def test_the_start_table_and_the_distinct_optima(fits_2pl):
         assert record["n_optima"] == len(optima) and record["n_local_optima"] == sum(
             run["status"] == "better_optimum_exists" for run in runs)
         # the search stopped before its budget only with the evidence of search.explored_enough: the best
-        # optimum reached twice, at most a fifth of the starts in an optimum of their own
-        singletons = sum(len(o["starts"]) == 1 for o in optima)
-        assert (len(optima[0]["starts"]) >= 2 and singletons <= 0.2 * len(runs)) or len(runs) == 20
+        # optimum reached by two starts other than hops, at most a fifth of those in an optimum of their own
+        independent = [[name for name in o["starts"] if not name.startswith("hop_")] for o in optima]
+        singletons = sum(len(starts) == 1 for starts in independent)
+        n_independent = sum(map(len, independent))
+        assert (len(independent[0]) >= 2 and singletons <= 0.2 * n_independent) or len(runs) == 20
         assert fit.max_gradient < fit.config.tol_gradient  # the reported fit is stationary
 
 

@@ -37,6 +37,11 @@ def test_unseen_share_is_goods_estimate_and_the_stopping_rule_needs_agreement_an
     assert unseen_share(six) == pytest.approx(2 / 6) and not explored_enough(six)
     # 1 of 5 (0.2): enough
     assert explored_enough(_optima([("a", -1.0), ("b", -1.0), ("c", -2.0), ("d", -3.0), ("e", -3.0)]))
+    # a hop that returned to the best optimum is no evidence: only the starts independent() counts
+    hopped = _optima([("a", -1.0), ("hop_1", -1.0), ("c", -2.0), ("d", -2.0)])
+    independent = lambda name: not name.startswith("hop_")  # noqa: E731
+    assert explored_enough(hopped) and not explored_enough(hopped, independent)
+    assert unseen_share(hopped, independent) == pytest.approx(1 / 3)
 
 
 def test_a_one_dimensional_matrix_stops_after_the_candidates_when_they_agree():

@@ -267,7 +267,8 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
 
     Each start climbs to its optimum (:func:`_search`). ``config.starts="auto"``: the candidates of
     :func:`~benchirt.irt.starts.start_scores` in order, then hops from the best optimum found
-    (:class:`_Hops`) alternating with seeded mixtures, until the evidence of :func:`benchirt.irt.search.explored_enough` (the best
+    (:class:`_Hops`) alternating with seeded mixtures, until the evidence of
+    :func:`benchirt.irt.search.explored_enough` (the best
     optimum reached twice, few starts ending in an optimum of their own) or :data:`_BUDGET` starts; an
     integer ``k``: all of the first ``k`` starts of the list, no hops (the deep search of
     ``benchmarks/irt_fit.py --part starts``).
@@ -307,7 +308,9 @@ def _search(columns: np.ndarray, scores: list, problem: _Problem, auto: bool) ->
     """Every start climbs to its optimum (:func:`_climb`; a start that comes within :data:`_JOIN` of an
     optimum an earlier start converged to stops there), in order. With ``auto``, after the first
     :data:`_MIN_CLIMBS` ``scores`` (the candidates) the search stops once
-    :func:`benchirt.irt.search.explored_enough`, and otherwise alternates hops from the best optimum
+    :func:`benchirt.irt.search.explored_enough` on the starts other than hops (a hop begins next to
+    the best optimum, so its return there is no independent evidence), and otherwise alternates hops
+    from the best optimum
     found so far (:class:`_Hops`) with the further ``scores`` (seeded mixtures of the first two
     principal components; only these where no hop is possible), up to :data:`_BUDGET` starts. Returns
     the runs and the distinct optima."""
@@ -317,7 +320,7 @@ def _search(columns: np.ndarray, scores: list, problem: _Problem, auto: bool) ->
     hops = _Hops(columns, dict(scores), problem)
     while len(runs) < (_BUDGET if auto else len(scores)):
         searched = auto and len(runs) >= _MIN_CLIMBS
-        if searched and explored_enough(optima):
+        if searched and explored_enough(optima, independent=lambda name: not name.startswith(_Hops.PREFIX)):
             break
         if searched and optima and hops.possible and (len(runs) - _MIN_CLIMBS) % _HOP_EVERY == 0:
             name, start = hops.next(optima[0]["params"])
@@ -344,6 +347,8 @@ class _Hops:
     1.7 log-posterior units above the best of a 20-start search within two hops, where only 2 of those
     20 seeded starts reached the second best (docs/irt.md)."""
 
+    PREFIX = "hop_"  # the hops' names: hop_1, hop_2, ...
+
     def __init__(self, columns: np.ndarray, scores: dict, problem: _Problem):
         self.columns, self.problem = columns, problem
         self.plane = [scores[name] for name in ("principal_component", "direction_90") if name in scores]
@@ -359,7 +364,7 @@ class _Hops:
         pick = self.rng.random(len(best)) < _HOP_SHARE
         start[pick] = _initial_values(self.columns, mix[0] * self.plane[0] + mix[1] * self.plane[1],
                                       self.problem)[pick]
-        return f"hop_{self.count}", start
+        return f"{self.PREFIX}{self.count}", start
 
 
 def _chosen_run(runs: list[_Run], optima: list[dict]) -> _Run:
