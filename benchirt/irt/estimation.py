@@ -343,9 +343,9 @@ class _Hops:
 
     The 3PL optima of decodIRT's pools differ in groups of items (which items a flat curve with a
     guessing floor explains, and which a gentle one), and the best ones lie close together: on the
-    embedded suite's participation matrix hops from the best of the seven candidates reached an optimum
-    1.7 log-posterior units above the best of a 20-start search within two hops, where only 2 of those
-    20 seeded starts reached the second best (docs/irt.md)."""
+    embedded suite's participation matrix hops from the best of the seven candidates reached -4818.86
+    at the second hop, 1.7 log-posterior units above the best of a 20-start search, which 2 of its 20
+    seeded starts reached (an exploratory run, docs/irt.md, "Starts")."""
 
     PREFIX = "hop_"  # the hops' names: hop_1, hop_2, ...
 
