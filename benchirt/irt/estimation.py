@@ -268,10 +268,10 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     Each start climbs to its optimum (:func:`_search`). ``config.starts="auto"``: the candidates of
     :func:`~benchirt.irt.starts.start_scores` in order, then hops from the best optimum found
     (:class:`_Hops`) alternating with seeded mixtures, until the evidence of
-    :func:`benchirt.irt.search.explored_enough` (the best
-    optimum reached twice, few starts ending in an optimum of their own) or :data:`_BUDGET` starts; an
-    integer ``k``: all of the first ``k`` starts of the list, no hops (the deep search of
-    ``benchmarks/irt_fit.py --part starts``).
+    :func:`benchirt.irt.search.explored_enough` (the best optimum reached by two starts other than
+    hops, few of those ending in an optimum of their own) or :data:`_BUDGET` starts; an integer ``k``:
+    all of the first ``k`` starts of the list, no hops (the deep search of ``benchmarks/irt_fit.py
+    --part starts``).
 
     Returns the best parameters, its EM record and the start table: ``reason``, ``runs`` (one row per
     start: its log posterior, ``n_iter``, ``stopped_by`` and ``status`` —
@@ -310,10 +310,9 @@ def _search(columns: np.ndarray, scores: list, problem: _Problem, auto: bool) ->
     :data:`_MIN_CLIMBS` ``scores`` (the candidates) the search stops once
     :func:`benchirt.irt.search.explored_enough` on the starts other than hops (a hop begins next to
     the best optimum, so its return there is no independent evidence), and otherwise alternates hops
-    from the best optimum
-    found so far (:class:`_Hops`) with the further ``scores`` (seeded mixtures of the first two
-    principal components; only these where no hop is possible), up to :data:`_BUDGET` starts. Returns
-    the runs and the distinct optima."""
+    from the best optimum found so far (:class:`_Hops`) with the further ``scores`` (seeded mixtures
+    of the first two principal components; only these where no hop is possible), up to
+    :data:`_BUDGET` starts. Returns the runs and the distinct optima."""
     runs: list[_Run] = []
     optima: list[dict] = []
     queue = iter(scores)
@@ -386,8 +385,7 @@ def _run_rows(runs: list[_Run], best: _Run, config: IRTConfig) -> list[dict]:
         if status == "converged" and record.history[-1] < top - config.tol_optimum:
             status = "better_optimum_exists"
         rows.append({"start": run.name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
-                     "stopped_by": record.stopped_by, "status": status,
-                     "chosen": run is best})
+                     "stopped_by": record.stopped_by, "status": status, "chosen": run is best})
     return rows
 
 
