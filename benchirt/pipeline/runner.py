@@ -342,6 +342,9 @@ class Run:
                 report.computed = 1
                 self.manifest["artifacts"][stage] = {"key": key, "status": "computed", "decision": f"recomputed because {why}",
                                                      "path": str(path.relative_to(self.store.root))}
+                notes = getattr(outcome.value, "notes", None)
+                if notes:  # what the suite-wide result adapted or used (e.g. AIRT's algorithms), beside its entry
+                    self.manifest["artifacts"][stage]["notes"] = [str(note) for note in notes]
                 return key
             if outcome.status == "skipped":
                 report.skipped, report.note = 1, outcome.error

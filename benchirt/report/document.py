@@ -160,6 +160,8 @@ details{margin:8px 0}summary{cursor:pointer;color:#1f3a5f;font-size:.92em}
 
 
 #: A cell holding a number (or an interval / percentage of numbers): right-aligned, text stays left.
+#: A cell holding an OpenML run page (stored runs' provenance, :mod:`benchirt.report.imported`): made a link.
+_OPENML_RUN_CELL = re.compile(r"<td>(https://www\.openml\.org/r/\d+)</td>")
 _NUMBER_CELL = re.compile(r"<td>([-−+=]?\d[\d.,]*(?:e[-+]?\d+)?(?: ?%| – [-−]?\d[\d.,]*| ± \d[\d.,]*)?)</td>")
 
 
@@ -198,6 +200,7 @@ def _html_block(block: Block) -> str:
     frame, more = _clip(shown)
     table = _NUMBER_CELL.sub(r'<td class="n">\1</td>', _format(frame).to_html(index=False, border=0, escape=True,
                                                                           na_rep=""))
+    table = _OPENML_RUN_CELL.sub(r'<td><a href="\1">\1</a></td>', table)
     caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(shown)} rows)" if more else "")
     body = f'<div class="wide">{table}</div>' + (f'<p class="caption">{html.escape(caption)}</p>' if caption else "")
     if len(shown) <= FOLD_ROWS:
