@@ -104,6 +104,15 @@ def test_usefulness_counts_pairs_of_real_classifiers_mcnemar_separates():
     assert "hard (100 % of pairs, ability SD 2.00)" in sentence
 
 
+def test_usefulness_sentence_says_why_a_rank_correlation_is_missing():
+    spread = pd.DataFrame({"dataset": ["x", "y", "z"], "n_real": [3, 3, 3], "pairs_separated": [0.0, 0.0, 0.0],
+                           "ability_sd": [0.1, 0.3, 0.2]})
+    sentence = usefulness_sentence(spread)
+    assert "no Spearman correlation (one measure is the same on every dataset)" in sentence and "nan" not in sentence
+    spread["pairs_separated"] = [10.0, 30.0, 20.0]
+    assert "keep this order with Spearman 1.00" in usefulness_sentence(spread)
+
+
 def test_true_score_far_from_accuracy_is_flagged_and_accuracy_ties_are_not():
     names = ["a", "b", "c", "d", "e", "f", "minority"]
     roles = ["real"] * 6 + ["artificial"]

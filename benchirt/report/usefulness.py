@@ -115,17 +115,22 @@ def usefulness_sentence(spread: pd.DataFrame, share_rankings: pd.DataFrame | Non
     if len(last):
         text += "; least: " + ", ".join(_entry(row) for row in last.itertuples(index=False))
     if len(spread) >= 3:
-        rho = spearmanr(spread["pairs_separated"], spread["ability_sd"]).statistic
         text += (". Ordered by the spread (SD) of the real classifiers' IRT abilities instead, the datasets keep this "
-                 f"order with Spearman {rho:.2f}")
+                 "order with " + _rank_agreement(spread["pairs_separated"], spread["ability_sd"]))
     if share_rankings is not None and "pct_discrimination_gt" in share_rankings and len(spread) >= 3:
         share = share_rankings["pct_discrimination_gt"].astype(float).reindex(spread["dataset"])
         leaders = share.sort_values(ascending=False, kind="mergesort").head(top)
-        rho = spearmanr(spread["pairs_separated"], share.to_numpy()).statistic
         text += ("; the share of highly discriminating items (calibrated with the artificial respondents too) "
                  "would pick " + ", ".join(f"{name} ({value:.0f} %)" for name, value in leaders.items())
-                 + f" (Spearman {rho:.2f})")
+                 + f" ({_rank_agreement(spread['pairs_separated'], share.to_numpy())})")
     return text + "."
+
+
+def _rank_agreement(x, y) -> str:
+    """"Spearman r", or why there is none: a measure equal on every dataset has no ranking to compare."""
+    if np.unique(np.asarray(x, dtype=float)).size < 2 or np.unique(np.asarray(y, dtype=float)).size < 2:
+        return "no Spearman correlation (one measure is the same on every dataset)"
+    return f"Spearman {spearmanr(x, y).statistic:.2f}"
 
 
 def _entry(row) -> str:
