@@ -129,7 +129,7 @@ class _Problem:
         return self.config.model == "3PL"
 
 
-def fit_irt(responses, config: IRTConfig | None = None) -> IRTFit:
+def fit_irt(responses, config: IRTConfig | None = None, initial: pd.DataFrame | None = None) -> IRTFit:
     """Estimate item parameters from a 0/1 response matrix (Cardoso et al. 2021 §4.1, §4.4).
 
     Parameters
@@ -139,6 +139,11 @@ def fit_irt(responses, config: IRTConfig | None = None) -> IRTFit:
     config : IRTConfig, optional
         Model, priors, quadrature, bounds and stopping rule; defaults to the 3PL
         with priors.
+    initial : pandas.DataFrame, optional
+        The item table (``discrimination``, ``difficulty``, ``guessing``, indexed by item) of a fit of
+        a model that nests this one, on the same responses: EM climbs from it alone, with no start
+        search (:func:`_nested_start`; :func:`benchirt.irt.compare.compare_models` fits the 2PL from
+        the 3PL's solution and the 1PL from the 2PL's).
 
     Returns
     -------
@@ -173,7 +178,7 @@ def fit_irt(responses, config: IRTConfig | None = None) -> IRTFit:
     # The products here are small (respondents x items x nodes): threads only add
     # contention, and the pipeline parallelises over datasets instead.
     with _blas_threads().limit(limits=1, user_api="blas"):
-        return _fit(responses, config, start)
+        return _fit(responses, config, start, initial)
 
 
 @functools.cache
@@ -182,7 +187,7 @@ def _blas_threads() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
+def _fit(responses, config: IRTConfig, start: float, initial: pd.DataFrame | None = None) -> IRTFit:
     values, respondents, items = as_response_matrix(responses)
     n, m = values.shape
     if m < 2:
@@ -216,7 +221,10 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
                        config)
     del patterns
 
-    params, record, starts = _best_of_starts(columns, problem)
+    if initial is None:
+        params, record, starts = _best_of_starts(columns, problem)
+    else:
+        params, record, starts = _nested_start(columns, initial, items, informative, item_index, problem)
     del columns
     log_post = record.history[-1]
     log_lik = log_post - float(problem.multiplicity @ _log_prior(params, problem))
@@ -333,6 +341,43 @@ def _add_optimum(optima: list[dict], name: str, params: np.ndarray, record: "_Re
             return
     optima.append({"log_posterior": value, "starts": [name], "params": params})
     optima.sort(key=lambda optimum: -optimum["log_posterior"])
+
+
+def _nested_start(columns, initial: pd.DataFrame, items, informative, item_index, problem: _Problem):
+    """EM from the solution ``initial`` (an item table) of a model that nests ``problem``'s: one start,
+    no search; returns what :func:`_best_of_starts` returns.
+
+    The 2PL starts from the 3PL's ``a, b``, the 1PL from the mean of the 2PL's ``a`` (shared) and its
+    ``b``; identical items (collapsed into one column) start from their mean. This is where the
+    fitted model's search already chose the direction of the latent scale: the nested models climb
+    from it rather than search again (``benchmarks/irt_fit.py --part compare`` measures how often
+    they end at the optimum of a full search, docs/irt.md)."""
+    table = initial.reindex(pd.Index(items))
+    if table[["discrimination", "difficulty"]].isna().any().any():
+        raise ValueError("initial: the item table does not cover every item of the responses")
+    shares = np.bincount(np.ravel(item_index), minlength=len(problem.multiplicity))
+    params = np.empty((len(problem.multiplicity), 3))
+    for col, name in enumerate(("discrimination", "difficulty")):
+        params[:, col] = np.bincount(np.ravel(item_index), weights=table[name].to_numpy(float)[informative],
+                                     minlength=len(shares)) / shares
+    if problem.config.model == "1PL":
+        params[:, 0] = problem.multiplicity @ params[:, 0] / problem.multiplicity.sum()
+    if problem.estimates_guessing:
+        c = np.bincount(np.ravel(item_index), weights=table["guessing"].to_numpy(float)[informative],
+                        minlength=len(shares)) / shares
+        params[:, 2] = logit(np.clip(c, 1e-4, problem.config.max_guessing))
+    else:
+        params[:, 2] = -np.inf
+    params, record = _climb(_clip(params, problem), problem)
+    value = float(record.history[-1])
+    status = "converged" if record.converged else "iteration_limit"
+    run = {"start": "nested", "log_posterior": value, "n_iter": int(record.n_iter),
+           "stopped_by": record.stopped_by, "status": status, "chosen": True}
+    if _symmetric(problem.config):
+        params[:, :2] *= orientation(columns, problem.multiplicity, params[:, 0])
+    optima = [{"log_posterior": value, "starts": ["nested"], "params": params.copy()}] if record.converged else []
+    return params, record, {"reason": "from the solution of the model that nests it", "runs": [run],
+                            "optima": optima}
 
 
 # --------------------------------------------------------------------------- parameters
