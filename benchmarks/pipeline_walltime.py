@@ -9,7 +9,9 @@ Measurements (each a fresh run directory, so nothing is reused):
    ``--dask-datasets N`` on the N smallest datasets of the offline CC18 mirror instead of the builtin
    four (digits alone takes half of their time, which caps the speed-up of 2 workers).
 3. ``cc18`` (``--cc18``, long): configs/cc18-offline.yaml; ``--limit N`` keeps the N smallest
-   datasets of the mirror for a partial measure (the table says which).
+   datasets of the mirror for a partial measure (the table says which). ``--from-run RUN_DIR`` prints
+   the same table for a run made elsewhere (its manifest; with ``--time-file`` the ``/usr/bin/time -v``
+   output of that run for the wall time of the whole command, start-up included).
 4. ``warm`` (``--warm``): what a user waits for when nothing changed, each as a fresh
    ``python -m benchirt.cli`` process: ``benchirt --help`` (median of 5) and a warm rerun of a finished
    run (median of 3, after one rerun that settles the report), for this checkout and, side by side
@@ -24,6 +26,7 @@ with each result: on a shared machine the timings are only indicative.
 
     python benchmarks/pipeline_walltime.py                     # default + dask comparison
     python benchmarks/pipeline_walltime.py --cc18 --limit 8    # + a partial cc18-offline run
+    python benchmarks/pipeline_walltime.py --from-run RUN_DIR --time-file RUN.time   # a finished run's times
     python benchmarks/pipeline_walltime.py --skip-default --skip-dask --warm   # --help and warm reruns
 """
 from __future__ import annotations
@@ -41,7 +44,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchirt.pipeline import load_config, run_pipeline
-from benchirt.pipeline.config import ExecutionConfig
+from benchirt.pipeline.config import STAGES, ExecutionConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,14 +57,35 @@ def timed_run(config, label: str, workdir: Path) -> dict:
     start = time.perf_counter()
     outcome = run_pipeline(config, out=out, show_progress=False)
     wall = time.perf_counter() - start
-    stages = {name: report["seconds"] for name, report in outcome.manifest["stages"].items()}
-    counts = {name: (report["computed"], report["skipped"], report["failed"]) for name, report in outcome.manifest["stages"].items()}
-    task_seconds = sum(entry["respond"].get("seconds", 0.0) for entry in outcome.manifest["datasets"].values()
+    return {**manifest_times(outcome.manifest), "label": label, "wall_s": round(wall, 1),
+            "loadavg_before": round(load_before, 1), "loadavg_after": round(os.getloadavg()[0], 1)}
+
+
+def manifest_times(manifest: dict) -> dict:
+    """Per-stage wall and task CPU seconds, counts and the respond tasks' summed seconds of a run's manifest."""
+    stages = manifest["stages"]
+    task_seconds = sum(entry["respond"].get("seconds", 0.0) for entry in manifest["datasets"].values()
                        if "respond" in entry)
-    return {"label": label, "wall_s": round(wall, 1), "stages_s": stages, "task_seconds": round(task_seconds, 1), "computed_skipped_failed": counts,
-            "executor": outcome.manifest["executor"], "status": outcome.manifest["status"],
-            "datasets": len(outcome.manifest["datasets"]), "loadavg_before": round(load_before, 1),
-            "loadavg_after": round(os.getloadavg()[0], 1)}
+    return {"stages_s": {name: report["seconds"] for name, report in stages.items()},
+            "stages_cpu_s": {name: report.get("task_cpu_seconds") for name, report in stages.items()},
+            "task_seconds": round(task_seconds, 1),
+            "computed_skipped_failed": {name: (r["computed"], r["skipped"], r["failed"]) for name, r in stages.items()},
+            "executor": manifest["executor"], "status": manifest["status"], "datasets": len(manifest["datasets"])}
+
+
+def from_run(run_dir: Path, time_file: Path | None) -> dict:
+    """:func:`manifest_times` of a finished run; its wall time from ``time_file`` (``/usr/bin/time -v``), else the
+    sum of its stages' wall seconds."""
+    from scale import elapsed_from_time_file
+
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    times = manifest_times(manifest)
+    timed = elapsed_from_time_file(time_file) if time_file else None
+    wall = timed[0] if timed else sum(times["stages_s"].values())
+    return {**times, "label": f"{run_dir}" + (f" (wall and CPU of the whole command: {time_file})" if timed else
+                                                " (wall: its stages summed)"),
+            "wall_s": round(wall, 1), "cpu_s": round(timed[1], 1) if timed else None,
+            "loadavg_before": None, "loadavg_after": None}
 
 
 def _burn(n: int) -> float:
@@ -93,11 +117,18 @@ def with_execution(config, **changes):
 
 
 def print_result(result: dict) -> None:
+    load = (f" (load average {result['loadavg_before']} -> {result['loadavg_after']})"
+            if result["loadavg_before"] is not None else "")
     print(f"\n{result['label']}: {result['wall_s']:.1f} s wall, {result['datasets']} datasets, {result['executor']}, "
-          f"status {result['status']} (load average {result['loadavg_before']} -> {result['loadavg_after']})")
-    for stage, seconds in result["stages_s"].items():
+          f"status {result['status']}{load}")
+    if result.get("cpu_s") is not None:
+        print(f"  CPU time of the whole command (user + system, workers included): {result['cpu_s']:.1f} s")
+    order = {stage: i for i, stage in enumerate(STAGES)}
+    for stage, seconds in sorted(result["stages_s"].items(), key=lambda item: order.get(item[0], len(order))):
         computed, skipped, failed = result["computed_skipped_failed"][stage]
-        print(f"  {stage:<8}{seconds:>9.1f} s   computed {computed}, skipped {skipped}, failed {failed}")
+        cpu = result.get("stages_cpu_s", {}).get(stage)
+        cpu_text = f"   tasks' CPU {cpu:>7.1f} s" if cpu is not None else ""
+        print(f"  {stage:<8}{seconds:>9.1f} s wall{cpu_text}   computed {computed}, skipped {skipped}, failed {failed}")
 
 
 def smallest_cc18(limit: int) -> list[str]:
@@ -170,12 +201,17 @@ def main(argv=None) -> int:
                         help="compare Dask on the N smallest cc18-offline datasets instead of the builtin four")
     parser.add_argument("--cc18", action="store_true", help="also time configs/cc18-offline.yaml (long)")
     parser.add_argument("--limit", type=int, help="with --cc18: only the N smallest mirror datasets")
+    parser.add_argument("--from-run", type=Path, metavar="RUN_DIR", help="only print a finished run's times")
+    parser.add_argument("--time-file", type=Path, metavar="FILE", help="with --from-run: its /usr/bin/time -v output")
     parser.add_argument("--warm", action="store_true", help="time `benchirt --help` and warm reruns against a baseline")
     parser.add_argument("--baseline", default="5a8c6e8", metavar="REF", help="baseline commit of --warm (default 5a8c6e8)")
     parser.add_argument("--json", help="also write the results to this JSON file")
     parser.add_argument("--workdir", help="where the run folders go (default: a temporary folder)")
     args = parser.parse_args(argv)
 
+    if args.from_run:
+        print_result(from_run(args.from_run, args.time_file))
+        return 0
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="benchirt-walltime-"))
     print(f"{os.cpu_count()} CPUs; run folders under {workdir}")
     results = []

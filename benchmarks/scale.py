@@ -5,7 +5,15 @@ Two jobs:
 ``--calibrate``
     Measures single-threaded fits of every pool classifier (and the ladder, the loading of a data
     file, one IRT fit) on synthetic data of a few sizes and rewrites the cost model the estimate uses
-    (``benchirt/pipeline/cost_model.json``; its form is in :mod:`benchirt.pipeline.estimate`).
+    (``benchirt/pipeline/cost_model.json``; its form is in :mod:`benchirt.pipeline.estimate`). CPU
+    seconds (``time.process_time``): with one thread per fit they do not depend on the machine's load.
+    It drops the factors of ``--calibrate-run``, which must follow.
+
+``--calibrate-run RUN_DIR [OTHER_RUN ...]``
+    Fits the suite-wide stages' constants (fixed + per dataset × classifier) to finished real runs (their
+    manifests' CPU seconds per (dataset, stage) and per stage) and refits, on the first run, one factor per group of classifiers (ridge towards 1 on
+    the log scale) and the IRT constant, keeping each refit only where its leave-one-dataset-out error
+    beats the synthetic calibration's error on that run; prints both and rewrites the model.
 
 default
     Synthetic datasets (``make_classification``) with the rows, features and classes of CC18's
@@ -16,9 +24,11 @@ default
     measurement (their ratio checks the cost model) and the full-size estimate with the cc18 policy.
     Finally the whole CC18 is estimated on 2 cores and on 16 workers, with the cc18 policy and uncapped.
 
-``--check RUN_DIR``
-    A finished run's measured seconds of the response stage per dataset (its manifest) against the
-    estimate of the packaged cost model and, with ``--baseline-model``, of an earlier one.
+``--check RUN_DIR [--time-file FILE]``
+    A finished run's measured seconds per dataset (respond + irt) and per suite-wide stage (its
+    manifest: CPU seconds where recorded) against the estimate of the packaged cost model and, with
+    ``--baseline-model``, of an earlier one; with the run's ``/usr/bin/time -v`` output, its whole wall
+    and CPU time against the expected wall time on idle workers and the estimated work.
 
 ``--memory CACHE_DIR``
     CC18's image shapes (CIFAR_10, Devnagari-Script, mnist_784, Fashion-MNIST) at full size, as
@@ -37,7 +47,8 @@ default
     python benchmarks/scale.py --fraction 0.05 --n-jobs 1     # what docs/scale.md shows
     python benchmarks/scale.py --threads
     python benchmarks/scale.py --project                      # the whole-suite projection only
-    python benchmarks/scale.py --check RUN_DIR --baseline-model OLD.json   # estimate vs a finished run
+    python benchmarks/scale.py --calibrate-run RUN_DIR [OTHER_RUN ...]   # refit to finished real runs
+    python benchmarks/scale.py --check RUN_DIR --baseline-model OLD.json --time-file RUN.time   # estimate vs a run
     python benchmarks/scale.py --memory /tmp/cc18-images [--fits] [--only mnist_784]
 """
 from __future__ import annotations
@@ -58,6 +69,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchirt.pipeline.estimate import SUITE_STAGES
+
 ROOT = Path(__file__).resolve().parents[1]
 MODEL_PATH = ROOT / "benchirt" / "pipeline" / "cost_model.json"
 
@@ -72,10 +85,9 @@ LARGEST = [
 ]
 
 
-#: The model's stated accuracy (``--estimate`` prints it): measured/estimated in docs/scale.md.
-TYPICAL_ERROR = ("per dataset, measured/estimated spans a factor of about 4-6 within one run; its level follows "
-                 "the machine's load (the ETA rescales it as datasets finish); nominal features of OpenML shapes "
-                 "count before one-hot encoding")
+#: The model's stated accuracy until ``--calibrate-run`` measures it on a real run (and says it).
+TYPICAL_ERROR = ("not measured: synthetic constants only, not yet fitted to a real run "
+                 "(python benchmarks/scale.py --calibrate-run RUN_DIR)")
 
 
 def thread_ties(shared: Path) -> None:
@@ -108,9 +120,9 @@ def _one_fit(spec, X, y, X_test) -> float:
     from benchirt.threads import one_thread
 
     with one_thread():
-        start = time.perf_counter()
+        start = time.process_time()
         spec.build(0).fit(X, y).predict(X_test)
-        return time.perf_counter() - start
+        return time.process_time() - start
 
 
 def calibrate() -> dict:
@@ -157,18 +169,18 @@ def calibrate() -> dict:
         path = Path(folder) / "synthetic.csv"
         frame.to_csv(path, index=False)
         tracemalloc.start()
-        start = time.perf_counter()
+        start = time.process_time()
         load_file(path, name="synthetic")
-        load_seconds = time.perf_counter() - start
+        load_seconds = time.process_time() - start
         load_peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
     values = 20000 * 50
 
     sim = simulate_responses(n_respondents=132, n_items=500, seed=0)
-    start = time.perf_counter()
+    start = time.process_time()
     with one_thread():
         fit_irt(sim.responses)
-    irt_seconds = time.perf_counter() - start
+    irt_seconds = time.process_time() - start
     model = {
         "calibrated": time.strftime("calibrated %Y-%m-%d by benchmarks/scale.py --calibrate"),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}",
@@ -222,9 +234,9 @@ def _ladder_seconds(X, y, X_test, epochs: int) -> float:
     from benchirt.threads import one_thread
 
     with one_thread():
-        start = time.perf_counter()
+        start = time.process_time()
         ladder_predictions(X, y, X_test, epochs=epochs)
-        return time.perf_counter() - start
+        return time.process_time() - start
 
 
 def fixed_per_dataset(model: dict) -> float:
@@ -241,10 +253,10 @@ def fixed_per_dataset(model: dict) -> float:
     config = ResponseConfig(pool=("gaussian_nb",), ladder_epochs=0)
     left = []
     for spec in resolve_suite("builtin:iris,wine") * 3:
-        start = time.perf_counter()
+        start = time.process_time()
         dataset = spec.load()
         respond(dataset, config)
-        measured = time.perf_counter() - start
+        measured = time.process_time() - start
         shape = Shape(len(dataset.y), dataset.X.shape[1], int(dataset.y.nunique()), "loaded")
         left.append(measured - response_cost(shape, config, model)["seconds"])
     print(f"  per dataset beyond the fits: {', '.join(f'{s:.2f}' for s in left)} s", file=sys.stderr)
@@ -411,39 +423,236 @@ def memory(folder: Path, names: list[str] | None, fits: bool, n_jobs: int = 1) -
     print(pd.DataFrame(rows).to_string(index=False))
 
 
-def check_run(run_dir: Path, baseline: Path | None) -> None:
-    """A finished run's measured seconds of ``respond`` per dataset against the estimate (and a baseline model's)."""
-    from benchirt.pipeline.config import load_config
-    from benchirt.pipeline.estimate import estimate, load_cost_model, lpt_makespan
-    from benchirt.pipeline.config import resolve_specs
+def run_measurements(run_dir: Path) -> dict:
+    """A finished run's measured seconds: per dataset (respond, irt) and per suite-wide stage.
+
+    CPU seconds (``cpu_seconds`` / ``task_cpu_seconds``, recorded since the manifest has them) where the
+    manifest records them, else the tasks' wall seconds (``"clock"`` says which): with one thread per task
+    CPU seconds are the work whatever else the machine ran; wall seconds are that only on an idle machine.
+    """
+    from benchirt.pipeline.config import load_config, resolve_specs
 
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
     config = load_config(run_dir / "config.yaml")
+    specs = resolve_specs(config)
+    cpu = all("cpu_seconds" in manifest["datasets"][spec.name].get("respond", {}) for spec in specs)
+    field = "cpu_seconds" if cpu else "seconds"
+    per_dataset = {stage: [manifest["datasets"][spec.name].get(stage, {}).get(field) for spec in specs]
+                   for stage in ("respond", "irt")}
+    stages = manifest["stages"]
+    suite = {stage: stages[stage]["task_cpu_seconds" if cpu else "seconds"] for stage in SUITE_STAGES
+             if stage in stages and stages[stage].get("computed")}
     workers = config.execution.n_jobs if config.execution.n_jobs > 0 else os.cpu_count()
-    models = {"estimated_s": load_cost_model()}
+    return {"config": config, "source": manifest.get("config_source") or str(run_dir), "specs": specs,
+            "clock": "CPU" if cpu else "wall", "per_dataset": per_dataset,
+            "suite": suite, "stage_wall": {name: report["seconds"] for name, report in stages.items()},
+            "workers": workers}
+
+
+#: ``--calibrate-run``'s pull of each group factor towards 1 (ridge on log factors). cc18-offline's datasets are
+#: small (at most 5,000 cross-validated rows, 287 features): a weak ridge (0.1) shrinks the MLP and SVC factors to
+#: 0.4-0.5 there, which would carry over to CIFAR_10-sized fits nobody measured, for a leave-one-out gain of
+#: 0.29 -> 0.26 in root-mean-square log error (docs/scale.md); 1.0 keeps the factors within 0.8-1.2.
+RIDGE = 1.0
+#: A refit replaces the synthetic calibration only when its leave-one-out error is this much (relative) lower.
+REFIT_MARGIN = 0.05
+
+
+def fit_group_factors(components: np.ndarray, measured: np.ndarray, ridge: float = RIDGE) -> np.ndarray:
+    """Factors ``f`` (one per column of ``components``, datasets x groups) minimising
+    ``sum_d log(components[d] @ f / measured[d])**2 + ridge * sum_g log(f_g)**2``: relative errors, so a
+    small dataset weighs as much as a large one, and factors near 1 unless the run says otherwise."""
+    from scipy.optimize import minimize
+
+    used = components.sum(axis=0) > 0
+
+    def loss(log_f: np.ndarray) -> float:
+        f = np.ones(components.shape[1])
+        f[used] = np.exp(log_f)
+        return float(np.sum(np.log(components @ f / measured) ** 2) + ridge * np.sum(log_f ** 2))
+
+    result = minimize(loss, np.zeros(int(used.sum())), method="BFGS")
+    factors = np.ones(components.shape[1])
+    factors[used] = np.exp(result.x)
+    return factors
+
+
+def _relative_fit(x: np.ndarray, measured: np.ndarray) -> float:
+    """``b`` minimising ``sum log(b x / measured)**2``: the geometric mean of ``measured / x``."""
+    return float(np.exp(np.mean(np.log(measured / x))))
+
+
+def group_components(specs, config, model: dict) -> tuple[list, np.ndarray]:
+    """Each dataset's shape and its estimated respond seconds split by :data:`COST_GROUPS` (factors 1)."""
+    from benchirt.pipeline.estimate import COST_GROUPS, dataset_shape, response_cost
+
+    shapes = [dataset_shape(spec, ask_server=False, max_categories=config.max_categories) for spec in specs]
+    base = {**model, "run_factors": {}}
+    columns = []
+    for group in COST_GROUPS:
+        only = {**base, "run_factors": {g: float(g == group) for g in COST_GROUPS}}
+        columns.append([response_cost(shape, config, only)["seconds"] for shape in shapes])
+    return shapes, np.array(columns).T
+
+
+def _rms_log(ratio: np.ndarray) -> float:
+    """Root-mean-square of log(measured / estimated): a factor's error, the same for over- and underestimates."""
+    return float(np.sqrt(np.mean(np.log(ratio) ** 2)))
+
+
+def _error_line(label: str, ratio: np.ndarray) -> str:
+    return (f"{label}: measured/estimated {ratio.min():.2f}-{ratio.max():.2f}, median {np.median(ratio):.2f}, middle "
+            f"80 % {np.quantile(ratio, 0.1):.2f}-{np.quantile(ratio, 0.9):.2f}, root-mean-square log error "
+            f"{_rms_log(ratio):.3f}")
+
+
+def fit_suite_stages(runs: list[dict]) -> dict[str, dict[str, float]]:
+    """Per suite-wide stage, ``{"fixed": a, "per_cell": b}`` with ``a, b >= 0`` (non-negative least squares)
+    such that ``a + b * datasets * rated classifiers`` fits each run's measured seconds; with one run, ``a = 0``."""
+    from scipy.optimize import nnls
+
+    from benchirt.pipeline.estimate import rated_classifiers
+
+    cells = [len(run["specs"]) * rated_classifiers(run["config"].stage_config("respond")) for run in runs]
+    fitted = {}
+    for stage in SUITE_STAGES:
+        points = [(c, run["suite"][stage]) for c, run in zip(cells, runs) if stage in run["suite"]]
+        if not points:
+            continue
+        x = np.array([[1.0, c] for c, _ in points]) if len(points) > 1 else np.array([[0.0, points[0][0]]])
+        (fixed, per_cell), _ = nnls(x, np.array([t for _, t in points]))
+        fitted[stage] = {"fixed": float(fixed), "per_cell": float(per_cell)}
+    return fitted
+
+
+def calibrate_run(run_dir: Path, ridge: float = RIDGE, others: tuple[Path, ...] = ()) -> dict:
+    """The cost model refitted to a finished run (module docstring of :mod:`benchirt.pipeline.estimate`).
+
+    The suite-wide stages' constants are fitted to ``run_dir`` and ``others`` (:func:`fit_suite_stages`;
+    nothing else estimates them). The response stage's group
+    factors and the IRT constant are refitted too, but kept only where their leave-one-dataset-out error
+    is more than :data:`REFIT_MARGIN` below the error of the synthetic calibration (``--calibrate``, never fitted to this run) on the run's
+    datasets; both errors are printed, and ``typical_error`` states the kept model's error per dataset.
+    """
+    from benchirt.pipeline.estimate import COST_GROUPS, irt_cost, load_cost_model
+
+    model = load_cost_model()
+    run = run_measurements(run_dir)
+    if run["clock"] != "CPU":
+        print(f"warning: {run_dir}'s manifest has no CPU seconds; its tasks' wall seconds are used, which are the "
+              "work only if nothing else ran", file=sys.stderr)
+    responses = run["config"].stage_config("respond")
+    shapes, components = group_components(run["specs"], responses, model)
+    measured = np.array(run["per_dataset"]["respond"], dtype=float)
+    irt_measured = np.array(run["per_dataset"]["irt"], dtype=float)
+    factors = fit_group_factors(components, measured, ridge)
+    irt_units = np.array([irt_cost(shape, responses, {**model, "irt_seconds_per_response": 1.0}) for shape in shapes])
+    irt_constant = _relative_fit(irt_units, irt_measured)
+    synthetic_irt = irt_units * model["irt_seconds_per_response"]  # before the refit replaces the constant
+    # leave one dataset out: its seconds predicted by the model refitted to the others
+    respond_loo = np.array([components[d] @ fit_group_factors(np.delete(components, d, 0), np.delete(measured, d), ridge)
+                            for d in range(len(measured))])
+    irt_loo = np.array([irt_units[d] * _relative_fit(np.delete(irt_units, d), np.delete(irt_measured, d))
+                        for d in range(len(irt_measured))])
+    refit = {"respond": measured / respond_loo, "irt": irt_measured / irt_loo}
+    baseline = {"respond": measured / components.sum(axis=1), "irt": irt_measured / synthetic_irt}
+    # a refit is kept only where its leave-one-out error beats the synthetic calibration's error on this run
+    # by more than REFIT_MARGIN (a hair's difference on 27 datasets is noise)
+    keep = {stage: _rms_log(refit[stage]) < (1 - REFIT_MARGIN) * _rms_log(baseline[stage]) for stage in refit}
+    respond_estimate = respond_loo if keep["respond"] else components.sum(axis=1)
+    irt_estimate = irt_loo if keep["irt"] else synthetic_irt
+    both = (measured + irt_measured) / (respond_estimate + irt_estimate)
+    print(f"{run_dir}: {len(measured)} datasets, {run['clock']} seconds; refitted group factors (ridge {ridge}) "
+          + ", ".join(f"{g} {f:.2f}" for g, f in zip(COST_GROUPS, factors)) + f"; IRT {irt_constant:.3g} s per "
+          f"response (synthetic: {model['irt_seconds_per_response']:.3g})")
+    for stage in refit:
+        print(_error_line(f"{stage}, the synthetic calibration alone", baseline[stage]))
+        print(_error_line(f"{stage}, refitted, leave one dataset out", refit[stage])
+              + ("  -> kept" if keep[stage] else "  -> not better: the synthetic calibration is kept"))
+    print(_error_line("respond + irt, as kept", both))
+    model.update(
+        run_factors={group: round(float(f), 4) for group, f in zip(COST_GROUPS, factors)} if keep["respond"] else {},
+        irt_seconds_per_response=irt_constant if keep["irt"] else model["irt_seconds_per_response"],
+        suite_stage_seconds=fit_suite_stages([run, *(run_measurements(other) for other in others)]),
+        calibrated=f"{model['calibrated'].split(';')[0]}; suite-wide stages fitted to the {run['clock']} seconds of "
+                   f"{run['source']} ({len(measured)} datasets)" + (f" and {len(others)} other run(s)" if others else "")
+                   + f" by benchmarks/scale.py --calibrate-run {time.strftime('%Y-%m-%d')}",
+        typical_error=(f"per dataset, measured/estimated CPU seconds of respond + irt {both.min():.2f}-{both.max():.2f} "
+                       f"(median {np.median(both):.2f}, middle 80 % {np.quantile(both, 0.1):.2f}-"
+                       f"{np.quantile(both, 0.9):.2f}) on the {len(measured)} datasets of {run['source']}; the wall "
+                       "time assumes idle cores: a loaded machine is slower by its load (the ETA rescales as datasets "
+                       "finish); nominal features of OpenML shapes count before one-hot encoding"))
+    model.pop("suite_stage_seconds_per_cell", None)
+    print("suite-wide stages, seconds = fixed + per dataset x rated classifier: "
+          + ", ".join(f"{stage} {part['fixed']:.2f} + {part['per_cell']:.4f}"
+                      for stage, part in model["suite_stage_seconds"].items()))
+    return model
+
+
+def elapsed_from_time_file(path: Path) -> tuple[float, float] | None:
+    """(wall, user + system CPU) seconds from a ``/usr/bin/time -v`` log, or None without them."""
+    wall = cpu = None
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        line = line.strip()
+        if line.startswith("Elapsed (wall clock) time"):
+            parts = [float(p) for p in line.rsplit(" ", 1)[1].split(":")]
+            wall = sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
+        elif line.startswith(("User time (seconds)", "System time (seconds)")):
+            cpu = (cpu or 0.0) + float(line.rsplit(" ", 1)[1])
+    return (wall, cpu) if wall is not None and cpu is not None else None
+
+
+def check_run(run_dir: Path, baseline: Path | None, time_file: Path | None = None) -> None:
+    """A finished run's measured seconds per dataset (respond + irt) and per suite-wide stage against the
+    estimate of the packaged cost model (and a baseline model's); with ``time_file`` (``/usr/bin/time -v``
+    of the run) the whole run's wall and CPU time too."""
+    from benchirt.pipeline.estimate import estimate, expected_wall_seconds, load_cost_model, suite_stage_seconds
+
+    run = run_measurements(run_dir)
+    config, specs, workers, clock = run["config"], run["specs"], run["workers"], run["clock"]
+    responses = config.stage_config("respond")
+    models = {"estimated": load_cost_model()}
     if baseline is not None:
         old = json.loads(baseline.read_text(encoding="utf-8"))
         # a model calibrated before the fixed terms existed had none: zero fixed seconds
         old.setdefault("fixed_seconds_per_fit", dict.fromkeys(old["seconds_per_unit"], 0.0))
         old.setdefault("fixed_seconds_per_dataset", 0.0)
-        models = {"baseline_s": old, **models}
-    specs = resolve_specs(config)
+        models = {"baseline": old, **models}
     table = pd.DataFrame({"dataset": [spec.name for spec in specs]})
-    for column, model in models.items():
-        table[column] = estimate(specs, config.stage_config("responses"), workers, model)["respond_s"].to_numpy()
-    table["measured_s"] = [manifest["datasets"][name]["respond"]["seconds"] for name in table["dataset"]]
-    for column in models:
-        table[f"measured/{column[:-2]}"] = table["measured_s"] / table[column]
+    estimates = {}
+    for label, model in models.items():
+        estimates[label] = estimate(specs, responses, workers, model, ask_server=False)
+        table[f"{label}_s"] = (estimates[label]["respond_s"] + estimates[label]["irt_s"]).to_numpy()
+    table["measured_s"] = np.add(run["per_dataset"]["respond"], run["per_dataset"]["irt"])
+    for label in models:
+        table[f"measured/{label}"] = table["measured_s"] / table[f"{label}_s"]
+    print(f"{run_dir}: {len(specs)} datasets on {workers} worker(s); measured = {clock} seconds of respond + irt "
+          "per dataset (manifest)")
     print(table.round(2).to_string(index=False))
-    wall = manifest["stages"]["respond"]["seconds"]
-    print(f"\nrespond stage of {run_dir} on {workers} worker(s): measured {wall:.0f} s wall, "
-          f"{table['measured_s'].sum():.0f} s summed over datasets")
-    for column in models:
-        expected = lpt_makespan(table[column].tolist(), workers)
-        ratios = table[f"measured/{column[:-2]}"]
-        print(f"  {column[:-2]}: {expected:.0f} s expected on {workers} worker(s) (measured/expected {wall / expected:.2f}); "
-              f"summed {table[column].sum():.0f} s (ratio {table['measured_s'].sum() / table[column].sum():.2f}); "
-              f"per dataset {ratios.min():.2f}-{ratios.max():.2f}, median {ratios.median():.2f}")
+    timed = elapsed_from_time_file(time_file) if time_file else None
+    stage_wall = sum(run["stage_wall"].values())
+    for label, model in models.items():
+        ratios = table[f"measured/{label}"]
+        est = estimates[label]
+        print(f"\n{label}: per dataset measured/estimated {ratios.min():.2f}-{ratios.max():.2f}, median "
+              f"{ratios.median():.2f}, middle 80 % {ratios.quantile(0.1):.2f}-{ratios.quantile(0.9):.2f}")
+        for stage in ("respond", "irt"):
+            m, e = float(np.nansum(run["per_dataset"][stage])), float(est[f"{stage}_s"].sum())
+            print(f"  {stage}: summed over datasets measured {m:.0f} s, estimated {e:.0f} s (measured/estimated {m / e:.2f})")
+        suite = suite_stage_seconds(config.stages, len(specs), responses, model)
+        for stage, measured in run["suite"].items():
+            print(f"  {stage}: measured {measured:.1f} s, estimated "
+                  + (f"{suite[stage]:.1f} s (measured/estimated {measured / suite[stage]:.2f})" if stage in suite
+                     else "- (not in this model)"))
+        expected = expected_wall_seconds(est, workers, config.execution.tasks, sum(suite.values()))
+        cpu_expected = float((est["respond_s"] + est["irt_s"]).sum()) + sum(suite.values())
+        print(f"  whole run: expected {expected:.0f} s wall on {workers} idle worker(s); its stages took "
+              f"{stage_wall:.0f} s wall (manifest; measured/expected {stage_wall / expected:.2f})")
+        if timed:
+            wall, cpu = timed
+            print(f"  whole run by {time_file.name}: {wall:.0f} s wall (measured/expected {wall / expected:.2f}), "
+                  f"{cpu:.0f} CPU-s with start-up and the driver's work (estimated work {cpu_expected:.0f} CPU-s, "
+                  f"ratio {cpu / cpu_expected:.2f})")
 
 
 def main() -> None:
@@ -457,6 +666,13 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="dataset names of LARGEST to run")
     parser.add_argument("--check", type=Path, metavar="RUN_DIR",
                         help="a finished run's measured respond seconds per dataset against the estimate")
+    parser.add_argument("--time-file", type=Path, metavar="FILE",
+                        help="with --check: the run's /usr/bin/time -v output (whole-run wall and CPU time)")
+    parser.add_argument("--calibrate-run", type=Path, nargs="+", metavar="RUN_DIR",
+                        help="refit the cost model to finished runs: the first for the response and IRT stages, "
+                             "all of them for the suite-wide stages")
+    parser.add_argument("--ridge", type=float, default=RIDGE,
+                        help=f"with --calibrate-run: pull of the group factors towards 1 (default {RIDGE})")
     parser.add_argument("--baseline-model", type=Path, metavar="JSON",
                         help="with --check: also a cost model saved before (e.g. git show REV:benchirt/pipeline/cost_model.json)")
     parser.add_argument("--memory", type=Path, metavar="CACHE_DIR",
@@ -468,7 +684,12 @@ def main() -> None:
                         help="k-NN answers on kr-vs-kp with 1 vs 2 OpenMP threads (needs ../shared/data)")
     args = parser.parse_args()
     if args.check:
-        check_run(args.check, args.baseline_model)
+        check_run(args.check, args.baseline_model, args.time_file)
+        return
+    if args.calibrate_run:
+        model = calibrate_run(args.calibrate_run[0], args.ridge, tuple(args.calibrate_run[1:]))
+        MODEL_PATH.write_text(json.dumps(model, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"written {MODEL_PATH.relative_to(ROOT)}")
         return
     if args.memory:
         memory(args.memory, args.only, args.fits, args.n_jobs)
@@ -486,8 +707,15 @@ def main() -> None:
         return
     if args.calibrate:
         model = calibrate()
+        previous = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+        if model["openml_load_bytes_per_value"] <= 0:  # seen once under heavy load: the child's peak did not rise
+            print(f"warning: OpenML loading measured {model['openml_load_bytes_per_value']} bytes per value; the "
+                  f"previous {previous['openml_load_bytes_per_value']:.1f} is kept (rerun --calibrate-memory)",
+                  file=sys.stderr)
+            model["openml_load_bytes_per_value"] = previous["openml_load_bytes_per_value"]
         MODEL_PATH.write_text(json.dumps(model, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         print(json.dumps(model, indent=2, sort_keys=True))
+        print("next: python benchmarks/scale.py --calibrate-run RUN_DIR (a finished run of configs/cc18-offline.yaml)")
         return
 
     from benchirt.pipeline.estimate import Shape, load_cost_model, response_cost

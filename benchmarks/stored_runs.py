@@ -13,10 +13,24 @@ Parts (each prints a Markdown table; docs/stored-runs.md shows their output):
     The Iris study 59 matrix (4,432 real OpenML runs, ``../shared/data/openml-runs``): the winner's-curse
     gap per flow, then ``benchirt run configs/openml-iris.yaml`` per selection rule (time, respondents,
     suspect rows, the top of the leaderboard) and the Jaccard similarity of the suspect sets.
+``--part field``
+    A field of ``--respondents`` simulated runs (2PL answers on 150 items, a respondents × items matrix
+    source, every run a respondent, no merging) through ``benchirt run`` (respond, irt, rate, report):
+    seconds per stage, to see what grows with the field.
+``--part rating``
+    The rating stage alone (:func:`benchirt.rating.rate`, 200 bootstrap replicates, 20 orders) on a simulated
+    field of ``--respondents`` classifiers over ``--datasets`` datasets, in a fresh process: seconds, peak memory.
+``--part beside``
+    ``benchirt run configs/openml-iris-pool.yaml``: the stored runs beside benchirt's own pool on the same
+    75 rows of Iris (time per stage; where benchirt's classifiers rank among the field by IRT ability and
+    on the leaderboard; the suspect rows with Iris's labels).
 
     nice -n 10 python benchmarks/stored_runs.py --part large
     nice -n 10 python benchmarks/stored_runs.py --part many
     nice -n 10 python benchmarks/stored_runs.py --part iris [--rules all]
+    nice -n 10 python benchmarks/stored_runs.py --part beside
+    nice -n 10 python benchmarks/stored_runs.py --part field --respondents 2000
+    nice -n 10 python benchmarks/stored_runs.py --part rating --respondents 300 --datasets 5
 """
 from __future__ import annotations
 
@@ -79,6 +93,18 @@ def child(args: list[str]) -> None:
     elif job == "write-many":
         write_runs_folder(Path(args[1]), int(args[2]), int(args[3]))
         info = {}
+    elif job == "rate":
+        import pandas as pd
+
+        from benchirt.rating import RatingConfig, rate
+
+        k, d = int(args[1]), int(args[2])
+        rng = np.random.default_rng(0)
+        skill = rng.normal(0, 1, k)
+        scores = pd.DataFrame([{"dataset": f"d{j}", "classifier": f"c{i}", "score": float(skill[i] + rng.normal())}
+                               for j in range(d) for i in range(k)])
+        result = rate(scores, config=RatingConfig(n_permutations=20, n_bootstrap=200, seed=0))
+        info = {"classifiers": len(result.leaderboard)}
     elif job == "read":
         from benchirt.runs.predictions import read_predictions
 
@@ -139,17 +165,25 @@ def part_many(tmp: Path, n_runs: int = 500, n_rows: int = 10_000) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=("large", "many", "iris"), required=False)
+    parser.add_argument("--part", choices=("large", "many", "iris", "beside", "field", "rating"), required=False)
     parser.add_argument("--child", nargs="+")
     parser.add_argument("--rules", default="best-held-out,best,median,all",
                         help="--part iris: the selection rules to run (comma-separated)")
+    parser.add_argument("--respondents", type=int, default=2000, help="--part field, rating: the size of the field")
+    parser.add_argument("--datasets", type=int, default=5, help="--part rating: the number of datasets")
     args = parser.parse_args()
     if args.child:
         return child(args.child)
     with tempfile.TemporaryDirectory() as tmp:
         if args.part == "iris":
             return part_iris(Path(tmp), tuple(args.rules.split(",")))
-        {"large": part_large, "many": part_many}[args.part](Path(tmp))
+        if args.part == "field":
+            return part_field(Path(tmp), args.respondents)
+        if args.part == "rating":
+            info = _child(["rate", str(args.respondents), str(args.datasets)])
+            return print(f"| {args.respondents} × {args.datasets} datasets | {info['seconds']:.1f} | "
+                         f"{info['peak_mb']:.0f} MB |")
+        {"large": part_large, "many": part_many, "beside": part_beside}[args.part](Path(tmp))
 
 
 #: The classic ambiguous versicolor/virginica rows of Iris (0-based; ../shared/data/openml-runs/README.md).
@@ -218,6 +252,78 @@ def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> No
                            "top-10 flows": _jaccard(set(tops[a]), set(tops[b]))}
                           for i, a in enumerate(rules) for b in rules[i + 1:]])
     print(_markdown(table))
+
+
+def part_field(tmp: Path, n_respondents: int, n_items: int = 150) -> None:
+    import pandas as pd
+    import yaml
+
+    from benchirt.pipeline.run import load_run
+
+    rng = np.random.default_rng(0)
+    theta = rng.normal(1.5, 1.0, n_respondents)
+    a, b = rng.lognormal(0.0, 0.4, n_items), rng.normal(-1.0, 1.0, n_items)
+    answers = (rng.random((n_respondents, n_items)) < 1 / (1 + np.exp(-a * (theta[:, None] - b)))).astype(int)
+    frame = pd.DataFrame(answers, columns=[str(i) for i in range(n_items)])
+    frame.insert(0, "learner", [f"flow{i % 97}" for i in range(n_respondents)])
+    source = tmp / f"field-{n_respondents}.csv"
+    frame.to_csv(source, index=False)
+    config = {"suite": "openml-runs", "stages": ["respond", "irt", "rate", "report"],
+              "responses": {"source": "openml-runs", "path": str(source), "per_flow": "all", "min_accuracy": 0.0,
+                            "deduplicate": False},
+              "irt": {"model": "2PL"}, "rating": {"n_permutations": 20, "n_bootstrap": 200, "seed": 0},
+              "execution": {"n_jobs": 1}}
+    path = tmp / "field.yaml"
+    path.write_text(yaml.safe_dump(config))
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "benchirt.cli", "run", str(path), "--out", str(tmp / "run")], check=True,
+                   capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    seconds = time.perf_counter() - start
+    results = load_run(tmp / "run")
+    stages = {name: entry.get("seconds") for name, entry in results.manifest.get("stages", {}).items()}
+    [result] = results.responses.values()
+    size = (tmp / "run" / "report.html").stat().st_size / 1e6
+    print(f"| {result.responses.shape[0]} × {result.responses.shape[1]} | {seconds:.1f} | {stages.get('respond')} | "
+          f"{stages.get('irt')} | {stages.get('rate')} | {stages.get('report')} | {size:.1f} MB |")
+
+
+def part_beside(tmp: Path) -> None:
+    import pandas as pd
+    import yaml
+
+    from benchirt.pipeline.run import load_run
+
+    base = yaml.safe_load((ROOT / "configs" / "openml-iris-pool.yaml").read_text())
+    config = dict(base, responses={**base["responses"], "path": str(IRIS)})
+    path = tmp / "iris-pool.yaml"
+    path.write_text(yaml.safe_dump(config))
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "benchirt.cli", "run", str(path), "--out", str(tmp / "run")], check=True,
+                   capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    seconds = time.perf_counter() - start
+    results = load_run(tmp / "run")
+    [result] = results.responses.values()
+    [irt] = results.irts.values()
+    stages = {name: entry.get("seconds") for name, entry in results.manifest.get("stages", {}).items()}
+    sources = result.provenance.set_index("respondent")["source"]
+    print(f"benchirt run configs/openml-iris-pool.yaml: {seconds:.1f} s ({stages}); "
+          f"{result.responses.shape[0]} respondents x {result.responses.shape[1]} items: "
+          f"{sources.value_counts().to_dict()}\n")
+    theta = irt.abilities.set_index("respondent")["theta"]
+    real = result.roles.index[result.roles == "real"]
+    theta_rank = theta[real].rank(ascending=False, method="min")
+    board = results.rating.leaderboard.set_index("classifier")
+    own = [name for name in real if sources[name].startswith("benchirt")]
+    table = pd.DataFrame({"classifier": own, "accuracy on the 75 items": result.test_accuracy[own].round(3).to_numpy(),
+                          f"theta rank of {len(real)}": theta_rank[own].astype(int).to_numpy(),
+                          f"leaderboard rank of {len(board)}": board.loc[own, "rank"].to_numpy()})
+    print(_markdown(table))
+    stored = [name for name in real if not sources[name].startswith("benchirt")]
+    print(f"\nbest stored run on the items: {result.test_accuracy[stored].max():.3f}; best of benchirt's pool: "
+          f"{result.test_accuracy[own].max():.3f}; suspect rows (with Iris's label): "
+          + ", ".join(f"{r} ({label})" for r, label in zip(irt.suspect_labels["row"], irt.suspect_labels["label"])))
+    items = irt.fit.items
+    print("items with a < 0: " + " ".join(map(str, sorted(int(i) for i in items.index[items["discrimination"] < 0]))))
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ def write_predictions(path: Path, layout: str, rows, folds, predicted, truth, pr
 
 
 def write_run_description(folder: Path, run_id: int, task_id: int, flow_id: int, flow_name: str, setup_id: int,
-                          dataset_id: int, uploader: int = 1) -> Path:
+                          dataset_id: int, uploader: int = 1, dataset_name: str = "kr-vs-kp") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     text = f"""<oml:run xmlns:oml="http://openml.org/openml">
   <oml:run_id>{run_id}</oml:run_id>
@@ -66,9 +66,65 @@ def write_run_description(folder: Path, run_id: int, task_id: int, flow_id: int,
   <oml:flow_id>{flow_id}</oml:flow_id>
   <oml:flow_name>{flow_name}</oml:flow_name>
   <oml:setup_id>{setup_id}</oml:setup_id>
-  <oml:input_data><oml:dataset><oml:did>{dataset_id}</oml:did><oml:name>kr-vs-kp</oml:name></oml:dataset></oml:input_data>
+  <oml:input_data><oml:dataset><oml:did>{dataset_id}</oml:did><oml:name>{dataset_name}</oml:name></oml:dataset></oml:input_data>
   <oml:output_data><oml:file><oml:file_id>{run_id * 10}</oml:file_id><oml:name>predictions</oml:name></oml:file></oml:output_data>
 </oml:run>
 """
     (folder / "description.xml").write_text(text, encoding="utf-8")
     return folder / "description.xml"
+
+
+def write_split(path: Path, folds) -> Path:
+    """``datasplits.arff`` of a 10-fold-style task: every row once a TEST row (of its fold), else TRAIN."""
+    folds = np.asarray(folds)
+    lines = ["@relation splits", "", "@attribute type {TRAIN,TEST}", "@attribute rowid numeric",
+             "@attribute repeat numeric", "@attribute fold numeric", "", "@data"]
+    for fold in range(int(folds.max()) + 1):
+        lines += [f"{'TEST' if f == fold else 'TRAIN'},{row},0,{fold}" for row, f in enumerate(folds)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def write_study_folder(root: Path, arffs: dict, flows: dict, n_folds: int = 10) -> dict:
+    """A runs folder of several tasks: for each dataset ``arffs`` (task id -> (dataset id, name, ARFF path)),
+    a seeded stratified ``n_folds``-fold split (``tasks/<id>/datasplits.arff``), the dataset
+    (``datasets/<did>/dataset.arff``, a link) and one run per (flow, setting) of ``flows`` (flow id ->
+    (flow name, [scikit-learn estimators])): its out-of-fold predictions in the 2025 layout.
+
+    Returns run id -> the expected 0/1 answers of every row."""
+    import pandas as pd
+    from sklearn.base import clone
+    from sklearn.model_selection import StratifiedKFold
+
+    from benchirt.data.arff import read_arff
+
+    expected, run_id = {}, 5000
+    for task_id, (did, name, arff) in arffs.items():
+        frame = read_arff(arff).frame
+        target = frame.columns[-1]
+        X = pd.get_dummies(frame.drop(columns=[target])).astype(float).fillna(0.0).to_numpy()
+        y = frame[target].cat.codes.to_numpy()
+        classes = tuple(str(c) for c in frame[target].cat.categories)
+        folds = np.empty(len(y), np.int64)
+        for fold, (_, test) in enumerate(StratifiedKFold(n_folds, shuffle=True, random_state=task_id).split(X, y)):
+            folds[test] = fold
+        write_split(root / "tasks" / str(task_id) / "datasplits.arff", folds)
+        (root / "datasets" / str(did)).mkdir(parents=True, exist_ok=True)
+        (root / "datasets" / str(did) / "dataset.arff").symlink_to(arff)
+        rows = np.arange(len(y))
+        for flow_id, (flow_name, settings) in flows.items():
+            for setting, model in enumerate(settings):
+                predicted, proba = np.empty(len(y), int), np.zeros((len(y), len(classes)))
+                for fold in range(n_folds):
+                    test, train = rows[folds == fold], rows[folds != fold]
+                    fitted = clone(model).fit(X[train], y[train])
+                    predicted[test] = fitted.predict(X[test])
+                    proba[np.ix_(test, fitted.classes_)] = fitted.predict_proba(X[test])
+                run_id += 1
+                folder = root / "runs" / str(run_id)
+                write_run_description(folder, run_id, task_id, flow_id, flow_name, setup_id=flow_id * 10 + setting,
+                                      dataset_id=did, dataset_name=name)
+                write_predictions(folder / "predictions.arff", "2025", rows, folds, predicted, y, proba, classes)
+                expected[run_id] = (predicted == y).astype(np.int8)
+    return expected

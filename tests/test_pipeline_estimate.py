@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import yaml
@@ -223,3 +224,72 @@ def test_the_estimate_costs_the_units_the_fits_run(config):
         handed += plan.take()
         assert cost["skipped"] == list(plan.over_budget) == ["svc"]
     assert cost["units"] == [unit.label for unit in handed] and len(cost["tasks"]) == 1 + len(handed)
+
+
+def test_run_factors_rescale_their_groups_and_only_those():
+    """``--calibrate-run``'s factors: svc's fits and the preparation times 2 and 3, gaussian_nb and the ladder as they were."""
+    config = ResponseConfig(pool=("gaussian_nb", "svc"), ladder_epochs=10, cv_folds=10)
+    shape = Shape(700, 10, 2, "x")
+    base = response_cost(shape, config, TOY_MODEL)
+    only_svc = response_cost(shape, ResponseConfig(pool=("svc",), ladder_epochs=0, cv_folds=10), TOY_MODEL)
+    scaled = response_cost(shape, config, {**TOY_MODEL, "run_factors": {"svc": 2.0, "dataset": 3.0}})
+    preparation = 1e-7 * 700 * 10
+    assert scaled["tasks"][0] == pytest.approx(3 * preparation)
+    assert scaled["seconds"] - base["seconds"] == pytest.approx((only_svc["seconds"] - preparation) + 2 * preparation)
+    from benchirt.pipeline.estimate import cost_group
+
+    assert [cost_group(name) for name in ("random_forest_3", "ladder", "mlp", "svc", "knn_8", "bernoulli_nb")] == [
+        "forest", "neural", "neural", "svc", "knn", "light"]
+
+
+def test_suite_wide_stages_cost_a_constant_per_dataset_and_rated_classifier():
+    from benchirt.pipeline.estimate import expected_wall_seconds, suite_stage_seconds
+
+    config = ResponseConfig()  # 12 real + 7 artificial classifiers are rated; the ladder is not
+    model = {**TOY_MODEL, "suite_stage_seconds": {"rate": {"fixed": 0.0, "per_cell": 0.5},
+                                                  "report": {"fixed": 2.0, "per_cell": 0.1}}}
+    suite = suite_stage_seconds(("respond", "irt", "rate", "subset", "report"), 4, config, model)
+    assert suite == pytest.approx({"rate": 0.5 * 4 * 19, "report": 2.0 + 0.1 * 4 * 19})  # subset: no entry, left out
+    assert suite_stage_seconds(("respond", "irt"), 4, config, model) == {}
+    import pandas as pd
+
+    table = pd.DataFrame({"respond_s": [12.0, 2.0], "respond_tasks_s": [[2.0, 4.0, 3.0, 3.0], [1.0, 1.0]],
+                          "irt_s": [1.0, 1.0]})
+    assert expected_wall_seconds(table, 2, "fits", sum(suite.values())) == pytest.approx(8 + 1 + 38 + 9.6)
+
+
+def test_group_factors_are_recovered_from_per_dataset_totals():
+    """``scale.py --calibrate-run``: totals made of known factors times the groups' estimates give those factors back
+    (a small ridge pulls them towards 1 by a little); a group no dataset uses keeps 1."""
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from scale import fit_group_factors
+
+    rng = np.random.default_rng(0)
+    components = np.column_stack([rng.uniform(1, 20, 27), rng.uniform(0.5, 5, 27), rng.uniform(0, 3, 27),
+                                  np.zeros(27)])
+    truth = np.array([0.5, 2.0, 1.3, 7.0])
+    measured = components @ truth
+    factors = fit_group_factors(components, measured, ridge=1e-6)
+    assert factors[:3] == pytest.approx(truth[:3], rel=1e-3) and factors[3] == 1.0
+    pulled = fit_group_factors(components, measured)
+    assert np.all(np.abs(np.log(pulled[:3])) <= np.abs(np.log(truth[:3])) + 1e-9)
+
+
+def test_the_packaged_model_prices_every_stage_and_states_its_measured_error():
+    """``--estimate`` covers every stage it names and says how wrong it was on a real run (scale.py --calibrate-run)."""
+    import re
+
+    from benchirt.pipeline.estimate import SUITE_STAGES, load_cost_model
+
+    model = load_cost_model()
+    assert set(model["suite_stage_seconds"]) == set(SUITE_STAGES)
+    assert all(part["fixed"] >= 0 and part["per_cell"] >= 0 for part in model["suite_stage_seconds"].values())
+    low, high = map(float, re.search(r"respond \+ irt (\d\.\d\d)-(\d\.\d\d)", model["typical_error"]).groups())
+    assert 0 < low < 1 < high
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "scale.md").read_text(encoding="utf-8")
+    assert f"{low:.2f}-{high:.2f}" in docs  # the doc states the error the estimate prints

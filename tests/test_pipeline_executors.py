@@ -118,3 +118,21 @@ def test_the_manifest_counts_attempts_and_lost_workers(tmp_path, workers_see_fak
     assert entry["status"] == "failed" and entry["reason"].startswith("worker lost")
     assert entry["attempts"] == entry["lost_workers"] == 2  # an uncharged first loss, then one alone (retries=0)
     assert run.manifest["status"] == "finished with failures"
+
+
+def test_an_attempt_records_its_cpu_seconds_beside_its_wall_seconds():
+    """A task that waits costs wall time and no CPU; one that computes costs both (what --calibrate-run reads)."""
+    import time as clock
+
+    from benchirt.pipeline.executors import attempt
+
+    waited = attempt(clock.sleep, "wait", (0.3,))
+    assert waited.seconds >= 0.3 and waited.cpu_seconds < 0.1
+
+    def spin(seconds):
+        end = clock.process_time() + seconds
+        while clock.process_time() < end:
+            pass
+
+    worked = attempt(spin, "work", (0.2,))
+    assert worked.cpu_seconds >= 0.2 and worked.seconds >= worked.cpu_seconds * 0.99

@@ -214,3 +214,20 @@ def test_single_classifier_is_refused():
         leaderboard(long_from_matrix(np.ones((3, 1))))
     result = rate(long_from_matrix(np.ones((3, 1))), FAST)
     assert result.leaderboard.empty and "no leaderboard" in result.verdict
+
+
+def test_bootstrap_fits_in_blocks_equal_one_stacked_fit():
+    """Fitting the bootstrap's problems a few at a time (memory bounded for hundreds of classifiers) gives the
+    same ratings as one stacked fit, to the convergence tolerance."""
+    from benchirt.rating.bradley_terry import STEP_TOLERANCE, bootstrap_counts, fit_bradley_terry, fit_weighted
+
+    rng = np.random.default_rng(5)
+    skill = rng.normal(0, 1, 12)
+    scores = skill[None, :] + rng.normal(0, 1, (6, 12))
+    wins = (scores[:, :, None] > scores[:, None, :]).astype(float)
+    counts = bootstrap_counts(6, 9, seed=1)
+    whole = fit_bradley_terry(np.einsum("bd,dij->bij", counts, wins))
+    blocks = fit_weighted(counts, wins, block_elements=2 * 12 * 12)   # 2 problems per block, 5 blocks
+    assert whole.converged.all() and blocks.converged.all()
+    np.testing.assert_allclose(blocks.rating, whole.rating, atol=20 * STEP_TOLERANCE)
+    assert np.array_equal(fit_weighted(counts, wins).theta, whole.theta)   # one block: the same fit

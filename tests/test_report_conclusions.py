@@ -81,6 +81,9 @@ def test_airt_sentence(anomalous):
         assert "no algorithm is anomalous (no discrimination is clearly below 0)" in text
     assert text.endswith("flat curves, whose consistency and difficulty limit are not meaningful — nb (discrimination "
                          + ("-0.02)." if anomalous else "0.30)."))
+    assert "overlap" not in text  # 50 % + 50 %: nothing to explain
+    overlapping = airt_sentence(algorithms.assign(lto_strength=[0.56, 0.41, 0.08]))
+    assert "nb (8 % of it) (the shares overlap: an algorithm within ε of the best counts as strongest there too)" in overlapping
 
 
 def test_leaderboard_table_marks_ties_and_shows_intervals():

@@ -178,6 +178,50 @@ def test_rating_conclusions_read_back_match_the_exported_tables(default_run, tmp
     assert sentence.split("? ", 1)[1].startswith("No:" if beating == 0 else "Yes:" if beating == len(fidelity) else "Only")
 
 
+def test_usefulness_and_airt_conclusions_read_back_match_the_exported_tables(default_run, tmp_path):
+    """The 'most informative datasets' and AIRT bullets of summary.md, read back: every number equals the
+    report's exported usefulness table (its rows in summary.md) and the algorithms.csv `benchirt airt` writes."""
+    import html
+
+    import pandas as pd
+    from scipy.stats import spearmanr
+
+    from benchirt.airt.command import write_result
+    from benchirt.pipeline.run import load_run
+
+    summary = html.unescape((default_run / "summary.md").read_text())
+    conclusions = summary.split("## ", 2)[1]
+    header = "| Rank | Dataset | Real pairs separated (%) | Ability SD (real) |"
+    lines = summary.split(header, 1)[1].splitlines()[2:]
+    rows = [line.split("|")[1:-1] for line in lines[:lines.index("")]]  # the table ends at the first blank line
+    table = pd.DataFrame({"dataset": [r[1].strip() for r in rows], "pairs": [float(r[2]) for r in rows],
+                          "sd": [float(r[3]) for r in rows]})
+    useful = next(line for line in conclusions.splitlines() if line.startswith("• Most informative datasets"))
+    named = re.findall(r"([\w-]+) \((\d+) % of pairs, ability SD ([\d.]+)\)", useful)
+    lead, least = useful.split("; least: ")
+    assert [name for name, _, _ in named] == table["dataset"].head(3).tolist() + table["dataset"].tail(2).tolist()
+    assert len(re.findall(r"% of pairs", lead)) == 3
+    for name, pairs, sd in named:
+        row = table.set_index("dataset").loc[name]
+        assert (pairs, sd) == (f"{row['pairs']:.0f}", f"{row['sd']:.2f}")
+    rho = spearmanr(table["pairs"], table["sd"]).statistic  # the table's 3 decimals can tie two SDs: within 0.01
+    assert abs(float(_number(r"the datasets keep this order with Spearman (-?[\d.]+)", useful)[0]) - rho) <= 0.01
+
+    write_result(load_run(default_run).airt, tmp_path / "airt")
+    algorithms = pd.read_csv(tmp_path / "airt" / "algorithms.csv")
+    airt = next(line for line in conclusions.splitlines() if line.startswith("• AIRT"))
+    strong = algorithms[algorithms["lto_strength"] > 0].sort_values(["lto_strength", "algorithm"], ascending=[False, True])
+    assert re.findall(r"(\w+) \((\d+) % of it\)", airt) == [
+        (a, f"{100 * s:.0f}") for a, s in zip(strong["algorithm"], strong["lto_strength"])]
+    anomalous = algorithms[algorithms["anomalous"].astype(bool)]
+    assert ("no algorithm is anomalous" in airt) == anomalous.empty
+    for name, d in zip(anomalous["algorithm"], anomalous["discrimination"]):
+        assert f"{name} (discrimination {d:.2f})" in airt
+    flat = algorithms[~algorithms["flag"].isin(["ok", "constant"])]
+    for name, d in zip(flat["algorithm"], flat["discrimination"]):
+        assert f"{name} (discrimination {d:.2f})" in airt.split("flat curves", 1)[1]
+
+
 def test_a_run_without_airt_says_why_in_the_conclusions(tmp_path):
     """A 2PL run of three small embedded datasets without subsets and AIRT: the conclusions name what is
     missing and why, and no text speaks of a 3PL."""

@@ -109,3 +109,21 @@ def test_probability_columns_are_never_shown_as_one_or_zero():
     assert [row[1] for row in rows] == ["> 0.999", "0.999", ""]
     assert [row[2].rstrip(" |") for row in rows] == ["< 0.001", "0.500", "< 0.001"]
     assert [row[3].rstrip(" |") for row in rows] == ["1.000", "0.500", "0.000"]   # not a probability column
+
+
+def test_openml_run_pages_are_links_and_nothing_else_is():
+    """Stored runs' provenance links each run's OpenML page (an anchor, not an asset); other text stays text."""
+    frame = pd.DataFrame({"respondent": ["a", "b"], "openml_url": ["https://www.openml.org/r/1234", ""],
+                          "note": ["https://example.org/x", "https://www.openml.org/r/12x"]})
+    page = render_html("t", "s", [Section("runs", "Runs").add(Table(frame, "Provenance."))])
+    parser = PageParser()
+    parser.feed(page)
+    assert parser.external == ["https://www.openml.org/r/1234"] and parser.images == []
+    assert "<td>https://example.org/x</td>" in page and "<td>https://www.openml.org/r/12x</td>" in page
+
+
+def test_booleans_read_as_yes_and_no_and_the_primary_columns_have_names():
+    frame = pd.DataFrame({"a": ["mlp", "mlp"], "b": ["svc", "knn_2"], "bt_separated": [False, True]})
+    text = render_markdown("t", "s", [Section("pairs", "Pairs").add(Table(frame, "Pairs."))])
+    assert "| mlp | svc | no |" in text and "| mlp | knn_2 | yes |" in text
+    assert "Separated (primary verdict)" in text and "False" not in text and "True" not in text

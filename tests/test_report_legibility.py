@@ -128,3 +128,25 @@ def test_codes_in_tables_read_as_words_and_names_stay():
     text = render_markdown("t", "s", [Section("x", "X", [Table(frame)])])
     assert "| random_forest | negative discrimination | True-Score |" in text
     assert "| knn_3 | all answers wrong | test accuracy |" in text
+
+
+def test_mcnemar_share_agrees_with_scipys_binomtest_pair_by_pair():
+    """The vectorised share equals the pair-by-pair exact test (ties b = c give p = 1, no discordance none)."""
+    from scipy.stats import binomtest
+
+    rng = np.random.default_rng(3)
+    answers = (rng.random((40, 30)) < rng.uniform(0.3, 0.95, size=(40, 1))).astype(np.int8)
+    answers[5] = answers[4]                      # identical pair: no discordant item
+    answers[7, :] = 1
+    answers[8, :] = 1
+    answers[8, :6], answers[7, 6:12] = 0, 0      # b = c = 6: p = 1
+    separated = 0
+    for a in range(40):
+        for b in range(a + 1, 40):
+            only_a = int(np.sum((answers[a] == 1) & (answers[b] == 0)))
+            only_b = int(np.sum((answers[a] == 0) & (answers[b] == 1)))
+            separated += only_a + only_b > 0 and binomtest(only_a, only_a + only_b, 0.5).pvalue < 0.05
+    expected = 100 * separated / (40 * 39 / 2)
+    assert 5 < expected < 95
+    assert mcnemar_share(answers) == pytest.approx(expected)
+    assert mcnemar_share(answers, block=7) == pytest.approx(expected)   # blocks do not change the count

@@ -77,3 +77,29 @@ def test_rating_figures_draw_the_best_of_a_large_field_only():
     assert len(result.pairwise) == 10  # rating.max_pairwise: the 5 best-rated
     labels = [t.get_text() for t in plots.plot_leaderboard(result.leaderboard).axes[0].get_yticklabels()]
     assert max(len(label.split("  (tier")[0]) for label in labels) == plots.LABEL_CHARS
+
+
+def test_a_matrix_source_paired_with_its_dataset_shows_the_datasets_labels(shared_data, tmp_path):
+    """The Iris matrix holds no labels; paired with Iris they are read from the data (OpenML's row order is
+    Iris's: 50 setosa, 50 versicolor, 50 virginica), and paired with another dataset it is refused."""
+    config = load_config({**_config(shared_data, per_flow="best", pair_with_suite=True), "suite": "builtin:iris",
+                          "stages": ["respond"]})
+    run_pipeline(config, tmp_path / "run", show_progress=False)
+    [result] = load_run(tmp_path / "run").responses.values()
+    rows = result.responses.columns.astype(int)
+    assert list(result.test_labels.index) == list(result.responses.columns)
+    assert list(result.test_labels) == [("setosa", "versicolor", "virginica")[r // 50] for r in rows]
+    assert not any("holds no labels" in note for note in result.notes)
+    assert any("paired with the suite's dataset 'iris' (150 rows)" in note for note in result.notes)
+    wine = load_config({**_config(shared_data, pair_with_suite=True), "suite": "builtin:wine", "stages": ["respond"]})
+    outcome = run_pipeline(wine, tmp_path / "wine", show_progress=False)
+    [entry] = outcome.manifest["datasets"].values()
+    assert entry["respond"]["status"] == "skipped"
+    assert "differ: the runs' dataset has 150 rows, this one 178" in entry["respond"]["reason"]
+
+
+def test_a_matrix_source_alone_says_it_holds_no_labels(shared_data, tmp_path):
+    config = load_config({**_config(shared_data, per_flow="best", max_items=30), "stages": ["respond"]})
+    run_pipeline(config, tmp_path / "run", show_progress=False)
+    [result] = load_run(tmp_path / "run").responses.values()
+    assert result.test_labels.empty and any("holds no labels" in note for note in result.notes)

@@ -13,12 +13,45 @@ INPUT_KEYS = ("input", "which")
 
 
 def airt_from_accuracy(responses: Mapping[str, object], config, which: str = "test"):
-    """AIRT (Kandanaarachchi & Smith-Miles 2023) on the datasets × real classifiers accuracy matrix of the run."""
+    """AIRT (Kandanaarachchi & Smith-Miles 2023) on the datasets × real classifiers accuracy matrix of the run.
+
+    With responses imported from stored runs the algorithms are OpenML flows (a respondent per flow and
+    dataset): the result's notes say so, and name the classifiers or flows left out because some dataset
+    lacks them (:func:`benchirt.responses.accuracy_matrix`).
+    """
+    import dataclasses
+    import warnings
+
     from benchirt.airt import fit_airt
     from benchirt.responses import accuracy_matrix
 
-    perf = accuracy_matrix([responses[name] for name in sorted(responses)], role="real", which=which)
-    return fit_airt(perf, config)
+    results = [responses[name] for name in sorted(responses)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        perf = accuracy_matrix(results, role="real", which=which)
+    notes = [str(w.message) for w in caught if "accuracy_matrix" in str(w.message)]
+    input_note = _input_note(results, perf, which)
+    notes = [input_note, *notes] if input_note else notes
+    result = fit_airt(perf, config)
+    return dataclasses.replace(result, notes=(*notes, *result.notes))
+
+
+def _input_note(results, perf, which: str) -> str | None:
+    """What AIRT's algorithms are when some responses were imported: OpenML flows, and any classifiers of
+    benchirt's pool beside them (``provenance.source``); None for benchirt's own pool alone."""
+    sources = {}
+    for result in results:
+        provenance = getattr(result, "provenance", None)
+        if provenance is not None and "source" in provenance.columns:
+            sources.update(zip(provenance["respondent"].astype(str), provenance["source"].astype(str)))
+    if not sources:
+        return None
+    own = sum(1 for name in perf.columns if sources.get(str(name), "").startswith("benchirt"))
+    beside = f" and {own} classifiers of benchirt's pool" if own else ""
+    measure = "accuracy on the items" if which == "test" else "accuracy over all rows (OpenML's)"
+    return (f"algorithms: the {perf.shape[1] - own} OpenML flows imported on every dataset (one stored run per flow "
+            f"and dataset, chosen by the import's rule){beside}; performance: their {measure} on each of "
+            f"{perf.shape[0]} datasets")
 
 
 def airt_from_aslib(directory: str, config):

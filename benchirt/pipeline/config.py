@@ -58,6 +58,18 @@ STAGE_SECTIONS: dict[str, str] = registry.STAGE_SECTIONS
 #: (``benchirt.runs``) instead of trained; the suite is then the datasets of those runs.
 IMPORTED_RESPONSES = "benchirt.runs.config:ImportConfig"
 
+#: ``PipelineConfig.source`` of the packaged default config (``load_config()``).
+DEFAULT_CONFIG_SOURCE = "<default config>"
+#: ``PipelineConfig.source`` of a config given as a mapping.
+DICT_CONFIG_SOURCE = "<dict>"
+
+
+def source_label(source: str) -> str:
+    """How user text names a config's origin: its path, or words for the packaged default and a mapping."""
+    return {DEFAULT_CONFIG_SOURCE: "the packaged default config",
+            DICT_CONFIG_SOURCE: "a config given in code"}.get(source, f"config {source}")
+
+
 #: Keys of the ``airt`` section that the pipeline (not ``AIRTConfig``) reads.
 AIRT_PIPELINE_KEYS = ("input", "aslib", "which")
 AIRT_INPUTS = ("accuracy", "aslib")
@@ -155,7 +167,7 @@ class PipelineConfig:
     stage_configs: dict = field(default_factory=dict)
     execution: ExecutionConfig = field(default_factory=ExecutionConfig)
     out: str | None = None
-    source: str = "<dict>"
+    source: str = DICT_CONFIG_SOURCE
     base_dir: str = "."
     notes: tuple[str, ...] = ()
 
@@ -200,9 +212,9 @@ def load_config(source: str | os.PathLike | Mapping | None = None, **overrides: 
     """
     if source is None:
         text = resources.files("benchirt.pipeline").joinpath(DEFAULT_CONFIG_RESOURCE).read_text(encoding="utf-8")
-        raw, origin, base_dir = parse_yaml(text, "<default config>"), "<default config>", "."
+        raw, origin, base_dir = parse_yaml(text, DEFAULT_CONFIG_SOURCE), DEFAULT_CONFIG_SOURCE, "."
     elif isinstance(source, Mapping):
-        raw, origin, base_dir = dict(source), "<dict>", "."
+        raw, origin, base_dir = dict(source), DICT_CONFIG_SOURCE, "."
     else:
         path = Path(source)
         if not path.is_file():

@@ -1,8 +1,13 @@
 """``benchirt run --estimate``: the expected time and peak memory of a study, before paying for it.
 
 The cost model is deliberately simple — per classifier, a constant times the work its algorithm
-does — and calibrated on measured single-threaded fits (``python benchmarks/scale.py --calibrate``
-rewrites ``cost_model.json``; ``docs/scale.md`` compares its predictions with measured runs). Work
+does — and calibrated in two steps, both on CPU seconds (one thread per fit: the work, whatever else
+the machine runs, so neither needs a quiet machine): ``python benchmarks/scale.py --calibrate``
+measures the constants on synthetic single-threaded fits; ``python benchmarks/scale.py
+--calibrate-run RUN_DIR`` then fits one factor per group of classifiers (:data:`COST_GROUPS`), the
+IRT constant and the suite-wide stages' constants to finished real runs' CPU seconds per (dataset,
+stage) (their manifests; a refit replaces the synthetic constants only where it predicts better). Both rewrite ``cost_model.json``; ``benchmarks/scale.py --check RUN_DIR``
+prints measured/estimated per dataset and for the run, and ``docs/scale.md`` states the error. Work
 units, for ``n`` fitted rows, ``m`` predicted rows, ``d`` features and ``c`` classes:
 
 =====================  ===============================  =====================================
@@ -38,7 +43,10 @@ dataset a preparation task (loading, cleaning, the fixed cost per dataset) that 
 :class:`benchirt.responses.units.FitPlan` cuts them — handed out as the executor does
 (:func:`task_schedule`, :mod:`benchirt.pipeline.handout`); with ``datasets`` the
 longest-processing-time schedule of whole datasets
-(:func:`lpt_makespan`). The IRT stage follows, one task per dataset.
+(:func:`lpt_makespan`). The IRT stage follows, one task per dataset: its seconds are proportional to
+respondents × test items (the multi-start search included, as calibrated on a run). The suite-wide
+stages (rating, subsets, AIRT, report) run one after the other in the driver: each costs a fixed part
+plus a constant times datasets × rated classifiers (:func:`suite_stage_seconds`).
 """
 from __future__ import annotations
 
@@ -53,6 +61,7 @@ import pandas as pd
 from benchirt.data.recorded_shapes import RECORDED_SOURCE
 from benchirt.errors import BenchirtError
 from benchirt.pipeline.handout import UNIT, next_pick
+from benchirt.pool.artificial import ARTIFICIAL_NAMES
 
 #: The packaged cost model (constants in seconds per work unit; see the module docstring).
 COST_MODEL_RESOURCE = "cost_model.json"
@@ -70,6 +79,26 @@ class Shape:
     features: int
     classes: int
     source: str
+
+
+#: Groups of classifiers whose seconds ``--calibrate-run`` rescales together (one factor each, key of
+#: ``run_factors``); ``"dataset"`` is the preparation (loading, cleaning, splitting, fixed cost per dataset).
+COST_GROUPS = ("forest", "neural", "svc", "knn", "light", "dataset")
+#: The stages that run once over the whole suite, in the driver, after the IRT stage.
+SUITE_STAGES = ("rate", "subset", "airt", "report")
+
+
+def cost_group(classifier: str) -> str:
+    """The :data:`COST_GROUPS` entry of a pool classifier (``"ladder"``: the MLP epoch ladder)."""
+    if classifier.startswith("random_forest"):
+        return "forest"
+    if classifier in ("mlp", "ladder"):
+        return "neural"
+    if classifier == "svc":
+        return "svc"
+    if classifier.startswith("knn_"):
+        return "knn"
+    return "light"
 
 
 def load_cost_model() -> dict:
@@ -119,12 +148,16 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
     k = config.cv_folds
     fold_fit, fold_predict = cv * (k - 1) // k, max(cv // k, 1)
     constants, per_fit = model["seconds_per_unit"], model["fixed_seconds_per_fit"]
+    factors = model.get("run_factors", {})
+
+    def builtin(name: str, n: int, m: int) -> float:
+        return factors.get(cost_group(name), 1.0) * (
+            constants[name] * work_units(name, n, m, shape.features, shape.classes) + per_fit[name])
 
     def seconds(name: str, n: int, m: int) -> float:
         if name not in constants:  # an extra classifier: costed as the slowest built-in, said in the table
-            return max(constants[c] * work_units(c, used, test, shape.features, shape.classes) + per_fit[c]
-                       for c in constants if c != "ladder")
-        return constants[name] * work_units(name, n, m, shape.features, shape.classes) + per_fit[name]
+            return max(builtin(c, used, test) for c in constants if c != "ladder")
+        return builtin(name, n, m)
 
     pool = resolve_pool(config.pool, config.extra)
     fold = {spec.name: seconds(spec.name, fold_fit, fold_predict) for spec in pool}
@@ -136,7 +169,8 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
     unit_seconds = [ladder if unit.kind == "ladder" else
                     sum((fold if unit.kind == "fold" else final)[m.name] for m in unit.members) for unit in units]
     per_classifier = {name: fold[name] if name in skipped else k * fold[name] + final[name] for name in fold}
-    preparation = model["fixed_seconds_per_dataset"] + model["load_seconds_per_value"] * shape.rows * shape.features
+    preparation = factors.get("dataset", 1.0) * (model["fixed_seconds_per_dataset"]
+                                                 + model["load_seconds_per_value"] * shape.rows * shape.features)
     tasks = [preparation] + unit_seconds
     per_value = model["openml_load_bytes_per_value" if shape.source in OPENML_SOURCES else "load_bytes_per_value"]
     load = per_value * shape.rows * shape.features
@@ -147,10 +181,30 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
 
 
 def irt_cost(shape: Shape, config, model: dict) -> float:
-    """Expected seconds of one dataset's IRT fit: proportional to respondents × test items."""
+    """Expected seconds of one dataset's IRT fit: proportional to respondents × test items (the constant
+    is fitted to a real run's IRT stage, its multi-start search included: ``scale.py --calibrate-run``)."""
     test = min(math.ceil(config.test_size * shape.rows), config.max_test)
-    respondents = len(config.pool) + len(config.extra) + config.ladder_epochs + (7 if config.artificial else 0)
-    return model["irt_seconds_per_response"] * respondents * test
+    return model["irt_seconds_per_response"] * respondents(config) * test
+
+
+def respondents(config) -> int:
+    """Rows of a dataset's response matrix: the pool, extra classifiers, ladder rungs and artificial classifiers."""
+    return len(config.pool) + len(config.extra) + config.ladder_epochs + (len(ARTIFICIAL_NAMES) if config.artificial else 0)
+
+
+def rated_classifiers(config) -> int:
+    """Classifiers the suite-wide stages compare: the pool, extra and artificial classifiers (not the ladder)."""
+    return len(config.pool) + len(config.extra) + (len(ARTIFICIAL_NAMES) if config.artificial else 0)
+
+
+def suite_stage_seconds(stages, datasets: int, config, model: dict) -> dict[str, float]:
+    """Expected seconds of each suite-wide stage among ``stages`` (:data:`SUITE_STAGES`): a fixed part plus a
+    part per dataset × rated classifier (``suite_stage_seconds[stage]`` = ``{"fixed": s, "per_cell": s}``,
+    fitted to real runs by ``scale.py --calibrate-run``). A stage the model has no entry for is left out."""
+    cells = datasets * rated_classifiers(config)
+    parts = model.get("suite_stage_seconds", {})
+    return {stage: parts[stage]["fixed"] + parts[stage]["per_cell"] * cells
+            for stage in SUITE_STAGES if stage in stages and stage in parts}
 
 
 def openml_dataset_shape(spec, ask_server: bool = True) -> Shape:
@@ -275,40 +329,55 @@ def estimate(specs, response_config, workers: int, model: dict | None = None,
     return pd.DataFrame(rows)
 
 
-def expected_wall_seconds(table: pd.DataFrame, workers: int, tasks: str = "fits") -> float:
-    """Expected wall seconds of the response and IRT stages of :func:`estimate`'s datasets on
-    ``workers``, scheduled as ``execution.tasks`` cuts the response stage (module docstring)."""
+def expected_wall_seconds(table: pd.DataFrame, workers: int, tasks: str = "fits", suite_seconds: float = 0.0) -> float:
+    """Expected wall seconds of the response and IRT stages of :func:`estimate`'s datasets on ``workers``,
+    scheduled as ``execution.tasks`` cuts the response stage (module docstring), plus ``suite_seconds``
+    (the suite-wide stages, run one after the other: :func:`suite_stage_seconds`)."""
     known = table.dropna(subset=["respond_s"]) if "respond_s" in table else table.iloc[0:0]
     if tasks == "fits" and workers > 1:
-        return task_makespan(list(known["respond_tasks_s"]), workers) + lpt_makespan(list(known["irt_s"]), workers)
-    return lpt_makespan((known["respond_s"] + known["irt_s"]).tolist(), workers)
+        fits = task_makespan(list(known["respond_tasks_s"]), workers) + lpt_makespan(list(known["irt_s"]), workers)
+    else:
+        fits = lpt_makespan((known["respond_s"] + known["irt_s"]).tolist(), workers)
+    return fits + suite_seconds
 
 
-def format_estimate(table: pd.DataFrame, workers: int, model: dict, tasks: str = "fits") -> str:
-    """The table and the totals as ``benchirt run --estimate`` prints them (``tasks``: ``execution.tasks``)."""
-    known = table.dropna(subset=["respond_s"]) if "respond_s" in table else table.iloc[0:0]
+def format_estimate(table: pd.DataFrame, workers: int, model: dict, tasks: str = "fits",
+                    suite: dict[str, float] | None = None) -> str:
+    """The table and the totals as ``benchirt run --estimate`` prints them (``tasks``: ``execution.tasks``;
+    ``suite``: the suite-wide stages' seconds, :func:`suite_stage_seconds`)."""
     shown = table.drop(columns=["respond_tasks_s"], errors="ignore")
     for column in ("respond_s", "irt_s"):
         if column in shown:
             shown[column] = shown[column].map(_duration)
     if "peak_gb" in shown:
         shown["peak_gb"] = shown["peak_gb"].map(lambda v: f"{v:.2f}" if pd.notna(v) else "")
+    lines = [shown.fillna("").to_string(index=False), "", *_total_lines(table, workers, tasks, suite or {})]
+    lines.append(f"Cost model: {model['calibrated']} ({model['machine']}); accuracy: {model['typical_error']} "
+                 "(docs/scale.md).")
+    return "\n".join(lines)
+
+
+def _total_lines(table: pd.DataFrame, workers: int, tasks: str, suite: dict[str, float]) -> list[str]:
+    """CPU time, the suite-wide stages, the expected wall time and the largest peak memory of :func:`format_estimate`."""
+    known = table.dropna(subset=["respond_s"]) if "respond_s" in table else table.iloc[0:0]
     per_dataset = (known["respond_s"] + known["irt_s"]).tolist()
-    lines = [shown.fillna("").to_string(index=False), ""]
-    total = sum(per_dataset)
-    lines.append(f"CPU time, one thread per fit: {_duration(total)} over {len(per_dataset)} dataset(s)")
+    lines = [f"CPU time, one thread per fit: {_duration(sum(per_dataset))} over {len(per_dataset)} dataset(s) "
+             f"(respond {_duration(known['respond_s'].sum())}, irt {_duration(known['irt_s'].sum())})"]
+    if suite:
+        lines.append("Suite-wide stages, one after the other in the driver: "
+                     + ", ".join(f"{stage} {_duration(seconds)}" for stage, seconds in suite.items()))
     longest_task = max((t for tasks in known.get("respond_tasks_s", []) for t in tasks), default=0.0)
     cut = (f"(dataset, fit) tasks, the longest {_duration(longest_task)}; " if tasks == "fits" and workers > 1
            else "one task per dataset; " if workers > 1 else "")
-    lines.append(f"Expected wall time on {workers} worker(s): {_duration(expected_wall_seconds(table, workers, tasks))} "
+    stages = ", ".join(["respond", "irt", *suite])
+    lines.append(f"Expected wall time on {workers} worker(s) with nothing else running ({stages}): "
+                 f"{_duration(expected_wall_seconds(table, workers, tasks, sum(suite.values())))} "
                  f"({cut}longest dataset {_duration(max(per_dataset, default=0.0))})")
     if len(known):
         lines.append(f"Largest peak memory of one dataset: {known['peak_gb'].max():.2f} GB"
                      + (f" (x {workers} workers at once: up to {known['peak_gb'].nlargest(workers).sum():.2f} GB)"
                         if workers > 1 else ""))
-    lines.append(f"Cost model: {model['calibrated']} ({model['machine']}); accuracy: {model['typical_error']} "
-                 "(docs/scale.md).")
-    return "\n".join(lines)
+    return lines
 
 
 def estimate_text(config) -> str:
@@ -323,10 +392,16 @@ def estimate_text(config) -> str:
     responses = config.stage_config("respond")
     specs, listing = estimate_specs(config)
     table = estimate(specs, responses, workers, model, ask_server=listing is None)
-    policy = (f"size policy: max_train {responses.max_train}, max_cv_train {responses.max_cv_train}, "
-              f"time_budget {responses.time_budget}")
-    return (f"Estimate for {config.source} ({where}; {policy})\n" + (f"{listing}\n" if listing else "")
-            + shape_sources_line(table) + "\n" + format_estimate(table, workers, model, execution.tasks) + "\n"
+    known = int(table["respond_s"].notna().sum()) if "respond_s" in table else 0
+    suite = suite_stage_seconds(config.stages, known, responses, model)
+    policy = "size policy: " + ", ".join(
+        f"{name} {'none' if value is None else value}" for name, value in
+        (("max_train", responses.max_train), ("max_cv_train", responses.max_cv_train),
+         ("time_budget", responses.time_budget)))
+    from benchirt.pipeline.config import source_label
+
+    return (f"Estimate for {source_label(config.source)} ({where}; {policy})\n" + (f"{listing}\n" if listing else "")
+            + shape_sources_line(table) + "\n" + format_estimate(table, workers, model, execution.tasks, suite) + "\n"
             + memory_guard_line(table, execution, workers))
 
 

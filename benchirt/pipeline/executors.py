@@ -57,6 +57,10 @@ class TaskOutcome:
         Times the task was started (lost workers included).
     seconds : float
         Wall time of the last attempt.
+    cpu_seconds : float
+        CPU time (user + system) of the last attempt in the process that ran it: with one thread per
+        fit it is the task's work whatever else the machine runs, so the cost model can be calibrated
+        from it on a shared machine (``benchmarks/scale.py --calibrate-run``).
     lost_workers : int
         Attempts that ended with the worker process lost (killed, out of memory, crashed).
     """
@@ -68,19 +72,25 @@ class TaskOutcome:
     attempts: int = 1
     seconds: float = 0.0
     lost_workers: int = 0
+    cpu_seconds: float = 0.0
 
 
 def attempt(fn: Callable, name: str, args: tuple) -> TaskOutcome:
     """Run ``fn(*args)`` once with one thread per native pool; an exception becomes a skipped or failed outcome."""
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
+
+    def timed(outcome: TaskOutcome) -> TaskOutcome:
+        outcome.seconds, outcome.cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
+        return outcome
+
     try:
         with one_thread():
             value = fn(*args)
     except BenchirtError as exc:
-        return TaskOutcome(name, "skipped", error=str(exc), seconds=time.perf_counter() - start)
+        return timed(TaskOutcome(name, "skipped", error=str(exc)))
     except Exception as exc:  # noqa: BLE001 - any error of one dataset must not stop the run
-        return TaskOutcome(name, "failed", error=_describe(exc), seconds=time.perf_counter() - start)
-    return TaskOutcome(name, "ok", value=value, seconds=time.perf_counter() - start)
+        return timed(TaskOutcome(name, "failed", error=_describe(exc)))
+    return timed(TaskOutcome(name, "ok", value=value))
 
 
 def attempt_with_retries(fn: Callable, name: str, args: tuple, retries: int) -> TaskOutcome:

@@ -21,7 +21,8 @@ as one task, the longest dataset bounds the stage however many workers run it
 What the pipeline records per (dataset, stage) is kept: retries and lost workers apply to each task
 (:mod:`benchirt.pipeline.executors`); a dataset's ``attempts`` is the most any of its tasks took and
 its ``lost_workers`` their sum; its ``seconds`` is the work time of its tasks summed (what the ETA
-compares with the cost model). A preparation that raises a :class:`~benchirt.errors.BenchirtError`
+compares with the cost model) and its ``cpu_seconds`` their CPU time summed (what the cost model is
+calibrated on). A preparation that raises a :class:`~benchirt.errors.BenchirtError`
 skips the dataset; a task that fails after its retries fails the dataset (its units not yet started are
 dropped; those already running or waiting for a retry finish and are ignored); a classifier that fails or that the time budget stops is noted in the result, as in
 :func:`benchirt.responses.respond`, whose results these are bit for bit.
@@ -49,6 +50,7 @@ class _Open:
     attempts: int = 0
     lost_workers: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
     closed: bool = False                       # its outcome was given (later results are ignored)
 
 
@@ -104,6 +106,7 @@ class ResponseFits:
         state.attempts = max(state.attempts, outcome.attempts)
         state.lost_workers += outcome.lost_workers
         state.seconds += outcome.seconds
+        state.cpu_seconds += outcome.cpu_seconds
         if state.closed:
             return self._close(state, None) if not self._in_flight(dataset) else None
         if outcome.status != "ok":  # a preparation's message as it is; a fit task's prefixed with the task
@@ -131,7 +134,7 @@ class ResponseFits:
             state.closed, state.ready = True, deque()
             outcome = TaskOutcome(state.name, outcome.status, value=outcome.value, error=outcome.error,
                                   attempts=max(state.attempts, 1), seconds=state.seconds,
-                                  lost_workers=state.lost_workers)
+                                  lost_workers=state.lost_workers, cpu_seconds=state.cpu_seconds)
         if not self._in_flight(state.name):
             del self._open[state.name]
         return outcome

@@ -43,9 +43,15 @@ def respond_dataset(spec, config, show_progress=False, progress_file=None):
     return respond(spec.load(), config, show_progress=show_progress, on_progress=on_progress)
 
 
-def imported_dataset(result):
-    """The responses of one dataset imported from stored runs (:mod:`benchirt.runs`), already computed."""
-    return result
+def imported_dataset(result, spec=None, pool_config=None):
+    """The responses of one dataset imported from stored runs (:mod:`benchirt.runs`), already computed;
+    with ``spec`` paired with the suite's dataset, and with ``pool_config`` beside benchirt's own pool on the
+    same rows (:func:`benchirt.runs.beside.beside_suite`)."""
+    if spec is None:
+        return result
+    from benchirt.runs.beside import beside_suite
+
+    return beside_suite(result, spec, pool_config)
 
 
 def plan(context: StageContext) -> DatasetWork:
@@ -84,7 +90,16 @@ def imported(context: StageContext) -> DatasetWork:
     config = context.config.stage_config("respond")
     fingerprint = source_fingerprint(config, context.config.base_dir)
     results = imported_results(config, context.config.base_dir)
-    items = [DatasetInput(name, {"imported": fingerprint}, lambda result=result: (result,))
+    if not config.paired:
+        items = [DatasetInput(name, {"imported": fingerprint}, lambda result=result: (result,))
+                 for name, result in sorted(results.items())]
+        return DatasetWork(context.options, items, imported_dataset)
+    from benchirt.runs.beside import pair_with_suite
+
+    pairs = pair_with_suite(sorted(results), resolve_specs(context.config))
+    pool = config.pool_config()
+    items = [DatasetInput(name, {"imported": fingerprint, "dataset": pairs[name].fingerprint()},
+                          lambda result=result, spec=pairs[name]: (result, spec, pool))
              for name, result in sorted(results.items())]
     return DatasetWork(context.options, items, imported_dataset)
 

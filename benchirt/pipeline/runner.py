@@ -40,10 +40,15 @@ NOT_IN_KEY = frozenset({"n_jobs", "show_progress"})
 
 @dataclass
 class StageReport:
-    """Counts and timing of one stage in one run (what the manifest and the summary show)."""
+    """Counts and timing of one stage in one run (what the manifest and the summary show).
+
+    ``seconds`` is the stage's wall time; ``task_cpu_seconds`` the CPU time of the tasks it computed,
+    summed (one thread per task: the work, whatever else the machine ran).
+    """
 
     status: str = "pending"
     seconds: float = 0.0
+    task_cpu_seconds: float = 0.0
     computed: int = 0
     reused: int = 0
     skipped: int = 0
@@ -257,14 +262,15 @@ class Run:
 
     def _store_outcome(self, stage: str, key: str, outcome: TaskOutcome, report: StageReport, parts: dict,
                        why: str) -> None:
-        info = {"seconds": round(outcome.seconds, 3), "attempts": outcome.attempts,
-                "lost_workers": outcome.lost_workers}
+        info = {"seconds": round(outcome.seconds, 3), "cpu_seconds": round(outcome.cpu_seconds, 3),
+                "attempts": outcome.attempts, "lost_workers": outcome.lost_workers}
         stored = {**info, "provenance": parts}
         decision = f"recomputed because {why}"
         if outcome.lost_workers:
             self._log(f"{stage}: {outcome.name} lost its worker {outcome.lost_workers} time(s) (process killed or out "
                       f"of memory); attempts: {outcome.attempts}")
         left_out = _left_out(outcome.value) if outcome.status == "ok" else {}
+        report.task_cpu_seconds = round(report.task_cpu_seconds + outcome.cpu_seconds, 3)
         if outcome.status == "ok":
             stored.update(_left_out_info({"left_out": left_out}))
             try:
@@ -324,6 +330,7 @@ class Run:
             with tqdm(total=1, desc=f"{stage:>8}", unit="stage", disable=not self.show_progress, file=sys.stderr) as bar:
                 outcome = _attempt_whole(fn, args_builder)
                 bar.update(1)
+            report.task_cpu_seconds = round(outcome.cpu_seconds, 3)
             if outcome.status == "ok":
                 try:
                     path = self.store.save(stage, "all", key, outcome.value,
@@ -335,6 +342,9 @@ class Run:
                 report.computed = 1
                 self.manifest["artifacts"][stage] = {"key": key, "status": "computed", "decision": f"recomputed because {why}",
                                                      "path": str(path.relative_to(self.store.root))}
+                notes = getattr(outcome.value, "notes", None)
+                if notes:  # what the suite-wide result adapted or used (e.g. AIRT's algorithms), beside its entry
+                    self.manifest["artifacts"][stage]["notes"] = [str(note) for note in notes]
                 return key
             if outcome.status == "skipped":
                 report.skipped, report.note = 1, outcome.error
@@ -392,6 +402,7 @@ class Run:
             if self.explain:
                 return False
             outcome = _attempt_whole(fn, tuple)
+            report.task_cpu_seconds = round(outcome.cpu_seconds, 3)
             if outcome.status == "ok":
                 self.store.save_report_key(parts)
                 report.computed = 1

@@ -20,7 +20,7 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from benchirt.errors import BenchirtError
-from benchirt.rating.bradley_terry import bootstrap_counts, fit_bradley_terry, pairwise_wins
+from benchirt.rating.bradley_terry import bootstrap_counts, fit_bradley_terry, fit_weighted, pairwise_wins
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import Tournament, glicko_tournament, match_outcomes
 from benchirt.rating.pairwise import pairwise_comparisons
@@ -310,7 +310,7 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig):
             "no classifier can be separated from another"
         ]
     counts = bootstrap_counts(n_datasets, config.n_bootstrap, config.seed)
-    fit = fit_bradley_terry(np.einsum("bd,dij->bij", counts, wins))
+    fit = fit_weighted(counts, wins)
     notes = []
     if not fit.converged.all():
         notes.append(f"{int((~fit.converged).sum())} of {config.n_bootstrap} bootstrap fits did not converge "
@@ -330,5 +330,7 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig):
         "rank_low": np.nanquantile(ranks, tail, axis=0, method="lower"),
         "rank_high": np.nanquantile(ranks, 1.0 - tail, axis=0, method="higher"),
     })
-    above = (rating[:, :, None] > rating[:, None, :]).mean(axis=0)
-    return intervals, above, rating, notes
+    above = np.zeros((k, k))
+    for replicate in rating:   # one (k, k) comparison at a time: a (B, k, k) one is B·k² bytes at once
+        above += replicate[:, None] > replicate[None, :]
+    return intervals, above / len(rating), rating, notes

@@ -94,7 +94,9 @@ def tier_sentence(leaderboard: pd.DataFrame) -> str:
     """How many tiers and who is in each (a tier boundary means every classifier above beats every one below)."""
     tiers = leaderboard.groupby("tier", sort=True)["classifier"].apply(lambda s: s.astype(str).tolist())
     if len(tiers) == 1:
-        return "One tier: no split of the table into better and worse groups is supported."
+        return ("One tier: wherever the table is cut, some classifier above the cut cannot be separated from some "
+                "classifier below it (neighbouring ratings overlap all the way down), so no tier boundary is drawn; "
+                "the verdicts on single pairs stand.")
     parts = [f"tier {int(t)}: {join(names, NAMES_SHOWN)}" for t, names in tiers.items()]
     return (f"{len(tiers)} tiers, each classifier significantly better than every classifier of the lower tiers — "
             + "; ".join(parts) + ".")

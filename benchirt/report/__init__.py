@@ -46,6 +46,7 @@ def build_report(run_dir: str | os.PathLike, config: ReportConfig | None = None,
     dict
         ``{"html": path, "markdown": path}``.
     """
+    from benchirt.pipeline.config import source_label
     from benchirt.pipeline.results import load_run
     from benchirt.report.document import render_html, render_markdown
 
@@ -53,7 +54,7 @@ def build_report(run_dir: str | os.PathLike, config: ReportConfig | None = None,
     config = config or results.config.stage_config("report")
     sections = report_sections(results, config)
     manifest = results.manifest
-    subtitle = (f"config {manifest.get('config_source', '?')} · "
+    subtitle = (f"{source_label(manifest.get('config_source', '?'))} · "
                 f"benchirt {manifest.get('versions', {}).get('benchirt', '?')} · updated {manifest.get('updated', '?')}")
     out = Path(out) if out is not None else Path(run_dir)
     paths = {"html": out / "report.html", "markdown": out / "summary.md"}

@@ -108,6 +108,8 @@ def airt_sentence(algorithms: pd.DataFrame) -> str:
     if len(strong):
         text += ("strongest over the range of dataset difficulty — " +
                  ", ".join(f"{a} ({100 * s:.0f} % of it)" for a, s in zip(strong["algorithm"], strong["lto_strength"])))
+        if strong["lto_strength"].sum() > 1.005:  # shown rounded: say why they add up to more than 100 %
+            text += " (the shares overlap: an algorithm within ε of the best counts as strongest there too)"
     else:
         text += "no algorithm is strongest anywhere on the dataset-difficulty range"
     anomalous = algorithms[algorithms["anomalous"].astype(bool)].sort_values("discrimination")

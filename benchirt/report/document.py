@@ -48,6 +48,9 @@ HEADERS = {
     "true_score_rank": "True-Score rank", "accuracy_rank": "Accuracy rank", "places_apart": "Places apart",
     "no_information_missed": "No information, missed",
     "discrimination_low": "Discrimination low (95 %)", "discrimination_high": "Discrimination high (95 %)",
+    "bt_difference": "BT difference (a − b)", "bt_separated": "Separated (primary verdict)",
+    "bt_difference_low": "BT difference low", "bt_difference_high": "BT difference high",
+    "bt_critical_value": "BT critical value",
 }
 
 
@@ -157,6 +160,8 @@ details{margin:8px 0}summary{cursor:pointer;color:#1f3a5f;font-size:.92em}
 
 
 #: A cell holding a number (or an interval / percentage of numbers): right-aligned, text stays left.
+#: A cell holding an OpenML run page (stored runs' provenance, :mod:`benchirt.report.imported`): made a link.
+_OPENML_RUN_CELL = re.compile(r"<td>(https://www\.openml\.org/r/\d+)</td>")
 _NUMBER_CELL = re.compile(r"<td>([-−+=]?\d[\d.,]*(?:e[-+]?\d+)?(?: ?%| – [-−]?\d[\d.,]*| ± \d[\d.,]*)?)</td>")
 
 
@@ -195,6 +200,7 @@ def _html_block(block: Block) -> str:
     frame, more = _clip(shown)
     table = _NUMBER_CELL.sub(r'<td class="n">\1</td>', _format(frame).to_html(index=False, border=0, escape=True,
                                                                           na_rep=""))
+    table = _OPENML_RUN_CELL.sub(r'<td><a href="\1">\1</a></td>', table)
     caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(shown)} rows)" if more else "")
     body = f'<div class="wide">{table}</div>' + (f'<p class="caption">{html.escape(caption)}</p>' if caption else "")
     if len(shown) <= FOLD_ROWS:
@@ -272,9 +278,12 @@ def _probability_cell(value: float) -> str:
 def _format(frame: pd.DataFrame) -> pd.DataFrame:
     """Floats to 3 significant decimals (large numbers to 1) for reading, probabilities never shown as 1.000
     or 0.000 (:func:`_probability_cell`); codes in text columns as words
-    (:func:`benchirt.humanize.human_value`); other values as they are."""
+    (:func:`benchirt.humanize.human_value`); booleans as yes / no; other values as they are."""
     out = frame.copy()
     for column in out.columns:
+        if pd.api.types.is_bool_dtype(out[column]):
+            out[column] = out[column].map({True: "yes", False: "no"})
+            continue
         if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
             out[column] = out[column].map(human_value)
         if pd.api.types.is_float_dtype(out[column]):

@@ -20,7 +20,8 @@ def imported_runs(results, config: ReportConfig) -> Section | None:
         "These respondents were not trained here: each is a run stored on OpenML, whose out-of-fold prediction "
         "of every row of the task's dataset gives its 0/1 answers (benchirt import-runs, docs/stored-runs.md). "
         "The top of the field per dataset by IRT ability θ with its 95 % interval (θ ± 1.96 SE); the full "
-        "provenance table lists every respondent with its OpenML page."))
+        "provenance table lists every respondent with its OpenML page; 'source' tells a stored run from a "
+        "classifier of benchirt's own pool answering the same rows (responses.pool)."))
     for name, result in imported.items():
         for note in result.notes:
             section.add(Note(f"{name}: {note}"))
@@ -32,8 +33,9 @@ def imported_runs(results, config: ReportConfig) -> Section | None:
             provenance["theta_low"] = provenance["theta"] - 1.96 * provenance["se"]
             provenance["theta_high"] = provenance["theta"] + 1.96 * provenance["se"]
             provenance = provenance.sort_values(["theta", "respondent"], ascending=[False, True], ignore_index=True)
-            columns = ["respondent", "theta", "theta_low", "theta_high", "true_score", "accuracy", "n_identical",
-                       "flow_name", "run_id", "openml_url"]
+            columns = ["respondent", "source", "theta", "theta_low", "theta_high", "true_score", "accuracy",
+                       "n_identical", "flow_name", "run_id", "openml_url"]
+            columns = [c for c in columns if c in provenance.columns]
             section.add(Table(provenance[columns].head(TOP),
                               f"{name}: the {min(TOP, len(provenance))} highest abilities of {len(provenance)} "
                               "respondents."))

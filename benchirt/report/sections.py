@@ -308,7 +308,7 @@ def leaderboard(results, config: ReportConfig) -> Section | None:
     section.add(Paragraph(
         f"One Bradley–Terry fit over every pairwise outcome on every dataset ({rating.score.replace('_', ' ')} "
         f"decides each match), so no dataset order matters. Intervals: 2.5–97.5 % percentiles of "
-        f"{config_r.n_bootstrap} bootstrap replicates over datasets. Primary decision on each pair (bt_separated): "
+        f"{config_r.n_bootstrap} bootstrap replicates over datasets. Primary decision on each pair (column “Separated (primary verdict)” of the pairs' table): "
         "one test for all pairs at once — the ratings differ by more than the distance that leaderboards with the "
         "scores shuffled within each dataset reach in 95 % of cases (wider for a pair the bootstrap finds noisier); "
         "a tier boundary falls only where every classifier above is separated from every one below "

@@ -70,19 +70,32 @@ def real_classifier_spread(irts: Sequence, responses: Mapping[str, object]) -> p
     return table.sort_values(["rank", "dataset"]).reset_index(drop=True)
 
 
-def mcnemar_share(answers: np.ndarray, alpha: float = PAIR_ALPHA) -> float:
-    """Share (%) of pairs of rows (respondents) whose 0/1 answers differ by McNemar's exact test at ``alpha``."""
-    from scipy.stats import binomtest
+def mcnemar_share(answers: np.ndarray, alpha: float = PAIR_ALPHA, block: int = 512) -> float:
+    """Share (%) of pairs of rows (respondents) whose 0/1 answers differ by McNemar's exact test at ``alpha``.
 
+    For every pair at once: the discordant counts of all pairs are two matrix products (rows of ``block``
+    respondents at a time, so memory stays ``block`` × n), and the exact two-sided binomial p-value at
+    p = 1/2 is ``min(1, 2 · BinomCDF(min(b, c); b + c, 1/2))`` — the distribution is symmetric, so this is
+    what :func:`scipy.stats.binomtest` returns pair by pair (tested against it). A pair-by-pair loop of
+    ``binomtest`` took 413 s for the 609 respondents of the Iris study (185,136 pairs).
+    """
+    from scipy.stats import binom
+
+    answers = np.asarray(answers, dtype=np.float64)
     n = len(answers)
-    separated = total = 0
-    for a in range(n):
-        for b in range(a + 1, n):
-            only_a = int(np.sum((answers[a] == 1) & (answers[b] == 0)))
-            only_b = int(np.sum((answers[a] == 0) & (answers[b] == 1)))
-            total += 1
-            separated += only_a + only_b > 0 and binomtest(only_a, only_a + only_b, 0.5).pvalue < alpha
-    return float(100 * separated / total) if total else np.nan
+    if n < 2:
+        return np.nan
+    wrong = 1.0 - answers
+    separated = 0
+    for start in range(0, n - 1, block):
+        stop = min(start + block, n)
+        only_a = answers[start:stop] @ wrong.T          # items row a got right and row b wrong
+        only_b = wrong[start:stop] @ answers.T
+        upper = np.arange(n)[None, :] > np.arange(start, stop)[:, None]   # each pair once (b > a)
+        low, total = np.minimum(only_a, only_b)[upper], (only_a + only_b)[upper]
+        p_value = np.minimum(1.0, 2.0 * binom.cdf(low, total, 0.5))
+        separated += int(np.count_nonzero((total > 0) & (p_value < alpha)))
+    return float(100 * separated / (n * (n - 1) / 2))
 
 
 def usefulness_sentence(spread: pd.DataFrame, share_rankings: pd.DataFrame | None = None, *, top: int = 3) -> str:
@@ -103,7 +116,8 @@ def usefulness_sentence(spread: pd.DataFrame, share_rankings: pd.DataFrame | Non
         text += "; least: " + ", ".join(_entry(row) for row in last.itertuples(index=False))
     if len(spread) >= 3:
         rho = spearmanr(spread["pairs_separated"], spread["ability_sd"]).statistic
-        text += f". The spread of their IRT abilities (SD) orders the datasets with Spearman {rho:.2f} to it"
+        text += (". Ordered by the spread (SD) of the real classifiers' IRT abilities instead, the datasets keep this "
+                 f"order with Spearman {rho:.2f}")
     if share_rankings is not None and "pct_discrimination_gt" in share_rankings and len(spread) >= 3:
         share = share_rankings["pct_discrimination_gt"].astype(float).reindex(spread["dataset"])
         leaders = share.sort_values(ascending=False, kind="mergesort").head(top)

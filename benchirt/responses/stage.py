@@ -132,7 +132,8 @@ class ResponseResult:
 
 
 def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progress: bool = False,
-            on_progress: Callable[[int, int], None] | None = None) -> ResponseResult:
+            on_progress: Callable[[int, int], None] | None = None, test_rows: np.ndarray | None = None
+            ) -> ResponseResult:
     """Produce the response matrix of one dataset (Cardoso et al. 2021 §4.3).
 
     Parameters
@@ -147,6 +148,9 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
     on_progress : callable, optional
         Called as ``on_progress(done, total)`` in those units after every task (how a worker process
         reports its progress to the pipeline, :mod:`benchirt.pipeline.progress`).
+    test_rows : numpy.ndarray, optional
+        Row positions of the test items, instead of the stratified draw (every other labelled row
+        trains): how benchirt's pool answers the rows that imported runs answered.
 
     Returns
     -------
@@ -169,7 +173,7 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
     []
     """
     config = config or ResponseConfig()
-    prepared = prepare(dataset, config)
+    prepared = prepare(dataset, config, test_rows)
     plan = FitPlan(prepared, resolve_pool(config.pool, config.extra), config)
     run_plan(plan, config.n_jobs, show_progress, desc=f"responses {dataset.name}", on_progress=on_progress)
     return assemble(plan)

@@ -66,8 +66,13 @@ class PreparedDataset:
     metadata: dict
 
 
-def plan_rows(dataset: Dataset, config: ResponseConfig) -> Rows:
-    """Clean the features, split, subsample and fold (rules in :mod:`benchirt.responses.split`)."""
+def plan_rows(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | None = None) -> Rows:
+    """Clean the features, split, subsample and fold (rules in :mod:`benchirt.responses.split`).
+
+    ``test_rows`` (row positions in the dataset) fixes the test items instead of the stratified draw,
+    every other labelled row training (how benchirt's pool answers the rows imported runs answered,
+    :mod:`benchirt.runs.beside`).
+    """
     name = dataset.name
     X, notes = clean_features(dataset.X, name)
     labels = dataset.y.reset_index(drop=True)
@@ -76,9 +81,13 @@ def plan_rows(dataset: Dataset, config: ResponseConfig) -> Rows:
         notes.append(f"left out {len(labels) - len(labelled)} row(s) with a missing label")
     codes = labels.cat.codes.to_numpy().astype(np.int64)
 
-    split = split_train_test(codes[labelled], config.test_size, config.max_test, config.seed, name)
-    notes += split.notes
-    train, test = labelled[split.train], labelled[split.test]
+    if test_rows is None:
+        split = split_train_test(codes[labelled], config.test_size, config.max_test, config.seed, name)
+        notes += split.notes
+        train, test = labelled[split.train], labelled[split.test]
+    else:
+        test = np.asarray(test_rows, dtype=np.int64)
+        train = np.setdiff1d(labelled, test)
     train_rows = len(train)
     if config.max_train is not None and len(train) > config.max_train:
         kept = _subsample(codes, train, config.max_train, config.seed, "training subsample", notes)
@@ -93,14 +102,14 @@ def plan_rows(dataset: Dataset, config: ResponseConfig) -> Rows:
     return Rows(X, codes, label_names, train, test, cv_rows, folds, notes + fold_notes, len(labelled), train_rows)
 
 
-def prepare(dataset: Dataset, config: ResponseConfig) -> PreparedDataset:
+def prepare(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | None = None) -> PreparedDataset:
     """Plan one dataset's rows (:func:`plan_rows`) and keep only the rows a fit uses.
 
     A fit's preprocessing sees only its own rows (:func:`benchirt.preprocess.transform_pair`), so
     dropping the rows no part uses (those beyond ``max_train``, unlabelled ones) changes no result
     and shrinks what the fit tasks receive to at most ``max_train + max_test`` rows.
     """
-    rows = plan_rows(dataset, config)
+    rows = plan_rows(dataset, config, test_rows)
     used = np.unique(np.concatenate([rows.train, rows.test, rows.cv_rows]))
     if len(used) < len(rows.X):
         rows.X = rows.X.iloc[used].reset_index(drop=True)

@@ -90,12 +90,15 @@ def read_source(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from benchirt.runs.export import write_selection
-    from benchirt.runs.select import SelectionOptions, select
+    from benchirt.runs.select import SelectionOptions, across_datasets, select
 
     options = SelectionOptions(rule=args.per_flow, min_accuracy=args.min_accuracy, max_items=args.max_items,
                                deduplicate=not args.keep_duplicates, seed=args.seed)
-    for matrix in read_source(args):
+    matrices = read_source(args)
+    options, notes = across_datasets(options, len(matrices))
+    for matrix in matrices:
         selection = select(matrix, options)
+        selection.notes.extend(notes)
         folder = write_selection(args.out, matrix, selection, options, str(args.source))
         n, m = selection.responses.shape
         print(f"{matrix.dataset}: {n} respondents x {m} items from {len(matrix.runs)} runs "

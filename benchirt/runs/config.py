@@ -31,6 +31,15 @@ class ImportConfig:
         The selection (:class:`benchirt.runs.select.SelectionOptions`).
     max_runs, top_flows : int or None
         Online filters (:class:`benchirt.runs.fetch.FetchOptions`).
+    pair_with_suite : bool
+        Pair each imported dataset with the run's ``suite`` dataset of the same name (a single imported
+        dataset with a single suite dataset): the suspect-label table shows the labels read from that
+        dataset, and the import is refused when its rows differ from it (:mod:`benchirt.runs.beside`).
+    pool : bool or mapping
+        benchirt's own pool answers the same rows beside the imported runs (implies ``pair_with_suite``):
+        ``true`` with the default response options, or a mapping of them (``pool``, ``cv_folds``,
+        ``ladder_epochs``, …; the split options do not apply: the items are the import's, every other row
+        of the dataset trains). ``false`` (default): imported runs alone.
     """
 
     source: str = SOURCE_NAME
@@ -44,6 +53,8 @@ class ImportConfig:
     seed: int = 0
     max_runs: int | None = None
     top_flows: int | None = None
+    pair_with_suite: bool = False
+    pool: Any = False
 
     def __post_init__(self) -> None:
         section = "responses"
@@ -59,11 +70,34 @@ class ImportConfig:
         check_integer(section, "max_items", self.max_items, 2, optional=True)
         check_integer(section, "max_runs", self.max_runs, 1, optional=True)
         check_integer(section, "top_flows", self.top_flows, 1, optional=True)
+        check_bool(section, "pair_with_suite", self.pair_with_suite)
+        require(isinstance(self.pool, (bool, Mapping)), section, "pool", self.pool,
+                "true, false or a mapping of response options (pool, cv_folds, ladder_epochs, ...)")
+        if isinstance(self.pool, Mapping):
+            object.__setattr__(self, "pool", dict(self.pool))
+        self.pool_config()
         self.selection()
 
     def selection(self) -> SelectionOptions:
         return SelectionOptions(rule=self.per_flow, min_accuracy=self.min_accuracy, max_items=self.max_items,
                                 deduplicate=self.deduplicate, seed=self.seed)
+
+    @property
+    def paired(self) -> bool:
+        """Whether the imports are paired with the suite's datasets (``pair_with_suite`` or ``pool``)."""
+        return bool(self.pair_with_suite or self.pool is not False)
+
+    def pool_config(self):
+        """The :class:`~benchirt.responses.ResponseConfig` of benchirt's own pool, or None without one."""
+        if self.pool is False:
+            return None
+        from benchirt.responses.config import ResponseConfig
+
+        options = {} if self.pool is True else dict(self.pool)
+        for key in ("test_size", "max_test"):
+            require(key not in options, "responses", f"pool.{key}", options.get(key),
+                    "no split option: beside imported runs the items are the import's, every other row trains")
+        return ResponseConfig.from_dict(options)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "ImportConfig":

@@ -145,7 +145,9 @@ def _task_matrix(context: TaskContext, runs: list[RunFiles]) -> RunMatrix:
     item_class = first.true_class if (first.true_class >= 0).all() else None
     return RunMatrix(dataset=context.name, responses=responses, items=items, item_fold=item_fold,
                      item_class=item_class, runs=pd.DataFrame(rows, columns=list(PROVENANCE)),
-                     task_id=context.task_id, notes=_summarised(notes), skipped=skipped)
+                     task_id=context.task_id, classes=first.classes if item_class is not None else None,
+                     n_rows=context.truth.n_rows if context.truth is not None else None,
+                     notes=_summarised(notes), skipped=skipped)
 
 
 def _common_items(context: TaskContext, read: list, skipped: list[str]):

@@ -32,9 +32,15 @@ class RunMatrix:
     item_fold : numpy.ndarray of int64 or None
         Test fold of each item (repeat 0); None when unknown (a matrix source).
     item_class : numpy.ndarray of int16 or None
-        True class index of each item; None when unknown.
+        True class index of each item (into ``classes``); None when unknown.
     runs : pandas.DataFrame, shape (n_runs, len(PROVENANCE))
         Provenance of each run, columns :data:`PROVENANCE` (missing values where the source says nothing).
+    classes : tuple of str or None
+        The task's classes ``item_class`` indexes: the dataset's declared classes when its ARFF was read,
+        else those the predictions files declare; None when unknown (a matrix source).
+    n_rows : int or None
+        Rows of the task's dataset when the source says (its ARFF was read; a matrix source answers every
+        row); None when unknown.
     notes : list of str
         What reading decided (repeats left out, …).
     skipped : list of str
@@ -48,8 +54,18 @@ class RunMatrix:
     item_class: np.ndarray | None
     runs: pd.DataFrame
     task_id: int | None = None
+    classes: tuple[str, ...] | None = None
+    n_rows: int | None = None
     notes: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+
+    @property
+    def item_labels(self) -> np.ndarray | None:
+        """The dataset's label of each item (as read from the data or the files' ``correct`` column); None
+        when unknown."""
+        if self.item_class is None or self.classes is None:
+            return None
+        return np.asarray(self.classes, dtype=object)[self.item_class]
 
     @property
     def accuracy(self) -> np.ndarray:
@@ -89,6 +105,6 @@ def read_matrix_csv(path: str | Path) -> RunMatrix:
     runs["run_id"] = [f"row{i + 1}" for i in range(len(frame))]
     runs["flow_name"] = learner.to_numpy()
     return RunMatrix(dataset=path.stem, responses=cells[:, order].astype(np.int8), items=items[order],
-                     item_fold=None, item_class=None, runs=runs,
+                     item_fold=None, item_class=None, runs=runs, n_rows=len(items),
                      notes=[f"{path.name}: a response matrix without run ids; respondents are its rows "
                             f"(row1..row{len(frame)}), flows its first column {frame.columns[0]!r}"])

@@ -12,6 +12,12 @@ from benchirt.runs.export import openml_links
 from benchirt.runs.matrix import RunMatrix
 from benchirt.runs.select import Selection, select
 
+#: ``provenance["source"]`` of a respondent imported from a stored run (benchirt's own: :mod:`benchirt.runs.beside`).
+STORED_RUN = "stored run"
+#: The note of an import whose source holds no labels (dropped once it is paired with its dataset).
+NO_LABELS = ("the source holds no labels: the suspect-label table shows none (pair the import with its dataset: "
+             "responses.pair_with_suite)")
+
 
 def read_configured_source(config: ImportConfig, base_dir: str | Path = ".") -> list[RunMatrix]:
     """The run matrices the section names: its ``path`` (relative to ``base_dir``) or its OpenML ``tasks``."""
@@ -46,7 +52,10 @@ def source_fingerprint(config: ImportConfig, base_dir: str | Path = ".") -> str:
 def response_result(matrix: RunMatrix, selection: Selection):
     """A :class:`~benchirt.responses.ResponseResult` of imported runs: every respondent is ``real``, its
     ``cv_accuracy`` the run's accuracy over all rows (OpenML's cross-validated accuracy), ``test_accuracy``
-    its accuracy on the items kept. Predicted labels are not kept (``predictions`` is None)."""
+    its accuracy on the items kept. Predicted labels are not kept (``predictions`` is None); the dataset's
+    label of each item (``test_labels``, shown by the suspect-label table) is the one read from the task's
+    dataset, else from the predictions files' ``correct`` column, and empty for a matrix source (said in
+    the notes: pair it with its dataset, :mod:`benchirt.runs.beside`)."""
     from benchirt.data.names import METADATA_COLUMNS
     from benchirt.responses import ResponseResult
 
@@ -55,12 +64,18 @@ def response_result(matrix: RunMatrix, selection: Selection):
     responses.index = pd.Index(names, name="respondent")
     respondents = selection.respondents.set_index("respondent")
     metadata = {key: float("nan") for key in METADATA_COLUMNS}
-    metadata.update(n_instances=int(len(matrix.items)), n_classes=int(len(np.unique(matrix.item_class)))
-                    if matrix.item_class is not None else float("nan"))
+    metadata.update(n_instances=int(matrix.n_rows) if matrix.n_rows is not None else float("nan"),
+                    n_classes=int(len(np.unique(matrix.item_class))) if matrix.item_class is not None else float("nan"))
     provenance = respondents.reset_index()[["respondent", "run_id", "flow_id", "flow_name", "setup_id", "uploader",
                                             "accuracy", "n_identical"]]
     provenance = provenance.astype({c: str for c in ("run_id", "flow_id", "flow_name", "setup_id", "uploader")})
     provenance["openml_url"] = openml_links(respondents["run_id"])
+    provenance.insert(1, "source", STORED_RUN)
+    labels = matrix.item_labels
+    notes = [] if labels is not None else [NO_LABELS]
+    test_labels = (pd.Series(pd.Series(labels, index=matrix.items.astype(str)).reindex(responses.columns).to_numpy(),
+                             index=responses.columns, name="label", dtype=str)
+                   if labels is not None else pd.Series(dtype=str, name="label"))
     return ResponseResult(
         dataset=matrix.dataset, responses=responses,
         roles=pd.Series("real", index=names, name="role"),
@@ -69,14 +84,20 @@ def response_result(matrix: RunMatrix, selection: Selection):
         test_accuracy=pd.Series(respondents["item_accuracy"].to_numpy(), index=names, name="test_accuracy"),
         metadata=metadata, test_index=np.asarray(responses.columns.astype(np.int64)),
         notes=[f"imported from {len(matrix.runs)} stored runs ({len(matrix.items)} rows answered by every run)",
-               *matrix.notes, *selection.notes, *(f"skipped: {line}" for line in matrix.skipped)],
-        provenance=provenance,
+               *matrix.notes, *selection.notes, *notes, *(f"skipped: {line}" for line in matrix.skipped)],
+        provenance=provenance, test_labels=test_labels,
     )
 
 
 def imported_results(config: ImportConfig, base_dir: str | Path = ".") -> dict:
     """Dataset name → ResponseResult of every dataset the section's source holds."""
+    from benchirt.runs.select import across_datasets
+
     results = {}
-    for matrix in read_configured_source(config, base_dir):
-        results[matrix.dataset] = response_result(matrix, select(matrix, config.selection()))
+    matrices = read_configured_source(config, base_dir)
+    options, notes = across_datasets(config.selection(), len(matrices))
+    for matrix in matrices:
+        result = response_result(matrix, select(matrix, options))
+        result.notes.extend(notes)
+        results[matrix.dataset] = result
     return results

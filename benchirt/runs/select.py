@@ -20,6 +20,7 @@ Then: runs below ``min_accuracy`` are dropped before choosing (label-encoding fa
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -89,6 +90,17 @@ class Selection:
     respondents: pd.DataFrame
     winners_curse: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+
+
+def across_datasets(options: SelectionOptions, n_datasets: int) -> tuple[SelectionOptions, list[str]]:
+    """The options for one dataset of an import of ``n_datasets``: with several, a flow is one respondent on
+    every dataset (the datasets × flows matrix the rating and AIRT stages read), so identical patterns are
+    not merged (a flow merged into another on one dataset would be missing from that matrix); said."""
+    if n_datasets < 2 or not options.deduplicate or options.rule == "all":
+        return options, []
+    return dataclasses.replace(options, deduplicate=False), [
+        f"identical response patterns kept: over {n_datasets} datasets each flow is one respondent on every "
+        "dataset (the datasets x flows matrix of the rating and AIRT stages)"]
 
 
 def halves(matrix: RunMatrix, seed: int) -> tuple[np.ndarray, str]:
