@@ -580,14 +580,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, help="use this many reference pools (spread over the 50)")
     parser.add_argument("--no-mirt", action="store_true", help="skip the mirt baseline")
-    parser.add_argument("--part", choices=("sim", "ref", "scale", "optimum", "starts", "compare", "priors", "quadrature",
-                                           "both"),
-                        default="both")
+    parser.add_argument("--part", default="both",
+                        choices=("sim", "ref", "scale", "optimum", "starts", "compare", "priors", "quadrature", "both"))
     parser.add_argument("--deep", type=int, default=20, help="--part starts: starts of the deep search (default 20)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="--part starts/compare: pools fitted in parallel (default 1)")
     parser.add_argument("--no-embedded", action="store_true",
-                        help="--part starts/compare: leave out the embedded suite's pools (they are built first, ~1 min)")
+                        help="--part starts/compare: leave out the embedded suite's pools (built first, ~1 min)")
     parser.add_argument("--baseline", metavar="REF",
                         help="--part scale: also fit with the benchirt of git revision REF (e.g. main), side by side")
     parser.add_argument("--negative-fraction", type=float, default=0.1,

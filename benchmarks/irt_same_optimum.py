@@ -2,9 +2,9 @@
 
 Fits five decodIRT reference pools (``../shared/data/decodirt-reference``: pc1, wilt, banknote-authentication,
 tic-tac-toe, kc2) and three simulated 3PL matrices (10 % negative items; 132 x 500, 132 x 2000, 1000 x 500) with the
-1PL, 2PL and 3PL (one start; the 1PL and 3PL also with the default start search) with this checkout's benchirt and with the
-benchirt of git revision ``--baseline`` (its package extracted with ``git archive`` and run in a subprocess), and
-prints per fit both log posteriors, their relative difference, the EM steps and the CPU of each.
+1PL, 2PL and 3PL (one start; the 1PL and 3PL also with the default start search) with this checkout's benchirt
+and with the benchirt of git revision ``--baseline`` (its package extracted with ``git archive`` and run in a
+subprocess), and prints per fit both log posteriors, their relative difference, the EM steps and the CPU of each.
 
     nice -n 10 python benchmarks/irt_same_optimum.py --baseline 4eced33
 """

@@ -236,7 +236,8 @@ def main() -> None:
                 fit = models[model]
                 print(f"  {model} alone {fit['cpu']:>9.1f} s ({fit['n_iter']} steps, {fit['starts']} starts)")
             compare, alone = models["compare"], models["3PL"]["cpu"]
-            print(f"  model comparison reusing the 3PL: {compare['cpu']:.1f} s more, {(alone + compare['cpu']) / alone:.2f}x "
+            ratio = (alone + compare["cpu"]) / alone
+            print(f"  model comparison reusing the 3PL: {compare['cpu']:.1f} s more, {ratio:.2f}x "
                   f"the 3PL alone (starts: {compare['starts']}; log-likelihood minus the model fitted alone: "
                   + ", ".join(f"{k} {v:+.3f}" for k, v in compare["loglik_minus_alone"].items()) + ")")
         return
