@@ -37,8 +37,8 @@ start, ends in a worse optimum, and by how much.
 
 Part 5 (``--part starts``) — the start strategy (issue 22, item 1): on the 50 reference pools and the embedded
 suite's calibration matrices (built with the response stage), the default fit against a ``--deep``-start search
-(20): how much higher the search's log posterior is (``gap``), CPU of each, the distinct optima each found and how
-many starts reached the search's best. ``--jobs N`` fits N pools at a time.
+(20): how much higher the search's log posterior is (``gap``), CPU of each, the distinct optima each found, the
+first starts that reached the default's best and how many starts reached the search's best. ``--jobs N`` fits N pools at a time.
 
 Part 5b (``--part compare``) — the model comparison (issue 23): per pool, the CPU of the 1PL/2PL/3PL comparison
 over the 3PL alone with nested starts (the default: 2PL from the 3PL's solution, 1PL from the 2PL's) and with a start
@@ -408,6 +408,7 @@ def _start_row(name: str, pool: pd.DataFrame, deep: int) -> dict:
            "default_cpu": default.cpu, "deep_cpu": search.cpu,
            "default_starts": len(default.starts["runs"]),
            "default_optima": len(default.starts["optima"]), "deep_optima": len(optima),
+           "default_best_by": ",".join(default.starts["optima"][0]["starts"][:3]),
            "deep_best_reached_by": len(optima[0]["starts"]),
            "deep_second_below": optima[0]["log_posterior"] - optima[1]["log_posterior"]
            if len(optima) > 1 else float("nan"),

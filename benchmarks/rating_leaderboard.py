@@ -86,7 +86,7 @@ def speed(n_replicates: int, n_baseline: int, seed: int) -> None:
     print(f"   choix.opt_pairwise, one fit per replicate ({n_baseline} timed, scaled): {baseline:8.2f} s")
     print(f"   benchirt, all replicates stacked (resampling included)            : {stacked:8.2f} s")
     print(f"   ratio {baseline / stacked:.1f}x; {int(fit.converged.sum())}/{n_replicates} converged "
-          f"(largest remaining step {fit.max_step.max():.1e} points); "
+          f"(largest last Newton step {fit.max_step.max():.1e} points); "
           f"largest difference to choix {gap:.1e} rating points (choix's own tolerance)")
 
 

@@ -39,7 +39,6 @@ ALLOWED = {name: (limit, _CONCURRENT[name.split("/")[0]]) for name, limit in {
     "runs/select.py:select": 22,
     "runs/folder.py:task_context": 22,
     "pipeline/estimate.py:response_cost": 22,
-    "irt/estimation.py:_best_of_starts": 18,
     "airt/polytomous.py:fit_grm": 21,
     "pipeline/executors.py:_schedule": 19,
     "report/sizes.py:size_policy": 18,

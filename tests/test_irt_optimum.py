@@ -79,9 +79,11 @@ def test_the_start_table_and_the_distinct_optima(fits_2pl):
     for _, fit, _ in fits_2pl:
         runs = fit.starts["runs"]
         names = [run["start"] for run in runs]
-        assert names[:7] == ["principal_component", "sum_score"] + [f"direction_{d}" for d in (30, 60, 90, 120, 150)]
-        # further starts (a deeper search) only where all seven candidates climbed without agreeing
-        assert names[7:] == [f"random_{k}" for k in range(1, len(names) - 6)] and len(names) <= 20
+        candidates = ["principal_component", "sum_score"] + [f"direction_{d}" for d in (30, 60, 90, 120, 150)]
+        # the candidates in order, then hops from the best optimum and seeded mixtures in turn (a deeper
+        # search), only where they did not agree
+        further = [name for k in range(1, 8) for name in (f"hop_{k}", f"random_{k}")]
+        assert names == (candidates + further)[:len(names)] and len(names) <= 20
         assert sum(run["chosen"] for run in runs) == 1
         chosen = next(run for run in runs if run["chosen"])
         assert chosen["log_posterior"] == pytest.approx(fit.log_posterior)
@@ -96,8 +98,13 @@ def test_the_start_table_and_the_distinct_optima(fits_2pl):
         assert sorted(sum((o["starts"] for o in optima), [])) == sorted(run["start"] for run in finished)
         assert record["n_optima"] == len(optima) and record["n_local_optima"] == sum(
             run["status"] == "better_optimum_exists" for run in runs)
-        # the search stopped at seven starts only where two of them reached the best optimum
-        assert len(optima[0]["starts"]) >= 2 or len(runs) == 20
+        # the search stopped before its budget only with the evidence of search.explored_enough: the best
+        # optimum reached by two starts other than hops, at most a fifth of those in an optimum of their own
+        independent = [[name for name in o["starts"] if not name.startswith("hop_")] for o in optima]
+        singletons = sum(len(starts) == 1 for starts in independent)
+        n_independent = sum(map(len, independent))
+        assert (len(independent[0]) >= 2 and singletons <= 0.2 * n_independent) or len(runs) == 20
+        assert fit.max_gradient < fit.config.tol_gradient  # the reported fit is stationary
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -169,7 +176,7 @@ def test_start_lists_and_their_reasons():
     auto, reason = start_scores(u, ones, "auto")
     assert [name for name, _ in auto] == ["principal_component", "sum_score", "direction_30", "direction_60",
                                           "direction_90", "direction_120", "direction_150"]
-    assert reason.startswith("7 candidate starts")
+    assert reason.startswith("candidate starts in order: principal component, sum score")
     pcs = principal_components(u, ones, k=2)
     scores = dict(auto)
     # direction_90 is the second component; direction_60 lies between the two at cos 60, sin 60

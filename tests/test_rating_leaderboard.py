@@ -45,6 +45,48 @@ def test_fit_equals_choix_map_estimate():
     assert fit.converged.all() and abs(fit.rating.mean() - 1500) < 1e-9
 
 
+#: Largest difference (rating points) allowed between the Newton fit and a tightly converged L-BFGS-B fit of the
+#: same posterior (the fitter that preceded it stopped at a remaining step of 1e-3 points).
+EQUAL_RATINGS = 2e-3
+
+
+def lbfgs_map(wins: np.ndarray) -> np.ndarray:
+    """Reference: the MAP log-strengths of one (k, k) win matrix by scipy's L-BFGS-B on the negative log-posterior."""
+    from scipy.optimize import minimize
+    from scipy.special import expit, log_expit
+
+    meetings, won = wins + wins.T, wins.sum(axis=1)
+
+    def objective(theta):
+        diff = theta[:, None] - theta[None, :]
+        value = -(wins * log_expit(diff)).sum() + 0.5 * (theta**2).sum() / PRIOR_SD**2
+        return value, (meetings * expit(diff)).sum(axis=1) - won + theta / PRIOR_SD**2
+
+    result = minimize(objective, np.zeros(len(wins)), jac=True, method="L-BFGS-B",
+                      options={"gtol": 1e-12, "ftol": 0.0, "maxiter": 10_000})
+    return result.x
+
+
+def test_newton_fit_equals_lbfgs_on_wide_fields_with_absences_ties_and_an_unbeaten_classifier():
+    """The Newton fit reaches the optimum scipy's L-BFGS-B finds, to :data:`EQUAL_RATINGS` rating points: on 60
+    classifiers of widely spread strength (steps are shortened far from the optimum), with rounded scores (ties),
+    classifiers absent from some datasets and one that beats everyone; from a cold and from a warm start."""
+    rng = np.random.default_rng(11)
+    strength = rng.normal(0, 2.5, 60)
+    strength[0] = 12.0                                    # wins every comparison
+    scores = bt_scores(strength, 6, rng).round(0)
+    scores[rng.random(scores.shape) < 0.1] = np.nan
+    scores[:, 0] = 100.0
+    wins = pairwise_wins(match_outcomes(scores)).sum(axis=0)
+    expected = RATING_PER_THETA * lbfgs_map(wins)
+    cold = fit_bradley_terry(wins)
+    warm = fit_bradley_terry(wins, start=rng.normal(0, 3, 60))
+    for fit in (cold, warm):
+        assert fit.converged.all() and fit.n_iterations < 30
+        np.testing.assert_allclose(fit.rating[0] - 1500, expected, rtol=0, atol=EQUAL_RATINGS)
+    assert cold.rating[0, 0] == cold.rating.max() and cold.rating[0, 0] > 1500 + 2 * 400
+
+
 def test_unbeaten_classifier_gets_a_finite_rating_and_ties_count_half():
     matrix = np.array([[1.0, 0.5, 0.2], [1.0, 0.3, 0.3], [1.0, 0.9, 0.1]])
     board = leaderboard(long_from_matrix(matrix, ["best", "mid", "low"]), FAST).table.set_index("classifier")
@@ -231,3 +273,21 @@ def test_bootstrap_fits_in_blocks_equal_one_stacked_fit():
     assert whole.converged.all() and blocks.converged.all()
     np.testing.assert_allclose(blocks.rating, whole.rating, atol=20 * STEP_TOLERANCE)
     assert np.array_equal(fit_weighted(counts, wins).theta, whole.theta)   # one block: the same fit
+
+
+def test_glicko_divergence_in_a_wide_field_is_said_and_a_small_field_has_no_such_note():
+    """With 60 classifiers whose per-dataset noise equals their spread, Glicko-2's volatility runs away (each dataset
+    is 59 games decided together); the leaderboard says so. Glickman's 19-classifier setting does not."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    config = RatingConfig(n_bootstrap=20, n_permutations=0, max_pairwise=4)
+    wide = rng.normal(0, 1, 60)[None, :] + rng.normal(0, 1, (5, 60))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # the overflow that follows the divergence (docstring)
+        board = leaderboard(long_from_matrix(wide), config)
+    note = [n for n in board.notes if n.startswith("Glicko-2 diverged")]
+    assert len(note) == 1 and "each dataset is 59 games" in note[0], board.notes
+    assert board.table["bt_rating"].between(500, 2500).all()      # the Bradley–Terry ratings are unaffected
+    small = leaderboard(long_from_matrix(rng.normal(0, 1, 19)[None, :] + rng.normal(0, 1, (5, 19))), config)
+    assert not [n for n in small.notes if n.startswith("Glicko-2")]

@@ -130,3 +130,16 @@ def test_two_clear_groups_make_two_tiers():
     order = np.argsort(-rating, kind="stable")
     separation = separate(rating[order], shuffled_ratings(wins, np.ones((15, 6), dtype=bool), 100))
     assert separation.tier.tolist() == [1, 1, 1, 2, 2, 2] and set(order[:3]) == {0, 1, 2}
+
+
+def test_pair_difference_sd_equals_nanstd_of_the_differences():
+    from benchirt.rating.separation import pair_difference_sd
+
+    rng = np.random.default_rng(2)
+    replicates = 1500 + rng.normal(0, 150, (60, 9)) + np.arange(9) * 40
+    replicates[rng.random(replicates.shape) < 0.15] = np.nan
+    replicates[1:, 8] = np.nan                                     # rated once: no standard deviation
+    with np.errstate(invalid="ignore"), pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        expected = np.nanstd(replicates[:, :, None] - replicates[:, None, :], axis=0, ddof=1)
+    np.testing.assert_allclose(pair_difference_sd(replicates), expected, rtol=1e-9, atol=1e-9)
+    assert np.isnan(pair_difference_sd(replicates)[8, :8]).all()

@@ -151,3 +151,17 @@ def test_decodirt_mode_tests_a_subset_of_the_full_tournament():
     trajectories = glicko_tournament(scores).rating_matrix("rating")[["A", "B", "C"]]
     assert result.statistic == pytest.approx(friedmanchisquare(*trajectories.to_numpy().T)[0])
     assert sorted(result.p_values.index) == ["A", "B", "C"]
+
+
+def test_nemenyi_p_values_equal_scikit_posthocs_with_ties():
+    """Each distinct rank difference is integrated once; the p-values are scikit-posthocs' own, pair by pair."""
+    import scikit_posthocs as sp
+
+    from benchirt.rating.statistics import nemenyi_friedman_p_values
+
+    rng = np.random.default_rng(4)
+    values = rng.integers(0, 6, size=(7, 40)).astype(float)      # coarse scores: many ties within a dataset
+    names = [f"c{j:02d}" for j in range(40)]
+    expected = sp.posthoc_nemenyi_friedman(pd.DataFrame(values, columns=names))
+    pd.testing.assert_frame_equal(nemenyi_friedman_p_values(values, names), expected.loc[names, names],
+                                  check_exact=False, rtol=1e-12, atol=0)

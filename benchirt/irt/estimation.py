@@ -30,9 +30,10 @@ Algorithm (all items at once)
   for the stopping rule.
 * Standard errors: per-item cross-product of the respondents' marginal scores
   (see :func:`_standard_errors`).
-* Starts: EM climbs from seven candidate starts (:mod:`benchirt.irt.starts`), more where
-  they disagree, and keeps the highest log posterior; the fit's ``starts`` record lists
-  every start and the distinct optima found (:func:`_best_of_starts`). At each stop the
+* Starts: EM climbs from seven candidate starts (:mod:`benchirt.irt.starts`), then from hops
+  off the best optimum and seeded starts until :mod:`benchirt.irt.search`'s evidence says it has
+  seen enough, and keeps the highest log posterior; the fit's ``starts`` record lists every start
+  and the distinct optima found (:func:`_best_of_starts`). At each stop the
   3PL items' M-step objectives are searched on a grid (:mod:`benchirt.irt.modes`), and
   convergence requires a stationary marginal log posterior (:func:`_marginal_gradient`). The mirror image of the solution is the same fit; it
   is oriented by the classical item discriminations.
@@ -57,6 +58,7 @@ from benchirt.irt.config import IRTConfig
 from benchirt.irt.fit import IRTFit, flagged_item_values
 from benchirt.irt.models import quadrature, terms_from_logit
 from benchirt.irt.modes import best_on_grid, item_grid
+from benchirt.irt.search import explored_enough, file_optimum
 from benchirt.irt.starts import column_sums, orientation, start_scores
 from benchirt.irt.validation import as_response_matrix
 
@@ -85,11 +87,17 @@ _MAX_ALPHA_1PL = 100.0
 #: A later EM start this close (largest change of a, b or c) to an earlier start's optimum, with a
 #: log posterior within ``tol_optimum`` of it, has reached that optimum (:func:`_joins`).
 _JOIN = 0.1
-#: ``starts="auto"``: the candidate starts that always climb, how many starts must have reached the
-#: best optimum before the search stops, and how many starts it may reach where they disagree.
-_CANDIDATES = 7
-_AGREEMENT = 2
-_DEEPEST = 20
+#: ``starts="auto"`` (:func:`_search`): the fewest and the most starts that climb. All seven candidates
+#: of :func:`~benchirt.irt.starts.start_scores` climb: stopping once the first two agreed missed the best
+#: optimum on banknote and breast-w by 15.1 and 13.5 log-posterior units (their principal component and
+#: sum score agree on a local optimum; directions 120-150 in the plane reach the best), docs/irt.md.
+_MIN_CLIMBS = 7
+_BUDGET = 20
+#: Share of the items a hop (:class:`_Hops`) starts afresh, and every how many starts after the
+#: candidates one is a hop (the others are the seeded mixtures of the deep search): hops alone missed
+#: GesturePhaseSegmentation's best optimum, which one seeded mixture reaches, by 3.2 units.
+_HOP_SHARE = 0.2
+_HOP_EVERY = 2
 #: An item moves to a better grid point of its M-step objective when that gains more than this
 #: (log-posterior units; :func:`_escape_item_modes`), at most :data:`_MAX_ESCAPES` times per start.
 _ESCAPE_GAIN = 0.01
@@ -269,18 +277,17 @@ def _unique_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 def _best_of_starts(columns: np.ndarray, problem: _Problem):
     """Run EM from the starts of :func:`benchirt.irt.starts.start_scores`; keep the highest log posterior.
 
-    Every start climbs to its optimum (:func:`_climb`). With ``config.starts="auto"``, where the best
-    optimum the seven candidate starts found was reached from fewer than :data:`_AGREEMENT` of them,
-    the search goes deeper: the further starts of ``starts=``:data:`_DEEPEST` (seeded mixtures of the
-    first two principal components) climb until the best optimum has been reached twice or none is
-    left. A start that comes within :data:`_JOIN` of an optimum an earlier start converged to stops
-    there (``"same_optimum"``). Ranking the candidates by their log posterior after a few EM steps and
-    abandoning those that trail was tried and rejected: it missed breast-w's best optimum by 13.5 units,
-    whose starts trail most after 10 steps (docs/irt.md).
+    Each start climbs to its optimum (:func:`_search`). ``config.starts="auto"``: the candidates of
+    :func:`~benchirt.irt.starts.start_scores` in order, then hops from the best optimum found
+    (:class:`_Hops`) alternating with seeded mixtures, until the evidence of
+    :func:`benchirt.irt.search.explored_enough` (the best optimum reached by two starts other than
+    hops, few of those ending in an optimum of their own) or :data:`_BUDGET` starts; an integer ``k``:
+    all of the first ``k`` starts of the list, no hops (the deep search of ``benchmarks/irt_fit.py
+    --part starts``).
 
     Returns the best parameters, its EM record and the start table: ``reason``, ``runs`` (one row per
-    start: its log posterior, ``n_iter``, ``stopped_by`` and ``status`` — ``"converged"``,
-    ``"iteration_limit"`` or ``"better_optimum_exists"`` (a local optimum: another start reached a log
+    start: its log posterior, ``n_iter``, ``stopped_by`` and ``status`` —
+    ``"converged"``, ``"iteration_limit"`` or ``"better_optimum_exists"`` (another start reached a log
     posterior higher by more than ``config.tol_optimum``)), and ``optima``: the distinct optima (final
     log posteriors more than ``tol_optimum`` apart), best first, with the starts that reached each and
     their parameters (``params``; :func:`fit_irt` turns them into item tables).
@@ -288,59 +295,110 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     config = problem.config
     scores, reason = start_scores(columns, problem.multiplicity, config.starts)
     if config.starts == "auto":
-        scores = iter(scores + start_scores(columns, problem.multiplicity, _DEEPEST)[0][len(scores):])
-        first = _CANDIDATES
-    else:
-        first = len(scores)
-    runs = []  # [name, params, record] per start climbed
-    optima: list[dict] = []
-    for name, score in scores:
-        if len(runs) >= first and _agreed(optima):
-            break
-        params, record = _climb(_initial_values(columns, score, problem), problem, list(optima))
-        runs.append([name, params, record])
-        if record.converged:
-            _add_optimum(optima, name, params, record, config.tol_optimum)
-    # the reported run: of the best optimum's starts, the highest that stopped on the stationarity test
-    # (a start that stopped on joining it lies within _JOIN of it, its gradient untested)
-    finished = range(len(runs))
-    stationary = [i for i in finished if optima and runs[i][0] in optima[0]["starts"]
-                  and runs[i][2].stopped_by == "stationary"]
-    best = max(stationary or finished, key=lambda i: runs[i][2].history[-1])
-    top = max(runs[i][2].history[-1] for i in finished)
-    rows = []
-    for i, (name, _, record) in enumerate(runs):
-        status = "converged" if record.converged else "iteration_limit"
-        if status == "converged" and record.history[-1] < top - config.tol_optimum:
-            status = "better_optimum_exists"
-        rows.append({"start": name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
-                     "stopped_by": record.stopped_by, "status": status, "chosen": i == best})
-    params = runs[best][1].copy()
+        scores = scores + start_scores(columns, problem.multiplicity, _BUDGET)[0][len(scores):]
+    runs, optima = _search(columns, scores, problem, auto=config.starts == "auto")
+    best = _chosen_run(runs, optima)
+    params = best.params.copy()
     if _symmetric(config):  # the mirror image is the same fit (see starts.py): orient it
-        sign = orientation(columns, problem.multiplicity, params[:, 0])
-        params[:, :2] *= sign
+        params[:, :2] *= orientation(columns, problem.multiplicity, params[:, 0])
         for optimum in optima:
             optimum["params"] = optimum["params"].copy()
             optimum["params"][:, :2] *= orientation(columns, problem.multiplicity, optimum["params"][:, 0])
-    return params, runs[best][2], {"reason": reason, "runs": rows, "optima": optima}
+    return params, best.record, {"reason": reason, "runs": _run_rows(runs, best, config), "optima": optima}
 
 
-def _agreed(optima: list[dict]) -> bool:
-    """The best optimum found so far has been reached from :data:`_AGREEMENT` starts."""
-    return bool(optima) and len(optima[0]["starts"]) >= _AGREEMENT
+@dataclass
+class _Run:
+    """Where one start's EM ended: its parameters and record."""
+
+    name: str
+    params: np.ndarray
+    record: "_Record"
 
 
-def _add_optimum(optima: list[dict], name: str, params: np.ndarray, record: "_Record", tol: float) -> None:
-    """File the optimum a start ended in under ``optima`` (best first): with a known optimum when it
-    joined one or its log posterior is within ``tol`` of it, else as a new one."""
-    value = float(record.history[-1])
-    for optimum in optima:
-        if (record.stopped_by == "same_optimum" and record.joined is optimum) or \
-                abs(optimum["log_posterior"] - value) <= tol:
-            optimum["starts"].append(name)
-            return
-    optima.append({"log_posterior": value, "starts": [name], "params": params})
-    optima.sort(key=lambda optimum: -optimum["log_posterior"])
+def _search(columns: np.ndarray, scores: list, problem: _Problem, auto: bool) -> tuple[list[_Run], list[dict]]:
+    """Every start climbs to its optimum (:func:`_climb`; a start that comes within :data:`_JOIN` of an
+    optimum an earlier start converged to stops there), in order. With ``auto``, after the first
+    :data:`_MIN_CLIMBS` ``scores`` (the candidates) the search stops once
+    :func:`benchirt.irt.search.explored_enough` on the starts other than hops (a hop begins next to
+    the best optimum, so its return there is no independent evidence), and otherwise alternates hops
+    from the best optimum found so far (:class:`_Hops`) with the further ``scores`` (seeded mixtures
+    of the first two principal components; only these where no hop is possible), up to
+    :data:`_BUDGET` starts. Returns the runs and the distinct optima."""
+    runs: list[_Run] = []
+    optima: list[dict] = []
+    queue = iter(scores)
+    hops = _Hops(columns, dict(scores), problem)
+    while len(runs) < (_BUDGET if auto else len(scores)):
+        searched = auto and len(runs) >= _MIN_CLIMBS
+        if searched and explored_enough(optima, independent=lambda name: not name.startswith(_Hops.PREFIX)):
+            break
+        if searched and optima and hops.possible and (len(runs) - _MIN_CLIMBS) % _HOP_EVERY == 0:
+            name, start = hops.next(optima[0]["params"])
+        else:
+            name, score = next(queue, (None, None))
+            if name is None:
+                break
+            start = _initial_values(columns, score, problem)
+        params, record = _climb(start, problem, list(optima))
+        runs.append(_Run(name, params, record))
+        if record.converged:
+            file_optimum(optima, name, params, record.history[-1], record.joined, problem.config.tol_optimum)
+    return runs, optima
+
+
+class _Hops:
+    """Starts near the best optimum found (basin hopping, Wales & Doye 1997): a random
+    :data:`_HOP_SHARE` of the items take the starting values (:func:`_initial_values`) of a seeded
+    random mixture of the first two principal components, the others keep their values at the optimum.
+
+    The 3PL optima of decodIRT's pools differ in groups of items (which items a flat curve with a
+    guessing floor explains, and which a gentle one), and the best ones lie close together: on the
+    embedded suite's participation matrix hops from the best of the seven candidates reached -4818.86
+    at the second hop, 1.7 log-posterior units above the best of a 20-start search, which 2 of its 20
+    seeded starts reached (an exploratory run, docs/irt.md, "Starts")."""
+
+    PREFIX = "hop_"  # the hops' names: hop_1, hop_2, ...
+
+    def __init__(self, columns: np.ndarray, scores: dict, problem: _Problem):
+        self.columns, self.problem = columns, problem
+        self.plane = [scores[name] for name in ("principal_component", "direction_90") if name in scores]
+        self.possible = len(self.plane) == 2
+        self.rng = np.random.default_rng(0)
+        self.count = 0
+
+    def next(self, best: np.ndarray) -> tuple[str, np.ndarray]:
+        """The next hop's name and starting parameters from the best optimum's ``best``."""
+        self.count += 1
+        mix = self.rng.standard_normal(2)
+        start = best.copy()
+        pick = self.rng.random(len(best)) < _HOP_SHARE
+        start[pick] = _initial_values(self.columns, mix[0] * self.plane[0] + mix[1] * self.plane[1],
+                                      self.problem)[pick]
+        return f"{self.PREFIX}{self.count}", start
+
+
+def _chosen_run(runs: list[_Run], optima: list[dict]) -> _Run:
+    """The reported run: of the best optimum's starts, the highest that stopped on the stationarity
+    test (a start that stopped on joining it lies within :data:`_JOIN` of it, its gradient untested);
+    failing that, the highest run."""
+    best_starts = optima[0]["starts"] if optima else []
+    stationary = [run for run in runs if run.name in best_starts and run.record.stopped_by == "stationary"]
+    return max(stationary or runs, key=lambda run: run.record.history[-1])
+
+
+def _run_rows(runs: list[_Run], best: _Run, config: IRTConfig) -> list[dict]:
+    """One JSON-ready row per start for the fit's start table (see :func:`_best_of_starts`)."""
+    top = max(run.record.history[-1] for run in runs)
+    rows = []
+    for run in runs:
+        record = run.record
+        status = "converged" if record.converged else "iteration_limit"
+        if status == "converged" and record.history[-1] < top - config.tol_optimum:
+            status = "better_optimum_exists"
+        rows.append({"start": run.name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
+                     "stopped_by": record.stopped_by, "status": status, "chosen": run is best})
+    return rows
 
 
 def _nested_start(columns, initial: pd.DataFrame, items, informative, item_index, problem: _Problem):

@@ -159,8 +159,10 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
     multiplicity : numpy.ndarray, shape (m,)
     starts : int or "auto"
         ``"auto"``: the first principal component, the sum score and the scores along
-        :data:`_DIRECTIONS` in the plane of the first two components (the estimator adds more where
-        they disagree, :func:`benchirt.irt.estimation.fit_irt`). An integer ``k`` takes the first
+        :data:`_DIRECTIONS` in the plane of the first two components, in the order they are tried
+        (the estimator stops when they agree and, where they do not, hops from the best optimum and
+        tries seeded mixtures,
+        :func:`benchirt.irt.estimation.fit_irt`). An integer ``k`` takes the first
         ``k`` of those, then mixtures of the first two components with seeded random weights.
 
     Returns
@@ -176,9 +178,11 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
             angle = np.radians(degrees)
             candidates.append((f"direction_{degrees}", _standardise(np.cos(angle) * pcs[0] + np.sin(angle) * pcs[1])))
     if starts == "auto":
-        return candidates, (f"{len(candidates)} candidate starts: principal component, sum score (|r| = "
-                            f"{agreement:.3f}) and directions {', '.join(map(str, _DIRECTIONS))} degrees in the "
-                            "plane of the first two components; up to 20 where they disagree")
+        return candidates, (f"candidate starts in order: principal component, sum score (|r| = {agreement:.3f}), "
+                            f"directions {', '.join(map(str, _DIRECTIONS))} degrees in the plane of the first two "
+                            "components; then hops from the best optimum found and seeded mixtures of the two in turn, "
+                            "until two starts reach the best optimum and at most a fifth end in an optimum of their "
+                            "own (at most 20 starts)")
     rng = np.random.default_rng(0)
     while len(candidates) < starts:
         mix = rng.standard_normal(len(pcs))

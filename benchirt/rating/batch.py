@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 
 #: Glicko-2 scale factor between the rating scale and the internal (μ, φ) scale.
 SCALE = 173.7178
@@ -113,7 +114,7 @@ def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np
     played = met.any(axis=2)
     outcome = np.where(met, result, 0.0)
     g = 1.0 / np.sqrt(1.0 + 3.0 * phi**2 / np.pi**2)                  # g(φ_j), (P, k)
-    expected = 1.0 / (1.0 + np.exp(-g[:, None, :] * (mu[:, :, None] - mu[:, None, :])))
+    expected = expit(g[:, None, :] * (mu[:, :, None] - mu[:, None, :]))   # E(μ, μ_j, φ_j), no overflow
     weight = np.where(met, g[:, None, :], 0.0)
     info = (weight**2 * expected * (1.0 - expected)).sum(axis=2)
     v = 1.0 / np.where(played, info, 1.0)                              # step 3

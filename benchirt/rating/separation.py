@@ -143,13 +143,49 @@ def separate(rating: np.ndarray, shuffled: np.ndarray | None, bootstrap: np.ndar
     critical_value = float(np.quantile(shuffled.max(axis=1) - shuffled.min(axis=1), level))
     distance = np.full((k, k), critical_value)
     if bootstrap is not None and len(bootstrap) > 1:
-        upper = np.triu_indices(k, 1)
-        null_se = math.sqrt(float(np.mean((shuffled[:, upper[0]] - shuffled[:, upper[1]]) ** 2)))
-        pair_se = np.nanstd(bootstrap[:, :, None] - bootstrap[:, None, :], axis=0, ddof=1)
+        # Mean of (s_i − s_j)² over tables and pairs i < j: per table Σ_{i<j} (s_i − s_j)² = k Σ s² − (Σ s)².
+        centred = shuffled - shuffled.mean(axis=1, keepdims=True)
+        null_se = math.sqrt(float(np.sum(k * (centred**2).sum(axis=1) - centred.sum(axis=1) ** 2))
+                            / (len(shuffled) * k * (k - 1) / 2))
+        pair_se = pair_difference_sd(np.asarray(bootstrap, dtype=float))
         if null_se > 0:
             distance = critical_value * np.maximum(1.0, np.nan_to_num(pair_se / null_se, nan=1.0))
     better = (rating[:, None] - rating[None, :]) > distance
     return Separation(better, critical_value, distance, tiers_from(better))
+
+
+def pair_difference_sd(replicates: np.ndarray) -> np.ndarray:
+    """Per pair (i, j), the standard deviation (ddof 1) of R_i − R_j over the replicates that rate both.
+
+    What ``numpy.nanstd`` of the (B, k, k) differences gives (tested equal), from the masked first and second
+    moments (three k × k matrix products) instead of the differences themselves: B·k² numbers, 74 million
+    (600 MB) for 200 replicates of 609 classifiers.
+
+    Parameters
+    ----------
+    replicates : numpy.ndarray, shape (B, k)
+        NaN where a replicate does not rate the classifier.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k, k)
+        NaN where fewer than two replicates rate both.
+    """
+    rated = ~np.isnan(replicates)
+    both = rated.astype(float)
+    # Each classifier centred on its own mean: the variance of a difference does not change, and the moments
+    # stay small (less cancellation).
+    values = np.where(rated, replicates, 0.0)
+    mean = np.divide(values.sum(axis=0), rated.sum(axis=0), out=np.zeros(values.shape[1]), where=rated.any(axis=0))
+    centred = np.where(rated, values - mean, 0.0)
+    count = both.T @ both
+    total = centred.T @ both - both.T @ centred                            # Σ_b (x_bi − x_bj)
+    squares = (centred**2).T @ both + both.T @ centred**2 - 2.0 * centred.T @ centred
+    enough = count > 1
+    variance = np.divide(squares - np.divide(total**2, count, out=np.zeros_like(total), where=enough),
+                         count - 1.0, out=np.full_like(total, np.nan), where=enough)
+    np.fill_diagonal(variance, np.where(np.diag(enough), 0.0, np.nan))   # R_i − R_i = 0 exactly
+    return np.sqrt(np.maximum(variance, 0.0))
 
 
 def tiers_from(better: np.ndarray) -> np.ndarray:
