@@ -40,10 +40,14 @@ suite's calibration matrices (built with the response stage), the default fit ag
 (20): how much higher the search's log posterior is (``gap``), CPU of each, the distinct optima each found, the
 first starts that reached the default's best and how many starts reached the search's best. ``--jobs N`` fits N pools at a time.
 
+Part 5b (``--part compare``) — the model comparison (issue 23): per pool, the CPU of the 1PL/2PL/3PL comparison
+over the 3PL alone with nested starts (the default: 2PL from the 3PL's solution, 1PL from the 2PL's) and with a start
+search for every model, and how far the nested fits' log-likelihoods end from the search's.
+
 Part 6 (``--part priors``) — the reference pools with and without the priors: log-likelihood, items at a bound.
 
 Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt]
-      [--part sim|ref|scale|optimum|starts|priors|quadrature|both] [--baseline REF] [--deep K] [--jobs N]
+      [--part sim|ref|scale|optimum|starts|compare|priors|quadrature|both] [--baseline REF] [--deep K] [--jobs N]
 """
 from __future__ import annotations
 
@@ -435,6 +439,66 @@ def start_strategy(limit: int | None, deep: int, embedded: bool, jobs: int) -> N
           f"{table['deep_cpu'].median():.2f}); all default fits stationary: {bool((table['status'] == 'converged').all())}")
 
 
+def _compare_row(name: str, pool: pd.DataFrame) -> dict:
+    """One pool of :func:`model_comparison`: the 3PL with the default start search, the default comparison
+    that reuses it (:func:`benchirt.irt.compare.compare_models`), one with a start search for every model,
+    and the nested starts alone (2PL from the 3PL's solution, 1PL from that 2PL's), CPU timed."""
+    from benchirt.irt.compare import compare_models
+
+    def timed(fn):
+        cpu = time.process_time()
+        out = fn()
+        return out, time.process_time() - cpu
+
+    fit3, cpu3 = timed(lambda: fit_irt(pool))
+    default, cpu_default = timed(lambda: compare_models(pool, IRTConfig(), fitted=fit3))
+    search, cpu_search = timed(lambda: compare_models(pool, IRTConfig(), fitted=fit3, nested_starts=False))
+    nested2 = fit_irt(pool, IRTConfig(model="2PL"), initial=fit3.items)
+    nested = {"2PL": nested2, "1PL": fit_irt(pool, IRTConfig(model="1PL"), initial=nested2.items)}
+    default, search = default.set_index("model"), search.set_index("model")
+    row = {"pool": name[:28], "optima_3pl": len(fit3.optima), "cpu_3pl": cpu3,
+           "ratio_default": (cpu3 + cpu_default) / cpu3, "ratio_search": (cpu3 + cpu_search) / cpu3,
+           "cpu_default": cpu3 + cpu_default, "cpu_search": cpu3 + cpu_search}
+    for model in ("2PL", "1PL"):  # log posterior (what picks the optimum) over the search's
+        row[f"gap_{model}_default"] = default.loc[model, "log_posterior"] - search.loc[model, "log_posterior"]
+        row[f"gap_{model}_nested"] = nested[model].log_posterior - search.loc[model, "log_posterior"]
+    row["bic_default"] = default.index[default["best_bic"]][0]
+    row["bic_search"] = search.index[search["best_bic"]][0]
+    row["aic_same"] = default.index[default["best_aic"]][0] == search.index[search["best_aic"]][0]
+    print(_fmt(pd.DataFrame([row])), flush=True)
+    return row
+
+
+def model_comparison(limit: int | None, embedded: bool, jobs: int) -> None:
+    """The model comparison (1PL, 2PL, 3PL) with nested starts against a start search for every model,
+    pool by pool (issue 23): CPU over the 3PL alone and how far the nested fits end from the search's."""
+    pools = _pools(limit, embedded)
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs) as executor:
+            rows = list(executor.map(_compare_row, *zip(*pools)))
+    else:
+        rows = [_compare_row(name, pool) for name, pool in pools]
+    table = pd.DataFrame(rows)
+    print("\n== model comparison: default (nested starts) against a start search per model; gap_*: log posterior "
+          "minus the search's ==\n" + _fmt(table))
+    print(f"pools: {len(table)} (the 3PL's search reached one optimum on {int((table['optima_3pl'] == 1).sum())}); "
+          f"CPU of the comparison over the 3PL alone, in total: default "
+          f"{table['cpu_default'].sum() / table['cpu_3pl'].sum():.2f}x, search for every model "
+          f"{table['cpu_search'].sum() / table['cpu_3pl'].sum():.2f}x (per pool, median "
+          f"{table['ratio_default'].median():.2f}x and {table['ratio_search'].median():.2f}x, largest "
+          f"{table['ratio_default'].max():.2f}x and {table['ratio_search'].max():.2f}x)")
+    for model in ("2PL", "1PL"):
+        for kind in ("default", "nested"):
+            gap = table[f"gap_{model}_{kind}"]
+            print(f"{model}, {kind:7s}: within 0.1 of the search or above on {int((gap >= -0.1).sum())} pools "
+                  f"(above by more than 0.1 on {int((gap > 0.1).sum())}); below by more than 0.1 on "
+                  f"{int((gap < -0.1).sum())} (by {', '.join(f'{-g:.2f}' for g in sorted(gap[gap < -0.1])) or '-'})")
+    print(f"BIC picks the same model on {int((table['bic_default'] == table['bic_search']).sum())} pools, "
+          f"AIC on {int(table['aic_same'].sum())}")
+
+
 def _reported_names(folder: Path) -> list[str]:
     return pd.read_csv(folder / "test_accuracy.csv").iloc[:, 0].tolist()
 
@@ -517,12 +581,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, help="use this many reference pools (spread over the 50)")
     parser.add_argument("--no-mirt", action="store_true", help="skip the mirt baseline")
-    parser.add_argument("--part", choices=("sim", "ref", "scale", "optimum", "starts", "priors", "quadrature", "both"),
-                        default="both")
+    parser.add_argument("--part", default="both",
+                        choices=("sim", "ref", "scale", "optimum", "starts", "compare", "priors", "quadrature", "both"))
     parser.add_argument("--deep", type=int, default=20, help="--part starts: starts of the deep search (default 20)")
-    parser.add_argument("--jobs", type=int, default=1, help="--part starts: pools fitted in parallel (default 1)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="--part starts/compare: pools fitted in parallel (default 1)")
     parser.add_argument("--no-embedded", action="store_true",
-                        help="--part starts: leave out the embedded suite's pools (they are built first, ~1 min)")
+                        help="--part starts/compare: leave out the embedded suite's pools (built first, ~1 min)")
     parser.add_argument("--baseline", metavar="REF",
                         help="--part scale: also fit with the benchirt of git revision REF (e.g. main), side by side")
     parser.add_argument("--negative-fraction", type=float, default=0.1,
@@ -538,6 +603,9 @@ def main() -> None:
         return
     if args.part == "starts":
         start_strategy(args.limit, args.deep, not args.no_embedded, args.jobs)
+        return
+    if args.part == "compare":
+        model_comparison(args.limit, not args.no_embedded, args.jobs)
         return
     if args.part == "quadrature":
         print("== quadrature nodes: 41 (benchirt) against fewer, one start ==")

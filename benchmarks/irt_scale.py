@@ -18,6 +18,11 @@ and the stage also its peak resident memory above the process's resident memory 
 (``VmHWM`` of a process that runs only the stage, reset after simulating the matrix). The issue's goal: at most 25 bytes per
 cell for every phase.
 
+``--models`` instead times each model alone at each shape (CPU seconds, EM steps, default start search) — the 1PL,
+2PL and 3PL — and the model comparison the stage runs by default (:func:`benchirt.irt.compare.compare_models`
+reusing the 3PL: the 2PL and 1PL from the nested solutions), as CPU over the 3PL alone (issue 23: the 1PL no
+slower than the 2PL, the comparison at most 1.5x the 3PL alone).
+
 ``--csv`` also writes the matrix as a CSV and times ``benchirt irt``'s reader on it (header of one
 name per item) — the sniffing and parsing of a wide header.
 
@@ -30,6 +35,8 @@ P = 1 / 0) and the mean True-Score shift, with the reported values and with the 
     nice -n 10 python benchmarks/irt_scale.py --csv                 # both shapes (~5-10 min on 2 cores)
     python benchmarks/irt_scale.py --shapes 500x4000 --csv           # a quick look
     python benchmarks/irt_scale.py --shapes --constant-items         # the items.csv check on wilt only
+    nice -n 10 python benchmarks/irt_scale.py --models               # each model alone, the model comparison
+    cd /tmp && PYTHONPATH=<git archive of REV> python …/benchmarks/irt_scale.py --models   # the same for revision REV
 """
 from __future__ import annotations
 
@@ -86,6 +93,31 @@ def _phases(n: int, m: int, stage_only: bool) -> dict:
     tracemalloc.stop()
     out["n_flagged"] = int((~fit.informative).sum())
     del np
+    return out
+
+
+def _models(n: int, m: int) -> dict:
+    """CPU seconds and EM steps of the 1PL, 2PL and 3PL fitted alone (default starts) and of the model
+    comparison reusing the 3PL, on the simulated n x m matrix."""
+    from benchirt.irt import IRTConfig, fit_irt
+    from benchirt.irt.compare import compare_models
+    from benchirt.irt.simulate import simulate_responses
+
+    responses = simulate_responses(n, m, model="3PL", negative_fraction=0.1, seed=0).responses
+    out: dict = {"shape": f"{n} x {m}"}
+    fits = {}
+    for model in ("3PL", "2PL", "1PL"):
+        cpu = time.process_time()
+        fits[model] = fit_irt(responses, IRTConfig(model=model))
+        out[model] = {"cpu": time.process_time() - cpu, "n_iter": fits[model].n_iter,
+                      "starts": len(fits[model].starts["runs"])}
+    cpu = time.process_time()
+    table = compare_models(responses, IRTConfig(), fitted=fits["3PL"]).set_index("model")
+    # (revisions before issue 23 have no "start" column: every model searched)
+    out["compare"] = {"cpu": time.process_time() - cpu,
+                      "starts": table["start"].to_dict() if "start" in table else "search for every model",
+                      "loglik_minus_alone": {model: float(table.loc[model, "log_likelihood"]
+                                                          - fits[model].log_likelihood) for model in ("1PL", "2PL")}}
     return out
 
 
@@ -185,14 +217,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shapes", nargs="*", default=list(DEFAULT_SHAPES), metavar="NxM")
     parser.add_argument("--csv", action="store_true", help="also time reading the matrix as a CSV")
+    parser.add_argument("--models", action="store_true",
+                        help="instead of the phases: each model alone and the model comparison, CPU seconds")
     parser.add_argument("--constant-items", action="store_true", help="the items.csv check on wilt's pool")
-    parser.add_argument("--child", choices=("phases", "stage", "csv"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=("phases", "stage", "csv", "models"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         n, m = (int(v) for v in args.shapes[0].split("x"))
         work = {"phases": lambda: _phases(n, m, False), "stage": lambda: _phases(n, m, True),
-                "csv": lambda: _csv_read(n, m)}[args.child]
+                "csv": lambda: _csv_read(n, m), "models": lambda: _models(n, m)}[args.child]
         print(json.dumps(work()))
+        return
+    if args.models:
+        for shape in args.shapes:
+            models = _child(["--child", "models", "--shapes", shape])
+            print(f"\n{models['shape']}: CPU seconds (EM steps of the reported start, starts climbed), default starts")
+            for model in ("1PL", "2PL", "3PL"):
+                fit = models[model]
+                print(f"  {model} alone {fit['cpu']:>9.1f} s ({fit['n_iter']} steps, {fit['starts']} starts)")
+            compare, alone = models["compare"], models["3PL"]["cpu"]
+            ratio = (alone + compare["cpu"]) / alone
+            print(f"  model comparison reusing the 3PL: {compare['cpu']:.1f} s more, {ratio:.2f}x "
+                  f"the 3PL alone (starts: {compare['starts']}; log-likelihood minus the model fitted alone: "
+                  + ", ".join(f"{k} {v:+.3f}" for k, v in compare["loglik_minus_alone"].items()) + ")")
         return
     if args.shapes:
         print("IRT stage per phase: wall seconds and peak memory above the phase's start, bytes per response cell "

@@ -71,6 +71,29 @@ def test_model_comparison_counts_parameters_and_bic_picks_the_true_model(truth):
     assert table.loc["2PL", "log_likelihood"] > table.loc["1PL", "log_likelihood"]
 
 
+def test_nested_models_start_from_the_larger_models_solution_and_reach_the_searchs_optimum():
+    """Issue 23: where the 3PL's search found one optimum, the 2PL climbs from the 3PL's solution and
+    the 1PL from the 2PL's, with no search of their own, and end where a search ends."""
+    sim = simulate_responses(400, 30, model="2PL", seed=3)
+    fitted = fit_irt(sim.responses, IRTConfig())
+    assert len(fitted.optima) == 1
+    nested = compare_models(sim.responses, IRTConfig(), fitted=fitted).set_index("model")
+    search = compare_models(sim.responses, IRTConfig(), fitted=fitted, nested_starts=False).set_index("model")
+    assert nested["start"].tolist() == ["nested", "nested", "reused"] and not nested["searched"].any()
+    assert search.loc[["1PL", "2PL"], "start"].tolist() == ["search", "search"]
+    assert np.allclose(nested["log_posterior"], search["log_posterior"], atol=1e-3)
+    assert np.allclose(nested["bic"], search["bic"], atol=1e-2)
+
+
+def test_a_nested_start_needs_every_item():
+    sim = simulate_responses(100, 12, model="2PL", seed=1)
+    fitted = fit_irt(sim.responses, IRTConfig(model="2PL", starts=1))
+    with pytest.raises(ValueError, match="does not cover every item"):
+        fit_irt(sim.responses, IRTConfig(model="1PL"), initial=fitted.items.iloc[:-1])
+    one = fit_irt(sim.responses, IRTConfig(model="1PL"), initial=fitted.items)
+    assert [run["start"] for run in one.starts["runs"]] == ["nested"] and one.converged
+
+
 class _FixedCurves:
     """An IRTFit stand-in: an item table and fixed probabilities for every ability."""
 

@@ -35,7 +35,7 @@ DIR/abilities.csv (respondent, theta, se, true_score), DIR/fit.json (status, con
 log_likelihood, seconds, model, n_respondents, n_items, the EM starts: start_runs with each start's
 log posterior and status converged / iteration_limit / better_optimum_exists, item summary) and, with --plots,
 icc.png, ccc_difficulty.png, ccc_discrimination.png, parameters.png. With --compare-models also
-DIR/model_comparison.csv (model, log_likelihood, n_parameters, aic, bic, status, best_aic, best_bic).
+DIR/model_comparison.csv (model, log_likelihood, n_parameters, aic, bic, status, start, best_aic, best_bic).
 
 `benchirt irt score RESPONSES.csv --items ITEMS.csv --out DIR` (or the same without the word `score`)
 does NOT refit the items: the respondents of RESPONSES.csv are scored against those frozen parameters

@@ -22,8 +22,8 @@ Algorithm (all items at once)
   (2×2 or 3×3 systems solved for every item at once; projected at the bounds;
   shortened to at most 1 per parameter), with step halving so that each item's
   objective never decreases (a generalised EM, hence monotone); the second step only
-  for items the first moved by ``tol`` or more. The 1PL adds one
-  Newton step on the shared discrimination.
+  for items the first moved by ``tol`` or more. The 1PL takes one joint Newton step on the
+  shared discrimination and the difficulties instead (:func:`_rasch_step`).
 * Guessing is optimised as ``gamma = logit(c)``; its Beta prior (in ``c``) keeps
   it off the boundaries.
 * SQUAREM extrapolation (per item) accelerates the EM map; see :func:`_run_em`
@@ -80,6 +80,10 @@ _GAMMA_MIN = float(logit(1e-4))
 #: Largest SQUAREM step length (per item); longer ones fail the log-posterior check more often
 #: than they gain (measured on simulated and reference matrices).
 _MAX_ALPHA = 3.0
+#: The 1PL's SQUAREM step length, one for all parameters: a cap of 3 left its fits at 52 and 85 EM
+#: steps (simulated 1000 x 2000 and 2000 x 1000), 100 at 16 and 27 (issue 23; a longer step that
+#: fails the log-posterior check costs one EM step).
+_MAX_ALPHA_1PL = 100.0
 #: A later EM start this close (largest change of a, b or c) to an earlier start's optimum, with a
 #: log posterior within ``tol_optimum`` of it, has reached that optimum (:func:`_joins`).
 _JOIN = 0.1
@@ -133,7 +137,7 @@ class _Problem:
         return self.config.model == "3PL"
 
 
-def fit_irt(responses, config: IRTConfig | None = None) -> IRTFit:
+def fit_irt(responses, config: IRTConfig | None = None, initial: pd.DataFrame | None = None) -> IRTFit:
     """Estimate item parameters from a 0/1 response matrix (Cardoso et al. 2021 §4.1, §4.4).
 
     Parameters
@@ -143,6 +147,11 @@ def fit_irt(responses, config: IRTConfig | None = None) -> IRTFit:
     config : IRTConfig, optional
         Model, priors, quadrature, bounds and stopping rule; defaults to the 3PL
         with priors.
+    initial : pandas.DataFrame, optional
+        The item table (``discrimination``, ``difficulty``, ``guessing``, indexed by item) of a fit of
+        a model that nests this one, on the same responses: EM climbs from it alone, with no start
+        search (:func:`_nested_start`; :func:`benchirt.irt.compare.compare_models` fits the 2PL from
+        the 3PL's solution and the 1PL from the 2PL's).
 
     Returns
     -------
@@ -177,7 +186,7 @@ def fit_irt(responses, config: IRTConfig | None = None) -> IRTFit:
     # The products here are small (respondents x items x nodes): threads only add
     # contention, and the pipeline parallelises over datasets instead.
     with _blas_threads().limit(limits=1, user_api="blas"):
-        return _fit(responses, config, start)
+        return _fit(responses, config, start, initial)
 
 
 @functools.cache
@@ -186,7 +195,7 @@ def _blas_threads() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
+def _fit(responses, config: IRTConfig, start: float, initial: pd.DataFrame | None = None) -> IRTFit:
     values, respondents, items = as_response_matrix(responses)
     n, m = values.shape
     if m < 2:
@@ -220,7 +229,10 @@ def _fit(responses, config: IRTConfig, start: float) -> IRTFit:
                        config)
     del patterns
 
-    params, record, starts = _best_of_starts(columns, problem)
+    if initial is None:
+        params, record, starts = _best_of_starts(columns, problem)
+    else:
+        params, record, starts = _nested_start(columns, initial, items, informative, item_index, problem)
     del columns
     log_post = record.history[-1]
     log_lik = log_post - float(problem.multiplicity @ _log_prior(params, problem))
@@ -387,6 +399,43 @@ def _run_rows(runs: list[_Run], best: _Run, config: IRTConfig) -> list[dict]:
         rows.append({"start": run.name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
                      "stopped_by": record.stopped_by, "status": status, "chosen": run is best})
     return rows
+
+
+def _nested_start(columns, initial: pd.DataFrame, items, informative, item_index, problem: _Problem):
+    """EM from the solution ``initial`` (an item table) of a model that nests ``problem``'s: one start,
+    no search; returns what :func:`_best_of_starts` returns.
+
+    The 2PL starts from the 3PL's ``a, b``, the 1PL from the mean of the 2PL's ``a`` (shared) and its
+    ``b``; identical items (collapsed into one column) start from their mean. This is where the
+    fitted model's search already chose the direction of the latent scale: the nested models climb
+    from it rather than search again (``benchmarks/irt_fit.py --part compare`` measures how often
+    they end at the optimum of a full search, docs/irt.md)."""
+    table = initial.reindex(pd.Index(items))
+    if table[["discrimination", "difficulty"]].isna().any().any():
+        raise ValueError("initial: the item table does not cover every item of the responses")
+    shares = np.bincount(np.ravel(item_index), minlength=len(problem.multiplicity))
+    params = np.empty((len(problem.multiplicity), 3))
+    for col, name in enumerate(("discrimination", "difficulty")):
+        params[:, col] = np.bincount(np.ravel(item_index), weights=table[name].to_numpy(float)[informative],
+                                     minlength=len(shares)) / shares
+    if problem.config.model == "1PL":
+        params[:, 0] = problem.multiplicity @ params[:, 0] / problem.multiplicity.sum()
+    if problem.estimates_guessing:
+        c = np.bincount(np.ravel(item_index), weights=table["guessing"].to_numpy(float)[informative],
+                        minlength=len(shares)) / shares
+        params[:, 2] = logit(np.clip(c, 1e-4, problem.config.max_guessing))
+    else:
+        params[:, 2] = -np.inf
+    params, record = _climb(_clip(params, problem), problem)
+    value = float(record.history[-1])
+    status = "converged" if record.converged else "iteration_limit"
+    run = {"start": "nested", "log_posterior": value, "n_iter": int(record.n_iter),
+           "stopped_by": record.stopped_by, "status": status, "chosen": True}
+    if _symmetric(problem.config):
+        params[:, :2] *= orientation(columns, problem.multiplicity, params[:, 0])
+    optima = [{"log_posterior": value, "starts": ["nested"], "params": params.copy()}] if record.converged else []
+    return params, record, {"reason": "from the solution of the model that nests it", "runs": [run],
+                            "optima": optima}
 
 
 # --------------------------------------------------------------------------- parameters
@@ -577,14 +626,19 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
         record.log_posterior_change = lp1 - lp0
         r = x1[:, cols] - x0[:, cols]
         v = x2[:, cols] - 2 * x1[:, cols] + x0[:, cols]
-        norm_v = np.sqrt((v**2).sum(axis=1, keepdims=True))
-        norm_r = np.sqrt((r**2).sum(axis=1, keepdims=True))
+        if problem.config.model == "1PL":
+            # one step length for all parameters (Varadhan & Roland's own scheme): the shared
+            # discrimination moves every difficulty with it, and EM crawls along that direction
+            norm_v, norm_r = np.sqrt((v**2).sum()), np.sqrt((r**2).sum())
+            longest = _MAX_ALPHA_1PL
+        else:
+            norm_v = np.sqrt((v**2).sum(axis=1, keepdims=True))
+            norm_r = np.sqrt((r**2).sum(axis=1, keepdims=True))
+            longest = _MAX_ALPHA
         alpha = np.minimum(-norm_r / np.where(norm_v > 0, norm_v, np.inf), -1.0)
-        alpha = np.maximum(alpha, -_MAX_ALPHA)
+        alpha = np.maximum(alpha, -longest)
         extrapolated = x0.copy()
         extrapolated[:, cols] = x0[:, cols] - 2 * alpha * r + alpha**2 * v
-        if problem.config.model == "1PL":  # keep the shared discrimination shared
-            extrapolated[:, 0] = problem.multiplicity @ extrapolated[:, 0] / problem.multiplicity.sum()
         extrapolated = _clip(extrapolated, problem)
         x3, t3, lp_ext = step(extrapolated, _Terms.at(extrapolated, problem))
         if lp_ext < lp1:  # extrapolation overshot: continue from plain EM instead
@@ -836,18 +890,20 @@ def _item_objective(params: np.ndarray, terms: _Terms, r: np.ndarray, n_k: np.nd
 def _em_step(params: np.ndarray, terms: _Terms, problem: _Problem) -> tuple[np.ndarray, _Terms, float]:
     """One EM iteration ``F``: E-step at ``params``, then up to :data:`_M_STEPS` damped Fisher-scoring
     steps per item (:func:`_scoring_pass`); an item takes another step only while its last one moved
-    a parameter by ``config.tol`` or more. Returns the new params, their terms (``terms`` updated in
-    place: the old ones are not needed again) and the log posterior at the *old* params."""
+    a parameter by ``config.tol`` or more. The 1PL takes one joint Newton step on the shared
+    discrimination and all difficulties instead (:func:`_rasch_step`). Returns the new params, their
+    terms (``terms`` updated in place: the old ones are not needed again) and the log posterior at the
+    *old* params."""
     scaled, n_k, log_post = _e_step(terms, params, problem)
+    if problem.config.model == "1PL":
+        new = _rasch_step(params, terms, scaled, n_k, problem)
+        return new, terms, log_post
     new, moved = _scoring_pass(params, terms, scaled, n_k, problem)
     for _ in range(_M_STEPS - 1):
         rows = np.flatnonzero(moved >= problem.config.tol)
         if not len(rows):
             break
         new, moved = _scoring_pass(new, terms, scaled, n_k, problem, rows)
-    if problem.config.model == "1PL":
-        r = _expected_correct(scaled, slice(0, len(params)), problem)
-        new, terms = _common_discrimination_step(new, terms, r, n_k, problem)
     return new, terms, log_post
 
 
@@ -914,7 +970,7 @@ def _scoring_direction(params, terms, r, n_k, problem) -> np.ndarray:
         sub_grad = grad[:, cols]
         sub_info = info[:, cols][:, :, cols]
         sub_info[:, range(len(cols)), range(len(cols))] += 1e-6
-        step[:, cols] = np.linalg.solve(sub_info, sub_grad[..., None])[..., 0]
+        step[:, cols] = _solve_small(sub_info, sub_grad)
         # parameters on a bound that the step pushes outward are held there and the
         # others re-solved (a projected Newton step), so clipping cannot spoil the step
         pinned = _pinned(params, step, problem)[:, cols]
@@ -922,10 +978,28 @@ def _scoring_direction(params, terms, r, n_k, problem) -> np.ndarray:
         if len(rows):
             keep = ~pinned[rows]
             fixed_info = sub_info[rows] * keep[:, :, None] * keep[:, None, :] + np.eye(len(cols)) * ~keep[:, None, :]
-            step[np.ix_(rows, cols)] = np.linalg.solve(fixed_info, (sub_grad[rows] * keep)[..., None])[..., 0]
+            step[np.ix_(rows, cols)] = _solve_small(fixed_info, sub_grad[rows] * keep)
     # shorten long steps as a whole (clipping each component would change their direction)
     longest = np.abs(step).max(axis=1, keepdims=True)
     return step * np.minimum(1.0, _MAX_STEP / np.where(longest > 0, longest, 1.0))
+
+
+def _solve_small(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``numpy.linalg.solve(matrix, rhs[..., None])[..., 0]`` for a stack of symmetric 2 x 2 or 3 x 3
+    systems, by the adjugate (Cramer's rule): a handful of array operations instead of one LAPACK
+    call per system, which took 7 % of a 3PL fit's time at 132 x 8000 (issue 23)."""
+    if matrix.shape[-1] == 2:
+        p, q, r = matrix[:, 0, 0], matrix[:, 0, 1], matrix[:, 1, 1]
+        x, y = rhs[:, 0], rhs[:, 1]
+        det = p * r - q * q
+        return np.stack([r * x - q * y, p * y - q * x], axis=1) / det[:, None]
+    a, b, c, d, e, f = (matrix[:, i, j] for i, j in ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)))
+    # cofactors of the symmetric matrix [[a, b, c], [b, d, e], [c, e, f]]
+    A, B, C = d * f - e * e, c * e - b * f, b * e - c * d
+    D, E, F = a * f - c * c, b * c - a * e, a * d - b * b
+    det = a * A + b * B + c * C
+    x, y, z = rhs[:, 0], rhs[:, 1], rhs[:, 2]
+    return np.stack([A * x + B * y + C * z, B * x + D * y + E * z, C * x + E * y + F * z], axis=1) / det[:, None]
 
 
 def _pinned(params: np.ndarray, step: np.ndarray, problem: _Problem) -> np.ndarray:
@@ -934,22 +1008,57 @@ def _pinned(params: np.ndarray, step: np.ndarray, problem: _Problem) -> np.ndarr
     return ((params >= problem.upper - eps) & (step > 0)) | ((params <= problem.lower + eps) & (step < 0))
 
 
-def _common_discrimination_step(params, terms, r, n_k, problem) -> tuple[np.ndarray, _Terms]:
-    """1PL: one Newton step on the discrimination shared by all items (halved if needed)."""
-    grad, info = _gradient_information(params, terms, r, n_k, problem)
+def _rasch_step(params, terms, scaled, n_k, problem) -> np.ndarray:
+    """1PL M-step: one damped Newton (Fisher-scoring) step on the shared discrimination ``a`` and
+    every difficulty ``b_j`` jointly, halved as a whole until the summed objective
+    ``sum_j w_j Q_j(a, b_j)`` does not decrease (a generalised EM); ``terms`` updated in place.
+
+    The information matrix is an arrow: ``a`` couples with every ``b_j``, the ``b_j`` not with each
+    other, so the system is solved through the Schur complement of its diagonal part, in O(m):
+    ``da = (G_a - sum_j w_j I_ab g_b / I_bb) / (H_aa - sum_j w_j I_ab^2 / I_bb)``,
+    ``db_j = (g_b - I_ab da) / I_bb`` (``G_a = sum_j w_j g_a``, ``H_aa = sum_j w_j I_aa``). Taking ``a``
+    and the ``b_j`` in turn instead (a Newton step on ``a`` after the items' steps) crawled: ``a``
+    rescales every ``b``, and the 1PL took twice the 2PL's EM steps (issue 23)."""
     w = problem.multiplicity
-    g, h = w @ grad[:, 0], w @ info[:, 0, 0] + 1e-9
-    step = float(np.clip(g / h, -_MAX_STEP, _MAX_STEP))
-    old = w @ _item_objective(params, terms, r, n_k, problem)
-    for _ in range(_HALVINGS):
-        trial = params.copy()
-        trial[:, 0] = params[0, 0] + step
-        trial = _clip(trial, problem)
-        trial_terms = _Terms.at(trial, problem)
-        if w @ _item_objective(trial, trial_terms, r, n_k, problem) >= old - 1e-10:
-            return trial, trial_terms
-        step /= 2
-    return params, terms
+    grad = np.empty((len(params), 2))
+    info = np.empty((len(params), 3))  # I_aa, I_ab, I_bb
+    old_obj = 0.0
+    for block in problem.blocks():  # pass 1: gradient and information of every item at the E-step
+        r = _expected_correct(scaled, block, problem)
+        block_terms = terms.rows(block)
+        g, i = _gradient_information(params[block], block_terms, r, n_k, problem)
+        grad[block] = g[:, :2]
+        info[block] = np.stack([i[:, 0, 0], i[:, 0, 1], i[:, 1, 1]], axis=1)
+        old_obj += w[block] @ _item_objective(params[block], block_terms, r, n_k, problem)
+    i_bb = info[:, 2] + 1e-9
+    step = np.zeros((len(params), 3))
+    # a difficulty on its bound whose own step points outward is held there, and so is the shared a:
+    # the system is solved for the others (a projected Newton step; clipping afterwards would spoil
+    # the coupled step of a)
+    free = ~_pinned(params, np.stack([grad[:, 0], grad[:, 1] / i_bb, np.zeros(len(params))], axis=1),
+                    problem)[:, 1]
+    ratio = np.where(free, info[:, 1] / i_bb, 0.0)
+    if not _pinned(params[:1], np.array([[w @ grad[:, 0], 0.0, 0.0]]), problem)[0, 0]:
+        schur = w @ (info[:, 0] - info[:, 1] * ratio) + 1e-9
+        step[:, 0] = (w @ (grad[:, 0] - ratio * grad[:, 1])) / schur
+    step[:, 1] = np.where(free, (grad[:, 1] - info[:, 1] * step[:, 0]) / i_bb, 0.0)
+    # each component at most _MAX_STEP (a difficulty's clipped alone: the halvings below keep the whole
+    # step monotone either way)
+    np.clip(step[:, :2], -_MAX_STEP, _MAX_STEP, out=step[:, :2])
+    scale = 1.0
+    for _ in range(_HALVINGS + 1):
+        trial = _clip(params + scale * step, problem)
+        new_obj = 0.0
+        for block in problem.blocks():  # pass 2: the objective at the trial, its tables kept
+            r = _expected_correct(scaled, block, problem)
+            trial_terms = _Terms.of_block(trial[block], problem)
+            new_obj += w[block] @ _item_objective(trial[block], trial_terms, r, n_k, problem)
+            terms.merge(block, trial_terms)
+        if new_obj >= old_obj - 1e-10 * len(params):  # as each item's step in :func:`_scoring_pass`
+            return trial
+        scale /= 2
+    terms.merge(slice(0, len(params)), _Terms.at(params, problem))
+    return params.copy()
 
 
 def _joins(params: np.ndarray, log_posterior: float, optimum: dict, problem: _Problem) -> bool:
