@@ -171,3 +171,18 @@ def test_a_multi_task_import_runs_through_subsets_airt_and_report(study, tmp_pat
     summary = (tmp_path / "run" / "summary.md").read_text(encoding="utf-8")
     assert f"{len(FLOWS)} OpenML flows" in summary
     assert json.loads((tmp_path / "run" / "manifest.json").read_text())["artifacts"]["subset"]["status"] == "computed"
+
+
+def test_pairing_names_the_unpaired_imports_and_the_suite_in_words():
+    from benchirt.data.spec import DatasetSpec
+    from benchirt.errors import DataError
+    from benchirt.runs.beside import pair_with_suite
+
+    specs = [DatasetSpec(name="40-kr-vs-kp", kind="file", location="x.arff"),
+             DatasetSpec(name="iris", kind="builtin", location="iris")]
+    assert {name: spec.name for name, spec in pair_with_suite(["KR-VS-KP", "iris"], specs).items()} == \
+        {"KR-VS-KP": "40-kr-vs-kp", "iris": "iris"}
+    with pytest.raises(DataError) as refused:
+        pair_with_suite(["wine", "iris"], specs)
+    assert str(refused.value) == ("imported dataset(s) wine have no single suite dataset of the same name (suite: "
+                                  "40-kr-vs-kp, iris); put the datasets the runs answered in the suite")

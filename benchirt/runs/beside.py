@@ -50,8 +50,9 @@ def pair_with_suite(names: list[str], specs: list) -> dict:
         else:
             unpaired.append(name)
     if unpaired:
-        raise DataError(f"imported dataset(s) {unpaired} have no single suite dataset of the same name (suite: "
-                        f"{[spec.name for spec in specs]}); put the datasets the runs answered in the suite")
+        raise DataError(f"imported dataset(s) {', '.join(unpaired)} have no single suite dataset of the same name "
+                        f"(suite: {', '.join(spec.name for spec in specs)}); put the datasets the runs answered in "
+                        "the suite")
     return pairs
 
 
