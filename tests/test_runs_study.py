@@ -186,3 +186,21 @@ def test_pairing_names_the_unpaired_imports_and_the_suite_in_words():
         pair_with_suite(["wine", "iris"], specs)
     assert str(refused.value) == ("imported dataset(s) wine have no single suite dataset of the same name (suite: "
                                   "40-kr-vs-kp, iris); put the datasets the runs answered in the suite")
+
+
+def test_merge_refuses_different_rows_and_a_name_on_both_sides_in_one_line():
+    from types import SimpleNamespace
+
+    from benchirt.errors import DataError
+    from benchirt.runs.beside import merge
+
+    def result(names, items):
+        return SimpleNamespace(dataset="iris", responses=pd.DataFrame(1, index=names, columns=items))
+
+    with pytest.raises(DataError, match=r"^iris: benchirt's pool answered 2 rows, the imported runs 3 others; "):
+        merge(result(["run_1"], ["r1", "r2", "r3"]), result(["knn_5"], ["r1", "r2"]))   # (imported, pool)
+    clash = [f"c{i}" for i in range(5)]
+    with pytest.raises(DataError) as refused:
+        merge(result(clash, ["r1"]), result(clash, ["r1"]))
+    assert str(refused.value) == ("iris: respondent name(s) c0, c1, c2 … are both a pool classifier and an imported "
+                                  "flow; leave them out of responses.pool.pool")

@@ -139,7 +139,7 @@ def merge(imported, pool, n_train: int | None = None):
                         f"runs {imported.responses.shape[1]} others; both must answer the same rows")
     clash = sorted(set(pool.responses.index) & set(imported.responses.index))
     if clash:
-        raise DataError(f"{imported.dataset}: respondent name(s) {clash[:3]} are both a pool classifier and an "
+        raise DataError(f"{imported.dataset}: respondent name(s) {', '.join(clash[:3])}{' …' if len(clash) > 3 else ''} are both a pool classifier and an "
                         "imported flow; leave them out of responses.pool.pool")
     responses = pd.concat([pool.responses, imported.responses]).rename_axis(pool.responses.index.name)
     roles = pd.concat([pool.roles.reindex(pool.responses.index), imported.roles]).astype(str).rename("role")
