@@ -202,11 +202,29 @@ def _jaccard(a: set, b: set) -> float:
     return len(a & b) / len(a | b) if a | b else 1.0
 
 
+def _run_study(config: dict, config_path: Path, out: Path):
+    """Write ``config`` to ``config_path``, time ``benchirt run`` on it in a fresh interpreter and load the run.
+
+    Returns (wall seconds, :class:`~benchirt.pipeline.run.RunResults`, stage name -> seconds from the manifest).
+    """
+    import yaml
+
+    from benchirt.pipeline.run import load_run
+
+    config_path.write_text(yaml.safe_dump(config))
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "benchirt.cli", "run", str(config_path), "--out", str(out)], check=True,
+                   capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    seconds = time.perf_counter() - start
+    results = load_run(out)
+    stages = {name: entry.get("seconds") for name, entry in results.manifest.get("stages", {}).items()}
+    return seconds, results, stages
+
+
 def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> None:
     import pandas as pd
     import yaml
 
-    from benchirt.pipeline.run import load_run
     from benchirt.runs.matrix import read_matrix_csv
     from benchirt.runs.select import SelectionOptions, select
 
@@ -224,19 +242,12 @@ def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> No
     rows, suspects, tops = [], {}, {}
     for rule in rules:
         config = dict(base, responses={**base["responses"], "path": str(IRIS), "per_flow": rule})
-        path = tmp / f"iris-{rule}.yaml"
-        path.write_text(yaml.safe_dump(config))
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "benchirt.cli", "run", str(path), "--out", str(tmp / rule)], check=True,
-                       capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        seconds = time.perf_counter() - start
-        results = load_run(tmp / rule)
+        seconds, results, stages = _run_study(config, tmp / f"iris-{rule}.yaml", tmp / rule)
         [irt] = results.irts.values()
         [result] = results.responses.values()
         items = irt.fit.items
         negative = set(int(i) for i in items.index[items["discrimination"] < 0])
         suspects[rule] = negative
-        stages = {name: entry.get("seconds") for name, entry in results.manifest.get("stages", {}).items()}
         board = results.rating.leaderboard
         flows = result.provenance.set_index("respondent")["flow_name"]
         tops[rule] = [flows[c] for c in board["classifier"].head(10)]
@@ -256,9 +267,6 @@ def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> No
 
 def part_field(tmp: Path, n_respondents: int, n_items: int = 150) -> None:
     import pandas as pd
-    import yaml
-
-    from benchirt.pipeline.run import load_run
 
     rng = np.random.default_rng(0)
     theta = rng.normal(1.5, 1.0, n_respondents)
@@ -273,14 +281,7 @@ def part_field(tmp: Path, n_respondents: int, n_items: int = 150) -> None:
                             "deduplicate": False},
               "irt": {"model": "2PL"}, "rating": {"n_permutations": 20, "n_bootstrap": 200, "seed": 0},
               "execution": {"n_jobs": 1}}
-    path = tmp / "field.yaml"
-    path.write_text(yaml.safe_dump(config))
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "benchirt.cli", "run", str(path), "--out", str(tmp / "run")], check=True,
-                   capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    seconds = time.perf_counter() - start
-    results = load_run(tmp / "run")
-    stages = {name: entry.get("seconds") for name, entry in results.manifest.get("stages", {}).items()}
+    seconds, results, stages = _run_study(config, tmp / "field.yaml", tmp / "run")
     [result] = results.responses.values()
     size = (tmp / "run" / "report.html").stat().st_size / 1e6
     print(f"| {result.responses.shape[0]} × {result.responses.shape[1]} | {seconds:.1f} | {stages.get('respond')} | "
@@ -291,20 +292,11 @@ def part_beside(tmp: Path) -> None:
     import pandas as pd
     import yaml
 
-    from benchirt.pipeline.run import load_run
-
     base = yaml.safe_load((ROOT / "configs" / "openml-iris-pool.yaml").read_text())
     config = dict(base, responses={**base["responses"], "path": str(IRIS)})
-    path = tmp / "iris-pool.yaml"
-    path.write_text(yaml.safe_dump(config))
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "benchirt.cli", "run", str(path), "--out", str(tmp / "run")], check=True,
-                   capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    seconds = time.perf_counter() - start
-    results = load_run(tmp / "run")
+    seconds, results, stages = _run_study(config, tmp / "iris-pool.yaml", tmp / "run")
     [result] = results.responses.values()
     [irt] = results.irts.values()
-    stages = {name: entry.get("seconds") for name, entry in results.manifest.get("stages", {}).items()}
     sources = result.provenance.set_index("respondent")["source"]
     print(f"benchirt run configs/openml-iris-pool.yaml: {seconds:.1f} s ({stages}); "
           f"{result.responses.shape[0]} respondents x {result.responses.shape[1]} items: "
