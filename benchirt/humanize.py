@@ -7,7 +7,7 @@ from __future__ import annotations
 #: Code -> words.
 HUMAN_VALUES = {
     "negative_discrimination": "negative discrimination", "all_wrong": "all answers wrong",
-    "all_correct": "all answers right", "best_expected_wrong": "the ablest classifier expected wrong",
+    "all_correct": "all answers right", "right_not_ablest": "right answers not from the ablest",
     "at_bound": "at bound", "true_score": "True-Score", "test_accuracy": "test accuracy",
     "cv_accuracy": "cross-validated accuracy", "not_converged": "not converged",
 }

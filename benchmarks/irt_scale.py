@@ -88,7 +88,7 @@ def _phases(n: int, m: int, stage_only: bool) -> dict:
     out["fit"]["n_iter"] = fit.n_iter
     table = measure("abilities", lambda: fit.ability_table(responses))
     measure("item_fit", lambda: item_fit(fit, responses, theta=table["theta"].to_numpy()))
-    measure("suspects", lambda: (suspect_labels(fit.items, config.suspect_discrimination), item_summary(fit.items)))
+    measure("suspects", lambda: (suspect_labels(fit, responses, table["theta"].to_numpy()), item_summary(fit.items)))
     measure("stage", lambda: irt_for_responses(_Result(responses, _roles(responses)), config))
     tracemalloc.stop()
     out["n_flagged"] = int((~fit.informative).sum())

@@ -76,10 +76,11 @@ class IRTConfig:
     compare_models : bool
         The stage also fits the other two of 1PL/2PL/3PL and stores their log-likelihood, AIC and
         BIC (:func:`benchirt.irt.compare.compare_models`).
-    suspect_agreement, suspect_best_correct : float
+    suspect_agreement, suspect_rising_alpha : float
         An item is a suspect label when at least ``suspect_agreement`` of the real classifiers get it
-        wrong and its curve gives the ablest real classifier a probability of at most
-        ``suspect_best_correct`` of answering it right (:mod:`benchirt.irt.suspects`).
+        wrong (Brodley & Friedl 1999's consensus filter) unless those that get it right are abler than
+        those that get it wrong at level ``suspect_rising_alpha`` (a rising curve: a hard, correctly
+        labelled item; :mod:`benchirt.irt.suspects`).
     calibration_roles : tuple of str
         Respondent roles whose answers calibrate the items in
         :func:`benchirt.irt.irt_for_responses` — decodIRT's pool: the MLP ladder and
@@ -109,8 +110,8 @@ class IRTConfig:
     guessing_threshold: float = 0.2
     ability: str = "EAP"
     compare_models: bool = True
-    suspect_agreement: float = 0.75
-    suspect_best_correct: float = 0.2
+    suspect_agreement: float = 0.8
+    suspect_rising_alpha: float = 0.05
     calibration_roles: tuple[str, ...] = ("ladder", "real")
 
     def __post_init__(self) -> None:
@@ -135,7 +136,7 @@ class IRTConfig:
                      "max_difficulty"):
             check_number(section, name, getattr(self, name), above=0)
         check_number(section, "suspect_agreement", self.suspect_agreement, above=0, at_most=1)
-        check_number(section, "suspect_best_correct", self.suspect_best_correct, above=0, at_most=1)
+        check_number(section, "suspect_rising_alpha", self.suspect_rising_alpha, above=0, below=1)
         check_number(section, "max_guessing", self.max_guessing, above=0, below=1)
         for name in ("difficulty_threshold", "discrimination_threshold", "guessing_threshold"):
             check_number(section, name, getattr(self, name))

@@ -140,7 +140,7 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
     real = roles.index[roles == "real"]
     predictions = getattr(result, "predictions", None)
     suspects = suspect_labels(fit, responses.loc[real], table.loc[real, "theta"].to_numpy(),
-                              config.suspect_agreement, config.suspect_best_correct,
+                              config.suspect_agreement, config.suspect_rising_alpha,
                               predictions.loc[real] if predictions is not None and len(real) else None,
                               getattr(result, "test_labels", None))
     statistics = item_summary(fit.items, config)

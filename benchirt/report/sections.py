@@ -210,9 +210,10 @@ def suspect_labels(results, config: ReportConfig) -> Section | None:
     irt_config = results.config.stage_config("irt")
     section = Section("suspect-labels", "Suspect labels")
     section.add(Paragraph(
-        f"Test instances that at least {irt_config.suspect_agreement:.0%} of the real classifiers get wrong and "
-        f"whose item curve gives the ablest real classifier at most {irt_config.suspect_best_correct:.0%} chance "
-        f"of getting right: {len(table)} in all. 'row' is the instance's row in the dataset, 'label' the "
+        f"Test instances that at least {irt_config.suspect_agreement:.0%} of the real classifiers get wrong, "
+        "except those that the ablest of them get right (the classifiers right on it abler than those wrong, "
+        f"one-sided Mann-Whitney p <= {irt_config.suspect_rising_alpha:g}: a hard instance, not a wrong label): "
+        f"{len(table)} in all. 'row' is the instance's row in the dataset, 'label' the "
         "dataset's label and 'consensus' the label most real classifiers predict. Also written to "
         "irt/<dataset>/suspect_labels.csv."
     ))
