@@ -35,7 +35,7 @@ import pandas as pd
 from benchirt.data import load_builtin
 from benchirt.data.files import load_file
 from benchirt.irt import IRTConfig, irt_for_responses
-from benchirt.irt.suspects import real_wrong_share
+from benchirt.irt.suspects import real_wrong_share, suspect_labels
 from benchirt.responses import ResponseConfig, respond
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -44,6 +44,8 @@ DEFAULT_DATASETS = ["kr-vs-kp", "credit-g", "diabetes", "tic-tac-toe", "breast-w
 BASELINE_SHARE = 0.8
 BASELINE = f">={BASELINE_SHARE:.0%} real wrong"
 FORMER = ">=75% & curve"
+BY_THETA = "theta order"
+RULES = ("benchirt", BASELINE, FORMER, BY_THETA)
 
 
 def load(name: str):
@@ -111,6 +113,7 @@ def evaluate(name: str, share: float, seed: int, config: IRTConfig, cache: Path 
         "benchirt": set(irt.suspect_labels["row"].tolist()),
         BASELINE: {int(item) for item in wrong.index[wrong >= BASELINE_SHARE]},
         FORMER: {int(item) for item in wrong.index[(wrong >= 0.75) & (p_best.reindex(wrong.index) <= 0.2)]},
+        BY_THETA: set(suspect_labels(irt.fit, result.responses.loc[real], theta, ability=theta)["row"].tolist()),
     }
     rows = []
     for rule, flagged in rules.items():
@@ -141,7 +144,7 @@ def main() -> None:
     for name in args.datasets:
         for seed in args.seeds:
             rows.extend(evaluate(name, args.share, seed, config, args.cache))
-            print(pd.DataFrame(rows[-3:]).to_string(index=False, float_format=lambda v: f"{v:.2f}"), flush=True)
+            print(pd.DataFrame(rows[-len(RULES):]).to_string(index=False, float_format=lambda v: f"{v:.2f}"), flush=True)
     table = pd.DataFrame(rows)
     print(f"\n{args.share:.0%} of the labels flipped; p = precision, r = recall per dataset and seed")
     per_seed = side_by_side(table)

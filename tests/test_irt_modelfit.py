@@ -114,14 +114,14 @@ def test_suspect_labels_are_the_consensus_minus_items_the_ablest_get_right():
     }, index=pd.Index(["10", "11", "12", "13", "14", "15", "16"], name="item"))
     fit = _FixedCurves(items, [0.9, 0.6, 0.7, 0.5, 0.0, 0.1, 0.6])
     names = list("abcdefghij")
-    theta = [0.3, 1.9, -0.5, 1.1, 0.0, 0.8, 1.4, -1.0, 0.5, 0.1]  # ablest: b, g, d, f, i, ...
+    ability = [0.3, 1.9, -0.5, 1.1, 0.0, 0.8, 1.4, -1.0, 0.5, 0.1]  # ablest: b, g, d, f, i, ...
     right = {"10": names, "11": list("abcdefg"), "12": ["b", "g"], "13": ["b", "f"], "14": [], "15": ["b"],
              "16": ["b", "d"]}
     correct = pd.DataFrame({item: [int(n in who) for n in names] for item, who in right.items()}, index=names)
     predictions = pd.DataFrame({"13": list("xaxxxaxxxx"), "14": ["x"] * 10, "15": list("ya") + ["x"] * 8},
                                index=names)
     labels = pd.Series({item: "a" for item in right})
-    table = suspect_labels(fit, correct, theta, 0.8, 0.05, predictions, labels)
+    table = suspect_labels(fit, correct, [0.0] * 10, 0.8, 0.05, predictions, labels, ability)
     # 11: 30 % wrong; 12: the two ablest right, exact Mann-Whitney p = 1/C(10,2) = 1/45 (a hard item);
     # 16: the first and third ablest right, p = 2/45 = 0.044; 13: first and fourth, p = 4/45 = 0.089 (kept);
     # 15: one right answer, the ablest's: p = 1/10
@@ -135,9 +135,12 @@ def test_suspect_labels_are_the_consensus_minus_items_the_ablest_get_right():
     assert table["consensus_share"].tolist() == pytest.approx([1.0, 0.8, 0.8])
     assert table["real_wrong_share"].tolist() == pytest.approx([1.0, 0.9, 0.8])
     assert list(table.columns) == COLUMNS
-    assert suspect_labels(fit, correct, theta, 0.8, 0.03)["item"].tolist() == ["14", "15", "13", "16"]
-    assert suspect_labels(fit, correct, theta, 0.9, 0.05)["item"].tolist() == ["14", "15"]
+    assert suspect_labels(fit, correct, [0.0] * 10, 0.8, 0.03, ability=ability)["item"].tolist() == ["14", "15", "13", "16"]
+    assert suspect_labels(fit, correct, [0.0] * 10, 0.9, 0.05, ability=ability)["item"].tolist() == ["14", "15"]
     assert suspect_labels(fit, correct.iloc[:0], [], 0.8, 0.05).empty
+    # by default the ablest are those with the most right answers
+    pd.testing.assert_frame_equal(suspect_labels(fit, correct, [0.0] * 10),
+                                  suspect_labels(fit, correct, [0.0] * 10, ability=correct.mean(axis=1)))
 
 
 def _flipped_pool(seed: int, n_items: int = 200, share: float = 0.05, n_hard: int = 10):
