@@ -107,13 +107,13 @@ def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, agreement: flo
     answers = real_responses.copy()
     answers.columns = [str(item) for item in answers.columns]
     wrong = real_wrong_share(answers)
-    agreed = [item for item in answers.columns if wrong[item] >= agreement]
     order = answers.mean(axis=1).to_numpy(float) if ability is None else np.asarray(ability, dtype=float)
-    rising = {item: rising_p(answers[item].to_numpy(), order) for item in agreed}
-    chosen = [item for item in agreed if rising[item] > rising_alpha]
+    rising = {item: rising_p(answers[item].to_numpy(), order) for item in answers.columns if wrong[item] >= agreement}
+    chosen = [item for item, p in rising.items() if p > rising_alpha]
     p_best = pd.Series(fit.probability([float(np.max(theta))])[0], index=items.index.astype(str))
     chosen.sort(key=lambda item: (-wrong[item], p_best[item]))
     table = items.reindex(chosen)
+    consensus, share = _consensus(predictions, chosen)
     out = pd.DataFrame({
         "item": chosen,
         "row": [int(item) if item.lstrip("-").isdigit() else -1 for item in chosen],
@@ -127,9 +127,16 @@ def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, agreement: flo
         "p_correct": table["p_correct"].to_numpy(float),
         "label": (labels.reindex(chosen).fillna("").astype(str).to_numpy() if labels is not None and len(labels)
                   else [""] * len(chosen)),
+        "consensus": consensus,
+        "consensus_share": share,
     })
+    return out[COLUMNS]
+
+
+def _consensus(predictions: pd.DataFrame | None, items: list[str]) -> tuple[list[str], np.ndarray]:
+    """Per item, the label most real classifiers predict and its share ("" and 0 without predictions)."""
     consensus, share = [], []
-    for item in chosen:
+    for item in items:
         if predictions is not None and item in predictions.columns:
             counts = predictions[item].astype(str).value_counts()
             consensus.append(str(counts.index[0]))
@@ -137,5 +144,4 @@ def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, agreement: flo
         else:
             consensus.append("")
             share.append(0.0)
-    out["consensus"], out["consensus_share"] = consensus, np.asarray(share, float)
-    return out[COLUMNS]
+    return consensus, np.asarray(share, float)
