@@ -32,8 +32,8 @@ def export_responses(run_dir: str | os.PathLike) -> list[Path]:
 
 def export_irt(run_dir: str | os.PathLike) -> list[Path]:
     """Write ``RUN_DIR/irt/<dataset>/{items,suspect_labels,model_comparison}.csv`` for every dataset with an
-    IRT result: item parameters with item fit, the suspect labels (test instances with strongly negative
-    discrimination, by dataset row) and the 1PL/2PL/3PL comparison. Returns the folders written."""
+    IRT result: item parameters with item fit, the suspect labels (test instances most real classifiers
+    miss whose right answers do not come from the ablest, by dataset row; :mod:`benchirt.irt.suspects`) and the 1PL/2PL/3PL comparison. Returns the folders written."""
     from benchirt.pipeline.results import load_run
     from benchirt.io import safe_name
 
