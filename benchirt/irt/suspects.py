@@ -105,11 +105,11 @@ def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, agreement: flo
         return pd.DataFrame(columns=COLUMNS)
     items = fit.items
     theta = np.asarray(real_theta, dtype=float)
-    answers = real_responses.copy()
-    answers.columns = [str(item) for item in answers.columns]
-    wrong = real_wrong_share(answers)
-    order = answers.mean(axis=1).to_numpy(float) if ability is None else np.asarray(ability, dtype=float)
-    rising = {item: rising_p(answers[item].to_numpy(), order) for item in answers.columns if wrong[item] >= agreement}
+    ids = [str(item) for item in real_responses.columns]
+    answers = real_responses.to_numpy()  # no copy of an int8 matrix; the means accumulate per row/column
+    wrong = pd.Series(1.0 - answers.mean(axis=0), index=ids)
+    order = answers.mean(axis=1) if ability is None else np.asarray(ability, dtype=float)
+    rising = {ids[j]: rising_p(answers[:, j], order) for j in np.flatnonzero(wrong.to_numpy() >= agreement)}
     chosen = [item for item, p in rising.items() if p > rising_alpha]
     p_best = pd.Series(fit.probability([float(np.max(theta))])[0], index=items.index.astype(str))
     chosen.sort(key=lambda item: (-wrong[item], p_best[item]))
