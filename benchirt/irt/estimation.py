@@ -98,6 +98,14 @@ _BUDGET = 20
 #: GesturePhaseSegmentation's best optimum, which one seeded mixture reaches, by 3.2 units.
 _HOP_SHARE = 0.2
 _HOP_EVERY = 2
+#: The search's last phase (:func:`_recombine`), where it found more than one optimum: the items
+#: whose other mode comes closest that are flipped one at a time (:func:`_mode_flips`, 3PL), and how
+#: many crossovers with the next best optima (:class:`_Crossovers`) in a row may fail to raise the
+#: best optimum; at most :data:`_RECOMBINE_BUDGET` climbs in all.
+_FLIPS = 30
+_CROSS_PATIENCE = 6
+_CROSS_PARTNERS = 3
+_RECOMBINE_BUDGET = 60
 #: An item moves to a better grid point of its M-step objective when that gains more than this
 #: (log-posterior units; :func:`_escape_item_modes`), at most :data:`_MAX_ESCAPES` times per start.
 _ESCAPE_GAIN = 0.01
@@ -340,11 +348,109 @@ def _search(columns: np.ndarray, scores: list, problem: _Problem, auto: bool) ->
             if name is None:
                 break
             start = _initial_values(columns, score, problem)
-        params, record = _climb(start, problem, list(optima))
-        runs.append(_Run(name, params, record))
-        if record.converged:
-            file_optimum(optima, name, params, record.history[-1], record.joined, problem.config.tol_optimum)
+        _climb_and_file(start, name, problem, runs, optima)
+    if auto and len(optima) > 1:
+        _recombine(problem, runs, optima)
     return runs, optima
+
+
+def _climb_and_file(start: np.ndarray, name: str, problem: _Problem, runs: list[_Run], optima: list[dict]) -> bool:
+    """Climb from ``start`` (:func:`_climb`), add the run to ``runs`` and file its optimum under
+    ``optima``; True when it raised the best optimum by more than ``tol_optimum``."""
+    top = optima[0]["log_posterior"] if optima else -np.inf
+    params, record = _climb(start, problem, list(optima))
+    runs.append(_Run(name, params, record))
+    if record.converged:
+        file_optimum(optima, name, params, record.history[-1], record.joined, problem.config.tol_optimum)
+    return bool(optima) and optima[0]["log_posterior"] > top + problem.config.tol_optimum
+
+
+def _recombine(problem: _Problem, runs: list[_Run], optima: list[dict]) -> None:
+    """The search's last phase, a local search among the optima found: EM climbs from the best optimum
+    with one item moved to its other mode (:func:`_mode_flips`, the :data:`_FLIPS` closest, one at a
+    time, 3PL), then from crossovers of the best optimum with the next best (:class:`_Crossovers`);
+    whenever a climb raises the best optimum the flips start again from the new best. Stops when
+    all flips and :data:`_CROSS_PATIENCE` crossovers in a row fail, or after
+    :data:`_RECOMBINE_BUDGET` climbs."""
+    crossovers = _Crossovers(problem)
+    end = len(runs) + _RECOMBINE_BUDGET
+    flip_count = 0
+    while len(runs) < end:
+        best = optima[0]["params"]
+        flips = _mode_flips(best, problem) if problem.estimates_guessing else []
+        gained = False
+        for item, value in flips:
+            if len(runs) >= end:
+                return
+            start = best.copy()
+            start[item] = value
+            flip_count += 1
+            if _climb_and_file(start, f"{_FLIP_PREFIX}{flip_count}", problem, runs, optima):
+                gained = True
+                break
+        for _ in range(0 if gained else _CROSS_PATIENCE):
+            if len(runs) >= end:
+                return
+            if _climb_and_file(*crossovers.next(optima), problem, runs, optima):
+                gained = True
+                break
+        if not gained:
+            return
+
+
+_FLIP_PREFIX = "flip_"
+
+
+def _mode_flips(params: np.ndarray, problem: _Problem) -> list[tuple[int, np.ndarray]]:
+    """The :data:`_FLIPS` items whose M-step objective (at the E-step of ``params``) comes closest to
+    its value in another mode (:func:`benchirt.irt.modes.other_mode`), closest first, each with the
+    best grid point of that mode. The optima of decodIRT's pools differ in such items: on the embedded
+    suite's participation matrix the flip of one item, whose objective there was 1.1 lower, led EM
+    0.44 log-posterior units higher (docs/irt.md, "Starts")."""
+    grid = item_grid(problem.lower, problem.upper)
+    grid_prior = _log_prior(grid, problem)
+    terms = _Terms.at(params, problem)
+    scaled, n_k, _ = _e_step(terms, params, problem)
+    gaps, values = [], []
+    for block in problem.blocks():
+        r = _expected_correct(scaled, block, problem)
+        current = _item_objective(params[block], terms.rows(block), r, n_k, problem)
+        best, index = best_on_grid(grid, problem.nodes, r, n_k, grid_prior, away_from=params[block])
+        gaps.append(best - current)
+        values.append(grid[index])
+    gaps, values = np.concatenate(gaps), np.concatenate(values)
+    order = np.argsort(-gaps, kind="stable")[:_FLIPS]
+    return [(int(j), values[j]) for j in order if np.isfinite(gaps[j])]
+
+
+class _Crossovers:
+    """Starts that recombine the best optimum found with the next best (uniform crossover, the
+    recombination of genetic search): each item takes, with probability 1/2 (seeded), the partner's
+    value instead of the best's. The partners are the second to :data:`_CROSS_PARTNERS` + 1st best
+    optima in turn, each turned to the best's orientation (a mirror image is the same optimum). On
+    decodIRT's kc2 pool three of six crossovers of the best and second or third best optima of the
+    seven candidates and hops reached the best optimum of a 20-start search, which one of its 20
+    seeded starts reached and no hop (an exploratory run, docs/irt.md, "Starts")."""
+
+    PREFIX = "cross_"
+
+    def __init__(self, problem: _Problem):
+        self.problem = problem
+        self.rng = np.random.default_rng(1)
+        self.count = 0
+
+    def next(self, optima: list[dict]) -> tuple[np.ndarray, str]:
+        """The next crossover's starting parameters and name (``optima``: at least two, best first)."""
+        best = optima[0]["params"]
+        partner = optima[1 + self.count % min(_CROSS_PARTNERS, len(optima) - 1)]["params"]
+        if _symmetric(self.problem.config) and np.sum(self.problem.multiplicity * best[:, 0] * partner[:, 0]) < 0:
+            partner = partner.copy()
+            partner[:, :2] *= -1
+        self.count += 1
+        start = best.copy()
+        pick = self.rng.random(len(best)) < 0.5
+        start[pick] = partner[pick]
+        return start, f"{self.PREFIX}{self.count}"
 
 
 class _Hops:
