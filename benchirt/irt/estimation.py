@@ -32,7 +32,8 @@ Algorithm (all items at once)
   (see :func:`_standard_errors`).
 * Starts: EM climbs from seven candidate starts (:mod:`benchirt.irt.starts`), then from hops
   off the best optimum and seeded starts until :mod:`benchirt.irt.search`'s evidence says it has
-  seen enough, and keeps the highest log posterior; the fit's ``starts`` record lists every start
+  seen enough, then from recombinations of the optima found (:func:`_recombine`), and keeps the
+  highest log posterior; the fit's ``starts`` record lists every start
   and the distinct optima found (:func:`_best_of_starts`). At each stop the
   3PL items' M-step objectives are searched on a grid (:mod:`benchirt.irt.modes`), and
   convergence requires a stationary marginal log posterior (:func:`_marginal_gradient`). The mirror image of the solution is the same fit; it
@@ -101,11 +102,14 @@ _HOP_EVERY = 2
 #: The search's last phase (:func:`_recombine`), where it found more than one optimum: the items
 #: whose other mode comes closest that are flipped one at a time (:func:`_mode_flips`, 3PL), and how
 #: many crossovers with the next best optima (:class:`_Crossovers`) in a row may fail to raise the
-#: best optimum; at most :data:`_RECOMBINE_BUDGET` climbs in all.
+#: best optimum; at most :data:`_RECOMBINE_BUDGET` climbs in all. With 15 flips and 40 climbs the
+#: perturbed runs of the stationarity test ended 0.21 apart on digits (0.00 with 30 and 60); 45 and 90
+#: changed nothing on kc2, digits and participation (exploratory runs, docs/irt.md, "Starts").
 _FLIPS = 30
 _CROSS_PATIENCE = 6
 _CROSS_PARTNERS = 3
 _RECOMBINE_BUDGET = 60
+_FLIP_PREFIX = "flip_"  # the flips' names: flip_1, flip_2, ...
 #: An item moves to a better grid point of its M-step objective when that gains more than this
 #: (log-posterior units; :func:`_escape_item_modes`), at most :data:`_MAX_ESCAPES` times per start.
 _ESCAPE_GAIN = 0.01
@@ -289,7 +293,8 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     :func:`~benchirt.irt.starts.start_scores` in order, then hops from the best optimum found
     (:class:`_Hops`) alternating with seeded mixtures, until the evidence of
     :func:`benchirt.irt.search.explored_enough` (the best optimum reached by two starts other than
-    hops, few of those ending in an optimum of their own) or :data:`_BUDGET` starts; an integer ``k``:
+    hops, few of those ending in an optimum of their own) or :data:`_BUDGET` starts, then, where they
+    ended in more than one optimum, recombinations of the optima (:func:`_recombine`); an integer ``k``:
     all of the first ``k`` starts of the list, no hops (the deep search of ``benchmarks/irt_fit.py
     --part starts``).
 
@@ -332,7 +337,8 @@ def _search(columns: np.ndarray, scores: list, problem: _Problem, auto: bool) ->
     the best optimum, so its return there is no independent evidence), and otherwise alternates hops
     from the best optimum found so far (:class:`_Hops`) with the further ``scores`` (seeded mixtures
     of the first two principal components; only these where no hop is possible), up to
-    :data:`_BUDGET` starts. Returns the runs and the distinct optima."""
+    :data:`_BUDGET` starts; then, where the starts ended in more than one optimum, it recombines them
+    (:func:`_recombine`). Returns the runs and the distinct optima."""
     runs: list[_Run] = []
     optima: list[dict] = []
     queue = iter(scores)
@@ -398,9 +404,6 @@ def _recombine(problem: _Problem, runs: list[_Run], optima: list[dict]) -> None:
             return
 
 
-_FLIP_PREFIX = "flip_"
-
-
 def _mode_flips(params: np.ndarray, problem: _Problem) -> list[tuple[int, np.ndarray]]:
     """The :data:`_FLIPS` items whose M-step objective (at the E-step of ``params``) comes closest to
     its value in another mode (:func:`benchirt.irt.modes.other_mode`), closest first, each with the
@@ -424,13 +427,13 @@ def _mode_flips(params: np.ndarray, problem: _Problem) -> list[tuple[int, np.nda
 
 
 class _Crossovers:
-    """Starts that recombine the best optimum found with the next best (uniform crossover, the
-    recombination of genetic search): each item takes, with probability 1/2 (seeded), the partner's
+    """Starts that recombine the best optimum found with the next best (uniform crossover, Syswerda
+    1989): each item takes, with probability 1/2 (seeded), the partner's
     value instead of the best's. The partners are the second to :data:`_CROSS_PARTNERS` + 1st best
     optima in turn, each turned to the best's orientation (a mirror image is the same optimum). On
-    decodIRT's kc2 pool three of six crossovers of the best and second or third best optima of the
-    seven candidates and hops reached the best optimum of a 20-start search, which one of its 20
-    seeded starts reached and no hop (an exploratory run, docs/irt.md, "Starts")."""
+    decodIRT's kc2 pool three of six crossovers of the best optimum the candidates, mixtures and hops
+    found with the second or third best reached the best optimum of a 20-start search, which 1 of its
+    20 starts reached and none of those hops (an exploratory run, docs/irt.md, "Starts")."""
 
     PREFIX = "cross_"
 
