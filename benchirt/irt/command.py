@@ -64,7 +64,7 @@ def register(subparsers) -> None:
     parser.add_argument("--max-iter", type=int, default=IRTConfig.max_iter, help="EM step limit (default %(default)s)")
     parser.add_argument("--starts", default="auto", metavar="auto|N",
                         help="EM starts: 'auto' (7 candidates; up to 20 where they disagree, hopping from the best "
-                             "optimum) or a number, "
+                             "optimum; then recombining the optima found) or a number, "
                              "each climbed to its optimum (a deeper search; default auto)")
     parser.add_argument("--compare-models", action="store_true",
                         help="also fit the other two of 1PL/2PL/3PL; write model_comparison.csv (log-likelihood, "

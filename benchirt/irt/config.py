@@ -55,8 +55,9 @@ class IRTConfig:
         Starting points of EM (:func:`benchirt.irt.starts.start_scores`); the fit keeps the one
         with the highest log posterior. ``"auto"``: seven candidates (principal component, sum
         score, directions in the plane of the first two components), then, up to 20 starts where they
-        disagree, hops from the best optimum and seeded starts (:mod:`benchirt.irt.search`);
-        an integer asks for that many starts, each climbed (1: the principal component only).
+        disagree, hops from the best optimum and seeded starts (:mod:`benchirt.irt.search`), then,
+        where they ended in more than one optimum, recombinations of the optima found (at most 60 more
+        climbs, docs/irt.md, "Starts"); an integer asks for that many starts, each climbed (1: the principal component only).
     tol_optimum : float
         Two starts whose final log posteriors differ by more than this found different optima;
         the lower one is reported as ``better_optimum_exists``.
