@@ -206,12 +206,13 @@ def test_config_rejects_bad_starts(value):
 
 def test_tic_tac_toe_pool_global_optimum_beats_the_classical_start(shared_data):
     """decodIRT's tic-tac-toe pool is two-dimensional (the MLP ladder against the real classifiers):
-    the sum-score start ends 184.6 log-posterior units below the principal-component start, and the
-    default finds the better optimum."""
+    the sum-score start ends 203.2 log-posterior units below the principal-component start (184.6
+    before the parameter-expanded EM move, which lifts the principal component's optimum from
+    -6261.29 to -6242.02), and the default finds the better optimum."""
     pool = pd.read_csv(shared_data / "decodirt-reference" / "tic-tac-toe" / "responses_pool.csv")
     two = fit_irt(pool, IRTConfig(starts=2))
     runs = {run["start"]: run for run in two.starts["runs"]}
     assert runs["principal_component"]["chosen"]
     assert runs["sum_score"]["status"] == "better_optimum_exists"
-    assert two.log_posterior - runs["sum_score"]["log_posterior"] == pytest.approx(184.6, abs=1.0)
+    assert two.log_posterior - runs["sum_score"]["log_posterior"] == pytest.approx(203.2, abs=1.0)
     assert fit_irt(pool).log_posterior >= two.log_posterior - 0.1

@@ -668,7 +668,10 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
         if lp_ext < lp1:  # extrapolation overshot: continue from plain EM instead
             record.history.pop()
             t3 = None
-            x3, t3, lp_ext = step(x2, _Terms.at(x2, problem))
+            if record.n_iter >= max_iter:  # no EM step left: end at x2
+                x3, t3 = x2, _Terms.at(x2, problem)
+            else:
+                x3, t3, lp_ext = step(x2, _Terms.at(x2, problem))
         lp_prev = lp_ext
         x0, t0, t3 = x3, t3, None  # one name per table, so that releasing it frees it
     record.converged = record.stopped_by != "max_iter"
