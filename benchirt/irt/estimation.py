@@ -1121,11 +1121,22 @@ def _rasch_step(params, terms, scaled, n_k, problem) -> np.ndarray:
     # the coupled step of a)
     free = ~_pinned(params, np.stack([grad[:, 0], grad[:, 1] / i_bb, np.zeros(len(params))], axis=1),
                     problem)[:, 1]
-    ratio = np.where(free, info[:, 1] / i_bb, 0.0)
-    if not _pinned(params[:1], np.array([[w @ grad[:, 0], 0.0, 0.0]]), problem)[0, 0]:
-        schur = w @ (info[:, 0] - info[:, 1] * ratio) + 1e-9
-        step[:, 0] = (w @ (grad[:, 0] - ratio * grad[:, 1])) / schur
-    step[:, 1] = np.where(free, (grad[:, 1] - info[:, 1] * step[:, 0]) / i_bb, 0.0)
+    a_free = not _pinned(params[:1], np.array([[w @ grad[:, 0], 0.0, 0.0]]), problem)[0, 0]
+    held = np.zeros(len(params))  # the fixed step of a difficulty that is not free
+    for _ in range(2):  # a difficulty whose step would cross its bound goes onto it and the system is re-solved
+        # with that step fixed: clipped afterwards, it could not follow a, and a step of a few 1e-5 in a then
+        # lowered the objective at every halving (a 1PL start stalled for 1000 EM steps, issue 23)
+        ratio = np.where(free, info[:, 1] / i_bb, 0.0)
+        if a_free:
+            schur = w @ (info[:, 0] - info[:, 1] * ratio) + 1e-9
+            step[:, 0] = (w @ (grad[:, 0] - ratio * grad[:, 1] - info[:, 1] * held)) / schur
+        step[:, 1] = np.where(free, (grad[:, 1] - info[:, 1] * step[:, 0]) / i_bb, held)
+        reached = params[:, 1] + step[:, 1]
+        crossing = free & ((reached > problem.upper[1]) | (reached < problem.lower[1]))
+        if not crossing.any():
+            break
+        free &= ~crossing
+        held[crossing] = np.clip(reached[crossing], problem.lower[1], problem.upper[1]) - params[crossing, 1]
     # each component at most _MAX_STEP (a difficulty's clipped alone: the halvings below keep the whole
     # step monotone either way)
     np.clip(step[:, :2], -_MAX_STEP, _MAX_STEP, out=step[:, :2])
