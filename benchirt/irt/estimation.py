@@ -625,7 +625,7 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
             t_moved = _Terms.at(moved, problem)
             e_moved = _e_step(t_moved, moved, problem)
             if e_moved[2] >= e0[2]:
-                x0, t0, e0 = moved, t_moved, e_moved
+                x0, t0, e0, t_moved = moved, t_moved, e_moved, None  # one name per table (see below)
                 record.expanded_moves += 1
                 length = min(1.0, 2 * length)
             else:
