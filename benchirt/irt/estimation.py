@@ -634,6 +634,7 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
                 record.expanded_rejected += 1
                 length /= 2
         x1, t1, lp0 = step(x0, t0, e0)
+        e0 = e_moved = moved = None
         record.max_change = _max_change(x0, x1)
         if lp_prev is not None:
             record.log_posterior_change = lp0 - lp_prev
