@@ -710,7 +710,7 @@ def _expanded_move(params: np.ndarray, terms: _Terms, e_step: tuple, problem: _P
     of the marginal log posterior along the reduction (Fisher's identity,
     :func:`_marginal_gradient`: ``G_mu = -sum_j w_j dL/db_j``, ``G_s = sum_j w_j (a_j dL/da_j -
     b_j dL/db_j)``) and ``I`` the complete-data information plus the priors' curvature along it.
-    Its fixed points are then EM's; :func:`_run_em` keeps the move only where the log posterior rises."""
+    Its fixed points are then EM's; :func:`_run_em` keeps the move only where the log posterior does not fall."""
     scaled, n_k, _ = e_step
     config = problem.config
     grad = _marginal_gradient(params, terms, scaled, n_k, problem)
