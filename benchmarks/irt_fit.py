@@ -395,10 +395,12 @@ def priors(limit: int | None) -> None:
           f"bound: {table['at_bound_with'].sum()} with priors, {table['at_bound_without'].sum()} without")
 
 
-def _start_row(name: str, pool: pd.DataFrame, deep: int) -> dict:
-    """One pool of :func:`start_strategy`: the default fit and the ``deep``-start search, CPU timed."""
+def _start_row(name: str, pool: pd.DataFrame, deep: int, expanded_em: bool = False) -> dict:
+    """One pool of :func:`start_strategy`: the default fit and the ``deep``-start search, CPU timed (both
+    with the parameter-expanded EM move where ``expanded_em``)."""
     fits = {}
-    for label, config in (("default", IRTConfig()), ("deep", IRTConfig(starts=deep))):
+    for label, config in (("default", IRTConfig(expanded_em=expanded_em)),
+                          ("deep", IRTConfig(starts=deep, expanded_em=expanded_em))):
         cpu = time.process_time()
         fits[label] = fit_irt(pool, config)
         fits[label].cpu = time.process_time() - cpu
@@ -417,7 +419,7 @@ def _start_row(name: str, pool: pd.DataFrame, deep: int) -> dict:
     return row
 
 
-def start_strategy(limit: int | None, deep: int, embedded: bool, jobs: int) -> None:
+def start_strategy(limit: int | None, deep: int, embedded: bool, jobs: int, expanded_em: bool = False) -> None:
     """The default start strategy against a ``deep``-start search, pool by pool (issue 22, item 1);
     ``jobs`` pools at a time (CPU is timed in each worker process)."""
     pools = _pools(limit, embedded)
@@ -425,9 +427,9 @@ def start_strategy(limit: int | None, deep: int, embedded: bool, jobs: int) -> N
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(jobs) as executor:
-            rows = list(executor.map(_start_row, *zip(*pools), [deep] * len(pools)))
+            rows = list(executor.map(_start_row, *zip(*pools), [deep] * len(pools), [expanded_em] * len(pools)))
     else:
-        rows = [_start_row(name, pool, deep) for name, pool in pools]
+        rows = [_start_row(name, pool, deep, expanded_em) for name, pool in pools]
     table = pd.DataFrame(rows)
     print(f"\n== default start strategy against a {deep}-start search (gap: how much higher the search's log "
           "posterior is) ==\n" + _fmt(table))
@@ -584,6 +586,8 @@ def main() -> None:
     parser.add_argument("--part", default="both",
                         choices=("sim", "ref", "scale", "optimum", "starts", "compare", "priors", "quadrature", "both"))
     parser.add_argument("--deep", type=int, default=20, help="--part starts: starts of the deep search (default 20)")
+    parser.add_argument("--expanded-em", action="store_true",
+                        help="--part starts: both searches with the parameter-expanded EM move (IRTConfig.expanded_em)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="--part starts/compare: pools fitted in parallel (default 1)")
     parser.add_argument("--no-embedded", action="store_true",
@@ -602,7 +606,7 @@ def main() -> None:
         priors(args.limit)
         return
     if args.part == "starts":
-        start_strategy(args.limit, args.deep, not args.no_embedded, args.jobs)
+        start_strategy(args.limit, args.deep, not args.no_embedded, args.jobs, args.expanded_em)
         return
     if args.part == "compare":
         model_comparison(args.limit, not args.no_embedded, args.jobs)

@@ -64,8 +64,11 @@ def register(subparsers) -> None:
     parser.add_argument("--max-iter", type=int, default=IRTConfig.max_iter, help="EM step limit (default %(default)s)")
     parser.add_argument("--starts", default="auto", metavar="auto|N",
                         help="EM starts: 'auto' (7 candidates; up to 20 where they disagree, hopping from the best "
-                             "optimum) or a number, "
+                             "optimum; then recombining the optima found) or a number, "
                              "each climbed to its optimum (a deeper search; default auto)")
+    parser.add_argument("--expanded-em", action="store_true",
+                        help="parameter-expanded EM move on the ability scale before every EM cycle: fewer EM steps "
+                             "per start, but the start search may end in another optimum (docs/irt.md; off by default)")
     parser.add_argument("--compare-models", action="store_true",
                         help="also fit the other two of 1PL/2PL/3PL; write model_comparison.csv (log-likelihood, "
                              "AIC, BIC) and print it")
@@ -100,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.irt.summary import item_summary
 
     config = IRTConfig(model=args.model, prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter,
-                       starts=_starts(args.starts))
+                       starts=_starts(args.starts), expanded_em=args.expanded_em)
     responses_path, scoring = _responses_argument(args)
     responses = read_responses_csv(responses_path, header=not args.no_header)
     if scoring:

@@ -26,13 +26,15 @@ Algorithm (all items at once)
   shared discrimination and the difficulties instead (:func:`_rasch_step`).
 * Guessing is optimised as ``gamma = logit(c)``; its Beta prior (in ``c``) keeps
   it off the boundaries.
-* SQUAREM extrapolation (per item) accelerates the EM map; see :func:`_run_em`
-  for the stopping rule.
+* SQUAREM extrapolation (per item) accelerates the EM map, and before each SQUAREM cycle a
+  parameter-expanded EM move (Liu, Rubin & Wu 1998) fixes the location and unit of the ability scale,
+  along which EM creeps (:func:`_expanded_move`); see :func:`_run_em` for the stopping rule.
 * Standard errors: per-item cross-product of the respondents' marginal scores
   (see :func:`_standard_errors`).
 * Starts: EM climbs from seven candidate starts (:mod:`benchirt.irt.starts`), then from hops
   off the best optimum and seeded starts until :mod:`benchirt.irt.search`'s evidence says it has
-  seen enough, and keeps the highest log posterior; the fit's ``starts`` record lists every start
+  seen enough, then from recombinations of the optima found (:func:`_recombine`), and keeps the
+  highest log posterior; the fit's ``starts`` record lists every start
   and the distinct optima found (:func:`_best_of_starts`). At each stop the
   3PL items' M-step objectives are searched on a grid (:mod:`benchirt.irt.modes`), and
   convergence requires a stationary marginal log posterior (:func:`_marginal_gradient`). The mirror image of the solution is the same fit; it
@@ -84,6 +86,9 @@ _MAX_ALPHA = 3.0
 #: steps (simulated 1000 x 2000 and 2000 x 1000), 100 at 16 and 27 (issue 23; a longer step that
 #: fails the log-posterior check costs one EM step).
 _MAX_ALPHA_1PL = 100.0
+#: The parameter-expanded move (:func:`_expanded_move`) changes the ability scale's unit by at most
+#: this factor's exponential (e^0.7 = 2.0) at once.
+_EXPANSION_RANGE = 0.7
 #: A later EM start this close (largest change of a, b or c) to an earlier start's optimum, with a
 #: log posterior within ``tol_optimum`` of it, has reached that optimum (:func:`_joins`).
 _JOIN = 0.1
@@ -98,6 +103,17 @@ _BUDGET = 20
 #: GesturePhaseSegmentation's best optimum, which one seeded mixture reaches, by 3.2 units.
 _HOP_SHARE = 0.2
 _HOP_EVERY = 2
+#: The search's last phase (:func:`_recombine`), where it found more than one optimum: the items
+#: whose other mode comes closest that are flipped one at a time (:func:`_mode_flips`, 3PL), and how
+#: many crossovers with the next best optima (:class:`_Crossovers`) in a row may fail to raise the
+#: best optimum; at most :data:`_RECOMBINE_BUDGET` climbs in all. With 15 flips and 40 climbs the
+#: perturbed runs of the stationarity test ended 0.21 apart on digits (0.00 with 30 and 60); 45 and 90
+#: changed nothing on kc2, digits and participation (exploratory runs, docs/irt.md, "Starts").
+_FLIPS = 30
+_CROSS_PATIENCE = 6
+_CROSS_PARTNERS = 3
+_RECOMBINE_BUDGET = 60
+_FLIP_PREFIX = "flip_"  # the flips' names: flip_1, flip_2, ...
 #: An item moves to a better grid point of its M-step objective when that gains more than this
 #: (log-posterior units; :func:`_escape_item_modes`), at most :data:`_MAX_ESCAPES` times per start.
 _ESCAPE_GAIN = 0.01
@@ -281,7 +297,8 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     :func:`~benchirt.irt.starts.start_scores` in order, then hops from the best optimum found
     (:class:`_Hops`) alternating with seeded mixtures, until the evidence of
     :func:`benchirt.irt.search.explored_enough` (the best optimum reached by two starts other than
-    hops, few of those ending in an optimum of their own) or :data:`_BUDGET` starts; an integer ``k``:
+    hops, few of those ending in an optimum of their own) or :data:`_BUDGET` starts, then, where they
+    ended in more than one optimum, recombinations of the optima (:func:`_recombine`); an integer ``k``:
     all of the first ``k`` starts of the list, no hops (the deep search of ``benchmarks/irt_fit.py
     --part starts``).
 
@@ -324,7 +341,8 @@ def _search(columns: np.ndarray, scores: list, problem: _Problem, auto: bool) ->
     the best optimum, so its return there is no independent evidence), and otherwise alternates hops
     from the best optimum found so far (:class:`_Hops`) with the further ``scores`` (seeded mixtures
     of the first two principal components; only these where no hop is possible), up to
-    :data:`_BUDGET` starts. Returns the runs and the distinct optima."""
+    :data:`_BUDGET` starts; then, where the starts ended in more than one optimum, it recombines them
+    (:func:`_recombine`). Returns the runs and the distinct optima."""
     runs: list[_Run] = []
     optima: list[dict] = []
     queue = iter(scores)
@@ -340,11 +358,106 @@ def _search(columns: np.ndarray, scores: list, problem: _Problem, auto: bool) ->
             if name is None:
                 break
             start = _initial_values(columns, score, problem)
-        params, record = _climb(start, problem, list(optima))
-        runs.append(_Run(name, params, record))
-        if record.converged:
-            file_optimum(optima, name, params, record.history[-1], record.joined, problem.config.tol_optimum)
+        _climb_and_file(start, name, problem, runs, optima)
+    if auto and len(optima) > 1:
+        _recombine(problem, runs, optima)
     return runs, optima
+
+
+def _climb_and_file(start: np.ndarray, name: str, problem: _Problem, runs: list[_Run], optima: list[dict]) -> bool:
+    """Climb from ``start`` (:func:`_climb`), add the run to ``runs`` and file its optimum under
+    ``optima``; True when it raised the best optimum by more than ``tol_optimum``."""
+    top = optima[0]["log_posterior"] if optima else -np.inf
+    params, record = _climb(start, problem, list(optima))
+    runs.append(_Run(name, params, record))
+    if record.converged:
+        file_optimum(optima, name, params, record.history[-1], record.joined, problem.config.tol_optimum)
+    return bool(optima) and optima[0]["log_posterior"] > top + problem.config.tol_optimum
+
+
+def _recombine(problem: _Problem, runs: list[_Run], optima: list[dict]) -> None:
+    """The search's last phase, a local search among the optima found: EM climbs from the best optimum
+    with one item moved to its other mode (:func:`_mode_flips`, the :data:`_FLIPS` closest, one at a
+    time, 3PL), then from crossovers of the best optimum with the next best (:class:`_Crossovers`);
+    whenever a climb raises the best optimum the flips start again from the new best. Stops when
+    all flips and :data:`_CROSS_PATIENCE` crossovers in a row fail, or after
+    :data:`_RECOMBINE_BUDGET` climbs."""
+    crossovers = _Crossovers(problem)
+    end = len(runs) + _RECOMBINE_BUDGET
+    flip_count = 0
+    while len(runs) < end:
+        best = optima[0]["params"]
+        flips = _mode_flips(best, problem) if problem.estimates_guessing else []
+        gained = False
+        for item, value in flips:
+            if len(runs) >= end:
+                return
+            start = best.copy()
+            start[item] = value
+            flip_count += 1
+            if _climb_and_file(start, f"{_FLIP_PREFIX}{flip_count}", problem, runs, optima):
+                gained = True
+                break
+        for _ in range(0 if gained else _CROSS_PATIENCE):
+            if len(runs) >= end:
+                return
+            if _climb_and_file(*crossovers.next(optima), problem, runs, optima):
+                gained = True
+                break
+        if not gained:
+            return
+
+
+def _mode_flips(params: np.ndarray, problem: _Problem) -> list[tuple[int, np.ndarray]]:
+    """The :data:`_FLIPS` items whose M-step objective (at the E-step of ``params``) comes closest to
+    its value in another mode (:func:`benchirt.irt.modes.other_mode`), closest first, each with the
+    best grid point of that mode. The optima of decodIRT's pools differ in such items: on the embedded
+    suite's participation matrix the flip of one item, whose objective there was 1.1 lower, led EM
+    0.44 log-posterior units higher (docs/irt.md, "Starts")."""
+    grid = item_grid(problem.lower, problem.upper)
+    grid_prior = _log_prior(grid, problem)
+    terms = _Terms.at(params, problem)
+    scaled, n_k, _ = _e_step(terms, params, problem)
+    gaps, values = [], []
+    for block in problem.blocks():
+        r = _expected_correct(scaled, block, problem)
+        current = _item_objective(params[block], terms.rows(block), r, n_k, problem)
+        best, index = best_on_grid(grid, problem.nodes, r, n_k, grid_prior, away_from=params[block])
+        gaps.append(best - current)
+        values.append(grid[index])
+    gaps, values = np.concatenate(gaps), np.concatenate(values)
+    order = np.argsort(-gaps, kind="stable")[:_FLIPS]
+    return [(int(j), values[j]) for j in order if np.isfinite(gaps[j])]
+
+
+class _Crossovers:
+    """Starts that recombine the best optimum found with the next best (uniform crossover, Syswerda
+    1989): each item takes, with probability 1/2 (seeded), the partner's
+    value instead of the best's. The partners are the second to :data:`_CROSS_PARTNERS` + 1st best
+    optima in turn, each turned to the best's orientation (a mirror image is the same optimum). On
+    decodIRT's kc2 pool three of six crossovers of the best optimum the candidates, mixtures and hops
+    found with the second or third best reached the best optimum of a 20-start search, which 1 of its
+    20 starts reached and none of those hops (an exploratory run, docs/irt.md, "Starts")."""
+
+    PREFIX = "cross_"
+
+    def __init__(self, problem: _Problem):
+        self.problem = problem
+        self.rng = np.random.default_rng(1)
+        self.count = 0
+
+    def next(self, optima: list[dict]) -> tuple[np.ndarray, str]:
+        """The next crossover's starting parameters and name (``optima``: at least two, best first)."""
+        best = optima[0]["params"]
+        partner = optima[1 + self.count % min(_CROSS_PARTNERS, len(optima) - 1)]["params"]
+        if _symmetric(self.problem.config) and np.sum(self.problem.multiplicity * best[:, 0] * partner[:, 0]) < 0:
+            partner = partner.copy()
+            partner[:, :2] *= -1
+        self.count += 1
+        start = best.copy()
+        pick = self.rng.random(len(best)) < 0.5
+        start[pick] = partner[pick]
+        return start, f"{self.PREFIX}{self.count}"
 
 
 class _Hops:
@@ -557,6 +670,9 @@ class _Record:
     items_moved: int = 0
     escapes: int = 0
     joined: dict | None = None  # the known optimum a "same_optimum" stop joined
+    #: parameter-expanded moves (:func:`_expanded_move`) kept, and those the log-posterior check refused
+    expanded_moves: int = 0
+    expanded_rejected: int = 0
 
     def extend(self, later: "_Record") -> "_Record":
         """This record continued by ``later`` (EM resumed from this record's end)."""
@@ -564,6 +680,8 @@ class _Record:
         later.history = self.history[:-1] + later.history
         later.items_moved += self.items_moved
         later.escapes += self.escapes
+        later.expanded_moves += self.expanded_moves
+        later.expanded_rejected += self.expanded_rejected
         return later
 
 
@@ -575,7 +693,11 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
     item ``x' = x0 - 2 alpha r + alpha^2 v`` (``r = x1 - x0``, ``v = x2 - 2 x1 + x0``,
     ``alpha = -|r|/|v|`` in ``[-3, -1]``), clips ``x'`` to the bounds and takes one
     EM step from it; when ``x'`` has a lower log posterior than ``x0`` the cycle
-    continues from ``x2`` instead, so the log posterior never decreases.
+    continues from ``x2`` instead, so the log posterior never decreases. Before each cycle ``x0``
+    takes the parameter-expanded move of :func:`_expanded_move` (Liu, Rubin & Wu 1998) when the log
+    posterior at the moved point (its E-step, which the cycle's first EM step then uses) is at least
+    the one at ``x0``; otherwise EM goes on from ``x0`` and the next move is half as long (a kept move
+    doubles it again, up to the full step).
 
     Convergence is judged on the plain EM step ``x0 -> x1`` of a cycle: it moves no
     parameter by ``tol`` or more, raises the log posterior by less than
@@ -594,17 +716,34 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
     record = _Record(history=[])
     cols = [0, 1, 2] if problem.estimates_guessing else [0, 1]
 
-    def step(x, t):
-        new, new_terms, log_post = _em_step(x, t, problem)
+    def step(x, t, e=None):
+        new, new_terms, log_post = _em_step(x, t, problem, e)
         record.n_iter += 1
         record.history.append(log_post)
         return new, new_terms, log_post
 
     x0, t0 = params, _Terms.at(params, problem)
     lp_prev = None
+    length = 1.0  # of the expanded move: halved after each refused move, doubled (up to 1) after each kept one
     max_iter = config.max_iter if max_iter is None else max_iter
     while record.n_iter < max_iter:
-        x1, t1, lp0 = step(x0, t0)
+        e0 = _e_step(t0, x0, problem)
+        moved = _expanded_move(x0, t0, e0, problem, length) if config.expanded_em else None
+        if moved is not None:  # kept only where it raises the log posterior (one more E-step)
+            t0 = None  # (one set of item x node tables at a time)
+            t_moved = _Terms.at(moved, problem)
+            e_moved = _e_step(t_moved, moved, problem)
+            if e_moved[2] >= e0[2]:
+                x0, t0, e0, t_moved = moved, t_moved, e_moved, None  # one name per table (see below)
+                record.expanded_moves += 1
+                length = min(1.0, 2 * length)
+            else:
+                t_moved = None
+                t0 = _Terms.at(x0, problem)
+                record.expanded_rejected += 1
+                length /= 2
+        x1, t1, lp0 = step(x0, t0, e0)
+        e0 = e_moved = moved = None
         record.max_change = _max_change(x0, x1)
         if lp_prev is not None:
             record.log_posterior_change = lp0 - lp_prev
@@ -644,13 +783,66 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
         if lp_ext < lp1:  # extrapolation overshot: continue from plain EM instead
             record.history.pop()
             t3 = None
-            x3, t3, lp_ext = step(x2, _Terms.at(x2, problem))
+            if record.n_iter >= max_iter:  # no EM step left: end at x2
+                x3, t3 = x2, _Terms.at(x2, problem)
+            else:
+                x3, t3, lp_ext = step(x2, _Terms.at(x2, problem))
         lp_prev = lp_ext
         x0, t0, t3 = x3, t3, None  # one name per table, so that releasing it frees it
     record.converged = record.stopped_by != "max_iter"
     # log posterior at the final estimates (one more E-step, no update)
     record.history.append(_e_step(t0, x0, problem)[2])
     return x0, record
+
+
+def _expanded_move(params: np.ndarray, terms: _Terms, e_step: tuple, problem: _Problem,
+                   length: float = 1.0) -> np.ndarray | None:
+    """``params`` moved along the location and unit of the ability scale by a parameter-expanded EM
+    step (PX-EM; Liu, Rubin & Wu 1998), or ``None`` where the move changes no parameter by
+    ``config.tol`` or more. ``terms`` and ``e_step`` (:func:`_e_step`'s result) are those at ``params``.
+
+    The model is unchanged by ``theta -> mu + sigma theta`` with ``a -> a / sigma``,
+    ``b -> mu + sigma b``; only the N(0, 1) ability distribution pins mu and sigma, through the
+    E-step's posteriors, which follow the items slowly, so EM creeps along this direction. PX-EM
+    expands the ability distribution to N(mu, sigma^2), estimates (mu, sigma) in the M-step and
+    reduces back: ``a -> a sigma``, ``b -> (b - mu) / sigma``, ``c`` unchanged (the 1PL's shared ``a``
+    alike). Its (mu, sigma) step is the mean and SD of the posterior of theta over the respondents —
+    in a continuous model, by integration by parts, the gradient of the marginal log-likelihood along
+    the reduction divided by the expanded model's complete-data information (N for mu, 2N for
+    log sigma). On the quadrature grid that identity fails (respondents' posteriors are narrower
+    than the node spacing): at EM's optimum of simulated 3PL matrices the moments, with the priors
+    (:func:`_log_prior`) in the (mu, sigma) M-step, still ask for mu = -0.077, sigma = 1.007
+    (132 x 500) and mu = 0.040, sigma = 1.033 (1000 x 500), and a first version that moved by them
+    took 237 EM steps instead of 78 from the principal-component start at 132 x 500 (74 of its 78
+    moves refused). So the step is taken in its gradient form, ``mu = length G_mu / I_mu``,
+    ``log sigma = length G_s / I_s`` (at most :data:`_EXPANSION_RANGE`), with ``G`` the exact gradient
+    of the marginal log posterior along the reduction (Fisher's identity,
+    :func:`_marginal_gradient`: ``G_mu = -sum_j w_j dL/db_j``, ``G_s = sum_j w_j (a_j dL/da_j -
+    b_j dL/db_j)``) and ``I`` the complete-data information plus the priors' curvature along it.
+    Its fixed points are then EM's; :func:`_run_em` keeps the move only where the log posterior does not fall."""
+    scaled, n_k, _ = e_step
+    config = problem.config
+    grad = _marginal_gradient(params, terms, scaled, n_k, problem)
+    w = problem.multiplicity
+    a, b = params[:, 0], params[:, 1]
+    along_a = a[0] * grad[0, 0] if config.model == "1PL" else w @ (a * grad[:, 0])
+    g_location = -float(w @ grad[:, 1])
+    g_scale = float(along_a - w @ (b * grad[:, 1]))
+    total = float(n_k.sum())
+    info_location, info_scale = total, 2 * total
+    if config.prior:
+        (ma, sa), (mb, sb) = config.prior_discrimination, config.prior_difficulty
+        info_location += float(w.sum()) / sb**2
+        info_scale += max(float(w @ (2 * b**2 - mb * b)) / sb**2, 0.0)
+        if config.model != "1PL":
+            info_scale += max(float(w @ (2 * a**2 - ma * a)) / sa**2, 0.0)
+    mu = length * g_location / info_location
+    sigma = float(np.exp(np.clip(length * g_scale / info_scale, -_EXPANSION_RANGE, _EXPANSION_RANGE)))
+    moved = params.copy()
+    moved[:, 0] *= sigma
+    moved[:, 1] = (moved[:, 1] - mu) / sigma
+    moved = _clip(moved, problem)
+    return moved if _max_change(params, moved) >= config.tol else None
 
 
 def _climb(params: np.ndarray, problem: _Problem, known: list[dict] = (),
@@ -887,14 +1079,16 @@ def _item_objective(params: np.ndarray, terms: _Terms, r: np.ndarray, n_k: np.nd
     return odds.sum(axis=1) + terms.log_q @ n_k + _log_prior(params, problem)
 
 
-def _em_step(params: np.ndarray, terms: _Terms, problem: _Problem) -> tuple[np.ndarray, _Terms, float]:
-    """One EM iteration ``F``: E-step at ``params``, then up to :data:`_M_STEPS` damped Fisher-scoring
+def _em_step(params: np.ndarray, terms: _Terms, problem: _Problem,
+             e_step: tuple | None = None) -> tuple[np.ndarray, _Terms, float]:
+    """One EM iteration ``F``: E-step at ``params`` (or ``e_step``, :func:`_e_step`'s result there), then
+    up to :data:`_M_STEPS` damped Fisher-scoring
     steps per item (:func:`_scoring_pass`); an item takes another step only while its last one moved
     a parameter by ``config.tol`` or more. The 1PL takes one joint Newton step on the shared
     discrimination and all difficulties instead (:func:`_rasch_step`). Returns the new params, their
     terms (``terms`` updated in place: the old ones are not needed again) and the log posterior at the
     *old* params."""
-    scaled, n_k, log_post = _e_step(terms, params, problem)
+    scaled, n_k, log_post = e_step or _e_step(terms, params, problem)
     if problem.config.model == "1PL":
         new = _rasch_step(params, terms, scaled, n_k, problem)
         return new, terms, log_post
@@ -1037,11 +1231,22 @@ def _rasch_step(params, terms, scaled, n_k, problem) -> np.ndarray:
     # the coupled step of a)
     free = ~_pinned(params, np.stack([grad[:, 0], grad[:, 1] / i_bb, np.zeros(len(params))], axis=1),
                     problem)[:, 1]
-    ratio = np.where(free, info[:, 1] / i_bb, 0.0)
-    if not _pinned(params[:1], np.array([[w @ grad[:, 0], 0.0, 0.0]]), problem)[0, 0]:
-        schur = w @ (info[:, 0] - info[:, 1] * ratio) + 1e-9
-        step[:, 0] = (w @ (grad[:, 0] - ratio * grad[:, 1])) / schur
-    step[:, 1] = np.where(free, (grad[:, 1] - info[:, 1] * step[:, 0]) / i_bb, 0.0)
+    a_free = not _pinned(params[:1], np.array([[w @ grad[:, 0], 0.0, 0.0]]), problem)[0, 0]
+    held = np.zeros(len(params))  # the fixed step of a difficulty that is not free
+    for _ in range(2):  # a difficulty whose step would cross its bound goes onto it and the system is re-solved
+        # with that step fixed: clipped afterwards, it could not follow a, and a step of a few 1e-5 in a then
+        # lowered the objective at every halving (a 1PL start stalled for 1000 EM steps, issue 23)
+        ratio = np.where(free, info[:, 1] / i_bb, 0.0)
+        if a_free:
+            schur = w @ (info[:, 0] - info[:, 1] * ratio) + 1e-9
+            step[:, 0] = (w @ (grad[:, 0] - ratio * grad[:, 1] - info[:, 1] * held)) / schur
+        step[:, 1] = np.where(free, (grad[:, 1] - info[:, 1] * step[:, 0]) / i_bb, held)
+        reached = params[:, 1] + step[:, 1]
+        crossing = free & ((reached > problem.upper[1]) | (reached < problem.lower[1]))
+        if not crossing.any():
+            break
+        free &= ~crossing
+        held[crossing] = np.clip(reached[crossing], problem.lower[1], problem.upper[1]) - params[crossing, 1]
     # each component at most _MAX_STEP (a difficulty's clipped alone: the halvings below keep the whole
     # step monotone either way)
     np.clip(step[:, :2], -_MAX_STEP, _MAX_STEP, out=step[:, :2])

@@ -42,8 +42,9 @@ def item_grid(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
 
 
 def best_on_grid(grid: np.ndarray, nodes: np.ndarray, r: np.ndarray, n_k: np.ndarray,
-                 log_prior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each item's highest ``Q_j`` over the grid and the grid row attaining it.
+                 log_prior: np.ndarray, away_from: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's highest ``Q_j`` over the grid and the grid row attaining it; with ``away_from``, over
+    the grid points in another mode than the item's values there (:func:`other_mode`).
 
     Parameters
     ----------
@@ -56,6 +57,8 @@ def best_on_grid(grid: np.ndarray, nodes: np.ndarray, r: np.ndarray, n_k: np.nda
         Expected respondents at each node.
     log_prior : numpy.ndarray, shape (G,)
         Log prior density of each grid point (0 without priors).
+    away_from : numpy.ndarray, shape (m, 3), optional
+        The items' current ``(a, b, logit c)``.
 
     Returns
     -------
@@ -74,9 +77,24 @@ def best_on_grid(grid: np.ndarray, nodes: np.ndarray, r: np.ndarray, n_k: np.nda
         for start in range(0, m, _ITEM_CHUNK):
             q = r[start:start + _ITEM_CHUNK] @ odds.T
             q += constant
+            if away_from is not None:
+                q[~other_mode(away_from[start:start + _ITEM_CHUNK], points)] = -np.inf
             top = q.argmax(axis=1)
             value = q[np.arange(len(q)), top]
             better = value > best[start:start + _ITEM_CHUNK]
             best[start:start + _ITEM_CHUNK][better] = value[better]
             index[start:start + _ITEM_CHUNK][better] = top[better] + g
     return best, index
+
+
+#: A grid point lies in another mode of an item's ``Q_j`` than its current values when its
+#: discrimination has the other sign or its difficulty differs by more than this.
+OTHER_MODE_DIFFICULTY = 1.5
+
+
+def other_mode(current: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """(m, G) True where grid point ``points[g]`` is in another mode than item ``current[j]`` (both
+    ``(a, b, logit c)``): the local optima of decodIRT's items differ so (a curve whose rise lies at
+    the other end of the ability scale, or that falls instead of rising; docs/irt.md, "Starts")."""
+    flipped = np.sign(points[None, :, 0]) != np.sign(current[:, None, 0])
+    return flipped | (np.abs(points[None, :, 1] - current[:, None, 1]) > OTHER_MODE_DIFFICULTY)

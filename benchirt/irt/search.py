@@ -16,7 +16,9 @@ stopping rule here asks for evidence of two kinds, both counted from where the s
 The estimator asks only after its informed candidates have all climbed (seven, as fewer missed
 better optima on real pools): on one-dimensional data they end in the same optimum (``f1 = 0``) and
 the search stops there; on decodIRT's reference pools, where a 20-start search ends in 5-17
-distinct optima, it goes on (up to a budget the estimator sets). Hand-written: a few lines of counting.
+distinct optima, it goes on (up to a budget the estimator sets). After the stop the estimator recombines
+the optima found (:mod:`benchirt.irt.estimation`, docs/irt.md "Starts"); those starts begin at known
+optima and are no evidence here. Hand-written: a few lines of counting.
 """
 from __future__ import annotations
 

@@ -182,7 +182,9 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
                             f"directions {', '.join(map(str, _DIRECTIONS))} degrees in the plane of the first two "
                             "components; then hops from the best optimum found and seeded mixtures of the two in turn, "
                             "until two starts reach the best optimum and at most a fifth end in an optimum of their "
-                            "own (at most 20 starts)")
+                            "own (at most 20 starts); then, where they ended in more than one optimum, items of the best "
+                            "flipped to their other mode and crossovers of the best with the next best optima until "
+                            "none gains")
     rng = np.random.default_rng(0)
     while len(candidates) < starts:
         mix = rng.standard_normal(len(pcs))
