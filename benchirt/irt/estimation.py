@@ -747,14 +747,7 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
         record.max_change = _max_change(x0, x1)
         if lp_prev is not None:
             record.log_posterior_change = lp0 - lp_prev
-        if record.max_change < config.tol and record.log_posterior_change < config.tol_log_posterior:
-            record.max_gradient = _largest_gradient(x1, t1, problem)
-            if record.max_gradient < config.tol_gradient:
-                record.stopped_by = "stationary"
-        else:
-            record.joined = next((optimum for optimum in known if _joins(x0, lp0, optimum, problem)), None)
-            if record.joined is not None:
-                record.stopped_by = "same_optimum"
+        _judge_stop(record, x0, lp0, x1, t1, known, problem)
         if record.stopped_by != "max_iter" or record.n_iter >= max_iter:
             x0, t0 = x1, t1
             break
@@ -793,6 +786,23 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
     # log posterior at the final estimates (one more E-step, no update)
     record.history.append(_e_step(t0, x0, problem)[2])
     return x0, record
+
+
+def _judge_stop(record: _Record, x0: np.ndarray, lp0: float, x1: np.ndarray, t1: _Terms, known: list[dict],
+                problem: _Problem) -> None:
+    """Set ``record.stopped_by`` after the plain EM step ``x0 -> x1`` (``lp0``: the log posterior at ``x0``)
+    by the rule of :func:`_run_em`: ``"stationary"`` when the step is small in every parameter and in
+    the log posterior and the marginal gradient at ``x1`` (tables ``t1``) is below ``tol_gradient``;
+    otherwise ``"same_optimum"`` when ``x0`` joins an optimum of ``known`` (:func:`_joins`)."""
+    config = problem.config
+    if record.max_change < config.tol and record.log_posterior_change < config.tol_log_posterior:
+        record.max_gradient = _largest_gradient(x1, t1, problem)
+        if record.max_gradient < config.tol_gradient:
+            record.stopped_by = "stationary"
+    else:
+        record.joined = next((optimum for optimum in known if _joins(x0, lp0, optimum, problem)), None)
+        if record.joined is not None:
+            record.stopped_by = "same_optimum"
 
 
 def _expanded_move(params: np.ndarray, terms: _Terms, e_step: tuple, problem: _Problem,
