@@ -86,6 +86,21 @@ def test_recombination_stays_within_its_budget_and_never_lowers_the_best(monkeyp
     assert fit.log_posterior >= searched.log_posterior - 1e-9
 
 
+def test_the_search_keeps_only_the_parameters_of_runs_it_can_report():
+    """A run keeps its parameters while it is one of the best optimum's starts or the highest run;
+    the others are released (a long search must not hold an item table per climb)."""
+    def run(name, log_posterior):
+        return estimation._Run(name, np.zeros((3, 3)), estimation._Record(history=[log_posterior]))
+
+    runs = [run("a", -10.0), run("b", -5.0), run("c", -5.05), run("d", -4.0)]
+    optima = [{"log_posterior": -5.0, "starts": ["b", "c"], "params": np.zeros((3, 3))}]
+    estimation._release_unchosen(runs, optima)
+    assert [r.params is not None for r in runs] == [False, True, True, True]  # d: the highest run
+    sim = simulate_responses(132, 60, model="3PL", seed=1, discrimination="normal")
+    fit = fit_irt(sim.responses)  # the chosen run's parameters are still there to report
+    assert len(fit.starts["runs"]) > 7 and np.isfinite(fit.log_posterior)
+
+
 def test_kc2s_best_optimum_is_reached_by_recombination(shared_data, monkeypatch):
     """decodIRT's kc2: the seven candidates, seeded mixtures and hops end 0.45 below the best optimum of a
     20-start search (-3636.90, reached by 1 of its 20 starts); the recombination phase reaches it."""
