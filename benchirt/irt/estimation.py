@@ -26,8 +26,9 @@ Algorithm (all items at once)
   shared discrimination and the difficulties instead (:func:`_rasch_step`).
 * Guessing is optimised as ``gamma = logit(c)``; its Beta prior (in ``c``) keeps
   it off the boundaries.
-* SQUAREM extrapolation (per item) accelerates the EM map, and before each SQUAREM cycle a
-  parameter-expanded EM move (Liu, Rubin & Wu 1998) fixes the location and unit of the ability scale,
+* SQUAREM extrapolation (per item) accelerates the EM map; with ``IRTConfig.expanded_em`` (off by
+  default: it changes which optima the start search reaches, docs/irt.md) each SQUAREM cycle begins with
+  a parameter-expanded EM move (Liu, Rubin & Wu 1998) on the location and unit of the ability scale,
   along which EM creeps (:func:`_expanded_move`); see :func:`_run_em` for the stopping rule.
 * Standard errors: per-item cross-product of the respondents' marginal scores
   (see :func:`_standard_errors`).
@@ -705,8 +706,8 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
     item ``x' = x0 - 2 alpha r + alpha^2 v`` (``r = x1 - x0``, ``v = x2 - 2 x1 + x0``,
     ``alpha = -|r|/|v|`` in ``[-3, -1]``), clips ``x'`` to the bounds and takes one
     EM step from it; when ``x'`` has a lower log posterior than ``x0`` the cycle
-    continues from ``x2`` instead, so the log posterior never decreases. Before each cycle ``x0``
-    takes the parameter-expanded move of :func:`_expanded_move` (Liu, Rubin & Wu 1998) when the log
+    continues from ``x2`` instead, so the log posterior never decreases. With ``config.expanded_em``, before each
+    cycle ``x0`` takes the parameter-expanded move of :func:`_expanded_move` (Liu, Rubin & Wu 1998) when the log
     posterior at the moved point (its E-step, which the cycle's first EM step then uses) is at least
     the one at ``x0``; otherwise EM goes on from ``x0`` and the next move is half as long (a kept move
     doubles it again, up to the full step).
