@@ -427,20 +427,9 @@ def _mode_flips(params: np.ndarray, problem: _Problem) -> list[tuple[int, np.nda
     best grid point of that mode. The optima of decodIRT's pools differ in such items: on the embedded
     suite's participation matrix the flip of one item, whose objective there was 1.1 lower, led EM
     0.44 log-posterior units higher (docs/irt.md, "Starts")."""
-    grid = item_grid(problem.lower, problem.upper)
-    grid_prior = _log_prior(grid, problem)
-    terms = _Terms.at(params, problem)
-    scaled, n_k, _ = _e_step(terms, params, problem)
-    gaps, values = [], []
-    for block in problem.blocks():
-        r = _expected_correct(scaled, block, problem)
-        current = _item_objective(params[block], terms.rows(block), r, n_k, problem)
-        best, index = best_on_grid(grid, problem.nodes, r, n_k, grid_prior, away_from=params[block])
-        gaps.append(best - current)
-        values.append(grid[index])
-    gaps, values = np.concatenate(gaps), np.concatenate(values)
-    order = np.argsort(-gaps, kind="stable")[:_FLIPS]
-    return [(int(j), values[j]) for j in order if np.isfinite(gaps[j])]
+    gains, values = _grid_gains(params, problem, other_mode=True)
+    order = np.argsort(-gains, kind="stable")[:_FLIPS]
+    return [(int(j), values[j]) for j in order if np.isfinite(gains[j])]
 
 
 class _Crossovers:
@@ -891,20 +880,31 @@ def _escape_item_modes(params: np.ndarray, problem: _Problem) -> tuple[np.ndarra
     """``params`` with every item whose M-step objective at the E-step of ``params`` is higher by more
     than :data:`_ESCAPE_GAIN` at a point of :func:`benchirt.irt.modes.item_grid` moved there, and
     how many items moved."""
+    gains, values = _grid_gains(params, problem)
+    jump = gains > _ESCAPE_GAIN
+    moved = params.copy()
+    moved[jump] = values[jump]
+    return moved, int(jump.sum())
+
+
+def _grid_gains(params: np.ndarray, problem: _Problem, other_mode: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per item, how much higher its M-step objective (at the E-step of ``params``) is at the best point
+    of :func:`benchirt.irt.modes.item_grid` than at its values, and that point (m, 3); with
+    ``other_mode``, the best point in another mode than the item's values
+    (:func:`benchirt.irt.modes.other_mode`; -inf where the grid has none)."""
     grid = item_grid(problem.lower, problem.upper)
     grid_prior = _log_prior(grid, problem)
     terms = _Terms.at(params, problem)
     scaled, n_k, _ = _e_step(terms, params, problem)
-    moved = params.copy()
-    count = 0
+    gains, values = [], []
     for block in problem.blocks():
         r = _expected_correct(scaled, block, problem)
         current = _item_objective(params[block], terms.rows(block), r, n_k, problem)
-        best, index = best_on_grid(grid, problem.nodes, r, n_k, grid_prior)
-        jump = np.flatnonzero(best > current + _ESCAPE_GAIN)
-        moved[block][jump] = grid[index[jump]]
-        count += len(jump)
-    return moved, count
+        best, index = best_on_grid(grid, problem.nodes, r, n_k, grid_prior,
+                                   away_from=params[block] if other_mode else None)
+        gains.append(best - current)
+        values.append(grid[index])
+    return np.concatenate(gains), np.concatenate(values)
 
 
 # --------------------------------------------------------------------------- E-step
