@@ -395,12 +395,13 @@ def priors(limit: int | None) -> None:
           f"bound: {table['at_bound_with'].sum()} with priors, {table['at_bound_without'].sum()} without")
 
 
-def _start_row(name: str, pool: pd.DataFrame, deep: int, expanded_em: bool = False) -> dict:
+def _start_row(name: str, pool: pd.DataFrame, deep: int, expanded_em: bool = False, fixed_grid: bool = False) -> dict:
     """One pool of :func:`start_strategy`: the default fit and the ``deep``-start search, CPU timed (both
-    with the parameter-expanded EM move where ``expanded_em``)."""
+    with the parameter-expanded EM move where ``expanded_em``, both on the coarsest grid where
+    ``fixed_grid``)."""
     fits = {}
-    for label, config in (("default", IRTConfig(expanded_em=expanded_em)),
-                          ("deep", IRTConfig(starts=deep, expanded_em=expanded_em))):
+    options = {"expanded_em": expanded_em, "refine_quadrature": not fixed_grid}
+    for label, config in (("default", IRTConfig(**options)), ("deep", IRTConfig(starts=deep, **options))):
         cpu = time.process_time()
         fits[label] = fit_irt(pool, config)
         fits[label].cpu = time.process_time() - cpu
@@ -414,12 +415,15 @@ def _start_row(name: str, pool: pd.DataFrame, deep: int, expanded_em: bool = Fal
            "deep_best_reached_by": len(optima[0]["starts"]),
            "deep_second_below": optima[0]["log_posterior"] - optima[1]["log_posterior"]
            if len(optima) > 1 else float("nan"),
-           "default_max_gradient": default.max_gradient, "status": default.status}
+           "default_max_gradient": default.max_gradient, "status": default.status,
+           "nodes": default.quadrature_nodes, "deep_nodes": search.quadrature_nodes,
+           "quadrature_error": default.quadrature_error}
     print(_fmt(pd.DataFrame([row])), flush=True)
     return row
 
 
-def start_strategy(limit: int | None, deep: int, embedded: bool, jobs: int, expanded_em: bool = False) -> None:
+def start_strategy(limit: int | None, deep: int, embedded: bool, jobs: int, expanded_em: bool = False,
+                   fixed_grid: bool = False) -> None:
     """The default start strategy against a ``deep``-start search, pool by pool (issue 22, item 1);
     ``jobs`` pools at a time (CPU is timed in each worker process)."""
     pools = _pools(limit, embedded)
@@ -427,9 +431,10 @@ def start_strategy(limit: int | None, deep: int, embedded: bool, jobs: int, expa
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(jobs) as executor:
-            rows = list(executor.map(_start_row, *zip(*pools), [deep] * len(pools), [expanded_em] * len(pools)))
+            rows = list(executor.map(_start_row, *zip(*pools), [deep] * len(pools), [expanded_em] * len(pools),
+                                     [fixed_grid] * len(pools)))
     else:
-        rows = [_start_row(name, pool, deep, expanded_em) for name, pool in pools]
+        rows = [_start_row(name, pool, deep, expanded_em, fixed_grid) for name, pool in pools]
     table = pd.DataFrame(rows)
     print(f"\n== default start strategy against a {deep}-start search (gap: how much higher the search's log "
           "posterior is) ==\n" + _fmt(table))
@@ -439,6 +444,10 @@ def start_strategy(limit: int | None, deep: int, embedded: bool, jobs: int, expa
     print(f"CPU seconds in total: default {table['default_cpu'].sum():.1f}, {deep}-start search "
           f"{table['deep_cpu'].sum():.1f} (median per pool {table['default_cpu'].median():.2f} and "
           f"{table['deep_cpu'].median():.2f}); all default fits stationary: {bool((table['status'] == 'converged').all())}")
+    nodes = table["nodes"].value_counts().sort_index()
+    print("quadrature nodes of the default (pools): " + ", ".join(f"{k}: {v}" for k, v in nodes.items())
+          + f"; same grid in both searches on {int((table['nodes'] == table['deep_nodes']).sum())}; largest change "
+          f"of the default's log posterior on a grid with twice the nodes {table['quadrature_error'].max():.3f}")
 
 
 def _compare_row(name: str, pool: pd.DataFrame) -> dict:
@@ -586,6 +595,8 @@ def main() -> None:
     parser.add_argument("--part", default="both",
                         choices=("sim", "ref", "scale", "optimum", "starts", "compare", "priors", "quadrature", "both"))
     parser.add_argument("--deep", type=int, default=20, help="--part starts: starts of the deep search (default 20)")
+    parser.add_argument("--fixed-grid", action="store_true",
+                        help="--part starts: both searches on the coarsest quadrature grid (refine_quadrature off)")
     parser.add_argument("--expanded-em", action="store_true",
                         help="--part starts: both searches with the parameter-expanded EM move (IRTConfig.expanded_em)")
     parser.add_argument("--jobs", type=int, default=1,
@@ -606,7 +617,7 @@ def main() -> None:
         priors(args.limit)
         return
     if args.part == "starts":
-        start_strategy(args.limit, args.deep, not args.no_embedded, args.jobs, args.expanded_em)
+        start_strategy(args.limit, args.deep, not args.no_embedded, args.jobs, args.expanded_em, args.fixed_grid)
         return
     if args.part == "compare":
         model_comparison(args.limit, not args.no_embedded, args.jobs)

@@ -15,7 +15,9 @@ larger model's search reached more than one optimum (the pool's likelihood has s
 nested start may sit in the wrong one). Where the 3PL's search found a single optimum, the nested start
 keeps its direction of the latent scale, and the search is not paid three times (with three
 searches the comparison cost about four times the 3PL alone at 4000 x 5000, issue 23).
-``nested_starts=False`` searches every model. ``benchmarks/irt_fit.py --part compare`` measures the
+``nested_starts=False`` searches every model. Every model is fitted on the grid of the first one
+fitted (the 3PL's, or ``fitted``'s: its ``quadrature_nodes``, not refined again), so that the
+log-likelihoods compared are integrals on the same nodes. ``benchmarks/irt_fit.py --part compare`` measures the
 cost and how often the nested start alone, and this rule, end at the optimum of the full search
 (docs/irt.md, "Model comparison").
 """
@@ -81,6 +83,9 @@ def compare_models(responses, config: IRTConfig | None = None, fitted: IRTFit | 
         if model in fits:
             continue
         model_config = replace(config, model=model)
+        if fits:  # the grid of the first model fitted (see the module docstring)
+            grid = next(iter(fits.values())).quadrature_nodes
+            model_config = replace(model_config, quadrature=grid, refine_quadrature=False)
         parent = fits.get(NESTED_IN.get(model, ""))
         candidates = {}
         if nested_starts and parent is not None:

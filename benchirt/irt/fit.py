@@ -75,6 +75,12 @@ class IRTFit:
     model : str
     config : IRTConfig
     n_respondents : int
+    quadrature_nodes : int
+        Nodes of the calibration grid the estimates were computed on (``config.quadrature``, doubled
+        where ``config.refine_quadrature`` found it too coarse).
+    quadrature_error : float
+        How much the log posterior at the estimates changes on a grid with twice the nodes: the
+        grid's error (below ``tol_optimum / 2`` unless the refinement stopped at 321 nodes).
     respondents : list of str
         Calibration respondents.
     history : numpy.ndarray, shape (n_iter,)
@@ -99,6 +105,8 @@ class IRTFit:
     model: str
     config: IRTConfig
     n_respondents: int
+    quadrature_nodes: int
+    quadrature_error: float
     respondents: list[str] = field(default_factory=list)
     history: np.ndarray = field(default_factory=lambda: np.zeros(0))
     starts: dict = field(default_factory=dict)
@@ -199,6 +207,8 @@ class IRTFit:
             "log_likelihood": float(self.log_likelihood),
             "log_posterior": float(self.log_posterior),
             "seconds": float(self.seconds),
+            "quadrature_nodes": int(self.quadrature_nodes),
+            "quadrature_error": float(self.quadrature_error),
             "n_respondents": int(self.n_respondents),
             "n_items": int(self.n_items),
             "n_flagged": int((~self.informative).sum()),
@@ -241,6 +251,8 @@ class IRTFit:
         lines = [repr(self),
                  f"stopped by {self.stopped_by}; largest gradient {self.max_gradient:.2g}; "
                  f"{record['n_local_optima']} of {len(record['start_runs'])} starts at a worse optimum",
+                 f"quadrature: {self.quadrature_nodes} nodes (doubling them changes the log posterior by "
+                 f"{self.quadrature_error:.2g})",
                  f"items: {record['n_flagged']} without information (all correct or all wrong), "
                  f"{record['n_at_bound']} at a bound"]
         return "\n".join(lines)
