@@ -101,12 +101,27 @@ def test_the_search_keeps_only_the_parameters_of_runs_it_can_report():
     assert len(fit.starts["runs"]) > 7 and np.isfinite(fit.log_posterior)
 
 
-def test_kc2s_best_optimum_is_reached_by_recombination(shared_data, monkeypatch):
-    """decodIRT's kc2: the seven candidates, seeded mixtures and hops end 0.45 below the best optimum of a
-    20-start search (-3636.90, reached by 1 of its 20 starts); the recombination phase reaches it."""
+def test_kc2s_best_optimum_on_the_coarsest_grid_is_reached_by_recombination(shared_data, monkeypatch):
+    """decodIRT's kc2 on 41 nodes: the seven candidates, seeded mixtures and hops end 0.45 below the best
+    optimum of a 20-start search (-3636.90, reached by 1 of its 20 starts); the recombination phase
+    reaches it. (Those optima are the coarse grid's: see the next test.)"""
     pool = pd.read_csv(shared_data / "decodirt-reference" / "kc2" / "responses_pool.csv")
-    fit = fit_irt(pool)
+    coarse = IRTConfig(refine_quadrature=False)
+    fit = fit_irt(pool, coarse)
     assert fit.log_posterior == pytest.approx(-3636.90, abs=0.05)
     assert any(name.startswith(("cross_", "flip_")) for name in fit.optima[0]["starts"])
     monkeypatch.setattr(estimation, "_RECOMBINE_BUDGET", 0)
-    assert fit_irt(pool).log_posterior == pytest.approx(-3637.35, abs=0.05)
+    assert fit_irt(pool, coarse).log_posterior == pytest.approx(-3637.35, abs=0.05)
+
+
+def test_kc2s_optima_were_the_coarse_grids(shared_data):
+    """On the grid the refinement chooses for kc2 (161 nodes) the seven candidates all end in one
+    optimum, so the search stops after them, with nothing to recombine; a 20-start search ends in that
+    one optimum too. On 41 nodes, whose error at the optimum is 3.9 log-posterior units, the default
+    climbs 73 starts into 6 optima and a 20-start search finds 7."""
+    pool = pd.read_csv(shared_data / "decodirt-reference" / "kc2" / "responses_pool.csv")
+    fit = fit_irt(pool)
+    assert fit.quadrature_nodes == 161 and fit.quadrature_error < fit.config.tol_optimum / 2
+    assert len(fit.optima) == 1 and len(fit.starts["runs"]) == 7
+    assert fit.log_posterior == pytest.approx(-3638.44, abs=0.05)
+    assert len(fit_irt(pool, IRTConfig(starts=20)).optima) == 1

@@ -1,0 +1,67 @@
+"""The calibration grid resolves the respondents' posteriors (``_resolving_grid`` in
+benchirt.irt.estimation; issue 22, item 2): it is doubled where a coarse grid's trapezoid rule is off
+by more than half the tolerance that tells optima apart, and every fit says which grid it used."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import benchirt.irt.compare as compare
+import benchirt.irt.estimation as estimation
+from benchirt.irt import IRTConfig, fit_irt
+from benchirt.irt.models import quadrature
+from benchirt.irt.simulate import simulate_responses
+
+
+def test_a_doubled_grid_keeps_the_nodes_and_adds_the_midpoints():
+    nodes, _ = quadrature(41, 6.0)
+    finer, log_w = quadrature(2 * 41 - 1, 6.0)
+    assert np.array_equal(finer[::2], nodes) and np.allclose(np.diff(finer), 0.15)
+    assert np.logaddexp.reduce(log_w) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_few_items_keep_the_coarsest_grid():
+    """12 items: each posterior of θ is wide (SD about 0.5), and 41 nodes integrate it to far better than 0.05."""
+    sim = simulate_responses(200, 12, model="2PL", seed=0)
+    fit = fit_irt(sim.responses, IRTConfig(model="2PL"))
+    assert fit.quadrature_nodes == 41 and fit.quadrature_error < 1e-3
+    assert fit.convergence()["quadrature_nodes"] == 41
+
+
+def test_many_items_refine_the_grid_until_a_doubling_changes_less_than_half_tol_optimum():
+    """600 items narrow each posterior below the spacing of 0.3: 41 nodes are off by more than 0.05 at
+    the optimum, and the fit moves to the grid where a doubling changes less."""
+    sim = simulate_responses(132, 600, model="2PL", seed=2)
+    config = IRTConfig(model="2PL", starts=1)
+    coarse = fit_irt(sim.responses, IRTConfig(model="2PL", starts=1, refine_quadrature=False))
+    fit = fit_irt(sim.responses, config)
+    assert coarse.quadrature_nodes == 41 and coarse.quadrature_error > config.tol_optimum / 2
+    assert fit.quadrature_nodes in (81, 161, 321) and fit.quadrature_error < config.tol_optimum / 2
+    record = fit.convergence()
+    assert (record["quadrature_nodes"], record["quadrature_error"]) == (fit.quadrature_nodes, fit.quadrature_error)
+    assert f"quadrature: {fit.quadrature_nodes} nodes" in fit.summary()
+
+
+def test_the_refinement_stops_at_its_limit_and_reports_the_error(monkeypatch):
+    monkeypatch.setattr(estimation, "_MAX_REFINEMENTS", 1)
+    sim = simulate_responses(132, 3000, model="2PL", seed=2)
+    fit = fit_irt(sim.responses, IRTConfig(model="2PL", starts=1))
+    assert fit.quadrature_nodes == 81 and fit.quadrature_error > fit.config.tol_optimum / 2
+
+
+def test_the_model_comparison_fits_every_model_on_the_first_models_grid(monkeypatch):
+    """Log-likelihoods on different grids are different integrals: AIC/BIC compare them on one."""
+    seen = []
+    original = compare.fit_irt
+
+    def recording(responses, config, **kwargs):
+        fit = original(responses, config, **kwargs)
+        seen.append((config.model, config.refine_quadrature, fit.quadrature_nodes))
+        return fit
+
+    monkeypatch.setattr(compare, "fit_irt", recording)
+    sim = simulate_responses(132, 600, model="2PL", seed=2)
+    compare.compare_models(sim.responses, IRTConfig(starts=1))
+    first = seen[0]
+    assert first[0] == "3PL" and first[1] and first[2] > 41
+    assert {nodes for _, _, nodes in seen} == {first[2]} and not any(refine for _, refine, _ in seen[1:])
