@@ -226,3 +226,18 @@ def test_a_two_item_header_less_matrix_and_a_byte_order_mark(tmp_path):
     bom.write_bytes("V1,V2,V3\r\n1,0,1\r\n0,1,1\r\n".encode("utf-8-sig"))
     frame = read_responses_csv(bom)
     assert list(frame.columns) == ["V1", "V2", "V3"] and frame.index.tolist() == ["1", "2"]
+
+
+def test_cli_quadrature_fixes_the_grid_or_refuses_a_bad_value(tmp_path, capsys):
+    path = tmp_path / "r.csv"
+    simulate_responses(132, 600, model="2PL", seed=2).responses.to_csv(path, index=False)
+    out = tmp_path / "fixed"
+    assert main(["irt", str(path), "--out", str(out), "--model", "2PL", "--starts", "1", "--quadrature", "61"]) == 0
+    record = json.loads((out / "fit.json").read_text())
+    assert record["quadrature_nodes"] == 61 and record["quadrature_error"] > 0
+    for value, message in (("3", "irt.quadrature: got 3, expected an integer >= 5"),
+                           ("fine", "--quadrature: 'auto' or a whole number of nodes >= 5, got 'fine'")):
+        assert main(["irt", str(path), "--out", str(tmp_path / "o"), "--quadrature", value]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()
