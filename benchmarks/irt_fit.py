@@ -46,6 +46,11 @@ search for every model, and how far the nested fits' log-likelihoods end from th
 
 Part 6 (``--part priors``) — the reference pools with and without the priors: log-likelihood, items at a bound.
 
+Part 7 (``--part quadrature``) — the calibration grid: one start on the scale matrices with the grid the estimator
+refines to against fixed grids of 41, 31 and 21 nodes (nodes, how much a doubling still changes the log posterior,
+CPU, change of the estimates, marginal log-likelihood on an accurate grid), and on the embedded suite's participation
+matrix the marginal log posterior along a shift of every difficulty on 41, 81 and 161 nodes (the coarse grid's ripple).
+
 Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt]
       [--part sim|ref|scale|optimum|starts|compare|priors|quadrature|both] [--baseline REF] [--deep K] [--jobs N]
 """
@@ -298,30 +303,59 @@ def _gain_after(history: np.ndarray, steps: int) -> float:
 
 
 def quadrature_nodes(negative_fraction: float = 0.1) -> pd.DataFrame:
-    """Fewer quadrature nodes (mirt uses 21): the change of the estimates against benchirt's 41 and
-    the marginal log-likelihood of each fit on one fine (121-node) grid."""
-    from benchirt.irt.models import marginal_log_likelihood, quadrature
-
-    nodes, log_w = quadrature(121, 6.0)
+    """One start on fixed grids of 21 (mirt's), 31 and 41 nodes against the refined grid the estimator
+    chooses (``refine_quadrature``): the nodes chosen, how much a doubling changes the log posterior at
+    each fit (``quadrature_error``), the CPU, the estimates' change against the refined fit and each
+    fit's marginal log-likelihood on an accurate grid (:func:`accurate_log_likelihood`)."""
     rows = []
-    for n, m in [(132, 500), (132, 2000), (1000, 500)]:
+    for n, m in SCALE_SIZES:
         sim = simulate_responses(n, m, model="3PL", negative_fraction=negative_fraction, seed=11)
         matrix = sim.responses.to_numpy()
-        fits, loglik = {}, {}
-        for points in (41, 31, 21):
-            cpu = time.process_time()
-            fits[points] = items = fit_irt(sim.responses, IRTConfig(quadrature=points, starts=1)).items
-            cpu = time.process_time() - cpu
-            ref = fits[41]
-            loglik[points] = marginal_log_likelihood(matrix, items["discrimination"], items["difficulty"],
-                                                     items["guessing"], nodes, log_w)
-            rows.append({"n x m": f"{n}x{m}", "nodes": points, "cpu_s": cpu,
+        fits, cpu = {}, {}
+        for label, config in (("refined", IRTConfig(starts=1)),
+                              *((points, IRTConfig(quadrature=points, refine_quadrature=False, starts=1))
+                                for points in (41, 31, 21))):
+            start = time.process_time()
+            fits[label] = fit_irt(sim.responses, config)
+            cpu[label] = time.process_time() - start
+        ref = fits["refined"].items
+        accurate = {label: accurate_log_likelihood(matrix, fit.items["discrimination"], fit.items["difficulty"],
+                                                   fit.items["guessing"])[0] for label, fit in fits.items()}
+        for label, fit in fits.items():
+            items = fit.items
+            rows.append({"n x m": f"{n}x{m}", "grid": label, "nodes": fit.quadrature_nodes,
+                         "quadrature_error": fit.quadrature_error, "cpu_s": cpu[label],
                          **{f"mean|d{name}|": float((items[k] - ref[k]).abs().mean())
                             for name, k in (("a", "discrimination"), ("b", "difficulty"), ("c", "guessing"))},
                          "max|db|": float((items["difficulty"] - ref["difficulty"]).abs().max()),
-                         "loglik_121_minus_41_nodes": loglik[points] - loglik[41]})
+                         "accurate_loglik_minus_refined": accurate[label] - accurate["refined"]})
             print(_fmt(pd.DataFrame([rows[-1]])), flush=True)
     return pd.DataFrame(rows)
+
+
+def grid_ripple() -> None:
+    """The embedded suite's participation matrix: the best optimum on the coarsest grid (41 nodes), every
+    difficulty shifted by s, the marginal log posterior on 41, 81 and 161 nodes (relative to each grid's
+    largest value): the coarse grid's second maximum along the scale, and the refined fit."""
+    from benchirt.irt.models import marginal_log_likelihood, quadrature
+
+    matrix = _embedded_matrices("participation")["participation"]
+    coarse = fit_irt(matrix, IRTConfig(refine_quadrature=False))
+    refined = fit_irt(matrix)
+    items = coarse.items[coarse.informative]
+    a, b, c = (items[name].to_numpy() for name in ("discrimination", "difficulty", "guessing"))
+    answers = matrix[items.index].to_numpy()
+    shifts = np.linspace(-0.45, 0.45, 19)
+    table = {}
+    for nodes in (41, 81, 161):
+        grid = quadrature(nodes, 6.0)
+        values = np.array([marginal_log_likelihood(answers, a, b + s, c, *grid) - 0.5 * np.sum(((b + s) / 3.0) ** 2)
+                           for s in shifts])
+        table[f"{nodes} nodes"] = values - values.max()
+    print(_fmt(pd.DataFrame(table, index=pd.Index(shifts.round(2), name="shift")).reset_index()))
+    print(f"participation: coarse fit {coarse.log_posterior:.2f} on 41 nodes (a doubling changes it by "
+          f"{coarse.quadrature_error:.2f}); refined fit {refined.log_posterior:.2f} on {refined.quadrature_nodes} "
+          f"nodes ({refined.quadrature_error:.3f}); optima found {len(coarse.optima)} and {len(refined.optima)}")
 
 
 def optimum() -> None:
@@ -364,14 +398,24 @@ def _pools(limit: int | None, embedded: bool) -> list[tuple[str, pd.DataFrame]]:
     else:
         print(f"reference data not found at {REFERENCE}: the reference pools are skipped")
     if embedded:
-        from benchirt.data.local import embedded_specs
-        from benchirt.responses.stage import respond
-
-        for spec in embedded_specs():
-            result = respond(spec.load())
-            calibrate = result.roles.reindex(result.responses.index).isin(IRTConfig().calibration_roles)
-            pools.append((f"embedded:{spec.name}", result.responses[calibrate.to_numpy()]))
+        pools += [(f"embedded:{name}", matrix) for name, matrix in _embedded_matrices().items()]
     return pools
+
+
+def _embedded_matrices(*names: str) -> dict[str, pd.DataFrame]:
+    """The calibration matrices (MLP ladder and real classifiers) of the embedded suite's datasets
+    ``names`` (all without names), built with the pipeline's response stage at its defaults."""
+    from benchirt.data.local import embedded_specs
+    from benchirt.responses.stage import respond
+
+    matrices = {}
+    for spec in embedded_specs():
+        if names and spec.name not in names:
+            continue
+        result = respond(spec.load())
+        calibrate = result.roles.reindex(result.responses.index).isin(IRTConfig().calibration_roles)
+        matrices[spec.name] = result.responses[calibrate.to_numpy()]
+    return matrices
 
 
 def priors(limit: int | None) -> None:
@@ -623,8 +667,10 @@ def main() -> None:
         model_comparison(args.limit, not args.no_embedded, args.jobs)
         return
     if args.part == "quadrature":
-        print("== quadrature nodes: 41 (benchirt) against fewer, one start ==")
+        print("== quadrature grid: the refined grid against fixed ones, one start ==")
         print("\n" + _fmt(quadrature_nodes(args.negative_fraction)))
+        print("\n== the coarse grid's ripple along the scale (participation) ==")
+        grid_ripple()
         return
     if args.part == "scale":
         print("== scaling: simulated 3PL, ratios benchirt / mirt (below 1: benchirt cheaper) ==")

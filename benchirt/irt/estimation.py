@@ -11,7 +11,9 @@ quadrature grid) and adds what the benchmark setting needs: priors that allow
 Algorithm (all items at once)
 -----------------------------
 * Ability distribution: standard normal on ``K`` equally spaced nodes
-  ``theta_k`` in ``[-theta_max, theta_max]`` (it fixes the scale).
+  ``theta_k`` in ``[-theta_max, theta_max]`` (it fixes the scale); ``K`` is doubled where the first
+  start's optimum shows that the grid does not resolve the respondents' posteriors
+  (:func:`_resolving_grid`).
 * E-step: posterior weights ``w_ik`` of respondent ``i`` on node ``k`` from two
   matrix products; expected counts ``n_k = sum_i w_ik`` and
   ``r_jk = sum_i w_ik u_ij``. Identical response patterns (rows) are collapsed
@@ -176,7 +178,8 @@ def fit_irt(responses, config: IRTConfig | None = None, initial: pd.DataFrame | 
         The item table (``discrimination``, ``difficulty``, ``guessing``, indexed by item) of a fit of
         a model that nests this one, on the same responses: EM climbs from it alone, with no start
         search (:func:`_nested_start`; :func:`benchirt.irt.compare.compare_models` fits the 2PL from
-        the 3PL's solution and the 1PL from the 2PL's).
+        the 3PL's solution and the 1PL from the 2PL's), on ``config.quadrature`` nodes, not refined
+        (give the nesting fit's ``quadrature_nodes``).
 
     Returns
     -------
