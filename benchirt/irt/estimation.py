@@ -260,7 +260,7 @@ def _fit(responses, config: IRTConfig, start: float, initial: pd.DataFrame | Non
     if initial is None:
         params, record, starts, problem = _best_of_starts(columns, problem)
     else:
-        params, record, starts = _nested_start(columns, initial, items, informative, item_index, problem)
+        params, record, starts, problem = _nested_start(columns, initial, items, informative, item_index, problem)
     del columns
     log_post = record.history[-1]
     quadrature_error = abs(_log_posterior(params, problem.on_grid(_finer(problem))) - _log_posterior(params, problem))
@@ -308,7 +308,8 @@ def _unique_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 def _best_of_starts(columns: np.ndarray, problem: _Problem):
     """Run EM from the starts of :func:`benchirt.irt.starts.start_scores`; keep the highest log posterior.
 
-    Each start climbs to its optimum (:func:`_search`). ``config.starts="auto"``: the candidates of
+    The first start climbs on the configured grid, and its optimum decides the grid of the search
+    (:func:`_resolving_grid`). Each start climbs to its optimum (:func:`_search`). ``config.starts="auto"``: the candidates of
     :func:`~benchirt.irt.starts.start_scores` in order, then hops from the best optimum found
     (:class:`_Hops`) alternating with seeded mixtures, until the evidence of
     :func:`benchirt.irt.search.explored_enough` (the best optimum reached by two starts other than
@@ -322,7 +323,8 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     ``"converged"``, ``"iteration_limit"`` or ``"better_optimum_exists"`` (another start reached a log
     posterior higher by more than ``config.tol_optimum``)), and ``optima``: the distinct optima (final
     log posteriors more than ``tol_optimum`` apart), best first, with the starts that reached each and
-    their parameters (``params``; :func:`fit_irt` turns them into item tables).
+    their parameters (``params``; :func:`fit_irt` turns them into item tables); and the problem on the
+    grid the search ran on.
     """
     config = problem.config
     scores, reason = start_scores(columns, problem.multiplicity, config.starts)
@@ -608,7 +610,7 @@ def _nested_start(columns, initial: pd.DataFrame, items, informative, item_index
         params[:, :2] *= orientation(columns, problem.multiplicity, params[:, 0])
     optima = [{"log_posterior": value, "starts": ["nested"], "params": params.copy()}] if record.converged else []
     return params, record, {"reason": "from the solution of the model that nests it", "runs": [run],
-                            "optima": optima}
+                            "optima": optima}, problem
 
 
 # --------------------------------------------------------------------------- parameters
