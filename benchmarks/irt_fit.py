@@ -51,8 +51,11 @@ refines to against fixed grids of 41, 31 and 21 nodes (nodes, how much a doublin
 CPU, change of the estimates, marginal log-likelihood on an accurate grid), and on the embedded suite's participation
 matrix the marginal log posterior along a shift of every difficulty on 41, 81 and 161 nodes (the coarse grid's ripple).
 
+Part 8 (``--part perturb``) — the stationarity test (issue 22, item 2) with its values: each embedded dataset fitted
+with perturbed ``_MAX_STEP``, ``_M_STEPS`` and start order; the spread of the six log posteriors and the grids used.
+
 Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt]
-      [--part sim|ref|scale|optimum|starts|compare|priors|quadrature|both] [--baseline REF] [--deep K] [--jobs N]
+      [--part sim|ref|scale|optimum|starts|compare|priors|quadrature|perturb|both] [--baseline REF] [--deep K] [--jobs N]
 """
 from __future__ import annotations
 
@@ -331,6 +334,43 @@ def quadrature_nodes(negative_fraction: float = 0.1) -> pd.DataFrame:
                          "accurate_loglik_minus_refined": accurate[label] - accurate["refined"]})
             print(_fmt(pd.DataFrame([rows[-1]])), flush=True)
     return pd.DataFrame(rows)
+
+
+def perturbation() -> None:
+    """The stationarity test of ``tests/test_irt_stationary.py`` with its values printed (issue 22, item 2):
+    every embedded dataset's calibration matrix fitted with the default constants, ``_MAX_STEP`` 0.25,
+    ``_M_STEPS`` 1 and 3, the starts reversed, and ``_MAX_STEP`` 0.5 with ``_M_STEPS`` 3 and the starts
+    reversed; the spread of the six log posteriors must stay below 0.1."""
+    import benchirt.irt.estimation as estimation
+
+    original = estimation.start_scores, estimation._MAX_STEP, estimation._M_STEPS
+
+    def reversed_starts(*args, **kwargs):
+        scores, reason = original[0](*args, **kwargs)
+        return scores[::-1], reason
+
+    variants = {"default": (1.0, 2, original[0]), "max_step_0.25": (0.25, 2, original[0]),
+                "m_steps_1": (1.0, 1, original[0]), "reversed": (1.0, 2, reversed_starts),
+                "m_steps_3": (1.0, 3, original[0]), "mixed": (0.5, 3, reversed_starts)}
+    rows = []
+    try:
+        for name, matrix in _embedded_matrices().items():
+            row, nodes = {"dataset": name}, set()
+            for label, (max_step, m_steps, order) in variants.items():
+                estimation._MAX_STEP, estimation._M_STEPS, estimation.start_scores = max_step, m_steps, order
+                fit = fit_irt(matrix)
+                row[label] = fit.log_posterior
+                nodes.add(fit.quadrature_nodes)
+            values = [row[label] for label in variants]
+            row.update(spread=max(values) - min(values), nodes="/".join(map(str, sorted(nodes))))
+            rows.append(row)
+            print(_fmt(pd.DataFrame([row])), flush=True)
+    finally:
+        estimation.start_scores, estimation._MAX_STEP, estimation._M_STEPS = original
+    table = pd.DataFrame(rows)
+    print("\n" + _fmt(table))
+    print(f"spread below 0.1 on {int((table['spread'] < 0.1).sum())} of {len(table)} datasets; largest "
+          f"{table['spread'].max():.4f} ({table.loc[table['spread'].idxmax(), 'dataset']})")
 
 
 def grid_ripple() -> None:
@@ -637,7 +677,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="use this many reference pools (spread over the 50)")
     parser.add_argument("--no-mirt", action="store_true", help="skip the mirt baseline")
     parser.add_argument("--part", default="both",
-                        choices=("sim", "ref", "scale", "optimum", "starts", "compare", "priors", "quadrature", "both"))
+                        choices=("sim", "ref", "scale", "optimum", "starts", "compare", "priors", "quadrature", "perturb",
+                                 "both"))
     parser.add_argument("--deep", type=int, default=20, help="--part starts: starts of the deep search (default 20)")
     parser.add_argument("--fixed-grid", action="store_true",
                         help="--part starts: both searches on the coarsest quadrature grid (refine_quadrature off)")
@@ -665,6 +706,10 @@ def main() -> None:
         return
     if args.part == "compare":
         model_comparison(args.limit, not args.no_embedded, args.jobs)
+        return
+    if args.part == "perturb":
+        print("== the optimum under perturbed step constants and start order (embedded suite) ==")
+        perturbation()
         return
     if args.part == "quadrature":
         print("== quadrature grid: the refined grid against fixed ones, one start ==")
