@@ -214,7 +214,8 @@ def baseline_fit(checkout: Path, matrix: np.ndarray, scratch: Path) -> dict:
     return result
 
 
-def scaling(use_mirt: bool, negative_fraction: float = 0.1, baseline: str | None = None) -> pd.DataFrame:
+def scaling(use_mirt: bool, negative_fraction: float = 0.1, baseline: str | None = None,
+            sizes: list[tuple[int, int]] = SCALE_SIZES) -> pd.DataFrame:
     import tempfile
 
     mirt = None
@@ -227,11 +228,12 @@ def scaling(use_mirt: bool, negative_fraction: float = 0.1, baseline: str | None
     with tempfile.TemporaryDirectory(prefix="irt_fit_baseline_") as tmp:
         scratch = Path(tmp)
         checkout = baseline_checkout(baseline, scratch) if baseline else None
-        rows = _scaling_rows(mirt, negative_fraction, checkout, scratch)
+        rows = _scaling_rows(mirt, negative_fraction, checkout, scratch, sizes)
     return pd.DataFrame(rows)
 
 
-def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch: Path) -> list[dict]:
+def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch: Path,
+                  sizes: list[tuple[int, int]]) -> list[dict]:
     from threadpoolctl import threadpool_limits
 
     warm = simulate_responses(60, 40, model="3PL", seed=1).responses
@@ -240,7 +242,7 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
         warnings.simplefilter("ignore")
         if mirt is not None:
             mirt.fit_mirt(warm.to_numpy(), model="3PL", compute_standard_errors=False, verbose=False)
-        for n, m in SCALE_SIZES:
+        for n, m in sizes:
             sim = simulate_responses(n, m, model="3PL", negative_fraction=negative_fraction, seed=11)
             matrix = sim.responses.to_numpy()
             cells = n * m
@@ -673,6 +675,17 @@ def _fmt(frame: pd.DataFrame) -> str:
     return frame.to_string(index=False, float_format=lambda v: f"{v:.3f}")
 
 
+def _sizes(text: str) -> list[tuple[int, int]]:
+    """``--sizes``: ``132x500,1000x500`` -> [(132, 500), (1000, 500)]."""
+    try:
+        sizes = [tuple(int(part) for part in size.split("x")) for size in text.split(",")]
+    except ValueError:
+        sizes = []
+    if not sizes or any(len(size) != 2 or min(size) < 2 for size in sizes):
+        raise argparse.ArgumentTypeError(f"expected sizes like 132x500,1000x500, got {text!r}")
+    return sizes
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, help="use this many reference pools (spread over the 50)")
@@ -691,6 +704,9 @@ def main() -> None:
                         help="--part starts/compare: leave out the embedded suite's pools (built first, ~1 min)")
     parser.add_argument("--baseline", metavar="REF",
                         help="--part scale: also fit with the benchirt of git revision REF (e.g. main), side by side")
+    parser.add_argument("--sizes", type=_sizes, default=SCALE_SIZES, metavar="NxM,...",
+                        help="--part scale: the matrix sizes (default " + ",".join(f"{n}x{m}" for n, m in SCALE_SIZES)
+                             + ")")
     parser.add_argument("--negative-fraction", type=float, default=0.1,
                         help="--part scale: share of negatively discriminating items (default 0.1)")
     args = parser.parse_args()
@@ -720,7 +736,7 @@ def main() -> None:
         return
     if args.part == "scale":
         print("== scaling: simulated 3PL, ratios benchirt / mirt (below 1: benchirt cheaper) ==")
-        print("\n" + _fmt(scaling(use_mirt, args.negative_fraction, args.baseline)))
+        print("\n" + _fmt(scaling(use_mirt, args.negative_fraction, args.baseline, args.sizes)))
         return
     if args.part in ("sim", "both"):
         print("== simulated 3PL (seed 11) ==")
