@@ -68,8 +68,9 @@ class IRTConfig:
         and unit (Liu, Rubin & Wu 1998; ``_expanded_move`` in :mod:`benchirt.irt.estimation`). It cuts
         a start's EM steps by 53-87 % where the seven candidates agree, but changes which optima the
         start search reaches (59 of 62 pools within 0.1 of a 20-start search against 62 without it,
-        docs/irt.md, "Cost against mirt"), so it is off by default: for single-start fits of large
-        matrices.
+        docs/irt.md, "Cost against mirt"), and on the refined grids the optimum then depends on the step
+        constants (digits and participation, ``benchmarks/irt_fit.py --part perturb --expanded-em``), so
+        it is off by default: for single-start fits of large matrices.
     tol_optimum : float
         Two starts whose final log posteriors differ by more than this found different optima;
         the lower one is reported as ``better_optimum_exists``.
