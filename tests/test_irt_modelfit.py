@@ -217,6 +217,7 @@ def test_stage_stores_item_fit_comparison_and_suspects_with_dataset_rows():
     assert irt.statistics["n_suspect_labels"] == len(irt.suspect_labels)
     assert irt.statistics["n_misfit"] == int(irt.item_fit["misfit"].sum())
     assert irt.statistics["quadrature_nodes"] == irt.fit.quadrature_nodes
+    assert irt.statistics["quadrature_error"] == irt.fit.quadrature_error
     wide = model_comparison_table([irt])
     assert wide.loc[0, "dataset"] == "toy" and {"aic_1PL", "bic_3PL", "loglik_2PL", "best_bic"} <= set(wide.columns)
     long = suspect_label_table([irt])

@@ -139,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
     optima = "; ".join(f"{o['log_posterior']:.2f}" for o in record["optima"])
     print(f"best of {len(runs)} EM start(s) ({record['starts']}); {record['n_optima']} distinct optima "
           f"(log posterior {optima}); {record['n_local_optima']} start(s) ended in a local optimum")
+    print(f"quadrature: {fit.quadrature_nodes} nodes; doubling them changes the log posterior at the optimum by "
+          f"{fit.quadrature_error:.3g}")
     print(f"{int(fit_table['misfit'].sum())} item(s) misfit (infit or outfit above {MISFIT_ABOVE})")
     if comparison is not None:
         atomic_write_csv(out / "model_comparison.csv", comparison)

@@ -42,7 +42,7 @@ class IRTConfig:
         Double the grid (the nodes plus their midpoints: 41, 81, 161, 321) while doing so changes the
         log posterior at the first start's optimum by more than ``tol_optimum / 2``. With many steep
         items a respondent's posterior is narrower than the spacing, and a coarse grid makes optima
-        of its own (docs/irt.md, "Quadrature nodes"); the fit reports the nodes used and the change a
+        of its own (docs/irt.md, "The calibration grid"); the fit reports the nodes used and the change a
         doubling still makes at its optimum (``quadrature_nodes``, ``quadrature_error``).
     ability_quadrature : int
         Nodes of the finer grid EAP abilities use. A respondent's posterior is

@@ -414,8 +414,8 @@ def _resolving_grid(params: np.ndarray, problem: _Problem) -> _Problem:
     (SD 0.07-0.4), and the marginal log posterior then ripples with the spacing's period as the items
     move along the scale: optima of the grid, not of the model. On the embedded suite's participation
     matrix, shifting every difficulty of the best 41-node optimum by up to 0.45 gives a second
-    maximum 0.2 to 0.25 away at 41 nodes and a single one at 81 or more (docs/irt.md, "Quadrature
-    nodes"), and which of two optima 0.52 apart the search reached depended on ``_MAX_STEP``.
+    maximum 0.2 to 0.25 away at 41 nodes and a single one at 81 or more (docs/irt.md, "The
+    calibration grid"), and which of two optima 0.52 apart the search reached depended on ``_MAX_STEP``.
     An error below ``tol_optimum / 2`` at every optimum keeps two optima that the grid tells apart
     by more than ``tol_optimum`` apart in the model too."""
     config = problem.config

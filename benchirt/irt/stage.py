@@ -34,7 +34,8 @@ class DatasetIRT:
     statistics : dict
         The dataset's summary statistics (called ``summary`` before the result protocol took that name for
         the text of :meth:`summary`): :func:`benchirt.irt.summary.item_summary` plus ``converged``, ``status``,
-        ``n_iter``, ``seconds``, ``model``, ``quadrature_nodes`` (the calibration grid, ``IRTFit``),
+        ``n_iter``, ``seconds``, ``model``, ``quadrature_nodes`` and ``quadrature_error`` (the calibration
+        grid and how much a doubling still changes the log posterior at the optimum, ``IRTFit``),
         ``n_misfit``, ``n_suspect_labels`` and :func:`optima_summary`.
     item_fit : pandas.DataFrame
         Per item ``infit, outfit, misfit`` on the calibration respondents
@@ -146,7 +147,8 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
                               getattr(result, "test_labels", None))
     statistics = item_summary(fit.items, config)
     statistics.update(converged=fit.converged, status=fit.status, n_iter=fit.n_iter, seconds=fit.seconds,
-                      model=fit.model, quadrature_nodes=fit.quadrature_nodes, n_misfit=int(fit_table["misfit"].sum()),
+                      model=fit.model, quadrature_nodes=fit.quadrature_nodes, quadrature_error=fit.quadrature_error,
+                      n_misfit=int(fit_table["misfit"].sum()),
                       n_suspect_labels=len(suspects),
                       **optima_summary(fit, responses.loc[real] if len(real) else None))
     return DatasetIRT(dataset=result.dataset, fit=fit, abilities=abilities, statistics=statistics, item_fit=fit_table,
