@@ -416,8 +416,10 @@ def _resolving_grid(params: np.ndarray, problem: _Problem) -> _Problem:
     matrix, shifting every difficulty of the best 41-node optimum by up to 0.45 gives a second
     maximum 0.2 to 0.25 away at 41 nodes and a single one at 81 or more (docs/irt.md, "The
     calibration grid"), and which of two optima 0.52 apart the search reached depended on ``_MAX_STEP``.
-    An error below ``tol_optimum / 2`` at every optimum keeps two optima that the grid tells apart
-    by more than ``tol_optimum`` apart in the model too."""
+    An error below ``tol_optimum / 2`` at two optima keeps them apart in the model if the grid tells
+    them apart by more than ``tol_optimum``. The error is judged at the first start's optimum only
+    (one E-step per grid); the fit reports what remains at the optimum it returns
+    (``IRTFit.quadrature_error``)."""
     config = problem.config
     for _ in range(_MAX_REFINEMENTS if config.refine_quadrature else 0):
         finer = problem.on_grid(_finer(problem))
