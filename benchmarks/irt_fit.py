@@ -408,10 +408,10 @@ def optimum() -> None:
     rows = []
     for model in ("2PL", "3PL"):
         config = IRTConfig(model=model)
-        nodes, log_w = quadrature(config.quadrature, config.theta_max)
         for seed in range(5):
             sim = simulate_responses(1000, 50, model=model, seed=seed, discrimination="normal")
             fit = fit_irt(sim.responses, config)
+            nodes, log_w = quadrature(fit.quadrature_nodes, config.theta_max)  # the fit's grid
             sign = np.sign(_corr(fit.items["discrimination"], sim.a))
             rows.append({
                 "model": model, "seed": seed,

@@ -189,7 +189,7 @@ def _constant_items() -> None:
     config = IRTConfig()
     fit = fit_irt(responses, config)
     items, informative = fit.items, fit.informative
-    nodes, log_w = quadrature(config.quadrature, config.theta_max)
+    nodes, log_w = quadrature(fit.quadrature_nodes, config.theta_max)  # the fit's grid
     u = responses[list(items.index)].to_numpy(float)
     theta = fit.abilities(responses).to_numpy()
     params = {"reported": items[["discrimination", "difficulty", "guessing"]].to_numpy(float).T}

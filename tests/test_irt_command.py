@@ -202,7 +202,7 @@ def test_items_csv_reproduces_the_fit_for_items_without_information(tmp_path, ca
     np.testing.assert_allclose(p[:, constant], np.tile([1.0, 1.0, 0.0], (len(theta), 1)), atol=1e-20)
     np.testing.assert_allclose(abilities["true_score"], p.sum(axis=1), rtol=1e-12)
     config = IRTConfig(model="2PL")
-    nodes, log_w = quadrature(config.quadrature, config.theta_max)
+    nodes, log_w = quadrature(record["quadrature_nodes"], config.theta_max)  # the fit's grid
     loglik = marginal_log_likelihood(frame[items.index].to_numpy(), a, b, c, nodes, log_w)
     assert loglik == pytest.approx(record["log_likelihood"], abs=1e-6)  # the three constant items add 0, not n log 0.5
     for name, table in (("flagged", items), ("no_flag", items.drop(columns="flag"))):

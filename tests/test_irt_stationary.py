@@ -186,7 +186,7 @@ def test_every_optimum_is_reported_with_parameters_that_reproduce_its_log_poster
     config = IRTConfig(model="2PL", starts=2)
     fit = fit_irt(sim.responses, config)
     assert len(fit.optima) == 2 and fit.at_optimum(0) is fit
-    nodes, log_w = quadrature(config.quadrature, config.theta_max)
+    nodes, log_w = quadrature(fit.quadrature_nodes, config.theta_max)  # the fit's grid
     (ma, sa), (mb, sb) = config.prior_discrimination, config.prior_difficulty
     for i, optimum in enumerate(fit.optima):
         items = fit.at_optimum(i).items
