@@ -380,7 +380,7 @@ def grid_ripple() -> None:
     """The embedded suite's participation matrix: the best optimum on the coarsest grid (41 nodes), every
     difficulty shifted by s, the marginal log posterior on 41, 81 and 161 nodes (relative to each grid's
     largest value): the coarse grid's second maximum along the scale, and the refined fit."""
-    from benchirt.irt.models import marginal_log_likelihood, quadrature
+    from benchirt.irt.models import shifted_log_posterior
 
     matrix = _embedded_matrices("participation")["participation"]
     coarse = fit_irt(matrix, IRTConfig(refine_quadrature=False))
@@ -389,11 +389,9 @@ def grid_ripple() -> None:
     a, b, c = (items[name].to_numpy() for name in ("discrimination", "difficulty", "guessing"))
     answers = matrix[items.index].to_numpy()
     shifts = np.linspace(-0.45, 0.45, 19)
-    table = {}
+    config, table = coarse.config, {}
     for nodes in (41, 81, 161):
-        grid = quadrature(nodes, 6.0)
-        values = np.array([marginal_log_likelihood(answers, a, b + s, c, *grid) - 0.5 * np.sum(((b + s) / 3.0) ** 2)
-                           for s in shifts])
+        values = shifted_log_posterior(answers, a, b, c, shifts, nodes, config.theta_max, config.prior_difficulty)
         table[f"{nodes} nodes"] = values - values.max()
     print(_fmt(pd.DataFrame(table, index=pd.Index(shifts.round(2), name="shift")).reset_index()))
     print(f"participation: coarse fit {coarse.log_posterior:.2f} on 41 nodes (a doubling changes it by "

@@ -21,7 +21,7 @@ def test_a_doubled_grid_keeps_the_nodes_and_adds_the_midpoints():
 
 
 def test_few_items_keep_the_coarsest_grid():
-    """12 items: each posterior of θ is wide (SD about 0.5), and 41 nodes integrate it to far better than 0.05."""
+    """12 items: each posterior of θ is wide, and 41 nodes integrate it to better than 1e-3."""
     sim = simulate_responses(200, 12, model="2PL", seed=0)
     fit = fit_irt(sim.responses, IRTConfig(model="2PL"))
     assert fit.quadrature_nodes == 41 and fit.quadrature_error < 1e-3

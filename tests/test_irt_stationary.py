@@ -143,7 +143,7 @@ def test_participations_coarse_grid_makes_a_second_optimum_along_the_scale():
     on 41 nodes (spacing 0.3) the marginal log posterior has a second maximum 0.2-0.25 away, on 81 and
     161 nodes one — a respondent's posterior there is narrower than 0.3, and the trapezoid rule
     ripples with the grid's period (Trefethen & Weideman 2014)."""
-    from benchirt.irt.models import marginal_log_likelihood
+    from benchirt.irt.models import shifted_log_posterior
 
     matrix = _calibration_matrix("participation")
     coarse = fit_irt(matrix, IRTConfig(refine_quadrature=False))
@@ -152,12 +152,10 @@ def test_participations_coarse_grid_makes_a_second_optimum_along_the_scale():
     a, b, c = (items[name].to_numpy() for name in ("discrimination", "difficulty", "guessing"))
     answers = matrix[items.index].to_numpy()
     shifts = np.linspace(-0.45, 0.45, 19)
-    maxima = {}
-    for nodes in (41, 81, 161):
-        grid = quadrature(nodes, 6.0)
-        profile = np.array([marginal_log_likelihood(answers, a, b + s, c, *grid) - 0.5 * np.sum(((b + s) / 3.0) ** 2)
-                            for s in shifts])
-        maxima[nodes] = _local_maxima(profile)
+    config = coarse.config
+    maxima = {nodes: _local_maxima(shifted_log_posterior(answers, a, b, c, shifts, nodes, config.theta_max,
+                                                         config.prior_difficulty))
+              for nodes in (41, 81, 161)}
     assert maxima == {41: 2, 81: 1, 161: 1}
 
 

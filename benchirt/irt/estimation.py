@@ -263,7 +263,7 @@ def _fit(responses, config: IRTConfig, start: float, initial: pd.DataFrame | Non
         params, record, starts, problem = _nested_start(columns, initial, items, informative, item_index, problem)
     del columns
     log_post = record.history[-1]
-    quadrature_error = abs(_log_posterior(params, problem.on_grid(_finer(problem))) - _log_posterior(params, problem))
+    quadrature_error = _grid_error(params, problem)
     log_lik = log_post - float(problem.multiplicity @ _log_prior(params, problem))
     se = _standard_errors(params, problem)
     item_index = np.ravel(item_index)
@@ -422,16 +422,20 @@ def _resolving_grid(params: np.ndarray, problem: _Problem) -> _Problem:
     (``IRTFit.quadrature_error``)."""
     config = problem.config
     for _ in range(_MAX_REFINEMENTS if config.refine_quadrature else 0):
-        finer = problem.on_grid(_finer(problem))
-        if abs(_log_posterior(params, finer) - _log_posterior(params, problem)) <= config.tol_optimum / 2:
+        if _grid_error(params, problem) <= config.tol_optimum / 2:
             break
-        problem = finer
+        problem = problem.on_grid(_finer(problem))
     return problem
 
 
 def _finer(problem: _Problem) -> int:
     """The number of nodes of the grid with the midpoints of ``problem``'s added."""
     return 2 * len(problem.nodes) - 1
+
+
+def _grid_error(params: np.ndarray, problem: _Problem) -> float:
+    """How much the log posterior at ``params`` changes on the grid with twice ``problem``'s nodes."""
+    return abs(_log_posterior(params, problem.on_grid(_finer(problem))) - _log_posterior(params, problem))
 
 
 def _log_posterior(params: np.ndarray, problem: _Problem) -> float:

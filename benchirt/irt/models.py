@@ -117,3 +117,17 @@ def marginal_log_likelihood(responses, a, b, c, nodes: np.ndarray, log_weights: 
     joint = u @ (log_p - log_q).T + log_q.sum(axis=1) + log_weights
     peak = joint.max(axis=1, keepdims=True)
     return float(np.sum(peak[:, 0] + np.log(np.exp(joint - peak).sum(axis=1))))
+
+
+def shifted_log_posterior(responses, a, b, c, shifts, points: int, theta_max: float,
+                          prior_difficulty: tuple[float, float]) -> np.ndarray:
+    """The marginal log-likelihood (:func:`marginal_log_likelihood`) on ``points`` nodes plus the normal
+    log prior of the difficulties (``(mean, sd)``), with every difficulty ``b`` moved by each of
+    ``shifts`` and ``a, c`` kept: the direction along the scale in which a grid too coarse for the
+    respondents' posteriors ripples (docs/irt.md, "The calibration grid"). The other priors do not
+    change along it and are left out."""
+    nodes, log_weights = quadrature(points, theta_max)
+    mean, sd = prior_difficulty
+    b = np.asarray(b, dtype=float)
+    return np.array([marginal_log_likelihood(responses, a, b + shift, c, nodes, log_weights)
+                     - 0.5 * np.sum(((b + shift - mean) / sd) ** 2) for shift in shifts])
