@@ -25,7 +25,7 @@ def _rmse(x, y) -> float:
 @pytest.fixture(scope="module")
 def sim3pl_neg():
     sim = simulate_responses(132, 500, model="3PL", negative_fraction=0.1, seed=2)
-    return sim, fit_irt(sim.responses)
+    return sim, fit_irt(sim.responses, IRTConfig(model_family="decodirt"))
 
 
 def test_3pl_recovers_parameters_and_negative_signs_at_decodirt_shape(sim3pl_neg):
@@ -98,7 +98,7 @@ def degenerate():
 
 @pytest.mark.parametrize("prior", [True, False])
 def test_perfectly_separating_items_stay_finite_and_bounded(degenerate, prior):
-    config = IRTConfig(prior=prior)
+    config = IRTConfig(prior=prior, model_family="decodirt")
     fit = fit_irt(degenerate, config)
     items = fit.items
     values = items.drop(columns="flag").to_numpy(float)

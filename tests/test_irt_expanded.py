@@ -32,7 +32,7 @@ def test_expanded_move_restores_a_stretched_scale_and_raises_the_log_posterior(m
     shrinks the scale back (sigma > 1 multiplies every a) and shifts b back, and the log posterior at
     it is higher."""
     sim = simulate_responses(400, 30, model="2PL" if model == "1PL" else model, seed=5)
-    config = IRTConfig(model=model)
+    config = IRTConfig(model_family="decodirt", model=model)
     problem = _problem(sim.responses.to_numpy(), config)
     truth = _truth(sim, model)
     if model == "1PL":
@@ -55,7 +55,7 @@ def test_expanded_move_restores_a_stretched_scale_and_raises_the_log_posterior(m
 @pytest.mark.parametrize("model", ["1PL", "2PL", "3PL"])
 def test_em_with_the_move_never_lowers_the_log_posterior_and_stops_moving_at_the_optimum(model):
     sim = simulate_responses(300, 40, model="3PL", negative_fraction=0.1, seed=2)
-    config = IRTConfig(model=model, expanded_em=True)
+    config = IRTConfig(model_family="decodirt", model=model, expanded_em=True)
     problem = _problem(sim.responses.to_numpy(), config)
     values = sim.responses.to_numpy()
     score = values.sum(axis=1).astype(float)
@@ -74,15 +74,17 @@ def test_fit_ends_at_the_plain_em_optimum_in_fewer_steps(model):
     """One start with and without the move (``IRTConfig.expanded_em``, off by default): the same optimum,
     fewer EM steps."""
     sim = simulate_responses(1000, 60, model="3PL", negative_fraction=0.1, seed=11)
-    plain = fit_irt(sim.responses, IRTConfig(model=model, starts=1))
-    expanded = fit_irt(sim.responses, IRTConfig(model=model, starts=1, expanded_em=True))
+    plain = fit_irt(sim.responses, IRTConfig(model_family="decodirt", model=model, starts=1))
+    expanded = fit_irt(sim.responses, IRTConfig(model_family="decodirt", model=model, starts=1, expanded_em=True))
     assert expanded.log_posterior == pytest.approx(plain.log_posterior, abs=0.01)
     columns = ["discrimination", "difficulty", "guessing"]
     assert np.abs(expanded.items[columns] - plain.items[columns]).to_numpy().max() < 0.02
     assert expanded.n_iter < 0.7 * plain.n_iter
 
 
-def test_expanded_em_is_off_by_default_and_checked():
-    assert IRTConfig().expanded_em is False
+def test_expanded_em_is_on_for_the_monotone_family_only_by_default_and_checked():
+    assert IRTConfig().uses_expanded_em and not IRTConfig(model_family="decodirt").uses_expanded_em
+    assert not IRTConfig(expanded_em=False).uses_expanded_em
+    assert IRTConfig(model_family="decodirt", expanded_em=True).uses_expanded_em
     with pytest.raises(ConfigError, match="expanded_em"):
-        IRTConfig(expanded_em="yes")
+        IRTConfig(model_family="decodirt", expanded_em="yes")

@@ -34,7 +34,7 @@ def _aligned_theta_correlation(fit, sim) -> float:
 
 @pytest.fixture(scope="module")
 def fits_2pl():
-    config = IRTConfig(model="2PL")
+    config = IRTConfig(model_family="decodirt", model="2PL")
     out = []
     for seed in SEEDS:
         sim = simulate_responses(1000, 50, model="2PL", seed=seed, discrimination="normal")
@@ -66,7 +66,7 @@ def test_the_sum_score_start_is_reported_as_a_local_optimum(fits_2pl):
     """On these data the classical start ends in a worse optimum; the start table names it."""
     local = 0
     for sim, fit, _ in fits_2pl:
-        two = fit_irt(sim.responses, IRTConfig(model="2PL", starts=2))
+        two = fit_irt(sim.responses, IRTConfig(model_family="decodirt", model="2PL", starts=2))
         runs = {run["start"]: run for run in two.starts["runs"]}
         assert set(runs) == {"principal_component", "sum_score"}
         if runs["sum_score"]["status"] == "better_optimum_exists":
@@ -117,7 +117,7 @@ def test_the_start_table_and_the_distinct_optima(fits_2pl):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_3pl_with_half_the_items_negative_reaches_the_likelihood_of_the_truth(seed):
-    config = IRTConfig(model="3PL")
+    config = IRTConfig(model_family="decodirt", model="3PL")
     sim = simulate_responses(1000, 50, model="3PL", seed=seed, discrimination="normal")
     fit = fit_irt(sim.responses, config)
     assert fit.converged
@@ -127,7 +127,7 @@ def test_3pl_with_half_the_items_negative_reaches_the_likelihood_of_the_truth(se
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_1pl_finds_the_optimum_and_orients_a_positive_even_for_a_reversed_scale(seed):
-    config = IRTConfig(model="1PL")
+    config = IRTConfig(model_family="decodirt", model="1PL")
     sim = simulate_responses(500, 40, model="1PL", seed=seed)
     reversed_ = simulate_responses(500, 40, model="1PL", seed=seed)
     reversed_.responses = 1 - sim.responses  # a = -1: every item falls with θ
@@ -144,7 +144,7 @@ def test_1pl_finds_the_optimum_and_orients_a_positive_even_for_a_reversed_scale(
 def test_the_mirror_image_is_the_same_fit():
     """θ, a, b -> -θ, -a, -b leaves every probability unchanged (c is the lower asymptote either way)."""
     sim = simulate_responses(300, 30, model="3PL", seed=4, discrimination="normal")
-    fit = fit_irt(sim.responses)
+    fit = fit_irt(sim.responses, IRTConfig(model_family="decodirt"))
     items = fit.items
     nodes, log_w = quadrature(41, 6.0)
     args = items["discrimination"], items["difficulty"], items["guessing"]
@@ -200,7 +200,7 @@ def test_start_lists_and_their_reasons():
 
 def test_iteration_limit_is_the_status_not_converged():
     sim = simulate_responses(200, 40, model="3PL", seed=1)
-    fit = fit_irt(sim.responses, IRTConfig(max_iter=3))
+    fit = fit_irt(sim.responses, IRTConfig(model_family="decodirt", max_iter=3))
     assert fit.status == "iteration_limit" and not fit.converged
     assert {run["status"] for run in fit.starts["runs"]} == {"iteration_limit"}
     assert fit.convergence()["status"] == "iteration_limit"
@@ -209,7 +209,7 @@ def test_iteration_limit_is_the_status_not_converged():
 @pytest.mark.parametrize("value", [0, -1, "two", 1.5, True])
 def test_config_rejects_bad_starts(value):
     with pytest.raises(ConfigError, match="irt.starts: got .*, expected .auto. or an integer >= 1"):
-        IRTConfig(starts=value)
+        IRTConfig(model_family="decodirt", starts=value)
 
 
 def test_tic_tac_toe_pool_global_optimum_beats_the_classical_start(shared_data):
@@ -218,10 +218,10 @@ def test_tic_tac_toe_pool_global_optimum_beats_the_classical_start(shared_data):
     161-node grid the refinement chooses; 184.6 on the coarsest, 41 nodes, whose error at the optimum
     is 0.67), and the default finds the better optimum."""
     pool = pd.read_csv(shared_data / "decodirt-reference" / "tic-tac-toe" / "responses_pool.csv")
-    two = fit_irt(pool, IRTConfig(starts=2))
+    two = fit_irt(pool, IRTConfig(model_family="decodirt", starts=2))
     runs = {run["start"]: run for run in two.starts["runs"]}
     assert runs["principal_component"]["chosen"]
     assert runs["sum_score"]["status"] == "better_optimum_exists"
-    assert two.quadrature_nodes == 161 and two.quadrature_error < IRTConfig().tol_optimum / 2
+    assert two.quadrature_nodes == 161 and two.quadrature_error < IRTConfig(model_family="decodirt").tol_optimum / 2
     assert two.log_posterior - runs["sum_score"]["log_posterior"] == pytest.approx(205.6, abs=1.0)
-    assert fit_irt(pool).log_posterior >= two.log_posterior - 0.1
+    assert fit_irt(pool, IRTConfig(model_family="decodirt")).log_posterior >= two.log_posterior - 0.1

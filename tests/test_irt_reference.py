@@ -30,7 +30,7 @@ def _item_rest(matrix: np.ndarray) -> np.ndarray:
 
 
 def _check_pool(folder):
-    config = IRTConfig()
+    config = IRTConfig(model_family="decodirt")
     pool = pd.read_csv(folder / "responses_pool.csv")
     fit = fit_irt(pool, config)
     items = fit.items

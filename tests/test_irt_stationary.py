@@ -32,7 +32,7 @@ def _log_posterior(params: np.ndarray, problem) -> float:
 @pytest.mark.parametrize("model", ["3PL", "2PL"])
 def test_marginal_gradient_matches_finite_differences(model):
     sim = simulate_responses(80, 6, model="3PL", seed=3, discrimination="normal")
-    config = IRTConfig(model=model)
+    config = IRTConfig(model_family="decodirt", model=model)
     problem = _problem(sim.responses.to_numpy(), config)
     rng = np.random.default_rng(0)
     params = np.column_stack([rng.normal(0, 1, 6), rng.normal(0, 1, 6),
@@ -54,18 +54,18 @@ def test_marginal_gradient_matches_finite_differences(model):
 
 def test_a_converged_fit_is_stationary_and_says_so():
     sim = simulate_responses(132, 60, model="3PL", seed=5, discrimination="normal")
-    fit = fit_irt(sim.responses)
+    fit = fit_irt(sim.responses, IRTConfig(model_family="decodirt"))
     record = fit.convergence()
     assert fit.stopped_by == "stationary" and fit.converged
-    assert record["max_gradient"] == fit.max_gradient < record["tol_gradient"] == IRTConfig().tol_gradient
+    assert record["max_gradient"] == fit.max_gradient < record["tol_gradient"] == IRTConfig(model_family="decodirt").tol_gradient
     # a tighter gradient tolerance keeps EM going and gains next to nothing: the point was an optimum
-    tight = fit_irt(sim.responses, IRTConfig(tol_gradient=1e-3))
+    tight = fit_irt(sim.responses, IRTConfig(model_family="decodirt", tol_gradient=1e-3))
     assert tight.max_gradient < 1e-3
     assert abs(tight.log_posterior - fit.log_posterior) < 0.01
 
 
 def test_grid_search_equals_brute_force():
-    config = IRTConfig()
+    config = IRTConfig(model_family="decodirt")
     nodes, _ = quadrature(config.quadrature, config.theta_max)
     problem = _problem(simulate_responses(40, 5, seed=1).responses.to_numpy(), config)
     grid = item_grid(problem.lower, problem.upper)
@@ -84,7 +84,7 @@ def test_grid_search_equals_brute_force():
 def test_moving_items_to_their_best_mode_raises_the_log_posterior():
     """From a stationary point of plain EM the grid moves raise the marginal log posterior (GEM)."""
     sim = simulate_responses(132, 80, model="3PL", seed=7, discrimination="normal")
-    problem = _problem(sim.responses.to_numpy(), IRTConfig())
+    problem = _problem(sim.responses.to_numpy(), IRTConfig(model_family="decodirt"))
     start = np.column_stack([np.full(80, 0.3), np.zeros(80), np.full(80, -3.0)])
     params, record = estimation._run_em(start, problem)
     moved, count = estimation._escape_item_modes(params, problem)
@@ -101,7 +101,7 @@ def _calibration_matrix(name: str):
 
     spec = next(spec for spec in embedded_specs() if spec.name == name)
     result = respond(spec.load())
-    calibrate = result.roles.reindex(result.responses.index).isin(IRTConfig().calibration_roles).to_numpy()
+    calibrate = result.roles.reindex(result.responses.index).isin(IRTConfig(model_family="decodirt").calibration_roles).to_numpy()
     return result.responses[calibrate]
 
 
@@ -122,7 +122,7 @@ def _perturbed_log_posteriors(matrix, monkeypatch, quick: bool = False) -> list[
         monkeypatch.setattr(estimation, "_MAX_STEP", max_step)
         monkeypatch.setattr(estimation, "_M_STEPS", m_steps)
         monkeypatch.setattr(estimation, "start_scores", order)
-        fit = fit_irt(matrix)
+        fit = fit_irt(matrix, IRTConfig(model_family="decodirt"))
         assert fit.converged
         values.append(fit.log_posterior)
     return values
@@ -146,7 +146,7 @@ def test_participations_coarse_grid_makes_a_second_optimum_along_the_scale():
     from benchirt.irt.models import shifted_log_posterior
 
     matrix = _calibration_matrix("participation")
-    coarse = fit_irt(matrix, IRTConfig(refine_quadrature=False))
+    coarse = fit_irt(matrix, IRTConfig(model_family="decodirt", refine_quadrature=False))
     assert coarse.quadrature_nodes == 41 and coarse.quadrature_error > 0.05
     items = coarse.items[coarse.informative]
     a, b, c = (items[name].to_numpy() for name in ("discrimination", "difficulty", "guessing"))
@@ -181,7 +181,7 @@ def test_every_optimum_is_reported_with_parameters_that_reproduce_its_log_poster
     from benchirt.irt.stage import optima_summary
 
     sim = simulate_responses(1000, 50, model="2PL", seed=0, discrimination="normal")
-    config = IRTConfig(model="2PL", starts=2)
+    config = IRTConfig(model_family="decodirt", model="2PL", starts=2)
     fit = fit_irt(sim.responses, config)
     assert len(fit.optima) == 2 and fit.at_optimum(0) is fit
     nodes, log_w = quadrature(fit.quadrature_nodes, config.theta_max)  # the fit's grid

@@ -17,8 +17,11 @@ if TYPE_CHECKING:
 
 DESCRIPTION = """\
 Estimate item parameters (discrimination a, difficulty b, guessing c; P = c + (1-c)/(1+exp(-a(θ-b))))
-by marginal maximum likelihood with priors (Bayes modal; negative discriminations allowed), then
-each respondent's ability θ and True-Score (sum of P over the items).
+by marginal maximum likelihood with priors (Bayes modal), then each respondent's ability θ and
+True-Score (sum of P over the items). The default model is monotone: every a >= 0, so one more
+correct answer never lowers θ or the True-Score, and an item whose answers fall with ability is
+reported by its ability_slope (< 0) in items.csv. --compat decodirt fits decodIRT's free-sign 3PL
+(negative discriminations allowed, with its full start search), which reproduces decodIRT's tables.
 
 RESPONSES.csv: respondents x items of 0/1, comma-separated, with a header row of item names, as
 decodIRT's responses_pool.csv (--no-header: no header row, items named V1..Vm); a first column
@@ -30,7 +33,8 @@ respondent name given twice, rows of different lengths. Any width: a header long
 Writes DIR/items.csv (item, discrimination, difficulty, guessing, se_*, p_correct, flag: ok,
 at_bound, or all_correct / all_wrong for items without information, reported as a step beyond the
 ability range, a = 10, b = -12 / +12 with the defaults, for which the formula gives P = 1 / 0;
-infit, outfit and misfit: either mean square above 1.5),
+infit, outfit and misfit: either mean square above 1.5; ability_slope: the logistic slope of the
+item's answers on the respondents' abilities),
 DIR/abilities.csv (respondent, theta, se, true_score), DIR/fit.json (status, converged, n_iter,
 log_likelihood, seconds, model, n_respondents, n_items, the EM starts: start_runs with each start's
 log posterior and status converged / iteration_limit / better_optimum_exists, item summary) and, with --plots,
@@ -57,18 +61,23 @@ def register(subparsers) -> None:
                         help="respondents x items matrix of 0/1; with the word 'score' first, score it on --items")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     parser.add_argument("--model", choices=MODELS, default="3PL", help="item response model (default 3PL)")
+    parser.add_argument("--compat", choices=("decodirt",), default=None,
+                        help="decodirt: decodIRT's free-sign model (negative discriminations, full start search) "
+                             "instead of the monotone default")
     parser.add_argument(
         "--no-prior", action="store_true", help="plain marginal maximum likelihood (estimates held by bounds only)"
     )
     parser.add_argument("--ability", choices=ABILITY_METHODS, default="EAP", help="ability estimator (default EAP)")
     parser.add_argument("--max-iter", type=int, default=IRTConfig.max_iter, help="EM step limit (default %(default)s)")
     parser.add_argument("--starts", default="auto", metavar="auto|N",
-                        help="EM starts: 'auto' (7 candidates; up to 20 where they disagree, hopping from the best "
-                             "optimum; then recombining the optima found) or a number, "
+                        help="EM starts: 'auto' (monotone: the sum score; --compat decodirt: 7 candidates, up to 20 "
+                             "where they disagree, hopping from the best optimum, then recombining the optima found) "
+                             "or a number, "
                              "each climbed to its optimum (a deeper search; default auto)")
     parser.add_argument("--expanded-em", action="store_true",
                         help="parameter-expanded EM move on the ability scale before every EM cycle: fewer EM steps "
-                             "per start, but the start search may end in another optimum (docs/irt.md; off by default)")
+                             "per start, but the start search may end in another optimum (docs/irt.md; on by default "
+                             "for the monotone model, off for --compat decodirt)")
     parser.add_argument("--quadrature", default="auto", metavar="auto|N",
                         help="calibration grid: 'auto' (41 nodes, doubled while doubling changes the log posterior "
                              "at the first start's optimum by more than 0.05; docs/irt.md) or N nodes, fixed "
@@ -106,8 +115,9 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.irt.matrix_file import read_responses_csv
     from benchirt.irt.summary import item_summary
 
-    config = IRTConfig(model=args.model, prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter,
-                       starts=_starts(args.starts), expanded_em=args.expanded_em, **_quadrature(args.quadrature))
+    family = "decodirt" if args.compat == "decodirt" else "monotone"
+    config = IRTConfig(model=args.model, model_family=family, prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter,
+                       starts=_starts(args.starts), expanded_em=True if args.expanded_em else "auto", **_quadrature(args.quadrature))
     responses_path, scoring = _responses_argument(args)
     responses = read_responses_csv(responses_path, header=not args.no_header)
     if scoring:

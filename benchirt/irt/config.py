@@ -12,6 +12,10 @@ from benchirt.options import (
 #: The models :func:`benchirt.irt.fit_irt` estimates (Cardoso et al. 2021 eq. 1; :mod:`benchirt.irt.models`).
 MODELS = ("1PL", "2PL", "3PL")
 ABILITY_METHODS = ("EAP", "MAP")
+#: ``monotone``: discriminations >= 0, so every score rises with every correct answer (the default;
+#: docs/irt.md, "Which model scores, and why"); ``decodirt``: decodIRT's free-sign model and its start
+#: search (Cardoso et al. 2021 §4.1, §5.2), which reproduces its reference tables.
+MODEL_FAMILIES = ("monotone", "decodirt")
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,17 @@ class IRTConfig:
     ----------
     model : {"1PL", "2PL", "3PL"}
         Item response function (Cardoso et al. 2021 eq. 1; the study uses the 3PL, §4.1).
+    model_family : {"monotone", "decodirt"}
+        ``"monotone"`` (default): every discrimination is at least 0, as in operational IRT (mirt's
+        default). Each item's curve then rises with ability, so one more correct answer never lowers
+        a respondent's ability or True-Score, and the latent dimension is the one every item agrees on
+        — ability, not a preference among the classes a classifier confuses. The mirror image is
+        excluded, the start is the sum score, and the fit climbs once (``starts="auto"``). An item
+        whose answers fall with ability is reported by ``ability_slope`` < 0 (the logistic slope of its
+        answers on the respondents' abilities: one answer, no refit). ``"decodirt"``: decodIRT's
+        free-sign model, which keeps negative discriminations (Cardoso et al. 2021 §5.2) and so has
+        many optima on classifier data; ``starts="auto"`` then runs the full start search
+        (docs/irt.md, "Which model scores, and why").
     prior : bool
         Bayes modal estimation (``True``) with the priors below, or plain marginal
         maximum likelihood (``False``; estimates then rely on the bounds only).
@@ -62,15 +77,18 @@ class IRTConfig:
         score, directions in the plane of the first two components), then, up to 20 starts where they
         disagree, hops from the best optimum and seeded starts (:mod:`benchirt.irt.search`), then,
         where they ended in more than one optimum, recombinations of the optima found (at most 60 more
-        climbs, docs/irt.md, "Starts"); an integer asks for that many starts, each climbed (1: the principal component only).
-    expanded_em : bool
-        Begin every SQUAREM cycle with the parameter-expanded EM move on the ability scale's location
+        climbs, docs/irt.md, "Starts") — with ``model_family="decodirt"``; the monotone family climbs
+        once from the sum score; an integer asks for that many starts, each climbed (1: the principal component only).
+    expanded_em : "auto" or bool
+        ``"auto"`` (default): on for the monotone family, off for decodIRT's. Begin every SQUAREM cycle with the parameter-expanded EM move on the ability scale's location
         and unit (Liu, Rubin & Wu 1998; ``_expanded_move`` in :mod:`benchirt.irt.estimation`). It cuts
         a start's EM steps by 53-87 % where the seven candidates agree, but changes which optima the
         start search reaches (59 of 62 pools within 0.1 of a 20-start search against 62 without it,
         docs/irt.md, "Cost against mirt"), and on the refined grids the optimum then depends on the step
         constants (digits and participation, ``benchmarks/irt_fit.py --part perturb --expanded-em``), so
-        it is off by default: for single-start fits of large matrices.
+        it is off for the free-sign search. The monotone family climbs once from the sum score, to an
+        optimum that does not depend on the path (docs/irt.md, "Which model scores, and why"), and there
+        the move cuts the EM steps of a fit by 60-80 % (``benchmarks/irt_fit.py --part scale``).
     tol_optimum : float
         Two starts whose final log posteriors differ by more than this found different optima;
         the lower one is reported as ``better_optimum_exists``.
@@ -102,6 +120,7 @@ class IRTConfig:
     """
 
     model: str = "3PL"
+    model_family: str = "monotone"
     prior: bool = True
     prior_discrimination: tuple[float, float] = (0.0, 2.5)
     prior_difficulty: tuple[float, float] = (0.0, 3.0)
@@ -115,7 +134,7 @@ class IRTConfig:
     tol_log_posterior: float = 1e-4
     tol_gradient: float = 0.1
     starts: int | str = "auto"
-    expanded_em: bool = False
+    expanded_em: bool | str = "auto"
     tol_optimum: float = 0.1
     max_discrimination: float = 10.0
     max_difficulty: float = 6.0
@@ -134,9 +153,11 @@ class IRTConfig:
         section = "irt"
         check_choice(section, "model", self.model, MODELS)
         check_choice(section, "ability", self.ability, ABILITY_METHODS)
+        check_choice(section, "model_family", self.model_family, MODEL_FAMILIES)
         check_bool(section, "prior", self.prior)
         check_bool(section, "compare_models", self.compare_models)
-        check_bool(section, "expanded_em", self.expanded_em)
+        if self.expanded_em != "auto":
+            check_bool(section, "expanded_em", self.expanded_em)
         check_bool(section, "refine_quadrature", self.refine_quadrature)
         for name, meaning in (("prior_discrimination", "[mean, sd]"), ("prior_difficulty", "[mean, sd]")):
             value = check_numbers(section, name, getattr(self, name), 2, meaning=meaning)
@@ -162,6 +183,11 @@ class IRTConfig:
         roles = check_names(section, "calibration_roles", self.calibration_roles,
                             "respondent roles (ladder, real, artificial)", single=True)
         object.__setattr__(self, "calibration_roles", roles)
+
+    @property
+    def uses_expanded_em(self) -> bool:
+        """Whether EM takes the parameter-expanded move (``expanded_em``, ``"auto"`` resolved)."""
+        return self.model_family == "monotone" if self.expanded_em == "auto" else bool(self.expanded_em)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "IRTConfig":

@@ -28,8 +28,8 @@ Algorithm (all items at once)
   shared discrimination and the difficulties instead (:func:`_rasch_step`).
 * Guessing is optimised as ``gamma = logit(c)``; its Beta prior (in ``c``) keeps
   it off the boundaries.
-* SQUAREM extrapolation (per item) accelerates the EM map; with ``IRTConfig.expanded_em`` (off by
-  default: it changes which optima the start search reaches, docs/irt.md) each SQUAREM cycle begins with
+* SQUAREM extrapolation (per item) accelerates the EM map; with ``IRTConfig.expanded_em`` (on for
+  the monotone family; off for decodIRT's, where it changes which optima the start search reaches, docs/irt.md) each SQUAREM cycle begins with
   a parameter-expanded EM move (Liu, Rubin & Wu 1998) on the location and unit of the ability scale,
   along which EM creeps (:func:`_expanded_move`); see :func:`_run_em` for the stopping rule.
 * Standard errors: per-item cross-product of the respondents' marginal scores
@@ -64,6 +64,7 @@ from benchirt.irt.fit import IRTFit, flagged_item_values
 from benchirt.irt.models import quadrature, terms_from_logit
 from benchirt.irt.modes import best_on_grid, item_grid
 from benchirt.irt.search import explored_enough, file_optimum
+from benchirt.irt.slope import ability_slopes
 from benchirt.irt.starts import column_sums, orientation, start_scores
 from benchirt.irt.validation import as_response_matrix
 
@@ -147,7 +148,8 @@ class _Problem:
         self.piece_size = max(_MIN_BLOCK, -(-m // _FLOAT_PIECES))
         config = self.config
         guessing = (_GAMMA_MIN, float(logit(config.max_guessing))) if self.estimates_guessing else (-np.inf, np.inf)
-        self.lower = np.array([-config.max_discrimination, -config.max_difficulty, guessing[0]])
+        lowest_a = 0.0 if self.monotone else -config.max_discrimination
+        self.lower = np.array([lowest_a, -config.max_difficulty, guessing[0]])
         self.upper = np.array([config.max_discrimination, config.max_difficulty, guessing[1]])
 
     def on_grid(self, points: int) -> "_Problem":
@@ -162,6 +164,11 @@ class _Problem:
     @property
     def estimates_guessing(self) -> bool:
         return self.config.model == "3PL"
+
+    @property
+    def monotone(self) -> bool:
+        """Discriminations bounded below by 0 (``IRTConfig.model_family="monotone"``)."""
+        return self.config.model_family == "monotone"
 
 
 def fit_irt(responses, config: IRTConfig | None = None, initial: pd.DataFrame | None = None) -> IRTFit:
@@ -266,10 +273,11 @@ def _fit(responses, config: IRTConfig, start: float, initial: pd.DataFrame | Non
     quadrature_error = _grid_error(params, problem)
     log_lik = log_post - float(problem.multiplicity @ _log_prior(params, problem))
     se = _standard_errors(params, problem)
+    slopes = _ability_slopes(params, problem)
     item_index = np.ravel(item_index)
-    params, se = params[item_index], se[item_index]
+    params, se, slopes = params[item_index], se[item_index], slopes[item_index]
 
-    table = _item_table(items, informative, p_correct, params, se, config)
+    table = _item_table(items, informative, p_correct, params, se, config, slopes)
     for optimum in starts["optima"]:  # every optimum found, as an item table (without standard errors)
         optimum["items"] = _item_table(items, informative, p_correct, optimum.pop("params")[item_index],
                                        np.zeros_like(se), config)
@@ -327,14 +335,18 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     grid the search ran on.
     """
     config = problem.config
-    scores, reason = start_scores(columns, problem.multiplicity, config.starts)
-    if config.starts == "auto":
+    scores, reason = start_scores(columns, problem.multiplicity, config.starts, monotone=problem.monotone)
+    search = config.starts == "auto" and not problem.monotone
+    if search:
         scores = scores + start_scores(columns, problem.multiplicity, _BUDGET)[0][len(scores):]
     first = _climb(_initial_values(columns, scores[0][1], problem), problem)
-    resolved = _resolving_grid(first[0], problem)
-    if resolved is not problem:  # the search climbs on the finer grid, the first start again
-        problem, first = resolved, None
-    runs, optima = _search(columns, scores, problem, auto=config.starts == "auto", first=first)
+    if problem.monotone:  # one optimum: each finer grid climbs on from the coarser grid's
+        problem, first = _refined_climb(first, problem)
+    else:
+        resolved = _resolving_grid(first[0], problem)
+        if resolved is not problem:  # the search climbs on the finer grid, the first start again
+            problem, first = resolved, None
+    runs, optima = _search(columns, scores, problem, auto=search, first=first)
     best = _chosen_run(runs, optima)
     params = best.params.copy()
     if _symmetric(config):  # the mirror image is the same fit (see starts.py): orient it
@@ -426,6 +438,26 @@ def _resolving_grid(params: np.ndarray, problem: _Problem) -> _Problem:
             break
         problem = problem.on_grid(_finer(problem))
     return problem
+
+
+def _refined_climb(climbed: tuple[np.ndarray, "_Record"], problem: _Problem) -> tuple[_Problem, tuple]:
+    """The monotone family's grid: while doubling the grid changes the log posterior at the current
+    optimum by more than ``tol_optimum / 2`` (at most :data:`_MAX_REFINEMENTS` times), EM climbs on
+    from that optimum on the doubled grid. Unlike :func:`_resolving_grid` (the free-sign search, where
+    the grid must be fixed before starts are compared) the grid is judged again at every optimum, the
+    returned one included, and no climb starts over; the EM steps of all grids are added up, the
+    log-posterior history is the final grid's."""
+    params, record = climbed
+    config = problem.config
+    for _ in range(_MAX_REFINEMENTS if config.refine_quadrature else 0):
+        if not record.converged or _grid_error(params, problem) <= config.tol_optimum / 2:
+            break
+        problem = problem.on_grid(_finer(problem))
+        params, later = _climb(params, problem, max_iter=config.max_iter - record.n_iter)
+        own = list(later.history)
+        record = record.extend(later)
+        record.history = own  # a coarser grid's log posteriors are of another integral
+    return problem, (params, record)
 
 
 def _finer(problem: _Problem) -> int:
@@ -796,7 +828,7 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
     max_iter = config.max_iter if max_iter is None else max_iter
     while record.n_iter < max_iter:
         e0 = _e_step(t0, x0, problem)
-        moved = _expanded_move(x0, t0, e0, problem, length) if config.expanded_em else None
+        moved = _expanded_move(x0, t0, e0, problem, length) if config.uses_expanded_em else None
         if moved is not None:  # kept only where it raises the log posterior (one more E-step)
             t0 = None  # (one set of item x node tables at a time)
             t_moved = _Terms.at(moved, problem)
@@ -1264,7 +1296,7 @@ def _scoring_direction(params, terms, r, n_k, problem) -> np.ndarray:
             step[np.ix_(rows, cols)] = _solve_small(fixed_info, sub_grad[rows] * keep)
     # shorten long steps as a whole (clipping each component would change their direction)
     longest = np.abs(step).max(axis=1, keepdims=True)
-    return step * np.minimum(1.0, _MAX_STEP / np.where(longest > 0, longest, 1.0))
+    return step * (_MAX_STEP / np.maximum(longest, _MAX_STEP))
 
 
 def _solve_small(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -1371,7 +1403,10 @@ def _joins(params: np.ndarray, log_posterior: float, optimum: dict, problem: _Pr
 
 
 def _symmetric(config: IRTConfig) -> bool:
-    """The log posterior is unchanged by theta, a, b -> -theta, -a, -b (priors centred on 0, or none)."""
+    """The log posterior is unchanged by theta, a, b -> -theta, -a, -b (free-sign discriminations and
+    priors centred on 0, or none)."""
+    if config.model_family == "monotone":
+        return False
     return not config.prior or (config.prior_discrimination[0], config.prior_difficulty[0]) == (0.0, 0.0)
 
 
@@ -1453,8 +1488,20 @@ def _item_scores(params: np.ndarray, u: np.ndarray, post: np.ndarray, nodes: np.
 # --------------------------------------------------------------------------- output
 
 
-def _item_table(items, informative, p_correct, params, se, config: IRTConfig) -> pd.DataFrame:
-    """One row per item, in input order: parameters, SEs, proportion correct and flag."""
+def _ability_slopes(params: np.ndarray, problem: _Problem) -> np.ndarray:
+    """Each distinct item's logistic slope on the respondents' EAP abilities at ``params`` (on the fit's
+    grid): :func:`benchirt.irt.slope.ability_slopes`, one item block at a time."""
+    post, _ = _posterior_at(params, problem)
+    theta = post @ problem.nodes
+    prior_sd = problem.config.prior_discrimination[1]
+    return np.concatenate([ability_slopes(problem.items[block], theta, problem.counts, prior_sd)[0]
+                           for block in problem.blocks()])
+
+
+def _item_table(items, informative, p_correct, params, se, config: IRTConfig,
+                slopes: np.ndarray | None = None) -> pd.DataFrame:
+    """One row per item, in input order: parameters, SEs, proportion correct, the slope on ability
+    (:func:`_ability_slopes`; 0 for the items without information, absent for an optimum's table) and flag."""
     m = len(items)
     table = pd.DataFrame(index=pd.Index(items, name="item"))
     a = np.zeros(m)
@@ -1484,5 +1531,9 @@ def _item_table(items, informative, p_correct, params, se, config: IRTConfig) ->
     table["se_difficulty"] = se_full[:, 1]
     table["se_guessing"] = se_full[:, 2]
     table["p_correct"] = p_correct
+    if slopes is not None:
+        slope = np.zeros(m)
+        slope[informative] = slopes
+        table["ability_slope"] = slope
     table["flag"] = flag
     return table

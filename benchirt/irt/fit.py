@@ -38,6 +38,16 @@ def flagged_item_values(kind: str, config: IRTConfig) -> tuple[float, float, flo
     return config.max_discrimination, side * (config.theta_max + config.max_difficulty), 0.0
 
 
+def falling_measure(items: pd.DataFrame, config: IRTConfig) -> pd.Series:
+    """Per item, the number whose sign says its answers fall with ability ("abler classifiers do worse
+    here", Cardoso et al. 2021 §5.2): the discrimination of decodIRT's free-sign model, the
+    ``ability_slope`` of the monotone one, whose discriminations are all >= 0
+    (:mod:`benchirt.irt.slope`; an item table without that column falls back on the discrimination)."""
+    if config.model_family == "monotone" and "ability_slope" in items:
+        return items["ability_slope"]
+    return items["discrimination"]
+
+
 @dataclass
 class IRTFit:
     """A fitted 1PL/2PL/3PL model (returned by :func:`benchirt.irt.fit_irt`).

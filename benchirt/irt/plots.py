@@ -13,7 +13,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from benchirt.errors import DataError  # noqa: E402
-from benchirt.irt.fit import IRTFit  # noqa: E402
+from benchirt.irt.fit import IRTFit, falling_measure  # noqa: E402
 
 
 def plot_item_curves(fit: IRTFit, items: Sequence[str] | None = None, n_items: int = 8) -> Figure:
@@ -24,7 +24,8 @@ def plot_item_curves(fit: IRTFit, items: Sequence[str] | None = None, n_items: i
     fit : IRTFit
     items : sequence of str, optional
         Items to draw; by default ``n_items`` estimated items spread over the range
-        of difficulty, plus the most negatively discriminating one if any.
+        of difficulty, plus the one whose answers fall most with ability, if any
+        (:func:`benchirt.irt.fit.falling_measure`).
     """
     table = fit.items
     if items is None:
@@ -33,9 +34,9 @@ def plot_item_curves(fit: IRTFit, items: Sequence[str] | None = None, n_items: i
             raise DataError("item curves: the fit has no estimated item to draw")
         picks = np.unique(np.linspace(0, len(estimated) - 1, min(n_items, len(estimated))).round().astype(int))
         items = list(estimated.index[picks])
-        negative = estimated[estimated["discrimination"] < 0]
-        if len(negative) and negative["discrimination"].idxmin() not in items:
-            items.append(negative["discrimination"].idxmin())
+        falling = falling_measure(estimated, fit.config)
+        if (falling < 0).any() and falling.idxmin() not in items:
+            items.append(falling.idxmin())
     unknown = [i for i in items if i not in table.index]
     if unknown:
         raise DataError(f"item curves: unknown items {unknown[:5]}")
@@ -44,7 +45,9 @@ def plot_item_curves(fit: IRTFit, items: Sequence[str] | None = None, n_items: i
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for item in items:
         row = table.loc[item]
-        ax.plot(theta, prob[item], label=f"{item}: a={row.discrimination:.2f} b={row.difficulty:.2f} c={row.guessing:.2f}")
+        slope = f" slope={row.ability_slope:.2f}" if "ability_slope" in row.index else ""
+        ax.plot(theta, prob[item],
+                label=f"{item}: a={row.discrimination:.2f} b={row.difficulty:.2f} c={row.guessing:.2f}{slope}")
     ax.set_xlabel("ability θ")
     ax.set_ylabel("P(correct)")
     ax.set_ylim(-0.02, 1.02)

@@ -144,7 +144,7 @@ _DIRECTIONS = (30, 60, 90, 120, 150)
 
 
 def start_scores(values: np.ndarray, multiplicity: np.ndarray,
-                 starts: int | str) -> tuple[list[tuple[str, np.ndarray]], str]:
+                 starts: int | str, monotone: bool = False) -> tuple[list[tuple[str, np.ndarray]], str]:
     """The starting ability scores of one fit and why these.
 
     decodIRT's pools are close to two-dimensional (the MLP ladder's training progress against the
@@ -164,6 +164,10 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
         tries seeded mixtures,
         :func:`benchirt.irt.estimation.fit_irt`). An integer ``k`` takes the first
         ``k`` of those, then mixtures of the first two components with seeded random weights.
+    monotone : bool
+        Discriminations are at least 0 (``IRTConfig.model_family="monotone"``): the sum score, on
+        which every item agrees, comes first, and ``"auto"`` is the sum score alone (Birnbaum's
+        two-step start; one climb).
 
     Returns
     -------
@@ -173,6 +177,12 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
     total = sum_score(values, multiplicity)
     agreement = float(abs(np.mean(pcs[0] * total)))
     candidates = [("principal_component", pcs[0]), ("sum_score", total)]
+    if monotone:
+        candidates.reverse()
+        if starts == "auto":
+            return candidates[:1], ("monotone model: one start, the sum score (every discrimination is at least 0, "
+                                    f"so the scale's direction is the one every item agrees on; |r| with the "
+                                    f"principal component = {agreement:.3f})")
     if len(pcs) > 1:
         for degrees in _DIRECTIONS:
             angle = np.radians(degrees)

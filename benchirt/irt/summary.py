@@ -5,7 +5,7 @@ import pandas as pd
 
 from benchirt.errors import DataError
 from benchirt.irt.config import IRTConfig
-from benchirt.irt.fit import NO_INFORMATION_FLAGS
+from benchirt.irt.fit import NO_INFORMATION_FLAGS, falling_measure
 
 #: Summary columns that :func:`dataset_rankings` ranks, with the parameter each describes.
 RANKED = {
@@ -31,7 +31,8 @@ def item_summary(items: pd.DataFrame, config: IRTConfig | None = None) -> dict:
     -------
     dict
         ``pct_difficulty_gt``, ``pct_discrimination_gt``, ``pct_guessing_gt``,
-        ``pct_negative_discrimination`` (percent of *all* items, 0-100), ``n_items``,
+        ``pct_negative_discrimination`` (percent of *all* items, 0-100; the monotone family's items
+        whose ``ability_slope`` is negative, decodIRT's whose discrimination is), ``n_items``,
         ``n_flagged`` (no information). Flagged items count as what they are: an item
         nobody answers correctly is difficult (its reported ``b`` lies above the ability
         range), one everybody answers correctly is not, and neither is discriminative
@@ -51,7 +52,7 @@ def item_summary(items: pd.DataFrame, config: IRTConfig | None = None) -> dict:
         "pct_difficulty_gt": pct(items["difficulty"] > config.difficulty_threshold),
         "pct_discrimination_gt": pct((items["discrimination"] > config.discrimination_threshold) & ~flagged),
         "pct_guessing_gt": pct((items["guessing"] > config.guessing_threshold) & ~flagged),
-        "pct_negative_discrimination": pct((items["discrimination"] < 0) & ~flagged),
+        "pct_negative_discrimination": pct((falling_measure(items, config) < 0) & ~flagged),
         "n_items": int(n),
         "n_flagged": int(flagged.sum()),
     }

@@ -48,7 +48,7 @@ import pandas as pd
 from scipy.stats import mannwhitneyu
 
 COLUMNS = ["item", "row", "reason", "real_wrong_share", "rising_p", "p_best_correct", "discrimination",
-           "se_discrimination", "difficulty", "p_correct", "label", "consensus", "consensus_share"]
+           "se_discrimination", "ability_slope", "difficulty", "p_correct", "label", "consensus", "consensus_share"]
 
 
 def real_wrong_share(responses: pd.DataFrame) -> pd.Series:
@@ -124,6 +124,7 @@ def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, agreement: flo
         "p_best_correct": p_best.reindex(chosen).to_numpy(float),
         "discrimination": table["discrimination"].to_numpy(float),
         "se_discrimination": table["se_discrimination"].to_numpy(float),
+        "ability_slope": (table["ability_slope"] if "ability_slope" in table else table["discrimination"]).to_numpy(float),
         "difficulty": table["difficulty"].to_numpy(float),
         "p_correct": table["p_correct"].to_numpy(float),
         "label": (labels.reindex(chosen).fillna("").astype(str).to_numpy() if labels is not None and len(labels)
