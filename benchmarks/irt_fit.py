@@ -215,7 +215,7 @@ def baseline_fit(checkout: Path, matrix: np.ndarray, scratch: Path) -> dict:
 
 
 def scaling(use_mirt: bool, negative_fraction: float = 0.1, baseline: str | None = None,
-            sizes: list[tuple[int, int]] = SCALE_SIZES) -> pd.DataFrame:
+            sizes: list[tuple[int, int]] = SCALE_SIZES, deep: int = 0) -> pd.DataFrame:
     import tempfile
 
     mirt = None
@@ -228,12 +228,12 @@ def scaling(use_mirt: bool, negative_fraction: float = 0.1, baseline: str | None
     with tempfile.TemporaryDirectory(prefix="irt_fit_baseline_") as tmp:
         scratch = Path(tmp)
         checkout = baseline_checkout(baseline, scratch) if baseline else None
-        rows = _scaling_rows(mirt, negative_fraction, checkout, scratch, sizes)
+        rows = _scaling_rows(mirt, negative_fraction, checkout, scratch, sizes, deep)
     return pd.DataFrame(rows)
 
 
 def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch: Path,
-                  sizes: list[tuple[int, int]]) -> list[dict]:
+                  sizes: list[tuple[int, int]], deep: int = 0) -> list[dict]:
     from threadpoolctl import threadpool_limits
 
     warm = simulate_responses(60, 40, model="3PL", seed=1).responses
@@ -250,9 +250,14 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
             cpu, peak = _measure(lambda: fits.append(fit_irt(sim.responses)))
             ones = []
             cpu1, peak1 = _measure(lambda: ones.append(fit_irt(sim.responses, IRTConfig(starts=1))))
+            nodes_used = fits[0].quadrature_nodes
             row = {"n x m": f"{n}x{m}", "benchirt_cpu_s": cpu, "benchirt_bytes_per_cell": peak / cells,
                    "benchirt_em_steps": "+".join(str(run["n_iter"]) for run in fits[0].starts["runs"]),
-                   "1start_cpu_s": cpu1, "1start_bytes_per_cell": peak1 / cells}
+                   "benchirt_nodes": nodes_used, "1start_cpu_s": cpu1, "1start_bytes_per_cell": peak1 / cells}
+            if deep:  # the default's optimum against a deeper search's (the monotone default climbs once)
+                search = fit_irt(sim.responses, IRTConfig(starts=deep))
+                row.update({f"search{deep}_minus_default": search.log_posterior - fits[0].log_posterior,
+                            f"search{deep}_optima": len(search.starts["optima"])})
             if checkout is not None:
                 base = baseline_fit(checkout, matrix, scratch)
                 row.update(baseline_cpu_s=base["cpu"], baseline_bytes_per_cell=base["peak"] / cells,
@@ -273,6 +278,11 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
                 gap = ours_ll - mirt_ll
                 cycles = results[0].n_iterations
                 row.update(quadrature_nodes=nodes, quadrature_accuracy=max(ours_err, mirt_err))
+                # mirt on as many nodes as benchirt's grid (its default of 21 errs by tens of units here)
+                mcpu_k, mpeak_k = _measure(lambda: mirt.fit_mirt(matrix, model="3PL", compute_standard_errors=False,
+                                                                 verbose=False, n_quadpts=nodes_used))
+                row.update(mirt_same_nodes_cpu_s=mcpu_k, cpu_ratio_same_nodes=cpu / mcpu_k,
+                           memory_ratio_same_nodes=peak / mpeak_k)
                 row.update(mirt_cpu_s=mcpu, mirt_bytes_per_cell=mpeak / cells, mirt_em_cycles=cycles,
                            cpu_ratio=cpu / mcpu, memory_ratio=peak / mpeak, cpu_ratio_1start=cpu1 / mcpu,
                            memory_ratio_1start=peak1 / mpeak, loglik_benchirt_minus_mirt=gap,
@@ -692,6 +702,8 @@ def main() -> None:
                         choices=("sim", "ref", "scale", "optimum", "starts", "compare", "priors", "quadrature", "perturb",
                                  "both"))
     parser.add_argument("--deep", type=int, default=20, help="--part starts: starts of the deep search (default 20)")
+    parser.add_argument("--scale-deep", type=int, default=0,
+                        help="--part scale: also run a search of this many starts and print how much higher it ends")
     parser.add_argument("--fixed-grid", action="store_true",
                         help="--part starts: both searches on the coarsest quadrature grid (refine_quadrature off)")
     parser.add_argument("--expanded-em", action="store_true",
@@ -734,7 +746,7 @@ def main() -> None:
         return
     if args.part == "scale":
         print("== scaling: simulated 3PL, ratios benchirt / mirt (below 1: benchirt cheaper) ==")
-        print("\n" + _fmt(scaling(use_mirt, args.negative_fraction, args.baseline, args.sizes)))
+        print("\n" + _fmt(scaling(use_mirt, args.negative_fraction, args.baseline, args.sizes, args.scale_deep)))
         return
     if args.part in ("sim", "both"):
         print("== simulated 3PL (seed 11) ==")
