@@ -4,9 +4,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from benchirt.cli import main
 from benchirt.errors import ConfigError, DataError
+from benchirt.pipeline import registry
 from benchirt.pipeline.config import STAGES, load_config, select_stages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,16 +32,40 @@ def test_packaged_default_is_identical_to_configs_default():
 def test_every_shipped_config_validates(name):
     config = load_config(ROOT / "configs" / name)
     assert set(config.stages) <= set(STAGES)
-    responses = config.stage_config("responses")
+    responses = config.stage_config("respond")
     if type(responses).__name__ == "ImportConfig":  # responses imported from stored runs: no training protocol
         assert responses.source == "openml-runs"
     else:
         assert responses.max_test == 500  # decodIRT's cap everywhere
 
 
+@pytest.mark.parametrize("path", [*sorted((ROOT / "configs").glob("*.yaml")), None], ids=lambda p: p.name if p else "packaged")
+def test_shipped_configs_use_the_stages_names(path, recwarn):
+    """Every shipped config (and the packaged default) loads without a former-name note or any warning."""
+    config = load_config(path)
+    assert config.notes == () and len(recwarn) == 0, (config.notes, [str(w.message) for w in recwarn])
+    raw = yaml.safe_load((path or ROOT / "configs" / "default.yaml").read_text())
+    assert not set(raw) & set(registry.ALIASES) and not set(raw.get("stages", [])) & set(registry.ALIASES)
+
+
+def test_former_names_are_read_by_the_loader_only(capsys):
+    """`responses`/`rating` sections, `stages:` and `--stages`/`--skip` are read with a note; past the loader only
+    the stages' names exist."""
+    notes: list[str] = []
+    assert select_stages(["responses", "irts", "rating"], skip=["irts"], notes=notes) == ("respond", "rate")
+    assert notes == ["stages: 'responses' is the former name of the 'respond' stage; read as 'respond'",
+                     "stages: 'irts' is the former name of the 'irt' stage; read as 'irt'",
+                     "stages: 'rating' is the former name of the 'rate' stage; read as 'rate'",
+                     "skip: 'irts' is the former name of the 'irt' stage; read as 'irt'"]
+    config = load_config({"subsets": {"cuts": [50]}, "stages": ["subsets"]})
+    assert config.stages == ("subset",) and set(config.sections) == set(STAGES) and config.section("subset") == {"cuts": [50]}
+    with pytest.raises(KeyError, match="'subsets' is not a stage"):
+        config.section("subsets")
+
+
 def test_shipped_study_configs_follow_decodirt_protocol():
     for name in ("default.yaml", "cc18-offline.yaml", "cc18.yaml"):
-        responses = load_config(ROOT / "configs" / name).stage_config("responses")
+        responses = load_config(ROOT / "configs" / name).stage_config("respond")
         assert (responses.test_size, responses.cv_folds, responses.ladder_epochs) == (0.3, 10, 100)
         assert len(responses.pool) == 12 and responses.artificial
     assert load_config(ROOT / "configs" / "cc18.yaml").suite == "OpenML-CC18"
@@ -93,7 +119,7 @@ def test_cut_percentage_outside_0_100_is_rejected(tmp_path, cut):
 
 
 def test_cut_of_exactly_100_is_allowed(tmp_path):
-    assert load_config(_write(tmp_path, "subsets:\n  cuts: [100]\n")).stage_config("subsets").cuts == (100.0,)
+    assert load_config(_write(tmp_path, "subsets:\n  cuts: [100]\n")).stage_config("subset").cuts == (100.0,)
 
 
 def test_unknown_option_inside_a_stage_section(tmp_path):
@@ -185,7 +211,7 @@ def test_config_round_trips_through_its_plain_form():
     config = load_config(ROOT / "configs" / "cc18-offline.yaml")
     again = load_config(config.to_dict())
     assert again.to_dict() == config.to_dict()
-    assert again.stage_config("responses") == config.stage_config("responses")
+    assert again.stage_config("respond") == config.stage_config("respond")
 
 
 def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):

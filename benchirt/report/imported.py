@@ -12,7 +12,7 @@ TOP = 20
 
 def imported_runs(results, config: ReportConfig) -> Section | None:
     """Absent unless some dataset's responses were imported (``ResponseResult.provenance``)."""
-    imported = {name: r for name, r in sorted(results.responses.items()) if getattr(r, "provenance", None) is not None}
+    imported = {name: r for name, r in sorted(results.respond.items()) if getattr(r, "provenance", None) is not None}
     if not imported:
         return None
     section = Section("imported-runs", "Respondents from stored runs")
@@ -26,7 +26,7 @@ def imported_runs(results, config: ReportConfig) -> Section | None:
         for note in result.notes:
             section.add(Note(f"{name}: {note}"))
         provenance = result.provenance.copy()
-        irt = results.irts.get(name)
+        irt = results.irt.get(name)
         if irt is not None:
             abilities = irt.abilities.set_index("respondent")[["theta", "se", "true_score"]]
             provenance = provenance.join(abilities, on="respondent")
