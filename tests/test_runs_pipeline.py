@@ -47,7 +47,7 @@ def test_iris_study_runs_through_irt_rating_and_report(shared_data, tmp_path):
 
 
 def test_an_import_section_is_validated_like_any_other(shared_data):
-    with pytest.raises(ConfigError, match="responses.per_flow: got 'top'"):
+    with pytest.raises(ConfigError, match="respond.per_flow: got 'top'"):
         load_config(_config(shared_data, per_flow="top"))
     with pytest.raises(ConfigError, match="unknown respond option"):
         load_config(_config(shared_data, ladder_epochs=3))

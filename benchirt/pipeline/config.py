@@ -28,7 +28,7 @@ An empty config file is an error (``benchirt run`` without CONFIG runs the packa
 Every value is checked through :mod:`benchirt.options` (messages ``<section>.<key>: got X, expected Y``,
 unknown keys refused with the list of valid ones): each stage section by that stage's
 ``XConfig.from_dict``, the top level (``suite``, ``stages``, ``out``, ``airt.input``/``aslib``/``which``,
-``rating.score``) here. Validation imports only the stages' ``config`` modules (the stage packages are
+``rate.score``) here. Validation imports only the stages' ``config`` modules (the stage packages are
 lazy, :mod:`benchirt.lazy`). YAML syntax errors become a :class:`~benchirt.errors.ConfigError` naming
 the file, line and column.
 """
@@ -112,7 +112,7 @@ class ExecutionConfig:
         ``datasets``: one task per dataset (the longest dataset bounds the stage). The results are
         the same bit for bit; only the wall time differs.
     strict : bool
-        A classifier of the config (``responses.pool`` or ``responses.extra``) whose fit fails on a
+        A classifier of the config (``respond.pool`` or ``respond.extra``) whose fit fails on a
         dataset fails that dataset's response stage (exit status 1, nothing downstream uses it) instead
         of being left out of it (reported in the console, manifest, summary and report, exit status 1
         too). ``benchirt run --strict`` sets it.
@@ -271,7 +271,7 @@ def _validated(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
         values = checked_options(name, raw.get(name), _section_keys(name, raw.get(name)))
         sections[name] = values
         stage_configs[name] = _stage_config(name, values)
-    check_choice("rating", "score", stage_configs["rate"].score, RUN_SCORES)
+    check_choice("rate", "score", stage_configs["rate"].score, RUN_SCORES)
     execution = ExecutionConfig.from_dict(raw.get("execution"))
     suite = raw.get("suite", "builtin")
     require(suite not in (None, "", []), "", "suite", suite,

@@ -364,7 +364,7 @@ def _plain(value):
 
 
 def run_allowed_packages(run_dir: str | os.PathLike) -> tuple[str, ...]:
-    """The packages the run's config allows estimators from (``responses.allowed_packages``)."""
+    """The packages the run's config allows estimators from (``respond.allowed_packages``)."""
     from benchirt.pipeline.config import load_config
     from benchirt.pipeline.manifest import Manifest
 
@@ -377,7 +377,7 @@ def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_fi
 
     ``--params`` pairs with ``--classifier`` by position (give one per classifier, or none). The config
     file is YAML ``classifiers: {NAME: {estimator: DOTTED, params: {...}, scale: bool}}`` (the schema of
-    ``responses.extra``). Every entry is resolved and checked here
+    ``respond.extra``). Every entry is resolved and checked here
     (:func:`benchirt.pool.estimators.resolve_classifier_class`: allowed packages, a classifier class)
     before anything it names is imported beyond that check, and before anything is trained.
     """

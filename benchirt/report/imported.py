@@ -21,7 +21,7 @@ def imported_runs(results, config: ReportConfig) -> Section | None:
         "of every row of the task's dataset gives its 0/1 answers (benchirt import-runs, docs/stored-runs.md). "
         "The top of the field per dataset by IRT ability θ with its 95 % interval (θ ± 1.96 SE); the full "
         "provenance table lists every respondent with its OpenML page; 'source' tells a stored run from a "
-        "classifier of benchirt's own pool answering the same rows (responses.pool)."))
+        "classifier of benchirt's own pool answering the same rows (respond.pool)."))
     for name, result in imported.items():
         for note in result.notes:
             section.add(Note(f"{name}: {note}"))
