@@ -90,10 +90,13 @@ def test_add_again_reuses_and_refuses_what_it_must(run_dir, added, capsys, tmp_p
         "estimator": "sklearn.neighbors.KNeighborsClassifier", "params": {"n_neighbors": 3}}}}))
     assert main(["add", str(run_dir), "--config", str(config), "--quiet"]) == 0
     assert "0 (classifier, dataset) results computed, 3 reused" in capsys.readouterr().out
+    before = {name: (run_dir / name).read_bytes() for name in ("manifest.json", "config.yaml", "report.html")}
     assert main(["add", str(run_dir), "--classifier", "knn_again=sklearn.neighbors.KNeighborsClassifier", "--quiet"]) == 2
     assert "was added to this run before" in capsys.readouterr().err
     assert main(["add", str(run_dir), "--classifier", "svc=sklearn.svm.SVC"]) == 2
     assert "already a member of the run's pool" in capsys.readouterr().err
+    # a refusal inside the engine puts the finished run back as it was
+    assert {name: (run_dir / name).read_bytes() for name in before} == before
 
 
 @pytest.mark.slow
