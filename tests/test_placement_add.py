@@ -225,3 +225,20 @@ def test_add_rates_on_the_runs_own_score(accuracy_run):
     pd.testing.assert_frame_equal(pairs_after.loc[pairs_before.index], pairs_before)
     friedman = after.rate.comparisons["test_accuracy"].average_ranks
     assert "logreg" in friedman.index and "random2" not in friedman.index  # the real classifiers are tested
+
+
+def test_a_report_that_cannot_be_rebuilt_is_said(run_dir, added, tmp_path, capsys, monkeypatch):
+    import benchirt.report
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no figure today")
+
+    monkeypatch.setattr(benchirt.report, "build_report", broken)
+    assert main(["add", str(copy), "--classifier", "gnb2=sklearn.naive_bayes.GaussianNB", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "note: the report was not rebuilt (RuntimeError: no figure today" in out
+    assert f"`benchirt report {copy}` tries again" in out
+    assert "gnb2" in json.loads((copy / "manifest.json").read_text())["added"]

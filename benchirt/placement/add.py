@@ -157,6 +157,9 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
         added, keys = _measure(extension.run, config, entries, irts, specs, outcome)
         _rebuild(extension, irts, added, keys, specs, model, outcome)
         extension.rerun("report")
+        report = extension.run.stage_reports["report"]
+        if report.failed or report.skipped:
+            outcome.notes.append(f"the report was not rebuilt ({report.note}); `benchirt report {run_dir}` tries again")
     outcome.seconds = time.perf_counter() - start
     return outcome
 
