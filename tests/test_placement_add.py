@@ -184,14 +184,14 @@ def test_plan_and_predict_read_a_run_directory(run_dir, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def accuracy_run(tmp_path_factory):
-    """A small run rated on test accuracy (``rate.score: test_accuracy``): its results before and after `add`."""
+def accuracy_run(run_dir, tmp_path_factory):
+    """The small run re-rated on test accuracy (``rate.score: test_accuracy``): its results before and after `add`."""
     from benchirt.pipeline.results import load_run
 
     folder = tmp_path_factory.mktemp("add_accuracy")
-    config = {**SMALL, "responses": {**SMALL["responses"], "pool": ["gaussian_nb", "knn_3", "decision_tree"]},
-              "rating": {**SMALL["rating"], "score": "test_accuracy"}}
-    (folder / "config.yaml").write_text(yaml.safe_dump(config))
+    shutil.copytree(run_dir, folder / "run")
+    (folder / "config.yaml").write_text(yaml.safe_dump(
+        {**SMALL, "rating": {**SMALL["rating"], "score": "test_accuracy"}, "stages": ["rate"]}))
     assert main(["run", str(folder / "config.yaml"), "--out", str(folder / "run"), "--quiet"]) == 0
     before = load_run(folder / "run")
     assert main(["add", str(folder / "run"), "--classifier", "logreg=sklearn.linear_model.LogisticRegression",
