@@ -336,7 +336,7 @@ def measure(shape, config, n_jobs: int) -> dict:
 def cc18_config(fraction: float):
     from benchirt.pipeline import load_config
 
-    config = load_config(ROOT / "configs" / "cc18.yaml").stage_config("responses")
+    config = load_config(ROOT / "configs" / "cc18.yaml").stage_config("respond")
     scaled = {key: max(2, int(getattr(config, key) * fraction)) for key in ("max_train", "max_cv_train")
               if getattr(config, key) is not None}
     return config, replace(config, **scaled)

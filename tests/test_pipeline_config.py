@@ -4,9 +4,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from benchirt.cli import main
 from benchirt.errors import ConfigError, DataError
+from benchirt.pipeline import registry
 from benchirt.pipeline.config import STAGES, load_config, select_stages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,16 +32,55 @@ def test_packaged_default_is_identical_to_configs_default():
 def test_every_shipped_config_validates(name):
     config = load_config(ROOT / "configs" / name)
     assert set(config.stages) <= set(STAGES)
-    responses = config.stage_config("responses")
+    responses = config.stage_config("respond")
     if type(responses).__name__ == "ImportConfig":  # responses imported from stored runs: no training protocol
         assert responses.source == "openml-runs"
     else:
         assert responses.max_test == 500  # decodIRT's cap everywhere
 
 
+@pytest.mark.parametrize("path", [*sorted((ROOT / "configs").glob("*.yaml")), None], ids=lambda p: p.name if p else "packaged")
+def test_shipped_configs_use_the_stages_names(path, recwarn):
+    """Every shipped config (and the packaged default) loads without a former-name note or any warning."""
+    config = load_config(path)
+    assert config.notes == () and len(recwarn) == 0, (config.notes, [str(w.message) for w in recwarn])
+    raw = yaml.safe_load((path or ROOT / "configs" / "default.yaml").read_text())
+    assert not set(raw) & set(registry.ALIASES) and not set(raw.get("stages", [])) & set(registry.ALIASES)
+
+
+def test_former_names_are_read_by_the_loader_only(capsys):
+    """`responses`/`rating` sections, `stages:` and `--stages`/`--skip` are read with a note; past the loader only
+    the stages' names exist."""
+    notes: list[str] = []
+    assert select_stages(["responses", "irts", "rating"], skip=["irts"], notes=notes) == ("respond", "rate")
+    assert notes == ["stages: 'responses' is the former name of the 'respond' stage; read as 'respond'",
+                     "stages: 'irts' is the former name of the 'irt' stage; read as 'irt'",
+                     "stages: 'rating' is the former name of the 'rate' stage; read as 'rate'",
+                     "skip: 'irts' is the former name of the 'irt' stage; read as 'irt'"]
+    config = load_config({"subsets": {"cuts": [50]}, "stages": ["subsets"]})
+    assert config.stages == ("subset",) and set(config.sections) == set(STAGES) and config.section("subset") == {"cuts": [50]}
+    with pytest.raises(KeyError, match="'subsets' is not a stage"):
+        config.section("subsets")
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"rating": {"alpha": 1.5}}, "section 'rate': rate.alpha: got 1.5, expected a number in (0, 1)"),
+    ({"respond": {"extra": {"evil": {"estimator": "os.system"}}}},
+     "section 'respond': extra classifier 'evil': 'os.system' is outside the allowed packages; allowed: classifier "
+     "classes from sklearn, xgboost, lightgbm, catboost (add your own package to respond.allowed_packages)"),
+    ({"subsets": {"cuts": [0]}}, "section 'subset': subset.cuts: got [0], expected percentages of the suite's datasets "
+                                 "to keep, each in (0, 100], e.g. 30,50,70"),
+])
+def test_messages_name_the_stage_by_its_one_name(options, message):
+    """The section and the option are worded with the stage's name, also when the config wrote a former one."""
+    with pytest.raises(ConfigError) as info:
+        load_config(options)
+    assert str(info.value) == f"<dict>: {message}"
+
+
 def test_shipped_study_configs_follow_decodirt_protocol():
     for name in ("default.yaml", "cc18-offline.yaml", "cc18.yaml"):
-        responses = load_config(ROOT / "configs" / name).stage_config("responses")
+        responses = load_config(ROOT / "configs" / name).stage_config("respond")
         assert (responses.test_size, responses.cv_folds, responses.ladder_epochs) == (0.3, 10, 100)
         assert len(responses.pool) == 12 and responses.artificial
     assert load_config(ROOT / "configs" / "cc18.yaml").suite == "OpenML-CC18"
@@ -88,12 +129,12 @@ def test_unknown_classifier_name_is_rejected_with_the_known_ones(tmp_path):
 
 @pytest.mark.parametrize("cut", [0, -5, 100.5, 150])
 def test_cut_percentage_outside_0_100_is_rejected(tmp_path, cut):
-    with pytest.raises(ConfigError, match="subsets"):
+    with pytest.raises(ConfigError, match=r"section 'subset': subset\.cuts: got \[30, "):
         load_config(_write(tmp_path, f"subsets:\n  cuts: [30, {cut}]\n"))
 
 
 def test_cut_of_exactly_100_is_allowed(tmp_path):
-    assert load_config(_write(tmp_path, "subsets:\n  cuts: [100]\n")).stage_config("subsets").cuts == (100.0,)
+    assert load_config(_write(tmp_path, "subsets:\n  cuts: [100]\n")).stage_config("subset").cuts == (100.0,)
 
 
 def test_unknown_option_inside_a_stage_section(tmp_path):
@@ -151,13 +192,13 @@ def test_a_suite_folder_is_relative_to_the_config_and_a_missing_one_names_the_pa
 
 @pytest.mark.parametrize(
     "options, message",
-    [({"test_size": 1.5}, "responses.test_size: got 1.5, expected a number strictly between 0 and 1"),
-     ({"cv_folds": 1}, "responses.cv_folds: got 1, expected an integer >= 2"),
-     ({"n_jobs": 0}, "responses.n_jobs: got 0, expected a non-zero integer (-1: all cores)"),
-     ({"max_train": 1}, "responses.max_train: got 1, expected null or an integer >= 2"),
-     ({"seed": "x"}, "responses.seed: got 'x', expected an integer"),
-     ({"time_budget": 0}, "responses.time_budget: got 0, expected null or a number of seconds > 0"),
-     ({"colour": 1}, "unknown responses option(s) 'colour'; valid options: test_size, max_test, cv_folds, seed, "
+    [({"test_size": 1.5}, "respond.test_size: got 1.5, expected a number strictly between 0 and 1"),
+     ({"cv_folds": 1}, "respond.cv_folds: got 1, expected an integer >= 2"),
+     ({"n_jobs": 0}, "respond.n_jobs: got 0, expected a non-zero integer (-1: all cores)"),
+     ({"max_train": 1}, "respond.max_train: got 1, expected null or an integer >= 2"),
+     ({"seed": "x"}, "respond.seed: got 'x', expected an integer"),
+     ({"time_budget": 0}, "respond.time_budget: got 0, expected null or a number of seconds > 0"),
+     ({"colour": 1}, "unknown respond option(s) 'colour'; valid options: test_size, max_test, cv_folds, seed, "
                      "ladder_epochs, pool, extra, allowed_packages, artificial, n_jobs, max_train, max_cv_train, "
                      "max_categories, time_budget")],
 )
@@ -185,7 +226,7 @@ def test_config_round_trips_through_its_plain_form():
     config = load_config(ROOT / "configs" / "cc18-offline.yaml")
     again = load_config(config.to_dict())
     assert again.to_dict() == config.to_dict()
-    assert again.stage_config("responses") == config.stage_config("responses")
+    assert again.stage_config("respond") == config.stage_config("respond")
 
 
 def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
@@ -213,27 +254,27 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
      ("irt", {"min_respondents": 1}, "irt.min_respondents: got 1, expected an integer >= 2"),
      ("irt", {"calibration_roles": []}, "irt.calibration_roles: got [], expected a non-empty list of respondent roles "
                                         "(ladder, real, artificial)"),
-     ("rating", {"initial": [1500, -1, 0.06]}, "rating.initial: got [1500, -1, 0.06], expected [rating, RD, volatility] "
+     ("rate", {"initial": [1500, -1, 0.06]}, "rate.initial: got [1500, -1, 0.06], expected [rating, RD, volatility] "
                                               "with RD > 0 and volatility > 0"),
-     ("rating", {"initial": [1500, 350]}, "rating.initial: got [1500, 350], expected a list of 3 numbers "
+     ("rate", {"initial": [1500, 350]}, "rate.initial: got [1500, 350], expected a list of 3 numbers "
                                          "[rating, RD, volatility]"),
-     ("rating", {"n_permutations": 1}, "rating.n_permutations: got 1, expected an integer >= 2 or 0"),
-     ("rating", {"n_bootstrap": True}, "rating.n_bootstrap: got True, expected an integer >= 2 or 0"),
-     ("rating", {"seed": 1.5}, "rating.seed: got 1.5, expected an integer"),
-     ("rating", {"stats": "anova"}, "rating.stats: got 'anova', expected one of blocks, decodirt"),
-     ("rating", {"glicko": "elo"}, "rating.glicko: got 'elo', expected one of glickman, decodirt"),
-     ("rating", {"alpha": 1.5}, "rating.alpha: got 1.5, expected a number in (0, 1)"),
-     ("rating", {"tie_tolerance": -0.1}, "rating.tie_tolerance: got -0.1, expected a number >= 0"),
-     ("rating", {"rope": "small"}, "rating.rope: got 'small', expected a number >= 0"),
-     ("rating", {"score": ""}, "rating.score: got '', expected a non-empty text"),
-     ("rating", {"order": 3}, "rating.order: got 3, expected null, sorted, given, random:SEED or the path of a file "
+     ("rate", {"n_permutations": 1}, "rate.n_permutations: got 1, expected an integer >= 2 or 0"),
+     ("rate", {"n_bootstrap": True}, "rate.n_bootstrap: got True, expected an integer >= 2 or 0"),
+     ("rate", {"seed": 1.5}, "rate.seed: got 1.5, expected an integer"),
+     ("rate", {"stats": "anova"}, "rate.stats: got 'anova', expected one of blocks, decodirt"),
+     ("rate", {"glicko": "elo"}, "rate.glicko: got 'elo', expected one of glickman, decodirt"),
+     ("rate", {"alpha": 1.5}, "rate.alpha: got 1.5, expected a number in (0, 1)"),
+     ("rate", {"tie_tolerance": -0.1}, "rate.tie_tolerance: got -0.1, expected a number >= 0"),
+     ("rate", {"rope": "small"}, "rate.rope: got 'small', expected a number >= 0"),
+     ("rate", {"score": ""}, "rate.score: got '', expected a non-empty text"),
+     ("rate", {"order": 3}, "rate.order: got 3, expected null, sorted, given, random:SEED or the path of a file "
                               "of dataset names"),
-     ("subsets", {"rule": "hardest"}, "subsets.rule: got 'hardest', expected one of combined, discrimination, "
+     ("subset", {"rule": "hardest"}, "subset.rule: got 'hardest', expected one of combined, discrimination, "
                                       "difficulty, guessing"),
-     ("subsets", {"cuts": [30, 120]}, "subsets.cuts: got [30, 120], expected percentages of the suite's datasets to "
+     ("subset", {"cuts": [30, 120]}, "subset.cuts: got [30, 120], expected percentages of the suite's datasets to "
                                       "keep, each in (0, 100], e.g. 30,50,70"),
-     ("subsets", {"n_random": 1}, "subsets.n_random: got 1, expected an integer >= 2 or 0"),
-     ("subsets", {"seed": -1}, "subsets.seed: got -1, expected an integer >= 0"),
+     ("subset", {"n_random": 1}, "subset.n_random: got 1, expected an integer >= 2 or 0"),
+     ("subset", {"seed": -1}, "subset.seed: got -1, expected an integer >= 0"),
      ("airt", {"logit_epsilon": 0.7}, "airt.logit_epsilon: got 0.7, expected a number in (0, 0.5)"),
      ("airt", {"epsilon": 2}, "airt.epsilon: got 2, expected a number in [0, 1]"),
      ("airt", {"epsilons": []}, "airt.epsilons: got [], expected a non-empty list of numbers, each in [0, 1]"),
@@ -256,8 +297,8 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
 def test_every_stage_s_options_share_the_validation_messages(section, options, message):
     import importlib
 
-    module, name = {"irt": ("benchirt.irt", "IRTConfig"), "rating": ("benchirt.rating", "RatingConfig"),
-                    "subsets": ("benchirt.subsets", "SubsetConfig"), "airt": ("benchirt.airt", "AIRTConfig"),
+    module, name = {"irt": ("benchirt.irt", "IRTConfig"), "rate": ("benchirt.rating", "RatingConfig"),
+                    "subset": ("benchirt.subsets", "SubsetConfig"), "airt": ("benchirt.airt", "AIRTConfig"),
                     "report": ("benchirt.report", "ReportConfig"),
                     "GRM": ("benchirt.airt.polytomous", "GRMConfig")}[section]
     with pytest.raises(ConfigError) as info:
@@ -273,7 +314,7 @@ def test_every_stage_s_options_share_the_validation_messages(section, options, m
                      "list of datasets"),
      ("out: 3\n", "out: got 3, expected null or a folder path"),
      ("irt: [3PL]\n", "irt: got ['3PL'], expected a mapping of options"),
-     ("rating: {score: elo}\n", "rating.score: got 'elo', expected one of true_score, theta, test_accuracy, cv_accuracy"),
+     ("rating: {score: elo}\n", "rate.score: got 'elo', expected one of true_score, theta, test_accuracy, cv_accuracy"),
      ("airt: {input: aslib}\n", "airt.aslib: got None, expected the ASlib scenario folder when airt.input is aslib"),
      ("airt: {which: train}\n", "airt.which: got 'train', expected one of test, cv"),
      ("irt: {model: 4PL}\n", "section 'irt': irt.model: got '4PL', expected one of 1PL, 2PL, 3PL")],

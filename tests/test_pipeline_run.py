@@ -300,7 +300,7 @@ def test_unknown_rating_score_is_refused_with_the_valid_names(tmp_path, capsys):
     config = _config_file(tmp_path, "builtin:iris", rating={"score": "f1"})
     assert main(["run", str(config), "--out", str(tmp_path / "run")]) == 2
     error = capsys.readouterr().err
-    assert "rating.score: got 'f1', expected one of true_score, theta, test_accuracy, cv_accuracy" in error
+    assert "rate.score: got 'f1', expected one of true_score, theta, test_accuracy, cv_accuracy" in error
     assert not (tmp_path / "run").exists()
 
 

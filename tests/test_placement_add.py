@@ -90,10 +90,13 @@ def test_add_again_reuses_and_refuses_what_it_must(run_dir, added, capsys, tmp_p
         "estimator": "sklearn.neighbors.KNeighborsClassifier", "params": {"n_neighbors": 3}}}}))
     assert main(["add", str(run_dir), "--config", str(config), "--quiet"]) == 0
     assert "0 (classifier, dataset) results computed, 3 reused" in capsys.readouterr().out
+    before = {name: (run_dir / name).read_bytes() for name in ("manifest.json", "config.yaml", "report.html")}
     assert main(["add", str(run_dir), "--classifier", "knn_again=sklearn.neighbors.KNeighborsClassifier", "--quiet"]) == 2
     assert "was added to this run before" in capsys.readouterr().err
     assert main(["add", str(run_dir), "--classifier", "svc=sklearn.svm.SVC"]) == 2
     assert "already a member of the run's pool" in capsys.readouterr().err
+    # a refusal inside the engine puts the finished run back as it was
+    assert {name: (run_dir / name).read_bytes() for name in before} == before
 
 
 @pytest.mark.slow
@@ -177,3 +180,65 @@ def test_plan_and_predict_read_a_run_directory(run_dir, tmp_path):
     assert main(["predict", str(run_dir), "--observed", str(tmp_path / "obs.csv"), "--out", str(tmp_path), "--exclude", "svc"]) == 0
     predicted = pd.read_csv(tmp_path / "predicted.csv")
     assert predicted["observed"].sum() == 2 and len(predicted) == 3
+
+
+
+@pytest.fixture(scope="module")
+def accuracy_run(run_dir, tmp_path_factory):
+    """The small run re-rated on test accuracy (``rate.score: test_accuracy``): its results before and after `add`."""
+    from benchirt.pipeline.results import load_run
+
+    folder = tmp_path_factory.mktemp("add_accuracy")
+    shutil.copytree(run_dir, folder / "run")
+    (folder / "config.yaml").write_text(yaml.safe_dump(
+        {**SMALL, "rating": {**SMALL["rating"], "score": "test_accuracy"}, "stages": ["rate"]}))
+    assert main(["run", str(folder / "config.yaml"), "--out", str(folder / "run"), "--quiet"]) == 0
+    before = load_run(folder / "run")
+    assert main(["add", str(folder / "run"), "--classifier", "logreg=sklearn.linear_model.LogisticRegression",
+                 "--params", '{"max_iter": 300}', "--quiet"]) == 0
+    return before, load_run(folder / "run")
+
+
+def test_add_rates_on_the_runs_own_score(accuracy_run):
+    """`add` re-runs the rate stage with ``rate.score: test_accuracy``: every pair of the pool keeps its record
+    and difference, and each pool member's mean rank moves only by where the new classifier's test accuracy
+    falls beside its own on each dataset (+1 below it, +0.5 tied, 0 above)."""
+    from benchirt.pipeline.store import ArtifactStore
+
+    before, after = accuracy_run
+    assert after.rate.score == after.rate.config.score == "test_accuracy"
+    assert list(after.rate.comparisons) == list(before.rate.comparisons) == ["test_accuracy", "true_score"]
+    store = ArtifactStore(after.run_dir)
+    new = pd.Series({d: store.load("add", f"logreg@{d}", after.manifest["datasets"][f"logreg@{d}"]["add"]["key"]).test_accuracy
+                     for d in before.respond})
+    pool = pd.DataFrame({d: r.test_accuracy for d, r in before.respond.items()}).T.loc[new.index]  # dataset × classifier
+    ranks_before = before.rate.leaderboard.set_index("classifier")["mean_rank"]
+    ranks_after = after.rate.leaderboard.set_index("classifier")["mean_rank"]
+    assert set(ranks_after.index) == set(ranks_before.index) | {"logreg"} and len(ranks_before) >= 8
+    shift = {c: ((pool[c] < new).astype(float) + 0.5 * (pool[c] == new)).mean() for c in ranks_before.index}
+    assert any(value > 0 for value in shift.values()) and any(value < 1 for value in shift.values())
+    for classifier, rank in ranks_before.items():
+        assert ranks_after[classifier] == pytest.approx(rank + shift[classifier], abs=1e-12), classifier
+    columns = ["a", "b", "n_datasets", "wins", "losses", "ties", "mean_difference"]
+    pairs_before = before.rate.pairwise[columns].set_index(["a", "b"]).sort_index()
+    pairs_after = after.rate.pairwise[columns].set_index(["a", "b"])
+    pd.testing.assert_frame_equal(pairs_after.loc[pairs_before.index], pairs_before)
+    friedman = after.rate.comparisons["test_accuracy"].average_ranks
+    assert "logreg" in friedman.index and "random2" not in friedman.index  # the real classifiers are tested
+
+
+def test_a_report_that_cannot_be_rebuilt_is_said(run_dir, added, tmp_path, capsys, monkeypatch):
+    import benchirt.report
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no figure today")
+
+    monkeypatch.setattr(benchirt.report, "build_report", broken)
+    assert main(["add", str(copy), "--classifier", "gnb2=sklearn.naive_bayes.GaussianNB", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "note: the report was not rebuilt (RuntimeError: no figure today" in out
+    assert f"`benchirt report {copy}` tries again" in out
+    assert "gnb2" in json.loads((copy / "manifest.json").read_text())["added"]

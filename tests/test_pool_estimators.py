@@ -104,7 +104,7 @@ def test_invalid_parameter_value_fails_at_config_time():
 
 @pytest.mark.parametrize("allowed", ["my_models", [1], ["my-models"]])
 def test_allowed_packages_must_be_package_names(allowed):
-    with pytest.raises(ConfigError, match=r"^responses.allowed_packages: got .*, expected a list of top-level package names$"):
+    with pytest.raises(ConfigError, match=r"^respond.allowed_packages: got .*, expected a list of top-level package names$"):
         ResponseConfig.from_dict({"allowed_packages": allowed})
 
 

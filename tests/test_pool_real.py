@@ -72,8 +72,8 @@ def test_extra_estimator_by_dotted_path():
         ({"estimator": "LogisticRegression"}, "dotted class path"),
         ({"estimator": "sklearn.linear_model.LogisticRegression", "params": {"bogus": 1}}, "cannot be built"),
         ({"estimator": "sklearn.preprocessing.StandardScaler"}, "not a scikit-learn classifier"),
-        ({"estimator": "sklearn.svm.SVC", "colour": "red"}, "unknown responses.extra.mine option\\(s\\) 'colour'; valid options: estimator, params, scale"),
-        ({"params": {}}, "responses.extra.mine.estimator: got None, expected the dotted path of a classifier class"),
+        ({"estimator": "sklearn.svm.SVC", "colour": "red"}, "unknown respond.extra.mine option\\(s\\) 'colour'; valid options: estimator, params, scale"),
+        ({"params": {}}, "respond.extra.mine.estimator: got None, expected the dotted path of a classifier class"),
     ],
 )
 def test_bad_extra_estimators(entry, fragment):

@@ -149,7 +149,7 @@ def test_bad_scores_are_reported_with_dataset_and_classifier():
 def test_config_from_dict_rejects_unknown_keys_and_bad_values():
     config = RatingConfig.from_dict({"initial": [1600, 300, 0.05], "n_permutations": 50})
     assert config.initial == (1600.0, 300.0, 0.05) and config.n_permutations == 50
-    with pytest.raises(ConfigError, match="unknown rating option.*'permutations'.*valid options: score"):
+    with pytest.raises(ConfigError, match="unknown rate option.*'permutations'.*valid options: score"):
         RatingConfig.from_dict({"permutations": 10})
     for bad in ({"initial": (1500, -1, 0.06)}, {"initial": (float("inf"), 350, 0.06)}, {"initial": (1500, 350)}, {"stats": "anova"}, {"alpha": 1.5}, {"n_permutations": 1}):
         with pytest.raises(ConfigError):

@@ -15,7 +15,7 @@ def _sizes(rows, train_used, cv_rows, skipped=None, max_train=10000, max_cv_trai
 
 
 def test_lists_only_the_reduced_datasets_with_the_policy():
-    results = SimpleNamespace(responses={
+    results = SimpleNamespace(respond={
         "small": _sizes(1000, 700, 700),
         "mnist": _sizes(70000, 10000, 5000),
         "mid": _sizes(8000, 7500, 5000, skipped={"svc": "time budget: ..."}),
@@ -30,5 +30,5 @@ def test_lists_only_the_reduced_datasets_with_the_policy():
 
 
 def test_absent_without_policy_or_reduction():
-    results = SimpleNamespace(responses={"small": _sizes(1000, 700, 700, max_train=None, max_cv_train=None, budget=None)})
+    results = SimpleNamespace(respond={"small": _sizes(1000, 700, 700, max_train=None, max_cv_train=None, budget=None)})
     assert size_policy(results, ReportConfig()) is None

@@ -33,7 +33,7 @@ def test_unknown_key_lists_valid_ones():
         ({"pool": "svc"}, "list of classifier names"),
         ({"pool": ["svc", "catboost"]}, "catboost"),
         ({"extra": ["sklearn.svm.LinearSVC"]}, "mapping"),
-        ({"pool": [], "ladder_epochs": 0, "artificial": False}, "responses.pool: got \\[\\], expected at least one respondent"),
+        ({"pool": [], "ladder_epochs": 0, "artificial": False}, "respond.pool: got \\[\\], expected at least one respondent"),
     ],
 )
 def test_bad_values(options, fragment):

@@ -47,13 +47,13 @@ def test_iris_study_runs_through_irt_rating_and_report(shared_data, tmp_path):
 
 
 def test_an_import_section_is_validated_like_any_other(shared_data):
-    with pytest.raises(ConfigError, match="responses.per_flow: got 'top'"):
+    with pytest.raises(ConfigError, match="respond.per_flow: got 'top'"):
         load_config(_config(shared_data, per_flow="top"))
     with pytest.raises(ConfigError, match="unknown respond option"):
         load_config(_config(shared_data, ladder_epochs=3))
     config = load_config(_config(shared_data))
-    assert type(config.stage_config("responses")).__name__ == "ImportConfig"
-    assert pd.api.types.is_number(config.stage_config("responses").min_accuracy)
+    assert type(config.stage_config("respond")).__name__ == "ImportConfig"
+    assert pd.api.types.is_number(config.stage_config("respond").min_accuracy)
 
 
 def test_rating_figures_draw_the_best_of_a_large_field_only():

@@ -203,4 +203,4 @@ def test_merge_refuses_different_rows_and_a_name_on_both_sides_in_one_line():
     with pytest.raises(DataError) as refused:
         merge(result(clash, ["r1"]), result(clash, ["r1"]))
     assert str(refused.value) == ("iris: respondent name(s) c0, c1, c2 … are both a pool classifier and an imported "
-                                  "flow; leave them out of responses.pool.pool")
+                                  "flow; leave them out of respond.pool.pool")

@@ -103,7 +103,8 @@ def test_one_name_for_section_cli_and_results(stage):
 def test_former_names_are_read_with_a_note_and_both_spellings_refused():
     config = load_config({"stages": ["responses", "rating"], "rating": {"n_permutations": 3}})
     assert config.stages == ("respond", "rate") and config.stage_config("rate").n_permutations == 3
-    assert config.stage_config("rating") is config.stage_config("rate")
+    with pytest.raises(KeyError, match="'rating' is not a stage; the stages are respond, irt, rate"):
+        config.stage_config("rating")  # former names are read by the loader only
     assert "section: 'rating' is the former name of the 'rate' stage; read as 'rate'" in config.notes
     assert "stages: 'responses' is the former name of the 'respond' stage; read as 'respond'" in config.notes
     assert load_config(None).notes == ()  # the packaged default is written with the stages' names

@@ -139,8 +139,8 @@ def test_subset_size_is_ceil(n, cut, size):
 def test_bad_cuts_are_config_errors(cuts, expected):
     with pytest.raises(ConfigError) as info:
         build_subsets(synthetic(), cuts)
-    message = (f"subsets.cuts: got {cuts!r}, expected percentages of the suite's datasets to keep, each in (0, 100], "
-               "e.g. 30,50,70") if expected == "percentages" else f"subsets.cuts: got {cuts!r}, expected {expected}"
+    message = (f"subset.cuts: got {cuts!r}, expected percentages of the suite's datasets to keep, each in (0, 100], "
+               "e.g. 30,50,70") if expected == "percentages" else f"subset.cuts: got {cuts!r}, expected {expected}"
     assert str(info.value) == message
 
 
@@ -149,7 +149,7 @@ def test_cut_strings_with_percent_sign_accepted():
 
 
 def test_unknown_rule():
-    with pytest.raises(ConfigError, match="^subsets.rule: got 'hardest', expected one of combined, discrimination"):
+    with pytest.raises(ConfigError, match="^subset.rule: got 'hardest', expected one of combined, discrimination"):
         build_subsets(synthetic(), 30, "hardest")
 
 
@@ -185,7 +185,7 @@ def test_config_from_dict_and_errors():
     assert SubsetConfig.from_dict(config.to_dict()) == config
     with pytest.raises(ConfigError, match="valid options: cuts, rule, n_random, seed, n_permutations"):
         SubsetConfig.from_dict({"cut": [30]})
-    with pytest.raises(ConfigError, match=r"^subsets.cuts: got \(0,\), expected percentages"):
+    with pytest.raises(ConfigError, match=r"^subset.cuts: got \(0,\), expected percentages"):
         SubsetConfig(cuts=(0,))
     with pytest.raises(ConfigError, match="n_random"):
         SubsetConfig(n_random=-1)

@@ -85,10 +85,11 @@ def run_command(args: argparse.Namespace) -> int:
     from benchirt.pipeline.summary import format_summary
 
     config = load_config(args.config)
-    stages = select_stages(args.stages or config.stages, args.skip)
+    notes: list[str] = []
+    stages = select_stages(args.stages or config.stages, args.skip, notes=notes)
     if not stages:
         raise ConfigError("no stage left to run after --skip; name at least one of " + ", ".join(STAGES))
-    config = _with_execution(replace(config, stages=stages), args)
+    config = _with_execution(replace(config, stages=stages, notes=config.notes + tuple(notes)), args)
     if args.explain:
         outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=False, explain=True)
         print(printable(format_explanation(outcome.run_dir, outcome.manifest)))

@@ -16,7 +16,8 @@ A configuration has these top-level keys (every one optional)::
 
 Each stage's section carries the stage's name (:mod:`benchirt.pipeline.registry` declares them); the
 former section names ``responses``, ``rating`` and ``subsets`` (and ``irts``) are still read, with a
-note (:attr:`PipelineConfig.notes`), as are the former names in ``stages``.
+note (:attr:`PipelineConfig.notes`), as are the former names in ``stages`` — here only
+(:func:`current_names`): a loaded config speaks the stages' names.
 
 Paths follow one rule: a path that names an *input* inside a config file (``suite`` folders and
 files, ``airt.aslib``) is relative to the config file's folder, so a config and its data move
@@ -27,7 +28,7 @@ An empty config file is an error (``benchirt run`` without CONFIG runs the packa
 Every value is checked through :mod:`benchirt.options` (messages ``<section>.<key>: got X, expected Y``,
 unknown keys refused with the list of valid ones): each stage section by that stage's
 ``XConfig.from_dict``, the top level (``suite``, ``stages``, ``out``, ``airt.input``/``aslib``/``which``,
-``rating.score``) here. Validation imports only the stages' ``config`` modules (the stage packages are
+``rate.score``) here. Validation imports only the stages' ``config`` modules (the stage packages are
 lazy, :mod:`benchirt.lazy`). YAML syntax errors become a :class:`~benchirt.errors.ConfigError` naming
 the file, line and column.
 """
@@ -75,8 +76,6 @@ AIRT_PIPELINE_KEYS = ("input", "aslib", "which")
 AIRT_INPUTS = ("accuracy", "aslib")
 
 TOP_LEVEL_KEYS = ("suite", "stages", "execution", "out", *STAGE_SECTIONS)
-#: Former section names still read (with a note).
-FORMER_KEYS = tuple(registry.ALIASES)
 BACKENDS = ("local", "dask")
 #: How the response stage is cut into tasks on several workers (``execution.tasks``).
 TASK_GRAINS = ("fits", "datasets")
@@ -113,7 +112,7 @@ class ExecutionConfig:
         ``datasets``: one task per dataset (the longest dataset bounds the stage). The results are
         the same bit for bit; only the wall time differs.
     strict : bool
-        A classifier of the config (``responses.pool`` or ``responses.extra``) whose fit fails on a
+        A classifier of the config (``respond.pool`` or ``respond.extra``) whose fit fails on a
         dataset fails that dataset's response stage (exit status 1, nothing downstream uses it) instead
         of being left out of it (reported in the console, manifest, summary and report, exit status 1
         too). ``benchirt run --strict`` sets it.
@@ -172,12 +171,12 @@ class PipelineConfig:
     notes: tuple[str, ...] = ()
 
     def section(self, name: str) -> dict:
-        """The raw option dict of one stage section (empty when the file omits it); former names accepted."""
-        return dict(self.sections.get(registry.canonical(name)) or {})
+        """The raw option dict of stage ``name``'s section (empty when the file omits it)."""
+        return dict(self.sections.get(_stage_name(name)) or {})
 
     def stage_config(self, name: str):
-        """The stage's config object for section ``name`` (a stage name; former names accepted)."""
-        return self.stage_configs[registry.canonical(name)]
+        """The config object of stage ``name`` (the stage's name: former ones are read by the loader only)."""
+        return self.stage_configs[_stage_name(name)]
 
     def to_dict(self) -> dict:
         """Plain-data form (what ``config.yaml`` of a run holds); round-trips through :func:`load_config`."""
@@ -186,6 +185,13 @@ class PipelineConfig:
         if self.out is not None:
             out["out"] = self.out
         return out
+
+
+def _stage_name(name: str) -> str:
+    """``name`` when it is a stage's; anything else (a former name included) is a KeyError listing the stages."""
+    if name not in registry.BY_NAME:
+        raise KeyError(f"{name!r} is not a stage; the stages are {', '.join(STAGES)}")
+    return name
 
 
 def load_config(source: str | os.PathLike | Mapping | None = None, **overrides: Any) -> PipelineConfig:
@@ -255,16 +261,17 @@ def _validate(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
 def _validated(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
     raw, notes = _former_sections(raw)
     checked_options("top-level", raw, TOP_LEVEL_KEYS)
-    named = check_names("", "stages", raw.get("stages", STAGES), "stages", single=True)
-    notes += [registry.alias_note(name, "stages") for name in named if name in registry.ALIASES]
+    named, renamed = current_names(check_names("", "stages", raw.get("stages", STAGES), "stages", single=True),
+                                   "stages")
     stages = _ordered_stages(named)
+    notes += renamed
     sections: dict[str, dict] = {}
     stage_configs: dict[str, Any] = {}
     for name in STAGE_SECTIONS:
         values = checked_options(name, raw.get(name), _section_keys(name, raw.get(name)))
         sections[name] = values
         stage_configs[name] = _stage_config(name, values)
-    check_choice("rating", "score", stage_configs["rate"].score, RUN_SCORES)
+    check_choice("rate", "score", stage_configs["rate"].score, RUN_SCORES)
     execution = ExecutionConfig.from_dict(raw.get("execution"))
     suite = raw.get("suite", "builtin")
     require(suite not in (None, "", []), "", "suite", suite,
@@ -277,6 +284,18 @@ def _validated(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
     )
 
 
+def current_names(names, where: str) -> tuple[list, list[str]]:
+    """``names`` with every former stage name (:data:`registry.ALIASES <benchirt.pipeline.registry.ALIASES>`)
+    replaced by the stage's name, and a note per replacement.
+
+    The one place former names are read: config sections, ``stages:``, ``--stages`` and ``--skip`` all
+    come through here, so everything past the config loader (``PipelineConfig.stage_config``, the engine,
+    the stages) sees the stages' names only.
+    """
+    notes = [registry.alias_note(name, where) for name in names if name in registry.ALIASES]
+    return [registry.ALIASES.get(name, name) for name in names], notes
+
+
 def _former_sections(raw: dict) -> tuple[dict, list[str]]:
     """``raw`` with former section names renamed to the stages' names, and a note per renaming.
 
@@ -285,19 +304,22 @@ def _former_sections(raw: dict) -> tuple[dict, list[str]]:
     ConfigError
         A section given under both names.
     """
-    renamed, notes = {}, []
-    for key, value in raw.items():
-        name = registry.ALIASES.get(key, key) if key in registry.ALIASES else key
-        if name != key:
-            if name in raw:
-                raise ConfigError(f"sections {key!r} and {name!r} are the same stage's; keep {name!r} only")
-            notes.append(registry.alias_note(key, "section"))
-        renamed[name] = value
-    return renamed, notes
+    keys, notes = current_names(list(raw), "section")
+    for key, name in zip(raw, keys):
+        if name != key and name in raw:
+            raise ConfigError(f"sections {key!r} and {name!r} are the same stage's; keep {name!r} only")
+    return dict(zip(keys, raw.values())), notes
 
 
-def select_stages(stages, skip=(), origin: str = "command line") -> tuple[str, ...]:
-    """Validate stage names and return them in pipeline order, minus ``skip``."""
+def select_stages(stages, skip=(), origin: str = "command line", notes: list[str] | None = None) -> tuple[str, ...]:
+    """Validate stage names and return them in pipeline order, minus ``skip``.
+
+    Former names are read (:func:`current_names`); when ``notes`` is a list, a note per former name is
+    appended to it.
+    """
+    (stages, stage_notes), (skip, skip_notes) = current_names(stages, "stages"), current_names(skip, "skip")
+    if notes is not None:
+        notes += stage_notes + skip_notes
     try:
         return _ordered_stages(stages, skip)
     except ConfigError as exc:
@@ -305,10 +327,11 @@ def select_stages(stages, skip=(), origin: str = "command line") -> tuple[str, .
 
 
 def _ordered_stages(stages, skip=()) -> tuple[str, ...]:
+    """The stages (today's names) in pipeline order, minus ``skip``."""
     for key, names in (("stages", stages), ("skip", skip)):
         for name in names:
-            check_choice("", key, registry.canonical(name), STAGES)
-    chosen = {registry.canonical(s) for s in stages} - {registry.canonical(s) for s in skip}
+            check_choice("", key, name, STAGES)
+    chosen = set(stages) - set(skip)
     return tuple(s for s in STAGES if s in chosen)
 
 

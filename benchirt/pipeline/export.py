@@ -18,7 +18,7 @@ def export_responses(run_dir: str | os.PathLike) -> list[Path]:
 
     results = load_run(run_dir)
     written = []
-    for name, result in sorted(results.responses.items()):
+    for name, result in sorted(results.respond.items()):
         folder = Path(run_dir) / "responses" / safe_name(name)
         atomic_write_csv(folder / "responses.csv", result.responses.rename_axis("classifier").reset_index())
         atomic_write_csv(folder / "roles.csv", result.roles.rename("role").rename_axis("classifier").reset_index())
@@ -39,7 +39,7 @@ def export_irt(run_dir: str | os.PathLike) -> list[Path]:
 
     results = load_run(run_dir)
     written = []
-    for name, irt in sorted(results.irts.items()):
+    for name, irt in sorted(results.irt.items()):
         folder = Path(run_dir) / "irt" / safe_name(name)
         atomic_write_csv(folder / "items.csv", irt.fit.items.join(irt.item_fit).reset_index())
         atomic_write_csv(folder / "suspect_labels.csv", irt.suspect_labels)

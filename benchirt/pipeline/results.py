@@ -76,9 +76,9 @@ def load_run(run_dir: str | os.PathLike) -> RunResults:
 
 
 def load_stage_result(run_dir: str | os.PathLike, stage: str):
-    """The stored result of one suite-wide stage (``rate``, ``subset``, ``airt``) of a run, or None."""
+    """The stored result of one suite-wide stage (``rate``, ``subset``, ``airt``: its name, else a KeyError) of a run, or None."""
     store = ArtifactStore(run_dir)
-    return _suite_result(store, store.read_manifest(), registry.canonical(stage), store.load)
+    return _suite_result(store, store.read_manifest(), registry.BY_NAME[stage].name, store.load)
 
 
 def load_stage_table(run_dir: str | os.PathLike, stage: str, path: str):
@@ -87,7 +87,7 @@ def load_stage_table(run_dir: str | os.PathLike, stage: str, path: str):
     Reads the parquet file alone — no stage module is imported (the end-of-run summary stays light).
     """
     store = ArtifactStore(run_dir)
-    return _suite_result(store, store.read_manifest(), registry.canonical(stage),
+    return _suite_result(store, store.read_manifest(), registry.BY_NAME[stage].name,
                          lambda stage, name, key: store.load_frame(stage, name, key, path))
 
 

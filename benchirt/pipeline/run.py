@@ -16,15 +16,18 @@ the run goes on with the others.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import yaml
 
 from benchirt.errors import BenchirtError
 from benchirt.pipeline import fingerprint, registry
-from benchirt.pipeline.config import PipelineConfig, stage_options, to_plain
+from benchirt.pipeline.config import PipelineConfig, load_config, stage_options, to_plain
 from benchirt.pipeline.executors import make_executor
+from benchirt.pipeline.manifest import Manifest
 from benchirt.pipeline.results import RunResults, load_run, load_stage_result, load_stage_table
 from benchirt.pipeline.runner import Run
 from benchirt.pipeline.store import ArtifactStore
@@ -92,27 +95,63 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
               retry_failed=retry_failed, explain=explain,
               strict=config.execution.strict if strict is None else strict)
     try:
-        run.start(config.stages)
-        run.manifest["config_source"] = config.source
-        run.manifest["rating_score"] = config.stage_config("rate").score
-        for note in config.notes:
-            run.note(note)
-        if not explain:
-            run.store.write_config(yaml.safe_dump(to_plain(config.to_dict()), sort_keys=False))
-        _Pipeline(config, run, executor.parallel).execute()
-        run.finish()
+        with _running(run, config.stages):
+            run.manifest["config_source"] = config.source
+            run.manifest["rating_score"] = config.stage_config("rate").score
+            for note in config.notes:
+                run.note(note)
+            if not explain:
+                run.store.write_config(yaml.safe_dump(to_plain(config.to_dict()), sort_keys=False))
+            _Pipeline(config, run, executor.parallel).execute()
+    finally:
+        executor.close()
+    incomplete = any(report.failed or report.left_out for report in run.stage_reports.values())
+    return RunOutcome(run_dir, run.manifest, 1 if incomplete else 0)
+
+
+@contextmanager
+def extend_run(run_dir: str | os.PathLike, stages: Sequence[str], *,
+               show_progress: bool = True) -> Iterator["RunExtension"]:
+    """Open the finished run in ``run_dir`` for work that extends it (``benchirt add``), inside the engine.
+
+    The run's own config (its manifest's) chooses the executor, the previous manifest is carried
+    (its results stay listed, ``stages`` are added), and the block runs under the same rules as
+    :func:`run_pipeline`: a refusal (:class:`~benchirt.errors.BenchirtError`) puts the previous run back,
+    an interruption is recorded, and the run is finished when the block ends.
+
+    Raises
+    ------
+    BenchirtError
+        Not a run directory, or one a run in progress holds.
+    """
+    store = ArtifactStore(run_dir)
+    store.ensure_idle()  # a run in progress: "in use", not "not a finished run"
+    manifest = store.read_manifest()
+    config = load_config(manifest.config)
+    executor = make_executor(config.execution)
+    run = Run(store, executor, config=manifest.config, show_progress=show_progress)
+    try:
+        with _running(run, stages, carry=True):
+            yield RunExtension(config, run, executor.parallel)
+    finally:
+        executor.close()
+
+
+@contextmanager
+def _running(run: Run, stages: Sequence[str], carry: bool = False) -> Iterator[Run]:
+    """``run`` started on ``stages`` for the block, then finished; a refusal restores the previous run."""
+    try:
+        run.start(stages, carry=carry)
+        yield run
     except BenchirtError as exc:
-        if run.manifest and not explain:  # refused: the previous run stays what the directory describes
+        if run.manifest and not run.explain:  # refused: the previous run stays what the directory describes
             run.abandon(str(exc))
         raise
     except BaseException:
         if run.manifest:  # started: record why it stopped
             run.finish("interrupted")
         raise
-    finally:
-        executor.close()
-    incomplete = any(report.failed or report.left_out for report in run.stage_reports.values())
-    return RunOutcome(run_dir, run.manifest, 1 if incomplete else 0)
+    run.finish()
 
 
 class _NoExecutor:
@@ -200,6 +239,58 @@ class _Pipeline:
 
     def _stored(self, stage: str) -> bool:
         return (self.run.store.artifacts / stage).is_dir()
+
+
+class RunExtension(_Pipeline):
+    """A finished run opened by :func:`extend_run`: its stored results, and its stages re-run through the registry.
+
+    Attributes
+    ----------
+    config : PipelineConfig
+        The run's own config (from its manifest).
+    run : Run
+        The engine (for work of its own, e.g. :meth:`Run.per_dataset` of ``benchirt add``).
+    """
+
+    def __init__(self, config: PipelineConfig, run: Run, outer_parallel: bool) -> None:
+        super().__init__(config, run, outer_parallel)
+        manifest = Manifest(run.manifest)  # the previous run's results, carried
+        self.keys = {stage.name: {name: key for name, key in manifest.result_keys(stage.name).items()
+                                  if run.store.has(stage.name, name, key)}
+                     for stage in registry.REGISTRY if stage.scope == "dataset"}
+        self._fold: Callable[[str, dict], dict] | None = None
+
+    def stored(self, stage: str) -> dict[str, str]:
+        """Dataset -> key of every stored result of a per-dataset ``stage`` of the run."""
+        return dict(self.keys.get(stage, {}))
+
+    def rerun(self, stage: str, fold: Callable[[str, dict], dict] | None = None,
+              inputs: Mapping[str, Any] | None = None) -> str | None:
+        """Run a suite-wide or document ``stage`` again with the run's own options, through its registered ``plan``.
+
+        ``fold(upstream_stage, results)``, when given, returns the upstream results the stage reads
+        (``{dataset: result}``) with whatever the caller adds to them; ``inputs`` (what identifies
+        those additions) join a suite-wide stage's key, so its result is stored beside the plain one,
+        never mistaken for it. Returns the artifact key, or None when the stage skipped or failed (the
+        reason is its ``stage_reports`` note) or writes files (the report, rebuilt unless the stored
+        one shows the same results).
+        """
+        record = registry.stage(stage)
+        if record.scope == "dataset" or (inputs and record.scope != "suite"):
+            raise ValueError(f"rerun takes a suite-wide stage (with inputs) or a document; {stage!r} is {record.scope!r}")
+        self._fold = fold
+        try:
+            work = registry.resolve(record.plan)(self._context(stage, True))
+            if inputs and isinstance(work, SuiteWork):
+                work = replace(work, inputs={**work.inputs, **inputs})
+            self.keys[stage] = self._do(stage, True, work)
+        finally:
+            self._fold = None
+        return self.keys[stage].get("all")
+
+    def _load(self, stage: str, keys: dict[str, str]) -> dict:
+        results = super()._load(stage, keys)
+        return self._fold(stage, results) if self._fold is not None else results
 
 
 def report_parts(manifest: dict, options: dict, stage: str = "report") -> dict:

@@ -6,8 +6,10 @@ checks that the test items drawn now are the stored ones), its 0/1 responses are
 scored against the dataset's frozen item parameters (:func:`benchirt.irt.scoring.score_frozen`: θ, SE,
 True-Score; the IRT artifacts are only read). Each (classifier, dataset) result is an artifact of the
 run (stage ``add``) keyed by the classifier's specification and the dataset's stored response and IRT
-results, so a rerun reuses it. Then the ratings, the leaderboard and the tests are rebuilt over the pool
-plus the measured new scores, and with a budget the unmeasured scores and the standing are predicted
+results, so a rerun reuses it. Then the run's ``rate`` stage — its own code, with the run's ``rate`` options,
+``rate.score`` included — is re-run over the pool plus the measured new classifiers, the report is rebuilt
+(both through the pipeline's engine, :func:`benchirt.pipeline.run.extend_run`), and with a budget the
+unmeasured True-Scores and the standing are predicted
 (:mod:`benchirt.placement.predict`); ``RUN_DIR/added/predicted.csv`` and ``standing.csv`` hold them,
 every row marked measured or predicted, and the report shows them.
 
@@ -18,13 +20,13 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pandas as pd
 
-from benchirt.errors import BenchirtError, ConfigError, DataError
+from benchirt.errors import ConfigError, DataError
 from benchirt.io import atomic_write_csv
 from benchirt.results import interval_frame, normal_interval
 from benchirt.safe_yaml import safe_load
@@ -107,76 +109,64 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
     With ``budget`` the datasets are those :func:`benchirt.placement.design.plan_datasets` chooses for
     ``target`` ("suite": the mean standardised score; "rank": the average rank among the pool).
 
+    The work runs in the pipeline's engine (:func:`benchirt.pipeline.run.extend_run`): the (classifier,
+    dataset) results are the run's ``add`` stage, then the ``rate`` and ``report`` stages are re-run
+    through their registered plans with the run's own options (``rate.score`` included), the rate stage
+    reading the pool's results with the new classifiers folded in (:func:`_folded`). A refusal leaves the
+    run as it was.
+
     Raises
     ------
     DataError
         Not a run directory, a run without stored splits (response and IRT artifacts), a name that is
         a pool member or was added before with another specification, a budget outside 1..D.
     """
-    from benchirt.pipeline.config import load_config
-    from benchirt.pipeline.executors import LocalExecutor
-    from benchirt.pipeline.runner import Run
-    from benchirt.pipeline.store import ArtifactStore
+    from benchirt.pipeline.run import extend_run
     from benchirt.pool.real import ExtraEstimator
 
     start = time.perf_counter()
-    store = ArtifactStore(run_dir)
-    store.ensure_idle()  # a run in progress: "in use", not "not a finished run"
-    manifest = store.read_manifest()
-    config = load_config(manifest["config"])
-    entries = _stored_datasets(store, manifest)
-    irts = {name: store.load("irt", name, keys["irt"]) for name, keys in entries.items()}
-    pool = set().union(*(irt.abilities["respondent"].astype(str) for irt in irts.values()))
-    previous = manifest.get(MANIFEST_KEY, {})
     outcome = AddOutcome(Path(run_dir))
-    model = None
-    datasets = sorted(entries)
-    if budget is not None:
-        from benchirt.placement.design import plan_datasets
-        from benchirt.placement.model import fit_score_model
+    with extend_run(run_dir, ("add", "rate", "report"), show_progress=show_progress) as extension:
+        config, store = extension.config, extension.run.store
+        entries = _stored_datasets(store, extension.stored("respond"), extension.stored("irt"))
+        irts = {name: store.load("irt", name, keys["irt"]) for name, keys in entries.items()}
+        pool = set().union(*(irt.abilities["respondent"].astype(str) for irt in irts.values()))
+        previous = extension.run.previous.get(MANIFEST_KEY, {})
+        model = None
+        datasets = sorted(entries)
+        if budget is not None:
+            from benchirt.placement.design import plan_datasets
+            from benchirt.placement.model import fit_score_model
 
-        model = fit_score_model(_pool_scores(irts, outcome.notes))
-        datasets = plan_datasets(model, budget, target=target)["dataset"].tolist()
-    allowed = tuple(config.stage_config("respond").allowed_packages)
-    # classifiers added by earlier calls stay in the rebuilt results, on the datasets they were measured on
-    specs = {name: (ExtraEstimator.from_dict(name, entry["spec"], allowed), entry["spec"], entry["measured"],
-                    (entry.get("budget"), entry.get("plan_target"))) for name, entry in previous.items()}
-    for extra in classifiers:
-        spec = {"estimator": extra.estimator, "params": dict(extra.params), "scale": bool(extra.scale)}
-        if extra.name in pool:
-            raise DataError(f"{extra.name!r} is already a member of the run's pool; give the new classifier another name")
-        if extra.name in previous and previous[extra.name]["spec"] != spec:
-            raise DataError(
-                f"{extra.name!r} was added to this run before as {previous[extra.name]['spec']}; "
-                "give the new classifier another name (the same specification again is reused)"
-            )
-        specs[extra.name] = (extra, spec, datasets, (budget, target if budget is not None else None))
-
-    run = Run(store, LocalExecutor(), config=manifest.config, show_progress=show_progress)
-    run.start(("add", "rate"), carry=True)
-    try:
-        added = _measure(run, config, entries, irts, specs, outcome)
-        _rebuild(run, config, entries, irts, added, specs, model, outcome)
-    except BenchirtError as exc:  # refused: the run stays what it was
-        run.abandon(str(exc))
-        raise
-    except BaseException:
-        run.finish("interrupted")
-        raise
-    run.finish()
-    from benchirt.report import build_report
-
-    build_report(run_dir, config.stage_config("report"))
+            model = fit_score_model(_pool_scores(irts, outcome.notes))
+            datasets = plan_datasets(model, budget, target=target)["dataset"].tolist()
+        allowed = tuple(config.stage_config("respond").allowed_packages)
+        # classifiers added by earlier calls stay in the rebuilt results, on the datasets they were measured on
+        specs = {name: (ExtraEstimator.from_dict(name, entry["spec"], allowed), entry["spec"], entry["measured"],
+                        (entry.get("budget"), entry.get("plan_target"))) for name, entry in previous.items()}
+        for extra in classifiers:
+            spec = {"estimator": extra.estimator, "params": dict(extra.params), "scale": bool(extra.scale)}
+            if extra.name in pool:
+                raise DataError(f"{extra.name!r} is already a member of the run's pool; give the new classifier another name")
+            if extra.name in previous and previous[extra.name]["spec"] != spec:
+                raise DataError(
+                    f"{extra.name!r} was added to this run before as {previous[extra.name]['spec']}; "
+                    "give the new classifier another name (the same specification again is reused)"
+                )
+            specs[extra.name] = (extra, spec, datasets, (budget, target if budget is not None else None))
+        added, keys = _measure(extension.run, config, entries, irts, specs, outcome)
+        _rebuild(extension, irts, added, keys, specs, model, outcome)
+        extension.rerun("report")
+        report = extension.run.stage_reports["report"]
+        if report.failed or report.skipped:
+            outcome.notes.append(f"the report was not rebuilt ({report.note}); `benchirt report {run_dir}` tries again")
     outcome.seconds = time.perf_counter() - start
     return outcome
 
 
-def _stored_datasets(store, manifest) -> dict[str, dict[str, str]]:
+def _stored_datasets(store, respond: dict[str, str], irt: dict[str, str]) -> dict[str, dict[str, str]]:
     """Dataset -> {"respond": key, "irt": key} for every dataset with both results stored."""
-    stored = {stage: {name: key for name, key in manifest.result_keys(stage).items() if store.has(stage, name, key)}
-              for stage in ("respond", "irt")}
-    found = {name: {"respond": stored["respond"][name], "irt": key} for name, key in stored["irt"].items()
-             if name in stored["respond"]}
+    found = {name: {"respond": respond[name], "irt": key} for name, key in irt.items() if name in respond}
     if not found:
         raise DataError(
             f"{store.root}: the run has no stored splits (no dataset with both response and IRT results); "
@@ -221,9 +211,9 @@ def measure_classifier(spec, response_config, extra, stored, irt) -> "AddedResul
                        float(result.cv_accuracy[extra.name]))
 
 
-def _measure(run, config, entries, irts, specs, outcome: AddOutcome) -> dict:
+def _measure(run, config, entries, irts, specs, outcome: AddOutcome) -> tuple[dict, dict]:
     """Every (classifier, dataset) result through the run engine (stage ``add``: computed, or reused by its
-    key); returns {classifier: {dataset: AddedResult}}."""
+    key); returns {classifier: {dataset: AddedResult}} and {artifact name: key} of those results."""
     from benchirt.pipeline.config import stage_options
     from benchirt.pipeline.runner import stage_parts
     from benchirt.stage_plan import DatasetInput
@@ -250,6 +240,7 @@ def _measure(run, config, entries, irts, specs, outcome: AddOutcome) -> dict:
         return spec
 
     added: dict[str, dict] = {name: {} for name in specs}
+    keys: dict[str, str] = {}
     for name, (extra, spec, wanted, _) in specs.items():
         gone = sorted(set(wanted) - set(entries))
         if gone:
@@ -261,6 +252,7 @@ def _measure(run, config, entries, irts, specs, outcome: AddOutcome) -> dict:
                                   store.load("respond", dataset, entries[dataset]["respond"]), irts[dataset]))
                  for dataset in sorted(wanted)]
         done = run.per_dataset("add", {"classifier": name, **spec}, items, measure_classifier)
+        keys.update(done)
         for dataset in sorted(wanted):
             artifact = _artifact_name(name, dataset)
             entry = run.manifest["datasets"][artifact]["add"]
@@ -270,43 +262,25 @@ def _measure(run, config, entries, irts, specs, outcome: AddOutcome) -> dict:
                 added[name][dataset] = store.load("add", artifact, done[artifact])
             else:
                 outcome.skipped.setdefault(name, {})[dataset] = entry.get("reason")
-    return added
+    return added, keys
 
 
-def _rebuild(run, config, entries, irts, added, specs, model, outcome: AddOutcome) -> None:
-    """Ratings/leaderboard/tests over pool + measured new scores (the run's ``rate`` result, through the run
-    engine); predictions with a budget; the ``added`` record of the manifest."""
-    from benchirt.irt import true_score_table
-    from benchirt.pipeline.config import stage_options
+def _rebuild(extension, irts, added, keys, specs, model, outcome: AddOutcome) -> None:
+    """The run's ``rate`` stage re-run over the pool plus the measured new classifiers (its own plan and
+    options, through the engine); predictions with a budget; the ``added`` record of the manifest."""
     from benchirt.placement.predict import predict_new
-    from benchirt.rating import rate
-    from benchirt.responses.suite import accuracy_scores, suite_roles
 
-    store = run.store
-    responses = {name: store.load("respond", name, keys["respond"]) for name, keys in entries.items()}
     measured = pd.DataFrame(
-        [{"dataset": d, "classifier": name, "score": float(r.abilities["true_score"].iloc[0]),
-          "test_accuracy": r.test_accuracy} for name, rows in added.items() for d, r in sorted(rows.items())],
-        columns=["dataset", "classifier", "score", "test_accuracy"],
+        [{"dataset": d, "classifier": name, "score": float(r.abilities["true_score"].iloc[0])}
+         for name, rows in added.items() for d, r in sorted(rows.items())],
+        columns=["dataset", "classifier", "score"],
     )
     if measured.empty:
         raise DataError("no new classifier could be fitted on any dataset: " + "; ".join(
             f"{name}: {next(iter(reasons.values()))}" for name, reasons in outcome.skipped.items()))
-    pool_scores = true_score_table([irts[name] for name in sorted(irts)], roles=("real", "artificial"))
-    rating_config = config.stage_config("rate")
-
-    def rate_with_added():
-        scores = pd.concat([pool_scores, measured[["dataset", "classifier", "score"]]], ignore_index=True)
-        accuracy = pd.concat([accuracy_scores(responses), measured[["dataset", "classifier", "test_accuracy"]]
-                              .rename(columns={"test_accuracy": "score"})], ignore_index=True)
-        roles = suite_roles(responses)
-        compare = sorted(set(roles.index[roles == "real"]) & set(pool_scores["classifier"])) + sorted(added)
-        return rate(scores, rating_config, other_scores={"test_accuracy": accuracy}, compare=compare)
-
-    inputs = {"irt": {name: keys["irt"] for name, keys in entries.items()},
-              "added": {name: {"spec": specs[name][1], "datasets": sorted(rows)} for name, rows in added.items()}}
-    if run.whole("rate", stage_options(rating_config), inputs, rate_with_added, tuple) is None:
-        raise DataError(f"the ratings with the new classifiers could not be built: {run.stage_reports['rate'].note}")
+    if extension.rerun("rate", fold=_folded(added), inputs={"add": keys}) is None:
+        raise DataError("the ratings with the new classifiers could not be built: "
+                        f"{extension.run.stage_reports['rate'].note}")
 
     calibration = model
     if calibration is None:
@@ -316,11 +290,11 @@ def _rebuild(run, config, entries, irts, added, specs, model, outcome: AddOutcom
     outcome.notes += calibration.notes
     observed = measured[measured["dataset"].isin(calibration.datasets)][["classifier", "dataset", "score"]]
     predicted, standing = predict_new(calibration, observed)
-    folder = store.root / "added"
+    folder = extension.run.store.root / "added"
     atomic_write_csv(folder / "predicted.csv", predicted)
     atomic_write_csv(folder / "standing.csv", standing)
     outcome.predicted, outcome.standing = predicted, standing
-    record = run.manifest.setdefault(MANIFEST_KEY, {})
+    record = extension.run.manifest.setdefault(MANIFEST_KEY, {})
     for name, rows in added.items():
         record[name] = _plain({
             "spec": specs[name][1],
@@ -332,6 +306,49 @@ def _rebuild(run, config, entries, irts, added, specs, model, outcome: AddOutcom
             "standing": {k: v for k, v in standing.set_index("classifier").loc[name].items()},
             "notes": list(outcome.notes),
         })
+
+
+def _folded(added: dict) -> Callable[[str, dict], dict]:
+    """The ``fold`` the rate stage reads the run through: each dataset's stored IRT and response results with
+    the new classifiers measured there as rows of their own (:meth:`RunExtension.rerun
+    <benchirt.pipeline.run.RunExtension.rerun>`).
+
+    A new classifier is a respondent of role ``real`` that was not calibrated: its θ, SE and True-Score on
+    the frozen items join the abilities, its answers, test and cross-validated accuracy the responses, so
+    the rate stage finds every score ``rate.score`` may name, and tests it beside the pool's real
+    classifiers, as it tests those (Cardoso et al. 2021 §5.3).
+    """
+    by_dataset: dict[str, list[AddedResult]] = {}
+    for rows in added.values():
+        for dataset, result in rows.items():
+            by_dataset.setdefault(dataset, []).append(result)
+
+    def with_added(stage: str, results: dict) -> dict:
+        if stage == "irt":
+            return {name: replace(irt, abilities=pd.concat(
+                [irt.abilities, *(r.abilities.reset_index(drop=True).assign(respondent=r.classifier, role="real",
+                                                                             calibrated=False)
+                                  for r in by_dataset.get(name, []))], ignore_index=True))
+                    for name, irt in results.items()}
+        if stage == "respond":
+            return {name: _responses_with(result, by_dataset.get(name, [])) for name, result in results.items()}
+        return results
+
+    return with_added
+
+
+def _responses_with(result, new: list[AddedResult]):
+    """A stored :class:`~benchirt.responses.ResponseResult` with the new classifiers' answers and accuracies."""
+    if not new:
+        return result
+    names = [r.classifier for r in new]
+    return replace(
+        result,
+        responses=pd.concat([result.responses, *(r.responses for r in new)]),
+        roles=pd.concat([result.roles, pd.Series("real", index=names, name=result.roles.name)]),
+        test_accuracy=pd.concat([result.test_accuracy, pd.Series([r.test_accuracy for r in new], index=names)]),
+        cv_accuracy=pd.concat([result.cv_accuracy, pd.Series([r.cv_accuracy for r in new], index=names)]),
+    )
 
 
 def _artifact_name(classifier: str, dataset: str) -> str:
@@ -350,12 +367,11 @@ def _plain(value):
 
 
 def run_allowed_packages(run_dir: str | os.PathLike) -> tuple[str, ...]:
-    """The packages the run's config allows estimators from (``responses.allowed_packages``)."""
+    """The packages the run's config allows estimators from (``respond.allowed_packages``)."""
     from benchirt.pipeline.config import load_config
-    from benchirt.pipeline.store import ArtifactStore
+    from benchirt.pipeline.manifest import Manifest
 
-    manifest = ArtifactStore(run_dir).read_manifest()
-    return tuple(load_config(manifest["config"]).stage_config("respond").allowed_packages)
+    return tuple(load_config(Manifest.read(run_dir).config).stage_config("respond").allowed_packages)
 
 
 def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_file: str | None,
@@ -364,7 +380,7 @@ def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_fi
 
     ``--params`` pairs with ``--classifier`` by position (give one per classifier, or none). The config
     file is YAML ``classifiers: {NAME: {estimator: DOTTED, params: {...}, scale: bool}}`` (the schema of
-    ``responses.extra``). Every entry is resolved and checked here
+    ``respond.extra``). Every entry is resolved and checked here
     (:func:`benchirt.pool.estimators.resolve_classifier_class`: allowed packages, a classifier class)
     before anything it names is imported beyond that check, and before anything is trained.
     """

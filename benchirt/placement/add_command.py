@@ -53,5 +53,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {row.classifier}: rank {row.rank} of {row.n_classifiers} by average rank "
               f"(90 % interval {row.rank_low}-{row.rank_high}); measured on {row.n_measured} datasets, "
               f"predicted on {row.n_predicted}")
-    print(f"wrote {outcome.run_dir / 'added'} and refreshed {outcome.run_dir / 'report.html'}")
+    print(f"wrote {outcome.run_dir / 'added'}; the report: {outcome.run_dir / 'report.html'}")
     return 0

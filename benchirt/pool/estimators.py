@@ -6,7 +6,7 @@ checked in three steps, each before anything is imported or built:
 
 1. its form: dot-separated public Python identifiers (no ``_private`` parts);
 2. its top-level package: one of :data:`ALLOWED_PACKAGES` or a package the user lists explicitly in
-   the config (``responses.allowed_packages``) — checked *before* ``import_module``, since importing a
+   the config (``respond.allowed_packages``) — checked *before* ``import_module``, since importing a
    module can itself run code;
 3. what it names: a class (not a function or instance), defined in an allowed package, that is a
    scikit-learn classifier (subclass of ``sklearn.base.ClassifierMixin`` or with
@@ -52,7 +52,7 @@ def resolve_classifier_class(dotted: str, allowed_packages: Iterable[str] = (), 
         imported, or names something other than a classifier class; the message names what is allowed.
     """
     allowed = tuple(dict.fromkeys((*ALLOWED_PACKAGES, *allowed_packages)))
-    allowed_text = f"classifier classes from {', '.join(allowed)} (add your own package to responses.allowed_packages)"
+    allowed_text = f"classifier classes from {', '.join(allowed)} (add your own package to respond.allowed_packages)"
     parts = dotted.split(".") if isinstance(dotted, str) else []
     if len(parts) < 2 or not all(part.isidentifier() for part in parts):
         raise ConfigError(

@@ -107,7 +107,7 @@ class ExtraEstimator:
         Whether numeric features are standardised before this model (default True).
     allowed_packages : tuple of str
         Top-level packages, beyond :data:`benchirt.pool.estimators.ALLOWED_PACKAGES`, the class may come
-        from (the user's own package, as named in ``responses.allowed_packages``).
+        from (the user's own package, as named in ``respond.allowed_packages``).
     """
 
     name: str
@@ -152,7 +152,7 @@ class ExtraEstimator:
     @classmethod
     def from_dict(cls, name: str, entry: Any, allowed_packages: tuple[str, ...] = ()) -> "ExtraEstimator":
         """Build from a config entry ``{"estimator": path, "params": {...}, "scale": bool}`` or a bare path."""
-        where = f"responses.extra.{name}"
+        where = f"respond.extra.{name}"
         if isinstance(entry, str):
             entry = {"estimator": entry}
         entry = checked_options(where, entry, ("estimator", "params", "scale"))

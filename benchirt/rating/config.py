@@ -76,7 +76,7 @@ class RatingConfig:
     max_pairwise: int | None = 50
 
     def __post_init__(self) -> None:
-        section = "rating"
+        section = "rate"
         check_text(section, "score", self.score)
         initial = check_numbers(section, "initial", self.initial, 3, meaning="[rating, RD, volatility]")
         require(initial[1] > 0 and initial[2] > 0, section, "initial", self.initial,
@@ -97,4 +97,4 @@ class RatingConfig:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "RatingConfig":
         """Build from a mapping (the ``rating:`` section of a YAML config); unknown keys are an error."""
-        return cls(**checked_options("rating", d, cls))
+        return cls(**checked_options("rate", d, cls))

@@ -184,7 +184,7 @@ def leaderboard(
     compared = table["classifier"].tolist()
     if config.max_pairwise is not None and len(compared) > config.max_pairwise:
         notes.append(f"pairwise tests among the {config.max_pairwise} best-rated of {len(compared)} classifiers "
-                     f"only (rating.max_pairwise; Holm corrects over their "
+                     f"only (rate.max_pairwise; Holm corrects over their "
                      f"{config.max_pairwise * (config.max_pairwise - 1) // 2} pairs)")
         compared = compared[: config.max_pairwise]
     pairwise = pairwise_comparisons(matrix, compared, config.rope, config.tie_tolerance, config.seed)

@@ -28,7 +28,7 @@ def run_scores(irts: Mapping[str, object], responses: Mapping[str, object], scor
         For a name outside ``RUN_SCORES``, listing them.
     """
     if score not in RUN_SCORES:
-        raise ConfigError(f"rating.score {score!r} is not a score of a run; choose one of {', '.join(RUN_SCORES)}")
+        raise ConfigError(f"rate.score {score!r} is not a score of a run; choose one of {', '.join(RUN_SCORES)}")
     names = sorted(irts)
     if score in ("true_score", "theta"):
         table = true_score_table([irts[name] for name in names], roles=ROLES, column=score)

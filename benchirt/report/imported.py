@@ -12,7 +12,7 @@ TOP = 20
 
 def imported_runs(results, config: ReportConfig) -> Section | None:
     """Absent unless some dataset's responses were imported (``ResponseResult.provenance``)."""
-    imported = {name: r for name, r in sorted(results.responses.items()) if getattr(r, "provenance", None) is not None}
+    imported = {name: r for name, r in sorted(results.respond.items()) if getattr(r, "provenance", None) is not None}
     if not imported:
         return None
     section = Section("imported-runs", "Respondents from stored runs")
@@ -21,12 +21,12 @@ def imported_runs(results, config: ReportConfig) -> Section | None:
         "of every row of the task's dataset gives its 0/1 answers (benchirt import-runs, docs/stored-runs.md). "
         "The top of the field per dataset by IRT ability θ with its 95 % interval (θ ± 1.96 SE); the full "
         "provenance table lists every respondent with its OpenML page; 'source' tells a stored run from a "
-        "classifier of benchirt's own pool answering the same rows (responses.pool)."))
+        "classifier of benchirt's own pool answering the same rows (respond.pool)."))
     for name, result in imported.items():
         for note in result.notes:
             section.add(Note(f"{name}: {note}"))
         provenance = result.provenance.copy()
-        irt = results.irts.get(name)
+        irt = results.irt.get(name)
         if irt is not None:
             abilities = irt.abilities.set_index("respondent")[["theta", "se", "true_score"]]
             provenance = provenance.join(abilities, on="respondent")

@@ -346,7 +346,7 @@ def ratings(results, config: ReportConfig) -> Section | None:
     section.add(Paragraph(
         f"One rating period per dataset ({len(tournament.order)} datasets, order: "
         f"{rating.config.order or 'sorted names'}); each pair of classifiers plays one match per dataset, "
-        f"won by the higher {human_value(rating.config.score)} (the run's rating.score). Glicko-2 variant: "
+        f"won by the higher {human_value(rating.config.score)} (the run's rate.score). Glicko-2 variant: "
         f"{rating.config.glicko}. Interval: rating ± 2 RD. " + _glicko_leader(rating.ratings)
     ))
     n_orders = rating.permutation.n_permutations if rating.permutation is not None else 0

@@ -15,7 +15,7 @@ def size_policy(results, config: ReportConfig) -> Section | None:
     """
     rows = []
     policy = {}
-    for name, result in sorted(results.responses.items()):
+    for name, result in sorted(results.respond.items()):
         sizes = getattr(result, "sizes", None) or {}
         if not sizes:
             continue

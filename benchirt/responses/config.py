@@ -79,7 +79,7 @@ class ResponseConfig:
         object.__setattr__(self, "pool", tuple(self.pool))
         object.__setattr__(self, "extra", tuple(self.extra))
         object.__setattr__(self, "allowed_packages", tuple(self.allowed_packages))
-        section = "responses"
+        section = "respond"
         require(is_number(self.test_size) and 0.0 < self.test_size < 1.0, section, "test_size", self.test_size,
                 "a number strictly between 0 and 1")
         check_integer(section, "max_test", self.max_test, 1)
@@ -106,17 +106,17 @@ class ResponseConfig:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "ResponseConfig":
         """Build from a plain mapping (a YAML section); ConfigError on unknown keys or bad values."""
-        d = checked_options("responses", d, cls)
+        d = checked_options("respond", d, cls)
         if "pool" in d:
-            d["pool"] = check_names("responses", "pool", d["pool"], "classifier names", empty=True)
-        allowed = check_names("responses", "allowed_packages", d.get("allowed_packages") or (),
+            d["pool"] = check_names("respond", "pool", d["pool"], "classifier names", empty=True)
+        allowed = check_names("respond", "allowed_packages", d.get("allowed_packages") or (),
                               "top-level package names", empty=True)
-        require(all(name.isidentifier() for name in allowed), "responses", "allowed_packages", allowed,
+        require(all(name.isidentifier() for name in allowed), "respond", "allowed_packages", allowed,
                 "a list of top-level package names")
         d["allowed_packages"] = allowed
         if "extra" in d:
             extra = d["extra"] or {}
-            require(isinstance(extra, Mapping), "responses", "extra", extra,
+            require(isinstance(extra, Mapping), "respond", "extra", extra,
                     "a mapping name -> {estimator: dotted.path, params: {...}}")
             d["extra"] = tuple(ExtraEstimator.from_dict(str(name), entry, allowed) for name, entry in extra.items())
         return cls(**d)

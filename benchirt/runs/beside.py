@@ -115,7 +115,7 @@ def beside_suite(imported, spec, pool_config=None):
     train = int(dataset.y.notna().sum()) - len(items)
     if train < 2:
         raise DataError(f"{imported.dataset}: benchirt's pool has no row to train on: the imported items are every "
-                        "row of the dataset; use responses.per_flow: best-held-out (its items are the odd folds' rows, "
+                        "row of the dataset; use respond.per_flow: best-held-out (its items are the odd folds' rows, "
                         "the even folds' rows train the pool)")
     pool = respond(dataset, pool_config, test_rows=items)
     return merge(paired, pool, train)
@@ -140,7 +140,7 @@ def merge(imported, pool, n_train: int | None = None):
     clash = sorted(set(pool.responses.index) & set(imported.responses.index))
     if clash:
         raise DataError(f"{imported.dataset}: respondent name(s) {', '.join(clash[:3])}{' …' if len(clash) > 3 else ''} are both a pool classifier and an "
-                        "imported flow; leave them out of responses.pool.pool")
+                        "imported flow; leave them out of respond.pool.pool")
     responses = pd.concat([pool.responses, imported.responses]).rename_axis(pool.responses.index.name)
     roles = pd.concat([pool.roles.reindex(pool.responses.index), imported.roles]).astype(str).rename("role")
     own = pd.DataFrame({"respondent": pool.responses.index.astype(str),

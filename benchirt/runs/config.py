@@ -57,7 +57,7 @@ class ImportConfig:
     pool: Any = False
 
     def __post_init__(self) -> None:
-        section = "responses"
+        section = "respond"
         check_choice(section, "source", self.source, (SOURCE_NAME,))
         require((self.path is None) != (self.tasks is None), section, "path", self.path,
                 "either path (a runs folder or a respondents x items CSV) or tasks (OpenML task ids or a suite)")
@@ -95,13 +95,13 @@ class ImportConfig:
 
         options = {} if self.pool is True else dict(self.pool)
         for key in ("test_size", "max_test"):
-            require(key not in options, "responses", f"pool.{key}", options.get(key),
+            require(key not in options, "respond", f"pool.{key}", options.get(key),
                     "no split option: beside imported runs the items are the import's, every other row trains")
         return ResponseConfig.from_dict(options)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "ImportConfig":
-        d = checked_options("responses", d, cls)
+        d = checked_options("respond", d, cls)
         if isinstance(d.get("tasks"), (int, list)):
             d["tasks"] = ",".join(str(t) for t in (d["tasks"] if isinstance(d["tasks"], list) else [d["tasks"]]))
         return cls(**d)

@@ -16,7 +16,7 @@ from benchirt.runs.select import Selection, select
 STORED_RUN = "stored run"
 #: The note of an import whose source holds no labels (dropped once it is paired with its dataset).
 NO_LABELS = ("the source holds no labels: the suspect-label table shows none (pair the import with its dataset: "
-             "responses.pair_with_suite)")
+             "respond.pair_with_suite)")
 
 
 def read_configured_source(config: ImportConfig, base_dir: str | Path = ".") -> list[RunMatrix]:

@@ -43,18 +43,18 @@ def validate_cuts(cuts: Iterable[float] | float) -> tuple[float, ...]:
             try:
                 cut = float(str(cut).strip().rstrip("%"))
             except ValueError:
-                require(False, "subsets", "cuts", given, expected)
+                require(False, "subset", "cuts", given, expected)
         cut = float(cut)
-        require(0.0 < cut <= 100.0, "subsets", "cuts", given, expected)
-        require(cut not in values, "subsets", "cuts", given, "each percentage once")
+        require(0.0 < cut <= 100.0, "subset", "cuts", given, expected)
+        require(cut not in values, "subset", "cuts", given, "each percentage once")
         values.append(cut)
-    require(bool(values), "subsets", "cuts", given, expected)
+    require(bool(values), "subset", "cuts", given, expected)
     return tuple(values)
 
 
 def validate_rule(rule: str) -> str:
     """Return ``rule`` if it is one of :data:`RULES`, else raise :class:`ConfigError`."""
-    check_choice("subsets", "rule", rule, RULES)
+    check_choice("subset", "rule", rule, RULES)
     return rule
 
 
@@ -85,14 +85,14 @@ class SubsetConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "cuts", validate_cuts(self.cuts))
         validate_rule(self.rule)
-        check_integer("subsets", "n_random", self.n_random, 2, also=(0,))
-        check_integer("subsets", "seed", self.seed, 0)
-        check_integer("subsets", "n_permutations", self.n_permutations, 2, also=(0,))
+        check_integer("subset", "n_random", self.n_random, 2, also=(0,))
+        check_integer("subset", "seed", self.seed, 0)
+        check_integer("subset", "n_permutations", self.n_permutations, 2, also=(0,))
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "SubsetConfig":
         """Build from a mapping (the ``subsets:`` section of a YAML config); unknown keys are an error."""
-        d = checked_options("subsets", d, cls)
+        d = checked_options("subset", d, cls)
         if "cuts" in d and isinstance(d["cuts"], str):
             d["cuts"] = [c for c in d["cuts"].split(",") if c.strip()]
         return cls(**d)
