@@ -210,7 +210,7 @@ def fit_irt(responses, config: IRTConfig | None = None, initial: pd.DataFrame | 
     >>> simulated = simulate_responses(n_respondents=40, n_items=12, model="2PL", seed=1)
     >>> fit = fit_irt(simulated.responses, IRTConfig(model="2PL"))
     >>> fit.items.shape
-    (12, 8)
+    (12, 9)
     >>> fit.items.columns[:3].tolist()
     ['discrimination', 'difficulty', 'guessing']
     >>> bool((fit.items["guessing"] == 0).all())     # the 2PL has no guessing parameter
