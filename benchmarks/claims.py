@@ -23,11 +23,22 @@ decodIRT tool), so that the prose can be checked and corrected by anyone:
 
 The AIRT numbers of ``docs/airt.md`` come from ``benchmarks/airt_compat.py``.
 
-Run:  .venv/bin/python benchmarks/claims.py
+It also checks docs/benchmarks.md, where every measurement stands in a block naming its command
+(``benchmarks/documented_numbers.py`` says the rules):
+
+* ``--check-docs``: the blocks name existing scripts, options and parts; no number of docs/benchmarks.md
+  outside a block; every number of README.md in docs/benchmarks.md (what ``tests/test_documented_numbers.py`` runs);
+* ``--check-block "COMMAND" OUTPUT``: the numbers of COMMAND's blocks that a saved output of COMMAND does not give
+  (to its rounding) — e.g. ``python benchmarks/claims.py --part orders > orders.txt``, then
+  ``python benchmarks/claims.py --check-block "python benchmarks/claims.py --part orders" orders.txt``.
+
+Run:  .venv/bin/python benchmarks/claims.py [--part reference|orders|statistics|subsets]
 """
 from __future__ import annotations
 
+import argparse
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +48,9 @@ from benchirt.irt.starts import item_rest_correlations
 from benchirt.rating import RatingConfig, friedman_nemenyi, glicko_tournament, permutation_analysis, read_scores
 from benchirt.subsets import SubsetConfig, build_subsets, evaluate_subsets
 from benchirt.subsets.command import default_roles, read_summaries
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from documented_numbers import blocks_of, problems, unmatched_numbers  # noqa: E402  (a script beside this one)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = Path(os.environ.get("BENCHIRT_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data")) / "decodirt-reference"
@@ -93,7 +107,7 @@ def order_claims(n_orders: int = 200, seed: int = 0) -> list[tuple[str, str, str
         sd, rd = summary["rating_sd"], single["rd"]
         rows += [
             (f"glicko_order_mlp_rank_range [{glicko}]", "README, docs/rating.md", "1st to 11th (glickman), 1st to 10th (decodirt)",
-             f"{int(mlp['rank_min'])} to {int(mlp['rank_max'])}"),
+             f"{int(mlp['rank_min'])} to {int(mlp['rank_max'])} over {n_orders} random orders"),
             (f"glicko_order_rating_sd [{glicko}]", "README, docs/rating.md", "31-62 points (glickman), 30-56 (decodirt)",
              f"{sd.min():.1f}-{sd.max():.1f}"),
             (f"glicko_single_run_rd [{glicko}]", "README, docs/rating.md", "31-36 (glickman), 30-33 (decodirt)",
@@ -142,7 +156,7 @@ def statistics_claims() -> list[tuple[str, str, str, str]]:
     blocks = friedman_nemenyi(reference, mode="blocks", classifiers=real)
     rows = [
         ("friedman_random_rejections", "README, docs/rating.md", "1 of 20 (blocks), 19 of 20 (trajectories)",
-         f"blocks {rejections['blocks', 'glickman']} of 20; trajectories {rejections['decodirt', 'glickman']} of 20 "
+         f"5 classifiers x 30 datasets: blocks {rejections['blocks', 'glickman']} of 20; trajectories {rejections['decodirt', 'glickman']} of 20 "
          f"(Glickman), {rejections['decodirt', 'decodirt']} of 20 (decodIRT's arithmetic)"),
         ("friedman_reference_blocks", "docs/rating.md", "chi2_F = 69.8, p ≈ 1e-10, 11 of 66 pairs, CD = 2.36",
          f"chi2_F = {blocks.statistic:.1f}, p = {blocks.p_value:.1e}, "
@@ -165,14 +179,59 @@ def _pairs_below(p_values: pd.DataFrame, alpha: float) -> int:
     return int((values[np.triu_indices_from(values, k=1)] < alpha).sum())
 
 
-def main() -> None:
+PARTS = ("reference", "orders", "statistics", "subsets")
+
+
+def claims(part: str) -> list[tuple[str, str, str, str]]:
+    """The claims of one part (``all``: every part), recomputed."""
+    if part == "reference":
+        return reference_claims(sorted(p for p in REFERENCE.iterdir() if (p / "true_scores.csv").is_file()))
+    if part == "orders":
+        return order_claims()
+    if part == "statistics":
+        return statistics_claims()
+    if part == "subsets":
+        return subset_claims()
+    return [row for name in PARTS for row in claims(name)]
+
+
+def check_block(command: str, output: Path) -> int:
+    """Print the numbers of ``command``'s blocks in docs/benchmarks.md that ``output`` does not give; 1 if any."""
+    blocks = blocks_of(command)
+    if not blocks:
+        print(f"docs/benchmarks.md has no block of `{command}`")
+        return 1
+    text = output.read_text(encoding="utf-8")
+    status = 0
+    for block in blocks:
+        missing = unmatched_numbers(block.text, text)
+        status |= bool(missing)
+        print(f"docs/benchmarks.md line {block.line}: " + (
+            f"not in {output} (derived, or changed: check by hand): {', '.join(missing)}" if missing
+            else f"every number is in {output}"))
+    return status
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", choices=(*PARTS, "all"), default="all", help="which claims to recompute")
+    parser.add_argument("--check-docs", action="store_true",
+                        help="check docs/benchmarks.md's blocks and README.md's numbers (runs no benchmark)")
+    parser.add_argument("--check-block", nargs=2, metavar=("COMMAND", "OUTPUT"),
+                        help="compare COMMAND's blocks in docs/benchmarks.md with a saved output of COMMAND")
+    args = parser.parse_args()
+    if args.check_docs:
+        found = problems()
+        print("\n".join(found) if found else "docs/benchmarks.md and README.md: every check holds")
+        return 1 if found else 0
+    if args.check_block:
+        return check_block(args.check_block[0], Path(args.check_block[1]))
     if not REFERENCE.is_dir():
         raise SystemExit(f"reference data not found at {REFERENCE} (set BENCHIRT_SHARED_DATA)")
-    folders = sorted(p for p in REFERENCE.iterdir() if (p / "true_scores.csv").is_file())
-    rows = reference_claims(folders) + order_claims() + statistics_claims() + subset_claims()
-    for name, where, said, value in rows:
+    for name, where, said, value in claims(args.part):
         print(f"{name}\n    recomputed: {value}\n    prose:      {said}  [{where}]")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
