@@ -32,6 +32,7 @@ import ast
 import re
 import shlex
 from dataclasses import dataclass
+from functools import lru_cache
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -114,9 +115,7 @@ def command_problem(command: str, benchmark_dir: Path = BENCHMARK_DIR) -> str | 
     script = benchmark_dir / Path(words[1]).name
     if not script.is_file():
         return f"`{command}`: {words[1]} does not exist"
-    tree = ast.parse(script.read_text(encoding="utf-8"))
-    declared = {node.value for node in ast.walk(tree)
-                if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("--")}
+    tree, declared = _script(script)
     for index, word in enumerate(words[2:], start=2):
         flag = word.split("=", 1)[0]
         if flag.startswith("--") and flag not in declared:
@@ -129,18 +128,42 @@ def command_problem(command: str, benchmark_dir: Path = BENCHMARK_DIR) -> str | 
     return None
 
 
-def _part_choices(tree: ast.AST) -> set[str]:
-    """The ``choices`` of the script's ``add_argument("--part", ..., choices=(...))``."""
+@lru_cache(maxsize=None)
+def _script(path: Path) -> tuple[ast.Module, frozenset[str]]:
+    """A script's syntax tree and the ``--flag`` strings of its source (parsed once per path)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return tree, frozenset(node.value for node in ast.walk(tree)
+                           if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("--"))
+
+
+def _part_choices(tree: ast.Module) -> set[str]:
+    """The ``choices`` of the script's ``add_argument("--part", ..., choices=...)``.
+
+    The choices are a literal tuple or list, whose items may be ``*NAME`` or ``NAME`` of a module-level literal
+    (``choices=(*PARTS, "all")``); anything else reads as no choices.
+    """
+    constants = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+                 for target in node.targets if isinstance(target, ast.Name)}
     for node in ast.walk(tree):
         if (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "add_argument" and node.args
                 and isinstance(node.args[0], ast.Constant) and node.args[0].value == "--part"):
             for keyword in node.keywords:
                 if keyword.arg == "choices":
-                    try:
-                        return {str(value) for value in ast.literal_eval(keyword.value)}
-                    except ValueError:
-                        return set()
+                    return set(_literal_strings(keyword.value, constants))
     return set()
+
+
+def _literal_strings(node: ast.expr, constants: dict[str, ast.expr]) -> list[str]:
+    """The strings of a literal tuple/list, following ``NAME`` and ``*NAME`` to module-level literals."""
+    if isinstance(node, ast.Name) and node.id in constants:
+        return _literal_strings(constants[node.id], constants)
+    if isinstance(node, ast.Starred):
+        return _literal_strings(node.value, constants)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return [value for item in node.elts for value in _literal_strings(item, constants)]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    return []
 
 
 def readme_units(text: str) -> list[tuple[int, str]]:
