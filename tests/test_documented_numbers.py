@@ -6,6 +6,7 @@ documents, so that each rule is seen to fail when broken.
 """
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -35,6 +36,13 @@ def test_readme_is_a_front_page():
     for section in ("## In Python", "## On the command line", "## Commands", "## How to cite", "## Licence"):
         assert section in text
     assert "BSD-3-Clause" in text and "BSD 3-Clause" in (ROOT / "LICENSE").read_text(encoding="utf-8")
+
+
+def test_readme_lists_every_command_once():
+    from benchirt.cli import COMMANDS
+
+    rows = re.findall(r"^\| `benchirt ([\w-]+)", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.MULTILINE)
+    assert sorted(rows) == sorted(COMMANDS)
 
 
 def test_numbers_are_found_as_written():
