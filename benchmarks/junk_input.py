@@ -12,7 +12,7 @@ Every reader parses the whole file with pandas before it can judge it, so its pe
 that slope so that the worst reader stays under 1.5 GiB at the limit; a 1 GB junk file is then refused
 by its size alone, at the interpreter's own footprint, and the script checks that it is.
 
-    python benchmarks/junk_input.py --sizes 16 128   # what benchirt/sniff.py and the README quote
+    python benchmarks/junk_input.py --sizes 16 128   # what benchirt/sniff.py and docs/benchmarks.md quote
     python benchmarks/junk_input.py                  # 16 and 64 MiB per reader, then the 1 GB case
 """
 from __future__ import annotations

@@ -1,11 +1,14 @@
-"""Run the numpydoc ``Examples`` blocks of the public entry points as doctests.
+"""Run the numpydoc ``Examples`` blocks of the public entry points, and README.md's Python example, as doctests.
 
 Each stage package's entry point carries a small example built from inline data (no network, no
 ``../shared``); this module runs them, and checks that every entry point listed below has an Examples
-block with at least one example that was executed.
+block with at least one example that was executed. README.md's example shows its real output, which is checked
+here too (a fit's duration aside).
 """
 import doctest
 import importlib
+import re
+from pathlib import Path
 
 import pytest
 
@@ -52,3 +55,24 @@ def test_examples_run(module_name):
 def test_every_stage_package_has_an_example():
     packages = {name.split(".")[1] for name in ENTRY_POINTS}
     assert packages >= {"irt", "rating", "subsets", "airt", "responses", "placement", "runs", "pipeline"}
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+#: A fit's duration as ``IRTFit.summary()`` prints it ("0.07s)"): the one part of the README's output that varies.
+DURATION = re.compile(r"\d+\.\d+s\)")
+
+
+class _AnyDuration(doctest.OutputChecker):
+    def check_output(self, want, got, optionflags):
+        return super().check_output(DURATION.sub("<duration>", want), DURATION.sub("<duration>", got), optionflags)
+
+
+def test_readme_python_example():
+    """README.md's ``python`` block runs and prints what the README shows (refresh it when this fails)."""
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.DOTALL)
+    assert len(blocks) == 1 and ">>> " in blocks[0]
+    test = doctest.DocTestParser().get_doctest(blocks[0], {}, "README.md", str(README), 0)
+    runner = doctest.DocTestRunner(checker=_AnyDuration(), optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = runner.run(test, clear_globs=True)
+    assert result.attempted == len(test.examples) > 5
+    assert result.failed == 0, "README.md's Python example no longer prints what the README shows (output above)"
