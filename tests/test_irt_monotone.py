@@ -133,3 +133,33 @@ def test_a_perfectly_reversed_item_falls_on_the_slope_not_the_discrimination():
     assert items.loc["separates", "discrimination"] > 2.0 and items.loc["separates", "ability_slope"] > 2.0
     assert items.loc["separates_reversed", "discrimination"] >= 0
     assert -20.0 < items.loc["separates_reversed", "ability_slope"] < -2.0
+
+
+def test_the_stage_describes_items_with_the_3pl_and_scores_with_the_1pl():
+    """The default stage: the 3PL's item table, the 1PL's abilities — ranked exactly as the number
+    correct (ties are ties) — and the 1PL's items for scoring new classifiers; decodIRT's family
+    scores with its 3PL."""
+    from types import SimpleNamespace
+
+    from benchirt.irt.stage import irt_for_responses
+
+    sim = simulate_responses(80, 60, model="3PL", negative_fraction=0.1, seed=8)
+    roles = pd.Series(["ladder"] * 68 + ["real"] * 12, index=sim.responses.index)
+    result = SimpleNamespace(dataset="toy", responses=sim.responses, roles=roles)
+    irt = irt_for_responses(result, IRTConfig(compare_models=False))
+    assert irt.fit.model == "3PL" and irt.scorer.model == "1PL" and irt.statistics["scoring_model"] == "1PL"
+    abilities = irt.abilities.set_index("respondent")
+    correct = sim.responses.sum(axis=1)
+    for column in ("theta", "true_score"):
+        ranks = abilities[column].round(9).rank()
+        assert (ranks == correct.rank()).all(), column
+    decodirt = irt_for_responses(result, IRTConfig(model_family="decodirt", starts=1, compare_models=False))
+    assert decodirt.scoring_fit is None and decodirt.scorer is decodirt.fit
+
+
+def test_ability_model_is_checked_against_the_family():
+    assert IRTConfig().scoring_model == "1PL" and IRTConfig(model_family="decodirt").scoring_model == "3PL"
+    assert IRTConfig(ability_model="3PL").scoring_model == "3PL"
+    with pytest.raises(ConfigError, match="ability_model: got '1PL', expected 'auto' or '3PL' with model_family "
+                                          "decodirt"):
+        IRTConfig(model_family="decodirt", ability_model="1PL")

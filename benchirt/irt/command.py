@@ -18,10 +18,12 @@ if TYPE_CHECKING:
 DESCRIPTION = """\
 Estimate item parameters (discrimination a, difficulty b, guessing c; P = c + (1-c)/(1+exp(-a(θ-b))))
 by marginal maximum likelihood with priors (Bayes modal), then each respondent's ability θ and
-True-Score (sum of P over the items). The default model is monotone: every a >= 0, so one more
-correct answer never lowers θ or the True-Score, and an item whose answers fall with ability is
-reported by its ability_slope (< 0) in items.csv. --compat decodirt fits decodIRT's free-sign 3PL
-(negative discriminations allowed, with its full start search), which reproduces decodIRT's tables.
+True-Score (sum of P over the items). The default model is monotone: every a >= 0, and an item whose
+answers fall with ability is reported by its ability_slope (< 0) in items.csv. Abilities and
+True-Scores come from the 1PL fitted from the items' solution (--ability-model to choose), a monotone
+function of the number correct: one more correct answer never lowers them (docs/irt.md, "Which model
+scores, and why"). --compat decodirt fits decodIRT's free-sign 3PL (negative discriminations allowed,
+with its full start search) and scores with it, which reproduces decodIRT's tables.
 
 RESPONSES.csv: respondents x items of 0/1, comma-separated, with a header row of item names, as
 decodIRT's responses_pool.csv (--no-header: no header row, items named V1..Vm); a first column
@@ -35,7 +37,8 @@ at_bound, or all_correct / all_wrong for items without information, reported as 
 ability range, a = 10, b = -12 / +12 with the defaults, for which the formula gives P = 1 / 0;
 infit, outfit and misfit: either mean square above 1.5; ability_slope: the logistic slope of the
 item's answers on the respondents' abilities),
-DIR/abilities.csv (respondent, theta, se, true_score), DIR/fit.json (status, converged, n_iter,
+DIR/abilities.csv (respondent, theta, se, true_score; from the scoring model, whose items go to
+DIR/scoring_items.csv when it is not the item model), DIR/fit.json (status, converged, n_iter,
 log_likelihood, seconds, model, n_respondents, n_items, the EM starts: start_runs with each start's
 log posterior and status converged / iteration_limit / better_optimum_exists, item summary) and, with --plots,
 icc.png, ccc_difficulty.png, ccc_discrimination.png, parameters.png. With --compare-models also
@@ -61,6 +64,9 @@ def register(subparsers) -> None:
                         help="respondents x items matrix of 0/1; with the word 'score' first, score it on --items")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     parser.add_argument("--model", choices=MODELS, default="3PL", help="item response model (default 3PL)")
+    parser.add_argument("--ability-model", choices=("auto", *MODELS), default="auto",
+                        help="the model whose abilities and True-Scores score the respondents (auto: the 1PL, "
+                             "or the item model with --compat decodirt)")
     parser.add_argument("--compat", choices=("decodirt",), default=None,
                         help="decodirt: decodIRT's free-sign model (negative discriminations, full start search) "
                              "instead of the monotone default")
@@ -113,10 +119,11 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.irt.estimation import fit_irt
     from benchirt.irt.itemfit import MISFIT_ABOVE, item_fit
     from benchirt.irt.matrix_file import read_responses_csv
+    from benchirt.irt.scorer import fit_scoring_model
     from benchirt.irt.summary import item_summary
 
     family = "decodirt" if args.compat == "decodirt" else "monotone"
-    config = IRTConfig(model=args.model, model_family=family, prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter,
+    config = IRTConfig(model=args.model, model_family=family, ability_model=args.ability_model, prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter,
                        starts=_starts(args.starts), expanded_em=True if args.expanded_em else "auto", **_quadrature(args.quadrature))
     responses_path, scoring = _responses_argument(args)
     responses = read_responses_csv(responses_path, header=not args.no_header)
@@ -124,15 +131,21 @@ def run(args: argparse.Namespace) -> int:
         return _score(args, responses_path, responses, config)
     try:
         fit = fit_irt(responses, config)
+        scorer = fit_scoring_model(responses, fit)
         comparison = compare_models(responses, config, fitted=fit) if args.compare_models else None
     except DataError as exc:
         raise DataError(f"{responses_path}: {exc}") from None
-    table = fit.ability_table(responses, config.ability)
-    fit_table = item_fit(fit, responses, theta=table["theta"].to_numpy())
+    table = scorer.ability_table(responses, config.ability)
+    item_theta = table if scorer is fit else fit.ability_table(responses, config.ability)
+    fit_table = item_fit(fit, responses, theta=item_theta["theta"].to_numpy())
     out = Path(args.out)
     atomic_write_csv(out / "items.csv", fit.items.join(fit_table).reset_index())
     atomic_write_csv(out / "abilities.csv", table.reset_index())
+    if scorer is not fit:  # the frozen items new respondents are scored on (benchirt irt score)
+        atomic_write_csv(out / "scoring_items.csv", scorer.items.reset_index())
     record = fit.convergence()
+    record["scoring_model"] = scorer.model
+    record["scoring_converged"] = scorer.converged
     record["summary"] = item_summary(fit.items, config)
     record["ability"] = config.ability
     record["input"] = str(responses_path)
@@ -146,6 +159,9 @@ def run(args: argparse.Namespace) -> int:
         f"({fit.seconds:.2f} s), log-likelihood {fit.log_likelihood:.2f}; "
         f"{record['n_flagged']} items without information, {record['n_at_bound']} at a bound"
     )
+    if scorer is not fit:
+        print(f"abilities and True-Scores from the {scorer.model} ({scorer.status}; its items in scoring_items.csv): "
+              f"monotone in the number correct (docs/irt.md, \"Which model scores, and why\")")
     optima = "; ".join(f"{o['log_posterior']:.2f}" for o in record["optima"])
     print(f"best of {len(runs)} EM start(s) ({record['starts']}); {record['n_optima']} distinct optima "
           f"(log posterior {optima}); {record['n_local_optima']} start(s) ended in a local optimum")

@@ -37,6 +37,16 @@ class IRTConfig:
         free-sign model, which keeps negative discriminations (Cardoso et al. 2021 §5.2) and so has
         many optima on classifier data; ``starts="auto"`` then runs the full start search
         (docs/irt.md, "Which model scores, and why").
+    ability_model : {"auto", "1PL", "2PL", "3PL"}
+        The model whose abilities and True-Scores score the respondents, fitted on the calibration
+        respondents from the item model's solution (``model``'s items describe the test instances).
+        ``"auto"``: the 1PL (Rasch) for the monotone family — its ability is a monotone function of the
+        number correct (Rasch 1960), and item weights estimated on a pool do not transfer to the
+        classifiers it ranks: on decodIRT's 50 reference pools the monotone 3PL's ability predicts the
+        real classifiers' accuracy on held-out items worse than their accuracy does (Spearman 0.693
+        against 0.765, 17 of 50 pools at least as well), the 1PL's exactly as well
+        (``benchmarks/irt_validity.py --part predictive``; docs/irt.md, "Which model scores, and
+        why"); ``model`` itself for decodIRT's family, which scores with its 3PL.
     prior : bool
         Bayes modal estimation (``True``) with the priors below, or plain marginal
         maximum likelihood (``False``; estimates then rely on the bounds only).
@@ -121,6 +131,7 @@ class IRTConfig:
 
     model: str = "3PL"
     model_family: str = "monotone"
+    ability_model: str = "auto"
     prior: bool = True
     prior_discrimination: tuple[float, float] = (0.0, 2.5)
     prior_difficulty: tuple[float, float] = (0.0, 3.0)
@@ -154,6 +165,10 @@ class IRTConfig:
         check_choice(section, "model", self.model, MODELS)
         check_choice(section, "ability", self.ability, ABILITY_METHODS)
         check_choice(section, "model_family", self.model_family, MODEL_FAMILIES)
+        check_choice(section, "ability_model", self.ability_model, ("auto", *MODELS))
+        require(self.model_family == "monotone" or self.ability_model in ("auto", self.model), section,
+                "ability_model", self.ability_model,
+                f"'auto' or {self.model!r} with model_family decodirt (decodIRT scores with its item model)")
         check_bool(section, "prior", self.prior)
         check_bool(section, "compare_models", self.compare_models)
         if self.expanded_em != "auto":
@@ -183,6 +198,13 @@ class IRTConfig:
         roles = check_names(section, "calibration_roles", self.calibration_roles,
                             "respondent roles (ladder, real, artificial)", single=True)
         object.__setattr__(self, "calibration_roles", roles)
+
+    @property
+    def scoring_model(self) -> str:
+        """The model that scores the respondents (``ability_model``, ``"auto"`` resolved)."""
+        if self.ability_model != "auto":
+            return self.ability_model
+        return "1PL" if self.model_family == "monotone" else self.model
 
     @property
     def uses_expanded_em(self) -> bool:

@@ -11,6 +11,7 @@ from benchirt.errors import DataError
 from benchirt.irt.config import IRTConfig
 from benchirt.irt.estimation import fit_irt
 from benchirt.irt.fit import IRTFit
+from benchirt.irt.scorer import fit_scoring_model
 from benchirt.irt.compare import compare_models
 from benchirt.irt.itemfit import item_fit
 from benchirt.irt.summary import item_summary
@@ -27,10 +28,10 @@ class DatasetIRT:
     ----------
     dataset : str
     fit : IRTFit
-        Item parameters calibrated on ``config.calibration_roles``.
+        Item parameters calibrated on ``config.calibration_roles`` (the item model, ``config.model``).
     abilities : pandas.DataFrame
         One row per respondent (calibrated or not): ``respondent, role, calibrated,
-        theta, se, true_score``.
+        theta, se, true_score``, from :attr:`scorer`.
     statistics : dict
         The dataset's summary statistics (called ``summary`` before the result protocol took that name for
         the text of :meth:`summary`): :func:`benchirt.irt.summary.item_summary` plus ``converged``, ``status``,
@@ -47,6 +48,9 @@ class DatasetIRT:
         Test instances whose label is probably wrong (most real classifiers miss them and the item curve
         expects the ablest one to miss them too), with their dataset row, the dataset's label and the
         real classifiers' consensus (:func:`benchirt.irt.suspects.suspect_labels`).
+    scoring_fit : IRTFit or None
+        The model that scores the respondents when it is not the item model (``config.scoring_model``,
+        :mod:`benchirt.irt.scorer`); ``None``: ``fit`` scores them.
     """
 
     dataset: str
@@ -56,6 +60,12 @@ class DatasetIRT:
     item_fit: pd.DataFrame = field(default_factory=pd.DataFrame)
     model_comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
     suspect_labels: pd.DataFrame = field(default_factory=pd.DataFrame)
+    scoring_fit: IRTFit | None = None
+
+    @property
+    def scorer(self) -> IRTFit:
+        """The fit whose items score respondents: new classifiers are scored on its frozen items."""
+        return self.fit if self.scoring_fit is None else self.scoring_fit
 
     def summary(self) -> str:
         """A few lines for a terminal: the fit, the share of discriminating items, misfits, suspect labels."""
@@ -130,7 +140,10 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
     calibration = responses if calibrate.all() else responses[calibrate]
     try:
         fit = fit_irt(calibration, config)
-        table = fit.ability_table(responses, config.ability)
+        scorer = fit_scoring_model(calibration, fit)
+        table = scorer.ability_table(responses, config.ability)
+        # the item model's own abilities judge its items (item fit, suspect labels' curves)
+        item_theta = (table if scorer is fit else fit.ability_table(responses, config.ability))["theta"]
         comparison = (compare_models(calibration, config, fitted=fit) if config.compare_models
                       else pd.DataFrame())
     except DataError as exc:
@@ -138,21 +151,22 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
     abilities = table.reset_index()
     abilities.insert(1, "role", roles.to_numpy())
     abilities.insert(2, "calibrated", calibrate)
-    fit_table = item_fit(fit, calibration, theta=table["theta"].to_numpy()[calibrate])
+    fit_table = item_fit(fit, calibration, theta=item_theta.to_numpy()[calibrate])
     real = roles.index[roles == "real"]
     predictions = getattr(result, "predictions", None)
-    suspects = suspect_labels(fit, responses.loc[real], table.loc[real, "theta"].to_numpy(),
+    suspects = suspect_labels(fit, responses.loc[real], item_theta.loc[real].to_numpy(),
                               config.suspect_agreement, config.suspect_rising_alpha,
                               predictions.loc[real] if predictions is not None and len(real) else None,
                               getattr(result, "test_labels", None))
     statistics = item_summary(fit.items, config)
     statistics.update(converged=fit.converged, status=fit.status, n_iter=fit.n_iter, seconds=fit.seconds,
-                      model=fit.model, quadrature_nodes=fit.quadrature_nodes, quadrature_error=fit.quadrature_error,
+                      model=fit.model, scoring_model=scorer.model, scoring_converged=scorer.converged, quadrature_nodes=fit.quadrature_nodes, quadrature_error=fit.quadrature_error,
                       n_misfit=int(fit_table["misfit"].sum()),
                       n_suspect_labels=len(suspects),
                       **optima_summary(fit, responses.loc[real] if len(real) else None))
     return DatasetIRT(dataset=result.dataset, fit=fit, abilities=abilities, statistics=statistics, item_fit=fit_table,
-                      model_comparison=comparison, suspect_labels=suspects)
+                      model_comparison=comparison, suspect_labels=suspects,
+                      scoring_fit=None if scorer is fit else scorer)
 
 
 def optima_summary(fit: IRTFit, real_responses: pd.DataFrame | None) -> dict:

@@ -206,7 +206,7 @@ def measure_classifier(spec, response_config, extra, stored, irt) -> "AddedResul
     if extra.name not in result.responses.index:
         raise DataError("; ".join(n for n in result.notes if repr(extra.name) in n) or "the classifier could not be fitted")
     row = result.responses.loc[[extra.name]]
-    abilities = score_frozen(irt.fit.items, row, irt.fit.config.ability, irt.fit.config)
+    abilities = score_frozen(irt.scorer.items, row, irt.scorer.config.ability, irt.scorer.config)
     return AddedResult(spec.name, extra.name, row, abilities, float(result.test_accuracy[extra.name]),
                        float(result.cv_accuracy[extra.name]))
 
