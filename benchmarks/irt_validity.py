@@ -5,10 +5,11 @@ Parts (each prints a Markdown table; docs/irt.md, "Which model scores, and why",
 ``--part anchors``
     On decodIRT's 50 reference pools (``../shared/data/decodirt-reference``): the items are fitted on
     ``responses_pool.csv`` and the 19 reported classifiers of ``responses_reported.csv`` scored on them.
-    Per model family: the pools where ``otimo`` (always right) has the highest θ and True-Score, where
+    Per scorer (``--families``: the default, 3PL items scored by the 1PL fitted from them; a model
+    scoring with its own abilities; decodIRT's free-sign 3PL): the pools where ``otimo`` (always right) has the highest θ and True-Score, where
     ``pessimo`` (always wrong) has the lowest (ties with a classifier exactly as right or wrong count), and the pairs (i, j) with i right wherever j is right
     (i dominates j) that score i below j. decodIRT's published tables (``true_scores.csv``) are the
-    baseline. ``--families monotone,decodirt`` adds decodIRT's free-sign search (about 15 CPU-minutes).
+    baseline. ``--families default,3PL,decodirt`` adds decodIRT's free-sign search (about 15 CPU-minutes).
 ``--part predictive``
     Predictive validity: per pool, 20 random halves of the items; the ability estimated on one half
     (items calibrated on the pool's responses to that half) against the plain accuracy on that half, each
@@ -22,8 +23,9 @@ Parts (each prints a Markdown table; docs/irt.md, "Which model scores, and why",
     two rules share (mean and range over the rule pairs).
 
     nice -n 10 python benchmarks/irt_validity.py --part anchors
-    nice -n 10 python benchmarks/irt_validity.py --part predictive [--splits 20] [--models 3PL,2PL,1PL]
+    nice -n 10 python benchmarks/irt_validity.py --part predictive [--splits 20] [--models default,3PL,2PL,1PL]
     nice -n 10 python benchmarks/irt_validity.py --part predictive --matrix FILE.csv   # any respondents x items
+    nice -n 10 python benchmarks/irt_validity.py --part predictive --iris              # the stored-run Iris matrix
     nice -n 10 python benchmarks/irt_validity.py --part stability
 """
 from __future__ import annotations
@@ -50,6 +52,18 @@ REFERENCE = SHARED / "decodirt-reference"
 IRIS = SHARED / "openml-runs" / "iris-matrices" / "results_Iris_Study59_4432x150.csv"
 #: decodIRT's reported classifiers: the first 12 rows of ``responses_reported.csv`` are the real ones.
 N_REAL = 12
+
+
+#: The scorers compared: the default (3PL items, abilities from the 1PL fitted from them), one model
+#: scoring with its own abilities (monotone family), and decodIRT's free-sign 3PL.
+SCORERS = {"default": {}, "3PL": {"ability_model": "3PL"}, "2PL": {"model": "2PL", "ability_model": "2PL"},
+           "1PL": {"model": "1PL", "ability_model": "1PL"}, "decodirt": {"model_family": "decodirt"}}
+
+
+def scorer_fit(responses: pd.DataFrame, scorer: str):
+    """The fit whose abilities score respondents under ``scorer`` (a key of :data:`SCORERS`)."""
+    from benchirt.irt.scorer import fit_scoring_model
+    return fit_scoring_model(responses, fit_irt(responses, IRTConfig(**SCORERS[scorer])))
 
 
 def _pools() -> list[Path]:
@@ -85,13 +99,12 @@ def part_anchors(families: list[str]) -> None:
         rows.append({"pool": folder.name, "model": "decodIRT's published True-Score",
                      **_anchor_row(published.reindex(reported.index).dropna(), reported)})
         pool = pd.read_csv(folder / "responses_pool.csv")
-        for family in families:
+        for scorer in families:
             start = time.process_time()
-            fit = fit_irt(pool, IRTConfig(model_family=family))
-            table = fit.ability_table(reported)
+            table = scorer_fit(pool, scorer).ability_table(reported)
             cpu = time.process_time() - start
             for column in ("theta", "true_score"):
-                rows.append({"pool": folder.name, "model": f"{family} {column}", "cpu_s": cpu,
+                rows.append({"pool": folder.name, "model": f"{scorer} {column}", "cpu_s": cpu,
                              **_anchor_row(table[column], reported)})
         print(f"{folder.name} done", flush=True)
     frame = pd.DataFrame(rows)
@@ -102,7 +115,7 @@ def part_anchors(families: list[str]) -> None:
     print(summary.reset_index().to_markdown(index=False))
 
 
-def _split_validity(matrix: pd.DataFrame, real: pd.DataFrame, config: IRTConfig, splits: int,
+def _split_validity(matrix: pd.DataFrame, real: pd.DataFrame, scorer: str, splits: int,
                     seed: int = 0) -> dict:
     """Mean Spearman over ``splits`` random item halves of (θ on half A, accuracy on half B) and of
     (accuracy on half A, accuracy on half B) for the respondents of ``real``; the items are calibrated on
@@ -116,7 +129,7 @@ def _split_validity(matrix: pd.DataFrame, real: pd.DataFrame, config: IRTConfig,
         held_out = real[second].mean(axis=1)
         if held_out.nunique() < 2:
             continue
-        fit = fit_irt(matrix[first], config)
+        fit = scorer_fit(matrix[first], scorer)
         # ties are ties: equal answers scored a rounding error apart must not be ranked apart
         theta = fit.ability_table(real[first])["theta"].round(9)
         irt.append(spearmanr(theta, held_out)[0])
@@ -124,16 +137,21 @@ def _split_validity(matrix: pd.DataFrame, real: pd.DataFrame, config: IRTConfig,
     return {"splits": len(irt), "irt": float(np.nanmean(irt)), "accuracy": float(np.nanmean(plain))}
 
 
-def part_predictive(splits: int, models: list[str], matrix: Path | None) -> None:
+def part_predictive(splits: int, models: list[str], matrix: Path | None, iris: bool = False) -> None:
     rows = []
-    sources = [(matrix.stem, pd.read_csv(matrix, index_col=0), None)] if matrix else [
-        (folder.name, pd.read_csv(folder / "responses_pool.csv"), _reported(folder).iloc[:N_REAL])
-        for folder in _pools()]
+    if iris:  # every run the best rule keeps (one per flow, below 35 % dropped) is a respondent
+        with tempfile.TemporaryDirectory() as tmp:
+            sources = [("iris study 59 (best per flow)", _import("best", Path(tmp))[0], None)]
+    elif matrix:
+        sources = [(matrix.stem, pd.read_csv(matrix, index_col=0), None)]
+    else:
+        sources = [(folder.name, pd.read_csv(folder / "responses_pool.csv"), _reported(folder).iloc[:N_REAL])
+                   for folder in _pools()]
     for name, pool, real in sources:
         real = pool if real is None else real
         for model in models:
             start = time.process_time()
-            row = _split_validity(pool, real, IRTConfig(model=model), splits)
+            row = _split_validity(pool, real, model, splits)
             rows.append({"pool": name, "model": model, **row, "gain": row["irt"] - row["accuracy"],
                          "cpu_s": time.process_time() - start})
         print(f"{name}: " + ", ".join(f"{r['model']} {r['irt']:.3f} vs {r['accuracy']:.3f}"
@@ -168,7 +186,7 @@ def _top_flows(score: pd.Series, flows: pd.Series, top: int, rng: np.random.Gene
     return set(flows[chosen])
 
 
-def part_stability(rules: list[str], tmp: Path, top: int = 10, draws: int = 200, models=("3PL",)) -> None:
+def part_stability(rules: list[str], tmp: Path, top: int = 10, draws: int = 200, models=("default", "3PL")) -> None:
     """Ties (identical accuracies, common at the top of Iris) are broken at random, ``draws`` times; the
     table gives the mean over draws and rule pairs of the flows two rules' top ``top`` share."""
     rng = np.random.default_rng(0)
@@ -179,7 +197,7 @@ def part_stability(rules: list[str], tmp: Path, top: int = 10, draws: int = 200,
         flows_of[rule] = respondents.reindex(responses.index)["flow_name"].astype(str)
         scores.setdefault("accuracy", {})[rule] = responses.mean(axis=1)
         for model in models:
-            table = fit_irt(responses, IRTConfig(model=model)).ability_table(responses)
+            table = scorer_fit(responses, model).ability_table(responses)
             scores.setdefault(f"{model} theta", {})[rule] = table["theta"]
             scores.setdefault(f"{model} true_score", {})[rule] = table["true_score"]
         print(f"{rule}: {len(responses)} respondents", flush=True)
@@ -201,20 +219,24 @@ def part_stability(rules: list[str], tmp: Path, top: int = 10, draws: int = 200,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--part", choices=("anchors", "predictive", "stability"), required=True)
-    parser.add_argument("--families", default="monotone", help="--part anchors: model families (comma-separated)")
+    parser.add_argument("--families", default="default,3PL",
+                        help="--part anchors: scorers (comma-separated: default, 3PL, 2PL, 1PL, decodirt)")
     parser.add_argument("--splits", type=int, default=20, help="--part predictive: random item halves per pool")
-    parser.add_argument("--models", default="3PL", help="--part predictive, stability: models (comma-separated)")
+    parser.add_argument("--models", default="default,3PL",
+                        help="--part predictive, stability: scorers (comma-separated: default, 3PL, 2PL, 1PL, decodirt)")
     parser.add_argument("--matrix", type=Path, help="--part predictive: a respondents x items CSV instead of the pools")
+    parser.add_argument("--iris", action="store_true",
+                        help="--part predictive: the Iris study 59 matrix (best run per flow) instead of the pools")
     parser.add_argument("--rules", default="best,median,first,best-held-out", help="--part stability")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=RuntimeWarning)
-    if args.part != "stability" and not args.matrix and not REFERENCE.is_dir():
+    if args.part != "stability" and not (args.matrix or args.iris) and not REFERENCE.is_dir():
         raise SystemExit(f"{REFERENCE} not found (set BENCHIRT_SHARED_DATA)")
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
     if args.part == "anchors":
         part_anchors(args.families.split(","))
     elif args.part == "predictive":
-        part_predictive(args.splits, args.models.split(","), args.matrix)
+        part_predictive(args.splits, args.models.split(","), args.matrix, args.iris)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             part_stability(args.rules.split(","), Path(tmp), models=args.models.split(","))

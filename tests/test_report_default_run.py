@@ -305,3 +305,27 @@ def test_one_time_statement_for_the_default_run():
         text = " ".join(config.read_text().split())
         assert statement.capitalize() in text and f"({measured.group(1)} s measured with" in text, config
     assert statement in " ".join(RUN_DESCRIPTION.split())
+
+
+def test_the_scores_are_anchored_on_every_embedded_dataset(default_run):
+    """Issue 32's anchors on the default run: per dataset, the optimal respondent has the highest True-Score
+    and θ, the pessimal the lowest (ties with a classifier exactly as right or wrong count), and no
+    respondent scores below one whose answers it dominates (right wherever the other is right)."""
+    import numpy as np
+
+    from benchirt.pipeline.run import load_run
+
+    run = load_run(default_run)
+    assert len(run.irt) == 12
+    for dataset, irt in run.irt.items():
+        answers = run.respond[dataset].responses
+        table = irt.abilities.set_index("respondent")
+        assert irt.scorer.model == "1PL" and irt.fit.model == "3PL"
+        for column in ("theta", "true_score"):
+            score = table[column]
+            assert score["optimal"] >= score.max() - 1e-9 and score["pessimal"] <= score.min() + 1e-9, dataset
+            u = answers.loc[score.index].to_numpy()
+            dominates = (u[:, None, :] >= u[None, :, :]).all(axis=2)
+            i, j = np.nonzero(dominates)
+            values = score.to_numpy()
+            assert (values[i] >= values[j] - 1e-9).all(), (dataset, column)
