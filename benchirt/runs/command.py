@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 
 from benchirt.errors import ConfigError, DataError
+from benchirt.safe_text import printable
 
 DESCRIPTION = """\
 Build response matrices from stored predictions instead of training classifiers.
@@ -95,16 +96,30 @@ def run(args: argparse.Namespace) -> int:
     options = SelectionOptions(rule=args.per_flow, min_accuracy=args.min_accuracy, max_items=args.max_items,
                                deduplicate=not args.keep_duplicates, seed=args.seed)
     matrices = read_source(args)
+    for line in source_summary(args.source, matrices):
+        print(printable(line))
     options, notes = across_datasets(options, len(matrices))
     for matrix in matrices:
         selection = select(matrix, options)
         selection.notes.extend(notes)
         folder = write_selection(args.out, matrix, selection, options, str(args.source))
         n, m = selection.responses.shape
-        print(f"{matrix.dataset}: {n} respondents x {m} items from {len(matrix.runs)} runs "
-              f"({options.rule}) -> {folder}")
+        print(printable(f"{matrix.dataset}: {n} respondents x {m} items from {len(matrix.runs)} runs "
+                        f"({options.rule}) -> {folder}"))
         for line in matrix.notes + selection.notes:
-            print(f"  {line}")
+            print(printable(f"  {line}"))
         for line in matrix.skipped:
-            print(f"  skipped: {line}")
+            print(printable(f"  skipped: {line}"))
     return 0
+
+
+def source_summary(source, matrices) -> list[str]:
+    """What the source held: every run folder (or file) read into a dataset or skipped, and the skipped ones
+    whose dataset was never known, one line each."""
+    first = matrices[0]
+    if first.source_found is None:
+        return []
+    read = sum(len(m.runs) for m in matrices)
+    skipped = sum(len(m.skipped) for m in matrices) + len(first.source_skipped)
+    lines = [f"{source}: {first.source_found} found: {read} read into {len(matrices)} dataset(s), {skipped} skipped"]
+    return lines + [f"  skipped: {line}" for line in first.source_skipped]

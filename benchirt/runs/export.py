@@ -8,7 +8,9 @@
   accuracy, …) and its OpenML link;
 * ``roles.csv`` and ``test_accuracy.csv`` — as ``benchirt respond`` writes them (every run is ``real``);
 * ``winners_curse.csv`` — the per-flow gap of :func:`benchirt.runs.select.winners_curse`;
-* ``import.json`` — the source, the rule and its options, every note and every skipped run.
+* ``import.json`` — the source, the rule and its options, every note and every skipped run (this
+  dataset's, and the source's refused before their dataset was known, with the count of run folders or
+  files the source holds).
 """
 from __future__ import annotations
 
@@ -54,6 +56,6 @@ def write_selection(out: str | Path, matrix: RunMatrix, selection: Selection, op
         "options": dataclasses.asdict(options), "runs_read": int(len(matrix.runs)),
         "runs_skipped": len(matrix.skipped), "respondents": int(selection.responses.shape[0]),
         "items": int(selection.responses.shape[1]), "notes": matrix.notes + selection.notes,
-        "skipped": matrix.skipped,
+        "skipped": matrix.skipped, "source_found": matrix.source_found, "source_skipped": matrix.source_skipped,
     })
     return folder

@@ -44,7 +44,12 @@ class RunMatrix:
     notes : list of str
         What reading decided (repeats left out, …).
     skipped : list of str
-        One line per run that was refused, naming it and the fix.
+        One line per run of this dataset that was refused, naming it and the fix.
+    source_skipped : list of str
+        One line per run (or file) of the whole source refused before its dataset was known (shared by the
+        source's datasets).
+    source_found : int or None
+        Run folders (or matrix files) the source holds: every one is read into a dataset or skipped.
     """
 
     dataset: str
@@ -58,6 +63,8 @@ class RunMatrix:
     n_rows: int | None = None
     notes: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    source_skipped: list[str] = field(default_factory=list)
+    source_found: int | None = None
 
     @property
     def item_labels(self) -> np.ndarray | None:

@@ -84,7 +84,8 @@ def response_result(matrix: RunMatrix, selection: Selection):
         test_accuracy=pd.Series(respondents["item_accuracy"].to_numpy(), index=names, name="test_accuracy"),
         metadata=metadata, test_index=np.asarray(responses.columns.astype(np.int64)),
         notes=[f"imported from {len(matrix.runs)} stored runs ({len(matrix.items)} rows answered by every run)",
-               *matrix.notes, *selection.notes, *notes, *(f"skipped: {line}" for line in matrix.skipped)],
+               *matrix.notes, *selection.notes, *notes, *(f"skipped: {line}" for line in matrix.skipped),
+               *(f"skipped in the source (its dataset unknown): {line}" for line in matrix.source_skipped)],
         provenance=provenance, test_labels=test_labels,
     )
 
