@@ -225,7 +225,7 @@ def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> No
     import pandas as pd
     import yaml
 
-    from benchirt.runs.matrix import read_matrix_csv
+    from benchirt.runs.matrices import read_matrix_csv
     from benchirt.runs.select import SelectionOptions, select
 
     matrix = read_matrix_csv(IRIS)

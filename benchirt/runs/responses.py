@@ -10,7 +10,7 @@ import pandas as pd
 from benchirt.runs.config import ImportConfig
 from benchirt.runs.export import openml_links
 from benchirt.runs.matrix import RunMatrix
-from benchirt.runs.select import Selection, select
+from benchirt.runs.select import Selection
 
 #: ``provenance["source"]`` of a respondent imported from a stored run (benchirt's own: :mod:`benchirt.runs.beside`).
 STORED_RUN = "stored run"
@@ -20,14 +20,13 @@ NO_LABELS = ("the source holds no labels: the suspect-label table shows none (pa
 
 
 def read_configured_source(config: ImportConfig, base_dir: str | Path = ".") -> list[RunMatrix]:
-    """The run matrices the section names: its ``path`` (relative to ``base_dir``) or its OpenML ``tasks``."""
+    """The run matrices the section names: its ``path`` (one or a list, relative to ``base_dir``) or its
+    OpenML ``tasks``."""
     from benchirt.runs.folder import read_runs_folder
-    from benchirt.runs.matrix import read_matrix_csv
+    from benchirt.runs.sources import read_offline
 
     if config.path is not None:
-        path = Path(config.path).expanduser()
-        path = path if path.is_absolute() else Path(base_dir) / path
-        return [read_matrix_csv(path)] if path.is_file() else read_runs_folder(path)
+        return read_offline(config.path, config.naming(), base_dir)
     from benchirt.runs.fetch import FetchOptions, fetch_source
 
     fetched = fetch_source(config.tasks, FetchOptions(top_flows=config.top_flows, max_runs=config.max_runs),
@@ -36,16 +35,18 @@ def read_configured_source(config: ImportConfig, base_dir: str | Path = ".") -> 
 
 
 def source_fingerprint(config: ImportConfig, base_dir: str | Path = ".") -> str:
-    """sha256 over the source's files (names, sizes, modification times): a changed source recomputes."""
+    """sha256 over the source's files (names, sizes, modification times) and the naming rule: a changed source
+    recomputes."""
+    from benchirt.runs.sources import source_paths
+
     if config.path is None:
         return f"openml-tasks:{config.tasks}"
-    path = Path(config.path).expanduser()
-    path = path if path.is_absolute() else Path(base_dir) / path
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    digest = hashlib.sha256()
-    for file in files:
-        stat = file.stat()
-        digest.update(f"{file.relative_to(path.parent)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    digest = hashlib.sha256(f"names:{config.respondent_pattern}\n".encode())
+    for path in source_paths(config.path, base_dir):
+        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+        for file in files:
+            stat = file.stat()
+            digest.update(f"{file.relative_to(path.parent)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
     return digest.hexdigest()
 
 
@@ -92,13 +93,7 @@ def response_result(matrix: RunMatrix, selection: Selection):
 
 def imported_results(config: ImportConfig, base_dir: str | Path = ".") -> dict:
     """Dataset name → ResponseResult of every dataset the section's source holds."""
-    from benchirt.runs.select import across_datasets
+    from benchirt.runs.field import select_field
 
-    results = {}
-    matrices = read_configured_source(config, base_dir)
-    options, notes = across_datasets(config.selection(), len(matrices))
-    for matrix in matrices:
-        result = response_result(matrix, select(matrix, options))
-        result.notes.extend(notes)
-        results[matrix.dataset] = result
-    return results
+    selected, _, _ = select_field(read_configured_source(config, base_dir), config.selection())
+    return {matrix.dataset: response_result(matrix, selection) for matrix, selection in selected}
