@@ -88,6 +88,22 @@ def test_a_first_run_stopped_by_an_error_says_so_in_its_manifest(tmp_path, capsy
     assert status.startswith("stopped: ") and "nowhere" in status
 
 
+def test_report_on_a_run_in_progress_is_refused_and_writes_nothing(small_run, tmp_path, capsys):
+    _, out = _copy(small_run, tmp_path)
+    before = {p.name: p.read_bytes() for p in (out / "report.html", out / "summary.md") if p.exists()}
+    holder = ArtifactStore(out)
+    holder.lock()
+    try:
+        capsys.readouterr()
+        assert main(["report", str(out), "--out", str(tmp_path / "elsewhere")]) == 2
+        assert capsys.readouterr().err == (f"benchirt report: error: {out} is in use by a benchirt run in progress; wait "
+                                           "for it to finish, then run this command again\n")
+        assert not (tmp_path / "elsewhere").exists()
+    finally:
+        holder.unlock()
+    assert {p.name: p.read_bytes() for p in (out / "report.html", out / "summary.md") if p.exists()} == before
+
+
 def test_add_on_a_run_in_progress_says_it_is_in_use(small_run, tmp_path, capsys):
     _, out = _copy(small_run, tmp_path)
     holder = ArtifactStore(out)
