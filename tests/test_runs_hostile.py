@@ -151,7 +151,7 @@ def test_descriptions_and_predictions_are_capped_by_the_input_limit(tmp_path, mo
     write_task_xml(root / "tasks" / "7" / "task.xml", 7, 40)
     (root / "tasks" / "7" / "task.xml").write_text("<!--" + "z" * 60_000 + "-->\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"none of the 4 run folder\(s\) can be used: .* \| run 1: task 7's own "
-                                        r"files cannot be used: .*task.xml: XML task description of 0.057 MiB is over"):
+                                        r"files cannot be used: .*task.xml: task.xml of 0.057 MiB is over"):
         read_runs_folder(root)
 
 
@@ -184,6 +184,26 @@ def test_a_predictions_file_linked_outside_the_folder_never_reaches_a_file_or_th
     for text in (captured.out, captured.err, written):
         assert "TOPSECRET" not in text and "root:" not in text and "/bin/" not in text
     assert "run folder 3: predictions.arff is a symbolic link leaving the runs folder" in captured.out
+
+
+def test_a_task_file_linked_outside_the_folder_skips_the_tasks_runs_and_is_not_read(tmp_path, capsys):
+    secret = tmp_path / "private" / "secret.arff"
+    secret.parent.mkdir()
+    secret.write_text("TOPSECRET:x:0:0\n")
+    root = tmp_path / "study"
+    write_small_task(root, 7, 40, "diabetes", (1, 2))
+    write_small_task(root, 8, 41, "kc2", (3, 4), seed=1)
+    split = root / "tasks" / "8" / "datasplits.arff"
+    split.unlink()
+    split.symlink_to(secret)
+    assert main(["import-runs", str(root), "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    written = "".join(p.read_text() for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert "TOPSECRET" not in out + written
+    reason = (f"task 8's own files cannot be used: {split}: datasplits.arff is a symbolic link leaving the runs "
+              "folder; not followed (copy the file into the folder)")
+    assert f"  skipped: run 3: {reason}" in out and f"  skipped: run 4: {reason}" in out
+    assert f"{root}: 4 found: 2 read into 1 dataset(s), 2 skipped" in out
 
 
 def test_names_from_the_folder_reach_the_console_escaped(tmp_path, capsys):

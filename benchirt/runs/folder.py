@@ -17,7 +17,8 @@ files inside the folder and under the size limit (:mod:`benchirt.runs.inputs`), 
 and naming its task. A run is checked against its task's dataset as the task's own ``task.xml`` states
 it, else as most runs' descriptions state it (said); the dataset's name comes from the task's files, else
 from the runs read, never from a refused one. (``datasets/<did>/dataset.arff`` may be a link anywhere: it
-is the task's data, which a user often keeps elsewhere.)
+is the task's data, which a user often keeps elsewhere; the other files of ``tasks/`` and ``datasets/`` must be
+in the folder.)
 """
 from __future__ import annotations
 
@@ -158,11 +159,22 @@ def _majority(values) -> tuple[object, int, int]:
     return value, count, sum(counts.values())
 
 
+def _own_file(path: Path, root: Path) -> Path | None:
+    """``path`` when the folder holds it, None when it does not; DataError when it must not be read (a link
+    leaving the folder, not a regular file, over the size limit: :func:`benchirt.runs.inputs.file_problem`)."""
+    if not os.path.lexists(path):
+        return None
+    problem = file_problem(path, root, path.name)
+    if problem:
+        raise DataError(f"{path}: {problem}")
+    return path
+
+
 def task_dataset(root: Path, task_id: int | None, runs: list[RunFiles]):
     """The task's description (None without ``task.xml``), its dataset id and a note when that id comes from
     the majority of the runs' descriptions instead of the task's own file."""
-    task_xml = root / "tasks" / str(task_id) / "task.xml"
-    task = read_task_description(task_xml) if task_xml.is_file() else None
+    task_xml = _own_file(root / "tasks" / str(task_id) / "task.xml", root)
+    task = read_task_description(task_xml) if task_xml else None
     if task is not None and task.dataset_id is not None:
         return task, task.dataset_id, ()
     did, count, total = _majority(r.description.dataset_id for r in runs)
@@ -179,10 +191,11 @@ def task_context(root: Path, task_id: int | None, runs: list[RunFiles]) -> TaskC
     in ``notes``); its name is ``datasets/<did>/description.xml``'s, else None (then the name the runs *read*
     give, else the dataset ARFF's relation: :func:`_dataset_name`; never a refused run's)."""
     task, did, notes = task_dataset(root, task_id, runs)
-    task_dir = root / "tasks" / str(task_id)
-    split = read_split(task_dir / "datasplits.arff") if (task_dir / "datasplits.arff").is_file() else None
+    split_file = _own_file(root / "tasks" / str(task_id) / "datasplits.arff", root)
+    split = read_split(split_file) if split_file else None
     data_dir = root / "datasets" / str(did)
-    dataset = read_dataset_description(data_dir / "description.xml") if (data_dir / "description.xml").is_file() else None
+    described = _own_file(data_dir / "description.xml", root)
+    dataset = read_dataset_description(described) if described else None
     name = dataset.name if dataset else None
     truth = None
     arff = next((p for p in (data_dir / "dataset.arff", data_dir / "dataset.arff.gz") if p.is_file()), None)
