@@ -214,7 +214,7 @@ def part_hostile(tmp: Path) -> None:
         if not limit:
             os.environ.pop("BENCHIRT_MAX_INPUT_MB", None)
         result = _child(["import", str(root), str(tmp / f"out-{limit}"), "all"], env=env)
-        said = [line.strip()[len("skipped: "):][:110] for line in result["printed"].splitlines()
+        said = [line.strip()[len("skipped: "):].replace(str(root), "DIR")[:120] for line in result["printed"].splitlines()
                 if line.strip().startswith("skipped:")]
         print(f"| {limit or 'default (128)'} | {result['exit']} | {result['seconds']:.1f} | {result['peak_mb']:.0f} MB | "
               + "<br>".join(said) + " |")
