@@ -13,9 +13,11 @@ from benchirt.cli import main
 from benchirt.errors import ConfigError, DataError
 from benchirt.pipeline.config import load_config
 from benchirt.pipeline.run import load_run, run_pipeline
+from benchirt.runs.config import ImportConfig
 from benchirt.runs.field import percent
 from benchirt.runs.matrices import read_matrices
 from benchirt.runs.respondent_names import RespondentNaming
+from benchirt.runs.sources import read_offline
 
 CHECKPOINTS = r"(?P<flow>.+)_(?P<run>best|\d+)$"
 
@@ -114,6 +116,12 @@ def test_a_bad_pattern_and_a_file_that_is_no_matrix_are_said(tmp_path):
         f"{folder / 'semicolons.csv'}: the first row has no comma but 2 semicolons; save it comma-separated"]
     with pytest.raises(DataError, match="none of the 1 matrix file"):
         read_matrices([folder / "index.csv"])
+    runs = tmp_path / "runs-folder"
+    (runs / "runs" / "1").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="the respondent pattern applies to matrix files only: leave it out"):
+        read_offline(runs, RespondentNaming(CHECKPOINTS))
+    with pytest.raises(ConfigError, match="responses.respondent_pattern: .*no pattern with tasks"):
+        ImportConfig.from_dict({"source": "openml-runs", "tasks": 3, "respondent_pattern": CHECKPOINTS})
 
 
 def test_a_list_of_matrices_in_the_respond_stage_carries_the_sparse_field(tmp_path):

@@ -83,6 +83,9 @@ def read_source(args: argparse.Namespace):
     naming = RespondentNaming(args.respondent_pattern)
     if len(args.source) > 1 or is_offline(args.source[0]):
         return read_offline(args.source, naming)
+    if args.respondent_pattern is not None:
+        raise ConfigError("--respondent-pattern applies to matrix files; OpenML's runs name their flows and runs in "
+                          "their descriptions: leave it out")
     from benchirt.runs.fetch import FetchOptions, fetch_source
     from benchirt.runs.folder import read_runs_folder
 

@@ -73,6 +73,9 @@ class ImportConfig:
         if isinstance(self.path, (list, tuple)):
             object.__setattr__(self, "path", check_names(section, "path", self.path, "paths of matrix CSV files",
                                                          single=True))
+        require(self.tasks is None or self.respondent_pattern is None, section, "respondent_pattern",
+                self.respondent_pattern, "no pattern with tasks: OpenML's runs name their flows in their descriptions "
+                "(the pattern applies to matrix files)")
         for key in ("path", "tasks", "cache", "respondent_pattern"):
             if isinstance(getattr(self, key), (str, int)):
                 check_text(section, key, str(getattr(self, key)))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchirt.errors import DataError
+from benchirt.errors import ConfigError, DataError
 from benchirt.runs.respondent_names import RespondentNaming
 
 
@@ -32,6 +32,9 @@ def read_offline(source, naming: RespondentNaming = RespondentNaming(), base_dir
     paths = source_paths(source, base_dir)
     if len(paths) > 1 or is_matrix_source(paths[0]):
         return read_matrices(paths, naming)
+    if naming.pattern is not None:
+        raise ConfigError(f"{paths[0]}: a runs folder in OpenML's layout names its flows and runs in each run's "
+                          "description; the respondent pattern applies to matrix files only: leave it out")
     from benchirt.runs.folder import read_runs_folder
 
     return read_runs_folder(paths[0])
