@@ -46,10 +46,11 @@ def test_a_run_of_another_dataset_is_skipped_and_never_names_the_task(tmp_path, 
                  "task 7: dataset name 'diabetes' from the descriptions of the runs read (3 of 3 name it; no "
                  "datasets/<did>/description.xml)")
     assert [n for n in matrix.notes if n.startswith("task 7:")] == list(from_runs[int(task_xml):])
-    assert main(["import-runs", str(tmp_path / "runs-folder"), "--out", str(tmp_path / "out"), "--per-flow", "all"]) == 0
-    assert sorted(p.name for p in (tmp_path / "out" / "responses").iterdir()) == ["diabetes"]
-    out = capsys.readouterr().out
-    assert "runs-folder: 4 found: 3 read into 1 dataset(s), 1 skipped" in out and f"  skipped: {STRAY}" in out
+    out = tmp_path / "out"
+    assert main(["import-runs", str(tmp_path / "runs-folder"), "--out", str(out), "--per-flow", "all"]) == 0
+    assert sorted(p.name for p in (out / "responses").iterdir()) == ["diabetes"]
+    printed = capsys.readouterr().out
+    assert "runs-folder: 4 found: 3 read into 1 dataset(s), 1 skipped" in printed and f"  skipped: {STRAY}" in printed
 
 
 def _fifo_or_skip(path: Path) -> None:

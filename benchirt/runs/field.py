@@ -57,7 +57,8 @@ class FieldCoverage:
         half = (n + 1) // 2
         at_least_half = sum(c for k, c in counts.items() if k >= half)
         return (f"field: {len(self.field)} flows over {n} datasets; {counts.get(n, 0)} on all {n}, {at_least_half} "
-                f"on ≥ {half}, {counts.get(1, 0)} on one only (a flow has no answers on the datasets it did not run on)")
+                f"on ≥ {half}, {counts.get(1, 0)} on one only (a flow has no answers on the datasets it did not run "
+                "on)")
 
     def line(self, dataset: str) -> str:
         """One line for ``dataset``: its flows and their share of the field."""

@@ -170,8 +170,8 @@ def _read_rows(path: Path, rows, header: list[str]):
             column = header[bad[0] + (1 if named else 0)]
             what = "missing" if codes[bad[0]] == _MISSING else f"{values[bad[0]][:20]!r}, not 0/1"
             skipped.append(f"row {printable(name[:120])!r} (line {number}): {len(bad)} cell(s) missing or not 0/1 "
-                           f"(first: item {printable(column[:40])!r} is {printable(what)}); a respondent needs an answer "
-                           "to every item")
+                           f"(first: item {printable(column[:40])!r} is {printable(what)}); a respondent needs an "
+                           "answer to every item")
             continue
         names.append(name if named else None)
         cells.append(codes)
@@ -187,8 +187,8 @@ def _items(columns: list[str]) -> tuple[np.ndarray, list[str]]:
     except ValueError:
         pass
     return np.arange(len(columns), dtype=np.int64), [
-        f"item names are not row ids (first: {printable(str(columns[0])[:40])!r}); items numbered 0..{len(columns) - 1} "
-        "by column"]
+        f"item names are not row ids (first: {printable(str(columns[0])[:40])!r}); items numbered "
+        f"0..{len(columns) - 1} by column"]
 
 
 def _provenance(names: list[str | None], naming: RespondentNaming, path: Path) -> tuple[pd.DataFrame, list[str]]:
