@@ -126,7 +126,7 @@ def test_a_bad_pattern_and_a_file_that_is_no_matrix_are_said(tmp_path):
 def test_a_list_of_matrices_in_the_respond_stage_carries_the_sparse_field(tmp_path):
     folder = _write_field(tmp_path / "field")
     config = load_config({
-        "suite": "stored-runs", "stages": ["respond"],
+        "suite": "stored-runs", "stages": ["respond", "report"], "report": {"max_dataset_plots": 0, "dpi": 40},
         "responses": {"source": "openml-runs", "path": [str(folder / "alpha.csv"), str(folder / "gamma.csv")],
                       "respondent_pattern": CHECKPOINTS, "per_flow": "best"}})
     run_pipeline(config, tmp_path / "run", show_progress=False)
@@ -136,6 +136,12 @@ def test_a_list_of_matrices_in_the_respond_stage_carries_the_sparse_field(tmp_pa
     assert "field: 4 flows over 2 datasets; 1 on all 2, 4 on ≥ 1, 3 on one only (a flow has no answers on the " \
            "datasets it did not run on)" in results["gamma"].notes
     assert "gamma: 2 of the field's 4 flows (50 %)" in results["gamma"].notes
+    summary = (tmp_path / "run" / "summary.md").read_text(encoding="utf-8")
+    section = summary.split("## Respondents from stored runs", 1)[1]
+    assert "| dataset | flows present | share of the field's flows (%) |" in section
+    assert "| alpha | 3 | 75.0 |" in section and "| gamma | 2 | 50.0 |" in section
+    assert "*field: 4 flows over 2 datasets; 1 on all 2, 4 on ≥ 1, 3 on one only" in section
+    assert "> gamma: field: " not in section  # the summary is the table's caption, not repeated per dataset
 
 
 def test_percentages_have_at_most_one_decimal():
