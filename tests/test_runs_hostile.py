@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -59,9 +60,17 @@ def _fifo_or_skip(path: Path) -> None:
     os.mkfifo(path)
 
 
+def _zero_device_or_skip(path: Path) -> None:
+    """A character device node like /dev/zero (1, 5) at ``path``; skips where nodes cannot be made (no CAP_MKNOD)."""
+    try:
+        os.mknod(path, 0o600 | stat.S_IFCHR, os.makedev(1, 5))
+    except (AttributeError, PermissionError, OSError) as exc:
+        pytest.skip(f"cannot make a device node here ({exc})")
+
+
 def test_every_run_folder_is_counted_as_read_or_skipped_with_its_reason(tmp_path, capsys):
     root = tmp_path / "study"
-    write_small_task(root, 7, 40, "diabetes", (1, 2, 3, 20, 21, 22, 23))
+    write_small_task(root, 7, 40, "diabetes", (1, 2, 3, 20, 21, 22, 23, 26))
     runs = root / "runs"
     (runs / "20" / "predictions.arff").unlink()
     (runs / "21" / "predictions.arff").unlink()
@@ -73,9 +82,11 @@ def test_every_run_folder_is_counted_as_read_or_skipped_with_its_reason(tmp_path
     shutil.copytree(runs / "3", tmp_path / "elsewhere" / "24")
     (runs / "24").symlink_to(tmp_path / "elsewhere" / "24")
     (runs / "25").symlink_to(runs / "1")  # a link inside the folder is followed: the same run twice
+    (runs / "26" / "predictions.arff").unlink()
+    _zero_device_or_skip(runs / "26" / "predictions.arff")  # a device inside the folder, endless if read
     (runs / "notes.txt").write_text("not a run\n")
     [matrix] = read_runs_folder(root)
-    assert list(matrix.runs["run_id"]) == [1, 2, 3] and matrix.source_found == 10 and matrix.skipped == []
+    assert list(matrix.runs["run_id"]) == [1, 2, 3] and matrix.source_found == 11 and matrix.skipped == []
     assert matrix.source_skipped == [
         "run folder 20: no predictions.arff",
         "run folder 21: predictions.arff is a symbolic link leaving the runs folder; not followed (copy the file "
@@ -84,13 +95,14 @@ def test_every_run_folder_is_counted_as_read_or_skipped_with_its_reason(tmp_path
         "run folder 23: predictions.arff is a folder, not a regular file",
         "run folder 24: a symbolic link leaving the runs folder; not followed (copy the run into the folder)",
         "run folder 25: run 1 again (already read from folder 1); kept once",
+        "run folder 26: predictions.arff is a character device, not a regular file",
         "run folder notes.txt: not a run folder (a file)",
     ]
     assert main(["import-runs", str(root), "--out", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
-    assert f"{root}: 10 found: 3 read into 1 dataset(s), 7 skipped" in out
+    assert f"{root}: 11 found: 3 read into 1 dataset(s), 8 skipped" in out
     record = json.loads((tmp_path / "out" / "responses" / "diabetes" / "import.json").read_text())
-    assert record["source_found"] == 10 and record["runs_read"] == 3
+    assert record["source_found"] == 11 and record["runs_read"] == 3
     assert record["source_skipped"] == matrix.source_skipped
 
 
