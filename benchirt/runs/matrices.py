@@ -18,6 +18,7 @@ holding commas and quotes (real flow names do) are read as written, and memory s
 from __future__ import annotations
 
 import csv
+import os
 from pathlib import Path
 
 import numpy as np
@@ -62,7 +63,10 @@ def is_matrix_source(sources) -> bool:
         return True
     if not path.is_dir() or any((path / name).exists() for name in ("runs", "org", "tasks", "predictions.arff")):
         return False
-    return any(p.suffix.lower() == ".csv" for p in path.iterdir())
+    entries = list(path.iterdir())
+    if any(os.path.lexists(p / "predictions.arff") for p in entries if p.is_dir()):
+        return False  # run folders side by side: OpenML's layout without its runs/ level
+    return any(p.suffix.lower() == ".csv" for p in entries)
 
 
 def read_matrices(sources, naming: RespondentNaming = RespondentNaming()) -> list[RunMatrix]:
