@@ -16,6 +16,7 @@ from benchirt.runs.config import ImportConfig
 from benchirt.runs.field import percent
 from benchirt.runs.matrices import read_matrices
 from benchirt.runs.respondent_names import RespondentNaming
+from benchirt.runs.responses import imported_results
 from benchirt.runs.sources import read_offline
 
 CHECKPOINTS = r"(?P<flow>.+)_(?P<run>best|\d+)$"
@@ -68,7 +69,7 @@ def test_checkpoint_names_map_to_flows_and_each_flow_is_one_respondent_per_task(
     respondents = pd.read_csv(out / "responses" / "alpha" / "respondents.csv", dtype=str).set_index("respondent")
     assert respondents.loc["roberta", "run_id"] == "2" and respondents.loc["bert", "run_id"] == "best"
     assert list(responses["beta"].columns) == [str(100 + i) for i in range(8)]  # OpenML row ids kept
-    assert list(responses["gamma"].columns) == [str(i) for i in range(6)]       # names numbered by column
+    assert list(responses["gamma"].columns) == [f"q{i}" for i in range(6)]     # named items keep their names
     record = json.loads((out / "responses" / "beta" / "import.json").read_text())
     assert record["field"] == {"datasets": 3, "flows": 4, "flows_by_number_of_datasets": {"1": 1, "2": 2, "3": 1},
                                "flows_here": 3, "share_here": 0.75}
@@ -77,7 +78,8 @@ def test_checkpoint_names_map_to_flows_and_each_flow_is_one_respondent_per_task(
     gamma = json.loads((out / "responses" / "gamma" / "import.json").read_text())
     assert "gamma.csv: 1 respondent name(s) do not match the pattern '(?P<flow>.+)_(?P<run>best|\\\\d+)$'; each is " \
            "a flow of its own (first: 'human')" in gamma["notes"]
-    assert "item names are not row ids (first: 'q0'); items numbered 0..5 by column" in gamma["notes"]
+    assert "item names are not dataset row ids (first: 'q0'): the items keep their names, and the import cannot be " \
+           "paired with a dataset's rows" in gamma["notes"]
 
 
 def test_the_default_rule_splits_flow_and_run_at_the_first_double_bar(tmp_path):
@@ -119,6 +121,10 @@ def test_a_bad_pattern_and_a_file_that_is_no_matrix_are_said(tmp_path):
     (runs / "runs" / "1").mkdir(parents=True)
     with pytest.raises(ConfigError, match="the respondent pattern applies to matrix files only: leave it out"):
         read_offline(runs, RespondentNaming(CHECKPOINTS))
+    paired = ImportConfig.from_dict({"source": "openml-runs", "path": str(folder / "gamma.csv"), "pair_with_suite": True})
+    with pytest.raises(ConfigError, match=r"the items of gamma are named, not rows of a dataset, so no dataset can be "
+                                          r"paired with them"):
+        imported_results(paired)
     with pytest.raises(ConfigError, match="responses.respondent_pattern: .*no pattern with tasks"):
         ImportConfig.from_dict({"source": "openml-runs", "tasks": 3, "respondent_pattern": CHECKPOINTS})
 
@@ -136,6 +142,9 @@ def test_a_list_of_matrices_in_the_respond_stage_carries_the_sparse_field(tmp_pa
     assert "field: 4 flows over 2 datasets; 1 on all 2, 4 on ≥ 1, 3 on one only (a flow has no answers on the " \
            "datasets it did not run on)" in results["gamma"].notes
     assert "gamma: 2 of the field's 4 flows (50 %)" in results["gamma"].notes
+    assert list(results["gamma"].responses.columns) == [f"q{i}" for i in range(6)]
+    assert results["gamma"].test_index.tolist() == list(range(6))  # positions in the file, not dataset rows
+    assert results["alpha"].test_index.tolist() == list(range(10))
     summary = (tmp_path / "run" / "summary.md").read_text(encoding="utf-8")
     section = summary.split("## Respondents from stored runs", 1)[1]
     assert "| dataset | flows present | share of the field's flows (%) |" in section

@@ -6,7 +6,8 @@ response matrix: the first column names the runs when it holds anything but 0/1 
 numbered 1..n), every other cell is ``0``/``1`` (also ``0.0``/``1.0``, as pandas writes a float column).
 Respondent names map to flows and runs by :class:`~benchirt.runs.respondent_names.RespondentNaming`, so the
 same flow is the same respondent on every file. Item names that are whole numbers are OpenML row ids; other
-names (test-set item ids) are numbered by column, said in the notes.
+names (test-set item ids) are kept as the items' names (such an import answers no dataset's rows, so it is not
+paired with a dataset), said in the notes.
 
 A source is one such file, a folder of them (every ``*.csv`` in it, sorted) or a list of files. What cannot
 be used is skipped with its reason, never silently: a row with a missing or non-0/1 cell (the rest of the
@@ -120,13 +121,14 @@ def read_matrix_csv(path: str | Path, naming: RespondentNaming = RespondentNamin
         reason = f" (first: {skipped[0]})" if skipped else ""
         raise DataError(f"{path}: no row of 0/1 answers{reason}; expected a header row of item names and one row "
                         "of 0/1 per respondent")
-    items, item_notes = _items(header[1:] if names[0] is not None else header)
+    items, item_names, item_notes = _items(header[1:] if names[0] is not None else header)
     runs, name_notes = _provenance(names, naming, path)
     order = np.argsort(items, kind="stable")
     items = items[order]
     whole = bool(len(items)) and np.array_equal(items, np.arange(len(items)))
     return RunMatrix(dataset=path.stem, responses=np.stack(cells)[:, order], items=items, item_fold=None,
-                     item_class=None, runs=runs, n_rows=len(items) if whole else None,
+                     item_class=None, runs=runs, n_rows=len(items) if whole and item_names is None else None,
+                     item_names=item_names,
                      notes=[f"{path.name}: {len(names)} respondents x {len(items)} items; flows and runs from their "
                             f"names by {naming.describe()}", *item_notes, *name_notes],
                      skipped=skipped)
@@ -182,17 +184,18 @@ def _read_rows(path: Path, rows, header: list[str]):
     return names, cells, skipped
 
 
-def _items(columns: list[str]) -> tuple[np.ndarray, list[str]]:
-    """Item ids: the header's names when all are whole numbers ≥ 0 (OpenML row ids), else column positions."""
+def _items(columns: list[str]) -> tuple[np.ndarray, tuple[str, ...] | None, list[str]]:
+    """Item ids: the header's names when all are whole numbers ≥ 0 (OpenML row ids); else column positions, the
+    names kept as the items' names."""
     try:
         items = np.array([int(str(c).strip()) for c in columns], np.int64)
         if (items >= 0).all():
-            return items, []
+            return items, None, []
     except ValueError:
         pass
-    return np.arange(len(columns), dtype=np.int64), [
-        f"item names are not row ids (first: {printable(str(columns[0])[:40])!r}); items numbered "
-        f"0..{len(columns) - 1} by column"]
+    return np.arange(len(columns), dtype=np.int64), tuple(str(c).strip() for c in columns), [
+        f"item names are not dataset row ids (first: {printable(str(columns[0])[:40])!r}): the items keep their "
+        "names, and the import cannot be paired with a dataset's rows"]
 
 
 def _provenance(names: list[str | None], naming: RespondentNaming, path: Path) -> tuple[pd.DataFrame, list[str]]:

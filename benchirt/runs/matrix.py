@@ -25,7 +25,7 @@ class RunMatrix:
     responses : numpy.ndarray of int8, shape (n_runs, n_items)
         1 where the run's out-of-fold prediction of the row was correct.
     items : numpy.ndarray of int64, shape (n_items,)
-        OpenML row ids of the items, ascending.
+        OpenML row ids of the items, ascending (their positions when ``item_names`` is given).
     item_fold : numpy.ndarray of int64 or None
         Test fold of each item (repeat 0); None when unknown (a matrix source).
     item_class : numpy.ndarray of int16 or None
@@ -49,6 +49,9 @@ class RunMatrix:
         Run folders (or matrix files) the source holds: every one is read into a dataset or skipped.
     source_unit : str
         What ``source_found`` counts: ``"run folder"`` or ``"matrix file"``.
+    item_names : tuple of str or None
+        The items' names when they are not dataset rows (a matrix file whose header names test-set items);
+        None when ``items`` are OpenML row ids.
     """
 
     dataset: str
@@ -65,6 +68,13 @@ class RunMatrix:
     source_skipped: list[str] = field(default_factory=list)
     source_found: int | None = None
     source_unit: str = "run folder"
+    item_names: tuple[str, ...] | None = None
+
+    def item_labels_of(self, positions: np.ndarray) -> list[str]:
+        """How the items at ``positions`` are named in a response matrix: their names, else their row ids."""
+        if self.item_names is not None:
+            return [self.item_names[i] for i in positions]
+        return [str(i) for i in self.items[positions]]
 
     @property
     def item_labels(self) -> np.ndarray | None:

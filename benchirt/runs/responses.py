@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchirt.errors import ConfigError
 from benchirt.runs.config import ImportConfig
 from benchirt.runs.export import openml_links
 from benchirt.runs.matrix import RunMatrix
@@ -17,6 +18,8 @@ STORED_RUN = "stored run"
 #: The note of an import whose source holds no labels (dropped once it is paired with its dataset).
 NO_LABELS = ("the source holds no labels: the suspect-label table shows none (pair the import with its dataset: "
              "responses.pair_with_suite)")
+#: The note of an import whose items are named (not dataset rows): no labels, and no dataset to pair with.
+NAMED_ITEMS = "the source holds no labels and its items are named, not dataset rows: the suspect-label table shows none"
 
 
 def read_configured_source(config: ImportConfig, base_dir: str | Path = ".") -> list[RunMatrix]:
@@ -73,7 +76,7 @@ def response_result(matrix: RunMatrix, selection: Selection):
     provenance["openml_url"] = openml_links(respondents["run_id"])
     provenance.insert(1, "source", STORED_RUN)
     labels = matrix.item_labels
-    notes = [] if labels is not None else [NO_LABELS]
+    notes = [] if labels is not None else [NO_LABELS if matrix.item_names is None else NAMED_ITEMS]
     test_labels = (pd.Series(pd.Series(labels, index=matrix.items.astype(str)).reindex(responses.columns).to_numpy(),
                              index=responses.columns, name="label", dtype=str)
                    if labels is not None else pd.Series(dtype=str, name="label"))
@@ -83,17 +86,31 @@ def response_result(matrix: RunMatrix, selection: Selection):
         predictions=None,
         cv_accuracy=pd.Series(respondents["accuracy"].to_numpy(), index=names, name="cv_accuracy"),
         test_accuracy=pd.Series(respondents["item_accuracy"].to_numpy(), index=names, name="test_accuracy"),
-        metadata=metadata, test_index=np.asarray(responses.columns.astype(np.int64)),
-        notes=[f"imported from {len(matrix.runs)} stored runs ({len(matrix.items)} rows answered by every run)",
+        metadata=metadata, test_index=_item_positions(matrix, responses.columns),
+        notes=[f"imported from {len(matrix.runs)} stored runs ({len(matrix.items)} "
+               f"{'rows' if matrix.item_names is None else 'items'} answered by every run)",
                *matrix.notes, *selection.notes, *notes, *(f"skipped: {line}" for line in matrix.skipped),
                *(f"skipped in the source (its dataset unknown): {line}" for line in matrix.source_skipped)],
         provenance=provenance, test_labels=test_labels,
     )
 
 
+def _item_positions(matrix: RunMatrix, columns: pd.Index) -> np.ndarray:
+    """The items' OpenML row ids (``test_index``), or their positions in the file when they are named items."""
+    if matrix.item_names is None:
+        return np.asarray(columns.astype(np.int64))
+    where = {name: i for i, name in enumerate(matrix.item_names)}
+    return np.array([where[name] for name in columns], np.int64)
+
+
 def imported_results(config: ImportConfig, base_dir: str | Path = ".") -> dict:
     """Dataset name → ResponseResult of every dataset the section's source holds."""
     from benchirt.runs.field import select_field
 
-    selected, _, _ = select_field(read_configured_source(config, base_dir), config.selection())
+    matrices = read_configured_source(config, base_dir)
+    named = [matrix.dataset for matrix in matrices if matrix.item_names is not None]
+    if named and config.paired:
+        raise ConfigError(f"responses.pair_with_suite / pool: the items of {', '.join(named[:3])} are named, not "
+                          "rows of a dataset, so no dataset can be paired with them; leave pairing and the pool out")
+    selected, _, _ = select_field(matrices, config.selection())
     return {matrix.dataset: response_result(matrix, selection) for matrix, selection in selected}
