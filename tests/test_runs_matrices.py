@@ -121,7 +121,8 @@ def test_a_bad_pattern_and_a_file_that_is_no_matrix_are_said(tmp_path):
     (runs / "runs" / "1").mkdir(parents=True)
     with pytest.raises(ConfigError, match="the respondent pattern applies to matrix files only: leave it out"):
         read_offline(runs, RespondentNaming(CHECKPOINTS))
-    paired = ImportConfig.from_dict({"source": "openml-runs", "path": str(folder / "gamma.csv"), "pair_with_suite": True})
+    paired = ImportConfig.from_dict({"source": "openml-runs", "path": str(folder / "gamma.csv"),
+                                     "pair_with_suite": True})
     with pytest.raises(ConfigError, match=r"the items of gamma are named, not rows of a dataset, so no dataset can be "
                                           r"paired with them"):
         imported_results(paired)
