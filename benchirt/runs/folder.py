@@ -131,11 +131,6 @@ def scan_runs(source: str | Path, only: set[str] | None = None) -> RunsScan:
     return RunsScan(runs=runs, skipped=skipped, found=len(folders))
 
 
-def list_runs(source: str | Path, only: set[str] | None = None) -> list[RunFiles]:
-    """The readable runs of :func:`scan_runs` (the refused ones are in its ``skipped``)."""
-    return scan_runs(source, only).runs
-
-
 @dataclass(frozen=True)
 class TaskContext:
     """What the folder knows about one task: its dataset id, split, truth and name (None: the runs' name).
