@@ -97,8 +97,8 @@ def scan_runs(source: str | Path, only: set[str] | None = None) -> RunsScan:
     """Every run folder under ``source`` (see the module docstring), each read or refused with its reason;
     ``only``: these folder names.
 
-    Refused, one line each: a symbolic link leaving the folder (a run folder or a file), a missing or non-regular (device, FIFO, folder)
-    ``predictions.arff`` or ``description.xml``, a file over the size limit
+    Refused, one line each: a symbolic link leaving the folder (a run folder or a file), a missing or
+    non-regular (device, FIFO, folder) ``predictions.arff`` or ``description.xml``, a file over the size limit
     (:func:`benchirt.runs.inputs.file_problem`), an unreadable description (damaged, entity expansion,
     external entities), a description naming no task, a run id already read from another folder.
     """
@@ -150,8 +150,13 @@ def _majority(values) -> tuple[object, int, int]:
     counts = Counter(v for v in values if v is not None)
     if not counts:
         return None, 0, 0
-    value, count = min(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
+    value, count = min(counts.items(), key=lambda kv: (-kv[1], _order(kv[0])))
     return value, count, sum(counts.values())
+
+
+def _order(value) -> tuple:
+    """Numbers before text, each in its own order (so dataset 9 comes before dataset 10)."""
+    return (0, value, "") if isinstance(value, int) else (1, 0, str(value))
 
 
 def _own_file(path: Path, root: Path) -> Path | None:
