@@ -154,6 +154,19 @@ def test_a_list_of_matrices_in_the_respond_stage_carries_the_sparse_field(tmp_pa
     assert "> gamma: field: " not in section  # the summary is the table's caption, not repeated per dataset
 
 
+def test_a_configs_paths_are_relative_to_its_folder_and_change_the_fingerprint(tmp_path):
+    from benchirt.runs.responses import read_configured_source, source_fingerprint
+
+    _write_field(tmp_path / "field")
+    config = ImportConfig.from_dict({"source": "openml-runs", "path": ["field/alpha.csv", "field/beta.csv"]})
+    assert [m.dataset for m in read_configured_source(config, tmp_path)] == ["alpha", "beta"]
+    before = source_fingerprint(config, tmp_path)
+    patterned = ImportConfig.from_dict({**config.to_dict(), "respondent_pattern": CHECKPOINTS})
+    assert source_fingerprint(patterned, tmp_path) != before  # another naming rule: another import
+    (tmp_path / "field" / "beta.csv").write_text("model,0,1\nbert_best,1,0\n", encoding="utf-8")
+    assert source_fingerprint(config, tmp_path) != before      # a changed file: recomputed
+
+
 def test_percentages_have_at_most_one_decimal():
     assert [percent(s) for s in (0.75, 2 / 3, 0.0649, 1.0, 0.00004)] == ["75 %", "66.7 %", "6.5 %", "100 %", "0 %"]
 
