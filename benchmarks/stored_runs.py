@@ -1,6 +1,6 @@
 """Stored runs (issue 26): import time and peak memory, and the Iris study 59 end to end.
 
-Parts (each prints a Markdown table; docs/stored-runs.md shows their output):
+Parts (each prints a Markdown table; docs/benchmarks-stored-runs.md shows their output):
 
 ``--part large``
     One synthetic predictions file of Devnagari-Script's shape (92,000 rows × 46 classes, openml-python's
@@ -24,6 +24,14 @@ Parts (each prints a Markdown table; docs/stored-runs.md shows their output):
     ``benchirt run configs/openml-iris-pool.yaml``: the stored runs beside benchirt's own pool on the same
     75 rows of Iris (time per stage; where benchirt's classifiers rank among the field by IRT ability and
     on the leaderboard; the suspect rows with Iris's labels).
+``--part import-field``
+    ``benchirt import-runs ../shared/data/openml-runs/cv-fold0`` (20 respondents × items matrices, one per
+    task) in a fresh process: seconds, peak memory, the field's flows per number of tasks, and per task the
+    runs read, respondents, items and share of the field.
+``--part hostile``
+    A runs folder of two good runs beside a 1 GiB ``description.xml`` (sparse) and a 300 MB predictions file
+    of one endless line, imported in a fresh process with ``BENCHIRT_MAX_INPUT_MB`` at 1024 (so the line
+    check, not the size limit, meets the long line) and at its default: seconds, peak memory, the lines said.
 
     nice -n 10 python benchmarks/stored_runs.py --part large
     nice -n 10 python benchmarks/stored_runs.py --part many
@@ -31,6 +39,8 @@ Parts (each prints a Markdown table; docs/stored-runs.md shows their output):
     nice -n 10 python benchmarks/stored_runs.py --part beside
     nice -n 10 python benchmarks/stored_runs.py --part field --respondents 2000
     nice -n 10 python benchmarks/stored_runs.py --part rating --respondents 300 --datasets 5
+    nice -n 10 python benchmarks/stored_runs.py --part import-field
+    nice -n 10 python benchmarks/stored_runs.py --part hostile
 """
 from __future__ import annotations
 
@@ -77,10 +87,10 @@ def write_predictions_file(path: Path, n_rows: int, n_classes: int, folds: int, 
     return fold, truth, predicted
 
 
-def _child(argv: list[str]) -> dict:
+def _child(argv: list[str], env: dict | None = None) -> dict:
     """Run this script's ``--child`` job in a fresh process; its JSON line plus its peak memory."""
     out = subprocess.run([sys.executable, __file__, "--child", *argv], capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+                         env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -113,8 +123,12 @@ def child(args: list[str]) -> None:
     else:
         from benchirt.cli import main
 
-        code = main(["import-runs", args[1], "--out", args[2], "--per-flow", args[3]])
-        info = {"exit": code}
+        import contextlib
+        import io
+
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            code = main(["import-runs", args[1], "--out", args[2], "--per-flow", args[3]])
+        info = {"exit": code, "printed": printed.getvalue()}
     info["seconds"] = time.perf_counter() - start
     info["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(info))
@@ -163,9 +177,53 @@ def part_many(tmp: Path, n_runs: int = 500, n_rows: int = 10_000) -> None:
         print(f"| {rule} | {shape[0]} × {shape[1]:,} | {result['seconds']:.1f} | {result['peak_mb']:.0f} MB |")
 
 
+def part_import_field(tmp: Path) -> None:
+    source = SHARED / "openml-runs" / "cv-fold0"
+    out = tmp / "cv-fold0"
+    result = _child(["import", str(source), str(out), "best-held-out"])
+    printed = result["printed"].splitlines()
+    print(f"`benchirt import-runs {source} --out DIR`: exit {result['exit']}, {result['seconds']:.1f} s, peak "
+          f"{result['peak_mb']:.0f} MB (a fresh process)\n")
+    print("\n".join(line for line in printed if line.startswith(("field:", str(source)))) + "\n")
+    print("| dataset | runs read | respondents × items | share of the field's flows |\n|---|---|---|---|")
+    for record in sorted((json.loads(p.read_text()) for p in out.glob("responses/*/import.json")),
+                         key=lambda r: r["dataset"].lower()):
+        field = record["field"]
+        print(f"| {record['dataset']} | {record['runs_read']} | {record['respondents']} × {record['items']:,} | "
+              f"{field['flows_here']} of {field['flows']} ({100 * field['share_here']:.1f} %) |")
+
+
+def part_hostile(tmp: Path) -> None:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from runs_samples import write_small_task
+
+    root = tmp / "hostile"
+    write_small_task(root, 7, 40, "diabetes", (1, 2, 3, 4))
+    with open(root / "runs" / "3" / "description.xml", "r+b") as handle:
+        handle.truncate(2**30)  # 1 GiB, sparse: the size is what is measured
+    predictions = root / "runs" / "4" / "predictions.arff"
+    head = predictions.read_text().split("@DATA")[0] + "@DATA\n"
+    with predictions.open("w") as handle:
+        handle.write(head)
+        for _ in range(300):
+            handle.write("0," * 500_000)  # 300 MB on one line
+        handle.write("\n")
+    print("| BENCHIRT_MAX_INPUT_MB | exit | seconds | peak memory | said |\n|---|---|---|---|---|")
+    for limit in ("1024", None):
+        env = {"BENCHIRT_MAX_INPUT_MB": limit} if limit else {}
+        if not limit:
+            os.environ.pop("BENCHIRT_MAX_INPUT_MB", None)
+        result = _child(["import", str(root), str(tmp / f"out-{limit}"), "all"], env=env)
+        said = [line.strip()[len("skipped: "):].replace(str(root), "DIR")[:120] for line in result["printed"].splitlines()
+                if line.strip().startswith("skipped:")]
+        print(f"| {limit or 'default (128)'} | {result['exit']} | {result['seconds']:.1f} | {result['peak_mb']:.0f} MB | "
+              + "<br>".join(said) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=("large", "many", "iris", "beside", "field", "rating"), required=False)
+    parser.add_argument("--part", choices=("large", "many", "iris", "beside", "field", "rating", "import-field",
+                                           "hostile"), required=False)
     parser.add_argument("--child", nargs="+")
     parser.add_argument("--rules", default="best-held-out,best,median,all",
                         help="--part iris: the selection rules to run (comma-separated)")
@@ -183,7 +241,8 @@ def main() -> None:
             info = _child(["rate", str(args.respondents), str(args.datasets)])
             return print(f"| {args.respondents} × {args.datasets} datasets | {info['seconds']:.1f} | "
                          f"{info['peak_mb']:.0f} MB |")
-        {"large": part_large, "many": part_many, "beside": part_beside}[args.part](Path(tmp))
+        {"large": part_large, "many": part_many, "beside": part_beside, "import-field": part_import_field,
+         "hostile": part_hostile}[args.part](Path(tmp))
 
 
 #: The classic ambiguous versicolor/virginica rows of Iris (0-based; ../shared/data/openml-runs/README.md).
@@ -225,7 +284,7 @@ def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> No
     import pandas as pd
     import yaml
 
-    from benchirt.runs.matrix import read_matrix_csv
+    from benchirt.runs.matrices import read_matrix_csv
     from benchirt.runs.select import SelectionOptions, select
 
     matrix = read_matrix_csv(IRIS)

@@ -128,3 +128,37 @@ def write_study_folder(root: Path, arffs: dict, flows: dict, n_folds: int = 10) 
                 write_predictions(folder / "predictions.arff", "2025", rows, folds, predicted, y, proba, classes)
                 expected[run_id] = (predicted == y).astype(np.int8)
     return expected
+
+
+def write_task_xml(path: Path, task_id: int, dataset_id: int, target: str = "class") -> Path:
+    """``tasks/<id>/task.xml`` stating the task's dataset and target, as the server writes it (the fields read)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"""<oml:task xmlns:oml="http://openml.org/openml">
+  <oml:task_id>{task_id}</oml:task_id>
+  <oml:input name="source_data"><oml:data_set><oml:data_set_id>{dataset_id}</oml:data_set_id>
+  <oml:target_feature>{target}</oml:target_feature></oml:data_set></oml:input>
+</oml:task>
+""", encoding="utf-8")
+    return path
+
+
+def write_small_task(root: Path, task_id: int, dataset_id: int, name: str, run_ids, n_rows: int = 24,
+                     seed: int = 0) -> dict:
+    """A two-fold task of ``n_rows`` rows (classes yes/no) with a split and one run per id of ``run_ids``
+    (flow ``flow-<k>``, k-th run), each a seeded random guess at 80 % accuracy in the 2025 layout.
+
+    Returns run id -> the run's 0/1 answers of every row."""
+    rng = np.random.default_rng(seed)
+    rows, folds = np.arange(n_rows), np.arange(n_rows) % 2
+    truth = rng.integers(0, 2, n_rows)
+    write_split(root / "tasks" / str(task_id) / "datasplits.arff", folds)
+    expected = {}
+    for k, run_id in enumerate(run_ids):
+        predicted = np.where(rng.random(n_rows) < 0.8, truth, 1 - truth)
+        folder = root / "runs" / str(run_id)
+        write_run_description(folder, run_id, task_id, 100 + k, f"flow-{k}", setup_id=run_id, dataset_id=dataset_id,
+                              dataset_name=name)
+        proba = np.eye(2)[predicted]
+        write_predictions(folder / "predictions.arff", "2025", rows, folds, predicted, truth, proba, ("yes", "no"))
+        expected[run_id] = (predicted == truth).astype(np.int8)
+    return expected

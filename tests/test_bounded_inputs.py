@@ -3,6 +3,7 @@ files over the (measured) size limit are refused by their size, and names from f
 terminal nor Markdown raw."""
 from __future__ import annotations
 
+import re
 import time
 import tracemalloc
 
@@ -112,6 +113,11 @@ def test_printable_and_markdown_text():
     assert markdown_text("<img src=x onerror=alert(1)> & \x1b") == "&lt;img src=x onerror=alert(1)> & \\x1b"
     assert markdown_text("</b><!-- x --><?php <https://x.org> P < 0.01, a<b") == (
         "&lt;/b>&lt;!-- x -->&lt;?php &lt;https://x.org> P < 0.01, a&lt;b")
+    # no link, image or link definition from a name (CommonMark: a "]" escaped, or preceded by an escaped "\\",
+    # closes no link text); an interval stays as written
+    assert markdown_text("[x](javascript:alert(1)) ![i](javascript:x) [a][b] [a]: javascript:x [0.2, 0.4]") == (
+        "[x\\](javascript:alert(1)) ![i\\](javascript:x) [a\\][b] [a\\]: javascript:x [0.2, 0.4]")
+    assert markdown_text("\\[x\\](javascript:y)") == "\\[x\\\\\\](javascript:y)"
 
 
 def test_names_from_files_reach_the_console_and_markdown_escaped(tmp_path, capsys):
@@ -124,7 +130,8 @@ def test_names_from_files_reach_the_console_and_markdown_escaped(tmp_path, capsy
     config.write_text(yaml.safe_dump({
         "suite": str(folder), "stages": ["respond", "report"],
         "responses": {"pool": ["gaussian_nb"], "ladder_epochs": 0, "cv_folds": 3,
-                      "extra": {"<img src=x onerror=alert(1)>": bad, "\x1b]0;pwned\x07": bad}}}))
+                      "extra": {"<img src=x onerror=alert(1)>": bad, "\x1b]0;pwned\x07": bad,
+                                "[click](javascript:alert(1))": bad}}}))
     out = tmp_path / "run"
     capsys.readouterr()
     assert main(["run", str(config), "--out", str(out)]) == 1
@@ -136,4 +143,6 @@ def test_names_from_files_reach_the_console_and_markdown_escaped(tmp_path, capsy
     summary = (out / "summary.md").read_text()
     assert "\x1b" not in summary and "<img" not in summary
     assert "classifier '&lt;img src=x onerror=alert(1)>' on 1 dataset(s)" in summary
+    assert re.search(r"(?<!\\)\]\(javascript:", summary) is None  # every "](" of a name escaped: no live link
+    assert "classifier '[click\\](javascript:alert(1))'" in summary
     assert "<img" not in (out / "report.html").read_text().split("<main>")[1]

@@ -55,3 +55,25 @@ def test_every_sub_command_help_imports_only_argparse_and_the_options_layer():
         assert length > 200, name  # the sub-command's own help, not the placeholder
         loaded[name] = [module for module in NOT_FOR_HELP if module in modules]
     assert loaded == {name: [] for name in COMMANDS}
+
+
+def test_irt_score_help_is_the_scoring_help(capsys):
+    """`benchirt irt score --help` prints the scoring command's own help (issue 34 item 6), `benchirt irt --help`
+    the fit's."""
+    import pytest
+
+    from benchirt.cli import main
+
+    for argv, first_line in ((["irt", "score", "--help"], "usage: benchirt irt score [-h] --out DIR"),
+                             (["irt", "score", "-h"], "usage: benchirt irt score [-h] --out DIR"),
+                             (["irt", "--help"], "usage: benchirt irt [-h] --out DIR")):
+        with pytest.raises(SystemExit) as done:
+            main(argv)
+        text = capsys.readouterr().out
+        assert done.value.code == 0 and text.startswith(first_line), argv
+    assert "--items ITEMS.csv" in text and "--model" in text
+    main_help = text
+    with pytest.raises(SystemExit):
+        main(["irt", "score", "--help"])
+    score_help = capsys.readouterr().out
+    assert "the items are NOT refitted" in score_help and "--model" not in score_help and score_help != main_help

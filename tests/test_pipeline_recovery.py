@@ -63,6 +63,30 @@ def test_the_message_after_a_failed_dataset_is_the_command_that_recovers_it(smal
     assert "To try" not in capsys.readouterr().out
 
 
+def test_a_full_disk_while_saving_fails_only_that_dataset_and_the_next_stages_leave_it_out(tmp_path, capsys,
+                                                                                            monkeypatch):
+    """ENOSPC while wine's responses are saved: wine fails (recorded, with the command that retries it), iris goes
+    on through the next stage (irt: skipped there for too few respondents), exit status 1, not 2."""
+    config = tmp_path / "study.yaml"
+    config.write_text(yaml.safe_dump({**CONFIG, "stages": ["respond", "irt", "report"]}))
+    real = ArtifactStore.save
+
+    def full_disk_for_wine(self, stage, name, key, result=None, **kwargs):
+        if (stage, name) == ("respond", "wine"):
+            raise OSError(28, "No space left on device")
+        return real(self, stage, name, key, result, **kwargs)
+
+    monkeypatch.setattr(ArtifactStore, "save", full_disk_for_wine)
+    capsys.readouterr()
+    assert main(["run", str(config), "--out", str(tmp_path / "run")]) == 1
+    captured = capsys.readouterr()
+    datasets = json.loads((tmp_path / "run" / "manifest.json").read_text())["datasets"]
+    assert datasets["wine"]["respond"]["status"] == "failed"
+    assert datasets["wine"]["respond"]["reason"] == "could not save the result: No space left on device"
+    assert "irt" not in datasets["wine"] and datasets["iris"]["irt"]["status"] == "skipped"
+    assert "To try wine again: " in captured.out and "error:" not in captured.err
+
+
 def test_a_run_refused_for_a_changed_artifact_leaves_the_previous_manifest_and_config(small_run, tmp_path, capsys):
     config, out = _copy(small_run, tmp_path)
     manifest, saved_config = (out / "manifest.json").read_bytes(), (out / "config.yaml").read_bytes()
@@ -86,6 +110,22 @@ def test_a_first_run_stopped_by_an_error_says_so_in_its_manifest(tmp_path, capsy
     assert main(["run", str(config), "--out", str(tmp_path / "run"), "--quiet"]) == 2
     status = json.loads((tmp_path / "run" / "manifest.json").read_text())["status"]
     assert status.startswith("stopped: ") and "nowhere" in status
+
+
+def test_report_on_a_run_in_progress_is_refused_and_writes_nothing(small_run, tmp_path, capsys):
+    _, out = _copy(small_run, tmp_path)
+    before = {p.name: p.read_bytes() for p in (out / "report.html", out / "summary.md") if p.exists()}
+    holder = ArtifactStore(out)
+    holder.lock()
+    try:
+        capsys.readouterr()
+        assert main(["report", str(out), "--out", str(tmp_path / "elsewhere")]) == 2
+        assert capsys.readouterr().err == (f"benchirt report: error: {out} is in use by a benchirt run in progress; wait "
+                                           "for it to finish, then run this command again\n")
+        assert not (tmp_path / "elsewhere").exists()
+    finally:
+        holder.unlock()
+    assert {p.name: p.read_bytes() for p in (out / "report.html", out / "summary.md") if p.exists()} == before
 
 
 def test_add_on_a_run_in_progress_says_it_is_in_use(small_run, tmp_path, capsys):

@@ -203,7 +203,8 @@ def test_usefulness_and_airt_conclusions_read_back_match_the_exported_tables(def
     assert len(re.findall(r"% of pairs", lead)) == 3
     for name, pairs, sd in named:
         row = table.set_index("dataset").loc[name]
-        assert (pairs, sd) == (f"{row['pairs']:.0f}", f"{row['sd']:.2f}")
+        # the table's percentages have one decimal, the sentence none: within half a point and its rounding
+        assert abs(float(pairs) - row["pairs"]) <= 0.55 and sd == f"{row['sd']:.2f}"
     rho = spearmanr(table["pairs"], table["sd"]).statistic  # the table's 3 decimals can tie two SDs: within 0.01
     assert abs(float(_number(r"the datasets keep this order with Spearman (-?[\d.]+)", useful)[0]) - rho) <= 0.01
 

@@ -127,3 +127,11 @@ def test_booleans_read_as_yes_and_no_and_the_primary_columns_have_names():
     text = render_markdown("t", "s", [Section("pairs", "Pairs").add(Table(frame, "Pairs."))])
     assert "| mlp | svc | no |" in text and "| mlp | knn_2 | yes |" in text
     assert "Separated (primary verdict)" in text and "False" not in text and "True" not in text
+
+
+def test_percentages_show_at_most_one_decimal():
+    """Percent columns (``pct_*``, headers ending in "(%)") read 33.3, other floats keep 3 decimals (issue 34)."""
+    frame = pd.DataFrame({"dataset": ["a", "b"], "pct_difficulty_gt": [100 / 3, 4.25], "pairs_separated": [12.3456, 0.0],
+                          "ability_sd": [0.12345, 1.0]})
+    text = render_markdown("t", "s", [Section("irt", "IRT").add(Table(frame, "Shares."))])
+    assert "| a | 33.3 | 12.3 | 0.123 |" in text and "| b | 4.2 | 0.0 | 1.000 |" in text

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from benchirt.errors import ConfigError
-from benchirt.runs.matrix import PROVENANCE, RunMatrix, read_matrix_csv
+from benchirt.runs.matrices import read_matrix_csv
+from benchirt.runs.matrix import PROVENANCE, RunMatrix
 from benchirt.runs.select import SelectionOptions, select
 
 

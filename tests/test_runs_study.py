@@ -7,6 +7,7 @@ CC18 datasets (``../shared/data/cc18-arff``), with seeded stratified splits as `
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -130,11 +131,11 @@ def test_rows_that_differ_are_refused_with_one_line(study, tmp_path, shared_data
     root, _, _ = study
     single = tmp_path / "one"
     (single / "runs").mkdir(parents=True)
-    for name in ("tasks", "datasets"):
-        (single / name).symlink_to(root / name)
+    for name in ("tasks", "datasets"):  # copied (a link would leave the folder); the datasets' ARFF links kept
+        shutil.copytree(root / name, single / name, symlinks=True)
     for run in (root / "runs").iterdir():
         if _task_of(run) == 9011:
-            (single / "runs" / run.name).symlink_to(run)
+            shutil.copytree(run, single / "runs" / run.name)  # a link would leave the folder: refused
     wrong = str(shared_data / "cc18-arff" / "50-tic-tac-toe.arff")  # balance-scale's runs beside tic-tac-toe
     outcome = run_pipeline(_config(single, suite=[wrong], pool=SMALL_POOL), tmp_path / "bad", show_progress=False)
     entry = outcome.manifest["datasets"]["balance-scale"]["respond"]

@@ -53,16 +53,58 @@ DIR/abilities.csv (respondent, theta, se, true_score) is written."""
 SCORE_WORD = "score"
 
 
+SCORE_DESCRIPTION = """\
+Score the respondents of RESPONSES.csv against frozen item parameters: the items are NOT refitted.
+ITEMS.csv is an items.csv of 'benchirt irt' or of a run, or decodIRT's ltm_item_params.csv.
+RESPONSES.csv is read as 'benchirt irt' reads it (see 'benchirt irt --help'). Writes only
+DIR/abilities.csv (respondent, theta, se, true_score)."""
+
+
+class _Help(argparse.Action):
+    """``-h``/``--help``: the scoring help after the word ``score`` (``benchirt irt score --help``), else the fit's."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        words = getattr(namespace, "responses", None) or []
+        (score_parser() if words[:1] == [SCORE_WORD] else parser).print_help()
+        parser.exit()
+
+
+def _add_score_options(parser: argparse.ArgumentParser, scoring: bool = False) -> None:
+    """The options scoring on frozen items reads (shared by the fit's parser and :func:`score_parser`, where
+    ``--items`` is required)."""
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--ability", choices=ABILITY_METHODS, default="EAP", help="ability estimator (default EAP)")
+    parser.add_argument("--items", metavar="ITEMS.csv", required=scoring,
+                        help="score the respondents against these frozen item parameters instead of fitting")
+    parser.add_argument("--no-header", action="store_true",
+                        help="RESPONSES.csv has no header row: its first row is a respondent; items are named V1..Vm")
+
+
+def score_parser() -> argparse.ArgumentParser:
+    """The parser ``benchirt irt score --help`` shows: only what scoring on frozen items reads."""
+    parser = argparse.ArgumentParser(prog="benchirt irt score", description=SCORE_DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("responses", metavar="RESPONSES.csv", help="respondents x items matrix of 0/1")
+    _add_score_options(parser, scoring=True)
+    return parser
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "irt",
         help="fit a 1PL/2PL/3PL model to a response matrix",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,
     )
+    parser.add_argument("-h", "--help", action=_Help, help="show this help message and exit (after 'score': the "
+                                                            "scoring help)")
     parser.add_argument("responses", nargs="+", metavar="[score] RESPONSES.csv",
                         help="respondents x items matrix of 0/1; with the word 'score' first, score it on --items")
-    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    _add_score_options(parser)
     parser.add_argument("--model", choices=MODELS, default="3PL", help="item response model (default 3PL)")
     parser.add_argument("--ability-model", choices=("auto", *MODELS), default="auto",
                         help="the model whose abilities and True-Scores score the respondents (auto: the 1PL, "
@@ -73,7 +115,6 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--no-prior", action="store_true", help="plain marginal maximum likelihood (estimates held by bounds only)"
     )
-    parser.add_argument("--ability", choices=ABILITY_METHODS, default="EAP", help="ability estimator (default EAP)")
     parser.add_argument("--max-iter", type=int, default=IRTConfig.max_iter, help="EM step limit (default %(default)s)")
     parser.add_argument("--starts", default="auto", metavar="auto|N",
                         help="EM starts: 'auto' (monotone: the sum score; --compat decodirt: 7 candidates, up to 20 "
@@ -92,10 +133,6 @@ def register(subparsers) -> None:
                         help="also fit the other two of 1PL/2PL/3PL; write model_comparison.csv (log-likelihood, "
                              "AIC, BIC) and print it")
     parser.add_argument("--plots", action="store_true", help="also write the PNG figures")
-    parser.add_argument("--items", metavar="ITEMS.csv",
-                        help="score the respondents against these frozen item parameters instead of fitting")
-    parser.add_argument("--no-header", action="store_true",
-                        help="RESPONSES.csv has no header row: its first row is a respondent; items are named V1..Vm")
     parser.set_defaults(func=run)
 
 

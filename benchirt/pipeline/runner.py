@@ -211,8 +211,7 @@ class Run:
             outcomes = self.executor.map(_call, tasks) if split is None else split(self.executor, tasks, _call)
             for outcome in outcomes:
                 key = keys[outcome.name]
-                self._store_outcome(stage, key, outcome, report, parts[outcome.name], why[outcome.name])
-                if outcome.status == "ok":
+                if self._store_outcome(stage, key, outcome, report, parts[outcome.name], why[outcome.name]):
                     done[outcome.name] = key
                 remaining = None
                 if eta is not None:
@@ -261,7 +260,9 @@ class Run:
         return entry.get("status") == "failed" and entry.get("key") == key
 
     def _store_outcome(self, stage: str, key: str, outcome: TaskOutcome, report: StageReport, parts: dict,
-                       why: str) -> None:
+                       why: str) -> bool:
+        """Store and record one dataset's outcome; whether its result was stored (False: skipped, failed, or its
+        result could not be saved — a full disk fails that dataset only, and the next stages leave it out)."""
         info = {"seconds": round(outcome.seconds, 3), "cpu_seconds": round(outcome.cpu_seconds, 3),
                 "attempts": outcome.attempts, "lost_workers": outcome.lost_workers}
         stored = {**info, "provenance": parts}
@@ -289,7 +290,7 @@ class Run:
             for clf, error in left_out.items():
                 self._log(f"{stage}: {outcome.name}: classifier {clf!r} LEFT OUT, its fit failed: {error.splitlines()[0]}")
         elif outcome.status == "skipped":
-            self.store.save(stage, outcome.name, key, status="skipped", reason=outcome.error, info=stored)
+            self._save_skip(stage, outcome.name, key, outcome.error, stored)
             self._record(stage, outcome.name, key, "skipped", reason=outcome.error, decision=decision, **info)
             report.skipped += 1
             self._log(f"{stage}: skipped {outcome.name}: {outcome.error}")
@@ -300,6 +301,16 @@ class Run:
                       "(a rerun with --retry-failed tries it again)")
         self.manifest["stages"][stage] = _public(report)  # live counts for anyone watching the manifest
         self._save_manifest()
+        return outcome.status == "ok"
+
+    def _save_skip(self, stage: str, name: str, key: str, reason: str, info: dict) -> None:
+        """Store the decision to skip (a rerun reuses it); a full disk leaves it unstored, said, and the run goes
+        on (the rerun decides again)."""
+        try:
+            self.store.save(stage, name, key, status="skipped", reason=reason, info=info)
+        except OSError as exc:
+            self._log(f"{stage}: the decision to skip {name} could not be saved ({_os_reason(exc)}); a rerun decides "
+                      "again")
 
     # -- stages over all datasets ----------------------------------------------------------------
     def whole(self, stage: str, options: dict, inputs: Any, fn: Callable, args_builder: Callable[[], tuple]) -> str | None:
@@ -348,7 +359,7 @@ class Run:
                 return key
             if outcome.status == "skipped":
                 report.skipped, report.note = 1, outcome.error
-                self.store.save(stage, "all", key, status="skipped", reason=outcome.error, info={"provenance": parts})
+                self._save_skip(stage, "all", key, outcome.error, {"provenance": parts})
             else:
                 report.failed, report.note = 1, outcome.error
             self.manifest["artifacts"][stage] = {"key": key, "status": outcome.status, "reason": outcome.error,

@@ -8,6 +8,7 @@ Usage (not run as a doctest)::
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,10 @@ from benchirt.report.config import ReportConfig
 if TYPE_CHECKING:
     from benchirt.report.document import Section
 
-__all__ = ["ReportConfig", "build_report", "report_sections"]
+__all__ = ["ReportConfig", "build_report", "report_sections", "warnings_section"]
+
+#: Distinct warnings the warnings section quotes; the others are counted.
+SHOWN_WARNINGS = 5
 
 
 def report_sections(results, config: ReportConfig | None = None) -> list[Section]:
@@ -26,6 +30,21 @@ def report_sections(results, config: ReportConfig | None = None) -> list[Section
 
     config = config or ReportConfig()
     return [section for make in SECTIONS if (section := make(results, config)) is not None]
+
+
+def warnings_section(caught) -> Section:
+    """The warnings raised while the report was drawn (matplotlib's, mostly: a layout not applied, a glyph
+    missing from the font), kept off the console and said here: each distinct message once, with its count."""
+    from collections import Counter
+
+    from benchirt.report.document import Note, Section
+
+    counts = Counter(f"{w.category.__name__}: {' '.join(str(w.message).split())}" for w in caught)
+    shown = [f"{message} (×{n})" if n > 1 else message for message, n in list(counts.items())[:SHOWN_WARNINGS]]
+    more = len(counts) - len(shown)
+    text = (f"{len(caught)} warning(s) while the figures and tables were drawn, kept off the console: "
+            + "; ".join(shown) + (f"; and {more} other distinct warning(s)" if more else ""))
+    return Section("warnings", "Warnings while drawing the report", [Note(text)])
 
 
 def build_report(run_dir: str | os.PathLike, config: ReportConfig | None = None,
@@ -44,7 +63,8 @@ def build_report(run_dir: str | os.PathLike, config: ReportConfig | None = None,
     Returns
     -------
     dict
-        ``{"html": path, "markdown": path}``.
+        ``{"html": path, "markdown": path}``. Warnings raised while drawing (matplotlib's) do not reach the
+        console: the last section lists them (:func:`warnings_section`).
     """
     from benchirt.pipeline.config import source_label
     from benchirt.pipeline.results import load_run
@@ -52,7 +72,11 @@ def build_report(run_dir: str | os.PathLike, config: ReportConfig | None = None,
 
     results = load_run(run_dir)
     config = config or results.config.stage_config("report")
-    sections = report_sections(results, config)
+    with warnings.catch_warnings(record=True) as caught:  # matplotlib's layout and glyph warnings, among others
+        warnings.simplefilter("always")
+        sections = report_sections(results, config)
+    if caught:
+        sections.append(warnings_section(caught))
     manifest = results.manifest
     subtitle = (f"{source_label(manifest.get('config_source', '?'))} · "
                 f"benchirt {manifest.get('versions', {}).get('benchirt', '?')} · updated {manifest.get('updated', '?')}")

@@ -6,7 +6,8 @@ import argparse
 DESCRIPTION = """\
 Write RUN_DIR/report.html (one self-contained page: tables and figures of every stage that ran,
 figures embedded) and RUN_DIR/summary.md (the same text and tables) from a run directory of
-`benchirt run`. Nothing is recomputed."""
+`benchirt run`. Nothing is recomputed. A run still in progress is refused (its results are still being
+written): wait for it to finish."""
 
 
 def register(subparsers) -> None:
@@ -22,8 +23,10 @@ def report_command(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from benchirt.pipeline.results import load_run
+    from benchirt.pipeline.store import ArtifactStore
     from benchirt.report import build_report
 
+    ArtifactStore(args.run_dir).ensure_idle()  # a run in progress: its results are still being written
     config = load_run(args.run_dir).config.stage_config("report")
     if args.title:
         config = replace(config, title=args.title)

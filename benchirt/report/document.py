@@ -254,6 +254,11 @@ def _clip(frame: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
     return (frame.head(MAX_TABLE_ROWS), True) if len(frame) > MAX_TABLE_ROWS else (frame, False)
 
 
+def _is_percentage(column) -> bool:
+    """Whether a column holds percentages (``pct_*``, or a reader's header ending in ``(%)``): one decimal."""
+    return str(column).startswith("pct_") or human_header(column).endswith("(%)")
+
+
 def _is_probability_name(name: str) -> bool:
     """Whether a column name says probability or p-value (``p_*``, ``*_p``, ``*_p_holm``, ``*p_value``, ``*_p_*``)."""
     return name.startswith("p_") or name.endswith(("_p", "p_value", "_p_holm")) or "_p_" in name
@@ -276,7 +281,7 @@ def _probability_cell(value: float) -> str:
 
 
 def _format(frame: pd.DataFrame) -> pd.DataFrame:
-    """Floats to 3 significant decimals (large numbers to 1) for reading, probabilities never shown as 1.000
+    """Floats to 3 decimals (large numbers and percentages to 1) for reading, probabilities never shown as 1.000
     or 0.000 (:func:`_probability_cell`); codes in text columns as words
     (:func:`benchirt.humanize.human_value`); booleans as yes / no; other values as they are."""
     out = frame.copy()
@@ -289,6 +294,7 @@ def _format(frame: pd.DataFrame) -> pd.DataFrame:
         if pd.api.types.is_float_dtype(out[column]):
             values = out[column]
             big = values.abs().max() >= 100 if values.notna().any() else False
-            cell = _probability_cell if _is_probability(column) else (lambda v: f"{v:.1f}" if big else f"{v:.3f}")
+            decimals = 1 if big or _is_percentage(column) else 3
+            cell = _probability_cell if _is_probability(column) else (lambda v, d=decimals: f"{v:.{d}f}")
             out[column] = values.map(lambda v: "" if pd.isna(v) else cell(v))
     return out

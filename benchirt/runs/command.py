@@ -7,9 +7,8 @@ comma-separated list of task ids or a suite (``OpenML-CC18``, ``suite:99``).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-
 from benchirt.errors import ConfigError, DataError
+from benchirt.safe_text import printable
 
 DESCRIPTION = """\
 Build response matrices from stored predictions instead of training classifiers.
@@ -18,7 +17,11 @@ SOURCE:
   a folder in OpenML's cache layout: runs/<run_id>/{description.xml, predictions.arff}, plus
   tasks/<task_id>/{task.xml, datasplits.arff} and datasets/<did>/{description.xml, dataset.arff}
   where a file has no 'correct' column (the truth then comes from the dataset by row_id);
-  a respondents x items 0/1 CSV (first column: the run's flow; other columns: OpenML row ids);
+  respondents x items matrix CSV files, one per task (the dataset is named after the file): one
+  file, several, or a folder of *.csv; a header row of items (OpenML row ids, or any names), a
+  first column naming each run, cells 0/1 (or 0.0/1.0). A name maps to its flow and run as
+  <flow>||<run> (no '||': the whole name is the flow), or by --respondent-pattern, e.g.
+  '(?P<flow>.+)_(?P<run>best|\\d+)$'; the same flow is the same respondent on every file;
   or (online, cached under --cache) an OpenML task id, ids separated by commas, or a suite
   (OpenML-CC18, suite:99).
 
@@ -31,7 +34,9 @@ and keeps the odd folds' rows as items, so no row both chooses and scores; 'best
 'first' keep one run per flow chosen on all rows; 'all' keeps every run. Runs below the accuracy
 floor are dropped (default 1/number of classes), identical response patterns are kept once
 (--keep-duplicates keeps them), --max-items keeps a stratified sample of items. Every count is
-printed and recorded; a run that cannot be used is skipped with one line saying why."""
+printed and recorded; a run (or file) that cannot be used is skipped with one line saying why.
+Over several datasets the field is said: how many flows are on how many datasets, and the share of
+the field each dataset holds (a flow is compared on the datasets it ran on)."""
 
 
 def register(subparsers) -> None:
@@ -39,7 +44,8 @@ def register(subparsers) -> None:
 
     parser = subparsers.add_parser("import-runs", help="response matrices from OpenML's stored runs (no training)",
                                    description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("source", metavar="SOURCE", help="runs folder, respondents x items CSV, task id(s) or suite")
+    parser.add_argument("source", metavar="SOURCE", nargs="+",
+                        help="runs folder, respondents x items CSV file(s) or a folder of them, task id(s) or suite")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     parser.add_argument("--per-flow", choices=RULES, default=DEFAULT_RULE, help="selection rule (default %(default)s)")
     parser.add_argument("--min-accuracy", type=float, metavar="A",
@@ -47,6 +53,9 @@ def register(subparsers) -> None:
     parser.add_argument("--max-items", type=int, metavar="N", help="a stratified sample of at most N items")
     parser.add_argument("--keep-duplicates", action="store_true", help="keep identical response patterns")
     parser.add_argument("--seed", type=int, default=0, help="seed of the item sample and halves (default 0)")
+    parser.add_argument("--respondent-pattern", metavar="REGEX",
+                        help="matrix files: a regular expression with groups 'flow' and 'run' matching a whole "
+                             "respondent name (default: <flow>||<run>)")
     online = parser.add_argument_group("online SOURCE (task ids or a suite)")
     online.add_argument("--cache", metavar="DIR", help="benchirt's runs cache (default ~/.cache/benchirt/openml-runs)")
     online.add_argument("--flows", metavar="IDS", help="only these flow ids (comma-separated)")
@@ -68,43 +77,66 @@ def _ids(text: str | None, option: str) -> tuple[int, ...]:
 
 def read_source(args: argparse.Namespace):
     """The :class:`~benchirt.runs.matrix.RunMatrix` of every dataset SOURCE names."""
-    from benchirt.runs.folder import read_runs_folder
-    from benchirt.runs.matrix import read_matrix_csv
+    from benchirt.runs.respondent_names import RespondentNaming
+    from benchirt.runs.sources import is_offline, read_offline
 
-    source = Path(args.source)
-    if source.is_file():
-        return [read_matrix_csv(source)]
-    if source.is_dir():
-        return read_runs_folder(source)
+    naming = RespondentNaming(args.respondent_pattern)
+    if len(args.source) > 1 or is_offline(args.source[0]):
+        return read_offline(args.source, naming)
+    if args.respondent_pattern is not None:
+        raise ConfigError("--respondent-pattern applies to matrix files; OpenML's runs name their flows and runs in "
+                          "their descriptions: leave it out")
     from benchirt.runs.fetch import FetchOptions, fetch_source
+    from benchirt.runs.folder import read_runs_folder
 
     options = FetchOptions(flows=_ids(args.flows, "--flows"), uploaders=_ids(args.uploaders, "--uploaders"),
                            tag=args.tag, top_flows=args.top_flows, max_runs=args.max_runs)
-    fetched = fetch_source(args.source, options, args.cache)
+    fetched = fetch_source(args.source[0], options, args.cache)
     print(f"{len(fetched.run_ids)} runs in {fetched.folder} ({fetched.requests} requests to OpenML, "
           f"{len(fetched.failures)} runs not fetched)")
     if not fetched.run_ids:
-        raise DataError(f"{args.source}: no run could be fetched (see {fetched.folder / 'failures.json'})")
+        raise DataError(f"{args.source[0]}: no run could be fetched (see {fetched.folder / 'failures.json'})")
     return read_runs_folder(fetched.folder, {str(r) for r in fetched.run_ids})
 
 
 def run(args: argparse.Namespace) -> int:
     from benchirt.runs.export import write_selection
-    from benchirt.runs.select import SelectionOptions, across_datasets, select
+    from benchirt.runs.field import select_field
+    from benchirt.runs.select import SelectionOptions
 
     options = SelectionOptions(rule=args.per_flow, min_accuracy=args.min_accuracy, max_items=args.max_items,
                                deduplicate=not args.keep_duplicates, seed=args.seed)
+    source = " ".join(args.source)
     matrices = read_source(args)
-    options, notes = across_datasets(options, len(matrices))
-    for matrix in matrices:
-        selection = select(matrix, options)
-        selection.notes.extend(notes)
-        folder = write_selection(args.out, matrix, selection, options, str(args.source))
+    for line in source_summary(source, matrices):
+        print(printable(line))
+    selected, options, coverage = select_field(matrices, options)
+    if coverage is not None:
+        print(printable(coverage.summary()))
+    for matrix, selection in selected:
+        field = coverage.record(matrix.dataset) if coverage is not None else None
+        folder = write_selection(args.out, matrix, selection, options, source, field)
         n, m = selection.responses.shape
-        print(f"{matrix.dataset}: {n} respondents x {m} items from {len(matrix.runs)} runs "
-              f"({options.rule}) -> {folder}")
+        print(printable(f"{matrix.dataset}: {n} respondents x {m} items from {len(matrix.runs)} runs "
+                        f"({options.rule}) -> {folder}"))
         for line in matrix.notes + selection.notes:
-            print(f"  {line}")
+            if coverage is None or line != coverage.summary():  # printed once above
+                print(printable(f"  {line}"))
         for line in matrix.skipped:
-            print(f"  skipped: {line}")
+            print(printable(f"  skipped: {line}"))
     return 0
+
+
+def source_summary(source, matrices) -> list[str]:
+    """What the source held: every run folder (or matrix file) read into a dataset or skipped, and those
+    skipped before their dataset was known, one line each."""
+    first = matrices[0]
+    if first.source_found is None:
+        return []
+    if first.source_unit == "matrix file":  # counted by file; a file's rows skipped are its dataset's
+        return [f"{source}: {first.source_found} matrix file(s): {len(matrices)} read, {len(first.source_skipped)} "
+                "skipped"] + [f"  skipped: {line}" for line in first.source_skipped]
+    read = sum(len(m.runs) for m in matrices)
+    skipped = sum(len(m.skipped) for m in matrices) + len(first.source_skipped)
+    lines = [f"{source}: {first.source_found} found: {read} read into {len(matrices)} dataset(s), {skipped} skipped"]
+    return lines + [f"  skipped: {line}" for line in first.source_skipped]

@@ -5,7 +5,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from benchirt.options import check_bool, check_choice, check_integer, check_text, checked_options, require
+from benchirt.options import (
+    check_bool, check_choice, check_integer, check_names, check_text, checked_options, require,
+)
+from benchirt.runs.respondent_names import RespondentNaming
 from benchirt.runs.select import DEFAULT_RULE, RULES, SelectionOptions
 
 #: The ``source`` value that selects this section's form.
@@ -20,9 +23,13 @@ class ImportConfig:
     ----------
     source : str
         Always :data:`SOURCE_NAME`.
-    path : str or None
-        A runs folder in OpenML's cache layout or a respondents × items CSV (relative to the config
-        file's folder), or None when ``tasks`` names OpenML tasks to fetch.
+    path : str, tuple of str, or None
+        A runs folder in OpenML's cache layout, a respondents × items matrix CSV, a folder of them (one
+        per task) or a list of them (relative to the config file's folder;
+        :mod:`benchirt.runs.sources`), or None when ``tasks`` names OpenML tasks to fetch.
+    respondent_pattern : str or None
+        Matrix files: the regular expression (groups ``flow``, ``run``) mapping a respondent's name to its
+        flow and run; None: ``<flow>||<run>`` (:mod:`benchirt.runs.respondent_names`).
     tasks : str or None
         OpenML task id(s) (``"3"``, ``"3,6"``) or a suite (``"OpenML-CC18"``), fetched into ``cache``.
     cache : str or None
@@ -43,8 +50,9 @@ class ImportConfig:
     """
 
     source: str = SOURCE_NAME
-    path: str | None = None
+    path: str | tuple[str, ...] | None = None
     tasks: str | None = None
+    respondent_pattern: str | None = None
     cache: str | None = None
     per_flow: str = DEFAULT_RULE
     min_accuracy: float | None = None
@@ -60,10 +68,18 @@ class ImportConfig:
         section = "respond"
         check_choice(section, "source", self.source, (SOURCE_NAME,))
         require((self.path is None) != (self.tasks is None), section, "path", self.path,
-                "either path (a runs folder or a respondents x items CSV) or tasks (OpenML task ids or a suite)")
-        for key in ("path", "tasks", "cache"):
-            if getattr(self, key) is not None:
+                "either path (a runs folder, matrix CSV files or a folder of them) or tasks (OpenML task ids or a "
+                "suite)")
+        if isinstance(self.path, (list, tuple)):
+            object.__setattr__(self, "path", check_names(section, "path", self.path, "paths of matrix CSV files",
+                                                         single=True))
+        require(self.tasks is None or self.respondent_pattern is None, section, "respondent_pattern",
+                self.respondent_pattern, "no pattern with tasks: OpenML's runs name their flows in their descriptions "
+                "(the pattern applies to matrix files)")
+        for key in ("path", "tasks", "cache", "respondent_pattern"):
+            if isinstance(getattr(self, key), (str, int)):
                 check_text(section, key, str(getattr(self, key)))
+        self.naming()
         check_choice(section, "per_flow", self.per_flow, RULES)
         check_bool(section, "deduplicate", self.deduplicate)
         check_integer(section, "seed", self.seed)
@@ -77,6 +93,10 @@ class ImportConfig:
             object.__setattr__(self, "pool", dict(self.pool))
         self.pool_config()
         self.selection()
+
+    def naming(self) -> RespondentNaming:
+        """How matrix files' respondent names map to flows and runs."""
+        return RespondentNaming(self.respondent_pattern)
 
     def selection(self) -> SelectionOptions:
         return SelectionOptions(rule=self.per_flow, min_accuracy=self.min_accuracy, max_items=self.max_items,
@@ -107,4 +127,7 @@ class ImportConfig:
         return cls(**d)
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if isinstance(out["path"], tuple):
+            out["path"] = list(out["path"])
+        return out

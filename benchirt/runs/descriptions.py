@@ -11,17 +11,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchirt.errors import DataError
+from benchirt.runs.inputs import check_size
+from benchirt.safe_text import printable
 
 NS = {"oml": "http://openml.org/openml"}
 
 
 def _parse(path: Path, what: str) -> ET.Element:
+    """The XML root of ``path``, size-capped (:func:`benchirt.runs.inputs.check_size`); expat refuses entity
+    expansion beyond its amplification limit and never fetches an external entity (XXE): both are a
+    ParseError here, as is any other damage."""
     try:
+        check_size(path, f"XML {what}")
         return ET.parse(path).getroot()
     except FileNotFoundError:
         raise DataError(f"{path}: no such file (the {what})") from None
-    except ET.ParseError as exc:
-        raise DataError(f"{path}: not a readable OpenML XML {what} ({exc}); download it again") from None
+    except (ET.ParseError, ValueError) as exc:
+        raise DataError(f"{path}: not a readable OpenML XML {what} ({printable(exc)}); download it again") from None
+    except OSError as exc:
+        raise DataError(f"{path}: the {what} cannot be read ({exc.strerror or type(exc).__name__})") from None
 
 
 def _text(node: ET.Element, path: str) -> str | None:

@@ -8,7 +8,10 @@
   accuracy, …) and its OpenML link;
 * ``roles.csv`` and ``test_accuracy.csv`` — as ``benchirt respond`` writes them (every run is ``real``);
 * ``winners_curse.csv`` — the per-flow gap of :func:`benchirt.runs.select.winners_curse`;
-* ``import.json`` — the source, the rule and its options, every note and every skipped run.
+* ``import.json`` — the source, the rule and its options, every note and every skipped run (this
+  dataset's, and the source's refused before their dataset was known, with the count of run folders or
+  files the source holds), and over several datasets the field: flows per number of datasets, and this
+  dataset's share of the field's flows.
 """
 from __future__ import annotations
 
@@ -37,8 +40,9 @@ def dataset_folder(out: str | Path, dataset: str) -> Path:
 
 
 def write_selection(out: str | Path, matrix: RunMatrix, selection: Selection, options: SelectionOptions,
-                    source: str) -> Path:
-    """Write the files listed in the module docstring; returns the dataset's folder."""
+                    source: str, field: dict | None = None) -> Path:
+    """Write the files listed in the module docstring; returns the dataset's folder. ``field``: the
+    multi-dataset field's counts and this dataset's share (:meth:`benchirt.runs.field.FieldCoverage.record`)."""
     folder = dataset_folder(out, matrix.dataset)
     atomic_write_csv(folder / "responses.csv", selection.responses.rename_axis("classifier").reset_index())
     respondents = selection.respondents.copy()
@@ -54,6 +58,7 @@ def write_selection(out: str | Path, matrix: RunMatrix, selection: Selection, op
         "options": dataclasses.asdict(options), "runs_read": int(len(matrix.runs)),
         "runs_skipped": len(matrix.skipped), "respondents": int(selection.responses.shape[0]),
         "items": int(selection.responses.shape[1]), "notes": matrix.notes + selection.notes,
-        "skipped": matrix.skipped,
+        "skipped": matrix.skipped, "source_found": matrix.source_found, "source_unit": matrix.source_unit,
+        "source_skipped": matrix.source_skipped, "field": field,
     })
     return folder

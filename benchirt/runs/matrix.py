@@ -1,17 +1,14 @@
 """One dataset's imported responses before selection: every run × every item, with each run's provenance.
 
-Also reads the other offline SOURCE form, a respondents × items 0/1 CSV matrix (as
-``openml-runs/iris-matrices``: a first column naming the flow of each run, one column per OpenML row id).
+Filled from a runs folder (:mod:`benchirt.runs.folder`) or from respondents × items matrix files
+(:mod:`benchirt.runs.matrices`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from benchirt.errors import DataError
 
 #: Provenance columns of :attr:`RunMatrix.runs` (and of ``respondents.csv``), in order.
 PROVENANCE = ("run_id", "flow_id", "flow_name", "setup_id", "uploader", "uploader_name", "task_id")
@@ -28,7 +25,7 @@ class RunMatrix:
     responses : numpy.ndarray of int8, shape (n_runs, n_items)
         1 where the run's out-of-fold prediction of the row was correct.
     items : numpy.ndarray of int64, shape (n_items,)
-        OpenML row ids of the items, ascending.
+        OpenML row ids of the items, ascending (their positions when ``item_names`` is given).
     item_fold : numpy.ndarray of int64 or None
         Test fold of each item (repeat 0); None when unknown (a matrix source).
     item_class : numpy.ndarray of int16 or None
@@ -44,7 +41,17 @@ class RunMatrix:
     notes : list of str
         What reading decided (repeats left out, …).
     skipped : list of str
-        One line per run that was refused, naming it and the fix.
+        One line per run of this dataset that was refused, naming it and the fix.
+    source_skipped : list of str
+        One line per run (or file) of the whole source refused before its dataset was known (shared by the
+        source's datasets).
+    source_found : int or None
+        Run folders (or matrix files) the source holds: every one is read into a dataset or skipped.
+    source_unit : str
+        What ``source_found`` counts: ``"run folder"`` or ``"matrix file"``.
+    item_names : tuple of str or None
+        The items' names when they are not dataset rows (a matrix file whose header names test-set items);
+        None when ``items`` are OpenML row ids.
     """
 
     dataset: str
@@ -58,6 +65,16 @@ class RunMatrix:
     n_rows: int | None = None
     notes: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    source_skipped: list[str] = field(default_factory=list)
+    source_found: int | None = None
+    source_unit: str = "run folder"
+    item_names: tuple[str, ...] | None = None
+
+    def item_labels_of(self, positions: np.ndarray) -> list[str]:
+        """How the items at ``positions`` are named in a response matrix: their names, else their row ids."""
+        if self.item_names is not None:
+            return [self.item_names[i] for i in positions]
+        return [str(i) for i in self.items[positions]]
 
     @property
     def item_labels(self) -> np.ndarray | None:
@@ -71,40 +88,3 @@ class RunMatrix:
     def accuracy(self) -> np.ndarray:
         """Each run's share of items answered correctly."""
         return self.responses.mean(axis=1) if self.responses.shape[1] else np.full(len(self.runs), np.nan)
-
-
-def read_matrix_csv(path: str | Path) -> RunMatrix:
-    """A respondents × items 0/1 CSV: first column = the run's flow (``learner``), other columns = row ids.
-
-    Raises
-    ------
-    DataError
-        Unreadable file, no item columns, or a cell that is not 0/1 (the message names row and column).
-    """
-    path = Path(path)
-    try:
-        frame = pd.read_csv(path)
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: cannot be read as a respondents x items CSV ({' '.join(str(exc).split())[:100]})") from None
-    if frame.shape[1] < 2:
-        raise DataError(f"{path}: expected a first column naming each run's flow and one 0/1 column per item")
-    learner = frame.iloc[:, 0].astype(str)
-    values = frame.iloc[:, 1:]
-    try:
-        items = np.array([int(str(c)) for c in values.columns], np.int64)
-    except ValueError:
-        items = np.arange(values.shape[1], dtype=np.int64)
-    cells = values.to_numpy()
-    bad = ~np.isin(cells, (0, 1))
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
-        raise DataError(f"{path}: cell ({learner.iloc[r]!r}, {values.columns[c]!r}) is {cells[r, c]!r}, not 0/1; "
-                        "give one 0/1 column per item")
-    order = np.argsort(items, kind="stable")
-    runs = pd.DataFrame({name: pd.Series([pd.NA] * len(frame), dtype="object") for name in PROVENANCE})
-    runs["run_id"] = [f"row{i + 1}" for i in range(len(frame))]
-    runs["flow_name"] = learner.to_numpy()
-    return RunMatrix(dataset=path.stem, responses=cells[:, order].astype(np.int8), items=items[order],
-                     item_fold=None, item_class=None, runs=runs, n_rows=len(items),
-                     notes=[f"{path.name}: a response matrix without run ids; respondents are its rows "
-                            f"(row1..row{len(frame)}), flows its first column {frame.columns[0]!r}"])

@@ -15,6 +15,11 @@ and not to rows × classes.
 Repeated cross-validation: only repeat 0 is read (every row exactly once); the other repeats are counted
 and said in :attr:`RunPredictions.notes`. Every refusal is one :class:`~benchirt.errors.DataError` line
 naming the run and the fix.
+
+Bounded: the file is checked like every input table first (:func:`benchirt.sniff.check_text_table`: the
+size limit, NUL bytes, no line break), then its longest line is measured on the raw bytes, 1 MiB at a time
+(:func:`longest_line`): a line over :data:`MAX_LINE_BYTES` is refused before any parser builds it as a
+string, and pandas is given at most :data:`CHUNK_BYTES` of text per chunk.
 """
 from __future__ import annotations
 
@@ -29,9 +34,15 @@ import pandas as pd
 from benchirt.data.arff import split_values
 from benchirt.errors import DataError
 from benchirt.runs.task import TaskSplit, TaskTruth
+from benchirt.sniff import check_text_table
 
-#: Rows parsed at a time.
+#: Rows parsed at a time (fewer when the file's lines are long: :func:`_chunk_rows`).
 CHUNK_ROWS = 20_000
+#: The longest line a predictions file may hold: a row of 1,000 classes' confidences is about 25 KiB, a header
+#: line declaring 10,000 class labels about 200 KiB.
+MAX_LINE_BYTES = 1 << 20
+#: Bytes of text pandas is given per chunk at most (the chunk's rows × the longest line).
+CHUNK_BYTES = 64 << 20
 
 _ATTRIBUTE = re.compile(r"@attribute\s+('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)\s+(.*)$", re.IGNORECASE)
 
@@ -182,6 +193,17 @@ def read_predictions(path: str | Path, run: str, truth: TaskTruth | None = None,
     path = Path(path)
     where = f"{run} ({path})"
     try:
+        check_text_table(path, "predictions file")
+        longest = longest_line(path)
+    except DataError as exc:
+        raise DataError(f"{run}: {exc}") from None
+    except OSError as exc:
+        raise DataError(f"{where}: cannot be read ({exc.strerror or exc}); download the run again") from None
+    if longest > MAX_LINE_BYTES:
+        raise DataError(f"{where}: a line of {longest:,} bytes, more than the {MAX_LINE_BYTES:,} a predictions file's "
+                        "row or header line can need; the file is damaged: download it again")
+    chunk_rows = _chunk_rows(chunk_rows, longest)
+    try:
         handle = open(path, encoding="utf-8", errors="strict", newline="")
         handle.read(1 << 16)
         handle.seek(0)
@@ -192,6 +214,25 @@ def read_predictions(path: str | Path, run: str, truth: TaskTruth | None = None,
     with handle:
         attributes = _read_header(handle, where)
         return _read_body(handle, attributes, where, truth, split, chunk_rows)
+
+
+def longest_line(path: str | Path, block: int = 1 << 20) -> int:
+    """Bytes of the longest line of the file (line breaks: ``\\n``), read ``block`` bytes at a time."""
+    longest = current = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(block):
+            breaks = np.flatnonzero(np.frombuffer(chunk, np.uint8) == 10)
+            if not len(breaks):
+                current += len(chunk)
+                continue
+            longest = max(longest, current + int(breaks[0]), int(np.diff(breaks).max(initial=0)) - 1)
+            current = len(chunk) - int(breaks[-1]) - 1
+    return max(longest, current)
+
+
+def _chunk_rows(chunk_rows: int, longest: int) -> int:
+    """At most ``chunk_rows``, and few enough that a chunk of the longest lines stays under :data:`CHUNK_BYTES`."""
+    return max(1, min(chunk_rows, CHUNK_BYTES // max(longest, 1)))
 
 
 def _read_body(handle, attributes: list[_Attribute], where: str, truth: TaskTruth | None,

@@ -259,7 +259,7 @@ def select(matrix: RunMatrix, options: SelectionOptions = SelectionOptions()) ->
             notes.append(f"identical response patterns kept once: {merged} respondent(s) merged into "
                          f"{len(respondents)} distinct patterns (n_identical and identical_runs in respondents.csv)")
     responses = pd.DataFrame(block, index=pd.Index(respondents["respondent"], name="respondent"),
-                             columns=[str(i) for i in matrix.items[item_index]])
+                             columns=matrix.item_labels_of(item_index))
     return Selection(responses=responses, respondents=respondents, winners_curse=curse, notes=notes)
 
 
