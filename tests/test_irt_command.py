@@ -30,8 +30,12 @@ def test_cli_round_trip_on_a_reference_matrix(shared_data, tmp_path, capsys):
         assert key in record
     assert record["converged"] and record["n_items"] == pool.shape[1] and record["model"] == "3PL"
     assert np.isfinite(items.select_dtypes("number").to_numpy()).all()
-    # True-Score written = sum of P at the written theta, recomputed from items.csv
-    a, b, c = (items[k].to_numpy() for k in ("discrimination", "difficulty", "guessing"))
+    # True-Score written = sum of P at the written theta, recomputed from the scoring model's items (the 1PL:
+    # one discrimination, no guessing; items.csv describes the items with the 3PL)
+    scoring = pd.read_csv(out / "scoring_items.csv")
+    assert scoring["item"].tolist() == items["item"].tolist() and scoring["discrimination"].nunique() == 1
+    assert (scoring["guessing"] == 0).all() and record["scoring_model"] == "1PL" and record["scoring_converged"]
+    a, b, c = (scoring[k].to_numpy() for k in ("discrimination", "difficulty", "guessing"))
     theta = abilities["theta"].to_numpy()[:3]
     p = c + (1 - c) / (1 + np.exp(-a * (theta[:, None] - b)))
     np.testing.assert_allclose(abilities["true_score"].to_numpy()[:3], p.sum(axis=1), rtol=1e-9)
@@ -191,7 +195,8 @@ def test_items_csv_reproduces_the_fit_for_items_without_information(tmp_path, ca
     path = tmp_path / "constant_items.csv"
     frame.to_csv(path)
     out = tmp_path / "out"
-    assert main(["irt", str(path), "--model", "2PL", "--out", str(out)]) == 0
+    assert main(["irt", str(path), "--model", "2PL", "--ability-model", "2PL", "--out", str(out)]) == 0
+    assert not (out / "scoring_items.csv").exists()  # the item model scores: no second table
     items = pd.read_csv(out / "items.csv").set_index("item")
     abilities = pd.read_csv(out / "abilities.csv").set_index("respondent")
     record = json.loads((out / "fit.json").read_text())

@@ -53,7 +53,7 @@ def test_flagged_items_count_one_or_zero_in_the_true_score(simulated):
 def test_cli_scores_against_items_csv_without_refitting(shared_data, tmp_path, capsys):
     source = shared_data / "decodirt-reference" / "pc1" / "responses_pool.csv"
     assert main(["irt", str(source), "--out", str(tmp_path / "fit")]) == 0
-    items_file = tmp_path / "fit" / "items.csv"
+    items_file = tmp_path / "fit" / "scoring_items.csv"  # the items new respondents are scored on
     before = items_file.read_bytes()
     pool = pd.read_csv(source)
     pool.index = [f"c{i}" for i in range(len(pool))]

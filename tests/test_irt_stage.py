@@ -161,8 +161,8 @@ def test_plots_return_figures(stage_results):
 
 def test_plot_item_curves_marks_negative_items():
     sim = simulate_responses(132, 60, model="2PL", negative_fraction=0.2, seed=1)
-    fit = fit_irt(sim.responses, IRTConfig(model="2PL"))
-    fig = plot_item_curves(fit, n_items=3)
-    labels = [line.get_label() for line in fig.axes[0].lines]
-    assert any("a=-" in label for label in labels)
-    plt.close(fig)
+    for config, falling in ((IRTConfig(model="2PL"), "slope=-"), (IRTConfig(model="2PL", model_family="decodirt"), "a=-")):
+        fig = plot_item_curves(fit_irt(sim.responses, config), n_items=3)
+        labels = [line.get_label() for line in fig.axes[0].lines]
+        assert any(falling in label for label in labels), labels
+        plt.close(fig)

@@ -110,7 +110,7 @@ def imported_results(config: ImportConfig, base_dir: str | Path = ".") -> dict:
     matrices = read_configured_source(config, base_dir)
     named = [matrix.dataset for matrix in matrices if matrix.item_names is not None]
     if named and config.paired:
-        raise ConfigError(f"responses.pair_with_suite / pool: the items of {', '.join(named[:3])} are named, not "
+        raise ConfigError(f"respond.pair_with_suite / pool: the items of {', '.join(named[:3])} are named, not "
                           "rows of a dataset, so no dataset can be paired with them; leave pairing and the pool out")
     selected, _, _ = select_field(matrices, config.selection())
     return {matrix.dataset: response_result(matrix, selection) for matrix, selection in selected}
