@@ -29,6 +29,9 @@ fit's marginal log-likelihood is, both evaluated on an equally spaced grid refin
 refinements differ by less than 0.1 (``quadrature_nodes``, ``quadrature_accuracy``; :func:`accurate_log_likelihood`):
 mirt stops after fewer EM cycles (log-likelihood change < 1e-4, 21 nodes) and keeps a >= 0.
 
+Part 3b (``--part poolcost``) — the default fit (3PL items and the 1PL that scores) against mirt on the 50 reference
+pools, per pool and in total: CPU seconds, mirt also on as many nodes as benchirt's grid, peak traced memory.
+
 Part 4 (``--part optimum``) — the EM starts (issue 14, item 1): on simulated 2PL/3PL matrices with
 θ, a, b ~ N(0, 1) (half the items negative; 1000 x 50, seeds 0-4) the fitted log-likelihood against
 the one at the true parameters and the θ correlation (sign-aligned), and on the 50 reference pools
@@ -55,7 +58,7 @@ Part 8 (``--part perturb``) — the stationarity test (issue 22, item 2) with it
 with perturbed ``_MAX_STEP``, ``_M_STEPS`` and start order; the spread of the six log posteriors and the grids used.
 
 Run:  .venv/bin/python benchmarks/irt_fit.py [--limit N] [--no-mirt]
-      [--part sim|ref|scale|optimum|starts|compare|priors|quadrature|perturb|both] [--baseline REF] [--deep K] [--jobs N]
+      [--part sim|ref|scale|poolcost|optimum|starts|compare|priors|quadrature|perturb|both] [--baseline REF] [--deep K] [--jobs N]
 """
 from __future__ import annotations
 
@@ -609,6 +612,46 @@ def _reported_names(folder: Path) -> list[str]:
     return pd.read_csv(folder / "test_accuracy.csv").iloc[:, 0].tolist()
 
 
+def pool_cost(limit: int | None) -> pd.DataFrame:
+    """The default fit (3PL items and the 1PL that scores, as the irt stage fits them) against PyPI mirt's
+    3PL on its default 21 nodes and on as many nodes as benchirt's grid, pool by pool and in total: CPU
+    seconds (one BLAS thread; mirt's Rust threads all counted by ``process_time``), peak traced memory, and
+    each fit's marginal log-likelihood on one accurate grid (:func:`accurate_log_likelihood`)."""
+    import mirt
+    from threadpoolctl import threadpool_limits
+
+    from benchirt.irt.scorer import fit_scoring_model
+
+    folders = sorted(p for p in REFERENCE.iterdir() if (p / "responses_pool.csv").is_file())[:limit]
+    rows = []
+    with threadpool_limits(1, user_api="blas"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for folder in folders:
+            pool = pd.read_csv(folder / "responses_pool.csv")
+            matrix = pool.to_numpy()
+            fits = []
+            cpu, peak = _measure(lambda: fits.append(fit_scoring_model(pool, fit_irt(pool))))
+            scoring = fits[0]
+            nodes = scoring.quadrature_nodes
+            results = []
+            mcpu, mpeak = _measure(lambda: results.append(mirt.fit_mirt(matrix, model="3PL",
+                                                                        compute_standard_errors=False, verbose=False)))
+            kcpu, kpeak = _measure(lambda: results.append(mirt.fit_mirt(matrix, model="3PL", n_quadpts=nodes,
+                                                                        compute_standard_errors=False, verbose=False)))
+            rows.append({"pool": folder.name, "shape": f"{matrix.shape[0]}x{matrix.shape[1]}", "nodes": nodes,
+                         "benchirt_cpu_s": cpu, "mirt_cpu_s": mcpu, "mirt_same_nodes_cpu_s": kcpu,
+                         "benchirt_peak_mb": peak / 2**20, "mirt_peak_mb": mpeak / 2**20,
+                         "mirt_same_nodes_peak_mb": kpeak / 2**20})
+            print(_fmt(pd.DataFrame(rows[-1:])), flush=True)
+    frame = pd.DataFrame(rows)
+    total = frame[["benchirt_cpu_s", "mirt_cpu_s", "mirt_same_nodes_cpu_s"]].sum()
+    print(f"\ntotal over {len(frame)} pools: benchirt {total.benchirt_cpu_s:.1f} CPU-s, mirt {total.mirt_cpu_s:.1f} "
+          f"({total.benchirt_cpu_s / total.mirt_cpu_s:.2f}x), mirt on benchirt's nodes {total.mirt_same_nodes_cpu_s:.1f} "
+          f"({total.benchirt_cpu_s / total.mirt_same_nodes_cpu_s:.2f}x); pools where benchirt's peak memory <= mirt's: "
+          f"{int((frame.benchirt_peak_mb <= frame.mirt_peak_mb).sum())} of {len(frame)}")
+    return frame
+
+
 def reference(use_mirt: bool, limit: int | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     folders = sorted(p for p in REFERENCE.iterdir() if (p / "responses_pool.csv").is_file())
     if limit:
@@ -699,8 +742,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="use this many reference pools (spread over the 50)")
     parser.add_argument("--no-mirt", action="store_true", help="skip the mirt baseline")
     parser.add_argument("--part", default="both",
-                        choices=("sim", "ref", "scale", "optimum", "starts", "compare", "priors", "quadrature", "perturb",
-                                 "both"))
+                        choices=("sim", "ref", "scale", "poolcost", "optimum", "starts", "compare", "priors",
+                                 "quadrature", "perturb", "both"))
     parser.add_argument("--deep", type=int, default=20, help="--part starts: starts of the deep search (default 20)")
     parser.add_argument("--scale-deep", type=int, default=0,
                         help="--part scale: also run a search of this many starts and print how much higher it ends")
@@ -724,6 +767,10 @@ def main() -> None:
     print(f"benchirt IRTConfig defaults: {IRTConfig()}\n")
     if args.part == "optimum":
         optimum()
+        return
+    if args.part == "poolcost":
+        print("== the default fit against mirt on the 50 reference pools ==")
+        pool_cost(args.limit)
         return
     if args.part == "priors":
         priors(args.limit)

@@ -15,7 +15,9 @@ rule at least as precise as the baseline, hits x flags compared exactly, with at
 - ``>=80% real wrong`` — the baseline, the consensus filter of Brodley & Friedl 1999;
 - ``>=75% & curve`` — the previous rule: at least 75 % wrong and the 3PL curve giving the ablest real classifier
   at most 0.2;
-- ``theta order`` — benchirt's rule with the real classifiers ordered by their IRT ability θ.
+- ``theta order`` — benchirt's rule with the real classifiers ordered by their IRT ability θ;
+- ``cleanlab`` — cleanlab's ``find_label_issues`` (confident learning) on the mean out-of-fold probabilities of
+  ten of benchirt's pool classifiers (:func:`cleanlab_flags`; cleanlab is a benchmark-only dependency).
 
 Held-out check: the rule was chosen on seeds 0-3 (first with the θ order) and run on seeds 4-7, which it had
 not seen (``--seeds 4 5 6 7``); the θ order lost a flipped wdbc label there, so the order became the share of
@@ -54,7 +56,12 @@ BASELINE_SHARE = 0.8
 BASELINE = f">={BASELINE_SHARE:.0%} real wrong"
 FORMER = ">=75% & curve"
 BY_THETA = "theta order"
-RULES = ("benchirt", BASELINE, FORMER, BY_THETA)
+CLEANLAB = "cleanlab"
+RULES = ("benchirt", BASELINE, FORMER, BY_THETA, CLEANLAB)
+#: The pool members whose out-of-fold probabilities cleanlab reads (decodIRT's twelve less the slowest:
+#: the SVM needs Platt scaling for probabilities and the MLP its training ladder; both are in the responses).
+CLEANLAB_POOL = ("gaussian_nb", "bernoulli_nb", "knn_2", "knn_3", "knn_5", "knn_8", "decision_tree",
+                 "random_forest_3", "random_forest_5", "random_forest")
 
 
 def load(name: str):
@@ -101,6 +108,29 @@ def responses_for(name: str, share: float, seed: int, cache: Path | None):
     return result, flipped
 
 
+def cleanlab_flags(name: str, share: float, seed: int, test_rows: set) -> set:
+    """cleanlab's ``find_label_issues`` (Northcutt, Jiang & Chuang 2021, confident learning) on the mean
+    out-of-fold probabilities (5 folds, stratified) of benchirt's pool members :data:`CLEANLAB_POOL`, each
+    behind its own preprocessing as in the response stage; the flags among the test rows the IRT stage sees."""
+    from cleanlab.filter import find_label_issues
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+    from sklearn.pipeline import make_pipeline
+
+    from benchirt.pool.real import resolve_pool
+    from benchirt.preprocess import clean_features, make_preprocessor
+
+    noisy, _ = flip_labels(load(name), share, seed)
+    X, _ = clean_features(noisy.X, name)
+    labels, classes = pd.factorize(noisy.y.astype(str), sort=True)
+    folds = StratifiedKFold(5, shuffle=True, random_state=seed)
+    probabilities = np.zeros((len(labels), len(classes)))
+    for member in resolve_pool(CLEANLAB_POOL):
+        model = make_pipeline(make_preprocessor(X, member.scale), member.build(seed))
+        probabilities += cross_val_predict(model, X, labels, cv=folds, method="predict_proba")
+    issues = find_label_issues(labels, probabilities / len(CLEANLAB_POOL))
+    return {row for row in np.flatnonzero(issues).tolist() if row in test_rows}
+
+
 def precision_recall(flagged: set, flipped: set) -> tuple[float, float]:
     hits = len(flagged & flipped)
     precision = hits / len(flagged) if flagged else float("nan")
@@ -116,13 +146,14 @@ def evaluate(name: str, share: float, seed: int, config: IRTConfig, cache: Path 
     flipped_test = flipped & {int(item) for item in result.responses.columns}
     real = result.roles.index[result.roles == "real"]
     wrong = real_wrong_share(result.responses.loc[real])
-    theta = irt.abilities.set_index("respondent").loc[real, "theta"].to_numpy(float)
+    theta = irt.fit.ability_table(result.responses.loc[real])["theta"].to_numpy(float)  # the item model's scale
     p_best = pd.Series(irt.fit.probability([theta.max()])[0], index=irt.fit.items.index.astype(str))
     rules = {
         "benchirt": set(irt.suspect_labels["row"].tolist()),
         BASELINE: {int(item) for item in wrong.index[wrong >= BASELINE_SHARE]},
         FORMER: {int(item) for item in wrong.index[(wrong >= 0.75) & (p_best.reindex(wrong.index) <= 0.2)]},
         BY_THETA: set(suspect_labels(irt.fit, result.responses.loc[real], theta, ability=theta)["row"].tolist()),
+        CLEANLAB: cleanlab_flags(name, share, seed, {int(item) for item in result.responses.columns}),
     }
     rows = []
     for rule, flagged in rules.items():
@@ -166,7 +197,12 @@ def main() -> None:
     print(f"\npooled over seeds {args.seeds}: precision / recall (flipped flags / flags)")
     print(summary.to_string())
     print(f"benchirt at least as precise as the baseline at equal or better recall on "
-          f"{int(summary['benchirt >= baseline'].sum())} of {len(summary)} datasets")
+          f"{int(summary['benchirt >= baseline'].sum())} of {len(summary)} datasets, as cleanlab on "
+          f"{int(summary['benchirt >= cleanlab'].sum())}")
+    hits = table.groupby("rule", sort=False)[["hits", "flagged", "flipped_test"]].sum()
+    hits["precision"], hits["recall"] = hits["hits"] / hits["flagged"], hits["hits"] / hits["flipped_test"]
+    print("\nall datasets and seeds pooled:")
+    print(hits.to_string(float_format=lambda v: f"{v:.3f}"))
 
 
 def pooled_summary(table: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
@@ -179,14 +215,15 @@ def pooled_summary(table: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
         summary[rule] = [f"{h / f if f else float('nan'):.3f} / {h / t:.2f} ({h}/{f})"
                          for h, f, t in zip(wide[("hits", rule)], wide[("flagged", rule)], total)]
     summary["benchirt >= baseline"] = verdicts(pooled.groupby("dataset", sort=False))
+    summary["benchirt >= cleanlab"] = verdicts(pooled.groupby("dataset", sort=False), CLEANLAB)
     return summary
 
 
-def verdicts(groups) -> pd.Series:
-    """Per group of rows (one per rule): is benchirt's rule at least as precise as the baseline (hits ×
+def verdicts(groups, against: str = BASELINE) -> pd.Series:
+    """Per group of rows (one per rule): is benchirt's rule at least as precise as ``against`` (hits ×
     flags compared exactly) with at least as many flipped labels found?"""
     def verdict(group: pd.DataFrame) -> bool:
-        ours, base = (group.set_index("rule").loc[rule] for rule in ("benchirt", BASELINE))
+        ours, base = (group.set_index("rule").loc[rule] for rule in ("benchirt", against))
         return bool(ours["hits"] >= base["hits"]
                     and ours["hits"] * max(base["flagged"], 1) >= base["hits"] * max(ours["flagged"], 1))
     return groups.apply(verdict, include_groups=False)
