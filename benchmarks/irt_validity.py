@@ -179,16 +179,18 @@ def _import(rule: str, out: Path) -> pd.DataFrame:
     return responses, respondents
 
 
-def _top_flows(score: pd.Series, flows: pd.Series, top: int, rng: np.random.Generator) -> set:
-    """The flows of the ``top`` highest scores, ties at the cut broken at random."""
-    jitter = rng.random(len(score)) * 1e-9 * max(float(score.abs().max()), 1.0)
-    chosen = (score + jitter).sort_values(ascending=False).index[:top]
-    return set(flows[chosen])
+def _top_flows(score: pd.Series, flows: pd.Series, top: int, tiebreak: np.ndarray) -> set:
+    """The flows of the ``top`` highest scores (rounded to 9 decimals: equal answers scored a rounding error
+    apart are tied), ties at the cut broken by ``tiebreak`` (one random key per respondent, the same for
+    every scorer, so that scorers with the same ties choose the same respondents)."""
+    order = np.lexsort((tiebreak, -score.round(9).to_numpy()))
+    return set(flows.iloc[order[:top]])
 
 
 def part_stability(rules: list[str], tmp: Path, top: int = 10, draws: int = 200, models=("default", "3PL")) -> None:
-    """Ties (identical accuracies, common at the top of Iris) are broken at random, ``draws`` times; the
-    table gives the mean over draws and rule pairs of the flows two rules' top ``top`` share."""
+    """Ties (identical accuracies, common at the top of Iris) are broken at random, ``draws`` times, the same
+    way for every scorer; the table gives the mean over draws and rule pairs of the flows two rules' top
+    ``top`` share."""
     rng = np.random.default_rng(0)
     scores: dict[str, dict[str, pd.Series]] = {}
     flows_of: dict[str, pd.Series] = {}
@@ -201,11 +203,12 @@ def part_stability(rules: list[str], tmp: Path, top: int = 10, draws: int = 200,
             scores.setdefault(f"{model} theta", {})[rule] = table["theta"]
             scores.setdefault(f"{model} true_score", {})[rule] = table["true_score"]
         print(f"{rule}: {len(responses)} respondents", flush=True)
+    tiebreaks = [{rule: rng.random(len(flows_of[rule])) for rule in rules} for _ in range(draws)]
     rows = []
     for column, by_rule in scores.items():
         shared = {pair: [] for pair in itertools.combinations(rules, 2)}
-        for _ in range(draws):
-            tops = {rule: _top_flows(by_rule[rule], flows_of[rule], top, rng) for rule in rules}
+        for keys in tiebreaks:
+            tops = {rule: _top_flows(by_rule[rule], flows_of[rule], top, keys[rule]) for rule in rules}
             for a, b in shared:
                 shared[a, b].append(len(tops[a] & tops[b]))
         means = {pair: float(np.mean(values)) for pair, values in shared.items()}

@@ -126,7 +126,7 @@ def test_a_bad_pattern_and_a_file_that_is_no_matrix_are_said(tmp_path):
     with pytest.raises(ConfigError, match=r"the items of gamma are named, not rows of a dataset, so no dataset can be "
                                           r"paired with them"):
         imported_results(paired)
-    with pytest.raises(ConfigError, match="responses.respondent_pattern: .*no pattern with tasks"):
+    with pytest.raises(ConfigError, match="respond.respondent_pattern: .*no pattern with tasks"):
         ImportConfig.from_dict({"source": "openml-runs", "tasks": 3, "respondent_pattern": CHECKPOINTS})
 
 
