@@ -12,6 +12,7 @@ from benchirt.rating import RatingConfig, leaderboard, rate
 from benchirt.rating.bradley_terry import (
     PRIOR_SD, RATING_PER_THETA, bootstrap_counts, fit_bradley_terry, pairwise_wins,
 )
+from benchirt.rating.command import format_summary
 from benchirt.rating.glicko import match_outcomes
 from benchirt.rating.leaderboard import (
     LEADERBOARD_COLUMNS, SEPARATION_COLUMNS, LeaderboardError, bradley_terry_table,
@@ -220,7 +221,18 @@ def test_one_dataset_has_undefined_intervals_and_says_so():
     assert board[["bt_low", "bt_high", "rank_low", "rank_high"]].isna().all().all()
     assert (board["tier"] == 1).all() and board["classifier"].tolist() == ["a", "b", "c"]
     assert any("intervals undefined" in note for note in result.notes)
-    assert "without intervals" in result.verdict and "no classifier can be separated" in result.verdict
+    assert "with a single dataset no pair can be tested, so no classifier can be separated" in result.verdict
+
+
+def test_one_dataset_prints_no_glicko_interval_no_order_analysis_and_a_singular():
+    result = rate(long_from_matrix(np.array([[0.9, 0.5, 0.1]]), ["a", "b", "c"]),
+                  RatingConfig(n_bootstrap=50, n_permutations=20))
+    assert result.permutation is None and any("no dataset-order analysis and no Glicko-2 intervals" in note
+                                              for note in result.notes)
+    text = format_summary(result)
+    assert "over 1 dataset in one order" in text and "1 datasets" not in text
+    assert "R-2RD" not in text and "first alone" not in text and "random orders" not in text
+    assert "tier" not in text.split("Primary verdict")[0]          # one tier: no Tier column
 
 
 def test_all_ties():

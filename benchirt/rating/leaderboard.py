@@ -22,12 +22,12 @@ from scipy.stats import rankdata
 from benchirt.errors import BenchirtError
 from benchirt.rating.bradley_terry import bootstrap_counts, fit_bradley_terry, fit_weighted, pairwise_wins
 from benchirt.rating.config import RatingConfig
+from benchirt.rating.decisions import Decisions, primary_decisions
 from benchirt.rating.glicko import Tournament, glicko_tournament, match_outcomes
 from benchirt.rating.pairwise import pairwise_comparisons
 from benchirt.rating.permutation import PermutationAnalysis
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
-from benchirt.rating.decisions import Decisions, primary_decisions
-from benchirt.rating.verdict import RATING_TIE, leaderboard_verdict
+from benchirt.rating.verdict import RATING_TIE, leaderboard_text, leaderboard_verdict
 from benchirt.results import interval_frame, percentile_interval
 
 #: Columns of ``leaderboard.csv``, in order (the ``orders_*`` spread follows when it was computed).
@@ -119,9 +119,8 @@ class Leaderboard:
                 f"leader={self.table['classifier'].iloc[0]!r})")
 
     def __str__(self) -> str:
-        shown = self.table[["rank", "classifier", "bt_rating", "bt_low", "bt_high", "rank_low", "rank_high", "tier"]]
         lines = [f"Bradley–Terry leaderboard on {self.score} ({self.n_bootstrap} bootstrap replicates over datasets)",
-                 shown.to_string(index=False, float_format=lambda v: f"{v:.1f}"), self.verdict(), *self.notes]
+                 leaderboard_text(self.table), self.verdict(), *self.notes]
         return "\n".join(lines)
 
 

@@ -21,6 +21,8 @@ import pandas as pd
 RATING_TIE = 1e-6
 #: Names listed in full before "and N more".
 NAMES_SHOWN = 6
+#: Leaderboard rows printed on a console's first screen (the CSV and the report have them all).
+ROWS_SHOWN = 20
 
 
 def probability(p: float) -> str:
@@ -70,6 +72,8 @@ def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> st
         head = f"{leader} ranks first (Bradley–Terry rating {first['bt_rating']:.0f})"
     method = verdict_method(pairwise)
     if method == "none":
+        if int(leaderboard["n_datasets"].max()) < 2:
+            return f"{head}; with a single dataset no pair can be tested, so no classifier can be separated from the others."
         return (f"{head}; without intervals (see the notes) no pair can be tested, so no classifier can be separated "
                 "from the others (no intervals).")
     rows = pairwise[pairwise["a"] == leader]
@@ -159,3 +163,18 @@ def direction(pairwise: pd.DataFrame) -> np.ndarray:
     if "statistic" not in pairwise:
         return np.ones(len(pairwise))
     return np.where(pairwise["statistic"].fillna(0.0).to_numpy() < 0, -1.0, 1.0)
+
+
+def leaderboard_columns(leaderboard: pd.DataFrame) -> list[str]:
+    """The columns a printed leaderboard shows: rank, classifier, rating and its interval, the joint rank
+    interval, and the tier only when there is more than one."""
+    columns = ["rank", "classifier", "bt_rating", "bt_low", "bt_high", "rank_low", "rank_high"]
+    return columns + (["tier"] if leaderboard["tier"].nunique() > 1 else [])
+
+
+def leaderboard_text(leaderboard: pd.DataFrame, rows: int = ROWS_SHOWN) -> str:
+    """The top ``rows`` of the leaderboard with their intervals as text, and how many more there are."""
+    shown = leaderboard[leaderboard_columns(leaderboard)].head(rows)
+    text = shown.to_string(index=False, float_format=lambda v: f"{v:.1f}")
+    more = len(leaderboard) - len(shown)
+    return text + (f"\n… and {more} more classifiers (leaderboard.csv has them all)" if more > 0 else "")
