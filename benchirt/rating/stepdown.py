@@ -138,6 +138,7 @@ def standardised(scores: np.ndarray) -> np.ndarray:
 STATISTICS = {
     "signed_rank": (lambda scores: np.asarray(scores, dtype=float), signed_rank),
     "studentised_mean": (standardised, studentised_mean),
+    "standardised_signed_rank": (standardised, signed_rank),
 }
 #: The statistic of the primary verdict, chosen by benchmarks/rating_leaderboard.py (docs/rating.md).
 DEFAULT_STATISTIC = "signed_rank"
