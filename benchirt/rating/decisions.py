@@ -105,14 +105,16 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
                          low.astype(float), high.astype(float), separation.tier, alpha, k, config.n_bootstrap,
                          separation)
     n_tested = k if config.max_pairwise is None else min(k, config.max_pairwise)
-    tested = position[:n_tested]
+    # The tested classifiers in column (name) order, as a direct call on the score table shuffles them.
+    tested = np.sort(position[:n_tested])
     result = step_down(scores[:, tested], config.n_bootstrap, alpha, config.seed, DEFAULT_STATISTIC)
+    rows = np.ix_(np.searchsorted(tested, position[:n_tested]), np.searchsorted(tested, position[:n_tested]))
     better = np.zeros((k, k), dtype=bool)
-    better[:n_tested, :n_tested] = result.better
+    better[:n_tested, :n_tested] = result.better[rows]
     statistic = np.full((k, k), np.nan)
     p_adjusted = np.full((k, k), np.nan)
-    statistic[:n_tested, :n_tested] = result.statistic
-    p_adjusted[:n_tested, :n_tested] = result.p_adjusted
+    statistic[:n_tested, :n_tested] = result.statistic[rows]
+    p_adjusted[:n_tested, :n_tested] = result.p_adjusted[rows]
     low, high = rank_intervals(better)
     notes = []
     if n_tested < k:

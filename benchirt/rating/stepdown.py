@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import rankdata
 
-from benchirt.rating.separation import tiers_from, within_dataset_permutations
+from benchirt.rating.separation import within_dataset_permutations
 
 #: Elements of the (block, k, k) arrays of shuffled statistics computed at once (about 40 MB of float64).
 BLOCK_ELEMENTS = 5_000_000
@@ -77,11 +77,6 @@ class StepDown:
     alpha: float
     n_tables: int
     statistic_name: str = "signed_rank"
-
-    def tier(self, order: np.ndarray) -> np.ndarray:
-        """Consecutive tiers for the classifiers taken in ``order`` (positions, best first):
-        :func:`benchirt.rating.separation.tiers_from` on these decisions."""
-        return tiers_from(self.better[np.ix_(order, order)])
 
 
 def signed_rank(differences: np.ndarray) -> np.ndarray:

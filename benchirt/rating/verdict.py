@@ -124,7 +124,8 @@ def method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, method: s
     return (f"Method: step-down max-T (Westfall & Young 1993) over all {n_pairs} pairs at once on {n_datasets} "
             "datasets — each pair's Wilcoxon signed-rank statistic against the largest among the pairs not yet "
             "separated, in tables whose scores are shuffled within each dataset; chance of any false separation "
-            f"≤ {percent}, so the rank intervals hold for all classifiers at once at {100 * (1 - alpha):g} %.")
+            f"≤ {percent} when all classifiers are equal, so the rank intervals hold for all classifiers at once at "
+            f"{100 * (1 - alpha):g} %.")
 
 
 def tier_sentence(leaderboard: pd.DataFrame) -> str:
