@@ -19,6 +19,7 @@ from benchirt.rating.leaderboard import (
 )
 from benchirt.rating.pairwise import PAIRWISE_COLUMNS
 from benchirt.rating.plots import plot_leaderboard
+from benchirt.rating.verdict import leaderboard_verdict
 
 FAST = RatingConfig(n_bootstrap=200, n_permutations=0)
 
@@ -311,3 +312,24 @@ def test_glicko_divergence_in_a_wide_field_is_said_and_a_small_field_has_no_such
     assert board.table["bt_rating"].between(500, 2500).all()      # the Bradley–Terry ratings are unaffected
     small = leaderboard(long_from_matrix(rng.normal(0, 1, 19)[None, :] + rng.normal(0, 1, (5, 19))), config)
     assert not [n for n in small.notes if n.startswith("Glicko-2")]
+
+
+def test_one_tier_draws_no_band_and_no_tier_label_and_the_verdict_no_tier_sentence():
+    rng = np.random.default_rng(6)
+    board = leaderboard(long_from_matrix(bt_scores(np.array([0.3, 0.2, 0.1, 0.0]), 8, rng)), FAST)
+    assert board.table["tier"].nunique() == 1
+    figure = plot_leaderboard(board.table)
+    labels = [tick.get_text() for tick in figure.axes[0].get_yticklabels()]
+    assert not figure.axes[0].patches and not any("tier" in label for label in labels)
+    assert all("rank " in label for label in labels)                    # the joint rank interval instead
+    assert "tier" not in board.verdict() and "tier" not in str(board).split("\n")[1]
+
+
+def test_a_pairwise_table_stored_by_the_range_test_is_still_read():
+    table = pd.DataFrame({"classifier": ["a", "b"], "bt_rating": [1600.0, 1400.0], "tier": [1, 2],
+                          "n_datasets": [20, 20]})
+    pairwise = pd.DataFrame({"a": ["a"], "b": ["b"], "bt_difference": [200.0], "bt_difference_low": [40.0],
+                             "bt_difference_high": [360.0], "bt_separated": [True], "bt_critical_value": [160.0]})
+    verdict = leaderboard_verdict(table, pairwise)
+    assert "significantly better than 1 of 1 classifiers (b)" in verdict and "more than 160 points apart" in verdict
+    assert "2 tiers" in verdict
