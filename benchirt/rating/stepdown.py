@@ -129,7 +129,8 @@ def standardised(scores: np.ndarray) -> np.ndarray:
 
 
 #: Pair statistics :func:`step_down` can use: name → (transform of the datasets × classifiers scores, statistic
-#: of the per-dataset differences). Both transforms are the same in every shuffled table.
+#: of the per-dataset differences). A transform acts on each dataset's set of scores, so it is the same in every
+#: shuffled table (a dataset's mean and spread do not depend on who scored what).
 STATISTICS = {
     "signed_rank": (lambda scores: np.asarray(scores, dtype=float), signed_rank),
     "studentised_mean": (standardised, studentised_mean),
