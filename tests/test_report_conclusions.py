@@ -124,3 +124,25 @@ def test_airt_dataset_table_collapses_identical_rows():
     assert "82 rows with 4 distinct difficulties" in caption
     distinct, _ = airt_dataset_table(datasets.iloc[79:])  # all different: left as it is, hardest first
     assert distinct["dataset"].tolist() == ["i80", "i81", "i79"]
+
+
+def test_report_sections_for_one_dataset_and_one_tier_say_no_interval_and_no_tier():
+    from types import SimpleNamespace
+
+    from benchirt.rating import RatingConfig, rate
+    from benchirt.report.config import ReportConfig
+    from benchirt.report.document import Paragraph, Table
+    from benchirt.report.sections import leaderboard, ratings
+
+    scores = pd.DataFrame({"dataset": "d1", "classifier": ["a", "b", "c"], "score": [0.9, 0.5, 0.1]})
+    results = SimpleNamespace(rating=rate(scores, RatingConfig(n_bootstrap=50, n_permutations=10)))
+    section = ratings(results, ReportConfig())
+    text = " ".join(block.text for block in section.blocks if isinstance(block, Paragraph))
+    assert "(1 dataset, order" in text and "With a single rating period there is no interval" in text
+    [table] = [block for block in section.blocks if isinstance(block, Table)]
+    assert not {"low", "high"} & set(table.frame.columns)
+    section = leaderboard(results, ReportConfig())
+    text = " ".join(block.text for block in section.blocks if hasattr(block, "text"))
+    assert "tier" not in text.lower()
+    assert all("tier" not in table.frame.columns for table in section.blocks if isinstance(table, Table)
+               and "rank_low" in table.frame.columns)
