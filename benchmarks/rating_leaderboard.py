@@ -215,6 +215,13 @@ def autorank_decisions(scores: np.ndarray, alpha: float) -> np.ndarray:
     return (rank[None, :] - rank[:, None]) > result.cd
 
 
+def has_autorank() -> bool:
+    """Whether the ``autorank`` package (the ``bench`` extra) is installed."""
+    import importlib.util
+
+    return importlib.util.find_spec("autorank") is not None
+
+
 def decisions(scores: np.ndarray, n_shuffles: int, n_bootstrap: int, seed: int, alpha: float = 0.05,
               with_autorank: bool = True) -> tuple[dict, tuple[np.ndarray, np.ndarray]]:
     """better[i, j] (i separated from j and above it) of every method on one datasets × classifiers table, and
@@ -248,7 +255,7 @@ def decisions(scores: np.ndarray, n_shuffles: int, n_bootstrap: int, seed: int, 
     out[METHODS[6]] = gate & (nemenyi < alpha) & (ranks[:, None] < ranks[None, :])
     low, high = np.quantile(replicates, [0.025, 0.975], axis=0)
     out[METHODS[7]] = low[:, None] > high[None, :]
-    if with_autorank:
+    if with_autorank and has_autorank():
         out[METHODS[8]] = autorank_decisions(scores, alpha)
     boot_ranks = rankdata(-replicates, axis=1, method="min")
     bootstrap_intervals = (np.quantile(boot_ranks, 0.025, axis=0, method="lower"),
@@ -259,10 +266,11 @@ def decisions(scores: np.ndarray, n_shuffles: int, n_bootstrap: int, seed: int, 
 def simulate(setting, n_tables: int, n_shuffles: int, n_bootstrap: int, seed: int) -> dict:
     """Family-wise error, pairs separated, power by effect size and joint rank-interval coverage per method."""
     rng = np.random.default_rng(seed)
-    false_any = {m: 0 for m in METHODS}
-    covered = {m: 0 for m in (*METHODS, "bootstrap rank intervals (replaced)")}
-    separated = {m: 0 for m in METHODS}
-    hits = {m: np.zeros(len(EFFECT_BINS) - 1) for m in METHODS}
+    methods = METHODS if has_autorank() else METHODS[:-1]
+    false_any = {m: 0 for m in methods}
+    covered = {m: 0 for m in (*methods, "bootstrap rank intervals (replaced)")}
+    separated = {m: 0 for m in methods}
+    hits = {m: np.zeros(len(EFFECT_BINS) - 1) for m in methods}
     n_in_bin = np.zeros(len(EFFECT_BINS) - 1)
     for t in range(n_tables):
         scores, mean, spread = setting(rng)
@@ -285,7 +293,7 @@ def simulate(setting, n_tables: int, n_shuffles: int, n_bootstrap: int, seed: in
                 hits[method] += np.bincount(which[truly & better], minlength=len(n_in_bin))
     return {"fwer": {m: v / n_tables for m, v in false_any.items()},
             "separated": {m: v / n_tables for m, v in separated.items()},
-            "power": {m: hits[m] / np.maximum(n_in_bin, 1) for m in METHODS},
+            "power": {m: hits[m] / np.maximum(n_in_bin, 1) for m in methods},
             "coverage": {m: v / n_tables for m, v in covered.items()},
             "n_in_bin": n_in_bin / n_tables}
 
@@ -294,6 +302,8 @@ def verdicts(scores: pd.DataFrame, n_tables: int, n_shuffles: int, n_bootstrap: 
     """Part 5: the primary verdict beside today's range test and the other methods (see the module docstring)."""
     matrix = score_matrix(scores)
     X = matrix.to_numpy()
+    if not has_autorank():
+        print("\n   autorank is not installed (pip install autorank, or the bench extra): its row is left out")
     start = time.perf_counter()
     pools, _ = decisions(X, 1000, 1000, seed)
     real = np.array([name not in ARTIFICIAL for name in matrix.columns])
@@ -313,7 +323,7 @@ def verdicts(scores: pd.DataFrame, n_tables: int, n_shuffles: int, n_bootstrap: 
         print(f"   {'method':36s} {'FWER':>6s} {'pairs sep.':>10s} {'joint rank cov.':>15s}   power by effect size "
               f"(true difference / sd of the paired difference: {', '.join(bins)}; pairs per table "
               f"{', '.join(f'{n:.1f}' for n in result['n_in_bin'])})")
-        for method in METHODS:
+        for method in result["separated"]:
             power = "  ".join(f"{p:.2f}" for p in result["power"][method]) if result["n_in_bin"].sum() else "-"
             print(f"   {method:36s} {result['fwer'][method]:6.3f} {result['separated'][method]:10.1f} "
                   f"{result['coverage'][method]:15.3f}   {power}")
