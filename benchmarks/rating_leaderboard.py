@@ -15,27 +15,29 @@
    the ``glicko2`` package's variant (``decodirt``): ratings, volatilities, and the ranks that differ.
 4. With ``--coverage``: coverage of the 95 % rating intervals on simulated Bradley–Terry data
    (15 classifiers × 40 datasets, 200 simulations × 1000 replicates; about 3 minutes).
-5. With ``--tiers``: error rates of the separation test and its tiers (:mod:`benchirt.rating.separation`) on
-   simulated leaderboards of 19 classifiers × 60 datasets (scores θ + Gumbel noise), ``--tables`` tables
-   (300) with ``--tier-replicates`` (200) bootstrap replicates and as many shuffled tables each, through
-   :func:`benchirt.rating.leaderboard.bradley_terry_table` (the leaderboard's own code):
-
-   - all 19 equal: how often any pair is separated (the family-wise error; also for the range test alone,
-     every distance c), how often equal classifiers land in different tiers, and the same for the
-     baseline the tiers replace (Arena's rule on the bootstrap intervals, Chiang et al. 2024), with the
-     coverage of the 95 % rating intervals;
-   - three groups of equal classifiers (6 at θ = +1, 7 at 0, 6 at −1): equal classifiers in different
-     tiers, a better classifier in a worse tier, any false separation (also for the range test alone),
-     how often the three groups are recovered exactly, and the same for Arena's rule; then the same with
-     the groups twice as far apart (±2), where the tiers have the power to find them.
-
-   About 6 minutes per setting at load average ≈ 18 on the shared 2-core machine.
+5. With ``--verdicts``: the primary verdict beside the alternatives, alpha 0.05 over all pairs. Methods:
+   step-down max-T with the signed-rank statistic (the primary, :mod:`benchirt.rating.stepdown`), its single
+   step on the same shuffled tables, the step-down with two other statistics (the studentised mean and the
+   signed rank of scores standardised within each dataset), the range test on Bradley–Terry ratings the
+   primary replaced (:mod:`benchirt.rating.separation`), Wilcoxon signed-rank + Holm (scipy, statsmodels),
+   Friedman + Nemenyi (Demšar 2006), Arena's rule (95 % bootstrap rating intervals that do not overlap,
+   Chiang et al. 2024) and autorank's default decision (the ``autorank`` package, ``pip install autorank``:
+   ANOVA + Tukey HSD when every column passes its normality and variance tests, else Friedman + Nemenyi).
+   First the pairs each separates on decodIRT's 50 reference pools (1000 shuffled tables), then, on
+   ``--tables`` simulated tables of 60 datasets × 19 classifiers per setting (``--shuffles`` shuffled tables
+   and bootstrap replicates each): the family-wise error (any separation of equal classifiers, or in the
+   wrong direction), pairs separated per table, joint coverage of the rank intervals the decisions give
+   (1 + separated above .. k − separated below; also of the bootstrap percentile rank intervals the
+   leaderboard showed before), and power by effect size (true difference over the sd of the paired
+   difference). Settings: null (equal classifiers of unequal spreads, t5 noise, ties), planted (7 strength
+   levels), and realistic (datasets' centre and scale, classifiers' spreads and — or not — means measured on
+   the 50 pools in within-dataset standard units).
 
 Usage::
 
     .venv/bin/python benchmarks/rating_leaderboard.py
     .venv/bin/python benchmarks/rating_leaderboard.py --coverage
-    .venv/bin/python benchmarks/rating_leaderboard.py --only-tiers --tables 300 --tier-replicates 200
+    nice -n 10 python benchmarks/rating_leaderboard.py --only-verdicts --tables 100 --shuffles 200
 """
 from __future__ import annotations
 
@@ -49,12 +51,18 @@ import choix
 import numpy as np
 import pandas as pd
 
+from scipy.stats import friedmanchisquare, rankdata, wilcoxon
+from statsmodels.stats.multitest import multipletests
+
 from benchirt.rating import RatingConfig, glicko_tournament, leaderboard, read_scores
 from benchirt.rating.bradley_terry import (
-    PRIOR_SD, RATING_PER_THETA, bootstrap_counts, fit_bradley_terry, pairwise_wins,
+    PRIOR_SD, RATING_PER_THETA, bootstrap_counts, fit_bradley_terry, fit_weighted, pairwise_wins,
 )
 from benchirt.rating.glicko import match_outcomes
-from benchirt.rating.leaderboard import bradley_terry_table
+from benchirt.rating.scores import score_matrix
+from benchirt.rating.separation import separate, shuffled_ratings
+from benchirt.rating.statistics import nemenyi_friedman_p_values
+from benchirt.rating.stepdown import rank_intervals, standardised, step_down
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("BENCHIRT_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data")) / "decodirt-reference"
@@ -133,76 +141,194 @@ def coverage(seed: int) -> None:
           f"{covered.mean(axis=0).min():.3f}-{covered.mean(axis=0).max():.3f}")
 
 
-def tier_errors(strength: np.ndarray, n_datasets: int, n_tables: int, n_replicates: int, seed: int) -> dict:
-    """Error rates of the separation tiers and of Arena's rule on ``n_tables`` simulated leaderboards."""
+ARTIFICIAL = ("otimo", "pessimo", "majoritario", "minoritario", "rand1", "rand2", "rand3")
+METHODS = ("step-down signed-rank (primary)", "single-step signed-rank", "step-down studentised mean",
+           "step-down standardised signed-rank", "range test (replaced)", "Wilcoxon-Holm", "Friedman/Nemenyi", "Arena interval overlap", "autorank default")
+EFFECT_BINS = (0.0, 0.15, 0.3, 0.5, np.inf)
+
+
+def unit_t(rng: np.random.Generator, size) -> np.ndarray:
+    """Student-t noise with 5 degrees of freedom scaled to variance 1 (heavier tails than a normal)."""
+    return rng.standard_t(5, size=size) / np.sqrt(5 / 3)
+
+
+def real_profile(matrix: np.ndarray) -> dict:
+    """Per classifier the mean and sd of its within-dataset standardised score, and per dataset the mean and sd
+    of the scores across classifiers (the realistic simulations draw datasets from these)."""
+    z = standardised(matrix)
+    return {"mean": np.nanmean(z, axis=0), "spread": np.nanstd(z - np.nanmean(z, axis=0), axis=0, ddof=1),
+            "centre": np.nanmean(matrix, axis=1), "scale": np.nanstd(matrix, axis=1)}
+
+
+def settings(profile: dict) -> dict:
+    """name → function(rng) returning (scores D × k, true means, true noise sds): null, planted, realistic null and
+    realistic."""
+    k = profile["mean"].size
+    spread = np.linspace(0.5, 3.0, k)
+    planted_mean = np.repeat([1.5, 1.0, 0.75, 0.5, 0.3, 0.15, 0.0], [2, 2, 3, 3, 3, 3, 3])
+    planted_spread = np.random.default_rng(99).permutation(np.linspace(0.6, 1.6, k))
+
+    def null(rng):
+        scores = rng.normal(0, 2, size=(60, 1)) + spread * unit_t(rng, (60, k))
+        return np.round(scores, 1), np.zeros(k), spread
+
+    def planted(rng):
+        scores = rng.normal(0, 2, size=(60, 1)) + planted_mean + planted_spread * unit_t(rng, (60, k))
+        return np.round(scores, 2), planted_mean, planted_spread
+
+    def realistic(mean):
+        def draw(rng):
+            pick = rng.integers(0, profile["centre"].size, 60)
+            z = mean + profile["spread"] * unit_t(rng, (60, k))
+            return np.round(profile["centre"][pick, None] + profile["scale"][pick, None] * z, 0), mean, profile["spread"]
+        return draw
+
+    return {"null (equal, sd 0.5-3, t5 noise, ties)": null,
+            "planted (7 levels 0-1.5, sd 0.6-1.6)": planted,
+            "realistic null (real spreads, equal means)": realistic(np.zeros(k)),
+            "realistic (real means and spreads)": realistic(profile["mean"])}
+
+
+def autorank_decisions(scores: np.ndarray, alpha: float) -> np.ndarray:
+    """autorank's default decision (Herbold 2020): normal and homoscedastic columns → repeated-measures ANOVA and
+    Tukey HSD, separated when the simultaneous intervals do not overlap; otherwise Friedman and Nemenyi, separated
+    when the mean ranks differ by more than the critical distance. better[i, j]: i above j."""
+    import contextlib
+    import io
+    import warnings
+
+    from autorank import autorank
+
+    k = scores.shape[1]
+    frame = pd.DataFrame(scores, columns=[f"c{j:03d}" for j in range(k)])
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):   # it prints its tables
+        warnings.simplefilter("ignore")
+        result = autorank(frame, alpha=alpha, verbose=False)
+    better = np.zeros((k, k), dtype=bool)
+    if result.pvalue >= alpha:
+        return better
+    table = result.rankdf.loc[frame.columns]
+    if result.omnibus == "anova":
+        low, high = table["ci_lower"].to_numpy(float), table["ci_upper"].to_numpy(float)
+        return low[:, None] > high[None, :]
+    rank = table["meanrank"].to_numpy(float)       # 1 = best (autorank ranks in descending order of the score)
+    return (rank[None, :] - rank[:, None]) > result.cd
+
+
+def has_autorank() -> bool:
+    """Whether the ``autorank`` package (the ``bench`` extra) is installed."""
+    import importlib.util
+
+    return importlib.util.find_spec("autorank") is not None
+
+
+def decisions(scores: np.ndarray, n_shuffles: int, n_bootstrap: int, seed: int, alpha: float = 0.05,
+              with_autorank: bool = True) -> tuple[dict, tuple[np.ndarray, np.ndarray]]:
+    """better[i, j] (i separated from j and above it) of every method on one datasets × classifiers table, and
+    the bootstrap percentile rank intervals the leaderboard had before (replaced by the joint ones)."""
+    k = scores.shape[1]
+    present = ~np.isnan(scores)
+    out = {}
+    primary = step_down(scores, n_shuffles, alpha, seed)
+    out[METHODS[0]] = primary.better
+    out[METHODS[1]] = (primary.p_single_step <= alpha) & (primary.statistic > 0)
+    out[METHODS[2]] = step_down(scores, n_shuffles, alpha, seed, statistic="studentised_mean").better
+    out[METHODS[3]] = step_down(scores, n_shuffles, alpha, seed, statistic="standardised_signed_rank").better
+    wins = pairwise_wins(match_outcomes(scores))
+    point = fit_bradley_terry(wins.sum(axis=0))
+    counts = bootstrap_counts(scores.shape[0], n_bootstrap, seed)
+    replicates = fit_weighted(counts, wins, start=point.theta[0]).rating
+    shuffled = shuffled_ratings(wins, present, n_shuffles, seed)
+    out[METHODS[4]] = separate(point.rating[0], shuffled, replicates, level=1 - alpha).better
+    first, second = np.triu_indices(k, 1)
+    differences = scores[:, first] - scores[:, second]
+    with np.errstate(all="ignore"):
+        p = np.nan_to_num(wilcoxon(differences, axis=0, zero_method="wilcox", nan_policy="omit").pvalue, nan=1.0)
+    holm = multipletests(p, method="holm")[1]
+    up = np.zeros((k, k), dtype=bool)
+    up[first, second] = holm < alpha
+    sign = np.sign(np.nanmean(scores[:, :, None] - scores[:, None, :], axis=0))
+    out[METHODS[5]] = (up | up.T) & (sign > 0)
+    ranks = rankdata(-scores, axis=1).mean(axis=0)
+    nemenyi = nemenyi_friedman_p_values(scores, list(range(k))).to_numpy()
+    gate = friedmanchisquare(*scores.T).pvalue < alpha
+    out[METHODS[6]] = gate & (nemenyi < alpha) & (ranks[:, None] < ranks[None, :])
+    low, high = np.quantile(replicates, [0.025, 0.975], axis=0)
+    out[METHODS[7]] = low[:, None] > high[None, :]
+    if with_autorank and has_autorank():
+        out[METHODS[8]] = autorank_decisions(scores, alpha)
+    boot_ranks = rankdata(-replicates, axis=1, method="min")
+    bootstrap_intervals = (np.quantile(boot_ranks, 0.025, axis=0, method="lower"),
+                           np.quantile(boot_ranks, 0.975, axis=0, method="higher"))
+    return out, bootstrap_intervals
+
+
+def simulate(setting, n_tables: int, n_shuffles: int, n_bootstrap: int, seed: int) -> dict:
+    """Family-wise error, pairs separated, power by effect size and joint rank-interval coverage per method."""
     rng = np.random.default_rng(seed)
-    k = strength.size
-    names = [f"c{j:02d}" for j in range(k)]
-    equal = np.triu(strength[:, None] == strength[None, :], k=1)
-    better = strength[:, None] > strength[None, :]
-    truth = pd.Series(1500 + RATING_PER_THETA * (strength - strength.mean()), index=names)
-    counts = {key: 0 for key in ("false_claim", "range_false_claim", "split", "better_below", "recovered",
-                                 "arena_split", "arena_better_below", "arena_recovered")}
-    covered, n_tiers = [], []
-    config = RatingConfig(n_bootstrap=n_replicates, n_permutations=0, seed=seed)
-    for index in range(n_tables):
-        if index and index % 50 == 0:
-            print(f"   ... {index} of {n_tables} tables", file=sys.stderr, flush=True)
-        scores = strength[None, :] + rng.gumbel(size=(n_datasets, k))
-        rows = [(f"d{i:03d}", names[j], scores[i, j]) for i in range(n_datasets) for j in range(k)]
-        table, _, separation, _ = bradley_terry_table(pd.DataFrame(rows, columns=["dataset", "classifier", "score"]),
-                                                   config)
-        position = table["classifier"].map({name: j for j, name in enumerate(names)}).to_numpy()
-        tier = np.empty(k, dtype=int)
-        tier[position] = table["tier"].to_numpy()
-        claims = np.zeros((k, k), dtype=bool)
-        claims[np.ix_(position, position)] = separation.better
-        low, high = table["bt_low"].to_numpy(), table["bt_high"].to_numpy()
-        arena = np.empty(k, dtype=int)
-        arena[position] = 1 + (low[None, :] > high[:, None]).sum(axis=1)
-        true_tiers = np.unique(strength).size
-        for prefix, tiers in (("", tier), ("arena_", arena)):
-            apart = tiers[:, None] != tiers[None, :]
-            counts[prefix + "split"] += bool((equal & apart).any())
-            counts[prefix + "better_below"] += bool((better & (tiers[:, None] > tiers[None, :])).any())
-            counts[prefix + "recovered"] += bool(not (equal & apart).any() and np.unique(tiers).size == true_tiers
-                                                 and not (better & (tiers[:, None] >= tiers[None, :])).any())
-        counts["false_claim"] += bool((claims & ~better).any())
-        rating = table["bt_rating"].to_numpy()
-        range_only = np.zeros((k, k), dtype=bool)   # the range test alone: every pair's distance is c
-        range_only[np.ix_(position, position)] = (rating[:, None] - rating[None, :]) > separation.critical_value
-        counts["range_false_claim"] += bool((range_only & ~better).any())
-        covered.append(((low <= truth[table["classifier"]].to_numpy()) & (truth[table["classifier"]].to_numpy() <= high)).mean())
-        n_tiers.append(int(table["tier"].max()))
-    rates = {key: value / n_tables for key, value in counts.items()}
-    rates["coverage"] = float(np.mean(covered))
-    rates["mean_tiers"] = float(np.mean(n_tiers))
-    return rates
+    methods = METHODS if has_autorank() else METHODS[:-1]
+    false_any = {m: 0 for m in methods}
+    covered = {m: 0 for m in (*methods, "bootstrap rank intervals (replaced)")}
+    separated = {m: 0 for m in methods}
+    hits = {m: np.zeros(len(EFFECT_BINS) - 1) for m in methods}
+    n_in_bin = np.zeros(len(EFFECT_BINS) - 1)
+    for t in range(n_tables):
+        scores, mean, spread = setting(rng)
+        k = mean.size
+        truly = mean[:, None] > mean[None, :]
+        true_low = 1 + truly.sum(axis=0)
+        true_high = k - truly.sum(axis=1)
+        effect = np.where(truly, (mean[:, None] - mean[None, :]) / np.hypot(spread[:, None], spread[None, :]), 0.0)
+        which = np.digitize(effect, EFFECT_BINS[1:-1]) if truly.any() else None
+        if truly.any():
+            n_in_bin += np.bincount(which[truly], minlength=len(n_in_bin))
+        result, (boot_low, boot_high) = decisions(scores, n_shuffles, n_bootstrap, seed + t)
+        covered["bootstrap rank intervals (replaced)"] += bool(((boot_low <= true_low) & (true_high <= boot_high)).all())
+        for method, better in result.items():
+            false_any[method] += bool((better & ~truly).any())
+            separated[method] += int(better.sum())
+            low, high = rank_intervals(better)
+            covered[method] += bool(((low <= true_low) & (true_high <= high)).all())
+            if truly.any():
+                hits[method] += np.bincount(which[truly & better], minlength=len(n_in_bin))
+    return {"fwer": {m: v / n_tables for m, v in false_any.items()},
+            "separated": {m: v / n_tables for m, v in separated.items()},
+            "power": {m: hits[m] / np.maximum(n_in_bin, 1) for m in methods},
+            "coverage": {m: v / n_tables for m, v in covered.items()},
+            "n_in_bin": n_in_bin / n_tables}
 
 
-def tiers(n_tables: int, n_replicates: int, seed: int) -> None:
+def verdicts(scores: pd.DataFrame, n_tables: int, n_shuffles: int, n_bootstrap: int, seed: int) -> None:
+    """Part 5: the primary verdict beside today's range test and the other methods (see the module docstring)."""
+    matrix = score_matrix(scores)
+    X = matrix.to_numpy()
+    if not has_autorank():
+        print("\n   autorank is not installed (pip install autorank, or the bench extra): its row is left out")
     start = time.perf_counter()
-    null = tier_errors(np.zeros(19), 60, n_tables, n_replicates, seed)
-    groups = tier_errors(np.repeat([1.0, 0.0, -1.0], [6, 7, 6]), 60, n_tables, n_replicates, seed + 1)
-    apart = tier_errors(np.repeat([2.0, 0.0, -2.0], [6, 7, 6]), 60, n_tables, n_replicates, seed + 2)
-    print(f"\n5. Tiers on simulated leaderboards, 19 classifiers x 60 datasets, {n_tables} tables x "
-          f"{n_replicates} bootstrap replicates and shuffled tables ({time.perf_counter() - start:.0f} s)")
-    print(f"   all equal:  any pair separated {null['false_claim']:.3f} (range test alone "
-          f"{null['range_false_claim']:.3f}); equal classifiers in different tiers "
-          f"{null['split']:.3f} (Arena's rule {null['arena_split']:.3f}); tiers per table {null['mean_tiers']:.2f}; "
-          f"95 % rating intervals cover {null['coverage']:.3f}")
-    print(f"   3 groups (6 at +1, 7 at 0, 6 at -1): equal classifiers in different tiers {groups['split']:.3f} "
-          f"(Arena {groups['arena_split']:.3f}); a better classifier in a worse tier {groups['better_below']:.3f} "
-          f"(Arena {groups['arena_better_below']:.3f}); any false separation {groups['false_claim']:.3f} (range test "
-          f"alone {groups['range_false_claim']:.3f}); "
-          f"groups recovered exactly {groups['recovered']:.3f} (Arena {groups['arena_recovered']:.3f}); tiers per "
-          f"table {groups['mean_tiers']:.2f}; 95 % rating intervals cover {groups['coverage']:.3f}")
-    print(f"   3 groups twice as far apart (6 at +2, 7 at 0, 6 at -2): equal classifiers in different tiers "
-          f"{apart['split']:.3f} (Arena {apart['arena_split']:.3f}); a better classifier in a worse tier "
-          f"{apart['better_below']:.3f} (Arena {apart['arena_better_below']:.3f}); any false separation "
-          f"{apart['false_claim']:.3f} (range test alone {apart['range_false_claim']:.3f}); groups recovered exactly "
-          f"{apart['recovered']:.3f} (Arena {apart['arena_recovered']:.3f}); tiers per table {apart['mean_tiers']:.2f}; "
-          f"95 % rating intervals cover {apart['coverage']:.3f}")
+    pools, _ = decisions(X, 1000, 1000, seed)
+    real = np.array([name not in ARTIFICIAL for name in matrix.columns])
+    print(f"\n5. Verdicts side by side (alpha 0.05; family = all pairs). On decodIRT's {X.shape[0]} reference pools "
+          f"({X.shape[1]} classifiers, {X.shape[1] * (X.shape[1] - 1) // 2} pairs; 1000 shuffled tables / bootstrap "
+          f"replicates), pairs separated (among the {real.sum()} real classifiers' {real.sum() * (real.sum() - 1) // 2}):")
+    for method, better in pools.items():
+        print(f"   {method:34s} {int(better.sum()):4d}  ({int(better[np.ix_(real, real)].sum())})")
+    print(f"   ({time.perf_counter() - start:.0f} s)")
+    profile = real_profile(X)
+    for index, (name, setting) in enumerate(settings(profile).items()):
+        start = time.perf_counter()
+        result = simulate(setting, n_tables, n_shuffles, n_bootstrap, seed + 1000 * (index + 1))
+        print(f"\n   {name}: {n_tables} tables of 60 datasets x {X.shape[1]} classifiers, {n_shuffles} shuffled "
+              f"tables / bootstrap replicates each ({time.perf_counter() - start:.0f} s)")
+        bins = [f"{lo:g}-{hi:g}" for lo, hi in zip(EFFECT_BINS[:-1], EFFECT_BINS[1:])]
+        print(f"   {'method':36s} {'FWER':>6s} {'pairs sep.':>10s} {'joint rank cov.':>15s}   power by effect size "
+              f"(true difference / sd of the paired difference: {', '.join(bins)}; pairs per table "
+              f"{', '.join(f'{n:.1f}' for n in result['n_in_bin'])})")
+        for method in result["separated"]:
+            power = "  ".join(f"{p:.2f}" for p in result["power"][method]) if result["n_in_bin"].sum() else "-"
+            print(f"   {method:36s} {result['fwer'][method]:6.3f} {result['separated'][method]:10.1f} "
+                  f"{result['coverage'][method]:15.3f}   {power}")
+        print(f"   {'bootstrap rank intervals (replaced)':36s} {'':6s} {'':10s} "
+              f"{result['coverage']['bootstrap rank intervals (replaced)']:15.3f}")
 
 
 def main() -> None:
@@ -211,14 +337,15 @@ def main() -> None:
     parser.add_argument("--baseline-replicates", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--coverage", action="store_true", help="also run the coverage simulation (~3 min)")
-    parser.add_argument("--tiers", action="store_true", help="also run the tier error-rate simulation (~20 min)")
-    parser.add_argument("--tables", type=int, default=300, help="simulated leaderboards per setting of --tiers")
-    parser.add_argument("--tier-replicates", type=int, default=200,
-                        help="bootstrap replicates (and shuffled tables) per leaderboard in --tiers")
-    parser.add_argument("--only-tiers", action="store_true", help="skip parts 1-3")
+    parser.add_argument("--verdicts", action="store_true",
+                        help="also compare the verdicts on the reference pools and simulated tables (part 5)")
+    parser.add_argument("--tables", type=int, default=100, help="simulated tables per setting of --verdicts")
+    parser.add_argument("--shuffles", type=int, default=200,
+                        help="shuffled tables (and bootstrap replicates) per simulated table in --verdicts")
+    parser.add_argument("--only-verdicts", action="store_true", help="skip parts 1-4")
     args = parser.parse_args()
-    if args.only_tiers:
-        tiers(args.tables, args.tier_replicates, args.seed)
+    if args.only_verdicts:
+        verdicts(read_scores(DATA), args.tables, args.shuffles, args.shuffles, args.seed)
         return
     speed(args.replicates, args.baseline_replicates, args.seed)
     if DATA.is_dir():
@@ -229,8 +356,8 @@ def main() -> None:
         print(f"\nreference data not found at {DATA} (set BENCHIRT_SHARED_DATA): parts 2 and 3 skipped")
     if args.coverage:
         coverage(args.seed)
-    if args.tiers:
-        tiers(args.tables, args.tier_replicates, args.seed)
+    if args.verdicts and DATA.is_dir():
+        verdicts(read_scores(DATA), args.tables, args.shuffles, args.shuffles, args.seed)
 
 
 if __name__ == "__main__":

@@ -178,7 +178,7 @@ def test_stage_on_reference_data(shared_data):
 LEADERBOARD_CONTRACT = ["classifier", "bt_rating", "bt_low", "bt_high", "rank", "rank_low", "rank_high", "tier",
                         "glicko_rating", "glicko_rd", "mean_rank"]
 PAIRWISE_CONTRACT = ["a", "b", "wins", "losses", "ties", "wilcoxon_p_holm", "p_a_better", "p_equivalent",
-                     "p_b_better"]
+                     "p_b_better", "separated", "statistic", "p_adjusted"]
 
 
 def test_rate_writes_leaderboard_and_pairwise_with_contract_columns(tmp_path, capsys):
@@ -195,6 +195,7 @@ def test_rate_writes_leaderboard_and_pairwise_with_contract_columns(tmp_path, ca
     assert set(LEADERBOARD_CONTRACT) <= set(board.columns) and set(PAIRWISE_CONTRACT) <= set(pairwise.columns)
     assert board["classifier"].iloc[0] == "otimo" and board["bt_rating"].is_monotonic_decreasing
     assert len(pairwise) == 6 and not board[LEADERBOARD_CONTRACT].isna().any().any()
+    assert pairwise["separated"].dtype == bool and (pairwise["separated"] == (pairwise["p_adjusted"] <= 0.05)).all()
     config = RatingConfig(score="score", glicko="decodirt", n_bootstrap=100, rope=0.05, seed=3)
     expected = leaderboard(pd.read_csv(csv), config)
     np.testing.assert_allclose(board["bt_low"], expected.table["bt_low"])
@@ -223,3 +224,34 @@ def test_rate_refuses_an_unknown_score_listing_the_valid_ones(tmp_path, capsys):
     board = pd.read_csv(tmp_path / "out" / "leaderboard.csv")
     assert board["classifier"].tolist() == ["y", "x"] and board["bt_low"].isna().all()
     assert "intervals not computed (n_bootstrap = 0)" in capsys.readouterr().err
+
+
+def test_rate_help_names_the_method_and_its_level(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["rate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "step-down max-T (Westfall & Young 1993)" in text and "family-wise error --alpha (default 0.05)" in text
+    assert "at once at 95 %" in text and "--verdict {stepdown,range}" in text
+
+
+def test_a_large_field_prints_the_top_with_intervals_and_says_how_the_verdict_was_bounded(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    k = 80
+    scores = np.linspace(2, 0, k) + rng.normal(size=(15, k))
+    rows = [(f"d{i}", f"c{j:02d}", scores[i, j]) for i in range(15) for j in range(k)]
+    csv = tmp_path / "scores.csv"
+    pd.DataFrame(rows, columns=["dataset", "classifier", "score"]).to_csv(csv, index=False)
+    out = tmp_path / "out"
+    assert main(["rate", str(csv), "--out", str(out), "--bootstrap", "100", "--permutations", "0"]) == 0
+    captured = capsys.readouterr()
+    leaderboard_part = captured.out.split("Primary verdict")[0]
+    assert "… and 60 more classifiers (leaderboard.csv has them all)" in leaderboard_part
+    assert len([line for line in leaderboard_part.splitlines() if re.match(r"\s+\d+\s+c\d\d", line)]) == 20
+    assert "rank interval (joint 95%)" in leaderboard_part
+    assert "the primary verdict tests the pairs among the 50 best-rated of 80 classifiers only" in captured.err
+    board = pd.read_csv(out / "leaderboard.csv")
+    outside = board.iloc[50:]
+    assert (outside["rank_low"] == 1).all() and (outside["rank_high"] == k).all()   # untested: every rank
+    assert (board["rank_low"] <= board["rank_high"]).all()

@@ -12,12 +12,14 @@ from benchirt.rating import RatingConfig, leaderboard, rate
 from benchirt.rating.bradley_terry import (
     PRIOR_SD, RATING_PER_THETA, bootstrap_counts, fit_bradley_terry, pairwise_wins,
 )
+from benchirt.rating.command import format_summary
 from benchirt.rating.glicko import match_outcomes
 from benchirt.rating.leaderboard import (
     LEADERBOARD_COLUMNS, SEPARATION_COLUMNS, LeaderboardError, bradley_terry_table,
 )
 from benchirt.rating.pairwise import PAIRWISE_COLUMNS
 from benchirt.rating.plots import plot_leaderboard
+from benchirt.rating.verdict import leaderboard_verdict
 
 FAST = RatingConfig(n_bootstrap=200, n_permutations=0)
 
@@ -93,7 +95,8 @@ def test_unbeaten_classifier_gets_a_finite_rating_and_ties_count_half():
     assert np.isfinite(board["bt_rating"]).all() and board.loc["best", "bt_rating"] > 1750
     assert board.loc["best", ["wins", "losses", "ties"]].tolist() == [6, 0, 0]
     assert board.loc["mid", ["wins", "losses", "ties"]].tolist() == [2, 3, 1]
-    assert board.loc["best", ["rank", "rank_low", "rank_high", "tier"]].tolist() == [1, 1, 1, 1]
+    # three datasets are too few to separate anybody at 5 %: the joint rank interval is every rank
+    assert board.loc["best", ["rank", "rank_low", "rank_high", "tier"]].tolist() == [1, 1, 3, 1]
     # One win and one loss weigh as two ties: the fit only sees the (fractional) win matrix.
     two_ties = fit_bradley_terry(np.array([[0, 1.0], [1.0, 0]]))
     assert np.abs(two_ties.theta).max() < 1e-12
@@ -164,12 +167,18 @@ def test_tiers_are_consecutive_follow_the_separation_and_plot_shades_them():
     table, pairwise = board.table, board.pairwise
     # three clearly separated groups of strengths: {3, 2.9}, {0, -0.1}, {-3}
     assert table["tier"].tolist() == [1, 1, 2, 2, 3]
-    critical = pairwise["bt_critical_value"].iloc[0]
-    distance = pairwise["bt_difference_high"] - pairwise["bt_difference"]
-    assert (distance >= critical - 1e-9).all()                # a pair's distance is never below c
-    assert (pairwise["bt_separated"] == (pairwise["bt_difference_low"] > 0)).all()
+    assert (pairwise["separated"] == (pairwise["p_adjusted"] <= pairwise["alpha"])).all()
+    assert (np.sign(pairwise["statistic"]) == np.sign(pairwise["mean_difference"])).all()
+    # joint rank intervals: 1 + the classifiers separated above, k − the classifiers separated below
+    above = {name: 0 for name in table["classifier"]}
+    below = dict(above)
+    for a, b, s in zip(pairwise["a"], pairwise["b"], pairwise["separated"]):
+        above[b] += int(s)
+        below[a] += int(s)
+    assert table["rank_low"].tolist() == [1 + above[name] for name in table["classifier"]] == [1, 1, 3, 3, 5]
+    assert table["rank_high"].tolist() == [5 - below[name] for name in table["classifier"]] == [2, 2, 4, 4, 5]
     # a new tier exactly where every classifier above is separated from every one below
-    separated = {(a, b) for a, b, s in zip(pairwise["a"], pairwise["b"], pairwise["bt_separated"]) if s}
+    separated = {(a, b) for a, b, s in zip(pairwise["a"], pairwise["b"], pairwise["separated"]) if s}
     names, tier = table["classifier"].tolist(), table["tier"].tolist()
     for g in range(len(names) - 1):
         boundary = all((a, b) in separated for a in names[:g + 1] for b in names[g + 1:])
@@ -188,10 +197,11 @@ def test_verdict_names_leader_separated_and_inseparable_classifiers():
     first = board.table["classifier"].iloc[0]
     verdict = board.verdict()
     rows = board.pairwise[board.pairwise["a"] == first]
-    beaten = rows.loc[rows["bt_separated"], "b"].tolist()
+    beaten = rows.loc[rows["separated"], "b"].tolist()
     assert verdict.startswith(f"{first} ranks first (Bradley–Terry rating {board.table['bt_rating'].iloc[0]:.0f}); ")
     assert beaten == ["D"] and "significantly better than 1 of 3 classifiers (D) and cannot be separated from 2" in verdict
-    assert f"more than {board.pairwise['bt_critical_value'].iloc[0]:.0f} points apart" in verdict
+    assert "step-down max-T (Westfall & Young 1993) over all 6 pairs at once on 12 datasets" in verdict
+    assert "its rank lies between 1 and 3" in verdict
     assert "2 tiers" in verdict and "tier 2: D." in verdict
 
 
@@ -212,7 +222,18 @@ def test_one_dataset_has_undefined_intervals_and_says_so():
     assert board[["bt_low", "bt_high", "rank_low", "rank_high"]].isna().all().all()
     assert (board["tier"] == 1).all() and board["classifier"].tolist() == ["a", "b", "c"]
     assert any("intervals undefined" in note for note in result.notes)
-    assert "without intervals" in result.verdict and "no classifier can be separated" in result.verdict
+    assert "with a single dataset no pair can be tested, so no classifier can be separated" in result.verdict
+
+
+def test_one_dataset_prints_no_glicko_interval_no_order_analysis_and_a_singular():
+    result = rate(long_from_matrix(np.array([[0.9, 0.5, 0.1]]), ["a", "b", "c"]),
+                  RatingConfig(n_bootstrap=50, n_permutations=20))
+    assert result.permutation is None and any("no dataset-order analysis and no Glicko-2 intervals" in note
+                                              for note in result.notes)
+    text = format_summary(result)
+    assert "over 1 dataset in one order" in text and "1 datasets" not in text
+    assert "R-2RD" not in text and "first alone" not in text and "random orders" not in text
+    assert "tier" not in text.split("Primary verdict")[0]          # one tier: no Tier column
 
 
 def test_all_ties():
@@ -291,3 +312,24 @@ def test_glicko_divergence_in_a_wide_field_is_said_and_a_small_field_has_no_such
     assert board.table["bt_rating"].between(500, 2500).all()      # the Bradley–Terry ratings are unaffected
     small = leaderboard(long_from_matrix(rng.normal(0, 1, 19)[None, :] + rng.normal(0, 1, (5, 19))), config)
     assert not [n for n in small.notes if n.startswith("Glicko-2")]
+
+
+def test_one_tier_draws_no_band_and_no_tier_label_and_the_verdict_no_tier_sentence():
+    rng = np.random.default_rng(6)
+    board = leaderboard(long_from_matrix(bt_scores(np.array([0.3, 0.2, 0.1, 0.0]), 8, rng)), FAST)
+    assert board.table["tier"].nunique() == 1
+    figure = plot_leaderboard(board.table)
+    labels = [tick.get_text() for tick in figure.axes[0].get_yticklabels()]
+    assert not figure.axes[0].patches and not any("tier" in label for label in labels)
+    assert all("rank " in label for label in labels)                    # the joint rank interval instead
+    assert "tier" not in board.verdict() and "tier" not in str(board).split("\n")[1]
+
+
+def test_a_pairwise_table_stored_by_the_range_test_is_still_read():
+    table = pd.DataFrame({"classifier": ["a", "b"], "bt_rating": [1600.0, 1400.0], "tier": [1, 2],
+                          "n_datasets": [20, 20]})
+    pairwise = pd.DataFrame({"a": ["a"], "b": ["b"], "bt_difference": [200.0], "bt_difference_low": [40.0],
+                             "bt_difference_high": [360.0], "bt_separated": [True], "bt_critical_value": [160.0]})
+    verdict = leaderboard_verdict(table, pairwise)
+    assert "significantly better than 1 of 1 classifiers (b)" in verdict and "more than 160 points apart" in verdict
+    assert "2 tiers" in verdict

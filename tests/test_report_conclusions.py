@@ -20,16 +20,22 @@ def test_wilcoxon_check_says_when_it_cannot_reject_at_this_size():
     # 12 datasets, 171 pairs: the smallest exact two-sided p is 2 / 2^12, times 171 = 0.0835 > 0.05
     assert smallest_holm_p(12, 171) == pytest.approx(171 * 2 / 4096)
     pairwise = pd.DataFrame({"a": ["x"] * 171, "b": [f"y{i}" for i in range(171)], "n_datasets": 12,
-                             "mean_difference": 1.0, "wilcoxon_p_holm": 1.0, "bt_separated": False})
+                             "mean_difference": 1.0, "wilcoxon_p_holm": 1.0, "separated": False})
     text = wilcoxon_check(pairwise)
     assert "cannot reject anything at this size — with 12 datasets the smallest Holm-adjusted p-value it can " \
            "reach is 0.083 (2 / 2^12 × 171)" in text
     # 3 pairs over 20 datasets: it can reject; agreement counted pair by pair, disagreements named
     pairwise = pd.DataFrame({"a": ["a", "a", "b"], "b": ["b", "c", "c"], "n_datasets": 20,
                              "mean_difference": [0.1, 0.2, 0.05], "wilcoxon_p_holm": [0.01, 0.01, 0.3],
-                             "bt_separated": [False, True, False]})
+                             "separated": [False, True, False]})
     text = wilcoxon_check(pairwise)
-    assert "separates 2 of 3 pairs, the primary 1; they agree on 2 of 3 (they differ on a–b:" in text
+    assert "separates 2 of 3 pairs, the primary 1; they agree on 2 of 3; only it separates a–b (its null flips " \
+           "the signs of the pair's own differences only;" in text and "only the primary" not in text
+    pairwise["wilcoxon_p_holm"] = [0.3, 0.3, 0.3]
+    assert "; only the primary separates a–c (the step-down uses how the pairs' statistics move together" \
+        in wilcoxon_check(pairwise)
+    # one dataset: singular, and why it cannot reject
+    assert "with 1 dataset the smallest" in wilcoxon_check(pairwise.assign(n_datasets=1))
 
 
 def test_nemenyi_check_compares_its_decisions_with_the_primary():
@@ -38,11 +44,12 @@ def test_nemenyi_check_compares_its_decisions_with_the_primary():
     scores = pd.DataFrame([{"dataset": f"d{i}", "classifier": c, "score": s}
                            for i in range(6) for c, s in (("a", 0.9), ("b", 0.8 - 0.01 * (i % 2)), ("c", 0.5))])
     comparison = friedman_nemenyi(scores)
-    pairwise = pd.DataFrame({"a": ["a", "a", "b"], "b": ["b", "c", "c"], "bt_separated": [False, True, True]})
+    pairwise = pd.DataFrame({"a": ["a", "a", "b"], "b": ["b", "c", "c"], "separated": [False, True, True]})
     text = nemenyi_check(pairwise, comparison)
     assert text.startswith("Friedman/Nemenyi on true score (3 classifiers over 6 datasets, Friedman p = 0.002, "
                            "critical difference 1.35 mean ranks): separates 1 of 3 pairs, the primary 2; they "
-                           "agree on 2 of 3 (they differ on b–c: it compares mean ranks over the whole pool")
+                           "agree on 2 of 3; only the primary separates b–c (Nemenyi's ranks within a dataset ignore "
+                           "the size of the differences")
 
 
 def test_glicko_check_names_a_tie_or_a_different_leader():
@@ -90,11 +97,17 @@ def test_leaderboard_table_marks_ties_and_shows_intervals():
     board = pd.DataFrame({"classifier": ["a", "b", "c"], "bt_rating": [1700.4, 1600.0, 1600.0],
                           "bt_low": [1650.0, 1550.0, float("nan")], "bt_high": [1750.0, 1650.0, float("nan")],
                           "rank": [1, 2, 2], "rank_low": [1, 2, float("nan")], "rank_high": [1, 3, float("nan")],
-                          "tier": [1, 2, 1], "glicko_rating": [1710.0, 1590.0, 1601.0], "glicko_rd": [40.0, 35.0, 30.0]})
+                          "tier": [1, 2, 2], "glicko_rating": [1710.0, 1590.0, 1601.0], "glicko_rd": [40.0, 35.0, 30.0],
+                          "n_datasets": [12, 12, 12]})
     table = leaderboard_table(board)
     assert table["Rank"].tolist() == ["1", "=2", "=2"]
     assert table["95 % interval"].tolist() == ["1650 – 1750", "1550 – 1650", ""]  # undefined stays blank
+    assert table["Rank interval (joint)"].tolist() == ["1 – 1", "2 – 3", ""]
+    assert table["Tier"].tolist() == [1, 2, 2]
     assert table["Glicko-2 (R ± 2RD)"].tolist() == ["1710 ± 80", "1590 ± 70", "1601 ± 60"]
+    # one tier: no Tier column; one dataset: no Glicko-2 interval
+    table = leaderboard_table(board.assign(tier=1, n_datasets=1))
+    assert "Tier" not in table and "Glicko-2 (R ± 2RD)" not in table
 
 
 def test_airt_dataset_table_collapses_identical_rows():
@@ -111,3 +124,25 @@ def test_airt_dataset_table_collapses_identical_rows():
     assert "82 rows with 4 distinct difficulties" in caption
     distinct, _ = airt_dataset_table(datasets.iloc[79:])  # all different: left as it is, hardest first
     assert distinct["dataset"].tolist() == ["i80", "i81", "i79"]
+
+
+def test_report_sections_for_one_dataset_and_one_tier_say_no_interval_and_no_tier():
+    from types import SimpleNamespace
+
+    from benchirt.rating import RatingConfig, rate
+    from benchirt.report.config import ReportConfig
+    from benchirt.report.document import Paragraph, Table
+    from benchirt.report.sections import leaderboard, ratings
+
+    scores = pd.DataFrame({"dataset": "d1", "classifier": ["a", "b", "c"], "score": [0.9, 0.5, 0.1]})
+    results = SimpleNamespace(rating=rate(scores, RatingConfig(n_bootstrap=50, n_permutations=10)))
+    section = ratings(results, ReportConfig())
+    text = " ".join(block.text for block in section.blocks if isinstance(block, Paragraph))
+    assert "(1 dataset, order" in text and "With a single rating period there is no interval" in text
+    [table] = [block for block in section.blocks if isinstance(block, Table)]
+    assert not {"low", "high"} & set(table.frame.columns)
+    section = leaderboard(results, ReportConfig())
+    text = " ".join(block.text for block in section.blocks if hasattr(block, "text"))
+    assert "tier" not in text.lower()
+    assert all("tier" not in table.frame.columns for table in section.blocks if isinstance(table, Table)
+               and "rank_low" in table.frame.columns)

@@ -1,8 +1,10 @@
 """The other methods as agreement checks on the primary verdict, never as competing verdicts.
 
-The primary "is A better than B?" is the simultaneous bootstrap separation of the Bradley–Terry
-leaderboard (:mod:`benchirt.rating.separation`). Each function here takes one other method and says, in
-one sentence, on how many pairs it agrees with the primary and why it may differ:
+The primary "is A better than B?" is the step-down max-T of :mod:`benchirt.rating.stepdown` (or the range
+test of :mod:`benchirt.rating.separation`). Each function here takes one other method and says, in one
+sentence, on how many pairs it agrees with the primary, which pairs only one of the two separates, and why
+that side separates them (e.g. "a per-pair posterior, no multiplicity"), so the page never reads as two
+answers:
 
 * the Wilcoxon signed-rank test with Holm's correction over all pairs (Demšar 2006) — and, when the data
   are too few for it to reject anything, says so with the smallest Holm-adjusted p-value it can reach:
@@ -39,20 +41,24 @@ def wilcoxon_check(pairwise: pd.DataFrame, alpha: float = 0.05) -> str:
     floor = smallest_holm_p(n_datasets, n_pairs)
     name = f"Wilcoxon signed-rank tests with Holm's correction over all {n_pairs} pairs (α = {alpha})"
     if floor >= alpha:
-        return (f"{name}: cannot reject anything at this size — with {n_datasets} datasets the smallest "
+        return (f"{name}: cannot reject anything at this size — with {plural(n_datasets, 'dataset')} the smallest "
                 f"Holm-adjusted p-value it can reach is {floor:.3f} (2 / 2^{n_datasets} × {n_pairs}), so its "
                 "finding no difference is no evidence of equality.")
     wilcoxon = ((pairwise["wilcoxon_p_holm"] < alpha) & (pairwise["mean_difference"] > 0)).to_numpy()
     return _agreement(name, pairwise, wilcoxon,
-                      "it compares each pair on its own two columns of scores, the primary on all matches at once")
+                      "its null flips the signs of the pair's own differences only; the primary's shuffles every "
+                      "classifier's scores within each dataset, so a pair beside noisier classifiers needs more",
+                      "the step-down uses how the pairs' statistics move together in the shuffled tables; Holm "
+                      "uses the Bonferroni bound, which ignores it")
 
 
 def bayesian_check(pairwise: pd.DataFrame) -> str:
     """The Bayesian sign test (P(a better) > 0.95 read as "a is better") against the primary."""
     bayes = (pairwise["p_a_better"] > BAYES_DECISION).to_numpy()
     text = _agreement(f"Bayesian sign test (P(better) > {BAYES_DECISION} read as better)", pairwise, bayes,
-                      "it counts differences inside its region of practical equivalence as equivalent, "
-                      "not as wins")
+                      f"a per-pair posterior, no multiplicity over the {len(pairwise)} pairs",
+                      "the sign test counts only wins and losses, and differences inside its region of practical "
+                      "equivalence as equivalent")
     top = pairwise.iloc[0]
     return (text[:-1] + f"; for {top['a']} against {top['b']}: P({top['a']} better) "
             f"{probability_is(top['p_a_better'])}, P(equivalent) {probability_is(top['p_equivalent'])}, "
@@ -78,10 +84,12 @@ def nemenyi_check(pairwise: pd.DataFrame, comparison) -> str:
         ranks = comparison.average_ranks
         nemenyi = np.array([comparison.p_values.loc[a, b] < alpha and ranks[a] < ranks[b]
                             for a, b in zip(rows["a"], rows["b"])], dtype=bool)
-    reason = "it compares mean ranks over the whole pool, so its verdict on a pair depends on the other classifiers"
+    alone = "it compares mean ranks over the whole pool, so its verdict on a pair depends on the other classifiers"
+    primary = ("Nemenyi's ranks within a dataset ignore the size of the differences, and its critical difference "
+               "is a single-step bound")
     if comparison.mode != "blocks":
-        reason = "decodIRT's test on rating trajectories is not a valid test of a difference (docs/rating.md)"
-    return _agreement(name, rows, nemenyi, reason)
+        alone = primary = "decodIRT's test on rating trajectories is not a valid test of a difference (docs/rating.md)"
+    return _agreement(name, rows, nemenyi, alone, primary)
 
 
 def glicko_check(leaderboard: pd.DataFrame, glicko: pd.DataFrame, orders: pd.DataFrame | None = None,
@@ -106,16 +114,27 @@ def glicko_check(leaderboard: pd.DataFrame, glicko: pd.DataFrame, orders: pd.Dat
     return text + "."
 
 
-def _agreement(name: str, pairwise: pd.DataFrame, other, reason: str) -> str:
-    """"NAME: separates x pairs, the primary y; they agree on z of n pairs (differ on …: REASON)."""
+def _agreement(name: str, pairwise: pd.DataFrame, other, other_only: str, primary_only: str) -> str:
+    """"NAME: separates x of n pairs, the primary y; they agree on z of n; only it separates … (OTHER_ONLY); only
+    the primary separates … (PRIMARY_ONLY)."."""
     primary = is_separated(pairwise)
-    other = other.astype(bool)
-    differ = [f"{a}–{b}" for a, b, p, o in zip(pairwise["a"], pairwise["b"], primary, other) if p != o]
+    other = np.asarray(other).astype(bool)
+    pairs = [f"{a}–{b}" for a, b in zip(pairwise["a"], pairwise["b"])]
+    mine = [pair for pair, p, o in zip(pairs, primary, other) if o and not p]
+    theirs = [pair for pair, p, o in zip(pairs, primary, other) if p and not o]
+    agree = len(pairwise) - len(mine) - len(theirs)
     text = (f"{name}: separates {int(other.sum())} of {len(pairwise)} pairs, the primary {int(primary.sum())}; "
-            f"they agree on {len(pairwise) - len(differ)} of {len(pairwise)}")
-    if differ:
-        text += f" (they differ on {join(differ, NAMES_SHOWN)}: {reason})"
+            f"they agree on {agree} of {len(pairwise)}")
+    if mine:
+        text += f"; only it separates {join(mine, NAMES_SHOWN)} ({other_only})"
+    if theirs:
+        text += f"; only the primary separates {join(theirs, NAMES_SHOWN)} ({primary_only})"
     return text + "."
+
+
+def plural(n: int, noun: str) -> str:
+    """"1 dataset", "12 datasets"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _p(value: float) -> str:

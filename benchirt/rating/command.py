@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
-from benchirt.rating.config import GLICKO_MODES, STATS_MODES, RatingConfig
+from benchirt.rating.config import GLICKO_MODES, STATS_MODES, VERDICT_METHODS, RatingConfig
 
 if TYPE_CHECKING:  # registering the command (``benchirt rate --help``) imports no statistics library
     from benchirt.rating.stage import RatingResult
@@ -20,9 +20,13 @@ DESCRIPTION = """\
 Rank classifiers over datasets. On every dataset each pair of classifiers plays one match (the
 higher score wins, equal scores tie). The leaderboard is a Bradley-Terry fit of all matches of all
 datasets at once (independent of the dataset order) with 95 % bootstrap intervals over datasets for
-the rating and the rank. The primary verdict: a classifier is better than another when the simultaneous
-95 % bootstrap interval of their rating difference (over all pairs at once) excludes 0; tiers follow
-from it. The other methods are agreement checks: every pair is also compared by a Wilcoxon signed-rank
+the rating. The primary verdict (--verdict stepdown, the default): step-down max-T (Westfall & Young
+1993) over all pairs at once — each pair's Wilcoxon signed-rank statistic over datasets against the
+largest among the pairs not yet separated, in tables whose scores are shuffled within each dataset — at
+family-wise error --alpha (default 0.05): the chance that any pair is falsely separated is at most 5 %.
+From the same decisions come each classifier's rank interval (rank_low..rank_high, holding for all
+classifiers at once at 95 %) and, when there are several, the tiers. --verdict range: the single-step
+range test on the Bradley-Terry ratings it replaced, for comparison. The other methods are agreement checks: every pair is also compared by a Wilcoxon signed-rank
 test (Holm-corrected) and a Bayesian sign test with a region of practical equivalence (--rope). Beside it:
 a Glicko-2 tournament (one rating period per dataset; Glickman's algorithm, or the glicko2 package's
 with --glicko decodirt), how it depends on the dataset order, and the Friedman/Nemenyi tests.
@@ -30,7 +34,8 @@ with --glicko decodirt), how it depends on the dataset order, and the Friedman/N
 SCORES is a directory with one sub-folder per dataset holding true_scores.csv (Clf,Score), as
 decodIRT writes them, or a long CSV with columns dataset,classifier,score.
 
-Writes DIR/leaderboard.csv (best first), pairwise.csv, ratings.csv (the Glicko-2 table, sorted by
+Writes DIR/leaderboard.csv (best first; rank_low, rank_high: the joint rank intervals), pairwise.csv
+(every pair; separated: the primary decision), ratings.csv (the Glicko-2 table, sorted by
 rating; with the order analysis in orders_* columns), permutation.csv, trajectory.csv, order.txt,
 friedman.json, nemenyi.csv (nemenyi_<score>.csv for --also scores) and, with --plots,
 leaderboard.png, ratings_intervals.png, trajectories.png, rank_distribution.png, nemenyi_heatmap.png,
@@ -52,15 +57,15 @@ def register(subparsers) -> None:
     parser.add_argument("--order", default=DEFAULTS.order or "sorted", metavar="ORDER",
                         help="rating-period order: sorted (default), given, random:SEED, or a file of dataset names")
     parser.add_argument("--permutations", type=int, default=DEFAULTS.n_permutations, metavar="N",
-                        help=f"random dataset orders for the order analysis (default {DEFAULTS.n_permutations}; 0 = off)")
+                        help=f"random dataset orders for the Glicko-2 order analysis (default {DEFAULTS.n_permutations}; 0 = off)")
     parser.add_argument("--seed", type=int, default=DEFAULTS.seed,
                         help=f"seed of the random orders, the bootstrap and the Bayesian sampling (default {DEFAULTS.seed})")
     parser.add_argument("--glicko", choices=GLICKO_MODES, default=DEFAULTS.glicko,
                         help="glickman: Glicko-2 as Glickman's paper (default); decodirt: the glicko2 package "
                              "decodIRT used (reproduces its ratings)")
     parser.add_argument("--bootstrap", type=int, default=DEFAULTS.n_bootstrap, metavar="N",
-                        help="bootstrap replicates over datasets for the leaderboard intervals "
-                             f"(default {DEFAULTS.n_bootstrap}; 0 = off)")
+                        help="bootstrap replicates over datasets for the leaderboard intervals, and as many "
+                             f"shuffled tables for the primary verdict (default {DEFAULTS.n_bootstrap}; 0 = off)")
     parser.add_argument("--rope", type=float, default=DEFAULTS.rope, metavar="R",
                         help="region of practical equivalence of the Bayesian comparison, in score units "
                              f"(default {DEFAULTS.rope:g})")
@@ -68,7 +73,11 @@ def register(subparsers) -> None:
                         help="blocks: Friedman with datasets as blocks + Nemenyi for Friedman (default); "
                              "decodirt: decodIRT's test on rating trajectories (compatibility only)")
     parser.add_argument("--alpha", type=float, default=DEFAULTS.alpha,
-                        help=f"significance level (default {DEFAULTS.alpha:g})")
+                        help="family-wise error rate of the primary verdict (its rank intervals hold jointly at "
+                             f"1 - alpha) and level of the other tests (default {DEFAULTS.alpha:g})")
+    parser.add_argument("--verdict", choices=VERDICT_METHODS, default=DEFAULTS.verdict,
+                        help="stepdown: step-down max-T on within-dataset shuffles, signed-rank statistic "
+                             "(default); range: the single-step range test on Bradley-Terry ratings (comparison)")
     parser.add_argument("--compare", metavar="CLF,CLF,...",
                         help="restrict the statistical tests to these classifiers (comma-separated)")
     parser.add_argument("--tie-tolerance", type=float, default=DEFAULTS.tie_tolerance,
@@ -87,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         score=args.score or ("true_score" if Path(args.scores).is_dir() else "score"),
         n_permutations=args.permutations, seed=args.seed, order=args.order, stats=args.stats, alpha=args.alpha,
         tie_tolerance=args.tie_tolerance, glicko=args.glicko, n_bootstrap=args.bootstrap, rope=args.rope,
+        verdict=args.verdict,
     )
     scores = read_scores(args.scores, config.score)
     others = {name: read_scores(args.scores, name) for name in args.also}
@@ -157,13 +167,15 @@ def _write_plots(result: RatingResult, out: Path) -> None:
 
 def format_summary(result: RatingResult) -> str:
     """The leaderboard and its verdict, the single-order Glicko table beside the order analysis, then
-    the test result, as printed text."""
+    the test result, as printed text (the top :data:`benchirt.rating.verdict.ROWS_SHOWN` rows of each table)."""
     import pandas as pd
 
-    from benchirt.rating.verdict import probability
+    from benchirt.rating.agreement import plural
+    from benchirt.rating.verdict import ROWS_SHOWN, probability
 
     lines = [*_leaderboard_lines(result), ""]
-    table = result.ratings
+    table = result.ratings.head(ROWS_SHOWN)
+    n_datasets = len(result.tournament.order)
     shown = pd.DataFrame(
         {
             "rank": table["rank"],
@@ -171,10 +183,11 @@ def format_summary(result: RatingResult) -> str:
             "rating": table["rating"].round(1),
             "rd": table["rd"].round(1),
             "vol": table["volatility"].round(4),
-            "R-2RD..R+2RD": [f"{lo:.0f}..{hi:.0f}" for lo, hi in zip(table["low"], table["high"])],
         }
     )
-    lines.append(f"Glicko-2 ({result.config.glicko}) over {len(result.tournament.order)} datasets in one order "
+    if n_datasets > 1:   # one rating period: no interval worth printing (docs/rating.md)
+        shown["R-2RD..R+2RD"] = [f"{lo:.0f}..{hi:.0f}" for lo, hi in zip(table["low"], table["high"])]
+    lines.append(f"Glicko-2 ({result.config.glicko}) over {plural(n_datasets, 'dataset')} in one order "
                  "(an agreement check, not a verdict: which classifiers differ is the primary verdict's)")
     if result.permutation is not None:
         shown["orders: mean±sd"] = [f"{m:.0f}±{s:.0f}" for m, s in
@@ -183,6 +196,8 @@ def format_summary(result: RatingResult) -> str:
         shown["P(first)"] = table["orders_p_first"].map(probability)
         lines[-1] += f"; beside it {result.permutation.n_permutations} random orders (seed {result.permutation.seed})"
     lines.append(shown.to_string(index=False))
+    if len(result.ratings) > len(table):
+        lines.append(f"… and {len(result.ratings) - len(table)} more classifiers (ratings.csv has them all)")
     comparison = result.comparisons.get(result.config.score)
     if comparison is not None:
         lines += ["", str(comparison)]
@@ -190,19 +205,24 @@ def format_summary(result: RatingResult) -> str:
 
 
 def _leaderboard_lines(result: RatingResult) -> list[str]:
-    """The leaderboard as printed lines: header, table, verdict."""
+    """The leaderboard as printed lines: header, the top of the table with its intervals, verdict, checks."""
     import pandas as pd
+
+    from benchirt.rating.verdict import ROWS_SHOWN
 
     board = result.leaderboard
     if not len(board):
         return [result.verdict]
     def interval(low, high, digits):
         return "undefined" if pd.isna(low) or pd.isna(high) else f"{low:.{digits}f}..{high:.{digits}f}"
+    top = board.head(ROWS_SHOWN)
     shown = pd.DataFrame({
-        "rank": board["rank"], "classifier": board["classifier"], "rating": board["bt_rating"].round(1),
-        "95% interval": [interval(lo, hi, 0) for lo, hi in zip(board["bt_low"], board["bt_high"])],
-        "rank range": [interval(lo, hi, 0) for lo, hi in zip(board["rank_low"], board["rank_high"])],
-        "tier": board["tier"], "mean rank": board["mean_rank"].round(2),
+        "rank": top["rank"], "classifier": top["classifier"], "rating": top["bt_rating"].round(1),
+        "95% interval": [interval(lo, hi, 0) for lo, hi in zip(top["bt_low"], top["bt_high"])],
+        f"rank interval (joint {100 * (1 - result.config.alpha):g}%)":
+            [interval(lo, hi, 0) for lo, hi in zip(top["rank_low"], top["rank_high"])],
+        **({"tier": top["tier"]} if board["tier"].nunique() > 1 else {}),
+        "mean rank": top["mean_rank"].round(2),
     })
     from benchirt.rating.agreement import bayesian_check, glicko_check, nemenyi_check, wilcoxon_check
 
@@ -213,7 +233,8 @@ def _leaderboard_lines(result: RatingResult) -> list[str]:
     orders = result.permutation
     checks.append(glicko_check(board, result.tournament.table, orders.summary if orders is not None else None,
                                orders.n_permutations if orders is not None else None))
+    more = [f"… and {len(board) - len(top)} more classifiers (leaderboard.csv has them all)"] if len(board) > len(top) else []
     return [f"Leaderboard: Bradley-Terry on {result.score} over all datasets, {result.config.n_bootstrap} "
             f"bootstrap replicates over datasets (seed {result.config.seed})",
-            shown.to_string(index=False), f"Primary verdict: {result.verdict}",
+            shown.to_string(index=False), *more, f"Primary verdict: {result.verdict}",
             *(f"Agreement check: {check}" for check in checks)]

@@ -12,6 +12,10 @@ from benchirt.options import (
 STATS_MODES = ("blocks", "decodirt")
 #: The two Glicko-2 variants: Glickman's algorithm, or the ``glicko2`` package decodIRT used.
 GLICKO_MODES = ("glickman", "decodirt")
+#: How the primary verdict separates classifiers: step-down max-T on the pairs' signed-rank statistics
+#: (:mod:`benchirt.rating.stepdown`, default) or the single-step range test on the Bradley–Terry ratings
+#: (:mod:`benchirt.rating.separation`, kept for comparison).
+VERDICT_METHODS = ("stepdown", "range")
 #: The scores a run has for every (dataset, classifier), any of which can decide the ratings of a run
 #: (``rate.score``; the table: :func:`benchirt.rating.run_scores.run_scores`).
 RUN_SCORES = ("true_score", "theta", "test_accuracy", "cv_accuracy")
@@ -44,21 +48,28 @@ class RatingConfig:
         ``"blocks"``: Friedman with datasets as blocks + Nemenyi for Friedman (Demšar 2006).
         ``"decodirt"``: decodIRT's procedure on rating trajectories (compatibility only, see docs/rating.md).
     alpha : float
-        Significance level of the critical difference and of the significance matrices.
+        Significance level of the critical difference and of the significance matrices, and the family-wise
+        error rate of the primary verdict (over all pairs at once; its rank intervals hold jointly at 1 − alpha).
     tie_tolerance : float
         Scores closer than this are a draw (0.5 each). 0 = exact equality, as decodIRT.
     glicko : {"glickman", "decodirt"}
         ``"glickman"``: Glicko-2 exactly as Glickman's "Example of the Glicko-2 system" (step 5 with φ²).
         ``"decodirt"``: the ``glicko2`` package's arithmetic (μ² in step 5), which reproduces decodIRT.
     n_bootstrap : int
-        Bootstrap replicates over datasets for the Bradley–Terry intervals (0 switches them off).
+        Bootstrap replicates over datasets for the Bradley–Terry intervals, and tables shuffled within datasets
+        for the primary verdict (0 switches both off: no intervals, no verdict).
     rope : float
         Half-width of the region of practical equivalence of the Bayesian pairwise comparison, in
         units of the score (0.01 = one accuracy point for True-Scores/accuracies).
+    verdict : {"stepdown", "range"}
+        Method of the primary verdict (:data:`VERDICT_METHODS`): ``"stepdown"``, Westfall & Young's step-down
+        max-T on within-dataset shuffles of the scores with each pair's studentised signed-rank statistic;
+        ``"range"``, the single-step permutation range test on the Bradley–Terry ratings it replaced.
     max_pairwise : int or None
-        The pairwise tests (Wilcoxon with Holm's correction, Bayesian sign test) compare the
+        The primary verdict and the pairwise tests (Wilcoxon with Holm's correction, Bayesian sign test) compare the
         ``max_pairwise`` best-rated classifiers only, every pair of them (Holm corrects over those
-        pairs); the leaderboard's other columns still cover every classifier. Their cost and table grow
+        pairs); the leaderboard's other columns still cover every classifier, and the rank intervals of the
+        others are the trivial 1..k (said in the notes). Their cost and table grow
         with the square of the classifiers (500 imported runs: 124,750 pairs). None: every pair.
     """
 
@@ -73,6 +84,7 @@ class RatingConfig:
     glicko: str = "glickman"
     n_bootstrap: int = 1000
     rope: float = 0.01
+    verdict: str = "stepdown"
     max_pairwise: int | None = 50
 
     def __post_init__(self) -> None:
@@ -92,6 +104,7 @@ class RatingConfig:
         check_choice(section, "glicko", self.glicko, GLICKO_MODES)
         check_integer(section, "n_bootstrap", self.n_bootstrap, 2, also=(0,))
         check_number(section, "rope", self.rope, at_least=0)
+        check_choice(section, "verdict", self.verdict, VERDICT_METHODS)
         check_integer(section, "max_pairwise", self.max_pairwise, 2, optional=True)
 
     @classmethod

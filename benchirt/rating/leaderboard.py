@@ -4,10 +4,10 @@ One Bradley–Terry fit over all pairwise outcomes of all datasets (:mod:`benchi
 gives each classifier a rating on the 1500 ± 400·log10 scale. Its uncertainty comes from a bootstrap
 over datasets (Efron 1979; the datasets are the sampled units of a benchmark): the datasets are drawn
 with replacement ``n_bootstrap`` times (seeded) and all replicates are fitted at once. The 2.5 % and
-97.5 % percentiles give the rating interval (``bt_low, bt_high``) and the rank interval
-(``rank_low, rank_high``). Which classifiers are separated, and the consecutive tiers that follow, is
-benchirt's primary "is it better?": a permutation range test on the ratings, as many shuffled tables as
-bootstrap replicates (:mod:`benchirt.rating.separation`). Beside it: the Glicko-2 rating and RD of the single-order
+97.5 % percentiles give the rating interval (``bt_low, bt_high``). Which classifiers are separated, the
+joint rank intervals (``rank_low, rank_high``) and the consecutive tiers that follow are benchirt's primary
+"is it better?": step-down max-T on scores shuffled within datasets, as many shuffled tables as bootstrap
+replicates (:mod:`benchirt.rating.decisions`, :mod:`benchirt.rating.stepdown`). Beside it: the Glicko-2 rating and RD of the single-order
 tournament, the mean per-dataset rank, the spread over dataset orders, and every pairwise comparison
 (:mod:`benchirt.rating.pairwise`).
 """
@@ -22,12 +22,12 @@ from scipy.stats import rankdata
 from benchirt.errors import BenchirtError
 from benchirt.rating.bradley_terry import bootstrap_counts, fit_bradley_terry, fit_weighted, pairwise_wins
 from benchirt.rating.config import RatingConfig
+from benchirt.rating.decisions import Decisions, primary_decisions
 from benchirt.rating.glicko import Tournament, glicko_tournament, match_outcomes
 from benchirt.rating.pairwise import pairwise_comparisons
 from benchirt.rating.permutation import PermutationAnalysis
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
-from benchirt.rating.separation import Separation, separate, shuffled_ratings
-from benchirt.rating.verdict import RATING_TIE, leaderboard_verdict
+from benchirt.rating.verdict import RATING_TIE, leaderboard_text, leaderboard_verdict
 from benchirt.results import interval_frame, percentile_interval
 
 #: Columns of ``leaderboard.csv``, in order (the ``orders_*`` spread follows when it was computed).
@@ -38,7 +38,9 @@ LEADERBOARD_COLUMNS = (
 #: Permutation-summary columns carried into the leaderboard, and their names there.
 ORDER_SPREAD = {"rating_sd": "orders_rating_sd", "rank_min": "orders_rank_min", "rank_max": "orders_rank_max"}
 #: The primary decision on each pair, appended to the pairwise table (``pairwise.csv``).
-SEPARATION_COLUMNS = ("bt_difference", "bt_difference_low", "bt_difference_high", "bt_separated", "bt_critical_value")
+SEPARATION_COLUMNS = ("bt_difference", "statistic", "p_adjusted", "alpha", "separated")
+#: With ``rating.verdict: range``, the range test's pair distances follow (:mod:`benchirt.rating.separation`).
+RANGE_COLUMNS = ("bt_difference_low", "bt_difference_high", "bt_critical_value")
 #: Central share of the bootstrap distribution the intervals cover.
 LEVEL = 0.95
 #: Glicko-2 volatility above which the tournament is said to have diverged (it starts at 0.06; decodIRT's
@@ -58,10 +60,11 @@ class Leaderboard:
     ----------
     table : pandas.DataFrame, shape (k, ≥ 16)
         One row per classifier, best first, columns :data:`LEADERBOARD_COLUMNS` (then ``orders_*``):
-        ``bt_rating`` (Bradley–Terry MAP rating), ``bt_low/bt_high`` and ``rank_low/rank_high`` (95 %
-        bootstrap percentile intervals; NaN when undefined, see ``notes``), ``rank`` (1 = best,
-        equal ratings share the smaller rank), ``tier`` (1, 2, … down the table; a boundary only where
-        every classifier above is separated from every one below, :mod:`benchirt.rating.separation`), ``glicko_rating/glicko_rd``
+        ``bt_rating`` (Bradley–Terry MAP rating), ``bt_low/bt_high`` (95 % bootstrap percentile interval;
+        NaN when undefined, see ``notes``), ``rank`` (1 = best, equal ratings share the smaller rank),
+        ``rank_low/rank_high`` (joint rank intervals of the primary verdict at level 1 − alpha, all
+        classifiers at once; NaN without a verdict), ``tier`` (1, 2, … down the table; a boundary only where
+        every classifier above is separated from every one below, :mod:`benchirt.rating.decisions`), ``glicko_rating/glicko_rd``
         (single-order Glicko-2), ``mean_rank`` (mean per-dataset rank, ties averaged, over the datasets
         where the classifier has a score), ``p_above_next`` (share of bootstrap replicates that rate it
         above the next classifier in the table, by more than ``RATING_TIE``), ``n_datasets`` and its total
@@ -69,10 +72,10 @@ class Leaderboard:
     pairwise : pandas.DataFrame
         :func:`benchirt.rating.pairwise.pairwise_comparisons`, pairs in leaderboard order, then the primary
         decision on each pair (:data:`SEPARATION_COLUMNS`): ``bt_difference`` (rating of a − rating of b),
-        ``bt_difference_low/high`` (± the pair's distance: its simultaneous 95 % interval over all pairs;
-        NaN without intervals), ``bt_separated`` (a is significantly better than b) and ``bt_critical_value``
-        (the permutation range test's critical distance c in rating points, the smallest pair distance,
-        the same on every row).
+        ``statistic`` (the step-down's signed-rank statistic of a − b; the rating difference for the range
+        test), ``p_adjusted`` (step-down adjusted p-value; NaN for the range test and untested pairs),
+        ``alpha`` (the family-wise error rate) and ``separated`` (the primary verdict separates the pair; the
+        sign of ``statistic`` says which is better); with the range test also :data:`RANGE_COLUMNS`.
     score : str
         Name of the score that decided the comparisons.
     n_bootstrap, seed : int
@@ -116,9 +119,8 @@ class Leaderboard:
                 f"leader={self.table['classifier'].iloc[0]!r})")
 
     def __str__(self) -> str:
-        shown = self.table[["rank", "classifier", "bt_rating", "bt_low", "bt_high", "rank_low", "rank_high", "tier"]]
         lines = [f"Bradley–Terry leaderboard on {self.score} ({self.n_bootstrap} bootstrap replicates over datasets)",
-                 shown.to_string(index=False, float_format=lambda v: f"{v:.1f}"), self.verdict(), *self.notes]
+                 leaderboard_text(self.table), self.verdict(), *self.notes]
         return "\n".join(lines)
 
 
@@ -169,7 +171,7 @@ def leaderboard(
     """
     config = config or RatingConfig()
     clean = validate_scores(scores, score_column(scores, config.score))
-    table, notes, separation, replicates = bradley_terry_table(clean, config)
+    table, notes, decisions, replicates = bradley_terry_table(clean, config)
     matrix = score_matrix(clean)
     tournament = tournament or glicko_tournament(clean, config=config)
     glicko = tournament.table.set_index("classifier")
@@ -188,7 +190,7 @@ def leaderboard(
                      f"{config.max_pairwise * (config.max_pairwise - 1) // 2} pairs)")
         compared = compared[: config.max_pairwise]
     pairwise = pairwise_comparisons(matrix, compared, config.rope, config.tie_tolerance, config.seed)
-    pairwise = _with_separation(pairwise, table, separation)
+    pairwise = _with_separation(pairwise, table, decisions)
     return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes, replicates)
 
 
@@ -226,7 +228,7 @@ def bootstrap_conf_int(table: pd.DataFrame, bootstrap: pd.DataFrame, level: floa
 
 
 def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
-                        ) -> tuple[pd.DataFrame, list[str], Separation, pd.DataFrame]:
+                        ) -> tuple[pd.DataFrame, list[str], Decisions, pd.DataFrame]:
     """The Bradley–Terry part of the leaderboard: ratings, bootstrap intervals, ranks, tiers, counts.
 
     Parameters
@@ -234,7 +236,7 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
     scores : pandas.DataFrame
         Long ``dataset, classifier, score`` table (``config.score`` picks the column, as everywhere).
     config : RatingConfig, optional
-        Uses ``n_bootstrap``, ``seed`` and ``tie_tolerance``.
+        Uses ``n_bootstrap``, ``seed``, ``tie_tolerance``, ``verdict``, ``alpha`` and ``max_pairwise``.
 
     Returns
     -------
@@ -242,8 +244,8 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
         Best first; the columns of :data:`LEADERBOARD_COLUMNS` except ``glicko_rating, glicko_rd, mean_rank``.
     notes : list of str
         Undefined intervals, fits without convergence, classifiers absent from some datasets.
-    separation : Separation
-        Which classifier is significantly better than which, in the table's order (it gave ``tier``).
+    decisions : Decisions
+        The primary verdict's decisions in the table's order (they gave ``rank_low, rank_high, tier``).
     replicates : pandas.DataFrame, shape (n_bootstrap, k)
         The bootstrap ratings, columns = classifiers (NaN where a replicate drew none of the classifier's
         datasets); empty without intervals.
@@ -274,10 +276,11 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
     # ordered by name, not by the last digits the fit leaves.
     table = table.iloc[np.lexsort((table["classifier"].to_numpy(), table["rank"].to_numpy()))]
     position = table.index.to_numpy()
-    shuffled = shuffled_ratings(wins, present, config.n_bootstrap, config.seed) if p_beats is not None else None
-    separation = separate(table["bt_rating"].to_numpy(), shuffled,
-                          None if replicates is None else replicates[:, position])
-    table["tier"] = separation.tier
+    decisions = primary_decisions(matrix.to_numpy(), position, table["bt_rating"].to_numpy(), wins,
+                                  None if replicates is None else replicates[:, position], config)
+    notes += decisions.notes
+    table["rank_low"], table["rank_high"] = decisions.rank_low, decisions.rank_high
+    table["tier"] = decisions.tier
     table["p_above_next"] = (np.append(p_beats[position[:-1], position[1:]], np.nan)
                              if p_beats is not None else np.nan)
     table["n_datasets"] = matrix.notna().sum(axis=0).to_numpy()[position]
@@ -292,20 +295,25 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
         notes.append("compared only where present: " + ", ".join(
             f"{name} ({n} of {matrix.shape[0]} datasets)" for name, n in absent.itertuples(index=False)))
     bootstrap = pd.DataFrame(replicates, columns=classifiers) if replicates is not None else pd.DataFrame()
-    return table, notes, separation, bootstrap
+    return table, notes, decisions, bootstrap
 
 
-def _with_separation(pairwise: pd.DataFrame, table: pd.DataFrame, separation: Separation) -> pd.DataFrame:
-    """The pairwise table with the primary decision on each pair (:data:`SEPARATION_COLUMNS`)."""
+def _with_separation(pairwise: pd.DataFrame, table: pd.DataFrame, decisions: Decisions) -> pd.DataFrame:
+    """The pairwise table with the primary decision on each pair (:data:`SEPARATION_COLUMNS`, then
+    :data:`RANGE_COLUMNS` for the range test)."""
     position = {name: i for i, name in enumerate(table["classifier"])}
     i = pairwise["a"].map(position).to_numpy()
     j = pairwise["b"].map(position).to_numpy()
     rating = table["bt_rating"].to_numpy()
     difference = rating[i] - rating[j]
-    margin = separation.distance[i, j]
-    return pairwise.assign(bt_difference=difference, bt_difference_low=difference - margin,
-                           bt_difference_high=difference + margin, bt_separated=separation.better[i, j],
-                           bt_critical_value=separation.critical_value)
+    separated = decisions.better[i, j] | decisions.better[j, i]
+    pairwise = pairwise.assign(bt_difference=difference, statistic=decisions.statistic[i, j],
+                               p_adjusted=decisions.p_adjusted[i, j], alpha=decisions.alpha, separated=separated)
+    if decisions.range_test is None:
+        return pairwise
+    margin = decisions.range_test.distance[i, j]
+    return pairwise.assign(bt_difference_low=difference - margin, bt_difference_high=difference + margin,
+                           bt_critical_value=decisions.range_test.critical_value)
 
 
 def _count(wins: np.ndarray, position: np.ndarray, outcome: float) -> np.ndarray:
@@ -323,13 +331,12 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig, star
     """Percentile intervals of rating and rank over bootstrap replicates of the datasets (each fit started
     from the point estimate ``start``: fewer Newton steps, the same optimum).
 
-    Returns the interval frame (index = classifier position), the (k, k) matrix of shares of
+    Returns the rating-interval frame (index = classifier position), the (k, k) matrix of shares of
     replicates in which i is rated above j by more than :data:`RATING_TIE`, the (B, k) replicate ratings
     (NaN where a classifier was not drawn; both None when there are no intervals), and notes.
     """
     n_datasets, k = present.shape
-    undefined = pd.DataFrame({"bt_low": np.nan, "bt_high": np.nan, "rank_low": np.nan, "rank_high": np.nan},
-                             index=range(k))
+    undefined = pd.DataFrame({"bt_low": np.nan, "bt_high": np.nan}, index=range(k))
     if config.n_bootstrap == 0:
         return undefined, None, None, ["intervals not computed (n_bootstrap = 0)"]
     if n_datasets < 2:
@@ -350,13 +357,10 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig, star
     if not drawn.all():
         notes.append(f"{int((~drawn).sum())} (replicate, classifier) cases without any dataset of the classifier "
                      "were left out of its intervals")
-    ranks = np.where(drawn, _ranks(np.where(drawn, rating, -np.inf)), np.nan)
     tail = (1.0 - LEVEL) / 2.0
     intervals = pd.DataFrame({
         "bt_low": np.nanquantile(rating, tail, axis=0),
         "bt_high": np.nanquantile(rating, 1.0 - tail, axis=0),
-        "rank_low": np.nanquantile(ranks, tail, axis=0, method="lower"),
-        "rank_high": np.nanquantile(ranks, 1.0 - tail, axis=0, method="higher"),
     })
     above = np.zeros((k, k))
     for replicate in rating:   # one (k, k) comparison at a time: a (B, k, k) one is B·k² bytes at once

@@ -42,17 +42,20 @@ def plot_leaderboard(leaderboard: pd.DataFrame, top: int | None = None) -> Figur
         ``RatingResult.leaderboard`` / ``Leaderboard.table`` (best first; ``classifier, bt_rating,
         bt_low, bt_high, tier, rank_low, rank_high``).
 
-    Rows of the same tier (:mod:`benchirt.rating.separation`) share a shaded band, alternating grey and white; each label
-    carries the tier and the rank interval. Without intervals (one dataset) only the points are drawn.
-    ``top``: only the first ``top`` rows (a figure's height grows with its rows; the table has them all).
+    Each label carries the joint rank interval of the primary verdict (:mod:`benchirt.rating.decisions`).
+    With more than one tier, rows of the same tier share a shaded band, alternating grey and white, and the
+    labels carry the tier; with one tier no band is drawn. Without intervals (one dataset) only the points
+    are drawn. ``top``: only the first ``top`` rows (a figure's height grows with its rows; the table has
+    them all).
     """
     table = leaderboard.head(top) if top else leaderboard
     table = table.iloc[::-1].reset_index(drop=True)
     y = np.arange(len(table))
     fig, ax = _figure(8, 0.32 * len(table) + 1.6)
     tiers = table["tier"].to_numpy()
+    several = leaderboard["tier"].nunique() > 1
     shade = False
-    for tier in dict.fromkeys(tiers[::-1]):
+    for tier in dict.fromkeys(tiers[::-1]) if several else ():
         rows = y[tiers == tier]
         if shade:
             ax.axhspan(rows.min() - 0.5, rows.max() + 0.5, color="tab:gray", alpha=0.15, lw=0)
@@ -61,14 +64,17 @@ def plot_leaderboard(leaderboard: pd.DataFrame, top: int | None = None) -> Figur
     ax.hlines(y[has_interval], table.loc[has_interval, "bt_low"], table.loc[has_interval, "bt_high"],
               colors="tab:blue", lw=2, label="95 % bootstrap interval over datasets")
     ax.scatter(table["bt_rating"], y, color="tab:blue", zorder=3, label="Bradley–Terry rating")
-    labels = [
-        f"{_label(name)}  (tier {tier}" + (f", rank {int(lo)}–{int(hi)})" if pd.notna(lo) and pd.notna(hi) else ")")
-        for name, tier, lo, hi in zip(table["classifier"], table["tier"], table["rank_low"], table["rank_high"])
-    ]
-    ax.set_yticks(y, labels, fontsize="small")
+
+    def label(name, tier, lo, hi):
+        parts = ([f"tier {tier}"] if several else []) + ([f"rank {int(lo)}–{int(hi)}"] if pd.notna(lo) and pd.notna(hi) else [])
+        return _label(name) + (f"  ({', '.join(parts)})" if parts else "")
+
+    ax.set_yticks(y, [label(*row) for row in zip(table["classifier"], table["tier"], table["rank_low"],
+                                                  table["rank_high"])], fontsize="small")
     ax.set_ylim(-0.5, len(table) - 0.5)
     ax.set_xlabel("Bradley–Terry rating (+400 points = 10:1 odds)")
-    ax.set_title("Leaderboard (shaded bands: tiers)" + _title_top(len(table), len(leaderboard)))
+    ax.set_title("Leaderboard (labels: joint rank intervals" + ("; shaded bands: tiers)" if several else ")")
+                 + _title_top(len(table), len(leaderboard)))
     fig.legend(loc="outside lower center", ncols=2, fontsize="small")
     return fig
 

@@ -12,7 +12,7 @@ from benchirt.rating.glicko import Tournament, glicko_tournament
 from benchirt.rating.leaderboard import LeaderboardError, bootstrap_conf_int, leaderboard
 from benchirt.rating.permutation import PermutationAnalysis, permutation_analysis
 from benchirt.rating.statistics import StatisticalComparison, friedman_nemenyi
-from benchirt.rating.verdict import leaderboard_verdict
+from benchirt.rating.verdict import leaderboard_text, leaderboard_verdict
 
 #: Columns of the permutation summary carried into the single-order table, and their names there.
 ORDER_COLUMNS = {
@@ -75,8 +75,7 @@ class RatingResult:
         lines = [f"Rating on {self.score}: {len(self.leaderboard)} classifiers over {len(self.tournament.order)} "
                  "datasets"]
         if len(self.leaderboard):
-            shown = self.leaderboard[["rank", "classifier", "bt_rating", "bt_low", "bt_high", "tier"]]
-            lines.append(shown.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+            lines.append(leaderboard_text(self.leaderboard))
         lines.append(self.verdict)
         lines.append(f"Glicko-2 leader (single order): {self.tournament.leader}")
         lines += [f"test skipped for {name}: {why}" for name, why in self.skipped.items()]
@@ -155,7 +154,10 @@ def rate(
     """
     config = config or RatingConfig()
     tournament = glicko_tournament(scores, config=config)
-    permutation = permutation_analysis(scores, config=config) if config.n_permutations else None
+    one_order = len(tournament.order) < 2
+    permutation = permutation_analysis(scores, config=config) if config.n_permutations and not one_order else None
+    order_note = (["no dataset-order analysis and no Glicko-2 intervals: one dataset is a single rating period "
+                   "in a single order"] if one_order else [])
     comparisons: dict[str, StatisticalComparison] = {}
     skipped: dict[str, str] = {}
     tables = {config.score: scores, **dict(other_scores or {})}
@@ -168,7 +170,8 @@ def rate(
         board = leaderboard(scores, config, tournament=tournament, permutation=permutation)
     except LeaderboardError as exc:
         return RatingResult(tournament, permutation, comparisons, skipped, config, score=config.score,
-                            notes=[f"no leaderboard: {exc}"])
+                            notes=[f"no leaderboard: {exc}", *order_note])
     return RatingResult(tournament, permutation, comparisons, skipped, config,
-                        leaderboard=board.table, pairwise=board.pairwise, score=config.score, notes=board.notes,
+                        leaderboard=board.table, pairwise=board.pairwise, score=config.score,
+                        notes=[*board.notes, *order_note],
                         bootstrap=board.bootstrap)

@@ -1,10 +1,10 @@
 """The primary verdict of a Bradley–Terry leaderboard (:func:`leaderboard_verdict`), stated once.
 
-benchirt answers "is A better than B?" with one method: the simultaneous 95 % intervals of the
-rating differences of :mod:`benchirt.rating.separation` (a permutation range test; columns ``bt_*`` of
-the pairwise table). The
-verdict names the leader, the classifiers it is separated from and those it is not, the tiers, the
-method and its critical value. Every other test appears only as an agreement check
+benchirt answers "is A better than B?" with one method: step-down max-T on within-dataset shuffles
+(:mod:`benchirt.rating.stepdown`; or the range test of :mod:`benchirt.rating.separation` with
+``rating.verdict: range``), columns ``separated``, ``statistic``, ``p_adjusted`` of the pairwise table. The
+verdict names the leader, the classifiers it is separated from and those it is not, its joint rank
+interval, the tiers when there is more than one, and the method and its level. Every other test appears only as an agreement check
 (:mod:`benchirt.rating.agreement`).
 
 Apart from :mod:`benchirt.rating.leaderboard` so that the end-of-run summary can word the verdict from
@@ -21,6 +21,8 @@ import pandas as pd
 RATING_TIE = 1e-6
 #: Names listed in full before "and N more".
 NAMES_SHOWN = 6
+#: Leaderboard rows printed on a console's first screen (the CSV and the report have them all).
+ROWS_SHOWN = 20
 
 
 def probability(p: float) -> str:
@@ -41,22 +43,24 @@ def probability_is(p: float) -> str:
 
 
 def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> str:
-    """The primary verdict: who leads, whom the leader is separated from, the tiers, by which method.
+    """The primary verdict: who leads, whom the leader is separated from, its joint rank interval, the tiers
+    (when there is more than one), by which method.
 
     Parameters
     ----------
     leaderboard : pandas.DataFrame
-        ``Leaderboard.table`` (best first; uses ``classifier, bt_rating, tier, bt_low, n_datasets``).
+        ``Leaderboard.table`` (best first; uses ``classifier, bt_rating, rank_low, rank_high, tier, n_datasets``).
     pairwise : pandas.DataFrame
-        ``Leaderboard.pairwise`` with the ``bt_*`` columns of the primary decision.
+        ``Leaderboard.pairwise`` with the primary decision (``separated``, ``statistic``, ``p_adjusted``,
+        ``alpha``; a stored table of the range test also has ``bt_critical_value``, one from before the
+        step-down ``bt_separated`` instead of ``separated``).
 
     Returns
     -------
     str
         E.g. "mlp ranks first (Bradley–Terry rating 1812); it is significantly better than 4 of 18 classifiers
-        (…) and cannot be separated from 14 (…). 3 tiers: …. Method: one test for all 171 pairs at once over
-        12 datasets — two classifiers differ when their ratings are more than 212 points apart, …" Equal
-        ratings are called a tie.
+        (…) and cannot be separated from 14 (…); its rank lies between 1 and 6. Method: …" Equal ratings are
+        called a tie.
     """
     first = leaderboard.iloc[0]
     leader = str(first["classifier"])
@@ -66,12 +70,14 @@ def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> st
         head = f"{join(tied.astype(str).tolist())} are tied at the top (equal Bradley–Terry ratings, {first['bt_rating']:.0f})"
     else:
         head = f"{leader} ranks first (Bradley–Terry rating {first['bt_rating']:.0f})"
-    if (leaderboard["bt_low"].isna().any() or "bt_separated" not in pairwise
-            or pairwise["bt_critical_value"].isna().all()):
+    method = verdict_method(pairwise)
+    if method == "none":
+        if int(leaderboard["n_datasets"].max()) < 2:
+            return f"{head}; with a single dataset no pair can be tested, so no classifier can be separated from the others."
         return (f"{head}; without intervals (see the notes) no pair can be tested, so no classifier can be separated "
                 "from the others (no intervals).")
     rows = pairwise[pairwise["a"] == leader]
-    beaten = rows.loc[rows["bt_separated"].astype(bool), "b"].astype(str).tolist()
+    beaten = rows.loc[is_separated(rows) & (direction(rows) > 0), "b"].astype(str).tolist()
     level = [name for name in others if name not in set(beaten)]
     text = head + "; "
     if not beaten:
@@ -79,24 +85,55 @@ def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> st
     else:
         text += f"it is significantly better than {len(beaten)} of {len(others)} classifiers ({join(beaten, NAMES_SHOWN)})"
         text += (f" and cannot be separated from {len(level)} ({join(level, NAMES_SHOWN)})" if level else "")
-    text += ". " + tier_sentence(leaderboard)
+    if "rank_low" in leaderboard and pd.notna(first["rank_low"]):
+        low, high = int(first["rank_low"]), int(first["rank_high"])
+        text += f"; its rank lies {'at 1' if low == high == 1 else f'between {low} and {high}'}"
+    text += "."
+    tiers = tier_sentence(leaderboard)
+    text += (" " + tiers) if tiers else ""
+    return text + " " + method_sentence(leaderboard, pairwise, method)
+
+
+def verdict_method(pairwise: pd.DataFrame) -> str:
+    """Which method made the stored decisions: ``"stepdown"``, ``"range"`` or ``"none"`` (no test ran)."""
+    if "bt_critical_value" in pairwise:
+        return "none" if pairwise["bt_critical_value"].isna().all() else "range"
+    if "p_adjusted" not in pairwise or pairwise["p_adjusted"].isna().all():
+        return "none"
+    return "stepdown"
+
+
+def family_level(pairwise: pd.DataFrame) -> float:
+    """The family-wise error rate α of the stored decisions (0.05 for tables from before it was stored)."""
+    return float(pairwise["alpha"].dropna().iloc[0]) if "alpha" in pairwise and pairwise["alpha"].notna().any() else 0.05
+
+
+def method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, method: str) -> str:
+    """"Method: …" — the test, its family, its level and what the rank intervals mean."""
     n_pairs = len(pairwise)
     n_datasets = int(leaderboard["n_datasets"].max())
-    critical = float(pairwise["bt_critical_value"].dropna().iloc[0])
-    text += (f" Method: one test for all {n_pairs} pairs at once over {n_datasets} datasets — two classifiers differ "
-             f"when their ratings are more than {critical:.0f} points apart, the 95 % quantile of the largest rating "
-             "difference in leaderboards whose scores are shuffled within each dataset, more for a pair whose "
-             "bootstrap spread is larger (chance of any false separation ≤ 5 % when all are equal).")
-    return text
+    alpha = family_level(pairwise)
+    percent = f"{100 * alpha:g} %"
+    if method == "range":
+        critical = float(pairwise["bt_critical_value"].dropna().iloc[0])
+        return (f"Method: one test for all {n_pairs} pairs at once over {n_datasets} datasets — two classifiers "
+                f"differ when their ratings are more than {critical:.0f} points apart, the {100 * (1 - alpha):g} % "
+                "quantile of the largest rating difference in leaderboards whose scores are shuffled within each "
+                "dataset, more for a pair whose bootstrap spread is larger (chance of any false separation "
+                f"≤ {percent} when all are equal).")
+    return (f"Method: step-down max-T (Westfall & Young 1993) over all {n_pairs} pairs at once on {n_datasets} "
+            "datasets — each pair's Wilcoxon signed-rank statistic against the largest among the pairs not yet "
+            "separated, in tables whose scores are shuffled within each dataset; chance of any false separation "
+            f"≤ {percent} when all classifiers are equal, so the rank intervals hold for all classifiers at once at "
+            f"{100 * (1 - alpha):g} %.")
 
 
 def tier_sentence(leaderboard: pd.DataFrame) -> str:
-    """How many tiers and who is in each (a tier boundary means every classifier above beats every one below)."""
+    """How many tiers and who is in each (a tier boundary means every classifier above beats every one below);
+    empty with one tier (the rank intervals say more then)."""
     tiers = leaderboard.groupby("tier", sort=True)["classifier"].apply(lambda s: s.astype(str).tolist())
     if len(tiers) == 1:
-        return ("One tier: wherever the table is cut, some classifier above the cut cannot be separated from some "
-                "classifier below it (neighbouring ratings overlap all the way down), so no tier boundary is drawn; "
-                "the verdicts on single pairs stand.")
+        return ""
     parts = [f"tier {int(t)}: {join(names, NAMES_SHOWN)}" for t, names in tiers.items()]
     return (f"{len(tiers)} tiers, each classifier significantly better than every classifier of the lower tiers — "
             + "; ".join(parts) + ".")
@@ -113,7 +150,32 @@ def join(names, limit: int | None = None) -> str:
 
 
 def is_separated(pairwise: pd.DataFrame) -> np.ndarray:
-    """The primary decision per row of the pairwise table (False where it has none)."""
-    if "bt_separated" not in pairwise:
+    """The primary decision per row of the pairwise table (False where it has none; ``bt_separated`` in a
+    table stored before the step-down)."""
+    column = "separated" if "separated" in pairwise else "bt_separated"
+    if column not in pairwise:
         return np.zeros(len(pairwise), dtype=bool)
-    return pairwise["bt_separated"].fillna(False).astype(bool).to_numpy()
+    return pairwise[column].fillna(False).astype(bool).to_numpy()
+
+
+def direction(pairwise: pd.DataFrame) -> np.ndarray:
+    """+1 where a is the better of the pair by the primary's statistic, −1 where b is (the range test's and
+    older tables' rows always have a above b)."""
+    if "statistic" not in pairwise:
+        return np.ones(len(pairwise))
+    return np.where(pairwise["statistic"].fillna(0.0).to_numpy() < 0, -1.0, 1.0)
+
+
+def leaderboard_columns(leaderboard: pd.DataFrame) -> list[str]:
+    """The columns a printed leaderboard shows: rank, classifier, rating and its interval, the joint rank
+    interval, and the tier only when there is more than one."""
+    columns = ["rank", "classifier", "bt_rating", "bt_low", "bt_high", "rank_low", "rank_high"]
+    return columns + (["tier"] if leaderboard["tier"].nunique() > 1 else [])
+
+
+def leaderboard_text(leaderboard: pd.DataFrame, rows: int = ROWS_SHOWN) -> str:
+    """The top ``rows`` of the leaderboard with their intervals as text, and how many more there are."""
+    shown = leaderboard[leaderboard_columns(leaderboard)].head(rows)
+    text = shown.to_string(index=False, float_format=lambda v: f"{v:.1f}")
+    more = len(leaderboard) - len(shown)
+    return text + (f"\n… and {more} more classifiers (leaderboard.csv has them all)" if more > 0 else "")

@@ -4,9 +4,9 @@ Each function below turns one stage's result into a sentence (or a short table) 
 uncertainty with it:
 
 * the primary verdict — the order-free Bradley–Terry leaderboard of :mod:`benchirt.rating.leaderboard`:
-  who leads, whom the simultaneous 95 % bootstrap intervals of the rating differences separate it from,
-  the tiers they imply (:mod:`benchirt.rating.separation`), stated once with its method and critical
-  value (:func:`benchirt.rating.verdict.leaderboard_verdict`);
+  who leads, whom the step-down max-T separates it from, its joint rank interval and the tiers when there
+  are several (:mod:`benchirt.rating.decisions`), stated once with its method and level
+  (:func:`benchirt.rating.verdict.leaderboard_verdict`);
 * the agreement checks — Wilcoxon/Holm, the Bayesian sign test, Friedman/Nemenyi and the Glicko-2
   tournament, each as "agrees on x of n pairs, differs because …" (:mod:`benchirt.rating.agreement`),
   never as a competing verdict; a test that cannot reject at the data's size says so;
@@ -38,14 +38,14 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
     checks : list of str
         One agreement check per other method, or why there is none.
     """
-    from benchirt.rating.agreement import bayesian_check, glicko_check, nemenyi_check, wilcoxon_check
+    from benchirt.rating.agreement import bayesian_check, glicko_check, nemenyi_check, plural, wilcoxon_check
 
     verdict, checks = [], []
     board = len(rating.leaderboard) >= 2
     if board:
         n_datasets = int(rating.leaderboard["n_datasets"].max())
         verdict.append(f"Primary verdict — Bradley–Terry leaderboard on {rating.score.replace('_', ' ')} over "
-                       f"{n_datasets} datasets (every pair of classifiers meets once per dataset; no dataset order): "
+                       f"{plural(n_datasets, 'dataset')} (every pair of classifiers meets once per dataset; no dataset order): "
                        f"{rating.verdict}")
         checks += [wilcoxon_check(rating.pairwise, rating.config.alpha), bayesian_check(rating.pairwise)]
     verdict += [f"Leaderboard note: {note}" for note in rating.notes]
@@ -63,22 +63,26 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
 
 def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     """The Bradley–Terry leaderboard (``RatingResult.leaderboard``) for reading: rank ("=" marks a tie),
-    classifier, rating with its 95 % interval, rank interval, tier, Glicko-2 rating ± 2RD."""
+    classifier, rating with its 95 % interval, joint rank interval, tier (only when there are several), Glicko-2
+    rating ± 2RD (only over more than one dataset)."""
     rank = board["rank"].astype(int)
     tied = rank.duplicated(keep=False)
 
     def interval(lo, hi, digits=0):
         return "" if pd.isna(lo) or pd.isna(hi) else f"{lo:.{digits}f} – {hi:.{digits}f}"
 
-    return pd.DataFrame({
+    table = pd.DataFrame({
         "Rank": [f"={r}" if t else str(r) for r, t in zip(rank, tied)],
         "Classifier": board["classifier"].to_numpy(),
         "Bradley–Terry rating": board["bt_rating"].round(0).astype(int).to_numpy(),
         "95 % interval": [interval(lo, hi) for lo, hi in zip(board["bt_low"], board["bt_high"])],
-        "Rank interval": [interval(lo, hi) for lo, hi in zip(board["rank_low"], board["rank_high"])],
-        "Tier": board["tier"].astype(int).to_numpy(),
-        "Glicko-2 (R ± 2RD)": [f"{r:.0f} ± {2 * d:.0f}" for r, d in zip(board["glicko_rating"], board["glicko_rd"])],
+        "Rank interval (joint)": [interval(lo, hi) for lo, hi in zip(board["rank_low"], board["rank_high"])],
     })
+    if board["tier"].nunique() > 1:
+        table["Tier"] = board["tier"].astype(int).to_numpy()
+    if board["n_datasets"].max() > 1:
+        table["Glicko-2 (R ± 2RD)"] = [f"{r:.0f} ± {2 * d:.0f}" for r, d in zip(board["glicko_rating"], board["glicko_rd"])]
+    return table
 
 
 def subsets_sentence(fidelity: pd.DataFrame, rule: str, alpha: float = 0.05) -> str:

@@ -38,7 +38,7 @@ HEADERS = {
     "pct_negative_discrimination": "Negative discrimination (%)", "lto_strength": "LTO strength (share)",
     "lto_weakness": "LTO weakness (share)", "mse": "MSE", "aucdf": "AUCDF", "auaec": "AUAEC", "aupec": "AUPEC",
     "seconds": "Seconds", "bt_rating": "Bradley–Terry rating", "bt_low": "BT low (2.5 %)",
-    "bt_high": "BT high (97.5 %)", "rank_low": "Best rank (2.5 %)", "rank_high": "Worst rank (97.5 %)",
+    "bt_high": "BT high (97.5 %)", "rank_low": "Rank interval: best", "rank_high": "Rank interval: worst",
     "glicko_rating": "Glicko-2 rating", "glicko_rd": "Glicko-2 RD", "mean_rank": "Mean rank per dataset",
     "p_above_next": "P(above next)", "wilcoxon_p": "Wilcoxon p", "wilcoxon_p_holm": "Wilcoxon p (Holm)",
     "p_a_better": "P(a better)", "p_equivalent": "P(equivalent)", "p_b_better": "P(b better)",
@@ -49,6 +49,8 @@ HEADERS = {
     "no_information_missed": "No information, missed",
     "discrimination_low": "Discrimination low (95 %)", "discrimination_high": "Discrimination high (95 %)",
     "bt_difference": "BT difference (a − b)", "bt_separated": "Separated (primary verdict)",
+    "separated": "Separated (primary verdict)", "statistic": "Signed-rank z (a − b)",
+    "p_adjusted": "Step-down adjusted p", "alpha": "Family-wise α",
     "bt_difference_low": "BT difference low", "bt_difference_high": "BT difference high",
     "bt_critical_value": "BT critical value",
 }

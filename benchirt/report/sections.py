@@ -57,9 +57,12 @@ def conclusions(results, config: ReportConfig) -> Section:
     if rating is not None and len(rating.leaderboard) >= 2:
         board = say.leaderboard_table(rating.leaderboard)
         shown = board.head(say.LEADERBOARD_ROWS)
+        tiers = ("; a classifier in a higher tier is significantly better than every classifier in the lower "
+                 "tiers" if "Tier" in board else "")
+        level = f"{100 * (1 - rating.config.alpha):g} %"
         section.add(Table(shown, f"Leaderboard: top {len(shown)} of {len(board)} (Bradley–Terry on "
-                                 f"{rating.score.replace('_', ' ')}; '=' marks a tie; a classifier in a higher tier "
-                                 "is significantly better than every classifier in the lower tiers). "
+                                 f"{rating.score.replace('_', ' ')}; '=' marks a tie; rank interval: the ranks each "
+                                 f"classifier can hold, for all classifiers at once at {level}{tiers}). "
                                  "Full table, figure and every pair under Leaderboard.", human_headers=False))
     section.add(Paragraph("\n".join(f"• {s}" for s in sentences)))
     return section
@@ -302,7 +305,8 @@ def true_scores(results, config: ReportConfig) -> Section | None:
 
 
 def leaderboard(results, config: ReportConfig) -> Section | None:
-    """The order-free Bradley–Terry leaderboard with bootstrap intervals and tiers, and every pair."""
+    """The order-free Bradley–Terry leaderboard with bootstrap intervals, joint rank intervals (and tiers when
+    there are several), and every pair."""
     rating = results.rating
     if rating is None or len(rating.leaderboard) < 2:
         return None
@@ -310,28 +314,44 @@ def leaderboard(results, config: ReportConfig) -> Section | None:
 
     section = Section("leaderboard", "Leaderboard (Bradley–Terry)")
     config_r = rating.config
+    several_tiers = rating.leaderboard["tier"].nunique() > 1
     section.add(Paragraph(
         f"One Bradley–Terry fit over every pairwise outcome on every dataset ({rating.score.replace('_', ' ')} "
         f"decides each match), so no dataset order matters. Intervals: 2.5–97.5 % percentiles of "
-        f"{config_r.n_bootstrap} bootstrap replicates over datasets. Primary decision on each pair (column “Separated (primary verdict)” of the pairs' table): "
-        "one test for all pairs at once — the ratings differ by more than the distance that leaderboards with the "
-        "scores shuffled within each dataset reach in 95 % of cases (wider for a pair the bootstrap finds noisier); "
-        "a tier boundary falls only where every classifier above is separated from every one below "
-        "(docs/rating.md). Agreement checks on each pair: Wilcoxon signed-rank over datasets with "
+        f"{config_r.n_bootstrap} bootstrap replicates over datasets. Primary decision on each pair (column "
+        "“Separated (primary verdict)” of the pairs' table): " + _method_words(rating) + " Rank interval: the ranks "
+        "a classifier can hold given those decisions (1 + the classifiers separated above it to k − those "
+        f"separated below), for all classifiers at once at {100 * (1 - config_r.alpha):g} %"
+        + ("; a tier boundary falls only where every classifier above is separated from every one below"
+           if several_tiers else "") + " (docs/rating.md). Agreement checks on each pair: Wilcoxon signed-rank over datasets with "
         f"Holm's correction, and the Bayesian sign test with a ROPE of ±{config_r.rope:g} (Benavoli et al. 2017)."
     ))
     for note in rating.notes:
         section.add(Note(note))
-    section.add(Table(rating.leaderboard, "Leaderboard, best first.",
-                      key=("rank", "classifier", "bt_rating", "bt_low", "bt_high", "rank_low", "rank_high", "tier")))
+    key = ("rank", "classifier", "bt_rating", "bt_low", "bt_high", "rank_low", "rank_high")
+    section.add(Table(rating.leaderboard if several_tiers else rating.leaderboard.drop(columns="tier"),
+                      "Leaderboard, best first.", key=key + (("tier",) if several_tiers else ())))
     top = _figure_top(len(rating.leaderboard))
     _figure(section, lambda: rating_plots.plot_leaderboard(rating.leaderboard, top),
-            "Bradley–Terry ratings with 95 % bootstrap intervals; shaded bands are tiers" + _top_caption(top), config)
+            "Bradley–Terry ratings with 95 % bootstrap intervals; labels: joint rank intervals"
+            + ("; shaded bands are tiers" if several_tiers else "") + _top_caption(top), config)
     if len(rating.pairwise):
         section.add(Table(rating.pairwise, f"Every pair (a rated above b): {len(rating.pairwise)} pairs.",
-                          key=("a", "b", "bt_difference", "bt_separated", "mean_difference", "wilcoxon_p_holm",
-                               "p_a_better", "p_equivalent", "p_b_better")))
+                          key=("a", "b", "separated", "statistic", "p_adjusted", "bt_difference", "mean_difference",
+                               "wilcoxon_p_holm", "p_a_better", "p_equivalent", "p_b_better")))
     return section
+
+
+def _method_words(rating) -> str:
+    """The primary verdict's method in one sentence for the leaderboard section."""
+    if rating.config.verdict == "range":
+        return ("one test for all pairs at once — the ratings differ by more than the distance that leaderboards "
+                f"with the scores shuffled within each dataset reach in {100 * (1 - rating.config.alpha):g} % of "
+                "cases (wider for a pair the bootstrap finds noisier).")
+    return ("step-down max-T over all pairs at once (Westfall & Young 1993) — each pair's Wilcoxon signed-rank "
+            "statistic over datasets against the largest among the pairs not yet separated, in "
+            f"{rating.config.n_bootstrap} tables whose scores are shuffled within each dataset; chance of any false "
+            f"separation ≤ {100 * rating.config.alpha:g} %.")
 
 
 def ratings(results, config: ReportConfig) -> Section | None:
@@ -340,26 +360,36 @@ def ratings(results, config: ReportConfig) -> Section | None:
         return None
     from benchirt.rating import plots as rating_plots
 
+    from benchirt.rating.agreement import plural
+
     rating = results.rating
     section = Section("ratings", "Glicko-2 ratings")
     tournament = rating.tournament
+    single = len(tournament.order) < 2
     section.add(Paragraph(
-        f"One rating period per dataset ({len(tournament.order)} datasets, order: "
+        f"One rating period per dataset ({plural(len(tournament.order), 'dataset')}, order: "
         f"{rating.config.order or 'sorted names'}); each pair of classifiers plays one match per dataset, "
         f"won by the higher {human_value(rating.config.score)} (the run's rate.score). Glicko-2 variant: "
-        f"{rating.config.glicko}. Interval: rating ± 2 RD. " + _glicko_leader(rating.ratings)
+        f"{rating.config.glicko}. "
+        + ("With a single rating period there is no interval and no dataset order to vary. " if single
+           else "Interval: rating ± 2 RD. ") + _glicko_leader(rating.ratings)
     ))
-    n_orders = rating.permutation.n_permutations if rating.permutation is not None else 0
-    possible = math.factorial(len(tournament.order))
-    exist = (f"of the {possible:,} possible, some drawn more than once" if possible < n_orders
-             else f"of the {possible:,} possible" if possible <= 10 ** 6 else f"of {len(tournament.order)}! possible")
-    section.add(Table(rating.ratings.drop(columns=["volatility"], errors="ignore"),
-                      "Final ratings (key columns first); 'over orders' columns: the same tournament over "
-                      f"{n_orders} random dataset orders ({exist}).",
-                      key=("rank", "classifier", "rating", "low", "high", "separable_from_leader")))
     top = _figure_top(len(tournament.table))
-    _figure(section, lambda: rating_plots.plot_ratings(tournament, rating.permutation, top),
-            "Ratings with intervals (and their spread over dataset orders)" + _top_caption(top), config)
+    if single:
+        section.add(Table(rating.ratings.drop(columns=["volatility", "low", "high", "separable_from_leader"],
+                                              errors="ignore"), "Final ratings after the one rating period.",
+                          key=("rank", "classifier", "rating")))
+    else:
+        n_orders = rating.permutation.n_permutations if rating.permutation is not None else 0
+        possible = math.factorial(len(tournament.order))
+        exist = (f"of the {possible:,} possible, some drawn more than once" if possible < n_orders
+                 else f"of the {possible:,} possible" if possible <= 10 ** 6 else f"of {len(tournament.order)}! possible")
+        section.add(Table(rating.ratings.drop(columns=["volatility"], errors="ignore"),
+                          "Final ratings (key columns first); 'over orders' columns: the same tournament over "
+                          f"{n_orders} random dataset orders ({exist}).",
+                          key=("rank", "classifier", "rating", "low", "high", "separable_from_leader")))
+        _figure(section, lambda: rating_plots.plot_ratings(tournament, rating.permutation, top),
+                "Ratings with intervals (and their spread over dataset orders)" + _top_caption(top), config)
     if rating.permutation is not None:
         _figure(section, lambda: rating_plots.plot_rank_distribution(rating.permutation, top),
                 "Rank distribution over random dataset orders" + _top_caption(top), config)

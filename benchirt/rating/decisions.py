@@ -1,0 +1,125 @@
+"""The primary decisions on the leaderboard's pairs, its joint rank intervals and tiers, by the configured method.
+
+``rating.verdict`` picks the method (:data:`benchirt.rating.config.VERDICT_METHODS`):
+
+* ``"stepdown"`` (default): step-down max-T on within-dataset shuffles of the scores, each pair's studentised
+  Wilcoxon signed-rank statistic (:mod:`benchirt.rating.stepdown`; Westfall & Young 1993);
+* ``"range"``: the single-step permutation range test on the Bradley–Terry ratings
+  (:mod:`benchirt.rating.separation`), kept for comparison.
+
+Either way the decisions are one boolean matrix ("i is separated from j and above it"), from which the joint
+rank intervals (Klein, Wright & Wieczorek 2020) and the consecutive tiers follow, so the table, the figure,
+the verdict sentence and ``pairwise.csv`` never disagree. With more than ``rating.max_pairwise`` classifiers
+the step-down tests the pairs among the best-rated ``max_pairwise`` only (every pair of 600 classifiers is
+180,000 statistics per shuffled table); the others' rank intervals are then the trivial 1..k, and the notes
+say so.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from benchirt.rating.config import RatingConfig
+from benchirt.rating.separation import Separation, separate, shuffled_ratings, tiers_from
+from benchirt.rating.stepdown import DEFAULT_STATISTIC, rank_intervals, step_down
+
+
+@dataclass
+class Decisions:
+    """The primary decisions, classifiers in leaderboard order (best first).
+
+    Attributes
+    ----------
+    method : str
+        ``"stepdown"``, ``"range"``, or ``"none"`` (no test: one dataset or no shuffled tables).
+    better : numpy.ndarray of bool, shape (k, k)
+        ``better[i, j]``: i is separated from j and above it.
+    statistic : numpy.ndarray, shape (k, k)
+        Step-down: the signed-rank statistic z_ij; range: the Bradley–Terry rating difference; NaN outside
+        the tested family.
+    p_adjusted : numpy.ndarray, shape (k, k)
+        Step-down adjusted p-values (NaN for the range test and outside the family).
+    rank_low, rank_high : numpy.ndarray of float, shape (k,)
+        Joint rank intervals at level 1 − alpha (NaN without a test).
+    tier : numpy.ndarray of int, shape (k,)
+    alpha : float
+    n_tested : int
+        Classifiers in the tested family (the first ``n_tested`` of the table).
+    n_tables : int
+        Shuffled tables used.
+    range_test : Separation or None
+        The range test's critical value and distances (``method == "range"``).
+    notes : list of str
+    """
+
+    method: str
+    better: np.ndarray
+    statistic: np.ndarray
+    p_adjusted: np.ndarray
+    rank_low: np.ndarray
+    rank_high: np.ndarray
+    tier: np.ndarray
+    alpha: float
+    n_tested: int
+    n_tables: int
+    range_test: Separation | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def no_decisions(k: int, alpha: float) -> Decisions:
+    """Nobody separated, intervals undefined (no test could run)."""
+    return Decisions("none", np.zeros((k, k), dtype=bool), np.full((k, k), np.nan), np.full((k, k), np.nan),
+                     np.full(k, np.nan), np.full(k, np.nan), np.ones(k, dtype=int), alpha, 0, 0)
+
+
+def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarray, wins: np.ndarray,
+                      replicates: np.ndarray | None, config: RatingConfig) -> Decisions:
+    """The decisions of ``config.verdict``.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray, shape (D, k)
+        Datasets × classifiers (sorted names), NaN where absent.
+    position : numpy.ndarray of int, shape (k,)
+        Column of ``scores`` of each leaderboard row (best first).
+    rating : numpy.ndarray, shape (k,)
+        Bradley–Terry ratings in leaderboard order.
+    wins : numpy.ndarray, shape (D, k, k)
+        Per-dataset wins (columns as ``scores``), for the range test's shuffled fits.
+    replicates : numpy.ndarray, shape (B, k), or None
+        Bootstrap ratings in leaderboard order; None when no bootstrap ran (then no test runs either).
+    config : RatingConfig
+        ``verdict``, ``n_bootstrap`` (shuffled tables), ``alpha``, ``seed``, ``max_pairwise``.
+    """
+    k = len(position)
+    alpha = config.alpha
+    if replicates is None:
+        return no_decisions(k, alpha)
+    present = ~np.isnan(scores)
+    if config.verdict == "range":
+        shuffled = shuffled_ratings(wins, present, config.n_bootstrap, config.seed)
+        separation = separate(rating, shuffled, replicates, level=1.0 - alpha)
+        low, high = rank_intervals(separation.better)
+        return Decisions("range", separation.better, rating[:, None] - rating[None, :], np.full((k, k), np.nan),
+                         low.astype(float), high.astype(float), separation.tier, alpha, k, config.n_bootstrap,
+                         separation)
+    n_tested = k if config.max_pairwise is None else min(k, config.max_pairwise)
+    # The tested classifiers in column (name) order, as a direct call on the score table shuffles them.
+    tested = np.sort(position[:n_tested])
+    result = step_down(scores[:, tested], config.n_bootstrap, alpha, config.seed, DEFAULT_STATISTIC)
+    rows = np.ix_(np.searchsorted(tested, position[:n_tested]), np.searchsorted(tested, position[:n_tested]))
+    better = np.zeros((k, k), dtype=bool)
+    better[:n_tested, :n_tested] = result.better[rows]
+    statistic = np.full((k, k), np.nan)
+    p_adjusted = np.full((k, k), np.nan)
+    statistic[:n_tested, :n_tested] = result.statistic[rows]
+    p_adjusted[:n_tested, :n_tested] = result.p_adjusted[rows]
+    low, high = rank_intervals(better)
+    notes = []
+    if n_tested < k:
+        notes.append(f"the primary verdict tests the pairs among the {n_tested} best-rated of {k} classifiers only "
+                     f"(rating.max_pairwise); their rank intervals count only separations among them, and the "
+                     f"other {k - n_tested} classifiers' rank intervals are the untested 1-{k}")
+    return Decisions("stepdown", better, statistic, p_adjusted, low.astype(float), high.astype(float),
+                     tiers_from(better), alpha, n_tested, config.n_bootstrap, None, notes)
