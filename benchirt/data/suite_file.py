@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,7 +173,7 @@ def _spec(entry: object, number: int, path: Path) -> DatasetSpec:
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"{where}: every dataset needs a 'name'")
     openml_id = _optional_int(entry.get("openml_id"), "openml_id", where)
-    common = dict(name=name.strip(), openml_id=openml_id, task_id=_optional_int(entry.get("task_id"), "task_id", where),
+    common: dict[str, Any] = dict(name=name.strip(), openml_id=openml_id, task_id=_optional_int(entry.get("task_id"), "task_id", where),
                   target=entry.get("target") or None, ignore=tuple(str(c) for c in entry.get("ignore") or ()))
     file = entry.get("file")
     if file:
@@ -196,7 +197,9 @@ def _spec(entry: object, number: int, path: Path) -> DatasetSpec:
 def _optional_int(value: object, key: str, where: str) -> int | None:
     if value is None or value == "":
         return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{where}: {key} must be an integer, got {value!r}") from None
+    if isinstance(value, (str, int, float)):
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            pass
+    raise ConfigError(f"{where}: {key} must be an integer, got {value!r}")
