@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from benchirt.errors import ConfigError
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
-def checked_options(section: str, options: Mapping[str, Any] | None, config_class: type | Iterable[str]
+
+def checked_options(section: str, options: Mapping[str, Any] | None,
+                    config_class: type[DataclassInstance] | Iterable[str]
                     ) -> dict[str, Any]:
     """A copy of ``options`` after refusing any key that is not a field of the dataclass ``config_class``.
 
