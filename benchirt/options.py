@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, TypeGuard
 
 from benchirt.errors import ConfigError
 
@@ -64,7 +64,7 @@ def require(ok: bool, section: str, key: str, value: Any, expected: str) -> None
         raise ConfigError(f"{section + '.' if section else ''}{key}: got {value!r}, expected {expected}")
 
 
-def is_integer(value: Any) -> bool:
+def is_integer(value: Any) -> TypeGuard[int]:
     """An ``int`` that is not a ``bool``."""
     return isinstance(value, int) and not isinstance(value, bool)
 
