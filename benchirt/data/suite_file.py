@@ -24,6 +24,7 @@ an error. Unknown keys are refused, so a typo does not silently change a suite.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from typing import Any
 from dataclasses import dataclass
@@ -56,7 +57,7 @@ def is_suite_file(path: str | Path) -> bool:
     return Path(path).suffix.lower() in SUFFIXES
 
 
-def write_suite_file(path: str | Path, name: str, specs: Iterable[DatasetSpec], description: str = "") -> Path:
+def write_suite_file(path: str | os.PathLike[str], name: str, specs: Iterable[DatasetSpec], description: str = "") -> Path:
     """Write a suite file (YAML for ``.yaml``/``.yml``, JSON for ``.json``), atomically.
 
     Parameters
