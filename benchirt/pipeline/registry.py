@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from benchirt.errors import ConfigError
 
