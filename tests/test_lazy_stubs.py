@@ -61,10 +61,11 @@ def test_the_lazy_packages_are_found():
 def test_stub_reexports_exactly_the_lazy_table(package):
     module = importlib.import_module(package)
     reexports, declared, all_names = _stub(package)
-    assert reexports == dict(module._lazy_exports)
+    stub = f"{package.replace('.', '/')}/__init__.pyi"
+    assert reexports == dict(module._lazy_exports), f"make {stub} re-export exactly the lazy_exports table"
     eager = {name for name in module.__all__ if name not in module._lazy_exports}
-    assert declared == eager
-    assert all_names == list(module.__all__)
+    assert declared == eager, f"declare in {stub} the public names __init__.py defines itself"
+    assert all_names == list(module.__all__), f"copy __all__ into {stub}"
 
 
 @pytest.mark.parametrize("package", LAZY_PACKAGES)
