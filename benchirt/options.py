@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, TypeGuard
 
 from benchirt.errors import ConfigError
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
-def checked_options(section: str, options: Mapping[str, Any] | None, config_class: type | Iterable[str]
+
+def checked_options(section: str, options: Mapping[str, Any] | None,
+                    config_class: type[DataclassInstance] | Iterable[str]
                     ) -> dict[str, Any]:
     """A copy of ``options`` after refusing any key that is not a field of the dataclass ``config_class``.
 
@@ -60,7 +64,7 @@ def require(ok: bool, section: str, key: str, value: Any, expected: str) -> None
         raise ConfigError(f"{section + '.' if section else ''}{key}: got {value!r}, expected {expected}")
 
 
-def is_integer(value: Any) -> bool:
+def is_integer(value: Any) -> TypeGuard[int]:
     """An ``int`` that is not a ``bool``."""
     return isinstance(value, int) and not isinstance(value, bool)
 

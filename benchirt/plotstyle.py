@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import matplotlib
 
 #: 20 colours: tab20's dark shades, then its light shades.
-REAL_COLOURS = tuple(matplotlib.colormaps["tab20"].colors[i] for i in (*range(0, 20, 2), *range(1, 20, 2)))
+REAL_COLOURS = tuple(matplotlib.color_sequences["tab20"][i] for i in (*range(0, 20, 2), *range(1, 20, 2)))
 _ARTIFICIAL_GREYS = ("0.15", "0.35", "0.5", "0.62", "0.72", "0.3", "0.55")
 _ARTIFICIAL_DASHES = ("--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 2)), (0, (3, 3)), (0, (6, 2)))
 
@@ -93,7 +93,7 @@ def place_point_labels(ax, xs: Sequence[float], ys: Sequence[float], names: Sequ
     directions = [(1, 1), (1, -1), (-1, 1), (-1, -1), (1, 0), (-1, 0), (0, 1), (0, -1)]
     offsets = [(dx * d, dy * d) for d in (4, 16, 30, 46, 64) for dx, dy in directions]
     radius = 4.0  # the points' markers, in display pixels, are kept free of text
-    placed = []
+    placed: list = []  # the window extents of the names placed so far
 
     def annotate(k, dx, dy, **extra):
         return ax.annotate(names[k], (xs[k], ys[k]), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize,

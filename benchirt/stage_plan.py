@@ -36,7 +36,7 @@ class DatasetInput:
 
     name: str
     inputs: Any
-    build_args: Callable[[], tuple]
+    build_args: Callable[..., tuple]  # called with no argument; "..." admits the `lambda x=x: ...` binding
 
 
 @dataclass
@@ -113,7 +113,7 @@ class StageContext:
     stage: str
     config: Any
     options: dict
-    options_of: Callable[[str], dict]
+    options_of: Callable[[str], dict | None]
     selected: bool
     keys: Mapping[str, Mapping[str, str]]
     load: Callable[[str, Mapping[str, str]], dict]

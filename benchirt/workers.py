@@ -25,12 +25,16 @@ ORPHANED = 70
 #: Seconds between two checks of the parent (a killed run leaves no worker after about this long).
 INTERVAL = 0.5
 
+#: The process whose parent a thread already watches (the pool's initializer may run more than once in it).
+_watching: int | None = None
+
 
 def exit_with_parent(parent_pid: int, interval: float = INTERVAL) -> None:
     """Start (once per process) a daemon thread that ends this process when ``parent_pid`` stops being its parent."""
-    if getattr(exit_with_parent, "_watching", None) == os.getpid():
+    global _watching
+    if _watching == os.getpid():
         return
-    exit_with_parent._watching = os.getpid()
+    _watching = os.getpid()
 
     def watch() -> None:
         while os.getppid() == parent_pid:

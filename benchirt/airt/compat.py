@@ -172,10 +172,10 @@ def fit_continuous_r(z: np.ndarray, *, max_cycles: int = R_MAX_CYCLES, converge:
                             "use the default mode")
         trace.append(_expected_loglik(z, alpha, beta, gamma, mu, var))
         change = trace[-1] - trace[-2]
-    log_likelihood, mu, var = marginal_log_likelihood(z, alpha, beta, gamma)
+    log_likelihood, mu, posterior_var = marginal_log_likelihood(z, alpha, beta, gamma)
     fit = ContinuousFit(discrimination=alpha, difficulty=beta, scale=gamma, informative=np.ones(n_items, bool),
                         column_mean=z_mean, theta=standardized_easiness(z, alpha, beta, gamma),
-                        posterior_mean=mu, posterior_var=float(var),
+                        posterior_mean=mu, posterior_var=float(posterior_var),
                         log_likelihood=log_likelihood,
                         n_iter=len(trace) - 1, converged=False, max_discrimination=None)
     return RFit(fit=fit, q_trace=tuple(trace), stopped_by_rule=abs(change) <= converge)

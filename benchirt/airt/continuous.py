@@ -272,7 +272,7 @@ def _squarem_step(z: np.ndarray, params: np.ndarray, setup: _Setup) -> tuple[np.
     norm_v = np.linalg.norm(v)
     if norm_v == 0.0:
         return p2, plain
-    step = min(-np.linalg.norm(r) / norm_v, -1.0)
+    step = min(float(-np.linalg.norm(r) / norm_v), -1.0)
     with np.errstate(all="ignore"):
         candidate = _em_map(z, params - 2.0 * step * r + step**2 * v, setup)
         accelerated = _loglik(z, candidate, setup)

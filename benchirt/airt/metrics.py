@@ -56,7 +56,7 @@ def algorithm_metrics(fit: ContinuousFit, algorithms: Sequence[str], z: np.ndarr
     flag = np.select([~fit.informative, fit.at_bound, raw_consistency > MAX_CONSISTENCY],
                      ["constant", "discrimination at bound", "consistency capped"], default="")
     implausible = implausible_flags(fit, z, consistency)
-    flag = ["; ".join(part for part in (first, second) if part) or "ok" for first, second in zip(flag, implausible)]
+    flags = ["; ".join(part for part in (first, second) if part) or "ok" for first, second in zip(flag, implausible)]
     low, high = discrimination_interval(fit, INTERVAL_LEVEL)
     return pd.DataFrame({
         "algorithm": list(map(str, algorithms)),
@@ -66,7 +66,7 @@ def algorithm_metrics(fit: ContinuousFit, algorithms: Sequence[str], z: np.ndarr
         "anomalous": alpha < 0 if sign_rule else high < 0,
         "consistency": consistency,
         "difficulty_limit": -fit.difficulty,
-        "flag": flag,
+        "flag": flags,
         "discrimination_low": low,
         "discrimination_high": high,
     })

@@ -3,16 +3,22 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from benchirt.errors import DataError
 from benchirt.stage_plan import StageContext, SuiteWork, Unavailable
+
+if TYPE_CHECKING:
+    from benchirt.airt.analysis import AIRTResult
+    from benchirt.airt.config import AIRTConfig
+    from benchirt.responses.stage import ResponseResult
 
 #: Keys of the ``airt`` config section that say where its input comes from (not ``AIRTConfig`` options).
 INPUT_KEYS = ("input", "which")
 
 
-def airt_from_accuracy(responses: Mapping[str, object], config, which: str = "test"):
+def airt_from_accuracy(responses: Mapping[str, ResponseResult], config: AIRTConfig,
+                       which: str = "test") -> AIRTResult:
     """AIRT (Kandanaarachchi & Smith-Miles 2023) on the datasets × real classifiers accuracy matrix of the run.
 
     With responses imported from stored runs the algorithms are OpenML flows (a respondent per flow and
@@ -39,7 +45,7 @@ def airt_from_accuracy(responses: Mapping[str, object], config, which: str = "te
 def _input_note(results, perf, which: str) -> str | None:
     """What AIRT's algorithms are when some responses were imported: OpenML flows, and any classifiers of
     benchirt's pool beside them (``provenance.source``); None for benchirt's own pool alone."""
-    sources = {}
+    sources: dict[str, str] = {}
     for result in results:
         provenance = getattr(result, "provenance", None)
         if provenance is not None and "source" in provenance.columns:

@@ -7,7 +7,7 @@ Functions that draw latent trait results accept an :class:`~benchirt.airt.analys
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Callable, Sequence
 
 import matplotlib
 
@@ -245,7 +245,7 @@ def plot_portfolio_gap(gaps: pd.DataFrame) -> Figure:
 
 
 #: The figures ``benchirt airt --plots`` writes: file stem -> function of an AIRTResult.
-STANDARD_PLOTS = {
+STANDARD_PLOTS: dict[str, Callable[..., Figure]] = {
     "heatmaps": plot_heatmaps,
     "trace_lines": plot_trace_lines,
     "latent_curves": plot_latent_curves,

@@ -180,8 +180,8 @@ class GRMFit:
     converged: bool
     n_iter: int
     seconds: float
-    _slopes: np.ndarray = field(repr=False, default=None)
-    _intercepts: np.ndarray = field(repr=False, default=None)   # (n_items, K_max), -inf padded
+    _slopes: np.ndarray = field(repr=False)
+    _intercepts: np.ndarray = field(repr=False)   # (n_items, K_max), -inf padded
     model: str = "grm"
 
     def category_probabilities(self, theta) -> np.ndarray:
@@ -436,7 +436,9 @@ class _GPCMProblem(_GRMProblem):
     zeros in unused slots; the priors are N(0, slope_prior_sd²) on a and N(0, intercept_prior_sd²) on d.
     """
 
-    def unpack(self, params: np.ndarray) -> tuple[np.ndarray, np.ndarray, None]:
+    # the GPCM has no gaps and no cumulative probabilities: None where the GRM's methods give them (its own
+    # objective and posterior do not read them)
+    def unpack(self, params: np.ndarray) -> tuple[np.ndarray, np.ndarray, None]:  # type: ignore[override]
         block = params.reshape(self.n_items, self.k_max + 1)
         return block[:, 0], np.where(self.pad, -np.inf, block[:, 1:]), None
 
@@ -446,7 +448,7 @@ class _GPCMProblem(_GRMProblem):
         block[:, 1:] = np.where(self.pad, 0.0, intercepts)
         return block.ravel()
 
-    def log_item_probs(self, slopes, intercepts) -> tuple[None, np.ndarray]:
+    def log_item_probs(self, slopes, intercepts) -> tuple[None, np.ndarray]:  # type: ignore[override]
         return None, _gpcm_category_probs(slopes, intercepts, self.nodes)
 
     def objective(self, params: np.ndarray) -> tuple[float, np.ndarray]:

@@ -12,10 +12,12 @@ Public API::
 
 OpenML support (``benchirt.data.openml_source``) is imported on first use.
 """
+from pathlib import Path
+
 from benchirt.lazy import lazy_exports
 
 
-def set_openml_cache(path) -> None:
+def set_openml_cache(path: str | Path) -> None:
     """Make openml-python keep its downloads under ``path`` (see :mod:`benchirt.data.openml_source`)."""
     from benchirt.data.openml_source import set_openml_cache as _set
 

@@ -24,7 +24,9 @@ an error. Unknown keys are refused, so a typo does not silently change a suite.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,7 +57,7 @@ def is_suite_file(path: str | Path) -> bool:
     return Path(path).suffix.lower() in SUFFIXES
 
 
-def write_suite_file(path: str | Path, name: str, specs: Iterable[DatasetSpec], description: str = "") -> Path:
+def write_suite_file(path: str | os.PathLike[str], name: str, specs: Iterable[DatasetSpec], description: str = "") -> Path:
     """Write a suite file (YAML for ``.yaml``/``.yml``, JSON for ``.json``), atomically.
 
     Parameters
@@ -172,7 +174,7 @@ def _spec(entry: object, number: int, path: Path) -> DatasetSpec:
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"{where}: every dataset needs a 'name'")
     openml_id = _optional_int(entry.get("openml_id"), "openml_id", where)
-    common = dict(name=name.strip(), openml_id=openml_id, task_id=_optional_int(entry.get("task_id"), "task_id", where),
+    common: dict[str, Any] = dict(name=name.strip(), openml_id=openml_id, task_id=_optional_int(entry.get("task_id"), "task_id", where),
                   target=entry.get("target") or None, ignore=tuple(str(c) for c in entry.get("ignore") or ()))
     file = entry.get("file")
     if file:
@@ -196,7 +198,9 @@ def _spec(entry: object, number: int, path: Path) -> DatasetSpec:
 def _optional_int(value: object, key: str, where: str) -> int | None:
     if value is None or value == "":
         return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{where}: {key} must be an integer, got {value!r}") from None
+    if isinstance(value, (str, int, float)):
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            pass
+    raise ConfigError(f"{where}: {key} must be an integer, got {value!r}")

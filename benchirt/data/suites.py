@@ -44,6 +44,9 @@ from benchirt.errors import ConfigError, DataError
 #: Keys naming where a dict-form suite comes from (exactly one per dict).
 DICT_SOURCES = ("builtin", "suite", "directory", "suite_file", "file", "openml_suite", "openml_datasets",
                 "openml_tasks")
+#: A dataset name or OpenML id, or a list of them (``include``, ``exclude``, ``openml_datasets``, ...).
+Names = str | int | Iterable[object]
+
 #: Keys modifying a dict-form suite.
 DICT_OPTIONS = ("include", "exclude", "target", "name", "cache")
 
@@ -178,7 +181,7 @@ def _source_specs(source: str, spec: Mapping, base: Path) -> list[DatasetSpec]:
     return [_openml().task_spec(_int(v, "openml_tasks")) for v in _as_list(value)]
 
 
-def _select(specs: list[DatasetSpec], include: object, exclude: object) -> list[DatasetSpec]:
+def _select(specs: list[DatasetSpec], include: Names | None, exclude: Names | None) -> list[DatasetSpec]:
     """Keep the datasets named in ``include`` (in suite order) and drop those in ``exclude``.
 
     A dataset matches by name or by OpenML id.
@@ -195,7 +198,7 @@ def _select(specs: list[DatasetSpec], include: object, exclude: object) -> list[
     return specs
 
 
-def _check_named(specs: list[DatasetSpec], include: object, exclude: object) -> None:
+def _check_named(specs: list[DatasetSpec], include: Names | None, exclude: Names | None) -> None:
     """A ``DataError`` when ``include`` or ``exclude`` names a dataset the suite does not have."""
     available = set().union(*(_match_keys(s) for s in specs)) if specs else set()
     for option, wanted in (("include", include), ("exclude", exclude)):
@@ -234,10 +237,10 @@ def _openml():
     return openml_specs
 
 
-def _as_list(value: object) -> list:
+def _as_list(value: Names) -> list:
     if isinstance(value, (str, int)):
         return [value]
-    return list(value)  # type: ignore[arg-type]
+    return list(value)
 
 
 def _path(value: object, base: Path) -> Path:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from benchirt.errors import ConfigError, DataError
 from benchirt.irt.config import ABILITY_METHODS, MODELS, IRTConfig
@@ -239,9 +239,9 @@ def _quadrature(value: str) -> dict:
         raise ConfigError(f"--quadrature: 'auto' or a whole number of nodes >= 5, got {value!r}") from None
 
 
-def _starts(value: str) -> int | str:
+def _starts(value: str) -> int | Literal["auto"]:
     if value == "auto":
-        return value
+        return "auto"
     try:
         return int(value)
     except ValueError:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 from benchirt.options import (
     check_bool, check_choice, check_integer, check_names, check_number, check_numbers, checked_options, is_integer,
@@ -144,7 +144,7 @@ class IRTConfig:
     tol: float = 1e-3
     tol_log_posterior: float = 1e-4
     tol_gradient: float = 0.1
-    starts: int | str = "auto"
+    starts: int | Literal["auto"] = "auto"
     expanded_em: bool | str = "auto"
     tol_optimum: float = 0.1
     max_discrimination: float = 10.0

@@ -51,7 +51,8 @@ from __future__ import annotations
 
 import functools
 import time
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -339,15 +340,17 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     search = config.starts == "auto" and not problem.monotone
     if search:
         scores = scores + start_scores(columns, problem.multiplicity, _BUDGET)[0][len(scores):]
-    first = _climb(_initial_values(columns, scores[0][1], problem), problem)
+    climbed = _climb(_initial_values(columns, scores[0][1], problem), problem)
+    first: tuple[np.ndarray, _Record] | None = climbed
     if problem.monotone:  # one optimum: each finer grid climbs on from the coarser grid's
-        problem, first = _refined_climb(first, problem)
+        problem, first = _refined_climb(climbed, problem)
     else:
-        resolved = _resolving_grid(first[0], problem)
+        resolved = _resolving_grid(climbed[0], problem)
         if resolved is not problem:  # the search climbs on the finer grid, the first start again
             problem, first = resolved, None
     runs, optima = _search(columns, scores, problem, auto=search, first=first)
     best = _chosen_run(runs, optima)
+    assert best.params is not None  # the chosen run is one _release_unchosen keeps
     params = best.params.copy()
     if _symmetric(config):  # the mirror image is the same fit (see starts.py): orient it
         params[:, :2] *= orientation(columns, problem.multiplicity, params[:, 0])
@@ -366,7 +369,7 @@ class _Run:
     record: "_Record"
 
 
-def _search(columns: np.ndarray, scores: list, problem: _Problem, auto: bool,
+def _search(columns: np.ndarray, scores: list[tuple[str, np.ndarray]], problem: _Problem, auto: bool,
             first: tuple[np.ndarray, "_Record"] | None = None) -> tuple[list[_Run], list[dict]]:
     """Every start climbs to its optimum (:func:`_climb`; a start that comes within :data:`_JOIN` of an
     optimum an earlier start converged to stops there), in order. With ``auto``, after the first
@@ -389,9 +392,10 @@ def _search(columns: np.ndarray, scores: list, problem: _Problem, auto: bool,
         if searched and optima and hops.possible and (len(runs) - _MIN_CLIMBS) % _HOP_EVERY == 0:
             name, start = hops.next(optima[0]["params"])
         else:
-            name, score = next(queue, (None, None))
-            if name is None:
+            queued = next(queue, None)
+            if queued is None:
                 break
+            name, score = queued
             start = _initial_values(columns, score, problem)
         _climb_and_file(start, name, problem, runs, optima, climbed=first if not runs else None)
     if auto and len(optima) > 1:
@@ -744,11 +748,11 @@ class _Terms:
         s, _, log_p, log_q = terms_from_logit(z, _guessing(params)[:, None])
         return cls(log_p, log_q, s)
 
-    def rows(self, rows: np.ndarray) -> "_Terms":
+    def rows(self, rows: np.ndarray | slice) -> "_Terms":
         """The tables of items ``rows`` only (views for a slice, copies for an index array)."""
         return _Terms(*(getattr(self, name)[rows] for name in self._NAMES))
 
-    def merge(self, rows: np.ndarray, other: "_Terms") -> None:
+    def merge(self, rows: np.ndarray | slice, other: "_Terms") -> None:
         """Replace the rows (items) ``rows`` by ``other``'s (which holds only those rows)."""
         for name in self._NAMES:
             getattr(self, name)[rows] = getattr(other, name)
@@ -764,7 +768,7 @@ class _Record:
     n_iter: int = 0
     max_change: float = float("inf")
     log_posterior_change: float = float("inf")
-    history: list[float] | None = None
+    history: list[float] = field(default_factory=list)
     max_gradient: float = float("inf")
     #: items moved to a better mode of their M-step objective (:func:`_escape_item_modes`), and rounds
     items_moved: int = 0
@@ -785,7 +789,7 @@ class _Record:
         return later
 
 
-def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
+def _run_em(params: np.ndarray, problem: _Problem, known: Sequence[dict] = (),
             max_iter: int | None = None) -> tuple[np.ndarray, _Record]:
     """EM accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3, step length per item).
 
@@ -823,6 +827,8 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
         return new, new_terms, log_post
 
     x0, t0 = params, _Terms.at(params, problem)
+    e0: tuple[np.ndarray, np.ndarray, float] | None
+    e_moved: tuple[np.ndarray, np.ndarray, float] | None
     lp_prev = None
     length = 1.0  # of the expanded move: halved after each refused move, doubled (up to 1) after each kept one
     max_iter = config.max_iter if max_iter is None else max_iter
@@ -830,15 +836,16 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
         e0 = _e_step(t0, x0, problem)
         moved = _expanded_move(x0, t0, e0, problem, length) if config.uses_expanded_em else None
         if moved is not None:  # kept only where it raises the log posterior (one more E-step)
-            t0 = None  # (one set of item x node tables at a time)
+            del t0  # (one set of item x node tables at a time)
             t_moved = _Terms.at(moved, problem)
             e_moved = _e_step(t_moved, moved, problem)
             if e_moved[2] >= e0[2]:
-                x0, t0, e0, t_moved = moved, t_moved, e_moved, None  # one name per table (see below)
+                x0, t0, e0 = moved, t_moved, e_moved  # one name per table (see below)
+                del t_moved
                 record.expanded_moves += 1
                 length = min(1.0, 2 * length)
             else:
-                t_moved = None
+                del t_moved
                 t0 = _Terms.at(x0, problem)
                 record.expanded_rejected += 1
                 length /= 2
@@ -851,9 +858,9 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
         if record.stopped_by != "max_iter" or record.n_iter >= max_iter:
             x0, t0 = x1, t1
             break
-        t0 = None  # release each item x node table once it is used (they dominate memory for small n)
+        del t0  # release each item x node table once it is used (they dominate memory for small n)
         x2, t2, lp1 = step(x1, t1)
-        t1 = None  # x2's tables are rebuilt in the rare case they are needed
+        del t1  # x2's tables are rebuilt in the rare case they are needed
         del t2
         record.log_posterior_change = lp1 - lp0
         r = x1[:, cols] - x0[:, cols]
@@ -875,7 +882,7 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
         x3, t3, lp_ext = step(extrapolated, _Terms.at(extrapolated, problem))
         if lp_ext < lp1:  # extrapolation overshot: continue from plain EM instead
             record.history.pop()
-            t3 = None
+            del t3
             if record.n_iter >= max_iter:  # no EM step left: end at x2
                 x3, t3 = x2, _Terms.at(x2, problem)
             else:
@@ -888,7 +895,7 @@ def _run_em(params: np.ndarray, problem: _Problem, known: list[dict] = (),
     return x0, record
 
 
-def _judge_stop(record: _Record, x0: np.ndarray, lp0: float, x1: np.ndarray, t1: _Terms, known: list[dict],
+def _judge_stop(record: _Record, x0: np.ndarray, lp0: float, x1: np.ndarray, t1: _Terms, known: Sequence[dict],
                 problem: _Problem) -> None:
     """Set ``record.stopped_by`` after the plain EM step ``x0 -> x1`` (``lp0``: the log posterior at ``x0``)
     by the rule of :func:`_run_em`: ``"stationary"`` when the step is small in every parameter and in
@@ -955,7 +962,7 @@ def _expanded_move(params: np.ndarray, terms: _Terms, e_step: tuple, problem: _P
     return moved if _max_change(params, moved) >= config.tol else None
 
 
-def _climb(params: np.ndarray, problem: _Problem, known: list[dict] = (),
+def _climb(params: np.ndarray, problem: _Problem, known: Sequence[dict] = (),
            max_iter: int | None = None) -> tuple[np.ndarray, _Record]:
     """EM (:func:`_run_em`) to a stationary point, then (3PL) each item's M-step objective searched
     on a grid (:func:`_escape_item_modes`); EM resumes from the items that moved, until none moves
@@ -1249,7 +1256,8 @@ def _scoring_pass(params, terms, scaled, n_k, problem, rows=None) -> tuple[np.nd
             items = np.arange(chunk.start, chunk.stop)[worse] if isinstance(chunk, slice) else chunk[worse]
             failed.append((items, step[worse], r[worse], old_obj[worse]))
     if failed:
-        _halve_failed_steps(params, new, terms, *(np.concatenate(parts) for parts in zip(*failed)), n_k, problem)
+        items, steps, expected, objectives = (np.concatenate(parts) for parts in zip(*failed))
+        _halve_failed_steps(params, new, terms, items, steps, expected, objectives, n_k, problem)
     cols = _free_columns(problem)
     moved = np.abs(new[:, cols] - params[:, cols]).max(axis=1)
     return new, moved
@@ -1293,7 +1301,7 @@ def _scoring_direction(params, terms, r, n_k, problem) -> np.ndarray:
         if len(rows):
             keep = ~pinned[rows]
             fixed_info = sub_info[rows] * keep[:, :, None] * keep[:, None, :] + np.eye(len(cols)) * ~keep[:, None, :]
-            step[np.ix_(rows, cols)] = _solve_small(fixed_info, sub_grad[rows] * keep)
+            step[np.ix_(rows, np.asarray(cols))] = _solve_small(fixed_info, sub_grad[rows] * keep)
     # shorten long steps as a whole (clipping each component would change their direction)
     longest = np.abs(step).max(axis=1, keepdims=True)
     return step * (_MAX_STEP / np.maximum(longest, _MAX_STEP))

@@ -98,7 +98,7 @@ def _check_delimiter(path: Path, first: list[str]) -> None:
     if len(first) != 1:
         return
     counts = {sep: first[0].count(sep) for sep in OTHER_DELIMITERS}
-    sep = max(counts, key=counts.get)
+    sep = max(counts, key=lambda each: counts[each])
     if counts[sep]:
         raise DataError(
             f"{path}: the first row has no comma but {counts[sep]} {OTHER_DELIMITERS[sep]}s, so the file is "

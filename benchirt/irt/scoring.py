@@ -154,5 +154,6 @@ def score_aligned(responses, items: pd.DataFrame, method: str, config: IRTConfig
     if method not in ABILITY_METHODS:
         raise DataError(f"ability method {method!r} is not one of {', '.join(ABILITY_METHODS)}")
     nodes, log_w = quadrature(config.ability_quadrature, config.theta_max)
-    return _ability.score_respondents(responses, *(items[col].to_numpy(float) for col in PARAMETER_COLUMNS),
-                                      items["flag"].to_numpy(), method, nodes, log_w, config.theta_max)
+    a, b, c = (items[col].to_numpy(float) for col in PARAMETER_COLUMNS)
+    return _ability.score_respondents(responses, a, b, c, items["flag"].to_numpy(), method, nodes, log_w,
+                                      config.theta_max)

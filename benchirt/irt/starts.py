@@ -21,6 +21,8 @@ the estimator's own collapsed data.
 """
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 from scipy.linalg import eigh
 
@@ -144,7 +146,7 @@ _DIRECTIONS = (30, 60, 90, 120, 150)
 
 
 def start_scores(values: np.ndarray, multiplicity: np.ndarray,
-                 starts: int | str, monotone: bool = False) -> tuple[list[tuple[str, np.ndarray]], str]:
+                 starts: int | Literal["auto"], monotone: bool = False) -> tuple[list[tuple[str, np.ndarray]], str]:
     """The starting ability scores of one fit and why these.
 
     decodIRT's pools are close to two-dimensional (the MLP ladder's training progress against the

@@ -13,9 +13,13 @@ import importlib
 import inspect
 from dataclasses import is_dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchirt.errors import ArtifactError
 from benchirt.pipeline import registry
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 #: Modules whose dataclasses are stage results or parts of them: declared with each stage
 #: (:data:`benchirt.pipeline.registry.REGISTRY`, ``results``).
@@ -43,7 +47,7 @@ def name_of(cls: type) -> str:
     return name
 
 
-def lookup(name: object, where: Path) -> type:
+def lookup(name: object, where: Path) -> type[DataclassInstance]:
     """The registered class called ``name``; ArtifactError for any other name.
 
     Only a module listed in :data:`RESULT_MODULES` is ever imported, and only a dataclass defined in
@@ -58,7 +62,7 @@ def lookup(name: object, where: Path) -> type:
     return cls
 
 
-def _find(name: str) -> type | None:
+def _find(name: str) -> type[DataclassInstance] | None:
     if name in _registered:
         return _registered[name]
     module_name, _, qualname = name.partition(":")

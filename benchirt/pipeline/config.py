@@ -141,7 +141,7 @@ class ExecutionConfig:
             object.__setattr__(self, "backend", "dask")
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "ExecutionConfig":
+    def from_dict(cls, d: Mapping[str, Any] | None) -> "ExecutionConfig":
         return cls(**checked_options("execution", d, cls))
 
 
@@ -341,7 +341,7 @@ def _section_keys(section: str, values: Any = None) -> tuple[str, ...]:
     return fields + AIRT_PIPELINE_KEYS if section == "airt" else fields
 
 
-def _config_class(section: str, values: Any = None) -> type:
+def _config_class(section: str, values: Any = None) -> type[Any]:
     """The section's config class; a ``respond`` section with a ``source`` key imports stored runs."""
     if section == "respond" and isinstance(values, Mapping) and "source" in values:
         return registry.resolve(IMPORTED_RESPONSES)

@@ -177,7 +177,7 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
     working = WORKING_COPIES * 8 * used * shape.features
     return {"seconds": sum(tasks), "tasks": tasks, "units": [unit.label for unit in units],
             "peak_bytes": load + working + model["base_bytes"], "train_used": used, "cv_rows": cv, "test_rows": test,
-            "slowest": max(per_classifier, key=per_classifier.get, default=None), "skipped": list(skipped)}
+            "slowest": max(per_classifier, key=lambda name: per_classifier[name], default=None), "skipped": list(skipped)}
 
 
 def irt_cost(shape: Shape, config, model: dict) -> float:
@@ -287,6 +287,7 @@ def task_schedule(datasets: list[list[float]], workers: int) -> list[tuple[float
             continue  # else nothing left for this worker
         what, dataset = pick
         if what == UNIT:
+            assert dataset is not None  # next_pick gives UNIT with its dataset
             index, task = dataset[0], dataset[2]
             dataset[2] += 1
         else:

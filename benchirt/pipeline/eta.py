@@ -68,7 +68,9 @@ class RunEta:
 
     def _tasks_of(self, name: str) -> list[float]:
         """The model's seconds of dataset ``name`` (known): its tasks, or one entry for the whole dataset."""
-        return (self.tasks or {}).get(name, [self.expected[name]])
+        expected = self.expected[name]
+        assert expected is not None  # asked of known datasets only
+        return (self.tasks or {}).get(name, [expected])
 
     def _schedule(self, times: list[list[float]]) -> float:
         """Wall seconds of the datasets ``times`` (each its tasks, or one entry) on the run's workers."""

@@ -142,7 +142,7 @@ def task_source(tasks):
 
 
 def _schedule(fn: Callable, source, retries: int, capacity: Callable[[], int], submit: Callable,
-              wait_first: Callable, lost_worker: tuple[type, ...]) -> Iterator[TaskOutcome]:
+              wait_first: Callable, lost_worker: tuple[type[BaseException], ...]) -> Iterator[TaskOutcome]:
     """The retry and lost-worker policy of the module docstring over any futures API.
 
     ``source`` hands out the tasks (:func:`task_source`); a task to retry starts before the source's next
@@ -190,7 +190,7 @@ def _schedule(fn: Callable, source, retries: int, capacity: Callable[[], int], s
             future.cancel()
 
 
-def _settle(future, task: _Pending, lost_worker: tuple[type, ...]) -> TaskOutcome:
+def _settle(future, task: _Pending, lost_worker: tuple[type[BaseException], ...]) -> TaskOutcome:
     """The outcome of one finished attempt, updating the task's counters."""
     try:
         outcome = future.result()
@@ -229,7 +229,8 @@ class LocalExecutor:
         source = task_source(tasks)
         if not self.parallel or (isinstance(tasks, Sequence) and len(tasks) <= 1):
             while (task := source.next_task()) is not None:
-                yield attempt_with_retries(fn, *task, self.retries)
+                name, args = task
+                yield attempt_with_retries(fn, name, args, self.retries)
             if not source.done:
                 raise RuntimeError("task source has tasks left but none can start while nothing runs")
             return

@@ -31,11 +31,15 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from benchirt.pipeline.executors import TaskOutcome, attempt
 from benchirt.pipeline.handout import UNIT, next_pick
 from benchirt.pipeline.progress import progress_writer
+
+if TYPE_CHECKING:
+    from benchirt.responses.config import ResponseConfig
+    from benchirt.responses.units import FitPlan, FitUnit
 
 
 @dataclass
@@ -43,10 +47,10 @@ class _Open:
     """A dataset whose tasks are under way."""
 
     name: str
-    config: object
+    config: ResponseConfig
     write_progress: Callable[[int, int], None] | None
-    plan: object = None                        # its FitPlan, once prepared
-    ready: deque = field(default_factory=deque)
+    plan: FitPlan | None = None                # its FitPlan, once prepared
+    ready: deque[FitUnit] = field(default_factory=deque)
     attempts: int = 0
     lost_workers: int = 0
     seconds: float = 0.0
@@ -71,7 +75,7 @@ class ResponseFits:
     def __init__(self, tasks: Sequence[tuple[str, tuple]]) -> None:
         self._waiting = deque(tasks)
         self._open: dict[str, _Open] = {}
-        self._tasks: dict[str, tuple[str, object]] = {}  # task name -> (dataset, unit or None for the preparation)
+        self._tasks: dict[str, tuple[str, FitUnit | None]] = {}  # task name -> (dataset, unit or None for the preparation)
 
     # -- the task source ---------------------------------------------------------------------------
     def next_task(self) -> tuple[str, tuple] | None:
@@ -84,6 +88,7 @@ class ResponseFits:
         if what == UNIT:
             from benchirt.responses.units import run_unit
 
+            assert state is not None and state.plan is not None  # next_pick gives UNIT with a prepared dataset
             unit = state.ready.popleft()
             name = f"{state.name} · {unit.label}"
             self._tasks[name] = (state.name, unit)
@@ -118,6 +123,7 @@ class ResponseFits:
 
             state.plan = FitPlan(outcome.value, resolve_pool(state.config.pool, state.config.extra), state.config)
         else:
+            assert state.plan is not None  # a dataset's units are handed out once it is prepared
             state.plan.record(unit, outcome.value)
         state.ready.extend(state.plan.take())
         if state.write_progress is not None:

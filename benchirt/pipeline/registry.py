@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any
 
 from benchirt.errors import ConfigError
 
@@ -183,8 +183,9 @@ def alias_note(old: str, where: str) -> str:
     return f"{where}: {old!r} is the former name of the {canonical(old)!r} stage; read as {canonical(old)!r}"
 
 
-def resolve(target: str) -> Callable | type:
-    """The object a registry entry names (``module:attribute``); only ``benchirt`` modules are imported."""
+def resolve(target: str) -> Any:
+    """The object a registry entry names (``module:attribute``: a function or a class); only ``benchirt``
+    modules are imported."""
     module_name, _, attribute = target.partition(":")
     if not module_name.startswith("benchirt.") or not attribute.isidentifier():
         raise ConfigError(f"registry entry {target!r} is not a benchirt 'module:attribute'")

@@ -12,9 +12,13 @@ picklable arguments.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from benchirt.pipeline.config import resolve_specs
 from benchirt.stage_plan import DatasetInput, DatasetWork, StageContext
+
+if TYPE_CHECKING:
+    from benchirt.pipeline.executors import TaskOutcome
 
 
 def respond_dataset(spec, config, show_progress=False, progress_file=None):
@@ -75,7 +79,7 @@ def plan(context: StageContext) -> DatasetWork:
              for spec in specs]
     if not context.selected:
         return DatasetWork(context.options, items, respond_dataset)
-    split = None
+    split: Callable[..., Iterator[TaskOutcome]] | None = None
     if context.outer_parallel and context.config.execution.tasks == "fits":
         from benchirt.pipeline.fits import response_fits as split
     return DatasetWork(context.options, items, respond_dataset, preflight=_preflight(context, specs, config),

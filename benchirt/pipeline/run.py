@@ -234,7 +234,7 @@ class _Pipeline:
             self.run.document(name, report_parts(self.run.manifest, work.options, name), write)
         return {}
 
-    def _load(self, stage: str, keys: dict[str, str]) -> dict:
+    def _load(self, stage: str, keys: Mapping[str, str]) -> dict:
         return {name: self.run.store.load(stage, name, key) for name, key in sorted(keys.items())}
 
     def _stored(self, stage: str) -> bool:
@@ -288,7 +288,7 @@ class RunExtension(_Pipeline):
             self._fold = None
         return self.keys[stage].get("all")
 
-    def _load(self, stage: str, keys: dict[str, str]) -> dict:
+    def _load(self, stage: str, keys: Mapping[str, str]) -> dict:
         results = super()._load(stage, keys)
         return self._fold(stage, results) if self._fold is not None else results
 

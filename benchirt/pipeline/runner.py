@@ -112,7 +112,7 @@ class Run:
         try:
             previous = self.store.read_manifest()
         except Exception:  # noqa: BLE001 - a missing or unreadable old manifest just starts afresh
-            previous = {}
+            previous = Manifest()
         self.previous = previous
         self.manifest = Manifest({
             "benchirt_run": FORMAT,
@@ -290,11 +290,13 @@ class Run:
             for clf, error in left_out.items():
                 self._log(f"{stage}: {outcome.name}: classifier {clf!r} LEFT OUT, its fit failed: {error.splitlines()[0]}")
         elif outcome.status == "skipped":
+            assert outcome.error is not None  # a skipped or failed outcome says why (executors)
             self._save_skip(stage, outcome.name, key, outcome.error, stored)
             self._record(stage, outcome.name, key, "skipped", reason=outcome.error, decision=decision, **info)
             report.skipped += 1
             self._log(f"{stage}: skipped {outcome.name}: {outcome.error}")
         else:  # failures leave no artifact, only a manifest entry (a rerun tries again with --retry-failed)
+            assert outcome.error is not None
             self._record(stage, outcome.name, key, "failed", reason=outcome.error, decision=decision, **info)
             report.failed += 1
             self._log(f"{stage}: FAILED {outcome.name} after {outcome.attempts} attempt(s): {outcome.error.splitlines()[0]} "
@@ -357,6 +359,7 @@ class Run:
                 if notes:  # what the suite-wide result adapted or used (e.g. AIRT's algorithms), beside its entry
                     self.manifest["artifacts"][stage]["notes"] = [str(note) for note in notes]
                 return key
+            assert outcome.error is not None  # a skipped or failed outcome says why (executors)
             if outcome.status == "skipped":
                 report.skipped, report.note = 1, outcome.error
                 self._save_skip(stage, "all", key, outcome.error, {"provenance": parts})
@@ -418,6 +421,7 @@ class Run:
                 self.store.save_report_key(parts)
                 report.computed = 1
                 return True
+            assert outcome.error is not None  # a skipped or failed outcome says why (executors)
             if outcome.status == "skipped":
                 report.skipped, report.note = 1, outcome.error
             else:
@@ -508,7 +512,7 @@ class Run:
         self._save_manifest()
 
     def _record(self, stage: str, name: str, key: str, status: str, path=None, reason=None, reused=False, **info) -> None:
-        entry = {"status": status, "key": key}
+        entry: dict[str, Any] = {"status": status, "key": key}
         if path is not None:
             entry["path"] = str(path.relative_to(self.store.root))
         else:

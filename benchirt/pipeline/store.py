@@ -37,7 +37,7 @@ import shutil
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from benchirt import __version__
 from benchirt.errors import ArtifactError, BenchirtError
@@ -76,6 +76,8 @@ class ArtifactStore:
     One process (the run's driver) writes a given run directory at a time; workers return their
     results to it rather than writing themselves, so a cluster needs no shared file system.
     """
+
+    _lock_handle: IO[str] | None  # the open lock file while :meth:`lock` holds it (set by lock only)
 
     def __init__(self, root: str | os.PathLike) -> None:
         self.root = Path(root)
@@ -291,7 +293,7 @@ class ArtifactStore:
 
     def snapshot(self) -> dict[str, bytes | None]:
         """The bytes of the files that describe the run (manifest, config.yaml) as they are now; None: absent."""
-        kept = {}
+        kept: dict[str, bytes | None] = {}
         for name in (MANIFEST, "config.yaml"):
             try:
                 kept[name] = (self.root / name).read_bytes()

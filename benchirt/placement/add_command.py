@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     for name, reasons in outcome.skipped.items():
         for dataset, reason in reasons.items():
             print(f"  skipped {name} on {dataset}: {reason}")
+    assert outcome.standing is not None  # add_classifier computes it or raises
     for row in outcome.standing.itertuples(index=False):
         print(f"  {row.classifier}: rank {row.rank} of {row.n_classifiers} by average rank "
               f"(90 % interval {row.rank_low}-{row.rank_high}); measured on {row.n_measured} datasets, "

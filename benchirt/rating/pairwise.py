@@ -63,7 +63,7 @@ def pairwise_comparisons(
         (no evidence of a difference).
     """
     order = list(matrix.columns) if order is None else list(order)
-    rows = []
+    rows: list[dict] = []
     for i, a in enumerate(order):
         for b in order[i + 1:]:
             both = matrix[[a, b]].dropna()

@@ -1,12 +1,19 @@
 """The rating stage in a run: Glicko-2, leaderboard, order permutations and tests over the suite."""
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from benchirt.stage_plan import StageContext, SuiteWork, Unavailable
 
+if TYPE_CHECKING:
+    from benchirt.irt.stage import DatasetIRT
+    from benchirt.rating.config import RatingConfig
+    from benchirt.rating.stage import RatingResult
+    from benchirt.responses.suite import DatasetResponses
 
-def rate_suite(irts: Mapping[str, object], responses: Mapping[str, object], config):
+
+def rate_suite(irts: Mapping[str, DatasetIRT], responses: Mapping[str, DatasetResponses],
+               config: RatingConfig) -> RatingResult:
     """Glicko-2 tournament, leaderboard, order permutations and tests over the suite (Cardoso et al. 2021 §4.7, §5.3).
 
     ``config.score`` (True-Score by default) of the real and artificial classifiers decides the matches;

@@ -111,7 +111,7 @@ def plot_trajectories(tournament: Tournament, value: str = "rating", top: int | 
     matrix = tournament.rating_matrix(value)
     final_order = tournament.table["classifier"].tolist()[:top]
     fig, ax = _figure(13, 6)
-    colors = matplotlib.colormaps["tab20"].colors
+    colors = matplotlib.color_sequences["tab20"]
     for i, name in enumerate(final_order):
         ax.plot(matrix.index, matrix[name], color=colors[i % 20], ls=("-", "--", ":")[i // 20 % 3], lw=1.2,
                 label=_label(name))

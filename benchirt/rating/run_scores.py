@@ -1,7 +1,7 @@
 """The long ``dataset, classifier, score`` table of a run's scores, any of which can decide its ratings."""
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import pandas as pd
 
@@ -10,11 +10,15 @@ from benchirt.irt.stage import true_score_table
 from benchirt.rating.config import RUN_SCORES
 from benchirt.responses.suite import accuracy_scores
 
+if TYPE_CHECKING:
+    from benchirt.irt.stage import DatasetIRT
+    from benchirt.responses.suite import DatasetResponses
+
 #: The classifiers a run's scores cover: the pool and the artificial ones (Cardoso et al. 2021 §5.2).
 ROLES = ("real", "artificial")
 
 
-def run_scores(irts: Mapping[str, object], responses: Mapping[str, object], score: str) -> pd.DataFrame:
+def run_scores(irts: Mapping[str, DatasetIRT], responses: Mapping[str, DatasetResponses], score: str) -> pd.DataFrame:
     """Long ``dataset, classifier, score`` table of one of the run's :data:`~benchirt.rating.config.RUN_SCORES`.
 
     ``true_score`` and ``theta`` come from the IRT abilities (:func:`benchirt.irt.true_score_table`),

@@ -264,7 +264,7 @@ def decodirt_to_benchirt_names(scores: pd.DataFrame) -> pd.DataFrame:
     provides it; otherwise the table is returned unchanged.
     """
     try:
-        from benchirt.pool import DECODIRT_NAMES  # type: ignore[attr-defined]
+        from benchirt.pool import DECODIRT_NAMES
     except ImportError:
         return scores
     renamed = scores.copy()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,7 +96,7 @@ def find_browser() -> str:
 
 def check_page(path: str | os.PathLike, width: int = 1280, height: int = 800,
                screenshot: str | os.PathLike | None = None,
-               screens: "list[str | os.PathLike]" = ()) -> PageCheck:
+               screens: Sequence[str | os.PathLike] = ()) -> PageCheck:
     """Load ``path`` in headless Chromium at ``width`` × ``height`` and record what went wrong.
 
     With ``screenshot``, the first screen is also saved there as PNG; ``screens`` saves the first, second, …

@@ -34,7 +34,7 @@ def visible_texts(fig) -> list:
     outside their axis' view are left out (matplotlib keeps them but does not draw them)."""
     from matplotlib.text import Text
 
-    hidden = set()
+    hidden: set[int] = set()  # ids of the tick labels outside the axes' view
     for axes in fig.get_axes():
         for axis in (axes.xaxis, axes.yaxis):
             low, high = sorted(axis.get_view_interval())

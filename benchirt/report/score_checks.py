@@ -16,8 +16,13 @@ disagreement), with the number of no-information items it answered against the m
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from benchirt.irt.stage import DatasetIRT
+    from benchirt.responses.stage import ResponseResult
 
 #: A respondent is flagged when its True-Score rank lies more than this many places outside the span of
 #: ranks its test accuracy takes (accuracy ties span several ranks).
@@ -29,7 +34,7 @@ DISAGREEMENT_COLUMNS = ("dataset", "classifier", "role", "true_score", "n_items"
 _NO_INFORMATION = {"all_correct": 1, "all_wrong": 0}
 
 
-def rank_disagreements(irts: Sequence, responses: Mapping[str, object], roles: Sequence[str] = ("real", "artificial"),
+def rank_disagreements(irts: Sequence[DatasetIRT], responses: Mapping[str, ResponseResult], roles: Sequence[str] = ("real", "artificial"),
                        margin: int = RANK_MARGIN) -> pd.DataFrame:
     """Reported respondents whose True-Score rank and test-accuracy rank disagree by more than ``margin``.
 

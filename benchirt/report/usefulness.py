@@ -24,17 +24,22 @@ The artificial respondents keep their role: they anchor the calibration and the 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
+
+if TYPE_CHECKING:
+    from benchirt.irt.stage import DatasetIRT
+    from benchirt.responses.stage import ResponseResult
 
 USEFULNESS_COLUMNS = ("dataset", "n_real", "pairs_separated", "ability_sd", "accuracy_range", "rank")
 #: Per-pair level of McNemar's test.
 PAIR_ALPHA = 0.05
 
 
-def real_classifier_spread(irts: Sequence, responses: Mapping[str, object]) -> pd.DataFrame:
+def real_classifier_spread(irts: Sequence[DatasetIRT], responses: Mapping[str, ResponseResult]) -> pd.DataFrame:
     """Per dataset, how well its test items tell the real classifiers apart (module docstring).
 
     Parameters

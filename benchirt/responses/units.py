@@ -30,6 +30,9 @@ from benchirt.responses.config import ResponseConfig
 from benchirt.responses.split import cv_folds, split_train_test, stratified_draw
 from benchirt.threads import one_thread
 
+#: One classifier's result in a fit unit: ``(predicted codes, None, seconds)`` or ``(None, error, seconds)``.
+MemberResult = tuple[np.ndarray | None, str | None, float]
+
 
 @dataclass
 class Rows:
@@ -158,7 +161,7 @@ class FitUnit:
         return f"{what} ({'scaled' if self.scale else 'unscaled'})"
 
 
-def run_unit(prepared: PreparedDataset, unit: FitUnit, config: ResponseConfig):
+def run_unit(prepared: PreparedDataset, unit: FitUnit, config: ResponseConfig) -> LadderRun | dict[str, MemberResult]:
     """Run one unit: a :class:`~benchirt.pool.LadderRun` for the ladder, else ``name -> (predicted, error, seconds)``.
 
     See :func:`fit_predict` for the fits' return values.
@@ -183,7 +186,7 @@ def _part(rows: Rows, unit: FitUnit) -> tuple[np.ndarray, np.ndarray]:
 def fit_predict(
     X: pd.DataFrame, codes: np.ndarray, fit_rows: np.ndarray, predict_rows: np.ndarray,
     members: list[RealClassifier], config: ResponseConfig,
-) -> dict[str, tuple[np.ndarray | None, str | None, float]]:
+) -> dict[str, MemberResult]:
     """Fit every member on ``fit_rows`` (one shared preprocessing) and predict ``predict_rows``.
 
     Returns ``name -> (predicted codes, None, seconds)`` or ``name -> (None, error message, seconds)``,
@@ -194,7 +197,7 @@ def fit_predict(
     y_fit = codes[fit_rows]
     if len(np.unique(y_fit)) == 1:
         return {spec.name: (np.full(len(predict_rows), y_fit[0]), None, 0.0) for spec in members}
-    out = {}
+    out: dict[str, MemberResult] = {}
     with warnings.catch_warnings(), one_thread():
         warnings.simplefilter("ignore")  # convergence and similar warnings of default hyper-parameters
         for spec in members:
@@ -299,7 +302,7 @@ class FitPlan:
         else:
             self._ready, self._held = list(self._first), rest_units
         self._units = {unit.index: unit for unit in self._first + rest_units}
-        self._results: dict[int, object] = {}
+        self._results: dict[int, LadderRun | dict[str, MemberResult]] = {}
         self.over_budget: dict[str, str] = {}
 
     def take(self) -> list[FitUnit]:
@@ -307,13 +310,15 @@ class FitPlan:
         ready, self._ready = self._ready, []
         return ready
 
-    def record(self, unit: FitUnit, value) -> None:
+    def record(self, unit: FitUnit, value: LadderRun | dict[str, MemberResult]) -> None:
         """Store a unit's result; when it completes the first folds under a budget, release the others."""
         self._results[unit.index] = value
         if self._held and all(first.index in self._results for first in self._first):
             # plan order: the notes list the skipped classifiers in pool order by kind
-            first_seconds = {clf: seconds for first in self._first
-                             for clf, (_, _, seconds) in self._results[first.index].items()}
+            firsts = [self._results[first.index] for first in self._first]
+            first_seconds = {clf: seconds for result in firsts if not isinstance(result, LadderRun)
+                             for clf, (_, _, seconds) in result.items()}
+            assert self.config.time_budget is not None  # units are held back only under a time budget
             self.over_budget = over_budget(first_seconds, self.n_fits, self.config.time_budget)
             released = release(self._held, self.over_budget)
             for held in self._held:
@@ -338,12 +343,12 @@ class FitPlan:
         outputs = FitOutputs({spec.name: [] for spec in self.pool}, {}, {}, None, dict(self.over_budget))
         for index in sorted(self._results):
             unit, result = self._units[index], self._results[index]
-            if unit.kind == "ladder":
+            if isinstance(result, LadderRun):  # the ladder unit's
                 outputs.ladder = result
                 continue
             _, predict_rows = _part(rows, unit)
             for clf, (predicted, error, _) in result.items():
-                if error is not None:
+                if predicted is None:  # failed: ``error`` says why (fit_predict)
                     outputs.failed.setdefault(clf, f"{unit.kind} fit: {error}")
                 elif unit.kind == "fold":
                     outputs.fold_accuracy[clf].append(float(np.mean(predicted == rows.codes[predict_rows])))

@@ -8,8 +8,9 @@ from typing import Any, Mapping
 from benchirt.options import (
     check_bool, check_choice, check_integer, check_names, check_text, checked_options, require,
 )
+from benchirt.runs.names import DEFAULT_RULE, RULES
 from benchirt.runs.respondent_names import RespondentNaming
-from benchirt.runs.select import DEFAULT_RULE, RULES, SelectionOptions
+from benchirt.runs.select import SelectionOptions
 
 #: The ``source`` value that selects this section's form.
 SOURCE_NAME = "openml-runs"

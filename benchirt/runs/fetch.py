@@ -237,10 +237,11 @@ def _dataset_file_id(path: Path) -> int:
     import xml.etree.ElementTree as ET
 
     node = ET.parse(path).getroot().find("oml:file_id", {"oml": "http://openml.org/openml"})
-    if node is None or not (node.text or "").strip().isdigit():
+    text = "" if node is None else (node.text or "").strip()
+    if not text.isdigit():
         raise DataError(f"{path}: names no data file id (needed: a predictions file has no 'correct' column)")
     read_dataset_description(path)
-    return int(node.text)
+    return int(text)
 
 
 def fetch_source(source: str, options: FetchOptions = FetchOptions(), cache: str | Path | None = None) -> FetchResult:

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from benchirt.runs.select import SelectionOptions
 
 
 def percent(share: float) -> str:
@@ -81,7 +85,7 @@ def field_coverage(respondents: dict[str, pd.DataFrame]) -> FieldCoverage | None
     return FieldCoverage({name: flow_keys(frame) for name, frame in respondents.items()})
 
 
-def select_field(matrices: list, options) -> tuple[list, object, FieldCoverage | None]:
+def select_field(matrices: list, options: SelectionOptions) -> tuple[list, SelectionOptions, FieldCoverage | None]:
     """Each matrix with its :class:`~benchirt.runs.select.Selection` under ``options``, the options as applied
     (adjusted for a multi-dataset import by :func:`~benchirt.runs.select.across_datasets`, said in each
     selection's notes) and the field's coverage; each selection's notes end with the field's summary and the

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import os
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -39,6 +41,8 @@ from benchirt.runs.matrix import PROVENANCE, RunMatrix
 from benchirt.runs.predictions import RunPredictions, read_predictions
 from benchirt.runs.task import TaskSplit, TaskTruth, read_split, read_truth
 from benchirt.safe_text import printable
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,8 @@ def scan_runs(source: str | Path, only: set[str] | None = None) -> RunsScan:
     folders = _run_folders(root, only)
     if not folders:
         raise DataError(f"{source}: no runs/<run_id>/predictions.arff found; give a folder in OpenML's cache layout")
-    runs, skipped, seen = [], [], {}
+    runs, skipped = [], []
+    seen: dict[int | str, str] = {}  # run id (or folder name) -> the folder it was read from
     for folder in folders:
         label = f"run folder {printable(folder.name)}"
         problem = _run_problem(folder, root)
@@ -145,7 +150,7 @@ class TaskContext:
     notes: tuple[str, ...] = ()
 
 
-def _majority(values) -> tuple[object, int, int]:
+def _majority(values: Iterable[T | None]) -> tuple[T | None, int, int]:
     """The most common non-None value (ties: the smallest), its count and the count of non-None values."""
     counts = Counter(v for v in values if v is not None)
     if not counts:
@@ -220,8 +225,9 @@ def read_runs_folder(source: str | Path, only: set[str] | None = None) -> list[R
     """
     root = cache_root(Path(source))
     scan = scan_runs(source, only)
-    by_task: dict[int | None, list[RunFiles]] = defaultdict(list)
+    by_task: dict[int, list[RunFiles]] = defaultdict(list)
     for run in scan.runs:
+        assert run.description.task_id is not None  # scan_runs skips a run without a task
         by_task[run.description.task_id].append(run)
     matrices, skipped = [], list(scan.skipped)
     for task_id, runs in sorted(by_task.items(), key=lambda kv: kv[0]):

@@ -110,8 +110,7 @@ def read_matrix_csv(path: str | Path, naming: RespondentNaming = RespondentNamin
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             rows = csv.reader(handle)
-            header = next(rows, None)
-            _check_header(path, header)
+            header = _check_header(path, next(rows, None))
             names, cells, skipped = _read_rows(path, rows, header)
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not a UTF-8 text CSV ({exc.reason} at byte {exc.start})") from None
@@ -134,12 +133,13 @@ def read_matrix_csv(path: str | Path, naming: RespondentNaming = RespondentNamin
                      skipped=skipped)
 
 
-def _check_header(path: Path, header: list[str] | None) -> None:
+def _check_header(path: Path, header: list[str] | None) -> list[str]:
+    """``header``, when it is a usable header row of a response matrix."""
     if not header:
         raise DataError(f"{path}: the file is empty; expected a header row and one row per respondent")
     if len(header) == 1:
         counts = {sep: header[0].count(sep) for sep in _OTHER_DELIMITERS}
-        sep = max(counts, key=counts.get)
+        sep = max(counts, key=lambda each: counts[each])
         if counts[sep]:
             raise DataError(f"{path}: the first row has no comma but {counts[sep]} {_OTHER_DELIMITERS[sep]}s; save it "
                             "comma-separated")
@@ -150,6 +150,7 @@ def _check_header(path: Path, header: list[str] | None) -> None:
     if names.duplicated().any():
         raise DataError(f"{path}: item name {names[names.duplicated()].iloc[0]!r} appears twice in the header row; "
                         "give every item a unique name")
+    return header
 
 
 def _codes(values: list[str]) -> np.ndarray:
@@ -207,6 +208,7 @@ def _provenance(names: list[str | None], naming: RespondentNaming, path: Path) -
         return runs, [f"{path.name}: no column naming the runs; each row is a flow of its own (1..{len(names)})"]
     flows, run_ids, unmatched = [], [], []
     for name in names:
+        assert name is not None  # a file with a names column names every row (_read_rows)
         split = naming.split(name)
         if split is None:
             unmatched.append(name)

@@ -94,7 +94,7 @@ def _unquote(text: str) -> str:
 
 
 def _read_header(handle, where: str) -> list[_Attribute]:
-    attributes = []
+    attributes: list[_Attribute] = []
     for line in handle:
         stripped = line.strip()
         if not stripped or stripped.startswith("%"):
@@ -249,6 +249,7 @@ def _read_body(handle, attributes: list[_Attribute], where: str, truth: TaskTrut
     if truth is not None:
         classes = truth.classes
     else:
+        assert correct_attr is not None  # without the truth, the 'correct' column is there (checked above)
         declared = correct_attr.nominal or by_name["prediction"].nominal
         if declared is None:
             raise DataError(f"{where}: 'correct' is not nominal and no dataset is given; add the task's dataset")
@@ -331,6 +332,7 @@ def _true_index(chunk: pd.DataFrame, rows: np.ndarray, correct_attr: _Attribute 
                             "on another dataset version; import it against its own task")
         from_dataset = truth.label[rows].astype(np.int16)
     if correct_attr is None:
+        assert from_dataset is not None  # the truth or the 'correct' column is there (_read_body checks)
         return from_dataset
     column = chunk[correct_attr.name]
     stated = _label_index(_clean_labels(column), classes, "'correct'", where)

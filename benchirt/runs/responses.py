@@ -32,6 +32,7 @@ def read_configured_source(config: ImportConfig, base_dir: str | Path = ".") -> 
         return read_offline(config.path, config.naming(), base_dir)
     from benchirt.runs.fetch import FetchOptions, fetch_source
 
+    assert config.tasks is not None  # ImportConfig holds a path or tasks
     fetched = fetch_source(config.tasks, FetchOptions(top_flows=config.top_flows, max_runs=config.max_runs),
                            config.cache)
     return read_runs_folder(fetched.folder, {str(r) for r in fetched.run_ids})

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ RULES: tuple[str, ...] = ("combined", "discrimination", "difficulty", "guessing"
 DEFAULT_CUTS: tuple[float, ...] = (30.0, 50.0, 70.0)
 
 
-def validate_cuts(cuts: Iterable[float] | float) -> tuple[float, ...]:
+def validate_cuts(cuts: Iterable[float | str] | float | str) -> tuple[float, ...]:
     """Check a list of cut percentages.
 
     Parameters
@@ -34,20 +35,20 @@ def validate_cuts(cuts: Iterable[float] | float) -> tuple[float, ...]:
         A cut that is not a number, lies outside (0, 100], or is repeated; an empty list.
     """
     given = cuts
-    if isinstance(cuts, (numbers.Real, str)):
-        cuts = [cuts]
+    listed: Iterable[object] = [cuts] if isinstance(cuts, (int, float, numbers.Real, str)) else cuts
     expected = "percentages of the suite's datasets to keep, each in (0, 100], e.g. 30,50,70"
     values: list[float] = []
-    for cut in cuts:
-        if isinstance(cut, bool) or not isinstance(cut, numbers.Real):
+    for cut in listed:
+        if isinstance(cut, numbers.Real) and not isinstance(cut, bool):
+            number = float(cut)
+        else:
             try:
-                cut = float(str(cut).strip().rstrip("%"))
+                number = float(str(cut).strip().rstrip("%"))
             except ValueError:
-                require(False, "subset", "cuts", given, expected)
-        cut = float(cut)
-        require(0.0 < cut <= 100.0, "subset", "cuts", given, expected)
-        require(cut not in values, "subset", "cuts", given, "each percentage once")
-        values.append(cut)
+                number = math.nan  # not a number: refused as outside (0, 100] below
+        require(0.0 < number <= 100.0, "subset", "cuts", given, expected)
+        require(number not in values, "subset", "cuts", given, "each percentage once")
+        values.append(number)
     require(bool(values), "subset", "cuts", given, expected)
     return tuple(values)
 

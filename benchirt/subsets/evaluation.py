@@ -175,7 +175,7 @@ def evaluate_subsets(
     scores = validate_scores(scores, score_column(scores, rating_config.score))
     suite = sorted(scores["dataset"].unique())
     subsets = _check_subsets(subsets, suite)
-    roles = _check_roles(roles, scores)
+    role_of = _check_roles(roles, scores)
     summaries = normalize_summaries(summaries, [c for c in REPORTED_COLUMNS if c in summaries.columns])
     uncovered = sorted(set(suite) - set(summaries.index))
     if uncovered:
@@ -184,8 +184,8 @@ def evaluate_subsets(
             "summarise every dataset of the suite (or drop it from the scores)"
         )
     scenarios = {FULL: suite, **subsets}
-    real = pd.Index(sorted(roles.index[roles == "real"]), dtype=object)
-    artificial = pd.Index(sorted(roles.index[roles == "artificial"]), dtype=object)
+    real = pd.Index(sorted(role_of.index[role_of == "real"]), dtype=object)
+    artificial = pd.Index(sorted(role_of.index[role_of == "artificial"]), dtype=object)
 
     tournaments = {
         name: _table(glicko_tournament(_subset_scores(scores, datasets), config=rating_config))
@@ -199,7 +199,7 @@ def evaluate_subsets(
             )
             for name, datasets in scenarios.items()
         }
-    ratings = _ratings_table(tournaments, orders, roles)
+    ratings = _ratings_table(tournaments, orders, role_of)
 
     notes: list[str] = []
     matrix = score_matrix(scores)

@@ -254,6 +254,7 @@ def publish_suite(
             alias=alias,
         )
         suite.publish()
+    assert suite.study_id is not None  # publish() sets it
     return int(suite.study_id)
 
 

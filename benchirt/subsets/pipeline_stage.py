@@ -1,12 +1,20 @@
 """The subset stage in a run: IRT-filtered subsets of the suite, each measured against the full suite."""
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from benchirt.stage_plan import StageContext, SuiteWork, Unavailable
 
+if TYPE_CHECKING:
+    from benchirt.irt.stage import DatasetIRT
+    from benchirt.rating.config import RatingConfig
+    from benchirt.responses.suite import DatasetResponses
+    from benchirt.subsets.config import SubsetConfig
+    from benchirt.subsets.evaluation import SubsetEvaluation
 
-def subset_suite(irts: Mapping[str, object], responses: Mapping[str, object], config, rating_config):
+
+def subset_suite(irts: Mapping[str, DatasetIRT], responses: Mapping[str, DatasetResponses], config: SubsetConfig,
+                 rating_config: RatingConfig) -> SubsetEvaluation:
     """Build the IRT-filtered subsets and measure each against the full suite (Cardoso et al. 2021 §4.6, §5.4-5.6).
 
     The subsets are rated with the run's ``rate.score``, as the full suite is.

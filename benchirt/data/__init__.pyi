@@ -1,0 +1,36 @@
+"""Type stub of :mod:`benchirt.data`: its lazy public names (benchirt.lazy, PEP 562) as type checkers see them.
+
+Kept equal to the ``lazy_exports`` table of ``__init__.py`` by tests/test_lazy_stubs.py.
+"""
+from pathlib import Path
+
+from benchirt.data.arff import ArffData as ArffData
+from benchirt.data.arff import read_arff as read_arff
+from benchirt.data.builtin import BUILTIN_DATASETS as BUILTIN_DATASETS
+from benchirt.data.builtin import load_builtin as load_builtin
+from benchirt.data.dataset import Dataset as Dataset
+from benchirt.data.files import load_file as load_file
+from benchirt.data.names import METADATA_COLUMNS as METADATA_COLUMNS
+from benchirt.data.spec import DatasetSpec as DatasetSpec
+from benchirt.data.suite_file import SuiteFile as SuiteFile
+from benchirt.data.suite_file import read_suite_file as read_suite_file
+from benchirt.data.suite_file import write_suite_file as write_suite_file
+from benchirt.data.suites import resolve_suite as resolve_suite
+
+def set_openml_cache(path: str | Path) -> None: ...
+
+__all__ = [
+    "ArffData",
+    "BUILTIN_DATASETS",
+    "Dataset",
+    "DatasetSpec",
+    "METADATA_COLUMNS",
+    "SuiteFile",
+    "load_builtin",
+    "load_file",
+    "read_arff",
+    "read_suite_file",
+    "resolve_suite",
+    "set_openml_cache",
+    "write_suite_file",
+]

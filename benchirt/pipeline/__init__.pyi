@@ -1,0 +1,23 @@
+"""Type stub of :mod:`benchirt.pipeline`: its lazy public names (benchirt.lazy, PEP 562) as type checkers see them.
+
+Kept equal to the ``lazy_exports`` table of ``__init__.py`` by tests/test_lazy_stubs.py.
+"""
+from benchirt.pipeline.config import ExecutionConfig as ExecutionConfig
+from benchirt.pipeline.config import PipelineConfig as PipelineConfig
+from benchirt.pipeline.config import STAGES as STAGES
+from benchirt.pipeline.config import load_config as load_config
+from benchirt.pipeline.results import RunResults as RunResults
+from benchirt.pipeline.results import load_run as load_run
+from benchirt.pipeline.run import RunOutcome as RunOutcome
+from benchirt.pipeline.run import run_pipeline as run_pipeline
+
+__all__ = [
+    "STAGES",
+    "ExecutionConfig",
+    "PipelineConfig",
+    "RunOutcome",
+    "RunResults",
+    "load_config",
+    "load_run",
+    "run_pipeline",
+]

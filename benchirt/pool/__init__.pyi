@@ -1,0 +1,36 @@
+"""Type stub of :mod:`benchirt.pool`: its lazy public names (benchirt.lazy, PEP 562) as type checkers see them.
+
+Kept equal to the ``lazy_exports`` table of ``__init__.py`` by tests/test_lazy_stubs.py.
+"""
+from benchirt.pool.artificial import ARTIFICIAL_NAMES as ARTIFICIAL_NAMES
+from benchirt.pool.artificial import artificial_predictions as artificial_predictions
+from benchirt.pool.estimators import ALLOWED_PACKAGES as ALLOWED_PACKAGES
+from benchirt.pool.estimators import resolve_classifier_class as resolve_classifier_class
+from benchirt.pool.ladder import LadderRun as LadderRun
+from benchirt.pool.ladder import ladder_name as ladder_name
+from benchirt.pool.ladder import ladder_predictions as ladder_predictions
+from benchirt.pool.real import DEFAULT_POOL as DEFAULT_POOL
+from benchirt.pool.real import ExtraEstimator as ExtraEstimator
+from benchirt.pool.real import REAL_CLASSIFIERS as REAL_CLASSIFIERS
+from benchirt.pool.real import RealClassifier as RealClassifier
+from benchirt.pool.real import resolve_pool as resolve_pool
+
+ROLES: tuple[str, ...]
+DECODIRT_NAMES: dict[str, str]
+
+__all__ = [
+    "ALLOWED_PACKAGES",
+    "ARTIFICIAL_NAMES",
+    "DECODIRT_NAMES",
+    "DEFAULT_POOL",
+    "REAL_CLASSIFIERS",
+    "ROLES",
+    "ExtraEstimator",
+    "LadderRun",
+    "RealClassifier",
+    "artificial_predictions",
+    "ladder_name",
+    "ladder_predictions",
+    "resolve_classifier_class",
+    "resolve_pool",
+]
