@@ -16,6 +16,10 @@ Parts (each prints a Markdown table; docs/irt.md, "Which model scores, and why",
     as a predictor of the real classifiers' accuracy on the other half (Spearman; the 12 real classifiers
     of each reference pool; every respondent of a ``--matrix``). Per pool and pooled (the mean over pools of
     the mean over splits). IRT must not lose what accuracy knows.
+``--part verdict``
+    The leaderboard's primary verdict (``benchirt rate``) on the 50 pools scored by the default's True-Scores,
+    by decodIRT's published ones and by test accuracy: pairs separated, among the real classifiers, and the
+    always-right and always-wrong respondents' joint rank intervals.
 ``--part stability``
     The Iris study 59 matrix (4,432 real OpenML runs): the runs chosen per flow by each ``--per-flow``
     rule of ``benchirt import-runs`` (best, median, first, best-held-out; runs below 35 % accuracy
@@ -27,6 +31,7 @@ Parts (each prints a Markdown table; docs/irt.md, "Which model scores, and why",
     nice -n 10 python benchmarks/irt_validity.py --part predictive --matrix FILE.csv   # any respondents x items
     nice -n 10 python benchmarks/irt_validity.py --part predictive --iris              # the stored-run Iris matrix
     nice -n 10 python benchmarks/irt_validity.py --part stability
+    nice -n 10 python benchmarks/irt_validity.py --part verdict [--permutations 1000]
 """
 from __future__ import annotations
 
@@ -219,9 +224,48 @@ def part_stability(rules: list[str], tmp: Path, top: int = 10, draws: int = 200,
     print(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".2f"))
 
 
+def part_verdict(tmp: Path, permutations: int) -> None:
+    """The leaderboard's primary verdict (``benchirt rate``, step-down max-T) on the 50 reference pools scored
+    three ways: the default's True-Scores, decodIRT's published True-Scores and the test accuracy; the pairs it
+    separates (of 171), among the 12 real classifiers (of 66), and those of the always-right respondent."""
+    from benchirt.cli import main as cli
+
+    frames = {"default True-Score": [], "decodIRT's published True-Score": [], "test accuracy": []}
+    for folder in _pools():
+        reported = _reported(folder)
+        table = scorer_fit(pd.read_csv(folder / "responses_pool.csv"), "default").ability_table(reported)
+        published = pd.read_csv(folder / "true_scores.csv").set_index("Clf")["Score"]
+        accuracy = pd.read_csv(folder / "test_accuracy.csv").set_index("Metodo")["Acuracia"]
+        for label, score in zip(frames, (table["true_score"], published, accuracy)):
+            frames[label].append(pd.DataFrame({"dataset": folder.name, "classifier": score.index.astype(str),
+                                               "score": score.to_numpy(float)}))
+    real = set(_reported(_pools()[0]).index[:N_REAL])
+    rows = []
+    for label, parts in frames.items():
+        path = tmp / f"{len(rows)}.csv"
+        pd.concat(parts).to_csv(path, index=False)
+        out = tmp / f"out{len(rows)}"
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            code = cli(["rate", str(path), "--out", str(out), "--permutations", str(permutations)])
+        if code != 0:
+            raise SystemExit(f"benchirt rate failed on {label} ({code})")
+        pairs = pd.read_csv(out / "pairwise.csv")
+        separated = pairs[pairs["separated"].astype(bool)]
+        among_real = separated["a"].isin(real) & separated["b"].isin(real)
+        optimal = separated[(separated["a"] == "otimo") | (separated["b"] == "otimo")]
+        board = pd.read_csv(out / "leaderboard.csv").set_index("classifier")
+        rows.append({"scores": label, "pairs separated": len(separated), "among real": int(among_real.sum()),
+                     "optimal separated from": len(optimal),
+                     "optimal's rank interval": f"{board.at['otimo', 'rank_low']}-{board.at['otimo', 'rank_high']}",
+                     "pessimal's rank interval": f"{board.at['pessimo', 'rank_low']}-{board.at['pessimo', 'rank_high']}"})
+    print(f"\n## The primary verdict on the 50 reference pools ({permutations} shuffled tables)\n")
+    print(pd.DataFrame(rows).to_markdown(index=False))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=("anchors", "predictive", "stability"), required=True)
+    parser.add_argument("--part", choices=("anchors", "predictive", "stability", "verdict"), required=True)
+    parser.add_argument("--permutations", type=int, default=1000, help="--part verdict: shuffled tables")
     parser.add_argument("--families", default="default,3PL",
                         help="--part anchors: scorers (comma-separated: default, 3PL, 2PL, 1PL, decodirt)")
     parser.add_argument("--splits", type=int, default=20, help="--part predictive: random item halves per pool")
@@ -240,6 +284,9 @@ def main() -> None:
         part_anchors(args.families.split(","))
     elif args.part == "predictive":
         part_predictive(args.splits, args.models.split(","), args.matrix, args.iris)
+    elif args.part == "verdict":
+        with tempfile.TemporaryDirectory() as tmp:
+            part_verdict(Path(tmp), args.permutations)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             part_stability(args.rules.split(","), Path(tmp), models=args.models.split(","))
