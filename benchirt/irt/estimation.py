@@ -3,10 +3,12 @@
 Why hand-written: decodIRT called R's ``ltm`` (not available here, and its estimates
 are often degenerate: discriminations in the hundreds, difficulties of -277);
 ``girth`` does not run on numpy 2; ``mirt`` (PyPI) clamps discrimination to
-``[0, 5]`` and so loses the negative discriminations Cardoso et al. 2021 §5.2 treats as a
-signal. This module keeps the standard algorithm (Bock & Aitkin's EM over a
-quadrature grid) and adds what the benchmark setting needs: priors that allow
-``a < 0``, bounds on every parameter, flags instead of NaN, and vectorised steps.
+``[0, 5]``, so it cannot reproduce decodIRT's free-sign model (the negative discriminations
+Cardoso et al. 2021 §5.2 reads as a signal), and integrates on a fixed grid that errs by tens of
+log-likelihood units on classifier pools (docs/irt.md). This module keeps the standard algorithm
+(Bock & Aitkin's EM over a quadrature grid) and adds what the benchmark setting needs: the
+monotone default and decodIRT's free-sign mode, priors, bounds on every parameter, a grid refined
+from the data, flags instead of NaN, and vectorised steps.
 
 Algorithm (all items at once)
 -----------------------------
@@ -34,7 +36,8 @@ Algorithm (all items at once)
   along which EM creeps (:func:`_expanded_move`); see :func:`_run_em` for the stopping rule.
 * Standard errors: per-item cross-product of the respondents' marginal scores
   (see :func:`_standard_errors`).
-* Starts: EM climbs from seven candidate starts (:mod:`benchirt.irt.starts`), then from hops
+* Starts: the monotone family (``IRTConfig.model_family``, every a >= 0; the default) climbs once from
+  the sum score. decodIRT's free-sign family climbs from seven candidate starts (:mod:`benchirt.irt.starts`), then from hops
   off the best optimum and seeded starts until :mod:`benchirt.irt.search`'s evidence says it has
   seen enough, then from recombinations of the optima found (:func:`_recombine`), and keeps the
   highest log posterior; the fit's ``starts`` record lists every start
@@ -318,7 +321,8 @@ def _best_of_starts(columns: np.ndarray, problem: _Problem):
     """Run EM from the starts of :func:`benchirt.irt.starts.start_scores`; keep the highest log posterior.
 
     The first start climbs on the configured grid, and its optimum decides the grid of the search
-    (:func:`_resolving_grid`). Each start climbs to its optimum (:func:`_search`). ``config.starts="auto"``: the candidates of
+    (:func:`_resolving_grid`; the monotone family climbs on from it on each finer grid instead,
+    :func:`_refined_climb`, and with ``starts="auto"`` climbs once, from the sum score). Each start climbs to its optimum (:func:`_search`). ``config.starts="auto"``: the candidates of
     :func:`~benchirt.irt.starts.start_scores` in order, then hops from the best optimum found
     (:class:`_Hops`) alternating with seeded mixtures, until the evidence of
     :func:`benchirt.irt.search.explored_enough` (the best optimum reached by two starts other than
