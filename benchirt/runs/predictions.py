@@ -235,6 +235,22 @@ def _chunk_rows(chunk_rows: int, longest: int) -> int:
     return max(1, min(chunk_rows, CHUNK_BYTES // max(longest, 1)))
 
 
+def _classes(correct_attr: _Attribute | None, prediction_attr: _Attribute, truth: TaskTruth | None,
+             where: str) -> tuple:
+    """The class labels in the truth's order: the task's dataset's, else those the file declares for its
+    ``correct`` (or ``prediction``) attribute; a file with neither a ``correct`` column nor a dataset is refused."""
+    if correct_attr is None and truth is None:
+        raise DataError(f"{where}: the file has no 'correct' column; put the task's dataset beside it "
+                        "(datasets/<did>/dataset.arff and tasks/<task_id>/task.xml) so the truth comes from row_id")
+    if truth is not None:
+        return tuple(truth.classes)
+    assert correct_attr is not None  # without the truth, the 'correct' column is there (checked above)
+    declared = correct_attr.nominal or prediction_attr.nominal
+    if declared is None:
+        raise DataError(f"{where}: 'correct' is not nominal and no dataset is given; add the task's dataset")
+    return tuple(declared)
+
+
 def _read_body(handle, attributes: list[_Attribute], where: str, truth: TaskTruth | None,
                split: TaskSplit | None, chunk_rows: int) -> RunPredictions:
     by_name = {a.name.lower(): a for a in attributes}
@@ -243,17 +259,7 @@ def _read_body(handle, attributes: list[_Attribute], where: str, truth: TaskTrut
             raise DataError(f"{where}: no {required!r} attribute (has {[a.name for a in attributes][:8]}); "
                             "not an OpenML predictions file")
     correct_attr = by_name.get("correct")
-    if correct_attr is None and truth is None:
-        raise DataError(f"{where}: the file has no 'correct' column; put the task's dataset beside it "
-                        "(datasets/<did>/dataset.arff and tasks/<task_id>/task.xml) so the truth comes from row_id")
-    if truth is not None:
-        classes = truth.classes
-    else:
-        assert correct_attr is not None  # without the truth, the 'correct' column is there (checked above)
-        declared = correct_attr.nominal or by_name["prediction"].nominal
-        if declared is None:
-            raise DataError(f"{where}: 'correct' is not nominal and no dataset is given; add the task's dataset")
-        classes = tuple(declared)
+    classes = _classes(correct_attr, by_name["prediction"], truth, where)
     confidence = {a.name[len("confidence."):]: a.name for a in attributes if a.name.lower().startswith("confidence.")}
     conf_columns = [confidence.get(c) for c in classes]
     label_names = {by_name["prediction"].name} | ({correct_attr.name} if correct_attr else set())
