@@ -61,8 +61,8 @@ N_REAL = 12
 
 #: The scorers compared: the default (3PL items, abilities from the 1PL fitted from them), one model
 #: scoring with its own abilities (monotone family), and decodIRT's free-sign 3PL.
-SCORERS = {"default": {}, "3PL": {"ability_model": "3PL"}, "2PL": {"model": "2PL", "ability_model": "2PL"},
-           "1PL": {"model": "1PL", "ability_model": "1PL"}, "decodirt": {"model_family": "decodirt"}}
+SCORERS = {"default": {}, "3PL": {"scoring_model": "3PL"}, "2PL": {"model": "2PL", "scoring_model": "2PL"},
+           "1PL": {"model": "1PL", "scoring_model": "1PL"}, "decodirt": {"model_family": "decodirt"}}
 
 
 def scorer_fit(responses: pd.DataFrame, scorer: str):

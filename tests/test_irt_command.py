@@ -195,7 +195,7 @@ def test_items_csv_reproduces_the_fit_for_items_without_information(tmp_path, ca
     path = tmp_path / "constant_items.csv"
     frame.to_csv(path)
     out = tmp_path / "out"
-    assert main(["irt", str(path), "--model", "2PL", "--ability-model", "2PL", "--out", str(out)]) == 0
+    assert main(["irt", str(path), "--model", "2PL", "--scoring-model", "2PL", "--out", str(out)]) == 0
     assert not (out / "scoring_items.csv").exists()  # the item model scores: no second table
     items = pd.read_csv(out / "items.csv").set_index("item")
     abilities = pd.read_csv(out / "abilities.csv").set_index("respondent")

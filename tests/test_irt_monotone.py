@@ -157,9 +157,9 @@ def test_the_stage_describes_items_with_the_3pl_and_scores_with_the_1pl():
     assert decodirt.scoring_fit is None and decodirt.scorer is decodirt.fit
 
 
-def test_ability_model_is_checked_against_the_family():
-    assert IRTConfig().scoring_model == "1PL" and IRTConfig(model_family="decodirt").scoring_model == "3PL"
-    assert IRTConfig(ability_model="3PL").scoring_model == "3PL"
-    with pytest.raises(ConfigError, match="ability_model: got '1PL', expected 'auto' or '3PL' with model_family "
+def test_scoring_model_is_checked_against_the_family():
+    assert IRTConfig().resolved_scoring_model == "1PL" and IRTConfig(model_family="decodirt").resolved_scoring_model == "3PL"
+    assert IRTConfig(scoring_model="3PL").resolved_scoring_model == "3PL"
+    with pytest.raises(ConfigError, match="scoring_model: got '1PL', expected 'auto' or '3PL' with model_family "
                                           "decodirt"):
-        IRTConfig(model_family="decodirt", ability_model="1PL")
+        IRTConfig(model_family="decodirt", scoring_model="1PL")

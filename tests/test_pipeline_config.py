@@ -138,7 +138,7 @@ def test_cut_of_exactly_100_is_allowed(tmp_path):
 
 
 def test_unknown_option_inside_a_stage_section(tmp_path):
-    with pytest.raises(ConfigError, match="unknown irt option\\(s\\) 'modle'; valid options: model, model_family, ability_model, prior"):
+    with pytest.raises(ConfigError, match="unknown irt option\\(s\\) 'modle'; valid options: model, model_family, scoring_model, prior"):
         load_config(_write(tmp_path, "irt:\n  modle: 3PL\n"))
 
 

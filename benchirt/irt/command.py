@@ -20,7 +20,7 @@ Estimate item parameters (discrimination a, difficulty b, guessing c; P = c + (1
 by marginal maximum likelihood with priors (Bayes modal), then each respondent's ability θ and
 True-Score (sum of P over the items). The default model is monotone: every a >= 0, and an item whose
 answers fall with ability is reported by its ability_slope (< 0) in items.csv. Abilities and
-True-Scores come from the 1PL fitted from the items' solution (--ability-model to choose), a monotone
+True-Scores come from the 1PL fitted from the items' solution (--scoring-model to choose), a monotone
 function of the number correct: one more correct answer never lowers them (docs/irt.md, "Which model
 scores, and why"). --compat decodirt fits decodIRT's free-sign 3PL (negative discriminations allowed,
 with its full start search) and scores with it, which reproduces decodIRT's tables.
@@ -106,7 +106,7 @@ def register(subparsers) -> None:
                         help="respondents x items matrix of 0/1; with the word 'score' first, score it on --items")
     _add_score_options(parser)
     parser.add_argument("--model", choices=MODELS, default="3PL", help="item response model (default 3PL)")
-    parser.add_argument("--ability-model", choices=("auto", *MODELS), default="auto",
+    parser.add_argument("--scoring-model", choices=("auto", *MODELS), default="auto",
                         help="the model whose abilities and True-Scores score the respondents (auto: the 1PL, "
                              "or the item model with --compat decodirt)")
     parser.add_argument("--compat", choices=("decodirt",), default=None,
@@ -160,7 +160,8 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.irt.summary import item_summary
 
     family = "decodirt" if args.compat == "decodirt" else "monotone"
-    config = IRTConfig(model=args.model, model_family=family, ability_model=args.ability_model, prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter,
+    config = IRTConfig(model=args.model, model_family=family, scoring_model=args.scoring_model,
+                       prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter,
                        starts=_starts(args.starts), expanded_em=True if args.expanded_em else "auto", **_quadrature(args.quadrature))
     responses_path, scoring = _responses_argument(args)
     responses = read_responses_csv(responses_path, header=not args.no_header)

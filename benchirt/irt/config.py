@@ -37,7 +37,7 @@ class IRTConfig:
         free-sign model, which keeps negative discriminations (Cardoso et al. 2021 §5.2) and so has
         many optima on classifier data; ``starts="auto"`` then runs the full start search
         (docs/irt.md, "Which model scores, and why").
-    ability_model : {"auto", "1PL", "2PL", "3PL"}
+    scoring_model : {"auto", "1PL", "2PL", "3PL"}
         The model whose abilities and True-Scores score the respondents, fitted on the calibration
         respondents from the item model's solution (``model``'s items describe the test instances).
         ``"auto"``: the 1PL (Rasch) for the monotone family — its ability is a monotone function of the
@@ -131,7 +131,7 @@ class IRTConfig:
 
     model: str = "3PL"
     model_family: str = "monotone"
-    ability_model: str = "auto"
+    scoring_model: str = "auto"
     prior: bool = True
     prior_discrimination: tuple[float, float] = (0.0, 2.5)
     prior_difficulty: tuple[float, float] = (0.0, 3.0)
@@ -165,9 +165,9 @@ class IRTConfig:
         check_choice(section, "model", self.model, MODELS)
         check_choice(section, "ability", self.ability, ABILITY_METHODS)
         check_choice(section, "model_family", self.model_family, MODEL_FAMILIES)
-        check_choice(section, "ability_model", self.ability_model, ("auto", *MODELS))
-        require(self.model_family == "monotone" or self.ability_model in ("auto", self.model), section,
-                "ability_model", self.ability_model,
+        check_choice(section, "scoring_model", self.scoring_model, ("auto", *MODELS))
+        require(self.model_family == "monotone" or self.scoring_model in ("auto", self.model), section,
+                "scoring_model", self.scoring_model,
                 f"'auto' or {self.model!r} with model_family decodirt (decodIRT scores with its item model)")
         check_bool(section, "prior", self.prior)
         check_bool(section, "compare_models", self.compare_models)
@@ -200,10 +200,10 @@ class IRTConfig:
         object.__setattr__(self, "calibration_roles", roles)
 
     @property
-    def scoring_model(self) -> str:
-        """The model that scores the respondents (``ability_model``, ``"auto"`` resolved)."""
-        if self.ability_model != "auto":
-            return self.ability_model
+    def resolved_scoring_model(self) -> str:
+        """The model that scores the respondents (``scoring_model``, ``"auto"`` resolved)."""
+        if self.scoring_model != "auto":
+            return self.scoring_model
         return "1PL" if self.model_family == "monotone" else self.model
 
     @property

@@ -2,7 +2,7 @@
 
 A fit's item model (``IRTConfig.model``, the 3PL by default) gives every test instance a difficulty,
 discrimination and guessing (Cardoso et al. 2021 §4.1). Which model's ability and True-Score rank the
-respondents is a separate choice (``IRTConfig.ability_model``; docs/irt.md, "Which model scores, and
+respondents is a separate choice (``IRTConfig.scoring_model``; docs/irt.md, "Which model scores, and
 why"): with the monotone family it is the 1PL (Rasch 1960), whose ability is a monotone function of
 the number of correct answers, because the discriminations a pool's responses give (mostly the MLP
 ladder's, in decodIRT's pools) weight the items in a way that does not carry over to the classifiers
@@ -25,8 +25,9 @@ def fit_scoring_model(responses, fit: IRTFit) -> IRTFit:
     ``scoring_model``, else that model fitted on ``responses`` (the calibration matrix ``fit`` was
     fitted on) from ``fit``'s items, on its grid."""
     config = fit.config
-    if config.scoring_model == fit.model:
+    if config.resolved_scoring_model == fit.model:
         return fit
-    scoring = replace(config, model=config.scoring_model, ability_model=config.scoring_model,
+    model = config.resolved_scoring_model
+    scoring = replace(config, model=model, scoring_model=model,
                       quadrature=fit.quadrature_nodes, refine_quadrature=False)
     return fit_irt(responses, scoring, initial=fit.items)

@@ -49,7 +49,7 @@ class DatasetIRT:
         expects the ablest one to miss them too), with their dataset row, the dataset's label and the
         real classifiers' consensus (:func:`benchirt.irt.suspects.suspect_labels`).
     scoring_fit : IRTFit or None
-        The model that scores the respondents when it is not the item model (``config.scoring_model``,
+        The model that scores the respondents when it is not the item model (``config.resolved_scoring_model``,
         :mod:`benchirt.irt.scorer`); ``None``: ``fit`` scores them.
     """
 
@@ -160,7 +160,8 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
                               getattr(result, "test_labels", None))
     statistics = item_summary(fit.items, config)
     statistics.update(converged=fit.converged, status=fit.status, n_iter=fit.n_iter, seconds=fit.seconds,
-                      model=fit.model, scoring_model=scorer.model, scoring_converged=scorer.converged, quadrature_nodes=fit.quadrature_nodes, quadrature_error=fit.quadrature_error,
+                      model=fit.model, scoring_model=scorer.model, scoring_converged=scorer.converged,
+                      quadrature_nodes=fit.quadrature_nodes, quadrature_error=fit.quadrature_error,
                       n_misfit=int(fit_table["misfit"].sum()),
                       n_suspect_labels=len(suspects),
                       **optima_summary(fit, responses.loc[real] if len(real) else None))
