@@ -30,6 +30,7 @@ Parts (each prints a Markdown table; docs/irt.md, "Which model scores, and why",
     nice -n 10 python benchmarks/irt_validity.py --part predictive [--splits 20] [--models default,3PL,2PL,1PL]
     nice -n 10 python benchmarks/irt_validity.py --part predictive --matrix FILE.csv   # any respondents x items
     nice -n 10 python benchmarks/irt_validity.py --part predictive --iris              # the stored-run Iris matrix
+    nice -n 10 python benchmarks/irt_validity.py --part predictive --run runs/default  # the embedded suite
     nice -n 10 python benchmarks/irt_validity.py --part stability
     nice -n 10 python benchmarks/irt_validity.py --part verdict [--permutations 1000]
 """
@@ -142,9 +143,25 @@ def _split_validity(matrix: pd.DataFrame, real: pd.DataFrame, scorer: str, split
     return {"splits": len(irt), "irt": float(np.nanmean(irt)), "accuracy": float(np.nanmean(plain))}
 
 
-def part_predictive(splits: int, models: list[str], matrix: Path | None, iris: bool = False) -> None:
+def _run_sources(run_dir: Path) -> list[tuple[str, pd.DataFrame, pd.DataFrame]]:
+    """Per dataset of a finished benchirt run: the calibration respondents' answers (the MLP ladder and the
+    real classifiers, as the irt stage calibrates) and the real classifiers'."""
+    from benchirt.pipeline.run import load_run
+
+    sources = []
+    for name, result in load_run(run_dir).respond.items():
+        roles = result.roles.reindex(result.responses.index)
+        sources.append((name, result.responses[roles.isin(["ladder", "real"]).to_numpy()],
+                        result.responses[(roles == "real").to_numpy()]))
+    return sources
+
+
+def part_predictive(splits: int, models: list[str], matrix: Path | None, iris: bool = False,
+                    run_dir: Path | None = None) -> None:
     rows = []
-    if iris:  # every run the best rule keeps (one per flow, below 35 % dropped) is a respondent
+    if run_dir is not None:
+        sources = _run_sources(run_dir)
+    elif iris:  # every run the best rule keeps (one per flow, below 35 % dropped) is a respondent
         with tempfile.TemporaryDirectory() as tmp:
             sources = [("iris study 59 (best per flow)", _import("best", Path(tmp))[0], None)]
     elif matrix:
@@ -274,16 +291,18 @@ def main() -> None:
     parser.add_argument("--matrix", type=Path, help="--part predictive: a respondents x items CSV instead of the pools")
     parser.add_argument("--iris", action="store_true",
                         help="--part predictive: the Iris study 59 matrix (best run per flow) instead of the pools")
+    parser.add_argument("--run", type=Path,
+                        help="--part predictive: the datasets of a finished benchirt run (e.g. runs/default)")
     parser.add_argument("--rules", default="best,median,first,best-held-out", help="--part stability")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=RuntimeWarning)
-    if args.part != "stability" and not (args.matrix or args.iris) and not REFERENCE.is_dir():
+    if args.part != "stability" and not (args.matrix or args.iris or args.run) and not REFERENCE.is_dir():
         raise SystemExit(f"{REFERENCE} not found (set BENCHIRT_SHARED_DATA)")
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
     if args.part == "anchors":
         part_anchors(args.families.split(","))
     elif args.part == "predictive":
-        part_predictive(args.splits, args.models.split(","), args.matrix, args.iris)
+        part_predictive(args.splits, args.models.split(","), args.matrix, args.iris, args.run)
     elif args.part == "verdict":
         with tempfile.TemporaryDirectory() as tmp:
             part_verdict(Path(tmp), args.permutations)
