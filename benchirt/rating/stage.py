@@ -11,6 +11,7 @@ from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import Tournament, glicko_tournament
 from benchirt.rating.leaderboard import LeaderboardError, bootstrap_conf_int, leaderboard
 from benchirt.rating.permutation import PermutationAnalysis, permutation_analysis
+from benchirt.rating.sensitivity import field_sensitivity, sensitivity_note
 from benchirt.rating.statistics import StatisticalComparison, friedman_nemenyi
 from benchirt.rating.verdict import leaderboard_text, leaderboard_verdict
 
@@ -171,7 +172,8 @@ def rate(
     except LeaderboardError as exc:
         return RatingResult(tournament, permutation, comparisons, skipped, config, score=config.score,
                             notes=[f"no leaderboard: {exc}", *order_note])
+    sensitivity = sensitivity_note(field_sensitivity(scores))
     return RatingResult(tournament, permutation, comparisons, skipped, config,
                         leaderboard=board.table, pairwise=board.pairwise, score=config.score,
-                        notes=[*board.notes, *order_note],
+                        notes=[*board.notes, *order_note, *([sensitivity] if sensitivity else [])],
                         bootstrap=board.bootstrap)

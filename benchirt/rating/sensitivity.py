@@ -1,0 +1,104 @@
+"""How much the top of the leaderboard depends on who else is in the field.
+
+A leaderboard built from pairwise matches is not independent of irrelevant candidates: adding or removing
+classifiers that never contend for the top changes the matches everyone else wins, and with them the order at the
+top (Zhang & Hardt 2024, "Inherent trade-offs between diversity and stability in multi-task benchmarks", the
+"irrelevant alternatives" sensitivity of rank aggregation). This module measures it on the run's own scores
+instead of asserting it: the weakest ``share`` of the classifiers by the Bradley–Terry rating are (a) removed and
+(b) entered a second time (an exact copy of each: a near-duplicate run of the same flow), the Bradley–Terry
+ratings refitted each time, and the order of the ``top`` best of the original board compared with Kendall's τ
+(Kendall 1938) and by whether the leader stays.
+
+Written by hand: a few lines around :func:`benchirt.rating.bradley_terry.fit_bradley_terry` (the leaderboard's
+own fit, without its bootstrap) and :func:`scipy.stats.kendalltau`.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.stats import kendalltau
+
+from benchirt.rating.bradley_terry import fit_bradley_terry
+
+#: Share of the field, the weakest by rating, that is removed or duplicated.
+WEAKEST_SHARE = 0.2
+#: How many of the best classifiers' order is compared.
+TOP = 10
+#: Suffix of the duplicated classifiers' names.
+COPY = "#copy"
+
+
+def bradley_terry_ratings(scores: pd.DataFrame) -> pd.Series:
+    """Bradley–Terry ratings (Elo scale) of a long ``dataset, classifier, score`` table: on every dataset each
+    pair of classifiers present plays one match, the higher score wins, equal scores tie (half a win each)."""
+    names = sorted(scores["classifier"].astype(str).unique())
+    index = {name: i for i, name in enumerate(names)}
+    wins = np.zeros((len(names), len(names)))
+    for _, block in scores.groupby("dataset", sort=False):
+        where = block["classifier"].astype(str).map(index).to_numpy()
+        value = block["score"].to_numpy(float)
+        won = (value[:, None] > value[None, :]) + 0.5 * (value[:, None] == value[None, :])
+        np.fill_diagonal(won, 0.0)
+        wins[np.ix_(where, where)] += won
+    return pd.Series(fit_bradley_terry(wins).rating[0], index=names)
+
+
+def field_sensitivity(scores: pd.DataFrame, share: float = WEAKEST_SHARE, top: int = TOP) -> pd.DataFrame:
+    """The top of the board after removing, then duplicating, the weakest ``share`` of the classifiers.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Long table ``dataset, classifier, score`` (higher is better).
+    share : float
+        Share of the classifiers, the lowest rated, that is changed (at least one).
+    top : int
+        How many of the best-rated classifiers' order is compared.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per change (``removed``, ``duplicated``): ``changed`` (how many classifiers), ``top`` (how many
+        compared), ``kendall_tau`` of their ratings before and after (1: the same order) and ``leader_kept``.
+        Empty with fewer than 4 classifiers (no field to change without touching the top).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> scores = pd.DataFrame({"dataset": ["d1"] * 5 + ["d2"] * 5, "classifier": list("abcde") * 2,
+    ...                        "score": [5, 4, 3, 2, 1, 5, 3, 4, 2, 1]})
+    >>> table = field_sensitivity(scores, share=0.2, top=3)
+    >>> table[["change", "changed", "leader_kept"]].values.tolist()
+    [['removed', 1, True], ['duplicated', 1, True]]
+    """
+    names = scores["classifier"].astype(str)
+    base = bradley_terry_ratings(scores).sort_values(ascending=False)
+    if len(base) < 4:
+        return pd.DataFrame(columns=["change", "changed", "top", "kendall_tau", "leader_kept"])
+    weakest = list(base.index[-max(1, math.floor(share * len(base))):])
+    best = list(base.index[:min(top, len(base) - len(weakest))])
+    copies = scores[names.isin(weakest)].assign(classifier=lambda frame: frame["classifier"].astype(str) + COPY)
+    changed = {"removed": scores[~names.isin(weakest)], "duplicated": pd.concat([scores, copies], ignore_index=True)}
+    rows = []
+    for change, table in changed.items():
+        after = bradley_terry_ratings(table)
+        tau = kendalltau(base[best].to_numpy(), after[best].to_numpy())[0] if len(best) > 1 else 1.0
+        rows.append({"change": change, "changed": len(weakest), "top": len(best), "kendall_tau": float(tau),
+                     "leader_kept": bool(after.drop(labels=[n for n in after.index if n.endswith(COPY)]).idxmax()
+                                         == base.index[0])})
+    return pd.DataFrame(rows)
+
+
+def sensitivity_note(table: pd.DataFrame) -> str | None:
+    """One sentence for the leaderboard's notes, or None when the field is too small to change."""
+    if table.empty:
+        return None
+    parts = []
+    for row in table.itertuples(index=False):
+        leader = "the leader stays" if row.leader_kept else "the leader CHANGES"
+        parts.append(f"{row.change} — Kendall τ {row.kendall_tau:.2f} over the top {row.top}, {leader}")
+    changed = int(table["changed"].iloc[0])
+    return (f"field sensitivity (the {changed} weakest classifiers removed, or each entered twice, Bradley–Terry "
+            f"refitted; Zhang & Hardt 2024): " + "; ".join(parts))
