@@ -108,6 +108,10 @@ def test_leaderboard_table_marks_ties_and_shows_intervals():
     # one tier: no Tier column; one dataset: no Glicko-2 interval
     table = leaderboard_table(board.assign(tier=1, n_datasets=1))
     assert "Tier" not in table and "Glicko-2 (R ± 2RD)" not in table
+    assert not any(column.startswith("Datasets") for column in table)  # a dense field: no Datasets column
+    # a sparse field (issue 34): who met the others on fewer datasets is marked
+    table = leaderboard_table(board.assign(n_datasets=[20, 7, 20]))
+    assert table["Datasets (of 20)"].tolist() == [20, 7, 20]
 
 
 def test_airt_dataset_table_collapses_identical_rows():

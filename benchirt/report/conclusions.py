@@ -63,8 +63,9 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
 
 def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     """The Bradley–Terry leaderboard (``RatingResult.leaderboard``) for reading: rank ("=" marks a tie),
-    classifier, rating with its 95 % interval, joint rank interval, tier (only when there are several), Glicko-2
-    rating ± 2RD (only over more than one dataset)."""
+    classifier, rating with its 95 % interval, joint rank interval, tier (only when there are several), the
+    datasets each classifier was scored on (only in a sparse field, where some are on fewer than others: flows
+    present on some tasks only), Glicko-2 rating ± 2RD (only over more than one dataset)."""
     rank = board["rank"].astype(int)
     tied = rank.duplicated(keep=False)
 
@@ -80,6 +81,8 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     })
     if board["tier"].nunique() > 1:
         table["Tier"] = board["tier"].astype(int).to_numpy()
+    if board["n_datasets"].nunique() > 1:  # a sparse field: mark who met the others on fewer datasets
+        table[f"Datasets (of {int(board['n_datasets'].max())})"] = board["n_datasets"].astype(int).to_numpy()
     if board["n_datasets"].max() > 1:
         table["Glicko-2 (R ± 2RD)"] = [f"{r:.0f} ± {2 * d:.0f}" for r, d in zip(board["glicko_rating"], board["glicko_rd"])]
     return table
