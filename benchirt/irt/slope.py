@@ -16,7 +16,7 @@ width; it keeps ``alpha_j`` finite when the abilities separate an item's answers
 is strictly concave, so Newton's method finds its one maximum from any start (Agresti 2013 §5.4); no
 start search, no refit. ``alpha_j < 0``: the abler a respondent, the less likely it answers item ``j``
 correctly. It is the 2PL's discrimination of Birnbaum's second step with the abilities held fixed
-(Lord 1980 §4.12) — a diagnostic, not a parameter of the scoring model.
+(Lord 1980) — a diagnostic, not a parameter of the scoring model.
 
 Written by hand: a few vectorised 2x2 Newton steps for all items at once, weighted by how many
 respondents share each answer pattern; statsmodels or scikit-learn would fit the items one at a time.
