@@ -189,7 +189,7 @@ def part_predictive(splits: int, models: list[str], matrix: Path | None, iris: b
     print(frame.to_markdown(index=False, floatfmt=".3f"))
 
 
-def _import(rule: str, out: Path) -> pd.DataFrame:
+def _import(rule: str, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     from benchirt.cli import main
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         code = main(["import-runs", str(IRIS), "--out", str(out), "--per-flow", rule, "--min-accuracy", "0.35"])

@@ -29,9 +29,11 @@ def test_the_ratings_are_the_leaderboards_pairwise_wins():
     """Two classifiers, one dataset each way and one tie: equal wins, equal ratings; a strict winner rates higher."""
     scores = pd.DataFrame({"dataset": ["d1", "d1", "d2", "d2", "d3", "d3"], "classifier": ["a", "b"] * 3,
                            "score": [1.0, 0.0, 0.0, 1.0, 0.5, 0.5]})
-    ratings = bradley_terry_ratings(scores)
-    assert ratings["a"] == pytest.approx(ratings["b"])
-    assert bradley_terry_ratings(scores.assign(score=[1.0, 0.0] * 3)).idxmax() == "a"
+    def ratings(frame):
+        return bradley_terry_ratings(frame.pivot(index="dataset", columns="classifier", values="score"))
+    equal = ratings(scores)
+    assert equal["a"] == pytest.approx(equal["b"])
+    assert ratings(scores.assign(score=[1.0, 0.0] * 3)).idxmax() == "a"
 
 
 def test_a_close_field_moves_and_the_note_says_by_how_much():

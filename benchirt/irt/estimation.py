@@ -276,8 +276,9 @@ def _fit(responses, config: IRTConfig, start: float, initial: pd.DataFrame | Non
     log_post = record.history[-1]
     quadrature_error = _grid_error(params, problem)
     log_lik = log_post - float(problem.multiplicity @ _log_prior(params, problem))
-    se = _standard_errors(params, problem)
-    slopes = _ability_slopes(params, problem)
+    post, _ = _posterior_at(params, problem)  # the respondents' posteriors, for the SEs and the slopes
+    se = _standard_errors(params, problem, post)
+    slopes = _ability_slopes(post, problem)
     item_index = np.ravel(item_index)
     params, se, slopes = params[item_index], se[item_index], slopes[item_index]
 
@@ -1432,7 +1433,7 @@ def _max_change(old: np.ndarray, new: np.ndarray) -> float:
 # --------------------------------------------------------------------------- standard errors
 
 
-def _standard_errors(params: np.ndarray, problem: _Problem) -> np.ndarray:
+def _standard_errors(params: np.ndarray, problem: _Problem, post: np.ndarray) -> np.ndarray:
     """Per-item standard errors (m, 3) from the cross-product of respondents' marginal scores.
 
     For each item the observed information is approximated by
@@ -1440,12 +1441,12 @@ def _standard_errors(params: np.ndarray, problem: _Problem) -> np.ndarray:
     ``i``'s posterior-mean score for that item's parameters — mirt's "crossprod"
     estimator restricted to the item's own block (cross-item terms are ignored,
     which is what makes it cheap: one extra pass over the E-step). SEs of ``c``
-    are on the ``c`` scale (delta method). Unestimated parameters get 0.
+    are on the ``c`` scale (delta method). Unestimated parameters get 0. ``post``: the patterns' posterior
+    weights at ``params`` (:func:`_posterior_at`).
     """
     cols = _free_columns(problem)
     if problem.config.model == "1PL":
         cols = [0, 1]
-    post, _ = _posterior_at(params, problem)
     m = params.shape[0]
     size = len(cols)
     xpd = np.zeros((m, size, size))
@@ -1500,10 +1501,9 @@ def _item_scores(params: np.ndarray, u: np.ndarray, post: np.ndarray, nodes: np.
 # --------------------------------------------------------------------------- output
 
 
-def _ability_slopes(params: np.ndarray, problem: _Problem) -> np.ndarray:
-    """Each distinct item's logistic slope on the respondents' EAP abilities at ``params`` (on the fit's
-    grid): :func:`benchirt.irt.slope.ability_slopes`, one item block at a time."""
-    post, _ = _posterior_at(params, problem)
+def _ability_slopes(post: np.ndarray, problem: _Problem) -> np.ndarray:
+    """Each distinct item's logistic slope on the respondents' EAP abilities (``post``: the patterns' posterior
+    weights on the fit's grid): :func:`benchirt.irt.slope.ability_slopes`, one item block at a time."""
     theta = post @ problem.nodes
     prior_sd = problem.config.prior_discrimination[1]
     return np.concatenate([ability_slopes(problem.items[block], theta, problem.counts, prior_sd)[0]

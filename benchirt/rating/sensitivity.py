@@ -9,18 +9,20 @@ instead of asserting it: the weakest ``share`` of the classifiers by the Bradley
 ratings refitted each time, and the order of the ``top`` best of the original board compared with Kendall's τ
 (Kendall 1938) and by whether the leader stays.
 
-Written by hand: a few lines around :func:`benchirt.rating.bradley_terry.fit_bradley_terry` (the leaderboard's
-own fit, without its bootstrap) and :func:`scipy.stats.kendalltau`.
+Written by hand: a few lines around the leaderboard's own score matrix, match outcomes and Bradley–Terry fit
+(without its bootstrap) and :func:`scipy.stats.kendalltau`.
 """
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau
 
-from benchirt.rating.bradley_terry import fit_bradley_terry
+from benchirt.rating.bradley_terry import fit_bradley_terry, pairwise_wins
+from benchirt.rating.config import RatingConfig
+from benchirt.rating.glicko import match_outcomes
+from benchirt.rating.scores import score_column, score_matrix, validate_scores
 
 #: Share of the field, the weakest by rating, that is removed or duplicated.
 WEAKEST_SHARE = 0.2
@@ -28,30 +30,28 @@ WEAKEST_SHARE = 0.2
 TOP = 10
 #: Suffix of the duplicated classifiers' names.
 COPY = "#copy"
+COLUMNS = ["change", "changed", "top", "kendall_tau", "leader_kept"]
 
 
-def bradley_terry_ratings(scores: pd.DataFrame) -> pd.Series:
-    """Bradley–Terry ratings (Elo scale) of a long ``dataset, classifier, score`` table: on every dataset each
-    pair of classifiers present plays one match, the higher score wins, equal scores tie (half a win each)."""
-    names = sorted(scores["classifier"].astype(str).unique())
-    index = {name: i for i, name in enumerate(names)}
-    wins = np.zeros((len(names), len(names)))
-    for _, block in scores.groupby("dataset", sort=False):
-        where = block["classifier"].astype(str).map(index).to_numpy()
-        value = block["score"].to_numpy(float)
-        won = (value[:, None] > value[None, :]) + 0.5 * (value[:, None] == value[None, :])
-        np.fill_diagonal(won, 0.0)
-        wins[np.ix_(where, where)] += won
-    return pd.Series(fit_bradley_terry(wins).rating[0], index=names)
+def bradley_terry_ratings(matrix: pd.DataFrame, tie_tolerance: float = 0.0) -> pd.Series:
+    """Bradley–Terry ratings (Elo scale) of a datasets × classifiers score matrix (NaN: absent), fitted as the
+    leaderboard's point estimate is: on every dataset each pair present plays one match, the higher score wins,
+    scores within ``tie_tolerance`` tie (:func:`benchirt.rating.glicko.match_outcomes`)."""
+    wins = pairwise_wins(match_outcomes(matrix.to_numpy(float), tie_tolerance)).sum(axis=0)
+    return pd.Series(fit_bradley_terry(wins).rating[0], index=matrix.columns.astype(str))
 
 
-def field_sensitivity(scores: pd.DataFrame, share: float = WEAKEST_SHARE, top: int = TOP) -> pd.DataFrame:
+def field_sensitivity(scores: pd.DataFrame, config: RatingConfig | None = None, share: float = WEAKEST_SHARE,
+                      top: int = TOP) -> pd.DataFrame:
     """The top of the board after removing, then duplicating, the weakest ``share`` of the classifiers.
 
     Parameters
     ----------
     scores : pandas.DataFrame
-        Long table ``dataset, classifier, score`` (higher is better).
+        Long table ``dataset, classifier`` and the score ``config.score`` names (higher is better), as
+        :func:`benchirt.rating.rate` takes it.
+    config : RatingConfig, optional
+        Supplies ``score`` and ``tie_tolerance``.
     share : float
         Share of the classifiers, the lowest rated, that is changed (at least one).
     top : int
@@ -73,22 +73,23 @@ def field_sensitivity(scores: pd.DataFrame, share: float = WEAKEST_SHARE, top: i
     >>> table[["change", "changed", "leader_kept"]].values.tolist()
     [['removed', 1, True], ['duplicated', 1, True]]
     """
-    names = scores["classifier"].astype(str)
-    base = bradley_terry_ratings(scores).sort_values(ascending=False)
+    config = config or RatingConfig()
+    matrix = score_matrix(validate_scores(scores, score_column(scores, config.score)))
+    base = bradley_terry_ratings(matrix, config.tie_tolerance).sort_values(ascending=False)
     if len(base) < 4:
-        return pd.DataFrame(columns=["change", "changed", "top", "kendall_tau", "leader_kept"])
+        return pd.DataFrame(columns=COLUMNS)
     weakest = list(base.index[-max(1, math.floor(share * len(base))):])
     best = list(base.index[:min(top, len(base) - len(weakest))])
-    copies = scores[names.isin(weakest)].assign(classifier=lambda frame: frame["classifier"].astype(str) + COPY)
-    changed = {"removed": scores[~names.isin(weakest)], "duplicated": pd.concat([scores, copies], ignore_index=True)}
+    changed = {"removed": matrix.drop(columns=weakest),
+               "duplicated": matrix.join(matrix[weakest].add_suffix(COPY))}
     rows = []
     for change, table in changed.items():
-        after = bradley_terry_ratings(table)
+        after = bradley_terry_ratings(table, config.tie_tolerance)
         tau = kendalltau(base[best].to_numpy(), after[best].to_numpy())[0] if len(best) > 1 else 1.0
+        originals = after[~after.index.str.endswith(COPY)]
         rows.append({"change": change, "changed": len(weakest), "top": len(best), "kendall_tau": float(tau),
-                     "leader_kept": bool(after.drop(labels=[n for n in after.index if n.endswith(COPY)]).idxmax()
-                                         == base.index[0])})
-    return pd.DataFrame(rows)
+                     "leader_kept": bool(originals.idxmax() == base.index[0])})
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def sensitivity_note(table: pd.DataFrame) -> str | None:

@@ -172,7 +172,7 @@ def rate(
     except LeaderboardError as exc:
         return RatingResult(tournament, permutation, comparisons, skipped, config, score=config.score,
                             notes=[f"no leaderboard: {exc}", *order_note])
-    sensitivity = sensitivity_note(field_sensitivity(scores))
+    sensitivity = sensitivity_note(field_sensitivity(scores, config))
     return RatingResult(tournament, permutation, comparisons, skipped, config,
                         leaderboard=board.table, pairwise=board.pairwise, score=config.score,
                         notes=[*board.notes, *order_note, *([sensitivity] if sensitivity else [])],
