@@ -17,6 +17,7 @@ import numpy as np
 from benchirt.irt.models import terms_from_logit
 from benchirt.irt.problem import Problem, guessing, log_prior
 
+
 @dataclass
 class Terms:
     """Per item and node (m, K): ``log P``, ``log(1-P)`` and ``s = sigma(z)`` at some params.
