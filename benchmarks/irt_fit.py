@@ -353,13 +353,14 @@ def quadrature_nodes(negative_fraction: float = 0.1) -> pd.DataFrame:
 
 def perturbation(expanded_em: bool = False) -> None:
     """The stationarity test of ``tests/test_irt_stationary.py`` with its values printed (issue 22, item 2):
-    every embedded dataset's calibration matrix fitted with the default constants, ``_MAX_STEP`` 0.25,
-    ``_M_STEPS`` 1 and 3, the starts reversed, and ``_MAX_STEP`` 0.5 with ``_M_STEPS`` 3 and the starts
-    reversed; the spread of the six log posteriors must stay below 0.1 (``expanded_em``: every fit with
-    the parameter-expanded EM move)."""
-    import benchirt.irt.estimation as estimation
+    every embedded dataset's calibration matrix fitted with the default constants, ``mstep.MAX_STEP`` 0.25,
+    ``mstep.M_STEPS`` 1 and 3, the starts reversed, and ``mstep.MAX_STEP`` 0.5 with ``mstep.M_STEPS`` 3 and
+    the starts reversed; the spread of the six log posteriors must stay below 0.1 (``expanded_em``: every fit
+    with the parameter-expanded EM move)."""
+    import benchirt.irt.mstep as mstep
+    import benchirt.irt.multistart as multistart
 
-    original = estimation.start_scores, estimation._MAX_STEP, estimation._M_STEPS
+    original = multistart.start_scores, mstep.MAX_STEP, mstep.M_STEPS
 
     def reversed_starts(*args, **kwargs):
         scores, reason = original[0](*args, **kwargs)
@@ -373,7 +374,7 @@ def perturbation(expanded_em: bool = False) -> None:
         for name, matrix in _embedded_matrices().items():
             row, nodes = {"dataset": name}, set()
             for label, (max_step, m_steps, order) in variants.items():
-                estimation._MAX_STEP, estimation._M_STEPS, estimation.start_scores = max_step, m_steps, order
+                mstep.MAX_STEP, mstep.M_STEPS, multistart.start_scores = max_step, m_steps, order
                 fit = fit_irt(matrix, IRTConfig(expanded_em=expanded_em))
                 row[label] = fit.log_posterior
                 nodes.add(fit.quadrature_nodes)
@@ -382,7 +383,7 @@ def perturbation(expanded_em: bool = False) -> None:
             rows.append(row)
             print(_fmt(pd.DataFrame([row])), flush=True)
     finally:
-        estimation.start_scores, estimation._MAX_STEP, estimation._M_STEPS = original
+        multistart.start_scores, mstep.MAX_STEP, mstep.M_STEPS = original
     table = pd.DataFrame(rows)
     print("\n" + _fmt(table))
     print(f"spread below 0.1 on {int((table['spread'] < 0.1).sum())} of {len(table)} datasets; largest "

@@ -3,9 +3,10 @@
 Two measurements, on simulated 3PL matrices (10 % negative items) of 132 x {500, 2000, 8000}:
 
 1. Where a one-start fit's CPU goes (``--part profile``): the CPU of the step's parts, timed by wrapping
-   the functions of ``benchirt/irt/estimation.py`` — the item x node tables (``_Terms.of_block``: exp,
-   log1p, log per cell), the gradient and information (``_gradient_information``), the item objectives
-   (``_item_objective``, ``_log_prior``), the small solves, the two matrix products of the E-step
+   the estimator's functions (``benchirt/irt/estep.py``, ``mstep.py``, ``problem.py``, ``climb.py``) — the
+   item x node tables (``Terms.of_block``: exp, log1p, log per cell), the gradient and information
+   (``gradient_information``), the item objectives (``item_objective``, ``log_prior``), the small solves, the
+   two matrix products of the E-step
    (``_posterior_of_blocks``, ``_expected_correct``: BLAS) and the item search (``_escape_item_modes``).
 2. A fused numba kernel for the elementwise parts (``--part kernel``): one loop over items and nodes for the
    tables, one for gradient, information and objective together, against the numpy code on the same
@@ -27,15 +28,20 @@ import time
 import numpy as np
 
 SIZES = ((132, 500), (132, 2000), (132, 8000))
-#: estimation.py functions whose CPU is summed; nested calls (the objective's prior) are counted in both.
-PARTS = ("_posterior_of_blocks", "_expected_correct", "_gradient_information", "_item_objective", "_log_prior",
-         "_solve_small", "_escape_item_modes")
+#: The estimator's functions whose CPU is summed, by the module that defines them; nested calls (the objective's
+#: prior) are counted in both.
+PARTS = {"posterior_of_blocks": "estep", "expected_correct": "estep", "gradient_information": "mstep",
+         "item_objective": "mstep", "log_prior": "problem", "solve_small": "mstep", "escape_item_modes": "climb"}
 
 
 def profile() -> None:
     """CPU share of the step's parts in a one-start 3PL fit at each size."""
-    import benchirt.irt.estimation as estimation
+    import importlib
+    import sys
+
+    import benchirt.irt.estimation  # noqa: F401 (imports every module of the estimator)
     from benchirt.irt import IRTConfig, fit_irt
+    from benchirt.irt.estep import Terms
     from benchirt.irt.simulate import simulate_responses
 
     spent: collections.Counter = collections.Counter()
@@ -49,11 +55,14 @@ def profile() -> None:
                 spent[name] += time.process_time() - start
         return wrapper
 
-    originals = {name: getattr(estimation, name) for name in PARTS}
-    of_block = estimation._Terms.__dict__["of_block"]
-    for name, function in originals.items():
-        setattr(estimation, name, timed(name, function))
-    estimation._Terms.of_block = classmethod(timed("_Terms.of_block", of_block.__func__))
+    originals = {name: getattr(importlib.import_module(f"benchirt.irt.{module}"), name) for name, module in PARTS.items()}
+    # each function is wrapped wherever a module of benchirt.irt holds it (its own and those that import it)
+    holders = [(module, name) for module in list(sys.modules.values()) if module.__name__.startswith("benchirt.irt.")
+               for name, function in originals.items() if getattr(module, name, None) is function]
+    of_block = Terms.__dict__["of_block"]
+    for module, name in holders:
+        setattr(module, name, timed(name, originals[name]))
+    Terms.of_block = classmethod(timed("Terms.of_block", of_block.__func__))
     try:
         fit_irt(simulate_responses(60, 40, model="3PL", seed=1).responses)
         for n, m in SIZES:
@@ -63,13 +72,13 @@ def profile() -> None:
             fit = fit_irt(responses, IRTConfig(starts=1))
             total = time.process_time() - start
             shares = ", ".join(f"{name.strip('_')} {100 * spent[name] / total:.0f} %"
-                               for name in ("_Terms.of_block",) + PARTS)
+                               for name in ("Terms.of_block", *PARTS))
             print(f"{n} x {m}: {total:.2f} CPU s, {fit.n_iter} EM steps, {1000 * total / fit.n_iter:.1f} ms per step; "
                   f"{shares}")
     finally:
-        for name, function in originals.items():
-            setattr(estimation, name, function)
-        estimation._Terms.of_block = of_block
+        for module, name in holders:
+            setattr(module, name, originals[name])
+        Terms.of_block = of_block
 
 
 def kernel() -> None:
@@ -83,7 +92,9 @@ def kernel() -> None:
     import_seconds = time.perf_counter() - start
 
     from benchirt.irt.config import IRTConfig
-    from benchirt.irt.estimation import _gradient_information, _item_objective, _Problem, _Terms
+    from benchirt.irt.estep import Terms
+    import benchirt.irt.mstep as mstep
+    from benchirt.irt.problem import Problem
     from benchirt.irt.models import terms_from_logit
 
     @numba.njit(cache=False)
@@ -154,20 +165,20 @@ def kernel() -> None:
             compiled = time.perf_counter() - start
             print(f"numba {numba.__version__}: import {import_seconds:.2f} s, JIT compilation of the two kernels "
                   f"{compiled:.2f} s (wall)")
-        problem = _Problem(np.zeros((m, n), np.int8), np.ones(n), np.ones(m), nodes, -0.5 * nodes**2, config)
+        problem = Problem(np.zeros((m, n), np.int8), np.ones(n), np.ones(m), nodes, -0.5 * nodes**2, config)
         params = np.stack([a, b, np.log(c / (1 - c))], axis=1)
-        terms = _Terms(log_p, log_q, s)
+        terms = Terms(log_p, log_q, s)
         repeats = max(3, 200_000 // m)
         numpy_tables = cpu_ms(lambda: terms_from_logit(a[:, None] * (nodes[None, :] - b[:, None]), c[:, None]), repeats)
         numba_tables = cpu_ms(lambda: tables(a, b, c, nodes, s, log_p, log_q), repeats)
         expected = terms_from_logit(a[:, None] * (nodes[None, :] - b[:, None]), c[:, None])
         tables_error = max(np.abs(s - expected[0]).max(), np.abs(log_p - expected[2]).max(),
                            np.abs(log_q - expected[3]).max())
-        numpy_gradient = cpu_ms(lambda: (_gradient_information(params, terms, r, n_k, problem),
-                                         _item_objective(params, terms, r, n_k, problem)), repeats)
+        numpy_gradient = cpu_ms(lambda: (mstep.gradient_information(params, terms, r, n_k, problem),
+                                         mstep.item_objective(params, terms, r, n_k, problem)), repeats)
         numba_gradient = cpu_ms(lambda: gradient_information(a, b, c, s, log_p, log_q, r, n_k, nodes, grad, info,
                                                              objective), repeats)
-        expected_grad, expected_info = _gradient_information(params, terms, r, n_k, problem)
+        expected_grad, expected_info = mstep.gradient_information(params, terms, r, n_k, problem)
         gradient_error = max(np.abs(grad - expected_grad).max(), np.abs(info - expected_info).max())
         print(f"{n} x {m} (a block of all {m} items): tables numpy {numpy_tables:.2f} ms, numba {numba_tables:.2f} ms "
               f"({numpy_tables / numba_tables:.1f}x; largest difference {tables_error:.1e}); gradient, information "

@@ -1,6 +1,6 @@
 """EM at scale (issue 14, item 5): item blocks, the collapsed data, and the stopping rule.
 
-The E- and M-step go through the items in blocks (``benchirt.irt.estimation._item_blocks``) so that
+The E- and M-step go through the items in blocks (``benchirt.irt.problem.item_blocks``) so that
 their item x node temporaries never exist for all items at once; the blocks must not change the
 estimates. The cost itself is measured in ``benchmarks/irt_fit.py --part scale``, not here.
 """
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from benchirt.irt import IRTConfig, fit_irt
-from benchirt.irt import estimation
+from benchirt.irt import problem
 from benchirt.irt.simulate import simulate_responses
 
 
@@ -26,8 +26,8 @@ def _params(fit) -> np.ndarray:
 def test_item_blocks_cover_every_item_once_and_bound_the_tables():
     for m in (1, 63, 64, 65, 500, 8001):
         for n_patterns in (132, 1000, 5000):
-            size = estimation._block_size(m, n_patterns, 41)
-            blocks = estimation._item_blocks(m, size)
+            size = problem.block_size(m, n_patterns, 41)
+            blocks = problem.item_blocks(m, size)
             covered = np.concatenate([np.arange(m)[block] for block in blocks])
             assert (covered == np.arange(m)).all()
             # one block's item x node table: at most a quarter byte per response cell (the most items
@@ -35,15 +35,15 @@ def test_item_blocks_cover_every_item_once_and_bound_the_tables():
             per_cell = 41 * 8 / (n_patterns * m)
             assert size == 64 or size * per_cell <= 0.25 < (size + 1) * per_cell
     # 0.25 * 132 * 8000 / (8 * 41) = 804.9; 0.25 * 5000 * 500 / 328 = 1905.5 (more than the 500 items: one block)
-    assert estimation._block_size(8000, 132, 41) == 804 and estimation._block_size(500, 5000, 41) == 1905
+    assert problem.block_size(8000, 132, 41) == 804 and problem.block_size(500, 5000, 41) == 1905
 
 
 def test_blocked_em_gives_the_estimates_of_one_block(sim, monkeypatch):
     """400 items go through 7 blocks of 64 (read as float in pieces of 64); with one block of all
     items the EM is the same map, so the estimates agree to rounding (summation order only)."""
     blocked = fit_irt(sim.responses, IRTConfig(starts=1))
-    assert estimation._block_size(400, 132, 41) == 64  # 7 blocks
-    monkeypatch.setattr(estimation, "_MIN_BLOCK", 10_000)
+    assert problem.block_size(400, 132, 41) == 64  # 7 blocks
+    monkeypatch.setattr(problem, "MIN_BLOCK", 10_000)
     whole = fit_irt(sim.responses, IRTConfig(starts=1))
     assert whole.n_iter == blocked.n_iter
     assert whole.log_posterior == pytest.approx(blocked.log_posterior, abs=1e-6)
@@ -58,7 +58,7 @@ def test_unique_rows_is_numpy_unique_by_rows():
         values = (rng.random((n, m)) < 0.5).astype(np.int8)
         values = np.vstack([values, values[:5]])  # repeated rows
         expected, inverse, counts = np.unique(values, axis=0, return_inverse=True, return_counts=True)
-        rows, got_inverse, got_counts = estimation._unique_rows(values)
+        rows, got_inverse, got_counts = problem.unique_rows(values)
         assert (rows == expected).all() and (got_inverse == np.ravel(inverse)).all() and (got_counts == counts).all()
         assert (rows[got_inverse] == values).all()
 

@@ -7,8 +7,8 @@ import pytest
 from scipy.optimize import minimize
 
 from benchirt.irt import IRTConfig, fit_irt
-from benchirt.irt.estimation import _solve_small
 from benchirt.irt.models import marginal_log_likelihood, quadrature
+from benchirt.irt.mstep import solve_small
 from benchirt.irt.simulate import simulate_responses
 
 
@@ -19,7 +19,7 @@ def test_small_systems_are_solved_as_lapack_solves_them(size):
     matrix = x @ x.transpose(0, 2, 1) + 1e-3 * np.eye(size)  # symmetric positive definite, some ill-conditioned
     rhs = rng.normal(size=(200, size))
     expected = np.linalg.solve(matrix, rhs[..., None])[..., 0]
-    assert np.allclose(_solve_small(matrix, rhs), expected, rtol=1e-8, atol=1e-8 * np.abs(expected).max())
+    assert np.allclose(solve_small(matrix, rhs), expected, rtol=1e-8, atol=1e-8 * np.abs(expected).max())
 
 
 def test_1pl_ends_at_the_maximum_of_its_marginal_log_posterior():

@@ -5,19 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import benchirt.irt.estimation as estimation
 from benchirt.errors import ConfigError
 from benchirt.irt import IRTConfig, fit_irt
-from benchirt.irt.models import quadrature
+from benchirt.irt.em import expanded_move, run_em
+from benchirt.irt.estep import Terms, e_step, log_posterior
+from benchirt.irt.multistart import initial_values
 from benchirt.irt.simulate import simulate_responses
+from irt_helpers import problem_of
 
-
-def _problem(responses: np.ndarray, config: IRTConfig) -> estimation._Problem:
-    """The estimator's problem for a matrix (identical rows collapsed, columns kept)."""
-    nodes, log_w = quadrature(config.quadrature, config.theta_max)
-    patterns, _, counts = estimation._unique_rows(np.ascontiguousarray(responses.astype(np.int8)))
-    return estimation._Problem(np.ascontiguousarray(patterns.T), counts.astype(float),
-                               np.ones(responses.shape[1]), nodes, log_w, config)
 
 
 def _truth(sim, model: str) -> np.ndarray:
@@ -33,40 +28,39 @@ def test_expanded_move_restores_a_stretched_scale_and_raises_the_log_posterior(m
     it is higher."""
     sim = simulate_responses(400, 30, model="2PL" if model == "1PL" else model, seed=5)
     config = IRTConfig(model_family="decodirt", model=model)
-    problem = _problem(sim.responses.to_numpy(), config)
+    problem = problem_of(sim.responses.to_numpy(), config)
     truth = _truth(sim, model)
     if model == "1PL":
         truth[:, 0] = 1.0
     stretched = truth.copy()
     stretched[:, 0] /= 2
     stretched[:, 1] = 2 * stretched[:, 1] + 0.5
-    terms = estimation._Terms.at(stretched, problem)
-    e_step = estimation._e_step(terms, stretched, problem)
-    moved = estimation._expanded_move(stretched, terms, e_step, problem)
+    terms = Terms.at(stretched, problem)
+    expectation = e_step(terms, stretched, problem)
+    moved = expanded_move(stretched, terms, expectation, problem)
     sigma = moved[0, 0] / stretched[0, 0]
     assert sigma > 1.2
     mu = stretched[0, 1] - sigma * moved[0, 1]
     assert np.allclose(moved[:, 1], (stretched[:, 1] - mu) / sigma) and mu > 0
     assert np.array_equal(moved[:, 2], stretched[:, 2])  # guessing unchanged
-    after = estimation._e_step(estimation._Terms.at(moved, problem), moved, problem)[2]
-    assert after > e_step[2] + 1.0
+    assert log_posterior(moved, problem) > expectation[2] + 1.0
 
 
 @pytest.mark.parametrize("model", ["1PL", "2PL", "3PL"])
 def test_em_with_the_move_never_lowers_the_log_posterior_and_stops_moving_at_the_optimum(model):
     sim = simulate_responses(300, 40, model="3PL", negative_fraction=0.1, seed=2)
     config = IRTConfig(model_family="decodirt", model=model, expanded_em=True)
-    problem = _problem(sim.responses.to_numpy(), config)
+    problem = problem_of(sim.responses.to_numpy(), config)
     values = sim.responses.to_numpy()
     score = values.sum(axis=1).astype(float)
-    start = estimation._initial_values(values, score, problem)
-    params, record = estimation._run_em(start, problem)
+    start = initial_values(values, score, problem)
+    params, record = run_em(start, problem)
     history = np.asarray(record.history)
     assert record.stopped_by == "stationary"
     assert record.expanded_moves > 0  # the move was taken, and the check below covers it
     assert np.all(np.diff(history) >= -1e-9 * np.abs(history[:-1]))
-    terms = estimation._Terms.at(params, problem)
-    assert estimation._expanded_move(params, terms, estimation._e_step(terms, params, problem), problem) is None
+    terms = Terms.at(params, problem)
+    assert expanded_move(params, terms, e_step(terms, params, problem), problem) is None
 
 
 @pytest.mark.parametrize("model", ["2PL", "3PL"])

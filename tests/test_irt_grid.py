@@ -1,5 +1,5 @@
-"""The calibration grid resolves the respondents' posteriors (``_resolving_grid`` in
-benchirt.irt.estimation; issue 22, item 2): it is doubled where a coarse grid's trapezoid rule is off
+"""The calibration grid resolves the respondents' posteriors (``resolving_grid`` in
+benchirt.irt.quadrature_grid; issue 22, item 2): it is doubled where a coarse grid's trapezoid rule is off
 by more than half the tolerance that tells optima apart, and every fit says which grid it used."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import benchirt.irt.compare as compare
-import benchirt.irt.estimation as estimation
+import benchirt.irt.quadrature_grid as quadrature_grid
 from benchirt.irt import IRTConfig, fit_irt
 from benchirt.irt.models import quadrature
 from benchirt.irt.simulate import simulate_responses
@@ -43,7 +43,7 @@ def test_many_items_refine_the_grid_until_a_doubling_changes_less_than_half_tol_
 
 
 def test_the_refinement_stops_at_its_limit_and_reports_the_error(monkeypatch):
-    monkeypatch.setattr(estimation, "_MAX_REFINEMENTS", 1)
+    monkeypatch.setattr(quadrature_grid, "MAX_REFINEMENTS", 1)
     sim = simulate_responses(132, 3000, model="2PL", seed=2)
     fit = fit_irt(sim.responses, IRTConfig(model="2PL", starts=1))
     assert fit.quadrature_nodes == 81 and fit.quadrature_error > fit.config.tol_optimum / 2

@@ -1,23 +1,22 @@
 """The start search's last phase: recombination of the optima found and flips of items to their other
-mode (benchirt.irt.estimation._recombine; issue 22, items 1 and 2)."""
+mode (benchirt.irt.recombine; issue 22, items 1 and 2)."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-import benchirt.irt.estimation as estimation
+import benchirt.irt.recombine as recombine
 from benchirt.irt import IRTConfig, fit_irt
-from benchirt.irt.models import quadrature
+from benchirt.irt.em import Record
+from benchirt.irt.estep import Terms, e_step, expected_correct
 from benchirt.irt.modes import item_grid, other_mode
+from benchirt.irt.mstep import item_objective
+from benchirt.irt.problem import log_prior
+from benchirt.irt.search import Run, release_unchosen
 from benchirt.irt.simulate import simulate_responses
+from irt_helpers import problem_of
 
-
-def _problem(responses: np.ndarray, config: IRTConfig) -> estimation._Problem:
-    nodes, log_w = quadrature(config.quadrature, config.theta_max)
-    patterns, _, counts = estimation._unique_rows(np.ascontiguousarray(responses.astype(np.int8)))
-    return estimation._Problem(np.ascontiguousarray(patterns.T), counts.astype(float),
-                               np.ones(responses.shape[1]), nodes, log_w, config)
 
 
 def test_other_mode_is_the_other_sign_or_a_difficulty_more_than_one_and_a_half_away():
@@ -28,7 +27,7 @@ def test_other_mode_is_the_other_sign_or_a_difficulty_more_than_one_and_a_half_a
 
 def test_a_crossover_takes_each_item_from_the_best_or_the_partner_turned_to_its_orientation():
     config = IRTConfig(model_family="decodirt")
-    problem = _problem(simulate_responses(40, 30, seed=0).responses.to_numpy(), config)
+    problem = problem_of(simulate_responses(40, 30, seed=0).responses.to_numpy(), config)
     rng = np.random.default_rng(5)
     best = np.column_stack([rng.uniform(0.5, 2, 30), rng.normal(0, 1, 30), np.full(30, -2.0)])
     second = best + 1.0  # same orientation as the best
@@ -36,7 +35,7 @@ def test_a_crossover_takes_each_item_from_the_best_or_the_partner_turned_to_its_
     mirror[:, :2] *= -1  # the best's mirror image with other guessing: taken back to the best's sign
     mirror[:, 2] = -1.0
     optima = [{"params": best}, {"params": second}, {"params": mirror}]
-    crossovers = estimation._Crossovers(problem)
+    crossovers = recombine.Crossovers(problem)
     for k, partner in enumerate([second, np.column_stack([best[:, :2], np.full(30, -1.0)]), second], start=1):
         start, name = crossovers.next(optima)
         assert name == f"cross_{k}"
@@ -49,18 +48,18 @@ def test_a_crossover_takes_each_item_from_the_best_or_the_partner_turned_to_its_
 def test_mode_flips_are_the_items_closest_to_their_other_mode_with_that_modes_best_grid_point():
     config = IRTConfig(model_family="decodirt")
     sim = simulate_responses(60, 12, model="3PL", seed=2, discrimination="normal")
-    problem = _problem(sim.responses.to_numpy(), config)
+    problem = problem_of(sim.responses.to_numpy(), config)
     params = np.column_stack([sim.a, sim.b, np.full(12, -2.0)])
-    flips = estimation._mode_flips(params, problem)
+    flips = recombine.mode_flips(params, problem)
     assert len(flips) == 12  # fewer items than _FLIPS: all of them
     # brute force: each item's objective at every grid point, the best one in another mode
     grid = item_grid(problem.lower, problem.upper)
-    terms = estimation._Terms.at(params, problem)
-    scaled, n_k, _ = estimation._e_step(terms, params, problem)
-    r = estimation._expected_correct(scaled, slice(0, 12), problem)
-    current = estimation._item_objective(params, terms, r, n_k, problem)
-    grid_terms = estimation._Terms.of_block(grid, problem)
-    prior = estimation._log_prior(grid, problem)
+    terms = Terms.at(params, problem)
+    scaled, n_k, _ = e_step(terms, params, problem)
+    r = expected_correct(scaled, slice(0, 12), problem)
+    current = item_objective(params, terms, r, n_k, problem)
+    grid_terms = Terms.of_block(grid, problem)
+    prior = log_prior(grid, problem)
     gaps = []
     for item, value in flips:
         q = (r[item] * grid_terms.log_p + (n_k - r[item]) * grid_terms.log_q).sum(axis=1) + prior
@@ -73,11 +72,11 @@ def test_mode_flips_are_the_items_closest_to_their_other_mode_with_that_modes_be
 
 def test_recombination_stays_within_its_budget_and_never_lowers_the_best(monkeypatch):
     sim = simulate_responses(132, 60, model="3PL", seed=1, discrimination="normal")
-    monkeypatch.setattr(estimation, "_RECOMBINE_BUDGET", 0)
+    monkeypatch.setattr(recombine, "RECOMBINE_BUDGET", 0)
     searched = fit_irt(sim.responses, IRTConfig(model_family="decodirt"))
     assert len(searched.optima) > 1  # so the recombination phase runs
     assert not any(run["start"].startswith(("cross_", "flip_")) for run in searched.starts["runs"])
-    monkeypatch.setattr(estimation, "_RECOMBINE_BUDGET", 4)
+    monkeypatch.setattr(recombine, "RECOMBINE_BUDGET", 4)
     fit = fit_irt(sim.responses, IRTConfig(model_family="decodirt"))
     names = [run["start"] for run in fit.starts["runs"]]
     recombined = [name for name in names if name.startswith(("cross_", "flip_"))]
@@ -90,11 +89,11 @@ def test_the_search_keeps_only_the_parameters_of_runs_it_can_report():
     """A run keeps its parameters while it is one of the best optimum's starts or the highest run;
     the others are released (a long search must not hold an item table per climb)."""
     def run(name, log_posterior):
-        return estimation._Run(name, np.zeros((3, 3)), estimation._Record(history=[log_posterior]))
+        return Run(name, np.zeros((3, 3)), Record(history=[log_posterior]))
 
     runs = [run("a", -10.0), run("b", -5.0), run("c", -5.05), run("d", -4.0)]
     optima = [{"log_posterior": -5.0, "starts": ["b", "c"], "params": np.zeros((3, 3))}]
-    estimation._release_unchosen(runs, optima)
+    release_unchosen(runs, optima)
     assert [r.params is not None for r in runs] == [False, True, True, True]  # d: the highest run
     sim = simulate_responses(132, 60, model="3PL", seed=1, discrimination="normal")
     fit = fit_irt(sim.responses, IRTConfig(model_family="decodirt"))  # the chosen run's parameters are still there to report
@@ -110,7 +109,7 @@ def test_kc2s_best_optimum_on_the_coarsest_grid_is_reached_by_recombination(shar
     fit = fit_irt(pool, coarse)
     assert fit.log_posterior == pytest.approx(-3636.90, abs=0.05)
     assert any(name.startswith(("cross_", "flip_")) for name in fit.optima[0]["starts"])
-    monkeypatch.setattr(estimation, "_RECOMBINE_BUDGET", 0)
+    monkeypatch.setattr(recombine, "RECOMBINE_BUDGET", 0)
     assert fit_irt(pool, coarse).log_posterior == pytest.approx(-3637.35, abs=0.05)
 
 

@@ -3,50 +3,46 @@
 The gradient the convergence test uses is checked against finite differences of the marginal log
 posterior; the per-item grid search against brute force; and on the embedded suite's calibration
 matrices (built with the pipeline's response stage) the fitted log posterior is checked to move by
-less than 0.1 when ``_MAX_STEP``, ``_M_STEPS`` or the order of the starts change.
+less than 0.1 when ``mstep.MAX_STEP``, ``mstep.M_STEPS`` or the order of the starts change.
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-import benchirt.irt.estimation as estimation
+import benchirt.irt.mstep as mstep
+import benchirt.irt.multistart as multistart
 from benchirt.irt import IRTConfig, fit_irt
+from benchirt.irt.climb import escape_item_modes
+from benchirt.irt.em import run_em
+from benchirt.irt.estep import Terms, e_step, log_posterior
 from benchirt.irt.models import quadrature
 from benchirt.irt.modes import best_on_grid, item_grid
+from benchirt.irt.problem import log_prior
 from benchirt.irt.simulate import simulate_responses
+from benchirt.irt.stationarity import marginal_gradient
+from irt_helpers import problem_of
 
-
-def _problem(responses: np.ndarray, config: IRTConfig) -> estimation._Problem:
-    """The estimator's problem for a matrix without duplicate rows or columns to collapse."""
-    nodes, log_w = quadrature(config.quadrature, config.theta_max)
-    patterns, _, counts = estimation._unique_rows(np.ascontiguousarray(responses.astype(np.int8)))
-    return estimation._Problem(np.ascontiguousarray(patterns.T), counts.astype(float),
-                               np.ones(responses.shape[1]), nodes, log_w, config)
-
-
-def _log_posterior(params: np.ndarray, problem) -> float:
-    return estimation._e_step(estimation._Terms.at(params, problem), params, problem)[2]
 
 
 @pytest.mark.parametrize("model", ["3PL", "2PL"])
 def test_marginal_gradient_matches_finite_differences(model):
     sim = simulate_responses(80, 6, model="3PL", seed=3, discrimination="normal")
     config = IRTConfig(model_family="decodirt", model=model)
-    problem = _problem(sim.responses.to_numpy(), config)
+    problem = problem_of(sim.responses.to_numpy(), config)
     rng = np.random.default_rng(0)
     params = np.column_stack([rng.normal(0, 1, 6), rng.normal(0, 1, 6),
                               rng.normal(-1.5, 0.5, 6) if model == "3PL" else np.full(6, -np.inf)])
-    terms = estimation._Terms.at(params, problem)
-    scaled, n_k, _ = estimation._e_step(terms, params, problem)
-    grad = estimation._marginal_gradient(params, terms, scaled, n_k, problem)
+    terms = Terms.at(params, problem)
+    scaled, n_k, _ = e_step(terms, params, problem)
+    grad = marginal_gradient(params, terms, scaled, n_k, problem)
     h = 1e-5
     for j in range(6):
         for q in range(3 if model == "3PL" else 2):
             up, down = params.copy(), params.copy()
             up[j, q] += h
             down[j, q] -= h
-            numeric = (_log_posterior(up, problem) - _log_posterior(down, problem)) / (2 * h)
+            numeric = (log_posterior(up, problem) - log_posterior(down, problem)) / (2 * h)
             assert grad[j, q] == pytest.approx(numeric, rel=1e-4, abs=1e-5)
     if model == "2PL":
         assert not grad[:, 2].any()
@@ -67,15 +63,15 @@ def test_a_converged_fit_is_stationary_and_says_so():
 def test_grid_search_equals_brute_force():
     config = IRTConfig(model_family="decodirt")
     nodes, _ = quadrature(config.quadrature, config.theta_max)
-    problem = _problem(simulate_responses(40, 5, seed=1).responses.to_numpy(), config)
+    problem = problem_of(simulate_responses(40, 5, seed=1).responses.to_numpy(), config)
     grid = item_grid(problem.lower, problem.upper)
     assert (grid >= problem.lower).all() and (grid <= problem.upper).all() and len(grid) > 1000
     rng = np.random.default_rng(2)
     n_k = rng.uniform(1, 5, len(nodes))
     r = n_k * rng.uniform(0, 1, (300, len(nodes)))  # more items than one chunk
-    prior = estimation._log_prior(grid, problem)
+    prior = log_prior(grid, problem)
     best, index = best_on_grid(grid, nodes, r, n_k, prior)
-    terms = estimation._Terms.of_block(grid, problem)
+    terms = Terms.of_block(grid, problem)
     for j in (0, 1, 150, 299):
         brute = (r[j] * terms.log_p + (n_k - r[j]) * terms.log_q).sum(axis=1) + prior
         assert index[j] == brute.argmax() and best[j] == pytest.approx(brute.max(), rel=1e-10)
@@ -84,12 +80,12 @@ def test_grid_search_equals_brute_force():
 def test_moving_items_to_their_best_mode_raises_the_log_posterior():
     """From a stationary point of plain EM the grid moves raise the marginal log posterior (GEM)."""
     sim = simulate_responses(132, 80, model="3PL", seed=7, discrimination="normal")
-    problem = _problem(sim.responses.to_numpy(), IRTConfig(model_family="decodirt"))
+    problem = problem_of(sim.responses.to_numpy(), IRTConfig(model_family="decodirt"))
     start = np.column_stack([np.full(80, 0.3), np.zeros(80), np.full(80, -3.0)])
-    params, record = estimation._run_em(start, problem)
-    moved, count = estimation._escape_item_modes(params, problem)
+    params, record = run_em(start, problem)
+    moved, count = escape_item_modes(params, problem)
     assert count > 0
-    assert _log_posterior(moved, problem) > _log_posterior(params, problem)
+    assert log_posterior(moved, problem) > log_posterior(params, problem)
 
 
 # --------------------------------------------------------------------------- perturbations
@@ -106,9 +102,9 @@ def _calibration_matrix(name: str):
 
 
 def _perturbed_log_posteriors(matrix, monkeypatch, quick: bool = False) -> list[float]:
-    """The fitted log posterior with the default constants and ``_MAX_STEP`` 0.25 (``quick``), and
-    otherwise also ``_M_STEPS`` 1 and 3, the starts reversed, and a mixed perturbation."""
-    original = estimation.start_scores
+    """The fitted log posterior with the default constants and ``mstep.MAX_STEP`` 0.25 (``quick``), and
+    otherwise also ``mstep.M_STEPS`` 1 and 3, the starts reversed, and a mixed perturbation."""
+    original = multistart.start_scores
 
     def reversed_starts(*args, **kwargs):
         scores, reason = original(*args, **kwargs)
@@ -119,9 +115,9 @@ def _perturbed_log_posteriors(matrix, monkeypatch, quick: bool = False) -> list[
     if not quick:
         variants += [(1.0, 1, original), (1.0, 2, reversed_starts), (1.0, 3, original), (0.5, 3, reversed_starts)]
     for max_step, m_steps, order in variants:
-        monkeypatch.setattr(estimation, "_MAX_STEP", max_step)
-        monkeypatch.setattr(estimation, "_M_STEPS", m_steps)
-        monkeypatch.setattr(estimation, "start_scores", order)
+        monkeypatch.setattr(mstep, "MAX_STEP", max_step)
+        monkeypatch.setattr(mstep, "M_STEPS", m_steps)
+        monkeypatch.setattr(multistart, "start_scores", order)
         fit = fit_irt(matrix, IRTConfig(model_family="decodirt"))
         assert fit.converged
         values.append(fit.log_posterior)
@@ -129,7 +125,7 @@ def _perturbed_log_posteriors(matrix, monkeypatch, quick: bool = False) -> list[
 
 
 def test_pima_optimum_does_not_depend_on_step_constants_or_start_order(monkeypatch):
-    """pima's optimum moved by 8.7 log-posterior units with ``_MAX_STEP`` 1 -> 0.25 (issue 22)."""
+    """pima's optimum moved by 8.7 log-posterior units with ``mstep.MAX_STEP`` 1 -> 0.25 (issue 22)."""
     values = _perturbed_log_posteriors(_calibration_matrix("pima"), monkeypatch, quick=True)
     assert max(values) - min(values) < 0.1
 

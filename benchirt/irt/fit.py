@@ -281,7 +281,7 @@ class IRTFit:
         and each difficulty; 2PL: discrimination and difficulty; 3PL: also guessing), columns
         ``item, parameter, se, estimate, low, high``. Items without information (``all_correct``,
         ``all_wrong``) have no SE and are left out. The SEs are those of ``items`` (the cross-product
-        estimator of :func:`benchirt.irt.estimation.fit_irt`); their coverage is measured in
+        estimator of :func:`benchirt.irt.standard_errors.standard_errors`); their coverage is measured in
         ``tests/test_interval_coverage.py``.
         """
         parameters = {"1PL": ("discrimination", "difficulty"), "2PL": ("discrimination", "difficulty")}.get(

@@ -1,9 +1,9 @@
 """Bookkeeping of the search over EM starts: the distinct optima found, and when to stop looking.
 
-EM climbs from each start to a nearby optimum of the marginal log posterior
-(:mod:`benchirt.irt.estimation`); this module files where each start ended and decides when the
-search has seen enough. No rule can prove that the best optimum found is the global one; the
-stopping rule here asks for evidence of two kinds, both counted from where the starts ended:
+EM climbs from each start to a nearby optimum of the marginal log posterior (:mod:`benchirt.irt.climb`, driven
+by :mod:`benchirt.irt.multistart`); this module files where each start ended and decides when the search has
+seen enough. No rule can prove that the best optimum found is the global one; the stopping rule here asks for
+evidence of two kinds, both counted from where the starts ended:
 
 * **agreement**: the best optimum found has been reached from at least :data:`AGREEMENT` starts
   (one start reaching it could be luck);
@@ -17,12 +17,21 @@ The estimator asks only after its informed candidates have all climbed (seven, a
 better optima on real pools): on one-dimensional data they end in the same optimum (``f1 = 0``) and
 the search stops there; on decodIRT's reference pools, where a 20-start search ends in 5-17
 distinct optima, it goes on (up to a budget the estimator sets). After the stop the estimator recombines
-the optima found (:mod:`benchirt.irt.estimation`, docs/irt.md "Starts"); those starts begin at known
-optima and are no evidence here. Hand-written: a few lines of counting.
+the optima found (:mod:`benchirt.irt.recombine`, docs/irt.md "Starts"); those starts begin at known
+optima and are no evidence here. Each climb is kept as a :class:`Run` (its parameters released once it
+can no longer be the reported one, :func:`release_unchosen`); :func:`chosen_run` picks the reported run
+and :func:`run_rows` lists every start for the fit's start table. Hand-written: a few lines of counting.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:  # annotations only: the EM modules import this one
+    from benchirt.irt.config import IRTConfig
+    from benchirt.irt.em import Record
 
 #: Starts that must have reached the best optimum found before the search may stop.
 AGREEMENT = 2
@@ -67,3 +76,47 @@ def explored_enough(optima: list[dict], independent=lambda name: True) -> bool:
     leaves such starts out."""
     return bool(optima) and sum(map(independent, optima[0]["starts"])) >= AGREEMENT and \
         unseen_share(optima, independent) <= UNSEEN_SHARE
+
+
+@dataclass
+class Run:
+    """Where one start's EM ended: its parameters and record."""
+
+    name: str
+    params: np.ndarray | None  # None once it cannot be the reported run (:func:`release_unchosen`)
+    record: "Record"
+
+
+def release_unchosen(runs: list[Run], optima: list[dict]) -> None:
+    """Drop the parameters of the runs :func:`chosen_run` can no longer report — all but the best
+    optimum's starts and the highest run — so that a search of 80 climbs does not hold 80 item tables
+    (the optima keep their own; at 132 x 8000 the runs' tables were 15 MB, 14 bytes per response cell)."""
+    keep = set(optima[0]["starts"]) if optima else set()
+    top = max(runs, key=lambda run: run.record.history[-1])
+    for run in runs:
+        if run is not top and run.name not in keep:
+            run.params = None
+
+
+def chosen_run(runs: list[Run], optima: list[dict]) -> Run:
+    """The reported run: of the best optimum's starts, the highest that stopped on the stationarity test (a
+    start that stopped on joining it lies within :data:`benchirt.irt.stationarity.JOIN` of it, its gradient
+    untested); failing that, the highest run."""
+    best_starts = optima[0]["starts"] if optima else []
+    stationary = [run for run in runs if run.name in best_starts and run.record.stopped_by == "stationary"]
+    return max(stationary or runs, key=lambda run: run.record.history[-1])
+
+
+def run_rows(runs: list[Run], best: Run, config: IRTConfig) -> list[dict]:
+    """One JSON-ready row per start for the fit's start table (see
+    :func:`benchirt.irt.multistart.best_of_starts`)."""
+    top = max(run.record.history[-1] for run in runs)
+    rows = []
+    for run in runs:
+        record = run.record
+        status = "converged" if record.converged else "iteration_limit"
+        if status == "converged" and record.history[-1] < top - config.tol_optimum:
+            status = "better_optimum_exists"
+        rows.append({"start": run.name, "log_posterior": float(record.history[-1]), "n_iter": int(record.n_iter),
+                     "stopped_by": record.stopped_by, "status": status, "chosen": run is best})
+    return rows

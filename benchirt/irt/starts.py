@@ -1,4 +1,4 @@
-"""Starting abilities for the EM of :mod:`benchirt.irt.estimation` (one per start).
+"""Starting abilities for the EM of the start search, :mod:`benchirt.irt.multistart` (one per start).
 
 EM for the 2PL/3PL climbs to the nearest optimum of the marginal likelihood, so the start decides
 which one it finds. The classical start — the respondents' sum scores as provisional abilities
@@ -164,7 +164,7 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
         :data:`_DIRECTIONS` in the plane of the first two components, in the order they are tried
         (the estimator stops when they agree and, where they do not, hops from the best optimum and
         tries seeded mixtures,
-        :func:`benchirt.irt.estimation.fit_irt`). An integer ``k`` takes the first
+        :func:`benchirt.irt.multistart.best_of_starts`). An integer ``k`` takes the first
         ``k`` of those, then mixtures of the first two components with seeded random weights.
     monotone : bool
         Discriminations are at least 0 (``IRTConfig.model_family="monotone"``): the sum score, on

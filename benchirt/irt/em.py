@@ -1,0 +1,239 @@
+"""EM from one start to a stationary point, accelerated by SQUAREM (Varadhan & Roland 2008) and by a
+parameter-expanded move on the ability scale (PX-EM; Liu, Rubin & Wu 1998).
+
+:func:`run_em` iterates the EM map of :func:`benchirt.irt.mstep.em_step` (E-step of
+:mod:`benchirt.irt.estep`, M-step of :mod:`benchirt.irt.mstep`), extrapolating every item along its
+last two steps (SQUAREM scheme S3, step length per item; one for all parameters in the 1PL) and keeping
+an extrapolation only where it does not lower the log posterior, so the log posterior never decreases.
+With ``IRTConfig.expanded_em`` (on for the monotone family; off for decodIRT's, where it changes which
+optima the start search reaches, docs/irt.md) each cycle begins with :func:`expanded_move`, along which
+plain EM creeps. It stops by the rule of :func:`judge_stop`, on the evidence of
+:mod:`benchirt.irt.stationarity`. Hand-written: SQUAREM needs a step length per item here, which no library
+offers on this map.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from benchirt.irt.estep import Terms, e_step
+from benchirt.irt.mstep import em_step
+from benchirt.irt.problem import Problem, clip, max_change
+from benchirt.irt.stationarity import joins, largest_gradient, marginal_gradient
+
+#: Largest SQUAREM step length (per item); longer ones fail the log-posterior check more often
+#: than they gain (measured on simulated and reference matrices).
+_MAX_ALPHA = 3.0
+#: The 1PL's SQUAREM step length, one for all parameters: a cap of 3 left its fits at 52 and 85 EM
+#: steps (simulated 1000 x 2000 and 2000 x 1000), 100 at 16 and 27 (issue 23; a longer step that
+#: fails the log-posterior check costs one EM step).
+_MAX_ALPHA_1PL = 100.0
+#: The parameter-expanded move (:func:`expanded_move`) changes the ability scale's unit by at most
+#: this factor's exponential (e^0.7 = 2.0) at once.
+_EXPANSION_RANGE = 0.7
+
+
+@dataclass
+class Record:
+    """How one start's EM went: whether and why it stopped (``stopped_by``: ``"stationary"``,
+    ``"same_optimum"`` or ``"max_iter"``), its EM steps, the last step's size, log-posterior gain and
+    marginal gradient, the log posterior after every step (``history``), and the items moved and moves
+    made on the way."""
+
+    converged: bool = False
+    stopped_by: str = "max_iter"
+    n_iter: int = 0
+    max_change: float = float("inf")
+    log_posterior_change: float = float("inf")
+    history: list[float] = field(default_factory=list)
+    max_gradient: float = float("inf")
+    #: items moved to a better mode of their M-step objective (:func:`benchirt.irt.climb.escape_item_modes`), and rounds
+    items_moved: int = 0
+    escapes: int = 0
+    joined: dict | None = None  # the known optimum a "same_optimum" stop joined
+    #: parameter-expanded moves (:func:`expanded_move`) kept, and those the log-posterior check refused
+    expanded_moves: int = 0
+    expanded_rejected: int = 0
+
+    def extend(self, later: "Record") -> "Record":
+        """This record continued by ``later`` (EM resumed from this record's end)."""
+        later.n_iter += self.n_iter
+        later.history = self.history[:-1] + later.history
+        later.items_moved += self.items_moved
+        later.escapes += self.escapes
+        later.expanded_moves += self.expanded_moves
+        later.expanded_rejected += self.expanded_rejected
+        return later
+
+
+def run_em(params: np.ndarray, problem: Problem, known: Sequence[dict] = (),
+           max_iter: int | None = None) -> tuple[np.ndarray, Record]:
+    """EM accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3, step length per item).
+
+    Each cycle takes two EM steps ``x1 = F(x0)``, ``x2 = F(x1)``, extrapolates every item
+    ``x' = x0 - 2 alpha r + alpha^2 v`` (``r = x1 - x0``, ``v = x2 - 2 x1 + x0``, ``alpha = -|r|/|v|`` in
+    ``[-3, -1]``), clips ``x'`` to the bounds and takes one EM step from it; when ``x'`` has a lower log
+    posterior than ``x0`` the cycle continues from ``x2`` instead, so the log posterior never decreases. With
+    ``config.expanded_em``, before each cycle ``x0`` takes the parameter-expanded move of
+    :func:`expanded_move` (Liu, Rubin & Wu 1998) when the log posterior at the moved point (its E-step, which
+    the cycle's first EM step then uses) is at least the one at ``x0``; otherwise EM goes on from ``x0`` and
+    the next move is half as long (a kept move doubles it again, up to the full step).
+
+    Convergence is judged on the plain EM step ``x0 -> x1`` of a cycle: it moves no
+    parameter by ``tol`` or more, raises the log posterior by less than
+    ``tol_log_posterior``, *and* the marginal log posterior's gradient at ``x1`` is below
+    ``tol_gradient`` in every free parameter (:func:`benchirt.irt.stationarity.marginal_gradient`;
+    ``stopped_by="stationary"``). Either of the first two tests alone stops early
+    where EM is slow: small parameter steps while the log posterior still climbs, or a
+    tiny log-posterior gain per step while items crawl along flat 3PL ridges (docs/irt.md,
+    "Convergence rule"). A later start stops as soon as it comes
+    within :data:`benchirt.irt.stationarity.JOIN` of ``known``, an optimum an earlier start converged to, or of
+    its mirror image (``"same_optimum"``: EM's fixed point attracts its neighbourhood,
+    so continuing would only reproduce it). ``max_iter`` (default ``config.max_iter``) bounds the
+    EM steps.
+    """
+    config = problem.config
+    record = Record(history=[])
+    cols = [0, 1, 2] if problem.estimates_guessing else [0, 1]
+
+    def step(x, t, e=None):
+        new, new_terms, log_post = em_step(x, t, problem, e)
+        record.n_iter += 1
+        record.history.append(log_post)
+        return new, new_terms, log_post
+
+    x0, t0 = params, Terms.at(params, problem)
+    e0: tuple[np.ndarray, np.ndarray, float] | None
+    e_moved: tuple[np.ndarray, np.ndarray, float] | None
+    lp_prev = None
+    length = 1.0  # of the expanded move: halved after each refused move, doubled (up to 1) after each kept one
+    max_iter = config.max_iter if max_iter is None else max_iter
+    while record.n_iter < max_iter:
+        e0 = e_step(t0, x0, problem)
+        moved = expanded_move(x0, t0, e0, problem, length) if config.uses_expanded_em else None
+        if moved is not None:  # kept only where it raises the log posterior (one more E-step)
+            del t0  # (one set of item x node tables at a time)
+            t_moved = Terms.at(moved, problem)
+            e_moved = e_step(t_moved, moved, problem)
+            if e_moved[2] >= e0[2]:
+                x0, t0, e0 = moved, t_moved, e_moved  # one name per table (see below)
+                del t_moved
+                record.expanded_moves += 1
+                length = min(1.0, 2 * length)
+            else:
+                del t_moved
+                t0 = Terms.at(x0, problem)
+                record.expanded_rejected += 1
+                length /= 2
+        x1, t1, lp0 = step(x0, t0, e0)
+        e0 = e_moved = moved = None
+        record.max_change = max_change(x0, x1)
+        if lp_prev is not None:
+            record.log_posterior_change = lp0 - lp_prev
+        judge_stop(record, x0, lp0, x1, t1, known, problem)
+        if record.stopped_by != "max_iter" or record.n_iter >= max_iter:
+            x0, t0 = x1, t1
+            break
+        del t0  # release each item x node table once it is used (they dominate memory for small n)
+        x2, t2, lp1 = step(x1, t1)
+        del t1  # x2's tables are rebuilt in the rare case they are needed
+        del t2
+        record.log_posterior_change = lp1 - lp0
+        r = x1[:, cols] - x0[:, cols]
+        v = x2[:, cols] - 2 * x1[:, cols] + x0[:, cols]
+        if problem.config.model == "1PL":
+            # one step length for all parameters (Varadhan & Roland's own scheme): the shared
+            # discrimination moves every difficulty with it, and EM crawls along that direction
+            norm_v, norm_r = np.sqrt((v**2).sum()), np.sqrt((r**2).sum())
+            longest = _MAX_ALPHA_1PL
+        else:
+            norm_v = np.sqrt((v**2).sum(axis=1, keepdims=True))
+            norm_r = np.sqrt((r**2).sum(axis=1, keepdims=True))
+            longest = _MAX_ALPHA
+        alpha = np.minimum(-norm_r / np.where(norm_v > 0, norm_v, np.inf), -1.0)
+        alpha = np.maximum(alpha, -longest)
+        extrapolated = x0.copy()
+        extrapolated[:, cols] = x0[:, cols] - 2 * alpha * r + alpha**2 * v
+        extrapolated = clip(extrapolated, problem)
+        x3, t3, lp_ext = step(extrapolated, Terms.at(extrapolated, problem))
+        if lp_ext < lp1:  # extrapolation overshot: continue from plain EM instead
+            record.history.pop()
+            del t3
+            if record.n_iter >= max_iter:  # no EM step left: end at x2
+                x3, t3 = x2, Terms.at(x2, problem)
+            else:
+                x3, t3, lp_ext = step(x2, Terms.at(x2, problem))
+        lp_prev = lp_ext
+        x0, t0, t3 = x3, t3, None  # one name per table, so that releasing it frees it
+    record.converged = record.stopped_by != "max_iter"
+    # log posterior at the final estimates (one more E-step, no update)
+    record.history.append(e_step(t0, x0, problem)[2])
+    return x0, record
+
+
+def judge_stop(record: Record, x0: np.ndarray, lp0: float, x1: np.ndarray, t1: Terms, known: Sequence[dict],
+               problem: Problem) -> None:
+    """Set ``record.stopped_by`` after the plain EM step ``x0 -> x1`` (``lp0``: the log posterior at ``x0``)
+    by the rule of :func:`run_em`: ``"stationary"`` when the step is small in every parameter and in the log
+    posterior and the marginal gradient at ``x1`` (tables ``t1``) is below ``tol_gradient``; otherwise
+    ``"same_optimum"`` when ``x0`` joins an optimum of ``known`` (:func:`benchirt.irt.stationarity.joins`)."""
+    config = problem.config
+    if record.max_change < config.tol and record.log_posterior_change < config.tol_log_posterior:
+        record.max_gradient = largest_gradient(x1, t1, problem)
+        if record.max_gradient < config.tol_gradient:
+            record.stopped_by = "stationary"
+    else:
+        record.joined = next((optimum for optimum in known if joins(x0, lp0, optimum, problem)), None)
+        if record.joined is not None:
+            record.stopped_by = "same_optimum"
+
+
+def expanded_move(params: np.ndarray, terms: Terms, expectation: tuple, problem: Problem,
+                  length: float = 1.0) -> np.ndarray | None:
+    """``params`` moved along the location and unit of the ability scale by a parameter-expanded EM step
+    (PX-EM; Liu, Rubin & Wu 1998), or ``None`` where the move changes no parameter by ``config.tol`` or more.
+    ``terms`` and ``expectation`` (:func:`benchirt.irt.estep.e_step`'s result) are those at ``params``.
+
+    The model is unchanged by ``theta -> mu + sigma theta`` with ``a -> a / sigma``, ``b -> mu + sigma b``;
+    only the N(0, 1) ability distribution pins mu and sigma, through the E-step's posteriors, which follow the
+    items slowly, so EM creeps along this direction. PX-EM expands the ability distribution to N(mu, sigma^2),
+    estimates (mu, sigma) in the M-step and reduces back: ``a -> a sigma``, ``b -> (b - mu) / sigma``, ``c``
+    unchanged (the 1PL's shared ``a`` alike). Its (mu, sigma) step is the mean and SD of the posterior of
+    theta over the respondents — in a continuous model, by integration by parts, the gradient of the marginal
+    log-likelihood along the reduction divided by the expanded model's complete-data information (N for mu, 2N
+    for log sigma). On the quadrature grid that identity fails (respondents' posteriors are narrower than the
+    node spacing): at EM's optimum of simulated 3PL matrices the moments, with the priors
+    (:func:`benchirt.irt.problem.log_prior`) in the (mu, sigma) M-step, still ask for mu = -0.077, sigma =
+    1.007 (132 x 500) and mu = 0.040, sigma = 1.033 (1000 x 500), and a first version that moved by them took
+    237 EM steps instead of 78 from the principal-component start at 132 x 500 (74 of its 78 moves refused).
+    So the step is taken in its gradient form, ``mu = length G_mu / I_mu``, ``log sigma = length G_s / I_s``
+    (at most :data:`_EXPANSION_RANGE`), with ``G`` the exact gradient of the marginal log posterior along the
+    reduction (Fisher's identity, :func:`benchirt.irt.stationarity.marginal_gradient`:
+    ``G_mu = -sum_j w_j dL/db_j``, ``G_s = sum_j w_j (a_j dL/da_j - b_j dL/db_j)``) and ``I`` the
+    complete-data information plus the priors' curvature along it. Its fixed points are then EM's;
+    :func:`run_em` keeps the move only where the log posterior does not fall."""
+    scaled, n_k, _ = expectation
+    config = problem.config
+    grad = marginal_gradient(params, terms, scaled, n_k, problem)
+    w = problem.multiplicity
+    a, b = params[:, 0], params[:, 1]
+    along_a = a[0] * grad[0, 0] if config.model == "1PL" else w @ (a * grad[:, 0])
+    g_location = -float(w @ grad[:, 1])
+    g_scale = float(along_a - w @ (b * grad[:, 1]))
+    total = float(n_k.sum())
+    info_location, info_scale = total, 2 * total
+    if config.prior:
+        (ma, sa), (mb, sb) = config.prior_discrimination, config.prior_difficulty
+        info_location += float(w.sum()) / sb**2
+        info_scale += max(float(w @ (2 * b**2 - mb * b)) / sb**2, 0.0)
+        if config.model != "1PL":
+            info_scale += max(float(w @ (2 * a**2 - ma * a)) / sa**2, 0.0)
+    mu = length * g_location / info_location
+    sigma = float(np.exp(np.clip(length * g_scale / info_scale, -_EXPANSION_RANGE, _EXPANSION_RANGE)))
+    moved = params.copy()
+    moved[:, 0] *= sigma
+    moved[:, 1] = (moved[:, 1] - mu) / sigma
+    moved = clip(moved, problem)
+    return moved if max_change(params, moved) >= config.tol else None

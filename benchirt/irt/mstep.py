@@ -1,0 +1,290 @@
+"""The M-step of the EM: damped, projected Fisher scoring on each item's expected complete-data log
+posterior ``Q_j = sum_k r_jk log P_jk + (n_k - r_jk) log(1 - P_jk) + log prior_j`` (Bock & Aitkin 1981).
+
+Up to :data:`M_STEPS` Fisher-scoring steps per item (2 x 2 or 3 x 3 systems solved for every item at
+once, :func:`solve_small`; projected at the bounds; shortened to at most :data:`MAX_STEP` per
+parameter), with step halving so that each item's objective never decreases: a generalised EM, whose
+every step raises the marginal log posterior (Dempster, Laird & Rubin 1977, Theorem 1). The second step
+only for items the first moved by ``tol`` or more. The 1PL takes one joint Newton step on the shared
+discrimination and all difficulties instead, solved through the Schur complement of its arrow-shaped
+information (:func:`_rasch_step`). Guessing is optimised as ``gamma = logit(c)``; its Beta prior (in
+``c``) keeps it off the boundaries. Hand-written: vectorised over the items, which per-item
+``scipy.optimize`` calls are not (docs/irt.md).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from benchirt.irt.estep import Terms, e_step, expected_correct
+from benchirt.irt.problem import Problem, clip, free_columns, guessing, log_prior
+
+#: Largest change of any parameter (a, b, logit c) in one Fisher-scoring update.
+MAX_STEP = 1.0
+#: Halvings tried before an item keeps its previous value in an M-step.
+_HALVINGS = 8
+#: Fisher-scoring steps per item in one M-step. One step (a generalised EM) left EM crawling along
+#: flat ridges of weakly determined 3PL items: at 132 x 8000 it stopped 94 log-posterior units below
+#: the optimum (``benchmarks/irt_fit.py --part scale --baseline``); a third step cost more than it saved there.
+M_STEPS = 2
+
+
+def em_step(params: np.ndarray, terms: Terms, problem: Problem,
+            expectation: tuple | None = None) -> tuple[np.ndarray, Terms, float]:
+    """One EM iteration ``F``: E-step at ``params`` (or ``expectation``, :func:`benchirt.irt.estep.e_step`'s
+    result there), then up to :data:`M_STEPS` damped Fisher-scoring steps per item (:func:`_scoring_pass`); an
+    item takes another step only while its last one moved a parameter by ``config.tol`` or more. The 1PL takes
+    one joint Newton step on the shared discrimination and all difficulties instead (:func:`_rasch_step`).
+    Returns the new params, their terms (``terms`` updated in place: the old ones are not needed again) and
+    the log posterior at the *old* params."""
+    scaled, n_k, log_post = expectation or e_step(terms, params, problem)
+    if problem.config.model == "1PL":
+        new = _rasch_step(params, terms, scaled, n_k, problem)
+        return new, terms, log_post
+    new, moved = _scoring_pass(params, terms, scaled, n_k, problem)
+    for _ in range(M_STEPS - 1):
+        rows = np.flatnonzero(moved >= problem.config.tol)
+        if not len(rows):
+            break
+        new, moved = _scoring_pass(new, terms, scaled, n_k, problem, rows)
+    return new, terms, log_post
+
+
+def _scoring_pass(params, terms, scaled, n_k, problem, rows=None) -> tuple[np.ndarray, np.ndarray]:
+    """One projected, damped Fisher-scoring step for each item (of ``rows``, default all), item block
+    by item block, halved until the item's objective does not decrease (items where no halving helps
+    keep their parameters). ``terms`` is updated in place. Returns the new params and how far each
+    item moved (largest change of a, b, logit c; 0 for items outside ``rows``).
+
+    The halvings run once, on the few items whose full step failed, gathered from all blocks."""
+    new = params.copy()
+    if rows is None:
+        chunks = problem.blocks()
+    else:
+        chunks = [rows[i:i + problem.block_size] for i in range(0, len(rows), problem.block_size)]
+    failed = []  # per chunk: (items, step, r, objective before the step) of steps that lowered it
+    for chunk in chunks:
+        r = expected_correct(scaled, chunk, problem)
+        old_terms = terms.rows(chunk)
+        step = _scoring_direction(params[chunk], old_terms, r, n_k, problem)
+        old_obj = item_objective(params[chunk], old_terms, r, n_k, problem)
+        trial = clip(params[chunk] + step, problem)
+        trial_terms = Terms.of_block(trial, problem)
+        worse = np.flatnonzero(item_objective(trial, trial_terms, r, n_k, problem) < old_obj - 1e-10)
+        new[chunk] = trial
+        terms.merge(chunk, trial_terms)
+        if len(worse):
+            items = np.arange(chunk.start, chunk.stop)[worse] if isinstance(chunk, slice) else chunk[worse]
+            failed.append((items, step[worse], r[worse], old_obj[worse]))
+    if failed:
+        items, steps, expected, objectives = (np.concatenate(parts) for parts in zip(*failed))
+        _halve_failed_steps(params, new, terms, items, steps, expected, objectives, n_k, problem)
+    cols = free_columns(problem)
+    moved = np.abs(new[:, cols] - params[:, cols]).max(axis=1)
+    return new, moved
+
+
+def _halve_failed_steps(params, new, terms, items, step, r, old_obj, n_k, problem) -> None:
+    """Step halving for ``items``, whose full step lowered their objective: each keeps the largest
+    ``step / 2^h`` that does not, or its previous parameters; ``new`` and ``terms`` updated in place."""
+    scale = 0.5
+    for _ in range(_HALVINGS):
+        trial = clip(params[items] + scale * step, problem)
+        trial_terms = Terms.of_block(trial, problem)
+        new[items] = trial
+        terms.merge(items, trial_terms)
+        still = item_objective(trial, trial_terms, r, n_k, problem) < old_obj - 1e-10
+        items, step, r, old_obj = items[still], step[still], r[still], old_obj[still]
+        if not len(items):
+            return
+        scale /= 2
+    new[items] = params[items]
+    terms.merge(items, Terms.of_block(params[items], problem))
+
+
+def _scoring_direction(params, terms, r, n_k, problem) -> np.ndarray:
+    """The Fisher-scoring step (m, 3) of each item: projected at the bounds, at most
+    :data:`MAX_STEP` per parameter."""
+    cols = free_columns(problem)
+    grad, info = gradient_information(params, terms, r, n_k, problem)
+    step = np.zeros_like(params)
+    if problem.config.model == "1PL":
+        step[:, 1] = grad[:, 1] / (info[:, 1, 1] + 1e-9)
+    else:
+        sub_grad = grad[:, cols]
+        sub_info = info[:, cols][:, :, cols]
+        sub_info[:, range(len(cols)), range(len(cols))] += 1e-6
+        step[:, cols] = solve_small(sub_info, sub_grad)
+        # parameters on a bound that the step pushes outward are held there and the
+        # others re-solved (a projected Newton step), so clipping cannot spoil the step
+        on_bound = pinned(params, step, problem)[:, cols]
+        rows = np.flatnonzero(on_bound.any(axis=1))
+        if len(rows):
+            keep = ~on_bound[rows]
+            fixed_info = sub_info[rows] * keep[:, :, None] * keep[:, None, :] + np.eye(len(cols)) * ~keep[:, None, :]
+            step[np.ix_(rows, np.asarray(cols))] = solve_small(fixed_info, sub_grad[rows] * keep)
+    # shorten long steps as a whole (clipping each component would change their direction)
+    longest = np.abs(step).max(axis=1, keepdims=True)
+    return step * (MAX_STEP / np.maximum(longest, MAX_STEP))
+
+
+def solve_small(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``numpy.linalg.solve(matrix, rhs[..., None])[..., 0]`` for a stack of symmetric 2 x 2 or 3 x 3
+    systems, by the adjugate (Cramer's rule): a handful of array operations instead of one LAPACK
+    call per system, which took 7 % of a 3PL fit's time at 132 x 8000 (issue 23)."""
+    if matrix.shape[-1] == 2:
+        p, q, r = matrix[:, 0, 0], matrix[:, 0, 1], matrix[:, 1, 1]
+        x, y = rhs[:, 0], rhs[:, 1]
+        det = p * r - q * q
+        return np.stack([r * x - q * y, p * y - q * x], axis=1) / det[:, None]
+    a, b, c, d, e, f = (matrix[:, i, j] for i, j in ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)))
+    # cofactors of the symmetric matrix [[a, b, c], [b, d, e], [c, e, f]]
+    A, B, C = d * f - e * e, c * e - b * f, b * e - c * d
+    D, E, F = a * f - c * c, b * c - a * e, a * d - b * b
+    det = a * A + b * B + c * C
+    x, y, z = rhs[:, 0], rhs[:, 1], rhs[:, 2]
+    return np.stack([A * x + B * y + C * z, B * x + D * y + E * z, C * x + E * y + F * z], axis=1) / det[:, None]
+
+
+def pinned(params: np.ndarray, step: np.ndarray, problem: Problem) -> np.ndarray:
+    """(m, 3) mask of parameters sitting on a bound with a step pointing outward."""
+    eps = 1e-9
+    return ((params >= problem.upper - eps) & (step > 0)) | ((params <= problem.lower + eps) & (step < 0))
+
+
+def _rasch_step(params, terms, scaled, n_k, problem) -> np.ndarray:
+    """1PL M-step: one damped Newton (Fisher-scoring) step on the shared discrimination ``a`` and
+    every difficulty ``b_j`` jointly, halved as a whole until the summed objective
+    ``sum_j w_j Q_j(a, b_j)`` does not decrease (a generalised EM); ``terms`` updated in place.
+
+    The information matrix is an arrow: ``a`` couples with every ``b_j``, the ``b_j`` not with each
+    other, so the system is solved through the Schur complement of its diagonal part, in O(m):
+    ``da = (G_a - sum_j w_j I_ab g_b / I_bb) / (H_aa - sum_j w_j I_ab^2 / I_bb)``,
+    ``db_j = (g_b - I_ab da) / I_bb`` (``G_a = sum_j w_j g_a``, ``H_aa = sum_j w_j I_aa``). Taking ``a``
+    and the ``b_j`` in turn instead (a Newton step on ``a`` after the items' steps) crawled: ``a``
+    rescales every ``b``, and the 1PL took twice the 2PL's EM steps (issue 23)."""
+    w = problem.multiplicity
+    grad = np.empty((len(params), 2))
+    info = np.empty((len(params), 3))  # I_aa, I_ab, I_bb
+    old_obj = 0.0
+    for block in problem.blocks():  # pass 1: gradient and information of every item at the E-step
+        r = expected_correct(scaled, block, problem)
+        block_terms = terms.rows(block)
+        g, i = gradient_information(params[block], block_terms, r, n_k, problem)
+        grad[block] = g[:, :2]
+        info[block] = np.stack([i[:, 0, 0], i[:, 0, 1], i[:, 1, 1]], axis=1)
+        old_obj += w[block] @ item_objective(params[block], block_terms, r, n_k, problem)
+    i_bb = info[:, 2] + 1e-9
+    step = np.zeros((len(params), 3))
+    # a difficulty on its bound whose own step points outward is held there, and so is the shared a:
+    # the system is solved for the others (a projected Newton step; clipping afterwards would spoil
+    # the coupled step of a)
+    free = ~pinned(params, np.stack([grad[:, 0], grad[:, 1] / i_bb, np.zeros(len(params))], axis=1),
+                   problem)[:, 1]
+    a_free = not pinned(params[:1], np.array([[w @ grad[:, 0], 0.0, 0.0]]), problem)[0, 0]
+    held = np.zeros(len(params))  # the fixed step of a difficulty that is not free
+    for _ in range(2):  # a difficulty whose step would cross its bound goes onto it and the system is re-solved
+        # with that step fixed: clipped afterwards, it could not follow a, and a step of a few 1e-5 in a then
+        # lowered the objective at every halving (a 1PL start stalled for 1000 EM steps, issue 23)
+        ratio = np.where(free, info[:, 1] / i_bb, 0.0)
+        if a_free:
+            schur = w @ (info[:, 0] - info[:, 1] * ratio) + 1e-9
+            step[:, 0] = (w @ (grad[:, 0] - ratio * grad[:, 1] - info[:, 1] * held)) / schur
+        step[:, 1] = np.where(free, (grad[:, 1] - info[:, 1] * step[:, 0]) / i_bb, held)
+        reached = params[:, 1] + step[:, 1]
+        crossing = free & ((reached > problem.upper[1]) | (reached < problem.lower[1]))
+        if not crossing.any():
+            break
+        free &= ~crossing
+        held[crossing] = np.clip(reached[crossing], problem.lower[1], problem.upper[1]) - params[crossing, 1]
+    # each component at most MAX_STEP (a difficulty's clipped alone: the halvings below keep the whole
+    # step monotone either way)
+    np.clip(step[:, :2], -MAX_STEP, MAX_STEP, out=step[:, :2])
+    scale = 1.0
+    for _ in range(_HALVINGS + 1):
+        trial = clip(params + scale * step, problem)
+        new_obj = 0.0
+        for block in problem.blocks():  # pass 2: the objective at the trial, its tables kept
+            r = expected_correct(scaled, block, problem)
+            trial_terms = Terms.of_block(trial[block], problem)
+            new_obj += w[block] @ item_objective(trial[block], trial_terms, r, n_k, problem)
+            terms.merge(block, trial_terms)
+        if new_obj >= old_obj - 1e-10 * len(params):  # as each item's step in :func:`_scoring_pass`
+            return trial
+        scale /= 2
+    terms.merge(slice(0, len(params)), Terms.at(params, problem))
+    return params.copy()
+
+
+def gradient_information(
+    params: np.ndarray, terms: Terms, r: np.ndarray, n_k: np.ndarray, problem: Problem
+) -> tuple[np.ndarray, np.ndarray]:
+    """Gradient (m, 3) and Fisher information (m, 3, 3) of each item's expected log posterior.
+
+    With ``z = a(theta - b)``, ``s = sigma(z)``, ``P = c + (1-c)s`` and residual
+    ``e_k = r_jk - n_k P_jk``: ``dQ/dz = e s/P``, ``dQ/dgamma = e c/P``;
+    information weights ``(1-c)s^2(1-s)/P``, ``c(1-c)s(1-s)/P`` and ``c^2(1-c)(1-s)/P``.
+    """
+    a, b = params[:, 0], params[:, 1]
+    c = guessing(params)
+    s = terms.s
+    p = c[:, None] + (1 - c[:, None]) * s if problem.estimates_guessing else s
+    powers = problem.node_powers  # (K, 3): 1, theta, theta^2
+    # sums over nodes of x * (theta - b)^q come from x @ [1, theta, theta^2]; the item x node
+    # temporaries are built in place (two at a time), factors constant per item applied after the sums
+    grad = np.zeros(params.shape)
+    info = np.zeros(params.shape + (3,))
+    e_over_p = np.multiply(p, n_k[None, :])
+    np.subtract(r, e_over_p, out=e_over_p)
+    e_over_p /= p  # e / P
+    if problem.estimates_guessing:
+        grad[:, 2] = c * e_over_p.sum(axis=1)  # sum e c / P
+    e_over_p *= s  # e s / P
+    g1, gt = (e_over_p @ powers[:, :2]).T
+    del e_over_p
+    u = np.subtract(1.0, s)  # 1 - s
+    if problem.estimates_guessing:
+        # sum n_k (1-c) c^2 (1-s) / P
+        info[:, 2, 2] = (1 - c) * c**2 * ((u / p) @ n_k)
+    u *= s
+    u /= p
+    u *= n_k[None, :]  # n_k s (1-s) / P
+    if problem.estimates_guessing:
+        k1, kt = (u @ powers[:, :2]).T * ((1 - c) * c)
+        info[:, 0, 2] = info[:, 2, 0] = kt - b * k1
+        info[:, 1, 2] = info[:, 2, 1] = -a * k1
+    u *= s  # n_k s^2 (1-s) / P
+    h1, ht, htt = (u @ powers).T * (1 - c)
+    grad[:, 0] = gt - b * g1
+    grad[:, 1] = -a * g1
+    info[:, 0, 0] = htt - 2 * b * ht + b**2 * h1
+    info[:, 0, 1] = info[:, 1, 0] = -a * (ht - b * h1)
+    info[:, 1, 1] = a**2 * h1
+    add_prior_terms(params, grad, info, problem)
+    return grad, info
+
+
+def add_prior_terms(params: np.ndarray, grad: np.ndarray, info: np.ndarray, problem: Problem) -> None:
+    """Add the priors' gradient and curvature (normal on a and b, Beta on c, in gamma = logit c) to each item's
+    ``grad`` (m, 3) and ``info`` (m, 3, 3), in place; nothing without priors."""
+    config = problem.config
+    if not config.prior:
+        return
+    (ma, sa), (mb, sb) = config.prior_discrimination, config.prior_difficulty
+    if config.model != "1PL":
+        grad[:, 0] -= (params[:, 0] - ma) / sa**2
+        info[:, 0, 0] += 1 / sa**2
+    grad[:, 1] -= (params[:, 1] - mb) / sb**2
+    info[:, 1, 1] += 1 / sb**2
+    if problem.estimates_guessing:
+        alpha, beta = config.prior_guessing
+        c = guessing(params)
+        grad[:, 2] += (alpha - 1) * (1 - c) - (beta - 1) * c
+        info[:, 2, 2] += (alpha + beta - 2) * c * (1 - c)
+
+
+def item_objective(params: np.ndarray, terms: Terms, r: np.ndarray, n_k: np.ndarray, problem: Problem):
+    """Expected complete-data log posterior of each item, shape (m,)."""
+    # sum_k r log P + (n_k - r) log(1 - P) = sum_k r (log P - log(1 - P)) + sum_k n_k log(1 - P)
+    odds = np.subtract(terms.log_p, terms.log_q)
+    odds *= r
+    return odds.sum(axis=1) + terms.log_q @ n_k + log_prior(params, problem)

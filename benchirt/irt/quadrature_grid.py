@@ -1,0 +1,79 @@
+"""The quadrature grid of the fit: doubled (old nodes plus midpoints) until it resolves the respondents'
+posteriors, judged by how much a doubling changes the log posterior (Trefethen & Weideman 2014).
+
+The trapezoid rule on equally spaced nodes converges exponentially fast for a smooth integrand, but
+only once the spacing is below its width; with many steep items a respondent's posterior of θ is
+narrower than the default spacing, and the marginal log posterior ripples with the grid (docs/irt.md,
+"The calibration grid"). :func:`resolving_grid` fixes the grid of the free-sign start search at the
+first start's optimum; :func:`refined_climb` refines the monotone family's one optimum as it climbs.
+Hand-written: a loop over :func:`benchirt.irt.models.quadrature` grids.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from benchirt.irt.climb import climb
+from benchirt.irt.em import Record
+from benchirt.irt.estep import log_posterior
+from benchirt.irt.problem import Problem
+
+#: The quadrature grid is doubled (old nodes plus midpoints) at most this many times: 41 -> 81 -> 161
+#: -> 321 nodes by default (:func:`resolving_grid`).
+MAX_REFINEMENTS = 3
+
+
+def resolving_grid(params: np.ndarray, problem: Problem) -> Problem:
+    """``problem`` on the coarsest grid that resolves the respondents' posteriors at ``params`` (the
+    first start's optimum): the configured grid, doubled (:func:`_finer`) while doubling it changes
+    the log posterior there by more than ``tol_optimum / 2`` (at most :data:`MAX_REFINEMENTS` times;
+    ``config.refine_quadrature`` False: never).
+
+    The trapezoid rule on equally spaced nodes converges exponentially fast for a smooth integrand,
+    but only once the spacing is below its width (Trefethen & Weideman 2014, on a Gaussian of SD
+    sigma the relative error is about ``2 exp(-2 pi^2 sigma^2 / h^2)``). With many steep items a
+    classifier's posterior of θ on decodIRT's pools is narrower than the default spacing of 0.3
+    (SD 0.07-0.4), and the marginal log posterior then ripples with the spacing's period as the items
+    move along the scale: optima of the grid, not of the model. On the embedded suite's participation
+    matrix, shifting every difficulty of the best 41-node optimum by up to 0.45 gives a second
+    maximum 0.2 to 0.25 away at 41 nodes and a single one at 81 or more (docs/irt.md, "The
+    calibration grid"), and which of two optima 0.52 apart the search reached depended on ``mstep.MAX_STEP``.
+    An error below ``tol_optimum / 2`` at two optima keeps them apart in the model if the grid tells
+    them apart by more than ``tol_optimum``. The error is judged at the first start's optimum only
+    (one E-step per grid); the fit reports what remains at the optimum it returns
+    (``IRTFit.quadrature_error``)."""
+    config = problem.config
+    for _ in range(MAX_REFINEMENTS if config.refine_quadrature else 0):
+        if grid_error(params, problem) <= config.tol_optimum / 2:
+            break
+        problem = problem.on_grid(_finer(problem))
+    return problem
+
+
+def refined_climb(climbed: tuple[np.ndarray, "Record"], problem: Problem) -> tuple[Problem, tuple]:
+    """The monotone family's grid: while doubling the grid changes the log posterior at the current
+    optimum by more than ``tol_optimum / 2`` (at most :data:`MAX_REFINEMENTS` times), EM climbs on
+    from that optimum on the doubled grid. Unlike :func:`resolving_grid` (the free-sign search, where
+    the grid must be fixed before starts are compared) the grid is judged again at every optimum, the
+    returned one included, and no climb starts over; the EM steps of all grids are added up, the
+    log-posterior history is the final grid's."""
+    params, record = climbed
+    config = problem.config
+    for _ in range(MAX_REFINEMENTS if config.refine_quadrature else 0):
+        if not record.converged or grid_error(params, problem) <= config.tol_optimum / 2:
+            break
+        problem = problem.on_grid(_finer(problem))
+        params, later = climb(params, problem, max_iter=config.max_iter - record.n_iter)
+        own = list(later.history)
+        record = record.extend(later)
+        record.history = own  # a coarser grid's log posteriors are of another integral
+    return problem, (params, record)
+
+
+def _finer(problem: Problem) -> int:
+    """The number of nodes of the grid with the midpoints of ``problem``'s added."""
+    return 2 * len(problem.nodes) - 1
+
+
+def grid_error(params: np.ndarray, problem: Problem) -> float:
+    """How much the log posterior at ``params`` changes on the grid with twice ``problem``'s nodes."""
+    return abs(log_posterior(params, problem.on_grid(_finer(problem))) - log_posterior(params, problem))

@@ -1,0 +1,66 @@
+"""The evidence that EM has converged: the gradient of the marginal log posterior by Fisher's identity (Louis
+1982, eq. 3.1), and whether a start has joined an optimum found before; the stopping rule of
+:func:`benchirt.irt.em.run_em` (:func:`benchirt.irt.em.judge_stop`) asks both.
+
+A plain EM step that moves no parameter by ``tol`` and raises the log posterior by less than
+``tol_log_posterior`` is not yet evidence of an optimum: EM is slow along flat 3PL ridges (docs/irt.md,
+"Convergence rule"). So the point must also be stationary: every free component of the marginal
+gradient below ``tol_gradient`` (:func:`marginal_gradient`, exact from one E-step and the M-step's
+own gradient). A later start that comes within :data:`JOIN` of an optimum an earlier start converged to
+stops there instead (``"same_optimum"``). Hand-written: the gradient reuses the M-step's own terms.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from benchirt.irt.estep import Terms, e_step, expected_correct
+from benchirt.irt.mstep import gradient_information, pinned
+from benchirt.irt.problem import Problem, free_columns, max_change, symmetric
+
+#: A later EM start this close (largest change of a, b or c) to an earlier start's optimum, with a
+#: log posterior within ``tol_optimum`` of it, has reached that optimum (:func:`joins`).
+JOIN = 0.1
+
+
+def largest_gradient(params: np.ndarray, terms: Terms, problem: Problem) -> float:
+    """Largest absolute component of :func:`marginal_gradient` at ``params`` (one more E-step)."""
+    scaled, n_k, _ = e_step(terms, params, problem)
+    return float(np.abs(marginal_gradient(params, terms, scaled, n_k, problem)[0]).max())
+
+
+def marginal_gradient(params: np.ndarray, terms: Terms, scaled: np.ndarray, n_k: np.ndarray,
+                      problem: Problem) -> np.ndarray:
+    """Gradient of the marginal log posterior at ``params`` per distinct item, (m, 3), projected at
+    the bounds (a component that pushes a parameter on its bound outward counts 0; unestimated
+    parameters 0).
+
+    By Fisher's identity (Louis 1982, eq. 3.1) the gradient of the marginal log-likelihood is the
+    gradient of EM's expected complete-data log-likelihood taken at the E-step of the same
+    parameters, so one E-step (``scaled``, ``n_k`` at ``params``) and the M-step's own gradient give
+    it exactly. The 1PL's shared discrimination is one parameter: its gradient (summed over the
+    items) stands in row 0, column 0."""
+    free = np.isin(np.arange(3), free_columns(problem))
+    grad = np.zeros(params.shape)
+    for block in problem.blocks():
+        r = expected_correct(scaled, block, problem)
+        g, _ = gradient_information(params[block], terms.rows(block), r, n_k, problem)
+        grad[block] = g * free
+        if problem.config.model == "1PL":
+            grad[0, 0] += problem.multiplicity[block] @ g[:, 0]
+    grad[pinned(params, grad, problem)] = 0.0
+    return grad
+
+
+def joins(params: np.ndarray, log_posterior: float, optimum: dict, problem: Problem) -> bool:
+    """True when ``params`` lies within :data:`JOIN` of a known ``optimum`` (``params``,
+    ``log_posterior``) or of its mirror image (-a, -b, c), with a log posterior no more than
+    ``tol_optimum`` below it: EM's fixed point attracts its neighbourhood, so continuing would only
+    reproduce it."""
+    if log_posterior < optimum["log_posterior"] - problem.config.tol_optimum:
+        return False
+    known = optimum["params"]
+    if max_change(params, known) < JOIN:
+        return True
+    mirror = known.copy()
+    mirror[:, :2] *= -1
+    return symmetric(problem.config) and max_change(params, mirror) < JOIN
