@@ -20,7 +20,7 @@ from benchirt.irt.models import quadrature
 from benchirt.irt.modes import best_on_grid, item_grid
 from benchirt.irt.problem import log_prior
 from benchirt.irt.simulate import simulate_responses
-from benchirt.irt.stationarity import marginal_gradient
+from benchirt.irt.stationarity import largest_gradient, marginal_gradient
 from irt_helpers import problem_of
 
 
@@ -46,6 +46,21 @@ def test_marginal_gradient_matches_finite_differences(model):
             assert grad[j, q] == pytest.approx(numeric, rel=1e-4, abs=1e-5)
     if model == "2PL":
         assert not grad[:, 2].any()
+
+
+def test_the_stopping_evidence_reads_every_item():
+    """The convergence test's gradient is the largest over all items: an item far from stationary makes it
+    large even when the first item is at its optimum (it once read the first item's row only)."""
+    sim = simulate_responses(80, 6, model="3PL", seed=3, discrimination="normal")
+    config = IRTConfig(model_family="decodirt")
+    problem = problem_of(sim.responses.to_numpy(), config)
+    params = np.column_stack([np.ones(6), np.zeros(6), np.full(6, -2.0)])
+    params[1:, 1] = 3.0  # every item but the first far too hard
+    terms = Terms.at(params, problem)
+    scaled, n_k, _ = e_step(terms, params, problem)
+    grad = np.abs(marginal_gradient(params, terms, scaled, n_k, problem))
+    assert grad[1:].max() > grad[0].max()  # the test is only telling when another item leads
+    assert largest_gradient(params, terms, problem) == pytest.approx(grad.max())
 
 
 def test_a_converged_fit_is_stationary_and_says_so():

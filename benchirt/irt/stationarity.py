@@ -23,9 +23,10 @@ JOIN = 0.1
 
 
 def largest_gradient(params: np.ndarray, terms: Terms, problem: Problem) -> float:
-    """Largest absolute component of :func:`marginal_gradient` at ``params`` (one more E-step)."""
+    """Largest absolute component of :func:`marginal_gradient` at ``params`` (one more E-step), over every
+    item and parameter."""
     scaled, n_k, _ = e_step(terms, params, problem)
-    return float(np.abs(marginal_gradient(params, terms, scaled, n_k, problem)[0]).max())
+    return float(np.abs(marginal_gradient(params, terms, scaled, n_k, problem)).max())
 
 
 def marginal_gradient(params: np.ndarray, terms: Terms, scaled: np.ndarray, n_k: np.ndarray,
