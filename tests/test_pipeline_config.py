@@ -192,7 +192,7 @@ def test_a_suite_folder_is_relative_to_the_config_and_a_missing_one_names_the_pa
 
 @pytest.mark.parametrize(
     "options, message",
-    [({"test_size": 1.5}, "respond.test_size: got 1.5, expected a number strictly between 0 and 1"),
+    [({"test_size": 1.5}, "respond.test_size: got 1.5, expected a number in (0, 1)"),
      ({"cv_folds": 1}, "respond.cv_folds: got 1, expected an integer >= 2"),
      ({"n_jobs": 0}, "respond.n_jobs: got 0, expected a non-zero integer (-1: all cores)"),
      ({"max_train": 1}, "respond.max_train: got 1, expected null or an integer >= 2"),
@@ -244,8 +244,9 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
     [("irt", {"model": "4PL"}, "irt.model: got '4PL', expected one of 1PL, 2PL, 3PL"),
      ("irt", {"ability": "ML"}, "irt.ability: got 'ML', expected one of EAP, MAP"),
      ("irt", {"prior": "yes"}, "irt.prior: got 'yes', expected true or false"),
-     ("irt", {"prior_discrimination": [0, 0]}, "irt.prior_discrimination: got [0, 0], expected [mean, sd] with sd > 0"),
-     ("irt", {"prior_difficulty": 3}, "irt.prior_difficulty: got 3, expected a list of 2 numbers [mean, sd]"),
+     ("irt", {"prior_discrimination": [0, 0]}, "irt.prior_discrimination: got [0, 0], expected a list of 2 numbers [mean, sd] "
+                                                       "with sd > 0"),
+     ("irt", {"prior_difficulty": 3}, "irt.prior_difficulty: got 3, expected a list of 2 numbers [mean, sd] with sd > 0"),
      ("irt", {"starts": 0}, "irt.starts: got 0, expected 'auto' or an integer >= 1"),
      ("irt", {"tol": 0}, "irt.tol: got 0, expected a number > 0"),
      ("irt", {"theta_max": float("inf")}, "irt.theta_max: got inf, expected a number > 0"),
@@ -254,10 +255,10 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
      ("irt", {"min_respondents": 1}, "irt.min_respondents: got 1, expected an integer >= 2"),
      ("irt", {"calibration_roles": []}, "irt.calibration_roles: got [], expected a non-empty list of respondent roles "
                                         "(ladder, real, artificial)"),
-     ("rate", {"initial": [1500, -1, 0.06]}, "rate.initial: got [1500, -1, 0.06], expected [rating, RD, volatility] "
-                                              "with RD > 0 and volatility > 0"),
+     ("rate", {"initial": [1500, -1, 0.06]}, "rate.initial: got [1500, -1, 0.06], expected a list of 3 numbers "
+                                              "[rating, RD, volatility] with RD > 0 and volatility > 0"),
      ("rate", {"initial": [1500, 350]}, "rate.initial: got [1500, 350], expected a list of 3 numbers "
-                                         "[rating, RD, volatility]"),
+                                         "[rating, RD, volatility] with RD > 0 and volatility > 0"),
      ("rate", {"n_permutations": 1}, "rate.n_permutations: got 1, expected an integer >= 2 or 0"),
      ("rate", {"n_bootstrap": True}, "rate.n_bootstrap: got True, expected an integer >= 2 or 0"),
      ("rate", {"seed": 1.5}, "rate.seed: got 1.5, expected an integer"),
@@ -267,7 +268,7 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
      ("rate", {"tie_tolerance": -0.1}, "rate.tie_tolerance: got -0.1, expected a number >= 0"),
      ("rate", {"rope": "small"}, "rate.rope: got 'small', expected a number >= 0"),
      ("rate", {"score": ""}, "rate.score: got '', expected a non-empty text"),
-     ("rate", {"order": 3}, "rate.order: got 3, expected null, sorted, given, random:SEED or the path of a file "
+     ("rate", {"order": 3}, "rate.order: got 3, expected null or sorted, given, random:SEED or the path of a file "
                               "of dataset names"),
      ("subset", {"rule": "hardest"}, "subset.rule: got 'hardest', expected one of combined, discrimination, "
                                       "difficulty, guessing"),
@@ -280,7 +281,7 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
      ("airt", {"epsilons": []}, "airt.epsilons: got [], expected a non-empty list of numbers, each in [0, 1]"),
      ("airt", {"spline_lam": -1}, "airt.spline_lam: got -1, expected null or a number >= 0"),
      ("airt", {"grid_size": 5}, "airt.grid_size: got 5, expected an integer >= 10"),
-     ("airt", {"compat": "R"}, "airt.compat: got 'R', expected null or one of airt-r"),
+     ("airt", {"compat": "R"}, "airt.compat: got 'R', expected null or 'airt-r'"),
      ("airt", {"polytomous": "nrm"}, "airt.polytomous: got 'nrm', expected null or one of grm, gpcm"),
      ("airt", {"polytomous_levels": 3}, "airt.polytomous_levels: got 3, expected 5 (the default) unless polytomous "
                                         "is grm or gpcm"),
@@ -315,8 +316,9 @@ def test_every_stage_s_options_share_the_validation_messages(section, options, m
      ("out: 3\n", "out: got 3, expected null or a folder path"),
      ("irt: [3PL]\n", "irt: got ['3PL'], expected a mapping of options"),
      ("rating: {score: elo}\n", "rate.score: got 'elo', expected one of true_score, theta, test_accuracy, cv_accuracy"),
-     ("airt: {input: aslib}\n", "airt.aslib: got None, expected the ASlib scenario folder when airt.input is aslib"),
-     ("airt: {which: train}\n", "airt.which: got 'train', expected one of test, cv"),
+     ("airt: {input: aslib}\n", "section 'airt': airt.aslib: got None, expected the ASlib scenario folder when "
+                                "airt.input is aslib"),
+     ("airt: {which: train}\n", "section 'airt': airt.which: got 'train', expected one of test, cv"),
      ("irt: {model: 4PL}\n", "section 'irt': irt.model: got '4PL', expected one of 1PL, 2PL, 3PL")],
 )
 def test_the_top_level_of_a_config_shares_the_validation_messages(tmp_path, text, message):
