@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
 from benchirt.options import (
-    AnyOf, Boolean, Choice, Constraint, Integer, MappingOf, Names, Text, checked_options, require, validate_fields,
+    AnyOf, Boolean, Choice, Constraint, Integer, MappingOf, Names, Text, checked_options, is_integer, require,
+    validate_fields,
 )
 from benchirt.runs.names import DEFAULT_RULE
 from benchirt.runs.respondent_names import RespondentNaming
@@ -14,6 +15,27 @@ from benchirt.runs.select import SelectionOptions
 
 #: The ``source`` value that selects this section's form.
 SOURCE_NAME = "openml-runs"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskIds(Constraint):
+    """``respond.tasks``: OpenML task ids (``3``, ``[3, 6]``, ``"3,6"``) or a suite (``"OpenML-CC18"``); kept
+    as text, ids joined by commas."""
+
+    def expected(self) -> str:
+        return "OpenML task ids (3, [3, 6] or '3,6') or a suite name"
+
+    def accepts(self, value: Any) -> bool:
+        ids = value if isinstance(value, list) else [value]
+        return (isinstance(value, str) and bool(value.strip())) or (
+            bool(ids) and all(is_integer(task) and task >= 1 for task in ids))
+
+    def normal(self, value: Any) -> Any:
+        return value if isinstance(value, str) else ",".join(str(task) for task in (
+            value if isinstance(value, list) else [value]))
+
+    def invalid_values(self) -> tuple[Any, ...]:
+        return (0, [], ["x"], " ", 2.5)
 
 
 @dataclass(frozen=True)
@@ -70,7 +92,7 @@ class ImportConfig:
     OPTIONS: ClassVar[dict[str, Constraint]] = {
         "source": Choice(choices=(SOURCE_NAME,)),
         "path": AnyOf(members=(Text(), Names(what="paths of matrix CSV files")), optional=True),
-        "tasks": Text(optional=True),
+        "tasks": TaskIds(optional=True),
         "respondent_pattern": Text(optional=True),
         "cache": Text(optional=True),
         "per_flow": SelectionOptions.OPTIONS["rule"],
@@ -128,10 +150,7 @@ class ImportConfig:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "ImportConfig":
-        d = checked_options("respond", d, cls)
-        if isinstance(d.get("tasks"), (int, list)):
-            d["tasks"] = ",".join(str(t) for t in (d["tasks"] if isinstance(d["tasks"], list) else [d["tasks"]]))
-        return cls(**d)
+        return cls(**checked_options("respond", d, cls))
 
     def to_dict(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

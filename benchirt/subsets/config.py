@@ -17,8 +17,8 @@ DEFAULT_CUTS: tuple[float, ...] = (30.0, 50.0, 70.0)
 
 @dataclass(frozen=True, kw_only=True)
 class Percentages(Constraint):
-    """``subset.cuts``: percentages of the suite to keep, each in (0, 100]; one number, a list, or (on the
-    command line) ``30,50,70``; a ``%`` sign is allowed. Kept as a tuple of floats."""
+    """``subset.cuts``: percentages of the suite to keep, each in (0, 100]; one number, a list, or a text
+    ``30,50,70``; a ``%`` sign is allowed. Kept as a tuple of floats."""
 
     def expected(self) -> str:
         return "percentages of the suite's datasets to keep, each in (0, 100], e.g. 30,50,70"
@@ -33,13 +33,14 @@ class Percentages(Constraint):
     def invalid_values(self) -> tuple[Any, ...]:
         return ([0], [150], "x", [], [True])
 
-    def from_text(self, text: str) -> Any:
-        return [cut for cut in text.split(",") if cut.strip()]
 
 
 def _percentages(cuts: Any) -> list[float]:
-    """The numbers ``cuts`` gives (NaN for an entry that is none; a bare number or text is a list of one)."""
-    listed = [cuts] if isinstance(cuts, (numbers.Real, str)) else cuts
+    """The numbers ``cuts`` gives (NaN for an entry that is none; a bare number is a list of one, a text is
+    split at its commas)."""
+    listed = [cuts] if isinstance(cuts, numbers.Real) else cuts
+    if isinstance(listed, str):
+        listed = [cut for cut in listed.split(",") if cut.strip()]
     if not isinstance(listed, (list, tuple)):
         return [math.nan]
     values = []
@@ -123,10 +124,7 @@ class SubsetConfig:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "SubsetConfig":
         """Build from a mapping (the ``subsets:`` section of a YAML config); unknown keys are an error."""
-        d = checked_options("subset", d, cls)
-        if "cuts" in d and isinstance(d["cuts"], str):
-            d["cuts"] = cls.OPTIONS["cuts"].from_text(d["cuts"])
-        return cls(**d)
+        return cls(**checked_options("subset", d, cls))
 
     def to_dict(self) -> dict[str, Any]:
         """The options as plain YAML/JSON values."""
