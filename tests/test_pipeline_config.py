@@ -9,9 +9,12 @@ import yaml
 from benchirt.cli import main
 from benchirt.errors import ConfigError, DataError
 from benchirt.pipeline import registry
-from benchirt.pipeline.config import STAGES, load_config, select_stages
+from benchirt.pipeline.config import load_config, select_stages
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The stages as the registry lists them (read at collection, so a registered stage is in every list here).
+STAGES = registry.STAGES
+ONE_OF_STAGES = f"expected one of {', '.join(STAGES)}"
 
 
 def _write(tmp_path, text, name="c.yaml"):
@@ -25,6 +28,7 @@ def test_packaged_default_is_identical_to_configs_default():
     assert packaged.read_bytes() == (ROOT / "configs" / "default.yaml").read_bytes()
     config = load_config(None)
     assert config.suite == "embedded" and config.stages == ("respond", "irt", "rate", "subset", "airt", "report")
+    assert set(config.stage_configs) == set(STAGES)  # every registered stage has its section
     assert config.source == "<default config>"
 
 
@@ -110,15 +114,15 @@ def test_unknown_top_level_key_lists_valid_ones(tmp_path):
 
 
 def test_unknown_stage_lists_valid_stages(tmp_path):
-    with pytest.raises(ConfigError, match="stages: got 'rank', expected one of respond, irt, rate, subset, airt, report"):
+    with pytest.raises(ConfigError, match=f"stages: got 'rank', {ONE_OF_STAGES}$"):
         load_config(_write(tmp_path, "stages: [respond, rank]\n"))
-    with pytest.raises(ConfigError, match="^command line: skip: got 'plot', expected one of respond"):
+    with pytest.raises(ConfigError, match=f"^command line: skip: got 'plot', {ONE_OF_STAGES}$"):
         select_stages(STAGES, skip=["plot"])
 
 
 def test_stages_come_back_in_pipeline_order_minus_skipped():
     assert select_stages(["report", "irt", "respond"]) == ("respond", "irt", "report")
-    assert select_stages(STAGES, skip=["airt", "subset"]) == ("respond", "irt", "rate", "report")
+    assert select_stages(STAGES, skip=["airt", "subset"]) == tuple(s for s in STAGES if s not in ("airt", "subset"))
 
 
 def test_unknown_classifier_name_is_rejected_with_the_known_ones(tmp_path):
@@ -236,7 +240,7 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
     assert err.startswith("benchirt run: error:") and "stages: got 'ranking', expected one of respond" in err
     assert "Traceback" not in err
     assert main(["run", str(path), "--skip", "everything"]) == 2
-    assert "expected one of respond, irt, rate, subset, airt, report" in capsys.readouterr().err
+    assert ONE_OF_STAGES in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -296,21 +300,18 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
                                    "top_classifiers")],
 )
 def test_every_stage_s_options_share_the_validation_messages(section, options, message):
-    import importlib
+    from benchirt.airt.polytomous import GRMConfig
 
-    module, name = {"irt": ("benchirt.irt", "IRTConfig"), "rate": ("benchirt.rating", "RatingConfig"),
-                    "subset": ("benchirt.subsets", "SubsetConfig"), "airt": ("benchirt.airt", "AIRTConfig"),
-                    "report": ("benchirt.report", "ReportConfig"),
-                    "GRM": ("benchirt.airt.polytomous", "GRMConfig")}[section]
+    config_class = GRMConfig if section == "GRM" else registry.resolve(registry.stage(section).config)
     with pytest.raises(ConfigError) as info:
-        getattr(importlib.import_module(module), name).from_dict(options)
+        config_class.from_dict(options)
     assert str(info.value) == message
 
 
 @pytest.mark.parametrize(
     "text, message",
     [("stages: []\n", "stages: got [], expected a non-empty list of stages"),
-     ("stages: [respond, rank]\n", "stages: got 'rank', expected one of respond, irt, rate, subset, airt, report"),
+     ("stages: [respond, rank]\n", f"stages: got 'rank', {ONE_OF_STAGES}"),
      ("suite: ''\n", "suite: got '', expected a suite (embedded, builtin, cc18-offline, OpenML-CC18, a folder) or a "
                      "list of datasets"),
      ("out: 3\n", "out: got 3, expected null or a folder path"),
@@ -326,3 +327,14 @@ def test_the_top_level_of_a_config_shares_the_validation_messages(tmp_path, text
     with pytest.raises(ConfigError) as info:
         load_config(path)
     assert str(info.value) == f"{path}: {message}"
+
+
+@pytest.mark.parametrize("value, message", [("0", "execution.n_jobs: got 0, expected an integer >= 1 or -1"),
+                                            ("many", "execution.n_jobs: got 'many', expected an integer >= 1 or -1"),
+                                            ("1.5", "execution.n_jobs: got 1.5, expected an integer >= 1 or -1")])
+def test_the_n_jobs_argument_is_read_and_checked_as_execution_n_jobs_declares(tmp_path, capsys, value, message):
+    """``--n-jobs`` overrides ``execution.n_jobs`` through its declaration: the config's words, one line, exit 2."""
+    path = _write(tmp_path, "suite: builtin:iris\nstages: [respond]\n")
+    assert main(["run", str(path), "--quiet", "--n-jobs", value, "--out", str(tmp_path / "run")]) == 2
+    assert capsys.readouterr().err == f"benchirt run: error: {message}\n"
+    assert not (tmp_path / "run").exists()
