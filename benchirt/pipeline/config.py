@@ -25,10 +25,11 @@ together; ``out`` and every path given on the command line (``--out``, ``SOURCE`
 current folder, where the command is run. A missing input folder is an error naming the path tried.
 An empty config file is an error (``benchirt run`` without CONFIG runs the packaged default).
 
-Every value is checked through :mod:`benchirt.options` (messages ``<section>.<key>: got X, expected Y``,
-unknown keys refused with the list of valid ones): each stage section by that stage's
-``XConfig.from_dict``, the top level (``suite``, ``stages``, ``out``, ``airt.input``/``aslib``/``which``,
-``rate.score``) here. Validation imports only the stages' ``config`` modules (the stage packages are
+Every value is checked against its declaration by :func:`benchirt.options.validated` (messages
+``<section>.<key>: got X, expected Y``, unknown keys refused with the list of valid ones): each stage
+section by that stage's ``XConfig.from_dict`` (its ``OPTIONS`` table), the top level
+(:data:`TOP_LEVEL_OPTIONS`), the pipeline's own ``airt`` keys (:data:`AIRT_PIPELINE_OPTIONS`) and a run's
+``rate.score`` (:data:`benchirt.rating.config.RUN_SCORE`) here. Validation imports only the stages' ``config`` modules (the stage packages are
 lazy, :mod:`benchirt.lazy`). YAML syntax errors become a :class:`~benchirt.errors.ConfigError` naming
 the file, line and column.
 """
@@ -82,7 +83,6 @@ AIRT_PIPELINE_OPTIONS: dict[str, Constraint] = {
 }
 #: Keys of the ``airt`` section that the pipeline (not ``AIRTConfig``) reads.
 AIRT_PIPELINE_KEYS = tuple(AIRT_PIPELINE_OPTIONS)
-
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -316,8 +316,7 @@ def _validated(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
         values = checked_options(name, raw.get(name), _section_keys(name, raw.get(name)))
         sections[name] = values
         stage_configs[name] = _stage_config(name, values)
-    if "rate" in stage_configs:
-        RUN_SCORE.check("rate", "score", stage_configs["rate"].score)
+    RUN_SCORE.check("rate", "score", stage_configs["rate"].score)
     execution = ExecutionConfig.from_dict(raw.get("execution"))
     suite, out = top["suite"], top["out"]
     return PipelineConfig(
