@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 import import_graph
-from benchirt.cli import COMMANDS, build_parser
+from benchirt import cli
 from benchirt.errors import ConfigError
 from benchirt.pipeline import artifact_types, fingerprint, registry
 from benchirt.pipeline.config import load_config, stage_options
@@ -106,8 +106,8 @@ def test_one_name_for_section_cli_and_results(stage):
     assert stage.scope in registry.SCOPES
     assert registry.STAGES.index(stage.name) > max((registry.STAGES.index(n) for n in stage.needs), default=-1)
     assert all(registry.canonical(alias) == stage.name for alias in stage.aliases)
-    assert COMMANDS[stage.name] == (stage.command, stage.help)
-    parser = build_parser(stage.name)
+    assert cli.COMMANDS[stage.name] == (stage.command, stage.help)
+    parser = cli.build_parser(stage.name)
     assert stage.name in parser._subparsers._group_actions[0].choices  # its module registers the verb
     assert callable(registry.resolve(stage.plan))
     config = load_config({name: {} for name in (stage.name,)})
@@ -209,11 +209,11 @@ def test_stage_commands_take_their_defaults_from_the_config_classes():
     from benchirt.rating.config import RatingConfig
     from benchirt.subsets.config import SubsetConfig
 
-    rate, rating = build_parser("rate").parse_args(["rate", "s.csv", "--out", "o"]), RatingConfig()
+    rate, rating = cli.build_parser("rate").parse_args(["rate", "s.csv", "--out", "o"]), RatingConfig()
     assert (rate.permutations, rate.seed, rate.glicko, rate.bootstrap, rate.rope, rate.stats, rate.alpha,
             rate.tie_tolerance) == (rating.n_permutations, rating.seed, rating.glicko, rating.n_bootstrap, rating.rope,
                                     rating.stats, rating.alpha, rating.tie_tolerance)
-    subset, subsets = build_parser("subset").parse_args(["subset", "x.csv", "s.csv", "--out", "o"]), SubsetConfig()
+    subset, subsets = cli.build_parser("subset").parse_args(["subset", "x.csv", "s.csv", "--out", "o"]), SubsetConfig()
     assert SubsetConfig(cuts=tuple(subset.cuts.split(","))).cuts == subsets.cuts
     assert (subset.rule, subset.random, subset.permutations, subset.seed, subset.score) == (
         subsets.rule, subsets.n_random, subsets.n_permutations, subsets.seed, rating.score)

@@ -3,8 +3,8 @@
 The stage is a config class with its declared options (:class:`ToyConfig`), a result dataclass
 (:class:`ToyResult`), a ``plan`` returning :class:`benchirt.stage_plan.SuiteWork`, a ``register`` for its
 command-line verb, and one :class:`benchirt.pipeline.registry.Stage` record (:data:`TOY`). :func:`install`
-adds the record to the registry for one test (``monkeypatch``: the registry and the lists derived from
-it, and the command table, are restored after it); ``BENCHIRT_TEST_TOY_STAGE=1`` makes ``tests/conftest.py``
+adds the record to the registry for one test (``monkeypatch``: the registry, the lists derived from it
+and the command table of :mod:`benchirt.cli` are restored after it); ``BENCHIRT_TEST_TOY_STAGE=1`` makes ``tests/conftest.py``
 install it around every test, so a test run shows which tests a new stage would break
 (``tests/test_toy_stage.py``).
 
@@ -108,7 +108,12 @@ def install(monkeypatch) -> None:
     for attribute, value in derived.items():
         monkeypatch.setattr(registry, attribute, value)
     monkeypatch.setattr(artifact_types, "RESULT_MODULES", derived["RESULT_MODULES"])
-    monkeypatch.setitem(cli.COMMANDS, NAME, (TOY.command, TOY.help))
+    # the command table as benchirt.cli derives it from the registry: `run` names the stages, then their verbs
+    run_module = cli.COMMANDS["run"][0]
+    commands = {"run": (run_module, f"the whole pipeline: {', '.join(derived['STAGES'])}"), **derived["STAGE_COMMANDS"],
+                **{name: entry for name, entry in cli.COMMANDS.items() if name not in ("run", *derived["STAGES"])}}
+    monkeypatch.setattr(cli, "COMMANDS", commands)
+    monkeypatch.setattr(cli, "COMMAND_MODULES", tuple(dict.fromkeys(module for module, _ in commands.values())))
     resolve = registry.resolve
     monkeypatch.setattr(registry, "resolve", lambda target: (
         getattr(sys.modules[__name__], target.partition(":")[2]) if target.partition(":")[0] == __name__
