@@ -1,15 +1,17 @@
 """The one validation layer of every stage's options: constraints declared once per field, checked by one function.
 
 Every config class (``ResponseConfig``, ``ImportConfig``, ``IRTConfig``, ``RatingConfig``, ``SubsetConfig``,
-``AIRTConfig``, ``GRMConfig``, ``ReportConfig``, ``ExecutionConfig``) declares a table ``OPTIONS``: field
-name -> :class:`Constraint` (:class:`Integer`, :class:`Number`, :class:`Numbers`, :class:`Boolean`,
-:class:`Text`, :class:`Names`, :class:`Choice`, :class:`MappingOf`, :class:`AnyOf`, or a class of the stage's own when a
-field's form is its own, e.g. the subset cuts). :func:`validated` checks values against a table — the
-only place a type, range or choice is checked — and :func:`validate_fields` applies it to a config's
-fields from its ``__post_init__``. Rules between fields stay explicit, named checks beside the table
-(:func:`require`). The table is in the spirit of scikit-learn's ``_parameter_constraints`` (and
-``sklearn.utils._param_validation``), written here: its messages name the stage and the option, and
-the tests generate invalid values from the declarations (``tests/test_option_constraints.py``).
+``AIRTConfig``, ``GRMConfig``, ``ReportConfig``, ``ExecutionConfig``, ``SelectionOptions``) declares a table
+``OPTIONS``: field name -> :class:`Constraint` (:class:`Integer`, :class:`Number`, :class:`Numbers`,
+:class:`Boolean`, :class:`Text`, :class:`Names`, :class:`Choice`, :class:`MappingOf`, :class:`AnyOf`, or a
+class of the stage's own when a field's form is its own, e.g. the subset cuts). :func:`validated` checks
+values against a table — the only place a type, range or choice is checked — and :func:`validate_fields`
+applies it to a config's fields from its ``__post_init__``. Rules between fields stay explicit, named
+checks beside the table (:func:`require`). The table is in the spirit of scikit-learn's
+``_parameter_constraints`` (``sklearn.utils._param_validation``), written here rather than imported
+because that module is private to scikit-learn and words its messages for estimators: these name the
+stage and the option, and the tests generate invalid values from the declarations
+(``tests/test_option_constraints.py``).
 
 Every message reads::
 
@@ -18,8 +20,8 @@ Every message reads::
 (``<key>`` alone for the top-level keys of a pipeline config, whose section is ``""``), where
 ``<section>`` is the stage's one name. :func:`checked_options` refuses unknown keys, naming the valid
 ones; :func:`from_arguments` reads command-line options as their fields declare them, so the config
-class checks them in the same words. Booleans are not numbers here (``n_jobs: true`` is refused), NaN and infinities are not
-numbers either, and nothing is coerced silently.
+class checks them in the same words. Booleans are not numbers here (``n_jobs: true`` is refused), NaN
+and infinities are not numbers either, and nothing is coerced silently.
 """
 from __future__ import annotations
 
@@ -192,7 +194,7 @@ class Number(Constraint):
         edges = [bound for bound in (self.above, self.below) if bound is not None]
         edges += [self.at_least - 1] if self.at_least is not None else []
         edges += [self.at_most + 1] if self.at_most is not None else []
-        return ("x", True, math.inf, *edges)
+        return ("x", True, math.inf, math.nan, *edges)
 
     def from_text(self, text: str) -> Any:
         return _number_text(text)
