@@ -73,9 +73,7 @@ def validate_cuts(cuts: Any) -> tuple[float, ...]:
     ConfigError
         A cut that is not a number, lies outside (0, 100], or is repeated; an empty list.
     """
-    values = SubsetConfig.OPTIONS["cuts"].check("subset", "cuts", cuts)
-    require(len(set(values)) == len(values), "subset", "cuts", cuts, "each percentage once")
-    return values
+    return SubsetConfig(cuts=cuts).cuts
 
 
 def validate_rule(rule: str) -> str:
