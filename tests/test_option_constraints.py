@@ -169,3 +169,40 @@ def test_command_line_text_is_read_as_the_declaration_says(constraint, text, val
     """What a command-line option's text stands for (then checked as any value): numbers where the field
     takes numbers, the text itself otherwise, so the message shows what was typed."""
     assert constraint.from_text(text) == value
+
+
+def test_accepted_values_are_kept_in_their_normal_form():
+    """Lists become tuples (of floats for numbers), task ids one text, cut texts numbers; nothing else changes."""
+    from benchirt.irt.config import IRTConfig
+    from benchirt.responses.config import ResponseConfig
+    from benchirt.subsets.config import SubsetConfig
+
+    imported = registry.resolve(IMPORTED_RESPONSES)
+    assert IRTConfig(prior_guessing=[2, 6], calibration_roles="real").prior_guessing == (2.0, 6.0)
+    assert IRTConfig(calibration_roles="real").calibration_roles == ("real",)  # one name is a list of one
+    assert ResponseConfig(pool=["knn_3"], artificial=False).pool == ("knn_3",)
+    assert imported(tasks=[3, 6]).tasks == "3,6" and imported(tasks=3).tasks == "3"
+    assert SubsetConfig(cuts="30%, 50").cuts == (30.0, 50.0) and SubsetConfig(cuts=70).cuts == (70.0,)
+    assert ExecutionConfig(memory_limit_gb=None, n_jobs=-1).n_jobs == -1
+
+
+def test_a_field_without_a_declaration_is_a_bug_not_a_user_error():
+    from benchirt.options import validate_fields
+
+    @dataclass(frozen=True)
+    class Undeclared:
+        n: int = 1
+        m: int = 2
+
+    with pytest.raises(TypeError, match="^Undeclared: no declared constraint for m$"):
+        validate_fields("x", Undeclared(), {"n": Integer()})
+
+
+def test_rules_between_fields_are_named_checks_beside_the_tables():
+    """A value each declaration accepts can still break a rule between fields: said in the same form."""
+    with pytest.raises(ConfigError, match=r"^<dict>: section 'airt': airt.compat_range: got 'data', expected unit "
+                                          r"\(the default\) unless compat is airt-r$"):
+        load_config({"airt": {"compat_range": "data"}})
+    with pytest.raises(ConfigError, match=r"^<dict>: section 'subset': subset.cuts: got \[30, 30.0\], expected each "
+                                          r"percentage once$"):
+        load_config({"subset": {"cuts": [30, 30.0]}})
