@@ -13,8 +13,8 @@ class DataError(BenchirtError):
     """A dataset, file or suite cannot be read or is unusable."""
 
 
-class ConfigError(BenchirtError):
-    """A configuration file or option is invalid."""
+class ConfigError(BenchirtError, ValueError):
+    """A configuration file or option is invalid (a ``ValueError``, as scikit-learn's invalid parameters are)."""
 
 
 class OpenMLUnavailableError(DataError):

@@ -23,10 +23,12 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from benchirt.options import check_number
+from benchirt.options import Number
 
 #: The columns every ``conf_int`` table ends with (``se`` comes before them for normal intervals).
 INTERVAL_COLUMNS = ("estimate", "low", "high")
+#: The declared constraint of every ``conf_int(level)``.
+LEVEL = Number(above=0, below=1)
 
 
 @runtime_checkable
@@ -47,7 +49,7 @@ class IntervalEstimate(Protocol):
 
 def check_level(level: float) -> float:
     """``level`` as a float when it is a number in (0, 1); otherwise a ``ConfigError`` naming ``conf_int.level``."""
-    check_number("conf_int", "level", level, above=0.0, below=1.0)
+    LEVEL.check("conf_int", "level", level)
     return float(level)
 
 

@@ -26,13 +26,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from benchirt.errors import ConfigError, DataError
+from benchirt.errors import DataError
+from benchirt.options import Number
 
 #: Bytes read at once (and at least, when the file is that long) to judge a file.
 SNIFF_BYTES = 64 * 1024
 #: Default size limit of an input table, in MiB.
 DEFAULT_MAX_INPUT_MB = 128
 LIMIT_VARIABLE = "BENCHIRT_MAX_INPUT_MB"
+#: The declared constraint of :data:`LIMIT_VARIABLE`'s value.
+LIMIT = Number(above=0, unit="MiB")
 
 
 def max_input_bytes() -> int:
@@ -40,12 +43,7 @@ def max_input_bytes() -> int:
     text = os.environ.get(LIMIT_VARIABLE)
     if text is None:
         return DEFAULT_MAX_INPUT_MB * 2**20
-    try:
-        megabytes = float(text)
-    except ValueError:
-        megabytes = -1.0
-    if not megabytes > 0:
-        raise ConfigError(f"{LIMIT_VARIABLE}: got {text!r}, expected a positive number of MiB")
+    megabytes = LIMIT.check("", LIMIT_VARIABLE, LIMIT.from_text(text))
     return int(megabytes * 2**20)
 
 

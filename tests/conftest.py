@@ -3,6 +3,9 @@
 Tests that read the real offline data use the ``shared_data`` fixture: it points at
 ``../shared/data`` beside the project (or ``$BENCHIRT_SHARED_DATA``) and skips the test
 with a clear reason when that folder is absent, so the suite still runs on a user's machine.
+
+``BENCHIRT_TEST_TOY_STAGE=1`` registers the toy stage of :mod:`toy_stage` for the whole session, before the
+tests are collected (``tests/test_toy_stage.py`` runs the registry-derived tests so).
 """
 from __future__ import annotations
 
@@ -15,6 +18,19 @@ import pytest
 matplotlib.use("Agg")
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_configure(config) -> None:
+    if os.environ.get("BENCHIRT_TEST_TOY_STAGE") == "1":
+        import toy_stage
+
+        config.toy_stage_patch = pytest.MonkeyPatch()
+        toy_stage.install(config.toy_stage_patch)
+
+
+def pytest_unconfigure(config) -> None:
+    if hasattr(config, "toy_stage_patch"):
+        config.toy_stage_patch.undo()
 
 
 def _shared_data_dir() -> Path:

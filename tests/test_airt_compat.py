@@ -118,7 +118,7 @@ def test_command_compat_mode_and_refusals(tmp_path, weka):
     with pytest.raises(SystemExit) as exc:
         main(["airt", str(csv), "--compat", "mirt", "--out", str(out)])
     assert exc.value.code == 2
-    with pytest.raises(ConfigError, match="^airt.compat: got 'R', expected null or one of airt-r$"):
+    with pytest.raises(ConfigError, match="^airt.compat: got 'R', expected null or 'airt-r'$"):
         AIRTConfig.from_dict({"compat": "R"})
     assert main(["airt", str(csv), "--compat-range", "data", "--out", str(out)]) == 2   # ignored otherwise: refused
     with pytest.raises(ConfigError, match="^airt.polytomous_levels: got 3, expected 5 \\(the default\\) unless polytomous is grm or gpcm$"):

@@ -132,8 +132,11 @@ def test_dict_forms(folder):
 
 
 def test_dict_form_errors(folder):
-    with pytest.raises(ConfigError, match="unknown key"):
+    with pytest.raises(ConfigError) as info:
         resolve_suite({"builtins": ["iris"]})
+    assert str(info.value) == ("unknown suite option(s) 'builtins'; valid options: builtin, suite, directory, "
+                               "suite_file, file, openml_suite, openml_datasets, openml_tasks, include, exclude, "
+                               "target, name, cache")
     with pytest.raises(ConfigError, match="exactly one of"):
         resolve_suite({"builtin": True, "directory": str(folder)})
     with pytest.raises(DataError, match=r"include: \['letter'\] not in the suite"):

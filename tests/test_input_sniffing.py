@@ -90,7 +90,10 @@ def test_an_oversized_file_is_refused_before_reading_and_the_limit_is_configurab
     monkeypatch.setenv("BENCHIRT_MAX_INPUT_MB", "2")
     check_text_table(path, "response matrix CSV")
     monkeypatch.setenv("BENCHIRT_MAX_INPUT_MB", "lots")
-    with pytest.raises(ConfigError, match="^BENCHIRT_MAX_INPUT_MB: got 'lots', expected a positive number of MiB$"):
+    with pytest.raises(ConfigError, match="^BENCHIRT_MAX_INPUT_MB: got 'lots', expected a number of MiB > 0$"):
+        max_input_bytes()
+    monkeypatch.setenv("BENCHIRT_MAX_INPUT_MB", "0")
+    with pytest.raises(ConfigError, match="^BENCHIRT_MAX_INPUT_MB: got 0.0, expected a number of MiB > 0$"):
         max_input_bytes()
 
 

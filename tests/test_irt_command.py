@@ -177,7 +177,9 @@ def test_cli_compare_models_item_fit_and_start_report(tmp_path, capsys):
 def test_cli_rejects_bad_starts(tmp_path, capsys):
     path = tmp_path / "r.csv"
     simulate_responses(30, 10, model="2PL", seed=0).responses.to_csv(path, index=False)
-    for value, message in (("0", "irt.starts: got 0, expected"), ("two", "--starts: 'auto' or a whole number")):
+    for value, message in (("0", "irt.starts: got 0, expected 'auto' or an integer >= 1"),
+                           ("two", "irt.starts: got 'two', expected 'auto' or an integer >= 1"),
+                           ("2.5", "irt.starts: got 2.5, expected 'auto' or an integer >= 1")):
         assert main(["irt", str(path), "--out", str(tmp_path / "o"), "--starts", value]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1
@@ -244,8 +246,24 @@ def test_cli_quadrature_fixes_the_grid_or_refuses_a_bad_value(tmp_path, capsys):
     assert f"quadrature: 61 nodes; doubling them changes the log posterior at the optimum by " \
            f"{record['quadrature_error']:.3g}" in capsys.readouterr().out
     for value, message in (("3", "irt.quadrature: got 3, expected an integer >= 5"),
-                           ("fine", "--quadrature: 'auto' or a whole number of nodes >= 5, got 'fine'")):
+                           ("fine", "irt.quadrature: got 'fine', expected an integer >= 5")):
         assert main(["irt", str(path), "--out", str(tmp_path / "o"), "--quadrature", value]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("argument, value, message", [
+    ("--model", "4PL", "irt.model: got '4PL', expected one of 1PL, 2PL, 3PL"),
+    ("--scoring-model", "rasch", "irt.scoring_model: got 'rasch', expected one of auto, 1PL, 2PL, 3PL"),
+    ("--ability", "ML", "irt.ability: got 'ML', expected one of EAP, MAP"),
+    ("--max-iter", "many", "irt.max_iter: got 'many', expected an integer >= 1"),
+    ("--max-iter", "0", "irt.max_iter: got 0, expected an integer >= 1"),
+])
+def test_command_line_options_are_checked_by_the_config_s_declarations(tmp_path, capsys, argument, value, message):
+    """An option given on the command line is read as its field declares it and refused in the config's words."""
+    path = tmp_path / "r.csv"
+    simulate_responses(30, 10, model="2PL", seed=0).responses.to_csv(path, index=False)
+    assert main(["irt", str(path), "--out", str(tmp_path / "o"), argument, value]) == 2
+    assert capsys.readouterr().err == f"benchirt irt: error: {message}\n"
     assert not (tmp_path / "o").exists()

@@ -9,9 +9,12 @@ import yaml
 from benchirt.cli import main
 from benchirt.errors import ConfigError, DataError
 from benchirt.pipeline import registry
-from benchirt.pipeline.config import STAGES, load_config, select_stages
+from benchirt.pipeline.config import load_config, select_stages
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The stages as the registry lists them (read at collection, so a registered stage is in every list here).
+STAGES = registry.STAGES
+ONE_OF_STAGES = f"expected one of {', '.join(STAGES)}"
 
 
 def _write(tmp_path, text, name="c.yaml"):
@@ -25,6 +28,7 @@ def test_packaged_default_is_identical_to_configs_default():
     assert packaged.read_bytes() == (ROOT / "configs" / "default.yaml").read_bytes()
     config = load_config(None)
     assert config.suite == "embedded" and config.stages == ("respond", "irt", "rate", "subset", "airt", "report")
+    assert set(config.stage_configs) == set(STAGES)  # every registered stage has its section
     assert config.source == "<default config>"
 
 
@@ -110,15 +114,15 @@ def test_unknown_top_level_key_lists_valid_ones(tmp_path):
 
 
 def test_unknown_stage_lists_valid_stages(tmp_path):
-    with pytest.raises(ConfigError, match="stages: got 'rank', expected one of respond, irt, rate, subset, airt, report"):
+    with pytest.raises(ConfigError, match=f"stages: got 'rank', {ONE_OF_STAGES}$"):
         load_config(_write(tmp_path, "stages: [respond, rank]\n"))
-    with pytest.raises(ConfigError, match="^command line: skip: got 'plot', expected one of respond"):
+    with pytest.raises(ConfigError, match=f"^command line: skip: got 'plot', {ONE_OF_STAGES}$"):
         select_stages(STAGES, skip=["plot"])
 
 
 def test_stages_come_back_in_pipeline_order_minus_skipped():
     assert select_stages(["report", "irt", "respond"]) == ("respond", "irt", "report")
-    assert select_stages(STAGES, skip=["airt", "subset"]) == ("respond", "irt", "rate", "report")
+    assert select_stages(STAGES, skip=["airt", "subset"]) == tuple(s for s in STAGES if s not in ("airt", "subset"))
 
 
 def test_unknown_classifier_name_is_rejected_with_the_known_ones(tmp_path):
@@ -192,7 +196,7 @@ def test_a_suite_folder_is_relative_to_the_config_and_a_missing_one_names_the_pa
 
 @pytest.mark.parametrize(
     "options, message",
-    [({"test_size": 1.5}, "respond.test_size: got 1.5, expected a number strictly between 0 and 1"),
+    [({"test_size": 1.5}, "respond.test_size: got 1.5, expected a number in (0, 1)"),
      ({"cv_folds": 1}, "respond.cv_folds: got 1, expected an integer >= 2"),
      ({"n_jobs": 0}, "respond.n_jobs: got 0, expected a non-zero integer (-1: all cores)"),
      ({"max_train": 1}, "respond.max_train: got 1, expected null or an integer >= 2"),
@@ -236,7 +240,7 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
     assert err.startswith("benchirt run: error:") and "stages: got 'ranking', expected one of respond" in err
     assert "Traceback" not in err
     assert main(["run", str(path), "--skip", "everything"]) == 2
-    assert "expected one of respond, irt, rate, subset, airt, report" in capsys.readouterr().err
+    assert ONE_OF_STAGES in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -244,8 +248,9 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
     [("irt", {"model": "4PL"}, "irt.model: got '4PL', expected one of 1PL, 2PL, 3PL"),
      ("irt", {"ability": "ML"}, "irt.ability: got 'ML', expected one of EAP, MAP"),
      ("irt", {"prior": "yes"}, "irt.prior: got 'yes', expected true or false"),
-     ("irt", {"prior_discrimination": [0, 0]}, "irt.prior_discrimination: got [0, 0], expected [mean, sd] with sd > 0"),
-     ("irt", {"prior_difficulty": 3}, "irt.prior_difficulty: got 3, expected a list of 2 numbers [mean, sd]"),
+     ("irt", {"prior_discrimination": [0, 0]}, "irt.prior_discrimination: got [0, 0], expected a list of 2 numbers [mean, sd] "
+                                                       "with sd > 0"),
+     ("irt", {"prior_difficulty": 3}, "irt.prior_difficulty: got 3, expected a list of 2 numbers [mean, sd] with sd > 0"),
      ("irt", {"starts": 0}, "irt.starts: got 0, expected 'auto' or an integer >= 1"),
      ("irt", {"tol": 0}, "irt.tol: got 0, expected a number > 0"),
      ("irt", {"theta_max": float("inf")}, "irt.theta_max: got inf, expected a number > 0"),
@@ -254,10 +259,10 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
      ("irt", {"min_respondents": 1}, "irt.min_respondents: got 1, expected an integer >= 2"),
      ("irt", {"calibration_roles": []}, "irt.calibration_roles: got [], expected a non-empty list of respondent roles "
                                         "(ladder, real, artificial)"),
-     ("rate", {"initial": [1500, -1, 0.06]}, "rate.initial: got [1500, -1, 0.06], expected [rating, RD, volatility] "
-                                              "with RD > 0 and volatility > 0"),
+     ("rate", {"initial": [1500, -1, 0.06]}, "rate.initial: got [1500, -1, 0.06], expected a list of 3 numbers "
+                                              "[rating, RD, volatility] with RD > 0 and volatility > 0"),
      ("rate", {"initial": [1500, 350]}, "rate.initial: got [1500, 350], expected a list of 3 numbers "
-                                         "[rating, RD, volatility]"),
+                                         "[rating, RD, volatility] with RD > 0 and volatility > 0"),
      ("rate", {"n_permutations": 1}, "rate.n_permutations: got 1, expected an integer >= 2 or 0"),
      ("rate", {"n_bootstrap": True}, "rate.n_bootstrap: got True, expected an integer >= 2 or 0"),
      ("rate", {"seed": 1.5}, "rate.seed: got 1.5, expected an integer"),
@@ -267,7 +272,7 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
      ("rate", {"tie_tolerance": -0.1}, "rate.tie_tolerance: got -0.1, expected a number >= 0"),
      ("rate", {"rope": "small"}, "rate.rope: got 'small', expected a number >= 0"),
      ("rate", {"score": ""}, "rate.score: got '', expected a non-empty text"),
-     ("rate", {"order": 3}, "rate.order: got 3, expected null, sorted, given, random:SEED or the path of a file "
+     ("rate", {"order": 3}, "rate.order: got 3, expected null or sorted, given, random:SEED or the path of a file "
                               "of dataset names"),
      ("subset", {"rule": "hardest"}, "subset.rule: got 'hardest', expected one of combined, discrimination, "
                                       "difficulty, guessing"),
@@ -280,7 +285,7 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
      ("airt", {"epsilons": []}, "airt.epsilons: got [], expected a non-empty list of numbers, each in [0, 1]"),
      ("airt", {"spline_lam": -1}, "airt.spline_lam: got -1, expected null or a number >= 0"),
      ("airt", {"grid_size": 5}, "airt.grid_size: got 5, expected an integer >= 10"),
-     ("airt", {"compat": "R"}, "airt.compat: got 'R', expected null or one of airt-r"),
+     ("airt", {"compat": "R"}, "airt.compat: got 'R', expected null or 'airt-r'"),
      ("airt", {"polytomous": "nrm"}, "airt.polytomous: got 'nrm', expected null or one of grm, gpcm"),
      ("airt", {"polytomous_levels": 3}, "airt.polytomous_levels: got 3, expected 5 (the default) unless polytomous "
                                         "is grm or gpcm"),
@@ -295,28 +300,26 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
                                    "top_classifiers")],
 )
 def test_every_stage_s_options_share_the_validation_messages(section, options, message):
-    import importlib
+    from benchirt.airt.polytomous import GRMConfig
 
-    module, name = {"irt": ("benchirt.irt", "IRTConfig"), "rate": ("benchirt.rating", "RatingConfig"),
-                    "subset": ("benchirt.subsets", "SubsetConfig"), "airt": ("benchirt.airt", "AIRTConfig"),
-                    "report": ("benchirt.report", "ReportConfig"),
-                    "GRM": ("benchirt.airt.polytomous", "GRMConfig")}[section]
+    config_class = GRMConfig if section == "GRM" else registry.resolve(registry.stage(section).config)
     with pytest.raises(ConfigError) as info:
-        getattr(importlib.import_module(module), name).from_dict(options)
+        config_class.from_dict(options)
     assert str(info.value) == message
 
 
 @pytest.mark.parametrize(
     "text, message",
     [("stages: []\n", "stages: got [], expected a non-empty list of stages"),
-     ("stages: [respond, rank]\n", "stages: got 'rank', expected one of respond, irt, rate, subset, airt, report"),
+     ("stages: [respond, rank]\n", f"stages: got 'rank', {ONE_OF_STAGES}"),
      ("suite: ''\n", "suite: got '', expected a suite (embedded, builtin, cc18-offline, OpenML-CC18, a folder) or a "
                      "list of datasets"),
      ("out: 3\n", "out: got 3, expected null or a folder path"),
      ("irt: [3PL]\n", "irt: got ['3PL'], expected a mapping of options"),
      ("rating: {score: elo}\n", "rate.score: got 'elo', expected one of true_score, theta, test_accuracy, cv_accuracy"),
-     ("airt: {input: aslib}\n", "airt.aslib: got None, expected the ASlib scenario folder when airt.input is aslib"),
-     ("airt: {which: train}\n", "airt.which: got 'train', expected one of test, cv"),
+     ("airt: {input: aslib}\n", "section 'airt': airt.aslib: got None, expected the ASlib scenario folder when "
+                                "airt.input is aslib"),
+     ("airt: {which: train}\n", "section 'airt': airt.which: got 'train', expected one of test, cv"),
      ("irt: {model: 4PL}\n", "section 'irt': irt.model: got '4PL', expected one of 1PL, 2PL, 3PL")],
 )
 def test_the_top_level_of_a_config_shares_the_validation_messages(tmp_path, text, message):
@@ -324,3 +327,14 @@ def test_the_top_level_of_a_config_shares_the_validation_messages(tmp_path, text
     with pytest.raises(ConfigError) as info:
         load_config(path)
     assert str(info.value) == f"{path}: {message}"
+
+
+@pytest.mark.parametrize("value, message", [("0", "execution.n_jobs: got 0, expected an integer >= 1 or -1"),
+                                            ("many", "execution.n_jobs: got 'many', expected an integer >= 1 or -1"),
+                                            ("1.5", "execution.n_jobs: got 1.5, expected an integer >= 1 or -1")])
+def test_the_n_jobs_argument_is_read_and_checked_as_execution_n_jobs_declares(tmp_path, capsys, value, message):
+    """``--n-jobs`` overrides ``execution.n_jobs`` through its declaration: the config's words, one line, exit 2."""
+    path = _write(tmp_path, "suite: builtin:iris\nstages: [respond]\n")
+    assert main(["run", str(path), "--quiet", "--n-jobs", value, "--out", str(tmp_path / "run")]) == 2
+    assert capsys.readouterr().err == f"benchirt run: error: {message}\n"
+    assert not (tmp_path / "run").exists()

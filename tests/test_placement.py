@@ -181,7 +181,7 @@ def test_rank_plan_weights_datasets_by_the_pool_density_around_the_classifier():
     assert plan["dataset"].iloc[0] == model.datasets[best]
     assert plan["summary_sd"].iloc[0] == pytest.approx(np.sqrt(variances[best]), rel=1e-8)
     assert plan["summary_sd"].is_monotonic_decreasing
-    with pytest.raises(ConfigError, match="plan target 'median'"):
+    with pytest.raises(ConfigError, match="^placement.target: got 'median', expected one of suite, rank$"):
         plan_datasets(model, 2, target="median")
 
 
@@ -319,7 +319,7 @@ def test_plan_command_prior_and_target_options(shared_data, tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["plan", "{ref}", "--budget", "51", "--out", "{out}"], "budget K=51 must be between 1 and the 50 datasets"),
     (["plan", "{ref}", "--budget", "3", "--out", "{out}", "--exclude", "nobody"], "--exclude ['nobody']: not in the calibration pool"),
-    (["plan", "{ref}", "--budget", "3", "--out", "{out}", "--rank", "0"], "rank 0: the model needs at least one latent factor"),
+    (["plan", "{ref}", "--budget", "3", "--out", "{out}", "--rank", "0"], "placement.rank: got 0, expected null or an integer >= 1"),
     (["predict", "{ref}", "--observed", "{obs}", "--out", "{out}"], "['not-a-dataset'] are not in the calibration"),
 ])
 def test_commands_refuse_bad_inputs(shared_data, tmp_path, capsys, args, message):

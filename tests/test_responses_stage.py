@@ -200,8 +200,11 @@ def test_accuracy_matrix_for_airt():
     assert accuracy_matrix([first], role="ladder").shape == (1, 4)
     with pytest.raises(ConfigError, match="role='real' only"):
         accuracy_matrix([first], role="ladder", which="cv")
-    with pytest.raises(ConfigError, match="which"):
+    with pytest.raises(ConfigError, match="^accuracy_matrix.which: got 'train', expected one of test, cv$"):
         accuracy_matrix([first], which="train")
+    with pytest.raises(ConfigError, match="^accuracy_matrix.role: got 'pool', expected one of real, ladder, "
+                                          "artificial, all$"):
+        accuracy_matrix([first], role="pool")
     with pytest.raises(DataError, match="more than once"):
         accuracy_matrix([first, first])
 

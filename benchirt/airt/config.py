@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
-from benchirt.options import check_choice, check_integer, check_number, check_numbers, checked_options, require
+from benchirt.options import (
+    Choice, Constraint, Integer, Number, Numbers, checked_options, require, validate_fields,
+)
 
 
 #: ``AIRTConfig.compat`` values: benchirt's converged estimator (None) or the R package airt's.
@@ -93,28 +95,36 @@ class AIRTConfig:
     polytomous: str | None = None
     polytomous_levels: int = 5
 
+    #: The declared constraint of every option (:func:`benchirt.options.validated`).
+    OPTIONS: ClassVar[dict[str, Constraint]] = {
+        "logit_epsilon": Number(above=0, below=0.5),
+        "max_iter": Integer(minimum=1),
+        "tol": Number(above=0),
+        "max_discrimination": Number(above=0),
+        "prior_mean": Number(),
+        "prior_sd": Number(above=0),
+        "epsilon": Number(at_least=0, at_most=1),
+        "epsilons": Numbers(at_least=0, at_most=1),
+        "spline_lam": Number(at_least=0, optional=True),
+        "spline_max_df": Number(at_least=2),  # a straight line has 2
+        "spline_points": Integer(minimum=10),
+        "grid_size": Integer(minimum=10),
+        "compat": Choice(choices=tuple(mode for mode in COMPAT_MODES if mode), optional=True),
+        "compat_range": Choice(choices=COMPAT_RANGES),
+        "polytomous": Choice(choices=POLYTOMOUS_MODES, optional=True),
+        "polytomous_levels": Integer(minimum=2),
+    }
+
     def __post_init__(self) -> None:
-        section = "airt"
-        check_number(section, "logit_epsilon", self.logit_epsilon, above=0, below=0.5)
-        check_integer(section, "max_iter", self.max_iter, 1)
-        check_number(section, "tol", self.tol, above=0)
-        check_number(section, "max_discrimination", self.max_discrimination, above=0)
-        check_number(section, "prior_mean", self.prior_mean)
-        check_number(section, "prior_sd", self.prior_sd, above=0)
-        check_number(section, "epsilon", self.epsilon, at_least=0, at_most=1)
-        epsilons = check_numbers(section, "epsilons", self.epsilons, at_least=0, at_most=1)
-        object.__setattr__(self, "epsilons", epsilons)
-        check_number(section, "spline_lam", self.spline_lam, at_least=0, optional=True)
-        check_number(section, "spline_max_df", self.spline_max_df, at_least=2)  # a straight line has 2
-        check_integer(section, "spline_points", self.spline_points, 10)
-        check_integer(section, "grid_size", self.grid_size, 10)
-        check_choice(section, "compat", self.compat, [mode for mode in COMPAT_MODES if mode], optional=True)
-        check_choice(section, "compat_range", self.compat_range, COMPAT_RANGES)
-        check_choice(section, "polytomous", self.polytomous, POLYTOMOUS_MODES, optional=True)
-        check_integer(section, "polytomous_levels", self.polytomous_levels, 2)
-        require(self.compat is not None or self.compat_range == "unit", section, "compat_range", self.compat_range,
+        validate_fields("airt", self, self.OPTIONS)
+        self._check_modes()
+
+    def _check_modes(self) -> None:
+        """``compat_range`` applies to ``compat: airt-r`` and ``polytomous_levels`` to a polytomous model only
+        (rules between fields)."""
+        require(self.compat is not None or self.compat_range == "unit", "airt", "compat_range", self.compat_range,
                 "unit (the default) unless compat is airt-r")
-        require(self.polytomous is not None or self.polytomous_levels == 5, section, "polytomous_levels",
+        require(self.polytomous is not None or self.polytomous_levels == 5, "airt", "polytomous_levels",
                 self.polytomous_levels, "5 (the default) unless polytomous is grm or gpcm")
 
     @classmethod

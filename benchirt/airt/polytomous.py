@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -36,7 +37,7 @@ from scipy.special import expit, logsumexp
 from threadpoolctl import threadpool_limits
 
 from benchirt.errors import DataError
-from benchirt.options import check_choice, check_integer, check_number, checked_options
+from benchirt.options import Choice, Constraint, Integer, Number, checked_options, validate_fields
 
 _LOG_FLOOR = 1e-300
 #: Polytomous models: Samejima's graded response model, Muraki's generalized partial credit model.
@@ -138,13 +139,20 @@ class GRMConfig:
     model: str = "grm"
     difficulty_limit: str = "highest"
 
+    #: The declared constraint of every option (:func:`benchirt.options.validated`).
+    OPTIONS: ClassVar[dict[str, Constraint]] = {
+        "n_quadrature": Integer(minimum=5),
+        "quadrature_bound": Number(above=0),
+        "slope_prior_sd": Number(above=0),
+        "intercept_prior_sd": Number(above=0),
+        "max_iter": Integer(minimum=1),
+        "tol": Number(above=0),
+        "model": Choice(choices=POLYTOMOUS_MODELS),
+        "difficulty_limit": Choice(choices=DIFFICULTY_LIMITS),
+    }
+
     def __post_init__(self) -> None:
-        check_integer("GRM", "n_quadrature", self.n_quadrature, 5)
-        for name in ("quadrature_bound", "slope_prior_sd", "intercept_prior_sd", "tol"):
-            check_number("GRM", name, getattr(self, name), above=0)
-        check_integer("GRM", "max_iter", self.max_iter, 1)
-        check_choice("GRM", "model", self.model, POLYTOMOUS_MODELS)
-        check_choice("GRM", "difficulty_limit", self.difficulty_limit, DIFFICULTY_LIMITS)
+        validate_fields("GRM", self, self.OPTIONS)
 
     @classmethod
     def from_dict(cls, options: dict) -> "GRMConfig":

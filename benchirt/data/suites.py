@@ -40,6 +40,7 @@ from benchirt.data.spec import DatasetSpec
 from benchirt.data.names import FORMS_HELP, OPENML_SUITE_ALIASES
 from benchirt.data.suite_file import is_suite_file, read_suite_file
 from benchirt.errors import ConfigError, DataError
+from benchirt.options import checked_options
 
 #: Keys naming where a dict-form suite comes from (exactly one per dict).
 DICT_SOURCES = ("builtin", "suite", "directory", "suite_file", "file", "openml_suite", "openml_datasets",
@@ -138,9 +139,7 @@ def _from_path(path: Path, given: str) -> list[DatasetSpec]:
 
 def _from_dict(spec: Mapping, base: Path) -> list[DatasetSpec]:
     """The datasets of a suite given as a mapping: one source key, then ``cache``, ``include``, ``exclude``."""
-    unknown = sorted(set(spec) - set(DICT_SOURCES) - set(DICT_OPTIONS))
-    if unknown:
-        raise ConfigError(f"suite: unknown key(s) {unknown}; valid keys are {list(DICT_SOURCES + DICT_OPTIONS)}")
+    checked_options("suite", spec, DICT_SOURCES + DICT_OPTIONS)
     sources = [k for k in DICT_SOURCES if k in spec]
     if len(sources) != 1:
         raise ConfigError(f"suite: give exactly one of {list(DICT_SOURCES)}, got {sources or 'none'}")

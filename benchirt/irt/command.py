@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from benchirt.errors import ConfigError, DataError
 from benchirt.irt.config import ABILITY_METHODS, MODELS, IRTConfig
+from benchirt.options import from_arguments
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,7 +77,8 @@ def _add_score_options(parser: argparse.ArgumentParser, scoring: bool = False) -
     """The options scoring on frozen items reads (shared by the fit's parser and :func:`score_parser`, where
     ``--items`` is required)."""
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    parser.add_argument("--ability", choices=ABILITY_METHODS, default="EAP", help="ability estimator (default EAP)")
+    parser.add_argument("--ability", metavar="{" + ",".join(ABILITY_METHODS) + "}", default="EAP",
+                        help="ability estimator (default EAP)")
     parser.add_argument("--items", metavar="ITEMS.csv", required=scoring,
                         help="score the respondents against these frozen item parameters instead of fitting")
     parser.add_argument("--no-header", action="store_true",
@@ -105,8 +107,10 @@ def register(subparsers) -> None:
     parser.add_argument("responses", nargs="+", metavar="[score] RESPONSES.csv",
                         help="respondents x items matrix of 0/1; with the word 'score' first, score it on --items")
     _add_score_options(parser)
-    parser.add_argument("--model", choices=MODELS, default="3PL", help="item response model (default 3PL)")
-    parser.add_argument("--scoring-model", choices=("auto", *MODELS), default="auto",
+    # the values are checked by IRTConfig's declarations (irt.model, irt.scoring_model), in their words
+    parser.add_argument("--model", metavar="{" + ",".join(MODELS) + "}", default="3PL",
+                        help="item response model (default 3PL)")
+    parser.add_argument("--scoring-model", metavar="{" + ",".join(("auto", *MODELS)) + "}", default="auto",
                         help="the model whose abilities and True-Scores score the respondents (auto: the 1PL, "
                              "or the item model with --compat decodirt)")
     parser.add_argument("--compat", choices=("decodirt",), default=None,
@@ -115,7 +119,8 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--no-prior", action="store_true", help="plain marginal maximum likelihood (estimates held by bounds only)"
     )
-    parser.add_argument("--max-iter", type=int, default=IRTConfig.max_iter, help="EM step limit (default %(default)s)")
+    parser.add_argument("--max-iter", default=str(IRTConfig.max_iter), metavar="N",
+                        help="EM step limit (default %(default)s)")
     parser.add_argument("--starts", default="auto", metavar="auto|N",
                         help="EM starts: 'auto' (monotone: the sum score; --compat decodirt: 7 candidates, up to 20 "
                              "where they disagree, hopping from the best optimum, then recombining the optima found) "
@@ -160,9 +165,11 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.irt.summary import item_summary
 
     family = "decodirt" if args.compat == "decodirt" else "monotone"
+    grid = {} if args.quadrature == "auto" else {"quadrature": args.quadrature}  # N nodes: fixed, not refined
     config = IRTConfig(model=args.model, model_family=family, scoring_model=args.scoring_model,
-                       prior=not args.no_prior, ability=args.ability, max_iter=args.max_iter,
-                       starts=_starts(args.starts), expanded_em=True if args.expanded_em else "auto", **_quadrature(args.quadrature))
+                       prior=not args.no_prior, ability=args.ability, expanded_em=True if args.expanded_em else "auto",
+                       refine_quadrature=not grid,
+                       **from_arguments(IRTConfig.OPTIONS, {"max_iter": args.max_iter, "starts": args.starts, **grid}))
     responses_path, scoring = _responses_argument(args)
     responses = read_responses_csv(responses_path, header=not args.no_header)
     if scoring:
@@ -228,25 +235,6 @@ def _score(args: argparse.Namespace, responses_path: str, responses: pd.DataFram
     print(f"scored {len(table)} respondents on {len(items)} frozen items of {args.items} ({config.ability}; not refitted)")
     print(f"wrote {out / 'abilities.csv'}")
     return 0
-
-
-def _quadrature(value: str) -> dict:
-    """``--quadrature``: the grid options of :class:`IRTConfig` (``auto``: the default grid, refined)."""
-    if value == "auto":
-        return {}
-    try:
-        return {"quadrature": int(value), "refine_quadrature": False}
-    except ValueError:
-        raise ConfigError(f"--quadrature: 'auto' or a whole number of nodes >= 5, got {value!r}") from None
-
-
-def _starts(value: str) -> int | Literal["auto"]:
-    if value == "auto":
-        return "auto"
-    try:
-        return int(value)
-    except ValueError:
-        raise ConfigError(f"--starts: 'auto' or a whole number >= 1, got {value!r}") from None
 
 
 def _write_plots(fit, responses: pd.DataFrame, out: Path) -> None:

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Literal, Mapping
+from typing import Any, ClassVar, Literal, Mapping
 
 from benchirt.options import (
-    check_bool, check_choice, check_integer, check_names, check_number, check_numbers, checked_options, is_integer,
-    require,
+    AnyOf, Boolean, Choice, Constraint, Integer, Names, Number, Numbers, checked_options, require, validate_fields,
 )
 
 #: The models :func:`benchirt.irt.fit_irt` estimates (Cardoso et al. 2021 eq. 1; :mod:`benchirt.irt.models`).
@@ -160,44 +159,50 @@ class IRTConfig:
     suspect_rising_alpha: float = 0.05
     calibration_roles: tuple[str, ...] = ("ladder", "real")
 
+    #: The declared constraint of every option (:func:`benchirt.options.validated`).
+    OPTIONS: ClassVar[dict[str, Constraint]] = {
+        "model": Choice(choices=MODELS),
+        "model_family": Choice(choices=MODEL_FAMILIES),
+        "scoring_model": Choice(choices=("auto", *MODELS)),
+        "prior": Boolean(),
+        "prior_discrimination": Numbers(entries=("mean", "sd"), positive=("sd",)),
+        "prior_difficulty": Numbers(entries=("mean", "sd"), positive=("sd",)),
+        "prior_guessing": Numbers(entries=("alpha", "beta"), at_least=1),  # >= 1: the Beta prior has a finite mode
+        "quadrature": Integer(minimum=5),
+        "refine_quadrature": Boolean(),
+        "ability_quadrature": Integer(minimum=5),
+        "theta_max": Number(above=0),
+        "max_iter": Integer(minimum=1),
+        "tol": Number(above=0),
+        "tol_log_posterior": Number(above=0),
+        "tol_gradient": Number(above=0),
+        "starts": AnyOf(members=(Choice(choices=("auto",)), Integer(minimum=1))),
+        "expanded_em": AnyOf(members=(Choice(choices=("auto",)), Boolean())),
+        "tol_optimum": Number(above=0),
+        "max_discrimination": Number(above=0),
+        "max_difficulty": Number(above=0),
+        "max_guessing": Number(above=0, below=1),
+        "min_respondents": Integer(minimum=2),
+        "difficulty_threshold": Number(),
+        "discrimination_threshold": Number(),
+        "guessing_threshold": Number(),
+        "ability": Choice(choices=ABILITY_METHODS),
+        "compare_models": Boolean(),
+        "suspect_agreement": Number(above=0, at_most=1),
+        "suspect_rising_alpha": Number(above=0, below=1),
+        "calibration_roles": Names(what="respondent roles (ladder, real, artificial)", single=True),
+    }
+
     def __post_init__(self) -> None:
-        section = "irt"
-        check_choice(section, "model", self.model, MODELS)
-        check_choice(section, "ability", self.ability, ABILITY_METHODS)
-        check_choice(section, "model_family", self.model_family, MODEL_FAMILIES)
-        check_choice(section, "scoring_model", self.scoring_model, ("auto", *MODELS))
-        require(self.model_family == "monotone" or self.scoring_model in ("auto", self.model), section,
+        validate_fields("irt", self, self.OPTIONS)
+        self._check_scoring_model()
+
+    def _check_scoring_model(self) -> None:
+        """decodIRT's family scores with its item model (a rule between ``model_family``, ``model`` and
+        ``scoring_model``)."""
+        require(self.model_family == "monotone" or self.scoring_model in ("auto", self.model), "irt",
                 "scoring_model", self.scoring_model,
                 f"'auto' or {self.model!r} with model_family decodirt (decodIRT scores with its item model)")
-        check_bool(section, "prior", self.prior)
-        check_bool(section, "compare_models", self.compare_models)
-        if self.expanded_em != "auto":
-            check_bool(section, "expanded_em", self.expanded_em)
-        check_bool(section, "refine_quadrature", self.refine_quadrature)
-        for name, meaning in (("prior_discrimination", "[mean, sd]"), ("prior_difficulty", "[mean, sd]")):
-            value = check_numbers(section, name, getattr(self, name), 2, meaning=meaning)
-            require(value[1] > 0, section, name, getattr(self, name), f"{meaning} with sd > 0")
-            object.__setattr__(self, name, value)
-        guessing = check_numbers(section, "prior_guessing", self.prior_guessing, 2, at_least=1,
-                                 meaning="[alpha, beta]")  # >= 1: the Beta prior has a finite mode
-        object.__setattr__(self, "prior_guessing", guessing)
-        check_integer(section, "quadrature", self.quadrature, 5)
-        check_integer(section, "ability_quadrature", self.ability_quadrature, 5)
-        require(self.starts == "auto" or (is_integer(self.starts) and self.starts >= 1), section, "starts",
-                self.starts, "'auto' or an integer >= 1")
-        check_integer(section, "max_iter", self.max_iter, 1)
-        for name in ("theta_max", "tol", "tol_log_posterior", "tol_gradient", "tol_optimum", "max_discrimination",
-                     "max_difficulty"):
-            check_number(section, name, getattr(self, name), above=0)
-        check_number(section, "suspect_agreement", self.suspect_agreement, above=0, at_most=1)
-        check_number(section, "suspect_rising_alpha", self.suspect_rising_alpha, above=0, below=1)
-        check_number(section, "max_guessing", self.max_guessing, above=0, below=1)
-        for name in ("difficulty_threshold", "discrimination_threshold", "guessing_threshold"):
-            check_number(section, name, getattr(self, name))
-        check_integer(section, "min_respondents", self.min_respondents, 2)
-        roles = check_names(section, "calibration_roles", self.calibration_roles,
-                            "respondent roles (ladder, real, artificial)", single=True)
-        object.__setattr__(self, "calibration_roles", roles)
 
     @property
     def resolved_scoring_model(self) -> str:

@@ -69,7 +69,7 @@ def _common(parser) -> None:
                              "not a benchirt run (the run is written beside its files and overwrites none of them)")
     parser.add_argument("--retry-failed", action="store_true",
                         help="run again the datasets that failed in the previous run (by default they are not retried)")
-    parser.add_argument("--n-jobs", type=int, metavar="N", help="parallel datasets (overrides execution.n_jobs)")
+    parser.add_argument("--n-jobs", metavar="N", help="parallel datasets (overrides execution.n_jobs)")
     parser.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786 "
                         "(overrides execution.scheduler; 'local' starts a LocalCluster of --n-jobs workers)")
     parser.add_argument("--strict", action="store_true",
@@ -181,11 +181,11 @@ def _with_execution(config, args):
     """Apply --n-jobs / --scheduler to the config's execution section (re-validated)."""
     from dataclasses import asdict
 
+    from benchirt.options import from_arguments
     from benchirt.pipeline.config import ExecutionConfig
 
     execution = asdict(config.execution)
-    if args.n_jobs is not None:
-        execution["n_jobs"] = args.n_jobs
+    execution.update(from_arguments(ExecutionConfig.OPTIONS, {"n_jobs": args.n_jobs}))  # checked as declared
     if getattr(args, "strict", False):
         execution["strict"] = True
     if args.scheduler:

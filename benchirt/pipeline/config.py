@@ -25,10 +25,11 @@ together; ``out`` and every path given on the command line (``--out``, ``SOURCE`
 current folder, where the command is run. A missing input folder is an error naming the path tried.
 An empty config file is an error (``benchirt run`` without CONFIG runs the packaged default).
 
-Every value is checked through :mod:`benchirt.options` (messages ``<section>.<key>: got X, expected Y``,
-unknown keys refused with the list of valid ones): each stage section by that stage's
-``XConfig.from_dict``, the top level (``suite``, ``stages``, ``out``, ``airt.input``/``aslib``/``which``,
-``rate.score``) here. Validation imports only the stages' ``config`` modules (the stage packages are
+Every value is checked against its declaration by :func:`benchirt.options.validated` (messages
+``<section>.<key>: got X, expected Y``, unknown keys refused with the list of valid ones): each stage
+section by that stage's ``XConfig.from_dict`` (its ``OPTIONS`` table), the top level
+(:data:`TOP_LEVEL_OPTIONS`), the pipeline's own ``airt`` keys (:data:`AIRT_PIPELINE_OPTIONS`) and a run's
+``rate.score`` (:data:`benchirt.rating.config.RUN_SCORE`) here. Validation imports only the stages' ``config`` modules (the stage packages are
 lazy, :mod:`benchirt.lazy`). YAML syntax errors become a :class:`~benchirt.errors.ConfigError` naming
 the file, line and column.
 """
@@ -39,14 +40,16 @@ import os
 from dataclasses import asdict, dataclass, field, is_dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 import yaml
 
 from benchirt.errors import ConfigError, DataError
-from benchirt.options import check_choice, check_integer, check_names, checked_options, require
+from benchirt.options import (
+    Boolean, Choice, Constraint, Integer, Names, Number, Text, checked_options, require, validate_fields, validated,
+)
 from benchirt.pipeline import registry
-from benchirt.rating.config import RUN_SCORES
+from benchirt.rating.config import RUN_SCORE
 from benchirt.safe_yaml import safe_load
 
 #: Pipeline stages in execution order (declared in :mod:`benchirt.pipeline.registry`).
@@ -71,11 +74,51 @@ def source_label(source: str) -> str:
             DICT_CONFIG_SOURCE: "a config given in code"}.get(source, f"config {source}")
 
 
-#: Keys of the ``airt`` section that the pipeline (not ``AIRTConfig``) reads.
-AIRT_PIPELINE_KEYS = ("input", "aslib", "which")
 AIRT_INPUTS = ("accuracy", "aslib")
+#: The declared constraint of every key of the ``airt`` section that the pipeline (not ``AIRTConfig``) reads.
+AIRT_PIPELINE_OPTIONS: dict[str, Constraint] = {
+    "input": Choice(choices=AIRT_INPUTS),
+    "aslib": Text(what="the ASlib scenario folder", optional=True),
+    "which": Choice(choices=("test", "cv")),
+}
+#: Keys of the ``airt`` section that the pipeline (not ``AIRTConfig``) reads.
+AIRT_PIPELINE_KEYS = tuple(AIRT_PIPELINE_OPTIONS)
 
-TOP_LEVEL_KEYS = ("suite", "stages", "execution", "out", *STAGE_SECTIONS)
+
+@dataclass(frozen=True, kw_only=True)
+class SuiteSpec(Constraint):
+    """``suite``: anything :func:`benchirt.data.resolve_suite` reads; here only an empty one is refused."""
+
+    def expected(self) -> str:
+        return "a suite (embedded, builtin, cc18-offline, OpenML-CC18, a folder) or a list of datasets"
+
+    def accepts(self, value: Any) -> bool:
+        return value not in ("", [])
+
+    def invalid_values(self) -> tuple[Any, ...]:
+        return ("", [])
+
+
+@dataclass(frozen=True, kw_only=True)
+class FolderPath(Constraint):
+    """``out``: a folder path (text or a path object)."""
+
+    def expected(self) -> str:
+        return "a folder path"
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, (str, os.PathLike))
+
+    def invalid_values(self) -> tuple[Any, ...]:
+        return (3, ["runs"])
+
+
+#: The declared constraint of every top-level key but the sections (each stage's, and ``execution``).
+TOP_LEVEL_OPTIONS: dict[str, Constraint] = {
+    "suite": SuiteSpec(),
+    "stages": Names(what="stages", single=True),
+    "out": FolderPath(optional=True),
+}
 BACKENDS = ("local", "dask")
 #: How the response stage is cut into tasks on several workers (``execution.tasks``).
 TASK_GRAINS = ("fits", "datasets")
@@ -126,18 +169,20 @@ class ExecutionConfig:
     tasks: str = "fits"
     strict: bool = False
 
+    #: The declared constraint of every option (:func:`benchirt.options.validated`).
+    OPTIONS: ClassVar[dict[str, Constraint]] = {
+        "n_jobs": Integer(minimum=1, also=(-1,)),
+        "backend": Choice(choices=BACKENDS),
+        "scheduler": Text(what="an address such as tcp://host:8786", optional=True),
+        "retries": Integer(minimum=0),
+        "memory_limit_gb": Number(above=0, unit="GB", optional=True),
+        "tasks": Choice(choices=TASK_GRAINS),
+        "strict": Boolean(),
+    }
+
     def __post_init__(self) -> None:
-        check_integer("execution", "n_jobs", self.n_jobs, 1, also=(-1,))
-        check_choice("execution", "backend", self.backend, BACKENDS)
-        check_choice("execution", "tasks", self.tasks, TASK_GRAINS)
-        check_integer("execution", "retries", self.retries, 0)
-        require(isinstance(self.strict, bool), "execution", "strict", self.strict, "true or false")
-        require(self.memory_limit_gb is None or (isinstance(self.memory_limit_gb, (int, float))
-                                                 and not isinstance(self.memory_limit_gb, bool) and self.memory_limit_gb > 0),
-                "execution", "memory_limit_gb", self.memory_limit_gb, "null or a number of GB > 0")
+        validate_fields("execution", self, self.OPTIONS)
         if self.scheduler is not None:
-            require(isinstance(self.scheduler, str) and bool(self.scheduler.strip()), "execution", "scheduler",
-                    self.scheduler, "null or an address such as tcp://host:8786")
             object.__setattr__(self, "backend", "dask")
 
     @classmethod
@@ -190,7 +235,7 @@ class PipelineConfig:
 def _stage_name(name: str) -> str:
     """``name`` when it is a stage's; anything else (a former name included) is a KeyError listing the stages."""
     if name not in registry.BY_NAME:
-        raise KeyError(f"{name!r} is not a stage; the stages are {', '.join(STAGES)}")
+        raise KeyError(f"{name!r} is not a stage; the stages are {', '.join(registry.STAGES)}")
     return name
 
 
@@ -260,24 +305,20 @@ def _validate(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
 
 def _validated(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
     raw, notes = _former_sections(raw)
-    checked_options("top-level", raw, TOP_LEVEL_KEYS)
-    named, renamed = current_names(check_names("", "stages", raw.get("stages", STAGES), "stages", single=True),
-                                   "stages")
+    checked_options("top-level", raw, ("suite", "stages", "execution", "out", *registry.STAGE_SECTIONS))
+    top = validated("", {"suite": "builtin", "stages": registry.STAGES, "out": None, **raw}, TOP_LEVEL_OPTIONS)
+    named, renamed = current_names(top["stages"], "stages")
     stages = _ordered_stages(named)
     notes += renamed
     sections: dict[str, dict] = {}
     stage_configs: dict[str, Any] = {}
-    for name in STAGE_SECTIONS:
+    for name in registry.STAGE_SECTIONS:
         values = checked_options(name, raw.get(name), _section_keys(name, raw.get(name)))
         sections[name] = values
         stage_configs[name] = _stage_config(name, values)
-    check_choice("rate", "score", stage_configs["rate"].score, RUN_SCORES)
+    RUN_SCORE.check("rate", "score", stage_configs["rate"].score)
     execution = ExecutionConfig.from_dict(raw.get("execution"))
-    suite = raw.get("suite", "builtin")
-    require(suite not in (None, "", []), "", "suite", suite,
-            "a suite (embedded, builtin, cc18-offline, OpenML-CC18, a folder) or a list of datasets")
-    out = raw.get("out")
-    require(out is None or isinstance(out, (str, os.PathLike)), "", "out", out, "null or a folder path")
+    suite, out = top["suite"], top["out"]
     return PipelineConfig(
         suite=suite, stages=stages, sections=sections, stage_configs=stage_configs, execution=execution,
         out=None if out is None else os.fspath(out), source=origin, base_dir=base_dir, notes=tuple(notes),
@@ -328,11 +369,12 @@ def select_stages(stages, skip=(), origin: str = "command line", notes: list[str
 
 def _ordered_stages(stages, skip=()) -> tuple[str, ...]:
     """The stages (today's names) in pipeline order, minus ``skip``."""
+    stage_name = Choice(choices=registry.STAGES)
     for key, names in (("stages", stages), ("skip", skip)):
         for name in names:
-            check_choice("", key, name, STAGES)
+            stage_name.check("", key, name)
     chosen = set(stages) - set(skip)
-    return tuple(s for s in STAGES if s in chosen)
+    return tuple(s for s in registry.STAGES if s in chosen)
 
 
 def _section_keys(section: str, values: Any = None) -> tuple[str, ...]:
@@ -345,25 +387,26 @@ def _config_class(section: str, values: Any = None) -> type[Any]:
     """The section's config class; a ``respond`` section with a ``source`` key imports stored runs."""
     if section == "respond" and isinstance(values, Mapping) and "source" in values:
         return registry.resolve(IMPORTED_RESPONSES)
-    return registry.resolve(STAGE_SECTIONS[section])
+    return registry.resolve(registry.STAGE_SECTIONS[section])
 
 
 def _stage_config(section: str, values: dict):
     own = {k: v for k, v in values.items() if not (section == "airt" and k in AIRT_PIPELINE_KEYS)}
-    if section == "airt":
-        _validate_airt_pipeline_keys(values)
     try:
+        if section == "airt":
+            _validate_airt_pipeline_keys(values)
         return _config_class(section, values).from_dict(own)
     except ConfigError as exc:
         raise ConfigError(f"section {section!r}: {exc}") from None
 
 
 def _validate_airt_pipeline_keys(values: dict) -> None:
+    """The pipeline's own ``airt`` keys, as declared (:data:`AIRT_PIPELINE_OPTIONS`), and the scenario folder
+    that ``input: aslib`` needs (a rule between them)."""
     source = values.get("input", "aslib" if values.get("aslib") else "accuracy")
-    check_choice("airt", "input", source, AIRT_INPUTS)
+    validated("airt", {**values, "input": source}, AIRT_PIPELINE_OPTIONS)
     require(source != "aslib" or bool(values.get("aslib")), "airt", "aslib", values.get("aslib"),
             "the ASlib scenario folder when airt.input is aslib")
-    check_choice("airt", "which", values.get("which", "test"), ("test", "cv"))
 
 
 def resolve_specs(config: PipelineConfig) -> list:

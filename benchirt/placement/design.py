@@ -35,11 +35,14 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from benchirt.errors import ConfigError, DataError
+from benchirt.errors import DataError
+from benchirt.options import Choice
 from benchirt.placement.model import ScoreModel
 
 #: What a plan pins down: the mean standardised score over the suite, or the average rank.
 TARGETS = ("suite", "rank")
+#: The declared constraint of :func:`plan_datasets`' ``target`` (``benchirt plan --target``).
+TARGET = Choice(choices=TARGETS)
 
 
 def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.Series = (),
@@ -87,8 +90,7 @@ def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.S
     >>> len(plan), bool(plan["summary_sd"].is_monotonic_decreasing)   # each dataset run narrows the summary
     (3, True)
     """
-    if target not in TARGETS:
-        raise ConfigError(f"plan target {target!r}: expected one of {', '.join(TARGETS)}")
+    TARGET.check("placement", "target", target)
     n = len(model.datasets)
     if budget < 1 or budget > n:
         raise DataError(f"budget K={budget} must be between 1 and the {n} datasets of the calibration")

@@ -42,13 +42,16 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from benchirt.errors import ConfigError, DataError
+from benchirt.errors import DataError
+from benchirt.options import Choice, Constraint, Integer, validated
 from benchirt.results import check_level, interval_frame
 
 #: Latent factors of the ``"gaussian"`` prior (chosen on the decodIRT reference scores).
 GAUSSIAN_RANK = 3
 #: Priors of :func:`fit_score_model`.
 PRIORS = ("mixture", "gaussian")
+#: The declared constraint of every option of :func:`fit_score_model` (``benchirt plan/predict --prior/--rank``).
+MODEL_OPTIONS: dict[str, Constraint] = {"prior": Choice(choices=PRIORS), "rank": Integer(minimum=1, optional=True)}
 #: Mixture prior: each member component's covariance as a share of the pool's skill covariance.
 MIXTURE_SPREAD = 0.2
 #: Mixture prior: weight of the broad component (a classifier unlike every pool member).
@@ -230,10 +233,7 @@ def fit_score_model(scores: pd.DataFrame, rank: int | None = None, prior: str = 
     ConfigError
         An unknown prior, a rank below 1.
     """
-    if prior not in PRIORS:
-        raise ConfigError(f"prior {prior!r}: expected one of {', '.join(PRIORS)}")
-    if rank is not None and rank < 1:
-        raise ConfigError(f"rank {rank}: the model needs at least one latent factor")
+    validated("placement", {"prior": prior, "rank": rank}, MODEL_OPTIONS)
     if scores.isna().any().any():
         raise DataError("the calibration score matrix has missing entries; drop incomplete classifiers first")
     n_datasets, n_classifiers = scores.shape

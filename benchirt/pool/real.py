@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from benchirt.errors import ConfigError
-from benchirt.options import check_bool, checked_options, require
+from benchirt.options import Boolean, MappingOf, Text, checked_options, require, validated
 from benchirt.pool.estimators import resolve_classifier_class
 
 if TYPE_CHECKING:
@@ -90,6 +90,14 @@ REAL_CLASSIFIERS: dict[str, RealClassifier] = {
 DEFAULT_POOL: tuple[str, ...] = tuple(REAL_CLASSIFIERS)
 
 
+#: The declared constraint of every key of a ``respond.extra`` entry (:func:`benchirt.options.validated`).
+ENTRY_OPTIONS = {
+    "estimator": Text(what="the dotted path of a classifier class"),
+    "params": MappingOf(what="a mapping of keyword arguments"),
+    "scale": Boolean(),
+}
+
+
 @dataclass(frozen=True)
 class ExtraEstimator:
     """A classifier added to the real pool by configuration.
@@ -155,18 +163,10 @@ class ExtraEstimator:
         where = f"respond.extra.{name}"
         if isinstance(entry, str):
             entry = {"estimator": entry}
-        entry = checked_options(where, entry, ("estimator", "params", "scale"))
-        require("estimator" in entry, where, "estimator", None, "the dotted path of a classifier class")
-        params = entry.get("params") or {}
-        require(isinstance(params, dict), where, "params", params, "a mapping of keyword arguments")
-        check_bool(where, "scale", entry.get("scale", True))
-        return cls(
-            name=name,
-            estimator=entry["estimator"],
-            params=params,
-            scale=entry.get("scale", True),
-            allowed_packages=tuple(allowed_packages),
-        )
+        entry = checked_options(where, entry, ENTRY_OPTIONS)
+        require("estimator" in entry, where, "estimator", None, ENTRY_OPTIONS["estimator"].describe())
+        entry = validated(where, {"scale": True, **entry, "params": entry.get("params") or {}}, ENTRY_OPTIONS)
+        return cls(name=name, allowed_packages=tuple(allowed_packages), **entry)
 
 
 def resolve_pool(names: tuple[str, ...], extra: tuple[ExtraEstimator, ...] = ()) -> list[RealClassifier]:

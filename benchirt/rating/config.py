@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
-from benchirt.options import (
-    check_choice, check_integer, check_number, check_numbers, check_text, checked_options, require,
-)
+from benchirt.options import Choice, Constraint, Integer, Number, Numbers, Text, checked_options, validate_fields
 
 #: The two ways :func:`benchirt.rating.friedman_nemenyi` can compare classifiers.
 STATS_MODES = ("blocks", "decodirt")
@@ -19,6 +17,9 @@ VERDICT_METHODS = ("stepdown", "range")
 #: The scores a run has for every (dataset, classifier), any of which can decide the ratings of a run
 #: (``rate.score``; the table: :func:`benchirt.rating.run_scores.run_scores`).
 RUN_SCORES = ("true_score", "theta", "test_accuracy", "cv_accuracy")
+#: In a run, ``rate.score`` names a score every run has (beside :attr:`RatingConfig.OPTIONS`' own ``score``,
+#: which admits any column of a scores table).
+RUN_SCORE = Choice(choices=RUN_SCORES)
 
 
 @dataclass(frozen=True)
@@ -87,25 +88,25 @@ class RatingConfig:
     verdict: str = "stepdown"
     max_pairwise: int | None = 50
 
+    #: The declared constraint of every option (:func:`benchirt.options.validated`).
+    OPTIONS: ClassVar[dict[str, Constraint]] = {
+        "score": Text(),
+        "initial": Numbers(entries=("rating", "RD", "volatility"), positive=("RD", "volatility")),
+        "n_permutations": Integer(minimum=2, also=(0,)),
+        "seed": Integer(),
+        "order": Text(what="sorted, given, random:SEED or the path of a file of dataset names", optional=True),
+        "stats": Choice(choices=STATS_MODES),
+        "alpha": Number(above=0, below=1),
+        "tie_tolerance": Number(at_least=0),
+        "glicko": Choice(choices=GLICKO_MODES),
+        "n_bootstrap": Integer(minimum=2, also=(0,)),
+        "rope": Number(at_least=0),
+        "verdict": Choice(choices=VERDICT_METHODS),
+        "max_pairwise": Integer(minimum=2, optional=True),
+    }
+
     def __post_init__(self) -> None:
-        section = "rate"
-        check_text(section, "score", self.score)
-        initial = check_numbers(section, "initial", self.initial, 3, meaning="[rating, RD, volatility]")
-        require(initial[1] > 0 and initial[2] > 0, section, "initial", self.initial,
-                "[rating, RD, volatility] with RD > 0 and volatility > 0")
-        object.__setattr__(self, "initial", initial)
-        check_integer(section, "n_permutations", self.n_permutations, 2, also=(0,))
-        check_integer(section, "seed", self.seed)
-        require(self.order is None or isinstance(self.order, str), section, "order", self.order,
-                "null, sorted, given, random:SEED or the path of a file of dataset names")
-        check_choice(section, "stats", self.stats, STATS_MODES)
-        check_number(section, "alpha", self.alpha, above=0, below=1)
-        check_number(section, "tie_tolerance", self.tie_tolerance, at_least=0)
-        check_choice(section, "glicko", self.glicko, GLICKO_MODES)
-        check_integer(section, "n_bootstrap", self.n_bootstrap, 2, also=(0,))
-        check_number(section, "rope", self.rope, at_least=0)
-        check_choice(section, "verdict", self.verdict, VERDICT_METHODS)
-        check_integer(section, "max_pairwise", self.max_pairwise, 2, optional=True)
+        validate_fields("rate", self, self.OPTIONS)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "RatingConfig":

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
-from benchirt.options import check_integer, check_text, checked_options
+from benchirt.options import Constraint, Integer, Text, checked_options, validate_fields
 
 
 @dataclass(frozen=True)
@@ -29,11 +29,16 @@ class ReportConfig:
     dpi: int = 80
     top_classifiers: int = 5
 
+    #: The declared constraint of every option (:func:`benchirt.options.validated`).
+    OPTIONS: ClassVar[dict[str, Constraint]] = {
+        "title": Text(empty=True),
+        "max_dataset_plots": Integer(minimum=0),
+        "dpi": Integer(minimum=20),
+        "top_classifiers": Integer(minimum=0),
+    }
+
     def __post_init__(self) -> None:
-        check_text("report", "title", self.title, empty=True)
-        check_integer("report", "max_dataset_plots", self.max_dataset_plots, 0)
-        check_integer("report", "dpi", self.dpi, 20)
-        check_integer("report", "top_classifiers", self.top_classifiers, 0)
+        validate_fields("report", self, self.OPTIONS)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "ReportConfig":

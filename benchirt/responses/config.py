@@ -3,12 +3,30 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from benchirt.options import (
-    check_bool, check_integer, check_names, checked_options, is_integer, is_number, require,
+    Boolean, Constraint, Integer, Names, Number, checked_options, require, validate_fields, validated,
 )
 from benchirt.pool import DEFAULT_POOL, ExtraEstimator, resolve_pool
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExtraClassifiers(Constraint):
+    """``respond.extra``: in a config, a mapping name -> ``{estimator: dotted.path, params: {...}}``; on the
+    config object, the :class:`~benchirt.pool.ExtraEstimator` entries it becomes (:meth:`ResponseConfig.from_dict`)."""
+
+    def expected(self) -> str:
+        return "a mapping name -> {estimator: dotted.path, params: {...}}"
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, (list, tuple)) and all(isinstance(entry, ExtraEstimator) for entry in value)
+
+    def normal(self, value: Any) -> Any:
+        return tuple(value)
+
+    def invalid_values(self) -> tuple[Any, ...]:
+        return (3, ["sklearn.linear_model.LogisticRegression"])
 
 
 @dataclass(frozen=True)
@@ -75,27 +93,28 @@ class ResponseConfig:
     max_categories: int | None = 32
     time_budget: float | None = None
 
+    #: The declared constraint of every option (:func:`benchirt.options.validated`).
+    OPTIONS: ClassVar[dict[str, Constraint]] = {
+        "test_size": Number(above=0, below=1),
+        "max_test": Integer(minimum=1),
+        "cv_folds": Integer(minimum=2),
+        "seed": Integer(),
+        "ladder_epochs": Integer(minimum=0),
+        "pool": Names(what="classifier names", empty=True),
+        "extra": ExtraClassifiers(),
+        "allowed_packages": Names(what="top-level package names", empty=True, identifiers=True),
+        "artificial": Boolean(),
+        "n_jobs": Integer(nonzero=True, meaning="-1: all cores"),
+        "max_train": Integer(minimum=2, optional=True),
+        "max_cv_train": Integer(minimum=2, optional=True),
+        "max_categories": Integer(minimum=2, optional=True),
+        "time_budget": Number(above=0, unit="seconds", optional=True),
+    }
+
     def __post_init__(self) -> None:
-        object.__setattr__(self, "pool", tuple(self.pool))
-        object.__setattr__(self, "extra", tuple(self.extra))
-        object.__setattr__(self, "allowed_packages", tuple(self.allowed_packages))
         section = "respond"
-        require(is_number(self.test_size) and 0.0 < self.test_size < 1.0, section, "test_size", self.test_size,
-                "a number strictly between 0 and 1")
-        check_integer(section, "max_test", self.max_test, 1)
-        check_integer(section, "cv_folds", self.cv_folds, 2)
-        check_integer(section, "seed", self.seed)
-        check_integer(section, "ladder_epochs", self.ladder_epochs, 0)
-        require(is_integer(self.n_jobs) and self.n_jobs != 0, section, "n_jobs", self.n_jobs,
-                "a non-zero integer (-1: all cores)")
-        check_integer(section, "max_train", self.max_train, 2, optional=True)
-        check_integer(section, "max_cv_train", self.max_cv_train, 2, optional=True)
-        check_integer(section, "max_categories", self.max_categories, 2, optional=True)
-        require(self.time_budget is None or (is_number(self.time_budget) and self.time_budget > 0), section,
-                "time_budget", self.time_budget, "null or a number of seconds > 0")
-        check_bool(section, "artificial", self.artificial)
+        validate_fields(section, self, self.OPTIONS)
         for entry in self.extra:
-            require(isinstance(entry, ExtraEstimator), section, "extra", entry, "ExtraEstimator entries")
             beyond = sorted(set(entry.allowed_packages) - set(self.allowed_packages))
             require(not beyond, section, "allowed_packages", list(self.allowed_packages),
                     f"a list naming {', '.join(beyond)} (allowed by classifier {entry.name!r})")
@@ -106,18 +125,11 @@ class ResponseConfig:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "ResponseConfig":
         """Build from a plain mapping (a YAML section); ConfigError on unknown keys or bad values."""
-        d = checked_options("respond", d, cls)
-        if "pool" in d:
-            d["pool"] = check_names("respond", "pool", d["pool"], "classifier names", empty=True)
-        allowed = check_names("respond", "allowed_packages", d.get("allowed_packages") or (),
-                              "top-level package names", empty=True)
-        require(all(name.isidentifier() for name in allowed), "respond", "allowed_packages", allowed,
-                "a list of top-level package names")
-        d["allowed_packages"] = allowed
-        if "extra" in d:
-            extra = d["extra"] or {}
-            require(isinstance(extra, Mapping), "respond", "extra", extra,
-                    "a mapping name -> {estimator: dotted.path, params: {...}}")
+        d = validated("respond", checked_options("respond", d, cls),
+                      {key: cls.OPTIONS[key] for key in ("pool", "allowed_packages")})
+        allowed = d.get("allowed_packages") or ()
+        if isinstance(d.get("extra"), Mapping) or d.get("extra") is None:  # anything else: refused as declared
+            extra = d.pop("extra", None) or {}
             d["extra"] = tuple(ExtraEstimator.from_dict(str(name), entry, allowed) for name, entry in extra.items())
         return cls(**d)
 

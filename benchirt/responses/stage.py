@@ -29,6 +29,7 @@ from tqdm.auto import tqdm
 
 from benchirt.data import Dataset
 from benchirt.errors import ConfigError, DataError
+from benchirt.options import Choice, Constraint, validated
 from benchirt.pool import ROLES, RealClassifier, artificial_predictions, ladder_name, resolve_pool
 from benchirt.responses.config import ResponseConfig
 from benchirt.responses.units import FitPlan, prepare, run_unit
@@ -360,13 +361,15 @@ def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which
     return table.astype(float)
 
 
+#: The declared constraint of :func:`accuracy_matrix`'s ``which`` and ``role``.
+ACCURACY_REQUEST: dict[str, Constraint] = {"which": Choice(choices=("test", "cv")),
+                                           "role": Choice(choices=(*ROLES, "all"))}
+
+
 def _check_accuracy_request(results: Sequence[ResponseResult], role: str, which: str) -> None:
     """The errors of :func:`accuracy_matrix`'s arguments: unknown ``which`` or ``role``, cross-validation
     accuracy of a role other than real, a dataset name given twice."""
-    if which not in ("test", "cv"):
-        raise ConfigError(f"accuracy_matrix: which={which!r}; valid: 'test', 'cv'")
-    if role not in (*ROLES, "all"):
-        raise ConfigError(f"accuracy_matrix: role={role!r}; valid: {', '.join((*ROLES, 'all'))}")
+    validated("accuracy_matrix", {"which": which, "role": role}, ACCURACY_REQUEST)
     if which == "cv" and role != "real":
         raise ConfigError("accuracy_matrix: cross-validation accuracy exists for role='real' only")
     names = [r.dataset for r in results]

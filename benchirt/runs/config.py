@@ -3,17 +3,39 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from benchirt.options import (
-    check_bool, check_choice, check_integer, check_names, check_text, checked_options, require,
+    AnyOf, Boolean, Choice, Constraint, Integer, MappingOf, Names, Text, checked_options, is_integer, require,
+    validate_fields,
 )
-from benchirt.runs.names import DEFAULT_RULE, RULES
+from benchirt.runs.names import DEFAULT_RULE
 from benchirt.runs.respondent_names import RespondentNaming
 from benchirt.runs.select import SelectionOptions
 
 #: The ``source`` value that selects this section's form.
 SOURCE_NAME = "openml-runs"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskIds(Constraint):
+    """``respond.tasks``: OpenML task ids (``3``, ``[3, 6]``, ``"3,6"``) or a suite (``"OpenML-CC18"``); kept
+    as text, ids joined by commas."""
+
+    def expected(self) -> str:
+        return "OpenML task ids (3, [3, 6] or '3,6') or a suite name"
+
+    def accepts(self, value: Any) -> bool:
+        ids = value if isinstance(value, list) else [value]
+        return (isinstance(value, str) and bool(value.strip())) or (
+            bool(ids) and all(is_integer(task) and task >= 1 for task in ids))
+
+    def normal(self, value: Any) -> Any:
+        return value if isinstance(value, str) else ",".join(str(task) for task in (
+            value if isinstance(value, list) else [value]))
+
+    def invalid_values(self) -> tuple[Any, ...]:
+        return (0, [], ["x"], " ", 2.5)
 
 
 @dataclass(frozen=True)
@@ -65,35 +87,41 @@ class ImportConfig:
     pair_with_suite: bool = False
     pool: Any = False
 
+    #: The declared constraint of every option (:func:`benchirt.options.validated`); the selection's are
+    #: :class:`~benchirt.runs.select.SelectionOptions`'.
+    OPTIONS: ClassVar[dict[str, Constraint]] = {
+        "source": Choice(choices=(SOURCE_NAME,)),
+        "path": AnyOf(members=(Text(), Names(what="paths of matrix CSV files")), optional=True),
+        "tasks": TaskIds(optional=True),
+        "respondent_pattern": Text(optional=True),
+        "cache": Text(optional=True),
+        "per_flow": SelectionOptions.OPTIONS["rule"],
+        "min_accuracy": SelectionOptions.OPTIONS["min_accuracy"],
+        "max_items": SelectionOptions.OPTIONS["max_items"],
+        "deduplicate": SelectionOptions.OPTIONS["deduplicate"],
+        "seed": SelectionOptions.OPTIONS["seed"],
+        "max_runs": Integer(minimum=1, optional=True),
+        "top_flows": Integer(minimum=1, optional=True),
+        "pair_with_suite": Boolean(),
+        "pool": AnyOf(members=(Boolean(), MappingOf(what="a mapping of response options (pool, cv_folds, "
+                                                         "ladder_epochs, ...)"))),
+    }
+
     def __post_init__(self) -> None:
-        section = "respond"
-        check_choice(section, "source", self.source, (SOURCE_NAME,))
-        require((self.path is None) != (self.tasks is None), section, "path", self.path,
-                "either path (a runs folder, matrix CSV files or a folder of them) or tasks (OpenML task ids or a "
-                "suite)")
-        if isinstance(self.path, (list, tuple)):
-            object.__setattr__(self, "path", check_names(section, "path", self.path, "paths of matrix CSV files",
-                                                         single=True))
-        require(self.tasks is None or self.respondent_pattern is None, section, "respondent_pattern",
-                self.respondent_pattern, "no pattern with tasks: OpenML's runs name their flows in their descriptions "
-                "(the pattern applies to matrix files)")
-        for key in ("path", "tasks", "cache", "respondent_pattern"):
-            if isinstance(getattr(self, key), (str, int)):
-                check_text(section, key, str(getattr(self, key)))
+        validate_fields("respond", self, self.OPTIONS)
+        self._check_sources()
         self.naming()
-        check_choice(section, "per_flow", self.per_flow, RULES)
-        check_bool(section, "deduplicate", self.deduplicate)
-        check_integer(section, "seed", self.seed)
-        check_integer(section, "max_items", self.max_items, 2, optional=True)
-        check_integer(section, "max_runs", self.max_runs, 1, optional=True)
-        check_integer(section, "top_flows", self.top_flows, 1, optional=True)
-        check_bool(section, "pair_with_suite", self.pair_with_suite)
-        require(isinstance(self.pool, (bool, Mapping)), section, "pool", self.pool,
-                "true, false or a mapping of response options (pool, cv_folds, ladder_epochs, ...)")
-        if isinstance(self.pool, Mapping):
-            object.__setattr__(self, "pool", dict(self.pool))
         self.pool_config()
         self.selection()
+
+    def _check_sources(self) -> None:
+        """Either ``path`` or ``tasks``, and a respondent pattern with matrix files only (rules between fields)."""
+        require((self.path is None) != (self.tasks is None), "respond", "path", self.path,
+                "either path (a runs folder, matrix CSV files or a folder of them) or tasks (OpenML task ids or a "
+                "suite)")
+        require(self.tasks is None or self.respondent_pattern is None, "respond", "respondent_pattern",
+                self.respondent_pattern, "no pattern with tasks: OpenML's runs name their flows in their "
+                "descriptions (the pattern applies to matrix files)")
 
     def naming(self) -> RespondentNaming:
         """How matrix files' respondent names map to flows and runs."""
@@ -122,10 +150,7 @@ class ImportConfig:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "ImportConfig":
-        d = checked_options("respond", d, cls)
-        if isinstance(d.get("tasks"), (int, list)):
-            d["tasks"] = ",".join(str(t) for t in (d["tasks"] if isinstance(d["tasks"], list) else [d["tasks"]]))
-        return cls(**d)
+        return cls(**checked_options("respond", d, cls))
 
     def to_dict(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

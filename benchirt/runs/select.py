@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
 from benchirt.errors import ConfigError
+from benchirt.options import Boolean, Choice, Constraint, Integer, Number, validate_fields
 from benchirt.runs.matrix import RunMatrix
 from benchirt.runs.names import DEFAULT_RULE, RULES  # noqa: F401  (defined where the command line reads them light)
 
@@ -56,13 +58,18 @@ class SelectionOptions:
     deduplicate: bool = True
     seed: int = 0
 
+    #: The declared constraint of every option (:func:`benchirt.options.validated`); a ``respond`` section
+    #: that imports runs declares its selection options with these (:class:`benchirt.runs.config.ImportConfig`).
+    OPTIONS: ClassVar[dict[str, Constraint]] = {
+        "rule": Choice(choices=RULES),
+        "min_accuracy": Number(at_least=0, at_most=1, optional=True),
+        "max_items": Integer(minimum=2, optional=True),
+        "deduplicate": Boolean(),
+        "seed": Integer(),
+    }
+
     def __post_init__(self) -> None:
-        if self.rule not in RULES:
-            raise ConfigError(f"selection rule {self.rule!r} is not one of {', '.join(RULES)}")
-        if self.min_accuracy is not None and not 0.0 <= float(self.min_accuracy) <= 1.0:
-            raise ConfigError(f"min_accuracy {self.min_accuracy!r} must be a share between 0 and 1")
-        if self.max_items is not None and int(self.max_items) < 2:
-            raise ConfigError(f"max_items {self.max_items!r} must be at least 2")
+        validate_fields("selection", self, self.OPTIONS)
 
 
 @dataclass

@@ -4,11 +4,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
-from benchirt.options import check_choice, check_integer, checked_options, require
+from benchirt.options import Choice, Constraint, Integer, checked_options, require, validate_fields
 
 #: The selection rules :func:`benchirt.subsets.build_subsets` knows.
 RULES: tuple[str, ...] = ("combined", "discrimination", "difficulty", "guessing")
@@ -16,8 +15,48 @@ RULES: tuple[str, ...] = ("combined", "discrimination", "difficulty", "guessing"
 DEFAULT_CUTS: tuple[float, ...] = (30.0, 50.0, 70.0)
 
 
-def validate_cuts(cuts: Iterable[float | str] | float | str) -> tuple[float, ...]:
-    """Check a list of cut percentages.
+@dataclass(frozen=True, kw_only=True)
+class Percentages(Constraint):
+    """``subset.cuts``: percentages of the suite to keep, each in (0, 100]; one number, a list, or a text
+    ``30,50,70``; a ``%`` sign is allowed. Kept as a tuple of floats."""
+
+    def expected(self) -> str:
+        return "percentages of the suite's datasets to keep, each in (0, 100], e.g. 30,50,70"
+
+    def accepts(self, value: Any) -> bool:
+        values = _percentages(value)
+        return bool(values) and all(0.0 < number <= 100.0 for number in values)
+
+    def normal(self, value: Any) -> Any:
+        return tuple(_percentages(value))
+
+    def invalid_values(self) -> tuple[Any, ...]:
+        return ([0], [150], "x", [], [True])
+
+
+
+def _percentages(cuts: Any) -> list[float]:
+    """The numbers ``cuts`` gives (NaN for an entry that is none; a bare number is a list of one, a text is
+    split at its commas)."""
+    listed = [cuts] if isinstance(cuts, numbers.Real) else cuts
+    if isinstance(listed, str):
+        listed = [cut for cut in listed.split(",") if cut.strip()]
+    if not isinstance(listed, (list, tuple)):
+        return [math.nan]
+    values = []
+    for cut in listed:
+        if isinstance(cut, numbers.Real) and not isinstance(cut, bool):
+            values.append(float(cut))
+            continue
+        try:
+            values.append(float(str(cut).strip().rstrip("%")) if not isinstance(cut, bool) else math.nan)
+        except ValueError:
+            values.append(math.nan)  # not a number: refused as outside (0, 100]
+    return values
+
+
+def validate_cuts(cuts: Any) -> tuple[float, ...]:
+    """Check a list of cut percentages (:class:`Percentages`), each given once.
 
     Parameters
     ----------
@@ -34,29 +73,12 @@ def validate_cuts(cuts: Iterable[float | str] | float | str) -> tuple[float, ...
     ConfigError
         A cut that is not a number, lies outside (0, 100], or is repeated; an empty list.
     """
-    given = cuts
-    listed: Iterable[object] = [cuts] if isinstance(cuts, (int, float, numbers.Real, str)) else cuts
-    expected = "percentages of the suite's datasets to keep, each in (0, 100], e.g. 30,50,70"
-    values: list[float] = []
-    for cut in listed:
-        if isinstance(cut, numbers.Real) and not isinstance(cut, bool):
-            number = float(cut)
-        else:
-            try:
-                number = float(str(cut).strip().rstrip("%"))
-            except ValueError:
-                number = math.nan  # not a number: refused as outside (0, 100] below
-        require(0.0 < number <= 100.0, "subset", "cuts", given, expected)
-        require(number not in values, "subset", "cuts", given, "each percentage once")
-        values.append(number)
-    require(bool(values), "subset", "cuts", given, expected)
-    return tuple(values)
+    return SubsetConfig(cuts=cuts).cuts
 
 
 def validate_rule(rule: str) -> str:
     """Return ``rule`` if it is one of :data:`RULES`, else raise :class:`ConfigError`."""
-    check_choice("subset", "rule", rule, RULES)
-    return rule
+    return SubsetConfig.OPTIONS["rule"].check("subset", "rule", rule)
 
 
 @dataclass(frozen=True)
@@ -83,20 +105,24 @@ class SubsetConfig:
     seed: int = 0
     n_permutations: int = 200
 
+    #: The declared constraint of every option (:func:`benchirt.options.validated`).
+    OPTIONS: ClassVar[dict[str, Constraint]] = {
+        "cuts": Percentages(),
+        "rule": Choice(choices=RULES),
+        "n_random": Integer(minimum=2, also=(0,)),
+        "seed": Integer(minimum=0),
+        "n_permutations": Integer(minimum=2, also=(0,)),
+    }
+
     def __post_init__(self) -> None:
-        object.__setattr__(self, "cuts", validate_cuts(self.cuts))
-        validate_rule(self.rule)
-        check_integer("subset", "n_random", self.n_random, 2, also=(0,))
-        check_integer("subset", "seed", self.seed, 0)
-        check_integer("subset", "n_permutations", self.n_permutations, 2, also=(0,))
+        given = self.cuts
+        validate_fields("subset", self, self.OPTIONS)
+        require(len(set(self.cuts)) == len(self.cuts), "subset", "cuts", given, "each percentage once")
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "SubsetConfig":
         """Build from a mapping (the ``subsets:`` section of a YAML config); unknown keys are an error."""
-        d = checked_options("subset", d, cls)
-        if "cuts" in d and isinstance(d["cuts"], str):
-            d["cuts"] = [c for c in d["cuts"].split(",") if c.strip()]
-        return cls(**d)
+        return cls(**checked_options("subset", d, cls))
 
     def to_dict(self) -> dict[str, Any]:
         """The options as plain YAML/JSON values."""
