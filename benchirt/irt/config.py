@@ -90,7 +90,7 @@ class IRTConfig:
         once from the sum score; an integer asks for that many starts, each climbed (1: the principal component only).
     expanded_em : "auto" or bool
         ``"auto"`` (default): on for the monotone family, off for decodIRT's. Begin every SQUAREM cycle with the parameter-expanded EM move on the ability scale's location
-        and unit (Liu, Rubin & Wu 1998; ``_expanded_move`` in :mod:`benchirt.irt.estimation`). It cuts
+        and unit (Liu, Rubin & Wu 1998; :func:`benchirt.irt.em.expanded_move`). It cuts
         a start's EM steps by 53-87 % where the seven candidates agree, but changes which optima the
         start search reaches (59 of 62 pools within 0.1 of a 20-start search against 62 without it,
         docs/irt.md, "Cost against mirt"), and on the refined grids the optimum then depends on the step
