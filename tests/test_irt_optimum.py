@@ -212,6 +212,7 @@ def test_config_rejects_bad_starts(value):
         IRTConfig(model_family="decodirt", starts=value)
 
 
+@pytest.mark.slow  # two decodIRT-mode searches of a 161-node pool: about 30 CPU-s
 def test_tic_tac_toe_pool_global_optimum_beats_the_classical_start(shared_data):
     """decodIRT's tic-tac-toe pool is two-dimensional (the MLP ladder against the real classifiers):
     the sum-score start ends 205.6 log-posterior units below the principal-component start (on the

@@ -149,6 +149,7 @@ def _local_maxima(values: np.ndarray) -> int:
     return int(np.sum((values[1:-1] > values[:-2]) & (values[1:-1] > values[2:])))
 
 
+@pytest.mark.slow  # a decodIRT-mode search and 57 marginal log posteriors: about 15 CPU-s
 def test_participations_coarse_grid_makes_a_second_optimum_along_the_scale():
     """Shift every difficulty of participation's best 41-node optimum by s (the other parameters kept):
     on 41 nodes (spacing 0.3) the marginal log posterior has a second maximum 0.2-0.25 away, on 81 and
