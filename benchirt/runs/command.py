@@ -80,12 +80,12 @@ def _ids(text: str | None, option: str) -> tuple[int, ...]:
 
 
 def given_options(args: argparse.Namespace) -> dict:
-    """The selection and online options given, read and checked as a respond section that imports runs declares
+    """The selection, naming and online options given, read and checked as a respond section that imports runs declares
     them (:attr:`benchirt.runs.config.ImportConfig.OPTIONS`: ``respond.max_items: got 1, expected …``)."""
     from benchirt.runs.config import ImportConfig
 
     texts = {key: getattr(args, key) for key in ("per_flow", "min_accuracy", "max_items", "seed", "top_flows",
-                                                 "max_runs")}
+                                                 "max_runs", "respondent_pattern", "cache")}
     return validated("respond", from_arguments(ImportConfig.OPTIONS, texts), ImportConfig.OPTIONS)
 
 
@@ -94,10 +94,10 @@ def read_source(args: argparse.Namespace, given: dict):
     from benchirt.runs.respondent_names import RespondentNaming
     from benchirt.runs.sources import is_offline, read_offline
 
-    naming = RespondentNaming(args.respondent_pattern)
+    naming = RespondentNaming(given.get("respondent_pattern"))
     if len(args.source) > 1 or is_offline(args.source[0]):
         return read_offline(args.source, naming)
-    if args.respondent_pattern is not None:
+    if given.get("respondent_pattern") is not None:
         raise ConfigError("--respondent-pattern applies to matrix files; OpenML's runs name their flows and runs in "
                           "their descriptions: leave it out")
     from benchirt.runs.fetch import FetchOptions, fetch_source
@@ -105,7 +105,7 @@ def read_source(args: argparse.Namespace, given: dict):
 
     options = FetchOptions(flows=_ids(args.flows, "--flows"), uploaders=_ids(args.uploaders, "--uploaders"),
                            tag=args.tag, top_flows=given.get("top_flows"), max_runs=given.get("max_runs"))
-    fetched = fetch_source(args.source[0], options, args.cache)
+    fetched = fetch_source(args.source[0], options, given.get("cache"))
     print(f"{len(fetched.run_ids)} runs in {fetched.folder} ({fetched.requests} requests to OpenML, "
           f"{len(fetched.failures)} runs not fetched)")
     if not fetched.run_ids:
