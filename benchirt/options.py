@@ -417,6 +417,12 @@ def from_arguments(table: Mapping[str, Constraint], texts: Mapping[str, str | No
     return {key: table[key].from_text(text) for key, text in texts.items() if text is not None}
 
 
+def choices_metavar(choices: Iterable[str]) -> str:
+    """How a command's help lists an option's valid values (``{a,b,c}``, as argparse lists ``choices``) when
+    the value is read by :func:`from_arguments` rather than refused by argparse."""
+    return "{" + ",".join(choices) + "}"
+
+
 def _number_text(text: str) -> Any:
     """``text`` as a float when it is one, else the text itself (then refused with its declaration's words)."""
     try:

@@ -136,6 +136,9 @@ def test_dominant_classifier_and_single_dataset():
 
 
 def test_needs_two_orders():
-    with pytest.raises(ConfigError, match="at least 2 orders"):
-        permutation_analysis(random_scores(), n_permutations=1)
+    for value in (1, 0, 2.5):
+        with pytest.raises(ConfigError) as info:
+            permutation_analysis(random_scores(), n_permutations=value)
+        assert str(info.value) == f"rate.n_permutations: got {value!r}, expected an integer >= 2 (random dataset orders)"
+    assert permutation_analysis(random_scores(), n_permutations=np.int64(3)).n_permutations == 3
     assert permutation_analysis(random_scores(), config=RatingConfig(n_permutations=4)).n_permutations == 4

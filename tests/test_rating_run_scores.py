@@ -42,5 +42,5 @@ def test_each_run_score_is_one_long_table_without_the_ladder(score, expected):
 def test_a_score_a_run_does_not_have_is_refused_with_the_choices():
     with pytest.raises(ConfigError) as info:
         run_scores(IRTS, RESPONSES, "f1")
-    assert str(info.value) == ("rate.score 'f1' is not a score of a run; choose one of true_score, theta, "
-                               "test_accuracy, cv_accuracy")
+    assert str(info.value) == ("rate.score: got 'f1', expected one of true_score, theta, test_accuracy, "
+                               "cv_accuracy")

@@ -91,8 +91,13 @@ def test_too_few_classifiers_or_datasets_are_clear_errors():
         friedman_nemenyi(tied)
     with pytest.raises(ConfigError, match="classifier\\(s\\) Z have no scores; known: A, B, C"):
         friedman_nemenyi(block_scores(NO_TIES), classifiers=["A", "B", "Z"])
-    with pytest.raises(ConfigError, match="blocks, decodirt"):
+    with pytest.raises(ConfigError) as info:
         friedman_nemenyi(block_scores(NO_TIES), mode="ttest")
+    assert str(info.value) == "rate.stats: got 'ttest', expected one of blocks, decodirt"
+    for alpha in (0, 1.0, float("nan")):
+        with pytest.raises(ConfigError) as info:
+            friedman_nemenyi(block_scores(NO_TIES), alpha=alpha)
+        assert str(info.value) == f"rate.alpha: got {alpha!r}, expected a number in (0, 1)"
 
 
 def test_datasets_missing_a_classifier_are_dropped_and_recorded():

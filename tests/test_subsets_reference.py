@@ -152,9 +152,9 @@ def test_command_without_sources_lists_subsets_only(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--cuts", "0,50"], "subset.cuts: got ('0', '50'), expected percentages of the suite's datasets to keep, "
+    (["--cuts", "0,50"], "subset.cuts: got '0,50', expected percentages of the suite's datasets to keep, "
                          "each in (0, 100], e.g. 30,50,70\n"),
-    (["--cuts", "30,abc"], "subset.cuts: got ('30', 'abc'), expected percentages of the suite's datasets to keep, "
+    (["--cuts", "30,abc"], "subset.cuts: got '30,abc', expected percentages of the suite's datasets to keep, "
                            "each in (0, 100], e.g. 30,50,70\n"),
     (["--rule", "combined", "--random", "1"], "n_random"),
 ])

@@ -10,12 +10,17 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchirt.airt.config import COMPAT_MODES, COMPAT_RANGES, TRANSFORMS, AIRTConfig
+from benchirt.airt.config import COMPAT_MODES, COMPAT_RANGES, POLYTOMOUS_MODES, TRANSFORMS, AIRTConfig
 from benchirt.errors import ConfigError
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json
+from benchirt.options import choices_metavar, from_arguments
 
 if TYPE_CHECKING:
     from benchirt.airt.analysis import AIRTResult
+
+#: The options whose text is read as :attr:`AIRTConfig.OPTIONS` declares it (each ``dest`` is the field's name).
+ARGUMENTS = ("epsilon", "epsilons", "logit_epsilon", "spline_lam", "compat", "compat_range", "polytomous",
+             "polytomous_levels")
 
 DESCRIPTION = """\
 Algorithmic IRT (AIRT, Kandanaarachchi & Smith-Miles): datasets/problem instances are the respondents,
@@ -47,36 +52,35 @@ def register(subparsers) -> None:
                         help="min-max scale the whole matrix to [0, 1] (needed for values outside [0, 1])")
     parser.add_argument("--transform", choices=TRANSFORMS, default="linear",
                         help="with rescaling: 'log' scales log10(x + 1) instead of x (heavy-tailed runtimes)")
-    defaults = AIRTConfig()
-    parser.add_argument("--epsilon", type=float, default=defaults.epsilon,
-                        help="epsilon of the strengths/weaknesses and LTO columns (default %(default)s)")
-    parser.add_argument("--epsilons", type=_float_list, default=defaults.epsilons, metavar="E1,E2,...",
-                        help="epsilons of the airt portfolio table (default 0,0.01,0.05)")
-    parser.add_argument("--logit-epsilon", type=float, default=defaults.logit_epsilon,
-                        help="performances are clipped to [e, 1-e] before the logit (default %(default)s)")
-    parser.add_argument("--spline-lam", type=float, default=None,
-                        help="fixed smoothing parameter of the latent trait curves (default: GCV)")
-    parser.add_argument("--compat", choices=[mode for mode in COMPAT_MODES if mode], default=None,
+    # the values are read and checked by AIRTConfig's declarations (airt.<option>: got …, expected …)
+    defaults, declared = AIRTConfig(), AIRTConfig.OPTIONS
+    parser.add_argument("--epsilon", metavar="E",
+                        help="epsilon of the strengths/weaknesses and LTO columns: "
+                             f"{declared['epsilon'].describe()} (default {defaults.epsilon})")
+    parser.add_argument("--epsilons", metavar="E1,E2,...",
+                        help=f"epsilons of the airt portfolio table: {declared['epsilons'].describe()} (default "
+                             f"{','.join(f'{e:g}' for e in defaults.epsilons)})")
+    parser.add_argument("--logit-epsilon", metavar="E",
+                        help=f"performances are clipped to [e, 1-e] before the logit, e {declared['logit_epsilon'].describe()} (default "
+                             f"{defaults.logit_epsilon})")
+    parser.add_argument("--spline-lam", metavar="LAMBDA",
+                        help="fixed smoothing parameter of the latent trait curves, "
+                             f"{declared['spline_lam'].expected()} (default: GCV)")
+    parser.add_argument("--compat", metavar=choices_metavar(mode for mode in COMPAT_MODES if mode),
                         help="airt-r: the R package airt's estimator, which reproduces the published AIRT numbers "
                              "(default: benchirt's converged estimator; docs/airt.md lists the differences)")
-    parser.add_argument("--compat-range", choices=COMPAT_RANGES, default=None,
+    parser.add_argument("--compat-range", metavar=choices_metavar(COMPAT_RANGES),
                         help="with --compat airt-r: the scale airt's min.item/max.item describe, 'unit' ([0, 1], "
                              "the package's defaults, its vignette) or 'data' (the matrix's extremes, as the AIRT "
                              f"paper's scripts, its Table 4) (default {defaults.compat_range})")
-    parser.add_argument("--polytomous", choices=("grm", "gpcm"), default=None,
+    parser.add_argument("--polytomous", metavar=choices_metavar(POLYTOMOUS_MODES),
                         help="also fit a polytomous model to quantile levels of the performances: 'grm' (graded "
                              "response) or 'gpcm' (generalized partial credit, as R airt); writes polytomous.csv")
-    parser.add_argument("--polytomous-levels", type=int, default=None,
-                        help=f"number of quantile levels of --polytomous (default {defaults.polytomous_levels})")
+    parser.add_argument("--polytomous-levels", metavar="N",
+                        help=f"number of quantile levels of --polytomous, {declared['polytomous_levels'].describe()} "
+                             f"(default {defaults.polytomous_levels})")
     parser.add_argument("--plots", action="store_true", help="also write the figures (PNG) to DIR/plots/")
     parser.set_defaults(func=run)
-
-
-def _float_list(text: str) -> tuple[float, ...]:
-    try:
-        return tuple(float(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,11 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
     if (args.perf is None) == (args.aslib is None):
         raise ConfigError("give either PERF.csv or --aslib SCENARIO_DIR (exactly one)")
-    options = {"epsilon": args.epsilon, "epsilons": args.epsilons, "logit_epsilon": args.logit_epsilon,
-               "spline_lam": args.spline_lam, "compat": args.compat, "polytomous": args.polytomous}
-    options.update({key: value for key, value in (("compat_range", args.compat_range),
-                                                  ("polytomous_levels", args.polytomous_levels)) if value is not None})
-    config = AIRTConfig.from_dict(options)
+    config = AIRTConfig(**from_arguments(AIRTConfig.OPTIONS, {key: getattr(args, key) for key in ARGUMENTS}))
     input_notes: list[str] = []
     if args.aslib is not None:
         scenario = load_aslib(args.aslib, args.measure, transform=args.transform)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from benchirt.errors import DataError
 from benchirt.io import atomic_write_csv
+from benchirt.options import choices_metavar, from_arguments, validated
 
 #: The priors of :func:`benchirt.placement.model.fit_score_model` (not imported: the CLI starts without scipy).
 PRIORS = ("mixture", "gaussian")
@@ -59,22 +60,25 @@ def register(subparsers) -> None:
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     parser.add_argument("--exclude", nargs="+", default=[], metavar="NAME", help="leave these pool members out")
-    parser.add_argument("--rank", type=int, default=None, metavar="R",
+    # the values are read and checked by the model's declarations (placement.<option>: got …, expected …)
+    parser.add_argument("--rank", metavar="R",
                         help="latent factors of the model (default: the most the calibration supports for the "
                              "mixture prior, 3 for the Gaussian one)")
-    parser.add_argument("--prior", choices=PRIORS, default="mixture",
+    parser.add_argument("--prior", metavar=choices_metavar(PRIORS), default="mixture",
                         help="prior of a new classifier's skills: a mixture around the pool members (default) or "
                              "one Gaussian over the pool (the previous model)")
 
 
 def _model(args: argparse.Namespace):
     from benchirt.placement.calibration import load_calibration
-    from benchirt.placement.model import fit_score_model
+    from benchirt.placement.model import MODEL_OPTIONS, fit_score_model
 
+    options = validated("placement", from_arguments(MODEL_OPTIONS, {"rank": args.rank, "prior": args.prior}),
+                        MODEL_OPTIONS)  # before the calibration is read
     calibration = load_calibration(args.calibration, args.exclude)
     for note in calibration.notes:
         print(f"note: {note}")
-    model = fit_score_model(calibration.scores, args.rank, args.prior)
+    model = fit_score_model(calibration.scores, options.get("rank"), options["prior"])
     print(f"model: {model.kind} prior, rank {model.rank}, {len(model.datasets)} datasets x "
           f"{model.scores.shape[1]} pool classifiers")
     for note in model.notes:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
+from benchirt.options import choices_metavar, from_arguments
 from benchirt.rating.config import GLICKO_MODES, STATS_MODES, VERDICT_METHODS, RatingConfig
 
 if TYPE_CHECKING:  # registering the command (``benchirt rate --help``) imports no statistics library
@@ -15,6 +16,8 @@ if TYPE_CHECKING:  # registering the command (``benchirt rate --help``) imports 
 
 #: The command's defaults are the options' (one source: :class:`RatingConfig`).
 DEFAULTS = RatingConfig()
+#: The options whose text is read as :attr:`RatingConfig.OPTIONS` declares it (each ``dest`` is the field's name).
+ARGUMENTS = ("n_permutations", "seed", "glicko", "n_bootstrap", "rope", "stats", "alpha", "verdict", "tie_tolerance")
 
 DESCRIPTION = """\
 Rank classifiers over datasets. On every dataset each pair of classifiers plays one match (the
@@ -56,31 +59,33 @@ def register(subparsers) -> None:
                         help="another score to run the Friedman/Nemenyi tests on (repeatable), e.g. test_accuracy")
     parser.add_argument("--order", default=DEFAULTS.order or "sorted", metavar="ORDER",
                         help="rating-period order: sorted (default), given, random:SEED, or a file of dataset names")
-    parser.add_argument("--permutations", type=int, default=DEFAULTS.n_permutations, metavar="N",
+    # the values are read and checked by RatingConfig's declarations (rate.<option>: got …, expected …)
+    parser.add_argument("--permutations", dest="n_permutations", metavar="N",
                         help=f"random dataset orders for the Glicko-2 order analysis (default {DEFAULTS.n_permutations}; 0 = off)")
-    parser.add_argument("--seed", type=int, default=DEFAULTS.seed,
+    parser.add_argument("--seed", metavar="SEED",
                         help=f"seed of the random orders, the bootstrap and the Bayesian sampling (default {DEFAULTS.seed})")
-    parser.add_argument("--glicko", choices=GLICKO_MODES, default=DEFAULTS.glicko,
+    parser.add_argument("--glicko", metavar=choices_metavar(GLICKO_MODES),
                         help="glickman: Glicko-2 as Glickman's paper (default); decodirt: the glicko2 package "
                              "decodIRT used (reproduces its ratings)")
-    parser.add_argument("--bootstrap", type=int, default=DEFAULTS.n_bootstrap, metavar="N",
+    parser.add_argument("--bootstrap", dest="n_bootstrap", metavar="N",
                         help="bootstrap replicates over datasets for the leaderboard intervals, and as many "
                              f"shuffled tables for the primary verdict (default {DEFAULTS.n_bootstrap}; 0 = off)")
-    parser.add_argument("--rope", type=float, default=DEFAULTS.rope, metavar="R",
+    parser.add_argument("--rope", metavar="R",
                         help="region of practical equivalence of the Bayesian comparison, in score units "
                              f"(default {DEFAULTS.rope:g})")
-    parser.add_argument("--stats", choices=STATS_MODES, default=DEFAULTS.stats,
+    parser.add_argument("--stats", metavar=choices_metavar(STATS_MODES),
                         help="blocks: Friedman with datasets as blocks + Nemenyi for Friedman (default); "
                              "decodirt: decodIRT's test on rating trajectories (compatibility only)")
-    parser.add_argument("--alpha", type=float, default=DEFAULTS.alpha,
+    parser.add_argument("--alpha", metavar="ALPHA",
                         help="family-wise error rate of the primary verdict (its rank intervals hold jointly at "
-                             f"1 - alpha) and level of the other tests (default {DEFAULTS.alpha:g})")
-    parser.add_argument("--verdict", choices=VERDICT_METHODS, default=DEFAULTS.verdict,
+                             f"1 - alpha) and level of the other tests: {RatingConfig.OPTIONS['alpha'].describe()} "
+                             f"(default {DEFAULTS.alpha:g})")
+    parser.add_argument("--verdict", metavar=choices_metavar(VERDICT_METHODS),
                         help="stepdown: step-down max-T on within-dataset shuffles, signed-rank statistic "
                              "(default); range: the single-step range test on Bradley-Terry ratings (comparison)")
     parser.add_argument("--compare", metavar="CLF,CLF,...",
                         help="restrict the statistical tests to these classifiers (comma-separated)")
-    parser.add_argument("--tie-tolerance", type=float, default=DEFAULTS.tie_tolerance,
+    parser.add_argument("--tie-tolerance", metavar="T",
                         help="scores closer than this are a draw (default 0: exact equality)")
     parser.add_argument("--benchirt-names", action="store_true",
                         help="rename decodIRT's classifier names (otimo, pessimo, ...) to benchirt's")
@@ -92,12 +97,9 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.rating.scores import decodirt_to_benchirt_names, read_scores
     from benchirt.rating.stage import rate
 
-    config = RatingConfig(
-        score=args.score or ("true_score" if Path(args.scores).is_dir() else "score"),
-        n_permutations=args.permutations, seed=args.seed, order=args.order, stats=args.stats, alpha=args.alpha,
-        tie_tolerance=args.tie_tolerance, glicko=args.glicko, n_bootstrap=args.bootstrap, rope=args.rope,
-        verdict=args.verdict,
-    )
+    config = RatingConfig(score=args.score or ("true_score" if Path(args.scores).is_dir() else "score"),
+                          order=args.order, **from_arguments(RatingConfig.OPTIONS, {
+                              key: getattr(args, key) for key in ARGUMENTS}))
     scores = read_scores(args.scores, config.score)
     others = {name: read_scores(args.scores, name) for name in args.also}
     if args.benchirt_names:

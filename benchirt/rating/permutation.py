@@ -16,12 +16,15 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from benchirt.errors import ConfigError
+from benchirt.options import Integer
 from benchirt.rating.batch import play_orders
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import match_outcomes
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
 from benchirt.rating.verdict import probability_is
+
+#: The orders an analysis plays: at least two (``rate.n_permutations: 0``, no analysis, is the caller's to honour).
+ORDERS = Integer(minimum=2, meaning="random dataset orders")
 
 
 @dataclass(repr=False)
@@ -88,7 +91,7 @@ def permutation_analysis(
     scores : pandas.DataFrame
         Long table ``dataset, classifier, score`` (see :func:`benchirt.rating.glicko_tournament`).
     n_permutations : int, optional
-        Number of random orders (≥ 2); default ``config.n_permutations`` (200).
+        Number of random orders (≥ 2, :data:`ORDERS`); default ``config.n_permutations`` (200).
     seed : int, optional
         Seed of the orders; default ``config.seed`` (0).
     config : RatingConfig, optional
@@ -101,8 +104,8 @@ def permutation_analysis(
     config = config or RatingConfig()
     n_permutations = config.n_permutations if n_permutations is None else n_permutations
     seed = config.seed if seed is None else seed
-    if not isinstance(n_permutations, (int, np.integer)) or n_permutations < 2:
-        raise ConfigError(f"the permutation analysis needs at least 2 orders, got n_permutations={n_permutations!r}")
+    n_permutations = ORDERS.check("rate", "n_permutations",
+                                  int(n_permutations) if isinstance(n_permutations, np.integer) else n_permutations)
     column = score_column(scores, config.score) if isinstance(scores, pd.DataFrame) else "score"
     matrix = score_matrix(validate_scores(scores, column))
     datasets, classifiers = list(matrix.index), list(matrix.columns)

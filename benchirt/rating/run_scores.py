@@ -5,9 +5,8 @@ from typing import TYPE_CHECKING, Mapping
 
 import pandas as pd
 
-from benchirt.errors import ConfigError
 from benchirt.irt.stage import true_score_table
-from benchirt.rating.config import RUN_SCORES
+from benchirt.rating.config import RUN_SCORE
 from benchirt.responses.suite import accuracy_scores
 
 if TYPE_CHECKING:
@@ -29,10 +28,9 @@ def run_scores(irts: Mapping[str, DatasetIRT], responses: Mapping[str, DatasetRe
     Raises
     ------
     ConfigError
-        For a name outside ``RUN_SCORES``, listing them.
+        For a name outside ``RUN_SCORES``, listing them (:data:`~benchirt.rating.config.RUN_SCORE`'s words).
     """
-    if score not in RUN_SCORES:
-        raise ConfigError(f"rate.score {score!r} is not a score of a run; choose one of {', '.join(RUN_SCORES)}")
+    RUN_SCORE.check("rate", "score", score)
     names = sorted(irts)
     if score in ("true_score", "theta"):
         table = true_score_table([irts[name] for name in names], roles=ROLES, column=score)

@@ -29,7 +29,7 @@ import scikit_posthocs as sp
 from scipy.stats import friedmanchisquare, rankdata, studentized_range
 
 from benchirt.errors import ConfigError, DataError
-from benchirt.rating.config import STATS_MODES, RatingConfig
+from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import glicko_tournament
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
 
@@ -169,15 +169,12 @@ def friedman_nemenyi(
     DataError
         Fewer than 3 classifiers or 2 datasets (periods), or no difference at all to test.
     ConfigError
-        An unknown mode, an alpha outside (0, 1), or a compared classifier without scores.
+        An unknown mode, an alpha outside (0, 1) (in :attr:`RatingConfig.OPTIONS`' words), or a compared
+        classifier without scores.
     """
     config = config or RatingConfig()
-    mode = mode or config.stats
-    alpha = config.alpha if alpha is None else alpha
-    if mode not in STATS_MODES:
-        raise ConfigError(f"unknown statistics mode {mode!r}; use one of {', '.join(STATS_MODES)}")
-    if not 0.0 < alpha < 1.0:
-        raise ConfigError(f"alpha must lie in (0, 1), got {alpha!r}")
+    mode = RatingConfig.OPTIONS["stats"].check("rate", "stats", mode or config.stats)
+    alpha = RatingConfig.OPTIONS["alpha"].check("rate", "alpha", config.alpha if alpha is None else alpha)
     column = score_column(scores, config.score) if isinstance(scores, pd.DataFrame) else "score"
     clean = validate_scores(scores, column)
     if classifiers is not None:

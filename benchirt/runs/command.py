@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from benchirt.errors import ConfigError, DataError
+from benchirt.options import choices_metavar, from_arguments, validated
 from benchirt.safe_text import printable
 
 DESCRIPTION = """\
@@ -47,12 +48,15 @@ def register(subparsers) -> None:
     parser.add_argument("source", metavar="SOURCE", nargs="+",
                         help="runs folder, respondents x items CSV file(s) or a folder of them, task id(s) or suite")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    parser.add_argument("--per-flow", choices=RULES, default=DEFAULT_RULE, help="selection rule (default %(default)s)")
-    parser.add_argument("--min-accuracy", type=float, metavar="A",
+    # the values are read and checked by the declarations of a respond section that imports runs
+    # (ImportConfig: respond.<option>: got …, expected …)
+    parser.add_argument("--per-flow", metavar=choices_metavar(RULES), default=DEFAULT_RULE,
+                        help="selection rule (default %(default)s)")
+    parser.add_argument("--min-accuracy", metavar="A",
                         help="drop runs below this accuracy (default: 1/number of classes when known)")
-    parser.add_argument("--max-items", type=int, metavar="N", help="a stratified sample of at most N items")
+    parser.add_argument("--max-items", metavar="N", help="a stratified sample of at most N items")
     parser.add_argument("--keep-duplicates", action="store_true", help="keep identical response patterns")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the item sample and halves (default 0)")
+    parser.add_argument("--seed", default="0", metavar="SEED", help="seed of the item sample and halves (default 0)")
     parser.add_argument("--respondent-pattern", metavar="REGEX",
                         help="matrix files: a regular expression with groups 'flow' and 'run' matching a whole "
                              "respondent name (default: <flow>||<run>)")
@@ -61,8 +65,8 @@ def register(subparsers) -> None:
     online.add_argument("--flows", metavar="IDS", help="only these flow ids (comma-separated)")
     online.add_argument("--uploaders", metavar="IDS", help="only runs of these uploader ids (comma-separated)")
     online.add_argument("--tag", help="only runs with this tag")
-    online.add_argument("--top-flows", type=int, metavar="N", help="only the N flows with the best run accuracy per task")
-    online.add_argument("--max-runs", type=int, metavar="N", help="at most N runs per task (most accurate first)")
+    online.add_argument("--top-flows", metavar="N", help="only the N flows with the best run accuracy per task")
+    online.add_argument("--max-runs", metavar="N", help="at most N runs per task (most accurate first)")
     parser.set_defaults(func=run)
 
 
@@ -75,23 +79,33 @@ def _ids(text: str | None, option: str) -> tuple[int, ...]:
         raise ConfigError(f"{option} {text!r}: give numeric ids separated by commas") from None
 
 
-def read_source(args: argparse.Namespace):
-    """The :class:`~benchirt.runs.matrix.RunMatrix` of every dataset SOURCE names."""
+def given_options(args: argparse.Namespace) -> dict:
+    """The selection, naming and online options given, read and checked as a respond section that imports runs declares
+    them (:attr:`benchirt.runs.config.ImportConfig.OPTIONS`: ``respond.max_items: got 1, expected …``)."""
+    from benchirt.runs.config import ImportConfig
+
+    texts = {key: getattr(args, key) for key in ("per_flow", "min_accuracy", "max_items", "seed", "top_flows",
+                                                 "max_runs", "respondent_pattern", "cache")}
+    return validated("respond", from_arguments(ImportConfig.OPTIONS, texts), ImportConfig.OPTIONS)
+
+
+def read_source(args: argparse.Namespace, given: dict):
+    """The :class:`~benchirt.runs.matrix.RunMatrix` of every dataset SOURCE names (``given``: :func:`given_options`)."""
     from benchirt.runs.respondent_names import RespondentNaming
     from benchirt.runs.sources import is_offline, read_offline
 
-    naming = RespondentNaming(args.respondent_pattern)
+    naming = RespondentNaming(given.get("respondent_pattern"))
     if len(args.source) > 1 or is_offline(args.source[0]):
         return read_offline(args.source, naming)
-    if args.respondent_pattern is not None:
+    if given.get("respondent_pattern") is not None:
         raise ConfigError("--respondent-pattern applies to matrix files; OpenML's runs name their flows and runs in "
                           "their descriptions: leave it out")
     from benchirt.runs.fetch import FetchOptions, fetch_source
     from benchirt.runs.folder import read_runs_folder
 
     options = FetchOptions(flows=_ids(args.flows, "--flows"), uploaders=_ids(args.uploaders, "--uploaders"),
-                           tag=args.tag, top_flows=args.top_flows, max_runs=args.max_runs)
-    fetched = fetch_source(args.source[0], options, args.cache)
+                           tag=args.tag, top_flows=given.get("top_flows"), max_runs=given.get("max_runs"))
+    fetched = fetch_source(args.source[0], options, given.get("cache"))
     print(f"{len(fetched.run_ids)} runs in {fetched.folder} ({fetched.requests} requests to OpenML, "
           f"{len(fetched.failures)} runs not fetched)")
     if not fetched.run_ids:
@@ -104,10 +118,12 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.runs.field import select_field
     from benchirt.runs.select import SelectionOptions
 
-    options = SelectionOptions(rule=args.per_flow, min_accuracy=args.min_accuracy, max_items=args.max_items,
-                               deduplicate=not args.keep_duplicates, seed=args.seed)
+    given = given_options(args)
+    options = SelectionOptions(rule=given["per_flow"], min_accuracy=given.get("min_accuracy"),
+                               max_items=given.get("max_items"), deduplicate=not args.keep_duplicates,
+                               seed=given["seed"])
     source = " ".join(args.source)
-    matrices = read_source(args)
+    matrices = read_source(args, given)
     for line in source_summary(source, matrices):
         print(printable(line))
     selected, options, coverage = select_field(matrices, options)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from benchirt.errors import DataError
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
+from benchirt.options import choices_metavar, from_arguments
 from benchirt.rating.config import RatingConfig
 from benchirt.subsets.config import RULES, SubsetConfig
 
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
 #: The command's defaults are the options' (one source: :class:`SubsetConfig`).
 DEFAULTS = SubsetConfig()
+#: The options whose text is read as :attr:`SubsetConfig.OPTIONS` declares it (each ``dest`` is the field's name).
+ARGUMENTS = ("cuts", "rule", "n_random", "n_permutations", "seed")
 
 DESCRIPTION = """\
 Choose benchmark subsets from the IRT item summaries of each dataset (Cardoso et al. 2021 §4.6, §5.4) and
@@ -78,16 +81,17 @@ def register(subparsers) -> None:
     parser.add_argument("scores", metavar="SCORES", help="folder of <dataset>/true_scores.csv or a long CSV")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     cuts = ",".join(f"{cut:g}" for cut in DEFAULTS.cuts)
-    parser.add_argument("--cuts", default=cuts, metavar="P,P,...",
+    # the values are read and checked by SubsetConfig's declarations (subset.<option>: got …, expected …)
+    parser.add_argument("--cuts", metavar="P,P,...",
                         help=f"percentages of the suite to keep, each in (0, 100] (default {cuts})")
-    parser.add_argument("--rule", choices=RULES, default=DEFAULTS.rule, help=f"selection rule (default {DEFAULTS.rule})")
-    parser.add_argument("--random", type=int, default=DEFAULTS.n_random, metavar="N",
+    parser.add_argument("--rule", metavar=choices_metavar(RULES), help=f"selection rule (default {DEFAULTS.rule})")
+    parser.add_argument("--random", dest="n_random", metavar="N",
                         help="random subsets per size for the fidelity-vs-chance comparison "
                              f"(default {DEFAULTS.n_random}; 0 = off)")
-    parser.add_argument("--permutations", type=int, default=DEFAULTS.n_permutations, metavar="N",
+    parser.add_argument("--permutations", dest="n_permutations", metavar="N",
                         help=f"random dataset orders for the order-robust ranking (default {DEFAULTS.n_permutations}; "
                              "0 = off)")
-    parser.add_argument("--seed", type=int, default=DEFAULTS.seed,
+    parser.add_argument("--seed", metavar="SEED",
                         help=f"seed of the random subsets and orders (default {DEFAULTS.seed})")
     parser.add_argument("--score", default=RatingConfig().score, metavar="NAME",
                         help=f"score deciding the matches (as in 'benchirt rate'; default {RatingConfig().score})")
@@ -114,12 +118,10 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.subsets.export import publish_suite, read_dataset_ids, subset_specs
     from benchirt.subsets.selection import build_subsets
 
-    config = SubsetConfig(
-        cuts=tuple(c for c in args.cuts.split(",") if c.strip()), rule=args.rule,
-        n_random=args.random, seed=args.seed, n_permutations=args.permutations,
-    )
+    config = SubsetConfig(**from_arguments(SubsetConfig.OPTIONS, {key: getattr(args, key) for key in ARGUMENTS}))
+    rating = RatingConfig(score=args.score)
     summaries = read_summaries(args.summaries)
-    scores = read_scores(args.scores, args.score)
+    scores = read_scores(args.scores, rating.score)
     roles = read_roles(args.roles) if args.roles else default_roles(scores["classifier"].unique(), args.artificial)
     metadata = _read_table(args.metadata, "dataset metadata") if args.metadata else None
     ids = read_dataset_ids(args.ids) if args.ids else None
@@ -130,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         suite = resolve_suite(args.suite)
 
     subsets = build_subsets(summaries, config.cuts, config.rule)
-    evaluation = evaluate_subsets(subsets, scores, summaries, metadata, roles, config, RatingConfig(score=args.score))
+    evaluation = evaluate_subsets(subsets, scores, summaries, metadata, roles, config, rating)
     out = Path(args.out)
     unexported = write_outputs(evaluation, out, suite=suite, ids=ids, suite_format=args.format,
                                plots=not args.no_plots)
