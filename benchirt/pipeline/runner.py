@@ -166,28 +166,7 @@ class Run:
         for item in items:
             parts[item.name] = stage_parts(stage, options, item.inputs)
             key = fingerprint.digest(parts[item.name])
-            if not self.force and self.store.has(stage, item.name, key):
-                marker = self.store.marker(stage, item.name, key)
-                if marker.get("status") == "skipped":
-                    self._record(stage, item.name, key, "skipped", reason=marker.get("reason"), reused=True,
-                                 decision="reused")
-                    report.skipped += 1
-                elif marker.get("left_out") and self.strict:
-                    self._fail_strict(stage, item.name, key, marker["left_out"], report, decision="reused")
-                else:
-                    self.store.verify(stage, item.name, key)
-                    self._record(stage, item.name, key, "reused", decision="reused", **_left_out_info(marker))
-                    report.reused += 1
-                    report.left_out += len(marker.get("left_out") or {})
-                    done[item.name] = key
-            elif not self.force and not self.retry_failed and self._failed_before(stage, item.name, key):
-                entry = self.previous["datasets"][item.name][stage]
-                reason = f"failed in the previous run (not retried; --retry-failed tries again): {entry.get('reason')}"
-                self._record(stage, item.name, key, "failed", reason=reason, attempts=0,
-                             previous_attempts=entry.get("attempts"), decision="not retried: it failed in the previous run")
-                report.failed += 1
-                self._log(f"{stage}: {item.name} failed in the previous run; not retried (use --retry-failed)")
-            else:
+            if not self._settled(stage, item.name, key, report, done):
                 todo.append((item, key))
         why = {item.name: self._why(stage, item.name, parts[item.name]) for item, _ in todo}
         self._log_decisions(stage, why)
@@ -201,10 +180,8 @@ class Run:
                if preflight is not None and todo else None)
         todo = [(item, key) for item, key in todo if eta is None or item.name in eta.expected]
         self._save_manifest()
+        tasks = [(item.name, (fn, *item.build_args())) for item, _ in todo]
         keys = {item.name: key for item, key in todo}
-        tasks = []
-        for item, key in todo:
-            tasks.append((item.name, (fn, *item.build_args())))
         bar = tqdm(total=len(tasks), desc=f"{stage:>8}", unit="dataset", disable=not self.show_progress or not tasks,
                    file=sys.stderr, leave=True)
         with bar, StagePostfix(bar, progress if tasks and self.show_progress else None) as postfix:
@@ -221,6 +198,38 @@ class Run:
                 bar.update(1)
         self._end(stage, report)
         return done
+
+    def _settled(self, stage: str, name: str, key: str, report: StageReport, done: dict[str, str]) -> bool:
+        """Record the (stage, dataset) result that needs no computing — reused, skipped before, failed strictly,
+        or failed in the previous run and not retried — and say so; False when it is to be computed."""
+        if not self.force and self.store.has(stage, name, key):
+            self._reuse(stage, name, key, report, done)
+            return True
+        if not self.force and not self.retry_failed and self._failed_before(stage, name, key):
+            entry = self.previous["datasets"][name][stage]
+            reason = f"failed in the previous run (not retried; --retry-failed tries again): {entry.get('reason')}"
+            self._record(stage, name, key, "failed", reason=reason, attempts=0,
+                         previous_attempts=entry.get("attempts"), decision="not retried: it failed in the previous run")
+            report.failed += 1
+            self._log(f"{stage}: {name} failed in the previous run; not retried (use --retry-failed)")
+            return True
+        return False
+
+    def _reuse(self, stage: str, name: str, key: str, report: StageReport, done: dict[str, str]) -> None:
+        """Record the stored result of (stage, dataset): a skip stays a skip, a result missing what was asked
+        fails under ``strict``, any other is verified and reused."""
+        marker = self.store.marker(stage, name, key)
+        if marker.get("status") == "skipped":
+            self._record(stage, name, key, "skipped", reason=marker.get("reason"), reused=True, decision="reused")
+            report.skipped += 1
+        elif marker.get("left_out") and self.strict:
+            self._fail_strict(stage, name, key, marker["left_out"], report, decision="reused")
+        else:
+            self.store.verify(stage, name, key)
+            self._record(stage, name, key, "reused", decision="reused", **_left_out_info(marker))
+            report.reused += 1
+            report.left_out += len(marker.get("left_out") or {})
+            done[name] = key
 
     def _preflight(self, stage: str, todo: list, preflight: Callable[[str], Any], report: StageReport,
                    fine: bool) -> RunEta:
