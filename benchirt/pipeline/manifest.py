@@ -100,7 +100,11 @@ def layout_problem(data: Any) -> str | None:
         return f"benchirt_run is {data.get('benchirt_run')!r}, expected {FORMAT}"
     if not isinstance(data.get("config"), Mapping):
         return "no config object"
-    datasets = data.get("datasets", {})
+    return _datasets_problem(data.get("datasets", {})) or _sections_problem(data)
+
+
+def _datasets_problem(datasets: Any) -> str | None:
+    """What keeps the ``datasets`` section from being dataset -> stage -> entry with a status and a text key."""
     if not isinstance(datasets, Mapping):
         return "datasets is not an object"
     for name, stages in datasets.items():
@@ -110,6 +114,11 @@ def layout_problem(data: Any) -> str | None:
             if not (isinstance(entry, Mapping) and isinstance(entry.get("status"), str)
                     and isinstance(entry.get("key", ""), str)):
                 return f"datasets.{name}.{stage} has no status or a key that is not text"
+    return None
+
+
+def _sections_problem(data: Mapping) -> str | None:
+    """What keeps a section of named entries (artifacts, stages, documents) from having a status in each."""
     for section in _ENTRY_SECTIONS:
         entries = data.get(section, {})
         if not isinstance(entries, Mapping) or not all(isinstance(e, Mapping) and isinstance(e.get("status"), str)

@@ -173,15 +173,24 @@ class Run:
         if self.explain:
             for item, key in todo:
                 self._record(stage, item.name, key, "would recompute", decision=f"would recompute because {why[item.name]}")
-                done[item.name] = key
             self._end(stage, report)
-            return done
+            return {**done, **{item.name: key for item, key in todo}}
         eta = (self._preflight(stage, todo, preflight, report, split is not None)
                if preflight is not None and todo else None)
         todo = [(item, key) for item, key in todo if eta is None or item.name in eta.expected]
         self._save_manifest()
+        done.update(self._compute(stage, todo, fn, split, progress, eta, report, parts, why))
+        self._end(stage, report)
+        return done
+
+    def _compute(self, stage: str, todo: list[tuple[DatasetInput, str]], fn: Callable, split: Callable | None,
+                 progress: Path | None, eta: RunEta | None, report: StageReport, parts: dict[str, dict],
+                 why: dict[str, str]) -> dict[str, str]:
+        """Run the datasets of ``todo`` through the executor (``split`` cuts them finer), store each outcome as it
+        arrives, show the bar and the ETA; dataset -> key of those whose result is now stored."""
         tasks = [(item.name, (fn, *item.build_args())) for item, _ in todo]
         keys = {item.name: key for item, key in todo}
+        done: dict[str, str] = {}
         bar = tqdm(total=len(tasks), desc=f"{stage:>8}", unit="dataset", disable=not self.show_progress or not tasks,
                    file=sys.stderr, leave=True)
         with bar, StagePostfix(bar, progress if tasks and self.show_progress else None) as postfix:
@@ -190,13 +199,8 @@ class Run:
                 key = keys[outcome.name]
                 if self._store_outcome(stage, key, outcome, report, parts[outcome.name], why[outcome.name]):
                     done[outcome.name] = key
-                remaining = None
-                if eta is not None:
-                    eta.finished(outcome.name, outcome.seconds)
-                    remaining = eta.remaining_seconds()
-                postfix.done(outcome.name, f"ETA {format_duration(remaining)}" if remaining is not None else None)
+                postfix.done(outcome.name, _eta_text(eta, outcome))
                 bar.update(1)
-        self._end(stage, report)
         return done
 
     def _settled(self, stage: str, name: str, key: str, report: StageReport, done: dict[str, str]) -> bool:
@@ -540,6 +544,15 @@ class Run:
     def _log(self, message: str) -> None:
         if self.show_progress:
             tqdm.write(printable(message), file=sys.stderr)  # names from files and configs: no raw escapes
+
+
+def _eta_text(eta: RunEta | None, outcome: TaskOutcome) -> str | None:
+    """``ETA …`` of the stage once ``outcome``'s dataset has finished (None without an estimate)."""
+    if eta is None:
+        return None
+    eta.finished(outcome.name, outcome.seconds)
+    remaining = eta.remaining_seconds()
+    return f"ETA {format_duration(remaining)}" if remaining is not None else None
 
 
 def _left_out(value: Any) -> dict[str, str]:

@@ -29,38 +29,13 @@ def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 
         (a plain rerun records a failed dataset as failed again without trying it).
     """
     lines = [f"benchirt run: {manifest.get('status', '?')} — {run_dir}"]
-    lines.append(f"  {'stage':<9}{'status':<10}{'seconds':>9}{'computed':>10}{'reused':>8}{'skipped':>9}{'failed':>8}")
-    total = 0.0
-    for stage, report in manifest.get("stages", {}).items():
-        total += report.get("seconds") or 0.0
-        lines.append(
-            f"  {stage:<9}{report.get('status', ''):<10}{report.get('seconds', 0):>9.1f}{report.get('computed', 0):>10}"
-            f"{report.get('reused', 0):>8}{report.get('skipped', 0):>9}{report.get('failed', 0):>8}"
-        )
-    lines.append(f"  {'total':<19}{total:>9.1f}")
+    lines += _stage_table(manifest)
     if verdict:
         score = manifest.get("rating_score", "true_score")
         lines += textwrap.wrap(f"Leaderboard (Bradley–Terry on {score}): {verdict}", width=110, subsequent_indent="  ")
     if glicko is not None:
-        table = glicko.sort_values("rating", ascending=False).head(top)
-        lines.append(f"Glicko-2 leaders (rating ± 95 % interval) over {int(glicko['n_played'].max())} datasets:")
-        for _, row in table.iterrows():
-            lines.append(f"  {int(row['rank']):>3}. {row['classifier']:<22}{row['rating']:8.1f}  [{row['low']:.0f}, {row['high']:.0f}]")
-    problems = [(name, stage, entry) for name, stages in sorted(manifest.get("datasets", {}).items())
-                for stage, entry in stages.items() if entry.get("status") in ("skipped", "failed")]
-    for stage, entry in manifest.get("artifacts", {}).items():
-        if entry.get("status") in ("skipped", "failed"):
-            problems.append(("(all datasets)", stage, entry))
-    for stage, report in manifest.get("stages", {}).items():
-        if report.get("note") and report.get("status") in ("skipped", "failed") and stage not in manifest.get("artifacts", {}):
-            problems.append(("(stage)", stage, {"status": report["status"], "reason": report["note"]}))
-    if problems:
-        lines.append("Skipped or failed:")
-        for name, stage, entry in problems:
-            reason = (entry.get("reason") or "").splitlines()[0] if entry.get("reason") else ""
-            if len(reason) > REASON_WIDTH:
-                reason = reason[: REASON_WIDTH - 1] + "…"
-            lines.append(f"  {entry['status']:<8}{stage:<8}{name}: {reason}")
+        lines += _glicko_leaders(glicko, top)
+    lines += _problem_lines(manifest)
     lines += left_out_lines(manifest)
     retry = retry_names(manifest)
     if retry and command:
@@ -71,6 +46,57 @@ def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 
         lines.append(f"Report: {run_dir / 'report.html'}  (summary: {run_dir / 'summary.md'})")
     lines.append(f"Manifest: {run_dir / 'manifest.json'}")
     return printable("\n".join(lines))  # classifier and dataset names come from files: no raw terminal escapes
+
+
+def _stage_table(manifest: dict) -> list[str]:
+    """One line per stage (status, seconds, computed / reused / skipped / failed) under a header, and the total."""
+    lines = [f"  {'stage':<9}{'status':<10}{'seconds':>9}{'computed':>10}{'reused':>8}{'skipped':>9}{'failed':>8}"]
+    total = 0.0
+    for stage, report in manifest.get("stages", {}).items():
+        total += report.get("seconds") or 0.0
+        lines.append(
+            f"  {stage:<9}{report.get('status', ''):<10}{report.get('seconds', 0):>9.1f}{report.get('computed', 0):>10}"
+            f"{report.get('reused', 0):>8}{report.get('skipped', 0):>9}{report.get('failed', 0):>8}"
+        )
+    lines.append(f"  {'total':<19}{total:>9.1f}")
+    return lines
+
+
+def _glicko_leaders(glicko, top: int) -> list[str]:
+    """The Glicko-2 table's ``top`` classifiers with their 95 % intervals."""
+    table = glicko.sort_values("rating", ascending=False).head(top)
+    lines = [f"Glicko-2 leaders (rating ± 95 % interval) over {int(glicko['n_played'].max())} datasets:"]
+    for _, row in table.iterrows():
+        lines.append(f"  {int(row['rank']):>3}. {row['classifier']:<22}{row['rating']:8.1f}  [{row['low']:.0f}, {row['high']:.0f}]")
+    return lines
+
+
+def _problems(manifest: dict) -> list[tuple[str, str, dict]]:
+    """``(dataset, stage, entry)`` of every skipped or failed result: per dataset, over all datasets
+    (``(all datasets)``), and stages skipped or failed as a whole (``(stage)``)."""
+    problems = [(name, stage, entry) for name, stages in sorted(manifest.get("datasets", {}).items())
+                for stage, entry in stages.items() if entry.get("status") in ("skipped", "failed")]
+    for stage, entry in manifest.get("artifacts", {}).items():
+        if entry.get("status") in ("skipped", "failed"):
+            problems.append(("(all datasets)", stage, entry))
+    for stage, report in manifest.get("stages", {}).items():
+        if report.get("note") and report.get("status") in ("skipped", "failed") and stage not in manifest.get("artifacts", {}):
+            problems.append(("(stage)", stage, {"status": report["status"], "reason": report["note"]}))
+    return problems
+
+
+def _problem_lines(manifest: dict) -> list[str]:
+    """``Skipped or failed:`` and one line per problem with the first line of its reason (empty if none)."""
+    problems = _problems(manifest)
+    if not problems:
+        return []
+    lines = ["Skipped or failed:"]
+    for name, stage, entry in problems:
+        reason = (entry.get("reason") or "").splitlines()[0] if entry.get("reason") else ""
+        if len(reason) > REASON_WIDTH:
+            reason = reason[: REASON_WIDTH - 1] + "…"
+        lines.append(f"  {entry['status']:<8}{stage:<8}{name}: {reason}")
+    return lines
 
 
 def left_out_classifiers(manifest: dict) -> dict[str, dict[str, str]]:

@@ -94,6 +94,23 @@ def overview(results, config: ReportConfig) -> Section:
     manifest = results.manifest
     section = Section("overview", "Run overview")
     ran = _pipeline_order(name for name in manifest.get("stages", {}) if name not in _DOCUMENTS)
+    section.add(Paragraph(" ".join(_run_facts(results, ran))))
+    columns = ["stage", "status", "seconds", "computed", "reused", "skipped", "failed"]
+    reports = manifest.get("stages", {})
+    stages = pd.DataFrame([{"stage": name, **reports[name]} for name in ran], columns=[*columns, "note"])[columns]
+    if len(stages):
+        section.add(Table(stages, "Stages: wall time in seconds; results computed in this run, reused from an "
+                                  "earlier run, skipped (unusable input) or failed (after retries)."))
+    problems = _left_out_rows(results)
+    if problems:
+        section.add(Table(pd.DataFrame(problems), "Datasets or stages left out, and why."))
+    versions = pd.DataFrame(sorted(manifest.get("versions", {}).items()), columns=["package", "version"])
+    section.add(Table(versions, "Versions the results were computed with."))
+    return section
+
+
+def _run_facts(results, ran: list[str]) -> list[str]:
+    """The overview's sentences: the stages run, the suite and its counts, the AIRT input, the executor."""
     facts = [f"Stages: {', '.join(ran) or 'none'}."]
     if any("respond" in (name, *BY_NAME[name].needs_in(results.config)) for name in ran if name in BY_NAME) \
             or results.responses:
@@ -102,15 +119,14 @@ def overview(results, config: ReportConfig) -> Section:
     airt_section = results.config.section("airt")
     if "airt" in ran and airt_section.get("aslib"):
         facts.append(f"AIRT input: ASlib scenario {airt_section['aslib']}.")
-    executor = str(manifest.get("executor", "?")).replace("n_jobs=", "parallel jobs: ")
+    executor = str(results.manifest.get("executor", "?")).replace("n_jobs=", "parallel jobs: ")
     facts.append(f"Executor: {executor}. Run directory: {results.run_dir}.")
-    section.add(Paragraph(" ".join(facts)))
-    columns = ["stage", "status", "seconds", "computed", "reused", "skipped", "failed"]
-    reports = manifest.get("stages", {})
-    stages = pd.DataFrame([{"stage": name, **reports[name]} for name in ran], columns=[*columns, "note"])[columns]
-    if len(stages):
-        section.add(Table(stages, "Stages: wall time in seconds; results computed in this run, reused from an "
-                                  "earlier run, skipped (unusable input) or failed (after retries)."))
+    return facts
+
+
+def _left_out_rows(results) -> list[dict]:
+    """One row per dataset or stage left out (skipped or failed) and per classifier whose fit failed, with why."""
+    manifest = results.manifest
     problems = [{"dataset": name, "stage": stage, "reason": reason}
                 for name, by_stage in sorted(results.skipped.items()) for stage, reason in by_stage.items()]
     for stage, entry in manifest.get("artifacts", {}).items():
@@ -119,11 +135,7 @@ def overview(results, config: ReportConfig) -> Section:
     for clf, errors in sorted(left_out_classifiers(manifest).items()):
         problems += [{"dataset": name, "stage": "respond", "reason": f"classifier {clf!r} left out, its fit failed: {error}"}
                      for name, error in errors.items()]
-    if problems:
-        section.add(Table(pd.DataFrame(problems), "Datasets or stages left out, and why."))
-    versions = pd.DataFrame(sorted(manifest.get("versions", {}).items()), columns=["package", "version"])
-    section.add(Table(versions, "Versions the results were computed with."))
-    return section
+    return problems
 
 
 def _pipeline_order(names) -> list[str]:
