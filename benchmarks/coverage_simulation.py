@@ -4,7 +4,8 @@ Each function simulates from known parameters, estimates with benchirt's own cod
 interval: ``kind, replicate, covered`` (and the interval's ``width``), so the coverage at ``level`` is the
 mean of ``covered``. ``tests/test_interval_coverage.py`` runs small versions against a tolerance band;
 ``benchmarks/interval_coverage.py`` runs bigger ones and prints the coverage per kind (docs/irt.md,
-docs/rating.md).
+docs/rating.md). A simulation harness of the benchmarks and tests, not part of the package (issue 35):
+both import it from ``benchmarks/``.
 
 - IRT item parameters (:func:`irt_coverage`): responses drawn from Cardoso et al. 2021 eq. 1 with the
   parameters of :func:`benchirt.irt.simulate.simulate_responses`, fitted by :func:`benchirt.irt.fit_irt`;
