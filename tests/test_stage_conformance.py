@@ -127,14 +127,14 @@ def test_small_run_stores_a_registered_result_that_reads_back(small_run, stage):
 
 def test_former_names_run_and_give_the_same_keys_as_the_current_ones(small_run):
     manifest = small_run["outcome"].manifest
-    assert any("former name" in note for note in manifest["notes"])
+    assert any("former name" in note for note in manifest.notes)
     written = yaml.safe_load((small_run["outcome"].run_dir / "config.yaml").read_text())
     assert {"respond", "rate", "subset"} <= set(written) and not {"responses", "rating", "subsets"} & set(written)
     current = small_run["folder"] / "current.yaml"
     current.write_text(yaml.safe_dump(_current_names(FORMER)))
     again = run_pipeline(load_config(current), out=small_run["outcome"].run_dir, show_progress=False, explain=True)
-    decisions = [entry["decision"] for stages in again.manifest["datasets"].values() for entry in stages.values()]
-    decisions += [entry["decision"] for entry in again.manifest["artifacts"].values()]
+    decisions = [entry["decision"] for stages in again.manifest.datasets.values() for entry in stages.values()]
+    decisions += [entry["decision"] for entry in again.manifest.artifacts.values()]
     assert len(decisions) == 5 * 2 + 3 and set(decisions) == {"reused"}  # identical inputs: identical keys
 
 

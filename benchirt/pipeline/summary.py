@@ -4,21 +4,22 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from benchirt.pipeline.manifest import Manifest
 from benchirt.safe_text import printable
 
 #: Widest dataset reason shown on the terminal (the report and the manifest keep the whole text).
 REASON_WIDTH = 90
 
 
-def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 5, verdict: str | None = None,
+def format_summary(run_dir: str | Path, manifest: Manifest, glicko=None, top: int = 5, verdict: str | None = None,
                    command: str | None = None) -> str:
     """Stage table (status, seconds, computed / reused / skipped / failed), leaders, skips, where to look.
 
     Parameters
     ----------
     run_dir : path
-    manifest : dict
-        The run's ``manifest.json`` content.
+    manifest : Manifest
+        The run's manifest.
     glicko : pandas.DataFrame, optional
         The Glicko-2 table of the rate stage (``RatingResult.tournament.table``): adds its ``top``
         classifiers with their 95 % intervals.
@@ -28,10 +29,10 @@ def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 
         The command that made the run; when a dataset failed, the summary names it with ``--retry-failed``
         (a plain rerun records a failed dataset as failed again without trying it).
     """
-    lines = [f"benchirt run: {manifest.get('status', '?')} — {run_dir}"]
+    lines = [f"benchirt run: {manifest.status or '?'} — {run_dir}"]
     lines += _stage_table(manifest)
     if verdict:
-        score = manifest.get("rating_score", "true_score")
+        score = manifest.rating_score or "true_score"
         lines += textwrap.wrap(f"Leaderboard (Bradley–Terry on {score}): {verdict}", width=110, subsequent_indent="  ")
     if glicko is not None:
         lines += _glicko_leaders(glicko, top)
@@ -48,11 +49,11 @@ def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 
     return printable("\n".join(lines))  # classifier and dataset names come from files: no raw terminal escapes
 
 
-def _stage_table(manifest: dict) -> list[str]:
+def _stage_table(manifest: Manifest) -> list[str]:
     """One line per stage (status, seconds, computed / reused / skipped / failed) under a header, and the total."""
     lines = [f"  {'stage':<9}{'status':<10}{'seconds':>9}{'computed':>10}{'reused':>8}{'skipped':>9}{'failed':>8}"]
     total = 0.0
-    for stage, report in manifest.get("stages", {}).items():
+    for stage, report in manifest.stages.items():
         total += report.get("seconds") or 0.0
         lines.append(
             f"  {stage:<9}{report.get('status', ''):<10}{report.get('seconds', 0):>9.1f}{report.get('computed', 0):>10}"
@@ -71,21 +72,21 @@ def _glicko_leaders(glicko, top: int) -> list[str]:
     return lines
 
 
-def _problems(manifest: dict) -> list[tuple[str, str, dict]]:
+def _problems(manifest: Manifest) -> list[tuple[str, str, dict]]:
     """``(dataset, stage, entry)`` of every skipped or failed result: per dataset, over all datasets
     (``(all datasets)``), and stages skipped or failed as a whole (``(stage)``)."""
-    problems = [(name, stage, entry) for name, stages in sorted(manifest.get("datasets", {}).items())
+    problems = [(name, stage, entry) for name, stages in sorted(manifest.datasets.items())
                 for stage, entry in stages.items() if entry.get("status") in ("skipped", "failed")]
-    for stage, entry in manifest.get("artifacts", {}).items():
+    for stage, entry in manifest.artifacts.items():
         if entry.get("status") in ("skipped", "failed"):
             problems.append(("(all datasets)", stage, entry))
-    for stage, report in manifest.get("stages", {}).items():
-        if report.get("note") and report.get("status") in ("skipped", "failed") and stage not in manifest.get("artifacts", {}):
+    for stage, report in manifest.stages.items():
+        if report.get("note") and report.get("status") in ("skipped", "failed") and stage not in manifest.artifacts:
             problems.append(("(stage)", stage, {"status": report["status"], "reason": report["note"]}))
     return problems
 
 
-def _problem_lines(manifest: dict) -> list[str]:
+def _problem_lines(manifest: Manifest) -> list[str]:
     """``Skipped or failed:`` and one line per problem with the first line of its reason (empty if none)."""
     problems = _problems(manifest)
     if not problems:
@@ -99,14 +100,14 @@ def _problem_lines(manifest: dict) -> list[str]:
     return lines
 
 
-def left_out_classifiers(manifest: dict) -> dict[str, dict[str, str]]:
+def left_out_classifiers(manifest: Manifest) -> dict[str, dict[str, str]]:
     """Classifier -> {dataset: the error of its fit} for every configured classifier a dataset's result lacks.
 
     Read from the manifest's per-dataset ``left_out`` entries (:mod:`benchirt.pipeline.runner`) of the results the
     run kept (a dataset failed by ``--strict`` is listed among the failures instead).
     """
     found: dict[str, dict[str, str]] = {}
-    for name, stages in sorted(manifest.get("datasets", {}).items()):
+    for name, stages in sorted(manifest.datasets.items()):
         for entry in stages.values():
             if entry.get("status") == "failed":  # under --strict: the failure itself names the classifier
                 continue
@@ -115,7 +116,7 @@ def left_out_classifiers(manifest: dict) -> dict[str, dict[str, str]]:
     return found
 
 
-def left_out_lines(manifest: dict) -> list[str]:
+def left_out_lines(manifest: Manifest) -> list[str]:
     """The summary's lines naming each left-out classifier, its datasets and its first error (empty if none)."""
     found = left_out_classifiers(manifest)
     if not found:
@@ -129,7 +130,7 @@ def left_out_lines(manifest: dict) -> list[str]:
     return lines
 
 
-def retry_names(manifest: dict) -> list[str]:
+def retry_names(manifest: Manifest) -> list[str]:
     """Datasets with a stage that failed and that ``--retry-failed`` would run again (not those ``--strict`` failed)."""
-    return sorted(name for name, stages in manifest.get("datasets", {}).items()
+    return sorted(name for name, stages in manifest.datasets.items()
                   if any(e.get("status") == "failed" and not e.get("left_out") for e in stages.values()))
