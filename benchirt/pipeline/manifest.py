@@ -7,7 +7,8 @@ dataclass: each top-level entry is a typed field (``manifest.status``, ``manifes
 questions readers ask are methods — :meth:`Manifest.result_keys`, :meth:`Manifest.suite_key`,
 :meth:`Manifest.entry` — and the changes the engine makes are methods too (:meth:`Manifest.record`,
 :meth:`Manifest.record_suite`, :meth:`Manifest.set_stage`, …), so that no code outside this module spells
-the layout out. The entries themselves (one result's record, one stage's counts) stay JSON objects.
+the layout out. The entries themselves — one result's record (:class:`ResultEntry`), one stage's counts
+(:class:`StageEntry`) — are JSON objects typed as ``TypedDict``, so a type checker reads their keys too.
 
 :meth:`Manifest.read` refuses a file that is not a run manifest, naming what is wrong; :meth:`Manifest.write`
 writes back exactly the entries the manifest has — those read, those a run starts with
@@ -21,7 +22,7 @@ import json
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, TypedDict
 
 from benchirt.errors import ArtifactError, BenchirtError
 from benchirt.io import atomic_write_json
@@ -33,9 +34,42 @@ FORMAT = 1
 PRESENT = ("computed", "reused", "stored")
 #: The sections that map names to entries (each entry a mapping with a ``status``).
 _ENTRY_SECTIONS = ("artifacts", "stages", "documents")
-#: One result's record (``status``, ``key``, ``path``, ``reason``, ``decision``, timings, …) or one stage's
-#: counts (``status``, ``seconds``, ``computed``, …): a JSON object.
-Entry = dict[str, Any]
+
+
+class StageEntry(TypedDict, total=False):
+    """One stage's counts and timing: :class:`benchirt.pipeline.runner.StageReport` as JSON."""
+
+    status: str
+    seconds: float
+    task_cpu_seconds: float
+    computed: int
+    reused: int
+    skipped: int
+    failed: int
+    left_out: int
+    note: str | None
+
+
+class ResultEntry(TypedDict, total=False):
+    """The record of one result (per dataset or suite-wide) or of one document stage's files."""
+
+    status: str  # computed, reused, stored, skipped, failed, would recompute; a document's rebuilt, reused, …
+    key: str
+    path: str
+    reason: str | None
+    decision: str  # why it was reused or recomputed
+    reused: bool  # a skip decided by an earlier run
+    seconds: float
+    cpu_seconds: float
+    attempts: int
+    lost_workers: int
+    previous_attempts: int | None
+    left_out: dict[str, str]  # classifier -> the error of its fit
+    notes: list[str]
+
+
+#: What ``benchirt add`` recorded for one classifier (its spec, datasets measured and predicted, standing, notes).
+AddedEntry = dict[str, Any]
 #: The entries a run carries over from the run it extends (``benchirt add``), beside the ones it has not set.
 _CARRIED = ("config", "datasets", "artifacts")
 
@@ -54,16 +88,16 @@ class Manifest:
     versions: dict[str, str] = field(default_factory=dict)
     executor: str | None = None
     #: Stage -> its counts and timing (:class:`benchirt.pipeline.runner.StageReport` as JSON).
-    stages: dict[str, Entry] = field(default_factory=dict)
+    stages: dict[str, StageEntry] = field(default_factory=dict)
     #: Dataset -> stage -> the record of that result.
-    datasets: dict[str, dict[str, Entry]] = field(default_factory=dict)
+    datasets: dict[str, dict[str, ResultEntry]] = field(default_factory=dict)
     #: Suite-wide stage -> the record of its result.
-    artifacts: dict[str, Entry] = field(default_factory=dict)
+    artifacts: dict[str, ResultEntry] = field(default_factory=dict)
     #: Stage writing files (the report) -> whether it rebuilt them and why.
-    documents: dict[str, Entry] = field(default_factory=dict)
+    documents: dict[str, ResultEntry] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     #: Classifier -> what ``benchirt add`` measured and predicted for it.
-    added: dict[str, Entry] = field(default_factory=dict)
+    added: dict[str, AddedEntry] = field(default_factory=dict)
     removed_partial_artifacts: int = 0
     #: Top-level entries this benchirt does not know, kept as read.
     unknown: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -81,7 +115,7 @@ class Manifest:
 
     # -- reading and writing ---------------------------------------------------------------------
     @classmethod
-    def begin(cls, config: dict[str, Any], versions: dict[str, str], executor: str, stages: dict[str, Entry],
+    def begin(cls, config: dict[str, Any], versions: dict[str, str], executor: str, stages: dict[str, StageEntry],
               created: str | None, removed_partial_artifacts: int) -> "Manifest":
         """The manifest a run starts with (status ``running``, no results yet)."""
         manifest = cls(created=created, config=config, versions=versions, executor=executor, stages=stages,
@@ -134,15 +168,16 @@ class Manifest:
         atomic_write_json(Path(run_dir) / FILE, self.to_json())
 
     # -- what readers ask ----------------------------------------------------------------------
-    def entry(self, stage: str, name: str = "all") -> Entry:
-        """The record of one result: dataset ``name``'s for a per-dataset stage, else the suite-wide one."""
+    def entry(self, stage: str, name: str = "all") -> ResultEntry:
+        """The record of one result: dataset ``name``'s for a per-dataset stage, else the suite-wide one (a copy;
+        empty when the run has none)."""
         if name == "all":
-            return dict(self.artifacts.get(stage) or {})
-        return dict(self.datasets.get(name, {}).get(stage) or {})
+            return ResultEntry(**(self.artifacts.get(stage) or {}))
+        return ResultEntry(**(self.datasets.get(name, {}).get(stage) or {}))
 
-    def stage_report(self, stage: str) -> Entry:
-        """The counts and timing of ``stage`` (empty when the run does not list it)."""
-        return dict(self.stages.get(stage) or {})
+    def stage_report(self, stage: str) -> StageEntry:
+        """The counts and timing of ``stage`` (a copy; empty when the run does not list it)."""
+        return StageEntry(**(self.stages.get(stage) or {}))
 
     def result_keys(self, stage: str) -> dict[str, str]:
         """Dataset -> artifact key of every result of a per-dataset ``stage`` the run holds."""
@@ -164,27 +199,27 @@ class Manifest:
         return found
 
     # -- what the engine changes ---------------------------------------------------------------
-    def record(self, stage: str, name: str, entry: Entry) -> None:
+    def record(self, stage: str, name: str, entry: ResultEntry) -> None:
         """Set the record of dataset ``name``'s result of ``stage``."""
         self.datasets.setdefault(name, {})[stage] = entry
         self._present.add("datasets")
 
-    def record_suite(self, stage: str, entry: Entry) -> None:
+    def record_suite(self, stage: str, entry: ResultEntry) -> None:
         """Set the record of a suite-wide ``stage``'s result."""
         self.artifacts[stage] = entry
         self._present.add("artifacts")
 
-    def record_document(self, stage: str, entry: Entry) -> None:
+    def record_document(self, stage: str, entry: ResultEntry) -> None:
         """Set whether a stage that writes files (the report) rebuilt them, and why."""
         self.documents[stage] = entry
         self._present.add("documents")
 
-    def record_added(self, name: str, entry: Entry) -> None:
+    def record_added(self, name: str, entry: AddedEntry) -> None:
         """Set what ``benchirt add`` measured and predicted for classifier ``name``."""
         self.added[name] = entry
         self._present.add("added")
 
-    def set_stage(self, stage: str, report: Entry) -> None:
+    def set_stage(self, stage: str, report: StageEntry) -> None:
         """Set the counts and timing of ``stage``."""
         self.stages[stage] = report
         self._present.add("stages")

@@ -27,7 +27,7 @@ from benchirt.errors import BenchirtError
 from benchirt.pipeline import fingerprint, registry
 from benchirt.pipeline.config import PipelineConfig, load_config, stage_options, to_plain
 from benchirt.pipeline.executors import make_executor
-from benchirt.pipeline.manifest import Manifest
+from benchirt.pipeline.manifest import Manifest, ResultEntry
 from benchirt.pipeline.results import RunResults, load_run, load_stage_result, load_stage_table
 from benchirt.pipeline.runner import Run
 from benchirt.pipeline.store import ArtifactStore
@@ -300,7 +300,7 @@ def report_parts(manifest: Manifest, options: dict, stage: str = "report") -> di
     out, so an unchanged rerun finds the report it wrote before and reuses it (a reused report shows
     the run that built it).
     """
-    def entry(e: dict) -> list:
+    def entry(e: ResultEntry) -> list:
         status = "ok" if e.get("status") in ("computed", "reused", "stored") else e.get("status")
         return [status, e.get("key"), e.get("reason")]
 

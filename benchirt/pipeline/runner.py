@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 from tqdm.auto import tqdm
 
@@ -28,7 +28,7 @@ from benchirt.pipeline.eta import RunEta, format_duration
 from benchirt.pipeline.executors import TaskOutcome
 from benchirt.pipeline.progress import FOLDER as PROGRESS_FOLDER
 from benchirt.pipeline.progress import StagePostfix
-from benchirt.pipeline.manifest import Manifest
+from benchirt.pipeline.manifest import Manifest, ResultEntry, StageEntry
 from benchirt.pipeline.store import ArtifactStore, environment_versions, key_parts
 from benchirt.safe_text import printable
 from benchirt.stage_plan import DatasetInput
@@ -358,8 +358,8 @@ class Run:
                                           seconds=outcome.seconds)
             if outcome.status == "ok":
                 report.computed = 1
-                entry: dict[str, Any] = {"key": key, "status": "computed", "decision": f"recomputed because {why}",
-                                         "path": str(path.relative_to(self.store.root))}
+                entry: ResultEntry = {"key": key, "status": "computed", "decision": f"recomputed because {why}",
+                                      "path": str(path.relative_to(self.store.root))}
                 notes = getattr(outcome.value, "notes", None)
                 if notes:  # what the suite-wide result adapted or used (e.g. AIRT's algorithms), beside its entry
                     entry["notes"] = [str(note) for note in notes]
@@ -517,7 +517,7 @@ class Run:
         self._save_manifest()
 
     def _record(self, stage: str, name: str, key: str, status: str, path=None, reason=None, reused=False, **info) -> None:
-        entry: dict[str, Any] = {"status": status, "key": key}
+        entry: ResultEntry = {"status": status, "key": key}
         if path is not None:
             entry["path"] = str(path.relative_to(self.store.root))
         else:
@@ -526,7 +526,7 @@ class Run:
             entry["reason"] = reason
         if reused:
             entry["reused"] = True
-        entry.update(info)
+        entry.update(cast(ResultEntry, info))
         self.manifest.record(stage, name, entry)
 
     def _save_manifest(self) -> None:
@@ -591,5 +591,6 @@ def stage_key(stage: str, options: dict, inputs: Any) -> str:
     return fingerprint.digest(stage_parts(stage, options, inputs))
 
 
-def _public(report: StageReport) -> dict:
-    return asdict(report)
+def _public(report: StageReport) -> StageEntry:
+    """The manifest's entry of a stage: its report's fields."""
+    return cast(StageEntry, asdict(report))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from benchirt.pipeline.manifest import Manifest
+from benchirt.pipeline.manifest import Manifest, ResultEntry
 from benchirt.safe_text import printable
 
 #: Widest dataset reason shown on the terminal (the report and the manifest keep the whole text).
@@ -72,7 +72,7 @@ def _glicko_leaders(glicko, top: int) -> list[str]:
     return lines
 
 
-def _problems(manifest: Manifest) -> list[tuple[str, str, dict]]:
+def _problems(manifest: Manifest) -> list[tuple[str, str, ResultEntry]]:
     """``(dataset, stage, entry)`` of every skipped or failed result: per dataset, over all datasets
     (``(all datasets)``), and stages skipped or failed as a whole (``(stage)``)."""
     problems = [(name, stage, entry) for name, stages in sorted(manifest.datasets.items())
