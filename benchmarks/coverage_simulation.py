@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from benchirt.irt import fit_irt  # the package's export: the same function wherever the estimation lives
 from benchirt.irt.config import IRTConfig
-from benchirt.irt.estimation import fit_irt
 from benchirt.irt.simulate import simulate_responses
 from benchirt.rating.batch import SCALE, update_period
 from benchirt.rating.glicko import match_outcomes
