@@ -1,7 +1,7 @@
 """Coverage of benchirt's intervals on simulated data: IRT item parameters, EAP θ, Glicko-2 RD.
 
 The bigger version of ``tests/test_interval_coverage.py`` (same functions,
-:mod:`benchirt.interval_coverage`): per interval kind the number of intervals, the share that covers the
+``benchmarks/coverage_simulation.py``): per interval kind the number of intervals, the share that covers the
 true value (with its binomial standard error) and the mean width, at ``--level``.
 
 - IRT (Bock & Aitkin 1981 EM, ``estimate ± z·SE``): 2PL and 3PL matrices drawn from known parameters
@@ -23,7 +23,7 @@ import time
 
 import pandas as pd
 
-from benchirt.interval_coverage import coverage_table, glicko_coverage, irt_coverage
+from coverage_simulation import coverage_table, glicko_coverage, irt_coverage  # beside this script
 
 
 def main() -> None:

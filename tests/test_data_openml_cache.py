@@ -80,6 +80,6 @@ def test_dask_worker_reads_the_drivers_cache(cache, tmp_path, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         outcome = run_pipeline(config, out=tmp_path / "run", show_progress=False)
-    entry = outcome.manifest["datasets"]["anneal"]["respond"]
+    entry = outcome.manifest.datasets["anneal"]["respond"]
     assert entry["status"] == "computed", entry.get("reason")
-    assert outcome.manifest["executor"].startswith("dask LocalCluster")
+    assert outcome.manifest.executor.startswith("dask LocalCluster")

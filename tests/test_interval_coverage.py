@@ -1,4 +1,4 @@
-"""Coverage of the intervals on simulated data with known truth (benchirt.interval_coverage).
+"""Coverage of the intervals on simulated data with known truth (benchmarks/coverage_simulation.py).
 
 Each band is wide enough for the simulation's noise and narrow enough that a standard error off by a
 factor of two fails it: halving a normal interval's SE brings 95 % coverage to about 68 %, doubling it to
@@ -7,9 +7,13 @@ docs/irt.md and docs/rating.md.
 """
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
-from benchirt.interval_coverage import coverage_table, glicko_coverage, irt_coverage
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from coverage_simulation import coverage_table, glicko_coverage, irt_coverage  # noqa: E402  (a module of benchmarks/)
 
 
 @pytest.fixture(scope="module")

@@ -114,10 +114,10 @@ def test_the_manifest_counts_attempts_and_lost_workers(tmp_path, workers_see_fak
     done = run.per_dataset("respond", {"option": 1}, items, square_table)
     run.finish()
     assert set(done) == {"a", "b"}
-    entry = run.manifest["datasets"]["killer"]["respond"]
+    entry = run.manifest.datasets["killer"]["respond"]
     assert entry["status"] == "failed" and entry["reason"].startswith("worker lost")
     assert entry["attempts"] == entry["lost_workers"] == 2  # an uncharged first loss, then one alone (retries=0)
-    assert run.manifest["status"] == "finished with failures"
+    assert run.manifest.status == "finished with failures"
 
 
 def test_an_attempt_records_its_cpu_seconds_beside_its_wall_seconds():

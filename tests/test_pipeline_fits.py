@@ -157,7 +157,7 @@ def test_a_unit_that_kills_its_worker_fails_that_dataset_and_the_manifest_counts
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(options))
     outcome = run_pipeline(load_config(str(tmp_path / "c.yaml")), out=tmp_path / "run", show_progress=False)
     assert outcome.exit_code == 1
-    entries = {name: stages["respond"] for name, stages in outcome.manifest["datasets"].items()}
+    entries = {name: stages["respond"] for name, stages in outcome.manifest.datasets.items()}
     assert entries["wine"]["status"] == "computed"  # its tasks may have lost a worker to iris's (retried, uncharged)
     iris = entries["iris"]
     assert iris["status"] == "failed" and "): worker lost" in iris["reason"]  # "fold 1 (scaled): worker lost …"
@@ -171,12 +171,12 @@ def test_a_run_of_fit_tasks_on_workers_is_stored_once_and_reused_by_any_granular
     (tmp_path / "fits.yaml").write_text(yaml.safe_dump(options))
     (tmp_path / "one.yaml").write_text(yaml.safe_dump({**options, "execution": {"n_jobs": 1, "tasks": "datasets"}}))
     first = run_pipeline(load_config(str(tmp_path / "fits.yaml")), out=tmp_path / "run", show_progress=False)
-    assert first.exit_code == 0 and first.manifest["stages"]["respond"]["computed"] == 2
+    assert first.exit_code == 0 and first.manifest.stages["respond"]["computed"] == 2
     for name in ("iris", "wine"):
-        entry = first.manifest["datasets"][name]["respond"]
+        entry = first.manifest.datasets[name]["respond"]
         assert entry["attempts"] == 1 and entry["lost_workers"] == 0 and entry["seconds"] > 0
     again = run_pipeline(load_config(str(tmp_path / "one.yaml")), out=tmp_path / "run", show_progress=False)
-    assert again.manifest["stages"]["respond"]["reused"] == 2  # the granularity is not part of the key
+    assert again.manifest.stages["respond"]["reused"] == 2  # the granularity is not part of the key
     from benchirt.pipeline.results import load_run
 
     config = load_config(str(tmp_path / "one.yaml")).stage_config("respond")

@@ -148,10 +148,10 @@ def test_memory_guard_in_a_run_records_the_skip_and_a_rerun_with_more_memory_com
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(options))
     outcome = run_pipeline(load_config(str(tmp_path / "c.yaml")), out=tmp_path / "run")
     assert outcome.exit_code == 0
-    entry = outcome.manifest["datasets"]["huge"]["respond"]
+    entry = outcome.manifest.datasets["huge"]["respond"]
     assert entry["status"] == "skipped" and entry["reason"].startswith("memory guard: 1000000 rows x 3072 features")
     assert "limit of 50.0 GB (execution.memory_limit_gb 50)" in entry["reason"]
-    assert outcome.manifest["datasets"]["small"]["respond"]["status"] == "computed"
+    assert outcome.manifest.datasets["small"]["respond"]["status"] == "computed"
     assert not (tmp_path / "run" / entry["path"]).exists()  # no artifact: nothing stored to reuse
     err = capsys.readouterr().err
     assert "respond: skipped huge before loading it: memory guard" in err
@@ -161,8 +161,8 @@ def test_memory_guard_in_a_run_records_the_skip_and_a_rerun_with_more_memory_com
     options["execution"]["memory_limit_gb"] = 1e6
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(options))
     again = run_pipeline(load_config(str(tmp_path / "c.yaml")), out=tmp_path / "run", show_progress=False)
-    assert again.manifest["datasets"]["huge"]["respond"]["status"] == "computed"
-    assert again.manifest["datasets"]["small"]["respond"]["status"] == "reused"
+    assert again.manifest.datasets["huge"]["respond"]["status"] == "computed"
+    assert again.manifest.datasets["small"]["respond"]["status"] == "reused"
     assert json.loads((tmp_path / "run" / "manifest.json").read_text())["status"] == "finished"
 
 

@@ -221,22 +221,22 @@ def test_a_dataset_failing_on_every_attempt_is_recorded_and_the_rest_finish(fini
     config = load_config(finished_run["config"], stages=["respond", "irt", "rate"])
     outcome = run_pipeline(config, out=finished_run["out"], force=True, show_progress=False)
     assert outcome.exit_code == 1
-    entry = outcome.manifest["datasets"]["wine"]["irt"]
+    entry = outcome.manifest.datasets["wine"]["irt"]
     assert entry["status"] == "failed" and entry["attempts"] == 2 and "MemoryError" in entry["reason"]
     assert calls.count("wine") == 2 and calls.count("iris") == 1
-    assert outcome.manifest["datasets"]["iris"]["irt"]["status"] == "computed"
-    assert outcome.manifest["stages"]["rate"]["status"] == "done"  # rated on the dataset that finished
-    assert outcome.manifest["status"] == "finished with failures"
+    assert outcome.manifest.datasets["iris"]["irt"]["status"] == "computed"
+    assert outcome.manifest.stages["rate"]["status"] == "done"  # rated on the dataset that finished
+    assert outcome.manifest.status == "finished with failures"
 
     # a rerun does not pay for the known failure again, unless asked to (wine's result of the first run removed)
     shutil.rmtree(finished_run["out"] / entry["path"])
     again = run_pipeline(config, out=finished_run["out"], show_progress=False)
-    entry = again.manifest["datasets"]["wine"]["irt"]
+    entry = again.manifest.datasets["wine"]["irt"]
     assert again.exit_code == 1 and calls.count("wine") == 2
     assert entry["status"] == "failed" and entry["attempts"] == 0 and entry["previous_attempts"] == 2
     assert entry["reason"].startswith("failed in the previous run (not retried; --retry-failed tries again): MemoryError")
     retried = run_pipeline(config, out=finished_run["out"], show_progress=False, retry_failed=True)
-    assert retried.manifest["datasets"]["wine"]["irt"]["attempts"] == 2 and calls.count("wine") == 4
+    assert retried.manifest.datasets["wine"]["irt"]["attempts"] == 2 and calls.count("wine") == 4
 
 
 def test_dask_local_cluster_runs_the_real_irt_stage(finished_run):
@@ -423,10 +423,10 @@ def test_a_full_disk_while_saving_one_dataset_fails_only_that_dataset(finished_r
     monkeypatch.setattr(serialize, "dump", dump)
     outcome = run_pipeline(load_config(config, stages=["irt", "rate"]), out=out, force=True, show_progress=False)
     assert outcome.exit_code == 1
-    wine = outcome.manifest["datasets"]["wine"]["irt"]
+    wine = outcome.manifest.datasets["wine"]["irt"]
     assert wine["status"] == "failed" and wine["reason"].startswith("could not save the result: No space left on device")
-    assert outcome.manifest["datasets"]["iris"]["irt"]["status"] == "computed"
-    assert outcome.manifest["stages"]["rate"]["status"] == "done"
+    assert outcome.manifest.datasets["iris"]["irt"]["status"] == "computed"
+    assert outcome.manifest.stages["rate"]["status"] == "done"
 
 
 @pytest.mark.parametrize("kind", ["file", "proc", "unwritable"])

@@ -209,7 +209,7 @@ def test_add_rates_on_the_runs_own_score(accuracy_run):
     assert after.rate.score == after.rate.config.score == "test_accuracy"
     assert list(after.rate.comparisons) == list(before.rate.comparisons) == ["test_accuracy", "true_score"]
     store = ArtifactStore(after.run_dir)
-    new = pd.Series({d: store.load("add", f"logreg@{d}", after.manifest["datasets"][f"logreg@{d}"]["add"]["key"]).test_accuracy
+    new = pd.Series({d: store.load("add", f"logreg@{d}", after.manifest.datasets[f"logreg@{d}"]["add"]["key"]).test_accuracy
                      for d in before.respond})
     pool = pd.DataFrame({d: r.test_accuracy for d, r in before.respond.items()}).T.loc[new.index]  # dataset × classifier
     ranks_before = before.rate.leaderboard.set_index("classifier")["mean_rank"]

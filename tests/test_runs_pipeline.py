@@ -30,7 +30,7 @@ def test_iris_study_imports_and_fits(shared_data, tmp_path):
     assert set(irt.abilities["respondent"]) == set(result.responses.index)
     # a rerun reuses the imported responses: same source, same options
     outcome = run_pipeline(config, tmp_path / "run", show_progress=False)
-    dataset = outcome.manifest["datasets"]["results_Iris_Study59_4432x150"]
+    dataset = outcome.manifest.datasets["results_Iris_Study59_4432x150"]
     assert dataset["respond"]["status"] == "reused" or dataset["respond"].get("reused") is True
 
 
@@ -93,7 +93,7 @@ def test_a_matrix_source_paired_with_its_dataset_shows_the_datasets_labels(share
     assert any("paired with the suite's dataset 'iris' (150 rows)" in note for note in result.notes)
     wine = load_config({**_config(shared_data, pair_with_suite=True), "suite": "builtin:wine", "stages": ["respond"]})
     outcome = run_pipeline(wine, tmp_path / "wine", show_progress=False)
-    [entry] = outcome.manifest["datasets"].values()
+    [entry] = outcome.manifest.datasets.values()
     assert entry["respond"]["status"] == "skipped"
     assert "differ: the runs' dataset has 150 rows, this one 178" in entry["respond"]["reason"]
 

@@ -138,7 +138,7 @@ def test_rows_that_differ_are_refused_with_one_line(study, tmp_path, shared_data
             shutil.copytree(run, single / "runs" / run.name)  # a link would leave the folder: refused
     wrong = str(shared_data / "cc18-arff" / "50-tic-tac-toe.arff")  # balance-scale's runs beside tic-tac-toe
     outcome = run_pipeline(_config(single, suite=[wrong], pool=SMALL_POOL), tmp_path / "bad", show_progress=False)
-    entry = outcome.manifest["datasets"]["balance-scale"]["respond"]
+    entry = outcome.manifest.datasets["balance-scale"]["respond"]
     assert entry["status"] == "skipped"  # a DataError: the dataset is skipped with its one line
     assert "differ: the runs' dataset has 625 rows, this one 958" in entry["reason"]
     # rule 'best': the items are every row, so nothing is left to train benchirt's pool on
@@ -159,14 +159,14 @@ def test_a_multi_task_import_runs_through_subsets_airt_and_report(study, tmp_pat
     root, _, _ = study
     config = _config(root, stages=("respond", "irt", "rate", "subsets", "airt", "report"))
     outcome = run_pipeline(config, tmp_path / "run", show_progress=False)
-    stages = outcome.manifest["stages"]
+    stages = outcome.manifest.stages
     assert all(stages[s]["status"] == "done" for s in ("respond", "irt", "rate", "subset", "airt", "report")), stages
     results = load_run(tmp_path / "run")
     assert list(results.airt.performance.shape) == [5, len(FLOWS)]
     assert set(results.airt.performance.columns) == {name for name, _ in FLOWS.values()}
     note = next(n for n in results.airt.notes if n.startswith("algorithms:"))
     assert note.startswith(f"algorithms: the {len(FLOWS)} OpenML flows imported on every dataset") and "5 datasets" in note
-    assert outcome.manifest["artifacts"]["airt"]["notes"][0] == note
+    assert outcome.manifest.artifacts["airt"]["notes"][0] == note
     page = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
     assert f"{len(FLOWS)} OpenML flows" in page and "Respondents from stored runs" in page
     summary = (tmp_path / "run" / "summary.md").read_text(encoding="utf-8")

@@ -143,14 +143,14 @@ def test_small_run_stores_a_registered_result_that_reads_back(small_run, stage):
 
 def test_former_names_run_and_give_the_same_keys_as_the_current_ones(small_run):
     manifest = small_run["outcome"].manifest
-    assert any("former name" in note for note in manifest["notes"])
+    assert any("former name" in note for note in manifest.notes)
     written = yaml.safe_load((small_run["outcome"].run_dir / "config.yaml").read_text())
     assert {stage.name for stage in COMPUTED} <= set(written) and not set(registry.ALIASES) & set(written)
     current = small_run["folder"] / "current.yaml"
     current.write_text(yaml.safe_dump(_current_names(FORMER)))
     again = run_pipeline(load_config(current), out=small_run["outcome"].run_dir, show_progress=False, explain=True)
-    decisions = [entry["decision"] for stages in again.manifest["datasets"].values() for entry in stages.values()]
-    decisions += [entry["decision"] for entry in again.manifest["artifacts"].values()]
+    decisions = [entry["decision"] for stages in again.manifest.datasets.values() for entry in stages.values()]
+    decisions += [entry["decision"] for entry in again.manifest.artifacts.values()]
     per_dataset = sum(stage.scope == "dataset" for stage in COMPUTED)
     assert len(decisions) == N_DATASETS * per_dataset + len(COMPUTED) - per_dataset  # every computed stage
     assert set(decisions) == {"reused"}  # identical inputs: identical keys
@@ -206,17 +206,21 @@ def test_registry_lists_are_derived_from_the_records():
 
 
 def test_stage_commands_take_their_defaults_from_the_config_classes():
+    """A command given no option passes no override: every config-backed option parses to None, so the
+    config class's own default applies (the commands declare no defaults of their own)."""
+    from benchirt.options import from_arguments
+    from benchirt.rating import command as rate_command
     from benchirt.rating.config import RatingConfig
+    from benchirt.subsets import command as subset_command
     from benchirt.subsets.config import SubsetConfig
 
-    rate, rating = cli.build_parser("rate").parse_args(["rate", "s.csv", "--out", "o"]), RatingConfig()
-    assert (rate.permutations, rate.seed, rate.glicko, rate.bootstrap, rate.rope, rate.stats, rate.alpha,
-            rate.tie_tolerance) == (rating.n_permutations, rating.seed, rating.glicko, rating.n_bootstrap, rating.rope,
-                                    rating.stats, rating.alpha, rating.tie_tolerance)
-    subset, subsets = cli.build_parser("subset").parse_args(["subset", "x.csv", "s.csv", "--out", "o"]), SubsetConfig()
-    assert SubsetConfig(cuts=tuple(subset.cuts.split(","))).cuts == subsets.cuts
-    assert (subset.rule, subset.random, subset.permutations, subset.seed, subset.score) == (
-        subsets.rule, subsets.n_random, subsets.n_permutations, subsets.seed, rating.score)
+    rate = cli.build_parser("rate").parse_args(["rate", "s.csv", "--out", "o"])
+    assert set(rate_command.ARGUMENTS) <= set(RatingConfig.OPTIONS)
+    assert from_arguments(RatingConfig.OPTIONS, {key: getattr(rate, key) for key in rate_command.ARGUMENTS}) == {}
+    subset = cli.build_parser("subset").parse_args(["subset", "x.csv", "s.csv", "--out", "o"])
+    assert set(subset_command.ARGUMENTS) <= set(SubsetConfig.OPTIONS)
+    assert from_arguments(SubsetConfig.OPTIONS, {key: getattr(subset, key) for key in subset_command.ARGUMENTS}) == {}
+    assert subset.score is None or RatingConfig(score=subset.score).score == RatingConfig().score
 
 
 @pytest.mark.parametrize("score, words", [("true_score", "the score the ratings compare"),

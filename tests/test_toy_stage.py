@@ -47,14 +47,14 @@ def test_the_registry_and_the_config_loader_take_the_toy_from_its_record(toy):
 def test_the_engine_runs_the_toy_stores_it_and_reuses_it(toy, tmp_path):
     options = {"suite": "builtin:iris", "stages": ["toy"], "toy": {"n": 4, "squared": True, "offset": [0.5]}}
     first = run_pipeline(load_config(options), out=tmp_path / "run", show_progress=False)
-    assert first.exit_code == 0 and first.manifest["stages"]["toy"]["computed"] == 1
+    assert first.exit_code == 0 and first.manifest.stages["toy"]["computed"] == 1
     result = load_run(first.run_dir).toy
     assert isinstance(result, toy_stage.ToyResult) and result.value == 1 + 4 + 9 + 16 + 0.5  # hand-computed
     again = run_pipeline(load_config(options), out=tmp_path / "run", show_progress=False)
-    assert again.manifest["stages"]["toy"]["reused"] == 1  # same options: same key
+    assert again.manifest.stages["toy"]["reused"] == 1  # same options: same key
     changed = run_pipeline(load_config({**options, "toy": {"n": 4, "mode": "max"}}), out=tmp_path / "run",
                            show_progress=False)
-    assert changed.manifest["stages"]["toy"]["computed"] == 1 and load_run(changed.run_dir).toy.value == 4.0
+    assert changed.manifest.stages["toy"]["computed"] == 1 and load_run(changed.run_dir).toy.value == 4.0
 
 
 def test_the_registry_derived_checks_accept_the_toy(toy):

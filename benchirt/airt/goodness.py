@@ -67,6 +67,49 @@ def _step_cdf(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
                     axis=1) / values.shape[0]
 
 
+@dataclass(frozen=True)
+class _Curves:
+    """The curves on their grid (one column per algorithm) and their areas."""
+
+    grid: np.ndarray
+    residual_cdf: np.ndarray
+    actual_eff: np.ndarray
+    predicted_eff: np.ndarray
+    aucdf: np.ndarray
+    auaec: np.ndarray
+    aupec: np.ndarray
+
+
+def _continuous_curves(x: np.ndarray, x_hat: np.ndarray, grid_size: int) -> _Curves:
+    """The continuous model's curves on ``grid_size`` points of [0, 1], their areas exact (the means: §4.4)."""
+    if x.min() < 0 or x.max() > 1 or x_hat.min() < 0 or x_hat.max() > 1:
+        raise DataError("model goodness: continuous responses must lie in [0, 1]")
+    rho = np.abs(x - x_hat)
+    grid = np.linspace(0.0, 1.0, grid_size)
+    return _Curves(grid=grid, residual_cdf=_step_cdf(rho, grid), actual_eff=_step_cdf(1.0 - x, grid),
+                   predicted_eff=_step_cdf(1.0 - x_hat, grid), aucdf=1.0 - rho.mean(axis=0),
+                   auaec=x.mean(axis=0), aupec=x_hat.mean(axis=0))
+
+
+def _polytomous_curves(x: np.ndarray, x_hat: np.ndarray, levels: int) -> _Curves:
+    """A polytomous model's curves at the ``levels`` category steps scaled to [0, 1], their areas by the trapezoid rule."""
+    if int(levels) != levels or levels < 2:
+        raise DataError(f"model goodness: levels must be an integer >= 2, got {levels!r}")
+    top = levels - 1
+    for name, codes in (("actual", x), ("predicted", x_hat)):
+        if not (np.all(codes == np.round(codes)) and codes.min() >= 0 and codes.max() <= top):
+            raise DataError(f"model goodness: {name} responses must be category codes 0..{top}")
+    steps = np.arange(levels).astype(float)
+    grid = steps / top
+    cdf = _step_cdf(np.abs(x - x_hat), steps)
+    # point k of the effectiveness curve: P(x >= C-1-k) = P(C-1-x <= k)
+    actual_eff = _step_cdf(top - x, steps)
+    predicted_eff = _step_cdf(top - x_hat, steps)
+    return _Curves(grid=grid, residual_cdf=cdf, actual_eff=actual_eff, predicted_eff=predicted_eff,
+                   aucdf=trapezoid(cdf, grid, axis=0), auaec=trapezoid(actual_eff, grid, axis=0),
+                   aupec=trapezoid(predicted_eff, grid, axis=0))
+
+
 def model_goodness(actual: pd.DataFrame, predicted: pd.DataFrame, *, levels: int | None = None,
                    grid_size: int = 101) -> ModelGoodness:
     """MSE, AUCDF, AUAEC and AUPEC of every algorithm, with the curves behind them (Kandanaarachchi & Smith-Miles 2023 §4.4-4.5).
@@ -94,33 +137,9 @@ def model_goodness(actual: pd.DataFrame, predicted: pd.DataFrame, *, levels: int
         raise DataError("model goodness: actual and predicted responses must be finite")
     e = x - x_hat
     mse = (e**2).mean(axis=0)
-    if levels is None:
-        if x.min() < 0 or x.max() > 1 or x_hat.min() < 0 or x_hat.max() > 1:
-            raise DataError("model goodness: continuous responses must lie in [0, 1]")
-        rho = np.abs(e)
-        grid = np.linspace(0.0, 1.0, grid_size)
-        cdf = _step_cdf(rho, grid)
-        actual_eff = _step_cdf(1.0 - x, grid)
-        predicted_eff = _step_cdf(1.0 - x_hat, grid)
-        aucdf = 1.0 - rho.mean(axis=0)
-        auaec = x.mean(axis=0)
-        aupec = x_hat.mean(axis=0)
-    else:
-        if int(levels) != levels or levels < 2:
-            raise DataError(f"model goodness: levels must be an integer >= 2, got {levels!r}")
-        top = levels - 1
-        for name, codes in (("actual", x), ("predicted", x_hat)):
-            if not (np.all(codes == np.round(codes)) and codes.min() >= 0 and codes.max() <= top):
-                raise DataError(f"model goodness: {name} responses must be category codes 0..{top}")
-        steps = np.arange(levels)
-        grid = steps / top
-        cdf = _step_cdf(np.abs(e), steps.astype(float))
-        # point k of the effectiveness curve: P(x >= C-1-k) = P(C-1-x <= k)
-        actual_eff = _step_cdf(top - x, steps.astype(float))
-        predicted_eff = _step_cdf(top - x_hat, steps.astype(float))
-        aucdf = trapezoid(cdf, grid, axis=0)
-        auaec = trapezoid(actual_eff, grid, axis=0)
-        aupec = trapezoid(predicted_eff, grid, axis=0)
+    c = _continuous_curves(x, x_hat, grid_size) if levels is None else _polytomous_curves(x, x_hat, levels)
+    grid, cdf, actual_eff, predicted_eff = c.grid, c.residual_cdf, c.actual_eff, c.predicted_eff
+    aucdf, auaec, aupec = c.aucdf, c.auaec, c.aupec
     columns = actual.columns
     table = pd.DataFrame({"algorithm": list(map(str, columns)), "mse": mse, "aucdf": aucdf, "auaec": auaec,
                           "aupec": aupec, "effectiveness_gap": np.abs(auaec - aupec)})

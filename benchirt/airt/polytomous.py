@@ -557,17 +557,7 @@ def fit_grm(levels: pd.DataFrame, config: GRMConfig = GRMConfig()) -> GRMFit:
         Non-integer levels, fewer than 2 datasets, or fewer than 2 algorithms with at least 2 levels.
     """
     start = time.perf_counter()
-    if not isinstance(levels, pd.DataFrame):
-        raise DataError("fit_grm: expected a DataFrame of levels (rows datasets, columns algorithms)")
-    numeric = levels.apply(pd.to_numeric, errors="coerce")
-    if (numeric.isna() & levels.notna()).any().any():
-        raise DataError("fit_grm: levels must be integers (e.g. from bin_performance); found non-numeric values")
-    finite = numeric.to_numpy(dtype=float)
-    if (np.abs(finite[~np.isnan(finite)] - np.round(finite[~np.isnan(finite)])) > 1e-9).any():
-        raise DataError("fit_grm: levels must be integers; bin continuous performance with bin_performance first")
-    if len(levels) < 2:
-        raise DataError(f"fit_grm: needs at least 2 datasets/instances (rows), got {len(levels)}")
-    codes, level_lists, skipped, kept = _code_levels(numeric)
+    codes, level_lists, skipped, kept = _code_levels(_integer_levels(levels))
     if len(kept) < 2:
         raise DataError(f"fit_grm: needs at least 2 algorithms with 2 or more observed levels; got {kept}, "
                         f"skipped {sorted(skipped)}")
@@ -592,17 +582,49 @@ def fit_grm(levels: pd.DataFrame, config: GRMConfig = GRMConfig()) -> GRMFit:
     mean_level = np.nanmean(np.where(codes >= 0, codes / n_thresholds[None, :], np.nan), axis=1)
     if np.std(theta) > 0 and np.std(mean_level) > 0 and np.corrcoef(theta, mean_level)[0, 1] < 0:
         slopes, theta = -slopes, -theta
-    if config.model == "gpcm":   # step difficulties b_k = -(d_k - d_{k-1}) / a
-        steps = np.diff(np.concatenate([np.zeros((len(kept), 1)), np.where(problem.pad, 0.0, intercepts)], axis=1))
-        thresholds = [tuple(float(v) for v in -steps[j, : n_thresholds[j]] / slopes[j]) for j in range(len(kept))]
-    else:
-        thresholds = [tuple(float(d) for d in -intercepts[j, : n_thresholds[j]] / slopes[j])
-                      for j in range(len(kept))]
-    limit_index = -1 if config.difficulty_limit == "highest" else 0
+    thresholds = _thresholds(config.model, slopes, np.where(problem.pad, 0.0, intercepts), n_thresholds)
+    items = _item_table(slopes, thresholds, level_lists, kept, config.difficulty_limit)
+    theta_frame = pd.DataFrame({"theta": theta, "theta_sd": theta_sd, "difficulty": -theta},
+                               index=levels.index)
+    return GRMFit(items=items, theta=theta_frame, skipped=skipped, log_likelihood=log_likelihood,
+                  converged=bool(result.success), n_iter=int(result.nit),
+                  seconds=time.perf_counter() - start, _slopes=slopes, _intercepts=intercepts, model=config.model)
+
+
+def _integer_levels(levels: pd.DataFrame) -> pd.DataFrame:
+    """``levels`` as numbers; refused unless a DataFrame of whole numbers (missing allowed) with ≥ 2 rows."""
+    if not isinstance(levels, pd.DataFrame):
+        raise DataError("fit_grm: expected a DataFrame of levels (rows datasets, columns algorithms)")
+    numeric = levels.apply(pd.to_numeric, errors="coerce")
+    if (numeric.isna() & levels.notna()).any().any():
+        raise DataError("fit_grm: levels must be integers (e.g. from bin_performance); found non-numeric values")
+    finite = numeric.to_numpy(dtype=float)
+    if (np.abs(finite[~np.isnan(finite)] - np.round(finite[~np.isnan(finite)])) > 1e-9).any():
+        raise DataError("fit_grm: levels must be integers; bin continuous performance with bin_performance first")
+    if len(levels) < 2:
+        raise DataError(f"fit_grm: needs at least 2 datasets/instances (rows), got {len(levels)}")
+    return numeric
+
+
+def _thresholds(model: str, slopes: np.ndarray, intercepts: np.ndarray, n_thresholds: np.ndarray) -> list[tuple]:
+    """Each item's thresholds on the θ scale: the graded response model's d_k = -c_k / a, the generalized
+    partial credit model's step difficulties b_k = -(c_k - c_{k-1}) / a; ``intercepts`` padded with 0 past
+    each item's last."""
+    if model == "gpcm":
+        steps = np.diff(np.concatenate([np.zeros((len(slopes), 1)), intercepts], axis=1))
+        return [tuple(float(v) for v in -steps[j, : n_thresholds[j]] / slopes[j]) for j in range(len(slopes))]
+    return [tuple(float(d) for d in -intercepts[j, : n_thresholds[j]] / slopes[j]) for j in range(len(slopes))]
+
+
+def _item_table(slopes: np.ndarray, thresholds: list[tuple], level_lists: list, kept: list[str],
+                difficulty_limit: str) -> pd.DataFrame:
+    """The fit's item table: discrimination, categories, levels, thresholds and the AIRT indicators
+    (difficulty limit, consistency 1/|a|, anomalous a < 0, stability max|a| - |a|)."""
+    limit_index = -1 if difficulty_limit == "highest" else 0
     abs_a = np.abs(slopes)
-    items = pd.DataFrame({
+    return pd.DataFrame({
         "discrimination": slopes,
-        "n_categories": n_thresholds + 1,
+        "n_categories": np.array([len(t) for t in thresholds]) + 1,
         "levels": [tuple(lv) for lv in level_lists],
         "thresholds": thresholds,
         "difficulty_limit": [-t[limit_index] for t in thresholds],
@@ -610,11 +632,6 @@ def fit_grm(levels: pd.DataFrame, config: GRMConfig = GRMConfig()) -> GRMFit:
         "anomalous": slopes < 0,
         "stability": abs_a.max() - abs_a,
     }, index=pd.Index(kept, name="algorithm"))
-    theta_frame = pd.DataFrame({"theta": theta, "theta_sd": theta_sd, "difficulty": -theta},
-                               index=levels.index)
-    return GRMFit(items=items, theta=theta_frame, skipped=skipped, log_likelihood=log_likelihood,
-                  converged=bool(result.success), n_iter=int(result.nit),
-                  seconds=time.perf_counter() - start, _slopes=slopes, _intercepts=intercepts, model=config.model)
 
 
 def simulate_grm(slopes, thresholds, n_respondents: int, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:

@@ -281,14 +281,7 @@ def compare_portfolios(perf: pd.DataFrame, *, selectors: Mapping[str, Selector] 
     from benchirt.airt.aslib import check_performance
 
     perf = check_performance(perf, where="portfolio comparison")
-    if raw is not None:
-        raw = raw.copy()
-        raw.index, raw.columns = raw.index.map(str), raw.columns.map(str)
-        if set(raw.columns) != set(perf.columns) or not raw.index.isin(perf.index).all() \
-                or len(raw) != len(perf):
-            raise DataError("portfolio comparison: raw performance must have the same instances and algorithms "
-                            "as perf")
-        raw = raw.loc[perf.index, perf.columns]
+    raw = None if raw is None else _aligned_raw(raw, perf)
     selectors = default_selectors() if selectors is None else dict(selectors)
     if not selectors:
         raise DataError("portfolio comparison: no selector given")
@@ -299,32 +292,65 @@ def compare_portfolios(perf: pd.DataFrame, *, selectors: Mapping[str, Selector] 
     fold_labels = _resolve_folds(perf, None if folds is None else folds.rename(index=str), n_folds, seed)
 
     gap_rows, rank_rows, failure_rows = [], [], []
-    unique_folds = sorted(fold_labels.unique())
-    for fold in tqdm(unique_folds, desc="portfolio folds", disable=not show_progress):
-        test_mask = (fold_labels == fold).to_numpy()
-        train, test = perf[~test_mask], perf[test_mask]
-        test_raw = None if raw is None else raw[test_mask]
-        for method, select in selectors.items():
-            try:
-                ranking = [str(j) for j in select(train)]
-            except BenchirtError as exc:
-                failure_rows.append((fold, method, str(exc)))
-                continue
-            unknown = [j for j in ranking if j not in perf.columns]
-            if unknown or len(set(ranking)) != len(ranking):
-                raise DataError(f"portfolio selector {method!r} returned unknown or repeated algorithms "
-                                f"{unknown or ranking}")
-            rank_rows += [(fold, method, r, j) for r, j in enumerate(ranking, start=1)]
-            for n in range(1, min(max_size, len(ranking)) + 1):
-                members = ranking[:n]
-                gap = float(performance_gap(test, members).mean())
-                raw_gap = (float(performance_gap(test_raw, members, maximize=maximize).mean())
-                           if test_raw is not None else np.nan)
-                gap_rows.append((fold, method, n, gap, raw_gap, int(test_mask.sum())))
+    for fold in tqdm(sorted(fold_labels.unique()), desc="portfolio folds", disable=not show_progress):
+        gaps, ranks, failed = _fold_rows(fold, (fold_labels == fold).to_numpy(), perf, raw, selectors, max_size,
+                                         maximize)
+        gap_rows += gaps
+        rank_rows += ranks
+        failure_rows += failed
 
     per_fold = pd.DataFrame(gap_rows, columns=["fold", "method", "n", "gap", "raw_gap", "n_test"])
     rankings = pd.DataFrame(rank_rows, columns=["fold", "method", "rank", "algorithm"])
     failures = pd.DataFrame(failure_rows, columns=["fold", "method", "error"])
+    summary = _gap_summary(per_fold, list(selectors))
+    if raw is None:
+        summary = summary.drop(columns=["raw_mpg", "raw_se"])
+        per_fold = per_fold.drop(columns="raw_gap")
+    return PortfolioComparison(per_fold=per_fold, rankings=rankings, summary=summary,
+                               failures=failures, methods=list(selectors))
+
+
+def _aligned_raw(raw: pd.DataFrame, perf: pd.DataFrame) -> pd.DataFrame:
+    """``raw`` with text labels, in ``perf``'s instance and algorithm order; refused unless it has the same ones."""
+    raw = raw.copy()
+    raw.index, raw.columns = raw.index.map(str), raw.columns.map(str)
+    if set(raw.columns) != set(perf.columns) or not raw.index.isin(perf.index).all() \
+            or len(raw) != len(perf):
+        raise DataError("portfolio comparison: raw performance must have the same instances and algorithms "
+                        "as perf")
+    return raw.loc[perf.index, perf.columns]
+
+
+def _fold_rows(fold, test_mask: np.ndarray, perf: pd.DataFrame, raw: pd.DataFrame | None,
+               selectors: Mapping[str, Selector], max_size: int, maximize: bool) -> tuple[list, list, list]:
+    """One fold: each selector ranks the algorithms on the other folds, and the gap of its top-n portfolio
+    (n = 1..``max_size``) is measured on this one. Returns the gap rows, the ranking rows and the selectors
+    that failed (with their error)."""
+    train, test = perf[~test_mask], perf[test_mask]
+    test_raw = None if raw is None else raw[test_mask]
+    gap_rows, rank_rows, failure_rows = [], [], []
+    for method, select in selectors.items():
+        try:
+            ranking = [str(j) for j in select(train)]
+        except BenchirtError as exc:
+            failure_rows.append((fold, method, str(exc)))
+            continue
+        unknown = [j for j in ranking if j not in perf.columns]
+        if unknown or len(set(ranking)) != len(ranking):
+            raise DataError(f"portfolio selector {method!r} returned unknown or repeated algorithms "
+                            f"{unknown or ranking}")
+        rank_rows += [(fold, method, r, j) for r, j in enumerate(ranking, start=1)]
+        for n in range(1, min(max_size, len(ranking)) + 1):
+            members = ranking[:n]
+            gap = float(performance_gap(test, members).mean())
+            raw_gap = (float(performance_gap(test_raw, members, maximize=maximize).mean())
+                       if test_raw is not None else np.nan)
+            gap_rows.append((fold, method, n, gap, raw_gap, int(test_mask.sum())))
+    return gap_rows, rank_rows, failure_rows
+
+
+def _gap_summary(per_fold: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
+    """Mean gap and its standard error over folds per (method, n), for those seen on ≥ 2 folds, in ``methods``' order."""
     grouped = per_fold.groupby(["method", "n"], sort=False)
     summary = grouped.agg(mpg=("gap", "mean"), sd=("gap", "std"), raw_mpg=("raw_gap", "mean"),
                           raw_sd=("raw_gap", "std"), n_folds=("fold", "nunique")).reset_index()
@@ -333,10 +359,6 @@ def compare_portfolios(perf: pd.DataFrame, *, selectors: Mapping[str, Selector] 
     summary["se"] = summary.pop("sd") / root
     summary["raw_se"] = summary.pop("raw_sd") / root
     summary = summary[["method", "n", "mpg", "se", "raw_mpg", "raw_se", "n_folds"]]
-    if raw is None:
-        summary = summary.drop(columns=["raw_mpg", "raw_se"])
-        per_fold = per_fold.drop(columns="raw_gap")
-    order = {m: i for i, m in enumerate(selectors)}
+    order = {m: i for i, m in enumerate(methods)}
     summary = summary.sort_values(["method", "n"], key=lambda s: s.map(order) if s.name == "method" else s)
-    return PortfolioComparison(per_fold=per_fold, rankings=rankings, summary=summary.reset_index(drop=True),
-                               failures=failures, methods=list(selectors))
+    return summary.reset_index(drop=True)

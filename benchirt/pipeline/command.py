@@ -4,11 +4,15 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchirt.errors import ConfigError
 from benchirt.pipeline.config import STAGES, load_config, select_stages
 from benchirt.pipeline.registry import stage
 from benchirt.safe_text import printable
+
+if TYPE_CHECKING:
+    from benchirt.pipeline.manifest import Manifest
 
 RUN_DESCRIPTION = f"""\
 Run the whole study: {' -> '.join(STAGES)}.
@@ -112,12 +116,11 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _irt_export_stale(outcome) -> bool:
     """Whether RUN_DIR/irt/ must be written again: the irt stage computed something, or a dataset's folder is missing."""
-    from benchirt.pipeline.manifest import Manifest
     from benchirt.io import safe_name
 
-    if outcome.manifest["stages"].get("irt", {}).get("computed"):
+    if outcome.manifest.stage_report("irt").get("computed"):
         return True
-    with_irt = Manifest(outcome.manifest).result_keys("irt")
+    with_irt = outcome.manifest.result_keys("irt")
     return any(not (Path(outcome.run_dir) / "irt" / safe_name(name) / "items.csv").is_file() for name in with_irt)
 
 
@@ -133,20 +136,20 @@ def _leaderboard_verdict(run_dir) -> str | None:
     return leaderboard_verdict(board, pairwise)
 
 
-def format_explanation(run_dir, manifest: dict) -> str:
+def format_explanation(run_dir, manifest: Manifest) -> str:
     """``benchirt run --explain``'s listing: one line per (stage, dataset) decision, then the report's."""
     lines = [f"benchirt run --explain: {run_dir} (nothing was computed or written)"]
-    for step in manifest["stages"]:
-        for name, entries in sorted(manifest["datasets"].items()):
+    for step, report in manifest.stages.items():
+        for name, entries in sorted(manifest.datasets.items()):
             if step in entries:
                 lines.append(f"  {step:<8} {name:<24} {entries[step].get('decision', entries[step]['status'])}")
-        if step in manifest["artifacts"]:
-            entry = manifest["artifacts"][step]
+        if step in manifest.artifacts:
+            entry = manifest.artifacts[step]
             lines.append(f"  {step:<8} {'(all datasets)':<24} {entry.get('decision', entry['status'])}")
-        if step in manifest.get("documents", {}):
-            lines.append(f"  {step:<8} {'':<24} {manifest['documents'][step]['decision']}")
-        if manifest["stages"][step].get("status") == "skipped":
-            lines.append(f"  {step:<8} {'':<24} would be skipped: {manifest['stages'][step].get('note')}")
+        if step in manifest.documents:
+            lines.append(f"  {step:<8} {'':<24} {manifest.documents[step]['decision']}")
+        if report.get("status") == "skipped":
+            lines.append(f"  {step:<8} {'':<24} would be skipped: {report.get('note')}")
     return "\n".join(lines)
 
 

@@ -139,12 +139,8 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
     (fixed cost per dataset and loading), then one entry per fit unit in plan order.
     """
     from benchirt.pool import resolve_pool
-    from benchirt.responses.units import over_budget, plan_units, release
 
-    test = min(math.ceil(config.test_size * shape.rows), config.max_test)
-    train = shape.rows - test
-    used = min(train, config.max_train or train)
-    cv = min(used, config.max_cv_train or used)
+    test, used, cv = _rows(shape, config)
     k = config.cv_folds
     fold_fit, fold_predict = cv * (k - 1) // k, max(cv // k, 1)
     constants, per_fit = model["seconds_per_unit"], model["fixed_seconds_per_fit"]
@@ -162,9 +158,7 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
     pool = resolve_pool(config.pool, config.extra)
     fold = {spec.name: seconds(spec.name, fold_fit, fold_predict) for spec in pool}
     final = {spec.name: seconds(spec.name, used, test) for spec in pool}
-    first, rest = plan_units(pool, k, config.ladder_epochs)
-    skipped = {} if config.time_budget is None else over_budget(fold, k + 1, config.time_budget)
-    units = first + (rest if config.time_budget is None or not first else release(rest, skipped))
+    units, skipped = _planned_units(pool, config, fold)
     ladder = config.ladder_epochs * seconds("ladder", used, test)
     unit_seconds = [ladder if unit.kind == "ladder" else
                     sum((fold if unit.kind == "fold" else final)[m.name] for m in unit.members) for unit in units]
@@ -178,6 +172,26 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
     return {"seconds": sum(tasks), "tasks": tasks, "units": [unit.label for unit in units],
             "peak_bytes": load + working + model["base_bytes"], "train_used": used, "cv_rows": cv, "test_rows": test,
             "slowest": max(per_classifier, key=lambda name: per_classifier[name], default=None), "skipped": list(skipped)}
+
+
+def _rows(shape: Shape, config) -> tuple[int, int, int]:
+    """The test rows, the training rows used and the rows cross-validated, as ``respond`` caps them."""
+    test = min(math.ceil(config.test_size * shape.rows), config.max_test)
+    train = shape.rows - test
+    used = min(train, config.max_train or train)
+    return test, used, min(used, config.max_cv_train or used)
+
+
+def _planned_units(pool, config, fold: dict[str, float]) -> tuple[list, dict]:
+    """The fit units in the order the fits run them, and the classifiers the time budget stops after their
+    first fold (predicted from ``fold``, each classifier's seconds per fold)."""
+    from benchirt.responses.units import over_budget, plan_units, release
+
+    first, rest = plan_units(pool, config.cv_folds, config.ladder_epochs)
+    if config.time_budget is None:
+        return first + rest, {}
+    skipped = over_budget(fold, config.cv_folds + 1, config.time_budget)
+    return first + (release(rest, skipped) if first else rest), skipped
 
 
 def irt_cost(shape: Shape, config, model: dict) -> float:

@@ -157,18 +157,8 @@ def _schedule(fn: Callable, source, retries: int, capacity: Callable[[], int], s
     try:
         while True:
             draining = draining and bool(running)
-            while not draining and not any(p.alone for p in running.values()) and len(running) < capacity():
-                if retry:
-                    if retry[0].alone and running:
-                        break
-                    task = retry.popleft()
-                else:
-                    found = source.next_task()
-                    if found is None:
-                        break
-                    task = _Pending(*found)
-                task.attempts += 1
-                running[submit(fn, task.name, task.args)] = task
+            if not draining:
+                _start_more(fn, source, retry, running, capacity, submit)
             if not running:
                 if retry:
                     continue
@@ -188,6 +178,24 @@ def _schedule(fn: Callable, source, retries: int, capacity: Callable[[], int], s
     finally:
         for future in running:
             future.cancel()
+
+
+def _start_more(fn: Callable, source, retry: deque[_Pending], running: dict[Any, _Pending],
+                capacity: Callable[[], int], submit: Callable) -> None:
+    """Start tasks, those to retry before the source's next, while fewer than ``capacity()`` run and none runs
+    alone; a task to retry alone (its worker was lost) waits until nothing else runs."""
+    while not any(p.alone for p in running.values()) and len(running) < capacity():
+        if retry:
+            if retry[0].alone and running:
+                return
+            task = retry.popleft()
+        else:
+            found = source.next_task()
+            if found is None:
+                return
+            task = _Pending(*found)
+        task.attempts += 1
+        running[submit(fn, task.name, task.args)] = task
 
 
 def _settle(future, task: _Pending, lost_worker: tuple[type[BaseException], ...]) -> TaskOutcome:

@@ -90,17 +90,21 @@ def changes(old: dict, new: dict) -> list[str]:
         reasons.append("its options changed")
     if old.get("inputs") != new.get("inputs"):
         reasons.append("its input changed")
-    old_code, new_code = old.get("code") or {}, new.get("code") or {}
-    edited = sorted(f for f in set(old_code) | set(new_code) if old_code.get(f) != new_code.get(f))
+    edited = [name for name, _, _ in _changed_entries(old, new, "code")]
     if edited:
         shown = ", ".join(f"benchirt/{f}" for f in edited[:3]) + (f" and {len(edited) - 3} more" if len(edited) > 3 else "")
         reasons.append(f"the code changed ({shown})")
-    old_libs, new_libs = old.get("libraries") or {}, new.get("libraries") or {}
-    bumped = [f"{n} {old_libs.get(n)} -> {new_libs.get(n)}" for n in sorted(set(old_libs) | set(new_libs))
-              if old_libs.get(n) != new_libs.get(n)]
+    bumped = [f"{name} {before} -> {after}" for name, before, after in _changed_entries(old, new, "libraries")]
     if bumped:
         reasons.append(f"library versions changed ({', '.join(bumped)})")
     for part in ("schema", "benchirt"):
         if old.get(part) != new.get(part):
             reasons.append(f"the {part} version changed ({old.get(part)} -> {new.get(part)})")
     return reasons
+
+
+def _changed_entries(old: dict, new: dict, part: str) -> list[tuple[str, Any, Any]]:
+    """``(name, old value, new value)`` of every entry of the mapping ``part`` that differs, by name."""
+    before, after = old.get(part) or {}, new.get(part) or {}
+    return [(name, before.get(name), after.get(name)) for name in sorted(set(before) | set(after))
+            if before.get(name) != after.get(name)]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benchirt.pipeline import registry
+from benchirt.pipeline.manifest import Manifest
 from benchirt.pipeline.store import ArtifactStore
 
 @dataclass
@@ -32,7 +33,7 @@ class RunResults:
     Attributes
     ----------
     run_dir : Path
-    manifest : dict
+    manifest : Manifest
     config : PipelineConfig
     per_dataset : dict
         Per-dataset stage -> {dataset: result}.
@@ -43,7 +44,7 @@ class RunResults:
     """
 
     run_dir: Path
-    manifest: dict
+    manifest: Manifest
     config: Any
     per_dataset: dict = field(default_factory=dict)
     suite: dict = field(default_factory=dict)
@@ -91,7 +92,7 @@ def load_stage_table(run_dir: str | os.PathLike, stage: str, path: str):
                          lambda stage, name, key: store.load_frame(stage, name, key, path))
 
 
-def _suite_result(store: ArtifactStore, manifest, stage: str, read):
+def _suite_result(store: ArtifactStore, manifest: Manifest, stage: str, read):
     """``read(stage, "all", key)`` of the suite-wide result the manifest lists, when it is stored; else None."""
     key = manifest.suite_key(stage)
     return read(stage, "all", key) if key and store.has(stage, "all", key) else None

@@ -27,7 +27,7 @@ from benchirt.errors import BenchirtError
 from benchirt.pipeline import fingerprint, registry
 from benchirt.pipeline.config import PipelineConfig, load_config, stage_options, to_plain
 from benchirt.pipeline.executors import make_executor
-from benchirt.pipeline.manifest import Manifest
+from benchirt.pipeline.manifest import Manifest, ResultEntry
 from benchirt.pipeline.results import RunResults, load_run, load_stage_result, load_stage_table
 from benchirt.pipeline.runner import Run
 from benchirt.pipeline.store import ArtifactStore
@@ -43,7 +43,7 @@ class RunOutcome:
     """What :func:`run_pipeline` returns: where the run is, its manifest and the exit status."""
 
     run_dir: Path
-    manifest: dict
+    manifest: Manifest
     exit_code: int
 
 
@@ -96,8 +96,8 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
               strict=config.execution.strict if strict is None else strict)
     try:
         with _running(run, config.stages):
-            run.manifest["config_source"] = config.source
-            run.manifest["rating_score"] = config.stage_config("rate").score
+            run.manifest.config_source = config.source
+            run.manifest.rating_score = config.stage_config("rate").score
             for note in config.notes:
                 run.note(note)
             if not explain:
@@ -144,11 +144,11 @@ def _running(run: Run, stages: Sequence[str], carry: bool = False) -> Iterator[R
         run.start(stages, carry=carry)
         yield run
     except BenchirtError as exc:
-        if run.manifest and not run.explain:  # refused: the previous run stays what the directory describes
+        if run.begun and not run.explain:  # refused: the previous run stays what the directory describes
             run.abandon(str(exc))
         raise
     except BaseException:
-        if run.manifest:  # started: record why it stopped
+        if run.begun:  # started: record why it stopped
             run.finish("interrupted")
         raise
     run.finish()
@@ -254,7 +254,7 @@ class RunExtension(_Pipeline):
 
     def __init__(self, config: PipelineConfig, run: Run, outer_parallel: bool) -> None:
         super().__init__(config, run, outer_parallel)
-        manifest = Manifest(run.manifest)  # the previous run's results, carried
+        manifest = run.manifest  # the previous run's results, carried
         self.keys = {stage.name: {name: key for name, key in manifest.result_keys(stage.name).items()
                                   if run.store.has(stage.name, name, key)}
                      for stage in registry.REGISTRY if stage.scope == "dataset"}
@@ -293,24 +293,24 @@ class RunExtension(_Pipeline):
         return self._fold(stage, results) if self._fold is not None else results
 
 
-def report_parts(manifest: dict, options: dict, stage: str = "report") -> dict:
+def report_parts(manifest: Manifest, options: dict, stage: str = "report") -> dict:
     """What the report shows, as digests: the results (every recorded key, status and reason), its options, the code.
 
     A result counts the same whether this run computed, reused or adopted it, and timings are left
     out, so an unchanged rerun finds the report it wrote before and reuses it (a reused report shows
     the run that built it).
     """
-    def entry(e: dict) -> list:
+    def entry(e: ResultEntry) -> list:
         status = "ok" if e.get("status") in ("computed", "reused", "stored") else e.get("status")
         return [status, e.get("key"), e.get("reason")]
 
     results = {
-        "datasets": {name: {stage: entry(e) for stage, e in stages.items()} for name, stages in manifest["datasets"].items()},
-        "artifacts": {stage: entry(e) for stage, e in manifest["artifacts"].items()},
-        "stages": {name: [r["status"], r["note"], r["skipped"], r["failed"]] for name, r in manifest["stages"].items()
+        "datasets": {name: {stage: entry(e) for stage, e in stages.items()} for name, stages in manifest.datasets.items()},
+        "artifacts": {stage: entry(e) for stage, e in manifest.artifacts.items()},
+        "stages": {name: [r["status"], r["note"], r["skipped"], r["failed"]] for name, r in manifest.stages.items()
                    if name != stage},
-        "config_source": manifest.get("config_source"),
-        "versions": manifest.get("versions"),
+        "config_source": manifest.config_source,
+        "versions": manifest.versions,
     }
     code = fingerprint.provenance(stage)
     return {"results": fingerprint.digest(results), "options": fingerprint.digest(options), "code": fingerprint.digest(code)}

@@ -15,12 +15,11 @@ was given. With ``explain=True`` the run decides the same way but computes and w
 """
 from __future__ import annotations
 
-import copy
 import sys
 import time
 from pathlib import Path
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 from tqdm.auto import tqdm
 
@@ -29,7 +28,7 @@ from benchirt.pipeline.eta import RunEta, format_duration
 from benchirt.pipeline.executors import TaskOutcome
 from benchirt.pipeline.progress import FOLDER as PROGRESS_FOLDER
 from benchirt.pipeline.progress import StagePostfix
-from benchirt.pipeline.manifest import FORMAT, Manifest
+from benchirt.pipeline.manifest import Manifest, ResultEntry, StageEntry
 from benchirt.pipeline.store import ArtifactStore, environment_versions, key_parts
 from benchirt.safe_text import printable
 from benchirt.stage_plan import DatasetInput
@@ -91,8 +90,9 @@ class Run:
     show_progress: bool = True
     explain: bool = False
     strict: bool = False
-    manifest: dict = field(default_factory=dict)
-    previous: dict = field(default_factory=dict, repr=False)
+    manifest: Manifest = field(default_factory=Manifest)
+    previous: Manifest = field(default_factory=Manifest, repr=False)
+    begun: bool = False  # start() made this run's manifest (a refusal before that leaves the directory alone)
     stage_reports: dict[str, StageReport] = field(default_factory=dict)
     started: dict[str, float] = field(default_factory=dict, repr=False)
     kept: dict = field(default_factory=dict, repr=False)
@@ -109,31 +109,23 @@ class Run:
             self.store.lock()
             self.kept = self.store.snapshot()
             leftovers = self.store.clean_temporary()
+        previous: Manifest | None
         try:
             previous = self.store.read_manifest()
         except Exception:  # noqa: BLE001 - a missing or unreadable old manifest just starts afresh
-            previous = Manifest()
-        self.previous = previous
-        self.manifest = Manifest({
-            "benchirt_run": FORMAT,
-            "created": previous.get("created"),
-            "config": self.config,
-            "versions": environment_versions(),
-            "executor": self.executor.describe(),
-            "stages": {name: _public(StageReport()) for name in stages},
-            "datasets": {},
-            "artifacts": {},
-            "removed_partial_artifacts": leftovers,
-            "status": "running",
-        })
-        if carry and previous:
-            self.manifest.update(copy.deepcopy({key: value for key, value in previous.items()
-                                                if key not in self.manifest or key in ("config", "datasets", "artifacts")}))
-            self.manifest["stages"] = {**copy.deepcopy(previous.get("stages", {})), **self.manifest["stages"]}
-        if not self.manifest["created"]:
-            self.manifest["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            previous = None
+        self.previous = previous if previous is not None else Manifest.from_json({})
+        self.manifest = Manifest.begin(
+            config=self.config, versions=environment_versions(), executor=self.executor.describe(),
+            stages={name: _public(StageReport()) for name in stages}, created=self.previous.created,
+            removed_partial_artifacts=leftovers)
+        self.begun = True
+        if carry and previous is not None:
+            self.manifest.carry(previous)
+        if not self.manifest.created:
+            self.manifest.created = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         self.stage_reports = {name: StageReport() for name in stages}
-        self._log(f"executor: {self.manifest['executor']}")  # a Dask scheduler's dashboard address among it
+        self._log(f"executor: {self.manifest.executor}")  # a Dask scheduler's dashboard address among it
         self._save_manifest()
 
     # -- stages over datasets --------------------------------------------------------------------
@@ -166,45 +158,31 @@ class Run:
         for item in items:
             parts[item.name] = stage_parts(stage, options, item.inputs)
             key = fingerprint.digest(parts[item.name])
-            if not self.force and self.store.has(stage, item.name, key):
-                marker = self.store.marker(stage, item.name, key)
-                if marker.get("status") == "skipped":
-                    self._record(stage, item.name, key, "skipped", reason=marker.get("reason"), reused=True,
-                                 decision="reused")
-                    report.skipped += 1
-                elif marker.get("left_out") and self.strict:
-                    self._fail_strict(stage, item.name, key, marker["left_out"], report, decision="reused")
-                else:
-                    self.store.verify(stage, item.name, key)
-                    self._record(stage, item.name, key, "reused", decision="reused", **_left_out_info(marker))
-                    report.reused += 1
-                    report.left_out += len(marker.get("left_out") or {})
-                    done[item.name] = key
-            elif not self.force and not self.retry_failed and self._failed_before(stage, item.name, key):
-                entry = self.previous["datasets"][item.name][stage]
-                reason = f"failed in the previous run (not retried; --retry-failed tries again): {entry.get('reason')}"
-                self._record(stage, item.name, key, "failed", reason=reason, attempts=0,
-                             previous_attempts=entry.get("attempts"), decision="not retried: it failed in the previous run")
-                report.failed += 1
-                self._log(f"{stage}: {item.name} failed in the previous run; not retried (use --retry-failed)")
-            else:
+            if not self._settled(stage, item.name, key, report, done):
                 todo.append((item, key))
         why = {item.name: self._why(stage, item.name, parts[item.name]) for item, _ in todo}
         self._log_decisions(stage, why)
         if self.explain:
             for item, key in todo:
                 self._record(stage, item.name, key, "would recompute", decision=f"would recompute because {why[item.name]}")
-                done[item.name] = key
             self._end(stage, report)
-            return done
+            return {**done, **{item.name: key for item, key in todo}}
         eta = (self._preflight(stage, todo, preflight, report, split is not None)
                if preflight is not None and todo else None)
         todo = [(item, key) for item, key in todo if eta is None or item.name in eta.expected]
         self._save_manifest()
+        done.update(self._compute(stage, todo, fn, split, progress, eta, report, parts, why))
+        self._end(stage, report)
+        return done
+
+    def _compute(self, stage: str, todo: list[tuple[DatasetInput, str]], fn: Callable, split: Callable | None,
+                 progress: Path | None, eta: RunEta | None, report: StageReport, parts: dict[str, dict],
+                 why: dict[str, str]) -> dict[str, str]:
+        """Run the datasets of ``todo`` through the executor (``split`` cuts them finer), store each outcome as it
+        arrives, show the bar and the ETA; dataset -> key of those whose result is now stored."""
+        tasks = [(item.name, (fn, *item.build_args())) for item, _ in todo]
         keys = {item.name: key for item, key in todo}
-        tasks = []
-        for item, key in todo:
-            tasks.append((item.name, (fn, *item.build_args())))
+        done: dict[str, str] = {}
         bar = tqdm(total=len(tasks), desc=f"{stage:>8}", unit="dataset", disable=not self.show_progress or not tasks,
                    file=sys.stderr, leave=True)
         with bar, StagePostfix(bar, progress if tasks and self.show_progress else None) as postfix:
@@ -213,14 +191,41 @@ class Run:
                 key = keys[outcome.name]
                 if self._store_outcome(stage, key, outcome, report, parts[outcome.name], why[outcome.name]):
                     done[outcome.name] = key
-                remaining = None
-                if eta is not None:
-                    eta.finished(outcome.name, outcome.seconds)
-                    remaining = eta.remaining_seconds()
-                postfix.done(outcome.name, f"ETA {format_duration(remaining)}" if remaining is not None else None)
+                postfix.done(outcome.name, _eta_text(eta, outcome))
                 bar.update(1)
-        self._end(stage, report)
         return done
+
+    def _settled(self, stage: str, name: str, key: str, report: StageReport, done: dict[str, str]) -> bool:
+        """Record the (stage, dataset) result that needs no computing — reused, skipped before, failed strictly,
+        or failed in the previous run and not retried — and say so; False when it is to be computed."""
+        if not self.force and self.store.has(stage, name, key):
+            self._reuse(stage, name, key, report, done)
+            return True
+        if not self.force and not self.retry_failed and self._failed_before(stage, name, key):
+            entry = self.previous.entry(stage, name)
+            reason = f"failed in the previous run (not retried; --retry-failed tries again): {entry.get('reason')}"
+            self._record(stage, name, key, "failed", reason=reason, attempts=0,
+                         previous_attempts=entry.get("attempts"), decision="not retried: it failed in the previous run")
+            report.failed += 1
+            self._log(f"{stage}: {name} failed in the previous run; not retried (use --retry-failed)")
+            return True
+        return False
+
+    def _reuse(self, stage: str, name: str, key: str, report: StageReport, done: dict[str, str]) -> None:
+        """Record the stored result of (stage, dataset): a skip stays a skip, a result missing what was asked
+        fails under ``strict``, any other is verified and reused."""
+        marker = self.store.marker(stage, name, key)
+        if marker.get("status") == "skipped":
+            self._record(stage, name, key, "skipped", reason=marker.get("reason"), reused=True, decision="reused")
+            report.skipped += 1
+        elif marker.get("left_out") and self.strict:
+            self._fail_strict(stage, name, key, marker["left_out"], report, decision="reused")
+        else:
+            self.store.verify(stage, name, key)
+            self._record(stage, name, key, "reused", decision="reused", **_left_out_info(marker))
+            report.reused += 1
+            report.left_out += len(marker.get("left_out") or {})
+            done[name] = key
 
     def _preflight(self, stage: str, todo: list, preflight: Callable[[str], Any], report: StageReport,
                    fine: bool) -> RunEta:
@@ -256,7 +261,7 @@ class Run:
         return self.store.root / PROGRESS_FOLDER
 
     def _failed_before(self, stage: str, name: str, key: str) -> bool:
-        entry = self.previous.get("datasets", {}).get(name, {}).get(stage, {})
+        entry = self.previous.entry(stage, name)
         return entry.get("status") == "failed" and entry.get("key") == key
 
     def _store_outcome(self, stage: str, key: str, outcome: TaskOutcome, report: StageReport, parts: dict,
@@ -301,7 +306,7 @@ class Run:
             report.failed += 1
             self._log(f"{stage}: FAILED {outcome.name} after {outcome.attempts} attempt(s): {outcome.error.splitlines()[0]} "
                       "(a rerun with --retry-failed tries it again)")
-        self.manifest["stages"][stage] = _public(report)  # live counts for anyone watching the manifest
+        self.manifest.set_stage(stage, _public(report))  # live counts for anyone watching the manifest
         self._save_manifest()
         return outcome.status == "ok"
 
@@ -325,20 +330,20 @@ class Run:
                 marker = self.store.marker(stage, "all", key)
                 if marker.get("status") == "skipped":  # the same inputs, options and code: the same reason
                     report.skipped, report.note = 1, marker.get("reason")
-                    self.manifest["artifacts"][stage] = {"key": key, "status": "skipped", "reason": marker.get("reason"),
-                                                         "decision": "reused"}
+                    self.manifest.record_suite(stage, {"key": key, "status": "skipped", "reason": marker.get("reason"),
+                                                       "decision": "reused"})
                     self._log(f"{stage}: skipped (stored decision): {marker.get('reason')}")
                     return None
                 self.store.verify(stage, "all", key)
                 report.reused = 1
-                self.manifest["artifacts"][stage] = {"key": key, "status": "reused", "decision": "reused",
-                                                     "path": str(self.store.path(stage, "all", key).relative_to(self.store.root))}
+                self.manifest.record_suite(stage, {"key": key, "status": "reused", "decision": "reused",
+                                                   "path": str(self.store.path(stage, "all", key).relative_to(self.store.root))})
                 return key
             why = self._why(stage, "all", parts)
             self._log_decisions(stage, {"all": why})
             if self.explain:
-                self.manifest["artifacts"][stage] = {"key": key, "status": "would recompute",
-                                                     "decision": f"would recompute because {why}"}
+                self.manifest.record_suite(stage, {"key": key, "status": "would recompute",
+                                                   "decision": f"would recompute because {why}"})
                 return key
             with tqdm(total=1, desc=f"{stage:>8}", unit="stage", disable=not self.show_progress, file=sys.stderr) as bar:
                 outcome = _attempt_whole(fn, args_builder)
@@ -353,11 +358,12 @@ class Run:
                                           seconds=outcome.seconds)
             if outcome.status == "ok":
                 report.computed = 1
-                self.manifest["artifacts"][stage] = {"key": key, "status": "computed", "decision": f"recomputed because {why}",
-                                                     "path": str(path.relative_to(self.store.root))}
+                entry: ResultEntry = {"key": key, "status": "computed", "decision": f"recomputed because {why}",
+                                      "path": str(path.relative_to(self.store.root))}
                 notes = getattr(outcome.value, "notes", None)
                 if notes:  # what the suite-wide result adapted or used (e.g. AIRT's algorithms), beside its entry
-                    self.manifest["artifacts"][stage]["notes"] = [str(note) for note in notes]
+                    entry["notes"] = [str(note) for note in notes]
+                self.manifest.record_suite(stage, entry)
                 return key
             assert outcome.error is not None  # a skipped or failed outcome says why (executors)
             if outcome.status == "skipped":
@@ -365,8 +371,8 @@ class Run:
                 self._save_skip(stage, "all", key, outcome.error, {"provenance": parts})
             else:
                 report.failed, report.note = 1, outcome.error
-            self.manifest["artifacts"][stage] = {"key": key, "status": outcome.status, "reason": outcome.error,
-                                                 "decision": f"recomputed because {why}"}
+            self.manifest.record_suite(stage, {"key": key, "status": outcome.status, "reason": outcome.error,
+                                               "decision": f"recomputed because {why}"})
             self._log(f"{stage}: {outcome.status}: {outcome.error.splitlines()[0]}")
             return None
         finally:
@@ -392,25 +398,25 @@ class Run:
         key = stage_key(stage, options, inputs)
         if not self.store.has(stage, "all", key) or self.store.marker(stage, "all", key).get("status") != "ok":
             return None
-        self.manifest["artifacts"][stage] = {"key": key, "status": "stored",
-                                             "path": str(self.store.path(stage, "all", key).relative_to(self.store.root))}
+        self.manifest.record_suite(stage, {"key": key, "status": "stored",
+                                           "path": str(self.store.path(stage, "all", key).relative_to(self.store.root))})
         return key
 
     def document(self, stage: str, parts: dict, fn: Callable[[], None]) -> bool:
         """Run a stage that writes its own files (the report) unless the stored ones were built from ``parts``.
 
         ``parts`` is what the files show (``results``, ``options``, ``code`` digests); the decision is
-        recorded under ``manifest["documents"][stage]``. True when the stage ran.
+        recorded in the manifest's ``documents``. True when the stage ran.
         """
         report = self._begin(stage)
         try:
             why = "--force was given" if self.force else self.store.report_change(parts)
             if why is None:
                 report.reused = 1
-                self.manifest.setdefault("documents", {})[stage] = {"status": "reused", "decision": "reused"}
+                self.manifest.record_document(stage, {"status": "reused", "decision": "reused"})
                 return False
             verb = "would rebuild" if self.explain else "rebuilt"
-            self.manifest.setdefault("documents", {})[stage] = {"status": verb, "decision": f"{verb} because {why}"}
+            self.manifest.record_document(stage, {"status": verb, "decision": f"{verb} because {why}"})
             if why != "no report is stored" or self.explain:
                 self._log(f"{stage}: {'would rebuild' if self.explain else 'rebuilding'} because {why}")
             if self.explain:
@@ -433,7 +439,7 @@ class Run:
 
     def note(self, message: str) -> None:
         """A note about the whole run (e.g. a config read under former names): on stderr and in the manifest."""
-        self.manifest.setdefault("notes", []).append(message)
+        self.manifest.add_note(message)
         self._log(message)
         self._save_manifest()
 
@@ -441,7 +447,7 @@ class Run:
         """Record that a requested stage could not run (e.g. its input stage produced nothing)."""
         report = self.stage_reports.setdefault(stage, StageReport())
         report.status, report.note = "skipped", reason
-        self.manifest["stages"][stage] = _public(report)
+        self.manifest.set_stage(stage, _public(report))
         self._log(f"{stage}: skipped: {reason}")
         self._save_manifest()
 
@@ -460,7 +466,7 @@ class Run:
     def finish(self, status: str | None = None) -> None:
         failed = any(r.failed for r in self.stage_reports.values())
         left_out = any(r.left_out for r in self.stage_reports.values())
-        self.manifest["status"] = status or ("explained" if self.explain else "finished with failures" if failed
+        self.manifest.status = status or ("explained" if self.explain else "finished with failures" if failed
                                              else "finished with classifiers left out" if left_out else "finished")
         self._save_manifest()
         self.store.unlock()
@@ -470,17 +476,16 @@ class Run:
         """Why (stage, name) has no reusable result: --force, no stored result, or what changed."""
         if self.force:
             return "--force was given"
-        previous = self._previous_marker(stage, name)
-        if previous is None:
+        marker = self._previous_marker(stage, name)
+        if marker is None:
             return "no result is stored"
-        if previous.get("provenance") is None:
+        if marker.get("provenance") is None:
             return "the stored result was written by an older benchirt (no provenance)"
-        return "; ".join(fingerprint.changes(previous["provenance"], parts)) or "the stored result does not match"
+        return "; ".join(fingerprint.changes(marker["provenance"], parts)) or "the stored result does not match"
 
     def _previous_marker(self, stage: str, name: str) -> dict | None:
         """The marker of the result the previous run used for (stage, name), else of the latest one stored."""
-        entries = self.previous.get("artifacts", {}) if name == "all" else self.previous.get("datasets", {}).get(name, {})
-        key = (entries.get(stage) or {}).get("key")
+        key = self.previous.entry(stage, name).get("key")
         if key and self.store.has(stage, name, key):
             return self.store.marker(stage, name, key)
         return self.store.previous(stage, name)
@@ -500,7 +505,7 @@ class Run:
         report = self.stage_reports.setdefault(stage, StageReport())
         report.status = "running"
         self.started[stage] = time.perf_counter()
-        self.manifest["stages"][stage] = _public(report)
+        self.manifest.set_stage(stage, _public(report))
         self._save_manifest()
         return report
 
@@ -508,11 +513,11 @@ class Run:
         report.seconds = round(time.perf_counter() - self.started.pop(stage), 3)
         succeeded = report.computed or report.reused
         report.status = "failed" if report.failed and not succeeded else "skipped" if report.skipped and not succeeded else "done"
-        self.manifest["stages"][stage] = _public(report)
+        self.manifest.set_stage(stage, _public(report))
         self._save_manifest()
 
     def _record(self, stage: str, name: str, key: str, status: str, path=None, reason=None, reused=False, **info) -> None:
-        entry: dict[str, Any] = {"status": status, "key": key}
+        entry: ResultEntry = {"status": status, "key": key}
         if path is not None:
             entry["path"] = str(path.relative_to(self.store.root))
         else:
@@ -521,8 +526,8 @@ class Run:
             entry["reason"] = reason
         if reused:
             entry["reused"] = True
-        entry.update(info)
-        self.manifest["datasets"].setdefault(name, {})[stage] = entry
+        entry.update(cast(ResultEntry, info))
+        self.manifest.record(stage, name, entry)
 
     def _save_manifest(self) -> None:
         if not self.explain:
@@ -531,6 +536,15 @@ class Run:
     def _log(self, message: str) -> None:
         if self.show_progress:
             tqdm.write(printable(message), file=sys.stderr)  # names from files and configs: no raw escapes
+
+
+def _eta_text(eta: RunEta | None, outcome: TaskOutcome) -> str | None:
+    """``ETA …`` of the stage once ``outcome``'s dataset has finished (None without an estimate)."""
+    if eta is None:
+        return None
+    eta.finished(outcome.name, outcome.seconds)
+    remaining = eta.remaining_seconds()
+    return f"ETA {format_duration(remaining)}" if remaining is not None else None
 
 
 def _left_out(value: Any) -> dict[str, str]:
@@ -577,5 +591,6 @@ def stage_key(stage: str, options: dict, inputs: Any) -> str:
     return fingerprint.digest(stage_parts(stage, options, inputs))
 
 
-def _public(report: StageReport) -> dict:
-    return asdict(report)
+def _public(report: StageReport) -> StageEntry:
+    """The manifest's entry of a stage: its report's fields."""
+    return cast(StageEntry, asdict(report))

@@ -85,16 +85,9 @@ def _dump_container(directory: Path, meta: dict, entries: list[tuple[str, Any]])
 
 def _dump_value(name: str, value: Any, directory: Path, plain: dict) -> str:
     """Store one value under ``name`` in ``directory`` (or in ``plain``); returns its kind."""
-    if isinstance(value, pd.DataFrame):
-        _dump_frame(name, value, directory, plain, f"{name}.parquet")
-        return "frame"
-    if isinstance(value, pd.Series):
-        _dump_frame(name, value.to_frame("value"), directory, plain, f"{name}.series.parquet")
-        plain[f"{name}.__name__"] = _label(value.name, name)
-        return "series"
-    if isinstance(value, np.ndarray) and value.dtype != object:
-        np.save(directory / f"{name}.npy", value, allow_pickle=False)
-        return "array"
+    columnar = _dump_columnar(name, value, directory, plain)
+    if columnar is not None:
+        return columnar
     if is_dataclass(value) and not isinstance(value, type):
         type_name = artifact_types.name_of(type(value))
         _dump_container(directory / name, {"kind": "dataclass", "class": type_name},
@@ -107,6 +100,26 @@ def _dump_value(name: str, value: Any, directory: Path, plain: dict) -> str:
     if _is_plain(converted):
         plain[name] = converted
         return "plain"
+    return _dump_nested(name, value, directory)
+
+
+def _dump_columnar(name: str, value: Any, directory: Path, plain: dict) -> str | None:
+    """Store a DataFrame or Series as parquet, a non-object array as npy; returns its kind (None: neither)."""
+    if isinstance(value, pd.DataFrame):
+        _dump_frame(name, value, directory, plain, f"{name}.parquet")
+        return "frame"
+    if isinstance(value, pd.Series):
+        _dump_frame(name, value.to_frame("value"), directory, plain, f"{name}.series.parquet")
+        plain[f"{name}.__name__"] = _label(value.name, name)
+        return "series"
+    if isinstance(value, np.ndarray) and value.dtype != object:
+        np.save(directory / f"{name}.npy", value, allow_pickle=False)
+        return "array"
+    return None
+
+
+def _dump_nested(name: str, value: Any, directory: Path) -> str:
+    """Store a dict, list or tuple that is not plain JSON as a folder of numbered values; anything else is refused."""
     if isinstance(value, dict):
         keys = [_label(key, name) for key in value]
         _dump_container(directory / name, {"kind": "mapping", "keys": keys},
@@ -175,18 +188,10 @@ def _load_container(directory: Path, meta: dict) -> Any:
     plain = _read_json(directory / PLAIN_FILE)
     values = {name: _load_value(name, kind, directory, plain) for name, kind in kinds.items()}
     if meta["kind"] == "dataclass":
-        cls = artifact_types.lookup(meta.get("class"), directory)
-        expected = {f.name for f in fields(cls)}
-        if set(values) != expected:
-            raise ArtifactError(f"{directory}: fields {sorted(values)} do not match {cls.__name__}'s {sorted(expected)}")
-        obj = cls.__new__(cls)
-        for name, value in values.items():
-            # object.__setattr__ also fills frozen dataclasses, without re-running __post_init__ checks
-            object.__setattr__(obj, name, value)
-        return obj
-    items = [values[f"v{i}"] for i in range(len(values))] if all(f"v{i}" in values for i in range(len(values))) else None
-    if items is None:
+        return _load_dataclass(directory, meta, values)
+    if not all(f"v{i}" in values for i in range(len(values))):
         raise ArtifactError(f"{directory}: entries are not numbered v0..v{len(values) - 1}")
+    items = [values[f"v{i}"] for i in range(len(values))]
     if meta["kind"] == "mapping":
         keys = meta.get("keys")
         if not isinstance(keys, list) or len(keys) != len(items):
@@ -195,6 +200,19 @@ def _load_container(directory: Path, meta: dict) -> Any:
     if meta["kind"] in ("list", "tuple"):
         return items if meta["kind"] == "list" else tuple(items)
     raise ArtifactError(f"{directory / TYPE_FILE}: unknown kind {meta['kind']!r}")
+
+
+def _load_dataclass(directory: Path, meta: dict, values: dict[str, Any]) -> Any:
+    """The registered result dataclass ``meta`` names, filled with ``values`` (which must be its fields)."""
+    cls = artifact_types.lookup(meta.get("class"), directory)
+    expected = {f.name for f in fields(cls)}
+    if set(values) != expected:
+        raise ArtifactError(f"{directory}: fields {sorted(values)} do not match {cls.__name__}'s {sorted(expected)}")
+    obj = cls.__new__(cls)
+    for name, value in values.items():
+        # object.__setattr__ also fills frozen dataclasses, without re-running __post_init__ checks
+        object.__setattr__(obj, name, value)
+    return obj
 
 
 def _load_value(name: str, kind: str, directory: Path, plain: dict) -> Any:

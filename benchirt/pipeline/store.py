@@ -44,7 +44,7 @@ from benchirt.errors import ArtifactError, BenchirtError
 from benchirt.io import atomic_open, atomic_write_json, atomic_write_text, safe_name
 from benchirt.pipeline import fingerprint
 from benchirt.pipeline.manifest import FILE as MANIFEST_FILE
-from benchirt.pipeline.manifest import Manifest
+from benchirt.pipeline.manifest import Manifest, is_run_manifest
 
 #: Bump when the artifact layout or a result's serialised form changes: old artifacts are then ignored.
 #: 2: no pickles, a registry of result types, code fingerprints and file digests in the marker.
@@ -214,10 +214,7 @@ class ArtifactStore:
 
     def is_run(self) -> bool:
         """Whether the folder holds a manifest written by ``benchirt run``."""
-        try:
-            return "benchirt_run" in json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError, TypeError):
-            return False
+        return is_run_manifest(self.root / MANIFEST)
 
     def lock(self) -> None:
         """Take the run directory for this process; another live run on it is a clear error.
@@ -284,9 +281,10 @@ class ArtifactStore:
         """The run's validated manifest (:meth:`benchirt.pipeline.manifest.Manifest.read`)."""
         return Manifest.read(self.root)
 
-    def write_manifest(self, manifest: dict) -> None:
-        manifest["updated"] = _now()
-        Manifest(manifest).write(self.root)
+    def write_manifest(self, manifest: Manifest) -> None:
+        """Stamp ``updated`` and write the manifest atomically."""
+        manifest.updated = _now()
+        manifest.write(self.root)
 
     def write_config(self, text: str) -> None:
         atomic_write_text(self.root / "config.yaml", text)

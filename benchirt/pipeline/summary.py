@@ -4,21 +4,22 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from benchirt.pipeline.manifest import Manifest, ResultEntry
 from benchirt.safe_text import printable
 
 #: Widest dataset reason shown on the terminal (the report and the manifest keep the whole text).
 REASON_WIDTH = 90
 
 
-def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 5, verdict: str | None = None,
+def format_summary(run_dir: str | Path, manifest: Manifest, glicko=None, top: int = 5, verdict: str | None = None,
                    command: str | None = None) -> str:
     """Stage table (status, seconds, computed / reused / skipped / failed), leaders, skips, where to look.
 
     Parameters
     ----------
     run_dir : path
-    manifest : dict
-        The run's ``manifest.json`` content.
+    manifest : Manifest
+        The run's manifest.
     glicko : pandas.DataFrame, optional
         The Glicko-2 table of the rate stage (``RatingResult.tournament.table``): adds its ``top``
         classifiers with their 95 % intervals.
@@ -28,39 +29,14 @@ def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 
         The command that made the run; when a dataset failed, the summary names it with ``--retry-failed``
         (a plain rerun records a failed dataset as failed again without trying it).
     """
-    lines = [f"benchirt run: {manifest.get('status', '?')} — {run_dir}"]
-    lines.append(f"  {'stage':<9}{'status':<10}{'seconds':>9}{'computed':>10}{'reused':>8}{'skipped':>9}{'failed':>8}")
-    total = 0.0
-    for stage, report in manifest.get("stages", {}).items():
-        total += report.get("seconds") or 0.0
-        lines.append(
-            f"  {stage:<9}{report.get('status', ''):<10}{report.get('seconds', 0):>9.1f}{report.get('computed', 0):>10}"
-            f"{report.get('reused', 0):>8}{report.get('skipped', 0):>9}{report.get('failed', 0):>8}"
-        )
-    lines.append(f"  {'total':<19}{total:>9.1f}")
+    lines = [f"benchirt run: {manifest.status or '?'} — {run_dir}"]
+    lines += _stage_table(manifest)
     if verdict:
-        score = manifest.get("rating_score", "true_score")
+        score = manifest.rating_score or "true_score"
         lines += textwrap.wrap(f"Leaderboard (Bradley–Terry on {score}): {verdict}", width=110, subsequent_indent="  ")
     if glicko is not None:
-        table = glicko.sort_values("rating", ascending=False).head(top)
-        lines.append(f"Glicko-2 leaders (rating ± 95 % interval) over {int(glicko['n_played'].max())} datasets:")
-        for _, row in table.iterrows():
-            lines.append(f"  {int(row['rank']):>3}. {row['classifier']:<22}{row['rating']:8.1f}  [{row['low']:.0f}, {row['high']:.0f}]")
-    problems = [(name, stage, entry) for name, stages in sorted(manifest.get("datasets", {}).items())
-                for stage, entry in stages.items() if entry.get("status") in ("skipped", "failed")]
-    for stage, entry in manifest.get("artifacts", {}).items():
-        if entry.get("status") in ("skipped", "failed"):
-            problems.append(("(all datasets)", stage, entry))
-    for stage, report in manifest.get("stages", {}).items():
-        if report.get("note") and report.get("status") in ("skipped", "failed") and stage not in manifest.get("artifacts", {}):
-            problems.append(("(stage)", stage, {"status": report["status"], "reason": report["note"]}))
-    if problems:
-        lines.append("Skipped or failed:")
-        for name, stage, entry in problems:
-            reason = (entry.get("reason") or "").splitlines()[0] if entry.get("reason") else ""
-            if len(reason) > REASON_WIDTH:
-                reason = reason[: REASON_WIDTH - 1] + "…"
-            lines.append(f"  {entry['status']:<8}{stage:<8}{name}: {reason}")
+        lines += _glicko_leaders(glicko, top)
+    lines += _problem_lines(manifest)
     lines += left_out_lines(manifest)
     retry = retry_names(manifest)
     if retry and command:
@@ -73,14 +49,65 @@ def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 
     return printable("\n".join(lines))  # classifier and dataset names come from files: no raw terminal escapes
 
 
-def left_out_classifiers(manifest: dict) -> dict[str, dict[str, str]]:
+def _stage_table(manifest: Manifest) -> list[str]:
+    """One line per stage (status, seconds, computed / reused / skipped / failed) under a header, and the total."""
+    lines = [f"  {'stage':<9}{'status':<10}{'seconds':>9}{'computed':>10}{'reused':>8}{'skipped':>9}{'failed':>8}"]
+    total = 0.0
+    for stage, report in manifest.stages.items():
+        total += report.get("seconds") or 0.0
+        lines.append(
+            f"  {stage:<9}{report.get('status', ''):<10}{report.get('seconds', 0):>9.1f}{report.get('computed', 0):>10}"
+            f"{report.get('reused', 0):>8}{report.get('skipped', 0):>9}{report.get('failed', 0):>8}"
+        )
+    lines.append(f"  {'total':<19}{total:>9.1f}")
+    return lines
+
+
+def _glicko_leaders(glicko, top: int) -> list[str]:
+    """The Glicko-2 table's ``top`` classifiers with their 95 % intervals."""
+    table = glicko.sort_values("rating", ascending=False).head(top)
+    lines = [f"Glicko-2 leaders (rating ± 95 % interval) over {int(glicko['n_played'].max())} datasets:"]
+    for _, row in table.iterrows():
+        lines.append(f"  {int(row['rank']):>3}. {row['classifier']:<22}{row['rating']:8.1f}  [{row['low']:.0f}, {row['high']:.0f}]")
+    return lines
+
+
+def _problems(manifest: Manifest) -> list[tuple[str, str, ResultEntry]]:
+    """``(dataset, stage, entry)`` of every skipped or failed result: per dataset, over all datasets
+    (``(all datasets)``), and stages skipped or failed as a whole (``(stage)``)."""
+    problems = [(name, stage, entry) for name, stages in sorted(manifest.datasets.items())
+                for stage, entry in stages.items() if entry.get("status") in ("skipped", "failed")]
+    for stage, entry in manifest.artifacts.items():
+        if entry.get("status") in ("skipped", "failed"):
+            problems.append(("(all datasets)", stage, entry))
+    for stage, report in manifest.stages.items():
+        if report.get("note") and report.get("status") in ("skipped", "failed") and stage not in manifest.artifacts:
+            problems.append(("(stage)", stage, {"status": report["status"], "reason": report["note"]}))
+    return problems
+
+
+def _problem_lines(manifest: Manifest) -> list[str]:
+    """``Skipped or failed:`` and one line per problem with the first line of its reason (empty if none)."""
+    problems = _problems(manifest)
+    if not problems:
+        return []
+    lines = ["Skipped or failed:"]
+    for name, stage, entry in problems:
+        reason = (entry.get("reason") or "").splitlines()[0] if entry.get("reason") else ""
+        if len(reason) > REASON_WIDTH:
+            reason = reason[: REASON_WIDTH - 1] + "…"
+        lines.append(f"  {entry['status']:<8}{stage:<8}{name}: {reason}")
+    return lines
+
+
+def left_out_classifiers(manifest: Manifest) -> dict[str, dict[str, str]]:
     """Classifier -> {dataset: the error of its fit} for every configured classifier a dataset's result lacks.
 
     Read from the manifest's per-dataset ``left_out`` entries (:mod:`benchirt.pipeline.runner`) of the results the
     run kept (a dataset failed by ``--strict`` is listed among the failures instead).
     """
     found: dict[str, dict[str, str]] = {}
-    for name, stages in sorted(manifest.get("datasets", {}).items()):
+    for name, stages in sorted(manifest.datasets.items()):
         for entry in stages.values():
             if entry.get("status") == "failed":  # under --strict: the failure itself names the classifier
                 continue
@@ -89,7 +116,7 @@ def left_out_classifiers(manifest: dict) -> dict[str, dict[str, str]]:
     return found
 
 
-def left_out_lines(manifest: dict) -> list[str]:
+def left_out_lines(manifest: Manifest) -> list[str]:
     """The summary's lines naming each left-out classifier, its datasets and its first error (empty if none)."""
     found = left_out_classifiers(manifest)
     if not found:
@@ -103,7 +130,7 @@ def left_out_lines(manifest: dict) -> list[str]:
     return lines
 
 
-def retry_names(manifest: dict) -> list[str]:
+def retry_names(manifest: Manifest) -> list[str]:
     """Datasets with a stage that failed and that ``--retry-failed`` would run again (not those ``--strict`` failed)."""
-    return sorted(name for name, stages in manifest.get("datasets", {}).items()
+    return sorted(name for name, stages in manifest.datasets.items()
                   if any(e.get("status") == "failed" and not e.get("left_out") for e in stages.values()))

@@ -31,9 +31,6 @@ from benchirt.io import atomic_write_csv
 from benchirt.results import interval_frame, normal_interval
 from benchirt.safe_yaml import safe_load
 
-#: Manifest key holding the added classifiers.
-MANIFEST_KEY = "added"
-
 
 @dataclass
 class AddedResult:
@@ -131,7 +128,7 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
         entries = _stored_datasets(store, extension.stored("respond"), extension.stored("irt"))
         irts = {name: store.load("irt", name, keys["irt"]) for name, keys in entries.items()}
         pool = set().union(*(irt.abilities["respondent"].astype(str) for irt in irts.values()))
-        previous = extension.run.previous.get(MANIFEST_KEY, {})
+        earlier = extension.run.previous.added  # classifiers added by earlier calls
         model = None
         datasets = sorted(entries)
         if budget is not None:
@@ -143,14 +140,14 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
         allowed = tuple(config.stage_config("respond").allowed_packages)
         # classifiers added by earlier calls stay in the rebuilt results, on the datasets they were measured on
         specs = {name: (ExtraEstimator.from_dict(name, entry["spec"], allowed), entry["spec"], entry["measured"],
-                        (entry.get("budget"), entry.get("plan_target"))) for name, entry in previous.items()}
+                        (entry.get("budget"), entry.get("plan_target"))) for name, entry in earlier.items()}
         for extra in classifiers:
             spec = {"estimator": extra.estimator, "params": dict(extra.params), "scale": bool(extra.scale)}
             if extra.name in pool:
                 raise DataError(f"{extra.name!r} is already a member of the run's pool; give the new classifier another name")
-            if extra.name in previous and previous[extra.name]["spec"] != spec:
+            if extra.name in earlier and earlier[extra.name]["spec"] != spec:
                 raise DataError(
-                    f"{extra.name!r} was added to this run before as {previous[extra.name]['spec']}; "
+                    f"{extra.name!r} was added to this run before as {earlier[extra.name]['spec']}; "
                     "give the new classifier another name (the same specification again is reused)"
                 )
             specs[extra.name] = (extra, spec, datasets, (budget, target if budget is not None else None))
@@ -255,7 +252,7 @@ def _measure(run, config, entries, irts, specs, outcome: AddOutcome) -> tuple[di
         keys.update(done)
         for dataset in sorted(wanted):
             artifact = _artifact_name(name, dataset)
-            entry = run.manifest["datasets"][artifact]["add"]
+            entry = run.manifest.entry("add", artifact)
             outcome.computed += entry["status"] == "computed"
             outcome.reused += entry["status"] == "reused" or bool(entry.get("reused"))
             if artifact in done:
@@ -294,9 +291,8 @@ def _rebuild(extension, irts, added, keys, specs, model, outcome: AddOutcome) ->
     atomic_write_csv(folder / "predicted.csv", predicted)
     atomic_write_csv(folder / "standing.csv", standing)
     outcome.predicted, outcome.standing = predicted, standing
-    record = extension.run.manifest.setdefault(MANIFEST_KEY, {})
     for name, rows in added.items():
-        record[name] = _plain({
+        extension.run.manifest.record_added(name, _plain({
             "spec": specs[name][1],
             "budget": specs[name][3][0],
             "plan_target": specs[name][3][1],
@@ -305,7 +301,7 @@ def _rebuild(extension, irts, added, keys, specs, model, outcome: AddOutcome) ->
             "skipped": outcome.skipped.get(name, {}),
             "standing": {k: v for k, v in standing.set_index("classifier").loc[name].items()},
             "notes": list(outcome.notes),
-        })
+        }))
 
 
 def _folded(added: dict) -> Callable[[str, dict], dict]:

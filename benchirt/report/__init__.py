@@ -78,8 +78,8 @@ def build_report(run_dir: str | os.PathLike, config: ReportConfig | None = None,
     if caught:
         sections.append(warnings_section(caught))
     manifest = results.manifest
-    subtitle = (f"{source_label(manifest.get('config_source', '?'))} · "
-                f"benchirt {manifest.get('versions', {}).get('benchirt', '?')} · updated {manifest.get('updated', '?')}")
+    subtitle = (f"{source_label(manifest.config_source or '?')} · "
+                f"benchirt {manifest.versions.get('benchirt', '?')} · updated {manifest.updated or '?'}")
     out = Path(out) if out is not None else Path(run_dir)
     paths = {"html": out / "report.html", "markdown": out / "summary.md"}
     atomic_write_text(paths["html"], render_html(config.title, subtitle, sections))

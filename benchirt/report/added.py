@@ -9,7 +9,7 @@ from benchirt.report.document import Note, Paragraph, Section, Table
 
 def added_classifiers(results, config: ReportConfig) -> Section | None:
     """Standing of each added classifier and its score per dataset, every value marked measured or predicted."""
-    added = results.manifest.get("added")
+    added = results.manifest.added
     folder = results.run_dir / "added"
     if not added or not (folder / "standing.csv").is_file():
         return None

@@ -71,7 +71,6 @@ def conclusions(results, config: ReportConfig) -> Section:
 def _omitted(results) -> list[str]:
     """One sentence per analysis the run did not produce, with the reason the manifest records."""
     manifest = results.manifest
-    stages = manifest.get("stages", {})
     wanted = set(results.config.stages)
     out = []
     for stage, label in _STAGE_SECTIONS.items():
@@ -80,7 +79,7 @@ def _omitted(results) -> list[str]:
         if stage not in wanted:
             out.append(f"Not in this report: {label} — the stage '{stage}' is not in the config's stages.")
         else:
-            reason = stages.get(stage, {}).get("note") or manifest.get("artifacts", {}).get(stage, {}).get("reason")
+            reason = manifest.stage_report(stage).get("note") or manifest.entry(stage).get("reason")
             out.append(f"Not in this report: {label} — {reason or 'the stage produced no result'}.")
     for clf, errors in sorted(left_out_classifiers(manifest).items()):
         first = next(iter(errors.values())).splitlines()[0]
@@ -93,7 +92,23 @@ def overview(results, config: ReportConfig) -> Section:
     """Run facts: suite, stage timings and counts, skipped/failed datasets with reasons, versions."""
     manifest = results.manifest
     section = Section("overview", "Run overview")
-    ran = _pipeline_order(name for name in manifest.get("stages", {}) if name not in _DOCUMENTS)
+    ran = _pipeline_order(name for name in manifest.stages if name not in _DOCUMENTS)
+    section.add(Paragraph(" ".join(_run_facts(results, ran))))
+    columns = ["stage", "status", "seconds", "computed", "reused", "skipped", "failed"]
+    stages = pd.DataFrame([{"stage": name, **manifest.stages[name]} for name in ran], columns=[*columns, "note"])[columns]
+    if len(stages):
+        section.add(Table(stages, "Stages: wall time in seconds; results computed in this run, reused from an "
+                                  "earlier run, skipped (unusable input) or failed (after retries)."))
+    problems = _left_out_rows(results)
+    if problems:
+        section.add(Table(pd.DataFrame(problems), "Datasets or stages left out, and why."))
+    versions = pd.DataFrame(sorted(manifest.versions.items()), columns=["package", "version"])
+    section.add(Table(versions, "Versions the results were computed with."))
+    return section
+
+
+def _run_facts(results, ran: list[str]) -> list[str]:
+    """The overview's sentences: the stages run, the suite and its counts, the AIRT input, the executor."""
     facts = [f"Stages: {', '.join(ran) or 'none'}."]
     if any("respond" in (name, *BY_NAME[name].needs_in(results.config)) for name in ran if name in BY_NAME) \
             or results.responses:
@@ -102,28 +117,23 @@ def overview(results, config: ReportConfig) -> Section:
     airt_section = results.config.section("airt")
     if "airt" in ran and airt_section.get("aslib"):
         facts.append(f"AIRT input: ASlib scenario {airt_section['aslib']}.")
-    executor = str(manifest.get("executor", "?")).replace("n_jobs=", "parallel jobs: ")
+    executor = str(results.manifest.executor or "?").replace("n_jobs=", "parallel jobs: ")
     facts.append(f"Executor: {executor}. Run directory: {results.run_dir}.")
-    section.add(Paragraph(" ".join(facts)))
-    columns = ["stage", "status", "seconds", "computed", "reused", "skipped", "failed"]
-    reports = manifest.get("stages", {})
-    stages = pd.DataFrame([{"stage": name, **reports[name]} for name in ran], columns=[*columns, "note"])[columns]
-    if len(stages):
-        section.add(Table(stages, "Stages: wall time in seconds; results computed in this run, reused from an "
-                                  "earlier run, skipped (unusable input) or failed (after retries)."))
+    return facts
+
+
+def _left_out_rows(results) -> list[dict]:
+    """One row per dataset or stage left out (skipped or failed) and per classifier whose fit failed, with why."""
+    manifest = results.manifest
     problems = [{"dataset": name, "stage": stage, "reason": reason}
                 for name, by_stage in sorted(results.skipped.items()) for stage, reason in by_stage.items()]
-    for stage, entry in manifest.get("artifacts", {}).items():
+    for stage, entry in manifest.artifacts.items():
         if entry.get("status") in ("skipped", "failed"):
             problems.append({"dataset": "(all)", "stage": stage, "reason": f"{entry['status']}: {entry.get('reason')}"})
     for clf, errors in sorted(left_out_classifiers(manifest).items()):
         problems += [{"dataset": name, "stage": "respond", "reason": f"classifier {clf!r} left out, its fit failed: {error}"}
                      for name, error in errors.items()]
-    if problems:
-        section.add(Table(pd.DataFrame(problems), "Datasets or stages left out, and why."))
-    versions = pd.DataFrame(sorted(manifest.get("versions", {}).items()), columns=["package", "version"])
-    section.add(Table(versions, "Versions the results were computed with."))
-    return section
+    return problems
 
 
 def _pipeline_order(names) -> list[str]:

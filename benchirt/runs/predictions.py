@@ -251,62 +251,117 @@ def _classes(correct_attr: _Attribute | None, prediction_attr: _Attribute, truth
     return tuple(declared)
 
 
-def _read_body(handle, attributes: list[_Attribute], where: str, truth: TaskTruth | None,
-               split: TaskSplit | None, chunk_rows: int) -> RunPredictions:
+@dataclass
+class _Columns:
+    """Which attribute of a predictions file holds what, and the columns the reader keeps."""
+
+    by_name: dict[str, _Attribute]  # lower-cased name -> attribute
+    names: list[str]  # every attribute's name, in the file's order
+    correct: _Attribute | None
+    classes: tuple[str, ...]
+    confidence: list[str | None]  # the confidence column of each class (None: the file has none)
+
+    def name(self, key: str) -> str:
+        return self.by_name[key].name
+
+    @property
+    def labels(self) -> set[str]:
+        """The columns holding class labels (read as strings)."""
+        return {self.name("prediction")} | ({self.correct.name} if self.correct else set())
+
+    @property
+    def wanted(self) -> set[str]:
+        kept = {self.name(k) for k in ("repeat", "fold", "sample", "row_id") if k in self.by_name}
+        return kept | self.labels | {c for c in self.confidence if c}
+
+
+def _columns(attributes: list[_Attribute], where: str, truth: TaskTruth | None) -> _Columns:
+    """The file's columns found by name; a file without ``row_id`` or ``prediction`` is refused."""
     by_name = {a.name.lower(): a for a in attributes}
     for required in ("row_id", "prediction"):
         if required not in by_name:
             raise DataError(f"{where}: no {required!r} attribute (has {[a.name for a in attributes][:8]}); "
                             "not an OpenML predictions file")
-    correct_attr = by_name.get("correct")
-    classes = _classes(correct_attr, by_name["prediction"], truth, where)
+    correct = by_name.get("correct")
+    classes = _classes(correct, by_name["prediction"], truth, where)
     confidence = {a.name[len("confidence."):]: a.name for a in attributes if a.name.lower().startswith("confidence.")}
-    conf_columns = [confidence.get(c) for c in classes]
-    label_names = {by_name["prediction"].name} | ({correct_attr.name} if correct_attr else set())
-    wanted = {by_name[k].name for k in ("repeat", "fold", "sample", "row_id") if k in by_name}
-    wanted |= label_names | {c for c in conf_columns if c}
-    names = [a.name for a in attributes]
+    return _Columns(by_name=by_name, names=[a.name for a in attributes], correct=correct, classes=classes,
+                    confidence=[confidence.get(c) for c in classes])
+
+
+@dataclass
+class _Parts:
+    """What the chunks read so far hold: per-chunk arrays of repeat 0, and what was counted on the way."""
+
+    row: list[np.ndarray] = field(default_factory=list)
+    fold: list[np.ndarray] = field(default_factory=list)
+    correct: list[np.ndarray] = field(default_factory=list)
+    p_true: list[np.ndarray] = field(default_factory=list)
+    true: list[np.ndarray] = field(default_factory=list)
+    other_repeats: set[float] = field(default_factory=set)
+    samples: set[float] = field(default_factory=set)
+    missing_predictions: int = 0
+
+
+def _read_body(handle, attributes: list[_Attribute], where: str, truth: TaskTruth | None,
+               split: TaskSplit | None, chunk_rows: int) -> RunPredictions:
+    columns = _columns(attributes, where, truth)
+    wanted = columns.wanted
     reader = pd.read_csv(
-        handle, header=None, names=names, usecols=lambda c: c in wanted, chunksize=chunk_rows,
+        handle, header=None, names=columns.names, usecols=lambda c: c in wanted, chunksize=chunk_rows,
         quotechar="'", escapechar="\\", skipinitialspace=True, comment="%", na_values=["?"],
-        keep_default_na=False, dtype={n: "string" for n in label_names}, skip_blank_lines=True,
+        keep_default_na=False, dtype={n: "string" for n in columns.labels}, skip_blank_lines=True,
         engine="c", quoting=csv.QUOTE_MINIMAL, index_col=False,
     )
-    parts: dict[str, list[np.ndarray]] = {"row": [], "fold": [], "correct": [], "p": [], "true": []}
-    other_repeats, missing_predictions, samples = set(), 0, set()
+    parts = _Parts()
     try:
         for chunk in reader:
             if len(chunk.columns) != len(wanted):
-                raise DataError(f"{where}: rows do not match the header's {len(names)} attributes")
-            repeat = chunk[by_name["repeat"].name].to_numpy(np.float64) if "repeat" in by_name else np.zeros(len(chunk))
-            other_repeats.update(np.unique(repeat[repeat != 0]).tolist())
-            if "sample" in by_name:
-                samples.update(np.unique(chunk[by_name["sample"].name].to_numpy(np.float64)).tolist())
-            chunk = chunk[repeat == 0]
-            rows = chunk[by_name["row_id"].name].to_numpy(np.float64)
-            if np.isnan(rows).any() or (rows != np.floor(rows)).any() or (rows < 0).any():
-                raise DataError(f"{where}: row_id values must be whole numbers ≥ 0; the file is damaged")
-            rows = rows.astype(np.int64)
-            fold = chunk[by_name["fold"].name].to_numpy(np.float64).astype(np.int64) if "fold" in by_name \
-                else np.zeros(len(rows), np.int64)
-            true = _true_index(chunk, rows, correct_attr, truth, classes, where)
-            predicted = _predicted_index(chunk[by_name["prediction"].name], by_name["prediction"], classes, where)
-            missing_predictions += int((predicted < 0).sum())
-            parts["row"].append(rows)
-            parts["fold"].append(fold)
-            parts["correct"].append((predicted == true) & (true >= 0))
-            parts["p"].append(_true_probability(chunk, conf_columns, true))
-            parts["true"].append(true)
+                raise DataError(f"{where}: rows do not match the header's {len(columns.names)} attributes")
+            _read_chunk(chunk, columns, truth, where, parts)
     except (ValueError, pd.errors.ParserError) as exc:
         raise DataError(f"{where}: the data rows cannot be read ({' '.join(str(exc).split())[:120]}); "
                         "download the file again") from None
-    if len(samples) > 1:
-        raise DataError(f"{where}: a learning-curve run ({len(samples)} samples); import runs of "
+    if len(parts.samples) > 1:
+        raise DataError(f"{where}: a learning-curve run ({len(parts.samples)} samples); import runs of "
                         "cross-validation or holdout tasks")
-    row, fold = np.concatenate(parts["row"] or [np.zeros(0, np.int64)]), np.concatenate(parts["fold"] or [np.zeros(0, np.int64)])
-    correct = np.concatenate(parts["correct"] or [np.zeros(0, bool)])
-    p_true = np.concatenate(parts["p"] or [np.zeros(0, np.float32)])
-    true = np.concatenate(parts["true"] or [np.zeros(0, np.int16)])
+    return _assemble(parts, columns.classes, where, truth, split)
+
+
+def _read_chunk(chunk: pd.DataFrame, columns: _Columns, truth: TaskTruth | None, where: str, parts: _Parts) -> None:
+    """Add one chunk's rows of repeat 0 to ``parts``; count its other repeats, samples and missing predictions."""
+    by_name = columns.by_name
+    repeat = chunk[columns.name("repeat")].to_numpy(np.float64) if "repeat" in by_name else np.zeros(len(chunk))
+    parts.other_repeats.update(np.unique(repeat[repeat != 0]).tolist())
+    if "sample" in by_name:
+        parts.samples.update(np.unique(chunk[columns.name("sample")].to_numpy(np.float64)).tolist())
+    chunk = chunk[repeat == 0]
+    rows = chunk[columns.name("row_id")].to_numpy(np.float64)
+    if np.isnan(rows).any() or (rows != np.floor(rows)).any() or (rows < 0).any():
+        raise DataError(f"{where}: row_id values must be whole numbers ≥ 0; the file is damaged")
+    rows = rows.astype(np.int64)
+    fold = chunk[columns.name("fold")].to_numpy(np.float64).astype(np.int64) if "fold" in by_name \
+        else np.zeros(len(rows), np.int64)
+    true = _true_index(chunk, rows, columns.correct, truth, columns.classes, where)
+    predicted = _predicted_index(chunk[columns.name("prediction")], by_name["prediction"], columns.classes, where)
+    parts.missing_predictions += int((predicted < 0).sum())
+    parts.row.append(rows)
+    parts.fold.append(fold)
+    parts.correct.append((predicted == true) & (true >= 0))
+    parts.p_true.append(_true_probability(chunk, columns.confidence, true))
+    parts.true.append(true)
+
+
+def _assemble(parts: _Parts, classes: tuple[str, ...], where: str, truth: TaskTruth | None,
+              split: TaskSplit | None) -> RunPredictions:
+    """The chunks joined and sorted by row id; an empty file, a row predicted twice, a row beyond the dataset
+    and rows that contradict the task's split are refused; other repeats and missing predictions are noted."""
+    def joined(arrays: list[np.ndarray], dtype) -> np.ndarray:
+        return np.concatenate(arrays or [np.zeros(0, dtype)])
+
+    row, fold = joined(parts.row, np.int64), joined(parts.fold, np.int64)
+    correct, p_true = joined(parts.correct, bool), joined(parts.p_true, np.float32)
+    true = joined(parts.true, np.int16)
     if not len(row):
         raise DataError(f"{where}: no predictions for repeat 0; the file is empty or truncated")
     order = np.argsort(row, kind="stable")
@@ -321,10 +376,10 @@ def _read_body(handle, attributes: list[_Attribute], where: str, truth: TaskTrut
     if split is not None:
         _check_split(row, fold, split, where)
     notes = []
-    if other_repeats:
-        notes.append(f"{where}: read repeat 0 only; {len(other_repeats)} further repeat(s) left out")
-    if missing_predictions:
-        notes.append(f"{where}: {missing_predictions} row(s) without a prediction ('?') counted as wrong")
+    if parts.other_repeats:
+        notes.append(f"{where}: read repeat 0 only; {len(parts.other_repeats)} further repeat(s) left out")
+    if parts.missing_predictions:
+        notes.append(f"{where}: {parts.missing_predictions} row(s) without a prediction ('?') counted as wrong")
     return RunPredictions(row_id=row, fold=fold, correct=correct, p_true=p_true, true_class=true, classes=classes,
                           notes=notes)
 

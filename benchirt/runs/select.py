@@ -202,37 +202,13 @@ def _stratified_sample(strata: np.ndarray, size: int, rng: np.random.Generator) 
 def select(matrix: RunMatrix, options: SelectionOptions = SelectionOptions()) -> Selection:
     """Apply ``options`` to ``matrix``: floor, rule, item sample, deduplication — each counted in the notes."""
     notes: list[str] = []
-    accuracy = matrix.accuracy
-    n_classes = len(np.unique(matrix.item_class)) if matrix.item_class is not None else None
-    floor = options.min_accuracy
-    if floor is None and n_classes:
-        floor = 1.0 / n_classes
-        notes.append(f"accuracy floor 1/{n_classes} classes = {floor:.3f} (worse than guessing uniformly)")
-    keep = accuracy >= floor if floor is not None else np.ones(len(accuracy), bool)
-    if floor is not None and (~keep).any():
-        notes.append(f"{int((~keep).sum())} of {len(keep)} runs below the accuracy floor {floor:.3f} dropped "
-                     f"(of them {int((accuracy == 0).sum())} at 0 %: label-encoding failures)")
-    if not keep.any():
-        raise ConfigError(f"{matrix.dataset}: no run reaches the accuracy floor {floor:.3f}; lower min_accuracy")
+    keep = _above_floor(matrix, options.min_accuracy, notes)
     choose_half, how = halves(matrix, options.seed)
     curse = winners_curse(matrix, choose_half, keep)
     kept = np.flatnonzero(keep)
     keys = _flow_keys(matrix.runs.iloc[kept])
     flow_sizes = pd.Series(keys).value_counts()
-    selection_accuracy = np.full(len(kept), np.nan)
-    items = np.ones(len(matrix.items), bool)
-    if options.rule == "all":
-        chosen = np.arange(len(kept))
-    elif options.rule == "best-held-out":
-        score = matrix.responses[kept][:, choose_half].mean(axis=1)
-        chosen = _choose(keys, score, _order_key(matrix.runs.iloc[kept]), "best-held-out")
-        selection_accuracy = score
-        items = ~choose_half
-        notes.append(f"best run per flow chosen on {how} ({int(choose_half.sum())} rows); the other "
-                     f"{int(items.sum())} rows are the items (no row both chooses and scores)")
-    else:
-        chosen = _choose(keys, accuracy[kept], _order_key(matrix.runs.iloc[kept]), options.rule)
-    chosen = np.sort(chosen)
+    chosen, selection_accuracy, items = _choose_runs(matrix, kept, keys, choose_half, how, options.rule, notes)
     if options.rule != "all":
         notes.append(f"one run per flow ({options.rule}): {len(chosen)} respondents from {len(kept)} runs of "
                      f"{len(flow_sizes)} flows; {len(kept) - len(chosen)} runs not chosen")
@@ -241,20 +217,12 @@ def select(matrix: RunMatrix, options: SelectionOptions = SelectionOptions()) ->
                      f"{curse['curse'].mean():.4f} lower on the other half on average beyond the halves' own "
                      f"difference (max {curse['curse'].max():.4f}); it beats the flow's median run there by "
                      f"{curse['best_minus_median_out'].mean():.4f}")
-    item_index = np.flatnonzero(items)
-    if options.max_items is not None and len(item_index) > options.max_items:
-        strata = (matrix.item_class if matrix.item_class is not None
-                  else matrix.item_fold if matrix.item_fold is not None else np.zeros(len(matrix.items), np.int16))
-        sample = _stratified_sample(strata[item_index], int(options.max_items), np.random.default_rng(options.seed))
-        by = "class" if matrix.item_class is not None else "fold" if matrix.item_fold is not None else "nothing"
-        notes.append(f"max_items: a sample of {len(sample)} of {len(item_index)} items stratified by {by} "
-                     f"(seed {options.seed}), the same for every respondent")
-        item_index = item_index[sample]
+    item_index = _item_sample(matrix, np.flatnonzero(items), options, notes)
     rows = kept[chosen]
     block = matrix.responses[np.ix_(rows, item_index)]
     respondents = matrix.runs.iloc[rows].reset_index(drop=True)
     respondents.insert(0, "respondent", _names(respondents, per_run=options.rule == "all"))
-    respondents["accuracy"] = accuracy[rows]
+    respondents["accuracy"] = matrix.accuracy[rows]
     respondents["item_accuracy"] = block.mean(axis=1) if block.shape[1] else np.nan
     respondents["selection_accuracy"] = selection_accuracy[chosen]
     respondents["n_runs_of_flow"] = flow_sizes.reindex(keys[chosen]).to_numpy()
@@ -268,6 +236,60 @@ def select(matrix: RunMatrix, options: SelectionOptions = SelectionOptions()) ->
     responses = pd.DataFrame(block, index=pd.Index(respondents["respondent"], name="respondent"),
                              columns=matrix.item_labels_of(item_index))
     return Selection(responses=responses, respondents=respondents, winners_curse=curse, notes=notes)
+
+
+def _above_floor(matrix: RunMatrix, min_accuracy: float | None, notes: list[str]) -> np.ndarray:
+    """Which runs reach the accuracy floor (``min_accuracy``, else 1 / the number of classes); the dropped
+    ones counted in ``notes``; no run reaching it is refused."""
+    accuracy = matrix.accuracy
+    n_classes = len(np.unique(matrix.item_class)) if matrix.item_class is not None else None
+    floor = min_accuracy
+    if floor is None and n_classes:
+        floor = 1.0 / n_classes
+        notes.append(f"accuracy floor 1/{n_classes} classes = {floor:.3f} (worse than guessing uniformly)")
+    if floor is None:
+        return np.ones(len(accuracy), bool)
+    keep = accuracy >= floor
+    if (~keep).any():
+        notes.append(f"{int((~keep).sum())} of {len(keep)} runs below the accuracy floor {floor:.3f} dropped "
+                     f"(of them {int((accuracy == 0).sum())} at 0 %: label-encoding failures)")
+    if not keep.any():
+        raise ConfigError(f"{matrix.dataset}: no run reaches the accuracy floor {floor:.3f}; lower min_accuracy")
+    return keep
+
+
+def _choose_runs(matrix: RunMatrix, kept: np.ndarray, keys: np.ndarray, choose_half: np.ndarray, how: str,
+                 rule: str, notes: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The respondents by ``rule`` (positions in ``kept``, sorted), each one's accuracy on the choosing half
+    (NaN unless ``best-held-out``), and which rows are items (the other half under ``best-held-out``)."""
+    selection_accuracy = np.full(len(kept), np.nan)
+    items = np.ones(len(matrix.items), bool)
+    if rule == "all":
+        chosen = np.arange(len(kept))
+    elif rule == "best-held-out":
+        score = matrix.responses[kept][:, choose_half].mean(axis=1)
+        chosen = _choose(keys, score, _order_key(matrix.runs.iloc[kept]), "best-held-out")
+        selection_accuracy = score
+        items = ~choose_half
+        notes.append(f"best run per flow chosen on {how} ({int(choose_half.sum())} rows); the other "
+                     f"{int(items.sum())} rows are the items (no row both chooses and scores)")
+    else:
+        chosen = _choose(keys, matrix.accuracy[kept], _order_key(matrix.runs.iloc[kept]), rule)
+    return np.sort(chosen), selection_accuracy, items
+
+
+def _item_sample(matrix: RunMatrix, item_index: np.ndarray, options: SelectionOptions,
+                 notes: list[str]) -> np.ndarray:
+    """``item_index``, or a sample of ``options.max_items`` of it stratified by class (else fold), said in ``notes``."""
+    if options.max_items is None or len(item_index) <= options.max_items:
+        return item_index
+    strata = (matrix.item_class if matrix.item_class is not None
+              else matrix.item_fold if matrix.item_fold is not None else np.zeros(len(matrix.items), np.int16))
+    sample = _stratified_sample(strata[item_index], int(options.max_items), np.random.default_rng(options.seed))
+    by = "class" if matrix.item_class is not None else "fold" if matrix.item_fold is not None else "nothing"
+    notes.append(f"max_items: a sample of {len(sample)} of {len(item_index)} items stratified by {by} "
+                 f"(seed {options.seed}), the same for every respondent")
+    return item_index[sample]
 
 
 def _names(runs: pd.DataFrame, per_run: bool) -> list[str]:

@@ -4,7 +4,8 @@ Each function simulates from known parameters, estimates with benchirt's own cod
 interval: ``kind, replicate, covered`` (and the interval's ``width``), so the coverage at ``level`` is the
 mean of ``covered``. ``tests/test_interval_coverage.py`` runs small versions against a tolerance band;
 ``benchmarks/interval_coverage.py`` runs bigger ones and prints the coverage per kind (docs/irt.md,
-docs/rating.md).
+docs/rating.md). A simulation harness of the benchmarks and tests, not part of the package (issue 35):
+both import it from ``benchmarks/``.
 
 - IRT item parameters (:func:`irt_coverage`): responses drawn from Cardoso et al. 2021 eq. 1 with the
   parameters of :func:`benchirt.irt.simulate.simulate_responses`, fitted by :func:`benchirt.irt.fit_irt`;
@@ -23,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from benchirt.irt import fit_irt  # the package's export: the same function wherever the estimation lives
 from benchirt.irt.config import IRTConfig
-from benchirt.irt.estimation import fit_irt
 from benchirt.irt.simulate import simulate_responses
 from benchirt.rating.batch import SCALE, update_period
 from benchirt.rating.glicko import match_outcomes
