@@ -194,7 +194,7 @@ def test_pinned_messages(argv, message, tmp_path, capsys):
 
 def test_help_lists_the_choices_of_options_read_through_declarations(capsys):
     """argparse no longer lists the choices (no ``choices=``): the metavar does."""
-    for command, fragment in (("rate", "--glicko {glickman,decodirt}"), ("rate", "--verdict {stepdown,range}"),
+    for command, fragment in (("rate", "--glicko {glickman,decodirt}"), ("rate", "--verdict {stepdown,holm,range}"),
                               ("subset", "--rule {combined,discrimination,difficulty,guessing}"),
                               ("airt", "--compat-range {unit,data}"), ("plan", "--prior {mixture,gaussian}"),
                               ("import-runs", "--per-flow {best-held-out,all,best,median,first}")):

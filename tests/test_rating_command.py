@@ -233,7 +233,7 @@ def test_rate_help_names_the_method_and_its_level(capsys):
         main(["rate", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "step-down max-T (Westfall & Young 1993)" in text and "family-wise error --alpha (default 0.05)" in text
-    assert "at once at 95 %" in text and "--verdict {stepdown,range}" in text
+    assert "at once at 95 %" in text and "--verdict {stepdown,holm,range}" in text
 
 
 def test_a_large_field_prints_the_top_with_intervals_and_says_how_the_verdict_was_bounded(tmp_path, capsys):

@@ -36,6 +36,12 @@ def test_wilcoxon_check_says_when_it_cannot_reject_at_this_size():
         in wilcoxon_check(pairwise)
     # one dataset: singular, and why it cannot reject
     assert "with 1 dataset the smallest" in wilcoxon_check(pairwise.assign(n_datasets=1))
+    # when Wilcoxon–Holm is the primary it is no agreement check of itself, but its floor is still said
+    holm = pairwise.assign(method="holm")
+    assert wilcoxon_check(holm) == ""
+    assert wilcoxon_check(holm.assign(n_datasets=3)).startswith(
+        "The primary verdict, Wilcoxon signed-rank tests with Holm's correction over all 3 pairs (α = 0.05): cannot "
+        "reject anything at this size")
 
 
 def test_nemenyi_check_compares_its_decisions_with_the_primary():

@@ -1,13 +1,13 @@
 """The other methods as agreement checks on the primary verdict, never as competing verdicts.
 
-The primary "is A better than B?" is the step-down max-T of :mod:`benchirt.rating.stepdown` (or the range
-test of :mod:`benchirt.rating.separation`). Each function here takes one other method and says, in one
+The primary "is A better than B?" is the step-down max-T of :mod:`benchirt.rating.stepdown` (or the Wilcoxon–Holm
+test of :mod:`benchirt.rating.wilcoxon_holm`, or the range test of :mod:`benchirt.rating.separation`). Each function here takes one other method and says, in one
 sentence, on how many pairs it agrees with the primary, which pairs only one of the two separates, and why
 that side separates them (e.g. "a per-pair posterior, no multiplicity"), so the page never reads as two
 answers:
 
-* the Wilcoxon signed-rank test with Holm's correction over all pairs (Demšar 2006) — and, when the data
-  are too few for it to reject anything, says so with the smallest Holm-adjusted p-value it can reach:
+* the Wilcoxon signed-rank test with Holm's correction over all pairs (Demšar 2006), when it is not the
+  primary itself — and, when the data are too few for it to reject anything, says so (also when it is the primary) with the smallest Holm-adjusted p-value it can reach:
   with n datasets an exact two-sided signed-rank test cannot go below 2 / 2ⁿ (all n differences of one
   sign), and Holm's first step multiplies the smallest p-value by the number of pairs;
 * the Bayesian sign test with a region of practical equivalence (Benavoli et al. 2017);
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from benchirt.rating.verdict import NAMES_SHOWN, is_separated, join, probability_is
+from benchirt.rating.verdict import NAMES_SHOWN, is_separated, join, probability_is, verdict_method
 
 #: Posterior probability above which the Bayesian sign test is read as "a is better".
 BAYES_DECISION = 0.95
@@ -35,11 +35,16 @@ def smallest_holm_p(n_datasets: int, n_pairs: int) -> float:
 
 
 def wilcoxon_check(pairwise: pd.DataFrame, alpha: float = 0.05) -> str:
-    """Wilcoxon signed-rank + Holm over all pairs against the primary, or why it cannot reject here."""
+    """Wilcoxon signed-rank + Holm over all pairs against the primary, or why it cannot reject here; empty when
+    it is the primary and can reject (the verdict already says what it found)."""
     n_pairs = len(pairwise)
     n_datasets = int(pairwise["n_datasets"].max())
     floor = smallest_holm_p(n_datasets, n_pairs)
-    name = f"Wilcoxon signed-rank tests with Holm's correction over all {n_pairs} pairs (α = {alpha})"
+    primary = verdict_method(pairwise) == "holm"
+    name = (f"{'The primary verdict, ' if primary else ''}Wilcoxon signed-rank tests with Holm's correction over "
+            f"all {n_pairs} pairs (α = {alpha})")
+    if primary and floor < alpha:
+        return ""
     if floor >= alpha:
         return (f"{name}: cannot reject anything at this size — with {plural(n_datasets, 'dataset')} the smallest "
                 f"Holm-adjusted p-value it can reach is {floor:.3f} (2 / 2^{n_datasets} × {n_pairs}), so its "

@@ -26,11 +26,14 @@ datasets at once (independent of the dataset order) with 95 % bootstrap interval
 the rating. The primary verdict (--verdict stepdown, the default): step-down max-T (Westfall & Young
 1993) over all pairs at once — each pair's Wilcoxon signed-rank statistic over datasets against the
 largest among the pairs not yet separated, in tables whose scores are shuffled within each dataset — at
-family-wise error --alpha (default 0.05): the chance that any pair is falsely separated is at most 5 %.
+family-wise error --alpha (default 0.05): the chance that any pair is falsely separated is at most 5 %
+when the classifiers are exchangeable within datasets (an approximation for unequal spreads).
 From the same decisions come each classifier's rank interval (rank_low..rank_high, holding for all
-classifiers at once at 95 %) and, when there are several, the tiers. --verdict range: the single-step
-range test on the Bradley-Terry ratings it replaced, for comparison. The other methods are agreement checks: every pair is also compared by a Wilcoxon signed-rank
-test (Holm-corrected) and a Bayesian sign test with a region of practical equivalence (--rope). Beside it:
+classifiers at once at 95 %) and, when there are several, the tiers. --verdict holm: each pair's
+Wilcoxon signed-rank test with Holm's correction (valid whatever the spreads; it cannot reject with
+few datasets); --verdict range: the single-step range test on the Bradley-Terry ratings. The other
+methods are agreement checks: every pair is also compared by a Wilcoxon signed-rank test
+(Holm-corrected) and a Bayesian sign test with a region of practical equivalence (--rope). Beside it:
 a Glicko-2 tournament (one rating period per dataset; Glickman's algorithm, or the glicko2 package's
 with --glicko decodirt), how it depends on the dataset order, and the Friedman/Nemenyi tests.
 
@@ -82,7 +85,8 @@ def register(subparsers) -> None:
                              f"(default {DEFAULTS.alpha:g})")
     parser.add_argument("--verdict", metavar=choices_metavar(VERDICT_METHODS),
                         help="stepdown: step-down max-T on within-dataset shuffles, signed-rank statistic "
-                             "(default); range: the single-step range test on Bradley-Terry ratings (comparison)")
+                             "(default); holm: Wilcoxon signed-rank tests with Holm's correction; range: the "
+                             "single-step range test on Bradley-Terry ratings (comparison)")
     parser.add_argument("--compare", metavar="CLF,CLF,...",
                         help="restrict the statistical tests to these classifiers (comma-separated)")
     parser.add_argument("--tie-tolerance", metavar="T",
@@ -239,4 +243,4 @@ def _leaderboard_lines(result: RatingResult) -> list[str]:
     return [f"Leaderboard: Bradley-Terry on {result.score} over all datasets, {result.config.n_bootstrap} "
             f"bootstrap replicates over datasets (seed {result.config.seed})",
             shown.to_string(index=False), *more, f"Primary verdict: {result.verdict}",
-            *(f"Agreement check: {check}" for check in checks)]
+            *(f"Agreement check: {check}" for check in checks if check)]

@@ -10,10 +10,12 @@ from benchirt.options import Choice, Constraint, Integer, Number, Numbers, Text,
 STATS_MODES = ("blocks", "decodirt")
 #: The two Glicko-2 variants: Glickman's algorithm, or the ``glicko2`` package decodIRT used.
 GLICKO_MODES = ("glickman", "decodirt")
-#: How the primary verdict separates classifiers: step-down max-T on the pairs' signed-rank statistics
-#: (:mod:`benchirt.rating.stepdown`, default) or the single-step range test on the Bradley–Terry ratings
+#: How the primary verdict separates classifiers: step-down max-T on the pairs' signed-rank statistics in
+#: within-dataset shuffles (:mod:`benchirt.rating.stepdown`, default), each pair's Wilcoxon signed-rank test with
+#: Holm's correction (:mod:`benchirt.rating.wilcoxon_holm`: valid whatever the classifiers' spreads, but with few
+#: datasets it cannot reject at all), or the single-step range test on the Bradley–Terry ratings
 #: (:mod:`benchirt.rating.separation`, kept for comparison).
-VERDICT_METHODS = ("stepdown", "range")
+VERDICT_METHODS = ("stepdown", "holm", "range")
 #: The scores a run has for every (dataset, classifier), any of which can decide the ratings of a run
 #: (``rate.score``; the table: :func:`benchirt.rating.run_scores.run_scores`).
 RUN_SCORES = ("true_score", "theta", "test_accuracy", "cv_accuracy")
@@ -62,10 +64,12 @@ class RatingConfig:
     rope : float
         Half-width of the region of practical equivalence of the Bayesian pairwise comparison, in
         units of the score (0.01 = one accuracy point for True-Scores/accuracies).
-    verdict : {"stepdown", "range"}
+    verdict : {"stepdown", "holm", "range"}
         Method of the primary verdict (:data:`VERDICT_METHODS`): ``"stepdown"``, Westfall & Young's step-down
         max-T on within-dataset shuffles of the scores with each pair's studentised signed-rank statistic;
-        ``"range"``, the single-step permutation range test on the Bradley–Terry ratings it replaced.
+        ``"holm"``, each pair's Wilcoxon signed-rank test over the datasets both have with Holm's correction
+        (valid whatever the classifiers' spreads, less powerful: docs/rating.md, "At matched error");
+        ``"range"``, the single-step permutation range test on the Bradley–Terry ratings.
     max_pairwise : int or None
         The primary verdict and the pairwise tests (Wilcoxon with Holm's correction, Bayesian sign test) compare the
         ``max_pairwise`` best-rated classifiers only, every pair of them (Holm corrects over those

@@ -4,15 +4,17 @@
 
 * ``"stepdown"`` (default): step-down max-T on within-dataset shuffles of the scores, each pair's studentised
   Wilcoxon signed-rank statistic (:mod:`benchirt.rating.stepdown`; Westfall & Young 1993);
+* ``"holm"``: each pair's Wilcoxon signed-rank test, Holm's correction over the family
+  (:mod:`benchirt.rating.wilcoxon_holm`; Demšar 2006);
 * ``"range"``: the single-step permutation range test on the Bradley–Terry ratings
   (:mod:`benchirt.rating.separation`), kept for comparison.
 
 Either way the decisions are one boolean matrix ("i is separated from j and above it"), from which the joint
 rank intervals (Klein, Wright & Wieczorek 2020) and the consecutive tiers follow, so the table, the figure,
-the verdict sentence and ``pairwise.csv`` never disagree. With more than ``rating.max_pairwise`` classifiers
-the step-down tests the pairs among the best-rated ``max_pairwise`` only (every pair of 600 classifiers is
-180,000 statistics per shuffled table); the others' rank intervals are then the trivial 1..k, and the notes
-say so.
+the verdict sentence and ``pairwise.csv`` never disagree. With more than ``rate.max_pairwise`` classifiers
+the Wilcoxon–Holm and step-down verdicts test the pairs among the best-rated ``max_pairwise`` only (every pair of
+600 classifiers is 180,000 tests, or statistics per shuffled table); the others' rank intervals are then the
+trivial 1..k, and the notes say so.
 """
 from __future__ import annotations
 
@@ -22,7 +24,8 @@ import numpy as np
 
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.separation import Separation, separate, shuffled_ratings, tiers_from
-from benchirt.rating.stepdown import DEFAULT_STATISTIC, rank_intervals, step_down
+from benchirt.rating.stepdown import DEFAULT_STATISTIC, StepDown, rank_intervals, step_down
+from benchirt.rating.wilcoxon_holm import WilcoxonHolm, wilcoxon_holm
 
 
 @dataclass
@@ -32,14 +35,14 @@ class Decisions:
     Attributes
     ----------
     method : str
-        ``"stepdown"``, ``"range"``, or ``"none"`` (no test: one dataset or no shuffled tables).
+        ``"holm"``, ``"stepdown"``, ``"range"``, or ``"none"`` (no test: one dataset or no shuffled tables).
     better : numpy.ndarray of bool, shape (k, k)
         ``better[i, j]``: i is separated from j and above it.
     statistic : numpy.ndarray, shape (k, k)
-        Step-down: the signed-rank statistic z_ij; range: the Bradley–Terry rating difference; NaN outside
-        the tested family.
+        Wilcoxon–Holm and step-down: the signed-rank statistic z_ij; range: the Bradley–Terry rating
+        difference; NaN outside the tested family.
     p_adjusted : numpy.ndarray, shape (k, k)
-        Step-down adjusted p-values (NaN for the range test and outside the family).
+        Holm- or step-down-adjusted p-values (NaN for the range test and outside the family).
     rank_low, rank_high : numpy.ndarray of float, shape (k,)
         Joint rank intervals at level 1 − alpha (NaN without a test).
     tier : numpy.ndarray of int, shape (k,)
@@ -47,7 +50,7 @@ class Decisions:
     n_tested : int
         Classifiers in the tested family (the first ``n_tested`` of the table).
     n_tables : int
-        Shuffled tables used.
+        Shuffled tables used (0 for Wilcoxon–Holm, which shuffles nothing).
     range_test : Separation or None
         The range test's critical value and distances (``method == "range"``).
     notes : list of str
@@ -105,9 +108,15 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
                          low.astype(float), high.astype(float), separation.tier, alpha, k, config.n_bootstrap,
                          separation)
     n_tested = k if config.max_pairwise is None else min(k, config.max_pairwise)
-    # The tested classifiers in column (name) order, as a direct call on the score table shuffles them.
+    # The tested classifiers in column (name) order, as a direct call on the score table orders them.
     tested = np.sort(position[:n_tested])
-    result = step_down(scores[:, tested], config.n_bootstrap, alpha, config.seed, DEFAULT_STATISTIC)
+    result: WilcoxonHolm | StepDown
+    if config.verdict == "holm":
+        result = wilcoxon_holm(scores[:, tested], alpha)
+        n_tables = 0
+    else:
+        result = step_down(scores[:, tested], config.n_bootstrap, alpha, config.seed, DEFAULT_STATISTIC)
+        n_tables = config.n_bootstrap
     rows = np.ix_(np.searchsorted(tested, position[:n_tested]), np.searchsorted(tested, position[:n_tested]))
     better = np.zeros((k, k), dtype=bool)
     better[:n_tested, :n_tested] = result.better[rows]
@@ -119,7 +128,7 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
     notes = []
     if n_tested < k:
         notes.append(f"the primary verdict tests the pairs among the {n_tested} best-rated of {k} classifiers only "
-                     f"(rating.max_pairwise); their rank intervals count only separations among them, and the "
+                     f"(rate.max_pairwise); their rank intervals count only separations among them, and the "
                      f"other {k - n_tested} classifiers' rank intervals are the untested 1-{k}")
-    return Decisions("stepdown", better, statistic, p_adjusted, low.astype(float), high.astype(float),
-                     tiers_from(better), alpha, n_tested, config.n_bootstrap, None, notes)
+    return Decisions(config.verdict, better, statistic, p_adjusted, low.astype(float), high.astype(float),
+                     tiers_from(better), alpha, n_tested, n_tables, None, notes)

@@ -76,7 +76,7 @@ def pairwise_comparisons(
                 "losses": int((~tied & (difference < 0)).sum()),
                 "ties": int(tied.sum()),
                 "mean_difference": float(difference.mean()) if len(both) else 0.0,
-                "wilcoxon_p": _wilcoxon_p(difference),
+                "wilcoxon_p": wilcoxon_p(difference),
                 **_bayesian_sign_test(x, y, rope, seed + len(rows)),
             })
     table = pd.DataFrame(rows, columns=[c for c in PAIRWISE_COLUMNS if c != "wilcoxon_p_holm"])
@@ -85,7 +85,7 @@ def pairwise_comparisons(
     return table
 
 
-def _wilcoxon_p(difference: np.ndarray) -> float:
+def wilcoxon_p(difference: np.ndarray) -> float:
     """Two-sided Wilcoxon signed-rank p-value; 1 when no difference is non-zero.
 
     With ties or zeros among at most 13 differences scipy's ``wilcoxon`` runs an exact permutation test

@@ -1,8 +1,10 @@
 """The primary verdict of a Bradley–Terry leaderboard (:func:`leaderboard_verdict`), stated once.
 
 benchirt answers "is A better than B?" with one method: step-down max-T on within-dataset shuffles
-(:mod:`benchirt.rating.stepdown`; or the range test of :mod:`benchirt.rating.separation` with
-``rating.verdict: range``), columns ``separated``, ``statistic``, ``p_adjusted`` of the pairwise table. The
+(:mod:`benchirt.rating.stepdown`; or each pair's Wilcoxon signed-rank test with Holm's correction,
+:mod:`benchirt.rating.wilcoxon_holm`, with ``rate.verdict: holm``; or the range test of
+:mod:`benchirt.rating.separation` with ``rate.verdict: range``), columns ``separated``, ``statistic``,
+``p_adjusted``, ``method`` of the pairwise table. The
 verdict names the leader, the classifiers it is separated from and those it is not, its joint rank
 interval, the tiers when there is more than one, and the method and its level. Every other test appears only as an agreement check
 (:mod:`benchirt.rating.agreement`).
@@ -95,7 +97,10 @@ def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> st
 
 
 def verdict_method(pairwise: pd.DataFrame) -> str:
-    """Which method made the stored decisions: ``"stepdown"``, ``"range"`` or ``"none"`` (no test ran)."""
+    """Which method made the stored decisions: ``"holm"``, ``"stepdown"``, ``"range"`` or ``"none"`` (no test
+    ran); tables stored before the ``method`` column are told apart by their columns."""
+    if "method" in pairwise and pairwise["method"].notna().any():
+        return str(pairwise["method"].dropna().iloc[0])
     if "bt_critical_value" in pairwise:
         return "none" if pairwise["bt_critical_value"].isna().all() else "range"
     if "p_adjusted" not in pairwise or pairwise["p_adjusted"].isna().all():
@@ -121,6 +126,11 @@ def method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, method: s
                 "quantile of the largest rating difference in leaderboards whose scores are shuffled within each "
                 "dataset, more for a pair whose bootstrap spread is larger (chance of any false separation "
                 f"≤ {percent} when all are equal).")
+    if method == "holm":
+        return (f"Method: Wilcoxon signed-rank test of each of the {n_pairs} pairs over the datasets both have "
+                f"({n_datasets} in all), Holm's correction over the pairs (Demšar 2006); chance of any false "
+                f"separation ≤ {percent} whatever the classifiers' spreads, so the rank intervals hold for all "
+                f"classifiers at once at {100 * (1 - alpha):g} %.")
     return (f"Method: step-down max-T (Westfall & Young 1993) over all {n_pairs} pairs at once on {n_datasets} "
             "datasets — each pair's Wilcoxon signed-rank statistic against the largest among the pairs not yet "
             "separated, in tables whose scores are shuffled within each dataset; chance of any false separation "

@@ -4,7 +4,7 @@ Each function below turns one stage's result into a sentence (or a short table) 
 uncertainty with it:
 
 * the primary verdict — the order-free Bradley–Terry leaderboard of :mod:`benchirt.rating.leaderboard`:
-  who leads, whom the step-down max-T separates it from, its joint rank interval and the tiers when there
+  who leads, whom the primary test (step-down max-T by default) separates it from, its joint rank interval and the tiers when there
   are several (:mod:`benchirt.rating.decisions`), stated once with its method and level
   (:func:`benchirt.rating.verdict.leaderboard_verdict`);
 * the agreement checks — Wilcoxon/Holm, the Bayesian sign test, Friedman/Nemenyi and the Glicko-2
@@ -58,7 +58,7 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
         checks.append(glicko_check(rating.leaderboard, rating.tournament.table,
                                    orders.summary if orders is not None else None,
                                    orders.n_permutations if orders is not None else None))
-    return verdict, [f"Agreement check — {check}" for check in checks]
+    return verdict, [f"Agreement check — {check}" for check in checks if check]
 
 
 def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:

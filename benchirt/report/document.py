@@ -50,7 +50,7 @@ HEADERS = {
     "discrimination_low": "Discrimination low (95 %)", "discrimination_high": "Discrimination high (95 %)",
     "bt_difference": "BT difference (a − b)", "bt_separated": "Separated (primary verdict)",
     "separated": "Separated (primary verdict)", "statistic": "Signed-rank z (a − b)",
-    "p_adjusted": "Step-down adjusted p", "alpha": "Family-wise α",
+    "p_adjusted": "Adjusted p (primary)", "method": "Primary method", "alpha": "Family-wise α",
     "bt_difference_low": "BT difference low", "bt_difference_high": "BT difference high",
     "bt_critical_value": "BT critical value",
 }

@@ -358,6 +358,10 @@ def _method_words(rating) -> str:
         return ("one test for all pairs at once — the ratings differ by more than the distance that leaderboards "
                 f"with the scores shuffled within each dataset reach in {100 * (1 - rating.config.alpha):g} % of "
                 "cases (wider for a pair the bootstrap finds noisier).")
+    if rating.config.verdict == "holm":
+        return ("each pair's Wilcoxon signed-rank test over the datasets both have, Holm's correction over all "
+                f"pairs (Demšar 2006); chance of any false separation ≤ {100 * rating.config.alpha:g} %, whatever "
+                "the classifiers' spreads.")
     return ("step-down max-T over all pairs at once (Westfall & Young 1993) — each pair's Wilcoxon signed-rank "
             "statistic over datasets against the largest among the pairs not yet separated, in "
             f"{rating.config.n_bootstrap} tables whose scores are shuffled within each dataset; chance of any false "
