@@ -29,7 +29,7 @@ from benchirt.safe_text import printable
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("benchirt.pipeline.command", f"the whole pipeline: {', '.join(STAGES)}"),
     **STAGE_COMMANDS,
-    "import-runs": ("benchirt.runs.command", "response matrices from OpenML's stored runs (no training)"),
+    "import-runs": ("benchirt.stored_runs.command", "response matrices from OpenML's stored runs (no training)"),
     "datasets": ("benchirt.data.command", "list a suite's datasets and their characteristics"),
     "plan": ("benchirt.placement.command", "which datasets to run a new classifier on (budget K)"),
     "predict": ("benchirt.placement.command", "predict new classifiers' scores and standing from a few datasets"),

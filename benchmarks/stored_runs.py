@@ -4,7 +4,7 @@ Parts (each prints a Markdown table; docs/benchmarks-stored-runs.md shows their 
 
 ``--part large``
     One synthetic predictions file of Devnagari-Script's shape (92,000 rows × 46 classes, openml-python's
-    2025 layout, rows shuffled) read by :func:`benchirt.runs.predictions.read_predictions` in a fresh
+    2025 layout, rows shuffled) read by :func:`benchirt.stored_runs.predictions.read_predictions` in a fresh
     process: seconds and peak resident memory (goal ≤ 30 s, ≤ 500 MB).
 ``--part many``
     500 runs of a 10,000-row, 10-fold task (a runs folder with the split) imported by
@@ -116,7 +116,7 @@ def child(args: list[str]) -> None:
         result = rate(scores, config=RatingConfig(n_permutations=20, n_bootstrap=200, seed=0))
         info = {"classifiers": len(result.leaderboard)}
     elif job == "read":
-        from benchirt.runs.predictions import read_predictions
+        from benchirt.stored_runs.predictions import read_predictions
 
         result = read_predictions(args[1], "synthetic run")
         info = {"rows": int(len(result.row_id)), "accuracy": result.accuracy}
@@ -284,8 +284,8 @@ def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> No
     import pandas as pd
     import yaml
 
-    from benchirt.runs.matrices import read_matrix_csv
-    from benchirt.runs.select import SelectionOptions, select
+    from benchirt.stored_runs.matrices import read_matrix_csv
+    from benchirt.stored_runs.select import SelectionOptions, select
 
     matrix = read_matrix_csv(IRIS)
     curse = select(matrix, SelectionOptions(min_accuracy=0.35)).winners_curse

@@ -32,7 +32,7 @@ from benchirt.pipeline.config import ExecutionConfig
 from benchirt.placement.model import MODEL_OPTIONS
 from benchirt.rating.config import RatingConfig
 from benchirt.report.config import ReportConfig
-from benchirt.runs.config import ImportConfig
+from benchirt.stored_runs.config import ImportConfig
 from benchirt.subsets.config import SubsetConfig
 
 #: Command -> the (section, table) pairs its options are read through, first match wins.

@@ -23,7 +23,7 @@ ENTRY_POINTS = {
     "benchirt.responses.stage": ["respond"],
     "benchirt.placement.design": ["plan_datasets"],
     "benchirt.placement.predict": ["predict_new"],
-    "benchirt.runs.predictions": ["read_predictions"],
+    "benchirt.stored_runs.predictions": ["read_predictions"],
     "benchirt.pipeline.config": ["load_config"],
     "benchirt.pipeline.registry": ["stage"],
 }
@@ -54,7 +54,7 @@ def test_examples_run(module_name):
 
 def test_every_stage_package_has_an_example():
     packages = {name.split(".")[1] for name in ENTRY_POINTS}
-    assert packages >= {"irt", "rating", "subsets", "airt", "responses", "placement", "runs", "pipeline"}
+    assert packages >= {"irt", "rating", "subsets", "airt", "responses", "placement", "stored_runs", "pipeline"}
 
 
 README = Path(__file__).resolve().parents[1] / "README.md"

@@ -31,7 +31,7 @@ from benchirt.pipeline.config import (
     AIRT_PIPELINE_OPTIONS, IMPORTED_RESPONSES, TOP_LEVEL_OPTIONS, ExecutionConfig, load_config,
 )
 from benchirt.pool.real import ENTRY_OPTIONS
-from benchirt.runs.select import SelectionOptions
+from benchirt.stored_runs.select import SelectionOptions
 
 EXTRA = "sklearn.linear_model.LogisticRegression"
 

@@ -12,7 +12,7 @@ import pytest
 
 import openml_stub as stub
 from benchirt.cli import main
-from benchirt.runs import fetch
+from benchirt.stored_runs import fetch
 
 
 #: The 12 most accurate runs of the stub's task (ties: lowest run id), as the listing ranks them.

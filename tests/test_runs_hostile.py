@@ -17,8 +17,8 @@ import pytest
 
 from benchirt.cli import main
 from benchirt.errors import DataError
-from benchirt.runs.folder import read_runs_folder
-from benchirt.runs.predictions import MAX_LINE_BYTES, longest_line
+from benchirt.stored_runs.folder import read_runs_folder
+from benchirt.stored_runs.predictions import MAX_LINE_BYTES, longest_line
 from runs_samples import write_run_description, write_small_task, write_task_xml
 
 

@@ -12,12 +12,12 @@ from benchirt.cli import main
 from benchirt.errors import ConfigError, DataError
 from benchirt.pipeline.config import load_config
 from benchirt.pipeline.run import load_run, run_pipeline
-from benchirt.runs.config import ImportConfig
-from benchirt.runs.field import percent
-from benchirt.runs.matrices import read_matrices
-from benchirt.runs.respondent_names import RespondentNaming
-from benchirt.runs.responses import imported_results
-from benchirt.runs.sources import read_offline
+from benchirt.stored_runs.config import ImportConfig
+from benchirt.stored_runs.field import percent
+from benchirt.stored_runs.matrices import read_matrices
+from benchirt.stored_runs.respondent_names import RespondentNaming
+from benchirt.stored_runs.responses import imported_results
+from benchirt.stored_runs.sources import read_offline
 
 CHECKPOINTS = r"(?P<flow>.+)_(?P<run>best|\d+)$"
 
@@ -155,7 +155,7 @@ def test_a_list_of_matrices_in_the_respond_stage_carries_the_sparse_field(tmp_pa
 
 
 def test_a_configs_paths_are_relative_to_its_folder_and_change_the_fingerprint(tmp_path):
-    from benchirt.runs.responses import read_configured_source, source_fingerprint
+    from benchirt.stored_runs.responses import read_configured_source, source_fingerprint
 
     _write_field(tmp_path / "field")
     config = ImportConfig.from_dict({"source": "openml-runs", "path": ["field/alpha.csv", "field/beta.csv"]})

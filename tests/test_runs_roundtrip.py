@@ -14,9 +14,9 @@ from sklearn.tree import DecisionTreeClassifier
 from benchirt.cli import main
 from benchirt.data.arff import read_arff
 from benchirt.errors import DataError
-from benchirt.runs.folder import read_runs_folder
-from benchirt.runs.predictions import read_predictions
-from benchirt.runs.task import read_split, read_truth
+from benchirt.stored_runs.folder import read_runs_folder
+from benchirt.stored_runs.predictions import read_predictions
+from benchirt.stored_runs.task import read_split, read_truth
 from runs_samples import LAYOUTS, write_predictions, write_run_description
 
 CLASSIFIERS = {  # flow id -> (name, estimator)

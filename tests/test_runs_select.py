@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from benchirt.errors import ConfigError
-from benchirt.runs.matrices import read_matrix_csv
-from benchirt.runs.matrix import PROVENANCE, RunMatrix
-from benchirt.runs.select import SelectionOptions, select
+from benchirt.stored_runs.matrices import read_matrix_csv
+from benchirt.stored_runs.matrix import PROVENANCE, RunMatrix
+from benchirt.stored_runs.select import SelectionOptions, select
 
 
 @pytest.fixture(scope="module")

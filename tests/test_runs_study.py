@@ -20,9 +20,9 @@ from benchirt.data import resolve_suite
 from benchirt.errors import DataError
 from benchirt.pipeline.config import load_config
 from benchirt.pipeline.run import load_run, run_pipeline
-from benchirt.runs.beside import beside_suite
-from benchirt.runs.folder import read_runs_folder
-from benchirt.runs.responses import imported_results
+from benchirt.stored_runs.beside import beside_suite
+from benchirt.stored_runs.folder import read_runs_folder
+from benchirt.stored_runs.responses import imported_results
 from runs_samples import write_study_folder
 
 DATASETS = {  # task id -> (dataset id, OpenML name, ARFF file of ../shared/data/cc18-arff)
@@ -177,7 +177,7 @@ def test_a_multi_task_import_runs_through_subsets_airt_and_report(study, tmp_pat
 def test_pairing_names_the_unpaired_imports_and_the_suite_in_words():
     from benchirt.data.spec import DatasetSpec
     from benchirt.errors import DataError
-    from benchirt.runs.beside import pair_with_suite
+    from benchirt.stored_runs.beside import pair_with_suite
 
     specs = [DatasetSpec(name="40-kr-vs-kp", kind="file", location="x.arff"),
              DatasetSpec(name="iris", kind="builtin", location="iris")]
@@ -193,7 +193,7 @@ def test_merge_refuses_different_rows_and_a_name_on_both_sides_in_one_line():
     from types import SimpleNamespace
 
     from benchirt.errors import DataError
-    from benchirt.runs.beside import merge
+    from benchirt.stored_runs.beside import merge
 
     def result(names, items):
         return SimpleNamespace(dataset="iris", responses=pd.DataFrame(1, index=names, columns=items))

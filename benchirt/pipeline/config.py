@@ -59,8 +59,8 @@ STAGES: tuple[str, ...] = registry.STAGES
 STAGE_SECTIONS: dict[str, str] = registry.STAGE_SECTIONS
 
 #: The class of a ``respond`` section with ``source: openml-runs``: responses imported from stored runs
-#: (``benchirt.runs``) instead of trained; the suite is then the datasets of those runs.
-IMPORTED_RESPONSES = "benchirt.runs.config:ImportConfig"
+#: (``benchirt.stored_runs``) instead of trained; the suite is then the datasets of those runs.
+IMPORTED_RESPONSES = "benchirt.stored_runs.config:ImportConfig"
 
 #: ``PipelineConfig.source`` of the packaged default config (``load_config()``).
 DEFAULT_CONFIG_SOURCE = "<default config>"

@@ -82,7 +82,7 @@ REGISTRY: tuple[Stage, ...] = (
           plan="benchirt.pipeline.respond_stage:plan",
           results=("benchirt.responses.stage",), needs=(), scope="dataset",
           code=("data", "pool", "responses", "preprocess.py", "sniff.py", "lazy.py", "pipeline/respond_stage.py",
-                "pipeline/fits.py", "pipeline/progress.py", "runs"),
+                "pipeline/fits.py", "pipeline/progress.py", "stored_runs"),
           command="benchirt.pipeline.command", help="response matrices of the classifier pool on a suite",
           title="responses", aliases=("responses",)),
     Stage("irt", config="benchirt.irt.config:IRTConfig", plan="benchirt.irt.pipeline_stage:plan",

@@ -48,12 +48,12 @@ def respond_dataset(spec, config, show_progress=False, progress_file=None):
 
 
 def imported_dataset(result, spec=None, pool_config=None):
-    """The responses of one dataset imported from stored runs (:mod:`benchirt.runs`), already computed;
+    """The responses of one dataset imported from stored runs (:mod:`benchirt.stored_runs`), already computed;
     with ``spec`` paired with the suite's dataset, and with ``pool_config`` beside benchirt's own pool on the
-    same rows (:func:`benchirt.runs.beside.beside_suite`)."""
+    same rows (:func:`benchirt.stored_runs.beside.beside_suite`)."""
     if spec is None:
         return result
-    from benchirt.runs.beside import beside_suite
+    from benchirt.stored_runs.beside import beside_suite
 
     return beside_suite(result, spec, pool_config)
 
@@ -87,9 +87,9 @@ def plan(context: StageContext) -> DatasetWork:
 
 
 def imported(context: StageContext) -> DatasetWork:
-    """Responses imported from stored runs (:mod:`benchirt.runs`) instead of trained: read and selected here,
+    """Responses imported from stored runs (:mod:`benchirt.stored_runs`) instead of trained: read and selected here,
     stored as the respond stage's results, keyed by the runs' source."""
-    from benchirt.runs.responses import imported_results, source_fingerprint
+    from benchirt.stored_runs.responses import imported_results, source_fingerprint
 
     config = context.config.stage_config("respond")
     fingerprint = source_fingerprint(config, context.config.base_dir)
@@ -98,7 +98,7 @@ def imported(context: StageContext) -> DatasetWork:
         items = [DatasetInput(name, {"imported": fingerprint}, lambda result=result: (result,))
                  for name, result in sorted(results.items())]
         return DatasetWork(context.options, items, imported_dataset)
-    from benchirt.runs.beside import pair_with_suite
+    from benchirt.stored_runs.beside import pair_with_suite
 
     pairs = pair_with_suite(sorted(results), resolve_specs(context.config))
     pool = config.pool_config()

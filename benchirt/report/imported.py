@@ -1,4 +1,4 @@
-"""The report's section on respondents imported from stored runs (:mod:`benchirt.runs`): how they were
+"""The report's section on respondents imported from stored runs (:mod:`benchirt.stored_runs`): how they were
 chosen, the field over several datasets (the flows present on each and their share of the field), the top of
 the field on each dataset with its ability interval, and where every respondent comes from (run, flow, setup,
 uploader, OpenML link)."""
@@ -8,8 +8,8 @@ import pandas as pd
 
 from benchirt.report.config import ReportConfig
 from benchirt.report.document import Note, Paragraph, Section, Table
-from benchirt.runs.field import FieldCoverage
-from benchirt.runs.responses import STORED_RUN
+from benchirt.stored_runs.field import FieldCoverage
+from benchirt.stored_runs.responses import STORED_RUN
 
 #: Respondents per dataset shown in the top-of-the-field table (the full table is folded below it).
 TOP = 20

@@ -74,7 +74,7 @@ class ResponseResult:
         suspect-label table shows it). Empty for results stored before it existed.
     provenance : pandas.DataFrame or None
         Where each respondent comes from when the responses were imported from stored runs
-        (:mod:`benchirt.runs`: ``respondent, run_id, flow_id, flow_name, setup_id, uploader, accuracy,
+        (:mod:`benchirt.stored_runs`: ``respondent, run_id, flow_id, flow_name, setup_id, uploader, accuracy,
         n_identical, openml_url``); None for responses benchirt computed itself.
     """
 

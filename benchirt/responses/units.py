@@ -74,7 +74,7 @@ def plan_rows(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | 
 
     ``test_rows`` (row positions in the dataset) fixes the test items instead of the stratified draw,
     every other labelled row training (how benchirt's pool answers the rows imported runs answered,
-    :mod:`benchirt.runs.beside`).
+    :mod:`benchirt.stored_runs.beside`).
     """
     name = dataset.name
     X, notes = clean_features(dataset.X, name)

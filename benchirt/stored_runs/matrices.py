@@ -1,10 +1,10 @@
-"""Respondents × items matrix files, one per task, read into one :class:`~benchirt.runs.matrix.RunMatrix` each.
+"""Respondents × items matrix files, one per task, read into one :class:`~benchirt.stored_runs.matrix.RunMatrix` each.
 
 The offline form of a stored-runs field that is not in OpenML's cache layout: a CSV per task (the dataset is
 named after the file), a header row naming the items and one row per run, as ``benchirt irt`` reads a
 response matrix: the first column names the runs when it holds anything but 0/1 answers (otherwise they are
 numbered 1..n), every other cell is ``0``/``1`` (also ``0.0``/``1.0``, as pandas writes a float column).
-Respondent names map to flows and runs by :class:`~benchirt.runs.respondent_names.RespondentNaming`, so the
+Respondent names map to flows and runs by :class:`~benchirt.stored_runs.respondent_names.RespondentNaming`, so the
 same flow is the same respondent on every file. Item names that are whole numbers are OpenML row ids; other
 names (test-set item ids) are kept as the items' names (such an import answers no dataset's rows, so it is not
 paired with a dataset), said in the notes.
@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from benchirt.errors import DataError
-from benchirt.runs.matrix import PROVENANCE, RunMatrix
-from benchirt.runs.respondent_names import RespondentNaming
+from benchirt.stored_runs.matrix import PROVENANCE, RunMatrix
+from benchirt.stored_runs.respondent_names import RespondentNaming
 from benchirt.safe_text import printable
 from benchirt.sniff import check_text_table
 

@@ -33,7 +33,7 @@ import pandas as pd
 
 from benchirt.data.arff import split_values
 from benchirt.errors import DataError
-from benchirt.runs.task import TaskSplit, TaskTruth
+from benchirt.stored_runs.task import TaskSplit, TaskTruth
 from benchirt.sniff import check_text_table
 
 #: Rows parsed at a time (fewer when the file's lines are long: :func:`_chunk_rows`).

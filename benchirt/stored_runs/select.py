@@ -29,8 +29,8 @@ import pandas as pd
 
 from benchirt.errors import ConfigError
 from benchirt.options import Boolean, Choice, Constraint, Integer, Number, validate_fields
-from benchirt.runs.matrix import RunMatrix
-from benchirt.runs.names import DEFAULT_RULE, RULES  # noqa: F401  (defined where the command line reads them light)
+from benchirt.stored_runs.matrix import RunMatrix
+from benchirt.stored_runs.names import DEFAULT_RULE, RULES  # noqa: F401  (defined where the command line reads them light)
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class SelectionOptions:
     seed: int = 0
 
     #: The declared constraint of every option (:func:`benchirt.options.validated`); a ``respond`` section
-    #: that imports runs declares its selection options with these (:class:`benchirt.runs.config.ImportConfig`).
+    #: that imports runs declares its selection options with these (:class:`benchirt.stored_runs.config.ImportConfig`).
     OPTIONS: ClassVar[dict[str, Constraint]] = {
         "rule": Choice(choices=RULES),
         "min_accuracy": Number(at_least=0, at_most=1, optional=True),

@@ -1,7 +1,7 @@
 """One dataset's imported responses before selection: every run × every item, with each run's provenance.
 
-Filled from a runs folder (:mod:`benchirt.runs.folder`) or from respondents × items matrix files
-(:mod:`benchirt.runs.matrices`).
+Filled from a runs folder (:mod:`benchirt.stored_runs.folder`) or from respondents × items matrix files
+(:mod:`benchirt.stored_runs.matrices`).
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 if TYPE_CHECKING:
-    from benchirt.runs.select import SelectionOptions
+    from benchirt.stored_runs.select import SelectionOptions
 
 
 def percent(share: float) -> str:
@@ -86,11 +86,11 @@ def field_coverage(respondents: dict[str, pd.DataFrame]) -> FieldCoverage | None
 
 
 def select_field(matrices: list, options: SelectionOptions) -> tuple[list, SelectionOptions, FieldCoverage | None]:
-    """Each matrix with its :class:`~benchirt.runs.select.Selection` under ``options``, the options as applied
-    (adjusted for a multi-dataset import by :func:`~benchirt.runs.select.across_datasets`, said in each
+    """Each matrix with its :class:`~benchirt.stored_runs.select.Selection` under ``options``, the options as applied
+    (adjusted for a multi-dataset import by :func:`~benchirt.stored_runs.select.across_datasets`, said in each
     selection's notes) and the field's coverage; each selection's notes end with the field's summary and the
     dataset's share of it."""
-    from benchirt.runs.select import across_datasets, select
+    from benchirt.stored_runs.select import across_datasets, select
 
     options, notes = across_datasets(options, len(matrices))
     selected = []

@@ -7,7 +7,7 @@
 * ``respondents.csv`` — provenance of each respondent (run id, flow id and name, setup id, uploader,
   accuracy, …) and its OpenML link;
 * ``roles.csv`` and ``test_accuracy.csv`` — as ``benchirt respond`` writes them (every run is ``real``);
-* ``winners_curse.csv`` — the per-flow gap of :func:`benchirt.runs.select.winners_curse`;
+* ``winners_curse.csv`` — the per-flow gap of :func:`benchirt.stored_runs.select.winners_curse`;
 * ``import.json`` — the source, the rule and its options, every note and every skipped run (this
   dataset's, and the source's refused before their dataset was known, with the count of run folders or
   files the source holds), and over several datasets the field: flows per number of datasets, and this
@@ -21,8 +21,8 @@ from pathlib import Path
 import pandas as pd
 
 from benchirt.io import atomic_write_csv, atomic_write_json
-from benchirt.runs.matrix import RunMatrix
-from benchirt.runs.select import Selection, SelectionOptions
+from benchirt.stored_runs.matrix import RunMatrix
+from benchirt.stored_runs.select import Selection, SelectionOptions
 
 OPENML_RUN_URL = "https://www.openml.org/r/{}"
 
@@ -42,7 +42,7 @@ def dataset_folder(out: str | Path, dataset: str) -> Path:
 def write_selection(out: str | Path, matrix: RunMatrix, selection: Selection, options: SelectionOptions,
                     source: str, field: dict | None = None) -> Path:
     """Write the files listed in the module docstring; returns the dataset's folder. ``field``: the
-    multi-dataset field's counts and this dataset's share (:meth:`benchirt.runs.field.FieldCoverage.record`)."""
+    multi-dataset field's counts and this dataset's share (:meth:`benchirt.stored_runs.field.FieldCoverage.record`)."""
     folder = dataset_folder(out, matrix.dataset)
     atomic_write_csv(folder / "responses.csv", selection.responses.rename_axis("classifier").reset_index())
     respondents = selection.respondents.copy()

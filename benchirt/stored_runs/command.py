@@ -1,7 +1,7 @@
 """``benchirt import-runs SOURCE --out DIR``: response matrices from runs OpenML already stores.
 
-SOURCE is a folder in OpenML's cache layout (:mod:`benchirt.runs.folder`), a respondents × items 0/1 CSV
-(:mod:`benchirt.runs.matrix`), or — online, cached by :mod:`benchirt.runs.fetch` — an OpenML task id, a
+SOURCE is a folder in OpenML's cache layout (:mod:`benchirt.stored_runs.folder`), a respondents × items 0/1 CSV
+(:mod:`benchirt.stored_runs.matrix`), or — online, cached by :mod:`benchirt.stored_runs.fetch` — an OpenML task id, a
 comma-separated list of task ids or a suite (``OpenML-CC18``, ``suite:99``).
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ the field each dataset holds (a flow is compared on the datasets it ran on)."""
 
 
 def register(subparsers) -> None:
-    from benchirt.runs.names import DEFAULT_RULE, RULES
+    from benchirt.stored_runs.names import DEFAULT_RULE, RULES
 
     parser = subparsers.add_parser("import-runs", help="response matrices from OpenML's stored runs (no training)",
                                    description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -81,8 +81,8 @@ def _ids(text: str | None, option: str) -> tuple[int, ...]:
 
 def given_options(args: argparse.Namespace) -> dict:
     """The selection, naming and online options given, read and checked as a respond section that imports runs declares
-    them (:attr:`benchirt.runs.config.ImportConfig.OPTIONS`: ``respond.max_items: got 1, expected …``)."""
-    from benchirt.runs.config import ImportConfig
+    them (:attr:`benchirt.stored_runs.config.ImportConfig.OPTIONS`: ``respond.max_items: got 1, expected …``)."""
+    from benchirt.stored_runs.config import ImportConfig
 
     texts = {key: getattr(args, key) for key in ("per_flow", "min_accuracy", "max_items", "seed", "top_flows",
                                                  "max_runs", "respondent_pattern", "cache")}
@@ -90,9 +90,9 @@ def given_options(args: argparse.Namespace) -> dict:
 
 
 def read_source(args: argparse.Namespace, given: dict):
-    """The :class:`~benchirt.runs.matrix.RunMatrix` of every dataset SOURCE names (``given``: :func:`given_options`)."""
-    from benchirt.runs.respondent_names import RespondentNaming
-    from benchirt.runs.sources import is_offline, read_offline
+    """The :class:`~benchirt.stored_runs.matrix.RunMatrix` of every dataset SOURCE names (``given``: :func:`given_options`)."""
+    from benchirt.stored_runs.respondent_names import RespondentNaming
+    from benchirt.stored_runs.sources import is_offline, read_offline
 
     naming = RespondentNaming(given.get("respondent_pattern"))
     if len(args.source) > 1 or is_offline(args.source[0]):
@@ -100,8 +100,8 @@ def read_source(args: argparse.Namespace, given: dict):
     if given.get("respondent_pattern") is not None:
         raise ConfigError("--respondent-pattern applies to matrix files; OpenML's runs name their flows and runs in "
                           "their descriptions: leave it out")
-    from benchirt.runs.fetch import FetchOptions, fetch_source
-    from benchirt.runs.folder import read_runs_folder
+    from benchirt.stored_runs.fetch import FetchOptions, fetch_source
+    from benchirt.stored_runs.folder import read_runs_folder
 
     options = FetchOptions(flows=_ids(args.flows, "--flows"), uploaders=_ids(args.uploaders, "--uploaders"),
                            tag=args.tag, top_flows=given.get("top_flows"), max_runs=given.get("max_runs"))
@@ -114,9 +114,9 @@ def read_source(args: argparse.Namespace, given: dict):
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchirt.runs.export import write_selection
-    from benchirt.runs.field import select_field
-    from benchirt.runs.select import SelectionOptions
+    from benchirt.stored_runs.export import write_selection
+    from benchirt.stored_runs.field import select_field
+    from benchirt.stored_runs.select import SelectionOptions
 
     given = given_options(args)
     options = SelectionOptions(rule=given["per_flow"], min_accuracy=given.get("min_accuracy"),

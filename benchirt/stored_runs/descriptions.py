@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchirt.errors import DataError
-from benchirt.runs.inputs import check_size
+from benchirt.stored_runs.inputs import check_size
 from benchirt.safe_text import printable
 
 NS = {"oml": "http://openml.org/openml"}
 
 
 def _parse(path: Path, what: str) -> ET.Element:
-    """The XML root of ``path``, size-capped (:func:`benchirt.runs.inputs.check_size`); expat refuses entity
+    """The XML root of ``path``, size-capped (:func:`benchirt.stored_runs.inputs.check_size`); expat refuses entity
     expansion beyond its amplification limit and never fetches an external entity (XXE): both are a
     ParseError here, as is any other damage."""
     try:

@@ -9,9 +9,9 @@ from benchirt.options import (
     AnyOf, Boolean, Choice, Constraint, Integer, MappingOf, Names, Text, checked_options, is_integer, require,
     validate_fields,
 )
-from benchirt.runs.names import DEFAULT_RULE
-from benchirt.runs.respondent_names import RespondentNaming
-from benchirt.runs.select import SelectionOptions
+from benchirt.stored_runs.names import DEFAULT_RULE
+from benchirt.stored_runs.respondent_names import RespondentNaming
+from benchirt.stored_runs.select import SelectionOptions
 
 #: The ``source`` value that selects this section's form.
 SOURCE_NAME = "openml-runs"
@@ -49,22 +49,22 @@ class ImportConfig:
     path : str, tuple of str, or None
         A runs folder in OpenML's cache layout, a respondents × items matrix CSV, a folder of them (one
         per task) or a list of them (relative to the config file's folder;
-        :mod:`benchirt.runs.sources`), or None when ``tasks`` names OpenML tasks to fetch.
+        :mod:`benchirt.stored_runs.sources`), or None when ``tasks`` names OpenML tasks to fetch.
     respondent_pattern : str or None
         Matrix files: the regular expression (groups ``flow``, ``run``) mapping a respondent's name to its
-        flow and run; None: ``<flow>||<run>`` (:mod:`benchirt.runs.respondent_names`).
+        flow and run; None: ``<flow>||<run>`` (:mod:`benchirt.stored_runs.respondent_names`).
     tasks : str or None
         OpenML task id(s) (``"3"``, ``"3,6"``) or a suite (``"OpenML-CC18"``), fetched into ``cache``.
     cache : str or None
         benchirt's runs cache for ``tasks`` (default: ``~/.cache/benchirt/openml-runs``).
     per_flow, min_accuracy, max_items, deduplicate, seed
-        The selection (:class:`benchirt.runs.select.SelectionOptions`).
+        The selection (:class:`benchirt.stored_runs.select.SelectionOptions`).
     max_runs, top_flows : int or None
-        Online filters (:class:`benchirt.runs.fetch.FetchOptions`).
+        Online filters (:class:`benchirt.stored_runs.fetch.FetchOptions`).
     pair_with_suite : bool
         Pair each imported dataset with the run's ``suite`` dataset of the same name (a single imported
         dataset with a single suite dataset): the suspect-label table shows the labels read from that
-        dataset, and the import is refused when its rows differ from it (:mod:`benchirt.runs.beside`).
+        dataset, and the import is refused when its rows differ from it (:mod:`benchirt.stored_runs.beside`).
     pool : bool or mapping
         benchirt's own pool answers the same rows beside the imported runs (implies ``pair_with_suite``):
         ``true`` with the default response options, or a mapping of them (``pool``, ``cv_folds``,
@@ -88,7 +88,7 @@ class ImportConfig:
     pool: Any = False
 
     #: The declared constraint of every option (:func:`benchirt.options.validated`); the selection's are
-    #: :class:`~benchirt.runs.select.SelectionOptions`'.
+    #: :class:`~benchirt.stored_runs.select.SelectionOptions`'.
     OPTIONS: ClassVar[dict[str, Constraint]] = {
         "source": Choice(choices=(SOURCE_NAME,)),
         "path": AnyOf(members=(Text(), Names(what="paths of matrix CSV files")), optional=True),

@@ -3,7 +3,7 @@
 openml-python lists the runs (``openml.evaluations.list_evaluations("predictive_accuracy", …)``), one
 page of at most :data:`PAGE_ROWS` rows at a time — the REST API serves no more per page, while
 openml-python asks for 10,000 by default. The files themselves are downloaded here with ``requests``
-and written where :mod:`benchirt.runs.folder` reads them::
+and written where :mod:`benchirt.stored_runs.folder` reads them::
 
     <cache>/runs/<run_id>/description.xml, predictions.arff   (GET run/<id>, data/download/<file_id>)
     <cache>/tasks/<task_id>/task.xml, datasplits.arff         (GET task/<id>, the task's split URL)
@@ -31,7 +31,7 @@ import requests
 
 from benchirt.errors import DataError, OpenMLUnavailableError
 from benchirt.io import atomic_open, atomic_write_json
-from benchirt.runs.descriptions import read_dataset_description, read_run_description, read_task_description
+from benchirt.stored_runs.descriptions import read_dataset_description, read_run_description, read_task_description
 
 PAGE_ROWS = 1_000
 RETRIES = 4

@@ -1,6 +1,6 @@
-"""A folder of stored runs in OpenML's cache layout, read into one :class:`~benchirt.runs.matrix.RunMatrix` per task.
+"""A folder of stored runs in OpenML's cache layout, read into one :class:`~benchirt.stored_runs.matrix.RunMatrix` per task.
 
-Layout (what openml-python's cache and :mod:`benchirt.runs.fetch` write)::
+Layout (what openml-python's cache and :mod:`benchirt.stored_runs.fetch` write)::
 
     runs/<run_id>/description.xml     the run (task, flow, setup, uploader, dataset)
     runs/<run_id>/predictions.arff    its predictions, any of OpenML's layouts
@@ -13,7 +13,7 @@ An openml-python cache root (``org/openml/www/``) is found below the folder. A f
 sub-folders each hold a ``predictions.arff`` (or one run folder) is read as the ``runs/`` part alone.
 Every run folder found is read or skipped with one line saying why (:attr:`RunMatrix.skipped`, or
 :attr:`RunMatrix.source_skipped` before its task is known), never silently: its files must be regular
-files inside the folder and under the size limit (:mod:`benchirt.runs.inputs`), its description readable
+files inside the folder and under the size limit (:mod:`benchirt.stored_runs.inputs`), its description readable
 and naming its task. A run is checked against its task's dataset as the task's own ``task.xml`` states
 it, else as most runs' descriptions state it (said); the dataset's name comes from the task's files, else
 from the runs read, never from a refused one. (``datasets/<did>/dataset.arff`` may be a link anywhere: it
@@ -33,13 +33,13 @@ import numpy as np
 import pandas as pd
 
 from benchirt.errors import DataError
-from benchirt.runs.descriptions import (
+from benchirt.stored_runs.descriptions import (
     RunDescription, read_dataset_description, read_run_description, read_task_description,
 )
-from benchirt.runs.inputs import file_problem, inside
-from benchirt.runs.matrix import PROVENANCE, RunMatrix
-from benchirt.runs.predictions import RunPredictions, read_predictions
-from benchirt.runs.task import TaskSplit, TaskTruth, read_split, read_truth
+from benchirt.stored_runs.inputs import file_problem, inside
+from benchirt.stored_runs.matrix import PROVENANCE, RunMatrix
+from benchirt.stored_runs.predictions import RunPredictions, read_predictions
+from benchirt.stored_runs.task import TaskSplit, TaskTruth, read_split, read_truth
 from benchirt.safe_text import printable
 
 T = TypeVar("T")
@@ -103,7 +103,7 @@ def scan_runs(source: str | Path, only: set[str] | None = None) -> RunsScan:
 
     Refused, one line each: a symbolic link leaving the folder (a run folder or a file), a missing or
     non-regular (device, FIFO, folder) ``predictions.arff`` or ``description.xml``, a file over the size limit
-    (:func:`benchirt.runs.inputs.file_problem`), an unreadable description (damaged, entity expansion,
+    (:func:`benchirt.stored_runs.inputs.file_problem`), an unreadable description (damaged, entity expansion,
     external entities), a description naming no task, a run id already read from another folder.
     """
     root = cache_root(Path(source))
@@ -166,7 +166,7 @@ def _order(value) -> tuple:
 
 def _own_file(path: Path, root: Path) -> Path | None:
     """``path`` when the folder holds it, None when it does not; DataError when it must not be read (a link
-    leaving the folder, not a regular file, over the size limit: :func:`benchirt.runs.inputs.file_problem`)."""
+    leaving the folder, not a regular file, over the size limit: :func:`benchirt.stored_runs.inputs.file_problem`)."""
     if not os.path.lexists(path):
         return None
     problem = file_problem(path, root, path.name)

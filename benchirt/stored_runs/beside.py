@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from benchirt.errors import DataError
-from benchirt.runs.responses import NO_LABELS, STORED_RUN
+from benchirt.stored_runs.responses import NO_LABELS, STORED_RUN
 
 #: ``provenance["source"]`` of benchirt's own respondents, by role.
 POOL_SOURCE = "benchirt {role}"

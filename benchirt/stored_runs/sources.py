@@ -2,15 +2,15 @@
 
 A source is a path or a list of paths. A folder in OpenML's cache layout (``runs/``, ``org/openml/www``,
 ``tasks/``, a run folder, or sub-folders holding ``predictions.arff``) is read by
-:func:`benchirt.runs.folder.read_runs_folder`; a CSV file, a list of them, or a folder of ``*.csv`` files by
-:func:`benchirt.runs.matrices.read_matrices` (one dataset per file).
+:func:`benchirt.stored_runs.folder.read_runs_folder`; a CSV file, a list of them, or a folder of ``*.csv`` files by
+:func:`benchirt.stored_runs.matrices.read_matrices` (one dataset per file).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from benchirt.errors import ConfigError, DataError
-from benchirt.runs.respondent_names import RespondentNaming
+from benchirt.stored_runs.respondent_names import RespondentNaming
 
 
 def source_paths(source, base_dir: str | Path = ".") -> list[Path]:
@@ -26,8 +26,8 @@ def source_paths(source, base_dir: str | Path = ".") -> list[Path]:
 
 
 def read_offline(source, naming: RespondentNaming = RespondentNaming(), base_dir: str | Path = ".") -> list:
-    """The :class:`~benchirt.runs.matrix.RunMatrix` of every dataset an offline source holds (module docstring)."""
-    from benchirt.runs.matrices import is_matrix_source, read_matrices
+    """The :class:`~benchirt.stored_runs.matrix.RunMatrix` of every dataset an offline source holds (module docstring)."""
+    from benchirt.stored_runs.matrices import is_matrix_source, read_matrices
 
     paths = source_paths(source, base_dir)
     if len(paths) > 1 or is_matrix_source(paths[0]):
@@ -35,7 +35,7 @@ def read_offline(source, naming: RespondentNaming = RespondentNaming(), base_dir
     if naming.pattern is not None:
         raise ConfigError(f"{paths[0]}: a runs folder in OpenML's layout names its flows and runs in each run's "
                           "description; the respondent pattern applies to matrix files only: leave it out")
-    from benchirt.runs.folder import read_runs_folder
+    from benchirt.stored_runs.folder import read_runs_folder
 
     return read_runs_folder(paths[0])
 

@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 
 from benchirt.errors import ConfigError
-from benchirt.runs.config import ImportConfig
-from benchirt.runs.export import openml_links
-from benchirt.runs.matrix import RunMatrix
-from benchirt.runs.select import Selection
+from benchirt.stored_runs.config import ImportConfig
+from benchirt.stored_runs.export import openml_links
+from benchirt.stored_runs.matrix import RunMatrix
+from benchirt.stored_runs.select import Selection
 
-#: ``provenance["source"]`` of a respondent imported from a stored run (benchirt's own: :mod:`benchirt.runs.beside`).
+#: ``provenance["source"]`` of a respondent imported from a stored run (benchirt's own: :mod:`benchirt.stored_runs.beside`).
 STORED_RUN = "stored run"
 #: The note of an import whose source holds no labels (dropped once it is paired with its dataset).
 NO_LABELS = ("the source holds no labels: the suspect-label table shows none (pair the import with its dataset: "
@@ -25,12 +25,12 @@ NAMED_ITEMS = "the source holds no labels and its items are named, not dataset r
 def read_configured_source(config: ImportConfig, base_dir: str | Path = ".") -> list[RunMatrix]:
     """The run matrices the section names: its ``path`` (one or a list, relative to ``base_dir``) or its
     OpenML ``tasks``."""
-    from benchirt.runs.folder import read_runs_folder
-    from benchirt.runs.sources import read_offline
+    from benchirt.stored_runs.folder import read_runs_folder
+    from benchirt.stored_runs.sources import read_offline
 
     if config.path is not None:
         return read_offline(config.path, config.naming(), base_dir)
-    from benchirt.runs.fetch import FetchOptions, fetch_source
+    from benchirt.stored_runs.fetch import FetchOptions, fetch_source
 
     assert config.tasks is not None  # ImportConfig holds a path or tasks
     fetched = fetch_source(config.tasks, FetchOptions(top_flows=config.top_flows, max_runs=config.max_runs),
@@ -41,7 +41,7 @@ def read_configured_source(config: ImportConfig, base_dir: str | Path = ".") -> 
 def source_fingerprint(config: ImportConfig, base_dir: str | Path = ".") -> str:
     """sha256 over the source's files (names, sizes, modification times) and the naming rule: a changed source
     recomputes."""
-    from benchirt.runs.sources import source_paths
+    from benchirt.stored_runs.sources import source_paths
 
     if config.path is None:
         return f"openml-tasks:{config.tasks}"
@@ -60,7 +60,7 @@ def response_result(matrix: RunMatrix, selection: Selection):
     its accuracy on the items kept. Predicted labels are not kept (``predictions`` is None); the dataset's
     label of each item (``test_labels``, shown by the suspect-label table) is the one read from the task's
     dataset, else from the predictions files' ``correct`` column, and empty for a matrix source (said in
-    the notes: pair it with its dataset, :mod:`benchirt.runs.beside`)."""
+    the notes: pair it with its dataset, :mod:`benchirt.stored_runs.beside`)."""
     from benchirt.data.names import METADATA_COLUMNS
     from benchirt.responses import ResponseResult
 
@@ -106,7 +106,7 @@ def _item_positions(matrix: RunMatrix, columns: pd.Index) -> np.ndarray:
 
 def imported_results(config: ImportConfig, base_dir: str | Path = ".") -> dict:
     """Dataset name → ResponseResult of every dataset the section's source holds."""
-    from benchirt.runs.field import select_field
+    from benchirt.stored_runs.field import select_field
 
     matrices = read_configured_source(config, base_dir)
     named = [matrix.dataset for matrix in matrices if matrix.item_names is not None]
