@@ -19,7 +19,7 @@ from scipy.stats import rankdata
 from benchirt.errors import ConfigError
 from benchirt.rating.batch import play_orders
 from benchirt.rating.config import RatingConfig
-from benchirt.rating.glicko import match_outcomes
+from benchirt.rating.glicko import games_weighting, match_outcomes
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
 from benchirt.rating.verdict import probability_is
 
@@ -108,7 +108,8 @@ def permutation_analysis(
     datasets, classifiers = list(matrix.index), list(matrix.columns)
     orders = random_orders(len(datasets), int(n_permutations), seed)
     outcomes = match_outcomes(matrix.to_numpy(), config.tie_tolerance)
-    result = play_orders(outcomes, orders, config.initial, config.glicko)
+    weighted = games_weighting(outcomes, config) is not None   # decided as the tournament decides it (sorted order)
+    result = play_orders(outcomes, orders, config.initial, config.glicko, weighted)
     ranks = rankdata(-result.rating, method="min", axis=1).astype(int)
     summary = summarise(result.rating, result.rd, ranks, classifiers)
     return PermutationAnalysis(

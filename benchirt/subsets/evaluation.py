@@ -20,7 +20,7 @@ import pandas as pd
 from benchirt.errors import DataError
 from benchirt.rating.batch import play_orders
 from benchirt.rating.config import RatingConfig
-from benchirt.rating.glicko import glicko_tournament, match_outcomes
+from benchirt.rating.glicko import games_weighting, glicko_tournament, match_outcomes
 from benchirt.rating.permutation import permutation_analysis
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
 from benchirt.subsets import characterization, fidelity, innate
@@ -303,10 +303,11 @@ def _lead_shares(orders, real: pd.Index) -> dict[str, pd.Series]:
     real ones (an order where several share the top rating is a tie and counts for none)."""
     shares = {}
     for name, analysis in orders.items():
-        ratings = analysis.ratings[list(real)].to_numpy()
+        present = real.intersection(analysis.ratings.columns, sort=False)   # a sparse field: those on the subset
+        ratings = analysis.ratings[list(present)].to_numpy()
         top = ratings == ratings.max(axis=1, keepdims=True)
         leads = top & (top.sum(axis=1, keepdims=True) == 1)
-        shares[name] = pd.Series(leads.mean(axis=0), index=real)
+        shares[name] = pd.Series(leads.mean(axis=0), index=present).reindex(real, fill_value=0.0)
     return shares
 
 
@@ -315,23 +316,29 @@ def _fidelity(matrix: pd.DataFrame, subsets, real, baselines, config: SubsetConf
 
     All tournaments here — full suite, subsets, random subsets — are played in sorted dataset
     order with the batched Glicko-2 engine of :mod:`benchirt.rating.batch` (the ``glicko2``
-    package's update), so that the subset and its random rivals are rated alike.
+    package's update), so that the subset and its random rivals are rated alike; with games weighted
+    per dataset when the full suite's tournament needs it (:func:`benchirt.rating.glicko.games_weighting`).
+    In a sparse field a subset's τ and separation compare the classifiers that played on it (a classifier
+    absent from all its datasets keeps its starting rating, which says nothing).
     """
     datasets, classifiers = list(matrix.index), list(matrix.columns)
     position = {name: i for i, name in enumerate(datasets)}
     outcomes = match_outcomes(matrix.to_numpy(), rating_config.tie_tolerance)
+    weighted = games_weighting(outcomes, rating_config) is not None
 
     def play(rows: np.ndarray) -> np.ndarray:
-        return play_orders(outcomes, rows, rating_config.initial, rating_config.glicko).rating
+        result = play_orders(outcomes, rows, rating_config.initial, rating_config.glicko, weighted)
+        return np.where(result.n_played > 0, result.rating, np.nan)
 
     full = play(np.arange(len(datasets))[None, :])[0]
     reference = pd.Series(full, index=classifiers).loc[real]
 
     def statistics(rating_row: np.ndarray) -> dict:
-        ratings = pd.Series(rating_row, index=classifiers)
-        stats = {"kendall_tau": fidelity.kendall_tau(reference, ratings.loc[real])}
+        ratings = pd.Series(rating_row, index=classifiers).dropna()
+        stats = {"kendall_tau": fidelity.kendall_tau(reference, ratings.loc[real.intersection(ratings.index)])}
         if len(baselines):
-            stats["separation"] = fidelity.separation(ratings, real, baselines)
+            stats["separation"] = fidelity.separation(ratings, real.intersection(ratings.index),
+                                                      baselines.intersection(ratings.index))
         return stats
 
     stat_names = ["kendall_tau"] + (["separation"] if len(baselines) else [])
