@@ -294,9 +294,11 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
     table = table.reset_index(drop=True)[columns]
     table[["rank_low", "rank_high"]] = table[["rank_low", "rank_high"]].round().astype("Int64")
     absent = table.loc[table["n_datasets"] < matrix.shape[0], ["classifier", "n_datasets"]]
-    if len(absent):
-        notes.append("compared only where present: " + ", ".join(
-            f"{name} ({n} of {matrix.shape[0]} datasets)" for name, n in absent.itertuples(index=False)))
+    if len(absent):   # a sparse field: name the first few, the column n_datasets has every one
+        shown = ", ".join(f"{name} ({n} of {matrix.shape[0]} datasets)" for name, n in absent.head(10).itertuples(index=False))
+        more = f" and {len(absent) - 10} more (column n_datasets)" if len(absent) > 10 else ""
+        notes.append(f"compared only where present ({len(absent)} of {len(table)} classifiers are on some of the "
+                     f"{matrix.shape[0]} datasets only; each pair is compared on the datasets both are on): {shown}{more}")
     bootstrap = pd.DataFrame(replicates, columns=classifiers) if replicates is not None else pd.DataFrame()
     return table, notes, decisions, bootstrap
 

@@ -52,9 +52,10 @@ def conclusions(results, config: ReportConfig) -> Section:
         sentences.append(say.airt_sentence(results.airt.algorithms))
     sentences += _omitted(results)
     sentences = [s for s in sentences if s]
-    if verdict:
-        section.add(Paragraph("\n".join(f"• {s}" for s in verdict)))
-    if rating is not None and len(rating.leaderboard) >= 2:
+    board_shown = rating is not None and len(rating.leaderboard) >= 2
+    if verdict:   # the primary verdict, then the top of the board with its intervals, then the notes
+        section.add(Paragraph("\n".join(f"• {s}" for s in (verdict[:1] if board_shown else verdict))))
+    if board_shown:
         board = say.leaderboard_table(rating.leaderboard)
         shown = board.head(say.LEADERBOARD_ROWS)
         tiers = ("; a classifier in a higher tier is significantly better than every classifier in the lower "
@@ -64,6 +65,8 @@ def conclusions(results, config: ReportConfig) -> Section:
                                  f"{rating.score.replace('_', ' ')}; '=' marks a tie; rank interval: the ranks each "
                                  f"classifier can hold, for all classifiers at once at {level}{tiers}). "
                                  "Full table, figure and every pair under Leaderboard.", human_headers=False))
+        if verdict[1:]:
+            section.add(Paragraph("\n".join(f"• {s}" for s in verdict[1:])))
     section.add(Paragraph("\n".join(f"• {s}" for s in sentences)))
     return section
 
