@@ -125,3 +125,22 @@ def test_long_names_are_cut_in_the_middle_keeping_their_setup():
     short = short_name(name, 44)
     assert len(short) == 44 and short.startswith("sklearn.pipeline.Pipeline(") and short.endswith("Classifier)(12)")
     assert short_name("classif.ranger(5)") == "classif.ranger(5)"
+
+
+def test_a_sparse_period_on_the_classifiers_present_gives_the_numbers_of_the_full_arrays():
+    from benchirt.rating.batch import SCALE, play_orders
+    from benchirt.rating.glicko import match_outcomes
+
+    rng = np.random.default_rng(5)
+    scores = rng.normal(0, 1, (6, 15))
+    scores[rng.random((6, 15)) < 0.4] = np.nan                            # a sparse field
+    outcomes = match_outcomes(scores)
+    orders = np.array([rng.permutation(6) for _ in range(5)])
+    for weighted in (False, True):
+        batch = play_orders(outcomes, orders, weighted=weighted)
+        mu, phi, sigma = np.zeros((5, 15)), np.full((5, 15), 350 / SCALE), np.full((5, 15), 0.06)
+        for t in range(6):                                                  # the full (orders, k, k) arrays
+            mu, phi, sigma, _ = update_period(mu, phi, sigma, outcomes[orders[:, t]], weighted=weighted)
+        np.testing.assert_allclose(batch.rating, mu * SCALE + 1500, atol=1e-8)
+        np.testing.assert_allclose(batch.rd, phi * SCALE, atol=1e-8)
+        np.testing.assert_allclose(batch.volatility, sigma, atol=1e-10)
