@@ -66,6 +66,8 @@ def test_a_sparse_field_is_rated_subset_and_fitted_by_airt_with_its_gaps_said(tm
     assert glicko["rating"].between(500, 2500).all() and (glicko["volatility"] < 0.2).all()
     fidelity = results.subsets.fidelity
     assert np.isfinite(fidelity["kendall_tau"]).all()
+    assert any(n.startswith("a sparse field: 20 of 20 classifiers are absent from some of the 6 datasets")
+               for n in results.subsets.notes)
     airt_notes = " ".join(results.airt.notes)
     assert "no classifier is on all 6" in airt_notes and "5 datasets × 10 flows or classifiers" in airt_notes
     assert "1 datasets (t6)" in airt_notes and results.airt.algorithms.shape[0] == 10

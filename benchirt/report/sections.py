@@ -56,7 +56,7 @@ def conclusions(results, config: ReportConfig) -> Section:
     if verdict:   # the primary verdict, then the top of the board with its intervals, then the notes
         section.add(Paragraph("\n".join(f"• {s}" for s in (verdict[:1] if board_shown else verdict))))
     if board_shown:
-        board = say.leaderboard_table(rating.leaderboard)
+        board = say.leaderboard_table(rating.leaderboard, len(rating.tournament.order))
         shown = board.head(say.LEADERBOARD_ROWS)
         tiers = ("; a classifier in a higher tier is significantly better than every classifier in the lower "
                  "tiers" if "Tier" in board else "")
@@ -448,10 +448,12 @@ def subsets(results, config: ReportConfig) -> Section | None:
     section.add(Paragraph(evaluation.innate_verdict))
     for note in evaluation.notes:
         section.add(Note(note))
-    for title, make in (("Fidelity", subset_plots.plot_fidelity), ("Ratings per subset", subset_plots.plot_subset_ratings),
-                        ("Parameter balance", subset_plots.plot_parameter_balance),
-                        ("Innate ability", subset_plots.plot_innate)):
-        _figure(section, lambda make=make: make(evaluation), title, config)
+    top = _figure_top(evaluation.ratings["classifier"].nunique())
+    _figure(section, lambda: subset_plots.plot_fidelity(evaluation), "Fidelity", config)
+    _figure(section, lambda: subset_plots.plot_subset_ratings(evaluation, top), "Ratings per subset"
+            + _top_caption(top), config)
+    _figure(section, lambda: subset_plots.plot_parameter_balance(evaluation), "Parameter balance", config)
+    _figure(section, lambda: subset_plots.plot_innate(evaluation, top), "Innate ability" + _top_caption(top), config)
     return section
 
 
@@ -471,11 +473,32 @@ def airt(results, config: ReportConfig) -> Section | None:
     section.add(Table(result.algorithms, "Algorithms (LTO: latent trait occupancy of strengths/weaknesses)."))
     section.add(Table(result.goodness, "Model goodness per algorithm (Kandanaarachchi & Smith-Miles 2023 §4.4-4.5)."))
     section.add(Table(*airt_dataset_table(result.datasets)))
+    drawn = airt_figure_algorithms(result)
+    caption = (f" — {len(drawn)} of the {len(result.algorithms)} algorithms: the strongest, the anomalous, then the "
+               "best on average; the tables list every one") if drawn is not None else ""
     for title, make in (("Latent trait curves", airt_plots.plot_latent_curves),
                         ("Strengths and weaknesses", airt_plots.plot_strengths_weaknesses),
                         ("AUAEC vs AUPEC", airt_plots.plot_auaec_aupec)):
-        _figure(section, lambda make=make: make(result), title, config)
+        _figure(section, lambda make=make: make(result, algorithms=drawn), title + caption, config)
     return section
+
+
+#: Most algorithms an AIRT figure draws (its curves share one legend of distinguishable colours).
+AIRT_FIGURE_TOP = 12
+
+
+def airt_figure_algorithms(result) -> list[str] | None:
+    """The algorithms AIRT's figures draw in a large field: the strongest (latent trait occupancy of strengths,
+    largest first), the anomalous, then the best mean performance, up to :data:`AIRT_FIGURE_TOP`; None (every
+    one) when there are no more than that."""
+    table = result.algorithms
+    if len(table) <= AIRT_FIGURE_TOP:
+        return None
+    strong = table[table["lto_strength"] > 0].sort_values(["lto_strength", "algorithm"], ascending=[False, True])
+    anomalous = table[table["anomalous"].astype(bool)]["algorithm"]
+    mean = result.latent.performance.mean().sort_values(ascending=False, kind="stable")
+    chosen = list(dict.fromkeys([*strong["algorithm"], *anomalous, *mean.index.astype(str)]))
+    return chosen[:AIRT_FIGURE_TOP]
 
 
 #: The report's sections in page order.

@@ -211,6 +211,12 @@ def evaluate_subsets(
         notes.append("no baseline artificial classifier (an artificial one that is not an upper reference): "
                      "separation not measured")
     fid, draws = _fidelity(matrix, subsets, real, baselines, config, rating_config)
+    absent = matrix.columns[matrix.isna().any()]
+    if len(absent):
+        notes.append(f"a sparse field: {len(absent)} of {matrix.shape[1]} classifiers are absent from some of the "
+                     f"{matrix.shape[0]} datasets; each subset (and each random subset) rates the classifiers present "
+                     "on its datasets, and its Kendall τ with the full suite compares the real classifiers that "
+                     "played on it (one absent from all its datasets is left out of that τ)")
 
     innate_table, leaders, verdict = innate.innate_ability(ratings, list(scenarios), _lead_shares(orders, real))
     char = meta = None
