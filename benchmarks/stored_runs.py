@@ -393,14 +393,26 @@ def _running_stage(out: Path) -> str | None:
     return next((name for name, entry in manifest.get("stages", {}).items() if entry.get("status") == "running"), None)
 
 
-def _stage_table(label: str, run: dict) -> None:
-    print(f"\n{label}: exit {run['exit']}, wall {run['wall']:.1f} s, CPU {run['cpu']:.1f} s, peak "
-          f"{run['peak_mb']:.0f} MB (load average before: {run['load']:.2f})\n")
-    print("| stage | status | wall s | CPU s | peak MB |\n|---|---|---|---|---|")
+def _stage_table(label: str, run: dict, out: Path) -> None:
+    from benchirt.pipeline.results import load_run
+
+    results = load_run(out)
+    shapes = [r.responses.shape for r in results.responses.values()]
+    print(f"\n{label}: {len(shapes)} dataset(s), {sum(s[0] for s in shapes)} respondents × "
+          f"{sum(s[1] for s in shapes)} items in all; exit {run['exit']}, wall {run['wall']:.1f} s, CPU "
+          f"{run['cpu']:.1f} s, peak {run['peak_mb']:.0f} MB (load average before: {run['load']:.2f})")
+    rating = results.rating
+    if rating is not None:
+        print(f"leaderboard: {len(rating.leaderboard)} ranked, {len(rating.left_out)} left out; leader "
+              f"{rating.leaderboard['classifier'].iloc[0]}; Glicko-2 largest volatility "
+              f"{rating.tournament.table['volatility'].max():.3f}")
+    print("\n| stage | status | wall s | CPU s | peak MB | said |\n|---|---|---|---|---|---|")
+    manifest = results.manifest.get("stages", {})
     for name in ALL_STAGES:
         entry = run["stages"].get(name, {})
+        said = str(manifest.get(name, {}).get("note") or "")[:160]
         print(f"| {name} | {entry.get('status', '—')} | {entry.get('wall') or 0:.1f} | {entry.get('cpu', float('nan')):.1f} "
-              f"| {entry.get('peak_mb', float('nan')):.0f} |")
+              f"| {entry.get('peak_mb', float('nan')):.0f} | {said} |")
 
 
 def part_field(tmp: Path, n_respondents: int, n_items: int = 150, which: str = "both") -> None:
@@ -414,8 +426,8 @@ def part_field(tmp: Path, n_respondents: int, n_items: int = 150, which: str = "
         config = yaml.safe_load((ROOT / "configs" / "cv-fold0.yaml").read_text())
         config = dict(config, stages=ALL_STAGES, respond={**config["respond"], "path": str(CV_FOLD0)})
         (tmp / "cv-fold0.yaml").write_text(yaml.safe_dump(config))
-        _stage_table("cv-fold0 (configs/cv-fold0.yaml, every stage)",
-                     monitored_run(tmp / "cv-fold0.yaml", tmp / "cv-fold0"))
+        run = monitored_run(tmp / "cv-fold0.yaml", tmp / "cv-fold0")
+        _stage_table("cv-fold0 (configs/cv-fold0.yaml, every stage)", run, tmp / "cv-fold0")
     if which in ("both", "synthetic"):
         source = write_field(tmp / f"field-{n_respondents}.csv", n_respondents, n_items)
         config = {"suite": "synthetic-field", "stages": ALL_STAGES,
@@ -425,7 +437,8 @@ def part_field(tmp: Path, n_respondents: int, n_items: int = 150, which: str = "
                   "execution": {"n_jobs": 1}}
         (tmp / "synthetic.yaml").write_text(yaml.safe_dump(config))
         run = monitored_run(tmp / "synthetic.yaml", tmp / "synthetic")
-        _stage_table(f"synthetic {n_respondents} × {n_items} (benchmarks/synthetic_field.py, every stage)", run)
+        _stage_table(f"synthetic {n_respondents} × {n_items} (benchmarks/synthetic_field.py, every stage)", run,
+                     tmp / "synthetic")
 
 
 def part_beside(tmp: Path) -> None:
