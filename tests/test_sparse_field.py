@@ -11,9 +11,10 @@ import json
 
 import numpy as np
 import pandas as pd
+import yaml
 
-from benchirt.pipeline.config import load_config
-from benchirt.pipeline.run import load_run, run_pipeline
+from benchirt.cli import main
+from benchirt.pipeline.run import load_run
 from benchirt.rating.batch import update_period
 from benchirt.rating.sparse import min_datasets, ranked_field
 from benchirt.report.config import ReportConfig
@@ -45,15 +46,18 @@ def _write_tasks(folder, n_items: int = 24):
     return folder
 
 
-def test_a_sparse_field_is_rated_subset_and_fitted_by_airt_with_its_gaps_said(tmp_path):
+def test_a_sparse_field_is_rated_subset_and_fitted_by_airt_with_its_gaps_said(tmp_path, capsys):
     folder = _write_tasks(tmp_path / "field")
-    config = load_config({
+    config = {
         "suite": "sparse", "stages": ["respond", "irt", "rate", "subset", "airt"],
         "respond": {"source": "openml-runs", "path": str(folder), "per_flow": "best", "min_accuracy": 0.0},
         "irt": {"model": "1PL"}, "rate": {"n_permutations": 4, "n_bootstrap": 20},
         "subset": {"n_random": 5, "n_permutations": 0, "cuts": "50"},
-        "execution": {"n_jobs": 1}})
-    run_pipeline(config, tmp_path / "run", show_progress=False)
+        "execution": {"n_jobs": 1}}
+    (tmp_path / "sparse.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    assert main(["run", str(tmp_path / "sparse.yaml"), "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    console = " ".join(capsys.readouterr().out.split())
+    assert "Left out of the board: 10 classifiers on fewer than 5 of the 6 datasets" in console
     results = load_run(tmp_path / "run")
     rating = results.rating
     assert sorted(rating.leaderboard["classifier"]) == [f"c{k}" for k in range(10)]   # on 5 datasets
