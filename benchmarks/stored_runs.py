@@ -234,6 +234,7 @@ def main() -> None:
     parser.add_argument("--field", choices=("both", "cv-fold0", "synthetic"), default="both",
                         help="--part field: which field(s) to run")
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))   # this checkout's benchirt, as the child processes get it (PYTHONPATH)
     if args.child:
         return child(args.child)
     with tempfile.TemporaryDirectory() as tmp:
@@ -394,13 +395,14 @@ def _running_stage(out: Path) -> str | None:
 
 
 def _stage_table(label: str, run: dict, out: Path) -> None:
+    print(f"\n{label}: exit {run['exit']}, wall {run['wall']:.1f} s, CPU {run['cpu']:.1f} s, peak "
+          f"{run['peak_mb']:.0f} MB (load average before: {run['load']:.2f})", flush=True)
     from benchirt.pipeline.results import load_run
 
     results = load_run(out)
     shapes = [r.responses.shape for r in results.responses.values()]
-    print(f"\n{label}: {len(shapes)} dataset(s), {sum(s[0] for s in shapes)} respondents × "
-          f"{sum(s[1] for s in shapes)} items in all; exit {run['exit']}, wall {run['wall']:.1f} s, CPU "
-          f"{run['cpu']:.1f} s, peak {run['peak_mb']:.0f} MB (load average before: {run['load']:.2f})")
+    print(f"{len(shapes)} dataset(s), {sum(s[0] for s in shapes)} respondents × {sum(s[1] for s in shapes)} items "
+          "in all (summed over datasets)")
     rating = results.rating
     if rating is not None:
         print(f"leaderboard: {len(rating.leaderboard)} ranked, {len(rating.left_out)} left out; leader "

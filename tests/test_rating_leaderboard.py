@@ -339,3 +339,12 @@ def test_a_pairwise_table_stored_by_the_range_test_is_still_read():
     verdict = leaderboard_verdict(table, pairwise)
     assert "significantly better than 1 of 1 classifiers (b)" in verdict and "more than 160 points apart" in verdict
     assert "2 tiers" in verdict
+
+
+def test_a_diverged_tournament_given_from_outside_is_still_said():
+    from benchirt.rating.leaderboard import glicko_divergence_note
+
+    table = pd.DataFrame({"classifier": ["a", "b", "c"], "volatility": [0.06, 2.5, 0.07]})
+    [note] = glicko_divergence_note(table)
+    assert note.startswith("Glicko-2 diverged for 1 of 3 classifiers (volatility above 1, largest 2.5)")
+    assert glicko_divergence_note(table.assign(volatility=0.06)) == []
