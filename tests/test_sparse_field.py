@@ -18,8 +18,8 @@ from benchirt.pipeline.run import load_run
 from benchirt.rating.batch import update_period
 from benchirt.rating.sparse import min_datasets, ranked_field
 from benchirt.report.config import ReportConfig
-from benchirt.report.document import render_html, render_markdown, short_name
-from benchirt.report.sections import conclusions
+from benchirt.report.document import Table, render_html, render_markdown, short_name
+from benchirt.report.sections import conclusions, leaderboard
 from benchirt.responses.complete_block import largest_complete_block
 
 TASKS = ("t1", "t2", "t3", "t4", "t5", "t6")
@@ -77,6 +77,9 @@ def test_a_sparse_field_is_rated_subset_and_fitted_by_airt_with_its_gaps_said(tm
     assert "1 datasets (t6)" in airt_notes and results.airt.algorithms.shape[0] == 10
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert {manifest["stages"][s]["status"] for s in ("rate", "subset", "airt")} == {"done"}
+    board_section = leaderboard(results, ReportConfig(dpi=40))
+    assert any(isinstance(b, Table) and b.caption.startswith("Left out of the leaderboard: 10 classifiers")
+               and sorted(b.frame["classifier"]) == sorted(left) for b in board_section.blocks)
     opening = conclusions(results, ReportConfig())          # the report's and summary.md's opening block
     markdown, page = render_markdown("t", "", [opening]), render_html("t", "", [opening])
     for text in (markdown, page):

@@ -8,7 +8,7 @@ datasets they share; on n datasets the smallest two-sided p-value any sign-flip 
 2 / 2^n (all differences of one sign; Wilcoxon 1945). A classifier on fewer datasets than the
 smallest n with 2 / 2^n ≤ alpha (6 at alpha = 0.05) can never be separated from anyone, so it is
 not ranked: it is left out of the leaderboard, listed with its number of datasets and the reason
-(notes, summary, report, ``left_out.csv``). Its games still count in the Glicko-2 tournament, which
+(notes, the console, summary.md and the report's table "Left out of the leaderboard", with its CSV). Its games still count in the Glicko-2 tournament, which
 carries its own deviation.
 
 The threshold never exceeds the most datasets any classifier has, so a dense field (every classifier on
@@ -65,6 +65,6 @@ def ranked_field(scores: pd.DataFrame, alpha: float) -> tuple[pd.DataFrame, pd.D
     shown = ", ".join(f"{name} ({n})" for name, n in few.head(10).items())
     more = f" and {len(few) - 10} more" if len(few) > 10 else ""
     note = (f"{len(few)} of {len(counts)} classifiers left out of the leaderboard, {reason} — they could lead "
-            f"it on one dataset without any test able to back that: {shown}{more} (every one in left_out.csv; "
-            "their games still count in the Glicko-2 tournament)")
+            f"it on one dataset without any test able to back that: {shown}{more} (every one in the table "
+            "'Left out of the leaderboard'; their games still count in the Glicko-2 tournament)")
     return scores[~scores["classifier"].isin(few.index)], left_out, note

@@ -347,6 +347,9 @@ def leaderboard(results, config: ReportConfig) -> Section | None:
     key = ("rank", "classifier", "bt_rating", "bt_low", "bt_high", "rank_low", "rank_high")
     section.add(Table(rating.leaderboard if several_tiers else rating.leaderboard.drop(columns="tier"),
                       "Leaderboard, best first.", key=key + (("tier",) if several_tiers else ())))
+    if len(rating.left_out):
+        section.add(Table(rating.left_out, f"Left out of the leaderboard: {len(rating.left_out)} classifiers on too few "
+                                           "datasets to be told apart (their games count in the Glicko-2 ratings)."))
     top = _figure_top(len(rating.leaderboard))
     _figure(section, lambda: rating_plots.plot_leaderboard(rating.leaderboard, top),
             "Bradley–Terry ratings with 95 % bootstrap intervals; labels: joint rank intervals"
