@@ -153,3 +153,18 @@ def test_a_sparse_period_on_the_classifiers_present_gives_the_numbers_of_the_ful
         np.testing.assert_allclose(batch.rating, mu * SCALE + 1500, atol=1e-8)
         np.testing.assert_allclose(batch.rd, phi * SCALE, atol=1e-8)
         np.testing.assert_allclose(batch.volatility, sigma, atol=1e-10)
+
+
+def test_weighted_glicko_intervals_cover_where_every_game_counted_does_not():
+    """50 players, 20 periods decided by one score each (benchmarks/interval_coverage.py --weighted, small): with
+    every game counted the R ± 2RD intervals cover the true rating far below 95 %; weighted per period they cover."""
+    import warnings
+
+    from benchirt.interval_coverage import coverage_table, glicko_coverage
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        every = coverage_table(glicko_coverage(50, 20, 10, outcomes="scores", seed=1))["coverage"].item()
+    weighted = coverage_table(glicko_coverage(50, 20, 10, outcomes="scores", seed=1, weighted=True))
+    assert every < 0.8 and weighted["coverage"].item() >= 0.95
+    assert weighted["mean_width"].item() < 600                       # bounded, not the diverged widths
