@@ -4,6 +4,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from benchirt.humanize import short_name
 from benchirt.safe_text import printable
 
 #: Widest dataset reason shown on the terminal (the report and the manifest keep the whole text).
@@ -45,7 +46,8 @@ def format_summary(run_dir: str | Path, manifest: dict, glicko=None, top: int = 
         table = glicko.sort_values("rating", ascending=False).head(top)
         lines.append(f"Glicko-2 leaders (rating ± 95 % interval) over {int(glicko['n_played'].max())} datasets:")
         for _, row in table.iterrows():
-            lines.append(f"  {int(row['rank']):>3}. {row['classifier']:<22}{row['rating']:8.1f}  [{row['low']:.0f}, {row['high']:.0f}]")
+            lines.append(f"  {int(row['rank']):>3}. {short_name(str(row['classifier'])):<22}{row['rating']:8.1f}  "
+                         f"[{row['low']:.0f}, {row['high']:.0f}]")
     problems = [(name, stage, entry) for name, stages in sorted(manifest.get("datasets", {}).items())
                 for stage, entry in stages.items() if entry.get("status") in ("skipped", "failed")]
     for stage, entry in manifest.get("artifacts", {}).items():

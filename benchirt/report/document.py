@@ -15,7 +15,7 @@ from typing import Union
 import numpy as np
 import pandas as pd
 
-from benchirt.humanize import human_value
+from benchirt.humanize import NAME_CHARS, human_value, short_name
 from benchirt.safe_text import markdown_text
 
 #: Rows of a table shown in full; longer tables show their head and say how many rows they have.
@@ -26,7 +26,6 @@ FOLD_ROWS = 12
 #: shortened in the middle (its start and its setup suffix kept) with the full name on hover (``title``); the
 #: table's CSV, summary.md and the artifacts keep it whole. Imported flows' names run to hundreds of characters.
 NAME_COLUMNS = ("classifier", "a", "b", "respondent", "flow_name", "algorithm", "Classifier")
-NAME_CHARS = 44
 
 #: Column headers for readers: words, units. Other snake_case names become words ("n_played" → "N played").
 HEADERS = {
@@ -223,19 +222,6 @@ def _html_block(block: Block) -> str:
     label = html.escape(block.caption.split(".")[0] or "table")
     return (f'<details><summary>{label} — {len(shown)} rows (click to show) · '
             f'<a download="table.csv" href="data:text/csv;base64,{csv}">CSV</a></summary>{body}</details>')
-
-
-def short_name(name: str, limit: int = NAME_CHARS) -> str:
-    """``name`` cut in the middle to at most ``limit`` characters (its first two thirds and its end, where a flow's
-    setup and run are: ``sklearn.pipeline.Pipeline(imp…RandomForest)(2)``); shorter names as they are.
-
-    >>> short_name("sklearn.pipeline.Pipeline(imputation=SimpleImputer,estimator=RandomForestClassifier)(2)", 30)
-    'sklearn.pipeline.Pi…sifier)(2)'
-    """
-    if len(name) <= limit:
-        return name
-    head = (2 * (limit - 1)) // 3
-    return name[:head] + "…" + name[len(name) - (limit - 1 - head):]
 
 
 def _short_name(value) -> str:

@@ -276,10 +276,24 @@ def item_curves(results, config: ReportConfig) -> Section | None:
             if top:  # the highest abilities: one curve and legend entry per classifier
                 ranked = irt.abilities.set_index("respondent")["theta"].reindex(reported)
                 reported = ranked.sort_values(ascending=False, kind="stable").index[:top].tolist()
-            _figure(section, lambda fit=irt.fit, r=response.responses, who=reported, roles=response.roles.to_dict():
+            label = figure_names(reported)   # long names would shrink the figure's text below legibility
+            _figure(section, lambda fit=irt.fit, r=response.responses.rename(index=label), who=[label[n] for n in reported],
+                    roles={label.get(k, k): v for k, v in response.roles.to_dict().items()}:
                     irt_plots.plot_classifier_curves(fit, r, respondents=who, roles=roles),
                     f"CCC — {name}" + (f" — the {top} highest abilities only" if top else ""), config)
     return section
+
+
+def figure_names(names) -> dict:
+    """Each name as a figure labels it: shortened (:func:`benchirt.humanize.short_name`) unless two would then read
+    the same (those keep their full names)."""
+    from collections import Counter
+
+    from benchirt.humanize import short_name
+
+    short = {name: short_name(str(name)) for name in names}
+    counts = Counter(short.values())
+    return {name: label if counts[label] == 1 else name for name, label in short.items()}
 
 
 def true_scores(results, config: ReportConfig) -> Section | None:
