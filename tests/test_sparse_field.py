@@ -169,3 +169,13 @@ def test_weighted_glicko_intervals_cover_where_every_game_counted_does_not():
     weighted = coverage_table(glicko_coverage(50, 20, 10, outcomes="scores", seed=1, weighted=True))
     assert every < 0.8 and weighted["coverage"].item() >= 0.95
     assert weighted["mean_width"].item() < 600                       # bounded, not the diverged widths
+
+
+def test_figure_labels_keep_full_names_where_shortened_ones_would_read_the_same():
+    from benchirt.report.sections import figure_names
+
+    one, two, other = ("pipeline(" + "a" * 20 + middle + "b" * 40 + f"){run}" for middle, run in
+                       (("x" * 20, "(1)"), ("y" * 20, "(1)"), ("z" * 20, "(2)")))
+    labels = figure_names([one, two, other, "ranger"])
+    assert labels[one] == one and labels[two] == two                  # both would read pipeline(xxx…yyy)(1)
+    assert labels[other] == short_name(other) and len(labels[other]) == 44 and labels["ranger"] == "ranger"
