@@ -29,7 +29,7 @@ SETUPS = 3
 
 
 def flow_name(k: int) -> str:
-    """The k-th synthetic flow: a scikit-learn pipeline's name, 120–170 characters, distinct for every k."""
+    """The k-th synthetic flow: a scikit-learn pipeline's name, 161–235 characters (k < 1,000), distinct for every k."""
     imputer = IMPUTERS[k % len(IMPUTERS)]
     scaler = SCALERS[(k // len(IMPUTERS)) % len(SCALERS)]
     estimator = ESTIMATORS[(k // (len(IMPUTERS) * len(SCALERS))) % len(ESTIMATORS)]
