@@ -78,6 +78,9 @@ def test_a_sparse_field_is_rated_subset_and_fitted_by_airt_with_its_gaps_said(tm
     assert "1 datasets (t6)" in airt_notes and results.airt.algorithms.shape[0] == 10
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert {manifest["stages"][s]["status"] for s in ("rate", "subset", "airt")} == {"done"}
+    said = {stage: " ".join(manifest["artifacts"][stage]["notes"]) for stage in ("rate", "subset", "airt")}
+    assert "10 of 20 classifiers left out of the leaderboard" in said["rate"]
+    assert "a sparse field" in said["subset"] and "largest complete block" in said["airt"]
     board_section = leaderboard(results, ReportConfig(dpi=40))
     assert any(isinstance(b, Table) and b.caption.startswith("Left out of the leaderboard: 10 classifiers")
                and sorted(b.frame["classifier"]) == sorted(left) for b in board_section.blocks)
