@@ -182,3 +182,25 @@ def test_figure_labels_keep_full_names_where_shortened_ones_would_read_the_same(
     labels = figure_names([one, two, other, "ranger"])
     assert labels[one] == one and labels[two] == two                  # both would read pipeline(xxx…yyy)(1)
     assert labels[other] == short_name(other) and len(labels[other]) == 44 and labels["ranger"] == "ranger"
+
+
+def test_every_subset_is_played_weighted_when_the_full_suites_tournament_would_diverge():
+    import warnings
+
+    from benchirt.subsets import SubsetConfig, evaluate_subsets
+
+    rng = np.random.default_rng(0)
+    wide = rng.normal(0, 1, 60)[None, :] + rng.normal(0, 1, (6, 60))   # diverges counted game by game
+    datasets, names = [f"d{j}" for j in range(6)], [f"c{i}" for i in range(60)]
+    scores = pd.DataFrame([{"dataset": d, "classifier": c, "score": wide[j, i]}
+                           for j, d in enumerate(datasets) for i, c in enumerate(names)])
+    summaries = pd.DataFrame({"pct_discrimination_gt": np.linspace(10, 60, 6), "pct_difficulty_gt": np.linspace(5, 30, 6)},
+                             index=pd.Index(datasets, name="dataset"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)                   # nothing overflows
+        evaluation = evaluate_subsets({"half": datasets[:3]}, scores, summaries, roles=dict.fromkeys(names, "real"),
+                                      config=SubsetConfig(n_random=5, n_permutations=3))
+    assert evaluation.notes[0].startswith("Glicko-2 with every game counted diverged for")
+    ratings = evaluation.ratings
+    assert set(ratings["subset"]) == {"full", "half"} and ratings["rating"].between(1000, 2000).all()
+    assert (ratings["volatility"] < 0.1).all() and ratings["rd"].between(50, 350).all()   # one game per dataset

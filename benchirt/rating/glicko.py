@@ -146,6 +146,7 @@ def glicko_tournament(
     scores: pd.DataFrame,
     order: str | os.PathLike | Sequence[str] | None = None,
     config: RatingConfig | None = None,
+    weighting: str | None = None,
 ) -> Tournament:
     """Rate classifiers by a Glicko-2 round-robin over datasets (Cardoso et al. 2021 §4.7).
 
@@ -157,6 +158,9 @@ def glicko_tournament(
     order : see :func:`benchirt.rating.scores.resolve_order`
         Order of the rating periods; default ``config.order`` (sorted dataset names).
     config : RatingConfig, optional
+    weighting : str, optional
+        Play the games weighted per dataset for this reason (e.g. a subset, weighted as its full suite is);
+        default: decided by :func:`games_weighting` on these scores.
 
     Returns
     -------
@@ -169,7 +173,7 @@ def glicko_tournament(
     matrix = score_matrix(clean, periods)
     classifiers = list(matrix.columns)
     outcomes = match_outcomes(matrix.to_numpy(), config.tie_tolerance)
-    weighting = games_weighting(outcomes, config)
+    weighting = weighting or games_weighting(outcomes, config)
     if weighting is not None:
         states, played = _play_glickman(outcomes, config.initial, config.glicko, weighted=True)
     elif config.glicko == "glickman":

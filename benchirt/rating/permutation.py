@@ -80,6 +80,7 @@ def permutation_analysis(
     n_permutations: int | None = None,
     seed: int | None = None,
     config: RatingConfig | None = None,
+    weighted: bool | None = None,
 ) -> PermutationAnalysis:
     """Play the Glicko-2 tournament under many seeded random dataset orders.
 
@@ -93,6 +94,9 @@ def permutation_analysis(
         Seed of the orders; default ``config.seed`` (0).
     config : RatingConfig, optional
         Initial values, tie tolerance and score column as in the single tournament.
+    weighted : bool, optional
+        Games weighted per dataset (:mod:`benchirt.rating.batch`); default: decided as the tournament decides
+        (:func:`benchirt.rating.glicko.games_weighting`, sorted order).
 
     Returns
     -------
@@ -108,7 +112,8 @@ def permutation_analysis(
     datasets, classifiers = list(matrix.index), list(matrix.columns)
     orders = random_orders(len(datasets), int(n_permutations), seed)
     outcomes = match_outcomes(matrix.to_numpy(), config.tie_tolerance)
-    weighted = games_weighting(outcomes, config) is not None   # decided as the tournament decides it (sorted order)
+    if weighted is None:   # decided as the tournament decides it (sorted order)
+        weighted = games_weighting(outcomes, config) is not None
     result = play_orders(outcomes, orders, config.initial, config.glicko, weighted)
     ranks = rankdata(-result.rating, method="min", axis=1).astype(int)
     summary = summarise(result.rating, result.rd, ranks, classifiers)

@@ -187,22 +187,23 @@ def evaluate_subsets(
     real = pd.Index(sorted(role_of.index[role_of == "real"]), dtype=object)
     artificial = pd.Index(sorted(role_of.index[role_of == "artificial"]), dtype=object)
 
+    matrix = score_matrix(scores)
+    # every scenario is played as the full suite is: games weighted per dataset when its tournament would diverge
+    weighting = games_weighting(match_outcomes(matrix.to_numpy(), rating_config.tie_tolerance), rating_config)
     tournaments = {
-        name: _table(glicko_tournament(_subset_scores(scores, datasets), config=rating_config))
+        name: _table(glicko_tournament(_subset_scores(scores, datasets), config=rating_config, weighting=weighting))
         for name, datasets in scenarios.items()
     }
     orders = {}
     if config.n_permutations:
         orders = {
-            name: permutation_analysis(
-                _subset_scores(scores, datasets), config.n_permutations, config.seed, config=rating_config
-            )
+            name: permutation_analysis(_subset_scores(scores, datasets), config.n_permutations, config.seed,
+                                       config=rating_config, weighted=weighting is not None)
             for name, datasets in scenarios.items()
         }
     ratings = _ratings_table(tournaments, orders, role_of)
 
-    notes: list[str] = []
-    matrix = score_matrix(scores)
+    notes: list[str] = [weighting] if weighting else []
     uppers = fidelity.upper_references(matrix, real, artificial)
     baselines = artificial.difference(uppers)
     if len(uppers):
@@ -210,7 +211,7 @@ def evaluate_subsets(
     if len(baselines) == 0:
         notes.append("no baseline artificial classifier (an artificial one that is not an upper reference): "
                      "separation not measured")
-    fid, draws = _fidelity(matrix, subsets, real, baselines, config, rating_config)
+    fid, draws = _fidelity(matrix, subsets, real, baselines, config, rating_config, weighting is not None)
     absent = matrix.columns[matrix.isna().any()]
     if len(absent):
         notes.append(f"a sparse field: {len(absent)} of {matrix.shape[1]} classifiers are absent from some of the "
@@ -317,20 +318,20 @@ def _lead_shares(orders, real: pd.Index) -> dict[str, pd.Series]:
     return shares
 
 
-def _fidelity(matrix: pd.DataFrame, subsets, real, baselines, config: SubsetConfig, rating_config: RatingConfig):
+def _fidelity(matrix: pd.DataFrame, subsets, real, baselines, config: SubsetConfig, rating_config: RatingConfig,
+              weighted: bool):
     """Kendall τ and separation of every subset, and of ``n_random`` random subsets per size.
 
     All tournaments here — full suite, subsets, random subsets — are played in sorted dataset
     order with the batched Glicko-2 engine of :mod:`benchirt.rating.batch` (the ``glicko2``
     package's update), so that the subset and its random rivals are rated alike; with games weighted
-    per dataset when the full suite's tournament needs it (:func:`benchirt.rating.glicko.games_weighting`).
+    per dataset (``weighted``) when the full suite's tournament needs it (:func:`benchirt.rating.glicko.games_weighting`).
     In a sparse field a subset's τ and separation compare the classifiers that played on it (a classifier
     absent from all its datasets keeps its starting rating, which says nothing).
     """
     datasets, classifiers = list(matrix.index), list(matrix.columns)
     position = {name: i for i, name in enumerate(datasets)}
     outcomes = match_outcomes(matrix.to_numpy(), rating_config.tie_tolerance)
-    weighted = games_weighting(outcomes, rating_config) is not None
 
     def play(rows: np.ndarray) -> np.ndarray:
         result = play_orders(outcomes, rows, rating_config.initial, rating_config.glicko, weighted)
