@@ -62,8 +62,10 @@ def irt_coverage(model: str = "2PL", n_respondents: int = 500, n_items: int = 40
 
 def glicko_coverage(k: int = 10, n_periods: int = 20, replicates: int = 200, spread: float = 200.0,
                     level: float = 0.95, outcomes: str = "independent", seed: int = 0,
-                    initial: tuple[float, float, float] = (1500.0, 350.0, 0.06)) -> pd.DataFrame:
-    """Coverage rows of the Glicko-2 intervals R ± z·RD after ``n_periods`` round robins of ``k`` players.
+                    initial: tuple[float, float, float] = (1500.0, 350.0, 0.06), weighted: bool = False) -> pd.DataFrame:
+    """Coverage rows of the Glicko-2 intervals R ± z·RD after ``n_periods`` round robins of ``k`` players
+    (with ``weighted``, each period's games weighted 1/(opponents): one game's worth per period, as the
+    tournament plays a field that would diverge, :mod:`benchirt.rating.batch`).
 
     True ratings ~ N(0, ``spread``²), new ones per replicate, shifted to mean 1500 in each replicate:
     games identify ratings only up to a common shift, and Glicko-2's updates, which move the winner up by
@@ -84,7 +86,7 @@ def glicko_coverage(k: int = 10, n_periods: int = 20, replicates: int = 200, spr
     sigma = np.full((replicates, k), float(initial[2]))
     for _ in range(n_periods):
         result = _period_outcomes(mu_true, outcomes, rng)
-        mu, phi, sigma, _ = update_period(mu, phi, sigma, result)
+        mu, phi, sigma, _ = update_period(mu, phi, sigma, result, weighted=weighted)
     low, high = normal_interval(mu * SCALE + 1500.0, phi * SCALE, level)
     return _rows("glicko", np.repeat(np.arange(replicates), k), low.ravel(), high.ravel(), true.ravel())
 

@@ -14,9 +14,11 @@ Parts (each prints a Markdown table; docs/benchmarks-stored-runs.md shows their 
     gap per flow, then ``benchirt run configs/openml-iris.yaml`` per selection rule (time, respondents,
     suspect rows, the top of the leaderboard) and the Jaccard similarity of the suspect sets.
 ``--part field``
-    A field of ``--respondents`` simulated runs (2PL answers on 150 items, a respondents × items matrix
-    source, every run a respondent, no merging) through ``benchirt run`` (respond, irt, rate, report):
-    seconds per stage, to see what grows with the field.
+    Two fields through ``benchirt run`` with every stage (respond, irt, rate, subset, airt, report), each in a
+    fresh process watched through /proc: wall, CPU seconds and peak resident memory per stage and in all.
+    The real cv-fold0 field (configs/cv-fold0.yaml: 20 OpenML tasks, 277 flows, sparse; goal ≤ 10 min, ≤ 2 GB
+    on 2 cores) and the synthetic field of ``benchmarks/synthetic_field.py`` (``--respondents`` runs × 150
+    items, 2PL answers, long flow names, every run a respondent; goal at 2,000: ≤ 1 GB). ``--field`` picks one.
 ``--part rating``
     The rating stage alone (:func:`benchirt.rating.rate`, 200 bootstrap replicates, 20 orders) on a simulated
     field of ``--respondents`` classifiers over ``--datasets`` datasets, in a fresh process: seconds, peak memory.
@@ -37,7 +39,7 @@ Parts (each prints a Markdown table; docs/benchmarks-stored-runs.md shows their 
     nice -n 10 python benchmarks/stored_runs.py --part many
     nice -n 10 python benchmarks/stored_runs.py --part iris [--rules all]
     nice -n 10 python benchmarks/stored_runs.py --part beside
-    nice -n 10 python benchmarks/stored_runs.py --part field --respondents 2000
+    nice -n 10 python benchmarks/stored_runs.py --part field [--field cv-fold0|synthetic] [--respondents 2000]
     nice -n 10 python benchmarks/stored_runs.py --part rating --respondents 300 --datasets 5
     nice -n 10 python benchmarks/stored_runs.py --part import-field
     nice -n 10 python benchmarks/stored_runs.py --part hostile
@@ -229,14 +231,17 @@ def main() -> None:
                         help="--part iris: the selection rules to run (comma-separated)")
     parser.add_argument("--respondents", type=int, default=2000, help="--part field, rating: the size of the field")
     parser.add_argument("--datasets", type=int, default=5, help="--part rating: the number of datasets")
+    parser.add_argument("--field", choices=("both", "cv-fold0", "synthetic"), default="both",
+                        help="--part field: which field(s) to run")
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))   # this checkout's benchirt, as the child processes get it (PYTHONPATH)
     if args.child:
         return child(args.child)
     with tempfile.TemporaryDirectory() as tmp:
         if args.part == "iris":
             return part_iris(Path(tmp), tuple(args.rules.split(",")))
         if args.part == "field":
-            return part_field(Path(tmp), args.respondents)
+            return part_field(Path(tmp), args.respondents, which=args.field)
         if args.part == "rating":
             info = _child(["rate", str(args.respondents), str(args.datasets)])
             return print(f"| {args.respondents} × {args.datasets} datasets | {info['seconds']:.1f} | "
@@ -324,27 +329,118 @@ def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> No
     print(_markdown(table))
 
 
-def part_field(tmp: Path, n_respondents: int, n_items: int = 150) -> None:
-    import pandas as pd
+#: Every stage of a run, in order (what ``--part field`` times).
+ALL_STAGES = ["respond", "irt", "rate", "subset", "airt", "report"]
+CV_FOLD0 = SHARED / "openml-runs" / "cv-fold0"
 
-    rng = np.random.default_rng(0)
-    theta = rng.normal(1.5, 1.0, n_respondents)
-    a, b = rng.lognormal(0.0, 0.4, n_items), rng.normal(-1.0, 1.0, n_items)
-    answers = (rng.random((n_respondents, n_items)) < 1 / (1 + np.exp(-a * (theta[:, None] - b)))).astype(int)
-    frame = pd.DataFrame(answers, columns=[str(i) for i in range(n_items)])
-    frame.insert(0, "learner", [f"flow{i % 97}" for i in range(n_respondents)])
-    source = tmp / f"field-{n_respondents}.csv"
-    frame.to_csv(source, index=False)
-    config = {"suite": "openml-runs", "stages": ["respond", "irt", "rate", "report"],
-              "responses": {"source": "openml-runs", "path": str(source), "per_flow": "all", "min_accuracy": 0.0,
-                            "deduplicate": False},
-              "irt": {"model": "2PL"}, "rating": {"n_permutations": 20, "n_bootstrap": 200, "seed": 0},
-              "execution": {"n_jobs": 1}}
-    seconds, results, stages = _run_study(config, tmp / "field.yaml", tmp / "run")
-    [result] = results.responses.values()
-    size = (tmp / "run" / "report.html").stat().st_size / 1e6
-    print(f"| {result.responses.shape[0]} × {result.responses.shape[1]} | {seconds:.1f} | {stages.get('respond')} | "
-          f"{stages.get('irt')} | {stages.get('rate')} | {stages.get('report')} | {size:.1f} MB |")
+
+def monitored_run(config_path: Path, out: Path, interval: float = 0.2) -> dict:
+    """``benchirt run CONFIG --out OUT`` in a fresh process, watched every ``interval`` seconds.
+
+    Returns ``{"wall", "cpu", "peak_mb", "load", "stages": {stage: {"status", "wall", "cpu", "peak_mb"}}}``: a
+    stage's wall time is the manifest's; its CPU seconds (user + system, the process and its children) and peak
+    resident memory (summed over the process tree) are read from /proc through psutil while the manifest says
+    the stage is running. The whole run's peak is the child's own ``ru_maxrss`` (resource.getrusage).
+    """
+    import psutil
+
+    load = os.getloadavg()[0]
+    start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    child = subprocess.Popen([sys.executable, "-m", "benchirt.cli", "run", str(config_path), "--out", str(out)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    process = psutil.Process(child.pid)
+    stages: dict[str, dict] = {}
+    running, cpu_at_start = None, 0.0
+    while child.poll() is None:
+        try:
+            tree = [process, *process.children(recursive=True)]
+            rss = sum(p.memory_info().rss for p in tree) / 2**20
+            times = process.cpu_times()
+            cpu = times.user + times.system + times.children_user + times.children_system
+        except psutil.Error:
+            break
+        now = _running_stage(out)
+        if now != running:
+            if running is not None:
+                stages[running]["cpu"] = cpu - cpu_at_start
+            running, cpu_at_start = now, cpu
+            if now is not None:
+                stages.setdefault(now, {"peak_mb": 0.0})
+        if running is not None:
+            stages[running]["peak_mb"] = max(stages[running]["peak_mb"], rss)
+        time.sleep(interval)
+    child.wait()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = time.perf_counter() - start
+    total_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if running is not None and "cpu" not in stages[running]:
+        stages[running]["cpu"] = total_cpu - cpu_at_start
+    manifest = json.loads((out / "manifest.json").read_text())
+    for name, entry in manifest.get("stages", {}).items():
+        stages.setdefault(name, {"peak_mb": float("nan"), "cpu": float("nan")})
+        stages[name].update(status=entry.get("status"), wall=entry.get("seconds"))
+    return {"wall": wall, "cpu": total_cpu, "peak_mb": after.ru_maxrss / 1024, "load": load, "exit": child.returncode,
+            "stages": stages}
+
+
+def _running_stage(out: Path) -> str | None:
+    """The stage the run's manifest says is running (None before it exists, between stages, or mid-write)."""
+    try:
+        manifest = json.loads((out / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return next((name for name, entry in manifest.get("stages", {}).items() if entry.get("status") == "running"), None)
+
+
+def _stage_table(label: str, run: dict, out: Path) -> None:
+    print(f"\n{label}: exit {run['exit']}, wall {run['wall']:.1f} s, CPU {run['cpu']:.1f} s, peak "
+          f"{run['peak_mb']:.0f} MB (load average before: {run['load']:.2f})", flush=True)
+    from benchirt.pipeline.results import load_run
+
+    results = load_run(out)
+    shapes = [r.responses.shape for r in results.responses.values()]
+    print(f"{len(shapes)} dataset(s), {sum(s[0] for s in shapes)} respondents × {sum(s[1] for s in shapes)} items "
+          "in all (summed over datasets)")
+    rating = results.rating
+    if rating is not None:
+        print(f"leaderboard: {len(rating.leaderboard)} ranked, {len(rating.left_out)} left out; leader "
+              f"{rating.leaderboard['classifier'].iloc[0]}; Glicko-2 largest volatility "
+              f"{rating.tournament.table['volatility'].max():.3f}")
+    print("\n| stage | status | wall s | CPU s | peak MB | said |\n|---|---|---|---|---|---|")
+    manifest = results.manifest.get("stages", {})
+    for name in ALL_STAGES:
+        entry = run["stages"].get(name, {})
+        said = str(manifest.get(name, {}).get("note") or "")[:160]
+        print(f"| {name} | {entry.get('status', '—')} | {entry.get('wall') or 0:.1f} | {entry.get('cpu', float('nan')):.1f} "
+              f"| {entry.get('peak_mb', float('nan')):.0f} | {said} |")
+
+
+def part_field(tmp: Path, n_respondents: int, n_items: int = 150, which: str = "both") -> None:
+    """cv-fold0 (configs/cv-fold0.yaml with every stage) and the synthetic field of benchmarks/synthetic_field.py."""
+    import yaml
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from synthetic_field import write_field
+
+    if which in ("both", "cv-fold0"):
+        config = yaml.safe_load((ROOT / "configs" / "cv-fold0.yaml").read_text())
+        config = dict(config, stages=ALL_STAGES, respond={**config["respond"], "path": str(CV_FOLD0)})
+        (tmp / "cv-fold0.yaml").write_text(yaml.safe_dump(config))
+        run = monitored_run(tmp / "cv-fold0.yaml", tmp / "cv-fold0")
+        _stage_table("cv-fold0 (configs/cv-fold0.yaml, every stage)", run, tmp / "cv-fold0")
+    if which in ("both", "synthetic"):
+        source = write_field(tmp / f"field-{n_respondents}.csv", n_respondents, n_items)
+        config = {"suite": "synthetic-field", "stages": ALL_STAGES,
+                  "respond": {"source": "openml-runs", "path": str(source), "per_flow": "all", "min_accuracy": 0.0,
+                              "deduplicate": False},
+                  "irt": {"model": "2PL"}, "rate": {"n_permutations": 20, "n_bootstrap": 200, "seed": 0},
+                  "execution": {"n_jobs": 1}}
+        (tmp / "synthetic.yaml").write_text(yaml.safe_dump(config))
+        run = monitored_run(tmp / "synthetic.yaml", tmp / "synthetic")
+        _stage_table(f"synthetic {n_respondents} × {n_items} (benchmarks/synthetic_field.py, every stage)", run,
+                     tmp / "synthetic")
 
 
 def part_beside(tmp: Path) -> None:

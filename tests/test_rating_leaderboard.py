@@ -296,20 +296,26 @@ def test_bootstrap_fits_in_blocks_equal_one_stacked_fit():
     assert np.array_equal(fit_weighted(counts, wins).theta, whole.theta)   # one block: the same fit
 
 
-def test_glicko_divergence_in_a_wide_field_is_said_and_a_small_field_has_no_such_note():
-    """With 60 classifiers whose per-dataset noise equals their spread, Glicko-2's volatility runs away (each dataset
-    is 59 games decided together); the leaderboard says so. Glickman's 19-classifier setting does not."""
+def test_a_wide_field_whose_glicko_would_diverge_is_played_weighted_per_dataset_and_said():
+    """With 60 classifiers whose per-dataset noise equals their spread, Glicko-2 with every game counted runs away
+    (each dataset is 59 games decided together): the tournament is played with each dataset's games weighted
+    1/(opponents), stays bounded, and the leaderboard says so. Glickman's 19-classifier setting is played as is."""
     import warnings
+
+    from benchirt.rating.batch import diverges
+    from benchirt.rating.glicko import match_outcomes
 
     rng = np.random.default_rng(0)
     config = RatingConfig(n_bootstrap=20, n_permutations=0, max_pairwise=4)
     wide = rng.normal(0, 1, 60)[None, :] + rng.normal(0, 1, (5, 60))
+    assert diverges(match_outcomes(wide)) > 0                          # unweighted, it diverges
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)   # the overflow that follows the divergence (docstring)
+        warnings.simplefilter("error", RuntimeWarning)                  # and weighted, no overflow at all
         board = leaderboard(long_from_matrix(wide), config)
-    note = [n for n in board.notes if n.startswith("Glicko-2 diverged")]
-    assert len(note) == 1 and "each dataset is 59 games" in note[0], board.notes
-    assert board.table["bt_rating"].between(500, 2500).all()      # the Bradley–Terry ratings are unaffected
+    note = [n for n in board.notes if n.startswith("Glicko-2 with every game counted diverged")]
+    assert len(note) == 1 and "of 60 classifiers" in note[0] and "weighted 1/(opponents" in note[0], board.notes
+    assert board.table["glicko_rating"].between(1000, 2000).all() and (board.table["glicko_rd"] < 350).all()
+    assert board.table["bt_rating"].between(500, 2500).all()
     small = leaderboard(long_from_matrix(rng.normal(0, 1, 19)[None, :] + rng.normal(0, 1, (5, 19))), config)
     assert not [n for n in small.notes if n.startswith("Glicko-2")]
 
@@ -333,3 +339,12 @@ def test_a_pairwise_table_stored_by_the_range_test_is_still_read():
     verdict = leaderboard_verdict(table, pairwise)
     assert "significantly better than 1 of 1 classifiers (b)" in verdict and "more than 160 points apart" in verdict
     assert "2 tiers" in verdict
+
+
+def test_a_diverged_tournament_given_from_outside_is_still_said():
+    from benchirt.rating.leaderboard import glicko_divergence_note
+
+    table = pd.DataFrame({"classifier": ["a", "b", "c"], "volatility": [0.06, 2.5, 0.07]})
+    [note] = glicko_divergence_note(table)
+    assert note.startswith("Glicko-2 diverged for 1 of 3 classifiers (volatility above 1, largest 2.5)")
+    assert glicko_divergence_note(table.assign(volatility=0.06)) == []

@@ -22,8 +22,10 @@ def airt_from_accuracy(responses: Mapping[str, ResponseResult], config: AIRTConf
     """AIRT (Kandanaarachchi & Smith-Miles 2023) on the datasets × real classifiers accuracy matrix of the run.
 
     With responses imported from stored runs the algorithms are OpenML flows (a respondent per flow and
-    dataset): the result's notes say so, and name the classifiers or flows left out because some dataset
-    lacks them (:func:`benchirt.responses.accuracy_matrix`).
+    dataset): the result's notes say so. AIRT needs every algorithm on every dataset: a classifier or flow
+    absent from some dataset is left out, and when that would leave fewer than two (a sparse field: no flow
+    on every task) the largest complete block of datasets × flows is kept instead
+    (:func:`benchirt.responses.complete_block.largest_complete_block`); the notes name what was left out.
     """
     import dataclasses
     import warnings
@@ -31,11 +33,18 @@ def airt_from_accuracy(responses: Mapping[str, ResponseResult], config: AIRTConf
     from benchirt.airt import fit_airt
     from benchirt.responses import accuracy_matrix
 
+    from benchirt.responses.complete_block import largest_complete_block
+
     results = [responses[name] for name in sorted(responses)]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         perf = accuracy_matrix(results, role="real", which=which)
     notes = [str(w.message) for w in caught if "accuracy_matrix" in str(w.message)]
+    if perf.shape[1] < 2:
+        block = largest_complete_block(accuracy_matrix(results, role="real", which=which, keep_missing=True))
+        perf = block.table
+        notes = [f"AIRT needs every algorithm on every dataset and no classifier is on all {len(results)}: "
+                 + (block.note("datasets", "flows or classifiers") or "")]
     input_note = _input_note(results, perf, which)
     notes = [input_note, *notes] if input_note else notes
     result = fit_airt(perf, config)

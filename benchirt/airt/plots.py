@@ -38,6 +38,11 @@ def _goodness(result) -> ModelGoodness:
     return result if isinstance(result, ModelGoodness) else result.model_goodness
 
 
+def _drawn(every: Sequence[str], chosen: Sequence[str] | None) -> list[str]:
+    """The algorithms a figure draws: ``chosen`` (in the analysis' order) or every one."""
+    return list(every) if chosen is None else [a for a in every if a in set(chosen)]
+
+
 def _legend(ax, n: int) -> None:
     ax.legend(fontsize="x-small", ncol=max(1, math.ceil(n / 12)), loc="best", frameon=False)
 
@@ -109,7 +114,7 @@ def plot_trace_lines(result, algorithms: Sequence[str] | None = None, *, z_value
     return fig
 
 
-def plot_latent_curves(result, *, dashed: Sequence[str] = ()) -> Figure:
+def plot_latent_curves(result, *, dashed: Sequence[str] = (), algorithms: Sequence[str] | None = None) -> Figure:
     """Performance against dataset difficulty and the latent trait curves h_j (Kandanaarachchi & Smith-Miles 2023 Figures 14 and 20).
 
     Parameters
@@ -117,11 +122,14 @@ def plot_latent_curves(result, *, dashed: Sequence[str] = ()) -> Figure:
     result : AIRTResult or LatentTraitAnalysis
     dashed : sequence of str
         Algorithms drawn with dashed curves (e.g. the weak ones, as in Figure 20).
+    algorithms : sequence of str, optional
+        Draw these only (a field of hundreds of flows); default every algorithm.
     """
     latent = _latent(result)
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     delta = latent.difficulty.to_numpy()
-    for k, name in enumerate(latent.algorithms):
+    drawn = _drawn(latent.algorithms, algorithms)
+    for k, name in enumerate(drawn):
         style = _style(k)
         left.scatter(delta, latent.performance[name], s=8, color=style["color"], label=name)
         if name in dashed:
@@ -132,22 +140,24 @@ def plot_latent_curves(result, *, dashed: Sequence[str] = ()) -> Figure:
     for ax in (left, right):
         ax.set_xlabel("dataset difficulty δ")
     left.set_ylabel("performance")
-    _legend(right, len(latent.algorithms))
+    _legend(right, len(drawn))
     fig.tight_layout()
     return fig
 
 
-def plot_strengths_weaknesses(result, epsilon: float | None = None) -> Figure:
-    """Horizontal bars of the strengths and weaknesses on the difficulty axis (Kandanaarachchi & Smith-Miles 2023 Figures 15 and 21)."""
+def plot_strengths_weaknesses(result, epsilon: float | None = None, algorithms: Sequence[str] | None = None) -> Figure:
+    """Horizontal bars of the strengths and weaknesses on the difficulty axis (Kandanaarachchi & Smith-Miles 2023 Figures 15 and 21);
+    of ``algorithms`` only when given."""
     latent = _latent(result)
+    drawn = _drawn(latent.algorithms, algorithms)
     if epsilon is None:
         epsilon = result.config.epsilon if hasattr(result, "config") else 0.0
     intervals = latent.intervals(epsilon)
     half_step = np.diff(latent.grid).min() / 2 if latent.grid.size > 1 else 0.01
-    fig, axes = plt.subplots(1, 2, figsize=(12, 0.35 * len(latent.algorithms) + 1.5), sharex=True)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 0.35 * len(drawn) + 1.5), sharex=True)
     for ax, kind, title in zip(axes, ("strength", "weakness"), ("Strengths", "Weaknesses")):
         part = intervals[intervals["kind"] == kind]
-        names = [a for a in latent.algorithms if a in set(part["algorithm"])]
+        names = [a for a in drawn if a in set(part["algorithm"])]
         for row, name in enumerate(names):
             k = latent.algorithms.index(name)
             spans = [(s - half_step, e - s + 2 * half_step) for s, e in
@@ -195,9 +205,12 @@ def plot_residual_cdf(result) -> Figure:
     return fig
 
 
-def plot_auaec_aupec(result) -> Figure:
-    """AUAEC against AUPEC per algorithm with the line AUAEC = AUPEC (Kandanaarachchi & Smith-Miles 2023 Figure 18 bottom right)."""
+def plot_auaec_aupec(result, algorithms: Sequence[str] | None = None) -> Figure:
+    """AUAEC against AUPEC per algorithm (of ``algorithms`` only when given) with the line AUAEC = AUPEC
+    (Kandanaarachchi & Smith-Miles 2023 Figure 18 bottom right)."""
     table = _goodness(result).table
+    if algorithms is not None:
+        table = table[table["algorithm"].isin(list(algorithms))].reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(7, 7))
     colors = [_style(k)["color"] for k in range(len(table))]
     ax.scatter(table["auaec"], table["aupec"], color=colors, s=25)

@@ -133,7 +133,22 @@ def _leaderboard_verdict(run_dir) -> str | None:
         return None
     from benchirt.rating.verdict import leaderboard_verdict
 
-    return leaderboard_verdict(board, pairwise)
+    return leaderboard_verdict(board, pairwise) + _left_out_sentence(run_dir)
+
+
+def _left_out_sentence(run_dir) -> str:
+    """Who a sparse field's leaderboard left out and why (``RatingResult.left_out``), or nothing."""
+    from benchirt.errors import ArtifactError
+    from benchirt.pipeline.results import load_stage_table
+
+    try:
+        left_out = load_stage_table(run_dir, "rate", "left_out")
+    except ArtifactError:   # a rating stored before the field existed
+        return ""
+    if left_out is None or left_out.empty:
+        return ""
+    return (f" Left out of the board: {len(left_out)} classifiers {left_out['reason'].iloc[0]} (the report and "
+            "summary.md name them)")
 
 
 def format_explanation(run_dir, manifest: Manifest) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from benchirt.humanize import short_name
 from benchirt.pipeline.manifest import Manifest, ResultEntry
 from benchirt.safe_text import printable
 
@@ -68,7 +69,8 @@ def _glicko_leaders(glicko, top: int) -> list[str]:
     table = glicko.sort_values("rating", ascending=False).head(top)
     lines = [f"Glicko-2 leaders (rating ± 95 % interval) over {int(glicko['n_played'].max())} datasets:"]
     for _, row in table.iterrows():
-        lines.append(f"  {int(row['rank']):>3}. {row['classifier']:<22}{row['rating']:8.1f}  [{row['low']:.0f}, {row['high']:.0f}]")
+        lines.append(f"  {int(row['rank']):>3}. {short_name(str(row['classifier'])):<22}{row['rating']:8.1f}  "
+                     f"[{row['low']:.0f}, {row['high']:.0f}]")
     return lines
 
 

@@ -22,6 +22,18 @@ the package stops its volatility search once the bracket is narrower than 1e-6 (
 a last-bit difference (numpy's ``exp`` and summation order versus ``math``'s) can end the
 search one step earlier or later, a change of up to ~3e-8 in σ that later periods carry along.
 This is the package's own numerical tolerance, far below any rating difference that matters.
+
+Games weighted per dataset (``weighted=True``): Glicko-2 counts the k − 1 games a classifier plays in a
+period as independent, so with hundreds of classifiers the period's variance v shrinks like 1/k, the new
+deviation φ' falls to about √v, and the update μ' − μ ≈ Δ is a full Newton step of the period's likelihood
+from the pre-period rating. A classifier whose place on one dataset is far from its rating (expected scores
+near 0 or 1 against most opponents) then gets a step of thousands of points and a volatility that step 5
+raises to about |Δ| (0.06 → 1.3 → 11 → 10^75 within a few periods on the 20 tasks of OpenML's cv-fold0,
+in their dense part too). The games of one dataset are not independent: they all derive from one score per
+classifier. With ``weighted=True`` each of classifier i's games in a period has weight 1/n_i (n_i: the
+opponents it met there), i.e. the period's likelihood is a weighted composite likelihood (Varin, Reid &
+Firth 2011, §2) worth one game per dataset: v and Δ are computed from the weighted sums, and the rest of
+Glickman's steps are unchanged. :func:`diverges` decides when a tournament needs it.
 """
 from __future__ import annotations
 
@@ -35,6 +47,9 @@ SCALE = 173.7178
 #: System constant τ and convergence tolerance ε of the volatility search (Glickman's example; the package's too).
 TAU = 0.5
 EPSILON = 1e-6
+#: Volatility above which a tournament is said to have diverged (it starts at 0.06; decodIRT's 19 classifiers
+#: on 50 datasets end below 0.09, benchmarks/rating_leaderboard.py).
+DIVERGED = 1.0
 
 
 @dataclass
@@ -59,6 +74,7 @@ def play_orders(
     orders: np.ndarray,
     initial: tuple[float, float, float] = (1500.0, 350.0, 0.06),
     glicko: str = "glickman",
+    weighted: bool = False,
 ) -> BatchResult:
     """Play one Glicko-2 tournament per dataset order, all orders in parallel.
 
@@ -72,6 +88,8 @@ def play_orders(
     initial : (rating, rd, volatility)
     glicko : {"glickman", "decodirt"}
         Variant of step 5 (see the module docstring).
+    weighted : bool
+        Each game of a period weighted 1/(opponents met), one game's worth per dataset (module docstring).
 
     Returns
     -------
@@ -84,13 +102,36 @@ def play_orders(
     phi = np.full((n_orders, k), initial[1] / SCALE)
     sigma = np.full((n_orders, k), float(initial[2]))
     n_played = np.zeros((n_orders, k), dtype=int)
+    present = ~np.isnan(outcomes).all(axis=2)                           # (D, k): who met anyone on each dataset
     for t in range(orders.shape[1]):
-        mu, phi, sigma, played = update_period(mu, phi, sigma, outcomes[orders[:, t]], glicko)
+        if present.all():
+            mu, phi, sigma, played = update_period(mu, phi, sigma, outcomes[orders[:, t]], glicko, weighted)
+        else:
+            mu, phi, sigma, played = _sparse_period(mu, phi, sigma, outcomes, present, orders[:, t], glicko, weighted)
         n_played += played
     return BatchResult(mu * SCALE + 1500.0, phi * SCALE, sigma, n_played)
 
 
-def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np.ndarray, glicko: str = "glickman"):
+def _sparse_period(mu, phi, sigma, outcomes, present, datasets, glicko, weighted):
+    """One period of :func:`play_orders` in a sparse field, the same numbers as :func:`update_period`: the
+    orders that play dataset d this period are updated together on the classifiers present on d only (the
+    (orders, k, k) arrays of all the others' pairs would be NaN), and everyone absent is idle
+    (φ = sqrt(φ² + σ²)). Memory and time fall with the square of the share present."""
+    new_mu, new_phi, new_sigma = mu.copy(), np.sqrt(phi**2 + sigma**2), sigma.copy()
+    played = np.zeros(mu.shape, dtype=bool)
+    for d in np.unique(datasets):
+        rows, columns = np.flatnonzero(datasets == d), np.flatnonzero(present[d])
+        if columns.size == 0:
+            continue
+        block = np.ix_(rows, columns)
+        result = np.broadcast_to(outcomes[d][np.ix_(columns, columns)], (rows.size, columns.size, columns.size))
+        new_mu[block], new_phi[block], new_sigma[block], played[block] = update_period(
+            mu[block], phi[block], sigma[block], result, glicko, weighted)
+    return new_mu, new_phi, new_sigma, played
+
+
+def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np.ndarray, glicko: str = "glickman",
+                  weighted: bool = False):
     """One rating period of P independent tournaments (Glickman's steps 3-8, pre-period opponents).
 
     Parameters
@@ -103,6 +144,8 @@ def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np
         The period's outcomes (NaN: the pair did not meet).
     glicko : {"glickman", "decodirt"}
         Variant of step 5 (see the module docstring).
+    weighted : bool
+        Weight each of a classifier's games 1/(opponents it met in the period) (module docstring).
 
     Returns
     -------
@@ -116,9 +159,10 @@ def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np
     g = 1.0 / np.sqrt(1.0 + 3.0 * phi**2 / np.pi**2)                  # g(φ_j), (P, k)
     expected = expit(g[:, None, :] * (mu[:, :, None] - mu[:, None, :]))   # E(μ, μ_j, φ_j), no overflow
     weight = np.where(met, g[:, None, :], 0.0)
-    info = (weight**2 * expected * (1.0 - expected)).sum(axis=2)
+    share = 1.0 / np.maximum(met.sum(axis=2, keepdims=True), 1) if weighted else 1.0   # composite weights
+    info = (share * weight**2 * expected * (1.0 - expected)).sum(axis=2)
     v = 1.0 / np.where(played, info, 1.0)                              # step 3
-    pull = (weight * (outcome - expected)).sum(axis=2)
+    pull = (share * weight * (outcome - expected)).sum(axis=2)
     delta = v * pull                                                   # step 4
     new_sigma = _new_volatility(mu if glicko == "decodirt" else phi, phi, sigma, delta, v)   # step 5
     phi_star = np.sqrt(phi**2 + new_sigma**2)                          # step 6
@@ -131,6 +175,20 @@ def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np
         np.where(played, new_sigma, sigma),
         played,
     )
+
+
+def diverges(outcomes: np.ndarray, initial: tuple[float, float, float] = (1500.0, 350.0, 0.06),
+            glicko: str = "glickman") -> int:
+    """How many classifiers end the tournament in the given dataset order with a volatility above
+    :data:`DIVERGED` when every game counts (unweighted); 0 when it does not diverge.
+
+    ``outcomes`` as in :func:`play_orders`, datasets in the order to play. The overflow this meets is
+    expected (the module docstring says why), so numpy's warnings are silenced here.
+    """
+    with np.errstate(all="ignore"):
+        result = play_orders(outcomes, np.arange(len(outcomes))[None, :], initial, glicko)
+    volatility = result.volatility[0]
+    return int((~(volatility <= DIVERGED)).sum())
 
 
 def _new_volatility(inner, phi, sigma, delta, v):

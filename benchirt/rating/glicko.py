@@ -12,6 +12,12 @@ Glickman's algorithm (:func:`benchirt.rating.batch.update_period`); ``"decodirt"
 
 A classifier absent from a dataset (no score there) does not play that period: its RD grows
 to sqrt(φ² + σ²) while rating and volatility stay (Glickman's step 6; the package's ``did_not_compete``).
+
+Games weighted per dataset: when the tournament with every game counted as independent diverges (a
+volatility above :data:`benchirt.rating.batch.DIVERGED`, :func:`benchirt.rating.batch.diverges` — with
+hundreds of classifiers per dataset, dense or sparse alike), it is replayed with each game of a period
+weighted 1/(opponents met), one game's worth per dataset (:mod:`benchirt.rating.batch`), and
+:attr:`Tournament.weighting` says so. The permutation analysis and the subsets decide the same way.
 """
 from __future__ import annotations
 
@@ -23,7 +29,7 @@ import glicko2
 import numpy as np
 import pandas as pd
 
-from benchirt.rating.batch import SCALE, update_period
+from benchirt.rating.batch import DIVERGED, SCALE, diverges, update_period
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.scores import resolve_order, score_column, score_matrix, validate_scores
 from benchirt.results import interval_frame, normal_interval
@@ -51,12 +57,15 @@ class Tournament:
     order : list of str
         The datasets in the order they were played.
     config : RatingConfig
+    weighting : str or None
+        Why the games were weighted per dataset (:func:`games_weighting`), None when every game counted.
     """
 
     table: pd.DataFrame
     trajectory: pd.DataFrame
     order: list[str]
     config: RatingConfig = field(default_factory=RatingConfig)
+    weighting: str | None = None
 
     @property
     def leader(self) -> str:
@@ -137,6 +146,7 @@ def glicko_tournament(
     scores: pd.DataFrame,
     order: str | os.PathLike | Sequence[str] | None = None,
     config: RatingConfig | None = None,
+    weighting: str | None = None,
 ) -> Tournament:
     """Rate classifiers by a Glicko-2 round-robin over datasets (Cardoso et al. 2021 §4.7).
 
@@ -148,6 +158,9 @@ def glicko_tournament(
     order : see :func:`benchirt.rating.scores.resolve_order`
         Order of the rating periods; default ``config.order`` (sorted dataset names).
     config : RatingConfig, optional
+    weighting : str, optional
+        Play the games weighted per dataset for this reason (e.g. a subset, weighted as its full suite is);
+        default: decided by :func:`games_weighting` on these scores.
 
     Returns
     -------
@@ -160,8 +173,13 @@ def glicko_tournament(
     matrix = score_matrix(clean, periods)
     classifiers = list(matrix.columns)
     outcomes = match_outcomes(matrix.to_numpy(), config.tie_tolerance)
-    play = _play_glickman if config.glicko == "glickman" else _play_package
-    states, played = play(outcomes, config.initial)
+    weighting = weighting or games_weighting(outcomes, config)
+    if weighting is not None:
+        states, played = _play_glickman(outcomes, config.initial, config.glicko, weighted=True)
+    elif config.glicko == "glickman":
+        states, played = _play_glickman(outcomes, config.initial)
+    else:
+        states, played = _play_package(outcomes, config.initial)
     rows = [
         (period, dataset, name, *state, bool(was))
         for period, (dataset, period_states, period_played) in enumerate(zip(periods, states, played), start=1)
@@ -170,18 +188,35 @@ def glicko_tournament(
     trajectory = pd.DataFrame(rows, columns=list(TRAJECTORY_COLUMNS))
     final = states[-1]
     table = rating_table(classifiers, final[:, 0], final[:, 1], final[:, 2], played.sum(axis=0))
-    return Tournament(table=table, trajectory=trajectory, order=periods, config=config)
+    return Tournament(table=table, trajectory=trajectory, order=periods, config=config, weighting=weighting)
 
 
-def _play_glickman(outcomes: np.ndarray, initial: tuple[float, float, float]):
-    """Periods in order with Glickman's algorithm: (T, k, 3) rating/RD/volatility after each, (T, k) played."""
+def games_weighting(outcomes: np.ndarray, config: RatingConfig) -> str | None:
+    """Whether a tournament's games are weighted per dataset, and why: None when the tournament with every game
+    counted (datasets in the order of ``outcomes``) keeps every volatility at or below
+    :data:`~benchirt.rating.batch.DIVERGED`, else the sentence that says so (notes, summary, report)."""
+    n_diverged = diverges(outcomes, config.initial, config.glicko)
+    if not n_diverged:
+        return None
+    k = outcomes.shape[1]
+    return (f"Glicko-2 with every game counted diverged for {n_diverged} of {k} classifiers (volatility above "
+            f"{DIVERGED:g}): a dataset's games all derive from one score per classifier, yet Glicko-2 counts each "
+            "as independent; the tournament was played with each game of a dataset weighted 1/(opponents met "
+            "there), one game's worth per dataset (a composite likelihood, Varin et al. 2011), so its RDs are "
+            "those of one game per dataset")
+
+
+def _play_glickman(outcomes: np.ndarray, initial: tuple[float, float, float], glicko: str = "glickman",
+                   weighted: bool = False):
+    """Periods in order with the batched engine (Glickman's algorithm unless ``glicko`` says otherwise; games
+    weighted per dataset when ``weighted``): (T, k, 3) rating/RD/volatility after each, (T, k) played."""
     k = outcomes.shape[1]
     mu = np.full((1, k), (initial[0] - 1500.0) / SCALE)
     phi = np.full((1, k), initial[1] / SCALE)
     sigma = np.full((1, k), float(initial[2]))
     states, played = [], []
     for period_outcomes in outcomes:
-        mu, phi, sigma, was = update_period(mu, phi, sigma, period_outcomes[None], "glickman")
+        mu, phi, sigma, was = update_period(mu, phi, sigma, period_outcomes[None], glicko, weighted)
         states.append(np.stack([mu[0] * SCALE + 1500.0, phi[0] * SCALE, sigma[0]], axis=1))
         played.append(was[0])
     return np.array(states), np.array(played)

@@ -21,6 +21,7 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from benchirt.errors import BenchirtError
+from benchirt.rating.batch import DIVERGED
 from benchirt.rating.bradley_terry import bootstrap_counts, fit_bradley_terry, fit_weighted, pairwise_wins
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.decisions import Decisions, primary_decisions
@@ -44,9 +45,9 @@ SEPARATION_COLUMNS = ("bt_difference", "statistic", "p_adjusted", "alpha", "meth
 RANGE_COLUMNS = ("bt_difference_low", "bt_difference_high", "bt_critical_value")
 #: Central share of the bootstrap distribution the intervals cover.
 LEVEL = 0.95
-#: Glicko-2 volatility above which the tournament is said to have diverged (it starts at 0.06; decodIRT's
-#: 19 classifiers on 50 datasets end below 0.09, benchmarks/rating_leaderboard.py; with hundreds of classifiers it runs away, see :func:`glicko_divergence_note`).
-GLICKO_DIVERGED = 1.0
+#: Glicko-2 volatility above which the tournament is said to have diverged (:data:`benchirt.rating.batch.DIVERGED`;
+#: a tournament that would is played with games weighted per dataset, :func:`benchirt.rating.glicko.games_weighting`).
+GLICKO_DIVERGED = DIVERGED
 
 
 class LeaderboardError(BenchirtError):
@@ -177,7 +178,7 @@ def leaderboard(
     matrix = score_matrix(clean)
     tournament = tournament or glicko_tournament(clean, config=config)
     glicko = tournament.table.set_index("classifier")
-    notes += glicko_divergence_note(glicko)
+    notes += [tournament.weighting] if tournament.weighting else glicko_divergence_note(glicko)
     table.insert(8, "glicko_rating", glicko.loc[table["classifier"], "rating"].to_numpy())
     table.insert(9, "glicko_rd", glicko.loc[table["classifier"], "rd"].to_numpy())
     mean_rank = pd.Series(rankdata(-matrix.to_numpy(), axis=1, nan_policy="omit").mean(axis=0), matrix.columns)
@@ -197,7 +198,9 @@ def leaderboard(
 
 
 def glicko_divergence_note(glicko: pd.DataFrame) -> list[str]:
-    """A note when the Glicko-2 tournament diverged (a volatility above :data:`GLICKO_DIVERGED`), else nothing.
+    """A note when the Glicko-2 tournament diverged (a volatility above :data:`GLICKO_DIVERGED`), else nothing
+    (a tournament whose unweighted games diverge is played weighted per dataset, which has not diverged in any
+    field measured; this note stays for a tournament given from outside).
 
     Why it happens: every dataset is one rating period in which a classifier plays all k − 1 others, and
     Glicko-2 (Glickman 2013) counts those games as independent, so the variance v of a period's estimate
@@ -293,9 +296,11 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
     table = table.reset_index(drop=True)[columns]
     table[["rank_low", "rank_high"]] = table[["rank_low", "rank_high"]].round().astype("Int64")
     absent = table.loc[table["n_datasets"] < matrix.shape[0], ["classifier", "n_datasets"]]
-    if len(absent):
-        notes.append("compared only where present: " + ", ".join(
-            f"{name} ({n} of {matrix.shape[0]} datasets)" for name, n in absent.itertuples(index=False)))
+    if len(absent):   # a sparse field: name the first few, the column n_datasets has every one
+        shown = ", ".join(f"{name} ({n} of {matrix.shape[0]} datasets)" for name, n in absent.head(10).itertuples(index=False))
+        more = f" and {len(absent) - 10} more (column n_datasets)" if len(absent) > 10 else ""
+        notes.append(f"compared only where present ({len(absent)} of {len(table)} classifiers are on some of the "
+                     f"{matrix.shape[0]} datasets only; each pair is compared on the datasets both are on): {shown}{more}")
     bootstrap = pd.DataFrame(replicates, columns=classifiers) if replicates is not None else pd.DataFrame()
     return table, notes, decisions, bootstrap
 

@@ -19,7 +19,7 @@ from scipy.stats import rankdata
 from benchirt.options import Integer
 from benchirt.rating.batch import play_orders
 from benchirt.rating.config import RatingConfig
-from benchirt.rating.glicko import match_outcomes
+from benchirt.rating.glicko import games_weighting, match_outcomes
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
 from benchirt.rating.verdict import probability_is
 
@@ -83,6 +83,7 @@ def permutation_analysis(
     n_permutations: int | None = None,
     seed: int | None = None,
     config: RatingConfig | None = None,
+    weighted: bool | None = None,
 ) -> PermutationAnalysis:
     """Play the Glicko-2 tournament under many seeded random dataset orders.
 
@@ -96,6 +97,9 @@ def permutation_analysis(
         Seed of the orders; default ``config.seed`` (0).
     config : RatingConfig, optional
         Initial values, tie tolerance and score column as in the single tournament.
+    weighted : bool, optional
+        Games weighted per dataset (:mod:`benchirt.rating.batch`); default: decided as the tournament decides
+        (:func:`benchirt.rating.glicko.games_weighting`, sorted order).
 
     Returns
     -------
@@ -111,7 +115,9 @@ def permutation_analysis(
     datasets, classifiers = list(matrix.index), list(matrix.columns)
     orders = random_orders(len(datasets), int(n_permutations), seed)
     outcomes = match_outcomes(matrix.to_numpy(), config.tie_tolerance)
-    result = play_orders(outcomes, orders, config.initial, config.glicko)
+    if weighted is None:   # decided as the tournament decides it (sorted order)
+        weighted = games_weighting(outcomes, config) is not None
+    result = play_orders(outcomes, orders, config.initial, config.glicko, weighted)
     ranks = rankdata(-result.rating, method="min", axis=1).astype(int)
     summary = summarise(result.rating, result.rd, ranks, classifiers)
     return PermutationAnalysis(

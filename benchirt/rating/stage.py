@@ -10,8 +10,10 @@ from benchirt.errors import DataError
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import Tournament, glicko_tournament
 from benchirt.rating.leaderboard import LeaderboardError, bootstrap_conf_int, leaderboard
+from benchirt.rating.scores import score_column, validate_scores
 from benchirt.rating.permutation import PermutationAnalysis, permutation_analysis
 from benchirt.rating.sensitivity import field_sensitivity, sensitivity_note
+from benchirt.rating.sparse import ranked_field
 from benchirt.rating.statistics import StatisticalComparison, friedman_nemenyi
 from benchirt.rating.verdict import leaderboard_text, leaderboard_verdict
 
@@ -51,6 +53,9 @@ class RatingResult:
         What the leaderboard could not do (undefined intervals, absences, ...), said in every output.
     bootstrap : pandas.DataFrame, shape (n_bootstrap, k)
         The leaderboard's bootstrap ratings (``Leaderboard.bootstrap``), read by :meth:`conf_int`.
+    left_out : pandas.DataFrame
+        The classifiers of a sparse field left out of the leaderboard (on too few datasets to be told apart),
+        :data:`benchirt.rating.sparse.LEFT_OUT_COLUMNS`; empty when nobody was (:func:`benchirt.rating.sparse.ranked_field`).
     """
 
     tournament: Tournament
@@ -63,6 +68,7 @@ class RatingResult:
     score: str = "true_score"
     notes: list[str] = field(default_factory=list)
     bootstrap: pd.DataFrame = field(default_factory=pd.DataFrame)
+    left_out: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def verdict(self) -> str:
@@ -84,9 +90,10 @@ class RatingResult:
         return "\n".join(lines)
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
-        """``leaderboard``, ``pairwise``, ``ratings`` (single order, with the order spread), ``trajectory``."""
+        """``leaderboard``, ``pairwise``, ``ratings`` (single order, with the order spread), ``trajectory``,
+        ``left_out`` (classifiers of a sparse field not ranked, when any)."""
         frames = {"leaderboard": self.leaderboard, "pairwise": self.pairwise, "ratings": self.ratings,
-                  "trajectory": self.tournament.trajectory}
+                  "trajectory": self.tournament.trajectory, "left_out": self.left_out}
         return {name: frame for name, frame in frames.items() if len(frame)}
 
     def conf_int(self, level: float = 0.95, kind: str = "bradley_terry") -> pd.DataFrame:
@@ -138,7 +145,9 @@ def rate(
     -------
     RatingResult
         With the Bradley–Terry leaderboard and pairwise comparisons of ``scores`` (one classifier
-        only: no leaderboard, said in ``notes``). Tests that cannot run (fewer than 3 classifiers or
+        only: no leaderboard, said in ``notes``). In a sparse field the classifiers on too few datasets to
+        be told apart are left out of the leaderboard (:func:`benchirt.rating.sparse.ranked_field`; ``left_out``
+        and ``notes`` say who and why); the Glicko-2 tournament keeps them. Tests that cannot run (fewer than 3 classifiers or
         2 datasets) are listed in ``skipped`` instead of failing the stage; the ratings are still produced.
 
     Examples
@@ -167,13 +176,15 @@ def rate(
             comparisons[name] = friedman_nemenyi(table, config=replace(config, score=name), classifiers=compare)
         except DataError as exc:
             skipped[name] = str(exc)
+    ranked, left_out, sparse_note = ranked_field(validate_scores(scores, score_column(scores, config.score)),
+                                                 config.alpha)
     try:
-        board = leaderboard(scores, config, tournament=tournament, permutation=permutation)
+        board = leaderboard(ranked, config, tournament=tournament, permutation=permutation)
     except LeaderboardError as exc:
         return RatingResult(tournament, permutation, comparisons, skipped, config, score=config.score,
                             notes=[f"no leaderboard: {exc}", *order_note])
-    sensitivity = sensitivity_note(field_sensitivity(scores, config))
+    sensitivity = sensitivity_note(field_sensitivity(ranked, config))
+    notes = [*([sparse_note] if sparse_note else []), *board.notes, *order_note, *([sensitivity] if sensitivity else [])]
     return RatingResult(tournament, permutation, comparisons, skipped, config,
                         leaderboard=board.table, pairwise=board.pairwise, score=config.score,
-                        notes=[*board.notes, *order_note, *([sensitivity] if sensitivity else [])],
-                        bootstrap=board.bootstrap)
+                        notes=notes, bootstrap=board.bootstrap, left_out=left_out)

@@ -43,7 +43,7 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
     verdict, checks = [], []
     board = len(rating.leaderboard) >= 2
     if board:
-        n_datasets = int(rating.leaderboard["n_datasets"].max())
+        n_datasets = len(rating.tournament.order)   # the field's datasets (a sparse board's best may miss some)
         verdict.append(f"Primary verdict — Bradley–Terry leaderboard on {rating.score.replace('_', ' ')} over "
                        f"{plural(n_datasets, 'dataset')} (every pair of classifiers meets once per dataset; no dataset order): "
                        f"{rating.verdict}")
@@ -61,11 +61,12 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
     return verdict, [f"Agreement check — {check}" for check in checks if check]
 
 
-def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
+def leaderboard_table(board: pd.DataFrame, n_datasets: int | None = None) -> pd.DataFrame:
     """The Bradley–Terry leaderboard (``RatingResult.leaderboard``) for reading: rank ("=" marks a tie),
     classifier, rating with its 95 % interval, joint rank interval, tier (only when there are several), the
     datasets each classifier was scored on (only in a sparse field, where some are on fewer than others: flows
-    present on some tasks only), Glicko-2 rating ± 2RD (only over more than one dataset)."""
+    present on some tasks only; "of ``n_datasets``", the field's, by default the most any of them has), Glicko-2
+    rating ± 2RD (only over more than one dataset)."""
     rank = board["rank"].astype(int)
     tied = rank.duplicated(keep=False)
 
@@ -81,8 +82,9 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     })
     if board["tier"].nunique() > 1:
         table["Tier"] = board["tier"].astype(int).to_numpy()
-    if board["n_datasets"].nunique() > 1:  # a sparse field: mark who met the others on fewer datasets
-        table[f"Datasets (of {int(board['n_datasets'].max())})"] = board["n_datasets"].astype(int).to_numpy()
+    total = int(board["n_datasets"].max()) if n_datasets is None else n_datasets
+    if board["n_datasets"].nunique() > 1 or total > board["n_datasets"].max():  # a sparse field: who met on fewer
+        table[f"Datasets (of {total})"] = board["n_datasets"].astype(int).to_numpy()
     if board["n_datasets"].max() > 1:
         table["Glicko-2 (R ± 2RD)"] = [f"{r:.0f} ± {2 * d:.0f}" for r, d in zip(board["glicko_rating"], board["glicko_rd"])]
     return table

@@ -15,13 +15,17 @@ from typing import Union
 import numpy as np
 import pandas as pd
 
-from benchirt.humanize import human_value
+from benchirt.humanize import NAME_CHARS, human_value, short_name
 from benchirt.safe_text import markdown_text
 
 #: Rows of a table shown in full; longer tables show their head and say how many rows they have.
 MAX_TABLE_ROWS = 80  # CC18's 72 datasets fit
 #: Tables longer than this are folded (HTML ``<details>``) with their CSV a click away.
 FOLD_ROWS = 12
+#: Columns that hold respondents' names (data names): in the HTML page a name longer than :data:`NAME_CHARS` is
+#: shortened in the middle (its start and its setup suffix kept) with the full name on hover (``title``); the
+#: table's CSV, summary.md and the artifacts keep it whole. Imported flows' names run to hundreds of characters.
+NAME_COLUMNS = ("classifier", "a", "b", "respondent", "flow_name", "algorithm", "Classifier")
 
 #: Column headers for readers: words, units. Other snake_case names become words ("n_played" → "N played").
 HEADERS = {
@@ -89,6 +93,11 @@ class Table:
         frame = frame.rename_axis(columns=None)
         return frame.rename(columns=human_header) if self.human_headers else frame
 
+    def name_columns(self) -> list[str]:
+        """The displayed headers of the columns that hold names (:data:`NAME_COLUMNS`)."""
+        names = [c for c in (self.frame.reset_index() if self.index else self.frame).columns if c in NAME_COLUMNS]
+        return [human_header(c) if self.human_headers else c for c in names]
+
 
 @dataclass
 class Figure:
@@ -154,7 +163,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}
 figure{margin:12px 0;display:inline-block;vertical-align:top;max-width:100%}
 figure img{max-width:100%;border:1px solid #e1e5ec;background:#fff}
 figcaption{font-size:.85em;color:#555}
-p{white-space:pre-line}.note{background:#fff6e0;border-left:4px solid #e0a800;padding:6px 12px;margin:8px 0;white-space:pre-wrap}
+p{white-space:pre-line;overflow-wrap:anywhere}.note{overflow-wrap:anywhere;background:#fff6e0;border-left:4px solid #e0a800;padding:6px 12px;margin:8px 0;white-space:pre-wrap}
 details{margin:8px 0}summary{cursor:pointer;color:#1f3a5f;font-size:.92em}
 #conclusions{background:#fff;border:2px solid #1f3a5f;border-radius:6px;padding:4px 18px 10px;margin-top:18px}
 #conclusions p{font-size:1.02em;line-height:1.5}
@@ -200,8 +209,10 @@ def _html_block(block: Block) -> str:
                 f"<figcaption>{html.escape(block.caption)}</figcaption></figure>")
     shown = block.shown()
     frame, more = _clip(shown)
-    table = _NUMBER_CELL.sub(r'<td class="n">\1</td>', _format(frame).to_html(index=False, border=0, escape=True,
-                                                                          na_rep=""))
+    cells = _format(frame).map(lambda v: html.escape(v, quote=False) if isinstance(v, str) else v)
+    for column in [c for c in block.name_columns() if c in cells.columns]:
+        cells[column] = frame[column].map(_short_name)
+    table = _NUMBER_CELL.sub(r'<td class="n">\1</td>', cells.to_html(index=False, border=0, escape=False, na_rep=""))
     table = _OPENML_RUN_CELL.sub(r'<td><a href="\1">\1</a></td>', table)
     caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(shown)} rows)" if more else "")
     body = f'<div class="wide">{table}</div>' + (f'<p class="caption">{html.escape(caption)}</p>' if caption else "")
@@ -211,6 +222,13 @@ def _html_block(block: Block) -> str:
     label = html.escape(block.caption.split(".")[0] or "table")
     return (f'<details><summary>{label} — {len(shown)} rows (click to show) · '
             f'<a download="table.csv" href="data:text/csv;base64,{csv}">CSV</a></summary>{body}</details>')
+
+
+def _short_name(value) -> str:
+    """An HTML cell for a name: shortened (:func:`short_name`) with the full name as its ``title``."""
+    if not isinstance(value, str) or len(value) <= NAME_CHARS:
+        return html.escape(value, quote=False) if isinstance(value, str) else value
+    return f'<span title="{html.escape(value)}">{html.escape(short_name(value))}</span>'
 
 
 def render_markdown(title: str, subtitle: str, sections: list[Section]) -> str:

@@ -325,7 +325,8 @@ def _result(prepared, predicted: dict, roles: dict, outputs, real_names: list[st
     )
 
 
-def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which: str = "test") -> pd.DataFrame:
+def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which: str = "test",
+                    keep_missing: bool = False) -> pd.DataFrame:
     """Datasets × classifiers accuracy table — the input of the AIRT stage (Kandanaarachchi & Smith-Miles 2023).
 
     Parameters
@@ -336,13 +337,16 @@ def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which
         Respondents to include: one of ``ROLES`` or ``"all"``.
     which : str
         ``"test"`` (accuracy on the test items) or ``"cv"`` (cross-validation accuracy; real only).
+    keep_missing : bool
+        Keep the classifiers absent from some dataset, NaN there (a sparse field; the caller says what it
+        does with the gaps, e.g. :func:`benchirt.responses.complete_block.largest_complete_block`).
 
     Returns
     -------
     pandas.DataFrame, shape (n_datasets, n_classifiers)
         Index ``dataset``, columns ``classifier`` in the first result's order, values in [0, 1].
-        A classifier absent from some dataset (it failed there) is dropped with a warning, so the
-        table never holds NaN.
+        Unless ``keep_missing``, a classifier absent from some dataset (it failed there) is dropped with a
+        warning, so the table never holds NaN.
     """
     _check_accuracy_request(results, role, which)
     rows = []
@@ -354,7 +358,7 @@ def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which
         return pd.DataFrame(index=pd.Index([], name="dataset"), columns=pd.Index([], name="classifier"), dtype=float)
     table = pd.DataFrame(rows)
     incomplete = table.columns[table.isna().any()].tolist()
-    if incomplete:
+    if incomplete and not keep_missing:
         warnings.warn(f"accuracy_matrix: left out classifier(s) missing on some datasets: {incomplete}", stacklevel=2)
         table = table.drop(columns=incomplete)
     table.index.name, table.columns.name = "dataset", "classifier"

@@ -20,7 +20,7 @@ import pandas as pd
 from benchirt.errors import DataError
 from benchirt.rating.batch import play_orders
 from benchirt.rating.config import RatingConfig
-from benchirt.rating.glicko import glicko_tournament, match_outcomes
+from benchirt.rating.glicko import games_weighting, glicko_tournament, match_outcomes
 from benchirt.rating.permutation import permutation_analysis
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
 from benchirt.subsets import characterization, fidelity, innate
@@ -187,22 +187,23 @@ def evaluate_subsets(
     real = pd.Index(sorted(role_of.index[role_of == "real"]), dtype=object)
     artificial = pd.Index(sorted(role_of.index[role_of == "artificial"]), dtype=object)
 
+    matrix = score_matrix(scores)
+    # every scenario is played as the full suite is: games weighted per dataset when its tournament would diverge
+    weighting = games_weighting(match_outcomes(matrix.to_numpy(), rating_config.tie_tolerance), rating_config)
     tournaments = {
-        name: _table(glicko_tournament(_subset_scores(scores, datasets), config=rating_config))
+        name: _table(glicko_tournament(_subset_scores(scores, datasets), config=rating_config, weighting=weighting))
         for name, datasets in scenarios.items()
     }
     orders = {}
     if config.n_permutations:
         orders = {
-            name: permutation_analysis(
-                _subset_scores(scores, datasets), config.n_permutations, config.seed, config=rating_config
-            )
+            name: permutation_analysis(_subset_scores(scores, datasets), config.n_permutations, config.seed,
+                                       config=rating_config, weighted=weighting is not None)
             for name, datasets in scenarios.items()
         }
     ratings = _ratings_table(tournaments, orders, role_of)
 
-    notes: list[str] = []
-    matrix = score_matrix(scores)
+    notes: list[str] = [weighting] if weighting else []
     uppers = fidelity.upper_references(matrix, real, artificial)
     baselines = artificial.difference(uppers)
     if len(uppers):
@@ -210,7 +211,13 @@ def evaluate_subsets(
     if len(baselines) == 0:
         notes.append("no baseline artificial classifier (an artificial one that is not an upper reference): "
                      "separation not measured")
-    fid, draws = _fidelity(matrix, subsets, real, baselines, config, rating_config)
+    fid, draws = _fidelity(matrix, subsets, real, baselines, config, rating_config, weighting is not None)
+    absent = matrix.columns[matrix.isna().any()]
+    if len(absent):
+        notes.append(f"a sparse field: {len(absent)} of {matrix.shape[1]} classifiers are absent from some of the "
+                     f"{matrix.shape[0]} datasets; each subset (and each random subset) rates the classifiers present "
+                     "on its datasets, and its Kendall τ with the full suite compares the real classifiers that "
+                     "played on it (one absent from all its datasets is left out of that τ)")
 
     innate_table, leaders, verdict = innate.innate_ability(ratings, list(scenarios), _lead_shares(orders, real))
     char = meta = None
@@ -303,35 +310,42 @@ def _lead_shares(orders, real: pd.Index) -> dict[str, pd.Series]:
     real ones (an order where several share the top rating is a tie and counts for none)."""
     shares = {}
     for name, analysis in orders.items():
-        ratings = analysis.ratings[list(real)].to_numpy()
+        present = real.intersection(analysis.ratings.columns, sort=False)   # a sparse field: those on the subset
+        ratings = analysis.ratings[list(present)].to_numpy()
         top = ratings == ratings.max(axis=1, keepdims=True)
         leads = top & (top.sum(axis=1, keepdims=True) == 1)
-        shares[name] = pd.Series(leads.mean(axis=0), index=real)
+        shares[name] = pd.Series(leads.mean(axis=0), index=present).reindex(real, fill_value=0.0)
     return shares
 
 
-def _fidelity(matrix: pd.DataFrame, subsets, real, baselines, config: SubsetConfig, rating_config: RatingConfig):
+def _fidelity(matrix: pd.DataFrame, subsets, real, baselines, config: SubsetConfig, rating_config: RatingConfig,
+              weighted: bool):
     """Kendall τ and separation of every subset, and of ``n_random`` random subsets per size.
 
     All tournaments here — full suite, subsets, random subsets — are played in sorted dataset
     order with the batched Glicko-2 engine of :mod:`benchirt.rating.batch` (the ``glicko2``
-    package's update), so that the subset and its random rivals are rated alike.
+    package's update), so that the subset and its random rivals are rated alike; with games weighted
+    per dataset (``weighted``) when the full suite's tournament needs it (:func:`benchirt.rating.glicko.games_weighting`).
+    In a sparse field a subset's τ and separation compare the classifiers that played on it (a classifier
+    absent from all its datasets keeps its starting rating, which says nothing).
     """
     datasets, classifiers = list(matrix.index), list(matrix.columns)
     position = {name: i for i, name in enumerate(datasets)}
     outcomes = match_outcomes(matrix.to_numpy(), rating_config.tie_tolerance)
 
     def play(rows: np.ndarray) -> np.ndarray:
-        return play_orders(outcomes, rows, rating_config.initial, rating_config.glicko).rating
+        result = play_orders(outcomes, rows, rating_config.initial, rating_config.glicko, weighted)
+        return np.where(result.n_played > 0, result.rating, np.nan)
 
     full = play(np.arange(len(datasets))[None, :])[0]
     reference = pd.Series(full, index=classifiers).loc[real]
 
     def statistics(rating_row: np.ndarray) -> dict:
-        ratings = pd.Series(rating_row, index=classifiers)
-        stats = {"kendall_tau": fidelity.kendall_tau(reference, ratings.loc[real])}
+        ratings = pd.Series(rating_row, index=classifiers).dropna()
+        stats = {"kendall_tau": fidelity.kendall_tau(reference, ratings.loc[real.intersection(ratings.index)])}
         if len(baselines):
-            stats["separation"] = fidelity.separation(ratings, real, baselines)
+            stats["separation"] = fidelity.separation(ratings, real.intersection(ratings.index),
+                                                      baselines.intersection(ratings.index))
         return stats
 
     stat_names = ["kendall_tau"] + (["separation"] if len(baselines) else [])

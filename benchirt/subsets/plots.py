@@ -40,10 +40,12 @@ def plot_fidelity(evaluation: SubsetEvaluation) -> Figure:
     return figure
 
 
-def plot_subset_ratings(evaluation: SubsetEvaluation) -> Figure:
-    """Ratings (R ± 2RD) of every classifier on the full suite and on each subset."""
+def plot_subset_ratings(evaluation: SubsetEvaluation, top: int | None = None) -> Figure:
+    """Ratings (R ± 2RD) of every classifier (the ``top`` best on the full suite only) on the full suite and on each
+    subset."""
     ratings = evaluation.ratings
     order = ratings[ratings["subset"] == FULL].sort_values("rating")["classifier"].tolist()
+    order = order[-top:] if top else order
     scenarios = list(dict.fromkeys(ratings["subset"]))
     figure = Figure(figsize=(8, 0.35 * len(order) + 1.5), layout="constrained")
     ax = figure.subplots()
@@ -76,10 +78,14 @@ def plot_parameter_balance(evaluation: SubsetEvaluation) -> Figure:
     return figure
 
 
-def plot_innate(evaluation: SubsetEvaluation) -> Figure:
-    """Rank of every real classifier among the real ones, across the full suite and the subsets."""
+def plot_innate(evaluation: SubsetEvaluation, top: int | None = None) -> Figure:
+    """Rank of every real classifier (the ``top`` best on the full suite only) among the real ones, across the full
+    suite and the subsets."""
     table = evaluation.innate
     scenarios = list(dict.fromkeys(table["subset"]))
+    if top:
+        best = table[table["subset"] == scenarios[0]].nsmallest(top, "real_rank")["classifier"]
+        table = table[table["classifier"].isin(best)]
     figure = Figure(figsize=(1.6 * len(scenarios) + 4, 4.5), layout="constrained")
     ax = figure.subplots()
     x = np.arange(len(scenarios))
