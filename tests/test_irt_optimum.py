@@ -102,7 +102,11 @@ def test_the_start_table_and_the_distinct_optima(fits_2pl):
         assert [o["log_posterior"] for o in optima] == sorted((o["log_posterior"] for o in optima), reverse=True)
         assert all(a - b > fit.config.tol_optimum for a, b in zip([o["log_posterior"] for o in optima],
                                                                   [o["log_posterior"] for o in optima[1:]]))
-        assert sorted(sum((o["starts"] for o in optima), [])) == sorted(run["start"] for run in finished)
+        # every start that converged is filed under its optimum; one stopped by the iteration limit is no
+        # optimum (not stationary) and is reported as such
+        converged = [run for run in finished if run["status"] != "iteration_limit"]
+        assert all(run["stopped_by"] == "max_iter" for run in finished if run not in converged)
+        assert sorted(sum((o["starts"] for o in optima), [])) == sorted(run["start"] for run in converged)
         assert record["n_optima"] == len(optima) and record["n_local_optima"] == sum(
             run["status"] == "better_optimum_exists" for run in runs)
         # the search stopped before its budget only with the evidence of search.explored_enough: the best
