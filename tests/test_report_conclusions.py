@@ -145,7 +145,7 @@ def test_report_sections_for_one_dataset_and_one_tier_say_no_interval_and_no_tie
     from benchirt.report.sections import leaderboard, ratings
 
     scores = pd.DataFrame({"dataset": "d1", "classifier": ["a", "b", "c"], "score": [0.9, 0.5, 0.1]})
-    results = SimpleNamespace(rating=rate(scores, RatingConfig(n_bootstrap=50, n_permutations=10)))
+    results = SimpleNamespace(rate=rate(scores, RatingConfig(n_bootstrap=50, n_permutations=10)))
     section = ratings(results, ReportConfig())
     text = " ".join(block.text for block in section.blocks if isinstance(block, Paragraph))
     assert "(1 dataset, order" in text and "With a single rating period there is no interval" in text

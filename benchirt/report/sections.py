@@ -36,7 +36,7 @@ def conclusions(results, config: ReportConfig) -> Section:
     from benchirt.report import conclusions as say
 
     section = Section("conclusions", "Conclusions")
-    rating = results.rating
+    rating = results.rate
     verdict, checks = say.rating_sentences(rating) if rating is not None else ([], [])
     sentences = [s for s in [*checks, *_findings(results), *_omitted(results)] if s]
     if rating is None or len(rating.leaderboard) < 2:
@@ -56,14 +56,14 @@ def _findings(results) -> list[str]:
     from benchirt.report import conclusions as say
 
     sentences = []
-    if results.irts:
+    if results.irt:
         from benchirt.irt import dataset_rankings, summaries_frame
 
-        irts = [results.irts[n] for n in sorted(results.irts)]
-        sentences.append(usefulness_sentence(real_classifier_spread(irts, results.responses),
+        irts = [results.irt[n] for n in sorted(results.irt)]
+        sentences.append(usefulness_sentence(real_classifier_spread(irts, results.respond),
                                              dataset_rankings(summaries_frame(irts))))
-    if results.subsets is not None:
-        sentences.append(say.subsets_sentence(results.subsets.fidelity, results.subsets.config.rule))
+    if results.subset is not None:
+        sentences.append(say.subsets_sentence(results.subset.fidelity, results.subset.config.rule))
     if results.airt is not None:
         sentences.append(say.airt_sentence(results.airt.algorithms))
     return sentences
@@ -127,9 +127,9 @@ def _run_facts(results, ran: list[str]) -> list[str]:
     """The overview's sentences: the stages run, the suite and its counts, the AIRT input, the executor."""
     facts = [f"Stages: {', '.join(ran) or 'none'}."]
     if any("respond" in (name, *BY_NAME[name].needs_in(results.config)) for name in ran if name in BY_NAME) \
-            or results.responses:
-        facts.append(f"Suite {results.config.suite!r}: {len(results.responses)} dataset(s) with responses, "
-                     f"{len(results.irts)} with an IRT model.")
+            or results.respond:
+        facts.append(f"Suite {results.config.suite!r}: {len(results.respond)} dataset(s) with responses, "
+                     f"{len(results.irt)} with an IRT model.")
     airt_section = results.config.section("airt")
     if "airt" in ran and airt_section.get("aslib"):
         facts.append(f"AIRT input: ASlib scenario {airt_section['aslib']}.")
@@ -160,11 +160,11 @@ def _pipeline_order(names) -> list[str]:
 
 def datasets(results, config: ReportConfig) -> Section | None:
     """Dataset difficulty and discrimination rankings (Cardoso et al. 2021 §4.5, Table 2-3)."""
-    if not results.irts:
+    if not results.irt:
         return None
     from benchirt.irt import dataset_rankings, summaries_frame
 
-    summaries = summaries_frame([results.irts[n] for n in sorted(results.irts)])
+    summaries = summaries_frame([results.irt[n] for n in sorted(results.irt)])
     irt_config = results.config.stage_config("irt")
     rankings = dataset_rankings(summaries)
     constant = [name for name in ("guessing", "negative_discrimination")
@@ -182,7 +182,7 @@ def datasets(results, config: ReportConfig) -> Section | None:
            if constant else "")
     ))
     section.add(Table(rankings.reset_index(), "Datasets ranked by the IRT item parameters."))
-    spread = real_classifier_spread([results.irts[n] for n in sorted(results.irts)], results.responses)
+    spread = real_classifier_spread([results.irt[n] for n in sorted(results.irt)], results.respond)
     if len(spread):
         section.add(Paragraph(
             "Which datasets tell the real classifiers apart: the item parameters above are calibrated with the "
@@ -201,11 +201,11 @@ def datasets(results, config: ReportConfig) -> Section | None:
 
 def model_fit(results, config: ReportConfig) -> Section | None:
     """1PL/2PL/3PL side by side per dataset (AIC, BIC, log-likelihood) and misfitting items."""
-    if not results.irts:
+    if not results.irt:
         return None
     from benchirt.irt import model_comparison_table
 
-    irts = [results.irts[n] for n in sorted(results.irts)]
+    irts = [results.irt[n] for n in sorted(results.irt)]
     section = Section("model-fit", "IRT model fit")
     comparison = model_comparison_table(irts)
     if len(comparison):
@@ -235,11 +235,11 @@ _MAX_SUSPECTS = 50
 
 def suspect_labels(results, config: ReportConfig) -> Section | None:
     """Test instances whose label is probably wrong (:mod:`benchirt.irt.suspects`)."""
-    if not results.irts:
+    if not results.irt:
         return None
     from benchirt.irt import suspect_label_table
 
-    table = suspect_label_table([results.irts[n] for n in sorted(results.irts)])
+    table = suspect_label_table([results.irt[n] for n in sorted(results.irt)])
     irt_config = results.config.stage_config("irt")
     section = Section("suspect-labels", "Suspect labels")
     section.add(Paragraph(
@@ -259,12 +259,12 @@ def suspect_labels(results, config: ReportConfig) -> Section | None:
 
 def item_curves(results, config: ReportConfig) -> Section | None:
     """Item (ICC) and classifier (CCC) characteristic curves of the hardest and easiest datasets."""
-    if not results.irts:
+    if not results.irt:
         return None
     from benchirt.irt import plots as irt_plots
     from benchirt.irt import summaries_frame
 
-    summaries = summaries_frame([results.irts[n] for n in sorted(results.irts)])
+    summaries = summaries_frame([results.irt[n] for n in sorted(results.irt)])
     order = summaries.sort_values("pct_difficulty_gt", ascending=False).index.tolist()
     half = max(1, config.max_dataset_plots // 2)
     chosen = list(dict.fromkeys(order[:half] + order[::-1][:half]))[: config.max_dataset_plots]
@@ -277,10 +277,10 @@ def item_curves(results, config: ReportConfig) -> Section | None:
         f"difficulty. Shown for {', '.join(chosen)} ({which}, by share of difficult items)."
     ))
     for name in chosen:
-        irt = results.irts[name]
+        irt = results.irt[name]
         _figure(section, lambda irt=irt: irt_plots.plot_item_curves(irt.fit), f"ICC — {name}", config)
-        if name in results.responses:
-            response = results.responses[name]
+        if name in results.respond:
+            response = results.respond[name]
             reported = list(response.roles.index[response.roles.isin(["real", "artificial"])])
             top = _figure_top(len(reported))
             if top:  # the highest abilities: one curve and legend entry per classifier
@@ -308,11 +308,11 @@ def figure_names(names) -> dict:
 
 def true_scores(results, config: ReportConfig) -> Section | None:
     """True-Score of every reported classifier on every dataset (Cardoso et al. 2021 §2.5)."""
-    if not results.irts:
+    if not results.irt:
         return None
     from benchirt.irt import true_score_table
 
-    scores = true_score_table([results.irts[n] for n in sorted(results.irts)], roles=("real", "artificial"))
+    scores = true_score_table([results.irt[n] for n in sorted(results.irt)], roles=("real", "artificial"))
     wide = scores.pivot(index="classifier", columns="dataset", values="score")
     wide = wide.loc[wide.mean(axis=1).sort_values(ascending=False).index].rename_axis(index="classifier",
                                                                                    columns=None)
@@ -326,7 +326,7 @@ def true_scores(results, config: ReportConfig) -> Section | None:
     section.add(Table(wide.reset_index().rename(columns={"classifier": "Classifier"}),
                       "True-Score (expected correct test items) per classifier (rows, best mean first) and "
                       "dataset (columns).", human_headers=False))
-    flagged = rank_disagreements([results.irts[n] for n in sorted(results.irts)], results.responses)
+    flagged = rank_disagreements([results.irt[n] for n in sorted(results.irt)], results.respond)
     section.add(Paragraph(
         "A True-Score is what the model expects at the classifier's ability, not the number it got right. Items "
         "that every calibration classifier answered right (or wrong) carry no information: the model counts them "
@@ -347,7 +347,7 @@ def true_scores(results, config: ReportConfig) -> Section | None:
 def leaderboard(results, config: ReportConfig) -> Section | None:
     """The order-free Bradley–Terry leaderboard with bootstrap intervals, joint rank intervals (and tiers when
     there are several), and every pair."""
-    rating = results.rating
+    rating = results.rate
     if rating is None or len(rating.leaderboard) < 2:
         return None
     from benchirt.rating import plots as rating_plots
@@ -403,13 +403,13 @@ def _method_words(rating) -> str:
 
 def ratings(results, config: ReportConfig) -> Section | None:
     """Glicko-2 ratings with intervals and their robustness to the dataset order (Cardoso et al. 2021 §4.7)."""
-    if results.rating is None:
+    if results.rate is None:
         return None
     from benchirt.rating import plots as rating_plots
 
     from benchirt.rating.agreement import plural
 
-    rating = results.rating
+    rating = results.rate
     section = Section("ratings", "Glicko-2 ratings")
     tournament = rating.tournament
     single = len(tournament.order) < 2
@@ -447,13 +447,13 @@ def ratings(results, config: ReportConfig) -> Section | None:
 
 def statistics(results, config: ReportConfig) -> Section | None:
     """Friedman test and Nemenyi post-hoc: heatmap and critical-difference diagram (Demšar 2006)."""
-    if results.rating is None:
+    if results.rate is None:
         return None
     from benchirt.rating import plots as rating_plots
     from benchirt.rating.statistics import MODE_LABELS
 
     section = Section("statistics", "Friedman / Nemenyi")
-    rating = results.rating
+    rating = results.rate
     rows = []
     for name, comparison in rating.comparisons.items():
         rows.append({"score": name, "classifiers": comparison.n_classifiers, "datasets": comparison.n_blocks,
@@ -474,11 +474,11 @@ def statistics(results, config: ReportConfig) -> Section | None:
 
 def subsets(results, config: ReportConfig) -> Section | None:
     """IRT-filtered subsets and their fidelity to the full suite (Cardoso et al. 2021 §4.6, §5.4-5.6)."""
-    if results.subsets is None:
+    if results.subset is None:
         return None
     from benchirt.subsets import plots as subset_plots
 
-    evaluation = results.subsets
+    evaluation = results.subset
     section = Section("subsets", "Benchmark subsets")
     members = pd.DataFrame([{"subset": name, "n_datasets": len(names), "datasets": ", ".join(names)}
                             for name, names in evaluation.subsets.items()])
