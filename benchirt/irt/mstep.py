@@ -83,6 +83,32 @@ def _scoring_pass(params, terms, scaled, n_k, problem, rows=None) -> tuple[np.nd
     return new, moved
 
 
+def climb_objectives(params: np.ndarray, r: np.ndarray, n_k: np.ndarray, problem: Problem,
+                     steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's M-step objective ``Q_j`` (its expected correct answers ``r`` (rows, K), the shared ``n_k``)
+    climbed from ``params`` (rows, 3) by ``steps`` projected, damped Fisher-scoring steps (:func:`_scoring_direction`),
+    each halved until the row's objective does not fall (a row where no halving helps keeps its values).
+    Rows are independent: several rows may hold one item's ``r`` from different points. Returns the climbed
+    params and their objectives (rows,)."""
+    params = params.copy()
+    terms = Terms.of_block(params, problem)
+    objective = item_objective(params, terms, r, n_k, problem)
+    for _ in range(steps):
+        step = _scoring_direction(params, terms, r, n_k, problem)
+        rows, scale = np.arange(len(params)), 1.0
+        for _ in range(_HALVINGS):
+            trial = clip(params[rows] + scale * step[rows], problem)
+            trial_terms = Terms.of_block(trial, problem)
+            value = item_objective(trial, trial_terms, r[rows], n_k, problem)
+            better = value >= objective[rows]
+            params[rows[better]], objective[rows[better]] = trial[better], value[better]
+            terms.merge(rows[better], trial_terms.rows(better))
+            rows, scale = rows[~better], scale / 2
+            if not len(rows):
+                break
+    return params, objective
+
+
 def _halve_failed_steps(params, new, terms, items, step, r, old_obj, n_k, problem) -> None:
     """Step halving for ``items``, whose full step lowered their objective: each keeps the largest
     ``step / 2^h`` that does not, or its previous parameters; ``new`` and ``terms`` updated in place."""
@@ -145,9 +171,8 @@ def solve_small(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return np.stack([A * x + B * y + C * z, B * x + D * y + E * z, C * x + E * y + F * z], axis=1) / det[:, None]
 
 
-def pinned(params: np.ndarray, step: np.ndarray, problem: Problem) -> np.ndarray:
-    """(m, 3) mask of parameters sitting on a bound with a step pointing outward."""
-    eps = 1e-9
+def pinned(params: np.ndarray, step: np.ndarray, problem: Problem, eps: float = 1e-9) -> np.ndarray:
+    """(m, 3) mask of parameters sitting on a bound (within ``eps``) with a step pointing outward."""
     return ((params >= problem.upper - eps) & (step > 0)) | ((params <= problem.lower + eps) & (step < 0))
 
 
