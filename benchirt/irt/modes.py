@@ -32,11 +32,13 @@ _GRID_CHUNK = 128
 _ITEM_CHUNK = 256
 
 
-def item_grid(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """The 3PL grid points (G, 3) = [a, b, logit c] within the bounds ``lower``/``upper`` (3,)."""
-    a = np.unique(np.clip(np.arange(-6.0, 6.0 + _STEP / 2, _STEP), lower[0], upper[0]))
-    b = np.unique(np.clip(np.arange(-6.0, 6.0 + _STEP / 2, _STEP), lower[1], upper[1]))
-    gamma = np.unique(np.clip(logit(np.array(_GUESSING)), lower[2], upper[2]))
+def item_grid(lower: np.ndarray, upper: np.ndarray, step: float = _STEP,
+              guessing: tuple[float, ...] = _GUESSING) -> np.ndarray:
+    """The 3PL grid points (G, 3) = [a, b, logit c] within the bounds ``lower``/``upper`` (3,): a and b in
+    steps of ``step`` within +-6, c at ``guessing``; the guessing values vary fastest."""
+    a = np.unique(np.clip(np.arange(-6.0, 6.0 + step / 2, step), lower[0], upper[0]))
+    b = np.unique(np.clip(np.arange(-6.0, 6.0 + step / 2, step), lower[1], upper[1]))
+    gamma = np.unique(np.clip(logit(np.array(guessing)), lower[2], upper[2]))
     grid = np.stack([g.ravel() for g in np.meshgrid(a, b, gamma, indexing="ij")], axis=1)
     return grid[grid[:, 0] != 0]  # a = 0 leaves b unidentified; the items' own values cover it
 
