@@ -17,7 +17,7 @@ from benchirt.irt.em import Record, run_em
 from benchirt.irt.estep import Terms, e_step, expected_correct
 from benchirt.irt.modes import best_on_grid, best_per_guessing, interpolation_weights, item_grid
 from benchirt.irt.mstep import climb_objectives, item_objective
-from benchirt.irt.problem import Problem, log_prior
+from benchirt.irt.problem import Problem, item_blocks, log_prior
 from benchirt.irt.search import Run, file_optimum, release_unchosen
 
 #: An item moves to a better grid point of its M-step objective when that gains more than this
@@ -32,10 +32,11 @@ _SEARCH_NODES = 41
 #: since each candidate is climbed; guessing of 0.001 and 0.9 started no better mode on the scale matrices.
 _SEARCH_STEP = 0.5
 _SEARCH_GUESSING = (0.05, 0.15, 0.3, 0.5, 0.7)
+#: Candidates climbed at once (:func:`_climbed`), in item blocks of the search grid's problem: their tables then
+#: take about as much memory as the EM step's own (one block of 64 at 132 x 500 made the search twice as costly).
+_CLIMB_BLOCKS = 4
 #: Candidates whose grid value lies more than this below the item's own climb are not climbed.
 _CANDIDATE_DEFICIT = 3.0
-#: Rows climbed at once by :func:`_climbed`.
-_CLIMB_ROWS = 1024
 
 
 def climb(params: np.ndarray, problem: Problem, known: Sequence[dict] = (),
@@ -128,15 +129,16 @@ def polished_gains(params: np.ndarray, problem: Problem) -> tuple[np.ndarray, np
         r_search[block] = r if weights is None else r @ weights
     del terms
     n_search = n_k if weights is None else n_k @ weights
-    own = current if weights is None else _climbed(params, r_search, n_search, coarse)[1]
+    own = current if weights is None else _climbed(params, np.arange(m), r_search, n_search, coarse)[1]
     grid = item_grid(problem.lower, problem.upper, _SEARCH_STEP, _SEARCH_GUESSING)
-    index = best_per_guessing(grid, coarse.nodes, r_search, n_search, log_prior(grid, problem))
-    levels = index.shape[1]
-    rows = np.repeat(np.arange(m), levels)
-    starts = grid[index.ravel()]
-    near = item_objective(starts, Terms.of_block(starts, coarse), r_search[rows], n_search, coarse) > own[rows] - _CANDIDATE_DEFICIT
-    rows, starts = rows[near], starts[near]
-    found, value = _climbed(starts, r_search[rows], n_search, coarse)
+    index = best_per_guessing(grid, coarse.nodes, r_search, n_search, log_prior(grid, problem)).ravel()
+    rows = np.repeat(np.arange(m), len(index) // m)  # the item of each candidate
+    near = np.concatenate([
+        item_objective(grid[index[piece]], Terms.of_block(grid[index[piece]], coarse), r_search[rows[piece]],
+                       n_search, coarse) > own[rows[piece]] - _CANDIDATE_DEFICIT
+        for piece in item_blocks(len(rows), _CLIMB_BLOCKS * coarse.block_size)])
+    rows, index = rows[near], index[near]
+    found, value = _climbed(grid[index], rows, r_search, n_search, coarse)
     best = np.full(m, -np.inf)
     np.maximum.at(best, rows, value)
     winner = np.flatnonzero(value == best[rows])
@@ -151,11 +153,12 @@ def polished_gains(params: np.ndarray, problem: Problem) -> tuple[np.ndarray, np
     return gains, values
 
 
-def _climbed(params: np.ndarray, r: np.ndarray, n_k: np.ndarray, problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`benchirt.irt.mstep.climb_objectives` over rows in pieces of :data:`_CLIMB_ROWS` (its item x node
-    tables stay small)."""
-    out = [climb_objectives(params[i:i + _CLIMB_ROWS], r[i:i + _CLIMB_ROWS], n_k, problem, _POLISH_STEPS)
-           for i in range(0, len(params), _CLIMB_ROWS)]
+def _climbed(params: np.ndarray, rows: np.ndarray, r: np.ndarray, n_k: np.ndarray,
+             problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`benchirt.irt.mstep.climb_objectives` of ``params`` (one per entry of ``rows``, the item whose
+    ``r`` it climbs on), :data:`_CLIMB_BLOCKS` of ``problem``'s item blocks at a time."""
+    out = [climb_objectives(params[piece], r[rows[piece]], n_k, problem, _POLISH_STEPS)
+           for piece in item_blocks(len(rows), _CLIMB_BLOCKS * problem.block_size)]
     return np.concatenate([o[0] for o in out]), np.concatenate([o[1] for o in out])
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from benchirt.irt.estep import Terms, e_step, expected_correct
+from benchirt.irt.models import logistic
 from benchirt.irt.problem import Problem, clip, free_columns, guessing, log_prior
 
 #: Largest change of any parameter (a, b, logit c) in one Fisher-scoring update.
@@ -300,7 +301,7 @@ def gradient_information(
     """
     a, b = params[:, 0], params[:, 1]
     c = guessing(params)
-    s = terms.s
+    s = logistic(params[:, 0:1] * (problem.nodes[None, :] - params[:, 1:2]))  # z as Terms.of_block builds it
     p = c[:, None] + (1 - c[:, None]) * s if problem.estimates_guessing else s
     powers = problem.node_powers  # (K, 3): 1, theta, theta^2
     # sums over nodes of x * (theta - b)^q come from x @ [1, theta, theta^2]; the item x node
