@@ -4,7 +4,9 @@ moved to a better mode of their M-step objective, and EM again, until no item mo
 At a converged EM point every item's M-step objective is searched on a grid
 (:mod:`benchirt.irt.modes`); moving the items whose best grid point beats their values raises the
 objective, hence the marginal log posterior (the generalised-EM inequality, Dempster, Laird & Rubin 1977,
-Theorem 1). :func:`climb_and_file` climbs and files where the start ended
+Theorem 1). The monotone family, which climbs once, climbs from the grid's points before it compares
+(:func:`polished_gains`): the better modes of its items lie between the grid's points (docs/irt.md, "Cost
+against mirt"). :func:`climb_and_file` climbs and files where the start ended
 (:func:`benchirt.irt.search.file_optimum`). Hand-written: a loop around the estimator's own steps.
 """
 from __future__ import annotations
