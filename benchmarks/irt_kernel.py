@@ -167,7 +167,7 @@ def kernel() -> None:
                   f"{compiled:.2f} s (wall)")
         problem = Problem(np.zeros((m, n), np.int8), np.ones(n), np.ones(m), nodes, -0.5 * nodes**2, config)
         params = np.stack([a, b, np.log(c / (1 - c))], axis=1)
-        terms = Terms(log_p, log_q, s)
+        terms = Terms(log_p, log_q)  # the numpy gradient recomputes s (mstep.gradient_information)
         repeats = max(3, 200_000 // m)
         numpy_tables = cpu_ms(lambda: terms_from_logit(a[:, None] * (nodes[None, :] - b[:, None]), c[:, None]), repeats)
         numba_tables = cpu_ms(lambda: tables(a, b, c, nodes, s, log_p, log_q), repeats)

@@ -20,15 +20,16 @@ from benchirt.irt.problem import Problem, guessing, log_prior
 
 @dataclass
 class Terms:
-    """Per item and node (m, K): ``log P``, ``log(1-P)`` and ``s = sigma(z)`` at some params.
+    """Per item and node (m, K): ``log P`` and ``log(1-P)`` at some params.
 
-    ``P = c + (1 - c) s`` is not kept (one multiply-add where it is needed, a table less: 2.5 bytes
-    per response cell with 132 respondents)."""
+    ``s = sigma(z)`` and ``P = c + (1 - c) s`` are not kept: the M-step's gradient recomputes them
+    (:func:`benchirt.irt.models.logistic`). With few respondents and many items these tables of all items
+    are the fit's largest arrays (8 bytes per node and item each: 7.4 MiB for three at 132 x 2000 on 161
+    nodes, where mirt's whole fit on as many nodes grew the process by 9.8 MiB; ``benchmarks/irt_memory.py``)."""
 
-    _NAMES = ("log_p", "log_q", "s")
+    _NAMES = ("log_p", "log_q")
     log_p: np.ndarray
     log_q: np.ndarray
-    s: np.ndarray
 
     @classmethod
     def at(cls, params: np.ndarray, problem: Problem) -> "Terms":
@@ -37,7 +38,7 @@ class Terms:
         if len(blocks) == 1:
             return cls.of_block(params, problem)
         shape = (len(params), len(problem.nodes))
-        out = cls(np.empty(shape), np.empty(shape), np.empty(shape))
+        out = cls(np.empty(shape), np.empty(shape))
         for block in blocks:
             out.merge(block, cls.of_block(params[block], problem))
         return out
@@ -46,8 +47,8 @@ class Terms:
     def of_block(cls, params: np.ndarray, problem: Problem) -> "Terms":
         """The tables at ``params`` in one piece (for one item block)."""
         z = params[:, 0:1] * (problem.nodes[None, :] - params[:, 1:2])
-        s, _, log_p, log_q = terms_from_logit(z, guessing(params)[:, None])
-        return cls(log_p, log_q, s)
+        _, _, log_p, log_q = terms_from_logit(z, guessing(params)[:, None])
+        return cls(log_p, log_q)
 
     def rows(self, rows: np.ndarray | slice) -> "Terms":
         """The tables of items ``rows`` only (views for a slice, copies for an index array)."""
@@ -62,8 +63,8 @@ class Terms:
 def e_step(terms: Terms, params: np.ndarray, problem: Problem) -> tuple[np.ndarray, np.ndarray, float]:
     """Posterior weights times pattern counts (n_patterns, K), expected counts ``n_k`` (K,) and the
     marginal log posterior at ``params``; each item block's ``r_jk`` comes from :func:`expected_correct`."""
-    post, log_marginal = _posterior(terms, problem)
-    scaled = post * problem.counts[:, None]
+    scaled, log_marginal = _posterior(terms, problem)
+    scaled *= problem.counts[:, None]  # the posterior weights times the counts, in place
     n_k = scaled.sum(axis=0)
     log_post = float(problem.counts @ log_marginal + problem.multiplicity @ log_prior(params, problem))
     return scaled, n_k, log_post
@@ -77,6 +78,7 @@ def expected_correct(scaled: np.ndarray, block, problem: Problem) -> np.ndarray:
     r = np.empty((n_items, scaled.shape[1]))
     for rows, values in _float_pieces(block, problem):
         r[rows] = values @ scaled
+        del values  # before the next piece is read: one float piece at a time
     return r
 
 
@@ -117,16 +119,27 @@ def posterior_of_blocks(block_terms, problem: Problem) -> tuple[np.ndarray, np.n
         odds *= w[:, None]
         for rows, values in _float_pieces(block, problem):
             joint += values.T @ odds[rows]
+            del values  # before the next piece is read: one float piece at a time
         joint += w @ log_q
     peak = joint.max(axis=1, keepdims=True)
-    shifted = joint - peak
+    # in place, one patterns x nodes table throughout (with many respondents these tables are the fit's
+    # largest): joint - peak, then its exponential, then the weights
+    weights = np.subtract(joint, peak, out=joint)
     # weights below e^-69 (1e-30) are dropped: they change no count, and their products
     # would turn into subnormal numbers, which make the matrix products ~5x slower
-    weights = np.where(shifted > -69.0, np.exp(np.maximum(shifted, -69.0)), 0.0)
+    kept = weights > -69.0
+    np.maximum(weights, -69.0, out=weights)
+    np.exp(weights, out=weights)
+    weights *= kept
+    del kept
     total = weights.sum(axis=1, keepdims=True)
-    return weights / total, (peak + np.log(total))[:, 0]
+    weights /= total
+    return weights, (peak + np.log(total))[:, 0]
 
 
 def log_posterior(params: np.ndarray, problem: Problem) -> float:
-    """The marginal log posterior at ``params`` on ``problem``'s grid (one E-step)."""
-    return float(e_step(Terms.at(params, problem), params, problem)[2])
+    """The marginal log posterior at ``params`` on ``problem``'s grid (one E-step), the item x node tables built
+    one item block at a time (:func:`posterior_at`): on a doubled grid (:mod:`benchirt.irt.quadrature_grid`)
+    the tables of all items were the fit's largest arrays at 1000 x 500."""
+    _, log_marginal = posterior_at(params, problem)
+    return float(problem.counts @ log_marginal + problem.multiplicity @ log_prior(params, problem))

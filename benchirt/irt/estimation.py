@@ -120,7 +120,7 @@ def _blas_threads() -> ThreadpoolController:
 
 
 def _fit(responses, config: IRTConfig, start: float, initial: pd.DataFrame | None = None) -> IRTFit:
-    values, respondents, items = as_response_matrix(responses)
+    values, respondents, items = as_response_matrix(responses, dtype=np.int8)  # 0/1: one byte per answer
     n, m = values.shape
     if m < 2:
         raise DataError(
@@ -140,7 +140,7 @@ def _fit(responses, config: IRTConfig, start: float, initial: pd.DataFrame | Non
             "no item carries information — check that the respondents differ"
         )
     # collapse identical items and respondents on a 1-byte copy (no float copy of the matrix is kept)
-    binary = values.astype(np.int8)[:, informative]
+    binary = values[:, informative]
     del values
     rows, item_index, multiplicity = unique_rows(np.ascontiguousarray(binary.T))
     del binary

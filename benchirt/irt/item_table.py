@@ -11,17 +11,24 @@ import pandas as pd
 
 from benchirt.irt.config import IRTConfig
 from benchirt.irt.fit import flagged_item_values
-from benchirt.irt.problem import Problem, guessing
+from benchirt.irt.problem import Problem, guessing, item_blocks
 from benchirt.irt.slope import ability_slopes
 
 
 def fitted_slopes(post: np.ndarray, problem: Problem) -> np.ndarray:
     """Each distinct item's logistic slope on the respondents' EAP abilities (``post``: the patterns' posterior
-    weights on the fit's grid): :func:`benchirt.irt.slope.ability_slopes`, one item block at a time."""
+    weights on the fit's grid): :func:`benchirt.irt.slope.ability_slopes`, :data:`_SLOPE_BLOCKS` item blocks at a
+    time (its two items x patterns tables then take a quarter byte per response cell each; the E-step's item
+    blocks, sized for items x nodes tables, made them 2.5 MiB each at 1000 x 500)."""
     theta = post @ problem.nodes
     prior_sd = problem.config.prior_discrimination[1]
+    m = len(problem.multiplicity)
     return np.concatenate([ability_slopes(problem.items[block], theta, problem.counts, prior_sd)[0]
-                           for block in problem.blocks()])
+                           for block in item_blocks(m, max(8, -(-m // _SLOPE_BLOCKS)))])
+
+
+#: :func:`fitted_slopes` goes through the items in this many blocks.
+_SLOPE_BLOCKS = 32
 
 
 def item_table(items, informative, p_correct, params, se, config: IRTConfig,

@@ -61,6 +61,18 @@ def response_terms(theta, a, b, c) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     return terms_from_logit(_logit_parts(theta, a, b), np.asarray(c, dtype=float)[None, :])
 
 
+def logistic(z: np.ndarray) -> np.ndarray:
+    """``sigma(z)`` as :func:`terms_from_logit` computes it (from ``e = exp(-|z|)``, to the last bit), for the
+    estimator's M-step, which recomputes it rather than keep a third item x node table."""
+    e = np.abs(z)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    s = np.where(z >= 0, 1.0, e)
+    e += 1.0
+    s /= e
+    return s
+
+
 def terms_from_logit(z: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`response_terms` from ``z = a(theta - b)`` and a ``c`` that broadcasts against it."""
     # in place where possible: with few respondents these item x node tables dominate the EM's memory

@@ -32,11 +32,13 @@ _GRID_CHUNK = 128
 _ITEM_CHUNK = 256
 
 
-def item_grid(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """The 3PL grid points (G, 3) = [a, b, logit c] within the bounds ``lower``/``upper`` (3,)."""
-    a = np.unique(np.clip(np.arange(-6.0, 6.0 + _STEP / 2, _STEP), lower[0], upper[0]))
-    b = np.unique(np.clip(np.arange(-6.0, 6.0 + _STEP / 2, _STEP), lower[1], upper[1]))
-    gamma = np.unique(np.clip(logit(np.array(_GUESSING)), lower[2], upper[2]))
+def item_grid(lower: np.ndarray, upper: np.ndarray, step: float = _STEP,
+              guessing: tuple[float, ...] = _GUESSING) -> np.ndarray:
+    """The 3PL grid points (G, 3) = [a, b, logit c] within the bounds ``lower``/``upper`` (3,): a and b in
+    steps of ``step`` within +-6, c at ``guessing``; the guessing values vary fastest."""
+    a = np.unique(np.clip(np.arange(-6.0, 6.0 + step / 2, step), lower[0], upper[0]))
+    b = np.unique(np.clip(np.arange(-6.0, 6.0 + step / 2, step), lower[1], upper[1]))
+    gamma = np.unique(np.clip(logit(np.array(guessing)), lower[2], upper[2]))
     grid = np.stack([g.ravel() for g in np.meshgrid(a, b, gamma, indexing="ij")], axis=1)
     return grid[grid[:, 0] != 0]  # a = 0 leaves b unidentified; the items' own values cover it
 
@@ -98,3 +100,49 @@ def other_mode(current: np.ndarray, points: np.ndarray) -> np.ndarray:
     the other end of the ability scale, or that falls instead of rising; docs/irt.md, "Starts")."""
     flipped = np.sign(points[None, :, 0]) != np.sign(current[:, None, 0])
     return flipped | (np.abs(points[None, :, 1] - current[:, None, 1]) > OTHER_MODE_DIFFICULTY)
+
+
+def best_per_guessing(grid: np.ndarray, nodes: np.ndarray, r: np.ndarray, n_k: np.ndarray,
+                      log_prior: np.ndarray) -> np.ndarray:
+    """Each item's best grid point at each guessing value of the grid: indices into ``grid`` (m, L), one column
+    per distinct ``grid[:, 2]`` (L values, in :func:`item_grid`'s order, which varies guessing fastest).
+
+    The 3PL modes of an item's ``Q_j`` differ mostly in guessing (a gentle curve without a floor against a
+    steep one above a high floor, docs/irt.md), so the best point of each guessing value starts a climb into
+    each mode (:func:`benchirt.irt.climb.polished_gains`)."""
+    levels = len(np.unique(grid[:, 2]))
+    if len(grid) % levels or not (grid[:levels, 2] == np.unique(grid[:, 2])).all():
+        raise ValueError("grid: the guessing values must vary fastest, each (a, b) with every one of them")
+    m = len(r)
+    best = np.full((m, levels), -np.inf)
+    index = np.zeros((m, levels), dtype=int)
+    chunk = levels * max(1, _GRID_CHUNK // levels)  # whole (a, b) groups of guessing values
+    for g in range(0, len(grid), chunk):
+        points = grid[g:g + chunk]
+        z = points[:, 0:1] * (nodes[None, :] - points[:, 1:2])
+        _, _, log_p, log_q = terms_from_logit(z, 1.0 / (1.0 + np.exp(-points[:, 2:3])))
+        odds = log_p - log_q
+        constant = log_q @ n_k + log_prior[g:g + chunk]
+        for start in range(0, m, _ITEM_CHUNK):
+            q = r[start:start + _ITEM_CHUNK] @ odds.T
+            q += constant
+            q = q.reshape(len(q), -1, levels)  # item, (a, b) group, guessing value
+            top = q.argmax(axis=1)
+            value = np.take_along_axis(q, top[:, None, :], axis=1)[:, 0, :]
+            better = value > best[start:start + _ITEM_CHUNK]
+            best[start:start + _ITEM_CHUNK][better] = value[better]
+            index[start:start + _ITEM_CHUNK][better] = (g + top * levels + np.arange(levels))[better]
+    return index
+
+
+def interpolation_weights(nodes: np.ndarray, coarse: np.ndarray) -> np.ndarray:
+    """(K, K_c) weights that spread each node's mass over its two neighbours among the ``coarse`` nodes (both
+    sorted, ``coarse`` spanning ``nodes``), in proportion to closeness. ``r @ W`` and ``n_k @ W`` give the
+    M-step objective with ``log P`` and ``log(1 - P)`` interpolated linearly between the coarse nodes:
+    ``sum_k r_k f(theta_k)`` with ``f(theta_k)`` replaced by its interpolant ``sum_c W_kc f(theta_c)``."""
+    left = np.clip(np.searchsorted(coarse, nodes, side="right") - 1, 0, len(coarse) - 2)
+    share = (nodes - coarse[left]) / (coarse[left + 1] - coarse[left])
+    weights = np.zeros((len(nodes), len(coarse)))
+    weights[np.arange(len(nodes)), left] = 1.0 - share
+    weights[np.arange(len(nodes)), left + 1] += share
+    return weights

@@ -60,19 +60,24 @@ def ability_slopes(answers: np.ndarray, theta: np.ndarray, weights: np.ndarray |
     >>> bool(slope[0] > 0 > slope[1])
     True
     """
-    u = np.asarray(answers, dtype=float)
+    u = np.asarray(answers)  # 0/1 of any numeric type: read as float by the subtraction below, never copied
     theta = np.asarray(theta, dtype=float)
     w = np.ones(len(theta)) if weights is None else np.asarray(weights, dtype=float)
     precision = 1.0 / prior_sd**2
     slope = np.zeros(len(u))
     intercept = np.zeros(len(u))
     wt, wt2 = w * theta, w * theta**2
+    p = np.empty(u.shape)  # two items x respondents tables, reused by every step
+    residual = np.empty(u.shape)
     for _ in range(_MAX_STEPS):
-        p = expit(intercept[:, None] + slope[:, None] * theta[None, :])
-        residual = u - p
+        np.multiply(slope[:, None], theta[None, :], out=p)
+        p += intercept[:, None]
+        expit(p, out=p)
+        np.subtract(u, p, out=residual)
         g_intercept = residual @ w - precision * intercept
         g_slope = residual @ wt - precision * slope
-        variance = p * (1.0 - p)
+        variance = np.subtract(1.0, p, out=residual)
+        variance *= p
         h_ii = variance @ w + precision
         h_is = variance @ wt
         h_ss = variance @ wt2 + precision

@@ -43,11 +43,12 @@ def standard_errors(params: np.ndarray, problem: Problem, post: np.ndarray) -> n
     for start in range(0, m, block):  # items in blocks: the (patterns, items, 3) scores never exist whole
         rows = slice(start, start + block)
         scores = _item_scores(params[rows], problem.items[rows].T, post, problem.nodes)
-        weighted = scores * problem.counts[:, None, None]
         if problem.config.model == "1PL":
             common += scores[:, :, 0] @ problem.multiplicity[rows]
-        xpd[rows] = np.stack([np.stack([(weighted[..., q] * scores[..., r]).sum(axis=0) for r in cols], -1)
-                              for q in cols], -2)
+        for i, q in enumerate(cols):  # the count-weighted scores one parameter at a time: (patterns, items) temporaries
+            weighted = scores[..., q] * problem.counts[:, None]
+            for j, r in enumerate(cols):
+                xpd[rows, i, j] = (weighted * scores[..., r]).sum(axis=0)
     if problem.config.model == "1PL":
         xpd_b = xpd[:, 1, 1]
         if problem.config.prior:
@@ -83,4 +84,6 @@ def _item_scores(params: np.ndarray, u: np.ndarray, post: np.ndarray, nodes: np.
     m, n_nodes = s.shape
     w_base = (post @ base.transpose(1, 0, 2).reshape(n_nodes, 3 * m)).reshape(-1, m, 3)
     w_p_base = (post @ (p[..., None] * base).transpose(1, 0, 2).reshape(n_nodes, 3 * m)).reshape(-1, m, 3)
-    return u[..., None] * w_base - w_p_base
+    w_base *= u[..., None]
+    w_base -= w_p_base
+    return w_base

@@ -175,16 +175,15 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
     -------
     list of (name, score (n,)), reason : str
     """
-    pcs = principal_components(values, multiplicity, k=2)
     total = sum_score(values, multiplicity)
+    if monotone and starts == "auto":  # no principal components: their Gram matrix (m x m) was the largest array
+        return [("sum_score", total)], ("monotone model: one start, the sum score (every discrimination is at least "
+                                        "0, so the scale's direction is the one every item agrees on)")
+    pcs = principal_components(values, multiplicity, k=2)
     agreement = float(abs(np.mean(pcs[0] * total)))
     candidates = [("principal_component", pcs[0]), ("sum_score", total)]
     if monotone:
         candidates.reverse()
-        if starts == "auto":
-            return candidates[:1], ("monotone model: one start, the sum score (every discrimination is at least 0, "
-                                    f"so the scale's direction is the one every item agrees on; |r| with the "
-                                    f"principal component = {agreement:.3f})")
     if len(pcs) > 1:
         for degrees in _DIRECTIONS:
             angle = np.radians(degrees)
