@@ -1,13 +1,15 @@
 """The other methods as agreement checks on the primary verdict, never as competing verdicts.
 
-The primary "is A better than B?" is the step-down max-T of :mod:`benchirt.rating.stepdown` (or the Wilcoxon–Holm
-test of :mod:`benchirt.rating.wilcoxon_holm`, or the range test of :mod:`benchirt.rating.separation`). Each function here takes one other method and says, in one
+The primary "is A better than B?" is the step-down max-T of :mod:`benchirt.rating.stepdown` (or the
+Wilcoxon–Holm test of :mod:`benchirt.rating.wilcoxon_holm`, or the range test of
+:mod:`benchirt.rating.separation`). Each function here takes one other method and says, in one
 sentence, on how many pairs it agrees with the primary, which pairs only one of the two separates, and why
 that side separates them (e.g. "a per-pair posterior, no multiplicity"), so the page never reads as two
 answers:
 
 * the Wilcoxon signed-rank test with Holm's correction over all pairs (Demšar 2006), when it is not the
-  primary itself — and, when the data are too few for it to reject anything, says so (also when it is the primary) with the smallest Holm-adjusted p-value it can reach:
+  primary itself — and, when the data are too few for it to reject anything, says so (also when it is the
+  primary) with the smallest Holm-adjusted p-value it can reach:
   with n datasets an exact two-sided signed-rank test cannot go below 2 / 2ⁿ (all n differences of one
   sign), and Holm's first step multiplies the smallest p-value by the number of pairs;
 * the Bayesian sign test with a region of practical equivalence (Benavoli et al. 2017);
