@@ -70,23 +70,31 @@ def best_on_grid(grid: np.ndarray, nodes: np.ndarray, r: np.ndarray, n_k: np.nda
     m = len(r)
     best = np.full(m, -np.inf)
     index = np.zeros(m, dtype=int)
-    for g in range(0, len(grid), _GRID_CHUNK):
-        points = grid[g:g + _GRID_CHUNK]
+    for g, start, points, q in _objective_blocks(grid, nodes, r, n_k, log_prior, _GRID_CHUNK):
+        if away_from is not None:
+            q[~other_mode(away_from[start:start + _ITEM_CHUNK], points)] = -np.inf
+        top = q.argmax(axis=1)
+        value = q[np.arange(len(q)), top]
+        better = value > best[start:start + _ITEM_CHUNK]
+        best[start:start + _ITEM_CHUNK][better] = value[better]
+        index[start:start + _ITEM_CHUNK][better] = top[better] + g
+    return best, index
+
+
+def _objective_blocks(grid: np.ndarray, nodes: np.ndarray, r: np.ndarray, n_k: np.ndarray, log_prior: np.ndarray,
+                      chunk: int):
+    """``(g, start, points, q)`` per block of ``chunk`` grid points from row ``g`` and of items from ``start``:
+    ``q[j, i]`` the M-step objective Q_j (with the log prior) of item ``start + j`` at grid point ``g + i``."""
+    for g in range(0, len(grid), chunk):
+        points = grid[g:g + chunk]
         z = points[:, 0:1] * (nodes[None, :] - points[:, 1:2])
         _, _, log_p, log_q = terms_from_logit(z, 1.0 / (1.0 + np.exp(-points[:, 2:3])))
         odds = log_p - log_q
-        constant = log_q @ n_k + log_prior[g:g + _GRID_CHUNK]
-        for start in range(0, m, _ITEM_CHUNK):
+        constant = log_q @ n_k + log_prior[g:g + chunk]
+        for start in range(0, len(r), _ITEM_CHUNK):
             q = r[start:start + _ITEM_CHUNK] @ odds.T
             q += constant
-            if away_from is not None:
-                q[~other_mode(away_from[start:start + _ITEM_CHUNK], points)] = -np.inf
-            top = q.argmax(axis=1)
-            value = q[np.arange(len(q)), top]
-            better = value > best[start:start + _ITEM_CHUNK]
-            best[start:start + _ITEM_CHUNK][better] = value[better]
-            index[start:start + _ITEM_CHUNK][better] = top[better] + g
-    return best, index
+            yield g, start, points, q
 
 
 #: A grid point lies in another mode of an item's ``Q_j`` than its current values when its
@@ -117,21 +125,13 @@ def best_per_guessing(grid: np.ndarray, nodes: np.ndarray, r: np.ndarray, n_k: n
     best = np.full((m, levels), -np.inf)
     index = np.zeros((m, levels), dtype=int)
     chunk = levels * max(1, _GRID_CHUNK // levels)  # whole (a, b) groups of guessing values
-    for g in range(0, len(grid), chunk):
-        points = grid[g:g + chunk]
-        z = points[:, 0:1] * (nodes[None, :] - points[:, 1:2])
-        _, _, log_p, log_q = terms_from_logit(z, 1.0 / (1.0 + np.exp(-points[:, 2:3])))
-        odds = log_p - log_q
-        constant = log_q @ n_k + log_prior[g:g + chunk]
-        for start in range(0, m, _ITEM_CHUNK):
-            q = r[start:start + _ITEM_CHUNK] @ odds.T
-            q += constant
-            q = q.reshape(len(q), -1, levels)  # item, (a, b) group, guessing value
-            top = q.argmax(axis=1)
-            value = np.take_along_axis(q, top[:, None, :], axis=1)[:, 0, :]
-            better = value > best[start:start + _ITEM_CHUNK]
-            best[start:start + _ITEM_CHUNK][better] = value[better]
-            index[start:start + _ITEM_CHUNK][better] = (g + top * levels + np.arange(levels))[better]
+    for g, start, _, q in _objective_blocks(grid, nodes, r, n_k, log_prior, chunk):
+        q = q.reshape(len(q), -1, levels)  # item, (a, b) group, guessing value
+        top = q.argmax(axis=1)
+        value = np.take_along_axis(q, top[:, None, :], axis=1)[:, 0, :]
+        better = value > best[start:start + _ITEM_CHUNK]
+        best[start:start + _ITEM_CHUNK][better] = value[better]
+        index[start:start + _ITEM_CHUNK][better] = (g + top * levels + np.arange(levels))[better]
     return index
 
 
