@@ -307,12 +307,12 @@ def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> No
     for rule in rules:
         config = dict(base, responses={**base["responses"], "path": str(IRIS), "per_flow": rule})
         seconds, results, stages = _run_study(config, tmp / f"iris-{rule}.yaml", tmp / rule)
-        [irt] = results.irts.values()
-        [result] = results.responses.values()
+        [irt] = results.irt.values()
+        [result] = results.respond.values()
         items = irt.fit.items
         negative = set(int(i) for i in items.index[items["discrimination"] < 0])
         suspects[rule] = negative
-        board = results.rating.leaderboard
+        board = results.rate.leaderboard
         flows = result.provenance.set_index("respondent")["flow_name"]
         tops[rule] = [flows[c] for c in board["classifier"].head(10)]
         rows.append({"rule": rule, "respondents × items": f"{result.responses.shape[0]} × {result.responses.shape[1]}",
@@ -400,10 +400,10 @@ def _stage_table(label: str, run: dict, out: Path) -> None:
     from benchirt.pipeline.results import load_run
 
     results = load_run(out)
-    shapes = [r.responses.shape for r in results.responses.values()]
+    shapes = [r.responses.shape for r in results.respond.values()]
     print(f"{len(shapes)} dataset(s), {sum(s[0] for s in shapes)} respondents × {sum(s[1] for s in shapes)} items "
           "in all (summed over datasets)")
-    rating = results.rating
+    rating = results.rate
     if rating is not None:
         print(f"leaderboard: {len(rating.leaderboard)} ranked, {len(rating.left_out)} left out; leader "
               f"{rating.leaderboard['classifier'].iloc[0]}; Glicko-2 largest volatility "
@@ -450,8 +450,8 @@ def part_beside(tmp: Path) -> None:
     base = yaml.safe_load((ROOT / "configs" / "openml-iris-pool.yaml").read_text())
     config = dict(base, responses={**base["responses"], "path": str(IRIS)})
     seconds, results, stages = _run_study(config, tmp / "iris-pool.yaml", tmp / "run")
-    [result] = results.responses.values()
-    [irt] = results.irts.values()
+    [result] = results.respond.values()
+    [irt] = results.irt.values()
     sources = result.provenance.set_index("respondent")["source"]
     print(f"benchirt run configs/openml-iris-pool.yaml: {seconds:.1f} s ({stages}); "
           f"{result.responses.shape[0]} respondents x {result.responses.shape[1]} items: "
@@ -459,7 +459,7 @@ def part_beside(tmp: Path) -> None:
     theta = irt.abilities.set_index("respondent")["theta"]
     real = result.roles.index[result.roles == "real"]
     theta_rank = theta[real].rank(ascending=False, method="min")
-    board = results.rating.leaderboard.set_index("classifier")
+    board = results.rate.leaderboard.set_index("classifier")
     own = [name for name in real if sources[name].startswith("benchirt")]
     table = pd.DataFrame({"classifier": own, "accuracy on the 75 items": result.test_accuracy[own].round(3).to_numpy(),
                           f"theta rank of {len(real)}": theta_rank[own].astype(int).to_numpy(),

@@ -98,17 +98,23 @@ def test_end_of_run_summary_fits_one_screen(finished_run):
 
 def test_results_load_back_as_the_stages_objects(finished_run):
     results = load_run(finished_run["out"])
-    assert sorted(results.responses) == sorted(results.irts) == ["iris", "wine"]
-    assert results.responses["iris"].responses.dtypes.eq("int8").all()
-    real = results.responses["wine"].roles.eq("real").sum()
-    assert real == 5 and results.responses["wine"].responses.shape[0] == 5 + 10 + 7
-    table = results.rating.tournament.table
+    assert sorted(results.respond) == sorted(results.irt) == ["iris", "wine"]
+    assert results.respond["iris"].responses.dtypes.eq("int8").all()
+    real = results.respond["wine"].roles.eq("real").sum()
+    assert real == 5 and results.respond["wine"].responses.shape[0] == 5 + 10 + 7
+    table = results.rate.tournament.table
     assert set(table["classifier"]) == set(SMALL["responses"]["pool"]) | {
         "optimal", "pessimal", "majority", "minority", "random1", "random2", "random3"}
     assert table["rating"].notna().all() and (table["low"] < table["rating"]).all()
     assert table.iloc[-1]["classifier"] == "pessimal"
-    assert set(results.subsets.subsets) == {"combined-50"}
+    assert set(results.subset.subsets) == {"combined-50"}
     assert results.skipped == {"one_class": {"respond": results.skipped["one_class"]["respond"]}}
+    # a former stage name reads the same result, and says so
+    with pytest.warns(FutureWarning, match="results: 'rating' is the former name of the 'rate' stage; read as "
+                                           "'rate'; use results.rate"):
+        assert results.rating is results.rate
+    with pytest.raises(AttributeError):
+        results.ratings
 
 
 class _Page(HTMLParser):
@@ -281,12 +287,12 @@ def test_rating_score_decides_ratings_and_leaderboard_and_report_labels_decodirt
     assert "datasets as blocks" not in friedman
 
     results = load_run(out)
-    rating = results.rating
+    rating = results.rate
     assert rating.score == score and _manifest(out)["rating_score"] == score
-    scores = run_scores(results.irts, results.responses, score)
+    scores = run_scores(results.irt, results.respond, score)
     expected = pd.concat([pd.DataFrame({"dataset": name, "classifier": r.test_accuracy.index,
                                         "score": r.test_accuracy.to_numpy()})
-                          for name, r in results.responses.items()])
+                          for name, r in results.respond.items()])
     expected = expected[expected["classifier"].isin(scores["classifier"])]
     assert len(expected) == len(scores)
     config_used = RatingConfig(n_permutations=0, n_bootstrap=50, score=score)

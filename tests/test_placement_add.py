@@ -60,12 +60,12 @@ def test_add_trains_on_the_stored_split_and_scores_on_frozen_items(run_dir, adde
     store = ArtifactStore(run_dir)
     results = _load(run_dir, "irt")
     record = manifest["added"]["knn_again"]
-    assert record["measured"] == sorted(results.irts) and record["predicted"] == []
-    for dataset, irt in results.irts.items():
+    assert record["measured"] == sorted(results.irt) and record["predicted"] == []
+    for dataset, irt in results.irt.items():
         folder = next((run_dir / "artifacts" / "add").glob(f"{safe_name(f'knn_again@{dataset}')}-*"))
         key = json.loads((folder / "_COMPLETE.json").read_text())["key"]
         mine = store.load("add", f"knn_again@{dataset}", key)
-        pool = results.responses[dataset].responses.loc["knn_3"]
+        pool = results.respond[dataset].responses.loc["knn_3"]
         # the same estimator on the same split answers exactly as the pool member did ...
         assert (mine.responses.iloc[0].to_numpy() == pool.to_numpy()).all()
         # ... and scoring it on the frozen items gives the pool member's θ and True-Score back
@@ -76,9 +76,9 @@ def test_add_trains_on_the_stored_split_and_scores_on_frozen_items(run_dir, adde
 
 def test_ratings_leaderboard_and_report_include_it(run_dir, added):
     results = _load(run_dir, "rate")
-    assert "knn_again" in set(results.rating.tournament.table["classifier"])
-    assert "knn_again" in set(results.rating.leaderboard["classifier"])
-    assert "knn_again" in set(results.rating.pairwise["a"]) | set(results.rating.pairwise["b"])
+    assert "knn_again" in set(results.rate.tournament.table["classifier"])
+    assert "knn_again" in set(results.rate.leaderboard["classifier"])
+    assert "knn_again" in set(results.rate.pairwise["a"]) | set(results.rate.pairwise["b"])
     standing = pd.read_csv(run_dir / "added" / "standing.csv")
     assert standing["classifier"].tolist() == ["knn_again"] and standing["n_predicted"].iloc[0] == 0
     assert "knn_again" in (run_dir / "summary.md").read_text() and "knn_again" in (run_dir / "report.html").read_text()

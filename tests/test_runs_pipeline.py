@@ -21,12 +21,12 @@ def test_iris_study_imports_and_fits(shared_data, tmp_path):
     config = load_config({**_config(shared_data, per_flow="best", max_items=60), "stages": ["respond", "irt"]})
     run_pipeline(config, tmp_path / "run", show_progress=False)
     results = load_run(tmp_path / "run")
-    [result] = results.responses.values()
+    [result] = results.respond.values()
     assert result.responses.shape[1] == 60 and (result.roles == "real").all()
     assert set(result.provenance.columns) >= {"respondent", "run_id", "flow_name", "openml_url", "accuracy"}
     assert any("one run per flow (best): 660 respondents" in note for note in result.notes)
     assert result.provenance["n_identical"].sum() == 660
-    [irt] = results.irts.values()
+    [irt] = results.irt.values()
     assert set(irt.abilities["respondent"]) == set(result.responses.index)
     # a rerun reuses the imported responses: same source, same options
     outcome = run_pipeline(config, tmp_path / "run", show_progress=False)
@@ -39,9 +39,9 @@ def test_iris_study_runs_through_irt_rating_and_report(shared_data, tmp_path):
     config = load_config(_config(shared_data, per_flow="best", max_items=60))
     run_pipeline(config, tmp_path / "run", show_progress=False)
     results = load_run(tmp_path / "run")
-    pairwise = results.rating.pairwise
+    pairwise = results.rate.pairwise
     assert len(pairwise) == 45  # the 10 best-rated only
-    assert any("pairwise tests among the 10 best-rated" in n for n in results.rating.notes)
+    assert any("pairwise tests among the 10 best-rated" in n for n in results.rate.notes)
     page = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
     assert "Respondents from stored runs" in page and "the 20 highest abilities" in page
 

@@ -61,7 +61,7 @@ def test_a_sparse_field_is_rated_subset_and_fitted_by_airt_with_its_gaps_said(tm
     console = " ".join(capsys.readouterr().out.split())
     assert "Left out of the board: 10 classifiers on fewer than 5 of the 6 datasets" in console
     results = load_run(tmp_path / "run")
-    rating = results.rating
+    rating = results.rate
     assert sorted(rating.leaderboard["classifier"]) == [f"c{k}" for k in range(10)]   # on 5 datasets
     left = rating.left_out.set_index("classifier")["n_datasets"].to_dict()
     assert left == {**{f"g{k}": 2 for k in range(7)}, "h": 3, "i": 2, "star": 1}
@@ -70,10 +70,10 @@ def test_a_sparse_field_is_rated_subset_and_fitted_by_airt_with_its_gaps_said(tm
     glicko = rating.tournament.table                                             # everyone plays the tournament
     assert len(glicko) == 20 and np.isfinite(glicko[["rating", "rd", "volatility"]].to_numpy()).all()
     assert glicko["rating"].between(500, 2500).all() and (glicko["volatility"] < 0.2).all()
-    fidelity = results.subsets.fidelity
+    fidelity = results.subset.fidelity
     assert np.isfinite(fidelity["kendall_tau"]).all()
     assert any(n.startswith("a sparse field: 20 of 20 classifiers are absent from some of the 6 datasets")
-               for n in results.subsets.notes)
+               for n in results.subset.notes)
     airt_notes = " ".join(results.airt.notes)
     assert "no classifier is on all 6" in airt_notes and "5 datasets × 10 flows or classifiers" in airt_notes
     assert "1 datasets (t6)" in airt_notes and results.airt.algorithms.shape[0] == 10

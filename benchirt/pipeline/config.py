@@ -326,15 +326,14 @@ def _validated(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
 
 
 def current_names(names, where: str) -> tuple[list, list[str]]:
-    """``names`` with every former stage name (:data:`registry.ALIASES <benchirt.pipeline.registry.ALIASES>`)
-    replaced by the stage's name, and a note per replacement.
+    """``names`` with every former stage name replaced by the stage's name
+    (:func:`benchirt.pipeline.registry.canonical`), and a note per replacement.
 
-    The one place former names are read: config sections, ``stages:``, ``--stages`` and ``--skip`` all
-    come through here, so everything past the config loader (``PipelineConfig.stage_config``, the engine,
-    the stages) sees the stages' names only.
+    Config sections, ``stages:``, ``--stages`` and ``--skip`` all come through here, so everything past the
+    config loader (``PipelineConfig.stage_config``, the engine, the stages) sees the stages' names only.
     """
-    notes = [registry.alias_note(name, where) for name in names if name in registry.ALIASES]
-    return [registry.ALIASES.get(name, name) for name in names], notes
+    notes = [registry.alias_note(name, where) for name in names if registry.canonical(name) != name]
+    return [registry.canonical(name) for name in names], notes
 
 
 def _former_sections(raw: dict) -> tuple[dict, list[str]]:

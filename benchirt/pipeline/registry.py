@@ -174,7 +174,11 @@ def stage(name: str) -> Stage:
 
 
 def canonical(name: str) -> str:
-    """The stage name for ``name`` (its former spellings map to it; an unknown name is returned as is)."""
+    """The stage name for ``name`` (its former spellings map to it; an unknown name is returned as is).
+
+    The one place former names are read: the config loader (:func:`benchirt.pipeline.config.current_names`)
+    and a run's results (:class:`benchirt.pipeline.results.RunResults`) both ask it, and say so in a note or
+    a :class:`FutureWarning`."""
     return ALIASES.get(name, name)
 
 

@@ -8,11 +8,12 @@ Usage (not run as a doctest)::
 
     from benchirt.pipeline.results import load_run
     results = load_run("runs/default")
-    results.rate.ratings.head()          # results.rating, the former name, reads the same
+    results.rate.ratings.head()          # results.rating, the former name, reads the same with a FutureWarning
 """
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,8 @@ class RunResults:
     A stage's results are the attribute named as the stage (:data:`benchirt.pipeline.registry.STAGES`):
     ``results.respond`` and ``results.irt`` are ``{dataset: result}``, ``results.rate``,
     ``results.subset`` and ``results.airt`` one result or None. The former names ``responses``,
-    ``irts``, ``rating`` and ``subsets`` read the same attributes.
+    ``irts``, ``rating`` and ``subsets`` read the same attributes with a :class:`FutureWarning` naming the
+    stage (:func:`benchirt.pipeline.registry.canonical`, where every former name is read).
 
     Attributes
     ----------
@@ -51,9 +53,13 @@ class RunResults:
     skipped: dict = field(default_factory=dict)
 
     def __getattr__(self, name: str):
-        if name.startswith("_") or registry.canonical(name) not in registry.BY_NAME:
+        current = registry.canonical(name)
+        if name.startswith("_") or current not in registry.BY_NAME:
             raise AttributeError(name)
-        stage = registry.stage(name)
+        if current != name:
+            warnings.warn(f"results.{name}: {registry.alias_note(name, 'results')}; use results.{current}",
+                          FutureWarning, stacklevel=2)
+        stage = registry.BY_NAME[current]
         if stage.scope == "dataset":
             return self.__dict__.get("per_dataset", {}).setdefault(stage.name, {})
         return self.__dict__.get("suite", {}).get(stage.name)
