@@ -85,7 +85,7 @@ def test_a_matrix_source_paired_with_its_dataset_shows_the_datasets_labels(share
     config = load_config({**_config(shared_data, per_flow="best", pair_with_suite=True), "suite": "builtin:iris",
                           "stages": ["respond"]})
     run_pipeline(config, tmp_path / "run", show_progress=False)
-    [result] = load_run(tmp_path / "run").responses.values()
+    [result] = load_run(tmp_path / "run").respond.values()
     rows = result.responses.columns.astype(int)
     assert list(result.test_labels.index) == list(result.responses.columns)
     assert list(result.test_labels) == [("setosa", "versicolor", "virginica")[r // 50] for r in rows]
@@ -101,5 +101,5 @@ def test_a_matrix_source_paired_with_its_dataset_shows_the_datasets_labels(share
 def test_a_matrix_source_alone_says_it_holds_no_labels(shared_data, tmp_path):
     config = load_config({**_config(shared_data, per_flow="best", max_items=30), "stages": ["respond"]})
     run_pipeline(config, tmp_path / "run", show_progress=False)
-    [result] = load_run(tmp_path / "run").responses.values()
+    [result] = load_run(tmp_path / "run").respond.values()
     assert result.test_labels.empty and any("holds no labels" in note for note in result.notes)

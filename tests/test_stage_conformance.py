@@ -138,7 +138,8 @@ def test_small_run_stores_a_registered_result_that_reads_back(small_run, stage):
         assert isinstance(value, StageResult) and value.summary().strip()  # the result protocol (benchirt.results)
         assert all(isinstance(frame, pd.DataFrame) for frame in value.to_frames().values())
     for alias in stage.aliases:
-        assert getattr(results, alias) is found
+        with pytest.warns(FutureWarning, match=f"is the former name of the '{stage.name}' stage"):
+            assert getattr(results, alias) is found
 
 
 def test_former_names_run_and_give_the_same_keys_as_the_current_ones(small_run):
