@@ -96,9 +96,10 @@ def degenerate():
     return frame
 
 
-@pytest.mark.parametrize("prior", [True, False])
-def test_perfectly_separating_items_stay_finite_and_bounded(degenerate, prior):
-    config = IRTConfig(prior=prior, model_family="decodirt")
+@pytest.mark.parametrize("prior, starts", [
+    (True, "auto"), (False, 1), pytest.param(False, "auto", marks=pytest.mark.slow)])   # the last: about a minute
+def test_perfectly_separating_items_stay_finite_and_bounded(degenerate, prior, starts):
+    config = IRTConfig(prior=prior, model_family="decodirt", starts=starts)
     fit = fit_irt(degenerate, config)
     items = fit.items
     values = items.drop(columns="flag").to_numpy(float)
