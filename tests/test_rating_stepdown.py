@@ -10,7 +10,7 @@ from scipy.stats import binomtest, ttest_1samp
 
 from benchirt.rating.separation import within_dataset_permutations
 from benchirt.rating.stepdown import (
-    rank_intervals, signed_rank, standardised, step_down, studentised_mean,
+    dataset_reflections, rank_intervals, signed_rank, standardised, step_down, studentised_mean,
 )
 
 
@@ -38,14 +38,19 @@ def test_rank_intervals_from_decisions():
     assert low.tolist() == [1, 1, 2, 3] and high.tolist() == [2, 3, 4, 4]
 
 
-def _brute_force_step_down(scores, n_tables, seed):
+def _brute_force_step_down(scores, n_tables, seed, resampling):
     """Westfall & Young's loop written out: test the pair with the largest |z| left against the largest |z|
-    among the pairs left, in each shuffled table; adjusted p non-decreasing."""
+    among the pairs left, in each resampled table (each dataset's scores negated with a random sign, or the
+    classifiers shuffled within datasets); adjusted p non-decreasing."""
     k = scores.shape[1]
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     observed = {p: abs(signed_rank((scores[:, [p[0]]] - scores[:, [p[1]]])[None])[0, 0]) for p in pairs}
-    permutation = within_dataset_permutations(~np.isnan(scores), n_tables, seed)
-    tables = [np.take_along_axis(scores, permutation[t], axis=1) for t in range(n_tables)]
+    if resampling == "reflection":
+        signs, _ = dataset_reflections(scores.shape[0], n_tables, seed)
+        tables = [sign[:, None] * scores for sign in signs]
+    else:
+        permutation = within_dataset_permutations(~np.isnan(scores), n_tables, seed)
+        tables = [np.take_along_axis(scores, permutation[t], axis=1) for t in range(n_tables)]
     shuffled = [{p: abs(signed_rank((table[:, [p[0]]] - table[:, [p[1]]])[None])[0, 0]) for p in pairs}
                 for table in tables]
     left, p_values, previous = sorted(pairs, key=lambda p: -observed[p]), {}, 0.0
@@ -59,11 +64,12 @@ def _brute_force_step_down(scores, n_tables, seed):
 
 def test_step_down_equals_the_brute_force_loop_and_never_separates_fewer_than_single_step():
     rng = np.random.default_rng(3)
-    for trial in range(3):
+    for trial, resampling in enumerate(("reflection", "shuffle", "reflection", "shuffle")):
         scores = np.round(rng.normal(size=(10, 5)) + np.array([1.5, 1.0, 0.0, 0.0, -1.0]), 1)
         scores[rng.random(scores.shape) < 0.1] = np.nan
-        result = step_down(scores, 150, alpha=0.05, seed=trial)
-        for (i, j), p in _brute_force_step_down(scores, 150, trial).items():
+        result = step_down(scores, 150, alpha=0.05, seed=trial, resampling=resampling)
+        assert result.resampling == resampling
+        for (i, j), p in _brute_force_step_down(scores, 150, trial, resampling).items():
             assert result.p_adjusted[i, j] == pytest.approx(p) and result.p_adjusted[j, i] == pytest.approx(p)
         assert (result.p_adjusted <= result.p_single_step + 1e-12).all()
     # the count: step-down separates at least as many pairs as the single step, on the same shuffled tables
@@ -71,6 +77,29 @@ def test_step_down_equals_the_brute_force_loop_and_never_separates_fewer_than_si
         scores = rng.normal(size=(20, 6)) + np.linspace(0, 1.5, 6)
         result = step_down(scores, 200, alpha=0.05, seed=seed)
         assert (result.p_adjusted <= 0.05).sum() >= (result.p_single_step <= 0.05).sum()
+
+
+def test_reflections_enumerate_every_sign_pattern_when_there_are_few():
+    signs, exact = dataset_reflections(3, 8)
+    assert exact and sorted(map(tuple, signs)) == sorted({(a, b, c) for a in (-1.0, 1.0) for b in (-1.0, 1.0)
+                                                          for c in (-1.0, 1.0)})
+    signs, exact = dataset_reflections(4, 8, seed=1)
+    assert not exact and signs.shape == (8, 4) and set(np.unique(signs)) == {-1.0, 1.0}
+    # two classifiers, one ahead on all 3 datasets: |z| is reached by the all-+ and all-− patterns only: p = 2/8
+    result = step_down(np.array([[2.0, 1.0], [3.0, 1.0], [5.0, 1.0]]), 8, alpha=0.25)
+    assert result.n_tables == 8 and result.p_adjusted[0, 1] == pytest.approx(0.25) and result.better[0, 1]
+    with pytest.raises(ValueError, match="resampling must be one of reflection, shuffle, got 'flip'"):
+        step_down(np.zeros((3, 2)), 8, resampling="flip")
+
+
+def test_reflections_hold_the_level_with_very_unequal_spreads():
+    """Six tight equal classifiers beside two wide ones (spreads 0.05 and 3): every pair's differences are
+    symmetric, so reflecting datasets keeps the family-wise error at α."""
+    rng = np.random.default_rng(21)
+    spread = np.array([0.05] * 6 + [3.0, 3.0])
+    errors = sum(bool(step_down(rng.normal(size=(12, 1)) + spread * rng.normal(size=(12, 8)), 100, 0.05,
+                                seed=t).better.any()) for t in range(100))
+    assert binomtest(errors, 100, 0.05, alternative="greater").pvalue > 0.01, errors
 
 
 def null_tables(n_tables: int, k: int, n_datasets: int, seed: int):

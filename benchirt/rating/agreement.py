@@ -53,9 +53,9 @@ def wilcoxon_check(pairwise: pd.DataFrame, alpha: float = 0.05) -> str:
                 "finding no difference is no evidence of equality.")
     wilcoxon = ((pairwise["wilcoxon_p_holm"] < alpha) & (pairwise["mean_difference"] > 0)).to_numpy()
     return _agreement(name, pairwise, wilcoxon,
-                      "its null flips the signs of the pair's own differences only; the primary's shuffles every "
-                      "classifier's scores within each dataset, so a pair beside noisier classifiers needs more",
-                      "the step-down uses how the pairs' statistics move together in the shuffled tables; Holm "
+                      "its exact per-pair p-values order the pairs differently from the studentised statistic the "
+                      "step-down compares with the largest of the pairs left",
+                      "the step-down uses how the pairs' statistics move together in the resampled tables; Holm "
                       "uses the Bonferroni bound, which ignores it")
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
 from benchirt.options import choices_metavar, from_arguments
-from benchirt.rating.config import GLICKO_MODES, STATS_MODES, VERDICT_METHODS, RatingConfig
+from benchirt.rating.config import GLICKO_MODES, RESAMPLING_MODES, STATS_MODES, VERDICT_METHODS, RatingConfig
 
 if TYPE_CHECKING:  # registering the command (``benchirt rate --help``) imports no statistics library
     from benchirt.rating.stage import RatingResult
@@ -17,7 +17,8 @@ if TYPE_CHECKING:  # registering the command (``benchirt rate --help``) imports 
 #: The command's defaults are the options' (one source: :class:`RatingConfig`).
 DEFAULTS = RatingConfig()
 #: The options whose text is read as :attr:`RatingConfig.OPTIONS` declares it (each ``dest`` is the field's name).
-ARGUMENTS = ("n_permutations", "seed", "glicko", "n_bootstrap", "rope", "stats", "alpha", "verdict", "tie_tolerance")
+ARGUMENTS = ("n_permutations", "seed", "glicko", "n_bootstrap", "rope", "stats", "alpha", "verdict", "resampling",
+             "tie_tolerance")
 
 DESCRIPTION = """\
 Rank classifiers over datasets. On every dataset each pair of classifiers plays one match (the
@@ -25,9 +26,11 @@ higher score wins, equal scores tie). The leaderboard is a Bradley-Terry fit of 
 datasets at once (independent of the dataset order) with 95 % bootstrap intervals over datasets for
 the rating. The primary verdict (--verdict stepdown, the default): step-down max-T (Westfall & Young
 1993) over all pairs at once — each pair's Wilcoxon signed-rank statistic over datasets against the
-largest among the pairs not yet separated, in tables whose scores are shuffled within each dataset — at
-family-wise error --alpha (default 0.05): the chance that any pair is falsely separated is at most 5 %
-when the classifiers are exchangeable within datasets (an approximation for unequal spreads).
+largest among the pairs not yet separated, in tables whose datasets are reflected with random signs
+(--resampling reflection, the default; all 2^D sign patterns when there are no more than --bootstrap) —
+at family-wise error --alpha (default 0.05): the chance that any pair is falsely separated is at most 5 %
+when each pair's per-dataset differences are symmetric about 0 under its null, whatever the classifiers'
+spreads (--resampling shuffle: the classifiers shuffled within datasets, which assumes them exchangeable).
 From the same decisions come each classifier's rank interval (rank_low..rank_high, holding for all
 classifiers at once at 95 %) and, when there are several, the tiers. --verdict holm: each pair's
 Wilcoxon signed-rank test with Holm's correction (valid whatever the spreads; it cannot reject with
@@ -72,7 +75,7 @@ def register(subparsers) -> None:
                              "decodIRT used (reproduces its ratings)")
     parser.add_argument("--bootstrap", dest="n_bootstrap", metavar="N",
                         help="bootstrap replicates over datasets for the leaderboard intervals, and as many "
-                             f"shuffled tables for the primary verdict (default {DEFAULTS.n_bootstrap}; 0 = off)")
+                             f"resampled tables for the primary verdict (default {DEFAULTS.n_bootstrap}; 0 = off)")
     parser.add_argument("--rope", metavar="R",
                         help="region of practical equivalence of the Bayesian comparison, in score units "
                              f"(default {DEFAULTS.rope:g})")
@@ -84,9 +87,12 @@ def register(subparsers) -> None:
                              f"1 - alpha) and level of the other tests: {RatingConfig.OPTIONS['alpha'].describe()} "
                              f"(default {DEFAULTS.alpha:g})")
     parser.add_argument("--verdict", metavar=choices_metavar(VERDICT_METHODS),
-                        help="stepdown: step-down max-T on within-dataset shuffles, signed-rank statistic "
-                             "(default); holm: Wilcoxon signed-rank tests with Holm's correction; range: the "
+                        help="stepdown: step-down max-T on the pairs' signed-rank statistics (default); holm: Wilcoxon signed-rank tests with Holm's correction; range: the "
                              "single-step range test on Bradley-Terry ratings (comparison)")
+    parser.add_argument("--resampling", metavar=choices_metavar(RESAMPLING_MODES),
+                        help="null tables of --verdict stepdown: reflection, each dataset's scores negated with "
+                             "a random sign (default; valid for unequal spreads); shuffle, the classifiers "
+                             "shuffled within each dataset (assumes them exchangeable)")
     parser.add_argument("--compare", metavar="CLF,CLF,...",
                         help="restrict the statistical tests to these classifiers (comma-separated)")
     parser.add_argument("--tie-tolerance", metavar="T",

@@ -10,12 +10,16 @@ from benchirt.options import Choice, Constraint, Integer, Number, Numbers, Text,
 STATS_MODES = ("blocks", "decodirt")
 #: The two Glicko-2 variants: Glickman's algorithm, or the ``glicko2`` package decodIRT used.
 GLICKO_MODES = ("glickman", "decodirt")
-#: How the primary verdict separates classifiers: step-down max-T on the pairs' signed-rank statistics in
-#: within-dataset shuffles (:mod:`benchirt.rating.stepdown`, default), each pair's Wilcoxon signed-rank test with
+#: How the primary verdict separates classifiers: step-down max-T on the pairs' signed-rank statistics
+#: (:mod:`benchirt.rating.stepdown`, default), each pair's Wilcoxon signed-rank test with
 #: Holm's correction (:mod:`benchirt.rating.wilcoxon_holm`: valid whatever the classifiers' spreads, but with few
 #: datasets it cannot reject at all), or the single-step range test on the Bradley–Terry ratings
 #: (:mod:`benchirt.rating.separation`, kept for comparison).
 VERDICT_METHODS = ("stepdown", "holm", "range")
+#: How the step-down max-T resamples the table under the null: reflecting each dataset's scores with a random
+#: sign (default; exact for classifiers of any spreads whose noise is symmetric), or shuffling the classifiers
+#: within each dataset (the former default; exact only for exchangeable classifiers).
+RESAMPLING_MODES = ("reflection", "shuffle")
 #: The scores a run has for every (dataset, classifier), any of which can decide the ratings of a run
 #: (``rate.score``; the table: :func:`benchirt.rating.run_scores.run_scores`).
 RUN_SCORES = ("true_score", "theta", "test_accuracy", "cv_accuracy")
@@ -59,17 +63,22 @@ class RatingConfig:
         ``"glickman"``: Glicko-2 exactly as Glickman's "Example of the Glicko-2 system" (step 5 with φ²).
         ``"decodirt"``: the ``glicko2`` package's arithmetic (μ² in step 5), which reproduces decodIRT.
     n_bootstrap : int
-        Bootstrap replicates over datasets for the Bradley–Terry intervals, and tables shuffled within datasets
+        Bootstrap replicates over datasets for the Bradley–Terry intervals, and resampled tables
         for the primary verdict (0 switches both off: no intervals, no verdict).
     rope : float
         Half-width of the region of practical equivalence of the Bayesian pairwise comparison, in
         units of the score (0.01 = one accuracy point for True-Scores/accuracies).
     verdict : {"stepdown", "holm", "range"}
         Method of the primary verdict (:data:`VERDICT_METHODS`): ``"stepdown"``, Westfall & Young's step-down
-        max-T on within-dataset shuffles of the scores with each pair's studentised signed-rank statistic;
+        max-T with each pair's studentised signed-rank statistic on resampled tables (``resampling``);
         ``"holm"``, each pair's Wilcoxon signed-rank test over the datasets both have with Holm's correction
         (valid whatever the classifiers' spreads, less powerful: docs/rating.md, "At matched error");
         ``"range"``, the single-step permutation range test on the Bradley–Terry ratings.
+    resampling : {"reflection", "shuffle"}
+        How ``verdict: stepdown`` draws its null tables (:data:`RESAMPLING_MODES`): ``"reflection"`` negates
+        each dataset's scores with a random sign (all 2^D sign patterns when ``n_bootstrap`` ≥ 2^D), valid for
+        classifiers of unequal spreads; ``"shuffle"`` shuffles the classifiers within each dataset (the former
+        default, which assumes them exchangeable: docs/rating.md, "At matched error").
     max_pairwise : int or None
         The primary verdict and the pairwise tests (Wilcoxon with Holm's correction, Bayesian sign test) compare the
         ``max_pairwise`` best-rated classifiers only, every pair of them (Holm corrects over those
@@ -90,6 +99,7 @@ class RatingConfig:
     n_bootstrap: int = 1000
     rope: float = 0.01
     verdict: str = "stepdown"
+    resampling: str = "reflection"
     max_pairwise: int | None = 50
 
     #: The declared constraint of every option (:func:`benchirt.options.validated`).
@@ -106,6 +116,7 @@ class RatingConfig:
         "n_bootstrap": Integer(minimum=2, also=(0,)),
         "rope": Number(at_least=0),
         "verdict": Choice(choices=VERDICT_METHODS),
+        "resampling": Choice(choices=RESAMPLING_MODES),
         "max_pairwise": Integer(minimum=2, optional=True),
     }
 

@@ -2,8 +2,9 @@
 
 ``rating.verdict`` picks the method (:data:`benchirt.rating.config.VERDICT_METHODS`):
 
-* ``"stepdown"`` (default): step-down max-T on within-dataset shuffles of the scores, each pair's studentised
-  Wilcoxon signed-rank statistic (:mod:`benchirt.rating.stepdown`; Westfall & Young 1993);
+* ``"stepdown"`` (default): step-down max-T, each pair's studentised Wilcoxon signed-rank statistic, on tables
+  whose datasets are reflected with random signs (``rate.resampling: reflection``, default) or whose scores
+  are shuffled within datasets (``shuffle``) (:mod:`benchirt.rating.stepdown`; Westfall & Young 1993);
 * ``"holm"``: each pair's Wilcoxon signed-rank test, Holm's correction over the family
   (:mod:`benchirt.rating.wilcoxon_holm`; Demšar 2006);
 * ``"range"``: the single-step permutation range test on the Bradley–Terry ratings
@@ -13,7 +14,7 @@ Either way the decisions are one boolean matrix ("i is separated from j and abov
 rank intervals (Klein, Wright & Wieczorek 2020) and the consecutive tiers follow, so the table, the figure,
 the verdict sentence and ``pairwise.csv`` never disagree. With more than ``rate.max_pairwise`` classifiers
 the Wilcoxon–Holm and step-down verdicts test the pairs among the best-rated ``max_pairwise`` only (every pair of
-600 classifiers is 180,000 tests, or statistics per shuffled table); the others' rank intervals are then the
+600 classifiers is 180,000 tests, or statistics per resampled table); the others' rank intervals are then the
 trivial 1..k, and the notes say so.
 """
 from __future__ import annotations
@@ -35,7 +36,7 @@ class Decisions:
     Attributes
     ----------
     method : str
-        ``"holm"``, ``"stepdown"``, ``"range"``, or ``"none"`` (no test: one dataset or no shuffled tables).
+        ``"holm"``, ``"stepdown"``, ``"range"``, or ``"none"`` (no test: one dataset or no resampled tables).
     better : numpy.ndarray of bool, shape (k, k)
         ``better[i, j]``: i is separated from j and above it.
     statistic : numpy.ndarray, shape (k, k)
@@ -50,7 +51,10 @@ class Decisions:
     n_tested : int
         Classifiers in the tested family (the first ``n_tested`` of the table).
     n_tables : int
-        Shuffled tables used (0 for Wilcoxon–Holm, which shuffles nothing).
+        Resampled tables used (0 for Wilcoxon–Holm, which resamples nothing).
+    resampling : str or None
+        How the null tables were drawn: ``"reflection"`` or ``"shuffle"`` (:data:`benchirt.rating.config.RESAMPLING_MODES`;
+        the range test always shuffles); None for Wilcoxon–Holm and without a test.
     range_test : Separation or None
         The range test's critical value and distances (``method == "range"``).
     notes : list of str
@@ -68,6 +72,7 @@ class Decisions:
     n_tables: int
     range_test: Separation | None = None
     notes: list[str] = field(default_factory=list)
+    resampling: str | None = None
 
 
 def no_decisions(k: int, alpha: float) -> Decisions:
@@ -93,7 +98,7 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
     replicates : numpy.ndarray, shape (B, k), or None
         Bootstrap ratings in leaderboard order; None when no bootstrap ran (then no test runs either).
     config : RatingConfig
-        ``verdict``, ``n_bootstrap`` (shuffled tables), ``alpha``, ``seed``, ``max_pairwise``.
+        ``verdict``, ``resampling``, ``n_bootstrap`` (resampled tables), ``alpha``, ``seed``, ``max_pairwise``.
     """
     k = len(position)
     alpha = config.alpha
@@ -106,17 +111,20 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
         low, high = rank_intervals(separation.better)
         return Decisions("range", separation.better, rating[:, None] - rating[None, :], np.full((k, k), np.nan),
                          low.astype(float), high.astype(float), separation.tier, alpha, k, config.n_bootstrap,
-                         separation)
+                         separation, resampling="shuffle")
     n_tested = k if config.max_pairwise is None else min(k, config.max_pairwise)
     # The tested classifiers in column (name) order, as a direct call on the score table orders them.
     tested = np.sort(position[:n_tested])
     result: WilcoxonHolm | StepDown
+    resampling = None
     if config.verdict == "holm":
         result = wilcoxon_holm(scores[:, tested], alpha)
         n_tables = 0
     else:
-        result = step_down(scores[:, tested], config.n_bootstrap, alpha, config.seed, DEFAULT_STATISTIC)
-        n_tables = config.n_bootstrap
+        resampling = config.resampling
+        result = step_down(scores[:, tested], config.n_bootstrap, alpha, config.seed, DEFAULT_STATISTIC,
+                           config.resampling)
+        n_tables = result.n_tables
     rows = np.ix_(np.searchsorted(tested, position[:n_tested]), np.searchsorted(tested, position[:n_tested]))
     better = np.zeros((k, k), dtype=bool)
     better[:n_tested, :n_tested] = result.better[rows]
@@ -131,4 +139,4 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
                      f"(rate.max_pairwise); their rank intervals count only separations among them, and the "
                      f"other {k - n_tested} classifiers' rank intervals are the untested 1-{k}")
     return Decisions(config.verdict, better, statistic, p_adjusted, low.astype(float), high.astype(float),
-                     tiers_from(better), alpha, n_tested, n_tables, None, notes)
+                     tiers_from(better), alpha, n_tested, n_tables, None, notes, resampling)

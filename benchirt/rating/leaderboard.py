@@ -6,8 +6,8 @@ over datasets (Efron 1979; the datasets are the sampled units of a benchmark): t
 with replacement ``n_bootstrap`` times (seeded) and all replicates are fitted at once. The 2.5 % and
 97.5 % percentiles give the rating interval (``bt_low, bt_high``). Which classifiers are separated, the
 joint rank intervals (``rank_low, rank_high``) and the consecutive tiers that follow are benchirt's primary
-"is it better?": step-down max-T on scores shuffled within datasets by default (as many shuffled tables as
-bootstrap replicates), or each pair's Wilcoxon signed-rank test with Holm's correction, or the range test
+"is it better?": step-down max-T on tables whose datasets are reflected with random signs by default (as many
+resampled tables as bootstrap replicates), or each pair's Wilcoxon signed-rank test with Holm's correction, or the range test
 (:mod:`benchirt.rating.decisions`, :mod:`benchirt.rating.wilcoxon_holm`, :mod:`benchirt.rating.stepdown`). Beside it: the Glicko-2 rating and RD of the single-order
 tournament, the mean per-dataset rank, the spread over dataset orders, and every pairwise comparison
 (:mod:`benchirt.rating.pairwise`).
@@ -40,7 +40,7 @@ LEADERBOARD_COLUMNS = (
 #: Permutation-summary columns carried into the leaderboard, and their names there.
 ORDER_SPREAD = {"rating_sd": "orders_rating_sd", "rank_min": "orders_rank_min", "rank_max": "orders_rank_max"}
 #: The primary decision on each pair, appended to the pairwise table (``pairwise.csv``).
-SEPARATION_COLUMNS = ("bt_difference", "statistic", "p_adjusted", "alpha", "method", "separated")
+SEPARATION_COLUMNS = ("bt_difference", "statistic", "p_adjusted", "alpha", "method", "resampling", "separated")
 #: With ``rating.verdict: range``, the range test's pair distances follow (:mod:`benchirt.rating.separation`).
 RANGE_COLUMNS = ("bt_difference_low", "bt_difference_high", "bt_critical_value")
 #: Central share of the bootstrap distribution the intervals cover.
@@ -77,7 +77,8 @@ class Leaderboard:
         ``statistic`` (the signed-rank statistic of a − b; the rating difference for the range test),
         ``p_adjusted`` (Holm- or step-down-adjusted p-value; NaN for the range test and untested pairs),
         ``alpha`` (the family-wise error rate), ``method`` (``rate.verdict``: holm, stepdown or range; none
-        when no test ran) and ``separated`` (the primary verdict separates the pair; the
+        when no test ran), ``resampling`` (how its null tables were drawn: reflection or shuffle; empty for
+        Wilcoxon–Holm) and ``separated`` (the primary verdict separates the pair; the
         sign of ``statistic`` says which is better); with the range test also :data:`RANGE_COLUMNS`.
     score : str
         Name of the score that decided the comparisons.
@@ -316,7 +317,7 @@ def _with_separation(pairwise: pd.DataFrame, table: pd.DataFrame, decisions: Dec
     separated = decisions.better[i, j] | decisions.better[j, i]
     pairwise = pairwise.assign(bt_difference=difference, statistic=decisions.statistic[i, j],
                                p_adjusted=decisions.p_adjusted[i, j], alpha=decisions.alpha, method=decisions.method,
-                               separated=separated)
+                               resampling=decisions.resampling, separated=separated)
     if decisions.range_test is None:
         return pairwise
     margin = decisions.range_test.distance[i, j]

@@ -8,16 +8,29 @@ while one dataset's outlying gap cannot outweigh many consistent ones (the t sta
 difference, :func:`studentised_mean`, can: it separated 77 pairs on decodIRT's 50 reference pools against
 the signed-rank statistic's 93 and Wilcoxon–Holm's 90, benchmarks/rating_leaderboard.py).
 
-Its null distribution comes from shuffling the classifiers' scores within every dataset (a classifier
-absent from a dataset stays absent), as the range test of :mod:`benchirt.rating.separation` does. The decisions are Westfall & Young's (1993, Algorithm 2.8) **step-down max-T**: order the pairs by
-|z|, largest first; the r-th pair's adjusted p-value is the share of shuffled tables in which the largest
+Its null distribution comes, by default, from **reflecting datasets** (``resampling="reflection"``): each
+resampled table multiplies every dataset's row of differences by an independent random sign (all 2^D sign
+patterns, enumerated, when there are no more of them than tables asked for). Flipping a dataset's signs is
+reflecting its scores about their centre, which leaves the table's distribution unchanged whenever the
+classifiers' noise within a dataset is centrally symmetric and their expected scores are equal — whatever
+their spreads or correlations (the randomisation hypothesis of Pesarin 2001 §1.9 and Westfall & Young 1993
+§2.3 for paired data; per pair it is the symmetry Wilcoxon's test assumes). The former reference,
+``resampling="shuffle"``, shuffles the classifiers' scores within every dataset (a classifier absent from a
+dataset stays absent), as the range test of :mod:`benchirt.rating.separation` does; that needs the
+classifiers to be exchangeable within a dataset, which classifiers of unequal spreads are not: on null tables
+with the real, unequal spreads of decodIRT's 50 pools it made a false separation in 6.4 % of 500 tables at
+α = 0.05, where reflections hold the level (benchmarks/rating_leaderboard.py --matched, docs/rating.md).
+
+The decisions are Westfall & Young's (1993, Algorithm 2.8) **step-down max-T**: order the pairs by
+|z|, largest first; the r-th pair's adjusted p-value is the share of resampled tables in which the largest
 |z| among the pairs from r on reaches its |z| (with Phipson & Smyth's 2010 +1 in numerator and
-denominator), made non-decreasing down the order; a pair is separated when its adjusted p-value is at
-most α. The single-step max-T (every pair against the largest |z| of all pairs) is the first step of it,
-so the step-down never separates fewer pairs on the same shuffled tables. When all classifiers are equal
-and exchangeable within each dataset the chance of any false separation is at most α; with equal
-classifiers of unequal spreads (not exchangeable) it is an approximation that the studentisation keeps near α —
-benchmarks/rating_leaderboard.py measures both, also against Wilcoxon–Holm, Nemenyi and Arena's rule.
+denominator when the tables are drawn at random; the plain share when all sign patterns are enumerated),
+made non-decreasing down the order; a pair is separated when its adjusted p-value is at most α. The
+single-step max-T (every pair against the largest |z| of all pairs) is the first step of it, so the step-down
+never separates fewer pairs on the same resampled tables. Under the null of every pair whose differences are
+symmetric about 0 the chance of any false separation is at most α (subset pivotality holds: the tables' signs
+act on the true-null pairs' differences alone) — benchmarks/rating_leaderboard.py measures it, also against
+Wilcoxon–Holm, Nemenyi and Arena's rule.
 
 **Joint rank intervals** follow from the same decisions (the simultaneous-test construction of Klein,
 Wright & Wieczorek 2020, §3): classifier i ranks no better than 1 + #{classifiers separated as better
@@ -31,11 +44,13 @@ one vectorised ranking (``scipy.stats.rankdata`` along the datasets).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import rankdata
 
+from benchirt.rating.config import RESAMPLING_MODES
 from benchirt.rating.separation import within_dataset_permutations
 
 #: Elements of the (block, k, k) arrays of shuffled statistics computed at once (about 40 MB of float64).
@@ -63,9 +78,11 @@ class StepDown:
         Joint rank intervals (1 = best) at level 1 − α.
     alpha : float
     n_tables : int
-        Shuffled tables used.
+        Resampled tables used (2^D when every sign pattern was enumerated).
     statistic_name : str
         Key of :data:`STATISTICS`.
+    resampling : str
+        An entry of :data:`benchirt.rating.config.RESAMPLING_MODES`.
     """
 
     statistic: np.ndarray
@@ -77,6 +94,7 @@ class StepDown:
     alpha: float
     n_tables: int
     statistic_name: str = "signed_rank"
+    resampling: str = "reflection"
 
 
 def signed_rank(differences: np.ndarray) -> np.ndarray:
@@ -140,8 +158,43 @@ STATISTICS = {
 DEFAULT_STATISTIC = "signed_rank"
 
 
+def dataset_reflections(n_datasets: int, n_tables: int, seed: int = 0) -> tuple[np.ndarray, bool]:
+    """Signs (±1) per resampled table and dataset: every one of the 2^D patterns when there are at most
+    ``n_tables`` of them (then ``exact`` is True), else ``n_tables`` drawn uniformly at random.
+
+    Returns
+    -------
+    signs : numpy.ndarray, shape (T, D)
+    exact : bool
+    """
+    if n_datasets < 31 and 2 ** n_datasets <= n_tables:
+        patterns = np.arange(2 ** n_datasets)[:, None] >> np.arange(n_datasets)
+        return 1.0 - 2.0 * (patterns & 1), True
+    rng = np.random.default_rng([seed, 2])   # a stream of its own (the shuffles use [seed, 1])
+    return rng.choice([-1.0, 1.0], size=(n_tables, n_datasets)), False
+
+
+def resampled_differences(values: np.ndarray, first: np.ndarray, second: np.ndarray, n_tables: int, seed: int,
+                          resampling: str, block: int) -> tuple[Iterator[np.ndarray], int, bool]:
+    """The pairs' differences in the resampled tables, in blocks of ``block`` tables (each of shape
+    (b, D, P) for the P pairs ``first``–``second``), the number of tables and whether they enumerate every
+    sign pattern."""
+    if resampling == "reflection":
+        signs, exact = dataset_reflections(values.shape[0], n_tables, seed)
+        differences = values[:, first] - values[:, second]
+        return ((signs[start:start + block, :, None] * differences[None]) for start in range(0, len(signs), block)), \
+            len(signs), exact
+    permutation = within_dataset_permutations(~np.isnan(values), n_tables, seed)
+
+    def shuffled(start: int) -> np.ndarray:
+        taken = permutation[start:start + block]
+        table = np.take_along_axis(np.broadcast_to(values, taken.shape), taken, axis=2)
+        return table[:, :, first] - table[:, :, second]
+    return (shuffled(start) for start in range(0, n_tables, block)), n_tables, False
+
+
 def step_down(scores: np.ndarray, n_tables: int, alpha: float = 0.05, seed: int = 0,
-              statistic: str = DEFAULT_STATISTIC) -> StepDown:
+              statistic: str = DEFAULT_STATISTIC, resampling: str = "reflection") -> StepDown:
     """Step-down max-T decisions and joint rank intervals of the classifiers in a datasets × classifiers table.
 
     Parameters
@@ -149,21 +202,26 @@ def step_down(scores: np.ndarray, n_tables: int, alpha: float = 0.05, seed: int 
     scores : numpy.ndarray, shape (D, k)
         Scores, higher is better, NaN where a classifier is absent.
     n_tables : int
-        Tables shuffled within datasets (:func:`benchirt.rating.separation.within_dataset_permutations`,
-        the same shuffles as the range test's for the same seed).
+        Resampled tables: random sign patterns (:func:`dataset_reflections`; all 2^D of them when there are
+        no more), or tables shuffled within datasets
+        (:func:`benchirt.rating.separation.within_dataset_permutations`, the range test's shuffles for the
+        same seed).
     alpha : float
         Family-wise error rate over all pairs.
     seed : int
     statistic : str
         A key of :data:`STATISTICS`.
+    resampling : str
+        An entry of :data:`benchirt.rating.config.RESAMPLING_MODES`.
 
     Returns
     -------
     StepDown
     """
+    if resampling not in RESAMPLING_MODES:
+        raise ValueError(f"resampling must be one of {', '.join(RESAMPLING_MODES)}, got {resampling!r}")
     transform, pair_statistic = STATISTICS[statistic]
     values = transform(scores)
-    present = ~np.isnan(values)
     n_datasets, k = values.shape
     first, second = np.triu_indices(k, 1)
     observed = pair_statistic((values[:, first] - values[:, second])[None])[0]
@@ -171,17 +229,16 @@ def step_down(scores: np.ndarray, n_tables: int, alpha: float = 0.05, seed: int 
     order = np.argsort(-size, kind="stable")
     threshold = size[order] * (1.0 - EQUAL_STATISTIC)
     exceed_step, exceed_single = np.zeros(size.size), np.zeros(size.size)
-    permutation = within_dataset_permutations(present, n_tables, seed)
     block = max(1, BLOCK_ELEMENTS // max(n_datasets * first.size, 1))
-    for start in range(0, n_tables, block):
-        taken = permutation[start:start + block]
-        shuffled = np.take_along_axis(np.broadcast_to(values, taken.shape), taken, axis=2)
-        ordered = np.abs(pair_statistic(shuffled[:, :, first] - shuffled[:, :, second]))[:, order]
+    blocks, n_used, exact = resampled_differences(values, first, second, n_tables, seed, resampling, block)
+    for differences in blocks:
+        ordered = np.abs(pair_statistic(differences))[:, order]
         successive = np.maximum.accumulate(ordered[:, ::-1], axis=1)[:, ::-1]   # max over pairs r, r+1, … of the order
         exceed_step += (successive >= threshold).sum(axis=0)
         exceed_single += (successive[:, :1] >= threshold).sum(axis=0)
-    p_step = np.maximum.accumulate((exceed_step + 1.0) / (n_tables + 1.0))
-    p_single = (exceed_single + 1.0) / (n_tables + 1.0)
+    extra = 0.0 if exact else 1.0   # the observed table is one of the enumerated patterns
+    p_step = np.maximum.accumulate((exceed_step + extra) / (n_used + extra))
+    p_single = (exceed_single + extra) / (n_used + extra)
     z = np.zeros((k, k))
     z[first, second] = observed
     z -= z.T
@@ -191,7 +248,8 @@ def step_down(scores: np.ndarray, n_tables: int, alpha: float = 0.05, seed: int 
         matrix.T[first, second] = matrix[first, second]
     better = (p_adjusted <= alpha) & (z > 0)
     low, high = rank_intervals(better)
-    return StepDown(z, p_adjusted, p_single_step, better, low, high, float(alpha), int(n_tables), statistic)
+    return StepDown(z, p_adjusted, p_single_step, better, low, high, float(alpha), int(n_used), statistic,
+                    resampling)
 
 
 def rank_intervals(better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,10 +1,10 @@
 """The primary verdict of a Bradley–Terry leaderboard (:func:`leaderboard_verdict`), stated once.
 
-benchirt answers "is A better than B?" with one method: step-down max-T on within-dataset shuffles
+benchirt answers "is A better than B?" with one method: step-down max-T on tables whose datasets are reflected
 (:mod:`benchirt.rating.stepdown`; or each pair's Wilcoxon signed-rank test with Holm's correction,
 :mod:`benchirt.rating.wilcoxon_holm`, with ``rate.verdict: holm``; or the range test of
 :mod:`benchirt.rating.separation` with ``rate.verdict: range``), columns ``separated``, ``statistic``,
-``p_adjusted``, ``method`` of the pairwise table. The
+``p_adjusted``, ``method``, ``resampling`` of the pairwise table. The
 verdict names the leader, the classifiers it is separated from and those it is not, its joint rank
 interval, the tiers when there is more than one, and the method and its level. Every other test appears only as an agreement check
 (:mod:`benchirt.rating.agreement`).
@@ -133,9 +133,18 @@ def method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, method: s
                 f"classifiers at once at {100 * (1 - alpha):g} %.")
     return (f"Method: step-down max-T (Westfall & Young 1993) over all {n_pairs} pairs at once on {n_datasets} "
             "datasets — each pair's Wilcoxon signed-rank statistic against the largest among the pairs not yet "
-            "separated, in tables whose scores are shuffled within each dataset; chance of any false separation "
-            f"≤ {percent} when all classifiers are equal, so the rank intervals hold for all classifiers at once at "
-            f"{100 * (1 - alpha):g} %.")
+            f"separated, in {resampled_tables(pairwise)}; chance of any false separation ≤ {percent}, so the rank "
+            f"intervals hold for all classifiers at once at {100 * (1 - alpha):g} %.")
+
+
+def resampled_tables(pairwise: pd.DataFrame) -> str:
+    """How the step-down's null tables were drawn, in words (the ``resampling`` column; reflection when absent)."""
+    column = pairwise["resampling"].dropna() if "resampling" in pairwise else pd.Series(dtype=object)
+    if len(column) and column.iloc[0] == "shuffle":
+        return ("tables whose scores are shuffled within each dataset (exact when the classifiers are exchangeable "
+                "within datasets)")
+    return ("tables whose datasets are reflected with random signs (exact when each pair's per-dataset differences "
+            "are symmetric under its null, whatever the classifiers' spreads)")
 
 
 def tier_sentence(leaderboard: pd.DataFrame) -> str:

@@ -395,10 +395,10 @@ def _method_words(rating) -> str:
         return ("each pair's Wilcoxon signed-rank test over the datasets both have, Holm's correction over all "
                 f"pairs (Demšar 2006); chance of any false separation ≤ {100 * rating.config.alpha:g} %, whatever "
                 "the classifiers' spreads.")
+    from benchirt.rating.verdict import resampled_tables
     return ("step-down max-T over all pairs at once (Westfall & Young 1993) — each pair's Wilcoxon signed-rank "
             "statistic over datasets against the largest among the pairs not yet separated, in "
-            f"{rating.config.n_bootstrap} tables whose scores are shuffled within each dataset; chance of any false "
-            f"separation ≤ {100 * rating.config.alpha:g} %.")
+            f"{resampled_tables(rating.pairwise)}; chance of any false separation ≤ {100 * rating.config.alpha:g} %.")
 
 
 def ratings(results, config: ReportConfig) -> Section | None:
