@@ -39,6 +39,7 @@ Usage::
     .venv/bin/python benchmarks/rating_leaderboard.py
     .venv/bin/python benchmarks/rating_leaderboard.py --coverage
     nice -n 10 python benchmarks/rating_leaderboard.py --only-verdicts --tables 100 --shuffles 200
+    python benchmarks/rating_leaderboard.py --default-run runs/default
 """
 from __future__ import annotations
 
@@ -379,6 +380,22 @@ def matched_error(scores: pd.DataFrame, alphas: list[float], n_tables: int, n_sh
         print(f"   {label:44s} {rates} {separated:23d}")
 
 
+def default_run(run_dir: str, n_tables: int, seed: int) -> None:
+    """The primary on a finished run's True-Scores (e.g. the default ``benchirt run``), on reflected and on
+    shuffled tables, beside Wilcoxon–Holm: pairs separated and the smallest adjusted p-value."""
+    from benchirt.pipeline.results import load_run
+    from benchirt.rating.run_scores import run_scores
+
+    results = load_run(run_dir)
+    X = score_matrix(run_scores(results.irt, results.respond, "true_score")).to_numpy()
+    print(f"\nThe run {run_dir}: {X.shape[0]} datasets x {X.shape[1]} classifiers, {n_tables} resampled tables")
+    for resampling in ("reflection", "shuffle"):
+        result = step_down(X, n_tables, 0.05, seed, resampling=resampling)
+        print(f"   step-down signed-rank, {resampling:10s}: {int(result.better.sum()):3d} pairs separated, "
+              f"smallest adjusted p {result.p_adjusted.min():.4f}")
+    print(f"   Wilcoxon-Holm                       : {int(wilcoxon_holm(X, 0.05).sum()):3d} pairs separated")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--replicates", type=int, default=1000)
@@ -394,7 +411,13 @@ def main() -> None:
     parser.add_argument("--matched", type=float, nargs="+", metavar="ALPHA",
                         help="only part 5b: the primary at these levels beside Wilcoxon-Holm at 0.05 (null FWER, "
                              "pools' separations), e.g. --matched 0.05 0.03 0.02")
+    parser.add_argument("--default-run", metavar="RUN_DIR",
+                        help="only the primary on a finished run's True-Scores, reflected and shuffled tables, beside "
+                             "Wilcoxon-Holm (e.g. the run directory of `benchirt run`)")
     args = parser.parse_args()
+    if args.default_run:
+        default_run(args.default_run, 1000, args.seed)
+        return
     if args.matched:
         matched_error(read_scores(DATA), args.matched, args.tables, args.shuffles, args.seed)
         return
