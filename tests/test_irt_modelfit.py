@@ -85,6 +85,23 @@ def test_nested_models_start_from_the_larger_models_solution_and_reach_the_searc
     assert np.allclose(nested["bic"], search["bic"], atol=1e-2)
 
 
+def test_the_scoring_models_fit_is_reused_and_ends_where_the_nested_1pl_ends():
+    """The stage passes the item model and the scoring model (the 1PL, fitted from the 3PL's items on its grid):
+    the comparison fits the 2PL only, and its 1PL row is the scorer's, at the optimum the nested 1PL reaches."""
+    from benchirt.irt.scorer import fit_scoring_model
+
+    sim = simulate_responses(300, 25, model="2PL", seed=4)
+    fitted = fit_irt(sim.responses, IRTConfig())
+    scorer = fit_scoring_model(sim.responses, fitted)
+    assert scorer.model == "1PL"
+    both = compare_models(sim.responses, IRTConfig(), fitted=(fitted, scorer)).set_index("model")
+    alone = compare_models(sim.responses, IRTConfig(), fitted=fitted).set_index("model")
+    assert both["start"].tolist() == ["reused", "nested", "reused"]
+    assert both.loc["1PL", "log_likelihood"] == scorer.log_likelihood
+    assert both.loc["1PL", "log_posterior"] == pytest.approx(alone.loc["1PL", "log_posterior"], abs=1e-3)
+    assert both.loc["2PL", "log_posterior"] == alone.loc["2PL", "log_posterior"]
+
+
 def test_a_nested_start_needs_every_item():
     sim = simulate_responses(100, 12, model="2PL", seed=1)
     fitted = fit_irt(sim.responses, IRTConfig(model="2PL", starts=1))

@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         fit = fit_irt(responses, config)
         scorer = fit_scoring_model(responses, fit)
-        comparison = compare_models(responses, config, fitted=fit) if args.compare_models else None
+        comparison = compare_models(responses, config, fitted=(fit, scorer)) if args.compare_models else None
     except DataError as exc:
         raise DataError(f"{responses_path}: {exc}") from None
     table = scorer.ability_table(responses, config.ability)

@@ -15,14 +15,17 @@ larger model's search reached more than one optimum (the pool's likelihood has s
 nested start may sit in the wrong one). Where the 3PL's search found a single optimum, the nested start
 keeps its direction of the latent scale, and the search is not paid three times (with three
 searches the comparison cost about four times the 3PL alone at 4000 x 5000, issue 23).
-``nested_starts=False`` searches every model. Every model is fitted on the grid of the first one
-fitted (the 3PL's, or ``fitted``'s: its ``quadrature_nodes``, not refined again), so that the
+The stage and ``benchirt irt`` pass the scoring model's fit too (the 1PL of the monotone family,
+:mod:`benchirt.irt.scorer`, fitted from the 3PL's items on its grid), so the 1PL is not fitted a second
+time; only the 2PL is. ``nested_starts=False`` searches every model. Every model is fitted on the grid of the first one
+fitted (the 3PL's, or the first of ``fitted``: its ``quadrature_nodes``, not refined again), so that the
 log-likelihoods compared are integrals on the same nodes. ``benchmarks/irt_fit.py --part compare`` measures the
 cost and how often the nested start alone, and this rule, end at the optimum of the full search
 (docs/irt.md, "Model comparison").
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -45,16 +48,18 @@ def n_parameters(fit: IRTFit) -> int:
     return {"1PL": m + 1, "2PL": 2 * m, "3PL": 3 * m}[fit.model]
 
 
-def compare_models(responses, config: IRTConfig | None = None, fitted: IRTFit | None = None,
-                   nested_starts: bool = True) -> pd.DataFrame:
+def compare_models(responses, config: IRTConfig | None = None,
+                   fitted: IRTFit | Sequence[IRTFit] | None = None, nested_starts: bool = True) -> pd.DataFrame:
     """Fit the 1PL, 2PL and 3PL with ``config`` (its ``model`` aside) and tabulate their fit.
 
     Parameters
     ----------
     responses : pandas.DataFrame or array_like, shape (n, m)
     config : IRTConfig, optional
-    fitted : IRTFit, optional
-        A fit of one of the models on these responses with this config (reused, not refitted).
+    fitted : IRTFit or sequence of IRTFit, optional
+        Fits of some of the models on these responses with this config, reused, not refitted: e.g. the item
+        model and the scoring model (:func:`benchirt.irt.scorer.fit_scoring_model`, the 1PL fitted on the item
+        model's grid), so the stage fits only the model neither is. The first one's grid is the comparison's.
     nested_starts : bool
         Fit the 2PL from the 3PL's solution and the 1PL from the 2PL's, with a start search as well
         only where a larger model's search reached several optima, rather than with
@@ -75,10 +80,12 @@ def compare_models(responses, config: IRTConfig | None = None, fitted: IRTFit | 
     searched: dict[str, bool] = {}
     seconds: dict[str, float] = {}
     several_optima = False  # a search (or the reused fit) reached more than one optimum
-    if fitted is not None:
-        fits[fitted.model], starts[fitted.model], searched[fitted.model] = fitted, "reused", False
-        seconds[fitted.model] = fitted.seconds
-        several_optima = len(fitted.optima) > 1
+    for reused in ([] if fitted is None else [fitted] if isinstance(fitted, IRTFit) else list(fitted)):
+        if reused.model in fits:
+            continue
+        fits[reused.model], starts[reused.model], searched[reused.model] = reused, "reused", False
+        seconds[reused.model] = reused.seconds
+        several_optima |= len(reused.optima) > 1
     for model in reversed(MODELS):  # 3PL, 2PL, 1PL: each nested model after the one it is nested in
         if model in fits:
             continue

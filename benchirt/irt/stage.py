@@ -144,7 +144,7 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
         table = scorer.ability_table(responses, config.ability)
         # the item model's own abilities judge its items (item fit, suspect labels' curves)
         item_theta = (table if scorer is fit else fit.ability_table(responses, config.ability))["theta"]
-        comparison = (compare_models(calibration, config, fitted=fit) if config.compare_models
+        comparison = (compare_models(calibration, config, fitted=(fit, scorer)) if config.compare_models
                       else pd.DataFrame())
     except DataError as exc:
         raise DataError(f"{result.dataset}: {exc}") from None
