@@ -2,9 +2,10 @@
 
 A figure of W inches saved at ``dpi`` is ``W * dpi`` pixels wide; the page shows it at most
 :data:`CONTENT_WIDTH_PX` wide (the content column at a 1280 px window), so a label of ``s`` points is
-``s * dpi / 72 * min(1, CONTENT_WIDTH_PX / (W * dpi))`` pixels on screen. :func:`render_legible` saves the
-figure, measures that size for every visible text, enlarges the texts that fall short and saves again, until
-all pass (a figure wider than the column keeps its width, so its fonts grow instead). :func:`overlapping_texts`
+``s * dpi / 72 * min(1, CONTENT_WIDTH_PX / (W * dpi))`` pixels on screen. :func:`render_legible` lays the
+figure out (no pixel drawn), measures that size for every visible text, enlarges the texts that fall short and
+lays it out again, until all pass (a figure wider than the column keeps its width, so its fonts grow instead),
+then draws the PNG once. :func:`overlapping_texts`
 finds labels whose boxes intersect, for the tests. Hand-written: matplotlib has no notion of the size at which
 a web page will show a figure.
 """
@@ -51,28 +52,45 @@ def screen_scale(png_width: int) -> float:
 
 
 def render_legible(fig, dpi: float) -> bytes:
-    """PNG bytes of ``fig`` in which every text is at least :data:`MIN_TEXT_PX` on screen (module docstring)."""
-    png = _save(fig, dpi)
+    """PNG bytes of ``fig`` in which every text is at least :data:`MIN_TEXT_PX` on screen (module docstring).
+
+    The sizes are measured on the figure laid out at ``dpi`` without rasterising it (:func:`laid_out`), and
+    the PNG is drawn once, at the end."""
     for _ in range(_ROUNDS):
-        scale = screen_scale(png_size(png)[0])
-        needed = MIN_TEXT_PX * 72 / (dpi * scale)
+        renderer = laid_out(fig, dpi)
+        needed = MIN_TEXT_PX * 72 / (dpi * screen_scale(round(tight_width_px(fig, renderer, dpi))))
         small = [t for t in visible_texts(fig) if t.get_fontsize() < needed * 0.999]
         if not small:
             break
         for text in small:
             text.set_fontsize(needed * 1.03)
-        png = _save(fig, dpi)
-    return png
+    return _save(fig, dpi)
 
 
-def overlapping_texts(fig, dpi: float, tolerance: float = 1.0) -> list[tuple[str, str]]:
-    """Pairs of visible texts whose boxes intersect by more than ``tolerance`` pixels each way."""
+def laid_out(fig, dpi: float):
+    """Lay ``fig`` out at ``dpi`` — every text placed, ticks made — without drawing a pixel; its renderer."""
     from benchirt.plotstyle import figure_renderer
 
     fig.set_dpi(dpi)
     renderer = figure_renderer(fig)
-    fig.draw(renderer)
+    fig.draw_without_rendering()
+    return renderer
+
+
+def tight_width_px(fig, renderer, dpi: float) -> float:
+    """Width in pixels of the PNG :func:`_save` writes: the figure's tight bounding box plus the padding
+    ``savefig`` adds on each side (``savefig.pad_inches``)."""
+    from matplotlib import rcParams
+
+    pad = rcParams["savefig.pad_inches"]
+    return (fig.get_tightbbox(renderer).width + 2 * pad) * dpi
+
+
+def overlapping_texts(fig, dpi: float, tolerance: float = 1.0) -> list[tuple[str, str]]:
+    """Pairs of visible texts whose boxes intersect by more than ``tolerance`` pixels each way."""
     from matplotlib.text import Text
+
+    renderer = laid_out(fig, dpi)
 
     # the text's own box: an annotation's box would also hold its leader line
     boxes = [(t.get_text(), Text.get_window_extent(t, renderer)) for t in visible_texts(fig)]
