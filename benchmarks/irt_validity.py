@@ -27,6 +27,7 @@ Parts (each prints a Markdown table; docs/irt.md, "Which model scores, and why",
     two rules share (mean and range over the rule pairs).
 
     nice -n 10 python benchmarks/irt_validity.py --part anchors
+    nice -n 10 python benchmarks/irt_validity.py --part anchors --run runs/default     # a run's stored scores
     nice -n 10 python benchmarks/irt_validity.py --part predictive [--splits 20] [--models default,3PL,2PL,1PL]
     nice -n 10 python benchmarks/irt_validity.py --part predictive --matrix FILE.csv   # any respondents x items
     nice -n 10 python benchmarks/irt_validity.py --part predictive --iris              # the stored-run Iris matrix
@@ -154,6 +155,29 @@ def _run_sources(run_dir: Path) -> list[tuple[str, pd.DataFrame, pd.DataFrame]]:
         sources.append((name, result.responses[roles.isin(["ladder", "real"]).to_numpy()],
                         result.responses[(roles == "real").to_numpy()]))
     return sources
+
+
+def part_anchors_of_run(run_dir: Path) -> None:
+    """The anchors on every dataset of a finished run, from the abilities and True-Scores its irt stage stored
+    (the default model, or whatever the run's ``irt`` options chose): ``optimal`` highest, ``pessimal`` lowest,
+    no respondent below one whose answers it dominates."""
+    from benchirt.pipeline.run import load_run
+
+    results = load_run(run_dir)
+    rows = []
+    for name, fit in results.irt.items():
+        answers = results.respond[name].responses
+        table = fit.abilities.set_index("respondent").reindex(answers.index)
+        for column in ("theta", "true_score"):
+            row = _anchor_row(table[column].rename({"optimal": "otimo", "pessimal": "pessimo"}),
+                              answers.rename(index={"optimal": "otimo", "pessimal": "pessimo"}))
+            rows.append({"dataset": name, "score": column, **row})
+    frame = pd.DataFrame(rows)
+    summary = frame.groupby("score", sort=False).agg(
+        datasets=("dataset", "size"), optimal_highest=("optimal_top", "sum"), pessimal_lowest=("pessimal_bottom", "sum"),
+        datasets_with_violations=("violations", lambda v: int((v > 0).sum())), violations=("violations", "sum"))
+    print(f"\n## Anchors on the {len(results.irt)} datasets of {run_dir}\n")
+    print(summary.reset_index().to_markdown(index=False))
 
 
 def part_predictive(splits: int, models: list[str], matrix: Path | None, iris: bool = False,
@@ -292,14 +316,16 @@ def main() -> None:
     parser.add_argument("--iris", action="store_true",
                         help="--part predictive: the Iris study 59 matrix (best run per flow) instead of the pools")
     parser.add_argument("--run", type=Path,
-                        help="--part predictive: the datasets of a finished benchirt run (e.g. runs/default)")
+                        help="--part predictive, anchors: the datasets of a finished benchirt run (e.g. runs/default)")
     parser.add_argument("--rules", default="best,median,first,best-held-out", help="--part stability")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=RuntimeWarning)
     if args.part != "stability" and not (args.matrix or args.iris or args.run) and not REFERENCE.is_dir():
         raise SystemExit(f"{REFERENCE} not found (set BENCHIRT_SHARED_DATA)")
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
-    if args.part == "anchors":
+    if args.part == "anchors" and args.run:
+        part_anchors_of_run(args.run)
+    elif args.part == "anchors":
         part_anchors(args.families.split(","))
     elif args.part == "predictive":
         part_predictive(args.splits, args.models.split(","), args.matrix, args.iris, args.run)
