@@ -147,8 +147,9 @@ def standardised(scores: np.ndarray) -> np.ndarray:
 
 
 #: Pair statistics :func:`step_down` can use: name → (transform of the datasets × classifiers scores, statistic
-#: of the per-dataset differences). A transform acts on each dataset's set of scores, so it is the same in every
-#: shuffled table (a dataset's mean and spread do not depend on who scored what).
+#: of the per-dataset differences). A transform acts on each dataset's set of scores, so it commutes with the
+#: resampling: a dataset's mean and spread do not depend on who scored what, and reflecting a dataset reflects its
+#: standardised scores.
 STATISTICS = {
     "signed_rank": (lambda scores: np.asarray(scores, dtype=float), signed_rank),
     "studentised_mean": (standardised, studentised_mean),
@@ -182,8 +183,8 @@ def resampled_differences(values: np.ndarray, first: np.ndarray, second: np.ndar
     if resampling == "reflection":
         signs, exact = dataset_reflections(values.shape[0], n_tables, seed)
         differences = values[:, first] - values[:, second]
-        return ((signs[start:start + block, :, None] * differences[None]) for start in range(0, len(signs), block)), \
-            len(signs), exact
+        reflected = (signs[start:start + block, :, None] * differences[None] for start in range(0, len(signs), block))
+        return reflected, len(signs), exact
     permutation = within_dataset_permutations(~np.isnan(values), n_tables, seed)
 
     def shuffled(start: int) -> np.ndarray:
