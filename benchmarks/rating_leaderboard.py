@@ -24,8 +24,8 @@
    Friedman + Nemenyi (Demšar 2006), Arena's rule (95 % bootstrap rating intervals that do not overlap,
    Chiang et al. 2024) and autorank's default decision (the ``autorank`` package, ``pip install autorank``:
    ANOVA + Tukey HSD when every column passes its normality and variance tests, else Friedman + Nemenyi).
-   First the pairs each separates on decodIRT's 50 reference pools (1000 shuffled tables), then, on
-   ``--tables`` simulated tables of 60 datasets × 19 classifiers per setting (``--shuffles`` shuffled tables
+   First the pairs each separates on decodIRT's 50 reference pools (1000 resampled tables), then, on
+   ``--tables`` simulated tables of 60 datasets × 19 classifiers per setting (``--shuffles`` resampled tables
    and bootstrap replicates each): the family-wise error (any separation of equal classifiers, or in the
    wrong direction), pairs separated per table, joint coverage of the rank intervals the decisions give
    (1 + separated above .. k − separated below; also of the bootstrap percentile rank intervals the
@@ -310,7 +310,7 @@ def verdicts(scores: pd.DataFrame, n_tables: int, n_shuffles: int, n_bootstrap: 
     pools, _ = decisions(X, 1000, 1000, seed)
     real = np.array([name not in ARTIFICIAL for name in matrix.columns])
     print(f"\n5. Verdicts side by side (alpha 0.05; family = all pairs). On decodIRT's {X.shape[0]} reference pools "
-          f"({X.shape[1]} classifiers, {X.shape[1] * (X.shape[1] - 1) // 2} pairs; 1000 shuffled tables / bootstrap "
+          f"({X.shape[1]} classifiers, {X.shape[1] * (X.shape[1] - 1) // 2} pairs; 1000 resampled tables / bootstrap "
           f"replicates), pairs separated (among the {real.sum()} real classifiers' {real.sum() * (real.sum() - 1) // 2}):")
     for method, better in pools.items():
         print(f"   {method:34s} {int(better.sum()):4d}  ({int(better[np.ix_(real, real)].sum())})")
@@ -319,7 +319,7 @@ def verdicts(scores: pd.DataFrame, n_tables: int, n_shuffles: int, n_bootstrap: 
     for index, (name, setting) in enumerate(settings(profile).items()):
         start = time.perf_counter()
         result = simulate(setting, n_tables, n_shuffles, n_bootstrap, seed + 1000 * (index + 1))
-        print(f"\n   {name}: {n_tables} tables of 60 datasets x {X.shape[1]} classifiers, {n_shuffles} shuffled "
+        print(f"\n   {name}: {n_tables} tables of 60 datasets x {X.shape[1]} classifiers, {n_shuffles} resampled "
               f"tables / bootstrap replicates each ({time.perf_counter() - start:.0f} s)")
         bins = [f"{lo:g}-{hi:g}" for lo, hi in zip(EFFECT_BINS[:-1], EFFECT_BINS[1:])]
         print(f"   {'method':36s} {'FWER':>6s} {'pairs sep.':>10s} {'joint rank cov.':>15s}   power by effect size "
@@ -406,7 +406,7 @@ def main() -> None:
                         help="also compare the verdicts on the reference pools and simulated tables (part 5)")
     parser.add_argument("--tables", type=int, default=100, help="simulated tables per setting of --verdicts")
     parser.add_argument("--shuffles", type=int, default=200,
-                        help="shuffled tables (and bootstrap replicates) per simulated table in --verdicts")
+                        help="resampled tables (and bootstrap replicates) per simulated table in --verdicts")
     parser.add_argument("--only-verdicts", action="store_true", help="skip parts 1-4")
     parser.add_argument("--matched", type=float, nargs="+", metavar="ALPHA",
                         help="only part 5b: the primary at these levels beside Wilcoxon-Holm at 0.05 (null FWER, "
