@@ -299,14 +299,14 @@ def part_verdict(tmp: Path, permutations: int) -> None:
                      "optimal separated from": len(optimal),
                      "optimal's rank interval": f"{board.at['otimo', 'rank_low']}-{board.at['otimo', 'rank_high']}",
                      "pessimal's rank interval": f"{board.at['pessimo', 'rank_low']}-{board.at['pessimo', 'rank_high']}"})
-    print(f"\n## The primary verdict on the 50 reference pools ({permutations} shuffled tables)\n")
+    print(f"\n## The primary verdict on the 50 reference pools ({permutations} resampled tables)\n")
     print(pd.DataFrame(rows).to_markdown(index=False))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--part", choices=("anchors", "predictive", "stability", "verdict"), required=True)
-    parser.add_argument("--permutations", type=int, default=1000, help="--part verdict: shuffled tables")
+    parser.add_argument("--permutations", type=int, default=1000, help="--part verdict: resampled tables of the primary verdict")
     parser.add_argument("--families", default="default,3PL",
                         help="--part anchors: scorers (comma-separated: default, 3PL, 2PL, 1PL, decodirt)")
     parser.add_argument("--splits", type=int, default=20, help="--part predictive: random item halves per pool")
