@@ -2,7 +2,9 @@
 report: conclusions first, the AIRT section, the subsets' verdict; then the page in a real browser.
 
 The default-suite run keeps the packaged config (suite, stages, IRT, cuts) but uses a smaller pool,
-3 folds and a short ladder so that it takes seconds; ``-m slow`` runs the packaged config unchanged.
+3 folds and a short ladder so that it takes seconds, and runs in the test's process (two workers' start-up
+was a third of its CPU; real stages on worker processes are run by test_pipeline_fits and by the Dask test
+of test_pipeline_run); ``-m slow`` runs the packaged config unchanged.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ FAST = {
     "rate": {"n_permutations": 20},
     "subset": {"n_random": 10, "n_permutations": 5},
     "report": {"max_dataset_plots": 2},
+    "execution": {"n_jobs": 1},
 }
 
 
@@ -227,13 +230,11 @@ def test_usefulness_and_airt_conclusions_read_back_match_the_exported_tables(def
 
 def test_a_run_without_airt_says_why_in_the_conclusions(tmp_path):
     """A 2PL run of three small embedded datasets without subsets and AIRT: the conclusions name what is
-    missing and why, and no text speaks of a 3PL. In this process (no worker pool: its start-up is most of
-    this small run's cost; the default run above runs on the packaged two workers)."""
+    missing and why, and no text speaks of a 3PL."""
     packaged = yaml.safe_load((ROOT / "configs" / "default.yaml").read_text())
     config = {**packaged, **{k: {**packaged.get(k, {}), **v} for k, v in FAST.items()},
               "suite": {"suite": "embedded", "include": ["iris", "wine", "kyphosis"]},
-              "stages": ["respond", "irt", "rate", "report"], "irt": {"model": "2PL"},
-              "execution": {**packaged["execution"], "n_jobs": 1}}
+              "stages": ["respond", "irt", "rate", "report"], "irt": {"model": "2PL"}}
     out = tmp_path / "no-airt"
     code, _ = _run(config, out)
     assert code == 0
