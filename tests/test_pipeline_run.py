@@ -61,7 +61,8 @@ def finished_run(tmp_path_factory):
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
         code = main(["run", str(config), "--out", str(out)])
     monkeypatch.undo()
-    return {"folder": folder, "config": config, "out": out, "code": code,
+    shutil.copytree(out, folder / "pristine")  # what _copied_run hands out: the tests below change `out`
+    return {"folder": folder, "config": config, "out": out, "code": code, "pristine": folder / "pristine",
             "stdout": stdout.getvalue(), "stderr": stderr.getvalue()}
 
 
@@ -310,31 +311,20 @@ def test_unknown_rating_score_is_refused_with_the_valid_names(tmp_path, capsys):
     assert not (tmp_path / "run").exists()
 
 
-@pytest.fixture(scope="module")
-def settled_run(finished_run, tmp_path_factory) -> Path:
-    """A folder holding a copy of the finished run as the tests before left it, its config and CSV beside it,
-    brought up to date by one plain rerun (the report included). Tests copy it (:func:`_copied_run`)."""
-    folder = tmp_path_factory.mktemp("settled")
-    shutil.copytree(finished_run["out"], folder / "run")
-    shutil.copy(finished_run["folder"] / "one_class.csv", folder / "one_class.csv")
-    config = _config_file(folder, ["builtin:iris,wine", "one_class.csv"])
-    assert main(["run", str(config), "--out", str(folder / "run"), "--quiet"]) == 0
-    return folder
-
-
-def _copied_run(settled_run: Path, tmp_path) -> tuple[Path, Path]:
-    """The settled run's config (read, never changed) and a private copy of its run directory, every stage and the
-    report up to date (the report shows the config's path: the copy is run with the same one)."""
-    shutil.copytree(settled_run / "run", tmp_path / "run")
-    return settled_run / "config.yaml", tmp_path / "run"
+def _copied_run(finished_run, tmp_path) -> tuple[Path, Path]:
+    """The finished run's config (read, never changed) and a private copy of the run as its first `benchirt run`
+    left it: every stage and the report up to date (the report shows the config's path: the copy is run with
+    the same one)."""
+    shutil.copytree(finished_run["pristine"], tmp_path / "run")
+    return finished_run["config"], tmp_path / "run"
 
 
 @pytest.mark.parametrize("n_jobs", ["1", "2"])  # 2: the (dataset, fit) task source must not load the pool either
-def test_a_warm_rerun_reads_stored_results_without_fitting_or_plotting_libraries(settled_run, tmp_path, n_jobs):
+def test_a_warm_rerun_reads_stored_results_without_fitting_or_plotting_libraries(finished_run, tmp_path, n_jobs):
     import subprocess
     import sys
 
-    config, out = _copied_run(settled_run, tmp_path)
+    config, out = _copied_run(finished_run, tmp_path)
     code = ("import json, sys; from benchirt.cli import main; "
             f"status = main(['run', {str(config)!r}, '--out', {str(out)!r}, '--quiet', '--n-jobs', {n_jobs!r}]); "
             "print(json.dumps([status, [m for m in ('sklearn', 'matplotlib', 'scipy.stats', 'scikit_posthocs') "
@@ -365,10 +355,10 @@ def test_a_suite_stage_that_was_skipped_is_not_attempted_again_until_its_inputs_
     assert second["stages"]["airt"]["note"].startswith("AIRT input: 2 dataset(s); AIRT needs at least")
 
 
-def test_a_source_edit_recomputes_that_stage_and_says_why(settled_run, tmp_path, capsys, monkeypatch):
+def test_a_source_edit_recomputes_that_stage_and_says_why(finished_run, tmp_path, capsys, monkeypatch):
     from benchirt.pipeline import fingerprint
 
-    config, out = _copied_run(settled_run, tmp_path)
+    config, out = _copied_run(finished_run, tmp_path)
     real_digests = fingerprint.code_digests
     edited = tuple((f, "0" * 16 if f == "irt/estimation.py" else d) for f, d in real_digests("irt"))
     monkeypatch.setattr(fingerprint, "code_digests", lambda stage: edited if stage == "irt" else real_digests(stage))
@@ -391,8 +381,8 @@ def test_a_source_edit_recomputes_that_stage_and_says_why(settled_run, tmp_path,
     assert "irt: recomputing iris, wine because the code changed (benchirt/irt/estimation.py)" in capsys.readouterr().err
 
 
-def test_an_unchanged_rerun_reuses_the_report(settled_run, tmp_path):
-    config, out = _copied_run(settled_run, tmp_path)
+def test_an_unchanged_rerun_reuses_the_report(finished_run, tmp_path):
+    config, out = _copied_run(finished_run, tmp_path)
     assert main(["run", str(config), "--out", str(out), "--quiet"]) == 0
     written = (out / "report.html").stat().st_mtime_ns
     assert main(["run", str(config), "--out", str(out), "--quiet"]) == 0
@@ -405,8 +395,8 @@ def test_an_unchanged_rerun_reuses_the_report(settled_run, tmp_path):
     assert "## Run overview" in (out / "summary.md").read_text()
 
 
-def test_a_tampered_artifact_is_refused_with_exit_2(settled_run, tmp_path, capsys):
-    config, out = _copied_run(settled_run, tmp_path)
+def test_a_tampered_artifact_is_refused_with_exit_2(finished_run, tmp_path, capsys):
+    config, out = _copied_run(finished_run, tmp_path)
     rate = out / _manifest(out)["artifacts"]["rate"]["path"]
     (rate / "result" / "comparisons.pkl").write_bytes(b"cos\nsystem\n(S'touch pwned'\ntR.")
     capsys.readouterr()
@@ -418,12 +408,12 @@ def test_a_tampered_artifact_is_refused_with_exit_2(settled_run, tmp_path, capsy
     assert "Traceback" not in err and not (tmp_path / "pwned").exists()
 
 
-def test_a_full_disk_while_saving_one_dataset_fails_only_that_dataset(settled_run, tmp_path, monkeypatch):
+def test_a_full_disk_while_saving_one_dataset_fails_only_that_dataset(finished_run, tmp_path, monkeypatch):
     import errno
 
     from benchirt.pipeline import serialize
 
-    config, out = _copied_run(settled_run, tmp_path)
+    config, out = _copied_run(finished_run, tmp_path)
     real_dump = serialize.dump
 
     def dump(obj, directory):
