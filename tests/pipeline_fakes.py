@@ -1,7 +1,8 @@
 """Small stand-in stage functions for the pipeline-engine tests (the shipped pipeline calls the real stages).
 
 They live in an importable module (not in a test file) so joblib and Dask worker processes can
-unpickle them; tests put this folder on PYTHONPATH for the workers.
+unpickle them; tests put this folder on PYTHONPATH for the workers. It imports no scikit-learn (a second
+of every worker's start-up): the fake classifier is in :mod:`killing_classifier`.
 """
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
 
 from benchirt.errors import DataError
 from benchirt.pipeline.artifact_types import register
@@ -61,23 +61,3 @@ def square_table(name: str, n: int, log_dir: str | None = None, sleep: float = 0
 def calls(log_dir: str | Path) -> list[str]:
     """Names of the datasets the fake stage was called on (one entry per call)."""
     return sorted(p.read_text() for p in Path(log_dir).iterdir() if not p.name.endswith(".failed-once"))
-
-
-class KillOnFourFeatures(ClassifierMixin, BaseEstimator):
-    """A classifier whose fit kills its process on data of 4 features (iris), as an out-of-memory kill would.
-
-    On other data it predicts the first training class. Passed to the pool by ``responses.extra`` with
-    ``allowed_packages: [pipeline_fakes]``; it never runs in the test process itself.
-    """
-
-    def __init__(self, random_state=None):
-        self.random_state = random_state
-
-    def fit(self, X, y):
-        if np.asarray(X).shape[1] == 4:
-            os.kill(os.getpid(), signal.SIGKILL)
-        self.first_ = np.asarray(y)[0]
-        return self
-
-    def predict(self, X):
-        return np.full(len(X), self.first_)

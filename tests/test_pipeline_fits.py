@@ -151,8 +151,8 @@ def test_a_unit_that_kills_its_worker_fails_that_dataset_and_the_manifest_counts
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [TESTS_DIR, os.environ.get("PYTHONPATH")])))
     options = {"suite": "builtin:iris,wine", "stages": ["respond"],
                "responses": {"cv_folds": 2, "ladder_epochs": 0, "artificial": False, "pool": ["gaussian_nb"],
-                             "allowed_packages": ["pipeline_fakes"],
-                             "extra": {"killer": {"estimator": "pipeline_fakes.KillOnFourFeatures"}}},
+                             "allowed_packages": ["killing_classifier"],
+                             "extra": {"killer": {"estimator": "killing_classifier.KillOnFourFeatures"}}},
                "execution": {"n_jobs": 2, "retries": 0}}
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(options))
     outcome = run_pipeline(load_config(str(tmp_path / "c.yaml")), out=tmp_path / "run", show_progress=False)

@@ -61,7 +61,8 @@ def finished_run(tmp_path_factory):
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
         code = main(["run", str(config), "--out", str(out)])
     monkeypatch.undo()
-    return {"folder": folder, "config": config, "out": out, "code": code,
+    shutil.copytree(out, folder / "pristine")  # what _copied_run hands out: the tests below change `out`
+    return {"folder": folder, "config": config, "out": out, "code": code, "pristine": folder / "pristine",
             "stdout": stdout.getvalue(), "stderr": stderr.getvalue()}
 
 
@@ -310,16 +311,22 @@ def test_unknown_rating_score_is_refused_with_the_valid_names(tmp_path, capsys):
     assert not (tmp_path / "run").exists()
 
 
+def _copied_run(finished_run, tmp_path) -> tuple[Path, Path]:
+    """The finished run's config (read, never changed) and a private copy of the run as its first `benchirt run`
+    left it: every stage and the report up to date (the report shows the config's path: the copy is run with
+    the same one)."""
+    shutil.copytree(finished_run["pristine"], tmp_path / "run")
+    return finished_run["config"], tmp_path / "run"
+
+
 @pytest.mark.parametrize("n_jobs", ["1", "2"])  # 2: the (dataset, fit) task source must not load the pool either
 def test_a_warm_rerun_reads_stored_results_without_fitting_or_plotting_libraries(finished_run, tmp_path, n_jobs):
     import subprocess
     import sys
 
-    out = tmp_path / "run"
-    shutil.copytree(finished_run["out"], out)
-    assert main(["run", str(finished_run["config"]), "--out", str(out), "--quiet"]) == 0  # settles what tests changed
+    config, out = _copied_run(finished_run, tmp_path)
     code = ("import json, sys; from benchirt.cli import main; "
-            f"status = main(['run', {str(finished_run['config'])!r}, '--out', {str(out)!r}, '--quiet', '--n-jobs', {n_jobs!r}]); "
+            f"status = main(['run', {str(config)!r}, '--out', {str(out)!r}, '--quiet', '--n-jobs', {n_jobs!r}]); "
             "print(json.dumps([status, [m for m in ('sklearn', 'matplotlib', 'scipy.stats', 'scikit_posthocs') "
             "if m in sys.modules]]))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -346,18 +353,6 @@ def test_a_suite_stage_that_was_skipped_is_not_attempted_again_until_its_inputs_
     assert second["artifacts"]["airt"] == {**first["artifacts"]["airt"], "decision": "reused"}
     assert second["stages"]["airt"]["note"] == first["stages"]["airt"]["note"]
     assert second["stages"]["airt"]["note"].startswith("AIRT input: 2 dataset(s); AIRT needs at least")
-
-
-def _copied_run(finished_run, tmp_path) -> tuple[Path, Path]:
-    """A private copy of the finished run (and its config beside it), brought up to date without the report."""
-    import shutil
-
-    out = tmp_path / "run"
-    shutil.copytree(finished_run["out"], out)
-    shutil.copy(finished_run["folder"] / "one_class.csv", tmp_path / "one_class.csv")
-    config = _config_file(tmp_path, ["builtin:iris,wine", "one_class.csv"])
-    assert main(["run", str(config), "--out", str(out), "--quiet", "--skip", "report"]) == 0
-    return config, out
 
 
 def test_a_source_edit_recomputes_that_stage_and_says_why(finished_run, tmp_path, capsys, monkeypatch):

@@ -6,6 +6,7 @@ import pytest
 from scipy.stats import wilcoxon
 from statsmodels.stats.multitest import multipletests
 
+from benchirt.rating.pairwise import holm_adjusted
 from benchirt.rating.wilcoxon_holm import wilcoxon_holm
 
 
@@ -23,6 +24,16 @@ def test_decisions_are_scipys_wilcoxon_with_statsmodels_holm():
     assert result.better[0, 2] and result.better[0, 3]        # the strongest gap is found
     low, high = result.rank_low, result.rank_high
     assert low[0] == 1 and (low <= high).all()
+
+
+def test_holm_adjusted_is_statsmodels_holm_with_ties_and_in_the_input_order():
+    rng = np.random.default_rng(3)
+    for size in (1, 2, 6, 45):
+        p = np.round(rng.uniform(0, 0.2, size) ** 2, 3)        # rounded: tied p-values
+        p[rng.integers(size)] = 0.9
+        assert holm_adjusted(p) == pytest.approx(multipletests(p, method="holm")[1], abs=0, rel=1e-15)
+    assert holm_adjusted([0.01, 0.04, 0.03, 0.01]).tolist() == pytest.approx([0.04, 0.06, 0.06, 0.04])
+    assert holm_adjusted([0.6, 0.7]).tolist() == [1.0, 1.0] and holm_adjusted([]).size == 0   # capped at 1; none
 
 
 def test_a_pair_is_compared_on_the_datasets_both_have():

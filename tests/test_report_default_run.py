@@ -2,7 +2,9 @@
 report: conclusions first, the AIRT section, the subsets' verdict; then the page in a real browser.
 
 The default-suite run keeps the packaged config (suite, stages, IRT, cuts) but uses a smaller pool,
-3 folds and a short ladder so that it takes seconds; ``-m slow`` runs the packaged config unchanged.
+3 folds and a short ladder so that it takes seconds, and runs in the test's process (two workers' start-up
+was a third of its CPU; real stages on worker processes are run by test_pipeline_fits and by the Dask test
+of test_pipeline_run); ``-m slow`` runs the packaged config unchanged.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ FAST = {
     "rate": {"n_permutations": 20},
     "subset": {"n_random": 10, "n_permutations": 5},
     "report": {"max_dataset_plots": 2},
+    "execution": {"n_jobs": 1},
 }
 
 

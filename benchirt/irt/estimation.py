@@ -40,12 +40,10 @@ job each:
 """
 from __future__ import annotations
 
-import functools
 import time
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import ThreadpoolController
 
 from benchirt.errors import DataError
 from benchirt.irt.config import IRTConfig
@@ -58,6 +56,7 @@ from benchirt.irt.problem import Problem, log_prior, unique_rows
 from benchirt.irt.quadrature_grid import grid_error
 from benchirt.irt.standard_errors import standard_errors
 from benchirt.irt.validation import as_response_matrix
+from benchirt.threads import blas_one_thread
 
 
 def fit_irt(responses, config: IRTConfig | None = None, initial: pd.DataFrame | None = None) -> IRTFit:
@@ -109,14 +108,8 @@ def fit_irt(responses, config: IRTConfig | None = None, initial: pd.DataFrame | 
     start = time.perf_counter()
     # The products here are small (respondents x items x nodes): threads only add
     # contention, and the pipeline parallelises over datasets instead.
-    with _blas_threads().limit(limits=1, user_api="blas"):
+    with blas_one_thread():
         return _fit(responses, config, start, initial)
-
-
-@functools.cache
-def _blas_threads() -> ThreadpoolController:
-    """The process's BLAS thread pools, inspected once (inspecting costs ~1 ms per call)."""
-    return ThreadpoolController()
 
 
 def _fit(responses, config: IRTConfig, start: float, initial: pd.DataFrame | None = None) -> IRTFit:

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit, logit
-from threadpoolctl import threadpool_limits
+
+from benchirt.threads import blas_one_thread
 
 #: Standard deviation of the Gaussian prior on each log-strength θ (natural-log units).
 PRIOR_SD = 2.0
@@ -137,7 +138,7 @@ def fit_bradley_terry(wins: np.ndarray, prior_sd: float = PRIOR_SD, start: np.nd
     n_iterations = 0
     # The k × k solves of one problem are small: BLAS threads only contend on a shared machine (measured: a
     # 609-classifier solve 100 times slower with 2 threads on a loaded 2-core machine).
-    with threadpool_limits(limits=1, user_api="blas"):
+    with blas_one_thread():
         while todo.size and n_iterations < MAX_ITERATIONS:
             step = _newton_step(meetings[todo], won[todo], theta[todo], 1.0 / prior_sd**2)
             longest = np.abs(step).max(axis=1)

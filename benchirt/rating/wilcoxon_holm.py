@@ -3,7 +3,7 @@
 Which classifiers are separated is asked of all k(k−1)/2 pairs at once. Each pair is compared on the datasets
 where both have a score by the two-sided Wilcoxon signed-rank test (Wilcoxon 1945; zero differences dropped,
 Wilcoxon's convention; exact where scipy is, :func:`benchirt.rating.pairwise.wilcoxon_p`), and the p-values are
-adjusted for the family by Holm's (1979) step-down method (``statsmodels.stats.multitest.multipletests``): a pair
+adjusted for the family by Holm's (1979) step-down method (:func:`benchirt.rating.pairwise.holm_adjusted`): a pair
 is separated when its adjusted p-value is below α, in the direction of its signed-rank statistic. Holm's method
 holds the family-wise error at α under any dependence between the pairs, and each test needs only that a pair's
 per-dataset differences are symmetric under its null — not that the classifiers are exchangeable, which the
@@ -25,9 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from statsmodels.stats.multitest import multipletests
 
-from benchirt.rating.pairwise import wilcoxon_p
+from benchirt.rating.pairwise import holm_adjusted, wilcoxon_p
 from benchirt.rating.stepdown import rank_intervals, signed_rank
 
 
@@ -75,7 +74,7 @@ def wilcoxon_holm(scores: np.ndarray, alpha: float = 0.05) -> WilcoxonHolm:
     first, second = np.triu_indices(k, 1)
     differences = scores[:, first] - scores[:, second]
     p = np.array([wilcoxon_p(column[~np.isnan(column)]) for column in differences.T])
-    adjusted = multipletests(p, method="holm")[1] if p.size else p
+    adjusted = holm_adjusted(p)
     z = np.zeros((k, k))
     z[first, second] = signed_rank(differences[None])[0]
     z -= z.T

@@ -22,12 +22,14 @@ def register(subparsers) -> None:
 def report_command(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from benchirt.pipeline.results import load_run
+    from benchirt.pipeline.config import load_config
     from benchirt.pipeline.store import ArtifactStore
     from benchirt.report import build_report
 
-    ArtifactStore(args.run_dir).ensure_idle()  # a run in progress: its results are still being written
-    config = load_run(args.run_dir).config.stage_config("report")
+    store = ArtifactStore(args.run_dir)
+    store.ensure_idle()  # a run in progress: its results are still being written
+    # the run's report options from its manifest alone: build_report reads the results (once)
+    config = load_config(store.read_manifest().config).stage_config("report")
     if args.title:
         config = replace(config, title=args.title)
     paths = build_report(args.run_dir, config, out=args.out)
