@@ -44,15 +44,15 @@ def headline(results) -> str:
     from benchirt.irt import dataset_rankings, summaries_frame
 
     parts = []
-    if results.irts:
-        rankings = dataset_rankings(summaries_frame(list(results.irts.values())))
+    if results.irt:
+        rankings = dataset_rankings(summaries_frame(list(results.irt.values())))
         parts += ["Most difficult datasets (Cardoso et al. 2021 Table 2):", rankings.head(10).round(1).to_string(), ""]
-    if results.rating is not None:
-        table = results.rating.ratings[["classifier", "rating", "rd", "rank", "orders_rank_min", "orders_rank_max"]]
+    if results.rate is not None:
+        table = results.rate.ratings[["classifier", "rating", "rd", "rank", "orders_rank_min", "orders_rank_max"]]
         parts += ["Glicko-2 ranking (Cardoso et al. 2021 Table 4):", table.round(1).to_string(index=False), ""]
-    if results.subsets is not None:
-        parts += ["Subsets (Cardoso et al. 2021 §5.4):", results.subsets.fidelity.round(3).to_string(index=False), "",
-                  results.subsets.innate_verdict]
+    if results.subset is not None:
+        parts += ["Subsets (Cardoso et al. 2021 §5.4):", results.subset.fidelity.round(3).to_string(index=False), "",
+                  results.subset.innate_verdict]
     if results.skipped:
         skipped = pd.Series({name: "; ".join(v) for name, v in results.skipped.items()}, name="reason")
         parts += ["", "Skipped datasets:", skipped.to_string()]

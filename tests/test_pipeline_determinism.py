@@ -44,12 +44,12 @@ def test_results_identical_across_n_jobs_and_a_dask_local_cluster(shared_data, t
         runs[label] = load_run(out)
     assert runs["n_jobs=2, a task per dataset"].config.execution.tasks == "datasets"
     reference = runs.pop("n_jobs=1")
-    assert set(reference.responses) == {"3-kr-vs-kp", "wine"}
+    assert set(reference.respond) == {"3-kr-vs-kp", "wine"}
     for label, run in runs.items():
-        for name, result in reference.responses.items():
-            pd.testing.assert_frame_equal(run.responses[name].responses, result.responses, obj=f"{label} {name}")
-            pd.testing.assert_series_equal(run.responses[name].cv_accuracy, result.cv_accuracy)
-            items, expected = run.irts[name].fit.items, reference.irts[name].fit.items
+        for name, result in reference.respond.items():
+            pd.testing.assert_frame_equal(run.respond[name].responses, result.responses, obj=f"{label} {name}")
+            pd.testing.assert_series_equal(run.respond[name].cv_accuracy, result.cv_accuracy)
+            items, expected = run.irt[name].fit.items, reference.irt[name].fit.items
             pd.testing.assert_frame_equal(items, expected, check_exact=True, obj=f"{label} {name} items")
-            pd.testing.assert_frame_equal(run.irts[name].abilities, reference.irts[name].abilities, check_exact=True)
-        pd.testing.assert_frame_equal(run.rating.ratings, reference.rating.ratings, check_exact=True, obj=label)
+            pd.testing.assert_frame_equal(run.irt[name].abilities, reference.irt[name].abilities, check_exact=True)
+        pd.testing.assert_frame_equal(run.rate.ratings, reference.rate.ratings, check_exact=True, obj=label)

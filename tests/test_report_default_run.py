@@ -101,7 +101,7 @@ def test_rating_conclusions_read_back_match_the_exported_tables(default_run, tmp
     from benchirt.rating.verdict import probability_is
 
     run = load_run(default_run)
-    rating = run.rating
+    rating = run.rate
     write_outputs(rating, tmp_path)
     board, pairwise = pd.read_csv(tmp_path / "leaderboard.csv"), pd.read_csv(tmp_path / "pairwise.csv")
     friedman = json.loads((tmp_path / "friedman.json").read_text())
@@ -172,7 +172,7 @@ def test_rating_conclusions_read_back_match_the_exported_tables(default_run, tmp
 
     from benchirt.subsets.command import write_outputs as write_subsets
 
-    write_subsets(run.subsets, tmp_path / "subsets", plots=False)
+    write_subsets(run.subset, tmp_path / "subsets", plots=False)
     fidelity = pd.read_csv(tmp_path / "subsets" / "fidelity.csv")
     sentence = next(line for line in conclusions.splitlines() if "Do IRT-filtered subsets beat random subsets?" in line)
     for row in fidelity.itertuples(index=False):
