@@ -68,19 +68,20 @@ def pairwise_comparisons(
         (no evidence of a difference).
     """
     order = list(matrix.columns) if order is None else list(order)
+    values = matrix[order].to_numpy(dtype=float)
     rows: list[dict] = []
     for i, a in enumerate(order):
-        for b in order[i + 1:]:
-            both = matrix[[a, b]].dropna()
-            x, y = both[a].to_numpy(), both[b].to_numpy()
+        for j, b in enumerate(order[i + 1:], start=i + 1):
+            both = ~np.isnan(values[:, i]) & ~np.isnan(values[:, j])
+            x, y = values[both, i], values[both, j]
             difference = x - y
             tied = np.abs(difference) <= tie_tolerance
             rows.append({
-                "a": a, "b": b, "n_datasets": len(both),
+                "a": a, "b": b, "n_datasets": int(both.sum()),
                 "wins": int((~tied & (difference > 0)).sum()),
                 "losses": int((~tied & (difference < 0)).sum()),
                 "ties": int(tied.sum()),
-                "mean_difference": float(difference.mean()) if len(both) else 0.0,
+                "mean_difference": float(difference.mean()) if difference.size else 0.0,
                 "wilcoxon_p": wilcoxon_p(difference),
                 **_bayesian_sign_test(x, y, rope, seed + len(rows)),
             })
