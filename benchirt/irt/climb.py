@@ -92,12 +92,11 @@ def grid_gains(params: np.ndarray, problem: Problem, other_mode: bool = False) -
     (:func:`benchirt.irt.modes.other_mode`; -inf where the grid has none)."""
     grid = item_grid(problem.lower, problem.upper)
     grid_prior = log_prior(grid, problem)
-    terms = Terms.at(params, problem)
-    scaled, n_k, _ = e_step(terms, params, problem)
+    scaled, n_k, _ = e_step(params, problem)
     gains, values = [], []
     for block in problem.blocks():
         r = expected_correct(scaled, block, problem)
-        current = item_objective(params[block], terms.rows(block), r, n_k, problem)
+        current = item_objective(params[block], Terms.of_block(params[block], problem), r, n_k, problem)
         best, index = best_on_grid(grid, problem.nodes, r, n_k, grid_prior,
                                    away_from=params[block] if other_mode else None)
         gains.append(best - current)
@@ -120,16 +119,14 @@ def polished_gains(params: np.ndarray, problem: Problem) -> tuple[np.ndarray, np
     there by more than :data:`_ESCAPE_GAIN` is climbed again on the exact objective from that candidate, and
     its gain measured there."""
     m = len(params)
-    terms = Terms.at(params, problem)
-    scaled, n_k, _ = e_step(terms, params, problem)
+    scaled, n_k, _ = e_step(params, problem)
     coarse = problem.on_grid(_SEARCH_NODES) if len(problem.nodes) > _SEARCH_NODES else problem
     weights = interpolation_weights(problem.nodes, coarse.nodes) if coarse is not problem else None
     current, r_search = np.empty(m), np.empty((m, len(coarse.nodes)))
     for block in problem.blocks():
         r = expected_correct(scaled, block, problem)
-        current[block] = item_objective(params[block], terms.rows(block), r, n_k, problem)
+        current[block] = item_objective(params[block], Terms.of_block(params[block], problem), r, n_k, problem)
         r_search[block] = r if weights is None else r @ weights
-    del terms
     n_search = n_k if weights is None else n_k @ weights
     own = current if weights is None else _climbed(params, np.arange(m), r_search, n_search, coarse)[1]
     grid = item_grid(problem.lower, problem.upper, _SEARCH_STEP, _SEARCH_GUESSING)
