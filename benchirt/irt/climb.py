@@ -36,7 +36,7 @@ _SEARCH_STEP = 0.5
 _SEARCH_GUESSING = (0.05, 0.15, 0.3, 0.5, 0.7)
 #: Candidates climbed at once (:func:`_climbed`): an item block of the search grid's problem, whose tables take
 #: as much memory as the EM step's own, but at least this many (a block of 64 at 132 x 500 made the search twice
-#: as costly as 256; four blocks at a time made its tables the fit's largest arrays at 132 x 8000, 12 MiB).
+#: as costly as 256; 256 and, at 132 x 8000, four blocks at a time made its tables a fit's largest arrays).
 _CLIMB_CANDIDATES = 128
 #: Candidates whose grid value lies more than this below the item's own climb are not climbed.
 _CANDIDATE_DEFICIT = 3.0
