@@ -7,7 +7,7 @@ Two measurements, on simulated 3PL matrices (10 % negative items) of 132 x {500,
    item x node tables (``Terms.of_block``: exp, log1p, log per cell), the gradient and information
    (``gradient_information``), the item objectives (``item_objective``, ``log_prior``), the small solves, the
    two matrix products of the E-step
-   (``_posterior_of_blocks``, ``_expected_correct``: BLAS) and the item search (``_escape_item_modes``).
+   (``LogJoint.add``, ``expected_correct``: BLAS) and the item search (``escape_item_modes``).
 2. A fused numba kernel for the elementwise parts (``--part kernel``): one loop over items and nodes for the
    tables, one for gradient, information and objective together, against the numpy code on the same
    block (every item of the matrix), CPU per call; and what numba costs before it runs: ``import
@@ -30,7 +30,7 @@ import numpy as np
 SIZES = ((132, 500), (132, 2000), (132, 8000))
 #: The estimator's functions whose CPU is summed, by the module that defines them; nested calls (the objective's
 #: prior) are counted in both.
-PARTS = {"posterior_of_blocks": "estep", "expected_correct": "estep", "gradient_information": "mstep",
+PARTS = {"expected_correct": "estep", "gradient_information": "mstep",
          "item_objective": "mstep", "log_prior": "problem", "solve_small": "mstep", "escape_item_modes": "climb"}
 
 
@@ -41,7 +41,7 @@ def profile() -> None:
 
     import benchirt.irt.estimation  # noqa: F401 (imports every module of the estimator)
     from benchirt.irt import IRTConfig, fit_irt
-    from benchirt.irt.estep import Terms
+    from benchirt.irt.estep import LogJoint, Terms
     from benchirt.irt.simulate import simulate_responses
 
     spent: collections.Counter = collections.Counter()
@@ -59,10 +59,11 @@ def profile() -> None:
     # each function is wrapped wherever a module of benchirt.irt holds it (its own and those that import it)
     holders = [(module, name) for module in list(sys.modules.values()) if module.__name__.startswith("benchirt.irt.")
                for name, function in originals.items() if getattr(module, name, None) is function]
-    of_block = Terms.__dict__["of_block"]
+    of_block, add = Terms.__dict__["of_block"], LogJoint.add
     for module, name in holders:
         setattr(module, name, timed(name, originals[name]))
     Terms.of_block = classmethod(timed("Terms.of_block", of_block.__func__))
+    LogJoint.add = timed("LogJoint.add", add)
     try:
         fit_irt(simulate_responses(60, 40, model="3PL", seed=1).responses)
         for n, m in SIZES:
@@ -72,13 +73,14 @@ def profile() -> None:
             fit = fit_irt(responses, IRTConfig(starts=1))
             total = time.process_time() - start
             shares = ", ".join(f"{name.strip('_')} {100 * spent[name] / total:.0f} %"
-                               for name in ("Terms.of_block", *PARTS))
+                               for name in ("Terms.of_block", "LogJoint.add", *PARTS))
             print(f"{n} x {m}: {total:.2f} CPU s, {fit.n_iter} EM steps, {1000 * total / fit.n_iter:.1f} ms per step; "
                   f"{shares}")
     finally:
         for module, name in holders:
             setattr(module, name, originals[name])
         Terms.of_block = of_block
+        LogJoint.add = add
 
 
 def kernel() -> None:
@@ -167,18 +169,18 @@ def kernel() -> None:
                   f"{compiled:.2f} s (wall)")
         problem = Problem(np.zeros((m, n), np.int8), np.ones(n), np.ones(m), nodes, -0.5 * nodes**2, config)
         params = np.stack([a, b, np.log(c / (1 - c))], axis=1)
-        terms = Terms(log_p, log_q)  # the numpy gradient recomputes s (mstep.gradient_information)
+        terms = Terms(log_p, log_q, s, c[:, None] + (1 - c[:, None]) * s)  # the numpy gradient reads s and P
         repeats = max(3, 200_000 // m)
         numpy_tables = cpu_ms(lambda: terms_from_logit(a[:, None] * (nodes[None, :] - b[:, None]), c[:, None]), repeats)
         numba_tables = cpu_ms(lambda: tables(a, b, c, nodes, s, log_p, log_q), repeats)
         expected = terms_from_logit(a[:, None] * (nodes[None, :] - b[:, None]), c[:, None])
         tables_error = max(np.abs(s - expected[0]).max(), np.abs(log_p - expected[2]).max(),
                            np.abs(log_q - expected[3]).max())
-        numpy_gradient = cpu_ms(lambda: (mstep.gradient_information(params, terms, r, n_k, problem),
+        numpy_gradient = cpu_ms(lambda: (mstep.gradient_information(params, r, n_k, problem, terms),
                                          mstep.item_objective(params, terms, r, n_k, problem)), repeats)
         numba_gradient = cpu_ms(lambda: gradient_information(a, b, c, s, log_p, log_q, r, n_k, nodes, grad, info,
                                                              objective), repeats)
-        expected_grad, expected_info = mstep.gradient_information(params, terms, r, n_k, problem)
+        expected_grad, expected_info = mstep.gradient_information(params, r, n_k, problem, terms)
         gradient_error = max(np.abs(grad - expected_grad).max(), np.abs(info - expected_info).max())
         print(f"{n} x {m} (a block of all {m} items): tables numpy {numpy_tables:.2f} ms, numba {numba_tables:.2f} ms "
               f"({numpy_tables / numba_tables:.1f}x; largest difference {tables_error:.1e}); gradient, information "

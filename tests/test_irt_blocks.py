@@ -31,18 +31,19 @@ def test_item_blocks_cover_every_item_once_and_bound_the_tables():
             covered = np.concatenate([np.arange(m)[block] for block in blocks])
             assert (covered == np.arange(m)).all()
             # one block's item x node table: at most a quarter byte per response cell (the most items
-            # that keep it so), unless that is fewer than 64 items
+            # that keep it so), unless that is fewer than MIN_BLOCK (128) items
             per_cell = 41 * 8 / (n_patterns * m)
-            assert size == 64 or size * per_cell <= 0.25 < (size + 1) * per_cell
+            assert size == problem.MIN_BLOCK == 128 or size * per_cell <= 0.25 < (size + 1) * per_cell
     # 0.25 * 132 * 8000 / (8 * 41) = 804.9; 0.25 * 5000 * 500 / 328 = 1905.5 (more than the 500 items: one block)
     assert problem.block_size(8000, 132, 41) == 804 and problem.block_size(500, 5000, 41) == 1905
 
 
 def test_blocked_em_gives_the_estimates_of_one_block(sim, monkeypatch):
-    """400 items go through 7 blocks of 64 (read as float in pieces of 64); with one block of all
-    items the EM is the same map, so the estimates agree to rounding (summation order only)."""
+    """400 items go through 4 blocks of 128 (read as float in pieces of 128), each block's M-step done
+    before the next block's begins; with one block of all items the EM is the same map, so the estimates
+    agree to rounding (summation order only)."""
     blocked = fit_irt(sim.responses, IRTConfig(starts=1))
-    assert problem.block_size(400, 132, 41) == 64  # 7 blocks
+    assert problem.block_size(400, 132, 41) == 128  # 4 blocks
     monkeypatch.setattr(problem, "MIN_BLOCK", 10_000)
     whole = fit_irt(sim.responses, IRTConfig(starts=1))
     assert whole.n_iter == blocked.n_iter

@@ -1,5 +1,6 @@
 """The EM step's internals (issue 23): the 1PL's joint Newton step reaches the optimum of the marginal
-log posterior, and the small linear systems of the scoring step are solved exactly."""
+log posterior, the small linear systems of the scoring step are solved exactly, and the E-step a step
+hands on (built block by block, issue 32) is the one built afresh."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,9 +8,12 @@ import pytest
 from scipy.optimize import minimize
 
 from benchirt.irt import IRTConfig, fit_irt
+from benchirt.irt.estep import e_step
 from benchirt.irt.models import marginal_log_likelihood, quadrature
-from benchirt.irt.mstep import solve_small
+from benchirt.irt.mstep import em_step, solve_small
+from benchirt.irt.multistart import initial_values
 from benchirt.irt.simulate import simulate_responses
+from irt_helpers import problem_of
 
 
 @pytest.mark.parametrize("size", [2, 3])
@@ -20,6 +24,25 @@ def test_small_systems_are_solved_as_lapack_solves_them(size):
     rhs = rng.normal(size=(200, size))
     expected = np.linalg.solve(matrix, rhs[..., None])[..., 0]
     assert np.allclose(solve_small(matrix, rhs), expected, rtol=1e-8, atol=1e-8 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("model", ["1PL", "2PL", "3PL"])
+def test_the_e_step_a_step_hands_on_is_the_one_built_afresh_at_its_new_params(model):
+    """:func:`em_step` adds each item block's tables to the next E-step as soon as the block's M-step ends (no
+    table of all items is kept): that E-step is, to the bit, the one built afresh at the new parameters, the
+    step is the same whether it hands one on or not, and the log posterior never falls."""
+    values = simulate_responses(150, 300, model="3PL", negative_fraction=0.1, seed=7).responses.to_numpy()
+    problem = problem_of(values, IRTConfig(model=model))
+    assert len(problem.blocks()) > 1
+    params = initial_values(values, values.sum(axis=1).astype(float), problem)
+    for _ in range(3):
+        new, log_post, handed = em_step(params, problem)
+        alone, log_post_alone, nothing = em_step(params, problem, following=False)
+        assert nothing is None and np.array_equal(new, alone) and log_post == log_post_alone
+        fresh = e_step(new, problem)
+        assert np.array_equal(handed.scaled, fresh.scaled) and np.array_equal(handed.n_k, fresh.n_k)
+        assert handed.log_posterior == fresh.log_posterior >= log_post
+        params = new
 
 
 def test_1pl_ends_at_the_maximum_of_its_marginal_log_posterior():

@@ -8,7 +8,7 @@ import pytest
 from benchirt.errors import ConfigError
 from benchirt.irt import IRTConfig, fit_irt
 from benchirt.irt.em import expanded_move, run_em
-from benchirt.irt.estep import Terms, e_step, log_posterior
+from benchirt.irt.estep import e_step, log_posterior
 from benchirt.irt.multistart import initial_values
 from benchirt.irt.simulate import simulate_responses
 from irt_helpers import problem_of
@@ -35,9 +35,8 @@ def test_expanded_move_restores_a_stretched_scale_and_raises_the_log_posterior(m
     stretched = truth.copy()
     stretched[:, 0] /= 2
     stretched[:, 1] = 2 * stretched[:, 1] + 0.5
-    terms = Terms.at(stretched, problem)
-    expectation = e_step(terms, stretched, problem)
-    moved = expanded_move(stretched, terms, expectation, problem)
+    expectation = e_step(stretched, problem)
+    moved = expanded_move(stretched, expectation, problem)
     sigma = moved[0, 0] / stretched[0, 0]
     assert sigma > 1.2
     mu = stretched[0, 1] - sigma * moved[0, 1]
@@ -59,8 +58,7 @@ def test_em_with_the_move_never_lowers_the_log_posterior_and_stops_moving_at_the
     assert record.stopped_by == "stationary"
     assert record.expanded_moves > 0  # the move was taken, and the check below covers it
     assert np.all(np.diff(history) >= -1e-9 * np.abs(history[:-1]))
-    terms = Terms.at(params, problem)
-    assert expanded_move(params, terms, e_step(terms, params, problem), problem) is None
+    assert expanded_move(params, e_step(params, problem), problem) is None
 
 
 @pytest.mark.parametrize("model", ["2PL", "3PL"])

@@ -89,14 +89,14 @@ def test_best_per_guessing_is_the_brute_force_maximum_at_each_guessing_value():
 def test_climbing_an_objective_never_lowers_it_and_ends_where_its_gradient_vanishes():
     problem = problem_of(_planted(1), IRTConfig())
     params = initial_values(_planted(1), sum_score(_planted(1)), problem)
-    scaled, n_k, _ = e_step(Terms.at(params, problem), params, problem)
+    scaled, n_k, _ = e_step(params, problem)
     r = expected_correct(scaled, slice(0, len(params)), problem)
     before = item_objective(params, Terms.of_block(params, problem), r, n_k, problem)
     climbed, after = climb_objectives(params, r, n_k, problem, steps=3)
     assert (after >= before).all() and (after > before + 1e-3).any()
     assert np.allclose(after, item_objective(climbed, Terms.of_block(climbed, problem), r, n_k, problem))
     final, _ = climb_objectives(climbed, r, n_k, problem, steps=60)
-    gradient, _ = gradient_information(final, Terms.of_block(final, problem), r, n_k, problem)
+    gradient, _ = gradient_information(final, r, n_k, problem)
     interior = ((final > problem.lower + 1e-6) & (final < problem.upper - 1e-6)).all(axis=1)
     largest = np.abs(gradient[interior]).max(axis=1)
     assert largest.max() < problem.config.tol_gradient and np.quantile(largest, 0.9) < 1e-6
@@ -109,11 +109,10 @@ def test_a_parameter_within_tol_of_its_bound_pushed_outward_counts_as_on_it():
     params = initial_values(answers, sum_score(answers), problem)
     params[0, 0] = problem.lower[0] + 0.5 * problem.config.tol  # discrimination above its bound 0 by half of tol
     params[1, 0] = problem.lower[0] + 2.0 * problem.config.tol  # by twice tol
-    terms = Terms.at(params, problem)
-    scaled, n_k, _ = e_step(terms, params, problem)
-    grad = marginal_gradient(params, terms, scaled, n_k, problem)
+    scaled, n_k, _ = e_step(params, problem)
+    grad = marginal_gradient(params, scaled, n_k, problem)
     r = expected_correct(scaled, slice(0, 2), problem)
-    raw, _ = gradient_information(params[:2], Terms.of_block(params[:2], problem), r, n_k, problem)
+    raw, _ = gradient_information(params[:2], r, n_k, problem)
     assert raw[0, 0] < -1.0 and raw[1, 0] < -1.0  # both pushed below the bound
     assert grad[0, 0] == 0.0 and grad[1, 0] == pytest.approx(raw[1, 0])
 

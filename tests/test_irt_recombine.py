@@ -54,10 +54,9 @@ def test_mode_flips_are_the_items_closest_to_their_other_mode_with_that_modes_be
     assert len(flips) == 12  # fewer items than _FLIPS: all of them
     # brute force: each item's objective at every grid point, the best one in another mode
     grid = item_grid(problem.lower, problem.upper)
-    terms = Terms.at(params, problem)
-    scaled, n_k, _ = e_step(terms, params, problem)
+    scaled, n_k, _ = e_step(params, problem)
     r = expected_correct(scaled, slice(0, 12), problem)
-    current = item_objective(params, terms, r, n_k, problem)
+    current = item_objective(params, Terms.of_block(params, problem), r, n_k, problem)
     grid_terms = Terms.of_block(grid, problem)
     prior = log_prior(grid, problem)
     gaps = []

@@ -36,9 +36,8 @@ def test_marginal_gradient_matches_finite_differences(model):
     rng = np.random.default_rng(0)
     params = np.column_stack([rng.normal(0, 1, 6), rng.normal(0, 1, 6),
                               rng.normal(-1.5, 0.5, 6) if model == "3PL" else np.full(6, -np.inf)])
-    terms = Terms.at(params, problem)
-    scaled, n_k, _ = e_step(terms, params, problem)
-    grad = marginal_gradient(params, terms, scaled, n_k, problem)
+    scaled, n_k, _ = e_step(params, problem)
+    grad = marginal_gradient(params, scaled, n_k, problem)
     h = 1e-5
     for j in range(6):
         for q in range(3 if model == "3PL" else 2):
@@ -59,11 +58,10 @@ def test_the_stopping_evidence_reads_every_item():
     problem = problem_of(sim.responses.to_numpy(), config)
     params = np.column_stack([np.ones(6), np.zeros(6), np.full(6, -2.0)])
     params[1:, 1] = 3.0  # every item but the first far too hard
-    terms = Terms.at(params, problem)
-    scaled, n_k, _ = e_step(terms, params, problem)
-    grad = np.abs(marginal_gradient(params, terms, scaled, n_k, problem))
+    expectation = e_step(params, problem)
+    grad = np.abs(marginal_gradient(params, expectation.scaled, expectation.n_k, problem))
     assert grad[1:].max() > grad[0].max()  # the test is only telling when another item leads
-    assert largest_gradient(params, terms, problem) == pytest.approx(grad.max())
+    assert largest_gradient(params, expectation, problem) == pytest.approx(grad.max())
 
 
 def test_a_converged_fit_is_stationary_and_says_so():

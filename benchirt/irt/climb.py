@@ -34,9 +34,10 @@ _SEARCH_NODES = 41
 #: since each candidate is climbed; guessing of 0.001 and 0.9 started no better mode on the scale matrices.
 _SEARCH_STEP = 0.5
 _SEARCH_GUESSING = (0.05, 0.15, 0.3, 0.5, 0.7)
-#: Candidates climbed at once (:func:`_climbed`), in item blocks of the search grid's problem: their tables then
-#: take about as much memory as the EM step's own (one block of 64 at 132 x 500 made the search twice as costly).
-_CLIMB_BLOCKS = 4
+#: Candidates climbed at once (:func:`_climbed`): an item block of the search grid's problem, whose tables take
+#: as much memory as the EM step's own, but at least this many (a block of 64 at 132 x 500 made the search twice
+#: as costly as 256; 256 and, at 132 x 8000, four blocks at a time made its tables a fit's largest arrays).
+_CLIMB_CANDIDATES = 128
 #: Candidates whose grid value lies more than this below the item's own climb are not climbed.
 _CANDIDATE_DEFICIT = 3.0
 
@@ -92,12 +93,11 @@ def grid_gains(params: np.ndarray, problem: Problem, other_mode: bool = False) -
     (:func:`benchirt.irt.modes.other_mode`; -inf where the grid has none)."""
     grid = item_grid(problem.lower, problem.upper)
     grid_prior = log_prior(grid, problem)
-    terms = Terms.at(params, problem)
-    scaled, n_k, _ = e_step(terms, params, problem)
+    scaled, n_k, _ = e_step(params, problem)
     gains, values = [], []
     for block in problem.blocks():
         r = expected_correct(scaled, block, problem)
-        current = item_objective(params[block], terms.rows(block), r, n_k, problem)
+        current = item_objective(params[block], Terms.of_block(params[block], problem), r, n_k, problem)
         best, index = best_on_grid(grid, problem.nodes, r, n_k, grid_prior,
                                    away_from=params[block] if other_mode else None)
         gains.append(best - current)
@@ -120,16 +120,14 @@ def polished_gains(params: np.ndarray, problem: Problem) -> tuple[np.ndarray, np
     there by more than :data:`_ESCAPE_GAIN` is climbed again on the exact objective from that candidate, and
     its gain measured there."""
     m = len(params)
-    terms = Terms.at(params, problem)
-    scaled, n_k, _ = e_step(terms, params, problem)
+    scaled, n_k, _ = e_step(params, problem)
     coarse = problem.on_grid(_SEARCH_NODES) if len(problem.nodes) > _SEARCH_NODES else problem
     weights = interpolation_weights(problem.nodes, coarse.nodes) if coarse is not problem else None
     current, r_search = np.empty(m), np.empty((m, len(coarse.nodes)))
     for block in problem.blocks():
         r = expected_correct(scaled, block, problem)
-        current[block] = item_objective(params[block], terms.rows(block), r, n_k, problem)
+        current[block] = item_objective(params[block], Terms.of_block(params[block], problem), r, n_k, problem)
         r_search[block] = r if weights is None else r @ weights
-    del terms
     n_search = n_k if weights is None else n_k @ weights
     own = current if weights is None else _climbed(params, np.arange(m), r_search, n_search, coarse)[1]
     grid = item_grid(problem.lower, problem.upper, _SEARCH_STEP, _SEARCH_GUESSING)
@@ -138,7 +136,7 @@ def polished_gains(params: np.ndarray, problem: Problem) -> tuple[np.ndarray, np
     near = np.concatenate([
         item_objective(grid[index[piece]], Terms.of_block(grid[index[piece]], coarse), r_search[rows[piece]],
                        n_search, coarse) > own[rows[piece]] - _CANDIDATE_DEFICIT
-        for piece in item_blocks(len(rows), _CLIMB_BLOCKS * coarse.block_size)])
+        for piece in item_blocks(len(rows), max(_CLIMB_CANDIDATES, coarse.block_size))])
     rows, index = rows[near], index[near]
     found, value = _climbed(grid[index], rows, r_search, n_search, coarse)
     best = np.full(m, -np.inf)
@@ -158,9 +156,9 @@ def polished_gains(params: np.ndarray, problem: Problem) -> tuple[np.ndarray, np
 def _climbed(params: np.ndarray, rows: np.ndarray, r: np.ndarray, n_k: np.ndarray,
              problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     """:func:`benchirt.irt.mstep.climb_objectives` of ``params`` (one per entry of ``rows``, the item whose
-    ``r`` it climbs on), :data:`_CLIMB_BLOCKS` of ``problem``'s item blocks at a time."""
+    ``r`` it climbs on), one of ``problem``'s item blocks at a time, at least :data:`_CLIMB_CANDIDATES`."""
     out = [climb_objectives(params[piece], r[rows[piece]], n_k, problem, _POLISH_STEPS)
-           for piece in item_blocks(len(rows), _CLIMB_BLOCKS * problem.block_size)]
+           for piece in item_blocks(len(rows), max(_CLIMB_CANDIDATES, problem.block_size))]
     return np.concatenate([o[0] for o in out]), np.concatenate([o[1] for o in out])
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from benchirt.irt.estep import Terms, e_step
+from benchirt.irt.estep import Expectation, e_step
 from benchirt.irt.mstep import em_step
 from benchirt.irt.problem import Problem, clip, max_change
 from benchirt.irt.stationarity import joins, largest_gradient, marginal_gradient
@@ -98,48 +98,41 @@ def run_em(params: np.ndarray, problem: Problem, known: Sequence[dict] = (),
     record = Record(history=[])
     cols = [0, 1, 2] if problem.estimates_guessing else [0, 1]
 
-    def step(x, t, e=None):
-        new, new_terms, log_post = em_step(x, t, problem, e)
+    def step(x, e, following=True):
+        new, log_post, following_e = em_step(x, problem, e, following)
         record.n_iter += 1
         record.history.append(log_post)
-        return new, new_terms, log_post
+        return new, log_post, following_e
 
-    x0, t0 = params, Terms.at(params, problem)
-    e0: tuple[np.ndarray, np.ndarray, float] | None
-    e_moved: tuple[np.ndarray, np.ndarray, float] | None
+    # each point's E-step comes from the EM step that reached it (:func:`benchirt.irt.mstep.em_step`), or is
+    # built afresh for a point no EM step reached (the start, a moved or an extrapolated point)
+    x0, e0 = params, e_step(params, problem)
     lp_prev = None
     length = 1.0  # of the expanded move: halved after each refused move, doubled (up to 1) after each kept one
     max_iter = config.max_iter if max_iter is None else max_iter
     while record.n_iter < max_iter:
-        e0 = e_step(t0, x0, problem)
-        moved = expanded_move(x0, t0, e0, problem, length) if config.uses_expanded_em else None
+        moved = expanded_move(x0, e0, problem, length) if config.uses_expanded_em else None
         if moved is not None:  # kept only where it raises the log posterior (one more E-step)
-            del t0  # (one set of item x node tables at a time)
-            t_moved = Terms.at(moved, problem)
-            e_moved = e_step(t_moved, moved, problem)
-            if e_moved[2] >= e0[2]:
-                x0, t0, e0 = moved, t_moved, e_moved  # one name per table (see below)
-                del t_moved
+            e_moved = e_step(moved, problem)
+            if e_moved.log_posterior >= e0.log_posterior:
+                x0, e0 = moved, e_moved
                 record.expanded_moves += 1
                 length = min(1.0, 2 * length)
             else:
-                del t_moved
-                t0 = Terms.at(x0, problem)
                 record.expanded_rejected += 1
                 length /= 2
-        x1, t1, lp0 = step(x0, t0, e0)
-        e0 = e_moved = moved = None
+            del e_moved
+        x1, lp0, e1 = step(x0, e0)
+        e0 = moved = None
         record.max_change = max_change(x0, x1)
         if lp_prev is not None:
             record.log_posterior_change = lp0 - lp_prev
-        judge_stop(record, x0, lp0, x1, t1, known, problem)
+        judge_stop(record, x0, lp0, x1, e1, known, problem)
         if record.stopped_by != "max_iter" or record.n_iter >= max_iter:
-            x0, t0 = x1, t1
+            x0, e0 = x1, e1
             break
-        del t0  # release each item x node table once it is used (they dominate memory for small n)
-        x2, t2, lp1 = step(x1, t1)
-        del t1  # x2's tables are rebuilt in the rare case they are needed
-        del t2
+        x2, lp1, _ = step(x1, e1, following=False)  # x2's E-step is built in the rare case it is needed
+        del e1
         record.log_posterior_change = lp1 - lp0
         r = x1[:, cols] - x0[:, cols]
         v = x2[:, cols] - 2 * x1[:, cols] + x0[:, cols]
@@ -157,31 +150,31 @@ def run_em(params: np.ndarray, problem: Problem, known: Sequence[dict] = (),
         extrapolated = x0.copy()
         extrapolated[:, cols] = x0[:, cols] - 2 * alpha * r + alpha**2 * v
         extrapolated = clip(extrapolated, problem)
-        x3, t3, lp_ext = step(extrapolated, Terms.at(extrapolated, problem))
+        x3, lp_ext, e3 = step(extrapolated, e_step(extrapolated, problem))
         if lp_ext < lp1:  # extrapolation overshot: continue from plain EM instead
             record.history.pop()
-            del t3
+            del e3
             if record.n_iter >= max_iter:  # no EM step left: end at x2
-                x3, t3 = x2, Terms.at(x2, problem)
+                x3, e3 = x2, e_step(x2, problem)
             else:
-                x3, t3, lp_ext = step(x2, Terms.at(x2, problem))
+                x3, lp_ext, e3 = step(x2, e_step(x2, problem))
         lp_prev = lp_ext
-        x0, t0, t3 = x3, t3, None  # one name per table, so that releasing it frees it
+        x0, e0, e3 = x3, e3, None  # one name per E-step, so that releasing it frees it
     record.converged = record.stopped_by != "max_iter"
-    # log posterior at the final estimates (one more E-step, no update)
-    record.history.append(e_step(t0, x0, problem)[2])
+    # log posterior at the final estimates (its E-step, no update)
+    record.history.append(e0.log_posterior)
     return x0, record
 
 
-def judge_stop(record: Record, x0: np.ndarray, lp0: float, x1: np.ndarray, t1: Terms, known: Sequence[dict],
-               problem: Problem) -> None:
+def judge_stop(record: Record, x0: np.ndarray, lp0: float, x1: np.ndarray, e1: Expectation,
+               known: Sequence[dict], problem: Problem) -> None:
     """Set ``record.stopped_by`` after the plain EM step ``x0 -> x1`` (``lp0``: the log posterior at ``x0``)
     by the rule of :func:`run_em`: ``"stationary"`` when the step is small in every parameter and in the log
-    posterior and the marginal gradient at ``x1`` (tables ``t1``) is below ``tol_gradient``; otherwise
+    posterior and the marginal gradient at ``x1`` (its E-step ``e1``) is below ``tol_gradient``; otherwise
     ``"same_optimum"`` when ``x0`` joins an optimum of ``known`` (:func:`benchirt.irt.stationarity.joins`)."""
     config = problem.config
     if record.max_change < config.tol and record.log_posterior_change < config.tol_log_posterior:
-        record.max_gradient = largest_gradient(x1, t1, problem)
+        record.max_gradient = largest_gradient(x1, e1, problem)
         if record.max_gradient < config.tol_gradient:
             record.stopped_by = "stationary"
     else:
@@ -190,11 +183,11 @@ def judge_stop(record: Record, x0: np.ndarray, lp0: float, x1: np.ndarray, t1: T
             record.stopped_by = "same_optimum"
 
 
-def expanded_move(params: np.ndarray, terms: Terms, expectation: tuple, problem: Problem,
+def expanded_move(params: np.ndarray, expectation: Expectation, problem: Problem,
                   length: float = 1.0) -> np.ndarray | None:
     """``params`` moved along the location and unit of the ability scale by a parameter-expanded EM step
     (PX-EM; Liu, Rubin & Wu 1998), or ``None`` where the move changes no parameter by ``config.tol`` or more.
-    ``terms`` and ``expectation`` (:func:`benchirt.irt.estep.e_step`'s result) are those at ``params``.
+    ``expectation`` (:func:`benchirt.irt.estep.e_step`'s result) is the one at ``params``.
 
     The model is unchanged by ``theta -> mu + sigma theta`` with ``a -> a / sigma``, ``b -> mu + sigma b``;
     only the N(0, 1) ability distribution pins mu and sigma, through the E-step's posteriors, which follow the
@@ -216,7 +209,7 @@ def expanded_move(params: np.ndarray, terms: Terms, expectation: tuple, problem:
     :func:`run_em` keeps the move only where the log posterior does not fall."""
     scaled, n_k, _ = expectation
     config = problem.config
-    grad = marginal_gradient(params, terms, scaled, n_k, problem)
+    grad = marginal_gradient(params, scaled, n_k, problem)
     w = problem.multiplicity
     a, b = params[:, 0], params[:, 1]
     along_a = a[0] * grad[0, 0] if config.model == "1PL" else w @ (a * grad[:, 0])

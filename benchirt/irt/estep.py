@@ -2,15 +2,21 @@
 nodes, the expected counts ``n_k = sum_i w_ik`` and ``r_jk = sum_i w_ik u_ij``, and the marginal log
 posterior.
 
-The posterior weights come from two matrix products per item block (the answers times
-``log P - log(1 - P)``, plus ``sum_j log(1 - P)``) over the item x node tables :class:`Terms`, and
-``r_jk`` from one more (:func:`expected_correct`); the 1-byte patterns are read as float in small pieces
-(:func:`benchirt.irt.problem.block_size`). Hand-written: it is a few numpy products around the
-estimator's own collapsed patterns (docs/irt.md, "Cost of an EM step").
+The posterior weights come from the log joint of every pattern and node (:class:`LogJoint`), summed item
+block by item block from two matrix products per block (the answers times ``log P - log(1 - P)``, plus
+``sum_j log(1 - P)``) over the block's item x node tables (:class:`Terms`), and ``r_jk`` from one more
+(:func:`expected_correct`); the 1-byte patterns are read as float in small pieces
+(:func:`benchirt.irt.problem.block_size`). No table of all items is kept: the M-step adds each block to
+the next E-step's sum as soon as the block's new parameters are known
+(:func:`benchirt.irt.mstep.em_step`), and :func:`e_step` builds each block's tables afresh. With few
+respondents and many items those tables of all items were the fit's largest arrays (two of 20 MB each at
+132 x 8000 on 321 nodes, ``benchmarks/irt_memory.py``). Hand-written: it is a few numpy products around
+the estimator's own collapsed patterns (docs/irt.md, "Cost of an EM step").
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -20,35 +26,22 @@ from benchirt.irt.problem import Problem, guessing, log_prior
 
 @dataclass
 class Terms:
-    """Per item and node (m, K): ``log P`` and ``log(1-P)`` at some params.
+    """Per item and node (m, K) of one item block at some params: ``log P`` and ``log(1-P)``, which the E-step
+    and the M-step's objective read, and ``s = sigma(z)`` and ``P = c + (1 - c) s``, which the M-step's
+    gradient reads (:func:`benchirt.irt.mstep.gradient_information`)."""
 
-    ``s = sigma(z)`` and ``P = c + (1 - c) s`` are not kept: the M-step's gradient recomputes them
-    (:func:`benchirt.irt.models.logistic`). With few respondents and many items these tables of all items
-    are the fit's largest arrays (8 bytes per node and item each: 7.4 MiB for three at 132 x 2000 on 161
-    nodes, where mirt's whole fit on as many nodes grew the process by 9.8 MiB; ``benchmarks/irt_memory.py``)."""
-
-    _NAMES = ("log_p", "log_q")
+    _NAMES = ("log_p", "log_q", "s", "p")
     log_p: np.ndarray
     log_q: np.ndarray
-
-    @classmethod
-    def at(cls, params: np.ndarray, problem: Problem) -> "Terms":
-        """The tables at ``params``, built one item block at a time (their temporaries stay small)."""
-        blocks = problem.blocks(len(params))
-        if len(blocks) == 1:
-            return cls.of_block(params, problem)
-        shape = (len(params), len(problem.nodes))
-        out = cls(np.empty(shape), np.empty(shape))
-        for block in blocks:
-            out.merge(block, cls.of_block(params[block], problem))
-        return out
+    s: np.ndarray
+    p: np.ndarray
 
     @classmethod
     def of_block(cls, params: np.ndarray, problem: Problem) -> "Terms":
-        """The tables at ``params`` in one piece (for one item block)."""
+        """The tables at ``params`` in one piece (one item block, or a few items of one)."""
         z = params[:, 0:1] * (problem.nodes[None, :] - params[:, 1:2])
-        _, _, log_p, log_q = terms_from_logit(z, guessing(params)[:, None])
-        return cls(log_p, log_q)
+        sigma, p, log_p, log_q = terms_from_logit(z, guessing(params)[:, None])
+        return cls(log_p, log_q, sigma, p)
 
     def rows(self, rows: np.ndarray | slice) -> "Terms":
         """The tables of items ``rows`` only (views for a slice, copies for an index array)."""
@@ -60,14 +53,77 @@ class Terms:
             getattr(self, name)[rows] = getattr(other, name)
 
 
-def e_step(terms: Terms, params: np.ndarray, problem: Problem) -> tuple[np.ndarray, np.ndarray, float]:
-    """Posterior weights times pattern counts (n_patterns, K), expected counts ``n_k`` (K,) and the
-    marginal log posterior at ``params``; each item block's ``r_jk`` comes from :func:`expected_correct`."""
-    scaled, log_marginal = _posterior(terms, problem)
-    scaled *= problem.counts[:, None]  # the posterior weights times the counts, in place
-    n_k = scaled.sum(axis=0)
-    log_post = float(problem.counts @ log_marginal + problem.multiplicity @ log_prior(params, problem))
-    return scaled, n_k, log_post
+class Expectation(NamedTuple):
+    """The E-step at some params: the posterior weights times the pattern counts (n_patterns, K), the expected
+    counts ``n_k`` (K,) and the marginal log posterior."""
+
+    scaled: np.ndarray
+    n_k: np.ndarray
+    log_posterior: float
+
+
+class LogJoint:
+    """The log joint ``log w_k + sum_j log P(u_ij | theta_k)`` of every pattern ``i`` and node ``k``
+    (Bock & Aitkin 1981, eq. 5), summed item block by item block (:meth:`add`) in the blocks' order, so that
+    only one block's item x node tables need exist at a time; :meth:`posterior` and :meth:`expectation` turn
+    the sum into posterior weights in place."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.joint = np.repeat(problem.log_weights[None, :], problem.items.shape[1], axis=0)
+
+    def add(self, block: slice, terms: Terms) -> None:
+        """Add the items ``block`` (a slice of :meth:`benchirt.irt.problem.Problem.blocks`), whose tables are
+        ``terms``: their answers times ``w_j (log P - log(1 - P))`` and ``sum_j w_j log(1 - P)``."""
+        w = self.problem.multiplicity[block]
+        odds = np.subtract(terms.log_p, terms.log_q)
+        odds *= w[:, None]
+        for rows, values in _float_pieces(block, self.problem):
+            self.joint += values.T @ odds[rows]
+            del values  # before the next piece is read: one float piece at a time
+        self.joint += w @ terms.log_q
+
+    def posterior(self) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior weights (n_patterns, K) and marginal log-likelihood per pattern (n_patterns,), built in
+        the sum's own table (the sum is spent)."""
+        joint, self.joint = self.joint, None
+        peak = joint.max(axis=1, keepdims=True)
+        # in place, one patterns x nodes table throughout (with many respondents these tables are the fit's
+        # largest): joint - peak, then its exponential, then the weights
+        weights = np.subtract(joint, peak, out=joint)
+        # weights below e^-69 (1e-30) are dropped: they change no count, and their products
+        # would turn into subnormal numbers, which make the matrix products ~5x slower
+        kept = weights > -69.0
+        np.maximum(weights, -69.0, out=weights)
+        np.exp(weights, out=weights)
+        weights *= kept
+        del kept
+        total = weights.sum(axis=1, keepdims=True)
+        weights /= total
+        return weights, (peak + np.log(total))[:, 0]
+
+    def expectation(self, params: np.ndarray) -> Expectation:
+        """The E-step at ``params``, whose every item block has been added (the sum is spent)."""
+        problem = self.problem
+        scaled, log_marginal = self.posterior()
+        scaled *= problem.counts[:, None]  # the posterior weights times the counts, in place
+        n_k = scaled.sum(axis=0)
+        log_post = float(problem.counts @ log_marginal + problem.multiplicity @ log_prior(params, problem))
+        return Expectation(scaled, n_k, log_post)
+
+
+def summed(params: np.ndarray, problem: Problem) -> LogJoint:
+    """The :class:`LogJoint` at ``params``, each item block's tables built, added and released in turn."""
+    joint = LogJoint(problem)
+    for block in problem.blocks():
+        joint.add(block, Terms.of_block(params[block], problem))
+    return joint
+
+
+def e_step(params: np.ndarray, problem: Problem) -> Expectation:
+    """The E-step at ``params`` (:class:`Expectation`); each item block's ``r_jk`` comes from
+    :func:`expected_correct`."""
+    return summed(params, problem).expectation(params)
 
 
 def expected_correct(scaled: np.ndarray, block, problem: Problem) -> np.ndarray:
@@ -96,50 +152,13 @@ def _float_pieces(block, problem: Problem):
             yield slice(i, i + size), problem.items[block[i:i + size]].astype(float)
 
 
-def _posterior(terms: Terms, problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """Posterior weights (n_patterns, K) and marginal log-likelihood per pattern (n_patterns,)."""
-    return posterior_of_blocks(lambda block: (terms.log_p[block], terms.log_q[block]), problem)
-
-
 def posterior_at(params: np.ndarray, problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_posterior` at ``params``, building the item x node tables one item block at a time."""
-    def block_terms(block):
-        terms = Terms.at(params[block], problem)
-        return terms.log_p, terms.log_q
-    return posterior_of_blocks(block_terms, problem)
-
-
-def posterior_of_blocks(block_terms, problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_posterior` from ``block_terms(block) -> (log P, log(1 - P))`` of each item block."""
-    joint = np.repeat(problem.log_weights[None, :], problem.items.shape[1], axis=0)
-    for block in problem.blocks():
-        w = problem.multiplicity[block]
-        log_p, log_q = block_terms(block)
-        odds = np.subtract(log_p, log_q)
-        odds *= w[:, None]
-        for rows, values in _float_pieces(block, problem):
-            joint += values.T @ odds[rows]
-            del values  # before the next piece is read: one float piece at a time
-        joint += w @ log_q
-    peak = joint.max(axis=1, keepdims=True)
-    # in place, one patterns x nodes table throughout (with many respondents these tables are the fit's
-    # largest): joint - peak, then its exponential, then the weights
-    weights = np.subtract(joint, peak, out=joint)
-    # weights below e^-69 (1e-30) are dropped: they change no count, and their products
-    # would turn into subnormal numbers, which make the matrix products ~5x slower
-    kept = weights > -69.0
-    np.maximum(weights, -69.0, out=weights)
-    np.exp(weights, out=weights)
-    weights *= kept
-    del kept
-    total = weights.sum(axis=1, keepdims=True)
-    weights /= total
-    return weights, (peak + np.log(total))[:, 0]
+    """Posterior weights (n_patterns, K) and marginal log-likelihood per pattern (n_patterns,) at ``params``."""
+    return summed(params, problem).posterior()
 
 
 def log_posterior(params: np.ndarray, problem: Problem) -> float:
     """The marginal log posterior at ``params`` on ``problem``'s grid (one E-step), the item x node tables built
-    one item block at a time (:func:`posterior_at`): on a doubled grid (:mod:`benchirt.irt.quadrature_grid`)
-    the tables of all items were the fit's largest arrays at 1000 x 500."""
+    one item block at a time (:func:`posterior_at`)."""
     _, log_marginal = posterior_at(params, problem)
     return float(problem.counts @ log_marginal + problem.multiplicity @ log_prior(params, problem))

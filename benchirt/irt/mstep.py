@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchirt.irt.estep import Terms, e_step, expected_correct
+from benchirt.irt.estep import Expectation, LogJoint, Terms, e_step, expected_correct, summed
 from benchirt.irt.models import logistic
 from benchirt.irt.problem import Problem, clip, free_columns, guessing, log_prior
 
@@ -29,59 +29,63 @@ _HALVINGS = 8
 M_STEPS = 2
 
 
-def em_step(params: np.ndarray, terms: Terms, problem: Problem,
-            expectation: tuple | None = None) -> tuple[np.ndarray, Terms, float]:
+def em_step(params: np.ndarray, problem: Problem, expectation: Expectation | None = None,
+            following: bool = True) -> tuple[np.ndarray, float, Expectation | None]:
     """One EM iteration ``F``: E-step at ``params`` (or ``expectation``, :func:`benchirt.irt.estep.e_step`'s
-    result there), then up to :data:`M_STEPS` damped Fisher-scoring steps per item (:func:`_scoring_pass`); an
+    result there), then up to :data:`M_STEPS` damped Fisher-scoring steps per item (:func:`_block_step`); an
     item takes another step only while its last one moved a parameter by ``config.tol`` or more. The 1PL takes
     one joint Newton step on the shared discrimination and all difficulties instead (:func:`_rasch_step`).
-    Returns the new params, their terms (``terms`` updated in place: the old ones are not needed again) and
-    the log posterior at the *old* params."""
-    scaled, n_k, log_post = expectation or e_step(terms, params, problem)
+
+    The items go block by block, each block's M-step done before the next block's begins; with ``following``
+    each block's tables at its new parameters are added to the next E-step's sum (:class:`LogJoint`) and
+    released, so no item x node table of all items exists. Returns the new params, the log posterior at the
+    *old* params, and (with ``following``) the E-step at the new params."""
+    scaled, n_k, log_post = expectation or e_step(params, problem)
     if problem.config.model == "1PL":
-        new = _rasch_step(params, terms, scaled, n_k, problem)
-        return new, terms, log_post
-    new, moved = _scoring_pass(params, terms, scaled, n_k, problem)
+        new, joint = _rasch_step(params, scaled, n_k, problem, following)
+    else:
+        joint = LogJoint(problem) if following else None
+        new = params.copy()
+        for block in problem.blocks():
+            new[block], terms = _block_step(params[block], expected_correct(scaled, block, problem), n_k, problem)
+            if joint is not None:
+                joint.add(block, terms)
+            del terms  # one block's tables at a time
+    return new, log_post, (joint.expectation(new) if joint is not None else None)
+
+
+def _block_step(params: np.ndarray, r: np.ndarray, n_k: np.ndarray, problem: Problem) -> tuple[np.ndarray, Terms]:
+    """The M-step of one item block (``params``, its expected correct answers ``r``): :func:`_scoring_pass`, and
+    another for the items it moved by ``config.tol`` or more, up to :data:`M_STEPS` in all. Returns the new
+    params and their tables."""
+    new, terms, moved = _scoring_pass(params, Terms.of_block(params, problem), r, n_k, problem)
     for _ in range(M_STEPS - 1):
         rows = np.flatnonzero(moved >= problem.config.tol)
         if not len(rows):
             break
-        new, moved = _scoring_pass(new, terms, scaled, n_k, problem, rows)
-    return new, terms, log_post
+        sub, sub_terms, sub_moved = _scoring_pass(new[rows], terms.rows(rows), r[rows], n_k, problem)
+        new[rows] = sub
+        terms.merge(rows, sub_terms)
+        moved = np.zeros(len(new))
+        moved[rows] = sub_moved
+    return new, terms
 
 
-def _scoring_pass(params, terms, scaled, n_k, problem, rows=None) -> tuple[np.ndarray, np.ndarray]:
-    """One projected, damped Fisher-scoring step for each item (of ``rows``, default all), item block
-    by item block, halved until the item's objective does not decrease (items where no halving helps
-    keep their parameters). ``terms`` is updated in place. Returns the new params and how far each
-    item moved (largest change of a, b, logit c; 0 for items outside ``rows``).
-
-    The halvings run once, on the few items whose full step failed, gathered from all blocks."""
-    new = params.copy()
-    if rows is None:
-        chunks = problem.blocks()
-    else:
-        chunks = [rows[i:i + problem.block_size] for i in range(0, len(rows), problem.block_size)]
-    failed = []  # per chunk: (items, step, r, objective before the step) of steps that lowered it
-    for chunk in chunks:
-        r = expected_correct(scaled, chunk, problem)
-        old_terms = terms.rows(chunk)
-        step = _scoring_direction(params[chunk], old_terms, r, n_k, problem)
-        old_obj = item_objective(params[chunk], old_terms, r, n_k, problem)
-        trial = clip(params[chunk] + step, problem)
-        trial_terms = Terms.of_block(trial, problem)
-        worse = np.flatnonzero(item_objective(trial, trial_terms, r, n_k, problem) < old_obj - 1e-10)
-        new[chunk] = trial
-        terms.merge(chunk, trial_terms)
-        if len(worse):
-            items = np.arange(chunk.start, chunk.stop)[worse] if isinstance(chunk, slice) else chunk[worse]
-            failed.append((items, step[worse], r[worse], old_obj[worse]))
-    if failed:
-        items, steps, expected, objectives = (np.concatenate(parts) for parts in zip(*failed))
-        _halve_failed_steps(params, new, terms, items, steps, expected, objectives, n_k, problem)
+def _scoring_pass(params, terms, r, n_k, problem) -> tuple[np.ndarray, Terms, np.ndarray]:
+    """One projected, damped Fisher-scoring step for each item of ``params`` (tables ``terms``, expected correct
+    answers ``r``), halved until the item's objective does not decrease (items where no halving helps keep
+    their parameters). Returns the new params, their tables and how far each item moved (largest change of
+    a, b, logit c)."""
+    step = _scoring_direction(params, r, n_k, problem, terms)
+    old_obj = item_objective(params, terms, r, n_k, problem)
+    new = clip(params + step, problem)
+    new_terms = Terms.of_block(new, problem)
+    worse = np.flatnonzero(item_objective(new, new_terms, r, n_k, problem) < old_obj - 1e-10)
+    if len(worse):
+        _halve_failed_steps(params, new, new_terms, worse, step[worse], r[worse], old_obj[worse], n_k, problem)
     cols = free_columns(problem)
     moved = np.abs(new[:, cols] - params[:, cols]).max(axis=1)
-    return new, moved
+    return new, new_terms, moved
 
 
 def climb_objectives(params: np.ndarray, r: np.ndarray, n_k: np.ndarray, problem: Problem,
@@ -95,7 +99,7 @@ def climb_objectives(params: np.ndarray, r: np.ndarray, n_k: np.ndarray, problem
     terms = Terms.of_block(params, problem)
     objective = item_objective(params, terms, r, n_k, problem)
     for _ in range(steps):
-        step = _scoring_direction(params, terms, r, n_k, problem)
+        step = _scoring_direction(params, r, n_k, problem, terms)
         rows, scale = np.arange(len(params)), 1.0
         for _ in range(_HALVINGS):
             trial = clip(params[rows] + scale * step[rows], problem)
@@ -158,9 +162,8 @@ def _step_onto_bounds(params, r, n_k, problem) -> np.ndarray:
     every halving can lower the objective: an item 0.0011 from its difficulty bound kept its values for 1000
     EM steps with a gradient of -211 in a (decodIRT's 2PL, 1000 x 50)."""
     cols = np.asarray(free_columns(problem))
-    terms = Terms.of_block(params, problem)
-    step = _scoring_direction(params, terms, r, n_k, problem)
-    grad, info = gradient_information(params, terms, r, n_k, problem)
+    step = _scoring_direction(params, r, n_k, problem)
+    grad, info = gradient_information(params, r, n_k, problem)
     lower, upper = problem.lower[cols], problem.upper[cols]
     reached = params[:, cols] + step[:, cols]
     crossing = (reached > upper) | (reached < lower)
@@ -177,11 +180,11 @@ def _step_onto_bounds(params, r, n_k, problem) -> np.ndarray:
     return out * (MAX_STEP / np.maximum(longest, MAX_STEP))
 
 
-def _scoring_direction(params, terms, r, n_k, problem) -> np.ndarray:
+def _scoring_direction(params, r, n_k, problem, terms: Terms | None = None) -> np.ndarray:
     """The Fisher-scoring step (m, 3) of each item: projected at the bounds, at most
     :data:`MAX_STEP` per parameter."""
     cols = free_columns(problem)
-    grad, info = gradient_information(params, terms, r, n_k, problem)
+    grad, info = gradient_information(params, r, n_k, problem, terms)
     step = np.zeros_like(params)
     if problem.config.model == "1PL":
         step[:, 1] = grad[:, 1] / (info[:, 1, 1] + 1e-9)
@@ -226,10 +229,12 @@ def pinned(params: np.ndarray, step: np.ndarray, problem: Problem, eps: float = 
     return ((params >= problem.upper - eps) & (step > 0)) | ((params <= problem.lower + eps) & (step < 0))
 
 
-def _rasch_step(params, terms, scaled, n_k, problem) -> np.ndarray:
+def _rasch_step(params, scaled, n_k, problem, following: bool) -> tuple[np.ndarray, LogJoint | None]:
     """1PL M-step: one damped Newton (Fisher-scoring) step on the shared discrimination ``a`` and
     every difficulty ``b_j`` jointly, halved as a whole until the summed objective
-    ``sum_j w_j Q_j(a, b_j)`` does not decrease (a generalised EM); ``terms`` updated in place.
+    ``sum_j w_j Q_j(a, b_j)`` does not decrease (a generalised EM). Returns the new params and (with
+    ``following``) the next E-step's sum at them (:class:`benchirt.irt.estep.LogJoint`), added up block by
+    block as each trial's objective is.
 
     The information matrix is an arrow: ``a`` couples with every ``b_j``, the ``b_j`` not with each
     other, so the system is solved through the Schur complement of its diagonal part, in O(m):
@@ -243,8 +248,8 @@ def _rasch_step(params, terms, scaled, n_k, problem) -> np.ndarray:
     old_obj = 0.0
     for block in problem.blocks():  # pass 1: gradient and information of every item at the E-step
         r = expected_correct(scaled, block, problem)
-        block_terms = terms.rows(block)
-        g, i = gradient_information(params[block], block_terms, r, n_k, problem)
+        block_terms = Terms.of_block(params[block], problem)
+        g, i = gradient_information(params[block], r, n_k, problem, block_terms)
         grad[block] = g[:, :2]
         info[block] = np.stack([i[:, 0, 0], i[:, 0, 1], i[:, 1, 1]], axis=1)
         old_obj += w[block] @ item_objective(params[block], block_terms, r, n_k, problem)
@@ -278,22 +283,26 @@ def _rasch_step(params, terms, scaled, n_k, problem) -> np.ndarray:
     for _ in range(_HALVINGS + 1):
         trial = clip(params + scale * step, problem)
         new_obj = 0.0
-        for block in problem.blocks():  # pass 2: the objective at the trial, its tables kept
+        joint = LogJoint(problem) if following else None
+        for block in problem.blocks():  # pass 2: the objective at the trial, its tables added to the next E-step's
             r = expected_correct(scaled, block, problem)
             trial_terms = Terms.of_block(trial[block], problem)
             new_obj += w[block] @ item_objective(trial[block], trial_terms, r, n_k, problem)
-            terms.merge(block, trial_terms)
+            if joint is not None:
+                joint.add(block, trial_terms)
         if new_obj >= old_obj - 1e-10 * len(params):  # as each item's step in :func:`_scoring_pass`
-            return trial
+            return trial, joint
         scale /= 2
-    terms.merge(slice(0, len(params)), Terms.at(params, problem))
-    return params.copy()
+    del joint
+    kept = params.copy()
+    return kept, (summed(kept, problem) if following else None)
 
 
 def gradient_information(
-    params: np.ndarray, terms: Terms, r: np.ndarray, n_k: np.ndarray, problem: Problem
+    params: np.ndarray, r: np.ndarray, n_k: np.ndarray, problem: Problem, terms: Terms | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Gradient (m, 3) and Fisher information (m, 3, 3) of each item's expected log posterior.
+    """Gradient (m, 3) and Fisher information (m, 3, 3) of each item's expected log posterior; ``terms``: the
+    tables at ``params``, whose ``s`` and ``P`` it reads (recomputed without, to the same bits).
 
     With ``z = a(theta - b)``, ``s = sigma(z)``, ``P = c + (1-c)s`` and residual
     ``e_k = r_jk - n_k P_jk``: ``dQ/dz = e s/P``, ``dQ/dgamma = e c/P``;
@@ -301,8 +310,11 @@ def gradient_information(
     """
     a, b = params[:, 0], params[:, 1]
     c = guessing(params)
-    s = logistic(params[:, 0:1] * (problem.nodes[None, :] - params[:, 1:2]))  # z as Terms.of_block builds it
-    p = c[:, None] + (1 - c[:, None]) * s if problem.estimates_guessing else s
+    if terms is not None:
+        s, p = terms.s, terms.p
+    else:
+        s = logistic(params[:, 0:1] * (problem.nodes[None, :] - params[:, 1:2]))  # z as Terms.of_block builds it
+        p = c[:, None] + (1 - c[:, None]) * s if problem.estimates_guessing else s
     powers = problem.node_powers  # (K, 3): 1, theta, theta^2
     # sums over nodes of x * (theta - b)^q come from x @ [1, theta, theta^2]; the item x node
     # temporaries are built in place (two at a time), factors constant per item applied after the sums

@@ -23,9 +23,12 @@ from benchirt.irt.config import IRTConfig
 from benchirt.irt.models import quadrature
 
 #: The E- and M-step go through the items in blocks (:func:`block_size`) whose item x node tables
-#: take about this many bytes per response cell each, and at least :data:`MIN_BLOCK` items.
+#: take about this many bytes per response cell each, and at least :data:`MIN_BLOCK` items: each block's
+#: M-step runs to its end before the next block's begins (:func:`benchirt.irt.mstep.em_step`), so every
+#: block pays the Python of both scoring passes and their halvings; with 64 the fits at 132 x 500 and
+#: 132 x 2000 took 15 % more CPU than with 128 (``benchmarks/irt_memory.py``'s matrices).
 _TABLE_BYTES_PER_CELL = 0.25
-MIN_BLOCK = 64
+MIN_BLOCK = 128
 #: The 1-byte response patterns are read as float in pieces of about 1/16 of the items.
 _FLOAT_PIECES = 16
 _GAMMA_MIN = float(logit(1e-4))

@@ -16,8 +16,10 @@ from scipy.special import expit
 from benchirt.irt.mstep import add_prior_terms
 from benchirt.irt.problem import Problem, free_columns, guessing
 
-#: The standard errors go through the items in this many blocks, so their (patterns, items, 3)
-#: score arrays hold 1.5 bytes per response cell each instead of 24.
+#: The standard errors go through the items in at least this many blocks, so their (patterns, items, 3)
+#: score arrays hold 1.5 bytes per response cell each instead of 24, and blocks no larger than the EM's
+#: (:func:`benchirt.irt.problem.block_size`), so their (items, nodes, 3) tables stay small on fine grids (with
+#: 16 blocks they were the fit's largest arrays at 132 x 8000 on 321 nodes, 17 MiB, ``benchmarks/irt_memory.py``).
 _SE_BLOCKS = 16
 
 
@@ -39,7 +41,7 @@ def standard_errors(params: np.ndarray, problem: Problem, post: np.ndarray) -> n
     size = len(cols)
     xpd = np.zeros((m, size, size))
     common = np.zeros(problem.items.shape[1])  # 1PL: the shared a's score per pattern
-    block = max(8, -(-m // _SE_BLOCKS))
+    block = max(8, min(-(-m // _SE_BLOCKS), problem.block_size))
     for start in range(0, m, block):  # items in blocks: the (patterns, items, 3) scores never exist whole
         rows = slice(start, start + block)
         scores = _item_scores(params[rows], problem.items[rows].T, post, problem.nodes)

@@ -28,7 +28,7 @@ from scipy.linalg import eigh
 
 def _row_blocks(values: np.ndarray):
     """``(rows, float block)`` over about :data:`_BLOCKS` row blocks of a (possibly 1-byte) matrix."""
-    step = max(64, -(-values.shape[0] // _BLOCKS))
+    step = max(8, -(-values.shape[0] // _BLOCKS))  # at least 64 rows made half of 132 x 8000 float at once (4 MiB)
     for i in range(0, values.shape[0], step):
         yield slice(i, i + step), values[i:i + step].astype(float)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchirt.irt.estep import Terms, e_step, expected_correct
+from benchirt.irt.estep import Expectation, expected_correct
 from benchirt.irt.mstep import gradient_information, pinned
 from benchirt.irt.problem import Problem, free_columns, max_change, symmetric
 
@@ -22,15 +22,14 @@ from benchirt.irt.problem import Problem, free_columns, max_change, symmetric
 JOIN = 0.1
 
 
-def largest_gradient(params: np.ndarray, terms: Terms, problem: Problem) -> float:
-    """Largest absolute component of :func:`marginal_gradient` at ``params`` (one more E-step), over every
-    item and parameter."""
-    scaled, n_k, _ = e_step(terms, params, problem)
-    return float(np.abs(marginal_gradient(params, terms, scaled, n_k, problem)).max())
+def largest_gradient(params: np.ndarray, expectation: Expectation, problem: Problem) -> float:
+    """Largest absolute component of :func:`marginal_gradient` at ``params`` (``expectation``: the E-step
+    there), over every item and parameter."""
+    scaled, n_k, _ = expectation
+    return float(np.abs(marginal_gradient(params, scaled, n_k, problem)).max())
 
 
-def marginal_gradient(params: np.ndarray, terms: Terms, scaled: np.ndarray, n_k: np.ndarray,
-                      problem: Problem) -> np.ndarray:
+def marginal_gradient(params: np.ndarray, scaled: np.ndarray, n_k: np.ndarray, problem: Problem) -> np.ndarray:
     """Gradient of the marginal log posterior at ``params`` per distinct item, (m, 3), projected at
     the bounds (a component that pushes a parameter on its bound outward counts 0; unestimated
     parameters 0). "At the bounds" means within ``config.tol`` of one: there an outward component can gain at
@@ -47,7 +46,7 @@ def marginal_gradient(params: np.ndarray, terms: Terms, scaled: np.ndarray, n_k:
     grad = np.zeros(params.shape)
     for block in problem.blocks():
         r = expected_correct(scaled, block, problem)
-        g, _ = gradient_information(params[block], terms.rows(block), r, n_k, problem)
+        g, _ = gradient_information(params[block], r, n_k, problem)
         grad[block] = g * free
         if problem.config.model == "1PL":
             grad[0, 0] += problem.multiplicity[block] @ g[:, 0]
