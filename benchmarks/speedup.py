@@ -82,7 +82,7 @@ def same_results(outs: list[Path]) -> bool:
     """Every run's response matrices, predictions and CV accuracies equal the first run's, bit for bit."""
     from benchirt.pipeline.results import load_run
 
-    runs = [load_run(out).responses for out in outs]
+    runs = [load_run(out).respond for out in outs]
     for other in runs[1:]:
         if set(other) != set(runs[0]):
             return False

@@ -180,7 +180,7 @@ def test_a_run_of_fit_tasks_on_workers_is_stored_once_and_reused_by_any_granular
     from benchirt.pipeline.results import load_run
 
     config = load_config(str(tmp_path / "one.yaml")).stage_config("respond")
-    stored = load_run(tmp_path / "run").responses
+    stored = load_run(tmp_path / "run").respond
     for spec in specs:
         _same(stored[spec.name], respond(spec.load(), config))
 

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from benchirt.cli import main
+from benchirt.pipeline.results import load_run
 
 SMALL = {
     "suite": "builtin:iris,wine,wdbc",
@@ -45,12 +46,6 @@ def added(run_dir, tmp_path_factory):
     return {"irt_before": irt_before, "respond_before": respond_before}
 
 
-def _load(run_dir: Path, stage: str):
-    from benchirt.pipeline.results import load_run
-
-    return load_run(run_dir)
-
-
 def test_add_trains_on_the_stored_split_and_scores_on_frozen_items(run_dir, added):
     from benchirt.pipeline.store import ArtifactStore, safe_name
 
@@ -58,7 +53,7 @@ def test_add_trains_on_the_stored_split_and_scores_on_frozen_items(run_dir, adde
     assert _digests(run_dir / "artifacts" / "respond") == added["respond_before"]  # pool not retrained
     manifest = json.loads((run_dir / "manifest.json").read_text())
     store = ArtifactStore(run_dir)
-    results = _load(run_dir, "irt")
+    results = load_run(run_dir)
     record = manifest["added"]["knn_again"]
     assert record["measured"] == sorted(results.irt) and record["predicted"] == []
     for dataset, irt in results.irt.items():
@@ -75,7 +70,7 @@ def test_add_trains_on_the_stored_split_and_scores_on_frozen_items(run_dir, adde
 
 
 def test_ratings_leaderboard_and_report_include_it(run_dir, added):
-    results = _load(run_dir, "rate")
+    results = load_run(run_dir)
     assert "knn_again" in set(results.rate.tournament.table["classifier"])
     assert "knn_again" in set(results.rate.leaderboard["classifier"])
     assert "knn_again" in set(results.rate.pairwise["a"]) | set(results.rate.pairwise["b"])
@@ -116,7 +111,7 @@ def test_budget_runs_k_planned_datasets_and_predicts_the_rest(run_dir, added, tm
     assert standing["rank_low"] <= standing["rank"] <= standing["rank_high"]
     assert "predicted" in (copy / "summary.md").read_text()
     # the classifier added earlier stays, measured on every dataset; the new one only where it ran
-    rated = set(_load(copy, "rate").rating.tournament.table["classifier"])
+    rated = set(load_run(copy).rate.tournament.table["classifier"])
     assert {"knn_again", "logreg"} <= rated
     record = json.loads((copy / "manifest.json").read_text())["added"]
     assert len(record["knn_again"]["measured"]) == 3 and len(record["logreg"]["measured"]) == 2
@@ -192,7 +187,6 @@ def accuracy_run(run_dir, tmp_path_factory):
     import io
 
     import benchirt.report
-    from benchirt.pipeline.results import load_run
 
     folder = tmp_path_factory.mktemp("add_accuracy")
     shutil.copytree(run_dir, folder / "run")

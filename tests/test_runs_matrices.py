@@ -137,7 +137,7 @@ def test_a_list_of_matrices_in_the_respond_stage_carries_the_sparse_field(tmp_pa
         "responses": {"source": "openml-runs", "path": [str(folder / "alpha.csv"), str(folder / "gamma.csv")],
                       "respondent_pattern": CHECKPOINTS, "per_flow": "best"}})
     run_pipeline(config, tmp_path / "run", show_progress=False)
-    results = load_run(tmp_path / "run").responses
+    results = load_run(tmp_path / "run").respond
     assert sorted(results) == ["alpha", "gamma"]
     assert sorted(results["alpha"].responses.index) == ["bert", "gpt", "roberta"]
     assert "field: 4 flows over 2 datasets; 1 on all 2, 4 on ≥ 1, 3 on one only (a flow has no answers on the " \

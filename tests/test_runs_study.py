@@ -77,7 +77,7 @@ def test_a_folder_of_five_tasks_reads_the_runs_and_the_labels_from_the_data(stud
 def test_test_labels_of_an_import_are_the_datasets_labels(study, tmp_path, shared_data):
     root, _, _ = study
     run_pipeline(_config(root), tmp_path / "run", show_progress=False)
-    results = load_run(tmp_path / "run").responses
+    results = load_run(tmp_path / "run").respond
     from benchirt.data.arff import read_arff
 
     for task, (_, name, file) in DATASETS.items():
@@ -108,7 +108,7 @@ def test_imported_runs_beside_benchirts_pool_on_the_same_rows(study, tmp_path, s
     root, _, suite = study
     config = _config(root, suite=suite, pool=SMALL_POOL)
     run_pipeline(config, tmp_path / "run", show_progress=False)
-    results = load_run(tmp_path / "run").responses
+    results = load_run(tmp_path / "run").respond
     result = results["diabetes"]
     assert list(result.responses.index[:2]) == ["gaussian_nb", "decision_tree"]
     assert len(result.responses) == 2 + len(FLOWS) and (result.roles == "real").all()
