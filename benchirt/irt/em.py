@@ -123,7 +123,7 @@ def run_em(params: np.ndarray, problem: Problem, known: Sequence[dict] = (),
                 length /= 2
             del e_moved
         x1, lp0, e1 = step(x0, e0)
-        e0 = moved = None
+        del e0, moved  # one name per E-step, so that releasing it frees it (both are bound again below)
         record.max_change = max_change(x0, x1)
         if lp_prev is not None:
             record.log_posterior_change = lp0 - lp_prev

@@ -70,11 +70,13 @@ class LogJoint:
 
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
-        self.joint = np.repeat(problem.log_weights[None, :], problem.items.shape[1], axis=0)
+        self.joint: np.ndarray | None = np.repeat(problem.log_weights[None, :], problem.items.shape[1], axis=0)
 
     def add(self, block: slice, terms: Terms) -> None:
         """Add the items ``block`` (a slice of :meth:`benchirt.irt.problem.Problem.blocks`), whose tables are
         ``terms``: their answers times ``w_j (log P - log(1 - P))`` and ``sum_j w_j log(1 - P)``."""
+        if self.joint is None:
+            raise RuntimeError("this log joint was spent by posterior(); build a new one")
         w = self.problem.multiplicity[block]
         odds = np.subtract(terms.log_p, terms.log_q)
         odds *= w[:, None]
@@ -87,6 +89,8 @@ class LogJoint:
         """Posterior weights (n_patterns, K) and marginal log-likelihood per pattern (n_patterns,), built in
         the sum's own table (the sum is spent)."""
         joint, self.joint = self.joint, None
+        if joint is None:
+            raise RuntimeError("this log joint was spent by posterior(); build a new one")
         peak = joint.max(axis=1, keepdims=True)
         # in place, one patterns x nodes table throughout (with many respondents these tables are the fit's
         # largest): joint - peak, then its exponential, then the weights
