@@ -169,10 +169,11 @@ def kernel() -> None:
                   f"{compiled:.2f} s (wall)")
         problem = Problem(np.zeros((m, n), np.int8), np.ones(n), np.ones(m), nodes, -0.5 * nodes**2, config)
         params = np.stack([a, b, np.log(c / (1 - c))], axis=1)
-        terms = Terms(log_p, log_q, s, c[:, None] + (1 - c[:, None]) * s)  # the numpy gradient reads s and P
         repeats = max(3, 200_000 // m)
         numpy_tables = cpu_ms(lambda: terms_from_logit(a[:, None] * (nodes[None, :] - b[:, None]), c[:, None]), repeats)
         numba_tables = cpu_ms(lambda: tables(a, b, c, nodes, s, log_p, log_q), repeats)
+        # the numpy gradient reads s and P from the tables: built once the kernel has filled them
+        terms = Terms(log_p, log_q, s, c[:, None] + (1 - c[:, None]) * s)
         expected = terms_from_logit(a[:, None] * (nodes[None, :] - b[:, None]), c[:, None])
         tables_error = max(np.abs(s - expected[0]).max(), np.abs(log_p - expected[2]).max(),
                            np.abs(log_q - expected[3]).max())
