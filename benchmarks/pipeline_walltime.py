@@ -57,7 +57,7 @@ def timed_run(config, label: str, workdir: Path) -> dict:
     start = time.perf_counter()
     outcome = run_pipeline(config, out=out, show_progress=False)
     wall = time.perf_counter() - start
-    return {**manifest_times(outcome.manifest), "label": label, "wall_s": round(wall, 1),
+    return {**manifest_times(outcome.manifest.to_json()), "label": label, "wall_s": round(wall, 1),
             "loadavg_before": round(load_before, 1), "loadavg_after": round(os.getloadavg()[0], 1)}
 
 

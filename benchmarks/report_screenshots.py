@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         start, cpu_start = time.perf_counter(), _cpu_seconds()
         outcome = run_pipeline(load_config(None), out=run_dir, show_progress=False)
         wall, cpu = time.perf_counter() - start, _cpu_seconds() - cpu_start
-        stages = ", ".join(f"{name} {report['seconds']:.1f} s" for name, report in outcome.manifest["stages"].items())
+        stages = ", ".join(f"{name} {report.seconds:.1f} s" for name, report in outcome.manifest.stages.items())
         print(f"default run: {wall:.1f} s wall, {cpu:.1f} s CPU in this process and its workers ({stages}); "
               f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} CPUs")
     screens = [IMAGES / f"report-{args.name}-{k}.png" for k in (1, 2)]
