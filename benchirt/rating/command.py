@@ -87,8 +87,9 @@ def register(subparsers) -> None:
                              f"1 - alpha) and level of the other tests: {RatingConfig.OPTIONS['alpha'].describe()} "
                              f"(default {DEFAULTS.alpha:g})")
     parser.add_argument("--verdict", metavar=choices_metavar(VERDICT_METHODS),
-                        help="stepdown: step-down max-T on the pairs' signed-rank statistics (default); holm: Wilcoxon signed-rank tests with Holm's correction; range: the "
-                             "single-step range test on Bradley-Terry ratings (comparison)")
+                        help="stepdown: step-down max-T on the pairs' signed-rank statistics (default); holm: "
+                             "Wilcoxon signed-rank tests with Holm's correction; range: the single-step range test "
+                             "on Bradley-Terry ratings (comparison)")
     parser.add_argument("--resampling", metavar=choices_metavar(RESAMPLING_MODES),
                         help="null tables of --verdict stepdown: reflection, each dataset's scores negated with "
                              "a random sign (default; valid for unequal spreads); shuffle, the classifiers "

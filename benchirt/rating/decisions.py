@@ -122,8 +122,7 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
         n_tables = 0
     else:
         resampling = config.resampling
-        result = step_down(scores[:, tested], config.n_bootstrap, alpha, config.seed, DEFAULT_STATISTIC,
-                           config.resampling)
+        result = step_down(scores[:, tested], config.n_bootstrap, alpha, config.seed, DEFAULT_STATISTIC, resampling)
         n_tables = result.n_tables
     rows = np.ix_(np.searchsorted(tested, position[:n_tested]), np.searchsorted(tested, position[:n_tested]))
     better = np.zeros((k, k), dtype=bool)

@@ -6,15 +6,15 @@ Wilcoxon's convention; exact where scipy is, :func:`benchirt.rating.pairwise.wil
 adjusted for the family by Holm's (1979) step-down method (:func:`benchirt.rating.pairwise.holm_adjusted`): a pair
 is separated when its adjusted p-value is below α, in the direction of its signed-rank statistic. Holm's method
 holds the family-wise error at α under any dependence between the pairs, and each test needs only that a pair's
-per-dataset differences are symmetric under its null — not that the classifiers are exchangeable, which the
-step-down max-T's within-dataset shuffles (:mod:`benchirt.rating.stepdown`) assume and classifiers of unequal
-spreads are not. Measured by ``benchmarks/rating_leaderboard.py --matched`` (docs/rating.md, "At matched error"):
-on null tables with the real, unequal spreads the step-down at α = 0.05 made a false separation in 6.4 % of 500
-tables and Wilcoxon–Holm in 3.2 %; at the level where the step-down's error falls to Holm's (α = 0.02: 1.0 % and
-2.0 %) it separates 85 pairs of decodIRT's 50 reference pools against Wilcoxon–Holm's 90. Its price: Holm's
+per-dataset differences are symmetric under its null — the same symmetry the step-down max-T's reflected
+tables (:mod:`benchirt.rating.stepdown`) rest on, without their use of how the pairs move together. Measured by
+``benchmarks/rating_leaderboard.py --matched`` (docs/rating.md, "At matched error"): on null tables with the
+real, unequal spreads Wilcoxon–Holm made a false separation in 3.2 % of 500 tables at α = 0.05 and the
+step-down in 6.2 % (its level, within sampling error); at α = 0.02 the step-down's error falls to 1.8 % and 2.6 %
+and it separates 85 pairs of decodIRT's 50 reference pools against Wilcoxon–Holm's 90. Its price: Holm's
 first step multiplies the smallest p-value by the number of pairs, and an exact signed-rank test over n datasets
 cannot go below 2 / 2ⁿ, so with 19 classifiers (171 pairs) and 12 datasets it cannot separate any pair
-(171 · 2 / 4096 = 0.083 > 0.05) where the step-down can. Demšar (2006) and Benavoli, Corani & Mangili (2016)
+(171 · 2 / 4096 = 0.083 > 0.05) where the step-down separates 96 (the default run). Demšar (2006) and Benavoli, Corani & Mangili (2016)
 recommend this test for comparing classifiers over datasets.
 
 The joint rank intervals follow from the decisions as for any procedure that controls the family-wise error
