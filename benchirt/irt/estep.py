@@ -75,22 +75,25 @@ class LogJoint:
     def add(self, block: slice, terms: Terms) -> None:
         """Add the items ``block`` (a slice of :meth:`benchirt.irt.problem.Problem.blocks`), whose tables are
         ``terms``: their answers times ``w_j (log P - log(1 - P))`` and ``sum_j w_j log(1 - P)``."""
-        if self.joint is None:
-            raise RuntimeError("this log joint was spent by posterior(); build a new one")
+        joint = self._unspent()
         w = self.problem.multiplicity[block]
         odds = np.subtract(terms.log_p, terms.log_q)
         odds *= w[:, None]
         for rows, values in _float_pieces(block, self.problem):
-            self.joint += values.T @ odds[rows]
+            joint += values.T @ odds[rows]
             del values  # before the next piece is read: one float piece at a time
-        self.joint += w @ terms.log_q
+        joint += w @ terms.log_q
+
+    def _unspent(self) -> np.ndarray:
+        """The sum so far; a sum :meth:`posterior` has spent cannot be added to or read again."""
+        if self.joint is None:
+            raise RuntimeError("this log joint was spent by posterior(); build a new one")
+        return self.joint
 
     def posterior(self) -> tuple[np.ndarray, np.ndarray]:
         """Posterior weights (n_patterns, K) and marginal log-likelihood per pattern (n_patterns,), built in
         the sum's own table (the sum is spent)."""
-        joint, self.joint = self.joint, None
-        if joint is None:
-            raise RuntimeError("this log joint was spent by posterior(); build a new one")
+        joint, self.joint = self._unspent(), None
         peak = joint.max(axis=1, keepdims=True)
         # in place, one patterns x nodes table throughout (with many respondents these tables are the fit's
         # largest): joint - peak, then its exponential, then the weights
