@@ -14,8 +14,8 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from benchirt.plotstyle import place_point_labels  # noqa: E402
 from benchirt.report.document import figure_block  # noqa: E402
-from benchirt.report.legibility import (CONTENT_WIDTH_PX, MIN_TEXT_PX, overlapping_texts, png_size,  # noqa: E402
-                                        render_legible, visible_texts)
+from benchirt.report.legibility import (CONTENT_WIDTH_PX, MIN_TEXT_PX, laid_out, overlapping_texts,  # noqa: E402
+                                        png_size, render_legible, save_laid_out, visible_texts)
 from benchirt.report.score_checks import rank_disagreements  # noqa: E402
 from benchirt.report.sections import _pipeline_order  # noqa: E402
 from benchirt.report.usefulness import mcnemar_share, real_classifier_spread, usefulness_sentence  # noqa: E402
@@ -40,6 +40,30 @@ def test_every_text_reaches_10_px_on_screen(width):
         assert text.get_fontsize() * 80 / 72 * shown / png_size(png)[0] >= MIN_TEXT_PX - 1e-6
     if width == 4.0:   # small figure: 5 pt grows to 9 pt (10 px at 80 dpi), not more
         assert max(t.get_fontsize() for t in visible_texts(fig)) == pytest.approx(9 * 1.03)
+
+
+@pytest.mark.parametrize("layout", ["constrained", None])
+def test_the_png_drawn_from_a_layout_is_savefigs_tight_png_from_that_layout(layout):
+    import io
+
+    def figure():
+        fig = Figure(figsize=(6, 3), layout=layout)
+        ax = fig.add_subplot()
+        ax.plot([0, 1], [0, 10_000])
+        ax.set_ylabel("a long label on the left edge")
+        ax.annotate("outside the axes", (1, 1), (1.05, 1.1), xycoords="axes fraction")
+        return fig
+
+    # savefig lays the figure out once more before drawing (constrained layout moves on each pass), so it is
+    # given one layout fewer
+    tight, fig = io.BytesIO(), figure()
+    laid_out(fig, 80)
+    fig.savefig(tight, format="png", dpi=80, bbox_inches="tight")
+    fig = figure()
+    laid_out(fig, 80)
+    png = save_laid_out(fig, 80, laid_out(fig, 80))
+    assert png == tight.getvalue()
+    assert (fig.get_layout_engine() is None) == (layout is None)   # the paused engine is restored
 
 
 def test_a_legible_figure_is_left_alone():

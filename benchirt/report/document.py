@@ -137,12 +137,13 @@ def figure_block(fig, caption: str = "", dpi: int = 80) -> Figure:
     (:func:`benchirt.report.legibility.render_legible`) and close it (the report keeps no open figures)."""
     import matplotlib.pyplot as plt
 
-    from benchirt.report.legibility import overlapping_texts, render_legible, visible_texts
+    from benchirt.report.legibility import legible_layout, overlapping_texts, save_laid_out, visible_texts
 
     try:
-        png = render_legible(fig, dpi)
+        renderer = legible_layout(fig, dpi)
         sizes = [t.get_fontsize() * dpi / 72 for t in visible_texts(fig)]
-        overlapping = tuple(overlapping_texts(fig, dpi))
+        overlapping = tuple(overlapping_texts(fig, dpi, renderer=renderer))
+        png = save_laid_out(fig, dpi, renderer)
     finally:
         plt.close(fig)
     return Figure(png, caption, min(sizes, default=float("inf")), overlapping)

@@ -5,9 +5,10 @@ A figure of W inches saved at ``dpi`` is ``W * dpi`` pixels wide; the page shows
 ``s * dpi / 72 * min(1, CONTENT_WIDTH_PX / (W * dpi))`` pixels on screen. :func:`render_legible` lays the
 figure out (no pixel drawn), measures that size for every visible text, enlarges the texts that fall short and
 lays it out again, until all pass (a figure wider than the column keeps its width, so its fonts grow instead),
-then draws the PNG once. :func:`overlapping_texts`
-finds labels whose boxes intersect, for the tests. Hand-written: matplotlib has no notion of the size at which
-a web page will show a figure.
+then draws the PNG once from that last layout (:func:`legible_layout`, :func:`save_laid_out`: ``savefig`` would
+lay the figure out twice more, once for its constrained layout and once for the tight bounding box).
+:func:`overlapping_texts` finds labels whose boxes intersect, on the same layout. Hand-written: matplotlib has no
+notion of the size at which a web page will show a figure.
 """
 from __future__ import annotations
 
@@ -52,19 +53,32 @@ def screen_scale(png_width: int) -> float:
 
 
 def render_legible(fig, dpi: float) -> bytes:
-    """PNG bytes of ``fig`` in which every text is at least :data:`MIN_TEXT_PX` on screen (module docstring).
+    """PNG bytes of ``fig`` in which every text is at least :data:`MIN_TEXT_PX` on screen (module docstring)."""
+    return save_laid_out(fig, dpi, legible_layout(fig, dpi))
 
-    The sizes are measured on the figure laid out at ``dpi`` without rasterising it (:func:`laid_out`), and
-    the PNG is drawn once, at the end."""
+
+def legible_layout(fig, dpi: float):
+    """Enlarge ``fig``'s short texts until every one is at least :data:`MIN_TEXT_PX` on screen, measured on the
+    figure laid out at ``dpi`` without rasterising it (:func:`laid_out`); the renderer of the last layout,
+    which is the figure's current one.
+
+    Before the first layout the texts are enlarged to what a figure the page shows at its own width needs (the
+    least any layout can need), so that most figures pass on their first layout; the sizes reached are those
+    the measured rounds alone would set."""
+    _enlarge(visible_texts(fig), MIN_TEXT_PX * 72 / dpi)
     for _ in range(_ROUNDS):
         renderer = laid_out(fig, dpi)
-        needed = MIN_TEXT_PX * 72 / (dpi * screen_scale(round(tight_width_px(fig, renderer, dpi))))
-        small = [t for t in visible_texts(fig) if t.get_fontsize() < needed * 0.999]
-        if not small:
-            break
-        for text in small:
-            text.set_fontsize(needed * 1.03)
-    return _save(fig, dpi)
+        if not _enlarge(visible_texts(fig), MIN_TEXT_PX * 72 / (dpi * screen_scale(round(tight_width_px(fig, renderer, dpi))))):
+            return renderer
+    return laid_out(fig, dpi)
+
+
+def _enlarge(texts, needed: float) -> bool:
+    """Set every text smaller than ``needed`` points to 3 % above it; whether any was."""
+    small = [t for t in texts if t.get_fontsize() < needed * 0.999]
+    for text in small:
+        text.set_fontsize(needed * 1.03)
+    return bool(small)
 
 
 def laid_out(fig, dpi: float):
@@ -86,12 +100,12 @@ def tight_width_px(fig, renderer, dpi: float) -> float:
     return (fig.get_tightbbox(renderer).width + 2 * pad) * dpi
 
 
-def overlapping_texts(fig, dpi: float, tolerance: float = 1.0) -> list[tuple[str, str]]:
-    """Pairs of visible texts whose boxes intersect by more than ``tolerance`` pixels each way."""
+def overlapping_texts(fig, dpi: float, tolerance: float = 1.0, renderer=None) -> list[tuple[str, str]]:
+    """Pairs of visible texts whose boxes intersect by more than ``tolerance`` pixels each way, on the layout
+    ``renderer`` comes from (:func:`legible_layout`), or on one made here at ``dpi``."""
     from matplotlib.text import Text
 
-    renderer = laid_out(fig, dpi)
-
+    renderer = renderer or laid_out(fig, dpi)
     # the text's own box: an annotation's box would also hold its leader line
     boxes = [(t.get_text(), Text.get_window_extent(t, renderer)) for t in visible_texts(fig)]
     pairs = []
@@ -104,7 +118,20 @@ def overlapping_texts(fig, dpi: float, tolerance: float = 1.0) -> list[tuple[str
     return pairs
 
 
-def _save(fig, dpi: float) -> bytes:
+def save_laid_out(fig, dpi: float, renderer) -> bytes:
+    """PNG bytes of ``fig`` at ``dpi``, cut to its tight bounding box plus ``savefig.pad_inches`` (what
+    ``bbox_inches="tight"`` keeps: labels outside the axes stay whole), drawn from the layout ``renderer``
+    comes from — the figure's layout engine is paused for the one draw, so the layout is not recomputed."""
+    from matplotlib import rcParams
+
+    bbox = fig.get_tightbbox(renderer).padded(rcParams["savefig.pad_inches"])
+    engine = fig.get_layout_engine()
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")  # labels outside the axes stay whole
+    if engine is not None:
+        fig.set_layout_engine("none")
+    try:
+        fig.savefig(buffer, format="png", dpi=dpi, bbox_inches=bbox)
+    finally:
+        if engine is not None:
+            fig.set_layout_engine(engine)
     return buffer.getvalue()
