@@ -140,10 +140,10 @@ def figure_block(fig, caption: str = "", dpi: int = 80) -> Figure:
     from benchirt.report.legibility import legible_layout, overlapping_texts, save_laid_out, visible_texts
 
     try:
-        renderer = legible_layout(fig, dpi)
+        layout = legible_layout(fig, dpi)
         sizes = [t.get_fontsize() * dpi / 72 for t in visible_texts(fig)]
-        overlapping = tuple(overlapping_texts(fig, dpi, renderer=renderer))
-        png = save_laid_out(fig, dpi, renderer)
+        overlapping = tuple(overlapping_texts(fig, dpi, layout=layout))
+        png = save_laid_out(fig, dpi, layout)
     finally:
         plt.close(fig)
     return Figure(png, caption, min(sizes, default=float("inf")), overlapping)

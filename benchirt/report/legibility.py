@@ -5,15 +5,21 @@ A figure of W inches saved at ``dpi`` is ``W * dpi`` pixels wide; the page shows
 ``s * dpi / 72 * min(1, CONTENT_WIDTH_PX / (W * dpi))`` pixels on screen. :func:`render_legible` lays the
 figure out (no pixel drawn), measures that size for every visible text, enlarges the texts that fall short and
 lays it out again, until all pass (a figure wider than the column keeps its width, so its fonts grow instead),
-then draws the PNG once from that last layout (:func:`legible_layout`, :func:`save_laid_out`: ``savefig`` would
-lay the figure out twice more, once for its constrained layout and once for the tight bounding box).
-:func:`overlapping_texts` finds labels whose boxes intersect, on the same layout. Hand-written: matplotlib has no
+then draws the PNG once from that last layout (:func:`legible_layout`, :func:`save_laid_out`; ``savefig`` alone
+would lay the figure out once more, and the PNG would not be the layout measured). :func:`overlapping_texts`
+finds labels whose boxes intersect, on the same layout. Hand-written: matplotlib has no
 notion of the size at which a web page will show a figure.
 """
 from __future__ import annotations
 
 import io
 import struct
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # matplotlib is imported when a figure is drawn
+    from matplotlib.backend_bases import RendererBase
+    from matplotlib.transforms import Bbox
 
 #: Width in CSS pixels of the report's content column at a 1280 px browser window (``main`` is at most
 #: 1200 px wide; the image's 1 px border on each side).
@@ -57,19 +63,33 @@ def render_legible(fig, dpi: float) -> bytes:
     return save_laid_out(fig, dpi, legible_layout(fig, dpi))
 
 
-def legible_layout(fig, dpi: float):
+@dataclass(frozen=True)
+class Layout:
+    """A figure laid out at some dpi: the renderer that measured it and the area the PNG keeps (the figure's
+    tight bounding box plus ``savefig.pad_inches`` on each side, in inches — what ``bbox_inches="tight"``
+    keeps: labels outside the axes stay whole)."""
+
+    renderer: RendererBase
+    saved: Bbox
+
+    def width_px(self, dpi: float) -> float:
+        """Width of the PNG :func:`save_laid_out` writes at ``dpi``."""
+        return self.saved.width * dpi
+
+
+def legible_layout(fig, dpi: float) -> Layout:
     """Enlarge ``fig``'s short texts until every one is at least :data:`MIN_TEXT_PX` on screen, measured on the
-    figure laid out at ``dpi`` without rasterising it (:func:`laid_out`); the renderer of the last layout,
-    which is the figure's current one.
+    figure laid out at ``dpi`` without rasterising it (:func:`laid_out`); the last layout, which is the
+    figure's current one.
 
     Before the first layout the texts are enlarged to what a figure the page shows at its own width needs (the
     least any layout can need), so that most figures pass on their first layout; the sizes reached are those
     the measured rounds alone would set."""
     _enlarge(visible_texts(fig), MIN_TEXT_PX * 72 / dpi)
     for _ in range(_ROUNDS):
-        renderer = laid_out(fig, dpi)
-        if not _enlarge(visible_texts(fig), MIN_TEXT_PX * 72 / (dpi * screen_scale(round(tight_width_px(fig, renderer, dpi))))):
-            return renderer
+        layout = laid_out(fig, dpi)
+        if not _enlarge(visible_texts(fig), MIN_TEXT_PX * 72 / (dpi * screen_scale(round(layout.width_px(dpi))))):
+            return layout
     return laid_out(fig, dpi)
 
 
@@ -81,31 +101,24 @@ def _enlarge(texts, needed: float) -> bool:
     return bool(small)
 
 
-def laid_out(fig, dpi: float):
-    """Lay ``fig`` out at ``dpi`` — every text placed, ticks made — without drawing a pixel; its renderer."""
+def laid_out(fig, dpi: float) -> Layout:
+    """Lay ``fig`` out at ``dpi`` — every text placed, ticks made — without drawing a pixel."""
+    from matplotlib import rcParams
+
     from benchirt.plotstyle import figure_renderer
 
     fig.set_dpi(dpi)
     renderer = figure_renderer(fig)
     fig.draw_without_rendering()
-    return renderer
+    return Layout(renderer, fig.get_tightbbox(renderer).padded(rcParams["savefig.pad_inches"]))
 
 
-def tight_width_px(fig, renderer, dpi: float) -> float:
-    """Width in pixels of the PNG :func:`_save` writes: the figure's tight bounding box plus the padding
-    ``savefig`` adds on each side (``savefig.pad_inches``)."""
-    from matplotlib import rcParams
-
-    pad = rcParams["savefig.pad_inches"]
-    return (fig.get_tightbbox(renderer).width + 2 * pad) * dpi
-
-
-def overlapping_texts(fig, dpi: float, tolerance: float = 1.0, renderer=None) -> list[tuple[str, str]]:
-    """Pairs of visible texts whose boxes intersect by more than ``tolerance`` pixels each way, on the layout
-    ``renderer`` comes from (:func:`legible_layout`), or on one made here at ``dpi``."""
+def overlapping_texts(fig, dpi: float, tolerance: float = 1.0, layout: Layout | None = None) -> list[tuple[str, str]]:
+    """Pairs of visible texts whose boxes intersect by more than ``tolerance`` pixels each way, on ``layout``
+    (:func:`legible_layout`), or on one made here at ``dpi``."""
     from matplotlib.text import Text
 
-    renderer = renderer or laid_out(fig, dpi)
+    renderer = (layout or laid_out(fig, dpi)).renderer
     # the text's own box: an annotation's box would also hold its leader line
     boxes = [(t.get_text(), Text.get_window_extent(t, renderer)) for t in visible_texts(fig)]
     pairs = []
@@ -118,19 +131,15 @@ def overlapping_texts(fig, dpi: float, tolerance: float = 1.0, renderer=None) ->
     return pairs
 
 
-def save_laid_out(fig, dpi: float, renderer) -> bytes:
-    """PNG bytes of ``fig`` at ``dpi``, cut to its tight bounding box plus ``savefig.pad_inches`` (what
-    ``bbox_inches="tight"`` keeps: labels outside the axes stay whole), drawn from the layout ``renderer``
-    comes from — the figure's layout engine is paused for the one draw, so the layout is not recomputed."""
-    from matplotlib import rcParams
-
-    bbox = fig.get_tightbbox(renderer).padded(rcParams["savefig.pad_inches"])
+def save_laid_out(fig, dpi: float, layout: Layout) -> bytes:
+    """PNG bytes of ``fig`` at ``dpi``, cut to ``layout``'s saved area and drawn from that layout: the
+    figure's layout engine is paused for the one draw, so the layout is not recomputed."""
     engine = fig.get_layout_engine()
     buffer = io.BytesIO()
     if engine is not None:
         fig.set_layout_engine("none")
     try:
-        fig.savefig(buffer, format="png", dpi=dpi, bbox_inches=bbox)
+        fig.savefig(buffer, format="png", dpi=dpi, bbox_inches=layout.saved)
     finally:
         if engine is not None:
             fig.set_layout_engine(engine)
