@@ -33,6 +33,9 @@
    difference). Settings: null (equal classifiers of unequal spreads, t5 noise, ties), planted (7 strength
    levels), and realistic (datasets' centre and scale, classifiers' spreads and — or not — means measured on
    the 50 pools in within-dataset standard units).
+   With ``--matched ALPHA ...``: the step-down at those levels beside Wilcoxon–Holm at 0.05, on 500-table nulls
+   and the pools (their error matched), then what ``--by-statistic ALPHA ...`` prints alone: the pools'
+   separations by pair statistic at those levels and the step-down's and Holm's critical |z| by step.
 
 Usage::
 
@@ -40,6 +43,7 @@ Usage::
     .venv/bin/python benchmarks/rating_leaderboard.py --coverage
     nice -n 10 python benchmarks/rating_leaderboard.py --only-verdicts --tables 100 --shuffles 200
     python benchmarks/rating_leaderboard.py --default-run runs/default
+    python benchmarks/rating_leaderboard.py --by-statistic 0.05 0.03 0.02
 """
 from __future__ import annotations
 
@@ -63,7 +67,7 @@ from benchirt.rating.glicko import match_outcomes
 from benchirt.rating.scores import score_matrix
 from benchirt.rating.separation import separate, shuffled_ratings
 from benchirt.rating.statistics import nemenyi_friedman_p_values
-from benchirt.rating.stepdown import rank_intervals, standardised, step_down
+from benchirt.rating.stepdown import STATISTICS, rank_intervals, standardised, step_down
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("BENCHIRT_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data")) / "decodirt-reference"
@@ -378,6 +382,43 @@ def matched_error(scores: pd.DataFrame, alphas: list[float], n_tables: int, n_sh
             separated = int(((pools[resampling].p_adjusted <= alpha) & (pools[resampling].statistic > 0)).sum())
         rates = " ".join(f"{errors[name][variant] / n_tables:20.3f}" for name in nulls)
         print(f"   {label:44s} {rates} {separated:23d}")
+    separations_by_statistic(X, alphas, seed)
+
+
+def separations_by_statistic(X: np.ndarray, alphas: list[float], seed: int) -> None:
+    """The pools' separations by the step-down's pair statistic (reflection, 10,000 tables) at each level:
+    whether another statistic reaches Wilcoxon–Holm's separations at a level whose error is no more than its."""
+    print(f"\n   The {X.shape[0]} pools' pairs separated by pair statistic (reflection, 10000 tables); "
+          f"Wilcoxon-Holm at 0.05: {int(wilcoxon_holm(X, 0.05).sum())}")
+    for statistic in STATISTICS:
+        result = step_down(X, 10_000, 1.0, seed, statistic=statistic)
+        counts = ", ".join(f"alpha {alpha:g}: {int(((result.p_adjusted <= alpha) & (result.statistic > 0)).sum()):3d}"
+                           for alpha in alphas)
+        print(f"   {statistic:28s} {counts}")
+    step_thresholds(X, seed)
+
+
+def step_thresholds(X: np.ndarray, seed: int, n_tables: int = 4000) -> None:
+    """The signed-rank step-down's critical |z| at some of its steps (the quantile of the largest reflected |z|
+    over the pairs not yet separated) at levels 0.02 and 0.05, beside the |z| of Holm's threshold α / (m − r + 1)
+    at 0.05 (normal approximation): why the step-down separates fewer pairs than Holm at Holm's realised error."""
+    from scipy.stats import norm
+
+    from benchirt.rating.stepdown import dataset_reflections, signed_rank
+
+    first, second = np.triu_indices(X.shape[1], 1)
+    differences = X[:, first] - X[:, second]
+    observed = signed_rank(differences[None])[0]
+    order = np.argsort(-np.abs(observed), kind="stable")
+    signs, _ = dataset_reflections(X.shape[0], n_tables, seed)
+    reflected = np.abs(signed_rank(signs[:, :, None] * differences[None]))[:, order]
+    successive = np.maximum.accumulate(reflected[:, ::-1], axis=1)[:, ::-1]
+    print(f"\n   Critical |z| of the signed-rank step-down ({n_tables} reflected tables) and of Holm, by step")
+    for step in (1, 41, 81, 91, 101):
+        column = successive[:, step - 1]
+        holm = norm.isf(0.05 / (first.size - step + 1) / 2)
+        print(f"   step {step:3d}: max-T at 0.02 {np.quantile(column, 0.98):.2f}, at 0.05 {np.quantile(column, 0.95):.2f};"
+              f" Holm at 0.05 {holm:.2f}; the pair's observed |z| {np.abs(observed[order][step - 1]):.2f}")
 
 
 def default_run(run_dir: str, n_tables: int, seed: int) -> None:
@@ -411,12 +452,18 @@ def main() -> None:
     parser.add_argument("--matched", type=float, nargs="+", metavar="ALPHA",
                         help="only part 5b: the primary at these levels beside Wilcoxon-Holm at 0.05 (null FWER, "
                              "pools' separations), e.g. --matched 0.05 0.03 0.02")
+    parser.add_argument("--by-statistic", type=float, nargs="+", metavar="ALPHA",
+                        help="only the pools' separations by the step-down's pair statistic at these levels (the last "
+                             "lines of --matched, without its null simulation)")
     parser.add_argument("--default-run", metavar="RUN_DIR",
                         help="only the primary on a finished run's True-Scores, reflected and shuffled tables, beside "
                              "Wilcoxon-Holm (e.g. the run directory of `benchirt run`)")
     args = parser.parse_args()
     if args.default_run:
         default_run(args.default_run, 1000, args.seed)
+        return
+    if args.by_statistic:
+        separations_by_statistic(score_matrix(read_scores(DATA)).to_numpy(), args.by_statistic, args.seed)
         return
     if args.matched:
         matched_error(read_scores(DATA), args.matched, args.tables, args.shuffles, args.seed)
