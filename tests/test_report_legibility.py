@@ -66,6 +66,17 @@ def test_the_png_drawn_from_a_layout_is_savefigs_tight_png_from_that_layout(layo
     assert (fig.get_layout_engine() is None) == (layout is None)   # the paused engine is restored
 
 
+def test_a_figure_no_wider_than_the_page_is_laid_out_once(monkeypatch):
+    import benchirt.report.legibility as legibility
+
+    layouts = []
+    monkeypatch.setattr(legibility, "laid_out", lambda fig, dpi: layouts.append(dpi) or laid_out(fig, dpi))
+    fig = _figure(5, 6)   # every text 6 pt: 6.7 px at 80 dpi
+    legibility.legible_layout(fig, 80)
+    assert layouts == [80]
+    assert min(t.get_fontsize() for t in visible_texts(fig)) == pytest.approx(9 * 1.03)
+
+
 def test_a_legible_figure_is_left_alone():
     fig = _figure(5, 12)
     block = figure_block(fig, "caption", dpi=80)

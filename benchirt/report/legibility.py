@@ -82,10 +82,13 @@ def legible_layout(fig, dpi: float) -> Layout:
     figure laid out at ``dpi`` without rasterising it (:func:`laid_out`); the last layout, which is the
     figure's current one.
 
-    Before the first layout the texts are enlarged to what a figure the page shows at its own width needs (the
-    least any layout can need), so that most figures pass on their first layout; the sizes reached are those
-    the measured rounds alone would set."""
-    _enlarge(visible_texts(fig), MIN_TEXT_PX * 72 / dpi)
+    Before the first layout every text is enlarged to what it needs in a figure the page shows at its own width
+    (the least any layout can need), as a measured round would, so that a figure no wider than the page passes
+    on its first layout; the rounds then enlarge what a wider one still needs. Tick labels get their strings
+    when the figure is drawn, so this first pass takes every visible text, empty or not."""
+    from matplotlib.text import Text
+
+    _enlarge([t for t in fig.findobj(Text) if t.get_visible()], MIN_TEXT_PX * 72 / dpi)
     for _ in range(_ROUNDS):
         layout = laid_out(fig, dpi)
         if not _enlarge(visible_texts(fig), MIN_TEXT_PX * 72 / (dpi * screen_scale(round(layout.width_px(dpi))))):
