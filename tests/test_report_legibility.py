@@ -15,7 +15,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from benchirt.plotstyle import place_point_labels  # noqa: E402
 from benchirt.report.document import figure_block  # noqa: E402
 from benchirt.report.legibility import (CONTENT_WIDTH_PX, MIN_TEXT_PX, laid_out, overlapping_texts,  # noqa: E402
-                                        png_size, render_legible, save_laid_out, visible_texts)
+                                        png_size, save_laid_out, visible_texts)
 from benchirt.report.score_checks import rank_disagreements  # noqa: E402
 from benchirt.report.sections import _pipeline_order  # noqa: E402
 from benchirt.report.usefulness import mcnemar_share, real_classifier_spread, usefulness_sentence  # noqa: E402
@@ -33,7 +33,7 @@ def _figure(width: float, fontsize: float) -> Figure:
 @pytest.mark.parametrize("width", [4.0, 30.0])   # 320 px: shown as is; 2400 px: the page halves it
 def test_every_text_reaches_10_px_on_screen(width):
     fig = _figure(width, 5)
-    png = render_legible(fig, dpi=80)
+    png = figure_block(fig, dpi=80).png
     shown = min(CONTENT_WIDTH_PX, png_size(png)[0])
     for text in visible_texts(fig):
         # points -> PNG pixels (dpi / 72) -> page pixels (displayed width / PNG width)

@@ -134,7 +134,8 @@ class Section:
 
 def figure_block(fig, caption: str = "", dpi: int = 80) -> Figure:
     """Render a matplotlib figure to PNG bytes with every text legible in the page
-    (:func:`benchirt.report.legibility.render_legible`) and close it (the report keeps no open figures)."""
+    (:func:`benchirt.report.legibility.legible_layout`), its overlapping labels found on the layout drawn, and
+    close it (the report keeps no open figures)."""
     import matplotlib.pyplot as plt
 
     from benchirt.report.legibility import legible_layout, overlapping_texts, save_laid_out, visible_texts

@@ -2,11 +2,11 @@
 
 A figure of W inches saved at ``dpi`` is ``W * dpi`` pixels wide; the page shows it at most
 :data:`CONTENT_WIDTH_PX` wide (the content column at a 1280 px window), so a label of ``s`` points is
-``s * dpi / 72 * min(1, CONTENT_WIDTH_PX / (W * dpi))`` pixels on screen. :func:`render_legible` lays the
+``s * dpi / 72 * min(1, CONTENT_WIDTH_PX / (W * dpi))`` pixels on screen. :func:`legible_layout` lays the
 figure out (no pixel drawn), measures that size for every visible text, enlarges the texts that fall short and
 lays it out again, until all pass (a figure wider than the column keeps its width, so its fonts grow instead),
-then draws the PNG once from that last layout (:func:`legible_layout`, :func:`save_laid_out`; ``savefig`` alone
-would lay the figure out once more, and the PNG would not be the layout measured). :func:`overlapping_texts`
+and :func:`save_laid_out` draws the PNG once from that last layout (``savefig`` alone would lay the figure out
+once more, and the PNG would not be the layout measured). :func:`overlapping_texts`
 finds labels whose boxes intersect, on the same layout. Hand-written: matplotlib has no
 notion of the size at which a web page will show a figure.
 """
@@ -56,11 +56,6 @@ def visible_texts(fig) -> list:
 def screen_scale(png_width: int) -> float:
     """Factor by which the page shrinks an image ``png_width`` pixels wide (1 when it fits the column)."""
     return min(1.0, CONTENT_WIDTH_PX / max(png_width, 1))
-
-
-def render_legible(fig, dpi: float) -> bytes:
-    """PNG bytes of ``fig`` in which every text is at least :data:`MIN_TEXT_PX` on screen (module docstring)."""
-    return save_laid_out(fig, dpi, legible_layout(fig, dpi))
 
 
 @dataclass(frozen=True)
