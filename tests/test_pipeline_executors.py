@@ -103,6 +103,28 @@ def test_dask_local_cluster_survives_killed_workers(tmp_path, workers_see_fakes)
     _check_killed(outcomes, tmp_path, retries=1)
 
 
+def _worker_pids(log_dir, names) -> set[int]:
+    """Process ids of the workers that ran the named tasks (square_table logs ``name.pid.time``)."""
+    return {int(p.name.split(".")[1]) for p in Path(log_dir).iterdir() if p.name.split(".")[0] in names}
+
+
+def test_one_pool_serves_every_map_until_close(tmp_path, workers_see_fakes):
+    """(A pool a lost worker broke is replaced at the next submit, within a map or in the next one: the
+    killed-worker tests.)"""
+    executor = LocalExecutor(n_jobs=2, retries=0)
+    first = [(name, (name, 2, str(tmp_path), 0.3)) for name in ("a", "b")]
+    assert {o.status for o in executor.map(square_table, first)} == {"ok"}
+    workers = _worker_pids(tmp_path, {"a", "b"})
+    assert len(workers) == 2
+    second = [(name, (name, 3, str(tmp_path), 0.3)) for name in ("c", "d")]
+    assert {o.status for o in executor.map(square_table, second)} == {"ok"}
+    assert _worker_pids(tmp_path, {"c", "d"}) == workers   # no second start-up
+    executor.close()
+    for pid in workers:   # close waited for the workers to end
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
 def test_the_manifest_counts_attempts_and_lost_workers(tmp_path, workers_see_fakes):
     from benchirt.pipeline.runner import DatasetInput, Run
     from benchirt.pipeline.store import ArtifactStore

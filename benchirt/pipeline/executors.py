@@ -218,11 +218,16 @@ def _settle(future, task: _Pending, lost_worker: tuple[type[BaseException], ...]
 
 
 class LocalExecutor:
-    """Worker processes on this machine (loky, ``n_jobs`` of them; 1 runs in-process, in order)."""
+    """Worker processes on this machine (loky, ``n_jobs`` of them; 1 runs in-process, in order).
+
+    The worker pool starts with the first parallel :meth:`map` and serves every later one until :meth:`close`,
+    so the stages of a run share one start-up of the workers (each imports scikit-learn: about a second); a
+    pool that a lost worker broke, or that a ``map`` left early, is replaced by a fresh one."""
 
     def __init__(self, n_jobs: int = 1, retries: int = 1) -> None:
         self.n_jobs = n_jobs
         self.retries = retries
+        self._pool: Any = None
 
     @property
     def parallel(self) -> bool:
@@ -244,23 +249,14 @@ class LocalExecutor:
             return
         from concurrent.futures import FIRST_COMPLETED, wait
 
-        from joblib.externals.loky import ProcessPoolExecutor
         from joblib.externals.loky.process_executor import BrokenProcessPool
 
-        # A pool of our own, not loky's process-wide reusable one: joblib's Parallel (used inside the
-        # stages) expects to own that one, and a pool broken by a lost worker must not leak into it.
-        # Its workers end when this process does, however it ends (benchirt.workers: SIGKILL included).
-        init, initargs = initializer()
-        pool = ProcessPoolExecutor(max_workers=self.workers, initializer=init, initargs=initargs)
-
         def submit(fn, name, args):
-            nonlocal pool
             try:
-                return pool.submit(attempt, fn, name, args)
+                return self._live_pool().submit(attempt, fn, name, args)
             except BrokenProcessPool:  # a lost worker broke the pool: replace it
-                pool.shutdown(wait=False, kill_workers=True)
-                pool = ProcessPoolExecutor(max_workers=self.workers, initializer=init, initargs=initargs)
-                return pool.submit(attempt, fn, name, args)
+                self._discard_pool()
+                return self._live_pool().submit(attempt, fn, name, args)
 
         def wait_first(futures):
             return wait(futures, return_when=FIRST_COMPLETED).done
@@ -268,12 +264,32 @@ class LocalExecutor:
         try:
             yield from _schedule(fn, source, self.retries, lambda: self.workers, submit, wait_first, (BrokenProcessPool,))
         except BaseException:  # interrupted (Ctrl-C, SIGTERM) or stopped by an error: do not wait for running tasks
-            pool.shutdown(wait=False, kill_workers=True)
+            self._discard_pool()
             raise
-        pool.shutdown(wait=True)
+
+    def _live_pool(self):
+        """The worker pool, started if there is none."""
+        if self._pool is None:
+            from joblib.externals.loky import ProcessPoolExecutor
+
+            # A pool of our own, not loky's process-wide reusable one: joblib's Parallel (used inside the
+            # stages) expects to own that one, and a pool broken by a lost worker must not leak into it.
+            # Its workers end when this process does, however it ends (benchirt.workers: SIGKILL included).
+            init, initargs = initializer()
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=init, initargs=initargs)
+        return self._pool
+
+    def _discard_pool(self) -> None:
+        """Kill the pool's workers without waiting for what they run."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, kill_workers=True)
+            self._pool = None
 
     def close(self) -> None:
-        """Nothing to release (each ``map`` shuts its worker pool down when it ends)."""
+        """Let the workers finish and end them."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
 
     def describe(self) -> str:
         return f"local, n_jobs={self.n_jobs}"
