@@ -33,8 +33,8 @@
    difference). Settings: null (equal classifiers of unequal spreads, t5 noise, ties), planted (7 strength
    levels), and realistic (datasets' centre and scale, classifiers' spreads and — or not — means measured on
    the 50 pools in within-dataset standard units).
-   With ``--matched ALPHA ...``: the step-down at those levels beside Wilcoxon–Holm at 0.05, on 500-table nulls
-   and the pools (their error matched), then what ``--by-statistic ALPHA ...`` prints alone: the pools'
+   With ``--matched ALPHA ...``: the step-down at those levels beside Wilcoxon–Holm at 0.05, on ``--tables`` null
+   tables per setting and on the pools (their error matched), then what ``--by-statistic ALPHA ...`` prints alone: the pools'
    separations by pair statistic at those levels and the step-down's and Holm's critical |z| by step.
 
 Usage::
@@ -56,7 +56,7 @@ import choix
 import numpy as np
 import pandas as pd
 
-from scipy.stats import friedmanchisquare, rankdata, wilcoxon
+from scipy.stats import friedmanchisquare, norm, rankdata, wilcoxon
 from statsmodels.stats.multitest import multipletests
 
 from benchirt.rating import RatingConfig, glicko_tournament, leaderboard, read_scores
@@ -67,7 +67,9 @@ from benchirt.rating.glicko import match_outcomes
 from benchirt.rating.scores import score_matrix
 from benchirt.rating.separation import separate, shuffled_ratings
 from benchirt.rating.statistics import nemenyi_friedman_p_values
-from benchirt.rating.stepdown import STATISTICS, rank_intervals, standardised, step_down
+from benchirt.rating.stepdown import (
+    STATISTICS, dataset_reflections, rank_intervals, signed_rank, standardised, step_down,
+)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("BENCHIRT_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data")) / "decodirt-reference"
@@ -402,10 +404,6 @@ def step_thresholds(X: np.ndarray, seed: int, n_tables: int = 4000) -> None:
     """The signed-rank step-down's critical |z| at some of its steps (the quantile of the largest reflected |z|
     over the pairs not yet separated) at levels 0.02 and 0.05, beside the |z| of Holm's threshold α / (m − r + 1)
     at 0.05 (normal approximation): why the step-down separates fewer pairs than Holm at Holm's realised error."""
-    from scipy.stats import norm
-
-    from benchirt.rating.stepdown import dataset_reflections, signed_rank
-
     first, second = np.triu_indices(X.shape[1], 1)
     differences = X[:, first] - X[:, second]
     observed = signed_rank(differences[None])[0]
