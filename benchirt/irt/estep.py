@@ -165,7 +165,5 @@ def posterior_at(params: np.ndarray, problem: Problem) -> tuple[np.ndarray, np.n
 
 
 def log_posterior(params: np.ndarray, problem: Problem) -> float:
-    """The marginal log posterior at ``params`` on ``problem``'s grid (one E-step), the item x node tables built
-    one item block at a time (:func:`posterior_at`)."""
-    _, log_marginal = posterior_at(params, problem)
-    return float(problem.counts @ log_marginal + problem.multiplicity @ log_prior(params, problem))
+    """The marginal log posterior at ``params`` on ``problem``'s grid (one E-step, :func:`e_step`)."""
+    return e_step(params, problem).log_posterior

@@ -5,8 +5,9 @@ studentised Wilcoxon signed-rank statistic of its per-dataset differences d = x_
 where both have a score (:func:`signed_rank`): it uses the size of the differences through their ranks (not
 only who won, as the Bradley–Terry matches do), so a large gap on a dataset counts for more than a small one,
 while one dataset's outlying gap cannot outweigh many consistent ones (the t statistic of the mean
-difference, :func:`studentised_mean`, can: it separated 77 pairs on decodIRT's 50 reference pools against
-the signed-rank statistic's 93 and Wilcoxon–Holm's 90, benchmarks/rating_leaderboard.py).
+difference, :func:`studentised_mean`, can: on reflected tables it separated 80 pairs of decodIRT's 50 reference
+pools against the signed-rank statistic's 95 and Wilcoxon–Holm's 90, benchmarks/rating_leaderboard.py
+--by-statistic).
 
 Its null distribution comes, by default, from **reflecting datasets** (``resampling="reflection"``): each
 resampled table multiplies every dataset's row of differences by an independent random sign (all 2^D sign
@@ -54,7 +55,7 @@ from scipy.stats import rankdata
 from benchirt.rating.config import RESAMPLING_MODES
 from benchirt.rating.separation import within_dataset_permutations
 
-#: Elements of the (block, k, k) arrays of shuffled statistics computed at once (about 40 MB of float64).
+#: Elements of the (block, D, pairs) arrays of resampled differences computed at once (about 40 MB of float64).
 BLOCK_ELEMENTS = 5_000_000
 #: Relative tolerance under which a shuffled statistic counts as equal to the observed one (float noise).
 EQUAL_STATISTIC = 1e-9
