@@ -74,7 +74,8 @@ def test_rating_figures_draw_the_best_of_a_large_field_only():
     assert len(plots.plot_ratings(result.tournament, result.permutation, top=30).axes[0].get_yticks()) == 30
     grid = plots.plot_rank_distribution(result.permutation, top=30).axes[0].get_images()[0].get_array()
     assert grid.shape == (30, 30)
-    assert len(result.pairwise) == 10  # rating.max_pairwise: the 5 best-rated
+    assert len(result.pairwise) == 80 * 79 // 2   # every pair is counted and decided
+    assert result.pairwise["wilcoxon_p"].notna().sum() == 10   # rating.max_pairwise: checks among the 5 best-rated
     labels = [t.get_text() for t in plots.plot_leaderboard(result.leaderboard).axes[0].get_yticklabels()]
     assert max(len(label.split("  (tier")[0]) for label in labels) == plots.LABEL_CHARS
 

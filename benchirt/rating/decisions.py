@@ -12,10 +12,11 @@
 
 Either way the decisions are one boolean matrix ("i is separated from j and above it"), from which the joint
 rank intervals (Klein, Wright & Wieczorek 2020) and the consecutive tiers follow, so the table, the figure,
-the verdict sentence and ``pairwise.csv`` never disagree. With more than ``rate.max_pairwise`` classifiers
-the Wilcoxon–Holm and step-down verdicts test the pairs among the best-rated ``max_pairwise`` only (every pair of
-600 classifiers is 180,000 tests, or statistics per resampled table); the others' rank intervals are then the
-trivial 1..k, and the notes say so.
+the verdict sentence and ``pairwise.csv`` never disagree. The step-down and the range test decide every pair:
+the step-down's reflected tables are one matrix product per block of pairs (:mod:`benchirt.rating.stepdown`), so
+its cost grows with the number of pairs. Wilcoxon–Holm runs one exact test per pair, so with more than
+``rate.max_pairwise`` classifiers it tests the pairs among the best-rated ``max_pairwise`` only; the others' rank
+intervals are then the untested 1..k, and the verdict sentence says so (:attr:`Decisions.n_tested`).
 """
 from __future__ import annotations
 
@@ -98,7 +99,8 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
     replicates : numpy.ndarray, shape (B, k), or None
         Bootstrap ratings in leaderboard order; None when no bootstrap ran (then no test runs either).
     config : RatingConfig
-        ``verdict``, ``resampling``, ``n_bootstrap`` (resampled tables), ``alpha``, ``seed``, ``max_pairwise``.
+        ``verdict``, ``resampling``, ``n_bootstrap`` (resampled tables), ``alpha``, ``seed``, ``max_pairwise``
+        (Wilcoxon–Holm only).
     """
     k = len(position)
     alpha = config.alpha
@@ -112,7 +114,8 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
         return Decisions("range", separation.better, rating[:, None] - rating[None, :], np.full((k, k), np.nan),
                          low.astype(float), high.astype(float), separation.tier, alpha, k, config.n_bootstrap,
                          separation, resampling="shuffle")
-    n_tested = k if config.max_pairwise is None else min(k, config.max_pairwise)
+    capped = config.verdict == "holm" and config.max_pairwise is not None
+    n_tested = min(k, config.max_pairwise) if capped and config.max_pairwise is not None else k
     # The tested classifiers in column (name) order, as a direct call on the score table orders them.
     tested = np.sort(position[:n_tested])
     result: WilcoxonHolm | StepDown
@@ -134,8 +137,9 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
     low, high = rank_intervals(better)
     notes = []
     if n_tested < k:
-        notes.append(f"the primary verdict tests the pairs among the {n_tested} best-rated of {k} classifiers only "
-                     f"(rate.max_pairwise); their rank intervals count only separations among them, and the "
-                     f"other {k - n_tested} classifiers' rank intervals are the untested 1-{k}")
+        notes.append(f"Wilcoxon–Holm tests the pairs among the {n_tested} best-rated of {k} classifiers only "
+                     f"(rate.max_pairwise; verdict: stepdown tests every pair); their rank intervals count only "
+                     f"separations among them, and the other {k - n_tested} classifiers' rank intervals are the "
+                     f"untested 1-{k}")
     return Decisions(config.verdict, better, statistic, p_adjusted, low.astype(float), high.astype(float),
                      tiers_from(better), alpha, n_tested, n_tables, None, notes, resampling)

@@ -188,12 +188,12 @@ def leaderboard(
         spread = permutation.summary.set_index("classifier")[list(ORDER_SPREAD)].rename(columns=ORDER_SPREAD)
         table = table.join(spread, on="classifier")
     compared = table["classifier"].tolist()
-    if config.max_pairwise is not None and len(compared) > config.max_pairwise:
-        notes.append(f"pairwise tests among the {config.max_pairwise} best-rated of {len(compared)} classifiers "
-                     f"only (rate.max_pairwise; Holm corrects over their "
-                     f"{config.max_pairwise * (config.max_pairwise - 1) // 2} pairs)")
-        compared = compared[: config.max_pairwise]
-    pairwise = pairwise_comparisons(matrix, compared, config.rope, config.tie_tolerance, config.seed)
+    checked = config.max_pairwise
+    if checked is not None and len(compared) > checked:
+        notes.append(f"the agreement checks (each pair's Wilcoxon test with Holm's correction over their "
+                     f"{checked * (checked - 1) // 2} pairs, the Bayesian sign test) compare the {checked} best-rated "
+                     f"of {len(compared)} classifiers only (rate.max_pairwise); the primary verdict tests every pair")
+    pairwise = pairwise_comparisons(matrix, compared, config.rope, config.tie_tolerance, config.seed, checked=checked)
     pairwise = _with_separation(pairwise, table, decisions)
     return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes, replicates)
 

@@ -32,6 +32,8 @@ PAIRWISE_COLUMNS = (
     "a", "b", "n_datasets", "wins", "losses", "ties", "mean_difference",
     "wilcoxon_p", "wilcoxon_p_holm", "p_a_better", "p_equivalent", "p_b_better",
 )
+#: Elements of the (datasets, pairs) blocks :func:`pair_counts` computes at once.
+PAIR_BLOCK_ELEMENTS = 2_000_000
 #: Posterior samples of each Bayesian sign test (Monte Carlo sd of a probability ≤ 0.0036).
 N_POSTERIOR_SAMPLES = 20_000
 
@@ -42,6 +44,8 @@ def pairwise_comparisons(
     rope: float = 0.01,
     tie_tolerance: float = 0.0,
     seed: int = 0,
+    *,
+    checked: int | None = None,
 ) -> pd.DataFrame:
     """Compare every pair of classifiers over the datasets where both have a score.
 
@@ -59,6 +63,10 @@ def pairwise_comparisons(
         Scores closer than this count as a tie in ``wins/losses/ties`` (as in the tournament).
     seed : int
         Seed of the posterior sampling (pair number p uses ``seed + p``).
+    checked : int, optional
+        Run the per-pair tests (Wilcoxon, Holm over their family, Bayesian sign test) on the pairs among the
+        first ``checked`` classifiers of ``order`` only; the other pairs keep their counts, with NaN tests.
+        Default: every pair.
 
     Returns
     -------
@@ -69,25 +77,48 @@ def pairwise_comparisons(
     """
     order = list(matrix.columns) if order is None else list(order)
     values = matrix[order].to_numpy(dtype=float)
-    rows: list[dict] = []
-    for i, a in enumerate(order):
-        for j, b in enumerate(order[i + 1:], start=i + 1):
-            both = ~np.isnan(values[:, i]) & ~np.isnan(values[:, j])
-            x, y = values[both, i], values[both, j]
-            difference = x - y
-            tied = np.abs(difference) <= tie_tolerance
-            rows.append({
-                "a": a, "b": b, "n_datasets": int(both.sum()),
-                "wins": int((~tied & (difference > 0)).sum()),
-                "losses": int((~tied & (difference < 0)).sum()),
-                "ties": int(tied.sum()),
-                "mean_difference": float(difference.mean()) if difference.size else 0.0,
-                "wilcoxon_p": wilcoxon_p(difference),
-                **_bayesian_sign_test(x, y, rope, seed + len(rows)),
-            })
-    table = pd.DataFrame(rows, columns=[c for c in PAIRWISE_COLUMNS if c != "wilcoxon_p_holm"])
-    table.insert(8, "wilcoxon_p_holm", holm_adjusted(table["wilcoxon_p"]))
-    return table
+    first, second = np.triu_indices(len(order), 1)
+    table = pair_counts(values, first, second, tie_tolerance)
+    table.insert(0, "b", np.asarray(order, dtype=object)[second])
+    table.insert(0, "a", np.asarray(order, dtype=object)[first])
+    limit = len(order) if checked is None else min(checked, len(order))
+    tested = np.flatnonzero(second < limit)
+    tests = pd.DataFrame([{"wilcoxon_p": wilcoxon_p(difference), **_bayesian_sign_test(x, y, rope, seed + n)}
+                          for n, (x, y, difference) in enumerate(_common_scores(values, first[tested], second[tested]))],
+                         index=tested, columns=["wilcoxon_p", "p_a_better", "p_equivalent", "p_b_better"])
+    tests.insert(1, "wilcoxon_p_holm", holm_adjusted(tests["wilcoxon_p"]))
+    return table.join(tests)[list(PAIRWISE_COLUMNS)]
+
+
+def pair_counts(values: np.ndarray, first: np.ndarray, second: np.ndarray, tie_tolerance: float = 0.0) -> pd.DataFrame:
+    """``n_datasets, wins, losses, ties, mean_difference`` of the pairs ``first``–``second`` (columns of the
+    datasets × classifiers ``values``, NaN where absent), over the datasets both are on; computed for a block
+    of pairs at a time."""
+    columns = {name: np.zeros(first.size) for name in ("n_datasets", "wins", "losses", "ties", "mean_difference")}
+    block = max(1, PAIR_BLOCK_ELEMENTS // max(values.shape[0], 1))
+    for start in range(0, first.size, block):
+        taken = slice(start, start + block)
+        difference = values[:, first[taken]] - values[:, second[taken]]
+        both = ~np.isnan(difference)
+        tied = both & (np.abs(np.nan_to_num(difference)) <= tie_tolerance)
+        n = both.sum(axis=0)
+        columns["n_datasets"][taken] = n
+        columns["wins"][taken] = (both & ~tied & (np.nan_to_num(difference) > 0)).sum(axis=0)
+        columns["losses"][taken] = (both & ~tied & (np.nan_to_num(difference) < 0)).sum(axis=0)
+        columns["ties"][taken] = tied.sum(axis=0)
+        columns["mean_difference"][taken] = np.nansum(difference, axis=0) / np.maximum(n, 1)
+    counts = pd.DataFrame(columns)
+    integers = ["n_datasets", "wins", "losses", "ties"]
+    counts[integers] = counts[integers].astype(int)
+    return counts
+
+
+def _common_scores(values: np.ndarray, first: np.ndarray, second: np.ndarray):
+    """Each pair's two score vectors over the datasets both are on, and their difference."""
+    for i, j in zip(first, second):
+        both = ~np.isnan(values[:, i]) & ~np.isnan(values[:, j])
+        x, y = values[both, i], values[both, j]
+        yield x, y, x - y
 
 
 def holm_adjusted(p: np.typing.ArrayLike) -> np.ndarray:

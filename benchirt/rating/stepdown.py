@@ -227,18 +227,12 @@ def step_down(scores: np.ndarray, n_tables: int, alpha: float = 0.05, seed: int 
     values = transform(scores)
     n_datasets, k = values.shape
     first, second = np.triu_indices(k, 1)
-    observed = pair_statistic((values[:, first] - values[:, second])[None])[0]
-    size = np.abs(observed)
-    order = np.argsort(-size, kind="stable")
-    threshold = size[order] * (1.0 - EQUAL_STATISTIC)
-    exceed_step, exceed_single = np.zeros(size.size), np.zeros(size.size)
-    block = max(1, BLOCK_ELEMENTS // max(n_datasets * first.size, 1))
-    blocks, n_used, exact = resampled_differences(values, first, second, n_tables, seed, resampling, block)
-    for differences in blocks:
-        ordered = np.abs(pair_statistic(differences))[:, order]
-        successive = np.maximum.accumulate(ordered[:, ::-1], axis=1)[:, ::-1]   # max over pairs r, r+1, … of the order
-        exceed_step += (successive >= threshold).sum(axis=0)
-        exceed_single += (successive[:, :1] >= threshold).sum(axis=0)
+    if resampling == "reflection" and pair_statistic is signed_rank:
+        observed, order, counts = _reflected_signed_rank(values, first, second, n_tables, seed)
+    else:
+        observed, order, counts = _resampled_by_blocks(values, first, second, n_tables, seed, pair_statistic,
+                                                      resampling)
+    exceed_step, exceed_single, n_used, exact = counts
     extra = 0.0 if exact else 1.0   # the observed table is one of the enumerated patterns
     p_step = np.maximum.accumulate((exceed_step + extra) / (n_used + extra))
     p_single = (exceed_single + extra) / (n_used + extra)
@@ -253,6 +247,86 @@ def step_down(scores: np.ndarray, n_tables: int, alpha: float = 0.05, seed: int 
     low, high = rank_intervals(better)
     return StepDown(z, p_adjusted, p_single_step, better, low, high, float(alpha), int(n_used), statistic,
                     resampling)
+
+
+#: What a resampling pass counts: exceedances of each ordered pair's |statistic| by the step-down's successive
+#: maxima and by the single-step maximum, the number of tables, and whether they enumerate every sign pattern.
+Exceedances = tuple[np.ndarray, np.ndarray, int, bool]
+
+
+def _ordered_thresholds(observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs in the step-down's order (largest |statistic| first) and their thresholds (float noise allowed)."""
+    size = np.abs(observed)
+    order = np.argsort(-size, kind="stable")
+    return order, size[order] * (1.0 - EQUAL_STATISTIC)
+
+
+def _resampled_by_blocks(values: np.ndarray, first: np.ndarray, second: np.ndarray, n_tables: int, seed: int,
+                         pair_statistic, resampling: str) -> tuple[np.ndarray, np.ndarray, Exceedances]:
+    """Every resampled table's statistics recomputed from its differences, a block of tables at a time."""
+    observed = pair_statistic((values[:, first] - values[:, second])[None])[0]
+    order, threshold = _ordered_thresholds(observed)
+    exceed_step, exceed_single = np.zeros(first.size), np.zeros(first.size)
+    block = max(1, BLOCK_ELEMENTS // max(values.shape[0] * first.size, 1))
+    blocks, n_used, exact = resampled_differences(values, first, second, n_tables, seed, resampling, block)
+    for differences in blocks:
+        ordered = np.abs(pair_statistic(differences))[:, order]
+        successive = np.maximum.accumulate(ordered[:, ::-1], axis=1)[:, ::-1]   # max over pairs r, r+1, … of the order
+        exceed_step += (successive >= threshold).sum(axis=0)
+        exceed_single += (successive[:, :1] >= threshold).sum(axis=0)
+    return observed, order, (exceed_step, exceed_single, n_used, exact)
+
+
+def signed_rank_weights(differences: np.ndarray) -> np.ndarray:
+    """Each dataset's share of each pair's signed-rank statistic: sign(d)·rank(|d|) / sqrt(Σ rank²), so that
+    :func:`signed_rank` is the sum over datasets and a reflected table's statistic is Σ_d s_d · share_d.
+
+    Parameters
+    ----------
+    differences : numpy.ndarray, shape (D, P)
+        NaN where a dataset lacks one of the pair.
+
+    Returns
+    -------
+    numpy.ndarray, shape (D, P)
+    """
+    size = np.nan_to_num(np.abs(differences), nan=0.0)
+    zeros = (size == 0).sum(axis=0, keepdims=True)
+    ranks = np.where(size > 0, rankdata(size, axis=0) - zeros, 0.0)
+    spread = np.sqrt((ranks * ranks).sum(axis=0, keepdims=True))
+    signed = np.sign(np.nan_to_num(differences)) * ranks
+    return np.divide(signed, spread, out=np.zeros_like(signed), where=spread > 0)
+
+
+def _reflected_signed_rank(values: np.ndarray, first: np.ndarray, second: np.ndarray, n_tables: int,
+                           seed: int) -> tuple[np.ndarray, np.ndarray, Exceedances]:
+    """The signed-rank step-down on reflected tables without recomputing a rank.
+
+    Reflecting a dataset flips the sign of its differences and leaves their sizes, so their ranks and the
+    statistic's denominator are the same in every reflected table: the table's statistics are the sign
+    pattern times each dataset's share (:func:`signed_rank_weights`), one matrix product. The pairs are taken
+    in chunks from the end of the step-down's order, carrying each table's running maximum, so memory grows
+    with the chunk, not with the number of pairs.
+    """
+    signs, exact = dataset_reflections(values.shape[0], n_tables, seed)
+    n_pairs = first.size
+    chunk = max(1, BLOCK_ELEMENTS // max(len(signs), values.shape[0], 1))
+    observed = np.concatenate([signed_rank_weights(values[:, first[start:start + chunk]]
+                                                   - values[:, second[start:start + chunk]]).sum(axis=0)
+                               for start in range(0, n_pairs, chunk)]) if n_pairs else np.zeros(0)
+    order, threshold = _ordered_thresholds(observed)
+    exceed_step = np.zeros(n_pairs)
+    running = np.zeros(len(signs))
+    for end in range(n_pairs, 0, -chunk):
+        start = max(0, end - chunk)
+        taken = order[start:end]
+        shares = signed_rank_weights(values[:, first[taken]] - values[:, second[taken]])
+        successive = np.maximum.accumulate(np.abs(signs @ shares)[:, ::-1], axis=1)[:, ::-1]
+        successive = np.maximum(successive, running[:, None])
+        exceed_step[start:end] = (successive >= threshold[start:end]).sum(axis=0)
+        running = successive[:, 0]
+    exceed_single = (running[:, None] >= threshold).sum(axis=0)
+    return observed, order, (exceed_step, exceed_single, len(signs), exact)
 
 
 def rank_intervals(better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

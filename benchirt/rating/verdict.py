@@ -127,6 +127,12 @@ def method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, method: s
                 "dataset, more for a pair whose bootstrap spread is larger (chance of any false separation "
                 f"≤ {percent} when all are equal).")
     if method == "holm":
+        tested = int(pairwise["p_adjusted"].notna().sum())
+        if tested < n_pairs:
+            return (f"Method: Wilcoxon signed-rank test of each of the {tested} pairs among the best-rated "
+                    f"{untested_cap(tested)} only (rate.max_pairwise; the other {n_pairs - tested} pairs are untested "
+                    f"and their classifiers' rank intervals span the board), Holm's correction over them (Demšar "
+                    f"2006); chance of any false separation ≤ {percent} whatever the classifiers' spreads.")
         return (f"Method: Wilcoxon signed-rank test of each of the {n_pairs} pairs over the datasets both have "
                 f"({n_datasets} in all), Holm's correction over the pairs (Demšar 2006); chance of any false "
                 f"separation ≤ {percent} whatever the classifiers' spreads, so the rank intervals hold for all "
@@ -135,6 +141,11 @@ def method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, method: s
             "datasets — each pair's Wilcoxon signed-rank statistic against the largest among the pairs not yet "
             f"separated, in {resampled_tables(pairwise)}; chance of any false separation ≤ {percent}, so the rank "
             f"intervals hold for all classifiers at once at {100 * (1 - alpha):g} %.")
+
+
+def untested_cap(tested_pairs: int) -> int:
+    """The number of classifiers whose every pair makes ``tested_pairs`` pairs (m(m − 1)/2 = tested_pairs)."""
+    return int(round((1 + math.sqrt(1 + 8 * tested_pairs)) / 2))
 
 
 def resampled_tables(pairwise: pd.DataFrame) -> str:
