@@ -15,7 +15,7 @@ from benchirt.rating.bradley_terry import (
 from benchirt.rating.command import format_summary
 from benchirt.rating.glicko import match_outcomes
 from benchirt.rating.leaderboard import (
-    LEADERBOARD_COLUMNS, SEPARATION_COLUMNS, LeaderboardError, bradley_terry_table,
+    LEADERBOARD_COLUMNS, ON_SUITE_PAIR_COLUMNS, SEPARATION_COLUMNS, LeaderboardError, bradley_terry_table,
 )
 from benchirt.rating.pairwise import PAIRWISE_COLUMNS
 from benchirt.rating.plots import plot_leaderboard
@@ -198,7 +198,7 @@ def test_verdict_names_leader_separated_and_inseparable_classifiers():
     verdict = board.verdict()
     rows = board.pairwise[board.pairwise["a"] == first]
     beaten = rows.loc[rows["separated"], "b"].tolist()
-    assert verdict.startswith(f"{first} ranks first (Bradley–Terry rating {board.table['bt_rating'].iloc[0]:.0f}); ")
+    assert verdict.split("the sample): ", 1)[1].startswith(f"{first} ranks first (Bradley–Terry rating {board.table['bt_rating'].iloc[0]:.0f}); ")
     assert beaten == ["D"] and "significantly better than 1 of 3 classifiers (D) and cannot be separated from 2" in verdict
     assert "step-down max-T (Westfall & Young 1993) over all 6 pairs at once on 12 datasets" in verdict
     assert "its rank lies between 1 and 3" in verdict
@@ -211,7 +211,8 @@ def test_two_classifiers():
     board = result.leaderboard.set_index("classifier")
     assert board.loc["x", ["wins", "losses", "ties"]].tolist() == [2, 1, 1]
     assert board.loc["x", "bt_rating"] - 1500 == pytest.approx(1500 - board.loc["y", "bt_rating"], abs=1e-9)
-    assert list(result.pairwise.columns) == [*PAIRWISE_COLUMNS, *SEPARATION_COLUMNS] and len(result.pairwise) == 1
+    assert list(result.pairwise.columns) == [*PAIRWISE_COLUMNS, *SEPARATION_COLUMNS, *ON_SUITE_PAIR_COLUMNS]
+    assert len(result.pairwise) == 1
     assert "test_accuracy" not in result.comparisons and result.skipped   # Friedman needs 3 classifiers
 
 
@@ -243,7 +244,7 @@ def test_all_ties():
     assert (board["rank"] == 1).all() and (board["tier"] == 1).all() and (board["ties"] == 15).all()
     assert (result.pairwise["wilcoxon_p_holm"] == 1.0).all()
     assert (result.pairwise["p_equivalent"] > 0.9).all()
-    assert result.verdict.startswith("c00, c01, c02 and c03 are tied at the top")
+    assert result.verdict.split("the sample): ", 1)[1].startswith("c00, c01, c02 and c03 are tied at the top (")
 
 
 def test_classifier_missing_on_some_datasets():

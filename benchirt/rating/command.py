@@ -105,7 +105,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchirt.rating.scores import decodirt_to_benchirt_names, read_scores
+    from benchirt.rating.scores import artificial_roles, decodirt_to_benchirt_names, read_scores
     from benchirt.rating.stage import rate
 
     config = RatingConfig(score=args.score or ("true_score" if Path(args.scores).is_dir() else "score"),
@@ -117,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
         scores = decodirt_to_benchirt_names(scores)
         others = {name: decodirt_to_benchirt_names(table) for name, table in others.items()}
     compare = [name.strip() for name in args.compare.split(",") if name.strip()] if args.compare else None
-    result = rate(scores, config, other_scores=others, compare=compare)
+    roles = artificial_roles(scores["classifier"].unique())
+    result = rate(scores, config, other_scores=others, compare=compare, roles=roles)
     out = Path(args.out)
     write_outputs(result, out, plots=args.plots)
     print(format_summary(result))

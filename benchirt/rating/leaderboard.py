@@ -14,6 +14,7 @@ tournament, the mean per-dataset rank, the spread over dataset orders, and every
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,6 +27,7 @@ from benchirt.rating.bradley_terry import bootstrap_counts, fit_bradley_terry, f
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.decisions import Decisions, primary_decisions
 from benchirt.rating.glicko import Tournament, glicko_tournament, match_outcomes
+from benchirt.rating.on_suite import on_suite_step_down
 from benchirt.rating.pairwise import pairwise_comparisons
 from benchirt.rating.permutation import PermutationAnalysis
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
@@ -37,6 +39,13 @@ LEADERBOARD_COLUMNS = (
     "classifier", "bt_rating", "bt_low", "bt_high", "rank", "rank_low", "rank_high", "tier",
     "glicko_rating", "glicko_rd", "mean_rank", "p_above_next", "n_datasets", "wins", "losses", "ties",
 )
+#: After the Glicko-2 and order columns: whether the primary verdict leaves the classifier a chance of being the
+#: best (its joint rank interval starts at 1), its role (``real``, or ``artificial`` for a reference such as the
+#: optimal classifier), and its joint rank interval in the verdict on this suite (:mod:`benchirt.rating.on_suite`).
+ON_SUITE_COLUMNS = ("could_be_best", "role", "rank_low_on_suite", "rank_high_on_suite")
+#: The verdict on this suite per pair (``pairwise.csv``): the accuracy difference, its statistic, adjusted
+#: p-value and decision.
+ON_SUITE_PAIR_COLUMNS = ("difference_on_suite", "statistic_on_suite", "p_adjusted_on_suite", "separated_on_suite")
 #: Permutation-summary columns carried into the leaderboard, and their names there.
 ORDER_SPREAD = {"rating_sd": "orders_rating_sd", "rank_min": "orders_rank_min", "rank_max": "orders_rank_max"}
 #: The primary decision on each pair, appended to the pairwise table (``pairwise.csv``).
@@ -133,6 +142,9 @@ def leaderboard(
     config: RatingConfig | None = None,
     tournament: Tournament | None = None,
     permutation: PermutationAnalysis | None = None,
+    *,
+    rows: Mapping[str, pd.DataFrame] | None = None,
+    roles: Mapping[str, str] | None = None,
 ) -> Leaderboard:
     """Build the leaderboard of the classifiers in a long score table.
 
@@ -148,6 +160,13 @@ def leaderboard(
         The single-order Glicko-2 tournament of the same scores (computed when not given).
     permutation : PermutationAnalysis, optional
         Its order analysis; adds the ``orders_*`` columns.
+    rows : mapping of str to pandas.DataFrame, optional
+        Dataset → the classifiers' answers on its test rows (respondents × rows, 1 correct): with them the
+        verdict on this suite (:mod:`benchirt.rating.on_suite`) fills ``rank_low_on_suite, rank_high_on_suite``
+        and ``separated_on_suite``; without them those are empty and the notes say why.
+    roles : mapping of str to str, optional
+        Classifier → ``"real"`` or ``"artificial"`` (a reference such as the optimal classifier); the
+        ``role`` column, every classifier real by default.
 
     Returns
     -------
@@ -195,7 +214,35 @@ def leaderboard(
                      f"of {len(compared)} classifiers only (rate.max_pairwise); the primary verdict tests every pair")
     pairwise = pairwise_comparisons(matrix, compared, config.rope, config.tie_tolerance, config.seed, checked=checked)
     pairwise = _with_separation(pairwise, table, decisions)
+    table["could_be_best"] = table["rank_low"].isna() | (table["rank_low"] == 1)
+    table["role"] = [(roles or {}).get(name, "real") for name in table["classifier"]]
+    table, pairwise, suite_note = _with_on_suite(table, pairwise, rows, config)
+    notes += [suite_note] if suite_note else []
     return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes, replicates)
+
+
+def _with_on_suite(table: pd.DataFrame, pairwise: pd.DataFrame, rows: Mapping[str, pd.DataFrame] | None,
+                   config: RatingConfig) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """The verdict on this suite's test rows beside the primary one (:data:`ON_SUITE_COLUMNS`,
+    :data:`ON_SUITE_PAIR_COLUMNS`), or empty columns and the reason."""
+    table = table.assign(rank_low_on_suite=pd.NA, rank_high_on_suite=pd.NA)
+    pairwise = pairwise.assign(difference_on_suite=np.nan, statistic_on_suite=np.nan, p_adjusted_on_suite=np.nan,
+                               separated_on_suite=pd.NA)
+    if rows is None:
+        return table, pairwise, ("no verdict on this suite: only scores were given, and it needs each dataset's "
+                                 "test rows (the response matrices)")
+    if config.n_bootstrap == 0:
+        return table, pairwise, "no verdict on this suite: n_bootstrap = 0 draws no sign-flipped tables"
+    result = on_suite_step_down(rows, table["classifier"].tolist(), config.n_bootstrap, config.alpha,
+                                seed=config.seed)
+    position = {name: n for n, name in enumerate(table["classifier"])}
+    i, j = pairwise["a"].map(position).to_numpy(), pairwise["b"].map(position).to_numpy()
+    table["rank_low_on_suite"] = pd.array(result.rank_low, dtype="Int64")
+    table["rank_high_on_suite"] = pd.array(result.rank_high, dtype="Int64")
+    pairwise = pairwise.assign(difference_on_suite=result.difference[i, j], statistic_on_suite=result.statistic[i, j],
+                               p_adjusted_on_suite=result.p_adjusted[i, j],
+                               separated_on_suite=result.better[i, j] | result.better[j, i])
+    return table, pairwise, ""
 
 
 def glicko_divergence_note(glicko: pd.DataFrame) -> list[str]:

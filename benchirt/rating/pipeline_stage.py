@@ -16,7 +16,8 @@ def rate_suite(irts: Mapping[str, DatasetIRT], responses: Mapping[str, DatasetRe
                config: RatingConfig) -> RatingResult:
     """Glicko-2 tournament, leaderboard, order permutations and tests over the suite (Cardoso et al. 2021 §4.7, §5.3).
 
-    ``config.score`` (True-Score by default) of the real and artificial classifiers decides the matches;
+    ``config.score`` (True-Score by default) of the real and artificial classifiers decides the matches, and
+    their answers on each dataset's test rows give the verdict on this suite (:mod:`benchirt.rating.on_suite`);
     the Friedman/Nemenyi tests compare the real classifiers (as Cardoso et al. 2021 §5.3 does), on that score and on
     True-Score or test accuracy beside it.
     """
@@ -28,7 +29,11 @@ def rate_suite(irts: Mapping[str, DatasetIRT], responses: Mapping[str, DatasetRe
     roles = suite_roles({name: responses[name] for name in irts})
     real = sorted(set(roles.index[roles == "real"]) & set(scores["classifier"]))
     other = "test_accuracy" if config.score != "test_accuracy" else "true_score"
-    result = rate(scores, config, other_scores={other: run_scores(irts, responses, other)}, compare=real or None)
+    rated = set(scores["classifier"])
+    rows = {name: responses[name].responses.loc[lambda frame: frame.index.astype(str).isin(rated)]
+            for name in sorted(irts)}
+    result = rate(scores, config, other_scores={other: run_scores(irts, responses, other)}, compare=real or None,
+                  rows=rows, roles={name: str(role) for name, role in roles.items() if name in rated})
     if config.score == "cv_accuracy":
         result.notes.append("cv_accuracy exists for the real classifiers only: the artificial ones are not rated")
     return result

@@ -257,6 +257,16 @@ def _check_permutation(datasets: list[str], order: list[str]) -> None:
         raise ConfigError(f"the rating order must list every dataset exactly once: {'; '.join(problems)}")
 
 
+def artificial_roles(names) -> dict[str, str]:
+    """Classifier → ``"artificial"`` for the names of decodIRT's artificial references (Cardoso et al. 2021
+    §4.3: optimal, pessimal, majority, minority and three random classifiers, in benchirt's or decodIRT's
+    spelling), so that a scores table read from files marks them as a run does."""
+    from benchirt.pool import ARTIFICIAL_NAMES, DECODIRT_NAMES
+
+    references = set(ARTIFICIAL_NAMES) | {name for name, ours in DECODIRT_NAMES.items() if ours in ARTIFICIAL_NAMES}
+    return {str(name): "artificial" for name in names if str(name) in references}
+
+
 def decodirt_to_benchirt_names(scores: pd.DataFrame) -> pd.DataFrame:
     """Rename decodIRT's (Portuguese) classifier names to benchirt's, when the mapping exists.
 

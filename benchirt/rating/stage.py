@@ -127,6 +127,9 @@ def rate(
     config: RatingConfig | None = None,
     other_scores: Mapping[str, pd.DataFrame] | None = None,
     compare: Sequence[str] | None = None,
+    *,
+    rows: Mapping[str, pd.DataFrame] | None = None,
+    roles: Mapping[str, str] | None = None,
 ) -> RatingResult:
     """Run the rating stage (Cardoso et al. 2021 §4.7, §5.3, with the order analysis and valid tests).
 
@@ -140,6 +143,11 @@ def rate(
         Further long tables (e.g. ``{"test_accuracy": ...}``) that get the Friedman/Nemenyi tests too.
     compare : sequence of str, optional
         Restrict the tests to these classifiers (Cardoso et al. 2021 §5.3 tested the real ones only).
+    rows : mapping of str to pandas.DataFrame, optional
+        Dataset → answers on its test rows (respondents × rows, 1 correct), for the verdict on this suite
+        (:func:`benchirt.rating.leaderboard.leaderboard`); without them it says it cannot be computed.
+    roles : mapping of str to str, optional
+        Classifier → ``"real"`` or ``"artificial"`` (the leaderboard's ``role`` column; real by default).
 
     Returns
     -------
@@ -179,7 +187,7 @@ def rate(
     ranked, left_out, sparse_note = ranked_field(validate_scores(scores, score_column(scores, config.score)),
                                                  config.alpha)
     try:
-        board = leaderboard(ranked, config, tournament=tournament, permutation=permutation)
+        board = leaderboard(ranked, config, tournament=tournament, permutation=permutation, rows=rows, roles=roles)
     except LeaderboardError as exc:
         return RatingResult(tournament, permutation, comparisons, skipped, config, score=config.score,
                             notes=[f"no leaderboard: {exc}", *order_note])

@@ -232,17 +232,8 @@ def step_down(scores: np.ndarray, n_tables: int, alpha: float = 0.05, seed: int 
     else:
         observed, order, counts = _resampled_by_blocks(values, first, second, n_tables, seed, pair_statistic,
                                                       resampling)
-    exceed_step, exceed_single, n_used, exact = counts
-    extra = 0.0 if exact else 1.0   # the observed table is one of the enumerated patterns
-    p_step = np.maximum.accumulate((exceed_step + extra) / (n_used + extra))
-    p_single = (exceed_single + extra) / (n_used + extra)
-    z = np.zeros((k, k))
-    z[first, second] = observed
-    z -= z.T
-    p_adjusted, p_single_step = np.ones((k, k)), np.ones((k, k))
-    for matrix, p in ((p_adjusted, p_step), (p_single_step, p_single)):
-        matrix[first[order], second[order]] = p
-        matrix.T[first, second] = matrix[first, second]
+    z, p_adjusted, p_single_step = adjusted_matrices(k, first, second, observed, order, counts)
+    n_used = counts[2]
     better = (p_adjusted <= alpha) & (z > 0)
     low, high = rank_intervals(better)
     return StepDown(z, p_adjusted, p_single_step, better, low, high, float(alpha), int(n_used), statistic,
@@ -254,7 +245,50 @@ def step_down(scores: np.ndarray, n_tables: int, alpha: float = 0.05, seed: int 
 Exceedances = tuple[np.ndarray, np.ndarray, int, bool]
 
 
-def _ordered_thresholds(observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def adjusted_matrices(k: int, first: np.ndarray, second: np.ndarray, observed: np.ndarray, order: np.ndarray,
+                      counts: Exceedances) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The antisymmetric (k, k) statistic and the step-down and single-step adjusted p-values (symmetric, 1 on
+    the diagonal) of the pairs ``first``–``second`` from their exceedance counts (Westfall & Young 1993,
+    Algorithm 2.8; Phipson & Smyth 2010's +1 when the tables are drawn at random)."""
+    exceed_step, exceed_single, n_used, exact = counts
+    extra = 0.0 if exact else 1.0   # the observed table is one of the enumerated patterns
+    p_step = np.maximum.accumulate((exceed_step + extra) / (n_used + extra))
+    p_single = (exceed_single + extra) / (n_used + extra)
+    z = np.zeros((k, k))
+    z[first, second] = observed
+    z -= z.T
+    p_adjusted, p_single_step = np.ones((k, k)), np.ones((k, k))
+    for matrix, p in ((p_adjusted, p_step), (p_single_step, p_single)):
+        matrix[first[order], second[order]] = p
+        matrix.T[first, second] = matrix[first, second]
+    return z, p_adjusted, p_single_step
+
+
+def exceedances(observed: np.ndarray, resampled: Iterator[np.ndarray], n_used: int, exact: bool
+                ) -> tuple[np.ndarray, Exceedances]:
+    """The step-down's order of the pairs and its exceedance counts, from blocks of resampled statistics.
+
+    Parameters
+    ----------
+    observed : numpy.ndarray, shape (P,)
+    resampled : iterator of numpy.ndarray, each of shape (b, P)
+        The pairs' statistics in blocks of resampled tables, pairs in the order of ``observed``.
+    n_used : int
+        Resampled tables in all.
+    exact : bool
+        Whether the tables enumerate every pattern (the observed one among them).
+    """
+    order, threshold = ordered_thresholds(observed)
+    exceed_step, exceed_single = np.zeros(observed.size), np.zeros(observed.size)
+    for block in resampled:
+        ordered = np.abs(block)[:, order]
+        successive = np.maximum.accumulate(ordered[:, ::-1], axis=1)[:, ::-1]   # max over pairs r, r+1, … of the order
+        exceed_step += (successive >= threshold).sum(axis=0)
+        exceed_single += (successive[:, :1] >= threshold).sum(axis=0)
+    return order, (exceed_step, exceed_single, n_used, exact)
+
+
+def ordered_thresholds(observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The pairs in the step-down's order (largest |statistic| first) and their thresholds (float noise allowed)."""
     size = np.abs(observed)
     order = np.argsort(-size, kind="stable")
@@ -265,16 +299,10 @@ def _resampled_by_blocks(values: np.ndarray, first: np.ndarray, second: np.ndarr
                          pair_statistic, resampling: str) -> tuple[np.ndarray, np.ndarray, Exceedances]:
     """Every resampled table's statistics recomputed from its differences, a block of tables at a time."""
     observed = pair_statistic((values[:, first] - values[:, second])[None])[0]
-    order, threshold = _ordered_thresholds(observed)
-    exceed_step, exceed_single = np.zeros(first.size), np.zeros(first.size)
     block = max(1, BLOCK_ELEMENTS // max(values.shape[0] * first.size, 1))
     blocks, n_used, exact = resampled_differences(values, first, second, n_tables, seed, resampling, block)
-    for differences in blocks:
-        ordered = np.abs(pair_statistic(differences))[:, order]
-        successive = np.maximum.accumulate(ordered[:, ::-1], axis=1)[:, ::-1]   # max over pairs r, r+1, … of the order
-        exceed_step += (successive >= threshold).sum(axis=0)
-        exceed_single += (successive[:, :1] >= threshold).sum(axis=0)
-    return observed, order, (exceed_step, exceed_single, n_used, exact)
+    order, counts = exceedances(observed, (pair_statistic(differences) for differences in blocks), n_used, exact)
+    return observed, order, counts
 
 
 def signed_rank_weights(differences: np.ndarray) -> np.ndarray:
@@ -314,7 +342,7 @@ def _reflected_signed_rank(values: np.ndarray, first: np.ndarray, second: np.nda
     observed = np.concatenate([signed_rank_weights(values[:, first[start:start + chunk]]
                                                    - values[:, second[start:start + chunk]]).sum(axis=0)
                                for start in range(0, n_pairs, chunk)]) if n_pairs else np.zeros(0)
-    order, threshold = _ordered_thresholds(observed)
+    order, threshold = ordered_thresholds(observed)
     exceed_step = np.zeros(n_pairs)
     running = np.zeros(len(signs))
     for end in range(n_pairs, 0, -chunk):

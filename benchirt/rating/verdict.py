@@ -45,55 +45,140 @@ def probability_is(p: float) -> str:
 
 
 def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> str:
-    """The primary verdict: who leads, whom the leader is separated from, its joint rank interval, the tiers
-    (when there is more than one), by which method.
+    """The verdict: the best real classifier, whom it is separated from and its joint rank interval, across
+    datasets and on this suite, the tiers (when there is more than one), by which method.
+
+    Two questions have two verdicts: *across datasets* (the step-down of :mod:`benchirt.rating.stepdown`;
+    would it hold on other datasets like these? — the datasets are the sample) and *on this suite* (the
+    row-level test of :mod:`benchirt.rating.on_suite`; on these datasets' test rows, is one more accurate?).
+    The first sentence names which one it reports and why: across datasets, unless that verdict separates
+    nothing while the one on this suite does. Artificial classifiers (``role`` artificial: the optimal one and
+    the other references) are named as references and never head the sentence.
 
     Parameters
     ----------
     leaderboard : pandas.DataFrame
-        ``Leaderboard.table`` (best first; uses ``classifier, bt_rating, rank_low, rank_high, tier, n_datasets``).
+        ``Leaderboard.table`` (best first; uses ``classifier, bt_rating, rank_low, rank_high, tier, n_datasets``,
+        and ``role, rank_low_on_suite, rank_high_on_suite`` when present).
     pairwise : pandas.DataFrame
         ``Leaderboard.pairwise`` with the primary decision (``separated``, ``statistic``, ``p_adjusted``,
         ``alpha``; a stored table of the range test also has ``bt_critical_value``, one from before the
-        step-down ``bt_separated`` instead of ``separated``).
+        step-down ``bt_separated`` instead of ``separated``) and ``separated_on_suite, statistic_on_suite``
+        when present.
 
     Returns
     -------
     str
-        E.g. "mlp ranks first (Bradley–Terry rating 1812); it is significantly better than 4 of 18 classifiers
-        (…) and cannot be separated from 14 (…); its rank lies between 1 and 6. Method: …" Equal ratings are
-        called a tie.
+        E.g. "Across datasets …: mlp is the best real classifier (Bradley–Terry rating 1812); it is
+        significantly better than 4 of 18 other classifiers (…) and cannot be separated from 14 (…); its rank
+        lies between 1 and 6 of 19. …" Equal ratings are called a tie.
     """
-    first = leaderboard.iloc[0]
-    leader = str(first["classifier"])
-    others = leaderboard["classifier"].iloc[1:].astype(str).tolist()
-    tied = leaderboard.loc[(leaderboard["bt_rating"] - first["bt_rating"]).abs() <= RATING_TIE, "classifier"]
-    if len(tied) > 1:
-        head = f"{join(tied.astype(str).tolist())} are tied at the top (equal Bradley–Terry ratings, {first['bt_rating']:.0f})"
-    else:
-        head = f"{leader} ranks first (Bradley–Terry rating {first['bt_rating']:.0f})"
+    real = real_classifiers(leaderboard)
+    first = real.iloc[0]
+    head = _head(leaderboard, real)
     method = verdict_method(pairwise)
     if method == "none":
         if int(leaderboard["n_datasets"].max()) < 2:
             return f"{head}; with a single dataset no pair can be tested, so no classifier can be separated from the others."
         return (f"{head}; without intervals (see the notes) no pair can be tested, so no classifier can be separated "
                 "from the others (no intervals).")
-    rows = pairwise[pairwise["a"] == leader]
-    beaten = rows.loc[is_separated(rows) & (direction(rows) > 0), "b"].astype(str).tolist()
-    level = [name for name in others if name not in set(beaten)]
-    text = head + "; "
-    if not beaten:
-        text += f"it cannot be separated from any of the {len(others)} others"
-    else:
-        text += f"it is significantly better than {len(beaten)} of {len(others)} classifiers ({join(beaten, NAMES_SHOWN)})"
-        text += (f" and cannot be separated from {len(level)} ({join(level, NAMES_SHOWN)})" if level else "")
-    if "rank_low" in leaderboard and pd.notna(first["rank_low"]):
-        low, high = int(first["rank_low"]), int(first["rank_high"])
-        text += f"; its rank lies {'at 1' if low == high == 1 else f'between {low} and {high}'}"
-    text += "."
+    across = _standing(str(first["classifier"]), real, pairwise, is_separated(pairwise), direction(pairwise),
+                       (first.get("rank_low"), first.get("rank_high")), among_real=len(real) < len(leaderboard))
+    on_suite = _on_suite_standing(first, leaderboard, pairwise)
+    n_datasets = int(leaderboard["n_datasets"].max())
+    across_label = f"Across datasets (would it hold on other datasets like these? the {n_datasets} datasets are the sample)"
     tiers = tier_sentence(leaderboard)
-    text += (" " + tiers) if tiers else ""
-    return text + " " + method_sentence(leaderboard, pairwise, method)
+    across_text = f"{across_label}: {head}; {across}." + ((" " + tiers) if tiers else "")
+    method_text = method_sentence(leaderboard, pairwise, method)
+    if on_suite is None:
+        return f"{across_text} {method_text}"
+    suite_label = "On this suite (on these datasets' test rows, is one more accurate?)"
+    suite_text = f"{suite_label}: {on_suite}. {ON_SUITE_METHOD.format(percent=f'{100 * family_level(pairwise):g} %')}"
+    if not is_separated(pairwise).any() and pairwise["separated_on_suite"].fillna(False).astype(bool).any():
+        return (f"{suite_label}, reported first because across datasets nothing is separated on {n_datasets} "
+                f"datasets: {head}; {on_suite}. {ON_SUITE_METHOD.format(percent=f'{100 * family_level(pairwise):g} %')} "
+                f"{across_label}: {across}. {method_text}")
+    return f"{across_text} {method_text} {suite_text}"
+
+
+#: How the verdict on this suite is reached, in words (:mod:`benchirt.rating.on_suite`).
+ON_SUITE_METHOD = ("Method on this suite: step-down max-T over every pair on tables whose test rows swap the pair's "
+                   "answers at random (each dataset weighted equally); chance of any false separation ≤ {percent}.")
+
+
+def real_classifiers(leaderboard: pd.DataFrame) -> pd.DataFrame:
+    """The leaderboard's rows of real classifiers (``role`` not artificial), best first; every row when there is
+    no ``role`` column or no real classifier."""
+    real = leaderboard[leaderboard["role"].astype(str) != "artificial"] if "role" in leaderboard else leaderboard
+    return real if len(real) else leaderboard
+
+
+def _head(leaderboard: pd.DataFrame, real: pd.DataFrame) -> str:
+    """Who leads among the real classifiers, with its rating; the artificial references rated above it named."""
+    first = real.iloc[0]
+    tied = real.loc[(real["bt_rating"] - first["bt_rating"]).abs() <= RATING_TIE, "classifier"]
+    above = leaderboard.loc[leaderboard["bt_rating"] > first["bt_rating"] + RATING_TIE, "classifier"].astype(str).tolist()
+    references = f"; above it only the artificial reference {join(above, NAMES_SHOWN)}" if above else ""
+    if len(tied) > 1:
+        among = " of the real classifiers" if len(real) < len(leaderboard) else ""
+        return (f"{join(tied.astype(str).tolist())} are tied at the top{among} (equal Bradley–Terry "
+                f"ratings, {first['bt_rating']:.0f}{references})")
+    word = "is the best real classifier" if len(real) < len(leaderboard) else "ranks first"
+    return f"{first['classifier']} {word} (Bradley–Terry rating {first['bt_rating']:.0f}{references})"
+
+
+def _standing(leader: str, real: pd.DataFrame, pairwise: pd.DataFrame, separated: np.ndarray, sign: np.ndarray,
+              interval: tuple, *, among_real: bool) -> str:
+    """"it is significantly better than n of m classifiers (…) and cannot be separated from … ; its rank lies
+    between a and b" by one verdict's decisions, among the real classifiers ``real``. ``interval`` is the
+    leader's joint rank interval in the whole table; with artificial references on the board (``among_real``)
+    the rank among the real classifiers is said instead, from the same decisions."""
+    names = real["classifier"].astype(str).tolist()
+    others = [name for name in names if name != leader]
+    beaten, above = _separated_from(leader, pairwise, separated, sign)
+    beaten_names = [name for name in others if name in beaten]
+    level = [name for name in others if name not in beaten and name not in above]
+    whom = "other real classifiers" if among_real else "classifiers"
+    if not beaten_names:
+        text = f"it cannot be separated from any of the {len(others)} {whom if among_real else 'others'}"
+    else:
+        text = f"it is significantly better than {len(beaten_names)} of {len(others)} {whom} ({join(beaten_names, NAMES_SHOWN)})"
+        text += f" and cannot be separated from {len(level)} ({join(level, NAMES_SHOWN)})" if level else ""
+    low, high = interval
+    where = "its rank"
+    if among_real:
+        real_above = [name for name in others if name in above]
+        low, high = 1 + len(real_above), len(names) - len(beaten_names)
+        where = f"its rank among the {len(names)} real classifiers"
+    if pd.notna(low) and pd.notna(high):
+        low, high = int(low), int(high)
+        text += f"; {where} lies {f'at {low}' if low == high else f'between {low} and {high}'}"
+    return text
+
+
+def _separated_from(leader: str, pairwise: pd.DataFrame, separated: np.ndarray, sign: np.ndarray
+                    ) -> tuple[set[str], set[str]]:
+    """Whom ``leader`` is separated from and above, and who is separated above it, by one verdict's decisions
+    (``sign`` > 0 where a is the better of the pair)."""
+    as_a = (pairwise["a"].astype(str) == leader).to_numpy()
+    as_b = (pairwise["b"].astype(str) == leader).to_numpy()
+    below = set(pairwise.loc[as_a & separated & (sign > 0), "b"].astype(str)) | \
+        set(pairwise.loc[as_b & separated & (sign < 0), "a"].astype(str))
+    above = set(pairwise.loc[as_a & separated & (sign < 0), "b"].astype(str)) | \
+        set(pairwise.loc[as_b & separated & (sign > 0), "a"].astype(str))
+    return below, above
+
+
+def _on_suite_standing(first: pd.Series, leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> str | None:
+    """The leader's standing in the verdict on this suite, or None when there is none (no test rows)."""
+    if "separated_on_suite" not in pairwise or "rank_low_on_suite" not in leaderboard \
+            or pd.isna(first.get("rank_low_on_suite")):
+        return None
+    separated = pairwise["separated_on_suite"].fillna(False).astype(bool).to_numpy()
+    sign = np.where(pairwise["statistic_on_suite"].fillna(0.0).to_numpy() < 0, -1.0, 1.0)
+    real = real_classifiers(leaderboard)
+    return _standing(str(first["classifier"]), real, pairwise, separated, sign,
+                     (first["rank_low_on_suite"], first["rank_high_on_suite"]), among_real=len(real) < len(leaderboard))
 
 
 def verdict_method(pairwise: pd.DataFrame) -> str:
@@ -161,7 +246,10 @@ def resampled_tables(pairwise: pd.DataFrame) -> str:
 def tier_sentence(leaderboard: pd.DataFrame) -> str:
     """How many tiers and who is in each (a tier boundary means every classifier above beats every one below);
     empty with one tier (the rank intervals say more then)."""
-    tiers = leaderboard.groupby("tier", sort=True)["classifier"].apply(lambda s: s.astype(str).tolist())
+    artificial = set(leaderboard.loc[leaderboard["role"].astype(str) == "artificial", "classifier"].astype(str)) \
+        if "role" in leaderboard else set()
+    named = leaderboard["classifier"].astype(str).map(lambda name: f"{name} (artificial)" if name in artificial else name)
+    tiers = named.groupby(leaderboard["tier"], sort=True).apply(list)
     if len(tiers) == 1:
         return ""
     parts = [f"tier {int(t)}: {join(names, NAMES_SHOWN)}" for t, names in tiers.items()]

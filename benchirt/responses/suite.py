@@ -16,6 +16,9 @@ class DatasetResponses(Protocol):
     """
 
     @property
+    def responses(self) -> pd.DataFrame: ...
+
+    @property
     def roles(self) -> pd.Series: ...
 
     @property
