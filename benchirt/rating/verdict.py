@@ -138,22 +138,30 @@ def _standing(leader: str, real: pd.DataFrame, pairwise: pd.DataFrame, separated
     beaten, above = _separated_from(leader, pairwise, separated, sign)
     beaten_names = [name for name in others if name in beaten]
     level = [name for name in others if name not in beaten and name not in above]
-    whom = "other real classifiers" if among_real else "classifiers"
-    if not beaten_names:
-        text = f"it cannot be separated from any of the {len(others)} {whom if among_real else 'others'}"
-    else:
-        text = f"it is significantly better than {len(beaten_names)} of {len(others)} {whom} ({join(beaten_names, NAMES_SHOWN)})"
-        text += f" and cannot be separated from {len(level)} ({join(level, NAMES_SHOWN)})" if level else ""
+    text = _beaten_text(beaten_names, level, len(others), "other real classifiers" if among_real else "")
     low, high = interval
     where = "its rank"
     if among_real:
-        real_above = [name for name in others if name in above]
-        low, high = 1 + len(real_above), len(names) - len(beaten_names)
+        low, high = 1 + len([name for name in others if name in above]), len(names) - len(beaten_names)
         where = f"its rank among the {len(names)} real classifiers"
-    if pd.notna(low) and pd.notna(high):
-        low, high = int(low), int(high)
-        text += f"; {where} lies {f'at {low}' if low == high else f'between {low} and {high}'}"
-    return text
+    return text + _rank_text(where, low, high)
+
+
+def _beaten_text(beaten: list[str], level: list[str], n_others: int, whom: str) -> str:
+    """"it is significantly better than n of m … (…) and cannot be separated from k (…)", or "it cannot be
+    separated from any of the m others"; ``whom`` names the others (empty: "classifiers")."""
+    if not beaten:
+        return f"it cannot be separated from any of the {n_others} {whom or 'others'}"
+    text = f"it is significantly better than {len(beaten)} of {n_others} {whom or 'classifiers'} ({join(beaten, NAMES_SHOWN)})"
+    return text + (f" and cannot be separated from {len(level)} ({join(level, NAMES_SHOWN)})" if level else "")
+
+
+def _rank_text(where: str, low, high) -> str:
+    """"; its rank lies between a and b" ("at a" when they are equal); nothing without an interval."""
+    if pd.isna(low) or pd.isna(high):
+        return ""
+    low, high = int(low), int(high)
+    return f"; {where} lies {f'at {low}' if low == high else f'between {low} and {high}'}"
 
 
 def _separated_from(leader: str, pairwise: pd.DataFrame, separated: np.ndarray, sign: np.ndarray
