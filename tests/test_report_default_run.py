@@ -64,7 +64,7 @@ def _assert_whole_mission(out: Path) -> None:
                   "Most informative datasets — the ones whose test items tell the",
                   "Do IRT-filtered subsets beat random subsets? ", "AIRT (datasets as respondents)"):
         assert claim in conclusions
-    assert conclusions.count("Primary verdict") == 1 and "ranks first" in conclusions
+    assert conclusions.count("Primary verdict") == 1 and "is the best real classifier" in conclusions
     assert "Not in this report" not in conclusions
     assert "Stages: respond, irt, rate, subset, airt." in summary   # the pipeline's order, not alphabetical
     page = (out / "report.html").read_text()
@@ -93,6 +93,7 @@ def test_rating_conclusions_read_back_match_the_exported_tables(default_run, tmp
     import html
     import json
 
+    import numpy as np
     import pandas as pd
 
     from benchirt.pipeline.run import load_run
@@ -115,20 +116,26 @@ def test_rating_conclusions_read_back_match_the_exported_tables(default_run, tmp
     alpha = rating.config.alpha
 
     primary = bullets["Primary verdict"]
-    n_datasets, name, points = _number(r"over (\d+) datasets .*?: (\S+) ranks first \(Bradley–Terry rating (\d+)\)",
-                                       primary)
-    assert (int(n_datasets), name, int(points)) == (board["n_datasets"].max(), leader, round(board["bt_rating"].iloc[0]))
-    beaten = pairwise[(pairwise["a"] == leader) & pairwise["separated"] & (pairwise["statistic"] > 0)]
-    if len(beaten):
-        assert _number(r"significantly better than (\d+) of (\d+) classifiers", primary) == [
-            str(len(beaten)), str(len(board) - 1)]
+    real = board[board["role"] != "artificial"]
+    champion = real["classifier"].iloc[0]   # the best real classifier heads the verdict, never the optimal one
+    n_datasets, name, points = _number(
+        r"over (\d+) datasets .*?: (\S+) is the best real classifier \(Bradley–Terry rating (\d+)", primary)
+    assert (int(n_datasets), name, int(points)) == (board["n_datasets"].max(), champion, round(real["bt_rating"].iloc[0]))
+    assert "above it only the artificial reference optimal" in primary
+    mine = pairwise[((pairwise["a"] == champion) & pairwise["b"].isin(real["classifier"]))
+                    | ((pairwise["b"] == champion) & pairwise["a"].isin(real["classifier"]))]
+    leads = np.where(mine["a"] == champion, mine["statistic"], -mine["statistic"]) > 0
+    beaten, above = (mine["separated"] & leads).sum(), (mine["separated"] & ~leads).sum()
+    if beaten:
+        assert _number(r"significantly better than (\d+) of (\d+) other real classifiers", primary) == [
+            str(beaten), str(len(real) - 1)]
     else:
-        assert f"cannot be separated from any of the {len(board) - 1} others" in primary
+        assert f"cannot be separated from any of the {len(real) - 1} other real classifiers" in primary
     n_tiers = board["tier"].max()
     assert (f"{n_tiers} tiers" in primary) if n_tiers > 1 else ("tier" not in primary)   # no tier talk with one
     assert _number(r"all (\d+) pairs at once on (\d+) datasets", primary) == [str(len(pairwise)), n_datasets]
-    low, high = board["rank_low"].iloc[0], board["rank_high"].iloc[0]
-    assert (f"its rank lies between {low} and {high}" if high > 1 else "its rank lies at 1") in primary
+    low, high = 1 + above, len(real) - beaten
+    assert f"its rank among the {len(real)} real classifiers lies {f'at {low}' if low == high else f'between {low} and {high}'}" in primary
     assert f"chance of any false separation ≤ {100 * alpha:g} %" in primary
 
     separated = pairwise["separated"].to_numpy()
