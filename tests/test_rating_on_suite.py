@@ -97,3 +97,60 @@ def test_missing_answers_of_a_present_classifier_are_refused():
     rows = {"d1": pd.DataFrame([[1, np.nan], [1, 0]], index=["x", "y"])}
     with pytest.raises(Exception, match="missing cells"):
         on_suite_step_down(rows, ["x", "y"])
+
+
+def _field_with_references(n_datasets=8, seed=0):
+    """optimal (artificial) above three real classifiers, pessimal (artificial) below; rows and scores."""
+    rng = np.random.default_rng(seed)
+    names = ["optimal", "rf", "svm", "nb", "pessimal"]
+    accuracy = np.array([1.0, 0.9, 0.85, 0.7, 0.0])
+    rows, scores = {}, []
+    for d in range(n_datasets):
+        answers = (rng.random((5, 400)) < accuracy[:, None]).astype(int)
+        rows[f"d{d}"] = pd.DataFrame(answers, index=names)
+        scores += [(f"d{d}", name, a) for name, a in zip(names, answers.mean(axis=1))]
+    return pd.DataFrame(scores, columns=["dataset", "classifier", "score"]), rows
+
+
+def test_the_oracle_never_heads_the_verdict_and_is_drawn_as_a_reference_line():
+    from benchirt.rating import RatingConfig, plots, rate
+    from benchirt.report.conclusions import leaderboard_table
+
+    scores, rows = _field_with_references()
+    result = rate(scores, RatingConfig(score="score", n_permutations=0, n_bootstrap=200), rows=rows,
+                  roles={"optimal": "artificial", "pessimal": "artificial"})
+    board = result.leaderboard
+    assert board["classifier"].iloc[0] == "optimal" and board["role"].tolist().count("artificial") == 2
+    verdict = result.verdict
+    assert "rf is the best real classifier" in verdict and "above it only the artificial reference optimal" in verdict
+    assert "significantly better than 2 of 2 other real classifiers (svm and nb)" in verdict
+    assert "its rank among the 3 real classifiers lies at 1" in verdict
+    assert "optimal (artificial)" in verdict   # in the tier sentence
+    assert board["could_be_best"].tolist() == [True, False, False, False, False]
+    assert board["rank_low_on_suite"].tolist() == [1, 2, 3, 4, 5]
+    [axes] = plots.plot_leaderboard(board).axes
+    assert [t.get_text().split("  (")[0] for t in axes.get_yticklabels()] == ["nb", "svm", "rf"]
+    assert len([line for line in axes.get_lines() if line.get_linestyle() == "--"]) == 2
+    table = leaderboard_table(board)
+    assert table["Classifier"].iloc[0] == "optimal (artificial)" and "Rank interval on this suite" in table
+
+
+def test_with_scores_only_the_verdict_on_this_suite_says_it_cannot_be_computed():
+    from benchirt.rating import RatingConfig, rate
+
+    scores, _ = _field_with_references()
+    result = rate(scores, RatingConfig(score="score", n_permutations=0, n_bootstrap=100))
+    assert "On this suite" not in result.verdict and result.leaderboard["rank_low_on_suite"].isna().all()
+    assert any(note.startswith("no verdict on this suite: only scores were given") for note in result.notes)
+
+
+def test_with_few_datasets_the_verdict_on_this_suite_comes_first_and_says_why():
+    from benchirt.rating import RatingConfig, rate
+
+    scores, rows = _field_with_references(n_datasets=3)
+    result = rate(scores, RatingConfig(score="score", n_permutations=0, n_bootstrap=200), rows=rows,
+                  roles={"optimal": "artificial", "pessimal": "artificial"})
+    assert not result.pairwise["separated"].any() and result.pairwise["separated_on_suite"].any()
+    assert result.verdict.startswith("On this suite (on these datasets' test rows, is one more accurate?), reported "
+                                     "first because across datasets nothing is separated on 3 datasets: rf is the best")
+    assert result.verdict.index("Across datasets") > result.verdict.index("On this suite")

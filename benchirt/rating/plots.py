@@ -33,6 +33,10 @@ def _title_top(shown: int, total: int) -> str:
     return f" — the best {shown} of {total}" if shown < total else ""
 
 
+#: Artificial references closer than this share of the rating axis share one label (:func:`plot_leaderboard`).
+REFERENCE_GAP = 0.04
+
+
 def plot_leaderboard(leaderboard: pd.DataFrame, top: int | None = None) -> Figure:
     """Forest plot of the Bradley–Terry leaderboard: rating and 95 % bootstrap interval, best at the top.
 
@@ -46,8 +50,12 @@ def plot_leaderboard(leaderboard: pd.DataFrame, top: int | None = None) -> Figur
     With more than one tier, rows of the same tier share a shaded band, alternating grey and white, and the
     labels carry the tier; with one tier no band is drawn. Without intervals (one dataset) only the points
     are drawn. ``top``: only the first ``top`` rows (a figure's height grows with its rows; the table has
-    them all).
+    them all). Artificial classifiers (``role`` artificial: the optimal one and the other references) are not
+    rows but dashed vertical reference lines at their ratings, named at the top.
     """
+    artificial = leaderboard["role"].astype(str).eq("artificial") if "role" in leaderboard else \
+        pd.Series(False, index=leaderboard.index)
+    references, leaderboard = leaderboard[artificial], leaderboard[~artificial]
     table = leaderboard.head(top) if top else leaderboard
     table = table.iloc[::-1].reset_index(drop=True)
     y = np.arange(len(table))
@@ -72,11 +80,32 @@ def plot_leaderboard(leaderboard: pd.DataFrame, top: int | None = None) -> Figur
     ax.set_yticks(y, [label(*row) for row in zip(table["classifier"], table["tier"], table["rank_low"],
                                                   table["rank_high"])], fontsize="small")
     ax.set_ylim(-0.5, len(table) - 0.5)
+    _reference_lines(ax, references)
     ax.set_xlabel("Bradley–Terry rating (+400 points = 10:1 odds)")
-    ax.set_title("Leaderboard (labels: joint rank intervals" + ("; shaded bands: tiers)" if several else ")")
+    ax.set_title("Leaderboard (labels: joint rank intervals" + ("; shaded bands: tiers" if several else "")
+                 + ("; dashed: artificial references)" if len(references) else ")")
                  + _title_top(len(table), len(leaderboard)))
     fig.legend(loc="outside lower center", ncols=2, fontsize="small")
     return fig
+
+
+def _reference_lines(ax, references: pd.DataFrame) -> None:
+    """Each artificial classifier as a dashed vertical line at its rating; the names at the top of the axes, one
+    label for the lines closer than :data:`REFERENCE_GAP` of the axis to each other (so no two labels overlap)."""
+    ordered = references.sort_values("bt_rating")
+    for rating in ordered["bt_rating"]:
+        ax.axvline(rating, color="tab:gray", ls="--", lw=1)
+    low, high = ax.get_xlim()
+    groups: list[list[tuple[str, float]]] = []
+    for name, rating in zip(ordered["classifier"].astype(str), ordered["bt_rating"]):
+        if groups and rating - groups[-1][-1][1] < REFERENCE_GAP * (high - low):
+            groups[-1].append((name, rating))
+        else:
+            groups.append([(name, rating)])
+    for group in groups:
+        ax.annotate(", ".join(_label(name) for name, _ in group), (group[-1][1], 1.0),
+                    xycoords=("data", "axes fraction"), rotation=90, ha="right", va="top", fontsize="small",
+                    color="tab:gray")
 
 
 def plot_ratings(tournament: Tournament, permutation: PermutationAnalysis | None = None,

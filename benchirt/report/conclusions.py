@@ -22,6 +22,7 @@ Hand-written: no library writes sentences from these tables.
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 #: Rows of the leaderboard shown in the conclusions (the full table is in the ratings section).
@@ -63,7 +64,8 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
 
 def leaderboard_table(board: pd.DataFrame, n_datasets: int | None = None) -> pd.DataFrame:
     """The Bradley–Terry leaderboard (``RatingResult.leaderboard``) for reading: rank ("=" marks a tie),
-    classifier, rating with its 95 % interval, joint rank interval, tier (only when there are several), the
+    classifier ("(artificial)" after a reference such as the optimal classifier), rating with its 95 % interval,
+    joint rank interval across datasets and on this suite (when the test rows gave one), tier (only when there are several), the
     datasets each classifier was scored on (only in a sparse field, where some are on fewer than others: flows
     present on some tasks only; "of ``n_datasets``", the field's, by default the most any of them has), Glicko-2
     rating ± 2RD (only over more than one dataset)."""
@@ -73,13 +75,17 @@ def leaderboard_table(board: pd.DataFrame, n_datasets: int | None = None) -> pd.
     def interval(lo, hi, digits=0):
         return "" if pd.isna(lo) or pd.isna(hi) else f"{lo:.{digits}f} – {hi:.{digits}f}"
 
+    artificial = board["role"].astype(str).eq("artificial").to_numpy() if "role" in board else np.zeros(len(board), bool)
     table = pd.DataFrame({
         "Rank": [f"={r}" if t else str(r) for r, t in zip(rank, tied)],
-        "Classifier": board["classifier"].to_numpy(),
+        "Classifier": [f"{name} (artificial)" if fake else name for name, fake in zip(board["classifier"], artificial)],
         "Bradley–Terry rating": board["bt_rating"].round(0).astype(int).to_numpy(),
         "95 % interval": [interval(lo, hi) for lo, hi in zip(board["bt_low"], board["bt_high"])],
         "Rank interval (joint)": [interval(lo, hi) for lo, hi in zip(board["rank_low"], board["rank_high"])],
     })
+    if "rank_low_on_suite" in board and board["rank_low_on_suite"].notna().any():
+        table["Rank interval on this suite"] = [interval(lo, hi) for lo, hi in
+                                                zip(board["rank_low_on_suite"], board["rank_high_on_suite"])]
     if board["tier"].nunique() > 1:
         table["Tier"] = board["tier"].astype(int).to_numpy()
     total = int(board["n_datasets"].max()) if n_datasets is None else n_datasets
