@@ -1,0 +1,180 @@
+"""Both verdicts on simulated fields: error rates, power, coverage, and the rate stage's cost by field size.
+
+Fields are drawn from a logistic model of answers: entrant i answers row r of dataset d correctly with
+probability expit(b_d + a_i + u_id − e_r), b_d ~ U(0, 1.5) the dataset's ease, e_r ~ N(0, 1) the row's difficulty,
+a_i the entrant's ability and u_id ~ N(0, τ²) its dataset-specific advantage; 200–2,000 rows per dataset; dense
+(every entrant on every dataset) or sparse (each entrant on a random 30 % of the datasets, at least 2).
+A dataset's score is the entrant's accuracy on its rows.
+
+1. **Error rates** (``--fields`` fields per setting, default 100), the verdicts alone
+   (:func:`benchirt.rating.stepdown.step_down`, :func:`benchirt.rating.on_suite.on_suite_step_down`):
+
+   - *strict null* (a = 0, τ = 0: every entrant the same on every row): family-wise error of both verdicts;
+   - *suite-only differences* (a = 0, τ = 0.3: entrants differ on each dataset, not on average over datasets
+     like these): family-wise error of the verdict across datasets (its null holds; the one on this suite is
+     then right to separate, and its separations are counted);
+   - *planted* (a evenly spaced over [0, 1] logits, τ = 0.1): power (share of pairs separated in the right
+     direction), wrong-direction separations, joint coverage of the rank intervals (every entrant's true rank
+     inside its interval, true ranks by a_i across datasets and by the field's expected accuracy difference on
+     this suite) and of the could-be-best set (the true best has rank_low 1).
+2. **Cost** (``--sizes``): :func:`benchirt.rating.rate` on one planted field per size, in a fresh process each:
+   CPU seconds and peak resident memory. A size that does not finish within ``--limit`` seconds is reported as
+   such (the rate stage's Bradley–Terry bootstrap and Glicko-2 still grow with entrants²).
+
+Usage::
+
+    python benchmarks/rating_scale.py                       # error rates at 20 entrants, costs at 100 and 1000
+    python benchmarks/rating_scale.py --fields 400 --entrants 50 --sizes 100x8 1000x20 3000x40
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+from benchirt.rating.on_suite import on_suite_step_down
+from benchirt.rating.stepdown import step_down
+
+
+def simulate(k: int, n_datasets: int, ability: np.ndarray, tau: float, sparse: bool, seed: int):
+    """One field: ``rows`` (dataset → entrants × rows answers), ``scores`` (datasets × entrants, NaN absent),
+    and the expected accuracy differences on this suite (entrants × entrants) for the true ranks there."""
+    rng = np.random.default_rng(seed)
+    names = [f"e{i:05d}" for i in range(k)]
+    present = np.ones((n_datasets, k), dtype=bool)
+    if sparse:
+        present = rng.random((n_datasets, k)) < 0.3
+        for i in range(k):   # at least two datasets each
+            present[rng.choice(n_datasets, 2, replace=False), i] = True
+    rows, scores, expected = {}, np.full((n_datasets, k), np.nan), np.zeros((n_datasets, k))
+    for d in range(n_datasets):
+        n_rows = int(rng.integers(200, 2001))
+        logits = rng.uniform(0, 1.5) + ability[:, None] + tau * rng.normal(size=(k, 1)) - rng.normal(size=(1, n_rows))
+        p = expit(logits)
+        answers = (rng.random(p.shape) < p).astype(np.int8)
+        taken = present[d]
+        rows[f"d{d:02d}"] = pd.DataFrame(answers[taken], index=np.asarray(names)[taken])
+        scores[d, taken] = answers[taken].mean(axis=1)
+        expected[d] = p.mean(axis=1)
+    return names, rows, scores, expected, present
+
+
+def true_ranks(value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The best and worst rank each entrant's true value allows (ties span their ranks)."""
+    higher = (value[None, :] > value[:, None] + 1e-12).sum(axis=1)
+    not_lower = (value[None, :] >= value[:, None] - 1e-12).sum(axis=1)
+    return 1 + higher, not_lower
+
+
+def suite_truth(expected: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """The true on-suite difference of every pair: the mean over shared datasets of the expected accuracy gap."""
+    shared = present.T.astype(float) @ present
+    gap = (expected * present).T @ present - present.T @ (expected * present)
+    return np.divide(gap, shared, out=np.zeros_like(gap), where=shared > 0)
+
+
+def error_rates(k: int, n_datasets: int, sparse: bool, n_fields: int, n_tables: int) -> dict:
+    """Section 1 for one field shape."""
+    out = {"entrants": k, "datasets": n_datasets, "sparse": sparse}
+    counts = {"strict_null_across": 0, "strict_null_suite": 0, "suite_only_across": 0}
+    suite_only_separated, power, wrong, cover_across, cover_suite, best_in = [], [], 0, 0, 0, 0
+    ability = np.linspace(1, 0, k)
+    for field in range(n_fields):
+        names, rows, scores, _, _ = simulate(k, n_datasets, np.zeros(k), 0.0, sparse, seed=field)
+        counts["strict_null_across"] += bool(step_down(scores, n_tables, 0.05, field).better.any())
+        counts["strict_null_suite"] += bool(on_suite_step_down(rows, names, n_tables, 0.05, seed=field).better.any())
+        names, rows, scores, _, _ = simulate(k, n_datasets, np.zeros(k), 0.3, sparse, seed=10_000 + field)
+        counts["suite_only_across"] += bool(step_down(scores, n_tables, 0.05, field).better.any())
+        suite_only_separated.append(on_suite_step_down(rows, names, n_tables, 0.05, seed=field).better.sum())
+        names, rows, scores, expected, present = simulate(k, n_datasets, ability, 0.1, sparse, seed=20_000 + field)
+        across = step_down(scores, n_tables, 0.05, field)
+        suite = on_suite_step_down(rows, names, n_tables, 0.05, seed=field)
+        truth = ability[:, None] > ability[None, :]
+        power.append(across.better[truth].mean())
+        wrong += int((across.better & ~truth).any())
+        low, high = true_ranks(ability)
+        cover_across += bool(((across.rank_low <= low) & (across.rank_high >= high)).all())
+        best_in += bool(across.rank_low[0] == 1)
+        gap = suite_truth(expected, present)
+        suite_wrong = suite.better & (gap <= 0)
+        cover_suite += not suite_wrong.any()
+    n = n_fields
+    out.update({
+        "fwer_across_strict_null": counts["strict_null_across"] / n,
+        "fwer_suite_strict_null": counts["strict_null_suite"] / n,
+        "fwer_across_suite_only": counts["suite_only_across"] / n,
+        "suite_only_pairs_separated_on_suite": float(np.mean(suite_only_separated)),
+        "power_across": float(np.mean(power)),
+        "wrong_direction_across": wrong / n,
+        "rank_coverage_across": cover_across / n,
+        "no_false_separation_on_suite": cover_suite / n,
+        "best_could_be_best": best_in / n,
+        "se": float(np.sqrt(0.05 * 0.95 / n)),
+    })
+    return out
+
+
+COST_CHILD = r"""
+import json, resource, sys, time
+import numpy as np, pandas as pd
+sys.path.insert(0, sys.argv[1])
+from rating_scale import simulate
+from benchirt.rating import RatingConfig, rate
+k, n_datasets, sparse = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
+names, rows, scores, _, _ = simulate(k, n_datasets, np.linspace(1, 0, k), 0.1, sparse, seed=0)
+long = pd.DataFrame([(f"d{d:02d}", names[i], scores[d, i]) for d in range(n_datasets) for i in range(k)
+                     if not np.isnan(scores[d, i])], columns=["dataset", "classifier", "score"])
+start = time.process_time()
+result = rate(long, RatingConfig(score="score", n_permutations=0, n_bootstrap=200), rows=rows)
+print(json.dumps({"cpu_s": time.process_time() - start,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "ranked": len(result.leaderboard), "pairs": len(result.pairwise),
+                  "separated": int(result.pairwise["separated"].sum()),
+                  "separated_on_suite": int(result.pairwise["separated_on_suite"].fillna(False).sum())}))
+"""
+
+
+def cost(size: str, sparse: bool, limit: float) -> dict:
+    """Section 2 for one size "ENTRANTSxDATASETS", in a fresh process."""
+    k, n_datasets = (int(part) for part in size.split("x"))
+    here = str(__import__("pathlib").Path(__file__).resolve().parent)
+    started = time.time()
+    try:
+        done = subprocess.run([sys.executable, "-c", COST_CHILD, here, str(k), str(n_datasets), "1" if sparse else "0"],
+                              capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        return {"size": size, "sparse": sparse, "status": f"not finished within {limit:.0f} s"}
+    if done.returncode:
+        return {"size": size, "sparse": sparse, "status": "failed: " + done.stderr.strip().splitlines()[-1]}
+    return {"size": size, "sparse": sparse, "status": "done", "wall_s": round(time.time() - started, 1),
+            **json.loads(done.stdout.strip().splitlines()[-1])}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fields", type=int, default=100)
+    parser.add_argument("--entrants", type=int, default=20)
+    parser.add_argument("--tables", type=int, default=400)
+    parser.add_argument("--sizes", nargs="*", default=["100x8", "1000x8", "1000x20"])
+    parser.add_argument("--limit", type=float, default=1200)
+    args = parser.parse_args()
+    print(f"1. error rates, power and coverage: {args.fields} fields per setting, {args.entrants} entrants, "
+          f"{args.tables} resampled tables, alpha 0.05")
+    rates = [error_rates(args.entrants, n_datasets, sparse, args.fields, args.tables)
+             for n_datasets in (8, 20) for sparse in (False, True)]
+    print(pd.DataFrame(rates).round(3).T.to_string())
+    print("\n2. the rate stage (Bradley–Terry with 200 bootstrap replicates, both verdicts, agreement checks on "
+          "the 50 best): CPU and peak memory")
+    print(pd.DataFrame([cost(size, sparse, args.limit) for size in args.sizes for sparse in (False, True)]).to_string())
+    print(f"\n(max RSS of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()
