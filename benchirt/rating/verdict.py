@@ -85,8 +85,8 @@ def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> st
     across = _standing(str(first["classifier"]), real, pairwise, is_separated(pairwise), direction(pairwise),
                        (first.get("rank_low"), first.get("rank_high")), among_real=len(real) < len(leaderboard))
     on_suite = _on_suite_standing(first, leaderboard, pairwise)
-    n_datasets = int(leaderboard["n_datasets"].max())
-    across_label = f"Across datasets (would it hold on other datasets like these? the {n_datasets} datasets are the sample)"
+    datasets = dataset_count(leaderboard)
+    across_label = "Across datasets (would it hold on other datasets like these? the datasets are the sample)"
     tiers = tier_sentence(leaderboard)
     across_text = f"{across_label}: {head}; {across}." + ((" " + tiers) if tiers else "")
     method_text = method_sentence(leaderboard, pairwise, method)
@@ -95,8 +95,8 @@ def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> st
     suite_label = "On this suite (on these datasets' test rows, is one more accurate?)"
     suite_text = f"{suite_label}: {on_suite}. {ON_SUITE_METHOD.format(percent=f'{100 * family_level(pairwise):g} %')}"
     if not is_separated(pairwise).any() and pairwise["separated_on_suite"].fillna(False).astype(bool).any():
-        return (f"{suite_label}, reported first because across datasets nothing is separated on {n_datasets} "
-                f"datasets: {head}; {on_suite}. {ON_SUITE_METHOD.format(percent=f'{100 * family_level(pairwise):g} %')} "
+        return (f"{suite_label}, reported first because across datasets nothing is separated on {datasets}: "
+                f"{head}; {on_suite}. {ON_SUITE_METHOD.format(percent=f'{100 * family_level(pairwise):g} %')} "
                 f"{across_label}: {across}. {method_text}")
     return f"{across_text} {method_text} {suite_text}"
 
@@ -210,11 +210,12 @@ def method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, method: s
     """"Method: …" — the test, its family, its level and what the rank intervals mean."""
     n_pairs = len(pairwise)
     n_datasets = int(leaderboard["n_datasets"].max())
+    datasets = dataset_count(leaderboard)
     alpha = family_level(pairwise)
     percent = f"{100 * alpha:g} %"
     if method == "range":
         critical = float(pairwise["bt_critical_value"].dropna().iloc[0])
-        return (f"Method: one test for all {n_pairs} pairs at once over {n_datasets} datasets — two classifiers "
+        return (f"Method: one test for all {n_pairs} pairs at once over {datasets} — two classifiers "
                 f"differ when their ratings are more than {critical:.0f} points apart, the {100 * (1 - alpha):g} % "
                 "quantile of the largest rating difference in leaderboards whose scores are shuffled within each "
                 "dataset, more for a pair whose bootstrap spread is larger (chance of any false separation "
@@ -230,10 +231,18 @@ def method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, method: s
                 f"({n_datasets} in all), Holm's correction over the pairs (Demšar 2006); chance of any false "
                 f"separation ≤ {percent} whatever the classifiers' spreads, so the rank intervals hold for all "
                 f"classifiers at once at {100 * (1 - alpha):g} %.")
-    return (f"Method: step-down max-T (Westfall & Young 1993) over all {n_pairs} pairs at once on {n_datasets} "
-            "datasets — each pair's Wilcoxon signed-rank statistic against the largest among the pairs not yet "
+    return (f"Method: step-down max-T (Westfall & Young 1993) over all {n_pairs} pairs at once on {datasets} "
+            "— each pair's Wilcoxon signed-rank statistic against the largest among the pairs not yet "
             f"separated, in {resampled_tables(pairwise)}; chance of any false separation ≤ {percent}, so the rank "
             f"intervals hold for all classifiers at once at {100 * (1 - alpha):g} %.")
+
+
+def dataset_count(leaderboard: pd.DataFrame) -> str:
+    """"12 datasets" when every classifier is on the same number of them; in a sparse field "at most n datasets
+    per pair" (a pair is compared on the datasets both are on; the field itself may have more)."""
+    counts = leaderboard["n_datasets"]
+    most = int(counts.max())
+    return f"{most} datasets" if counts.nunique() == 1 else f"at most {most} datasets per pair"
 
 
 def untested_cap(tested_pairs: int) -> int:
