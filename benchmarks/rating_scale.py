@@ -21,10 +21,15 @@ A dataset's score is the entrant's accuracy on its rows.
    CPU seconds and peak resident memory. A size that does not finish within ``--limit`` seconds is reported as
    such (the rate stage's Bradley–Terry bootstrap and Glicko-2 still grow with entrants²).
 
+3. **Placement** (``--placement RUN_DIR``, a run of a sparse field such as ``configs/cv-fold0.yaml``): real cells of
+   its score table hidden (``--hidden`` per repeat, three repeats, entrants on at least 3 datasets), predicted by
+   :mod:`benchirt.rating.placed`, and the share inside their 90 % intervals.
+
 Usage::
 
     python benchmarks/rating_scale.py                       # error rates at 20 entrants, costs at 100 and 1000
     python benchmarks/rating_scale.py --fields 400 --entrants 50 --sizes 100x8 1000x20 3000x40
+    python benchmarks/rating_scale.py --placement runs/cv-fold0 --fields 0 --sizes
 """
 from __future__ import annotations
 
@@ -157,6 +162,33 @@ def cost(size: str, sparse: bool, limit: float) -> dict:
             **json.loads(done.stdout.strip().splitlines()[-1])}
 
 
+def placement_coverage(run_dir: str, hidden: int) -> pd.DataFrame:
+    """Section 3: real cells hidden and predicted, three repeats."""
+    from benchirt.pipeline.run import load_run
+    from benchirt.rating.placed import PLACED_LEVEL, cell_intervals, standardised_matrix
+    from benchirt.rating.run_scores import run_scores
+
+    run = load_run(run_dir)
+    scores = run_scores(run.per_dataset["irt"], run.per_dataset["respond"], "true_score")
+    z = standardised_matrix(scores)
+    observed = np.argwhere(z.notna().to_numpy())
+    eligible = observed[z.notna().sum(axis=1).to_numpy()[observed[:, 0]] >= 3]
+    rows = []
+    for repeat in range(3):
+        rng = np.random.default_rng(repeat)
+        hide = eligible[rng.choice(len(eligible), min(hidden, len(eligible)), replace=False)]
+        values = z.to_numpy().copy()
+        truth = values[hide[:, 0], hide[:, 1]].copy()
+        values[hide[:, 0], hide[:, 1]] = np.nan
+        start = time.process_time()
+        low, high = cell_intervals(pd.DataFrame(values, index=z.index, columns=z.columns), seed=repeat)
+        inside = (low[hide[:, 0], hide[:, 1]] <= truth) & (truth <= high[hide[:, 0], hide[:, 1]])
+        rows.append({"repeat": repeat, "hidden_cells": len(hide), "nominal": PLACED_LEVEL, "coverage": inside.mean(),
+                     "mean_width_sd": float(np.mean(high - low, where=np.isnan(values) & z.notna().to_numpy())),
+                     "cpu_s": round(time.process_time() - start, 1)})
+    return pd.DataFrame(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fields", type=int, default=100)
@@ -164,7 +196,16 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=400)
     parser.add_argument("--sizes", nargs="*", default=["100x8", "1000x8", "1000x20"])
     parser.add_argument("--limit", type=float, default=1200)
+    parser.add_argument("--placement", metavar="RUN_DIR")
+    parser.add_argument("--hidden", type=int, default=300)
     args = parser.parse_args()
+    if args.placement:
+        print(f"3. placement: hidden real cells of {args.placement} predicted, 90 % intervals")
+        table = placement_coverage(args.placement, args.hidden)
+        print(table.round(3).to_string(index=False))
+        print(f"pooled coverage {table['coverage'].mean():.3f} over {table['hidden_cells'].sum()} cells")
+    if not args.fields and not args.sizes:
+        return
     print(f"1. error rates, power and coverage: {args.fields} fields per setting, {args.entrants} entrants, "
           f"{args.tables} resampled tables, alpha 0.05")
     rates = [error_rates(args.entrants, n_datasets, sparse, args.fields, args.tables)

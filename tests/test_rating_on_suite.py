@@ -154,3 +154,22 @@ def test_with_few_datasets_the_verdict_on_this_suite_comes_first_and_says_why():
     assert result.verdict.startswith("On this suite (on these datasets' test rows, is one more accurate?), reported "
                                      "first because across datasets nothing is separated on 3 datasets: rf is the best")
     assert result.verdict.index("Across datasets") > result.verdict.index("On this suite")
+
+
+def test_entrants_left_off_a_sparse_board_are_placed_and_marked():
+    """Entrants on two of 8 datasets are left off the board (no test over datasets can separate them) and
+    placed by the model across datasets: the strongest of them near the top, the weakest near the bottom."""
+    from benchirt.rating import RatingConfig, rate
+
+    rng = np.random.default_rng(2)
+    skill = np.linspace(2, 0, 12)
+    few = {"c00": [0, 1], "c11": [2, 3]}   # the strongest and the weakest ran on two datasets only
+    rows = [(f"d{d}", f"c{i:02d}", skill[i] + 0.2 * rng.normal()) for d in range(8) for i in range(12)
+            if f"c{i:02d}" not in few or d in few[f"c{i:02d}"]]
+    result = rate(pd.DataFrame(rows, columns=["dataset", "classifier", "score"]),
+                  RatingConfig(score="score", n_permutations=0, n_bootstrap=100))
+    placed = result.left_out.set_index("classifier")
+    assert set(placed.index) == {"c00", "c11"} and placed["placed_by_model"].all()
+    assert placed.loc["c00", "placed_rank_low"] <= 2 and placed.loc["c11", "placed_rank_high"] >= 11
+    assert (placed["n_ranked"] == 12).all() and not result.leaderboard["placed_by_model"].any()
+    assert any("entrants left off the board are placed by a model across datasets" in note for note in result.notes)

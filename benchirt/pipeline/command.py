@@ -147,8 +147,10 @@ def _left_out_sentence(run_dir) -> str:
         return ""
     if left_out is None or left_out.empty:
         return ""
-    return (f" Left out of the board: {len(left_out)} classifiers {left_out['reason'].iloc[0]} (the report and "
-            "summary.md name them)")
+    placed = (" — placed instead by a model across datasets, a prediction (column placed_rank)"
+              if "placed_rank" in left_out and left_out["placed_rank"].notna().any() else "")
+    return (f" Left out of the board: {len(left_out)} classifiers {left_out['reason'].iloc[0]}{placed} (the report "
+            "and summary.md name them)")
 
 
 def format_explanation(run_dir, manifest: Manifest) -> str:

@@ -122,6 +122,27 @@ class RatingResult:
         return table.join(spread, on="classifier")
 
 
+def placed_left_out(scores: pd.DataFrame, left_out: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, str]:
+    """The entrants left off a sparse board with their place by a model across datasets
+    (:func:`benchirt.rating.placed.place_entrants`), and the sentence that says so; unchanged when nobody was
+    left out or the field has fewer than two datasets to predict from."""
+    if left_out.empty:
+        return left_out, ""
+    if scores["dataset"].nunique() < 2:
+        return left_out, "the entrants left off the board are not placed: one dataset predicts nothing"
+    from benchirt.rating.placed import PLACED_LEVEL, place_entrants
+
+    placed = place_entrants(scores, left_out["classifier"].tolist(), seed=seed)
+    table = left_out.merge(placed, on="classifier", how="left")
+    best = table.sort_values(["placed_rank", "classifier"]).head(3)
+    shown = ", ".join(f"{row.classifier} {row.placed_rank} ({row.placed_rank_low}–{row.placed_rank_high})"
+                      for row in best.itertuples(index=False))
+    return table, (f"the {len(table)} entrants left off the board are placed by a model across datasets (chained "
+                   f"equations with Bayesian ridge, {100 * PLACED_LEVEL:g} % intervals over multiple imputations; a "
+                   f"prediction, not a tested result) among all {int(table['n_ranked'].iloc[0])}: the best placed "
+                   f"{shown} (column placed_rank of the left-out table)")
+
+
 def rate(
     scores: pd.DataFrame,
     config: RatingConfig | None = None,
@@ -184,15 +205,17 @@ def rate(
             comparisons[name] = friedman_nemenyi(table, config=replace(config, score=name), classifiers=compare)
         except DataError as exc:
             skipped[name] = str(exc)
-    ranked, left_out, sparse_note = ranked_field(validate_scores(scores, score_column(scores, config.score)),
-                                                 config.alpha)
+    clean = validate_scores(scores, score_column(scores, config.score))
+    ranked, left_out, sparse_note = ranked_field(clean, config.alpha)
+    left_out, placed_note = placed_left_out(clean, left_out, config.seed)
     try:
         board = leaderboard(ranked, config, tournament=tournament, permutation=permutation, rows=rows, roles=roles)
     except LeaderboardError as exc:
         return RatingResult(tournament, permutation, comparisons, skipped, config, score=config.score,
                             notes=[f"no leaderboard: {exc}", *order_note])
     sensitivity = sensitivity_note(field_sensitivity(ranked, config))
-    notes = [*([sparse_note] if sparse_note else []), *board.notes, *order_note, *([sensitivity] if sensitivity else [])]
+    board.table["placed_by_model"] = False   # every entrant on the board was measured; the placed are in left_out
+    notes = [*([sparse_note] if sparse_note else []), *([placed_note] if placed_note else []), *board.notes, *order_note, *([sensitivity] if sensitivity else [])]
     return RatingResult(tournament, permutation, comparisons, skipped, config,
                         leaderboard=board.table, pairwise=board.pairwise, score=config.score,
                         notes=notes, bootstrap=board.bootstrap, left_out=left_out)

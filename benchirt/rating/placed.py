@@ -1,0 +1,123 @@
+"""Entrants of a sparse field on too few datasets to be tested, placed among the others by a model across datasets.
+
+:func:`benchirt.rating.sparse.ranked_field` leaves off the leaderboard every entrant on fewer datasets than any
+sign-flip test over datasets needs. They are not dropped: their unseen datasets are predicted from the datasets
+they ran on and from how the field's scores go together across datasets, and they are placed by that.
+
+**Model.** Each dataset's scores are standardised over the entrants present (z = (s − mean_d) / sd_d). The
+entrants × datasets matrix of z with its holes is completed by chained equations (van Buuren &
+Groothuis-Oudshoorn 2011): every dataset is regressed in turn on the others by Bayesian ridge regression
+(MacKay 1992; Tipping 2001), ``scikit-learn``'s ``IterativeImputer`` with ``BayesianRidge``. With
+``sample_posterior`` each completion draws the missing cells from their predictive distributions, so
+``n_draws`` completions are multiple imputations (Rubin 1987) whose spread carries both the noise of a cell and
+the uncertainty of the regression. A cell's interval is the central ``level`` range of its draws;
+``benchmarks/rating_scale.py --placement`` checks that coverage by hiding real cells of cv-fold0.
+
+**Place.** In each completion every entrant's suite score is its mean z over all datasets (observed cells as
+measured, missing ones drawn); an entrant's placed rank is 1 + the number of entrants (board and placed)
+whose suite score is higher, and its interval the central ``level`` range over the completions. Placed
+entrants are marked as placed wherever they appear: their place is a prediction, not a tested result.
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+#: Multiple imputations drawn per placement, and the chained-equation rounds of each (on cv-fold0's 277 flows ×
+#: 20 tasks, 20 × 3 keep 90 % cell intervals at their level: benchmarks/rating_scale.py --placement).
+N_DRAWS = 20
+ROUNDS = 3
+#: Central share of the draws the placed rank interval covers.
+PLACED_LEVEL = 0.9
+#: Columns the placement adds to the table of entrants left off the board.
+PLACED_COLUMNS = ("placed_by_model", "placed_rank", "placed_rank_low", "placed_rank_high", "n_ranked")
+
+
+def standardised_matrix(scores: pd.DataFrame) -> pd.DataFrame:
+    """Entrants × datasets z-scores from a long ``dataset, classifier, score`` table: each dataset centred and
+    scaled over the entrants present (a dataset where all score alike becomes 0); NaN where absent."""
+    wide = scores.pivot_table(index="classifier", columns="dataset", values="score", aggfunc="mean")
+    centred = wide - wide.mean(axis=0)
+    spread = wide.std(axis=0, ddof=0)
+    z = centred / spread.where(spread > 0)
+    flat = spread[spread <= 0].index
+    z[flat] = centred[flat] * 0.0          # 0 where present, NaN where absent
+    return z
+
+
+def completions(z: pd.DataFrame, n_draws: int = N_DRAWS, seed: int = 0) -> np.ndarray:
+    """``n_draws`` completed entrants × datasets matrices (observed cells kept, missing ones drawn), shape
+    (n_draws, entrants, datasets)."""
+    from sklearn.experimental import enable_iterative_imputer  # noqa: F401  (registers IterativeImputer)
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.impute import IterativeImputer
+    from sklearn.linear_model import BayesianRidge
+
+    values = np.array(z.to_numpy(float))   # a writable copy (scikit-learn writes into it)
+    draws = np.empty((n_draws, *values.shape))
+    for draw in range(n_draws):
+        imputer = IterativeImputer(estimator=BayesianRidge(), sample_posterior=True, max_iter=ROUNDS,
+                                   random_state=seed + draw, keep_empty_features=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)   # chained equations stop at max_iter by design
+            draws[draw] = imputer.fit_transform(values)
+    return draws
+
+
+def place_entrants(scores: pd.DataFrame, placed: Sequence[str], level: float = PLACED_LEVEL,
+                   n_draws: int = N_DRAWS, seed: int = 0) -> pd.DataFrame:
+    """The placed rank of each entrant of ``placed`` among every entrant of ``scores``, with its interval.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Long ``dataset, classifier, score`` table of the whole field (board and left out).
+    placed : sequence of str
+        The entrants to place (those left off the board).
+    level : float
+    n_draws : int
+    seed : int
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``classifier`` and :data:`PLACED_COLUMNS` (``n_ranked``: the entrants it is placed among, itself
+        included), one row per entrant of ``placed``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> skill = np.linspace(1, 0, 8)
+    >>> rows = [(f"d{d}", f"c{i}", skill[i] + 0.1 * rng.normal()) for d in range(6) for i in range(8)
+    ...         if not (i == 0 and d > 1)]                        # c0, the strongest, ran on two datasets only
+    >>> place_entrants(pd.DataFrame(rows, columns=["dataset", "classifier", "score"]), ["c0"], n_draws=20)[
+    ...     ["classifier", "placed_rank", "placed_rank_low", "n_ranked"]]
+      classifier  placed_rank  placed_rank_low  n_ranked
+    0         c0            1                1         8
+    """
+    z = standardised_matrix(scores)
+    draws = completions(z, n_draws, seed)
+    suite = draws.mean(axis=2)                                    # (draws, entrants)
+    rank = 1 + (suite[:, None, :] > suite[:, :, None] + 1e-12).sum(axis=2)
+    tail = (1.0 - level) / 2.0
+    position = {name: n for n, name in enumerate(z.index.astype(str))}
+    rows = []
+    for name in placed:
+        ranks = rank[:, position[str(name)]]
+        rows.append({"classifier": str(name), "placed_by_model": True, "placed_rank": int(np.round(np.median(ranks))),
+                     "placed_rank_low": int(np.floor(np.quantile(ranks, tail))),
+                     "placed_rank_high": int(np.ceil(np.quantile(ranks, 1.0 - tail))), "n_ranked": len(z)})
+    return pd.DataFrame(rows, columns=["classifier", *PLACED_COLUMNS])
+
+
+def cell_intervals(z: pd.DataFrame, level: float = PLACED_LEVEL, n_draws: int = N_DRAWS, seed: int = 0
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The central ``level`` interval of every cell over the completions (observed cells: a point), entrants ×
+    datasets, for checking coverage on hidden cells."""
+    draws = completions(z, n_draws, seed)
+    tail = (1.0 - level) / 2.0
+    return np.quantile(draws, tail, axis=0), np.quantile(draws, 1.0 - tail, axis=0)
