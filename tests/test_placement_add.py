@@ -80,11 +80,18 @@ def test_ratings_leaderboard_and_report_include_it(run_dir, added):
 
 
 def test_add_again_reuses_and_refuses_what_it_must(run_dir, added, capsys, tmp_path):
+    from benchirt.pipeline.results import load_stage_table
+
     config = tmp_path / "new.yaml"
     config.write_text(yaml.safe_dump({"classifiers": {"knn_again": {
         "estimator": "sklearn.neighbors.KNeighborsClassifier", "params": {"n_neighbors": 3}}}}))
     assert main(["add", str(run_dir), "--config", str(config), "--quiet"]) == 0
-    assert "0 (classifier, dataset) results computed, 3 reused" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "0 (classifier, dataset) results computed, 3 reused" in out
+    board = load_stage_table(run_dir, "rate", "leaderboard").set_index("classifier")
+    mine = board.loc["knn_again"]   # add prints the report's joint rank interval, not another one
+    assert (f"knn_again: rank {mine['rank']} of {len(board)} on the leaderboard (joint rank interval "
+            f"{mine['rank_low']}-{mine['rank_high']}, as the report shows it)") in out
     before = {name: (run_dir / name).read_bytes() for name in ("manifest.json", "config.yaml", "report.html")}
     assert main(["add", str(run_dir), "--classifier", "knn_again=sklearn.neighbors.KNeighborsClassifier", "--quiet"]) == 2
     assert "was added to this run before" in capsys.readouterr().err

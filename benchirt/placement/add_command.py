@@ -50,9 +50,31 @@ def run(args: argparse.Namespace) -> int:
         for dataset, reason in reasons.items():
             print(f"  skipped {name} on {dataset}: {reason}")
     assert outcome.standing is not None  # add_classifier computes it or raises
+    board = _leaderboard(outcome.run_dir)
     for row in outcome.standing.itertuples(index=False):
-        print(f"  {row.classifier}: rank {row.rank} of {row.n_classifiers} by average rank "
-              f"(90 % interval {row.rank_low}-{row.rank_high}); measured on {row.n_measured} datasets, "
-              f"predicted on {row.n_predicted}")
+        print(f"  {row.classifier}: {_board_place(board, row.classifier)}; by average rank {row.rank} of "
+              f"{row.n_classifiers} (90 % prediction interval {row.rank_low}-{row.rank_high}); measured on "
+              f"{row.n_measured} datasets, predicted on {row.n_predicted}")
     print(f"wrote {outcome.run_dir / 'added'}; the report: {outcome.run_dir / 'report.html'}")
     return 0
+
+
+def _leaderboard(run_dir):
+    """The rebuilt run's leaderboard (the report's), or None when the rate stage stored none."""
+    from benchirt.errors import ArtifactError
+    from benchirt.pipeline.results import load_stage_table
+
+    try:
+        return load_stage_table(run_dir, "rate", "leaderboard")
+    except ArtifactError:
+        return None
+
+
+def _board_place(board, classifier: str) -> str:
+    """"rank r of k on the leaderboard (joint rank interval a-b, as the report shows it)", or why there is none."""
+    if board is None or classifier not in set(board["classifier"].astype(str)):
+        return "not on the leaderboard (see the report's notes)"
+    row = board[board["classifier"].astype(str) == classifier].iloc[0]
+    interval = "" if row.isna()[["rank_low", "rank_high"]].any() else \
+        f" (joint rank interval {int(row['rank_low'])}-{int(row['rank_high'])}, as the report shows it)"
+    return f"rank {int(row['rank'])} of {len(board)} on the leaderboard{interval}"
