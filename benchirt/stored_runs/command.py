@@ -9,7 +9,11 @@ from __future__ import annotations
 import argparse
 from benchirt.errors import ConfigError, DataError
 from benchirt.options import choices_metavar, from_arguments, validated
+from benchirt.out_folder import add_force_option, claim_out, refuse_foreign_out
 from benchirt.safe_text import printable
+
+#: What the command may write into --out (a folder of that name that it did not write is never written into).
+WRITES = ("responses",)
 
 DESCRIPTION = """\
 Build response matrices from stored predictions instead of training classifiers.
@@ -48,6 +52,7 @@ def register(subparsers) -> None:
     parser.add_argument("source", metavar="SOURCE", nargs="+",
                         help="runs folder, respondents x items CSV file(s) or a folder of them, task id(s) or suite")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    add_force_option(parser)
     # the values are read and checked by the declarations of a respond section that imports runs
     # (ImportConfig: respond.<option>: got …, expected …)
     parser.add_argument("--per-flow", metavar=choices_metavar(RULES), default=DEFAULT_RULE,
@@ -119,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.stored_runs.select import SelectionOptions
 
     given = given_options(args)
+    refuse_foreign_out(args.out, "import-runs", force=args.force, writes=WRITES)
     options = SelectionOptions(rule=given["per_flow"], min_accuracy=given.get("min_accuracy"),
                                max_items=given.get("max_items"), deduplicate=not args.keep_duplicates,
                                seed=given["seed"])
@@ -127,11 +133,12 @@ def run(args: argparse.Namespace) -> int:
     for line in source_summary(source, matrices):
         print(printable(line))
     selected, options, coverage = select_field(matrices, options)
+    out = claim_out(args.out, "import-runs", force=args.force, writes=WRITES)
     if coverage is not None:
         print(printable(coverage.summary()))
     for matrix, selection in selected:
         field = coverage.record(matrix.dataset) if coverage is not None else None
-        folder = write_selection(args.out, matrix, selection, options, source, field)
+        folder = write_selection(out, matrix, selection, options, source, field)
         n, m = selection.responses.shape
         print(printable(f"{matrix.dataset}: {n} respondents x {m} items from {len(matrix.runs)} runs "
                         f"({options.rule}) -> {folder}"))
