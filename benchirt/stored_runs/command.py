@@ -35,7 +35,9 @@ exports), respondents.csv (run id, flow id and name, setup id, uploader, accurac
 winners_curse.csv and import.json (the rule, every count and every skipped run).
 
 Selection (--per-flow): 'best-held-out' (default) chooses each flow's best run on the even folds
-and keeps the odd folds' rows as items, so no row both chooses and scores; 'best', 'median' and
+and keeps the odd folds' rows as items, so no row both chooses and scores — only when some flow has
+several runs: with one run per flow there is nothing to choose and every row stays an item (the
+console and import.json's rule_applied say which); 'best', 'median' and
 'first' keep one run per flow chosen on all rows; 'all' keeps every run. Runs below the accuracy
 floor are dropped (default 1/number of classes), identical response patterns are kept once
 (--keep-duplicates keeps them), --max-items keeps a stratified sample of items. Every count is
@@ -141,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         folder = write_selection(out, matrix, selection, options, source, field)
         n, m = selection.responses.shape
         print(printable(f"{matrix.dataset}: {n} respondents x {m} items from {len(matrix.runs)} runs "
-                        f"({options.rule}) -> {folder}"))
+                        f"({selection.rule_applied}) -> {folder}"))
         for line in matrix.notes + selection.notes:
             if coverage is None or line != coverage.summary():  # printed once above
                 print(printable(f"  {line}"))
