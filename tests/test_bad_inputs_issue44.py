@@ -13,8 +13,10 @@ from benchirt.cli import main
 from benchirt.irt.simulate import simulate_responses
 from benchirt.pipeline.run import load_run
 from benchirt.safe_text import MAX_NAME_LENGTH, name_problem
+from benchirt.stored_runs.folder import read_runs_folder
 from benchirt.stored_runs.matrices import read_matrix_csv
 from benchirt.stored_runs.select import NOTHING_TO_CHOOSE, SelectionOptions, select
+from runs_samples import write_small_task
 
 ITEMS = [str(i) for i in range(30)]
 
@@ -85,7 +87,7 @@ def _shown(name: str) -> str:
     return repr(name.replace("\x1b", "\\x1b").replace("\x07", "\\x07")[:80])
 
 
-@pytest.mark.parametrize("case", ["escape", "long"])  # a trailing space: the matrix reader's fields are stripped
+@pytest.mark.parametrize("case", sorted(BAD_NAMES))
 def test_irt_refuses_a_bad_respondent_name_naming_its_row(tmp_path, capsys, case):
     name, problem = BAD_NAMES[case]
     sim = simulate_responses(12, 10, model="1PL", seed=1).responses
@@ -108,6 +110,20 @@ def test_rate_refuses_a_bad_classifier_name_naming_its_row(tmp_path, capsys, cas
     assert capsys.readouterr().err == (f"benchirt rate: error: {scores}: classifier {_shown(name)} (data row 2) "
                                        f"{problem}; rename it where the scores are written\n")
     assert not (tmp_path / "rate").exists()
+
+
+def test_a_run_whose_description_gives_a_flow_name_with_a_control_character_is_skipped(tmp_path):
+    """XML carries a tab or a right-to-left override (U+202E) in a flow name: that run only is skipped."""
+    root = tmp_path / "study"
+    write_small_task(root, 7, 40, "diabetes", (1, 2, 3, 4))
+    for run, name in (("3", "flow&#9;tab"), ("4", "flow\u202e(1)")):
+        path = root / "runs" / run / "description.xml"
+        path.write_text(path.read_text(encoding="utf-8").replace(f"flow-{int(run) - 1}", name), encoding="utf-8")
+    [matrix] = read_runs_folder(root)
+    assert list(matrix.runs["run_id"]) == [1, 2]  # the other runs kept
+    assert matrix.source_skipped == [
+        "run folder 3: its flow name 'flow\\ttab' holds the control character \\x09; it cannot name a respondent",
+        "run folder 4: its flow name 'flow\\\\u202e(1)' holds the control character \\u202e; it cannot name a respondent"]
 
 
 def test_a_stage_that_skips_every_dataset_makes_the_run_exit_1_naming_it(tmp_path, capsys):

@@ -176,7 +176,7 @@ def _first_fields(path: Path, width: int, header: bool) -> list[str] | None:
             fields = line.count(",") + 1
             if fields != width:
                 _ragged(path, number, fields, width, header)
-            names.append(line.partition(",")[0].strip())
+            names.append(line.partition(",")[0])  # as written: a space around a name is refused, not dropped
     if not names:
         raise DataError(f"{path}: no respondent rows under the header")
     return names
