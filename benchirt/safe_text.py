@@ -11,12 +11,21 @@ comment or autolink (followed by a letter, ``/``, ``!`` or ``?``: CommonMark's r
 so the raw file reads as it renders. It escapes a ``]`` followed by ``(``, ``[`` or ``:`` (``\\]``), so no link,
 image or link definition can be formed from a name (``[x](javascript:alert(1))``); an interval ``[0.2, 0.4]``
 stays as written. The HTML report escapes through :func:`html.escape` already.
+
+A name that identifies a respondent (a classifier, a flow) is data: it is compared across datasets and stages, so
+one that differs from what it looks like is refused where it enters (:func:`name_problem`, used by
+:func:`benchirt.stored_runs.matrices.read_matrix_csv`, :func:`benchirt.irt.matrix_file.read_responses_csv` and
+:func:`benchirt.rating.scores.validate_scores`): a leading or trailing space, a control or format character
+(a tab, a line break, ``\\x1b``), or more than :data:`MAX_NAME_LENGTH` characters.
 """
 from __future__ import annotations
 
 import re
 import unicodedata
 
+#: The most characters a respondent, flow or classifier name may have (OpenML's longest flow names in the
+#: shared stored runs have 519).
+MAX_NAME_LENGTH = 1024
 #: Whitespace control characters that text keeps.
 _KEPT = frozenset("\n\t")
 #: A ``<`` that Markdown could read as the start of raw HTML or an autolink.
@@ -49,3 +58,25 @@ def _escaped_bracket(match: re.Match) -> str:
 def _escape(ch: str) -> str:
     code = ord(ch)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a respondent, flow or classifier (a phrase such as ``"ends with a space"``), or None.
+
+    Examples
+    --------
+    >>> name_problem("x ") , name_problem("svm\\x07"), name_problem("x" * 1025), name_problem("weka.J48(1)")
+    ('ends with a space', 'holds the control character \\\\x07', 'is 1,025 characters long, more than the 1,024 a name may have', None)
+    """
+    if len(name) > MAX_NAME_LENGTH:
+        return f"is {len(name):,} characters long, more than the {MAX_NAME_LENGTH:,} a name may have"
+    control = next((ch for ch in name if unicodedata.category(ch) in ("Cc", "Cf")), None)
+    if control is not None:
+        return f"holds the control character {_escape(control)}"
+    if not name.strip():
+        return "is empty"
+    if name != name.lstrip():
+        return "begins with a space"
+    if name != name.rstrip():
+        return "ends with a space"
+    return None

@@ -18,9 +18,9 @@ def test_datasets_command_writes_the_metadata_table(tmp_path, capsys):
 
 
 def test_a_broken_file_is_listed_with_its_problem_and_the_rest_still_load(tmp_path):
-    (tmp_path / "good.csv").write_text("a,y\n1,p\n2,q\n3,p\n")
-    (tmp_path / "broken.csv").write_text("a,b,y\n1,2,p\n2,3,q\n3,")
-    (tmp_path / "single.csv").write_text("a,y\n1,p\n2,p\n")
+    (tmp_path / "good.csv").write_text("a,class\n1,p\n2,q\n3,p\n")
+    (tmp_path / "broken.csv").write_text("a,b,class\n1,2,p\n2,3,q\n3,")
+    (tmp_path / "single.csv").write_text("a,class\n1,p\n2,p\n")
     table = describe_suite(str(tmp_path)).set_index("dataset")
     assert "truncated" in table.loc["broken", "problem"]
     assert pd.isna(table.loc["broken", "n_instances"])

@@ -21,8 +21,8 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 
 # --- targets ---------------------------------------------------------------------------------
 
-def test_csv_target_defaults_to_the_last_column_and_labels_become_strings(tmp_path):
-    path = write(tmp_path, "toy.csv", "a,b,label\n1,x,0\n2,y,1\n3,x,1\n4,y,0\n")
+def test_csv_target_is_the_class_column_and_labels_become_strings(tmp_path):
+    path = write(tmp_path, "toy.csv", "Class,a,b\n0,1,x\n1,2,y\n1,3,x\n0,4,y\n")  # first, any case
     ds = load_file(path)
     assert ds.name == "toy"
     assert list(ds.X.columns) == ["a", "b"]
@@ -30,7 +30,22 @@ def test_csv_target_defaults_to_the_last_column_and_labels_become_strings(tmp_pa
     assert isinstance(ds.X["b"].dtype, pd.CategoricalDtype)
     assert list(ds.y.cat.categories) == ["0", "1"]
     assert ds.y.tolist() == ["0", "1", "1", "0"]
-    assert ds.extra["target"] == "label"
+    assert ds.extra["target"] == "Class"
+    assert load_file(write(tmp_path, "t.csv", "a,target,b\n1,p,2\n2,q,3\n")).extra["target"] == "target"
+
+
+def test_a_table_without_a_class_or_target_column_is_refused_with_its_columns(tmp_path):
+    """Issue 44: the last column is never taken as the class (a numeric one with 7 values would be 7 classes)."""
+    path = write(tmp_path, "toy.csv", "label,a,b\nyes,1,5\nno,2,6\nyes,3,7\n")
+    with pytest.raises(DataError) as caught:
+        load_file(path)
+    assert str(caught.value) == (
+        f"{path}: which column is the class? no column is named class or target (columns: 'label', 'a', 'b'); name "
+        "the class column 'class' or give its name as the dataset's target in a suite file (target: COLUMN)")
+    both = write(tmp_path, "both.csv", "class,target,a\n1,2,3\n2,1,3\n")
+    with pytest.raises(DataError, match=r"columns 'class', 'target' both name it \(columns: 'class', 'target', 'a'\)"):
+        load_file(both)
+    assert load_file(path, target="label").extra["target"] == "label"  # a suite file's target: read
 
 
 def test_target_not_the_last_column(tmp_path):
@@ -54,7 +69,7 @@ def test_arff_target_override(tmp_path, arff_samples):
 
 
 def test_continuous_target_is_refused(tmp_path):
-    path = write(tmp_path, "reg.csv", "a,y\n1,0.5\n2,1.25\n")
+    path = write(tmp_path, "reg.csv", "a,class\n1,0.5\n2,1.25\n")
     with pytest.raises(DataError, match="regression target"):
         load_file(path)
 
@@ -81,7 +96,7 @@ def test_identifier_entirely_missing_and_constant_columns_are_dropped_with_reaso
 
 
 def test_missing_values_in_numeric_and_nominal_features_are_kept_as_nan(tmp_path):
-    path = write(tmp_path, "m.csv", "n,c,y\n1,a,p\n?,b,q\n3,,p\n4,a,q\n")
+    path = write(tmp_path, "m.csv", "n,c,class\n1,a,p\n?,b,q\n3,,p\n4,a,q\n")
     ds = load_file(path)
     assert ds.X["n"].isna().tolist() == [False, True, False, False]
     assert ds.X["c"].isna().tolist() == [False, False, True, False]
@@ -89,7 +104,7 @@ def test_missing_values_in_numeric_and_nominal_features_are_kept_as_nan(tmp_path
 
 
 def test_single_class_dataset_loads_but_is_flagged(tmp_path):
-    path = write(tmp_path, "one.csv", "a,b,y\n1,5,only\n2,6,only\n3,7,only\n")
+    path = write(tmp_path, "one.csv", "a,b,class\n1,5,only\n2,6,only\n3,7,only\n")
     ds = load_file(path)
     assert ds.n_classes == 1
     assert "single class" in ds.skip_reason
@@ -97,7 +112,7 @@ def test_single_class_dataset_loads_but_is_flagged(tmp_path):
 
 
 def test_dataset_without_usable_features_is_flagged(tmp_path):
-    path = write(tmp_path, "flat.csv", "a,b,y\n1,,p\n1,,q\n1,,p\n")
+    path = write(tmp_path, "flat.csv", "a,b,class\n1,,p\n1,,q\n1,,p\n")
     ds = load_file(path)
     assert ds.X.shape[1] == 0
     assert "no usable feature" in ds.skip_reason
@@ -141,7 +156,7 @@ def test_missing_file(tmp_path):
 
 def test_latin1_csv(tmp_path):
     path = tmp_path / "l.csv"
-    path.write_bytes("city,y\nM\xfcnchen,a\nParis,b\nM\xfcnchen,b\n".encode("latin-1"))
+    path.write_bytes("city,class\nM\xfcnchen,a\nParis,b\nM\xfcnchen,b\n".encode("latin-1"))
     ds = load_file(path)
     assert ds.X["city"].tolist() == ["München", "Paris", "München"]
     assert any("latin-1" in n for n in ds.extra["notes"])
@@ -164,7 +179,7 @@ def test_large_csv_loads_with_compact_dtypes(tmp_path):
     n = 150_000
     frame = pd.DataFrame({f"x{i}": rng.normal(size=n).round(3) for i in range(4)})
     frame["colour"] = rng.choice(["red", "green", "blue"], size=n)
-    frame["y"] = rng.integers(0, 3, size=n)
+    frame["class"] = rng.integers(0, 3, size=n)
     path = tmp_path / "big.csv"
     frame.to_csv(path, index=False)
     ds = load_file(path)
@@ -240,16 +255,16 @@ def test_metadata_counts_pandas_string_columns_as_categorical():
 def test_tsv_and_gzipped_csv(tmp_path):
     import gzip
 
-    tsv = write(tmp_path, "t.tsv", "a\tb\ty\n1\tx\tp\n2\ty\tq\n")
+    tsv = write(tmp_path, "t.tsv", "a\tb\tclass\n1\tx\tp\n2\ty\tq\n")
     assert load_file(tsv).X.shape == (2, 2)
     gz = tmp_path / "c.csv.gz"
-    gz.write_bytes(gzip.compress(b"a,y\n1,p\n2,q\n"))
+    gz.write_bytes(gzip.compress(b"a,class\n1,p\n2,q\n"))
     ds = load_file(gz)
     assert ds.name == "c" and ds.y.tolist() == ["p", "q"]
 
 
 def test_target_missing_everywhere_leaves_an_empty_flagged_dataset(tmp_path):
-    path = write(tmp_path, "none.csv", "a,b,y\n1,x,?\n2,y,?\n")
+    path = write(tmp_path, "none.csv", "a,b,class\n1,x,?\n2,y,?\n")
     ds = load_file(path)
     assert ds.n_instances == 0 and ds.extra["dropped_rows"] == [0, 1]
     assert "no rows" in ds.skip_reason

@@ -19,7 +19,7 @@ def folder(tmp_path, arff_samples) -> Path:
     """A folder with two data files and a README."""
     data = tmp_path / "data"
     data.mkdir()
-    (data / "b-table.csv").write_text("x,label\n1,p\n2,q\n3,p\n")
+    (data / "b-table.csv").write_text("x,class\n1,p\n2,q\n3,p\n")
     (data / "a-quirks.arff").write_text((arff_samples / "weka_quirks.arff").read_text())
     (data / "README.txt").write_text("not data")
     return data
@@ -152,7 +152,7 @@ def test_list_form_concatenates_and_drops_exact_repeats(folder):
 
 def test_two_different_datasets_with_one_name_are_refused(folder, tmp_path):
     other = tmp_path / "b-table.csv"
-    other.write_text("x,label\n5,p\n6,q\n")
+    other.write_text("x,class\n5,p\n6,q\n")
     with pytest.raises(DataError, match="two different datasets are named 'b-table'"):
         resolve_suite([str(folder / "b-table.csv"), str(other)])
 
@@ -230,7 +230,7 @@ def test_file_fingerprint_is_the_sha256_of_the_bytes_and_is_hashed_once(folder, 
     assert spec.fingerprint() == expected
     assert spec.fingerprint() == expected
     assert len(calls) <= 1  # 0 when an earlier test already hashed this very file version
-    path.write_text("x,label\n1,p\n2,q\n3,q\n")
+    path.write_text("x,class\n1,p\n2,q\n3,q\n")
     os.utime(path, ns=(1, 1))
     assert spec.fingerprint() == f"sha256:{hashlib.sha256(path.read_bytes()).hexdigest()}" != expected
 

@@ -26,6 +26,7 @@ ENTRY_POINTS = {
     "benchirt.stored_runs.predictions": ["read_predictions"],
     "benchirt.pipeline.config": ["load_config"],
     "benchirt.pipeline.registry": ["stage"],
+    "benchirt.out_folder": ["claim_out"],
 }
 
 OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE

@@ -38,8 +38,8 @@ def test_a_non_empty_folder_that_is_not_a_run_is_refused_and_nothing_is_written(
     before = _snapshot(users_folder)
     assert main(["run", str(config), "--out", str(users_folder), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err == (f"benchirt run: error: --out {users_folder} is not empty and is not a benchirt run (it holds "
-                   "data.csv, notes.txt); give a new or empty folder, or add --force to write the run beside those "
+    assert err == (f"benchirt run: error: --out {users_folder} is not empty and was not written by `benchirt run` (it "
+                   "holds data.csv, notes.txt); give a new or empty folder, or add --force to write beside those "
                    "files\n")
     assert _snapshot(users_folder) == before
 
@@ -50,7 +50,8 @@ def test_the_parent_folder_is_refused(config, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path / "sub")
     before = _snapshot(tmp_path)
     assert main(["run", str(config), "--out", "..", "--quiet"]) == 2
-    assert capsys.readouterr().err.startswith("benchirt run: error: --out .. is not empty and is not a benchirt run")
+    assert capsys.readouterr().err.startswith(
+        "benchirt run: error: --out .. is not empty and was not written by `benchirt run`")
     assert _snapshot(tmp_path) == before
 
 
@@ -73,8 +74,8 @@ def test_force_never_overwrites_a_file_of_a_name_the_run_writes(config, users_fo
     before = _snapshot(users_folder)
     assert main(["run", str(config), "--out", str(users_folder), "--quiet", "--force"]) == 2
     assert capsys.readouterr().err == (
-        f"benchirt run: error: --out {users_folder} is not a benchirt run and holds {own}, which a run writes; benchirt "
-        "never overwrites files it did not write — give a new or empty folder\n")
+        f"benchirt run: error: --out {users_folder} was not written by `benchirt run` and holds {own}, which "
+        "`benchirt run` writes; benchirt never overwrites files it did not write — give a new or empty folder\n")
     assert _snapshot(users_folder) == before
 
 

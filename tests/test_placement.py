@@ -273,10 +273,11 @@ def test_plan_and_predict_commands(shared_data, tmp_path, capsys):
                  "--observed", str(tmp_path / "obs.csv")]) == 0
     continued = pd.read_csv(out / "plan.csv")
     assert continued["dataset"].tolist()[:3] == plan["dataset"].tolist() and len(continued) == 5
-    assert main(["predict", str(reference), "--observed", str(tmp_path / "obs.csv"), "--out", str(out),
+    predictions = tmp_path / "predictions"  # a folder of its own: plan's is not predict's
+    assert main(["predict", str(reference), "--observed", str(tmp_path / "obs.csv"), "--out", str(predictions),
                  "--exclude", "MLPClassifier"]) == 0
-    predicted = pd.read_csv(out / "predicted.csv")
-    standing = pd.read_csv(out / "standing.csv")
+    predicted = pd.read_csv(predictions / "predicted.csv")
+    standing = pd.read_csv(predictions / "standing.csv")
     assert predicted["observed"].sum() == 3 and len(predicted) == 50
     assert list(standing.columns[:4]) == ["classifier", "rank", "rank_low", "rank_high"] and "mean_rank" in standing
     assert "rank" in capsys.readouterr().out
@@ -297,7 +298,8 @@ def test_scores_on_another_scale_are_reported(shared_data, tmp_path, capsys):
     assert f"letter: 0.5, pool {letter.min():.4g} to {letter.max():.4g}" in note
     accuracies.to_csv(tmp_path / "acc.csv", index=False)
     for command in (["predict"], ["plan", "--budget", "3"]):
-        assert main([*command, str(reference), "--observed", str(tmp_path / "acc.csv"), "--out", str(tmp_path)]) == 0
+        assert main([*command, str(reference), "--observed", str(tmp_path / "acc.csv"), "--out",
+                     str(tmp_path / command[0])]) == 0
         out = capsys.readouterr().out
         assert "warning: acc: 2 of 2 observed scores" in out and "not accuracies" in out
 

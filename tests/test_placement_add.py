@@ -171,16 +171,17 @@ def test_a_run_without_stored_splits_is_refused(run_dir, tmp_path, capsys):
 
 
 def test_plan_and_predict_read_a_run_directory(run_dir, tmp_path):
-    assert main(["plan", str(run_dir), "--budget", "2", "--out", str(tmp_path), "--exclude", "svc"]) == 0
-    plan = pd.read_csv(tmp_path / "plan.csv")
+    assert main(["plan", str(run_dir), "--budget", "2", "--out", str(tmp_path / "plan"), "--exclude", "svc"]) == 0
+    plan = pd.read_csv(tmp_path / "plan" / "plan.csv")
     assert len(plan) == 2 and set(plan["dataset"]) <= {"iris", "wine", "wdbc"}
     from benchirt.placement import load_calibration
 
     scores = load_calibration(run_dir).scores
     truth = scores["svc"].loc[plan["dataset"]]
     pd.DataFrame({"classifier": "svc_new", "dataset": truth.index, "score": truth.to_numpy()}).to_csv(tmp_path / "obs.csv", index=False)
-    assert main(["predict", str(run_dir), "--observed", str(tmp_path / "obs.csv"), "--out", str(tmp_path), "--exclude", "svc"]) == 0
-    predicted = pd.read_csv(tmp_path / "predicted.csv")
+    assert main(["predict", str(run_dir), "--observed", str(tmp_path / "obs.csv"), "--out", str(tmp_path / "predict"),
+                 "--exclude", "svc"]) == 0
+    predicted = pd.read_csv(tmp_path / "predict" / "predicted.csv")
     assert predicted["observed"].sum() == 2 and len(predicted) == 3
 
 

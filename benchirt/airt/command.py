@@ -14,6 +14,7 @@ from benchirt.airt.config import COMPAT_MODES, COMPAT_RANGES, POLYTOMOUS_MODES, 
 from benchirt.errors import ConfigError
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json
 from benchirt.options import choices_metavar, from_arguments
+from benchirt.out_folder import add_force_option, claim_out, refuse_foreign_out
 
 if TYPE_CHECKING:
     from benchirt.airt.analysis import AIRTResult
@@ -21,6 +22,10 @@ if TYPE_CHECKING:
 #: The options whose text is read as :attr:`AIRTConfig.OPTIONS` declares it (each ``dest`` is the field's name).
 ARGUMENTS = ("epsilon", "epsilons", "logit_epsilon", "spline_lam", "compat", "compat_range", "polytomous",
              "polytomous_levels")
+
+#: What the command may write into --out (a file of such a name that it did not write is never replaced).
+WRITES = ("algorithms.csv", "datasets.csv", "goodness.csv", "latent_curves.csv", "strengths.csv", "portfolio.csv",
+          "predicted.csv", "polytomous.csv", "fit.json", "plots")
 
 DESCRIPTION = """\
 Algorithmic IRT (AIRT, Kandanaarachchi & Smith-Miles): datasets/problem instances are the respondents,
@@ -46,6 +51,7 @@ def register(subparsers) -> None:
     parser.add_argument("--aslib", metavar="SCENARIO_DIR", help="read an ASlib scenario folder instead of PERF.csv")
     parser.add_argument("--measure", help="ASlib performance measure (default: the scenario's first)")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    add_force_option(parser)
     parser.add_argument("--lower-is-better", "--minimize", dest="lower_is_better", action="store_true",
                         help="smaller values are better (runtimes, PAR10, errors); implies --rescale")
     parser.add_argument("--rescale", action="store_true",
@@ -91,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if (args.perf is None) == (args.aslib is None):
         raise ConfigError("give either PERF.csv or --aslib SCENARIO_DIR (exactly one)")
     config = AIRTConfig(**from_arguments(AIRTConfig.OPTIONS, {key: getattr(args, key) for key in ARGUMENTS}))
+    refuse_foreign_out(args.out, "airt", force=args.force, writes=WRITES)
     input_notes: list[str] = []
     if args.aslib is not None:
         scenario = load_aslib(args.aslib, args.measure, transform=args.transform)
@@ -106,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
                                f"({'lower is better' if args.lower_is_better else 'higher is better'}, "
                                f"transform {args.transform})")
     result = fit_airt(perf, config)
-    write_result(result, Path(args.out), source=source, input_notes=input_notes, plots=args.plots)
+    write_result(result, claim_out(args.out, "airt", force=args.force, writes=WRITES), source=source, input_notes=input_notes, plots=args.plots)
     print(result.summary())
     for note in input_notes:
         print(f"input: {note}")

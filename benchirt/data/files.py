@@ -2,9 +2,11 @@
 
 The format comes from the suffix (``.arff``, ``.csv``, ``.tsv``, ``.parquet``/``.pq``, each
 optionally followed by ``.gz`` except parquet); anything else is a
-:class:`~benchirt.errors.DataError`. The target is the ``target`` column when given, else the
-last column (ARFF: the last attribute, which must then be nominal: a numeric one is refused rather
-than read as hundreds of classes). Cleaning follows :mod:`benchirt.data.cleaning`.
+:class:`~benchirt.errors.DataError`. The target is the ``target`` column when given (by a suite file or
+manifest), else — ARFF: the last attribute, which must then be nominal (a numeric one is refused rather
+than read as hundreds of classes); CSV, TSV and parquet: the column named ``class`` or ``target`` (any
+case, :data:`TARGET_NAMES`). A table with neither is refused with its columns listed, never read with its
+last column as the class (a numeric column of 7 values would be 7 classes). Cleaning follows :mod:`benchirt.data.cleaning`.
 CSV files are read by pandas' C parser with ``?``, empty and the usual NA spellings as
 missing values; UTF-8 is tried first, then latin-1.
 """
@@ -24,6 +26,8 @@ from benchirt.data.dataset import Dataset
 from benchirt.errors import DataError
 from benchirt.sniff import check_text_table
 
+#: The column names a table's class is recognised by when no target is given (compared in lower case).
+TARGET_NAMES = ("class", "target")
 #: Recognised suffixes (lower case, ``.gz`` stripped) → format.
 FORMATS = {".arff": "arff", ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet"}
 
@@ -102,11 +106,26 @@ def load_file(
         frame, notes = _read_delimited(path, "\t" if fmt == "tsv" else ",")
     if len(frame) == 0:
         raise DataError(f"{path}: the file has a header but no data rows")
+    if fmt != "arff" and target is None:
+        target = _named_target(frame, path)
     return prepare_dataset(
         frame, name=name or dataset_name(path), where=str(path), target=target,
         source=f"file:{path}", openml_id=openml_id, task_id=task_id, ignore=ignore,
         text_columns=text_columns, notes=notes, extra=extra,
     )
+
+
+def _named_target(frame: pd.DataFrame, path: Path) -> str:
+    """The column of a table without a declared target that is named ``class`` or ``target`` (any case), else a
+    :class:`~benchirt.errors.DataError` listing the columns and the ways to name the target."""
+    named = [str(c) for c in frame.columns if str(c).strip().lower() in TARGET_NAMES]
+    if len(named) == 1:
+        return named[0]
+    columns = [str(c) for c in frame.columns]
+    shown = ", ".join(repr(c) for c in columns[:12]) + (f" and {len(columns) - 12} more" if len(columns) > 12 else "")
+    found = f"columns {', '.join(repr(c) for c in named)} both name it" if named else "no column is named class or target"
+    raise DataError(f"{path}: which column is the class? {found} (columns: {shown}); name the class column 'class' "
+                    "or give its name as the dataset's target in a suite file (target: COLUMN)")
 
 
 def _check_arff_class(arff, target: str | None, path: Path) -> None:

@@ -12,9 +12,14 @@ from typing import TYPE_CHECKING
 from benchirt.errors import ConfigError, DataError
 from benchirt.irt.config import ABILITY_METHODS, MODELS, IRTConfig
 from benchirt.options import from_arguments
+from benchirt.out_folder import add_force_option, claim_out, refuse_foreign_out
 
 if TYPE_CHECKING:
     import pandas as pd
+
+#: What the command may write into --out (a file of such a name that it did not write is never replaced).
+WRITES = ("items.csv", "abilities.csv", "scoring_items.csv", "fit.json", "model_comparison.csv", "icc.png",
+          "ccc_*.png", "parameters.png")
 
 DESCRIPTION = """\
 Estimate item parameters (discrimination a, difficulty b, guessing c; P = c + (1-c)/(1+exp(-a(θ-b))))
@@ -77,6 +82,7 @@ def _add_score_options(parser: argparse.ArgumentParser, scoring: bool = False) -
     """The options scoring on frozen items reads (shared by the fit's parser and :func:`score_parser`, where
     ``--items`` is required)."""
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    add_force_option(parser)
     parser.add_argument("--ability", metavar="{" + ",".join(ABILITY_METHODS) + "}", default="EAP",
                         help="ability estimator (default EAP)")
     parser.add_argument("--items", metavar="ITEMS.csv", required=scoring,
@@ -171,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
                        refine_quadrature=not grid,
                        **from_arguments(IRTConfig.OPTIONS, {"max_iter": args.max_iter, "starts": args.starts, **grid}))
     responses_path, scoring = _responses_argument(args)
+    refuse_foreign_out(args.out, "irt", force=args.force, writes=WRITES)
     responses = read_responses_csv(responses_path, header=not args.no_header)
     if scoring:
         return _score(args, responses_path, responses, config)
@@ -183,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     table = scorer.ability_table(responses, config.ability)
     item_theta = table if scorer is fit else fit.ability_table(responses, config.ability)
     fit_table = item_fit(fit, responses, theta=item_theta["theta"].to_numpy())
-    out = Path(args.out)
+    out = claim_out(args.out, "irt", force=args.force, writes=WRITES)
     atomic_write_csv(out / "items.csv", fit.items.join(fit_table).reset_index())
     atomic_write_csv(out / "abilities.csv", table.reset_index())
     if scorer is not fit:  # the frozen items new respondents are scored on (benchirt irt score)
@@ -230,7 +237,7 @@ def _score(args: argparse.Namespace, responses_path: str, responses: pd.DataFram
         table = score_frozen(items, responses, config.ability, config)
     except DataError as exc:
         raise DataError(f"{responses_path}: {exc}") from None
-    out = Path(args.out)
+    out = claim_out(args.out, "irt", force=args.force, writes=WRITES)
     atomic_write_csv(out / "abilities.csv", table.reset_index())
     print(f"scored {len(table)} respondents on {len(items)} frozen items of {args.items} ({config.ability}; not refitted)")
     print(f"wrote {out / 'abilities.csv'}")

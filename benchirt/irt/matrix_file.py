@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from benchirt.errors import DataError
+from benchirt.safe_text import name_problem, printable
 from benchirt.sniff import check_text_table
 
 #: What a 0/1 answer looks like in a CSV field.
@@ -74,7 +75,18 @@ def read_responses_csv(path: str | Path, header: bool = True) -> pd.DataFrame:
         rows = [i + 1 for i in np.flatnonzero(frame.index == name)[:2]]
         raise DataError(f"{path}: respondent {name!r} appears twice (data rows {rows[0]} and {rows[1]}); "
                         "give every respondent a unique name in the first column")
+    _check_respondent_names(path, frame.index)
     return frame
+
+
+def _check_respondent_names(path: Path, names: pd.Index) -> None:
+    """Refuse a respondent name :func:`benchirt.safe_text.name_problem` refuses (a trailing space, a control
+    character, too long), naming its data row."""
+    for row, name in enumerate(names, 1):
+        problem = name_problem(name) if isinstance(name, str) else None
+        if problem:
+            raise DataError(f"{path}: respondent {printable(name[:80])!r} (data row {row}) {problem}; rename it in "
+                            "the first column")
 
 
 def _first_row(path: Path) -> list[str]:
@@ -164,7 +176,7 @@ def _first_fields(path: Path, width: int, header: bool) -> list[str] | None:
             fields = line.count(",") + 1
             if fields != width:
                 _ragged(path, number, fields, width, header)
-            names.append(line.partition(",")[0].strip())
+            names.append(line.partition(",")[0])  # as written: a space around a name is refused, not dropped
     if not names:
         raise DataError(f"{path}: no respondent rows under the header")
     return names

@@ -30,7 +30,8 @@ execution.retries retries, and a rerun does not try it again unless --retry-fail
 datasets finish either way. A configured classifier whose fit fails on a dataset is left out of that
 dataset and named at the end of the run, in the manifest, summary.md and the report; --strict (or
 execution.strict: true) fails the dataset instead. Exit status: 0 when everything asked for is in the
-results, 1 when something failed or a classifier was left out, 2 on a bad config or --out.
+results, 1 when something failed, a classifier was left out or a stage has no result at all (it skipped
+every dataset, or could not run: named at the end), 2 on a bad config or --out.
 
 Writes DIR/manifest.json, DIR/config.yaml, DIR/artifacts/<stage>/..., DIR/report.html and
 DIR/summary.md (default DIR: the config's `out`, else runs/<config name>)."""

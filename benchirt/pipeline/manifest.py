@@ -189,6 +189,11 @@ class Manifest:
         entry = self.entry(stage)
         return entry["key"] if entry.get("status") in PRESENT else None
 
+    def stages_without_result(self) -> list[str]:
+        """The stages asked for that have no result at all: every dataset skipped, the stage could not run, or (in a
+        finished run) it never started for want of input."""
+        return [stage for stage, report in self.stages.items() if report.get("status") in ("skipped", "pending")]
+
     def problems(self) -> dict[str, dict[str, str]]:
         """Dataset -> {stage: "status: reason"} of every per-dataset result skipped or failed."""
         found: dict[str, dict[str, str]] = {}

@@ -86,8 +86,9 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
     -------
     RunOutcome
         ``exit_code`` is 0 when everything asked for is in the results, 1 when some dataset or stage
-        failed after its retries or a configured classifier was left out of some dataset because its
-        fit failed (skips, which are the data's fault, do not count).
+        failed after its retries, a configured classifier was left out of some dataset because its
+        fit failed, or a stage has no result at all (it skipped every dataset, or could not run: a skip
+        of some datasets, which is the data's fault, does not count).
     """
     run_dir = Path(out) if out is not None else default_run_dir(config)
     executor = make_executor(config.execution, client) if not explain else _NoExecutor()
@@ -105,7 +106,8 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
             _Pipeline(config, run, executor.parallel).execute()
     finally:
         executor.close()
-    incomplete = any(report.failed or report.left_out for report in run.stage_reports.values())
+    incomplete = any(report.failed or report.left_out for report in run.stage_reports.values()) or (
+        not explain and bool(run.manifest.stages_without_result()))
     return RunOutcome(run_dir, run.manifest, 1 if incomplete else 0)
 
 

@@ -466,8 +466,11 @@ class Run:
     def finish(self, status: str | None = None) -> None:
         failed = any(r.failed for r in self.stage_reports.values())
         left_out = any(r.left_out for r in self.stage_reports.values())
+        empty = [] if self.explain else self.manifest.stages_without_result()
         self.manifest.status = status or ("explained" if self.explain else "finished with failures" if failed
-                                             else "finished with classifiers left out" if left_out else "finished")
+                                             else "finished with classifiers left out" if left_out
+                                             else f"finished without a result from {', '.join(empty)}" if empty
+                                             else "finished")
         self._save_manifest()
         self.store.unlock()
 

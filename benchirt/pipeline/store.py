@@ -190,27 +190,14 @@ class ArtifactStore:
     def claim(self, force: bool = False) -> None:
         """Refuse a run directory that holds someone else's files, before anything is written.
 
-        A missing or empty folder, or a benchirt run (a manifest with ``benchirt_run``), is fine. A
-        non-empty folder that is not a run is refused unless ``force``; even then a file or folder of
-        that name among :data:`RUN_NAMES` (the user's own ``config.yaml``, ``summary.md``…) is refused,
-        since benchirt never overwrites what it did not write.
+        The one rule of every writing command (:func:`benchirt.out_folder.refuse_foreign_out`): a missing or
+        empty folder, or a benchirt run (a manifest with ``benchirt_run``), is fine; any other non-empty folder is
+        refused unless ``force``, and even then a file or folder of a name among :data:`RUN_NAMES` (the user's own
+        ``config.yaml``, ``summary.md``…) is refused, since benchirt never overwrites what it did not write.
         """
-        if not self.root.is_dir() or self.is_run():
-            return
-        try:
-            entries = sorted(entry.name for entry in self.root.iterdir() if entry.name != ".lock")
-        except OSError:
-            return  # unreadable: lock() reports it
-        if not entries:
-            return
-        if not force:
-            shown = ", ".join(entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
-            raise BenchirtError(f"--out {self.root} is not empty and is not a benchirt run (it holds {shown}); give a "
-                                "new or empty folder, or add --force to write the run beside those files")
-        clash = sorted(set(entries) & RUN_NAMES)
-        if clash:
-            raise BenchirtError(f"--out {self.root} is not a benchirt run and holds {', '.join(clash)}, which a run "
-                                "writes; benchirt never overwrites files it did not write — give a new or empty folder")
+        from benchirt.out_folder import refuse_foreign_out
+
+        refuse_foreign_out(self.root, "run", force=force, writes=RUN_NAMES, own=self.is_run())
 
     def is_run(self) -> bool:
         """Whether the folder holds a manifest written by ``benchirt run``."""

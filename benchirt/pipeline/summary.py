@@ -38,6 +38,10 @@ def format_summary(run_dir: str | Path, manifest: Manifest, glicko=None, top: in
     if glicko is not None:
         lines += _glicko_leaders(glicko, top)
     lines += _problem_lines(manifest)
+    empty = manifest.stages_without_result()
+    if empty and manifest.status != "explained":
+        lines.append(f"No result from the {', '.join(empty)} stage{'s' if len(empty) > 1 else ''} (skipped for "
+                     "every dataset; the reasons above): exit status 1")
     lines += left_out_lines(manifest)
     retry = retry_names(manifest)
     if retry and command:

@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from benchirt.errors import DataError
 from benchirt.io import atomic_write_csv
 from benchirt.options import choices_metavar, from_arguments, validated
+from benchirt.out_folder import add_force_option, claim_out, refuse_foreign_out
 
 #: The priors of :func:`benchirt.placement.model.fit_score_model` (not imported: the CLI starts without scipy).
 PRIORS = ("mixture", "gaussian")
+#: What each command may write into --out (a file of such a name that it did not write is never replaced).
+PLAN_WRITES = ("plan.csv",)
+PREDICT_WRITES = ("predicted.csv", "standing.csv")
 
 CALIBRATION_HELP = ("a benchirt run directory, a folder of decodIRT dataset folders with true_scores.csv, "
                     "or a long CSV dataset,classifier,score (as `benchirt rate` reads)")
@@ -59,6 +62,7 @@ def register(subparsers) -> None:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    add_force_option(parser)
     parser.add_argument("--exclude", nargs="+", default=[], metavar="NAME", help="leave these pool members out")
     # the values are read and checked by the model's declarations (placement.<option>: got …, expected …)
     parser.add_argument("--rank", metavar="R",
@@ -107,6 +111,7 @@ def run_plan(args: argparse.Namespace) -> int:
 
     from benchirt.placement.design import plan_datasets
 
+    refuse_foreign_out(args.out, "plan", force=args.force, writes=PLAN_WRITES)
     model = _model(args)
     done = pd.Series(dtype=float)
     if args.observed:
@@ -118,7 +123,7 @@ def run_plan(args: argparse.Namespace) -> int:
     plan = plan_datasets(model, args.budget, done, target=args.target)
     if args.observed:
         _warn_off_scale(model, observed)
-    out = Path(args.out)
+    out = claim_out(args.out, "plan", force=args.force, writes=PLAN_WRITES)
     atomic_write_csv(out / "plan.csv", plan)
     todo = plan[plan["status"] == "to run"]
     print(f"plan: run {len(todo)} of {len(model.datasets)} datasets ({len(done)} already observed): "
@@ -130,11 +135,12 @@ def run_plan(args: argparse.Namespace) -> int:
 def run_predict(args: argparse.Namespace) -> int:
     from benchirt.placement.predict import predict_new
 
+    refuse_foreign_out(args.out, "predict", force=args.force, writes=PREDICT_WRITES)
     model = _model(args)
     observed = read_observed(args.observed)
     predicted, standings = predict_new(model, observed)
     _warn_off_scale(model, observed)
-    out = Path(args.out)
+    out = claim_out(args.out, "predict", force=args.force, writes=PREDICT_WRITES)
     atomic_write_csv(out / "predicted.csv", predicted)
     atomic_write_csv(out / "standing.csv", standings)
     for row in standings.itertuples(index=False):

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
 from benchirt.options import choices_metavar, from_arguments
+from benchirt.out_folder import add_force_option, claim_out, refuse_foreign_out
 from benchirt.rating.config import GLICKO_MODES, RESAMPLING_MODES, STATS_MODES, VERDICT_METHODS, RatingConfig
 
 if TYPE_CHECKING:  # registering the command (``benchirt rate --help``) imports no statistics library
@@ -16,6 +17,9 @@ if TYPE_CHECKING:  # registering the command (``benchirt rate --help``) imports 
 
 #: The command's defaults are the options' (one source: :class:`RatingConfig`).
 DEFAULTS = RatingConfig()
+#: What the command may write into --out (a file of such a name that it did not write is never replaced).
+WRITES = ("leaderboard.csv", "pairwise.csv", "ratings.csv", "trajectory.csv", "order.txt", "permutation.csv",
+          "friedman.json", "nemenyi*.csv", "*.png")
 #: The options whose text is read as :attr:`RatingConfig.OPTIONS` declares it (each ``dest`` is the field's name).
 ARGUMENTS = ("n_permutations", "seed", "glicko", "n_bootstrap", "rope", "stats", "alpha", "verdict", "resampling",
              "tie_tolerance")
@@ -58,6 +62,7 @@ def register(subparsers) -> None:
     )
     parser.add_argument("scores", metavar="SCORES", help="folder of <dataset>/true_scores.csv or a long CSV")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    add_force_option(parser)
     parser.add_argument("--score", default=None, metavar="NAME",
                         help="score deciding the matches: for folders true_score (default), test_accuracy or "
                              "cv_accuracy; for a long CSV a column name (default: score)")
@@ -111,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
     config = RatingConfig(score=args.score or ("true_score" if Path(args.scores).is_dir() else "score"),
                           order=args.order, **from_arguments(RatingConfig.OPTIONS, {
                               key: getattr(args, key) for key in ARGUMENTS}))
+    refuse_foreign_out(args.out, "rate", force=args.force, writes=WRITES)
     scores = read_scores(args.scores, config.score)
     others = {name: read_scores(args.scores, name) for name in args.also}
     if args.benchirt_names:
@@ -119,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     compare = [name.strip() for name in args.compare.split(",") if name.strip()] if args.compare else None
     roles = artificial_roles(scores["classifier"].unique())
     result = rate(scores, config, other_scores=others, compare=compare, roles=roles)
-    out = Path(args.out)
+    out = claim_out(args.out, "rate", force=args.force, writes=WRITES)
     write_outputs(result, out, plots=args.plots)
     print(format_summary(result))
     for note in result.notes:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from benchirt.errors import ConfigError, DataError
+from benchirt.safe_text import name_problem, printable
 from benchirt.sniff import check_text_table
 
 #: File of a decodIRT dataset folder that holds each score.
@@ -126,6 +127,17 @@ def score_column(frame: pd.DataFrame, score: str = "true_score", where: str = "s
     )
 
 
+def _check_classifier_names(classifiers: pd.Series, where: str) -> None:
+    """Refuse a classifier name :func:`benchirt.safe_text.name_problem` refuses (a classifier ``'x '`` would be
+    another than ``'x'`` wherever names are compared), naming its row."""
+    for name in classifiers.unique():
+        problem = name_problem(name)
+        if problem:
+            first = int(np.flatnonzero(classifiers.to_numpy() == name)[0]) + 1
+            raise DataError(f"{where}: classifier {printable(name[:80])!r} (data row {first}) {problem}; rename it "
+                            "where the scores are written")
+
+
 def validate_scores(frame: pd.DataFrame, column: str = "score", where: str = "scores") -> pd.DataFrame:
     """Check a long scores table and return it as ``dataset, classifier, score`` (float).
 
@@ -144,10 +156,12 @@ def validate_scores(frame: pd.DataFrame, column: str = "score", where: str = "sc
         )
     if frame.empty:
         raise DataError(f"{where}: the scores table is empty")
+    classifiers = frame["classifier"].astype(str)
+    _check_classifier_names(classifiers, where)
     out = pd.DataFrame(
         {
             "dataset": frame["dataset"].astype(str).to_numpy(),
-            "classifier": frame["classifier"].astype(str).str.strip().to_numpy(),
+            "classifier": classifiers.to_numpy(),
             "score": pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float),
         }
     )

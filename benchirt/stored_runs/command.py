@@ -9,7 +9,11 @@ from __future__ import annotations
 import argparse
 from benchirt.errors import ConfigError, DataError
 from benchirt.options import choices_metavar, from_arguments, validated
+from benchirt.out_folder import add_force_option, claim_out, refuse_foreign_out
 from benchirt.safe_text import printable
+
+#: What the command may write into --out (a folder of that name that it did not write is never written into).
+WRITES = ("responses",)
 
 DESCRIPTION = """\
 Build response matrices from stored predictions instead of training classifiers.
@@ -31,7 +35,9 @@ exports), respondents.csv (run id, flow id and name, setup id, uploader, accurac
 winners_curse.csv and import.json (the rule, every count and every skipped run).
 
 Selection (--per-flow): 'best-held-out' (default) chooses each flow's best run on the even folds
-and keeps the odd folds' rows as items, so no row both chooses and scores; 'best', 'median' and
+and keeps the odd folds' rows as items, so no row both chooses and scores — only when some flow has
+several runs: with one run per flow there is nothing to choose and every row stays an item (the
+console and import.json's rule_applied say which); 'best', 'median' and
 'first' keep one run per flow chosen on all rows; 'all' keeps every run. Runs below the accuracy
 floor are dropped (default 1/number of classes), identical response patterns are kept once
 (--keep-duplicates keeps them), --max-items keeps a stratified sample of items. Every count is
@@ -48,6 +54,7 @@ def register(subparsers) -> None:
     parser.add_argument("source", metavar="SOURCE", nargs="+",
                         help="runs folder, respondents x items CSV file(s) or a folder of them, task id(s) or suite")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    add_force_option(parser)
     # the values are read and checked by the declarations of a respond section that imports runs
     # (ImportConfig: respond.<option>: got …, expected …)
     parser.add_argument("--per-flow", metavar=choices_metavar(RULES), default=DEFAULT_RULE,
@@ -119,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.stored_runs.select import SelectionOptions
 
     given = given_options(args)
+    refuse_foreign_out(args.out, "import-runs", force=args.force, writes=WRITES)
     options = SelectionOptions(rule=given["per_flow"], min_accuracy=given.get("min_accuracy"),
                                max_items=given.get("max_items"), deduplicate=not args.keep_duplicates,
                                seed=given["seed"])
@@ -127,14 +135,15 @@ def run(args: argparse.Namespace) -> int:
     for line in source_summary(source, matrices):
         print(printable(line))
     selected, options, coverage = select_field(matrices, options)
+    out = claim_out(args.out, "import-runs", force=args.force, writes=WRITES)
     if coverage is not None:
         print(printable(coverage.summary()))
     for matrix, selection in selected:
         field = coverage.record(matrix.dataset) if coverage is not None else None
-        folder = write_selection(args.out, matrix, selection, options, source, field)
+        folder = write_selection(out, matrix, selection, options, source, field)
         n, m = selection.responses.shape
         print(printable(f"{matrix.dataset}: {n} respondents x {m} items from {len(matrix.runs)} runs "
-                        f"({options.rule}) -> {folder}"))
+                        f"({selection.rule_applied}) -> {folder}"))
         for line in matrix.notes + selection.notes:
             if coverage is None or line != coverage.summary():  # printed once above
                 print(printable(f"  {line}"))

@@ -129,7 +129,7 @@ class ImportConfig:
 
     def selection(self) -> SelectionOptions:
         return SelectionOptions(rule=self.per_flow, min_accuracy=self.min_accuracy, max_items=self.max_items,
-                                deduplicate=self.deduplicate, seed=self.seed)
+                                deduplicate=self.deduplicate, seed=self.seed, pool_trains=self.pool is not False)
 
     @property
     def paired(self) -> bool:

@@ -55,7 +55,7 @@ def write_selection(out: str | Path, matrix: RunMatrix, selection: Selection, op
     atomic_write_csv(folder / "winners_curse.csv", selection.winners_curse)
     atomic_write_json(folder / "import.json", {
         "source": source, "dataset": matrix.dataset, "task_id": matrix.task_id,
-        "options": dataclasses.asdict(options), "runs_read": int(len(matrix.runs)),
+        "options": dataclasses.asdict(options), "rule_applied": selection.rule_applied, "runs_read": int(len(matrix.runs)),
         "runs_skipped": len(matrix.skipped), "respondents": int(selection.responses.shape[0]),
         "items": int(selection.responses.shape[1]), "notes": matrix.notes + selection.notes,
         "skipped": matrix.skipped, "source_found": matrix.source_found, "source_unit": matrix.source_unit,

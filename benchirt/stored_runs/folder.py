@@ -40,7 +40,7 @@ from benchirt.stored_runs.inputs import file_problem, inside
 from benchirt.stored_runs.matrix import PROVENANCE, RunMatrix
 from benchirt.stored_runs.predictions import RunPredictions, read_predictions
 from benchirt.stored_runs.task import TaskSplit, TaskTruth, read_split, read_truth
-from benchirt.safe_text import printable
+from benchirt.safe_text import name_problem, printable
 
 T = TypeVar("T")
 
@@ -122,8 +122,8 @@ def scan_runs(source: str | Path, only: set[str] | None = None) -> RunsScan:
                 description = read_run_description(folder / "description.xml")
             except DataError as exc:
                 problem = f"unreadable description.xml: {exc}"
-        if problem is None and description.task_id is None:
-            problem = "its description.xml names no task (oml:task_id); download the run again"
+        if problem is None:
+            problem = _description_problem(description)
         if problem is None:
             run_id = description.run_id if description.run_id is not None else folder.name
             if run_id in seen:
@@ -134,6 +134,18 @@ def scan_runs(source: str | Path, only: set[str] | None = None) -> RunsScan:
         seen[run_id] = folder.name
         runs.append(RunFiles(folder=folder, run_id=run_id, description=description))
     return RunsScan(runs=runs, skipped=skipped, found=len(folders))
+
+
+def _description_problem(description: RunDescription) -> str | None:
+    """Why a readable description cannot make a respondent: no task, or a flow name
+    :func:`benchirt.safe_text.name_problem` refuses (a control character, too long); else None."""
+    if description.task_id is None:
+        return "its description.xml names no task (oml:task_id); download the run again"
+    name = description.flow_name
+    problem = name_problem(name) if name is not None else None
+    if name is not None and problem:
+        return f"its flow name {printable(name[:80])!r} {problem}; it cannot name a respondent"
+    return None
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ import pandas as pd
 from benchirt.errors import DataError
 from benchirt.stored_runs.matrix import PROVENANCE, RunMatrix
 from benchirt.stored_runs.respondent_names import RespondentNaming
-from benchirt.safe_text import printable
+from benchirt.safe_text import name_problem, printable
 from benchirt.sniff import check_text_table
 
 #: A cell's code: 0/1 answers, 3 missing; anything else is refused (2).
@@ -111,7 +111,7 @@ def read_matrix_csv(path: str | Path, naming: RespondentNaming = RespondentNamin
         with path.open(encoding="utf-8-sig", newline="") as handle:
             rows = csv.reader(handle)
             header = _check_header(path, next(rows, None))
-            names, cells, skipped = _read_rows(path, rows, header)
+            names, cells, skipped = _read_rows(path, rows, header, naming)
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not a UTF-8 text CSV ({exc.reason} at byte {exc.start})") from None
     except csv.Error as exc:
@@ -157,8 +157,9 @@ def _codes(values: list[str]) -> np.ndarray:
     return np.fromiter((_CODES.get(v, _CODES.get(v.strip(), _INVALID)) for v in values), np.int8, len(values))
 
 
-def _read_rows(path: Path, rows, header: list[str]):
-    """Respondent names (None: the file has no names column), their 0/1 rows, one line per row skipped."""
+def _read_rows(path: Path, rows, header: list[str], naming: RespondentNaming):
+    """Respondent names (None: the file has no names column), their 0/1 rows, one line per row skipped (cells that
+    are not 0/1, or a name :func:`_refused_name` refuses)."""
     width = len(header)
     names, cells, skipped = [], [], []
     named = None
@@ -171,6 +172,10 @@ def _read_rows(path: Path, rows, header: list[str]):
         if named is None:  # a first column of answers is not a names column (as benchirt irt reads it)
             named = row[0].strip() not in ("0", "1", "0.0", "1.0")
         name, values = (row[0], row[1:]) if named else (f"{number - 1}", row)
+        refused = _refused_name(name, naming) if named else None
+        if refused:
+            skipped.append(f"row {printable(name[:120])!r} (line {number}): {refused}")
+            continue
         codes = _codes(values)
         bad = np.flatnonzero(codes > 1)
         if len(bad):
@@ -183,6 +188,18 @@ def _read_rows(path: Path, rows, header: list[str]):
         names.append(name if named else None)
         cells.append(codes)
     return names, cells, skipped
+
+
+def _refused_name(name: str, naming: RespondentNaming) -> str | None:
+    """Why a row's name, or the flow it names, cannot identify a respondent (:func:`benchirt.safe_text.name_problem`:
+    a flow ``'x '`` would be another respondent than ``'x'`` everywhere it is compared), or None."""
+    problem = name_problem(name)
+    if problem:
+        return f"its name {problem}; rename the row in the file"
+    split = naming.split(name)
+    flow = name if split is None else split[0]
+    problem = name_problem(flow)
+    return f"its flow name {printable(flow[:80])!r} {problem}; rename the row in the file" if problem else None
 
 
 def _items(columns: list[str]) -> tuple[np.ndarray, tuple[str, ...] | None, list[str]]:

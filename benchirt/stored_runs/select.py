@@ -10,6 +10,8 @@ A flow has one run per hyperparameter setting (588 runs of one SVC pipeline on I
   inflates its score (the winner's curse, Cawley & Talbot 2010 on selection bias in model evaluation);
   choosing on one half and keeping the other half's rows as items removes that bias at the cost of half
   the items. Without folds (a matrix source) the halves are a seeded stratified random split of the rows.
+  Only when there is a choice to make: when every flow has one run (after the accuracy floor), that run is
+  the flow's respondent and every row stays an item (:attr:`Selection.rule_applied` says so).
 
 Whatever the rule, :func:`winners_curse` measures per flow the gap between the chosen run's accuracy on
 the half it was chosen on and on the other half, beside the held-out gap best − median.
@@ -50,6 +52,10 @@ class SelectionOptions:
         Keep one respondent per distinct response pattern (its ``n_identical`` counts the others).
     seed : int
         Seed of the item sample and of the halves of a source without folds.
+    pool_trains : bool
+        benchirt's pool trains beside the runs on the rows that are not items
+        (:meth:`benchirt.stored_runs.config.ImportConfig.selection`): ``best-held-out`` holds out its half
+        even when every flow has one run.
     """
 
     rule: str = DEFAULT_RULE
@@ -57,6 +63,7 @@ class SelectionOptions:
     max_items: int | None = None
     deduplicate: bool = True
     seed: int = 0
+    pool_trains: bool = False
 
     #: The declared constraint of every option (:func:`benchirt.options.validated`); a ``respond`` section
     #: that imports runs declares its selection options with these (:class:`benchirt.stored_runs.config.ImportConfig`).
@@ -66,6 +73,7 @@ class SelectionOptions:
         "max_items": Integer(minimum=2, optional=True),
         "deduplicate": Boolean(),
         "seed": Integer(),
+        "pool_trains": Boolean(),
     }
 
     def __post_init__(self) -> None:
@@ -91,12 +99,20 @@ class Selection:
         ``best_minus_median_out`` (:func:`winners_curse`).
     notes : list of str
         Every count: runs below the floor, runs not chosen, items left out, duplicates merged.
+    rule_applied : str
+        The rule as it was applied: the rule's name, or for ``best-held-out`` with one run per flow
+        ``"best-held-out: one run per flow, no row held out"`` (:data:`NOTHING_TO_CHOOSE`).
     """
 
     responses: pd.DataFrame
     respondents: pd.DataFrame
     winners_curse: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    rule_applied: str = ""
+
+
+#: :attr:`Selection.rule_applied` of ``best-held-out`` when every flow has one run: nothing to choose, no row held out.
+NOTHING_TO_CHOOSE = "best-held-out: one run per flow, no row held out"
 
 
 def across_datasets(options: SelectionOptions, n_datasets: int) -> tuple[SelectionOptions, list[str]]:
@@ -208,9 +224,11 @@ def select(matrix: RunMatrix, options: SelectionOptions = SelectionOptions()) ->
     kept = np.flatnonzero(keep)
     keys = _flow_keys(matrix.runs.iloc[kept])
     flow_sizes = pd.Series(keys).value_counts()
-    chosen, selection_accuracy, items = _choose_runs(matrix, kept, keys, choose_half, how, options.rule, notes)
-    if options.rule != "all":
-        notes.append(f"one run per flow ({options.rule}): {len(chosen)} respondents from {len(kept)} runs of "
+    nothing_to_choose = flow_sizes.max() == 1 and not options.pool_trains
+    rule = NOTHING_TO_CHOOSE if options.rule == "best-held-out" and nothing_to_choose else options.rule
+    chosen, selection_accuracy, items = _choose_runs(matrix, kept, keys, choose_half, how, rule, notes)
+    if rule not in ("all", NOTHING_TO_CHOOSE):
+        notes.append(f"one run per flow ({rule}): {len(chosen)} respondents from {len(kept)} runs of "
                      f"{len(flow_sizes)} flows; {len(kept) - len(chosen)} runs not chosen")
     if len(curse):
         notes.append(f"winner's curse over {len(curse)} flows with ≥ 2 runs: the best run chosen on one half scores "
@@ -235,7 +253,8 @@ def select(matrix: RunMatrix, options: SelectionOptions = SelectionOptions()) ->
                          f"{len(respondents)} distinct patterns (n_identical and identical_runs in respondents.csv)")
     responses = pd.DataFrame(block, index=pd.Index(respondents["respondent"], name="respondent"),
                              columns=matrix.item_labels_of(item_index))
-    return Selection(responses=responses, respondents=respondents, winners_curse=curse, notes=notes)
+    return Selection(responses=responses, respondents=respondents, winners_curse=curse, notes=notes,
+                     rule_applied=rule)
 
 
 def _above_floor(matrix: RunMatrix, min_accuracy: float | None, notes: list[str]) -> np.ndarray:
@@ -266,6 +285,10 @@ def _choose_runs(matrix: RunMatrix, kept: np.ndarray, keys: np.ndarray, choose_h
     items = np.ones(len(matrix.items), bool)
     if rule == "all":
         chosen = np.arange(len(kept))
+    elif rule == NOTHING_TO_CHOOSE:
+        chosen = np.arange(len(kept))
+        notes.append(f"best-held-out: each of the {len(kept)} flows has one run, so there is no run to choose and no "
+                     f"row is held out: all {len(items)} rows are the items")
     elif rule == "best-held-out":
         score = matrix.responses[kept][:, choose_half].mean(axis=1)
         chosen = _choose(keys, score, _order_key(matrix.runs.iloc[kept]), "best-held-out")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from benchirt.errors import DataError
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
 from benchirt.options import choices_metavar, from_arguments
+from benchirt.out_folder import add_force_option, claim_out, refuse_foreign_out
 from benchirt.rating.config import RatingConfig
 from benchirt.subsets.config import RULES, SubsetConfig
 
@@ -25,6 +26,10 @@ if TYPE_CHECKING:
 
 #: The command's defaults are the options' (one source: :class:`SubsetConfig`).
 DEFAULTS = SubsetConfig()
+#: What the command may write into --out (a file of such a name that it did not write is never replaced).
+WRITES = ("suites", "subsets.json", "published.json", "summary.txt", *(f"{stem}.csv" for stem in (
+    "membership", "ratings", "parameters", "reliability", "fidelity", "random_draws", "innate", "leaders",
+    "characterization", "metadata_summary")), "*.png")
 #: The options whose text is read as :attr:`SubsetConfig.OPTIONS` declares it (each ``dest`` is the field's name).
 ARGUMENTS = ("cuts", "rule", "n_random", "n_permutations", "seed")
 
@@ -80,6 +85,7 @@ def register(subparsers) -> None:
                         help="CSV of per-dataset IRT summaries, or a folder of <dataset>/items.csv")
     parser.add_argument("scores", metavar="SCORES", help="folder of <dataset>/true_scores.csv or a long CSV")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    add_force_option(parser)
     cuts = ",".join(f"{cut:g}" for cut in DEFAULTS.cuts)
     # the values are read and checked by SubsetConfig's declarations (subset.<option>: got …, expected …)
     parser.add_argument("--cuts", metavar="P,P,...",
@@ -120,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
 
     config = SubsetConfig(**from_arguments(SubsetConfig.OPTIONS, {key: getattr(args, key) for key in ARGUMENTS}))
     rating = RatingConfig(score=args.score)
+    refuse_foreign_out(args.out, "subset", force=args.force, writes=WRITES)
     summaries = read_summaries(args.summaries)
     scores = read_scores(args.scores, rating.score)
     roles = read_roles(args.roles) if args.roles else default_roles(scores["classifier"].unique(), args.artificial)
@@ -133,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
 
     subsets = build_subsets(summaries, config.cuts, config.rule)
     evaluation = evaluate_subsets(subsets, scores, summaries, metadata, roles, config, rating)
-    out = Path(args.out)
+    out = claim_out(args.out, "subset", force=args.force, writes=WRITES)
     unexported = write_outputs(evaluation, out, suite=suite, ids=ids, suite_format=args.format,
                                plots=not args.no_plots)
     print(evaluation.summary())
