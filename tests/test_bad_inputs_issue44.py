@@ -183,7 +183,7 @@ def test_a_csv_whose_class_is_first_is_refused_listing_its_columns(tmp_path, cap
     assert main(["datasets", str(folder)]) == 2  # no dataset of the suite can be read
     out = capsys.readouterr().out
     assert "which column is the class? no column is named class or target (columns: 'kind', 'x', 'grade')" in out
-    assert "7" not in out.split("grades", 1)[1].split("which column")[0]  # not read as 7 classes
+    assert "7" not in out.replace(str(tmp_path), "")  # not read as 7 classes (the temporary path may hold a 7)
     suite = tmp_path / "suite.yaml"
     suite.write_text(yaml.safe_dump({"name": "mine", "datasets": [
         {"name": "grades", "file": str(folder / "grades.csv"), "target": "kind"}]}))

@@ -225,9 +225,10 @@ def _with_on_suite(table: pd.DataFrame, pairwise: pd.DataFrame, rows: Mapping[st
                    config: RatingConfig) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """The verdict on this suite's test rows beside the primary one (:data:`ON_SUITE_COLUMNS`,
     :data:`ON_SUITE_PAIR_COLUMNS`), or empty columns and the reason."""
-    table = table.assign(rank_low_on_suite=pd.NA, rank_high_on_suite=pd.NA)
+    empty_rank = pd.array([pd.NA] * len(table), dtype="Int64")
+    table = table.assign(rank_low_on_suite=empty_rank, rank_high_on_suite=empty_rank.copy())
     pairwise = pairwise.assign(difference_on_suite=np.nan, statistic_on_suite=np.nan, p_adjusted_on_suite=np.nan,
-                               separated_on_suite=pd.NA)
+                               separated_on_suite=pd.array([pd.NA] * len(pairwise), dtype="boolean"))
     if rows is None:
         return table, pairwise, ("no verdict on this suite: only scores were given, and it needs each dataset's "
                                  "test rows (the response matrices)")
