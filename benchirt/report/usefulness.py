@@ -114,7 +114,9 @@ def usefulness_sentence(spread: pd.DataFrame, share_rankings: pd.DataFrame | Non
     n_real = int(spread["n_real"].max())
     lead = spread.head(top)
     last = spread.tail(min(2, max(len(spread) - top, 0)))
-    text = (f"Most informative datasets — the ones whose test items tell the {n_real} real classifiers apart "
+    whom = (f"the {n_real} real classifiers" if spread["n_real"].nunique() == 1
+            else f"the real classifiers each ran (up to {n_real} on a dataset)")
+    text = (f"Most informative datasets — the ones whose test items tell {whom} apart "
             "(share of their pairs McNemar's exact test separates at p < 0.05; artificial respondents left out): "
             + ", ".join(_entry(row) for row in lead.itertuples(index=False)))
     if len(last):
