@@ -35,6 +35,8 @@ def _title_top(shown: int, total: int) -> str:
 
 #: Artificial references closer than this share of the rating axis share one label (:func:`plot_leaderboard`).
 REFERENCE_GAP = 0.04
+#: Characters of a reference line's label.
+REFERENCE_CHARS = 10
 
 
 def plot_leaderboard(leaderboard: pd.DataFrame, top: int | None = None) -> Figure:
@@ -91,7 +93,8 @@ def plot_leaderboard(leaderboard: pd.DataFrame, top: int | None = None) -> Figur
 
 def _reference_lines(ax, references: pd.DataFrame) -> None:
     """Each artificial classifier as a dashed vertical line at its rating; the names at the top of the axes, one
-    label for the lines closer than :data:`REFERENCE_GAP` of the axis to each other (so no two labels overlap)."""
+    label for the lines closer than :data:`REFERENCE_GAP` of the axis to each other ("random1 +3", so no two labels
+    overlap; the leaderboard table names every one)."""
     ordered = references.sort_values("bt_rating")
     for rating in ordered["bt_rating"]:
         ax.axvline(rating, color="tab:gray", ls="--", lw=1)
@@ -102,8 +105,9 @@ def _reference_lines(ax, references: pd.DataFrame) -> None:
             groups[-1].append((name, rating))
         else:
             groups.append([(name, rating)])
-    for group in groups:
-        ax.annotate(", ".join(_label(name) for name, _ in group), (group[-1][1], 1.0),
+    for group in groups:   # "random1 +3": a short label stays inside the axes whatever their height
+        more = f" +{len(group) - 1}" if len(group) > 1 else ""
+        ax.annotate(_label(group[0][0])[:REFERENCE_CHARS] + more, (group[-1][1], 1.0),
                     xycoords=("data", "axes fraction"), rotation=90, ha="right", va="top", fontsize="small",
                     color="tab:gray")
 

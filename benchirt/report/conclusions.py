@@ -83,9 +83,7 @@ def leaderboard_table(board: pd.DataFrame, n_datasets: int | None = None) -> pd.
         "95 % interval": [interval(lo, hi) for lo, hi in zip(board["bt_low"], board["bt_high"])],
         "Rank interval (joint)": [interval(lo, hi) for lo, hi in zip(board["rank_low"], board["rank_high"])],
     })
-    if "rank_low_on_suite" in board and board["rank_low_on_suite"].notna().any():
-        table["Rank interval on this suite"] = [interval(lo, hi) for lo, hi in
-                                                zip(board["rank_low_on_suite"], board["rank_high_on_suite"])]
+    table = table.assign(**_on_suite_column(board, interval))
     if board["tier"].nunique() > 1:
         table["Tier"] = board["tier"].astype(int).to_numpy()
     total = int(board["n_datasets"].max()) if n_datasets is None else n_datasets
@@ -94,6 +92,14 @@ def leaderboard_table(board: pd.DataFrame, n_datasets: int | None = None) -> pd.
     if board["n_datasets"].max() > 1:
         table["Glicko-2 (R ± 2RD)"] = [f"{r:.0f} ± {2 * d:.0f}" for r, d in zip(board["glicko_rating"], board["glicko_rd"])]
     return table
+
+
+def _on_suite_column(board: pd.DataFrame, interval) -> dict:
+    """The column of joint rank intervals on this suite, when the run's test rows gave them (else none)."""
+    if "rank_low_on_suite" not in board or not board["rank_low_on_suite"].notna().any():
+        return {}
+    return {"Rank interval on this suite": [interval(lo, hi) for lo, hi in
+                                            zip(board["rank_low_on_suite"], board["rank_high_on_suite"])]}
 
 
 def subsets_sentence(fidelity: pd.DataFrame, rule: str, alpha: float = 0.05) -> str:

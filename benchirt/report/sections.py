@@ -63,6 +63,9 @@ def _findings(results) -> list[str]:
         sentences.append(usefulness_sentence(real_classifier_spread(irts, results.respond),
                                              dataset_rankings(summaries_frame(irts))))
     if results.subset is not None:
+        from benchirt.subsets.value import value_sentence
+
+        sentences.append(value_sentence(results.subset.dataset_value))
         sentences.append(say.subsets_sentence(results.subset.fidelity, results.subset.config.rule))
     if results.airt is not None:
         sentences.append(say.airt_sentence(results.airt.algorithms))
@@ -482,6 +485,12 @@ def subsets(results, config: ReportConfig) -> Section | None:
     section = Section("subsets", "Benchmark subsets")
     members = pd.DataFrame([{"subset": name, "n_datasets": len(names), "datasets": ", ".join(names)}
                             for name, names in evaluation.subsets.items()])
+    if evaluation.dataset_value is not None:
+        section.add(Paragraph("Which datasets are worth running (dataset_value.csv): per dataset, the pairs of top "
+                              "contenders its own test rows separate, its saturation at the top, the information of "
+                              "the scoring model at the contenders' ability, the separations across datasets that "
+                              "depend on it, its redundancy with the other datasets and its training cost."))
+        section.add(Table(evaluation.dataset_value, "Dataset value, most worth running first."))
     section.add(Table(members, f"Subsets chosen by the {evaluation.config.rule!r} rule."))
     section.add(Paragraph(_subset_verdict(evaluation)))
     section.add(Table(evaluation.fidelity, "Fidelity to the full suite's ranking, against "

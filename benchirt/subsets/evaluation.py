@@ -74,6 +74,8 @@ class SubsetEvaluation:
     config : SubsetConfig
     notes : list of str
         What could not be computed and why (e.g. no baseline artificial classifier).
+    dataset_value : DataFrame or None
+        Which datasets are worth running (:func:`benchirt.subsets.value.dataset_value`), in a run.
     """
 
     subsets: dict[str, list[str]]
@@ -90,6 +92,7 @@ class SubsetEvaluation:
     metadata_summary: pd.DataFrame | None = None
     config: SubsetConfig = field(default_factory=SubsetConfig)
     notes: list[str] = field(default_factory=list)
+    dataset_value: pd.DataFrame | None = None
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
         """The tables by file stem (``membership``, ``ratings``, ``parameters``, ...), for writing."""
@@ -107,6 +110,8 @@ class SubsetEvaluation:
             frames["characterization"] = self.characterization
         if self.metadata_summary is not None:
             frames["metadata_summary"] = self.metadata_summary
+        if self.dataset_value is not None:
+            frames["dataset_value"] = self.dataset_value
         return frames
 
     def summary(self) -> str:

@@ -28,7 +28,31 @@ def subset_suite(irts: Mapping[str, DatasetIRT], responses: Mapping[str, Dataset
     subsets = build_subsets(summaries, cuts=config.cuts, rule=config.rule)
     scores = run_scores(irts, responses, rating_config.score)
     used = {name: responses[name] for name in irts}
-    return evaluate_subsets(subsets, scores, summaries, suite_metadata(used), suite_roles(used), config, rating_config)
+    roles = suite_roles(used)
+    evaluation = evaluate_subsets(subsets, scores, summaries, suite_metadata(used), roles, config, rating_config)
+    evaluation.dataset_value = run_dataset_value(irts, used, scores, roles, rating_config)
+    return evaluation
+
+
+def run_dataset_value(irts: Mapping[str, DatasetIRT], responses: Mapping[str, DatasetResponses], scores,
+                      roles, rating_config: RatingConfig):
+    """The dataset-value table of a run (:func:`benchirt.subsets.value.dataset_value`): the answers on each
+    dataset's test rows, the scoring model's items and abilities, and each dataset's training cost from the
+    packaged shape-based cost model of the run's protocol defaults."""
+    from benchirt.pipeline.estimate import Shape, load_cost_model, response_cost
+    from benchirt.responses import ResponseConfig
+    from benchirt.subsets.value import dataset_value
+
+    model, protocol = load_cost_model(), ResponseConfig()
+    cost = {name: response_cost(Shape(int(result.metadata["n_instances"]), int(result.metadata["n_features"]),
+                                      int(result.metadata["n_classes"]), "file"), protocol, model)["seconds"]
+            for name, result in responses.items()}
+    scorers = {name: (irt.scorer.items, irt.abilities.set_index(irt.abilities["respondent"].astype(str))["theta"])
+               for name, irt in irts.items()}
+    real = roles.index[roles == "real"].astype(str).tolist()
+    return dataset_value(scores, {name: result.responses for name, result in responses.items()}, real, cost,
+                         scorers=scorers, n_tables=rating_config.n_bootstrap, alpha=rating_config.alpha,
+                         seed=rating_config.seed)
 
 
 def plan(context: StageContext) -> SuiteWork | Unavailable:

@@ -1,0 +1,194 @@
+"""Which datasets are worth running: each dataset's decisions among the top contenders per CPU-hour.
+
+A benchmark dataset is worth running when it tells apart the classifiers a reader is choosing between — the
+strongest real ones — and says something the other datasets do not, for what it costs. The table has one row
+per dataset and these columns, each a defined quantity:
+
+* ``top_pairs_separated``: the pairs of top contenders (the ``top_k`` real classifiers with the highest mean
+  score over the suite) that the dataset's own test rows tell apart: McNemar's exact test (McNemar 1947) at
+  p < 0.05 per pair, on the raw answers (:func:`mcnemar_separated`); no model, no artificial respondent.
+* ``saturation``: the share of its test rows every top contender answers correctly (a saturated dataset
+  separates nobody at the top, however many of its items are "discriminating").
+* ``top_information``: the test information of the model that ranks (the IRT stage's scoring model) at the
+  top contenders' median ability, Σ_j a_j² (Q_j / P_j) ((P_j − c_j) / (1 − c_j))² (Birnbaum 1968, the 3PL's
+  item information; 0 where the dataset has no IRT result).
+* ``separations_depending``: pairs of top contenders that the primary verdict across datasets separates with
+  the full suite and not without this dataset (leave one dataset out; :func:`benchirt.rating.stepdown.step_down`).
+* ``n_items``: its test rows.
+* ``redundancy``: how well the other datasets predict its scores: the largest squared Pearson correlation, over
+  the other datasets, of the real classifiers' scores (1 for a duplicated dataset; 0 when no other dataset
+  shares three classifiers with it).
+* ``cost_cpu_s``: the CPU seconds of training decodIRT's protocol on it, from the packaged shape-based cost
+  model (:func:`benchirt.pipeline.estimate.response_cost`; ``cost_source`` says so), the same for a stored-runs
+  field, whose runs were trained elsewhere.
+* ``value`` — what the report ranks by: ``top_pairs_separated × (1 − redundancy)`` per CPU-hour, the
+  separations among the top contenders it makes that the other datasets would not already predict, per hour of
+  training. ``benchmarks/dataset_value.py`` measures whether it predicts which datasets separate strong
+  classifiers held out of the choice better than the number of items and the top-10 spread do.
+
+Hand-written: no library computes these from a benchmark's answers; McNemar's p-values for all pairs at once
+are two matrix products (a pair-by-pair :func:`scipy.stats.binomtest` loop took 413 s on the 609 respondents
+of the Iris study).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.stats import binom
+
+#: Columns of ``dataset_value.csv``, most worth running first.
+VALUE_COLUMNS = ("dataset", "value", "cost_cpu_s", "top_pairs_separated", "n_top_pairs", "saturation",
+                 "top_information", "separations_depending", "n_items", "redundancy", "cost_source")
+#: Per-pair level of McNemar's test.
+PAIR_ALPHA = 0.05
+#: Top contenders: the real classifiers with the highest mean score, this many at most.
+TOP_K = 10
+
+
+def mcnemar_separated(answers: np.ndarray, alpha: float = PAIR_ALPHA, block: int = 512) -> np.ndarray:
+    """Which pairs of rows (respondents) answer differently by McNemar's exact test at ``alpha``: (n, n) bool.
+
+    For every pair at once: the discordant counts of all pairs are two matrix products (rows of ``block``
+    respondents at a time), and the exact two-sided binomial p-value at p = 1/2 is
+    ``min(1, 2 · BinomCDF(min(b, c); b + c, 1/2))`` — the distribution is symmetric, so this is what
+    :func:`scipy.stats.binomtest` returns pair by pair (tested against it).
+    """
+    answers = np.asarray(answers, dtype=np.float64)
+    n = len(answers)
+    separated = np.zeros((n, n), dtype=bool)
+    wrong = 1.0 - answers
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        only_a = answers[start:stop] @ wrong.T          # items row a got right and row b wrong
+        only_b = wrong[start:stop] @ answers.T
+        low, total = np.minimum(only_a, only_b), only_a + only_b
+        p_value = np.minimum(1.0, 2.0 * binom.cdf(low, total, 0.5))
+        separated[start:stop] = (total > 0) & (p_value < alpha)
+    np.fill_diagonal(separated, False)
+    return separated
+
+
+def top_contenders(scores: pd.DataFrame, real: Sequence[str], top_k: int = TOP_K) -> list[str]:
+    """The ``top_k`` real classifiers with the highest mean score over the datasets they are on (ties by name)."""
+    means = scores[scores["classifier"].isin(set(map(str, real)))].groupby("classifier")["score"].mean()
+    ordered = means.reset_index().sort_values(["score", "classifier"], ascending=[False, True])
+    return ordered["classifier"].astype(str).head(top_k).tolist()
+
+
+def redundancy(matrix: pd.DataFrame, min_shared: int = 3) -> pd.Series:
+    """Per dataset (column of the classifiers × datasets ``matrix``), the largest squared Pearson correlation of
+    its scores with another dataset's over the classifiers both have (at least ``min_shared``); 0 without any."""
+    out = {}
+    for name in matrix.columns:
+        best = 0.0
+        for other in matrix.columns.drop(name):
+            both = matrix[[name, other]].dropna()
+            if len(both) >= min_shared and both[name].std() > 0 and both[other].std() > 0:
+                best = max(best, float(np.corrcoef(both[name], both[other])[0, 1] ** 2))
+        out[name] = best
+    return pd.Series(out, dtype=float)
+
+
+def information(theta: float, items: pd.DataFrame) -> float:
+    """Test information of a 3PL (a 1PL or 2PL has c = 0) at ``theta`` (Birnbaum 1968):
+    Σ_j a_j² (Q_j / P_j) ((P_j − c_j) / (1 − c_j))², with P_j = c_j + (1 − c_j) / (1 + exp(−a_j (θ − b_j)))."""
+    a = items["discrimination"].to_numpy(float)
+    b = items["difficulty"].to_numpy(float)
+    c = items["guessing"].to_numpy(float) if "guessing" in items else np.zeros_like(a)
+    rising = 1.0 / (1.0 + np.exp(-a * (theta - b)))
+    p = c + (1.0 - c) * rising
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = a * a * ((1.0 - p) / p) * rising ** 2
+    return float(np.nansum(terms))
+
+
+def dataset_value(scores: pd.DataFrame, rows: Mapping[str, pd.DataFrame], real: Sequence[str],
+                  cost: Mapping[str, float], *, scorers: Mapping[str, tuple[pd.DataFrame, pd.Series]] | None = None,
+                  top_k: int = TOP_K, n_tables: int = 1000, alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
+    """The dataset-value table (module docstring), most worth running first.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Long ``dataset, classifier, score`` table (the rated score).
+    rows : mapping of str to pandas.DataFrame
+        Dataset → answers on its test rows (respondents × rows, 1 correct).
+    real : sequence of str
+        The real classifiers (the artificial references are never contenders).
+    cost : mapping of str to float
+        Dataset → training CPU seconds (the shape-based cost model in a run).
+    scorers : mapping of str to (items, theta), optional
+        Dataset → the scoring model's item table (``discrimination, difficulty, guessing``) and its abilities
+        (respondent → theta), for ``top_information``; 0 without.
+    top_k, n_tables, alpha, seed
+        Top contenders, and the leave-one-dataset-out step-down's tables, level and seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`VALUE_COLUMNS`, sorted by ``value`` (then name).
+    """
+    contenders = top_contenders(scores, real, top_k)
+    matrix = scores.pivot_table(index="classifier", columns="dataset", values="score", aggfunc="mean")
+    depending = separations_depending(matrix.reindex(contenders), n_tables, alpha, seed)
+    predicted = redundancy(matrix.reindex([name for name in matrix.index if name in set(map(str, real))]))
+    table = []
+    for name in matrix.columns:
+        answers = rows[name].reindex([c for c in contenders if c in rows[name].index]).to_numpy(float)
+        n_top = len(answers)
+        separated = int(np.triu(mcnemar_separated(answers)).sum()) if n_top >= 2 else 0
+        items_theta = (scorers or {}).get(name)
+        top_info = 0.0
+        if items_theta is not None and n_top:
+            theta = items_theta[1].reindex(contenders).dropna()
+            top_info = information(float(theta.median()), items_theta[0]) if len(theta) else 0.0
+        seconds = float(cost.get(name, np.nan))
+        table.append({"dataset": name, "cost_cpu_s": seconds, "top_pairs_separated": separated,
+                      "n_top_pairs": n_top * (n_top - 1) // 2,
+                      "saturation": float(answers.all(axis=0).mean()) if n_top and answers.shape[1] else 0.0,
+                      "top_information": top_info, "separations_depending": int(depending.get(name, 0)),
+                      "n_items": int(rows[name].shape[1]), "redundancy": float(predicted.get(name, 0.0)),
+                      "cost_source": "shape-based cost model of decodIRT's protocol"})
+    frame = pd.DataFrame(table)
+    hours = np.maximum(frame["cost_cpu_s"].to_numpy(float), 1.0) / 3600.0
+    frame["value"] = frame["top_pairs_separated"] * (1.0 - frame["redundancy"]) / hours
+    frame = frame.sort_values(["value", "dataset"], ascending=[False, True]).reset_index(drop=True)
+    return frame[list(VALUE_COLUMNS)]
+
+
+def separations_depending(matrix: pd.DataFrame, n_tables: int, alpha: float, seed: int) -> pd.Series:
+    """Per dataset (column of the contenders × datasets ``matrix``): the pairs the step-down across datasets
+    separates with every dataset and not without this one (0 with fewer than 2 contenders or 3 datasets)."""
+    from benchirt.rating.stepdown import step_down
+
+    values = matrix.to_numpy(float).T                         # datasets × contenders
+    if values.shape[1] < 2 or values.shape[0] < 3 or n_tables < 2:
+        return pd.Series(0, index=matrix.columns)
+    full = step_down(values, n_tables, alpha, seed).better
+    lost = {}
+    for d, name in enumerate(matrix.columns):
+        without = step_down(np.delete(values, d, axis=0), n_tables, alpha, seed).better
+        lost[name] = int((full & ~without).sum())
+    return pd.Series(lost)
+
+
+def value_sentence(table: pd.DataFrame, top: int = 3) -> str:
+    """The conclusions' sentence: the datasets most worth running and why, and those that separate no top
+    contender on their own test rows, from :func:`dataset_value`'s table."""
+    if table is None or table.empty:
+        return ""
+    n_pairs = int(table["n_top_pairs"].max())
+    useful = table[table["value"] > 0]
+    lead = ", ".join(f"{row.dataset} ({row.top_pairs_separated} of {row.n_top_pairs} top pairs, redundancy "
+                     f"{row.redundancy:.2f}, ~{row.cost_cpu_s:.0f} CPU-s)" for row in useful.head(top).itertuples())
+    idle = table.loc[table["top_pairs_separated"] == 0, "dataset"].astype(str).tolist()
+    text = ("Which datasets are worth running — per CPU-hour, those whose own test rows separate the most pairs of "
+            f"the top contenders ({n_pairs} pairs of the strongest real classifiers, McNemar p < {PAIR_ALPHA:g}) that "
+            "the other datasets' scores do not already predict: " + (lead or "none separates any"))
+    if idle:
+        text += f"; {len(idle)} separate none of them on their own rows: {', '.join(idle[:6])}" + \
+            (f" and {len(idle) - 6} more" if len(idle) > 6 else "")
+    return text + (" (dataset_value.csv; costs from the shape-based cost model; a ranking not yet checked against "
+                   "simpler ones: docs/subsets.md).")
