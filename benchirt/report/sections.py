@@ -10,7 +10,7 @@ from typing import Callable
 
 import pandas as pd
 
-from benchirt.humanize import human_value
+from benchirt.humanize import human_value, short_name
 from benchirt.pipeline.registry import BY_NAME, REGISTRY, STAGES
 from benchirt.pipeline.summary import left_out_classifiers
 from benchirt.report.added import added_classifiers
@@ -99,7 +99,8 @@ def _omitted(results) -> list[str]:
             out.append(f"Not in this report: {label} — {reason or 'the stage produced no result'}.")
     for clf, errors in sorted(left_out_classifiers(manifest).items()):
         first = next(iter(errors.values())).splitlines()[0]
-        out.append(f"Left out: classifier {clf!r} on {len(errors)} dataset(s) ({', '.join(errors)}) — its fit failed: "
+        out.append(f"Left out: classifier {short_name(clf)!r} on {len(errors)} dataset(s) ({', '.join(map(short_name, errors))})"
+                   " — its fit failed: "
                    f"{first}")
     return out
 
@@ -270,11 +271,11 @@ def item_curves(results, config: ReportConfig) -> Section | None:
     chosen = list(dict.fromkeys(order[:half] + order[::-1][:half]))[: config.max_dataset_plots]
     section = Section("curves", "Item and classifier characteristic curves")
     which = (f"the {half} most and {len(chosen) - half} least difficult of the {len(order)} datasets"
-             if len(chosen) < len(order) else f"all {len(order)} datasets")
+             if len(chosen) < len(order) else "the only dataset" if len(order) == 1 else f"all {len(order)} datasets")
     section.add(Paragraph(
         f"ICC: probability of a correct answer against ability for items spread over the difficulty range "
         f"(Cardoso et al. 2021 eq. 1). CCC: each reported classifier's accuracy on bins of items of increasing "
-        f"difficulty. Shown for {', '.join(chosen)} ({which}, by share of difficult items)."
+        f"difficulty. Shown for {', '.join(map(short_name, chosen))} ({which}, by share of difficult items)."
     ))
     for name in chosen:
         irt = results.irt[name]
@@ -298,8 +299,6 @@ def figure_names(names) -> dict:
     """Each name as a figure labels it: shortened (:func:`benchirt.humanize.short_name`) unless two would then read
     the same (those keep their full names)."""
     from collections import Counter
-
-    from benchirt.humanize import short_name
 
     short = {name: short_name(str(name)) for name in names}
     counts = Counter(short.values())
@@ -566,7 +565,7 @@ def _top_caption(top: int | None) -> str:
 
 def _glicko_leader(table: pd.DataFrame) -> str:
     top = table[table["rating"] == table["rating"].max()]["classifier"].sort_values().tolist()
-    return f"Leader: {top[0]}." if len(top) == 1 else f"No single leader: {', '.join(top)} are tied."
+    return f"Leader: {short_name(top[0])}." if len(top) == 1 else f"No single leader: {', '.join(map(short_name, top))} are tied."
 
 
 def _subset_verdict(evaluation) -> str:
