@@ -105,3 +105,69 @@ def test_airt_conclusions_cut_a_long_algorithm_name():
     assert LONG not in sentence
     assert sentence.startswith(f"AIRT (datasets as respondents): strongest over the range of dataset difficulty — "
                                f"{short_name(LONG)} (60 % of it), knn (40 % of it); anomalous")
+
+
+def _falling_half(tmp_path):
+    """A simulated 2PL pool of 400 x 30 with about half of its discriminations negative (the issue's 1,000 x 50 case,
+    smaller): the default monotone model does not fit it."""
+    from benchirt.irt.simulate import simulate_responses
+
+    simulated = simulate_responses(400, 30, model="2PL", negative_fraction=0.5, seed=1)
+    path = tmp_path / "falling.csv"
+    simulated.responses.to_csv(path)
+    return simulated, path
+
+
+def test_the_default_model_says_when_it_does_not_fit_and_names_the_mode_that_does(tmp_path, capsys):
+    import json
+
+    import numpy as np
+
+    simulated, path = _falling_half(tmp_path)
+    assert main(["irt", str(path), "--out", str(tmp_path / "monotone")]) == 0
+    printed = capsys.readouterr().out
+    [warning] = [line for line in printed.splitlines() if line.startswith("WARNING:")]
+    check = json.loads((tmp_path / "monotone" / "fit.json").read_text())["default_model_check"]
+    assert not check["fits"] and check["share_misfit"] > check["threshold"] == 0.35
+    assert warning == f"WARNING: {check['warning']}"
+    assert warning.startswith(f"WARNING: the default monotone model does not fit: {100 * check['share_misfit']:.0f} % "
+                              f"of the {check['n_informative']} informative items fall with ability")
+    assert "--compat decodirt fits a free-sign model" in warning
+    assert main(["irt", str(path), "--out", str(tmp_path / "free"), "--compat", "decodirt"]) == 0
+    assert "WARNING" not in capsys.readouterr().out
+    assert "default_model_check" not in json.loads((tmp_path / "free" / "fit.json").read_text())
+
+    def correlation(folder: str) -> float:
+        theta = pd.read_csv(tmp_path / folder / "abilities.csv")["theta"].to_numpy()
+        return abs(float(np.corrcoef(theta, simulated.theta)[0, 1]))
+    assert correlation("monotone") < 0.6 < 0.9 < correlation("free")   # the warning is about a real loss
+
+
+def test_a_pool_the_default_model_fits_gets_no_warning(tmp_path, capsys):
+    from benchirt.irt.simulate import simulate_responses
+
+    path = tmp_path / "rising.csv"
+    simulate_responses(400, 30, model="2PL", seed=1).responses.to_csv(path)
+    assert main(["irt", str(path), "--out", str(tmp_path / "out")]) == 0
+    assert "WARNING" not in capsys.readouterr().out
+
+
+def test_the_pipeline_summary_and_the_report_say_the_default_model_does_not_fit(tmp_path):
+    from benchirt.irt.config import IRTConfig
+    from benchirt.irt.estimation import fit_irt
+    from benchirt.irt.stage import DatasetIRT
+    from benchirt.irt.summary import default_model_check
+    from benchirt.report.sections import default_model_warnings
+
+    simulated, _ = _falling_half(tmp_path)
+    config = IRTConfig(model="2PL")
+    fit = fit_irt(simulated.responses, config)
+    check = default_model_check(fit.items, config)
+    statistics = {"default_model_share": check["share_misfit"], "default_model_fits": check["fits"],
+                  **{key: check[key] for key in ("n_falling", "n_at_zero", "n_informative")}}
+    irt = DatasetIRT(dataset=LONG, fit=fit, abilities=pd.DataFrame(), statistics=statistics)
+    [line] = [line for line in irt.summary().splitlines() if line.startswith("WARNING:")]
+    assert "irt: {model_family: decodirt} (benchirt irt --compat decodirt) fits a free-sign model" in line
+    [reported] = default_model_warnings([irt, DatasetIRT(dataset="old", fit=fit, abilities=pd.DataFrame(),
+                                                         statistics={})])   # stored before the check: silent
+    assert reported == f"{short_name(LONG)}: {line.removeprefix('WARNING: ')}"

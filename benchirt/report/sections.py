@@ -62,6 +62,7 @@ def _findings(results) -> list[str]:
         irts = [results.irt[n] for n in sorted(results.irt)]
         sentences.append(usefulness_sentence(real_classifier_spread(irts, results.respond),
                                              dataset_rankings(summaries_frame(irts))))
+        sentences += [f"IRT model: {line}" for line in default_model_warnings(irts)]
     if results.subset is not None:
         sentences.append(say.subsets_sentence(results.subset.fidelity, results.subset.config.rule))
     if results.airt is not None:
@@ -227,7 +228,17 @@ def model_fit(results, config: ReportConfig) -> Section | None:
                               "ended in a worse local optimum, the ability grid the fit ran on and how much "
                               "doubling its nodes still changes the log posterior at the optimum (the grid is "
                               "refined until that is at most 0.05 at the first start's optimum)."))
+    warnings = default_model_warnings(irts)
+    if warnings:
+        section.add(Paragraph("\n".join(f"• {line}" for line in warnings)))
     return section
+
+
+def default_model_warnings(irts) -> list[str]:
+    """One line per dataset whose items the default monotone model does not fit
+    (:meth:`benchirt.irt.stage.DatasetIRT.default_model_warning`), its name cut in the middle."""
+    return [f"{short_name(str(irt.dataset))}: {warning}" for irt in irts
+            if (warning := irt.default_model_warning()) is not None]
 
 
 #: Rows of the suspect-label table shown on the page (the CSV files hold all).
