@@ -290,7 +290,7 @@ def item_curves(results, config: ReportConfig) -> Section | None:
     ))
     for name in chosen:
         irt = results.irt[name]
-        _figure(section, lambda irt=irt: irt_plots.plot_item_curves(irt.fit), f"ICC — {name}", config)
+        _figure(section, lambda irt=irt: irt_plots.plot_item_curves(irt.fit), f"ICC — {short_name(name)}", config)
         if name in results.respond:
             response = results.respond[name]
             reported = list(response.roles.index[response.roles.isin(["real", "artificial"])])
