@@ -132,7 +132,7 @@ OTHER_CODE: dict[str, tuple[str, ...]] = {
 #: part of no stage's code (a scheduling change does not recompute a suite): the config and this
 #: registry, the executors and their worker processes, the cost model and the memory guard.
 ENGINE_CODE: tuple[str, ...] = ("pipeline/config.py", "pipeline/registry.py", "pipeline/executors.py",
-                                "pipeline/handout.py", "workers.py",
+                                "pipeline/handout.py", "workers.py", "bars.py",
                                 "pipeline/estimate.py", "pipeline/memory.py", "pipeline/preflight.py")
 
 #: Stage name -> its record.
