@@ -12,6 +12,7 @@ from benchirt.rating.agreement import glicko_check
 from benchirt.rating.verdict import leaderboard_text, leaderboard_verdict
 from benchirt.report.conclusions import airt_sentence
 from benchirt.stored_runs.descriptions import DESCRIPTION_BYTES, FIELD_CHARS, read_run_description
+from benchirt.sniff import MAX_NAME_CHARS
 from benchirt.stored_runs.folder import read_runs_folder
 from runs_samples import write_run_description, write_small_task
 
@@ -39,8 +40,8 @@ def test_a_flow_name_over_the_field_limit_is_refused_before_it_is_copied(tmp_pat
                                         dataset_id=40, dataset_name="diabetes")
     with pytest.raises(DataError) as error:
         read_run_description(description)
-    assert str(error.value) == (f"{description}: oml:flow_name has 4,097 characters, over the 4,096 a field may have; "
-                                "it is not an OpenML run description: download it again")
+    assert str(error.value) == (f"{description}: oml:flow_name has 65,537 characters, over the 65,536 a field may "
+                                "have; it is not an OpenML run description: download it again")
     [matrix] = read_runs_folder(root)
     assert list(matrix.runs["run_id"]) == [1, 2]
     assert matrix.source_skipped == [f"run folder 3: unreadable description.xml: {error.value}"]
@@ -71,6 +72,50 @@ def test_benchirt_rate_prints_a_long_name_cut_and_writes_it_whole(tmp_path, caps
     printed = capsys.readouterr().out
     assert short_name(LONG) in printed and "x" * NAME_CHARS not in printed   # no part of it longer than a cut name
     assert LONG in set(pd.read_csv(out / "leaderboard.csv")["classifier"])
+
+
+@pytest.mark.parametrize("where", ["respondent", "item", "classifier", "dataset"])
+def test_a_name_over_the_limit_in_a_table_is_refused_after_the_parse_in_one_line(tmp_path, capsys, where):
+    long = "n" * (MAX_NAME_CHARS + 1)
+    if where in ("respondent", "item"):
+        path = tmp_path / "matrix.csv"
+        header = ["respondent", "V1", long if where == "item" else "V2"]
+        rows = [[long if where == "respondent" and i == 0 else f"r{i}", i % 2, 1 - i % 2] for i in range(12)]
+        pd.DataFrame(rows, columns=header).to_csv(path, index=False)
+        command = ["irt", str(path), "--out", str(tmp_path / "out")]
+    else:
+        path = tmp_path / "scores.csv"
+        rows = [(long if where == "dataset" and d == 0 else f"d{d}", long if where == "classifier" and k == 0 else c,
+                 0.5) for d in range(3) for k, c in enumerate(("a", "b"))]
+        pd.DataFrame(rows, columns=["dataset", "classifier", "score"]).to_csv(path, index=False)
+        command = ["rate", str(path), "--out", str(tmp_path / "out")]
+    assert main(command) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"benchirt {command[0]}: error: {path}: a {where} name of 65,537 characters, more than the 65,536 a name may "
+                   "have; shorten it (long names are shown cut in the middle and kept whole in the CSVs)"]
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("layout", ["plain", "quoted", "across chunks"])
+def test_a_field_longer_than_any_name_is_refused_before_the_parse(tmp_path, layout):
+    from benchirt.sniff import MAX_FIELD_BYTES, check_field_sizes
+
+    def field(size: int) -> str:
+        """A field of ``size`` bytes; quoted (the quotes not counted), it holds commas and line breaks (no run of
+        it is long)."""
+        return '"' + ("a,\n" * size)[:size] + '"' if layout == "quoted" else "n" * size
+
+    path = tmp_path / "scores.csv"
+    rows = "".join(f"d{d},c{c},0.5\n" for d in range(20_000) for c in range(3))   # about 1 MiB before the field
+    head = rows if layout == "across chunks" else ""
+    path.write_text("dataset,classifier,score\n" + head + f"d0,{field(MAX_FIELD_BYTES + 1)},0.5\n", encoding="utf-8")
+    with pytest.raises(DataError) as error:
+        check_field_sizes(path, "scores CSV")
+    assert str(error.value) == (f"{path}: a field of more than 262,144 bytes, longer than any name or value of a "
+                                "scores CSV can be (65,536 characters); is it the right file?")
+    assert main(["rate", str(path), "--out", str(tmp_path / "out")]) == 2
+    path.write_text("dataset,classifier,score\n" + head + f"d0,{field(MAX_FIELD_BYTES)},0.5\n", encoding="utf-8")
+    check_field_sizes(path, "scores CSV")                                  # at the limit: left to the parser
 
 
 def _board(names: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:

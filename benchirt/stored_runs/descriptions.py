@@ -6,7 +6,8 @@ caches them (``runs/<id>/description.xml``, ``tasks/<id>/task.xml``, ``datasets/
 
 Bounded (issue 44 item 4): a description over :data:`DESCRIPTION_BYTES` is refused by its size before it is
 parsed, and a field read from it over :data:`FIELD_CHARS` characters is refused before it is copied anywhere (a
-flow name would otherwise be copied into four CSVs and the report). The server's descriptions are small (the
+flow name would otherwise be copied into four CSVs and the report; shorter long names are cut in the middle on the
+screen and kept whole in the CSVs). The server's descriptions are small (the
 largest in ``../shared/data``, a run's with its per-fold evaluations, is 42 KiB); at 4 MiB, the worst XML for the
 parser (a million empty elements) takes 91 MiB, and a 100 MB description with a 100-million-character flow name
 is refused at the interpreter's own footprint (``python benchmarks/junk_input.py --part names``).
@@ -21,13 +22,15 @@ from typing import Callable, TypeVar
 from benchirt.errors import DataError
 from benchirt.stored_runs.inputs import check_size
 from benchirt.safe_text import printable
+from benchirt.sniff import MAX_NAME_CHARS
 
 T = TypeVar("T")
 NS = {"oml": "http://openml.org/openml"}
 #: Largest description file read (bytes).
 DESCRIPTION_BYTES = 4 * 2**20
-#: Longest field read from a description (characters): a flow, dataset or uploader name, a target, a URL.
-FIELD_CHARS = 4096
+#: Longest field read from a description (characters): a flow, dataset or uploader name, a target, a URL —
+#: the longest name read from any file (:data:`benchirt.sniff.MAX_NAME_CHARS`).
+FIELD_CHARS = MAX_NAME_CHARS
 
 
 class _FieldTooLong(DataError):
