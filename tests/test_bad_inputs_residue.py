@@ -98,3 +98,32 @@ def test_the_docs_own_output_folders_are_git_ignored():
     ignored = subprocess.run(["git", "check-ignore", "--no-index", *(f"{folder}/x" for folder in sorted(folders))],
                              cwd=ROOT, capture_output=True, text=True).stdout.split()
     assert sorted(ignored) == sorted(f"{folder}/x" for folder in folders)
+
+
+def test_the_commands_figures_hold_no_text_under_ten_pixels(tmp_path, monkeypatch):
+    import benchirt.io
+    from benchirt.irt.simulate import simulate_responses
+    from benchirt.report.legibility import MIN_TEXT_PX, visible_texts
+
+    written = benchirt.io.atomic_write_figure
+    smallest: dict[str, float] = {}
+
+    def measured(path, figure, **kwargs):
+        figure.canvas.draw()
+        dpi = kwargs.get("dpi", figure.dpi)
+        smallest[Path(path).name] = min(t.get_fontsize() * dpi / 72 for t in visible_texts(figure))
+        written(path, figure, **kwargs)
+
+    monkeypatch.setattr(benchirt.io, "atomic_write_figure", measured)
+    matrix = tmp_path / "matrix.csv"
+    simulate_responses(60, 12, model="2PL", seed=0).responses.to_csv(matrix)
+    rows = [(f"ds{d}", clf, score + 0.02 * d) for d in range(4) for clf, score in (("mlp", 0.8), ("knn", 0.6), ("nb", 0.4))]
+    scores = tmp_path / "scores.csv"
+    pd.DataFrame(rows, columns=["dataset", "classifier", "score"]).to_csv(scores, index=False)
+    import benchirt.rating.command
+
+    monkeypatch.setattr(benchirt.rating.command, "atomic_write_figure", measured)
+    assert main(["irt", str(matrix), "--out", str(tmp_path / "irt"), "--plots"]) == 0
+    assert main(["rate", str(scores), "--out", str(tmp_path / "rate"), "--plots", "--permutations", "5"]) == 0
+    assert {"icc.png", "parameters.png", "leaderboard.png", "cd_diagram.png"} <= set(smallest)
+    assert {name: px for name, px in smallest.items() if px < MIN_TEXT_PX} == {}
