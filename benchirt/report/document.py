@@ -160,7 +160,7 @@ main{padding:8px 32px 48px;max-width:1200px}section{margin-top:28px}
 h2{border-bottom:2px solid #1f3a5f;padding-bottom:4px;color:#1f3a5f}
 .wide{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:8px 0 4px;font-size:.86em}
 th,td{border:1px solid #d5dbe5;padding:3px 8px;text-align:left}th{background:#eef1f6}
-td.n{text-align:right;font-variant-numeric:tabular-nums}
+th,td:not(.n){overflow-wrap:anywhere}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .caption{font-size:.85em;color:#555;margin:2px 0 14px}
 figure{margin:12px 0;display:inline-block;vertical-align:top;max-width:100%}
 figure img{max-width:100%;border:1px solid #e1e5ec;background:#fff}
