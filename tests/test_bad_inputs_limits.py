@@ -216,3 +216,11 @@ def test_the_pipeline_summary_and_the_report_say_the_default_model_does_not_fit(
     [reported] = default_model_warnings([irt, DatasetIRT(dataset="old", fit=fit, abilities=pd.DataFrame(),
                                                          statistics={})])   # stored before the check: silent
     assert reported == f"{short_name(LONG)}: {line.removeprefix('WARNING: ')}"
+    from types import SimpleNamespace
+
+    from benchirt.report.config import ReportConfig
+    from benchirt.report.document import Paragraph
+    from benchirt.report.sections import model_fit
+
+    section = model_fit(SimpleNamespace(irt={LONG: irt}), ReportConfig())
+    assert f"• {reported}" in [block.text for block in section.blocks if isinstance(block, Paragraph)]
