@@ -50,7 +50,8 @@ def check_names(names, what: str, where: object) -> None:
     """DataError when a name of ``names`` (text; other values are skipped) is longer than :data:`MAX_NAME_CHARS`."""
     longest = max((len(name) for name in names if isinstance(name, str)), default=0)
     if longest > MAX_NAME_CHARS:
-        raise DataError(f"{where}: a {what} of {longest:,} characters, more than the {MAX_NAME_CHARS:,} a name may "
+        article = "an" if what[:1] in "aeiou" else "a"
+        raise DataError(f"{where}: {article} {what} of {longest:,} characters, more than the {MAX_NAME_CHARS:,} a name may "
                         "have; shorten it (long names are shown cut in the middle and kept whole in the CSVs)")
 
 

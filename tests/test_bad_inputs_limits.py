@@ -91,9 +91,26 @@ def test_a_name_over_the_limit_in_a_table_is_refused_after_the_parse_in_one_line
         command = ["rate", str(path), "--out", str(tmp_path / "out")]
     assert main(command) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"benchirt {command[0]}: error: {path}: a {where} name of 65,537 characters, more than the 65,536 a name may "
+    article = "an" if where == "item" else "a"
+    assert err == [f"benchirt {command[0]}: error: {path}: {article} {where} name of 65,537 characters, more than the 65,536 a name may "
                    "have; shorten it (long names are shown cut in the middle and kept whole in the CSVs)"]
     assert not (tmp_path / "out").exists()
+
+
+def test_names_over_the_limit_in_a_performance_table_or_a_runs_matrix_are_refused(tmp_path):
+    from benchirt.airt.aslib import load_performance
+    from benchirt.stored_runs.matrices import read_matrix_csv
+
+    long = "n" * (MAX_NAME_CHARS + 1)
+    performance = tmp_path / "performance.csv"
+    pd.DataFrame({"a": [0.2, 0.5], long: [0.3, 0.4]}, index=["d1", "d2"]).to_csv(performance)
+    with pytest.raises(DataError, match=r"performance.csv: an algorithm name of 65,537 characters, more than the "
+                                        r"65,536 a name may have"):
+        load_performance(performance)
+    matrix = tmp_path / "matrix.csv"
+    matrix.write_text("respondent,V1,V2\n" + f"{long},1,0\nb,0,1\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"matrix.csv: a respondent name of 65,537 characters"):
+        read_matrix_csv(matrix)
 
 
 @pytest.mark.parametrize("layout", ["plain", "quoted", "across chunks"])
