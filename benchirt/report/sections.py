@@ -302,7 +302,7 @@ def item_curves(results, config: ReportConfig) -> Section | None:
             _figure(section, lambda fit=irt.fit, r=response.responses.rename(index=label), who=[label[n] for n in reported],
                     roles={label.get(k, k): v for k, v in response.roles.to_dict().items()}:
                     irt_plots.plot_classifier_curves(fit, r, respondents=who, roles=roles),
-                    f"CCC — {name}" + (f" — the {top} highest abilities only" if top else ""), config)
+                    f"CCC — {short_name(name)}" + (f" — the {top} highest abilities only" if top else ""), config)
     return section
 
 
