@@ -52,8 +52,55 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
 
 
 def atomic_write_csv(path: str | os.PathLike, frame: pd.DataFrame, index: bool = False) -> None:
+    """Write ``frame`` as CSV, its text cells, headers and index labels safe to open in a spreadsheet
+    (:func:`spreadsheet_safe`)."""
     with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
-        frame.to_csv(handle, index=index)
+        spreadsheet_safe(frame, index).to_csv(handle, index=index)
+
+
+#: First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """A text ``value`` a spreadsheet would run as a formula (starting with one of :data:`FORMULA_STARTS`)
+    with a leading ``'``, which every spreadsheet shows as text (OWASP's rule); numbers, text that reads as a
+    number (``-0.5``, ``+3``) and other text unchanged.
+
+    >>> spreadsheet_cell("=1+2"), spreadsheet_cell("-0.5"), spreadsheet_cell(-2), spreadsheet_cell("mlp")
+    ("'=1+2", '-0.5', -2, 'mlp')
+    """
+    if not isinstance(value, str) or not value.startswith(FORMULA_STARTS):
+        return value
+    try:
+        float(value)
+    except ValueError:
+        return "'" + value
+    return value
+
+
+def spreadsheet_safe(frame: pd.DataFrame, index: bool = False) -> pd.DataFrame:
+    """``frame`` with :func:`spreadsheet_cell` applied to its text columns, its headers and (when written) its
+    index labels; the frame itself when nothing needs it (numeric tables are not copied)."""
+    import pandas as pd
+
+    def is_text(dtype) -> bool:
+        return pd.api.types.is_object_dtype(dtype) or isinstance(dtype, (pd.StringDtype, pd.CategoricalDtype))
+
+    text = [name for name, column in frame.items() if is_text(column.dtype)]
+    risky = [name for name in text if frame[name].map(lambda v: spreadsheet_cell(v) is not v).any()]
+    headers = any(spreadsheet_cell(name) is not name for name in frame.columns)
+    labels = index and not isinstance(frame.index, pd.MultiIndex) and is_text(frame.index.dtype)
+    if not (risky or headers or labels):
+        return frame
+    safe = frame.copy(deep=False)
+    for name in risky:
+        safe[name] = frame[name].map(spreadsheet_cell)
+    if headers:
+        safe.columns = [spreadsheet_cell(name) for name in frame.columns]
+    if labels:
+        safe.index = frame.index.map(spreadsheet_cell)
+    return safe
 
 
 def atomic_write_parquet(path: str | os.PathLike, frame: pd.DataFrame) -> None:

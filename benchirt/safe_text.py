@@ -23,9 +23,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
-#: The most characters a respondent, flow or classifier name may have (OpenML's longest flow names in the
-#: shared stored runs have 519).
-MAX_NAME_LENGTH = 1024
+#: The most characters a name (respondent, item, classifier, dataset, flow) read from a file may have: longer
+#: ones are refused before a reader copies them into its tables; shorter long ones are shown cut in the middle
+#: (:func:`benchirt.humanize.short_name`) and kept whole in the CSVs (OpenML's longest flow names in the shared
+#: stored runs have 519 characters; peak memory: ``python benchmarks/junk_input.py --part names``).
+MAX_NAME_LENGTH = 65_536
 #: Whitespace control characters that text keeps.
 _KEPT = frozenset("\n\t")
 #: A ``<`` that Markdown could read as the start of raw HTML or an autolink.

@@ -14,6 +14,14 @@ by its size alone, at the interpreter's own footprint, and the script checks tha
 
     python benchmarks/junk_input.py --sizes 16 128   # what benchirt/sniff.py and docs/benchmarks.md quote
     python benchmarks/junk_input.py                  # 16 and 64 MiB per reader, then the 1 GB case
+    python benchmarks/junk_input.py --part names     # long names and big descriptions (issue 44, item 4)
+
+``--part names``: one name of ``--name-mb`` MiB (default 100, whole MiB) where a reader copies it — a respondent of a
+response matrix (``benchirt irt``), a classifier of a scores table (``benchirt rate``), the flow name of a
+stored run's ``description.xml`` (``benchirt import-runs``, refused by the description limit of
+:mod:`benchirt.stored_runs.descriptions`) — and the worst description the parser may still read (4 MiB of
+empty elements); each must end within 1 GiB of peak memory, one line of error or a result, and the script
+checks that it does.
 """
 from __future__ import annotations
 
@@ -78,11 +86,73 @@ def readers(folder: Path, junk: Path) -> dict[str, list[str]]:
             "datasets (CSV in a folder suite)": ["datasets", str(suite)]}
 
 
+def _write_with_name(path: Path, before: str, megabytes: float, after: str, unit: str = "n") -> Path:
+    """``before``, a name of ``megabytes`` MiB of ``unit`` written 1 MiB at a time (this process never holds it:
+    a child's peak RSS starts from its parent's), then ``after``."""
+    block = (unit * (2**20 // len(unit) + 1))[:2**20]
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write(before)
+        for _ in range(int(megabytes)):
+            handle.write(block)
+        handle.write(after)
+    return path
+
+
+def _runs_folder(root: Path, flow_mb: float = 0, elements: int = 0) -> Path:
+    """A stored-runs folder of one task and three runs, run 3's description holding a flow name of ``flow_mb`` MiB
+    (or, with ``elements``, that many empty elements after its fields)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from runs_samples import write_small_task
+
+    write_small_task(root, 7, 40, "diabetes", (1, 2, 3))
+    description = root / "runs" / "3" / "description.xml"
+    before, after = description.read_text().split("flow-2", 1)
+    if flow_mb:
+        _write_with_name(description, before, flow_mb, after)
+    if elements:
+        description.write_text((before + "flow-2" + after).replace("</oml:run>", "<e/>" * elements + "</oml:run>"))
+    return root
+
+
+def names(folder: Path, megabytes: float) -> None:
+    """Peak memory of every reader of a name of ``megabytes`` MiB, and of the largest description read."""
+    matrix = _write_with_name(folder / "matrix.csv", "respondent,V1,V2,V3\n", megabytes,
+                              ",1,0,1\n" + "".join(f"r{i},{i % 2},1,0\n" for i in range(12)))
+    scores = _write_with_name(folder / "scores.csv", "dataset,classifier,score\nd0,", megabytes, ",0.9\n" + "".join(
+        f"d{d},{c},{0.9 - 0.1 * k}\n" for d in range(3) for k, c in enumerate(("svm", "knn", "mlp"), 1)))
+    quoted = _write_with_name(folder / "quoted.csv", 'dataset,classifier,score\nd0,"', megabytes, '",0.9\n' + "".join(
+        f"d{d},{c},{0.9 - 0.1 * k}\n" for d in range(3) for k, c in enumerate(("svm", "knn", "mlp"), 1)), unit="a,\n")
+    cases = {
+        f"irt: a respondent name of {megabytes:g} MiB": ["irt", str(matrix), "--out", str(folder / "irt")],
+        f"rate: a quoted name of {megabytes:g} MiB of a,<newline>": ["rate", str(quoted), "--out", str(folder / "q")],
+        f"rate: a classifier name of {megabytes:g} MiB": ["rate", str(scores), "--out", str(folder / "rate"),
+                                                          "--permutations", "0"],
+        f"import-runs: a flow name of {megabytes:g} MiB": [
+            "import-runs", str(_runs_folder(folder / "big", flow_mb=megabytes)), "--out", str(folder / "big-out")],
+        "import-runs: a 4 MiB description of empty elements": [
+            "import-runs", str(_runs_folder(folder / "many", elements=(4 * 2**20 - 2048) // 4)),
+            "--out", str(folder / "many-out")],
+    }
+    print(f"{'case':<52}{'exit':>5}{'peak MiB':>10}{'seconds':>9}  message")
+    for label, command in cases.items():
+        code, rss, seconds, message = peak(command)
+        print(f"{label:<52}{code:>5}{rss:>10.0f}{seconds:>9.1f}  {message[:100]}")
+        if rss > 1024:
+            raise SystemExit(f"{label}: peak {rss:.0f} MiB, over 1 GiB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", choices=["junk", "names"], default="junk",
+                        help="junk tables (default) or long names and big descriptions")
     parser.add_argument("--sizes", type=float, nargs="+", default=[16, 64], help="junk sizes in MiB under the limit")
     parser.add_argument("--big-mb", type=float, default=1000, help="the big junk file (MiB), refused by its size")
+    parser.add_argument("--name-mb", type=float, default=100, help="the long name (MiB), --part names")
     args = parser.parse_args()
+    if args.part == "names":
+        with tempfile.TemporaryDirectory() as tmp:
+            names(Path(tmp), args.name_mb)
+        return
     from benchirt.sniff import DEFAULT_MAX_INPUT_MB
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -49,7 +49,7 @@ def test_name_problems_are_named():
     assert name_problem("x ") == "ends with a space" and name_problem(" x") == "begins with a space"
     assert name_problem("a\tb") == "holds the control character \\x09"
     assert name_problem("x" * MAX_NAME_LENGTH) is None
-    assert name_problem("x" * (MAX_NAME_LENGTH + 1)) == "is 1,025 characters long, more than the 1,024 a name may have"
+    assert name_problem("x" * (MAX_NAME_LENGTH + 1)) == "is 65,537 characters long, more than the 65,536 a name may have"
     assert name_problem("weka.J48(1) -C 0.25") is None  # a space inside is fine
 
 
@@ -79,8 +79,9 @@ def test_a_run_over_a_flow_name_with_a_space_has_its_leaderboard(tmp_path):
 
 
 BAD_NAMES = {"escape": ("svm\x1b]0;pwned\x07", "holds the control character \\x1b"),
-             "long": ("x" * 1025, "is 1,025 characters long, more than the 1,024 a name may have"),
              "space": ("svm ", "ends with a space")}
+#: A name over the limit is refused by the table's name check before its row is read, in one line.
+TOO_LONG = "x" * 65_537
 
 
 def _shown(name: str) -> str:
@@ -110,6 +111,22 @@ def test_rate_refuses_a_bad_classifier_name_naming_its_row(tmp_path, capsys, cas
     assert capsys.readouterr().err == (f"benchirt rate: error: {scores}: classifier {_shown(name)} (data row 2) "
                                        f"{problem}; rename it where the scores are written\n")
     assert not (tmp_path / "rate").exists()
+
+
+def test_irt_and_rate_refuse_a_name_over_the_limit_in_one_line(tmp_path, capsys):
+    sim = simulate_responses(12, 10, model="1PL", seed=1).responses
+    sim.index = ["a", TOO_LONG, *(f"r{i}" for i in range(10))]
+    responses = tmp_path / "responses.csv"
+    sim.rename_axis("respondent").reset_index().to_csv(responses, index=False)
+    assert main(["irt", str(responses), "--out", str(tmp_path / "irt")]) == 2
+    assert capsys.readouterr().err == (f"benchirt irt: error: {responses}: a respondent name of 65,537 characters, "
+                                       "more than the 65,536 a name may have; shorten it (long names are shown cut in "
+                                       "the middle and kept whole in the CSVs)\n")
+    scores = tmp_path / "scores.csv"
+    pd.DataFrame({"dataset": ["d1", "d1"], "classifier": ["a", TOO_LONG], "score": [1.0, 2.0]}).to_csv(scores, index=False)
+    assert main(["rate", str(scores), "--out", str(tmp_path / "rate")]) == 2
+    assert "a classifier name of 65,537 characters, more than the 65,536 a name may have" in capsys.readouterr().err
+    assert not (tmp_path / "irt").exists() and not (tmp_path / "rate").exists()
 
 
 def test_a_run_whose_description_gives_a_flow_name_with_a_control_character_is_skipped(tmp_path):

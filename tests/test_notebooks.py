@@ -26,6 +26,7 @@ def _outputs(notebook) -> str:
         for output in cell.get("outputs", []):
             texts.append(output.get("text", "") or str(output.get("data", {}).get("text/plain", "")))
             assert output.get("output_type") != "error", output
+            assert output.get("name") != "stderr", output   # no warning reaches the reader (issue 44: TqdmWarning)
     return "\n".join(texts)
 
 

@@ -288,12 +288,15 @@ def test_browser_check_catches_a_broken_page(tmp_path):
     page.write_text('<!DOCTYPE html><html><body><img alt="bad" src="data:image/png;base64,AAAA">'
                     f'<main style="max-width:1200px"><img alt="tiny" data-text-px="16" style="max-width:100%" '
                     f'src="data:image/png;base64,{wide}"></main>'
+                    '<section id="wide" style="width:400px"><table><tr><th>Long</th><td style="white-space:nowrap">'
+                    + "x " * 400 + '</td></tr></table></section>'
                     '<div style="width:3000px">wide</div><script>undefinedFunction()</script></body></html>')
     problems = check_page(page).problems()
     assert any("console error" in p and "undefinedFunction" in p for p in problems)
     assert "image not decoded: bad" in problems
     assert any(p.startswith("wider than the 1280 px viewport: div") for p in problems)
     assert "no conclusions block (section#conclusions)" in problems
+    assert any(p.startswith("table wider than its section: wide: Long (") for p in problems)
     assert "figure text 8.0 px (< 10 px) on screen: tiny" in problems       # 16 px in the PNG, shown at 1200/2400
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 
 from benchirt.airt.config import TRANSFORMS
 from benchirt.errors import DataError
-from benchirt.sniff import check_text_table
+from benchirt.sniff import check_field_sizes, check_names, check_text_table
 
 #: ASlib run status meaning the algorithm solved the instance within its limits.
 OK_STATUS = "ok"
@@ -205,11 +205,14 @@ def load_performance(source: str | Path | pd.DataFrame, *, maximize: bool = True
             raise DataError(f"{path}: performance file not found; give a CSV with one row per dataset "
                             "(first column = name) and one column per algorithm")
         check_text_table(path, "performance CSV")
+        check_field_sizes(path, "performance CSV")
         try:
             frame = pd.read_csv(path, index_col=0)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
             raise DataError(f"{path}: cannot be read as CSV ({exc}); expected rows = datasets, "
                             "first column = dataset name, other columns = algorithms") from None
+        check_names(frame.index, "dataset name", path)
+        check_names(frame.columns, "algorithm name", path)
     if maximize and not rescale:
         return check_performance(frame, where=where)
     # validate everything but the range, then rescale

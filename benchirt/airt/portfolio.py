@@ -26,7 +26,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import KFold
-from tqdm.auto import tqdm
+from benchirt.bars import tqdm
 
 from benchirt.errors import BenchirtError, DataError
 

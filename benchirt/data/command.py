@@ -55,7 +55,7 @@ def describe_suite(suite: object, load: bool = True, show_progress: bool = False
         failed to load stays empty (never NaN-filled numbers from a partial load).
     """
     import pandas as pd
-    from tqdm.auto import tqdm
+    from benchirt.bars import tqdm
 
     from benchirt.data.suites import resolve_suite
 

@@ -46,7 +46,9 @@ item's answers on the respondents' abilities),
 DIR/abilities.csv (respondent, theta, se, true_score; from the scoring model, whose items go to
 DIR/scoring_items.csv when it is not the item model), DIR/fit.json (status, converged, n_iter,
 log_likelihood, seconds, model, n_respondents, n_items, the EM starts: start_runs with each start's
-log posterior and status converged / iteration_limit / better_optimum_exists, item summary) and, with --plots,
+log posterior and status converged / iteration_limit / better_optimum_exists, item summary, and for the
+default model default_model_check: the share of informative items falling with ability or held at a = 0;
+above 35 % the console warns that the monotone model does not fit and names --compat decodirt) and, with --plots,
 icc.png, ccc_difficulty.png, ccc_discrimination.png, parameters.png. With --compare-models also
 DIR/model_comparison.csv (model, log_likelihood, n_parameters, aic, bic, status, start, best_aic, best_bic).
 
@@ -168,7 +170,6 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.irt.itemfit import MISFIT_ABOVE, item_fit
     from benchirt.irt.matrix_file import read_responses_csv
     from benchirt.irt.scorer import fit_scoring_model
-    from benchirt.irt.summary import item_summary
 
     family = "decodirt" if args.compat == "decodirt" else "monotone"
     grid = {} if args.quadrature == "auto" else {"quadrature": args.quadrature}  # N nodes: fixed, not refined
@@ -195,12 +196,8 @@ def run(args: argparse.Namespace) -> int:
     atomic_write_csv(out / "abilities.csv", table.reset_index())
     if scorer is not fit:  # the frozen items new respondents are scored on (benchirt irt score)
         atomic_write_csv(out / "scoring_items.csv", scorer.items.reset_index())
-    record = fit.convergence()
-    record["scoring_model"] = scorer.model
-    record["scoring_converged"] = scorer.converged
-    record["summary"] = item_summary(fit.items, config)
-    record["ability"] = config.ability
-    record["input"] = str(responses_path)
+    record = _fit_record(fit, scorer, config, responses_path)
+    mismatch = record.get("default_model_check", {}).get("warning")
     atomic_write_json(out / "fit.json", record)
     if args.plots:
         _write_plots(fit, responses, out)
@@ -220,11 +217,30 @@ def run(args: argparse.Namespace) -> int:
     print(f"quadrature: {fit.quadrature_nodes} nodes; doubling them changes the log posterior at the optimum by "
           f"{fit.quadrature_error:.3g}")
     print(f"{int(fit_table['misfit'].sum())} item(s) misfit (infit or outfit above {MISFIT_ABOVE})")
+    if mismatch:
+        print(f"WARNING: {mismatch}")
     if comparison is not None:
         atomic_write_csv(out / "model_comparison.csv", comparison)
         print(comparison.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     print(f"wrote {out}")
     return 0
+
+
+def _fit_record(fit, scorer, config: IRTConfig, responses_path: str) -> dict:
+    """fit.json: the fit's convergence record, the scoring model, the item summary and, for the default family,
+    whether it fits (:func:`benchirt.irt.summary.default_model_check`, with its warning line or None)."""
+    from benchirt.irt.summary import default_model_check, default_model_sentence, item_summary
+
+    record = fit.convergence()
+    record["scoring_model"] = scorer.model
+    record["scoring_converged"] = scorer.converged
+    record["summary"] = item_summary(fit.items, config)
+    check = default_model_check(fit.items, config)
+    if check is not None:
+        record["default_model_check"] = {**check, "warning": default_model_sentence(check)}
+    record["ability"] = config.ability
+    record["input"] = str(responses_path)
+    return record
 
 
 def _score(args: argparse.Namespace, responses_path: str, responses: pd.DataFrame, config: IRTConfig) -> int:

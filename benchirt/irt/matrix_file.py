@@ -29,7 +29,7 @@ import pandas as pd
 
 from benchirt.errors import DataError
 from benchirt.safe_text import name_problem, printable
-from benchirt.sniff import check_text_table
+from benchirt.sniff import check_field_sizes, check_names, check_text_table
 
 #: What a 0/1 answer looks like in a CSV field.
 ANSWERS = frozenset({"0", "1", "0.0", "1.0"})
@@ -58,6 +58,7 @@ def read_responses_csv(path: str | Path, header: bool = True) -> pd.DataFrame:
     if not path.is_file():
         raise DataError(f"{path}: no such file; pass a CSV of respondents x items of 0/1")
     check_text_table(path, "response matrix CSV")
+    check_field_sizes(path, "response matrix CSV")
     first = _first_row(path)
     _check_delimiter(path, first)
     if header:
@@ -70,6 +71,8 @@ def read_responses_csv(path: str | Path, header: bool = True) -> pd.DataFrame:
         frame = _read_general(path, header)
     if frame.shape[0] == 0:
         raise DataError(f"{path}: no respondent rows under the header")
+    check_names(frame.index, "respondent name", path)
+    check_names(frame.columns, "item name", path)
     if not frame.index.is_unique:
         name = frame.index[frame.index.duplicated()][0]
         rows = [i + 1 for i in np.flatnonzero(frame.index == name)[:2]]

@@ -14,7 +14,7 @@ from benchirt.irt.fit import IRTFit
 from benchirt.irt.scorer import fit_scoring_model
 from benchirt.irt.compare import compare_models
 from benchirt.irt.itemfit import item_fit
-from benchirt.irt.summary import item_summary
+from benchirt.irt.summary import MISMATCH_SHARE, default_model_check, default_model_sentence, item_summary
 from benchirt.irt.suspects import COLUMNS as SUSPECT_COLUMNS
 from benchirt.irt.suspects import suspect_labels
 from benchirt.results import interval_frame, normal_interval
@@ -79,7 +79,21 @@ class DatasetIRT:
             lines.append(f"items: {shares}")
         lines.append(f"{stats.get('n_misfit', 0)} misfitting items, "
                      f"{stats.get('n_suspect_labels', len(self.suspect_labels))} suspect labels")
+        mismatch = self.default_model_warning()
+        if mismatch:
+            lines.append(f"WARNING: {mismatch}")
         return "\n".join(lines)
+
+    def default_model_warning(self) -> str | None:
+        """The line saying the monotone model does not fit this dataset's items
+        (:func:`benchirt.irt.summary.default_model_sentence`), or None (it fits, or was not checked)."""
+        stats = self.statistics
+        if "default_model_share" not in stats:  # the free-sign family, or a result stored before the check
+            return None
+        check = {"share_misfit": stats["default_model_share"], "fits": bool(stats["default_model_fits"]),
+                 "n_falling": stats["n_falling"], "n_at_zero": stats["n_at_zero"],
+                 "n_informative": stats["n_informative"], "threshold": MISMATCH_SHARE}
+        return default_model_sentence(check, fix="irt: {model_family: decodirt} (benchirt irt --compat decodirt)")
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
         """``items``, ``abilities``, ``item_fit``, ``model_comparison``, ``suspect_labels`` and ``statistics``
@@ -165,6 +179,11 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
                       n_misfit=int(fit_table["misfit"].sum()),
                       n_suspect_labels=len(suspects),
                       **optima_summary(fit, responses.loc[real] if len(real) else None))
+    check = default_model_check(fit.items, config)
+    if check is not None:  # the monotone family only (no NaN for the free-sign one)
+        statistics.update(default_model_share=check["share_misfit"], default_model_fits=check["fits"],
+                          n_falling=check["n_falling"], n_at_zero=check["n_at_zero"],
+                          n_informative=check["n_informative"])
     return DatasetIRT(dataset=result.dataset, fit=fit, abilities=abilities, statistics=statistics, item_fit=fit_table,
                       model_comparison=comparison, suspect_labels=suspects,
                       scoring_fit=None if scorer is fit else scorer)

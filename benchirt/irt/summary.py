@@ -58,6 +58,54 @@ def item_summary(items: pd.DataFrame, config: IRTConfig | None = None) -> dict:
     }
 
 
+#: Above this share of its informative items falling with ability or held at a = 0, the monotone model is said
+#: not to fit (:func:`default_model_check`). On simulated 2PL pools with half the discriminations negative
+#: (400 x 30 and 1,000 x 50, five seeds each) the share is 0.38-0.53 and the monotone abilities correlate 0.05-0.58
+#: with the generating ones (free-sign: 0.93-0.96); on decodIRT's 50 reference pools it is 0.00-0.69, above 0.35
+#: on 6 (``python benchmarks/irt_default_fit.py``).
+MISMATCH_SHARE = 0.35
+#: A discrimination at most this far above 0 is held at the monotone family's lower bound.
+_AT_ZERO = 1e-6
+
+
+def default_model_check(items: pd.DataFrame, config: IRTConfig) -> dict | None:
+    """Whether the monotone model fits the items: the share of informative items whose answers fall with
+    ability (``ability_slope`` < 0, :mod:`benchirt.irt.slope`) or whose discrimination is held at its bound
+    a = 0, against :data:`MISMATCH_SHARE`. The monotone family bounds every a at 0 (docs/irt.md, "Which model
+    scores, and why"): when half the items truly fall (a < 0 in the generating 2PL of Cardoso et al. 2021 eq. 1),
+    its one scale fits one half and its abilities may measure little of either; decodIRT's free-sign family
+    (``--compat decodirt``) fits both halves.
+
+    Returns
+    -------
+    dict or None
+        None for the free-sign family (nothing is bounded); else ``share_misfit`` (0-1 of the informative
+        items), ``n_falling``, ``n_at_zero``, ``n_informative``, ``threshold`` and ``fits`` (share at most the
+        threshold).
+    """
+    if config.model_family != "monotone" or "ability_slope" not in items:
+        return None
+    informative = items[~items["flag"].isin(NO_INFORMATION_FLAGS)]
+    falling = informative["ability_slope"].to_numpy(float) < 0
+    at_zero = informative["discrimination"].to_numpy(float) <= _AT_ZERO
+    n = len(informative)
+    share = float((falling | at_zero).sum() / n) if n else 0.0
+    return {"share_misfit": share, "n_falling": int(falling.sum()), "n_at_zero": int(at_zero.sum()),
+            "n_informative": int(n), "threshold": MISMATCH_SHARE, "fits": bool(share <= MISMATCH_SHARE)}
+
+
+def default_model_sentence(check: dict | None, fix: str = "--compat decodirt") -> str | None:
+    """One line saying the monotone model does not fit (:func:`default_model_check`), with the share and the mode
+    that fits (``fix``: how the reader chooses it); None when it fits or was not checked."""
+    if check is None or check["fits"]:
+        return None
+    return (f"the default monotone model does not fit: {100 * check['share_misfit']:.0f} % of the "
+            f"{check['n_informative']} informative items fall with ability (ability_slope < 0: {check['n_falling']}) "
+            f"or are held at a = 0 ({check['n_at_zero']}), above the {100 * check['threshold']:.0f} % threshold; "
+            f"its abilities may measure neither half. {fix} fits a free-sign model (negative discriminations "
+            "allowed) — compare both (docs/irt.md, \"When the default model does not fit\")")
+
+
 def dataset_rankings(summaries: pd.DataFrame) -> pd.DataFrame:
     """Rank datasets by the share of difficult, discriminative, guessable and negatively
     discriminating items (Cardoso et al. 2021 §4.5; Fig. 3 plots the first two).

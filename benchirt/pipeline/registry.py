@@ -95,14 +95,14 @@ REGISTRY: tuple[Stage, ...] = (
                    "benchirt.rating.statistics", "benchirt.rating.stage", "benchirt.rating.leaderboard",
                    "benchirt.rating.bradley_terry"),
           needs=("respond", "irt"), scope="suite",
-          code=("rating", "irt", "pool", "responses/suite.py", "sniff.py", "lazy.py"),
+          code=("rating", "irt", "pool", "responses/suite.py", "sniff.py", "lazy.py", "humanize.py"),
           command="benchirt.rating.command",
           help="leaderboard with intervals, pairwise tests, Glicko-2 ratings, Friedman/Nemenyi",
           title="ratings and significance tests", aliases=("rating",)),
     Stage("subset", config="benchirt.subsets.config:SubsetConfig", plan="benchirt.subsets.pipeline_stage:plan",
           results=("benchirt.subsets.config", "benchirt.subsets.evaluation"), needs=("respond", "irt"),
           scope="suite",
-          code=("subsets", "rating", "irt", "pool", "data", "responses/suite.py", "sniff.py", "lazy.py",
+          code=("subsets", "rating", "irt", "pool", "data", "responses/suite.py", "sniff.py", "lazy.py", "humanize.py",
                 "pipeline/estimate.py", "pipeline/cost_model.json", "responses/config.py"),
           command="benchirt.subsets.command",
           help="IRT-filtered benchmark subsets: build, evaluate against chance, export/publish",
@@ -133,7 +133,7 @@ OTHER_CODE: dict[str, tuple[str, ...]] = {
 #: part of no stage's code (a scheduling change does not recompute a suite): the config and this
 #: registry, the executors and their worker processes, the cost model and the memory guard.
 ENGINE_CODE: tuple[str, ...] = ("pipeline/config.py", "pipeline/registry.py", "pipeline/executors.py",
-                                "pipeline/handout.py", "workers.py",
+                                "pipeline/handout.py", "workers.py", "bars.py",
                                 "pipeline/estimate.py", "pipeline/memory.py", "pipeline/preflight.py")
 
 #: Stage name -> its record.

@@ -21,7 +21,7 @@ from pathlib import Path
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence, cast
 
-from tqdm.auto import tqdm
+from benchirt.bars import tqdm
 
 from benchirt.pipeline import fingerprint
 from benchirt.pipeline.eta import RunEta, format_duration

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from benchirt.humanize import NAME_CHARS, short_name
 from benchirt.rating.verdict import NAMES_SHOWN, is_separated, join, probability_is, verdict_method
 
 #: Posterior probability above which the Bayesian sign test is read as "a is better".
@@ -67,9 +68,10 @@ def bayesian_check(pairwise: pd.DataFrame) -> str:
                       "the sign test counts only wins and losses, and differences inside its region of practical "
                       "equivalence as equivalent")
     top = pairwise.iloc[0]
-    return (text[:-1] + f"; for {top['a']} against {top['b']}: P({top['a']} better) "
+    a, b = short_name(str(top["a"])), short_name(str(top["b"]))
+    return (text[:-1] + f"; for {a} against {b}: P({a} better) "
             f"{probability_is(top['p_a_better'])}, P(equivalent) {probability_is(top['p_equivalent'])}, "
-            f"P({top['b']} better) {probability_is(top['p_b_better'])}.")
+            f"P({b} better) {probability_is(top['p_b_better'])}.")
 
 
 def nemenyi_check(pairwise: pd.DataFrame, comparison) -> str:
@@ -104,20 +106,21 @@ def glicko_check(leaderboard: pd.DataFrame, glicko: pd.DataFrame, orders: pd.Dat
     """Who the single-order Glicko-2 tournament puts first, and how often the primary's leader is first alone
     over ``n_orders`` random dataset orders (``orders``: the order analysis' summary, ``permutation.csv``)."""
     leader = str(leaderboard["classifier"].iloc[0])
+    shown = short_name(leader)
     table = glicko.sort_values(["rating", "classifier"], ascending=[False, True])
     top = table.loc[table["rating"] == table["rating"].iloc[0], "classifier"].astype(str).tolist()
     text = "Glicko-2 (decodIRT's tournament, datasets in one order) "
     if len(top) > 1:
         text += f"has no single leader: {join(top)} tie at rating {table['rating'].iloc[0]:.1f}"
     elif top[0] == leader:
-        text += f"agrees on the leader, {leader}"
+        text += f"agrees on the leader, {shown}"
     else:
         position = int(table["classifier"].astype(str).tolist().index(leader)) + 1 if leader in set(table["classifier"]) else None
-        text += f"puts {top[0]} first" + (f" and {leader} {_ordinal(position)}" if position else "")
+        text += f"puts {short_name(top[0])} first" + (f" and {shown} {_ordinal(position)}" if position else "")
         text += " — its ratings depend on the order of the datasets, the primary's do not"
     if orders is not None and leader in set(orders["classifier"]):
         alone = float(orders.set_index("classifier").loc[leader, "p_first_alone"])
-        text += f"; over {n_orders or 'the'} random dataset orders {leader} is first alone in {100 * alone:.0f} % of them"
+        text += f"; over {n_orders or 'the'} random dataset orders {shown} is first alone in {100 * alone:.0f} % of them"
     return text + "."
 
 
@@ -126,7 +129,8 @@ def _agreement(name: str, pairwise: pd.DataFrame, other, other_only: str, primar
     the primary separates … (PRIMARY_ONLY)."."""
     primary = is_separated(pairwise)
     other = np.asarray(other).astype(bool)
-    pairs = [f"{a}–{b}" for a, b in zip(pairwise["a"], pairwise["b"])]
+    half = NAME_CHARS // 2  # a pair reads within one name's width
+    pairs = [f"{short_name(str(a), half)}–{short_name(str(b), half - 1)}" for a, b in zip(pairwise["a"], pairwise["b"])]
     mine = [pair for pair, p, o in zip(pairs, primary, other) if o and not p]
     theirs = [pair for pair, p, o in zip(pairs, primary, other) if p and not o]
     agree = len(pairwise) - len(mine) - len(theirs)

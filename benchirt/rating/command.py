@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from benchirt.humanize import short_name
 from benchirt.io import atomic_write_csv, atomic_write_figure, atomic_write_json, atomic_write_text
 from benchirt.options import choices_metavar, from_arguments
 from benchirt.out_folder import add_force_option, claim_out, refuse_foreign_out
@@ -199,7 +200,7 @@ def format_summary(result: RatingResult) -> str:
     shown = pd.DataFrame(
         {
             "rank": table["rank"],
-            "classifier": table["classifier"],
+            "classifier": table["classifier"].astype(str).map(short_name),
             "rating": table["rating"].round(1),
             "rd": table["rd"].round(1),
             "vol": table["volatility"].round(4),
@@ -237,7 +238,8 @@ def _leaderboard_lines(result: RatingResult) -> list[str]:
         return "undefined" if pd.isna(low) or pd.isna(high) else f"{low:.{digits}f}..{high:.{digits}f}"
     top = board.head(ROWS_SHOWN)
     shown = pd.DataFrame({
-        "rank": top["rank"], "classifier": top["classifier"], "rating": top["bt_rating"].round(1),
+        "rank": top["rank"], "classifier": top["classifier"].astype(str).map(short_name),
+        "rating": top["bt_rating"].round(1),
         "95% interval": [interval(lo, hi, 0) for lo, hi in zip(top["bt_low"], top["bt_high"])],
         f"rank interval (joint {100 * (1 - result.config.alpha):g}%)":
             [interval(lo, hi, 0) for lo, hi in zip(top["rank_low"], top["rank_high"])],

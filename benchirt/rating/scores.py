@@ -17,7 +17,7 @@ import pandas as pd
 
 from benchirt.errors import ConfigError, DataError
 from benchirt.safe_text import name_problem, printable
-from benchirt.sniff import check_text_table
+from benchirt.sniff import check_field_sizes, check_names, check_text_table
 
 #: File of a decodIRT dataset folder that holds each score.
 DECODIRT_SCORE_FILES = {
@@ -57,6 +57,7 @@ def read_scores(path: str | os.PathLike, score: str | None = None) -> pd.DataFra
     if not path.is_file():
         raise DataError(f"scores not found: {path} is neither a directory of dataset folders nor a CSV file")
     check_text_table(path, "scores CSV")
+    check_field_sizes(path, "scores CSV")
     try:
         frame = pd.read_csv(path)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -67,6 +68,8 @@ def read_scores(path: str | os.PathLike, score: str | None = None) -> pd.DataFra
             f"{path}: a long scores CSV needs the columns dataset, classifier and a score column; "
             f"missing {', '.join(missing)} (found: {', '.join(map(str, frame.columns))})"
         )
+    for name in ("dataset", "classifier"):
+        check_names(frame[name], f"{name} name", path)
     column = score_column(frame, score or "score", where=str(path))
     return validate_scores(frame[["dataset", "classifier", column]], column, where=str(path))
 
@@ -91,6 +94,7 @@ def _read_score_folders(root: Path, score: str) -> pd.DataFrame:
     for folder in folders:
         file = folder / file_name
         check_text_table(file, "scores CSV")
+        check_field_sizes(file, "scores CSV")
         try:
             table = pd.read_csv(file)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -100,6 +104,7 @@ def _read_score_folders(root: Path, score: str) -> pd.DataFrame:
                 f"{file} must have two columns (classifier, score), found {table.shape[1]}: "
                 f"{', '.join(map(str, table.columns))}"
             )
+        check_names(table.iloc[:, 0], "classifier name", file)
         parts.append(pd.DataFrame({"dataset": folder.name, "classifier": table.iloc[:, 0], "score": table.iloc[:, 1]}))
     return validate_scores(pd.concat(parts, ignore_index=True), "score", where=str(root))
 

@@ -29,6 +29,7 @@ import scikit_posthocs as sp
 from scipy.stats import friedmanchisquare, rankdata, studentized_range
 
 from benchirt.errors import ConfigError, DataError
+from benchirt.humanize import short_name
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import glicko_tournament
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
@@ -120,7 +121,7 @@ class StatisticalComparison:
             f"{self.n_blocks} blocks, {self.n_classifiers} classifiers"
             + (f", CD(alpha={self.alpha}) = {self.critical_difference:.3f}" if self.critical_difference else ""),
             "average ranks (1 = best):",
-            self.average_ranks.round(3).to_string(),
+            self.average_ranks.round(3).rename(lambda name: short_name(str(name))).to_string(),
         ]
         return "\n".join(lines)
 

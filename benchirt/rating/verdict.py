@@ -19,6 +19,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from benchirt.humanize import short_name
+
 #: Ratings closer than this (points) share a rank (the fit is converged far below it).
 RATING_TIE = 1e-6
 #: Names listed in full before "and N more".
@@ -124,7 +126,7 @@ def _head(leaderboard: pd.DataFrame, real: pd.DataFrame) -> str:
         return (f"{join(tied.astype(str).tolist())} are tied at the top{among} (equal Bradley–Terry "
                 f"ratings, {first['bt_rating']:.0f}{references})")
     word = "is the best real classifier" if len(real) < len(leaderboard) else "ranks first"
-    return f"{first['classifier']} {word} (Bradley–Terry rating {first['bt_rating']:.0f}{references})"
+    return f"{short_name(str(first['classifier']))} {word} (Bradley–Terry rating {first['bt_rating']:.0f}{references})"
 
 
 def _standing(leader: str, real: pd.DataFrame, pairwise: pd.DataFrame, separated: np.ndarray, sign: np.ndarray,
@@ -275,8 +277,9 @@ def tier_sentence(leaderboard: pd.DataFrame) -> str:
 
 
 def join(names, limit: int | None = None) -> str:
-    """"a", "a and b", "a, b and c"; beyond ``limit`` names, "… and N more"."""
-    names = [str(n) for n in names]
+    """"a", "a and b", "a, b and c"; beyond ``limit`` names, "… and N more"; a long name cut in the middle
+    (:func:`benchirt.humanize.short_name`; the tables keep it whole)."""
+    names = [short_name(str(n)) for n in names]
     if not names:
         return "none"
     if limit is not None and len(names) > limit:
@@ -311,6 +314,7 @@ def leaderboard_columns(leaderboard: pd.DataFrame) -> list[str]:
 def leaderboard_text(leaderboard: pd.DataFrame, rows: int = ROWS_SHOWN) -> str:
     """The top ``rows`` of the leaderboard with their intervals as text, and how many more there are."""
     shown = leaderboard[leaderboard_columns(leaderboard)].head(rows)
+    shown = shown.assign(classifier=shown["classifier"].astype(str).map(short_name))
     text = shown.to_string(index=False, float_format=lambda v: f"{v:.1f}")
     more = len(leaderboard) - len(shown)
     return text + (f"\n… and {more} more classifiers (leaderboard.csv has them all)" if more > 0 else "")

@@ -38,6 +38,11 @@ _TOO_WIDE_JS = """() => {
 # report) times the factor the page scales the image by (displayed width / natural width).
 _FIGURE_TEXT_JS = """() => [...document.images].filter(i => i.dataset.textPx && i.naturalWidth > 0)
   .map(i => [i.alt, parseFloat(i.dataset.textPx) * i.getBoundingClientRect().width / i.naturalWidth])"""
+# Every table wider than the section (the card) holding it: it makes the reader scroll sideways inside the card.
+_WIDE_TABLES_JS = """() => [...document.querySelectorAll('section table')]
+  .map(t => [t.closest('section'), t]).filter(([s, t]) => t.getBoundingClientRect().width > s.clientWidth + 1)
+  .map(([s, t]) => s.id + ': ' + ((t.querySelector('th') || {}).textContent || 'table') + ' ('
+       + Math.round(t.getBoundingClientRect().width) + ' px in ' + s.clientWidth + ' px)')"""
 _BROKEN_IMAGES_JS = """() => [...document.images]
   .filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.alt || i.src.slice(0, 40))"""
 
@@ -55,6 +60,7 @@ class PageCheck:
     broken_images: list[str] = field(default_factory=list)
     images: int = 0
     too_wide: list[str] = field(default_factory=list)
+    wide_tables: list[str] = field(default_factory=list)
     page_width: int = 0
     has_conclusions: bool = False
     first_section: str = ""
@@ -68,6 +74,7 @@ class PageCheck:
         if self.page_width > self.width:
             out.append(f"page is {self.page_width} px wide at a {self.width} px viewport")
         out += [f"wider than the {self.width} px viewport: {e}" for e in self.too_wide]
+        out += [f"table wider than its section: {t}" for t in self.wide_tables]
         out += [f"figure text {size:.1f} px (< {self.min_text_px:g} px) on screen: {alt}"
                 for alt, size in self.figure_text_px if size < self.min_text_px - 0.05]
         if not self.has_conclusions:
@@ -117,6 +124,7 @@ def check_page(path: str | os.PathLike, width: int = 1280, height: int = 800,
             check.images = page.evaluate("() => document.images.length")
             check.broken_images = page.evaluate(_BROKEN_IMAGES_JS)
             check.too_wide = page.evaluate(_TOO_WIDE_JS)
+            check.wide_tables = page.evaluate(_WIDE_TABLES_JS)
             check.figure_text_px = [tuple(pair) for pair in page.evaluate(_FIGURE_TEXT_JS)]
             check.page_width = page.evaluate("() => document.documentElement.scrollWidth")
             check.has_conclusions = page.query_selector("section#conclusions") is not None

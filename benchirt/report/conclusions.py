@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from benchirt.humanize import short_name
+
 #: Rows of the leaderboard shown in the conclusions (the full table is in the ratings section).
 LEADERBOARD_ROWS = 10
 
@@ -128,7 +130,7 @@ def airt_sentence(algorithms: pd.DataFrame) -> str:
     text = "AIRT (datasets as respondents): "
     if len(strong):
         text += ("strongest over the range of dataset difficulty — " +
-                 ", ".join(f"{a} ({100 * s:.0f} % of it)" for a, s in zip(strong["algorithm"], strong["lto_strength"])))
+                 ", ".join(f"{short_name(str(a))} ({100 * s:.0f} % of it)" for a, s in zip(strong["algorithm"], strong["lto_strength"])))
         if strong["lto_strength"].sum() > 1.005:  # shown rounded: say why they add up to more than 100 %
             text += " (the shares overlap: an algorithm within ε of the best counts as strongest there too)"
     else:
@@ -136,19 +138,19 @@ def airt_sentence(algorithms: pd.DataFrame) -> str:
     anomalous = algorithms[algorithms["anomalous"].astype(bool)].sort_values("discrimination")
     if len(anomalous):
         text += ("; anomalous (better on harder datasets, discrimination clearly below 0) — " +
-                 ", ".join(f"{a} (discrimination {d:.2f})" for a, d in zip(anomalous["algorithm"],
+                 ", ".join(f"{short_name(str(a))} (discrimination {d:.2f})" for a, d in zip(anomalous["algorithm"],
                                                                             anomalous["discrimination"])))
     else:
         text += "; no algorithm is anomalous (no discrimination is clearly below 0)"
     flat = algorithms[~algorithms.get("flag", pd.Series("ok", index=algorithms.index)).isin(["ok", "constant"])]
     if len(flat):
         text += ("; flat curves, whose consistency and difficulty limit are not meaningful — " +
-                 ", ".join(f"{a} (discrimination {d:.2f})" for a, d in zip(flat["algorithm"], flat["discrimination"])))
+                 ", ".join(f"{short_name(str(a))} (discrimination {d:.2f})" for a, d in zip(flat["algorithm"], flat["discrimination"])))
     return text + "."
 
 
 def _join(names, limit: int | None = None) -> str:
-    names = [str(n) for n in names]
+    names = [short_name(str(n)) for n in names]
     if limit is not None and len(names) > limit:
         return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from benchirt.humanize import NAME_CHARS, human_value, short_name
-from benchirt.safe_text import markdown_text
+from benchirt.safe_text import markdown_text, printable
 
 #: Rows of a table shown in full; longer tables show their head and say how many rows they have.
 MAX_TABLE_ROWS = 80  # CC18's 72 datasets fit
@@ -160,7 +160,7 @@ main{padding:8px 32px 48px;max-width:1200px}section{margin-top:28px}
 h2{border-bottom:2px solid #1f3a5f;padding-bottom:4px;color:#1f3a5f}
 .wide{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:8px 0 4px;font-size:.86em}
 th,td{border:1px solid #d5dbe5;padding:3px 8px;text-align:left}th{background:#eef1f6}
-td.n{text-align:right;font-variant-numeric:tabular-nums}
+th,td:not(.n){overflow-wrap:anywhere}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .caption{font-size:.85em;color:#555;margin:2px 0 14px}
 figure{margin:12px 0;display:inline-block;vertical-align:top;max-width:100%}
 figure img{max-width:100%;border:1px solid #e1e5ec;background:#fff}
@@ -180,57 +180,64 @@ _NUMBER_CELL = re.compile(r"<td>([-−+=]?\d[\d.,]*(?:e[-+]?\d+)?(?: ?%| – [-�
 
 def render_html(title: str, subtitle: str, sections: list[Section]) -> str:
     """One self-contained HTML page (inline CSS, figures as data URIs, no scripts)."""
-    nav = "".join(f'<a href="#{s.id}">{html.escape(s.title)}</a>' for s in sections)
+    nav = "".join(f'<a href="#{s.id}">{_escape(s.title)}</a>' for s in sections)
     body = []
     for section in sections:
-        parts = [f'<section id="{section.id}"><h2>{html.escape(section.title)}</h2>']
+        parts = [f'<section id="{section.id}"><h2>{_escape(section.title)}</h2>']
         for block in section.blocks:
             parts.append(_html_block(block))
         parts.append("</section>")
         body.append("\n".join(parts))
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{html.escape(title)}</title>"
+        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{_escape(title)}</title>"
         f"<style>{_CSS}</style></head><body>"
-        f"<header><h1>{html.escape(title)}</h1><p>{html.escape(subtitle)}</p></header>"
+        f"<header><h1>{_escape(title)}</h1><p>{_escape(subtitle)}</p></header>"
         f"<nav>{nav}</nav><main>\n" + "\n".join(body) + "\n</main></body></html>\n"
     )
 
 
 def _html_block(block: Block) -> str:
     if isinstance(block, Paragraph):
-        return f"<p>{html.escape(block.text)}</p>"
+        return f"<p>{_escape(block.text)}</p>"
     if isinstance(block, Note):
-        return f'<div class="note">{html.escape(block.text)}</div>'
+        return f'<div class="note">{_escape(block.text)}</div>'
     if isinstance(block, Figure):
         data = base64.b64encode(block.png).decode("ascii")
-        alt = html.escape(block.caption or "figure")
+        alt = _escape(block.caption or "figure")
         size = f' data-text-px="{block.text_px:.2f}"' if block.text_px != float("inf") else ""
         size += f' data-overlapping-labels="{len(block.overlapping)}"'
         return (f'<figure><img alt="{alt}"{size} src="data:image/png;base64,{data}">'
-                f"<figcaption>{html.escape(block.caption)}</figcaption></figure>")
+                f"<figcaption>{_escape(block.caption)}</figcaption></figure>")
     shown = block.shown()
     frame, more = _clip(shown)
-    cells = _format(frame).map(lambda v: html.escape(v, quote=False) if isinstance(v, str) else v)
+    cells = _format(frame).map(lambda v: _escape(v, quote=False) if isinstance(v, str) else v)
     for column in [c for c in block.name_columns() if c in cells.columns]:
         cells[column] = frame[column].map(_short_name)
+    cells.columns = [_escape(str(c), quote=False) for c in cells.columns]   # a header may be a name from a file
     table = _NUMBER_CELL.sub(r'<td class="n">\1</td>', cells.to_html(index=False, border=0, escape=False, na_rep=""))
     table = _OPENML_RUN_CELL.sub(r'<td><a href="\1">\1</a></td>', table)
     caption = block.caption + (f" (first {MAX_TABLE_ROWS} of {len(shown)} rows)" if more else "")
-    body = f'<div class="wide">{table}</div>' + (f'<p class="caption">{html.escape(caption)}</p>' if caption else "")
+    body = f'<div class="wide">{table}</div>' + (f'<p class="caption">{_escape(caption)}</p>' if caption else "")
     if len(shown) <= FOLD_ROWS:
         return body
     csv = base64.b64encode(shown.to_csv(index=False).encode("utf-8")).decode("ascii")
-    label = html.escape(block.caption.split(".")[0] or "table")
+    label = _escape(block.caption.split(".")[0] or "table")
     return (f'<details><summary>{label} — {len(shown)} rows (click to show) · '
             f'<a download="table.csv" href="data:text/csv;base64,{csv}">CSV</a></summary>{body}</details>')
+
+
+def _escape(text: str, quote: bool = True) -> str:
+    """``text`` for HTML: control and format characters shown as escapes (:func:`benchirt.safe_text.printable`:
+    a name's ESC byte would otherwise reach a terminal that prints the file), then :func:`html.escape`."""
+    return html.escape(printable(text), quote=quote)
 
 
 def _short_name(value) -> str:
     """An HTML cell for a name: shortened (:func:`short_name`) with the full name as its ``title``."""
     if not isinstance(value, str) or len(value) <= NAME_CHARS:
-        return html.escape(value, quote=False) if isinstance(value, str) else value
-    return f'<span title="{html.escape(value)}">{html.escape(short_name(value))}</span>'
+        return _escape(value, quote=False) if isinstance(value, str) else value
+    return f'<span title="{_escape(value)}">{_escape(short_name(value))}</span>'
 
 
 def render_markdown(title: str, subtitle: str, sections: list[Section]) -> str:

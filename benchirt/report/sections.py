@@ -10,7 +10,7 @@ from typing import Callable
 
 import pandas as pd
 
-from benchirt.humanize import human_value
+from benchirt.humanize import human_value, short_name
 from benchirt.pipeline.registry import BY_NAME, REGISTRY, STAGES
 from benchirt.pipeline.summary import left_out_classifiers
 from benchirt.report.added import added_classifiers
@@ -62,6 +62,7 @@ def _findings(results) -> list[str]:
         irts = [results.irt[n] for n in sorted(results.irt)]
         sentences.append(usefulness_sentence(real_classifier_spread(irts, results.respond),
                                              dataset_rankings(summaries_frame(irts))))
+        sentences += [f"IRT model: {line}" for line in default_model_warnings(irts)]
     if results.subset is not None:
         from benchirt.subsets.value import value_sentence
 
@@ -102,7 +103,8 @@ def _omitted(results) -> list[str]:
             out.append(f"Not in this report: {label} — {reason or 'the stage produced no result'}.")
     for clf, errors in sorted(left_out_classifiers(manifest).items()):
         first = next(iter(errors.values())).splitlines()[0]
-        out.append(f"Left out: classifier {clf!r} on {len(errors)} dataset(s) ({', '.join(errors)}) — its fit failed: "
+        out.append(f"Left out: classifier {short_name(clf)!r} on {len(errors)} dataset(s) ({', '.join(map(short_name, errors))})"
+                   " — its fit failed: "
                    f"{first}")
     return out
 
@@ -229,7 +231,17 @@ def model_fit(results, config: ReportConfig) -> Section | None:
                               "ended in a worse local optimum, the ability grid the fit ran on and how much "
                               "doubling its nodes still changes the log posterior at the optimum (the grid is "
                               "refined until that is at most 0.05 at the first start's optimum)."))
+    warnings = default_model_warnings(irts)
+    if warnings:
+        section.add(Paragraph("\n".join(f"• {line}" for line in warnings)))
     return section
+
+
+def default_model_warnings(irts) -> list[str]:
+    """One line per dataset whose items the default monotone model does not fit
+    (:meth:`benchirt.irt.stage.DatasetIRT.default_model_warning`), its name cut in the middle."""
+    return [f"{short_name(str(irt.dataset))}: {warning}" for irt in irts
+            if (warning := irt.default_model_warning()) is not None]
 
 
 #: Rows of the suspect-label table shown on the page (the CSV files hold all).
@@ -273,15 +285,15 @@ def item_curves(results, config: ReportConfig) -> Section | None:
     chosen = list(dict.fromkeys(order[:half] + order[::-1][:half]))[: config.max_dataset_plots]
     section = Section("curves", "Item and classifier characteristic curves")
     which = (f"the {half} most and {len(chosen) - half} least difficult of the {len(order)} datasets"
-             if len(chosen) < len(order) else f"all {len(order)} datasets")
+             if len(chosen) < len(order) else "the only dataset" if len(order) == 1 else f"all {len(order)} datasets")
     section.add(Paragraph(
         f"ICC: probability of a correct answer against ability for items spread over the difficulty range "
         f"(Cardoso et al. 2021 eq. 1). CCC: each reported classifier's accuracy on bins of items of increasing "
-        f"difficulty. Shown for {', '.join(chosen)} ({which}, by share of difficult items)."
+        f"difficulty. Shown for {', '.join(map(short_name, chosen))} ({which}, by share of difficult items)."
     ))
     for name in chosen:
         irt = results.irt[name]
-        _figure(section, lambda irt=irt: irt_plots.plot_item_curves(irt.fit), f"ICC — {name}", config)
+        _figure(section, lambda irt=irt: irt_plots.plot_item_curves(irt.fit), f"ICC — {short_name(name)}", config)
         if name in results.respond:
             response = results.respond[name]
             reported = list(response.roles.index[response.roles.isin(["real", "artificial"])])
@@ -293,7 +305,7 @@ def item_curves(results, config: ReportConfig) -> Section | None:
             _figure(section, lambda fit=irt.fit, r=response.responses.rename(index=label), who=[label[n] for n in reported],
                     roles={label.get(k, k): v for k, v in response.roles.to_dict().items()}:
                     irt_plots.plot_classifier_curves(fit, r, respondents=who, roles=roles),
-                    f"CCC — {name}" + (f" — the {top} highest abilities only" if top else ""), config)
+                    f"CCC — {short_name(name)}" + (f" — the {top} highest abilities only" if top else ""), config)
     return section
 
 
@@ -301,8 +313,6 @@ def figure_names(names) -> dict:
     """Each name as a figure labels it: shortened (:func:`benchirt.humanize.short_name`) unless two would then read
     the same (those keep their full names)."""
     from collections import Counter
-
-    from benchirt.humanize import short_name
 
     short = {name: short_name(str(name)) for name in names}
     counts = Counter(short.values())
@@ -575,7 +585,7 @@ def _top_caption(top: int | None) -> str:
 
 def _glicko_leader(table: pd.DataFrame) -> str:
     top = table[table["rating"] == table["rating"].max()]["classifier"].sort_values().tolist()
-    return f"Leader: {top[0]}." if len(top) == 1 else f"No single leader: {', '.join(top)} are tied."
+    return f"Leader: {short_name(top[0])}." if len(top) == 1 else f"No single leader: {', '.join(map(short_name, top))} are tied."
 
 
 def _subset_verdict(evaluation) -> str:

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+
+from benchirt.humanize import short_name
 from scipy.stats import spearmanr
 
 if TYPE_CHECKING:
@@ -128,7 +130,7 @@ def usefulness_sentence(spread: pd.DataFrame, share_rankings: pd.DataFrame | Non
         share = share_rankings["pct_discrimination_gt"].astype(float).reindex(spread["dataset"])
         leaders = share.sort_values(ascending=False, kind="mergesort").head(top)
         text += ("; the share of highly discriminating items (calibrated with the artificial respondents too) "
-                 "would pick " + ", ".join(f"{name} ({value:.0f} %)" for name, value in leaders.items())
+                 "would pick " + ", ".join(f"{short_name(str(name))} ({value:.0f} %)" for name, value in leaders.items())
                  + f" ({_rank_agreement(spread['pairs_separated'], share.to_numpy())})")
     return text + "."
 
@@ -141,4 +143,4 @@ def _rank_agreement(x, y) -> str:
 
 
 def _entry(row) -> str:
-    return f"{row.dataset} ({row.pairs_separated:.0f} % of pairs, ability SD {row.ability_sd:.2f})"
+    return f"{short_name(str(row.dataset))} ({row.pairs_separated:.0f} % of pairs, ability SD {row.ability_sd:.2f})"

@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed, parallel_config
-from tqdm.auto import tqdm
+from benchirt.bars import tqdm
 
 from benchirt.data import Dataset
 from benchirt.errors import ConfigError, DataError

@@ -3,18 +3,38 @@
 Only the few fields an import needs are read, by tag name in OpenML's namespace; a missing field is
 None. The files are the server's own (``GET run/<id>``, ``task/<id>``, ``data/<id>``), as openml-python
 caches them (``runs/<id>/description.xml``, ``tasks/<id>/task.xml``, ``datasets/<id>/description.xml``).
+
+Bounded (issue 44 item 4): a description over :data:`DESCRIPTION_BYTES` is refused by its size before it is
+parsed, and a field read from it over :data:`FIELD_CHARS` characters is refused before it is copied anywhere (a
+flow name would otherwise be copied into four CSVs and the report; shorter long names are cut in the middle on the
+screen and kept whole in the CSVs). The server's descriptions are small (the
+largest in ``../shared/data``, a run's with its per-fold evaluations, is 42 KiB); at 4 MiB, the worst XML for the
+parser (a million empty elements) takes 91 MiB, and a 100 MB description with a 100-million-character flow name
+is refused at the interpreter's own footprint (``python benchmarks/junk_input.py --part names``).
 """
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, TypeVar
 
 from benchirt.errors import DataError
 from benchirt.stored_runs.inputs import check_size
 from benchirt.safe_text import printable
+from benchirt.safe_text import MAX_NAME_LENGTH
 
+T = TypeVar("T")
 NS = {"oml": "http://openml.org/openml"}
+#: Largest description file read (bytes).
+DESCRIPTION_BYTES = 4 * 2**20
+#: Longest field read from a description (characters): a flow, dataset or uploader name, a target, a URL —
+#: the longest name read from any file (:data:`benchirt.sniff.MAX_NAME_LENGTH`).
+FIELD_CHARS = MAX_NAME_LENGTH
+
+
+class _FieldTooLong(DataError):
+    """A field over :data:`FIELD_CHARS`; :func:`_described` adds the file."""
 
 
 def _parse(path: Path, what: str) -> ET.Element:
@@ -23,6 +43,7 @@ def _parse(path: Path, what: str) -> ET.Element:
     ParseError here, as is any other damage."""
     try:
         check_size(path, f"XML {what}")
+        _check_description_size(path, what)
         return ET.parse(path).getroot()
     except FileNotFoundError:
         raise DataError(f"{path}: no such file (the {what})") from None
@@ -32,10 +53,30 @@ def _parse(path: Path, what: str) -> ET.Element:
         raise DataError(f"{path}: the {what} cannot be read ({exc.strerror or type(exc).__name__})") from None
 
 
+def _check_description_size(path: Path, what: str) -> None:
+    """DataError when ``path`` is larger than any OpenML description (:data:`DESCRIPTION_BYTES`)."""
+    size = path.stat().st_size
+    if size > DESCRIPTION_BYTES:
+        raise DataError(f"{path}: {size / 2**20:,.1f} MiB is over the {DESCRIPTION_BYTES // 2**20} MiB limit of an "
+                        f"OpenML {what} (the server's are a few KiB); it is not one: download it again")
+
+
+def _described(path: str | Path, what: str, build: Callable[[ET.Element], T]) -> T:
+    """``build`` applied to the parsed ``path``; a field over :data:`FIELD_CHARS` is a DataError naming the file."""
+    path = Path(path)
+    root = _parse(path, what)
+    try:
+        return build(root)
+    except _FieldTooLong as exc:
+        raise DataError(f"{path}: {exc}; it is not an OpenML {what}: download it again") from None
+
+
 def _text(node: ET.Element, path: str) -> str | None:
     found = node.find(path, NS)
     if found is None or found.text is None or not found.text.strip():
         return None
+    if len(found.text) > FIELD_CHARS:
+        raise _FieldTooLong(f"{path} has {len(found.text):,} characters, over the {FIELD_CHARS:,} a field may have")
     return found.text.strip()
 
 
@@ -66,7 +107,10 @@ class RunDescription:
 
 def read_run_description(path: str | Path) -> RunDescription:
     """Parse a run description (``oml:run``); the accuracy is the run-level ``predictive_accuracy``."""
-    root = _parse(Path(path), "run description")
+    return _described(path, "run description", _run_description)
+
+
+def _run_description(root: ET.Element) -> RunDescription:
     file_id = None
     for node in root.findall("oml:output_data/oml:file", NS):
         if _text(node, "oml:name") == "predictions":
@@ -102,7 +146,10 @@ class TaskDescription:
 
 
 def read_task_description(path: str | Path) -> TaskDescription:
-    root = _parse(Path(path), "task description")
+    return _described(path, "task description", _task_description)
+
+
+def _task_description(root: ET.Element) -> TaskDescription:
     procedure = root.find("oml:input/oml:estimation_procedure", NS)
     params = {}
     if procedure is not None:
@@ -130,7 +177,10 @@ class DatasetDescription:
 
 
 def read_dataset_description(path: str | Path) -> DatasetDescription:
-    root = _parse(Path(path), "dataset description")
+    return _described(path, "dataset description", _dataset_description)
+
+
+def _dataset_description(root: ET.Element) -> DatasetDescription:
     return DatasetDescription(dataset_id=_int(root, "oml:id"), name=_text(root, "oml:name"),
                               version=_int(root, "oml:version"),
                               default_target=_text(root, "oml:default_target_attribute"))

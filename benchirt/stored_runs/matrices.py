@@ -29,7 +29,7 @@ from benchirt.errors import DataError
 from benchirt.stored_runs.matrix import PROVENANCE, RunMatrix
 from benchirt.stored_runs.respondent_names import RespondentNaming
 from benchirt.safe_text import name_problem, printable
-from benchirt.sniff import check_text_table
+from benchirt.sniff import check_names, check_text_table
 
 #: A cell's code: 0/1 answers, 3 missing; anything else is refused (2).
 _CODES = {"0": 0, "1": 1, "0.0": 0, "1.0": 1, "": 3, "NA": 3, "NaN": 3, "nan": 3, "?": 3}
@@ -116,6 +116,8 @@ def read_matrix_csv(path: str | Path, naming: RespondentNaming = RespondentNamin
         raise DataError(f"{path}: not a UTF-8 text CSV ({exc.reason} at byte {exc.start})") from None
     except csv.Error as exc:
         raise DataError(f"{path}: cannot be read as CSV ({exc})") from None
+    check_names(names, "respondent name", path)
+    check_names(header, "item name", path)
     if not names:
         reason = f" (first: {skipped[0]})" if skipped else ""
         raise DataError(f"{path}: no row of 0/1 answers{reason}; expected a header row of item names and one row "
