@@ -150,7 +150,7 @@ def test_the_verdict_the_agreement_checks_and_the_printed_leaderboard_cut_a_long
     table, pairwise = _board([LONG, other, "knn"])
     shown = short_name(LONG)
     verdict = leaderboard_verdict(table, pairwise)
-    assert verdict.split("the sample): ", 1)[1].startswith(f"{shown} ranks first") and LONG not in verdict
+    assert verdict.split("like these?): ", 1)[1].startswith(f"{shown} ranks first") and LONG not in verdict
     assert f"2 of 2 classifiers ({short_name(other)} and knn)" in verdict
     printed = leaderboard_text(table)
     assert shown in printed and max(map(len, printed.splitlines())) < 2 * NAME_CHARS + 60

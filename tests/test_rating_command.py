@@ -195,6 +195,11 @@ def test_rate_writes_leaderboard_and_pairwise_with_contract_columns(tmp_path, ca
     assert set(LEADERBOARD_CONTRACT) <= set(board.columns) and set(PAIRWISE_CONTRACT) <= set(pairwise.columns)
     assert board["classifier"].iloc[0] == "otimo" and board["bt_rating"].is_monotonic_decreasing
     assert len(pairwise) == 6 and not board[LEADERBOARD_CONTRACT].isna().any().any()
+    # issue 42's contract: the verdict on this suite's columns (empty from scores alone), could_be_best, the placed
+    assert {"rank_low_on_suite", "rank_high_on_suite", "could_be_best", "placed_by_model"} <= set(board.columns)
+    assert board["rank_low_on_suite"].isna().all() and not board["placed_by_model"].any()
+    assert board["could_be_best"].tolist() == (board["rank_low"] == 1).tolist()
+    assert "separated_on_suite" in pairwise and pairwise["separated_on_suite"].isna().all()
     assert pairwise["separated"].dtype == bool and (pairwise["separated"] == (pairwise["p_adjusted"] <= 0.05)).all()
     config = RatingConfig(score="score", glicko="decodirt", n_bootstrap=100, rope=0.05, seed=3)
     expected = leaderboard(pd.read_csv(csv), config)

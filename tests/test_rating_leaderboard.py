@@ -198,7 +198,7 @@ def test_verdict_names_leader_separated_and_inseparable_classifiers():
     verdict = board.verdict()
     rows = board.pairwise[board.pairwise["a"] == first]
     beaten = rows.loc[rows["separated"], "b"].tolist()
-    assert verdict.split("the sample): ", 1)[1].startswith(f"{first} ranks first (Bradley–Terry rating {board.table['bt_rating'].iloc[0]:.0f}); ")
+    assert verdict.split("like these?): ", 1)[1].startswith(f"{first} ranks first (Bradley–Terry rating {board.table['bt_rating'].iloc[0]:.0f}); ")
     assert beaten == ["D"] and "significantly better than 1 of 3 classifiers (D) and cannot be separated from 2" in verdict
     assert "step-down max-T (Westfall & Young 1993) over all 6 pairs at once on 12 datasets" in verdict
     assert "its rank lies between 1 and 3" in verdict
@@ -244,7 +244,7 @@ def test_all_ties():
     assert (board["rank"] == 1).all() and (board["tier"] == 1).all() and (board["ties"] == 15).all()
     assert (result.pairwise["wilcoxon_p_holm"] == 1.0).all()
     assert (result.pairwise["p_equivalent"] > 0.9).all()
-    assert result.verdict.split("the sample): ", 1)[1].startswith("c00, c01, c02 and c03 are tied at the top (")
+    assert result.verdict.split("like these?): ", 1)[1].startswith("c00, c01, c02 and c03 are tied at the top (")
 
 
 def test_classifier_missing_on_some_datasets():

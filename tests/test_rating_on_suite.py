@@ -151,7 +151,7 @@ def test_with_few_datasets_the_verdict_on_this_suite_comes_first_and_says_why():
     result = rate(scores, RatingConfig(score="score", n_permutations=0, n_bootstrap=200), rows=rows,
                   roles={"optimal": "artificial", "pessimal": "artificial"})
     assert not result.pairwise["separated"].any() and result.pairwise["separated_on_suite"].any()
-    assert result.verdict.startswith("On this suite (on these datasets' test rows, is one more accurate?), reported "
+    assert result.verdict.startswith("On this suite (on these test rows, which is more accurate?), reported "
                                      "first because across datasets nothing is separated on 3 datasets: rf is the best")
     assert result.verdict.index("Across datasets") > result.verdict.index("On this suite")
 

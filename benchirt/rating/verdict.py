@@ -52,7 +52,7 @@ def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> st
 
     Two questions have two verdicts: *across datasets* (the step-down of :mod:`benchirt.rating.stepdown`;
     would it hold on other datasets like these? — the datasets are the sample) and *on this suite* (the
-    row-level test of :mod:`benchirt.rating.on_suite`; on these datasets' test rows, is one more accurate?).
+    row-level test of :mod:`benchirt.rating.on_suite`; on these test rows, which is more accurate?).
     The first sentence names which one it reports and why: across datasets, unless that verdict separates
     nothing while the one on this suite does. Artificial classifiers (``role`` artificial: the optimal one and
     the other references) are named as references and never head the sentence.
@@ -88,13 +88,13 @@ def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> st
                        (first.get("rank_low"), first.get("rank_high")), among_real=len(real) < len(leaderboard))
     on_suite = _on_suite_standing(first, leaderboard, pairwise)
     datasets = dataset_count(leaderboard)
-    across_label = "Across datasets (would it hold on other datasets like these? the datasets are the sample)"
+    across_label = "Across datasets (would it hold on other datasets like these?)"
     tiers = tier_sentence(leaderboard)
     across_text = f"{across_label}: {head}; {across}." + ((" " + tiers) if tiers else "")
     method_text = method_sentence(leaderboard, pairwise, method)
     if on_suite is None:
         return f"{across_text} {method_text}"
-    suite_label = "On this suite (on these datasets' test rows, is one more accurate?)"
+    suite_label = "On this suite (on these test rows, which is more accurate?)"
     suite_text = f"{suite_label}: {on_suite}. {ON_SUITE_METHOD.format(percent=f'{100 * family_level(pairwise):g} %')}"
     if not is_separated(pairwise).any() and pairwise["separated_on_suite"].fillna(False).astype(bool).any():
         return (f"{suite_label}, reported first because across datasets nothing is separated on {datasets}: "
@@ -104,8 +104,8 @@ def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> st
 
 
 #: How the verdict on this suite is reached, in words (:mod:`benchirt.rating.on_suite`).
-ON_SUITE_METHOD = ("Method on this suite: step-down max-T over every pair on tables whose test rows swap the pair's "
-                   "answers at random (each dataset weighted equally); chance of any false separation ≤ {percent}.")
+ON_SUITE_METHOD = ("Method on this suite: the same step-down on tables whose test rows swap each pair's answers at "
+                   "random (datasets weighted equally); chance of any false separation ≤ {percent}.")
 
 
 def real_classifiers(leaderboard: pd.DataFrame) -> pd.DataFrame:
