@@ -48,8 +48,8 @@ def test_a_saturated_dataset_has_no_power_at_the_top_and_a_duplicate_has_redunda
     assert table.loc["copy_of_d1", "redundancy"] == pytest.approx(1.0)
     assert table.loc["d1", "redundancy"] == pytest.approx(1.0)
     assert table.loc["d0", "top_pairs_separated"] > 0 and table.loc["d0", "n_top_pairs"] == 28
-    # value: top pairs separated × (1 − redundancy) per CPU-hour (each costs one hour here)
-    assert table.loc["d0", "value"] == pytest.approx(table.loc["d0", "top_pairs_separated"] * (1 - table.loc["d0", "redundancy"]))
+    # value: top pairs separated per CPU-hour (each costs one hour here)
+    assert table.loc["d0", "value"] == pytest.approx(table.loc["d0", "top_pairs_separated"])
     assert "easy" in value_sentence(table.reset_index())
 
 
@@ -84,3 +84,10 @@ def test_information_of_a_2pl_item_at_its_difficulty_is_a_squared_over_4():
 def test_top_contenders_are_real_and_strongest():
     scores = pd.DataFrame({"dataset": ["d"] * 4, "classifier": ["optimal", "a", "b", "c"], "score": [1, 0.9, 0.8, 0.7]})
     assert top_contenders(scores, ["a", "b", "c"], top_k=2) == ["a", "b"]
+
+
+def test_without_a_cost_for_some_dataset_the_value_counts_per_dataset_and_says_so():
+    scores, rows, names = _field(n_datasets=3)
+    table = dataset_value(scores, rows, names, {"d0": 3600.0}, n_tables=50)
+    assert (table["value"] == table["top_pairs_separated"]).all() and (table["cost_cpu_s"] == 0).all()
+    assert table["cost_source"].str.startswith("unknown: a dataset has no shape").all()

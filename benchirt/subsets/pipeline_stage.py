@@ -38,15 +38,22 @@ def run_dataset_value(irts: Mapping[str, DatasetIRT], responses: Mapping[str, Da
                       roles, rating_config: RatingConfig):
     """The dataset-value table of a run (:func:`benchirt.subsets.value.dataset_value`): the answers on each
     dataset's test rows, the scoring model's items and abilities, and each dataset's training cost from the
-    packaged shape-based cost model of the run's protocol defaults."""
+    packaged shape-based cost model of the run's protocol defaults (none for a matrix imported without its
+    dataset: :func:`benchirt.subsets.value.dataset_value` then counts per dataset)."""
+    import numpy as np
+
     from benchirt.pipeline.estimate import Shape, load_cost_model, response_cost
     from benchirt.responses import ResponseConfig
     from benchirt.subsets.value import dataset_value
 
     model, protocol = load_cost_model(), ResponseConfig()
-    cost = {name: response_cost(Shape(int(result.metadata["n_instances"]), int(result.metadata["n_features"]),
-                                      int(result.metadata["n_classes"]), "file"), protocol, model)["seconds"]
-            for name, result in responses.items()}
+    cost = {}
+    for name, result in responses.items():
+        rows, features, classes = (np.nan if result.metadata.get(key) is None else float(result.metadata[key])
+                                   for key in ("n_instances", "n_features", "n_classes"))
+        if not np.isnan([rows, features, classes]).any():
+            shape = Shape(rows=int(rows), features=int(features), classes=int(classes), source="file")
+            cost[name] = response_cost(shape, protocol, model)["seconds"]
     scorers = {name: (irt.scorer.items, irt.abilities.set_index(irt.abilities["respondent"].astype(str))["theta"])
                for name, irt in irts.items()}
     real = roles.index[roles == "real"].astype(str).tolist()
