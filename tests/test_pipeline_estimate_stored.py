@@ -28,17 +28,19 @@ def write_matrix(path: Path, flows: int, runs_per_flow: int, items: int, seed: i
     return path
 
 
-def stored_config(tmp_path: Path, **respond) -> Path:
-    """A config importing the matrices of ``tmp_path/field`` (relative to the config file)."""
+def stored_config(tmp_path: Path, suite: str | None = "my-field", **respond) -> Path:
+    """A config importing the matrices of ``tmp_path/field`` (relative to the config file); without ``suite:``
+    when ``suite`` is None."""
     field = tmp_path / "field"
     field.mkdir(exist_ok=True)
     write_matrix(field / "alpha.csv", flows=6, runs_per_flow=2, items=40)
     write_matrix(field / "beta.csv", flows=4, runs_per_flow=1, items=30, seed=1)
     (field / "index.csv").write_text("file,runs\nalpha,12\nbeta,4\n", encoding="utf-8")  # not a matrix: left out
     config = tmp_path / "field.yaml"
-    config.write_text(yaml.safe_dump({"suite": "my-field", "stages": ["respond", "irt", "rate"],
-                                      "respond": {"source": "openml-runs", "path": "field", **respond},
-                                      "out": str(tmp_path / "run")}), encoding="utf-8")
+    values = {"suite": suite, "stages": ["respond", "irt", "rate"],
+              "respond": {"source": "openml-runs", "path": "field", **respond}, "out": str(tmp_path / "run")}
+    config.write_text(yaml.safe_dump({key: value for key, value in values.items() if value is not None}),
+                      encoding="utf-8")
     return config
 
 
@@ -79,6 +81,12 @@ def test_estimate_of_a_stored_field_prints_each_dataset_and_runs_nothing(tmp_pat
     assert "Suite-wide stages, one after the other in the driver: rate" in text
     assert "Memory guard" not in text  # nothing is trained
     assert not (tmp_path / "run").exists()
+
+
+def test_a_stored_field_without_a_suite_is_estimated(tmp_path, capsys):
+    """Without ``suite:`` the estimate failed with "'ImportConfig' object has no attribute 'max_categories'"."""
+    assert main(["run", str(stored_config(tmp_path, suite=None)), "--estimate"]) == 0
+    assert "Shapes: 2 from stored-runs matrix (header and names)." in capsys.readouterr().out
 
 
 def test_estimate_of_the_shipped_cv_fold0_config(shared_data, capsys):
