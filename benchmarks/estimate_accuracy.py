@@ -215,7 +215,7 @@ def write_model(run_dirs: list[Path]) -> None:
     model["stored_seconds_per_cell"] = fit_import(run_dirs)
     model["suite_stage_seconds"] = fit_suite_stages(run_dirs, model)
     model["calibrated"] = (model["calibrated"].split("; IRT")[0] + "; IRT stage, stored-runs import and suite-wide "
-                           "stages fitted to "
+                           "stages (replacing any earlier fit of them) fitted to "
                            f"{len(run_dirs)} run(s) by benchmarks/estimate_accuracy.py --fit {date.today()}")
     path.write_text(json.dumps(model, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(f"{path}: irt_seconds {model['irt_seconds']}, stored_seconds_per_cell {model['stored_seconds_per_cell']}, "
