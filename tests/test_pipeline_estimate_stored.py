@@ -146,3 +146,19 @@ def test_run_says_so_before_a_long_irt_stage_starts(tmp_path, monkeypatch, capsy
     with pytest.raises(RuntimeError, match="the run started"):
         main(["run", str(stored_config(tmp_path))])
     assert capsys.readouterr().err.startswith("Long IRT stage ahead: estimated 40 CPU-min over 2 dataset(s)")
+
+
+def test_a_source_read_in_full_has_the_shapes_of_the_scan(tmp_path):
+    """A runs folder or OpenML tasks are read as the import reads them (:func:`read_shape`): the same counts as the
+    header-and-names scan of the same matrices."""
+    from benchirt.stored_runs.matrices import read_matrices
+    from benchirt.stored_runs.shapes import READ, read_shape
+
+    config = load_config(stored_config(tmp_path, max_items=25))
+    responses = config.stage_config("respond")
+    read = [read_shape(matrix, responses) for matrix in read_matrices(
+        [tmp_path / "field" / "alpha.csv", tmp_path / "field" / "beta.csv"])]
+    scanned = stored_shapes(responses, config.base_dir)
+    assert [shape.source for shape in read] == [READ, READ]
+    assert [(s.dataset, s.runs, s.flows, s.cells, s.respondents, s.items) for s in read] == [
+        (s.dataset, s.runs, s.flows, s.cells, s.respondents, s.items) for s in scanned]
