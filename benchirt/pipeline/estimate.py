@@ -433,10 +433,11 @@ def estimate_text(config) -> str:
     table, suite, lines = estimate_run(config, workers, model)
     from benchirt.pipeline.config import source_label
 
-    guard = [] if is_stored_runs(config.stage_config("respond")) else [memory_guard_line(table, execution, workers)]
+    stored = is_stored_runs(config.stage_config("respond"))  # nothing is trained: no fit tasks, no memory guard
+    guard = [] if stored else [memory_guard_line(table, execution, workers)]
+    tasks = "datasets" if stored else execution.tasks
     return "\n".join([f"Estimate for {source_label(config.source)} ({where}; {policy_text(config)})", *lines,
-                      shape_sources_line(table), format_estimate(table, workers, model, execution.tasks, suite),
-                      *guard])
+                      shape_sources_line(table), format_estimate(table, workers, model, tasks, suite), *guard])
 
 
 def run_workers(execution) -> int:
