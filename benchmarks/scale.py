@@ -131,7 +131,7 @@ def calibrate() -> dict:
 
     from benchirt.irt import fit_irt
     from benchirt.irt.simulate import simulate_responses
-    from benchirt.pipeline.estimate import work_units
+    from benchirt.pipeline.estimate import load_cost_model, work_units
     from benchirt.pool import REAL_CLASSIFIERS
     from benchirt.threads import one_thread
 
@@ -191,7 +191,7 @@ def calibrate() -> dict:
         "load_seconds_per_value": load_seconds / values,
         "load_bytes_per_value": load_peak / values,
         "openml_load_bytes_per_value": openml_load_bytes(),
-        "irt_seconds_per_response": irt_seconds / (132 * 500),
+        "irt_seconds": irt_law_through(load_cost_model()["irt_seconds"], 132, 500, irt_seconds),
         "base_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
         "typical_error": TYPICAL_ERROR,
     }
@@ -237,6 +237,13 @@ def _ladder_seconds(X, y, X_test, epochs: int) -> float:
         start = time.process_time()
         ladder_predictions(X, y, X_test, epochs=epochs)
         return time.process_time() - start
+
+
+def irt_law_through(law: dict, n_respondents: int, items: int, seconds: float) -> dict:
+    """The IRT stage's law (:func:`benchirt.pipeline.estimate.irt_seconds`) rescaled to give ``seconds`` at
+    ``n_respondents`` × ``items`` (its powers and fixed part kept)."""
+    return {**law, "scale": max(seconds - law["fixed"], 1e-6) / (n_respondents ** law["respondents_power"]
+                                                                  * items ** law["items_power"])}
 
 
 def fixed_per_dataset(model: dict) -> float:
@@ -546,13 +553,16 @@ def calibrate_run(run_dir: Path, ridge: float = RIDGE, others: tuple[Path, ...] 
     measured = np.array(run["per_dataset"]["respond"], dtype=float)
     irt_measured = np.array(run["per_dataset"]["irt"], dtype=float)
     factors = fit_group_factors(components, measured, ridge)
-    irt_units = np.array([irt_cost(shape, responses, {**model, "irt_seconds_per_response": 1.0}) for shape in shapes])
-    irt_constant = _relative_fit(irt_units, irt_measured)
-    synthetic_irt = irt_units * model["irt_seconds_per_response"]  # before the refit replaces the constant
+    law = model["irt_seconds"]  # its powers and fixed part are kept; the refit is its scale
+    irt_units = np.array([irt_cost(shape, responses, {"irt_seconds": {**law, "fixed": 0.0, "scale": 1.0}})
+                          for shape in shapes])
+    above_fixed = np.maximum(irt_measured - law["fixed"], 1e-3)
+    irt_constant = _relative_fit(irt_units, above_fixed)
+    synthetic_irt = law["fixed"] + irt_units * law["scale"]  # before the refit replaces the scale
     # leave one dataset out: its seconds predicted by the model refitted to the others
     respond_loo = np.array([components[d] @ fit_group_factors(np.delete(components, d, 0), np.delete(measured, d), ridge)
                             for d in range(len(measured))])
-    irt_loo = np.array([irt_units[d] * _relative_fit(np.delete(irt_units, d), np.delete(irt_measured, d))
+    irt_loo = np.array([law["fixed"] + irt_units[d] * _relative_fit(np.delete(irt_units, d), np.delete(above_fixed, d))
                         for d in range(len(irt_measured))])
     refit = {"respond": measured / respond_loo, "irt": irt_measured / irt_loo}
     baseline = {"respond": measured / components.sum(axis=1), "irt": irt_measured / synthetic_irt}
@@ -563,8 +573,8 @@ def calibrate_run(run_dir: Path, ridge: float = RIDGE, others: tuple[Path, ...] 
     irt_estimate = irt_loo if keep["irt"] else synthetic_irt
     both = (measured + irt_measured) / (respond_estimate + irt_estimate)
     print(f"{run_dir}: {len(measured)} datasets, {run['clock']} seconds; refitted group factors (ridge {ridge}) "
-          + ", ".join(f"{g} {f:.2f}" for g, f in zip(COST_GROUPS, factors)) + f"; IRT {irt_constant:.3g} s per "
-          f"response (synthetic: {model['irt_seconds_per_response']:.3g})")
+          + ", ".join(f"{g} {f:.2f}" for g, f in zip(COST_GROUPS, factors)) + f"; IRT law scale {irt_constant:.3g} "
+          f"(packaged: {law['scale']:.3g})")
     for stage in refit:
         print(_error_line(f"{stage}, the synthetic calibration alone", baseline[stage]))
         print(_error_line(f"{stage}, refitted, leave one dataset out", refit[stage])
@@ -572,7 +582,7 @@ def calibrate_run(run_dir: Path, ridge: float = RIDGE, others: tuple[Path, ...] 
     print(_error_line("respond + irt, as kept", both))
     model.update(
         run_factors={group: round(float(f), 4) for group, f in zip(COST_GROUPS, factors)} if keep["respond"] else {},
-        irt_seconds_per_response=irt_constant if keep["irt"] else model["irt_seconds_per_response"],
+        irt_seconds={**law, "scale": irt_constant} if keep["irt"] else law,
         suite_stage_seconds=fit_suite_stages([run, *(run_measurements(other) for other in others)]),
         calibrated=f"{model['calibrated'].split(';')[0]}; suite-wide stages fitted to the {run['clock']} seconds of "
                    f"{run['source']} ({len(measured)} datasets)" + (f" and {len(others)} other run(s)" if others else "")

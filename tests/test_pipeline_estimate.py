@@ -15,7 +15,7 @@ from benchirt.responses import ResponseConfig
 
 TOY_MODEL = {"seconds_per_unit": {"gaussian_nb": 1e-6, "svc": 1e-8, "ladder": 1e-7},
              "fixed_seconds_per_fit": {"gaussian_nb": 0.0, "svc": 0.0, "ladder": 0.0}, "fixed_seconds_per_dataset": 0.0,
-             "load_seconds_per_value": 1e-7, "load_bytes_per_value": 30.0, "openml_load_bytes_per_value": 10.0, "irt_seconds_per_response": 1e-4,
+             "load_seconds_per_value": 1e-7, "load_bytes_per_value": 30.0, "openml_load_bytes_per_value": 10.0, "irt_seconds": {"fixed": 0.0, "scale": 1e-4, "respondents_power": 1.0, "items_power": 1.0},
              "base_bytes": 1e8, "calibrated": "toy", "machine": "toy", "typical_error": "toy"}
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -104,6 +105,7 @@ def run_command(args: argparse.Namespace) -> int:
 
         print(estimate_text(config))
         return 0
+    _warn_long_run(config)
     outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet,
                            retry_failed=args.retry_failed)
     if _irt_export_stale(outcome):
@@ -113,6 +115,16 @@ def run_command(args: argparse.Namespace) -> int:
                          verdict=_leaderboard_verdict(outcome.run_dir),
                          command=rerun_command("run", args.config, outcome.run_dir)))
     return outcome.exit_code
+
+
+def _warn_long_run(config) -> None:
+    """Say before the run starts when its IRT stage is estimated long, with the options that cut it
+    (:func:`benchirt.pipeline.estimate.long_run_warning`)."""
+    from benchirt.pipeline.estimate import long_run_warning
+
+    warning = long_run_warning(config)
+    if warning:
+        print(printable(warning), file=sys.stderr, flush=True)
 
 
 def _irt_export_stale(outcome) -> bool:

@@ -43,8 +43,10 @@ dataset a preparation task (loading, cleaning, the fixed cost per dataset) that 
 :class:`benchirt.responses.units.FitPlan` cuts them — handed out as the executor does
 (:func:`task_schedule`, :mod:`benchirt.pipeline.handout`); with ``datasets`` the
 longest-processing-time schedule of whole datasets
-(:func:`lpt_makespan`). The IRT stage follows, one task per dataset: its seconds are proportional to
-respondents × test items (the multi-start search included, as calibrated on a run). The suite-wide
+(:func:`lpt_makespan`). The IRT stage follows, one task per dataset: its seconds are a fixed part plus a power
+law of respondents and test items (:func:`irt_seconds`, fitted to real runs). A field of stored runs
+(``respond: {source: openml-runs, …}``) is costed from its matrices' shapes (:func:`stored_estimate`): the
+import reads every stored answer, the IRT stage fits the flows × items the selection keeps. The suite-wide
 stages (rating, subsets, AIRT, report) run one after the other in the driver: each costs a fixed part
 plus a constant times datasets × rated classifiers (:func:`suite_stage_seconds`).
 """
@@ -84,6 +86,9 @@ class Shape:
 #: Groups of classifiers whose seconds ``--calibrate-run`` rescales together (one factor each, key of
 #: ``run_factors``); ``"dataset"`` is the preparation (loading, cleaning, splitting, fixed cost per dataset).
 COST_GROUPS = ("forest", "neural", "svc", "knn", "light", "dataset")
+#: The columns of :func:`estimate`'s table (and :func:`stored_estimate`'s) giving the respondents × items of the
+#: IRT stage's matrix (not printed: a trained dataset's are the pool and its test part).
+IRT_SHAPE = ("irt_respondents", "irt_items")
 #: The stages that run once over the whole suite, in the driver, after the IRT stage.
 SUITE_STAGES = ("rate", "subset", "airt", "report")
 
@@ -176,7 +181,7 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
 
 def _rows(shape: Shape, config) -> tuple[int, int, int]:
     """The test rows, the training rows used and the rows cross-validated, as ``respond`` caps them."""
-    test = min(math.ceil(config.test_size * shape.rows), config.max_test)
+    test = test_items(shape, config)
     train = shape.rows - test
     used = min(train, config.max_train or train)
     return test, used, min(used, config.max_cv_train or used)
@@ -195,10 +200,27 @@ def _planned_units(pool, config, fold: dict[str, float]) -> tuple[list, dict]:
 
 
 def irt_cost(shape: Shape, config, model: dict) -> float:
-    """Expected seconds of one dataset's IRT fit: proportional to respondents × test items (the constant
-    is fitted to a real run's IRT stage, its multi-start search included: ``scale.py --calibrate-run``)."""
-    test = min(math.ceil(config.test_size * shape.rows), config.max_test)
-    return model["irt_seconds_per_response"] * respondents(config) * test
+    """Expected seconds of one trained dataset's IRT fit (:func:`irt_seconds` of its response matrix)."""
+    return irt_seconds(respondents(config), test_items(shape, config), model)
+
+
+def test_items(shape: Shape, config) -> int:
+    """The test items of a trained dataset: its test part as ``respond`` caps it (``test_size``, ``max_test``)."""
+    return min(math.ceil(config.test_size * shape.rows), config.max_test)
+
+
+def irt_seconds(n_respondents: int, items: int, model: dict) -> float:
+    """Expected CPU seconds of one dataset's IRT stage on ``n_respondents`` × ``items``: a fixed part plus a power
+    law, ``fixed + scale · respondents^respondents_power · items^items_power`` (``model["irt_seconds"]``).
+
+    The powers are fitted to real runs' IRT stages per dataset, the multi-start search, abilities and item fit
+    included (``benchmarks/estimate_accuracy.py --fit-irt``): the cost grows more slowly than the respondents
+    (the EM works on the response patterns, and more respondents take fewer steps) and about as fast as the
+    items. Two datasets of the same shape can differ by 10× (how many starts the search climbs, how many steps
+    each takes), so the model is accurate for a stage summed over datasets, not for one dataset.
+    """
+    part = model["irt_seconds"]
+    return part["fixed"] + part["scale"] * n_respondents ** part["respondents_power"] * items ** part["items_power"]
 
 
 def respondents(config) -> int:
@@ -215,7 +237,12 @@ def suite_stage_seconds(stages, datasets: int, config, model: dict) -> dict[str,
     """Expected seconds of each suite-wide stage among ``stages`` (:data:`SUITE_STAGES`): a fixed part plus a
     part per dataset × rated classifier (``suite_stage_seconds[stage]`` = ``{"fixed": s, "per_cell": s}``,
     fitted to real runs by ``scale.py --calibrate-run``). A stage the model has no entry for is left out."""
-    cells = datasets * rated_classifiers(config)
+    return suite_cell_seconds(stages, datasets * rated_classifiers(config), model)
+
+
+def suite_cell_seconds(stages, cells: int, model: dict) -> dict[str, float]:
+    """:func:`suite_stage_seconds` of ``cells`` rated (dataset, classifier) pairs (a sparse field of stored runs
+    counts the pairs it holds)."""
     parts = model.get("suite_stage_seconds", {})
     return {stage: parts[stage]["fixed"] + parts[stage]["per_cell"] * cells
             for stage in SUITE_STAGES if stage in stages and stage in parts}
@@ -338,7 +365,8 @@ def estimate(specs, response_config, workers: int, model: dict | None = None,
         rows.append({"dataset": spec.name, "rows": shape.rows, "features": shape.features, "classes": shape.classes,
                      "train_used": cost["train_used"], "cv_rows": cost["cv_rows"],
                      "respond_s": cost["seconds"], "respond_tasks_s": cost["tasks"],
-                     "irt_s": irt_cost(shape, response_config, model),
+                     "irt_s": irt_cost(shape, response_config, model), "irt_respondents": respondents(response_config),
+                     "irt_items": test_items(shape, response_config),
                      "peak_gb": cost["peak_bytes"] / 1e9, "slowest": cost["slowest"],
                      "over_budget": ",".join(cost["skipped"]) or "-", "note": shape.source})
     return pd.DataFrame(rows)
@@ -360,7 +388,7 @@ def format_estimate(table: pd.DataFrame, workers: int, model: dict, tasks: str =
                     suite: dict[str, float] | None = None) -> str:
     """The table and the totals as ``benchirt run --estimate`` prints them (``tasks``: ``execution.tasks``;
     ``suite``: the suite-wide stages' seconds, :func:`suite_stage_seconds`)."""
-    shown = table.drop(columns=["respond_tasks_s"], errors="ignore")
+    shown = table.drop(columns=["respond_tasks_s", *IRT_SHAPE], errors="ignore")
     for column in ("respond_s", "irt_s"):
         if column in shown:
             shown[column] = shown[column].map(_duration)
@@ -388,7 +416,7 @@ def _total_lines(table: pd.DataFrame, workers: int, tasks: str, suite: dict[str,
     lines.append(f"Expected wall time on {workers} worker(s) with nothing else running ({stages}): "
                  f"{_duration(expected_wall_seconds(table, workers, tasks, sum(suite.values())))} "
                  f"({cut}longest dataset {_duration(max(per_dataset, default=0.0))})")
-    if len(known):
+    if len(known) and "peak_gb" in known:
         lines.append(f"Largest peak memory of one dataset: {known['peak_gb'].max():.2f} GB"
                      + (f" (x {workers} workers at once: up to {known['peak_gb'].nlargest(workers).sum():.2f} GB)"
                         if workers > 1 else ""))
@@ -397,27 +425,93 @@ def _total_lines(table: pd.DataFrame, workers: int, tasks: str, suite: dict[str,
 
 def estimate_text(config) -> str:
     """What ``benchirt run CONFIG --estimate`` prints for a :class:`~benchirt.pipeline.PipelineConfig`."""
-    import os
-
     execution = config.execution
-    workers = execution.n_jobs if execution.n_jobs > 0 else (os.cpu_count() or 1)
+    workers = run_workers(execution)
     where = (f"Dask scheduler {execution.scheduler}" if execution.scheduler
              else f"{'Dask LocalCluster' if execution.backend == 'dask' else 'local'}, {workers} worker(s)")
     model = load_cost_model()
-    responses = config.stage_config("respond")
-    specs, listing = estimate_specs(config)
-    table = estimate(specs, responses, workers, model, ask_server=listing is None)
-    known = int(table["respond_s"].notna().sum()) if "respond_s" in table else 0
-    suite = suite_stage_seconds(config.stages, known, responses, model)
-    policy = "size policy: " + ", ".join(
-        f"{name} {'none' if value is None else value}" for name, value in
-        (("max_train", responses.max_train), ("max_cv_train", responses.max_cv_train),
-         ("time_budget", responses.time_budget)))
+    table, suite, lines = estimate_run(config, workers, model)
     from benchirt.pipeline.config import source_label
 
-    return (f"Estimate for {source_label(config.source)} ({where}; {policy})\n" + (f"{listing}\n" if listing else "")
-            + shape_sources_line(table) + "\n" + format_estimate(table, workers, model, execution.tasks, suite) + "\n"
-            + memory_guard_line(table, execution, workers))
+    stored = is_stored_runs(config.stage_config("respond"))  # nothing is trained: no fit tasks, no memory guard
+    guard = [] if stored else [memory_guard_line(table, execution, workers)]
+    tasks = "datasets" if stored else execution.tasks
+    return "\n".join([f"Estimate for {source_label(config.source)} ({where}; {policy_text(config)})", *lines,
+                      shape_sources_line(table), format_estimate(table, workers, model, tasks, suite), *guard])
+
+
+def run_workers(execution) -> int:
+    """The workers a run's ``execution`` section gives (``n_jobs``, or every core when it is not positive)."""
+    import os
+
+    return execution.n_jobs if execution.n_jobs > 0 else (os.cpu_count() or 1)
+
+
+def is_stored_runs(response_config) -> bool:
+    """Whether the ``respond`` section imports stored runs (:class:`benchirt.stored_runs.config.ImportConfig`)."""
+    return type(response_config).__name__ == "ImportConfig"
+
+
+def policy_text(config) -> str:
+    """The options that size the study, as the estimate's first line names them."""
+    responses = config.stage_config("respond")
+    pairs: tuple[tuple[str, object], ...] = (
+        (("per_flow", responses.per_flow), ("max_items", responses.max_items)) if is_stored_runs(responses) else
+        (("max_train", responses.max_train), ("max_cv_train", responses.max_cv_train),
+         ("time_budget", responses.time_budget)))
+    return "size policy: " + ", ".join(f"{name} {'none' if value is None else value}" for name, value in pairs)
+
+
+def estimate_run(config, workers: int, model: dict) -> tuple[pd.DataFrame, dict[str, float], list[str]]:
+    """The per-dataset table (:func:`estimate` or :func:`stored_estimate`), the suite-wide stages' seconds
+    (:func:`suite_cell_seconds`) and the lines to print before the table (where the datasets came from)."""
+    responses = config.stage_config("respond")
+    if is_stored_runs(responses):
+        table = stored_estimate(responses, config.base_dir, model)
+        lines = stored_lines(responses)
+    else:
+        specs, listing = estimate_specs(config)
+        table = estimate(specs, responses, workers, model, ask_server=listing is None)
+        lines = [listing] if listing else []
+    return table, suite_cell_seconds(config.stages, rated_cells(responses, table), model), lines
+
+
+def rated_cells(response_config, table: pd.DataFrame) -> int:
+    """The (dataset, classifier) pairs the suite-wide stages compare: the datasets with a shape times the rated
+    classifiers (:func:`rated_classifiers`), or for a stored-runs field the respondents it holds per dataset."""
+    if is_stored_runs(response_config):
+        return int(table["respondents"].sum())
+    known = int(table["respond_s"].notna().sum()) if "respond_s" in table else 0
+    return known * rated_classifiers(response_config)
+
+
+def stored_estimate(response_config, base_dir, model: dict) -> pd.DataFrame:
+    """One row per dataset of a stored-runs source (:func:`benchirt.stored_runs.shapes.stored_shapes`, read
+    without importing): runs, flows, the respondents × items the IRT stage fits, and the expected seconds of the
+    import (``stored_seconds_per_cell`` per answer stored: reading and selecting them) and of the IRT stage
+    (:func:`irt_seconds`)."""
+    from benchirt.stored_runs.shapes import stored_shapes
+
+    rows = []
+    for shape in stored_shapes(response_config, base_dir):
+        respond = model["stored_seconds_per_cell"] * shape.cells
+        rows.append({"dataset": shape.dataset, "runs": shape.runs, "flows": shape.flows,
+                     "respondents": shape.respondents, "items": shape.items, "respond_s": respond,
+                     "respond_tasks_s": [respond], "irt_s": irt_seconds(shape.respondents, shape.items, model),
+                     "irt_respondents": shape.respondents, "irt_items": shape.items,
+                     "note": shape.source})
+    return pd.DataFrame(rows)
+
+
+def stored_lines(response_config) -> list[str]:
+    """What the estimate of a stored-runs config says before its table: the source, and what it does not cost."""
+    source = response_config.path if response_config.path is not None else f"OpenML tasks {response_config.tasks}"
+    lines = [f"Stored runs: {source} (respondents: one per flow unless per_flow is all; items after per_flow and "
+             "max_items; rows the import refuses later are counted)"]
+    if response_config.pool is not False:
+        lines.append("respond.pool: benchirt's own pool fits beside the runs are not in this estimate "
+                     "(estimate the suite alone with a config without source: openml-runs)")
+    return lines
 
 
 def estimate_specs(config) -> tuple[list, str | None]:
@@ -454,7 +548,8 @@ def shape_sources_line(table: pd.DataFrame) -> str:
     """Where the shapes came from, counted (the per-dataset source is the table's ``note`` column)."""
     if "note" not in table:
         return "Shapes: none."
-    known = table["rows"].notna() if "rows" in table else pd.Series(False, index=table.index)
+    column = "rows" if "rows" in table else "items"  # a stored-runs field's shape is its items
+    known = table[column].notna() if column in table else pd.Series(False, index=table.index)
     parts = [f"{count} from {source}" for source, count in table.loc[known, "note"].value_counts().items()]
     if (~known).any():
         parts.append(f"{int((~known).sum())} without a shape (see the note)")
@@ -482,3 +577,68 @@ def _duration(seconds: float) -> str:
     if seconds < 5400:
         return f"{seconds / 60:.1f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+#: ``benchirt run`` says so before it starts when the IRT stage is estimated at more CPU seconds than this.
+IRT_WARNING_SECONDS = 600.0
+
+
+def irt_matrices(config) -> tuple[list[tuple[str, int, int]], str]:
+    """Each dataset's (name, respondents, items) as the IRT stage will fit it, read cheaply, and the option that
+    caps the items: a stored-runs field's shapes (:func:`benchirt.stored_runs.shapes.stored_shapes`), else the
+    suite's datasets at their largest test part (``respond.max_test`` items: no dataset is loaded).
+
+    Raises
+    ------
+    BenchirtError
+        The source or the suite cannot be read (the run fails the same way, with its own message).
+    """
+    responses = config.stage_config("respond")
+    if is_stored_runs(responses):
+        from benchirt.stored_runs.shapes import stored_shapes
+
+        return ([(shape.dataset, shape.respondents, shape.items)
+                 for shape in stored_shapes(responses, config.base_dir)], "respond.max_items")
+    from benchirt.pipeline.config import resolve_specs
+
+    return ([(spec.name, respondents(responses), responses.max_test) for spec in resolve_specs(config)],
+            "respond.max_test")
+
+
+def item_cap(matrices: list[tuple[str, int, int]], seconds: float, model: dict) -> int:
+    """The largest number of items per dataset whose IRT stage is estimated at most ``seconds`` (at least 1)."""
+    low, high = 1, max(items for _, _, items in matrices)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if sum(irt_seconds(n, min(items, middle), model) for _, n, items in matrices) <= seconds:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def long_run_warning(config, model: dict | None = None, threshold: float = IRT_WARNING_SECONDS) -> str | None:
+    """What ``benchirt run`` prints before it starts when the IRT stage is estimated over ``threshold`` CPU
+    seconds (:data:`IRT_WARNING_SECONDS`): the estimate, and the options that cut it (the item cap that brings it
+    under the threshold, and more workers). None when it is not, when the run has no IRT stage, or when the
+    shapes cannot be read (the run then says why)."""
+    if "irt" not in config.stages:
+        return None
+    model = model or load_cost_model()
+    try:
+        matrices, option = irt_matrices(config)
+    except BenchirtError:
+        return None
+    seconds = [irt_seconds(n, items, model) for _, n, items in matrices]
+    total = sum(seconds)
+    if total <= threshold:
+        return None
+    workers = run_workers(config.execution)
+    largest = max(range(len(seconds)), key=seconds.__getitem__)
+    name, n, items = matrices[largest]
+    return (f"Long IRT stage ahead: estimated {total / 60:.0f} CPU-min over {len(matrices)} dataset(s) (the largest "
+            f"{name}: {n} respondents x {items} items, {seconds[largest] / 60:.0f} CPU-min), over the warning "
+            f"threshold of {threshold / 60:.0f} CPU-min; on {workers} worker(s) about {total / 60 / workers:.0f} min. "
+            f"To cut it: {option}: {item_cap(matrices, threshold, model)} keeps it under {threshold / 60:.0f} CPU-min "
+            "(the IRT stage's cost grows with the items), or more workers (--n-jobs N, execution.n_jobs: the datasets "
+            "are fitted side by side). benchirt run CONFIG --estimate shows each dataset.")
