@@ -193,7 +193,7 @@ def test_the_default_model_says_when_it_does_not_fit_and_names_the_mode_that_doe
     assert not check["fits"] and check["share_misfit"] > check["threshold"] == 0.35
     assert warning == f"WARNING: {check['warning']}"
     assert warning.startswith(f"WARNING: the default monotone model does not fit: {100 * check['share_misfit']:.0f} % "
-                              f"of the {check['n_informative']} informative items fall with ability")
+                              f"of the {check['n_informative']} informative items fall with its ability")
     assert "--compat decodirt fits a free-sign model" in warning
     assert main(["irt", str(path), "--out", str(tmp_path / "free"), "--compat", "decodirt"]) == 0
     assert "WARNING" not in capsys.readouterr().out

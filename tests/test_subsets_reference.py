@@ -193,6 +193,12 @@ def test_summaries_from_item_folders(reference, shared_data, tmp_path):
     # the all_wrong item is difficult but, flagged, never discriminative (its a = 2.0 describes no curve)
     assert (row["pct_discrimination_gt"], row["pct_difficulty_gt"], row["pct_guessing_gt"]) == (25.0, 50.0, 25.0)
     assert row["pct_negative_discrimination"] == 25.0 and row["n_flagged"] == 1
+    # benchirt's monotone items (a >= 0) with their ability_slope: the falling items are read from it, as a run does
+    pd.DataFrame({"item": ["V1", "V2", "V3", "V4"], "discrimination": [1.0, 0.5, 0.0, 2.0],
+                  "difficulty": [2.0, 0.0, 0.0, 3.0], "guessing": [0.3, 0.0, 0.1, 0.0],
+                  "ability_slope": [0.8, -0.4, -0.1, 0.0],
+                  "flag": ["", "", "", "all_wrong"]}).to_csv(tmp_path / "d1" / "items.csv", index=False)
+    assert read_summaries(tmp_path).iloc[0]["pct_negative_discrimination"] == 50.0
     (tmp_path / "d2").mkdir()
     with pytest.raises(DataError, match="d2 holds no item table"):
         read_summaries(tmp_path)

@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.irt.estimation import fit_irt
     from benchirt.irt.itemfit import MISFIT_ABOVE, item_fit
     from benchirt.irt.matrix_file import read_responses_csv
-    from benchirt.irt.scorer import fit_scoring_model
+    from benchirt.irt.scorer import fit_scoring_model, with_ranking_slopes
 
     family = "decodirt" if args.compat == "decodirt" else "monotone"
     grid = {} if args.quadrature == "auto" else {"quadrature": args.quadrature}  # N nodes: fixed, not refined
@@ -185,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         fit = fit_irt(responses, config)
         scorer = fit_scoring_model(responses, fit)
+        fit = with_ranking_slopes(fit, scorer, responses)
         comparison = compare_models(responses, config, fitted=(fit, scorer)) if args.compare_models else None
     except DataError as exc:
         raise DataError(f"{responses_path}: {exc}") from None

@@ -11,13 +11,27 @@ being ranked (``benchmarks/irt_validity.py --part predictive``).
 The scoring model is fitted on the same calibration responses, on the item model's quadrature grid,
 from the item model's solution (the 1PL from the mean discrimination and the difficulties, the 2PL
 from the discriminations and difficulties: :func:`benchirt.irt.estimation.fit_irt`'s ``initial``).
+
+Every item diagnostic asks its question of the ability that ranks: :func:`with_ranking_slopes` re-estimates each
+item's ``ability_slope`` (:mod:`benchirt.irt.slope`) on the scoring model's abilities, so "abler classifiers do
+worse here" means abler by the ranking the leaderboard shows, not by the item model's own scale (which on
+classifier pools can lie along the pool's preference between two classes and flag half the items of a test set
+whose answers rise with the number correct).
 """
 from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+import pandas as pd
+
 from benchirt.irt.estimation import fit_irt
-from benchirt.irt.fit import IRTFit
+from benchirt.irt.fit import NO_INFORMATION_FLAGS, IRTFit
+from benchirt.irt.scoring import align_responses
+from benchirt.irt.slope import ability_slopes
+
+#: Items whose slopes are estimated at once (two items × respondents tables of this many rows).
+SLOPE_BLOCK = 256
 
 
 def fit_scoring_model(responses, fit: IRTFit) -> IRTFit:
@@ -31,3 +45,24 @@ def fit_scoring_model(responses, fit: IRTFit) -> IRTFit:
     scoring = replace(config, model=model, scoring_model=model,
                       quadrature=fit.quadrature_nodes, refine_quadrature=False)
     return fit_irt(responses, scoring, initial=fit.items)
+
+
+def with_ranking_slopes(fit: IRTFit, scorer: IRTFit, responses) -> IRTFit:
+    """``fit`` with every informative item's ``ability_slope`` estimated on ``scorer``'s EAP abilities of the
+    calibration ``responses`` (respondents × the fit's items), the ability that ranks, and the slope on the item
+    model's own abilities kept as ``item_model_slope`` (the model-fit check reads it:
+    :func:`benchirt.irt.summary.default_model_check`); ``fit`` itself when it scores (``scorer is fit``) or has no
+    slopes (decodIRT's free-sign model reads its discriminations' signs)."""
+    if scorer is fit or "ability_slope" not in fit.items:
+        return fit
+    theta = scorer.abilities(responses).to_numpy(float)
+    if isinstance(responses, pd.DataFrame):
+        responses = align_responses(responses, list(fit.items.index), "fitted")
+    answers = np.asarray(responses, dtype=np.int8).T        # items × respondents
+    informative = np.flatnonzero(~fit.items["flag"].isin(NO_INFORMATION_FLAGS).to_numpy())
+    slope = np.zeros(len(fit.items))
+    prior_sd = fit.config.prior_discrimination[1]
+    for start in range(0, len(informative), SLOPE_BLOCK):
+        block = informative[start:start + SLOPE_BLOCK]
+        slope[block] = ability_slopes(answers[block], theta, None, prior_sd)[0]
+    return replace(fit, items=fit.items.assign(item_model_slope=fit.items["ability_slope"], ability_slope=slope))

@@ -11,7 +11,7 @@ from benchirt.errors import DataError
 from benchirt.irt.config import IRTConfig
 from benchirt.irt.estimation import fit_irt
 from benchirt.irt.fit import IRTFit
-from benchirt.irt.scorer import fit_scoring_model
+from benchirt.irt.scorer import fit_scoring_model, with_ranking_slopes
 from benchirt.irt.compare import compare_models
 from benchirt.irt.itemfit import item_fit
 from benchirt.irt.summary import MISMATCH_SHARE, default_model_check, default_model_sentence, item_summary
@@ -155,6 +155,7 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
     try:
         fit = fit_irt(calibration, config)
         scorer = fit_scoring_model(calibration, fit)
+        fit = with_ranking_slopes(fit, scorer, calibration)
         table = scorer.ability_table(responses, config.ability)
         # the item model's own abilities judge its items (item fit, suspect labels' curves)
         item_theta = (table if scorer is fit else fit.ability_table(responses, config.ability))["theta"]

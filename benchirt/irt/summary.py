@@ -69,9 +69,11 @@ _AT_ZERO = 1e-6
 
 
 def default_model_check(items: pd.DataFrame, config: IRTConfig) -> dict | None:
-    """Whether the monotone model fits the items: the share of informative items whose answers fall with
-    ability (``ability_slope`` < 0, :mod:`benchirt.irt.slope`) or whose discrimination is held at its bound
-    a = 0, against :data:`MISMATCH_SHARE`. The monotone family bounds every a at 0 (docs/irt.md, "Which model
+    """Whether the monotone model fits the items: the share of informative items whose answers fall with the
+    item model's own ability (``item_model_slope`` < 0, :mod:`benchirt.irt.slope`; ``ability_slope`` in a table
+    without it) or whose discrimination is held at its bound a = 0, against :data:`MISMATCH_SHARE`. A question
+    about the item model's fit, so asked of its own scale; "abler classifiers do worse here" is asked of the
+    ability that ranks (``ability_slope``, :func:`benchirt.irt.scorer.with_ranking_slopes`). The monotone family bounds every a at 0 (docs/irt.md, "Which model
     scores, and why"): when half the items truly fall (a < 0 in the generating 2PL of Cardoso et al. 2021 eq. 1),
     its one scale fits one half and its abilities may measure little of either; decodIRT's free-sign family
     (``--compat decodirt``) fits both halves.
@@ -83,10 +85,11 @@ def default_model_check(items: pd.DataFrame, config: IRTConfig) -> dict | None:
         items), ``n_falling``, ``n_at_zero``, ``n_informative``, ``threshold`` and ``fits`` (share at most the
         threshold).
     """
-    if config.model_family != "monotone" or "ability_slope" not in items:
+    slope = "item_model_slope" if "item_model_slope" in items else "ability_slope"
+    if config.model_family != "monotone" or slope not in items:
         return None
     informative = items[~items["flag"].isin(NO_INFORMATION_FLAGS)]
-    falling = informative["ability_slope"].to_numpy(float) < 0
+    falling = informative[slope].to_numpy(float) < 0
     at_zero = informative["discrimination"].to_numpy(float) <= _AT_ZERO
     n = len(informative)
     share = float((falling | at_zero).sum() / n) if n else 0.0
@@ -100,7 +103,8 @@ def default_model_sentence(check: dict | None, fix: str = "--compat decodirt") -
     if check is None or check["fits"]:
         return None
     return (f"the default monotone model does not fit: {100 * check['share_misfit']:.0f} % of the "
-            f"{check['n_informative']} informative items fall with ability (ability_slope < 0: {check['n_falling']}) "
+            f"{check['n_informative']} informative items fall with its ability (item_model_slope < 0: "
+            f"{check['n_falling']}) "
             f"or are held at a = 0 ({check['n_at_zero']}), above the {100 * check['threshold']:.0f} % threshold; "
             f"its abilities may measure neither half. {fix} fits a free-sign model (negative discriminations "
             "allowed) — compare both (docs/irt.md, \"When the default model does not fit\")")

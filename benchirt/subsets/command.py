@@ -263,7 +263,9 @@ def read_summaries(path: str | Path) -> pd.DataFrame:
 
     A folder holds one sub-folder per dataset with ``items.csv`` (``benchirt irt``) or decodIRT's
     ``ltm_item_params.csv``; each is summarised by :func:`benchirt.irt.summary.item_summary` with the
-    default thresholds of :class:`benchirt.irt.IRTConfig` (Cardoso et al. 2021 §4.5).
+    default thresholds of :class:`benchirt.irt.IRTConfig` (Cardoso et al. 2021 §4.5). The share of items with
+    negative discrimination reads ``ability_slope`` where the table has it (benchirt's monotone items, whose
+    discriminations are all ≥ 0), as a run's summary does; decodIRT's free-sign discriminations otherwise.
 
     Returns
     -------
@@ -289,6 +291,8 @@ def read_summaries(path: str | Path) -> pd.DataFrame:
             raise DataError(f"{folder / found} lacks column(s) {', '.join(missing)}")
         items = table[list(columns)].set_axis(["discrimination", "difficulty", "guessing"], axis=1)
         items["flag"] = table["flag"].fillna("") if "flag" in table.columns else ""
+        if "ability_slope" in table.columns:   # benchirt's items: falling items by the ability that ranks, as a run
+            items["ability_slope"] = table["ability_slope"].to_numpy()
         rows.append({"dataset": folder.name, **item_summary(items)})
     if not rows:
         raise DataError(f"{path} holds no dataset folders with item tables")
