@@ -21,7 +21,10 @@ A dataset's score is the entrant's accuracy on its rows.
    CPU seconds and peak resident memory. A size that does not finish within ``--limit`` seconds is reported as
    such (the rate stage's Bradley–Terry bootstrap and Glicko-2 still grow with entrants²).
 
-3. **Placement** (``--placement RUN_DIR``, a run of a sparse field such as ``configs/cv-fold0.yaml``): real cells of
+3. **Pools** (``--pools``): decodIRT's 50 reference pools (``../shared/data/decodirt-reference``), the 12 real
+   classifiers' True-Scores and their answers on each dataset's test rows: pairs separated by each verdict, and
+   how many could be the best.
+4. **Placement** (``--placement RUN_DIR``, a run of a sparse field such as ``configs/cv-fold0.yaml``): real cells of
    its score table hidden (``--hidden`` per repeat, three repeats, entrants on at least 3 datasets), predicted by
    :mod:`benchirt.rating.placed`, and the share inside their 90 % intervals.
 
@@ -189,6 +192,27 @@ def placement_coverage(run_dir: str, hidden: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def pools_verdicts(n_tables: int) -> dict:
+    """Section 3: both verdicts on the 12 real classifiers of decodIRT's 50 reference pools."""
+    import os
+    from pathlib import Path
+
+    shared = Path(os.environ.get("BENCHIRT_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+    rows, scores = {}, {}
+    for folder in sorted((shared / "decodirt-reference").iterdir()):
+        names = pd.read_csv(folder / "test_accuracy.csv").iloc[:, 0].astype(str).tolist()
+        rows[folder.name] = pd.read_csv(folder / "responses_reported.csv").set_axis(names, axis=0).iloc[:12]
+        scores[folder.name] = pd.read_csv(folder / "true_scores.csv").set_index("Clf")["Score"]
+    table = pd.DataFrame(scores).T          # datasets × classifiers
+    names = [name for name in rows[next(iter(rows))].index if name in table.columns]   # the 12 real ones
+    across = step_down(table[names].to_numpy(float), n_tables, 0.05, 0)
+    suite = on_suite_step_down(rows, names, n_tables, 0.05, seed=0)
+    return {"datasets": len(table), "classifiers": len(names), "pairs": len(names) * (len(names) - 1) // 2,
+            "separated_across": int(across.better.sum()), "separated_on_suite": int(suite.better.sum()),
+            "could_be_best_across": int((across.rank_low == 1).sum()),
+            "could_be_best_on_suite": int((suite.rank_low == 1).sum())}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fields", type=int, default=100)
@@ -198,7 +222,11 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=1200)
     parser.add_argument("--placement", metavar="RUN_DIR")
     parser.add_argument("--hidden", type=int, default=300)
+    parser.add_argument("--pools", action="store_true")
     args = parser.parse_args()
+    if args.pools:
+        print("3. decodIRT's 50 reference pools, the 12 real classifiers (True-Scores; answers on the test rows):")
+        print(pools_verdicts(args.tables))
     if args.placement:
         print(f"3. placement: hidden real cells of {args.placement} predicted, 90 % intervals")
         table = placement_coverage(args.placement, args.hidden)
