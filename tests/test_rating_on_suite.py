@@ -173,3 +173,17 @@ def test_entrants_left_off_a_sparse_board_are_placed_and_marked():
     assert placed.loc["c00", "placed_rank_low"] <= 2 and placed.loc["c11", "placed_rank_high"] >= 11
     assert (placed["n_ranked"] == 12).all() and not result.leaderboard["placed_by_model"].any()
     assert any("entrants left off the board are placed by a model across datasets" in note for note in result.notes)
+
+
+def test_the_conclusions_give_each_verdict_its_own_bullet():
+    from benchirt.rating import RatingConfig, rate
+    from benchirt.report.conclusions import OTHER_VERDICT, rating_sentences
+
+    scores, rows = _field_with_references()
+    result = rate(scores, RatingConfig(score="score", n_permutations=0, n_bootstrap=200), rows=rows,
+                  roles={"optimal": "artificial", "pessimal": "artificial"})
+    verdict, _ = rating_sentences(result)
+    assert verdict[0].startswith("Primary verdict — ") and "Across datasets" in verdict[0]
+    assert "On this suite" not in verdict[0]
+    assert verdict[1].startswith(OTHER_VERDICT + "On this suite (on these test rows, which is more accurate?): ")
+    assert result.verdict.endswith(verdict[1][len(OTHER_VERDICT):])

@@ -71,36 +71,43 @@ def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> st
     Returns
     -------
     str
-        E.g. "Across datasets …: mlp is the best real classifier (Bradley–Terry rating 1812); it is
-        significantly better than 4 of 18 other classifiers (…) and cannot be separated from 14 (…); its rank
-        lies between 1 and 6 of 19. …" Equal ratings are called a tie.
+        E.g. "Across datasets (…): mlp is the best real classifier (Bradley–Terry rating 1924; above it only the
+        artificial reference optimal); it is significantly better than 4 of 11 other real classifiers (…) and cannot
+        be separated from 7 (…); its rank among the 12 real classifiers lies between 1 and 8. … On this suite (…):
+        …" Equal ratings are called a tie.
     """
+    return " ".join(verdict_parts(leaderboard, pairwise))
+
+
+def verdict_parts(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> list[str]:
+    """:func:`leaderboard_verdict` as its parts, in the order it says them: the verdict it reports first (with its
+    method), then the other one when there is one (the report gives each its own bullet)."""
     real = real_classifiers(leaderboard)
     first = real.iloc[0]
     head = _head(leaderboard, real)
     method = verdict_method(pairwise)
     if method == "none":
         if int(leaderboard["n_datasets"].max()) < 2:
-            return f"{head}; with a single dataset no pair can be tested, so no classifier can be separated from the others."
-        return (f"{head}; without intervals (see the notes) no pair can be tested, so no classifier can be separated "
-                "from the others (no intervals).")
+            return [f"{head}; with a single dataset no pair can be tested, so no classifier can be separated from the "
+                    "others."]
+        return [f"{head}; without intervals (see the notes) no pair can be tested, so no classifier can be separated "
+                "from the others (no intervals)."]
     across = _standing(str(first["classifier"]), real, pairwise, is_separated(pairwise), direction(pairwise),
                        (first.get("rank_low"), first.get("rank_high")), among_real=len(real) < len(leaderboard))
     on_suite = _on_suite_standing(first, leaderboard, pairwise)
-    datasets = dataset_count(leaderboard)
     across_label = "Across datasets (would it hold on other datasets like these?)"
     tiers = tier_sentence(leaderboard)
     across_text = f"{across_label}: {head}; {across}." + ((" " + tiers) if tiers else "")
     method_text = method_sentence(leaderboard, pairwise, method)
     if on_suite is None:
-        return f"{across_text} {method_text}"
+        return [f"{across_text} {method_text}"]
     suite_label = "On this suite (on these test rows, which is more accurate?)"
-    suite_text = f"{suite_label}: {on_suite}. {ON_SUITE_METHOD.format(percent=f'{100 * family_level(pairwise):g} %')}"
+    suite_method = ON_SUITE_METHOD.format(percent=f"{100 * family_level(pairwise):g} %")
     if not is_separated(pairwise).any() and pairwise["separated_on_suite"].fillna(False).astype(bool).any():
-        return (f"{suite_label}, reported first because across datasets nothing is separated on {datasets}: "
-                f"{head}; {on_suite}. {ON_SUITE_METHOD.format(percent=f'{100 * family_level(pairwise):g} %')} "
-                f"{across_label}: {across}. {method_text}")
-    return f"{across_text} {method_text} {suite_text}"
+        return [f"{suite_label}, reported first because across datasets nothing is separated on "
+                f"{dataset_count(leaderboard)}: {head}; {on_suite}. {suite_method}",
+                f"{across_label}: {across}. {method_text}"]
+    return [f"{across_text} {method_text}", f"{suite_label}: {on_suite}. {suite_method}"]
 
 
 #: How the verdict on this suite is reached, in words (:mod:`benchirt.rating.on_suite`).

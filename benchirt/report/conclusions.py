@@ -27,6 +27,8 @@ import pandas as pd
 
 from benchirt.humanize import short_name
 
+#: How the bullet of the second verdict (on this suite, or across datasets when that one is reported first) opens.
+OTHER_VERDICT = "The other verdict — "
 #: Rows of the leaderboard shown in the conclusions (the full table is in the ratings section).
 LEADERBOARD_ROWS = 10
 
@@ -42,14 +44,17 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
         One agreement check per other method, or why there is none.
     """
     from benchirt.rating.agreement import bayesian_check, glicko_check, nemenyi_check, plural, wilcoxon_check
+    from benchirt.rating.verdict import verdict_parts
 
     verdict, checks = [], []
     board = len(rating.leaderboard) >= 2
     if board:
         n_datasets = len(rating.tournament.order)   # the field's datasets (a sparse board's best may miss some)
+        first, *other = verdict_parts(rating.leaderboard, rating.pairwise)
         verdict.append(f"Primary verdict — Bradley–Terry leaderboard on {rating.score.replace('_', ' ')} over "
                        f"{plural(n_datasets, 'dataset')} (every pair of classifiers meets once per dataset; no dataset order): "
-                       f"{rating.verdict}")
+                       f"{first}")
+        verdict += [f"{OTHER_VERDICT}{part}" for part in other]
         checks += [wilcoxon_check(rating.pairwise, rating.config.alpha), bayesian_check(rating.pairwise)]
     verdict += [f"Leaderboard note: {note}" for note in rating.notes]
     comparison = next(iter(rating.comparisons.values()), None)
