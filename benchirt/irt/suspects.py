@@ -43,6 +43,8 @@ label most real classifiers predict instead.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pandas as pd
 from scipy.stats import mannwhitneyu
@@ -134,7 +136,7 @@ def label_evidence(fit, real_responses: pd.DataFrame, real_theta, predictions: p
     consensus, share = _consensus(predictions, chosen)
     return pd.DataFrame({
         "real_wrong_share": wrong[kept].astype(float),
-        "rising_p": np.asarray([rising_p(answers[:, j], order) for j in kept], float),
+        "rising_p": _rising_ps(answers[:, kept], order),
         "p_best_correct": p_best.reindex(chosen).to_numpy(float),
         "label": (labels.reindex(chosen).fillna("").astype(str).to_numpy() if labels is not None and len(labels)
                   else [""] * len(chosen)),
@@ -186,15 +188,26 @@ def select_suspects(evidence: pd.DataFrame, items: pd.DataFrame, agreement: floa
     return out[COLUMNS]
 
 
+def _rising_ps(answers: np.ndarray, ability: np.ndarray) -> np.ndarray:
+    """:func:`rising_p` of every column of ``answers`` (classifiers × items), each distinct column tested once: the
+    p-value depends on the column alone, and a dozen classifiers give few distinct columns over thousands of items."""
+    if answers.shape[1] == 0:
+        return np.zeros(0, float)
+    patterns, inverse = np.unique(answers, axis=1, return_inverse=True)
+    tested = np.asarray([rising_p(patterns[:, k], ability) for k in range(patterns.shape[1])], float)
+    return tested[np.ravel(inverse)]
+
+
 def _consensus(predictions: pd.DataFrame | None, items: list[str]) -> tuple[list[str], np.ndarray]:
-    """Per item, the label most real classifiers predict and its share ("" and 0 without predictions)."""
-    consensus, share = [], []
-    for item in items:
-        if predictions is not None and item in predictions.columns:
-            counts = predictions[item].astype(str).value_counts()
-            consensus.append(str(counts.index[0]))
-            share.append(float(counts.iloc[0] / counts.sum()))
-        else:
-            consensus.append("")
-            share.append(0.0)
+    """Per item, the label most real classifiers predict and its share ("" and 0 without predictions); a tie goes to
+    the label predicted first (in the classifiers' order, as ``value_counts`` breaks it)."""
+    consensus, share = [""] * len(items), np.zeros(len(items), float)
+    if predictions is None or not len(predictions):
+        return consensus, share
+    present = set(predictions.columns)
+    where = {item: i for i, item in enumerate(items) if item in present}
+    values = predictions[list(where)].astype(str).to_numpy()
+    for column, i in enumerate(where.values()):
+        label, count = Counter(values[:, column].tolist()).most_common(1)[0]
+        consensus[i], share[i] = str(label), count / values.shape[0]
     return consensus, np.asarray(share, float)
