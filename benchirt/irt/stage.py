@@ -195,8 +195,7 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
     evidence = label_evidence(fit, responses.loc[real], item_theta.loc[real].to_numpy(),
                               predictions.loc[real] if predictions is not None and len(real) else None,
                               getattr(result, "test_labels", None))
-    statistics: dict = {}
-    statistics.update(converged=fit.converged, status=fit.status, n_iter=fit.n_iter, seconds=fit.seconds,
+    statistics = dict(converged=fit.converged, status=fit.status, n_iter=fit.n_iter, seconds=fit.seconds,
                       model=fit.model, scoring_model=scorer.model, scoring_converged=scorer.converged,
                       quadrature_nodes=fit.quadrature_nodes, quadrature_error=fit.quadrature_error,
                       n_misfit=int(fit_table["misfit"].sum()), n_suspect_labels=0,  # counted by with_summaries
