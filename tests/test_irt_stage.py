@@ -166,3 +166,24 @@ def test_plot_item_curves_marks_negative_items():
         labels = [line.get_label() for line in fig.axes[0].lines]
         assert any(falling in label for label in labels), labels
         plt.close(fig)
+
+
+def test_other_thresholds_derive_the_tables_a_refit_would_give_without_fitting(stage_results, monkeypatch):
+    from benchirt.irt import stage as irt_stage_module
+    from benchirt.irt.config import SUMMARY_OPTIONS, fit_options, summary_options
+
+    options = IRTConfig(model="2PL").to_dict()
+    assert set(SUMMARY_OPTIONS) <= set(options) and {**fit_options(options), **summary_options(options)} == options
+    lenient = IRTConfig(model="2PL", difficulty_threshold=-1.0, discrimination_threshold=0.1, guessing_threshold=0.0,
+                        suspect_agreement=0.2, suspect_rising_alpha=0.001)
+    refit = irt_for_responses(_fake_result("alpha", 0), lenient)
+    monkeypatch.setattr(irt_stage_module, "fit_irt", lambda *args, **kwargs: pytest.fail("with_summaries fitted"))
+    derived = stage_results[0].with_summaries(lenient)
+    assert len(derived.suspect_labels) > len(stage_results[0].suspect_labels)
+    pd.testing.assert_frame_equal(derived.suspect_labels, refit.suspect_labels)
+    assert derived.statistics == refit.statistics | {"seconds": derived.statistics["seconds"]}
+    assert derived.statistics["pct_difficulty_gt"] > stage_results[0].statistics["pct_difficulty_gt"]
+    assert derived.fit is stage_results[0].fit  # the fit itself is kept
+    back = derived.with_summaries(IRTConfig(model="2PL"))  # and the defaults give the first tables back
+    pd.testing.assert_frame_equal(back.suspect_labels, stage_results[0].suspect_labels)
+    assert back.statistics == stage_results[0].statistics

@@ -382,6 +382,48 @@ def test_a_source_edit_recomputes_that_stage_and_says_why(finished_run, tmp_path
     assert "irt: recomputing iris, wine because the code changed (benchirt/irt/estimation.py)" in capsys.readouterr().err
 
 
+def test_a_threshold_change_reuses_every_fit_and_derives_the_tables_again(finished_run, tmp_path, capsys,
+                                                                           monkeypatch):
+    """Issue 45 item 2: the IRT thresholds are in no fit's key; the tables that read them follow the new values."""
+    from benchirt.irt import IRTConfig, irt_for_responses
+
+    _, out = _copied_run(finished_run, tmp_path)
+    before = load_run(out).irt
+    thresholds = {"difficulty_threshold": -20.0, "suspect_agreement": 0.1, "suspect_rising_alpha": 0.001}
+    changed = _config_file(finished_run["folder"], ["builtin:iris,wine", "one_class.csv"], "thresholds.yaml",
+                           irt=thresholds)
+    capsys.readouterr()
+    assert main(["run", str(changed), "--out", str(out), "--explain"]) == 0
+    listing = capsys.readouterr().out
+    assert "  irt      iris                     reused" in listing
+    assert "  irt      wine                     reused" in listing
+    assert "  rate     (all datasets)           reused" in listing  # the ratings read no threshold
+    assert "  subset   (all datasets)           would recompute because" in listing
+
+    def must_not_fit(*args, **kwargs):
+        raise AssertionError("a threshold change fitted a dataset again")
+
+    monkeypatch.setattr(irt_stage, "irt_dataset", must_not_fit)
+    assert main(["run", str(changed), "--out", str(out), "--quiet"]) == 0
+    manifest = _manifest(out)
+    assert (manifest["stages"]["irt"]["reused"], manifest["stages"]["irt"]["computed"]) == (2, 0)
+    assert {manifest["datasets"][name]["irt"]["decision"] for name in ("iris", "wine")} == {"reused"}
+    assert manifest["artifacts"]["subset"]["status"] == "computed"
+    assert manifest["documents"]["report"]["status"] == "rebuilt"
+    results = load_run(out)
+    for name, irt in results.irt.items():
+        pd.testing.assert_frame_equal(irt.fit.items, before[name].fit.items)
+        assert before[name].statistics["pct_difficulty_gt"] < 100.0 == irt.statistics["pct_difficulty_gt"]
+        assert len(irt.suspect_labels) > len(before[name].suspect_labels)
+        # what fitting again under the new thresholds gives
+        fresh = irt_for_responses(results.respond[name], IRTConfig.from_dict({**SMALL.get("irt", {}), **thresholds}))
+        pd.testing.assert_frame_equal(irt.suspect_labels, fresh.suspect_labels)
+        assert irt.statistics == fresh.statistics | {"seconds": irt.statistics["seconds"]}
+    assert (results.subset.parameters["difficulty_mean"] == 100.0).all()  # the subsets read the new summaries
+    for name, irt in results.irt.items():  # and RUN_DIR/irt/ is written again
+        assert len(pd.read_csv(out / "irt" / name / "suspect_labels.csv")) == len(irt.suspect_labels)
+
+
 def test_an_unchanged_rerun_reuses_the_report(finished_run, tmp_path):
     config, out = _copied_run(finished_run, tmp_path)
     assert main(["run", str(config), "--out", str(out), "--quiet"]) == 0

@@ -15,6 +15,11 @@ ABILITY_METHODS = ("EAP", "MAP")
 #: docs/irt.md, "Which model scores, and why"); ``decodirt``: decodIRT's free-sign model and its start
 #: search (Cardoso et al. 2021 §4.1, §5.2), which reproduces its reference tables.
 MODEL_FAMILIES = ("monotone", "decodirt")
+#: The options only the tables derived from a fit read (:meth:`benchirt.irt.stage.DatasetIRT.with_summaries`: the
+#: ``pct_*`` statistics and the suspect labels), not the fit: a stored fit is keyed without them (:func:`fit_options`),
+#: so changing one re-derives those tables instead of fitting every dataset again.
+SUMMARY_OPTIONS = ("difficulty_threshold", "discrimination_threshold", "guessing_threshold", "suspect_agreement",
+                   "suspect_rising_alpha")
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,9 @@ class IRTConfig:
 
     Summaries and abilities
     -----------------------
+    The thresholds (:data:`SUMMARY_OPTIONS`) are read only by the tables derived from a fit, so a stored fit is
+    keyed without them and a change re-derives those tables (:meth:`benchirt.irt.stage.DatasetIRT.with_summaries`).
+
     difficulty_threshold, discrimination_threshold, guessing_threshold : float
         An item is "difficult", "very discriminative", "prone to guessing" above
         these values (defaults from Cardoso et al. 2021 §4.5: 1, 0.75, 0.2).
@@ -227,3 +235,23 @@ class IRTConfig:
             f.name: list(getattr(self, f.name)) if isinstance(getattr(self, f.name), tuple) else getattr(self, f.name)
             for f in fields(self)
         }
+
+
+def fit_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options a fit reads (``IRTConfig.to_dict()`` less :data:`SUMMARY_OPTIONS`): what a stored fit is keyed by.
+
+    Examples
+    --------
+    >>> options = IRTConfig(difficulty_threshold=2.0).to_dict()
+    >>> fit_options(options) == fit_options(IRTConfig().to_dict())
+    True
+    >>> "model" in fit_options(options), "difficulty_threshold" in fit_options(options)
+    (True, False)
+    """
+    return {key: value for key, value in options.items() if key not in SUMMARY_OPTIONS}
+
+
+def summary_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options only the derived tables read (:data:`SUMMARY_OPTIONS`) of ``IRTConfig.to_dict()``: what a stage
+    reading those tables adds to its key."""
+    return {key: options[key] for key in SUMMARY_OPTIONS if key in options}

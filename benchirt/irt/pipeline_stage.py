@@ -1,6 +1,12 @@
-"""The IRT stage in a run: one model per dataset with responses (:func:`benchirt.irt.irt_for_responses`)."""
+"""The IRT stage in a run: one model per dataset with responses (:func:`benchirt.irt.irt_for_responses`).
+
+A dataset's result is keyed by the options its fit reads (:func:`benchirt.irt.config.fit_options`); the tables
+that read the summary thresholds are derived again from the stored fit whenever a run loads it (:func:`derive`,
+the registry's ``derive`` of the stage), so a threshold change reuses every fit.
+"""
 from __future__ import annotations
 
+from benchirt.irt.config import fit_options
 from benchirt.stage_plan import DatasetInput, DatasetWork, StageContext
 
 
@@ -11,8 +17,15 @@ def irt_dataset(result, config):
     return irt_for_responses(result, config)
 
 
+def derive(result, config):
+    """A stored result with the tables that read ``config``'s thresholds derived again
+    (:meth:`benchirt.irt.stage.DatasetIRT.with_summaries`; no refit)."""
+    return result.with_summaries(config)
+
+
 def plan(context: StageContext) -> DatasetWork | None:
-    """One task per dataset whose responses this run has, keyed by their artifact key; None without any."""
+    """One task per dataset whose responses this run has, keyed by their artifact key and the fit's options;
+    None without any."""
     responses = context.upstream("respond")
     if not responses:
         return None
@@ -20,4 +33,4 @@ def plan(context: StageContext) -> DatasetWork | None:
     items = [DatasetInput(name, {"respond": key},
                           lambda name=name, key=key: (context.load("respond", {name: key})[name], config))
              for name, key in sorted(responses.items())]
-    return DatasetWork(context.options, items, irt_dataset)
+    return DatasetWork(fit_options(context.options), items, irt_dataset)

@@ -2,7 +2,7 @@
 (Cardoso et al. 2021 §4, steps 3-4; decodIRT_MLtIRT and decodIRT_analysis, §4.4-4.5)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 import pandas as pd
@@ -16,7 +16,7 @@ from benchirt.irt.compare import compare_models
 from benchirt.irt.itemfit import item_fit
 from benchirt.irt.summary import MISMATCH_SHARE, default_model_check, default_model_sentence, item_summary
 from benchirt.irt.suspects import COLUMNS as SUSPECT_COLUMNS
-from benchirt.irt.suspects import suspect_labels
+from benchirt.irt.suspects import label_evidence, select_suspects
 from benchirt.results import interval_frame, normal_interval
 
 
@@ -51,6 +51,14 @@ class DatasetIRT:
     scoring_fit : IRTFit or None
         The model that scores the respondents when it is not the item model (``config.resolved_scoring_model``,
         :mod:`benchirt.irt.scorer`); ``None``: ``fit`` scores them.
+    label_evidence : pandas.DataFrame
+        What the suspect-label rule reads of every item a real classifier gets wrong
+        (:func:`benchirt.irt.suspects.label_evidence`): :meth:`with_summaries` applies other thresholds to it
+        without the responses. Empty in a result stored before it was kept.
+
+    The summary statistics that read thresholds and the suspect labels are derived from the fit by
+    :meth:`with_summaries`, so a threshold change (:data:`benchirt.irt.config.SUMMARY_OPTIONS`) re-derives
+    them from a stored result instead of fitting again.
     """
 
     dataset: str
@@ -61,6 +69,22 @@ class DatasetIRT:
     model_comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
     suspect_labels: pd.DataFrame = field(default_factory=pd.DataFrame)
     scoring_fit: IRTFit | None = None
+    label_evidence: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def with_summaries(self, config: IRTConfig) -> "DatasetIRT":
+        """This result with the tables that read ``config``'s thresholds derived again from the fit: the
+        ``pct_*`` statistics (:func:`benchirt.irt.summary.item_summary`), the suspect labels
+        (:func:`benchirt.irt.suspects.select_suspects` of :attr:`label_evidence`) and their number.
+
+        Nothing is fitted, so it is cheap; a result without :attr:`label_evidence` keeps its suspect labels.
+        """
+        suspects = (select_suspects(self.label_evidence, self.fit.items, config.suspect_agreement,
+                                    config.suspect_rising_alpha)
+                    if "real_wrong_share" in self.label_evidence else self.suspect_labels)
+        summary = item_summary(self.fit.items, config)
+        statistics = {**summary, **{key: value for key, value in self.statistics.items() if key not in summary}}
+        statistics["n_suspect_labels"] = len(suspects)  # in its place when the result had it
+        return replace(self, statistics=statistics, suspect_labels=suspects)
 
     @property
     def scorer(self) -> IRTFit:
@@ -169,25 +193,23 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
     fit_table = item_fit(fit, calibration, theta=item_theta.to_numpy()[calibrate])
     real = roles.index[roles == "real"]
     predictions = getattr(result, "predictions", None)
-    suspects = suspect_labels(fit, responses.loc[real], item_theta.loc[real].to_numpy(),
-                              config.suspect_agreement, config.suspect_rising_alpha,
+    evidence = label_evidence(fit, responses.loc[real], item_theta.loc[real].to_numpy(),
                               predictions.loc[real] if predictions is not None and len(real) else None,
                               getattr(result, "test_labels", None))
-    statistics = item_summary(fit.items, config)
-    statistics.update(converged=fit.converged, status=fit.status, n_iter=fit.n_iter, seconds=fit.seconds,
+    statistics = dict(converged=fit.converged, status=fit.status, n_iter=fit.n_iter, seconds=fit.seconds,
                       model=fit.model, scoring_model=scorer.model, scoring_converged=scorer.converged,
                       quadrature_nodes=fit.quadrature_nodes, quadrature_error=fit.quadrature_error,
-                      n_misfit=int(fit_table["misfit"].sum()),
-                      n_suspect_labels=len(suspects),
+                      n_misfit=int(fit_table["misfit"].sum()), n_suspect_labels=0,  # counted by with_summaries
                       **optima_summary(fit, responses.loc[real] if len(real) else None))
     check = default_model_check(fit.items, config)
     if check is not None:  # the monotone family only (no NaN for the free-sign one)
         statistics.update(default_model_share=check["share_misfit"], default_model_fits=check["fits"],
                           n_falling=check["n_falling"], n_at_zero=check["n_at_zero"],
                           n_informative=check["n_informative"])
-    return DatasetIRT(dataset=result.dataset, fit=fit, abilities=abilities, statistics=statistics, item_fit=fit_table,
-                      model_comparison=comparison, suspect_labels=suspects,
-                      scoring_fit=None if scorer is fit else scorer)
+    irt = DatasetIRT(dataset=result.dataset, fit=fit, abilities=abilities, statistics=statistics, item_fit=fit_table,
+                     model_comparison=comparison, scoring_fit=None if scorer is fit else scorer,
+                     label_evidence=evidence)
+    return irt.with_summaries(config)
 
 
 def optima_summary(fit: IRTFit, real_responses: pd.DataFrame | None) -> dict:

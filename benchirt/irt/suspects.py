@@ -43,6 +43,8 @@ label most real classifiers predict instead.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pandas as pd
 from scipy.stats import mannwhitneyu
@@ -69,7 +71,8 @@ def rising_p(answers: np.ndarray, ability: np.ndarray) -> float:
 def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, agreement: float = 0.8,
                    rising_alpha: float = 0.05, predictions: pd.DataFrame | None = None,
                    labels: pd.Series | None = None, ability=None) -> pd.DataFrame:
-    """The items both parts of the module's rule flag, the most widely missed first.
+    """The items both parts of the module's rule flag, the most widely missed first
+    (:func:`select_suspects` of :func:`label_evidence`).
 
     Parameters
     ----------
@@ -101,49 +104,110 @@ def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, agreement: flo
         ``all_wrong`` (every real classifier wrong) or ``right_not_ablest``; ``label`` and ``consensus``
         are empty (and ``consensus_share`` 0) when not given. Empty without real classifiers.
     """
+    evidence = label_evidence(fit, real_responses, real_theta, predictions, labels, ability, least_wrong=agreement)
+    return select_suspects(evidence, fit.items, agreement, rising_alpha)
+
+
+def label_evidence(fit, real_responses: pd.DataFrame, real_theta, predictions: pd.DataFrame | None = None,
+                   labels: pd.Series | None = None, ability=None, least_wrong: float = 0.0) -> pd.DataFrame:
+    """What the rule reads of every item some real classifier gets wrong, whatever its two thresholds.
+
+    The parameters are those of :func:`suspect_labels`; ``least_wrong`` keeps only the items at least that
+    share of the real classifiers get wrong (0: every item one of them gets wrong, so that
+    :func:`select_suspects` can apply any ``agreement`` — which is above 0 — without the responses).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``item`` (str); columns ``real_wrong_share``, ``rising_p``, ``p_best_correct``, ``label``,
+        ``consensus``, ``consensus_share``. Empty without real classifiers.
+    """
+    columns = ["real_wrong_share", "rising_p", "p_best_correct", "label", "consensus", "consensus_share"]
     if real_responses.empty:
-        return pd.DataFrame(columns=COLUMNS)
-    items = fit.items
+        return pd.DataFrame(columns=columns, index=pd.Index([], name="item", dtype=str))
     theta = np.asarray(real_theta, dtype=float)
     ids = [str(item) for item in real_responses.columns]
     answers = real_responses.to_numpy()  # no copy of an int8 matrix; the means accumulate per row/column
-    wrong = pd.Series(1.0 - answers.mean(axis=0), index=ids)
+    wrong = 1.0 - answers.mean(axis=0)
     order = answers.mean(axis=1) if ability is None else np.asarray(ability, dtype=float)
-    rising = {ids[j]: rising_p(answers[:, j], order) for j in np.flatnonzero(wrong.to_numpy() >= agreement)}
-    chosen = [item for item, p in rising.items() if p > rising_alpha]
-    p_best = pd.Series(fit.probability([float(np.max(theta))])[0], index=items.index.astype(str))
-    chosen.sort(key=lambda item: (-wrong[item], p_best[item]))
-    table = items.reindex(chosen)
+    kept = np.flatnonzero((wrong > 0) & (wrong >= least_wrong))
+    chosen = [ids[j] for j in kept]
+    p_best = pd.Series(fit.probability([float(np.max(theta))])[0], index=fit.items.index.astype(str))
     consensus, share = _consensus(predictions, chosen)
+    return pd.DataFrame({
+        "real_wrong_share": wrong[kept].astype(float),
+        "rising_p": _rising_ps(answers[:, kept], order),
+        "p_best_correct": p_best.reindex(chosen).to_numpy(float),
+        "label": (labels.reindex(chosen).fillna("").astype(str).to_numpy() if labels is not None and len(labels)
+                  else [""] * len(chosen)),
+        "consensus": consensus,
+        "consensus_share": share,
+    }, index=pd.Index(chosen, name="item", dtype=str))[columns]
+
+
+def select_suspects(evidence: pd.DataFrame, items: pd.DataFrame, agreement: float = 0.8,
+                    rising_alpha: float = 0.05) -> pd.DataFrame:
+    """The suspect labels of :func:`label_evidence` under the rule's two thresholds, the most widely missed first.
+
+    Parameters
+    ----------
+    evidence : pandas.DataFrame
+        :func:`label_evidence` (with ``least_wrong`` at most ``agreement``).
+    items : pandas.DataFrame
+        The fit's item table (``IRTFit.items``): the item parameters each suspect lists.
+    agreement, rising_alpha : float
+        As in :func:`suspect_labels`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`COLUMNS`, as :func:`suspect_labels` returns them.
+    """
+    flagged = evidence[(evidence["real_wrong_share"] >= agreement) & (evidence["rising_p"] > rising_alpha)]
+    flagged = flagged.assign(_order=-flagged["real_wrong_share"]).sort_values(["_order", "p_best_correct"],
+                                                                              kind="stable")
+    chosen = [str(item) for item in flagged.index]
+    table = items.set_axis(items.index.astype(str)).reindex(chosen)
+    wrong = flagged["real_wrong_share"].to_numpy(float)
     out = pd.DataFrame({
         "item": chosen,
         "row": [int(item) if item.lstrip("-").isdigit() else -1 for item in chosen],
-        "reason": ["all_wrong" if wrong[item] >= 1.0 else "right_not_ablest" for item in chosen],
-        "real_wrong_share": wrong.reindex(chosen).to_numpy(float),
-        "rising_p": np.asarray([rising[item] for item in chosen], float),
-        "p_best_correct": p_best.reindex(chosen).to_numpy(float),
+        "reason": ["all_wrong" if share >= 1.0 else "right_not_ablest" for share in wrong],
+        "real_wrong_share": wrong,
+        "rising_p": flagged["rising_p"].to_numpy(float),
+        "p_best_correct": flagged["p_best_correct"].to_numpy(float),
         "discrimination": table["discrimination"].to_numpy(float),
         "se_discrimination": table["se_discrimination"].to_numpy(float),
         "ability_slope": (table["ability_slope"] if "ability_slope" in table else table["discrimination"]).to_numpy(float),
         "difficulty": table["difficulty"].to_numpy(float),
         "p_correct": table["p_correct"].to_numpy(float),
-        "label": (labels.reindex(chosen).fillna("").astype(str).to_numpy() if labels is not None and len(labels)
-                  else [""] * len(chosen)),
-        "consensus": consensus,
-        "consensus_share": share,
+        "label": flagged["label"].astype(str).to_numpy(),
+        "consensus": flagged["consensus"].astype(str).to_numpy(),
+        "consensus_share": flagged["consensus_share"].to_numpy(float),
     })
     return out[COLUMNS]
 
 
+def _rising_ps(answers: np.ndarray, ability: np.ndarray) -> np.ndarray:
+    """:func:`rising_p` of every column of ``answers`` (classifiers × items), each distinct column tested once: the
+    p-value depends on the column alone, and a dozen classifiers give few distinct columns over thousands of items."""
+    if answers.shape[1] == 0:
+        return np.zeros(0, float)
+    patterns, inverse = np.unique(answers, axis=1, return_inverse=True)
+    tested = np.asarray([rising_p(patterns[:, k], ability) for k in range(patterns.shape[1])], float)
+    return tested[np.ravel(inverse)]
+
+
 def _consensus(predictions: pd.DataFrame | None, items: list[str]) -> tuple[list[str], np.ndarray]:
-    """Per item, the label most real classifiers predict and its share ("" and 0 without predictions)."""
-    consensus, share = [], []
-    for item in items:
-        if predictions is not None and item in predictions.columns:
-            counts = predictions[item].astype(str).value_counts()
-            consensus.append(str(counts.index[0]))
-            share.append(float(counts.iloc[0] / counts.sum()))
-        else:
-            consensus.append("")
-            share.append(0.0)
+    """Per item, the label most real classifiers predict and its share ("" and 0 without predictions); a tie goes to
+    the label predicted first (in the classifiers' order, as ``value_counts`` breaks it)."""
+    consensus, share = [""] * len(items), np.zeros(len(items), float)
+    if predictions is None or not len(predictions):
+        return consensus, share
+    present = set(predictions.columns)
+    where = {item: i for i, item in enumerate(items) if item in present}
+    values = predictions[list(where)].astype(str).to_numpy()
+    for column, i in enumerate(where.values()):
+        label, count = Counter(values[:, column].tolist()).most_common(1)[0]
+        consensus[i], share[i] = str(label), count / values.shape[0]
     return consensus, np.asarray(share, float)

@@ -108,7 +108,7 @@ def run_command(args: argparse.Namespace) -> int:
     _warn_long_run(config)
     outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=not args.quiet,
                            retry_failed=args.retry_failed)
-    if _irt_export_stale(outcome):
+    if _irt_export_stale(outcome, config):
         export_irt(outcome.run_dir)
     glicko = load_stage_table(outcome.run_dir, "rate", "tournament/table")
     print(format_summary(outcome.run_dir, outcome.manifest, glicko, top=config.stage_config("report").top_classifiers,
@@ -127,14 +127,26 @@ def _warn_long_run(config) -> None:
         print(printable(warning), file=sys.stderr, flush=True)
 
 
-def _irt_export_stale(outcome) -> bool:
-    """Whether RUN_DIR/irt/ must be written again: the irt stage computed something, or a dataset's folder is missing."""
+def _irt_export_stale(outcome, config) -> bool:
+    """Whether RUN_DIR/irt/ must be written again: the irt stage computed something, a dataset's folder is missing,
+    or the tables were derived under other IRT thresholds than ``config``'s (they are in no fit's key)."""
+    import json
+
     from benchirt.io import safe_name
+    from benchirt.irt.config import summary_options
+    from benchirt.pipeline.export import THRESHOLDS_FILE
 
     if outcome.manifest.stage_report("irt").get("computed"):
         return True
     with_irt = outcome.manifest.result_keys("irt")
-    return any(not (Path(outcome.run_dir) / "irt" / safe_name(name) / "items.csv").is_file() for name in with_irt)
+    if any(not (Path(outcome.run_dir) / "irt" / safe_name(name) / "items.csv").is_file() for name in with_irt):
+        return True
+    recorded = Path(outcome.run_dir) / "irt" / THRESHOLDS_FILE
+    try:
+        written = json.loads(recorded.read_text())
+    except (OSError, ValueError):
+        written = None
+    return bool(with_irt) and written != json.loads(json.dumps(summary_options(config.stage_config("irt").to_dict())))
 
 
 def _leaderboard_verdict(run_dir) -> str | None:

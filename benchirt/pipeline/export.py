@@ -4,7 +4,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from benchirt.io import atomic_write_csv
+from benchirt.io import atomic_write_csv, atomic_write_json
+
+#: ``RUN_DIR/irt/<this>``: the IRT thresholds the exported tables were derived under (a dataset's folder name
+#: never starts with a dot), so a threshold change writes them again although no fit was recomputed.
+THRESHOLDS_FILE = ".thresholds.json"
 
 
 def export_responses(run_dir: str | os.PathLike) -> list[Path]:
@@ -33,7 +37,9 @@ def export_responses(run_dir: str | os.PathLike) -> list[Path]:
 def export_irt(run_dir: str | os.PathLike) -> list[Path]:
     """Write ``RUN_DIR/irt/<dataset>/{items,suspect_labels,model_comparison}.csv`` for every dataset with an
     IRT result: item parameters with item fit, the suspect labels (test instances most real classifiers
-    miss whose right answers do not come from the ablest, by dataset row; :mod:`benchirt.irt.suspects`) and the 1PL/2PL/3PL comparison. Returns the folders written."""
+    miss whose right answers do not come from the ablest, by dataset row; :mod:`benchirt.irt.suspects`) and the 1PL/2PL/3PL comparison,
+    under the run's thresholds (recorded in ``RUN_DIR/irt/`` :data:`THRESHOLDS_FILE`). Returns the folders written."""
+    from benchirt.irt.config import summary_options
     from benchirt.pipeline.results import load_run
     from benchirt.io import safe_name
 
@@ -46,4 +52,6 @@ def export_irt(run_dir: str | os.PathLike) -> list[Path]:
         if len(irt.model_comparison):
             atomic_write_csv(folder / "model_comparison.csv", irt.model_comparison)
         written.append(folder)
+    if written:
+        atomic_write_json(Path(run_dir) / "irt" / THRESHOLDS_FILE, summary_options(results.config.stage_config("irt").to_dict()))
     return written

@@ -57,6 +57,10 @@ class Stage:
     needs_for : str or None
         ``module:function`` giving, for a :class:`~benchirt.pipeline.PipelineConfig`, the stages it reads
         when that depends on its options (AIRT reads the responses only for ``airt.input: accuracy``).
+    derive : str or None
+        ``module:function`` that fits a stored result to the run's options (``derive(result, stage_config)``) when
+        its key leaves some of them out: every load of a run applies it (the IRT stage re-derives the tables that
+        read its thresholds from the stored fit). A stage that reads those options' tables adds them to its key.
     """
 
     name: str
@@ -71,10 +75,16 @@ class Stage:
     title: str
     aliases: tuple[str, ...] = ()
     needs_for: str | None = None
+    derive: str | None = None
 
     def needs_in(self, config) -> tuple[str, ...]:
         """The stages this one reads under ``config``."""
         return tuple(resolve(self.needs_for)(config)) if self.needs_for else self.needs
+
+    def as_configured(self, result, config):
+        """A stored result as ``config`` (a :class:`~benchirt.pipeline.PipelineConfig`) shows it: :attr:`derive` of it
+        under the stage's config, or the result itself."""
+        return resolve(self.derive)(result, config.stage_config(self.name)) if self.derive else result
 
 
 REGISTRY: tuple[Stage, ...] = (
@@ -89,7 +99,7 @@ REGISTRY: tuple[Stage, ...] = (
           results=("benchirt.irt.config", "benchirt.irt.fit", "benchirt.irt.stage"), needs=("respond",),
           scope="dataset", code=("irt", "lazy.py"),
           command="benchirt.irt.command", help="fit a 1PL/2PL/3PL model to a response matrix",
-          title="item response theory", aliases=("irts",)),
+          title="item response theory", aliases=("irts",), derive="benchirt.irt.pipeline_stage:derive"),
     Stage("rate", config="benchirt.rating.config:RatingConfig", plan="benchirt.rating.pipeline_stage:plan",
           results=("benchirt.rating.config", "benchirt.rating.glicko", "benchirt.rating.permutation",
                    "benchirt.rating.statistics", "benchirt.rating.stage", "benchirt.rating.leaderboard",

@@ -66,7 +66,8 @@ class RunResults:
 
 
 def load_run(run_dir: str | os.PathLike) -> RunResults:
-    """Read every result of a run directory back (what the report and notebooks use)."""
+    """Read every result of a run directory back (what the report and notebooks use), each as the run's config shows
+    it (:meth:`benchirt.pipeline.registry.Stage.as_configured`: the IRT tables under the run's thresholds)."""
     from benchirt.pipeline.config import load_config
 
     store = ArtifactStore(run_dir)
@@ -74,7 +75,7 @@ def load_run(run_dir: str | os.PathLike) -> RunResults:
     results = RunResults(Path(run_dir), manifest, load_config(manifest.config), skipped=manifest.problems())
     for stage in registry.REGISTRY:
         if stage.scope == "dataset":
-            results.per_dataset[stage.name] = {name: store.load(stage.name, name, key)
+            results.per_dataset[stage.name] = {name: stage.as_configured(store.load(stage.name, name, key), results.config)
                                                for name, key in manifest.result_keys(stage.name).items()
                                                if store.has(stage.name, name, key)}
         elif stage.scope == "suite":

@@ -237,7 +237,10 @@ class _Pipeline:
         return {}
 
     def _load(self, stage: str, keys: Mapping[str, str]) -> dict:
-        return {name: self.run.store.load(stage, name, key) for name, key in sorted(keys.items())}
+        """The stored results of ``stage`` under ``keys``, as this run's config shows them (the record's ``derive``)."""
+        record = registry.stage(stage)
+        return {name: record.as_configured(self.run.store.load(stage, name, key), self.config)
+                for name, key in sorted(keys.items())}
 
     def _stored(self, stage: str) -> bool:
         return (self.run.store.artifacts / stage).is_dir()

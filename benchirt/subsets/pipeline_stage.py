@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping
 
+from benchirt.irt.config import summary_options
 from benchirt.stage_plan import StageContext, SuiteWork, Unavailable
 
 if TYPE_CHECKING:
@@ -66,7 +67,8 @@ def plan(context: StageContext) -> SuiteWork | Unavailable:
     """The subsets of the datasets with an IRT result (at least 2), keyed by their options and the rating's.
 
     The key's option names (``subsets``, ``rating``) are the sections' former names, kept so that
-    results stored before the stages were renamed keep their keys.
+    results stored before the stages were renamed keep their keys; ``irt`` holds the IRT thresholds the
+    subsets read (:func:`benchirt.irt.config.summary_options`: the IRT keys leave them out).
     """
     irts = context.upstream("irt")
     if len(irts) < 2:
@@ -74,6 +76,7 @@ def plan(context: StageContext) -> SuiteWork | Unavailable:
     responses = context.upstream("respond")
     used = {name: responses[name] for name in irts if name in responses}
     config, rating_config = context.config.stage_config("subset"), context.config.stage_config("rate")
-    options = {"subsets": context.options, "rating": context.options_of("rate")}
+    options = {"subsets": context.options, "rating": context.options_of("rate"),
+               "irt": summary_options(context.options_of("irt") or {})}
     return SuiteWork(options, {"irt": irts, "respond": used}, subset_suite,
                      lambda: (context.load("irt", irts), context.load("respond", used), config, rating_config))
