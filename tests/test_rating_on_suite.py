@@ -187,3 +187,19 @@ def test_the_conclusions_give_each_verdict_its_own_bullet():
     assert "On this suite" not in verdict[0]
     assert verdict[1].startswith(OTHER_VERDICT + "On this suite (on these test rows, which is more accurate?): ")
     assert result.verdict.endswith(verdict[1][len(OTHER_VERDICT):])
+
+
+def test_a_cap_on_wilcoxon_holm_is_said_in_the_verdict_and_the_step_down_has_none():
+    from benchirt.rating import RatingConfig, rate
+
+    rng = np.random.default_rng(3)
+    k = 12
+    scores = pd.DataFrame([(f"d{d}", f"c{i:02d}", 1.0 - i / k + 0.05 * rng.normal()) for d in range(10) for i in range(k)],
+                          columns=["dataset", "classifier", "score"])
+    capped = rate(scores, RatingConfig(score="score", n_permutations=0, n_bootstrap=50, verdict="holm", max_pairwise=5))
+    assert "Wilcoxon signed-rank test of each of the 10 pairs among the best-rated 5 only (rate.max_pairwise; the " \
+           "other 56 pairs are untested" in capped.verdict
+    assert capped.pairwise["p_adjusted"].notna().sum() == 10
+    full = rate(scores, RatingConfig(score="score", n_permutations=0, n_bootstrap=50, max_pairwise=5))
+    assert full.pairwise["p_adjusted"].notna().all() and "untested" not in full.verdict
+    assert len(full.pairwise) == k * (k - 1) // 2 and full.pairwise["wilcoxon_p"].notna().sum() == 10
