@@ -91,3 +91,4 @@ def test_without_a_cost_for_some_dataset_the_value_counts_per_dataset_and_says_s
     table = dataset_value(scores, rows, names, {"d0": 3600.0}, n_tables=50)
     assert (table["value"] == table["top_pairs_separated"]).all() and (table["cost_cpu_s"] == 0).all()
     assert table["cost_source"].str.startswith("unknown: a dataset has no shape").all()
+    assert "per dataset (no costs: no shapes)" in value_sentence(table) and "CPU-s" not in value_sentence(table)

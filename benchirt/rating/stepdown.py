@@ -42,7 +42,8 @@ rank the tie spans) lies inside its interval, jointly for all classifiers.
 
 Hand-written: max-T libraries (R's multcomp, statsmodels' ``multipletests``) take p-values or a parametric
 model, not a joint permutation distribution; the statistics of every pair of a block of shuffled tables are
-one vectorised ranking (``scipy.stats.rankdata`` along the datasets).
+one vectorised ranking (``scipy.stats.rankdata`` along the datasets), and on reflected tables, whose ranks do not
+change, one matrix product of the sign patterns with each dataset's share (:func:`signed_rank_weights`).
 """
 from __future__ import annotations
 

@@ -189,10 +189,13 @@ def value_sentence(table: pd.DataFrame, top: int = 3) -> str:
         return ""
     n_pairs = int(table["n_top_pairs"].max())
     useful = table[table["value"] > 0]
+    costed = not str(table["cost_source"].iloc[0]).startswith("unknown")
     lead = ", ".join(f"{row.dataset} ({row.top_pairs_separated} of {row.n_top_pairs} top pairs, redundancy "
-                     f"{row.redundancy:.2f}, ~{row.cost_cpu_s:.0f} CPU-s)" for row in useful.head(top).itertuples())
+                     f"{row.redundancy:.2f}" + (f", ~{row.cost_cpu_s:.0f} CPU-s)" if costed else ")")
+                     for row in useful.head(top).itertuples())
     idle = table.loc[table["top_pairs_separated"] == 0, "dataset"].astype(str).tolist()
-    text = ("Which datasets are worth running — per CPU-hour, those whose own test rows separate the most pairs of "
+    text = (f"Which datasets are worth running — {'per CPU-hour' if costed else 'per dataset (no costs: no shapes)'}, "
+            "those whose own test rows separate the most pairs of "
             f"the top contenders ({n_pairs} pairs of the strongest real classifiers, McNemar p < {PAIR_ALPHA:g}): "
             + (lead or "none separates any"))
     if idle:
