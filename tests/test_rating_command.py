@@ -15,6 +15,7 @@ from benchirt.rating import (
     decodirt_to_benchirt_names, friedman_nemenyi, glicko_tournament, permutation_analysis, rate, read_scores,
 )
 from benchirt.rating import plots
+from benchirt.rating.leaderboard import ON_SUITE_COLUMNS
 
 
 def write_folders(root, table: dict[str, dict[str, float]]):
@@ -196,7 +197,7 @@ def test_rate_writes_leaderboard_and_pairwise_with_contract_columns(tmp_path, ca
     assert board["classifier"].iloc[0] == "otimo" and board["bt_rating"].is_monotonic_decreasing
     assert len(pairwise) == 6 and not board[LEADERBOARD_CONTRACT].isna().any().any()
     # issue 42's contract: the verdict on this suite's columns (empty from scores alone), could_be_best, the placed
-    assert {"rank_low_on_suite", "rank_high_on_suite", "could_be_best", "placed_by_model"} <= set(board.columns)
+    assert {*ON_SUITE_COLUMNS, "placed_by_model"} <= set(board.columns)
     assert board["rank_low_on_suite"].isna().all() and not board["placed_by_model"].any()
     assert board["could_be_best"].tolist() == (board["rank_low"] == 1).tolist()
     assert "separated_on_suite" in pairwise and pairwise["separated_on_suite"].isna().all()
