@@ -74,6 +74,7 @@ def test_subsets_sentence_says_no_plainly():
                              "kendall_tau_percentile": [93.0], "kendall_tau_p_value": [0.137]})
     text = subsets_sentence(fidelity, "combined")
     assert "? No: none of the 1 subsets chosen by the 'combined' rule" in text
+    assert "so benchirt recommends none of them over a random choice." in text
     assert "τ = 0.91, percentile 93 of random subsets, p = 0.137" in text
     fidelity["kendall_tau_p_value"] = 0.01
     assert "? Yes: every subset" in subsets_sentence(fidelity, "discrimination")

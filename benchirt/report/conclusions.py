@@ -117,7 +117,8 @@ def subsets_sentence(fidelity: pd.DataFrame, rule: str, alpha: float = 0.05) -> 
     wins = fidelity[fidelity["kendall_tau_p_value"] < alpha]["subset"].tolist()
     if not wins:
         verdict = (f"No: none of the {len(fidelity)} subsets chosen by the {rule!r} rule reproduces the full "
-                   f"suite's ranking better than random subsets of the same size (one-sided p < {alpha}).")
+                   f"suite's ranking better than random subsets of the same size (one-sided p < {alpha}), so "
+                   "benchirt recommends none of them over a random choice.")
     elif len(wins) == len(fidelity):
         verdict = (f"Yes: every subset chosen by the {rule!r} rule reproduces the full suite's ranking better "
                    f"than random subsets of the same size (p < {alpha}).")
