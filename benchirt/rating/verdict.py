@@ -1,13 +1,14 @@
-"""The primary verdict of a Bradley–Terry leaderboard (:func:`leaderboard_verdict`), stated once.
+"""The verdicts of a Bradley–Terry leaderboard (:func:`leaderboard_verdict`), each stated once.
 
-benchirt answers "is A better than B?" with one method: step-down max-T on tables whose datasets are reflected
-(:mod:`benchirt.rating.stepdown`; or each pair's Wilcoxon signed-rank test with Holm's correction,
-:mod:`benchirt.rating.wilcoxon_holm`, with ``rate.verdict: holm``; or the range test of
+benchirt answers "is A better than B across datasets like these?" with one method: step-down max-T on tables
+whose datasets are reflected (:mod:`benchirt.rating.stepdown`; or each pair's Wilcoxon signed-rank test with
+Holm's correction, :mod:`benchirt.rating.wilcoxon_holm`, with ``rate.verdict: holm``; or the range test of
 :mod:`benchirt.rating.separation` with ``rate.verdict: range``), columns ``separated``, ``statistic``,
-``p_adjusted``, ``method``, ``resampling`` of the pairwise table. The
-verdict names the leader, the classifiers it is separated from and those it is not, its joint rank
-interval, the tiers when there is more than one, and the method and its level. Every other test appears only as an agreement check
-(:mod:`benchirt.rating.agreement`).
+``p_adjusted``, ``method``, ``resampling`` of the pairwise table; and "on these datasets' test rows?" with the
+step-down on row-level sign flips (:mod:`benchirt.rating.on_suite`, columns ``*_on_suite``) when the test rows
+are known. The verdict names the best real classifier (artificial references never head it), the classifiers it
+is separated from and those it is not, its joint rank interval, the tiers when there is more than one, and each
+method and its level. Every other test appears only as an agreement check (:mod:`benchirt.rating.agreement`).
 
 Apart from :mod:`benchirt.rating.leaderboard` so that the end-of-run summary can word the verdict from
 the two stored tables without importing the fitting code (scipy.optimize, scipy.stats, baycomp).
