@@ -42,6 +42,7 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -152,7 +153,7 @@ print(json.dumps({"cpu_s": time.process_time() - start,
 def cost(size: str, sparse: bool, limit: float) -> dict:
     """Section 2 for one size "ENTRANTSxDATASETS", in a fresh process."""
     k, n_datasets = (int(part) for part in size.split("x"))
-    here = str(__import__("pathlib").Path(__file__).resolve().parent)
+    here = str(Path(__file__).resolve().parent)
     started = time.time()
     try:
         done = subprocess.run([sys.executable, "-c", COST_CHILD, here, str(k), str(n_datasets), "1" if sparse else "0"],
@@ -195,7 +196,6 @@ def placement_coverage(run_dir: str, hidden: int) -> pd.DataFrame:
 def pools_verdicts(n_tables: int) -> dict:
     """Section 3: both verdicts on the 12 real classifiers of decodIRT's 50 reference pools."""
     import os
-    from pathlib import Path
 
     shared = Path(os.environ.get("BENCHIRT_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
     rows, scores = {}, {}

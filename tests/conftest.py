@@ -52,3 +52,13 @@ def arff_samples(tmp_path_factory) -> Path:
     from data_samples import write_arff_samples
 
     return write_arff_samples(tmp_path_factory.mktemp("arff_samples"))
+
+
+@pytest.fixture
+def users_folder(tmp_path) -> Path:
+    """A folder of the user's own files (not written by benchirt), for the --out refusal tests."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("my notes")
+    (folder / "data.csv").write_text("a,b\n1,2\n")
+    return folder

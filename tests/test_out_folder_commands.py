@@ -30,15 +30,6 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else b"<dir>" for p in sorted(folder.rglob("*"))}
 
 
-@pytest.fixture
-def users_folder(tmp_path) -> Path:
-    folder = tmp_path / "mine"
-    folder.mkdir()
-    (folder / "notes.txt").write_text("my notes")
-    (folder / "data.csv").write_text("a,b\n1,2\n")
-    return folder
-
-
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_a_folder_the_command_did_not_write_is_refused_with_runs_message(command, users_folder, tmp_path, capsys,
                                                                          monkeypatch):

@@ -25,15 +25,6 @@ def config(tmp_path) -> Path:
     return path
 
 
-@pytest.fixture
-def users_folder(tmp_path) -> Path:
-    folder = tmp_path / "mine"
-    folder.mkdir()
-    (folder / "notes.txt").write_text("my notes")
-    (folder / "data.csv").write_text("a,b\n1,2\n")
-    return folder
-
-
 def test_a_non_empty_folder_that_is_not_a_run_is_refused_and_nothing_is_written(config, users_folder, capsys):
     before = _snapshot(users_folder)
     assert main(["run", str(config), "--out", str(users_folder), "--quiet"]) == 2

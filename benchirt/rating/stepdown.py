@@ -116,12 +116,7 @@ def signed_rank(differences: np.ndarray) -> np.ndarray:
     -------
     numpy.ndarray, shape (P, m)
     """
-    size = np.nan_to_num(np.abs(differences), nan=0.0)
-    zeros = (size == 0).sum(axis=1, keepdims=True)
-    ranks = np.where(size > 0, rankdata(size, axis=1) - zeros, 0.0)   # the zeros take the lowest ranks
-    signed = (np.sign(np.nan_to_num(differences)) * ranks).sum(axis=1)
-    spread = np.sqrt((ranks * ranks).sum(axis=1))
-    return np.divide(signed, spread, out=np.zeros_like(signed), where=spread > 0)
+    return signed_rank_weights(differences, axis=1).sum(axis=1)
 
 
 def studentised_mean(differences: np.ndarray) -> np.ndarray:
@@ -306,23 +301,26 @@ def _resampled_by_blocks(values: np.ndarray, first: np.ndarray, second: np.ndarr
     return observed, order, counts
 
 
-def signed_rank_weights(differences: np.ndarray) -> np.ndarray:
-    """Each dataset's share of each pair's signed-rank statistic: sign(d)·rank(|d|) / sqrt(Σ rank²), so that
-    :func:`signed_rank` is the sum over datasets and a reflected table's statistic is Σ_d s_d · share_d.
+def signed_rank_weights(differences: np.ndarray, axis: int = 0) -> np.ndarray:
+    """Each dataset's share of each pair's signed-rank statistic: sign(d)·rank(|d|) / sqrt(Σ rank²) along
+    ``axis`` (the datasets), zeros and absences ranked lowest and weighted 0 — so :func:`signed_rank` is its sum
+    over the datasets and a reflected table's statistic is Σ_d s_d · share_d.
 
     Parameters
     ----------
-    differences : numpy.ndarray, shape (D, P)
-        NaN where a dataset lacks one of the pair.
+    differences : numpy.ndarray
+        The pairs' per-dataset differences, datasets along ``axis`` (e.g. (D, P)); NaN where a dataset lacks
+        one of the pair.
+    axis : int
 
     Returns
     -------
-    numpy.ndarray, shape (D, P)
+    numpy.ndarray, the shape of ``differences``
     """
     size = np.nan_to_num(np.abs(differences), nan=0.0)
-    zeros = (size == 0).sum(axis=0, keepdims=True)
-    ranks = np.where(size > 0, rankdata(size, axis=0) - zeros, 0.0)
-    spread = np.sqrt((ranks * ranks).sum(axis=0, keepdims=True))
+    zeros = (size == 0).sum(axis=axis, keepdims=True)
+    ranks = np.where(size > 0, rankdata(size, axis=axis) - zeros, 0.0)   # the zeros take the lowest ranks
+    spread = np.sqrt((ranks * ranks).sum(axis=axis, keepdims=True))
     signed = np.sign(np.nan_to_num(differences)) * ranks
     return np.divide(signed, spread, out=np.zeros_like(signed), where=spread > 0)
 

@@ -29,16 +29,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from benchirt.humanize import short_name
 from scipy.stats import spearmanr
+
+from benchirt.humanize import short_name
+from benchirt.subsets.value import PAIR_ALPHA, mcnemar_separated
 
 if TYPE_CHECKING:
     from benchirt.irt.stage import DatasetIRT
     from benchirt.responses.stage import ResponseResult
 
 USEFULNESS_COLUMNS = ("dataset", "n_real", "pairs_separated", "ability_sd", "accuracy_range", "rank")
-#: Per-pair level of McNemar's test.
-PAIR_ALPHA = 0.05
 
 
 def real_classifier_spread(irts: Sequence[DatasetIRT], responses: Mapping[str, ResponseResult]) -> pd.DataFrame:
@@ -78,31 +78,14 @@ def real_classifier_spread(irts: Sequence[DatasetIRT], responses: Mapping[str, R
 
 
 def mcnemar_share(answers: np.ndarray, alpha: float = PAIR_ALPHA, block: int = 512) -> float:
-    """Share (%) of pairs of rows (respondents) whose 0/1 answers differ by McNemar's exact test at ``alpha``.
-
-    For every pair at once: the discordant counts of all pairs are two matrix products (rows of ``block``
-    respondents at a time, so memory stays ``block`` × n), and the exact two-sided binomial p-value at
-    p = 1/2 is ``min(1, 2 · BinomCDF(min(b, c); b + c, 1/2))`` — the distribution is symmetric, so this is
-    what :func:`scipy.stats.binomtest` returns pair by pair (tested against it). A pair-by-pair loop of
-    ``binomtest`` took 413 s for the 609 respondents of the Iris study (185,136 pairs).
-    """
-    from scipy.stats import binom
-
+    """Share (%) of pairs of rows (respondents) whose 0/1 answers differ by McNemar's exact test at ``alpha``
+    (:func:`benchirt.subsets.value.mcnemar_separated`, every pair at once, ``block`` rows at a time); NaN for
+    fewer than two rows."""
     answers = np.asarray(answers, dtype=np.float64)
     n = len(answers)
     if n < 2:
         return np.nan
-    wrong = 1.0 - answers
-    separated = 0
-    for start in range(0, n - 1, block):
-        stop = min(start + block, n)
-        only_a = answers[start:stop] @ wrong.T          # items row a got right and row b wrong
-        only_b = wrong[start:stop] @ answers.T
-        upper = np.arange(n)[None, :] > np.arange(start, stop)[:, None]   # each pair once (b > a)
-        low, total = np.minimum(only_a, only_b)[upper], (only_a + only_b)[upper]
-        p_value = np.minimum(1.0, 2.0 * binom.cdf(low, total, 0.5))
-        separated += int(np.count_nonzero((total > 0) & (p_value < alpha)))
-    return float(100 * separated / (n * (n - 1) / 2))
+    return float(100 * np.triu(mcnemar_separated(answers, alpha, block)).sum() / (n * (n - 1) / 2))
 
 
 def usefulness_sentence(spread: pd.DataFrame, share_rankings: pd.DataFrame | None = None, *, top: int = 3) -> str:
