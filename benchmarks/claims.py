@@ -16,7 +16,7 @@ decodIRT tool), so that the prose can be checked and corrected by anyone:
 * ``friedman_*`` — the Friedman/Nemenyi claims: rejections at alpha = .05 over 20 simulations of i.i.d. scores
   (5 classifiers, 30 datasets; the simulation of ``tests/test_rating_statistics.py``) with datasets as blocks
   and with decodIRT's rating trajectories, and both tests on the 12 real classifiers' reference True-Scores;
-* ``subset_tau_percentile_*`` — how well decodIRT's subsets (combined rule, 30/50/70 %) and subsets of the
+* ``subset_tau_percentile_*`` — how well decodIRT's subsets (its combined rule, ``decodirt``, 30/50/70 %) and subsets of the
   most discriminating datasets (30/50 %) keep the full suite's order of the real classifiers, as the
   percentile of Kendall's tau among 200 random subsets of the same size (``benchirt subset``'s fidelity),
   with both Glicko-2 arithmetics.
@@ -125,14 +125,14 @@ def subset_claims(seed: int = 0) -> list[tuple[str, str, str, str]]:
     roles = default_roles(scores["classifier"].unique())
     rows = []
     for glicko in ("glickman", "decodirt"):
-        for rule, cuts in (("combined", (30, 50, 70)), ("discrimination", (30, 50))):
+        for rule, cuts in (("decodirt", (30, 50, 70)), ("discrimination", (30, 50))):
             subsets = build_subsets(summaries, cuts=cuts, rule=rule)
             evaluation = evaluate_subsets(subsets, scores, summaries, roles=roles,
                                           config=SubsetConfig(seed=seed, n_permutations=2),
                                           rating_config=RatingConfig(glicko=glicko))
             table = evaluation.fidelity.set_index("subset").loc[list(subsets)]
             percentiles = table["kendall_tau_percentile"]
-            said = {("combined", "glickman"): "48-68", ("combined", "decodirt"): "43-54",
+            said = {("decodirt", "glickman"): "48-68", ("decodirt", "decodirt"): "43-54",
                     ("discrimination", "glickman"): "95, p 0.07", ("discrimination", "decodirt"): "96-98"}[rule, glicko]
             rows.append((f"subset_tau_percentile_{rule} [{glicko}]", "docs/benchmarks.md, docs/subsets.md", said,
                          f"{percentiles.min():.1f}-{percentiles.max():.1f} (cuts {', '.join(map(str, cuts))} %; "

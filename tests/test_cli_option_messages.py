@@ -175,7 +175,7 @@ def test_every_command_is_listed():
     (["rate", "--tie-tolerance=-0.1"], "rate.tie_tolerance: got -0.1, expected a number >= 0"),
     (["subset", "--random", "ten"], "subset.n_random: got 'ten', expected an integer >= 2 or 0"),
     (["subset", "--rule", "best"],
-     "subset.rule: got 'best', expected one of combined, discrimination, difficulty, guessing"),
+     "subset.rule: got 'best', expected one of budget, decodirt, discrimination, difficulty, guessing"),
     (["airt", "--epsilons", "0.1,x"], "airt.epsilons: got [0.1, 'x'], expected a non-empty list of numbers, "
                                       "each in [0, 1]"),
     (["airt", "--polytomous", "pcm"], "airt.polytomous: got 'pcm', expected null or one of grm, gpcm"),
@@ -195,7 +195,7 @@ def test_pinned_messages(argv, message, tmp_path, capsys):
 def test_help_lists_the_choices_of_options_read_through_declarations(capsys):
     """argparse no longer lists the choices (no ``choices=``): the metavar does."""
     for command, fragment in (("rate", "--glicko {glickman,decodirt}"), ("rate", "--verdict {stepdown,holm,range}"),
-                              ("subset", "--rule {combined,discrimination,difficulty,guessing}"),
+                              ("subset", "--rule {budget,decodirt,discrimination,difficulty,guessing}"),
                               ("airt", "--compat-range {unit,data}"), ("plan", "--prior {mixture,gaussian}"),
                               ("import-runs", "--per-flow {best-held-out,all,best,median,first}")):
         with pytest.raises(SystemExit):

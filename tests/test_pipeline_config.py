@@ -72,8 +72,9 @@ def test_former_names_are_read_by_the_loader_only(capsys):
     ({"respond": {"extra": {"evil": {"estimator": "os.system"}}}},
      "section 'respond': extra classifier 'evil': 'os.system' is outside the allowed packages; allowed: classifier "
      "classes from sklearn, xgboost, lightgbm, catboost (add your own package to respond.allowed_packages)"),
-    ({"subsets": {"cuts": [0]}}, "section 'subset': subset.cuts: got [0], expected percentages of the suite's datasets "
-                                 "to keep, each in (0, 100], e.g. 30,50,70"),
+    ({"subsets": {"cuts": [0]}}, "section 'subset': subset.cuts: got [0], expected percentages of the suite to keep "
+                                 "(of its CPU for the budget rule, of its datasets for decodIRT's), each in (0, 100], "
+                                 "e.g. 30,50,70"),
 ])
 def test_messages_name_the_stage_by_its_one_name(options, message):
     """The section and the option are worded with the stage's name, also when the config wrote a former one."""
@@ -274,10 +275,11 @@ def test_cli_reports_a_bad_config_in_one_line_with_exit_2(tmp_path, capsys):
      ("rate", {"score": ""}, "rate.score: got '', expected a non-empty text"),
      ("rate", {"order": 3}, "rate.order: got 3, expected null or sorted, given, random:SEED or the path of a file "
                               "of dataset names"),
-     ("subset", {"rule": "hardest"}, "subset.rule: got 'hardest', expected one of combined, discrimination, "
+     ("subset", {"rule": "hardest"}, "subset.rule: got 'hardest', expected one of budget, decodirt, discrimination, "
                                       "difficulty, guessing"),
-     ("subset", {"cuts": [30, 120]}, "subset.cuts: got [30, 120], expected percentages of the suite's datasets to "
-                                      "keep, each in (0, 100], e.g. 30,50,70"),
+     ("subset", {"cuts": [30, 120]}, "subset.cuts: got [30, 120], expected percentages of the suite to keep (of its "
+                                      "CPU for the budget rule, of its datasets for decodIRT's), each in (0, 100], "
+                                      "e.g. 30,50,70"),
      ("subset", {"n_random": 1}, "subset.n_random: got 1, expected an integer >= 2 or 0"),
      ("subset", {"seed": -1}, "subset.seed: got -1, expected an integer >= 0"),
      ("airt", {"logit_epsilon": 0.7}, "airt.logit_epsilon: got 0.7, expected a number in (0, 0.5)"),

@@ -108,7 +108,7 @@ def test_results_load_back_as_the_stages_objects(finished_run):
         "optimal", "pessimal", "majority", "minority", "random1", "random2", "random3"}
     assert table["rating"].notna().all() and (table["low"] < table["rating"]).all()
     assert table.iloc[-1]["classifier"] == "pessimal"
-    assert set(results.subset.subsets) == {"combined-50"}
+    assert set(results.subset.subsets) == {"budget-50"}
     assert results.skipped == {"one_class": {"respond": results.skipped["one_class"]["respond"]}}
     # a former stage name reads the same result, and says so
     with pytest.warns(FutureWarning, match="results: 'rating' is the former name of the 'rate' stage; read as "

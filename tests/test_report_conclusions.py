@@ -70,10 +70,10 @@ def test_glicko_check_names_a_tie_or_a_different_leader():
 
 
 def test_subsets_sentence_says_no_plainly():
-    fidelity = pd.DataFrame({"subset": ["combined-50"], "n_datasets": [6], "kendall_tau": [0.91],
+    fidelity = pd.DataFrame({"subset": ["decodirt-50"], "n_datasets": [6], "kendall_tau": [0.91],
                              "kendall_tau_percentile": [93.0], "kendall_tau_p_value": [0.137]})
-    text = subsets_sentence(fidelity, "combined")
-    assert "? No: none of the 1 subsets chosen by the 'combined' rule" in text
+    text = subsets_sentence(fidelity, "decodirt")
+    assert "? No: none of the 1 subsets chosen by the 'decodirt' rule" in text
     assert "so benchirt recommends none of them over a random choice." in text
     assert "τ = 0.91, percentile 93 of random subsets, p = 0.137" in text
     fidelity["kendall_tau_p_value"] = 0.01

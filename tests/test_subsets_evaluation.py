@@ -216,7 +216,7 @@ def test_single_dataset_and_two_real_classifiers():
     roles = {"a": "real", "b": "real", "maj": "artificial"}
     ev = evaluate_subsets(build_subsets(summaries, (50,)), scores, summaries, roles=roles,
                           config=SubsetConfig(cuts=(50,), n_random=5, n_permutations=2))
-    assert ev.subsets == {"combined-50": ["only"]}
+    assert ev.subsets == {"decodirt-50": ["only"]}
     assert ev.parameters["discrimination_sd"].tolist() == [0.0, 0.0]
     # a tie between the two real classifiers: tau undefined -> 0, never NaN
     assert ev.fidelity["kendall_tau"].iloc[0] == 0.0

@@ -29,7 +29,7 @@ def test_suite_file_round_trip(tmp_path, suffix):
     ]
     specs, missing = subset_specs(["mine", "kc2"], suite)
     assert missing == [] and [s.name for s in specs] == ["mine", "kc2"]
-    path = export_suite("combined-50", specs, tmp_path / "suites" / f"s.{suffix}", description="half")
+    path = export_suite("decodirt-50", specs, tmp_path / "suites" / f"s.{suffix}", description="half")
     back = resolve_suite(str(path))
     assert back == specs
 
@@ -99,14 +99,14 @@ def test_publish_sends_the_task_ids_and_never_leaks_the_key(fake_openml, monkeyp
     caplog.set_level(logging.DEBUG)
     entries = [DatasetSpec("kc2", "openml", "1063", openml_id=1063, task_id=3913),
                DatasetSpec("pc1", "openml", "1068", openml_id=1068)]
-    suite_id = publish_suite("combined-50", entries, description="half of CC18")
+    suite_id = publish_suite("decodirt-50", entries, description="half of CC18")
     assert suite_id == 4242
     # the task id is used where known; pc1's is looked up: active, 10-fold CV first, then lowest tid
     assert calls[0]["task_ids"] == [3913, 59] and lookups == [{"data_id": 1068}]
-    assert calls[0]["name"] == "combined-50" and calls[0]["description"] == "half of CC18"
+    assert calls[0]["name"] == "decodirt-50" and calls[0]["description"] == "half of CC18"
     assert calls[0]["apikey"] == KEY          # the key reached openml during the call ...
     assert openml.config.apikey == ""         # ... and is gone afterwards
-    export_suite("combined-50", entries, tmp_path / "combined-50.yaml")
+    export_suite("decodirt-50", entries, tmp_path / "decodirt-50.yaml")
     written = "".join(p.read_text() for p in tmp_path.rglob("*") if p.is_file())
     assert KEY not in written
     assert all(KEY not in record.getMessage() for record in caplog.records)

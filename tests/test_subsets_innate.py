@@ -23,11 +23,11 @@ def ratings_table(values: dict[str, dict[str, tuple[float, float, float]]]) -> p
 def test_clear_leader_on_every_suite():
     ratings = ratings_table({
         "full": {"opt": (1900, 30, .06), "rf": (1800, 30, .060), "mlp": (1650, 30, .07), "nb": (1500, 30, .08)},
-        "combined-50": {"opt": (1900, 30, .06), "rf": (1790, 30, .061), "mlp": (1600, 30, .06), "nb": (1550, 30, .08)},
+        "decodirt-50": {"opt": (1900, 30, .06), "rf": (1790, 30, .061), "mlp": (1600, 30, .06), "nb": (1550, 30, .08)},
     })
     shares = {"full": pd.Series({"rf": 1.0, "mlp": 0.0, "nb": 0.0}),
-              "combined-50": pd.Series({"rf": 0.97, "mlp": 0.03, "nb": 0.0})}
-    table, leaders, verdict = innate_ability(ratings, ["full", "combined-50"], shares)
+              "decodirt-50": pd.Series({"rf": 0.97, "mlp": 0.03, "nb": 0.0})}
+    table, leaders, verdict = innate_ability(ratings, ["full", "decodirt-50"], shares)
     assert list(leaders["leader"]) == ["rf", "rf"] and list(leaders["runner_up"]) == ["mlp", "mlp"]
     assert list(leaders["margin"]) == [150.0, 190.0]
     assert leaders["separable"].all()          # 1800 - 60 > 1650 + 60
@@ -108,7 +108,7 @@ def test_metadata_errors():
 
 
 def test_a_tie_at_the_top_is_no_lead():
-    """decodIRT's combined-50 case: three real classifiers with identical ratings are tied, whatever their names."""
+    """decodIRT's decodirt-50 case: three real classifiers with identical ratings are tied, whatever their names."""
     rows = []
     for subset in ("full", "c-50"):
         for name, rating in (("mlp", 1871.72), ("svc", 1871.72), ("random_forest", 1871.72), ("knn", 1500.0)):

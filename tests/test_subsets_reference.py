@@ -65,8 +65,8 @@ def test_subsets_agree_with_the_papers_on_shared_datasets(reference, cut):
     # The paper chose from 60 datasets, the mirror has 50 of them: the paper's subset, restricted to
     # the mirror, should be (nearly) inside ours.
     summaries, _ = reference
-    ours = set(build_subsets(summaries, cut)[f"combined-{cut}"])
-    papers = set(build_subsets(paper_summaries(), cut)[f"combined-{cut}"]) & set(summaries["dataset"])
+    ours = set(build_subsets(summaries, cut)[f"decodirt-{cut}"])
+    papers = set(build_subsets(paper_summaries(), cut)[f"decodirt-{cut}"]) & set(summaries["dataset"])
     assert len(papers & ours) >= 0.9 * len(papers)
 
 
@@ -146,17 +146,17 @@ def test_command_without_sources_lists_subsets_only(tmp_path, capsys):
     code = main(["subset", str(tmp_path / "s.csv"), str(tmp_path / "t.csv"), "--out", str(tmp_path / "o"),
                  "--cuts", "50", "--random", "5", "--permutations", "0", "--no-plots"])
     assert code == 0
-    assert json.loads((tmp_path / "o" / "subsets.json").read_text())["without_suite_file"]["combined-50"]
+    assert json.loads((tmp_path / "o" / "subsets.json").read_text())["without_suite_file"]["budget-50"]
     assert not (tmp_path / "o" / "suites").exists()
-    assert "no suite file for combined-50" in capsys.readouterr().err
+    assert "no suite file for budget-50" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--cuts", "0,50"], "subset.cuts: got '0,50', expected percentages of the suite's datasets to keep, "
-                         "each in (0, 100], e.g. 30,50,70\n"),
-    (["--cuts", "30,abc"], "subset.cuts: got '30,abc', expected percentages of the suite's datasets to keep, "
-                           "each in (0, 100], e.g. 30,50,70\n"),
-    (["--rule", "combined", "--random", "1"], "n_random"),
+    (["--cuts", "0,50"], "subset.cuts: got '0,50', expected percentages of the suite to keep (of its CPU "
+                         "for the budget rule, of its datasets for decodIRT's), each in (0, 100], e.g. 30,50,70\n"),
+    (["--cuts", "30,abc"], "subset.cuts: got '30,abc', expected percentages of the suite to keep (of its CPU "
+                           "for the budget rule, of its datasets for decodIRT's), each in (0, 100], e.g. 30,50,70\n"),
+    (["--rule", "decodirt", "--random", "1"], "n_random"),
 ])
 def test_command_bad_options(tmp_path, capsys, argv, message):
     (tmp_path / "s.csv").write_text("dataset,pct_discrimination_gt,pct_difficulty_gt\nd1,1,2\n")
@@ -173,7 +173,7 @@ def test_help_documents_the_command(capsys):
     with pytest.raises(SystemExit):
         main(["subset", "--help"])
     text = capsys.readouterr().out
-    assert "combined" in text and "--publish" in text and "example:" in text and "OPENML_APIKEY" in text
+    assert "decodirt" in text and "budget" in text and "--publish" in text and "example:" in text and "OPENML_APIKEY" in text
 
 
 def test_summaries_from_item_folders(reference, shared_data, tmp_path):

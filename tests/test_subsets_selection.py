@@ -77,7 +77,7 @@ def test_combined_30_reproduces_paper_table5():
     # Cardoso et al. 2021 Table 5, 30 %: 58.5 % ± 41.91 % and 33 % ± 33.71 %. The published per-dataset
     # percentages are rounded to integers, so the difficulty row can differ by rounding only.
     summaries = paper_summaries()
-    got = table5(summaries, build_subsets(summaries, 30)["combined-30"])
+    got = table5(summaries, build_subsets(summaries, 30)["decodirt-30"])
     np.testing.assert_allclose(got[:2], (58.5, 41.91), atol=0.006)
     np.testing.assert_allclose(got[2:], (33.0, 33.71), atol=0.5)
 
@@ -86,7 +86,7 @@ def test_combined_30_reproduces_paper_table5():
 def test_combined_50_70_close_to_paper_table5(cut, expected):
     # Within one percentage point: which of the tied datasets the paper took is unknown.
     summaries = paper_summaries()
-    got = table5(summaries, build_subsets(summaries, cut)[f"combined-{cut}"])
+    got = table5(summaries, build_subsets(summaries, cut)[f"decodirt-{cut}"])
     np.testing.assert_allclose(got, expected, atol=1.0)
 
 
@@ -94,11 +94,11 @@ def test_combined_rule_fills_overlap_with_next_difficult():
     subsets = build_subsets(synthetic(), (40,))
     # n = 4: two most discriminating (d0, d1), then the most difficult not chosen: d9 (45), d8 (40);
     # d0 (difficulty 95) is already in.
-    assert subsets == {"combined-40": ["d0", "d1", "d9", "d8"]}
+    assert subsets == {"decodirt-40": ["d0", "d1", "d9", "d8"]}
 
 
 def test_combined_odd_size_takes_extra_from_discrimination():
-    assert build_subsets(synthetic(), (30,))["combined-30"] == ["d0", "d1", "d9"]
+    assert build_subsets(synthetic(), (30,))["decodirt-30"] == ["d0", "d1", "d9"]
 
 
 @pytest.mark.parametrize("rule, expected", [
@@ -112,7 +112,7 @@ def test_single_parameter_rules(rule, expected):
 
 def test_full_cut_keeps_every_dataset():
     subsets = build_subsets(synthetic(), 100)
-    assert sorted(subsets["combined-100"]) == [f"d{i}" for i in range(10)]
+    assert sorted(subsets["decodirt-100"]) == [f"d{i}" for i in range(10)]
 
 
 def test_ties_broken_by_name_independent_of_row_order():
@@ -139,8 +139,8 @@ def test_subset_size_is_ceil(n, cut, size):
 def test_bad_cuts_are_config_errors(cuts, expected):
     with pytest.raises(ConfigError) as info:
         build_subsets(synthetic(), cuts)
-    message = (f"subset.cuts: got {cuts!r}, expected percentages of the suite's datasets to keep, each in (0, 100], "
-               "e.g. 30,50,70") if expected == "percentages" else f"subset.cuts: got {cuts!r}, expected {expected}"
+    message = (f"subset.cuts: got {cuts!r}, expected percentages of the suite to keep (of its CPU for the budget "
+               "rule, of its datasets for decodIRT's), each in (0, 100], e.g. 30,50,70") if expected == "percentages" else f"subset.cuts: got {cuts!r}, expected {expected}"
     assert str(info.value) == message
 
 
@@ -149,7 +149,7 @@ def test_cut_strings_with_percent_sign_accepted():
 
 
 def test_unknown_rule():
-    with pytest.raises(ConfigError, match="^subset.rule: got 'hardest', expected one of combined, discrimination"):
+    with pytest.raises(ConfigError, match="^subset.rule: got 'hardest', expected one of budget, decodirt, discrimination"):
         build_subsets(synthetic(), 30, "hardest")
 
 

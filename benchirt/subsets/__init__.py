@@ -3,7 +3,7 @@
 Typical use (``summaries``: the IRT stage's per-dataset summaries; ``scores``: the long True-Score
 table; ``roles``: classifier -> "real"/"artificial")::
 
-    subsets = build_subsets(summaries, cuts=(30, 50, 70), rule="combined")
+    subsets = build_subsets(summaries, cuts=(30, 50, 70), rule="decodirt")
     evaluation = evaluate_subsets(subsets, scores, summaries, metadata, roles)
     print(evaluation)            # fidelity vs chance, Table 5, innate-ability verdict
 

@@ -29,7 +29,7 @@ DEFAULTS = SubsetConfig()
 #: What the command may write into --out (a file of such a name that it did not write is never replaced).
 WRITES = ("suites", "subsets.json", "published.json", "summary.txt", *(f"{stem}.csv" for stem in (
     "membership", "ratings", "parameters", "reliability", "fidelity", "random_draws", "innate", "leaders",
-    "characterization", "metadata_summary")), "*.png")
+    "characterization", "metadata_summary", "rule_comparison")), "*.png")
 #: The options whose text is read as :attr:`SubsetConfig.OPTIONS` declares it (each ``dest`` is the field's name).
 ARGUMENTS = ("cuts", "rule", "n_random", "n_permutations", "seed")
 
@@ -47,9 +47,13 @@ ltm_item_params.csv — summarised with the thresholds of Cardoso et al. 2021 §
 SCORES is what 'benchirt rate' reads: a folder of <dataset>/true_scores.csv (Clf,Score) or a long
 CSV dataset,classifier,score.
 
-Rules: combined (default; decodIRT's: half the cut from the most discriminating datasets, the
-rest from the most difficult ones not yet chosen), discrimination, difficulty, guessing. A cut of
-p% keeps ceil(p/100 * N) datasets; ties go to the dataset name.
+Rules: budget (default): the cheapest datasets that keep the full suite's verdict, a cut of p%
+spending p% of the suite's training CPU (from the datasets' shapes in --metadata; without it every
+dataset counts 1), measured against cheapest-first, top-10 spread, farthest-first and random subsets
+of equal cost on held-out classifiers (rule_comparison.csv). decodirt (decodIRT's: half the cut from
+the most discriminating datasets, the rest from the most difficult ones not yet chosen),
+discrimination, difficulty, guessing: a cut of p% keeps ceil(p/100 * N) datasets; ties go to the
+dataset name.
 
 Roles: --roles CSV (classifier,role with role real|artificial|ladder), or --artificial NAMES;
 by default benchirt's artificial names (optimal, pessimal, majority, minority, random1-3, and
@@ -63,7 +67,7 @@ A subset whose datasets have neither is listed in subsets.json but gets no suite
 
 Writes DIR/subsets.json, DIR/suites/<subset>.yaml (suite files 'benchirt run' accepts), the tables membership.csv, ratings.csv, parameters.csv,
 reliability.csv, fidelity.csv, random_draws.csv, innate.csv, leaders.csv (+ characterization.csv,
-metadata_summary.csv), summary.txt and the figures fidelity.png, ratings.png,
+metadata_summary.csv, rule_comparison.csv), summary.txt and the figures fidelity.png, ratings.png,
 parameter_balance.png, innate.png. --publish creates one OpenML benchmark suite per subset
 (API key from $OPENML_APIKEY or openml's config; never written or printed) and writes
 DIR/published.json."""
@@ -71,7 +75,7 @@ DIR/published.json."""
 EPILOG = """\
 example:
   benchirt subset ../shared/data/decodirt-reference ../shared/data/decodirt-reference \\
-      --cuts 30,50,70 --rule combined --random 200 --out runs/subsets
+      --cuts 30,50,70 --rule decodirt --random 200 --out runs/subsets
   benchirt subset summaries.csv scores.csv --suite cc18-offline --cuts 50 --publish \\
       --out runs/subsets50"""
 
@@ -122,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.rating.scores import read_scores
     from benchirt.subsets.evaluation import evaluate_subsets
     from benchirt.subsets.export import publish_suite, read_dataset_ids, subset_specs
-    from benchirt.subsets.selection import build_subsets
+    from benchirt.subsets.held_out import compare_rules
 
     config = SubsetConfig(**from_arguments(SubsetConfig.OPTIONS, {key: getattr(args, key) for key in ARGUMENTS}))
     rating = RatingConfig(score=args.score)
@@ -138,8 +142,13 @@ def run(args: argparse.Namespace) -> int:
 
         suite = resolve_suite(args.suite)
 
-    subsets = build_subsets(summaries, config.cuts, config.rule)
+    subsets, notes = choose(scores, summaries, metadata, roles, config, rating)
     evaluation = evaluate_subsets(subsets, scores, summaries, metadata, roles, config, rating)
+    evaluation.notes.extend(notes)
+    if config.rule == "budget":
+        evaluation.rule_comparison = compare_rules(
+            real_matrix(scores, roles), _costs(metadata), None, [cut / 100.0 for cut in config.cuts],
+            n_random=config.n_random, n_tables=rating.n_bootstrap, alpha=rating.alpha, seed=rating.seed)
     out = claim_out(args.out, "subset", force=args.force, writes=WRITES)
     unexported = write_outputs(evaluation, out, suite=suite, ids=ids, suite_format=args.format,
                                plots=not args.no_plots)
@@ -160,6 +169,39 @@ def run(args: argparse.Namespace) -> int:
             print(f"published {name} as OpenML suite {suite_id}")
     print(f"wrote {out}")
     return 0
+
+
+def choose(scores: pd.DataFrame, summaries: pd.DataFrame, metadata: pd.DataFrame | None, roles: pd.Series,
+           config: SubsetConfig, rating: RatingConfig) -> tuple[dict[str, list[str]], list[str]]:
+    """The subsets of ``config.rule`` and the notes on how they were chosen: the budget rule from the real
+    classifiers' scores and the costs of the datasets' shapes in ``metadata`` (counts without), decodIRT's rules
+    from the IRT summaries."""
+    from benchirt.subsets.budget import budget_subsets
+    from benchirt.subsets.selection import build_subsets
+
+    if config.rule != "budget":
+        return build_subsets(summaries, config.cuts, config.rule), []
+    return budget_subsets(real_matrix(scores, roles), _costs(metadata), config.cuts, n_tables=rating.n_bootstrap,
+                          alpha=rating.alpha, seed=rating.seed)
+
+
+def real_matrix(scores: pd.DataFrame, roles: pd.Series) -> pd.DataFrame:
+    """The long ``dataset, classifier, score`` table as datasets × real classifiers."""
+    matrix = scores.pivot_table(index="dataset", columns="classifier", values="score", aggfunc="mean")
+    real = set(roles.index[roles == "real"].astype(str))
+    return matrix[[name for name in matrix.columns if str(name) in real]]
+
+
+def _costs(metadata: pd.DataFrame | None) -> pd.Series:
+    """Each dataset's training cost from its shape in ``metadata`` (empty without: the budget rule then counts)."""
+    import pandas as pd  # noqa: F811  (lazy: the sub-command's registration stays light)
+
+    from benchirt.subsets.costs import training_costs
+
+    if metadata is None:
+        return pd.Series(dtype=float)
+    frame = metadata.set_index("dataset") if "dataset" in metadata.columns else metadata
+    return training_costs({str(name): row.to_dict() for name, row in frame.iterrows()})
 
 
 def write_outputs(

@@ -10,7 +10,9 @@ from typing import Any, ClassVar, Mapping
 from benchirt.options import Choice, Constraint, Integer, checked_options, require, validate_fields
 
 #: The selection rules :func:`benchirt.subsets.build_subsets` knows.
-RULES: tuple[str, ...] = ("combined", "discrimination", "difficulty", "guessing")
+#: ``budget`` (the default) is :func:`benchirt.subsets.budget.budget_subsets`, its cuts shares of the suite's CPU;
+#: the others are decodIRT's (Cardoso et al. 2021 §4.6, §5.4), their cuts shares of the datasets.
+RULES: tuple[str, ...] = ("budget", "decodirt", "discrimination", "difficulty", "guessing")
 #: The cuts of Cardoso et al. 2021 §5.4.
 DEFAULT_CUTS: tuple[float, ...] = (30.0, 50.0, 70.0)
 
@@ -21,7 +23,8 @@ class Percentages(Constraint):
     ``30,50,70``; a ``%`` sign is allowed. Kept as a tuple of floats."""
 
     def expected(self) -> str:
-        return "percentages of the suite's datasets to keep, each in (0, 100], e.g. 30,50,70"
+        return ("percentages of the suite to keep (of its CPU for the budget rule, of its datasets for decodIRT's), "
+                "each in (0, 100], e.g. 30,50,70")
 
     def accepts(self, value: Any) -> bool:
         values = _percentages(value)
@@ -88,9 +91,12 @@ class SubsetConfig:
     Attributes
     ----------
     cuts : tuple of float
-        Percentages of the suite each subset keeps, each in (0, 100] (Cardoso et al. 2021 §5.4: 30, 50, 70).
-    rule : {"combined", "discrimination", "difficulty", "guessing"}
-        How datasets are chosen, see :func:`benchirt.subsets.build_subsets`.
+        Percentages of the suite each subset keeps, each in (0, 100] (Cardoso et al. 2021 §5.4: 30, 50, 70):
+        of its CPU for the ``budget`` rule, of its datasets for decodIRT's rules.
+    rule : {"budget", "decodirt", "discrimination", "difficulty", "guessing"}
+        How datasets are chosen: ``budget`` the cheapest datasets that keep the full suite's verdict
+        (:func:`benchirt.subsets.budget.budget_subsets`); ``decodirt`` decodIRT's combined rule and the three
+        single-parameter rules (:func:`benchirt.subsets.build_subsets`).
     n_random : int
         Random subsets of each subset's size drawn to place its fidelity against chance (0 = off).
     seed : int
@@ -100,7 +106,7 @@ class SubsetConfig:
     """
 
     cuts: tuple[float, ...] = DEFAULT_CUTS
-    rule: str = "combined"
+    rule: str = "budget"
     n_random: int = 200
     seed: int = 0
     n_permutations: int = 200

@@ -76,6 +76,9 @@ class SubsetEvaluation:
         What could not be computed and why (e.g. no baseline artificial classifier).
     dataset_value : DataFrame or None
         Which datasets are worth running (:func:`benchirt.subsets.value.dataset_value`), in a run.
+    rule_comparison : DataFrame or None
+        The budget rule against its baselines on held-out contenders at every cut
+        (:func:`benchirt.subsets.held_out.compare_rules`), in a run.
     """
 
     subsets: dict[str, list[str]]
@@ -93,6 +96,7 @@ class SubsetEvaluation:
     config: SubsetConfig = field(default_factory=SubsetConfig)
     notes: list[str] = field(default_factory=list)
     dataset_value: pd.DataFrame | None = None
+    rule_comparison: pd.DataFrame | None = None
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
         """The tables by file stem (``membership``, ``ratings``, ``parameters``, ...), for writing."""
@@ -112,6 +116,8 @@ class SubsetEvaluation:
             frames["metadata_summary"] = self.metadata_summary
         if self.dataset_value is not None:
             frames["dataset_value"] = self.dataset_value
+        if self.rule_comparison is not None:
+            frames["rule_comparison"] = self.rule_comparison
         return frames
 
     def summary(self) -> str:
@@ -126,6 +132,12 @@ class SubsetEvaluation:
                 "",
                 self.innate_verdict,
             ]
+            if self.rule_comparison is not None:
+                from benchirt.subsets.held_out import recommendation
+
+                parts += ["", "The budget rule against its baselines on held-out classifiers (rule_comparison.csv):",
+                          self.rule_comparison.round(3).to_string(index=False), "",
+                          recommendation(self.rule_comparison)]
         if self.notes:
             parts += ["", "Notes:"] + [f"- {note}" for note in self.notes]
         return "\n".join(parts)

@@ -125,7 +125,7 @@ def export_suite(
     Parameters
     ----------
     subset_name : str
-        The suite's name, e.g. ``combined-50``.
+        The suite's name, e.g. ``budget-50``.
     specs : sequence of DatasetSpec
         The members (see :func:`subset_specs`).
     path : path

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping
 
+import pandas as pd
+
 from benchirt.irt.config import summary_options
 from benchirt.stage_plan import StageContext, SuiteWork, Unavailable
 
@@ -16,51 +18,59 @@ if TYPE_CHECKING:
 
 def subset_suite(irts: Mapping[str, DatasetIRT], responses: Mapping[str, DatasetResponses], config: SubsetConfig,
                  rating_config: RatingConfig) -> SubsetEvaluation:
-    """Build the IRT-filtered subsets and measure each against the full suite (Cardoso et al. 2021 §4.6, §5.4-5.6).
+    """Build the subsets and measure each against the full suite (Cardoso et al. 2021 §4.6, §5.4-5.6), every rule
+    against its baselines on held-out contenders when the rule is ``budget``
+    (:func:`benchirt.subsets.held_out.compare_rules`), and each
+    dataset's value (:func:`benchirt.subsets.value.dataset_value`).
 
-    The subsets are rated with the run's ``rate.score``, as the full suite is.
+    The subsets are rated with the run's ``rate.score``, as the full suite is; the datasets' costs come from
+    the shape-based cost model (:func:`benchirt.subsets.costs.training_costs`).
     """
     from benchirt.irt import summaries_frame
     from benchirt.rating.run_scores import run_scores
     from benchirt.responses.suite import suite_metadata, suite_roles
     from benchirt.subsets import build_subsets, evaluate_subsets
+    from benchirt.subsets.budget import budget_subsets
+    from benchirt.subsets.costs import training_costs
+    from benchirt.subsets.held_out import compare_rules
 
     summaries = summaries_frame([irts[name] for name in sorted(irts)])
-    subsets = build_subsets(summaries, cuts=config.cuts, rule=config.rule)
     scores = run_scores(irts, responses, rating_config.score)
     used = {name: responses[name] for name in irts}
     roles = suite_roles(used)
+    costs = training_costs({name: result.metadata for name, result in used.items()})
+    real = roles.index[roles == "real"].astype(str).tolist()
+    matrix = scores.pivot_table(index="dataset", columns="classifier", values="score", aggfunc="mean")
+    matrix = matrix[[name for name in matrix.columns if name in set(real)]]
+    notes: list[str] = []
+    if config.rule == "budget":
+        subsets, notes = budget_subsets(matrix, costs, config.cuts, n_tables=rating_config.n_bootstrap,
+                                        alpha=rating_config.alpha, seed=rating_config.seed)
+    else:
+        subsets = build_subsets(summaries, cuts=config.cuts, rule=config.rule)
     evaluation = evaluate_subsets(subsets, scores, summaries, suite_metadata(used), roles, config, rating_config)
-    evaluation.dataset_value = run_dataset_value(irts, used, scores, roles, rating_config)
+    evaluation.notes.extend(notes)
+    if config.rule == "budget":
+        n_items = pd.Series({name: result.responses.shape[1] for name, result in used.items()})
+        evaluation.rule_comparison = compare_rules(
+            matrix, costs, n_items, [cut / 100.0 for cut in config.cuts], n_random=config.n_random,
+            n_tables=rating_config.n_bootstrap, alpha=rating_config.alpha, seed=rating_config.seed)
+    evaluation.dataset_value = run_dataset_value(irts, used, scores, costs, real, rating_config)
     return evaluation
 
 
 def run_dataset_value(irts: Mapping[str, DatasetIRT], responses: Mapping[str, DatasetResponses], scores,
-                      roles, rating_config: RatingConfig):
+                      costs: pd.Series, real: list[str], rating_config: RatingConfig):
     """The dataset-value table of a run (:func:`benchirt.subsets.value.dataset_value`): the answers on each
-    dataset's test rows, the scoring model's items and abilities, and each dataset's training cost from the
-    packaged shape-based cost model of the run's protocol defaults (none for a matrix imported without its
-    dataset: :func:`benchirt.subsets.value.dataset_value` then counts per dataset)."""
-    import numpy as np
-
-    from benchirt.pipeline.estimate import Shape, load_cost_model, response_cost
-    from benchirt.responses import ResponseConfig
+    dataset's test rows, the scoring model's items and abilities, and each dataset's training cost (none for a
+    matrix imported without its dataset: :func:`benchirt.subsets.value.dataset_value` then counts per dataset)."""
     from benchirt.subsets.value import dataset_value
 
-    model, protocol = load_cost_model(), ResponseConfig()
-    cost = {}
-    for name, result in responses.items():
-        rows, features, classes = (np.nan if result.metadata.get(key) is None else float(result.metadata[key])
-                                   for key in ("n_instances", "n_features", "n_classes"))
-        if not np.isnan([rows, features, classes]).any():
-            shape = Shape(rows=int(rows), features=int(features), classes=int(classes), source="file")
-            cost[name] = response_cost(shape, protocol, model)["seconds"]
     scorers = {name: (irt.scorer.items, irt.abilities.set_index(irt.abilities["respondent"].astype(str))["theta"])
                for name, irt in irts.items()}
-    real = roles.index[roles == "real"].astype(str).tolist()
-    return dataset_value(scores, {name: result.responses for name, result in responses.items()}, real, cost,
-                         scorers=scorers, n_tables=rating_config.n_bootstrap, alpha=rating_config.alpha,
-                         seed=rating_config.seed)
+    return dataset_value(scores, {name: result.responses for name, result in responses.items()}, real,
+                         costs.dropna().to_dict(), scorers=scorers, n_tables=rating_config.n_bootstrap,
+                         alpha=rating_config.alpha, seed=rating_config.seed)
 
 
 def plan(context: StageContext) -> SuiteWork | Unavailable:

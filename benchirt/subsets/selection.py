@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from benchirt.errors import DataError
+from benchirt.errors import ConfigError, DataError
 from benchirt.subsets.config import DEFAULT_CUTS, validate_cuts, validate_rule
 
 #: Which summary column each single-parameter rule ranks by (highest percentage first).
@@ -46,7 +46,7 @@ def subset_size(n_datasets: int, cut: float) -> int:
 
 
 def subset_name(rule: str, cut: float) -> str:
-    """The name of a subset, e.g. ``combined-50`` or ``difficulty-12.5``."""
+    """The name of a subset, e.g. ``decodirt-50`` or ``difficulty-12.5``."""
     return f"{rule}-{cut:g}"
 
 
@@ -117,7 +117,7 @@ def normalize_summaries(summaries: pd.DataFrame, columns: Sequence[str] | None =
 def build_subsets(
     summaries: pd.DataFrame,
     cuts: Iterable[float] | float = DEFAULT_CUTS,
-    rule: str = "combined",
+    rule: str = "decodirt",
 ) -> dict[str, list[str]]:
     """Choose one dataset subset per cut (Cardoso et al. 2021 §4.6 single-parameter cuts, §5.4 combined rule).
 
@@ -125,12 +125,12 @@ def build_subsets(
     ----------
     summaries : DataFrame, one row per dataset
         Indexed by dataset name (or with a ``dataset`` column), with the percentage columns the
-        rule needs: ``pct_discrimination_gt`` and ``pct_difficulty_gt`` for ``combined``, the one of
+        rule needs: ``pct_discrimination_gt`` and ``pct_difficulty_gt`` for ``decodirt``, the one of
         :data:`PARAMETER_COLUMNS` otherwise.
     cuts : iterable of float
         Percentages of the suite to keep, each in (0, 100]; default 30, 50, 70.
-    rule : {"combined", "discrimination", "difficulty", "guessing"}
-        ``combined``: ``ceil(n/2)`` most discriminating datasets, filled up to ``n`` with the most
+    rule : {"decodirt", "discrimination", "difficulty", "guessing"}
+        ``decodirt`` (decodIRT's combined rule): ``ceil(n/2)`` most discriminating datasets, filled up to ``n`` with the most
         difficult ones not yet chosen. Otherwise the ``n`` datasets with the highest percentage of
         items above the parameter's threshold.
 
@@ -138,7 +138,7 @@ def build_subsets(
     -------
     dict
         ``{"<rule>-<cut>": [dataset, ...]}`` in the order of ``cuts``; each list in selection order
-        (for ``combined``: the discriminating part first, then the difficult part).
+        (for ``decodirt``: the discriminating part first, then the difficult part).
 
     Raises
     ------
@@ -153,11 +153,13 @@ def build_subsets(
     >>> summaries = pd.DataFrame({"pct_discrimination_gt": [90, 10, 50, 30],
     ...                           "pct_difficulty_gt": [5, 80, 40, 60]}, index=["d1", "d2", "d3", "d4"])
     >>> build_subsets(summaries, cuts=[50, 100])      # half: 1 most discriminating + 1 most difficult
-    {'combined-50': ['d1', 'd2'], 'combined-100': ['d1', 'd3', 'd2', 'd4']}
+    {'decodirt-50': ['d1', 'd2'], 'decodirt-100': ['d1', 'd3', 'd2', 'd4']}
     """
     rule = validate_rule(rule)
     cuts = validate_cuts(cuts)
-    if rule == "combined":
+    if rule == "budget":
+        raise ConfigError("the budget rule reads scores and costs: choose with benchirt.subsets.budget.budget_subsets")
+    if rule == "decodirt":
         needed = [PARAMETER_COLUMNS["discrimination"], PARAMETER_COLUMNS["difficulty"]]
     else:
         needed = [PARAMETER_COLUMNS[rule]]
@@ -166,7 +168,7 @@ def build_subsets(
     subsets: dict[str, list[str]] = {}
     for cut in cuts:
         n = subset_size(len(frame), cut)
-        if rule == "combined":
+        if rule == "decodirt":
             chosen = orders[needed[0]][: math.ceil(n / 2)]
             taken = set(chosen)
             chosen += [name for name in orders[needed[1]] if name not in taken][: n - len(chosen)]
