@@ -135,8 +135,12 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
             from benchirt.placement.design import plan_datasets
             from benchirt.placement.model import fit_score_model
 
+            from benchirt.placement.calibration import calibration_costs
+
             model = fit_score_model(_pool_scores(irts, outcome.notes))
-            datasets = plan_datasets(model, budget, target=target)["dataset"].tolist()
+            costs, cost_note = calibration_costs(Path(run_dir), model.datasets)
+            outcome.notes.append(cost_note)
+            datasets = plan_datasets(model, budget, target=target, costs=costs)["dataset"].tolist()
         allowed = tuple(config.stage_config("respond").allowed_packages)
         # classifiers added by earlier calls stay in the rebuilt results, on the datasets they were measured on
         specs = {name: (ExtraEstimator.from_dict(name, entry["spec"], allowed), entry["spec"], entry["measured"],

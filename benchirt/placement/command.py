@@ -24,9 +24,13 @@ the model (`benchirt predict`), not from the choice: on datasets the plan never 
 15-22 % off the error of K random datasets alone, and the plan's datasets take a further 6-10 % off
 that of K random ones fed to the same model (90 % intervals include no gain; benchmarks/
 new_classifier.py --datasets-out). The plan is deterministic and at least as good as random datasets.
+Each next dataset is the one that narrows the summary most per CPU-second (--per cpu, the default:
+the datasets' costs come from their shapes — a run's own datasets, or OpenML-CC18's recorded shapes
+by name — through the shape-based cost model; without shapes the plan counts datasets) or per
+dataset (--per dataset).
 Writes DIR/plan.csv: dataset, order, status (observed / to run), summary_sd
 (posterior SD of the classifier's mean standardised score — or, with --target rank, of its average
-rank — once the datasets up to that row are run).
+rank — once the datasets up to that row are run), and with costs cost_cpu_s, cumulative_cpu_s.
 With --observed OBS.csv (classifier, dataset, score of one new classifier) the plan continues from the
 datasets already run, given their scores (which pool members the classifier resembles); they count
 against K. Running one dataset at a time and re-planning after each is the adaptive use."""
@@ -49,6 +53,9 @@ def register(subparsers) -> None:
     plan.add_argument("--observed", metavar="OBS.csv", help="results so far (one new classifier)")
     plan.add_argument("--target", choices=("suite", "rank"), default="suite",
                       help="what to pin down: the mean score over the suite (default) or the average rank")
+    plan.add_argument("--per", choices=("cpu", "dataset"), default="cpu",
+                      help="choose the next dataset by what it tells per CPU-second (default, when the datasets' "
+                           "shapes are known) or per dataset")
     _common(plan)
     plan.set_defaults(func=run_plan)
     predict = subparsers.add_parser("predict", help="predict new classifiers' scores and standing from a few datasets",
@@ -74,6 +81,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _model(args: argparse.Namespace):
+    return _calibrated(args)[0]
+
+
+def _calibrated(args: argparse.Namespace):
+    """The fitted score model and the calibration it was fitted on."""
     from benchirt.placement.calibration import load_calibration
     from benchirt.placement.model import MODEL_OPTIONS, fit_score_model
 
@@ -87,7 +99,7 @@ def _model(args: argparse.Namespace):
           f"{model.scores.shape[1]} pool classifiers")
     for note in model.notes:
         print(f"note: {note}")
-    return model
+    return model, calibration
 
 
 def read_observed(path: str):
@@ -112,7 +124,8 @@ def run_plan(args: argparse.Namespace) -> int:
     from benchirt.placement.design import plan_datasets
 
     refuse_foreign_out(args.out, "plan", force=args.force, writes=PLAN_WRITES)
-    model = _model(args)
+    model, calibration = _calibrated(args)
+    costs = calibration.costs if args.per == "cpu" else None
     done = pd.Series(dtype=float)
     if args.observed:
         observed = read_observed(args.observed)
@@ -120,13 +133,14 @@ def run_plan(args: argparse.Namespace) -> int:
         if len(names) > 1:
             raise DataError(f"{args.observed}: plan continues one classifier's results, found {names}")
         done = pd.Series(observed["score"].to_numpy(float), index=observed["dataset"].to_numpy())
-    plan = plan_datasets(model, args.budget, done, target=args.target)
+    plan = plan_datasets(model, args.budget, done, target=args.target, costs=costs)
     if args.observed:
         _warn_off_scale(model, observed)
     out = claim_out(args.out, "plan", force=args.force, writes=PLAN_WRITES)
     atomic_write_csv(out / "plan.csv", plan)
     todo = plan[plan["status"] == "to run"]
-    print(f"plan: run {len(todo)} of {len(model.datasets)} datasets ({len(done)} already observed): "
+    spent = f", about {todo['cost_cpu_s'].sum():.0f} CPU-s" if costs is not None else ""
+    print(f"plan: run {len(todo)} of {len(model.datasets)} datasets ({len(done)} already observed{spent}): "
           f"{', '.join(todo['dataset'].tolist()) or 'none'}")
     print(f"wrote {out / 'plan.csv'}")
     return 0

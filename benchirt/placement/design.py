@@ -16,16 +16,16 @@ same criterion runs on the covariance of ``g_d z_d / D``: datasets where the cla
 many pool members decide its rank, datasets where it is far from all of them hardly move it.
 The plan adds, one at a time, the dataset that lowers this variance most
 (greedy sequential design, the A-optimal criterion for a linear functional; Chaloner & Verdinelli
-1995). Within one plan the later choices condition ``Σ`` on the earlier ones, so a plan made
+1995) — or, when the datasets' costs are known, the one that lowers it most per CPU-second (the
+cost-scaled greedy of budgeted selection, Krause & Guestrin 2005), so that a cheap dataset that says
+almost as much as an expensive one comes first. Within one plan the later choices condition ``Σ`` on the earlier ones, so a plan made
 before any result depends only on the calibration. Continuing from measured results
 (``observed`` with scores) starts from their posterior: under the mixture prior it depends on the
 measured *values* (which pool members the classifier resembles), so a plan continued after each
 result is adaptive.
 
-Measured (``benchmarks/new_classifier.py --datasets-out``, docs/new-classifier.md): on datasets the
-plan never saw, the plan's K datasets give the suite score with 0.90-0.94 of the error of K random
-datasets fed to the same model (90 % intervals include 1), and measuring every dataset the plan could
-choose gives the same error as the plan's 5: the model, not the choice, carries the accuracy.
+How well the plan and the model do against random and cheapest-first datasets is measured by
+``benchmarks/new_classifier.py`` (docs/new-classifier.md).
 """
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ TARGET = Choice(choices=TARGETS)
 
 
 def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.Series = (),
-                  target: str = "suite") -> pd.DataFrame:
+                  target: str = "suite", *, costs: pd.Series | None = None) -> pd.DataFrame:
     """The ``budget`` datasets to run, in order, continuing after those already ``observed``.
 
     Parameters
@@ -59,6 +59,9 @@ def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.S
         scores) conditions the plan on the scores too (adaptive), a list of names only on the choice.
     target : {"suite", "rank"}
         The summary to pin down: the mean standardised score over the suite, or the average rank.
+    costs : pandas.Series, optional
+        Dataset → CPU seconds to run it (positive, every dataset of the model); the next dataset is then
+        the one that lowers the target's variance most per CPU-second.
 
     Returns
     -------
@@ -66,7 +69,8 @@ def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.S
         ``dataset, order, status, summary_sd``: one row per dataset of the budget, ``status`` is
         ``observed`` (already run, in the given order) or ``to run``; ``summary_sd`` is the posterior
         standard deviation of the target once the datasets up to that row are run (the mean
-        standardised score, or the average rank by the delta method).
+        standardised score, or the average rank by the delta method). With ``costs`` also
+        ``cost_cpu_s`` and ``cumulative_cpu_s``.
 
     Raises
     ------
@@ -92,6 +96,7 @@ def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.S
     """
     TARGET.check("placement", "target", target)
     n = len(model.datasets)
+    cost = None if costs is None else _checked_costs(model, costs)
     if budget < 1 or budget > n:
         raise DataError(f"budget K={budget} must be between 1 and the {n} datasets of the calibration")
     names = list(observed.index) if isinstance(observed, pd.Series) else list(observed)
@@ -113,13 +118,26 @@ def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.S
             cov = _condition(cov, position)
             rows.append((model.datasets[position], "observed", summary_sd(cov, chosen[: i + 1])))
     while len(chosen) < budget:
-        best, variance = _best_next(cov, chosen)
+        best, variance = _best_next(cov, chosen, cost)
         cov = _condition(cov, best)
         chosen.append(best)
         rows.append((model.datasets[best], "to run", float(np.sqrt(max(variance, 0.0)) / n)))
     frame = pd.DataFrame(rows, columns=["dataset", "status", "summary_sd"])
     frame.insert(1, "order", np.arange(1, len(frame) + 1))
+    if cost is not None:
+        frame["cost_cpu_s"] = cost[model.positions(frame["dataset"].tolist())]
+        frame["cumulative_cpu_s"] = frame["cost_cpu_s"].cumsum()
     return frame
+
+
+def _checked_costs(model: ScoreModel, costs: pd.Series) -> np.ndarray:
+    """The costs in the model's dataset order; every dataset needs a positive, finite one."""
+    values = pd.to_numeric(costs.reindex(model.datasets), errors="coerce").to_numpy(float)
+    bad = [name for name, value in zip(model.datasets, values) if not (np.isfinite(value) and value > 0)]
+    if bad:
+        raise DataError(f"no positive cost for dataset(s) {', '.join(map(str, bad[:5]))}"
+                        f"{' ...' if len(bad) > 5 else ''}: every dataset of the calibration needs its CPU seconds")
+    return values
 
 
 def _target_covariance(model: ScoreModel, posterior, target: str) -> np.ndarray:
@@ -144,15 +162,19 @@ def summary_sd(cov: np.ndarray, positions: Sequence[int]) -> float:
     return float(np.sqrt(max(cov[np.ix_(rest, rest)].sum(), 0.0)) / len(cov))
 
 
-def _best_next(cov: np.ndarray, chosen: list[int]) -> tuple[int, float]:
-    """The unrun dataset whose result most lowers the variance of the sum of the other unrun scores."""
+def _best_next(cov: np.ndarray, chosen: list[int], cost: np.ndarray | None = None) -> tuple[int, float]:
+    """The unrun dataset whose result most lowers the variance of the sum of the other unrun scores (per
+    CPU-second, with ``cost``)."""
     rest = np.setdiff1d(np.arange(len(cov)), chosen)
     block = cov[np.ix_(rest, rest)]
     sums = block.sum(axis=1)                     # 1_R' Σ_{R d} for every candidate d in R
     diagonal = np.diag(block)
     left = block.sum() - 2 * sums + diagonal     # 1' Σ 1 over R without d
     variances = left - (sums - diagonal) ** 2 / np.maximum(diagonal, 1e-12)
-    best = int(np.argmin(variances))
+    if cost is None:
+        best = int(np.argmin(variances))
+    else:
+        best = int(np.argmax((block.sum() - variances) / cost[rest]))
     return int(rest[best]), float(variances[best])
 
 
