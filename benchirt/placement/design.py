@@ -22,10 +22,10 @@ before any result depends only on the calibration. Continuing from measured resu
 measured *values* (which pool members the classifier resembles), so a plan continued after each
 result is adaptive.
 
-Measured (``benchmarks/new_classifier.py --datasets-out``, docs/new-classifier.md): on datasets the
-plan never saw, the plan's K datasets give the suite score with 0.90-0.94 of the error of K random
-datasets fed to the same model (90 % intervals include 1), and measuring every dataset the plan could
-choose gives the same error as the plan's 5: the model, not the choice, carries the accuracy.
+``benchmarks/new_classifier.py --datasets-out`` measures the plan on datasets it never saw against K
+random datasets fed to the same model: the plan is at least as good but not by a margin its interval
+confirms, and measuring every dataset it could choose does no better — the model, not the choice, carries
+the accuracy (benchmarks/results/new-classifier.md).
 """
 from __future__ import annotations
 
