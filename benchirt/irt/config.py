@@ -47,10 +47,9 @@ class IRTConfig:
         ``"auto"``: the 1PL (Rasch) for the monotone family — its ability is a monotone function of the
         number correct (Rasch 1960), and item weights estimated on a pool do not transfer to the
         classifiers it ranks: on decodIRT's 50 reference pools the monotone 3PL's ability predicts the
-        real classifiers' accuracy on held-out items worse than their accuracy does (Spearman 0.693
-        against 0.765, 17 of 50 pools at least as well), the 1PL's exactly as well
-        (``benchmarks/irt_validity.py --part predictive``; docs/irt.md, "Which model scores, and
-        why"); ``model`` itself for decodIRT's family, which scores with its 3PL.
+        real classifiers' accuracy on held-out items worse than their accuracy does, the 1PL's exactly as
+        well (``benchmarks/irt_validity.py --part predictive``; docs/irt.md, "Which model scores, and
+        why", has the figures); ``model`` itself for decodIRT's family, which scores with its 3PL.
     prior : bool
         Bayes modal estimation (``True``) with the priors below, or plain marginal
         maximum likelihood (``False``; estimates then rely on the bounds only).

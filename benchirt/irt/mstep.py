@@ -24,8 +24,8 @@ MAX_STEP = 1.0
 #: Halvings tried before an item keeps its previous value in an M-step.
 _HALVINGS = 8
 #: Fisher-scoring steps per item in one M-step. One step (a generalised EM) left EM crawling along
-#: flat ridges of weakly determined 3PL items: at 132 x 8000 it stopped 94 log-posterior units below
-#: the optimum (``benchmarks/irt_fit.py --part scale --baseline``); a third step cost more than it saved there.
+#: flat ridges of weakly determined 3PL items and stopped well short of the optimum on wide matrices; a third
+#: step cost more than it saved (``benchmarks/irt_fit.py --part scale --baseline``; benchmarks/results/irt-cost.md).
 M_STEPS = 2
 
 
