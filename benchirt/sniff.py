@@ -89,7 +89,7 @@ def check_text_table(path: str | os.PathLike, what: str = "CSV table") -> None:
 
 #: The largest field of a names table (a response matrix or a scores CSV) in bytes: a name of
 #: :data:`MAX_NAME_LENGTH` characters in UTF-8 (at most 4 bytes each). Checked before the parse, because pandas
-#: needs about 6 bytes per byte of one long field (a 100 MiB name: 708 MiB in ``pandas.read_csv`` alone).
+#: needs several bytes per byte of one long field (``python benchmarks/junk_input.py --part names``).
 MAX_FIELD_BYTES = 4 * MAX_NAME_LENGTH
 #: Bytes scanned at once by :func:`check_field_sizes`.
 _SCAN_BYTES = 1 << 20

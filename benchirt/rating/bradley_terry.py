@@ -18,10 +18,10 @@ The fit is Newton's method on the log-posterior (the Hessian is the weighted Lap
 comparison graph plus the prior's precision, so it is positive definite and every step is a descent
 direction; a step larger than :data:`MAX_THETA_STEP` is shortened, which keeps the first steps from a
 far-off start from overshooting). Hand-written because the bootstrap and the separation test need
-hundreds of fits of the same k strengths: Newton needs about 4–10 steps (each a (k, k) pass and one
-k × k solve, the problems of a block stacked in numpy), where the L-BFGS-B fit it replaced needed about
-50 iterations of a stacked scipy objective (the rating stage of 609 classifiers on 5 datasets went from
-minutes to under one, docs/stored-runs.md), and ``choix`` fits one problem per call through a Python loop
+hundreds of fits of the same k strengths: Newton needs a few steps (each a (k, k) pass and one
+k × k solve, the problems of a block stacked in numpy), where the L-BFGS-B fit it replaced needed many
+iterations of a stacked scipy objective (``benchmarks/stored_runs.py --part rating`` times the rating stage
+of a field of hundreds of classifiers), and ``choix`` fits one problem per call through a Python loop
 over the comparisons. The tests check the fit against ``choix.opt_pairwise`` and against
 ``scipy.optimize.minimize`` on the same posterior. Convergence is not assumed: each problem's last
 Newton step is recorded (:attr:`BradleyTerryFit.max_step`).
