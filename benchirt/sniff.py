@@ -13,12 +13,11 @@ The header line is not capped: a response matrix of stored OpenML runs has one i
 Compressed files (``.gz``) are checked for size only.
 
 Why 128 MiB: the readers parse the whole table with pandas before they can judge it, and on junk text
-(random comma-separated words) their peak memory grows by up to 7.9 MiB per MiB of input (a CSV dataset,
-which junk words make a valid all-categorical table; ``benchirt irt`` 4.1, ``benchirt rate`` 3.0;
-``python benchmarks/junk_input.py --sizes 16 128``). Measured at 128 MiB the worst peak is 1,055 MiB, and a
-1000 MiB junk file is refused by its size at 154-240 MiB of peak. Under the former 1024 MiB limit the same
-slopes reach 3-8 GiB (measured before this change: 11 GiB for ``benchirt irt`` on a 1000 MiB file of junk
-then NUL bytes). The largest tables benchirt ships or reads offline are under 1 MiB (a stored-runs matrix
+(random comma-separated words) their peak memory grows by several MiB per MiB of input (most for a CSV
+dataset, which junk words make a valid all-categorical table). The limit is chosen from that slope so that
+the worst reader stays under 1.5 GiB at the limit, and a junk file far larger is refused by its size alone;
+the former 1024 MiB limit let the same slopes reach several GiB (``python benchmarks/junk_input.py --sizes 16
+128`` measures the slopes; docs/benchmarks.md states them). The largest tables benchirt ships or reads offline are under 1 MiB (a stored-runs matrix
 of 96,000 items: a few MiB); a larger real dataset needs ``BENCHIRT_MAX_INPUT_MB`` (the error says so).
 """
 from __future__ import annotations
@@ -90,7 +89,7 @@ def check_text_table(path: str | os.PathLike, what: str = "CSV table") -> None:
 
 #: The largest field of a names table (a response matrix or a scores CSV) in bytes: a name of
 #: :data:`MAX_NAME_LENGTH` characters in UTF-8 (at most 4 bytes each). Checked before the parse, because pandas
-#: needs about 6 bytes per byte of one long field (a 100 MiB name: 708 MiB in ``pandas.read_csv`` alone).
+#: needs several bytes per byte of one long field (``python benchmarks/junk_input.py --part names``).
 MAX_FIELD_BYTES = 4 * MAX_NAME_LENGTH
 #: Bytes scanned at once by :func:`check_field_sizes`.
 _SCAN_BYTES = 1 << 20

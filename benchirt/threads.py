@@ -13,8 +13,8 @@ imports scikit-learn first, which loads NumPy's and SciPy's BLAS and its OpenMP 
 
 Inside a fit, the small matrix products of a Newton or EM step run with one BLAS thread too
 (:func:`blas_one_thread`): it inspects the process's libraries once and reuses what it found, since every
-inspection reads each loaded shared library again (1-3 ms a call in a process that has loaded pandas,
-pyarrow and matplotlib — more than a small Bradley–Terry fit takes).
+inspection reads each loaded shared library again, which in a process that has loaded pandas, pyarrow and
+matplotlib costs more than a small Bradley–Terry fit.
 """
 from __future__ import annotations
 

@@ -158,7 +158,7 @@ def statistics_claims() -> list[tuple[str, str, str, str]]:
         ("friedman_random_rejections", "docs/benchmarks.md, docs/rating.md", "1 of 20 (blocks), 19 of 20 (trajectories)",
          f"5 classifiers x 30 datasets: blocks {rejections['blocks', 'glickman']} of 20; trajectories {rejections['decodirt', 'glickman']} of 20 "
          f"(Glickman), {rejections['decodirt', 'decodirt']} of 20 (decodIRT's arithmetic)"),
-        ("friedman_reference_blocks", "docs/rating.md", "chi2_F = 69.8, p ≈ 1e-10, 11 of 66 pairs, CD = 2.36",
+        ("friedman_reference_blocks", "benchmarks/results/rating-verdict.md", "chi2_F = 69.8, p ≈ 1e-10, 11 of 66 pairs, CD = 2.36",
          f"chi2_F = {blocks.statistic:.1f}, p = {blocks.p_value:.1e}, "
          f"{_pairs_below(blocks.p_values, blocks.alpha)} of {len(real) * (len(real) - 1) // 2} pairs, "
          f"CD = {blocks.critical_difference:.2f}"),
@@ -166,7 +166,7 @@ def statistics_claims() -> list[tuple[str, str, str, str]]:
     for glicko in ("glickman", "decodirt"):
         trajectories = friedman_nemenyi(reference, mode="decodirt", classifiers=real,
                                         config=RatingConfig(glicko=glicko))
-        rows.append((f"friedman_reference_trajectories [{glicko}]", "docs/rating.md",
+        rows.append((f"friedman_reference_trajectories [{glicko}]", "benchmarks/results/rating-verdict.md",
                      "333, p ≈ 9e-65 (decodirt); 329, p ≈ 6e-64 (glickman); 31 of 66 pairs",
                      f"chi2_F = {trajectories.statistic:.0f}, p = {trajectories.p_value:.0e}, "
                      f"{_pairs_below(trajectories.p_values, trajectories.alpha)} of {len(real) * (len(real) - 1) // 2} pairs"))

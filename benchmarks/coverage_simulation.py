@@ -3,8 +3,8 @@
 Each function simulates from known parameters, estimates with benchirt's own code and returns one row per
 interval: ``kind, replicate, covered`` (and the interval's ``width``), so the coverage at ``level`` is the
 mean of ``covered``. ``tests/test_interval_coverage.py`` runs small versions against a tolerance band;
-``benchmarks/interval_coverage.py`` runs bigger ones and prints the coverage per kind (docs/irt.md,
-docs/rating.md). A simulation harness of the benchmarks and tests, not part of the package (issue 35):
+``benchmarks/interval_coverage.py`` runs bigger ones and prints the coverage per kind
+(benchmarks/results/interval-coverage.md; summarised in docs/irt.md and docs/rating.md). A simulation harness of the benchmarks and tests, not part of the package (issue 35):
 both import it from ``benchmarks/``.
 
 - IRT item parameters (:func:`irt_coverage`): responses drawn from Cardoso et al. 2021 eq. 1 with the

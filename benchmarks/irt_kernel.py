@@ -14,7 +14,7 @@ Two measurements, on simulated 3PL matrices (10 % negative items) of 132 x {500,
    numba`` and the JIT compilation of the two kernels (``cache=False``: a read-only install cannot keep
    numba's cache next to the package and compiles in every process).
 
-The kernel is a measurement, not part of benchirt (see docs/irt.md, "Cost of an EM step"); it needs
+The kernel is a measurement, not part of benchirt (see benchmarks/results/irt-cost.md, "Cost of an EM step"); it needs
 ``pip install numba`` (the ``bench`` extra).
 
     nice -n 10 python benchmarks/irt_kernel.py

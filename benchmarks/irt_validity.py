@@ -1,6 +1,6 @@
 """Does the scoring model measure performance? Anchors, predictive validity and stability (issue 32).
 
-Parts (each prints a Markdown table; docs/irt.md, "Which model scores, and why", quotes them):
+Parts (each prints a Markdown table; docs/irt.md, "Which model scores, and why", summarises them; benchmarks/results/irt-scoring-model.md logs them):
 
 ``--part anchors``
     On decodIRT's 50 reference pools (``../shared/data/decodirt-reference``): the items are fitted on

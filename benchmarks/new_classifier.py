@@ -1,4 +1,4 @@
-"""Leave-one-classifier-out check of `benchirt plan` / `benchirt predict` (docs/new-classifier.md).
+"""Leave-one-classifier-out check of `benchirt plan` / `benchirt predict` (docs/new-classifier.md; its tables: benchmarks/results/new-classifier.md).
 
 For every classifier of a calibration, the classifier is taken out of the pool, the model is fitted
 on the rest, and the classifier is "run" on K datasets — the K the plan chooses (made before any

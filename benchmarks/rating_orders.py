@@ -12,7 +12,7 @@ table: per classifier the sorted-order rating/RD (what Cardoso et al. 2021 Table
 rating's mean/sd and the rank range over the random orders.
 
 Both engines run decodIRT's variant (``glicko: decodirt``), the one the package computes; the
-order table uses the same variant, as docs/rating.md reports it.
+order table uses the same variant, as benchmarks/results/rating-verdict.md reports it.
 
 Usage::
 

@@ -44,7 +44,7 @@ default
     Why every fit runs with one thread: kr-vs-kp's k-NN answers with 1 and 2 OpenMP threads.
 
     python benchmarks/scale.py --calibrate          # or --calibrate-memory: the OpenML loading bytes only
-    python benchmarks/scale.py --fraction 0.05 --n-jobs 1     # what docs/scale.md shows
+    python benchmarks/scale.py --fraction 0.05 --n-jobs 1     # what benchmarks/results/scale.md shows
     python benchmarks/scale.py --threads
     python benchmarks/scale.py --project                      # the whole-suite projection only
     python benchmarks/scale.py --calibrate-run RUN_DIR [OTHER_RUN ...]   # refit to finished real runs
@@ -459,7 +459,7 @@ def run_measurements(run_dir: Path) -> dict:
 #: ``--calibrate-run``'s pull of each group factor towards 1 (ridge on log factors). cc18-offline's datasets are
 #: small (at most 5,000 cross-validated rows, 287 features): a weak ridge (0.1) shrinks the MLP and SVC factors to
 #: 0.4-0.5 there, which would carry over to CIFAR_10-sized fits nobody measured, for a leave-one-out gain of
-#: 0.29 -> 0.26 in root-mean-square log error (docs/scale.md); 1.0 keeps the factors within 0.8-1.2.
+#: 0.29 -> 0.26 in root-mean-square log error (benchmarks/results/scale.md); 1.0 keeps the factors within 0.8-1.2.
 RIDGE = 1.0
 #: A refit replaces the synthetic calibration only when its leave-one-out error is this much (relative) lower.
 REFIT_MARGIN = 0.05

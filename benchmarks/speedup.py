@@ -15,7 +15,7 @@ The lower bounds printed beside: ``work / workers`` (the work is the summed seco
 in the 1-worker runs) and, for one task per dataset, the longest dataset. A machine with fewer free
 cores than workers cannot run them side by side: on 2 cores, 4 workers cannot beat 2.
 
-    python benchmarks/speedup.py                   # what docs/scale.md shows
+    python benchmarks/speedup.py                   # what benchmarks/results/scale.md shows
     python benchmarks/speedup.py --repeat 3 --workers 1 2 4 8 --big-rows 4000 --folds 10 --ladder 100
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Stored runs (issue 26): import time and peak memory, and the Iris study 59 end to end.
 
-Parts (each prints a Markdown table; docs/benchmarks-stored-runs.md shows their output):
+Parts (each prints a Markdown table; benchmarks/results/stored-runs.md shows their output):
 
 ``--part large``
     One synthetic predictions file of Devnagari-Script's shape (92,000 rows × 46 classes, openml-python's

@@ -22,7 +22,7 @@ rule at least as precise as the baseline, hits x flags compared exactly, with at
 Held-out check: the rule was chosen on seeds 0-3 (first with the θ order) and run on seeds 4-7, which it had
 not seen (``--seeds 4 5 6 7``); the θ order lost a flipped wdbc label there, so the order became the share of
 right answers, and seeds 8-11 (``--seeds 8 9 10 11``), drawn after that change, confirm it: benchirt's rule is
-at least as precise as the baseline at equal recall on all 8 datasets of each seed set (docs/irt.md).
+at least as precise as the baseline at equal recall on all 8 datasets of each seed set (benchmarks/results/irt-suspect-labels.md).
 
 Run:  nice -n 10 python benchmarks/suspect_labels.py [--datasets kr-vs-kp credit-g diabetes tic-tac-toe ...]
           [--share 0.05] [--seeds 0 1 2 3] [--cache DIR]

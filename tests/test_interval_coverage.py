@@ -3,7 +3,7 @@
 Each band is wide enough for the simulation's noise and narrow enough that a standard error off by a
 factor of two fails it: halving a normal interval's SE brings 95 % coverage to about 68 %, doubling it to
 about 100 %. The bigger runs and the measured numbers: ``benchmarks/interval_coverage.py``,
-docs/irt.md and docs/rating.md.
+benchmarks/results/interval-coverage.md.
 """
 from __future__ import annotations
 

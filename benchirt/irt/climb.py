@@ -5,8 +5,8 @@ At a converged EM point every item's M-step objective is searched on a grid
 (:mod:`benchirt.irt.modes`); moving the items whose best grid point beats their values raises the
 objective, hence the marginal log posterior (the generalised-EM inequality, Dempster, Laird & Rubin 1977,
 Theorem 1). The monotone family, which climbs once, climbs from the grid's points before it compares
-(:func:`polished_gains`): the better modes of its items lie between the grid's points (docs/irt.md, "Cost
-against mirt"). :func:`climb_and_file` climbs and files where the start ended
+(:func:`polished_gains`): the better modes of its items lie between the grid's points (how that was found:
+benchmarks/results/irt-cost.md). :func:`climb_and_file` climbs and files where the start ended
 (:func:`benchirt.irt.search.file_optimum`). Hand-written: a loop around the estimator's own steps.
 """
 from __future__ import annotations
@@ -75,8 +75,8 @@ def escape_item_modes(params: np.ndarray, problem: Problem) -> tuple[np.ndarray,
     than :data:`_ESCAPE_GAIN` at a point of :func:`benchirt.irt.modes.item_grid` moved there, and
     how many items moved. The monotone family searches by :func:`polished_gains` and moves its items only
     where their gains add up to more than ``tol_optimum / 2``: a round that gains less cannot tell optima
-    apart, and its EM steps cost most on the final, finest grid (on simulated 132 x 2000 one item gaining
-    0.013 took 8 EM steps on 161 nodes and another search)."""
+    apart, and its EM steps cost most on the final, finest grid, where each moved item costs EM steps and
+    another search."""
     gains, values = polished_gains(params, problem) if problem.monotone else grid_gains(params, problem)
     jump = gains > _ESCAPE_GAIN
     if problem.monotone and gains[jump].sum() <= problem.config.tol_optimum / 2:

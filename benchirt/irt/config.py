@@ -47,10 +47,9 @@ class IRTConfig:
         ``"auto"``: the 1PL (Rasch) for the monotone family — its ability is a monotone function of the
         number correct (Rasch 1960), and item weights estimated on a pool do not transfer to the
         classifiers it ranks: on decodIRT's 50 reference pools the monotone 3PL's ability predicts the
-        real classifiers' accuracy on held-out items worse than their accuracy does (Spearman 0.693
-        against 0.765, 17 of 50 pools at least as well), the 1PL's exactly as well
-        (``benchmarks/irt_validity.py --part predictive``; docs/irt.md, "Which model scores, and
-        why"); ``model`` itself for decodIRT's family, which scores with its 3PL.
+        real classifiers' accuracy on held-out items worse than their accuracy does, the 1PL's exactly as
+        well (``benchmarks/irt_validity.py --part predictive``; docs/irt.md, "Which model scores, and
+        why", has the figures); ``model`` itself for decodIRT's family, which scores with its 3PL.
     prior : bool
         Bayes modal estimation (``True``) with the priors below, or plain marginal
         maximum likelihood (``False``; estimates then rely on the bounds only).
@@ -96,13 +95,13 @@ class IRTConfig:
     expanded_em : "auto" or bool
         ``"auto"`` (default): on for the monotone family, off for decodIRT's. Begin every SQUAREM cycle with the parameter-expanded EM move on the ability scale's location
         and unit (Liu, Rubin & Wu 1998; :func:`benchirt.irt.em.expanded_move`). It cuts
-        a start's EM steps by 53-87 % where the seven candidates agree, but changes which optima the
-        start search reaches (59 of 62 pools within 0.1 of a 20-start search against 62 without it,
-        docs/irt.md, "Cost against mirt"), and on the refined grids the optimum then depends on the step
-        constants (digits and participation, ``benchmarks/irt_fit.py --part perturb --expanded-em``), so
+        a start's EM steps, but changes which optima the free-sign start search reaches, and on the
+        refined grids the optimum then depends on the step constants
+        (``benchmarks/irt_fit.py --part starts --expanded-em``, ``--part perturb --expanded-em``), so
         it is off for the free-sign search. The monotone family climbs once from the sum score, to an
         optimum that does not depend on the path (docs/irt.md, "Which model scores, and why"), and there
-        the move cuts the EM steps of a fit by 60-80 % (``benchmarks/irt_fit.py --part scale``).
+        the move only saves EM steps (``benchmarks/irt_fit.py --part scale``; the measured savings are in
+        benchmarks/results/irt-cost.md).
     tol_optimum : float
         Two starts whose final log posteriors differ by more than this found different optima;
         the lower one is reported as ``better_optimum_exists``.

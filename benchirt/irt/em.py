@@ -26,9 +26,9 @@ from benchirt.irt.stationarity import joins, largest_gradient, marginal_gradient
 #: Largest SQUAREM step length (per item); longer ones fail the log-posterior check more often
 #: than they gain (measured on simulated and reference matrices).
 _MAX_ALPHA = 3.0
-#: The 1PL's SQUAREM step length, one for all parameters: a cap of 3 left its fits at 52 and 85 EM
-#: steps (simulated 1000 x 2000 and 2000 x 1000), 100 at 16 and 27 (issue 23; a longer step that
-#: fails the log-posterior check costs one EM step).
+#: The 1PL's SQUAREM step length, one for all parameters: its shared ``a`` and the ``b``'s move along one
+#: ridge, where the per-item cap of 3 leaves EM creeping; a longer step that fails the log-posterior check
+#: costs only one EM step (issue 23; the step counts are in benchmarks/results/irt-cost.md).
 _MAX_ALPHA_1PL = 100.0
 #: The parameter-expanded move (:func:`expanded_move`) changes the ability scale's unit by at most
 #: this factor's exponential (e^0.7 = 2.0) at once.
@@ -197,11 +197,10 @@ def expanded_move(params: np.ndarray, expectation: Expectation, problem: Problem
     theta over the respondents — in a continuous model, by integration by parts, the gradient of the marginal
     log-likelihood along the reduction divided by the expanded model's complete-data information (N for mu, 2N
     for log sigma). On the quadrature grid that identity fails (respondents' posteriors are narrower than the
-    node spacing): at EM's optimum of simulated 3PL matrices the moments, with the priors
-    (:func:`benchirt.irt.problem.log_prior`) in the (mu, sigma) M-step, still ask for mu = -0.077, sigma =
-    1.007 (132 x 500) and mu = 0.040, sigma = 1.033 (1000 x 500), and a first version that moved by them took
-    237 EM steps instead of 78 from the principal-component start at 132 x 500 (74 of its 78 moves refused).
-    So the step is taken in its gradient form, ``mu = length G_mu / I_mu``, ``log sigma = length G_s / I_s``
+    node spacing): at EM's optimum the moments, with the priors (:func:`benchirt.irt.problem.log_prior`)
+    in the (mu, sigma) M-step, do not vanish, so a move by them keeps asking to leave the optimum, is
+    refused by the log-posterior check most of the time and slows EM down (measured in
+    benchmarks/results/irt-cost.md, "The parameter-expanded EM move"). So the step is taken in its gradient form, ``mu = length G_mu / I_mu``, ``log sigma = length G_s / I_s``
     (at most :data:`_EXPANSION_RANGE`), with ``G`` the exact gradient of the marginal log posterior along the
     reduction (Fisher's identity, :func:`benchirt.irt.stationarity.marginal_gradient`:
     ``G_mu = -sum_j w_j dL/db_j``, ``G_s = sum_j w_j (a_j dL/da_j - b_j dL/db_j)``) and ``I`` the

@@ -9,9 +9,10 @@ block by item block from two matrix products per block (the answers times ``log 
 (:func:`benchirt.irt.problem.block_size`). No table of all items is kept: the M-step adds each block to
 the next E-step's sum as soon as the block's new parameters are known
 (:func:`benchirt.irt.mstep.em_step`), and :func:`e_step` builds each block's tables afresh. With few
-respondents and many items those tables of all items were the fit's largest arrays (two of 20 MB each at
-132 x 8000 on 321 nodes, ``benchmarks/irt_memory.py``). Hand-written: it is a few numpy products around
-the estimator's own collapsed patterns (docs/irt.md, "Cost of an EM step").
+respondents and many items those tables of all items were the fit's largest arrays (items x nodes each;
+``benchmarks/irt_memory.py`` measures the peak, benchmarks/results/irt-cost.md, "Memory"). Hand-written: it is
+a few numpy products around the estimator's own collapsed patterns (benchmarks/results/irt-cost.md, "Cost of an
+EM step").
 """
 from __future__ import annotations
 

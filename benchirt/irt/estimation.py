@@ -5,7 +5,7 @@ are often degenerate: discriminations in the hundreds, difficulties of -277);
 ``girth`` does not run on numpy 2; ``mirt`` (PyPI) clamps discrimination to
 ``[0, 5]``, so it cannot reproduce decodIRT's free-sign model (the negative discriminations
 Cardoso et al. 2021 §5.2 reads as a signal), and integrates on a fixed grid that errs by tens of
-log-likelihood units on classifier pools (docs/irt.md). The estimator keeps the standard algorithm
+log-likelihood units on classifier pools (docs/irt.md, "The calibration grid"). The estimator keeps the standard algorithm
 (Bock & Aitkin's EM over a quadrature grid) and adds what the benchmark setting needs: the
 monotone default and decodIRT's free-sign mode, priors, bounds on every parameter, a grid refined
 from the data, flags instead of NaN, and vectorised steps.

@@ -92,8 +92,8 @@ class IRTFit:
         How much the log posterior at the estimates changes on a grid with twice the nodes: the
         grid's error. The grid is chosen at the first start's optimum, where the error is at most
         ``tol_optimum / 2`` unless the refinement stopped at 321 nodes; the reported optimum can have
-        steeper items and a larger error (on 11 of 62 reference and embedded pools, up to 0.56:
-        ``benchmarks/irt_fit.py --part starts``).
+        steeper items and a larger error (``benchmarks/irt_fit.py --part starts`` counts such pools;
+        benchmarks/results/irt-starts.md).
     respondents : list of str
         Calibration respondents.
     history : numpy.ndarray, shape (n_iter,)

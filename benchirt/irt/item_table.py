@@ -19,7 +19,7 @@ def fitted_slopes(post: np.ndarray, problem: Problem) -> np.ndarray:
     """Each distinct item's logistic slope on the respondents' EAP abilities (``post``: the patterns' posterior
     weights on the fit's grid): :func:`benchirt.irt.slope.ability_slopes`, :data:`_SLOPE_BLOCKS` item blocks at a
     time (its two items x patterns tables then take a quarter byte per response cell each; the E-step's item
-    blocks, sized for items x nodes tables, made them 2.5 MiB each at 1000 x 500)."""
+    blocks, sized for items x nodes tables, would make them grow with the respondents)."""
     theta = post @ problem.nodes
     prior_sd = problem.config.prior_discrimination[1]
     m = len(problem.multiplicity)

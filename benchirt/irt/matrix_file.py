@@ -14,7 +14,7 @@ misread silently is refused with the problem and the fix (Nothing silent, issue 
 * rows with more or fewer fields than the header, naming the line.
 
 Matrices of integer answers without quoted fields are parsed by :func:`numpy.loadtxt` straight into
-``int8`` (one byte per response, and 7x faster than pandas on wide files: a CSV of stored OpenML runs has
+``int8`` (one byte per response, and much faster than pandas on wide files: a CSV of stored OpenML runs has
 one item per dataset row, up to 96,000, and pandas builds one column object per item); anything
 else (quoted names, missing or non-integer values) goes through :func:`pandas.read_csv`, whose
 values :func:`benchirt.irt.validation.as_response_matrix` then checks cell by cell.

@@ -24,8 +24,8 @@ MAX_STEP = 1.0
 #: Halvings tried before an item keeps its previous value in an M-step.
 _HALVINGS = 8
 #: Fisher-scoring steps per item in one M-step. One step (a generalised EM) left EM crawling along
-#: flat ridges of weakly determined 3PL items: at 132 x 8000 it stopped 94 log-posterior units below
-#: the optimum (``benchmarks/irt_fit.py --part scale --baseline``); a third step cost more than it saved there.
+#: flat ridges of weakly determined 3PL items and stopped well short of the optimum on wide matrices; a third
+#: step cost more than it saved (``benchmarks/irt_fit.py --part scale --baseline``; benchmarks/results/irt-cost.md).
 M_STEPS = 2
 
 
@@ -159,8 +159,8 @@ def _step_onto_bounds(params, r, n_k, problem) -> np.ndarray:
     those parameters go onto their bound and the others are re-solved given that move (a projected Newton
     step, as the 1PL's :func:`_rasch_step` takes); 0 for items whose step crosses no bound. Clipped after the
     fact, the step keeps the other parameters' part meant for a longer move of the clipped one, and then
-    every halving can lower the objective: an item 0.0011 from its difficulty bound kept its values for 1000
-    EM steps with a gradient of -211 in a (decodIRT's 2PL, 1000 x 50)."""
+    every halving can lower the objective: an item next to its bound keeps its values, with a large gradient,
+    until the iteration limit."""
     cols = np.asarray(free_columns(problem))
     step = _scoring_direction(params, r, n_k, problem)
     grad, info = gradient_information(params, r, n_k, problem)
@@ -209,7 +209,8 @@ def _scoring_direction(params, r, n_k, problem, terms: Terms | None = None) -> n
 def solve_small(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """``numpy.linalg.solve(matrix, rhs[..., None])[..., 0]`` for a stack of symmetric 2 x 2 or 3 x 3
     systems, by the adjugate (Cramer's rule): a handful of array operations instead of one LAPACK
-    call per system, which took 7 % of a 3PL fit's time at 132 x 8000 (issue 23)."""
+    call per system, whose per-call overhead was a visible share of a 3PL fit (issue 23;
+    benchmarks/results/irt-cost.md, "Cost of an EM step")."""
     if matrix.shape[-1] == 2:
         p, q, r = matrix[:, 0, 0], matrix[:, 0, 1], matrix[:, 1, 1]
         x, y = rhs[:, 0], rhs[:, 1]
@@ -241,7 +242,7 @@ def _rasch_step(params, scaled, n_k, problem, following: bool) -> tuple[np.ndarr
     ``da = (G_a - sum_j w_j I_ab g_b / I_bb) / (H_aa - sum_j w_j I_ab^2 / I_bb)``,
     ``db_j = (g_b - I_ab da) / I_bb`` (``G_a = sum_j w_j g_a``, ``H_aa = sum_j w_j I_aa``). Taking ``a``
     and the ``b_j`` in turn instead (a Newton step on ``a`` after the items' steps) crawled: ``a``
-    rescales every ``b``, and the 1PL took twice the 2PL's EM steps (issue 23)."""
+    rescales every ``b``, so the two moved along that ridge in small steps (issue 23)."""
     w = problem.multiplicity
     grad = np.empty((len(params), 2))
     info = np.empty((len(params), 3))  # I_aa, I_ab, I_bb

@@ -25,9 +25,9 @@ from benchirt.irt.search import Run, chosen_run, explored_enough, run_rows
 from benchirt.irt.starts import column_sums, orientation, start_scores
 
 #: ``starts="auto"`` (:func:`_search`): the fewest and the most starts that climb. All seven candidates
-#: of :func:`~benchirt.irt.starts.start_scores` climb: stopping once the first two agreed missed the best
-#: optimum on banknote and breast-w by 15.1 and 13.5 log-posterior units (their principal component and
-#: sum score agree on a local optimum; directions 120-150 in the plane reach the best), docs/irt.md.
+#: of :func:`~benchirt.irt.starts.start_scores` climb: on some pools the principal component and the sum
+#: score agree on a local optimum that only the later directions in the plane leave, so stopping once the
+#: first two agree misses the best (benchmarks/results/irt-starts.md, "Rejected start strategies").
 _MIN_CLIMBS = 7
 _BUDGET = 20
 #: Share of the items a hop (:class:`_Hops`) starts afresh, and every how many starts after the
@@ -125,10 +125,9 @@ class _Hops:
     random mixture of the first two principal components, the others keep their values at the optimum.
 
     The 3PL optima of decodIRT's pools differ in groups of items (which items a flat curve with a
-    guessing floor explains, and which a gentle one), and the best ones lie close together: on the
-    embedded suite's participation matrix hops from the best of the seven candidates reached -4818.86
-    at the second hop, 1.7 log-posterior units above the best of a 20-start search, which 2 of its 20
-    seeded starts reached (an exploratory run, docs/irt.md, "Starts")."""
+    guessing floor explains, and which a gentle one), and the best ones lie close together, so a hop
+    from the best optimum reaches neighbouring optima that independent seeded starts rarely reach
+    (docs/irt.md, "Starts"; an exploratory run in benchmarks/results/irt-starts.md)."""
 
     PREFIX = "hop_"  # the hops' names: hop_1, hop_2, ...
 
@@ -158,7 +157,7 @@ def nested_start(columns, initial: pd.DataFrame, items, informative, item_index,
     ``b``; identical items (collapsed into one column) start from their mean. This is where the
     fitted model's search already chose the direction of the latent scale: the nested models climb
     from it rather than search again (``benchmarks/irt_fit.py --part compare`` measures how often
-    they end at the optimum of a full search, docs/irt.md)."""
+    they end at the optimum of a full search, benchmarks/results/irt-model-comparison.md)."""
     table = initial.reindex(pd.Index(items))
     if table[["discrimination", "difficulty"]].isna().any().any():
         raise ValueError("initial: the item table does not cover every item of the responses")

@@ -31,12 +31,10 @@ def resolving_grid(params: np.ndarray, problem: Problem) -> Problem:
     The trapezoid rule on equally spaced nodes converges exponentially fast for a smooth integrand,
     but only once the spacing is below its width (Trefethen & Weideman 2014, on a Gaussian of SD
     sigma the relative error is about ``2 exp(-2 pi^2 sigma^2 / h^2)``). With many steep items a
-    classifier's posterior of θ on decodIRT's pools is narrower than the default spacing of 0.3
-    (SD 0.07-0.4), and the marginal log posterior then ripples with the spacing's period as the items
-    move along the scale: optima of the grid, not of the model. On the embedded suite's participation
-    matrix, shifting every difficulty of the best 41-node optimum by up to 0.45 gives a second
-    maximum 0.2 to 0.25 away at 41 nodes and a single one at 81 or more (docs/irt.md, "The
-    calibration grid"), and which of two optima 0.52 apart the search reached depended on ``mstep.MAX_STEP``.
+    classifier's posterior of θ on decodIRT's pools can be narrower than the default spacing of 0.3,
+    and the marginal log posterior then ripples with the spacing's period as the items move along the
+    scale: optima of the grid, not of the model, between which the search's path decides (docs/irt.md,
+    "The calibration grid"; measured in benchmarks/results/irt-starts.md, "Grid-made optima").
     An error below ``tol_optimum / 2`` at two optima keeps them apart in the model if the grid tells
     them apart by more than ``tol_optimum``. The error is judged at the first start's optimum only
     (one E-step per grid); the fit reports what remains at the optimum it returns
@@ -57,8 +55,9 @@ def refined_climb(climbed: tuple[np.ndarray, "Record"], problem: Problem) -> tup
     returned one included, and no climb starts over; the EM steps of all grids are added up, the
     log-posterior history is the final grid's. ``climbed`` (the first grid's climb) has searched the items'
     modes (:func:`benchirt.irt.climb.escape_rounds`); the finer grids' EM does not, but the final grid's
-    optimum is searched again: the search costs about one EM step of the final grid, and on 132 x 8000 its
-    rounds on the two intermediate grids moved 14 items at the cost of 5 searches and 27 EM steps there."""
+    optimum is searched again: the search costs about one EM step of the final grid, while rounds on the
+    intermediate grids move items whose gains the next grid changes anyway, at the cost of searches and EM
+    steps there."""
     params, record = climbed
     config = problem.config
     refined = False

@@ -18,9 +18,9 @@ from benchirt.irt.search import Run
 #: The search's last phase (:func:`recombine`), where it found more than one optimum: the items
 #: whose other mode comes closest that are flipped one at a time (:func:`mode_flips`, 3PL), and how
 #: many crossovers with the next best optima (:class:`Crossovers`) in a row may fail to raise the
-#: best optimum; at most :data:`RECOMBINE_BUDGET` climbs in all. With 15 flips and 40 climbs the
-#: perturbed runs of the stationarity test ended 0.21 apart on digits (0.00 with 30 and 60); 45 and 90
-#: changed nothing on kc2, digits and participation (exploratory runs, docs/irt.md, "Starts").
+#: best optimum; at most :data:`RECOMBINE_BUDGET` climbs in all. Fewer flips and climbs left the perturbed
+#: runs of the stationarity test apart, more changed nothing (exploratory runs; the schedules tried are in
+#: benchmarks/results/irt-starts.md, "Rejected start strategies").
 _FLIPS = 30
 _CROSS_PATIENCE = 6
 _CROSS_PARTNERS = 3
@@ -64,9 +64,9 @@ def recombine(problem: Problem, runs: list[Run], optima: list[dict]) -> None:
 def mode_flips(params: np.ndarray, problem: Problem) -> list[tuple[int, np.ndarray]]:
     """The :data:`_FLIPS` items whose M-step objective (at the E-step of ``params``) comes closest to
     its value in another mode (:func:`benchirt.irt.modes.other_mode`), closest first, each with the
-    best grid point of that mode. The optima of decodIRT's pools differ in such items: on the embedded
-    suite's participation matrix the flip of one item, whose objective there was 1.1 lower, led EM
-    0.44 log-posterior units higher (docs/irt.md, "Starts")."""
+    best grid point of that mode. The optima of decodIRT's pools differ in such items: the flip lowers that
+    item's objective, but EM re-adjusts the others and can end higher (docs/irt.md, "Starts"; an example in
+    benchmarks/results/irt-starts.md)."""
     gains, values = grid_gains(params, problem, other_mode=True)
     order = np.argsort(-gains, kind="stable")[:_FLIPS]
     return [(int(j), values[j]) for j in order if np.isfinite(gains[j])]
@@ -76,10 +76,9 @@ class Crossovers:
     """Starts that recombine the best optimum found with the next best (uniform crossover, Syswerda
     1989): each item takes, with probability 1/2 (seeded), the partner's
     value instead of the best's. The partners are the second to :data:`_CROSS_PARTNERS` + 1st best
-    optima in turn, each turned to the best's orientation (a mirror image is the same optimum). On
-    decodIRT's kc2 pool three of six crossovers of the best optimum the candidates, mixtures and hops
-    found with the second or third best reached the best optimum of a 20-start search, which 1 of its
-    20 starts reached and none of those hops (an exploratory run, docs/irt.md, "Starts")."""
+    optima in turn, each turned to the best's orientation (a mirror image is the same optimum). They reach
+    optima that hops from the best one miss (docs/irt.md, "Starts"; an exploratory run on kc2 in
+    benchmarks/results/irt-starts.md)."""
 
     PREFIX = "cross_"
 

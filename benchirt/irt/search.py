@@ -90,7 +90,7 @@ class Run:
 def release_unchosen(runs: list[Run], optima: list[dict]) -> None:
     """Drop the parameters of the runs :func:`chosen_run` can no longer report — all but the best
     optimum's starts and the highest run — so that a search of 80 climbs does not hold 80 item tables
-    (the optima keep their own; at 132 x 8000 the runs' tables were 15 MB, 14 bytes per response cell)."""
+    (the optima keep their own; each run's table grows with the items, benchmarks/results/irt-cost.md, "Memory")."""
     keep = set(optima[0]["starts"]) if optima else set()
     top = max(runs, key=lambda run: run.record.history[-1])
     for run in runs:

@@ -18,8 +18,8 @@ from benchirt.irt.problem import Problem, free_columns, guessing
 
 #: The standard errors go through the items in at least this many blocks, so their (patterns, items, 3)
 #: score arrays hold 1.5 bytes per response cell each instead of 24, and blocks no larger than the EM's
-#: (:func:`benchirt.irt.problem.block_size`), so their (items, nodes, 3) tables stay small on fine grids (with
-#: 16 blocks they were the fit's largest arrays at 132 x 8000 on 321 nodes, 17 MiB, ``benchmarks/irt_memory.py``).
+#: (:func:`benchirt.irt.problem.block_size`), so their (items, nodes, 3) tables stay small on fine grids, where
+#: larger blocks made them the fit's largest arrays (``benchmarks/irt_memory.py``; benchmarks/results/irt-cost.md).
 _SE_BLOCKS = 16
 
 

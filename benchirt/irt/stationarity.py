@@ -34,8 +34,8 @@ def marginal_gradient(params: np.ndarray, scaled: np.ndarray, n_k: np.ndarray, p
     the bounds (a component that pushes a parameter on its bound outward counts 0; unestimated
     parameters 0). "At the bounds" means within ``config.tol`` of one: there an outward component can gain at
     most its size times ``tol``, and EM's expanded move (:func:`benchirt.irt.em.expanded_move`) and step
-    halving leave a parameter a few 1e-6 inside its bound, where an outward gradient of 0.3 kept a fit of
-    132 x 8000 from ever being stationary (1000 EM steps; its difficulties at -6).
+    halving leave a parameter a few 1e-6 inside its bound, where an outward gradient would otherwise keep
+    the fit from ever being stationary (it ran to the iteration limit; benchmarks/results/irt-cost.md).
 
     By Fisher's identity (Louis 1982, eq. 3.1) the gradient of the marginal log-likelihood is the
     gradient of EM's expected complete-data log-likelihood taken at the E-step of the same

@@ -27,15 +27,13 @@ suspect when
 The second part can only remove flags from the baseline: the rule's recall is the baseline's less the
 flipped labels it removes (when right answers are unrelated to ability, as under a flipped label, the test
 removes at most ``rising_alpha`` of the items), and its precision is higher when it removes correctly
-labelled items. Measured with 5 % of the labels flipped in seven CC18 datasets and wdbc
-(``python benchmarks/suspect_labels.py``; docs/irt.md has the tables and the held-out seeds) the rule
-is at least as precise as the baseline at equal recall on every dataset, on the seeds it was chosen on and
-on held-out seeds, but it removes few flags (0-5 per dataset over four seeds) and adds none: its gain over
-the baseline is small. Two rules measured before it did worse on held-out seeds: ranking the classifiers by the IRT ability θ instead of
-their share of right answers (on wdbc the 3PL fit of one seed gives its weakest classifier the highest θ,
-and the rule dropped a flipped label), and the 3PL curve's probability that the ablest real classifier
-answers right (at least 75 % wrong and at most 0.2 for the ablest: less precise than the baseline on six
-of eight datasets on held-out seeds 4-7). That probability is shown (``p_best_correct``) but does not decide.
+labelled items. ``python benchmarks/suspect_labels.py`` checks it on flipped labels, on the seeds it was
+chosen on and on held-out seeds: at least as precise as the baseline at equal recall, removing few flags and
+adding none, so its gain over the baseline is small (benchmarks/results/irt-suspect-labels.md has the tables).
+Two rules tried before it did worse on held-out seeds: ranking the classifiers by the IRT ability θ instead of
+their share of right answers (a 3PL fit can give the weakest classifier the highest θ, and the rule then drops
+a flipped label), and the 3PL curve's probability that the ablest real classifier answers right (less precise
+than the baseline on held-out seeds). That probability is shown (``p_best_correct``) but does not decide.
 
 Each suspect lists its dataset row (the item id is the row position,
 :class:`benchirt.responses.ResponseResult`), the label the dataset gives (read from the data) and the

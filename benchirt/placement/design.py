@@ -24,8 +24,8 @@ before any result depends only on the calibration. Continuing from measured resu
 measured *values* (which pool members the classifier resembles), so a plan continued after each
 result is adaptive.
 
-How well the plan and the model do against random and cheapest-first datasets is measured by
-``benchmarks/new_classifier.py`` (docs/new-classifier.md).
+``benchmarks/new_classifier.py`` measures the plan and the model against random and cheapest-first datasets
+fed to the same model (benchmarks/results/new-classifier.md).
 """
 from __future__ import annotations
 

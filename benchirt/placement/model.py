@@ -28,7 +28,7 @@ a latent factor per respondent, item loadings learned on a calibration pool):
     observed scores (Bayesian model averaging, Hoeting et al. 1999): it depends on the observed
     *values*, which makes the design of :mod:`benchirt.placement.design` adaptive.
   - ``"gaussian"``: the single component ``N(mean(W), Σ_W)`` at rank 3 — the previous model, kept
-    for comparison (docs/new-classifier.md has both side by side).
+    for comparison (benchmarks/results/new-classifier.md has both side by side).
 
 * given the datasets observed so far, every component's posterior is Gaussian (conjugate
   regression); a dataset's prediction is the mixture of the components' predictions, its 90 %

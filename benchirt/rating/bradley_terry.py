@@ -18,10 +18,10 @@ The fit is Newton's method on the log-posterior (the Hessian is the weighted Lap
 comparison graph plus the prior's precision, so it is positive definite and every step is a descent
 direction; a step larger than :data:`MAX_THETA_STEP` is shortened, which keeps the first steps from a
 far-off start from overshooting). Hand-written because the bootstrap and the separation test need
-hundreds of fits of the same k strengths: Newton needs about 4–10 steps (each a (k, k) pass and one
-k × k solve, the problems of a block stacked in numpy), where the L-BFGS-B fit it replaced needed about
-50 iterations of a stacked scipy objective (the rating stage of 609 classifiers on 5 datasets went from
-minutes to under one, docs/stored-runs.md), and ``choix`` fits one problem per call through a Python loop
+hundreds of fits of the same k strengths: Newton needs a few steps (each a (k, k) pass and one
+k × k solve, the problems of a block stacked in numpy), where the L-BFGS-B fit it replaced needed many
+iterations of a stacked scipy objective (``benchmarks/stored_runs.py --part rating`` times the rating stage
+of a field of hundreds of classifiers), and ``choix`` fits one problem per call through a Python loop
 over the comparisons. The tests check the fit against ``choix.opt_pairwise`` and against
 ``scipy.optimize.minimize`` on the same posterior. Convergence is not assumed: each problem's last
 Newton step is recorded (:attr:`BradleyTerryFit.max_step`).
@@ -49,8 +49,8 @@ MAX_ITERATIONS = 100
 #: Longest step (in θ, natural-log units ≈ 174 rating points) any strength takes in one Newton iteration.
 MAX_THETA_STEP = 1.0
 #: From this many classifiers on, each Newton system is solved by its own Cholesky factorisation (half the
-#: work of numpy's batched LU solve, measured 5.6 vs 9.3 ms at 609); below it the batched solve is faster
-#: (one call for all problems instead of a Python loop).
+#: arithmetic of numpy's batched LU solve); below it the batched solve is faster (one call for all problems
+#: instead of a Python loop).
 CHOLESKY_FROM = 64
 #: Most elements of a stacked (problems, k, k) array fitted at once (about 40 MB of float64 each): with
 #: hundreds of classifiers the bootstrap's problems are fitted in blocks of this size.
@@ -115,8 +115,8 @@ def fit_bradley_terry(wins: np.ndarray, prior_sd: float = PRIOR_SD, start: np.nd
         Standard deviation of the N(0, prior_sd²) prior on every θ.
     start : numpy.ndarray, shape (k,) or (B, k), optional
         Starting log-strengths (a warm start, e.g. the point estimate for bootstrap replicates); default the
-        logit of each classifier's smoothed share of wins, (wins + ½) / (comparisons + 1), which halves the
-        Newton steps from 0 (measured: 5 instead of 11 for 609 classifiers). The optimum does not depend on
+        logit of each classifier's smoothed share of wins, (wins + ½) / (comparisons + 1), which starts
+        close to the optimum and so saves Newton steps over starting from 0. The optimum does not depend on
         it (the posterior is strictly concave).
 
     Returns

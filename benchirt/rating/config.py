@@ -72,13 +72,13 @@ class RatingConfig:
         Method of the primary verdict (:data:`VERDICT_METHODS`): ``"stepdown"``, Westfall & Young's step-down
         max-T with each pair's studentised signed-rank statistic on resampled tables (``resampling``);
         ``"holm"``, each pair's Wilcoxon signed-rank test over the datasets both have with Holm's correction
-        (valid whatever the classifiers' spreads, less powerful: docs/rating.md, "At matched error");
+        (valid whatever the classifiers' spreads, less powerful: benchmarks/results/rating-verdict.md, "At matched error");
         ``"range"``, the single-step permutation range test on the Bradley–Terry ratings.
     resampling : {"reflection", "shuffle"}
         How ``verdict: stepdown`` draws its null tables (:data:`RESAMPLING_MODES`): ``"reflection"`` negates
         each dataset's scores with a random sign (all 2^D sign patterns when ``n_bootstrap`` ≥ 2^D), valid for
         classifiers of unequal spreads; ``"shuffle"`` shuffles the classifiers within each dataset (the former
-        default, which assumes them exchangeable: docs/rating.md, "At matched error").
+        default, which assumes them exchangeable: benchmarks/results/rating-verdict.md, "At matched error").
     max_pairwise : int or None
         The agreement checks (each pair's Wilcoxon test with Holm's correction, the Bayesian sign test) compare
         the ``max_pairwise`` best-rated classifiers only, every pair of them (Holm corrects over those pairs); so

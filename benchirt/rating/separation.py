@@ -13,7 +13,7 @@ absent from a dataset stays absent (only the present classifiers' scores are shu
 When the classifiers are not all equal, a pair far from the others (two strong classifiers that beat
 everyone else) has a noisier rating difference than the shuffled tables show — its matches against
 the rest carry little information — and the range test alone separates such equal pairs too often
-(10 % of simulated tables, docs/rating.md). So each pair's distance is scaled by how much noisier it
+(a simulation with groups of equal classifiers showed it, at twice its level). So each pair's distance is scaled by how much noisier it
 is: A is better than B when R_A − R_B > c · max(1, s_AB / s₀), with s_AB the bootstrap standard error of
 the pair's difference (the leaderboard's bootstrap over datasets) and s₀ the standard error every pair
 has in the shuffled tables. The factor is never below 1, so the test is never less strict than the

@@ -19,9 +19,9 @@ their spreads or correlations (the randomisation hypothesis of Pesarin 2001 §1.
 ``resampling="shuffle"``, shuffles the classifiers' scores within every dataset (a classifier absent from a
 dataset stays absent), as the range test of :mod:`benchirt.rating.separation` does; that needs the
 classifiers to be exchangeable within a dataset, which classifiers of unequal spreads are not: on null tables
-with the real, unequal spreads of decodIRT's 50 pools it made a false separation in 5.5 % of 1500 tables at
-α = 0.05 (reflections 5.1 %; benchmarks/rating_leaderboard.py --matched, docs/rating.md) — a small breach
-there, but one nothing bounds when spreads differ more.
+with the real, unequal spreads of decodIRT's pools its false separations exceed α slightly where reflections
+keep to α (benchmarks/rating_leaderboard.py --matched; benchmarks/results/rating-verdict.md) — a small breach there, but one nothing
+bounds when spreads differ more.
 
 The decisions are Westfall & Young's (1993, Algorithm 2.8) **step-down max-T**: order the pairs by
 |z|, largest first; the r-th pair's adjusted p-value is the share of resampled tables in which the largest

@@ -7,12 +7,10 @@ adjusted for the family by Holm's (1979) step-down method (:func:`benchirt.ratin
 is separated when its adjusted p-value is below α, in the direction of its signed-rank statistic. Holm's method
 holds the family-wise error at α under any dependence between the pairs, and each test needs only that a pair's
 per-dataset differences are symmetric under its null — the same symmetry the step-down max-T's reflected
-tables (:mod:`benchirt.rating.stepdown`) rest on, without their use of how the pairs move together. Measured by
-``benchmarks/rating_leaderboard.py --matched`` (docs/rating.md, "At matched error"): on null tables with the
-real, unequal spreads Wilcoxon–Holm made a false separation in 3.0 % of 1500 tables at α = 0.05 and the
-step-down in 5.1 % (its level); at α = 0.02 the step-down's error falls to 2.3 % and 2.5 % (equal and real
-spreads; Wilcoxon–Holm's 2.5 % and 3.0 %) and it separates 85 pairs of decodIRT's 50 reference pools against
-Wilcoxon–Holm's 90. Its price: Holm's
+tables (:mod:`benchirt.rating.stepdown`) rest on, without their use of how the pairs move together.
+``benchmarks/rating_leaderboard.py --matched`` compares the two at matched family-wise error (benchmarks/results/rating-verdict.md,
+"At matched error"): Wilcoxon–Holm spends less than its α, and where the step-down's α is lowered to the same
+error it separates no more pairs of decodIRT's reference pools than Wilcoxon–Holm. Its price: Holm's
 first step multiplies the smallest p-value by the number of pairs, and an exact signed-rank test over n datasets
 cannot go below 2 / 2ⁿ, so with 19 classifiers (171 pairs) and 12 datasets it cannot separate any pair
 (171 · 2 / 4096 = 0.083 > 0.05) where the step-down separates 96 (the default run). Demšar (2006) and Benavoli, Corani & Mangili (2016)

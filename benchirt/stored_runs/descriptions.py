@@ -7,10 +7,10 @@ caches them (``runs/<id>/description.xml``, ``tasks/<id>/task.xml``, ``datasets/
 Bounded (issue 44 item 4): a description over :data:`DESCRIPTION_BYTES` is refused by its size before it is
 parsed, and a field read from it over :data:`FIELD_CHARS` characters is refused before it is copied anywhere (a
 flow name would otherwise be copied into four CSVs and the report; shorter long names are cut in the middle on the
-screen and kept whole in the CSVs). The server's descriptions are small (the
-largest in ``../shared/data``, a run's with its per-fold evaluations, is 42 KiB); at 4 MiB, the worst XML for the
-parser (a million empty elements) takes 91 MiB, and a 100 MB description with a 100-million-character flow name
-is refused at the interpreter's own footprint (``python benchmarks/junk_input.py --part names``).
+screen and kept whole in the CSVs). The server's descriptions are small (tens of KiB with per-fold
+evaluations), so the 4 MiB limit leaves them room, while at that size even the worst XML for the parser (empty
+elements) stays within a few hundred MiB, and a huge description with a huge flow name is refused at the
+interpreter's own footprint (``python benchmarks/junk_input.py --part names`` measures both; docs/benchmarks.md states them).
 """
 from __future__ import annotations
 

@@ -30,8 +30,8 @@ per dataset and these columns, each a defined quantity:
   redundancy is shown, not multiplied in.
 
 Hand-written: no library computes these from a benchmark's answers; McNemar's p-values for all pairs at once
-are two matrix products (a pair-by-pair :func:`scipy.stats.binomtest` loop took 413 s on the 609 respondents
-of the Iris study).
+are two matrix products, where a pair-by-pair :func:`scipy.stats.binomtest` loop grows with the square of the
+respondents (hundreds of seconds on the Iris study's hundreds of stored runs).
 """
 from __future__ import annotations
 
