@@ -155,6 +155,47 @@ def test_plan_steps_minimise_the_conditional_variance_of_the_suite_mean(prior):
         chosen.append(best)
 
 
+def test_a_plan_by_cost_takes_the_largest_variance_reduction_per_cpu_second():
+    """With costs each step maximises (variance before − variance after running d) / cost_d, recomputed by
+    brute force; equal costs give the plan by count."""
+    model = fit_score_model(simulated_scores(n_datasets=12, n_classifiers=8))
+    _, cov = model.moments(model.posterior(pd.Series(dtype=float)))
+    costs = pd.Series(np.random.default_rng(1).uniform(1, 100, 12), index=model.datasets)
+    plan = plan_datasets(model, 3, costs=costs)
+    chosen = []
+    for row in plan.itertuples(index=False):
+        unrun = sorted(set(range(12)) - set(chosen))
+        base = cov[np.ix_(unrun, unrun)] - (cov[np.ix_(unrun, chosen)] @ np.linalg.solve(
+            cov[np.ix_(chosen, chosen)], cov[np.ix_(chosen, unrun)]) if chosen else 0)
+        gains = {}
+        for d in unrun:
+            known, rest = chosen + [d], sorted(set(unrun) - {d})
+            block = cov[np.ix_(rest, rest)] - cov[np.ix_(rest, known)] @ np.linalg.solve(
+                cov[np.ix_(known, known)], cov[np.ix_(known, rest)])
+            gains[d] = (base.sum() - block.sum()) / costs.iloc[d]
+        best = max(gains, key=gains.get)
+        assert model.datasets[best] == row.dataset
+        chosen.append(best)
+    assert plan["cumulative_cpu_s"].tolist() == pytest.approx(np.cumsum(costs.iloc[chosen]).tolist())
+    equal = plan_datasets(model, 3, costs=pd.Series(7.0, index=model.datasets))
+    assert equal["dataset"].tolist() == plan_datasets(model, 3)["dataset"].tolist()
+    with pytest.raises(DataError, match="no positive cost for dataset"):
+        plan_datasets(model, 3, costs=costs.iloc[1:])
+
+
+def test_calibration_costs_come_from_cc18_shapes_by_name_or_are_said_unknown(shared_data, tmp_path):
+    reference = load_calibration(shared_data / "decodirt-reference")
+    assert reference.costs is not None and (reference.costs > 0).all() and len(reference.costs) == 50
+    assert reference.costs["har"] > 50 * reference.costs["balance-scale"]      # 10,299 × 561 against 625 × 4
+    assert any("recorded shapes" in note for note in reference.notes)
+    scores = pd.DataFrame([{"dataset": d, "classifier": c, "score": s} for d, s0 in (("mine", 1.0), ("yours", 2.0))
+                           for c, s in (("a", s0), ("b", s0 + 1))])
+    scores.to_csv(tmp_path / "scores.csv", index=False)
+    unknown = load_calibration(tmp_path / "scores.csv")
+    assert unknown.costs is None
+    assert any("no shape for dataset(s) mine, yours: plans count datasets" in note for note in unknown.notes)
+
+
 def test_rank_plan_weights_datasets_by_the_pool_density_around_the_classifier():
     """`target="rank"`: the first choice, recomputed by brute force with g_d = sum over pool members of
     the predictive mixture density at their score (component by component, scipy's normal pdf)."""
@@ -305,15 +346,18 @@ def test_scores_on_another_scale_are_reported(shared_data, tmp_path, capsys):
 
 
 def test_plan_command_prior_and_target_options(shared_data, tmp_path):
-    """`--prior gaussian` plans with the previous model, `--target rank` for the average rank: the same
-    datasets as the API gives."""
+    """`--prior gaussian` plans with the previous model (by cost, the default), `--target rank` for the average
+    rank (per dataset): the same datasets as the API gives."""
     reference = shared_data / "decodirt-reference"
     assert main(["plan", str(reference), "--budget", "4", "--out", str(tmp_path), "--prior", "gaussian"]) == 0
-    model = fit_score_model(load_calibration(reference).scores, prior="gaussian")
+    calibration = load_calibration(reference)
+    model = fit_score_model(calibration.scores, prior="gaussian")
     assert model.rank == 3 and len(model.prior.weights) == 1
-    assert pd.read_csv(tmp_path / "plan.csv")["dataset"].tolist() == plan_datasets(model, 4)["dataset"].tolist()
-    assert main(["plan", str(reference), "--budget", "4", "--out", str(tmp_path), "--target", "rank"]) == 0
-    mixture = fit_score_model(load_calibration(reference).scores)
+    expected = plan_datasets(model, 4, costs=calibration.costs)["dataset"].tolist()
+    assert pd.read_csv(tmp_path / "plan.csv")["dataset"].tolist() == expected
+    assert main(["plan", str(reference), "--budget", "4", "--out", str(tmp_path), "--target", "rank",
+                 "--per", "dataset"]) == 0
+    mixture = fit_score_model(calibration.scores)
     expected = plan_datasets(mixture, 4, target="rank")["dataset"].tolist()
     assert pd.read_csv(tmp_path / "plan.csv")["dataset"].tolist() == expected
 
