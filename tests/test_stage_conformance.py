@@ -227,12 +227,12 @@ def test_stage_commands_take_their_defaults_from_the_config_classes():
 @pytest.mark.parametrize("score, words", [("true_score", "the score the ratings compare"),
                                           ("test_accuracy", "the ratings of this run compare test accuracy instead")])
 def test_the_true_score_section_names_the_score_the_ratings_compare(small_run, score, words):
+    from benchirt.document.context import SectionContext
+    from benchirt.irt.report_sections import true_scores
     from benchirt.rating.config import RatingConfig
-    from benchirt.report.config import ReportConfig
-    from benchirt.report.sections import true_scores
 
     results = load_run(small_run["outcome"].run_dir)
-    results.config = dataclasses.replace(results.config, stage_configs={
-        **results.config.stage_configs, "rate": RatingConfig(score=score)})
-    text = true_scores(results, ReportConfig()).blocks[0].text
+    config = dataclasses.replace(results.config, stage_configs={**results.config.stage_configs,
+                                                                "rate": RatingConfig(score=score)})
+    text = true_scores(results.irt, SectionContext(config, results={"respond": results.respond})).blocks[0].text
     assert words in text and ("Glicko-2 compares" not in text)
