@@ -29,17 +29,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from scipy.stats import binom, spearmanr
+from scipy.stats import spearmanr
 
 from benchirt.humanize import short_name
+from benchirt.irt.mcnemar import PAIR_ALPHA, mcnemar_separated
 
 if TYPE_CHECKING:
     from benchirt.irt.stage import DatasetIRT
     from benchirt.responses.stage import ResponseResult
 
 USEFULNESS_COLUMNS = ("dataset", "n_real", "pairs_separated", "ability_sd", "accuracy_range", "rank")
-#: Per-pair level of McNemar's test (here and in :mod:`benchirt.subsets.value`).
-PAIR_ALPHA = 0.05
 
 
 def real_classifier_spread(irts: Sequence[DatasetIRT], responses: Mapping[str, ResponseResult]) -> pd.DataFrame:
@@ -78,33 +77,9 @@ def real_classifier_spread(irts: Sequence[DatasetIRT], responses: Mapping[str, R
     return table.sort_values(["rank", "dataset"]).reset_index(drop=True)
 
 
-def mcnemar_separated(answers: np.ndarray, alpha: float = PAIR_ALPHA, block: int = 512) -> np.ndarray:
-    """Which pairs of rows (respondents) answer differently by McNemar's exact test at ``alpha``: (n, n) bool.
-
-    For every pair at once: the discordant counts of all pairs are two matrix products (rows of ``block``
-    respondents at a time), and the exact two-sided binomial p-value at p = 1/2 is
-    ``min(1, 2 · BinomCDF(min(b, c); b + c, 1/2))`` — the distribution is symmetric, so this is what
-    :func:`scipy.stats.binomtest` returns pair by pair (tested against it). Hand-written: a pair-by-pair
-    :func:`scipy.stats.binomtest` loop took 413 s on the 609 respondents of the Iris study.
-    """
-    answers = np.asarray(answers, dtype=np.float64)
-    n = len(answers)
-    separated = np.zeros((n, n), dtype=bool)
-    wrong = 1.0 - answers
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        only_a = answers[start:stop] @ wrong.T          # items row a got right and row b wrong
-        only_b = wrong[start:stop] @ answers.T
-        low, total = np.minimum(only_a, only_b), only_a + only_b
-        p_value = np.minimum(1.0, 2.0 * binom.cdf(low, total, 0.5))
-        separated[start:stop] = (total > 0) & (p_value < alpha)
-    np.fill_diagonal(separated, False)
-    return separated
-
-
 def mcnemar_share(answers: np.ndarray, alpha: float = PAIR_ALPHA, block: int = 512) -> float:
     """Share (%) of pairs of rows (respondents) whose 0/1 answers differ by McNemar's exact test at ``alpha``
-    (:func:`mcnemar_separated`, every pair at once, ``block`` rows at a time); NaN for
+    (:func:`benchirt.irt.mcnemar.mcnemar_separated`, every pair at once, ``block`` rows at a time); NaN for
     fewer than two rows."""
     answers = np.asarray(answers, dtype=np.float64)
     n = len(answers)

@@ -6,7 +6,7 @@ per dataset and these columns, each a defined quantity:
 
 * ``top_pairs_separated``: the pairs of top contenders (the ``top_k`` real classifiers with the highest mean
   score over the suite) that the dataset's own test rows tell apart: McNemar's exact test (McNemar 1947) at
-  p < 0.05 per pair, on the raw answers (:func:`benchirt.irt.usefulness.mcnemar_separated`); no model, no artificial respondent.
+  p < 0.05 per pair, on the raw answers (:func:`benchirt.irt.mcnemar.mcnemar_separated`); no model, no artificial respondent.
 * ``saturation``: the share of its test rows every top contender answers correctly (a saturated dataset
   separates nobody at the top, however many of its items are "discriminating").
 * ``top_information``: the test information of the model that ranks (the IRT stage's scoring model) at the
@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from benchirt.irt.usefulness import PAIR_ALPHA, mcnemar_separated
+from benchirt.irt.mcnemar import PAIR_ALPHA, mcnemar_separated
 
 #: Columns of ``dataset_value.csv``, most worth running first.
 VALUE_COLUMNS = ("dataset", "value", "cost_cpu_s", "top_pairs_separated", "n_top_pairs", "saturation",
