@@ -66,7 +66,7 @@ class Stage:
         (``benchirt/<package>/report_sections.py``): called as ``function(result, context)`` with the stage's result
         (``{dataset: result}`` for a per-dataset stage) and a :class:`benchirt.document.context.SectionContext`, it
         returns a :class:`benchirt.document.page.Section` or None (nothing to show). The report calls them for the
-        stages the run has results of (:func:`benchirt.report.page.stage_sections`).
+        stages the run has results of (:func:`benchirt.report.page.page_sections`).
     """
 
     name: str

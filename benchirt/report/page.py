@@ -57,6 +57,7 @@ def page_sections(results: RunResults, config: ReportConfig) -> list[Section]:
 
 
 def _cross_stage(results: RunResults, config: ReportConfig) -> list[Builder]:
+    """The report's own sections (:data:`CROSS_STAGE`), each named as :data:`PAGE_ORDER` names it."""
     return [(f"{make.__module__}:{make.__name__}", partial(make, results, config)) for make in CROSS_STAGE]
 
 
