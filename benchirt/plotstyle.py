@@ -87,6 +87,8 @@ def place_point_labels(ax, xs: Sequence[float], ys: Sequence[float], names: Sequ
     """
     import numpy as np
 
+    from benchirt.document.legibility import figure_renderer
+
     renderer = figure_renderer(ax.figure)
     points = ax.transData.transform(np.column_stack([xs, ys]))
     crowd = [np.sort(np.hypot(*(points - p).T))[1:3].sum() for p in points] if len(points) > 2 else [0.0] * len(points)
@@ -116,12 +118,3 @@ def place_point_labels(ax, xs: Sequence[float], ys: Sequence[float], names: Sequ
         far = abs(dx) > 4 or abs(dy) > 4
         annotate(k, dx, dy, **({"arrowprops": {"arrowstyle": "-", "color": "0.6", "lw": 0.5}} if far else {}))
         placed.append(box)
-
-
-def figure_renderer(fig):
-    """The figure's renderer, attaching an Agg canvas to a bare ``matplotlib.figure.Figure`` first."""
-    if not hasattr(fig.canvas, "get_renderer"):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-        FigureCanvasAgg(fig)
-    return fig.canvas.get_renderer()

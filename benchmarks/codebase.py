@@ -4,8 +4,13 @@ For each revision (its ``benchirt/`` and ``README.md`` extracted with ``git arch
 package and in all, the five largest modules, ``raise ConfigError`` sites outside ``benchirt/options.py``,
 manifest string-key reads outside ``benchirt/pipeline/manifest.py`` (``manifest[`` and ``manifest.get(``),
 private names of the IRT estimator reached from tests (``from benchirt.irt.<module> import _name`` and
-``<module>._name``), functions above cyclomatic complexity 15 (the count of ``tests/test_code_complexity.py``)
-and the README's size in bytes. mypy's error count is CI's (``.ci/run`` runs it and fails on any).
+``<module>._name``), functions above cyclomatic complexity 15 (the count of ``tests/test_code_complexity.py``),
+the README's size in bytes, and where the report's sections live (issue 45): the lines of
+``benchirt/report/sections.py`` (0 when it is gone), the report package's fan-out (the distinct benchirt
+sub-packages its modules import, any import — function-level and ``TYPE_CHECKING`` ones too; the count of all
+benchirt packages and top-level modules beside it) and the functions outside ``benchirt/report/`` with a parameter
+named ``results`` that is not annotated or annotated with a bare non-specific type (:data:`NON_SPECIFIC`). mypy's
+error count is CI's (``.ci/run`` runs it and fails on any).
 
     python benchmarks/codebase.py [--before 9204efd] [--after HEAD]
 """
@@ -23,6 +28,8 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Annotations that say nothing of what a ``results`` parameter holds (unsubscripted).
+NON_SPECIFIC = frozenset({"Any", "object", "dict", "list", "tuple", "Mapping", "Sequence", "Iterable", "Collection"})
 
 
 def complexity_of():
@@ -40,6 +47,47 @@ def extract(rev: str, into: Path) -> Path:
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
     return into
+
+
+def imported_packages(tree: ast.Module) -> set[str]:
+    """``benchirt.x`` of every benchirt package or top-level module the module ``tree`` imports (anywhere in it)."""
+    found = set()
+    for node in ast.walk(tree):
+        names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                 else [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+        found.update(".".join(name.split(".")[:2]) for name in names if name.startswith("benchirt."))
+    return found
+
+
+def untyped_results(tree: ast.Module) -> list[str]:
+    """Functions of ``tree`` with a parameter named ``results`` that has no annotation or a :data:`NON_SPECIFIC` one."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            arguments = node.args
+            for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+                if argument.arg == "results" and (argument.annotation is None
+                                                  or ast.unparse(argument.annotation).strip("'\"") in NON_SPECIFIC):
+                    found.append(node.name)
+    return found
+
+
+def report_numbers(package: Path) -> dict:
+    """The report's sections: lines of report/sections.py, the report package's fan-out, untyped ``results`` outside it."""
+    sections = package / "report" / "sections.py"
+    imported, untyped = set(), []
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if relative.startswith("report/"):
+            imported |= imported_packages(tree)
+        else:
+            untyped += [f"{relative}:{name}" for name in untyped_results(tree)]
+    imported.discard("benchirt.report")
+    sub_packages = {name for name in imported if (package / name.split(".")[1]).is_dir()}
+    return {"report_sections_lines": sections.read_text(encoding="utf-8").count("\n") if sections.is_file() else 0,
+            "report_fan_out": len(sub_packages), "report_fan_out_all": len(imported),
+            "untyped_results_outside_report": len(untyped), "untyped_results_where": untyped}
 
 
 def numbers(tree: Path, complexity) -> dict:
@@ -66,7 +114,8 @@ def numbers(tree: Path, complexity) -> dict:
     return {"lines": sum(lines.values()), "per_package": per_package,
             "largest": sorted(lines.items(), key=lambda item: -item[1])[:5], "over_15": over,
             "config_error_raises": raises, "manifest_string_reads": manifest_reads,
-            "private_irt_names_in_tests": private, "readme_bytes": (tree / "README.md").stat().st_size}
+            "private_irt_names_in_tests": private, "readme_bytes": (tree / "README.md").stat().st_size,
+            **report_numbers(package)}
 
 
 def main() -> None:
@@ -80,13 +129,16 @@ def main() -> None:
     before, after = result[args.before], result[args.after]
     print(f"{'':34s} {args.before:>12s} {args.after:>12s}")
     for key in ("lines", "over_15", "config_error_raises", "manifest_string_reads", "private_irt_names_in_tests",
-                "readme_bytes"):
+                "readme_bytes", "report_sections_lines", "report_fan_out", "report_fan_out_all",
+                "untyped_results_outside_report"):
         print(f"{key:34s} {before[key]:12d} {after[key]:12d}")
     print("\nlines per package")
     for name in sorted(set(before["per_package"]) | set(after["per_package"])):
         print(f"  {name:32s} {before['per_package'].get(name, 0):12d} {after['per_package'].get(name, 0):12d}")
     for rev in (args.before, args.after):
         print(f"\nlargest modules at {rev}: " + ", ".join(f"{name} {n}" for name, n in result[rev]["largest"]))
+        print(f"untyped `results` parameters outside report/ at {rev}: "
+              + (", ".join(result[rev]["untyped_results_where"]) or "none"))
 
 
 if __name__ == "__main__":

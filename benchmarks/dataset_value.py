@@ -28,7 +28,8 @@ from scipy.stats import spearmanr
 
 from benchirt.pipeline.estimate import Shape, load_cost_model, response_cost
 from benchirt.responses import ResponseConfig
-from benchirt.subsets.value import mcnemar_separated, redundancy
+from benchirt.irt.mcnemar import mcnemar_separated
+from benchirt.subsets.value import redundancy
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("BENCHIRT_SHARED_DATA", ROOT.parent / "shared" / "data"))

@@ -219,7 +219,7 @@ def test_the_pipeline_summary_and_the_report_say_the_default_model_does_not_fit(
     from benchirt.irt.estimation import fit_irt
     from benchirt.irt.stage import DatasetIRT
     from benchirt.irt.summary import default_model_check
-    from benchirt.report.sections import default_model_warnings
+    from benchirt.irt.report_sections import default_model_warnings
 
     simulated, _ = _falling_half(tmp_path)
     config = IRTConfig(model="2PL")
@@ -233,11 +233,9 @@ def test_the_pipeline_summary_and_the_report_say_the_default_model_does_not_fit(
     [reported] = default_model_warnings([irt, DatasetIRT(dataset="old", fit=fit, abilities=pd.DataFrame(),
                                                          statistics={})])   # stored before the check: silent
     assert reported == f"{short_name(LONG)}: {line.removeprefix('WARNING: ')}"
-    from types import SimpleNamespace
+    from benchirt.document.context import SectionContext
+    from benchirt.document.page import Paragraph
+    from benchirt.irt.report_sections import model_fit
 
-    from benchirt.report.config import ReportConfig
-    from benchirt.report.document import Paragraph
-    from benchirt.report.sections import model_fit
-
-    section = model_fit(SimpleNamespace(irt={LONG: irt}), ReportConfig())
+    section = model_fit({LONG: irt}, SectionContext(None))
     assert f"• {reported}" in [block.text for block in section.blocks if isinstance(block, Paragraph)]

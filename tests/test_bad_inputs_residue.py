@@ -7,14 +7,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
 from benchirt.cli import main
 from benchirt.io import atomic_write_csv
-from benchirt.report.document import Figure, Note, Paragraph, Section, Table, render_html
+from benchirt.document.page import Figure, Note, Paragraph, Section, Table, render_html
 
 ROOT = Path(__file__).resolve().parents[1]
 EVIL = "evil\x1b]0;pwned\x07\x1b[2J"
@@ -61,13 +60,13 @@ def test_the_curves_of_a_one_dataset_study_say_the_only_dataset():
     from benchirt.irt import IRTConfig, fit_irt, item_summary
     from benchirt.irt.simulate import simulate_responses
     from benchirt.irt.stage import DatasetIRT
-    from benchirt.report.config import ReportConfig
-    from benchirt.report.sections import item_curves
+    from benchirt.document.context import SectionContext
+    from benchirt.irt.report_sections import item_curves
 
     config = IRTConfig(model="1PL")
     fit = fit_irt(simulate_responses(40, 8, model="1PL", seed=0).responses, config)
     irt = DatasetIRT(dataset="iris", fit=fit, abilities=pd.DataFrame(), statistics=item_summary(fit.items, config))
-    section = item_curves(SimpleNamespace(irt={"iris": irt}, respond={}), ReportConfig(max_dataset_plots=2))
+    section = item_curves({"iris": irt}, SectionContext(None, max_dataset_plots=2, results={"respond": {}}))
     text = section.blocks[0].text
     assert "all 1 datasets" not in text and text.endswith("Shown for iris (the only dataset, by share of difficult "
                                                           "items).")
@@ -103,7 +102,7 @@ def test_the_docs_own_output_folders_are_git_ignored():
 def test_the_commands_figures_hold_no_text_under_ten_pixels(tmp_path, monkeypatch):
     import benchirt.io
     from benchirt.irt.simulate import simulate_responses
-    from benchirt.report.legibility import MIN_TEXT_PX, visible_texts
+    from benchirt.document.legibility import MIN_TEXT_PX, visible_texts
 
     written = benchirt.io.atomic_write_figure
     smallest: dict[str, float] = {}

@@ -34,3 +34,21 @@ def test_no_module_cycle():
     """Any cycle fails, function-level imports included (the last one, in ``data``, was broken by building
     OpenML specs in ``data.openml_specs`` and loading them in ``data.openml_source``)."""
     assert import_graph.cycles(import_graph.edges()) == []
+
+
+def _sub_packages(graph: dict[str, frozenset[str]]) -> set[str]:
+    """The benchirt packages that are folders (``benchirt.irt``), not top-level modules (``benchirt.io``)."""
+    return {name for name in graph if name != "benchirt" and (import_graph.PACKAGE / name.split(".")[1]).is_dir()}
+
+
+def test_the_page_model_imports_no_package_so_every_stage_may_import_it():
+    """``benchirt.document`` (page model, figures, legibility) is the ground floor of the stages' report sections."""
+    graph = import_graph.package_graph()
+    assert not graph["benchirt.document"] & _sub_packages(graph)
+
+
+def test_the_report_imports_at_most_five_packages():
+    """The stages' sections live beside them (``Stage.sections``): the report keeps the page, the conclusions
+    (rating, irt, subsets) and the run overview (pipeline) on the page model (issue 45: at most 5, from 7)."""
+    graph = import_graph.package_graph()
+    assert len(graph["benchirt.report"] & _sub_packages(graph)) <= 5

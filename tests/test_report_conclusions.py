@@ -7,7 +7,8 @@ import pytest
 from benchirt.rating.statistics import friedman_nemenyi
 from benchirt.rating.agreement import glicko_check, nemenyi_check, smallest_holm_p, wilcoxon_check
 from benchirt.rating.verdict import probability, probability_is
-from benchirt.report.conclusions import airt_sentence, leaderboard_table, subsets_sentence
+from benchirt.report.conclusions import airt_sentence, leaderboard_table
+from benchirt.subsets.report_sections import subsets_sentence
 
 
 def test_probabilities_are_never_rounded_to_one_or_zero():
@@ -123,7 +124,7 @@ def test_leaderboard_table_marks_ties_and_shows_intervals():
 
 def test_airt_dataset_table_collapses_identical_rows():
     """ASP-POTASSCO: 80 instances every solver finds equally easy must not be 80 identical rows."""
-    from benchirt.report.sections import airt_dataset_table
+    from benchirt.airt.report_sections import airt_dataset_table
 
     datasets = pd.DataFrame({"dataset": [f"i{n:02d}" for n in range(82)],
                              "difficulty": [2.397] * 40 + [-2.397] * 40 + [0.5, 0.1]})
@@ -138,21 +139,19 @@ def test_airt_dataset_table_collapses_identical_rows():
 
 
 def test_report_sections_for_one_dataset_and_one_tier_say_no_interval_and_no_tier():
-    from types import SimpleNamespace
-
+    from benchirt.document.context import SectionContext
+    from benchirt.document.page import Paragraph, Table
     from benchirt.rating import RatingConfig, rate
-    from benchirt.report.config import ReportConfig
-    from benchirt.report.document import Paragraph, Table
-    from benchirt.report.sections import leaderboard, ratings
+    from benchirt.rating.report_sections import leaderboard, ratings
 
     scores = pd.DataFrame({"dataset": "d1", "classifier": ["a", "b", "c"], "score": [0.9, 0.5, 0.1]})
-    results = SimpleNamespace(rate=rate(scores, RatingConfig(n_bootstrap=50, n_permutations=10)))
-    section = ratings(results, ReportConfig())
+    rating = rate(scores, RatingConfig(n_bootstrap=50, n_permutations=10))
+    section = ratings(rating, SectionContext(None))
     text = " ".join(block.text for block in section.blocks if isinstance(block, Paragraph))
     assert "(1 dataset, order" in text and "With a single rating period there is no interval" in text
     [table] = [block for block in section.blocks if isinstance(block, Table)]
     assert not {"low", "high"} & set(table.frame.columns)
-    section = leaderboard(results, ReportConfig())
+    section = leaderboard(rating, SectionContext(None))
     text = " ".join(block.text for block in section.blocks if hasattr(block, "text"))
     assert "tier" not in text.lower()
     assert all("tier" not in table.frame.columns for table in section.blocks if isinstance(table, Table)

@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
-from benchirt.report.document import (
-    MAX_TABLE_ROWS, Note, Paragraph, Section, Table, figure_block, markdown_table, render_html, render_markdown,
+from benchirt.document.figures import figure_block
+from benchirt.document.page import (
+    MAX_TABLE_ROWS, Note, Paragraph, Section, Table, markdown_table, render_html, render_markdown,
 )
 
 
@@ -79,7 +80,7 @@ def test_markdown_table_shape():
 
 
 def test_long_tables_fold_with_a_csv_link_and_key_columns_come_first():
-    from benchirt.report.document import FOLD_ROWS, human_header
+    from benchirt.document.page import FOLD_ROWS, human_header
 
     frame = pd.DataFrame({"orders_rank_max": range(FOLD_ROWS + 1), "classifier": [f"c{i}" for i in range(FOLD_ROWS + 1)],
                           "kendall_tau_p_value": np.linspace(0, 1, FOLD_ROWS + 1)})

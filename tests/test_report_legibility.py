@@ -13,12 +13,12 @@ import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from benchirt.plotstyle import place_point_labels  # noqa: E402
-from benchirt.report.document import figure_block  # noqa: E402
-from benchirt.report.legibility import (CONTENT_WIDTH_PX, MIN_TEXT_PX, laid_out, overlapping_texts,  # noqa: E402
+from benchirt.document.figures import figure_block  # noqa: E402
+from benchirt.document.legibility import (CONTENT_WIDTH_PX, MIN_TEXT_PX, laid_out, overlapping_texts,  # noqa: E402
                                         png_size, save_laid_out, visible_texts)
-from benchirt.report.score_checks import rank_disagreements  # noqa: E402
+from benchirt.irt.score_checks import rank_disagreements  # noqa: E402
 from benchirt.report.sections import _pipeline_order  # noqa: E402
-from benchirt.report.usefulness import mcnemar_share, real_classifier_spread, usefulness_sentence  # noqa: E402
+from benchirt.irt.usefulness import mcnemar_share, real_classifier_spread, usefulness_sentence  # noqa: E402
 
 
 def _figure(width: float, fontsize: float) -> Figure:
@@ -67,7 +67,7 @@ def test_the_png_drawn_from_a_layout_is_savefigs_tight_png_from_that_layout(layo
 
 
 def test_a_figure_no_wider_than_the_page_is_laid_out_once(monkeypatch):
-    import benchirt.report.legibility as legibility
+    import benchirt.document.legibility as legibility
 
     layouts = []
     monkeypatch.setattr(legibility, "laid_out", lambda fig, dpi: layouts.append(dpi) or laid_out(fig, dpi))
@@ -165,7 +165,7 @@ def test_true_score_far_from_accuracy_is_flagged_and_accuracy_ties_are_not():
 
 
 def test_codes_in_tables_read_as_words_and_names_stay():
-    from benchirt.report.document import Section, Table, render_markdown
+    from benchirt.document.page import Section, Table, render_markdown
 
     frame = pd.DataFrame({"classifier": ["random_forest", "knn_3"], "reason": ["negative_discrimination", "all_wrong"],
                           "score": pd.Series(["true_score", "test_accuracy"], dtype="string")})

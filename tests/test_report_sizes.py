@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from benchirt.report.config import ReportConfig
-from benchirt.report.sizes import size_policy
+from benchirt.document.context import SectionContext
+from benchirt.responses.report_sections import size_policy
 
 
 def _sizes(rows, train_used, cv_rows, skipped=None, max_train=10000, max_cv_train=5000, budget=600):
@@ -15,12 +15,12 @@ def _sizes(rows, train_used, cv_rows, skipped=None, max_train=10000, max_cv_trai
 
 
 def test_lists_only_the_reduced_datasets_with_the_policy():
-    results = SimpleNamespace(respond={
+    responses = {
         "small": _sizes(1000, 700, 700),
         "mnist": _sizes(70000, 10000, 5000),
         "mid": _sizes(8000, 7500, 5000, skipped={"svc": "time budget: ..."}),
-    })
-    section = size_policy(results, ReportConfig())
+    }
+    section = size_policy(responses, SectionContext(None))
     text, table = section.blocks[0].text, section.blocks[1].frame
     assert "capped at 10000 rows, cross-validation at 5000" in text and "600 s" in text
     assert "2 dataset(s) were reduced" in text
@@ -30,5 +30,5 @@ def test_lists_only_the_reduced_datasets_with_the_policy():
 
 
 def test_absent_without_policy_or_reduction():
-    results = SimpleNamespace(respond={"small": _sizes(1000, 700, 700, max_train=None, max_cv_train=None, budget=None)})
-    assert size_policy(results, ReportConfig()) is None
+    responses = {"small": _sizes(1000, 700, 700, max_train=None, max_cv_train=None, budget=None)}
+    assert size_policy(responses, SectionContext(None)) is None

@@ -8,7 +8,8 @@ import yaml
 import benchirt.report as report
 from benchirt.cli import main
 from benchirt.report import build_report
-from benchirt.report.document import Section, figure_block
+from benchirt.document.figures import figure_block
+from benchirt.document.page import Section
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,10 @@ from benchirt.rating.batch import update_period
 from benchirt.rating.sparse import min_datasets, ranked_field
 from benchirt.report.config import ReportConfig
 from benchirt.humanize import short_name
-from benchirt.report.document import Table, render_html, render_markdown
-from benchirt.report.sections import conclusions, leaderboard
+from benchirt.document.context import SectionContext
+from benchirt.document.page import Table, render_html, render_markdown
+from benchirt.rating.report_sections import leaderboard
+from benchirt.report.sections import conclusions
 from benchirt.responses.complete_block import largest_complete_block
 
 TASKS = ("t1", "t2", "t3", "t4", "t5", "t6")
@@ -82,7 +84,7 @@ def test_a_sparse_field_is_rated_subset_and_fitted_by_airt_with_its_gaps_said(tm
     said = {stage: " ".join(manifest["artifacts"][stage]["notes"]) for stage in ("rate", "subset", "airt")}
     assert "10 of 20 classifiers left out of the leaderboard" in said["rate"]
     assert "a sparse field" in said["subset"] and "largest complete block" in said["airt"]
-    board_section = leaderboard(results, ReportConfig(dpi=40))
+    board_section = leaderboard(results.rate, SectionContext(results.config, dpi=40))
     assert any(isinstance(b, Table) and b.caption.startswith("Left out of the leaderboard: 10 classifiers")
                and sorted(b.frame["classifier"]) == sorted(left) for b in board_section.blocks)
     opening = conclusions(results, ReportConfig())          # the report's and summary.md's opening block
@@ -178,7 +180,7 @@ def test_weighted_glicko_intervals_cover_where_every_game_counted_does_not():
 
 
 def test_figure_labels_keep_full_names_where_shortened_ones_would_read_the_same():
-    from benchirt.report.sections import figure_names
+    from benchirt.document.figures import figure_names
 
     one, two, other = ("pipeline(" + "a" * 20 + middle + "b" * 40 + f"){run}" for middle, run in
                        (("x" * 20, "(1)"), ("y" * 20, "(1)"), ("z" * 20, "(2)")))

@@ -10,6 +10,7 @@ gives the same run.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 
 import numpy as np
@@ -112,6 +113,26 @@ def test_one_name_for_section_cli_and_results(stage):
     assert callable(registry.resolve(stage.plan))
     config = load_config({name: {} for name in (stage.name,)})
     assert stage.name in config.stage_configs
+
+
+@pytest.mark.parametrize("stage", STAGES, ids=lambda s: s.name)
+def test_report_sections_take_the_result_and_a_context(stage):
+    """Each function a record names in ``sections`` resolves (a benchirt stage's in its ``report_sections`` module)
+    and takes the stage's result and a :class:`benchirt.document.context.SectionContext`."""
+    for name in stage.sections:
+        function = registry.resolve(name)
+        assert list(inspect.signature(function).parameters)[1:] == ["context"], name
+        assert not name.startswith("benchirt.") or name.split(":")[0].endswith(".report_sections"), name
+
+
+def test_the_page_order_places_every_section_of_the_registry():
+    """The report's page order lists its own sections and every benchirt stage's, each once (a stage it does not
+    list still shows: after them, tests/test_toy_stage.py)."""
+    from benchirt.report.page import CROSS_STAGE, PAGE_ORDER
+
+    named = [name for stage in registry.REGISTRY for name in stage.sections if name.startswith("benchirt.")]
+    named += [f"{make.__module__}:{make.__name__}" for make in CROSS_STAGE]
+    assert len(set(PAGE_ORDER)) == len(PAGE_ORDER) and set(PAGE_ORDER) == set(named)
 
 
 def test_former_names_are_read_with_a_note_and_both_spellings_refused():
@@ -227,12 +248,12 @@ def test_stage_commands_take_their_defaults_from_the_config_classes():
 @pytest.mark.parametrize("score, words", [("true_score", "the score the ratings compare"),
                                           ("test_accuracy", "the ratings of this run compare test accuracy instead")])
 def test_the_true_score_section_names_the_score_the_ratings_compare(small_run, score, words):
+    from benchirt.document.context import SectionContext
+    from benchirt.irt.report_sections import true_scores
     from benchirt.rating.config import RatingConfig
-    from benchirt.report.config import ReportConfig
-    from benchirt.report.sections import true_scores
 
     results = load_run(small_run["outcome"].run_dir)
-    results.config = dataclasses.replace(results.config, stage_configs={
-        **results.config.stage_configs, "rate": RatingConfig(score=score)})
-    text = true_scores(results, ReportConfig()).blocks[0].text
+    config = dataclasses.replace(results.config, stage_configs={**results.config.stage_configs,
+                                                                "rate": RatingConfig(score=score)})
+    text = true_scores(results.irt, SectionContext(config, results={"respond": results.respond})).blocks[0].text
     assert words in text and ("Glicko-2 compares" not in text)

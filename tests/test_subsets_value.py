@@ -6,8 +6,9 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
+from benchirt.irt.mcnemar import mcnemar_separated
 from benchirt.subsets.value import (
-    dataset_value, information, mcnemar_separated, redundancy, separations_depending, top_contenders, value_sentence,
+    dataset_value, information, redundancy, separations_depending, top_contenders, value_sentence,
 )
 
 

@@ -24,6 +24,7 @@ from benchirt.pipeline import registry
 from benchirt.pipeline.config import load_config, select_stages
 from benchirt.pipeline.results import load_run
 from benchirt.pipeline.run import run_pipeline
+from benchirt.report import build_report
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,11 +58,25 @@ def test_the_engine_runs_the_toy_stores_it_and_reuses_it(toy, tmp_path):
     assert changed.manifest.stages["toy"]["computed"] == 1 and load_run(changed.run_dir).toy.value == 4.0
 
 
+def test_the_toy_shows_its_section_in_the_report_from_its_record_alone(toy, tmp_path):
+    """The record's ``sections`` is all a stage needs to show in the report: nothing under benchirt/report names the
+    toy; its section follows the report's own sections (it is not in the page order), in both renderings."""
+    assert not [path for path in (ROOT / "benchirt" / "report").rglob("*.py") if "toy" in path.read_text(encoding="utf-8")]
+    options = {"suite": "builtin:iris", "stages": ["toy"], "toy": {"n": 3}}
+    outcome = run_pipeline(load_config(options), out=tmp_path / "run", show_progress=False)
+    paths = build_report(outcome.run_dir)
+    markdown, page = paths["markdown"].read_text(encoding="utf-8"), paths["html"].read_text(encoding="utf-8")
+    assert markdown.index("## Conclusions") < markdown.index("## Run overview") < markdown.index("## Toy stage")
+    assert "toy: 6 from 3 terms" in markdown and "The toy's terms." in markdown   # 1 + 2 + 3, its own summary
+    assert '<section id="toy"><h2>Toy stage</h2>' in page and page.index('id="overview"') < page.index('id="toy"')
+
+
 def test_the_registry_derived_checks_accept_the_toy(toy):
     """The one-stage checks of the conformance suite and the generated option cases, called on the toy."""
     test_stage_conformance.test_config_round_trips_through_its_section(toy)
     test_stage_conformance.test_unknown_key_message_is_pinned(toy)
     test_stage_conformance.test_one_name_for_section_cli_and_results(toy)
+    test_stage_conformance.test_report_sections_take_the_result_and_a_context(toy)
     cases = test_option_constraints.stage_cases([toy])
     assert {case.key for case in cases} == set(toy_stage.ToyConfig.OPTIONS)
     messages = [test_option_constraints.check_case(case) for case in cases]

@@ -2,7 +2,8 @@
 
 The stage is a config class with its declared options (:class:`ToyConfig`), a result dataclass
 (:class:`ToyResult`), a ``plan`` returning :class:`benchirt.stage_plan.SuiteWork`, a ``register`` for its
-command-line verb, and one :class:`benchirt.pipeline.registry.Stage` record (:data:`TOY`). :func:`install`
+command-line verb, a report section (:func:`report_section`) and one :class:`benchirt.pipeline.registry.Stage`
+record (:data:`TOY`) that names them. :func:`install`
 adds the record to the registry for one test (``monkeypatch``: the registry, the lists derived from it
 and the command table of :mod:`benchirt.cli` are restored after it); ``BENCHIRT_TEST_TOY_STAGE=1`` makes ``tests/conftest.py``
 install it around every test, so a test run shows which tests a new stage would break
@@ -21,6 +22,8 @@ from typing import Any, ClassVar, Mapping
 
 import pandas as pd
 
+from benchirt.document.context import SectionContext
+from benchirt.document.page import Paragraph, Section, Table
 from benchirt.options import Boolean, Choice, Constraint, Integer, Number, Numbers, checked_options, validate_fields
 from benchirt.pipeline import artifact_types, registry
 from benchirt.stage_plan import StageContext, SuiteWork
@@ -81,6 +84,11 @@ def plan(context: StageContext) -> SuiteWork:
                      args=lambda: (context.config.stage_config(NAME),))
 
 
+def report_section(result: ToyResult, context: SectionContext) -> Section:
+    """The toy's report section: its value and its terms, built with :mod:`benchirt.document` only."""
+    return Section("toy", "Toy stage", [Paragraph(result.summary()), Table(result.terms, "The toy's terms.")])
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser(NAME, help=TOY.help)
     parser.set_defaults(func=lambda args: 0)
@@ -88,7 +96,7 @@ def register(subparsers) -> None:
 
 TOY = registry.Stage(NAME, config=f"{__name__}:ToyConfig", plan=f"{__name__}:plan", results=(__name__,), needs=(),
                      scope="suite", code=None, command=__name__, help="a toy stage (tests only)", title="toy",
-                     aliases=("toys",))
+                     aliases=("toys",), sections=(f"{__name__}:report_section",))
 
 
 def install(monkeypatch) -> None:

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from benchirt.errors import DataError
 from benchirt.stage_plan import StageContext, SuiteWork, Unavailable
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from benchirt.airt.analysis import AIRTResult
     from benchirt.airt.config import AIRTConfig
     from benchirt.responses.stage import ResponseResult
@@ -51,7 +53,7 @@ def airt_from_accuracy(responses: Mapping[str, ResponseResult], config: AIRTConf
     return dataclasses.replace(result, notes=(*notes, *result.notes))
 
 
-def _input_note(results, perf, which: str) -> str | None:
+def _input_note(results: Sequence[ResponseResult], perf: pd.DataFrame, which: str) -> str | None:
     """What AIRT's algorithms are when some responses were imported: OpenML flows, and any classifiers of
     benchirt's pool beside them (``provenance.source``); None for benchirt's own pool alone."""
     sources: dict[str, str] = {}

@@ -4,7 +4,7 @@ A :class:`Stage` says what a stage is called (one name: its ``stages:`` entry, i
 artifact folder, its results attribute and its CLI verb), how its options are validated, the function
 that plans its work (:mod:`benchirt.stage_plan`), the modules that hold its result types, the stages it
 reads, whether it runs per dataset or over the suite, the source it depends on (part of its artifact
-keys), and its report title. :data:`REGISTRY` lists them in execution order.
+keys), its report title and the functions that add its report sections. :data:`REGISTRY` lists them in execution order.
 
 Adding a stage is its own package (config class, results, a ``pipeline_stage.plan``) plus one record
 here (docs/DESIGN.md, "Adding a stage").
@@ -61,6 +61,12 @@ class Stage:
         ``module:function`` that fits a stored result to the run's options (``derive(result, stage_config)``) when
         its key leaves some of them out: every load of a run applies it (the IRT stage re-derives the tables that
         read its thresholds from the stored fit). A stage that reads those options' tables adds them to its key.
+    sections : tuple of str
+        ``module:function`` of each function that adds one of the stage's report sections
+        (``benchirt/<package>/report_sections.py``): called as ``function(result, context)`` with the stage's result
+        (``{dataset: result}`` for a per-dataset stage) and a :class:`benchirt.document.context.SectionContext`, it
+        returns a :class:`benchirt.document.page.Section` or None (nothing to show). The report calls them for the
+        stages the run has results of (:func:`benchirt.report.page.page_sections`).
     """
 
     name: str
@@ -76,6 +82,7 @@ class Stage:
     aliases: tuple[str, ...] = ()
     needs_for: str | None = None
     derive: str | None = None
+    sections: tuple[str, ...] = ()
 
     def needs_in(self, config) -> tuple[str, ...]:
         """The stages this one reads under ``config``."""
@@ -94,12 +101,17 @@ REGISTRY: tuple[Stage, ...] = (
           code=("data", "pool", "responses", "preprocess.py", "sniff.py", "lazy.py", "pipeline/respond_stage.py",
                 "pipeline/fits.py", "pipeline/progress.py", "stored_runs"),
           command="benchirt.pipeline.command", help="response matrices of the classifier pool on a suite",
-          title="responses", aliases=("responses",)),
+          title="responses", aliases=("responses",),
+          sections=("benchirt.stored_runs.report_sections:imported_runs",
+                    "benchirt.responses.report_sections:size_policy")),
     Stage("irt", config="benchirt.irt.config:IRTConfig", plan="benchirt.irt.pipeline_stage:plan",
           results=("benchirt.irt.config", "benchirt.irt.fit", "benchirt.irt.stage"), needs=("respond",),
           scope="dataset", code=("irt", "lazy.py"),
           command="benchirt.irt.command", help="fit a 1PL/2PL/3PL model to a response matrix",
-          title="item response theory", aliases=("irts",), derive="benchirt.irt.pipeline_stage:derive"),
+          title="item response theory", aliases=("irts",), derive="benchirt.irt.pipeline_stage:derive",
+          sections=("benchirt.irt.report_sections:datasets", "benchirt.irt.report_sections:model_fit",
+                    "benchirt.irt.report_sections:suspect_labels", "benchirt.irt.report_sections:item_curves",
+                    "benchirt.irt.report_sections:true_scores")),
     Stage("rate", config="benchirt.rating.config:RatingConfig", plan="benchirt.rating.pipeline_stage:plan",
           results=("benchirt.rating.config", "benchirt.rating.glicko", "benchirt.rating.permutation",
                    "benchirt.rating.statistics", "benchirt.rating.stage", "benchirt.rating.leaderboard",
@@ -108,7 +120,9 @@ REGISTRY: tuple[Stage, ...] = (
           code=("rating", "irt", "pool", "responses/suite.py", "sniff.py", "lazy.py", "humanize.py"),
           command="benchirt.rating.command",
           help="leaderboard with intervals, pairwise tests, Glicko-2 ratings, Friedman/Nemenyi",
-          title="ratings and significance tests", aliases=("rating",)),
+          title="ratings and significance tests", aliases=("rating",),
+          sections=("benchirt.rating.report_sections:leaderboard", "benchirt.rating.report_sections:ratings",
+                    "benchirt.rating.report_sections:statistics")),
     Stage("subset", config="benchirt.subsets.config:SubsetConfig", plan="benchirt.subsets.pipeline_stage:plan",
           results=("benchirt.subsets.config", "benchirt.subsets.evaluation"), needs=("respond", "irt"),
           scope="suite",
@@ -116,7 +130,7 @@ REGISTRY: tuple[Stage, ...] = (
                 "pipeline/estimate.py", "pipeline/cost_model.json", "responses/config.py"),
           command="benchirt.subsets.command",
           help="IRT-filtered benchmark subsets: build, evaluate against chance, export/publish",
-          title="benchmark subsets", aliases=("subsets",)),
+          title="benchmark subsets", aliases=("subsets",), sections=("benchirt.subsets.report_sections:subsets",)),
     Stage("airt", config="benchirt.airt.config:AIRTConfig", plan="benchirt.airt.pipeline_stage:plan",
           results=("benchirt.airt.config", "benchirt.airt.analysis", "benchirt.airt.continuous",
                    "benchirt.airt.goodness", "benchirt.airt.latent", "benchirt.airt.compat",
@@ -124,7 +138,8 @@ REGISTRY: tuple[Stage, ...] = (
           needs=("respond",), scope="suite",
           code=("airt", "responses", "pool", "data", "preprocess.py", "sniff.py", "lazy.py"),
           command="benchirt.airt.command", help="AIRT: evaluate a portfolio of algorithms over many datasets",
-          title="AIRT (algorithm portfolio)", needs_for="benchirt.airt.pipeline_stage:needs"),
+          title="AIRT (algorithm portfolio)", needs_for="benchirt.airt.pipeline_stage:needs",
+          sections=("benchirt.airt.report_sections:airt",)),
     Stage("report", config="benchirt.report.config:ReportConfig", plan="benchirt.report.pipeline_stage:plan",
           results=(), needs=("respond", "irt", "rate", "subset", "airt"), scope="document", code=None,
           command="benchirt.report.command", help="HTML report and Markdown summary of a finished run",

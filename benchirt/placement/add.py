@@ -22,7 +22,7 @@ import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import pandas as pd
 
@@ -323,7 +323,9 @@ def _folded(added: dict) -> Callable[[str, dict], dict]:
         for dataset, result in rows.items():
             by_dataset.setdefault(dataset, []).append(result)
 
-    def with_added(stage: str, results: dict) -> dict:
+    def with_added(stage: str, results: dict[str, Any]) -> dict[str, Any]:
+        """One upstream stage's ``{dataset: result}`` (``DatasetIRT`` for ``irt``, ``ResponseResult`` for ``respond``)
+        with the new classifiers in; any other stage's as it is."""
         if stage == "irt":
             return {name: replace(irt, abilities=pd.concat(
                 [irt.abilities, *(r.abilities.reset_index(drop=True).assign(respondent=r.classifier, role="real",

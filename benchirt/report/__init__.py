@@ -16,7 +16,8 @@ from benchirt.io import atomic_write_text
 from benchirt.report.config import ReportConfig
 
 if TYPE_CHECKING:
-    from benchirt.report.document import Section
+    from benchirt.document.page import Section
+    from benchirt.pipeline.results import RunResults
 
 __all__ = ["ReportConfig", "build_report", "report_sections", "warnings_section"]
 
@@ -24,12 +25,12 @@ __all__ = ["ReportConfig", "build_report", "report_sections", "warnings_section"
 SHOWN_WARNINGS = 5
 
 
-def report_sections(results, config: ReportConfig | None = None) -> list[Section]:
-    """The sections of a run's report, in page order (those whose stage did not run are absent)."""
-    from benchirt.report.sections import SECTIONS  # matplotlib: imported when a report is drawn
+def report_sections(results: RunResults, config: ReportConfig | None = None) -> list[Section]:
+    """The sections of a run's report, in page order (those whose stage did not run are absent;
+    :mod:`benchirt.report.page`)."""
+    from benchirt.report.page import page_sections  # the stages' sections: imported when a report is drawn
 
-    config = config or ReportConfig()
-    return [section for make in SECTIONS if (section := make(results, config)) is not None]
+    return page_sections(results, config or ReportConfig())
 
 
 def warnings_section(caught) -> Section:
@@ -37,7 +38,7 @@ def warnings_section(caught) -> Section:
     missing from the font), kept off the console and said here: each distinct message once, with its count."""
     from collections import Counter
 
-    from benchirt.report.document import Note, Section
+    from benchirt.document.page import Note, Section
 
     counts = Counter(f"{w.category.__name__}: {' '.join(str(w.message).split())}" for w in caught)
     shown = [f"{message} (×{n})" if n > 1 else message for message, n in list(counts.items())[:SHOWN_WARNINGS]]
@@ -68,7 +69,7 @@ def build_report(run_dir: str | os.PathLike, config: ReportConfig | None = None,
     """
     from benchirt.pipeline.config import source_label
     from benchirt.pipeline.results import load_run
-    from benchirt.report.document import render_html, render_markdown
+    from benchirt.document.page import render_html, render_markdown
 
     results = load_run(run_dir)
     config = config or results.config.stage_config("report")

@@ -1,15 +1,20 @@
 """The report section on classifiers added to a finished run by ``benchirt add`` (measured vs predicted)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from benchirt.report.config import ReportConfig
-from benchirt.report.document import Note, Paragraph, Section, Table
+
+if TYPE_CHECKING:
+    from benchirt.pipeline.results import RunResults
+from benchirt.document.page import Note, Paragraph, Section, Table
 
 
-def added_classifiers(results, config: ReportConfig) -> Section | None:
+def added_classifiers(results: RunResults, config: ReportConfig) -> Section | None:
     """Standing of each added classifier and its score per dataset, every value marked measured or predicted."""
-    added = results.manifest.added
+    added = results.manifest.added or {}
     folder = results.run_dir / "added"
     if not added or not (folder / "standing.csv").is_file():
         return None
@@ -29,7 +34,7 @@ def added_classifiers(results, config: ReportConfig) -> Section | None:
                       "True-Score per dataset: measured, or predicted with its 90 % interval (low, high)."))
     for note in sorted({note for entry in added.values() for note in entry.get("notes", [])}):
         section.add(Note(note))
-    skipped = {name: entry.get("skipped") for name, entry in added.items() if entry.get("skipped")}
+    skipped = {name: reasons for name, entry in added.items() if (reasons := entry.get("skipped"))}
     for name, reasons in skipped.items():
         section.add(Note(f"{name} could not be fitted on: " + "; ".join(f"{d} ({r})" for d, r in reasons.items())))
     return section

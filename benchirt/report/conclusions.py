@@ -13,8 +13,8 @@ uncertainty with it:
 * which datasets are the most informative — the share of items above the IRT thresholds (Cardoso
   et al. 2020 §4.5), naming the thresholds and the model; a parameter every dataset shares (the
   guessing of a 2PL, all zero) is not ranked;
-* whether IRT-filtered subsets beat random subsets of the same size — the percentile of the
-  subset's Kendall τ among the random ones and its one-sided p-value; "no" is said plainly;
+* whether IRT-filtered subsets beat random subsets of the same size — the subset stage's sentence
+  (:func:`benchirt.subsets.report_sections.subsets_sentence`);
 * AIRT's strongest and most anomalous algorithms (Kandanaarachchi & Smith-Miles 2023): latent trait
   occupancy of strengths, negative discrimination.
 
@@ -109,26 +109,6 @@ def _on_suite_column(board: pd.DataFrame, interval) -> dict:
                                             zip(board["rank_low_on_suite"], board["rank_high_on_suite"])]}
 
 
-def subsets_sentence(fidelity: pd.DataFrame, rule: str, alpha: float = 0.05) -> str:
-    """Whether the IRT-filtered subsets reproduce the full ranking better than random subsets of equal size."""
-    rows = [f"{row.subset} ({row.n_datasets} datasets): τ = {row.kendall_tau:.2f}, percentile "
-            f"{row.kendall_tau_percentile:.0f} of random subsets, {_p(row.kendall_tau_p_value)}"
-            for row in fidelity.itertuples(index=False)]
-    wins = fidelity[fidelity["kendall_tau_p_value"] < alpha]["subset"].tolist()
-    if not wins:
-        verdict = (f"No: none of the {len(fidelity)} subsets chosen by the {rule!r} rule reproduces the full "
-                   f"suite's ranking better than random subsets of the same size (one-sided p < {alpha}), so "
-                   "benchirt recommends none of them over a random choice.")
-    elif len(wins) == len(fidelity):
-        verdict = (f"Yes: every subset chosen by the {rule!r} rule reproduces the full suite's ranking better "
-                   f"than random subsets of the same size (p < {alpha}).")
-    else:
-        verdict = (f"Only {_join(wins)} of the {len(fidelity)} {rule!r} subsets beat random subsets of the same "
-                   f"size (p < {alpha}); the others do not.")
-    return f"Do IRT-filtered subsets beat random subsets? {verdict} Kendall τ with the full ranking: " + \
-        "; ".join(rows) + "."
-
-
 def airt_sentence(algorithms: pd.DataFrame) -> str:
     """AIRT's strongest algorithms (latent trait occupancy of strengths) and the anomalous ones."""
     strong = algorithms[algorithms["lto_strength"] > 0].sort_values(["lto_strength", "algorithm"],
@@ -155,17 +135,5 @@ def airt_sentence(algorithms: pd.DataFrame) -> str:
     return text + "."
 
 
-def _join(names, limit: int | None = None) -> str:
-    names = [short_name(str(n)) for n in names]
-    if limit is not None and len(names) > limit:
-        return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def _p(value: float) -> str:
-    """``p = 0.137`` / ``p < 0.001``."""
-    return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
-
-
-__all__ = ["rating_sentences", "leaderboard_table", "subsets_sentence", "airt_sentence",
+__all__ = ["rating_sentences", "leaderboard_table", "airt_sentence",
            "LEADERBOARD_ROWS"]

@@ -6,7 +6,7 @@ per dataset and these columns, each a defined quantity:
 
 * ``top_pairs_separated``: the pairs of top contenders (the ``top_k`` real classifiers with the highest mean
   score over the suite) that the dataset's own test rows tell apart: McNemar's exact test (McNemar 1947) at
-  p < 0.05 per pair, on the raw answers (:func:`mcnemar_separated`); no model, no artificial respondent.
+  p < 0.05 per pair, on the raw answers (:func:`benchirt.irt.mcnemar.mcnemar_separated`); no model, no artificial respondent.
 * ``saturation``: the share of its test rows every top contender answers correctly (a saturated dataset
   separates nobody at the top, however many of its items are "discriminating").
 * ``top_information``: the test information of the model that ranks (the IRT stage's scoring model) at the
@@ -29,9 +29,7 @@ per dataset and these columns, each a defined quantity:
   bootstrap interval confirms (docs/subsets.md). Discounting by ``redundancy`` made that prediction worse, so
   redundancy is shown, not multiplied in.
 
-Hand-written: no library computes these from a benchmark's answers; McNemar's p-values for all pairs at once
-are two matrix products, where a pair-by-pair :func:`scipy.stats.binomtest` loop grows with the square of the
-respondents (hundreds of seconds on the Iris study's hundreds of stored runs).
+Hand-written: no library computes these from a benchmark's answers.
 """
 from __future__ import annotations
 
@@ -39,38 +37,14 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom
+
+from benchirt.irt.mcnemar import PAIR_ALPHA, mcnemar_separated
 
 #: Columns of ``dataset_value.csv``, most worth running first.
 VALUE_COLUMNS = ("dataset", "value", "cost_cpu_s", "top_pairs_separated", "n_top_pairs", "saturation",
                  "top_information", "separations_depending", "n_items", "redundancy", "cost_source")
-#: Per-pair level of McNemar's test.
-PAIR_ALPHA = 0.05
 #: Top contenders: the real classifiers with the highest mean score, this many at most.
 TOP_K = 10
-
-
-def mcnemar_separated(answers: np.ndarray, alpha: float = PAIR_ALPHA, block: int = 512) -> np.ndarray:
-    """Which pairs of rows (respondents) answer differently by McNemar's exact test at ``alpha``: (n, n) bool.
-
-    For every pair at once: the discordant counts of all pairs are two matrix products (rows of ``block``
-    respondents at a time), and the exact two-sided binomial p-value at p = 1/2 is
-    ``min(1, 2 · BinomCDF(min(b, c); b + c, 1/2))`` — the distribution is symmetric, so this is what
-    :func:`scipy.stats.binomtest` returns pair by pair (tested against it).
-    """
-    answers = np.asarray(answers, dtype=np.float64)
-    n = len(answers)
-    separated = np.zeros((n, n), dtype=bool)
-    wrong = 1.0 - answers
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        only_a = answers[start:stop] @ wrong.T          # items row a got right and row b wrong
-        only_b = wrong[start:stop] @ answers.T
-        low, total = np.minimum(only_a, only_b), only_a + only_b
-        p_value = np.minimum(1.0, 2.0 * binom.cdf(low, total, 0.5))
-        separated[start:stop] = (total > 0) & (p_value < alpha)
-    np.fill_diagonal(separated, False)
-    return separated
 
 
 def top_contenders(scores: pd.DataFrame, real: Sequence[str], top_k: int = TOP_K) -> list[str]:

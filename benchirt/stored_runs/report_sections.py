@@ -1,15 +1,22 @@
-"""The report's section on respondents imported from stored runs (:mod:`benchirt.stored_runs`): how they were
-chosen, the field over several datasets (the flows present on each and their share of the field), the top of
-the field on each dataset with its ability interval, and where every respondent comes from (run, flow, setup,
-uploader, OpenML link)."""
+"""The response stage's report section on respondents imported from stored runs (:mod:`benchirt.stored_runs`): how
+they were chosen, the field over several datasets (the flows present on each and their share of the field), the
+top of the field on each dataset with its ability interval, and where every respondent comes from (run, flow,
+setup, uploader, OpenML link); named by the stage's registry record (:attr:`benchirt.pipeline.registry.Stage.sections`)."""
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from benchirt.report.config import ReportConfig
-from benchirt.report.document import Note, Paragraph, Section, Table
+from benchirt.document.context import SectionContext
+from benchirt.document.page import Note, Paragraph, Section, Table
 from benchirt.stored_runs.field import FieldCoverage
 from benchirt.stored_runs.responses import STORED_RUN
+
+if TYPE_CHECKING:
+    from benchirt.irt.stage import DatasetIRT
+    from benchirt.responses.stage import ResponseResult
 
 #: Respondents per dataset shown in the top-of-the-field table (the full table is folded below it).
 TOP = 20
@@ -17,13 +24,13 @@ TOP = 20
 FIELD_NOTE = "field: "
 
 
-def stored_field(imported: dict) -> FieldCoverage | None:
-    """The flows of stored runs on each imported dataset (by flow name), or None for a single dataset."""
-    if len(imported) < 2:
+def stored_field(provenances: Mapping[str, pd.DataFrame]) -> FieldCoverage | None:
+    """The flows of stored runs on each imported dataset (by flow name) from the datasets' provenance tables
+    (``ResponseResult.provenance``), or None for a single dataset."""
+    if len(provenances) < 2:
         return None
     flows = {}
-    for name, result in imported.items():
-        provenance = result.provenance
+    for name, provenance in provenances.items():
         stored = provenance["source"] == STORED_RUN if "source" in provenance else pd.Series(True, provenance.index)
         flows[name] = set(provenance.loc[stored, "flow_name"].astype(str))
     return FieldCoverage(flows)
@@ -38,10 +45,12 @@ def field_table(field: FieldCoverage) -> Table:
     return Table(frame, field.summary() + ".", human_headers=False)
 
 
-def imported_runs(results, config: ReportConfig) -> Section | None:
-    """Absent unless some dataset's responses were imported (``ResponseResult.provenance``)."""
-    imported = {name: r for name, r in sorted(results.respond.items()) if getattr(r, "provenance", None) is not None}
-    if not imported:
+def imported_runs(responses: Mapping[str, ResponseResult], context: SectionContext) -> Section | None:
+    """Absent unless some dataset's responses were imported (``ResponseResult.provenance``); the respondents'
+    abilities come from the run's IRT results when it has them."""
+    provenances: dict[str, pd.DataFrame] = {name: frame for name, result in sorted(responses.items())
+                                            if (frame := getattr(result, "provenance", None)) is not None}
+    if not provenances:
         return None
     section = Section("imported-runs", "Respondents from stored runs")
     section.add(Paragraph(
@@ -50,15 +59,16 @@ def imported_runs(results, config: ReportConfig) -> Section | None:
         "The top of the field per dataset by IRT ability θ with its 95 % interval (θ ± 1.96 SE); the full "
         "provenance table lists every respondent with its OpenML page; 'source' tells a stored run from a "
         "classifier of benchirt's own pool answering the same rows (respond.pool)."))
-    field = stored_field(imported)
+    irts: Mapping[str, DatasetIRT] = context.of("irt") or {}
+    field = stored_field(provenances)
     if field is not None:
         section.add(field_table(field))
-    for name, result in imported.items():
-        for note in result.notes:
+    for name, frame in provenances.items():
+        for note in responses[name].notes:
             if field is None or not note.startswith(FIELD_NOTE):  # the field's summary: the table above
                 section.add(Note(f"{name}: {note}"))
-        provenance = result.provenance.copy()
-        irt = results.irt.get(name)
+        provenance = frame.copy()
+        irt = irts.get(name)
         if irt is not None:
             abilities = irt.abilities.set_index("respondent")[["theta", "se", "true_score"]]
             provenance = provenance.join(abilities, on="respondent")

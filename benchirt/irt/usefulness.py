@@ -32,7 +32,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from benchirt.humanize import short_name
-from benchirt.subsets.value import PAIR_ALPHA, mcnemar_separated
+from benchirt.irt.mcnemar import PAIR_ALPHA, mcnemar_separated
 
 if TYPE_CHECKING:
     from benchirt.irt.stage import DatasetIRT
@@ -79,7 +79,7 @@ def real_classifier_spread(irts: Sequence[DatasetIRT], responses: Mapping[str, R
 
 def mcnemar_share(answers: np.ndarray, alpha: float = PAIR_ALPHA, block: int = 512) -> float:
     """Share (%) of pairs of rows (respondents) whose 0/1 answers differ by McNemar's exact test at ``alpha``
-    (:func:`benchirt.subsets.value.mcnemar_separated`, every pair at once, ``block`` rows at a time); NaN for
+    (:func:`benchirt.irt.mcnemar.mcnemar_separated`, every pair at once, ``block`` rows at a time); NaN for
     fewer than two rows."""
     answers = np.asarray(answers, dtype=np.float64)
     n = len(answers)

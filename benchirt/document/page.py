@@ -102,7 +102,7 @@ class Table:
 @dataclass
 class Figure:
     """A rendered figure: PNG bytes, a caption, the size of its smallest text in the PNG's own pixels
-    (``text_px``; the page may show the image smaller, :mod:`benchirt.report.legibility`) and the pairs of
+    (``text_px``; the page may show the image smaller, :mod:`benchirt.document.legibility`) and the pairs of
     its labels that overlap (``overlapping``). The matplotlib figure is closed once rendered."""
 
     png: bytes
@@ -132,24 +132,6 @@ class Section:
         return self
 
 
-def figure_block(fig, caption: str = "", dpi: int = 80) -> Figure:
-    """Render a matplotlib figure to PNG bytes with every text legible in the page
-    (:func:`benchirt.report.legibility.legible_layout`), its overlapping labels found on the layout drawn, and
-    close it (the report keeps no open figures)."""
-    import matplotlib.pyplot as plt
-
-    from benchirt.report.legibility import legible_layout, overlapping_texts, save_laid_out, visible_texts
-
-    try:
-        layout = legible_layout(fig, dpi)
-        sizes = [t.get_fontsize() * dpi / 72 for t in visible_texts(fig)]
-        overlapping = tuple(overlapping_texts(fig, dpi, layout=layout))
-        png = save_laid_out(fig, dpi, layout)
-    finally:
-        plt.close(fig)
-    return Figure(png, caption, min(sizes, default=float("inf")), overlapping)
-
-
 _CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0;color:#1d2330;background:#fbfbfd}
 header{background:#1f3a5f;color:#fff;padding:18px 32px}header h1{margin:0;font-size:1.6em}
@@ -173,7 +155,7 @@ details{margin:8px 0}summary{cursor:pointer;color:#1f3a5f;font-size:.92em}
 
 
 #: A cell holding a number (or an interval / percentage of numbers): right-aligned, text stays left.
-#: A cell holding an OpenML run page (stored runs' provenance, :mod:`benchirt.report.imported`): made a link.
+#: A cell holding an OpenML run page (stored runs' provenance, :mod:`benchirt.stored_runs.report_sections`): made a link.
 _OPENML_RUN_CELL = re.compile(r"<td>(https://www\.openml\.org/r/\d+)</td>")
 _NUMBER_CELL = re.compile(r"<td>([-−+=]?\d[\d.,]*(?:e[-+]?\d+)?(?: ?%| – [-−]?\d[\d.,]*| ± \d[\d.,]*)?)</td>")
 

@@ -103,8 +103,6 @@ def laid_out(fig, dpi: float) -> Layout:
     """Lay ``fig`` out at ``dpi`` — every text placed, ticks made — without drawing a pixel."""
     from matplotlib import rcParams
 
-    from benchirt.plotstyle import figure_renderer
-
     fig.set_dpi(dpi)
     renderer = figure_renderer(fig)
     fig.draw_without_rendering()
@@ -142,3 +140,12 @@ def save_laid_out(fig, dpi: float, layout: Layout) -> bytes:
         if engine is not None:
             fig.set_layout_engine(engine)
     return buffer.getvalue()
+
+
+def figure_renderer(fig):
+    """The figure's renderer, attaching an Agg canvas to a bare ``matplotlib.figure.Figure`` first."""
+    if not hasattr(fig.canvas, "get_renderer"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
+    return fig.canvas.get_renderer()

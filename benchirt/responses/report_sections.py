@@ -1,21 +1,28 @@
-"""The report's size-policy section: what each dataset was trained and cross-validated on, and what the
-time budget left out (``ResponseResult.sizes``, see ``docs/scale.md``)."""
+"""The response stage's size-policy section of the report: what each dataset was trained and cross-validated on,
+and what the time budget left out (``ResponseResult.sizes``, see ``docs/scale.md``); named by the stage's registry
+record (:attr:`benchirt.pipeline.registry.Stage.sections`)."""
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from benchirt.report.config import ReportConfig
-from benchirt.report.document import Paragraph, Section, Table
+from benchirt.document.context import SectionContext
+from benchirt.document.page import Paragraph, Section, Table
+
+if TYPE_CHECKING:
+    from benchirt.responses.stage import ResponseResult
 
 
-def size_policy(results, config: ReportConfig) -> Section | None:
+def size_policy(responses: Mapping[str, ResponseResult], context: SectionContext) -> Section | None:
     """One row per dataset whose training part was capped or whose classifiers the time budget left out.
 
     Absent when the run set no cap and no budget and no dataset was reduced.
     """
     rows = []
     policy = {}
-    for name, result in sorted(results.respond.items()):
+    for name, result in sorted(responses.items()):
         sizes = getattr(result, "sizes", None) or {}
         if not sizes:
             continue
