@@ -62,7 +62,7 @@ def _assert_whole_mission(out: Path) -> None:
                   "Agreement check — Wilcoxon signed-rank tests", "Agreement check — Bayesian sign test",
                   "Agreement check — Friedman/Nemenyi on true score", "Agreement check — Glicko-2",
                   "Most informative datasets — the ones whose test items tell the",
-                  "Do IRT-filtered subsets beat random subsets? ", "AIRT (datasets as respondents)"):
+                  "Which subset could replace the full suite? ", "AIRT (datasets as respondents)"):
         assert claim in conclusions
     assert conclusions.count("Primary verdict") == 1 and "is the best real classifier" in conclusions
     assert "Not in this report" not in conclusions
@@ -180,14 +180,19 @@ def test_rating_conclusions_read_back_match_the_exported_tables(default_run, tmp
     from benchirt.subsets.command import write_outputs as write_subsets
 
     write_subsets(run.subset, tmp_path / "subsets", plots=False)
-    fidelity = pd.read_csv(tmp_path / "subsets" / "fidelity.csv")
-    sentence = next(line for line in conclusions.splitlines() if "Do IRT-filtered subsets beat random subsets?" in line)
-    for row in fidelity.itertuples(index=False):
-        p = "p < 0.001" if row.kendall_tau_p_value < 0.001 else f"p = {row.kendall_tau_p_value:.3f}"
-        assert (f"{row.subset} ({row.n_datasets} datasets): τ = {row.kendall_tau:.2f}, percentile "
-                f"{row.kendall_tau_percentile:.0f} of random subsets, {p}") in sentence
-    beating = (fidelity["kendall_tau_p_value"] < 0.05).sum()
-    assert sentence.split("? ", 1)[1].startswith("No:" if beating == 0 else "Yes:" if beating == len(fidelity) else "Only")
+    comparison = pd.read_csv(tmp_path / "subsets" / "rule_comparison.csv")
+    sentence = next(line for line in conclusions.splitlines() if "Which subset could replace the full suite?" in line)
+    rule = comparison[comparison["rule"] == "budget"]
+    good = rule[(rule["kept"] >= 0.9) & (rule["p_vs_random"] < 0.05)]
+    if len(good):
+        pick = good.sort_values("budget_share").iloc[0]
+        assert f"Recommended: budget-{100 * pick['budget_share']:g} ({pick['n_datasets']:.0f} datasets" in sentence
+    elif rule["kept"].notna().any():
+        best = rule.loc[rule["kept"].idxmax()]
+        assert (f"(best: {best['budget_share']:.0%} of the CPU keeps {best['kept']:.0%}, "
+                f"p = {best['p_vs_random']:.2g} against random): benchirt recommends none") in sentence
+    else:
+        assert "separates no pair" in sentence
 
 
 def test_usefulness_and_airt_conclusions_read_back_match_the_exported_tables(default_run, tmp_path):

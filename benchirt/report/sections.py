@@ -73,11 +73,11 @@ def _findings(results: RunResults) -> list[str]:
                                              dataset_rankings(summaries_frame(irts))))
         sentences += [f"IRT model: {line}" for line in default_model_warnings(irts)]
     if results.subset is not None:
-        from benchirt.subsets.report_sections import subsets_sentence
+        from benchirt.subsets.report_sections import subsets_conclusion
         from benchirt.subsets.value import value_sentence
 
         sentences.append(value_sentence(results.subset.dataset_value))
-        sentences.append(subsets_sentence(results.subset.fidelity, results.subset.config.rule))
+        sentences.append(subsets_conclusion(results.subset))
     if results.airt is not None:
         sentences.append(say.airt_sentence(results.airt.algorithms))
     return sentences

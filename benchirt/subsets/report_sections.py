@@ -33,6 +33,15 @@ def subsets(evaluation: SubsetEvaluation, context: SectionContext) -> Section:
                               "depend on it, its redundancy with the other datasets and its training cost."))
         section.add(Table(evaluation.dataset_value, "Dataset value, most worth running first."))
     section.add(Table(members, f"Subsets chosen by the {evaluation.config.rule!r} rule."))
+    if evaluation.rule_comparison is not None:
+        section.add(Paragraph(subsets_conclusion(evaluation)))
+        section.add(Table(evaluation.rule_comparison,
+                          "The budget rule against its baselines at each budget (a share of the suite's CPU), judged "
+                          "on the top contenders held out of the choice (two folds): kept = share of the full suite's "
+                          "separated pairs the subset separates the same way, reversed = pairs it separates the "
+                          "other way, tau = Kendall τ of the mean ranks, overlap = mean Jaccard overlap of the rank "
+                          "intervals, p_vs_random = one-sided p against random subsets of equal cost "
+                          "(rule_comparison.csv)."))
     section.add(Paragraph(subsets_sentence(evaluation.fidelity, evaluation.config.rule)))
     section.add(Table(evaluation.fidelity, "Fidelity to the full suite's ranking, against "
                                            f"{evaluation.config.n_random} random subsets of equal size.",
@@ -50,6 +59,17 @@ def subsets(evaluation: SubsetEvaluation, context: SectionContext) -> Section:
     add_figure(section, lambda: subset_plots.plot_innate(evaluation, top), "Innate ability" + top_caption(top),
                context.dpi)
     return section
+
+
+def subsets_conclusion(evaluation: SubsetEvaluation) -> str:
+    """The conclusions' sentence on subsets: which subset to run instead of the full suite, judged on held-out
+    contenders (:func:`benchirt.subsets.held_out.recommendation`) when the budget rule chose them, else whether
+    decodIRT's subsets beat random subsets of their size (:func:`subsets_sentence`)."""
+    if evaluation.rule_comparison is None:
+        return subsets_sentence(evaluation.fidelity, evaluation.config.rule)
+    from benchirt.subsets.held_out import recommendation
+
+    return "Which subset could replace the full suite? " + recommendation(evaluation.rule_comparison)
 
 
 def subsets_sentence(fidelity: pd.DataFrame, rule: str, alpha: float = 0.05) -> str:
