@@ -375,3 +375,20 @@ def test_commands_refuse_bad_inputs(shared_data, tmp_path, capsys, args, message
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
     assert not (tmp_path / "o").exists()
+
+
+def test_a_newcomer_beyond_the_pool_is_warned_about_and_one_inside_is_not():
+    from benchirt.placement.predict import beyond_pool_notes
+
+    scores = simulated_scores(n_datasets=10, n_classifiers=6)
+    model = fit_score_model(scores)
+    datasets = list(scores.index[:4])
+    above = pd.DataFrame({"classifier": "star", "dataset": datasets,
+                          "score": (scores.loc[datasets].max(axis=1) + [1, 1, 1, -99]).to_numpy()})
+    inside = pd.DataFrame({"classifier": "plain", "dataset": datasets,
+                           "score": scores.loc[datasets].median(axis=1).to_numpy()})
+    assert beyond_pool_notes(model, above) == [
+        "star scores above every pool member on 3 of the 4 datasets it was run on: its other scores and its rank are "
+        "extrapolated beyond the calibration, where the intervals are unchecked; run it on more datasets or add such "
+        "classifiers to the pool"]
+    assert beyond_pool_notes(model, inside) == []

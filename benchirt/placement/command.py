@@ -110,11 +110,12 @@ def read_observed(path: str):
     return frame.assign(dataset=frame["dataset"].astype(str), classifier=frame["classifier"].astype(str))
 
 
-def _warn_off_scale(model, observed) -> None:
-    """Print :func:`benchirt.placement.predict.off_scale_notes` (observed scores on another scale)."""
-    from benchirt.placement.predict import off_scale_notes
+def _warn_about_observed(model, observed) -> None:
+    """Print :func:`benchirt.placement.predict.off_scale_notes` (observed scores on another scale) and
+    :func:`benchirt.placement.predict.beyond_pool_notes` (newcomers beyond the pool)."""
+    from benchirt.placement.predict import beyond_pool_notes, off_scale_notes
 
-    for note in off_scale_notes(model, observed):
+    for note in off_scale_notes(model, observed) + beyond_pool_notes(model, observed):
         print(f"warning: {note}")
 
 
@@ -135,7 +136,7 @@ def run_plan(args: argparse.Namespace) -> int:
         done = pd.Series(observed["score"].to_numpy(float), index=observed["dataset"].to_numpy())
     plan = plan_datasets(model, args.budget, done, target=args.target, costs=costs)
     if args.observed:
-        _warn_off_scale(model, observed)
+        _warn_about_observed(model, observed)
     out = claim_out(args.out, "plan", force=args.force, writes=PLAN_WRITES)
     atomic_write_csv(out / "plan.csv", plan)
     todo = plan[plan["status"] == "to run"]
@@ -153,7 +154,7 @@ def run_predict(args: argparse.Namespace) -> int:
     model = _model(args)
     observed = read_observed(args.observed)
     predicted, standings = predict_new(model, observed)
-    _warn_off_scale(model, observed)
+    _warn_about_observed(model, observed)
     out = claim_out(args.out, "predict", force=args.force, writes=PREDICT_WRITES)
     atomic_write_csv(out / "predicted.csv", predicted)
     atomic_write_csv(out / "standing.csv", standings)

@@ -60,6 +60,31 @@ def off_scale_notes(model: ScoreModel, observed: pd.DataFrame) -> list[str]:
     return notes
 
 
+#: The share of a newcomer's observed datasets on which it must score above every pool member for
+#: :func:`beyond_pool_notes` to warn.
+BEYOND_POOL_SHARE = 0.5
+
+
+def beyond_pool_notes(model: ScoreModel, observed: pd.DataFrame) -> list[str]:
+    """One line per new classifier that beats the whole pool on more than :data:`BEYOND_POOL_SHARE` of the
+    datasets it was run on (or loses to it on as many): its other scores are then extrapolated beyond every
+    calibration classifier, where the model has seen no one, and its intervals are not checked there."""
+    pool = model.scores
+    notes = []
+    for name, rows in observed.groupby("classifier", sort=True):
+        datasets = rows["dataset"].astype(str).to_numpy()
+        scores = rows["score"].to_numpy(float)
+        above = int((scores > pool.loc[datasets].max(axis=1).to_numpy()).sum())
+        below = int((scores < pool.loc[datasets].min(axis=1).to_numpy()).sum())
+        for count, side in ((above, "above"), (below, "below")):
+            if count > BEYOND_POOL_SHARE * len(rows):
+                notes.append(f"{name} scores {side} every pool member on {count} of the {len(rows)} datasets it was "
+                             "run on: its other scores and its rank are extrapolated beyond the calibration, where "
+                             "the intervals are unchecked; run it on more datasets or add such classifiers to the "
+                             "pool")
+    return notes
+
+
 def predict_new(model: ScoreModel, observed: pd.DataFrame, level: float = 0.9,
                 seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Scores on every dataset and the standing of each new classifier in ``observed``.
