@@ -9,8 +9,8 @@ of every dataset (with --budget K: on the K datasets `benchirt plan` chooses), i
 scored against the frozen item parameters of each dataset (θ, SE, True-Score; the IRT results are
 not refitted and their files are not touched), and the ratings, leaderboard, tests and report are
 rebuilt with it. With a budget the scores on the other datasets and the rank are predicted with 90 %
-intervals; the prediction model carries that accuracy, the choice of datasets adds little (on held-out
-datasets the plan's error is 0.90-0.94 of K random ones'; docs/new-classifier.md). Writes RUN_DIR/added/predicted.csv (classifier, dataset, score, low, high, observed, sd:
+intervals; the prediction model carries that accuracy, and the plan chooses the datasets per CPU-second
+(docs/new-classifier.md). Writes RUN_DIR/added/predicted.csv (classifier, dataset, score, low, high, observed, sd:
 observed = measured, the others predicted) and RUN_DIR/added/standing.csv (classifier, rank,
 rank_low, rank_high, mean_rank, …), and refreshes report.html / summary.md.
 

@@ -20,10 +20,9 @@ CALIBRATION_HELP = ("a benchirt run directory, a folder of decodIRT dataset fold
 PLAN_DESCRIPTION = """\
 Choose the K datasets a new classifier should be run on (greedy Bayesian design on a low-rank model of
 the calibration's score matrix; see docs/new-classifier.md). The accuracy of the placement comes from
-the model (`benchirt predict`), not from the choice: on datasets the plan never saw, the model takes
-15-22 % off the error of K random datasets alone, and the plan's datasets take a further 6-10 % off
-that of K random ones fed to the same model (90 % intervals include no gain; benchmarks/
-new_classifier.py --datasets-out). The plan is deterministic and at least as good as random datasets.
+the model (`benchirt predict`) more than from the choice among datasets of equal cost; the saving is in
+the cost: planned per CPU-second, a newcomer is pinned down for a fraction of the CPU of random datasets
+(benchmarks/plan_by_cost.py).
 Each next dataset is the one that narrows the summary most per CPU-second (--per cpu, the default:
 the datasets' costs come from their shapes — a run's own datasets, or OpenML-CC18's recorded shapes
 by name — through the shape-based cost model; without shapes the plan counts datasets) or per
