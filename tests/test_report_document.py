@@ -136,3 +136,24 @@ def test_percentages_show_at_most_one_decimal():
                           "ability_sd": [0.12345, 1.0]})
     text = render_markdown("t", "s", [Section("irt", "IRT").add(Table(frame, "Shares."))])
     assert "| a | 33.3 | 12.3 | 0.123 |" in text and "| b | 4.2 | 0.0 | 1.000 |" in text
+
+
+def test_a_large_tables_csv_is_attached_beside_the_page_and_a_small_ones_embedded(tmp_path):
+    from benchirt.document.page import EMBED_CSV_BYTES
+    from benchirt.report import write_attachments
+
+    large = pd.DataFrame({"classifier": [f"=flow{i:06d}" for i in range(20_000)], "score": np.linspace(0, 1, 20_000)})
+    small = large.head(20)
+    sections = [Section("s", "S").add(Table(large, "Every flow. More.")).add(Table(small, "A few."))]
+    attachments: dict = {}
+    page = render_html("t", "s", sections, attachments=attachments)
+    assert list(attachments) == ["report-tables/01-every-flow.csv"]
+    assert 'href="report-tables/01-every-flow.csv">CSV (' in page and page.count("data:text/csv;base64,") == 1
+    assert len(large.to_csv(index=False)) > EMBED_CSV_BYTES > len(small.to_csv(index=False))
+    (tmp_path / "report-tables").mkdir()
+    (tmp_path / "report-tables" / "09-old.csv").write_text("stale")
+    write_attachments(tmp_path, attachments)
+    written = pd.read_csv(tmp_path / "report-tables" / "01-every-flow.csv")
+    assert len(written) == 20_000 and written["Classifier"].iloc[0] == "'=flow000000"   # spreadsheet-safe
+    assert sorted(p.name for p in (tmp_path / "report-tables").iterdir()) == ["01-every-flow.csv"]
+    assert render_html("t", "s", sections).count("data:text/csv;base64,") == 2   # no attachments: all embedded

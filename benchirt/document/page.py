@@ -1,7 +1,10 @@
 """A report as data — sections of paragraphs, tables and figures — and its two renderings.
 
 :func:`render_html` writes one self-contained page: inline CSS, every figure a base64 PNG data URI,
-long tables folded in ``<details>`` with their CSV as a data URI, no script and no external asset, so the file can be mailed or archived alone.
+long tables folded in ``<details>`` with their CSV as a data URI, no script and no external asset, so the file can be
+mailed or archived alone — except a table whose CSV exceeds :data:`EMBED_CSV_BYTES` when the caller collects
+``attachments``: its CSV is then a file beside the page (``report-tables/``), linked, so that a field of thousands of
+entrants keeps a page of a few MB (the report writes the files with the page).
 :func:`render_markdown` writes the same text and tables (figures are left to the HTML page).
 """
 from __future__ import annotations
@@ -22,6 +25,11 @@ from benchirt.safe_text import markdown_text, printable
 MAX_TABLE_ROWS = 80  # CC18's 72 datasets fit
 #: Tables longer than this are folded (HTML ``<details>``) with their CSV a click away.
 FOLD_ROWS = 12
+#: A folded table's CSV up to this size is embedded in the page; a larger one becomes an attachment when the caller
+#: collects them (:func:`render_html`).
+EMBED_CSV_BYTES = 64_000
+#: The folder, beside the page, of the attached CSVs.
+ATTACHMENT_FOLDER = "report-tables"
 #: Columns that hold respondents' names (data names): in the HTML page a name longer than :data:`NAME_CHARS` is
 #: shortened in the middle (its start and its setup suffix kept) with the full name on hover (``title``); the
 #: table's CSV, summary.md and the artifacts keep it whole. Imported flows' names run to hundreds of characters.
@@ -160,14 +168,19 @@ _OPENML_RUN_CELL = re.compile(r"<td>(https://www\.openml\.org/r/\d+)</td>")
 _NUMBER_CELL = re.compile(r"<td>([-−+=]?\d[\d.,]*(?:e[-+]?\d+)?(?: ?%| – [-−]?\d[\d.,]*| ± \d[\d.,]*)?)</td>")
 
 
-def render_html(title: str, subtitle: str, sections: list[Section]) -> str:
-    """One self-contained HTML page (inline CSS, figures as data URIs, no scripts)."""
+def render_html(title: str, subtitle: str, sections: list[Section], *,
+                attachments: dict[str, pd.DataFrame] | None = None) -> str:
+    """One HTML page (inline CSS, figures as data URIs, no scripts), self-contained unless ``attachments``.
+
+    With ``attachments`` (a dict of tables the caller writes beside the page as CSV) a folded table whose CSV exceeds
+    :data:`EMBED_CSV_BYTES` is added to it under ``report-tables/NN-<caption words>.csv`` and linked there instead
+    of embedded."""
     nav = "".join(f'<a href="#{s.id}">{_escape(s.title)}</a>' for s in sections)
     body = []
     for section in sections:
         parts = [f'<section id="{section.id}"><h2>{_escape(section.title)}</h2>']
         for block in section.blocks:
-            parts.append(_html_block(block))
+            parts.append(_html_block(block, attachments))
         parts.append("</section>")
         body.append("\n".join(parts))
     return (
@@ -179,7 +192,7 @@ def render_html(title: str, subtitle: str, sections: list[Section]) -> str:
     )
 
 
-def _html_block(block: Block) -> str:
+def _html_block(block: Block, attachments: dict[str, pd.DataFrame] | None = None) -> str:
     if isinstance(block, Paragraph):
         return f"<p>{_escape(block.text)}</p>"
     if isinstance(block, Note):
@@ -203,10 +216,20 @@ def _html_block(block: Block) -> str:
     body = f'<div class="wide">{table}</div>' + (f'<p class="caption">{_escape(caption)}</p>' if caption else "")
     if len(shown) <= FOLD_ROWS:
         return body
-    csv = base64.b64encode(shown.to_csv(index=False).encode("utf-8")).decode("ascii")
     label = _escape(block.caption.split(".")[0] or "table")
     return (f'<details><summary>{label} — {len(shown)} rows (click to show) · '
-            f'<a download="table.csv" href="data:text/csv;base64,{csv}">CSV</a></summary>{body}</details>')
+            f'{_csv_link(shown, block.caption, attachments)}</summary>{body}</details>')
+
+
+def _csv_link(shown: pd.DataFrame, caption: str, attachments: dict[str, pd.DataFrame] | None) -> str:
+    """The link to a folded table's CSV: a data URI, or an attached file when it is large (:func:`render_html`)."""
+    data = shown.to_csv(index=False).encode("utf-8")
+    if attachments is None or len(data) <= EMBED_CSV_BYTES:
+        return f'<a download="table.csv" href="data:text/csv;base64,{base64.b64encode(data).decode("ascii")}">CSV</a>'
+    words = re.sub(r"[^a-z0-9]+", "-", caption.split(".")[0].lower()).strip("-")[:40] or "table"
+    name = f"{ATTACHMENT_FOLDER}/{len(attachments) + 1:02d}-{words}.csv"
+    attachments[name] = shown
+    return f'<a href="{_escape(name)}">CSV ({len(data) / 1e6:.1f} MB, beside this page)</a>'
 
 
 def _escape(text: str, quote: bool = True) -> str:

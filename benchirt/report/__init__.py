@@ -16,6 +16,10 @@ from benchirt.io import atomic_write_text
 from benchirt.report.config import ReportConfig
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import pandas as pd
+
     from benchirt.document.page import Section
     from benchirt.pipeline.results import RunResults
 
@@ -83,6 +87,23 @@ def build_report(run_dir: str | os.PathLike, config: ReportConfig | None = None,
                 f"benchirt {manifest.versions.get('benchirt', '?')} · updated {manifest.updated or '?'}")
     out = Path(out) if out is not None else Path(run_dir)
     paths = {"html": out / "report.html", "markdown": out / "summary.md"}
-    atomic_write_text(paths["html"], render_html(config.title, subtitle, sections))
+    attachments: dict[str, pd.DataFrame] = {}
+    page = render_html(config.title, subtitle, sections, attachments=attachments)
+    write_attachments(out, attachments)
+    atomic_write_text(paths["html"], page)
     atomic_write_text(paths["markdown"], render_markdown(config.title, subtitle, sections))
     return paths
+
+
+def write_attachments(out: Path, attachments: Mapping[str, pd.DataFrame]) -> None:
+    """Write the large tables' CSVs the page links (:func:`benchirt.document.page.render_html`) and remove the ones
+    an earlier report of this folder attached and this one does not."""
+    from benchirt.document.page import ATTACHMENT_FOLDER
+    from benchirt.io import atomic_write_csv
+
+    folder = out / ATTACHMENT_FOLDER
+    for name, frame in attachments.items():
+        atomic_write_csv(out / name, frame)
+    if folder.is_dir():
+        for stale in sorted(set(folder.glob("*.csv")) - {out / name for name in attachments}):
+            stale.unlink()

@@ -7,12 +7,12 @@ from pathlib import Path
 from benchirt.out_folder import add_force_option, claim_out, refuse_foreign_out
 
 #: What the command writes into an --out of its own (a file of such a name that it did not write is never replaced).
-WRITES = ("report.html", "summary.md")
+WRITES = ("report.html", "summary.md", "report-tables")
 
 DESCRIPTION = """\
-Write RUN_DIR/report.html (one self-contained page: tables and figures of every stage that ran,
-figures embedded) and RUN_DIR/summary.md (the same text and tables) from a run directory of
-`benchirt run`. Nothing is recomputed. A run still in progress is refused (its results are still being
+Write RUN_DIR/report.html (one page: tables and figures of every stage that ran, figures embedded;
+the CSV of a table over 64 kB is a file in RUN_DIR/report-tables/, linked) and RUN_DIR/summary.md
+(the same text and tables) from a run directory of `benchirt run`. Nothing is recomputed. A run still in progress is refused (its results are still being
 written): wait for it to finish."""
 
 
