@@ -1,14 +1,14 @@
-"""The subset stage in a run: IRT-filtered subsets of the suite, each measured against the full suite."""
+"""The subset stage in a run: the subsets of the suite (by cost or by decodIRT's rules), each measured against the full suite."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping
-
-import pandas as pd
 
 from benchirt.irt.config import summary_options
 from benchirt.stage_plan import StageContext, SuiteWork, Unavailable
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from benchirt.irt.stage import DatasetIRT
     from benchirt.rating.config import RatingConfig
     from benchirt.responses.suite import DatasetResponses
@@ -51,6 +51,8 @@ def subset_suite(irts: Mapping[str, DatasetIRT], responses: Mapping[str, Dataset
     evaluation = evaluate_subsets(subsets, scores, summaries, suite_metadata(used), roles, config, rating_config)
     evaluation.notes.extend(notes)
     if config.rule == "budget":
+        import pandas as pd
+
         n_items = pd.Series({name: result.responses.shape[1] for name, result in used.items()})
         evaluation.rule_comparison = compare_rules(
             matrix, costs, n_items, [cut / 100.0 for cut in config.cuts], n_random=config.n_random,
