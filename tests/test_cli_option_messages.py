@@ -56,7 +56,7 @@ ARGPARSE_CHECKED = {
     ("irt", "--compat"),        # a switch to model_family=decodirt, not a value of it
     ("airt", "--transform"),    # how the input is read (load_performance), not an AIRTConfig field
     ("subset", "--format"),     # the suite files' format
-    ("plan", "--budget"), ("plan", "--target"),  # plan_datasets' arguments, not declared options
+    ("plan", "--budget"), ("plan", "--target"), ("plan", "--per"),  # plan_datasets' arguments, not declared options
     ("add", "--budget"), ("add", "--target"),
 }
 

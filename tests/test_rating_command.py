@@ -267,3 +267,31 @@ def test_a_large_field_prints_the_top_with_intervals_and_says_how_the_verdict_wa
     assert (board["rank_low"] <= board["rank_high"]).all()
     pairwise = pd.read_csv(out / "pairwise.csv")
     assert len(pairwise) == k * (k - 1) // 2 and pairwise["p_adjusted"].notna().all()
+
+
+def test_rows_give_benchirt_rate_the_verdict_on_this_suite_and_must_match_the_scores(tmp_path, capsys):
+    """`--rows DIR` reads each dataset's responses.csv: the leaderboard gets its on-suite rank intervals, and the
+    clearly better classifier is separated from the worst on these rows; rows for other datasets are refused."""
+    rng = np.random.default_rng(0)
+    accuracy = {"good": 0.9, "mid": 0.7, "bad": 0.5}
+    scores = []
+    for d in range(4):
+        answers = pd.DataFrame({name: (rng.random(300) < p).astype(int) for name, p in accuracy.items()}).T
+        answers.index.name = "respondent"
+        (tmp_path / "rows" / f"d{d}").mkdir(parents=True)
+        answers.to_csv(tmp_path / "rows" / f"d{d}" / "responses.csv")
+        scores += [{"dataset": f"d{d}", "classifier": name, "score": answers.loc[name].mean()} for name in accuracy]
+    pd.DataFrame(scores).to_csv(tmp_path / "scores.csv", index=False)
+    assert main(["rate", str(tmp_path / "scores.csv"), "--rows", str(tmp_path / "rows"), "--out",
+                 str(tmp_path / "out"), "--permutations", "0"]) == 0
+    board = pd.read_csv(tmp_path / "out" / "leaderboard.csv").set_index("classifier")
+    assert board.loc["good", "rank_high_on_suite"] == 1 and board.loc["bad", "rank_low_on_suite"] == 3
+    pairs = pd.read_csv(tmp_path / "out" / "pairwise.csv")
+    assert pairs.loc[(pairs["a"] == "good") & (pairs["b"] == "bad"), "separated_on_suite"].item()
+    (tmp_path / "rows" / "d9").mkdir()
+    (tmp_path / "rows" / "d9" / "responses.csv").write_text("respondent,i1\ngood,1\n")
+    capsys.readouterr()
+    assert main(["rate", str(tmp_path / "scores.csv"), "--rows", str(tmp_path / "rows"), "--out",
+                 str(tmp_path / "out2")]) == 2
+    err = capsys.readouterr().err
+    assert "the response matrices must be the scores' datasets; not in the scores: d9" in err

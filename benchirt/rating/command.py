@@ -100,6 +100,9 @@ def register(subparsers) -> None:
                         help="null tables of --verdict stepdown: reflection, each dataset's scores negated with "
                              "a random sign (default; valid for unequal spreads); shuffle, the classifiers "
                              "shuffled within each dataset (assumes them exchangeable)")
+    parser.add_argument("--rows", metavar="DIR",
+                        help="a folder of <dataset>/responses.csv (respondents x test rows of 0/1, as `benchirt "
+                             "respond` and `benchirt import-runs` write them) for the verdict on this suite")
     parser.add_argument("--compare", metavar="CLF,CLF,...",
                         help="restrict the statistical tests to these classifiers (comma-separated)")
     parser.add_argument("--tie-tolerance", metavar="T",
@@ -125,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
         others = {name: decodirt_to_benchirt_names(table) for name, table in others.items()}
     compare = [name.strip() for name in args.compare.split(",") if name.strip()] if args.compare else None
     roles = artificial_roles(scores["classifier"].unique())
-    result = rate(scores, config, other_scores=others, compare=compare, roles=roles)
+    rows = read_rows(args.rows, scores["dataset"].astype(str).unique()) if args.rows else None
+    result = rate(scores, config, other_scores=others, compare=compare, roles=roles, rows=rows)
     out = claim_out(args.out, "rate", force=args.force, writes=WRITES)
     write_outputs(result, out, plots=args.plots)
     print(format_summary(result))
@@ -135,6 +139,25 @@ def run(args: argparse.Namespace) -> int:
         print(f"benchirt rate: statistical tests on {name} skipped: {reason}", file=sys.stderr)
     print(f"wrote {out}")
     return 0
+
+
+def read_rows(folder: str, datasets) -> dict:
+    """Dataset → its respondents × test rows answers, from ``folder/<dataset>/responses.csv`` for every dataset of
+    the scores (a DataError names the datasets without a file, or a folder not a dataset of the scores)."""
+    from benchirt.errors import DataError
+    from benchirt.irt.matrix_file import read_responses_csv
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise DataError(f"--rows {folder}: not a folder; give a folder of <dataset>/responses.csv")
+    found = {path.parent.name for path in root.glob("*/responses.csv")}
+    missing, extra = sorted(set(datasets) - found), sorted(found - set(datasets))
+    if missing or extra:
+        raise DataError(f"--rows {folder}: the response matrices must be the scores' datasets; "
+                        + "; ".join(part for part in (
+                            f"no <dataset>/responses.csv for {', '.join(missing[:5])}" if missing else "",
+                            f"not in the scores: {', '.join(extra[:5])}" if extra else "") if part))
+    return {name: read_responses_csv(root / name / "responses.csv") for name in sorted(datasets)}
 
 
 def write_outputs(result: RatingResult, out: Path, plots: bool = False) -> None:
