@@ -26,7 +26,7 @@ from scipy.stats import kendalltau
 
 from benchirt.rating.stepdown import StepDown, step_down
 from benchirt.subsets.baselines import baseline_orders, fill_in_order, random_fills
-from benchirt.subsets.budget import budget_subset
+from benchirt.subsets.budget import budget_subset, contenders
 from benchirt.subsets.costs import costs_or_counts
 
 #: Contenders judged: the real classifiers with the highest mean score, split into two halves.
@@ -38,7 +38,7 @@ MEASURES = ("kept", "reversed", "tau", "overlap")
 def contender_halves(scores: np.ndarray, n_contenders: int = CONTENDERS) -> tuple[np.ndarray, np.ndarray]:
     """The top ``n_contenders`` columns of ``scores`` (datasets × classifiers) by mean score, alternately into
     two halves (1st, 3rd, ... and 2nd, 4th, ...)."""
-    order = np.argsort(-np.nanmean(scores, axis=0), kind="stable")[:n_contenders]
+    order = contenders(scores, n_contenders)
     return np.sort(order[0::2]), np.sort(order[1::2])
 
 
