@@ -13,8 +13,8 @@ uncertainty with it:
 * which datasets are the most informative — the share of items above the IRT thresholds (Cardoso
   et al. 2020 §4.5), naming the thresholds and the model; a parameter every dataset shares (the
   guessing of a 2PL, all zero) is not ranked;
-* whether IRT-filtered subsets beat random subsets of the same size — the subset stage's sentence
-  (:func:`benchirt.subsets.report_sections.subsets_sentence`);
+* which subset could replace the full suite, judged on held-out classifiers — the subset stage's sentence
+  (:func:`benchirt.subsets.report_sections.subsets_conclusion`);
 * AIRT's strongest and most anomalous algorithms (Kandanaarachchi & Smith-Miles 2023): latent trait
   occupancy of strengths, negative discrimination.
 

@@ -73,7 +73,7 @@ def subsets_conclusion(evaluation: SubsetEvaluation) -> str:
 
 
 def subsets_sentence(fidelity: pd.DataFrame, rule: str, alpha: float = 0.05) -> str:
-    """Whether the IRT-filtered subsets reproduce the full ranking better than random subsets of equal size."""
+    """Whether the subsets of ``rule`` reproduce the full ranking better than random subsets of equal size."""
     rows = [f"{row.subset} ({row.n_datasets} datasets): τ = {row.kendall_tau:.2f}, percentile "
             f"{row.kendall_tau_percentile:.0f} of random subsets, {_p(row.kendall_tau_p_value)}"
             for row in fidelity.itertuples(index=False)]
@@ -88,7 +88,8 @@ def subsets_sentence(fidelity: pd.DataFrame, rule: str, alpha: float = 0.05) -> 
     else:
         verdict = (f"Only {_join(wins)} of the {len(fidelity)} {rule!r} subsets beat random subsets of the same "
                    f"size (p < {alpha}); the others do not.")
-    return f"Do IRT-filtered subsets beat random subsets? {verdict} Kendall τ with the full ranking: " + \
+    return f"Do the {rule!r} subsets rank like the full suite better than random subsets? {verdict} " \
+        "Kendall τ with the full ranking: " + \
         "; ".join(rows) + "."
 
 
