@@ -101,7 +101,8 @@ def _comparison(kept: float, p: float) -> pd.DataFrame:
         {"budget_share": 0.25, "rule": "budget", "cpu_share": 0.24, "n_datasets": 9.0, "kept": 0.5, "p_vs_random": 0.3},
         {"budget_share": 0.25, "rule": "random_equal_cost", "cpu_share": 0.25, "n_datasets": 6.0, "kept": 0.4},
         {"budget_share": 0.5, "rule": "budget", "cpu_share": 0.48, "n_datasets": 14.0, "kept": kept, "p_vs_random": p},
-        {"budget_share": 0.5, "rule": "cheapest_first", "cpu_share": 0.49, "n_datasets": 15.0, "kept": 0.97},
+        {"budget_share": 0.5, "rule": "cheapest_first", "cpu_share": 0.49, "n_datasets": 15.0, "kept": 0.97,
+         "p_vs_random": 0.02},
         {"budget_share": 0.5, "rule": "random_equal_cost", "cpu_share": 0.5, "n_datasets": 10.0, "kept": 0.6}])
 
 
@@ -112,7 +113,12 @@ def test_the_recommendation_is_the_cheapest_subset_that_keeps_the_goal_and_beats
         "cheapest first 97%).")
     for kept, p in ((0.95, 0.2), (0.8, 0.01)):
         sentence = recommendation(_comparison(kept, p))
-        assert sentence.startswith("No budget subset both keeps 90%") and "recommends none" in sentence
+        assert sentence.startswith("No budget subset both keeps 90%") and sentence.endswith(
+            "benchirt recommends none of its own subsets, but a simpler rule keeps 97%: cheapest-first at 49% of the "
+            "CPU (p = 0.02 against random).")
+    without = _comparison(0.8, 0.01)
+    without = without[without["rule"] != "cheapest_first"]
+    assert recommendation(without).endswith("benchirt recommends none; run the full suite.")
 
 
 def test_no_recommendation_when_the_held_out_suite_separates_nothing():

@@ -85,7 +85,7 @@ def compare_rules(scores: pd.DataFrame, costs: pd.Series, n_items: pd.Series | N
     DataFrame
         ``budget_share, rule, cpu_share, n_datasets`` and the :data:`MEASURES` (means over the two folds) per
         budget and rule, ``rule`` one of ``budget``, the baselines, ``random_equal_cost`` (the mean of its draws);
-        the budget rule's rows add ``p_vs_random``. Empty when there are fewer than 4 contenders.
+        every rule's ``p_vs_random`` (against the same draws). Empty when there are fewer than 4 contenders.
     """
     values, (cost, unknown) = scores.to_numpy(float), costs_or_counts(costs, scores.index)
     items = None if n_items is None else n_items.reindex(scores.index).to_numpy(float)
@@ -133,10 +133,11 @@ def _averaged(folds: list[dict[str, list[dict]]], fraction: float, cost: np.ndar
                      "n_datasets": mean["n_datasets"], **{m: mean[m] for m in MEASURES}})
     random_kept = (pd.DataFrame(folds[0]["random_equal_cost"])["kept"].to_numpy()
                    + pd.DataFrame(folds[1]["random_equal_cost"])["kept"].to_numpy()) / 2
-    rule_kept = rows[0]["kept"]
     draws = random_kept[~np.isnan(random_kept)]
-    rows[0]["p_vs_random"] = (float((1 + (draws >= rule_kept - 1e-12).sum()) / (len(draws) + 1))
-                              if len(draws) and not np.isnan(rule_kept) else np.nan)
+    for row in rows:
+        if row["rule"] != "random_equal_cost":
+            row["p_vs_random"] = (float((1 + (draws >= row["kept"] - 1e-12).sum()) / (len(draws) + 1))
+                                  if len(draws) and not np.isnan(row["kept"]) else np.nan)
     return rows
 
 
@@ -160,8 +161,8 @@ def recommendation(comparison: pd.DataFrame | None, alpha: float = 0.05) -> str:
         best = rule.loc[rule["kept"].idxmax()]
         return (f"No budget subset both keeps {KEEP_GOAL:.0%} of the full suite's separations of held-out classifiers "
                 f"and beats random subsets of equal cost (best: {best['budget_share']:.0%} of the CPU keeps "
-                f"{best['kept']:.0%}, p = {best['p_vs_random']:.2g} against random): benchirt recommends none; run "
-                "the full suite.")
+                f"{best['kept']:.0%}, p = {best['p_vs_random']:.2g} against random): benchirt recommends none"
+                f"{_baseline_at_goal(comparison) or '; run the full suite'}.")
     pick = good.iloc[0]
     rows = comparison[comparison["budget_share"] == pick["budget_share"]].set_index("rule")
     rivals = ", ".join(f"{name.replace('_', ' ')} {rows.loc[name, 'kept']:.0%}"
@@ -170,3 +171,15 @@ def recommendation(comparison: pd.DataFrame | None, alpha: float = 0.05) -> str:
             f"{pick['cpu_share']:.0%} of the suite's CPU) keeps {pick['kept']:.0%} of the full suite's separations of "
             f"classifiers held out of the choice (p = {pick['p_vs_random']:.2g} against random subsets of equal "
             f"cost; {rivals}).")
+
+
+def _baseline_at_goal(comparison: pd.DataFrame) -> str:
+    """A sentence naming the cheapest baseline that keeps :data:`KEEP_GOAL` of the held-out verdict, if one does
+    where the budget rule does not (empty otherwise)."""
+    rivals = comparison[~comparison["rule"].isin(("budget", "random_equal_cost"))
+                        & (comparison["kept"] >= KEEP_GOAL)].sort_values("cpu_share")
+    if rivals.empty:
+        return ""
+    first = rivals.iloc[0]
+    return (f" of its own subsets, but a simpler rule keeps {first['kept']:.0%}: {first['rule'].replace('_', '-')} "
+            f"at {first['cpu_share']:.0%} of the CPU (p = {first['p_vs_random']:.2g} against random)")
