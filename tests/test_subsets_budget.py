@@ -135,3 +135,10 @@ def test_the_decodirt_rule_is_decodirts_combined_rule_and_build_subsets_refuses_
         "decodirt-50": ["d1", "d2"], "decodirt-100": ["d1", "d3", "d2", "d4"]}
     with pytest.raises(ConfigError, match="budget rule reads scores and costs"):
         build_subsets(summaries, cuts=[50], rule="budget")
+
+
+def test_without_costs_the_budgets_count_datasets_and_cheapest_first_is_no_baseline():
+    scores = pd.DataFrame(planted(12, 8, seed=9), index=[f"d{i:02d}" for i in range(12)])
+    table = compare_rules(scores, pd.Series(dtype=float), None, [0.5], n_random=10, n_tables=100)
+    assert set(table["rule"]) == {"budget", "top_spread", "farthest_first", "random_equal_cost"}
+    assert (table.loc[table["rule"] != "random_equal_cost", "n_datasets"] == 6).all()   # half of 12 datasets
