@@ -18,6 +18,7 @@ import pytest
 matplotlib.use("Agg")
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+pytest_plugins = ("progress_line",)   # under -q: one progress line instead of dots
 
 
 def pytest_configure(config) -> None:

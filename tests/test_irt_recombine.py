@@ -99,6 +99,7 @@ def test_the_search_keeps_only_the_parameters_of_runs_it_can_report():
     assert len(fit.starts["runs"]) > 7 and np.isfinite(fit.log_posterior)
 
 
+@pytest.mark.slow  # about 5 CPU-s of reference numbers on kc2; recombination runs by default in test_recombination_stays_within_its_budget_and_never_lowers_the_best
 def test_kc2s_best_optimum_on_the_coarsest_grid_is_reached_by_recombination(shared_data, monkeypatch):
     """decodIRT's kc2 on 41 nodes: the seven candidates, seeded mixtures and hops end 0.45 below the best
     optimum of a 20-start search (-3636.90, reached by 1 of its 20 starts); the recombination phase
@@ -112,6 +113,7 @@ def test_kc2s_best_optimum_on_the_coarsest_grid_is_reached_by_recombination(shar
     assert fit_irt(pool, coarse).log_posterior == pytest.approx(-3637.35, abs=0.05)
 
 
+@pytest.mark.slow  # about 8 CPU-s of reference numbers on kc2; the quadrature refinement runs by default in test_irt_grid.py
 def test_kc2s_optima_were_the_coarse_grids(shared_data):
     """On the grid the refinement chooses for kc2 (161 nodes) the seven candidates all end in one
     optimum, so the search stops after them, with nothing to recombine (a 20-start search ends in that

@@ -1,10 +1,11 @@
-"""The notebooks run top to bottom (executed with nbclient in a kernel of this interpreter)."""
+"""The notebooks run top to bottom (executed with nbclient in a kernel of this interpreter; ``-m slow``: 22 CPU-s)."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -30,12 +31,14 @@ def _outputs(notebook) -> str:
     return "\n".join(texts)
 
 
+@pytest.mark.slow  # about 15 CPU-s; the default suite's end-to-end run is test_report_default_run.py's default_run
 def test_quickstart_runs_top_to_bottom():
     text = _outputs(_execute("01_quickstart.ipynb"))
     assert "exit code 0 - finished" in text
     assert "respondents x test items" in text and "KiB of HTML" in text
 
 
+@pytest.mark.slow  # about 7 CPU-s; AIRT on a real ASlib scenario runs by default in test_airt_core_command.py's test_real_aslib_scenario
 def test_airt_notebook_runs_top_to_bottom(shared_data, monkeypatch):
     monkeypatch.setenv("BENCHIRT_SHARED_DATA", str(shared_data))
     text = _outputs(_execute("02_airt.ipynb"))

@@ -171,6 +171,8 @@ def test_percentages_have_at_most_one_decimal():
     assert [percent(s) for s in (0.75, 2 / 3, 0.0649, 1.0, 0.00004)] == ["75 %", "66.7 %", "6.5 %", "100 %", "0 %"]
 
 
+@pytest.mark.slow  # about 8 s of the 20-task field's published counts; reading a folder of matrices runs by
+# default in test_a_bad_pattern_and_a_file_that_is_no_matrix_are_said, the real OpenML files in test_runs_roundtrip.py
 def test_the_cv_fold0_field_imports_with_the_published_counts(shared_data, tmp_path):
     """../shared/data/openml-runs/cv-fold0: 20 tasks; runs, flows and rows per task as its index.csv states
     them; 277 flows, 187 on at least 10 tasks, none on all 20 (its README)."""
