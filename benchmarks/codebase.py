@@ -12,6 +12,11 @@ benchirt packages and top-level modules beside it) and the functions outside ``b
 named ``results`` that is not annotated or annotated with a bare non-specific type (:data:`NON_SPECIFIC`). mypy's
 error count is CI's (``.ci/run`` runs it and fails on any).
 
+The habits (issue 45, item 4): the packages that list their public names more than once (a literal ``__all__``
+in ``__init__.py``, a literal table handed to ``lazy_exports`` there, an ``__all__`` in ``__init__.pyi``: more
+than one of the three), and the public functions (no leading underscore, module level or methods of public
+classes) that take an option positionally after their first parameter (:func:`positional_options`).
+
     python benchmarks/codebase.py [--before 9204efd] [--after HEAD]
 """
 from __future__ import annotations
@@ -72,6 +77,22 @@ def untyped_results(tree: ast.Module) -> list[str]:
     return found
 
 
+def name_lists(init: Path) -> int:
+    """How many lists of the package's public names its ``__init__.py`` and ``__init__.pyi`` spell out."""
+    count = 0
+    for path in (init, init.with_suffix(".pyi")):
+        if not path.is_file():
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Assign) and "__all__" in [getattr(t, "id", None) for t in node.targets]
+                    and isinstance(node.value, (ast.List, ast.Tuple))):
+                count += 1
+            elif (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "lazy_exports"
+                  and any(isinstance(argument, ast.Dict) for argument in node.args)):
+                count += 1
+    return count
+
+
 def report_numbers(package: Path) -> dict:
     """The report's sections: lines of report/sections.py, the report package's fan-out, untyped ``results`` outside it."""
     sections = package / "report" / "sections.py"
@@ -115,6 +136,7 @@ def numbers(tree: Path, complexity) -> dict:
             "largest": sorted(lines.items(), key=lambda item: -item[1])[:5], "over_15": over,
             "config_error_raises": raises, "manifest_string_reads": manifest_reads,
             "private_irt_names_in_tests": private, "readme_bytes": (tree / "README.md").stat().st_size,
+            "packages_listing_names_twice": sum(name_lists(init) > 1 for init in package.rglob("__init__.py")),
             **report_numbers(package)}
 
 
@@ -130,7 +152,7 @@ def main() -> None:
     print(f"{'':34s} {args.before:>12s} {args.after:>12s}")
     for key in ("lines", "over_15", "config_error_raises", "manifest_string_reads", "private_irt_names_in_tests",
                 "readme_bytes", "report_sections_lines", "report_fan_out", "report_fan_out_all",
-                "untyped_results_outside_report"):
+                "untyped_results_outside_report", "packages_listing_names_twice"):
         print(f"{key:34s} {before[key]:12d} {after[key]:12d}")
     print("\nlines per package")
     for name in sorted(set(before["per_package"]) | set(after["per_package"])):

@@ -31,27 +31,7 @@ Public API
 Plots: ``benchirt.airt.plots`` (heatmaps, trace lines, latent curves, strengths/weaknesses, effectiveness,
 residual CDF, AUAEC vs AUPEC, portfolio gap). Command: ``benchirt airt`` (``benchirt.airt.command``).
 """
-from benchirt.lazy import lazy_exports
+from benchirt.lazy import attach_stub
 
-__all__ = [
-    "AIRTConfig", "AIRTResult", "ContinuousFit", "LatentTraitAnalysis", "ModelGoodness",
-    "algorithm_metrics", "dataset_metrics", "easiness", "expit", "fit_airt", "fit_continuous",
-    "latent_trait_analysis", "logit", "model_goodness",
-]
-
-lazy_exports(__name__, {
-    "AIRTConfig": "benchirt.airt.config",
-    "AIRTResult": "benchirt.airt.analysis",
-    "ContinuousFit": "benchirt.airt.continuous",
-    "LatentTraitAnalysis": "benchirt.airt.latent",
-    "ModelGoodness": "benchirt.airt.goodness",
-    "algorithm_metrics": "benchirt.airt.metrics",
-    "dataset_metrics": "benchirt.airt.metrics",
-    "easiness": "benchirt.airt.continuous",
-    "expit": "benchirt.airt.continuous",
-    "fit_airt": "benchirt.airt.analysis",
-    "fit_continuous": "benchirt.airt.continuous",
-    "latent_trait_analysis": "benchirt.airt.latent",
-    "logit": "benchirt.airt.continuous",
-    "model_goodness": "benchirt.airt.goodness",
-})
+# __all__ and the lazy names: those of the stub __init__.pyi, the package's one list of public names
+attach_stub(__name__, __file__)
