@@ -80,7 +80,7 @@ def file_shape(path: str | os.PathLike, classes: int = 2) -> Shape:
     opener = gzip.open if path.suffix.lower() == ".gz" else open
     if kind == "arff":
         with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as handle:
-            return _arff_shape(handle, classes)
+            return _arff_shape(handle, path, classes)
     with opener(path, "rb") as handle:
         first = handle.readline().decode("utf-8", errors="replace")
         header = next(csv.reader([first], delimiter="\t" if kind == "tsv" else ","), [])
@@ -92,18 +92,12 @@ def file_shape(path: str | os.PathLike, classes: int = 2) -> Shape:
     return Shape(rows, max(len(header) - 1, 1), classes, f"{kind} header and lines")
 
 
-def _arff_shape(handle, classes: int) -> Shape:
-    attributes, rows, in_data = 0, 0, False
-    for line in handle:
-        text = line.strip()
-        if not text or text.startswith("%"):
-            continue
-        if in_data:
-            rows += 1
-        elif text.lower().startswith("@attribute"):
-            attributes += 1
-        elif text.lower().startswith("@data"):
-            in_data = True
+def _arff_shape(handle, path: Path, classes: int) -> Shape:
+    """The attributes of the header (:func:`benchirt.data.arff.read_header`) and the data lines after ``@data``."""
+    from benchirt.data.arff import read_header
+
+    attributes = len(read_header(handle, path).attributes)  # the handle is left after @data (or at the end)
+    rows = sum(1 for line in handle if (text := line.strip()) and not text.startswith("%"))
     return Shape(rows, max(attributes - 1, 1), classes, "arff header and lines")
 
 
