@@ -15,7 +15,8 @@ error count is CI's (``.ci/run`` runs it and fails on any).
 The habits (issue 45, item 4): the packages that list their public names more than once (a literal ``__all__``
 in ``__init__.py``, a literal table handed to ``lazy_exports`` there, an ``__all__`` in ``__init__.pyi``: more
 than one of the three), and the public functions (no leading underscore, module level or methods of public
-classes) that take an option positionally after their first parameter (:func:`positional_options`).
+classes) that take an option positionally after their first parameter (:func:`positional_options`), and the
+parameters whose default is an instance built once at definition time (``config: XConfig = XConfig()``).
 
     python benchmarks/codebase.py [--before 9204efd] [--after HEAD]
 """
@@ -93,6 +94,17 @@ def name_lists(init: Path) -> int:
     return count
 
 
+def instance_defaults(tree: ast.Module) -> int:
+    """Parameters of ``tree``'s functions whose default calls a capitalised name (``config: C = C()``)."""
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+            count += sum(isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id[:1].isupper()
+                         for d in defaults)
+    return count
+
+
 def report_numbers(package: Path) -> dict:
     """The report's sections: lines of report/sections.py, the report package's fan-out, untyped ``results`` outside it."""
     sections = package / "report" / "sections.py"
@@ -113,7 +125,7 @@ def report_numbers(package: Path) -> dict:
 
 def numbers(tree: Path, complexity) -> dict:
     package = tree / "benchirt"
-    lines, per_package, over, raises, manifest_reads = {}, Counter(), 0, 0, 0
+    lines, per_package, over, raises, manifest_reads, instances = {}, Counter(), 0, 0, 0, 0
     for path in sorted(package.rglob("*.py")):
         relative = path.relative_to(package).as_posix()
         text = path.read_text(encoding="utf-8")
@@ -124,7 +136,9 @@ def numbers(tree: Path, complexity) -> dict:
             raises += len(re.findall(r"raise ConfigError", text))
         if relative != "pipeline/manifest.py":
             manifest_reads += len(re.findall(r"\bmanifest(?:\[|\.get\()", text))
-        for node in ast.walk(ast.parse(text)):
+        module = ast.parse(text)
+        instances += instance_defaults(module)
+        for node in ast.walk(module):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and complexity(node) > 15:
                 over += 1
     private = 0
@@ -136,6 +150,7 @@ def numbers(tree: Path, complexity) -> dict:
             "largest": sorted(lines.items(), key=lambda item: -item[1])[:5], "over_15": over,
             "config_error_raises": raises, "manifest_string_reads": manifest_reads,
             "private_irt_names_in_tests": private, "readme_bytes": (tree / "README.md").stat().st_size,
+            "config_instance_defaults": instances,
             "packages_listing_names_twice": sum(name_lists(init) > 1 for init in package.rglob("__init__.py")),
             **report_numbers(package)}
 
@@ -152,7 +167,7 @@ def main() -> None:
     print(f"{'':34s} {args.before:>12s} {args.after:>12s}")
     for key in ("lines", "over_15", "config_error_raises", "manifest_string_reads", "private_irt_names_in_tests",
                 "readme_bytes", "report_sections_lines", "report_fan_out", "report_fan_out_all",
-                "untyped_results_outside_report", "packages_listing_names_twice"):
+                "untyped_results_outside_report", "packages_listing_names_twice", "config_instance_defaults"):
         print(f"{key:34s} {before[key]:12d} {after[key]:12d}")
     print("\nlines per package")
     for name in sorted(set(before["per_package"]) | set(after["per_package"])):

@@ -5,7 +5,7 @@ Datasets (or problem instances) are the respondents and algorithms the items of 
 
 Public API
 ----------
-``fit_airt(perf, config=AIRTConfig()) -> AIRTResult``
+``fit_airt(perf, config=None) -> AIRTResult``
     The whole analysis (Kandanaarachchi & Smith-Miles 2023 Algorithm 1). ``perf``: DataFrame, rows datasets/instances, columns
     algorithms, higher is better, values in [0, 1] (see ``benchirt.airt.aslib.to_unit_interval`` for other
     scales), at least 5 rows and 2 columns. ``AIRTResult`` has ``algorithms`` (algorithm, discrimination,

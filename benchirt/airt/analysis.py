@@ -107,7 +107,7 @@ class AIRTResult:
         return "\n".join(lines)
 
 
-def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResult:
+def fit_airt(perf: pd.DataFrame, config: AIRTConfig | None = None) -> AIRTResult:
     """Run AIRT (Kandanaarachchi & Smith-Miles 2023 Algorithm 1) on a performance matrix.
 
     Stage 1: z_ij = logit(y_ij) guarded at 0 and 1 (``config.logit_epsilon``), the continuous response model
@@ -144,6 +144,7 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
     >>> {"discrimination", "consistency", "difficulty_limit"} <= set(result.algorithms.columns)
     True
     """
+    config = config or AIRTConfig()
     start = time.perf_counter()
     perf = check_performance(perf, where="AIRT input")
     if perf.shape[0] < MIN_DISTINCT_DIFFICULTIES:

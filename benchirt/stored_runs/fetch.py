@@ -245,8 +245,9 @@ def _dataset_file_id(path: Path) -> int:
     return int(text)
 
 
-def fetch_source(source: str, options: FetchOptions = FetchOptions(), cache: str | Path | None = None) -> FetchResult:
+def fetch_source(source: str, options: FetchOptions | None = None, cache: str | Path | None = None) -> FetchResult:
     """Fetch every task of SOURCE into ``cache`` (default :func:`default_cache`); failures recorded, not fatal."""
+    options = options or FetchOptions()
     folder = Path(cache) if cache else default_cache()
     client = _Client()
     result = FetchResult(folder=folder)

@@ -25,8 +25,9 @@ def source_paths(source, base_dir: str | Path = ".") -> list[Path]:
     return out
 
 
-def read_offline(source, naming: RespondentNaming = RespondentNaming(), base_dir: str | Path = ".") -> list:
+def read_offline(source, naming: RespondentNaming | None = None, base_dir: str | Path = ".") -> list:
     """The :class:`~benchirt.stored_runs.matrix.RunMatrix` of every dataset an offline source holds (module docstring)."""
+    naming = naming or RespondentNaming()
     from benchirt.stored_runs.matrices import is_matrix_source, read_matrices
 
     paths = source_paths(source, base_dir)
