@@ -31,7 +31,7 @@ import pandas as pd
 
 from benchirt.rating.batch import DIVERGED, SCALE, diverges, update_period
 from benchirt.rating.config import RatingConfig
-from benchirt.rating.scores import resolve_order, score_column, score_matrix, validate_scores
+from benchirt.rating.scores import CheckedScores, checked_scores, resolve_order, score_matrix
 from benchirt.results import interval_frame, normal_interval
 
 TABLE_COLUMNS = (
@@ -143,7 +143,7 @@ def match_outcomes(scores: np.ndarray, tie_tolerance: float = 0.0) -> np.ndarray
 
 
 def glicko_tournament(
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | CheckedScores,
     order: str | os.PathLike | Sequence[str] | None = None,
     config: RatingConfig | None = None,
     weighting: str | None = None,
@@ -167,8 +167,7 @@ def glicko_tournament(
     Tournament
     """
     config = config or RatingConfig()
-    column = score_column(scores, config.score) if isinstance(scores, pd.DataFrame) else "score"
-    clean = validate_scores(scores, column)
+    clean = checked_scores(scores, config.score).table
     periods = resolve_order(clean["dataset"].tolist(), config.order if order is None else order)
     matrix = score_matrix(clean, periods)
     classifiers = list(matrix.columns)

@@ -30,7 +30,7 @@ from benchirt.rating.glicko import Tournament, glicko_tournament, match_outcomes
 from benchirt.rating.on_suite import on_suite_step_down
 from benchirt.rating.pairwise import pairwise_comparisons
 from benchirt.rating.permutation import PermutationAnalysis
-from benchirt.rating.scores import score_column, score_matrix, validate_scores
+from benchirt.rating.scores import CheckedScores, checked_scores, score_matrix
 from benchirt.rating.verdict import RATING_TIE, leaderboard_text, leaderboard_verdict
 from benchirt.results import interval_frame, percentile_interval
 
@@ -138,7 +138,7 @@ class Leaderboard:
 
 
 def leaderboard(
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | CheckedScores,
     config: RatingConfig | None = None,
     tournament: Tournament | None = None,
     permutation: PermutationAnalysis | None = None,
@@ -193,9 +193,9 @@ def leaderboard(
     2      stump     0      12
     """
     config = config or RatingConfig()
-    clean = validate_scores(scores, score_column(scores, config.score))
+    clean = checked_scores(scores, config.score)
     table, notes, decisions, replicates = bradley_terry_table(clean, config)
-    matrix = score_matrix(clean)
+    matrix = score_matrix(clean.table)
     tournament = tournament or glicko_tournament(clean, config=config)
     glicko = tournament.table.set_index("classifier")
     notes += [tournament.weighting] if tournament.weighting else glicko_divergence_note(glicko)
@@ -281,7 +281,7 @@ def bootstrap_conf_int(table: pd.DataFrame, bootstrap: pd.DataFrame, level: floa
     return interval_frame({"classifier": classifiers}, table["bt_rating"], low, high)
 
 
-def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
+def bradley_terry_table(scores: pd.DataFrame | CheckedScores, config: RatingConfig | None = None
                         ) -> tuple[pd.DataFrame, list[str], Decisions, pd.DataFrame]:
     """The Bradley–Terry part of the leaderboard: ratings, bootstrap intervals, ranks, tiers, counts.
 
@@ -310,7 +310,7 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
         Fewer than two classifiers.
     """
     config = config or RatingConfig()
-    matrix = score_matrix(validate_scores(scores, score_column(scores, config.score)))   # names sorted
+    matrix = score_matrix(checked_scores(scores, config.score).table)   # names sorted
     classifiers = list(matrix.columns)
     if len(classifiers) < 2:
         raise LeaderboardError(f"a leaderboard needs at least two classifiers, found {len(classifiers)}")

@@ -9,6 +9,7 @@ periods (Cardoso et al. 2021 §4.7: one period per dataset).
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -187,6 +188,33 @@ def validate_scores(frame: pd.DataFrame, column: str = "score", where: str = "sc
         listed = "; ".join(f"{d!r}/{c!r}" for d, c in pairs.itertuples(index=False))
         raise DataError(f"{where}: duplicate (dataset, classifier) rows: {listed}; keep one score per pair")
     return out
+
+
+@dataclass(frozen=True)
+class CheckedScores:
+    """A long scores table :func:`validate_scores` has checked: ``table`` is ``dataset, classifier, score`` (float).
+
+    Made by :func:`checked_scores` (or, inside benchirt.rating, from a row subset of another one). The rating
+    functions take it wherever they take a scores table and do not check it again: :func:`benchirt.rating.rate`
+    checks its table once, at its boundary, and passes this inward.
+    """
+
+    table: pd.DataFrame
+
+
+def checked_scores(scores: pd.DataFrame | CheckedScores, score: str = "score") -> CheckedScores:
+    """``scores`` checked: a :class:`CheckedScores` as it is, a DataFrame by :func:`validate_scores` on the
+    column that holds ``score`` (:func:`score_column`).
+
+    >>> import pandas as pd
+    >>> checked = checked_scores(pd.DataFrame({"dataset": ["d1"], "classifier": ["a"], "true_score": [3]}), "true_score")
+    >>> checked.table.to_dict("records"), checked_scores(checked) is checked
+    ([{'dataset': 'd1', 'classifier': 'a', 'score': 3.0}], True)
+    """
+    if isinstance(scores, CheckedScores):
+        return scores
+    return CheckedScores(validate_scores(scores, score_column(scores, score) if isinstance(scores, pd.DataFrame)
+                                         else "score"))
 
 
 def score_matrix(scores: pd.DataFrame, datasets: Sequence[str] | None = None) -> pd.DataFrame:

@@ -22,7 +22,7 @@ from scipy.stats import kendalltau
 from benchirt.rating.bradley_terry import fit_bradley_terry, pairwise_wins
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import match_outcomes
-from benchirt.rating.scores import score_column, score_matrix, validate_scores
+from benchirt.rating.scores import CheckedScores, checked_scores, score_matrix
 
 #: Share of the field, the weakest by rating, that is removed or duplicated.
 WEAKEST_SHARE = 0.2
@@ -41,7 +41,7 @@ def bradley_terry_ratings(matrix: pd.DataFrame, tie_tolerance: float = 0.0) -> p
     return pd.Series(fit_bradley_terry(wins).rating[0], index=matrix.columns.astype(str))
 
 
-def field_sensitivity(scores: pd.DataFrame, config: RatingConfig | None = None, share: float = WEAKEST_SHARE,
+def field_sensitivity(scores: pd.DataFrame | CheckedScores, config: RatingConfig | None = None, share: float = WEAKEST_SHARE,
                       top: int = TOP) -> pd.DataFrame:
     """The top of the board after removing, then duplicating, the weakest ``share`` of the classifiers.
 
@@ -74,7 +74,7 @@ def field_sensitivity(scores: pd.DataFrame, config: RatingConfig | None = None, 
     [['removed', 1, True], ['duplicated', 1, True]]
     """
     config = config or RatingConfig()
-    matrix = score_matrix(validate_scores(scores, score_column(scores, config.score)))
+    matrix = score_matrix(checked_scores(scores, config.score).table)
     base = bradley_terry_ratings(matrix, config.tie_tolerance).sort_values(ascending=False)
     if len(base) < 4:
         return pd.DataFrame(columns=COLUMNS)

@@ -10,7 +10,7 @@ from benchirt.errors import DataError
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import Tournament, glicko_tournament
 from benchirt.rating.leaderboard import LeaderboardError, bootstrap_conf_int, leaderboard
-from benchirt.rating.scores import score_column, validate_scores
+from benchirt.rating.scores import CheckedScores, checked_scores
 from benchirt.rating.permutation import PermutationAnalysis, permutation_analysis
 from benchirt.rating.sensitivity import field_sensitivity, sensitivity_note
 from benchirt.rating.sparse import ranked_field
@@ -192,22 +192,23 @@ def rate(
     ['forest', 'tree', 'stump']
     """
     config = config or RatingConfig()
-    tournament = glicko_tournament(scores, config=config)
+    checked = checked_scores(scores, config.score)   # checked once here; the functions below take it as it is
+    tournament = glicko_tournament(checked, config=config)
     one_order = len(tournament.order) < 2
-    permutation = permutation_analysis(scores, config=config) if config.n_permutations and not one_order else None
+    permutation = permutation_analysis(checked, config=config) if config.n_permutations and not one_order else None
     order_note = (["no dataset-order analysis and no Glicko-2 intervals: one dataset is a single rating period "
                    "in a single order"] if one_order else [])
     comparisons: dict[str, StatisticalComparison] = {}
     skipped: dict[str, str] = {}
-    tables = {config.score: scores, **dict(other_scores or {})}
+    tables: dict[str, pd.DataFrame | CheckedScores] = {config.score: checked, **dict(other_scores or {})}
     for name, table in tables.items():
         try:
             comparisons[name] = friedman_nemenyi(table, config=replace(config, score=name), classifiers=compare)
         except DataError as exc:
             skipped[name] = str(exc)
-    clean = validate_scores(scores, score_column(scores, config.score))
-    ranked, left_out, sparse_note = ranked_field(clean, config.alpha)
-    left_out, placed_note = placed_left_out(clean, left_out, config.seed)
+    ranked_rows, left_out, sparse_note = ranked_field(checked.table, config.alpha)
+    ranked = CheckedScores(ranked_rows)   # rows of the checked table
+    left_out, placed_note = placed_left_out(checked.table, left_out, config.seed)
     try:
         board = leaderboard(ranked, config, tournament=tournament, permutation=permutation, rows=rows, roles=roles)
     except LeaderboardError as exc:

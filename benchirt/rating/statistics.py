@@ -32,7 +32,7 @@ from benchirt.errors import ConfigError, DataError
 from benchirt.humanize import short_name
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import glicko_tournament
-from benchirt.rating.scores import score_column, score_matrix, validate_scores
+from benchirt.rating.scores import CheckedScores, checked_scores, score_matrix
 
 #: What each mode computes, as written into results and reports.
 MODE_LABELS = {
@@ -137,7 +137,7 @@ def critical_difference(n_classifiers: int, n_datasets: int, alpha: float = 0.05
 
 
 def friedman_nemenyi(
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | CheckedScores,
     mode: str | None = None,
     alpha: float | None = None,
     classifiers: Sequence[str] | None = None,
@@ -176,8 +176,7 @@ def friedman_nemenyi(
     config = config or RatingConfig()
     mode = RatingConfig.OPTIONS["stats"].check("rate", "stats", mode or config.stats)
     alpha = RatingConfig.OPTIONS["alpha"].check("rate", "alpha", config.alpha if alpha is None else alpha)
-    column = score_column(scores, config.score) if isinstance(scores, pd.DataFrame) else "score"
-    clean = validate_scores(scores, column)
+    clean = checked_scores(scores, config.score).table
     if classifiers is not None:
         unknown = sorted(set(classifiers) - set(clean["classifier"]))
         if unknown:
@@ -258,7 +257,7 @@ def nemenyi_friedman_p_values(values: np.ndarray, names: list[str]) -> pd.DataFr
 
 def _friedman_decodirt(clean, alpha, score, config, order, classifiers) -> StatisticalComparison:
     # As Cardoso et al. 2021 §5.3: everybody plays the tournament; only the compared classifiers' trajectories are tested.
-    tournament = glicko_tournament(clean, order=order, config=config)
+    tournament = glicko_tournament(CheckedScores(clean), order=order, config=config)
     trajectories = tournament.rating_matrix("rating")
     if classifiers is not None:
         trajectories = trajectories[[name for name in trajectories.columns if name in set(classifiers)]]
