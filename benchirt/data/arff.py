@@ -133,11 +133,7 @@ def read_arff(path: str | Path) -> ArffData:
     if match is None:
         raise DataError(f"{path}: no @data section found; the file is truncated or not an ARFF file")
     data_line = text.count("\n", 0, match.start()) + 1  # 1-based line number of @data
-    header = read_header(text[: match.start()].splitlines(), path)
-    relation = path.stem if header.relation is None else header.relation
-    attributes = header.attributes
-    if not attributes:
-        raise DataError(f"{path}: the header declares no @attribute; not an ARFF file?")
+    relation, attributes = _file_header(text[: match.start()], path)
     names = [a.name for a in attributes]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -253,6 +249,14 @@ def read_header(lines: Iterable[str], where: str | Path) -> ArffHeader:
                 f"{where}, line {number}: expected @relation, @attribute or @data, found {line[:60]!r}"
             )
     return ArffHeader(relation, attributes)
+
+
+def _file_header(header: str, path: Path) -> tuple[str, list[Attribute]]:
+    """The relation (the file's stem when unnamed) and the attributes of a file's header text; it must declare one."""
+    parsed = read_header(header.splitlines(), path)
+    if not parsed.attributes:
+        raise DataError(f"{path}: the header declares no @attribute; not an ARFF file?")
+    return (path.stem if parsed.relation is None else parsed.relation), parsed.attributes
 
 
 def _parse_attribute(rest: str, number: int, path: str | Path) -> Attribute:
