@@ -299,7 +299,7 @@ def test_rating_score_decides_ratings_and_leaderboard_and_report_labels_decodirt
     config_used = RatingConfig(n_permutations=0, n_bootstrap=50, score=score)
     pd.testing.assert_frame_equal(rating.tournament.table, glicko_tournament(expected, config=config_used).table)
     pd.testing.assert_frame_equal(rating.leaderboard[["classifier", "bt_rating"]],
-                                  leaderboard(expected, config_used).table[["classifier", "bt_rating"]])
+                                  leaderboard(expected, config=config_used).table[["classifier", "bt_rating"]])
     assert f"won by the higher {human_value(score)}" in (out / "report.html").read_text()
 
 

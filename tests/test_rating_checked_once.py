@@ -26,7 +26,7 @@ def test_rate_validates_its_scores_table_once(monkeypatch):
         return validate(*args, **kwargs)
 
     monkeypatch.setattr(scores_module, "validate_scores", counting)
-    result = rate(_scores(), RatingConfig(n_permutations=20, n_bootstrap=20))
+    result = rate(_scores(), config=RatingConfig(n_permutations=20, n_bootstrap=20))
     assert len(result.leaderboard) == 5
     assert calls == ["score"]
 
@@ -34,7 +34,7 @@ def test_rate_validates_its_scores_table_once(monkeypatch):
 def test_a_checked_table_gives_what_the_frame_gives():
     frame = _scores()
     config = RatingConfig(n_bootstrap=20)
-    assert leaderboard(checked_scores(frame), config).table.equals(leaderboard(frame, config).table)
+    assert leaderboard(checked_scores(frame), config=config).table.equals(leaderboard(frame, config=config).table)
     checked = checked_scores(frame)
     assert checked_scores(checked) is checked and isinstance(checked, CheckedScores)
 

@@ -61,8 +61,8 @@ def _airt_result():
 def results() -> dict:
     response = _response_result()
     irt = irt_for_responses(response, IRTConfig(model="2PL", compare_models=False))
-    rating = rate(_scores(), RatingConfig(n_bootstrap=200, n_permutations=0))
-    board = leaderboard(_scores(), RatingConfig(n_bootstrap=200))
+    rating = rate(_scores(), config=RatingConfig(n_bootstrap=200, n_permutations=0))
+    board = leaderboard(_scores(), config=RatingConfig(n_bootstrap=200))
     matrix = _scores(12, 6, 4).pivot(index="dataset", columns="classifier", values="score")
     added = AddedResult("sim", "newcomer", response.responses.iloc[:1],
                         pd.DataFrame({"theta": [0.4], "se": [0.3], "true_score": [25.0]}), 0.8, 0.7)

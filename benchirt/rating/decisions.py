@@ -108,8 +108,8 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
         return no_decisions(k, alpha)
     present = ~np.isnan(scores)
     if config.verdict == "range":
-        shuffled = shuffled_ratings(wins, present, config.n_bootstrap, config.seed)
-        separation = separate(rating, shuffled, replicates, level=1.0 - alpha)
+        shuffled = shuffled_ratings(wins, present, config.n_bootstrap, seed=config.seed)
+        separation = separate(rating, shuffled, bootstrap=replicates, level=1.0 - alpha)
         low, high = rank_intervals(separation.better)
         return Decisions("range", separation.better, rating[:, None] - rating[None, :], np.full((k, k), np.nan),
                          low.astype(float), high.astype(float), separation.tier, alpha, k, config.n_bootstrap,
@@ -121,7 +121,7 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
     result: WilcoxonHolm | StepDown
     resampling = None
     if config.verdict == "holm":
-        result = wilcoxon_holm(scores[:, tested], alpha)
+        result = wilcoxon_holm(scores[:, tested], alpha=alpha)
         n_tables = 0
     else:
         resampling = config.resampling

@@ -87,8 +87,8 @@ class _Answers:
     weight: float
 
 
-def on_suite_step_down(rows: Mapping[str, pd.DataFrame], classifiers: Sequence[str], n_tables: int = 1000,
-                       alpha: float = 0.05, *, seed: int = 0) -> OnSuite:
+def on_suite_step_down(rows: Mapping[str, pd.DataFrame], classifiers: Sequence[str], *, n_tables: int = 1000,
+                       alpha: float = 0.05, seed: int = 0) -> OnSuite:
     """Which pairs of ``classifiers`` differ in accuracy on these datasets' test rows, all pairs at once.
 
     Parameters
@@ -181,7 +181,7 @@ def _sign_flipped_sums(datasets: Sequence[_Answers], present: np.ndarray, n_tabl
     k = present.shape[1]
     block = max(1, BLOCK_ELEMENTS // max(n_rows, k * k, 1))
     if n_rows < 31 and 2 ** n_rows <= n_tables:
-        signs, _ = dataset_reflections(n_rows, n_tables, seed)
+        signs, _ = dataset_reflections(n_rows, n_tables, seed=seed)
         return (_flipped(datasets, present, signs[start:start + block], sizes)
                 for start in range(0, len(signs), block)), len(signs), True
     rng = np.random.default_rng([seed, 3])   # a stream of its own (the reflections use [seed, 2])

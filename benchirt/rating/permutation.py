@@ -67,7 +67,7 @@ class PermutationAnalysis:
                 f"top={top['classifier']!r} (P(first) {probability_is(top['p_first'])}))")
 
 
-def random_orders(n_datasets: int, n_permutations: int, seed: int = 0) -> np.ndarray:
+def random_orders(n_datasets: int, n_permutations: int, *, seed: int = 0) -> np.ndarray:
     """``n_permutations`` independent uniform random permutations of ``range(n_datasets)``.
 
     Returns
@@ -110,9 +110,9 @@ def permutation_analysis(
     seed = config.seed if seed is None else seed
     n_permutations = ORDERS.check("rate", "n_permutations",
                                   int(n_permutations) if isinstance(n_permutations, np.integer) else n_permutations)
-    matrix = score_matrix(checked_scores(scores, config.score).table)
+    matrix = score_matrix(checked_scores(scores, score=config.score).table)
     datasets, classifiers = list(matrix.index), list(matrix.columns)
-    orders = random_orders(len(datasets), int(n_permutations), seed)
+    orders = random_orders(len(datasets), int(n_permutations), seed=seed)
     outcomes = match_outcomes(matrix.to_numpy(), config.tie_tolerance)
     if weighted is None:   # decided as the tournament decides it (sorted order)
         weighted = games_weighting(outcomes, config) is not None

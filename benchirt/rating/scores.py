@@ -202,12 +202,12 @@ class CheckedScores:
     table: pd.DataFrame
 
 
-def checked_scores(scores: pd.DataFrame | CheckedScores, score: str = "score") -> CheckedScores:
+def checked_scores(scores: pd.DataFrame | CheckedScores, *, score: str = "score") -> CheckedScores:
     """``scores`` checked: a :class:`CheckedScores` as it is, a DataFrame by :func:`validate_scores` on the
     column that holds ``score`` (:func:`score_column`).
 
     >>> import pandas as pd
-    >>> checked = checked_scores(pd.DataFrame({"dataset": ["d1"], "classifier": ["a"], "true_score": [3]}), "true_score")
+    >>> checked = checked_scores(pd.DataFrame({"dataset": ["d1"], "classifier": ["a"], "true_score": [3]}), score="true_score")
     >>> checked.table.to_dict("records"), checked_scores(checked) is checked
     ([{'dataset': 'd1', 'classifier': 'a', 'score': 3.0}], True)
     """
@@ -217,7 +217,7 @@ def checked_scores(scores: pd.DataFrame | CheckedScores, score: str = "score") -
                                          else "score"))
 
 
-def score_matrix(scores: pd.DataFrame, datasets: Sequence[str] | None = None) -> pd.DataFrame:
+def score_matrix(scores: pd.DataFrame, *, datasets: Sequence[str] | None = None) -> pd.DataFrame:
     """Pivot a checked long table to datasets × classifiers (NaN where a classifier is absent).
 
     Parameters
@@ -239,7 +239,7 @@ def score_matrix(scores: pd.DataFrame, datasets: Sequence[str] | None = None) ->
     return matrix.reindex(list(datasets)) if datasets is not None else matrix.sort_index()
 
 
-def resolve_order(datasets: Sequence[str], order: str | os.PathLike | Sequence[str] | None = None) -> list[str]:
+def resolve_order(datasets: Sequence[str], *, order: str | os.PathLike | Sequence[str] | None = None) -> list[str]:
     """The rating periods: a permutation of ``datasets``.
 
     Parameters

@@ -105,8 +105,8 @@ class RatingResult:
         if kind != "bradley_terry":
             raise ValueError(f"kind must be 'bradley_terry' or 'glicko', got {kind!r}")
         if not len(self.leaderboard):
-            return bootstrap_conf_int(pd.DataFrame({"classifier": [], "bt_rating": []}), self.bootstrap, level)
-        return bootstrap_conf_int(self.leaderboard, self.bootstrap, level)
+            return bootstrap_conf_int(pd.DataFrame({"classifier": [], "bt_rating": []}), self.bootstrap, level=level)
+        return bootstrap_conf_int(self.leaderboard, self.bootstrap, level=level)
 
     def __repr__(self) -> str:
         return (f"RatingResult(score={self.score!r}, {self.tournament!r}, permutation={self.permutation!r}, "
@@ -145,10 +145,10 @@ def placed_left_out(scores: pd.DataFrame, left_out: pd.DataFrame, seed: int) -> 
 
 def rate(
     scores: pd.DataFrame,
+    *,
     config: RatingConfig | None = None,
     other_scores: Mapping[str, pd.DataFrame] | None = None,
     compare: Sequence[str] | None = None,
-    *,
     rows: Mapping[str, pd.DataFrame] | None = None,
     roles: Mapping[str, str] | None = None,
 ) -> RatingResult:
@@ -187,12 +187,12 @@ def rate(
     ...     "classifier": ["tree", "forest", "stump"] * 6,
     ...     "score": [0.80, 0.90, 0.70, 0.80, 0.85, 0.60, 0.70, 0.95, 0.65,
     ...               0.85, 0.90, 0.60, 0.75, 0.80, 0.70, 0.60, 0.90, 0.50]})
-    >>> result = rate(scores, RatingConfig(n_permutations=20))
+    >>> result = rate(scores, config=RatingConfig(n_permutations=20))
     >>> result.ratings["classifier"].tolist()        # forest beats tree beats stump on every dataset
     ['forest', 'tree', 'stump']
     """
     config = config or RatingConfig()
-    checked = checked_scores(scores, config.score)   # checked once here; the functions below take it as it is
+    checked = checked_scores(scores, score=config.score)   # checked once here; the functions below take it as it is
     tournament = glicko_tournament(checked, config=config)
     one_order = len(tournament.order) < 2
     permutation = permutation_analysis(checked, config=config) if config.n_permutations and not one_order else None
@@ -210,11 +210,11 @@ def rate(
     ranked = CheckedScores(ranked_rows)   # rows of the checked table
     left_out, placed_note = placed_left_out(checked.table, left_out, config.seed)
     try:
-        board = leaderboard(ranked, config, tournament=tournament, permutation=permutation, rows=rows, roles=roles)
+        board = leaderboard(ranked, config=config, tournament=tournament, permutation=permutation, rows=rows, roles=roles)
     except LeaderboardError as exc:
         return RatingResult(tournament, permutation, comparisons, skipped, config, score=config.score,
                             notes=[f"no leaderboard: {exc}", *order_note])
-    sensitivity = sensitivity_note(field_sensitivity(ranked, config))
+    sensitivity = sensitivity_note(field_sensitivity(ranked, config=config))
     board.table["placed_by_model"] = False   # every entrant on the board was measured; the placed are in left_out
     notes = [*([sparse_note] if sparse_note else []), *([placed_note] if placed_note else []), *board.notes, *order_note, *([sensitivity] if sensitivity else [])]
     return RatingResult(tournament, permutation, comparisons, skipped, config,

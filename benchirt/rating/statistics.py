@@ -126,7 +126,7 @@ class StatisticalComparison:
         return "\n".join(lines)
 
 
-def critical_difference(n_classifiers: int, n_datasets: int, alpha: float = 0.05) -> float:
+def critical_difference(n_classifiers: int, n_datasets: int, *, alpha: float = 0.05) -> float:
     """Nemenyi critical difference CD = q_α · sqrt(k(k+1) / (6N)) (Demšar 2006, §3.2.2).
 
     q_α is the upper α quantile of the studentized range for k groups and infinite degrees of
@@ -138,7 +138,7 @@ def critical_difference(n_classifiers: int, n_datasets: int, alpha: float = 0.05
 
 def friedman_nemenyi(
     scores: pd.DataFrame | CheckedScores,
-    mode: str | None = None,
+    *, mode: str | None = None,
     alpha: float | None = None,
     classifiers: Sequence[str] | None = None,
     config: RatingConfig | None = None,
@@ -176,7 +176,7 @@ def friedman_nemenyi(
     config = config or RatingConfig()
     mode = RatingConfig.OPTIONS["stats"].check("rate", "stats", mode or config.stats)
     alpha = RatingConfig.OPTIONS["alpha"].check("rate", "alpha", config.alpha if alpha is None else alpha)
-    clean = checked_scores(scores, config.score).table
+    clean = checked_scores(scores, score=config.score).table
     if classifiers is not None:
         unknown = sorted(set(classifiers) - set(clean["classifier"]))
         if unknown:
@@ -214,7 +214,7 @@ def _friedman_blocks(clean: pd.DataFrame, alpha: float, score: str) -> Statistic
         n_blocks=int(matrix.shape[0]),
         average_ranks=ranks,
         p_values=p_values,
-        critical_difference=critical_difference(matrix.shape[1], matrix.shape[0], alpha),
+        critical_difference=critical_difference(matrix.shape[1], matrix.shape[0], alpha=alpha),
         alpha=alpha,
         dropped_datasets=dropped,
         score=score,

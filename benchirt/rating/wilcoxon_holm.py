@@ -54,7 +54,7 @@ class WilcoxonHolm:
     alpha: float
 
 
-def wilcoxon_holm(scores: np.ndarray, alpha: float = 0.05) -> WilcoxonHolm:
+def wilcoxon_holm(scores: np.ndarray, *, alpha: float = 0.05) -> WilcoxonHolm:
     """Wilcoxon–Holm decisions and joint rank intervals of the classifiers in a datasets × classifiers table.
 
     Parameters
