@@ -9,7 +9,7 @@ import pandas as pd
 from benchirt.irt.models import probability
 
 
-@dataclass
+@dataclass(kw_only=True)
 class SimulatedResponses:
     """Responses drawn from a known model.
 
@@ -62,4 +62,4 @@ def simulate_responses(
         index=[f"r{i + 1}" for i in range(n_respondents)],
         columns=[f"V{j + 1}" for j in range(n_items)],
     )
-    return SimulatedResponses(frame, theta, a, b, c)
+    return SimulatedResponses(responses=frame, theta=theta, a=a, b=b, c=c)

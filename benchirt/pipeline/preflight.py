@@ -30,7 +30,7 @@ from benchirt.pipeline.estimate import Shape, irt_cost, response_cost
 from benchirt.pipeline.memory import GB
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Preflight:
     """What is known of one dataset before loading it.
 
@@ -132,8 +132,8 @@ def preflight(spec, response_config, limit_bytes: float | None, model: dict, lim
                   f"{cost['peak_bytes'] / GB:.1f} GB, over the limit of {limit_bytes / GB:.1f} GB ({limit_source}); "
                   "the whole table is loaded before any cap, so run it where more memory is free or raise "
                   "execution.memory_limit_gb")
-    return Preflight(shape, cost["seconds"], irt_cost(shape, response_config, model), cost["peak_bytes"], reason,
-                     cost["tasks"])
+    return Preflight(shape=shape, expected_seconds=cost["seconds"], irt_seconds=irt_cost(shape, response_config, model), peak_bytes=cost["peak_bytes"], skip_reason=reason,
+                     expected_tasks=cost["tasks"])
 
 
 def checker(specs, response_config, limit_bytes: float | None, model: dict, limit_source: str = ""):

@@ -63,7 +63,7 @@ class LeaderboardError(BenchirtError):
     """The scores cannot give a leaderboard (e.g. a single classifier)."""
 
 
-@dataclass(repr=False)
+@dataclass(kw_only=True, repr=False)
 class Leaderboard:
     """Result of :func:`leaderboard`.
 
@@ -218,7 +218,7 @@ def leaderboard(
     table["role"] = [(roles or {}).get(name, "real") for name in table["classifier"]]
     table, pairwise, suite_note = _with_on_suite(table, pairwise, rows, config)
     notes += [suite_note] if suite_note else []
-    return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes, replicates)
+    return Leaderboard(table=table, pairwise=pairwise, score=config.score, n_bootstrap=config.n_bootstrap, seed=config.seed, notes=notes, bootstrap=replicates)
 
 
 def _with_on_suite(table: pd.DataFrame, pairwise: pd.DataFrame, rows: Mapping[str, pd.DataFrame] | None,

@@ -27,7 +27,7 @@ ORDER_COLUMNS = {
 }
 
 
-@dataclass(repr=False)
+@dataclass(kw_only=True, repr=False)
 class RatingResult:
     """Everything the rating stage produces.
 
@@ -212,11 +212,11 @@ def rate(
     try:
         board = leaderboard(ranked, config=config, tournament=tournament, permutation=permutation, rows=rows, roles=roles)
     except LeaderboardError as exc:
-        return RatingResult(tournament, permutation, comparisons, skipped, config, score=config.score,
-                            notes=[f"no leaderboard: {exc}", *order_note])
+        return RatingResult(tournament=tournament, permutation=permutation, comparisons=comparisons, skipped=skipped,
+                            config=config, score=config.score, notes=[f"no leaderboard: {exc}", *order_note])
     sensitivity = sensitivity_note(field_sensitivity(ranked, config=config))
     board.table["placed_by_model"] = False   # every entrant on the board was measured; the placed are in left_out
     notes = [*([sparse_note] if sparse_note else []), *([placed_note] if placed_note else []), *board.notes, *order_note, *([sensitivity] if sensitivity else [])]
-    return RatingResult(tournament, permutation, comparisons, skipped, config,
-                        leaderboard=board.table, pairwise=board.pairwise, score=config.score,
+    return RatingResult(tournament=tournament, permutation=permutation, comparisons=comparisons, skipped=skipped,
+                        config=config, leaderboard=board.table, pairwise=board.pairwise, score=config.score,
                         notes=notes, bootstrap=board.bootstrap, left_out=left_out)

@@ -62,7 +62,7 @@ BLOCK_ELEMENTS = 5_000_000
 EQUAL_STATISTIC = 1e-9
 
 
-@dataclass
+@dataclass(kw_only=True)
 class StepDown:
     """Result of :func:`step_down`, classifiers in the input order.
 
@@ -232,8 +232,8 @@ def step_down(scores: np.ndarray, n_tables: int, alpha: float = 0.05, seed: int 
     n_used = counts[2]
     better = (p_adjusted <= alpha) & (z > 0)
     low, high = rank_intervals(better)
-    return StepDown(z, p_adjusted, p_single_step, better, low, high, float(alpha), int(n_used), statistic,
-                    resampling)
+    return StepDown(statistic=z, p_adjusted=p_adjusted, p_single_step=p_single_step, better=better, rank_low=low, rank_high=high, alpha=float(alpha), n_tables=int(n_used), statistic_name=statistic,
+                    resampling=resampling)
 
 
 #: What a resampling pass counts: exceedances of each ordered pair's |statistic| by the step-down's successive
