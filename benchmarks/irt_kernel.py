@@ -65,12 +65,12 @@ def profile() -> None:
     Terms.of_block = classmethod(timed("Terms.of_block", of_block.__func__))
     LogJoint.add = timed("LogJoint.add", add)
     try:
-        fit_irt(simulate_responses(60, 40, model="3PL", seed=1).responses)
+        fit_irt(simulate_responses(60, n_items=40, model="3PL", seed=1).responses)
         for n, m in SIZES:
-            responses = simulate_responses(n, m, model="3PL", negative_fraction=0.1, seed=11).responses
+            responses = simulate_responses(n, n_items=m, model="3PL", negative_fraction=0.1, seed=11).responses
             spent.clear()
             start = time.process_time()
-            fit = fit_irt(responses, IRTConfig(starts=1))
+            fit = fit_irt(responses, config=IRTConfig(starts=1))
             total = time.process_time() - start
             shares = ", ".join(f"{name.strip('_')} {100 * spent[name] / total:.0f} %"
                                for name in ("Terms.of_block", "LogJoint.add", *PARTS))

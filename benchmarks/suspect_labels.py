@@ -141,7 +141,7 @@ def precision_recall(flagged: set, flipped: set) -> tuple[float, float]:
 def evaluate(name: str, share: float, seed: int, config: IRTConfig, cache: Path | None) -> list[dict]:
     start = time.perf_counter()
     result, flipped = responses_for(name, share, seed, cache)
-    irt = irt_for_responses(result, config)
+    irt = irt_for_responses(result, config=config)
     seconds = time.perf_counter() - start
     flipped_test = flipped & {int(item) for item in result.responses.columns}
     real = result.roles.index[result.roles == "real"]

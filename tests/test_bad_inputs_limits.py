@@ -174,7 +174,7 @@ def _falling_half(tmp_path):
     smaller): the default monotone model does not fit it."""
     from benchirt.irt.simulate import simulate_responses
 
-    simulated = simulate_responses(400, 30, model="2PL", negative_fraction=0.5, seed=1)
+    simulated = simulate_responses(400, n_items=30, model="2PL", negative_fraction=0.5, seed=1)
     path = tmp_path / "falling.csv"
     simulated.responses.to_csv(path)
     return simulated, path
@@ -209,7 +209,7 @@ def test_a_pool_the_default_model_fits_gets_no_warning(tmp_path, capsys):
     from benchirt.irt.simulate import simulate_responses
 
     path = tmp_path / "rising.csv"
-    simulate_responses(400, 30, model="2PL", seed=1).responses.to_csv(path)
+    simulate_responses(400, n_items=30, model="2PL", seed=1).responses.to_csv(path)
     assert main(["irt", str(path), "--out", str(tmp_path / "out")]) == 0
     assert "WARNING" not in capsys.readouterr().out
 
@@ -223,7 +223,7 @@ def test_the_pipeline_summary_and_the_report_say_the_default_model_does_not_fit(
 
     simulated, _ = _falling_half(tmp_path)
     config = IRTConfig(model="2PL")
-    fit = fit_irt(simulated.responses, config)
+    fit = fit_irt(simulated.responses, config=config)
     check = default_model_check(fit.items, config)
     statistics = {"default_model_share": check["share_misfit"], "default_model_fits": check["fits"],
                   **{key: check[key] for key in ("n_falling", "n_at_zero", "n_informative")}}

@@ -60,7 +60,7 @@ def _airt_result():
 @pytest.fixture(scope="module")
 def results() -> dict:
     response = _response_result()
-    irt = irt_for_responses(response, IRTConfig(model="2PL", compare_models=False))
+    irt = irt_for_responses(response, config=IRTConfig(model="2PL", compare_models=False))
     rating = rate(_scores(), config=RatingConfig(n_bootstrap=200, n_permutations=0))
     board = leaderboard(_scores(), config=RatingConfig(n_bootstrap=200))
     matrix = _scores(12, 6, 4).pivot(index="dataset", columns="classifier", values="score")

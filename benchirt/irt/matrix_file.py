@@ -37,7 +37,7 @@ ANSWERS = frozenset({"0", "1", "0.0", "1.0"})
 OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "pipe"}
 
 
-def read_responses_csv(path: str | Path, header: bool = True) -> pd.DataFrame:
+def read_responses_csv(path: str | Path, *, header: bool = True) -> pd.DataFrame:
     """A response matrix CSV as a DataFrame (index ``respondent``, one column per item), checked.
 
     Parameters

@@ -29,7 +29,7 @@ class SimulatedResponses:
 
 def simulate_responses(
     n_respondents: int = 132,
-    n_items: int = 500,
+    *, n_items: int = 500,
     model: str = "3PL",
     negative_fraction: float = 0.0,
     seed: int | np.random.Generator = 0,

@@ -102,11 +102,11 @@ def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, agreement: flo
         ``all_wrong`` (every real classifier wrong) or ``right_not_ablest``; ``label`` and ``consensus``
         are empty (and ``consensus_share`` 0) when not given. Empty without real classifiers.
     """
-    evidence = label_evidence(fit, real_responses, real_theta, predictions, labels, ability, least_wrong=agreement)
-    return select_suspects(evidence, fit.items, agreement, rising_alpha)
+    evidence = label_evidence(fit, real_responses, real_theta, predictions=predictions, labels=labels, ability=ability, least_wrong=agreement)
+    return select_suspects(evidence, fit.items, agreement=agreement, rising_alpha=rising_alpha)
 
 
-def label_evidence(fit, real_responses: pd.DataFrame, real_theta, predictions: pd.DataFrame | None = None,
+def label_evidence(fit, real_responses: pd.DataFrame, real_theta, *, predictions: pd.DataFrame | None = None,
                    labels: pd.Series | None = None, ability=None, least_wrong: float = 0.0) -> pd.DataFrame:
     """What the rule reads of every item some real classifier gets wrong, whatever its two thresholds.
 
@@ -143,7 +143,7 @@ def label_evidence(fit, real_responses: pd.DataFrame, real_theta, predictions: p
     }, index=pd.Index(chosen, name="item", dtype=str))[columns]
 
 
-def select_suspects(evidence: pd.DataFrame, items: pd.DataFrame, agreement: float = 0.8,
+def select_suspects(evidence: pd.DataFrame, items: pd.DataFrame, *, agreement: float = 0.8,
                     rising_alpha: float = 0.05) -> pd.DataFrame:
     """The suspect labels of :func:`label_evidence` under the rule's two thresholds, the most widely missed first.
 
