@@ -107,7 +107,7 @@ class AIRTResult:
         return "\n".join(lines)
 
 
-def fit_airt(perf: pd.DataFrame, config: AIRTConfig | None = None) -> AIRTResult:
+def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTResult:
     """Run AIRT (Kandanaarachchi & Smith-Miles 2023 Algorithm 1) on a performance matrix.
 
     Stage 1: z_ij = logit(y_ij) guarded at 0 and 1 (``config.logit_epsilon``), the continuous response model
@@ -203,7 +203,7 @@ def _polytomous_table(perf: pd.DataFrame, config: AIRTConfig) -> tuple[pd.DataFr
     definition = "lowest" if config.compat == "airt-r" else "highest"
     assert config.polytomous is not None  # asked for only with a polytomous model
     fit = fit_grm(bin_performance(perf, int(config.polytomous_levels)),
-                  GRMConfig(model=config.polytomous, difficulty_limit=definition))
+                  config=GRMConfig(model=config.polytomous, difficulty_limit=definition))
     items = fit.items.reset_index()
     table = pd.DataFrame({
         "algorithm": items["algorithm"], "discrimination": items["discrimination"],

@@ -145,7 +145,7 @@ def plot_latent_curves(result, *, dashed: Sequence[str] = (), algorithms: Sequen
     return fig
 
 
-def plot_strengths_weaknesses(result, epsilon: float | None = None, algorithms: Sequence[str] | None = None) -> Figure:
+def plot_strengths_weaknesses(result, *, epsilon: float | None = None, algorithms: Sequence[str] | None = None) -> Figure:
     """Horizontal bars of the strengths and weaknesses on the difficulty axis (Kandanaarachchi & Smith-Miles 2023 Figures 15 and 21);
     of ``algorithms`` only when given."""
     latent = _latent(result)
@@ -205,7 +205,7 @@ def plot_residual_cdf(result) -> Figure:
     return fig
 
 
-def plot_auaec_aupec(result, algorithms: Sequence[str] | None = None) -> Figure:
+def plot_auaec_aupec(result, *, algorithms: Sequence[str] | None = None) -> Figure:
     """AUAEC against AUPEC per algorithm (of ``algorithms`` only when given) with the line AUAEC = AUPEC
     (Kandanaarachchi & Smith-Miles 2023 Figure 18 bottom right)."""
     table = _goodness(result).table
