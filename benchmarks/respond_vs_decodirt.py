@@ -52,9 +52,9 @@ def naive_decodirt(dataset, config: ResponseConfig) -> tuple[pd.DataFrame, pd.Se
     labels = dataset.y.reset_index(drop=True)
     labelled = np.flatnonzero(labels.notna().to_numpy())
     codes = labels.cat.codes.to_numpy().astype(np.int64)
-    split = split_train_test(codes[labelled], config.test_size, config.max_test, config.seed, dataset.name)
+    split = split_train_test(codes[labelled], config.test_size, config.max_test, config.seed, dataset=dataset.name)
     train, test = labelled[split.train], labelled[split.test]
-    folds, _ = cv_folds(codes[train], config.cv_folds, config.seed, dataset.name)
+    folds, _ = cv_folds(codes[train], config.cv_folds, config.seed, dataset=dataset.name)
 
     models = [(ladder_name(k), True, MLPClassifier(max_iter=k, random_state=config.seed)) for k in range(1, config.ladder_epochs + 1)]
     models += [(spec.name, spec.scale, spec.build(config.seed)) for spec in resolve_pool(config.pool, config.extra)]

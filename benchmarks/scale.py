@@ -105,7 +105,7 @@ def thread_ties(shared: Path) -> None:
     X, _ = clean_features(dataset.X, spec.name)
     codes = dataset.y.cat.codes.to_numpy()
     config = ResponseConfig()
-    split = split_train_test(codes, config.test_size, config.max_test, config.seed, spec.name)
+    split = split_train_test(codes, config.test_size, config.max_test, config.seed, dataset=spec.name)
     X_train, X_test = transform_pair(X, split.train, split.test, scale=True)
     print(f"kr-vs-kp, {len(split.test)} test items: items answered differently with 1 and 2 OpenMP threads")
     for name in ("knn_2", "knn_3", "knn_5", "knn_8"):

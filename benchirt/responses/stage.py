@@ -325,7 +325,7 @@ def _result(prepared, predicted: dict, roles: dict, outputs, real_names: list[st
     )
 
 
-def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which: str = "test",
+def accuracy_matrix(results: Sequence[ResponseResult], *, role: str = "real", which: str = "test",
                     keep_missing: bool = False) -> pd.DataFrame:
     """Datasets × classifiers accuracy table — the input of the AIRT stage (Kandanaarachchi & Smith-Miles 2023).
 

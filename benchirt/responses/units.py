@@ -69,7 +69,7 @@ class PreparedDataset:
     metadata: dict
 
 
-def plan_rows(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | None = None) -> Rows:
+def plan_rows(dataset: Dataset, config: ResponseConfig, *, test_rows: np.ndarray | None = None) -> Rows:
     """Clean the features, split, subsample and fold (rules in :mod:`benchirt.responses.split`).
 
     ``test_rows`` (row positions in the dataset) fixes the test items instead of the stratified draw,
@@ -85,7 +85,7 @@ def plan_rows(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | 
     codes = labels.cat.codes.to_numpy().astype(np.int64)
 
     if test_rows is None:
-        split = split_train_test(codes[labelled], config.test_size, config.max_test, config.seed, name)
+        split = split_train_test(codes[labelled], config.test_size, config.max_test, config.seed, dataset=name)
         notes += split.notes
         train, test = labelled[split.train], labelled[split.test]
     else:
@@ -100,7 +100,7 @@ def plan_rows(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | 
     if config.max_cv_train is not None and len(train) > config.max_cv_train:
         cv_rows = _subsample(codes, train, config.max_cv_train, config.seed, "cross-validation subsample", notes)
         notes.append(f"cross-validated on a stratified subsample of {len(cv_rows)} of the {len(train)} training rows")
-    folds, fold_notes = cv_folds(codes[cv_rows], config.cv_folds, config.seed, name)
+    folds, fold_notes = cv_folds(codes[cv_rows], config.cv_folds, config.seed, dataset=name)
     label_names = np.array([str(c) for c in labels.cat.categories], dtype=object)
     return Rows(X=X, codes=codes, label_names=label_names, train=train, test=test, cv_rows=cv_rows, folds=folds,
                 notes=notes + fold_notes, labelled=len(labelled), train_rows=train_rows)
@@ -113,7 +113,7 @@ def prepare(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | No
     dropping the rows no part uses (those beyond ``max_train``, unlabelled ones) changes no result
     and shrinks what the fit tasks receive to at most ``max_train + max_test`` rows.
     """
-    rows = plan_rows(dataset, config, test_rows)
+    rows = plan_rows(dataset, config, test_rows=test_rows)
     used = np.unique(np.concatenate([rows.train, rows.test, rows.cv_rows]))
     if len(used) < len(rows.X):
         rows.X = rows.X.iloc[used].reset_index(drop=True)
