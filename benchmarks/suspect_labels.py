@@ -120,7 +120,7 @@ def cleanlab_flags(name: str, share: float, seed: int, test_rows: set) -> set:
     from benchirt.preprocess import clean_features, make_preprocessor
 
     noisy, _ = flip_labels(load(name), share, seed)
-    X, _ = clean_features(noisy.X, name)
+    X, _ = clean_features(noisy.X, dataset=name)
     labels, classes = pd.factorize(noisy.y.astype(str), sort=True)
     folds = StratifiedKFold(5, shuffle=True, random_state=seed)
     probabilities = np.zeros((len(labels), len(classes)))

@@ -127,12 +127,12 @@ def test_a_field_longer_than_any_name_is_refused_before_the_parse(tmp_path, layo
     head = rows if layout == "across chunks" else ""
     path.write_text("dataset,classifier,score\n" + head + f"d0,{field(MAX_FIELD_BYTES + 1)},0.5\n", encoding="utf-8")
     with pytest.raises(DataError) as error:
-        check_field_sizes(path, "scores CSV")
+        check_field_sizes(path, what="scores CSV")
     assert str(error.value) == (f"{path}: a field of more than 262,144 bytes, longer than any name or value of a "
                                 "scores CSV can be (65,536 characters); is it the right file?")
     assert main(["rate", str(path), "--out", str(tmp_path / "out")]) == 2
     path.write_text("dataset,classifier,score\n" + head + f"d0,{field(MAX_FIELD_BYTES)},0.5\n", encoding="utf-8")
-    check_field_sizes(path, "scores CSV")                                  # at the limit: left to the parser
+    check_field_sizes(path, what="scores CSV")                                  # at the limit: left to the parser
 
 
 def _board(names: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -20,7 +20,7 @@ INPUT_KEYS = ("input", "which")
 
 
 def airt_from_accuracy(responses: Mapping[str, ResponseResult], config: AIRTConfig,
-                       *, which: str = "test") -> AIRTResult:
+                       which: str = "test") -> AIRTResult:  # positional: the pipeline calls it with SuiteWork's args
     """AIRT (Kandanaarachchi & Smith-Miles 2023) on the datasets × real classifiers accuracy matrix of the run.
 
     With responses imported from stored runs the algorithms are OpenML flows (a respondent per flow and

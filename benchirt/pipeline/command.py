@@ -92,7 +92,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)
     notes: list[str] = []
-    stages = select_stages(args.stages or config.stages, args.skip, notes=notes)
+    stages = select_stages(args.stages or config.stages, skip=args.skip, notes=notes)
     if not stages:
         raise ConfigError("no stage left to run after --skip; name at least one of " + ", ".join(STAGES))
     config = _with_execution(replace(config, stages=stages, notes=config.notes + tuple(notes)), args)

@@ -59,7 +59,7 @@ class Preflight:
     expected_tasks: list[float] | None = None
 
 
-def file_shape(path: str | os.PathLike, classes: int = 2) -> Shape:
+def file_shape(path: str | os.PathLike, *, classes: int = 2) -> Shape:
     """Rows and features (last column taken as the target) of a local data file, without parsing its values.
 
     CSV/TSV: the header's fields and the number of further lines; ARFF: its ``@attribute`` lines and
@@ -101,7 +101,7 @@ def _arff_shape(handle, path: Path, classes: int) -> Shape:
     return Shape(rows, max(attributes - 1, 1), classes, "arff header and lines")
 
 
-def shape_before_loading(spec, ask_server: bool = True) -> Shape | None:
+def shape_before_loading(spec, *, ask_server: bool = True) -> Shape | None:
     """A suite member's shape without loading its data, or None (builtins; a source that cannot say).
 
     OpenML datasets: their qualities, else the recorded table
@@ -111,7 +111,7 @@ def shape_before_loading(spec, ask_server: bool = True) -> Shape | None:
         if spec.kind == "openml":
             from benchirt.pipeline.estimate import openml_dataset_shape
 
-            return openml_dataset_shape(spec, ask_server)
+            return openml_dataset_shape(spec, ask_server=ask_server)
         if spec.kind == "file":
             return file_shape(spec.location)
     except (BenchirtError, OSError, UnicodeError, ValueError):
@@ -119,10 +119,10 @@ def shape_before_loading(spec, ask_server: bool = True) -> Shape | None:
     return None
 
 
-def preflight(spec, response_config, limit_bytes: float | None, model: dict, limit_source: str = "",
+def preflight(spec, response_config, limit_bytes: float | None, model: dict, *, limit_source: str = "",
               ask_server: bool = True) -> Preflight:
     """The shape, expected seconds and projected peak of ``spec``; a skip reason when over ``limit_bytes``."""
-    shape = shape_before_loading(spec, ask_server)
+    shape = shape_before_loading(spec, ask_server=ask_server)
     if shape is None:
         return Preflight()
     cost = response_cost(shape, response_config, model)
@@ -150,7 +150,7 @@ def checker(specs, response_config, limit_bytes: float | None, model: dict, limi
 
     def check(name: str) -> Preflight:
         spec = by_name[name]
-        result = preflight(spec, response_config, limit_bytes, model, limit_source,
+        result = preflight(spec, response_config, limit_bytes, model, limit_source=limit_source,
                            ask_server=openml_answers[0] or spec.kind != "openml")
         if spec.kind == "openml" and (result.shape is None or result.shape.source == RECORDED_SOURCE):
             openml_answers[0] = False

@@ -130,7 +130,7 @@ def _agreement(name: str, pairwise: pd.DataFrame, other, other_only: str, primar
     primary = is_separated(pairwise)
     other = np.asarray(other).astype(bool)
     half = NAME_CHARS // 2  # a pair reads within one name's width
-    pairs = [f"{short_name(str(a), half)}–{short_name(str(b), half - 1)}" for a, b in zip(pairwise["a"], pairwise["b"])]
+    pairs = [f"{short_name(str(a), limit=half)}–{short_name(str(b), limit=half - 1)}" for a, b in zip(pairwise["a"], pairwise["b"])]
     mine = [pair for pair, p, o in zip(pairs, primary, other) if o and not p]
     theirs = [pair for pair, p, o in zip(pairs, primary, other) if p and not o]
     agree = len(pairwise) - len(mine) - len(theirs)

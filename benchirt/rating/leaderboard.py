@@ -277,7 +277,7 @@ def bootstrap_conf_int(table: pd.DataFrame, bootstrap: pd.DataFrame, *, level: f
     if bootstrap.empty:
         low = high = np.full(len(classifiers), np.nan)
     else:
-        low, high = percentile_interval(bootstrap[classifiers].to_numpy(float), level)
+        low, high = percentile_interval(bootstrap[classifiers].to_numpy(float), level=level)
     return interval_frame({"classifier": classifiers}, table["bt_rating"], low, high)
 
 

@@ -57,8 +57,8 @@ def read_scores(path: str | os.PathLike, score: str | None = None) -> pd.DataFra
         return _read_score_folders(path, score or "true_score")
     if not path.is_file():
         raise DataError(f"scores not found: {path} is neither a directory of dataset folders nor a CSV file")
-    check_text_table(path, "scores CSV")
-    check_field_sizes(path, "scores CSV")
+    check_text_table(path, what="scores CSV")
+    check_field_sizes(path, what="scores CSV")
     try:
         frame = pd.read_csv(path)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -94,8 +94,8 @@ def _read_score_folders(root: Path, score: str) -> pd.DataFrame:
     parts = []
     for folder in folders:
         file = folder / file_name
-        check_text_table(file, "scores CSV")
-        check_field_sizes(file, "scores CSV")
+        check_text_table(file, what="scores CSV")
+        check_field_sizes(file, what="scores CSV")
         try:
             table = pd.read_csv(file)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:

@@ -21,7 +21,7 @@ def register(subparsers) -> None:
                                    description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", metavar="RUN_DIR", help="run directory written by `benchirt run`")
     parser.add_argument("--out", metavar="DIR", help="write the two files here instead of RUN_DIR")
-    add_force_option(parser, "the two files")
+    add_force_option(parser, what="the two files")
     parser.add_argument("--title", help="page title (default: the run's report.title)")
     parser.set_defaults(func=report_command)
 

@@ -175,7 +175,7 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
     """
     config = config or ResponseConfig()
     prepared = prepare(dataset, config, test_rows)
-    plan = FitPlan(prepared, resolve_pool(config.pool, config.extra), config)
+    plan = FitPlan(prepared, resolve_pool(config.pool, extra=config.extra), config)
     run_plan(plan, config.n_jobs, show_progress, desc=f"responses {dataset.name}", on_progress=on_progress)
     return assemble(plan)
 

@@ -77,7 +77,7 @@ def plan_rows(dataset: Dataset, config: ResponseConfig, *, test_rows: np.ndarray
     :mod:`benchirt.stored_runs.beside`).
     """
     name = dataset.name
-    X, notes = clean_features(dataset.X, name)
+    X, notes = clean_features(dataset.X, dataset=name)
     labels = dataset.y.reset_index(drop=True)
     labelled = np.flatnonzero(labels.notna().to_numpy())
     if len(labelled) < len(labels):

@@ -111,7 +111,7 @@ class _Client:
     def save(self, url: str, path: Path) -> Path:
         if not path.is_file():
             content = self.get(url)
-            with atomic_open(path, "wb") as handle:
+            with atomic_open(path, mode="wb") as handle:
                 handle.write(content)
         return path
 
@@ -245,7 +245,7 @@ def _dataset_file_id(path: Path) -> int:
     return int(text)
 
 
-def fetch_source(source: str, options: FetchOptions | None = None, cache: str | Path | None = None) -> FetchResult:
+def fetch_source(source: str, *, options: FetchOptions | None = None, cache: str | Path | None = None) -> FetchResult:
     """Fetch every task of SOURCE into ``cache`` (default :func:`default_cache`); failures recorded, not fatal."""
     options = options or FetchOptions()
     folder = Path(cache) if cache else default_cache()

@@ -122,7 +122,7 @@ def _coded_index(values: np.ndarray, classes: tuple[str, ...], what: str, where:
     return codes.astype(np.int16)
 
 
-def read_predictions(path: str | Path, run: str, truth: TaskTruth | None = None,
+def read_predictions(path: str | Path, run: str, *, truth: TaskTruth | None = None,
                      split: TaskSplit | None = None, chunk_rows: int = CHUNK_ROWS) -> RunPredictions:
     """Read one run's predictions file, checked against the task's truth and split when given.
 
@@ -174,7 +174,7 @@ def read_predictions(path: str | Path, run: str, truth: TaskTruth | None = None,
     path = Path(path)
     where = f"{run} ({path})"
     try:
-        check_text_table(path, "predictions file")
+        check_text_table(path, what="predictions file")
         longest = longest_line(path)
     except DataError as exc:
         raise DataError(f"{run}: {exc}") from None
@@ -197,7 +197,7 @@ def read_predictions(path: str | Path, run: str, truth: TaskTruth | None = None,
         return _read_body(handle, attributes, where, truth, split, chunk_rows)
 
 
-def longest_line(path: str | Path, block: int = 1 << 20) -> int:
+def longest_line(path: str | Path, *, block: int = 1 << 20) -> int:
     """Bytes of the longest line of the file (line breaks: ``\\n``), read ``block`` bytes at a time."""
     longest = current = 0
     with open(path, "rb") as handle:

@@ -91,7 +91,7 @@ def read_shape(matrix, config) -> StoredShape:
     return StoredShape(dataset=matrix.dataset, runs=runs, flows=len(flows), cells=runs * items, respondents=respondents, items=used, source=READ)
 
 
-def stored_shapes(config, base_dir: str | Path = ".") -> list[StoredShape]:
+def stored_shapes(config, *, base_dir: str | Path = ".") -> list[StoredShape]:
     """Every dataset of the section's source (:class:`benchirt.stored_runs.config.ImportConfig`), in source order;
     a matrix file without answer rows is left out, as the import leaves it out.
 
@@ -104,12 +104,12 @@ def stored_shapes(config, base_dir: str | Path = ".") -> list[StoredShape]:
     from benchirt.stored_runs.sources import source_paths
 
     if config.path is not None:
-        paths = source_paths(config.path, base_dir)
+        paths = source_paths(config.path, base_dir=base_dir)
         if len(paths) > 1 or is_matrix_source(paths[0]):
             return _scanned(matrix_files(paths), config)
     from benchirt.stored_runs.responses import read_configured_source
 
-    return [read_shape(matrix, config) for matrix in read_configured_source(config, base_dir)]
+    return [read_shape(matrix, config) for matrix in read_configured_source(config, base_dir=base_dir)]
 
 
 def _scanned(files: list[Path], config) -> list[StoredShape]:
