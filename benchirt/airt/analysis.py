@@ -153,7 +153,7 @@ def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTRes
     if config.compat == "airt-r":
         fit, z, actual, predicted_values, notes = _fit_airt_r(perf, config)
     else:
-        z = logit(perf.to_numpy(), config.logit_epsilon)
+        z = logit(perf.to_numpy(), epsilon=config.logit_epsilon)
         fit = fit_continuous(z, max_iter=config.max_iter, tol=config.tol,
                              prior_mean=config.prior_mean, prior_sd=config.prior_sd,
                              max_discrimination=config.max_discrimination)

@@ -73,7 +73,7 @@ def plot_heatmaps(result, algorithms: Sequence[str] | None = None, *, ncols: int
     names = list(result.performance.columns)
     chosen = names if algorithms is None else list(algorithms)
     fit = result.fit
-    z_obs = logit(result.performance.to_numpy(), result.config.logit_epsilon)
+    z_obs = logit(result.performance.to_numpy(), epsilon=result.config.logit_epsilon)
     theta = np.linspace(min(fit.theta.min(), -3.0), max(fit.theta.max(), 3.0), resolution)
     z = np.linspace(z_obs.min(), z_obs.max(), resolution)
     anomalous = set(result.algorithms.loc[result.algorithms["anomalous"], "algorithm"])

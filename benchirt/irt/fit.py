@@ -161,7 +161,7 @@ class IRTFit:
         """
         return score_aligned(self._aligned(responses), self.items, method or self.config.ability, self.config)
 
-    def abilities(self, responses, method: str | None = None) -> pd.Series:
+    def abilities(self, responses, *, method: str | None = None) -> pd.Series:
         """θ per respondent (EAP or MAP), a Series named ``theta``; see :meth:`ability_table`."""
         return self.ability_table(responses, method=method)["theta"]
 

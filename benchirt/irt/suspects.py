@@ -66,7 +66,7 @@ def rising_p(answers: np.ndarray, ability: np.ndarray) -> float:
     return float(mannwhitneyu(ability[right], ability[~right], alternative="greater").pvalue)
 
 
-def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, agreement: float = 0.8,
+def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, *, agreement: float = 0.8,
                    rising_alpha: float = 0.05, predictions: pd.DataFrame | None = None,
                    labels: pd.Series | None = None, ability=None) -> pd.DataFrame:
     """The items both parts of the module's rule flag, the most widely missed first

@@ -43,6 +43,6 @@ def report_command(args: argparse.Namespace) -> int:
     if args.title:
         config = replace(config, title=args.title)
     out = claim_out(args.out, "report", force=args.force, writes=WRITES) if elsewhere else None
-    paths = build_report(args.run_dir, config, out=out)
+    paths = build_report(args.run_dir, config=config, out=out)
     print(f"wrote {paths['html']} and {paths['markdown']}")
     return 0
