@@ -132,7 +132,8 @@ def main() -> None:
     print(f"airt vignette data classification_cts ({vignette.shape[0]} x {vignette.shape[1]}), --compat airt-r "
           "(the package's range [0, 1]): consistency " + ", ".join(f"{k} {v:.4f}" for k, v in table["consistency"].items())
           + f"; anomalous: {', '.join(table.index[table['anomalous']]) or 'none'}")
-    table = fit_airt(vignette, config=AIRTConfig(compat="airt-r", compat_range="data")).algorithms.set_index("algorithm")
+    table = fit_airt(vignette,
+                     config=AIRTConfig(compat="airt-r", compat_range="data")).algorithms.set_index("algorithm")
     print(f"  with --compat-range data: QDA discrimination {table.loc['QDA', 'discrimination']:.4f}, consistency "
           f"{table.loc['QDA', 'consistency']:.1f}, anomalous {bool(table.loc['QDA', 'anomalous'])}")
     result = fit_airt(weka, config=AIRTConfig(compat="airt-r", compat_range="data")).algorithms

@@ -167,7 +167,8 @@ def kernel() -> None:
             compiled = time.perf_counter() - start
             print(f"numba {numba.__version__}: import {import_seconds:.2f} s, JIT compilation of the two kernels "
                   f"{compiled:.2f} s (wall)")
-        problem = Problem(items=np.zeros((m, n), np.int8), counts=np.ones(n), multiplicity=np.ones(m), nodes=nodes, log_weights=-0.5 * nodes**2, config=config)
+        problem = Problem(items=np.zeros((m, n), np.int8), counts=np.ones(n), multiplicity=np.ones(m), nodes=nodes,
+                          log_weights=-0.5 * nodes**2, config=config)
         params = np.stack([a, b, np.log(c / (1 - c))], axis=1)
         repeats = max(3, 200_000 // m)
         numpy_tables = cpu_ms(lambda: terms_from_logit(a[:, None] * (nodes[None, :] - b[:, None]), c[:, None]), repeats)

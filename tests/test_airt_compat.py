@@ -190,5 +190,6 @@ def test_reproduces_the_airt_vignette_with_the_package_defaults(tmp_path):
     np.testing.assert_allclose(trapezoid(share, np.linspace(0, 1, 100), axis=0), VIGNETTE["auc"], atol=5e-7)
     np.testing.assert_allclose(goodness["aucdf"], 1 - residual.mean(axis=0), atol=1e-9)
     # the AIRT paper's range (the matrix's extremes, 0.01 .. 1 here) is what flips QDA's tiny discrimination
-    data_range = fit_airt(perf, config=AIRTConfig(compat="airt-r", compat_range="data")).algorithms.set_index("algorithm")
+    data_range = fit_airt(perf,
+                          config=AIRTConfig(compat="airt-r", compat_range="data")).algorithms.set_index("algorithm")
     assert data_range.loc["QDA", "discrimination"] < 0 < VIGNETTE.loc["QDA", "a"]

@@ -65,7 +65,8 @@ def test_the_curves_of_a_one_dataset_study_say_the_only_dataset():
 
     config = IRTConfig(model="1PL")
     fit = fit_irt(simulate_responses(40, n_items=8, model="1PL", seed=0).responses, config=config)
-    irt = DatasetIRT(dataset="iris", fit=fit, abilities=pd.DataFrame(), statistics=item_summary(fit.items, config=config))
+    irt = DatasetIRT(dataset="iris", fit=fit, abilities=pd.DataFrame(),
+                     statistics=item_summary(fit.items, config=config))
     section = item_curves({"iris": irt}, SectionContext(None, max_dataset_plots=2, results={"respond": {}}))
     text = section.blocks[0].text
     assert "all 1 datasets" not in text and text.endswith("Shown for iris (the only dataset, by share of difficult "

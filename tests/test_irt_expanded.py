@@ -67,7 +67,8 @@ def test_fit_ends_at_the_plain_em_optimum_in_fewer_steps(model):
     fewer EM steps."""
     sim = simulate_responses(1000, n_items=60, model="3PL", negative_fraction=0.1, seed=11)
     plain = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt", model=model, starts=1))
-    expanded = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt", model=model, starts=1, expanded_em=True))
+    expanded = fit_irt(sim.responses,
+                       config=IRTConfig(model_family="decodirt", model=model, starts=1, expanded_em=True))
     assert expanded.log_posterior == pytest.approx(plain.log_posterior, abs=0.01)
     columns = ["discrimination", "difficulty", "guessing"]
     assert np.abs(expanded.items[columns] - plain.items[columns]).to_numpy().max() < 0.02

@@ -138,7 +138,8 @@ def test_suspect_labels_are_the_consensus_minus_items_the_ablest_get_right():
     predictions = pd.DataFrame({"13": list("xaxxxaxxxx"), "14": ["x"] * 10, "15": list("ya") + ["x"] * 8},
                                index=names)
     labels = pd.Series({item: "a" for item in right})
-    table = suspect_labels(fit, correct, [0.0] * 10, agreement=0.8, rising_alpha=0.05, predictions=predictions, labels=labels, ability=ability)
+    table = suspect_labels(fit, correct, [0.0] * 10, agreement=0.8, rising_alpha=0.05, predictions=predictions,
+                           labels=labels, ability=ability)
     # 11: 30 % wrong; 12: the two ablest right, exact Mann-Whitney p = 1/C(10,2) = 1/45 (a hard item);
     # 16: the first and third ablest right, p = 2/45 = 0.044; 13: first and fourth, p = 4/45 = 0.089 (kept);
     # 15: one right answer, the ablest's: p = 1/10
@@ -154,7 +155,8 @@ def test_suspect_labels_are_the_consensus_minus_items_the_ablest_get_right():
     assert list(table.columns) == COLUMNS
     lenient = suspect_labels(fit, correct, [0.0] * 10, agreement=0.8, rising_alpha=0.03, ability=ability)
     assert lenient["item"].tolist() == ["14", "15", "13", "16"]
-    assert suspect_labels(fit, correct, [0.0] * 10, agreement=0.9, rising_alpha=0.05, ability=ability)["item"].tolist() == ["14", "15"]
+    assert suspect_labels(fit, correct, [0.0] * 10, agreement=0.9, rising_alpha=0.05,
+                          ability=ability)["item"].tolist() == ["14", "15"]
     assert suspect_labels(fit, correct.iloc[:0], [], agreement=0.8, rising_alpha=0.05).empty
     # by default the ablest are those with the most right answers
     pd.testing.assert_frame_equal(suspect_labels(fit, correct, [0.0] * 10),
@@ -240,5 +242,6 @@ def test_stage_stores_item_fit_comparison_and_suspects_with_dataset_rows():
     assert wide.loc[0, "dataset"] == "toy" and {"aic_1PL", "bic_3PL", "loglik_2PL", "best_bic"} <= set(wide.columns)
     long = suspect_label_table([irt])
     assert long["dataset"].eq("toy").all() and len(long) == len(irt.suspect_labels)
-    off = irt_for_responses(_Result("toy", responses, roles, predictions), config=IRTConfig(model="2PL", compare_models=False))
+    off = irt_for_responses(_Result("toy", responses, roles, predictions),
+                            config=IRTConfig(model="2PL", compare_models=False))
     assert off.model_comparison.empty

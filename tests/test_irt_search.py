@@ -51,4 +51,5 @@ def test_a_one_dimensional_matrix_stops_after_the_candidates_when_they_agree():
     assert [run["start"] for run in runs] == ["principal_component", "sum_score"] + [
         f"direction_{d}" for d in (30, 60, 90, 120, 150)]
     assert explored_enough(fit.optima)
-    assert fit.log_posterior >= fit_irt(sim.responses, config=IRTConfig(model_family="decodirt", starts=12)).log_posterior - 0.1
+    assert fit.log_posterior >= fit_irt(sim.responses,
+                                        config=IRTConfig(model_family="decodirt", starts=12)).log_posterior - 0.1

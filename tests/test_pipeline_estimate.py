@@ -255,7 +255,8 @@ def test_suite_wide_stages_cost_a_constant_per_dataset_and_rated_classifier():
 
     table = pd.DataFrame({"respond_s": [12.0, 2.0], "respond_tasks_s": [[2.0, 4.0, 3.0, 3.0], [1.0, 1.0]],
                           "irt_s": [1.0, 1.0]})
-    assert expected_wall_seconds(table, 2, tasks="fits", suite_seconds=sum(suite.values())) == pytest.approx(8 + 1 + 38 + 9.6)
+    assert expected_wall_seconds(table, 2, tasks="fits",
+                                 suite_seconds=sum(suite.values())) == pytest.approx(8 + 1 + 38 + 9.6)
 
 
 def test_group_factors_are_recovered_from_per_dataset_totals():

@@ -121,7 +121,8 @@ def test_a_long_irt_stage_is_announced_with_the_option_that_cuts_it(tmp_path):
         "respond.max_items: 6 keeps it under 1 CPU-min (the IRT stage's cost grows with the items), or more workers "
         "(--n-jobs N, execution.n_jobs: the datasets are fitted side by side). benchirt run CONFIG --estimate shows "
         "each dataset.")
-    assert long_run_warning(load_config(stored_config(tmp_path), stages=["respond"]), model=LONG, threshold=60.0) is None
+    assert long_run_warning(load_config(stored_config(tmp_path), stages=["respond"]), model=LONG,
+                            threshold=60.0) is None
 
 
 def test_a_trained_suite_is_bounded_by_its_largest_test_part(tmp_path):

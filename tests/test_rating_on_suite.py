@@ -196,7 +196,8 @@ def test_a_cap_on_wilcoxon_holm_is_said_in_the_verdict_and_the_step_down_has_non
     k = 12
     scores = pd.DataFrame([(f"d{d}", f"c{i:02d}", 1.0 - i / k + 0.05 * rng.normal()) for d in range(10) for i in range(k)],
                           columns=["dataset", "classifier", "score"])
-    capped = rate(scores, config=RatingConfig(score="score", n_permutations=0, n_bootstrap=50, verdict="holm", max_pairwise=5))
+    capped = rate(scores,
+                  config=RatingConfig(score="score", n_permutations=0, n_bootstrap=50, verdict="holm", max_pairwise=5))
     assert "Wilcoxon signed-rank test of each of the 10 pairs among the best-rated 5 only (rate.max_pairwise; the " \
            "other 56 pairs are untested" in capped.verdict
     assert capped.pairwise["p_adjusted"].notna().sum() == 10

@@ -145,7 +145,8 @@ def plot_latent_curves(result, *, dashed: Sequence[str] = (), algorithms: Sequen
     return fig
 
 
-def plot_strengths_weaknesses(result, *, epsilon: float | None = None, algorithms: Sequence[str] | None = None) -> Figure:
+def plot_strengths_weaknesses(result, *, epsilon: float | None = None,
+                              algorithms: Sequence[str] | None = None) -> Figure:
     """Horizontal bars of the strengths and weaknesses on the difficulty axis (Kandanaarachchi & Smith-Miles 2023 Figures 15 and 21);
     of ``algorithms`` only when given."""
     latent = _latent(result)

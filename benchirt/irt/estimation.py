@@ -142,7 +142,8 @@ def _fit(responses, config: IRTConfig, start: float, initial: pd.DataFrame | Non
     patterns, _, counts = unique_rows(columns)
     patterns = np.ascontiguousarray(patterns.T)  # an item block is then one contiguous piece
     nodes, log_weights = quadrature(config.quadrature, config.theta_max)
-    problem = Problem(items=patterns, counts=counts.astype(float), multiplicity=multiplicity.astype(float), nodes=nodes, log_weights=log_weights, config=config)
+    problem = Problem(items=patterns, counts=counts.astype(float), multiplicity=multiplicity.astype(float),
+                      nodes=nodes, log_weights=log_weights, config=config)
     del patterns
 
     if initial is None:

@@ -102,7 +102,8 @@ def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, *, agreement: 
         ``all_wrong`` (every real classifier wrong) or ``right_not_ablest``; ``label`` and ``consensus``
         are empty (and ``consensus_share`` 0) when not given. Empty without real classifiers.
     """
-    evidence = label_evidence(fit, real_responses, real_theta, predictions=predictions, labels=labels, ability=ability, least_wrong=agreement)
+    evidence = label_evidence(fit, real_responses, real_theta, predictions=predictions, labels=labels,
+                              ability=ability, least_wrong=agreement)
     return select_suspects(evidence, fit.items, agreement=agreement, rising_alpha=rising_alpha)
 
 

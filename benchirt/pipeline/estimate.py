@@ -372,7 +372,8 @@ def estimate(specs, response_config, workers: int, model: dict | None = None,
     return pd.DataFrame(rows)
 
 
-def expected_wall_seconds(table: pd.DataFrame, workers: int, *, tasks: str = "fits", suite_seconds: float = 0.0) -> float:
+def expected_wall_seconds(table: pd.DataFrame, workers: int, *, tasks: str = "fits",
+                          suite_seconds: float = 0.0) -> float:
     """Expected wall seconds of the response and IRT stages of :func:`estimate`'s datasets on ``workers``,
     scheduled as ``execution.tasks`` cuts the response stage (module docstring), plus ``suite_seconds``
     (the suite-wide stages, run one after the other: :func:`suite_stage_seconds`)."""

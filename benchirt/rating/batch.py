@@ -105,7 +105,8 @@ def play_orders(
     present = ~np.isnan(outcomes).all(axis=2)                           # (D, k): who met anyone on each dataset
     for t in range(orders.shape[1]):
         if present.all():
-            mu, phi, sigma, played = update_period(mu, phi, sigma, outcomes[orders[:, t]], glicko=glicko, weighted=weighted)
+            mu, phi, sigma, played = update_period(mu, phi, sigma, outcomes[orders[:, t]], glicko=glicko,
+                                                   weighted=weighted)
         else:
             mu, phi, sigma, played = _sparse_period(mu, phi, sigma, outcomes, present, orders[:, t], glicko, weighted)
         n_played += played

@@ -104,7 +104,8 @@ def pairwise_wins(outcomes: np.ndarray) -> np.ndarray:
     return np.nan_to_num(np.asarray(outcomes, dtype=float), nan=0.0)
 
 
-def fit_bradley_terry(wins: np.ndarray, *, prior_sd: float = PRIOR_SD, start: np.ndarray | None = None) -> BradleyTerryFit:
+def fit_bradley_terry(wins: np.ndarray, *, prior_sd: float = PRIOR_SD,
+                      start: np.ndarray | None = None) -> BradleyTerryFit:
     """MAP Bradley–Terry fit of B independent win matrices at once (Newton's method, see the module docstring).
 
     Parameters

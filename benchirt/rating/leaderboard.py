@@ -212,13 +212,15 @@ def leaderboard(
         notes.append(f"the agreement checks (each pair's Wilcoxon test with Holm's correction over their "
                      f"{checked * (checked - 1) // 2} pairs, the Bayesian sign test) compare the {checked} best-rated "
                      f"of {len(compared)} classifiers only (rate.max_pairwise); the primary verdict tests every pair")
-    pairwise = pairwise_comparisons(matrix, order=compared, rope=config.rope, tie_tolerance=config.tie_tolerance, seed=config.seed, checked=checked)
+    pairwise = pairwise_comparisons(matrix, order=compared, rope=config.rope, tie_tolerance=config.tie_tolerance,
+                                    seed=config.seed, checked=checked)
     pairwise = _with_separation(pairwise, table, decisions)
     table["could_be_best"] = table["rank_low"].isna() | (table["rank_low"] == 1)
     table["role"] = [(roles or {}).get(name, "real") for name in table["classifier"]]
     table, pairwise, suite_note = _with_on_suite(table, pairwise, rows, config)
     notes += [suite_note] if suite_note else []
-    return Leaderboard(table=table, pairwise=pairwise, score=config.score, n_bootstrap=config.n_bootstrap, seed=config.seed, notes=notes, bootstrap=replicates)
+    return Leaderboard(table=table, pairwise=pairwise, score=config.score, n_bootstrap=config.n_bootstrap,
+                       seed=config.seed, notes=notes, bootstrap=replicates)
 
 
 def _with_on_suite(table: pd.DataFrame, pairwise: pd.DataFrame, rows: Mapping[str, pd.DataFrame] | None,

@@ -90,7 +90,8 @@ def pairwise_comparisons(
     return table.join(tests)[list(PAIRWISE_COLUMNS)]
 
 
-def pair_counts(values: np.ndarray, first: np.ndarray, second: np.ndarray, *, tie_tolerance: float = 0.0) -> pd.DataFrame:
+def pair_counts(values: np.ndarray, first: np.ndarray, second: np.ndarray, *,
+                tie_tolerance: float = 0.0) -> pd.DataFrame:
     """``n_datasets, wins, losses, ties, mean_difference`` of the pairs ``first``–``second`` (columns of the
     datasets × classifiers ``values``, NaN where absent), over the datasets both are on; computed for a block
     of pairs at a time."""

@@ -207,7 +207,8 @@ def checked_scores(scores: pd.DataFrame | CheckedScores, *, score: str = "score"
     column that holds ``score`` (:func:`score_column`).
 
     >>> import pandas as pd
-    >>> checked = checked_scores(pd.DataFrame({"dataset": ["d1"], "classifier": ["a"], "true_score": [3]}), score="true_score")
+    >>> frame = pd.DataFrame({"dataset": ["d1"], "classifier": ["a"], "true_score": [3]})
+    >>> checked = checked_scores(frame, score="true_score")
     >>> checked.table.to_dict("records"), checked_scores(checked) is checked
     ([{'dataset': 'd1', 'classifier': 'a', 'score': 3.0}], True)
     """

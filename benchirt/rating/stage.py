@@ -210,7 +210,8 @@ def rate(
     ranked = CheckedScores(ranked_rows)   # rows of the checked table
     left_out, placed_note = placed_left_out(checked.table, left_out, config.seed)
     try:
-        board = leaderboard(ranked, config=config, tournament=tournament, permutation=permutation, rows=rows, roles=roles)
+        board = leaderboard(ranked, config=config, tournament=tournament, permutation=permutation, rows=rows,
+                            roles=roles)
     except LeaderboardError as exc:
         return RatingResult(tournament=tournament, permutation=permutation, comparisons=comparisons, skipped=skipped,
                             config=config, score=config.score, notes=[f"no leaderboard: {exc}", *order_note])

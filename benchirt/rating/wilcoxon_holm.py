@@ -82,4 +82,5 @@ def wilcoxon_holm(scores: np.ndarray, *, alpha: float = 0.05) -> WilcoxonHolm:
     p_adjusted.T[first, second] = adjusted
     better = (p_adjusted < alpha) & (z > 0)
     low, high = rank_intervals(better)
-    return WilcoxonHolm(statistic=z, p_adjusted=p_adjusted, better=better, rank_low=low, rank_high=high, alpha=float(alpha))
+    return WilcoxonHolm(statistic=z, p_adjusted=p_adjusted, better=better, rank_low=low, rank_high=high,
+                        alpha=float(alpha))

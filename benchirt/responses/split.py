@@ -130,7 +130,8 @@ def split_train_test(y: np.ndarray, test_size: float, max_test: int, seed: int, 
     return split
 
 
-def cv_folds(y: np.ndarray, n_folds: int, seed: int, *, dataset: str = "dataset") -> tuple[list[tuple[np.ndarray, np.ndarray]], list[str]]:
+def cv_folds(y: np.ndarray, n_folds: int, seed: int, *,
+             dataset: str = "dataset") -> tuple[list[tuple[np.ndarray, np.ndarray]], list[str]]:
     """Stratified ``n_folds``-fold cross-validation of the training part (decodIRT: 10 folds, Cardoso et al. 2021 §4.3).
 
     Parameters

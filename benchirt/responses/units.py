@@ -343,7 +343,8 @@ class FitPlan:
     def outputs(self) -> FitOutputs:
         """The results folded in the plan's unit order (whatever order the units finished in)."""
         rows = self.prepared.rows
-        outputs = FitOutputs(fold_accuracy={spec.name: [] for spec in self.pool}, test_predictions={}, failed={}, ladder=None, over_budget=dict(self.over_budget))
+        outputs = FitOutputs(fold_accuracy={spec.name: [] for spec in self.pool}, test_predictions={}, failed={},
+                             ladder=None, over_budget=dict(self.over_budget))
         for index in sorted(self._results):
             unit, result = self._units[index], self._results[index]
             if isinstance(result, LadderRun):  # the ladder unit's

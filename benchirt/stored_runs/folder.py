@@ -270,7 +270,8 @@ def _read_runs(context: TaskContext, runs: list[RunFiles]):
                            f"{context.dataset_id} (another version); import it against its own task")
             continue
         try:
-            predictions = read_predictions(run.folder / "predictions.arff", label, truth=context.truth, split=context.split)
+            predictions = read_predictions(run.folder / "predictions.arff", label, truth=context.truth,
+                                           split=context.split)
         except DataError as exc:
             skipped.append(str(exc))
             continue

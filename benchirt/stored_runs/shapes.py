@@ -78,7 +78,8 @@ def scan_matrix(path: Path, config) -> StoredShape:
         split = naming.split(name) if named else None
         flows[split[0] if split else (name if named else str(number))] += 1
     respondents, used = selected_size(len(first), flows, items, config)
-    return StoredShape(dataset=path.stem, runs=len(first), flows=len(flows), cells=len(first) * items, respondents=respondents, items=used, source=SCANNED)
+    return StoredShape(dataset=path.stem, runs=len(first), flows=len(flows), cells=len(first) * items,
+                       respondents=respondents, items=used, source=SCANNED)
 
 
 def read_shape(matrix, config) -> StoredShape:
@@ -88,7 +89,8 @@ def read_shape(matrix, config) -> StoredShape:
     runs, items = matrix.responses.shape
     flows = Counter(_flow_keys(matrix.runs))
     respondents, used = selected_size(runs, flows, items, config)
-    return StoredShape(dataset=matrix.dataset, runs=runs, flows=len(flows), cells=runs * items, respondents=respondents, items=used, source=READ)
+    return StoredShape(dataset=matrix.dataset, runs=runs, flows=len(flows), cells=runs * items,
+                       respondents=respondents, items=used, source=READ)
 
 
 def stored_shapes(config, *, base_dir: str | Path = ".") -> list[StoredShape]:
