@@ -186,7 +186,7 @@ def test_a_pool_beside_the_runs_keeps_its_training_half(tmp_path):
     """With benchirt's pool answering beside the runs, the held-out half is what the pool trains on: kept."""
     matrix = read_matrix_csv(_matrix(tmp_path / "task.csv", {f"f{i}||1": _answers(i) for i in range(12)}))
     assert select(matrix).rule_applied == NOTHING_TO_CHOOSE and select(matrix).responses.shape == (12, 30)
-    beside = select(matrix, SelectionOptions(pool_trains=True))
+    beside = select(matrix, options=SelectionOptions(pool_trains=True))
     assert beside.rule_applied == "best-held-out" and beside.responses.shape == (12, 15)
 
 

@@ -215,7 +215,7 @@ def _stratified_sample(strata: np.ndarray, size: int, rng: np.random.Generator) 
     return np.sort(np.concatenate(chosen))
 
 
-def select(matrix: RunMatrix, options: SelectionOptions | None = None) -> Selection:
+def select(matrix: RunMatrix, *, options: SelectionOptions | None = None) -> Selection:
     """Apply ``options`` to ``matrix``: floor, rule, item sample, deduplication — each counted in the notes."""
     options = options or SelectionOptions()
     notes: list[str] = []
