@@ -23,12 +23,12 @@ def human_value(value):
 NAME_CHARS = 44
 
 
-def short_name(name: str, limit: int = NAME_CHARS) -> str:
+def short_name(name: str, *, limit: int = NAME_CHARS) -> str:
     """``name`` cut in the middle to at most ``limit`` characters: its first third and its end, where a pipeline's
     estimator and a flow's setup and run are; shorter names as they are. Imported flows' names run to hundreds of
     characters.
 
-    >>> short_name("sklearn.pipeline.Pipeline(imputation=SimpleImputer,estimator=RandomForestClassifier)(2)", 30)
+    >>> short_name("sklearn.pipeline.Pipeline(imputation=SimpleImputer,estimator=RandomForestClassifier)(2)", limit=30)
     'sklearn.pi…orestClassifier)(2)'
     """
     if len(name) <= limit:

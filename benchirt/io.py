@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pandas is imported by whoever passes a frame; importing thi
 
 
 @contextmanager
-def atomic_open(path: str | os.PathLike, mode: str = "w", **kwargs: Any) -> Iterator[IO]:
+def atomic_open(path: str | os.PathLike, *, mode: str = "w", **kwargs: Any) -> Iterator[IO]:
     """Open a temporary sibling of ``path`` for writing; rename it onto ``path`` on success only."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -43,7 +43,7 @@ def _umask() -> int:
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    with atomic_open(path, "w", encoding="utf-8") as handle:
+    with atomic_open(path, mode="w", encoding="utf-8") as handle:
         handle.write(text)
 
 
@@ -51,11 +51,11 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n")
 
 
-def atomic_write_csv(path: str | os.PathLike, frame: pd.DataFrame, index: bool = False) -> None:
+def atomic_write_csv(path: str | os.PathLike, frame: pd.DataFrame, *, index: bool = False) -> None:
     """Write ``frame`` as CSV, its text cells, headers and index labels safe to open in a spreadsheet
     (:func:`spreadsheet_safe`)."""
-    with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
-        spreadsheet_safe(frame, index).to_csv(handle, index=index)
+    with atomic_open(path, mode="w", encoding="utf-8", newline="") as handle:
+        spreadsheet_safe(frame, index=index).to_csv(handle, index=index)
 
 
 #: First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
@@ -79,7 +79,7 @@ def spreadsheet_cell(value: Any) -> Any:
     return value
 
 
-def spreadsheet_safe(frame: pd.DataFrame, index: bool = False) -> pd.DataFrame:
+def spreadsheet_safe(frame: pd.DataFrame, *, index: bool = False) -> pd.DataFrame:
     """``frame`` with :func:`spreadsheet_cell` applied to its text columns, its headers and (when written) its
     index labels; the frame itself when nothing needs it (numeric tables are not copied)."""
     import pandas as pd
@@ -104,14 +104,14 @@ def spreadsheet_safe(frame: pd.DataFrame, index: bool = False) -> pd.DataFrame:
 
 
 def atomic_write_parquet(path: str | os.PathLike, frame: pd.DataFrame) -> None:
-    with atomic_open(path, "wb") as handle:
+    with atomic_open(path, mode="wb") as handle:
         frame.to_parquet(handle)
 
 
 def atomic_write_figure(path: str | os.PathLike, figure, **savefig_kwargs: Any) -> None:
     """Save a matplotlib figure atomically; the format follows the file suffix."""
     fmt = Path(path).suffix.lstrip(".") or "png"
-    with atomic_open(path, "wb") as handle:
+    with atomic_open(path, mode="wb") as handle:
         figure.savefig(handle, format=fmt, **savefig_kwargs)
 
 

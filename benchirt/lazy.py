@@ -1,7 +1,9 @@
 """Lazy public names of benchirt's stage packages (PEP 562).
 
-A stage package's ``__init__`` lists its public names and the submodule that defines each; the
-submodule is imported when a name is first used, so ``import benchirt.rating`` (and validating a
+A stage package's public names are listed once, in its ``__init__.pyi`` stub: ``from benchirt.x.m import Y
+as Y`` re-exports ``Y`` from the submodule ``benchirt.x.m`` and ``__all__`` lists every public name (as
+``lazy_loader.attach_stub`` reads a stub). The ``__init__`` derives ``__all__`` and the lazy table from it
+(:func:`attach_stub`); the submodule is imported when a name is first used, so ``import benchirt.rating`` (and validating a
 config, which needs only ``benchirt.rating.config``) does not pull in scipy.stats, scikit-posthocs,
 matplotlib or scikit-learn. ``from benchirt.rating import leaderboard`` and ``benchirt.rating.X``
 behave as with eager imports.
@@ -11,9 +13,11 @@ would add a dependency for twenty lines.
 """
 from __future__ import annotations
 
+import ast
 import importlib
 import sys
 import types
+from pathlib import Path
 from typing import Mapping
 
 
@@ -51,3 +55,40 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> None:
     module = sys.modules[package]
     module.__class__ = LazyPackage
     types.ModuleType.__setattr__(module, "_lazy_exports", dict(exports))
+
+
+def stub_exports(stub: str | Path) -> tuple[dict[str, str], list[str]]:
+    """The re-exports (name -> defining module) and the ``__all__`` of the package stub ``stub``.
+
+    A re-export is an absolute ``from benchirt.m import Y as Y`` (PEP 484's spelling of one); other imports
+    (``from pathlib import Path``, for an annotation) and the stub's own declarations are not.
+    """
+    path = Path(stub)
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    exports: dict[str, str] = {}
+    names: list[str] | None = None
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level and node.module.startswith("benchirt"):
+            exports.update({alias.name: node.module for alias in node.names if alias.asname == alias.name})
+        elif isinstance(node, ast.Assign) and [getattr(target, "id", None) for target in node.targets] == ["__all__"]:
+            names = list(ast.literal_eval(node.value))
+    if names is None:
+        raise ImportError(f"{path} has no __all__")
+    return exports, names
+
+
+def attach_stub(package: str, init_file: str) -> None:
+    """Give ``package`` the ``__all__`` and the lazy names of its ``__init__.pyi`` stub beside ``init_file``.
+
+    Call it at the end of the package's ``__init__`` (``attach_stub(__name__, __file__)``); a public name the
+    stub does not re-export must be defined by then (the ``__init__``'s own eager names).
+    """
+    exports, names = stub_exports(Path(init_file).with_suffix(".pyi"))
+    module = sys.modules[package]
+    missing = [name for name in names if name not in exports and name not in vars(module)]
+    unlisted = sorted(set(exports) - set(names))
+    if missing or unlisted:
+        raise ImportError(f"{package}: the stub's __all__ names {missing} that are neither re-exported nor defined"
+                          f" in __init__.py, and re-exports {unlisted} it does not list")
+    lazy_exports(package, exports)
+    setattr(module, "__all__", names)

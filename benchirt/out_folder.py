@@ -25,7 +25,7 @@ MARK = ".benchirt-out.json"
 _OWN_ENTRIES = frozenset({MARK, ".lock"})
 
 
-def add_force_option(parser: argparse.ArgumentParser, what: str = "the files") -> None:
+def add_force_option(parser: argparse.ArgumentParser, *, what: str = "the files") -> None:
     """The one ``--force`` of a writing command: write ``what`` beside files it did not write (never over them)."""
     parser.add_argument("--force", action="store_true",
                         help=f"let --out be a non-empty folder benchirt did not write: write {what} beside those "

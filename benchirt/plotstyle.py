@@ -56,7 +56,7 @@ def classifier_styles(names: Sequence[str], roles: Mapping[str, str] | None = No
 
 
 def label_line_ends(ax, x: float, ends: Mapping[str, float], styles: Mapping[str, dict],
-                    fontsize: float = 10) -> None:
+                    *, fontsize: float = 10) -> None:
     """Write each name at ``(x, y)`` just right of the axes' data, in its line's colour, nudged apart by one
     line of text (the gap follows the font size and the axes' height); labels that would run below the
     axes, into the tick labels, are lifted, and only as far as needed."""
@@ -77,7 +77,7 @@ def label_line_ends(ax, x: float, ends: Mapping[str, float], styles: Mapping[str
                     fontsize=fontsize, color=styles.get(name, {}).get("color", "black"), annotation_clip=False)
 
 
-def place_point_labels(ax, xs: Sequence[float], ys: Sequence[float], names: Sequence[str], fontsize: float = 10,
+def place_point_labels(ax, xs: Sequence[float], ys: Sequence[float], names: Sequence[str], *, fontsize: float = 10,
                        colors: Sequence | None = None) -> None:
     """Label scatter points without overlaps: each label goes to the first of 40 positions around its point
     (8 directions, 5 distances) whose box meets no label already placed nor any point; a label with no free

@@ -25,7 +25,7 @@ from benchirt.data.dataset import is_nominal
 from benchirt.errors import DataError
 
 
-def clean_features(X: pd.DataFrame, dataset: str = "dataset") -> tuple[pd.DataFrame, list[str]]:
+def clean_features(X: pd.DataFrame, *, dataset: str = "dataset") -> tuple[pd.DataFrame, list[str]]:
     """Normalise column types and drop columns that are entirely missing.
 
     Parameters
@@ -86,7 +86,7 @@ def clean_features(X: pd.DataFrame, dataset: str = "dataset") -> tuple[pd.DataFr
     return pd.DataFrame(columns, index=X.index), notes
 
 
-def make_preprocessor(X: pd.DataFrame, scale: bool, max_categories: int | None = 32) -> ColumnTransformer:
+def make_preprocessor(X: pd.DataFrame, scale: bool, *, max_categories: int | None = 32) -> ColumnTransformer:
     """An unfitted transformer from a cleaned frame (see :func:`clean_features`) to a dense float matrix.
 
     Parameters
@@ -127,7 +127,7 @@ def make_preprocessor(X: pd.DataFrame, scale: bool, max_categories: int | None =
 
 
 def transform_pair(
-    X: pd.DataFrame, train: np.ndarray, other: np.ndarray, scale: bool, max_categories: int | None = 32
+    X: pd.DataFrame, train: np.ndarray, other: np.ndarray, scale: bool, *, max_categories: int | None = 32
 ) -> tuple[np.ndarray, np.ndarray]:
     """Fit the preprocessor on rows ``train`` of ``X`` and transform rows ``train`` and ``other``.
 

@@ -60,7 +60,7 @@ def normal_interval(estimate, se, level: float = 0.95) -> tuple[np.ndarray, np.n
     return estimate - z * se, estimate + z * se
 
 
-def percentile_interval(replicates, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def percentile_interval(replicates, *, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """The central ``level`` share of bootstrap ``replicates`` (B, k) per column, NaN replicates left out.
 
     The percentile interval of Efron & Tibshirani 1993 §13.3 (``numpy.nanquantile``'s linear rule, the one
@@ -77,7 +77,7 @@ def percentile_interval(replicates, level: float = 0.95) -> tuple[np.ndarray, np
     return np.where(empty, np.nan, low), np.where(empty, np.nan, high)
 
 
-def interval_frame(names: dict, estimate, low, high, se=None) -> pd.DataFrame:
+def interval_frame(names: dict, estimate, low, high, *, se=None) -> pd.DataFrame:
     """A ``conf_int`` table: the naming columns ``names`` (column -> values), ``[se,] estimate, low, high``."""
     frame = pd.DataFrame({key: np.asarray(values) for key, values in names.items()})
     if se is not None:

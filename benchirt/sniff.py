@@ -59,7 +59,7 @@ def max_input_bytes() -> int:
     return int(megabytes * 2**20)
 
 
-def check_text_table(path: str | os.PathLike, what: str = "CSV table") -> None:
+def check_text_table(path: str | os.PathLike, *, what: str = "CSV table") -> None:
     """Raise DataError when ``path`` is too large, binary or has no line break (see the module docstring)."""
     path = Path(path)
     size = path.stat().st_size
@@ -95,7 +95,7 @@ MAX_FIELD_BYTES = 4 * MAX_NAME_LENGTH
 _SCAN_BYTES = 1 << 20
 
 
-def check_field_sizes(path: str | os.PathLike, what: str = "CSV table") -> None:
+def check_field_sizes(path: str | os.PathLike, *, what: str = "CSV table") -> None:
     """DataError when a comma-separated field of ``path`` is longer than :data:`MAX_FIELD_BYTES`, found in one
     streaming pass (memory: one 1 MiB chunk): runs of bytes between commas and line breaks, and, when the file
     quotes anything (a quoted field may hold both), the fields of :mod:`csv` with that size limit."""

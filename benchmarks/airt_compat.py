@@ -117,7 +117,7 @@ def prediction_formulas(perf: pd.DataFrame) -> pd.DataFrame:
 
 def polytomous_limits(perf: pd.DataFrame) -> pd.Series:
     """GPCM on 5 quantile levels: difficulty limit from the lowest threshold (vignette) and the highest."""
-    fit = fit_grm(bin_performance(perf, 5), GRMConfig(model="gpcm"))
+    fit = fit_grm(bin_performance(perf, 5), config=GRMConfig(model="gpcm"))
     lowest = fit.items["thresholds"].map(lambda t: -t[0])
     highest = fit.items["difficulty_limit"]
     return pd.Series({"max |lowest - highest|": float((lowest - highest).abs().max()),
@@ -128,27 +128,28 @@ def polytomous_limits(perf: pd.DataFrame) -> pd.Series:
 def main() -> None:
     weka = pd.read_csv(FIXTURE, index_col=0)
     vignette = pd.read_csv(VIGNETTE_DATA, index_col=0)
-    table = fit_airt(vignette, AIRTConfig(compat="airt-r")).algorithms.set_index("algorithm")
+    table = fit_airt(vignette, config=AIRTConfig(compat="airt-r")).algorithms.set_index("algorithm")
     print(f"airt vignette data classification_cts ({vignette.shape[0]} x {vignette.shape[1]}), --compat airt-r "
           "(the package's range [0, 1]): consistency " + ", ".join(f"{k} {v:.4f}" for k, v in table["consistency"].items())
           + f"; anomalous: {', '.join(table.index[table['anomalous']]) or 'none'}")
-    table = fit_airt(vignette, AIRTConfig(compat="airt-r", compat_range="data")).algorithms.set_index("algorithm")
+    table = fit_airt(vignette,
+                     config=AIRTConfig(compat="airt-r", compat_range="data")).algorithms.set_index("algorithm")
     print(f"  with --compat-range data: QDA discrimination {table.loc['QDA', 'discrimination']:.4f}, consistency "
           f"{table.loc['QDA', 'consistency']:.1f}, anomalous {bool(table.loc['QDA', 'anomalous'])}")
-    result = fit_airt(weka, AIRTConfig(compat="airt-r", compat_range="data")).algorithms
+    result = fit_airt(weka, config=AIRTConfig(compat="airt-r", compat_range="data")).algorithms
     deviation = np.abs(result[["consistency", "difficulty_limit"]].to_numpy() - TABLE_4).max()
     print(f"OPENML-WEKA-2017 ({weka.shape[0]} x {weka.shape[1]}), --compat airt-r --compat-range data vs the AIRT "
           "paper's Table 4: "
           f"largest deviation {deviation:.4f}")
     scaled = (weka - weka.min().min()) / (weka.max().max() - weka.min().min())
-    deviation = np.abs(fit_airt(scaled, AIRTConfig(compat="airt-r")).algorithms[
+    deviation = np.abs(fit_airt(scaled, config=AIRTConfig(compat="airt-r")).algorithms[
         ["consistency", "difficulty_limit"]].to_numpy() - TABLE_4).max()
     print(f"  same after benchirt's min-max scaling (the ASlib reader, --rescale): largest deviation {deviation:.4f}")
-    mse = fit_airt(weka, AIRTConfig(compat="airt-r", compat_range="data")).goodness["mse"].to_numpy()
+    mse = fit_airt(weka, config=AIRTConfig(compat="airt-r", compat_range="data")).goodness["mse"].to_numpy()
     print(f"  Table 5 MSE (airt's prediction formula): largest deviation {np.abs(mse - TABLE_5_MSE).max():.4f} "
           f"(median {np.median(np.abs(mse - TABLE_5_MSE)):.4f})")
     for column, eps in ((0, 0.0), (1, 0.01)):
-        ours = fit_airt(weka, AIRTConfig(compat="airt-r", compat_range="data", epsilon=eps)).algorithms["lto_strength"].to_numpy()
+        ours = fit_airt(weka, config=AIRTConfig(compat="airt-r", compat_range="data", epsilon=eps)).algorithms["lto_strength"].to_numpy()
         top = ", ".join(f"{weka.columns[j]} {ours[j]:.3f} ({TABLE_4_LTO[j, column]:.3f})"
                         for j in np.argsort(-TABLE_4_LTO[:, column])[:4])
         print(f"  Table 4 LTO(eps={eps:g}) (benchirt's smoothing splines, not R mgcv's): largest deviation "

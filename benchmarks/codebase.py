@@ -12,6 +12,12 @@ benchirt packages and top-level modules beside it) and the functions outside ``b
 named ``results`` that is not annotated or annotated with a bare non-specific type (:data:`NON_SPECIFIC`). mypy's
 error count is CI's (``.ci/run`` runs it and fails on any).
 
+The habits (issue 45, item 4): the packages that list their public names more than once (a literal ``__all__``
+in ``__init__.py``, a literal table handed to ``lazy_exports`` there, an ``__all__`` in ``__init__.pyi``: more
+than one of the three), and the public functions (no leading underscore, module level or methods of public
+classes) that take an option positionally after their first parameter (:func:`positional_options`), and the
+parameters whose default is an instance built once at definition time (``config: XConfig = XConfig()``).
+
     python benchmarks/codebase.py [--before 9204efd] [--after HEAD]
 """
 from __future__ import annotations
@@ -72,6 +78,54 @@ def untyped_results(tree: ast.Module) -> list[str]:
     return found
 
 
+def name_lists(init: Path) -> int:
+    """How many lists of the package's public names its ``__init__.py`` and ``__init__.pyi`` spell out."""
+    count = 0
+    for path in (init, init.with_suffix(".pyi")):
+        if not path.is_file():
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Assign) and "__all__" in [getattr(t, "id", None) for t in node.targets]
+                    and isinstance(node.value, (ast.List, ast.Tuple))):
+                count += 1
+            elif (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "lazy_exports"
+                  and any(isinstance(argument, ast.Dict) for argument in node.args)):
+                count += 1
+    return count
+
+
+def public_functions(tree: ast.Module):
+    """The public functions of a module: module-level ones and methods of its public classes, no leading ``_``."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
+            yield node, False
+        elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not item.name.startswith("_"):
+                    static = any(getattr(d, "id", None) == "staticmethod" for d in item.decorator_list)
+                    yield item, not static
+
+
+def positional_options(function: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[str]:
+    """The options ``function`` takes by position: parameters with a default after its first one (``self``/``cls``
+    not counted) that are not keyword-only. Empty when every option is keyword-only (after a bare ``*``)."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args][1 if method else 0:]
+    with_default = positional[len(positional) - len(arguments.defaults):] if arguments.defaults else []
+    return [argument.arg for argument in with_default if argument is not positional[0]]
+
+
+def instance_defaults(tree: ast.Module) -> int:
+    """Parameters of ``tree``'s functions whose default calls a capitalised name (``config: C = C()``)."""
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+            count += sum(isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id[:1].isupper()
+                         for d in defaults)
+    return count
+
+
 def report_numbers(package: Path) -> dict:
     """The report's sections: lines of report/sections.py, the report package's fan-out, untyped ``results`` outside it."""
     sections = package / "report" / "sections.py"
@@ -92,7 +146,8 @@ def report_numbers(package: Path) -> dict:
 
 def numbers(tree: Path, complexity) -> dict:
     package = tree / "benchirt"
-    lines, per_package, over, raises, manifest_reads = {}, Counter(), 0, 0, 0
+    lines, per_package, over, raises, manifest_reads, instances = {}, Counter(), 0, 0, 0, 0
+    public, keyword_only, positional = 0, 0, []
     for path in sorted(package.rglob("*.py")):
         relative = path.relative_to(package).as_posix()
         text = path.read_text(encoding="utf-8")
@@ -103,7 +158,14 @@ def numbers(tree: Path, complexity) -> dict:
             raises += len(re.findall(r"raise ConfigError", text))
         if relative != "pipeline/manifest.py":
             manifest_reads += len(re.findall(r"\bmanifest(?:\[|\.get\()", text))
-        for node in ast.walk(ast.parse(text)):
+        module = ast.parse(text)
+        instances += instance_defaults(module)
+        for function, method in public_functions(module):
+            public += 1
+            keyword_only += bool(function.args.kwonlyargs)
+            if positional_options(function, method):
+                positional.append(f"{relative}:{function.name}")
+        for node in ast.walk(module):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and complexity(node) > 15:
                 over += 1
     private = 0
@@ -115,6 +177,10 @@ def numbers(tree: Path, complexity) -> dict:
             "largest": sorted(lines.items(), key=lambda item: -item[1])[:5], "over_15": over,
             "config_error_raises": raises, "manifest_string_reads": manifest_reads,
             "private_irt_names_in_tests": private, "readme_bytes": (tree / "README.md").stat().st_size,
+            "config_instance_defaults": instances, "public_functions": public,
+            "public_with_keyword_only": keyword_only, "public_with_positional_options": len(positional),
+            "positional_options_where": positional,
+            "packages_listing_names_twice": sum(name_lists(init) > 1 for init in package.rglob("__init__.py")),
             **report_numbers(package)}
 
 
@@ -122,6 +188,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default="9204efd")
     parser.add_argument("--after", default="HEAD")
+    parser.add_argument("--positional", action="store_true",
+                        help="list the public functions that still take options by position (at --after)")
     args = parser.parse_args()
     complexity = complexity_of()
     with tempfile.TemporaryDirectory() as tmp:
@@ -130,7 +198,8 @@ def main() -> None:
     print(f"{'':34s} {args.before:>12s} {args.after:>12s}")
     for key in ("lines", "over_15", "config_error_raises", "manifest_string_reads", "private_irt_names_in_tests",
                 "readme_bytes", "report_sections_lines", "report_fan_out", "report_fan_out_all",
-                "untyped_results_outside_report"):
+                "untyped_results_outside_report", "packages_listing_names_twice", "config_instance_defaults", "public_functions",
+                "public_with_keyword_only", "public_with_positional_options"):
         print(f"{key:34s} {before[key]:12d} {after[key]:12d}")
     print("\nlines per package")
     for name in sorted(set(before["per_package"]) | set(after["per_package"])):
@@ -139,6 +208,9 @@ def main() -> None:
         print(f"\nlargest modules at {rev}: " + ", ".join(f"{name} {n}" for name, n in result[rev]["largest"]))
         print(f"untyped `results` parameters outside report/ at {rev}: "
               + (", ".join(result[rev]["untyped_results_where"]) or "none"))
+    if args.positional:
+        print(f"\npublic functions taking options by position at {args.after}:")
+        print("\n".join(f"  {where}" for where in after["positional_options_where"]))
 
 
 if __name__ == "__main__":

@@ -47,8 +47,8 @@ def irt_coverage(model: str = "2PL", n_respondents: int = 500, n_items: int = 40
     config = IRTConfig(model=model)
     rows = []
     for replicate in range(replicates):
-        sim = simulate_responses(n_respondents, n_items, model=model, seed=seed + replicate)
-        fit = fit_irt(sim.responses, config)
+        sim = simulate_responses(n_respondents, n_items=n_items, model=model, seed=seed + replicate)
+        fit = fit_irt(sim.responses, config=config)
         truth = {"discrimination": sim.a, "difficulty": sim.b, "guessing": sim.c}
         position = {item: j for j, item in enumerate(sim.responses.columns)}
         intervals = fit.conf_int(level)

@@ -126,7 +126,7 @@ def import_cpu_seconds(config) -> float:
     from benchirt.stored_runs.responses import imported_results
 
     start = time.process_time()
-    imported_results(config.stage_config("respond"), config.base_dir)
+    imported_results(config.stage_config("respond"), base_dir=config.base_dir)
     return time.process_time() - start
 
 
@@ -177,7 +177,7 @@ def fit_import(run_dirs: list[Path]) -> float:
         responses = config.stage_config("respond")
         if is_stored_runs(responses):
             seconds += import_cpu_seconds(config)
-            cells += sum(shape.cells for shape in stored_shapes(responses, config.base_dir))
+            cells += sum(shape.cells for shape in stored_shapes(responses, base_dir=config.base_dir))
     return float(f"{seconds / cells:.4g}")
 
 

@@ -34,12 +34,12 @@ def simulated(sizes=((400, 30), (1000, 50)), seeds=range(5)) -> None:
     for n, m in sizes:
         shares, mono, free = [], [], []
         for seed in seeds:
-            sim = simulate_responses(n, m, model="2PL", negative_fraction=0.5, seed=seed)
+            sim = simulate_responses(n, n_items=m, model="2PL", negative_fraction=0.5, seed=seed)
             row = []
             for family in ("monotone", "decodirt"):
                 config = IRTConfig(model_family=family)
-                fit = fit_irt(sim.responses, config)
-                theta = fit_scoring_model(sim.responses, fit).ability_table(sim.responses, config.ability)["theta"]
+                fit = fit_irt(sim.responses, config=config)
+                theta = fit_scoring_model(sim.responses, fit).ability_table(sim.responses, method=config.ability)["theta"]
                 row.append(abs(float(np.corrcoef(theta.to_numpy(), sim.theta)[0, 1])))
                 if family == "monotone":
                     share = default_model_check(fit.items, config)["share_misfit"]
@@ -59,7 +59,7 @@ def reference() -> None:
     for folder in sorted(REFERENCE.iterdir()):
         responses = read_responses_csv(folder / "responses_pool.csv")
         config = IRTConfig()
-        shares[folder.name] = default_model_check(fit_irt(responses, config).items, config)["share_misfit"]
+        shares[folder.name] = default_model_check(fit_irt(responses, config=config).items, config)["share_misfit"]
     over = {name: share for name, share in shares.items() if share > MISMATCH_SHARE}
     values = list(shares.values())
     print(f"decodIRT reference pools: {len(shares)}, share {min(values):.2f}-{max(values):.2f}; above "

@@ -109,7 +109,7 @@ def _rmse(x, y) -> float:
 def simulated(use_mirt: bool) -> pd.DataFrame:
     rows = []
     for n, m, neg in SIM_CASES:
-        sim = simulate_responses(n, m, model="3PL", negative_fraction=neg, seed=11)
+        sim = simulate_responses(n, n_items=m, model="3PL", negative_fraction=neg, seed=11)
         cpu = time.process_time()
         fit = fit_irt(sim.responses)
         cpu = time.process_time() - cpu
@@ -227,7 +227,7 @@ def scaling(use_mirt: bool, negative_fraction: float = 0.1, baseline: str | None
             import mirt
         except ImportError:
             print("mirt is not installed (pip install -e '.[bench]'): benchirt only")
-    fit_irt(simulate_responses(60, 40, model="3PL", seed=1).responses)
+    fit_irt(simulate_responses(60, n_items=40, model="3PL", seed=1).responses)
     with tempfile.TemporaryDirectory(prefix="irt_fit_baseline_") as tmp:
         scratch = Path(tmp)
         checkout = baseline_checkout(baseline, scratch) if baseline else None
@@ -239,26 +239,26 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
                   sizes: list[tuple[int, int]], deep: int = 0) -> list[dict]:
     from threadpoolctl import threadpool_limits
 
-    warm = simulate_responses(60, 40, model="3PL", seed=1).responses
+    warm = simulate_responses(60, n_items=40, model="3PL", seed=1).responses
     rows = []
     with threadpool_limits(1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if mirt is not None:
             mirt.fit_mirt(warm.to_numpy(), model="3PL", compute_standard_errors=False, verbose=False)
         for n, m in sizes:
-            sim = simulate_responses(n, m, model="3PL", negative_fraction=negative_fraction, seed=11)
+            sim = simulate_responses(n, n_items=m, model="3PL", negative_fraction=negative_fraction, seed=11)
             matrix = sim.responses.to_numpy()
             cells = n * m
             fits = []
             cpu, peak = _measure(lambda: fits.append(fit_irt(sim.responses)))
             ones = []
-            cpu1, peak1 = _measure(lambda: ones.append(fit_irt(sim.responses, IRTConfig(starts=1))))
+            cpu1, peak1 = _measure(lambda: ones.append(fit_irt(sim.responses, config=IRTConfig(starts=1))))
             nodes_used = fits[0].quadrature_nodes
             row = {"n x m": f"{n}x{m}", "benchirt_cpu_s": cpu, "benchirt_bytes_per_cell": peak / cells,
                    "benchirt_em_steps": "+".join(str(run["n_iter"]) for run in fits[0].starts["runs"]),
                    "benchirt_nodes": nodes_used, "1start_cpu_s": cpu1, "1start_bytes_per_cell": peak1 / cells}
             if deep:  # the default's optimum against a deeper search's (the monotone default climbs once)
-                search = fit_irt(sim.responses, IRTConfig(starts=deep))
+                search = fit_irt(sim.responses, config=IRTConfig(starts=deep))
                 row.update({f"search{deep}_minus_default": search.log_posterior - fits[0].log_posterior,
                             f"search{deep}_optima": len(search.starts["optima"])})
             if checkout is not None:
@@ -327,14 +327,14 @@ def quadrature_nodes(negative_fraction: float = 0.1) -> pd.DataFrame:
     fit's marginal log-likelihood on an accurate grid (:func:`accurate_log_likelihood`)."""
     rows = []
     for n, m in SCALE_SIZES:
-        sim = simulate_responses(n, m, model="3PL", negative_fraction=negative_fraction, seed=11)
+        sim = simulate_responses(n, n_items=m, model="3PL", negative_fraction=negative_fraction, seed=11)
         matrix = sim.responses.to_numpy()
         fits, cpu = {}, {}
         for label, config in (("refined", IRTConfig(starts=1)),
                               *((points, IRTConfig(quadrature=points, refine_quadrature=False, starts=1))
                                 for points in (41, 31, 21))):
             start = time.process_time()
-            fits[label] = fit_irt(sim.responses, config)
+            fits[label] = fit_irt(sim.responses, config=config)
             cpu[label] = time.process_time() - start
         ref = fits["refined"].items
         accurate = {label: accurate_log_likelihood(matrix, fit.items["discrimination"], fit.items["difficulty"],
@@ -375,7 +375,7 @@ def perturbation(expanded_em: bool = False) -> None:
             row, nodes = {"dataset": name}, set()
             for label, (max_step, m_steps, order) in variants.items():
                 mstep.MAX_STEP, mstep.M_STEPS, multistart.start_scores = max_step, m_steps, order
-                fit = fit_irt(matrix, IRTConfig(expanded_em=expanded_em))
+                fit = fit_irt(matrix, config=IRTConfig(expanded_em=expanded_em))
                 row[label] = fit.log_posterior
                 nodes.add(fit.quadrature_nodes)
             values = [row[label] for label in variants]
@@ -397,7 +397,7 @@ def grid_ripple() -> None:
     from benchirt.irt.models import shifted_log_posterior
 
     matrix = _embedded_matrices("participation")["participation"]
-    coarse = fit_irt(matrix, IRTConfig(refine_quadrature=False))
+    coarse = fit_irt(matrix, config=IRTConfig(refine_quadrature=False))
     refined = fit_irt(matrix)
     items = coarse.items[coarse.informative]
     a, b, c = (items[name].to_numpy() for name in ("discrimination", "difficulty", "guessing"))
@@ -421,8 +421,8 @@ def optimum() -> None:
     for model in ("2PL", "3PL"):
         config = IRTConfig(model=model)
         for seed in range(5):
-            sim = simulate_responses(1000, 50, model=model, seed=seed, discrimination="normal")
-            fit = fit_irt(sim.responses, config)
+            sim = simulate_responses(1000, n_items=50, model=model, seed=seed, discrimination="normal")
+            fit = fit_irt(sim.responses, config=config)
             nodes, log_w = quadrature(fit.quadrature_nodes, config.theta_max)  # the fit's grid
             sign = np.sign(_corr(fit.items["discrimination"], sim.a))
             rows.append({
@@ -480,7 +480,7 @@ def priors(limit: int | None) -> None:
         fits = {}
         for prior in (True, False):
             cpu = time.process_time()
-            fits[prior] = fit_irt(pool, IRTConfig(prior=prior))
+            fits[prior] = fit_irt(pool, config=IRTConfig(prior=prior))
             fits[prior].cpu = time.process_time() - cpu
         rows.append({"pool": name[:28], "loglik_without_minus_with": fits[False].log_likelihood - fits[True].log_likelihood,
                      "at_bound_with": int((fits[True].items["flag"] == "at_bound").sum()),
@@ -502,7 +502,7 @@ def _start_row(name: str, pool: pd.DataFrame, deep: int, expanded_em: bool = Fal
     options = {"expanded_em": expanded_em, "refine_quadrature": not fixed_grid}
     for label, config in (("default", IRTConfig(**options)), ("deep", IRTConfig(starts=deep, **options))):
         cpu = time.process_time()
-        fits[label] = fit_irt(pool, config)
+        fits[label] = fit_irt(pool, config=config)
         fits[label].cpu = time.process_time() - cpu
     default, search = fits["default"], fits["deep"]
     optima = search.starts["optima"]
@@ -561,10 +561,10 @@ def _compare_row(name: str, pool: pd.DataFrame) -> dict:
         return out, time.process_time() - cpu
 
     fit3, cpu3 = timed(lambda: fit_irt(pool))
-    default, cpu_default = timed(lambda: compare_models(pool, IRTConfig(), fitted=fit3))
-    search, cpu_search = timed(lambda: compare_models(pool, IRTConfig(), fitted=fit3, nested_starts=False))
-    nested2 = fit_irt(pool, IRTConfig(model="2PL"), initial=fit3.items)
-    nested = {"2PL": nested2, "1PL": fit_irt(pool, IRTConfig(model="1PL"), initial=nested2.items)}
+    default, cpu_default = timed(lambda: compare_models(pool, config=IRTConfig(), fitted=fit3))
+    search, cpu_search = timed(lambda: compare_models(pool, config=IRTConfig(), fitted=fit3, nested_starts=False))
+    nested2 = fit_irt(pool, config=IRTConfig(model="2PL"), initial=fit3.items)
+    nested = {"2PL": nested2, "1PL": fit_irt(pool, config=IRTConfig(model="1PL"), initial=nested2.items)}
     default, search = default.set_index("model"), search.set_index("model")
     row = {"pool": name[:28], "optima_3pl": len(fit3.optima), "cpu_3pl": cpu3,
            "ratio_default": (cpu3 + cpu_default) / cpu3, "ratio_search": (cpu3 + cpu_search) / cpu3,

@@ -65,12 +65,12 @@ def profile() -> None:
     Terms.of_block = classmethod(timed("Terms.of_block", of_block.__func__))
     LogJoint.add = timed("LogJoint.add", add)
     try:
-        fit_irt(simulate_responses(60, 40, model="3PL", seed=1).responses)
+        fit_irt(simulate_responses(60, n_items=40, model="3PL", seed=1).responses)
         for n, m in SIZES:
-            responses = simulate_responses(n, m, model="3PL", negative_fraction=0.1, seed=11).responses
+            responses = simulate_responses(n, n_items=m, model="3PL", negative_fraction=0.1, seed=11).responses
             spent.clear()
             start = time.process_time()
-            fit = fit_irt(responses, IRTConfig(starts=1))
+            fit = fit_irt(responses, config=IRTConfig(starts=1))
             total = time.process_time() - start
             shares = ", ".join(f"{name.strip('_')} {100 * spent[name] / total:.0f} %"
                                for name in ("Terms.of_block", "LogJoint.add", *PARTS))
@@ -167,7 +167,8 @@ def kernel() -> None:
             compiled = time.perf_counter() - start
             print(f"numba {numba.__version__}: import {import_seconds:.2f} s, JIT compilation of the two kernels "
                   f"{compiled:.2f} s (wall)")
-        problem = Problem(np.zeros((m, n), np.int8), np.ones(n), np.ones(m), nodes, -0.5 * nodes**2, config)
+        problem = Problem(items=np.zeros((m, n), np.int8), counts=np.ones(n), multiplicity=np.ones(m), nodes=nodes,
+                          log_weights=-0.5 * nodes**2, config=config)
         params = np.stack([a, b, np.log(c / (1 - c))], axis=1)
         repeats = max(3, 200_000 // m)
         numpy_tables = cpu_ms(lambda: terms_from_logit(a[:, None] * (nodes[None, :] - b[:, None]), c[:, None]), repeats)

@@ -92,7 +92,7 @@ def measure(size: str, scratch: Path, repeats: int = 3) -> dict:
 
     n, m = (int(part) for part in size.split("x"))
     path = scratch / f"{size}.npy"
-    np.save(path, simulate_responses(n, m, model="3PL", negative_fraction=0.1, seed=11).responses.to_numpy())
+    np.save(path, simulate_responses(n, n_items=m, model="3PL", negative_fraction=0.1, seed=11).responses.to_numpy())
     runs = [child("benchirt", path) for _ in range(repeats)]
     nodes = runs[0]["nodes"]
     growth = {"benchirt": [run["growth"] for run in runs]}

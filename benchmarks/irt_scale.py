@@ -60,7 +60,7 @@ def _phases(n: int, m: int, stage_only: bool) -> dict:
     from benchirt.irt import IRTConfig, fit_irt, irt_for_responses, item_fit, item_summary, suspect_labels
     from benchirt.irt.simulate import simulate_responses
 
-    responses = simulate_responses(n, m, model="3PL", negative_fraction=0.1, seed=0).responses
+    responses = simulate_responses(n, n_items=m, model="3PL", negative_fraction=0.1, seed=0).responses
     config = IRTConfig(compare_models=False)
     cells = n * m
     out: dict = {"shape": f"{n} x {m}", "cells": cells}
@@ -68,7 +68,7 @@ def _phases(n: int, m: int, stage_only: bool) -> dict:
         roles = _roles(responses)
         rss_before = _reset_peak_rss()
         start = time.perf_counter()
-        irt_for_responses(_Result(responses, roles), config)
+        irt_for_responses(_Result(responses, roles), config=config)
         out["stage"] = {"seconds": time.perf_counter() - start,
                         "rss_bytes_per_cell": (_status_bytes("VmHWM") - rss_before) / cells}
         return out
@@ -84,12 +84,12 @@ def _phases(n: int, m: int, stage_only: bool) -> dict:
         out[name] = {"seconds": seconds, "traced_bytes_per_cell": peak / cells}
         return value
 
-    fit = measure("fit", lambda: fit_irt(responses, config))
+    fit = measure("fit", lambda: fit_irt(responses, config=config))
     out["fit"]["n_iter"] = fit.n_iter
     table = measure("abilities", lambda: fit.ability_table(responses))
     measure("item_fit", lambda: item_fit(fit, responses, theta=table["theta"].to_numpy()))
     measure("suspects", lambda: (suspect_labels(fit, responses, table["theta"].to_numpy()), item_summary(fit.items)))
-    measure("stage", lambda: irt_for_responses(_Result(responses, _roles(responses)), config))
+    measure("stage", lambda: irt_for_responses(_Result(responses, _roles(responses)), config=config))
     tracemalloc.stop()
     out["n_flagged"] = int((~fit.informative).sum())
     del np
@@ -103,16 +103,16 @@ def _models(n: int, m: int) -> dict:
     from benchirt.irt.compare import compare_models
     from benchirt.irt.simulate import simulate_responses
 
-    responses = simulate_responses(n, m, model="3PL", negative_fraction=0.1, seed=0).responses
+    responses = simulate_responses(n, n_items=m, model="3PL", negative_fraction=0.1, seed=0).responses
     out: dict = {"shape": f"{n} x {m}"}
     fits = {}
     for model in ("3PL", "2PL", "1PL"):
         cpu = time.process_time()
-        fits[model] = fit_irt(responses, IRTConfig(model=model))
+        fits[model] = fit_irt(responses, config=IRTConfig(model=model))
         out[model] = {"cpu": time.process_time() - cpu, "n_iter": fits[model].n_iter,
                       "starts": len(fits[model].starts["runs"])}
     cpu = time.process_time()
-    table = compare_models(responses, IRTConfig(), fitted=fits["3PL"]).set_index("model")
+    table = compare_models(responses, config=IRTConfig(), fitted=fits["3PL"]).set_index("model")
     # (revisions before issue 23 have no "start" column: every model searched)
     out["compare"] = {"cpu": time.process_time() - cpu,
                       "starts": table["start"].to_dict() if "start" in table else "search for every model",
@@ -158,7 +158,7 @@ def _csv_read(n: int, m: int) -> dict:
     from benchirt.irt.matrix_file import read_responses_csv
     from benchirt.irt.simulate import simulate_responses
 
-    responses = simulate_responses(n, m, model="2PL", seed=1).responses
+    responses = simulate_responses(n, n_items=m, model="2PL", seed=1).responses
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "responses.csv")
         responses.rename_axis("respondent").reset_index().to_csv(path, index=False)
@@ -187,7 +187,7 @@ def _constant_items() -> None:
         return
     responses = pd.read_csv(source)
     config = IRTConfig()
-    fit = fit_irt(responses, config)
+    fit = fit_irt(responses, config=config)
     items, informative = fit.items, fit.informative
     nodes, log_w = quadrature(fit.quadrature_nodes, config.theta_max)  # the fit's grid
     u = responses[list(items.index)].to_numpy(float)

@@ -70,7 +70,7 @@ SCORERS = {"default": {}, "3PL": {"scoring_model": "3PL"}, "2PL": {"model": "2PL
 def scorer_fit(responses: pd.DataFrame, scorer: str):
     """The fit whose abilities score respondents under ``scorer`` (a key of :data:`SCORERS`)."""
     from benchirt.irt.scorer import fit_scoring_model
-    return fit_scoring_model(responses, fit_irt(responses, IRTConfig(**SCORERS[scorer])))
+    return fit_scoring_model(responses, fit_irt(responses, config=IRTConfig(**SCORERS[scorer])))
 
 
 def _pools() -> list[Path]:

@@ -84,7 +84,7 @@ def simulated_wins(n_datasets: int, k: int, rng: np.random.Generator) -> tuple[n
 
 def speed(n_replicates: int, n_baseline: int, seed: int) -> None:
     wins, _ = simulated_wins(60, 19, np.random.default_rng(seed))
-    counts = bootstrap_counts(60, n_replicates, seed)
+    counts = bootstrap_counts(60, n_replicates, seed=seed)
     start = time.perf_counter()
     replicate_wins = np.einsum("bd,dij->bij", counts, wins)
     fit = fit_bradley_terry(replicate_wins)
@@ -107,7 +107,7 @@ def speed(n_replicates: int, n_baseline: int, seed: int) -> None:
 
 def reference_leaderboard(scores: pd.DataFrame) -> None:
     start = time.perf_counter()
-    board = leaderboard(scores, RatingConfig(n_bootstrap=1000))
+    board = leaderboard(scores, config=RatingConfig(n_bootstrap=1000))
     seconds = time.perf_counter() - start
     print(f"\n2. Leaderboard of decodIRT's 50 reference folders (True-Scores), 1000 replicates: {seconds:.2f} s")
     shown = board.table[["rank", "classifier", "bt_rating", "bt_low", "bt_high", "rank_low", "rank_high", "tier",
@@ -135,7 +135,7 @@ def glicko_variants(scores: pd.DataFrame) -> None:
 def coverage(seed: int) -> None:
     rng = np.random.default_rng(seed)
     n_simulations, n_replicates, k = 200, 1000, 15
-    counts = bootstrap_counts(40, n_replicates, seed)
+    counts = bootstrap_counts(40, n_replicates, seed=seed)
     covered = np.zeros((n_simulations, k), dtype=bool)
     for s in range(n_simulations):
         wins, truth = simulated_wins(40, k, rng)
@@ -244,10 +244,10 @@ def decisions(scores: np.ndarray, n_shuffles: int, n_bootstrap: int, seed: int, 
     out[METHODS[4]] = step_down(scores, n_shuffles, alpha, seed, resampling="shuffle").better
     wins = pairwise_wins(match_outcomes(scores))
     point = fit_bradley_terry(wins.sum(axis=0))
-    counts = bootstrap_counts(scores.shape[0], n_bootstrap, seed)
+    counts = bootstrap_counts(scores.shape[0], n_bootstrap, seed=seed)
     replicates = fit_weighted(counts, wins, start=point.theta[0]).rating
-    shuffled = shuffled_ratings(wins, present, n_shuffles, seed)
-    out[METHODS[5]] = separate(point.rating[0], shuffled, replicates, level=1 - alpha).better
+    shuffled = shuffled_ratings(wins, present, n_shuffles, seed=seed)
+    out[METHODS[5]] = separate(point.rating[0], shuffled, bootstrap=replicates, level=1 - alpha).better
     first, second = np.triu_indices(k, 1)
     differences = scores[:, first] - scores[:, second]
     with np.errstate(all="ignore"):
@@ -369,7 +369,7 @@ def matched_error(scores: pd.DataFrame, alphas: list[float], n_tables: int, n_sh
                 p = step_down(table, n_shuffles, 1.0, seed + t, resampling=resampling).p_adjusted
                 for alpha in alphas:
                     errors[name][resampling, alpha] += bool((p <= alpha).any())
-            errors[name]["holm"] += bool(wilcoxon_holm(table, 0.05).any())
+            errors[name]["holm"] += bool(wilcoxon_holm(table, alpha=0.05).any())
     print(f"\n5b. At matched error: {n_tables} tables per null setting ({n_shuffles} resampled tables each) and "
           f"the {X.shape[0]} pools (10000 resampled tables)")
     short = [name.split(" (")[0] for name in nulls]
@@ -377,7 +377,7 @@ def matched_error(scores: pd.DataFrame, alphas: list[float], n_tables: int, n_sh
     pools = {resampling: step_down(X, 10_000, 1.0, seed, resampling=resampling) for resampling in ("reflection", "shuffle")}
     for variant in (*variants, "holm"):
         if variant == "holm":
-            label, separated = "Wilcoxon-Holm, alpha 0.05", int(wilcoxon_holm(X, 0.05).sum())
+            label, separated = "Wilcoxon-Holm, alpha 0.05", int(wilcoxon_holm(X, alpha=0.05).sum())
         else:
             resampling, alpha = variant
             label = f"step-down signed-rank, {resampling}, alpha {alpha:g}"
@@ -391,7 +391,7 @@ def separations_by_statistic(X: np.ndarray, alphas: list[float], seed: int) -> N
     """The pools' separations by the step-down's pair statistic (reflection, 10,000 tables) at each level:
     whether another statistic reaches Wilcoxon–Holm's separations at a level whose error is no more than its."""
     print(f"\n   The {X.shape[0]} pools' pairs separated by pair statistic (reflection, 10000 tables); "
-          f"Wilcoxon-Holm at 0.05: {int(wilcoxon_holm(X, 0.05).sum())}")
+          f"Wilcoxon-Holm at 0.05: {int(wilcoxon_holm(X, alpha=0.05).sum())}")
     for statistic in STATISTICS:
         result = step_down(X, 10_000, 1.0, seed, statistic=statistic)
         counts = ", ".join(f"alpha {alpha:g}: {int(((result.p_adjusted <= alpha) & (result.statistic > 0)).sum()):3d}"
@@ -408,7 +408,7 @@ def step_thresholds(X: np.ndarray, seed: int, n_tables: int = 4000) -> None:
     differences = X[:, first] - X[:, second]
     observed = signed_rank(differences[None])[0]
     order = np.argsort(-np.abs(observed), kind="stable")
-    signs, _ = dataset_reflections(X.shape[0], n_tables, seed)
+    signs, _ = dataset_reflections(X.shape[0], n_tables, seed=seed)
     reflected = np.abs(signed_rank(signs[:, :, None] * differences[None]))[:, order]
     successive = np.maximum.accumulate(reflected[:, ::-1], axis=1)[:, ::-1]
     print(f"\n   Critical |z| of the signed-rank step-down ({n_tables} reflected tables) and of Holm, by step")
@@ -432,7 +432,7 @@ def default_run(run_dir: str, n_tables: int, seed: int) -> None:
         result = step_down(X, n_tables, 0.05, seed, resampling=resampling)
         print(f"   step-down signed-rank, {resampling:10s}: {int(result.better.sum()):3d} pairs separated, "
               f"smallest adjusted p {result.p_adjusted.min():.4f}")
-    print(f"   Wilcoxon-Holm                       : {int(wilcoxon_holm(X, 0.05).sum()):3d} pairs separated")
+    print(f"   Wilcoxon-Holm                       : {int(wilcoxon_holm(X, alpha=0.05).sum()):3d} pairs separated")
 
 
 def main() -> None:

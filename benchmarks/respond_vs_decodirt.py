@@ -48,22 +48,22 @@ def naive_decodirt(dataset, config: ResponseConfig) -> tuple[pd.DataFrame, pd.Se
 
     Returns the predicted class codes (rows = respondents, columns = test items) and the CV accuracies.
     """
-    X, _ = clean_features(dataset.X, dataset.name)
+    X, _ = clean_features(dataset.X, dataset=dataset.name)
     labels = dataset.y.reset_index(drop=True)
     labelled = np.flatnonzero(labels.notna().to_numpy())
     codes = labels.cat.codes.to_numpy().astype(np.int64)
-    split = split_train_test(codes[labelled], config.test_size, config.max_test, config.seed, dataset.name)
+    split = split_train_test(codes[labelled], config.test_size, config.max_test, config.seed, dataset=dataset.name)
     train, test = labelled[split.train], labelled[split.test]
-    folds, _ = cv_folds(codes[train], config.cv_folds, config.seed, dataset.name)
+    folds, _ = cv_folds(codes[train], config.cv_folds, config.seed, dataset=dataset.name)
 
     models = [(ladder_name(k), True, MLPClassifier(max_iter=k, random_state=config.seed)) for k in range(1, config.ladder_epochs + 1)]
-    models += [(spec.name, spec.scale, spec.build(config.seed)) for spec in resolve_pool(config.pool, config.extra)]
+    models += [(spec.name, spec.scale, spec.build(config.seed)) for spec in resolve_pool(config.pool, extra=config.extra)]
     predictions, cv_accuracy = {}, {}
     # single-threaded BLAS, as benchirt's fits run: the comparison measures the protocol, not BLAS threading
     with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
         warnings.simplefilter("ignore")
         for name, scale, estimator in models:
-            pipeline = Pipeline([("prep", make_preprocessor(X, scale, config.max_categories)), ("model", estimator)])
+            pipeline = Pipeline([("prep", make_preprocessor(X, scale, max_categories=config.max_categories)), ("model", estimator)])
             scores = []
             for fit, validate in folds:
                 model = clone(pipeline).fit(X.iloc[train[fit]], codes[train[fit]])

@@ -102,10 +102,10 @@ def thread_ties(shared: Path) -> None:
 
     [spec] = resolve_suite(str(shared / "cc18-arff" / "3-kr-vs-kp.arff"))
     dataset = spec.load()
-    X, _ = clean_features(dataset.X, spec.name)
+    X, _ = clean_features(dataset.X, dataset=spec.name)
     codes = dataset.y.cat.codes.to_numpy()
     config = ResponseConfig()
-    split = split_train_test(codes, config.test_size, config.max_test, config.seed, spec.name)
+    split = split_train_test(codes, config.test_size, config.max_test, config.seed, dataset=spec.name)
     X_train, X_test = transform_pair(X, split.train, split.test, scale=True)
     print(f"kr-vs-kp, {len(split.test)} test items: items answered differently with 1 and 2 OpenMP threads")
     for name in ("knn_2", "knn_3", "knn_5", "knn_8"):
@@ -225,7 +225,7 @@ def _openml_load_child(folder: Path, queue) -> None:
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     dataset = load_openml(DatasetSpec("fractions", "openml", "990002", openml_id=990002, openml_cache=str(folder)))
-    clean_features(dataset.X, "fractions")
+    clean_features(dataset.X, dataset="fractions")
     queue.put(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before)
 
 
@@ -386,7 +386,7 @@ def _measure_openml(folder: Path, shape, config, fits: bool, queue) -> None:
     dataset = load_openml(DatasetSpec(name, "openml", str(did), openml_id=did, openml_cache=str(folder)))
     out.update(load_s=round(time.perf_counter() - start, 1), loaded_gb=round(peak(), 2),
                table_gb=round(dataset.X.memory_usage(deep=True).sum() / 1e9, 3))
-    clean_features(dataset.X, name)  # what respond does first, over every row
+    clean_features(dataset.X, dataset=name)  # what respond does first, over every row
     out["cleaned_gb"] = round(peak(), 2)
     if fits:
         from benchirt.responses import respond
@@ -654,7 +654,7 @@ def check_run(run_dir: Path, baseline: Path | None, time_file: Path | None = Non
             print(f"  {stage}: measured {measured:.1f} s, estimated "
                   + (f"{suite[stage]:.1f} s (measured/estimated {measured / suite[stage]:.2f})" if stage in suite
                      else "- (not in this model)"))
-        expected = expected_wall_seconds(est, workers, config.execution.tasks, sum(suite.values()))
+        expected = expected_wall_seconds(est, workers, tasks=config.execution.tasks, suite_seconds=sum(suite.values()))
         cpu_expected = float((est["respond_s"] + est["irt_s"]).sum()) + sum(suite.values())
         print(f"  whole run: expected {expected:.0f} s wall on {workers} idle worker(s); its stages took "
               f"{stage_wall:.0f} s wall (manifest; measured/expected {stage_wall / expected:.2f})")
@@ -785,8 +785,8 @@ def project_suite(label: str, config, model: dict) -> None:
     print(f"  CPU time {sum(seconds) / 3600:.1f} h; longest dataset {max(seconds) / 3600:.2f} h, "
           f"longest (dataset, fit) task {longest_task / 3600:.2f} h")
     for workers in (2, 16):
-        print(f"  on {workers} workers: {expected_wall_seconds(table, workers, 'fits') / 3600:.2f} h with "
-              f"(dataset, fit) tasks, {expected_wall_seconds(table, workers, 'datasets') / 3600:.2f} h with one "
+        print(f"  on {workers} workers: {expected_wall_seconds(table, workers, tasks='fits') / 3600:.2f} h with "
+              f"(dataset, fit) tasks, {expected_wall_seconds(table, workers, tasks='datasets') / 3600:.2f} h with one "
               "task per dataset")
 
 

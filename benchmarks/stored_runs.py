@@ -293,7 +293,7 @@ def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> No
     from benchirt.stored_runs.select import SelectionOptions, select
 
     matrix = read_matrix_csv(IRIS)
-    curse = select(matrix, SelectionOptions(min_accuracy=0.35)).winners_curse
+    curse = select(matrix, options=SelectionOptions(min_accuracy=0.35)).winners_curse
     print(f"Winner's curse on {len(curse)} flows with ≥ 2 runs above 35 % (best run of a flow chosen on a random "
           f"half of the rows, seed 0): raw gap chosen-half − other-half mean {curse['gap'].mean():.4f}; the "
           f"flows' median run differs by {curse['half_difference'].mean():.4f} between the halves; curse (gap − "

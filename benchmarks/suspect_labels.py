@@ -120,7 +120,7 @@ def cleanlab_flags(name: str, share: float, seed: int, test_rows: set) -> set:
     from benchirt.preprocess import clean_features, make_preprocessor
 
     noisy, _ = flip_labels(load(name), share, seed)
-    X, _ = clean_features(noisy.X, name)
+    X, _ = clean_features(noisy.X, dataset=name)
     labels, classes = pd.factorize(noisy.y.astype(str), sort=True)
     folds = StratifiedKFold(5, shuffle=True, random_state=seed)
     probabilities = np.zeros((len(labels), len(classes)))
@@ -141,7 +141,7 @@ def precision_recall(flagged: set, flipped: set) -> tuple[float, float]:
 def evaluate(name: str, share: float, seed: int, config: IRTConfig, cache: Path | None) -> list[dict]:
     start = time.perf_counter()
     result, flipped = responses_for(name, share, seed, cache)
-    irt = irt_for_responses(result, config)
+    irt = irt_for_responses(result, config=config)
     seconds = time.perf_counter() - start
     flipped_test = flipped & {int(item) for item in result.responses.columns}
     real = result.roles.index[result.roles == "real"]

@@ -2,14 +2,16 @@
 
 Shared by the import-cycle test and the stage conformance suite (a stage's declared code must cover
 what it imports). ``from benchirt.x import y`` counts as an import of ``benchirt.x.y`` when that is a
-module, else of ``benchirt.x``; names exported lazily by a package (:func:`benchirt.lazy.lazy_exports`)
-count as imports of the module that defines them.
+module, else of ``benchirt.x``; names exported lazily by a package (the re-exports of its ``__init__.pyi``
+stub, :func:`benchirt.lazy.stub_exports`) count as imports of the module that defines them.
 """
 from __future__ import annotations
 
 import ast
 from functools import lru_cache
 from pathlib import Path
+
+from benchirt.lazy import stub_exports
 
 PACKAGE = Path(__file__).resolve().parents[1] / "benchirt"
 
@@ -33,21 +35,17 @@ def _owner(name: str) -> str | None:
     return name or None
 
 
-def _lazy_targets(tree: ast.Module) -> dict[str, str]:
-    """``lazy_exports(__name__, {"name": "module"})`` of a package ``__init__``: name -> module."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "lazy_exports" and len(node.args) == 2 \
-                and isinstance(node.args[1], ast.Dict):
-            return {k.value: v.value for k, v in zip(node.args[1].keys, node.args[1].values)
-                    if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)}
-    return {}
+def _lazy_targets(path: Path) -> dict[str, str]:
+    """The lazy table of a package ``__init__`` (its stub's re-exports): name -> module; {} for other modules."""
+    stub = path.with_suffix(".pyi")
+    return stub_exports(stub)[0] if path.name == "__init__.py" and stub.is_file() else {}
 
 
 @lru_cache(maxsize=1)
 def edges() -> dict[str, frozenset[str]]:
     """Module -> the benchirt modules it imports (anywhere in its source)."""
     trees = {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in modules().items()}
-    lazy = {name: _lazy_targets(tree) for name, tree in trees.items()}
+    lazy = {name: _lazy_targets(path) for name, path in modules().items()}
     graph = {}
     for name, tree in trees.items():
         package = name if modules()[name].name == "__init__.py" else name.rpartition(".")[0]

@@ -14,5 +14,5 @@ def problem_of(responses: np.ndarray, config: IRTConfig) -> Problem:
     :func:`benchirt.irt.estimation.fit_irt` builds it for a matrix without identical items."""
     nodes, log_weights = quadrature(config.quadrature, config.theta_max)
     patterns, _, counts = unique_rows(np.ascontiguousarray(responses.astype(np.int8)))
-    return Problem(np.ascontiguousarray(patterns.T), counts.astype(float), np.ones(responses.shape[1]), nodes,
-                   log_weights, config)
+    return Problem(items=np.ascontiguousarray(patterns.T), counts=counts.astype(float), multiplicity=np.ones(responses.shape[1]), nodes=nodes,
+                   log_weights=log_weights, config=config)

@@ -91,7 +91,7 @@ def test_prediction_formula_of_airt():
 
 
 def test_reproduces_table_4_of_the_airt_paper(weka):
-    result = fit_airt(weka, AIRTConfig(compat="airt-r", compat_range="data"))   # the paper's scripts' range
+    result = fit_airt(weka, config=AIRTConfig(compat="airt-r", compat_range="data"))   # the paper's scripts' range
     table = result.algorithms.set_index("algorithm")
     published = pd.DataFrame(TABLE_4, index=["consistency", "difficulty_limit"]).T
     np.testing.assert_allclose(table.loc[published.index, "consistency"], published["consistency"], atol=5e-4)
@@ -100,7 +100,7 @@ def test_reproduces_table_4_of_the_airt_paper(weka):
     assert not table["anomalous"].any()
     # the ASlib reader's min-max scaling first (then the range is [0, 1]): Table 4 to 2 decimals
     scaled = (weka - weka.min().min()) / (weka.max().max() - weka.min().min())
-    table = fit_airt(scaled, AIRTConfig(compat="airt-r")).algorithms.set_index("algorithm")
+    table = fit_airt(scaled, config=AIRTConfig(compat="airt-r")).algorithms.set_index("algorithm")
     np.testing.assert_allclose(table.loc[published.index, "consistency"], published["consistency"], atol=5e-3)
     np.testing.assert_allclose(table.loc[published.index, "difficulty_limit"], published["difficulty_limit"],
                                atol=5e-3)
@@ -123,15 +123,15 @@ def test_command_compat_mode_and_refusals(tmp_path, weka):
         AIRTConfig(polytomous_levels=3)
     constant = weka.iloc[:, :3].assign(flat=0.5)
     with pytest.raises(DataError, match="constant algorithm"):
-        fit_airt(constant, AIRTConfig(compat="airt-r"))
+        fit_airt(constant, config=AIRTConfig(compat="airt-r"))
 
 
 def test_polytomous_option_fits_the_chosen_model_with_the_mode_s_difficulty_limit(tmp_path, weka):
     perf = weka.iloc[:, :8]
-    table = fit_airt(perf, AIRTConfig(polytomous="gpcm")).polytomous.set_index("algorithm")
+    table = fit_airt(perf, config=AIRTConfig(polytomous="gpcm")).polytomous.set_index("algorithm")
     thresholds = table["thresholds"].map(lambda text: [float(v) for v in text.split(";")])
     np.testing.assert_allclose(table["difficulty_limit"], [-t[-1] for t in thresholds], atol=1e-5)
-    r_mode = fit_airt(perf, AIRTConfig(compat="airt-r", polytomous="gpcm"))
+    r_mode = fit_airt(perf, config=AIRTConfig(compat="airt-r", polytomous="gpcm"))
     r_table = r_mode.polytomous.set_index("algorithm")
     np.testing.assert_allclose(r_table["difficulty_limit"], [-t[0] for t in thresholds], atol=1e-5)
     assert any("airt vignette" in note for note in r_mode.notes)
@@ -177,7 +177,7 @@ def test_reproduces_the_airt_vignette_with_the_package_defaults(tmp_path):
     assert not table["anomalous"].any()
     # QDA's flat curve: its difficulty limit, scale and consistency are flagged as implausible, no other's
     assert table.loc["QDA", "flag"].count(";") == 2 and (table.drop(index="QDA")["flag"] == "ok").all()
-    result = fit_airt(perf, AIRTConfig(compat="airt-r"))
+    result = fit_airt(perf, config=AIRTConfig(compat="airt-r"))
     np.testing.assert_allclose(result.fit.difficulty, VIGNETTE["b"], atol=5e-6)
     np.testing.assert_allclose(1 / result.fit.scale, VIGNETTE["alpha"], rtol=1e-6)
     goodness = result.goodness.set_index("algorithm").loc[VIGNETTE.index]
@@ -190,5 +190,6 @@ def test_reproduces_the_airt_vignette_with_the_package_defaults(tmp_path):
     np.testing.assert_allclose(trapezoid(share, np.linspace(0, 1, 100), axis=0), VIGNETTE["auc"], atol=5e-7)
     np.testing.assert_allclose(goodness["aucdf"], 1 - residual.mean(axis=0), atol=1e-9)
     # the AIRT paper's range (the matrix's extremes, 0.01 .. 1 here) is what flips QDA's tiny discrimination
-    data_range = fit_airt(perf, AIRTConfig(compat="airt-r", compat_range="data")).algorithms.set_index("algorithm")
+    data_range = fit_airt(perf,
+                          config=AIRTConfig(compat="airt-r", compat_range="data")).algorithms.set_index("algorithm")
     assert data_range.loc["QDA", "discrimination"] < 0 < VIGNETTE.loc["QDA", "a"]

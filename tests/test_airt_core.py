@@ -61,7 +61,7 @@ def test_recovery_through_guarded_logit_of_performances():
     alpha, beta, gamma = true_parameters(n_items=8, anomalous=(1, 6), seed=5)
     theta, z = simulate_crm(400, alpha, beta, gamma, seed=7)
     x = expit(z)  # performances in (0, 1); a few lie beyond the 0.01 guard
-    fit = fit_continuous(logit(x, 0.01))
+    fit = fit_continuous(logit(x, epsilon=0.01))
     np.testing.assert_array_equal(fit.discrimination < 0, alpha < 0)
     assert np.corrcoef(fit.theta, theta)[0, 1] > 0.95
 
@@ -127,7 +127,7 @@ def test_density_is_normalised_for_negative_discrimination():
 
 def test_logit_guard_keeps_zero_and_one_finite_and_monotone():
     x = np.array([0.0, 0.005, 0.01, 0.5, 0.99, 1.0])
-    z = logit(x, 0.01)
+    z = logit(x, epsilon=0.01)
     assert np.isfinite(z).all()
     assert z[0] == z[1] == z[2] == pytest.approx(-np.log(99))
     assert z[-1] == z[-2] == pytest.approx(np.log(99))

@@ -192,7 +192,7 @@ def test_flat_prior_fit_matches_python_mirt_on_positive_slopes():
     slopes = [1.5, 1.0, 2.0, 0.8]
     thresholds = [[-1, 0, 1, 2], [-1.5, -0.5, 0.5, 1.5], [-0.5, 0, 0.5, 1.0], [-2, 0, 1, 2]]
     levels, _ = simulate_grm(slopes, thresholds, 1000, seed=11)
-    ours = fit_grm(levels, GRMConfig(slope_prior_sd=1e6, intercept_prior_sd=1e6))
+    ours = fit_grm(levels, config=GRMConfig(slope_prior_sd=1e6, intercept_prior_sd=1e6))
     reference = mirt.fit_mirt((levels.to_numpy() - 1).astype(int), model="GRM", n_quadpts=61, tol=1e-7)
     coef = reference.coef()
     np.testing.assert_allclose(ours.items["discrimination"], coef["discrimination"], atol=2e-3)
@@ -231,7 +231,7 @@ def test_gpcm_gradient_matches_finite_differences():
 
 def test_gpcm_recovers_steps_and_the_anomalous_item():
     levels, theta = simulate_gpcm(GPCM_SLOPES, GPCM_STEPS, 2000, seed=2)
-    fit = fit_grm(levels, GRMConfig(model="gpcm"))
+    fit = fit_grm(levels, config=GRMConfig(model="gpcm"))
     assert fit.converged and fit.model == "gpcm"
     np.testing.assert_allclose(fit.items["discrimination"], GPCM_SLOPES, atol=0.2)
     assert list(fit.items["anomalous"]) == [False, False, True, False]
@@ -245,8 +245,8 @@ def test_gpcm_recovers_steps_and_the_anomalous_item():
 def test_difficulty_limit_definitions_highest_and_lowest_threshold():
     levels, _ = simulate_gpcm(GPCM_SLOPES, GPCM_STEPS, 500, seed=4)
     for model in ("grm", "gpcm"):
-        top = fit_grm(levels, GRMConfig(model=model))
-        first = fit_grm(levels, GRMConfig(model=model, difficulty_limit="lowest"))
+        top = fit_grm(levels, config=GRMConfig(model=model))
+        first = fit_grm(levels, config=GRMConfig(model=model, difficulty_limit="lowest"))
         np.testing.assert_allclose(top.items["difficulty_limit"], [-t[-1] for t in top.items["thresholds"]])
         np.testing.assert_allclose(first.items["difficulty_limit"], [-t[0] for t in top.items["thresholds"]],
                                    atol=1e-6)
@@ -261,7 +261,7 @@ def test_flat_prior_gpcm_matches_python_mirt():
     mirt = pytest.importorskip("mirt")
     levels, _ = simulate_gpcm([1.4, 1.0, 0.9, 0.8], [[-1, 0, 1], [-0.5, 0.5, 0.2], [0.3, -0.3, 1.0], [-1.5, 1.0, 0.5]],
                               1000, seed=11)
-    ours = fit_grm(levels, GRMConfig(model="gpcm", slope_prior_sd=1e6, intercept_prior_sd=1e6))
+    ours = fit_grm(levels, config=GRMConfig(model="gpcm", slope_prior_sd=1e6, intercept_prior_sd=1e6))
     reference = mirt.fit_mirt((levels.to_numpy() - 1).astype(int), model="GPCM", n_quadpts=61, tol=1e-7,
                               compute_standard_errors=False)
     coef = reference.coef()

@@ -31,7 +31,7 @@ def _matrix(path: Path, rows: dict[str, str]) -> Path:
 
 def _answers(seed: int) -> str:
     """30 answers of a respondent of ability ``seed`` (a 1PL draw; distinct per seed)."""
-    sim = simulate_responses(12, 30, model="1PL", seed=7)
+    sim = simulate_responses(12, n_items=30, model="1PL", seed=7)
     return "".join(str(v) for v in sim.responses.iloc[seed % 12].to_numpy())
 
 
@@ -91,7 +91,7 @@ def _shown(name: str) -> str:
 @pytest.mark.parametrize("case", sorted(BAD_NAMES))
 def test_irt_refuses_a_bad_respondent_name_naming_its_row(tmp_path, capsys, case):
     name, problem = BAD_NAMES[case]
-    sim = simulate_responses(12, 10, model="1PL", seed=1).responses
+    sim = simulate_responses(12, n_items=10, model="1PL", seed=1).responses
     sim.index = ["a", name, *(f"r{i}" for i in range(10))]
     responses = tmp_path / "responses.csv"
     sim.rename_axis("respondent").reset_index().to_csv(responses, index=False)
@@ -114,7 +114,7 @@ def test_rate_refuses_a_bad_classifier_name_naming_its_row(tmp_path, capsys, cas
 
 
 def test_irt_and_rate_refuse_a_name_over_the_limit_in_one_line(tmp_path, capsys):
-    sim = simulate_responses(12, 10, model="1PL", seed=1).responses
+    sim = simulate_responses(12, n_items=10, model="1PL", seed=1).responses
     sim.index = ["a", TOO_LONG, *(f"r{i}" for i in range(10))]
     responses = tmp_path / "responses.csv"
     sim.rename_axis("respondent").reset_index().to_csv(responses, index=False)
@@ -186,7 +186,7 @@ def test_a_pool_beside_the_runs_keeps_its_training_half(tmp_path):
     """With benchirt's pool answering beside the runs, the held-out half is what the pool trains on: kept."""
     matrix = read_matrix_csv(_matrix(tmp_path / "task.csv", {f"f{i}||1": _answers(i) for i in range(12)}))
     assert select(matrix).rule_applied == NOTHING_TO_CHOOSE and select(matrix).responses.shape == (12, 30)
-    beside = select(matrix, SelectionOptions(pool_trains=True))
+    beside = select(matrix, options=SelectionOptions(pool_trains=True))
     assert beside.rule_applied == "best-held-out" and beside.responses.shape == (12, 15)
 
 

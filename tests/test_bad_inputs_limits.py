@@ -127,12 +127,12 @@ def test_a_field_longer_than_any_name_is_refused_before_the_parse(tmp_path, layo
     head = rows if layout == "across chunks" else ""
     path.write_text("dataset,classifier,score\n" + head + f"d0,{field(MAX_FIELD_BYTES + 1)},0.5\n", encoding="utf-8")
     with pytest.raises(DataError) as error:
-        check_field_sizes(path, "scores CSV")
+        check_field_sizes(path, what="scores CSV")
     assert str(error.value) == (f"{path}: a field of more than 262,144 bytes, longer than any name or value of a "
                                 "scores CSV can be (65,536 characters); is it the right file?")
     assert main(["rate", str(path), "--out", str(tmp_path / "out")]) == 2
     path.write_text("dataset,classifier,score\n" + head + f"d0,{field(MAX_FIELD_BYTES)},0.5\n", encoding="utf-8")
-    check_field_sizes(path, "scores CSV")                                  # at the limit: left to the parser
+    check_field_sizes(path, what="scores CSV")                                  # at the limit: left to the parser
 
 
 def _board(names: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -174,7 +174,7 @@ def _falling_half(tmp_path):
     smaller): the default monotone model does not fit it."""
     from benchirt.irt.simulate import simulate_responses
 
-    simulated = simulate_responses(400, 30, model="2PL", negative_fraction=0.5, seed=1)
+    simulated = simulate_responses(400, n_items=30, model="2PL", negative_fraction=0.5, seed=1)
     path = tmp_path / "falling.csv"
     simulated.responses.to_csv(path)
     return simulated, path
@@ -209,7 +209,7 @@ def test_a_pool_the_default_model_fits_gets_no_warning(tmp_path, capsys):
     from benchirt.irt.simulate import simulate_responses
 
     path = tmp_path / "rising.csv"
-    simulate_responses(400, 30, model="2PL", seed=1).responses.to_csv(path)
+    simulate_responses(400, n_items=30, model="2PL", seed=1).responses.to_csv(path)
     assert main(["irt", str(path), "--out", str(tmp_path / "out")]) == 0
     assert "WARNING" not in capsys.readouterr().out
 
@@ -223,7 +223,7 @@ def test_the_pipeline_summary_and_the_report_say_the_default_model_does_not_fit(
 
     simulated, _ = _falling_half(tmp_path)
     config = IRTConfig(model="2PL")
-    fit = fit_irt(simulated.responses, config)
+    fit = fit_irt(simulated.responses, config=config)
     check = default_model_check(fit.items, config)
     statistics = {"default_model_share": check["share_misfit"], "default_model_fits": check["fits"],
                   **{key: check[key] for key in ("n_falling", "n_at_zero", "n_informative")}}

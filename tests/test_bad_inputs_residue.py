@@ -64,8 +64,9 @@ def test_the_curves_of_a_one_dataset_study_say_the_only_dataset():
     from benchirt.irt.report_sections import item_curves
 
     config = IRTConfig(model="1PL")
-    fit = fit_irt(simulate_responses(40, 8, model="1PL", seed=0).responses, config)
-    irt = DatasetIRT(dataset="iris", fit=fit, abilities=pd.DataFrame(), statistics=item_summary(fit.items, config))
+    fit = fit_irt(simulate_responses(40, n_items=8, model="1PL", seed=0).responses, config=config)
+    irt = DatasetIRT(dataset="iris", fit=fit, abilities=pd.DataFrame(),
+                     statistics=item_summary(fit.items, config=config))
     section = item_curves({"iris": irt}, SectionContext(None, max_dataset_plots=2, results={"respond": {}}))
     text = section.blocks[0].text
     assert "all 1 datasets" not in text and text.endswith("Shown for iris (the only dataset, by share of difficult "
@@ -115,7 +116,7 @@ def test_the_commands_figures_hold_no_text_under_ten_pixels(tmp_path, monkeypatc
 
     monkeypatch.setattr(benchirt.io, "atomic_write_figure", measured)
     matrix = tmp_path / "matrix.csv"
-    simulate_responses(60, 12, model="2PL", seed=0).responses.to_csv(matrix)
+    simulate_responses(60, n_items=12, model="2PL", seed=0).responses.to_csv(matrix)
     rows = [(f"ds{d}", clf, score + 0.02 * d) for d in range(4) for clf, score in (("mlp", 0.8), ("knn", 0.6), ("nb", 0.4))]
     scores = tmp_path / "scores.csv"
     pd.DataFrame(rows, columns=["dataset", "classifier", "score"]).to_csv(scores, index=False)

@@ -102,9 +102,9 @@ def test_the_default_input_limit_refuses_a_big_file_by_its_size(tmp_path, monkey
         handle.truncate(129 * 2**20)  # sparse: no disk used, the size check reads no byte of it
     with pytest.raises(DataError, match=r"junk.csv: 129 MiB is over the 128 MiB limit for a response matrix CSV; set "
                                         r"BENCHIRT_MAX_INPUT_MB"):
-        check_text_table(path, "response matrix CSV")
+        check_text_table(path, what="response matrix CSV")
     path.write_text("a,b\n1,2\n")
-    check_text_table(path, "response matrix CSV")
+    check_text_table(path, what="response matrix CSV")
 
 
 def test_printable_and_markdown_text():

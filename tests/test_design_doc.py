@@ -1,8 +1,9 @@
 """docs/DESIGN.md points at code that exists and restates no signature (issue 35: 3 of its 8 signatures had drifted).
 
 Every ``benchirt.…`` name in a code span must resolve — a module or package of ``benchirt/``, then a name defined
-at its top level (or lazily exported by its ``__init__``), then optionally an attribute of that class — and every
-file path in a code span must exist. Resolved by reading the source with ``ast``, so nothing is imported.
+at its top level (or lazily exported by its ``__init__``: its stub's re-exports), then optionally an attribute of
+that class — and every file path in a code span must exist. Resolved by reading the source with ``ast``, so nothing
+is imported but the stub reader (:func:`benchirt.lazy.stub_exports`).
 """
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
+
+from benchirt.lazy import stub_exports
 
 ROOT = Path(__file__).resolve().parents[1]
 DESIGN = ROOT / "docs" / "DESIGN.md"
@@ -52,14 +55,10 @@ def _defined(body: list[ast.stmt]) -> dict[str, ast.stmt]:
     return names
 
 
-def _lazy_names(tree: ast.Module) -> set[str]:
-    """The names an ``__init__`` hands to ``lazy_exports``."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "lazy_exports" and len(node.args) > 1:
-            table = node.args[1]
-            if isinstance(table, ast.Dict):
-                return {key.value for key in table.keys if isinstance(key, ast.Constant)}
-    return set()
+def _lazy_names(path: Path) -> set[str]:
+    """The names a package exports lazily (its ``__init__.pyi`` stub's re-exports)."""
+    stub = path.with_suffix(".pyi")
+    return set(stub_exports(stub)[0]) if path.name == "__init__.py" and stub.is_file() else set()
 
 
 def unresolved(dotted: str) -> str | None:
@@ -76,7 +75,7 @@ def unresolved(dotted: str) -> str | None:
         return None
     tree = _tree(path)
     names = _defined(tree.body)
-    if rest[0] not in names and rest[0] not in _lazy_names(tree):
+    if rest[0] not in names and rest[0] not in _lazy_names(path):
         return f"{dotted}: {'.'.join(parts[:cut])} defines no {rest[0]}"
     node = names.get(rest[0])
     if len(rest) == 2 and isinstance(node, ast.ClassDef) and rest[1] not in _defined(node.body):

@@ -56,7 +56,7 @@ def test_a_file_without_a_line_break_has_no_data_rows(tmp_path):
     path = tmp_path / "one_line.csv"
     path.write_text("1," * 40_000)
     with pytest.raises(DataError) as info:
-        check_text_table(path, "scores CSV")
+        check_text_table(path, what="scores CSV")
     assert str(info.value) == (f"{path}: no line break in its 80,000 bytes, so a header row and no data rows; "
                                "expected a text scores CSV")
 
@@ -68,14 +68,14 @@ def test_a_header_longer_than_64_kib_is_read_to_its_end(tmp_path):
     rows = ["".join("1," if (i + j) % 3 else "0," for j in range(96_000))[:-1] for i in range(12)]
     path.write_text(",".join(["clf", *names]) + "\n" + "".join(f"c{i},{row}\n" for i, row in enumerate(rows)))
     assert path.read_bytes().index(b"\n") > 10 * 64 * 1024
-    check_text_table(path, "response matrix CSV")
+    check_text_table(path, what="response matrix CSV")
     frame = read_responses_csv(path)
     assert frame.shape == (12, 96_000) and list(frame.columns[[0, -1]]) == ["row0", "row95999"]
     assert frame.index[0] == "c0" and int(frame.iat[1, 1]) == (0 if (1 + 1) % 3 == 0 else 1)
     nul = tmp_path / "nul_in_header.csv"
     nul.write_bytes(b"x," * 40_000 + b"\x00,y\n0,1\n")
     with pytest.raises(DataError, match=r"binary data \(NUL bytes in its first line \(80,008 bytes read\)\)"):
-        check_text_table(nul, "response matrix CSV")
+        check_text_table(nul, what="response matrix CSV")
 
 
 def test_an_oversized_file_is_refused_before_reading_and_the_limit_is_configurable(tmp_path, monkeypatch):
@@ -84,11 +84,11 @@ def test_an_oversized_file_is_refused_before_reading_and_the_limit_is_configurab
     monkeypatch.setenv("BENCHIRT_MAX_INPUT_MB", "1")
     assert max_input_bytes() == 2**20
     with pytest.raises(DataError) as info:
-        check_text_table(path, "response matrix CSV")
+        check_text_table(path, what="response matrix CSV")
     assert str(info.value) == (f"{path}: 1 MiB is over the 1 MiB limit for a response matrix CSV; "
                                "set BENCHIRT_MAX_INPUT_MB to a larger number of MiB to read it anyway")
     monkeypatch.setenv("BENCHIRT_MAX_INPUT_MB", "2")
-    check_text_table(path, "response matrix CSV")
+    check_text_table(path, what="response matrix CSV")
     monkeypatch.setenv("BENCHIRT_MAX_INPUT_MB", "lots")
     with pytest.raises(ConfigError, match="^BENCHIRT_MAX_INPUT_MB: got 'lots', expected a number of MiB > 0$"):
         max_input_bytes()

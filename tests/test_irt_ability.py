@@ -15,14 +15,14 @@ from benchirt.irt.simulate import simulate_responses
 
 @pytest.fixture(scope="module")
 def fitted():
-    sim = simulate_responses(132, 300, model="3PL", negative_fraction=0.05, seed=4)
+    sim = simulate_responses(132, n_items=300, model="3PL", negative_fraction=0.05, seed=4)
     return sim, fit_irt(sim.responses)
 
 
 def test_eap_and_map_agree_and_map_is_more_spread(fitted):
     sim, fit = fitted
-    eap = fit.ability_table(sim.responses, "EAP")
-    map_ = fit.ability_table(sim.responses, "MAP")
+    eap = fit.ability_table(sim.responses, method="EAP")
+    map_ = fit.ability_table(sim.responses, method="MAP")
     assert np.corrcoef(eap["theta"], map_["theta"])[0, 1] > 0.995
     # EAP shrinks toward the prior mean more than the mode does
     assert map_["theta"].std() >= eap["theta"].std() * 0.98
@@ -35,14 +35,14 @@ def test_all_correct_and_all_wrong_respondents_get_finite_extreme_abilities(fitt
     items = fit.items.index
     extremes = pd.DataFrame([np.ones(len(items)), np.zeros(len(items))], index=["optimal", "pessimal"], columns=items)
     for method in ("EAP", "MAP"):
-        table = fit.ability_table(extremes, method)
+        table = fit.ability_table(extremes, method=method)
         assert np.isfinite(table.to_numpy()).all()
         assert table.loc["optimal", "theta"] > 2.0 > -2.0 > table.loc["pessimal", "theta"]
         assert abs(table.loc["optimal", "theta"]) <= fit.config.theta_max
 
 
 def test_true_score_is_the_sum_of_probabilities_and_increases_with_ability():
-    sim = simulate_responses(132, 200, model="3PL", seed=6)  # positive discriminations only
+    sim = simulate_responses(132, n_items=200, model="3PL", seed=6)  # positive discriminations only
     fit = fit_irt(sim.responses)
     theta = np.linspace(-4, 4, 81)
     scores = fit.true_score(theta)
@@ -79,10 +79,10 @@ def test_abilities_reject_responses_on_other_items(fitted):
 
 
 def test_flagged_items_do_not_move_abilities():
-    sim = simulate_responses(132, 100, model="2PL", seed=8)
+    sim = simulate_responses(132, n_items=100, model="2PL", seed=8)
     frame = sim.responses.copy()
     frame["everyone"] = 1
-    fit = fit_irt(frame, IRTConfig(model="2PL"))
+    fit = fit_irt(frame, config=IRTConfig(model="2PL"))
     base = fit.abilities(frame)
     missed = frame.copy()
     missed["everyone"] = 0  # a new respondent missing the item nobody missed in calibration

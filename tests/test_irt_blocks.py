@@ -16,7 +16,7 @@ from benchirt.irt.simulate import simulate_responses
 
 @pytest.fixture(scope="module")
 def sim():
-    return simulate_responses(132, 400, model="3PL", negative_fraction=0.1, seed=5)
+    return simulate_responses(132, n_items=400, model="3PL", negative_fraction=0.1, seed=5)
 
 
 def _params(fit) -> np.ndarray:
@@ -42,10 +42,10 @@ def test_blocked_em_gives_the_estimates_of_one_block(sim, monkeypatch):
     """400 items go through 4 blocks of 128 (read as float in pieces of 128), each block's M-step done
     before the next block's begins; with one block of all items the EM is the same map, so the estimates
     agree to rounding (summation order only)."""
-    blocked = fit_irt(sim.responses, IRTConfig(starts=1))
+    blocked = fit_irt(sim.responses, config=IRTConfig(starts=1))
     assert problem.block_size(400, 132, 41) == 128  # 4 blocks
     monkeypatch.setattr(problem, "MIN_BLOCK", 10_000)
-    whole = fit_irt(sim.responses, IRTConfig(starts=1))
+    whole = fit_irt(sim.responses, config=IRTConfig(starts=1))
     assert whole.n_iter == blocked.n_iter
     assert whole.log_posterior == pytest.approx(blocked.log_posterior, abs=1e-6)
     assert np.abs(_params(whole) - _params(blocked)).max() < 1e-6
@@ -67,8 +67,8 @@ def test_unique_rows_is_numpy_unique_by_rows():
 def test_small_parameter_steps_alone_do_not_stop_em(sim):
     """Converged needs a small log-posterior gain too: with a parameter tolerance no step can miss
     (10), EM still climbs to the optimum the default rule finds."""
-    default = fit_irt(sim.responses, IRTConfig(starts=1))
-    loose = fit_irt(sim.responses, IRTConfig(starts=1, tol=10.0))
+    default = fit_irt(sim.responses, config=IRTConfig(starts=1))
+    loose = fit_irt(sim.responses, config=IRTConfig(starts=1, tol=10.0))
     assert loose.converged and loose.n_iter > 10
     assert loose.log_posterior_change < loose.config.tol_log_posterior
     assert loose.log_posterior == pytest.approx(default.log_posterior, abs=0.05)
@@ -81,7 +81,7 @@ def test_converged_fit_is_where_a_longer_run_ends(sim):
     default fit (with one Fisher-scoring step per M-step and either test alone as the rule, fits
     stopped up to 94 units short at 132 x 8000). The stricter run may end lower: it spends its 400
     steps before the item search (:mod:`benchirt.irt.modes`) that the default runs at each stop."""
-    default = fit_irt(sim.responses, IRTConfig(starts=1))
-    longer = fit_irt(sim.responses, IRTConfig(starts=1, tol=1e-6, tol_log_posterior=1e-7, max_iter=400))
+    default = fit_irt(sim.responses, config=IRTConfig(starts=1))
+    longer = fit_irt(sim.responses, config=IRTConfig(starts=1, tol=1e-6, tol_log_posterior=1e-7, max_iter=400))
     assert default.converged and longer.n_iter > 2 * default.n_iter
     assert longer.log_posterior - default.log_posterior < 0.05

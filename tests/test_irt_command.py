@@ -45,7 +45,7 @@ def test_cli_round_trip_on_a_reference_matrix(shared_data, tmp_path, capsys):
 
 
 def test_cli_options_and_respondent_names(tmp_path):
-    sim = simulate_responses(40, 30, model="2PL", seed=1)
+    sim = simulate_responses(40, n_items=30, model="2PL", seed=1)
     path = tmp_path / "named.csv"
     sim.responses.rename_axis("Clf").reset_index().to_csv(path, index=False)
     frame = read_responses_csv(path)
@@ -93,7 +93,7 @@ def test_cli_bad_inputs_exit_2_with_one_line(tmp_path, capsys, content, message)
 
 def test_a_header_less_matrix_is_refused_and_read_with_no_header(tmp_path, capsys):
     """Issue 25 item 4: the first respondent is never lost; --no-header reads it and names the items V1..Vm."""
-    sim = simulate_responses(30, 8, model="2PL", seed=2)
+    sim = simulate_responses(30, n_items=8, model="2PL", seed=2)
     path = tmp_path / "no_header.csv"
     sim.responses.to_csv(path, header=False)  # first column: the respondent names r1..r30
     assert main(["irt", str(path), "--out", str(tmp_path / "refused")]) == 2
@@ -137,7 +137,7 @@ def test_duplicate_respondents_and_another_delimiter_are_refused_with_the_fix(tm
 
 def test_the_integer_reader_and_the_general_parser_agree(tmp_path):
     """Quoted names go through pandas, plain 0/1 through numpy.loadtxt: the same frame, int8 on the fast path."""
-    sim = simulate_responses(25, 6, model="2PL", seed=3)
+    sim = simulate_responses(25, n_items=6, model="2PL", seed=3)
     plain, quoted = tmp_path / "plain.csv", tmp_path / "quoted.csv"
     sim.responses.rename_axis("clf").to_csv(plain)
     sim.responses.rename_axis("clf").to_csv(quoted, quoting=1)  # csv.QUOTE_ALL
@@ -153,7 +153,7 @@ def test_cli_missing_file(tmp_path, capsys):
 
 
 def test_cli_compare_models_item_fit_and_start_report(tmp_path, capsys):
-    sim = simulate_responses(300, 25, model="2PL", seed=4, discrimination="normal")
+    sim = simulate_responses(300, n_items=25, model="2PL", seed=4, discrimination="normal")
     path = tmp_path / "half_negative.csv"
     sim.responses.to_csv(path, index=False)
     out = tmp_path / "out"
@@ -176,7 +176,7 @@ def test_cli_compare_models_item_fit_and_start_report(tmp_path, capsys):
 
 def test_cli_rejects_bad_starts(tmp_path, capsys):
     path = tmp_path / "r.csv"
-    simulate_responses(30, 10, model="2PL", seed=0).responses.to_csv(path, index=False)
+    simulate_responses(30, n_items=10, model="2PL", seed=0).responses.to_csv(path, index=False)
     for value, message in (("0", "irt.starts: got 0, expected 'auto' or an integer >= 1"),
                            ("two", "irt.starts: got 'two', expected 'auto' or an integer >= 1"),
                            ("2.5", "irt.starts: got 2.5, expected 'auto' or an integer >= 1")):
@@ -192,7 +192,7 @@ def test_items_csv_reproduces_the_fit_for_items_without_information(tmp_path, ca
     from benchirt.irt import IRTConfig
     from benchirt.irt.models import marginal_log_likelihood, quadrature
 
-    sim = simulate_responses(120, 20, model="2PL", seed=5)
+    sim = simulate_responses(120, n_items=20, model="2PL", seed=5)
     frame = sim.responses.assign(everyone=1, nobody=0, everyone_too=1).rename_axis("clf")
     path = tmp_path / "constant_items.csv"
     frame.to_csv(path)
@@ -238,7 +238,7 @@ def test_a_two_item_header_less_matrix_and_a_byte_order_mark(tmp_path):
 
 def test_cli_quadrature_fixes_the_grid_or_refuses_a_bad_value(tmp_path, capsys):
     path = tmp_path / "r.csv"
-    simulate_responses(132, 600, model="2PL", seed=2).responses.to_csv(path, index=False)
+    simulate_responses(132, n_items=600, model="2PL", seed=2).responses.to_csv(path, index=False)
     out = tmp_path / "fixed"
     assert main(["irt", str(path), "--out", str(out), "--model", "2PL", "--starts", "1", "--quadrature", "61"]) == 0
     record = json.loads((out / "fit.json").read_text())
@@ -263,7 +263,7 @@ def test_cli_quadrature_fixes_the_grid_or_refuses_a_bad_value(tmp_path, capsys):
 def test_command_line_options_are_checked_by_the_config_s_declarations(tmp_path, capsys, argument, value, message):
     """An option given on the command line is read as its field declares it and refused in the config's words."""
     path = tmp_path / "r.csv"
-    simulate_responses(30, 10, model="2PL", seed=0).responses.to_csv(path, index=False)
+    simulate_responses(30, n_items=10, model="2PL", seed=0).responses.to_csv(path, index=False)
     assert main(["irt", str(path), "--out", str(tmp_path / "o"), argument, value]) == 2
     assert capsys.readouterr().err == f"benchirt irt: error: {message}\n"
     assert not (tmp_path / "o").exists()

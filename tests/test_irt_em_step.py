@@ -31,7 +31,7 @@ def test_the_e_step_a_step_hands_on_is_the_one_built_afresh_at_its_new_params(mo
     """:func:`em_step` adds each item block's tables to the next E-step as soon as the block's M-step ends (no
     table of all items is kept): that E-step is, to the bit, the one built afresh at the new parameters, the
     step is the same whether it hands one on or not, and the log posterior never falls."""
-    values = simulate_responses(150, 300, model="3PL", negative_fraction=0.1, seed=7).responses.to_numpy()
+    values = simulate_responses(150, n_items=300, model="3PL", negative_fraction=0.1, seed=7).responses.to_numpy()
     problem = problem_of(values, IRTConfig(model=model))
     assert len(problem.blocks()) > 1
     params = initial_values(values, values.sum(axis=1).astype(float), problem)
@@ -48,9 +48,9 @@ def test_the_e_step_a_step_hands_on_is_the_one_built_afresh_at_its_new_params(mo
 def test_1pl_ends_at_the_maximum_of_its_marginal_log_posterior():
     """The 1PL's EM (one joint Newton step on the shared a and every b per M-step) against a direct
     maximisation of the same marginal log posterior (L-BFGS over a and all b, same quadrature)."""
-    sim = simulate_responses(300, 25, model="1PL", seed=4)
+    sim = simulate_responses(300, n_items=25, model="1PL", seed=4)
     config = IRTConfig(model="1PL", starts=1)
-    fit = fit_irt(sim.responses, config)
+    fit = fit_irt(sim.responses, config=config)
     u = sim.responses.to_numpy(float)
     nodes, log_w = quadrature(config.quadrature, config.theta_max)
     _, sb = config.prior_difficulty
@@ -69,8 +69,8 @@ def test_1pl_ends_at_the_maximum_of_its_marginal_log_posterior():
 
 def test_1pl_takes_no_more_em_steps_than_the_2pl():
     """The shared discrimination no longer crawls (issue 23: the 1PL took 1.8-2.6x the 2PL's time)."""
-    sim = simulate_responses(1000, 200, model="3PL", negative_fraction=0.1, seed=11)
-    steps = {model: fit_irt(sim.responses, IRTConfig(model=model, starts=1)).n_iter for model in ("1PL", "2PL")}
+    sim = simulate_responses(1000, n_items=200, model="3PL", negative_fraction=0.1, seed=11)
+    steps = {model: fit_irt(sim.responses, config=IRTConfig(model=model, starts=1)).n_iter for model in ("1PL", "2PL")}
     assert steps["1PL"] <= steps["2PL"]
 
 
@@ -78,7 +78,7 @@ def test_1pl_difficulty_about_to_cross_its_bound_does_not_stall_the_shared_discr
     """A difficulty whose Newton step would cross its bound goes onto it, with the shared a re-solved for
     that fixed step. Clipped after the joint step instead, it could not follow a, every halving lowered
     the objective, and the sum-score start of this matrix stalled for 1000 EM steps (gradient 2.9 in a)."""
-    sim = simulate_responses(1000, 500, model="3PL", negative_fraction=0.1, seed=11)
-    fit = fit_irt(sim.responses, IRTConfig(model="1PL"))
+    sim = simulate_responses(1000, n_items=500, model="3PL", negative_fraction=0.1, seed=11)
+    fit = fit_irt(sim.responses, config=IRTConfig(model="1PL"))
     assert {run["status"] for run in fit.starts["runs"]} <= {"converged", "better_optimum_exists"}
     assert max(run["n_iter"] for run in fit.starts["runs"]) < 100

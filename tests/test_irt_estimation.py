@@ -27,8 +27,8 @@ def sim3pl_neg():
     """decodIRT's free-sign 3PL from one start: the subject here is what the model recovers, not the start search
     (tests/test_irt_optimum.py and test_irt_search.py test that; the full search reaches an optimum 0.6 units
     higher with the same recovery, at 5.5x the CPU)."""
-    sim = simulate_responses(132, 500, model="3PL", negative_fraction=0.1, seed=2)
-    return sim, fit_irt(sim.responses, IRTConfig(model_family="decodirt", starts=1))
+    sim = simulate_responses(132, n_items=500, model="3PL", negative_fraction=0.1, seed=2)
+    return sim, fit_irt(sim.responses, config=IRTConfig(model_family="decodirt", starts=1))
 
 
 def test_3pl_recovers_parameters_and_negative_signs_at_decodirt_shape(sim3pl_neg):
@@ -46,8 +46,8 @@ def test_3pl_recovers_parameters_and_negative_signs_at_decodirt_shape(sim3pl_neg
 
 
 def test_2pl_recovery_is_tighter_than_3pl():
-    sim = simulate_responses(132, 500, model="2PL", seed=0)
-    fit = fit_irt(sim.responses, IRTConfig(model="2PL"))
+    sim = simulate_responses(132, n_items=500, model="2PL", seed=0)
+    fit = fit_irt(sim.responses, config=IRTConfig(model="2PL"))
     items = fit.items
     assert fit.converged
     assert (items["guessing"] == 0).all()
@@ -58,8 +58,8 @@ def test_2pl_recovery_is_tighter_than_3pl():
 
 
 def test_1pl_shares_one_discrimination_and_recovers_difficulty():
-    sim = simulate_responses(132, 300, model="1PL", seed=0)
-    fit = fit_irt(sim.responses, IRTConfig(model="1PL"))
+    sim = simulate_responses(132, n_items=300, model="1PL", seed=0)
+    fit = fit_irt(sim.responses, config=IRTConfig(model="1PL"))
     a = fit.items["discrimination"].to_numpy()
     assert np.ptp(a) == 0
     assert a[0] == pytest.approx(1.0, abs=0.15)  # the simulation's a = 1
@@ -83,7 +83,7 @@ def _with_extra_columns(base: pd.DataFrame, **columns) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def degenerate():
-    sim = simulate_responses(132, 150, model="2PL", seed=3)
+    sim = simulate_responses(132, n_items=150, model="2PL", seed=3)
     base = sim.responses
     score = base.sum(axis=1).to_numpy()
     separating = (score > np.median(score)).astype(int)  # perfect separation by ability
@@ -103,7 +103,7 @@ def degenerate():
     (True, "auto"), (False, 1), pytest.param(False, "auto", marks=pytest.mark.slow)])   # the last: about a minute
 def test_perfectly_separating_items_stay_finite_and_bounded(degenerate, prior, starts):
     config = IRTConfig(prior=prior, model_family="decodirt", starts=starts)
-    fit = fit_irt(degenerate, config)
+    fit = fit_irt(degenerate, config=config)
     items = fit.items
     values = items.drop(columns="flag").to_numpy(float)
     assert np.isfinite(values).all()
@@ -120,7 +120,7 @@ def test_perfectly_separating_items_stay_finite_and_bounded(degenerate, prior, s
 
 def test_items_without_information_are_flagged_with_finite_stand_ins(degenerate):
     config = IRTConfig()
-    fit = fit_irt(degenerate, config)
+    fit = fit_irt(degenerate, config=config)
     items = fit.items
     everyone, nobody = items.loc["everyone"], items.loc["nobody"]
     assert everyone["flag"] == "all_correct" and nobody["flag"] == "all_wrong"
@@ -145,10 +145,10 @@ def test_identical_items_get_identical_estimates(degenerate):
 
 
 def test_standard_errors_are_calibrated_and_shrink_with_more_respondents():
-    small = simulate_responses(132, 200, model="2PL", seed=5)
-    large = simulate_responses(1000, 200, model="2PL", seed=5)
-    se_small = fit_irt(small.responses, IRTConfig(model="2PL")).items["se_difficulty"]
-    items = fit_irt(large.responses, IRTConfig(model="2PL")).items
+    small = simulate_responses(132, n_items=200, model="2PL", seed=5)
+    large = simulate_responses(1000, n_items=200, model="2PL", seed=5)
+    se_small = fit_irt(small.responses, config=IRTConfig(model="2PL")).items["se_difficulty"]
+    items = fit_irt(large.responses, config=IRTConfig(model="2PL")).items
     se_large = items["se_difficulty"]
     assert (se_small > 0).all() and (se_large > 0).all()
     assert se_large.median() < 0.6 * se_small.median()
@@ -159,8 +159,8 @@ def test_standard_errors_are_calibrated_and_shrink_with_more_respondents():
 
 
 def test_not_converged_is_reported_honestly():
-    sim = simulate_responses(132, 100, model="3PL", seed=1)
-    fit = fit_irt(sim.responses, IRTConfig(max_iter=3))
+    sim = simulate_responses(132, n_items=100, model="3PL", seed=1)
+    fit = fit_irt(sim.responses, config=IRTConfig(max_iter=3))
     assert not fit.converged
     assert fit.stopped_by == "max_iter"
     assert fit.n_iter == 3
@@ -171,27 +171,27 @@ def test_not_converged_is_reported_honestly():
 
 
 def test_too_few_respondents_is_a_clear_error():
-    sim = simulate_responses(8, 20, seed=0)
+    sim = simulate_responses(8, n_items=20, seed=0)
     with pytest.raises(DataError, match="8 respondent.*at least 10"):
         fit_irt(sim.responses)
 
 
 def test_non_binary_entries_are_named():
-    frame = simulate_responses(20, 10, seed=0).responses.astype(float)
+    frame = simulate_responses(20, n_items=10, seed=0).responses.astype(float)
     frame.iloc[4, 2] = 2
     with pytest.raises(DataError, match=r"value 2 at respondent 'r5', item 'V3' is not 0 or 1"):
         fit_irt(frame)
 
 
 def test_missing_entries_are_named():
-    frame = simulate_responses(20, 10, seed=0).responses.astype(float)
+    frame = simulate_responses(20, n_items=10, seed=0).responses.astype(float)
     frame.iloc[0, 9] = np.nan
     with pytest.raises(DataError, match=r"missing value \(NaN\) at respondent 'r1', item 'V10'"):
         fit_irt(frame)
 
 
 def test_text_entries_are_named():
-    frame = simulate_responses(20, 10, seed=0).responses.astype(object)
+    frame = simulate_responses(20, n_items=10, seed=0).responses.astype(object)
     frame.iloc[3, 1] = "yes"
     with pytest.raises(DataError, match=r"non-numeric value 'yes' at respondent 'r4', item 'V2'"):
         fit_irt(frame)
@@ -214,15 +214,15 @@ def test_empty_and_duplicate_column_inputs():
 
 
 def test_numpy_input_gets_default_labels():
-    sim = simulate_responses(30, 12, model="2PL", seed=0)
-    fit = fit_irt(sim.responses.to_numpy(), IRTConfig(model="2PL"))
+    sim = simulate_responses(30, n_items=12, model="2PL", seed=0)
+    fit = fit_irt(sim.responses.to_numpy(), config=IRTConfig(model="2PL"))
     assert list(fit.items.index[:2]) == ["V1", "V2"]
     assert fit.n_respondents == 30
 
 
 @pytest.mark.slow
 def test_3pl_recovery_tightens_with_more_respondents():
-    sim = simulate_responses(1000, 500, model="3PL", negative_fraction=0.1, seed=11)
+    sim = simulate_responses(1000, n_items=500, model="3PL", negative_fraction=0.1, seed=11)
     fit = fit_irt(sim.responses)
     items = fit.items
     assert fit.converged
@@ -234,7 +234,7 @@ def test_3pl_recovery_tightens_with_more_respondents():
 
 
 def test_estimates_do_not_depend_on_row_or_column_order():
-    sim = simulate_responses(132, 120, model="3PL", negative_fraction=0.1, seed=9)
+    sim = simulate_responses(132, n_items=120, model="3PL", negative_fraction=0.1, seed=9)
     frame = sim.responses
     rng = np.random.default_rng(0)
     shuffled = frame.iloc[rng.permutation(len(frame)), rng.permutation(frame.shape[1])]

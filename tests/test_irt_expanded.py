@@ -26,7 +26,7 @@ def test_expanded_move_restores_a_stretched_scale_and_raises_the_log_posterior(m
     """From the true items on a scale stretched by 2 and shifted by 0.5 (a / 2, 2 b + 0.5), the move
     shrinks the scale back (sigma > 1 multiplies every a) and shifts b back, and the log posterior at
     it is higher."""
-    sim = simulate_responses(400, 30, model="2PL" if model == "1PL" else model, seed=5)
+    sim = simulate_responses(400, n_items=30, model="2PL" if model == "1PL" else model, seed=5)
     config = IRTConfig(model_family="decodirt", model=model)
     problem = problem_of(sim.responses.to_numpy(), config)
     truth = _truth(sim, model)
@@ -47,7 +47,7 @@ def test_expanded_move_restores_a_stretched_scale_and_raises_the_log_posterior(m
 
 @pytest.mark.parametrize("model", ["1PL", "2PL", "3PL"])
 def test_em_with_the_move_never_lowers_the_log_posterior_and_stops_moving_at_the_optimum(model):
-    sim = simulate_responses(300, 40, model="3PL", negative_fraction=0.1, seed=2)
+    sim = simulate_responses(300, n_items=40, model="3PL", negative_fraction=0.1, seed=2)
     config = IRTConfig(model_family="decodirt", model=model, expanded_em=True)
     problem = problem_of(sim.responses.to_numpy(), config)
     values = sim.responses.to_numpy()
@@ -65,9 +65,10 @@ def test_em_with_the_move_never_lowers_the_log_posterior_and_stops_moving_at_the
 def test_fit_ends_at_the_plain_em_optimum_in_fewer_steps(model):
     """One start with and without the move (``IRTConfig.expanded_em``, off by default): the same optimum,
     fewer EM steps."""
-    sim = simulate_responses(1000, 60, model="3PL", negative_fraction=0.1, seed=11)
-    plain = fit_irt(sim.responses, IRTConfig(model_family="decodirt", model=model, starts=1))
-    expanded = fit_irt(sim.responses, IRTConfig(model_family="decodirt", model=model, starts=1, expanded_em=True))
+    sim = simulate_responses(1000, n_items=60, model="3PL", negative_fraction=0.1, seed=11)
+    plain = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt", model=model, starts=1))
+    expanded = fit_irt(sim.responses,
+                       config=IRTConfig(model_family="decodirt", model=model, starts=1, expanded_em=True))
     assert expanded.log_posterior == pytest.approx(plain.log_posterior, abs=0.01)
     columns = ["discrimination", "difficulty", "guessing"]
     assert np.abs(expanded.items[columns] - plain.items[columns]).to_numpy().max() < 0.02

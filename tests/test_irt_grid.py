@@ -22,8 +22,8 @@ def test_a_doubled_grid_keeps_the_nodes_and_adds_the_midpoints():
 
 def test_few_items_keep_the_coarsest_grid():
     """12 items: each posterior of θ is wide, and 41 nodes integrate it to better than 1e-3."""
-    sim = simulate_responses(200, 12, model="2PL", seed=0)
-    fit = fit_irt(sim.responses, IRTConfig(model="2PL"))
+    sim = simulate_responses(200, n_items=12, model="2PL", seed=0)
+    fit = fit_irt(sim.responses, config=IRTConfig(model="2PL"))
     assert fit.quadrature_nodes == 41 and fit.quadrature_error < 1e-3
     assert fit.convergence()["quadrature_nodes"] == 41
 
@@ -31,10 +31,10 @@ def test_few_items_keep_the_coarsest_grid():
 def test_many_items_refine_the_grid_until_a_doubling_changes_less_than_half_tol_optimum():
     """600 items narrow each posterior below the spacing of 0.3: 41 nodes are off by more than 0.05 at
     the optimum, and the fit moves to the grid where a doubling changes less."""
-    sim = simulate_responses(132, 600, model="2PL", seed=2)
+    sim = simulate_responses(132, n_items=600, model="2PL", seed=2)
     config = IRTConfig(model="2PL", starts=1)
-    coarse = fit_irt(sim.responses, IRTConfig(model="2PL", starts=1, refine_quadrature=False))
-    fit = fit_irt(sim.responses, config)
+    coarse = fit_irt(sim.responses, config=IRTConfig(model="2PL", starts=1, refine_quadrature=False))
+    fit = fit_irt(sim.responses, config=config)
     assert coarse.quadrature_nodes == 41 and coarse.quadrature_error > config.tol_optimum / 2
     assert fit.quadrature_nodes in (81, 161, 321) and fit.quadrature_error < config.tol_optimum / 2
     record = fit.convergence()
@@ -44,8 +44,8 @@ def test_many_items_refine_the_grid_until_a_doubling_changes_less_than_half_tol_
 
 def test_the_refinement_stops_at_its_limit_and_reports_the_error(monkeypatch):
     monkeypatch.setattr(quadrature_grid, "MAX_REFINEMENTS", 1)
-    sim = simulate_responses(132, 3000, model="2PL", seed=2)
-    fit = fit_irt(sim.responses, IRTConfig(model="2PL", starts=1))
+    sim = simulate_responses(132, n_items=3000, model="2PL", seed=2)
+    fit = fit_irt(sim.responses, config=IRTConfig(model="2PL", starts=1))
     assert fit.quadrature_nodes == 81 and fit.quadrature_error > fit.config.tol_optimum / 2
 
 
@@ -54,14 +54,14 @@ def test_the_model_comparison_fits_every_model_on_the_first_models_grid(monkeypa
     seen = []
     original = compare.fit_irt
 
-    def recording(responses, config, **kwargs):
-        fit = original(responses, config, **kwargs)
+    def recording(responses, *, config, **kwargs):
+        fit = original(responses, config=config, **kwargs)
         seen.append((config.model, config.refine_quadrature, fit.quadrature_nodes))
         return fit
 
     monkeypatch.setattr(compare, "fit_irt", recording)
-    sim = simulate_responses(132, 600, model="2PL", seed=2)
-    compare.compare_models(sim.responses, IRTConfig(starts=1))
+    sim = simulate_responses(132, n_items=600, model="2PL", seed=2)
+    compare.compare_models(sim.responses, config=IRTConfig(starts=1))
     first = seen[0]
     assert first[0] == "3PL" and first[1] and first[2] > 41
     assert {nodes for _, _, nodes in seen} == {first[2]} and not any(refine for _, refine, _ in seen[1:])

@@ -28,13 +28,13 @@ def test_mean_squares_by_hand():
 
 
 def test_items_that_follow_the_model_fit_and_surprising_answers_misfit():
-    sim = simulate_responses(400, 40, model="2PL", seed=5)
+    sim = simulate_responses(400, n_items=40, model="2PL", seed=5)
     responses = sim.responses.copy()
     # a steep item answered by ability, except that the 4 ablest respondents fail it
     steep = (sim.theta > 0).astype(np.int8)
     steep[np.argsort(sim.theta)[-4:]] = 0
     responses["surprising"] = steep
-    fit = fit_irt(responses, IRTConfig(model="2PL"))
+    fit = fit_irt(responses, config=IRTConfig(model="2PL"))
     table = item_fit(fit, responses)
     assert list(table.columns) == ["infit", "outfit", "misfit"]
     regular = table.drop(index="surprising")
@@ -47,9 +47,9 @@ def test_items_that_follow_the_model_fit_and_surprising_answers_misfit():
 
 
 def test_items_without_information_get_neutral_fit():
-    sim = simulate_responses(100, 20, model="2PL", seed=2)
+    sim = simulate_responses(100, n_items=20, model="2PL", seed=2)
     responses = sim.responses.assign(everyone=1)
-    fit = fit_irt(responses, IRTConfig(model="2PL"))
+    fit = fit_irt(responses, config=IRTConfig(model="2PL"))
     table = item_fit(fit, responses)
     assert table.loc["everyone"].tolist() == [1.0, 1.0, False]
     assert np.isfinite(table[["infit", "outfit"]].to_numpy()).all()
@@ -57,10 +57,10 @@ def test_items_without_information_get_neutral_fit():
 
 @pytest.mark.parametrize("truth", ["1PL", "2PL"])
 def test_model_comparison_counts_parameters_and_bic_picks_the_true_model(truth):
-    sim = simulate_responses(800, 30, model=truth, seed=7)
+    sim = simulate_responses(800, n_items=30, model=truth, seed=7)
     config = IRTConfig(model="3PL")
-    fitted = fit_irt(sim.responses, config)
-    table = compare_models(sim.responses, config, fitted=fitted).set_index("model")
+    fitted = fit_irt(sim.responses, config=config)
+    table = compare_models(sim.responses, config=config, fitted=fitted).set_index("model")
     assert list(table.index) == ["1PL", "2PL", "3PL"]
     assert table["n_parameters"].tolist() == [31, 60, 90]
     assert table.loc["3PL", "log_likelihood"] == fitted.log_likelihood  # reused, not refitted
@@ -74,11 +74,11 @@ def test_model_comparison_counts_parameters_and_bic_picks_the_true_model(truth):
 def test_nested_models_start_from_the_larger_models_solution_and_reach_the_searchs_optimum():
     """Issue 23: where the 3PL's search found one optimum, the 2PL climbs from the 3PL's solution and
     the 1PL from the 2PL's, with no search of their own, and end where a search ends."""
-    sim = simulate_responses(400, 30, model="2PL", seed=3)
-    fitted = fit_irt(sim.responses, IRTConfig())
+    sim = simulate_responses(400, n_items=30, model="2PL", seed=3)
+    fitted = fit_irt(sim.responses, config=IRTConfig())
     assert len(fitted.optima) == 1
-    nested = compare_models(sim.responses, IRTConfig(), fitted=fitted).set_index("model")
-    search = compare_models(sim.responses, IRTConfig(), fitted=fitted, nested_starts=False).set_index("model")
+    nested = compare_models(sim.responses, config=IRTConfig(), fitted=fitted).set_index("model")
+    search = compare_models(sim.responses, config=IRTConfig(), fitted=fitted, nested_starts=False).set_index("model")
     assert nested["start"].tolist() == ["nested", "nested", "reused"] and not nested["searched"].any()
     assert search.loc[["1PL", "2PL"], "start"].tolist() == ["search", "search"]
     assert np.allclose(nested["log_posterior"], search["log_posterior"], atol=1e-3)
@@ -90,12 +90,12 @@ def test_the_scoring_models_fit_is_reused_and_ends_where_the_nested_1pl_ends():
     the comparison fits the 2PL only, and its 1PL row is the scorer's, at the optimum the nested 1PL reaches."""
     from benchirt.irt.scorer import fit_scoring_model
 
-    sim = simulate_responses(300, 25, model="2PL", seed=4)
-    fitted = fit_irt(sim.responses, IRTConfig())
+    sim = simulate_responses(300, n_items=25, model="2PL", seed=4)
+    fitted = fit_irt(sim.responses, config=IRTConfig())
     scorer = fit_scoring_model(sim.responses, fitted)
     assert scorer.model == "1PL"
-    both = compare_models(sim.responses, IRTConfig(), fitted=(fitted, scorer)).set_index("model")
-    alone = compare_models(sim.responses, IRTConfig(), fitted=fitted).set_index("model")
+    both = compare_models(sim.responses, config=IRTConfig(), fitted=(fitted, scorer)).set_index("model")
+    alone = compare_models(sim.responses, config=IRTConfig(), fitted=fitted).set_index("model")
     assert both["start"].tolist() == ["reused", "nested", "reused"]
     assert both.loc["1PL", "log_likelihood"] == scorer.log_likelihood
     assert both.loc["1PL", "log_posterior"] == pytest.approx(alone.loc["1PL", "log_posterior"], abs=1e-3)
@@ -103,11 +103,11 @@ def test_the_scoring_models_fit_is_reused_and_ends_where_the_nested_1pl_ends():
 
 
 def test_a_nested_start_needs_every_item():
-    sim = simulate_responses(100, 12, model="2PL", seed=1)
-    fitted = fit_irt(sim.responses, IRTConfig(model="2PL", starts=1))
+    sim = simulate_responses(100, n_items=12, model="2PL", seed=1)
+    fitted = fit_irt(sim.responses, config=IRTConfig(model="2PL", starts=1))
     with pytest.raises(ValueError, match="does not cover every item"):
-        fit_irt(sim.responses, IRTConfig(model="1PL"), initial=fitted.items.iloc[:-1])
-    one = fit_irt(sim.responses, IRTConfig(model="1PL"), initial=fitted.items)
+        fit_irt(sim.responses, config=IRTConfig(model="1PL"), initial=fitted.items.iloc[:-1])
+    one = fit_irt(sim.responses, config=IRTConfig(model="1PL"), initial=fitted.items)
     assert [run["start"] for run in one.starts["runs"]] == ["nested"] and one.converged
 
 
@@ -138,7 +138,8 @@ def test_suspect_labels_are_the_consensus_minus_items_the_ablest_get_right():
     predictions = pd.DataFrame({"13": list("xaxxxaxxxx"), "14": ["x"] * 10, "15": list("ya") + ["x"] * 8},
                                index=names)
     labels = pd.Series({item: "a" for item in right})
-    table = suspect_labels(fit, correct, [0.0] * 10, 0.8, 0.05, predictions, labels, ability)
+    table = suspect_labels(fit, correct, [0.0] * 10, agreement=0.8, rising_alpha=0.05, predictions=predictions,
+                           labels=labels, ability=ability)
     # 11: 30 % wrong; 12: the two ablest right, exact Mann-Whitney p = 1/C(10,2) = 1/45 (a hard item);
     # 16: the first and third ablest right, p = 2/45 = 0.044; 13: first and fourth, p = 4/45 = 0.089 (kept);
     # 15: one right answer, the ablest's: p = 1/10
@@ -152,10 +153,11 @@ def test_suspect_labels_are_the_consensus_minus_items_the_ablest_get_right():
     assert table["consensus_share"].tolist() == pytest.approx([1.0, 0.8, 0.8])
     assert table["real_wrong_share"].tolist() == pytest.approx([1.0, 0.9, 0.8])
     assert list(table.columns) == COLUMNS
-    lenient = suspect_labels(fit, correct, [0.0] * 10, 0.8, 0.03, ability=ability)
+    lenient = suspect_labels(fit, correct, [0.0] * 10, agreement=0.8, rising_alpha=0.03, ability=ability)
     assert lenient["item"].tolist() == ["14", "15", "13", "16"]
-    assert suspect_labels(fit, correct, [0.0] * 10, 0.9, 0.05, ability=ability)["item"].tolist() == ["14", "15"]
-    assert suspect_labels(fit, correct.iloc[:0], [], 0.8, 0.05).empty
+    assert suspect_labels(fit, correct, [0.0] * 10, agreement=0.9, rising_alpha=0.05,
+                          ability=ability)["item"].tolist() == ["14", "15"]
+    assert suspect_labels(fit, correct.iloc[:0], [], agreement=0.8, rising_alpha=0.05).empty
     # by default the ablest are those with the most right answers
     pd.testing.assert_frame_equal(suspect_labels(fit, correct, [0.0] * 10),
                                   suspect_labels(fit, correct, [0.0] * 10, ability=correct.mean(axis=1)))
@@ -189,7 +191,7 @@ def test_suspect_labels_find_flipped_labels_more_precisely_than_the_real_classif
     hits = flagged = baseline_hits = baseline_flagged = total = 0
     for seed in range(3):
         result, flipped = _flipped_pool(seed)
-        found = set(irt_for_responses(result, config).suspect_labels["row"])
+        found = set(irt_for_responses(result, config=config).suspect_labels["row"])
         wrong = real_wrong_share(result.responses.loc[result.roles == "real"])
         baseline = {int(item) for item in wrong.index[wrong >= 0.8]}
         assert found <= baseline  # the rule only removes flags from the consensus filter
@@ -212,7 +214,7 @@ class _Result:
 
 def test_stage_stores_item_fit_comparison_and_suspects_with_dataset_rows():
     """A pool where one test instance is mislabelled: the able classifiers 'miss' it."""
-    sim = simulate_responses(60, 60, model="2PL", seed=9)
+    sim = simulate_responses(60, n_items=60, model="2PL", seed=9)
     responses = sim.responses.copy()
     responses.columns = [str(100 + j) for j in range(60)]  # item ids are dataset row positions
     order = np.argsort(sim.theta)
@@ -225,7 +227,7 @@ def test_stage_stores_item_fit_comparison_and_suspects_with_dataset_rows():
     predictions = pd.DataFrame(np.where(responses.to_numpy() == 1, "cat", "dog"), index=responses.index,
                                columns=responses.columns)
     labels = pd.Series("cat", index=responses.columns)
-    irt = irt_for_responses(_Result("toy", responses, roles, predictions, labels), IRTConfig(model="2PL"))
+    irt = irt_for_responses(_Result("toy", responses, roles, predictions, labels), config=IRTConfig(model="2PL"))
     assert 7 in irt.suspect_labels["row"].tolist()
     first = irt.suspect_labels.set_index("row").loc[7]
     assert first["label"] == "cat" and first["consensus"] == "dog" and first["ability_slope"] < 0
@@ -240,5 +242,6 @@ def test_stage_stores_item_fit_comparison_and_suspects_with_dataset_rows():
     assert wide.loc[0, "dataset"] == "toy" and {"aic_1PL", "bic_3PL", "loglik_2PL", "best_bic"} <= set(wide.columns)
     long = suspect_label_table([irt])
     assert long["dataset"].eq("toy").all() and len(long) == len(irt.suspect_labels)
-    off = irt_for_responses(_Result("toy", responses, roles, predictions), IRTConfig(model="2PL", compare_models=False))
+    off = irt_for_responses(_Result("toy", responses, roles, predictions),
+                            config=IRTConfig(model="2PL", compare_models=False))
     assert off.model_comparison.empty

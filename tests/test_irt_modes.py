@@ -71,7 +71,7 @@ def test_interpolation_weights_keep_mass_and_reproduce_lines():
 
 def test_best_per_guessing_is_the_brute_force_maximum_at_each_guessing_value():
     problem = problem_of(_planted(0), IRTConfig())
-    grid = item_grid(problem.lower, problem.upper, 1.0, (0.05, 0.3, 0.5))
+    grid = item_grid(problem.lower, problem.upper, step=1.0, guessing=(0.05, 0.3, 0.5))
     rng = np.random.default_rng(3)
     n_k = rng.uniform(1, 5, len(problem.nodes))
     r = n_k * rng.uniform(0, 1, (300, len(problem.nodes)))  # more items than one chunk

@@ -56,7 +56,7 @@ def test_one_more_correct_answer_never_lowers_ability_or_true_score(adversarial,
 def test_the_fitted_model_is_monotone_and_ranks_dominating_respondents_higher():
     """On a simulated pool with 10 % falling items, the default fit keeps every a >= 0, so the optimal
     respondent scores highest, the pessimal lowest, and no one below a respondent it dominates."""
-    sim = simulate_responses(120, 200, model="3PL", negative_fraction=0.1, seed=11)
+    sim = simulate_responses(120, n_items=200, model="3PL", negative_fraction=0.1, seed=11)
     fit = fit_irt(sim.responses)
     assert fit.config.model_family == "monotone" and fit.converged
     assert np.all(np.diff(fit.history) > -1e-6)  # EM and every kept expanded move raise the log posterior
@@ -79,7 +79,7 @@ def test_falling_items_are_reported_by_their_slope_on_ability():
     """The planted falling items (a < 0 in the generating model) get a negative ``ability_slope`` (their
     fitted discrimination is >= 0: 0, or a rise far above the respondents behind a high guessing floor);
     rising ones a positive slope."""
-    sim = simulate_responses(132, 300, model="3PL", negative_fraction=0.1, seed=4)
+    sim = simulate_responses(132, n_items=300, model="3PL", negative_fraction=0.1, seed=4)
     fit = fit_irt(sim.responses)
     falling = sim.a < 0
     slope = fit.items["ability_slope"].to_numpy()
@@ -110,8 +110,8 @@ def test_separated_answers_keep_a_finite_slope():
 
 
 def test_decodirt_mode_keeps_negative_discriminations():
-    sim = simulate_responses(132, 200, model="3PL", negative_fraction=0.1, seed=4)
-    fit = fit_irt(sim.responses, IRTConfig(model_family="decodirt", starts=1))
+    sim = simulate_responses(132, n_items=200, model="3PL", negative_fraction=0.1, seed=4)
+    fit = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt", starts=1))
     assert (fit.items["discrimination"].to_numpy()[sim.a < -0.5] < 0).mean() >= 0.8
     assert not fit.config.uses_expanded_em and IRTConfig().uses_expanded_em
 
@@ -124,7 +124,7 @@ def test_model_family_is_checked():
 def test_a_perfectly_reversed_item_falls_on_the_slope_not_the_discrimination():
     """An item answered right by exactly the weaker half: the monotone fit cannot let it fall (a >= 0),
     its slope on ability is strongly negative and finite; its mirror image rises."""
-    sim = simulate_responses(132, 150, model="2PL", seed=3)
+    sim = simulate_responses(132, n_items=150, model="2PL", seed=3)
     score = sim.responses.sum(axis=1).to_numpy()
     frame = sim.responses.copy()
     frame["separates"] = (score > np.median(score)).astype(int)
@@ -143,17 +143,17 @@ def test_the_stage_describes_items_with_the_3pl_and_scores_with_the_1pl():
 
     from benchirt.irt.stage import irt_for_responses
 
-    sim = simulate_responses(80, 60, model="3PL", negative_fraction=0.1, seed=8)
+    sim = simulate_responses(80, n_items=60, model="3PL", negative_fraction=0.1, seed=8)
     roles = pd.Series(["ladder"] * 68 + ["real"] * 12, index=sim.responses.index)
     result = SimpleNamespace(dataset="toy", responses=sim.responses, roles=roles)
-    irt = irt_for_responses(result, IRTConfig(compare_models=False))
+    irt = irt_for_responses(result, config=IRTConfig(compare_models=False))
     assert irt.fit.model == "3PL" and irt.scorer.model == "1PL" and irt.statistics["scoring_model"] == "1PL"
     abilities = irt.abilities.set_index("respondent")
     correct = sim.responses.sum(axis=1)
     for column in ("theta", "true_score"):
         ranks = abilities[column].round(9).rank()
         assert (ranks == correct.rank()).all(), column
-    decodirt = irt_for_responses(result, IRTConfig(model_family="decodirt", starts=1, compare_models=False))
+    decodirt = irt_for_responses(result, config=IRTConfig(model_family="decodirt", starts=1, compare_models=False))
     assert decodirt.scoring_fit is None and decodirt.scorer is decodirt.fit
 
 

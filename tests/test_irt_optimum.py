@@ -37,8 +37,8 @@ def fits_2pl():
     config = IRTConfig(model_family="decodirt", model="2PL")
     out = []
     for seed in SEEDS:
-        sim = simulate_responses(1000, 50, model="2PL", seed=seed, discrimination="normal")
-        out.append((sim, fit_irt(sim.responses, config), _true_log_likelihood(sim, config)))
+        sim = simulate_responses(1000, n_items=50, model="2PL", seed=seed, discrimination="normal")
+        out.append((sim, fit_irt(sim.responses, config=config), _true_log_likelihood(sim, config)))
     return out
 
 
@@ -66,7 +66,7 @@ def test_the_sum_score_start_is_reported_as_a_local_optimum(fits_2pl):
     """On these data the classical start ends in a worse optimum; the start table names it."""
     local = 0
     for sim, fit, _ in fits_2pl:
-        two = fit_irt(sim.responses, IRTConfig(model_family="decodirt", model="2PL", starts=2))
+        two = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt", model="2PL", starts=2))
         runs = {run["start"]: run for run in two.starts["runs"]}
         assert set(runs) == {"principal_component", "sum_score"}
         if runs["sum_score"]["status"] == "better_optimum_exists":
@@ -122,8 +122,8 @@ def test_the_start_table_and_the_distinct_optima(fits_2pl):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_3pl_with_half_the_items_negative_reaches_the_likelihood_of_the_truth(seed):
     config = IRTConfig(model_family="decodirt", model="3PL")
-    sim = simulate_responses(1000, 50, model="3PL", seed=seed, discrimination="normal")
-    fit = fit_irt(sim.responses, config)
+    sim = simulate_responses(1000, n_items=50, model="3PL", seed=seed, discrimination="normal")
+    fit = fit_irt(sim.responses, config=config)
     assert fit.converged
     assert fit.log_likelihood >= _true_log_likelihood(sim, config) - 10.0
     assert _aligned_theta_correlation(fit, sim) >= 0.85
@@ -132,13 +132,13 @@ def test_3pl_with_half_the_items_negative_reaches_the_likelihood_of_the_truth(se
 @pytest.mark.parametrize("seed", SEEDS)
 def test_1pl_finds_the_optimum_and_orients_a_positive_even_for_a_reversed_scale(seed):
     config = IRTConfig(model_family="decodirt", model="1PL")
-    sim = simulate_responses(500, 40, model="1PL", seed=seed)
-    reversed_ = simulate_responses(500, 40, model="1PL", seed=seed)
+    sim = simulate_responses(500, n_items=40, model="1PL", seed=seed)
+    reversed_ = simulate_responses(500, n_items=40, model="1PL", seed=seed)
     reversed_.responses = 1 - sim.responses  # a = -1: every item falls with θ
     reversed_.a, reversed_.b = -sim.a, sim.b
     # P(1 - u = 1 | θ) = 1 - σ(θ - b) = σ(-(θ - b)): a = -1 with the same b
     for data in (sim, reversed_):
-        fit = fit_irt(data.responses, config)
+        fit = fit_irt(data.responses, config=config)
         assert fit.converged
         assert fit.log_likelihood >= _true_log_likelihood(data, config) - 3.0
         a = fit.items["discrimination"].to_numpy()
@@ -147,8 +147,8 @@ def test_1pl_finds_the_optimum_and_orients_a_positive_even_for_a_reversed_scale(
 
 def test_the_mirror_image_is_the_same_fit():
     """θ, a, b -> -θ, -a, -b leaves every probability unchanged (c is the lower asymptote either way)."""
-    sim = simulate_responses(300, 30, model="3PL", seed=4, discrimination="normal")
-    fit = fit_irt(sim.responses, IRTConfig(model_family="decodirt"))
+    sim = simulate_responses(300, n_items=30, model="3PL", seed=4, discrimination="normal")
+    fit = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt"))
     items = fit.items
     nodes, log_w = quadrature(41, 6.0)
     args = items["discrimination"], items["difficulty"], items["guessing"]
@@ -159,7 +159,7 @@ def test_the_mirror_image_is_the_same_fit():
 
 
 def test_principal_component_start_ignores_the_sign_of_the_loadings():
-    sim = simulate_responses(1000, 50, model="2PL", seed=1, discrimination="normal")
+    sim = simulate_responses(1000, n_items=50, model="2PL", seed=1, discrimination="normal")
     u = sim.responses.to_numpy(float)
     pc = principal_components(u, k=1)[0]
     total = u.sum(axis=1)
@@ -170,7 +170,7 @@ def test_principal_component_start_ignores_the_sign_of_the_loadings():
     assert np.sum(loadings * item_rest_correlations(u)) > 0
     # a duplicated column counts twice: collapsing it with multiplicity 2 gives the same component
     doubled = np.hstack([u, u[:, :1]])
-    collapsed = principal_components(u, np.r_[2.0, np.ones(49)], k=1)[0]
+    collapsed = principal_components(u, multiplicity=np.r_[2.0, np.ones(49)], k=1)[0]
     assert np.allclose(principal_components(doubled, k=1)[0], collapsed, atol=1e-8)
 
 
@@ -183,13 +183,13 @@ def test_item_rest_correlations_by_hand():
 
 
 def test_start_lists_and_their_reasons():
-    u = simulate_responses(200, 30, model="2PL", seed=0).responses.to_numpy(float)
+    u = simulate_responses(200, n_items=30, model="2PL", seed=0).responses.to_numpy(float)
     ones = np.ones(30)
     auto, reason = start_scores(u, ones, "auto")
     assert [name for name, _ in auto] == ["principal_component", "sum_score", "direction_30", "direction_60",
                                           "direction_90", "direction_120", "direction_150"]
     assert reason.startswith("candidate starts in order: principal component, sum score")
-    pcs = principal_components(u, ones, k=2)
+    pcs = principal_components(u, multiplicity=ones, k=2)
     scores = dict(auto)
     # direction_90 is the second component; direction_60 lies between the two at cos 60, sin 60
     assert np.allclose(scores["direction_90"], pcs[1])
@@ -203,8 +203,8 @@ def test_start_lists_and_their_reasons():
 
 
 def test_iteration_limit_is_the_status_not_converged():
-    sim = simulate_responses(200, 40, model="3PL", seed=1)
-    fit = fit_irt(sim.responses, IRTConfig(model_family="decodirt", max_iter=3))
+    sim = simulate_responses(200, n_items=40, model="3PL", seed=1)
+    fit = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt", max_iter=3))
     assert fit.status == "iteration_limit" and not fit.converged
     assert {run["status"] for run in fit.starts["runs"]} == {"iteration_limit"}
     assert fit.convergence()["status"] == "iteration_limit"
@@ -223,10 +223,10 @@ def test_tic_tac_toe_pool_global_optimum_beats_the_classical_start(shared_data):
     161-node grid the refinement chooses; 184.6 on the coarsest, 41 nodes, whose error at the optimum
     is 0.67), and the default finds the better optimum."""
     pool = pd.read_csv(shared_data / "decodirt-reference" / "tic-tac-toe" / "responses_pool.csv")
-    two = fit_irt(pool, IRTConfig(model_family="decodirt", starts=2))
+    two = fit_irt(pool, config=IRTConfig(model_family="decodirt", starts=2))
     runs = {run["start"]: run for run in two.starts["runs"]}
     assert runs["principal_component"]["chosen"]
     assert runs["sum_score"]["status"] == "better_optimum_exists"
     assert two.quadrature_nodes == 161 and two.quadrature_error < IRTConfig(model_family="decodirt").tol_optimum / 2
     assert two.log_posterior - runs["sum_score"]["log_posterior"] == pytest.approx(205.6, abs=1.0)
-    assert fit_irt(pool, IRTConfig(model_family="decodirt")).log_posterior >= two.log_posterior - 0.1
+    assert fit_irt(pool, config=IRTConfig(model_family="decodirt")).log_posterior >= two.log_posterior - 0.1

@@ -50,5 +50,5 @@ def test_ability_slope_agrees_in_sign_with_the_item_rest_correlation_on_a_two_di
 
 def test_a_model_that_scores_itself_keeps_its_slopes():
     responses = _two_dimensional(n=120, m=12, seed=1)
-    fit = fit_irt(responses, IRTConfig(model="2PL", scoring_model="2PL"))
+    fit = fit_irt(responses, config=IRTConfig(model="2PL", scoring_model="2PL"))
     assert with_ranking_slopes(fit, fit_scoring_model(responses, fit), responses) is fit

@@ -27,7 +27,7 @@ def test_other_mode_is_the_other_sign_or_a_difficulty_more_than_one_and_a_half_a
 
 def test_a_crossover_takes_each_item_from_the_best_or_the_partner_turned_to_its_orientation():
     config = IRTConfig(model_family="decodirt")
-    problem = problem_of(simulate_responses(40, 30, seed=0).responses.to_numpy(), config)
+    problem = problem_of(simulate_responses(40, n_items=30, seed=0).responses.to_numpy(), config)
     rng = np.random.default_rng(5)
     best = np.column_stack([rng.uniform(0.5, 2, 30), rng.normal(0, 1, 30), np.full(30, -2.0)])
     second = best + 1.0  # same orientation as the best
@@ -47,7 +47,7 @@ def test_a_crossover_takes_each_item_from_the_best_or_the_partner_turned_to_its_
 
 def test_mode_flips_are_the_items_closest_to_their_other_mode_with_that_modes_best_grid_point():
     config = IRTConfig(model_family="decodirt")
-    sim = simulate_responses(60, 12, model="3PL", seed=2, discrimination="normal")
+    sim = simulate_responses(60, n_items=12, model="3PL", seed=2, discrimination="normal")
     problem = problem_of(sim.responses.to_numpy(), config)
     params = np.column_stack([sim.a, sim.b, np.full(12, -2.0)])
     flips = recombine.mode_flips(params, problem)
@@ -70,13 +70,13 @@ def test_mode_flips_are_the_items_closest_to_their_other_mode_with_that_modes_be
 
 
 def test_recombination_stays_within_its_budget_and_never_lowers_the_best(monkeypatch):
-    sim = simulate_responses(132, 60, model="3PL", seed=1, discrimination="normal")
+    sim = simulate_responses(132, n_items=60, model="3PL", seed=1, discrimination="normal")
     monkeypatch.setattr(recombine, "RECOMBINE_BUDGET", 0)
-    searched = fit_irt(sim.responses, IRTConfig(model_family="decodirt"))
+    searched = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt"))
     assert len(searched.optima) > 1  # so the recombination phase runs
     assert not any(run["start"].startswith(("cross_", "flip_")) for run in searched.starts["runs"])
     monkeypatch.setattr(recombine, "RECOMBINE_BUDGET", 4)
-    fit = fit_irt(sim.responses, IRTConfig(model_family="decodirt"))
+    fit = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt"))
     names = [run["start"] for run in fit.starts["runs"]]
     recombined = [name for name in names if name.startswith(("cross_", "flip_"))]
     assert names[:len(names) - len(recombined)] == [run["start"] for run in searched.starts["runs"]]
@@ -94,8 +94,8 @@ def test_the_search_keeps_only_the_parameters_of_runs_it_can_report():
     optima = [{"log_posterior": -5.0, "starts": ["b", "c"], "params": np.zeros((3, 3))}]
     release_unchosen(runs, optima)
     assert [r.params is not None for r in runs] == [False, True, True, True]  # d: the highest run
-    sim = simulate_responses(132, 60, model="3PL", seed=1, discrimination="normal")
-    fit = fit_irt(sim.responses, IRTConfig(model_family="decodirt"))  # the chosen run's parameters are still there to report
+    sim = simulate_responses(132, n_items=60, model="3PL", seed=1, discrimination="normal")
+    fit = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt"))  # the chosen run's parameters are still there to report
     assert len(fit.starts["runs"]) > 7 and np.isfinite(fit.log_posterior)
 
 
@@ -106,11 +106,11 @@ def test_kc2s_best_optimum_on_the_coarsest_grid_is_reached_by_recombination(shar
     reaches it. (Those optima are the coarse grid's: see the next test.)"""
     pool = pd.read_csv(shared_data / "decodirt-reference" / "kc2" / "responses_pool.csv")
     coarse = IRTConfig(model_family="decodirt", refine_quadrature=False)
-    fit = fit_irt(pool, coarse)
+    fit = fit_irt(pool, config=coarse)
     assert fit.log_posterior == pytest.approx(-3636.90, abs=0.05)
     assert any(name.startswith(("cross_", "flip_")) for name in fit.optima[0]["starts"])
     monkeypatch.setattr(recombine, "RECOMBINE_BUDGET", 0)
-    assert fit_irt(pool, coarse).log_posterior == pytest.approx(-3637.35, abs=0.05)
+    assert fit_irt(pool, config=coarse).log_posterior == pytest.approx(-3637.35, abs=0.05)
 
 
 @pytest.mark.slow  # about 8 CPU-s of reference numbers on kc2; the quadrature refinement runs by default in test_irt_grid.py
@@ -120,7 +120,7 @@ def test_kc2s_optima_were_the_coarse_grids(shared_data):
     one optimum too: ``benchmarks/irt_fit.py --part starts``). On 41 nodes, whose error at the optimum
     is 3.9 log-posterior units, the default climbs 73 starts into 6 optima and a 20-start search finds 7."""
     pool = pd.read_csv(shared_data / "decodirt-reference" / "kc2" / "responses_pool.csv")
-    fit = fit_irt(pool, IRTConfig(model_family="decodirt"))
+    fit = fit_irt(pool, config=IRTConfig(model_family="decodirt"))
     assert fit.quadrature_nodes == 161 and fit.quadrature_error < fit.config.tol_optimum / 2
     assert len(fit.optima) == 1 and len(fit.starts["runs"]) == 7
     assert fit.log_posterior == pytest.approx(-3638.44, abs=0.05)

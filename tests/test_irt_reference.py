@@ -33,7 +33,7 @@ def _item_rest(matrix: np.ndarray) -> np.ndarray:
 def _check_pool(folder):
     config = IRTConfig(model_family="decodirt")
     pool = pd.read_csv(folder / "responses_pool.csv")
-    fit = fit_irt(pool, config)
+    fit = fit_irt(pool, config=config)
     items = fit.items
     assert fit.converged, f"{folder.name}: {fit.convergence()}"
     assert np.isfinite(items.drop(columns="flag").to_numpy(float)).all()

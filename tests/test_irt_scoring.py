@@ -14,16 +14,16 @@ from benchirt.irt.simulate import simulate_responses
 
 @pytest.fixture(scope="module")
 def simulated():
-    sim = simulate_responses(120, 60, model="3PL", seed=3)
+    sim = simulate_responses(120, n_items=60, model="3PL", seed=3)
     responses = sim.responses.set_axis([f"r{i}" for i in range(len(sim.responses))], axis=0)
-    return responses, fit_irt(responses, IRTConfig())
+    return responses, fit_irt(responses, config=IRTConfig())
 
 
 def test_frozen_scoring_equals_the_fit_for_calibration_respondents(simulated):
     responses, fit = simulated
     for method in ("EAP", "MAP"):
         frozen = score_frozen(fit.items, responses, method, fit.config)
-        fitted = fit.ability_table(responses, method)
+        fitted = fit.ability_table(responses, method=method)
         np.testing.assert_allclose(frozen.to_numpy(), fitted.to_numpy(), rtol=1e-10, atol=1e-10)
 
 
@@ -31,7 +31,7 @@ def test_a_left_out_respondent_gets_its_fitted_theta_back_within_its_se(simulate
     """Calibrate without respondents, score them on the frozen items: θ within SE of the full fit's θ."""
     responses, full = simulated
     held = responses.index[::12]
-    rest = fit_irt(responses.drop(index=held), IRTConfig())
+    rest = fit_irt(responses.drop(index=held), config=IRTConfig())
     frozen = score_frozen(rest.items, responses.loc[held], "EAP", rest.config)
     fitted = full.ability_table(responses.loc[held])
     gap = (frozen["theta"] - fitted["theta"]).abs()

@@ -40,15 +40,16 @@ def test_unseen_share_is_goods_estimate_and_the_stopping_rule_needs_agreement_an
     # a hop that returned to the best optimum is no evidence: only the starts independent() counts
     hopped = _optima([("a", -1.0), ("hop_1", -1.0), ("c", -2.0), ("d", -2.0)])
     independent = lambda name: not name.startswith("hop_")  # noqa: E731
-    assert explored_enough(hopped) and not explored_enough(hopped, independent)
-    assert unseen_share(hopped, independent) == pytest.approx(1 / 3)
+    assert explored_enough(hopped) and not explored_enough(hopped, independent=independent)
+    assert unseen_share(hopped, independent=independent) == pytest.approx(1 / 3)
 
 
 def test_a_one_dimensional_matrix_stops_after_the_candidates_when_they_agree():
-    sim = simulate_responses(300, 40, model="3PL", seed=2)
-    fit = fit_irt(sim.responses, IRTConfig(model_family="decodirt"))
+    sim = simulate_responses(300, n_items=40, model="3PL", seed=2)
+    fit = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt"))
     runs = fit.starts["runs"]
     assert [run["start"] for run in runs] == ["principal_component", "sum_score"] + [
         f"direction_{d}" for d in (30, 60, 90, 120, 150)]
     assert explored_enough(fit.optima)
-    assert fit.log_posterior >= fit_irt(sim.responses, IRTConfig(model_family="decodirt", starts=12)).log_posterior - 0.1
+    assert fit.log_posterior >= fit_irt(sim.responses,
+                                        config=IRTConfig(model_family="decodirt", starts=12)).log_posterior - 0.1

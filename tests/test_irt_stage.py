@@ -33,7 +33,7 @@ class FakeResponseResult:
 
 
 def _fake_result(name: str, seed: int) -> FakeResponseResult:
-    sim = simulate_responses(60, 80, model="2PL", seed=seed)
+    sim = simulate_responses(60, n_items=80, model="2PL", seed=seed)
     responses = sim.responses.copy()
     responses.index = [f"mlp_epoch_{i:03d}" for i in range(1, 49)] + [f"real{i}" for i in range(12)]
     n_items = responses.shape[1]
@@ -50,7 +50,7 @@ def _fake_result(name: str, seed: int) -> FakeResponseResult:
 @pytest.fixture(scope="module")
 def stage_results():
     config = IRTConfig(model="2PL")
-    return [irt_for_responses(_fake_result(name, seed), config) for seed, name in enumerate(["alpha", "beta"])]
+    return [irt_for_responses(_fake_result(name, seed), config=config) for seed, name in enumerate(["alpha", "beta"])]
 
 
 def test_stage_calibrates_on_pool_and_scores_everyone(stage_results):
@@ -80,7 +80,7 @@ def test_true_score_table_is_long_and_filters_roles(stage_results):
 def test_stage_errors_name_the_dataset():
     result = _fake_result("gamma", 0)
     with pytest.raises(DataError, match="gamma: no respondent has a calibration role"):
-        irt_for_responses(result, IRTConfig(calibration_roles=("nonexistent",)))
+        irt_for_responses(result, config=IRTConfig(calibration_roles=("nonexistent",)))
     small = FakeResponseResult("delta", result.responses.iloc[:5], result.roles.iloc[:5])
     with pytest.raises(DataError, match="delta: .*at least 10"):
         irt_for_responses(small)
@@ -107,7 +107,7 @@ def test_item_summary_counts_by_hand():
         "n_items": 5,
         "n_flagged": 2,
     }
-    custom = item_summary(items, IRTConfig(difficulty_threshold=1.8, guessing_threshold=0.28))
+    custom = item_summary(items, config=IRTConfig(difficulty_threshold=1.8, guessing_threshold=0.28))
     assert custom["pct_difficulty_gt"] == 40.0 and custom["pct_guessing_gt"] == 20.0
     with pytest.raises(DataError, match="empty"):
         item_summary(items.iloc[:0])
@@ -160,9 +160,9 @@ def test_plots_return_figures(stage_results):
 
 
 def test_plot_item_curves_marks_negative_items():
-    sim = simulate_responses(132, 60, model="2PL", negative_fraction=0.2, seed=1)
+    sim = simulate_responses(132, n_items=60, model="2PL", negative_fraction=0.2, seed=1)
     for config, falling in ((IRTConfig(model="2PL"), "slope=-"), (IRTConfig(model="2PL", model_family="decodirt"), "a=-")):
-        fig = plot_item_curves(fit_irt(sim.responses, config), n_items=3)
+        fig = plot_item_curves(fit_irt(sim.responses, config=config), n_items=3)
         labels = [line.get_label() for line in fig.axes[0].lines]
         assert any(falling in label for label in labels), labels
         plt.close(fig)
@@ -176,7 +176,7 @@ def test_other_thresholds_derive_the_tables_a_refit_would_give_without_fitting(s
     assert set(SUMMARY_OPTIONS) <= set(options) and {**fit_options(options), **summary_options(options)} == options
     lenient = IRTConfig(model="2PL", difficulty_threshold=-1.0, discrimination_threshold=0.1, guessing_threshold=0.0,
                         suspect_agreement=0.2, suspect_rising_alpha=0.001)
-    refit = irt_for_responses(_fake_result("alpha", 0), lenient)
+    refit = irt_for_responses(_fake_result("alpha", 0), config=lenient)
     monkeypatch.setattr(irt_stage_module, "fit_irt", lambda *args, **kwargs: pytest.fail("with_summaries fitted"))
     derived = stage_results[0].with_summaries(lenient)
     assert len(derived.suspect_labels) > len(stage_results[0].suspect_labels)

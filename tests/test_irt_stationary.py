@@ -30,7 +30,7 @@ from irt_helpers import problem_of
 
 @pytest.mark.parametrize("model", ["3PL", "2PL"])
 def test_marginal_gradient_matches_finite_differences(model):
-    sim = simulate_responses(80, 6, model="3PL", seed=3, discrimination="normal")
+    sim = simulate_responses(80, n_items=6, model="3PL", seed=3, discrimination="normal")
     config = IRTConfig(model_family="decodirt", model=model)
     problem = problem_of(sim.responses.to_numpy(), config)
     rng = np.random.default_rng(0)
@@ -53,7 +53,7 @@ def test_marginal_gradient_matches_finite_differences(model):
 def test_the_stopping_evidence_reads_every_item():
     """The convergence test's gradient is the largest over all items: an item far from stationary makes it
     large even when the first item is at its optimum (it once read the first item's row only)."""
-    sim = simulate_responses(80, 6, model="3PL", seed=3, discrimination="normal")
+    sim = simulate_responses(80, n_items=6, model="3PL", seed=3, discrimination="normal")
     config = IRTConfig(model_family="decodirt")
     problem = problem_of(sim.responses.to_numpy(), config)
     params = np.column_stack([np.ones(6), np.zeros(6), np.full(6, -2.0)])
@@ -65,13 +65,13 @@ def test_the_stopping_evidence_reads_every_item():
 
 
 def test_a_converged_fit_is_stationary_and_says_so():
-    sim = simulate_responses(132, 60, model="3PL", seed=5, discrimination="normal")
-    fit = fit_irt(sim.responses, IRTConfig(model_family="decodirt"))
+    sim = simulate_responses(132, n_items=60, model="3PL", seed=5, discrimination="normal")
+    fit = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt"))
     record = fit.convergence()
     assert fit.stopped_by == "stationary" and fit.converged
     assert record["max_gradient"] == fit.max_gradient < record["tol_gradient"] == IRTConfig(model_family="decodirt").tol_gradient
     # a tighter gradient tolerance keeps EM going and gains next to nothing: the point was an optimum
-    tight = fit_irt(sim.responses, IRTConfig(model_family="decodirt", tol_gradient=1e-3))
+    tight = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt", tol_gradient=1e-3))
     assert tight.max_gradient < 1e-3
     assert abs(tight.log_posterior - fit.log_posterior) < 0.01
 
@@ -79,7 +79,7 @@ def test_a_converged_fit_is_stationary_and_says_so():
 def test_grid_search_equals_brute_force():
     config = IRTConfig(model_family="decodirt")
     nodes, _ = quadrature(config.quadrature, config.theta_max)
-    problem = problem_of(simulate_responses(40, 5, seed=1).responses.to_numpy(), config)
+    problem = problem_of(simulate_responses(40, n_items=5, seed=1).responses.to_numpy(), config)
     grid = item_grid(problem.lower, problem.upper)
     assert (grid >= problem.lower).all() and (grid <= problem.upper).all() and len(grid) > 1000
     rng = np.random.default_rng(2)
@@ -95,7 +95,7 @@ def test_grid_search_equals_brute_force():
 
 def test_moving_items_to_their_best_mode_raises_the_log_posterior():
     """From a stationary point of plain EM the grid moves raise the marginal log posterior (GEM)."""
-    sim = simulate_responses(132, 80, model="3PL", seed=7, discrimination="normal")
+    sim = simulate_responses(132, n_items=80, model="3PL", seed=7, discrimination="normal")
     problem = problem_of(sim.responses.to_numpy(), IRTConfig(model_family="decodirt"))
     start = np.column_stack([np.full(80, 0.3), np.zeros(80), np.full(80, -3.0)])
     params, record = run_em(start, problem)
@@ -148,7 +148,7 @@ def _perturbed_log_posteriors(matrix, monkeypatch, quick: bool = False) -> list[
         monkeypatch.setattr(mstep, "MAX_STEP", max_step)
         monkeypatch.setattr(mstep, "M_STEPS", m_steps)
         monkeypatch.setattr(multistart, "start_scores", order)
-        fit = fit_irt(matrix, IRTConfig(model_family="decodirt"))
+        fit = fit_irt(matrix, config=IRTConfig(model_family="decodirt"))
         assert fit.converged
         values.append(fit.log_posterior)
     return values
@@ -175,7 +175,7 @@ def test_participations_coarse_grid_makes_a_second_optimum_along_the_scale():
     from benchirt.irt.models import shifted_log_posterior
 
     matrix = _calibration_matrix("participation")
-    coarse = fit_irt(matrix, IRTConfig(model_family="decodirt", refine_quadrature=False))
+    coarse = fit_irt(matrix, config=IRTConfig(model_family="decodirt", refine_quadrature=False))
     assert coarse.quadrature_nodes == 41 and coarse.quadrature_error > 0.05
     items = coarse.items[coarse.informative]
     a, b, c = (items[name].to_numpy() for name in ("discrimination", "difficulty", "guessing"))
@@ -209,9 +209,9 @@ def test_every_optimum_is_reported_with_parameters_that_reproduce_its_log_poster
     from benchirt.irt.models import marginal_log_likelihood
     from benchirt.irt.stage import optima_summary
 
-    sim = simulate_responses(1000, 50, model="2PL", seed=0, discrimination="normal")
+    sim = simulate_responses(1000, n_items=50, model="2PL", seed=0, discrimination="normal")
     config = IRTConfig(model_family="decodirt", model="2PL", starts=2)
-    fit = fit_irt(sim.responses, config)
+    fit = fit_irt(sim.responses, config=config)
     assert len(fit.optima) == 2 and fit.at_optimum(0) is fit
     nodes, log_w = quadrature(fit.quadrature_nodes, config.theta_max)  # the fit's grid
     (ma, sa), (mb, sb) = config.prior_discrimination, config.prior_difficulty

@@ -1,8 +1,10 @@
 """Each lazily-exporting package has an ``__init__.pyi`` stub that type checkers and IDEs read (SPEC 1 style).
 
-The stub cannot drift from the runtime: it re-exports exactly the names of the package's ``lazy_exports``
-table, each from the module the table names, declares the names ``__init__.py`` defines eagerly, and has
-the same ``__all__``.
+The stub is the package's one list of public names: ``__init__.py`` derives its ``__all__`` and its lazy
+table from it (:func:`benchirt.lazy.attach_stub`) and lists none itself. The runtime cannot drift from the
+stub: the lazy table is exactly the stub's re-exports, each from the module the stub names (and that module
+really defines or re-exports the object), the stub declares the names ``__init__.py`` defines eagerly, and
+``__all__`` is the stub's.
 """
 from __future__ import annotations
 
@@ -14,13 +16,13 @@ from pathlib import Path
 import pytest
 
 import benchirt
-from benchirt.lazy import LazyPackage
+from benchirt.lazy import LazyPackage, attach_stub, stub_exports
 
 ROOT = Path(benchirt.__file__).resolve().parent
 
 
 def _lazy_packages() -> list[str]:
-    """Every benchirt package whose ``__init__`` calls ``lazy_exports`` (found at runtime, not listed by hand)."""
+    """Every lazy benchirt package (found at runtime, not listed by hand)."""
     names = []
     for info in pkgutil.walk_packages([str(ROOT)], "benchirt."):
         if info.ispkg and type(importlib.import_module(info.name)) is LazyPackage:
@@ -62,7 +64,7 @@ def test_stub_reexports_exactly_the_lazy_table(package):
     module = importlib.import_module(package)
     reexports, declared, all_names = _stub(package)
     stub = f"{package.replace('.', '/')}/__init__.pyi"
-    assert reexports == dict(module._lazy_exports), f"make {stub} re-export exactly the lazy_exports table"
+    assert reexports == dict(module._lazy_exports), f"make {stub} re-export exactly the lazy table"
     eager = {name for name in module.__all__ if name not in module._lazy_exports}
     assert declared == eager, f"declare in {stub} the public names __init__.py defines itself"
     assert all_names == list(module.__all__), f"copy __all__ into {stub}"
@@ -76,3 +78,35 @@ def test_every_stub_name_is_the_runtime_object(package):
     for name, defining in reexports.items():
         assert getattr(module, name) is getattr(importlib.import_module(defining), name), (package, name)
 
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
+def test_the_init_lists_no_public_name_itself(package):
+    """One list: ``__init__.py`` takes ``__all__`` and the lazy table from the stub, it spells out neither."""
+    tree = ast.parse(ROOT.joinpath(*package.split(".")[1:], "__init__.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        assert not (isinstance(node, ast.Assign) and "__all__" in [getattr(t, "id", None) for t in node.targets]), \
+            f"{package}: __all__ spelled out in __init__.py"
+        assert not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "lazy_exports"), \
+            f"{package}: a lazy table spelled out in __init__.py"
+
+
+def test_stub_exports_reads_reexports_and_all(tmp_path):
+    stub = tmp_path / "__init__.pyi"
+    stub.write_text("from pathlib import Path\nfrom benchirt.m import A as A, B\nfrom benchirt.n import c as c\n"
+                    "def d(path: Path) -> None: ...\n__all__ = ['A', 'c', 'd']\n", encoding="utf-8")
+    assert stub_exports(stub) == ({"A": "benchirt.m", "c": "benchirt.n"}, ["A", "c", "d"])
+    (tmp_path / "bare.pyi").write_text("from benchirt.m import A as A\n", encoding="utf-8")
+    with pytest.raises(ImportError, match="no __all__"):
+        stub_exports(tmp_path / "bare.pyi")
+
+
+def test_attach_stub_refuses_a_stub_that_disagrees_with_the_init(tmp_path, monkeypatch):
+    """A name in ``__all__`` that is neither re-exported nor defined, or a re-export ``__all__`` omits, fails the import."""
+    import types
+
+    (tmp_path / "__init__.pyi").write_text("from benchirt.m import A as A\nfrom benchirt.m import B as B\n"
+                                           "__all__ = ['A', 'z']\n", encoding="utf-8")
+    monkeypatch.setitem(__import__("sys").modules, "fake_lazy_package", types.ModuleType("fake_lazy_package"))
+    with pytest.raises(ImportError, match=r"\['z'\].*\['B'\]"):
+        attach_stub("fake_lazy_package", str(tmp_path / "__init__.py"))

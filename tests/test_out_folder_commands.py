@@ -62,7 +62,7 @@ def test_force_never_overwrites_a_name_the_command_writes(command, users_folder,
 
 def _responses(tmp_path: Path) -> Path:
     path = tmp_path / "responses.csv"
-    simulate_responses(30, 12, model="1PL", seed=3).responses.rename_axis("respondent").reset_index().to_csv(
+    simulate_responses(30, n_items=12, model="1PL", seed=3).responses.rename_axis("respondent").reset_index().to_csv(
         path, index=False)
     return path
 

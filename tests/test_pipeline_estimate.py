@@ -94,9 +94,9 @@ def test_expected_wall_time_follows_execution_tasks():
     table = pd.DataFrame({"respond_s": [12.0, 2.0], "respond_tasks_s": [[2.0, 4.0, 3.0, 3.0], [1.0, 1.0]],
                           "irt_s": [1.0, 1.0]})
     # whole datasets: 13 | 3 on 2 workers; fit tasks: respond 8 (the small dataset fits in), then irt 1
-    assert expected_wall_seconds(table, 2, "datasets") == 13
-    assert expected_wall_seconds(table, 2, "fits") == pytest.approx(8 + 1)
-    assert expected_wall_seconds(table, 1, "fits") == 16
+    assert expected_wall_seconds(table, 2, tasks="datasets") == 13
+    assert expected_wall_seconds(table, 2, tasks="fits") == pytest.approx(8 + 1)
+    assert expected_wall_seconds(table, 1, tasks="fits") == 16
 
 
 def test_estimate_command_prints_every_dataset_and_runs_nothing(tmp_path, capsys):
@@ -216,7 +216,7 @@ def test_the_estimate_costs_the_units_the_fits_run(config):
              "fixed_seconds_per_fit": {**TOY_MODEL["fixed_seconds_per_fit"], "knn_3": 0.0}}
     cost = response_cost(Shape(20000, 10, 2, "x"), config, model)
     [spec] = resolve_suite("builtin:iris")
-    plan = FitPlan(prepare(spec.load(), config), resolve_pool(config.pool, config.extra), config)
+    plan = FitPlan(prepare(spec.load(), config), resolve_pool(config.pool, extra=config.extra), config)
     handed = plan.take()
     if config.time_budget is not None:
         for unit in handed:
@@ -255,7 +255,8 @@ def test_suite_wide_stages_cost_a_constant_per_dataset_and_rated_classifier():
 
     table = pd.DataFrame({"respond_s": [12.0, 2.0], "respond_tasks_s": [[2.0, 4.0, 3.0, 3.0], [1.0, 1.0]],
                           "irt_s": [1.0, 1.0]})
-    assert expected_wall_seconds(table, 2, "fits", sum(suite.values())) == pytest.approx(8 + 1 + 38 + 9.6)
+    assert expected_wall_seconds(table, 2, tasks="fits",
+                                 suite_seconds=sum(suite.values())) == pytest.approx(8 + 1 + 38 + 9.6)
 
 
 def test_group_factors_are_recovered_from_per_dataset_totals():

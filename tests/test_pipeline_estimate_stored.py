@@ -48,14 +48,14 @@ def test_the_shapes_of_a_stored_field_are_read_without_importing(tmp_path):
     """Flows with two runs: one respondent per flow, the held-out half of the rows the items; one run per flow: every
     row an item; max_items caps both; the file without answers is left out, as the import leaves it out."""
     config = load_config(stored_config(tmp_path, max_items=25))
-    shapes = {shape.dataset: shape for shape in stored_shapes(config.stage_config("respond"), config.base_dir)}
+    shapes = {shape.dataset: shape for shape in stored_shapes(config.stage_config("respond"), base_dir=config.base_dir)}
     assert set(shapes) == {"alpha", "beta"}
     alpha, beta = shapes["alpha"], shapes["beta"]
     assert (alpha.runs, alpha.flows, alpha.cells, alpha.respondents, alpha.items) == (12, 6, 480, 6, 20)
     assert (beta.runs, beta.flows, beta.cells, beta.respondents, beta.items) == (4, 4, 120, 4, 25)
     assert alpha.source == SCANNED
     every_run = load_config(stored_config(tmp_path, per_flow="all"))
-    shapes = stored_shapes(every_run.stage_config("respond"), every_run.base_dir)
+    shapes = stored_shapes(every_run.stage_config("respond"), base_dir=every_run.base_dir)
     assert [(shape.respondents, shape.items) for shape in shapes] == [(12, 40), (4, 30)]
 
 
@@ -65,8 +65,8 @@ def test_the_scanned_shapes_are_those_the_import_fits(tmp_path):
 
     config = load_config(stored_config(tmp_path, max_items=25))
     responses = config.stage_config("respond")
-    imported = imported_results(responses, config.base_dir)
-    assert {shape.dataset: (shape.respondents, shape.items) for shape in stored_shapes(responses, config.base_dir)} == {
+    imported = imported_results(responses, base_dir=config.base_dir)
+    assert {shape.dataset: (shape.respondents, shape.items) for shape in stored_shapes(responses, base_dir=config.base_dir)} == {
         name: result.responses.shape for name, result in imported.items()}
 
 
@@ -114,20 +114,21 @@ def test_the_irt_law_by_hand():
 
 def test_a_long_irt_stage_is_announced_with_the_option_that_cuts_it(tmp_path):
     config = load_config(stored_config(tmp_path))
-    assert long_run_warning(config, {"irt_seconds": LAW}) is None  # 6 x 20 and 4 x 30: well under 10 CPU-min
-    assert long_run_warning(config, LONG, threshold=60.0) == (
+    assert long_run_warning(config, model={"irt_seconds": LAW}) is None  # 6 x 20 and 4 x 30: well under 10 CPU-min
+    assert long_run_warning(config, model=LONG, threshold=60.0) == (
         "Long IRT stage ahead: estimated 4 CPU-min over 2 dataset(s) (the largest alpha: 6 respondents x 20 items, "
         "2 CPU-min), over the warning threshold of 1 CPU-min; on 1 worker(s) about 4 min. To cut it: "
         "respond.max_items: 6 keeps it under 1 CPU-min (the IRT stage's cost grows with the items), or more workers "
         "(--n-jobs N, execution.n_jobs: the datasets are fitted side by side). benchirt run CONFIG --estimate shows "
         "each dataset.")
-    assert long_run_warning(load_config(stored_config(tmp_path), stages=["respond"]), LONG, threshold=60.0) is None
+    assert long_run_warning(load_config(stored_config(tmp_path), stages=["respond"]), model=LONG,
+                            threshold=60.0) is None
 
 
 def test_a_trained_suite_is_bounded_by_its_largest_test_part(tmp_path):
     """No dataset is loaded: each is costed at respond.max_test items, and max_test is the option named."""
     config = load_config({"suite": "builtin:iris,wine", "respond": {"max_test": 50}})
-    warning = long_run_warning(config, LONG, threshold=60.0)
+    warning = long_run_warning(config, model=LONG, threshold=60.0)
     assert "over 2 dataset(s)" in warning and "x 50 items" in warning
     assert "To cut it: respond.max_test: " in warning
 
@@ -158,7 +159,7 @@ def test_a_source_read_in_full_has_the_shapes_of_the_scan(tmp_path):
     responses = config.stage_config("respond")
     read = [read_shape(matrix, responses) for matrix in read_matrices(
         [tmp_path / "field" / "alpha.csv", tmp_path / "field" / "beta.csv"])]
-    scanned = stored_shapes(responses, config.base_dir)
+    scanned = stored_shapes(responses, base_dir=config.base_dir)
     assert [shape.source for shape in read] == [READ, READ]
     assert [(s.dataset, s.runs, s.flows, s.cells, s.respondents, s.items) for s in read] == [
         (s.dataset, s.runs, s.flows, s.cells, s.respondents, s.items) for s in scanned]

@@ -89,7 +89,7 @@ def test_a_capped_dataset_ships_only_the_rows_its_fits_use(specs):
 
 def test_plan_order_progress_and_time_budget(specs):
     prepared = prepare(specs[0].load(), SMALL)
-    pool = resolve_pool(SMALL.pool, ())
+    pool = resolve_pool(SMALL.pool, extra=())
     plan = FitPlan(prepared, pool, SMALL)
     units = plan.take()
     # first folds (unscaled, scaled), the ladder, then folds 2-3 and the final fit of each kind
@@ -217,7 +217,7 @@ def test_the_makespan_estimate_hands_out_tasks_as_the_executor_does(specs, worke
     from benchirt.responses.units import plan_units
 
     config = replace(SMALL, pool=("gaussian_nb", "knn_3"), ladder_epochs=2)
-    first, rest = plan_units(resolve_pool(config.pool, ()), config.cv_folds, config.ladder_epochs)
+    first, rest = plan_units(resolve_pool(config.pool, extra=()), config.cv_folds, config.ladder_epochs)
     labels = ["preparation"] + [unit.label for unit in first + rest]
     rng = random.Random(workers)
     durations = [[rng.uniform(0.5, 5.0) for _ in labels] for _ in specs]

@@ -66,7 +66,7 @@ def test_preflight_skips_only_what_is_projected_over_the_limit(monkeypatch):
     monkeypatch.setattr(preflight_module, "shape_before_loading", lambda spec, ask_server=True: shape)
     peak = response_cost(shape, config, TOY_MODEL)["peak_bytes"]  # 30*7e6 + 32*1e6 + 1e8 = 342 MB
     assert peak == pytest.approx(30.0 * 70000 * 100 + 4 * 8 * 10000 * 100 + 1e8)
-    over = preflight(None, config, peak - 1, TOY_MODEL, "test limit")
+    over = preflight(None, config, peak - 1, TOY_MODEL, limit_source="test limit")
     assert over.skip_reason.startswith("memory guard: 70000 rows x 100 features (faked) would need about 0.3 GB")
     assert "test limit" in over.skip_reason
     under = preflight(None, config, peak + 1, TOY_MODEL)

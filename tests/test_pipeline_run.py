@@ -299,7 +299,7 @@ def test_rating_score_decides_ratings_and_leaderboard_and_report_labels_decodirt
     config_used = RatingConfig(n_permutations=0, n_bootstrap=50, score=score)
     pd.testing.assert_frame_equal(rating.tournament.table, glicko_tournament(expected, config=config_used).table)
     pd.testing.assert_frame_equal(rating.leaderboard[["classifier", "bt_rating"]],
-                                  leaderboard(expected, config_used).table[["classifier", "bt_rating"]])
+                                  leaderboard(expected, config=config_used).table[["classifier", "bt_rating"]])
     assert f"won by the higher {human_value(score)}" in (out / "report.html").read_text()
 
 
@@ -416,7 +416,8 @@ def test_a_threshold_change_reuses_every_fit_and_derives_the_tables_again(finish
         assert before[name].statistics["pct_difficulty_gt"] < 100.0 == irt.statistics["pct_difficulty_gt"]
         assert len(irt.suspect_labels) > len(before[name].suspect_labels)
         # what fitting again under the new thresholds gives
-        fresh = irt_for_responses(results.respond[name], IRTConfig.from_dict({**SMALL.get("irt", {}), **thresholds}))
+        fresh = irt_for_responses(results.respond[name],
+                                  config=IRTConfig.from_dict({**SMALL.get("irt", {}), **thresholds}))
         pd.testing.assert_frame_equal(irt.suspect_labels, fresh.suspect_labels)
         assert irt.statistics == fresh.statistics | {"seconds": irt.statistics["seconds"]}
     assert (results.subset.parameters["difficulty_mean"] == 100.0).all()  # the subsets read the new summaries

@@ -82,7 +82,8 @@ def test_users_own_package_when_listed(tmp_path, monkeypatch):
     with pytest.raises(ConfigError, match="'my_models.Mine' is outside the allowed packages"):
         ResponseConfig.from_dict({"extra": {"mine": {"estimator": "my_models.Mine"}}})
     # a re-exported class counts where it is defined (sklearn: allowed), not where it is found
-    assert resolve_classifier_class("my_models.Reexported", ["my_models"]).__name__ == "DummyClassifier"
+    assert resolve_classifier_class("my_models.Reexported",
+                                    allowed_packages=["my_models"]).__name__ == "DummyClassifier"
 
 
 def test_os_system_in_config_runs_nothing(tmp_path):

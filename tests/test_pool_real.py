@@ -58,7 +58,7 @@ def test_unknown_name_lists_known_ones():
 
 def test_extra_estimator_by_dotted_path():
     extra = ExtraEstimator.from_dict("logreg", {"estimator": "sklearn.linear_model.LogisticRegression", "params": {"C": 0.5}})
-    pool = resolve_pool(("gaussian_nb",), (extra,))
+    pool = resolve_pool(("gaussian_nb",), extra=(extra,))
     assert [spec.name for spec in pool] == ["gaussian_nb", "logreg"]
     model = pool[1].build(seed=3)
     assert isinstance(model, LogisticRegression) and model.C == 0.5 and model.random_state == 3
@@ -83,4 +83,4 @@ def test_bad_extra_estimators(entry, fragment):
 
 def test_duplicate_names_rejected():
     with pytest.raises(ConfigError, match="more than once"):
-        resolve_pool(("svc",), (ExtraEstimator("svc", "sklearn.svm.LinearSVC"),))
+        resolve_pool(("svc",), extra=(ExtraEstimator("svc", "sklearn.svm.LinearSVC"),))

@@ -158,8 +158,8 @@ def test_plots_return_figures_for_both_modes():
     tournament = glicko_tournament(scores)
     analysis = permutation_analysis(scores, n_permutations=10)
     figures = [
-        plots.plot_ratings(tournament), plots.plot_ratings(tournament, analysis),
-        plots.plot_trajectories(tournament, "rd"), plots.plot_rank_distribution(analysis),
+        plots.plot_ratings(tournament), plots.plot_ratings(tournament, permutation=analysis),
+        plots.plot_trajectories(tournament, value="rd"), plots.plot_rank_distribution(analysis),
     ]
     for mode in ("blocks", "decodirt"):
         comparison = friedman_nemenyi(scores, mode=mode)
@@ -203,7 +203,7 @@ def test_rate_writes_leaderboard_and_pairwise_with_contract_columns(tmp_path, ca
     assert "separated_on_suite" in pairwise and pairwise["separated_on_suite"].isna().all()
     assert pairwise["separated"].dtype == bool and (pairwise["separated"] == (pairwise["p_adjusted"] <= 0.05)).all()
     config = RatingConfig(score="score", glicko="decodirt", n_bootstrap=100, rope=0.05, seed=3)
-    expected = leaderboard(pd.read_csv(csv), config)
+    expected = leaderboard(pd.read_csv(csv), config=config)
     np.testing.assert_allclose(board["bt_low"], expected.table["bt_low"])
     np.testing.assert_allclose(pairwise["p_equivalent"], expected.pairwise["p_equivalent"])
     # ratings.csv stays the Glicko table, here the glicko2 package's (decodIRT) variant.

@@ -60,7 +60,7 @@ def worked_example(glicko):
     result = np.full((1, 4, 4), np.nan)
     result[0, 0, 1:] = [1.0, 0.0, 0.0]
     result[0, 1:, 0] = [0.0, 1.0, 1.0]
-    mu, phi, sigma, _ = update_period((rating - 1500) / SCALE, rd / SCALE, np.full((1, 4), 0.06), result, glicko)
+    mu, phi, sigma, _ = update_period((rating - 1500) / SCALE, rd / SCALE, np.full((1, 4), 0.06), result, glicko=glicko)
     return mu[0, 0] * SCALE + 1500, phi[0, 0] * SCALE, sigma[0, 0]
 
 

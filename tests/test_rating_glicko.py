@@ -121,16 +121,16 @@ def test_orders_change_results_and_are_validated(tmp_path):
     order_file.write_text("# my order\n" + "\n".join(f"d{i}" for i in reversed(range(6))) + "\n\n")
     from_file = glicko_tournament(scores, order=str(order_file))
     pd.testing.assert_frame_equal(from_file.table, backward.table)
-    assert resolve_order(["b", "a"], "given") == ["b", "a"]
-    assert resolve_order(["b", "a", "c"], "random:3") == resolve_order(["c", "b", "a"], "random:3")
+    assert resolve_order(["b", "a"], order="given") == ["b", "a"]
+    assert resolve_order(["b", "a", "c"], order="random:3") == resolve_order(["c", "b", "a"], order="random:3")
     with pytest.raises(ConfigError, match="missing dataset.*d5"):
         glicko_tournament(scores, order=[f"d{i}" for i in range(5)])
     with pytest.raises(ConfigError, match="unknown dataset.*nope"):
-        resolve_order(["a"], ["a", "nope"])
+        resolve_order(["a"], order=["a", "nope"])
     with pytest.raises(ConfigError, match="random:SEED"):
-        resolve_order(["a"], "random:x")
+        resolve_order(["a"], order="random:x")
     with pytest.raises(ConfigError, match="existing file"):
-        resolve_order(["a"], "no_such_order_file.txt")
+        resolve_order(["a"], order="no_such_order_file.txt")
 
 
 def test_bad_scores_are_reported_with_dataset_and_classifier():

@@ -91,7 +91,7 @@ def test_newton_fit_equals_lbfgs_on_wide_fields_with_absences_ties_and_an_unbeat
 
 def test_unbeaten_classifier_gets_a_finite_rating_and_ties_count_half():
     matrix = np.array([[1.0, 0.5, 0.2], [1.0, 0.3, 0.3], [1.0, 0.9, 0.1]])
-    board = leaderboard(long_from_matrix(matrix, ["best", "mid", "low"]), FAST).table.set_index("classifier")
+    board = leaderboard(long_from_matrix(matrix, ["best", "mid", "low"]), config=FAST).table.set_index("classifier")
     assert np.isfinite(board["bt_rating"]).all() and board.loc["best", "bt_rating"] > 1750
     assert board.loc["best", ["wins", "losses", "ties"]].tolist() == [6, 0, 0]
     assert board.loc["mid", ["wins", "losses", "ties"]].tolist() == [2, 3, 1]
@@ -108,15 +108,15 @@ def test_identical_under_100_dataset_orders():
     matrix[2, 4] = np.nan
     scores = long_from_matrix(matrix)
     config = RatingConfig(n_bootstrap=30)
-    reference, *_ = bradley_terry_table(scores, config)
+    reference, *_ = bradley_terry_table(scores, config=config)
     assert reference["bt_low"].notna().all()
     for seed in range(100):
-        table, *_ = bradley_terry_table(scores.sample(frac=1.0, random_state=seed), config)
+        table, *_ = bradley_terry_table(scores.sample(frac=1.0, random_state=seed), config=config)
         pd.testing.assert_frame_equal(table, reference, check_exact=False, rtol=0, atol=1e-9)
     # The whole leaderboard (Glicko-2 aside, which is order-dependent by design) in a few orders.
-    full = leaderboard(scores, FAST)
+    full = leaderboard(scores, config=FAST)
     for seed in range(2):
-        board = leaderboard(scores.sample(frac=1.0, random_state=seed), FAST)
+        board = leaderboard(scores.sample(frac=1.0, random_state=seed), config=FAST)
         pd.testing.assert_frame_equal(board.table, full.table, check_exact=False, rtol=0, atol=1e-9)
         pd.testing.assert_frame_equal(board.pairwise, full.pairwise, check_exact=False, rtol=0, atol=1e-9)
 
@@ -129,7 +129,7 @@ def coverage(n_simulations: int, n_replicates: int, k: int = 15, n_datasets: int
     rng = np.random.default_rng(seed)
     strength = np.linspace(-1.5, 1.5, k)
     truth = 1500 + RATING_PER_THETA * (strength - strength.mean())
-    counts = bootstrap_counts(n_datasets, n_replicates, seed)
+    counts = bootstrap_counts(n_datasets, n_replicates, seed=seed)
     per_fit = max(1, 20_000 // n_replicates)
     ratings = []
     for start in range(0, n_simulations, per_fit):
@@ -163,7 +163,7 @@ def test_interval_coverage_full_size():
 def test_tiers_are_consecutive_follow_the_separation_and_plot_shades_them():
     rng = np.random.default_rng(8)
     matrix = bt_scores(np.array([3.0, 2.9, 0.0, -0.1, -3.0]), 30, rng)
-    board = leaderboard(long_from_matrix(matrix), RatingConfig(n_bootstrap=300, n_permutations=0))
+    board = leaderboard(long_from_matrix(matrix), config=RatingConfig(n_bootstrap=300, n_permutations=0))
     table, pairwise = board.table, board.pairwise
     # three clearly separated groups of strengths: {3, 2.9}, {0, -0.1}, {-3}
     assert table["tier"].tolist() == [1, 1, 2, 2, 3]
@@ -193,7 +193,7 @@ def test_tiers_are_consecutive_follow_the_separation_and_plot_shades_them():
 def test_verdict_names_leader_separated_and_inseparable_classifiers():
     rng = np.random.default_rng(2)
     matrix = bt_scores(np.array([1.0, 0.95, 0.9, -2.0]), 12, rng)
-    board = leaderboard(long_from_matrix(matrix, ["A", "B", "C", "D"]), FAST)
+    board = leaderboard(long_from_matrix(matrix, ["A", "B", "C", "D"]), config=FAST)
     first = board.table["classifier"].iloc[0]
     verdict = board.verdict()
     rows = board.pairwise[board.pairwise["a"] == first]
@@ -207,7 +207,7 @@ def test_verdict_names_leader_separated_and_inseparable_classifiers():
 
 def test_two_classifiers():
     matrix = np.array([[0.9, 0.1], [0.8, 0.2], [0.7, 0.7], [0.2, 0.6]])
-    result = rate(long_from_matrix(matrix, ["x", "y"]), FAST)
+    result = rate(long_from_matrix(matrix, ["x", "y"]), config=FAST)
     board = result.leaderboard.set_index("classifier")
     assert board.loc["x", ["wins", "losses", "ties"]].tolist() == [2, 1, 1]
     assert board.loc["x", "bt_rating"] - 1500 == pytest.approx(1500 - board.loc["y", "bt_rating"], abs=1e-9)
@@ -217,7 +217,7 @@ def test_two_classifiers():
 
 
 def test_one_dataset_has_undefined_intervals_and_says_so():
-    result = rate(long_from_matrix(np.array([[0.9, 0.5, 0.1]]), ["a", "b", "c"]), FAST)
+    result = rate(long_from_matrix(np.array([[0.9, 0.5, 0.1]]), ["a", "b", "c"]), config=FAST)
     board = result.leaderboard
     assert list(board.columns)[:len(LEADERBOARD_COLUMNS)] == list(LEADERBOARD_COLUMNS)
     assert board[["bt_low", "bt_high", "rank_low", "rank_high"]].isna().all().all()
@@ -228,7 +228,7 @@ def test_one_dataset_has_undefined_intervals_and_says_so():
 
 def test_one_dataset_prints_no_glicko_interval_no_order_analysis_and_a_singular():
     result = rate(long_from_matrix(np.array([[0.9, 0.5, 0.1]]), ["a", "b", "c"]),
-                  RatingConfig(n_bootstrap=50, n_permutations=20))
+                  config=RatingConfig(n_bootstrap=50, n_permutations=20))
     assert result.permutation is None and any("no dataset-order analysis and no Glicko-2 intervals" in note
                                               for note in result.notes)
     text = format_summary(result)
@@ -238,7 +238,7 @@ def test_one_dataset_prints_no_glicko_interval_no_order_analysis_and_a_singular(
 
 
 def test_all_ties():
-    result = rate(long_from_matrix(np.full((5, 4), 0.7)), FAST)
+    result = rate(long_from_matrix(np.full((5, 4), 0.7)), config=FAST)
     board = result.leaderboard
     np.testing.assert_allclose(board["bt_rating"], 1500.0, atol=1e-9)
     assert (board["rank"] == 1).all() and (board["tier"] == 1).all() and (board["ties"] == 15).all()
@@ -251,7 +251,7 @@ def test_classifier_missing_on_some_datasets():
     rng = np.random.default_rng(4)
     matrix = bt_scores(np.array([0.5, 0.0, -0.5, 0.2]), 10, rng)
     matrix[:6, 3] = np.nan
-    board = leaderboard(long_from_matrix(matrix), FAST)
+    board = leaderboard(long_from_matrix(matrix), config=FAST)
     table = board.table.set_index("classifier")
     assert table.loc["c03", "n_datasets"] == 4 and table.loc["c03", ["wins", "losses", "ties"]].sum() == 12
     assert (board.pairwise.loc[(board.pairwise[["a", "b"]] == "c03").any(axis=1), "n_datasets"] == 4).all()
@@ -263,7 +263,7 @@ def test_pairwise_tests_and_holm_correction():
     rng = np.random.default_rng(6)
     matrix = pd.DataFrame(rng.normal(0.7, 0.05, (20, 4)), columns=list("abcd"))
     matrix["a"] += 0.05
-    table = leaderboard(long_from_matrix(matrix.to_numpy(), list("abcd")), FAST).pairwise
+    table = leaderboard(long_from_matrix(matrix.to_numpy(), list("abcd")), config=FAST).pairwise
     p = table["wilcoxon_p"].to_numpy()
     order = np.argsort(p)
     holm = np.minimum(1, np.maximum.accumulate(p[order] * (len(p) - np.arange(len(p)))))
@@ -276,7 +276,7 @@ def test_pairwise_tests_and_holm_correction():
 def test_single_classifier_is_refused():
     with pytest.raises(LeaderboardError, match="at least two classifiers"):
         leaderboard(long_from_matrix(np.ones((3, 1))))
-    result = rate(long_from_matrix(np.ones((3, 1))), FAST)
+    result = rate(long_from_matrix(np.ones((3, 1))), config=FAST)
     assert result.leaderboard.empty and "no leaderboard" in result.verdict
 
 
@@ -312,18 +312,18 @@ def test_a_wide_field_whose_glicko_would_diverge_is_played_weighted_per_dataset_
     assert diverges(match_outcomes(wide)) > 0                          # unweighted, it diverges
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)                  # and weighted, no overflow at all
-        board = leaderboard(long_from_matrix(wide), config)
+        board = leaderboard(long_from_matrix(wide), config=config)
     note = [n for n in board.notes if n.startswith("Glicko-2 with every game counted diverged")]
     assert len(note) == 1 and "of 60 classifiers" in note[0] and "weighted 1/(opponents" in note[0], board.notes
     assert board.table["glicko_rating"].between(1000, 2000).all() and (board.table["glicko_rd"] < 350).all()
     assert board.table["bt_rating"].between(500, 2500).all()
-    small = leaderboard(long_from_matrix(rng.normal(0, 1, 19)[None, :] + rng.normal(0, 1, (5, 19))), config)
+    small = leaderboard(long_from_matrix(rng.normal(0, 1, 19)[None, :] + rng.normal(0, 1, (5, 19))), config=config)
     assert not [n for n in small.notes if n.startswith("Glicko-2")]
 
 
 def test_one_tier_draws_no_band_and_no_tier_label_and_the_verdict_no_tier_sentence():
     rng = np.random.default_rng(6)
-    board = leaderboard(long_from_matrix(bt_scores(np.array([0.3, 0.2, 0.1, 0.0]), 8, rng)), FAST)
+    board = leaderboard(long_from_matrix(bt_scores(np.array([0.3, 0.2, 0.1, 0.0]), 8, rng)), config=FAST)
     assert board.table["tier"].nunique() == 1
     figure = plot_leaderboard(board.table)
     labels = [tick.get_text() for tick in figure.axes[0].get_yticklabels()]

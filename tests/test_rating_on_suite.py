@@ -86,10 +86,10 @@ def test_family_wise_error_on_null_fields_and_power_on_a_planted_one():
     separated from every other classifier."""
     rng = np.random.default_rng(0)
     names = [f"c{i}" for i in range(6)]
-    errors = sum(on_suite_step_down(_field(rng, 6, 3, 300, np.zeros(6)), names, 400, seed=s).better.any()
+    errors = sum(on_suite_step_down(_field(rng, 6, 3, 300, np.zeros(6)), names, n_tables=400, seed=s).better.any()
                  for s in range(20))
     assert errors <= 3
-    planted = on_suite_step_down(_field(rng, 6, 3, 300, [0.1, 0, 0, 0, 0, 0]), names, 400)
+    planted = on_suite_step_down(_field(rng, 6, 3, 300, [0.1, 0, 0, 0, 0, 0]), names, n_tables=400)
     assert planted.better[0, 1:].all() and planted.rank_low[0] == planted.rank_high[0] == 1
 
 
@@ -117,7 +117,7 @@ def test_the_oracle_never_heads_the_verdict_and_is_drawn_as_a_reference_line():
     from benchirt.report.conclusions import leaderboard_table
 
     scores, rows = _field_with_references()
-    result = rate(scores, RatingConfig(score="score", n_permutations=0, n_bootstrap=200), rows=rows,
+    result = rate(scores, config=RatingConfig(score="score", n_permutations=0, n_bootstrap=200), rows=rows,
                   roles={"optimal": "artificial", "pessimal": "artificial"})
     board = result.leaderboard
     assert board["classifier"].iloc[0] == "optimal" and board["role"].tolist().count("artificial") == 2
@@ -139,7 +139,7 @@ def test_with_scores_only_the_verdict_on_this_suite_says_it_cannot_be_computed()
     from benchirt.rating import RatingConfig, rate
 
     scores, _ = _field_with_references()
-    result = rate(scores, RatingConfig(score="score", n_permutations=0, n_bootstrap=100))
+    result = rate(scores, config=RatingConfig(score="score", n_permutations=0, n_bootstrap=100))
     assert "On this suite" not in result.verdict and result.leaderboard["rank_low_on_suite"].isna().all()
     assert any(note.startswith("no verdict on this suite: only scores were given") for note in result.notes)
 
@@ -148,7 +148,7 @@ def test_with_few_datasets_the_verdict_on_this_suite_comes_first_and_says_why():
     from benchirt.rating import RatingConfig, rate
 
     scores, rows = _field_with_references(n_datasets=3)
-    result = rate(scores, RatingConfig(score="score", n_permutations=0, n_bootstrap=200), rows=rows,
+    result = rate(scores, config=RatingConfig(score="score", n_permutations=0, n_bootstrap=200), rows=rows,
                   roles={"optimal": "artificial", "pessimal": "artificial"})
     assert not result.pairwise["separated"].any() and result.pairwise["separated_on_suite"].any()
     assert result.verdict.startswith("On this suite (on these test rows, which is more accurate?), reported "
@@ -167,7 +167,7 @@ def test_entrants_left_off_a_sparse_board_are_placed_and_marked():
     rows = [(f"d{d}", f"c{i:02d}", skill[i] + 0.2 * rng.normal()) for d in range(8) for i in range(12)
             if f"c{i:02d}" not in few or d in few[f"c{i:02d}"]]
     result = rate(pd.DataFrame(rows, columns=["dataset", "classifier", "score"]),
-                  RatingConfig(score="score", n_permutations=0, n_bootstrap=100))
+                  config=RatingConfig(score="score", n_permutations=0, n_bootstrap=100))
     placed = result.left_out.set_index("classifier")
     assert set(placed.index) == {"c00", "c11"} and placed["placed_by_model"].all()
     assert placed.loc["c00", "placed_rank_low"] <= 2 and placed.loc["c11", "placed_rank_high"] >= 11
@@ -180,7 +180,7 @@ def test_the_conclusions_give_each_verdict_its_own_bullet():
     from benchirt.report.conclusions import OTHER_VERDICT, rating_sentences
 
     scores, rows = _field_with_references()
-    result = rate(scores, RatingConfig(score="score", n_permutations=0, n_bootstrap=200), rows=rows,
+    result = rate(scores, config=RatingConfig(score="score", n_permutations=0, n_bootstrap=200), rows=rows,
                   roles={"optimal": "artificial", "pessimal": "artificial"})
     verdict, _ = rating_sentences(result)
     assert verdict[0].startswith("Primary verdict — ") and "Across datasets" in verdict[0]
@@ -196,10 +196,11 @@ def test_a_cap_on_wilcoxon_holm_is_said_in_the_verdict_and_the_step_down_has_non
     k = 12
     scores = pd.DataFrame([(f"d{d}", f"c{i:02d}", 1.0 - i / k + 0.05 * rng.normal()) for d in range(10) for i in range(k)],
                           columns=["dataset", "classifier", "score"])
-    capped = rate(scores, RatingConfig(score="score", n_permutations=0, n_bootstrap=50, verdict="holm", max_pairwise=5))
+    capped = rate(scores,
+                  config=RatingConfig(score="score", n_permutations=0, n_bootstrap=50, verdict="holm", max_pairwise=5))
     assert "Wilcoxon signed-rank test of each of the 10 pairs among the best-rated 5 only (rate.max_pairwise; the " \
            "other 56 pairs are untested" in capped.verdict
     assert capped.pairwise["p_adjusted"].notna().sum() == 10
-    full = rate(scores, RatingConfig(score="score", n_permutations=0, n_bootstrap=50, max_pairwise=5))
+    full = rate(scores, config=RatingConfig(score="score", n_permutations=0, n_bootstrap=50, max_pairwise=5))
     assert full.pairwise["p_adjusted"].notna().all() and "untested" not in full.verdict
     assert len(full.pairwise) == k * (k - 1) // 2 and full.pairwise["wilcoxon_p"].notna().sum() == 10

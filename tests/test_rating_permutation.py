@@ -50,7 +50,7 @@ def test_one_period_equals_glicko2_package_to_1e_9():
     result[absent] = np.nan
     result.transpose(0, 2, 1)[absent] = np.nan
     result[:, np.arange(k), np.arange(k)] = np.nan
-    mu, phi, sigma, played = update_period((rating - 1500) / SCALE, rd / SCALE, vol, result, "decodirt")
+    mu, phi, sigma, played = update_period((rating - 1500) / SCALE, rd / SCALE, vol, result, glicko="decodirt")
     large_delta = 0
     for p in range(n_orders):
         for i in range(k):

@@ -48,5 +48,5 @@ def test_a_close_field_moves_and_the_note_says_by_how_much():
 
 def test_too_small_a_field_has_no_note_and_rate_states_it_otherwise():
     assert sensitivity_note(field_sensitivity(_field(3, 4, 1.0, 1))) is None
-    result = rate(_field(6, 4, 1.0, 2), RatingConfig(n_permutations=0, n_bootstrap=20))
+    result = rate(_field(6, 4, 1.0, 2), config=RatingConfig(n_permutations=0, n_bootstrap=20))
     assert any(note.startswith("field sensitivity") for note in result.notes)

@@ -48,7 +48,7 @@ def test_a_pair_noisier_than_the_shuffled_tables_needs_a_proportionally_larger_d
     bootstrap = np.zeros((100, 3))
     bootstrap[:, 0] = np.tile([30.0, -30.0], 50)
     pair_se = np.std(bootstrap[:, 0], ddof=1)
-    separation = separate(np.array([60.0, 21.0, 0.0]), shuffled, bootstrap)
+    separation = separate(np.array([60.0, 21.0, 0.0]), shuffled, bootstrap=bootstrap)
     assert separation.critical_value == pytest.approx(20.0)
     assert separation.distance[0, 1] == pytest.approx(20.0 * pair_se / null_se)       # 20 · 30.15 / 14.14 = 42.6
     assert separation.distance[1, 2] == pytest.approx(20.0)                           # never below c
@@ -86,7 +86,7 @@ def _error_rates(strength: np.ndarray, n_datasets: int, n_tables: int, n_shuffle
         shuffled = shuffled_ratings(wins, np.ones(scores.shape, dtype=bool), n_shuffles, seed=table)
         counts = bootstrap_counts(n_datasets, n_shuffles, seed=table)
         bootstrap = fit_bradley_terry(np.einsum("bd,dij->bij", counts, wins)).rating
-        separation = separate(rating[order], shuffled, bootstrap[:, order])
+        separation = separate(rating[order], shuffled, bootstrap=bootstrap[:, order])
         tier = np.empty(strength.size, dtype=int)
         tier[order] = separation.tier
         claims = np.zeros_like(better)

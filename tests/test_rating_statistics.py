@@ -70,9 +70,9 @@ def test_hand_computed_friedman_with_ties():
 def test_critical_difference_matches_demsar_table(k):
     n = 14
     scale = math.sqrt(k * (k + 1) / (6 * n))
-    assert critical_difference(k, n, 0.05) == pytest.approx(DEMSAR_Q05[k] * scale, abs=2e-3 * scale)
+    assert critical_difference(k, n, alpha=0.05) == pytest.approx(DEMSAR_Q05[k] * scale, abs=2e-3 * scale)
     if k in DEMSAR_Q10:
-        assert critical_difference(k, n, 0.10) == pytest.approx(DEMSAR_Q10[k] * scale, abs=2e-3 * scale)
+        assert critical_difference(k, n, alpha=0.10) == pytest.approx(DEMSAR_Q10[k] * scale, abs=2e-3 * scale)
 
 
 def test_too_few_classifiers_or_datasets_are_clear_errors():

@@ -46,10 +46,10 @@ def _brute_force_step_down(scores, n_tables, seed, resampling):
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     observed = {p: abs(signed_rank((scores[:, [p[0]]] - scores[:, [p[1]]])[None])[0, 0]) for p in pairs}
     if resampling == "reflection":
-        signs, _ = dataset_reflections(scores.shape[0], n_tables, seed)
+        signs, _ = dataset_reflections(scores.shape[0], n_tables, seed=seed)
         tables = [sign[:, None] * scores for sign in signs]
     else:
-        permutation = within_dataset_permutations(~np.isnan(scores), n_tables, seed)
+        permutation = within_dataset_permutations(~np.isnan(scores), n_tables, seed=seed)
         tables = [np.take_along_axis(scores, permutation[t], axis=1) for t in range(n_tables)]
     shuffled = [{p: abs(signed_rank((table[:, [p[0]]] - table[:, [p[1]]])[None])[0, 0]) for p in pairs}
                 for table in tables]

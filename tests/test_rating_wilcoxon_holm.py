@@ -74,7 +74,7 @@ def test_the_leaderboard_with_verdict_holm_states_it_and_stores_it():
     long = pd.DataFrame([{"dataset": f"d{i}", "classifier": c, "score": matrix[i, j]}
                          for i in range(20) for j, c in enumerate(names)])
     config = dataclasses.replace(RatingConfig(score="score", n_bootstrap=50, n_permutations=0), verdict="holm")
-    board = leaderboard(long, config)
+    board = leaderboard(long, config=config)
     pairwise = board.pairwise
     assert set(pairwise["method"]) == {"holm"}
     expected = multipletests([wilcoxon(matrix[:, names.index(a)] - matrix[:, names.index(b)]).pvalue

@@ -63,7 +63,7 @@ def test_glicko_check_names_a_tie_or_a_different_leader():
     board = pd.DataFrame({"classifier": ["mlp", "svc", "knn"]})
     glicko = pd.DataFrame({"classifier": ["mlp", "svc", "knn"], "rating": [1871.7, 1871.7, 1500.0]})
     orders = pd.DataFrame({"classifier": ["mlp", "svc", "knn"], "p_first_alone": [0.5, 0.0, 0.0]})
-    text = glicko_check(board, glicko, orders, n_orders=4)
+    text = glicko_check(board, glicko, orders=orders, n_orders=4)
     assert "has no single leader: mlp and svc tie at rating 1871.7" in text
     assert "over 4 random dataset orders mlp is first alone in 50 % of them" in text
     glicko["rating"] = [1800.0, 1900.0, 1500.0]
@@ -145,7 +145,7 @@ def test_report_sections_for_one_dataset_and_one_tier_say_no_interval_and_no_tie
     from benchirt.rating.report_sections import leaderboard, ratings
 
     scores = pd.DataFrame({"dataset": "d1", "classifier": ["a", "b", "c"], "score": [0.9, 0.5, 0.1]})
-    rating = rate(scores, RatingConfig(n_bootstrap=50, n_permutations=10))
+    rating = rate(scores, config=RatingConfig(n_bootstrap=50, n_permutations=10))
     section = ratings(rating, SectionContext(None))
     text = " ".join(block.text for block in section.blocks if isinstance(block, Paragraph))
     assert "(1 dataset, order" in text and "With a single rating period there is no interval" in text

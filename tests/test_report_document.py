@@ -44,7 +44,7 @@ def _sections():
     return [
         Section("first", "First <section>").add(Paragraph("Line one\nline two & more")).add(
             Table(pd.DataFrame({"classifier": ["a|b", "c"], "rating": [1523.456, 1480.0]}), "Ratings.")),
-        Section("second", "Second").add(figure_block(fig, "A line", dpi=40)).add(Note("careful")).add(Table(long, "Long.")),
+        Section("second", "Second").add(figure_block(fig, caption="A line", dpi=40)).add(Note("careful")).add(Table(long, "Long.")),
     ]
 
 

@@ -79,7 +79,7 @@ def test_a_figure_no_wider_than_the_page_is_laid_out_once(monkeypatch):
 
 def test_a_legible_figure_is_left_alone():
     fig = _figure(5, 12)
-    block = figure_block(fig, "caption", dpi=80)
+    block = figure_block(fig, caption="caption", dpi=80)
     assert {t.get_fontsize() for t in visible_texts(fig)} == {12.0}
     assert block.text_px == pytest.approx(12 * 80 / 72)
 
@@ -102,7 +102,7 @@ def test_crowded_scatter_labels_do_not_overlap():
     for k in range(12):
         ax.annotate(f"classifier_{k}", (xs[k], ys[k]), fontsize=10)
     assert overlapping_texts(naive, 80)   # the check finds what naive placement does
-    assert figure_block(naive, "naive", dpi=80).overlapping
+    assert figure_block(naive, caption="naive", dpi=80).overlapping
 
 
 def test_stages_are_listed_in_pipeline_order():

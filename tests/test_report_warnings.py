@@ -29,7 +29,7 @@ def _a_figure_matplotlib_warns_about():
     fig = Figure(figsize=(2, 2))
     for _ in range(2):
         fig.add_subplot().set_xlim(1, 1)  # "Attempting to set identical low and high xlims …", twice
-    return Section("odd", "An odd figure", [figure_block(fig, "Singular limits.", dpi=30)])
+    return Section("odd", "An odd figure", [figure_block(fig, caption="Singular limits.", dpi=30)])
 
 
 def test_matplotlib_warnings_while_drawing_stay_off_the_console_and_are_listed(small_run, monkeypatch, capfd):

@@ -22,7 +22,7 @@ def test_clean_features_normalises_every_column_kind():
             "gone": [np.nan] * 4,
         }
     )
-    clean, notes = clean_features(X, "demo")
+    clean, notes = clean_features(X, dataset="demo")
     assert "gone" not in clean and any("entirely missing column(s): gone" in n for n in notes)
     assert any("infinite values" in n and "num" in n for n in notes)
     assert clean["num"].dtype == np.float64 and clean["num"].isna().tolist() == [False, True, False, True]
@@ -36,9 +36,9 @@ def test_clean_features_normalises_every_column_kind():
 
 def test_clean_features_errors():
     with pytest.raises(DataError, match="no feature column"):
-        clean_features(pd.DataFrame({"a": [np.nan, np.nan]}), "void")
+        clean_features(pd.DataFrame({"a": [np.nan, np.nan]}), dataset="void")
     with pytest.raises(DataError, match="duplicate column"):
-        clean_features(pd.DataFrame([[1, 2]], columns=["a", "a"]), "twins")
+        clean_features(pd.DataFrame([[1, 2]], columns=["a", "a"]), dataset="twins")
 
 
 def test_preprocessor_learns_from_the_training_rows_only():

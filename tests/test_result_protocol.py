@@ -60,9 +60,9 @@ def _airt_result():
 @pytest.fixture(scope="module")
 def results() -> dict:
     response = _response_result()
-    irt = irt_for_responses(response, IRTConfig(model="2PL", compare_models=False))
-    rating = rate(_scores(), RatingConfig(n_bootstrap=200, n_permutations=0))
-    board = leaderboard(_scores(), RatingConfig(n_bootstrap=200))
+    irt = irt_for_responses(response, config=IRTConfig(model="2PL", compare_models=False))
+    rating = rate(_scores(), config=RatingConfig(n_bootstrap=200, n_permutations=0))
+    board = leaderboard(_scores(), config=RatingConfig(n_bootstrap=200))
     matrix = _scores(12, 6, 4).pivot(index="dataset", columns="classifier", values="score")
     added = AddedResult("sim", "newcomer", response.responses.iloc[:1],
                         pd.DataFrame({"theta": [0.4], "se": [0.3], "true_score": [25.0]}), 0.8, 0.7)
@@ -163,7 +163,7 @@ def test_irt_statistics_keep_the_former_summary_dict(results):
 
 def test_percentile_interval_is_numpys_quantile_and_leaves_out_missing_replicates():
     draws = np.column_stack([np.arange(101.0), np.r_[np.arange(100.0), np.nan], np.full(101, np.nan)])
-    low, high = percentile_interval(draws, 0.9)
+    low, high = percentile_interval(draws, level=0.9)
     np.testing.assert_allclose(low[:2], [5.0, 4.95])
     np.testing.assert_allclose(high[:2], [95.0, 94.05])
     assert np.isnan(low[2]) and np.isnan(high[2])

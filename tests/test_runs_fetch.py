@@ -35,7 +35,7 @@ def server(monkeypatch):
 
 def test_fetch_pages_retries_records_failures_and_a_rerun_asks_nothing(server, tmp_path):
     options = fetch.FetchOptions(max_runs=12)
-    result = fetch.fetch_source(str(stub.TASK), options, tmp_path)
+    result = fetch.fetch_source(str(stub.TASK), options=options, cache=tmp_path)
     listings = [h for h in server.hits if "/evaluation/list/" in h]
     assert [h.split("/offset/")[1].split("/")[0] for h in listings] == ["0", "1000", "1000"]  # 2 pages, a 504 retried
     assert all("/limit/1000/" in h for h in listings)
@@ -48,7 +48,7 @@ def test_fetch_pages_retries_records_failures_and_a_rerun_asks_nothing(server, t
     assert text.startswith("@RELATION") and (tmp_path / "tasks" / "31" / "datasplits.arff").is_file()
 
     before = len(server.hits)
-    again = fetch.fetch_source(str(stub.TASK), options, tmp_path)
+    again = fetch.fetch_source(str(stub.TASK), options=options, cache=tmp_path)
     assert sorted(again.run_ids) == sorted(result.run_ids)
     # the failed run is asked for again (it is not cached); nothing else is
     assert set(server.hits[before:]) == {f"/api/v1/xml/run/{BROKEN}"}

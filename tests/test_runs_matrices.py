@@ -108,7 +108,7 @@ def test_a_bad_pattern_and_a_file_that_is_no_matrix_are_said(tmp_path):
     folder = _write_field(tmp_path / "field")
     (folder / "index.csv").write_text("file,runs,flows\nalpha,5,3\n", encoding="utf-8")
     (folder / "semicolons.csv").write_text("run;0;1\na;1;0\n", encoding="utf-8")
-    matrices = read_matrices(folder, RespondentNaming(CHECKPOINTS))
+    matrices = read_matrices(folder, naming=RespondentNaming(CHECKPOINTS))
     assert [m.dataset for m in matrices] == ["alpha", "beta", "gamma"]
     assert matrices[0].source_found == 5 and matrices[0].source_skipped == [
         f"{folder / 'index.csv'}: no row of 0/1 answers (first: row 'alpha' (line 2): 2 cell(s) missing or not 0/1 "
@@ -120,7 +120,7 @@ def test_a_bad_pattern_and_a_file_that_is_no_matrix_are_said(tmp_path):
     runs = tmp_path / "runs-folder"
     (runs / "runs" / "1").mkdir(parents=True)
     with pytest.raises(ConfigError, match="the respondent pattern applies to matrix files only: leave it out"):
-        read_offline(runs, RespondentNaming(CHECKPOINTS))
+        read_offline(runs, naming=RespondentNaming(CHECKPOINTS))
     paired = ImportConfig.from_dict({"source": "openml-runs", "path": str(folder / "gamma.csv"),
                                      "pair_with_suite": True})
     with pytest.raises(ConfigError, match=r"the items of gamma are named, not rows of a dataset, so no dataset can be "
@@ -159,12 +159,12 @@ def test_a_configs_paths_are_relative_to_its_folder_and_change_the_fingerprint(t
 
     _write_field(tmp_path / "field")
     config = ImportConfig.from_dict({"source": "openml-runs", "path": ["field/alpha.csv", "field/beta.csv"]})
-    assert [m.dataset for m in read_configured_source(config, tmp_path)] == ["alpha", "beta"]
-    before = source_fingerprint(config, tmp_path)
+    assert [m.dataset for m in read_configured_source(config, base_dir=tmp_path)] == ["alpha", "beta"]
+    before = source_fingerprint(config, base_dir=tmp_path)
     patterned = ImportConfig.from_dict({**config.to_dict(), "respondent_pattern": CHECKPOINTS})
-    assert source_fingerprint(patterned, tmp_path) != before  # another naming rule: another import
+    assert source_fingerprint(patterned, base_dir=tmp_path) != before  # another naming rule: another import
     (tmp_path / "field" / "beta.csv").write_text("model,0,1\nbert_best,1,0\n", encoding="utf-8")
-    assert source_fingerprint(config, tmp_path) != before      # a changed file: recomputed
+    assert source_fingerprint(config, base_dir=tmp_path) != before      # a changed file: recomputed
 
 
 def test_percentages_have_at_most_one_decimal():

@@ -67,11 +67,11 @@ def test_rating_figures_draw_the_best_of_a_large_field_only():
     names = [f"c{i:03d}" for i in range(79)] + ["sklearn.pipeline.Pipeline(" + "step=x," * 40 + ")(1)"]
     scores = pd.DataFrame([{"dataset": f"d{d}", "classifier": c, "score": rng.normal(i / 80, 0.05)}
                            for d in range(4) for i, c in enumerate(names)])
-    result = rate(scores, RatingConfig(score="score", n_permutations=4, n_bootstrap=0, max_pairwise=5))
+    result = rate(scores, config=RatingConfig(score="score", n_permutations=4, n_bootstrap=0, max_pairwise=5))
     figure = plots.plot_leaderboard(result.leaderboard, top=30)
     [axes] = figure.axes
     assert len(axes.get_yticks()) == 30 and "the best 30 of 80" in axes.get_title()
-    assert len(plots.plot_ratings(result.tournament, result.permutation, top=30).axes[0].get_yticks()) == 30
+    assert len(plots.plot_ratings(result.tournament, permutation=result.permutation, top=30).axes[0].get_yticks()) == 30
     grid = plots.plot_rank_distribution(result.permutation, top=30).axes[0].get_images()[0].get_array()
     assert grid.shape == (30, 30)
     assert len(result.pairwise) == 80 * 79 // 2   # every pair is counted and decided

@@ -77,7 +77,7 @@ def test_four_layouts_import_to_the_same_matrix_cell_for_cell(kr_vs_kp):
 def test_probability_of_the_true_class_survives_every_layout(kr_vs_kp):
     root, _, split = kr_vs_kp
     truth = read_truth(root / "datasets" / "3" / "dataset.arff", "class")
-    read = [read_predictions(root / "runs" / str(r) / "predictions.arff", f"run {r}", truth, split)
+    read = [read_predictions(root / "runs" / str(r) / "predictions.arff", f"run {r}", truth=truth, split=split)
             for r in (1001, 1002, 1003, 1004)]
     for other in read[1:]:
         np.testing.assert_allclose(other.p_true, read[0].p_true, rtol=1e-6)

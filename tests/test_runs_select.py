@@ -19,10 +19,10 @@ def iris(shared_data):
 def test_iris_best_per_flow_above_35_percent_gives_the_published_counts(iris):
     """The data's README: best run per flow, runs below 35 % dropped → about 660 respondents, 163 patterns."""
     assert iris.responses.shape == (4432, 150)
-    kept = select(iris, SelectionOptions(rule="best", min_accuracy=0.35, deduplicate=False))
+    kept = select(iris, options=SelectionOptions(rule="best", min_accuracy=0.35, deduplicate=False))
     assert kept.responses.shape == (660, 150)
     assert len(kept.responses.drop_duplicates()) == 163
-    merged = select(iris, SelectionOptions(rule="best", min_accuracy=0.35))
+    merged = select(iris, options=SelectionOptions(rule="best", min_accuracy=0.35))
     assert merged.responses.shape == (163, 150) and merged.respondents["n_identical"].sum() == 660
     assert not merged.responses.duplicated().any()
     assert any("374 of 4432 runs below the accuracy floor 0.350 dropped (of them 26 at 0 %" in n for n in merged.notes)
@@ -30,18 +30,18 @@ def test_iris_best_per_flow_above_35_percent_gives_the_published_counts(iris):
 
 def test_iris_rules_keep_one_run_per_flow_and_all_keeps_every_run(iris):
     for rule in ("best", "median", "first"):
-        chosen = select(iris, SelectionOptions(rule=rule, min_accuracy=0.35, deduplicate=False))
+        chosen = select(iris, options=SelectionOptions(rule=rule, min_accuracy=0.35, deduplicate=False))
         assert chosen.respondents["flow_name"].is_unique and len(chosen.respondents) == 660
-    every = select(iris, SelectionOptions(rule="all", min_accuracy=0.0, deduplicate=False))
+    every = select(iris, options=SelectionOptions(rule="all", min_accuracy=0.0, deduplicate=False))
     assert every.responses.shape == (4432, 150)
-    best = select(iris, SelectionOptions(rule="best", min_accuracy=0.35, deduplicate=False)).respondents
-    median = select(iris, SelectionOptions(rule="median", min_accuracy=0.35, deduplicate=False)).respondents
+    best = select(iris, options=SelectionOptions(rule="best", min_accuracy=0.35, deduplicate=False)).respondents
+    median = select(iris, options=SelectionOptions(rule="median", min_accuracy=0.35, deduplicate=False)).respondents
     both = best.merge(median, on="flow_name", suffixes=("_best", "_median"))
     assert (both["accuracy_best"] >= both["accuracy_median"]).all()
 
 
 def test_max_items_is_a_shared_stratified_sample(iris):
-    picked = select(iris, SelectionOptions(rule="best", min_accuracy=0.35, max_items=40, seed=3))
+    picked = select(iris, options=SelectionOptions(rule="best", min_accuracy=0.35, max_items=40, seed=3))
     assert picked.responses.shape[1] == 40 and len(set(picked.responses.columns)) == 40
     assert any("a sample of 40 of 150 items" in n for n in picked.notes)
 
@@ -65,8 +65,8 @@ def test_choosing_on_the_scored_rows_is_optimistic_and_the_held_out_rule_is_not(
     winner's curse), the held-out rule's within one."""
     matrix = _simulated()
     options = dict(min_accuracy=0.0, deduplicate=False)
-    naive = select(matrix, SelectionOptions(rule="best", **options)).respondents["item_accuracy"]
-    held = select(matrix, SelectionOptions(rule="best-held-out", **options))
+    naive = select(matrix, options=SelectionOptions(rule="best", **options)).respondents["item_accuracy"]
+    held = select(matrix, options=SelectionOptions(rule="best-held-out", **options))
     honest = held.respondents["item_accuracy"]
     se_naive, se_held = np.sqrt(0.16 / 400 / 60), np.sqrt(0.16 / 200 / 60)  # of the mean over 60 flows
     assert naive.mean() - 0.8 > 10 * se_naive
@@ -85,7 +85,7 @@ def test_the_curse_does_not_count_a_harder_half_of_the_rows():
     choose = matrix.item_fold % 2 == 0
     p = np.where(choose, 0.9, 0.7)
     matrix.responses = (rng.random(matrix.responses.shape) < p).astype(np.int8)
-    curse = select(matrix, SelectionOptions(min_accuracy=0.0, deduplicate=False)).winners_curse
+    curse = select(matrix, options=SelectionOptions(min_accuracy=0.0, deduplicate=False)).winners_curse
     assert abs(curse["gap"].mean() - 0.2 - curse["curse"].mean()) < 0.01
     assert 0.0 < curse["curse"].mean() < 0.05
 

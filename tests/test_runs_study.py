@@ -146,7 +146,7 @@ def test_rows_that_differ_are_refused_with_one_line(study, tmp_path, shared_data
     [result] = imported_results(config).values()
     [spec] = resolve_suite([str(shared_data / "cc18-arff" / "11-balance-scale.arff")])
     with pytest.raises(DataError, match="benchirt's pool has no row to train on.*per_flow: best-held-out"):
-        beside_suite(result, spec, config.pool_config())
+        beside_suite(result, spec, pool_config=config.pool_config())
 
 
 def _task_of(run_folder) -> int:

@@ -138,7 +138,7 @@ def test_the_complete_block_drops_the_sparsest_line_first_and_says_what():
 
 def test_long_names_are_cut_in_the_middle_keeping_their_setup():
     name = "sklearn.pipeline.Pipeline(imputation=sklearn.impute.SimpleImputer,estimator=RandomForestClassifier)(12)"
-    short = short_name(name, 44)
+    short = short_name(name, limit=44)
     assert len(short) == 44 and short.startswith("sklearn.pipeli…") and short.endswith("RandomForestClassifier)(12)")
     assert short_name("classif.ranger(5)") == "classif.ranger(5)"
 

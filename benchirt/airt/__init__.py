@@ -5,7 +5,7 @@ Datasets (or problem instances) are the respondents and algorithms the items of 
 
 Public API
 ----------
-``fit_airt(perf, config=AIRTConfig()) -> AIRTResult``
+``fit_airt(perf, config=None) -> AIRTResult``
     The whole analysis (Kandanaarachchi & Smith-Miles 2023 Algorithm 1). ``perf``: DataFrame, rows datasets/instances, columns
     algorithms, higher is better, values in [0, 1] (see ``benchirt.airt.aslib.to_unit_interval`` for other
     scales), at least 5 rows and 2 columns. ``AIRTResult`` has ``algorithms`` (algorithm, discrimination,
@@ -31,27 +31,7 @@ Public API
 Plots: ``benchirt.airt.plots`` (heatmaps, trace lines, latent curves, strengths/weaknesses, effectiveness,
 residual CDF, AUAEC vs AUPEC, portfolio gap). Command: ``benchirt airt`` (``benchirt.airt.command``).
 """
-from benchirt.lazy import lazy_exports
+from benchirt.lazy import attach_stub
 
-__all__ = [
-    "AIRTConfig", "AIRTResult", "ContinuousFit", "LatentTraitAnalysis", "ModelGoodness",
-    "algorithm_metrics", "dataset_metrics", "easiness", "expit", "fit_airt", "fit_continuous",
-    "latent_trait_analysis", "logit", "model_goodness",
-]
-
-lazy_exports(__name__, {
-    "AIRTConfig": "benchirt.airt.config",
-    "AIRTResult": "benchirt.airt.analysis",
-    "ContinuousFit": "benchirt.airt.continuous",
-    "LatentTraitAnalysis": "benchirt.airt.latent",
-    "ModelGoodness": "benchirt.airt.goodness",
-    "algorithm_metrics": "benchirt.airt.metrics",
-    "dataset_metrics": "benchirt.airt.metrics",
-    "easiness": "benchirt.airt.continuous",
-    "expit": "benchirt.airt.continuous",
-    "fit_airt": "benchirt.airt.analysis",
-    "fit_continuous": "benchirt.airt.continuous",
-    "latent_trait_analysis": "benchirt.airt.latent",
-    "logit": "benchirt.airt.continuous",
-    "model_goodness": "benchirt.airt.goodness",
-})
+# __all__ and the lazy names: those of the stub __init__.pyi, the package's one list of public names
+attach_stub(__name__, __file__)

@@ -107,7 +107,7 @@ class AIRTResult:
         return "\n".join(lines)
 
 
-def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResult:
+def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTResult:
     """Run AIRT (Kandanaarachchi & Smith-Miles 2023 Algorithm 1) on a performance matrix.
 
     Stage 1: z_ij = logit(y_ij) guarded at 0 and 1 (``config.logit_epsilon``), the continuous response model
@@ -144,6 +144,7 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
     >>> {"discrimination", "consistency", "difficulty_limit"} <= set(result.algorithms.columns)
     True
     """
+    config = config or AIRTConfig()
     start = time.perf_counter()
     perf = check_performance(perf, where="AIRT input")
     if perf.shape[0] < MIN_DISTINCT_DIFFICULTIES:
@@ -152,7 +153,7 @@ def fit_airt(perf: pd.DataFrame, config: AIRTConfig = AIRTConfig()) -> AIRTResul
     if config.compat == "airt-r":
         fit, z, actual, predicted_values, notes = _fit_airt_r(perf, config)
     else:
-        z = logit(perf.to_numpy(), config.logit_epsilon)
+        z = logit(perf.to_numpy(), epsilon=config.logit_epsilon)
         fit = fit_continuous(z, max_iter=config.max_iter, tol=config.tol,
                              prior_mean=config.prior_mean, prior_sd=config.prior_sd,
                              max_discrimination=config.max_discrimination)
@@ -202,7 +203,7 @@ def _polytomous_table(perf: pd.DataFrame, config: AIRTConfig) -> tuple[pd.DataFr
     definition = "lowest" if config.compat == "airt-r" else "highest"
     assert config.polytomous is not None  # asked for only with a polytomous model
     fit = fit_grm(bin_performance(perf, int(config.polytomous_levels)),
-                  GRMConfig(model=config.polytomous, difficulty_limit=definition))
+                  config=GRMConfig(model=config.polytomous, difficulty_limit=definition))
     items = fit.items.reset_index()
     table = pd.DataFrame({
         "algorithm": items["algorithm"], "discrimination": items["discrimination"],

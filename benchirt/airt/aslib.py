@@ -204,8 +204,8 @@ def load_performance(source: str | Path | pd.DataFrame, *, maximize: bool = True
         if not path.is_file():
             raise DataError(f"{path}: performance file not found; give a CSV with one row per dataset "
                             "(first column = name) and one column per algorithm")
-        check_text_table(path, "performance CSV")
-        check_field_sizes(path, "performance CSV")
+        check_text_table(path, what="performance CSV")
+        check_field_sizes(path, what="performance CSV")
         try:
             frame = pd.read_csv(path, index_col=0)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:

@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
             input_notes.append(f"min-max scaled to [0, 1] over the whole matrix "
                                f"({'lower is better' if args.lower_is_better else 'higher is better'}, "
                                f"transform {args.transform})")
-    result = fit_airt(perf, config)
+    result = fit_airt(perf, config=config)
     write_result(result, claim_out(args.out, "airt", force=args.force, writes=WRITES), source=source, input_notes=input_notes, plots=args.plots)
     print(result.summary())
     for note in input_notes:

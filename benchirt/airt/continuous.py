@@ -30,7 +30,7 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 CONSTANT_SPAN = 1e-12
 
 
-def logit(x: np.ndarray, epsilon: float = 0.01) -> np.ndarray:
+def logit(x: np.ndarray, *, epsilon: float = 0.01) -> np.ndarray:
     """Guarded logit ``z = ln(x / (1 - x))`` of performances in [0, 1] (Kandanaarachchi & Smith-Miles 2023 eq. 2 with k = 1).
 
     Parameters

@@ -57,7 +57,7 @@ def algorithm_metrics(fit: ContinuousFit, algorithms: Sequence[str], z: np.ndarr
                      ["constant", "discrimination at bound", "consistency capped"], default="")
     implausible = implausible_flags(fit, z, consistency)
     flags = ["; ".join(part for part in (first, second) if part) or "ok" for first, second in zip(flag, implausible)]
-    low, high = discrimination_interval(fit, INTERVAL_LEVEL)
+    low, high = discrimination_interval(fit, level=INTERVAL_LEVEL)
     return pd.DataFrame({
         "algorithm": list(map(str, algorithms)),
         "discrimination": alpha,

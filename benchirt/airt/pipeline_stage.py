@@ -20,7 +20,7 @@ INPUT_KEYS = ("input", "which")
 
 
 def airt_from_accuracy(responses: Mapping[str, ResponseResult], config: AIRTConfig,
-                       which: str = "test") -> AIRTResult:
+                       which: str = "test") -> AIRTResult:  # positional: the pipeline calls it with SuiteWork's args
     """AIRT (Kandanaarachchi & Smith-Miles 2023) on the datasets × real classifiers accuracy matrix of the run.
 
     With responses imported from stored runs the algorithms are OpenML flows (a respondent per flow and
@@ -49,7 +49,7 @@ def airt_from_accuracy(responses: Mapping[str, ResponseResult], config: AIRTConf
                  + (block.note("datasets", "flows or classifiers") or "")]
     input_note = _input_note(results, perf, which)
     notes = [input_note, *notes] if input_note else notes
-    result = fit_airt(perf, config)
+    result = fit_airt(perf, config=config)
     return dataclasses.replace(result, notes=(*notes, *result.notes))
 
 
@@ -76,7 +76,7 @@ def airt_from_aslib(directory: str, config):
     from benchirt.airt import fit_airt
     from benchirt.airt.aslib import load_aslib
 
-    return fit_airt(load_aslib(directory).performance, config)
+    return fit_airt(load_aslib(directory).performance, config=config)
 
 
 def input_kind(section: Mapping) -> str:

@@ -41,7 +41,7 @@ def easiness_variance(fit: ContinuousFit) -> float:
     return float(np.var(fit.posterior_mean) + fit.posterior_var)
 
 
-def discrimination_interval(fit: ContinuousFit, level: float = INTERVAL_LEVEL) -> tuple[np.ndarray, np.ndarray]:
+def discrimination_interval(fit: ContinuousFit, *, level: float = INTERVAL_LEVEL) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper bound of the discrimination's interval (module docstring), per algorithm.
 
     Constant (uninformative) algorithms get (0, 0). Needs at least 4 datasets (N - 3 > 0).

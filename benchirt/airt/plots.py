@@ -73,7 +73,7 @@ def plot_heatmaps(result, algorithms: Sequence[str] | None = None, *, ncols: int
     names = list(result.performance.columns)
     chosen = names if algorithms is None else list(algorithms)
     fit = result.fit
-    z_obs = logit(result.performance.to_numpy(), result.config.logit_epsilon)
+    z_obs = logit(result.performance.to_numpy(), epsilon=result.config.logit_epsilon)
     theta = np.linspace(min(fit.theta.min(), -3.0), max(fit.theta.max(), 3.0), resolution)
     z = np.linspace(z_obs.min(), z_obs.max(), resolution)
     anomalous = set(result.algorithms.loc[result.algorithms["anomalous"], "algorithm"])
@@ -145,7 +145,8 @@ def plot_latent_curves(result, *, dashed: Sequence[str] = (), algorithms: Sequen
     return fig
 
 
-def plot_strengths_weaknesses(result, epsilon: float | None = None, algorithms: Sequence[str] | None = None) -> Figure:
+def plot_strengths_weaknesses(result, *, epsilon: float | None = None,
+                              algorithms: Sequence[str] | None = None) -> Figure:
     """Horizontal bars of the strengths and weaknesses on the difficulty axis (Kandanaarachchi & Smith-Miles 2023 Figures 15 and 21);
     of ``algorithms`` only when given."""
     latent = _latent(result)
@@ -205,7 +206,7 @@ def plot_residual_cdf(result) -> Figure:
     return fig
 
 
-def plot_auaec_aupec(result, algorithms: Sequence[str] | None = None) -> Figure:
+def plot_auaec_aupec(result, *, algorithms: Sequence[str] | None = None) -> Figure:
     """AUAEC against AUPEC per algorithm (of ``algorithms`` only when given) with the line AUAEC = AUPEC
     (Kandanaarachchi & Smith-Miles 2023 Figure 18 bottom right)."""
     table = _goodness(result).table

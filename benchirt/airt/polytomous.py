@@ -533,7 +533,7 @@ def _starting_values(codes: np.ndarray, n_thresholds: np.ndarray, k_max: int) ->
     return slopes, intercepts
 
 
-def fit_grm(levels: pd.DataFrame, config: GRMConfig = GRMConfig()) -> GRMFit:
+def fit_grm(levels: pd.DataFrame, *, config: GRMConfig | None = None) -> GRMFit:
     """Fit Samejima's graded response model (or, with ``config.model="gpcm"``, Muraki's generalized partial
     credit model) with the inverted AIRT mapping (Kandanaarachchi & Smith-Miles 2023 §2.1, §3).
 
@@ -556,6 +556,7 @@ def fit_grm(levels: pd.DataFrame, config: GRMConfig = GRMConfig()) -> GRMFit:
     DataError
         Non-integer levels, fewer than 2 datasets, or fewer than 2 algorithms with at least 2 levels.
     """
+    config = config or GRMConfig()
     start = time.perf_counter()
     codes, level_lists, skipped, kept = _code_levels(_integer_levels(levels))
     if len(kept) < 2:
@@ -634,7 +635,7 @@ def _item_table(slopes: np.ndarray, thresholds: list[tuple], level_lists: list, 
     }, index=pd.Index(kept, name="algorithm"))
 
 
-def simulate_grm(slopes, thresholds, n_respondents: int, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+def simulate_grm(slopes, thresholds, n_respondents: int, *, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
     """Draw levels from a GRM with standard normal θ (for parameter-recovery checks).
 
     Parameters
@@ -662,7 +663,7 @@ def simulate_grm(slopes, thresholds, n_respondents: int, seed: int = 0) -> tuple
     return _draw_levels(_category_probs, slopes, intercepts, n_respondents, rng)
 
 
-def simulate_gpcm(slopes, steps, n_respondents: int, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+def simulate_gpcm(slopes, steps, n_respondents: int, *, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
     """Draw levels from a generalized partial credit model with standard normal θ (recovery checks).
 
     Parameters

@@ -118,7 +118,7 @@ def airt_ranking(perf: pd.DataFrame, *, epsilon: float = 0.05, extend: bool = Tr
     """
     from benchirt.airt import AIRTConfig, fit_airt
 
-    analysis = fit_airt(perf, AIRTConfig() if config is None else config).latent
+    analysis = fit_airt(perf, config=AIRTConfig() if config is None else config).latent
     ranking = list(analysis.portfolio(epsilon))
     if extend:
         curves = analysis.curves.to_numpy()
@@ -138,7 +138,7 @@ def airt_selector(epsilon: float = 0.05, *, extend: bool = True, config=None) ->
     return select
 
 
-def default_selectors(epsilon: float = 0.05, config=None) -> dict[str, Selector]:
+def default_selectors(epsilon: float = 0.05, *, config=None) -> dict[str, Selector]:
     """``{"airt": ..., "shapley": ..., "topset": ...}`` — the three portfolios of Kandanaarachchi & Smith-Miles 2023 §5.1.4."""
     return {"airt": airt_selector(epsilon, config=config), "shapley": shapley_ranking, "topset": topset_ranking}
 

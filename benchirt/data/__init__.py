@@ -14,7 +14,7 @@ OpenML support (``benchirt.data.openml_source``) is imported on first use.
 """
 from pathlib import Path
 
-from benchirt.lazy import lazy_exports
+from benchirt.lazy import attach_stub
 
 
 def set_openml_cache(path: str | Path) -> None:
@@ -24,33 +24,5 @@ def set_openml_cache(path: str | Path) -> None:
     _set(path)
 
 
-__all__ = [
-    "ArffData",
-    "BUILTIN_DATASETS",
-    "Dataset",
-    "DatasetSpec",
-    "METADATA_COLUMNS",
-    "SuiteFile",
-    "load_builtin",
-    "load_file",
-    "read_arff",
-    "read_suite_file",
-    "resolve_suite",
-    "set_openml_cache",
-    "write_suite_file",
-]
-
-lazy_exports(__name__, {
-    "ArffData": "benchirt.data.arff",
-    "BUILTIN_DATASETS": "benchirt.data.builtin",
-    "Dataset": "benchirt.data.dataset",
-    "DatasetSpec": "benchirt.data.spec",
-    "METADATA_COLUMNS": "benchirt.data.names",
-    "SuiteFile": "benchirt.data.suite_file",
-    "load_builtin": "benchirt.data.builtin",
-    "load_file": "benchirt.data.files",
-    "read_arff": "benchirt.data.arff",
-    "read_suite_file": "benchirt.data.suite_file",
-    "resolve_suite": "benchirt.data.suites",
-    "write_suite_file": "benchirt.data.suite_file",
-})
+# __all__ and the lazy names: those of the stub __init__.pyi, the package's one list of public names
+attach_stub(__name__, __file__)

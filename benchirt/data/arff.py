@@ -40,6 +40,7 @@ import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -68,6 +69,19 @@ class Attribute:
     kind: str
     categories: tuple[str, ...] = ()
     date_format: str | None = None
+
+
+@dataclass
+class ArffHeader:
+    """An ARFF file's header as :func:`read_header` reads it.
+
+    ``relation`` is None when the header has no ``@relation`` line; ``data_line`` is the 1-based number of
+    the ``@data`` line among the lines read, 0 when they hold none.
+    """
+
+    relation: str | None
+    attributes: list[Attribute]
+    data_line: int = 0
 
 
 @dataclass
@@ -119,7 +133,7 @@ def read_arff(path: str | Path) -> ArffData:
     if match is None:
         raise DataError(f"{path}: no @data section found; the file is truncated or not an ARFF file")
     data_line = text.count("\n", 0, match.start()) + 1  # 1-based line number of @data
-    relation, attributes = _parse_header(text[: match.start()], path)
+    relation, attributes = _file_header(text[: match.start()], path)
     names = [a.name for a in attributes]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -199,28 +213,53 @@ def _unquote(token: str) -> str:
     return token
 
 
-def _parse_header(header: str, path: Path) -> tuple[str, list[Attribute]]:
-    relation = path.stem
+def read_header(lines: Iterable[str], where: str | Path) -> ArffHeader:
+    """Parse ARFF header lines up to the ``@data`` line: the one reader of ARFF headers in benchirt.
+
+    ``lines`` may be an open text file: reading stops right after ``@data``, so the file is left at its first
+    data line. Blank and ``%`` comment lines are skipped. Each ``@attribute`` is read as :func:`read_arff` reads it
+    (quoted names, nominal values, Weka ranges; an unknown type is an error).
+
+    Raises
+    ------
+    DataError
+        A line that is not ``@relation``, ``@attribute`` or ``@data``, or a malformed ``@attribute``; the message
+        names ``where`` and the line.
+
+    >>> header = read_header(["@relation iris", "% a comment", "@attribute 'petal width' REAL",
+    ...                       "@attribute class {setosa, versicolor}", "@DATA", "1.0,setosa"], "iris.arff")
+    >>> header.relation, [(a.name, a.kind, a.categories) for a in header.attributes], header.data_line
+    ('iris', [('petal width', 'numeric', ()), ('class', 'nominal', ('setosa', 'versicolor'))], 5)
+    """
+    relation: str | None = None
     attributes: list[Attribute] = []
-    for number, raw_line in enumerate(header.splitlines(), start=1):
+    for number, raw_line in enumerate(lines, start=1):
         line = raw_line.strip()
         if not line or line.startswith("%"):
             continue
         keyword = line.split(None, 1)[0].lower()
+        if keyword == "@data":
+            return ArffHeader(relation, attributes, number)
         if keyword == "@relation":
             relation = _unquote(line[len("@relation"):])
         elif keyword == "@attribute":
-            attributes.append(_parse_attribute(line[len("@attribute"):].strip(), number, path))
+            attributes.append(_parse_attribute(line[len("@attribute"):].strip(), number, where))
         else:
             raise DataError(
-                f"{path}, line {number}: expected @relation, @attribute or @data, found {line[:60]!r}"
+                f"{where}, line {number}: expected @relation, @attribute or @data, found {line[:60]!r}"
             )
-    if not attributes:
+    return ArffHeader(relation, attributes)
+
+
+def _file_header(header: str, path: Path) -> tuple[str, list[Attribute]]:
+    """The relation (the file's stem when unnamed) and the attributes of a file's header text; it must declare one."""
+    parsed = read_header(header.splitlines(), path)
+    if not parsed.attributes:
         raise DataError(f"{path}: the header declares no @attribute; not an ARFF file?")
-    return relation, attributes
+    return (path.stem if parsed.relation is None else parsed.relation), parsed.attributes
 
 
-def _parse_attribute(rest: str, number: int, path: Path) -> Attribute:
+def _parse_attribute(rest: str, number: int, path: str | Path) -> Attribute:
     where = f"{path}, line {number}"
     if rest[:1] in ("'", '"'):
         close = _closing_quote(rest)

@@ -36,7 +36,7 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def describe_suite(suite: object, load: bool = True, show_progress: bool = False) -> pd.DataFrame:
+def describe_suite(suite: object, *, load: bool = True, show_progress: bool = False) -> pd.DataFrame:
     """One row per dataset of ``suite`` with the columns of :data:`COLUMNS`.
 
     Parameters

@@ -50,7 +50,7 @@ def compact_column(values: pd.Series) -> pd.Series:
     return values
 
 
-def read_parquet_compact(path: str | Path, batch_columns: int = BATCH_COLUMNS) -> tuple[pd.DataFrame, int]:
+def read_parquet_compact(path: str | Path, *, batch_columns: int = BATCH_COLUMNS) -> tuple[pd.DataFrame, int]:
     """All columns of a parquet file, numeric ones compacted (:func:`compact_column`) batch by batch.
 
     Returns

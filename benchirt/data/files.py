@@ -90,7 +90,7 @@ def load_file(
     if not path.is_file():
         raise DataError(f"{path}: no such file")
     if fmt != "parquet":
-        check_text_table(path, f"{fmt.upper()} data file")
+        check_text_table(path, what=f"{fmt.upper()} data file")
     text_columns: list[str] = []
     notes: list[str] = []
     extra: dict = {"file": str(path)}

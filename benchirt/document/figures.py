@@ -14,7 +14,7 @@ from benchirt.humanize import short_name
 FIGURE_TOP = 30
 
 
-def figure_block(fig, caption: str = "", dpi: int = 80) -> Figure:
+def figure_block(fig, *, caption: str = "", dpi: int = 80) -> Figure:
     """Render a matplotlib figure to PNG bytes with every text legible in the page
     (:func:`benchirt.document.legibility.legible_layout`), its overlapping labels found on the layout drawn, and
     close it (the report keeps no open figures)."""
@@ -35,7 +35,7 @@ def figure_block(fig, caption: str = "", dpi: int = 80) -> Figure:
 def add_figure(section: Section, make: Callable, caption: str, dpi: int) -> None:
     """Add a figure, or a note saying why it could not be drawn (the report never stops on a figure)."""
     try:
-        section.add(figure_block(make(), caption, dpi=dpi))
+        section.add(figure_block(make(), caption=caption, dpi=dpi))
     except Exception as exc:  # noqa: BLE001 - one failing plot must not lose the whole report
         section.add(Note(f"figure '{caption}' could not be drawn: {type(exc).__name__}: {exc}"))
 

@@ -109,7 +109,8 @@ def laid_out(fig, dpi: float) -> Layout:
     return Layout(renderer, fig.get_tightbbox(renderer).padded(rcParams["savefig.pad_inches"]))
 
 
-def overlapping_texts(fig, dpi: float, tolerance: float = 1.0, layout: Layout | None = None) -> list[tuple[str, str]]:
+def overlapping_texts(fig, dpi: float, *, tolerance: float = 1.0,
+                      layout: Layout | None = None) -> list[tuple[str, str]]:
     """Pairs of visible texts whose boxes intersect by more than ``tolerance`` pixels each way, on ``layout``
     (:func:`legible_layout`), or on one made here at ``dpi``."""
     from matplotlib.text import Text

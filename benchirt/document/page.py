@@ -268,7 +268,7 @@ def render_markdown(title: str, subtitle: str, sections: list[Section]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def markdown_table(frame: pd.DataFrame, index: bool = False) -> str:
+def markdown_table(frame: pd.DataFrame, *, index: bool = False) -> str:
     """A pipe table (hand-written: pandas' ``to_markdown`` needs the optional ``tabulate`` package)."""
     if index:
         frame = frame.reset_index()

@@ -55,7 +55,7 @@ def eap(
 
 
 def grid_log_odds(a: np.ndarray, b: np.ndarray, c: np.ndarray, nodes: np.ndarray, log_weights: np.ndarray,
-                  cells: int = BLOCK_CELLS) -> tuple[np.ndarray, np.ndarray]:
+                  *, cells: int = BLOCK_CELLS) -> tuple[np.ndarray, np.ndarray]:
     """``log P - log(1 - P)`` of every item at every node, shape ``(m, K)``, and the log prior plus
     ``sum_j log(1 - P_j)`` per node, shape ``(K,)``: what an EAP needs of the items (computed once, a
     block of items at a time so the temporaries stay within ``cells`` values)."""

@@ -42,17 +42,17 @@ _CLIMB_CANDIDATES = 128
 _CANDIDATE_DEFICIT = 3.0
 
 
-def climb(params: np.ndarray, problem: Problem, known: Sequence[dict] = (),
+def climb(params: np.ndarray, problem: Problem, *, known: Sequence[dict] = (),
           max_iter: int | None = None, escape: bool = True) -> tuple[np.ndarray, Record]:
     """EM (:func:`benchirt.irt.em.run_em`) to a stationary point, then (3PL, with ``escape``) the rounds of
     :func:`escape_rounds`. Every round raises the log posterior (generalised EM). ``max_iter`` (default
     ``config.max_iter``) bounds the EM steps of all rounds together."""
     max_iter = problem.config.max_iter if max_iter is None else max_iter
-    params, record = run_em(params, problem, known, max_iter)
-    return escape_rounds(params, record, problem, known, max_iter) if escape else (params, record)
+    params, record = run_em(params, problem, known=known, max_iter=max_iter)
+    return escape_rounds(params, record, problem, known=known, max_iter=max_iter) if escape else (params, record)
 
 
-def escape_rounds(params: np.ndarray, record: Record, problem: Problem, known: Sequence[dict] = (),
+def escape_rounds(params: np.ndarray, record: Record, problem: Problem, *, known: Sequence[dict] = (),
                   max_iter: int | None = None) -> tuple[np.ndarray, Record]:
     """From EM's stationary point ``params`` (its ``record``), each item's M-step objective searched for a
     better mode (:func:`escape_item_modes`); EM resumes from the items that moved, until none moves or
@@ -65,7 +65,7 @@ def escape_rounds(params: np.ndarray, record: Record, problem: Problem, known: S
             break
         record.escapes += 1
         record.items_moved += n_moved
-        params, later = run_em(moved, problem, known, max_iter - record.n_iter)
+        params, later = run_em(moved, problem, known=known, max_iter=max_iter - record.n_iter)
         record = record.extend(later)
     return params, record
 
@@ -86,7 +86,7 @@ def escape_item_modes(params: np.ndarray, problem: Problem) -> tuple[np.ndarray,
     return moved, int(jump.sum())
 
 
-def grid_gains(params: np.ndarray, problem: Problem, other_mode: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def grid_gains(params: np.ndarray, problem: Problem, *, other_mode: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Per item, how much higher its M-step objective (at the E-step of ``params``) is at the best point
     of :func:`benchirt.irt.modes.item_grid` than at its values, and that point (m, 3); with
     ``other_mode``, the best point in another mode than the item's values
@@ -130,7 +130,7 @@ def polished_gains(params: np.ndarray, problem: Problem) -> tuple[np.ndarray, np
         r_search[block] = r if weights is None else r @ weights
     n_search = n_k if weights is None else n_k @ weights
     own = current if weights is None else _climbed(params, np.arange(m), r_search, n_search, coarse)[1]
-    grid = item_grid(problem.lower, problem.upper, _SEARCH_STEP, _SEARCH_GUESSING)
+    grid = item_grid(problem.lower, problem.upper, step=_SEARCH_STEP, guessing=_SEARCH_GUESSING)
     index = best_per_guessing(grid, coarse.nodes, r_search, n_search, log_prior(grid, problem)).ravel()
     rows = np.repeat(np.arange(m), len(index) // m)  # the item of each candidate
     near = np.concatenate([
@@ -168,7 +168,7 @@ def climb_and_file(start: np.ndarray, name: str, problem: Problem, runs: list[Ru
     ``runs`` and file its optimum under ``optima``; True when it raised the best optimum by more than
     ``tol_optimum``."""
     top = optima[0]["log_posterior"] if optima else -np.inf
-    params, record = climbed or climb(start, problem, list(optima))
+    params, record = climbed or climb(start, problem, known=list(optima))
     runs.append(Run(name, params, record))
     if record.converged:
         file_optimum(optima, name, params, record.history[-1], record.joined, problem.config.tol_optimum)

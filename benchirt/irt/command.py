@@ -183,14 +183,14 @@ def run(args: argparse.Namespace) -> int:
     if scoring:
         return _score(args, responses_path, responses, config)
     try:
-        fit = fit_irt(responses, config)
+        fit = fit_irt(responses, config=config)
         scorer = fit_scoring_model(responses, fit)
         fit = with_ranking_slopes(fit, scorer, responses)
-        comparison = compare_models(responses, config, fitted=(fit, scorer)) if args.compare_models else None
+        comparison = compare_models(responses, config=config, fitted=(fit, scorer)) if args.compare_models else None
     except DataError as exc:
         raise DataError(f"{responses_path}: {exc}") from None
-    table = scorer.ability_table(responses, config.ability)
-    item_theta = table if scorer is fit else fit.ability_table(responses, config.ability)
+    table = scorer.ability_table(responses, method=config.ability)
+    item_theta = table if scorer is fit else fit.ability_table(responses, method=config.ability)
     fit_table = item_fit(fit, responses, theta=item_theta["theta"].to_numpy())
     out = claim_out(args.out, "irt", force=args.force, writes=WRITES)
     atomic_write_csv(out / "items.csv", fit.items.join(fit_table).reset_index())
@@ -235,7 +235,7 @@ def _fit_record(fit, scorer, config: IRTConfig, responses_path: str) -> dict:
     record = fit.convergence()
     record["scoring_model"] = scorer.model
     record["scoring_converged"] = scorer.converged
-    record["summary"] = item_summary(fit.items, config)
+    record["summary"] = item_summary(fit.items, config=config)
     check = default_model_check(fit.items, config)
     if check is not None:
         record["default_model_check"] = {**check, "warning": default_model_sentence(check)}

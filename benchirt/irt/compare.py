@@ -48,7 +48,7 @@ def n_parameters(fit: IRTFit) -> int:
     return {"1PL": m + 1, "2PL": 2 * m, "3PL": 3 * m}[fit.model]
 
 
-def compare_models(responses, config: IRTConfig | None = None,
+def compare_models(responses, *, config: IRTConfig | None = None,
                    fitted: IRTFit | Sequence[IRTFit] | None = None, nested_starts: bool = True) -> pd.DataFrame:
     """Fit the 1PL, 2PL and 3PL with ``config`` (its ``model`` aside) and tabulate their fit.
 
@@ -96,9 +96,9 @@ def compare_models(responses, config: IRTConfig | None = None,
         parent = fits.get(NESTED_IN.get(model, ""))
         candidates = {}
         if nested_starts and parent is not None:
-            candidates["nested"] = fit_irt(responses, model_config, initial=parent.items)
+            candidates["nested"] = fit_irt(responses, config=model_config, initial=parent.items)
         if "nested" not in candidates or several_optima:
-            candidates["search"] = fit_irt(responses, model_config)
+            candidates["search"] = fit_irt(responses, config=model_config)
             several_optima |= len(candidates["search"].optima) > 1
         starts[model] = max(candidates, key=lambda name: candidates[name].log_posterior)
         fits[model], searched[model] = candidates[starts[model]], "search" in candidates

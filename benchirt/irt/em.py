@@ -68,7 +68,7 @@ class Record:
         return later
 
 
-def run_em(params: np.ndarray, problem: Problem, known: Sequence[dict] = (),
+def run_em(params: np.ndarray, problem: Problem, *, known: Sequence[dict] = (),
            max_iter: int | None = None) -> tuple[np.ndarray, Record]:
     """EM accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3, step length per item).
 
@@ -99,7 +99,7 @@ def run_em(params: np.ndarray, problem: Problem, known: Sequence[dict] = (),
     cols = [0, 1, 2] if problem.estimates_guessing else [0, 1]
 
     def step(x, e, following=True):
-        new, log_post, following_e = em_step(x, problem, e, following)
+        new, log_post, following_e = em_step(x, problem, expectation=e, following=following)
         record.n_iter += 1
         record.history.append(log_post)
         return new, log_post, following_e
@@ -111,7 +111,7 @@ def run_em(params: np.ndarray, problem: Problem, known: Sequence[dict] = (),
     length = 1.0  # of the expanded move: halved after each refused move, doubled (up to 1) after each kept one
     max_iter = config.max_iter if max_iter is None else max_iter
     while record.n_iter < max_iter:
-        moved = expanded_move(x0, e0, problem, length) if config.uses_expanded_em else None
+        moved = expanded_move(x0, e0, problem, length=length) if config.uses_expanded_em else None
         if moved is not None:  # kept only where it raises the log posterior (one more E-step)
             e_moved = e_step(moved, problem)
             if e_moved.log_posterior >= e0.log_posterior:
@@ -184,7 +184,7 @@ def judge_stop(record: Record, x0: np.ndarray, lp0: float, x1: np.ndarray, e1: E
 
 
 def expanded_move(params: np.ndarray, expectation: Expectation, problem: Problem,
-                  length: float = 1.0) -> np.ndarray | None:
+                  *, length: float = 1.0) -> np.ndarray | None:
     """``params`` moved along the location and unit of the ability scale by a parameter-expanded EM step
     (PX-EM; Liu, Rubin & Wu 1998), or ``None`` where the move changes no parameter by ``config.tol`` or more.
     ``expectation`` (:func:`benchirt.irt.estep.e_step`'s result) is the one at ``params``.

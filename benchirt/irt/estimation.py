@@ -59,7 +59,7 @@ from benchirt.irt.validation import as_response_matrix
 from benchirt.threads import blas_one_thread
 
 
-def fit_irt(responses, config: IRTConfig | None = None, initial: pd.DataFrame | None = None) -> IRTFit:
+def fit_irt(responses, *, config: IRTConfig | None = None, initial: pd.DataFrame | None = None) -> IRTFit:
     """Estimate item parameters from a 0/1 response matrix (Cardoso et al. 2021 §4.1, §4.4).
 
     Parameters
@@ -96,7 +96,7 @@ def fit_irt(responses, config: IRTConfig | None = None, initial: pd.DataFrame | 
     >>> from benchirt.irt import IRTConfig, fit_irt
     >>> from benchirt.irt.simulate import simulate_responses
     >>> simulated = simulate_responses(n_respondents=40, n_items=12, model="2PL", seed=1)
-    >>> fit = fit_irt(simulated.responses, IRTConfig(model="2PL"))
+    >>> fit = fit_irt(simulated.responses, config=IRTConfig(model="2PL"))
     >>> fit.items.shape
     (12, 9)
     >>> fit.items.columns[:3].tolist()
@@ -142,7 +142,8 @@ def _fit(responses, config: IRTConfig, start: float, initial: pd.DataFrame | Non
     patterns, _, counts = unique_rows(columns)
     patterns = np.ascontiguousarray(patterns.T)  # an item block is then one contiguous piece
     nodes, log_weights = quadrature(config.quadrature, config.theta_max)
-    problem = Problem(patterns, counts.astype(float), multiplicity.astype(float), nodes, log_weights, config)
+    problem = Problem(items=patterns, counts=counts.astype(float), multiplicity=multiplicity.astype(float),
+                      nodes=nodes, log_weights=log_weights, config=config)
     del patterns
 
     if initial is None:
@@ -159,7 +160,7 @@ def _fit(responses, config: IRTConfig, start: float, initial: pd.DataFrame | Non
     item_index = np.ravel(item_index)
     params, se, slopes = params[item_index], se[item_index], slopes[item_index]
 
-    table = item_table(items, informative, p_correct, params, se, config, slopes)
+    table = item_table(items, informative, p_correct, params, se, config, slopes=slopes)
     for optimum in starts["optima"]:  # every optimum found, as an item table (without standard errors)
         optimum["items"] = item_table(items, informative, p_correct, optimum.pop("params")[item_index],
                                       np.zeros_like(se), config)

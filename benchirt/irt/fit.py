@@ -143,7 +143,7 @@ class IRTFit:
         )
 
     # ------------------------------------------------------------------ abilities
-    def ability_table(self, responses, method: str | None = None) -> pd.DataFrame:
+    def ability_table(self, responses, *, method: str | None = None) -> pd.DataFrame:
         """θ, its standard error and the True-Score of each respondent.
 
         Parameters
@@ -161,9 +161,9 @@ class IRTFit:
         """
         return score_aligned(self._aligned(responses), self.items, method or self.config.ability, self.config)
 
-    def abilities(self, responses, method: str | None = None) -> pd.Series:
+    def abilities(self, responses, *, method: str | None = None) -> pd.Series:
         """θ per respondent (EAP or MAP), a Series named ``theta``; see :meth:`ability_table`."""
-        return self.ability_table(responses, method)["theta"]
+        return self.ability_table(responses, method=method)["theta"]
 
     def _aligned(self, responses):
         """``responses`` with this fit's items as columns, in order, without copying the data."""

@@ -23,7 +23,7 @@ def fitted_slopes(post: np.ndarray, problem: Problem) -> np.ndarray:
     theta = post @ problem.nodes
     prior_sd = problem.config.prior_discrimination[1]
     m = len(problem.multiplicity)
-    return np.concatenate([ability_slopes(problem.items[block], theta, problem.counts, prior_sd)[0]
+    return np.concatenate([ability_slopes(problem.items[block], theta, weights=problem.counts, prior_sd=prior_sd)[0]
                            for block in item_blocks(m, max(8, -(-m // _SLOPE_BLOCKS)))])
 
 
@@ -32,7 +32,7 @@ _SLOPE_BLOCKS = 32
 
 
 def item_table(items, informative, p_correct, params, se, config: IRTConfig,
-               slopes: np.ndarray | None = None) -> pd.DataFrame:
+               *, slopes: np.ndarray | None = None) -> pd.DataFrame:
     """One row per item, in input order: parameters, SEs, proportion correct, the slope on ability
     (:func:`fitted_slopes`; 0 for the items without information, absent for an optimum's table) and flag."""
     m = len(items)

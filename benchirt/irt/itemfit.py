@@ -49,7 +49,7 @@ def mean_squares(u: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return infit, outfit
 
 
-def item_fit(fit, responses, misfit_above: float = MISFIT_ABOVE, theta=None) -> pd.DataFrame:
+def item_fit(fit, responses, *, misfit_above: float = MISFIT_ABOVE, theta=None) -> pd.DataFrame:
     """Infit/outfit of every item of ``fit`` on ``responses`` and whether it misfits.
 
     Parameters

@@ -37,7 +37,7 @@ ANSWERS = frozenset({"0", "1", "0.0", "1.0"})
 OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "pipe"}
 
 
-def read_responses_csv(path: str | Path, header: bool = True) -> pd.DataFrame:
+def read_responses_csv(path: str | Path, *, header: bool = True) -> pd.DataFrame:
     """A response matrix CSV as a DataFrame (index ``respondent``, one column per item), checked.
 
     Parameters
@@ -57,8 +57,8 @@ def read_responses_csv(path: str | Path, header: bool = True) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: no such file; pass a CSV of respondents x items of 0/1")
-    check_text_table(path, "response matrix CSV")
-    check_field_sizes(path, "response matrix CSV")
+    check_text_table(path, what="response matrix CSV")
+    check_field_sizes(path, what="response matrix CSV")
     first = _first_row(path)
     _check_delimiter(path, first)
     if header:

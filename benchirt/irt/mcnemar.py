@@ -13,7 +13,7 @@ from scipy.stats import binom
 PAIR_ALPHA = 0.05
 
 
-def mcnemar_separated(answers: np.ndarray, alpha: float = PAIR_ALPHA, block: int = 512) -> np.ndarray:
+def mcnemar_separated(answers: np.ndarray, *, alpha: float = PAIR_ALPHA, block: int = 512) -> np.ndarray:
     """Which pairs of rows (respondents) answer differently by McNemar's exact test at ``alpha``: (n, n) bool.
 
     For every pair at once: the discordant counts of all pairs are two matrix products (rows of ``block``

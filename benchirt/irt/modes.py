@@ -32,7 +32,7 @@ _GRID_CHUNK = 128
 _ITEM_CHUNK = 256
 
 
-def item_grid(lower: np.ndarray, upper: np.ndarray, step: float = _STEP,
+def item_grid(lower: np.ndarray, upper: np.ndarray, *, step: float = _STEP,
               guessing: tuple[float, ...] = _GUESSING) -> np.ndarray:
     """The 3PL grid points (G, 3) = [a, b, logit c] within the bounds ``lower``/``upper`` (3,): a and b in
     steps of ``step`` within +-6, c at ``guessing``; the guessing values vary fastest."""
@@ -44,7 +44,7 @@ def item_grid(lower: np.ndarray, upper: np.ndarray, step: float = _STEP,
 
 
 def best_on_grid(grid: np.ndarray, nodes: np.ndarray, r: np.ndarray, n_k: np.ndarray,
-                 log_prior: np.ndarray, away_from: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                 log_prior: np.ndarray, *, away_from: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each item's highest ``Q_j`` over the grid and the grid row attaining it; with ``away_from``, over
     the grid points in another mode than the item's values there (:func:`other_mode`).
 

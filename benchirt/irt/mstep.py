@@ -29,7 +29,7 @@ _HALVINGS = 8
 M_STEPS = 2
 
 
-def em_step(params: np.ndarray, problem: Problem, expectation: Expectation | None = None,
+def em_step(params: np.ndarray, problem: Problem, *, expectation: Expectation | None = None,
             following: bool = True) -> tuple[np.ndarray, float, Expectation | None]:
     """One EM iteration ``F``: E-step at ``params`` (or ``expectation``, :func:`benchirt.irt.estep.e_step`'s
     result there), then up to :data:`M_STEPS` damped Fisher-scoring steps per item (:func:`_block_step`); an

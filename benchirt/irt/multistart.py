@@ -200,7 +200,7 @@ def initial_values(values: np.ndarray, score: np.ndarray, problem: Problem) -> n
     p = (total + 0.5) / (values.shape[0] + 1.0)
     mean = total / values.shape[0]
     sd_item = np.sqrt(mean * (1.0 - mean))  # 0/1 items
-    r = column_sums(values, z) / len(z) / np.where(sd_item > 0, sd_item, 1.0)  # z has mean 0: covariance over sd
+    r = column_sums(values, row_weights=z) / len(z) / np.where(sd_item > 0, sd_item, 1.0)  # z has mean 0: covariance over sd
     r = np.clip(r, -0.9, 0.9)
     a = np.clip(1.7 * r / np.sqrt(1 - r**2), -3.0, 3.0)
     if config.model == "1PL":

@@ -14,7 +14,7 @@ def irt_dataset(result, config):
     """Fit the IRT model of one dataset's responses (``benchirt.irt.irt_for_responses``)."""
     from benchirt.irt import irt_for_responses
 
-    return irt_for_responses(result, config)
+    return irt_for_responses(result, config=config)
 
 
 def derive(result, config):

@@ -16,7 +16,7 @@ from benchirt.errors import DataError  # noqa: E402
 from benchirt.irt.fit import IRTFit, falling_measure  # noqa: E402
 
 
-def plot_item_curves(fit: IRTFit, items: Sequence[str] | None = None, n_items: int = 8) -> Figure:
+def plot_item_curves(fit: IRTFit, *, items: Sequence[str] | None = None, n_items: int = 8) -> Figure:
     """Item characteristic curves ``P_j(theta)`` (Cardoso et al. 2021 eq. 1).
 
     Parameters
@@ -60,7 +60,7 @@ def plot_item_curves(fit: IRTFit, items: Sequence[str] | None = None, n_items: i
 def plot_classifier_curves(
     fit: IRTFit,
     responses: pd.DataFrame,
-    by: str = "difficulty",
+    *, by: str = "difficulty",
     bins: int = 10,
     respondents: Sequence[str] | None = None,
     roles: Mapping[str, str] | None = None,
@@ -120,7 +120,7 @@ def plot_classifier_curves(
     return fig
 
 
-def plot_parameter_histograms(fit: IRTFit, bins: int = 30) -> Figure:
+def plot_parameter_histograms(fit: IRTFit, *, bins: int = 30) -> Figure:
     """Histograms of discrimination, difficulty and guessing of the estimated items, with the
     summary thresholds of Cardoso et al. 2021 §4.5 marked."""
     estimated = fit.items[fit.informative]

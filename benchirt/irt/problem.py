@@ -34,7 +34,7 @@ _FLOAT_PIECES = 16
 _GAMMA_MIN = float(logit(1e-4))
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Problem:
     """The collapsed data and fixed quantities of one fit: the distinct response patterns item by item, how
     many respondents share each pattern and how many items each column, the quadrature grid, the

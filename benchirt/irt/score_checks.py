@@ -34,7 +34,7 @@ DISAGREEMENT_COLUMNS = ("dataset", "classifier", "role", "true_score", "n_items"
 _NO_INFORMATION = {"all_correct": 1, "all_wrong": 0}
 
 
-def rank_disagreements(irts: Sequence[DatasetIRT], responses: Mapping[str, ResponseResult], roles: Sequence[str] = ("real", "artificial"),
+def rank_disagreements(irts: Sequence[DatasetIRT], responses: Mapping[str, ResponseResult], *, roles: Sequence[str] = ("real", "artificial"),
                        margin: int = RANK_MARGIN) -> pd.DataFrame:
     """Reported respondents whose True-Score rank and test-accuracy rank disagree by more than ``margin``.
 

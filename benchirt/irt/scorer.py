@@ -44,7 +44,7 @@ def fit_scoring_model(responses, fit: IRTFit) -> IRTFit:
     model = config.resolved_scoring_model
     scoring = replace(config, model=model, scoring_model=model,
                       quadrature=fit.quadrature_nodes, refine_quadrature=False)
-    return fit_irt(responses, scoring, initial=fit.items)
+    return fit_irt(responses, config=scoring, initial=fit.items)
 
 
 def with_ranking_slopes(fit: IRTFit, scorer: IRTFit, responses) -> IRTFit:
@@ -64,5 +64,5 @@ def with_ranking_slopes(fit: IRTFit, scorer: IRTFit, responses) -> IRTFit:
     prior_sd = fit.config.prior_discrimination[1]
     for start in range(0, len(informative), SLOPE_BLOCK):
         block = informative[start:start + SLOPE_BLOCK]
-        slope[block] = ability_slopes(answers[block], theta, None, prior_sd)[0]
+        slope[block] = ability_slopes(answers[block], theta, weights=None, prior_sd=prior_sd)[0]
     return replace(fit, items=fit.items.assign(item_model_slope=fit.items["ability_slope"], ability_slope=slope))

@@ -67,7 +67,7 @@ def read_items(path: str | Path) -> pd.DataFrame:
     return check_items(frame.set_index("item"), where=str(path))
 
 
-def check_items(items: pd.DataFrame, where: str = "items") -> pd.DataFrame:
+def check_items(items: pd.DataFrame, *, where: str = "items") -> pd.DataFrame:
     """Validate an item table (index = item names) and add ``flag = "ok"`` where it has none."""
     items = items.copy()
     if "flag" not in items.columns:

@@ -60,7 +60,7 @@ def file_optimum(optima: list[dict], name: str, params: np.ndarray, log_posterio
     return optimum
 
 
-def unseen_share(optima: list[dict], independent=lambda name: True) -> float:
+def unseen_share(optima: list[dict], *, independent=lambda name: True) -> float:
     """Good's (1953) estimate of the probability that one more start ends in an optimum not found
     yet: the share of starts whose optimum no other start reached (1 before any start), counting only
     the starts ``independent(name)`` says were drawn independently of the optima found."""
@@ -69,13 +69,13 @@ def unseen_share(optima: list[dict], independent=lambda name: True) -> float:
     return sum(count == 1 for count in counts) / n if n else 1.0
 
 
-def explored_enough(optima: list[dict], independent=lambda name: True) -> bool:
+def explored_enough(optima: list[dict], *, independent=lambda name: True) -> bool:
     """The best optimum found has been reached from :data:`AGREEMENT` independent starts and at most
     :data:`UNSEEN_SHARE` of them ended in an optimum of their own (:func:`unseen_share`). A start
     that began next to a known optimum (a hop) and returned to it is no evidence: ``independent(name)``
     leaves such starts out."""
     return bool(optima) and sum(map(independent, optima[0]["starts"])) >= AGREEMENT and \
-        unseen_share(optima, independent) <= UNSEEN_SHARE
+        unseen_share(optima, independent=independent) <= UNSEEN_SHARE
 
 
 @dataclass

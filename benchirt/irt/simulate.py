@@ -9,7 +9,7 @@ import pandas as pd
 from benchirt.irt.models import probability
 
 
-@dataclass
+@dataclass(kw_only=True)
 class SimulatedResponses:
     """Responses drawn from a known model.
 
@@ -29,7 +29,7 @@ class SimulatedResponses:
 
 def simulate_responses(
     n_respondents: int = 132,
-    n_items: int = 500,
+    *, n_items: int = 500,
     model: str = "3PL",
     negative_fraction: float = 0.0,
     seed: int | np.random.Generator = 0,
@@ -62,4 +62,4 @@ def simulate_responses(
         index=[f"r{i + 1}" for i in range(n_respondents)],
         columns=[f"V{j + 1}" for j in range(n_items)],
     )
-    return SimulatedResponses(frame, theta, a, b, c)
+    return SimulatedResponses(responses=frame, theta=theta, a=a, b=b, c=c)

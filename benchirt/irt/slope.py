@@ -32,7 +32,7 @@ _MAX_STEPS = 100
 _MAX_STEP = 2.0
 
 
-def ability_slopes(answers: np.ndarray, theta: np.ndarray, weights: np.ndarray | None = None,
+def ability_slopes(answers: np.ndarray, theta: np.ndarray, *, weights: np.ndarray | None = None,
                    prior_sd: float = 2.5) -> tuple[np.ndarray, np.ndarray]:
     """The slope ``alpha_j`` and intercept ``beta_j`` of every item's answers on the abilities.
 

@@ -78,10 +78,10 @@ class DatasetIRT:
 
         Nothing is fitted, so it is cheap; a result without :attr:`label_evidence` keeps its suspect labels.
         """
-        suspects = (select_suspects(self.label_evidence, self.fit.items, config.suspect_agreement,
-                                    config.suspect_rising_alpha)
+        suspects = (select_suspects(self.label_evidence, self.fit.items, agreement=config.suspect_agreement,
+                                    rising_alpha=config.suspect_rising_alpha)
                     if "real_wrong_share" in self.label_evidence else self.suspect_labels)
-        summary = item_summary(self.fit.items, config)
+        summary = item_summary(self.fit.items, config=config)
         statistics = {**summary, **{key: value for key, value in self.statistics.items() if key not in summary}}
         statistics["n_suspect_labels"] = len(suspects)  # in its place when the result had it
         return replace(self, statistics=statistics, suspect_labels=suspects)
@@ -141,7 +141,7 @@ class DatasetIRT:
                               low, high, se=table["se"])
 
 
-def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
+def irt_for_responses(result, *, config: IRTConfig | None = None) -> DatasetIRT:
     """Calibrate the items of one dataset and score every respondent.
 
     Parameters
@@ -177,13 +177,13 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
         )
     calibration = responses if calibrate.all() else responses[calibrate]
     try:
-        fit = fit_irt(calibration, config)
+        fit = fit_irt(calibration, config=config)
         scorer = fit_scoring_model(calibration, fit)
         fit = with_ranking_slopes(fit, scorer, calibration)
-        table = scorer.ability_table(responses, config.ability)
+        table = scorer.ability_table(responses, method=config.ability)
         # the item model's own abilities judge its items (item fit, suspect labels' curves)
-        item_theta = (table if scorer is fit else fit.ability_table(responses, config.ability))["theta"]
-        comparison = (compare_models(calibration, config, fitted=(fit, scorer)) if config.compare_models
+        item_theta = (table if scorer is fit else fit.ability_table(responses, method=config.ability))["theta"]
+        comparison = (compare_models(calibration, config=config, fitted=(fit, scorer)) if config.compare_models
                       else pd.DataFrame())
     except DataError as exc:
         raise DataError(f"{result.dataset}: {exc}") from None
@@ -194,8 +194,8 @@ def irt_for_responses(result, config: IRTConfig | None = None) -> DatasetIRT:
     real = roles.index[roles == "real"]
     predictions = getattr(result, "predictions", None)
     evidence = label_evidence(fit, responses.loc[real], item_theta.loc[real].to_numpy(),
-                              predictions.loc[real] if predictions is not None and len(real) else None,
-                              getattr(result, "test_labels", None))
+                              predictions=predictions.loc[real] if predictions is not None and len(real) else None,
+                              labels=getattr(result, "test_labels", None))
     statistics = dict(converged=fit.converged, status=fit.status, n_iter=fit.n_iter, seconds=fit.seconds,
                       model=fit.model, scoring_model=scorer.model, scoring_converged=scorer.converged,
                       quadrature_nodes=fit.quadrature_nodes, quadrature_error=fit.quadrature_error,
@@ -232,7 +232,7 @@ def summaries_frame(irts: Sequence[DatasetIRT]) -> pd.DataFrame:
     return pd.DataFrame([irt.statistics for irt in irts], index=pd.Index([i.dataset for i in irts], name="dataset"))
 
 
-def true_score_table(irts: Sequence[DatasetIRT], roles: Sequence[str] = ("real", "artificial"),
+def true_score_table(irts: Sequence[DatasetIRT], *, roles: Sequence[str] = ("real", "artificial"),
                      column: str = "true_score") -> pd.DataFrame:
     """True-Scores (or another ability column) of the reported classifiers on every dataset, long form (the rating input).
 

@@ -33,7 +33,7 @@ def _row_blocks(values: np.ndarray):
         yield slice(i, i + step), values[i:i + step].astype(float)
 
 
-def column_sums(values: np.ndarray, row_weights: np.ndarray | None = None) -> np.ndarray:
+def column_sums(values: np.ndarray, *, row_weights: np.ndarray | None = None) -> np.ndarray:
     """``row_weights @ values`` (m,) without a float copy of a 1-byte ``values`` (n, m)."""
     out = np.zeros(values.shape[1])
     for rows, block in _row_blocks(values):
@@ -59,7 +59,7 @@ def _standardise(score: np.ndarray) -> np.ndarray:
 _BLOCKS = 16
 
 
-def principal_components(values: np.ndarray, multiplicity: np.ndarray | None = None, k: int = 2) -> np.ndarray:
+def principal_components(values: np.ndarray, *, multiplicity: np.ndarray | None = None, k: int = 2) -> np.ndarray:
     """The first ``k`` principal-component scores of the standardised items, shape (k, n).
 
     Parameters
@@ -105,12 +105,12 @@ def principal_components(values: np.ndarray, multiplicity: np.ndarray | None = N
     out = np.empty((k, n))
     for row, score in enumerate(scores):
         score = _standardise(score)
-        loadings = (column_sums(values, score) - score.sum() * mean) * scale  # z^T score: covariance with each item
+        loadings = (column_sums(values, row_weights=score) - score.sum() * mean) * scale  # z^T score: covariance with each item
         out[row] = score * orientation(values, weights, loadings)
     return out
 
 
-def item_rest_correlations(values: np.ndarray, multiplicity: np.ndarray | None = None) -> np.ndarray:
+def item_rest_correlations(values: np.ndarray, *, multiplicity: np.ndarray | None = None) -> np.ndarray:
     """Correlation of each item with the (weighted) number correct on the other items, shape (m,);
     0 for an item or rest score without variance. From moments (one matrix-vector product), so no
     rest-score matrix is formed."""
@@ -119,7 +119,7 @@ def item_rest_correlations(values: np.ndarray, multiplicity: np.ndarray | None =
     total = row_sums(values, weights)
     mean = _column_means(values)
     var_item = mean * (1.0 - mean)  # 0/1 items
-    cov_total = column_sums(values, total) / n - mean * total.mean()
+    cov_total = column_sums(values, row_weights=total) / n - mean * total.mean()
     cov_rest = cov_total - var_item  # rest = total - item
     var_rest = np.maximum(total.var() - 2 * cov_total + var_item, 0.0)
     denom = np.sqrt(var_item * var_rest)
@@ -129,7 +129,7 @@ def item_rest_correlations(values: np.ndarray, multiplicity: np.ndarray | None =
 def orientation(values: np.ndarray, multiplicity: np.ndarray, discrimination: np.ndarray) -> float:
     """``+1`` or ``-1``: the sign that makes ``discrimination`` (m,) agree with the classical item
     discriminations, i.e. ``sum_j w_j a_j r_j >= 0`` with ``r_j`` the item-rest correlations."""
-    classical = item_rest_correlations(values, multiplicity)
+    classical = item_rest_correlations(values, multiplicity=multiplicity)
     agreement = float(np.sum(np.asarray(multiplicity, float) * discrimination * classical))
     return -1.0 if agreement < 0 else 1.0
 
@@ -146,7 +146,7 @@ _DIRECTIONS = (30, 60, 90, 120, 150)
 
 
 def start_scores(values: np.ndarray, multiplicity: np.ndarray,
-                 starts: int | Literal["auto"], monotone: bool = False) -> tuple[list[tuple[str, np.ndarray]], str]:
+                 starts: int | Literal["auto"], *, monotone: bool = False) -> tuple[list[tuple[str, np.ndarray]], str]:
     """The starting ability scores of one fit and why these.
 
     decodIRT's pools are close to two-dimensional (the MLP ladder's training progress against the
@@ -179,7 +179,7 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
     if monotone and starts == "auto":  # no principal components: their Gram matrix (m x m) was the largest array
         return [("sum_score", total)], ("monotone model: one start, the sum score (every discrimination is at least "
                                         "0, so the scale's direction is the one every item agrees on)")
-    pcs = principal_components(values, multiplicity, k=2)
+    pcs = principal_components(values, multiplicity=multiplicity, k=2)
     agreement = float(abs(np.mean(pcs[0] * total)))
     candidates = [("principal_component", pcs[0]), ("sum_score", total)]
     if monotone:

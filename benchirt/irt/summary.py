@@ -16,7 +16,7 @@ RANKED = {
 }
 
 
-def item_summary(items: pd.DataFrame, config: IRTConfig | None = None) -> dict:
+def item_summary(items: pd.DataFrame, *, config: IRTConfig | None = None) -> dict:
     """Percentages of items above the seed's thresholds (Cardoso et al. 2021 §4.5, §5.1).
 
     Parameters
@@ -97,7 +97,7 @@ def default_model_check(items: pd.DataFrame, config: IRTConfig) -> dict | None:
             "n_informative": int(n), "threshold": MISMATCH_SHARE, "fits": bool(share <= MISMATCH_SHARE)}
 
 
-def default_model_sentence(check: dict | None, fix: str = "--compat decodirt") -> str | None:
+def default_model_sentence(check: dict | None, *, fix: str = "--compat decodirt") -> str | None:
     """One line saying the monotone model does not fit (:func:`default_model_check`), with the share and the mode
     that fits (``fix``: how the reader chooses it); None when it fits or was not checked."""
     if check is None or check["fits"]:

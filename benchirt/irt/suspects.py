@@ -66,7 +66,7 @@ def rising_p(answers: np.ndarray, ability: np.ndarray) -> float:
     return float(mannwhitneyu(ability[right], ability[~right], alternative="greater").pvalue)
 
 
-def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, agreement: float = 0.8,
+def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, *, agreement: float = 0.8,
                    rising_alpha: float = 0.05, predictions: pd.DataFrame | None = None,
                    labels: pd.Series | None = None, ability=None) -> pd.DataFrame:
     """The items both parts of the module's rule flag, the most widely missed first
@@ -102,11 +102,12 @@ def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, agreement: flo
         ``all_wrong`` (every real classifier wrong) or ``right_not_ablest``; ``label`` and ``consensus``
         are empty (and ``consensus_share`` 0) when not given. Empty without real classifiers.
     """
-    evidence = label_evidence(fit, real_responses, real_theta, predictions, labels, ability, least_wrong=agreement)
-    return select_suspects(evidence, fit.items, agreement, rising_alpha)
+    evidence = label_evidence(fit, real_responses, real_theta, predictions=predictions, labels=labels,
+                              ability=ability, least_wrong=agreement)
+    return select_suspects(evidence, fit.items, agreement=agreement, rising_alpha=rising_alpha)
 
 
-def label_evidence(fit, real_responses: pd.DataFrame, real_theta, predictions: pd.DataFrame | None = None,
+def label_evidence(fit, real_responses: pd.DataFrame, real_theta, *, predictions: pd.DataFrame | None = None,
                    labels: pd.Series | None = None, ability=None, least_wrong: float = 0.0) -> pd.DataFrame:
     """What the rule reads of every item some real classifier gets wrong, whatever its two thresholds.
 
@@ -143,7 +144,7 @@ def label_evidence(fit, real_responses: pd.DataFrame, real_theta, predictions: p
     }, index=pd.Index(chosen, name="item", dtype=str))[columns]
 
 
-def select_suspects(evidence: pd.DataFrame, items: pd.DataFrame, agreement: float = 0.8,
+def select_suspects(evidence: pd.DataFrame, items: pd.DataFrame, *, agreement: float = 0.8,
                     rising_alpha: float = 0.05) -> pd.DataFrame:
     """The suspect labels of :func:`label_evidence` under the rule's two thresholds, the most widely missed first.
 

@@ -77,7 +77,7 @@ def real_classifier_spread(irts: Sequence[DatasetIRT], responses: Mapping[str, R
     return table.sort_values(["rank", "dataset"]).reset_index(drop=True)
 
 
-def mcnemar_share(answers: np.ndarray, alpha: float = PAIR_ALPHA, block: int = 512) -> float:
+def mcnemar_share(answers: np.ndarray, *, alpha: float = PAIR_ALPHA, block: int = 512) -> float:
     """Share (%) of pairs of rows (respondents) whose 0/1 answers differ by McNemar's exact test at ``alpha``
     (:func:`benchirt.irt.mcnemar.mcnemar_separated`, every pair at once, ``block`` rows at a time); NaN for
     fewer than two rows."""
@@ -85,7 +85,7 @@ def mcnemar_share(answers: np.ndarray, alpha: float = PAIR_ALPHA, block: int = 5
     n = len(answers)
     if n < 2:
         return np.nan
-    return float(100 * np.triu(mcnemar_separated(answers, alpha, block)).sum() / (n * (n - 1) / 2))
+    return float(100 * np.triu(mcnemar_separated(answers, alpha=alpha, block=block)).sum() / (n * (n - 1) / 2))
 
 
 def usefulness_sentence(spread: pd.DataFrame, share_rankings: pd.DataFrame | None = None, *, top: int = 3) -> str:

@@ -7,7 +7,7 @@ import pandas as pd
 from benchirt.errors import DataError
 
 
-def as_response_matrix(responses, where: str = "responses", dtype=float) -> tuple[np.ndarray, list[str], list[str]]:
+def as_response_matrix(responses, *, where: str = "responses", dtype=float) -> tuple[np.ndarray, list[str], list[str]]:
     """Validate a respondents × items matrix of 0/1 and return it with its labels.
 
     Parameters

@@ -6,18 +6,7 @@ Usage (not run as a doctest)::
     outcome = run_pipeline(load_config("configs/default.yaml"))     # or load_config(None): the default
     results = load_run(outcome.run_dir)
 """
-from benchirt.lazy import lazy_exports
+from benchirt.lazy import attach_stub
 
-__all__ = ["STAGES", "ExecutionConfig", "PipelineConfig", "RunOutcome", "RunResults", "load_config", "load_run",
-           "run_pipeline"]
-
-lazy_exports(__name__, {
-    "ExecutionConfig": "benchirt.pipeline.config",
-    "PipelineConfig": "benchirt.pipeline.config",
-    "RunOutcome": "benchirt.pipeline.run",
-    "RunResults": "benchirt.pipeline.results",
-    "STAGES": "benchirt.pipeline.config",
-    "load_config": "benchirt.pipeline.config",
-    "load_run": "benchirt.pipeline.results",
-    "run_pipeline": "benchirt.pipeline.run",
-})
+# __all__ and the lazy names: those of the stub __init__.pyi, the package's one list of public names
+attach_stub(__name__, __file__)

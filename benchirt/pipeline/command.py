@@ -92,7 +92,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)
     notes: list[str] = []
-    stages = select_stages(args.stages or config.stages, args.skip, notes=notes)
+    stages = select_stages(args.stages or config.stages, skip=args.skip, notes=notes)
     if not stages:
         raise ConfigError("no stage left to run after --skip; name at least one of " + ", ".join(STAGES))
     config = _with_execution(replace(config, stages=stages, notes=config.notes + tuple(notes)), args)
@@ -111,8 +111,8 @@ def run_command(args: argparse.Namespace) -> int:
     if _irt_export_stale(outcome, config):
         export_irt(outcome.run_dir)
     glicko = load_stage_table(outcome.run_dir, "rate", "tournament/table")
-    print(format_summary(outcome.run_dir, outcome.manifest, glicko, top=config.stage_config("report").top_classifiers,
-                         verdict=_leaderboard_verdict(outcome.run_dir),
+    print(format_summary(outcome.run_dir, outcome.manifest, glicko=glicko,
+                         top=config.stage_config("report").top_classifiers, verdict=_leaderboard_verdict(outcome.run_dir),
                          command=rerun_command("run", args.config, outcome.run_dir)))
     return outcome.exit_code
 

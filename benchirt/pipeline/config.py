@@ -351,7 +351,7 @@ def _former_sections(raw: dict) -> tuple[dict, list[str]]:
     return dict(zip(keys, raw.values())), notes
 
 
-def select_stages(stages, skip=(), origin: str = "command line", notes: list[str] | None = None) -> tuple[str, ...]:
+def select_stages(stages, *, skip=(), origin: str = "command line", notes: list[str] | None = None) -> tuple[str, ...]:
     """Validate stage names and return them in pipeline order, minus ``skip``.
 
     Former names are read (:func:`current_names`); when ``notes`` is a list, a note per former name is

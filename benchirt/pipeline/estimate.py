@@ -160,7 +160,7 @@ def response_cost(shape: Shape, config, model: dict) -> dict:
             return max(builtin(c, used, test) for c in constants if c != "ladder")
         return builtin(name, n, m)
 
-    pool = resolve_pool(config.pool, config.extra)
+    pool = resolve_pool(config.pool, extra=config.extra)
     fold = {spec.name: seconds(spec.name, fold_fit, fold_predict) for spec in pool}
     final = {spec.name: seconds(spec.name, used, test) for spec in pool}
     units, skipped = _planned_units(pool, config, fold)
@@ -248,7 +248,7 @@ def suite_cell_seconds(stages, cells: int, model: dict) -> dict[str, float]:
             for stage in SUITE_STAGES if stage in stages and stage in parts}
 
 
-def openml_dataset_shape(spec, ask_server: bool = True) -> Shape:
+def openml_dataset_shape(spec, *, ask_server: bool = True) -> Shape:
     """An OpenML dataset's shape: its qualities (openml's cache, or the server when ``ask_server``), else the
     recorded table of :mod:`benchirt.data.recorded_shapes` (``Shape.source`` says which).
 
@@ -274,11 +274,11 @@ def openml_dataset_shape(spec, ask_server: bool = True) -> Shape:
     return Shape(*recorded, RECORDED_SOURCE)
 
 
-def dataset_shape(spec, ask_server: bool = True, max_categories: int | None = 32) -> Shape:
+def dataset_shape(spec, *, ask_server: bool = True, max_categories: int | None = 32) -> Shape:
     """The shape of a suite member: OpenML qualities or the recorded table (:func:`openml_dataset_shape`;
     no data download), else the loaded dataset, its features counted as the one-hot encoder widens them."""
     if spec.kind == "openml":
-        return openml_dataset_shape(spec, ask_server)
+        return openml_dataset_shape(spec, ask_server=ask_server)
     dataset = spec.load()
     return Shape(len(dataset.y), encoded_width(dataset.X, max_categories), int(dataset.y.nunique()),
                  "loaded (one-hot width)")
@@ -356,7 +356,7 @@ def estimate(specs, response_config, workers: int, model: dict | None = None,
     rows = []
     for spec in specs:
         try:
-            shape = dataset_shape(spec, ask_server, response_config.max_categories)
+            shape = dataset_shape(spec, ask_server=ask_server, max_categories=response_config.max_categories)
         except BenchirtError as exc:
             rows.append({"dataset": spec.name, "note": f"no shape: {exc}".splitlines()[0]})
             continue
@@ -372,7 +372,8 @@ def estimate(specs, response_config, workers: int, model: dict | None = None,
     return pd.DataFrame(rows)
 
 
-def expected_wall_seconds(table: pd.DataFrame, workers: int, tasks: str = "fits", suite_seconds: float = 0.0) -> float:
+def expected_wall_seconds(table: pd.DataFrame, workers: int, *, tasks: str = "fits",
+                          suite_seconds: float = 0.0) -> float:
     """Expected wall seconds of the response and IRT stages of :func:`estimate`'s datasets on ``workers``,
     scheduled as ``execution.tasks`` cuts the response stage (module docstring), plus ``suite_seconds``
     (the suite-wide stages, run one after the other: :func:`suite_stage_seconds`)."""
@@ -384,7 +385,7 @@ def expected_wall_seconds(table: pd.DataFrame, workers: int, tasks: str = "fits"
     return fits + suite_seconds
 
 
-def format_estimate(table: pd.DataFrame, workers: int, model: dict, tasks: str = "fits",
+def format_estimate(table: pd.DataFrame, workers: int, model: dict, *, tasks: str = "fits",
                     suite: dict[str, float] | None = None) -> str:
     """The table and the totals as ``benchirt run --estimate`` prints them (``tasks``: ``execution.tasks``;
     ``suite``: the suite-wide stages' seconds, :func:`suite_stage_seconds`)."""
@@ -414,7 +415,7 @@ def _total_lines(table: pd.DataFrame, workers: int, tasks: str, suite: dict[str,
            else "one task per dataset; " if workers > 1 else "")
     stages = ", ".join(["respond", "irt", *suite])
     lines.append(f"Expected wall time on {workers} worker(s) with nothing else running ({stages}): "
-                 f"{_duration(expected_wall_seconds(table, workers, tasks, sum(suite.values())))} "
+                 f"{_duration(expected_wall_seconds(table, workers, tasks=tasks, suite_seconds=sum(suite.values())))} "
                  f"({cut}longest dataset {_duration(max(per_dataset, default=0.0))})")
     if len(known) and "peak_gb" in known:
         lines.append(f"Largest peak memory of one dataset: {known['peak_gb'].max():.2f} GB"
@@ -437,7 +438,7 @@ def estimate_text(config) -> str:
     guard = [] if stored else [memory_guard_line(table, execution, workers)]
     tasks = "datasets" if stored else execution.tasks
     return "\n".join([f"Estimate for {source_label(config.source)} ({where}; {policy_text(config)})", *lines,
-                      shape_sources_line(table), format_estimate(table, workers, model, tasks, suite), *guard])
+                      shape_sources_line(table), format_estimate(table, workers, model, tasks=tasks, suite=suite), *guard])
 
 
 def run_workers(execution) -> int:
@@ -493,7 +494,7 @@ def stored_estimate(response_config, base_dir, model: dict) -> pd.DataFrame:
     from benchirt.stored_runs.shapes import stored_shapes
 
     rows = []
-    for shape in stored_shapes(response_config, base_dir):
+    for shape in stored_shapes(response_config, base_dir=base_dir):
         respond = model["stored_seconds_per_cell"] * shape.cells
         rows.append({"dataset": shape.dataset, "runs": shape.runs, "flows": shape.flows,
                      "respondents": shape.respondents, "items": shape.items, "respond_s": respond,
@@ -598,7 +599,7 @@ def irt_matrices(config) -> tuple[list[tuple[str, int, int]], str]:
         from benchirt.stored_runs.shapes import stored_shapes
 
         return ([(shape.dataset, shape.respondents, shape.items)
-                 for shape in stored_shapes(responses, config.base_dir)], "respond.max_items")
+                 for shape in stored_shapes(responses, base_dir=config.base_dir)], "respond.max_items")
     from benchirt.pipeline.config import resolve_specs
 
     return ([(spec.name, respondents(responses), responses.max_test) for spec in resolve_specs(config)],
@@ -617,7 +618,7 @@ def item_cap(matrices: list[tuple[str, int, int]], seconds: float, model: dict) 
     return low
 
 
-def long_run_warning(config, model: dict | None = None, threshold: float = IRT_WARNING_SECONDS) -> str | None:
+def long_run_warning(config, *, model: dict | None = None, threshold: float = IRT_WARNING_SECONDS) -> str | None:
     """What ``benchirt run`` prints before it starts when the IRT stage is estimated over ``threshold`` CPU
     seconds (:data:`IRT_WARNING_SECONDS`): the estimate, and the options that cut it (the item cap that brings it
     under the threshold, and more workers). None when it is not, when the run has no IRT stage, or when the

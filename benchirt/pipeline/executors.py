@@ -378,7 +378,7 @@ def _dashboard_link(client) -> str | None:
     return client.dashboard_link if "dashboard" in services else None
 
 
-def make_executor(execution: ExecutionConfig, client=None):
+def make_executor(execution: ExecutionConfig, *, client=None):
     """The executor an :class:`ExecutionConfig` asks for."""
     if client is not None or execution.backend == "dask":
         n_workers = execution.n_jobs if execution.n_jobs > 0 else _cpu_count()

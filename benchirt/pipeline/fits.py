@@ -121,7 +121,7 @@ class ResponseFits:
             from benchirt.pool import resolve_pool
             from benchirt.responses.units import FitPlan
 
-            state.plan = FitPlan(outcome.value, resolve_pool(state.config.pool, state.config.extra), state.config)
+            state.plan = FitPlan(outcome.value, resolve_pool(state.config.pool, extra=state.config.extra), state.config)
         else:
             assert state.plan is not None  # a dataset's units are handed out once it is prepared
             state.plan.record(unit, outcome.value)

@@ -30,7 +30,7 @@ from benchirt.pipeline.estimate import Shape, irt_cost, response_cost
 from benchirt.pipeline.memory import GB
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Preflight:
     """What is known of one dataset before loading it.
 
@@ -59,7 +59,7 @@ class Preflight:
     expected_tasks: list[float] | None = None
 
 
-def file_shape(path: str | os.PathLike, classes: int = 2) -> Shape:
+def file_shape(path: str | os.PathLike, *, classes: int = 2) -> Shape:
     """Rows and features (last column taken as the target) of a local data file, without parsing its values.
 
     CSV/TSV: the header's fields and the number of further lines; ARFF: its ``@attribute`` lines and
@@ -80,7 +80,7 @@ def file_shape(path: str | os.PathLike, classes: int = 2) -> Shape:
     opener = gzip.open if path.suffix.lower() == ".gz" else open
     if kind == "arff":
         with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as handle:
-            return _arff_shape(handle, classes)
+            return _arff_shape(handle, path, classes)
     with opener(path, "rb") as handle:
         first = handle.readline().decode("utf-8", errors="replace")
         header = next(csv.reader([first], delimiter="\t" if kind == "tsv" else ","), [])
@@ -92,22 +92,16 @@ def file_shape(path: str | os.PathLike, classes: int = 2) -> Shape:
     return Shape(rows, max(len(header) - 1, 1), classes, f"{kind} header and lines")
 
 
-def _arff_shape(handle, classes: int) -> Shape:
-    attributes, rows, in_data = 0, 0, False
-    for line in handle:
-        text = line.strip()
-        if not text or text.startswith("%"):
-            continue
-        if in_data:
-            rows += 1
-        elif text.lower().startswith("@attribute"):
-            attributes += 1
-        elif text.lower().startswith("@data"):
-            in_data = True
+def _arff_shape(handle, path: Path, classes: int) -> Shape:
+    """The attributes of the header (:func:`benchirt.data.arff.read_header`) and the data lines after ``@data``."""
+    from benchirt.data.arff import read_header
+
+    attributes = len(read_header(handle, path).attributes)  # the handle is left after @data (or at the end)
+    rows = sum(1 for line in handle if (text := line.strip()) and not text.startswith("%"))
     return Shape(rows, max(attributes - 1, 1), classes, "arff header and lines")
 
 
-def shape_before_loading(spec, ask_server: bool = True) -> Shape | None:
+def shape_before_loading(spec, *, ask_server: bool = True) -> Shape | None:
     """A suite member's shape without loading its data, or None (builtins; a source that cannot say).
 
     OpenML datasets: their qualities, else the recorded table
@@ -117,7 +111,7 @@ def shape_before_loading(spec, ask_server: bool = True) -> Shape | None:
         if spec.kind == "openml":
             from benchirt.pipeline.estimate import openml_dataset_shape
 
-            return openml_dataset_shape(spec, ask_server)
+            return openml_dataset_shape(spec, ask_server=ask_server)
         if spec.kind == "file":
             return file_shape(spec.location)
     except (BenchirtError, OSError, UnicodeError, ValueError):
@@ -125,10 +119,10 @@ def shape_before_loading(spec, ask_server: bool = True) -> Shape | None:
     return None
 
 
-def preflight(spec, response_config, limit_bytes: float | None, model: dict, limit_source: str = "",
+def preflight(spec, response_config, limit_bytes: float | None, model: dict, *, limit_source: str = "",
               ask_server: bool = True) -> Preflight:
     """The shape, expected seconds and projected peak of ``spec``; a skip reason when over ``limit_bytes``."""
-    shape = shape_before_loading(spec, ask_server)
+    shape = shape_before_loading(spec, ask_server=ask_server)
     if shape is None:
         return Preflight()
     cost = response_cost(shape, response_config, model)
@@ -138,8 +132,8 @@ def preflight(spec, response_config, limit_bytes: float | None, model: dict, lim
                   f"{cost['peak_bytes'] / GB:.1f} GB, over the limit of {limit_bytes / GB:.1f} GB ({limit_source}); "
                   "the whole table is loaded before any cap, so run it where more memory is free or raise "
                   "execution.memory_limit_gb")
-    return Preflight(shape, cost["seconds"], irt_cost(shape, response_config, model), cost["peak_bytes"], reason,
-                     cost["tasks"])
+    return Preflight(shape=shape, expected_seconds=cost["seconds"], irt_seconds=irt_cost(shape, response_config, model), peak_bytes=cost["peak_bytes"], skip_reason=reason,
+                     expected_tasks=cost["tasks"])
 
 
 def checker(specs, response_config, limit_bytes: float | None, model: dict, limit_source: str = ""):
@@ -156,7 +150,7 @@ def checker(specs, response_config, limit_bytes: float | None, model: dict, limi
 
     def check(name: str) -> Preflight:
         spec = by_name[name]
-        result = preflight(spec, response_config, limit_bytes, model, limit_source,
+        result = preflight(spec, response_config, limit_bytes, model, limit_source=limit_source,
                            ask_server=openml_answers[0] or spec.kind != "openml")
         if spec.kind == "openml" and (result.shape is None or result.shape.source == RECORDED_SOURCE):
             openml_answers[0] = False

@@ -26,7 +26,7 @@ from benchirt.safe_text import printable
 FOLDER = ".progress"
 
 
-def progress_writer(path: str | os.PathLike, every: float = 1.0) -> Callable[[int, int], None]:
+def progress_writer(path: str | os.PathLike, *, every: float = 1.0) -> Callable[[int, int], None]:
     """A ``(done, total)`` callback that writes ``{"done", "total"}`` to ``path`` at most every ``every`` s.
 
     The first call always writes (``last`` starts unset, not at 0: ``time.monotonic()`` may count from

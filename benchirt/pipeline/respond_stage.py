@@ -55,7 +55,7 @@ def imported_dataset(result, spec=None, pool_config=None):
         return result
     from benchirt.stored_runs.beside import beside_suite
 
-    return beside_suite(result, spec, pool_config)
+    return beside_suite(result, spec, pool_config=pool_config)
 
 
 def plan(context: StageContext) -> DatasetWork:
@@ -92,8 +92,8 @@ def imported(context: StageContext) -> DatasetWork:
     from benchirt.stored_runs.responses import imported_results, source_fingerprint
 
     config = context.config.stage_config("respond")
-    fingerprint = source_fingerprint(config, context.config.base_dir)
-    results = imported_results(config, context.config.base_dir)
+    fingerprint = source_fingerprint(config, base_dir=context.config.base_dir)
+    results = imported_results(config, base_dir=context.config.base_dir)
     if not config.paired:
         items = [DatasetInput(name, {"imported": fingerprint}, lambda result=result: (result,))
                  for name, result in sorted(results.items())]

@@ -91,7 +91,7 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
         of some datasets, which is the data's fault, does not count).
     """
     run_dir = Path(out) if out is not None else default_run_dir(config)
-    executor = make_executor(config.execution, client) if not explain else _NoExecutor()
+    executor = make_executor(config.execution, client=client) if not explain else _NoExecutor()
     run = Run(ArtifactStore(run_dir), executor, config=to_plain(config.to_dict()), force=force, show_progress=show_progress,
               retry_failed=retry_failed, explain=explain,
               strict=config.execution.strict if strict is None else strict)
@@ -233,7 +233,7 @@ class _Pipeline:
                 self.run.store.write_manifest(self.run.manifest)
                 work.write()
 
-            self.run.document(name, report_parts(self.run.manifest, work.options, name), write)
+            self.run.document(name, report_parts(self.run.manifest, work.options, stage=name), write)
         return {}
 
     def _load(self, stage: str, keys: Mapping[str, str]) -> dict:
@@ -269,7 +269,7 @@ class RunExtension(_Pipeline):
         """Dataset -> key of every stored result of a per-dataset ``stage`` of the run."""
         return dict(self.keys.get(stage, {}))
 
-    def rerun(self, stage: str, fold: Callable[[str, dict], dict] | None = None,
+    def rerun(self, stage: str, *, fold: Callable[[str, dict], dict] | None = None,
               inputs: Mapping[str, Any] | None = None) -> str | None:
         """Run a suite-wide or document ``stage`` again with the run's own options, through its registered ``plan``.
 
@@ -298,7 +298,7 @@ class RunExtension(_Pipeline):
         return self._fold(stage, results) if self._fold is not None else results
 
 
-def report_parts(manifest: Manifest, options: dict, stage: str = "report") -> dict:
+def report_parts(manifest: Manifest, options: dict, *, stage: str = "report") -> dict:
     """What the report shows, as digests: the results (every recorded key, status and reason), its options, the code.
 
     A result counts the same whether this run computed, reused or adopted it, and timings are left

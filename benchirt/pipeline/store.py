@@ -290,7 +290,7 @@ class ArtifactStore:
         """Put back the files of a :meth:`snapshot` that existed then (atomically)."""
         for name, content in kept.items():
             if content is not None:
-                with atomic_open(self.root / name, "wb") as handle:
+                with atomic_open(self.root / name, mode="wb") as handle:
                     handle.write(content)
 
 

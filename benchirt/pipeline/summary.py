@@ -12,7 +12,7 @@ from benchirt.safe_text import printable
 REASON_WIDTH = 90
 
 
-def format_summary(run_dir: str | Path, manifest: Manifest, glicko=None, top: int = 5, verdict: str | None = None,
+def format_summary(run_dir: str | Path, manifest: Manifest, *, glicko=None, top: int = 5, verdict: str | None = None,
                    command: str | None = None) -> str:
     """Stage table (status, seconds, computed / reused / skipped / failed), leaders, skips, where to look.
 

@@ -9,16 +9,7 @@ Usage (not run as a doctest)::
 
 See docs/new-classifier.md for the model, benchmarks/results/new-classifier.md for its measured accuracy.
 """
-from benchirt.lazy import lazy_exports
+from benchirt.lazy import attach_stub
 
-__all__ = ["Calibration", "ScoreModel", "fit_score_model", "load_calibration", "plan_datasets", "predict_new", "standing"]
-
-lazy_exports(__name__, {
-    "Calibration": "benchirt.placement.calibration",
-    "ScoreModel": "benchirt.placement.model",
-    "fit_score_model": "benchirt.placement.model",
-    "load_calibration": "benchirt.placement.calibration",
-    "plan_datasets": "benchirt.placement.design",
-    "predict_new": "benchirt.placement.predict",
-    "standing": "benchirt.placement.standing",
-})
+# __all__ and the lazy names: those of the stub __init__.pyi, the package's one list of public names
+attach_stub(__name__, __file__)

@@ -3,7 +3,7 @@
 Seed 003 §4.3 describes decodIRT's three sets of models; :mod:`benchirt.pool.real`,
 :mod:`benchirt.pool.ladder` and :mod:`benchirt.pool.artificial` build them, one set each.
 """
-from benchirt.lazy import lazy_exports
+from benchirt.lazy import attach_stub
 
 #: Roles a respondent plays; recorded per row of every response matrix.
 ROLES: tuple[str, ...] = ("real", "ladder", "artificial")
@@ -33,34 +33,5 @@ DECODIRT_NAMES: dict[str, str] = {
     "rand3": "random3",
 }
 
-__all__ = [
-    "ALLOWED_PACKAGES",
-    "ARTIFICIAL_NAMES",
-    "DECODIRT_NAMES",
-    "DEFAULT_POOL",
-    "REAL_CLASSIFIERS",
-    "ROLES",
-    "ExtraEstimator",
-    "LadderRun",
-    "RealClassifier",
-    "artificial_predictions",
-    "ladder_name",
-    "ladder_predictions",
-    "resolve_classifier_class",
-    "resolve_pool",
-]
-
-lazy_exports(__name__, {
-    "ALLOWED_PACKAGES": "benchirt.pool.estimators",
-    "ARTIFICIAL_NAMES": "benchirt.pool.artificial",
-    "DEFAULT_POOL": "benchirt.pool.real",
-    "ExtraEstimator": "benchirt.pool.real",
-    "LadderRun": "benchirt.pool.ladder",
-    "REAL_CLASSIFIERS": "benchirt.pool.real",
-    "RealClassifier": "benchirt.pool.real",
-    "artificial_predictions": "benchirt.pool.artificial",
-    "ladder_name": "benchirt.pool.ladder",
-    "ladder_predictions": "benchirt.pool.ladder",
-    "resolve_classifier_class": "benchirt.pool.estimators",
-    "resolve_pool": "benchirt.pool.real",
-})
+# __all__ and the lazy names: those of the stub __init__.pyi, the package's one list of public names
+attach_stub(__name__, __file__)

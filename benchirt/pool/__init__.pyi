@@ -1,6 +1,7 @@
 """Type stub of :mod:`benchirt.pool`: its lazy public names (benchirt.lazy, PEP 562) as type checkers see them.
 
-Kept equal to the ``lazy_exports`` table of ``__init__.py`` by tests/test_lazy_stubs.py.
+The package's one list of public names: ``__init__.py`` derives its ``__all__`` and lazy table from this
+file (:func:`benchirt.lazy.attach_stub`).
 """
 from benchirt.pool.artificial import ARTIFICIAL_NAMES as ARTIFICIAL_NAMES
 from benchirt.pool.artificial import artificial_predictions as artificial_predictions

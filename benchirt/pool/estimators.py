@@ -28,7 +28,7 @@ from benchirt.errors import ConfigError
 ALLOWED_PACKAGES: tuple[str, ...] = ("sklearn", "xgboost", "lightgbm", "catboost")
 
 
-def resolve_classifier_class(dotted: str, allowed_packages: Iterable[str] = (), where: str = "estimator") -> type:
+def resolve_classifier_class(dotted: str, *, allowed_packages: Iterable[str] = (), where: str = "estimator") -> type:
     """The scikit-learn classifier class a dotted path names, checked before anything is constructed.
 
     Parameters

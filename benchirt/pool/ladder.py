@@ -54,7 +54,7 @@ def ladder_predictions(
     X_train: np.ndarray,
     y_train: np.ndarray,
     X_test: np.ndarray,
-    epochs: int = 100,
+    *, epochs: int = 100,
     seed: int = 0,
     mlp: MLPClassifier | None = None,
 ) -> LadderRun:

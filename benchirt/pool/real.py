@@ -137,7 +137,7 @@ class ExtraEstimator:
         fails here, at config time, rather than mid-run.
         """
         where = f"extra classifier {self.name!r}"
-        estimator_class = resolve_classifier_class(self.estimator, self.allowed_packages, where=where)
+        estimator_class = resolve_classifier_class(self.estimator, allowed_packages=self.allowed_packages, where=where)
         spec = RealClassifier(self.name, estimator_class, dict(self.params), scale=bool(self.scale))
         try:
             instance = spec.build()
@@ -169,7 +169,7 @@ class ExtraEstimator:
         return cls(name=name, allowed_packages=tuple(allowed_packages), **entry)
 
 
-def resolve_pool(names: tuple[str, ...], extra: tuple[ExtraEstimator, ...] = ()) -> list[RealClassifier]:
+def resolve_pool(names: tuple[str, ...], *, extra: tuple[ExtraEstimator, ...] = ()) -> list[RealClassifier]:
     """The real pool in row order: the named built-ins, then the extra estimators.
 
     Raises

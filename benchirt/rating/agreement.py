@@ -37,7 +37,7 @@ def smallest_holm_p(n_datasets: int, n_pairs: int) -> float:
     return min(1.0, n_pairs * 2.0 / 2.0 ** n_datasets)
 
 
-def wilcoxon_check(pairwise: pd.DataFrame, alpha: float = 0.05) -> str:
+def wilcoxon_check(pairwise: pd.DataFrame, *, alpha: float = 0.05) -> str:
     """Wilcoxon signed-rank + Holm over all pairs against the primary, or why it cannot reject here; empty when
     it is the primary and can reject (the verdict already says what it found)."""
     n_pairs = len(pairwise)
@@ -101,7 +101,7 @@ def nemenyi_check(pairwise: pd.DataFrame, comparison) -> str:
     return _agreement(name, rows, nemenyi, alone, primary)
 
 
-def glicko_check(leaderboard: pd.DataFrame, glicko: pd.DataFrame, orders: pd.DataFrame | None = None,
+def glicko_check(leaderboard: pd.DataFrame, glicko: pd.DataFrame, *, orders: pd.DataFrame | None = None,
                  n_orders: int | None = None) -> str:
     """Who the single-order Glicko-2 tournament puts first, and how often the primary's leader is first alone
     over ``n_orders`` random dataset orders (``orders``: the order analysis' summary, ``permutation.csv``)."""
@@ -130,7 +130,7 @@ def _agreement(name: str, pairwise: pd.DataFrame, other, other_only: str, primar
     primary = is_separated(pairwise)
     other = np.asarray(other).astype(bool)
     half = NAME_CHARS // 2  # a pair reads within one name's width
-    pairs = [f"{short_name(str(a), half)}–{short_name(str(b), half - 1)}" for a, b in zip(pairwise["a"], pairwise["b"])]
+    pairs = [f"{short_name(str(a), limit=half)}–{short_name(str(b), limit=half - 1)}" for a, b in zip(pairwise["a"], pairwise["b"])]
     mine = [pair for pair, p, o in zip(pairs, primary, other) if o and not p]
     theirs = [pair for pair, p, o in zip(pairs, primary, other) if p and not o]
     agree = len(pairwise) - len(mine) - len(theirs)

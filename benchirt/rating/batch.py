@@ -105,7 +105,8 @@ def play_orders(
     present = ~np.isnan(outcomes).all(axis=2)                           # (D, k): who met anyone on each dataset
     for t in range(orders.shape[1]):
         if present.all():
-            mu, phi, sigma, played = update_period(mu, phi, sigma, outcomes[orders[:, t]], glicko, weighted)
+            mu, phi, sigma, played = update_period(mu, phi, sigma, outcomes[orders[:, t]], glicko=glicko,
+                                                   weighted=weighted)
         else:
             mu, phi, sigma, played = _sparse_period(mu, phi, sigma, outcomes, present, orders[:, t], glicko, weighted)
         n_played += played
@@ -126,11 +127,11 @@ def _sparse_period(mu, phi, sigma, outcomes, present, datasets, glicko, weighted
         block = np.ix_(rows, columns)
         result = np.broadcast_to(outcomes[d][np.ix_(columns, columns)], (rows.size, columns.size, columns.size))
         new_mu[block], new_phi[block], new_sigma[block], played[block] = update_period(
-            mu[block], phi[block], sigma[block], result, glicko, weighted)
+            mu[block], phi[block], sigma[block], result, glicko=glicko, weighted=weighted)
     return new_mu, new_phi, new_sigma, played
 
 
-def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np.ndarray, glicko: str = "glickman",
+def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np.ndarray, *, glicko: str = "glickman",
                   weighted: bool = False):
     """One rating period of P independent tournaments (Glickman's steps 3-8, pre-period opponents).
 
@@ -177,7 +178,7 @@ def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np
     )
 
 
-def diverges(outcomes: np.ndarray, initial: tuple[float, float, float] = (1500.0, 350.0, 0.06),
+def diverges(outcomes: np.ndarray, *, initial: tuple[float, float, float] = (1500.0, 350.0, 0.06),
             glicko: str = "glickman") -> int:
     """How many classifiers end the tournament in the given dataset order with a volatility above
     :data:`DIVERGED` when every game counts (unweighted); 0 when it does not diverge.

@@ -104,7 +104,8 @@ def pairwise_wins(outcomes: np.ndarray) -> np.ndarray:
     return np.nan_to_num(np.asarray(outcomes, dtype=float), nan=0.0)
 
 
-def fit_bradley_terry(wins: np.ndarray, prior_sd: float = PRIOR_SD, start: np.ndarray | None = None) -> BradleyTerryFit:
+def fit_bradley_terry(wins: np.ndarray, *, prior_sd: float = PRIOR_SD,
+                      start: np.ndarray | None = None) -> BradleyTerryFit:
     """MAP Bradley–Terry fit of B independent win matrices at once (Newton's method, see the module docstring).
 
     Parameters
@@ -149,7 +150,7 @@ def fit_bradley_terry(wins: np.ndarray, prior_sd: float = PRIOR_SD, start: np.nd
     return BradleyTerryFit(theta=theta, max_step=max_step, n_iterations=n_iterations)
 
 
-def fit_weighted(counts: np.ndarray, wins: np.ndarray, block_elements: int = BLOCK_ELEMENTS,
+def fit_weighted(counts: np.ndarray, wins: np.ndarray, *, block_elements: int = BLOCK_ELEMENTS,
                  start: np.ndarray | None = None) -> BradleyTerryFit:
     """The fits of B weighted sums of D win matrices (bootstrap replicates: ``counts[b, d]`` = how often
     dataset d is drawn in replicate b), a block of problems at a time.
@@ -193,7 +194,7 @@ def _newton_step(meetings: np.ndarray, won: np.ndarray, theta: np.ndarray, preci
                      for h, g in zip(hessian, gradient)])
 
 
-def bootstrap_counts(n_datasets: int, n_replicates: int, seed: int = 0) -> np.ndarray:
+def bootstrap_counts(n_datasets: int, n_replicates: int, *, seed: int = 0) -> np.ndarray:
     """How often each dataset is drawn in each bootstrap replicate (resampling datasets with replacement).
 
     Returns

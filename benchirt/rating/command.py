@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     compare = [name.strip() for name in args.compare.split(",") if name.strip()] if args.compare else None
     roles = artificial_roles(scores["classifier"].unique())
     rows = read_rows(args.rows, scores["dataset"].astype(str).unique()) if args.rows else None
-    result = rate(scores, config, other_scores=others, compare=compare, roles=roles, rows=rows)
+    result = rate(scores, config=config, other_scores=others, compare=compare, roles=roles, rows=rows)
     out = claim_out(args.out, "rate", force=args.force, writes=WRITES)
     write_outputs(result, out, plots=args.plots)
     print(format_summary(result))
@@ -196,7 +196,7 @@ def _write_plots(result: RatingResult, out: Path) -> None:
 
     figures = {
         **({"leaderboard.png": plots.plot_leaderboard(result.leaderboard)} if len(result.leaderboard) else {}),
-        "ratings_intervals.png": plots.plot_ratings(result.tournament, result.permutation),
+        "ratings_intervals.png": plots.plot_ratings(result.tournament, permutation=result.permutation),
         "trajectories.png": plots.plot_trajectories(result.tournament),
     }
     if result.permutation is not None:
@@ -271,13 +271,13 @@ def _leaderboard_lines(result: RatingResult) -> list[str]:
     })
     from benchirt.rating.agreement import bayesian_check, glicko_check, nemenyi_check, wilcoxon_check
 
-    checks = [wilcoxon_check(result.pairwise, result.config.alpha), bayesian_check(result.pairwise)]
+    checks = [wilcoxon_check(result.pairwise, alpha=result.config.alpha), bayesian_check(result.pairwise)]
     comparison = result.comparisons.get(result.config.score)
     if comparison is not None:
         checks.append(nemenyi_check(result.pairwise, comparison))
     orders = result.permutation
-    checks.append(glicko_check(board, result.tournament.table, orders.summary if orders is not None else None,
-                               orders.n_permutations if orders is not None else None))
+    checks.append(glicko_check(board, result.tournament.table, orders=orders.summary if orders is not None else None,
+                               n_orders=orders.n_permutations if orders is not None else None))
     more = [f"… and {len(board) - len(top)} more classifiers (leaderboard.csv has them all)"] if len(board) > len(top) else []
     return [f"Leaderboard: Bradley-Terry on {result.score} over all datasets, {result.config.n_bootstrap} "
             f"bootstrap replicates over datasets (seed {result.config.seed})",

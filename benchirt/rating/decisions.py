@@ -30,7 +30,7 @@ from benchirt.rating.stepdown import DEFAULT_STATISTIC, StepDown, rank_intervals
 from benchirt.rating.wilcoxon_holm import WilcoxonHolm, wilcoxon_holm
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Decisions:
     """The primary decisions, classifiers in leaderboard order (best first).
 
@@ -78,8 +78,9 @@ class Decisions:
 
 def no_decisions(k: int, alpha: float) -> Decisions:
     """Nobody separated, intervals undefined (no test could run)."""
-    return Decisions("none", np.zeros((k, k), dtype=bool), np.full((k, k), np.nan), np.full((k, k), np.nan),
-                     np.full(k, np.nan), np.full(k, np.nan), np.ones(k, dtype=int), alpha, 0, 0)
+    return Decisions(method="none", better=np.zeros((k, k), dtype=bool), statistic=np.full((k, k), np.nan),
+                     p_adjusted=np.full((k, k), np.nan), rank_low=np.full(k, np.nan), rank_high=np.full(k, np.nan),
+                     tier=np.ones(k, dtype=int), alpha=alpha, n_tested=0, n_tables=0)
 
 
 def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarray, wins: np.ndarray,
@@ -108,12 +109,13 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
         return no_decisions(k, alpha)
     present = ~np.isnan(scores)
     if config.verdict == "range":
-        shuffled = shuffled_ratings(wins, present, config.n_bootstrap, config.seed)
-        separation = separate(rating, shuffled, replicates, level=1.0 - alpha)
+        shuffled = shuffled_ratings(wins, present, config.n_bootstrap, seed=config.seed)
+        separation = separate(rating, shuffled, bootstrap=replicates, level=1.0 - alpha)
         low, high = rank_intervals(separation.better)
-        return Decisions("range", separation.better, rating[:, None] - rating[None, :], np.full((k, k), np.nan),
-                         low.astype(float), high.astype(float), separation.tier, alpha, k, config.n_bootstrap,
-                         separation, resampling="shuffle")
+        return Decisions(method="range", better=separation.better, statistic=rating[:, None] - rating[None, :],
+                         p_adjusted=np.full((k, k), np.nan), rank_low=low.astype(float), rank_high=high.astype(float),
+                         tier=separation.tier, alpha=alpha, n_tested=k, n_tables=config.n_bootstrap,
+                         range_test=separation, resampling="shuffle")
     capped = config.verdict == "holm" and config.max_pairwise is not None
     n_tested = min(k, config.max_pairwise) if capped and config.max_pairwise is not None else k
     # The tested classifiers in column (name) order, as a direct call on the score table orders them.
@@ -121,7 +123,7 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
     result: WilcoxonHolm | StepDown
     resampling = None
     if config.verdict == "holm":
-        result = wilcoxon_holm(scores[:, tested], alpha)
+        result = wilcoxon_holm(scores[:, tested], alpha=alpha)
         n_tables = 0
     else:
         resampling = config.resampling
@@ -141,5 +143,6 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
                      f"(rate.max_pairwise; verdict: stepdown tests every pair); their rank intervals count only "
                      f"separations among them, and the other {k - n_tested} classifiers' rank intervals are the "
                      f"untested 1-{k}")
-    return Decisions(config.verdict, better, statistic, p_adjusted, low.astype(float), high.astype(float),
-                     tiers_from(better), alpha, n_tested, n_tables, None, notes, resampling)
+    return Decisions(method=config.verdict, better=better, statistic=statistic, p_adjusted=p_adjusted,
+                     rank_low=low.astype(float), rank_high=high.astype(float), tier=tiers_from(better), alpha=alpha,
+                     n_tested=n_tested, n_tables=n_tables, range_test=None, notes=notes, resampling=resampling)

@@ -31,7 +31,7 @@ import pandas as pd
 
 from benchirt.rating.batch import DIVERGED, SCALE, diverges, update_period
 from benchirt.rating.config import RatingConfig
-from benchirt.rating.scores import resolve_order, score_column, score_matrix, validate_scores
+from benchirt.rating.scores import CheckedScores, checked_scores, resolve_order, score_matrix
 from benchirt.results import interval_frame, normal_interval
 
 TABLE_COLUMNS = (
@@ -143,8 +143,8 @@ def match_outcomes(scores: np.ndarray, tie_tolerance: float = 0.0) -> np.ndarray
 
 
 def glicko_tournament(
-    scores: pd.DataFrame,
-    order: str | os.PathLike | Sequence[str] | None = None,
+    scores: pd.DataFrame | CheckedScores,
+    *, order: str | os.PathLike | Sequence[str] | None = None,
     config: RatingConfig | None = None,
     weighting: str | None = None,
 ) -> Tournament:
@@ -167,10 +167,9 @@ def glicko_tournament(
     Tournament
     """
     config = config or RatingConfig()
-    column = score_column(scores, config.score) if isinstance(scores, pd.DataFrame) else "score"
-    clean = validate_scores(scores, column)
-    periods = resolve_order(clean["dataset"].tolist(), config.order if order is None else order)
-    matrix = score_matrix(clean, periods)
+    clean = checked_scores(scores, score=config.score).table
+    periods = resolve_order(clean["dataset"].tolist(), order=config.order if order is None else order)
+    matrix = score_matrix(clean, datasets=periods)
     classifiers = list(matrix.columns)
     outcomes = match_outcomes(matrix.to_numpy(), config.tie_tolerance)
     weighting = weighting or games_weighting(outcomes, config)
@@ -195,7 +194,7 @@ def games_weighting(outcomes: np.ndarray, config: RatingConfig) -> str | None:
     """Whether a tournament's games are weighted per dataset, and why: None when the tournament with every game
     counted (datasets in the order of ``outcomes``) keeps every volatility at or below
     :data:`~benchirt.rating.batch.DIVERGED`, else the sentence that says so (notes, summary, report)."""
-    n_diverged = diverges(outcomes, config.initial, config.glicko)
+    n_diverged = diverges(outcomes, initial=config.initial, glicko=config.glicko)
     if not n_diverged:
         return None
     k = outcomes.shape[1]
@@ -216,7 +215,7 @@ def _play_glickman(outcomes: np.ndarray, initial: tuple[float, float, float], gl
     sigma = np.full((1, k), float(initial[2]))
     states, played = [], []
     for period_outcomes in outcomes:
-        mu, phi, sigma, was = update_period(mu, phi, sigma, period_outcomes[None], glicko, weighted)
+        mu, phi, sigma, was = update_period(mu, phi, sigma, period_outcomes[None], glicko=glicko, weighted=weighted)
         states.append(np.stack([mu[0] * SCALE + 1500.0, phi[0] * SCALE, sigma[0]], axis=1))
         played.append(was[0])
     return np.array(states), np.array(played)

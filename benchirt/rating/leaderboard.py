@@ -30,7 +30,7 @@ from benchirt.rating.glicko import Tournament, glicko_tournament, match_outcomes
 from benchirt.rating.on_suite import on_suite_step_down
 from benchirt.rating.pairwise import pairwise_comparisons
 from benchirt.rating.permutation import PermutationAnalysis
-from benchirt.rating.scores import score_column, score_matrix, validate_scores
+from benchirt.rating.scores import CheckedScores, checked_scores, score_matrix
 from benchirt.rating.verdict import RATING_TIE, leaderboard_text, leaderboard_verdict
 from benchirt.results import interval_frame, percentile_interval
 
@@ -63,7 +63,7 @@ class LeaderboardError(BenchirtError):
     """The scores cannot give a leaderboard (e.g. a single classifier)."""
 
 
-@dataclass(repr=False)
+@dataclass(kw_only=True, repr=False)
 class Leaderboard:
     """Result of :func:`leaderboard`.
 
@@ -125,7 +125,7 @@ class Leaderboard:
         ``classifier, estimate, low, high`` in table order; at 0.95 ``low, high`` are ``bt_low, bt_high``.
         NaN where the table has no interval (see ``notes``).
         """
-        return bootstrap_conf_int(self.table, self.bootstrap, level)
+        return bootstrap_conf_int(self.table, self.bootstrap, level=level)
 
     def __repr__(self) -> str:
         return (f"Leaderboard(score={self.score!r}, classifiers={len(self.table)}, n_bootstrap={self.n_bootstrap}, "
@@ -138,11 +138,11 @@ class Leaderboard:
 
 
 def leaderboard(
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | CheckedScores,
+    *,
     config: RatingConfig | None = None,
     tournament: Tournament | None = None,
     permutation: PermutationAnalysis | None = None,
-    *,
     rows: Mapping[str, pd.DataFrame] | None = None,
     roles: Mapping[str, str] | None = None,
 ) -> Leaderboard:
@@ -193,9 +193,9 @@ def leaderboard(
     2      stump     0      12
     """
     config = config or RatingConfig()
-    clean = validate_scores(scores, score_column(scores, config.score))
-    table, notes, decisions, replicates = bradley_terry_table(clean, config)
-    matrix = score_matrix(clean)
+    clean = checked_scores(scores, score=config.score)
+    table, notes, decisions, replicates = bradley_terry_table(clean, config=config)
+    matrix = score_matrix(clean.table)
     tournament = tournament or glicko_tournament(clean, config=config)
     glicko = tournament.table.set_index("classifier")
     notes += [tournament.weighting] if tournament.weighting else glicko_divergence_note(glicko)
@@ -212,13 +212,15 @@ def leaderboard(
         notes.append(f"the agreement checks (each pair's Wilcoxon test with Holm's correction over their "
                      f"{checked * (checked - 1) // 2} pairs, the Bayesian sign test) compare the {checked} best-rated "
                      f"of {len(compared)} classifiers only (rate.max_pairwise); the primary verdict tests every pair")
-    pairwise = pairwise_comparisons(matrix, compared, config.rope, config.tie_tolerance, config.seed, checked=checked)
+    pairwise = pairwise_comparisons(matrix, order=compared, rope=config.rope, tie_tolerance=config.tie_tolerance,
+                                    seed=config.seed, checked=checked)
     pairwise = _with_separation(pairwise, table, decisions)
     table["could_be_best"] = table["rank_low"].isna() | (table["rank_low"] == 1)
     table["role"] = [(roles or {}).get(name, "real") for name in table["classifier"]]
     table, pairwise, suite_note = _with_on_suite(table, pairwise, rows, config)
     notes += [suite_note] if suite_note else []
-    return Leaderboard(table, pairwise, config.score, config.n_bootstrap, config.seed, notes, replicates)
+    return Leaderboard(table=table, pairwise=pairwise, score=config.score, n_bootstrap=config.n_bootstrap,
+                       seed=config.seed, notes=notes, bootstrap=replicates)
 
 
 def _with_on_suite(table: pd.DataFrame, pairwise: pd.DataFrame, rows: Mapping[str, pd.DataFrame] | None,
@@ -234,7 +236,7 @@ def _with_on_suite(table: pd.DataFrame, pairwise: pd.DataFrame, rows: Mapping[st
                                  "test rows (the response matrices)")
     if config.n_bootstrap == 0:
         return table, pairwise, "no verdict on this suite: n_bootstrap = 0 draws no sign-flipped tables"
-    result = on_suite_step_down(rows, table["classifier"].tolist(), config.n_bootstrap, config.alpha,
+    result = on_suite_step_down(rows, table["classifier"].tolist(), n_tables=config.n_bootstrap, alpha=config.alpha,
                                 seed=config.seed)
     position = {name: n for n, name in enumerate(table["classifier"])}
     i, j = pairwise["a"].map(position).to_numpy(), pairwise["b"].map(position).to_numpy()
@@ -268,7 +270,7 @@ def glicko_divergence_note(glicko: pd.DataFrame) -> list[str]:
             "order analysis are not meaningful here — read the Bradley–Terry rating"]
 
 
-def bootstrap_conf_int(table: pd.DataFrame, bootstrap: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+def bootstrap_conf_int(table: pd.DataFrame, bootstrap: pd.DataFrame, *, level: float = 0.95) -> pd.DataFrame:
     """Percentile intervals of ``table``'s ``bt_rating`` from the replicates ``bootstrap`` (columns = classifiers).
 
     ``classifier, estimate, low, high``; NaN intervals when ``bootstrap`` is empty (no bootstrap ran).
@@ -277,11 +279,11 @@ def bootstrap_conf_int(table: pd.DataFrame, bootstrap: pd.DataFrame, level: floa
     if bootstrap.empty:
         low = high = np.full(len(classifiers), np.nan)
     else:
-        low, high = percentile_interval(bootstrap[classifiers].to_numpy(float), level)
+        low, high = percentile_interval(bootstrap[classifiers].to_numpy(float), level=level)
     return interval_frame({"classifier": classifiers}, table["bt_rating"], low, high)
 
 
-def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
+def bradley_terry_table(scores: pd.DataFrame | CheckedScores, *, config: RatingConfig | None = None
                         ) -> tuple[pd.DataFrame, list[str], Decisions, pd.DataFrame]:
     """The Bradley–Terry part of the leaderboard: ratings, bootstrap intervals, ranks, tiers, counts.
 
@@ -310,7 +312,7 @@ def bradley_terry_table(scores: pd.DataFrame, config: RatingConfig | None = None
         Fewer than two classifiers.
     """
     config = config or RatingConfig()
-    matrix = score_matrix(validate_scores(scores, score_column(scores, config.score)))   # names sorted
+    matrix = score_matrix(checked_scores(scores, score=config.score).table)   # names sorted
     classifiers = list(matrix.columns)
     if len(classifiers) < 2:
         raise LeaderboardError(f"a leaderboard needs at least two classifiers, found {len(classifiers)}")
@@ -401,7 +403,7 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig, star
             "intervals undefined: a bootstrap over datasets needs at least 2 datasets, found 1; "
             "no classifier can be separated from another"
         ]
-    counts = bootstrap_counts(n_datasets, config.n_bootstrap, config.seed)
+    counts = bootstrap_counts(n_datasets, config.n_bootstrap, seed=config.seed)
     fit = fit_weighted(counts, wins, start=start)
     notes = []
     if not fit.converged.all():

@@ -39,7 +39,7 @@ from benchirt.errors import DataError
 from benchirt.rating.stepdown import BLOCK_ELEMENTS, adjusted_matrices, dataset_reflections, exceedances, rank_intervals
 
 
-@dataclass
+@dataclass(kw_only=True)
 class OnSuite:
     """Result of :func:`on_suite_step_down`, classifiers in the given order.
 
@@ -87,8 +87,8 @@ class _Answers:
     weight: float
 
 
-def on_suite_step_down(rows: Mapping[str, pd.DataFrame], classifiers: Sequence[str], n_tables: int = 1000,
-                       alpha: float = 0.05, *, seed: int = 0) -> OnSuite:
+def on_suite_step_down(rows: Mapping[str, pd.DataFrame], classifiers: Sequence[str], *, n_tables: int = 1000,
+                       alpha: float = 0.05, seed: int = 0) -> OnSuite:
     """Which pairs of ``classifiers`` differ in accuracy on these datasets' test rows, all pairs at once.
 
     Parameters
@@ -138,8 +138,8 @@ def on_suite_step_down(rows: Mapping[str, pd.DataFrame], classifiers: Sequence[s
     shared = present.T @ present
     difference = np.divide(numerator, shared, out=np.full((k, k), np.nan), where=shared > 0)
     n_rows = sum(frame.shape[1] for frame in rows.values())
-    return OnSuite(z, difference, p_adjusted, better, low, high, float(alpha), int(n_used), int(n_rows),
-                   int(n_informative), len(datasets))
+    return OnSuite(statistic=z, difference=difference, p_adjusted=p_adjusted, better=better, rank_low=low, rank_high=high, alpha=float(alpha), n_tables=int(n_used), n_rows=int(n_rows),
+                   n_informative=int(n_informative), n_datasets=len(datasets))
 
 
 def _informative(frame: pd.DataFrame, classifiers: Sequence[str]) -> _Answers:
@@ -181,7 +181,7 @@ def _sign_flipped_sums(datasets: Sequence[_Answers], present: np.ndarray, n_tabl
     k = present.shape[1]
     block = max(1, BLOCK_ELEMENTS // max(n_rows, k * k, 1))
     if n_rows < 31 and 2 ** n_rows <= n_tables:
-        signs, _ = dataset_reflections(n_rows, n_tables, seed)
+        signs, _ = dataset_reflections(n_rows, n_tables, seed=seed)
         return (_flipped(datasets, present, signs[start:start + block], sizes)
                 for start in range(0, len(signs), block)), len(signs), True
     rng = np.random.default_rng([seed, 3])   # a stream of its own (the reflections use [seed, 2])

@@ -40,11 +40,11 @@ N_POSTERIOR_SAMPLES = 20_000
 
 def pairwise_comparisons(
     matrix: pd.DataFrame,
+    *,
     order: list[str] | None = None,
     rope: float = 0.01,
     tie_tolerance: float = 0.0,
     seed: int = 0,
-    *,
     checked: int | None = None,
 ) -> pd.DataFrame:
     """Compare every pair of classifiers over the datasets where both have a score.
@@ -78,7 +78,7 @@ def pairwise_comparisons(
     order = list(matrix.columns) if order is None else list(order)
     values = matrix[order].to_numpy(dtype=float)
     first, second = np.triu_indices(len(order), 1)
-    table = pair_counts(values, first, second, tie_tolerance)
+    table = pair_counts(values, first, second, tie_tolerance=tie_tolerance)
     table.insert(0, "b", np.asarray(order, dtype=object)[second])
     table.insert(0, "a", np.asarray(order, dtype=object)[first])
     limit = len(order) if checked is None else min(checked, len(order))
@@ -90,7 +90,8 @@ def pairwise_comparisons(
     return table.join(tests)[list(PAIRWISE_COLUMNS)]
 
 
-def pair_counts(values: np.ndarray, first: np.ndarray, second: np.ndarray, tie_tolerance: float = 0.0) -> pd.DataFrame:
+def pair_counts(values: np.ndarray, first: np.ndarray, second: np.ndarray, *,
+                tie_tolerance: float = 0.0) -> pd.DataFrame:
     """``n_datasets, wins, losses, ties, mean_difference`` of the pairs ``first``–``second`` (columns of the
     datasets × classifiers ``values``, NaN where absent), over the datasets both are on; computed for a block
     of pairs at a time."""

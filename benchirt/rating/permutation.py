@@ -20,7 +20,7 @@ from benchirt.options import Integer
 from benchirt.rating.batch import play_orders
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import games_weighting, match_outcomes
-from benchirt.rating.scores import score_column, score_matrix, validate_scores
+from benchirt.rating.scores import CheckedScores, checked_scores, score_matrix
 from benchirt.rating.verdict import probability_is
 
 #: The orders an analysis plays: at least two (``rate.n_permutations: 0``, no analysis, is the caller's to honour).
@@ -67,7 +67,7 @@ class PermutationAnalysis:
                 f"top={top['classifier']!r} (P(first) {probability_is(top['p_first'])}))")
 
 
-def random_orders(n_datasets: int, n_permutations: int, seed: int = 0) -> np.ndarray:
+def random_orders(n_datasets: int, n_permutations: int, *, seed: int = 0) -> np.ndarray:
     """``n_permutations`` independent uniform random permutations of ``range(n_datasets)``.
 
     Returns
@@ -79,7 +79,7 @@ def random_orders(n_datasets: int, n_permutations: int, seed: int = 0) -> np.nda
 
 
 def permutation_analysis(
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | CheckedScores,
     n_permutations: int | None = None,
     seed: int | None = None,
     config: RatingConfig | None = None,
@@ -110,10 +110,9 @@ def permutation_analysis(
     seed = config.seed if seed is None else seed
     n_permutations = ORDERS.check("rate", "n_permutations",
                                   int(n_permutations) if isinstance(n_permutations, np.integer) else n_permutations)
-    column = score_column(scores, config.score) if isinstance(scores, pd.DataFrame) else "score"
-    matrix = score_matrix(validate_scores(scores, column))
+    matrix = score_matrix(checked_scores(scores, score=config.score).table)
     datasets, classifiers = list(matrix.index), list(matrix.columns)
-    orders = random_orders(len(datasets), int(n_permutations), seed)
+    orders = random_orders(len(datasets), int(n_permutations), seed=seed)
     outcomes = match_outcomes(matrix.to_numpy(), config.tie_tolerance)
     if weighted is None:   # decided as the tournament decides it (sorted order)
         weighted = games_weighting(outcomes, config) is not None

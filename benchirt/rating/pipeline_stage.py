@@ -32,7 +32,7 @@ def rate_suite(irts: Mapping[str, DatasetIRT], responses: Mapping[str, DatasetRe
     rated = set(scores["classifier"])
     rows = {name: responses[name].responses.loc[lambda frame: frame.index.astype(str).isin(rated)]
             for name in sorted(irts)}
-    result = rate(scores, config, other_scores={other: run_scores(irts, responses, other)}, compare=real or None,
+    result = rate(scores, config=config, other_scores={other: run_scores(irts, responses, other)}, compare=real or None,
                   rows=rows, roles={name: str(role) for name, role in roles.items() if name in rated})
     if config.score == "cv_accuracy":
         result.notes.append("cv_accuracy exists for the real classifiers only: the artificial ones are not rated")

@@ -48,7 +48,7 @@ def standardised_matrix(scores: pd.DataFrame) -> pd.DataFrame:
     return z
 
 
-def completions(z: pd.DataFrame, n_draws: int = N_DRAWS, seed: int = 0) -> np.ndarray:
+def completions(z: pd.DataFrame, *, n_draws: int = N_DRAWS, seed: int = 0) -> np.ndarray:
     """``n_draws`` completed entrants × datasets matrices (observed cells kept, missing ones drawn), shape
     (n_draws, entrants, datasets)."""
     from sklearn.experimental import enable_iterative_imputer  # noqa: F401  (registers IterativeImputer)
@@ -67,7 +67,7 @@ def completions(z: pd.DataFrame, n_draws: int = N_DRAWS, seed: int = 0) -> np.nd
     return draws
 
 
-def place_entrants(scores: pd.DataFrame, placed: Sequence[str], level: float = PLACED_LEVEL,
+def place_entrants(scores: pd.DataFrame, placed: Sequence[str], *, level: float = PLACED_LEVEL,
                    n_draws: int = N_DRAWS, seed: int = 0) -> pd.DataFrame:
     """The placed rank of each entrant of ``placed`` among every entrant of ``scores``, with its interval.
 
@@ -100,7 +100,7 @@ def place_entrants(scores: pd.DataFrame, placed: Sequence[str], level: float = P
     0         c0            1                1         8
     """
     z = standardised_matrix(scores)
-    draws = completions(z, n_draws, seed)
+    draws = completions(z, n_draws=n_draws, seed=seed)
     suite = draws.mean(axis=2)                                    # (draws, entrants)
     rank = 1 + (suite[:, None, :] > suite[:, :, None] + 1e-12).sum(axis=2)
     tail = (1.0 - level) / 2.0
@@ -114,10 +114,10 @@ def place_entrants(scores: pd.DataFrame, placed: Sequence[str], level: float = P
     return pd.DataFrame(rows, columns=["classifier", *PLACED_COLUMNS])
 
 
-def cell_intervals(z: pd.DataFrame, level: float = PLACED_LEVEL, n_draws: int = N_DRAWS, seed: int = 0
+def cell_intervals(z: pd.DataFrame, *, level: float = PLACED_LEVEL, n_draws: int = N_DRAWS, seed: int = 0
                    ) -> tuple[np.ndarray, np.ndarray]:
     """The central ``level`` interval of every cell over the completions (observed cells: a point), entrants ×
     datasets, for checking coverage on hidden cells."""
-    draws = completions(z, n_draws, seed)
+    draws = completions(z, n_draws=n_draws, seed=seed)
     tail = (1.0 - level) / 2.0
     return np.quantile(draws, tail, axis=0), np.quantile(draws, 1.0 - tail, axis=0)

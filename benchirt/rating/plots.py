@@ -39,7 +39,7 @@ REFERENCE_GAP = 0.04
 REFERENCE_CHARS = 10
 
 
-def plot_leaderboard(leaderboard: pd.DataFrame, top: int | None = None) -> Figure:
+def plot_leaderboard(leaderboard: pd.DataFrame, *, top: int | None = None) -> Figure:
     """Forest plot of the Bradley–Terry leaderboard: rating and 95 % bootstrap interval, best at the top.
 
     Parameters
@@ -112,7 +112,7 @@ def _reference_lines(ax, references: pd.DataFrame) -> None:
                     color="tab:gray")
 
 
-def plot_ratings(tournament: Tournament, permutation: PermutationAnalysis | None = None,
+def plot_ratings(tournament: Tournament, *, permutation: PermutationAnalysis | None = None,
                  top: int | None = None) -> Figure:
     """Final ratings with their intervals [R − 2RD, R + 2RD], best at the top.
 
@@ -139,7 +139,7 @@ def plot_ratings(tournament: Tournament, permutation: PermutationAnalysis | None
     return fig
 
 
-def plot_trajectories(tournament: Tournament, value: str = "rating", top: int | None = None) -> Figure:
+def plot_trajectories(tournament: Tournament, *, value: str = "rating", top: int | None = None) -> Figure:
     """Each classifier's ``value`` (rating, rd or volatility) after every rating period (``top``: the best only)."""
     matrix = tournament.rating_matrix(value)
     final_order = tournament.table["classifier"].tolist()[:top]
@@ -157,7 +157,7 @@ def plot_trajectories(tournament: Tournament, value: str = "rating", top: int | 
     return fig
 
 
-def plot_rank_distribution(permutation: PermutationAnalysis, top: int | None = None) -> Figure:
+def plot_rank_distribution(permutation: PermutationAnalysis, *, top: int | None = None) -> Figure:
     """Share of random dataset orders in which each classifier reaches each final rank.
 
     ``top``: the ``top`` best classifiers and ranks 1..``top`` only (the full grid is k × k cells).
@@ -181,7 +181,7 @@ def plot_rank_distribution(permutation: PermutationAnalysis, top: int | None = N
     return fig
 
 
-def plot_nemenyi_heatmap(comparison: StatisticalComparison, top: int | None = None) -> Figure:
+def plot_nemenyi_heatmap(comparison: StatisticalComparison, *, top: int | None = None) -> Figure:
     """Pairwise Nemenyi p-values, classifiers in average-rank order (``top``: the best only)."""
     p = comparison.p_values.iloc[:top, :top] if top else comparison.p_values
     k = p.shape[0]
@@ -199,7 +199,7 @@ def plot_nemenyi_heatmap(comparison: StatisticalComparison, top: int | None = No
     return fig
 
 
-def plot_cd_diagram(comparison: StatisticalComparison, top: int | None = None) -> Figure:
+def plot_cd_diagram(comparison: StatisticalComparison, *, top: int | None = None) -> Figure:
     """Critical difference diagram: average ranks, bars join classifiers not separated at ``alpha``
     (``top``: the ``top`` best average ranks only)."""
     ranks = comparison.average_ranks.sort_values().head(top) if top else comparison.average_ranks

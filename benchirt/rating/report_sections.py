@@ -50,7 +50,7 @@ def leaderboard(rating: RatingResult, context: SectionContext) -> Section | None
         section.add(Table(rating.left_out, f"Left out of the leaderboard: {len(rating.left_out)} classifiers on too few "
                                            "datasets to be told apart (their games count in the Glicko-2 ratings)."))
     top = figure_top(len(rating.leaderboard))
-    add_figure(section, lambda: rating_plots.plot_leaderboard(rating.leaderboard, top),
+    add_figure(section, lambda: rating_plots.plot_leaderboard(rating.leaderboard, top=top),
                "Bradley–Terry ratings with 95 % bootstrap intervals; labels: joint rank intervals"
                + ("; shaded bands are tiers" if several_tiers else "") + top_caption(top), context.dpi)
     if len(rating.pairwise):
@@ -107,10 +107,10 @@ def ratings(rating: RatingResult, context: SectionContext) -> Section:
                           "Final ratings (key columns first); 'over orders' columns: the same tournament over "
                           f"{n_orders} random dataset orders ({exist}).",
                           key=("rank", "classifier", "rating", "low", "high", "separable_from_leader")))
-        add_figure(section, lambda: rating_plots.plot_ratings(tournament, rating.permutation, top),
+        add_figure(section, lambda: rating_plots.plot_ratings(tournament, permutation=rating.permutation, top=top),
                    "Ratings with intervals (and their spread over dataset orders)" + top_caption(top), context.dpi)
     if rating.permutation is not None:
-        add_figure(section, lambda orders=rating.permutation: rating_plots.plot_rank_distribution(orders, top),
+        add_figure(section, lambda orders=rating.permutation: rating_plots.plot_rank_distribution(orders, top=top),
                    "Rank distribution over random dataset orders" + top_caption(top), context.dpi)
     add_figure(section, lambda: rating_plots.plot_trajectories(tournament, top=top),
                "Rating after each period" + top_caption(top), context.dpi)
@@ -140,8 +140,8 @@ def statistics(rating: RatingResult, context: SectionContext) -> Section:
         section.add(Note(f"{name}: tests not run — {reason}"))
     for name, comparison in rating.comparisons.items():
         top = figure_top(comparison.n_classifiers)
-        add_figure(section, lambda c=comparison: rating_plots.plot_nemenyi_heatmap(c, top),
+        add_figure(section, lambda c=comparison: rating_plots.plot_nemenyi_heatmap(c, top=top),
                    f"Nemenyi p-values ({human_value(name)})" + top_caption(top), context.dpi)
-        add_figure(section, lambda c=comparison: rating_plots.plot_cd_diagram(c, top),
+        add_figure(section, lambda c=comparison: rating_plots.plot_cd_diagram(c, top=top),
                    f"Critical difference diagram ({human_value(name)})" + top_caption(top), context.dpi)
     return section

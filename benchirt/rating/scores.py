@@ -9,6 +9,7 @@ periods (Cardoso et al. 2021 §4.7: one period per dataset).
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -56,8 +57,8 @@ def read_scores(path: str | os.PathLike, score: str | None = None) -> pd.DataFra
         return _read_score_folders(path, score or "true_score")
     if not path.is_file():
         raise DataError(f"scores not found: {path} is neither a directory of dataset folders nor a CSV file")
-    check_text_table(path, "scores CSV")
-    check_field_sizes(path, "scores CSV")
+    check_text_table(path, what="scores CSV")
+    check_field_sizes(path, what="scores CSV")
     try:
         frame = pd.read_csv(path)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -93,8 +94,8 @@ def _read_score_folders(root: Path, score: str) -> pd.DataFrame:
     parts = []
     for folder in folders:
         file = folder / file_name
-        check_text_table(file, "scores CSV")
-        check_field_sizes(file, "scores CSV")
+        check_text_table(file, what="scores CSV")
+        check_field_sizes(file, what="scores CSV")
         try:
             table = pd.read_csv(file)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -189,7 +190,35 @@ def validate_scores(frame: pd.DataFrame, column: str = "score", where: str = "sc
     return out
 
 
-def score_matrix(scores: pd.DataFrame, datasets: Sequence[str] | None = None) -> pd.DataFrame:
+@dataclass(frozen=True)
+class CheckedScores:
+    """A long scores table :func:`validate_scores` has checked: ``table`` is ``dataset, classifier, score`` (float).
+
+    Made by :func:`checked_scores` (or, inside benchirt.rating, from a row subset of another one). The rating
+    functions take it wherever they take a scores table and do not check it again: :func:`benchirt.rating.rate`
+    checks its table once, at its boundary, and passes this inward.
+    """
+
+    table: pd.DataFrame
+
+
+def checked_scores(scores: pd.DataFrame | CheckedScores, *, score: str = "score") -> CheckedScores:
+    """``scores`` checked: a :class:`CheckedScores` as it is, a DataFrame by :func:`validate_scores` on the
+    column that holds ``score`` (:func:`score_column`).
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"dataset": ["d1"], "classifier": ["a"], "true_score": [3]})
+    >>> checked = checked_scores(frame, score="true_score")
+    >>> checked.table.to_dict("records"), checked_scores(checked) is checked
+    ([{'dataset': 'd1', 'classifier': 'a', 'score': 3.0}], True)
+    """
+    if isinstance(scores, CheckedScores):
+        return scores
+    return CheckedScores(validate_scores(scores, score_column(scores, score) if isinstance(scores, pd.DataFrame)
+                                         else "score"))
+
+
+def score_matrix(scores: pd.DataFrame, *, datasets: Sequence[str] | None = None) -> pd.DataFrame:
     """Pivot a checked long table to datasets × classifiers (NaN where a classifier is absent).
 
     Parameters
@@ -211,7 +240,7 @@ def score_matrix(scores: pd.DataFrame, datasets: Sequence[str] | None = None) ->
     return matrix.reindex(list(datasets)) if datasets is not None else matrix.sort_index()
 
 
-def resolve_order(datasets: Sequence[str], order: str | os.PathLike | Sequence[str] | None = None) -> list[str]:
+def resolve_order(datasets: Sequence[str], *, order: str | os.PathLike | Sequence[str] | None = None) -> list[str]:
     """The rating periods: a permutation of ``datasets``.
 
     Parameters

@@ -22,7 +22,7 @@ from scipy.stats import kendalltau
 from benchirt.rating.bradley_terry import fit_bradley_terry, pairwise_wins
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import match_outcomes
-from benchirt.rating.scores import score_column, score_matrix, validate_scores
+from benchirt.rating.scores import CheckedScores, checked_scores, score_matrix
 
 #: Share of the field, the weakest by rating, that is removed or duplicated.
 WEAKEST_SHARE = 0.2
@@ -33,7 +33,7 @@ COPY = "#copy"
 COLUMNS = ["change", "changed", "top", "kendall_tau", "leader_kept"]
 
 
-def bradley_terry_ratings(matrix: pd.DataFrame, tie_tolerance: float = 0.0) -> pd.Series:
+def bradley_terry_ratings(matrix: pd.DataFrame, *, tie_tolerance: float = 0.0) -> pd.Series:
     """Bradley–Terry ratings (Elo scale) of a datasets × classifiers score matrix (NaN: absent), fitted as the
     leaderboard's point estimate is: on every dataset each pair present plays one match, the higher score wins,
     scores within ``tie_tolerance`` tie (:func:`benchirt.rating.glicko.match_outcomes`)."""
@@ -41,7 +41,7 @@ def bradley_terry_ratings(matrix: pd.DataFrame, tie_tolerance: float = 0.0) -> p
     return pd.Series(fit_bradley_terry(wins).rating[0], index=matrix.columns.astype(str))
 
 
-def field_sensitivity(scores: pd.DataFrame, config: RatingConfig | None = None, share: float = WEAKEST_SHARE,
+def field_sensitivity(scores: pd.DataFrame | CheckedScores, *, config: RatingConfig | None = None, share: float = WEAKEST_SHARE,
                       top: int = TOP) -> pd.DataFrame:
     """The top of the board after removing, then duplicating, the weakest ``share`` of the classifiers.
 
@@ -74,8 +74,8 @@ def field_sensitivity(scores: pd.DataFrame, config: RatingConfig | None = None, 
     [['removed', 1, True], ['duplicated', 1, True]]
     """
     config = config or RatingConfig()
-    matrix = score_matrix(validate_scores(scores, score_column(scores, config.score)))
-    base = bradley_terry_ratings(matrix, config.tie_tolerance).sort_values(ascending=False)
+    matrix = score_matrix(checked_scores(scores, score=config.score).table)
+    base = bradley_terry_ratings(matrix, tie_tolerance=config.tie_tolerance).sort_values(ascending=False)
     if len(base) < 4:
         return pd.DataFrame(columns=COLUMNS)
     weakest = list(base.index[-max(1, math.floor(share * len(base))):])
@@ -84,7 +84,7 @@ def field_sensitivity(scores: pd.DataFrame, config: RatingConfig | None = None, 
                "duplicated": matrix.join(matrix[weakest].add_suffix(COPY))}
     rows = []
     for change, table in changed.items():
-        after = bradley_terry_ratings(table, config.tie_tolerance)
+        after = bradley_terry_ratings(table, tie_tolerance=config.tie_tolerance)
         tau = kendalltau(base[best].to_numpy(), after[best].to_numpy())[0] if len(best) > 1 else 1.0
         originals = after[~after.index.str.endswith(COPY)]
         rows.append({"change": change, "changed": len(weakest), "top": len(best), "kendall_tau": float(tau),

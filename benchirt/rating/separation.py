@@ -69,7 +69,7 @@ class Separation:
     tier: np.ndarray
 
 
-def shuffled_ratings(wins: np.ndarray, present: np.ndarray, n_tables: int, seed: int = 0) -> np.ndarray:
+def shuffled_ratings(wins: np.ndarray, present: np.ndarray, n_tables: int, *, seed: int = 0) -> np.ndarray:
     """Bradley–Terry ratings of ``n_tables`` leaderboards whose scores are shuffled within each dataset.
 
     Parameters
@@ -87,7 +87,7 @@ def shuffled_ratings(wins: np.ndarray, present: np.ndarray, n_tables: int, seed:
         Rating points.
     """
     n_datasets, k = present.shape
-    permutation = within_dataset_permutations(present, n_tables, seed)
+    permutation = within_dataset_permutations(present, n_tables, seed=seed)
     ratings = np.empty((n_tables, k))
     dataset = np.arange(n_datasets)[None, :, None, None]
     block = max(1, BLOCK_ELEMENTS // (n_datasets * k * k))
@@ -97,7 +97,7 @@ def shuffled_ratings(wins: np.ndarray, present: np.ndarray, n_tables: int, seed:
     return ratings
 
 
-def within_dataset_permutations(present: np.ndarray, n_tables: int, seed: int = 0) -> np.ndarray:
+def within_dataset_permutations(present: np.ndarray, n_tables: int, *, seed: int = 0) -> np.ndarray:
     """Per table and dataset, a uniform random permutation of the classifiers present there (absent ones
     map to themselves): ``permutation[t, d, i]`` is the classifier whose results classifier i takes.
 
@@ -114,7 +114,7 @@ def within_dataset_permutations(present: np.ndarray, n_tables: int, seed: int = 
     return permutation
 
 
-def separate(rating: np.ndarray, shuffled: np.ndarray | None, bootstrap: np.ndarray | None = None,
+def separate(rating: np.ndarray, shuffled: np.ndarray | None, *, bootstrap: np.ndarray | None = None,
              level: float = FAMILY_LEVEL) -> Separation:
     """Simultaneous separation decisions and tiers.
 

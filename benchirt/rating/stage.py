@@ -10,7 +10,7 @@ from benchirt.errors import DataError
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import Tournament, glicko_tournament
 from benchirt.rating.leaderboard import LeaderboardError, bootstrap_conf_int, leaderboard
-from benchirt.rating.scores import score_column, validate_scores
+from benchirt.rating.scores import CheckedScores, checked_scores
 from benchirt.rating.permutation import PermutationAnalysis, permutation_analysis
 from benchirt.rating.sensitivity import field_sensitivity, sensitivity_note
 from benchirt.rating.sparse import ranked_field
@@ -27,7 +27,7 @@ ORDER_COLUMNS = {
 }
 
 
-@dataclass(repr=False)
+@dataclass(kw_only=True, repr=False)
 class RatingResult:
     """Everything the rating stage produces.
 
@@ -105,8 +105,8 @@ class RatingResult:
         if kind != "bradley_terry":
             raise ValueError(f"kind must be 'bradley_terry' or 'glicko', got {kind!r}")
         if not len(self.leaderboard):
-            return bootstrap_conf_int(pd.DataFrame({"classifier": [], "bt_rating": []}), self.bootstrap, level)
-        return bootstrap_conf_int(self.leaderboard, self.bootstrap, level)
+            return bootstrap_conf_int(pd.DataFrame({"classifier": [], "bt_rating": []}), self.bootstrap, level=level)
+        return bootstrap_conf_int(self.leaderboard, self.bootstrap, level=level)
 
     def __repr__(self) -> str:
         return (f"RatingResult(score={self.score!r}, {self.tournament!r}, permutation={self.permutation!r}, "
@@ -145,10 +145,10 @@ def placed_left_out(scores: pd.DataFrame, left_out: pd.DataFrame, seed: int) -> 
 
 def rate(
     scores: pd.DataFrame,
+    *,
     config: RatingConfig | None = None,
     other_scores: Mapping[str, pd.DataFrame] | None = None,
     compare: Sequence[str] | None = None,
-    *,
     rows: Mapping[str, pd.DataFrame] | None = None,
     roles: Mapping[str, str] | None = None,
 ) -> RatingResult:
@@ -187,35 +187,37 @@ def rate(
     ...     "classifier": ["tree", "forest", "stump"] * 6,
     ...     "score": [0.80, 0.90, 0.70, 0.80, 0.85, 0.60, 0.70, 0.95, 0.65,
     ...               0.85, 0.90, 0.60, 0.75, 0.80, 0.70, 0.60, 0.90, 0.50]})
-    >>> result = rate(scores, RatingConfig(n_permutations=20))
+    >>> result = rate(scores, config=RatingConfig(n_permutations=20))
     >>> result.ratings["classifier"].tolist()        # forest beats tree beats stump on every dataset
     ['forest', 'tree', 'stump']
     """
     config = config or RatingConfig()
-    tournament = glicko_tournament(scores, config=config)
+    checked = checked_scores(scores, score=config.score)   # checked once here; the functions below take it as it is
+    tournament = glicko_tournament(checked, config=config)
     one_order = len(tournament.order) < 2
-    permutation = permutation_analysis(scores, config=config) if config.n_permutations and not one_order else None
+    permutation = permutation_analysis(checked, config=config) if config.n_permutations and not one_order else None
     order_note = (["no dataset-order analysis and no Glicko-2 intervals: one dataset is a single rating period "
                    "in a single order"] if one_order else [])
     comparisons: dict[str, StatisticalComparison] = {}
     skipped: dict[str, str] = {}
-    tables = {config.score: scores, **dict(other_scores or {})}
+    tables: dict[str, pd.DataFrame | CheckedScores] = {config.score: checked, **dict(other_scores or {})}
     for name, table in tables.items():
         try:
             comparisons[name] = friedman_nemenyi(table, config=replace(config, score=name), classifiers=compare)
         except DataError as exc:
             skipped[name] = str(exc)
-    clean = validate_scores(scores, score_column(scores, config.score))
-    ranked, left_out, sparse_note = ranked_field(clean, config.alpha)
-    left_out, placed_note = placed_left_out(clean, left_out, config.seed)
+    ranked_rows, left_out, sparse_note = ranked_field(checked.table, config.alpha)
+    ranked = CheckedScores(ranked_rows)   # rows of the checked table
+    left_out, placed_note = placed_left_out(checked.table, left_out, config.seed)
     try:
-        board = leaderboard(ranked, config, tournament=tournament, permutation=permutation, rows=rows, roles=roles)
+        board = leaderboard(ranked, config=config, tournament=tournament, permutation=permutation, rows=rows,
+                            roles=roles)
     except LeaderboardError as exc:
-        return RatingResult(tournament, permutation, comparisons, skipped, config, score=config.score,
-                            notes=[f"no leaderboard: {exc}", *order_note])
-    sensitivity = sensitivity_note(field_sensitivity(ranked, config))
+        return RatingResult(tournament=tournament, permutation=permutation, comparisons=comparisons, skipped=skipped,
+                            config=config, score=config.score, notes=[f"no leaderboard: {exc}", *order_note])
+    sensitivity = sensitivity_note(field_sensitivity(ranked, config=config))
     board.table["placed_by_model"] = False   # every entrant on the board was measured; the placed are in left_out
     notes = [*([sparse_note] if sparse_note else []), *([placed_note] if placed_note else []), *board.notes, *order_note, *([sensitivity] if sensitivity else [])]
-    return RatingResult(tournament, permutation, comparisons, skipped, config,
-                        leaderboard=board.table, pairwise=board.pairwise, score=config.score,
+    return RatingResult(tournament=tournament, permutation=permutation, comparisons=comparisons, skipped=skipped,
+                        config=config, leaderboard=board.table, pairwise=board.pairwise, score=config.score,
                         notes=notes, bootstrap=board.bootstrap, left_out=left_out)

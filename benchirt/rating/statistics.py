@@ -32,7 +32,7 @@ from benchirt.errors import ConfigError, DataError
 from benchirt.humanize import short_name
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import glicko_tournament
-from benchirt.rating.scores import score_column, score_matrix, validate_scores
+from benchirt.rating.scores import CheckedScores, checked_scores, score_matrix
 
 #: What each mode computes, as written into results and reports.
 MODE_LABELS = {
@@ -126,7 +126,7 @@ class StatisticalComparison:
         return "\n".join(lines)
 
 
-def critical_difference(n_classifiers: int, n_datasets: int, alpha: float = 0.05) -> float:
+def critical_difference(n_classifiers: int, n_datasets: int, *, alpha: float = 0.05) -> float:
     """Nemenyi critical difference CD = q_α · sqrt(k(k+1) / (6N)) (Demšar 2006, §3.2.2).
 
     q_α is the upper α quantile of the studentized range for k groups and infinite degrees of
@@ -137,8 +137,8 @@ def critical_difference(n_classifiers: int, n_datasets: int, alpha: float = 0.05
 
 
 def friedman_nemenyi(
-    scores: pd.DataFrame,
-    mode: str | None = None,
+    scores: pd.DataFrame | CheckedScores,
+    *, mode: str | None = None,
     alpha: float | None = None,
     classifiers: Sequence[str] | None = None,
     config: RatingConfig | None = None,
@@ -176,8 +176,7 @@ def friedman_nemenyi(
     config = config or RatingConfig()
     mode = RatingConfig.OPTIONS["stats"].check("rate", "stats", mode or config.stats)
     alpha = RatingConfig.OPTIONS["alpha"].check("rate", "alpha", config.alpha if alpha is None else alpha)
-    column = score_column(scores, config.score) if isinstance(scores, pd.DataFrame) else "score"
-    clean = validate_scores(scores, column)
+    clean = checked_scores(scores, score=config.score).table
     if classifiers is not None:
         unknown = sorted(set(classifiers) - set(clean["classifier"]))
         if unknown:
@@ -215,7 +214,7 @@ def _friedman_blocks(clean: pd.DataFrame, alpha: float, score: str) -> Statistic
         n_blocks=int(matrix.shape[0]),
         average_ranks=ranks,
         p_values=p_values,
-        critical_difference=critical_difference(matrix.shape[1], matrix.shape[0], alpha),
+        critical_difference=critical_difference(matrix.shape[1], matrix.shape[0], alpha=alpha),
         alpha=alpha,
         dropped_datasets=dropped,
         score=score,
@@ -258,7 +257,7 @@ def nemenyi_friedman_p_values(values: np.ndarray, names: list[str]) -> pd.DataFr
 
 def _friedman_decodirt(clean, alpha, score, config, order, classifiers) -> StatisticalComparison:
     # As Cardoso et al. 2021 §5.3: everybody plays the tournament; only the compared classifiers' trajectories are tested.
-    tournament = glicko_tournament(clean, order=order, config=config)
+    tournament = glicko_tournament(CheckedScores(clean), order=order, config=config)
     trajectories = tournament.rating_matrix("rating")
     if classifiers is not None:
         trajectories = trajectories[[name for name in trajectories.columns if name in set(classifiers)]]

@@ -62,7 +62,7 @@ BLOCK_ELEMENTS = 5_000_000
 EQUAL_STATISTIC = 1e-9
 
 
-@dataclass
+@dataclass(kw_only=True)
 class StepDown:
     """Result of :func:`step_down`, classifiers in the input order.
 
@@ -157,7 +157,7 @@ STATISTICS = {
 DEFAULT_STATISTIC = "signed_rank"
 
 
-def dataset_reflections(n_datasets: int, n_tables: int, seed: int = 0) -> tuple[np.ndarray, bool]:
+def dataset_reflections(n_datasets: int, n_tables: int, *, seed: int = 0) -> tuple[np.ndarray, bool]:
     """Signs (±1) per resampled table and dataset: every one of the 2^D patterns when there are at most
     ``n_tables`` of them (then ``exact`` is True), else ``n_tables`` drawn uniformly at random.
 
@@ -179,11 +179,11 @@ def resampled_differences(values: np.ndarray, first: np.ndarray, second: np.ndar
     (b, D, P) for the P pairs ``first``–``second``), the number of tables and whether they enumerate every
     sign pattern."""
     if resampling == "reflection":
-        signs, exact = dataset_reflections(values.shape[0], n_tables, seed)
+        signs, exact = dataset_reflections(values.shape[0], n_tables, seed=seed)
         differences = values[:, first] - values[:, second]
         reflected = (signs[start:start + block, :, None] * differences[None] for start in range(0, len(signs), block))
         return reflected, len(signs), exact
-    permutation = within_dataset_permutations(~np.isnan(values), n_tables, seed)
+    permutation = within_dataset_permutations(~np.isnan(values), n_tables, seed=seed)
 
     def shuffled(start: int) -> np.ndarray:
         taken = permutation[start:start + block]
@@ -232,8 +232,8 @@ def step_down(scores: np.ndarray, n_tables: int, alpha: float = 0.05, seed: int 
     n_used = counts[2]
     better = (p_adjusted <= alpha) & (z > 0)
     low, high = rank_intervals(better)
-    return StepDown(z, p_adjusted, p_single_step, better, low, high, float(alpha), int(n_used), statistic,
-                    resampling)
+    return StepDown(statistic=z, p_adjusted=p_adjusted, p_single_step=p_single_step, better=better, rank_low=low, rank_high=high, alpha=float(alpha), n_tables=int(n_used), statistic_name=statistic,
+                    resampling=resampling)
 
 
 #: What a resampling pass counts: exceedances of each ordered pair's |statistic| by the step-down's successive
@@ -301,7 +301,7 @@ def _resampled_by_blocks(values: np.ndarray, first: np.ndarray, second: np.ndarr
     return observed, order, counts
 
 
-def signed_rank_weights(differences: np.ndarray, axis: int = 0) -> np.ndarray:
+def signed_rank_weights(differences: np.ndarray, *, axis: int = 0) -> np.ndarray:
     """Each dataset's share of each pair's signed-rank statistic: sign(d)·rank(|d|) / sqrt(Σ rank²) along
     ``axis`` (the datasets), zeros and absences ranked lowest and weighted 0 — so :func:`signed_rank` is its sum
     over the datasets and a reflected table's statistic is Σ_d s_d · share_d.
@@ -335,7 +335,7 @@ def _reflected_signed_rank(values: np.ndarray, first: np.ndarray, second: np.nda
     in chunks from the end of the step-down's order, carrying each table's running maximum, so memory grows
     with the chunk, not with the number of pairs.
     """
-    signs, exact = dataset_reflections(values.shape[0], n_tables, seed)
+    signs, exact = dataset_reflections(values.shape[0], n_tables, seed=seed)
     n_pairs = first.size
     chunk = max(1, BLOCK_ELEMENTS // max(len(signs), values.shape[0], 1))
     observed = np.concatenate([signed_rank_weights(values[:, first[start:start + chunk]]

@@ -319,7 +319,7 @@ def leaderboard_columns(leaderboard: pd.DataFrame) -> list[str]:
     return columns + (["tier"] if leaderboard["tier"].nunique() > 1 else [])
 
 
-def leaderboard_text(leaderboard: pd.DataFrame, rows: int = ROWS_SHOWN) -> str:
+def leaderboard_text(leaderboard: pd.DataFrame, *, rows: int = ROWS_SHOWN) -> str:
     """The top ``rows`` of the leaderboard with their intervals as text, and how many more there are."""
     shown = leaderboard[leaderboard_columns(leaderboard)].head(rows)
     shown = shown.assign(classifier=shown["classifier"].astype(str).map(short_name))

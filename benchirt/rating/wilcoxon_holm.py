@@ -29,7 +29,7 @@ from benchirt.rating.pairwise import holm_adjusted, wilcoxon_p
 from benchirt.rating.stepdown import rank_intervals, signed_rank
 
 
-@dataclass
+@dataclass(kw_only=True)
 class WilcoxonHolm:
     """Result of :func:`wilcoxon_holm`, classifiers in the input order.
 
@@ -54,7 +54,7 @@ class WilcoxonHolm:
     alpha: float
 
 
-def wilcoxon_holm(scores: np.ndarray, alpha: float = 0.05) -> WilcoxonHolm:
+def wilcoxon_holm(scores: np.ndarray, *, alpha: float = 0.05) -> WilcoxonHolm:
     """Wilcoxon–Holm decisions and joint rank intervals of the classifiers in a datasets × classifiers table.
 
     Parameters
@@ -82,4 +82,5 @@ def wilcoxon_holm(scores: np.ndarray, alpha: float = 0.05) -> WilcoxonHolm:
     p_adjusted.T[first, second] = adjusted
     better = (p_adjusted < alpha) & (z > 0)
     low, high = rank_intervals(better)
-    return WilcoxonHolm(z, p_adjusted, better, low, high, float(alpha))
+    return WilcoxonHolm(statistic=z, p_adjusted=p_adjusted, better=better, rank_low=low, rank_high=high,
+                        alpha=float(alpha))

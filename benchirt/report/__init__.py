@@ -29,7 +29,7 @@ __all__ = ["ReportConfig", "build_report", "report_sections", "warnings_section"
 SHOWN_WARNINGS = 5
 
 
-def report_sections(results: RunResults, config: ReportConfig | None = None) -> list[Section]:
+def report_sections(results: RunResults, *, config: ReportConfig | None = None) -> list[Section]:
     """The sections of a run's report, in page order (those whose stage did not run are absent;
     :mod:`benchirt.report.page`)."""
     from benchirt.report.page import page_sections  # the stages' sections: imported when a report is drawn
@@ -52,7 +52,7 @@ def warnings_section(caught) -> Section:
     return Section("warnings", "Warnings while drawing the report", [Note(text)])
 
 
-def build_report(run_dir: str | os.PathLike, config: ReportConfig | None = None,
+def build_report(run_dir: str | os.PathLike, *, config: ReportConfig | None = None,
                  out: str | os.PathLike | None = None) -> dict[str, Path]:
     """Write ``report.html`` and ``summary.md`` for the run in ``run_dir``.
 
@@ -79,7 +79,7 @@ def build_report(run_dir: str | os.PathLike, config: ReportConfig | None = None,
     config = config or results.config.stage_config("report")
     with warnings.catch_warnings(record=True) as caught:  # matplotlib's layout and glyph warnings, among others
         warnings.simplefilter("always")
-        sections = report_sections(results, config)
+        sections = report_sections(results, config=config)
     if caught:
         sections.append(warnings_section(caught))
     manifest = results.manifest

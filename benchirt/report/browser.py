@@ -101,7 +101,7 @@ def find_browser() -> str:
                              "apt-get install chromium-headless-shell, or set BENCHIRT_BROWSER")
 
 
-def check_page(path: str | os.PathLike, width: int = 1280, height: int = 800,
+def check_page(path: str | os.PathLike, *, width: int = 1280, height: int = 800,
                screenshot: str | os.PathLike | None = None,
                screens: Sequence[str | os.PathLike] = ()) -> PageCheck:
     """Load ``path`` in headless Chromium at ``width`` × ``height`` and record what went wrong.

@@ -21,7 +21,7 @@ def register(subparsers) -> None:
                                    description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", metavar="RUN_DIR", help="run directory written by `benchirt run`")
     parser.add_argument("--out", metavar="DIR", help="write the two files here instead of RUN_DIR")
-    add_force_option(parser, "the two files")
+    add_force_option(parser, what="the two files")
     parser.add_argument("--title", help="page title (default: the run's report.title)")
     parser.set_defaults(func=report_command)
 
@@ -43,6 +43,6 @@ def report_command(args: argparse.Namespace) -> int:
     if args.title:
         config = replace(config, title=args.title)
     out = claim_out(args.out, "report", force=args.force, writes=WRITES) if elsewhere else None
-    paths = build_report(args.run_dir, config, out=out)
+    paths = build_report(args.run_dir, config=config, out=out)
     print(f"wrote {paths['html']} and {paths['markdown']}")
     return 0

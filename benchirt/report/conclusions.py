@@ -55,7 +55,7 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
                        f"{plural(n_datasets, 'dataset')} (every pair of classifiers meets once per dataset; no dataset order): "
                        f"{first}")
         verdict += [f"{OTHER_VERDICT}{part}" for part in other]
-        checks += [wilcoxon_check(rating.pairwise, rating.config.alpha), bayesian_check(rating.pairwise)]
+        checks += [wilcoxon_check(rating.pairwise, alpha=rating.config.alpha), bayesian_check(rating.pairwise)]
     verdict += [f"Leaderboard note: {note}" for note in rating.notes]
     comparison = next(iter(rating.comparisons.values()), None)
     if comparison is not None and board:
@@ -64,8 +64,8 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
     if board:
         orders = rating.permutation
         checks.append(glicko_check(rating.leaderboard, rating.tournament.table,
-                                   orders.summary if orders is not None else None,
-                                   orders.n_permutations if orders is not None else None))
+                                   orders=orders.summary if orders is not None else None,
+                                   n_orders=orders.n_permutations if orders is not None else None))
     return verdict, [f"Agreement check — {check}" for check in checks if check]
 
 

@@ -16,6 +16,6 @@ def plan(context: StageContext) -> DocumentWork:
     def write() -> None:
         from benchirt.report import build_report
 
-        build_report(context.run_dir, config)
+        build_report(context.run_dir, config=config)
 
     return DocumentWork({**context.options, "irt": summary_options(context.options_of("irt") or {})}, write)

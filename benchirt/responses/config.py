@@ -118,7 +118,7 @@ class ResponseConfig:
             beyond = sorted(set(entry.allowed_packages) - set(self.allowed_packages))
             require(not beyond, section, "allowed_packages", list(self.allowed_packages),
                     f"a list naming {', '.join(beyond)} (allowed by classifier {entry.name!r})")
-        resolve_pool(self.pool, self.extra)  # unknown or duplicate names fail here, listing the known ones
+        resolve_pool(self.pool, extra=self.extra)  # unknown or duplicate names fail here, listing the known ones
         require(bool(self.pool or self.extra or self.ladder_epochs or self.artificial), section, "pool", list(self.pool),
                 "at least one respondent: a pool, extra classifiers, ladder_epochs > 0 or artificial: true")
 

@@ -48,7 +48,7 @@ def n_test_items(n: int, test_size: float, max_test: int) -> int:
     return min(math.ceil(round(test_size * n, 9)), max_test)
 
 
-def stratified_draw(y: np.ndarray, size: int, seed: int, what: str = "draw") -> Split:
+def stratified_draw(y: np.ndarray, size: int, seed: int, *, what: str = "draw") -> Split:
     """Draw ``size`` positions of ``y`` stratified by class; the drawn rows are ``test``, the rest ``train``.
 
     Parameters
@@ -93,7 +93,7 @@ def stratified_draw(y: np.ndarray, size: int, seed: int, what: str = "draw") -> 
     return Split(np.setdiff1d(np.arange(n), drawn), drawn, notes)
 
 
-def split_train_test(y: np.ndarray, test_size: float, max_test: int, seed: int, dataset: str = "dataset") -> Split:
+def split_train_test(y: np.ndarray, test_size: float, max_test: int, seed: int, *, dataset: str = "dataset") -> Split:
     """The response stage's train/test split of labelled rows (rules in the module docstring).
 
     Parameters
@@ -130,7 +130,8 @@ def split_train_test(y: np.ndarray, test_size: float, max_test: int, seed: int, 
     return split
 
 
-def cv_folds(y: np.ndarray, n_folds: int, seed: int, dataset: str = "dataset") -> tuple[list[tuple[np.ndarray, np.ndarray]], list[str]]:
+def cv_folds(y: np.ndarray, n_folds: int, seed: int, *,
+             dataset: str = "dataset") -> tuple[list[tuple[np.ndarray, np.ndarray]], list[str]]:
     """Stratified ``n_folds``-fold cross-validation of the training part (decodIRT: 10 folds, Cardoso et al. 2021 §4.3).
 
     Parameters

@@ -175,12 +175,13 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
     """
     config = config or ResponseConfig()
     prepared = prepare(dataset, config, test_rows)
-    plan = FitPlan(prepared, resolve_pool(config.pool, config.extra), config)
-    run_plan(plan, config.n_jobs, show_progress, desc=f"responses {dataset.name}", on_progress=on_progress)
+    plan = FitPlan(prepared, resolve_pool(config.pool, extra=config.extra), config)
+    run_plan(plan, n_jobs=config.n_jobs, show_progress=show_progress, desc=f"responses {dataset.name}",
+             on_progress=on_progress)
     return assemble(plan)
 
 
-def run_plan(plan: FitPlan, n_jobs: int = 1, show_progress: bool = False, desc: str = "fits",
+def run_plan(plan: FitPlan, *, n_jobs: int = 1, show_progress: bool = False, desc: str = "fits",
              on_progress: Callable[[int, int], None] | None = None) -> None:
     """Run a dataset's fit units with joblib (``n_jobs`` workers), batch by batch as the plan releases them.
 
@@ -282,7 +283,7 @@ def respond_more(dataset: Dataset, config: ResponseConfig, classifiers: Sequence
             f"({len(rows.test)} vs {len(test_index)} items); the data or the response options changed since the run"
         )
     plan = FitPlan(prepared, list(classifiers), config, ladder=False)
-    run_plan(plan, config.n_jobs, desc=f"add {dataset.name}")
+    run_plan(plan, n_jobs=config.n_jobs, desc=f"add {dataset.name}")
     outputs = plan.outputs()
     names = _fitted(classifiers, outputs)
     predicted = {clf: outputs.test_predictions[clf] for clf in names}
@@ -325,7 +326,7 @@ def _result(prepared, predicted: dict, roles: dict, outputs, real_names: list[st
     )
 
 
-def accuracy_matrix(results: Sequence[ResponseResult], role: str = "real", which: str = "test",
+def accuracy_matrix(results: Sequence[ResponseResult], *, role: str = "real", which: str = "test",
                     keep_missing: bool = False) -> pd.DataFrame:
     """Datasets × classifiers accuracy table — the input of the AIRT stage (Kandanaarachchi & Smith-Miles 2023).
 

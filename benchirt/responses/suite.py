@@ -31,7 +31,8 @@ class DatasetResponses(Protocol):
     def metadata(self) -> dict: ...
 
 
-def accuracy_scores(responses: Mapping[str, DatasetResponses], roles=("real", "artificial"), which: str = "test") -> pd.DataFrame:
+def accuracy_scores(responses: Mapping[str, DatasetResponses], *, roles=("real", "artificial"),
+                    which: str = "test") -> pd.DataFrame:
     """Long ``dataset, classifier, score`` table of test (``which="test"``) or cross-validated (``"cv"``) accuracies.
 
     Classifiers without the accuracy (the artificial ones have no cross-validated one) are left out.

@@ -34,7 +34,7 @@ from benchirt.threads import one_thread
 MemberResult = tuple[np.ndarray | None, str | None, float]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Rows:
     """Cleaned features, class codes and the row positions of every part of one dataset.
 
@@ -69,7 +69,7 @@ class PreparedDataset:
     metadata: dict
 
 
-def plan_rows(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | None = None) -> Rows:
+def plan_rows(dataset: Dataset, config: ResponseConfig, *, test_rows: np.ndarray | None = None) -> Rows:
     """Clean the features, split, subsample and fold (rules in :mod:`benchirt.responses.split`).
 
     ``test_rows`` (row positions in the dataset) fixes the test items instead of the stratified draw,
@@ -77,7 +77,7 @@ def plan_rows(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | 
     :mod:`benchirt.stored_runs.beside`).
     """
     name = dataset.name
-    X, notes = clean_features(dataset.X, name)
+    X, notes = clean_features(dataset.X, dataset=name)
     labels = dataset.y.reset_index(drop=True)
     labelled = np.flatnonzero(labels.notna().to_numpy())
     if len(labelled) < len(labels):
@@ -85,7 +85,7 @@ def plan_rows(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | 
     codes = labels.cat.codes.to_numpy().astype(np.int64)
 
     if test_rows is None:
-        split = split_train_test(codes[labelled], config.test_size, config.max_test, config.seed, name)
+        split = split_train_test(codes[labelled], config.test_size, config.max_test, config.seed, dataset=name)
         notes += split.notes
         train, test = labelled[split.train], labelled[split.test]
     else:
@@ -100,9 +100,10 @@ def plan_rows(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | 
     if config.max_cv_train is not None and len(train) > config.max_cv_train:
         cv_rows = _subsample(codes, train, config.max_cv_train, config.seed, "cross-validation subsample", notes)
         notes.append(f"cross-validated on a stratified subsample of {len(cv_rows)} of the {len(train)} training rows")
-    folds, fold_notes = cv_folds(codes[cv_rows], config.cv_folds, config.seed, name)
+    folds, fold_notes = cv_folds(codes[cv_rows], config.cv_folds, config.seed, dataset=name)
     label_names = np.array([str(c) for c in labels.cat.categories], dtype=object)
-    return Rows(X, codes, label_names, train, test, cv_rows, folds, notes + fold_notes, len(labelled), train_rows)
+    return Rows(X=X, codes=codes, label_names=label_names, train=train, test=test, cv_rows=cv_rows, folds=folds,
+                notes=notes + fold_notes, labelled=len(labelled), train_rows=train_rows)
 
 
 def prepare(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | None = None) -> PreparedDataset:
@@ -112,7 +113,7 @@ def prepare(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | No
     dropping the rows no part uses (those beyond ``max_train``, unlabelled ones) changes no result
     and shrinks what the fit tasks receive to at most ``max_train + max_test`` rows.
     """
-    rows = plan_rows(dataset, config, test_rows)
+    rows = plan_rows(dataset, config, test_rows=test_rows)
     used = np.unique(np.concatenate([rows.train, rows.test, rows.cv_rows]))
     if len(used) < len(rows.X):
         rows.X = rows.X.iloc[used].reset_index(drop=True)
@@ -122,7 +123,7 @@ def prepare(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | No
     return PreparedDataset(dataset.name, rows, dataset.metadata())
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class FitUnit:
     """One task of a dataset's fits.
 
@@ -210,7 +211,7 @@ def fit_predict(
     return out
 
 
-@dataclass
+@dataclass(kw_only=True)
 class FitOutputs:
     """The fits' results of one dataset, folded in the plan's order."""
 
@@ -247,8 +248,10 @@ def plan_units(pool, n_folds: int, ladder_epochs: int) -> tuple[list[FitUnit], l
         if members:
             first.append(("fold", 0, scale, members))
             rest += [("fold", k, scale, members) for k in range(1, n_folds)] + [("final", -1, scale, members)]
-    return ([FitUnit(i, *spec) for i, spec in enumerate(first)],
-            [FitUnit(len(first) + i, *spec) for i, spec in enumerate(rest)])
+    return ([FitUnit(index=i, kind=kind, fold=fold, scale=scale, members=members)
+             for i, (kind, fold, scale, members) in enumerate(first)],
+            [FitUnit(index=len(first) + i, kind=kind, fold=fold, scale=scale, members=members)
+             for i, (kind, fold, scale, members) in enumerate(rest)])
 
 
 def over_budget(first_seconds: dict[str, float], n_fits: int, time_budget: float) -> dict[str, str]:
@@ -269,7 +272,7 @@ def release(held: list[FitUnit], left_out) -> list[FitUnit]:
     for unit in held:
         members = tuple(m for m in unit.members if m.name not in left_out)
         if unit.kind == "ladder" or members:
-            released.append(FitUnit(unit.index, unit.kind, unit.fold, unit.scale, members))
+            released.append(FitUnit(index=unit.index, kind=unit.kind, fold=unit.fold, scale=unit.scale, members=members))
     return released
 
 
@@ -340,7 +343,8 @@ class FitPlan:
     def outputs(self) -> FitOutputs:
         """The results folded in the plan's unit order (whatever order the units finished in)."""
         rows = self.prepared.rows
-        outputs = FitOutputs({spec.name: [] for spec in self.pool}, {}, {}, None, dict(self.over_budget))
+        outputs = FitOutputs(fold_accuracy={spec.name: [] for spec in self.pool}, test_predictions={}, failed={},
+                             ladder=None, over_budget=dict(self.over_budget))
         for index in sorted(self._results):
             unit, result = self._units[index], self._results[index]
             if isinstance(result, LadderRun):  # the ladder unit's

@@ -98,7 +98,7 @@ def dataset_labels(imported, dataset) -> pd.Series:
     return ours
 
 
-def beside_suite(imported, spec, pool_config=None):
+def beside_suite(imported, spec, *, pool_config=None):
     """The import paired with its suite dataset (labels from the data, rows checked), and with
     ``pool_config`` benchirt's pool answering the same items beside it (:func:`merge`)."""
     dataset = spec.load()

@@ -103,7 +103,7 @@ def read_source(args: argparse.Namespace, given: dict):
 
     naming = RespondentNaming(given.get("respondent_pattern"))
     if len(args.source) > 1 or is_offline(args.source[0]):
-        return read_offline(args.source, naming)
+        return read_offline(args.source, naming=naming)
     if given.get("respondent_pattern") is not None:
         raise ConfigError("--respondent-pattern applies to matrix files; OpenML's runs name their flows and runs in "
                           "their descriptions: leave it out")
@@ -112,12 +112,12 @@ def read_source(args: argparse.Namespace, given: dict):
 
     options = FetchOptions(flows=_ids(args.flows, "--flows"), uploaders=_ids(args.uploaders, "--uploaders"),
                            tag=args.tag, top_flows=given.get("top_flows"), max_runs=given.get("max_runs"))
-    fetched = fetch_source(args.source[0], options, given.get("cache"))
+    fetched = fetch_source(args.source[0], options=options, cache=given.get("cache"))
     print(f"{len(fetched.run_ids)} runs in {fetched.folder} ({fetched.requests} requests to OpenML, "
           f"{len(fetched.failures)} runs not fetched)")
     if not fetched.run_ids:
         raise DataError(f"{args.source[0]}: no run could be fetched (see {fetched.folder / 'failures.json'})")
-    return read_runs_folder(fetched.folder, {str(r) for r in fetched.run_ids})
+    return read_runs_folder(fetched.folder, only={str(r) for r in fetched.run_ids})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         print(printable(coverage.summary()))
     for matrix, selection in selected:
         field = coverage.record(matrix.dataset) if coverage is not None else None
-        folder = write_selection(out, matrix, selection, options, source, field)
+        folder = write_selection(out, matrix, selection, options, source, field=field)
         n, m = selection.responses.shape
         print(printable(f"{matrix.dataset}: {n} respondents x {m} items from {len(matrix.runs)} runs "
                         f"({selection.rule_applied}) -> {folder}"))

@@ -40,7 +40,7 @@ def dataset_folder(out: str | Path, dataset: str) -> Path:
 
 
 def write_selection(out: str | Path, matrix: RunMatrix, selection: Selection, options: SelectionOptions,
-                    source: str, field: dict | None = None) -> Path:
+                    source: str, *, field: dict | None = None) -> Path:
     """Write the files listed in the module docstring; returns the dataset's folder. ``field``: the
     multi-dataset field's counts and this dataset's share (:meth:`benchirt.stored_runs.field.FieldCoverage.record`)."""
     folder = dataset_folder(out, matrix.dataset)

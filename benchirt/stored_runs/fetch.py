@@ -111,7 +111,7 @@ class _Client:
     def save(self, url: str, path: Path) -> Path:
         if not path.is_file():
             content = self.get(url)
-            with atomic_open(path, "wb") as handle:
+            with atomic_open(path, mode="wb") as handle:
                 handle.write(content)
         return path
 
@@ -223,14 +223,15 @@ def fetch_task(task_id: int, options: FetchOptions, cache: Path, client: _Client
 
 
 def _has_correct_column(path: Path) -> bool:
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            lowered = line.strip().lower()
-            if lowered.startswith("@data"):
-                return False
-            if lowered.startswith("@attribute") and lowered.split()[1:2] in (["correct"], ["'correct'"]):
-                return True
-    return False
+    """The predictions file's header declares a ``correct`` attribute (any case); False for an unreadable header."""
+    from benchirt.data.arff import read_header
+
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            attributes = read_header(handle, path).attributes
+    except DataError:
+        return False  # the dataset is fetched too; reading the predictions says what is wrong
+    return any(attribute.name.lower() == "correct" for attribute in attributes)
 
 
 def _dataset_file_id(path: Path) -> int:
@@ -244,8 +245,9 @@ def _dataset_file_id(path: Path) -> int:
     return int(text)
 
 
-def fetch_source(source: str, options: FetchOptions = FetchOptions(), cache: str | Path | None = None) -> FetchResult:
+def fetch_source(source: str, *, options: FetchOptions | None = None, cache: str | Path | None = None) -> FetchResult:
     """Fetch every task of SOURCE into ``cache`` (default :func:`default_cache`); failures recorded, not fatal."""
+    options = options or FetchOptions()
     folder = Path(cache) if cache else default_cache()
     client = _Client()
     result = FetchResult(folder=folder)

@@ -95,7 +95,7 @@ def select_field(matrices: list, options: SelectionOptions) -> tuple[list, Selec
     options, notes = across_datasets(options, len(matrices))
     selected = []
     for matrix in matrices:
-        selection = select(matrix, options)
+        selection = select(matrix, options=options)
         selection.notes.extend(notes)
         selected.append((matrix, selection))
     coverage = field_coverage({matrix.dataset: selection.respondents for matrix, selection in selected})

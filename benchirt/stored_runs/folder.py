@@ -97,7 +97,7 @@ def _run_problem(folder: Path, root: Path) -> str | None:
             or file_problem(folder / "description.xml", root, "description.xml (the run's task and dataset)"))
 
 
-def scan_runs(source: str | Path, only: set[str] | None = None) -> RunsScan:
+def scan_runs(source: str | Path, *, only: set[str] | None = None) -> RunsScan:
     """Every run folder under ``source`` (see the module docstring), each read or refused with its reason;
     ``only``: these folder names.
 
@@ -218,11 +218,11 @@ def task_context(root: Path, task_id: int | None, runs: list[RunFiles]) -> TaskC
     arff = next((p for p in (data_dir / "dataset.arff", data_dir / "dataset.arff.gz") if p.is_file()), None)
     if arff is not None:
         target = (task.target if task else None) or (dataset.default_target if dataset else None)
-        truth = read_truth(arff, target, name)
+        truth = read_truth(arff, target, name=name)
     return TaskContext(task_id=task_id, dataset_id=did, split=split, truth=truth, name=name, notes=notes)
 
 
-def read_runs_folder(source: str | Path, only: set[str] | None = None) -> list[RunMatrix]:
+def read_runs_folder(source: str | Path, *, only: set[str] | None = None) -> list[RunMatrix]:
     """One :class:`RunMatrix` per task found under ``source``, tasks in id order (``only``: these run folders).
 
     Every run folder found is read into one matrix or skipped with its reason: in that task's
@@ -236,7 +236,7 @@ def read_runs_folder(source: str | Path, only: set[str] | None = None) -> list[R
         No run of any task can be used (the first reasons named).
     """
     root = cache_root(Path(source))
-    scan = scan_runs(source, only)
+    scan = scan_runs(source, only=only)
     by_task: dict[int, list[RunFiles]] = defaultdict(list)
     for run in scan.runs:
         assert run.description.task_id is not None  # scan_runs skips a run without a task
@@ -270,7 +270,8 @@ def _read_runs(context: TaskContext, runs: list[RunFiles]):
                            f"{context.dataset_id} (another version); import it against its own task")
             continue
         try:
-            predictions = read_predictions(run.folder / "predictions.arff", label, context.truth, context.split)
+            predictions = read_predictions(run.folder / "predictions.arff", label, truth=context.truth,
+                                           split=context.split)
         except DataError as exc:
             skipped.append(str(exc))
             continue

@@ -70,7 +70,7 @@ def is_matrix_source(sources) -> bool:
     return any(p.suffix.lower() == ".csv" for p in entries)
 
 
-def read_matrices(sources, naming: RespondentNaming = RespondentNaming()) -> list[RunMatrix]:
+def read_matrices(sources, *, naming: RespondentNaming | None = None) -> list[RunMatrix]:
     """One :class:`RunMatrix` per usable file of ``sources`` (:func:`matrix_files`), in file order; the files
     skipped are in every matrix's ``source_skipped`` and ``source_found`` counts the files.
 
@@ -79,11 +79,12 @@ def read_matrices(sources, naming: RespondentNaming = RespondentNaming()) -> lis
     DataError
         No file can be used (the first reasons named); two files of one dataset name.
     """
+    naming = naming or RespondentNaming()
     files = matrix_files(sources)
     matrices, skipped = [], []
     for path in files:
         try:
-            matrices.append(read_matrix_csv(path, naming))
+            matrices.append(read_matrix_csv(path, naming=naming))
         except DataError as exc:
             skipped.append(printable(str(exc)))
     if not matrices:
@@ -97,7 +98,7 @@ def read_matrices(sources, naming: RespondentNaming = RespondentNaming()) -> lis
     return matrices
 
 
-def read_matrix_csv(path: str | Path, naming: RespondentNaming = RespondentNaming()) -> RunMatrix:
+def read_matrix_csv(path: str | Path, *, naming: RespondentNaming | None = None) -> RunMatrix:
     """One matrix file (module docstring) as a :class:`RunMatrix`; its rows that cannot be used are in ``skipped``.
 
     Raises
@@ -105,8 +106,9 @@ def read_matrix_csv(path: str | Path, naming: RespondentNaming = RespondentNamin
     DataError
         Not a text CSV of the shape above, or no row of 0/1 answers; the message names the file and the fix.
     """
+    naming = naming or RespondentNaming()
     path = Path(path)
-    check_text_table(path, "response matrix CSV")
+    check_text_table(path, what="response matrix CSV")
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             rows = csv.reader(handle)

@@ -24,14 +24,13 @@ string, and pandas is given at most :data:`CHUNK_BYTES` of text per chunk.
 from __future__ import annotations
 
 import csv
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from benchirt.data.arff import split_values
+from benchirt.data.arff import NOMINAL, read_header
 from benchirt.errors import DataError
 from benchirt.stored_runs.task import TaskSplit, TaskTruth
 from benchirt.sniff import check_text_table
@@ -43,9 +42,6 @@ CHUNK_ROWS = 20_000
 MAX_LINE_BYTES = 1 << 20
 #: Bytes of text pandas is given per chunk at most (the chunk's rows × the longest line).
 CHUNK_BYTES = 64 << 20
-
-_ATTRIBUTE = re.compile(r"@attribute\s+('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)\s+(.*)$", re.IGNORECASE)
-
 
 @dataclass
 class RunPredictions:
@@ -86,31 +82,16 @@ class _Attribute:
     nominal: tuple[str, ...] | None  # declared values; None for numeric/string
 
 
-def _unquote(text: str) -> str:
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        return re.sub(r"\\(.)", r"\1", text[1:-1])
-    return text
-
-
 def _read_header(handle, where: str) -> list[_Attribute]:
-    attributes: list[_Attribute] = []
-    for line in handle:
-        stripped = line.strip()
-        if not stripped or stripped.startswith("%"):
-            continue
-        lowered = stripped.lower()
-        if lowered.startswith("@data"):
-            return attributes
-        if lowered.startswith("@relation"):
-            continue
-        match = _ATTRIBUTE.match(stripped)
-        if match is None:
-            raise DataError(f"{where}: cannot read the header line {stripped[:60]!r}; is this an ARFF predictions file?")
-        name, spec = _unquote(match.group(1)), match.group(2).strip()
-        nominal = tuple(split_values(spec.strip()[1:-1])) if spec.startswith("{") else None
-        attributes.append(_Attribute(name, nominal))
-    raise DataError(f"{where}: no @data line; the file is truncated or not an ARFF file")
+    """The attributes of the header (:func:`benchirt.data.arff.read_header`); the handle is left after ``@data``."""
+    try:
+        header = read_header(handle, where)
+    except DataError as exc:
+        raise DataError(f"{exc}; is this an ARFF predictions file?") from None
+    if not header.data_line:
+        raise DataError(f"{where}: no @data line; the file is truncated or not an ARFF file")
+    return [_Attribute(attribute.name, attribute.categories if attribute.kind == NOMINAL else None)
+            for attribute in header.attributes]
 
 
 def _clean_labels(values: pd.Series) -> np.ndarray:
@@ -141,7 +122,7 @@ def _coded_index(values: np.ndarray, classes: tuple[str, ...], what: str, where:
     return codes.astype(np.int16)
 
 
-def read_predictions(path: str | Path, run: str, truth: TaskTruth | None = None,
+def read_predictions(path: str | Path, run: str, *, truth: TaskTruth | None = None,
                      split: TaskSplit | None = None, chunk_rows: int = CHUNK_ROWS) -> RunPredictions:
     """Read one run's predictions file, checked against the task's truth and split when given.
 
@@ -193,7 +174,7 @@ def read_predictions(path: str | Path, run: str, truth: TaskTruth | None = None,
     path = Path(path)
     where = f"{run} ({path})"
     try:
-        check_text_table(path, "predictions file")
+        check_text_table(path, what="predictions file")
         longest = longest_line(path)
     except DataError as exc:
         raise DataError(f"{run}: {exc}") from None
@@ -216,7 +197,7 @@ def read_predictions(path: str | Path, run: str, truth: TaskTruth | None = None,
         return _read_body(handle, attributes, where, truth, split, chunk_rows)
 
 
-def longest_line(path: str | Path, block: int = 1 << 20) -> int:
+def longest_line(path: str | Path, *, block: int = 1 << 20) -> int:
     """Bytes of the longest line of the file (line breaks: ``\\n``), read ``block`` bytes at a time."""
     longest = current = 0
     with open(path, "rb") as handle:

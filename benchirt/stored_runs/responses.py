@@ -22,23 +22,23 @@ NO_LABELS = ("the source holds no labels: the suspect-label table shows none (pa
 NAMED_ITEMS = "the source holds no labels and its items are named, not dataset rows: the suspect-label table shows none"
 
 
-def read_configured_source(config: ImportConfig, base_dir: str | Path = ".") -> list[RunMatrix]:
+def read_configured_source(config: ImportConfig, *, base_dir: str | Path = ".") -> list[RunMatrix]:
     """The run matrices the section names: its ``path`` (one or a list, relative to ``base_dir``) or its
     OpenML ``tasks``."""
     from benchirt.stored_runs.folder import read_runs_folder
     from benchirt.stored_runs.sources import read_offline
 
     if config.path is not None:
-        return read_offline(config.path, config.naming(), base_dir)
+        return read_offline(config.path, naming=config.naming(), base_dir=base_dir)
     from benchirt.stored_runs.fetch import FetchOptions, fetch_source
 
     assert config.tasks is not None  # ImportConfig holds a path or tasks
-    fetched = fetch_source(config.tasks, FetchOptions(top_flows=config.top_flows, max_runs=config.max_runs),
-                           config.cache)
-    return read_runs_folder(fetched.folder, {str(r) for r in fetched.run_ids})
+    fetched = fetch_source(config.tasks, options=FetchOptions(top_flows=config.top_flows, max_runs=config.max_runs),
+                           cache=config.cache)
+    return read_runs_folder(fetched.folder, only={str(r) for r in fetched.run_ids})
 
 
-def source_fingerprint(config: ImportConfig, base_dir: str | Path = ".") -> str:
+def source_fingerprint(config: ImportConfig, *, base_dir: str | Path = ".") -> str:
     """sha256 over the source's files (names, sizes, modification times) and the naming rule: a changed source
     recomputes."""
     from benchirt.stored_runs.sources import source_paths
@@ -46,7 +46,7 @@ def source_fingerprint(config: ImportConfig, base_dir: str | Path = ".") -> str:
     if config.path is None:
         return f"openml-tasks:{config.tasks}"
     digest = hashlib.sha256(f"names:{config.respondent_pattern}\n".encode())
-    for path in source_paths(config.path, base_dir):
+    for path in source_paths(config.path, base_dir=base_dir):
         files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
         for file in files:
             stat = file.stat()
@@ -104,11 +104,11 @@ def _item_positions(matrix: RunMatrix, columns: pd.Index) -> np.ndarray:
     return np.array([where[name] for name in columns], np.int64)
 
 
-def imported_results(config: ImportConfig, base_dir: str | Path = ".") -> dict:
+def imported_results(config: ImportConfig, *, base_dir: str | Path = ".") -> dict:
     """Dataset name → ResponseResult of every dataset the section's source holds."""
     from benchirt.stored_runs.field import select_field
 
-    matrices = read_configured_source(config, base_dir)
+    matrices = read_configured_source(config, base_dir=base_dir)
     named = [matrix.dataset for matrix in matrices if matrix.item_names is not None]
     if named and config.paired:
         raise ConfigError(f"respond.pair_with_suite / pool: the items of {', '.join(named[:3])} are named, not "

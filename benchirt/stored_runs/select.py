@@ -215,8 +215,9 @@ def _stratified_sample(strata: np.ndarray, size: int, rng: np.random.Generator) 
     return np.sort(np.concatenate(chosen))
 
 
-def select(matrix: RunMatrix, options: SelectionOptions = SelectionOptions()) -> Selection:
+def select(matrix: RunMatrix, *, options: SelectionOptions | None = None) -> Selection:
     """Apply ``options`` to ``matrix``: floor, rule, item sample, deduplication — each counted in the notes."""
+    options = options or SelectionOptions()
     notes: list[str] = []
     keep = _above_floor(matrix, options.min_accuracy, notes)
     choose_half, how = halves(matrix, options.seed)

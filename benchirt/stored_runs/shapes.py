@@ -26,7 +26,7 @@ READ = "stored runs (read)"
 ANSWERS = frozenset({"0", "1", "0.0", "1.0"})
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class StoredShape:
     """One dataset of a stored-runs source: ``runs`` rows, ``flows`` distinct flows, ``cells`` answers stored
     (runs × items in the source), and the ``respondents`` × ``items`` of the response matrix after selection."""
@@ -78,7 +78,8 @@ def scan_matrix(path: Path, config) -> StoredShape:
         split = naming.split(name) if named else None
         flows[split[0] if split else (name if named else str(number))] += 1
     respondents, used = selected_size(len(first), flows, items, config)
-    return StoredShape(path.stem, len(first), len(flows), len(first) * items, respondents, used, SCANNED)
+    return StoredShape(dataset=path.stem, runs=len(first), flows=len(flows), cells=len(first) * items,
+                       respondents=respondents, items=used, source=SCANNED)
 
 
 def read_shape(matrix, config) -> StoredShape:
@@ -88,10 +89,11 @@ def read_shape(matrix, config) -> StoredShape:
     runs, items = matrix.responses.shape
     flows = Counter(_flow_keys(matrix.runs))
     respondents, used = selected_size(runs, flows, items, config)
-    return StoredShape(matrix.dataset, runs, len(flows), runs * items, respondents, used, READ)
+    return StoredShape(dataset=matrix.dataset, runs=runs, flows=len(flows), cells=runs * items,
+                       respondents=respondents, items=used, source=READ)
 
 
-def stored_shapes(config, base_dir: str | Path = ".") -> list[StoredShape]:
+def stored_shapes(config, *, base_dir: str | Path = ".") -> list[StoredShape]:
     """Every dataset of the section's source (:class:`benchirt.stored_runs.config.ImportConfig`), in source order;
     a matrix file without answer rows is left out, as the import leaves it out.
 
@@ -104,12 +106,12 @@ def stored_shapes(config, base_dir: str | Path = ".") -> list[StoredShape]:
     from benchirt.stored_runs.sources import source_paths
 
     if config.path is not None:
-        paths = source_paths(config.path, base_dir)
+        paths = source_paths(config.path, base_dir=base_dir)
         if len(paths) > 1 or is_matrix_source(paths[0]):
             return _scanned(matrix_files(paths), config)
     from benchirt.stored_runs.responses import read_configured_source
 
-    return [read_shape(matrix, config) for matrix in read_configured_source(config, base_dir)]
+    return [read_shape(matrix, config) for matrix in read_configured_source(config, base_dir=base_dir)]
 
 
 def _scanned(files: list[Path], config) -> list[StoredShape]:

@@ -13,7 +13,7 @@ from benchirt.errors import ConfigError, DataError
 from benchirt.stored_runs.respondent_names import RespondentNaming
 
 
-def source_paths(source, base_dir: str | Path = ".") -> list[Path]:
+def source_paths(source, *, base_dir: str | Path = ".") -> list[Path]:
     """The paths of ``source`` (one or a list), each relative to ``base_dir`` unless absolute, ``~`` expanded."""
     paths = [source] if isinstance(source, (str, Path)) else list(source)
     if not paths:
@@ -25,13 +25,14 @@ def source_paths(source, base_dir: str | Path = ".") -> list[Path]:
     return out
 
 
-def read_offline(source, naming: RespondentNaming = RespondentNaming(), base_dir: str | Path = ".") -> list:
+def read_offline(source, *, naming: RespondentNaming | None = None, base_dir: str | Path = ".") -> list:
     """The :class:`~benchirt.stored_runs.matrix.RunMatrix` of every dataset an offline source holds (module docstring)."""
+    naming = naming or RespondentNaming()
     from benchirt.stored_runs.matrices import is_matrix_source, read_matrices
 
-    paths = source_paths(source, base_dir)
+    paths = source_paths(source, base_dir=base_dir)
     if len(paths) > 1 or is_matrix_source(paths[0]):
-        return read_matrices(paths, naming)
+        return read_matrices(paths, naming=naming)
     if naming.pattern is not None:
         raise ConfigError(f"{paths[0]}: a runs folder in OpenML's layout names its flows and runs in each run's "
                           "description; the respondent pattern applies to matrix files only: leave it out")

@@ -88,7 +88,7 @@ class TaskTruth:
         return len(self.label)
 
 
-def read_truth(path: str | Path, target: str | None, name: str | None = None) -> TaskTruth:
+def read_truth(path: str | Path, target: str | None, *, name: str | None = None) -> TaskTruth:
     """The target column ``target`` (default: the last attribute) of the dataset ARFF at ``path``."""
     data = read_arff(path)
     frame = data.frame

@@ -9,26 +9,7 @@ table; ``roles``: classifier -> "real"/"artificial")::
 
 See docs/subsets.md.
 """
-from benchirt.lazy import lazy_exports
+from benchirt.lazy import attach_stub
 
-__all__ = [
-    "FULL",
-    "PARAMETER_COLUMNS",
-    "RULES",
-    "SubsetConfig",
-    "SubsetEvaluation",
-    "build_subsets",
-    "evaluate_subsets",
-    "subset_size",
-]
-
-lazy_exports(__name__, {
-    "FULL": "benchirt.subsets.evaluation",
-    "PARAMETER_COLUMNS": "benchirt.subsets.selection",
-    "RULES": "benchirt.subsets.config",
-    "SubsetConfig": "benchirt.subsets.config",
-    "SubsetEvaluation": "benchirt.subsets.evaluation",
-    "build_subsets": "benchirt.subsets.selection",
-    "evaluate_subsets": "benchirt.subsets.evaluation",
-    "subset_size": "benchirt.subsets.selection",
-})
+# __all__ and the lazy names: those of the stub __init__.pyi, the package's one list of public names
+attach_stub(__name__, __file__)
