@@ -20,6 +20,7 @@ import signal
 import sys
 import threading
 
+from benchirt import interrupt
 from benchirt.errors import BenchirtError
 from benchirt.pipeline.registry import STAGE_COMMANDS, STAGES
 from benchirt.safe_text import printable
@@ -40,14 +41,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(module for module, _ in COMMANDS.values()))
 
 INTERRUPTED = "interrupted — rerun the same command to resume"
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the command is so that it stops as after Ctrl-C (cleanup, manifest, workers)."""
-
-
-def _terminate(signum, frame):
-    raise Terminated
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -80,10 +73,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     in_main_thread = threading.current_thread() is threading.main_thread()  # only there can a handler be set
-    previous = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
+    interrupt.reset()
+    previous = {}
+    if in_main_thread:   # recorded interrupts: one a finaliser swallows is raised again (benchirt.interrupt)
+        previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, interrupt.on_sigterm)}
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:   # not where Ctrl-C is ignored
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, interrupt.on_sigint)
     try:
         return int(args.func(args) or 0)
-    except Terminated:
+    except interrupt.Terminated:
         print(f"\nbenchirt {args.command}: terminated (SIGTERM) — rerun the same command to resume", file=sys.stderr)
         return 143
     except BenchirtError as exc:
@@ -97,8 +95,9 @@ def main(argv: list[str] | None = None) -> int:
         print(printable(f"benchirt {args.command}: error: {exc.strerror or exc}{where}"), file=sys.stderr)
         return 2
     finally:
-        if in_main_thread:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        interrupt.reset()   # handled here: a later call in this process starts clean
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
+from benchirt import interrupt
 from benchirt.errors import BenchirtError
 from benchirt.pipeline.config import ExecutionConfig
 from benchirt.threads import one_thread
@@ -166,6 +167,7 @@ def _schedule(fn: Callable, source, retries: int, capacity: Callable[[], int], s
                     raise RuntimeError("task source has tasks left but none can start while nothing runs")
                 return
             for future in wait_first(list(running)):
+                interrupt.check()   # an interrupt a finaliser swallowed stops the run here
                 task = running.pop(future)
                 lost_before = task.lost
                 outcome = _settle(future, task, lost_worker)
@@ -242,6 +244,7 @@ class LocalExecutor:
         source = task_source(tasks)
         if not self.parallel or (isinstance(tasks, Sequence) and len(tasks) <= 1):
             while (task := source.next_task()) is not None:
+                interrupt.check()
                 name, args = task
                 yield attempt_with_retries(fn, name, args, self.retries)
             if not source.done:
