@@ -35,7 +35,7 @@ def _a_figure_matplotlib_warns_about():
 def test_matplotlib_warnings_while_drawing_stay_off_the_console_and_are_listed(small_run, monkeypatch, capfd):
     real = report.report_sections
     monkeypatch.setattr(report, "report_sections",
-                        lambda results, config: [*real(results, config), _a_figure_matplotlib_warns_about()])
+                        lambda results, config: [*real(results, config=config), _a_figure_matplotlib_warns_about()])
     capfd.readouterr()
     with _no_warning_escapes():
         paths = build_report(small_run)
