@@ -65,7 +65,7 @@ def test_killing_the_run_leaves_no_worker_process(tmp_path, signum, where):
             process.kill()
         run.kill()
     expected = {signal.SIGKILL: -9, signal.SIGTERM: 143, signal.SIGINT: 130}[signum]
-    assert run.returncode == expected
+    assert run.returncode == expected, f"exit status {run.returncode}; the run's stderr ends: {err[-1500:]}"
     if signum == signal.SIGTERM:
         assert "benchirt run: terminated (SIGTERM) — rerun the same command to resume" in err
     if signum != signal.SIGKILL:
