@@ -19,7 +19,7 @@ RUN_DESCRIPTION = f"""\
 Run the whole study: {' -> '.join(STAGES)}.
 
 With no CONFIG it runs the packaged default (configs/default.yaml: the embedded suite of 12 small
-real datasets, every stage including AIRT, offline, about a minute and a quarter on 2 cores). Other configs:
+real datasets, every stage including AIRT, offline, about a minute on 2 cores). Other configs:
 configs/cc18-offline.yaml (the 27 offline CC18 datasets), configs/cc18.yaml (OpenML-CC18 online,
 decodIRT's protocol), configs/airt-aslib.yaml (AIRT on ASlib).
 
