@@ -13,7 +13,7 @@ suite's on the same half:
 * ``overlap``: the mean Jaccard overlap of each classifier's joint rank interval on the subset and on the full suite.
 
 Every budget is judged for the budget rule (:mod:`benchirt.subsets.budget`), each deterministic baseline of
-:mod:`benchirt.subsets.baselines` and ``n_random`` random subsets of equal cost (their mean, and the budget rule's
+:mod:`benchirt.subsets.baselines` and ``n_random`` random subsets of equal cost (their mean, and each rule's
 one-sided Monte-Carlo p-value against them, Davison & Hinkley 1997 eq. 4.11).
 """
 from __future__ import annotations
