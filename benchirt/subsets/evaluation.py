@@ -152,7 +152,7 @@ def evaluate_subsets(
     summaries: pd.DataFrame,
     metadata: pd.DataFrame | None = None,
     roles: pd.Series | Mapping[str, str] | None = None,
-    config: SubsetConfig = SubsetConfig(),
+    config: SubsetConfig | None = None,
     rating_config: RatingConfig | None = None,
 ) -> SubsetEvaluation:
     """Rate the classifiers on the full suite and on each subset, and measure every subset.
@@ -173,8 +173,8 @@ def evaluate_subsets(
     roles : Series or mapping, classifier -> role
         ``"real"``, ``"artificial"`` (or ``"ladder"``) for every classifier of ``scores``; decides whose
         order fidelity and innate ability read. Required: benchirt never guesses a role from a name.
-    config : SubsetConfig
-        ``n_random`` random subsets per size, ``n_permutations`` dataset orders, ``seed``.
+    config : SubsetConfig, optional
+        ``n_random`` random subsets per size, ``n_permutations`` dataset orders, ``seed``; the defaults when None.
     rating_config : RatingConfig, optional
         Glicko-2 options (initial values, tie tolerance); the rating stage's defaults when ``None``.
 
@@ -188,6 +188,7 @@ def evaluate_subsets(
         Scores without the needed columns, a subset naming a dataset the scores lack, summaries not
         covering the suite, a classifier without a role, fewer than two real classifiers.
     """
+    config = config or SubsetConfig()
     rating_config = rating_config or RatingConfig()
     scores = validate_scores(scores, score_column(scores, rating_config.score))
     suite = sorted(scores["dataset"].unique())
