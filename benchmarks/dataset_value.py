@@ -26,15 +26,13 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from benchirt.pipeline.estimate import Shape, load_cost_model, response_cost
-from benchirt.responses import ResponseConfig
+from benchirt.placement.calibration import calibration_costs
 from benchirt.irt.mcnemar import mcnemar_separated
 from benchirt.subsets.value import redundancy
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("BENCHIRT_SHARED_DATA", ROOT.parent / "shared" / "data"))
 REFERENCE = SHARED / "decodirt-reference"
-SHAPES = ROOT / "benchirt" / "data" / "cc18_shapes.csv"
 #: The separation power the value is built on, compared with every other predictor.
 REFERENCE_PREDICTOR = "top_pairs_separated"
 #: The first 12 rows of ``responses_reported.csv`` are the real classifiers (test_accuracy.csv's order).
@@ -52,13 +50,9 @@ def pools() -> dict[str, pd.DataFrame]:
 
 
 def costs(names) -> dict[str, float]:
-    """Training CPU seconds of decodIRT's protocol per dataset from the packaged shape-based cost model."""
-    shapes = pd.read_csv(SHAPES).set_index("name")
-    model, protocol = load_cost_model(), ResponseConfig()
-    return {name: response_cost(Shape(int(shapes.loc[name, "NumberOfInstances"]),
-                                      int(shapes.loc[name, "NumberOfFeatures"]) - 1,
-                                      int(shapes.loc[name, "NumberOfClasses"]), "file"), protocol, model)["seconds"]
-            for name in names if name in shapes.index}
+    """Training CPU seconds of decodIRT's protocol per dataset: the packaged cost model on CC18's recorded shapes."""
+    cost, _ = calibration_costs(REFERENCE, list(names))
+    return {} if cost is None else cost.to_dict()
 
 
 def predictors(answers: dict[str, pd.DataFrame], calibration: list[str], cost: dict[str, float]) -> pd.DataFrame:

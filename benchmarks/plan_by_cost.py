@@ -36,7 +36,7 @@ import pandas as pd
 
 from benchirt.placement import fit_score_model, load_calibration, plan_datasets
 from benchirt.placement.predict import beyond_pool_notes
-from benchirt.pool import ARTIFICIAL_NAMES, DECODIRT_NAMES
+from benchirt.rating.scores import artificial_roles
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("BENCHIRT_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -44,8 +44,10 @@ REFERENCE = SHARED / "decodirt-reference"
 BASELINE_K = 5
 
 
-def is_artificial(name: str) -> bool:
-    return name in ARTIFICIAL_NAMES or DECODIRT_NAMES.get(name) in ARTIFICIAL_NAMES
+def real_classifiers(columns) -> list:
+    """The calibration's real classifiers (not decodIRT's or benchirt's artificial references)."""
+    artificial = artificial_roles(columns)
+    return [c for c in columns if str(c) not in artificial]
 
 
 def suite_error(model, truth: pd.Series, observed: list[str]) -> float:
@@ -68,7 +70,7 @@ def curves(steps: int, n_random: int) -> pd.DataFrame:
     scores, costs = calibration.scores, calibration.costs
     rng = np.random.default_rng(0)
     rows = []
-    for newcomer in [c for c in scores.columns if not is_artificial(str(c))]:
+    for newcomer in real_classifiers(scores.columns):
         model = fit_score_model(scores.drop(columns=newcomer))
         truth = scores[newcomer]
         orders = {"plan by cost": adaptive(model, truth, steps, costs),
@@ -100,7 +102,7 @@ def summarise(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 def extrapolation(top: int, k: int) -> pd.DataFrame:
     calibration = load_calibration(REFERENCE)
     scores, costs = calibration.scores, calibration.costs
-    real = [c for c in scores.columns if not is_artificial(str(c))]
+    real = real_classifiers(scores.columns)
     best = scores[real].mean().sort_values(ascending=False).index[:top].tolist()
     model = fit_score_model(scores[[c for c in real if c not in best]])
     rows = []

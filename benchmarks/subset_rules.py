@@ -33,9 +33,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchirt.pipeline.estimate import Shape, load_cost_model, response_cost
+from benchirt.placement.calibration import calibration_costs
 from benchirt.rating.stepdown import step_down
-from benchirt.responses import ResponseConfig
 from benchirt.subsets.baselines import baseline_orders, fill_in_order, random_fills
 from benchirt.subsets.budget import budget_subset
 from benchirt.subsets.held_out import judge
@@ -43,7 +42,6 @@ from benchirt.subsets.held_out import judge
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("BENCHIRT_SHARED_DATA", ROOT.parent / "shared" / "data"))
 REFERENCE = SHARED / "decodirt-reference"
-SHAPES = ROOT / "benchirt" / "data" / "cc18_shapes.csv"
 N_REAL = 12
 FRACTIONS = (0.25, 0.5, 0.75)
 N_TABLES = 1000
@@ -52,22 +50,17 @@ N_TABLES = 1000
 def load() -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Dataset names, accuracies (datasets × 12 classifiers), costs (CPU-s), numbers of items and decodIRT's
     combined order."""
-    shapes = pd.read_csv(SHAPES).set_index("name")
-    model, protocol = load_cost_model(), ResponseConfig()
-    names, accuracy, cost, items, summaries = [], [], [], [], []
+    names, accuracy, items, summaries = [], [], [], []
     for folder in sorted(p for p in REFERENCE.iterdir() if (p / "responses_reported.csv").exists()):
         answers = pd.read_csv(folder / "responses_reported.csv").iloc[:N_REAL]
-        shape = Shape(int(shapes.loc[folder.name, "NumberOfInstances"]),
-                      int(shapes.loc[folder.name, "NumberOfFeatures"]) - 1,
-                      int(shapes.loc[folder.name, "NumberOfClasses"]), "file")
         parameters = pd.read_csv(folder / "ltm_item_params.csv", index_col=0)
         names.append(folder.name)
         accuracy.append(answers.to_numpy(float).mean(axis=1))
-        cost.append(response_cost(shape, protocol, model)["seconds"])
         items.append(answers.shape[1])
         summaries.append(((parameters["Discriminacao"] > 0.75).mean(), (parameters["Dificuldade"] > 1.0).mean()))
     summaries = np.asarray(summaries)
-    return names, np.asarray(accuracy), np.asarray(cost), np.asarray(items), decodirt_order(summaries)
+    cost, _ = calibration_costs(REFERENCE, names)   # the packaged cost model on CC18's recorded shapes
+    return names, np.asarray(accuracy), cost.to_numpy(float), np.asarray(items), decodirt_order(summaries)
 
 
 def decodirt_order(summaries: np.ndarray) -> np.ndarray:

@@ -84,6 +84,15 @@ BAD_NAMES = {"escape": ("svm\x1b]0;pwned\x07", "holds the control character \\x1
 TOO_LONG = "x" * 65_537
 
 
+def _responses_naming(tmp_path, name: str):
+    """A 12 × 10 response matrix CSV whose second respondent (data row 2) is ``name``."""
+    sim = simulate_responses(12, n_items=10, model="1PL", seed=1).responses
+    sim.index = ["a", name, *(f"r{i}" for i in range(10))]
+    responses = tmp_path / "responses.csv"
+    sim.rename_axis("respondent").reset_index().to_csv(responses, index=False)
+    return responses
+
+
 def _shown(name: str) -> str:
     return repr(name.replace("\x1b", "\\x1b").replace("\x07", "\\x07")[:80])
 
@@ -91,10 +100,7 @@ def _shown(name: str) -> str:
 @pytest.mark.parametrize("case", sorted(BAD_NAMES))
 def test_irt_refuses_a_bad_respondent_name_naming_its_row(tmp_path, capsys, case):
     name, problem = BAD_NAMES[case]
-    sim = simulate_responses(12, n_items=10, model="1PL", seed=1).responses
-    sim.index = ["a", name, *(f"r{i}" for i in range(10))]
-    responses = tmp_path / "responses.csv"
-    sim.rename_axis("respondent").reset_index().to_csv(responses, index=False)
+    responses = _responses_naming(tmp_path, name)
     assert main(["irt", str(responses), "--out", str(tmp_path / "irt")]) == 2
     assert capsys.readouterr().err == (f"benchirt irt: error: {responses}: respondent {_shown(name)} (data row 2) "
                                        f"{problem}; rename it in the first column\n")
@@ -114,10 +120,7 @@ def test_rate_refuses_a_bad_classifier_name_naming_its_row(tmp_path, capsys, cas
 
 
 def test_irt_and_rate_refuse_a_name_over_the_limit_in_one_line(tmp_path, capsys):
-    sim = simulate_responses(12, n_items=10, model="1PL", seed=1).responses
-    sim.index = ["a", TOO_LONG, *(f"r{i}" for i in range(10))]
-    responses = tmp_path / "responses.csv"
-    sim.rename_axis("respondent").reset_index().to_csv(responses, index=False)
+    responses = _responses_naming(tmp_path, TOO_LONG)
     assert main(["irt", str(responses), "--out", str(tmp_path / "irt")]) == 2
     assert capsys.readouterr().err == (f"benchirt irt: error: {responses}: a respondent name of 65,537 characters, "
                                        "more than the 65,536 a name may have; shorten it (long names are shown cut in "

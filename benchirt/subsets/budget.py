@@ -42,6 +42,13 @@ from benchirt.subsets.selection import subset_name
 CONTENDERS = 50
 
 
+def real_matrix(scores: pd.DataFrame, real) -> pd.DataFrame:
+    """The long ``dataset, classifier, score`` table as datasets × the ``real`` classifiers (the rule's input)."""
+    matrix = scores.pivot_table(index="dataset", columns="classifier", values="score", aggfunc="mean")
+    real = set(map(str, real))
+    return matrix[[name for name in matrix.columns if str(name) in real]]
+
+
 def contenders(scores: np.ndarray, n_contenders: int = CONTENDERS) -> np.ndarray:
     """The columns of ``scores`` (datasets × classifiers) with the ``n_contenders`` highest mean scores (over the
     datasets each is on), best first."""

@@ -126,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
     from benchirt.rating.scores import read_scores
     from benchirt.subsets.evaluation import evaluate_subsets
     from benchirt.subsets.export import publish_suite, read_dataset_ids, subset_specs
+    from benchirt.subsets.budget import real_matrix
     from benchirt.subsets.held_out import compare_rules
 
     config = SubsetConfig(**from_arguments(SubsetConfig.OPTIONS, {key: getattr(args, key) for key in ARGUMENTS}))
@@ -147,7 +148,8 @@ def run(args: argparse.Namespace) -> int:
     evaluation.notes.extend(notes)
     if config.rule == "budget":
         evaluation.rule_comparison = compare_rules(
-            real_matrix(scores, roles), _costs(metadata), None, [cut / 100.0 for cut in config.cuts],
+            real_matrix(scores, roles.index[roles == "real"]), _costs(metadata), None,
+            [cut / 100.0 for cut in config.cuts],
             n_random=config.n_random, n_tables=rating.n_bootstrap, alpha=rating.alpha, seed=rating.seed)
     out = claim_out(args.out, "subset", force=args.force, writes=WRITES)
     unexported = write_outputs(evaluation, out, suite=suite, ids=ids, suite_format=args.format,
@@ -176,20 +178,14 @@ def choose(scores: pd.DataFrame, summaries: pd.DataFrame, metadata: pd.DataFrame
     """The subsets of ``config.rule`` and the notes on how they were chosen: the budget rule from the real
     classifiers' scores and the costs of the datasets' shapes in ``metadata`` (counts without), decodIRT's rules
     from the IRT summaries."""
-    from benchirt.subsets.budget import budget_subsets
+    from benchirt.subsets.budget import budget_subsets, real_matrix
     from benchirt.subsets.selection import build_subsets
 
     if config.rule != "budget":
         return build_subsets(summaries, config.cuts, config.rule), []
-    return budget_subsets(real_matrix(scores, roles), _costs(metadata), config.cuts, n_tables=rating.n_bootstrap,
+    return budget_subsets(real_matrix(scores, roles.index[roles == "real"]), _costs(metadata), config.cuts,
+                          n_tables=rating.n_bootstrap,
                           alpha=rating.alpha, seed=rating.seed)
-
-
-def real_matrix(scores: pd.DataFrame, roles: pd.Series) -> pd.DataFrame:
-    """The long ``dataset, classifier, score`` table as datasets × real classifiers."""
-    matrix = scores.pivot_table(index="dataset", columns="classifier", values="score", aggfunc="mean")
-    real = set(roles.index[roles == "real"].astype(str))
-    return matrix[[name for name in matrix.columns if str(name) in real]]
 
 
 def _costs(metadata: pd.DataFrame | None) -> pd.Series:

@@ -30,7 +30,7 @@ def subset_suite(irts: Mapping[str, DatasetIRT], responses: Mapping[str, Dataset
     from benchirt.rating.run_scores import run_scores
     from benchirt.responses.suite import suite_metadata, suite_roles
     from benchirt.subsets import build_subsets, evaluate_subsets
-    from benchirt.subsets.budget import budget_subsets
+    from benchirt.subsets.budget import budget_subsets, real_matrix
     from benchirt.subsets.costs import training_costs
     from benchirt.subsets.held_out import compare_rules
 
@@ -40,8 +40,7 @@ def subset_suite(irts: Mapping[str, DatasetIRT], responses: Mapping[str, Dataset
     roles = suite_roles(used)
     costs = training_costs({name: result.metadata for name, result in used.items()})
     real = roles.index[roles == "real"].astype(str).tolist()
-    matrix = scores.pivot_table(index="dataset", columns="classifier", values="score", aggfunc="mean")
-    matrix = matrix[[name for name in matrix.columns if name in set(real)]]
+    matrix = real_matrix(scores, real)
     notes: list[str] = []
     if config.rule == "budget":
         subsets, notes = budget_subsets(matrix, costs, config.cuts, n_tables=rating_config.n_bootstrap,
