@@ -9,7 +9,6 @@ import pytest
 from benchirt.errors import ConfigError
 from benchirt.rating import RatingConfig, glicko_tournament, permutation_analysis, read_scores
 from benchirt.rating.batch import SCALE, play_orders, update_period
-from benchirt.rating.glicko import match_outcomes
 
 DECODIRT = RatingConfig(glicko="decodirt")
 
@@ -83,8 +82,8 @@ def test_vectorised_volatility_matches_package_including_its_rating_squared_term
         [(f"d{i}", c, s) for i in range(30) for c, s in zip("abc", (1.0, 0.5, 0.0))],
         columns=["dataset", "classifier", "score"],
     )
-    outcomes = match_outcomes(scores.pivot(index="dataset", columns="classifier", values="score").to_numpy())
-    batch = play_orders(outcomes, np.arange(30)[None, :], glicko="decodirt")
+    batch = play_orders(scores.pivot(index="dataset", columns="classifier", values="score").to_numpy(),
+                        np.arange(30)[None, :], glicko="decodirt")
     table = glicko_tournament(scores, config=DECODIRT).table.set_index("classifier").loc[list("abc")]
     np.testing.assert_allclose(batch.volatility[0], table["volatility"], rtol=0, atol=1e-7)
     np.testing.assert_allclose(batch.rating[0], table["rating"], rtol=0, atol=1e-3)

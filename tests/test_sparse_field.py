@@ -144,8 +144,7 @@ def test_long_names_are_cut_in_the_middle_keeping_their_setup():
 
 
 def test_a_sparse_period_on_the_classifiers_present_gives_the_numbers_of_the_full_arrays():
-    from benchirt.rating.batch import SCALE, play_orders
-    from benchirt.rating.glicko import match_outcomes
+    from benchirt.rating.batch import SCALE, match_outcomes, play_orders
 
     rng = np.random.default_rng(5)
     scores = rng.normal(0, 1, (6, 15))
@@ -153,7 +152,7 @@ def test_a_sparse_period_on_the_classifiers_present_gives_the_numbers_of_the_ful
     outcomes = match_outcomes(scores)
     orders = np.array([rng.permutation(6) for _ in range(5)])
     for weighted in (False, True):
-        batch = play_orders(outcomes, orders, weighted=weighted)
+        batch = play_orders(scores, orders, weighted=weighted)
         mu, phi, sigma = np.zeros((5, 15)), np.full((5, 15), 350 / SCALE), np.full((5, 15), 0.06)
         for t in range(6):                                                  # the full (orders, k, k) arrays
             mu, phi, sigma, _ = update_period(mu, phi, sigma, outcomes[orders[:, t]], weighted=weighted)

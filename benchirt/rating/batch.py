@@ -37,6 +37,7 @@ Glickman's steps are unchanged. :func:`diverges` decides when a tournament needs
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +48,8 @@ SCALE = 173.7178
 #: System constant τ and convergence tolerance ε of the volatility search (Glickman's example; the package's too).
 TAU = 0.5
 EPSILON = 1e-6
+#: Most (orders × classifiers present²) cells of one period's update computed at once (about 40 MB of float64).
+BLOCK_ELEMENTS = 5_000_000
 #: Volatility above which a tournament is said to have diverged (it starts at 0.06; decodIRT's 19 classifiers
 #: on 50 datasets end below 0.09, benchmarks/rating_leaderboard.py).
 DIVERGED = 1.0
@@ -69,9 +72,36 @@ class BatchResult:
     n_played: np.ndarray
 
 
+def match_outcomes(scores: np.ndarray, tie_tolerance: float = 0.0) -> np.ndarray:
+    """Outcomes of every pairing on one dataset (Cardoso et al. 2021 §4.7: win 1, draw 0.5, loss 0).
+
+    Parameters
+    ----------
+    scores : numpy.ndarray, shape (..., k)
+        Scores of k classifiers (NaN = absent); leading axes are datasets.
+    tie_tolerance : float
+        Scores closer than this (``|a - b| <= tie_tolerance``) are a draw.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., k, k)
+        ``out[..., i, j]`` = result of i against j; NaN on the diagonal and where i or j is absent.
+    """
+    scores = np.asarray(scores, dtype=float)
+    diff = scores[..., :, None] - scores[..., None, :]
+    out = np.where(diff > 0, 1.0, 0.0)
+    out = np.where(np.abs(diff) <= tie_tolerance, 0.5, out)
+    out[np.isnan(diff)] = np.nan
+    k = scores.shape[-1]
+    out[..., np.arange(k), np.arange(k)] = np.nan
+    return out
+
+
 def play_orders(
-    outcomes: np.ndarray,
+    scores: np.ndarray,
     orders: np.ndarray,
+    *,
+    tie_tolerance: float = 0.0,
     initial: tuple[float, float, float] = (1500.0, 350.0, 0.06),
     glicko: str = "glickman",
     weighted: bool = False,
@@ -80,9 +110,9 @@ def play_orders(
 
     Parameters
     ----------
-    outcomes : numpy.ndarray, shape (D, k, k)
-        ``outcomes[d, i, j]`` = score of i against j on dataset d (1, 0.5, 0); NaN on the
-        diagonal and where either classifier is absent (see :func:`benchirt.rating.glicko.match_outcomes`).
+    scores : numpy.ndarray, shape (D, k)
+        Datasets × classifiers, NaN where absent; on each dataset every pair present meets once
+        (:func:`benchirt.rating.glicko.match_outcomes`, ``tie_tolerance``).
     orders : numpy.ndarray of int, shape (P, T)
         Each row is a sequence of dataset indices (the rating periods of one tournament).
     initial : (rating, rd, volatility)
@@ -95,40 +125,57 @@ def play_orders(
     -------
     BatchResult
     """
-    outcomes = np.asarray(outcomes, dtype=float)
     orders = np.atleast_2d(np.asarray(orders, dtype=int))
-    n_orders, k = orders.shape[0], outcomes.shape[1]
-    mu = np.full((n_orders, k), (initial[0] - 1500.0) / SCALE)
-    phi = np.full((n_orders, k), initial[1] / SCALE)
-    sigma = np.full((n_orders, k), float(initial[2]))
+    n_orders, k = orders.shape[0], np.shape(scores)[1]
     n_played = np.zeros((n_orders, k), dtype=int)
-    present = ~np.isnan(outcomes).all(axis=2)                           # (D, k): who met anyone on each dataset
-    for t in range(orders.shape[1]):
-        if present.all():
-            mu, phi, sigma, played = update_period(mu, phi, sigma, outcomes[orders[:, t]], glicko=glicko,
-                                                   weighted=weighted)
-        else:
-            mu, phi, sigma, played = _sparse_period(mu, phi, sigma, outcomes, present, orders[:, t], glicko, weighted)
-        n_played += played
+    state = None
+    for state in play_periods(scores, orders, tie_tolerance=tie_tolerance, initial=initial, glicko=glicko,
+                              weighted=weighted):
+        n_played += state[3]
+    if state is None:
+        mu, phi, sigma = _start(initial, n_orders, k)
+    else:
+        mu, phi, sigma, _ = state
     return BatchResult(mu * SCALE + 1500.0, phi * SCALE, sigma, n_played)
 
 
-def _sparse_period(mu, phi, sigma, outcomes, present, datasets, glicko, weighted):
-    """One period of :func:`play_orders` in a sparse field, the same numbers as :func:`update_period`: the
-    orders that play dataset d this period are updated together on the classifiers present on d only (the
-    (orders, k, k) arrays of all the others' pairs would be NaN), and everyone absent is idle
-    (φ = sqrt(φ² + σ²)). Memory and time fall with the square of the share present."""
-    new_mu, new_phi, new_sigma = mu.copy(), np.sqrt(phi**2 + sigma**2), sigma.copy()
-    played = np.zeros(mu.shape, dtype=bool)
-    for d in np.unique(datasets):
-        rows, columns = np.flatnonzero(datasets == d), np.flatnonzero(present[d])
-        if columns.size == 0:
-            continue
-        block = np.ix_(rows, columns)
-        result = np.broadcast_to(outcomes[d][np.ix_(columns, columns)], (rows.size, columns.size, columns.size))
-        new_mu[block], new_phi[block], new_sigma[block], played[block] = update_period(
-            mu[block], phi[block], sigma[block], result, glicko=glicko, weighted=weighted)
-    return new_mu, new_phi, new_sigma, played
+def play_periods(scores: np.ndarray, orders: np.ndarray, *, tie_tolerance: float = 0.0,
+                 initial: tuple[float, float, float] = (1500.0, 350.0, 0.06), glicko: str = "glickman",
+                 weighted: bool = False) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """The tournaments of :func:`play_orders` period by period: after each, (μ, φ, σ, played), each (P, k).
+
+    A period's outcomes are formed for one dataset at a time, among the classifiers present there, and the
+    orders playing it are updated together in blocks of at most :data:`BLOCK_ELEMENTS` (orders × present²)
+    cells, so memory does not grow with datasets × classifiers²; everyone absent is idle (φ = sqrt(φ² + σ²)).
+    """
+    scores = np.asarray(scores, dtype=float)
+    orders = np.atleast_2d(np.asarray(orders, dtype=int))
+    mu, phi, sigma = _start(initial, orders.shape[0], scores.shape[1])
+    present = ~np.isnan(scores)
+    for t in range(orders.shape[1]):
+        datasets = orders[:, t]
+        new_mu, new_phi, new_sigma = mu.copy(), np.sqrt(phi**2 + sigma**2), sigma.copy()
+        played = np.zeros(mu.shape, dtype=bool)
+        for d in np.unique(datasets):
+            columns = np.flatnonzero(present[d])
+            if columns.size < 2:
+                continue
+            result = match_outcomes(scores[d, columns], tie_tolerance)
+            playing = np.flatnonzero(datasets == d)
+            block = max(1, BLOCK_ELEMENTS // columns.size**2)
+            for first in range(0, playing.size, block):
+                cells = np.ix_(playing[first:first + block], columns)
+                new_mu[cells], new_phi[cells], new_sigma[cells], played[cells] = update_period(
+                    mu[cells], phi[cells], sigma[cells], np.broadcast_to(result, (len(cells[0]), *result.shape)),
+                    glicko=glicko, weighted=weighted)
+        mu, phi, sigma = new_mu, new_phi, new_sigma
+        yield mu, phi, sigma, played
+
+
+def _start(initial: tuple[float, float, float], n_orders: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every classifier's starting μ, φ, σ in every order, on the Glicko-2 scale."""
+    return (np.full((n_orders, k), (initial[0] - 1500.0) / SCALE), np.full((n_orders, k), initial[1] / SCALE),
+            np.full((n_orders, k), float(initial[2])))
 
 
 def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np.ndarray, *, glicko: str = "glickman",
@@ -178,16 +225,17 @@ def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np
     )
 
 
-def diverges(outcomes: np.ndarray, *, initial: tuple[float, float, float] = (1500.0, 350.0, 0.06),
-            glicko: str = "glickman") -> int:
+def diverges(scores: np.ndarray, *, tie_tolerance: float = 0.0,
+             initial: tuple[float, float, float] = (1500.0, 350.0, 0.06), glicko: str = "glickman") -> int:
     """How many classifiers end the tournament in the given dataset order with a volatility above
     :data:`DIVERGED` when every game counts (unweighted); 0 when it does not diverge.
 
-    ``outcomes`` as in :func:`play_orders`, datasets in the order to play. The overflow this meets is
+    ``scores`` as in :func:`play_orders`, datasets in the order to play. The overflow this meets is
     expected (the module docstring says why), so numpy's warnings are silenced here.
     """
     with np.errstate(all="ignore"):
-        result = play_orders(outcomes, np.arange(len(outcomes))[None, :], initial, glicko)
+        result = play_orders(scores, np.arange(len(scores))[None, :], tie_tolerance=tie_tolerance, initial=initial,
+                             glicko=glicko)
     volatility = result.volatility[0]
     return int((~(volatility <= DIVERGED)).sum())
 

@@ -94,7 +94,7 @@ def pairwise_wins(outcomes: np.ndarray) -> np.ndarray:
     ----------
     outcomes : numpy.ndarray, shape (D, k, k)
         ``outcomes[d, i, j]`` = 1 / 0.5 / 0 when i beat / tied / lost to j on dataset d; NaN where
-        they did not meet (:func:`benchirt.rating.glicko.match_outcomes`).
+        they did not meet (:func:`benchirt.rating.batch.match_outcomes`).
 
     Returns
     -------

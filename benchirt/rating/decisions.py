@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from benchirt.rating.bradley_terry import pairwise_wins
 from benchirt.rating.config import RatingConfig
+from benchirt.rating.batch import match_outcomes
 from benchirt.rating.separation import Separation, separate, shuffled_ratings, tiers_from
 from benchirt.rating.stepdown import DEFAULT_STATISTIC, StepDown, rank_intervals, step_down
 from benchirt.rating.wilcoxon_holm import WilcoxonHolm, wilcoxon_holm
@@ -83,8 +85,8 @@ def no_decisions(k: int, alpha: float) -> Decisions:
                      tier=np.ones(k, dtype=int), alpha=alpha, n_tested=0, n_tables=0)
 
 
-def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarray, wins: np.ndarray,
-                      replicates: np.ndarray | None, config: RatingConfig) -> Decisions:
+def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarray, replicates: np.ndarray | None,
+                      config: RatingConfig) -> Decisions:
     """The decisions of ``config.verdict``.
 
     Parameters
@@ -95,8 +97,6 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
         Column of ``scores`` of each leaderboard row (best first).
     rating : numpy.ndarray, shape (k,)
         Bradley–Terry ratings in leaderboard order.
-    wins : numpy.ndarray, shape (D, k, k)
-        Per-dataset wins (columns as ``scores``), for the range test's shuffled fits.
     replicates : numpy.ndarray, shape (B, k), or None
         Bootstrap ratings in leaderboard order; None when no bootstrap ran (then no test runs either).
     config : RatingConfig
@@ -109,6 +109,7 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
         return no_decisions(k, alpha)
     present = ~np.isnan(scores)
     if config.verdict == "range":
+        wins = pairwise_wins(match_outcomes(scores, config.tie_tolerance))
         shuffled = shuffled_ratings(wins, present, config.n_bootstrap, seed=config.seed)
         separation = separate(rating, shuffled, bootstrap=replicates, level=1.0 - alpha)
         low, high = rank_intervals(separation.better)

@@ -29,7 +29,7 @@ import glicko2
 import numpy as np
 import pandas as pd
 
-from benchirt.rating.batch import DIVERGED, SCALE, diverges, update_period
+from benchirt.rating.batch import DIVERGED, SCALE, diverges, match_outcomes, play_periods
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.scores import CheckedScores, checked_scores, resolve_order, score_matrix
 from benchirt.results import interval_frame, normal_interval
@@ -117,31 +117,6 @@ class Tournament:
         )
 
 
-def match_outcomes(scores: np.ndarray, tie_tolerance: float = 0.0) -> np.ndarray:
-    """Outcomes of every pairing on one dataset (Cardoso et al. 2021 §4.7: win 1, draw 0.5, loss 0).
-
-    Parameters
-    ----------
-    scores : numpy.ndarray, shape (..., k)
-        Scores of k classifiers (NaN = absent); leading axes are datasets.
-    tie_tolerance : float
-        Scores closer than this (``|a - b| <= tie_tolerance``) are a draw.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., k, k)
-        ``out[..., i, j]`` = result of i against j; NaN on the diagonal and where i or j is absent.
-    """
-    scores = np.asarray(scores, dtype=float)
-    diff = scores[..., :, None] - scores[..., None, :]
-    out = np.where(diff > 0, 1.0, 0.0)
-    out = np.where(np.abs(diff) <= tie_tolerance, 0.5, out)
-    out[np.isnan(diff)] = np.nan
-    k = scores.shape[-1]
-    out[..., np.arange(k), np.arange(k)] = np.nan
-    return out
-
-
 def glicko_tournament(
     scores: pd.DataFrame | CheckedScores,
     *, order: str | os.PathLike | Sequence[str] | None = None,
@@ -171,14 +146,14 @@ def glicko_tournament(
     periods = resolve_order(clean["dataset"].tolist(), order=config.order if order is None else order)
     matrix = score_matrix(clean, datasets=periods)
     classifiers = list(matrix.columns)
-    outcomes = match_outcomes(matrix.to_numpy(), config.tie_tolerance)
-    weighting = weighting or games_weighting(outcomes, config)
+    values = matrix.to_numpy()
+    weighting = weighting or games_weighting(values, config)
     if weighting is not None:
-        states, played = _play_glickman(outcomes, config.initial, config.glicko, weighted=True)
+        states, played = _play_glickman(values, config, weighted=True)
     elif config.glicko == "glickman":
-        states, played = _play_glickman(outcomes, config.initial)
+        states, played = _play_glickman(values, config)
     else:
-        states, played = _play_package(outcomes, config.initial)
+        states, played = _play_package(values, config)
     rows = [
         (period, dataset, name, *state, bool(was))
         for period, (dataset, period_states, period_played) in enumerate(zip(periods, states, played), start=1)
@@ -190,14 +165,14 @@ def glicko_tournament(
     return Tournament(table=table, trajectory=trajectory, order=periods, config=config, weighting=weighting)
 
 
-def games_weighting(outcomes: np.ndarray, config: RatingConfig) -> str | None:
+def games_weighting(scores: np.ndarray, config: RatingConfig) -> str | None:
     """Whether a tournament's games are weighted per dataset, and why: None when the tournament with every game
-    counted (datasets in the order of ``outcomes``) keeps every volatility at or below
-    :data:`~benchirt.rating.batch.DIVERGED`, else the sentence that says so (notes, summary, report)."""
-    n_diverged = diverges(outcomes, initial=config.initial, glicko=config.glicko)
+    counted (datasets in the order of the rows of ``scores``, datasets × classifiers) keeps every volatility at or
+    below :data:`~benchirt.rating.batch.DIVERGED`, else the sentence that says so (notes, summary, report)."""
+    n_diverged = diverges(scores, tie_tolerance=config.tie_tolerance, initial=config.initial, glicko=config.glicko)
     if not n_diverged:
         return None
-    k = outcomes.shape[1]
+    k = np.shape(scores)[1]
     return (f"Glicko-2 with every game counted diverged for {n_diverged} of {k} classifiers (volatility above "
             f"{DIVERGED:g}): a dataset's games all derive from one score per classifier, yet Glicko-2 counts each "
             "as independent; the tournament was played with each game of a dataset weighted 1/(opponents met "
@@ -205,27 +180,24 @@ def games_weighting(outcomes: np.ndarray, config: RatingConfig) -> str | None:
             "those of one game per dataset")
 
 
-def _play_glickman(outcomes: np.ndarray, initial: tuple[float, float, float], glicko: str = "glickman",
-                   weighted: bool = False):
-    """Periods in order with the batched engine (Glickman's algorithm unless ``glicko`` says otherwise; games
-    weighted per dataset when ``weighted``): (T, k, 3) rating/RD/volatility after each, (T, k) played."""
-    k = outcomes.shape[1]
-    mu = np.full((1, k), (initial[0] - 1500.0) / SCALE)
-    phi = np.full((1, k), initial[1] / SCALE)
-    sigma = np.full((1, k), float(initial[2]))
+def _play_glickman(scores: np.ndarray, config: RatingConfig, weighted: bool = False):
+    """Periods in order with the batched engine (Glickman's algorithm, or ``config.glicko``'s step 5 when the games
+    are weighted per dataset): (T, k, 3) rating/RD/volatility after each, (T, k) played."""
+    glicko = config.glicko if weighted else "glickman"
     states, played = [], []
-    for period_outcomes in outcomes:
-        mu, phi, sigma, was = update_period(mu, phi, sigma, period_outcomes[None], glicko=glicko, weighted=weighted)
+    for mu, phi, sigma, was in play_periods(scores, np.arange(len(scores))[None, :], tie_tolerance=config.tie_tolerance,
+                                            initial=config.initial, glicko=glicko, weighted=weighted):
         states.append(np.stack([mu[0] * SCALE + 1500.0, phi[0] * SCALE, sigma[0]], axis=1))
         played.append(was[0])
     return np.array(states), np.array(played)
 
 
-def _play_package(outcomes: np.ndarray, initial: tuple[float, float, float]):
+def _play_package(scores: np.ndarray, config: RatingConfig):
     """Periods in order with the ``glicko2`` package (decodIRT): same outputs as :func:`_play_glickman`."""
-    players = [glicko2.Player(*initial) for _ in range(outcomes.shape[1])]
+    players = [glicko2.Player(*config.initial) for _ in range(np.shape(scores)[1])]
     states, played = [], []
-    for period_outcomes in outcomes:
+    for period_scores in scores:
+        period_outcomes = match_outcomes(period_scores, config.tie_tolerance)
         before = [(p.getRating(), p.getRd()) for p in players]
         for i, player in enumerate(players):
             opponents = np.flatnonzero(~np.isnan(period_outcomes[i]))

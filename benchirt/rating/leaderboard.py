@@ -23,10 +23,11 @@ from scipy.stats import rankdata
 
 from benchirt.errors import BenchirtError
 from benchirt.rating.batch import DIVERGED
-from benchirt.rating.bradley_terry import bootstrap_counts, fit_bradley_terry, fit_weighted, pairwise_wins
+from benchirt.rating.bradley_terry import bootstrap_counts
+from benchirt.rating.bt_grid import DatasetOrders, dataset_orders, fit_field
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.decisions import Decisions, primary_decisions
-from benchirt.rating.glicko import Tournament, glicko_tournament, match_outcomes
+from benchirt.rating.glicko import Tournament, glicko_tournament
 from benchirt.rating.on_suite import on_suite_step_down
 from benchirt.rating.pairwise import pairwise_comparisons
 from benchirt.rating.permutation import PermutationAnalysis
@@ -316,33 +317,32 @@ def bradley_terry_table(scores: pd.DataFrame | CheckedScores, *, config: RatingC
     classifiers = list(matrix.columns)
     if len(classifiers) < 2:
         raise LeaderboardError(f"a leaderboard needs at least two classifiers, found {len(classifiers)}")
-    wins = pairwise_wins(match_outcomes(matrix.to_numpy(), config.tie_tolerance))
-    point = fit_bradley_terry(wins.sum(axis=0))
+    orders = dataset_orders(matrix.to_numpy(), tie_tolerance=config.tie_tolerance)
+    point = fit_field(orders, np.ones(matrix.shape[0]))
     notes = []
     if not point.converged.all():
         notes.append("the Bradley–Terry fit did not converge "
                      f"(largest remaining step {point.max_step.max():.2g} points)")
     table = pd.DataFrame({"classifier": classifiers, "bt_rating": point.rating[0]})
     table["rank"] = _ranks(point.rating)[0]
-    present = matrix.notna().to_numpy()
-    intervals, p_beats, replicates, more_notes = _bootstrap(wins, present, config, point.theta[0])
+    intervals, replicates, more_notes = _bootstrap(orders, config, point.theta[0])
     notes += more_notes
     table = table.join(intervals)
     # Equal ratings (within RATING_TIE: e.g. two classifiers with the same record in a full round robin) are
     # ordered by name, not by the last digits the fit leaves.
     table = table.iloc[np.lexsort((table["classifier"].to_numpy(), table["rank"].to_numpy()))]
     position = table.index.to_numpy()
-    decisions = primary_decisions(matrix.to_numpy(), position, table["bt_rating"].to_numpy(), wins,
+    decisions = primary_decisions(matrix.to_numpy(), position, table["bt_rating"].to_numpy(),
                                   None if replicates is None else replicates[:, position], config)
     notes += decisions.notes
     table["rank_low"], table["rank_high"] = decisions.rank_low, decisions.rank_high
     table["tier"] = decisions.tier
-    table["p_above_next"] = (np.append(p_beats[position[:-1], position[1:]], np.nan)
-                             if p_beats is not None else np.nan)
+    table["p_above_next"] = (np.append(_share_above(replicates, position[:-1], position[1:]), np.nan)
+                             if replicates is not None else np.nan)
     table["n_datasets"] = matrix.notna().sum(axis=0).to_numpy()[position]
-    table["wins"] = _count(wins, position, 1.0)
-    table["losses"] = _count(wins, position, 0.0)
-    table["ties"] = _count(wins, position, 0.5)
+    table["wins"] = orders.won.sum(axis=0)[position]
+    table["losses"] = orders.lost.sum(axis=0)[position]
+    table["ties"] = orders.tied.sum(axis=0)[position]
     columns = [c for c in LEADERBOARD_COLUMNS if c not in ("glicko_rating", "glicko_rd", "mean_rank")]
     table = table.reset_index(drop=True)[columns]
     table[["rank_low", "rank_high"]] = table[["rank_low", "rank_high"]].round().astype("Int64")
@@ -375,10 +375,10 @@ def _with_separation(pairwise: pd.DataFrame, table: pd.DataFrame, decisions: Dec
                            bt_critical_value=decisions.range_test.critical_value)
 
 
-def _count(wins: np.ndarray, position: np.ndarray, outcome: float) -> np.ndarray:
-    """Per classifier (in ``position`` order): comparisons it won (1), tied (0.5) or lost (0)."""
-    met = (wins + wins.transpose(0, 2, 1)) > 0
-    return (met & (wins == outcome)).sum(axis=(0, 2))[position]
+def _share_above(replicates: np.ndarray, upper: np.ndarray, lower: np.ndarray) -> np.ndarray:
+    """Per pair (``upper[n]``, ``lower[n]``): the share of bootstrap replicates rating the first above the second by
+    more than :data:`RATING_TIE` (a replicate that drew neither's datasets counts as not above)."""
+    return (replicates[:, upper] - replicates[:, lower] > RATING_TIE).mean(axis=0)
 
 
 def _ranks(ratings: np.ndarray) -> np.ndarray:
@@ -386,25 +386,25 @@ def _ranks(ratings: np.ndarray) -> np.ndarray:
     return rankdata(-np.round(ratings / RATING_TIE) * RATING_TIE, method="min", axis=1).astype(int)
 
 
-def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig, start: np.ndarray):
+def _bootstrap(orders: DatasetOrders, config: RatingConfig, start: np.ndarray):
     """Percentile intervals of rating and rank over bootstrap replicates of the datasets (each fit started
     from the point estimate ``start``: fewer Newton steps, the same optimum).
 
-    Returns the rating-interval frame (index = classifier position), the (k, k) matrix of shares of
-    replicates in which i is rated above j by more than :data:`RATING_TIE`, the (B, k) replicate ratings
-    (NaN where a classifier was not drawn; both None when there are no intervals), and notes.
+    Returns the rating-interval frame (index = classifier position), the (B, k) replicate ratings (NaN where a
+    classifier was not drawn; None when there are no intervals), and notes.
     """
+    present = orders.present
     n_datasets, k = present.shape
     undefined = pd.DataFrame({"bt_low": np.nan, "bt_high": np.nan}, index=range(k))
     if config.n_bootstrap == 0:
-        return undefined, None, None, ["intervals not computed (n_bootstrap = 0)"]
+        return undefined, None, ["intervals not computed (n_bootstrap = 0)"]
     if n_datasets < 2:
-        return undefined, None, None, [
+        return undefined, None, [
             "intervals undefined: a bootstrap over datasets needs at least 2 datasets, found 1; "
             "no classifier can be separated from another"
         ]
     counts = bootstrap_counts(n_datasets, config.n_bootstrap, seed=config.seed)
-    fit = fit_weighted(counts, wins, start=start)
+    fit = fit_field(orders, counts, start=start)
     notes = []
     if not fit.converged.all():
         notes.append(f"{int((~fit.converged).sum())} of {config.n_bootstrap} bootstrap fits did not converge "
@@ -421,7 +421,4 @@ def _bootstrap(wins: np.ndarray, present: np.ndarray, config: RatingConfig, star
         "bt_low": np.nanquantile(rating, tail, axis=0),
         "bt_high": np.nanquantile(rating, 1.0 - tail, axis=0),
     })
-    above = np.zeros((k, k))
-    for replicate in rating:   # one (k, k) comparison at a time: a (B, k, k) one is B·k² bytes at once
-        above += replicate[:, None] - replicate[None, :] > RATING_TIE
-    return intervals, above / len(rating), rating, notes
+    return intervals, rating, notes

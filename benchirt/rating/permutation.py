@@ -19,7 +19,7 @@ from scipy.stats import rankdata
 from benchirt.options import Integer
 from benchirt.rating.batch import play_orders
 from benchirt.rating.config import RatingConfig
-from benchirt.rating.glicko import games_weighting, match_outcomes
+from benchirt.rating.glicko import games_weighting
 from benchirt.rating.scores import CheckedScores, checked_scores, score_matrix
 from benchirt.rating.verdict import probability_is
 
@@ -113,10 +113,11 @@ def permutation_analysis(
     matrix = score_matrix(checked_scores(scores, score=config.score).table)
     datasets, classifiers = list(matrix.index), list(matrix.columns)
     orders = random_orders(len(datasets), int(n_permutations), seed=seed)
-    outcomes = match_outcomes(matrix.to_numpy(), config.tie_tolerance)
+    values = matrix.to_numpy()
     if weighted is None:   # decided as the tournament decides it (sorted order)
-        weighted = games_weighting(outcomes, config) is not None
-    result = play_orders(outcomes, orders, config.initial, config.glicko, weighted)
+        weighted = games_weighting(values, config) is not None
+    result = play_orders(values, orders, tie_tolerance=config.tie_tolerance, initial=config.initial,
+                         glicko=config.glicko, weighted=weighted)
     ranks = rankdata(-result.rating, method="min", axis=1).astype(int)
     summary = summarise(result.rating, result.rd, ranks, classifiers)
     return PermutationAnalysis(

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau
 
-from benchirt.rating.bradley_terry import fit_bradley_terry, pairwise_wins
+from benchirt.rating.bt_grid import dataset_orders, fit_field
 from benchirt.rating.config import RatingConfig
-from benchirt.rating.glicko import match_outcomes
 from benchirt.rating.scores import CheckedScores, checked_scores, score_matrix
 
 #: Share of the field, the weakest by rating, that is removed or duplicated.
@@ -36,9 +36,9 @@ COLUMNS = ["change", "changed", "top", "kendall_tau", "leader_kept"]
 def bradley_terry_ratings(matrix: pd.DataFrame, *, tie_tolerance: float = 0.0) -> pd.Series:
     """Bradley–Terry ratings (Elo scale) of a datasets × classifiers score matrix (NaN: absent), fitted as the
     leaderboard's point estimate is: on every dataset each pair present plays one match, the higher score wins,
-    scores within ``tie_tolerance`` tie (:func:`benchirt.rating.glicko.match_outcomes`)."""
-    wins = pairwise_wins(match_outcomes(matrix.to_numpy(float), tie_tolerance)).sum(axis=0)
-    return pd.Series(fit_bradley_terry(wins).rating[0], index=matrix.columns.astype(str))
+    scores within ``tie_tolerance`` tie (:func:`benchirt.rating.bt_grid.fit_field`)."""
+    orders = dataset_orders(matrix.to_numpy(float), tie_tolerance=tie_tolerance)
+    return pd.Series(fit_field(orders, np.ones(matrix.shape[0])).rating[0], index=matrix.columns.astype(str))
 
 
 def field_sensitivity(scores: pd.DataFrame | CheckedScores, *, config: RatingConfig | None = None, share: float = WEAKEST_SHARE,

@@ -20,7 +20,7 @@ import pandas as pd
 from benchirt.errors import DataError
 from benchirt.rating.batch import play_orders
 from benchirt.rating.config import RatingConfig
-from benchirt.rating.glicko import games_weighting, glicko_tournament, match_outcomes
+from benchirt.rating.glicko import games_weighting, glicko_tournament
 from benchirt.rating.permutation import permutation_analysis
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
 from benchirt.subsets import characterization, fidelity, innate
@@ -207,7 +207,7 @@ def evaluate_subsets(
 
     matrix = score_matrix(scores)
     # every scenario is played as the full suite is: games weighted per dataset when its tournament would diverge
-    weighting = games_weighting(match_outcomes(matrix.to_numpy(), rating_config.tie_tolerance), rating_config)
+    weighting = games_weighting(matrix.to_numpy(), rating_config)
     tournaments = {
         name: _table(glicko_tournament(_subset_scores(scores, datasets), config=rating_config, weighting=weighting))
         for name, datasets in scenarios.items()
@@ -349,10 +349,11 @@ def _fidelity(matrix: pd.DataFrame, subsets, real, baselines, config: SubsetConf
     """
     datasets, classifiers = list(matrix.index), list(matrix.columns)
     position = {name: i for i, name in enumerate(datasets)}
-    outcomes = match_outcomes(matrix.to_numpy(), rating_config.tie_tolerance)
+    suite_scores = matrix.to_numpy()
 
     def play(rows: np.ndarray) -> np.ndarray:
-        result = play_orders(outcomes, rows, rating_config.initial, rating_config.glicko, weighted)
+        result = play_orders(suite_scores, rows, tie_tolerance=rating_config.tie_tolerance, initial=rating_config.initial,
+                             glicko=rating_config.glicko, weighted=weighted)
         return np.where(result.n_played > 0, result.rating, np.nan)
 
     full = play(np.arange(len(datasets))[None, :])[0]

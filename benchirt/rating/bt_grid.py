@@ -1,0 +1,272 @@
+"""Bradley–Terry fits of large fields without a (k, k) array: the likelihood's sums as kernel sums on a grid.
+
+The model and prior are those of :mod:`benchirt.rating.bradley_terry` (every pair present on a dataset meets once,
+the higher score wins, a tie is half a win; θ_i ~ N(0, PRIOR_SD²); MAP). That module holds the (k, k) win and
+meeting matrices and factorises a dense Hessian per bootstrap replicate, which grows like k³ and k² per dataset.
+Here nothing of size k² is formed:
+
+- **Wins from each dataset's order.** On dataset d classifier i wins w_di = #{j: s_dj < s_di − tol} +
+  ½ #{j ≠ i: |s_dj − s_di| ≤ tol} (a sort per dataset; the same outcomes as
+  :func:`benchirt.rating.batch.match_outcomes` except at a difference within rounding of the tolerance).
+- **Gradient and Hessian products as kernel sums.** For replicate weights c_d (how often dataset d is drawn) the
+  negative log-posterior's gradient is g_i = Σ_d c_d [Σ_{j∈d, j≠i} σ(θ_i − θ_j) − w_di] + θ_i / σ_0², and the
+  Hessian times a vector is (Hv)_i = Σ_d c_d Σ_{j∈d, j≠i} σ'(θ_i − θ_j)(v_i − v_j) + v_i / σ_0². Each inner sum
+  is a kernel sum Σ_j a_j κ(t − θ_j) evaluated at t = θ_i. It is computed by the binned approximation of Wand
+  (1994, "Fast computation of multivariate kernel estimators", J. Comput. Graph. Stat. 3(4)): the θ_j are
+  spread onto a uniform grid by linear binning (Jones & Lotwick 1984), the grid counts convolved with κ sampled
+  on the grid (one FFT per dataset presence pattern — a dense field has one), and the result interpolated
+  linearly at each θ_i. Both steps err by O(h²) in the grid step h; :data:`GRID_STEP` keeps the ratings within
+  hundredths of a rating point of the exact fit (the tests compare both).
+- **Truncated Newton.** Each Newton step solves H s = g by conjugate gradients preconditioned with H's diagonal
+  (Nocedal & Wright 2006, Algorithm 7.1, with Eisenstat & Walker's forcing terms), batched over the problems of a block; a step longer than
+  :data:`~benchirt.rating.bradley_terry.MAX_THETA_STEP` is shortened, and a problem stops when its last step moved
+  no rating by more than :data:`~benchirt.rating.bradley_terry.STEP_TOLERANCE` points (recorded, as there).
+
+Cost per Hessian product: the problems × (present cells + patterns × grid points · log), against problems × k² for
+the dense fit. Hand-written: choix and scipy fit pairwise models from explicit comparisons (k² of them per dataset
+here); no library sums a logistic kernel on a grid.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.signal import fftconvolve
+from scipy.special import expit, logit
+
+from benchirt.rating.bradley_terry import (MAX_ITERATIONS, MAX_THETA_STEP, PRIOR_SD, RATING_PER_THETA,
+                                           STEP_TOLERANCE, BradleyTerryFit, fit_bradley_terry, fit_weighted,
+                                           pairwise_wins)
+from benchirt.rating.batch import match_outcomes
+
+#: Spacing of the grid the strengths are binned on (natural-log units): the binning and interpolation errors are
+#: of the order of GRID_STEP² times the kernel's curvature (at most 0.1 for σ and σ′).
+GRID_STEP = 0.02
+#: Largest relative residual at which the conjugate-gradient solve of a Newton step stops; near the optimum the
+#: solve is tightened to √‖g‖ relative (the forcing terms of Eisenstat & Walker 1996, which keep Newton's
+#: convergence superlinear while the far-off steps are solved loosely).
+CG_TOLERANCE = 0.1
+#: Conjugate-gradient iterations at most per Newton step.
+CG_ITERATIONS = 200
+#: Most (problem, presence pattern, grid point) cells binned at once: problems are fitted in blocks of this size.
+BLOCK_CELLS = 20_000_000
+#: Fields of up to this many classifiers are fitted exactly through their (k, k) win matrices
+#: (:mod:`benchirt.rating.bradley_terry`); larger ones on the grid, whose cost does not grow with k².
+DENSE_UP_TO = 400
+
+
+@dataclass(frozen=True)
+class DatasetOrders:
+    """Per dataset, who is present and how many matches each classifier wins, ties and loses there.
+
+    Attributes
+    ----------
+    scores : numpy.ndarray, shape (D, k)
+        The scores the orders come from (NaN where absent).
+    tie_tolerance : float
+    present : numpy.ndarray of bool, shape (D, k)
+    wins : numpy.ndarray, shape (D, k)
+        Fractional wins w_di (a tie counts ½), 0 where absent.
+    won, tied, lost : numpy.ndarray of int, shape (D, k)
+        Matches won, drawn and lost outright on each dataset.
+    """
+
+    scores: np.ndarray
+    tie_tolerance: float
+    present: np.ndarray
+    wins: np.ndarray
+    won: np.ndarray
+    tied: np.ndarray
+    lost: np.ndarray
+
+
+def dataset_orders(scores: np.ndarray, *, tie_tolerance: float = 0.0) -> DatasetOrders:
+    """Wins, ties and losses of every classifier on every dataset from one sort per dataset.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray, shape (D, k)
+        Higher is better; NaN where a classifier is absent.
+    tie_tolerance : float
+        Scores at most this far apart draw.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> orders = dataset_orders(np.array([[0.9, 0.8, 0.8, np.nan]]))
+    >>> orders.wins.tolist(), orders.lost.tolist()
+    ([[2.0, 0.5, 0.5, 0.0]], [[0, 1, 1, 0]])
+    """
+    scores = np.asarray(scores, dtype=float)
+    present = ~np.isnan(scores)
+    won, tied, lost = (np.zeros(scores.shape, dtype=int) for _ in range(3))
+    for d, row in enumerate(scores):
+        values = row[present[d]]
+        ordered = np.sort(values)
+        below = np.searchsorted(ordered, values - tie_tolerance, side="left")
+        level = np.searchsorted(ordered, values + tie_tolerance, side="right") - below - 1
+        won[d, present[d]], tied[d, present[d]] = below, level
+        lost[d, present[d]] = values.size - 1 - below - level
+    return DatasetOrders(scores=scores, tie_tolerance=float(tie_tolerance), present=present, wins=won + 0.5 * tied,
+                         won=won, tied=tied, lost=lost)
+
+
+def fit_field(orders: DatasetOrders, counts: np.ndarray, *, start: np.ndarray | None = None) -> BradleyTerryFit:
+    """The Bradley–Terry fits of B weightings of the datasets (``counts`` (B, D); ones for the plain fit): exact
+    through the (k, k) win matrices up to :data:`DENSE_UP_TO` classifiers, on the grid (:func:`fit_orders`) above."""
+    counts = np.atleast_2d(np.asarray(counts, dtype=float))
+    if orders.present.shape[1] > DENSE_UP_TO:
+        return fit_orders(orders, counts, start=start)
+    wins = pairwise_wins(match_outcomes(orders.scores, orders.tie_tolerance))
+    if len(counts) == 1 and np.all(counts == 1):
+        return fit_bradley_terry(wins.sum(axis=0), start=start)
+    return fit_weighted(counts, wins, start=start)
+
+
+def fit_orders(orders: DatasetOrders, counts: np.ndarray, *, start: np.ndarray | None = None,
+               prior_sd: float = PRIOR_SD, block_cells: int = BLOCK_CELLS) -> BradleyTerryFit:
+    """MAP Bradley–Terry strengths of B weighted sums of the datasets' matches (weights ``counts``, e.g. bootstrap
+    replicates; one row of ones for the plain fit), without (k, k) arrays (see the module docstring).
+
+    Parameters
+    ----------
+    orders : DatasetOrders
+    counts : numpy.ndarray, shape (B, D) or (D,)
+        Weight of each dataset in each problem.
+    start : numpy.ndarray, shape (k,) or (B, k), optional
+        Warm start (e.g. the point estimate for bootstrap replicates); default the logit of each classifier's
+        smoothed share of wins, as :func:`benchirt.rating.bradley_terry.fit_bradley_terry` starts.
+    prior_sd : float
+    block_cells : int
+        Memory bound: problems × presence patterns × grid points binned at once.
+
+    Returns
+    -------
+    BradleyTerryFit
+    """
+    counts = np.atleast_2d(np.asarray(counts, dtype=float))
+    patterns, pattern_of = np.unique(orders.present, axis=0, return_inverse=True)
+    pattern_counts = np.stack([counts[:, pattern_of.ravel() == q].sum(axis=1) for q in range(len(patterns))],
+                              axis=1)
+    won = counts @ orders.wins
+    meetings = counts @ (orders.present * (orders.present.sum(axis=1, keepdims=True) - 1))
+    if start is None:
+        theta = logit((won + 0.5) / (meetings + 1.0))
+    else:
+        theta = np.array(np.broadcast_to(start, won.shape), dtype=float)
+    sums = _KernelSums(patterns.astype(float), 1.0 / prior_sd**2)
+    block = max(1, block_cells // max(len(patterns) * sums.grid_points(theta), 1))
+    max_step = np.full(len(counts), np.inf)
+    n_iterations = 0
+    for first in range(0, len(counts), block):
+        part = slice(first, first + block)
+        theta[part], max_step[part], steps = _newton(sums, pattern_counts[part], won[part], theta[part])
+        n_iterations = max(n_iterations, steps)
+    return BradleyTerryFit(theta=theta, max_step=max_step, n_iterations=n_iterations)
+
+
+def _newton(sums: "_KernelSums", weights: np.ndarray, won: np.ndarray, theta: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Truncated Newton on a block of problems; returns θ, each problem's last step (rating points), iterations."""
+    theta = theta.copy()
+    max_step = np.full(len(theta), np.inf)
+    todo = np.arange(len(theta))
+    n_iterations = 0
+    while todo.size and n_iterations < MAX_ITERATIONS:
+        gradient, diagonal = sums.gradient(theta[todo], weights[todo], won[todo])
+        step = _conjugate_gradients(lambda v: sums.hessian_product(theta[todo], weights[todo], diagonal, v),
+                                    gradient, diagonal)
+        longest = np.abs(step).max(axis=1)
+        theta[todo] -= step * np.minimum(1.0, MAX_THETA_STEP / np.maximum(longest, 1e-300))[:, None]
+        max_step[todo] = longest * RATING_PER_THETA
+        n_iterations += 1
+        todo = todo[max_step[todo] > STEP_TOLERANCE]
+    return theta, max_step, n_iterations
+
+
+def _conjugate_gradients(product, rhs: np.ndarray, diagonal: np.ndarray) -> np.ndarray:
+    """Solve H x = rhs for a block of problems (rows) by Jacobi-preconditioned conjugate gradients."""
+    x = np.zeros_like(rhs)
+    residual = rhs.copy()
+    z = residual / diagonal
+    direction = z.copy()
+    rz = (residual * z).sum(axis=1)
+    size = np.linalg.norm(rhs, axis=1)
+    target = np.minimum(CG_TOLERANCE, np.sqrt(size)) * size
+    active = np.linalg.norm(residual, axis=1) > target
+    for _ in range(CG_ITERATIONS):
+        if not active.any():
+            break
+        hd = product(direction)
+        curvature = (direction * hd).sum(axis=1)
+        step = np.where(active, rz / np.where(active, curvature, 1.0), 0.0)
+        x += step[:, None] * direction
+        residual -= step[:, None] * hd
+        active &= np.linalg.norm(residual, axis=1) > target
+        z = residual / diagonal
+        rz_next = (residual * z).sum(axis=1)
+        direction = z + np.where(active, rz_next / np.where(rz > 0, rz, 1.0), 0.0)[:, None] * direction
+        rz = rz_next
+    return x
+
+
+class _KernelSums:
+    """The likelihood's sums over opponents for every problem of a block, by linear binning on a grid.
+
+    ``patterns`` (Q, k): the distinct presence rows of the datasets; ``weights`` (B, Q): each problem's total
+    weight of the datasets with each pattern. Everything sums per pattern, then over patterns with the weights.
+    """
+
+    def __init__(self, patterns: np.ndarray, precision: float) -> None:
+        self.patterns = patterns
+        self.present = [pattern > 0 for pattern in patterns]
+        self.precision = precision
+
+    @staticmethod
+    def grid_points(theta: np.ndarray) -> int:
+        """Grid points that cover ``theta`` (plus one step each side) at :data:`GRID_STEP`."""
+        return int(np.ceil((np.ptp(theta) if theta.size else 0.0) / GRID_STEP)) + 3
+
+    def _sum(self, theta: np.ndarray, weights: np.ndarray, kernel, values: np.ndarray | None = None) -> np.ndarray:
+        """Σ_q weights[b, q] P_qi Σ_{j∈q} values_j κ(θ_i − θ_j) (self term included), shape (B, k): per pattern,
+        linear binning of the present strengths (each weighted by ``values`` when given), one FFT convolution
+        with κ sampled on the grid, linear interpolation at the present θ_i."""
+        n_problems, n_points = theta.shape[0], self.grid_points(theta)
+        position = (theta - theta.min(axis=1, keepdims=True)) / GRID_STEP + 1.0
+        cell = np.clip(np.floor(position).astype(int), 0, n_points - 2)
+        fraction = position - cell
+        mass = np.ones_like(theta) if values is None else values
+        offsets = np.arange(n_problems)[:, None] * n_points
+        grid = np.empty((n_problems, len(self.patterns), n_points))
+        for q, taken in enumerate(self.present):
+            index, share = (offsets + cell[:, taken]).ravel(), (mass[:, taken] * fraction[:, taken]).ravel()
+            grid[:, q] = (np.bincount(index, mass[:, taken].ravel() - share, minlength=n_problems * n_points)
+                          + np.bincount(index + 1, share, minlength=n_problems * n_points)).reshape(n_problems, n_points)
+        sampled = kernel(GRID_STEP * np.arange(-(n_points - 1), n_points))
+        smoothed = fftconvolve(grid, sampled[None, None, :], mode="full", axes=2)[..., n_points - 1:2 * n_points - 1]
+        total = np.zeros_like(theta)
+        for q, taken in enumerate(self.present):
+            flat = smoothed[:, q].ravel()
+            index = (offsets + cell[:, taken]).ravel()
+            interpolated = ((1.0 - fraction[:, taken]).ravel() * flat[index] + fraction[:, taken].ravel() * flat[index + 1])
+            total[:, taken] += weights[:, q, None] * interpolated.reshape(n_problems, -1)
+        return total
+
+    def gradient(self, theta: np.ndarray, weights: np.ndarray, won: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The negative log-posterior's gradient and Hessian diagonal at ``theta`` (B, k) each."""
+        opponents = weights @ self.patterns                       # Σ_d c_d P_di: the self terms to take out
+        expected = self._sum(theta, weights, expit) - 0.5 * opponents
+        diagonal = self._sum(theta, weights, _logistic_density) - 0.25 * opponents
+        return expected - won + self.precision * theta, np.maximum(diagonal, 0.0) + self.precision
+
+    def hessian_product(self, theta: np.ndarray, weights: np.ndarray, diagonal: np.ndarray,
+                        vector: np.ndarray) -> np.ndarray:
+        """H v: the diagonal (with the prior) times v minus the weighted sums Σ_{j≠i} σ'(θ_i − θ_j) v_j."""
+        off = self._sum(theta, weights, _logistic_density, vector) - 0.25 * vector * (weights @ self.patterns)
+        return diagonal * vector - off
+
+
+def _logistic_density(x: np.ndarray) -> np.ndarray:
+    """σ'(x) = σ(x)(1 − σ(x))."""
+    p = expit(x)
+    return p * (1.0 - p)
