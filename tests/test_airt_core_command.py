@@ -156,7 +156,7 @@ def test_plot_functions_return_figures(toy_result):
     # latent and goodness plots also take the bare analysis objects (e.g. of a polytomous model)
     assert isinstance(plots.plot_latent_curves(toy_result.latent, dashed=["steady"]), Figure)
     assert isinstance(plots.plot_effectiveness(toy_result.model_goodness), Figure)
-    heat = plots.plot_heatmaps(toy_result, ["contrarian"])
+    heat = plots.plot_heatmaps(toy_result, algorithms=["contrarian"])
     assert "anomalous" in heat.axes[0].get_title()
     gaps = pd.DataFrame({"method": ["airt", "airt", "topset", "topset"], "n_algorithms": [1, 2, 1, 2],
                          "mean_gap": [0.1, 0.05, 0.12, 0.06], "se": [0.01, np.nan, 0.02, 0.01],
