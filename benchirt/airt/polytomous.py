@@ -49,7 +49,7 @@ DIFFICULTY_LIMITS = ("highest", "lowest")
 # ----------------------------------------------------------------------------------------------------------
 # binning
 # ----------------------------------------------------------------------------------------------------------
-def bin_performance(perf: pd.DataFrame, n_levels: int = 5, *, maximize: bool = True) -> pd.DataFrame:
+def bin_performance(perf: pd.DataFrame, *, n_levels: int = 5, maximize: bool = True) -> pd.DataFrame:
     """Turn continuous performance into ordered levels by quantiles of the whole matrix (Kandanaarachchi & Smith-Miles 2023, appendix A eq. 9).
 
     If smaller raw values are better they are first reversed, ``z = max(y) - y`` (Kandanaarachchi & Smith-Miles 2023, §A.0.1). The cut
