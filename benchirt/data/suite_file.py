@@ -57,7 +57,8 @@ def is_suite_file(path: str | Path) -> bool:
     return Path(path).suffix.lower() in SUFFIXES
 
 
-def write_suite_file(path: str | os.PathLike[str], name: str, specs: Iterable[DatasetSpec], description: str = "") -> Path:
+def write_suite_file(path: str | os.PathLike[str], name: str, specs: Iterable[DatasetSpec], *,
+                     description: str = "") -> Path:
     """Write a suite file (YAML for ``.yaml``/``.yml``, JSON for ``.json``), atomically.
 
     Parameters
