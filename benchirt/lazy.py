@@ -4,10 +4,10 @@ A stage package's public names are listed once, in its ``__init__.pyi`` stub: ``
 as Y`` re-exports ``Y`` from the submodule ``benchirt.x.m``, and a name the ``__init__`` defines itself is
 declared there (``def f(...) -> T: ...``, ``NAME: T``). As ``lazy_loader.attach_stub`` does, the ``__init__``
 derives ``__all__`` (those names, sorted) and the lazy table from it (:func:`attach_stub`); a stub that also
-spells out an ``__all__`` must list the same names, in the order ``__all__`` then takes; the submodule is imported when a name is first used, so ``import benchirt.rating`` (and validating a
-config, which needs only ``benchirt.rating.config``) does not pull in scipy.stats, scikit-posthocs,
-matplotlib or scikit-learn. ``from benchirt.rating import leaderboard`` and ``benchirt.rating.X``
-behave as with eager imports.
+spells out an ``__all__`` must list the same names, in the order ``__all__`` then takes. The submodule is
+imported when a name is first used, so ``import benchirt.rating`` (and validating a config, which needs only
+``benchirt.rating.config``) does not pull in scipy.stats, scikit-posthocs, matplotlib or scikit-learn.
+``from benchirt.rating import leaderboard`` and ``benchirt.rating.X`` behave as with eager imports.
 
 Written here because the standard library has no such helper and the small ``lazy_loader`` package
 would add a dependency for twenty lines.
@@ -68,23 +68,30 @@ def stub_exports(stub: str | Path) -> tuple[dict[str, str], list[str]]:
     """
     path = Path(stub)
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    exports: dict[str, str] = {}
-    declared: set[str] = set()
-    names: list[str] | None = None
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level and node.module.startswith("benchirt"):
-            exports.update({alias.name: node.module for alias in node.names if alias.asname == alias.name})
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            declared.add(node.name)
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            declared.add(node.target.id)
-        elif isinstance(node, ast.Assign) and [getattr(target, "id", None) for target in node.targets] == ["__all__"]:
-            names = list(ast.literal_eval(node.value))
-    public = {name for name in set(exports) | declared if not name.startswith("_")}
+    exports = {alias.name: node.module for node in tree.body
+               if isinstance(node, ast.ImportFrom) and node.module and not node.level
+               and node.module.startswith("benchirt") for alias in node.names if alias.asname == alias.name}
+    public = {name for name in set(exports) | _declared(tree) if not name.startswith("_")}
+    names = _listed(tree)
     if names is not None and set(names) != public:
         raise ImportError(f"{path}: __all__ lists {sorted(set(names) - public)} that the stub neither re-exports nor"
                           f" declares, and leaves out {sorted(public - set(names))}")
     return exports, sorted(public) if names is None else names
+
+
+def _declared(tree: ast.Module) -> set[str]:
+    """The names a stub declares itself: its functions, classes and annotated names."""
+    return ({node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+            | {node.target.id for node in tree.body
+               if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)})
+
+
+def _listed(tree: ast.Module) -> list[str] | None:
+    """The stub's literal ``__all__``, None when it has none."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(target, "id", None) for target in node.targets] == ["__all__"]:
+            return list(ast.literal_eval(node.value))
+    return None
 
 
 def attach_stub(package: str, init_file: str) -> None:
