@@ -46,7 +46,7 @@ def airt_from_accuracy(responses: Mapping[str, ResponseResult], config: AIRTConf
         block = largest_complete_block(accuracy_matrix(results, role="real", which=which, keep_missing=True))
         perf = block.table
         notes = [f"AIRT needs every algorithm on every dataset and no classifier is on all {len(results)}: "
-                 + (block.note("datasets", "flows or classifiers") or "")]
+                 + (block.note(rows="datasets", columns="flows or classifiers") or "")]
     input_note = _input_note(results, perf, which)
     notes = [input_note, *notes] if input_note else notes
     result = fit_airt(perf, config=config)

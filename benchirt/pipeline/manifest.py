@@ -168,7 +168,7 @@ class Manifest:
         atomic_write_json(Path(run_dir) / FILE, self.to_json())
 
     # -- what readers ask ----------------------------------------------------------------------
-    def entry(self, stage: str, name: str = "all") -> ResultEntry:
+    def entry(self, stage: str, *, name: str = "all") -> ResultEntry:
         """The record of one result: dataset ``name``'s for a per-dataset stage, else the suite-wide one (a copy;
         empty when the run has none)."""
         if name == "all":

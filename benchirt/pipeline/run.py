@@ -55,7 +55,7 @@ def default_run_dir(config: PipelineConfig) -> Path:
     return Path("runs") / stem
 
 
-def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *, force: bool = False,
+def run_pipeline(config: PipelineConfig, *, out: str | os.PathLike | None = None, force: bool = False,
                  show_progress: bool = True, client=None, retry_failed: bool = False,
                  explain: bool = False, strict: bool | None = None) -> RunOutcome:
     """Run the configured stages, reusing every stored result whose key matches.

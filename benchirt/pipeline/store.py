@@ -150,7 +150,7 @@ class ArtifactStore:
                 latest, latest_time = marker, written
         return latest
 
-    def save(self, stage: str, name: str, key: str, result: Any = None, *, status: str = "ok",
+    def save(self, stage: str, name: str, key: str, *, result: Any = None, status: str = "ok",
              reason: str | None = None, info: dict | None = None) -> Path:
         """Atomically store ``result`` (or a skip record) under (stage, name, key); returns its folder."""
         final = self.path(stage, name, key)
