@@ -58,6 +58,9 @@ def register(subparsers) -> None:
     run.add_argument("--estimate", action="store_true",
                      help="print the expected time and peak memory per dataset and in total for the executor "
                           "(from dataset metadata and a calibrated cost model; docs/scale.md), then stop")
+    run.add_argument("--dry-run", action="store_true",
+                     help="execution.backend slurm: write the job list (tasks, estimated CPU, jobs) and the batch "
+                          "script into DIR/slurm/ without submitting anything (docs/scale.md), then stop")
     run.set_defaults(func=run_command)
 
     respond = subparsers.add_parser("respond", help=stage("respond").help,
@@ -99,6 +102,12 @@ def run_command(args: argparse.Namespace) -> int:
     if args.explain:
         outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=False, explain=True)
         print(printable(format_explanation(outcome.run_dir, outcome.manifest)))
+        return 0
+    if args.dry_run:
+        from benchirt.pipeline.run import default_run_dir
+        from benchirt.pipeline.slurm_dry_run import dry_run
+
+        print(printable(dry_run(config, args.out or default_run_dir(config), force=args.force)))
         return 0
     if args.estimate:
         from benchirt.pipeline.estimate import estimate_text
