@@ -154,3 +154,11 @@ def cancel_all(folder: str | os.PathLike) -> None:
                 os.killpg(group, signal.SIGKILL)
             except (ProcessLookupError, PermissionError, TypeError):
                 pass
+
+
+def sleepy(name: str, seconds: float) -> tuple[str, int]:
+    """A task for the executor tests: sleep, then say which process ran it."""
+    import time
+
+    time.sleep(seconds)
+    return name, os.getpid()
