@@ -3,7 +3,7 @@
 :func:`install` writes the four commands into a folder to put first on ``PATH``. ``sbatch SCRIPT`` runs the
 real batch script as a local background process (its own session, so a test can kill the whole job) under a
 keeper that records its end; every job is a file ``jobs/<id>.json`` of the shim's state folder (id, pid of the
-keeper, state). ``squeue`` lists the live ones, ``sacct -j IDS -n -P -o JobID,State`` reports the recorded
+keeper, state); ``sbatch --test-only`` accepts any script. ``squeue`` lists the live ones, ``sacct -j IDS -n -P -o JobID,State`` reports the recorded
 states (RUNNING while the keeper lives; COMPLETED or FAILED by the script's exit status; CANCELLED after
 ``scancel``), ``scancel ID`` kills the job's process groups (the script's and its keeper's). A job whose keeper
 was killed with it is reported as :data:`LOST_STATE` (what a node failure looks like to sacct).
@@ -70,6 +70,9 @@ if sys.argv[1:2] == ["--keep"]:  # the keeper: run the script, record how it end
         record["state"] = "COMPLETED" if rc == 0 else "FAILED"
         record["exit"] = rc
         save(record)
+    sys.exit(0)
+if "--test-only" in sys.argv:
+    print("sbatch: Job 1 to start at now using 1 processors")
     sys.exit(0)
 counter = STATE / "counter"
 job = str(int(counter.read_text()) + 1 if counter.exists() else 1001)

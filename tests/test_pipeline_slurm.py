@@ -178,6 +178,34 @@ def test_a_lost_job_costs_only_its_task_and_is_replaced(tmp_path, shims):
     assert (tmp_path / "slurm" / "job.sh").read_text().count("#SBATCH") >= 5   # the script the jobs ran
 
 
+def test_a_refused_submission_stops_the_run_before_any_job_in_one_line(tmp_path, shims):
+    sbatch = shims / "bin" / "sbatch"
+    sbatch.write_text("#!/bin/sh\necho 'sbatch: error: invalid partition specified: nope' >&2\nexit 1\n")
+    config = _config(tmp_path, "slurm.yaml", backend="slurm", slurm={"partition": "nope"})
+    code, _, stderr = _run(str(config), "--out", str(tmp_path / "run"), "--quiet")
+    assert code != 0
+    script = tmp_path / "run" / "slurm" / "job.sh"
+    assert stderr.strip().splitlines()[-1].endswith(
+        f"sbatch refuses the batch script {script} (sbatch: error: invalid partition specified: nope); check "
+        "execution.slurm: partition, memory, walltime, directives")
+    assert "#SBATCH -p nope" in script.read_text()
+
+
+def test_sbatch_accepting_no_job_stops_the_run_in_one_line(tmp_path, shims, monkeypatch):
+    """sbatch passes --test-only but submits nothing: the run stops instead of waiting for workers forever."""
+    from benchirt.pipeline import slurm
+
+    sbatch = shims / "bin" / "sbatch"
+    sbatch.write_text("#!/bin/sh\ncase \"$1\" in --test-only) exit 0;; esac\necho 'sbatch: error: QOSMaxSubmitJobPerUserLimit' >&2\nexit 1\n")
+    monkeypatch.setattr(slurm, "SUBMIT_SECONDS", 1.0)
+    config = _config(tmp_path, "slurm.yaml", backend="slurm")
+    code, _, stderr = _run(str(config), "--out", str(tmp_path / "run"), "--quiet")
+    assert code != 0
+    assert stderr.strip().splitlines()[-1].endswith(
+        "sbatch submitted no job in 1 s; check the partition, memory, time limit and directives of execution.slurm "
+        f"with `sbatch --test-only {tmp_path / 'run' / 'slurm' / 'job.sh'}`")
+
+
 def _csvs(run_dir: Path) -> dict[str, bytes]:
     """The run's CSV files as bytes; model_comparison.csv without its ``seconds`` column (a fit's wall time)."""
     files = {}

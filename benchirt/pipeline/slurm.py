@@ -19,8 +19,10 @@ CPU / (job_minutes × cores))`` from the cost model (:mod:`benchirt.pipeline.est
 
 A rerun submits only what the run folder lacks: every stored result whose inputs, options and code are
 unchanged is reused (:mod:`benchirt.pipeline.runner`), so only the datasets without a result — never
-computed, failed, or whose job was preempted or killed before their result was stored — become tasks, and
-no job is submitted when there are none. The console says per stage how many datasets were submitted and how
+computed, or whose job was preempted, timed out or was killed before their result was stored (a driver
+stopped with its jobs: they end within a minute of losing it, dask-jobqueue's ``--death-timeout``) — become
+tasks, and no job is submitted when there are none. A dataset recorded as failed (its task kept failing or
+kept losing its job within the run) is tried again with ``--retry-failed``, as on any backend. The console says per stage how many datasets were submitted and how
 many reused; the manifest's ``slurm`` entry records each submission and each job's state as ``sacct`` reports
 it when the run ends (COMPLETED, FAILED, PREEMPTED, TIMEOUT, NODE_FAIL, CANCELLED…; a job benchirt cancelled
 itself at the end, idle, is marked so). A job lost mid-run is a lost worker: the task it ran is retried
@@ -46,6 +48,8 @@ from benchirt.pipeline.slurm_options import SlurmOptions
 FOLDER = "slurm"
 #: The name of the jobs (``#SBATCH -J``).
 JOB_NAME = "benchirt"
+#: How long the first submission may take before the run stops (sbatch refused the script or is missing).
+SUBMIT_SECONDS = 60.0
 #: The scheduler address a dry run's batch script shows (the real run writes the driver's).
 PLACEHOLDER_ADDRESS = "tcp://DRIVER-ADDRESS:8786"
 
@@ -135,8 +139,11 @@ def stage_costs(config) -> Callable[[str, Sequence[str]], list[float]]:
 def slurm_executor(config, run_dir: str | Path) -> "SlurmExecutor":
     """The executor of a config with ``execution.backend: slurm`` over the run folder ``run_dir``."""
     execution = config.execution
-    return SlurmExecutor(execution.slurm, retries=execution.retries, costs=stage_costs(config),
-                         folder=Path(run_dir) / FOLDER)
+    executor = SlurmExecutor(execution.slurm, retries=execution.retries, costs=stage_costs(config),
+                             folder=Path(run_dir) / FOLDER)
+    if execution.n_jobs != 1:  # said in the executor line (console and manifest), not dropped silently
+        executor.note = f"execution.n_jobs {execution.n_jobs} is not read: the jobs are planned from the cost model"
+    return executor
 
 
 def job_kwargs(options: SlurmOptions, log_folder: Path | None) -> dict[str, Any]:
@@ -153,6 +160,27 @@ def batch_script(options: SlurmOptions, address: str = PLACEHOLDER_ADDRESS, log_
     """The batch script a job runs (dask-jobqueue's ``SLURMJob.job_script``), with the scheduler at ``address``."""
     SLURMJob = _jobqueue().SLURMJob
     return SLURMJob(scheduler=address, name="benchirt-worker", **job_kwargs(options, log_folder)).job_script()
+
+
+def check_submission(options: SlurmOptions, folder: Path) -> None:
+    """Have ``sbatch --test-only`` check the batch script (``folder/job.sh``, written here) before any job is submitted.
+
+    Raises
+    ------
+    BenchirtError
+        sbatch is not on PATH, or refuses the script (its message, one line).
+    """
+    script = folder / "job.sh"
+    script.write_text(batch_script(options, log_folder=folder / "logs"), encoding="utf-8")
+    try:
+        answer = subprocess.run(["sbatch", "--test-only", str(script)], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise BenchirtError(f"cannot run sbatch ({exc}); execution.backend slurm runs on a node of the SLURM cluster, "
+                            "with sbatch on PATH") from None
+    if answer.returncode != 0:
+        said = (answer.stderr.strip() or answer.stdout.strip() or f"exit status {answer.returncode}").splitlines()[-1]
+        raise BenchirtError(f"sbatch refuses the batch script {script} ({said}); check execution.slurm: partition, "
+                            "memory, walltime, directives")
 
 
 def _jobqueue():
@@ -205,6 +233,8 @@ class SlurmExecutor(DaskExecutor):
                  folder: Path) -> None:
         self.options, self.retries, self.costs, self.folder = options, retries, costs, Path(folder)
         self.scheduler_reruns = 0
+        self.note = ""
+        self._refused = False
         self._cluster: Any = None
         self._own_client = True
         self._planned = 0
@@ -240,17 +270,43 @@ class SlurmExecutor(DaskExecutor):
         """Start the cluster (the scheduler in this process) if need be, and ask for ``jobs`` jobs."""
         if jobs == 0:
             return
-        if self._cluster is None:
+        first = self._cluster is None
+        if first:
             import dask
             from distributed import Client
 
             self.folder.mkdir(parents=True, exist_ok=True)
-            with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-                self._cluster = _jobqueue().SLURMCluster(**job_kwargs(self.options, self.folder / "logs"))
+            check_submission(self.options, self.folder)
+            with dask.config.set({"distributed.scheduler.allowed-failures": 0}):  # benchirt counts every loss
+                self._cluster = _jobqueue().SLURMCluster(**job_kwargs(self.options, self.folder / "logs"),
+                                                         silence_logs="critical")  # the console is benchirt's
             (self.folder / "job.sh").write_text(self._cluster.job_script(), encoding="utf-8")
             self.client = Client(self._cluster)
         self._planned = jobs
         self._cluster.scale(jobs=jobs)
+        if first:
+            self._await_submission(SUBMIT_SECONDS)
+
+    def _await_submission(self, seconds: float) -> None:
+        """Wait until sbatch has accepted a first job (its id known); a refusal would leave the run waiting forever.
+
+        Raises
+        ------
+        BenchirtError
+            No job id after ``seconds``: sbatch refused the script or cannot be run.
+        """
+        import time
+
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if any(getattr(job, "job_id", None) for job in list(self._cluster.workers.values())):
+                return
+            time.sleep(0.1)
+        self._planned = 0
+        self._refused = True
+        script = self.folder / "job.sh"
+        raise BenchirtError(f"sbatch submitted no job in {seconds:g} s; check the partition, memory, time limit and "
+                            f"directives of execution.slurm with `sbatch --test-only {script}`")
 
     def _keep_jobs(self) -> None:
         """Remember every job submitted so far (the cluster forgets a job once it is gone), and submit a job in place
@@ -292,10 +348,14 @@ class SlurmExecutor(DaskExecutor):
     def close(self) -> None:
         if self._cluster is not None:
             self.client.close()
-            self._cluster.close()
+            try:
+                self._cluster.close()
+            except AssertionError:  # distributed asserts that every job it created started: not so when sbatch refused
+                if not self._refused:
+                    raise
             self._cluster = None
 
     def describe(self) -> str:
         where = f"partition {self.options.partition}" if self.options.partition else "the default partition"
         return (f"slurm (dask-jobqueue) on {where}: jobs of {self.options.cores} core(s), {self.options.memory}, "
-                f"{self.options.walltime}, at most {self.options.max_jobs} at once")
+                f"{self.options.walltime}, at most {self.options.max_jobs} at once" + (f" ({self.note})" if self.note else ""))
