@@ -25,8 +25,6 @@ from benchirt.pipeline.config import load_config
 from benchirt.pipeline.slurm import SlurmExecutor, plan_jobs
 from benchirt.pipeline.slurm_options import SlurmOptions
 
-pytest.importorskip("dask_jobqueue")
-
 TESTS_DIR = str(Path(__file__).parent)
 SMALL = {
     "suite": ["builtin:iris,wine"],
@@ -40,6 +38,7 @@ SMALL = {
 def shims(tmp_path, monkeypatch):
     """The four SLURM commands first on PATH (jobs run as local processes that import the tests' modules); every
     job still running is killed at the end."""
+    pytest.importorskip("dask_jobqueue")  # the extra benchirt[slurm] (in dev too)
     folder = tmp_path / "slurm-shims"
     monkeypatch.setenv("PATH", f"{slurm_shims.install(folder)}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [TESTS_DIR, os.environ.get("PYTHONPATH")])))
@@ -106,6 +105,19 @@ def test_jobs_are_planned_from_the_estimated_cpu_and_capped():
     assert sorted(capped.job_of) == [0, 0, 0, 1, 1, 1, 2, 2, 3, 3]
     assert plan_jobs([1.0], SlurmOptions()).jobs == 1            # a little work is still one job
     assert plan_jobs([], SlurmOptions()).jobs == 0                # nothing to compute: no job
+
+
+def test_task_costs_come_from_the_cost_model_and_an_unknown_one_counts_as_the_longest(tmp_path):
+    from benchirt.pipeline.slurm import StageCosts
+
+    costs = StageCosts(load_config({**SMALL, "execution": {"backend": "slurm"}}))
+    iris, wine, unknown = costs("respond", ["iris", "wine", "not-in-the-suite"])
+    assert 0 < iris < wine == unknown and costs.problem is None     # wine is the larger dataset
+    assert costs("irt", ["iris"])[0] > 0
+    missing = StageCosts(load_config({"suite": [str(tmp_path / "gone.csv")], "execution": {"backend": "slurm"}}))
+    assert missing("respond", ["gone"]) == [60.0]
+    assert missing.problem == (f"no cost estimate ({tmp_path / 'gone.csv'}: no such file or folder (looked at "
+                               f"{tmp_path / 'gone.csv'})): 60 s per task assumed")
 
 
 def test_dry_run_writes_the_job_list_and_the_batch_script_and_submits_nothing(tmp_path, shims):

@@ -115,31 +115,48 @@ def _assign(cpu: Sequence[float], jobs: int, cores: int) -> tuple[int, ...]:
     return tuple(placed[i] for i in range(len(cpu)))
 
 
-def stage_costs(config) -> Callable[[str, Sequence[str]], list[float]]:
-    """``costs(stage, datasets)``: each dataset's estimated CPU seconds in ``stage`` (respond or irt) from the
-    cost model (:func:`benchirt.pipeline.estimate.estimate_run`, computed at the first call); a dataset the model
-    has no shape for counts as the stage's longest estimated one (the plan errs towards more jobs)."""
-    columns = {"respond": "respond_s", "irt": "irt_s"}
-    known: dict[str, dict[str, float]] = {}
+#: The CPU seconds a task counts when the cost model has no figure for it (no shape, or no estimate at all).
+UNKNOWN_TASK_SECONDS = 60.0
 
-    def costs(stage: str, datasets: Sequence[str]) -> list[float]:
-        if not known:
-            from benchirt.pipeline.estimate import estimate_run, load_cost_model
 
-            table = estimate_run(config, 1, load_cost_model())[0].dropna(subset=["respond_s"])
-            known.update({column: dict(zip(table["dataset"], table[column].astype(float)))
-                          for column in columns.values()})
-        per_dataset = known[columns.get(stage, "respond_s")]
-        fallback = max(per_dataset.values(), default=60.0)
+class StageCosts:
+    """``costs(stage, datasets)``: each dataset's estimated CPU seconds in ``stage`` (respond or irt) from the cost
+    model (:func:`benchirt.pipeline.estimate.estimate_run`, computed at the first call). A dataset without a shape
+    counts as the stage's longest estimated one, so the plan errs towards more jobs; when no estimate can be made
+    (``problem`` says why) every dataset counts :data:`UNKNOWN_TASK_SECONDS`."""
+
+    COLUMNS = {"respond": "respond_s", "irt": "irt_s"}
+
+    def __init__(self, config) -> None:
+        self.config = config
+        self.problem: str | None = None
+        self._known: dict[str, dict[str, float]] | None = None
+
+    def __call__(self, stage: str, datasets: Sequence[str]) -> list[float]:
+        per_dataset = self._table().get(self.COLUMNS.get(stage, "respond_s"), {})
+        fallback = max(per_dataset.values(), default=UNKNOWN_TASK_SECONDS)
         return [per_dataset.get(name, fallback) for name in datasets]
 
-    return costs
+    def _table(self) -> dict[str, dict[str, float]]:
+        if self._known is None:
+            from benchirt.pipeline.estimate import estimate_run, load_cost_model
+
+            self._known = {}
+            try:
+                table = estimate_run(self.config, 1, load_cost_model())[0]
+            except BenchirtError as exc:
+                self.problem = f"no cost estimate ({str(exc).splitlines()[0]}): {UNKNOWN_TASK_SECONDS:g} s per task assumed"
+                return self._known
+            for column in self.COLUMNS.values():
+                known = table.dropna(subset=[column]) if column in table else table.iloc[0:0]
+                self._known[column] = dict(zip(known["dataset"], known[column].astype(float))) if len(known) else {}
+        return self._known
 
 
 def slurm_executor(config, run_dir: str | Path) -> "SlurmExecutor":
     """The executor of a config with ``execution.backend: slurm`` over the run folder ``run_dir``."""
     execution = config.execution
-    executor = SlurmExecutor(execution.slurm, retries=execution.retries, costs=stage_costs(config),
+    executor = SlurmExecutor(execution.slurm, retries=execution.retries, costs=StageCosts(config),
                              folder=Path(run_dir) / FOLDER)
     if execution.n_jobs != 1:  # said in the executor line (console and manifest), not dropped silently
         executor.note = f"execution.n_jobs {execution.n_jobs} is not read: the jobs are planned from the cost model"
@@ -224,7 +241,8 @@ class SlurmExecutor(DaskExecutor):
     retries : int
         ``execution.retries``.
     costs : callable
-        ``costs(stage, datasets)``: the datasets' estimated CPU seconds (:func:`stage_costs`).
+        ``costs(stage, datasets)``: the datasets' estimated CPU seconds (:class:`StageCosts`; its ``problem``, when
+        it has one, is said with the plan).
     folder : path
         Where the batch script and the jobs' logs go (``RUN_DIR/slurm``).
     """
@@ -257,6 +275,8 @@ class SlurmExecutor(DaskExecutor):
         if not datasets:
             return f"slurm: {stage}: nothing to submit, {reused} dataset(s) reused from the run folder"
         capped = f" (capped by max_jobs {self.options.max_jobs}; {plan.needed} needed)" if plan.needed > plan.jobs else ""
+        problem = getattr(self.costs, "problem", None)
+        capped += f"; {problem}" if problem else ""
         return (f"slurm: {stage}: {len(datasets)} dataset(s) submitted, {reused} reused from the run folder; "
                 f"estimated {format_duration(sum(plan.cpu_seconds))} CPU on {plan.jobs} job(s) of "
                 f"{self.options.cores} core(s), target {self.options.job_minutes:g} min each{capped}")

@@ -2,7 +2,7 @@
 
 The run decides what it would compute as ``--explain`` does (every stored result whose inputs, options and
 code are unchanged is reused, so a rerun lists only what is missing); the per-dataset stages' datasets to
-compute are its tasks, each with its estimated CPU seconds (:func:`benchirt.pipeline.slurm.stage_costs`), and
+compute are its tasks, each with its estimated CPU seconds (:class:`benchirt.pipeline.slurm.StageCosts`), and
 each stage's jobs are planned by :func:`benchirt.pipeline.slurm.plan_jobs`. Written into ``RUN_DIR/slurm/``:
 
 - ``jobs.csv``: ``stage, dataset, estimated_cpu_s, job`` — a row per task and the job its workers are expected
@@ -21,7 +21,7 @@ import pandas as pd
 from benchirt.errors import ConfigError
 from benchirt.io import atomic_write_csv, atomic_write_text
 from benchirt.pipeline.eta import format_duration
-from benchirt.pipeline.slurm import FOLDER, batch_script, plan_jobs, stage_costs
+from benchirt.pipeline.slurm import FOLDER, StageCosts, batch_script, plan_jobs
 
 #: The stages whose datasets become tasks on the jobs (the others run in the driver).
 JOB_STAGES = ("respond", "irt")
@@ -46,7 +46,7 @@ def dry_run(config, run_dir: str | Path, *, force: bool = False) -> str:
     run_dir, store = Path(run_dir), ArtifactStore(run_dir)
     store.claim(force)
     manifest = run_pipeline(config, out=run_dir, force=force, show_progress=False, explain=True).manifest
-    costs = stage_costs(config)
+    costs = StageCosts(config)
     frames, lines = [], []
     for stage in JOB_STAGES:
         names = sorted(name for name, entries in manifest.datasets.items()
@@ -65,6 +65,7 @@ def dry_run(config, run_dir: str | Path, *, force: bool = False) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_csv(folder / "jobs.csv", pd.concat(frames, ignore_index=True).round({"estimated_cpu_s": 3}))
     atomic_write_text(folder / "job.sh", batch_script(options, log_folder=folder / "logs"))
+    lines += [f"  {costs.problem}"] if costs.problem else []
     return "\n".join([f"benchirt run --dry-run: nothing was submitted. Jobs of {options.cores} core(s), "
                       f"{options.memory}, {options.walltime}, target {options.job_minutes:g} min each:", *lines,
                       f"Job list: {folder / 'jobs.csv'}", f"Batch script: {folder / 'job.sh'}",
