@@ -96,7 +96,6 @@ def test_jobs_are_planned_from_the_estimated_cpu_and_capped():
     plan = plan_jobs([600.0, 1500.0, 300.0], SlurmOptions(job_minutes=20, max_jobs=5))
     assert (plan.needed, plan.jobs) == (2, 2)
     assert plan.job_of == (1, 0, 1)                   # longest first, each to the least busy job
-    assert plan.job_cpu_seconds() == [1500.0, 900.0]
     # 2 cores per job do 2400 CPU-s in 20 min: one job
     assert plan_jobs([600.0, 1500.0, 300.0], SlurmOptions(job_minutes=20, cores=2)).jobs == 1
     # 10 h of CPU in jobs of 30 min: 20 needed, max_jobs 4
@@ -118,6 +117,18 @@ def test_task_costs_come_from_the_cost_model_and_an_unknown_one_counts_as_the_lo
     assert missing("respond", ["gone"]) == [60.0]
     assert missing.problem == (f"no cost estimate ({tmp_path / 'gone.csv'}: no such file or folder (looked at "
                                f"{tmp_path / 'gone.csv'})): 60 s per task assumed")
+
+
+def test_nothing_to_compute_submits_no_job(tmp_path):
+    executor = SlurmExecutor(SlurmOptions(), retries=0, costs=lambda stage, datasets: [1.0] * len(datasets),
+                             folder=tmp_path / "slurm")
+    assert executor.expect("irt", [], 3) == "slurm: irt: nothing to submit, 3 dataset(s) reused from the run folder"
+    assert list(executor.map(slurm_shims.sleepy, [])) == []
+    assert executor.scheduler_record() == {"submissions": [{"stage": "irt", "datasets": 0, "reused": 3,
+                                                            "estimated_cpu_seconds": 0, "jobs": 0, "jobs_needed": 0}],
+                                           "jobs": {}}
+    executor.close()
+    assert not (tmp_path / "slurm").exists()
 
 
 def test_dry_run_writes_the_job_list_and_the_batch_script_and_submits_nothing(tmp_path, shims):
@@ -264,6 +275,9 @@ def test_a_slurm_run_gives_the_local_files_and_a_rerun_submits_only_what_is_miss
     assert [s["datasets"] for s in manifest["slurm"]["submissions"]] == [0, 1]
     assert len(manifest["slurm"]["jobs"]) == 1
     assert _csvs(on_jobs) == files
+    code, _, stderr = _run(str(config), "--out", str(on_jobs))          # everything stored: no job at all
+    assert code == 0 and "slurm: irt: nothing to submit, 2 dataset(s) reused from the run folder" in stderr
+    assert json.loads((on_jobs / "manifest.json").read_text())["slurm"]["jobs"] == {}
 
 
 @pytest.mark.slow  # about 40 s wall: a local run, then a run on jobs with a job killed mid-run

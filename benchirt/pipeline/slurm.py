@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from benchirt.errors import BenchirtError
 from benchirt.pipeline.eta import format_duration
-from benchirt.pipeline.executors import DaskExecutor, TaskOutcome
+from benchirt.pipeline.executors import DaskExecutor, TaskOutcome, task_source
 from benchirt.pipeline.slurm_options import SlurmOptions
 
 #: Where a run keeps its SLURM files: the batch script, the dry run's plan, the jobs' logs.
@@ -75,13 +75,6 @@ class JobPlan:
     jobs: int
     needed: int
     job_of: tuple[int, ...]
-
-    def job_cpu_seconds(self) -> list[float]:
-        """Each job's expected CPU seconds (its tasks', summed)."""
-        totals = [0.0] * self.jobs
-        for seconds, job in zip(self.cpu_seconds, self.job_of):
-            totals[job] += seconds
-        return totals
 
 
 def plan_jobs(cpu_seconds: Sequence[float], options: SlurmOptions) -> JobPlan:
@@ -173,10 +166,11 @@ def job_kwargs(options: SlurmOptions, log_folder: Path | None) -> dict[str, Any]
             "log_directory": str(Path(log_folder).resolve()) if log_folder is not None else None}
 
 
-def batch_script(options: SlurmOptions, address: str = PLACEHOLDER_ADDRESS, log_folder: Path | None = None) -> str:
-    """The batch script a job runs (dask-jobqueue's ``SLURMJob.job_script``), with the scheduler at ``address``."""
+def batch_script(options: SlurmOptions, log_folder: Path | None = None) -> str:
+    """The batch script a job runs (dask-jobqueue's ``SLURMJob.job_script``), the scheduler's address left as
+    :data:`PLACEHOLDER_ADDRESS` (the run writes its own into ``RUN_DIR/slurm/job.sh`` when it starts)."""
     SLURMJob = _jobqueue().SLURMJob
-    return SLURMJob(scheduler=address, name="benchirt-worker", **job_kwargs(options, log_folder)).job_script()
+    return SLURMJob(scheduler=PLACEHOLDER_ADDRESS, name="benchirt-worker", **job_kwargs(options, log_folder)).job_script()
 
 
 def check_submission(options: SlurmOptions, folder: Path) -> None:
@@ -282,9 +276,12 @@ class SlurmExecutor(DaskExecutor):
                 f"{self.options.cores} core(s), target {self.options.job_minutes:g} min each{capped}")
 
     def map(self, fn: Callable, tasks) -> Iterator[TaskOutcome]:
-        if self._cluster is None:  # work without a plan (benchirt add): one job
+        source = task_source(tasks)
+        if source.done:  # nothing to run: no job
+            return
+        if self._cluster is None:  # tasks no plan was asked for (:meth:`expect`): one job
             self._start(1)
-        yield from super().map(fn, tasks)
+        yield from super().map(fn, source)
 
     def _start(self, jobs: int) -> None:
         """Start the cluster (the scheduler in this process) if need be, and ask for ``jobs`` jobs."""
