@@ -255,9 +255,10 @@ class SlurmExecutor(DaskExecutor):
 
     @property
     def workers(self) -> int:
-        """The workers the planned jobs bring (tasks beyond the connected ones wait in Dask's queue)."""
+        """The workers the planned jobs bring (tasks beyond the connected ones wait in Dask's queue); before the
+        first plan, the most at once (``max_jobs × cores``, as ``--estimate`` counts them)."""
         self._keep_jobs()
-        return max(1, self._planned * self.options.cores)
+        return max(1, (self._planned or self.options.max_jobs) * self.options.cores)
 
     def expect(self, stage: str, datasets: Sequence[str], reused: int) -> str:
         """Plan and ask for the jobs of ``stage``'s ``datasets`` (those without a stored result); the console line."""
