@@ -21,7 +21,8 @@ Run the whole study: {' -> '.join(STAGES)}.
 With no CONFIG it runs the packaged default (configs/default.yaml: the embedded suite of 12 small
 real datasets, every stage including AIRT, offline, about a minute on 2 cores). Other configs:
 configs/cc18-offline.yaml (the 27 offline CC18 datasets), configs/cc18.yaml (OpenML-CC18 online,
-decodIRT's protocol), configs/airt-aslib.yaml (AIRT on ASlib).
+decodIRT's protocol), configs/airt-aslib.yaml (AIRT on ASlib), configs/slurm-example.yaml (on a SLURM
+cluster: execution.backend slurm; --dry-run writes its jobs without submitting them).
 
 Every (dataset, stage) result is stored in the run directory under a key of the options and inputs
 that produced it, so a rerun (after a kill, a crash or an edit of one stage's options) computes only
