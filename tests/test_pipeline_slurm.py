@@ -63,7 +63,8 @@ def _run(*args: str) -> tuple[int, str, str]:
     ({"backend": "slurm", "slurm": {"directives": ["--comment=$(id)"]}},
      "<dict>: execution.slurm.directives: got ['--comment=$(id)'], expected a list of sbatch directives, each "
      "--key=value or --flag without spaces or shell characters, none of --partition, --mem, --time, --cpus-per-task, "
-     "--ntasks, --job-name, --output, --error (set by the block's own options)"),
+     "--ntasks, --job-name, --output, --error (set by the block's own options) or --export, --export-file, "
+     "--get-user-env, --wrap (they change what the job runs)"),
     ({"backend": "slurm", "slurm": {"walltime": "00:20:00", "job_minutes": 30}},
      "<dict>: execution.slurm.job_minutes: got 30, expected at most the job time limit walltime (00:20:00)"),
     ({"slurm": {"partition": "short"}},

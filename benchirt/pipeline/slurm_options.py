@@ -4,7 +4,8 @@ Declared like every other option (:mod:`benchirt.options`), so each value is che
 ``execution.slurm.<key>: got <value>, expected <what>``, before anything is submitted. The extra sbatch
 directives are data, never run: each must be one ``--key=value`` (or ``--flag``) of letters, digits and
 ``-_.:,=/@+%``, so no shell metacharacter, space or newline can reach the batch script, and the
-directives benchirt writes itself (partition, memory, time, CPUs, job name, output) cannot be given twice.
+directives benchirt writes itself (partition, memory, time, CPUs, job name, output) cannot be given twice, nor
+those that change what the job runs (``--export``: its environment, e.g. ``LD_PRELOAD``).
 This module imports nothing heavy: validating a config never imports dask-jobqueue.
 """
 from __future__ import annotations
@@ -19,6 +20,8 @@ from benchirt.options import Constraint, Integer, Number, Text, checked_options,
 DIRECTIVE = re.compile(r"--[a-z][a-z0-9-]*(=[A-Za-z0-9_.:,=/@+%-]+)?")
 #: The directives benchirt writes from the block's own options (or dask-jobqueue writes): not repeatable.
 OWN_DIRECTIVES = ("partition", "mem", "time", "cpus-per-task", "ntasks", "job-name", "output", "error")
+#: Directives that change what a job runs (its environment, e.g. ``LD_PRELOAD``, or its command): refused.
+RUNNING_DIRECTIVES = ("export", "export-file", "get-user-env", "wrap")
 #: SLURM's time-limit forms benchirt accepts: ``MM``, ``MM:SS``, ``HH:MM:SS``, ``D-HH``, ``D-HH:MM``, ``D-HH:MM:SS``.
 WALLTIME = re.compile(r"\d+(:\d{2}){0,2}|\d+-\d{1,2}(:\d{2}){0,2}")
 #: A job's memory as sbatch's ``--mem`` reads it: a whole number and a unit K, M, G or T.
@@ -45,18 +48,20 @@ class Directives(Constraint):
 
     def expected(self) -> str:
         return ("a list of sbatch directives, each --key=value or --flag without spaces or shell characters, "
-                f"none of --{', --'.join(OWN_DIRECTIVES)} (set by the block's own options)")
+                f"none of --{', --'.join(OWN_DIRECTIVES)} (set by the block's own options) or "
+                f"--{', --'.join(RUNNING_DIRECTIVES)} (they change what the job runs)")
 
     def accepts(self, value: Any) -> bool:
         return isinstance(value, (list, tuple)) and all(
             isinstance(v, str) and DIRECTIVE.fullmatch(v) is not None
-            and v[2:].split("=")[0] not in OWN_DIRECTIVES for v in value)
+            and v[2:].split("=")[0] not in OWN_DIRECTIVES + RUNNING_DIRECTIVES for v in value)
 
     def normal(self, value: Any) -> Any:
         return tuple(value)
 
     def invalid_values(self) -> tuple[Any, ...]:
-        return ("--account=x", [5], ["--account=x; rm -rf ~"], ["--comment=$(id)"], ["-A x"], ["--mem=4G"])
+        return ("--account=x", [5], ["--account=x; rm -rf ~"], ["--comment=$(id)"], ["-A x"], ["--mem=4G"],
+                ["--export=ALL,LD_PRELOAD=/tmp/x.so"])
 
 
 @dataclass(frozen=True)
