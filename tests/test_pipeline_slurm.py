@@ -120,6 +120,19 @@ def test_task_costs_come_from_the_cost_model_and_an_unknown_one_counts_as_the_lo
                                f"{tmp_path / 'gone.csv'})): 60 s per task assumed")
 
 
+def test_job_states_read_sacct_and_say_when_it_cannot(tmp_path, monkeypatch):
+    from benchirt.pipeline.slurm import job_states
+
+    sacct = tmp_path / "bin" / "sacct"
+    sacct.parent.mkdir()
+    sacct.write_text("#!/bin/sh\nprintf '7|PREEMPTED\\n7.batch|CANCELLED\\n8|CANCELLED by 1234\\n9|TIMEOUT\\n'\n")
+    sacct.chmod(0o755)
+    monkeypatch.setenv("PATH", str(sacct.parent))
+    assert job_states(["7", "8", "9", "10"]) == {"7": "PREEMPTED", "8": "CANCELLED", "9": "TIMEOUT", "10": "UNKNOWN"}
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    assert job_states(["7"])["7"].startswith("UNKNOWN (sacct: ")
+
+
 def test_nothing_to_compute_submits_no_job(tmp_path):
     executor = SlurmExecutor(SlurmOptions(), retries=0, costs=lambda stage, datasets: [1.0] * len(datasets),
                              folder=tmp_path / "slurm")
