@@ -185,6 +185,9 @@ class Run:
         done: dict[str, str] = {}
         bar = tqdm(total=len(tasks), desc=f"{stage:>8}", unit="dataset", disable=not self.show_progress or not tasks,
                    file=sys.stderr, leave=True)
+        expect = getattr(self.executor, "expect", None)  # an executor that plans its workers per stage (slurm)
+        if expect is not None:
+            self._log(expect(stage, list(keys), report.reused))
         with bar, StagePostfix(bar, progress if tasks and self.show_progress else None) as postfix:
             outcomes = self.executor.map(_call, tasks) if split is None else split(self.executor, tasks, call=_call)
             for outcome in outcomes:
@@ -464,6 +467,9 @@ class Run:
             self.finish(f"stopped: {reason.splitlines()[0] if reason else 'error'}")
 
     def finish(self, status: str | None = None) -> None:
+        record = getattr(self.executor, "scheduler_record", None)  # the jobs of a batch scheduler (slurm)
+        if record is not None:
+            self.manifest.record_scheduler(record())
         failed = any(r.failed for r in self.stage_reports.values())
         left_out = any(r.left_out for r in self.stage_reports.values())
         empty = [] if self.explain else self.manifest.stages_without_result()
