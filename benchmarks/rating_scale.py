@@ -16,7 +16,8 @@ A dataset's score is the entrant's accuracy on its rows.
    - *planted* (a evenly spaced over [0, 1] logits, τ = 0.1): power (share of pairs separated in the right
      direction), wrong-direction separations, joint coverage of the rank intervals (every entrant's true rank
      inside its interval, true ranks by a_i across datasets and by the field's expected accuracy difference on
-     this suite) and of the could-be-best set (the true best has rank_low 1).
+     this suite), of the could-be-best set (the true best has rank_low 1) and of the could-be-top set (the true
+     top k/4 all have rank_low ≤ k/4; Mogstad, Romano, Shaikh & Wilhelm 2023), with its mean size.
 2. **Cost** (``--sizes``): :func:`benchirt.rating.rate` on one planted field per size, in a fresh process each:
    CPU seconds and peak resident memory. A size that does not finish within ``--limit`` seconds is reported as
    such (the rate stage's Bradley–Terry bootstrap and Glicko-2 still grow with entrants²).
@@ -94,6 +95,8 @@ def error_rates(k: int, n_datasets: int, sparse: bool, n_fields: int, n_tables: 
     out = {"entrants": k, "datasets": n_datasets, "sparse": sparse}
     counts = {"strict_null_across": 0, "strict_null_suite": 0, "suite_only_across": 0}
     suite_only_separated, power, wrong, cover_across, cover_suite, best_in = [], [], 0, 0, 0, 0
+    top = max(1, k // 4)                                  # the top places whose contender set is checked
+    top_in, top_size = 0, []
     ability = np.linspace(1, 0, k)
     for field in range(n_fields):
         names, rows, scores, _, _ = simulate(k, n_datasets, np.zeros(k), 0.0, sparse, seed=field)
@@ -111,6 +114,8 @@ def error_rates(k: int, n_datasets: int, sparse: bool, n_fields: int, n_tables: 
         low, high = true_ranks(ability)
         cover_across += bool(((across.rank_low <= low) & (across.rank_high >= high)).all())
         best_in += bool(across.rank_low[0] == 1)
+        top_in += bool((across.rank_low[:top] <= top).all())     # entrants 0..top-1 are the true top places
+        top_size.append(int((across.rank_low <= top).sum()))
         gap = suite_truth(expected, present)
         suite_wrong = suite.better & (gap <= 0)
         cover_suite += not suite_wrong.any()
@@ -125,6 +130,9 @@ def error_rates(k: int, n_datasets: int, sparse: bool, n_fields: int, n_tables: 
         "rank_coverage_across": cover_across / n,
         "no_false_separation_on_suite": cover_suite / n,
         "best_could_be_best": best_in / n,
+        "top_places": top,
+        "true_top_in_could_be_top": top_in / n,
+        "could_be_top_size": float(np.mean(top_size)),
         "se": float(np.sqrt(0.05 * 0.95 / n)),
     })
     return out
@@ -141,7 +149,7 @@ names, rows, scores, _, _ = simulate(k, n_datasets, np.linspace(1, 0, k), 0.1, s
 long = pd.DataFrame([(f"d{d:02d}", names[i], scores[d, i]) for d in range(n_datasets) for i in range(k)
                      if not np.isnan(scores[d, i])], columns=["dataset", "classifier", "score"])
 start = time.process_time()
-result = rate(long, RatingConfig(score="score", n_permutations=0, n_bootstrap=200), rows=rows)
+result = rate(long, config=RatingConfig(score="score", n_permutations=0, n_bootstrap=200), rows=rows)
 print(json.dumps({"cpu_s": time.process_time() - start,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "ranked": len(result.leaderboard), "pairs": len(result.pairwise),
@@ -223,6 +231,8 @@ def main() -> None:
     parser.add_argument("--placement", metavar="RUN_DIR")
     parser.add_argument("--hidden", type=int, default=300)
     parser.add_argument("--pools", action="store_true")
+    parser.add_argument("--layouts", nargs="+", choices=("dense", "sparse"), default=["dense", "sparse"],
+                        help="which fields the cost section draws")
     args = parser.parse_args()
     if args.pools:
         print("3. decodIRT's 50 reference pools, the 12 real classifiers (True-Scores; answers on the test rows):")
@@ -234,14 +244,16 @@ def main() -> None:
         print(f"pooled coverage {table['coverage'].mean():.3f} over {table['hidden_cells'].sum()} cells")
     if not args.fields and not args.sizes:
         return
-    print(f"1. error rates, power and coverage: {args.fields} fields per setting, {args.entrants} entrants, "
-          f"{args.tables} resampled tables, alpha 0.05")
-    rates = [error_rates(args.entrants, n_datasets, sparse, args.fields, args.tables)
-             for n_datasets in (8, 20) for sparse in (False, True)]
-    print(pd.DataFrame(rates).round(3).T.to_string())
+    if args.fields:
+        print(f"1. error rates, power and coverage: {args.fields} fields per setting, {args.entrants} entrants, "
+              f"{args.tables} resampled tables, alpha 0.05")
+        rates = [error_rates(args.entrants, n_datasets, sparse, args.fields, args.tables)
+                 for n_datasets in (8, 20) for sparse in (False, True)]
+        print(pd.DataFrame(rates).round(3).T.to_string())
     print("\n2. the rate stage (Bradley–Terry with 200 bootstrap replicates, both verdicts, agreement checks on "
           "the 50 best): CPU and peak memory")
-    print(pd.DataFrame([cost(size, sparse, args.limit) for size in args.sizes for sparse in (False, True)]).to_string())
+    print(pd.DataFrame([cost(size, layout == "sparse", args.limit) for size in args.sizes
+                        for layout in args.layouts]).to_string())
     print(f"\n(max RSS of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB)")
 
 

@@ -80,11 +80,20 @@ class OnSuite:
 
 @dataclass
 class _Answers:
-    """One dataset's informative rows: answers (rows × k, 0 for absent classifiers), presence (k,), weight 1/n_d."""
+    """One dataset's informative rows: the present classifiers' answers (rows × present, float32: sums of 0/1 and
+    ±1 are exact integers in it up to 2^24), which classifiers those are (``columns``, and ``present`` (k,) as a
+    mask), weight 1/n_d."""
 
     answers: np.ndarray
+    columns: np.ndarray
     present: np.ndarray
     weight: float
+
+    def spread(self, values: np.ndarray, k: int) -> np.ndarray:
+        """``values`` (..., present) placed in the present classifiers' columns of (..., k), 0 elsewhere."""
+        out = np.zeros((*values.shape[:-1], k))
+        out[..., self.columns] = values
+        return out
 
 
 def on_suite_step_down(rows: Mapping[str, pd.DataFrame], classifiers: Sequence[str], *, n_tables: int = 1000,
@@ -121,7 +130,8 @@ def on_suite_step_down(rows: Mapping[str, pd.DataFrame], classifiers: Sequence[s
     datasets = [_informative(frame, classifiers) for frame in rows.values()]
     k = len(classifiers)
     present = np.array([d.present for d in datasets], dtype=float).reshape(len(datasets), k)
-    shares = np.array([d.weight * d.answers.sum(axis=0) for d in datasets]).reshape(len(datasets), k)
+    shares = np.array([d.spread(d.weight * d.answers.sum(axis=0, dtype=float), k) for d in datasets]
+                      ).reshape(len(datasets), k)
     numerator = _pair_sums(shares, present)
     variance = _pair_variance(datasets, present)
     first, second = np.triu_indices(k, 1)
@@ -152,10 +162,9 @@ def _informative(frame: pd.DataFrame, classifiers: Sequence[str]) -> _Answers:
     if np.isnan(answers[:, present]).any():
         raise DataError("the on-this-suite verdict needs every present classifier's answer on every test row; "
                         "a response matrix has missing cells")
-    answers = np.where(present, np.nan_to_num(answers), 0.0)
     taken = answers[:, present]
     varies = (taken != taken[:, :1]).any(axis=1) if taken.shape[1] else np.zeros(len(answers), dtype=bool)
-    return _Answers(answers[varies], present, 1.0 / frame.shape[1])
+    return _Answers(taken[varies].astype(np.float32), np.flatnonzero(present), present, 1.0 / frame.shape[1])
 
 
 def _pair_sums(shares: np.ndarray, present: np.ndarray) -> np.ndarray:
@@ -167,8 +176,11 @@ def _pair_sums(shares: np.ndarray, present: np.ndarray) -> np.ndarray:
 def _pair_variance(datasets: Sequence[_Answers], present: np.ndarray) -> np.ndarray:
     """Σ_d m_di m_dj w_d² Σ_r (x_ri − x_rj)² for every pair, through each dataset's Gram matrix."""
     k = present.shape[1]
-    squares = np.array([d.weight ** 2 * (d.answers ** 2).sum(axis=0) for d in datasets]).reshape(len(datasets), k)
-    cross = sum((d.weight ** 2 * (d.answers.T @ d.answers) for d in datasets), np.zeros((k, k)))
+    squares = np.array([d.spread(d.weight ** 2 * (d.answers ** 2).sum(axis=0, dtype=float), k) for d in datasets]
+                       ).reshape(len(datasets), k)
+    cross = np.zeros((k, k))
+    for d in datasets:   # each dataset's Gram matrix among the classifiers present there (exact in float32)
+        cross[np.ix_(d.columns, d.columns)] += d.weight ** 2 * (d.answers.T @ d.answers).astype(float)
     return squares.T @ present + present.T @ squares - 2.0 * cross
 
 
@@ -194,6 +206,8 @@ def _sign_flipped_sums(datasets: Sequence[_Answers], present: np.ndarray, n_tabl
 def _flipped(datasets: Sequence[_Answers], present: np.ndarray, signs: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
     """The pairs' numerators for each row of ``signs`` (b, R): per dataset its rows' signs times its answers."""
     edges = np.cumsum([0, *sizes])
-    shares = np.stack([d.weight * (signs[:, edges[n]:edges[n + 1]] @ d.answers) for n, d in enumerate(datasets)],
-                      axis=1) if datasets else np.zeros((len(signs), 0, present.shape[1]))
+    k = present.shape[1]
+    signs = signs.astype(np.float32)
+    shares = np.stack([d.spread(d.weight * (signs[:, edges[n]:edges[n + 1]] @ d.answers).astype(float), k)
+                       for n, d in enumerate(datasets)], axis=1) if datasets else np.zeros((len(signs), 0, k))
     return _pair_sums(shares, present)
