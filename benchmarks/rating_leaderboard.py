@@ -236,12 +236,12 @@ def decisions(scores: np.ndarray, n_shuffles: int, n_bootstrap: int, seed: int, 
     k = scores.shape[1]
     present = ~np.isnan(scores)
     out = {}
-    primary = step_down(scores, n_shuffles, alpha, seed)
+    primary = step_down(scores, n_shuffles, alpha=alpha, seed=seed)
     out[METHODS[0]] = primary.better
     out[METHODS[1]] = (primary.p_single_step <= alpha) & (primary.statistic > 0)
-    out[METHODS[2]] = step_down(scores, n_shuffles, alpha, seed, statistic="studentised_mean").better
-    out[METHODS[3]] = step_down(scores, n_shuffles, alpha, seed, statistic="standardised_signed_rank").better
-    out[METHODS[4]] = step_down(scores, n_shuffles, alpha, seed, resampling="shuffle").better
+    out[METHODS[2]] = step_down(scores, n_shuffles, alpha=alpha, seed=seed, statistic="studentised_mean").better
+    out[METHODS[3]] = step_down(scores, n_shuffles, alpha=alpha, seed=seed, statistic="standardised_signed_rank").better
+    out[METHODS[4]] = step_down(scores, n_shuffles, alpha=alpha, seed=seed, resampling="shuffle").better
     wins = pairwise_wins(match_outcomes(scores))
     point = fit_bradley_terry(wins.sum(axis=0))
     counts = bootstrap_counts(scores.shape[0], n_bootstrap, seed=seed)
@@ -366,7 +366,7 @@ def matched_error(scores: pd.DataFrame, alphas: list[float], n_tables: int, n_sh
         for t in range(n_tables):
             table, _, _ = draw(rng)
             for resampling in ("reflection", "shuffle"):
-                p = step_down(table, n_shuffles, 1.0, seed + t, resampling=resampling).p_adjusted
+                p = step_down(table, n_shuffles, alpha=1.0, seed=seed + t, resampling=resampling).p_adjusted
                 for alpha in alphas:
                     errors[name][resampling, alpha] += bool((p <= alpha).any())
             errors[name]["holm"] += bool(wilcoxon_holm(table, alpha=0.05).any())
@@ -374,7 +374,7 @@ def matched_error(scores: pd.DataFrame, alphas: list[float], n_tables: int, n_sh
           f"the {X.shape[0]} pools (10000 resampled tables)")
     short = [name.split(" (")[0] for name in nulls]
     print(f"   {'method':44s} " + " ".join(f"{s + ' FWER':>20s}" for s in short) + f" {'pools: pairs separated':>23s}")
-    pools = {resampling: step_down(X, 10_000, 1.0, seed, resampling=resampling) for resampling in ("reflection", "shuffle")}
+    pools = {resampling: step_down(X, 10_000, alpha=1.0, seed=seed, resampling=resampling) for resampling in ("reflection", "shuffle")}
     for variant in (*variants, "holm"):
         if variant == "holm":
             label, separated = "Wilcoxon-Holm, alpha 0.05", int(wilcoxon_holm(X, alpha=0.05).sum())
@@ -393,7 +393,7 @@ def separations_by_statistic(X: np.ndarray, alphas: list[float], seed: int) -> N
     print(f"\n   The {X.shape[0]} pools' pairs separated by pair statistic (reflection, 10000 tables); "
           f"Wilcoxon-Holm at 0.05: {int(wilcoxon_holm(X, alpha=0.05).sum())}")
     for statistic in STATISTICS:
-        result = step_down(X, 10_000, 1.0, seed, statistic=statistic)
+        result = step_down(X, 10_000, alpha=1.0, seed=seed, statistic=statistic)
         counts = ", ".join(f"alpha {alpha:g}: {int(((result.p_adjusted <= alpha) & (result.statistic > 0)).sum()):3d}"
                            for alpha in alphas)
         print(f"   {statistic:28s} {counts}")
@@ -429,7 +429,7 @@ def default_run(run_dir: str, n_tables: int, seed: int) -> None:
     X = score_matrix(run_scores(results.irt, results.respond, "true_score")).to_numpy()
     print(f"\nThe run {run_dir}: {X.shape[0]} datasets x {X.shape[1]} classifiers, {n_tables} resampled tables")
     for resampling in ("reflection", "shuffle"):
-        result = step_down(X, n_tables, 0.05, seed, resampling=resampling)
+        result = step_down(X, n_tables, alpha=0.05, seed=seed, resampling=resampling)
         print(f"   step-down signed-rank, {resampling:10s}: {int(result.better.sum()):3d} pairs separated, "
               f"smallest adjusted p {result.p_adjusted.min():.4f}")
     print(f"   Wilcoxon-Holm                       : {int(wilcoxon_holm(X, alpha=0.05).sum()):3d} pairs separated")

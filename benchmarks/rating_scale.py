@@ -100,13 +100,13 @@ def error_rates(k: int, n_datasets: int, sparse: bool, n_fields: int, n_tables: 
     ability = np.linspace(1, 0, k)
     for field in range(n_fields):
         names, rows, scores, _, _ = simulate(k, n_datasets, np.zeros(k), 0.0, sparse, seed=field)
-        counts["strict_null_across"] += bool(step_down(scores, n_tables, 0.05, field).better.any())
+        counts["strict_null_across"] += bool(step_down(scores, n_tables, alpha=0.05, seed=field).better.any())
         counts["strict_null_suite"] += bool(on_suite_step_down(rows, names, n_tables=n_tables, alpha=0.05, seed=field).better.any())
         names, rows, scores, _, _ = simulate(k, n_datasets, np.zeros(k), 0.3, sparse, seed=10_000 + field)
-        counts["suite_only_across"] += bool(step_down(scores, n_tables, 0.05, field).better.any())
+        counts["suite_only_across"] += bool(step_down(scores, n_tables, alpha=0.05, seed=field).better.any())
         suite_only_separated.append(on_suite_step_down(rows, names, n_tables=n_tables, alpha=0.05, seed=field).better.sum())
         names, rows, scores, expected, present = simulate(k, n_datasets, ability, 0.1, sparse, seed=20_000 + field)
-        across = step_down(scores, n_tables, 0.05, field)
+        across = step_down(scores, n_tables, alpha=0.05, seed=field)
         suite = on_suite_step_down(rows, names, n_tables=n_tables, alpha=0.05, seed=field)
         truth = ability[:, None] > ability[None, :]
         power.append(across.better[truth].mean())
@@ -213,7 +213,7 @@ def pools_verdicts(n_tables: int) -> dict:
         scores[folder.name] = pd.read_csv(folder / "true_scores.csv").set_index("Clf")["Score"]
     table = pd.DataFrame(scores).T          # datasets × classifiers
     names = [name for name in rows[next(iter(rows))].index if name in table.columns]   # the 12 real ones
-    across = step_down(table[names].to_numpy(float), n_tables, 0.05, 0)
+    across = step_down(table[names].to_numpy(float), n_tables, alpha=0.05, seed=0)
     suite = on_suite_step_down(rows, names, n_tables=n_tables, alpha=0.05, seed=0)
     return {"datasets": len(table), "classifiers": len(names), "pairs": len(names) * (len(names) - 1) // 2,
             "separated_across": int(across.better.sum()), "separated_on_suite": int(suite.better.sum()),

@@ -631,7 +631,7 @@ def check_run(run_dir: Path, baseline: Path | None, time_file: Path | None = Non
     table = pd.DataFrame({"dataset": [spec.name for spec in specs]})
     estimates = {}
     for label, model in models.items():
-        estimates[label] = estimate(specs, responses, workers, model, ask_server=False)
+        estimates[label] = estimate(specs, responses, workers, model=model, ask_server=False)
         table[f"{label}_s"] = (estimates[label]["respond_s"] + estimates[label]["irt_s"]).to_numpy()
     table["measured_s"] = np.add(run["per_dataset"]["respond"], run["per_dataset"]["irt"])
     for label in models:

@@ -83,7 +83,7 @@ def judged(scores: np.ndarray, chosen: np.ndarray, full) -> dict[str, float]:
 
 def one_split(data, calibration: np.ndarray, held_out: np.ndarray, n_random: int, seed: int) -> list[dict]:
     names, accuracy, cost, items, decodirt = data
-    full = step_down(accuracy[:, held_out], N_TABLES, 0.05, 0)
+    full = step_down(accuracy[:, held_out], N_TABLES, alpha=0.05, seed=0)
     rows = []
     orders = {**baseline_orders(accuracy[:, calibration], cost, items), "decodirt": decodirt}
     for fraction in FRACTIONS:

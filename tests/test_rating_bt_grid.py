@@ -23,7 +23,7 @@ def field(k: int, n_datasets: int, *, absent: float, seed: int, decimals: int = 
 @pytest.mark.parametrize("tolerance", [0.0, 0.05])
 def test_dataset_orders_count_the_matches_of_match_outcomes(tolerance):
     scores = field(40, 6, absent=0.3, seed=3, decimals=1)
-    outcomes = match_outcomes(scores, tolerance)
+    outcomes = match_outcomes(scores, tie_tolerance=tolerance)
     orders = dataset_orders(scores, tie_tolerance=tolerance)
     np.testing.assert_array_equal(orders.wins, pairwise_wins(outcomes).sum(axis=2))
     np.testing.assert_array_equal(orders.won, (outcomes == 1.0).sum(axis=2))

@@ -54,11 +54,11 @@ def test_reference_ratings_equal_decodirt_procedure(shared_data):
 
 def test_accuracy_column_can_decide_the_matches(shared_data):
     root = shared_data / "decodirt-reference"
-    accuracy = glicko_tournament(read_scores(root, "test_accuracy"))
+    accuracy = glicko_tournament(read_scores(root, score="test_accuracy"))
     # optimal has accuracy 1 on every dataset and pessimal 0: they must end first and last.
     assert accuracy.leader == "otimo" and accuracy.table["classifier"].iloc[-1] == "pessimo"
     wide = read_scores(root).rename(columns={"score": "true_score"}).merge(
-        read_scores(root, "test_accuracy").rename(columns={"score": "test_accuracy"}), on=["dataset", "classifier"]
+        read_scores(root, score="test_accuracy").rename(columns={"score": "test_accuracy"}), on=["dataset", "classifier"]
     )
     by_column = glicko_tournament(wide, config=RatingConfig(score="test_accuracy"))
     pd.testing.assert_frame_equal(by_column.table, accuracy.table)

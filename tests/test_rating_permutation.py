@@ -124,7 +124,7 @@ def test_seeded_and_summaries_consistent():
 
 def test_dominant_classifier_and_single_dataset():
     rows = [(f"d{i}", c, v) for i in range(5) for c, v in zip("wxyz", (1.0, *np.random.default_rng(i).uniform(0, 0.9, 3)))]
-    summary = permutation_analysis(pd.DataFrame(rows, columns=["dataset", "classifier", "score"]), 20).summary
+    summary = permutation_analysis(pd.DataFrame(rows, columns=["dataset", "classifier", "score"]), n_permutations=20).summary
     top = summary.iloc[0]
     assert top["classifier"] == "w" and top["p_first"] == 1.0 and top["rank_max"] == 1
 

@@ -140,7 +140,7 @@ def test_decodirt_mode_finds_differences_where_there_are_none():
 def test_reference_true_scores_and_accuracies(shared_data):
     root = shared_data / "decodirt-reference"
     by_true_score = friedman_nemenyi(read_scores(root))
-    by_accuracy = friedman_nemenyi(read_scores(root, "test_accuracy"))
+    by_accuracy = friedman_nemenyi(read_scores(root, score="test_accuracy"))
     for result in (by_true_score, by_accuracy):
         assert result.n_blocks == 50 and result.n_classifiers == 19 and result.p_value < 1e-10
         assert np.isfinite(result.p_values.to_numpy()).all()

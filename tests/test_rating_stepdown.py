@@ -97,7 +97,7 @@ def test_reflections_hold_the_level_with_very_unequal_spreads():
     symmetric, so reflecting datasets keeps the family-wise error at α."""
     rng = np.random.default_rng(21)
     spread = np.array([0.05] * 6 + [3.0, 3.0])
-    errors = sum(bool(step_down(rng.normal(size=(12, 1)) + spread * rng.normal(size=(12, 8)), 100, 0.05,
+    errors = sum(bool(step_down(rng.normal(size=(12, 1)) + spread * rng.normal(size=(12, 8)), 100, alpha=0.05,
                                 seed=t).better.any()) for t in range(100))
     assert binomtest(errors, 100, 0.05, alternative="greater").pvalue > 0.01, errors
 
@@ -114,7 +114,7 @@ def null_tables(n_tables: int, k: int, n_datasets: int, seed: int):
 
 
 def family_wise_error(n_tables, k, n_datasets, n_shuffles, seed):
-    return sum(bool(step_down(scores, n_shuffles, 0.05, seed=i).better.any())
+    return sum(bool(step_down(scores, n_shuffles, alpha=0.05, seed=i).better.any())
                for i, scores in enumerate(null_tables(n_tables, k, n_datasets, seed)))
 
 
@@ -140,7 +140,7 @@ def rank_coverage(n_tables, n_datasets, n_shuffles, seed):
     covered = 0
     for i in range(n_tables):
         scores = np.round(strength + np.linspace(0.6, 1.6, k) * rng.normal(size=(n_datasets, k)), 1)
-        result = step_down(scores, n_shuffles, 0.05, seed=i)
+        result = step_down(scores, n_shuffles, alpha=0.05, seed=i)
         covered += bool(((result.rank_low <= true_low) & (true_high <= result.rank_high)).all())
     return covered
 

@@ -345,7 +345,7 @@ def task_makespan(datasets: list[list[float]], workers: int) -> float:
     return max((end for _, end, _, _ in task_schedule(datasets, workers)), default=0.0)
 
 
-def estimate(specs, response_config, workers: int, model: dict | None = None,
+def estimate(specs, response_config, workers: int, *, model: dict | None = None,
              ask_server: bool = True) -> pd.DataFrame:
     """One row per dataset: shape, sizes as capped, expected seconds of respond and irt, peak memory.
 
@@ -478,7 +478,7 @@ def estimate_run(config, workers: int, model: dict) -> tuple[pd.DataFrame, dict[
         lines = stored_lines(responses)
     else:
         specs, listing = estimate_specs(config)
-        table = estimate(specs, responses, workers, model, ask_server=listing is None)
+        table = estimate(specs, responses, workers, model=model, ask_server=listing is None)
         lines = [listing] if listing else []
     return table, suite_cell_seconds(config.stages, rated_cells(responses, table), model), lines
 

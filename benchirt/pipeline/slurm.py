@@ -166,7 +166,7 @@ def job_kwargs(options: SlurmOptions, log_folder: Path | None) -> dict[str, Any]
             "log_directory": str(Path(log_folder).resolve()) if log_folder is not None else None}
 
 
-def batch_script(options: SlurmOptions, log_folder: Path | None = None) -> str:
+def batch_script(options: SlurmOptions, *, log_folder: Path | None = None) -> str:
     """The batch script a job runs (dask-jobqueue's ``SLURMJob.job_script``), the scheduler's address left as
     :data:`PLACEHOLDER_ADDRESS` (the run writes its own into ``RUN_DIR/slurm/job.sh`` when it starts)."""
     SLURMJob = _jobqueue().SLURMJob

@@ -137,9 +137,9 @@ def _agreement(name: str, pairwise: pd.DataFrame, other, other_only: str, primar
     text = (f"{name}: separates {int(other.sum())} of {len(pairwise)} pairs, the primary {int(primary.sum())}; "
             f"they agree on {agree} of {len(pairwise)}")
     if mine:
-        text += f"; only it separates {join(mine, NAMES_SHOWN)} ({other_only})"
+        text += f"; only it separates {join(mine, limit=NAMES_SHOWN)} ({other_only})"
     if theirs:
-        text += f"; only the primary separates {join(theirs, NAMES_SHOWN)} ({primary_only})"
+        text += f"; only the primary separates {join(theirs, limit=NAMES_SHOWN)} ({primary_only})"
     return text + "."
 
 

@@ -72,7 +72,7 @@ class BatchResult:
     n_played: np.ndarray
 
 
-def match_outcomes(scores: np.ndarray, tie_tolerance: float = 0.0) -> np.ndarray:
+def match_outcomes(scores: np.ndarray, *, tie_tolerance: float = 0.0) -> np.ndarray:
     """Outcomes of every pairing on one dataset (Cardoso et al. 2021 §4.7: win 1, draw 0.5, loss 0).
 
     Parameters
@@ -160,7 +160,7 @@ def play_periods(scores: np.ndarray, orders: np.ndarray, *, tie_tolerance: float
             columns = np.flatnonzero(present[d])
             if columns.size < 2:
                 continue
-            result = match_outcomes(scores[d, columns], tie_tolerance)
+            result = match_outcomes(scores[d, columns], tie_tolerance=tie_tolerance)
             playing = np.flatnonzero(datasets == d)
             block = max(1, BLOCK_ELEMENTS // columns.size**2)
             for first in range(0, playing.size, block):

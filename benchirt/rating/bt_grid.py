@@ -117,7 +117,7 @@ def fit_field(orders: DatasetOrders, counts: np.ndarray, *, start: np.ndarray | 
     counts = np.atleast_2d(np.asarray(counts, dtype=float))
     if orders.present.shape[1] > DENSE_UP_TO:
         return fit_orders(orders, counts, start=start)
-    wins = pairwise_wins(match_outcomes(orders.scores, orders.tie_tolerance))
+    wins = pairwise_wins(match_outcomes(orders.scores, tie_tolerance=orders.tie_tolerance))
     if len(counts) == 1 and np.all(counts == 1):
         return fit_bradley_terry(wins.sum(axis=0), start=start)
     return fit_weighted(counts, wins, start=start)

@@ -121,8 +121,8 @@ def run(args: argparse.Namespace) -> int:
                           order=args.order, **from_arguments(RatingConfig.OPTIONS, {
                               key: getattr(args, key) for key in ARGUMENTS}))
     refuse_foreign_out(args.out, "rate", force=args.force, writes=WRITES)
-    scores = read_scores(args.scores, config.score)
-    others = {name: read_scores(args.scores, name) for name in args.also}
+    scores = read_scores(args.scores, score=config.score)
+    others = {name: read_scores(args.scores, score=name) for name in args.also}
     if args.benchirt_names:
         scores = decodirt_to_benchirt_names(scores)
         others = {name: decodirt_to_benchirt_names(table) for name, table in others.items()}
@@ -160,7 +160,7 @@ def read_rows(folder: str, datasets) -> dict:
     return {name: read_responses_csv(root / name / "responses.csv") for name in sorted(datasets)}
 
 
-def write_outputs(result: RatingResult, out: Path, plots: bool = False) -> None:
+def write_outputs(result: RatingResult, out: Path, *, plots: bool = False) -> None:
     """Write the rating artifacts into ``out`` (each file atomically, see :mod:`benchirt.io`)."""
     out = Path(out)
     tournament = result.tournament

@@ -109,7 +109,7 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
         return no_decisions(k, alpha)
     present = ~np.isnan(scores)
     if config.verdict == "range":
-        wins = pairwise_wins(match_outcomes(scores, config.tie_tolerance))
+        wins = pairwise_wins(match_outcomes(scores, tie_tolerance=config.tie_tolerance))
         shuffled = shuffled_ratings(wins, present, config.n_bootstrap, seed=config.seed)
         separation = separate(rating, shuffled, bootstrap=replicates, level=1.0 - alpha)
         low, high = rank_intervals(separation.better)
@@ -128,7 +128,7 @@ def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarr
         n_tables = 0
     else:
         resampling = config.resampling
-        result = step_down(scores[:, tested], config.n_bootstrap, alpha, config.seed, DEFAULT_STATISTIC, resampling)
+        result = step_down(scores[:, tested], config.n_bootstrap, alpha=alpha, seed=config.seed, statistic=DEFAULT_STATISTIC, resampling=resampling)
         n_tables = result.n_tables
     rows = np.ix_(np.searchsorted(tested, position[:n_tested]), np.searchsorted(tested, position[:n_tested]))
     better = np.zeros((k, k), dtype=bool)

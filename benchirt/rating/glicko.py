@@ -197,7 +197,7 @@ def _play_package(scores: np.ndarray, config: RatingConfig):
     players = [glicko2.Player(*config.initial) for _ in range(np.shape(scores)[1])]
     states, played = [], []
     for period_scores in scores:
-        period_outcomes = match_outcomes(period_scores, config.tie_tolerance)
+        period_outcomes = match_outcomes(period_scores, tie_tolerance=config.tie_tolerance)
         before = [(p.getRating(), p.getRd()) for p in players]
         for i, player in enumerate(players):
             opponents = np.flatnonzero(~np.isnan(period_outcomes[i]))

@@ -80,6 +80,7 @@ def random_orders(n_datasets: int, n_permutations: int, *, seed: int = 0) -> np.
 
 def permutation_analysis(
     scores: pd.DataFrame | CheckedScores,
+    *,
     n_permutations: int | None = None,
     seed: int | None = None,
     config: RatingConfig | None = None,

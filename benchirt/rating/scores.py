@@ -32,7 +32,7 @@ DECODIRT_SCORE_FILES = {
 SCORE_COLUMNS = ("dataset", "classifier", "score")
 
 
-def read_scores(path: str | os.PathLike, score: str | None = None) -> pd.DataFrame:
+def read_scores(path: str | os.PathLike, *, score: str | None = None) -> pd.DataFrame:
     """Read scores from a decodIRT-style folder tree or a long CSV.
 
     Parameters
@@ -71,8 +71,8 @@ def read_scores(path: str | os.PathLike, score: str | None = None) -> pd.DataFra
         )
     for name in ("dataset", "classifier"):
         check_names(frame[name], f"{name} name", path)
-    column = score_column(frame, score or "score", where=str(path))
-    return validate_scores(frame[["dataset", "classifier", column]], column, where=str(path))
+    column = score_column(frame, score=score or "score", where=str(path))
+    return validate_scores(frame[["dataset", "classifier", column]], column=column, where=str(path))
 
 
 def _read_score_folders(root: Path, score: str) -> pd.DataFrame:
@@ -107,10 +107,10 @@ def _read_score_folders(root: Path, score: str) -> pd.DataFrame:
             )
         check_names(table.iloc[:, 0], "classifier name", file)
         parts.append(pd.DataFrame({"dataset": folder.name, "classifier": table.iloc[:, 0], "score": table.iloc[:, 1]}))
-    return validate_scores(pd.concat(parts, ignore_index=True), "score", where=str(root))
+    return validate_scores(pd.concat(parts, ignore_index=True), column="score", where=str(root))
 
 
-def score_column(frame: pd.DataFrame, score: str = "true_score", where: str = "scores") -> str:
+def score_column(frame: pd.DataFrame, *, score: str = "true_score", where: str = "scores") -> str:
     """The column of ``frame`` that holds the score named ``score``.
 
     ``score`` itself when the frame has that column. A frame whose only value column is ``score``
@@ -144,7 +144,7 @@ def _check_classifier_names(classifiers: pd.Series, where: str) -> None:
                             "where the scores are written")
 
 
-def validate_scores(frame: pd.DataFrame, column: str = "score", where: str = "scores") -> pd.DataFrame:
+def validate_scores(frame: pd.DataFrame, *, column: str = "score", where: str = "scores") -> pd.DataFrame:
     """Check a long scores table and return it as ``dataset, classifier, score`` (float).
 
     Raises
@@ -214,7 +214,7 @@ def checked_scores(scores: pd.DataFrame | CheckedScores, *, score: str = "score"
     """
     if isinstance(scores, CheckedScores):
         return scores
-    return CheckedScores(validate_scores(scores, score_column(scores, score) if isinstance(scores, pd.DataFrame)
+    return CheckedScores(validate_scores(scores, column=score_column(scores, score=score) if isinstance(scores, pd.DataFrame)
                                          else "score"))
 
 

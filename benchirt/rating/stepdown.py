@@ -192,7 +192,7 @@ def resampled_differences(values: np.ndarray, first: np.ndarray, second: np.ndar
     return (shuffled(start) for start in range(0, n_tables, block)), n_tables, False
 
 
-def step_down(scores: np.ndarray, n_tables: int, alpha: float = 0.05, seed: int = 0,
+def step_down(scores: np.ndarray, n_tables: int, *, alpha: float = 0.05, seed: int = 0,
               statistic: str = DEFAULT_STATISTIC, resampling: str = "reflection") -> StepDown:
     """Step-down max-T decisions and joint rank intervals of the classifiers in a datasets × classifiers table.
 

@@ -131,7 +131,7 @@ def _head(leaderboard: pd.DataFrame, real: pd.DataFrame) -> str:
     first = real.iloc[0]
     tied = real.loc[(real["bt_rating"] - first["bt_rating"]).abs() <= RATING_TIE, "classifier"]
     above = leaderboard.loc[leaderboard["bt_rating"] > first["bt_rating"] + RATING_TIE, "classifier"].astype(str).tolist()
-    references = f"; above it only the artificial reference {join(above, NAMES_SHOWN)}" if above else ""
+    references = f"; above it only the artificial reference {join(above, limit=NAMES_SHOWN)}" if above else ""
     if len(tied) > 1:
         among = " of the real classifiers" if len(real) < len(leaderboard) else ""
         return (f"{join(tied.astype(str).tolist())} are tied at the top{among} (equal Bradley–Terry "
@@ -165,8 +165,8 @@ def _beaten_text(beaten: list[str], level: list[str], n_others: int, whom: str) 
     separated from any of the m others"; ``whom`` names the others (empty: "classifiers")."""
     if not beaten:
         return f"it cannot be separated from any of the {n_others} {whom or 'others'}"
-    text = f"it is significantly better than {len(beaten)} of {n_others} {whom or 'classifiers'} ({join(beaten, NAMES_SHOWN)})"
-    return text + (f" and cannot be separated from {len(level)} ({join(level, NAMES_SHOWN)})" if level else "")
+    text = f"it is significantly better than {len(beaten)} of {n_others} {whom or 'classifiers'} ({join(beaten, limit=NAMES_SHOWN)})"
+    return text + (f" and cannot be separated from {len(level)} ({join(level, limit=NAMES_SHOWN)})" if level else "")
 
 
 def _rank_text(where: str, low, high) -> str:
@@ -285,10 +285,10 @@ def contender_sentence(leaderboard: pd.DataFrame, *, top: int = TOP_PLACES) -> s
     named = leaderboard["classifier"].astype(str).map(lambda name: f"{name} (artificial)" if name in artificial else name)
     low = leaderboard["rank_low"].astype(float).to_numpy()
     best = named[low <= 1].tolist()
-    text = f"Could be the best (rank interval reaching 1): {len(best)} of {len(leaderboard)} ({join(best, NAMES_SHOWN)})"
+    text = f"Could be the best (rank interval reaching 1): {len(best)} of {len(leaderboard)} ({join(best, limit=NAMES_SHOWN)})"
     if len(leaderboard) > top:
         contenders = named[low <= top].tolist()
-        text += f"; could be among the top {top}: {len(contenders)} of {len(leaderboard)} ({join(contenders, NAMES_SHOWN)})"
+        text += f"; could be among the top {top}: {len(contenders)} of {len(leaderboard)} ({join(contenders, limit=NAMES_SHOWN)})"
     return text + "."
 
 
@@ -301,12 +301,12 @@ def tier_sentence(leaderboard: pd.DataFrame) -> str:
     tiers = named.groupby(leaderboard["tier"], sort=True).apply(list)
     if len(tiers) == 1:
         return ""
-    parts = [f"tier {int(t)}: {join(names, NAMES_SHOWN)}" for t, names in tiers.items()]
+    parts = [f"tier {int(t)}: {join(names, limit=NAMES_SHOWN)}" for t, names in tiers.items()]
     return (f"{len(tiers)} tiers, each classifier significantly better than every classifier of the lower tiers — "
             + "; ".join(parts) + ".")
 
 
-def join(names, limit: int | None = None) -> str:
+def join(names, *, limit: int | None = None) -> str:
     """"a", "a and b", "a, b and c"; beyond ``limit`` names, "… and N more"; a long name cut in the middle
     (:func:`benchirt.humanize.short_name`; the tables keep it whole)."""
     names = [short_name(str(n)) for n in names]

@@ -79,7 +79,7 @@ class BudgetChoice:
 
 def separated_pairs(scores: np.ndarray, n_tables: int, alpha: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The pairs the step-down separates on ``scores`` (datasets × classifiers): ``(better, worse)`` index arrays."""
-    better, worse = np.nonzero(step_down(scores, n_tables, alpha, seed).better)
+    better, worse = np.nonzero(step_down(scores, n_tables, alpha=alpha, seed=seed).better)
     return better, worse
 
 

@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     rating = RatingConfig(score=args.score)
     refuse_foreign_out(args.out, "subset", force=args.force, writes=WRITES)
     summaries = read_summaries(args.summaries)
-    scores = read_scores(args.scores, rating.score)
+    scores = read_scores(args.scores, score=rating.score)
     roles = (read_roles(args.roles) if args.roles
              else default_roles(scores["classifier"].unique(), artificial=args.artificial))
     metadata = _read_table(args.metadata, "dataset metadata") if args.metadata else None

@@ -190,7 +190,7 @@ def evaluate_subsets(
     """
     config = config or SubsetConfig()
     rating_config = rating_config or RatingConfig()
-    scores = validate_scores(scores, score_column(scores, rating_config.score))
+    scores = validate_scores(scores, column=score_column(scores, score=rating_config.score))
     suite = sorted(scores["dataset"].unique())
     subsets = _check_subsets(subsets, suite)
     role_of = _check_roles(roles, scores)
@@ -215,7 +215,7 @@ def evaluate_subsets(
     orders = {}
     if config.n_permutations:
         orders = {
-            name: permutation_analysis(_subset_scores(scores, datasets), config.n_permutations, config.seed,
+            name: permutation_analysis(_subset_scores(scores, datasets), n_permutations=config.n_permutations, seed=config.seed,
                                        config=rating_config, weighted=weighting is not None)
             for name, datasets in scenarios.items()
         }

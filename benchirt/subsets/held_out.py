@@ -47,7 +47,7 @@ def judge(scores: np.ndarray, chosen: np.ndarray, full: StepDown, n_tables: int,
     """The verdict of the datasets ``chosen`` on ``scores`` (datasets × held-out classifiers) against ``full``
     (the step-down on every dataset): the measures of :data:`MEASURES` (``kept`` NaN when ``full`` separates
     no pair)."""
-    sub = step_down(scores[chosen], n_tables, alpha, seed)
+    sub = step_down(scores[chosen], n_tables, alpha=alpha, seed=seed)
     separated = int(full.better.sum())
     kept = int((sub.better & full.better).sum())
     full_rank = pd.DataFrame(scores).rank(axis=1, ascending=False).mean(axis=0).to_numpy()
@@ -105,7 +105,7 @@ def _fold(values, cost, items, budget, choose, held, n_random, n_tables, alpha, 
           ) -> dict[str, list[dict]]:
     """One fold: every rule chooses on ``choose`` and is judged on ``held``; the random draws judged one by one
     (``counted``: the costs are counts, so cheapest-first is no baseline)."""
-    full = step_down(values[:, held], n_tables, alpha, seed)
+    full = step_down(values[:, held], n_tables, alpha=alpha, seed=seed)
     chosen = {"budget": budget_subset(values[:, choose], cost, budget, n_tables=n_tables, alpha=alpha,
                                       seed=seed).chosen}
     chosen.update({name: fill_in_order(order, cost, budget)

@@ -148,10 +148,10 @@ def separations_depending(matrix: pd.DataFrame, n_tables: int, alpha: float, see
     values = matrix.to_numpy(float).T                         # datasets × contenders
     if values.shape[1] < 2 or values.shape[0] < 3 or n_tables < 2:
         return pd.Series(0, index=matrix.columns)
-    full = step_down(values, n_tables, alpha, seed).better
+    full = step_down(values, n_tables, alpha=alpha, seed=seed).better
     lost = {}
     for d, name in enumerate(matrix.columns):
-        without = step_down(np.delete(values, d, axis=0), n_tables, alpha, seed).better
+        without = step_down(np.delete(values, d, axis=0), n_tables, alpha=alpha, seed=seed).better
         lost[name] = int((full & ~without).sum())
     return pd.Series(lost)
 

@@ -1,0 +1,152 @@
+"""Whole runs on synthetic sparse fields of stored runs at OpenML's scale: CPU, wall and memory per stage.
+
+A field of F flows on T tasks is written in the layout of ``../shared/data/openml-runs/cv-fold0`` (one CSV per task,
+rows named ``<flow>(<id>)||<setup>``, one 0/1 column per test row): each flow runs on a random
+30 % of the tasks (at least one) with 1–3 setups, each task has 200–1,000 test rows, and setup s of flow f answers
+row r of task t correctly with probability expit(θ_f + ε_s + u_ft − b_r) (θ ~ N(1.5, 1), ε ~ N(0, 0.2²),
+u ~ N(0, 0.5²), b ~ N(−1, 1): mostly good classifiers on easy test sets, as stored runs are). The run uses
+``configs/cv-fold0.yaml``'s settings (best-held-out setup per flow, 2PL, 20 orders, 200 bootstrap replicates) on
+every stage, in a fresh process; the manifest gives each stage's wall seconds and CPU seconds (its tasks' CPU
+for the per-dataset stages), ``getrusage`` the run's CPU and peak resident memory. Between two sizes with the
+same number of tasks the growth exponent in flows is log(cost ratio) / log(flow ratio).
+
+    python benchmarks/field_scale.py --sizes 1000x20 2000x20 [--keep DIR] [--limit SECONDS]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: Share of the tasks each flow runs on, and the most setups per flow.
+PRESENCE = 0.3
+MAX_SETUPS = 3
+STAGES = ("respond", "irt", "rate", "subset", "airt", "report")
+
+CONFIG = """suite: field-scale
+stages: [respond, irt, rate, subset, airt, report]
+respond:
+  source: openml-runs
+  path: {path}
+  per_flow: best-held-out
+  max_items: 200
+irt:
+  model: 2PL
+rate:
+  n_permutations: 20
+  n_bootstrap: 200
+  seed: 0
+execution:
+  n_jobs: 1
+out: {out}
+"""
+
+
+def write_field(folder: Path, n_flows: int, n_tasks: int, *, seed: int = 0) -> None:
+    """The synthetic field (module docstring) as per-task CSVs in ``folder``."""
+    rng = np.random.default_rng(seed)
+    ability = rng.normal(1.5, 1.0, n_flows)
+    setups = rng.integers(1, MAX_SETUPS + 1, n_flows)
+    present = rng.random((n_tasks, n_flows)) < PRESENCE
+    present[rng.integers(0, n_tasks, n_flows), np.arange(n_flows)] = True
+    for task in range(n_tasks):
+        n_rows = int(rng.integers(200, 1001))
+        difficulty = rng.normal(-1.0, 1.0, n_rows)
+        names, answers = [], []
+        for flow in np.flatnonzero(present[task]):
+            advantage = ability[flow] + rng.normal(0.0, 0.5)
+            for setup in range(setups[flow]):
+                p = 1.0 / (1.0 + np.exp(-(advantage + rng.normal(0.0, 0.2) - difficulty)))
+                answers.append((rng.random(n_rows) < p).astype(np.int8))
+                names.append(f"flow{flow:05d}({flow + 1})||setup{setup}")
+        table = pd.DataFrame(np.array(answers), columns=[str(r + 1) for r in range(n_rows)])
+        table.insert(0, "run", names)
+        table.to_csv(folder / f"task{task:02d}.csv", index=False)
+
+
+def measure(size: str, keep: Path | None, limit: float) -> dict:
+    """One whole run of a FLOWSxTASKS field: per-stage wall and CPU seconds, the run's CPU and peak memory."""
+    n_flows, n_tasks = (int(part) for part in size.split("x"))
+    with tempfile.TemporaryDirectory() as scratch:
+        root = keep / size if keep else Path(scratch)
+        field, out = root / "field", root / "run"
+        field.mkdir(parents=True, exist_ok=True)
+        write_field(field, n_flows, n_tasks)
+        config = root / "config.yaml"
+        config.write_text(CONFIG.format(path=field.resolve(), out=out.resolve()))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.time()
+        try:
+            done = subprocess.run([sys.executable, "-m", "benchirt.cli", "run", str(config), "--force"],
+                                  capture_output=True, text=True, timeout=limit)
+        except subprocess.TimeoutExpired:
+            return {"size": size, "status": f"not finished within {limit:.0f} s"}
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        row: dict = {"size": size, "status": f"exit {done.returncode}", "wall_s": round(time.time() - started, 1),
+                     "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
+                     "peak_mb": round(after.ru_maxrss / 1024)}
+        manifest = out / "manifest.json"
+        if manifest.exists():
+            row.update(stage_costs(json.loads(manifest.read_text())))
+        report = out / "report.html"
+        row["report_mb"] = round(report.stat().st_size / 2**20, 2) if report.exists() else None
+        if done.returncode:
+            row["error"] = (done.stderr.strip().splitlines() or [""])[-1][:200]
+        return row
+
+
+def stage_costs(manifest: dict) -> dict:
+    """Each stage's wall seconds and CPU seconds (its tasks' CPU for a per-dataset stage, the suite-wide
+    result's CPU otherwise) from a run's manifest."""
+    costs = {}
+    for stage in STAGES:
+        entry = manifest.get("stages", {}).get(stage, {})
+        cpu = entry.get("task_cpu_seconds") or manifest.get("artifacts", {}).get(stage, {}).get("cpu_seconds")
+        costs[f"{stage}_wall_s"] = round(entry.get("seconds", math.nan), 1)
+        costs[f"{stage}_cpu_s"] = round(cpu, 1) if cpu is not None else None
+    return costs
+
+
+def growth(table: pd.DataFrame) -> pd.DataFrame:
+    """Growth exponents in flows between consecutive sizes with the same number of tasks."""
+    rows = []
+    sizes = table["size"].str.split("x", expand=True).astype(int)
+    for (a, b) in zip(range(len(table) - 1), range(1, len(table))):
+        if sizes.iloc[a, 1] != sizes.iloc[b, 1] or sizes.iloc[a, 0] == sizes.iloc[b, 0]:
+            continue
+        ratio = math.log(sizes.iloc[b, 0] / sizes.iloc[a, 0])
+        row = {"from": table["size"].iloc[a], "to": table["size"].iloc[b]}
+        for column in [c for c in table.columns if c.endswith("cpu_s")]:
+            low, high = table[column].iloc[a], table[column].iloc[b]
+            if low and high and not (pd.isna(low) or pd.isna(high)):
+                row[column.replace("_cpu_s", "")] = round(math.log(high / low) / ratio, 2)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", nargs="+", default=["1000x20", "2000x20"])
+    parser.add_argument("--keep", type=Path, help="keep each field, config and run here")
+    parser.add_argument("--limit", type=float, default=3600.0, help="seconds a run may take")
+    args = parser.parse_args()
+    table = pd.DataFrame([measure(size, args.keep, args.limit) for size in args.sizes])
+    with pd.option_context("display.width", 200, "display.max_columns", 40):
+        print(table.T.to_string(header=False))
+        exponents = growth(table)
+        if len(exponents):
+            print("\ngrowth exponents in flows (CPU):")
+            print(exponents.to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
