@@ -15,6 +15,7 @@ from benchirt.airt.goodness import ModelGoodness, model_goodness
 from benchirt.airt.latent import MIN_DISTINCT_DIFFICULTIES, LatentTraitAnalysis, latent_trait_analysis
 from benchirt.airt.metrics import algorithm_metrics, dataset_metrics
 from benchirt.airt.polytomous import GRMConfig, bin_performance, fit_grm
+from benchirt.airt.sparse import observed_field
 from benchirt.errors import DataError
 
 
@@ -146,10 +147,13 @@ def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTRes
     """
     config = config or AIRTConfig()
     start = time.perf_counter()
-    perf = check_performance(perf, where="AIRT input")
+    perf, observed_notes = _observed(check_performance(perf, where="AIRT input", missing=config.compat is None))
     if perf.shape[0] < MIN_DISTINCT_DIFFICULTIES:
         raise DataError(f"AIRT input: {perf.shape[0]} dataset(s); AIRT needs at least {MIN_DISTINCT_DIFFICULTIES} "
-                        "datasets/instances (rows) to estimate dataset difficulty and fit the latent trait curves")
+                        "datasets/instances (rows) to estimate dataset difficulty and fit the latent trait curves"
+                        + (f" ({'; '.join(observed_notes)})" if observed_notes else ""))
+    if perf.shape[1] < 2:
+        raise DataError(f"AIRT input: {perf.shape[1]} algorithm(s) kept; AIRT needs at least 2 ({'; '.join(observed_notes)})")
     if config.compat == "airt-r":
         fit, z, actual, predicted_values, notes = _fit_airt_r(perf, config)
     else:
@@ -158,8 +162,9 @@ def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTRes
                              prior_mean=config.prior_mean, prior_sd=config.prior_sd,
                              max_discrimination=config.max_discrimination)
         predicted_values = expit(fit.predicted_logit())
-        predicted_values[:, ~fit.informative] = perf.to_numpy()[:, ~fit.informative]
-        actual, notes = perf, []
+        constant = perf.to_numpy()[:, ~fit.informative]
+        predicted_values[:, ~fit.informative] = np.nanmax(constant, axis=0)
+        actual, notes = perf, observed_notes
     algorithms = algorithm_metrics(fit, perf.columns, z, sign_rule=config.compat == "airt-r")
     datasets = dataset_metrics(fit, perf.index)
     predicted = pd.DataFrame(predicted_values, index=perf.index, columns=perf.columns)
@@ -196,6 +201,27 @@ def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTRes
     return AIRTResult(algorithms=algorithms, datasets=datasets, goodness=goodness.table, model_goodness=goodness,
                       latent=latent, fit=fit, performance=perf, predicted=predicted, config=config,
                       notes=tuple(notes), seconds=time.perf_counter() - start, polytomous=polytomous)
+
+
+def _observed(perf: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The part of a matrix with missing cells AIRT fits on its observed cells (:mod:`benchirt.airt.sparse`) and
+    the notes saying so and how each derived output reads them; a complete matrix unchanged, no notes."""
+    if not perf.isna().any().any():
+        return perf, []
+    field = observed_field(perf)
+    return field.table, [*field.notes(), *OBSERVED_OUTPUT_NOTES]
+
+
+#: How AIRT's outputs read a matrix with missing cells (said in a fit's notes whenever one is missing).
+OBSERVED_OUTPUT_NOTES = (
+    "with missing cells: each algorithm's parameters come from the datasets it ran on, its 95 % discrimination "
+    "interval from their number, and each dataset's difficulty (eq. 10) from the algorithms it has",
+    "with missing cells: model goodness (MSE, AUCDF, AUAEC, AUPEC) is computed on each algorithm's observed cells "
+    "only; predicted.csv holds the model's prediction for every cell, performance.csv leaves the missing ones empty",
+    "with missing cells: each latent trait curve is fitted to the datasets its algorithm ran on and drawn over "
+    "every difficulty (beyond the range of those datasets it is extrapolated), so strengths, weaknesses, LTO and "
+    "the airt portfolio compare curves at difficulties where some algorithms have no result",
+)
 
 
 def _polytomous_table(perf: pd.DataFrame, config: AIRTConfig) -> tuple[pd.DataFrame, list[str]]:
