@@ -209,7 +209,8 @@ def _observed(perf: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     if not perf.isna().any().any():
         return perf, []
     field = observed_field(perf)
-    return field.table, [*field.notes(), *OBSERVED_OUTPUT_NOTES]
+    missing = field.table.isna().any().any()
+    return field.table, [*field.notes(), *(OBSERVED_OUTPUT_NOTES if missing else ())]
 
 
 #: How AIRT's outputs read a matrix with missing cells (said in a fit's notes whenever one is missing).
