@@ -56,14 +56,17 @@ class ObservedCells:
         mu = var * ((self.w * (b + g * self.z)) @ a2 + setup.prior_mean / setup.prior_var)
         return mu, var
 
-    def m_step(self, mu: np.ndarray, var: np.ndarray, max_alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Eqs. 5-8 per item over the datasets that observed it, with the Heywood bound of the complete M-step."""
+    def m_step(self, mu: np.ndarray, var: np.ndarray | float,
+               max_alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Eqs. 5-8 per item over the datasets that observed it, with the Heywood bound of the complete M-step.
+
+        ``var``: the posterior variances sigma_i^2, shape (N,) (a float: the same for every dataset)."""
         w, z = self.w, self.z
         count = w.sum(axis=0)
         m_mu = mu @ w / count
         deviation = mu[:, None] - m_mu
         v_mu = (w * deviation**2).sum(axis=0) / count
-        spread = v_mu + var @ w / count          # V(mu) + mean posterior variance, over the item's datasets
+        spread = v_mu + np.broadcast_to(var, mu.shape) @ w / count  # V(mu) + mean posterior variance there
         m_z = (w * z).sum(axis=0) / count
         centred = w * (z - m_z)
         v_z = (centred**2).sum(axis=0) / count
@@ -83,7 +86,8 @@ class ObservedCells:
         a = np.sign(g) / np.sqrt(inv_a2)
         return a, b, g
 
-    def loglik(self, a: np.ndarray, b: np.ndarray, g: np.ndarray, mu: np.ndarray, var: np.ndarray, setup) -> float:
+    def loglik(self, a: np.ndarray, b: np.ndarray, g: np.ndarray, mu: np.ndarray, var: np.ndarray | float,
+               setup) -> float:
         """Exact marginal log-likelihood of the observed cells, ``ln f(z_obs | mu) + ln p(mu) - ln p(mu | z_obs)``."""
         resid = mu[:, None] - b - g * self.z
         log_f = self.w @ (np.log(np.abs(a * g)) - 0.5 * _LOG_2PI) - 0.5 * ((self.w * resid**2) @ a**2)

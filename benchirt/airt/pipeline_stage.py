@@ -37,8 +37,9 @@ def airt_from_accuracy(responses: Mapping[str, ResponseResult], config: AIRTConf
     from benchirt.responses import accuracy_matrix
 
     results = [responses[name] for name in sorted(responses)]
+    notes: list[str] = []
     if config.compat is None:
-        perf, notes = accuracy_matrix(results, role="real", which=which, keep_missing=True), []
+        perf = accuracy_matrix(results, role="real", which=which, keep_missing=True)
     else:
         perf, notes = _complete_matrix(results, which)
     input_note = _input_note(results, perf, which)
