@@ -120,7 +120,10 @@ def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTRes
     ----------
     perf : pd.DataFrame, shape (N, n)
         Rows datasets/problem instances, columns algorithms, higher is better, values in [0, 1]
-        (map runtimes or other scales first with :func:`benchirt.airt.aslib.to_unit_interval`).
+        (map runtimes or other scales first with :func:`benchirt.airt.aslib.to_unit_interval`), NaN where an
+        algorithm has no result on a dataset: the model is then fitted to the observed cells
+        (:mod:`benchirt.airt.observed`; Mislevy & Wu 1996), after leaving out the datasets and algorithms with
+        too few results (:mod:`benchirt.airt.sparse`), and the notes say how each output reads the gaps.
     config : AIRTConfig
 
     Returns
@@ -130,8 +133,8 @@ def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTRes
     Raises
     ------
     DataError
-        Non-numeric, missing or out-of-range values, duplicated names, fewer than 5 datasets or 2 algorithms,
-        every algorithm constant.
+        Non-numeric or out-of-range values, missing ones with ``compat="airt-r"``, duplicated names, fewer than
+        5 datasets or 2 algorithms (kept), every algorithm constant.
 
     Examples
     --------
