@@ -199,9 +199,9 @@ def _gcv_lam(x: np.ndarray, means: np.ndarray, weights: np.ndarray, max_df: floa
     best_score = np.full(means.shape[1], np.inf)
     smoothest_lam, smoothest_df = np.nan, np.inf
     for lam in k * np.ptp(x) ** 3 * np.logspace(-10, 2, 49):
-        try:
-            df = np.trace(make_smoothing_spline(x, identity, w=w, lam=lam)(x))
-            fits = make_smoothing_spline(x, means, w=w, lam=lam)(x)
+        try:  # one banded solve smooths the identity (the hat matrix's columns) and the data together
+            smoothed = make_smoothing_spline(x, np.hstack([identity, means]), w=w, lam=lam)(x)
+            df, fits = np.trace(smoothed[:, :k]), smoothed[:, k:]
         except (ValueError, np.linalg.LinAlgError):
             continue
         if df >= k - 1e-6 or df < 2.0 - 1e-3:
