@@ -1,12 +1,13 @@
 """Lazy public names of benchirt's stage packages (PEP 562).
 
 A stage package's public names are listed once, in its ``__init__.pyi`` stub: ``from benchirt.x.m import Y
-as Y`` re-exports ``Y`` from the submodule ``benchirt.x.m`` and ``__all__`` lists every public name (as
-``lazy_loader.attach_stub`` reads a stub). The ``__init__`` derives ``__all__`` and the lazy table from it
-(:func:`attach_stub`); the submodule is imported when a name is first used, so ``import benchirt.rating`` (and validating a
-config, which needs only ``benchirt.rating.config``) does not pull in scipy.stats, scikit-posthocs,
-matplotlib or scikit-learn. ``from benchirt.rating import leaderboard`` and ``benchirt.rating.X``
-behave as with eager imports.
+as Y`` re-exports ``Y`` from the submodule ``benchirt.x.m``, and a name the ``__init__`` defines itself is
+declared there (``def f(...) -> T: ...``, ``NAME: T``). As ``lazy_loader.attach_stub`` does, the ``__init__``
+derives ``__all__`` (those names, sorted) and the lazy table from it (:func:`attach_stub`); a stub that also
+spells out an ``__all__`` must list the same names, in the order ``__all__`` then takes. The submodule is
+imported when a name is first used, so ``import benchirt.rating`` (and validating a config, which needs only
+``benchirt.rating.config``) does not pull in scipy.stats, scikit-posthocs, matplotlib or scikit-learn.
+``from benchirt.rating import leaderboard`` and ``benchirt.rating.X`` behave as with eager imports.
 
 Written here because the standard library has no such helper and the small ``lazy_loader`` package
 would add a dependency for twenty lines.
@@ -58,37 +59,51 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> None:
 
 
 def stub_exports(stub: str | Path) -> tuple[dict[str, str], list[str]]:
-    """The re-exports (name -> defining module) and the ``__all__`` of the package stub ``stub``.
+    """The re-exports (name -> defining module) and the public names (``__all__``) of the package stub ``stub``.
 
     A re-export is an absolute ``from benchirt.m import Y as Y`` (PEP 484's spelling of one); other imports
-    (``from pathlib import Path``, for an annotation) and the stub's own declarations are not.
+    (``from pathlib import Path``, for an annotation) are not. The public names are the re-exports and the
+    stub's own declarations (functions, classes, annotated names), sorted, or the stub's ``__all__`` when it
+    spells one out.
     """
     path = Path(stub)
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    exports: dict[str, str] = {}
-    names: list[str] | None = None
+    exports = {alias.name: node.module for node in tree.body
+               if isinstance(node, ast.ImportFrom) and node.module and not node.level
+               and node.module.startswith("benchirt") for alias in node.names if alias.asname == alias.name}
+    public = {name for name in set(exports) | _declared(tree) if not name.startswith("_")}
+    names = _listed(tree)
+    if names is not None and set(names) != public:
+        raise ImportError(f"{path}: __all__ lists {sorted(set(names) - public)} that the stub neither re-exports nor"
+                          f" declares, and leaves out {sorted(public - set(names))}")
+    return exports, sorted(public) if names is None else names
+
+
+def _declared(tree: ast.Module) -> set[str]:
+    """The names a stub declares itself: its functions, classes and annotated names."""
+    return ({node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+            | {node.target.id for node in tree.body
+               if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)})
+
+
+def _listed(tree: ast.Module) -> list[str] | None:
+    """The stub's literal ``__all__``, None when it has none."""
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level and node.module.startswith("benchirt"):
-            exports.update({alias.name: node.module for alias in node.names if alias.asname == alias.name})
-        elif isinstance(node, ast.Assign) and [getattr(target, "id", None) for target in node.targets] == ["__all__"]:
-            names = list(ast.literal_eval(node.value))
-    if names is None:
-        raise ImportError(f"{path} has no __all__")
-    return exports, names
+        if isinstance(node, ast.Assign) and [getattr(target, "id", None) for target in node.targets] == ["__all__"]:
+            return list(ast.literal_eval(node.value))
+    return None
 
 
 def attach_stub(package: str, init_file: str) -> None:
     """Give ``package`` the ``__all__`` and the lazy names of its ``__init__.pyi`` stub beside ``init_file``.
 
-    Call it at the end of the package's ``__init__`` (``attach_stub(__name__, __file__)``); a public name the
-    stub does not re-export must be defined by then (the ``__init__``'s own eager names).
+    Call it at the end of the package's ``__init__`` (``attach_stub(__name__, __file__)``); a name the stub
+    declares rather than re-exports must be defined by then (the ``__init__``'s own eager names).
     """
     exports, names = stub_exports(Path(init_file).with_suffix(".pyi"))
     module = sys.modules[package]
     missing = [name for name in names if name not in exports and name not in vars(module)]
-    unlisted = sorted(set(exports) - set(names))
-    if missing or unlisted:
-        raise ImportError(f"{package}: the stub's __all__ names {missing} that are neither re-exported nor defined"
-                          f" in __init__.py, and re-exports {unlisted} it does not list")
+    if missing:
+        raise ImportError(f"{package}: the stub declares {missing}, which __init__.py does not define")
     lazy_exports(package, exports)
     setattr(module, "__all__", names)

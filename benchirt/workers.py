@@ -29,7 +29,7 @@ INTERVAL = 0.5
 _watching: int | None = None
 
 
-def exit_with_parent(parent_pid: int, interval: float = INTERVAL) -> None:
+def exit_with_parent(parent_pid: int, *, interval: float = INTERVAL) -> None:
     """Start (once per process) a daemon thread that ends this process when ``parent_pid`` stops being its parent."""
     global _watching
     if _watching == os.getpid():

@@ -117,7 +117,7 @@ def prediction_formulas(perf: pd.DataFrame) -> pd.DataFrame:
 
 def polytomous_limits(perf: pd.DataFrame) -> pd.Series:
     """GPCM on 5 quantile levels: difficulty limit from the lowest threshold (vignette) and the highest."""
-    fit = fit_grm(bin_performance(perf, 5), config=GRMConfig(model="gpcm"))
+    fit = fit_grm(bin_performance(perf, n_levels=5), config=GRMConfig(model="gpcm"))
     lowest = fit.items["thresholds"].map(lambda t: -t[0])
     highest = fit.items["difficulty_limit"]
     return pd.Series({"max |lowest - highest|": float((lowest - highest).abs().max()),

@@ -100,7 +100,7 @@ def adaptive_plan(model, truth: pd.Series, k: int) -> list[str]:
     """The plan continued after every result (`benchirt plan --observed` once per dataset run)."""
     chosen: list[str] = []
     while len(chosen) < k:
-        chosen.append(plan_datasets(model, len(chosen) + 1, truth.loc[chosen])["dataset"].iloc[-1])
+        chosen.append(plan_datasets(model, len(chosen) + 1, observed=truth.loc[chosen])["dataset"].iloc[-1])
     return chosen
 
 

@@ -60,7 +60,7 @@ def adaptive(model, truth: pd.Series, steps: int, costs: pd.Series | None) -> li
     """The plan continued after every result, one dataset at a time."""
     chosen: list[str] = []
     while len(chosen) < steps:
-        plan = plan_datasets(model, len(chosen) + 1, truth.loc[chosen], costs=costs)
+        plan = plan_datasets(model, len(chosen) + 1, observed=truth.loc[chosen], costs=costs)
         chosen.append(plan["dataset"].iloc[-1])
     return chosen
 

@@ -70,7 +70,7 @@ def naive_decodirt(dataset, config: ResponseConfig) -> tuple[pd.DataFrame, pd.Se
                 scores.append(np.mean(model.predict(X.iloc[train[validate]]) == codes[train[validate]]))
             cv_accuracy[name] = float(np.mean(scores))
             predictions[name] = clone(pipeline).fit(X.iloc[train], codes[train]).predict(X.iloc[test])
-    predictions.update(artificial_predictions(codes[train], codes[test], config.seed))
+    predictions.update(artificial_predictions(codes[train], codes[test], seed=config.seed))
     items = [str(position) for position in test]
     frame = pd.DataFrame(predictions, index=items).T
     return (frame == codes[test]).astype(np.int8), pd.Series(cv_accuracy)
@@ -93,7 +93,7 @@ def main() -> None:
         path = next(DATA.glob(f"{openml_id}-*.arff"))
         dataset = load_file(path, openml_id=openml_id, name=path.stem.split("-", 1)[1])
         start, cpu = time.perf_counter(), time.process_time()
-        result = respond(dataset, config)
+        result = respond(dataset, config=config)
         fast, fast_cpu = time.perf_counter() - start, time.process_time() - cpu
         start, cpu = time.perf_counter(), time.process_time()
         naive, naive_cv = naive_decodirt(dataset, config)

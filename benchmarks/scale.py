@@ -262,7 +262,7 @@ def fixed_per_dataset(model: dict) -> float:
     for spec in resolve_suite("builtin:iris,wine") * 3:
         start = time.process_time()
         dataset = spec.load()
-        respond(dataset, config)
+        respond(dataset, config=config)
         measured = time.process_time() - start
         shape = Shape(len(dataset.y), dataset.X.shape[1], int(dataset.y.nunique()), "loaded")
         left.append(measured - response_cost(shape, config, model)["seconds"])
@@ -295,7 +295,7 @@ def _measure(shape, config, n_jobs, queue) -> None:
     generated = time.perf_counter() - start
     peak = _TreeMemory()
     start = time.perf_counter()
-    result = respond(dataset, replace(config, n_jobs=n_jobs))
+    result = respond(dataset, config=replace(config, n_jobs=n_jobs))
     seconds = time.perf_counter() - start
     queue.put({"seconds": seconds, "generate_s": generated, "peak_bytes": peak.stop(), "sizes": result.sizes})
 
@@ -392,7 +392,7 @@ def _measure_openml(folder: Path, shape, config, fits: bool, queue) -> None:
         from benchirt.responses import respond
 
         start = time.perf_counter()
-        result = respond(dataset, config)
+        result = respond(dataset, config=config)
         out.update(respond_s=round(time.perf_counter() - start, 1), respond_gb=round(peak(), 2),
                    trained_on=result.sizes["train_used"], skipped=",".join(result.sizes["skipped_classifiers"]) or "-")
     queue.put(out)

@@ -93,7 +93,7 @@ def one_split(data, calibration: np.ndarray, held_out: np.ndarray, n_random: int
         for rule, members in subsets.items():
             rows.append({"fraction": fraction, "rule": rule, "cpu_share": cost[members].sum() / cost.sum(),
                          **judged(accuracy[:, held_out], members, full)})
-        for rule, draws in (("random_equal_cost", random_fills(cost, budget, n_random, seed)),
+        for rule, draws in (("random_equal_cost", random_fills(cost, budget, n_random, seed=seed)),
                             ("random_equal_size", [np.sort(np.random.default_rng(seed + i).choice(
                                 len(cost), len(chosen), replace=False)) for i in range(n_random)])):
             table = pd.DataFrame([judged(accuracy[:, held_out], members, full) for members in draws])

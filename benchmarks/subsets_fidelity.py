@@ -52,7 +52,7 @@ def main(n_random: int) -> None:
     start = time.perf_counter()
     taus = []
     for size in sorted({len(v) for v in subsets.values()}):
-        for row in fidelity.random_subsets(len(datasets), size, n_random, config.seed):
+        for row in fidelity.random_subsets(len(datasets), size, n_random, seed=config.seed):
             chosen = [datasets[i] for i in row]
             table = glicko_tournament(scores[scores["dataset"].isin(chosen)]).table.set_index("classifier")
             taus.append(fidelity.kendall_tau(reference, table["rating"].loc[real]))

@@ -97,7 +97,7 @@ def responses_for(name: str, share: float, seed: int, cache: Path | None):
         result.test_labels = pd.read_parquet(stem / "test_labels.parquet")["label"]
         return result, set(json.loads((stem / "flipped.json").read_text()))
     noisy, flipped = flip_labels(load(name), share, seed)
-    result = respond(noisy, ResponseConfig(seed=seed))
+    result = respond(noisy, config=ResponseConfig(seed=seed))
     if stem is not None:
         stem.mkdir(parents=True, exist_ok=True)
         result.responses.to_parquet(stem / "responses.parquet")

@@ -112,6 +112,12 @@ ASLIB_RUNS_HEADER = """\
 """
 
 
+def runtime_description(scenario_id: str, cutoff_time: int) -> str:
+    """The ``description.txt`` of a toy ASlib scenario with one measure, runtime (smaller is better)."""
+    return (f"scenario_id: {scenario_id}\nperformance_measures:\n  - runtime\nmaximize:\n  - false\n"
+            f"performance_type:\n  - runtime\nalgorithm_cutoff_time: {cutoff_time}\n")
+
+
 def write_aslib_scenario(folder: Path, rows, description: str, cv_rows=None) -> Path:
     """Write a toy ASlib scenario: ``description.txt``, ``algorithm_runs.arff`` and optionally ``cv.arff``.
 

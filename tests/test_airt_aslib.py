@@ -9,19 +9,9 @@ import pytest
 
 from benchirt.airt.aslib import check_performance, load_aslib, load_performance, to_unit_interval
 from benchirt.errors import DataError
-from data_samples import write_aslib_scenario
+from data_samples import runtime_description, write_aslib_scenario
 
-DESCRIPTION = """\
-scenario_id: TOY-RUNTIME
-performance_measures:
-  - runtime
-maximize:
-  - false
-performance_type:
-  - runtime
-algorithm_cutoff_time: 100
-algorithm_cutoff_memory: '?'
-"""
+DESCRIPTION = runtime_description("TOY-RUNTIME", 100) + "algorithm_cutoff_memory: '?'\n"
 
 def _write_scenario(folder, rows, description=DESCRIPTION, cv_rows=None):
     return write_aslib_scenario(folder, rows, description, cv_rows)

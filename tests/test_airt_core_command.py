@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from benchirt.airt import expit, fit_airt
 from benchirt.airt import plots
 from benchirt.cli import main
-from data_samples import write_aslib_scenario
+from data_samples import runtime_description, write_aslib_scenario
 
 ARTIFICIAL = ("rand1", "rand2", "rand3", "majoritario", "minoritario", "pessimo", "otimo")
 
@@ -105,16 +105,7 @@ def test_command_one_dataset_is_a_clear_error(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
-DESCRIPTION = """\
-scenario_id: TOY
-performance_measures:
-  - runtime
-maximize:
-  - false
-performance_type:
-  - runtime
-algorithm_cutoff_time: 1000
-"""
+DESCRIPTION = runtime_description("TOY", 1000)
 
 
 def test_command_reads_an_aslib_scenario_with_failures_and_repetitions(tmp_path):
@@ -156,7 +147,7 @@ def test_plot_functions_return_figures(toy_result):
     # latent and goodness plots also take the bare analysis objects (e.g. of a polytomous model)
     assert isinstance(plots.plot_latent_curves(toy_result.latent, dashed=["steady"]), Figure)
     assert isinstance(plots.plot_effectiveness(toy_result.model_goodness), Figure)
-    heat = plots.plot_heatmaps(toy_result, ["contrarian"])
+    heat = plots.plot_heatmaps(toy_result, algorithms=["contrarian"])
     assert "anomalous" in heat.axes[0].get_title()
     gaps = pd.DataFrame({"method": ["airt", "airt", "topset", "topset"], "n_algorithms": [1, 2, 1, 2],
                          "mean_gap": [0.1, 0.05, 0.12, 0.06], "se": [0.01, np.nan, 0.02, 0.01],

@@ -77,7 +77,7 @@ def test_the_openml_path_draws_the_same_rows_and_gives_bit_identical_responses(t
     assert compact.X.memory_usage(deep=True).sum() < 0.3 * whole.X.memory_usage(deep=True).sum()
     config = ResponseConfig(pool=("gaussian_nb", "knn_3", "svc", "decision_tree", "mlp"), ladder_epochs=3,
                             cv_folds=3, max_train=150, max_cv_train=90)
-    a, b = respond(compact, config), respond(whole, config)
+    a, b = respond(compact, config=config), respond(whole, config=config)
     assert a.sizes == b.sizes and a.sizes["train_used"] == 150
     assert np.array_equal(a.test_index, b.test_index)
     pd.testing.assert_frame_equal(a.responses, b.responses)

@@ -27,6 +27,8 @@ ENTRY_POINTS = {
     "benchirt.pipeline.config": ["load_config"],
     "benchirt.pipeline.registry": ["stage"],
     "benchirt.out_folder": ["claim_out"],
+    "benchirt.pipeline.slurm": ["plan_jobs"],
+    "benchirt.pipeline.slurm_options": ["walltime_seconds", "memory_bytes"],
 }
 
 OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE

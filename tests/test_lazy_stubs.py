@@ -4,7 +4,8 @@ The stub is the package's one list of public names: ``__init__.py`` derives its 
 table from it (:func:`benchirt.lazy.attach_stub`) and lists none itself. The runtime cannot drift from the
 stub: the lazy table is exactly the stub's re-exports, each from the module the stub names (and that module
 really defines or re-exports the object), the stub declares the names ``__init__.py`` defines eagerly, and
-``__all__`` is the stub's.
+``__all__`` is those names, sorted (as ``lazy_loader.attach_stub`` derives it), or the stub's own ``__all__``
+where a stub still spells one out.
 """
 from __future__ import annotations
 
@@ -33,13 +34,13 @@ def _lazy_packages() -> list[str]:
 LAZY_PACKAGES = _lazy_packages()
 
 
-def _stub(package: str) -> tuple[dict[str, str], set[str], list[str]]:
-    """The stub's re-exports (name -> module), its own declarations, and its ``__all__``."""
+def _stub(package: str) -> tuple[dict[str, str], set[str], list[str] | None]:
+    """The stub's re-exports (name -> module), its own declarations, and its ``__all__`` (None without one)."""
     path = ROOT.joinpath(*package.split(".")[1:], "__init__.pyi")
     tree = ast.parse(path.read_text(encoding="utf-8"))
     reexports: dict[str, str] = {}
     declared: set[str] = set()
-    all_names: list[str] = []
+    all_names: list[str] | None = None
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("benchirt"):
             for alias in node.names:
@@ -67,7 +68,8 @@ def test_stub_reexports_exactly_the_lazy_table(package):
     assert reexports == dict(module._lazy_exports), f"make {stub} re-export exactly the lazy table"
     eager = {name for name in module.__all__ if name not in module._lazy_exports}
     assert declared == eager, f"declare in {stub} the public names __init__.py defines itself"
-    assert all_names == list(module.__all__), f"copy __all__ into {stub}"
+    expected = sorted({*reexports, *declared}) if all_names is None else all_names
+    assert list(module.__all__) == expected, f"__all__ of {package} is not the names of {stub}"
 
 
 @pytest.mark.parametrize("package", LAZY_PACKAGES)
@@ -93,20 +95,23 @@ def test_the_init_lists_no_public_name_itself(package):
 
 def test_stub_exports_reads_reexports_and_all(tmp_path):
     stub = tmp_path / "__init__.pyi"
-    stub.write_text("from pathlib import Path\nfrom benchirt.m import A as A, B\nfrom benchirt.n import c as c\n"
-                    "def d(path: Path) -> None: ...\n__all__ = ['A', 'c', 'd']\n", encoding="utf-8")
-    assert stub_exports(stub) == ({"A": "benchirt.m", "c": "benchirt.n"}, ["A", "c", "d"])
-    (tmp_path / "bare.pyi").write_text("from benchirt.m import A as A\n", encoding="utf-8")
-    with pytest.raises(ImportError, match="no __all__"):
-        stub_exports(tmp_path / "bare.pyi")
+    stub.write_text("from pathlib import Path\nfrom benchirt.m import B, A as A\nfrom benchirt.n import c as c\n"
+                    "def d(path: Path) -> None: ...\nE: int\n", encoding="utf-8")
+    assert stub_exports(stub) == ({"A": "benchirt.m", "c": "benchirt.n"}, ["A", "E", "c", "d"])
+    (tmp_path / "listed.pyi").write_text(stub.read_text() + "__all__ = ['d', 'c', 'E', 'A']\n", encoding="utf-8")
+    assert stub_exports(tmp_path / "listed.pyi")[1] == ["d", "c", "E", "A"]
 
 
 def test_attach_stub_refuses_a_stub_that_disagrees_with_the_init(tmp_path, monkeypatch):
-    """A name in ``__all__`` that is neither re-exported nor defined, or a re-export ``__all__`` omits, fails the import."""
+    """A stub ``__all__`` naming what the stub neither re-exports nor declares, or omitting a re-export, fails the
+    import; so does a declared name ``__init__.py`` does not define."""
     import types
 
     (tmp_path / "__init__.pyi").write_text("from benchirt.m import A as A\nfrom benchirt.m import B as B\n"
                                            "__all__ = ['A', 'z']\n", encoding="utf-8")
     monkeypatch.setitem(__import__("sys").modules, "fake_lazy_package", types.ModuleType("fake_lazy_package"))
     with pytest.raises(ImportError, match=r"\['z'\].*\['B'\]"):
+        attach_stub("fake_lazy_package", str(tmp_path / "__init__.py"))
+    (tmp_path / "__init__.pyi").write_text("from benchirt.m import A as A\ndef f() -> None: ...\n", encoding="utf-8")
+    with pytest.raises(ImportError, match=r"declares \['f'\], which __init__.py does not define"):
         attach_stub("fake_lazy_package", str(tmp_path / "__init__.py"))

@@ -10,7 +10,8 @@ out of range, not a choice), a config holding that one value is loaded and its m
 
 and checked to name the valid choices or the range's bounds (read from the declaration's fields, not from
 its wording). Beside the stages: the responses imported from stored runs (``respond: {source:
-openml-runs}``), the entries of ``respond.extra``, the pipeline's own ``airt`` keys, ``execution``, the
+openml-runs}``), the entries of ``respond.extra``, the pipeline's own ``airt`` keys, ``execution`` and its
+``slurm`` block, the
 top level of a config, the polytomous model's options and the run selection's. A new stage or option is
 covered without editing this file; a field without a declaration fails
 (:func:`benchirt.options.validate_fields`).
@@ -30,6 +31,7 @@ from benchirt.pipeline import registry
 from benchirt.pipeline.config import (
     AIRT_PIPELINE_OPTIONS, IMPORTED_RESPONSES, TOP_LEVEL_OPTIONS, ExecutionConfig, load_config,
 )
+from benchirt.pipeline.slurm_options import SlurmOptions
 from benchirt.pool.real import ENTRY_OPTIONS
 from benchirt.stored_runs.select import SelectionOptions
 
@@ -84,6 +86,9 @@ def other_cases() -> list[Case]:
         (ExecutionConfig.__name__, ExecutionConfig.OPTIONS,
          lambda key: lambda value: load_config({"execution": {key: value}}),
          lambda key: f"<dict>: execution.{key}: "),
+        (SlurmOptions.__name__, SlurmOptions.OPTIONS,
+         lambda key: lambda value: load_config({"execution": {"backend": "slurm", "slurm": {key: value}}}),
+         lambda key: f"<dict>: execution.slurm.{key}: "),
         ("top level", TOP_LEVEL_OPTIONS, lambda key: lambda value: load_config({key: value}),
          lambda key: f"<dict>: {key}: "),
         (GRMConfig.__name__, GRMConfig.OPTIONS, lambda key: lambda value: GRMConfig.from_dict({key: value}),
@@ -148,7 +153,7 @@ def test_every_field_of_every_stage_config_is_declared_and_covered(capsys):
               f"{len(OTHER_CASES)}")
 
 
-@pytest.mark.parametrize("cls", [ExecutionConfig, GRMConfig, SelectionOptions, registry.resolve(IMPORTED_RESPONSES),
+@pytest.mark.parametrize("cls", [ExecutionConfig, SlurmOptions, GRMConfig, SelectionOptions, registry.resolve(IMPORTED_RESPONSES),
                                  *(registry.resolve(stage.config) for stage in registry.REGISTRY)],
                          ids=lambda cls: cls.__name__)
 def test_each_config_class_declares_exactly_its_fields(cls):

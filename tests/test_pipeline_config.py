@@ -151,13 +151,13 @@ def test_unknown_option_inside_a_stage_section(tmp_path):
     "execution, message",
     [("{n_jobs: 0}", "execution.n_jobs: got 0, expected an integer >= 1 or -1"),
      ("{n_jobs: true}", "execution.n_jobs: got True, expected an integer >= 1 or -1"),
-     ("{backend: spark}", "execution.backend: got 'spark', expected one of local, dask"),
+     ("{backend: spark}", "execution.backend: got 'spark', expected one of local, dask, slurm"),
      ("{retries: -1}", "execution.retries: got -1, expected an integer >= 0"),
      ("{scheduler: ' '}", "execution.scheduler: got ' ', expected null or an address such as tcp://host:8786"),
      ("{tasks: folds}", "execution.tasks: got 'folds', expected one of fits, datasets"),
      ("{strict: 1}", "execution.strict: got 1, expected true or false"),
      ("{workers: 3}", "unknown execution option(s) 'workers'; valid options: n_jobs, backend, scheduler, retries, memory_limit_gb, "
-                      "tasks, strict")],
+                      "tasks, strict, slurm")],
 )
 def test_execution_section_is_validated(tmp_path, execution, message):
     path = _write(tmp_path, f"execution: {execution}\n")

@@ -63,7 +63,7 @@ def specs():
 
 @pytest.fixture(scope="module")
 def expected(specs):
-    return {spec.name: respond(spec.load(), SMALL) for spec in specs}
+    return {spec.name: respond(spec.load(), config=SMALL) for spec in specs}
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -83,7 +83,7 @@ def test_a_capped_dataset_ships_only_the_rows_its_fits_use(specs):
     assert rows.X.index.equals(pd.RangeIndex(len(rows.X)))
     assert sorted(rows.positions[rows.test]) == sorted(rows.test_positions) and rows.test_positions.max() < 178
     [outcome] = response_fits(LocalExecutor(n_jobs=1), _tasks(specs[1:], config))
-    _same(outcome.value, respond(specs[1].load(), config))
+    _same(outcome.value, respond(specs[1].load(), config=config))
     assert outcome.value.sizes["train_used"] == 60 and outcome.value.sizes["cv_rows"] == 30
 
 
@@ -182,7 +182,7 @@ def test_a_run_of_fit_tasks_on_workers_is_stored_once_and_reused_by_any_granular
     config = load_config(str(tmp_path / "one.yaml")).stage_config("respond")
     stored = load_run(tmp_path / "run").respond
     for spec in specs:
-        _same(stored[spec.name], respond(spec.load(), config))
+        _same(stored[spec.name], respond(spec.load(), config=config))
 
 
 class VirtualClockExecutor:

@@ -33,7 +33,7 @@ def test_accessors_answer_from_the_statuses(tmp_path):
     assert manifest.suite_key("rate") == "k5" and manifest.suite_key("airt") is None
     assert manifest.suite_key("subset") is None
     assert manifest.problems() == {"iris": {"irt": "skipped: too few"}, "wine": {"irt": "failed: boom"}}
-    assert manifest.entry("irt", "wine")["reason"] == "boom" and manifest.config == {"suite": "builtin"}
+    assert manifest.entry("irt", name="wine")["reason"] == "boom" and manifest.config == {"suite": "builtin"}
     (tmp_path / "copy").mkdir()
     manifest.write(tmp_path / "copy")
     assert Manifest.read(tmp_path / "copy") == manifest
@@ -72,7 +72,7 @@ def test_a_manifest_written_by_the_previous_code_is_written_back_byte_for_byte(t
     classifier (tests/fixtures/README.md)."""
     (tmp_path / "manifest.json").write_bytes(FIXTURE.read_bytes())
     manifest = Manifest.read(tmp_path)
-    assert manifest.status == "finished" and manifest.entry("respond", "one_class")["status"] == "skipped"
+    assert manifest.status == "finished" and manifest.entry("respond", name="one_class")["status"] == "skipped"
     assert manifest.result_keys("irt").keys() == {"iris", "wine"} and manifest.documents["report"]["status"]
     assert list(manifest.added) == ["logreg"] and len(manifest.notes) == 2 and manifest.unknown == {}
     (tmp_path / "copy").mkdir()

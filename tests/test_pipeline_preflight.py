@@ -128,7 +128,7 @@ def test_respond_progress_counts_every_classifier_and_fit(monkeypatch):
     monkeypatch.setattr(stage, "tqdm", Recorder)
     config = ResponseConfig(pool=("gaussian_nb", "decision_tree", "knn_3"), cv_folds=3, ladder_epochs=2,
                             artificial=False)
-    respond(load_builtin("iris"), config, show_progress=True)
+    respond(load_builtin("iris"), config=config, show_progress=True)
     assert seen["bar"].total == seen["bar"].done == 3 * (3 + 1) + 1  # (classifier, fold or final) + the ladder
 
 
@@ -241,7 +241,7 @@ def test_worker_progress_files_and_the_text_beside_the_stage_bar(tmp_path):
         (folder / "broken.json").write_text("{")
         postfix.eta = "ETA 2.0 min"
         assert postfix.text() == "a 1/13 · iris 9/9 fits | ETA 2.0 min"
-        postfix.done("iris", "ETA 1.0 min")
+        postfix.done("iris", eta="ETA 1.0 min")
         assert bar.postfix == "a 1/13 fits | ETA 1.0 min"
     assert not folder.exists()
     progress_writer(tmp_path / "missing" / "x.json")(1, 1)  # no folder on this worker: dropped, no error
@@ -278,7 +278,7 @@ def test_offline_the_memory_guard_prices_cc18_datasets_from_the_recorded_shapes(
     openml.config.set_root_cache_directory(str(tmp_path))
     specs = [DatasetSpec("CIFAR_10", "openml", "40927"), DatasetSpec("kr-vs-kp", "openml", "3")]
     config = ResponseConfig(pool=("gaussian_nb",), ladder_epochs=0)
-    check = checker(specs, config, 1e9, TOY_MODEL, "a 1 GB test limit")
+    check = checker(specs, config, 1e9, TOY_MODEL, limit_source="a 1 GB test limit")
     cifar, kr = check("CIFAR_10"), check("kr-vs-kp")
     assert asked == ["CIFAR_10"]  # the server is asked once
     assert cifar.shape == Shape(60000, 3072, 10, "recorded table (OpenML unreachable)")

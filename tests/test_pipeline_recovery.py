@@ -71,10 +71,10 @@ def test_a_full_disk_while_saving_fails_only_that_dataset_and_the_next_stages_le
     config.write_text(yaml.safe_dump({**CONFIG, "stages": ["respond", "irt", "report"]}))
     real = ArtifactStore.save
 
-    def full_disk_for_wine(self, stage, name, key, result=None, **kwargs):
+    def full_disk_for_wine(self, stage, name, key, **kwargs):
         if (stage, name) == ("respond", "wine"):
             raise OSError(28, "No space left on device")
-        return real(self, stage, name, key, result, **kwargs)
+        return real(self, stage, name, key, **kwargs)
 
     monkeypatch.setattr(ArtifactStore, "save", full_disk_for_wine)
     capsys.readouterr()

@@ -99,7 +99,7 @@ def test_a_type_name_read_from_disk_is_never_imported(tmp_path):
 def test_tampered_artifact_is_refused(tmp_path):
     store = ArtifactStore(tmp_path)
     key = artifact_key("respond", {}, "fp")
-    path = store.save("respond", "iris", key, square_table("iris", 3))
+    path = store.save("respond", "iris", key, result=square_table("iris", 3))
     store.verify("respond", "iris", key)
     (path / "result" / "comparisons.pkl").write_bytes(b"cos\nsystem\n(S'touch pwned'\ntR.")
     with pytest.raises(ArtifactError) as info:
@@ -151,7 +151,7 @@ def test_save_then_load_and_marker(tmp_path):
     store = ArtifactStore(tmp_path)
     key = artifact_key("respond", {}, "fp")
     assert not store.has("respond", "iris", key)
-    path = store.save("respond", "iris", key, square_table("iris", 3), info={"seconds": 1.5})
+    path = store.save("respond", "iris", key, result=square_table("iris", 3), info={"seconds": 1.5})
     assert store.has("respond", "iris", key)
     assert store.load("respond", "iris", key).summary["n"] == 3
     marker = json.loads((path / MARKER).read_text())
@@ -162,7 +162,7 @@ def test_save_then_load_and_marker(tmp_path):
 def test_reader_trusts_no_folder_without_marker_or_with_another_key(tmp_path):
     store = ArtifactStore(tmp_path)
     key = artifact_key("respond", {}, "fp")
-    path = store.save("respond", "iris", key, square_table("iris", 3))
+    path = store.save("respond", "iris", key, result=square_table("iris", 3))
     (path / MARKER).unlink()  # as if the writer died before the marker
     assert not store.has("respond", "iris", key)
     with pytest.raises(BenchirtError, match="no complete respond artifact"):
@@ -176,7 +176,7 @@ def test_reader_trusts_no_folder_without_marker_or_with_another_key(tmp_path):
 def test_failed_write_leaves_nothing_and_old_artifact_survives(tmp_path, monkeypatch):
     store = ArtifactStore(tmp_path)
     key = artifact_key("respond", {}, "fp")
-    store.save("respond", "iris", key, square_table("iris", 3))
+    store.save("respond", "iris", key, result=square_table("iris", 3))
 
     def explode(obj, directory):
         (directory / "half.parquet").mkdir(parents=True)
@@ -184,7 +184,7 @@ def test_failed_write_leaves_nothing_and_old_artifact_survives(tmp_path, monkeyp
 
     monkeypatch.setattr(serialize, "dump", explode)
     with pytest.raises(KeyboardInterrupt):
-        store.save("respond", "iris", key, square_table("iris", 4))
+        store.save("respond", "iris", key, result=square_table("iris", 4))
     monkeypatch.undo()
     assert store.load("respond", "iris", key).summary["n"] == 3
     assert [p.name for p in store.path("respond", "iris", key).parent.iterdir() if p.name.startswith(".tmp")] == []
@@ -193,8 +193,8 @@ def test_failed_write_leaves_nothing_and_old_artifact_survives(tmp_path, monkeyp
 def test_forced_rewrite_replaces_and_leftover_temporaries_are_cleaned(tmp_path):
     store = ArtifactStore(tmp_path)
     key = artifact_key("respond", {}, "fp")
-    store.save("respond", "iris", key, square_table("iris", 3))
-    store.save("respond", "iris", key, square_table("iris", 5))
+    store.save("respond", "iris", key, result=square_table("iris", 3))
+    store.save("respond", "iris", key, result=square_table("iris", 5))
     assert store.load("respond", "iris", key).summary["n"] == 5
     leftover = store.artifacts / "respond" / ".tmp-iris-deadbeef-1234"
     leftover.mkdir()
@@ -214,7 +214,7 @@ def test_skip_record_is_complete_but_not_loadable(tmp_path):
 def test_odd_dataset_names_make_safe_folders(tmp_path):
     store = ArtifactStore(tmp_path)
     key = artifact_key("respond", {}, "fp")
-    path = store.save("respond", "../evil/name: x", key, square_table("x", 1))
+    path = store.save("respond", "../evil/name: x", key, result=square_table("x", 1))
     assert path.parent == store.artifacts / "respond"
     assert store.has("respond", "../evil/name: x", key)
 

@@ -250,9 +250,10 @@ def test_plan_continued_from_scores_depends_on_the_values():
     scores, pool = family_scores()
     model = fit_score_model(scores.loc[:, pool])
     first = plan_datasets(model, 1)["dataset"].iloc[0]
-    nexts = {plan_datasets(model, 2, scores.loc[[first], name])["dataset"].iloc[1] for name in scores.columns[~pool]}
+    nexts = {plan_datasets(model, 2, observed=scores.loc[[first], name])["dataset"].iloc[1]
+             for name in scores.columns[~pool]}
     assert len(nexts) > 1
-    names_only = plan_datasets(model, 2, [first])
+    names_only = plan_datasets(model, 2, observed=[first])
     assert names_only["dataset"].iloc[0] == first and names_only["status"].tolist() == ["observed", "to run"]
 
 

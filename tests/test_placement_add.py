@@ -151,7 +151,7 @@ def test_respond_more_refuses_another_split():
 
     dataset = resolve_suite("builtin:iris")[0].load()
     config = ResponseConfig(cv_folds=3, ladder_epochs=0, pool=("gaussian_nb",))
-    full = respond(dataset, config)
+    full = respond(dataset, config=config)
     result = respond_more(dataset, config, [REAL_CLASSIFIERS["gaussian_nb"]], test_index=full.test_index)
     assert list(result.responses.index) == ["gaussian_nb"] and result.responses.shape[1] == 45
     assert result.responses.equals(full.responses.loc[["gaussian_nb"]])

@@ -41,7 +41,7 @@ def _messy(n=240, seed=0) -> Dataset:
 
 @pytest.fixture(scope="module")
 def iris_default():
-    return respond(_iris(), ResponseConfig(cv_folds=2))  # the default pool and ladder; 2 folds keep it quick
+    return respond(_iris(), config=ResponseConfig(cv_folds=2))  # the default pool and ladder; 2 folds keep it quick
 
 
 def test_default_pool_rows_roles_and_items(iris_default):
@@ -75,24 +75,25 @@ def test_responses_score_predictions_against_the_true_labels(iris_default):
 
 def test_same_seed_same_responses_other_seed_other_split():
     dataset = _messy()
-    first, again = respond(dataset, SMALL), respond(dataset, SMALL)
+    first, again = respond(dataset, config=SMALL), respond(dataset, config=SMALL)
     pd.testing.assert_frame_equal(first.responses, again.responses)
     pd.testing.assert_series_equal(first.cv_accuracy, again.cv_accuracy)
-    other = respond(dataset, ResponseConfig(**{**SMALL.to_dict(), "seed": 1, "extra": ()}))
+    other = respond(dataset, config=ResponseConfig(**{**SMALL.to_dict(), "seed": 1, "extra": ()}))
     assert not np.array_equal(first.test_index, other.test_index)
 
 
 def test_parallel_run_equals_sequential_run():
     dataset = _messy()
     config = ResponseConfig(cv_folds=2, ladder_epochs=3, pool=("gaussian_nb", "knn_3"))
-    sequential = respond(dataset, config)
-    parallel = respond(dataset, ResponseConfig(cv_folds=2, ladder_epochs=3, pool=("gaussian_nb", "knn_3"), n_jobs=2), show_progress=True)
+    sequential = respond(dataset, config=config)
+    parallel = respond(dataset, config=ResponseConfig(cv_folds=2, ladder_epochs=3, pool=("gaussian_nb", "knn_3"), n_jobs=2),
+                       show_progress=True)
     pd.testing.assert_frame_equal(sequential.responses, parallel.responses)
     pd.testing.assert_series_equal(sequential.cv_accuracy, parallel.cv_accuracy)
 
 
 def test_messy_features_and_missing_labels():
-    result = respond(_messy(), SMALL)
+    result = respond(_messy(), config=SMALL)
     assert result.responses.shape == (3 + 4 + 7, 72)  # ceil(0.3 * 238 labelled rows)
     assert not set(result.test_index) & {7, 8}
     joined = " ".join(result.notes)
@@ -112,7 +113,8 @@ def test_tiny_classes_never_crash():
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.normal(size=(40, 3)), columns=list("abc"))
     y = pd.Series(["a"] * 30 + ["b"] * 7 + ["c"] * 2 + ["d"])  # d: one row, c: two rows
-    result = respond(Dataset("tiny", X, y), ResponseConfig(ladder_epochs=3, cv_folds=3, pool=("gaussian_nb", "svc", "mlp")))
+    result = respond(Dataset("tiny", X, y),
+                     config=ResponseConfig(ladder_epochs=3, cv_folds=3, pool=("gaussian_nb", "svc", "mlp")))
     assert result.responses.shape[1] == 12 and "39" not in result.responses.columns  # the single 'd' row trains
     assert any("single row" in n for n in result.notes) and any("fewer training rows" in n for n in result.notes)
     assert set(result.cv_accuracy.index) == {"gaussian_nb", "svc", "mlp"}
@@ -121,7 +123,7 @@ def test_tiny_classes_never_crash():
 def test_fold_with_a_single_class_is_answered_with_that_class():
     X = pd.DataFrame({"a": np.arange(20.0)})
     y = pd.Series(["a"] * 18 + ["b"] * 2)  # training part: 13 'a' + 1 'b'; the fold validating 'b' fits on 'a' only
-    result = respond(Dataset("lopsided", X, y), ResponseConfig(ladder_epochs=0, cv_folds=2, pool=("svc",)))
+    result = respond(Dataset("lopsided", X, y), config=ResponseConfig(ladder_epochs=0, cv_folds=2, pool=("svc",)))
     assert "svc" in result.cv_accuracy.index and 0 <= result.cv_accuracy["svc"] <= 1
 
 
@@ -130,20 +132,20 @@ def test_failing_classifier_is_left_out_with_a_note():
         {"pool": ["gaussian_nb"], "ladder_epochs": 0, "cv_folds": 3,
          "extra": {"multinomial": {"estimator": "sklearn.naive_bayes.MultinomialNB", "scale": True}}}
     )
-    result = respond(_messy(), config)  # standardised features are negative: MultinomialNB refuses them
+    result = respond(_messy(), config=config)  # standardised features are negative: MultinomialNB refuses them
     assert "multinomial" not in result.responses.index and "gaussian_nb" in result.responses.index
     assert any("multinomial" in n and "Negative values" in n for n in result.notes)
     only_failing = ResponseConfig(**{**config.to_dict(), "pool": (), "artificial": False, "extra": config.extra})
     with pytest.raises(DataError, match="no respondent is left.*Negative values"):
-        respond(_messy(), only_failing)
+        respond(_messy(), config=only_failing)
 
 
 def test_unusable_datasets_raise_data_error():
     X = pd.DataFrame({"a": np.arange(30.0)})
     with pytest.raises(DataError, match="single class"):
-        respond(Dataset("one", X, pd.Series(["x"] * 30)), SMALL)
+        respond(Dataset("one", X, pd.Series(["x"] * 30)), config=SMALL)
     with pytest.raises(DataError, match="no feature column"):
-        respond(Dataset("hollow", pd.DataFrame({"a": [np.nan] * 30}), pd.Series(["x", "y"] * 15)), SMALL)
+        respond(Dataset("hollow", pd.DataFrame({"a": [np.nan] * 30}), pd.Series(["x", "y"] * 15)), config=SMALL)
 
 
 def test_large_dataset_caps_test_and_training_parts():
@@ -152,7 +154,7 @@ def test_large_dataset_caps_test_and_training_parts():
     X = pd.DataFrame(rng.normal(size=(n, 5)), columns=list("abcde"))
     y = pd.Series(np.where(X["a"] + rng.normal(scale=0.5, size=n) > 0, "pos", "neg"))
     config = ResponseConfig(ladder_epochs=2, pool=("gaussian_nb",), max_train=4000, max_cv_train=2000)
-    result = respond(Dataset("big", X, y), config)
+    result = respond(Dataset("big", X, y), config=config)
     assert result.responses.shape == (1 + 2 + 7, 500)
     assert any("subsample of 4000" in n for n in result.notes) and any("subsample of 2000" in n for n in result.notes)
     assert result.test_accuracy["gaussian_nb"] > 0.8
@@ -162,10 +164,10 @@ def test_large_dataset_caps_test_and_training_parts():
 
 
 def test_time_budget_skips_the_classifiers_that_would_overrun_it():
-    generous = respond(_iris(), replace(SMALL, time_budget=1e6))
-    pd.testing.assert_frame_equal(generous.responses, respond(_iris(), SMALL).responses)  # a budget never met: same
+    generous = respond(_iris(), config=replace(SMALL, time_budget=1e6))
+    pd.testing.assert_frame_equal(generous.responses, respond(_iris(), config=SMALL).responses)  # a budget never met: same
     assert generous.sizes["skipped_classifiers"] == {}
-    tight = respond(_iris(), replace(SMALL, time_budget=1e-9))  # every fit takes longer than 1e-9 / 4 s
+    tight = respond(_iris(), config=replace(SMALL, time_budget=1e-9))  # every fit takes longer than 1e-9 / 4 s
     skipped = tight.sizes["skipped_classifiers"]
     assert sorted(skipped) == sorted(SMALL.pool)
     assert skipped["knn_3"].startswith("time budget: its first fit took") and "its 4 fits" in skipped["knn_3"]
@@ -179,7 +181,7 @@ def test_majority_and_minority_match_decodirt_reference(shared_data):
     """Stratified splits of the same size give decodIRT's class mix: majority/minority accuracies agree exactly."""
     data = load_breast_cancer(as_frame=True)
     wdbc = Dataset("wdbc", data.data, data.target.map({0: "malignant", 1: "benign"}))
-    result = respond(wdbc, ResponseConfig(ladder_epochs=0, cv_folds=2, pool=("gaussian_nb", "random_forest")))
+    result = respond(wdbc, config=ResponseConfig(ladder_epochs=0, cv_folds=2, pool=("gaussian_nb", "random_forest")))
     reference = pd.read_csv(shared_data / "decodirt-reference" / "wdbc" / "test_accuracy.csv", index_col=0)["Acuracia"]
     assert result.responses.shape[1] == 171
     assert result.test_accuracy["majority"] == pytest.approx(reference["majoritario"], abs=1e-12)
@@ -190,7 +192,7 @@ def test_majority_and_minority_match_decodirt_reference(shared_data):
 
 
 def test_accuracy_matrix_for_airt():
-    first, second = respond(_iris(), SMALL), respond(_messy(), SMALL)
+    first, second = respond(_iris(), config=SMALL), respond(_messy(), config=SMALL)
     table = accuracy_matrix([first, second])
     assert table.index.tolist() == ["iris", "messy"] and table.columns.tolist() == list(SMALL.pool)
     assert table.loc["messy", "knn_3"] == second.test_accuracy["knn_3"]
@@ -210,8 +212,8 @@ def test_accuracy_matrix_for_airt():
 
 
 def test_accuracy_matrix_drops_classifiers_missing_somewhere():
-    first = respond(_iris(), SMALL)
-    second = respond(_iris("iris2"), ResponseConfig(cv_folds=3, ladder_epochs=0, pool=("gaussian_nb",)))
+    first = respond(_iris(), config=SMALL)
+    second = respond(_iris("iris2"), config=ResponseConfig(cv_folds=3, ladder_epochs=0, pool=("gaussian_nb",)))
     with pytest.warns(UserWarning, match="decision_tree"):
         table = accuracy_matrix([first, second])
     assert table.columns.tolist() == ["gaussian_nb"] and not table.isna().any().any()

@@ -46,7 +46,7 @@ def _subset_evaluation():
                               "pct_difficulty_gt": np.linspace(5, 40, 12), "pct_guessing_gt": 10.0})
     config = SubsetConfig(cuts=(50,), rule="discrimination", n_random=20, n_permutations=5, seed=0)
     roles = {"a": "real", "b": "real", "c": "real", "base": "artificial"}
-    return evaluate_subsets(build_subsets(summaries, (50,), "discrimination"), scores, summaries, roles=roles,
+    return evaluate_subsets(build_subsets(summaries, cuts=(50,), rule="discrimination"), scores, summaries, roles=roles,
                             config=config)
 
 
@@ -113,7 +113,7 @@ def test_a_level_outside_the_open_unit_interval_is_refused(results, level):
         with pytest.raises(ConfigError, match=r"conf_int\.level: got .*, expected a number in \(0, 1\)"):
             results[name].conf_int(level)
     with pytest.raises(ConfigError, match=r"conf_int\.level"):
-        results["ScoreModel"].conf_int(results["observed"], level)
+        results["ScoreModel"].conf_int(results["observed"], level=level)
 
 
 def test_the_leaderboards_bootstrap_interval_at_95_is_its_table_columns(results):
@@ -147,8 +147,8 @@ def test_irt_intervals_cover_the_estimated_parameters_only(results):
 
 def test_placement_interval_is_the_predictions_at_that_level(results):
     model, observed = results["ScoreModel"], results["observed"]
-    table = model.conf_int(observed, 0.8)
-    predicted = model.predict(observed, 0.8)
+    table = model.conf_int(observed, level=0.8)
+    predicted = model.predict(observed, level=0.8)
     np.testing.assert_allclose(table["low"], predicted["low"])
     np.testing.assert_allclose(table["high"], predicted["high"])
     assert table.loc[table["observed"], "low"].tolist() == observed.tolist()

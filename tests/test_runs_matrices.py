@@ -136,7 +136,7 @@ def test_a_list_of_matrices_in_the_respond_stage_carries_the_sparse_field(tmp_pa
         "suite": "stored-runs", "stages": ["respond", "report"], "report": {"max_dataset_plots": 0, "dpi": 40},
         "responses": {"source": "openml-runs", "path": [str(folder / "alpha.csv"), str(folder / "gamma.csv")],
                       "respondent_pattern": CHECKPOINTS, "per_flow": "best"}})
-    run_pipeline(config, tmp_path / "run", show_progress=False)
+    run_pipeline(config, out=tmp_path / "run", show_progress=False)
     results = load_run(tmp_path / "run").respond
     assert sorted(results) == ["alpha", "gamma"]
     assert sorted(results["alpha"].responses.index) == ["bert", "gpt", "roberta"]

@@ -19,7 +19,7 @@ def _config(shared_data, **responses):
 
 def test_iris_study_imports_and_fits(shared_data, tmp_path):
     config = load_config({**_config(shared_data, per_flow="best", max_items=60), "stages": ["respond", "irt"]})
-    run_pipeline(config, tmp_path / "run", show_progress=False)
+    run_pipeline(config, out=tmp_path / "run", show_progress=False)
     results = load_run(tmp_path / "run")
     [result] = results.respond.values()
     assert result.responses.shape[1] == 60 and (result.roles == "real").all()
@@ -29,7 +29,7 @@ def test_iris_study_imports_and_fits(shared_data, tmp_path):
     [irt] = results.irt.values()
     assert set(irt.abilities["respondent"]) == set(result.responses.index)
     # a rerun reuses the imported responses: same source, same options
-    outcome = run_pipeline(config, tmp_path / "run", show_progress=False)
+    outcome = run_pipeline(config, out=tmp_path / "run", show_progress=False)
     dataset = outcome.manifest.datasets["results_Iris_Study59_4432x150"]
     assert dataset["respond"]["status"] == "reused" or dataset["respond"].get("reused") is True
 
@@ -37,7 +37,7 @@ def test_iris_study_imports_and_fits(shared_data, tmp_path):
 @pytest.mark.slow
 def test_iris_study_runs_through_irt_rating_and_report(shared_data, tmp_path):
     config = load_config(_config(shared_data, per_flow="best", max_items=60))
-    run_pipeline(config, tmp_path / "run", show_progress=False)
+    run_pipeline(config, out=tmp_path / "run", show_progress=False)
     results = load_run(tmp_path / "run")
     pairwise = results.rate.pairwise
     assert len(pairwise) == 45  # the 10 best-rated only
@@ -85,7 +85,7 @@ def test_a_matrix_source_paired_with_its_dataset_shows_the_datasets_labels(share
     Iris's: 50 setosa, 50 versicolor, 50 virginica), and paired with another dataset it is refused."""
     config = load_config({**_config(shared_data, per_flow="best", pair_with_suite=True), "suite": "builtin:iris",
                           "stages": ["respond"]})
-    run_pipeline(config, tmp_path / "run", show_progress=False)
+    run_pipeline(config, out=tmp_path / "run", show_progress=False)
     [result] = load_run(tmp_path / "run").respond.values()
     rows = result.responses.columns.astype(int)
     assert list(result.test_labels.index) == list(result.responses.columns)
@@ -93,7 +93,7 @@ def test_a_matrix_source_paired_with_its_dataset_shows_the_datasets_labels(share
     assert not any("holds no labels" in note for note in result.notes)
     assert any("paired with the suite's dataset 'iris' (150 rows)" in note for note in result.notes)
     wine = load_config({**_config(shared_data, pair_with_suite=True), "suite": "builtin:wine", "stages": ["respond"]})
-    outcome = run_pipeline(wine, tmp_path / "wine", show_progress=False)
+    outcome = run_pipeline(wine, out=tmp_path / "wine", show_progress=False)
     [entry] = outcome.manifest.datasets.values()
     assert entry["respond"]["status"] == "skipped"
     assert "differ: the runs' dataset has 150 rows, this one 178" in entry["respond"]["reason"]
@@ -101,6 +101,6 @@ def test_a_matrix_source_paired_with_its_dataset_shows_the_datasets_labels(share
 
 def test_a_matrix_source_alone_says_it_holds_no_labels(shared_data, tmp_path):
     config = load_config({**_config(shared_data, per_flow="best", max_items=30), "stages": ["respond"]})
-    run_pipeline(config, tmp_path / "run", show_progress=False)
+    run_pipeline(config, out=tmp_path / "run", show_progress=False)
     [result] = load_run(tmp_path / "run").respond.values()
     assert result.test_labels.empty and any("holds no labels" in note for note in result.notes)

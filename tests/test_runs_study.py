@@ -76,7 +76,7 @@ def test_a_folder_of_five_tasks_reads_the_runs_and_the_labels_from_the_data(stud
 
 def test_test_labels_of_an_import_are_the_datasets_labels(study, tmp_path, shared_data):
     root, _, _ = study
-    run_pipeline(_config(root), tmp_path / "run", show_progress=False)
+    run_pipeline(_config(root), out=tmp_path / "run", show_progress=False)
     results = load_run(tmp_path / "run").respond
     from benchirt.data.arff import read_arff
 
@@ -107,7 +107,7 @@ def test_import_runs_command_keeps_one_respondent_per_flow_on_every_dataset(stud
 def test_imported_runs_beside_benchirts_pool_on_the_same_rows(study, tmp_path, shared_data):
     root, _, suite = study
     config = _config(root, suite=suite, pool=SMALL_POOL)
-    run_pipeline(config, tmp_path / "run", show_progress=False)
+    run_pipeline(config, out=tmp_path / "run", show_progress=False)
     results = load_run(tmp_path / "run").respond
     result = results["diabetes"]
     assert list(result.responses.index[:2]) == ["gaussian_nb", "decision_tree"]
@@ -137,7 +137,7 @@ def test_rows_that_differ_are_refused_with_one_line(study, tmp_path, shared_data
         if _task_of(run) == 9011:
             shutil.copytree(run, single / "runs" / run.name)  # a link would leave the folder: refused
     wrong = str(shared_data / "cc18-arff" / "50-tic-tac-toe.arff")  # balance-scale's runs beside tic-tac-toe
-    outcome = run_pipeline(_config(single, suite=[wrong], pool=SMALL_POOL), tmp_path / "bad", show_progress=False)
+    outcome = run_pipeline(_config(single, suite=[wrong], pool=SMALL_POOL), out=tmp_path / "bad", show_progress=False)
     entry = outcome.manifest.datasets["balance-scale"]["respond"]
     assert entry["status"] == "skipped"  # a DataError: the dataset is skipped with its one line
     assert "differ: the runs' dataset has 625 rows, this one 958" in entry["reason"]
@@ -158,7 +158,7 @@ def _task_of(run_folder) -> int:
 def test_a_multi_task_import_runs_through_subsets_airt_and_report(study, tmp_path):
     root, _, _ = study
     config = _config(root, stages=("respond", "irt", "rate", "subsets", "airt", "report"))
-    outcome = run_pipeline(config, tmp_path / "run", show_progress=False)
+    outcome = run_pipeline(config, out=tmp_path / "run", show_progress=False)
     stages = outcome.manifest.stages
     assert all(stages[s]["status"] == "done" for s in ("respond", "irt", "rate", "subset", "airt", "report")), stages
     results = load_run(tmp_path / "run")

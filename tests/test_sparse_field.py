@@ -134,8 +134,9 @@ def test_the_complete_block_drops_the_sparsest_line_first_and_says_what():
     block = largest_complete_block(table)
     assert block.table.shape == (3, 3) and block.dropped_columns == ["c"] and block.dropped_rows == ["t4"]
     assert not block.table.isna().any().any()
-    assert block.note("tasks", "flows").startswith("a sparse table: kept its largest complete block found greedily, "
-                                                   "3 tasks × 3 flows; left out 1 tasks (t4) and 1 flows (c)")
+    assert block.note(rows="tasks", columns="flows").startswith(
+        "a sparse table: kept its largest complete block found greedily, "
+        "3 tasks × 3 flows; left out 1 tasks (t4) and 1 flows (c)")
     assert largest_complete_block(table.fillna(0)).note() is None
 
 

@@ -43,7 +43,7 @@ def synthetic_suite(seed: int = 0):
 @pytest.fixture(scope="module")
 def evaluation():
     scores, summaries = synthetic_suite()
-    subsets = build_subsets(summaries, (50,), "discrimination")
+    subsets = build_subsets(summaries, cuts=(50,), rule="discrimination")
     config = SubsetConfig(cuts=(50,), rule="discrimination", n_random=100, n_permutations=20, seed=1)
     return evaluate_subsets(subsets, scores, summaries, roles=ROLES, config=config), scores, summaries
 
@@ -159,7 +159,7 @@ def test_identical_orders_everywhere_give_tau_one_and_no_evidence():
     summaries = pd.DataFrame({"dataset": [f"d{d}" for d in range(8)], "pct_discrimination_gt": range(8),
                               "pct_difficulty_gt": 0.0})
     roles = {**{c: "real" for c in REAL}, "base1": "artificial"}
-    ev = evaluate_subsets(build_subsets(summaries, (50,)), pd.DataFrame(rows), summaries, roles=roles,
+    ev = evaluate_subsets(build_subsets(summaries, cuts=(50,)), pd.DataFrame(rows), summaries, roles=roles,
                           config=SubsetConfig(cuts=(50,), n_random=20, n_permutations=0))
     row = ev.fidelity.iloc[0]
     assert row["kendall_tau"] == pytest.approx(1.0) and np.allclose(ev.random_draws["kendall_tau"], 1.0)
@@ -170,7 +170,7 @@ def test_identical_orders_everywhere_give_tau_one_and_no_evidence():
 def test_no_baseline_means_no_separation_and_a_note():
     scores, summaries = synthetic_suite()
     scores = scores[scores["classifier"].isin(REAL)]
-    ev = evaluate_subsets(build_subsets(summaries, (30,)), scores, summaries, roles={c: "real" for c in REAL},
+    ev = evaluate_subsets(build_subsets(summaries, cuts=(30,)), scores, summaries, roles={c: "real" for c in REAL},
                           config=SubsetConfig(cuts=(30,), n_random=5, n_permutations=0))
     assert "separation" not in ev.fidelity.columns
     assert any("separation not measured" in note for note in ev.notes)
@@ -205,7 +205,7 @@ def test_bad_inputs_are_data_errors():
 def test_classifier_missing_on_some_datasets_is_rated():
     scores, summaries = synthetic_suite()
     scores = scores.drop(scores.index[(scores["classifier"] == "r5") & (scores["dataset"] == "d01")])
-    ev = evaluate_subsets(build_subsets(summaries, (50,)), scores, summaries, roles=ROLES,
+    ev = evaluate_subsets(build_subsets(summaries, cuts=(50,)), scores, summaries, roles=ROLES,
                           config=SubsetConfig(cuts=(50,), n_random=10, n_permutations=0))
     assert np.isfinite(ev.fidelity.select_dtypes("number").to_numpy(float)).all()
 
@@ -214,7 +214,7 @@ def test_single_dataset_and_two_real_classifiers():
     scores = pd.DataFrame({"dataset": "only", "classifier": ["a", "b", "maj"], "score": [3.0, 3.0, 1.0]})
     summaries = pd.DataFrame({"dataset": ["only"], "pct_discrimination_gt": [50.0], "pct_difficulty_gt": [10.0]})
     roles = {"a": "real", "b": "real", "maj": "artificial"}
-    ev = evaluate_subsets(build_subsets(summaries, (50,)), scores, summaries, roles=roles,
+    ev = evaluate_subsets(build_subsets(summaries, cuts=(50,)), scores, summaries, roles=roles,
                           config=SubsetConfig(cuts=(50,), n_random=5, n_permutations=2))
     assert ev.subsets == {"decodirt-50": ["only"]}
     assert ev.parameters["discrimination_sd"].tolist() == [0.0, 0.0]

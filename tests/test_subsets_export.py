@@ -27,7 +27,7 @@ def test_suite_file_round_trip(tmp_path, suffix):
         DatasetSpec("mine", "file", str(data), target="y"),
         DatasetSpec("wdbc", "builtin", "breast_cancer", openml_id=1510),
     ]
-    specs, missing = subset_specs(["mine", "kc2"], suite)
+    specs, missing = subset_specs(["mine", "kc2"], suite=suite)
     assert missing == [] and [s.name for s in specs] == ["mine", "kc2"]
     path = export_suite("decodirt-50", specs, tmp_path / "suites" / f"s.{suffix}", description="half")
     back = resolve_suite(str(path))
@@ -39,12 +39,12 @@ def test_specs_from_ids_and_missing_sources(tmp_path):
     pd.DataFrame({"openml_did": [1063, 1462], "name": ["kc2", "banknote-authentication"], "file": ["a", "b"]}).to_csv(
         csv, index=False)
     ids = read_dataset_ids(csv)
-    specs, missing = subset_specs(["banknote-authentication", "unknown"], None, ids)
+    specs, missing = subset_specs(["banknote-authentication", "unknown"], suite=None, ids=ids)
     assert specs == [DatasetSpec("banknote-authentication", "openml", "1462", openml_id=1462)]
     assert missing == ["unknown"]
     # ids complete a spec of the suite that lacks them
     suite = [DatasetSpec("kc2", "file", "/x/kc2.arff")]
-    (spec,), _ = subset_specs(["kc2"], suite, ids)
+    (spec,), _ = subset_specs(["kc2"], suite=suite, ids=ids)
     assert spec.location == "/x/kc2.arff" and spec.openml_id == 1063
     path = export_suite("s", specs, tmp_path / "s.yaml")
     assert read_dataset_ids(path).loc["banknote-authentication", "openml_id"] == 1462

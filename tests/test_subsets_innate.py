@@ -27,7 +27,7 @@ def test_clear_leader_on_every_suite():
     })
     shares = {"full": pd.Series({"rf": 1.0, "mlp": 0.0, "nb": 0.0}),
               "decodirt-50": pd.Series({"rf": 0.97, "mlp": 0.03, "nb": 0.0})}
-    table, leaders, verdict = innate_ability(ratings, ["full", "decodirt-50"], shares)
+    table, leaders, verdict = innate_ability(ratings, ["full", "decodirt-50"], lead_shares=shares)
     assert list(leaders["leader"]) == ["rf", "rf"] and list(leaders["runner_up"]) == ["mlp", "mlp"]
     assert list(leaders["margin"]) == [150.0, 190.0]
     assert leaders["separable"].all()          # 1800 - 60 > 1650 + 60
@@ -58,7 +58,7 @@ def test_changing_leaders_means_no_consistent_leader():
     })
     shares = {"full": pd.Series({"rf": .6, "mlp": .4, "knn": 0}), "c-30": pd.Series({"rf": 0, "mlp": .1, "knn": .9}),
               "c-50": pd.Series({"rf": .5, "mlp": .5, "knn": 0})}
-    table, leaders, verdict = innate_ability(ratings, ["full", "c-30", "c-50"], shares)
+    table, leaders, verdict = innate_ability(ratings, ["full", "c-30", "c-50"], lead_shares=shares)
     assert "rf leads the real classifiers most consistently" in verdict
     assert "leads 2 of 3 suites (full, c-50)" in verdict and "no consistent leader — knn" in verdict
     wide = innate_wide(table)
@@ -115,8 +115,9 @@ def test_a_tie_at_the_top_is_no_lead():
             rows.append({"subset": subset, "classifier": name, "role": "real", "rating": rating, "rd": 40.0,
                          "volatility": 0.06, "low": rating - 80, "high": rating + 80})
     table, leaders, verdict = innate_ability(pd.DataFrame(rows), ["full", "c-50"],
-                                             {s: pd.Series({"mlp": 0.0, "svc": 0.0, "random_forest": 0.0, "knn": 0.0})
-                                              for s in ("full", "c-50")})
+                                             lead_shares={s: pd.Series({"mlp": 0.0, "svc": 0.0, "random_forest": 0.0,
+                                                                        "knn": 0.0})
+                                                          for s in ("full", "c-50")})
     assert list(leaders["tied_with"]) == ["random_forest, svc", "random_forest, svc"]
     assert list(leaders["margin"]) == [0.0, 0.0]
     assert "leads 0 of 2 suites; it is tied for first (equal ratings) on 2 (full, c-50)" in verdict

@@ -65,8 +65,8 @@ def test_subsets_agree_with_the_papers_on_shared_datasets(reference, cut):
     # The paper chose from 60 datasets, the mirror has 50 of them: the paper's subset, restricted to
     # the mirror, should be (nearly) inside ours.
     summaries, _ = reference
-    ours = set(build_subsets(summaries, cut)[f"decodirt-{cut}"])
-    papers = set(build_subsets(paper_summaries(), cut)[f"decodirt-{cut}"]) & set(summaries["dataset"])
+    ours = set(build_subsets(summaries, cuts=cut)[f"decodirt-{cut}"])
+    papers = set(build_subsets(paper_summaries(), cuts=cut)[f"decodirt-{cut}"]) & set(summaries["dataset"])
     assert len(papers & ours) >= 0.9 * len(papers)
 
 

@@ -69,7 +69,7 @@ def test_full_suite_reproduces_paper_table5_row_100():
 
 def test_combined_sizes_match_paper():
     # §5.4: the 30 % cut of 60 datasets is 9 + 9 = 18 datasets; Table 8's shares are thirtieths.
-    subsets = build_subsets(paper_summaries(), (30, 50, 70))
+    subsets = build_subsets(paper_summaries(), cuts=(30, 50, 70))
     assert [len(v) for v in subsets.values()] == [18, 30, 42]
 
 
@@ -77,7 +77,7 @@ def test_combined_30_reproduces_paper_table5():
     # Cardoso et al. 2021 Table 5, 30 %: 58.5 % ± 41.91 % and 33 % ± 33.71 %. The published per-dataset
     # percentages are rounded to integers, so the difficulty row can differ by rounding only.
     summaries = paper_summaries()
-    got = table5(summaries, build_subsets(summaries, 30)["decodirt-30"])
+    got = table5(summaries, build_subsets(summaries, cuts=30)["decodirt-30"])
     np.testing.assert_allclose(got[:2], (58.5, 41.91), atol=0.006)
     np.testing.assert_allclose(got[2:], (33.0, 33.71), atol=0.5)
 
@@ -86,19 +86,19 @@ def test_combined_30_reproduces_paper_table5():
 def test_combined_50_70_close_to_paper_table5(cut, expected):
     # Within one percentage point: which of the tied datasets the paper took is unknown.
     summaries = paper_summaries()
-    got = table5(summaries, build_subsets(summaries, cut)[f"decodirt-{cut}"])
+    got = table5(summaries, build_subsets(summaries, cuts=cut)[f"decodirt-{cut}"])
     np.testing.assert_allclose(got, expected, atol=1.0)
 
 
 def test_combined_rule_fills_overlap_with_next_difficult():
-    subsets = build_subsets(synthetic(), (40,))
+    subsets = build_subsets(synthetic(), cuts=(40,))
     # n = 4: two most discriminating (d0, d1), then the most difficult not chosen: d9 (45), d8 (40);
     # d0 (difficulty 95) is already in.
     assert subsets == {"decodirt-40": ["d0", "d1", "d9", "d8"]}
 
 
 def test_combined_odd_size_takes_extra_from_discrimination():
-    assert build_subsets(synthetic(), (30,))["decodirt-30"] == ["d0", "d1", "d9"]
+    assert build_subsets(synthetic(), cuts=(30,))["decodirt-30"] == ["d0", "d1", "d9"]
 
 
 @pytest.mark.parametrize("rule, expected", [
@@ -107,11 +107,11 @@ def test_combined_odd_size_takes_extra_from_discrimination():
     ("guessing", ["d9", "d8", "d7"]),
 ])
 def test_single_parameter_rules(rule, expected):
-    assert build_subsets(synthetic(), 30, rule) == {f"{rule}-30": expected}
+    assert build_subsets(synthetic(), cuts=30, rule=rule) == {f"{rule}-30": expected}
 
 
 def test_full_cut_keeps_every_dataset():
-    subsets = build_subsets(synthetic(), 100)
+    subsets = build_subsets(synthetic(), cuts=100)
     assert sorted(subsets["decodirt-100"]) == [f"d{i}" for i in range(10)]
 
 
@@ -120,7 +120,7 @@ def test_ties_broken_by_name_independent_of_row_order():
                           "pct_difficulty_gt": [1, 1, 1, 1]})
     assert ranking(frame.set_index("dataset"), "pct_discrimination_gt") == ["a", "b", "c", "d"]
     shuffled = frame.sample(frac=1, random_state=3)
-    assert build_subsets(shuffled, 50, "discrimination") == {"discrimination-50": ["a", "b"]}
+    assert build_subsets(shuffled, cuts=50, rule="discrimination") == {"discrimination-50": ["a", "b"]}
 
 
 def test_index_or_column_input_agree():
@@ -138,7 +138,7 @@ def test_subset_size_is_ceil(n, cut, size):
     (("abc",), "percentages"), ((), "percentages"), ((float("nan"),), "percentages")])
 def test_bad_cuts_are_config_errors(cuts, expected):
     with pytest.raises(ConfigError) as info:
-        build_subsets(synthetic(), cuts)
+        build_subsets(synthetic(), cuts=cuts)
     message = (f"subset.cuts: got {cuts!r}, expected percentages of the suite to keep (of its CPU for the budget "
                "rule, of its datasets for decodIRT's), each in (0, 100], e.g. 30,50,70") if expected == "percentages" else f"subset.cuts: got {cuts!r}, expected {expected}"
     assert str(info.value) == message
@@ -150,7 +150,7 @@ def test_cut_strings_with_percent_sign_accepted():
 
 def test_unknown_rule():
     with pytest.raises(ConfigError, match="^subset.rule: got 'hardest', expected one of budget, decodirt, discrimination"):
-        build_subsets(synthetic(), 30, "hardest")
+        build_subsets(synthetic(), cuts=30, rule="hardest")
 
 
 def test_missing_column_names_it():
@@ -160,7 +160,7 @@ def test_missing_column_names_it():
 
 def test_guessing_rule_needs_only_guessing_column():
     frame = synthetic()[["dataset", "pct_guessing_gt"]]
-    assert build_subsets(frame, 10, "guessing") == {"guessing-10": ["d9"]}
+    assert build_subsets(frame, cuts=10, rule="guessing") == {"guessing-10": ["d9"]}
 
 
 @pytest.mark.parametrize("value", [np.nan, 120.0, -1.0, "lots"])

@@ -17,20 +17,3 @@ from benchirt.airt.latent import LatentTraitAnalysis as LatentTraitAnalysis
 from benchirt.airt.latent import latent_trait_analysis as latent_trait_analysis
 from benchirt.airt.metrics import algorithm_metrics as algorithm_metrics
 from benchirt.airt.metrics import dataset_metrics as dataset_metrics
-
-__all__ = [
-    "AIRTConfig",
-    "AIRTResult",
-    "ContinuousFit",
-    "LatentTraitAnalysis",
-    "ModelGoodness",
-    "algorithm_metrics",
-    "dataset_metrics",
-    "easiness",
-    "expit",
-    "fit_airt",
-    "fit_continuous",
-    "latent_trait_analysis",
-    "logit",
-    "model_goodness",
-]

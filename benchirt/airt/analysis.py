@@ -232,7 +232,7 @@ def _polytomous_table(perf: pd.DataFrame, config: AIRTConfig) -> tuple[pd.DataFr
     """The polytomous model of ``config.polytomous`` on quantile levels; its algorithm table and notes."""
     definition = "lowest" if config.compat == "airt-r" else "highest"
     assert config.polytomous is not None  # asked for only with a polytomous model
-    fit = fit_grm(bin_performance(perf, int(config.polytomous_levels)),
+    fit = fit_grm(bin_performance(perf, n_levels=int(config.polytomous_levels)),
                   config=GRMConfig(model=config.polytomous, difficulty_limit=definition))
     items = fit.items.reset_index()
     table = pd.DataFrame({

@@ -305,7 +305,7 @@ def _read_folds(path: Path, instances: pd.Index, notes: list[str]) -> pd.Series 
     return folds
 
 
-def load_aslib(directory: str | Path, measure: str | None = None, *, par_factor: float = 10.0,
+def load_aslib(directory: str | Path, *, measure: str | None = None, par_factor: float = 10.0,
                aggregate: str = "mean", transform: str = "linear") -> ASlibScenario:
     """Read an ASlib scenario directory as an AIRT input (Kandanaarachchi & Smith-Miles 2023 §5.2 and Appendix A).
 

@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     refuse_foreign_out(args.out, "airt", force=args.force, writes=WRITES)
     input_notes: list[str] = []
     if args.aslib is not None:
-        scenario = load_aslib(args.aslib, args.measure, transform=args.transform)
+        scenario = load_aslib(args.aslib, measure=args.measure, transform=args.transform)
         perf, source = scenario.performance, {"aslib": str(args.aslib), "scenario": scenario.name,
                                               "measure": scenario.measure}
         input_notes += scenario.notes

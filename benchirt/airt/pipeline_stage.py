@@ -64,7 +64,8 @@ def _complete_matrix(results: Sequence[ResponseResult], which: str) -> tuple[pd.
         block = largest_complete_block(accuracy_matrix(results, role="real", which=which, keep_missing=True))
         perf = block.table
         notes = [f"the R package's estimator (compat airt-r) needs every algorithm on every dataset and no "
-                 f"classifier is on all {len(results)}: " + (block.note("datasets", "flows or classifiers") or "")]
+                 f"classifier is on all {len(results)}: "
+                 + (block.note(rows="datasets", columns="flows or classifiers") or "")]
     return perf, notes
 
 

@@ -56,7 +56,7 @@ def _panel_grid(n: int, ncols: int, size: float = 2.6) -> tuple[Figure, np.ndarr
     return fig, axes.ravel()
 
 
-def plot_heatmaps(result, algorithms: Sequence[str] | None = None, *, ncols: int = 5,
+def plot_heatmaps(result, *, algorithms: Sequence[str] | None = None, ncols: int = 5,
                   resolution: int = 120) -> Figure:
     """Heatmaps of the fitted density f(z | theta) per algorithm (Kandanaarachchi & Smith-Miles 2023 eq. 3, Figures 4 and 10).
 
@@ -93,7 +93,7 @@ def plot_heatmaps(result, algorithms: Sequence[str] | None = None, *, ncols: int
     return fig
 
 
-def plot_trace_lines(result, algorithms: Sequence[str] | None = None, *, z_values: Sequence[float] = (-2.0, 0.0, 1.0),
+def plot_trace_lines(result, *, algorithms: Sequence[str] | None = None, z_values: Sequence[float] = (-2.0, 0.0, 1.0),
                      ncols: int = 5) -> Figure:
     """Trace lines f(z | theta) against theta for a few normalised scores z (Kandanaarachchi & Smith-Miles 2023 Figure 3)."""
     names = list(result.performance.columns)

@@ -49,7 +49,7 @@ DIFFICULTY_LIMITS = ("highest", "lowest")
 # ----------------------------------------------------------------------------------------------------------
 # binning
 # ----------------------------------------------------------------------------------------------------------
-def bin_performance(perf: pd.DataFrame, n_levels: int = 5, *, maximize: bool = True) -> pd.DataFrame:
+def bin_performance(perf: pd.DataFrame, *, n_levels: int = 5, maximize: bool = True) -> pd.DataFrame:
     """Turn continuous performance into ordered levels by quantiles of the whole matrix (Kandanaarachchi & Smith-Miles 2023, appendix A eq. 9).
 
     If smaller raw values are better they are first reversed, ``z = max(y) - y`` (Kandanaarachchi & Smith-Miles 2023, §A.0.1). The cut
@@ -250,14 +250,8 @@ class GRMFit:
     def most_likely_level(self, theta=None) -> pd.DataFrame:
         """The level with the highest probability at θ (Kandanaarachchi & Smith-Miles 2023 §4.4's predicted category).
 
-        Parameters
-        ----------
-        theta : array-like, shape (m,), optional
-            Default: the fitted EAP easiness of every dataset.
-
-        Returns
-        -------
-        pd.DataFrame, shape (m, n_items), integer original level labels.
+        ``theta`` as for :meth:`expected_level`; returns a DataFrame of shape (m, n_items) of integer original
+        level labels.
         """
         index, probs = self._probabilities_at(theta)
         best = probs.argmax(axis=2)
@@ -654,13 +648,8 @@ def simulate_grm(slopes, thresholds, n_respondents: int, *, seed: int = 0) -> tu
         Levels 1..K+1, columns ``item0..``.
     theta : np.ndarray, shape (n_respondents,)
     """
-    rng = np.random.default_rng(seed)
-    slopes = np.asarray(slopes, dtype=float)
-    k_max = max(len(t) for t in thresholds)
-    intercepts = np.full((len(slopes), k_max), -np.inf)
-    for j, d in enumerate(thresholds):
-        intercepts[j, : len(d)] = -slopes[j] * np.asarray(d, dtype=float)
-    return _draw_levels(_category_probs, slopes, intercepts, n_respondents, rng)
+    intercepts = [-np.asarray(d, dtype=float) for d in thresholds]   # -a d_k, times a below
+    return _draw_levels(_category_probs, slopes, intercepts, n_respondents, seed)
 
 
 def simulate_gpcm(slopes, steps, n_respondents: int, *, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
@@ -668,31 +657,24 @@ def simulate_gpcm(slopes, steps, n_respondents: int, *, seed: int = 0) -> tuple[
 
     Parameters
     ----------
-    slopes : array-like, shape (n,)
-        Discriminations (negative allowed).
     steps : sequence of sequences
         Per item the step difficulties b_1..b_K (in any order: GPCM steps need not be ordered).
-    n_respondents : int
-    seed : int
-
-    Returns
-    -------
-    levels : pd.DataFrame, shape (n_respondents, n)
-        Levels 1..K+1, columns ``item0..``.
-    theta : np.ndarray, shape (n_respondents,)
+    slopes, n_respondents, seed
+        As for :func:`simulate_grm`, which also describes the returned ``(levels, theta)``.
     """
+    intercepts = [-np.cumsum(np.asarray(b, dtype=float)) for b in steps]   # -a (b_1 + ... + b_k), times a below
+    return _draw_levels(_gpcm_category_probs, slopes, intercepts, n_respondents, seed)
+
+
+def _draw_levels(category_probs, slopes, per_item: list[np.ndarray], n_respondents: int,
+                 seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    """θ ~ N(0, 1), then one level per (respondent, item) from ``category_probs`` (n, N, C) by inversion, with
+    the intercepts ``slopes[j] * per_item[j]`` (padded with -inf where an item has fewer categories)."""
     rng = np.random.default_rng(seed)
     slopes = np.asarray(slopes, dtype=float)
-    k_max = max(len(b) for b in steps)
-    intercepts = np.full((len(slopes), k_max), -np.inf)
-    for j, b in enumerate(steps):
-        intercepts[j, : len(b)] = -slopes[j] * np.cumsum(np.asarray(b, dtype=float))
-    return _draw_levels(_gpcm_category_probs, slopes, intercepts, n_respondents, rng)
-
-
-def _draw_levels(category_probs, slopes: np.ndarray, intercepts: np.ndarray, n_respondents: int,
-                 rng: np.random.Generator) -> tuple[pd.DataFrame, np.ndarray]:
-    """θ ~ N(0, 1), then one level per (respondent, item) from ``category_probs`` (n, N, C) by inversion."""
+    intercepts = np.full((len(slopes), max(len(v) for v in per_item)), -np.inf)
+    for j, values in enumerate(per_item):
+        intercepts[j, : len(values)] = slopes[j] * values
     theta = rng.standard_normal(n_respondents)
     cumulative = category_probs(slopes, intercepts, theta).cumsum(axis=2)
     categories = (rng.random((len(slopes), n_respondents, 1)) > cumulative).sum(axis=2)   # (n, N)

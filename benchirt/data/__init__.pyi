@@ -19,19 +19,3 @@ from benchirt.data.suite_file import write_suite_file as write_suite_file
 from benchirt.data.suites import resolve_suite as resolve_suite
 
 def set_openml_cache(path: str | Path) -> None: ...
-
-__all__ = [
-    "ArffData",
-    "BUILTIN_DATASETS",
-    "Dataset",
-    "DatasetSpec",
-    "METADATA_COLUMNS",
-    "SuiteFile",
-    "load_builtin",
-    "load_file",
-    "read_arff",
-    "read_suite_file",
-    "resolve_suite",
-    "set_openml_cache",
-    "write_suite_file",
-]

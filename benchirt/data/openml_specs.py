@@ -106,7 +106,7 @@ def _save_listing(sid: int | str, task_ids: list[int], listing: pd.DataFrame) ->
     atomic_write_json(suite_listing_path(sid), record)
 
 
-def dataset_spec(dataset_id: int, target: str | None = None) -> DatasetSpec:
+def dataset_spec(dataset_id: int, *, target: str | None = None) -> DatasetSpec:
     """One OpenML dataset (its default target unless ``target`` is given)."""
     did = int(dataset_id)
     with openml_errors(f"dataset {did}"):

@@ -57,7 +57,8 @@ def is_suite_file(path: str | Path) -> bool:
     return Path(path).suffix.lower() in SUFFIXES
 
 
-def write_suite_file(path: str | os.PathLike[str], name: str, specs: Iterable[DatasetSpec], description: str = "") -> Path:
+def write_suite_file(path: str | os.PathLike[str], name: str, specs: Iterable[DatasetSpec], *,
+                     description: str = "") -> Path:
     """Write a suite file (YAML for ``.yaml``/``.yml``, JSON for ``.json``), atomically.
 
     Parameters
@@ -108,9 +109,7 @@ def read_suite_file(path: str | Path) -> SuiteFile:
     document = _read_document(path)
     if not isinstance(document, dict):
         raise ConfigError(f"{path}: expected a mapping with keys {SUITE_KEYS}")
-    unknown = sorted(set(document) - set(SUITE_KEYS))
-    if unknown:
-        raise ConfigError(f"{path}: unknown key(s) {unknown}; valid keys are {list(SUITE_KEYS)}")
+    _refuse_unknown(document, SUITE_KEYS, str(path))
     entries = document.get("datasets")
     if not isinstance(entries, list) or not entries:
         raise ConfigError(f"{path}: 'datasets' must be a non-empty list of dataset entries")
@@ -134,6 +133,13 @@ def _read_document(path: Path):
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: not valid {'JSON' if path.suffix.lower() == '.json' else 'YAML'}: "
                           f"{str(exc).splitlines()[0]}") from None
+
+
+def _refuse_unknown(mapping: dict, keys: tuple[str, ...], where: str) -> None:
+    """A ConfigError at ``where`` naming the keys of ``mapping`` that are not among ``keys``, and listing those."""
+    unknown = sorted(set(mapping) - set(keys))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {unknown}; valid keys are {list(keys)}")
 
 
 def _entry(spec: DatasetSpec, base: Path) -> dict:
@@ -167,9 +173,7 @@ def _spec(entry: object, number: int, path: Path) -> DatasetSpec:
     where = f"{path}, dataset {number}"
     if not isinstance(entry, dict):
         raise ConfigError(f"{where}: expected a mapping with keys among {list(ENTRY_KEYS)}, got {entry!r}")
-    unknown = sorted(set(entry) - set(ENTRY_KEYS))
-    if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {unknown}; valid keys are {list(ENTRY_KEYS)}")
+    _refuse_unknown(entry, ENTRY_KEYS, where)
     name = entry.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"{where}: every dataset needs a 'name'")

@@ -11,14 +11,3 @@ from benchirt.pipeline.results import RunResults as RunResults
 from benchirt.pipeline.results import load_run as load_run
 from benchirt.pipeline.run import RunOutcome as RunOutcome
 from benchirt.pipeline.run import run_pipeline as run_pipeline
-
-__all__ = [
-    "STAGES",
-    "ExecutionConfig",
-    "PipelineConfig",
-    "RunOutcome",
-    "RunResults",
-    "load_config",
-    "load_run",
-    "run_pipeline",
-]

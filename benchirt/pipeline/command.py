@@ -21,7 +21,8 @@ Run the whole study: {' -> '.join(STAGES)}.
 With no CONFIG it runs the packaged default (configs/default.yaml: the embedded suite of 12 small
 real datasets, every stage including AIRT, offline, about a minute on 2 cores). Other configs:
 configs/cc18-offline.yaml (the 27 offline CC18 datasets), configs/cc18.yaml (OpenML-CC18 online,
-decodIRT's protocol), configs/airt-aslib.yaml (AIRT on ASlib).
+decodIRT's protocol), configs/airt-aslib.yaml (AIRT on ASlib), configs/slurm-example.yaml (on a SLURM
+cluster: execution.backend slurm; --dry-run writes its jobs without submitting them).
 
 Every (dataset, stage) result is stored in the run directory under a key of the options and inputs
 that produced it, so a rerun (after a kill, a crash or an edit of one stage's options) computes only
@@ -58,6 +59,9 @@ def register(subparsers) -> None:
     run.add_argument("--estimate", action="store_true",
                      help="print the expected time and peak memory per dataset and in total for the executor "
                           "(from dataset metadata and a calibrated cost model; docs/scale.md), then stop")
+    run.add_argument("--dry-run", action="store_true",
+                     help="execution.backend slurm: write the job list (tasks, estimated CPU, jobs) and the batch "
+                          "script into DIR/slurm/ without submitting anything (docs/scale.md), then stop")
     run.set_defaults(func=run_command)
 
     respond = subparsers.add_parser("respond", help=stage("respond").help,
@@ -99,6 +103,12 @@ def run_command(args: argparse.Namespace) -> int:
     if args.explain:
         outcome = run_pipeline(config, out=args.out, force=args.force, show_progress=False, explain=True)
         print(printable(format_explanation(outcome.run_dir, outcome.manifest)))
+        return 0
+    if args.dry_run:
+        from benchirt.pipeline.run import default_run_dir
+        from benchirt.pipeline.slurm_dry_run import dry_run
+
+        print(printable(dry_run(config, args.out or default_run_dir(config), force=args.force)))
         return 0
     if args.estimate:
         from benchirt.pipeline.estimate import estimate_text

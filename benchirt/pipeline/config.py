@@ -11,7 +11,7 @@ A configuration has these top-level keys (every one optional)::
     airt:       {...}              # benchirt.airt.AIRTConfig, plus `input` / `aslib` (see AIRT_PIPELINE_KEYS)
     report:     {...}              # benchirt.report.ReportConfig
     execution:  {n_jobs: 1, backend: local, scheduler: null, retries: 1, memory_limit_gb: null, tasks: fits,
-                 strict: false}
+                 strict: false, slurm: null}      # slurm: benchirt.pipeline.slurm_options.SlurmOptions
     out:        runs/default       # run directory
 
 Each stage's section carries the stage's name (:mod:`benchirt.pipeline.registry` declares them); the
@@ -49,6 +49,7 @@ from benchirt.options import (
     Boolean, Choice, Constraint, Integer, Names, Number, Text, checked_options, require, validate_fields, validated,
 )
 from benchirt.pipeline import registry
+from benchirt.pipeline.slurm_options import SlurmBlock, SlurmOptions
 from benchirt.rating.config import RUN_SCORE
 from benchirt.safe_yaml import safe_load
 
@@ -119,7 +120,7 @@ TOP_LEVEL_OPTIONS: dict[str, Constraint] = {
     "stages": Names(what="stages", single=True),
     "out": FolderPath(optional=True),
 }
-BACKENDS = ("local", "dask")
+BACKENDS = ("local", "dask", "slurm")
 #: How the response stage is cut into tasks on several workers (``execution.tasks``).
 TASK_GRAINS = ("fits", "datasets")
 
@@ -136,8 +137,10 @@ class ExecutionConfig:
     n_jobs : int
         Local worker processes (joblib); with ``backend: dask`` and no scheduler, the number of
         workers of the local Dask cluster started for the run. ``-1`` means every core.
-    backend : {"local", "dask"}
+    backend : {"local", "dask", "slurm"}
         ``local``: joblib on this machine. ``dask``: Dask distributed (``scheduler`` or a LocalCluster).
+        ``slurm``: Dask workers started as SLURM jobs by dask-jobqueue (:mod:`benchirt.pipeline.slurm`;
+        ``n_jobs`` is not read: the jobs are planned from the cost model).
     scheduler : str or None
         Address of a running Dask scheduler, e.g. ``tcp://10.0.0.5:8786`` (implies ``backend: dask``).
     retries : int
@@ -159,6 +162,9 @@ class ExecutionConfig:
         dataset fails that dataset's response stage (exit status 1, nothing downstream uses it) instead
         of being left out of it (reported in the console, manifest, summary and report, exit status 1
         too). ``benchirt run --strict`` sets it.
+    slurm : SlurmOptions or None
+        The SLURM jobs of ``backend: slurm`` (:class:`benchirt.pipeline.slurm_options.SlurmOptions`; its
+        defaults when the block is left out); given with another backend it is refused, as it would not be read.
     """
 
     n_jobs: int = 1
@@ -168,6 +174,7 @@ class ExecutionConfig:
     memory_limit_gb: float | None = None
     tasks: str = "fits"
     strict: bool = False
+    slurm: SlurmOptions | None = None
 
     #: The declared constraint of every option (:func:`benchirt.options.validated`).
     OPTIONS: ClassVar[dict[str, Constraint]] = {
@@ -178,12 +185,20 @@ class ExecutionConfig:
         "memory_limit_gb": Number(above=0, unit="GB", optional=True),
         "tasks": Choice(choices=TASK_GRAINS),
         "strict": Boolean(),
+        "slurm": SlurmBlock(optional=True),
     }
 
     def __post_init__(self) -> None:
         validate_fields("execution", self, self.OPTIONS)
+        slurm = self.backend == "slurm"
+        require(not (slurm and self.scheduler is not None), "execution", "scheduler", self.scheduler,
+                "null when execution.backend is slurm (the run starts its own scheduler)")
+        require(self.slurm is None or slurm, "execution", "backend", self.backend,
+                "'slurm' when execution.slurm is given (the block is read by that backend only)")
         if self.scheduler is not None:
             object.__setattr__(self, "backend", "dask")
+        if slurm and self.slurm is None:
+            object.__setattr__(self, "slurm", SlurmOptions())
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "ExecutionConfig":

@@ -429,6 +429,8 @@ def estimate_text(config) -> str:
     execution = config.execution
     workers = run_workers(execution)
     where = (f"Dask scheduler {execution.scheduler}" if execution.scheduler
+             else f"SLURM jobs, at most {workers} worker(s) at once; `--dry-run` plans the jobs"
+             if execution.backend == "slurm"
              else f"{'Dask LocalCluster' if execution.backend == 'dask' else 'local'}, {workers} worker(s)")
     model = load_cost_model()
     table, suite, lines = estimate_run(config, workers, model)
@@ -442,8 +444,12 @@ def estimate_text(config) -> str:
 
 
 def run_workers(execution) -> int:
-    """The workers a run's ``execution`` section gives (``n_jobs``, or every core when it is not positive)."""
+    """The workers a run's ``execution`` section gives (``n_jobs``, or every core when it is not positive; under
+    ``backend: slurm`` the most at once, ``max_jobs × cores``)."""
     import os
+
+    if execution.backend == "slurm":
+        return execution.slurm.max_jobs * execution.slurm.cores
 
     return execution.n_jobs if execution.n_jobs > 0 else (os.cpu_count() or 1)
 

@@ -382,7 +382,10 @@ def _dashboard_link(client) -> str | None:
 
 
 def make_executor(execution: ExecutionConfig, *, client=None):
-    """The executor an :class:`ExecutionConfig` asks for."""
+    """The executor an :class:`ExecutionConfig` asks for (``backend: slurm``'s needs the run:
+    :func:`benchirt.pipeline.slurm.slurm_executor`)."""
+    if execution.backend == "slurm" and client is None:
+        raise ValueError("backend slurm: make the executor with benchirt.pipeline.slurm.slurm_executor")
     if client is not None or execution.backend == "dask":
         n_workers = execution.n_jobs if execution.n_jobs > 0 else _cpu_count()
         return DaskExecutor(execution.scheduler, n_workers=n_workers, retries=execution.retries, client=client)

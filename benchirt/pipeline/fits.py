@@ -170,7 +170,7 @@ def carried(fn: Callable, *args):
     return fn(*args)
 
 
-def response_fits(executor, tasks: Sequence[tuple[str, tuple]], call: Callable = carried) -> Iterator[TaskOutcome]:
+def response_fits(executor, tasks: Sequence[tuple[str, tuple]], *, call: Callable = carried) -> Iterator[TaskOutcome]:
     """Run the response stage's datasets as (dataset, fit) tasks on ``executor``; one outcome per dataset.
 
     ``tasks`` as for :class:`ResponseFits`; ``call(fn, *args)`` (the runner's task body) runs each task's

@@ -99,6 +99,8 @@ class Manifest:
     #: Classifier -> what ``benchirt add`` measured and predicted for it.
     added: dict[str, AddedEntry] = field(default_factory=dict)
     removed_partial_artifacts: int = 0
+    #: A batch scheduler's record of the run (``backend: slurm``): each stage's submission and each job's state.
+    slurm: dict[str, Any] = field(default_factory=dict)
     #: Top-level entries this benchirt does not know, kept as read.
     unknown: dict[str, Any] = field(default_factory=dict, repr=False)
     #: The entries the JSON object has (those read, those a run starts with, those set since).
@@ -168,7 +170,7 @@ class Manifest:
         atomic_write_json(Path(run_dir) / FILE, self.to_json())
 
     # -- what readers ask ----------------------------------------------------------------------
-    def entry(self, stage: str, name: str = "all") -> ResultEntry:
+    def entry(self, stage: str, *, name: str = "all") -> ResultEntry:
         """The record of one result: dataset ``name``'s for a per-dataset stage, else the suite-wide one (a copy;
         empty when the run has none)."""
         if name == "all":
@@ -228,6 +230,11 @@ class Manifest:
         """Set the counts and timing of ``stage``."""
         self.stages[stage] = report
         self._present.add("stages")
+
+    def record_scheduler(self, record: dict[str, Any]) -> None:
+        """Set what the batch scheduler's jobs did (:meth:`benchirt.pipeline.slurm.SlurmExecutor.scheduler_record`)."""
+        self.slurm = record
+        self._present.add("slurm")
 
     def add_note(self, message: str) -> None:
         """A note about the whole run."""

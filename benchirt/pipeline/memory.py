@@ -1,4 +1,5 @@
-"""The per-dataset memory limit of a run: ``execution.memory_limit_gb``, else this machine's share per worker.
+"""The per-dataset memory limit of a run: ``execution.memory_limit_gb``, else this machine's share per worker
+(a SLURM job's share per worker under ``backend: slurm``).
 
 Read by the memory guard before loading (:mod:`benchirt.pipeline.preflight`) and by ``--estimate``
 (:mod:`benchirt.pipeline.estimate`); a module of its own so neither imports the other for it.
@@ -24,6 +25,12 @@ def memory_limit(execution, workers: int) -> tuple[float | None, str]:
     """The per-dataset memory limit in bytes (None: no limit) and where it comes from (for the console)."""
     if execution.memory_limit_gb is not None:
         return execution.memory_limit_gb * GB, f"execution.memory_limit_gb {execution.memory_limit_gb:g}"
+    if execution.backend == "slurm":
+        from benchirt.pipeline.slurm_options import memory_bytes
+
+        slurm = execution.slurm
+        return (memory_bytes(slurm.memory) / slurm.cores,
+                f"execution.slurm.memory {slurm.memory} / {slurm.cores} worker(s) per job")
     if execution.scheduler:
         return None, "none (an external Dask scheduler's workers' memory is not known here)"
     workers = max(1, workers)

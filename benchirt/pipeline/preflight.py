@@ -136,7 +136,7 @@ def preflight(spec, response_config, limit_bytes: float | None, model: dict, *, 
                      expected_tasks=cost["tasks"])
 
 
-def checker(specs, response_config, limit_bytes: float | None, model: dict, limit_source: str = ""):
+def checker(specs, response_config, limit_bytes: float | None, model: dict, *, limit_source: str = ""):
     """``name -> Preflight`` over a suite; once the OpenML server gave no shape, it is not asked again (openml's
     cache and the recorded table still are).
 

@@ -91,7 +91,7 @@ class StagePostfix:
         with self._lock:
             self.bar.set_postfix_str(printable(self.text()), refresh=True)  # dataset names: no raw escapes
 
-    def done(self, name: str, eta: str | None = None) -> None:
+    def done(self, name: str, *, eta: str | None = None) -> None:
         """A dataset finished: drop it from the text; ``eta`` replaces the ETA shown."""
         self.finished.add(name)
         if eta is not None:

@@ -156,10 +156,11 @@ OTHER_CODE: dict[str, tuple[str, ...]] = {
 
 #: Modules that decide how, when and where a stage's work runs — never what it computes — so they are
 #: part of no stage's code (a scheduling change does not recompute a suite): the config and this
-#: registry, the executors and their worker processes, the cost model and the memory guard.
+#: registry, the executors and their worker processes (SLURM jobs included), the cost model and the memory guard.
 ENGINE_CODE: tuple[str, ...] = ("pipeline/config.py", "pipeline/registry.py", "pipeline/executors.py",
                                 "pipeline/handout.py", "workers.py", "bars.py",
-                                "pipeline/estimate.py", "pipeline/memory.py", "pipeline/preflight.py")
+                                "pipeline/estimate.py", "pipeline/memory.py", "pipeline/preflight.py",
+                                "pipeline/slurm.py", "pipeline/slurm_options.py", "pipeline/slurm_dry_run.py")
 
 #: Stage name -> its record.
 BY_NAME: dict[str, Stage] = {stage.name: stage for stage in REGISTRY}

@@ -44,7 +44,7 @@ def respond_dataset(spec, config, show_progress=False, progress_file=None):
     from benchirt.pipeline.progress import progress_writer
 
     on_progress = progress_writer(progress_file) if progress_file else None
-    return respond(spec.load(), config, show_progress=show_progress, on_progress=on_progress)
+    return respond(spec.load(), config=config, show_progress=show_progress, on_progress=on_progress)
 
 
 def imported_dataset(result, spec=None, pool_config=None):
@@ -115,4 +115,4 @@ def _preflight(context: StageContext, specs, config):
     from benchirt.pipeline.preflight import checker
 
     limit, source = memory_limit(context.config.execution, getattr(context.run.executor, "workers", 1))
-    return checker(specs, config, limit, load_cost_model(), source)
+    return checker(specs, config, limit, load_cost_model(), limit_source=source)

@@ -55,7 +55,7 @@ def default_run_dir(config: PipelineConfig) -> Path:
     return Path("runs") / stem
 
 
-def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *, force: bool = False,
+def run_pipeline(config: PipelineConfig, *, out: str | os.PathLike | None = None, force: bool = False,
                  show_progress: bool = True, client=None, retry_failed: bool = False,
                  explain: bool = False, strict: bool | None = None) -> RunOutcome:
     """Run the configured stages, reusing every stored result whose key matches.
@@ -91,7 +91,7 @@ def run_pipeline(config: PipelineConfig, out: str | os.PathLike | None = None, *
         of some datasets, which is the data's fault, does not count).
     """
     run_dir = Path(out) if out is not None else default_run_dir(config)
-    executor = make_executor(config.execution, client=client) if not explain else _NoExecutor()
+    executor = _executor(config, run_dir, client) if not explain else _NoExecutor()
     run = Run(ArtifactStore(run_dir), executor, config=to_plain(config.to_dict()), force=force, show_progress=show_progress,
               retry_failed=retry_failed, explain=explain,
               strict=config.execution.strict if strict is None else strict)
@@ -130,13 +130,22 @@ def extend_run(run_dir: str | os.PathLike, stages: Sequence[str], *,
     store.ensure_idle()  # a run in progress: "in use", not "not a finished run"
     manifest = store.read_manifest()
     config = load_config(manifest.config)
-    executor = make_executor(config.execution)
+    executor = _executor(config, store.root, None)
     run = Run(store, executor, config=manifest.config, show_progress=show_progress)
     try:
         with _running(run, stages, carry=True):
             yield RunExtension(config, run, executor.parallel)
     finally:
         executor.close()
+
+
+def _executor(config: PipelineConfig, run_dir: Path, client):
+    """The executor of ``config`` (``client``: a Dask client that overrides it) for the run folder ``run_dir``."""
+    if config.execution.backend == "slurm" and client is None:
+        from benchirt.pipeline.slurm import slurm_executor
+
+        return slurm_executor(config, run_dir)
+    return make_executor(config.execution, client=client)
 
 
 @contextmanager

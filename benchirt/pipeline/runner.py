@@ -97,7 +97,7 @@ class Run:
     started: dict[str, float] = field(default_factory=dict, repr=False)
     kept: dict = field(default_factory=dict, repr=False)
 
-    def start(self, stages: Sequence[str], carry: bool = False) -> None:
+    def start(self, stages: Sequence[str], *, carry: bool = False) -> None:
         """Lock the run directory, drop leftovers of a killed run, write the initial manifest.
 
         ``carry``: continue the previous run's manifest (its results, stages and records stay listed and
@@ -130,11 +130,11 @@ class Run:
 
     # -- stages over datasets --------------------------------------------------------------------
     def per_dataset(self, stage: str, options: dict, items: Sequence[DatasetInput], fn: Callable,
-                    preflight: Callable[[str], Any] | None = None, progress: Path | None = None,
+                    *, preflight: Callable[[str], Any] | None = None, progress: Path | None = None,
                     split: Callable | None = None) -> dict[str, str]:
         """Run ``fn(*item.build_args())`` for every item lacking a complete artifact.
 
-        ``split(executor, tasks, call)``, when given, runs the datasets' tasks ``(name, (fn, *args))``
+        ``split(executor, tasks, call=call)``, when given, runs the datasets' tasks ``(name, (fn, *args))``
         cut into finer tasks and yields one :class:`TaskOutcome` per dataset
         (:func:`benchirt.pipeline.fits.response_fits`); otherwise each dataset is one task.
 
@@ -185,13 +185,16 @@ class Run:
         done: dict[str, str] = {}
         bar = tqdm(total=len(tasks), desc=f"{stage:>8}", unit="dataset", disable=not self.show_progress or not tasks,
                    file=sys.stderr, leave=True)
+        expect = getattr(self.executor, "expect", None)  # an executor that plans its workers per stage (slurm)
+        if expect is not None:
+            self._log(expect(stage, list(keys), report.reused))
         with bar, StagePostfix(bar, progress if tasks and self.show_progress else None) as postfix:
-            outcomes = self.executor.map(_call, tasks) if split is None else split(self.executor, tasks, _call)
+            outcomes = self.executor.map(_call, tasks) if split is None else split(self.executor, tasks, call=_call)
             for outcome in outcomes:
                 key = keys[outcome.name]
                 if self._store_outcome(stage, key, outcome, report, parts[outcome.name], why[outcome.name]):
                     done[outcome.name] = key
-                postfix.done(outcome.name, _eta_text(eta, outcome))
+                postfix.done(outcome.name, eta=_eta_text(eta, outcome))
                 bar.update(1)
         return done
 
@@ -202,7 +205,7 @@ class Run:
             self._reuse(stage, name, key, report, done)
             return True
         if not self.force and not self.retry_failed and self._failed_before(stage, name, key):
-            entry = self.previous.entry(stage, name)
+            entry = self.previous.entry(stage, name=name)
             reason = f"failed in the previous run (not retried; --retry-failed tries again): {entry.get('reason')}"
             self._record(stage, name, key, "failed", reason=reason, attempts=0,
                          previous_attempts=entry.get("attempts"), decision="not retried: it failed in the previous run")
@@ -261,7 +264,7 @@ class Run:
         return self.store.root / PROGRESS_FOLDER
 
     def _failed_before(self, stage: str, name: str, key: str) -> bool:
-        entry = self.previous.entry(stage, name)
+        entry = self.previous.entry(stage, name=name)
         return entry.get("status") == "failed" and entry.get("key") == key
 
     def _store_outcome(self, stage: str, key: str, outcome: TaskOutcome, report: StageReport, parts: dict,
@@ -280,7 +283,7 @@ class Run:
         if outcome.status == "ok":
             stored.update(_left_out_info({"left_out": left_out}))
             try:
-                path = self.store.save(stage, outcome.name, key, outcome.value, info=stored)
+                path = self.store.save(stage, outcome.name, key, result=outcome.value, info=stored)
             except OSError as exc:  # a full disk, a lost mount: this dataset fails, the others go on
                 outcome = TaskOutcome(outcome.name, "failed", error=f"could not save the result: {_os_reason(exc)}",
                                       seconds=outcome.seconds, attempts=outcome.attempts,
@@ -351,7 +354,7 @@ class Run:
             report.task_cpu_seconds = round(outcome.cpu_seconds, 3)
             if outcome.status == "ok":
                 try:
-                    path = self.store.save(stage, "all", key, outcome.value,
+                    path = self.store.save(stage, "all", key, result=outcome.value,
                                            info={"seconds": round(outcome.seconds, 3), "provenance": parts})
                 except OSError as exc:
                     outcome = TaskOutcome("all", "failed", error=f"could not save the result: {_os_reason(exc)}",
@@ -464,6 +467,9 @@ class Run:
             self.finish(f"stopped: {reason.splitlines()[0] if reason else 'error'}")
 
     def finish(self, status: str | None = None) -> None:
+        record = getattr(self.executor, "scheduler_record", None)  # the jobs of a batch scheduler (slurm)
+        if record is not None:
+            self.manifest.record_scheduler(record())
         failed = any(r.failed for r in self.stage_reports.values())
         left_out = any(r.left_out for r in self.stage_reports.values())
         empty = [] if self.explain else self.manifest.stages_without_result()
@@ -488,7 +494,7 @@ class Run:
 
     def _previous_marker(self, stage: str, name: str) -> dict | None:
         """The marker of the result the previous run used for (stage, name), else of the latest one stored."""
-        key = self.previous.entry(stage, name).get("key")
+        key = self.previous.entry(stage, name=name).get("key")
         if key and self.store.has(stage, name, key):
             return self.store.marker(stage, name, key)
         return self.store.previous(stage, name)

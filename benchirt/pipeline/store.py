@@ -56,7 +56,7 @@ REPORT_FILES = ("report.html", "summary.md")
 #: Every name a run writes at the top of its directory (the exports of ``benchirt run`` / ``respond``,
 #: the progress folder, ``benchirt add``'s folder included): in a folder that is not a run, none may exist.
 RUN_NAMES = frozenset({MANIFEST, "config.yaml", REPORT_KEY, *REPORT_FILES, ".lock", "artifacts", "irt", "responses",
-                       "added", ".progress"})
+                       "added", ".progress", "slurm"})
 
 
 def key_parts(stage: str, options: Any, inputs: Any) -> dict:
@@ -150,7 +150,7 @@ class ArtifactStore:
                 latest, latest_time = marker, written
         return latest
 
-    def save(self, stage: str, name: str, key: str, result: Any = None, *, status: str = "ok",
+    def save(self, stage: str, name: str, key: str, *, result: Any = None, status: str = "ok",
              reason: str | None = None, info: dict | None = None) -> Path:
         """Atomically store ``result`` (or a skip record) under (stage, name, key); returns its folder."""
         final = self.path(stage, name, key)
@@ -191,13 +191,14 @@ class ArtifactStore:
         """Refuse a run directory that holds someone else's files, before anything is written.
 
         The one rule of every writing command (:func:`benchirt.out_folder.refuse_foreign_out`): a missing or
-        empty folder, or a benchirt run (a manifest with ``benchirt_run``), is fine; any other non-empty folder is
+        empty folder, a benchirt run (a manifest with ``benchirt_run``) or a folder ``run --dry-run`` marked as the
+        run's (:func:`benchirt.out_folder.claim_out`), is fine; any other non-empty folder is
         refused unless ``force``, and even then a file or folder of a name among :data:`RUN_NAMES` (the user's own
         ``config.yaml``, ``summary.md``…) is refused, since benchirt never overwrites what it did not write.
         """
         from benchirt.out_folder import refuse_foreign_out
 
-        refuse_foreign_out(self.root, "run", force=force, writes=RUN_NAMES, own=self.is_run())
+        refuse_foreign_out(self.root, "run", force=force, writes=RUN_NAMES, own=self.is_run() or None)
 
     def is_run(self) -> bool:
         """Whether the folder holds a manifest written by ``benchirt run``."""

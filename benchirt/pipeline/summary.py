@@ -94,16 +94,15 @@ def _problems(manifest: Manifest) -> list[tuple[str, str, ResultEntry]]:
 
 def _problem_lines(manifest: Manifest) -> list[str]:
     """``Skipped or failed:`` and one line per problem with the first line of its reason (empty if none)."""
-    problems = _problems(manifest)
-    if not problems:
-        return []
-    lines = ["Skipped or failed:"]
-    for name, stage, entry in problems:
-        reason = (entry.get("reason") or "").splitlines()[0] if entry.get("reason") else ""
-        if len(reason) > REASON_WIDTH:
-            reason = reason[: REASON_WIDTH - 1] + "…"
-        lines.append(f"  {entry['status']:<8}{stage:<8}{name}: {reason}")
-    return lines
+    lines = [f"  {entry['status']:<8}{stage:<8}{name}: {_first_line(entry.get('reason') or '')}"
+             for name, stage, entry in _problems(manifest)]
+    return ["Skipped or failed:", *lines] if lines else []
+
+
+def _first_line(text: str) -> str:
+    """The first line of ``text`` (empty for none), cut to :data:`REASON_WIDTH` characters with an ellipsis."""
+    line = text.splitlines()[0] if text else ""
+    return line if len(line) <= REASON_WIDTH else line[: REASON_WIDTH - 1] + "…"
 
 
 def left_out_classifiers(manifest: Manifest) -> dict[str, dict[str, str]]:
@@ -129,9 +128,7 @@ def left_out_lines(manifest: Manifest) -> list[str]:
         return []
     lines = ["Classifiers LEFT OUT (their fit failed; --strict fails the dataset instead):"]
     for clf, errors in sorted(found.items()):
-        first = next(iter(errors.values())).splitlines()[0]
-        if len(first) > REASON_WIDTH:
-            first = first[: REASON_WIDTH - 1] + "…"
+        first = _first_line(next(iter(errors.values())))
         lines.append(f"  {clf} on {len(errors)} dataset(s) ({', '.join(errors)}): {first}")
     return lines
 

@@ -10,13 +10,3 @@ from benchirt.placement.model import ScoreModel as ScoreModel
 from benchirt.placement.model import fit_score_model as fit_score_model
 from benchirt.placement.predict import predict_new as predict_new
 from benchirt.placement.standing import standing as standing
-
-__all__ = [
-    "Calibration",
-    "ScoreModel",
-    "fit_score_model",
-    "load_calibration",
-    "plan_datasets",
-    "predict_new",
-    "standing",
-]

@@ -99,7 +99,7 @@ class AddOutcome:
         return {name: frame for name, frame in frames.items() if frame is not None}
 
 
-def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: int | None = None,
+def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, *, budget: int | None = None,
                     show_progress: bool = True, target: str = "suite") -> AddOutcome:
     """Add ``classifiers`` (:class:`benchirt.pool.real.ExtraEstimator`) to the finished run in ``run_dir``.
 
@@ -143,8 +143,9 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, budget: i
             datasets = plan_datasets(model, budget, target=target, costs=costs)["dataset"].tolist()
         allowed = tuple(config.stage_config("respond").allowed_packages)
         # classifiers added by earlier calls stay in the rebuilt results, on the datasets they were measured on
-        specs = {name: (ExtraEstimator.from_dict(name, entry["spec"], allowed), entry["spec"], entry["measured"],
-                        (entry.get("budget"), entry.get("plan_target"))) for name, entry in earlier.items()}
+        specs = {name: (ExtraEstimator.from_dict(name, entry["spec"], allowed_packages=allowed), entry["spec"],
+                        entry["measured"], (entry.get("budget"), entry.get("plan_target")))
+                 for name, entry in earlier.items()}
         for extra in classifiers:
             spec = {"estimator": extra.estimator, "params": dict(extra.params), "scale": bool(extra.scale)}
             if extra.name in pool:
@@ -256,7 +257,7 @@ def _measure(run, config, entries, irts, specs, outcome: AddOutcome) -> tuple[di
         keys.update(done)
         for dataset in sorted(wanted):
             artifact = _artifact_name(name, dataset)
-            entry = run.manifest.entry("add", artifact)
+            entry = run.manifest.entry("add", name=artifact)
             outcome.computed += entry["status"] == "computed"
             outcome.reused += entry["status"] == "reused" or bool(entry.get("reused"))
             if artifact in done:
@@ -377,7 +378,7 @@ def run_allowed_packages(run_dir: str | os.PathLike) -> tuple[str, ...]:
 
 
 def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_file: str | None,
-                          allowed_packages: Sequence[str] = ()) -> list:
+                          *, allowed_packages: Sequence[str] = ()) -> list:
     """:class:`ExtraEstimator` entries from ``--classifier NAME=DOTTED`` / ``--params JSON`` and a config file.
 
     ``--params`` pairs with ``--classifier`` by position (give one per classifier, or none). The config
@@ -397,7 +398,8 @@ def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_fi
             entries[name] = entry
     if not entries:
         raise ConfigError("no classifier to add; give --classifier NAME=DOTTED.ESTIMATOR or --config FILE")
-    return [ExtraEstimator.from_dict(name, entry, tuple(allowed_packages)) for name, entry in entries.items()]
+    return [ExtraEstimator.from_dict(name, entry, allowed_packages=tuple(allowed_packages))
+            for name, entry in entries.items()]
 
 
 def _command_line_entries(pairs: Sequence[str], params: Sequence[str]) -> dict[str, dict]:

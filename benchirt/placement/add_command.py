@@ -39,7 +39,8 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchirt.placement.add import add_classifiers, classifiers_from_args, run_allowed_packages
 
-    classifiers = classifiers_from_args(args.classifier, args.params, args.config, run_allowed_packages(args.run_dir))
+    classifiers = classifiers_from_args(args.classifier, args.params, args.config,
+                                        allowed_packages=run_allowed_packages(args.run_dir))
     outcome = add_classifiers(args.run_dir, classifiers, budget=args.budget, show_progress=not args.quiet,
                               target=args.target)
     print(f"benchirt add: {outcome.computed} (classifier, dataset) results computed, {outcome.reused} reused "

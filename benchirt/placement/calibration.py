@@ -31,7 +31,7 @@ class Calibration:
     costs: pd.Series | None = None
 
 
-def load_calibration(path: str | os.PathLike, exclude: Sequence[str] = ()) -> Calibration:
+def load_calibration(path: str | os.PathLike, *, exclude: Sequence[str] = ()) -> Calibration:
     """Read the calibration scores.
 
     Parameters

@@ -90,10 +90,10 @@ def _calibrated(args: argparse.Namespace):
 
     options = validated("placement", from_arguments(MODEL_OPTIONS, {"rank": args.rank, "prior": args.prior}),
                         MODEL_OPTIONS)  # before the calibration is read
-    calibration = load_calibration(args.calibration, args.exclude)
+    calibration = load_calibration(args.calibration, exclude=args.exclude)
     for note in calibration.notes:
         print(f"note: {note}")
-    model = fit_score_model(calibration.scores, options.get("rank"), options["prior"])
+    model = fit_score_model(calibration.scores, rank=options.get("rank"), prior=options["prior"])
     print(f"model: {model.kind} prior, rank {model.rank}, {len(model.datasets)} datasets x "
           f"{model.scores.shape[1]} pool classifiers")
     for note in model.notes:
@@ -133,7 +133,7 @@ def run_plan(args: argparse.Namespace) -> int:
         if len(names) > 1:
             raise DataError(f"{args.observed}: plan continues one classifier's results, found {names}")
         done = pd.Series(observed["score"].to_numpy(float), index=observed["dataset"].to_numpy())
-    plan = plan_datasets(model, args.budget, done, target=args.target, costs=costs)
+    plan = plan_datasets(model, args.budget, observed=done, target=args.target, costs=costs)
     if args.observed:
         _warn_about_observed(model, observed)
     out = claim_out(args.out, "plan", force=args.force, writes=PLAN_WRITES)

@@ -45,8 +45,8 @@ TARGETS = ("suite", "rank")
 TARGET = Choice(choices=TARGETS)
 
 
-def plan_datasets(model: ScoreModel, budget: int, observed: Sequence[str] | pd.Series = (),
-                  target: str = "suite", *, costs: pd.Series | None = None) -> pd.DataFrame:
+def plan_datasets(model: ScoreModel, budget: int, *, observed: Sequence[str] | pd.Series = (),
+                  target: str = "suite", costs: pd.Series | None = None) -> pd.DataFrame:
     """The ``budget`` datasets to run, in order, continuing after those already ``observed``.
 
     Parameters

@@ -146,7 +146,7 @@ class ScoreModel:
         sds = np.sqrt(np.einsum("dk,nkl,dl->nd", self.loadings, posterior.covs, self.loadings) + self.noise)
         return means, sds
 
-    def predict(self, observed: pd.Series, level: float = 0.9) -> pd.DataFrame:
+    def predict(self, observed: pd.Series, *, level: float = 0.9) -> pd.DataFrame:
         """Every dataset's score of one new classifier: measured where observed, predicted elsewhere.
 
         Parameters
@@ -183,19 +183,19 @@ class ScoreModel:
             frame.loc[names, "observed"] = True
         return frame
 
-    def conf_int(self, observed: pd.Series, level: float = 0.95) -> pd.DataFrame:
+    def conf_int(self, observed: pd.Series, *, level: float = 0.95) -> pd.DataFrame:
         """The :meth:`predict` intervals at ``level`` in the protocol's form (:mod:`benchirt.results`).
 
         ``dataset, observed, se, estimate, low, high``: ``se`` is the predictive SD, ``low, high`` the central
         ``level`` interval of the predictive mixture (not estimate ± z·se: the mixture need not be normal);
         observed datasets have ``low = high = estimate``. Coverage: ``tests/test_placement.py``.
         """
-        frame = self.predict(observed, check_level(level))
+        frame = self.predict(observed, level=check_level(level))
         table = interval_frame({"dataset": frame.index.astype(str), "observed": frame["observed"]},
                                frame["score"], frame["low"], frame["high"], se=frame["sd"])
         return table.astype({"observed": bool})
 
-    def draw(self, observed: pd.Series, n_draws: int, seed: int = 0) -> np.ndarray:
+    def draw(self, observed: pd.Series, n_draws: int, *, seed: int = 0) -> np.ndarray:
         """Joint draws of the new classifier's scores on every dataset, shape (n_draws, D).
 
         A component of the posterior mixture, skills from it, plus independent residuals on the
@@ -215,7 +215,7 @@ class ScoreModel:
         return draws
 
 
-def fit_score_model(scores: pd.DataFrame, rank: int | None = None, prior: str = "mixture") -> ScoreModel:
+def fit_score_model(scores: pd.DataFrame, *, rank: int | None = None, prior: str = "mixture") -> ScoreModel:
     """Fit :class:`ScoreModel` to a complete datasets × classifiers matrix (higher = better).
 
     Parameters

@@ -85,7 +85,7 @@ def beyond_pool_notes(model: ScoreModel, observed: pd.DataFrame) -> list[str]:
     return notes
 
 
-def predict_new(model: ScoreModel, observed: pd.DataFrame, level: float = 0.9,
+def predict_new(model: ScoreModel, observed: pd.DataFrame, *, level: float = 0.9,
                 seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Scores on every dataset and the standing of each new classifier in ``observed``.
 
@@ -123,9 +123,9 @@ def predict_new(model: ScoreModel, observed: pd.DataFrame, level: float = 0.9,
     predicted, standings = [], []
     for name, rows in observed.groupby("classifier", sort=True):
         measured = pd.Series(rows["score"].to_numpy(float), index=rows["dataset"].astype(str).to_numpy())
-        frame = model.predict(measured, level).reset_index()
+        frame = model.predict(measured, level=level).reset_index()
         frame.insert(0, "classifier", name)
         predicted.append(frame)
-        standings.append(standing(model, measured, str(name), level, seed=seed))
+        standings.append(standing(model, measured, str(name), level=level, seed=seed))
     columns = [*PREDICTED_COLUMNS, "sd"]
     return pd.concat(predicted, ignore_index=True)[columns], pd.DataFrame(standings)

@@ -48,7 +48,7 @@ def position(new: np.ndarray, members: np.ndarray) -> np.ndarray:
     return 1 + (members < new[:, None] - 1e-12).sum(axis=1)
 
 
-def standing(model: ScoreModel, observed: pd.Series, classifier: str, level: float = 0.9,
+def standing(model: ScoreModel, observed: pd.Series, classifier: str, *, level: float = 0.9,
              n_draws: int = 2000, seed: int = 0) -> dict:
     """The new classifier's rank with its interval, and its average rank.
 
@@ -59,7 +59,7 @@ def standing(model: ScoreModel, observed: pd.Series, classifier: str, level: flo
         n_classifiers`` (pool + 1), ``n_measured``, ``n_predicted``.
     """
     pool = model.scores.to_numpy(float)
-    draws = model.draw(observed, n_draws, seed)
+    draws = model.draw(observed, n_draws, seed=seed)
     draw_new, draw_members = average_ranks(pool, draws)
     places = position(draw_new, draw_members)
     tail = (1 - level) / 2

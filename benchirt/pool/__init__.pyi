@@ -18,20 +18,3 @@ from benchirt.pool.real import resolve_pool as resolve_pool
 
 ROLES: tuple[str, ...]
 DECODIRT_NAMES: dict[str, str]
-
-__all__ = [
-    "ALLOWED_PACKAGES",
-    "ARTIFICIAL_NAMES",
-    "DECODIRT_NAMES",
-    "DEFAULT_POOL",
-    "REAL_CLASSIFIERS",
-    "ROLES",
-    "ExtraEstimator",
-    "LadderRun",
-    "RealClassifier",
-    "artificial_predictions",
-    "ladder_name",
-    "ladder_predictions",
-    "resolve_classifier_class",
-    "resolve_pool",
-]

@@ -17,7 +17,7 @@ import numpy as np
 ARTIFICIAL_NAMES: tuple[str, ...] = ("optimal", "pessimal", "majority", "minority", "random1", "random2", "random3")
 
 
-def artificial_predictions(y_train: np.ndarray, y_test: np.ndarray, seed: int = 0) -> dict[str, np.ndarray]:
+def artificial_predictions(y_train: np.ndarray, y_test: np.ndarray, *, seed: int = 0) -> dict[str, np.ndarray]:
     """Predicted labels of the artificial classifiers for the test part.
 
     Parameters

@@ -158,7 +158,7 @@ class ExtraEstimator:
         return spec
 
     @classmethod
-    def from_dict(cls, name: str, entry: Any, allowed_packages: tuple[str, ...] = ()) -> "ExtraEstimator":
+    def from_dict(cls, name: str, entry: Any, *, allowed_packages: tuple[str, ...] = ()) -> "ExtraEstimator":
         """Build from a config entry ``{"estimator": path, "params": {...}, "scale": bool}`` or a bare path."""
         where = f"respond.extra.{name}"
         if isinstance(entry, str):

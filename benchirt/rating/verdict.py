@@ -28,6 +28,8 @@ RATING_TIE = 1e-6
 NAMES_SHOWN = 6
 #: Leaderboard rows printed on a console's first screen (the CSV and the report have them all).
 ROWS_SHOWN = 20
+#: The top places the verdict names the contenders for ("could be among the top 10").
+TOP_PLACES = 10
 
 
 def probability(p: float) -> str:
@@ -98,7 +100,8 @@ def verdict_parts(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> list[str
     on_suite = _on_suite_standing(first, leaderboard, pairwise)
     across_label = "Across datasets (would it hold on other datasets like these?)"
     tiers = tier_sentence(leaderboard)
-    across_text = f"{across_label}: {head}; {across}." + ((" " + tiers) if tiers else "")
+    contenders = contender_sentence(leaderboard)
+    across_text = f"{across_label}: {head}; {across}." + "".join(f" {part}" for part in (contenders, tiers) if part)
     method_text = method_sentence(leaderboard, pairwise, method)
     if on_suite is None:
         return [f"{across_text} {method_text}"]
@@ -268,6 +271,25 @@ def resampled_tables(pairwise: pd.DataFrame) -> str:
                 "within datasets)")
     return ("tables whose datasets are reflected with random signs (exact when each pair's per-dataset differences "
             "are symmetric under its null, whatever the classifiers' spreads)")
+
+
+def contender_sentence(leaderboard: pd.DataFrame, *, top: int = TOP_PLACES) -> str:
+    """Who could be the best and who could be among the ``top`` places: the classifiers whose joint rank interval
+    reaches 1 (column ``could_be_best``), and ``top`` (a confidence set for the top places: with the intervals'
+    joint level, every classifier truly among them is in it; Mogstad, Romano, Shaikh & Wilhelm 2023). Empty
+    without rank intervals; the second part only on a board longer than ``top``."""
+    if "rank_low" not in leaderboard or leaderboard["rank_low"].isna().all():
+        return ""
+    artificial = set(leaderboard.loc[leaderboard["role"].astype(str) == "artificial", "classifier"].astype(str)) \
+        if "role" in leaderboard else set()
+    named = leaderboard["classifier"].astype(str).map(lambda name: f"{name} (artificial)" if name in artificial else name)
+    low = leaderboard["rank_low"].astype(float).to_numpy()
+    best = named[low <= 1].tolist()
+    text = f"Could be the best (rank interval reaching 1): {len(best)} of {len(leaderboard)} ({join(best, NAMES_SHOWN)})"
+    if len(leaderboard) > top:
+        contenders = named[low <= top].tolist()
+        text += f"; could be among the top {top}: {len(contenders)} of {len(leaderboard)} ({join(contenders, NAMES_SHOWN)})"
+    return text + "."
 
 
 def tier_sentence(leaderboard: pd.DataFrame) -> str:

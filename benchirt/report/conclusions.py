@@ -69,7 +69,7 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
     return verdict, [f"Agreement check — {check}" for check in checks if check]
 
 
-def leaderboard_table(board: pd.DataFrame, n_datasets: int | None = None) -> pd.DataFrame:
+def leaderboard_table(board: pd.DataFrame, *, n_datasets: int | None = None) -> pd.DataFrame:
     """The Bradley–Terry leaderboard (``RatingResult.leaderboard``) for reading: rank ("=" marks a tie),
     classifier ("(artificial)" after a reference such as the optimal classifier), rating with its 95 % interval,
     joint rank interval across datasets and on this suite (when the test rows gave one), tier (only when there are several), the

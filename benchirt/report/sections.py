@@ -87,7 +87,7 @@ def _top_of_board(rating: RatingResult) -> Table:
     """The first rows of the leaderboard with their intervals (the conclusions' table)."""
     from benchirt.report import conclusions as say
 
-    board = say.leaderboard_table(rating.leaderboard, len(rating.tournament.order))
+    board = say.leaderboard_table(rating.leaderboard, n_datasets=len(rating.tournament.order))
     shown = board.head(say.LEADERBOARD_ROWS)
     tiers = ("; a classifier in a higher tier is significantly better than every classifier in the lower "
              "tiers" if "Tier" in board else "")

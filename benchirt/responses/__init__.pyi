@@ -14,17 +14,3 @@ from benchirt.responses.stage import ResponseResult as ResponseResult
 from benchirt.responses.stage import accuracy_matrix as accuracy_matrix
 from benchirt.responses.stage import respond as respond
 from benchirt.responses.stage import respond_more as respond_more
-
-__all__ = [
-    "ROLES",
-    "ResponseConfig",
-    "ResponseResult",
-    "Split",
-    "accuracy_matrix",
-    "cv_folds",
-    "n_test_items",
-    "respond",
-    "respond_more",
-    "split_train_test",
-    "stratified_draw",
-]

@@ -32,7 +32,7 @@ class CompleteBlock:
     dropped_rows: list[str]
     dropped_columns: list[str]
 
-    def note(self, rows: str = "datasets", columns: str = "classifiers") -> str | None:
+    def note(self, *, rows: str = "datasets", columns: str = "classifiers") -> str | None:
         """One sentence on what was dropped and why; None when nothing was."""
         if not self.dropped_rows and not self.dropped_columns:
             return None

@@ -130,7 +130,8 @@ class ResponseConfig:
         allowed = d.get("allowed_packages") or ()
         if isinstance(d.get("extra"), Mapping) or d.get("extra") is None:  # anything else: refused as declared
             extra = d.pop("extra", None) or {}
-            d["extra"] = tuple(ExtraEstimator.from_dict(str(name), entry, allowed) for name, entry in extra.items())
+            d["extra"] = tuple(ExtraEstimator.from_dict(str(name), entry, allowed_packages=allowed)
+                               for name, entry in extra.items())
         return cls(**d)
 
     def to_dict(self) -> dict[str, Any]:

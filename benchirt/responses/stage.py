@@ -132,7 +132,7 @@ class ResponseResult:
         return frames
 
 
-def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progress: bool = False,
+def respond(dataset: Dataset, *, config: ResponseConfig | None = None, show_progress: bool = False,
             on_progress: Callable[[int, int], None] | None = None, test_rows: np.ndarray | None = None
             ) -> ResponseResult:
     """Produce the response matrix of one dataset (Cardoso et al. 2021 §4.3).
@@ -167,14 +167,14 @@ def respond(dataset: Dataset, config: ResponseConfig | None = None, show_progres
     --------
     >>> from benchirt.data.builtin import load_builtin
     >>> config = ResponseConfig(pool=("gaussian_nb",), cv_folds=2, ladder_epochs=0, artificial=False, n_jobs=1)
-    >>> result = respond(load_builtin("iris"), config)
+    >>> result = respond(load_builtin("iris"), config=config)
     >>> result.responses.shape                   # one classifier x 45 test items (30 % of 150)
     (1, 45)
     >>> sorted(set(result.responses.to_numpy().ravel()) - {0, 1})
     []
     """
     config = config or ResponseConfig()
-    prepared = prepare(dataset, config, test_rows)
+    prepared = prepare(dataset, config, test_rows=test_rows)
     plan = FitPlan(prepared, resolve_pool(config.pool, extra=config.extra), config)
     run_plan(plan, n_jobs=config.n_jobs, show_progress=show_progress, desc=f"responses {dataset.name}",
              on_progress=on_progress)
@@ -227,7 +227,7 @@ def assemble(plan: FitPlan) -> ResponseResult:
         predicted.update(rungs)
         roles.update(dict.fromkeys(rungs, "ladder"))
     if config.artificial:
-        artificial = artificial_predictions(rows.codes[rows.train], rows.codes[rows.test], config.seed)
+        artificial = artificial_predictions(rows.codes[rows.train], rows.codes[rows.test], seed=config.seed)
         predicted.update(artificial)
         roles.update(dict.fromkeys(artificial, "artificial"))
     if not predicted:

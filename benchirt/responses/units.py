@@ -106,7 +106,7 @@ def plan_rows(dataset: Dataset, config: ResponseConfig, *, test_rows: np.ndarray
                 notes=notes + fold_notes, labelled=len(labelled), train_rows=train_rows)
 
 
-def prepare(dataset: Dataset, config: ResponseConfig, test_rows: np.ndarray | None = None) -> PreparedDataset:
+def prepare(dataset: Dataset, config: ResponseConfig, *, test_rows: np.ndarray | None = None) -> PreparedDataset:
     """Plan one dataset's rows (:func:`plan_rows`) and keep only the rows a fit uses.
 
     A fit's preprocessing sees only its own rows (:func:`benchirt.preprocess.transform_pair`), so

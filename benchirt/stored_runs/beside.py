@@ -117,11 +117,11 @@ def beside_suite(imported, spec, *, pool_config=None):
         raise DataError(f"{imported.dataset}: benchirt's pool has no row to train on: the imported items are every "
                         "row of the dataset; use respond.per_flow: best-held-out (its items are the odd folds' rows, "
                         "the even folds' rows train the pool)")
-    pool = respond(dataset, pool_config, test_rows=items)
-    return merge(paired, pool, train)
+    pool = respond(dataset, config=pool_config, test_rows=items)
+    return merge(paired, pool, n_train=train)
 
 
-def merge(imported, pool, n_train: int | None = None):
+def merge(imported, pool, *, n_train: int | None = None):
     """One :class:`~benchirt.responses.ResponseResult` of benchirt's pool and the imported runs on the same items.
 
     The pool's respondents come first (their roles kept), then the stored runs (``real``);

@@ -4,7 +4,7 @@ Typical use (``summaries``: the IRT stage's per-dataset summaries; ``scores``: t
 table; ``roles``: classifier -> "real"/"artificial")::
 
     subsets = build_subsets(summaries, cuts=(30, 50, 70), rule="decodirt")
-    evaluation = evaluate_subsets(subsets, scores, summaries, metadata, roles)
+    evaluation = evaluate_subsets(subsets, scores, summaries, metadata=metadata, roles=roles)
     print(evaluation)            # fidelity vs chance, Table 5, innate-ability verdict
 
 See docs/subsets.md.

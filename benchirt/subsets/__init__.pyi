@@ -11,14 +11,3 @@ from benchirt.subsets.evaluation import evaluate_subsets as evaluate_subsets
 from benchirt.subsets.selection import PARAMETER_COLUMNS as PARAMETER_COLUMNS
 from benchirt.subsets.selection import build_subsets as build_subsets
 from benchirt.subsets.selection import subset_size as subset_size
-
-__all__ = [
-    "FULL",
-    "PARAMETER_COLUMNS",
-    "RULES",
-    "SubsetConfig",
-    "SubsetEvaluation",
-    "build_subsets",
-    "evaluate_subsets",
-    "subset_size",
-]

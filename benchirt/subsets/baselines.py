@@ -28,7 +28,7 @@ def fill_in_order(order: np.ndarray, costs: np.ndarray, budget: float) -> np.nda
     return np.sort(np.asarray(chosen, dtype=int))
 
 
-def random_fills(costs: np.ndarray, budget: float, n_draws: int, seed: int = 0) -> list[np.ndarray]:
+def random_fills(costs: np.ndarray, budget: float, n_draws: int, *, seed: int = 0) -> list[np.ndarray]:
     """``n_draws`` random subsets of equal cost: random orders, each filled to the budget."""
     rng = np.random.default_rng(seed)
     return [fill_in_order(rng.permutation(len(costs)), costs, budget) for _ in range(n_draws)]
@@ -48,7 +48,7 @@ def farthest_first_order(scores: np.ndarray) -> np.ndarray:
     return np.asarray(order)
 
 
-def baseline_orders(scores: np.ndarray, costs: np.ndarray, n_items: np.ndarray | None, top_k: int = 10
+def baseline_orders(scores: np.ndarray, costs: np.ndarray, n_items: np.ndarray | None, *, top_k: int = 10
                     ) -> dict[str, np.ndarray]:
     """Each deterministic baseline's order of the datasets (``scores``: datasets × contenders, higher is better;
     ``most_items`` only when ``n_items`` is given)."""

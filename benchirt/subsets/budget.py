@@ -49,7 +49,7 @@ def real_matrix(scores: pd.DataFrame, real) -> pd.DataFrame:
     return matrix[[name for name in matrix.columns if str(name) in real]]
 
 
-def contenders(scores: np.ndarray, n_contenders: int = CONTENDERS) -> np.ndarray:
+def contenders(scores: np.ndarray, *, n_contenders: int = CONTENDERS) -> np.ndarray:
     """The columns of ``scores`` (datasets × classifiers) with the ``n_contenders`` highest mean scores (over the
     datasets each is on), best first."""
     return np.argsort(-np.nanmean(scores, axis=0), kind="stable")[:n_contenders]

@@ -134,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
     refuse_foreign_out(args.out, "subset", force=args.force, writes=WRITES)
     summaries = read_summaries(args.summaries)
     scores = read_scores(args.scores, rating.score)
-    roles = read_roles(args.roles) if args.roles else default_roles(scores["classifier"].unique(), args.artificial)
+    roles = (read_roles(args.roles) if args.roles
+             else default_roles(scores["classifier"].unique(), artificial=args.artificial))
     metadata = _read_table(args.metadata, "dataset metadata") if args.metadata else None
     ids = read_dataset_ids(args.ids) if args.ids else None
     suite = None
@@ -144,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
         suite = resolve_suite(args.suite)
 
     subsets, notes = choose(scores, summaries, metadata, roles, config, rating)
-    evaluation = evaluate_subsets(subsets, scores, summaries, metadata, roles, config, rating)
+    evaluation = evaluate_subsets(subsets, scores, summaries, metadata=metadata, roles=roles, config=config,
+                                  rating_config=rating)
     evaluation.notes.extend(notes)
     if config.rule == "budget":
         evaluation.rule_comparison = compare_rules(
@@ -161,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     if args.publish:
         published = {}
         for name, datasets in evaluation.subsets.items():
-            specs, missing = subset_specs(datasets, suite, ids)
+            specs, missing = subset_specs(datasets, suite=suite, ids=ids)
             if missing:
                 raise DataError(f"cannot publish {name}: dataset(s) {', '.join(missing)} have no OpenML id "
                                 "(give --suite or --ids)")
@@ -182,7 +184,7 @@ def choose(scores: pd.DataFrame, summaries: pd.DataFrame, metadata: pd.DataFrame
     from benchirt.subsets.selection import build_subsets
 
     if config.rule != "budget":
-        return build_subsets(summaries, config.cuts, config.rule), []
+        return build_subsets(summaries, cuts=config.cuts, rule=config.rule), []
     return budget_subsets(real_matrix(scores, roles.index[roles == "real"]), _costs(metadata), config.cuts,
                           n_tables=rating.n_bootstrap,
                           alpha=rating.alpha, seed=rating.seed)
@@ -203,7 +205,7 @@ def _costs(metadata: pd.DataFrame | None) -> pd.Series:
 def write_outputs(
     evaluation: SubsetEvaluation,
     out: str | Path,
-    suite: Iterable[DatasetSpec] | None = None,
+    *, suite: Iterable[DatasetSpec] | None = None,
     ids: pd.DataFrame | None = None,
     suite_format: str = "yaml",
     plots: bool = True,
@@ -232,11 +234,12 @@ def write_outputs(
     suite = list(suite or [])
     unexported = {}
     for name, datasets in evaluation.subsets.items():
-        specs, missing = subset_specs(datasets, suite, ids)
+        specs, missing = subset_specs(datasets, suite=suite, ids=ids)
         if missing:
             unexported[name] = missing
         else:
-            export_suite(name, specs, out / "suites" / f"{name}.{suite_format}", _description(name, evaluation))
+            export_suite(name, specs, out / "suites" / f"{name}.{suite_format}",
+                         description=_description(name, evaluation))
     atomic_write_json(out / "subsets.json", {
         "config": evaluation.config.to_dict(),
         "subsets": evaluation.subsets,
@@ -253,7 +256,7 @@ def write_outputs(
     return unexported
 
 
-def default_roles(classifiers, artificial: str | None = None) -> pd.Series:
+def default_roles(classifiers, *, artificial: str | None = None) -> pd.Series:
     """Roles from names: ``--artificial`` if given, else benchirt's and decodIRT's artificial names.
 
     Without ``artificial``: names in :data:`benchirt.pool.ARTIFICIAL_NAMES` (directly or through

@@ -150,7 +150,7 @@ def evaluate_subsets(
     subsets: Mapping[str, list[str]],
     scores: pd.DataFrame,
     summaries: pd.DataFrame,
-    metadata: pd.DataFrame | None = None,
+    *, metadata: pd.DataFrame | None = None,
     roles: pd.Series | Mapping[str, str] | None = None,
     config: SubsetConfig | None = None,
     rating_config: RatingConfig | None = None,
@@ -194,7 +194,7 @@ def evaluate_subsets(
     suite = sorted(scores["dataset"].unique())
     subsets = _check_subsets(subsets, suite)
     role_of = _check_roles(roles, scores)
-    summaries = normalize_summaries(summaries, [c for c in REPORTED_COLUMNS if c in summaries.columns])
+    summaries = normalize_summaries(summaries, columns=[c for c in REPORTED_COLUMNS if c in summaries.columns])
     uncovered = sorted(set(suite) - set(summaries.index))
     if uncovered:
         raise DataError(
@@ -237,7 +237,8 @@ def evaluate_subsets(
                      "on its datasets, and its Kendall τ with the full suite compares the real classifiers that "
                      "played on it (one absent from all its datasets is left out of that τ)")
 
-    innate_table, leaders, verdict = innate.innate_ability(ratings, list(scenarios), _lead_shares(orders, real))
+    innate_table, leaders, verdict = innate.innate_ability(ratings, list(scenarios),
+                                                           lead_shares=_lead_shares(orders, real))
     char = meta = None
     if metadata is not None:
         char, meta = characterization.characterize(scenarios, metadata)
@@ -371,7 +372,7 @@ def _fidelity(matrix: pd.DataFrame, subsets, real, baselines, config: SubsetConf
     draws = []
     if config.n_random:
         for size in sorted({len(members) for members in subsets.values()}):
-            rows = fidelity.random_subsets(len(datasets), size, config.n_random, config.seed)
+            rows = fidelity.random_subsets(len(datasets), size, config.n_random, seed=config.seed)
             draws += [{"n_datasets": size, "draw": i, **statistics(r)} for i, r in enumerate(play(rows))]
     draws = pd.DataFrame(draws, columns=["n_datasets", "draw", *stat_names])
 

@@ -78,7 +78,7 @@ def read_dataset_ids(path: str | os.PathLike) -> pd.DataFrame:
 
 def subset_specs(
     datasets: Sequence[str],
-    suite: Iterable[DatasetSpec] | None = None,
+    *, suite: Iterable[DatasetSpec] | None = None,
     ids: pd.DataFrame | None = None,
 ) -> tuple[list[DatasetSpec], list[str]]:
     """The :class:`DatasetSpec` of every member of a subset.
@@ -118,7 +118,7 @@ def subset_specs(
 
 
 def export_suite(
-    subset_name: str, specs: Sequence[DatasetSpec], path: str | os.PathLike, description: str = ""
+    subset_name: str, specs: Sequence[DatasetSpec], path: str | os.PathLike, *, description: str = ""
 ) -> Path:
     """Write one subset as a suite file (YAML for ``.yaml``/``.yml``, JSON for ``.json``), atomically.
 
@@ -138,7 +138,7 @@ def export_suite(
     Path
         ``path``; :func:`benchirt.data.resolve_suite` reads it back.
     """
-    return write_suite_file(path, subset_name, specs, description)
+    return write_suite_file(path, subset_name, specs, description=description)
 
 
 def resolve_api_key(api_key: str | None = None) -> str:
@@ -196,7 +196,7 @@ def find_task_id(openml_id: int) -> int:
 def publish_suite(
     name: str,
     datasets: Sequence[Any],
-    description: str = "",
+    *, description: str = "",
     api_key: str | None = None,
     alias: str | None = None,
     lookup_tasks: bool = True,

@@ -103,7 +103,7 @@ def place_in_distribution(value: float, draws: np.ndarray) -> tuple[float, float
     return float(percentile), float(p_value)
 
 
-def random_subsets(n_datasets: int, size: int, n_random: int, seed: int = 0) -> np.ndarray:
+def random_subsets(n_datasets: int, size: int, n_random: int, *, seed: int = 0) -> np.ndarray:
     """``n_random`` subsets of ``size`` out of ``n_datasets`` datasets, uniform without replacement.
 
     The generator is seeded with ``(seed, size)`` so that the draws for one size do not depend on

@@ -35,10 +35,10 @@ CONTENDERS = 20
 MEASURES = ("kept", "reversed", "tau", "overlap")
 
 
-def contender_halves(scores: np.ndarray, n_contenders: int = CONTENDERS) -> tuple[np.ndarray, np.ndarray]:
+def contender_halves(scores: np.ndarray, *, n_contenders: int = CONTENDERS) -> tuple[np.ndarray, np.ndarray]:
     """The top ``n_contenders`` columns of ``scores`` (datasets × classifiers) by mean score, alternately into
     two halves (1st, 3rd, ... and 2nd, 4th, ...)."""
-    order = contenders(scores, n_contenders)
+    order = contenders(scores, n_contenders=n_contenders)
     return np.sort(order[0::2]), np.sort(order[1::2])
 
 
@@ -115,7 +115,7 @@ def _fold(values, cost, items, budget, choose, held, n_random, n_tables, alpha, 
               for name, members in chosen.items()}
     judged["random_equal_cost"] = [{**judge(values[:, held], members, full, n_tables, alpha, seed),
                                     **_size(members, cost)}
-                                   for members in random_fills(cost, budget, n_random, seed)]
+                                   for members in random_fills(cost, budget, n_random, seed=seed)]
     return judged
 
 
@@ -145,7 +145,7 @@ def _averaged(folds: list[dict[str, list[dict]]], fraction: float, cost: np.ndar
 KEEP_GOAL = 0.9
 
 
-def recommendation(comparison: pd.DataFrame | None, alpha: float = 0.05) -> str:
+def recommendation(comparison: pd.DataFrame | None, *, alpha: float = 0.05) -> str:
     """One sentence: the cheapest budget subset that keeps at least :data:`KEEP_GOAL` of the held-out verdict and
     beats random subsets of equal cost (p < ``alpha``), or why none is recommended (``comparison``: the table of
     :func:`compare_rules`)."""

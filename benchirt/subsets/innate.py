@@ -21,7 +21,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 def innate_ability(
-    ratings: pd.DataFrame, scenarios: list[str], lead_shares: Mapping[str, pd.Series] | None = None
+    ratings: pd.DataFrame, scenarios: list[str], *, lead_shares: Mapping[str, pd.Series] | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """Side-by-side ratings of the real classifiers, the leader of each scenario and the verdict.
 
@@ -86,7 +86,7 @@ def innate_ability(
     return table, leaders, _verdict(table, leaders, scenarios)
 
 
-def innate_wide(table: pd.DataFrame, values=("rating", "real_rank", "volatility")) -> pd.DataFrame:
+def innate_wide(table: pd.DataFrame, *, values=("rating", "real_rank", "volatility")) -> pd.DataFrame:
     """The innate table side by side: rows = real classifier, columns = (measure, scenario).
 
     Rows are sorted by the mean real rank over the scenarios (best first).

@@ -47,7 +47,8 @@ def subset_suite(irts: Mapping[str, DatasetIRT], responses: Mapping[str, Dataset
                                         alpha=rating_config.alpha, seed=rating_config.seed)
     else:
         subsets = build_subsets(summaries, cuts=config.cuts, rule=config.rule)
-    evaluation = evaluate_subsets(subsets, scores, summaries, suite_metadata(used), roles, config, rating_config)
+    evaluation = evaluate_subsets(subsets, scores, summaries, metadata=suite_metadata(used), roles=roles, config=config,
+                                  rating_config=rating_config)
     evaluation.notes.extend(notes)
     if config.rule == "budget":
         import pandas as pd

@@ -40,7 +40,7 @@ def plot_fidelity(evaluation: SubsetEvaluation) -> Figure:
     return figure
 
 
-def plot_subset_ratings(evaluation: SubsetEvaluation, top: int | None = None) -> Figure:
+def plot_subset_ratings(evaluation: SubsetEvaluation, *, top: int | None = None) -> Figure:
     """Ratings (R ± 2RD) of every classifier (the ``top`` best on the full suite only) on the full suite and on each
     subset."""
     ratings = evaluation.ratings
@@ -78,7 +78,7 @@ def plot_parameter_balance(evaluation: SubsetEvaluation) -> Figure:
     return figure
 
 
-def plot_innate(evaluation: SubsetEvaluation, top: int | None = None) -> Figure:
+def plot_innate(evaluation: SubsetEvaluation, *, top: int | None = None) -> Figure:
     """Rank of every real classifier (the ``top`` best on the full suite only) among the real ones, across the full
     suite and the subsets."""
     table = evaluation.innate

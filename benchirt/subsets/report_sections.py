@@ -53,10 +53,10 @@ def subsets(evaluation: SubsetEvaluation, context: SectionContext) -> Section:
         section.add(Note(note))
     top = figure_top(evaluation.ratings["classifier"].nunique())
     add_figure(section, lambda: subset_plots.plot_fidelity(evaluation), "Fidelity", context.dpi)
-    add_figure(section, lambda: subset_plots.plot_subset_ratings(evaluation, top), "Ratings per subset"
+    add_figure(section, lambda: subset_plots.plot_subset_ratings(evaluation, top=top), "Ratings per subset"
                + top_caption(top), context.dpi)
     add_figure(section, lambda: subset_plots.plot_parameter_balance(evaluation), "Parameter balance", context.dpi)
-    add_figure(section, lambda: subset_plots.plot_innate(evaluation, top), "Innate ability" + top_caption(top),
+    add_figure(section, lambda: subset_plots.plot_innate(evaluation, top=top), "Innate ability" + top_caption(top),
                context.dpi)
     return section
 
@@ -72,7 +72,7 @@ def subsets_conclusion(evaluation: SubsetEvaluation) -> str:
     return "Which subset could replace the full suite? " + recommendation(evaluation.rule_comparison)
 
 
-def subsets_sentence(fidelity: pd.DataFrame, rule: str, alpha: float = 0.05) -> str:
+def subsets_sentence(fidelity: pd.DataFrame, rule: str, *, alpha: float = 0.05) -> str:
     """Whether the subsets of ``rule`` reproduce the full ranking better than random subsets of equal size."""
     rows = [f"{row.subset} ({row.n_datasets} datasets): τ = {row.kendall_tau:.2f}, percentile "
             f"{row.kendall_tau_percentile:.0f} of random subsets, {_p(row.kendall_tau_p_value)}"

@@ -65,7 +65,7 @@ def ranking(summaries: pd.DataFrame, column: str) -> list[str]:
     return frame["name"].tolist()
 
 
-def normalize_summaries(summaries: pd.DataFrame, columns: Sequence[str] | None = None) -> pd.DataFrame:
+def normalize_summaries(summaries: pd.DataFrame, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Index the IRT summaries by dataset name and check the percentage columns.
 
     Parameters
@@ -116,7 +116,7 @@ def normalize_summaries(summaries: pd.DataFrame, columns: Sequence[str] | None =
 
 def build_subsets(
     summaries: pd.DataFrame,
-    cuts: Iterable[float] | float = DEFAULT_CUTS,
+    *, cuts: Iterable[float] | float = DEFAULT_CUTS,
     rule: str = "decodirt",
 ) -> dict[str, list[str]]:
     """Choose one dataset subset per cut (Cardoso et al. 2021 §4.6 single-parameter cuts, §5.4 combined rule).
@@ -163,7 +163,7 @@ def build_subsets(
         needed = [PARAMETER_COLUMNS["discrimination"], PARAMETER_COLUMNS["difficulty"]]
     else:
         needed = [PARAMETER_COLUMNS[rule]]
-    frame = normalize_summaries(summaries, needed)
+    frame = normalize_summaries(summaries, columns=needed)
     orders = {column: ranking(frame, column) for column in needed}
     subsets: dict[str, list[str]] = {}
     for cut in cuts:

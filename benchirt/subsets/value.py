@@ -47,14 +47,14 @@ VALUE_COLUMNS = ("dataset", "value", "cost_cpu_s", "top_pairs_separated", "n_top
 TOP_K = 10
 
 
-def top_contenders(scores: pd.DataFrame, real: Sequence[str], top_k: int = TOP_K) -> list[str]:
+def top_contenders(scores: pd.DataFrame, real: Sequence[str], *, top_k: int = TOP_K) -> list[str]:
     """The ``top_k`` real classifiers with the highest mean score over the datasets they are on (ties by name)."""
     means = scores[scores["classifier"].isin(set(map(str, real)))].groupby("classifier")["score"].mean()
     ordered = means.reset_index().sort_values(["score", "classifier"], ascending=[False, True])
     return ordered["classifier"].astype(str).head(top_k).tolist()
 
 
-def redundancy(matrix: pd.DataFrame, min_shared: int = 3) -> pd.Series:
+def redundancy(matrix: pd.DataFrame, *, min_shared: int = 3) -> pd.Series:
     """Per dataset (column of the classifiers × datasets ``matrix``), the largest squared Pearson correlation of
     its scores with another dataset's over the classifiers both have (at least ``min_shared``); 0 without any."""
     out = {}
@@ -107,7 +107,7 @@ def dataset_value(scores: pd.DataFrame, rows: Mapping[str, pd.DataFrame], real: 
     pandas.DataFrame
         Columns :data:`VALUE_COLUMNS`, sorted by ``value`` (then name).
     """
-    contenders = top_contenders(scores, real, top_k)
+    contenders = top_contenders(scores, real, top_k=top_k)
     matrix = scores.pivot_table(index="classifier", columns="dataset", values="score", aggfunc="mean")
     depending = separations_depending(matrix.reindex(contenders), n_tables, alpha, seed)
     predicted = redundancy(matrix.reindex([name for name in matrix.index if name in set(map(str, real))]))
@@ -156,7 +156,7 @@ def separations_depending(matrix: pd.DataFrame, n_tables: int, alpha: float, see
     return pd.Series(lost)
 
 
-def value_sentence(table: pd.DataFrame, top: int = 3) -> str:
+def value_sentence(table: pd.DataFrame, *, top: int = 3) -> str:
     """The conclusions' sentence: the datasets most worth running and why, and those that separate no top
     contender on their own test rows, from :func:`dataset_value`'s table."""
     if table is None or table.empty:
