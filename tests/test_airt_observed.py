@@ -201,6 +201,13 @@ def test_fit_airt_on_observed_cells_says_so_and_gives_finite_tables():
     assert low < result.fit.discrimination[3] < high
 
 
+def test_the_polytomous_model_reads_the_observed_cells_and_says_so():
+    result = fit_airt(sparse_perf(), config=AIRTConfig(polytomous="grm", grid_size=50))
+    assert result.polytomous is not None and len(result.polytomous) == 8
+    assert any(n.startswith("polytomous graded response model") and n.endswith("missing cells left out of its "
+                                                                                "likelihood") for n in result.notes)
+
+
 def test_the_r_packages_estimator_and_the_portfolio_comparison_need_every_cell():
     from benchirt.airt.portfolio import compare_portfolios
 

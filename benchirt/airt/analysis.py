@@ -245,7 +245,8 @@ def _polytomous_table(perf: pd.DataFrame, config: AIRTConfig) -> tuple[pd.DataFr
     notes = [f"polytomous {name} on {config.polytomous_levels} quantile levels: "
              f"{'converged' if fit.converged else 'NOT converged'} after {fit.n_iter} L-BFGS iterations "
              f"(log-likelihood {fit.log_likelihood:.2f}); difficulty limit = -threshold of the {definition} level"
-             + (" (the airt vignette's definition)" if definition == "lowest" else "")]
+             + (" (the airt vignette's definition)" if definition == "lowest" else "")
+             + ("; missing cells left out of its likelihood" if perf.isna().any().any() else "")]
     notes += [f"polytomous model: algorithm {name_} left out: {reason}" for name_, reason in fit.skipped.items()]
     return table, notes
 
