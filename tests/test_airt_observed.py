@@ -113,6 +113,16 @@ def test_the_em_on_observed_cells_converges_to_a_maximum_of_their_likelihood():
         assert cells.loglik(a2, b2, g2, *cells.e_step(a2, b2, g2, setup), setup) < best
 
 
+def test_an_item_or_a_respondent_without_an_observed_cell_is_refused():
+    _, z, _ = simulated(0, n_datasets=20, n_items=4)
+    for cut, message in ((np.s_[:, 2], r"column\(s\) \[2\] have no observed cell"),
+                         (np.s_[5, :], r"row\(s\) \[5\] have no observed cell")):
+        sparse = z.copy()
+        sparse[cut] = np.nan
+        with pytest.raises(DataError, match=message):
+            fit_continuous(sparse)
+
+
 def test_thirty_percent_of_the_cells_recover_the_generating_parameters_and_the_full_data_fit():
     """Thresholds below the smallest of 40 replicates of ``python benchmarks/airt_observed.py`` (experiment 1:
     0.966, 0.977, 0.981 against the truth; 0.972, 0.985, 0.988 against the full-data fit; 0.972 for theta; every

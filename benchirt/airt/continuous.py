@@ -367,8 +367,8 @@ def fit_continuous(z: np.ndarray, *, max_iter: int = 1000, tol: float = 1e-9, pr
     Raises
     ------
     DataError
-        For infinite entries, fewer than 2 respondents, when every column is constant, or when a respondent
-        has no observed cell on a non-constant column.
+        For infinite entries, fewer than 2 respondents, when every column is constant, when an item has no
+        observed cell, or when a respondent has none on a non-constant column.
     """
     z = np.asarray(z, dtype=float)
     if z.ndim != 2:
@@ -379,6 +379,9 @@ def fit_continuous(z: np.ndarray, *, max_iter: int = 1000, tol: float = 1e-9, pr
     observed = ~np.isnan(z)
     if not np.isfinite(z[observed]).all():
         raise DataError("the continuous response model needs finite logits; clip the performances first")
+    if not observed.any(axis=0).all():
+        raise DataError(f"item(s) at column(s) {np.flatnonzero(~observed.any(axis=0)).tolist()} have no observed "
+                        "cell; leave them out")
     complete = bool(observed.all())
     column_mean = z.mean(axis=0) if complete else ObservedCells.of(z).column_mean()
     informative = np.nanmax(z, axis=0) - np.nanmin(z, axis=0) > CONSTANT_SPAN
