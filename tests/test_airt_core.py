@@ -365,7 +365,6 @@ def _with_entry(perf, value):
     (lambda p: p * 100, r"\[0, 1\].*rescale"),
     (lambda p: p.iloc[:1], "at least"),
     (lambda p: p.iloc[:4], "at least 5 datasets"),
-    (lambda p: _with_entry(p, np.nan), "missing value.*row 'd2', column 'algo1'"),
     (lambda p: _with_entry(p, "n/a"), "non-numeric value 'n/a' at row 'd2'"),
     (lambda p: p * 0 + 0.5, "same performance on every dataset"),
 ])
@@ -373,6 +372,13 @@ def test_fit_airt_bad_inputs(mutate, message):
     _, _, perf = simulated_perf(n_resp=30)
     with pytest.raises(DataError, match=message):
         fit_airt(mutate(perf))
+
+
+def test_a_missing_value_is_refused_by_the_r_packages_estimator_only():
+    _, _, perf = simulated_perf(n_resp=30)
+    with pytest.raises(DataError, match="missing value.*row 'd2', column 'algo1'"):
+        fit_airt(_with_entry(perf, np.nan).astype(float), config=AIRTConfig(compat="airt-r"))
+    assert "observed cells: 179 of 180" in " ".join(fit_airt(_with_entry(perf, np.nan).astype(float)).notes)
 
 
 # --------------------------------------------------------------------------------------------------------

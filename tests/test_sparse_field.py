@@ -2,8 +2,9 @@
 
 Six small tasks written here as respondents × items matrices; no flow runs on all six. The leaderboard
 leaves out the flows on fewer datasets than a signed-rank test needs (here: the most any flow has, 5), the
-Glicko-2 ratings stay finite and bounded, the subsets compare the flows present, AIRT keeps the largest
-complete block of tasks × flows — and the notes, the manifest and summary.md say each of these.
+Glicko-2 ratings stay finite and bounded, the subsets compare the flows present, AIRT fits the observed cells,
+leaving out the flows on fewer than 5 tasks and the tasks left with fewer than 2 flows — and the notes, the
+manifest and summary.md say each of these.
 """
 from __future__ import annotations
 
@@ -77,13 +78,15 @@ def test_a_sparse_field_is_rated_subset_and_fitted_by_airt_with_its_gaps_said(tm
     assert any(n.startswith("a sparse field: 20 of 20 classifiers are absent from some of the 6 datasets")
                for n in results.subset.notes)
     airt_notes = " ".join(results.airt.notes)
-    assert "no classifier is on all 6" in airt_notes and "5 datasets × 10 flows or classifiers" in airt_notes
-    assert "1 datasets (t6)" in airt_notes and results.airt.algorithms.shape[0] == 10
+    assert "observed cells: 70 of 120 (58%); AIRT is fitted to the 50 of them on 5 datasets × 10 algorithms" in airt_notes
+    assert "left out 10 (i, h, g0, g1, g2, g3, g4, g5 and 2 more) algorithm(s) with results on fewer than 5" in airt_notes
+    assert "left out 1 (t6) dataset(s) with results of fewer than 2 algorithms" in airt_notes
+    assert results.airt.algorithms.shape[0] == 10 and results.airt.datasets.shape[0] == 5
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert {manifest["stages"][s]["status"] for s in ("rate", "subset", "airt")} == {"done"}
     said = {stage: " ".join(manifest["artifacts"][stage]["notes"]) for stage in ("rate", "subset", "airt")}
     assert "10 of 20 classifiers left out of the leaderboard" in said["rate"]
-    assert "a sparse field" in said["subset"] and "largest complete block" in said["airt"]
+    assert "a sparse field" in said["subset"] and "observed cells: 70 of 120" in said["airt"]
     board_section = leaderboard(results.rate, SectionContext(results.config, dpi=40))
     assert any(isinstance(b, Table) and b.caption.startswith("Left out of the leaderboard: 10 classifiers")
                and sorted(b.frame["classifier"]) == sorted(left) for b in board_section.blocks)

@@ -8,7 +8,8 @@ Public API
 ``fit_airt(perf, config=None) -> AIRTResult``
     The whole analysis (Kandanaarachchi & Smith-Miles 2023 Algorithm 1). ``perf``: DataFrame, rows datasets/instances, columns
     algorithms, higher is better, values in [0, 1] (see ``benchirt.airt.aslib.to_unit_interval`` for other
-    scales), at least 5 rows and 2 columns. ``AIRTResult`` has ``algorithms`` (algorithm, discrimination,
+    scales) or NaN where not observed (fitted on the observed cells: :mod:`benchirt.airt.observed`,
+    :mod:`benchirt.airt.sparse`), at least 5 rows and 2 columns. ``AIRTResult`` has ``algorithms`` (algorithm, discrimination,
     difficulty, scale, anomalous, consistency, difficulty_limit, flag, lto_strength, lto_weakness),
     ``datasets`` (dataset, difficulty, easiness), ``goodness`` (algorithm, mse, aucdf, auaec, aupec,
     effectiveness_gap), ``model_goodness``, ``latent``, ``fit``, ``performance``, ``predicted``, ``notes``,

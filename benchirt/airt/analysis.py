@@ -15,6 +15,7 @@ from benchirt.airt.goodness import ModelGoodness, model_goodness
 from benchirt.airt.latent import MIN_DISTINCT_DIFFICULTIES, LatentTraitAnalysis, latent_trait_analysis
 from benchirt.airt.metrics import algorithm_metrics, dataset_metrics
 from benchirt.airt.polytomous import GRMConfig, bin_performance, fit_grm
+from benchirt.airt.sparse import observed_field
 from benchirt.errors import DataError
 
 
@@ -119,7 +120,10 @@ def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTRes
     ----------
     perf : pd.DataFrame, shape (N, n)
         Rows datasets/problem instances, columns algorithms, higher is better, values in [0, 1]
-        (map runtimes or other scales first with :func:`benchirt.airt.aslib.to_unit_interval`).
+        (map runtimes or other scales first with :func:`benchirt.airt.aslib.to_unit_interval`), NaN where an
+        algorithm has no result on a dataset: the model is then fitted to the observed cells
+        (:mod:`benchirt.airt.observed`; Mislevy & Wu 1996), after leaving out the datasets and algorithms with
+        too few results (:mod:`benchirt.airt.sparse`), and the notes say how each output reads the gaps.
     config : AIRTConfig
 
     Returns
@@ -129,8 +133,8 @@ def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTRes
     Raises
     ------
     DataError
-        Non-numeric, missing or out-of-range values, duplicated names, fewer than 5 datasets or 2 algorithms,
-        every algorithm constant.
+        Non-numeric or out-of-range values, missing ones with ``compat="airt-r"``, duplicated names, fewer than
+        5 datasets or 2 algorithms (kept), every algorithm constant.
 
     Examples
     --------
@@ -146,10 +150,13 @@ def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTRes
     """
     config = config or AIRTConfig()
     start = time.perf_counter()
-    perf = check_performance(perf, where="AIRT input")
+    perf, observed_notes = _observed(check_performance(perf, where="AIRT input", missing=config.compat is None))
     if perf.shape[0] < MIN_DISTINCT_DIFFICULTIES:
         raise DataError(f"AIRT input: {perf.shape[0]} dataset(s); AIRT needs at least {MIN_DISTINCT_DIFFICULTIES} "
-                        "datasets/instances (rows) to estimate dataset difficulty and fit the latent trait curves")
+                        "datasets/instances (rows) to estimate dataset difficulty and fit the latent trait curves"
+                        + (f" ({'; '.join(observed_notes)})" if observed_notes else ""))
+    if perf.shape[1] < 2:
+        raise DataError(f"AIRT input: {perf.shape[1]} algorithm(s) kept; AIRT needs at least 2 ({'; '.join(observed_notes)})")
     if config.compat == "airt-r":
         fit, z, actual, predicted_values, notes = _fit_airt_r(perf, config)
     else:
@@ -158,8 +165,9 @@ def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTRes
                              prior_mean=config.prior_mean, prior_sd=config.prior_sd,
                              max_discrimination=config.max_discrimination)
         predicted_values = expit(fit.predicted_logit())
-        predicted_values[:, ~fit.informative] = perf.to_numpy()[:, ~fit.informative]
-        actual, notes = perf, []
+        constant = perf.to_numpy()[:, ~fit.informative]
+        predicted_values[:, ~fit.informative] = np.nanmax(constant, axis=0)
+        actual, notes = perf, observed_notes
     algorithms = algorithm_metrics(fit, perf.columns, z, sign_rule=config.compat == "airt-r")
     datasets = dataset_metrics(fit, perf.index)
     predicted = pd.DataFrame(predicted_values, index=perf.index, columns=perf.columns)
@@ -198,6 +206,28 @@ def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTRes
                       notes=tuple(notes), seconds=time.perf_counter() - start, polytomous=polytomous)
 
 
+def _observed(perf: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The part of a matrix with missing cells AIRT fits on its observed cells (:mod:`benchirt.airt.sparse`) and
+    the notes saying so and how each derived output reads them; a complete matrix unchanged, no notes."""
+    if not perf.isna().any().any():
+        return perf, []
+    field = observed_field(perf)
+    missing = field.table.isna().any().any()
+    return field.table, [*field.notes(), *(OBSERVED_OUTPUT_NOTES if missing else ())]
+
+
+#: How AIRT's outputs read a matrix with missing cells (said in a fit's notes whenever one is missing).
+OBSERVED_OUTPUT_NOTES = (
+    "with missing cells: each algorithm's parameters come from the datasets it ran on, its 95 % discrimination "
+    "interval from their number, and each dataset's difficulty (eq. 10) from the algorithms it has",
+    "with missing cells: model goodness (MSE, AUCDF, AUAEC, AUPEC) is computed on each algorithm's observed cells "
+    "only; predicted.csv holds the model's prediction for every cell, performance.csv leaves the missing ones empty",
+    "with missing cells: each latent trait curve is fitted to the datasets its algorithm ran on and drawn over "
+    "every difficulty (beyond the range of those datasets it is extrapolated), so strengths, weaknesses, LTO and "
+    "the airt portfolio compare curves at difficulties where some algorithms have no result",
+)
+
+
 def _polytomous_table(perf: pd.DataFrame, config: AIRTConfig) -> tuple[pd.DataFrame, list[str]]:
     """The polytomous model of ``config.polytomous`` on quantile levels; its algorithm table and notes."""
     definition = "lowest" if config.compat == "airt-r" else "highest"
@@ -215,7 +245,8 @@ def _polytomous_table(perf: pd.DataFrame, config: AIRTConfig) -> tuple[pd.DataFr
     notes = [f"polytomous {name} on {config.polytomous_levels} quantile levels: "
              f"{'converged' if fit.converged else 'NOT converged'} after {fit.n_iter} L-BFGS iterations "
              f"(log-likelihood {fit.log_likelihood:.2f}); difficulty limit = -threshold of the {definition} level"
-             + (" (the airt vignette's definition)" if definition == "lowest" else "")]
+             + (" (the airt vignette's definition)" if definition == "lowest" else "")
+             + ("; missing cells left out of its likelihood" if perf.isna().any().any() else "")]
     notes += [f"polytomous model: algorithm {name_} left out: {reason}" for name_, reason in fit.skipped.items()]
     return table, notes
 

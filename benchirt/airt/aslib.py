@@ -77,7 +77,7 @@ class ASlibScenario:
 # ----------------------------------------------------------------------------------------------------------
 # wide matrices
 # ----------------------------------------------------------------------------------------------------------
-def check_performance(perf: pd.DataFrame, *, where: str = "performance matrix") -> pd.DataFrame:
+def check_performance(perf: pd.DataFrame, *, where: str = "performance matrix", missing: bool = False) -> pd.DataFrame:
     """Validate an AIRT input matrix: numeric, finite, in [0, 1], at least 2 instances and 2 algorithms.
 
     Parameters
@@ -86,6 +86,8 @@ def check_performance(perf: pd.DataFrame, *, where: str = "performance matrix") 
         Rows datasets/instances, columns algorithms, higher is better.
     where : str
         Name of the input used in error messages (e.g. the file path).
+    missing : bool
+        Accept missing entries (NaN: a cell not observed, fitted by AIRT on the observed cells).
 
     Returns
     -------
@@ -122,13 +124,13 @@ def check_performance(perf: pd.DataFrame, *, where: str = "performance matrix") 
         raise DataError(f"{where}: non-numeric value {perf.loc[row, column]!r} at row {row!r}, column "
                         f"{column!r}; every entry must be a number")
     values = converted.to_numpy(dtype=float)
-    if np.isnan(values).any():
+    if np.isnan(values).any() and not missing:
         rows, cols = np.nonzero(np.isnan(values))
         raise DataError(f"{where}: {rows.size} missing value(s), first at row {converted.index[rows[0]]!r}, "
                         f"column {converted.columns[cols[0]]!r}; fill or drop them before AIRT")
-    if not np.isfinite(values).all():
+    if np.isinf(values).any():
         raise DataError(f"{where}: infinite values; AIRT needs finite performance values")
-    low, high = values.min(), values.max()
+    low, high = np.nanmin(values, initial=np.inf), np.nanmax(values, initial=-np.inf)
     if low < 0.0 or high > 1.0:
         raise DataError(f"{where}: values range over [{low:g}, {high:g}] but AIRT needs 'higher is better' in "
                         "[0, 1]; rescale with benchirt.airt.aslib.to_unit_interval(perf, maximize=...) "

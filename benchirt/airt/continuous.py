@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from benchirt.airt.observed import ObservedCells
 from benchirt.errors import DataError
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
@@ -75,10 +76,11 @@ class ContinuousFit:
         Latent trait of every respondent by Kandanaarachchi & Smith-Miles 2023 eq. 10 (the maximum-likelihood theta given the items).
     posterior_mean : np.ndarray, shape (N,)
         mu_i of the last E-step (the normal-prior posterior mean of theta).
-    posterior_var : float
-        sigma^(t)2 of the last E-step (shared by all respondents).
+    posterior_var : float or np.ndarray of shape (N,)
+        sigma^(t)2 of the last E-step: one value shared by all respondents on a complete matrix, one per
+        respondent when cells are missing (each has its own observed items).
     log_likelihood : float
-        Marginal log-likelihood of the informative columns at the returned parameters.
+        Marginal log-likelihood of the informative columns (their observed cells) at the returned parameters.
     n_iter : int
         Number of accelerated iterations run (three EM cycles each).
     converged : bool
@@ -88,6 +90,8 @@ class ContinuousFit:
     max_discrimination : float or None
         The bound on |alpha| used; items at it are Heywood cases (nearly determined by theta). None: no
         bound (the R package airt's estimator, :mod:`benchirt.airt.compat`).
+    observed : np.ndarray of bool, shape (N, n), or None
+        Which cells the model was fitted to (:mod:`benchirt.airt.observed`); None when every cell was.
     """
 
     discrimination: np.ndarray
@@ -97,13 +101,14 @@ class ContinuousFit:
     column_mean: np.ndarray
     theta: np.ndarray
     posterior_mean: np.ndarray
-    posterior_var: float
+    posterior_var: float | np.ndarray
     log_likelihood: float
     n_iter: int
     converged: bool
     prior_mean: float = 0.0
     prior_sd: float = 1.0
     max_discrimination: float | None = 10.0
+    observed: np.ndarray | None = None
 
     @property
     def at_bound(self) -> np.ndarray:
@@ -242,20 +247,48 @@ def marginal_log_likelihood(z: np.ndarray, discrimination: np.ndarray, difficult
     return _marginal_loglik(z, discrimination, difficulty, scale, mu, var, setup), mu, var
 
 
-def _em_map(z: np.ndarray, params: np.ndarray, setup: _Setup) -> np.ndarray:
+class _CompleteCells(NamedTuple):
+    """Every cell observed: the EM's pieces in their complete-matrix form (the counterpart of
+    :class:`benchirt.airt.observed.ObservedCells`)."""
+
+    z: np.ndarray
+
+    def e_step(self, a: np.ndarray, b: np.ndarray, g: np.ndarray, setup: _Setup) -> tuple[np.ndarray, float]:
+        return _e_step(self.z, a, b, g, setup)
+
+    def m_step(self, mu: np.ndarray, var, max_alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return _m_step(self.z, mu, var, max_alpha)
+
+    def loglik(self, a: np.ndarray, b: np.ndarray, g: np.ndarray, mu: np.ndarray, var, setup: _Setup) -> float:
+        return _marginal_loglik(self.z, a, b, g, mu, var, setup)
+
+    def easiness(self, a: np.ndarray, b: np.ndarray, g: np.ndarray) -> np.ndarray:
+        return easiness(self.z, a, b, g)
+
+    def row_mean(self) -> np.ndarray:
+        return self.z.mean(axis=1)
+
+    def column_mean(self) -> np.ndarray:
+        return self.z.mean(axis=0)
+
+
+_Cells = _CompleteCells | ObservedCells
+
+
+def _em_map(cells: _Cells, params: np.ndarray, setup: _Setup) -> np.ndarray:
     """One EM cycle on the stacked parameters (alpha, beta, gamma): E-step then closed-form M-step."""
     a, b, g = np.split(params, 3)
-    mu, var = _e_step(z, a, b, g, setup)
-    return np.concatenate(_m_step(z, mu, var, setup.max_alpha))
+    mu, var = cells.e_step(a, b, g, setup)
+    return np.concatenate(cells.m_step(mu, var, setup.max_alpha))
 
 
-def _loglik(z: np.ndarray, params: np.ndarray, setup: _Setup) -> float:
+def _loglik(cells: _Cells, params: np.ndarray, setup: _Setup) -> float:
     a, b, g = np.split(params, 3)
-    mu, var = _e_step(z, a, b, g, setup)
-    return _marginal_loglik(z, a, b, g, mu, var, setup)
+    mu, var = cells.e_step(a, b, g, setup)
+    return cells.loglik(a, b, g, mu, var, setup)
 
 
-def _squarem_step(z: np.ndarray, params: np.ndarray, setup: _Setup) -> tuple[np.ndarray, float]:
+def _squarem_step(cells: _Cells, params: np.ndarray, setup: _Setup) -> tuple[np.ndarray, float]:
     """Two EM cycles extrapolated by SQUAREM (Varadhan & Roland 2008, scheme S3), never worse than plain EM.
 
     EM for this one-factor model converges linearly and slowly when an item is nearly deterministic
@@ -264,9 +297,9 @@ def _squarem_step(z: np.ndarray, params: np.ndarray, setup: _Setup) -> tuple[np.
     magnitude. When the extrapolated point has a lower (or undefined) likelihood, the plain EM point F(F(p))
     is kept, so the marginal likelihood never decreases.
     """
-    p1 = _em_map(z, params, setup)
-    p2 = _em_map(z, p1, setup)
-    plain = _loglik(z, p2, setup)
+    p1 = _em_map(cells, params, setup)
+    p2 = _em_map(cells, p1, setup)
+    plain = _loglik(cells, p2, setup)
     r = p1 - params
     v = p2 - 2.0 * p1 + params
     norm_v = np.linalg.norm(v)
@@ -274,8 +307,8 @@ def _squarem_step(z: np.ndarray, params: np.ndarray, setup: _Setup) -> tuple[np.
         return p2, plain
     step = min(float(-np.linalg.norm(r) / norm_v), -1.0)
     with np.errstate(all="ignore"):
-        candidate = _em_map(z, params - 2.0 * step * r + step**2 * v, setup)
-        accelerated = _loglik(z, candidate, setup)
+        candidate = _em_map(cells, params - 2.0 * step * r + step**2 * v, setup)
+        accelerated = _loglik(cells, candidate, setup)
     if np.isfinite(candidate).all() and np.isfinite(accelerated) and accelerated >= plain:
         return candidate, accelerated
     return p2, plain
@@ -315,7 +348,9 @@ def fit_continuous(z: np.ndarray, *, max_iter: int = 1000, tol: float = 1e-9, pr
     Parameters
     ----------
     z : array_like, shape (N, n)
-        Logit-transformed responses, rows respondents (datasets), columns items (algorithms); finite.
+        Logit-transformed responses, rows respondents (datasets), columns items (algorithms); finite, or NaN
+        for a missing cell: the likelihood is then that of the observed cells (:mod:`benchirt.airt.observed`,
+        Mislevy & Wu 1996), and a matrix without NaN is fitted exactly as before.
     max_iter : int
         Maximum number of accelerated iterations (each runs three EM cycles).
     tol : float
@@ -332,7 +367,8 @@ def fit_continuous(z: np.ndarray, *, max_iter: int = 1000, tol: float = 1e-9, pr
     Raises
     ------
     DataError
-        For non-finite entries, fewer than 2 respondents, or when every column is constant.
+        For infinite entries, fewer than 2 respondents, when every column is constant, when an item has no
+        observed cell, or when a respondent has none on a non-constant column.
     """
     z = np.asarray(z, dtype=float)
     if z.ndim != 2:
@@ -340,33 +376,28 @@ def fit_continuous(z: np.ndarray, *, max_iter: int = 1000, tol: float = 1e-9, pr
     n_resp, n_items = z.shape
     if n_resp < 2:
         raise DataError(f"the continuous response model needs at least 2 respondents (datasets), got {n_resp}")
-    if not np.isfinite(z).all():
+    observed = ~np.isnan(z)
+    if not np.isfinite(z[observed]).all():
         raise DataError("the continuous response model needs finite logits; clip the performances first")
-    column_mean = z.mean(axis=0)
-    informative = np.ptp(z, axis=0) > CONSTANT_SPAN
+    if not observed.any(axis=0).all():
+        raise DataError(f"item(s) at column(s) {np.flatnonzero(~observed.any(axis=0)).tolist()} have no observed "
+                        "cell; leave them out")
+    complete = bool(observed.all())
+    column_mean = z.mean(axis=0) if complete else ObservedCells.of(z).column_mean()
+    informative = np.nanmax(z, axis=0) - np.nanmin(z, axis=0) > CONSTANT_SPAN
     if not informative.any():
         raise DataError("every algorithm has the same performance on every dataset: there is no information "
                         "on dataset difficulty to fit the AIRT model")
     zi = z[:, informative]
+    cells = _CompleteCells(zi) if complete else _observed_cells(zi)
     setup = _Setup(prior_mean, prior_sd**2, max_discrimination)
-
-    params = np.concatenate([np.ones(zi.shape[1]), -zi.mean(axis=0), np.ones(zi.shape[1])])
-    loglik = _loglik(zi, params, setup)
-    converged = False
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):
-        params, new_loglik = _squarem_step(zi, params, setup)
-        if abs(new_loglik - loglik) < tol * (1.0 + abs(new_loglik)):
-            loglik = new_loglik
-            converged = True
-            break
-        loglik = new_loglik
+    params, loglik, n_iter, converged = _climb(cells, setup, max_iter=max_iter, tol=tol)
     a, b, g = np.split(params, 3)
-    mu, var = _e_step(zi, a, b, g, setup)
-    theta = easiness(zi, a, b, g)
+    mu, var = cells.e_step(a, b, g, setup)
+    theta = cells.easiness(a, b, g)
     # the likelihood is unchanged by theta -> 2 mu0 - theta, beta -> 2 mu0 - beta, alpha, gamma -> -alpha, -gamma;
     # orient the scale so that easiness grows with the mean logit of the dataset (easy = good results)
-    if np.cov(theta, zi.mean(axis=1))[0, 1] < 0:
+    if np.cov(theta, cells.row_mean())[0, 1] < 0:
         a, b, g = -a, 2 * prior_mean - b, -g
         mu, theta = 2 * prior_mean - mu, 2 * prior_mean - theta
 
@@ -376,6 +407,35 @@ def fit_continuous(z: np.ndarray, *, max_iter: int = 1000, tol: float = 1e-9, pr
     discrimination[informative], difficulty[informative], scale[informative] = a, b, g
     return ContinuousFit(discrimination=discrimination, difficulty=difficulty, scale=scale,
                          informative=informative, column_mean=column_mean, theta=theta,
-                         posterior_mean=mu, posterior_var=float(var), log_likelihood=loglik,
-                         n_iter=n_iter, converged=converged, prior_mean=prior_mean, prior_sd=prior_sd,
-                         max_discrimination=max_discrimination)
+                         posterior_mean=mu, posterior_var=float(np.asarray(var)) if complete else np.asarray(var),
+                         log_likelihood=loglik, n_iter=n_iter, converged=converged, prior_mean=prior_mean,
+                         prior_sd=prior_sd, max_discrimination=max_discrimination,
+                         observed=None if complete else observed)
+
+
+def _observed_cells(z: np.ndarray) -> ObservedCells:
+    """The observed cells of the informative items; refused when a respondent has none of them."""
+    cells = ObservedCells.of(z)
+    empty = np.flatnonzero(cells.w.sum(axis=1) == 0)
+    if empty.size:
+        raise DataError(f"respondent(s) at row(s) {empty.tolist()} have no observed cell on an algorithm whose "
+                        "performance varies: their difficulty cannot be estimated; leave them out")
+    return cells
+
+
+def _climb(cells: _Cells, setup: _Setup, *, max_iter: int, tol: float) -> tuple[np.ndarray, float, int, bool]:
+    """SQUAREM-accelerated EM from alpha = gamma = 1, beta_j = -mean(z_j), until the marginal log-likelihood
+    changes by less than ``tol * (1 + |loglik|)``; returns the parameters, log-likelihood, iterations, converged."""
+    n = cells.z.shape[1]
+    params = np.concatenate([np.ones(n), -cells.column_mean(), np.ones(n)])
+    loglik = _loglik(cells, params, setup)
+    converged = False
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):
+        params, new_loglik = _squarem_step(cells, params, setup)
+        if abs(new_loglik - loglik) < tol * (1.0 + abs(new_loglik)):
+            loglik = new_loglik
+            converged = True
+            break
+        loglik = new_loglik
+    return params, loglik, n_iter, converged

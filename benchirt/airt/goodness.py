@@ -50,7 +50,7 @@ class ModelGoodness:
     actual_effectiveness, predicted_effectiveness : pd.DataFrame, shape (K, n)
         Fbar_j(l) on the grid of tolerances (index ``tolerance``).
     residuals : pd.DataFrame, shape (N, n)
-        e_ij = x_ij - x_hat_ij.
+        e_ij = x_ij - x_hat_ij (NaN where x_ij is missing).
     """
 
     table: pd.DataFrame
@@ -61,10 +61,16 @@ class ModelGoodness:
 
 
 def _step_cdf(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
-    """P(v <= g) per column for every grid value g: shape (len(grid), n)."""
-    ordered = np.sort(values, axis=0)
+    """P(v <= g) per column for every grid value g, over the column's observed (non-NaN) values: shape (len(grid), n)."""
+    ordered = np.sort(values, axis=0)  # NaN sorts last, above every grid value
+    counts = (~np.isnan(values)).sum(axis=0) if np.isnan(values).any() else values.shape[0]
     return np.stack([np.searchsorted(ordered[:, j], grid, side="right") for j in range(values.shape[1])],
-                    axis=1) / values.shape[0]
+                    axis=1) / counts
+
+
+def _column_mean(values: np.ndarray) -> np.ndarray:
+    """Mean of every column over its observed (non-NaN) cells."""
+    return np.nanmean(values, axis=0) if np.isnan(values).any() else values.mean(axis=0)
 
 
 @dataclass(frozen=True)
@@ -82,13 +88,13 @@ class _Curves:
 
 def _continuous_curves(x: np.ndarray, x_hat: np.ndarray, grid_size: int) -> _Curves:
     """The continuous model's curves on ``grid_size`` points of [0, 1], their areas exact (the means: §4.4)."""
-    if x.min() < 0 or x.max() > 1 or x_hat.min() < 0 or x_hat.max() > 1:
+    if np.nanmin(x) < 0 or np.nanmax(x) > 1 or np.nanmin(x_hat) < 0 or np.nanmax(x_hat) > 1:
         raise DataError("model goodness: continuous responses must lie in [0, 1]")
     rho = np.abs(x - x_hat)
     grid = np.linspace(0.0, 1.0, grid_size)
     return _Curves(grid=grid, residual_cdf=_step_cdf(rho, grid), actual_eff=_step_cdf(1.0 - x, grid),
-                   predicted_eff=_step_cdf(1.0 - x_hat, grid), aucdf=1.0 - rho.mean(axis=0),
-                   auaec=x.mean(axis=0), aupec=x_hat.mean(axis=0))
+                   predicted_eff=_step_cdf(1.0 - x_hat, grid), aucdf=1.0 - _column_mean(rho),
+                   auaec=_column_mean(x), aupec=_column_mean(x_hat))
 
 
 def _polytomous_curves(x: np.ndarray, x_hat: np.ndarray, levels: int) -> _Curves:
@@ -118,7 +124,8 @@ def model_goodness(actual: pd.DataFrame, predicted: pd.DataFrame, *, levels: int
     ----------
     actual, predicted : pd.DataFrame, shape (N, n)
         x_ij and x_hat_ij; same index and columns. Continuous: values in [0, 1]. Polytomous: integer
-        category codes 0..levels-1.
+        category codes 0..levels-1. An actual value may be missing (NaN, a cell AIRT did not observe): every
+        measure of an algorithm is then taken over its observed cells, the predictions there included.
     levels : int, optional
         Number of categories C >= 2 of a polytomous model; ``None`` for the continuous model.
     grid_size : int
@@ -132,11 +139,14 @@ def model_goodness(actual: pd.DataFrame, predicted: pd.DataFrame, *, levels: int
                                                and actual.index.equals(predicted.index)):
         raise DataError("model goodness: actual and predicted responses must have the same datasets and algorithms")
     x = actual.to_numpy(dtype=float)
-    x_hat = predicted.to_numpy(dtype=float)
-    if not (np.isfinite(x).all() and np.isfinite(x_hat).all()):
-        raise DataError("model goodness: actual and predicted responses must be finite")
+    observed = ~np.isnan(x)
+    if not (np.isfinite(x[observed]).all() and np.isfinite(predicted.to_numpy(dtype=float)).all()
+            and observed.any(axis=0).all()):
+        raise DataError("model goodness: predicted responses must be finite, actual ones finite or missing (NaN), "
+                        "with at least one actual response per algorithm")
+    x_hat = np.where(observed, predicted.to_numpy(dtype=float), np.nan)  # compared on the observed cells only
     e = x - x_hat
-    mse = (e**2).mean(axis=0)
+    mse = _column_mean(e**2)
     c = _continuous_curves(x, x_hat, grid_size) if levels is None else _polytomous_curves(x, x_hat, levels)
     grid, cdf, actual_eff, predicted_eff = c.grid, c.residual_cdf, c.actual_eff, c.predicted_eff
     aucdf, auaec, aupec = c.aucdf, c.auaec, c.aupec

@@ -21,6 +21,7 @@ A(eps) = {j : strengths(j, eps) != empty} (§4.3).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -198,9 +199,9 @@ def _gcv_lam(x: np.ndarray, means: np.ndarray, weights: np.ndarray, max_df: floa
     best_score = np.full(means.shape[1], np.inf)
     smoothest_lam, smoothest_df = np.nan, np.inf
     for lam in k * np.ptp(x) ** 3 * np.logspace(-10, 2, 49):
-        try:
-            df = np.trace(make_smoothing_spline(x, identity, w=w, lam=lam)(x))
-            fits = make_smoothing_spline(x, means, w=w, lam=lam)(x)
+        try:  # one banded solve smooths the identity (the hat matrix's columns) and the data together
+            smoothed = make_smoothing_spline(x, np.hstack([identity, means]), w=w, lam=lam)(x)
+            df, fits = np.trace(smoothed[:, :k]), smoothed[:, k:]
         except (ValueError, np.linalg.LinAlgError):
             continue
         if df >= k - 1e-6 or df < 2.0 - 1e-3:
@@ -217,6 +218,42 @@ def _gcv_lam(x: np.ndarray, means: np.ndarray, weights: np.ndarray, max_df: floa
     return best_lam
 
 
+def _group_curves(delta: np.ndarray, y: np.ndarray, names: pd.Index, *, lam: float | None, max_points: int,
+                  max_df: float) -> list[tuple[Any, float]]:
+    """The curve and smoothing parameter of every algorithm of a group observed on the same datasets.
+
+    Parameters
+    ----------
+    delta : np.ndarray, shape (K,)
+        The difficulties of the group's datasets.
+    y : np.ndarray, shape (K, m)
+        The group's performances on them.
+    names : pd.Index, length m
+
+    Returns
+    -------
+    list of (curve, lambda)
+        A smoothing spline and its lambda, or for a constant algorithm its constant (a float) and NaN.
+    """
+    x, means, weights = _spline_points(delta, y, max_points)
+    if x.size < MIN_DISTINCT_DIFFICULTIES:
+        shown = ", ".join(map(str, names[:5])) + (" …" if len(names) > 5 else "")
+        raise DataError(f"latent trait analysis: only {x.size} distinct dataset difficulties among the datasets of "
+                        f"{shown}; smoothing splines need at least {MIN_DISTINCT_DIFFICULTIES} (add datasets that "
+                        "the algorithms rank differently)")
+    lams = np.full(y.shape[1], lam, dtype=float) if lam is not None else _gcv_lam(x, means, weights, max_df)
+    out: list[tuple[Any, float]] = []
+    for j, algorithm in enumerate(names):
+        if np.ptp(y[:, j]) == 0:
+            out.append((float(y[0, j]), np.nan))
+            continue
+        if not np.isfinite(lams[j]):
+            raise DataError(f"latent trait curve of algorithm {algorithm!r}: no smoothing parameter gave a "
+                            "well-posed spline; set a fixed one (AIRT option spline_lam, e.g. 1.0)")
+        out.append((make_smoothing_spline(x, means[:, j], w=weights, lam=lams[j]), float(lams[j])))
+    return out
+
+
 def latent_trait_analysis(performance: pd.DataFrame, difficulty: pd.Series | np.ndarray, *,
                           lam: float | None = None, grid_size: int = 500, max_points: int = 100,
                           max_df: float = 10.0) -> LatentTraitAnalysis:
@@ -227,7 +264,9 @@ def latent_trait_analysis(performance: pd.DataFrame, difficulty: pd.Series | np.
     Parameters
     ----------
     performance : pd.DataFrame, shape (N, n)
-        y_ij on a common scale (higher is better); index datasets, columns algorithms.
+        y_ij on a common scale (higher is better); index datasets, columns algorithms. A missing cell (NaN:
+        the algorithm did not run on the dataset) is left out of that algorithm's curve, which is fitted to
+        the datasets it ran on and evaluated at every difficulty (extrapolated beyond their range).
     difficulty : pd.Series or array, shape (N,)
         delta_i in the row order of ``performance`` (a Series is aligned on the index).
     lam : float, optional
@@ -263,25 +302,23 @@ def latent_trait_analysis(performance: pd.DataFrame, difficulty: pd.Series | np.
         raise DataError(f"latent trait analysis: need one finite difficulty per dataset ({performance.shape[0]}), "
                         f"got shape {delta.shape}")
     y = performance.to_numpy(dtype=float)
-    x, means, weights = _spline_points(delta, y, max_points)
-    if x.size < MIN_DISTINCT_DIFFICULTIES:
-        raise DataError(f"latent trait analysis: only {x.size} distinct dataset difficulties; smoothing splines "
-                        f"need at least {MIN_DISTINCT_DIFFICULTIES} (add datasets that the algorithms rank differently)")
-    lams = np.full(y.shape[1], lam, dtype=float) if lam is not None else _gcv_lam(x, means, weights, max_df)
     grid = np.union1d(np.linspace(delta.min(), delta.max(), grid_size), delta)
-    low, high = y.min(), y.max()  # a spline may overshoot a bounded scale (e.g. above accuracy 1)
+    low, high = np.nanmin(y), np.nanmax(y)  # a spline may overshoot a bounded scale (e.g. above accuracy 1)
     curves = np.empty((grid.size, y.shape[1]))
     fitted = np.empty_like(y)
-    for j, algorithm in enumerate(performance.columns):
-        if np.ptp(y[:, j]) == 0:  # a constant algorithm: its curve is that constant
-            curves[:, j], fitted[:, j], lams[j] = y[0, j], y[0, j], np.nan
-            continue
-        if not np.isfinite(lams[j]):
-            raise DataError(f"latent trait curve of algorithm {algorithm!r}: no smoothing parameter gave a "
-                            "well-posed spline; set a fixed one (AIRT option spline_lam, e.g. 1.0)")
-        spline = make_smoothing_spline(x, means[:, j], w=weights, lam=lams[j])
-        curves[:, j] = np.clip(spline(grid), low, high)
-        fitted[:, j] = np.clip(spline(delta), low, high)
+    lams = np.empty(y.shape[1])
+    # algorithms observed on the same datasets share their spline points (a complete matrix: one group)
+    patterns, group = np.unique(~np.isnan(y).T, axis=0, return_inverse=True)
+    for k, rows in enumerate(patterns):
+        cols = np.flatnonzero(group.ravel() == k)
+        for j, (curve, lam_j) in zip(cols, _group_curves(delta[rows], y[np.ix_(rows, cols)], performance.columns[cols],
+                                                         lam=lam, max_points=max_points, max_df=max_df)):
+            lams[j] = lam_j
+            if isinstance(curve, float):  # a constant algorithm: its curve is that constant
+                curves[:, j], fitted[:, j] = curve, curve
+            else:
+                curves[:, j] = np.clip(curve(grid), low, high)
+                fitted[:, j] = np.clip(curve(delta), low, high)
     columns = performance.columns
     return LatentTraitAnalysis(
         performance=performance,

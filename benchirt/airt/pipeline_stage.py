@@ -24,20 +24,38 @@ def airt_from_accuracy(responses: Mapping[str, ResponseResult], config: AIRTConf
     """AIRT (Kandanaarachchi & Smith-Miles 2023) on the datasets × real classifiers accuracy matrix of the run.
 
     With responses imported from stored runs the algorithms are OpenML flows (a respondent per flow and
-    dataset): the result's notes say so. AIRT needs every algorithm on every dataset: a classifier or flow
-    absent from some dataset is left out, and when that would leave fewer than two (a sparse field: no flow
-    on every task) the largest complete block of datasets × flows is kept instead
+    dataset): the result's notes say so. A classifier or flow absent from some datasets (a sparse field) is
+    fitted on its observed cells (:mod:`benchirt.airt.observed`; the notes say how many cells of how many, and
+    which datasets or flows have too few results to keep). The R package's estimator (``compat: airt-r``)
+    needs every algorithm on every dataset: there a classifier absent from some dataset is left out, and when
+    that would leave fewer than two the largest complete block of datasets × flows is kept instead
     (:func:`benchirt.responses.complete_block.largest_complete_block`); the notes name what was left out.
     """
     import dataclasses
-    import warnings
 
     from benchirt.airt import fit_airt
     from benchirt.responses import accuracy_matrix
 
+    results = [responses[name] for name in sorted(responses)]
+    notes: list[str] = []
+    if config.compat is None:
+        perf = accuracy_matrix(results, role="real", which=which, keep_missing=True)
+    else:
+        perf, notes = _complete_matrix(results, which)
+    input_note = _input_note(results, perf, which)
+    notes = [input_note, *notes] if input_note else notes
+    result = fit_airt(perf, config=config)
+    return dataclasses.replace(result, notes=(*notes, *result.notes))
+
+
+def _complete_matrix(results: Sequence[ResponseResult], which: str) -> tuple[pd.DataFrame, list[str]]:
+    """The accuracy matrix without a missing cell, for the R package's estimator: the classifiers on every
+    dataset, or the largest complete block when fewer than two are; with the notes saying what was left out."""
+    import warnings
+
+    from benchirt.responses import accuracy_matrix
     from benchirt.responses.complete_block import largest_complete_block
 
-    results = [responses[name] for name in sorted(responses)]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         perf = accuracy_matrix(results, role="real", which=which)
@@ -45,12 +63,10 @@ def airt_from_accuracy(responses: Mapping[str, ResponseResult], config: AIRTConf
     if perf.shape[1] < 2:
         block = largest_complete_block(accuracy_matrix(results, role="real", which=which, keep_missing=True))
         perf = block.table
-        notes = [f"AIRT needs every algorithm on every dataset and no classifier is on all {len(results)}: "
+        notes = [f"the R package's estimator (compat airt-r) needs every algorithm on every dataset and no "
+                 f"classifier is on all {len(results)}: "
                  + (block.note(rows="datasets", columns="flows or classifiers") or "")]
-    input_note = _input_note(results, perf, which)
-    notes = [input_note, *notes] if input_note else notes
-    result = fit_airt(perf, config=config)
-    return dataclasses.replace(result, notes=(*notes, *result.notes))
+    return perf, notes
 
 
 def _input_note(results: Sequence[ResponseResult], perf: pd.DataFrame, which: str) -> str | None:
@@ -66,9 +82,11 @@ def _input_note(results: Sequence[ResponseResult], perf: pd.DataFrame, which: st
     own = sum(1 for name in perf.columns if sources.get(str(name), "").startswith("benchirt"))
     beside = f" and {own} classifiers of benchirt's pool" if own else ""
     measure = "accuracy on the items" if which == "test" else "accuracy over all rows (OpenML's)"
-    return (f"algorithms: the {perf.shape[1] - own} OpenML flows imported on every dataset (one stored run per flow "
-            f"and dataset, chosen by the import's rule){beside}; performance: their {measure} on each of "
-            f"{perf.shape[0]} datasets")
+    complete = bool(perf.notna().all().all())
+    where = "on every dataset" if complete else "each on the datasets it has runs for"
+    return (f"algorithms: the {perf.shape[1] - own} OpenML flows imported {where} (one stored run per flow "
+            f"and dataset, chosen by the import's rule){beside}; performance: their {measure} on "
+            f"{'each of' if complete else 'the'} {perf.shape[0]} datasets")
 
 
 def airt_from_aslib(directory: str, config):

@@ -36,19 +36,30 @@ FLAG_SCALE = "scale far beyond the data's range (flat curve)"
 FLAG_CONSISTENCY = "consistency far above the rest"
 
 
-def easiness_variance(fit: ContinuousFit) -> float:
-    """``V``: the variance of the easiness the M-step sees (posterior means' variance plus the posterior variance)."""
-    return float(np.var(fit.posterior_mean) + fit.posterior_var)
+def easiness_variance(fit: ContinuousFit) -> float | np.ndarray:
+    """``V``: the variance of the easiness the M-step sees (posterior means' variance plus the posterior variance).
+
+    With missing cells (``fit.observed``) the M-step of each algorithm sees the datasets it ran on
+    (:mod:`benchirt.airt.observed`): one ``V_j`` per algorithm, over those datasets, shape (n,).
+    """
+    if fit.observed is None:
+        return float(np.var(fit.posterior_mean) + fit.posterior_var)
+    w = fit.observed.astype(float)
+    count = np.maximum(w.sum(axis=0), 1.0)
+    mean = fit.posterior_mean @ w / count
+    spread = (w * (fit.posterior_mean[:, None] - mean) ** 2).sum(axis=0) / count
+    return spread + np.broadcast_to(fit.posterior_var, fit.theta.shape) @ w / count
 
 
 def discrimination_interval(fit: ContinuousFit, *, level: float = INTERVAL_LEVEL) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper bound of the discrimination's interval (module docstring), per algorithm.
 
-    Constant (uninformative) algorithms get (0, 0). Needs at least 4 datasets (N - 3 > 0).
+    Constant (uninformative) algorithms get (0, 0). Needs at least 4 datasets (N - 3 > 0); with missing cells
+    N is, per algorithm, the number of datasets it ran on.
     """
-    n_datasets = fit.theta.size
+    n_datasets = fit.theta.size if fit.observed is None else fit.observed.sum(axis=0)
     root_v = np.sqrt(easiness_variance(fit))
-    half = norm.ppf(0.5 + level / 2) / np.sqrt(max(n_datasets - 3, 1))
+    half = norm.ppf(0.5 + level / 2) / np.sqrt(np.maximum(n_datasets - 3, 1))
     zeta = np.arcsinh(fit.discrimination * root_v)
     low, high = np.sinh(zeta - half) / root_v, np.sinh(zeta + half) / root_v
     return np.where(fit.informative, low, 0.0), np.where(fit.informative, high, 0.0)
@@ -61,7 +72,7 @@ def implausible_flags(fit: ContinuousFit, z: np.ndarray, consistency: np.ndarray
     ----------
     fit : ContinuousFit
     z : np.ndarray, shape (N, n)
-        The logits the model was fitted to.
+        The logits the model was fitted to (NaN where a cell is missing).
     consistency : np.ndarray, shape (n,)
         1/|alpha_j| as reported.
     """
@@ -69,7 +80,8 @@ def implausible_flags(fit: ContinuousFit, z: np.ndarray, consistency: np.ndarray
     span = float(np.ptp(difficulty)) or 1.0
     limit = -fit.difficulty
     outside = (limit < difficulty.min() - span) | (limit > difficulty.max() + span)
-    flat = np.abs(fit.scale) * np.ptp(np.asarray(z, dtype=float), axis=0) > SCALE_FACTOR * span
+    z = np.asarray(z, dtype=float)
+    flat = np.abs(fit.scale) * (np.nanmax(z, axis=0) - np.nanmin(z, axis=0)) > SCALE_FACTOR * span
     informative = fit.informative
     median = float(np.median(consistency[informative])) if informative.any() else np.nan
     lonely = consistency > CONSISTENCY_FACTOR * median
