@@ -30,6 +30,12 @@ def _workers(parent: psutil.Process, wanted: int, timeout: float = 120.0) -> lis
     raise AssertionError(f"the run started no {wanted} workers within {timeout} s")
 
 
+def _sigint_as_at_a_terminal() -> None:
+    """In the child before it starts: SIGINT back to its default action (the interpreter then raises
+    KeyboardInterrupt on it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _alive(processes: list[psutil.Process]) -> list[psutil.Process]:
     out = []
     for process in processes:
@@ -49,8 +55,11 @@ def test_killing_the_run_leaves_no_worker_process(tmp_path, signum, where):
               "responses": {"n_jobs": 2 if outer == 1 else 1}}
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
     out = tmp_path / "run"
+    # Ctrl-C as at a terminal: a suite started in the background by a non-interactive shell has SIGINT ignored,
+    # its children inherit that, and benchirt rightly leaves an ignored SIGINT ignored (as nohup asks).
     run = subprocess.Popen([sys.executable, "-m", "benchirt.cli", "run", str(tmp_path / "c.yaml"), "--out", str(out),
-                            "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=_sigint_as_at_a_terminal)
     try:
         descendants = _workers(psutil.Process(run.pid), wanted=2)
         os.kill(run.pid, signum)
