@@ -5,7 +5,8 @@ The trapezoid rule on equally spaced nodes converges exponentially fast for a sm
 only once the spacing is below its width; with many steep items a respondent's posterior of θ is
 narrower than the default spacing, and the marginal log posterior ripples with the grid (docs/irt.md,
 "The calibration grid"). :func:`resolving_grid` fixes the grid of the free-sign start search at the
-first start's optimum; :func:`refined_climb` refines the monotone family's one optimum as it climbs.
+first start's optimum; :func:`refined_climb` climbs the monotone family's one optimum on the configured grid
+and finishes it on the grid that resolves the posteriors there.
 Hand-written: a loop over :func:`benchirt.irt.models.quadrature` grids.
 """
 from __future__ import annotations
@@ -39,38 +40,48 @@ def resolving_grid(params: np.ndarray, problem: Problem) -> Problem:
     them apart by more than ``tol_optimum``. The error is judged at the first start's optimum only
     (one E-step per grid); the fit reports what remains at the optimum it returns
     (``IRTFit.quadrature_error``)."""
-    config = problem.config
-    for _ in range(MAX_REFINEMENTS if config.refine_quadrature else 0):
-        if grid_error(params, problem) <= config.tol_optimum / 2:
-            break
-        problem = problem.on_grid(_finer(problem))
-    return problem
+    return _resolving(params, problem, MAX_REFINEMENTS if problem.config.refine_quadrature else 0)[0]
 
 
 def refined_climb(climbed: tuple[np.ndarray, "Record"], problem: Problem) -> tuple[Problem, tuple]:
-    """The monotone family's grid: while doubling the grid changes the log posterior at the current
-    optimum by more than ``tol_optimum / 2`` (at most :data:`MAX_REFINEMENTS` times), EM climbs on
-    from that optimum on the doubled grid. Unlike :func:`resolving_grid` (the free-sign search, where
-    the grid must be fixed before starts are compared) the grid is judged again at every optimum, the
-    returned one included, and no climb starts over; the EM steps of all grids are added up, the
-    log-posterior history is the final grid's. ``climbed`` (the first grid's climb) has searched the items'
-    modes (:func:`benchirt.irt.climb.escape_rounds`); the finer grids' EM does not, but the final grid's
-    optimum is searched again: the search costs about one EM step of the final grid, while rounds on the
-    intermediate grids move items whose gains the next grid changes anyway, at the cost of searches and EM
-    steps there."""
+    """The monotone family's grid, climbed where it is cheap and refined only to finish: ``climbed`` is EM's
+    climb to convergence on the configured (coarsest) grid; at its optimum the grid that resolves the
+    posteriors is judged by successive doublings (:func:`_resolving`, one E-step per grid, as
+    :func:`resolving_grid`), and EM climbs on from that optimum on that grid alone, warm-started, skipping
+    the grids between (whose climbs cost more EM steps than they save on the finest one). Unlike
+    :func:`resolving_grid` (the free-sign search, where the grid must be fixed before starts are compared)
+    the grid is judged again at every optimum, the returned one included, and doubled again where it errs by
+    more than ``tol_optimum / 2``, at most :data:`MAX_REFINEMENTS` doublings in all; no climb starts over.
+    The EM steps of all grids are added up (``Record.grid_steps`` keeps them per grid), the log-posterior
+    history is the final grid's. ``climbed`` has searched the items' modes
+    (:func:`benchirt.irt.climb.escape_rounds`); the finer grid's EM does not, but its optimum is searched
+    again: the search costs about one EM step of the final grid."""
     params, record = climbed
-    config = problem.config
+    left = MAX_REFINEMENTS if problem.config.refine_quadrature else 0
     refined = False
-    for _ in range(MAX_REFINEMENTS if config.refine_quadrature else 0):
-        if not record.converged or grid_error(params, problem) <= config.tol_optimum / 2:
+    while record.converged and left:
+        finer, doublings = _resolving(params, problem, left)
+        if not doublings:
             break
-        problem = problem.on_grid(_finer(problem))
-        refined = True
-        params, later = climb(params, problem, max_iter=config.max_iter - record.n_iter, escape=False)
+        problem, left, refined = finer, left - doublings, True
+        params, later = climb(params, problem, max_iter=problem.config.max_iter - record.n_iter, escape=False)
         record = _continued(record, later)
     if refined:
-        params, record = escape_rounds(params, record, problem, max_iter=config.max_iter)
+        params, record = escape_rounds(params, record, problem, max_iter=problem.config.max_iter)
     return problem, (params, record)
+
+
+def _resolving(params: np.ndarray, problem: Problem, most: int) -> tuple[Problem, int]:
+    """``problem`` doubled (:func:`_finer`) while doubling it changes the log posterior at ``params`` by
+    more than ``tol_optimum / 2``, at most ``most`` times, and how many times it was (one E-step per grid)."""
+    value = log_posterior(params, problem)
+    for doublings in range(most):
+        finer = problem.on_grid(_finer(problem))
+        finer_value = log_posterior(params, finer)
+        if abs(finer_value - value) <= problem.config.tol_optimum / 2:
+            return problem, doublings
+        problem, value = finer, finer_value
+    return problem, most
 
 
 def _continued(record: "Record", later: "Record") -> "Record":
