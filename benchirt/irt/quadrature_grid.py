@@ -5,15 +5,17 @@ The trapezoid rule on equally spaced nodes converges exponentially fast for a sm
 only once the spacing is below its width; with many steep items a respondent's posterior of θ is
 narrower than the default spacing, and the marginal log posterior ripples with the grid (docs/irt.md,
 "The calibration grid"). :func:`resolving_grid` fixes the grid of the free-sign start search at the
-first start's optimum; :func:`refined_climb` climbs the monotone family's one optimum on the configured grid
-and finishes it on the grid that resolves the posteriors there.
+first start's optimum; :func:`refined_climb` climbs the monotone family's one optimum roughly on the configured
+grid and finishes it on the grid that resolves the posteriors there.
 Hand-written: a loop over :func:`benchirt.irt.models.quadrature` grids.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from benchirt.irt.climb import climb, escape_rounds
+from benchirt.irt.climb import climb
 from benchirt.irt.em import Record
 from benchirt.irt.estep import log_posterior
 from benchirt.irt.problem import Problem
@@ -21,6 +23,10 @@ from benchirt.irt.problem import Problem
 #: The quadrature grid is doubled (old nodes plus midpoints) at most this many times: 41 -> 81 -> 161
 #: -> 321 nodes by default (:func:`resolving_grid`).
 MAX_REFINEMENTS = 3
+#: The rough climb of :func:`refined_climb` stops where one EM step moves no parameter by 0.01, raises the log
+#: posterior by less than ``tol_optimum / 10`` (with the default ``tol_optimum``) and leaves no gradient
+#: component of 1 or more: ten times the default stopping rule in steps and gradient.
+ROUGH_TOLERANCES = {"tol": 1e-2, "tol_log_posterior": 1e-2, "tol_gradient": 1.0}
 
 
 def resolving_grid(params: np.ndarray, problem: Problem) -> Problem:
@@ -43,32 +49,51 @@ def resolving_grid(params: np.ndarray, problem: Problem) -> Problem:
     return _resolving(params, problem, MAX_REFINEMENTS if problem.config.refine_quadrature else 0)[0]
 
 
-def refined_climb(climbed: tuple[np.ndarray, "Record"], problem: Problem) -> tuple[Problem, tuple]:
-    """The monotone family's grid, climbed where it is cheap and refined only to finish: ``climbed`` is EM's
-    climb to convergence on the configured (coarsest) grid; at its optimum the grid that resolves the
-    posteriors is judged by successive doublings (:func:`_resolving`, one E-step per grid, as
-    :func:`resolving_grid`), and EM climbs on from that optimum on that grid alone, warm-started, skipping
-    the grids between (whose climbs cost more EM steps than they save on the finest one). Unlike
-    :func:`resolving_grid` (the free-sign search, where the grid must be fixed before starts are compared)
-    the grid is judged again at every optimum, the returned one included, and doubled again where it errs by
-    more than ``tol_optimum / 2``, at most :data:`MAX_REFINEMENTS` doublings in all; no climb starts over.
-    The EM steps of all grids are added up (``Record.grid_steps`` keeps them per grid), the log-posterior
-    history is the final grid's. ``climbed`` has searched the items' modes
-    (:func:`benchirt.irt.climb.escape_rounds`); the finer grid's EM does not, but its optimum is searched
-    again: the search costs about one EM step of the final grid."""
-    params, record = climbed
-    left = MAX_REFINEMENTS if problem.config.refine_quadrature else 0
-    refined = False
+def refined_climb(start: np.ndarray, problem: Problem) -> tuple[Problem, tuple]:
+    """The monotone family's one climb from ``start``, climbed where the grid is cheap and refined only to
+    finish. EM with the items' mode search (:func:`benchirt.irt.climb.climb`) climbs roughly
+    (:func:`rough`) on the configured grid; at that point the grid that resolves the posteriors is judged
+    by successive doublings (:func:`_resolving`, one E-step per grid, the rule of :func:`resolving_grid`),
+    and EM climbs on, warm-started, on that grid alone, roughly and then to the stopping rule, skipping
+    the grids between. The grid is judged again at that optimum and doubled while it errs by more than
+    ``tol_optimum / 2``, EM climbing on to the stopping rule after each doubling, at most
+    :data:`MAX_REFINEMENTS` doublings in all (``config.refine_quadrature`` False: none, and the rough
+    climb goes on to the stopping rule on the configured grid).
+
+    Why rough first: on a coarse grid the marginal log posterior ripples with the grid (docs/irt.md, "The
+    calibration grid"), and EM's last steps creep towards the coarse grid's own optimum, which the finer grid
+    moves by more than they do; on the finer grid, where a step costs more, the mode search moves items at the
+    rough optimum and the last steps then converge once. The converged optimum obeys the same stopping rule
+    (:func:`benchirt.irt.em.judge_stop`) and the same mode search as a climb to the rule on every grid. The EM
+    steps of all grids are added up (``Record.grid_steps`` keeps them per grid); the log-posterior history is
+    the final grid's."""
+    config = problem.config
+    left = MAX_REFINEMENTS if config.refine_quadrature else 0
+    params, record = climb(start, rough(problem))
+    if record.converged and left:
+        finer, doublings = _resolving(params, problem, left)
+        if doublings:
+            problem, left = finer, left - doublings
+            params, later = climb(params, rough(problem), max_iter=config.max_iter - record.n_iter)
+            record = _continued(record, later)
+    params, later = climb(params, problem, max_iter=config.max_iter - record.n_iter)
+    record = record.extend(later)
     while record.converged and left:
         finer, doublings = _resolving(params, problem, left)
         if not doublings:
             break
-        problem, left, refined = finer, left - doublings, True
-        params, later = climb(params, problem, max_iter=problem.config.max_iter - record.n_iter, escape=False)
+        problem, left = finer, left - doublings
+        params, later = climb(params, problem, max_iter=config.max_iter - record.n_iter)
         record = _continued(record, later)
-    if refined:
-        params, record = escape_rounds(params, record, problem, max_iter=problem.config.max_iter)
     return problem, (params, record)
+
+
+def rough(problem: Problem) -> Problem:
+    """``problem`` with the stopping rule loosened to :data:`ROUGH_TOLERANCES` (where the configured one is
+    stricter): the rough climb of :func:`refined_climb`."""
+    config = problem.config
+    loose = {name: max(getattr(config, name), value) for name, value in ROUGH_TOLERANCES.items()}
+    return replace(problem, config=replace(config, **loose))
 
 
 def _resolving(params: np.ndarray, problem: Problem, most: int) -> tuple[Problem, int]:
