@@ -57,8 +57,8 @@ def refined_climb(start: np.ndarray, problem: Problem) -> tuple[Problem, tuple]:
     and EM climbs on, warm-started, on that grid alone, roughly and then to the stopping rule, skipping
     the grids between. The grid is judged again at that optimum and doubled while it errs by more than
     ``tol_optimum / 2``, EM climbing on to the stopping rule after each doubling, at most
-    :data:`MAX_REFINEMENTS` doublings in all (``config.refine_quadrature`` False: none, and the rough
-    climb goes on to the stopping rule on the configured grid).
+    :data:`MAX_REFINEMENTS` doublings in all (``config.refine_quadrature`` False: none, and EM climbs to the
+    stopping rule on the configured grid alone).
 
     Why rough first: on a coarse grid the marginal log posterior ripples with the grid (docs/irt.md, "The
     calibration grid"), and EM's last steps creep towards the coarse grid's own optimum, which the finer grid
@@ -69,7 +69,7 @@ def refined_climb(start: np.ndarray, problem: Problem) -> tuple[Problem, tuple]:
     the final grid's."""
     config = problem.config
     left = MAX_REFINEMENTS if config.refine_quadrature else 0
-    params, record = climb(start, rough(problem))
+    params, record = climb(start, rough(problem) if left else problem)
     if record.converged and left:
         finer, doublings = _resolving(params, problem, left)
         if doublings:
