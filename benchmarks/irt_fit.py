@@ -178,7 +178,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from benchirt.irt import fit_irt
 from benchirt.irt.simulate import simulate_responses
-fit_irt(simulate_responses(60, 40, model="3PL", seed=1).responses)
+fit_irt(simulate_responses(60, n_items=40, model="3PL", seed=1).responses)
 matrix = np.load(sys.argv[1])
 with threadpool_limits(1, user_api="blas"):
     cpu = time.process_time()
