@@ -98,3 +98,11 @@ def test_the_rough_climb_saves_the_coarse_grids_last_steps_and_keeps_the_optimum
     assert strict.quadrature_nodes == fit.quadrature_nodes
     assert fit.grid_steps[0]["n_iter"] < strict.grid_steps[0]["n_iter"] and fit.n_iter < strict.n_iter
     assert abs(fit.log_posterior - strict.log_posterior) < fit.config.tol_optimum / 2
+
+
+def test_the_2pl_climbs_to_the_stopping_rule_on_each_grid_in_turn():
+    """Without the 3PL's mode search a 2PL's optimum depends on the path (an item held at a = 0 keeps its
+    difficulty), so it refines one doubling at a time, converging on every grid."""
+    sim = simulate_responses(132, n_items=1000, model="3PL", negative_fraction=0.1, seed=2)
+    fit = fit_irt(sim.responses, config=IRTConfig(model="2PL"))
+    assert [grid["nodes"] for grid in fit.grid_steps] == [41, 81, 161] and fit.converged

@@ -5,8 +5,8 @@ The trapezoid rule on equally spaced nodes converges exponentially fast for a sm
 only once the spacing is below its width; with many steep items a respondent's posterior of θ is
 narrower than the default spacing, and the marginal log posterior ripples with the grid (docs/irt.md,
 "The calibration grid"). :func:`resolving_grid` fixes the grid of the free-sign start search at the
-first start's optimum; :func:`refined_climb` climbs the monotone family's one optimum roughly on the configured
-grid and finishes it on the grid that resolves the posteriors there.
+first start's optimum; :func:`refined_climb` refines the monotone family's one optimum as it climbs (the 3PL
+roughly on the configured grid, finished on the grid that resolves the posteriors there).
 Hand-written: a loop over :func:`benchirt.irt.models.quadrature` grids.
 """
 from __future__ import annotations
@@ -50,42 +50,52 @@ def resolving_grid(params: np.ndarray, problem: Problem) -> Problem:
 
 
 def refined_climb(start: np.ndarray, problem: Problem) -> tuple[Problem, tuple]:
-    """The monotone family's one climb from ``start``, climbed where the grid is cheap and refined only to
-    finish. EM with the items' mode search (:func:`benchirt.irt.climb.climb`) climbs roughly
-    (:func:`rough`) on the configured grid; at that point the grid that resolves the posteriors is judged
-    by successive doublings (:func:`_resolving`, one E-step per grid, the rule of :func:`resolving_grid`),
-    and EM climbs on, warm-started, on that grid alone, roughly and then to the stopping rule, skipping
-    the grids between. The grid is judged again at that optimum and doubled while it errs by more than
-    ``tol_optimum / 2``, EM climbing on to the stopping rule after each doubling, at most
-    :data:`MAX_REFINEMENTS` doublings in all (``config.refine_quadrature`` False: none, and EM climbs to the
-    stopping rule on the configured grid alone).
+    """The monotone family's one climb from ``start``, on the grid that resolves the posteriors at its optimum
+    (judged by successive doublings, :func:`_resolving`, the rule of :func:`resolving_grid`, one E-step per
+    grid), at most :data:`MAX_REFINEMENTS` doublings in all (``config.refine_quadrature`` False: none).
 
-    Why rough first: on a coarse grid the marginal log posterior ripples with the grid (docs/irt.md, "The
-    calibration grid"), and EM's last steps creep towards the coarse grid's own optimum, which the finer grid
-    moves by more than they do; on the finer grid, where a step costs more, the mode search moves items at the
-    rough optimum and the last steps then converge once. The converged optimum obeys the same stopping rule
-    (:func:`benchirt.irt.em.judge_stop`) and the same mode search as a climb to the rule on every grid. The EM
-    steps of all grids are added up (``Record.grid_steps`` keeps them per grid); the log-posterior history is
-    the final grid's."""
+    The 3PL, whose climbs search the items' modes (:func:`benchirt.irt.climb.escape_rounds`), climbs where the
+    grid is cheap and refines only to finish (:func:`_rough_then_finer`): roughly on the configured grid, then,
+    warm-started, on the grid the doublings choose there alone, roughly and then to the stopping rule. On a
+    coarse grid the marginal log posterior ripples with the grid (docs/irt.md, "The calibration grid"), and EM's
+    last steps creep towards the coarse grid's own optimum, which the finer grid moves by more than they do; on
+    the finer grid, where a step costs more, the mode search moves items at the rough optimum and the last steps
+    then converge once. The 1PL and 2PL climb to the stopping rule on each grid in turn, one doubling at a time:
+    without the mode search a 2PL item held at ``a = 0`` keeps whatever difficulty its path left it (no
+    gradient there), and skipping a grid ended such fits at lower optima. Either way the grid is judged again
+    at every optimum, the returned one included, and EM climbs on to the stopping rule after each doubling; no
+    climb starts over. The EM steps of all grids are added up (``Record.grid_steps`` keeps them per grid); the
+    log-posterior history is the final grid's."""
     config = problem.config
     left = MAX_REFINEMENTS if config.refine_quadrature else 0
-    params, record = climb(start, rough(problem) if left else problem)
-    if record.converged and left:
-        finer, doublings = _resolving(params, problem, left)
-        if doublings:
-            problem, left = finer, left - doublings
-            params, later = climb(params, rough(problem), max_iter=config.max_iter - record.n_iter)
-            record = _continued(record, later)
-    params, later = climb(params, problem, max_iter=config.max_iter - record.n_iter)
-    record = record.extend(later)
+    if problem.estimates_guessing and left:
+        problem, left, (params, record) = _rough_then_finer(start, problem, left)
+    else:
+        params, record = climb(start, problem)
     while record.converged and left:
-        finer, doublings = _resolving(params, problem, left)
+        finer, doublings = _resolving(params, problem, left if problem.estimates_guessing else 1)
         if not doublings:
             break
         problem, left = finer, left - doublings
         params, later = climb(params, problem, max_iter=config.max_iter - record.n_iter)
         record = _continued(record, later)
     return problem, (params, record)
+
+
+def _rough_then_finer(start: np.ndarray, problem: Problem, left: int) -> tuple[Problem, int, tuple]:
+    """:func:`refined_climb`'s 3PL climb: rough (:func:`rough`) on ``problem``'s grid, rough again on the grid
+    :func:`_resolving` chooses there (at most ``left`` doublings), then to the stopping rule on that grid.
+    Returns that grid's problem, the doublings left and the climb's ``(params, record)``."""
+    config = problem.config
+    params, record = climb(start, rough(problem))
+    if record.converged:
+        finer, doublings = _resolving(params, problem, left)
+        if doublings:
+            problem, left = finer, left - doublings
+            params, later = climb(params, rough(problem), max_iter=config.max_iter - record.n_iter)
+            record = _continued(record, later)
+    params, later = climb(params, problem, max_iter=config.max_iter - record.n_iter)
+    return problem, left, (params, record.extend(later))
 
 
 def rough(problem: Problem) -> Problem:
