@@ -251,13 +251,13 @@ def test_the_fit_runs_with_one_blas_thread_whatever_the_callers_limit(monkeypatc
     import benchirt.irt.estimation as estimation
 
     seen: list[int] = []
-    original = estimation._fit
+    original = estimation.best_of_starts
 
-    def spying(*args, **kwargs):
+    def spying(*args, **kwargs):  # the start search, inside the fit
         seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(estimation, "_fit", spying)
+    monkeypatch.setattr(estimation, "best_of_starts", spying)
     with threadpool_limits(limits=2, user_api="blas"):
         fit_irt(simulate_responses(40, n_items=12, model="2PL", seed=1).responses, config=IRTConfig(model="2PL"))
         assert any(pool["num_threads"] == 2 for pool in threadpool_info() if pool["user_api"] == "blas")
