@@ -20,7 +20,10 @@ seconds, peak traced memory per response cell (``tracemalloc``, in a second, unt
 numpy allocation during the fit, input excluded) and the ratios benchirt / mirt. ``--baseline REF``
 adds the benchirt of git revision REF (its ``benchirt`` package extracted with ``git archive``, run in
 a subprocess on the same matrix): ``cpu_vs_baseline``, ``memory_vs_baseline`` and how much higher
-this version's log posterior is. benchirt runs its default two EM starts; the
+this version's log posterior is. ``--seed`` draws other matrices (default 11). The closing table prints both
+CPU ratios, against mirt on its default 21 nodes (``cpu_ratio``) and on as many nodes as benchirt's grid
+(``cpu_ratio_same_nodes``), with benchirt's EM steps per grid (``benchirt_grid_steps``, nodes:steps).
+benchirt runs its default two EM starts; the
 ``1 start`` columns show the cost of one. ``cpu_per_step_ratio``: benchirt's CPU per EM step (one start)
 over mirt's per EM cycle. ``gain_after_mirt_cycles``: how much benchirt's log posterior (one start) still
 rose after as many EM steps as mirt took cycles — what stopping there would have left behind.
@@ -149,6 +152,9 @@ def simulated(use_mirt: bool) -> pd.DataFrame:
 
 
 SCALE_SIZES = [(132, 500), (132, 2000), (132, 8000), (1000, 500), (5000, 500)]
+#: ``--part scale``'s closing table: both CPU ratios against mirt and the EM steps per grid.
+BOTH_RATIOS = ["n x m", "benchirt_cpu_s", "benchirt_nodes", "benchirt_grid_steps", "mirt_cpu_s", "cpu_ratio",
+               "mirt_same_nodes_cpu_s", "cpu_ratio_same_nodes", "cpu_vs_baseline", "log_posterior_minus_baseline"]
 
 
 def _measure(fn) -> tuple[float, int]:
@@ -172,7 +178,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from benchirt.irt import fit_irt
 from benchirt.irt.simulate import simulate_responses
-fit_irt(simulate_responses(60, 40, model="3PL", seed=1).responses)
+fit_irt(simulate_responses(60, n_items=40, model="3PL", seed=1).responses)
 matrix = np.load(sys.argv[1])
 with threadpool_limits(1, user_api="blas"):
     cpu = time.process_time()
@@ -218,7 +224,7 @@ def baseline_fit(checkout: Path, matrix: np.ndarray, scratch: Path) -> dict:
 
 
 def scaling(use_mirt: bool, negative_fraction: float = 0.1, baseline: str | None = None,
-            sizes: list[tuple[int, int]] = SCALE_SIZES, deep: int = 0) -> pd.DataFrame:
+            sizes: list[tuple[int, int]] = SCALE_SIZES, deep: int = 0, *, seed: int = 11) -> pd.DataFrame:
     import tempfile
 
     mirt = None
@@ -231,12 +237,12 @@ def scaling(use_mirt: bool, negative_fraction: float = 0.1, baseline: str | None
     with tempfile.TemporaryDirectory(prefix="irt_fit_baseline_") as tmp:
         scratch = Path(tmp)
         checkout = baseline_checkout(baseline, scratch) if baseline else None
-        rows = _scaling_rows(mirt, negative_fraction, checkout, scratch, sizes, deep)
+        rows = _scaling_rows(mirt, negative_fraction, checkout, scratch, sizes, deep, seed=seed)
     return pd.DataFrame(rows)
 
 
 def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch: Path,
-                  sizes: list[tuple[int, int]], deep: int = 0) -> list[dict]:
+                  sizes: list[tuple[int, int]], deep: int = 0, *, seed: int = 11) -> list[dict]:
     from threadpoolctl import threadpool_limits
 
     warm = simulate_responses(60, n_items=40, model="3PL", seed=1).responses
@@ -246,7 +252,7 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
         if mirt is not None:
             mirt.fit_mirt(warm.to_numpy(), model="3PL", compute_standard_errors=False, verbose=False)
         for n, m in sizes:
-            sim = simulate_responses(n, n_items=m, model="3PL", negative_fraction=negative_fraction, seed=11)
+            sim = simulate_responses(n, n_items=m, model="3PL", negative_fraction=negative_fraction, seed=seed)
             matrix = sim.responses.to_numpy()
             cells = n * m
             fits = []
@@ -256,7 +262,9 @@ def _scaling_rows(mirt, negative_fraction: float, checkout: Path | None, scratch
             nodes_used = fits[0].quadrature_nodes
             row = {"n x m": f"{n}x{m}", "benchirt_cpu_s": cpu, "benchirt_bytes_per_cell": peak / cells,
                    "benchirt_em_steps": "+".join(str(run["n_iter"]) for run in fits[0].starts["runs"]),
-                   "benchirt_nodes": nodes_used, "1start_cpu_s": cpu1, "1start_bytes_per_cell": peak1 / cells}
+                   "benchirt_nodes": nodes_used,
+                   "benchirt_grid_steps": "+".join(f"{g['nodes']}:{g['n_iter']}" for g in fits[0].grid_steps),
+                   "1start_cpu_s": cpu1, "1start_bytes_per_cell": peak1 / cells}
             if deep:  # the default's optimum against a deeper search's (the monotone default climbs once)
                 search = fit_irt(sim.responses, config=IRTConfig(starts=deep))
                 row.update({f"search{deep}_minus_default": search.log_posterior - fits[0].log_posterior,
@@ -761,6 +769,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=_sizes, default=SCALE_SIZES, metavar="NxM,...",
                         help="--part scale: the matrix sizes (default " + ",".join(f"{n}x{m}" for n, m in SCALE_SIZES)
                              + ")")
+    parser.add_argument("--seed", type=int, default=11,
+                        help="--part scale: the seed of the simulated matrices (default 11; run another draw in a "
+                             "fresh process)")
     parser.add_argument("--negative-fraction", type=float, default=0.1,
                         help="--part scale: share of negatively discriminating items (default 0.1)")
     args = parser.parse_args()
@@ -794,7 +805,11 @@ def main() -> None:
         return
     if args.part == "scale":
         print("== scaling: simulated 3PL, ratios benchirt / mirt (below 1: benchirt cheaper) ==")
-        print("\n" + _fmt(scaling(use_mirt, args.negative_fraction, args.baseline, args.sizes, args.scale_deep)))
+        table = scaling(use_mirt, args.negative_fraction, args.baseline, args.sizes, args.scale_deep, seed=args.seed)
+        print("\n" + _fmt(table))
+        both = [column for column in BOTH_RATIOS if column in table]
+        print("\n== CPU against mirt at its 21 nodes (cpu_ratio) and on benchirt's nodes (cpu_ratio_same_nodes) ==\n"
+              + _fmt(table[both]))
         return
     if args.part in ("sim", "both"):
         print("== simulated 3PL (seed 11) ==")

@@ -52,7 +52,7 @@ def status(key):
 warnings.simplefilter("ignore")
 who, path, nodes = sys.argv[1], sys.argv[2], int(sys.argv[3])
 matrix = np.load(path)
-warm = simulate_responses(60, 40, model="3PL", seed=1).responses
+warm = simulate_responses(60, n_items=40, model="3PL", seed=1).responses
 with threadpool_limits(1, user_api="blas"):
     if who == "benchirt":
         fit_irt(warm)

@@ -33,7 +33,7 @@ from benchirt.irt import IRTConfig, fit_irt
 from benchirt.irt.simulate import simulate_responses
 reference, pools, simulated = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
 cases = [(name, pd.read_csv(f"{reference}/{name}/responses_pool.csv")) for name in pools]
-cases += [(f"simulated {n} x {m}", simulate_responses(n, m, model="3PL", negative_fraction=0.1, seed=11).responses)
+cases += [(f"simulated {n} x {m}", simulate_responses(n, n_items=m, model="3PL", negative_fraction=0.1, seed=11).responses)
           for n, m in simulated]
 variants = ([("3PL", "auto")] if sys.argv[4] == "default" else
             [("1PL", 1), ("1PL", "auto"), ("2PL", 1), ("3PL", 1), ("3PL", "auto")])
@@ -41,7 +41,7 @@ out = {}
 for name, data in cases:
     for model, starts in variants:
         cpu = time.process_time()
-        fit = fit_irt(data, IRTConfig(model=model, starts=starts))
+        fit = fit_irt(data, config=IRTConfig(model=model, starts=starts))
         steps = sum(run["n_iter"] for run in fit.starts["runs"]) if sys.argv[4] == "default" else fit.n_iter
         out[f"{name} {model} starts={starts}"] = {"log_posterior": fit.log_posterior, "n_iter": steps,
                                                   "cpu": time.process_time() - cpu}

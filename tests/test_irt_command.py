@@ -243,6 +243,7 @@ def test_cli_quadrature_fixes_the_grid_or_refuses_a_bad_value(tmp_path, capsys):
     assert main(["irt", str(path), "--out", str(out), "--model", "2PL", "--starts", "1", "--quadrature", "61"]) == 0
     record = json.loads((out / "fit.json").read_text())
     assert record["quadrature_nodes"] == 61 and record["quadrature_error"] > 0
+    assert record["quadrature_grids"] == [{"nodes": 61, "n_iter": record["n_iter"]}]  # EM steps per grid
     assert f"quadrature: 61 nodes; doubling them changes the log posterior at the optimum by " \
            f"{record['quadrature_error']:.3g}" in capsys.readouterr().out
     for value, message in (("3", "irt.quadrature: got 3, expected an integer >= 5"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from benchirt.errors import DataError
 from benchirt.irt import IRTConfig, fit_irt
@@ -242,3 +243,22 @@ def test_estimates_do_not_depend_on_row_or_column_order():
     b = fit_irt(shuffled).items.loc[a.index]
     cols = ["discrimination", "difficulty", "guessing", "se_difficulty"]
     np.testing.assert_allclose(b[cols].to_numpy(float), a[cols].to_numpy(float), atol=1e-8)
+
+
+def test_the_fit_runs_with_one_blas_thread_whatever_the_callers_limit(monkeypatch):
+    """fit_irt pins BLAS to one thread itself (issue 43: a caller's thread pool would otherwise spread its small
+    products over every core, for more CPU and no less wall time)."""
+    import benchirt.irt.estimation as estimation
+
+    seen: list[int] = []
+    original = estimation.best_of_starts
+
+    def spying(*args, **kwargs):  # the start search, inside the fit
+        seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(estimation, "best_of_starts", spying)
+    with threadpool_limits(limits=2, user_api="blas"):
+        fit_irt(simulate_responses(40, n_items=12, model="2PL", seed=1).responses, config=IRTConfig(model="2PL"))
+        assert any(pool["num_threads"] == 2 for pool in threadpool_info() if pool["user_api"] == "blas")
+    assert seen and set(seen) == {1}

@@ -65,3 +65,44 @@ def test_the_model_comparison_fits_every_model_on_the_first_models_grid(monkeypa
     first = seen[0]
     assert first[0] == "3PL" and first[1] and first[2] > 41
     assert {nodes for _, _, nodes in seen} == {first[2]} and not any(refine for _, refine, _ in seen[1:])
+
+
+
+@pytest.fixture(scope="module")
+def steep_fit():
+    """132 respondents x 1200 simulated 3PL items (10 % falling): 41 nodes are too coarse by two doublings."""
+    responses = simulate_responses(132, n_items=1200, model="3PL", negative_fraction=0.1, seed=2).responses
+    return responses, fit_irt(responses)
+
+
+def test_the_rough_climb_on_the_coarse_grid_ends_at_the_optimum_of_a_climb_on_the_final_grid_alone(steep_fit):
+    """The monotone fit climbs roughly on 41 nodes and finishes on the grid that resolves the posteriors,
+    skipping the grid between; its optimum is the one EM reaches climbing on that grid from the start."""
+    responses, fit = steep_fit
+    direct = fit_irt(responses, config=IRTConfig(quadrature=fit.quadrature_nodes, refine_quadrature=False))
+    assert fit.quadrature_nodes == 161 and fit.converged and direct.converged
+    assert abs(fit.log_posterior - direct.log_posterior) < fit.config.tol_optimum / 2
+    grids = fit.grid_steps
+    assert [grid["nodes"] for grid in grids] == [41, 161]  # no climb on 81 nodes
+    assert sum(grid["n_iter"] for grid in grids) == fit.n_iter and all(grid["n_iter"] > 0 for grid in grids)
+    assert fit.convergence()["quadrature_grids"] == grids
+    assert direct.grid_steps == [{"nodes": 161, "n_iter": direct.n_iter}]
+
+
+def test_the_rough_climb_saves_the_coarse_grids_last_steps_and_keeps_the_optimum(steep_fit, monkeypatch):
+    """With the rough tolerances set to the stopping rule's own, the coarse grid's climb creeps to its own
+    optimum first: more EM steps there, the same optimum within tol_optimum / 2 after the refinement."""
+    responses, fit = steep_fit
+    monkeypatch.setattr(quadrature_grid, "ROUGH_TOLERANCES", {})
+    strict = fit_irt(responses)
+    assert strict.quadrature_nodes == fit.quadrature_nodes
+    assert fit.grid_steps[0]["n_iter"] < strict.grid_steps[0]["n_iter"] and fit.n_iter < strict.n_iter
+    assert abs(fit.log_posterior - strict.log_posterior) < fit.config.tol_optimum / 2
+
+
+def test_the_2pl_climbs_to_the_stopping_rule_on_each_grid_in_turn():
+    """Without the 3PL's mode search a 2PL's optimum depends on the path (an item held at a = 0 keeps its
+    difficulty), so it refines one doubling at a time, converging on every grid."""
+    sim = simulate_responses(132, n_items=1000, model="3PL", negative_fraction=0.1, seed=2)
+    fit = fit_irt(sim.responses, config=IRTConfig(model="2PL"))
+    assert [grid["nodes"] for grid in fit.grid_steps] == [41, 81, 161] and fit.converged

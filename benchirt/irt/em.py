@@ -56,6 +56,9 @@ class Record:
     #: parameter-expanded moves (:func:`expanded_move`) kept, and those the log-posterior check refused
     expanded_moves: int = 0
     expanded_rejected: int = 0
+    #: EM steps per quadrature grid, in the order climbed: ``(nodes, steps)`` pairs adding up to ``n_iter``
+    #: (:func:`benchirt.irt.quadrature_grid.refined_climb` climbs on more than one grid)
+    grid_steps: list[tuple[int, int]] = field(default_factory=list)
 
     def extend(self, later: "Record") -> "Record":
         """This record continued by ``later`` (EM resumed from this record's end)."""
@@ -65,6 +68,12 @@ class Record:
         later.escapes += self.escapes
         later.expanded_moves += self.expanded_moves
         later.expanded_rejected += self.expanded_rejected
+        steps = list(self.grid_steps)
+        for nodes, n in later.grid_steps:
+            if steps and steps[-1][0] == nodes:  # EM resumed on the same grid
+                n += steps.pop()[1]
+            steps.append((nodes, n))
+        later.grid_steps = steps
         return later
 
 
@@ -161,6 +170,7 @@ def run_em(params: np.ndarray, problem: Problem, *, known: Sequence[dict] = (),
         lp_prev = lp_ext
         x0, e0, e3 = x3, e3, None  # one name per E-step, so that releasing it frees it
     record.converged = record.stopped_by != "max_iter"
+    record.grid_steps = [(len(problem.nodes), record.n_iter)]
     # log posterior at the final estimates (its E-step, no update)
     record.history.append(e0.log_posterior)
     return x0, record

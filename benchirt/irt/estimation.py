@@ -151,6 +151,7 @@ def _fit(responses, config: IRTConfig, start: float, initial: pd.DataFrame | Non
     else:
         params, record, starts, problem = nested_start(columns, initial, items, informative, item_index, problem)
     del columns
+    starts["grid_steps"] = [[int(nodes), int(steps)] for nodes, steps in record.grid_steps]
     log_post = record.history[-1]
     quadrature_error = grid_error(params, problem)
     log_lik = log_post - float(problem.multiplicity @ log_prior(params, problem))

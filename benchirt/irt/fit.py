@@ -99,8 +99,8 @@ class IRTFit:
     history : numpy.ndarray, shape (n_iter,)
         Log posterior before each EM iteration of the chosen start (non-decreasing).
     starts : dict
-        ``reason`` (why these starts), ``runs``: one row per EM start (``start``, ``log_posterior``,
-        ``n_iter``, ``stopped_by``, ``status``, ``chosen``); ``status`` is ``converged``,
+        ``reason`` (why these starts), ``grid_steps`` (:attr:`grid_steps`), ``runs``: one row per EM start
+        (``start``, ``log_posterior``, ``n_iter``, ``stopped_by``, ``status``, ``chosen``); ``status`` is ``converged``,
         ``iteration_limit`` or ``better_optimum_exists`` (EM converged to a local optimum: another start
         found a higher log posterior), and ``optima`` (:attr:`optima`).
     """
@@ -222,6 +222,7 @@ class IRTFit:
             "seconds": float(self.seconds),
             "quadrature_nodes": int(self.quadrature_nodes),
             "quadrature_error": float(self.quadrature_error),
+            "quadrature_grids": self.grid_steps,
             "n_respondents": int(self.n_respondents),
             "n_items": int(self.n_items),
             "n_flagged": int((~self.informative).sum()),
@@ -234,6 +235,13 @@ class IRTFit:
             "optima": [{"log_posterior": optimum["log_posterior"], "starts": list(optimum["starts"])}
                        for optimum in self.optima],
         }
+
+    @property
+    def grid_steps(self) -> list[dict]:
+        """The chosen start's EM steps on each quadrature grid it climbed, in order: ``nodes`` and ``n_iter``
+        (:func:`benchirt.irt.quadrature_grid.refined_climb` climbs the configured grid, then finishes on the
+        one that resolves the posteriors); the steps add up to :attr:`n_iter`."""
+        return [{"nodes": int(nodes), "n_iter": int(steps)} for nodes, steps in self.starts.get("grid_steps", [])]
 
     @property
     def optima(self) -> list[dict]:
@@ -265,7 +273,8 @@ class IRTFit:
                  f"stopped by {self.stopped_by}; largest gradient {self.max_gradient:.2g}; "
                  f"{record['n_local_optima']} of {len(record['start_runs'])} starts at a worse optimum",
                  f"quadrature: {self.quadrature_nodes} nodes (doubling them changes the log posterior by "
-                 f"{self.quadrature_error:.2g})",
+                 f"{self.quadrature_error:.2g}); EM steps per grid: "
+                 + ", ".join(f"{grid['nodes']} nodes {grid['n_iter']}" for grid in self.grid_steps),
                  f"items: {record['n_flagged']} without information (all correct or all wrong), "
                  f"{record['n_at_bound']} at a bound"]
         return "\n".join(lines)

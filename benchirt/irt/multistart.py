@@ -41,9 +41,9 @@ def best_of_starts(columns: np.ndarray, problem: Problem):
     """Run EM from the starts of :func:`benchirt.irt.starts.start_scores`; keep the highest log posterior.
 
     The first start climbs on the configured grid, and its optimum decides the grid of the search
-    (:func:`benchirt.irt.quadrature_grid.resolving_grid`; the monotone family climbs on from it on each finer
-    grid instead, :func:`benchirt.irt.quadrature_grid.refined_climb`, and with ``starts="auto"`` climbs once,
-    from the sum score). Each start climbs to its optimum (:func:`_search`). ``config.starts="auto"``: the
+    (:func:`benchirt.irt.quadrature_grid.resolving_grid`; the monotone family climbs roughly there and finishes
+    on the grid that resolves the posteriors instead, :func:`benchirt.irt.quadrature_grid.refined_climb`, and with
+    ``starts="auto"`` climbs once, from the sum score). Each start climbs to its optimum (:func:`_search`). ``config.starts="auto"``: the
     candidates of :func:`~benchirt.irt.starts.start_scores` in order, then hops from the best optimum found
     (:class:`_Hops`) alternating with seeded mixtures, until the evidence of
     :func:`benchirt.irt.search.explored_enough` (the best optimum reached by two starts other than hops, few
@@ -65,12 +65,13 @@ def best_of_starts(columns: np.ndarray, problem: Problem):
     search = config.starts == "auto" and not problem.monotone
     if search:
         scores = scores + start_scores(columns, problem.multiplicity, _BUDGET)[0][len(scores):]
-    climbed = climb(initial_values(columns, scores[0][1], problem), problem)
-    first: tuple[np.ndarray, Record] | None = climbed
-    if problem.monotone:  # one optimum: each finer grid climbs on from the coarser grid's
-        problem, first = refined_climb(climbed, problem)
+    start = initial_values(columns, scores[0][1], problem)
+    first: tuple[np.ndarray, Record] | None
+    if problem.monotone:  # one optimum: climbed roughly on the configured grid, finished on the resolving one
+        problem, first = refined_climb(start, problem)
     else:
-        resolved = resolving_grid(climbed[0], problem)
+        first = climb(start, problem)
+        resolved = resolving_grid(first[0], problem)
         if resolved is not problem:  # the search climbs on the finer grid, the first start again
             problem, first = resolved, None
     runs, optima = _search(columns, scores, problem, auto=search, first=first)

@@ -5,14 +5,17 @@ The trapezoid rule on equally spaced nodes converges exponentially fast for a sm
 only once the spacing is below its width; with many steep items a respondent's posterior of θ is
 narrower than the default spacing, and the marginal log posterior ripples with the grid (docs/irt.md,
 "The calibration grid"). :func:`resolving_grid` fixes the grid of the free-sign start search at the
-first start's optimum; :func:`refined_climb` refines the monotone family's one optimum as it climbs.
+first start's optimum; :func:`refined_climb` refines the monotone family's one optimum as it climbs (the 3PL
+roughly on the configured grid, finished on the grid that resolves the posteriors there).
 Hand-written: a loop over :func:`benchirt.irt.models.quadrature` grids.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from benchirt.irt.climb import climb, escape_rounds
+from benchirt.irt.climb import climb
 from benchirt.irt.em import Record
 from benchirt.irt.estep import log_posterior
 from benchirt.irt.problem import Problem
@@ -20,6 +23,10 @@ from benchirt.irt.problem import Problem
 #: The quadrature grid is doubled (old nodes plus midpoints) at most this many times: 41 -> 81 -> 161
 #: -> 321 nodes by default (:func:`resolving_grid`).
 MAX_REFINEMENTS = 3
+#: The rough climb of :func:`refined_climb` stops where one EM step moves no parameter by 0.01, raises the log
+#: posterior by less than ``tol_optimum / 10`` (with the default ``tol_optimum``) and leaves no gradient
+#: component of 1 or more: ten times the default stopping rule in steps and gradient.
+ROUGH_TOLERANCES = {"tol": 1e-2, "tol_log_posterior": 1e-2, "tol_gradient": 1.0}
 
 
 def resolving_grid(params: np.ndarray, problem: Problem) -> Problem:
@@ -39,38 +46,77 @@ def resolving_grid(params: np.ndarray, problem: Problem) -> Problem:
     them apart by more than ``tol_optimum``. The error is judged at the first start's optimum only
     (one E-step per grid); the fit reports what remains at the optimum it returns
     (``IRTFit.quadrature_error``)."""
-    config = problem.config
-    for _ in range(MAX_REFINEMENTS if config.refine_quadrature else 0):
-        if grid_error(params, problem) <= config.tol_optimum / 2:
-            break
-        problem = problem.on_grid(_finer(problem))
-    return problem
+    return _resolving(params, problem, MAX_REFINEMENTS if problem.config.refine_quadrature else 0)[0]
 
 
-def refined_climb(climbed: tuple[np.ndarray, "Record"], problem: Problem) -> tuple[Problem, tuple]:
-    """The monotone family's grid: while doubling the grid changes the log posterior at the current
-    optimum by more than ``tol_optimum / 2`` (at most :data:`MAX_REFINEMENTS` times), EM climbs on
-    from that optimum on the doubled grid. Unlike :func:`resolving_grid` (the free-sign search, where
-    the grid must be fixed before starts are compared) the grid is judged again at every optimum, the
-    returned one included, and no climb starts over; the EM steps of all grids are added up, the
-    log-posterior history is the final grid's. ``climbed`` (the first grid's climb) has searched the items'
-    modes (:func:`benchirt.irt.climb.escape_rounds`); the finer grids' EM does not, but the final grid's
-    optimum is searched again: the search costs about one EM step of the final grid, while rounds on the
-    intermediate grids move items whose gains the next grid changes anyway, at the cost of searches and EM
-    steps there."""
-    params, record = climbed
+def refined_climb(start: np.ndarray, problem: Problem) -> tuple[Problem, tuple]:
+    """The monotone family's one climb from ``start``, on the grid that resolves the posteriors at its optimum
+    (judged by successive doublings, :func:`_resolving`, the rule of :func:`resolving_grid`, one E-step per
+    grid), at most :data:`MAX_REFINEMENTS` doublings in all (``config.refine_quadrature`` False: none).
+
+    The 3PL, whose climbs search the items' modes (:func:`benchirt.irt.climb.escape_rounds`), climbs where the
+    grid is cheap and refines only to finish (:func:`_rough_then_finer`): roughly on the configured grid, then,
+    warm-started, on the grid the doublings choose there alone, roughly and then to the stopping rule. On a
+    coarse grid the marginal log posterior ripples with the grid (docs/irt.md, "The calibration grid"), and EM's
+    last steps creep towards the coarse grid's own optimum, which the finer grid moves by more than they do; on
+    the finer grid, where a step costs more, the mode search moves items at the rough optimum and the last steps
+    then converge once. The 1PL and 2PL climb to the stopping rule on each grid in turn, one doubling at a time:
+    without the mode search a 2PL item held at ``a = 0`` keeps whatever difficulty its path left it (no
+    gradient there), and skipping a grid ended such fits at lower optima. Either way the grid is judged again
+    at every optimum, the returned one included, and EM climbs on to the stopping rule after each doubling; no
+    climb starts over. The EM steps of all grids are added up (``Record.grid_steps`` keeps them per grid); the
+    log-posterior history is the final grid's."""
     config = problem.config
-    refined = False
-    for _ in range(MAX_REFINEMENTS if config.refine_quadrature else 0):
-        if not record.converged or grid_error(params, problem) <= config.tol_optimum / 2:
+    left = MAX_REFINEMENTS if config.refine_quadrature else 0
+    if problem.estimates_guessing and left:
+        problem, left, (params, record) = _rough_then_finer(start, problem, left)
+    else:
+        params, record = climb(start, problem)
+    while record.converged and left:
+        finer, doublings = _resolving(params, problem, left if problem.estimates_guessing else 1)
+        if not doublings:
             break
-        problem = problem.on_grid(_finer(problem))
-        refined = True
-        params, later = climb(params, problem, max_iter=config.max_iter - record.n_iter, escape=False)
+        problem, left = finer, left - doublings
+        params, later = climb(params, problem, max_iter=config.max_iter - record.n_iter)
         record = _continued(record, later)
-    if refined:
-        params, record = escape_rounds(params, record, problem, max_iter=config.max_iter)
     return problem, (params, record)
+
+
+def _rough_then_finer(start: np.ndarray, problem: Problem, left: int) -> tuple[Problem, int, tuple]:
+    """:func:`refined_climb`'s 3PL climb: rough (:func:`rough`) on ``problem``'s grid, rough again on the grid
+    :func:`_resolving` chooses there (at most ``left`` doublings), then to the stopping rule on that grid.
+    Returns that grid's problem, the doublings left and the climb's ``(params, record)``."""
+    config = problem.config
+    params, record = climb(start, rough(problem))
+    if record.converged:
+        finer, doublings = _resolving(params, problem, left)
+        if doublings:
+            problem, left = finer, left - doublings
+            params, later = climb(params, rough(problem), max_iter=config.max_iter - record.n_iter)
+            record = _continued(record, later)
+    params, later = climb(params, problem, max_iter=config.max_iter - record.n_iter)
+    return problem, left, (params, record.extend(later))
+
+
+def rough(problem: Problem) -> Problem:
+    """``problem`` with the stopping rule loosened to :data:`ROUGH_TOLERANCES` (where the configured one is
+    stricter): the rough climb of :func:`refined_climb`."""
+    config = problem.config
+    loose = {name: max(getattr(config, name), value) for name, value in ROUGH_TOLERANCES.items()}
+    return replace(problem, config=replace(config, **loose))
+
+
+def _resolving(params: np.ndarray, problem: Problem, most: int) -> tuple[Problem, int]:
+    """``problem`` doubled (:func:`_finer`) while doubling it changes the log posterior at ``params`` by
+    more than ``tol_optimum / 2``, at most ``most`` times, and how many times it was (one E-step per grid)."""
+    value = log_posterior(params, problem)
+    for doublings in range(most):
+        finer = problem.on_grid(_finer(problem))
+        finer_value = log_posterior(params, finer)
+        if abs(finer_value - value) <= problem.config.tol_optimum / 2:
+            return problem, doublings
+        problem, value = finer, finer_value
+    return problem, most
 
 
 def _continued(record: "Record", later: "Record") -> "Record":
