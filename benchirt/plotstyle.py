@@ -31,7 +31,7 @@ def guess_roles(names: Sequence[str]) -> dict[str, str]:
     return {name: role(name) for name in names}
 
 
-def classifier_styles(names: Sequence[str], roles: Mapping[str, str] | None = None) -> dict[str, dict]:
+def classifier_styles(names: Sequence[str], *, roles: Mapping[str, str] | None = None) -> dict[str, dict]:
     """Keyword arguments for ``ax.plot`` per classifier: ``color``, ``linestyle``, ``linewidth``, ``alpha``.
 
     Real classifiers take :data:`REAL_COLOURS` in the order given (distinct up to 20, then the

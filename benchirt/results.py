@@ -53,7 +53,7 @@ def check_level(level: float) -> float:
     return float(level)
 
 
-def normal_interval(estimate, se, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def normal_interval(estimate, se, *, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """``estimate ∓ z·se`` with ``z`` the standard normal's ``(1 + level) / 2`` quantile (1.96 at 95 %)."""
     z = NormalDist().inv_cdf(0.5 + check_level(level) / 2.0)
     estimate, se = np.asarray(estimate, dtype=float), np.asarray(se, dtype=float)

@@ -55,7 +55,7 @@ def irt_coverage(model: str = "2PL", n_respondents: int = 500, n_items: int = 40
         true = np.array([truth[p][position[i]] for i, p in zip(intervals["item"], intervals["parameter"])])
         rows.append(_rows(intervals["parameter"], replicate, intervals["low"], intervals["high"], true))
         abilities = fit.ability_table(sim.responses)
-        low, high = normal_interval(abilities["theta"], abilities["se"], level)
+        low, high = normal_interval(abilities["theta"], abilities["se"], level=level)
         rows.append(_rows("theta", replicate, low, high, sim.theta))
     return pd.concat(rows, ignore_index=True)
 
@@ -87,7 +87,7 @@ def glicko_coverage(k: int = 10, n_periods: int = 20, replicates: int = 200, spr
     for _ in range(n_periods):
         result = _period_outcomes(mu_true, outcomes, rng)
         mu, phi, sigma, _ = update_period(mu, phi, sigma, result, weighted=weighted)
-    low, high = normal_interval(mu * SCALE + 1500.0, phi * SCALE, level)
+    low, high = normal_interval(mu * SCALE + 1500.0, phi * SCALE, level=level)
     return _rows("glicko", np.repeat(np.arange(replicates), k), low.ravel(), high.ravel(), true.ravel())
 
 

@@ -178,11 +178,11 @@ def kernel() -> None:
         expected = terms_from_logit(a[:, None] * (nodes[None, :] - b[:, None]), c[:, None])
         tables_error = max(np.abs(s - expected[0]).max(), np.abs(log_p - expected[2]).max(),
                            np.abs(log_q - expected[3]).max())
-        numpy_gradient = cpu_ms(lambda: (mstep.gradient_information(params, r, n_k, problem, terms),
+        numpy_gradient = cpu_ms(lambda: (mstep.gradient_information(params, r, n_k, problem, terms=terms),
                                          mstep.item_objective(params, terms, r, n_k, problem)), repeats)
         numba_gradient = cpu_ms(lambda: gradient_information(a, b, c, s, log_p, log_q, r, n_k, nodes, grad, info,
                                                              objective), repeats)
-        expected_grad, expected_info = mstep.gradient_information(params, r, n_k, problem, terms)
+        expected_grad, expected_info = mstep.gradient_information(params, r, n_k, problem, terms=terms)
         gradient_error = max(np.abs(grad - expected_grad).max(), np.abs(info - expected_info).max())
         print(f"{n} x {m} (a block of all {m} items): tables numpy {numpy_tables:.2f} ms, numba {numba_tables:.2f} ms "
               f"({numpy_tables / numba_tables:.1f}x; largest difference {tables_error:.1e}); gradient, information "

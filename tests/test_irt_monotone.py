@@ -44,7 +44,7 @@ def test_one_more_correct_answer_never_lowers_ability_or_true_score(adversarial,
             rows.append(better)
             names.append((i, j))
     frame = pd.DataFrame(rows, columns=items.index, index=[f"{i}:{j}" for i, j in names])
-    scored = score_frozen(items, frame, method)
+    scored = score_frozen(items, frame, method=method)
     base = {i: scored.iloc[k] for k, (i, j) in enumerate(names) if j == -1}
     slack = 1e-9 if method == "EAP" else 1e-6  # MAP is a numerical optimum
     for k, (i, j) in enumerate(names):

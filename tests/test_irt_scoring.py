@@ -22,7 +22,7 @@ def simulated():
 def test_frozen_scoring_equals_the_fit_for_calibration_respondents(simulated):
     responses, fit = simulated
     for method in ("EAP", "MAP"):
-        frozen = score_frozen(fit.items, responses, method, fit.config)
+        frozen = score_frozen(fit.items, responses, method=method, config=fit.config)
         fitted = fit.ability_table(responses, method=method)
         np.testing.assert_allclose(frozen.to_numpy(), fitted.to_numpy(), rtol=1e-10, atol=1e-10)
 
@@ -32,7 +32,7 @@ def test_a_left_out_respondent_gets_its_fitted_theta_back_within_its_se(simulate
     responses, full = simulated
     held = responses.index[::12]
     rest = fit_irt(responses.drop(index=held), config=IRTConfig())
-    frozen = score_frozen(rest.items, responses.loc[held], "EAP", rest.config)
+    frozen = score_frozen(rest.items, responses.loc[held], method="EAP", config=rest.config)
     fitted = full.ability_table(responses.loc[held])
     gap = (frozen["theta"] - fitted["theta"]).abs()
     assert (gap <= frozen["se"]).all(), pd.concat([gap, frozen["se"]], axis=1)
@@ -44,8 +44,8 @@ def test_flagged_items_count_one_or_zero_in_the_true_score(simulated):
     items = fit.items.copy()
     items.iloc[0, items.columns.get_loc("flag")] = "all_correct"
     items.iloc[1, items.columns.get_loc("flag")] = "all_wrong"
-    base = score_frozen(fit.items.iloc[2:], responses.iloc[:3, 2:], "EAP", fit.config)
-    flagged = score_frozen(items, responses.iloc[:3], "EAP", fit.config)
+    base = score_frozen(fit.items.iloc[2:], responses.iloc[:3, 2:], method="EAP", config=fit.config)
+    flagged = score_frozen(items, responses.iloc[:3], method="EAP", config=fit.config)
     np.testing.assert_allclose(flagged["theta"], base["theta"])
     np.testing.assert_allclose(flagged["true_score"], base["true_score"] + 1.0)
 
@@ -90,7 +90,7 @@ def test_bad_item_tables(tmp_path, table, message):
 def test_responses_must_answer_exactly_the_frozen_items(simulated, tmp_path, capsys):
     responses, fit = simulated
     with pytest.raises(DataError, match="1 item\\(s\\) missing"):
-        score_frozen(fit.items, responses.iloc[:, 1:], "EAP", fit.config)
+        score_frozen(fit.items, responses.iloc[:, 1:], method="EAP", config=fit.config)
     fit.items.reset_index().to_csv(tmp_path / "items.csv", index=False)
     responses.iloc[:2, :-1].to_csv(tmp_path / "short.csv", index=False)
     assert main(["irt", str(tmp_path / "short.csv"), "--items", str(tmp_path / "items.csv"), "--out", str(tmp_path / "o")]) == 2

@@ -61,7 +61,7 @@ def grid_log_odds(a: np.ndarray, b: np.ndarray, c: np.ndarray, nodes: np.ndarray
     block of items at a time so the temporaries stay within ``cells`` values)."""
     odds = np.empty((len(a), len(nodes)))
     base = np.asarray(log_weights, dtype=float).copy()
-    width = block_size(len(nodes), cells)
+    width = block_size(len(nodes), cells=cells)
     for start in range(0, len(a), width):
         part = slice(start, start + width)
         log_p, log_q = log_probabilities(nodes, a[part], b[part], c[part])  # (K, block)
@@ -87,6 +87,7 @@ def map_(
     c: np.ndarray,
     start: np.ndarray,
     theta_max: float,
+    *,
     max_iter: int = 50,
     tol: float = 1e-6,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -158,7 +159,7 @@ def _block(responses, rows: slice, columns: slice) -> pd.DataFrame:
     return responses.block(rows, columns) if isinstance(responses, ColumnView) else responses.iloc[rows, columns]
 
 
-def block_size(n_other: int, cells: int = BLOCK_CELLS) -> int:
+def block_size(n_other: int, *, cells: int = BLOCK_CELLS) -> int:
     """Rows (or columns) per block when the other dimension has ``n_other`` entries."""
     return max(1, cells // max(1, n_other))
 

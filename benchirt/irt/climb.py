@@ -162,7 +162,7 @@ def _climbed(params: np.ndarray, rows: np.ndarray, r: np.ndarray, n_k: np.ndarra
     return np.concatenate([o[0] for o in out]), np.concatenate([o[1] for o in out])
 
 
-def climb_and_file(start: np.ndarray, name: str, problem: Problem, runs: list[Run], optima: list[dict],
+def climb_and_file(start: np.ndarray, name: str, problem: Problem, runs: list[Run], optima: list[dict], *,
                    climbed: tuple[np.ndarray, "Record"] | None = None) -> bool:
     """Climb from ``start`` (:func:`climb`; ``climbed``: its result, when known), add the run to
     ``runs`` and file its optimum under ``optima``; True when it raised the best optimum by more than

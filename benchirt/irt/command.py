@@ -251,7 +251,7 @@ def _score(args: argparse.Namespace, responses_path: str, responses: pd.DataFram
 
     items = read_items(args.items)
     try:
-        table = score_frozen(items, responses, config.ability, config)
+        table = score_frozen(items, responses, method=config.ability, config=config)
     except DataError as exc:
         raise DataError(f"{responses_path}: {exc}") from None
     out = claim_out(args.out, "irt", force=args.force, writes=WRITES)

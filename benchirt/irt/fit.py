@@ -302,6 +302,6 @@ class IRTFit:
             "estimate": items[list(parameters)].to_numpy(float).ravel(),
             "se": items[[f"se_{name}" for name in parameters]].to_numpy(float).ravel(),
         })
-        low, high = normal_interval(long["estimate"], long["se"], level)
+        low, high = normal_interval(long["estimate"], long["se"], level=level)
         return interval_frame({"item": long["item"], "parameter": long["parameter"]}, long["estimate"],
                               low, high, se=long["se"])

@@ -184,7 +184,7 @@ def _scoring_direction(params, r, n_k, problem, terms: Terms | None = None) -> n
     """The Fisher-scoring step (m, 3) of each item: projected at the bounds, at most
     :data:`MAX_STEP` per parameter."""
     cols = free_columns(problem)
-    grad, info = gradient_information(params, r, n_k, problem, terms)
+    grad, info = gradient_information(params, r, n_k, problem, terms=terms)
     step = np.zeros_like(params)
     if problem.config.model == "1PL":
         step[:, 1] = grad[:, 1] / (info[:, 1, 1] + 1e-9)
@@ -225,7 +225,7 @@ def solve_small(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return np.stack([A * x + B * y + C * z, B * x + D * y + E * z, C * x + E * y + F * z], axis=1) / det[:, None]
 
 
-def pinned(params: np.ndarray, step: np.ndarray, problem: Problem, eps: float = 1e-9) -> np.ndarray:
+def pinned(params: np.ndarray, step: np.ndarray, problem: Problem, *, eps: float = 1e-9) -> np.ndarray:
     """(m, 3) mask of parameters sitting on a bound (within ``eps``) with a step pointing outward."""
     return ((params >= problem.upper - eps) & (step > 0)) | ((params <= problem.lower + eps) & (step < 0))
 
@@ -250,7 +250,7 @@ def _rasch_step(params, scaled, n_k, problem, following: bool) -> tuple[np.ndarr
     for block in problem.blocks():  # pass 1: gradient and information of every item at the E-step
         r = expected_correct(scaled, block, problem)
         block_terms = Terms.of_block(params[block], problem)
-        g, i = gradient_information(params[block], r, n_k, problem, block_terms)
+        g, i = gradient_information(params[block], r, n_k, problem, terms=block_terms)
         grad[block] = g[:, :2]
         info[block] = np.stack([i[:, 0, 0], i[:, 0, 1], i[:, 1, 1]], axis=1)
         old_obj += w[block] @ item_objective(params[block], block_terms, r, n_k, problem)
@@ -300,7 +300,7 @@ def _rasch_step(params, scaled, n_k, problem, following: bool) -> tuple[np.ndarr
 
 
 def gradient_information(
-    params: np.ndarray, r: np.ndarray, n_k: np.ndarray, problem: Problem, terms: Terms | None = None
+    params: np.ndarray, r: np.ndarray, n_k: np.ndarray, problem: Problem, *, terms: Terms | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Gradient (m, 3) and Fisher information (m, 3, 3) of each item's expected log posterior; ``terms``: the
     tables at ``params``, whose ``s`` and ``P`` it reads (recomputed without, to the same bits).

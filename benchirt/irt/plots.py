@@ -105,7 +105,7 @@ def plot_classifier_curves(
     accuracy = answers.T.groupby(codes.to_numpy()).mean()
     from benchirt.plotstyle import classifier_styles, label_line_ends
 
-    styles = classifier_styles([str(r) for r in rows], roles)
+    styles = classifier_styles([str(r) for r in rows], roles=roles)
     fig, ax = plt.subplots(figsize=(8, 5))
     x = centres.to_numpy()
     for name in rows:

@@ -86,7 +86,7 @@ def check_items(items: pd.DataFrame, *, where: str = "items") -> pd.DataFrame:
     return items
 
 
-def score_frozen(items: pd.DataFrame, responses, method: str = "EAP", config: IRTConfig | None = None) -> pd.DataFrame:
+def score_frozen(items: pd.DataFrame, responses, *, method: str = "EAP", config: IRTConfig | None = None) -> pd.DataFrame:
     """θ, SE and True-Score of respondents on items whose parameters are held fixed (no refitting).
 
     Parameters

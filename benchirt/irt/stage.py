@@ -136,7 +136,7 @@ class DatasetIRT:
         ``self.fit.conf_int(level)``. Coverage is measured in ``tests/test_interval_coverage.py``.
         """
         table = self.abilities
-        low, high = normal_interval(table["theta"], table["se"], level)
+        low, high = normal_interval(table["theta"], table["se"], level=level)
         return interval_frame({"respondent": table["respondent"], "role": table["role"]}, table["theta"],
                               low, high, se=table["se"])
 

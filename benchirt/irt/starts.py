@@ -134,7 +134,7 @@ def orientation(values: np.ndarray, multiplicity: np.ndarray, discrimination: np
     return -1.0 if agreement < 0 else 1.0
 
 
-def sum_score(values: np.ndarray, multiplicity: np.ndarray | None = None) -> np.ndarray:
+def sum_score(values: np.ndarray, *, multiplicity: np.ndarray | None = None) -> np.ndarray:
     """The standardised (weighted) number-correct score, shape (n,): the classical start."""
     weights = np.ones(values.shape[1]) if multiplicity is None else np.asarray(multiplicity, float)
     return _standardise(row_sums(values, weights))
@@ -175,7 +175,7 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
     -------
     list of (name, score (n,)), reason : str
     """
-    total = sum_score(values, multiplicity)
+    total = sum_score(values, multiplicity=multiplicity)
     if monotone and starts == "auto":  # no principal components: their Gram matrix (m x m) was the largest array
         return [("sum_score", total)], ("monotone model: one start, the sum score (every discrimination is at least "
                                         "0, so the scale's direction is the one every item agrees on)")

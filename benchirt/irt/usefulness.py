@@ -88,7 +88,7 @@ def mcnemar_share(answers: np.ndarray, *, alpha: float = PAIR_ALPHA, block: int 
     return float(100 * np.triu(mcnemar_separated(answers, alpha=alpha, block=block)).sum() / (n * (n - 1) / 2))
 
 
-def usefulness_sentence(spread: pd.DataFrame, share_rankings: pd.DataFrame | None = None, *, top: int = 3) -> str:
+def usefulness_sentence(spread: pd.DataFrame, *, share_rankings: pd.DataFrame | None = None, top: int = 3) -> str:
     """The conclusions' sentence on the most informative datasets, measured on the real classifiers.
 
     ``share_rankings``: :func:`benchirt.irt.dataset_rankings` (``pct_discrimination_gt`` per dataset), the

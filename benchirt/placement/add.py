@@ -65,7 +65,7 @@ class AddedResult:
 
     def conf_int(self, level: float = 0.95) -> pd.DataFrame:
         """θ ± z·SE on the frozen items: ``classifier, se, estimate, low, high`` (as ``DatasetIRT.conf_int``)."""
-        low, high = normal_interval(self.abilities["theta"], self.abilities["se"], level)
+        low, high = normal_interval(self.abilities["theta"], self.abilities["se"], level=level)
         return interval_frame({"classifier": [self.classifier] * len(self.abilities)}, self.abilities["theta"],
                               low, high, se=self.abilities["se"])
 
@@ -208,7 +208,7 @@ def measure_classifier(spec, response_config, extra, stored, irt) -> "AddedResul
     if extra.name not in result.responses.index:
         raise DataError("; ".join(n for n in result.notes if repr(extra.name) in n) or "the classifier could not be fitted")
     row = result.responses.loc[[extra.name]]
-    abilities = score_frozen(irt.scorer.items, row, irt.scorer.config.ability, irt.scorer.config)
+    abilities = score_frozen(irt.scorer.items, row, method=irt.scorer.config.ability, config=irt.scorer.config)
     return AddedResult(spec.name, extra.name, row, abilities, float(result.test_accuracy[extra.name]),
                        float(result.cv_accuracy[extra.name]))
 

@@ -99,7 +99,7 @@ class Tournament:
         table's ``low, high`` (R ± 2RD, Cardoso et al. 2021 §2.6). Coverage is measured in
         ``tests/test_interval_coverage.py``.
         """
-        low, high = normal_interval(self.table["rating"], self.table["rd"], level)
+        low, high = normal_interval(self.table["rating"], self.table["rd"], level=level)
         return interval_frame({"classifier": self.table["classifier"]}, self.table["rating"], low, high,
                               se=self.table["rd"])
 

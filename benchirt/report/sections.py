@@ -70,7 +70,7 @@ def _findings(results: RunResults) -> list[str]:
 
         irts = [results.irt[n] for n in sorted(results.irt)]
         sentences.append(usefulness_sentence(real_classifier_spread(irts, results.respond),
-                                             dataset_rankings(summaries_frame(irts))))
+                                             share_rankings=dataset_rankings(summaries_frame(irts))))
         sentences += [f"IRT model: {line}" for line in default_model_warnings(irts)]
     if results.subset is not None:
         from benchirt.subsets.report_sections import subsets_conclusion

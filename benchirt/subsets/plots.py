@@ -92,7 +92,7 @@ def plot_innate(evaluation: SubsetEvaluation, *, top: int | None = None) -> Figu
     # best on the full suite first, so the leaders get the most distinct colours (benchirt.plotstyle)
     names = table[table["subset"] == scenarios[0]].sort_values("real_rank")["classifier"].tolist()
     names += sorted(set(table["classifier"]) - set(names))
-    styles = classifier_styles(names, dict.fromkeys(names, "real"))
+    styles = classifier_styles(names, roles=dict.fromkeys(names, "real"))
     ends = {}
     for name in names:
         ranks = table[table["classifier"] == name].set_index("subset").reindex(scenarios)["real_rank"]
