@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from benchirt.airt.observed import ObservedCells
+from benchirt.airt.observed import ObservedCells, capped_slopes
 from benchirt.errors import DataError
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
@@ -191,21 +191,7 @@ def _m_step(z: np.ndarray, mu: np.ndarray, var: float, max_alpha: float) -> tupl
     m_z = z.mean(axis=0)
     v_z = z.var(axis=0)
     cov = (z - m_z).T @ (mu - m_mu) / z.shape[0]
-    # a covariance of exactly 0 would make gamma infinite: keep its sign, bound its size away from 0
-    floor = 1e-12 * np.sqrt(v_z * max(v_mu, 1e-300))
-    cov = np.where(cov >= 0, np.maximum(cov, floor), np.minimum(cov, -floor))
-    g = (v_mu + var) / cov
-    # gamma^2 V_z - V_mu - sigma^2 = gamma^2 (V_z - C^2 / (V_mu + sigma^2)) > 0 by Cauchy-Schwarz
-    inv_a2 = g**2 * (v_z - cov**2 / (v_mu + var))
-    bound = inv_a2 < 1.0 / max_alpha**2
-    if bound.any():
-        a2 = max_alpha**2
-        c, v = cov[bound], v_z[bound]
-        g[bound] = (a2 * c + np.sign(c) * np.sqrt(a2**2 * c**2 + 4.0 * a2 * v)) / (2.0 * a2 * v)
-        inv_a2[bound] = 1.0 / a2
-    b = m_mu - g * m_z
-    a = np.sign(g) / np.sqrt(inv_a2)
-    return a, b, g
+    return capped_slopes(m_z=m_z, m_mu=m_mu, v_z=v_z, v_mu=v_mu, cov=cov, spread=v_mu + var, max_alpha=max_alpha)
 
 
 def _marginal_loglik(z: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray, mu: np.ndarray, var: float,

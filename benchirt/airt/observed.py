@@ -71,20 +71,7 @@ class ObservedCells:
         centred = w * (z - m_z)
         v_z = (centred**2).sum(axis=0) / count
         cov = (centred * deviation).sum(axis=0) / count
-        # a covariance of exactly 0 would make gamma infinite: keep its sign, bound its size away from 0
-        floor = 1e-12 * np.sqrt(v_z * np.maximum(v_mu, 1e-300))
-        cov = np.where(cov >= 0, np.maximum(cov, floor), np.minimum(cov, -floor))
-        g = spread / cov
-        inv_a2 = g**2 * (v_z - cov**2 / spread)
-        bound = inv_a2 < 1.0 / max_alpha**2
-        if bound.any():
-            a2 = max_alpha**2
-            c, v = cov[bound], v_z[bound]
-            g[bound] = (a2 * c + np.sign(c) * np.sqrt(a2**2 * c**2 + 4.0 * a2 * v)) / (2.0 * a2 * v)
-            inv_a2[bound] = 1.0 / a2
-        b = m_mu - g * m_z
-        a = np.sign(g) / np.sqrt(inv_a2)
-        return a, b, g
+        return capped_slopes(m_z=m_z, m_mu=m_mu, v_z=v_z, v_mu=v_mu, cov=cov, spread=spread, max_alpha=max_alpha)
 
     def loglik(self, a: np.ndarray, b: np.ndarray, g: np.ndarray, mu: np.ndarray, var: np.ndarray | float,
                setup) -> float:
@@ -108,3 +95,25 @@ class ObservedCells:
     def column_mean(self) -> np.ndarray:
         """Each item's mean logit over the datasets that observed it."""
         return (self.w * self.z).sum(axis=0) / self.w.sum(axis=0)
+
+
+def capped_slopes(*, m_z: np.ndarray, m_mu, v_z: np.ndarray, v_mu, cov: np.ndarray, spread,
+                  max_alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Kandanaarachchi & Smith-Miles 2023 eqs. 5-8 from the moments: gamma_j = spread / C_j (spread = V(mu) +
+    sigma^2), beta_j = M(mu) - gamma_j M_j(z), alpha_j = sign(gamma_j) (gamma_j^2 V_j(z) - spread)^(-1/2), with
+    alpha held at ``max_alpha`` where it would exceed it (the Heywood bound of the complete M-step)."""
+    # a covariance of exactly 0 would make gamma infinite: keep its sign, bound its size away from 0
+    floor = 1e-12 * np.sqrt(v_z * np.maximum(v_mu, 1e-300))
+    cov = np.where(cov >= 0, np.maximum(cov, floor), np.minimum(cov, -floor))
+    g = spread / cov
+    # gamma^2 V_z - V_mu - sigma^2 = gamma^2 (V_z - C^2 / (V_mu + sigma^2)) > 0 by Cauchy-Schwarz
+    inv_a2 = g**2 * (v_z - cov**2 / spread)
+    bound = inv_a2 < 1.0 / max_alpha**2
+    if bound.any():
+        a2 = max_alpha**2
+        c, v = cov[bound], v_z[bound]
+        g[bound] = (a2 * c + np.sign(c) * np.sqrt(a2**2 * c**2 + 4.0 * a2 * v)) / (2.0 * a2 * v)
+        inv_a2[bound] = 1.0 / a2
+    b = m_mu - g * m_z
+    a = np.sign(g) / np.sqrt(inv_a2)
+    return a, b, g

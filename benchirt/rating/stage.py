@@ -96,7 +96,7 @@ class RatingResult:
                   "trajectory": self.tournament.trajectory, "left_out": self.left_out}
         return {name: frame for name, frame in frames.items() if len(frame)}
 
-    def conf_int(self, level: float = 0.95, kind: str = "bradley_terry") -> pd.DataFrame:
+    def conf_int(self, level: float = 0.95, *, kind: str = "bradley_terry") -> pd.DataFrame:
         """Intervals at ``level``: ``kind="bradley_terry"`` the leaderboard's bootstrap percentile intervals
         (:meth:`benchirt.rating.leaderboard.Leaderboard.conf_int`), ``"glicko"`` the single-order Glicko-2
         R ± z·RD (:meth:`benchirt.rating.glicko.Tournament.conf_int`)."""
