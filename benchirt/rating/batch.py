@@ -112,7 +112,7 @@ def play_orders(
     ----------
     scores : numpy.ndarray, shape (D, k)
         Datasets × classifiers, NaN where absent; on each dataset every pair present meets once
-        (:func:`benchirt.rating.glicko.match_outcomes`, ``tie_tolerance``).
+        (:func:`match_outcomes`, ``tie_tolerance``).
     orders : numpy.ndarray of int, shape (P, T)
         Each row is a sequence of dataset indices (the rating periods of one tournament).
     initial : (rating, rd, volatility)
@@ -144,37 +144,41 @@ def play_periods(scores: np.ndarray, orders: np.ndarray, *, tie_tolerance: float
                  weighted: bool = False) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """The tournaments of :func:`play_orders` period by period: after each, (μ, φ, σ, played), each (P, k).
 
-    A period's outcomes are formed for one dataset at a time, among the classifiers present there, and the
-    orders playing it are updated together in blocks of at most :data:`BLOCK_ELEMENTS` (orders × present²)
-    cells, so memory does not grow with datasets × classifiers²; everyone absent is idle (φ = sqrt(φ² + σ²)).
+    A period's outcomes are formed only for the datasets it plays: in a sparse field one dataset at a time among
+    the classifiers present there, in a dense one for a block of orders at once, in blocks of at most
+    :data:`BLOCK_ELEMENTS` cells — memory does not grow with datasets × classifiers².
     """
     scores = np.asarray(scores, dtype=float)
     orders = np.atleast_2d(np.asarray(orders, dtype=int))
     mu, phi, sigma = _start(initial, orders.shape[0], scores.shape[1])
     present = ~np.isnan(scores)
     for t in range(orders.shape[1]):
-        datasets = orders[:, t]
-        if present.all():   # every classifier on every dataset: each block of orders at once, each its dataset
-            mu, phi, sigma, played = _dense_period(mu, phi, sigma, scores, datasets, tie_tolerance=tie_tolerance,
-                                                   glicko=glicko, weighted=weighted)
-            yield mu, phi, sigma, played
-            continue
-        new_mu, new_phi, new_sigma = mu.copy(), np.sqrt(phi**2 + sigma**2), sigma.copy()
-        played = np.zeros(mu.shape, dtype=bool)
-        for d in np.unique(datasets):
-            columns = np.flatnonzero(present[d])
-            if columns.size < 2:
-                continue
-            result = match_outcomes(scores[d, columns], tie_tolerance=tie_tolerance)
-            playing = np.flatnonzero(datasets == d)
-            block = max(1, BLOCK_ELEMENTS // columns.size**2)
-            for first in range(0, playing.size, block):
-                cells = np.ix_(playing[first:first + block], columns)
-                new_mu[cells], new_phi[cells], new_sigma[cells], played[cells] = update_period(
-                    mu[cells], phi[cells], sigma[cells], np.broadcast_to(result, (len(cells[0]), *result.shape)),
-                    glicko=glicko, weighted=weighted)
-        mu, phi, sigma = new_mu, new_phi, new_sigma
+        period = _dense_period if present.all() else _sparse_period
+        mu, phi, sigma, played = period(mu, phi, sigma, scores, orders[:, t], tie_tolerance=tie_tolerance,
+                                        glicko=glicko, weighted=weighted)
         yield mu, phi, sigma, played
+
+
+def _sparse_period(mu, phi, sigma, scores: np.ndarray, datasets: np.ndarray, *, tie_tolerance: float, glicko: str,
+                   weighted: bool):
+    """One period of a sparse field: per dataset, the orders playing it updated on the classifiers present there
+    (in blocks of at most :data:`BLOCK_ELEMENTS` cells); everyone absent is idle (φ = sqrt(φ² + σ²))."""
+    present = ~np.isnan(scores)
+    new_mu, new_phi, new_sigma = mu.copy(), np.sqrt(phi**2 + sigma**2), sigma.copy()
+    played = np.zeros(mu.shape, dtype=bool)
+    for d in np.unique(datasets):
+        columns = np.flatnonzero(present[d])
+        if columns.size < 2:
+            continue
+        result = match_outcomes(scores[d, columns], tie_tolerance=tie_tolerance)
+        playing = np.flatnonzero(datasets == d)
+        block = max(1, BLOCK_ELEMENTS // columns.size**2)
+        for first in range(0, playing.size, block):
+            cells = np.ix_(playing[first:first + block], columns)
+            new_mu[cells], new_phi[cells], new_sigma[cells], played[cells] = update_period(
+                mu[cells], phi[cells], sigma[cells], np.broadcast_to(result, (len(cells[0]), *result.shape)),
+                glicko=glicko, weighted=weighted)
+    return new_mu, new_phi, new_sigma, played
 
 
 def _dense_period(mu, phi, sigma, scores: np.ndarray, datasets: np.ndarray, *, tie_tolerance: float, glicko: str,
