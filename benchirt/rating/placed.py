@@ -55,8 +55,7 @@ def completions(z: pd.DataFrame, *, n_draws: int = N_DRAWS, seed: int = 0) -> np
     (n_draws, entrants, datasets)."""
     values = np.array(z.to_numpy(float))   # a writable copy (scikit-learn writes into it)
     draws = np.empty((n_draws, *values.shape))
-    # Each regression is a small SVD (entrants × datasets): BLAS threads only contend there (14 times the CPU
-    # measured at 2,000 × 19 on a shared 2-core machine).
+    # Each regression is a small SVD (entrants × datasets): several BLAS threads only contend there.
     with blas_one_thread():
         _complete(values, draws, seed)
     return draws
