@@ -29,15 +29,22 @@ PARAMETERS = ("discrimination", "difficulty", "scale")
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "openml_weka_2017.csv"
 
 
-def simulated(seed: int, *, n_datasets: int = 300, n_items: int = 30, presence: float = 0.3) -> dict:
-    """One replicate of experiment 1: correlations with the truth and with the full-data fit."""
+def draw(seed: int, *, n_datasets: int = 300, n_items: int = 30, presence: float = 0.3):
+    """Experiment 1's field: the continuous response model of Kandanaarachchi & Smith-Miles 2023 eq. 3, three
+    anomalous algorithms, each cell observed with probability ``presence``. Returns (alpha, beta, gamma, theta),
+    the complete z and the sparse z (NaN where not observed)."""
     rng = np.random.default_rng(seed)
     alpha, gamma = rng.uniform(0.8, 2.5, n_items), rng.uniform(0.6, 2.0, n_items)
     beta = rng.normal(0.0, 0.7, n_items)
     alpha[:3], gamma[:3] = -alpha[:3], -gamma[:3]
     theta = rng.normal(size=n_datasets)
     z = (theta[:, None] - beta) / gamma + rng.normal(size=(n_datasets, n_items)) / (alpha * gamma)
-    sparse = np.where(rng.random(z.shape) < presence, z, np.nan)
+    return (alpha, beta, gamma, theta), z, np.where(rng.random(z.shape) < presence, z, np.nan)
+
+
+def simulated(seed: int, *, n_datasets: int = 300, n_items: int = 30, presence: float = 0.3) -> dict:
+    """One replicate of experiment 1: correlations with the truth and with the full-data fit."""
+    (alpha, beta, gamma, theta), z, sparse = draw(seed, n_datasets=n_datasets, n_items=n_items, presence=presence)
     keep = (~np.isnan(sparse)).sum(axis=1) >= 2
     full, fit = fit_continuous(z), fit_continuous(sparse[keep])
     row = {f"{name} vs truth": np.corrcoef(getattr(fit, name), truth)[0, 1]

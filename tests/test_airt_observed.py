@@ -3,6 +3,7 @@ of benchirt.airt.sparse, the derived outputs, a complete matrix fitted as before
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,19 +18,12 @@ from benchirt.airt.observed import ObservedCells
 from benchirt.airt.sparse import MIN_ALGORITHMS_PER_DATASET, MIN_DATASETS_PER_ALGORITHM, observed_field
 from benchirt.errors import DataError
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from airt_observed import draw  # noqa: E402  (a module of benchmarks/: the test draws the benchmark's field)
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
-def simulated(seed, *, n_datasets=300, n_items=30, presence=0.3):
-    """The draw of benchmarks/airt_observed.py (experiment 1): the CRM of Kandanaarachchi & Smith-Miles 2023 eq. 3,
-    three anomalous algorithms, each cell observed with probability ``presence``. Returns truth, z, sparse z."""
-    rng = np.random.default_rng(seed)
-    alpha, gamma = rng.uniform(0.8, 2.5, n_items), rng.uniform(0.6, 2.0, n_items)
-    beta = rng.normal(0.0, 0.7, n_items)
-    alpha[:3], gamma[:3] = -alpha[:3], -gamma[:3]
-    theta = rng.normal(size=n_datasets)
-    z = (theta[:, None] - beta) / gamma + rng.normal(size=(n_datasets, n_items)) / (alpha * gamma)
-    return (alpha, beta, gamma, theta), z, np.where(rng.random(z.shape) < presence, z, np.nan)
 
 
 def pin_matrix():
@@ -64,7 +58,7 @@ def test_a_complete_matrix_gives_the_numbers_of_the_code_before_observed_cells_b
 
 
 def test_every_cell_observed_the_masked_steps_are_the_complete_ones():
-    _, z, _ = simulated(0, n_datasets=50, n_items=6)
+    _, z, _ = draw(0, n_datasets=50, n_items=6)
     complete, masked = _CompleteCells(z), ObservedCells.of(z)
     setup = _Setup(0.0, 1.0, 10.0)
     a, b, g = np.linspace(0.5, 2.0, 6), np.linspace(-1, 1, 6), np.linspace(1.5, 0.7, 6)
@@ -83,7 +77,7 @@ def test_every_cell_observed_the_masked_steps_are_the_complete_ones():
 def test_the_log_likelihood_is_the_exact_marginal_of_each_datasets_observed_cells():
     """Under the CRM z_i^obs ~ N((m - b)/g, diag(1/(a g)^2) + s^2 (1/g)(1/g)^T) over dataset i's observed items
     (Kandanaarachchi & Smith-Miles 2023 eq. 3 integrated over theta ~ N(m, s^2)); missing cells contribute nothing."""
-    _, _, sparse = simulated(1, n_datasets=40, n_items=8, presence=0.5)
+    _, _, sparse = draw(1, n_datasets=40, n_items=8, presence=0.5)
     sparse = sparse[(~np.isnan(sparse)).sum(axis=1) >= 1]
     a, b, g = np.linspace(0.6, 2.0, 8), np.linspace(-1, 1, 8), np.linspace(1.4, -0.8, 8)
     g[g == 0] = 0.3
@@ -99,7 +93,7 @@ def test_the_log_likelihood_is_the_exact_marginal_of_each_datasets_observed_cell
 
 
 def test_the_em_on_observed_cells_converges_to_a_maximum_of_their_likelihood():
-    _, _, sparse = simulated(2, n_datasets=200, n_items=12, presence=0.4)
+    _, _, sparse = draw(2, n_datasets=200, n_items=12, presence=0.4)
     sparse = sparse[(~np.isnan(sparse)).sum(axis=1) >= MIN_ALGORITHMS_PER_DATASET]
     fit = fit_continuous(sparse)
     assert fit.converged and fit.observed is not None and fit.posterior_var.shape == (len(sparse),)
@@ -114,7 +108,7 @@ def test_the_em_on_observed_cells_converges_to_a_maximum_of_their_likelihood():
 
 
 def test_an_item_or_a_respondent_without_an_observed_cell_is_refused():
-    _, z, _ = simulated(0, n_datasets=20, n_items=4)
+    _, z, _ = draw(0, n_datasets=20, n_items=4)
     for cut, message in ((np.s_[:, 2], r"column\(s\) \[2\] have no observed cell"),
                          (np.s_[5, :], r"row\(s\) \[5\] have no observed cell")):
         sparse = z.copy()
@@ -128,7 +122,7 @@ def test_thirty_percent_of_the_cells_recover_the_generating_parameters_and_the_f
     0.966, 0.977, 0.981 against the truth; 0.972, 0.985, 0.988 against the full-data fit; 0.972 for theta; every
     sign right in all 40), so they hold for any draw, not just the ones tested."""
     for seed in (0, 1):
-        (alpha, beta, gamma, theta), z, sparse = simulated(seed)
+        (alpha, beta, gamma, theta), z, sparse = draw(seed)
         keep = (~np.isnan(sparse)).sum(axis=1) >= MIN_ALGORITHMS_PER_DATASET
         full, fit = fit_continuous(z), fit_continuous(sparse[keep])
         assert fit.converged and 0.25 < np.mean(~np.isnan(sparse)) < 0.35
@@ -180,7 +174,7 @@ def test_lines_below_the_minima_and_unlinked_groups_are_left_out_and_named():
 # fit_airt's outputs on a sparse matrix
 # --------------------------------------------------------------------------------------------------------
 def sparse_perf(seed=0):
-    _, z, sparse = simulated(seed, n_datasets=120, n_items=8, presence=0.5)
+    _, z, sparse = draw(seed, n_datasets=120, n_items=8, presence=0.5)
     sparse[0, :] = np.nan
     sparse[0, 0] = 0.4                   # a dataset with one result: left out
     return pd.DataFrame(expit(sparse), index=[f"d{i}" for i in range(120)], columns=[f"algo{j}" for j in range(8)])

@@ -163,11 +163,10 @@ def _sparse_period(mu, phi, sigma, scores: np.ndarray, datasets: np.ndarray, *, 
                    weighted: bool):
     """One period of a sparse field: per dataset, the orders playing it updated on the classifiers present there
     (in blocks of at most :data:`BLOCK_ELEMENTS` cells); everyone absent is idle (φ = sqrt(φ² + σ²))."""
-    present = ~np.isnan(scores)
     new_mu, new_phi, new_sigma = mu.copy(), np.sqrt(phi**2 + sigma**2), sigma.copy()
     played = np.zeros(mu.shape, dtype=bool)
     for d in np.unique(datasets):
-        columns = np.flatnonzero(present[d])
+        columns = np.flatnonzero(~np.isnan(scores[d]))
         if columns.size < 2:
             continue
         result = match_outcomes(scores[d, columns], tie_tolerance=tie_tolerance)

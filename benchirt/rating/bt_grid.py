@@ -173,9 +173,10 @@ def _newton(sums: "_KernelSums", weights: np.ndarray, won: np.ndarray, theta: np
     todo = np.arange(len(theta))
     n_iterations = 0
     while todo.size and n_iterations < MAX_ITERATIONS:
-        gradient, diagonal = sums.gradient(theta[todo], weights[todo], won[todo])
-        step = _conjugate_gradients(lambda v: sums.hessian_product(theta[todo], weights[todo], diagonal, v),
-                                    gradient, diagonal)
+        opponents = weights[todo] @ sums.patterns          # Σ_d c_d P_di: the self terms to take out
+        gradient, diagonal = sums.gradient(theta[todo], weights[todo], won[todo], opponents)
+        step = _conjugate_gradients(
+            lambda v: sums.hessian_product(theta[todo], weights[todo], diagonal, opponents, v), gradient, diagonal)
         longest = np.abs(step).max(axis=1)
         theta[todo] -= step * np.minimum(1.0, MAX_THETA_STEP / np.maximum(longest, 1e-300))[:, None]
         max_step[todo] = longest * RATING_PER_THETA
@@ -252,17 +253,18 @@ class _KernelSums:
             total[:, taken] += weights[:, q, None] * interpolated.reshape(n_problems, -1)
         return total
 
-    def gradient(self, theta: np.ndarray, weights: np.ndarray, won: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The negative log-posterior's gradient and Hessian diagonal at ``theta`` (B, k) each."""
-        opponents = weights @ self.patterns                       # Σ_d c_d P_di: the self terms to take out
+    def gradient(self, theta: np.ndarray, weights: np.ndarray, won: np.ndarray,
+                 opponents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The negative log-posterior's gradient and Hessian diagonal at ``theta`` (B, k) each; ``opponents`` is
+        Σ_d c_d P_di, the weight of each classifier's own (self) term in the sums."""
         expected = self._sum(theta, weights, expit) - 0.5 * opponents
         diagonal = self._sum(theta, weights, _logistic_density) - 0.25 * opponents
         return expected - won + self.precision * theta, np.maximum(diagonal, 0.0) + self.precision
 
-    def hessian_product(self, theta: np.ndarray, weights: np.ndarray, diagonal: np.ndarray,
+    def hessian_product(self, theta: np.ndarray, weights: np.ndarray, diagonal: np.ndarray, opponents: np.ndarray,
                         vector: np.ndarray) -> np.ndarray:
         """H v: the diagonal (with the prior) times v minus the weighted sums Σ_{j≠i} σ'(θ_i − θ_j) v_j."""
-        off = self._sum(theta, weights, _logistic_density, vector) - 0.25 * vector * (weights @ self.patterns)
+        off = self._sum(theta, weights, _logistic_density, vector) - 0.25 * vector * opponents
         return diagonal * vector - off
 
 

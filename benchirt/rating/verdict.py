@@ -280,9 +280,7 @@ def contender_sentence(leaderboard: pd.DataFrame, *, top: int = TOP_PLACES) -> s
     without rank intervals; the second part only on a board longer than ``top``."""
     if "rank_low" not in leaderboard or leaderboard["rank_low"].isna().all():
         return ""
-    artificial = set(leaderboard.loc[leaderboard["role"].astype(str) == "artificial", "classifier"].astype(str)) \
-        if "role" in leaderboard else set()
-    named = leaderboard["classifier"].astype(str).map(lambda name: f"{name} (artificial)" if name in artificial else name)
+    named = _marked_names(leaderboard)
     low = leaderboard["rank_low"].astype(float).to_numpy()
     best = named[low <= 1].tolist()
     text = f"Could be the best (rank interval reaching 1): {len(best)} of {len(leaderboard)} ({join(best, limit=NAMES_SHOWN)})"
@@ -295,15 +293,20 @@ def contender_sentence(leaderboard: pd.DataFrame, *, top: int = TOP_PLACES) -> s
 def tier_sentence(leaderboard: pd.DataFrame) -> str:
     """How many tiers and who is in each (a tier boundary means every classifier above beats every one below);
     empty with one tier (the rank intervals say more then)."""
-    artificial = set(leaderboard.loc[leaderboard["role"].astype(str) == "artificial", "classifier"].astype(str)) \
-        if "role" in leaderboard else set()
-    named = leaderboard["classifier"].astype(str).map(lambda name: f"{name} (artificial)" if name in artificial else name)
+    named = _marked_names(leaderboard)
     tiers = named.groupby(leaderboard["tier"], sort=True).apply(list)
     if len(tiers) == 1:
         return ""
     parts = [f"tier {int(t)}: {join(names, limit=NAMES_SHOWN)}" for t, names in tiers.items()]
     return (f"{len(tiers)} tiers, each classifier significantly better than every classifier of the lower tiers — "
             + "; ".join(parts) + ".")
+
+
+def _marked_names(leaderboard: pd.DataFrame) -> pd.Series:
+    """The classifiers' names, each artificial reference (``role`` artificial) marked "(artificial)"."""
+    artificial = set(leaderboard.loc[leaderboard["role"].astype(str) == "artificial", "classifier"].astype(str)) \
+        if "role" in leaderboard else set()
+    return leaderboard["classifier"].astype(str).map(lambda name: f"{name} (artificial)" if name in artificial else name)
 
 
 def join(names, *, limit: int | None = None) -> str:
