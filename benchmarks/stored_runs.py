@@ -305,7 +305,7 @@ def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> No
     base = yaml.safe_load((ROOT / "configs" / "openml-iris.yaml").read_text())
     rows, suspects, tops = [], {}, {}
     for rule in rules:
-        config = dict(base, responses={**base["responses"], "path": str(IRIS), "per_flow": rule})
+        config = dict(base, respond={**base["respond"], "path": str(IRIS), "per_flow": rule})
         seconds, results, stages = _run_study(config, tmp / f"iris-{rule}.yaml", tmp / rule)
         [irt] = results.irt.values()
         [result] = results.respond.values()
@@ -448,7 +448,7 @@ def part_beside(tmp: Path) -> None:
     import yaml
 
     base = yaml.safe_load((ROOT / "configs" / "openml-iris-pool.yaml").read_text())
-    config = dict(base, responses={**base["responses"], "path": str(IRIS)})
+    config = dict(base, respond={**base["respond"], "path": str(IRIS)})
     seconds, results, stages = _run_study(config, tmp / "iris-pool.yaml", tmp / "run")
     [result] = results.respond.values()
     [irt] = results.irt.values()
