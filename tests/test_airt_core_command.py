@@ -199,3 +199,19 @@ def test_real_aslib_scenario(shared_data):
     assert 0.5 < result.goodness["aucdf"].min() <= result.goodness["aucdf"].max() <= 1.0
     # AUAEC is the mean performance on [0, 1]
     np.testing.assert_allclose(result.goodness["auaec"], scenario.performance.mean().to_numpy())
+
+
+def test_command_fits_a_matrix_with_empty_cells_on_its_observed_cells(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    perf = pd.DataFrame(rng.uniform(0.3, 0.95, size=(12, 4)), index=[f"d{i}" for i in range(12)],
+                        columns=["a", "b", "c", "e"])
+    perf.iloc[0, 2] = perf.iloc[5, 1] = np.nan          # two algorithms not run on a dataset each
+    csv = tmp_path / "perf.csv"
+    perf.to_csv(csv)
+    out = tmp_path / "out"
+    assert main(["airt", str(csv), "--out", str(out)]) == 0
+    assert set(pd.read_csv(out / "algorithms.csv")["algorithm"]) == {"a", "b", "c", "e"}
+    assert main(["airt", str(csv), "--out", str(tmp_path / "lower"), "--lower-is-better"]) == 0
+    capsys.readouterr()
+    assert main(["airt", str(csv), "--out", str(tmp_path / "r"), "--compat", "airt-r"]) == 2
+    assert "2 missing value(s), first at row 'd0', column 'c'" in capsys.readouterr().err

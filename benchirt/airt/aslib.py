@@ -156,13 +156,14 @@ def to_unit_interval(raw: pd.DataFrame, *, maximize: bool, transform: str = "lin
     Returns
     -------
     pd.DataFrame, shape (N, n)
-        Values in [0, 1], 1 = best raw value in the matrix, 0 = worst. A constant matrix maps to all 1.
+        Values in [0, 1], 1 = best raw value in the matrix, 0 = worst. A constant matrix maps to all 1. A missing
+        cell (NaN) stays missing; the scale is set by the observed ones.
     """
     if transform not in TRANSFORMS:
         raise DataError(f"unknown transform {transform!r}; use one of {TRANSFORMS}")
     values = raw.to_numpy(dtype=float)
-    if not np.isfinite(values).all():
-        raise DataError("cannot rescale a performance matrix with missing or infinite values")
+    if np.isinf(values).any() or np.isnan(values).all():
+        raise DataError("cannot rescale a performance matrix with infinite values or no value at all")
     if transform == "log":
         if (values < 0).any():
             raise DataError("transform='log' needs non-negative raw values (runtimes, PAR10); "
@@ -170,13 +171,13 @@ def to_unit_interval(raw: pd.DataFrame, *, maximize: bool, transform: str = "lin
         values = np.log10(values + 1.0)
     if not maximize:
         values = -values
-    low, high = values.min(), values.max()
-    scaled = np.ones_like(values) if high == low else (values - low) / (high - low)
+    low, high = np.nanmin(values), np.nanmax(values)
+    scaled = np.where(np.isnan(values), np.nan, 1.0) if high == low else (values - low) / (high - low)
     return pd.DataFrame(scaled, index=raw.index, columns=raw.columns)
 
 
 def load_performance(source: str | Path | pd.DataFrame, *, maximize: bool = True,
-                     rescale: bool = False, transform: str = "linear") -> pd.DataFrame:
+                     rescale: bool = False, transform: str = "linear", missing: bool = False) -> pd.DataFrame:
     """Read a wide performance matrix (rows datasets, columns algorithms) as an AIRT input.
 
     Parameters
@@ -191,11 +192,14 @@ def load_performance(source: str | Path | pd.DataFrame, *, maximize: bool = True
         outside [0, 1]). Without it, values outside [0, 1] are an error.
     transform : {"linear", "log"}
         Passed to :func:`to_unit_interval` when rescaling.
+    missing : bool
+        Accept empty cells (an algorithm not run on a dataset), kept as NaN for the fit on the observed cells
+        (:mod:`benchirt.airt.observed`); refused otherwise.
 
     Returns
     -------
     pd.DataFrame, shape (N, n)
-        Float matrix, higher is better, values in [0, 1].
+        Float matrix, higher is better, values in [0, 1] (NaN where a cell is missing and ``missing`` allows it).
     """
     where = "performance matrix"
     if isinstance(source, pd.DataFrame):
@@ -216,13 +220,13 @@ def load_performance(source: str | Path | pd.DataFrame, *, maximize: bool = True
         check_names(frame.index, "dataset name", path)
         check_names(frame.columns, "algorithm name", path)
     if maximize and not rescale:
-        return check_performance(frame, where=where)
+        return check_performance(frame, where=where, missing=missing)
     # validate everything but the range, then rescale
     numeric = frame.apply(pd.to_numeric, errors="coerce")
-    if (numeric.isna() & frame.notna()).any().any() or numeric.isna().any().any():
+    if (numeric.isna() & frame.notna()).any().any() or (numeric.isna().any().any() and not missing):
         check_performance(frame, where=where)  # raises the precise message
     scaled = to_unit_interval(numeric, maximize=maximize, transform=transform)
-    return check_performance(scaled, where=where)
+    return check_performance(scaled, where=where, missing=missing)
 
 
 # ----------------------------------------------------------------------------------------------------------

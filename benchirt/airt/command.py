@@ -36,6 +36,7 @@ the airt portfolio and the model goodness (MSE, AUCDF, AUAEC, AUPEC).
 Input: PERF.csv with one row per dataset (first column = name) and one column per algorithm, higher is
 better, in [0, 1] — or use --lower-is-better / --rescale for runtimes, PAR10 or other scales (one min-max
 scaling over the whole matrix, Kandanaarachchi & Smith-Miles 2023 §5.2) — or an ASlib scenario folder with --aslib.
+An empty cell is an algorithm not run on a dataset: the fit reads the observed cells (not with --compat airt-r).
 
 Writes to --out: algorithms.csv, datasets.csv, goodness.csv, latent_curves.csv, strengths.csv,
 portfolio.csv, predicted.csv, fit.json, with --polytomous polytomous.csv, and with --plots the figures in
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         input_notes += scenario.notes
     else:
         perf = load_performance(args.perf, maximize=not args.lower_is_better, rescale=args.rescale,
-                                transform=args.transform)
+                                transform=args.transform, missing=config.compat is None)
         source = {"perf": str(args.perf)}
         if args.lower_is_better or args.rescale:
             input_notes.append(f"min-max scaled to [0, 1] over the whole matrix "
