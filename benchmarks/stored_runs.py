@@ -281,7 +281,7 @@ def _run_study(config: dict, config_path: Path, out: Path):
                    capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     seconds = time.perf_counter() - start
     results = load_run(out)
-    stages = {name: entry.get("seconds") for name, entry in results.manifest.get("stages", {}).items()}
+    stages = {name: entry.get("seconds") for name, entry in results.manifest.stages.items()}
     return seconds, results, stages
 
 
@@ -409,7 +409,7 @@ def _stage_table(label: str, run: dict, out: Path) -> None:
               f"{rating.leaderboard['classifier'].iloc[0]}; Glicko-2 largest volatility "
               f"{rating.tournament.table['volatility'].max():.3f}")
     print("\n| stage | status | wall s | CPU s | peak MB | said |\n|---|---|---|---|---|---|")
-    manifest = results.manifest.get("stages", {})
+    manifest = results.manifest.stages
     for name in ALL_STAGES:
         entry = run["stages"].get(name, {})
         said = str(manifest.get(name, {}).get("note") or "")[:160]
