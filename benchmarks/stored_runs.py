@@ -432,7 +432,7 @@ def part_field(tmp: Path, n_respondents: int, n_items: int = 150, which: str = "
         _stage_table("cv-fold0 (configs/cv-fold0.yaml, every stage)", run, tmp / "cv-fold0")
     if which in ("both", "synthetic"):
         source = write_field(tmp / f"field-{n_respondents}.csv", n_respondents, n_items)
-        config = {"suite": "synthetic-field", "stages": ALL_STAGES,
+        config = {"suite": "synthetic-field", "stages": ["respond", "irt", "rate", "report"],   # one dataset: no subset, AIRT
                   "respond": {"source": "openml-runs", "path": str(source), "per_flow": "all", "min_accuracy": 0.0,
                               "deduplicate": False},
                   "irt": {"model": "2PL"}, "rate": {"n_permutations": 20, "n_bootstrap": 200, "seed": 0},

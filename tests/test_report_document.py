@@ -148,7 +148,8 @@ def test_a_large_tables_csv_is_attached_beside_the_page_and_a_small_ones_embedde
     attachments: dict = {}
     page = render_html("t", "s", sections, attachments=attachments)
     assert list(attachments) == ["report-tables/01-every-flow.csv"]
-    assert 'href="report-tables/01-every-flow.csv">CSV (' in page and page.count("data:text/csv;base64,") == 1
+    assert 'href="report-tables/01-every-flow.csv">CSV (20,000 rows, beside this page)' in page
+    assert page.count("data:text/csv;base64,") == 1
     assert len(large.to_csv(index=False)) > EMBED_CSV_BYTES > len(small.to_csv(index=False))
     (tmp_path / "report-tables").mkdir()
     (tmp_path / "report-tables" / "09-old.csv").write_text("stale")
@@ -157,3 +158,35 @@ def test_a_large_tables_csv_is_attached_beside_the_page_and_a_small_ones_embedde
     assert len(written) == 20_000 and written["Classifier"].iloc[0] == "'=flow000000"   # spreadsheet-safe
     assert sorted(p.name for p in (tmp_path / "report-tables").iterdir()) == ["01-every-flow.csv"]
     assert render_html("t", "s", sections).count("data:text/csv;base64,") == 2   # no attachments: all embedded
+
+
+def test_a_table_whose_first_rows_already_exceed_the_embed_limit_is_attached_unserialised(monkeypatch):
+    from benchirt.document.page import EMBED_CSV_BYTES, HEAD_ROWS
+
+    wide = pd.DataFrame({"a": [f"flow-{'x' * 60}-{i}" for i in range(5 * HEAD_ROWS)], "wins": 1})
+    assert len(wide.head(HEAD_ROWS).to_csv(index=False)) > EMBED_CSV_BYTES
+    serialised: list[int] = []
+    original = pd.DataFrame.to_csv
+    monkeypatch.setattr(pd.DataFrame, "to_csv", lambda self, *a, **k: serialised.append(len(self)) or original(self, *a, **k))
+    attachments: dict = {}
+    page = render_html("t", "s", [Section("s", "S").add(Table(wide, "Every pair."))], attachments=attachments)
+    assert "CSV (10,000 rows, beside this page)" in page and list(attachments) == ["report-tables/01-every-pair.csv"]
+    assert max(serialised) == HEAD_ROWS          # only the head was written to decide
+
+
+def test_a_very_long_attached_table_is_written_gzip_compressed_and_reads_back(tmp_path, monkeypatch):
+    import benchirt.document.page as page_module
+    from benchirt.report import write_attachments
+
+    monkeypatch.setattr(page_module, "GZIP_ROWS", 3_000)
+    long = pd.DataFrame({"a": [f"=flow-{'x' * 60}-{i}" for i in range(4_000)], "wins": np.arange(4_000)})
+    attachments: dict = {}
+    page = render_html("t", "s", [Section("s", "S").add(Table(long, "Every pair."))], attachments=attachments)
+    assert "CSV, gzip (4,000 rows, beside this page)" in page
+    assert list(attachments) == ["report-tables/01-every-pair.csv.gz"]
+    (tmp_path / "report-tables").mkdir()
+    (tmp_path / "report-tables" / "07-old.csv.gz").write_bytes(b"stale")
+    write_attachments(tmp_path, attachments)
+    back = pd.read_csv(tmp_path / "report-tables" / "01-every-pair.csv.gz")
+    assert back.iloc[:, 1].tolist() == list(range(4_000)) and back.iloc[0, 0].startswith("'=flow")
+    assert [p.name for p in (tmp_path / "report-tables").iterdir()] == ["01-every-pair.csv.gz"]

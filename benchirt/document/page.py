@@ -28,6 +28,11 @@ FOLD_ROWS = 12
 #: A folded table's CSV up to this size is embedded in the page; a larger one becomes an attachment when the caller
 #: collects them (:func:`render_html`).
 EMBED_CSV_BYTES = 64_000
+#: Rows of a long table serialised first to tell whether its CSV could be embedded (:func:`_csv_link`).
+HEAD_ROWS = 2_000
+#: Attached tables longer than this are written gzip-compressed: a field's pairs of long flow names run to a GB as
+#: plain text and compress about 16-fold.
+GZIP_ROWS = 100_000
 #: The folder, beside the page, of the attached CSVs.
 ATTACHMENT_FOLDER = "report-tables"
 #: Columns that hold respondents' names (data names): in the HTML page a name longer than :data:`NAME_CHARS` is
@@ -222,14 +227,29 @@ def _html_block(block: Block, attachments: dict[str, pd.DataFrame] | None = None
 
 
 def _csv_link(shown: pd.DataFrame, caption: str, attachments: dict[str, pd.DataFrame] | None) -> str:
-    """The link to a folded table's CSV: a data URI, or an attached file when it is large (:func:`render_html`)."""
+    """The link to a folded table's CSV: a data URI, or an attached file when it is large (:func:`render_html`).
+
+    The CSV of the first :data:`HEAD_ROWS` rows is a prefix of the whole table's: when it alone exceeds
+    :data:`EMBED_CSV_BYTES` the table is attached without serialising it here (a field's millions of pairs are
+    written once, by :func:`benchirt.report.write_attachments`)."""
+    if attachments is not None and len(shown) > HEAD_ROWS:
+        if len(shown.head(HEAD_ROWS).to_csv(index=False).encode("utf-8")) > EMBED_CSV_BYTES:
+            return _attached(shown, caption, attachments)
     data = shown.to_csv(index=False).encode("utf-8")
     if attachments is None or len(data) <= EMBED_CSV_BYTES:
         return f'<a download="table.csv" href="data:text/csv;base64,{base64.b64encode(data).decode("ascii")}">CSV</a>'
+    return _attached(shown, caption, attachments)
+
+
+def _attached(shown: pd.DataFrame, caption: str, attachments: dict[str, pd.DataFrame]) -> str:
+    """Add ``shown`` to ``attachments`` under ``report-tables/NN-<caption words>.csv`` (``.csv.gz`` above
+    :data:`GZIP_ROWS` rows); the link to it."""
     words = re.sub(r"[^a-z0-9]+", "-", caption.split(".")[0].lower()).strip("-")[:40] or "table"
-    name = f"{ATTACHMENT_FOLDER}/{len(attachments) + 1:02d}-{words}.csv"
+    compressed = len(shown) > GZIP_ROWS
+    name = f"{ATTACHMENT_FOLDER}/{len(attachments) + 1:02d}-{words}.csv" + (".gz" if compressed else "")
     attachments[name] = shown
-    return f'<a href="{_escape(name)}">CSV ({len(data) / 1e6:.1f} MB, beside this page)</a>'
+    kind = "CSV, gzip" if compressed else "CSV"
+    return f'<a href="{_escape(name)}">{kind} ({len(shown):,} rows, beside this page)</a>'
 
 
 def _escape(text: str, quote: bool = True) -> str:

@@ -105,5 +105,5 @@ def write_attachments(out: Path, attachments: Mapping[str, pd.DataFrame]) -> Non
     for name, frame in attachments.items():
         atomic_write_csv(out / name, frame)
     if folder.is_dir():
-        for stale in sorted(set(folder.glob("*.csv")) - {out / name for name in attachments}):
+        for stale in sorted({*folder.glob("*.csv"), *folder.glob("*.csv.gz")} - {out / name for name in attachments}):
             stale.unlink()
