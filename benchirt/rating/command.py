@@ -48,7 +48,9 @@ with --glicko decodirt), how it depends on the dataset order, and the Friedman/N
 SCORES is a directory with one sub-folder per dataset holding true_scores.csv (Clf,Score), as
 decodIRT writes them, or a long CSV with columns dataset,classifier,score.
 
-Writes DIR/leaderboard.csv (best first; rank_low, rank_high: the joint rank intervals), pairwise.csv
+Writes DIR/leaderboard.csv (every entrant, best first; rank_low, rank_high: the joint rank intervals; in a
+sparse field the entrants on too few datasets to test are rows with placed_by_model True, placed by a model
+across datasets: their rank and its 90 % interval a prediction, no rating), pairwise.csv
 (every pair; separated: the primary decision), ratings.csv (the Glicko-2 table, sorted by
 rating; with the order analysis in orders_* columns), permutation.csv, trajectory.csv, order.txt,
 friedman.json, nemenyi.csv (nemenyi_<score>.csv for --also scores) and, with --plots,
@@ -252,7 +254,7 @@ def _leaderboard_lines(result: RatingResult) -> list[str]:
     """The leaderboard as printed lines: header, the top of the table with its intervals, verdict, checks."""
     import pandas as pd
 
-    from benchirt.rating.verdict import ROWS_SHOWN
+    from benchirt.rating.verdict import ROWS_SHOWN, measured
 
     board = result.leaderboard
     if not len(board):
@@ -260,8 +262,9 @@ def _leaderboard_lines(result: RatingResult) -> list[str]:
     def interval(low, high, digits):
         return "undefined" if pd.isna(low) or pd.isna(high) else f"{low:.{digits}f}..{high:.{digits}f}"
     top = board.head(ROWS_SHOWN)
+    names = top["classifier"].astype(str).map(short_name)
     shown = pd.DataFrame({
-        "rank": top["rank"], "classifier": top["classifier"].astype(str).map(short_name),
+        "rank": top["rank"], "classifier": names.where(top.index.isin(measured(board).index), names + " (placed)"),
         "rating": top["bt_rating"].round(1),
         "95% interval": [interval(lo, hi, 0) for lo, hi in zip(top["bt_low"], top["bt_high"])],
         f"rank interval (joint {100 * (1 - result.config.alpha):g}%)":
