@@ -94,6 +94,9 @@ def test_a_sparse_field_is_rated_subset_and_fitted_by_airt_with_its_gaps_said(tm
     board_section = leaderboard(results.rate, SectionContext(results.config, dpi=40))
     assert any(isinstance(b, Table) and b.caption.startswith("Not tested: 10 classifiers")
                and sorted(b.frame["classifier"]) == sorted(left) for b in board_section.blocks)
+    [full] = [b for b in board_section.blocks if isinstance(b, Table) and b.caption.startswith("Leaderboard, best")]
+    assert "10 rows placed by a model across datasets" in full.caption and len(full.frame) == 20
+    assert list(full.shown().columns[:3]) == ["Rank", "Classifier", "Placed by a model (not tested)"]
     opening = conclusions(results, ReportConfig())          # the report's and summary.md's opening block
     markdown, page = render_markdown("t", "", [opening]), render_html("t", "", [opening])
     for text in (markdown, page):

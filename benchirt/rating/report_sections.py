@@ -59,9 +59,9 @@ def leaderboard(rating: RatingResult, context: SectionContext) -> Section | None
                                            "told apart, placed on the leaderboard by a model (their games count in the "
                                            "Glicko-2 ratings)."))
     top = figure_top(len(tested))
-    add_figure(section, lambda: rating_plots.plot_leaderboard(tested, top=top),
-               "Bradley–Terry ratings with 95 % bootstrap intervals" + (" of the tested classifiers" if n_placed else "")
-               + "; labels: joint rank intervals" + ("; shaded bands are tiers" if several_tiers else "") + top_caption(top), context.dpi)
+    caption = ("Bradley–Terry ratings with 95 % bootstrap intervals" + (" of the tested classifiers" if n_placed else "")
+               + "; labels: joint rank intervals" + ("; shaded bands are tiers" if several_tiers else ""))
+    add_figure(section, lambda: rating_plots.plot_leaderboard(tested, top=top), caption + top_caption(top), context.dpi)
     if len(rating.pairwise):
         section.add(Table(rating.pairwise, f"Every pair (a rated above b): {len(rating.pairwise)} pairs.",
                           key=("a", "b", "separated", "statistic", "p_adjusted", "bt_difference", "mean_difference",

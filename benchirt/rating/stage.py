@@ -17,7 +17,7 @@ from benchirt.rating.glicko import Tournament, glicko_tournament
 from benchirt.rating.leaderboard import ORDER_SPREAD, LeaderboardError, bootstrap_conf_int, leaderboard
 from benchirt.rating.scores import CheckedScores, checked_scores
 from benchirt.rating.permutation import PermutationAnalysis, permutation_analysis
-from benchirt.rating.placed import board_with_placed
+from benchirt.rating.placed import PLACED_LEVEL, board_with_placed, place_entrants
 from benchirt.rating.sensitivity import field_sensitivity, sensitivity_note
 from benchirt.rating.sparse import ranked_field
 from benchirt.rating.statistics import StatisticalComparison, friedman_nemenyi
@@ -145,8 +145,6 @@ def placed_left_out(scores: pd.DataFrame, left_out: pd.DataFrame, seed: int) -> 
     (:func:`benchirt.rating.sparse.ranked_field`), so there is always a dataset to predict from."""
     if left_out.empty:
         return left_out, ""
-    from benchirt.rating.placed import PLACED_LEVEL, place_entrants
-
     placed = place_entrants(scores, left_out["classifier"].tolist(), seed=seed)
     table = left_out.merge(placed, on="classifier", how="left")
     best = table.sort_values(["placed_rank", "classifier"]).head(3)
