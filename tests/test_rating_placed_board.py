@@ -70,11 +70,15 @@ def test_placed_entrants_never_enter_the_tests_the_pairs_or_the_headline(result)
     assert "c00 (placed)" in result.summary()
 
 
-def test_leaderboard_csv_has_every_entrant_and_pairwise_csv_none_placed(tmp_path):
+def test_leaderboard_csv_has_every_entrant_and_pairwise_csv_none_placed(tmp_path, capsys):
     sparse_scores().to_csv(tmp_path / "scores.csv", index=False)
     out = tmp_path / "out"
     assert main(["rate", str(tmp_path / "scores.csv"), "--out", str(out), "--score", "score", "--permutations", "0",
                  "--bootstrap", "50"]) == 0
+    console = capsys.readouterr().out
+    assert "c00 (placed)" in console and "not tested" in console
+    assert ("(placed): not tested, placed by a model across datasets; its rank interval is its placement's 90 % "
+            "interval over multiple imputations") in console
     board, pairwise = pd.read_csv(out / "leaderboard.csv"), pd.read_csv(out / "pairwise.csv")
     assert board["classifier"].is_unique and len(board) == 12
     assert board.loc[board["placed_by_model"], "classifier"].tolist() == ["c00", "c11"]
