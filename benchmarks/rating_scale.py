@@ -144,6 +144,7 @@ import numpy as np, pandas as pd
 sys.path.insert(0, sys.argv[1])
 from rating_scale import simulate
 from benchirt.rating import RatingConfig, rate
+from benchirt.rating.verdict import measured
 k, n_datasets, sparse = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 names, rows, scores, _, _ = simulate(k, n_datasets, np.linspace(1, 0, k), 0.1, sparse, seed=0)
 long = pd.DataFrame([(f"d{d:02d}", names[i], scores[d, i]) for d in range(n_datasets) for i in range(k)
@@ -152,7 +153,7 @@ start = time.process_time()
 result = rate(long, config=RatingConfig(score="score", n_permutations=0, n_bootstrap=200), rows=rows)
 print(json.dumps({"cpu_s": time.process_time() - start,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "ranked": len(result.leaderboard), "pairs": len(result.pairwise),
+                  "ranked": len(measured(result.leaderboard)), "pairs": len(result.pairwise),
                   "separated": int(result.pairwise["separated"].sum()),
                   "separated_on_suite": int(result.pairwise["separated_on_suite"].fillna(False).sum())}))
 """

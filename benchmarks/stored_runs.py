@@ -289,6 +289,7 @@ def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> No
     import pandas as pd
     import yaml
 
+    from benchirt.rating.verdict import measured
     from benchirt.stored_runs.matrices import read_matrix_csv
     from benchirt.stored_runs.select import SelectionOptions, select
 
@@ -312,7 +313,7 @@ def part_iris(tmp: Path, rules=("best-held-out", "best", "median", "all")) -> No
         items = irt.fit.items
         negative = set(int(i) for i in items.index[items["discrimination"] < 0])
         suspects[rule] = negative
-        board = results.rate.leaderboard
+        board = measured(results.rate.leaderboard)
         flows = result.provenance.set_index("respondent")["flow_name"]
         tops[rule] = [flows[c] for c in board["classifier"].head(10)]
         rows.append({"rule": rule, "respondents × items": f"{result.responses.shape[0]} × {result.responses.shape[1]}",
@@ -398,6 +399,7 @@ def _stage_table(label: str, run: dict, out: Path) -> None:
     print(f"\n{label}: exit {run['exit']}, wall {run['wall']:.1f} s, CPU {run['cpu']:.1f} s, peak "
           f"{run['peak_mb']:.0f} MB (load average before: {run['load']:.2f})", flush=True)
     from benchirt.pipeline.results import load_run
+    from benchirt.rating.verdict import measured
 
     results = load_run(out)
     shapes = [r.responses.shape for r in results.respond.values()]
@@ -405,8 +407,9 @@ def _stage_table(label: str, run: dict, out: Path) -> None:
           "in all (summed over datasets)")
     rating = results.rate
     if rating is not None:
-        print(f"leaderboard: {len(rating.leaderboard)} ranked, {len(rating.left_out)} left out; leader "
-              f"{rating.leaderboard['classifier'].iloc[0]}; Glicko-2 largest volatility "
+        tested = measured(rating.leaderboard)
+        print(f"leaderboard: {len(tested)} ranked, {len(rating.left_out)} placed by a model; leader "
+              f"{tested['classifier'].iloc[0]}; Glicko-2 largest volatility "
               f"{rating.tournament.table['volatility'].max():.3f}")
     print("\n| stage | status | wall s | CPU s | peak MB | said |\n|---|---|---|---|---|---|")
     manifest = results.manifest.stages
@@ -447,6 +450,8 @@ def part_beside(tmp: Path) -> None:
     import pandas as pd
     import yaml
 
+    from benchirt.rating.verdict import measured
+
     base = yaml.safe_load((ROOT / "configs" / "openml-iris-pool.yaml").read_text())
     config = dict(base, respond={**base["respond"], "path": str(IRIS)})
     seconds, results, stages = _run_study(config, tmp / "iris-pool.yaml", tmp / "run")
@@ -459,7 +464,7 @@ def part_beside(tmp: Path) -> None:
     theta = irt.abilities.set_index("respondent")["theta"]
     real = result.roles.index[result.roles == "real"]
     theta_rank = theta[real].rank(ascending=False, method="min")
-    board = results.rate.leaderboard.set_index("classifier")
+    board = measured(results.rate.leaderboard).set_index("classifier")
     own = [name for name in real if sources[name].startswith("benchirt")]
     table = pd.DataFrame({"classifier": own, "accuracy on the 75 items": result.test_accuracy[own].round(3).to_numpy(),
                           f"theta rank of {len(real)}": theta_rank[own].astype(int).to_numpy(),

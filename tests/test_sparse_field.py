@@ -1,7 +1,8 @@
 """A sparse field through rating, subsets and AIRT (issue 34 item 3): what each does with the missing cells, said.
 
 Six small tasks written here as respondents × items matrices; no flow runs on all six. The leaderboard
-leaves out the flows on fewer datasets than a signed-rank test needs (here: the most any flow has, 5), the
+tests the flows on enough datasets for a signed-rank test (here: the most any flow has, 5) and places the others
+among them by a model, marked (issue 42 item 3), the
 Glicko-2 ratings stay finite and bounded, the subsets compare the flows present, AIRT fits the observed cells,
 leaving out the flows on fewer than 5 tasks and the tasks left with fewer than 2 flows — and the notes, the
 manifest and summary.md say each of these.
@@ -19,6 +20,7 @@ from benchirt.cli import main
 from benchirt.pipeline.run import load_run
 from benchirt.rating.batch import update_period
 from benchirt.rating.sparse import min_datasets, ranked_field
+from benchirt.rating.verdict import measured
 from benchirt.report.config import ReportConfig
 from benchirt.humanize import short_name
 from benchirt.document.context import SectionContext
@@ -62,14 +64,16 @@ def test_a_sparse_field_is_rated_subset_and_fitted_by_airt_with_its_gaps_said(tm
     (tmp_path / "sparse.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     assert main(["run", str(tmp_path / "sparse.yaml"), "--out", str(tmp_path / "run"), "--quiet"]) == 0
     console = " ".join(capsys.readouterr().out.split())
-    assert "Left out of the board: 10 classifiers on fewer than 5 of the 6 datasets" in console
+    assert "The 10 classifiers not tested are on fewer than 5 of the 6 datasets" in console
+    assert "Not tested: 10 of the 20 entrants are on too few datasets for any test" in console
     results = load_run(tmp_path / "run")
     rating = results.rate
-    assert sorted(rating.leaderboard["classifier"]) == [f"c{k}" for k in range(10)]   # on 5 datasets
+    assert sorted(measured(rating.leaderboard)["classifier"]) == [f"c{k}" for k in range(10)]   # on 5 datasets
+    assert sorted(rating.leaderboard["classifier"]) == sorted(PRESENCE)            # every entrant, once
     left = rating.left_out.set_index("classifier")["n_datasets"].to_dict()
     assert left == {**{f"g{k}": 2 for k in range(7)}, "h": 3, "i": 2, "star": 1}
-    note = next(n for n in rating.notes if "left out of the leaderboard" in n)
-    assert note.startswith("10 of 20 classifiers left out of the leaderboard, on fewer than 5 of the 6 datasets")
+    note = next(n for n in rating.notes if "classifiers not tested" in n)
+    assert note.startswith("10 of 20 classifiers not tested, on fewer than 5 of the 6 datasets")
     glicko = rating.tournament.table                                             # everyone plays the tournament
     assert len(glicko) == 20 and np.isfinite(glicko[["rating", "rd", "volatility"]].to_numpy()).all()
     assert glicko["rating"].between(500, 2500).all() and (glicko["volatility"] < 0.2).all()
@@ -85,17 +89,21 @@ def test_a_sparse_field_is_rated_subset_and_fitted_by_airt_with_its_gaps_said(tm
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert {manifest["stages"][s]["status"] for s in ("rate", "subset", "airt")} == {"done"}
     said = {stage: " ".join(manifest["artifacts"][stage]["notes"]) for stage in ("rate", "subset", "airt")}
-    assert "10 of 20 classifiers left out of the leaderboard" in said["rate"]
+    assert "10 of 20 classifiers not tested" in said["rate"]
     assert "a sparse field" in said["subset"] and "observed cells: 70 of 120" in said["airt"]
     board_section = leaderboard(results.rate, SectionContext(results.config, dpi=40))
-    assert any(isinstance(b, Table) and b.caption.startswith("Left out of the leaderboard: 10 classifiers")
+    assert any(isinstance(b, Table) and b.caption.startswith("Not tested: 10 classifiers")
                and sorted(b.frame["classifier"]) == sorted(left) for b in board_section.blocks)
+    [full] = [b for b in board_section.blocks if isinstance(b, Table) and b.caption.startswith("Leaderboard, best")]
+    assert "10 rows placed by a model across datasets" in full.caption and len(full.frame) == 20
+    assert list(full.shown().columns[:3]) == ["Rank", "Classifier", "Placed by a model (not tested)"]
     opening = conclusions(results, ReportConfig())          # the report's and summary.md's opening block
     markdown, page = render_markdown("t", "", [opening]), render_html("t", "", [opening])
     for text in (markdown, page):
-        assert "10 of 20 classifiers left out of the leaderboard" in text
+        assert "10 of 20 classifiers not tested" in text
         assert "Glicko-2 with every game counted diverged" not in text              # 20 flows: not needed here
-    assert markdown.index("| Rank | Classifier |") < markdown.index("left out of the leaderboard")   # the top first
+    assert markdown.index("| Rank | Classifier |") < markdown.index("classifiers not tested")   # the top first
+    assert "star (placed)" in markdown                                              # in the top rows, marked
 
 
 def test_the_leaderboard_threshold_is_the_fewest_datasets_a_sign_flip_test_can_separate_on():

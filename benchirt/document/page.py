@@ -69,7 +69,7 @@ HEADERS = {
     "separated": "Separated (primary verdict)", "statistic": "Signed-rank z (a − b)",
     "p_adjusted": "Adjusted p (primary)", "method": "Primary method", "alpha": "Family-wise α",
     "bt_difference_low": "BT difference low", "bt_difference_high": "BT difference high",
-    "bt_critical_value": "BT critical value",
+    "bt_critical_value": "BT critical value", "placed_by_model": "Placed by a model (not tested)",
 }
 
 

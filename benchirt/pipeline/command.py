@@ -172,7 +172,7 @@ def _leaderboard_verdict(run_dir) -> str | None:
 
 
 def _left_out_sentence(run_dir) -> str:
-    """Who a sparse field's leaderboard left out and why (``RatingResult.left_out``), or nothing."""
+    """Who a sparse field left out of the tests and why (``RatingResult.left_out``), or nothing."""
     from benchirt.errors import ArtifactError
     from benchirt.pipeline.results import load_stage_table
 
@@ -182,9 +182,9 @@ def _left_out_sentence(run_dir) -> str:
         return ""
     if left_out is None or left_out.empty:
         return ""
-    placed = (" — placed instead by a model across datasets, a prediction (column placed_rank)"
+    placed = (" — placed by a model across datasets instead, a prediction"
               if "placed_rank" in left_out and left_out["placed_rank"].notna().any() else "")
-    return (f" Left out of the board: {len(left_out)} classifiers {left_out['reason'].iloc[0]}{placed} (the report "
+    return (f" The {len(left_out)} classifiers not tested are {left_out['reason'].iloc[0]}{placed} (the report "
             "and summary.md name them)")
 
 

@@ -72,10 +72,18 @@ def _leaderboard(run_dir):
 
 
 def _board_place(board, classifier: str) -> str:
-    """"rank r of k on the leaderboard (joint rank interval a-b, as the report shows it)", or why there is none."""
+    """"rank r of k on the leaderboard (joint rank interval a-b, as the report shows it)" (k the tested entrants),
+    "placed r of n on the leaderboard by a model (…)" for an entrant on too few datasets to be tested, or why there
+    is none."""
     if board is None or classifier not in set(board["classifier"].astype(str)):
         return "not on the leaderboard (see the report's notes)"
+    from benchirt.rating.verdict import measured
+
+    tested = measured(board)
     row = board[board["classifier"].astype(str) == classifier].iloc[0]
+    if classifier not in set(tested["classifier"].astype(str)):
+        return (f"placed {int(row['rank'])} of {len(board)} on the leaderboard by a model across datasets, not tested "
+                f"(90 % interval {int(row['rank_low'])}-{int(row['rank_high'])})")
     interval = "" if row.isna()[["rank_low", "rank_high"]].any() else \
         f" (joint rank interval {int(row['rank_low'])}-{int(row['rank_high'])}, as the report shows it)"
-    return f"rank {int(row['rank'])} of {len(board)} on the leaderboard{interval}"
+    return f"rank {int(row['rank'])} of {len(tested)} on the leaderboard{interval}"

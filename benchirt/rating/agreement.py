@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from benchirt.humanize import NAME_CHARS, short_name
-from benchirt.rating.verdict import NAMES_SHOWN, is_separated, join, probability_is, verdict_method
+from benchirt.rating.verdict import NAMES_SHOWN, is_separated, join, measured, probability_is, verdict_method
 
 #: Posterior probability above which the Bayesian sign test is read as "a is better".
 BAYES_DECISION = 0.95
@@ -104,8 +104,9 @@ def nemenyi_check(pairwise: pd.DataFrame, comparison) -> str:
 def glicko_check(leaderboard: pd.DataFrame, glicko: pd.DataFrame, *, orders: pd.DataFrame | None = None,
                  n_orders: int | None = None) -> str:
     """Who the single-order Glicko-2 tournament puts first, and how often the primary's leader is first alone
-    over ``n_orders`` random dataset orders (``orders``: the order analysis' summary, ``permutation.csv``)."""
-    leader = str(leaderboard["classifier"].iloc[0])
+    over ``n_orders`` random dataset orders (``orders``: the order analysis' summary, ``permutation.csv``); the
+    primary's leader is the first tested row (an entrant placed by a model is never it)."""
+    leader = str(measured(leaderboard)["classifier"].iloc[0])
     shown = short_name(leader)
     table = glicko.sort_values(["rating", "classifier"], ascending=[False, True])
     top = table.loc[table["rating"] == table["rating"].iloc[0], "classifier"].astype(str).tolist()

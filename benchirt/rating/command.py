@@ -48,7 +48,9 @@ with --glicko decodirt), how it depends on the dataset order, and the Friedman/N
 SCORES is a directory with one sub-folder per dataset holding true_scores.csv (Clf,Score), as
 decodIRT writes them, or a long CSV with columns dataset,classifier,score.
 
-Writes DIR/leaderboard.csv (best first; rank_low, rank_high: the joint rank intervals), pairwise.csv
+Writes DIR/leaderboard.csv (every entrant, best first; rank_low, rank_high: the joint rank intervals; in a
+sparse field the entrants on too few datasets to test are rows with placed_by_model True, placed by a model
+across datasets: their rank and its 90 % interval a prediction, no rating), pairwise.csv
 (every pair; separated: the primary decision), ratings.csv (the Glicko-2 table, sorted by
 rating; with the order analysis in orders_* columns), permutation.csv, trajectory.csv, order.txt,
 friedman.json, nemenyi.csv (nemenyi_<score>.csv for --also scores) and, with --plots,
@@ -252,7 +254,8 @@ def _leaderboard_lines(result: RatingResult) -> list[str]:
     """The leaderboard as printed lines: header, the top of the table with its intervals, verdict, checks."""
     import pandas as pd
 
-    from benchirt.rating.verdict import ROWS_SHOWN
+    from benchirt.rating.placed import PLACED_LEVEL
+    from benchirt.rating.verdict import ROWS_SHOWN, measured
 
     board = result.leaderboard
     if not len(board):
@@ -260,10 +263,13 @@ def _leaderboard_lines(result: RatingResult) -> list[str]:
     def interval(low, high, digits):
         return "undefined" if pd.isna(low) or pd.isna(high) else f"{low:.{digits}f}..{high:.{digits}f}"
     top = board.head(ROWS_SHOWN)
+    names = top["classifier"].astype(str).map(short_name)
+    tested = top.index.isin(measured(board).index)
     shown = pd.DataFrame({
-        "rank": top["rank"], "classifier": top["classifier"].astype(str).map(short_name),
+        "rank": top["rank"], "classifier": names.where(tested, names + " (placed)"),
         "rating": top["bt_rating"].round(1),
-        "95% interval": [interval(lo, hi, 0) for lo, hi in zip(top["bt_low"], top["bt_high"])],
+        "95% interval": [interval(lo, hi, 0) if t else "not tested"
+                         for lo, hi, t in zip(top["bt_low"], top["bt_high"], tested)],
         f"rank interval (joint {100 * (1 - result.config.alpha):g}%)":
             [interval(lo, hi, 0) for lo, hi in zip(top["rank_low"], top["rank_high"])],
         **({"tier": top["tier"]} if board["tier"].nunique() > 1 else {}),
@@ -279,7 +285,9 @@ def _leaderboard_lines(result: RatingResult) -> list[str]:
     checks.append(glicko_check(board, result.tournament.table, orders=orders.summary if orders is not None else None,
                                n_orders=orders.n_permutations if orders is not None else None))
     more = [f"… and {len(board) - len(top)} more classifiers (leaderboard.csv has them all)"] if len(board) > len(top) else []
+    placed = ([f"(placed): not tested, placed by a model across datasets; its rank interval is its placement's "
+               f"{100 * PLACED_LEVEL:g} % interval over multiple imputations"] if len(measured(board)) < len(board) else [])
     return [f"Leaderboard: Bradley-Terry on {result.score} over all datasets, {result.config.n_bootstrap} "
             f"bootstrap replicates over datasets (seed {result.config.seed})",
-            shown.to_string(index=False), *more, f"Primary verdict: {result.verdict}",
+            shown.to_string(index=False), *more, *placed, f"Primary verdict: {result.verdict}",
             *(f"Agreement check: {check}" for check in checks if check)]

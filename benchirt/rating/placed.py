@@ -1,8 +1,10 @@
 """Entrants of a sparse field on too few datasets to be tested, placed among the others by a model across datasets.
 
-:func:`benchirt.rating.sparse.ranked_field` leaves off the leaderboard every entrant on fewer datasets than any
-sign-flip test over datasets needs. They are not dropped: their unseen datasets are predicted from the datasets
-they ran on and from how the field's scores go together across datasets, and they are placed by that.
+:func:`benchirt.rating.sparse.ranked_field` keeps out of the tests (the Bradley–Terry fit, the step-down, the pairs,
+the tiers) every entrant on fewer datasets than any sign-flip test over datasets needs. They are not dropped: their
+unseen datasets are predicted from the datasets they ran on and from how the field's scores go together across
+datasets, they are placed by that, and each is a row of the leaderboard marked ``placed_by_model``
+(:func:`board_with_placed`).
 
 **Model.** Each dataset's scores are standardised over the entrants present (z = (s − mean_d) / sd_d). The
 entrants × datasets matrix of z with its holes is completed by chained equations (van Buuren &
@@ -15,13 +17,17 @@ the uncertainty of the regression. A cell's interval is the central ``level`` ra
 
 **Place.** In each completion every entrant's suite score is its mean z over all datasets (observed cells as
 measured, missing ones drawn); an entrant's placed rank is 1 + the number of entrants (board and placed)
-whose suite score is higher, and its interval the central ``level`` range over the completions. Placed
-entrants are marked as placed wherever they appear: their place is a prediction, not a tested result.
+whose suite score is higher, and its interval the central ``level`` range over the completions. On the leaderboard
+a placed entrant's ``rank, rank_low, rank_high`` are that placed rank and interval — a prediction among all the
+field's entrants from multiple imputation, not the step-down's joint intervals (which hold for the tested entrants)
+— and its row sits at its placed rank among the others. Placed entrants are marked as placed wherever they appear
+and never count as tested: the verdict, the pairs, the tiers and the figure take the tested rows only
+(:func:`benchirt.rating.verdict.measured`).
 """
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -34,7 +40,7 @@ N_DRAWS = 20
 ROUNDS = 3
 #: Central share of the draws the placed rank interval covers.
 PLACED_LEVEL = 0.9
-#: Columns the placement adds to the table of entrants left off the board.
+#: Columns the placement adds to the table of entrants left out of the tests (:data:`benchirt.rating.sparse.LEFT_OUT_COLUMNS`).
 PLACED_COLUMNS = ("placed_by_model", "placed_rank", "placed_rank_low", "placed_rank_high", "n_ranked")
 
 
@@ -85,7 +91,7 @@ def place_entrants(scores: pd.DataFrame, placed: Sequence[str], *, level: float 
     scores : pandas.DataFrame
         Long ``dataset, classifier, score`` table of the whole field (board and left out).
     placed : sequence of str
-        The entrants to place (those left off the board).
+        The entrants to place (those left out of the tests).
     level : float
     n_draws : int
     seed : int
@@ -130,3 +136,79 @@ def cell_intervals(z: pd.DataFrame, *, level: float = PLACED_LEVEL, n_draws: int
     draws = completions(z, n_draws=n_draws, seed=seed)
     tail = (1.0 - level) / 2.0
     return np.quantile(draws, tail, axis=0), np.quantile(draws, 1.0 - tail, axis=0)
+
+
+def placed_rows(placed: pd.DataFrame, columns: Sequence[str], *, played: pd.DataFrame,
+                roles: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """The leaderboard rows of the placed entrants, in the leaderboard's ``columns``.
+
+    Parameters
+    ----------
+    placed : pandas.DataFrame
+        The entrants left out of the tests with their placement (``classifier, n_datasets`` and
+        :data:`PLACED_COLUMNS`, :func:`benchirt.rating.stage.placed_left_out`).
+    columns : sequence of str
+        The leaderboard's columns.
+    played : pandas.DataFrame
+        Indexed by classifier: columns of the leaderboard every entrant has from the Glicko-2 tournament it played
+        (``glicko_rating, glicko_rd`` and the ``orders_*`` spread).
+    roles : mapping of str to str, optional
+        Classifier → ``"real"`` or ``"artificial"`` (real by default).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per placed entrant: ``rank, rank_low, rank_high`` its placed rank and its central
+        :data:`PLACED_LEVEL` interval over the multiple imputations (among all ``n_ranked`` entrants; not the
+        step-down's joint intervals), ``could_be_best`` ``rank_low == 1`` (as on the board: the interval reaches
+        1), ``n_datasets`` the datasets it ran on, the columns of ``played``, ``role``, ``placed_by_model`` True;
+        every tested column (``bt_*``, ``tier``, ``mean_rank``, ``p_above_next``, ``wins/losses/ties``, the
+        ``*_on_suite`` intervals) empty.
+    """
+    names = placed["classifier"].astype(str)
+    rows = pd.DataFrame({"classifier": names.to_numpy(), "rank": placed["placed_rank"].to_numpy(),
+                         "rank_low": placed["placed_rank_low"].to_numpy(),
+                         "rank_high": placed["placed_rank_high"].to_numpy(),
+                         "n_datasets": placed["n_datasets"].to_numpy()})
+    for column in played.columns:
+        rows[column] = played[column].reindex(names).to_numpy()
+    rows["could_be_best"] = rows["rank_low"] == 1
+    rows["role"] = [(roles or {}).get(name, "real") for name in rows["classifier"]]
+    rows["placed_by_model"] = True
+    return rows.reindex(columns=list(columns))
+
+
+def interleaved(board: pd.DataFrame, placed: pd.DataFrame) -> pd.DataFrame:
+    """The board's rows in their order with each placed row at the row its placed rank names (``rank``: 1 + the
+    entrants of the whole field placed above it), ties by name; the board's integer columns become nullable.
+
+    >>> board = pd.DataFrame({"classifier": ["a", "b", "c"], "rank": [1, 2, 3]})
+    >>> placed = pd.DataFrame({"classifier": ["x", "y"], "rank": [2, 5]})
+    >>> interleaved(board, placed)["classifier"].tolist()
+    ['a', 'x', 'b', 'c', 'y']
+    """
+    n, m = len(board) + len(placed), len(placed)
+    placed = placed.sort_values(["rank", "classifier"], kind="stable")
+    slots, last = [], -1
+    for j, rank in enumerate(placed["rank"].astype(int)):
+        last = max(rank - 1, last + 1)
+        slots.append(min(last, n - m + j))          # strictly increasing, and inside the table
+    order = np.empty(n, dtype=int)
+    order[np.setdiff1d(np.arange(n), slots)] = np.arange(len(board))
+    order[slots] = len(board) + np.arange(m)
+    table = pd.concat([board, placed], ignore_index=True).iloc[order].reset_index(drop=True)
+    for column in board.columns:
+        if pd.api.types.is_integer_dtype(board[column]):
+            table[column] = table[column].astype("Int64")
+    return table
+
+
+def board_with_placed(board: pd.DataFrame, placed: pd.DataFrame, *, played: pd.DataFrame,
+                      roles: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Every entrant of the field on one leaderboard: the tested ``board`` (``placed_by_model`` False) with the
+    placed entrants' rows (:func:`placed_rows`) among them at their placed ranks (:func:`interleaved`); the board
+    itself when nobody was placed."""
+    board = board.assign(placed_by_model=False)
+    if placed.empty:
+        return board
+    return interleaved(board, placed_rows(placed, board.columns, played=played, roles=roles))

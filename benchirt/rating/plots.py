@@ -11,6 +11,7 @@ from benchirt.humanize import human_value
 from benchirt.rating.glicko import Tournament
 from benchirt.rating.permutation import PermutationAnalysis
 from benchirt.rating.statistics import StatisticalComparison
+from benchirt.rating.verdict import measured
 
 
 def _figure(width: float, height: float):
@@ -53,8 +54,10 @@ def plot_leaderboard(leaderboard: pd.DataFrame, *, top: int | None = None) -> Fi
     labels carry the tier; with one tier no band is drawn. Without intervals (one dataset) only the points
     are drawn. ``top``: only the first ``top`` rows (a figure's height grows with its rows; the table has
     them all). Artificial classifiers (``role`` artificial: the optimal one and the other references) are not
-    rows but dashed vertical reference lines at their ratings, named at the top.
+    rows but dashed vertical reference lines at their ratings, named at the top. Entrants placed by a model
+    (``placed_by_model``) have no rating and are not drawn (the table marks them).
     """
+    leaderboard = measured(leaderboard)
     artificial = leaderboard["role"].astype(str).eq("artificial") if "role" in leaderboard else \
         pd.Series(False, index=leaderboard.index)
     references, leaderboard = leaderboard[artificial], leaderboard[~artificial]

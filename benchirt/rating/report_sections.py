@@ -22,14 +22,18 @@ if TYPE_CHECKING:
 
 def leaderboard(rating: RatingResult, context: SectionContext) -> Section | None:
     """The order-free Bradley–Terry leaderboard with bootstrap intervals, joint rank intervals (and tiers when
-    there are several), and every pair; absent with fewer than two classifiers on the board."""
-    if len(rating.leaderboard) < 2:
+    there are several), the entrants placed by a model among them (marked), and every pair; absent with fewer than
+    two tested classifiers."""
+    from benchirt.rating.verdict import measured
+
+    tested = measured(rating.leaderboard)
+    if len(tested) < 2:
         return None
     from benchirt.rating import plots as rating_plots
 
     section = Section("leaderboard", "Leaderboard (Bradley–Terry)")
     config_r = rating.config
-    several_tiers = rating.leaderboard["tier"].nunique() > 1
+    several_tiers = tested["tier"].nunique() > 1
     section.add(Paragraph(
         f"One Bradley–Terry fit over every pairwise outcome on every dataset ({rating.score.replace('_', ' ')} "
         f"decides each match), so no dataset order matters. Intervals: 2.5–97.5 % percentiles of "
@@ -43,16 +47,21 @@ def leaderboard(rating: RatingResult, context: SectionContext) -> Section | None
     ))
     for note in rating.notes:
         section.add(Note(note))
-    key = ("rank", "classifier", "bt_rating", "bt_low", "bt_high", "rank_low", "rank_high")
+    n_placed = len(rating.leaderboard) - len(tested)
+    key = ("rank", "classifier", *(("placed_by_model",) if n_placed else ()), "bt_rating", "bt_low", "bt_high",
+           "rank_low", "rank_high")
+    placed = (f" {n_placed} rows placed by a model across datasets (not tested: rank and its interval are their "
+              "placement's, a prediction among all entrants; no rating, tier or pair)." if n_placed else "")
     section.add(Table(rating.leaderboard if several_tiers else rating.leaderboard.drop(columns="tier"),
-                      "Leaderboard, best first.", key=key + (("tier",) if several_tiers else ())))
+                      "Leaderboard, best first." + placed, key=key + (("tier",) if several_tiers else ())))
     if len(rating.left_out):
-        section.add(Table(rating.left_out, f"Left out of the leaderboard: {len(rating.left_out)} classifiers on too few "
-                                           "datasets to be told apart (their games count in the Glicko-2 ratings)."))
-    top = figure_top(len(rating.leaderboard))
-    add_figure(section, lambda: rating_plots.plot_leaderboard(rating.leaderboard, top=top),
-               "Bradley–Terry ratings with 95 % bootstrap intervals; labels: joint rank intervals"
-               + ("; shaded bands are tiers" if several_tiers else "") + top_caption(top), context.dpi)
+        section.add(Table(rating.left_out, f"Not tested: {len(rating.left_out)} classifiers on too few datasets to be "
+                                           "told apart, placed on the leaderboard by a model (their games count in the "
+                                           "Glicko-2 ratings)."))
+    top = figure_top(len(tested))
+    caption = ("Bradley–Terry ratings with 95 % bootstrap intervals" + (" of the tested classifiers" if n_placed else "")
+               + "; labels: joint rank intervals" + ("; shaded bands are tiers" if several_tiers else ""))
+    add_figure(section, lambda: rating_plots.plot_leaderboard(tested, top=top), caption + top_caption(top), context.dpi)
     if len(rating.pairwise):
         section.add(Table(rating.pairwise, f"Every pair (a rated above b): {len(rating.pairwise)} pairs.",
                           key=("a", "b", "separated", "statistic", "p_adjusted", "bt_difference", "mean_difference",

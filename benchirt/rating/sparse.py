@@ -1,4 +1,4 @@
-"""Which classifiers of a sparse field the leaderboard ranks: those scored on enough datasets to be told apart.
+"""Which classifiers of a sparse field the leaderboard tests: those scored on enough datasets to be told apart.
 
 In a sparse field (imported runs: a flow runs on some tasks only) a classifier present on one dataset
 that beats everyone there gets the top Bradley–Terry rating from that one dataset, and the bootstrap
@@ -7,9 +7,10 @@ outcomes). The leaderboard's primary verdict compares classifiers by signed-rank
 datasets they share; on n datasets the smallest two-sided p-value any sign-flip test can reach is
 2 / 2^n (all differences of one sign; Wilcoxon 1945). A classifier on fewer datasets than the
 smallest n with 2 / 2^n ≤ alpha (6 at alpha = 0.05) can never be separated from anyone, so it is
-not ranked: it is left out of the leaderboard, listed with its number of datasets and the reason
-(notes, the console, summary.md and the report's table "Left out of the leaderboard", with its CSV). Its games still count in the Glicko-2 tournament, which
-carries its own deviation.
+not tested: it is left out of the Bradley–Terry fit, the step-down, the pairs and the tiers, listed with its number
+of datasets and the reason (notes, the console, summary.md and the report's table "Not tested", with its CSV), and
+placed on the leaderboard by a model across datasets instead, marked ``placed_by_model``
+(:mod:`benchirt.rating.placed`). Its games still count in the Glicko-2 tournament, which carries its own deviation.
 
 The threshold never exceeds the most datasets any classifier has, so a dense field (every classifier on
 every dataset) loses no one, however few its datasets.
@@ -20,7 +21,7 @@ import math
 
 import pandas as pd
 
-#: Columns of the table of classifiers left out of the leaderboard.
+#: Columns of the table of classifiers left out of the tests.
 LEFT_OUT_COLUMNS = ("classifier", "n_datasets", "reason")
 
 
@@ -34,7 +35,7 @@ def min_datasets(alpha: float) -> int:
 
 
 def ranked_field(scores: pd.DataFrame, alpha: float) -> tuple[pd.DataFrame, pd.DataFrame, str | None]:
-    """Split a long ``dataset, classifier, …`` score table into the classifiers the leaderboard ranks and the rest.
+    """Split a long ``dataset, classifier, …`` score table into the classifiers the leaderboard tests and the rest.
 
     Parameters
     ----------
@@ -64,7 +65,7 @@ def ranked_field(scores: pd.DataFrame, alpha: float) -> tuple[pd.DataFrame, pd.D
     left_out = pd.DataFrame({"classifier": few.index.astype(str), "n_datasets": few.to_numpy(), "reason": reason})
     shown = ", ".join(f"{name} ({n})" for name, n in few.head(10).items())
     more = f" and {len(few) - 10} more" if len(few) > 10 else ""
-    note = (f"{len(few)} of {len(counts)} classifiers left out of the leaderboard, {reason} — they could lead "
-            f"it on one dataset without any test able to back that: {shown}{more} (every one in the table "
-            "'Left out of the leaderboard'; their games still count in the Glicko-2 tournament)")
+    note = (f"{len(few)} of {len(counts)} classifiers not tested, {reason} — they could lead the board on one "
+            f"dataset without any test able to back that: {shown}{more} (every one in the table 'Not tested' and "
+            "placed on the leaderboard by a model; their games still count in the Glicko-2 tournament)")
     return scores[~scores["classifier"].isin(few.index)], left_out, note

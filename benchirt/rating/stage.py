@@ -1,4 +1,9 @@
-"""The rating stage of the pipeline: tournament, order analysis and tests in one call."""
+"""The rating stage of the pipeline: tournament, order analysis and tests in one call.
+
+Every entrant of the field is a row of its leaderboard: those on enough datasets to be tested
+(:func:`benchirt.rating.sparse.ranked_field`) with their Bradley–Terry rating and joint rank interval, the others
+placed among them by a model across datasets (:mod:`benchirt.rating.placed`), marked ``placed_by_model``.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -9,13 +14,14 @@ import pandas as pd
 from benchirt.errors import DataError
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import Tournament, glicko_tournament
-from benchirt.rating.leaderboard import LeaderboardError, bootstrap_conf_int, leaderboard
+from benchirt.rating.leaderboard import ORDER_SPREAD, LeaderboardError, bootstrap_conf_int, leaderboard
 from benchirt.rating.scores import CheckedScores, checked_scores
 from benchirt.rating.permutation import PermutationAnalysis, permutation_analysis
+from benchirt.rating.placed import PLACED_LEVEL, board_with_placed, place_entrants
 from benchirt.rating.sensitivity import field_sensitivity, sensitivity_note
 from benchirt.rating.sparse import ranked_field
 from benchirt.rating.statistics import StatisticalComparison, friedman_nemenyi
-from benchirt.rating.verdict import leaderboard_text, leaderboard_verdict
+from benchirt.rating.verdict import leaderboard_text, leaderboard_verdict, measured
 
 #: Columns of the permutation summary carried into the single-order table, and their names there.
 ORDER_COLUMNS = {
@@ -43,8 +49,14 @@ class RatingResult:
         Score name → why its tests could not run (e.g. only two classifiers).
     config : RatingConfig
     leaderboard : pandas.DataFrame
-        The Bradley–Terry leaderboard (``Leaderboard.table``: columns
-        :data:`benchirt.rating.leaderboard.LEADERBOARD_COLUMNS`, then ``orders_*``), best first.
+        Every entrant of the field, best first: the Bradley–Terry leaderboard (``Leaderboard.table``: columns
+        :data:`benchirt.rating.leaderboard.LEADERBOARD_COLUMNS`, then ``orders_*`` and
+        :data:`benchirt.rating.leaderboard.ON_SUITE_COLUMNS`) of the tested entrants, ``placed_by_model`` False,
+        and in a sparse field the entrants on too few datasets to be tested, ``placed_by_model`` True, each at its
+        placed rank (:func:`benchirt.rating.placed.board_with_placed`: ``rank, rank_low, rank_high`` the placed
+        rank among all entrants and its 90 % interval over multiple imputations, not a joint interval; the tested
+        columns empty). What computes over the tested rows reads :func:`benchirt.rating.verdict.measured`
+        (``p_above_next`` compares a tested row with the next tested one).
     pairwise : pandas.DataFrame
         Every pair of classifiers (:data:`benchirt.rating.pairwise.PAIRWISE_COLUMNS`).
     score : str
@@ -54,8 +66,10 @@ class RatingResult:
     bootstrap : pandas.DataFrame, shape (n_bootstrap, k)
         The leaderboard's bootstrap ratings (``Leaderboard.bootstrap``), read by :meth:`conf_int`.
     left_out : pandas.DataFrame
-        The classifiers of a sparse field left out of the leaderboard (on too few datasets to be told apart),
-        :data:`benchirt.rating.sparse.LEFT_OUT_COLUMNS`; empty when nobody was (:func:`benchirt.rating.sparse.ranked_field`).
+        The classifiers of a sparse field not tested (on too few datasets to be told apart) with why and their
+        placement: :data:`benchirt.rating.sparse.LEFT_OUT_COLUMNS` and
+        :data:`benchirt.rating.placed.PLACED_COLUMNS`; empty when every entrant was tested
+        (:func:`benchirt.rating.sparse.ranked_field`). Each is also a placed row of ``leaderboard``.
     """
 
     tournament: Tournament
@@ -73,13 +87,15 @@ class RatingResult:
     @property
     def verdict(self) -> str:
         """One sentence on the leaderboard (:func:`benchirt.rating.leaderboard_verdict`), or why there is none."""
-        if len(self.leaderboard) < 2:
+        if len(measured(self.leaderboard)) < 2:
             return "; ".join(self.notes) or "no leaderboard"
         return leaderboard_verdict(self.leaderboard, self.pairwise)
 
     def summary(self) -> str:
         """The leaderboard with its intervals, the verdict, the Glicko-2 leader, skipped tests and notes."""
-        lines = [f"Rating on {self.score}: {len(self.leaderboard)} classifiers over {len(self.tournament.order)} "
+        tested = len(measured(self.leaderboard))
+        placed = f" and {len(self.leaderboard) - tested} placed by a model" if len(self.leaderboard) > tested else ""
+        lines = [f"Rating on {self.score}: {tested} classifiers tested{placed} over {len(self.tournament.order)} "
                  "datasets"]
         if len(self.leaderboard):
             lines.append(leaderboard_text(self.leaderboard))
@@ -91,7 +107,7 @@ class RatingResult:
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
         """``leaderboard``, ``pairwise``, ``ratings`` (single order, with the order spread), ``trajectory``,
-        ``left_out`` (classifiers of a sparse field not ranked, when any)."""
+        ``left_out`` (classifiers of a sparse field not tested, why, and their placement, when any)."""
         frames = {"leaderboard": self.leaderboard, "pairwise": self.pairwise, "ratings": self.ratings,
                   "trajectory": self.tournament.trajectory, "left_out": self.left_out}
         return {name: frame for name, frame in frames.items() if len(frame)}
@@ -106,7 +122,7 @@ class RatingResult:
             raise ValueError(f"kind must be 'bradley_terry' or 'glicko', got {kind!r}")
         if not len(self.leaderboard):
             return bootstrap_conf_int(pd.DataFrame({"classifier": [], "bt_rating": []}), self.bootstrap, level=level)
-        return bootstrap_conf_int(self.leaderboard, self.bootstrap, level=level)
+        return bootstrap_conf_int(measured(self.leaderboard), self.bootstrap, level=level)
 
     def __repr__(self) -> str:
         return (f"RatingResult(score={self.score!r}, {self.tournament!r}, permutation={self.permutation!r}, "
@@ -123,24 +139,21 @@ class RatingResult:
 
 
 def placed_left_out(scores: pd.DataFrame, left_out: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, str]:
-    """The entrants left off a sparse board with their place by a model across datasets
+    """The entrants left out of the tests with their place by a model across datasets
     (:func:`benchirt.rating.placed.place_entrants`), and the sentence that says so; unchanged when nobody was
-    left out or the field has fewer than two datasets to predict from."""
+    left out. Somebody left out means some entrant is on at least two datasets
+    (:func:`benchirt.rating.sparse.ranked_field`), so there is always a dataset to predict from."""
     if left_out.empty:
         return left_out, ""
-    if scores["dataset"].nunique() < 2:
-        return left_out, "the entrants left off the board are not placed: one dataset predicts nothing"
-    from benchirt.rating.placed import PLACED_LEVEL, place_entrants
-
     placed = place_entrants(scores, left_out["classifier"].tolist(), seed=seed)
     table = left_out.merge(placed, on="classifier", how="left")
     best = table.sort_values(["placed_rank", "classifier"]).head(3)
     shown = ", ".join(f"{row.classifier} {row.placed_rank} ({row.placed_rank_low}–{row.placed_rank_high})"
                       for row in best.itertuples(index=False))
-    return table, (f"the {len(table)} entrants left off the board are placed by a model across datasets (chained "
-                   f"equations with Bayesian ridge, {100 * PLACED_LEVEL:g} % intervals over multiple imputations; a "
-                   f"prediction, not a tested result) among all {int(table['n_ranked'].iloc[0])}: the best placed "
-                   f"{shown} (column placed_rank of the left-out table)")
+    return table, (f"the {len(table)} entrants not tested are placed on the leaderboard by a model across datasets "
+                   f"(chained equations with Bayesian ridge, {100 * PLACED_LEVEL:g} % intervals over multiple "
+                   f"imputations; a prediction, not a tested result; rows marked placed_by_model) among all "
+                   f"{int(table['n_ranked'].iloc[0])}: the best placed {shown}")
 
 
 def rate(
@@ -175,8 +188,9 @@ def rate(
     RatingResult
         With the Bradley–Terry leaderboard and pairwise comparisons of ``scores`` (one classifier
         only: no leaderboard, said in ``notes``). In a sparse field the classifiers on too few datasets to
-        be told apart are left out of the leaderboard (:func:`benchirt.rating.sparse.ranked_field`; ``left_out``
-        and ``notes`` say who and why); the Glicko-2 tournament keeps them. Tests that cannot run (fewer than 3 classifiers or
+        be told apart are left out of the tests (:func:`benchirt.rating.sparse.ranked_field`; ``left_out``
+        and ``notes`` say who and why) and placed on the leaderboard by a model across datasets, marked
+        ``placed_by_model`` (:mod:`benchirt.rating.placed`); the Glicko-2 tournament keeps them. Tests that cannot run (fewer than 3 classifiers or
         2 datasets) are listed in ``skipped`` instead of failing the stage; the ratings are still produced.
 
     Examples
@@ -216,8 +230,18 @@ def rate(
         return RatingResult(tournament=tournament, permutation=permutation, comparisons=comparisons, skipped=skipped,
                             config=config, score=config.score, notes=[f"no leaderboard: {exc}", *order_note])
     sensitivity = sensitivity_note(field_sensitivity(ranked, config=config))
-    board.table["placed_by_model"] = False   # every entrant on the board was measured; the placed are in left_out
+    table = board_with_placed(board.table, left_out, played=_played(tournament, permutation), roles=roles)
     notes = [*([sparse_note] if sparse_note else []), *([placed_note] if placed_note else []), *board.notes, *order_note, *([sensitivity] if sensitivity else [])]
     return RatingResult(tournament=tournament, permutation=permutation, comparisons=comparisons, skipped=skipped,
-                        config=config, leaderboard=board.table, pairwise=board.pairwise, score=config.score,
+                        config=config, leaderboard=table, pairwise=board.pairwise, score=config.score,
                         notes=notes, bootstrap=board.bootstrap, left_out=left_out)
+
+
+def _played(tournament: Tournament, permutation: PermutationAnalysis | None) -> pd.DataFrame:
+    """Per classifier (index) the leaderboard's columns from the Glicko-2 tournament every entrant played:
+    ``glicko_rating, glicko_rd`` and, with the order analysis, the ``orders_*`` spread."""
+    played = tournament.table.set_index("classifier")[["rating", "rd"]].rename(
+        columns={"rating": "glicko_rating", "rd": "glicko_rd"})
+    if permutation is None:
+        return played
+    return played.join(permutation.summary.set_index("classifier")[list(ORDER_SPREAD)].rename(columns=ORDER_SPREAD))

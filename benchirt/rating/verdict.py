@@ -9,6 +9,8 @@ step-down on row-level sign flips (:mod:`benchirt.rating.on_suite`, columns ``*_
 are known. The verdict names the best real classifier (artificial references never head it), the classifiers it
 is separated from and those it is not, its joint rank interval, the tiers when there is more than one, and each
 method and its level. Every other test appears only as an agreement check (:mod:`benchirt.rating.agreement`).
+Entrants placed by a model (``placed_by_model``, :mod:`benchirt.rating.placed`) are never counted as tested: every
+sentence reads the tested rows (:func:`measured`), and one more says how many were placed and which could be best.
 
 Apart from :mod:`benchirt.rating.leaderboard` so that the end-of-run summary can word the verdict from
 the two stored tables without importing the fitting code (scipy.optimize, scipy.stats, baycomp).
@@ -84,7 +86,40 @@ def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> st
 
 def verdict_parts(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> list[str]:
     """:func:`leaderboard_verdict` as its parts, in the order it says them: the verdict it reports first (with its
-    method), then the other one when there is one (the report gives each its own bullet)."""
+    method, and the placed entrants when there are any: :func:`placed_sentence`), then the other one when there is
+    one (the report gives each its own bullet)."""
+    parts = _tested_parts(measured(leaderboard), pairwise)
+    placed = placed_sentence(leaderboard)
+    return [f"{parts[0]} {placed}", *parts[1:]] if placed else parts
+
+
+def measured(leaderboard: pd.DataFrame) -> pd.DataFrame:
+    """The leaderboard's tested rows, in order: those not placed by a model (``placed_by_model``); every row of a
+    table without the column (stored before it)."""
+    if "placed_by_model" not in leaderboard:
+        return leaderboard
+    return leaderboard[~leaderboard["placed_by_model"].fillna(False).astype(bool)]
+
+
+def placed_sentence(leaderboard: pd.DataFrame) -> str:
+    """How many entrants the leaderboard places by a model across datasets instead of testing, and which of them could
+    be the best by their placement's interval; empty when every row was tested."""
+    tested = measured(leaderboard)
+    placed = leaderboard.drop(index=tested.index)
+    if placed.empty:
+        return ""
+    from benchirt.rating.placed import PLACED_LEVEL
+
+    best = placed.loc[placed["rank_low"].astype(float) <= 1, "classifier"].astype(str).tolist()
+    could = (f"{len(best)} of them could be the best by it ({join([f'{n} (placed)' for n in best], limit=NAMES_SHOWN)})"
+             if best else "none of them could be the best by it")
+    return (f"Not tested: {len(placed)} of the {len(leaderboard)} entrants are on too few datasets for any test and are "
+            f"placed among the others by a model across datasets (rows marked placed; their rank and its "
+            f"{100 * PLACED_LEVEL:g} % interval are a prediction from multiple imputation); {could}.")
+
+
+def _tested_parts(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> list[str]:
+    """:func:`verdict_parts` of the tested rows ``leaderboard``."""
     real = real_classifiers(leaderboard)
     first = real.iloc[0]
     head = _head(leaderboard, real)
@@ -280,7 +315,7 @@ def contender_sentence(leaderboard: pd.DataFrame, *, top: int = TOP_PLACES) -> s
     without rank intervals; the second part only on a board longer than ``top``."""
     if "rank_low" not in leaderboard or leaderboard["rank_low"].isna().all():
         return ""
-    named = _marked_names(leaderboard)
+    named = marked_names(leaderboard)
     low = leaderboard["rank_low"].astype(float).to_numpy()
     best = named[low <= 1].tolist()
     text = f"Could be the best (rank interval reaching 1): {len(best)} of {len(leaderboard)} ({join(best, limit=NAMES_SHOWN)})"
@@ -293,7 +328,7 @@ def contender_sentence(leaderboard: pd.DataFrame, *, top: int = TOP_PLACES) -> s
 def tier_sentence(leaderboard: pd.DataFrame) -> str:
     """How many tiers and who is in each (a tier boundary means every classifier above beats every one below);
     empty with one tier (the rank intervals say more then)."""
-    named = _marked_names(leaderboard)
+    named = marked_names(leaderboard)
     tiers = named.groupby(leaderboard["tier"], sort=True).apply(list)
     if len(tiers) == 1:
         return ""
@@ -302,11 +337,14 @@ def tier_sentence(leaderboard: pd.DataFrame) -> str:
             + "; ".join(parts) + ".")
 
 
-def _marked_names(leaderboard: pd.DataFrame) -> pd.Series:
-    """The classifiers' names, each artificial reference (``role`` artificial) marked "(artificial)"."""
-    artificial = set(leaderboard.loc[leaderboard["role"].astype(str) == "artificial", "classifier"].astype(str)) \
-        if "role" in leaderboard else set()
-    return leaderboard["classifier"].astype(str).map(lambda name: f"{name} (artificial)" if name in artificial else name)
+def marked_names(leaderboard: pd.DataFrame) -> pd.Series:
+    """The classifiers' names, each artificial reference (``role`` artificial) marked "(artificial)" and each entrant
+    placed by a model marked "(placed)"."""
+    names = leaderboard["classifier"].astype(str)
+    if "role" in leaderboard:
+        names = names.where(leaderboard["role"].astype(str) != "artificial", names + " (artificial)")
+    placed = ~leaderboard.index.isin(measured(leaderboard).index)
+    return names.where(~placed, names + " (placed)")
 
 
 def join(names, *, limit: int | None = None) -> str:
@@ -345,9 +383,12 @@ def leaderboard_columns(leaderboard: pd.DataFrame) -> list[str]:
 
 
 def leaderboard_text(leaderboard: pd.DataFrame, *, rows: int = ROWS_SHOWN) -> str:
-    """The top ``rows`` of the leaderboard with their intervals as text, and how many more there are."""
+    """The top ``rows`` of the leaderboard with their intervals as text, and how many more there are; an entrant
+    placed by a model is marked "(placed)" (its rank interval is its placement's)."""
     shown = leaderboard[leaderboard_columns(leaderboard)].head(rows)
-    shown = shown.assign(classifier=shown["classifier"].astype(str).map(short_name))
+    placed = ~shown.index.isin(measured(leaderboard).index)
+    names = shown["classifier"].astype(str).map(short_name)
+    shown = shown.assign(classifier=names.where(~placed, names + " (placed)"))
     text = shown.to_string(index=False, float_format=lambda v: f"{v:.1f}")
     more = len(leaderboard) - len(shown)
     return text + (f"\n… and {more} more classifiers (leaderboard.csv has them all)" if more > 0 else "")

@@ -44,10 +44,10 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
         One agreement check per other method, or why there is none.
     """
     from benchirt.rating.agreement import bayesian_check, glicko_check, nemenyi_check, plural, wilcoxon_check
-    from benchirt.rating.verdict import verdict_parts
+    from benchirt.rating.verdict import measured, verdict_parts
 
     verdict, checks = [], []
-    board = len(rating.leaderboard) >= 2
+    board = len(measured(rating.leaderboard)) >= 2
     if board:
         n_datasets = len(rating.tournament.order)   # the field's datasets (a sparse board's best may miss some)
         first, *other = verdict_parts(rating.leaderboard, rating.pairwise)
@@ -71,34 +71,46 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
 
 def leaderboard_table(board: pd.DataFrame, *, n_datasets: int | None = None) -> pd.DataFrame:
     """The Bradley–Terry leaderboard (``RatingResult.leaderboard``) for reading: rank ("=" marks a tie),
-    classifier ("(artificial)" after a reference such as the optimal classifier), rating with its 95 % interval,
-    joint rank interval across datasets and on this suite (when the test rows gave one), tier (only when there are several), the
-    datasets each classifier was scored on (only in a sparse field, where some are on fewer than others: flows
-    present on some tasks only; "of ``n_datasets``", the field's, by default the most any of them has), Glicko-2
-    rating ± 2RD (only over more than one dataset)."""
-    rank = board["rank"].astype(int)
-    tied = rank.duplicated(keep=False)
+    classifier ("(artificial)" after a reference such as the optimal classifier, "(placed)" after an entrant placed
+    by a model across datasets: not tested, its rank and interval its placement's, no rating), rating with its 95 %
+    interval, joint rank interval across datasets and on this suite (when the test rows gave one), tier (only when
+    there are several), the datasets each classifier was scored on (only in a sparse field, where some are on fewer
+    than others: flows present on some tasks only; "of ``n_datasets``", the field's, by default the most any of them
+    has), Glicko-2 rating ± 2RD (only over more than one dataset)."""
+    from benchirt.rating.verdict import marked_names, measured
+
+    placed = ~board.index.isin(measured(board).index)
 
     def interval(lo, hi, digits=0):
         return "" if pd.isna(lo) or pd.isna(hi) else f"{lo:.{digits}f} – {hi:.{digits}f}"
 
-    artificial = board["role"].astype(str).eq("artificial").to_numpy() if "role" in board else np.zeros(len(board), bool)
     table = pd.DataFrame({
-        "Rank": [f"={r}" if t else str(r) for r, t in zip(rank, tied)],
-        "Classifier": [f"{name} (artificial)" if fake else name for name, fake in zip(board["classifier"], artificial)],
-        "Bradley–Terry rating": board["bt_rating"].round(0).astype(int).to_numpy(),
+        "Rank": _ranks(board["rank"].astype(int), placed),
+        "Classifier": marked_names(board).to_numpy(),
+        "Bradley–Terry rating": _whole_or_blank(board["bt_rating"]),
         "95 % interval": [interval(lo, hi) for lo, hi in zip(board["bt_low"], board["bt_high"])],
         "Rank interval (joint)": [interval(lo, hi) for lo, hi in zip(board["rank_low"], board["rank_high"])],
     })
     table = table.assign(**_on_suite_column(board, interval))
     if board["tier"].nunique() > 1:
-        table["Tier"] = board["tier"].astype(int).to_numpy()
+        table["Tier"] = _whole_or_blank(board["tier"])
     total = int(board["n_datasets"].max()) if n_datasets is None else n_datasets
     if board["n_datasets"].nunique() > 1 or total > board["n_datasets"].max():  # a sparse field: who met on fewer
         table[f"Datasets (of {total})"] = board["n_datasets"].astype(int).to_numpy()
     if board["n_datasets"].max() > 1:
         table["Glicko-2 (R ± 2RD)"] = [f"{r:.0f} ± {2 * d:.0f}" for r, d in zip(board["glicko_rating"], board["glicko_rd"])]
     return table
+
+
+def _ranks(rank: pd.Series, placed: np.ndarray) -> list[str]:
+    """The ranks as read: "=r" where tested entrants tie (a placed entrant's rank is its placement's: no tie)."""
+    tied = rank.where(~placed).duplicated(keep=False) & ~placed
+    return [f"={r}" if t else str(r) for r, t in zip(rank, tied)]
+
+
+def _whole_or_blank(values: pd.Series) -> list:
+    """Each value rounded to a whole number, blank where there is none (a placed entrant's rating and tier)."""
+    return ["" if pd.isna(v) else int(round(v)) for v in values]
 
 
 def _on_suite_column(board: pd.DataFrame, interval) -> dict:

@@ -13,6 +13,7 @@ from benchirt.document.page import Paragraph, Section, Table
 from benchirt.humanize import short_name
 from benchirt.pipeline import registry
 from benchirt.pipeline.summary import left_out_classifiers
+from benchirt.rating.verdict import measured
 from benchirt.report.config import ReportConfig
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ def conclusions(results: RunResults, config: ReportConfig) -> Section:
     rating = results.rate
     verdict, checks = say.rating_sentences(rating) if rating is not None else ([], [])
     sentences = [s for s in [*checks, *_findings(results), *_omitted(results)] if s]
-    if rating is None or len(rating.leaderboard) < 2:
+    if rating is None or len(measured(rating.leaderboard)) < 2:
         if verdict:
             section.add(Paragraph("\n".join(f"• {s}" for s in verdict)))
     else:
@@ -92,9 +93,12 @@ def _top_of_board(rating: RatingResult) -> Table:
     tiers = ("; a classifier in a higher tier is significantly better than every classifier in the lower "
              "tiers" if "Tier" in board else "")
     level = f"{100 * (1 - rating.config.alpha):g} %"
+    placed = len(board) - len(measured(rating.leaderboard))
+    placed_words = (f"; {placed} entrants marked (placed) are not tested but placed by a model across datasets, their "
+                    "rank and its interval a prediction" if placed else "")
     return Table(shown, f"Leaderboard: top {len(shown)} of {len(board)} (Bradley–Terry on "
                         f"{rating.score.replace('_', ' ')}; '=' marks a tie; rank interval: the ranks each "
-                        f"classifier can hold, for all classifiers at once at {level}{tiers}). "
+                        f"classifier can hold, for all classifiers at once at {level}{tiers}{placed_words}). "
                         "Full table, figure and every pair under Leaderboard.", human_headers=False)
 
 
