@@ -8,7 +8,7 @@ from test_subsets_evaluation import ROLES, synthetic_suite
 
 from benchirt.errors import ConfigError
 from benchirt.rating.scores import validate_scores
-from benchirt.subsets import SubsetConfig, build_subsets, evaluate_subsets
+from benchirt.subsets import SubsetConfig, build_subsets, evaluate_subsets, fidelity
 from benchirt.subsets.budget import contenders
 from benchirt.subsets.evaluation import rated_field
 
@@ -116,3 +116,18 @@ def test_the_bound_is_an_integer_of_at_least_two(bound):
     scores, _ = synthetic_suite()
     with pytest.raises(ConfigError, match="n_contenders"):
         rated_field(scores, pd.Series(ROLES), n_contenders=bound)
+
+
+def test_the_array_statistics_are_the_series_definitions():
+    """The random subsets' τ and separation are computed on arrays (:func:`fidelity.paired_tau`,
+    :func:`fidelity.rating_gap`); they are :func:`fidelity.kendall_tau` and :func:`fidelity.separation`."""
+    reference = pd.Series([1700.0, 1600.0, 1500.0, 1400.0], index=list("abcd"))
+    ratings = pd.Series([1650.0, 1660.0, 1450.0, np.nan, 1300.0, 1480.0], index=list("abcdxy"))
+    real, baselines = pd.Index(list("abc")), pd.Index(["x", "y"])
+    assert fidelity.paired_tau(reference.loc[real].to_numpy(), ratings.loc[real].to_numpy()) == \
+        fidelity.kendall_tau(reference, ratings.loc[real]) == pytest.approx(1 / 3)
+    assert fidelity.rating_gap(ratings.loc[real].to_numpy(), np.array([1300.0, 1480.0])) == \
+        fidelity.separation(ratings, real, baselines) == -30.0
+    assert np.isnan(fidelity.rating_gap(np.array([1500.0]), np.array([])))
+    assert fidelity.paired_tau(np.array([1.0, np.nan, 3.0]), np.array([1.0, 2.0, 3.0])) == 0.0
+    assert fidelity.paired_tau(np.array([1.0]), np.array([1.0])) == 0.0

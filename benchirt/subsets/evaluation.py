@@ -438,14 +438,17 @@ def _fidelity(matrix: pd.DataFrame, subsets, real, baselines, config: SubsetConf
         return np.where(result.n_played > 0, result.rating, np.nan)
 
     full = play(np.arange(len(datasets))[None, :])[0]
-    reference = pd.Series(full, index=classifiers).loc[real]
+    # positions of the real classifiers (sorted, as the columns are) and of the baselines among the columns
+    real_at, baseline_at = np.flatnonzero(np.isin(classifiers, real)), np.flatnonzero(np.isin(classifiers, baselines))
+    reference = full[real_at]
 
     def statistics(rating_row: np.ndarray) -> dict:
-        ratings = pd.Series(rating_row, index=classifiers).dropna()
-        stats = {"kendall_tau": fidelity.kendall_tau(reference, ratings.loc[real.intersection(ratings.index)])}
+        rated = rating_row[real_at]
+        played = ~np.isnan(rated)
+        stats = {"kendall_tau": fidelity.paired_tau(reference[played], rated[played])}
         if len(baselines):
-            stats["separation"] = fidelity.separation(ratings, real.intersection(ratings.index),
-                                                      baselines.intersection(ratings.index))
+            base = rating_row[baseline_at]
+            stats["separation"] = fidelity.rating_gap(rated[played], base[~np.isnan(base)])
         return stats
 
     stat_names = ["kendall_tau"] + (["separation"] if len(baselines) else [])
