@@ -82,7 +82,7 @@ def test_a_large_field_is_rated_among_its_contenders_and_the_artificial_classifi
     assert set(kept_scores["classifier"]) == set(kept_roles.index)
     assert note.startswith("a field of 80 real classifiers:") and "Cardoso et al. 2021 §5.4–5.6" in note
     assert "the 10 real classifiers with the highest mean score, 2 more that keep two real classifiers" in note
-    assert "the 2 artificial classifier(s); the other 68 real classifiers are not part of those tables" in note
+    assert "the 2 artificial one(s); the other 68 real classifiers are not part of those tables" in note
 
 
 def test_the_bounded_evaluation_is_the_evaluation_of_the_rated_classifiers_and_says_so():
@@ -103,12 +103,17 @@ def test_the_bounded_evaluation_is_the_evaluation_of_the_rated_classifiers_and_s
         assert not bounded.to_frames()[name].isna().any().any(), name
 
 
-def test_a_field_without_artificial_or_ladder_classifiers_counts_them_in_the_note():
+def test_the_note_counts_the_ladder_classifiers_left_out_and_names_no_artificial_one_when_there_is_none():
     scores, _, roles = large_field(n_real=30)
     roles = {name: "ladder" if name == "majority" else role for name, role in roles.items()}
     _, kept_roles, note = rated_field(validate_scores(scores), pd.Series(roles), n_contenders=10)
     assert "majority" not in kept_roles.index and "optimal" in kept_roles.index
-    assert "the 1 artificial classifier(s); the other 18 real and 1 ladder classifiers" in note
+    assert "the 1 artificial one(s); the other 18 real and 1 ladder classifiers" in note
+    real_only = {name: role for name, role in roles.items() if role == "real"}
+    _, _, note = rated_field(validate_scores(scores[scores["classifier"].isin(real_only)]), pd.Series(real_only),
+                             n_contenders=10)
+    assert "with the highest mean score, 2 more that keep two real classifiers on every dataset; the other 18 real " \
+        "classifiers" in note
 
 
 @pytest.mark.parametrize("bound", [1, 0, 2.5, "x", True])

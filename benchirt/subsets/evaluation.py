@@ -69,13 +69,14 @@ class SubsetEvaluation:
     ratings : DataFrame
         ``subset, classifier, role, rating, rd, volatility, rank`` (sorted dataset order) and, when
         permutations ran, the order-robust ``mean_rating, sd_rating, min_rank, max_rank, mean_rank``;
-        ``subset`` is ``"full"`` for the whole suite.
+        ``subset`` is ``"full"`` for the whole suite. The rated classifiers: all, or in a field of more real
+        classifiers than ``n_contenders`` its contenders and artificial classifiers (module docstring; a note).
     parameters : DataFrame
         Cardoso et al. 2021 Table 5: ``subset, n_datasets`` and mean/sd (ddof = 1; 0 for one dataset) of each
         percentage column (``discrimination_mean``, ``difficulty_sd``, ..., ``negative_discrimination_mean``
         when the summaries have it).
     reliability : DataFrame
-        Cardoso et al. 2021 Table 6: ``subset, rd_variance, rd_sd, volatility_variance, volatility_sd`` over all
+        Cardoso et al. 2021 Table 6: ``subset, rd_variance, rd_sd, volatility_variance, volatility_sd`` over the
         rated classifiers (ddof = 1).
     fidelity : DataFrame
         Per subset: ``n_datasets, kendall_tau, separation`` and, against ``n_random`` random subsets of
@@ -360,10 +361,10 @@ def rated_field(scores: pd.DataFrame, roles: pd.Series, *, n_contenders: int = C
             "separation, random subsets), order and innate-ability tables (Cardoso et al. 2021 §5.4–5.6) rate the "
             f"{len(strongest)} real classifiers with the highest mean score"
             + (f", {len(covering)} more that keep two real classifiers on every dataset" if covering else "")
-            + f" and the {len(artificial)} artificial classifier(s); the other {others:,} real "
-            + (f"and {n_ladder} ladder " if n_ladder else "")
-            + "classifiers are not part of those tables (every Glicko-2 period compares every pair present; the "
-            "rating stage rates the whole field on the full suite)")
+            + (f" and the {len(artificial)} artificial one(s)" if len(artificial) else "")
+            + f"; the other {others:,} real " + (f"and {n_ladder} ladder " if n_ladder else "")
+            + "classifiers are not part of those tables (each Glicko-2 period compares every pair present, entrants² "
+            "per dataset; the rating stage rates the whole field on the full suite)")
     return scores[scores["classifier"].isin(kept)], roles[roles.index.isin(kept)], note
 
 
