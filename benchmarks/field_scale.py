@@ -49,7 +49,8 @@ def usage():
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
     with open(os.environ["FIELD_SCALE_USAGE"], "w") as out:
-        json.dump({"cpu_s": cpu, "peak_mb": max(own.ru_maxrss, kids.ru_maxrss) / 1024}, out)
+        json.dump({"cpu_s": cpu, "peak_mb": max(own.ru_maxrss, kids.ru_maxrss) / 1024,
+                   "package": sys.modules["benchirt"].__file__}, out)
 atexit.register(usage)
 sys.argv = ["benchirt", *sys.argv[1:]]
 runpy.run_module("benchirt.cli", run_name="__main__")
@@ -150,7 +151,8 @@ def measure_stage(size: str, stage: str, keep: Path | None, limit: float, baseli
                 subprocess.run(["tar", "-x", "-C", tree], input=package.stdout, check=True)
                 before = _timed_stage(command + ["--stages", stage, "--force"], out, stage, tree, limit)
             row.update({f"{baseline}_{key}": value for key, value in before.items()})
-            row["cpu_ratio"] = round(row["cpu_s"] / before["cpu_s"], 3) if before.get("cpu_s") else None
+            for key in ("cpu_s", "stage_cpu_s"):
+                row[key.replace("_s", "_ratio")] = round(row[key] / before[key], 3) if before.get(key) else None
         return row
 
 
@@ -160,9 +162,12 @@ def _timed_stage(arguments: list[str], out: Path, stage: str, code: Path | str, 
     usage = out.parent / "usage.json"
     env = {**os.environ, "FIELD_SCALE_USAGE": str(usage), "PYTHONPATH": str(code)}
     started = time.time()
+    # run from ``code``: ``python -c`` puts the working directory first on the path, before PYTHONPATH
     done = subprocess.run([sys.executable, "-c", MEASURED, "run", *arguments], capture_output=True, text=True,
-                          timeout=limit, env=env)
+                          timeout=limit, env=env, cwd=code)
     measured = json.loads(usage.read_text())
+    if not Path(measured["package"]).resolve().is_relative_to(Path(code).resolve()):
+        raise RuntimeError(f"timed the package at {measured['package']}, not the one in {code}")
     row = {"status": f"exit {done.returncode}", "wall_s": round(time.time() - started, 1),
            "cpu_s": round(measured["cpu_s"], 1), "peak_mb": round(measured["peak_mb"]),
            "stage_cpu_s": stage_costs(json.loads((out / "manifest.json").read_text()))[f"{stage}_cpu_s"]}
