@@ -112,8 +112,11 @@ def test_the_note_counts_the_ladder_classifiers_left_out_and_names_no_artificial
     real_only = {name: role for name, role in roles.items() if role == "real"}
     _, _, note = rated_field(validate_scores(scores[scores["classifier"].isin(real_only)]), pd.Series(real_only),
                              n_contenders=10)
-    assert "with the highest mean score, 2 more that keep two real classifiers on every dataset; the other 18 real " \
-        "classifiers" in note
+    assert "rate the 10 real classifiers with the highest mean score and 2 more that keep two real classifiers on " \
+        "every dataset; the other 18 real classifiers" in note
+    _, _, note = rated_field(validate_scores(scores), pd.Series(roles), n_contenders=29)
+    assert "rate the 29 real classifiers with the highest mean score and the 1 artificial one(s); the other 1 " \
+        "real and 1 ladder" in note
 
 
 @pytest.mark.parametrize("bound", [1, 0, 2.5, "x", True])

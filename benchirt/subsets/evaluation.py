@@ -357,11 +357,12 @@ def rated_field(scores: pd.DataFrame, roles: pd.Series, *, n_contenders: int = C
     n_ladder = int((roles == "ladder").sum())
     kept = set(strongest).union(covering, artificial)
     others = len(real) - len(strongest) - len(covering)
+    rated = [f"the {len(strongest)} real classifiers with the highest mean score"]
+    rated += [f"{len(covering)} more that keep two real classifiers on every dataset"] if covering else []
+    rated += [f"the {len(artificial)} artificial one(s)"] if len(artificial) else []
     note = (f"a field of {len(real):,} real classifiers: the subset ratings, their reliability, fidelity (Kendall τ, "
-            "separation, random subsets), order and innate-ability tables (Cardoso et al. 2021 §5.4–5.6) rate the "
-            f"{len(strongest)} real classifiers with the highest mean score"
-            + (f", {len(covering)} more that keep two real classifiers on every dataset" if covering else "")
-            + (f" and the {len(artificial)} artificial one(s)" if len(artificial) else "")
+            "separation, random subsets), order and innate-ability tables (Cardoso et al. 2021 §5.4–5.6) rate "
+            + " and ".join([", ".join(rated[:-1]), rated[-1]] if len(rated) > 1 else rated)
             + f"; the other {others:,} real " + (f"and {n_ladder} ladder " if n_ladder else "")
             + "classifiers are not part of those tables (each Glicko-2 period compares every pair present, entrants² "
             "per dataset; the rating stage rates the whole field on the full suite)")
