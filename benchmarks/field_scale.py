@@ -147,7 +147,8 @@ def measure_stage(size: str, stage: str, keep: Path | None, limit: float, baseli
                      **_timed_stage(command + ["--stages", stage, "--force"], out, stage, HERE, limit)}
         if baseline:
             with tempfile.TemporaryDirectory() as tree:
-                package = subprocess.run(["git", "archive", baseline, "benchirt"], capture_output=True, check=True)
+                package = subprocess.run(["git", "archive", baseline, "benchirt"], capture_output=True, check=True,
+                                         cwd=HERE)
                 subprocess.run(["tar", "-x", "-C", tree], input=package.stdout, check=True)
                 before = _timed_stage(command + ["--stages", stage, "--force"], out, stage, tree, limit)
             row.update({f"{baseline}_{key}": value for key, value in before.items()})
@@ -160,6 +161,7 @@ def _timed_stage(arguments: list[str], out: Path, stage: str, code: Path | str, 
     """``benchirt run ARGUMENTS`` (run directory ``out``) in a process of its own with the package at ``code``: its
     CPU seconds and peak memory, the ``stage``'s CPU seconds from the manifest, and the exit status."""
     usage = out.parent / "usage.json"
+    usage.unlink(missing_ok=True)   # a process killed before it could write its usage leaves none, not a stale one
     env = {**os.environ, "FIELD_SCALE_USAGE": str(usage), "PYTHONPATH": str(code)}
     started = time.time()
     # run from ``code``: ``python -c`` puts the working directory first on the path, before PYTHONPATH
