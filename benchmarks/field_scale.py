@@ -10,13 +10,20 @@ every stage, in a fresh process; the manifest gives each stage's wall seconds an
 for the per-dataset stages), ``getrusage`` the run's CPU and peak resident memory. Between two sizes with the
 same number of tasks the growth exponent in flows is log(cost ratio) / log(flow ratio).
 
+``--only subset`` times the subset stage alone: the respond and IRT stages run first (untimed), then the subset
+stage in a process of its own (``--stages subset``), whose CPU seconds and peak resident memory ``getrusage`` gives;
+``--baseline REV`` runs that stage a second time with the package of the git revision ``REV`` (``git archive``)
+on the same stored IRT results and prints the ratio of the two.
+
     python benchmarks/field_scale.py --sizes 1000x20 2000x20 [--keep DIR] [--limit SECONDS]
+    python benchmarks/field_scale.py --sizes 2000x20 --only subset [--baseline main]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import os
 import resource
 import subprocess
 import sys
@@ -31,6 +38,23 @@ import pandas as pd
 PRESENCE = 0.3
 MAX_SETUPS = 3
 STAGES = ("respond", "irt", "rate", "subset", "airt", "report")
+#: This tree (its ``benchirt`` package is the one timed, beside a ``--baseline``).
+HERE = Path(__file__).resolve().parents[1]
+#: The stages a stage timed alone (``--only``) needs stored first.
+UPSTREAM = {"subset": ("respond", "irt")}
+#: Runs ``benchirt`` in this process and writes the process's CPU seconds and peak memory (``getrusage``) as JSON to
+#: the file named by ``FIELD_SCALE_USAGE`` when it exits.
+MEASURED = """import atexit, json, os, resource, runpy, sys
+def usage():
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    with open(os.environ["FIELD_SCALE_USAGE"], "w") as out:
+        json.dump({"cpu_s": cpu, "peak_mb": max(own.ru_maxrss, kids.ru_maxrss) / 1024,
+                   "package": sys.modules["benchirt"].__file__}, out)
+atexit.register(usage)
+sys.argv = ["benchirt", *sys.argv[1:]]
+runpy.run_module("benchirt.cli", run_name="__main__")
+"""
 
 CONFIG = """suite: field-scale
 stages: [respond, irt, rate, subset, airt, report]
@@ -104,6 +128,56 @@ def measure(size: str, keep: Path | None, limit: float) -> dict:
         return row
 
 
+def measure_stage(size: str, stage: str, keep: Path | None, limit: float, baseline: str | None) -> dict:
+    """The ``stage`` of one FLOWSxTASKS field alone (module docstring): its process's CPU seconds and peak memory and
+    the stage's own CPU seconds (the manifest's), with the code of this tree and, with ``baseline``, of that git
+    revision's package (``git archive``) on the same stored upstream results."""
+    n_flows, n_tasks = (int(part) for part in size.split("x"))
+    with tempfile.TemporaryDirectory() as scratch:
+        root = keep / size if keep else Path(scratch)
+        field, out = root / "field", root / "run"
+        field.mkdir(parents=True, exist_ok=True)
+        write_field(field, n_flows, n_tasks)
+        config = root / "config.yaml"
+        config.write_text(CONFIG.format(path=field.resolve(), out=out.resolve()))
+        command = [str(config), "--quiet"]
+        subprocess.run([sys.executable, "-m", "benchirt.cli", "run", *command, "--stages", *UPSTREAM[stage]],
+                       capture_output=True, text=True, timeout=limit, check=True)
+        row: dict = {"size": size, "stage": stage,
+                     **_timed_stage(command + ["--stages", stage, "--force"], out, stage, HERE, limit)}
+        if baseline:
+            with tempfile.TemporaryDirectory() as tree:
+                package = subprocess.run(["git", "archive", baseline, "benchirt"], capture_output=True, check=True,
+                                         cwd=HERE)
+                subprocess.run(["tar", "-x", "-C", tree], input=package.stdout, check=True)
+                before = _timed_stage(command + ["--stages", stage, "--force"], out, stage, tree, limit)
+            row.update({f"{baseline}_{key}": value for key, value in before.items()})
+            for key in ("cpu_s", "stage_cpu_s"):
+                row[key.replace("_s", "_ratio")] = round(row[key] / before[key], 3) if before.get(key) else None
+        return row
+
+
+def _timed_stage(arguments: list[str], out: Path, stage: str, code: Path | str, limit: float) -> dict:
+    """``benchirt run ARGUMENTS`` (run directory ``out``) in a process of its own with the package at ``code``: its
+    CPU seconds and peak memory, the ``stage``'s CPU seconds from the manifest, and the exit status."""
+    usage = out.parent / "usage.json"
+    usage.unlink(missing_ok=True)   # a process killed before it could write its usage leaves none, not a stale one
+    env = {**os.environ, "FIELD_SCALE_USAGE": str(usage), "PYTHONPATH": str(code)}
+    started = time.time()
+    # run from ``code``: ``python -c`` puts the working directory first on the path, before PYTHONPATH
+    done = subprocess.run([sys.executable, "-c", MEASURED, "run", *arguments], capture_output=True, text=True,
+                          timeout=limit, env=env, cwd=code)
+    measured = json.loads(usage.read_text())
+    if not Path(measured["package"]).resolve().is_relative_to(Path(code).resolve()):
+        raise RuntimeError(f"timed the package at {measured['package']}, not the one in {code}")
+    row = {"status": f"exit {done.returncode}", "wall_s": round(time.time() - started, 1),
+           "cpu_s": round(measured["cpu_s"], 1), "peak_mb": round(measured["peak_mb"]),
+           "stage_cpu_s": stage_costs(json.loads((out / "manifest.json").read_text()))[f"{stage}_cpu_s"]}
+    if done.returncode:
+        row["error"] = (done.stderr.strip().splitlines() or [""])[-1][:200]
+    return row
+
+
 def stage_costs(manifest: dict) -> dict:
     """Each stage's wall seconds and CPU seconds (its tasks' CPU for a per-dataset stage, the suite-wide
     result's CPU otherwise) from a run's manifest."""
@@ -138,7 +212,15 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="+", default=["1000x20", "2000x20"])
     parser.add_argument("--keep", type=Path, help="keep each field, config and run here")
     parser.add_argument("--limit", type=float, default=3600.0, help="seconds a run may take")
+    parser.add_argument("--only", choices=sorted(UPSTREAM), help="time this stage alone (module docstring)")
+    parser.add_argument("--baseline", metavar="REV", help="with --only: also time the stage with this git revision")
     args = parser.parse_args()
+    if args.only:
+        table = pd.DataFrame([measure_stage(size, args.only, args.keep, args.limit, args.baseline)
+                              for size in args.sizes])
+        with pd.option_context("display.width", 200, "display.max_columns", 40):
+            print(table.T.to_string(header=False))
+        return
     table = pd.DataFrame([measure(size, args.keep, args.limit) for size in args.sizes])
     with pd.option_context("display.width", 200, "display.max_columns", 40):
         print(table.T.to_string(header=False))

@@ -8,6 +8,25 @@ items (Table 5), variance/sd of RD and volatility (Table 6), the characterisatio
 (Tables 7–9) — and what the paper judged by eye: the fidelity of each subset's ranking to the full
 suite, placed against random subsets of the same size (:mod:`benchirt.subsets.fidelity`), and the
 innate-ability verdict (:mod:`benchirt.subsets.innate`).
+
+Who is rated. Each Glicko-2 rating period compares every pair of classifiers present on its dataset, so one
+tournament costs entrants² per dataset, and the evaluation plays hundreds: ``n_permutations`` dataset orders per
+scenario and ``n_random`` random subsets per size, besides the scenarios' own. On a field of thousands of stored-run
+flows that was more than half of a whole run (``benchmarks/results/scale.md``). What Cardoso et al. 2021 §5.4–5.6
+read off these tournaments is about the classifiers a reader chooses between and the references that bound them:
+does a subset keep the order of the strong real classifiers (Kendall τ), still rate every real classifier above
+the baselines (separation), and does the same classifier lead (innate ability)? So when the field has more real
+classifiers than ``n_contenders`` (:data:`benchirt.subsets.budget.CONTENDERS`, the budget rule's contenders, 50),
+every tournament here — the scenarios' own in sorted order, the orders, the random subsets, hence the ratings,
+reliability (Table 6), fidelity, lead-share and innate tables — rates the contenders (the real classifiers with the
+highest mean score, :func:`benchirt.subsets.budget.contenders`), with, on any dataset where fewer than two of them
+ran, its best real classifiers up to two (so that every dataset still plays), and every artificial classifier (the
+references the separation needs). :func:`rated_field` chooses them and writes the note that says so. The full
+field's sorted-order tournament on the whole suite is the rating stage's; playing it here again, and once per
+subset, would keep the entrants² cost that the bound removes (at 10⁴ flows about 3,000² cells per dataset), so the
+reliability of Table 6 is that of the rated classifiers too. A field within the bound (decodIRT's 19 classifiers,
+the packaged runs) is rated whole, exactly as before the bound existed. The tables that do not rate classifiers
+(membership, parameter balance, characterisation) always cover the whole suite.
 """
 from __future__ import annotations
 
@@ -18,12 +37,14 @@ import numpy as np
 import pandas as pd
 
 from benchirt.errors import DataError
+from benchirt.options import Integer
 from benchirt.rating.batch import play_orders
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.glicko import games_weighting, glicko_tournament
 from benchirt.rating.permutation import permutation_analysis
 from benchirt.rating.scores import score_column, score_matrix, validate_scores
 from benchirt.subsets import characterization, fidelity, innate
+from benchirt.subsets.budget import CONTENDERS, contenders
 from benchirt.subsets.config import SubsetConfig
 from benchirt.subsets.selection import PARAMETER_COLUMNS, normalize_summaries
 
@@ -48,13 +69,14 @@ class SubsetEvaluation:
     ratings : DataFrame
         ``subset, classifier, role, rating, rd, volatility, rank`` (sorted dataset order) and, when
         permutations ran, the order-robust ``mean_rating, sd_rating, min_rank, max_rank, mean_rank``;
-        ``subset`` is ``"full"`` for the whole suite.
+        ``subset`` is ``"full"`` for the whole suite. The rated classifiers: all, or in a field of more real
+        classifiers than ``n_contenders`` its contenders and artificial classifiers (module docstring; a note).
     parameters : DataFrame
         Cardoso et al. 2021 Table 5: ``subset, n_datasets`` and mean/sd (ddof = 1; 0 for one dataset) of each
         percentage column (``discrimination_mean``, ``difficulty_sd``, ..., ``negative_discrimination_mean``
         when the summaries have it).
     reliability : DataFrame
-        Cardoso et al. 2021 Table 6: ``subset, rd_variance, rd_sd, volatility_variance, volatility_sd`` over all
+        Cardoso et al. 2021 Table 6: ``subset, rd_variance, rd_sd, volatility_variance, volatility_sd`` over the
         rated classifiers (ddof = 1).
     fidelity : DataFrame
         Per subset: ``n_datasets, kendall_tau, separation`` and, against ``n_random`` random subsets of
@@ -154,6 +176,7 @@ def evaluate_subsets(
     roles: pd.Series | Mapping[str, str] | None = None,
     config: SubsetConfig | None = None,
     rating_config: RatingConfig | None = None,
+    n_contenders: int = CONTENDERS,
 ) -> SubsetEvaluation:
     """Rate the classifiers on the full suite and on each subset, and measure every subset.
 
@@ -177,6 +200,9 @@ def evaluate_subsets(
         ``n_random`` random subsets per size, ``n_permutations`` dataset orders, ``seed``; the defaults when None.
     rating_config : RatingConfig, optional
         Glicko-2 options (initial values, tie tolerance); the rating stage's defaults when ``None``.
+    n_contenders : int
+        The most real classifiers rated (at least 2): a field with more is rated among its contenders and the
+        artificial classifiers (:func:`rated_field`, module docstring), and a note says so.
 
     Returns
     -------
@@ -187,6 +213,8 @@ def evaluate_subsets(
     DataError
         Scores without the needed columns, a subset naming a dataset the scores lack, summaries not
         covering the suite, a classifier without a role, fewer than two real classifiers.
+    ConfigError
+        ``n_contenders`` not an integer ≥ 2.
     """
     config = config or SubsetConfig()
     rating_config = rating_config or RatingConfig()
@@ -194,6 +222,7 @@ def evaluate_subsets(
     suite = sorted(scores["dataset"].unique())
     subsets = _check_subsets(subsets, suite)
     role_of = _check_roles(roles, scores)
+    scores, role_of, bound_note = rated_field(scores, role_of, n_contenders=n_contenders)
     summaries = normalize_summaries(summaries, columns=[c for c in REPORTED_COLUMNS if c in summaries.columns])
     uncovered = sorted(set(suite) - set(summaries.index))
     if uncovered:
@@ -221,7 +250,7 @@ def evaluate_subsets(
         }
     ratings = _ratings_table(tournaments, orders, role_of)
 
-    notes: list[str] = [weighting] if weighting else []
+    notes: list[str] = [note for note in (bound_note, weighting) if note]
     uppers = fidelity.upper_references(matrix, real, artificial)
     baselines = artificial.difference(uppers)
     if len(uppers):
@@ -300,6 +329,59 @@ def _check_roles(roles, scores: pd.DataFrame) -> pd.Series:
     return roles
 
 
+def rated_field(scores: pd.DataFrame, roles: pd.Series, *, n_contenders: int = CONTENDERS
+                ) -> tuple[pd.DataFrame, pd.Series, str]:
+    """The classifiers the evaluation rates (module docstring): the scores and roles of a field with at most
+    ``n_contenders`` real classifiers unchanged, and no note; else those of its contenders (the ``n_contenders``
+    real classifiers with the highest mean score, :func:`benchirt.subsets.budget.contenders`), of the best real
+    classifiers of each dataset on which fewer than two contenders ran (up to two there) and of every artificial
+    classifier, with the note naming who is left out.
+
+    Parameters
+    ----------
+    scores : DataFrame, long
+        Checked ``dataset, classifier, score`` (:func:`benchirt.rating.scores.validate_scores`).
+    roles : Series, classifier -> role
+        Every classifier of ``scores``, as :func:`evaluate_subsets` checked them.
+    n_contenders : int
+        At least 2.
+    """
+    n_contenders = Integer(minimum=2).check("subset", "n_contenders", n_contenders)
+    real = roles.index[roles == "real"]
+    if len(real) <= n_contenders:
+        return scores, roles, ""
+    matrix = score_matrix(scores[scores["classifier"].isin(real)])
+    strongest = matrix.columns[contenders(matrix.to_numpy(), n_contenders=n_contenders)]
+    covering = _covering(matrix, strongest)
+    artificial = roles.index[roles == "artificial"]
+    n_ladder = int((roles == "ladder").sum())
+    kept = set(strongest).union(covering, artificial)
+    others = len(real) - len(strongest) - len(covering)
+    rated = [f"the {len(strongest)} real classifiers with the highest mean score"]
+    rated += [f"{len(covering)} more that keep two real classifiers on every dataset"] if covering else []
+    rated += [f"the {len(artificial)} artificial one(s)"] if len(artificial) else []
+    note = (f"a field of {len(real):,} real classifiers: the subset ratings, their reliability, fidelity (Kendall τ, "
+            "separation, random subsets), order and innate-ability tables (Cardoso et al. 2021 §5.4–5.6) rate "
+            + " and ".join([", ".join(rated[:-1]), rated[-1]] if len(rated) > 1 else rated)
+            + f"; the other {others:,} real " + (f"and {n_ladder} ladder " if n_ladder else "")
+            + "classifiers are not part of those tables (each Glicko-2 period compares every pair present, entrants² "
+            "per dataset; the rating stage rates the whole field on the full suite)")
+    return scores[scores["classifier"].isin(kept)], roles[roles.index.isin(kept)], note
+
+
+def _covering(matrix: pd.DataFrame, strongest: pd.Index) -> list[str]:
+    """On each dataset (row of the datasets × real classifiers ``matrix``) where fewer than two of ``strongest``
+    have a score, its best other real classifiers (ties by name) until two do or none is left."""
+    added: list[str] = []
+    for _, row in matrix.iterrows():
+        present = row.dropna()
+        missing = 2 - int(present.index.isin([*strongest, *added]).sum())
+        if missing > 0:
+            candidates = present.drop([*strongest, *added], errors="ignore")
+            added += [name for _, name in sorted(zip(-candidates.to_numpy(), candidates.index))[:missing]]
+    return added
+
+
 def _subset_scores(scores: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
     return scores[scores["dataset"].isin(datasets)]
 
@@ -358,14 +440,17 @@ def _fidelity(matrix: pd.DataFrame, subsets, real, baselines, config: SubsetConf
         return np.where(result.n_played > 0, result.rating, np.nan)
 
     full = play(np.arange(len(datasets))[None, :])[0]
-    reference = pd.Series(full, index=classifiers).loc[real]
+    # positions of the real classifiers (sorted, as the columns are) and of the baselines among the columns
+    real_at, baseline_at = np.flatnonzero(np.isin(classifiers, real)), np.flatnonzero(np.isin(classifiers, baselines))
+    reference = full[real_at]
 
     def statistics(rating_row: np.ndarray) -> dict:
-        ratings = pd.Series(rating_row, index=classifiers).dropna()
-        stats = {"kendall_tau": fidelity.kendall_tau(reference, ratings.loc[real.intersection(ratings.index)])}
+        rated = rating_row[real_at]
+        played = ~np.isnan(rated)
+        stats = {"kendall_tau": fidelity.paired_tau(reference[played], rated[played])}
         if len(baselines):
-            stats["separation"] = fidelity.separation(ratings, real.intersection(ratings.index),
-                                                      baselines.intersection(ratings.index))
+            base = rating_row[baseline_at]
+            stats["separation"] = fidelity.rating_gap(rated[played], base[~np.isnan(base)])
         return stats
 
     stat_names = ["kendall_tau"] + (["separation"] if len(baselines) else [])

@@ -43,9 +43,15 @@ def kendall_tau(reference: pd.Series, ratings: pd.Series) -> float:
         (τ is undefined there: no order to agree with).
     """
     common = reference.index.intersection(ratings.index)
-    if len(common) < 2:
+    return paired_tau(reference.loc[common].to_numpy(float), ratings.loc[common].to_numpy(float))
+
+
+def paired_tau(reference: np.ndarray, ratings: np.ndarray) -> float:
+    """:func:`kendall_tau` of two arrays of ratings of the same classifiers, in the same order (0.0 where τ is
+    undefined: fewer than two classifiers, a constant rating or a NaN)."""
+    if len(reference) < 2:
         return 0.0
-    tau = kendalltau(reference.loc[common].to_numpy(float), ratings.loc[common].to_numpy(float)).statistic
+    tau = kendalltau(reference, ratings).statistic
     return float(tau) if np.isfinite(tau) else 0.0
 
 
@@ -56,9 +62,17 @@ def separation(ratings: pd.Series, real: pd.Index, baselines: pd.Index) -> float
     ----------
     ratings : Series, index = classifier
     real, baselines : Index
-        Names of the real classifiers and of the baseline artificial classifiers.
+        Names of the real classifiers and of the baseline artificial classifiers; a NaN rating is skipped.
     """
-    return float(ratings.loc[real].min() - ratings.loc[baselines].max())
+    return rating_gap(ratings.loc[real].dropna().to_numpy(float), ratings.loc[baselines].dropna().to_numpy(float))
+
+
+def rating_gap(real: np.ndarray, baselines: np.ndarray) -> float:
+    """:func:`separation` of two arrays of ratings: the lowest of ``real`` minus the highest of ``baselines``
+    (NaN when either is empty)."""
+    if not (len(real) and len(baselines)):
+        return float("nan")
+    return float(real.min() - baselines.max())
 
 
 def upper_references(matrix: pd.DataFrame, real: pd.Index, artificial: pd.Index) -> pd.Index:
