@@ -222,6 +222,9 @@ def evaluate_subsets(
     suite = sorted(scores["dataset"].unique())
     subsets = _check_subsets(subsets, suite)
     role_of = _check_roles(roles, scores)
+    # every scenario is played as the whole field's full suite is (as the rating stage plays it): games weighted per
+    # dataset when that tournament would diverge — decided before the bound, which does not change how games count
+    weighting = games_weighting(score_matrix(scores).to_numpy(), rating_config)
     scores, role_of, bound_note = rated_field(scores, role_of, n_contenders=n_contenders)
     summaries = normalize_summaries(summaries, columns=[c for c in REPORTED_COLUMNS if c in summaries.columns])
     uncovered = sorted(set(suite) - set(summaries.index))
@@ -235,8 +238,6 @@ def evaluate_subsets(
     artificial = pd.Index(sorted(role_of.index[role_of == "artificial"]), dtype=object)
 
     matrix = score_matrix(scores)
-    # every scenario is played as the full suite is: games weighted per dataset when its tournament would diverge
-    weighting = games_weighting(matrix.to_numpy(), rating_config)
     tournaments = {
         name: _table(glicko_tournament(_subset_scores(scores, datasets), config=rating_config, weighting=weighting))
         for name, datasets in scenarios.items()
