@@ -53,11 +53,12 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
 
 def atomic_write_csv(path: str | os.PathLike, frame: pd.DataFrame, *, index: bool = False) -> None:
     """Write ``frame`` as CSV, its text cells, headers and index labels safe to open in a spreadsheet
-    (:func:`spreadsheet_safe`); gzip-compressed (fastest level) when ``path`` ends in ``.gz``."""
+    (:func:`spreadsheet_safe`); gzip-compressed when ``path`` ends in ``.gz`` (the fastest level, no timestamp in
+    the header: the same frame gives the same bytes)."""
     if str(path).endswith(".gz"):
         with atomic_open(path, mode="wb") as binary:
             spreadsheet_safe(frame, index=index).to_csv(binary, index=index, encoding="utf-8",
-                                                        compression={"method": "gzip", "compresslevel": 1})
+                                                        compression={"method": "gzip", "compresslevel": 1, "mtime": 0})
         return
     with atomic_open(path, mode="w", encoding="utf-8", newline="") as handle:
         spreadsheet_safe(frame, index=index).to_csv(handle, index=index)

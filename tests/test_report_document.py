@@ -187,6 +187,10 @@ def test_a_very_long_attached_table_is_written_gzip_compressed_and_reads_back(tm
     (tmp_path / "report-tables").mkdir()
     (tmp_path / "report-tables" / "07-old.csv.gz").write_bytes(b"stale")
     write_attachments(tmp_path, attachments)
+    first = (tmp_path / "report-tables" / "01-every-pair.csv.gz").read_bytes()
+    monkeypatch.setattr("time.time", lambda: 2_000_000_000.0)          # a rerun, later, writes the same bytes
+    write_attachments(tmp_path, attachments)
+    assert (tmp_path / "report-tables" / "01-every-pair.csv.gz").read_bytes() == first
     back = pd.read_csv(tmp_path / "report-tables" / "01-every-pair.csv.gz")
     assert back.iloc[:, 1].tolist() == list(range(4_000)) and back.iloc[0, 0].startswith("'=flow")
     assert [p.name for p in (tmp_path / "report-tables").iterdir()] == ["01-every-pair.csv.gz"]
