@@ -97,16 +97,21 @@ def write_field(folder: Path, n_flows: int, n_tasks: int, *, seed: int = 0) -> N
         table.to_csv(folder / f"task{task:02d}.csv", index=False)
 
 
+def prepared_field(root: Path, size: str) -> tuple[Path, Path]:
+    """Write the FLOWSxTASKS field under ``root/field`` and its config; the config's path and the run folder."""
+    n_flows, n_tasks = (int(part) for part in size.split("x"))
+    field, out = root / "field", root / "run"
+    field.mkdir(parents=True, exist_ok=True)
+    write_field(field, n_flows, n_tasks)
+    config = root / "config.yaml"
+    config.write_text(CONFIG.format(path=field.resolve(), out=out.resolve()))
+    return config, out
+
+
 def measure(size: str, keep: Path | None, limit: float) -> dict:
     """One whole run of a FLOWSxTASKS field: per-stage wall and CPU seconds, the run's CPU and peak memory."""
-    n_flows, n_tasks = (int(part) for part in size.split("x"))
     with tempfile.TemporaryDirectory() as scratch:
-        root = keep / size if keep else Path(scratch)
-        field, out = root / "field", root / "run"
-        field.mkdir(parents=True, exist_ok=True)
-        write_field(field, n_flows, n_tasks)
-        config = root / "config.yaml"
-        config.write_text(CONFIG.format(path=field.resolve(), out=out.resolve()))
+        config, out = prepared_field(keep / size if keep else Path(scratch), size)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.time()
         try:
@@ -132,14 +137,8 @@ def measure_stage(size: str, stage: str, keep: Path | None, limit: float, baseli
     """The ``stage`` of one FLOWSxTASKS field alone (module docstring): its process's CPU seconds and peak memory and
     the stage's own CPU seconds (the manifest's), with the code of this tree and, with ``baseline``, of that git
     revision's package (``git archive``) on the same stored upstream results."""
-    n_flows, n_tasks = (int(part) for part in size.split("x"))
     with tempfile.TemporaryDirectory() as scratch:
-        root = keep / size if keep else Path(scratch)
-        field, out = root / "field", root / "run"
-        field.mkdir(parents=True, exist_ok=True)
-        write_field(field, n_flows, n_tasks)
-        config = root / "config.yaml"
-        config.write_text(CONFIG.format(path=field.resolve(), out=out.resolve()))
+        config, out = prepared_field(keep / size if keep else Path(scratch), size)
         command = [str(config), "--quiet"]
         subprocess.run([sys.executable, "-m", "benchirt.cli", "run", *command, "--stages", *UPSTREAM[stage]],
                        capture_output=True, text=True, timeout=limit, check=True)

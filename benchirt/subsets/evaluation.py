@@ -222,10 +222,8 @@ def evaluate_subsets(
     suite = sorted(scores["dataset"].unique())
     subsets = _check_subsets(subsets, suite)
     role_of = _check_roles(roles, scores)
-    # every scenario is played as the whole field's full suite is (as the rating stage plays it): games weighted per
-    # dataset when that tournament would diverge — decided before the bound, which does not change how games count
-    weighting = games_weighting(score_matrix(scores).to_numpy(), rating_config)
-    scores, role_of, bound_note = rated_field(scores, role_of, n_contenders=n_contenders)
+    scores, role_of, matrix, weighting, bound_note = _rated_and_weighting(scores, role_of, rating_config,
+                                                                         n_contenders=n_contenders)
     summaries = normalize_summaries(summaries, columns=[c for c in REPORTED_COLUMNS if c in summaries.columns])
     uncovered = sorted(set(suite) - set(summaries.index))
     if uncovered:
@@ -237,7 +235,6 @@ def evaluate_subsets(
     real = pd.Index(sorted(role_of.index[role_of == "real"]), dtype=object)
     artificial = pd.Index(sorted(role_of.index[role_of == "artificial"]), dtype=object)
 
-    matrix = score_matrix(scores)
     tournaments = {
         name: _table(glicko_tournament(_subset_scores(scores, datasets), config=rating_config, weighting=weighting))
         for name, datasets in scenarios.items()
@@ -328,6 +325,17 @@ def _check_roles(roles, scores: pd.DataFrame) -> pd.Series:
     if (roles == "real").sum() < 2:
         raise DataError("fewer than two real classifiers in the scores: a ranking of real classifiers needs two")
     return roles
+
+
+def _rated_and_weighting(scores: pd.DataFrame, roles: pd.Series, rating_config: RatingConfig, *, n_contenders: int):
+    """The rated field (:func:`rated_field`: scores, roles, its datasets × classifiers matrix, the note) and whether
+    its games are weighted. Every scenario is played as the whole field's full suite is, as the rating stage plays
+    it: games weighted per dataset when that tournament would diverge (:func:`benchirt.rating.glicko.games_weighting`)
+    — decided on the whole field, before the bound, which does not change how games count."""
+    whole = score_matrix(scores)
+    weighting = games_weighting(whole.to_numpy(), rating_config)
+    rated, roles, note = rated_field(scores, roles, n_contenders=n_contenders)
+    return rated, roles, whole if rated is scores else score_matrix(rated), weighting, note
 
 
 def rated_field(scores: pd.DataFrame, roles: pd.Series, *, n_contenders: int = CONTENDERS
