@@ -43,17 +43,22 @@ import resource
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from benchirt.rating.config import RatingConfig
+from benchirt.rating.leaderboard import bradley_terry_table
 from benchirt.rating.on_suite import on_suite_step_down
+from benchirt.rating.on_suite_scale import additive_effects, on_suite_intervals
+from benchirt.rating.sparse import min_datasets
 from benchirt.rating.stepdown import step_down
 
 
-def simulate(k: int, n_datasets: int, ability: np.ndarray, tau: float, sparse: bool, seed: int):
+def simulate(k: int, n_datasets: int, ability: np.ndarray, tau: float, sparse: bool, seed: int, *, at_least: int = 2):
     """One field: ``rows`` (dataset → entrants × rows answers), ``scores`` (datasets × entrants, NaN absent),
     and the expected accuracy differences on this suite (entrants × entrants) for the true ranks there."""
     rng = np.random.default_rng(seed)
@@ -61,8 +66,8 @@ def simulate(k: int, n_datasets: int, ability: np.ndarray, tau: float, sparse: b
     present = np.ones((n_datasets, k), dtype=bool)
     if sparse:
         present = rng.random((n_datasets, k)) < 0.3
-        for i in range(k):   # at least two datasets each
-            present[rng.choice(n_datasets, 2, replace=False), i] = True
+        for i in range(k):   # at least two datasets each (``at_least``)
+            present[rng.choice(n_datasets, at_least, replace=False), i] = True
     rows, scores, expected = {}, np.full((n_datasets, k), np.nan), np.zeros((n_datasets, k))
     for d in range(n_datasets):
         n_rows = int(rng.integers(200, 2001))
@@ -159,6 +164,76 @@ print(json.dumps({"cpu_s": time.process_time() - start,
 """
 
 
+def interval_error_rates(k: int, n_datasets: int, sparse: bool, n_fields: int, n_tables: int) -> dict:
+    """Section 1b for one field shape: the verdicts of a field above ``rate.pairwise_up_to`` (simultaneous
+    intervals per entrant, :mod:`benchirt.rating.simultaneous`), forced at this size; a sparse field's entrants each
+    on at least as many datasets as the rate stage tests (:func:`benchirt.rating.sparse.min_datasets`)."""
+    config = RatingConfig(score="score", n_bootstrap=n_tables, pairwise_up_to=2)
+    counts = {"strict_null_across": 0, "strict_null_suite": 0, "suite_only_across": 0, "wrong_across": 0,
+              "cover_across": 0, "best_in": 0, "top_in": 0, "suite_wrong": 0}
+    power, suite_power, suite_only_separated, top_size = [], [], [], []
+    top = max(1, k // 4)
+    ability = np.linspace(1, 0, k)
+    tested = min_datasets(config.alpha)   # the rate stage tests only entrants on this many datasets
+    for field in range(n_fields):
+        for setting, tau, seed in (("strict_null", 0.0, field), ("suite_only", 0.3, 10_000 + field)):
+            names, rows, scores, _, _ = simulate(k, n_datasets, np.zeros(k), tau, sparse, seed=seed, at_least=tested)
+            across = _interval_ranks(names, scores, config)
+            counts[f"{setting}_across"] += bool((across.rank_low > 1).any())
+            suite = on_suite_intervals(rows, names, n_tables=n_tables, seed=field).intervals
+            if setting == "strict_null":
+                counts["strict_null_suite"] += bool((suite.rank_low > 1).any())
+            else:
+                suite_only_separated.append(suite.n_separated())
+        names, rows, scores, expected, present = simulate(k, n_datasets, ability, 0.1, sparse, seed=20_000 + field,
+                                                          at_least=tested)
+        across = _interval_ranks(names, scores, config)   # names are in true order: e00000 is the best
+        low, high = true_ranks(ability)
+        counts["cover_across"] += bool(((across.rank_low <= low) & (across.rank_high >= high)).all())
+        counts["best_in"] += bool(across.rank_low[0] == 1)
+        counts["top_in"] += bool((across.rank_low[:top] <= top).all())
+        top_size.append(int((across.rank_low <= top).sum()))
+        power.append(across.n_separated() / (k * (k - 1) / 2))
+        counts["wrong_across"] += bool((across.rank_low > low).any() or (across.rank_high < high).any())
+        suite = on_suite_intervals(rows, names, n_tables=n_tables, seed=field).intervals
+        truth = additive_effects(*_expected_sums(expected, present), present.astype(float))[0]
+        first, second = np.nonzero(truth[:, None] <= truth[None, :])
+        counts["suite_wrong"] += bool(suite.better(first, second).any())
+        suite_power.append(suite.n_separated() / (k * (k - 1) / 2))
+    n = n_fields
+    return {"entrants": k, "datasets": n_datasets, "sparse": sparse,
+            "fwer_across_strict_null": counts["strict_null_across"] / n,
+            "fwer_suite_strict_null": counts["strict_null_suite"] / n,
+            "fwer_across_suite_only": counts["suite_only_across"] / n,
+            "suite_only_pairs_separated_on_suite": float(np.mean(suite_only_separated)),
+            "share_separated_across": float(np.mean(power)), "share_separated_on_suite": float(np.mean(suite_power)),
+            "rank_coverage_across": counts["cover_across"] / n, "any_wrong_rank_across": counts["wrong_across"] / n,
+            "no_false_separation_on_suite": 1 - counts["suite_wrong"] / n,
+            "best_could_be_best": counts["best_in"] / n, "top_places": top,
+            "true_top_in_could_be_top": counts["top_in"] / n, "could_be_top_size": float(np.mean(top_size)),
+            "se": float(np.sqrt(0.05 * 0.95 / n))}
+
+
+def _interval_ranks(names: list[str], scores: np.ndarray, config: RatingConfig):
+    """The across-datasets decisions of the interval verdict, entrants in the order of ``names``."""
+    long = pd.DataFrame([(f"d{d:02d}", names[i], scores[d, i]) for d in range(scores.shape[0])
+                         for i in range(scores.shape[1]) if not np.isnan(scores[d, i])],
+                        columns=["dataset", "classifier", "score"])
+    table, _, decisions, _ = bradley_terry_table(long, config=config)
+    order = np.argsort(table["classifier"].to_numpy())       # names sort as their index: e00000, e00001, …
+    intervals = decisions.intervals
+    if intervals is None:
+        raise RuntimeError("the interval verdict did not run (no bootstrap replicates)")
+    return replace(intervals, estimate=intervals.estimate[order], low=intervals.low[order], high=intervals.high[order],
+                   rank_low=intervals.rank_low[order], rank_high=intervals.rank_high[order])
+
+
+def _expected_sums(expected: np.ndarray, present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The additive model's sums of the expected accuracies over the present cells (one replicate)."""
+    values = np.where(present, expected, 0.0)
+    return values.sum(axis=1)[None], values.sum(axis=0)[None]
+
+
 def cost(size: str, sparse: bool, limit: float) -> dict:
     """Section 2 for one size "ENTRANTSxDATASETS", in a fresh process."""
     k, n_datasets = (int(part) for part in size.split("x"))
@@ -232,6 +307,8 @@ def main() -> None:
     parser.add_argument("--placement", metavar="RUN_DIR")
     parser.add_argument("--hidden", type=int, default=300)
     parser.add_argument("--pools", action="store_true")
+    parser.add_argument("--intervals", nargs="*", metavar="ENTRANTSxDATASETS", default=[],
+                        help="error rates of the verdicts of fields above rate.pairwise_up_to at these shapes")
     parser.add_argument("--layouts", nargs="+", choices=("dense", "sparse"), default=["dense", "sparse"],
                         help="which fields the cost section draws")
     args = parser.parse_args()
@@ -243,6 +320,13 @@ def main() -> None:
         table = placement_coverage(args.placement, args.hidden)
         print(table.round(3).to_string(index=False))
         print(f"pooled coverage {table['coverage'].mean():.3f} over {table['hidden_cells'].sum()} cells")
+    if args.intervals:
+        print(f"1b. the large-field verdicts (simultaneous intervals per entrant, forced): {args.fields} fields per "
+              f"setting, {args.tables} bootstrap replicates, alpha 0.05")
+        rates = [interval_error_rates(int(size.split("x")[0]), int(size.split("x")[1]), sparse, args.fields,
+                                      args.tables) for size in args.intervals for sparse in (False, True)]
+        print(pd.DataFrame(rates).round(3).T.to_string())
+        return
     if not args.fields and not args.sizes:
         return
     if args.fields:

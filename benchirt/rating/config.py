@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
 from benchirt.options import Choice, Constraint, Integer, Number, Numbers, Text, checked_options, validate_fields
+from benchirt.rating.simultaneous import PAIRWISE_UP_TO
 
 #: The two ways :func:`benchirt.rating.friedman_nemenyi` can compare classifiers.
 STATS_MODES = ("blocks", "decodirt")
@@ -85,6 +86,10 @@ class RatingConfig:
         does ``verdict: holm``, whose other classifiers' rank intervals are then the untested 1..k (said in the
         verdict). The default step-down verdict tests every pair whatever this is. The checks cost a few
         milliseconds per pair (500 imported runs: 124,750 pairs). None: every pair.
+    pairwise_up_to : int
+        Fields of up to this many tested entrants are decided pair by pair (both verdicts); larger ones by one
+        simultaneous interval per entrant (:mod:`benchirt.rating.simultaneous`: entrants × replicates instead of
+        pairs × tables, more cautious), and ``pairwise.csv`` lists the contenders' pairs only.
     """
 
     score: str = "true_score"
@@ -101,6 +106,7 @@ class RatingConfig:
     verdict: str = "stepdown"
     resampling: str = "reflection"
     max_pairwise: int | None = 50
+    pairwise_up_to: int = PAIRWISE_UP_TO
 
     #: The declared constraint of every option (:func:`benchirt.options.validated`).
     OPTIONS: ClassVar[dict[str, Constraint]] = {
@@ -118,6 +124,7 @@ class RatingConfig:
         "verdict": Choice(choices=VERDICT_METHODS),
         "resampling": Choice(choices=RESAMPLING_MODES),
         "max_pairwise": Integer(minimum=2, optional=True),
+        "pairwise_up_to": Integer(minimum=2),
     }
 
     def __post_init__(self) -> None:

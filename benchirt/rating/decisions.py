@@ -8,7 +8,10 @@
 * ``"holm"``: each pair's Wilcoxon signed-rank test, Holm's correction over the family
   (:mod:`benchirt.rating.wilcoxon_holm`; Demšar 2006);
 * ``"range"``: the single-step permutation range test on the Bradley–Terry ratings
-  (:mod:`benchirt.rating.separation`), kept for comparison.
+  (:mod:`benchirt.rating.separation`), kept for comparison;
+* ``"intervals"``, whatever ``rating.verdict`` says (but ``holm``), above
+  :data:`benchirt.rating.simultaneous.PAIRWISE_UP_TO` tested entrants: simultaneous intervals of the
+  Bradley–Terry ratings from their bootstrap over datasets (:mod:`benchirt.rating.simultaneous`), no (k, k) array.
 
 Either way the decisions are one boolean matrix ("i is separated from j and above it"), from which the joint
 rank intervals (Klein, Wright & Wieczorek 2020) and the consecutive tiers follow, so the table, the figure,
@@ -28,6 +31,7 @@ from benchirt.rating.bradley_terry import pairwise_wins
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.batch import match_outcomes
 from benchirt.rating.separation import Separation, separate, shuffled_ratings, tiers_from
+from benchirt.rating.simultaneous import EntrantIntervals, interval_tiers, simultaneous_intervals
 from benchirt.rating.stepdown import DEFAULT_STATISTIC, StepDown, rank_intervals, step_down
 from benchirt.rating.wilcoxon_holm import WilcoxonHolm, wilcoxon_holm
 
@@ -39,13 +43,14 @@ class Decisions:
     Attributes
     ----------
     method : str
-        ``"holm"``, ``"stepdown"``, ``"range"``, or ``"none"`` (no test: one dataset or no resampled tables).
-    better : numpy.ndarray of bool, shape (k, k)
-        ``better[i, j]``: i is separated from j and above it.
-    statistic : numpy.ndarray, shape (k, k)
+        ``"holm"``, ``"stepdown"``, ``"range"``, ``"intervals"``, or ``"none"`` (no test: one dataset or no
+        resampled tables).
+    better : numpy.ndarray of bool, shape (k, k), or None
+        ``better[i, j]``: i is separated from j and above it (None with ``intervals``: :meth:`on_pairs`).
+    statistic : numpy.ndarray, shape (k, k), or None
         Wilcoxon–Holm and step-down: the signed-rank statistic z_ij; range: the Bradley–Terry rating
         difference; NaN outside the tested family.
-    p_adjusted : numpy.ndarray, shape (k, k)
+    p_adjusted : numpy.ndarray, shape (k, k), or None
         Holm- or step-down-adjusted p-values (NaN for the range test and outside the family).
     rank_low, rank_high : numpy.ndarray of float, shape (k,)
         Joint rank intervals at level 1 − alpha (NaN without a test).
@@ -61,12 +66,14 @@ class Decisions:
     range_test : Separation or None
         The range test's critical value and distances (``method == "range"``).
     notes : list of str
+    intervals : EntrantIntervals or None
+        The simultaneous intervals that decide (``method == "intervals"``).
     """
 
     method: str
-    better: np.ndarray
-    statistic: np.ndarray
-    p_adjusted: np.ndarray
+    better: np.ndarray | None
+    statistic: np.ndarray | None
+    p_adjusted: np.ndarray | None
     rank_low: np.ndarray
     rank_high: np.ndarray
     tier: np.ndarray
@@ -76,6 +83,17 @@ class Decisions:
     range_test: Separation | None = None
     notes: list[str] = field(default_factory=list)
     resampling: str | None = None
+    intervals: EntrantIntervals | None = None
+
+    def on_pairs(self, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per pair of positions: whether it is separated, its statistic (positive when ``first`` is above) and
+        adjusted p-value (NaN for the range test and the intervals, which have none)."""
+        if self.intervals is not None:
+            separated = self.intervals.better(first, second) | self.intervals.better(second, first)
+            return separated, self.intervals.estimate[first] - self.intervals.estimate[second], np.full(first.size, np.nan)
+        assert self.better is not None and self.statistic is not None and self.p_adjusted is not None
+        return (self.better[first, second] | self.better[second, first], self.statistic[first, second],
+                self.p_adjusted[first, second])
 
 
 def no_decisions(k: int, alpha: float) -> Decisions:
@@ -83,6 +101,20 @@ def no_decisions(k: int, alpha: float) -> Decisions:
     return Decisions(method="none", better=np.zeros((k, k), dtype=bool), statistic=np.full((k, k), np.nan),
                      p_adjusted=np.full((k, k), np.nan), rank_low=np.full(k, np.nan), rank_high=np.full(k, np.nan),
                      tier=np.ones(k, dtype=int), alpha=alpha, n_tested=0, n_tables=0)
+
+
+def interval_decisions(rating: np.ndarray, replicates: np.ndarray | None, alpha: float) -> Decisions:
+    """The decisions of a field above :data:`benchirt.rating.simultaneous.PAIRWISE_UP_TO` tested entrants:
+    simultaneous intervals of the Bradley–Terry ratings ``rating`` (leaderboard order) from their bootstrap
+    ``replicates`` (B, k) over datasets; no decisions without replicates."""
+    k = len(rating)
+    if replicates is None:
+        return no_decisions(k, alpha)
+    intervals = simultaneous_intervals(rating, replicates, alpha=alpha)
+    return Decisions(method="intervals", better=None, statistic=None, p_adjusted=None,
+                     rank_low=intervals.rank_low.astype(float), rank_high=intervals.rank_high.astype(float),
+                     tier=interval_tiers(intervals.low, intervals.high), alpha=alpha, n_tested=k,
+                     n_tables=len(replicates), resampling="bootstrap", intervals=intervals)
 
 
 def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarray, replicates: np.ndarray | None,

@@ -26,13 +26,15 @@ from benchirt.rating.batch import DIVERGED
 from benchirt.rating.bradley_terry import bootstrap_counts
 from benchirt.rating.bt_grid import DatasetOrders, dataset_orders, fit_field
 from benchirt.rating.config import RatingConfig
-from benchirt.rating.decisions import Decisions, primary_decisions
+from benchirt.rating.decisions import Decisions, interval_decisions, primary_decisions
 from benchirt.rating.glicko import Tournament, glicko_tournament
-from benchirt.rating.on_suite import on_suite_step_down
+from benchirt.rating.on_suite import OnSuite, on_suite_step_down
+from benchirt.rating.on_suite_scale import SuiteIntervals, on_suite_intervals
 from benchirt.rating.pairwise import pairwise_comparisons
 from benchirt.rating.permutation import PermutationAnalysis
 from benchirt.rating.scores import CheckedScores, checked_scores, score_matrix
-from benchirt.rating.verdict import RATING_TIE, leaderboard_text, leaderboard_verdict
+from benchirt.rating.simultaneous import listed_pairs
+from benchirt.rating.verdict import RATING_TIE, TOP_PLACES, leaderboard_text, leaderboard_verdict
 from benchirt.results import interval_frame, percentile_interval
 
 #: Columns of ``leaderboard.csv``, in order (the ``orders_*`` spread follows when it was computed).
@@ -212,41 +214,81 @@ def leaderboard(
     if checked is not None and len(compared) > checked:
         notes.append(f"the agreement checks (each pair's Wilcoxon test with Holm's correction over their "
                      f"{checked * (checked - 1) // 2} pairs, the Bayesian sign test) compare the {checked} best-rated "
-                     f"of {len(compared)} classifiers only (rate.max_pairwise); the primary verdict tests every pair")
-    pairwise = pairwise_comparisons(matrix, order=compared, rope=config.rope, tie_tolerance=config.tie_tolerance,
-                                    seed=config.seed, checked=checked)
-    pairwise = _with_separation(pairwise, table, decisions)
+                     f"of {len(compared)} classifiers only (rate.max_pairwise); the primary verdict tests every "
+                     f"{'pair' if len(compared) <= config.pairwise_up_to else 'entrant'}")
     table["could_be_best"] = table["rank_low"].isna() | (table["rank_low"] == 1)
     table["role"] = [(roles or {}).get(name, "real") for name in table["classifier"]]
-    table, pairwise, suite_note = _with_on_suite(table, pairwise, rows, config)
-    notes += [suite_note] if suite_note else []
+    suite, suite_notes = _on_suite(table, rows, config)
+    notes += suite_notes
+    table = _with_suite_ranks(table, suite)
+    pairs = _listed(table, checked) if len(compared) > config.pairwise_up_to else None
+    pairwise = pairwise_comparisons(matrix, order=compared, rope=config.rope, tie_tolerance=config.tie_tolerance,
+                                    seed=config.seed, checked=checked, pairs=pairs)
+    pairwise = _with_separation(pairwise, table, decisions)
+    pairwise = _with_suite_pairs(pairwise, table, suite)
     return Leaderboard(table=table, pairwise=pairwise, score=config.score, n_bootstrap=config.n_bootstrap,
                        seed=config.seed, notes=notes, bootstrap=replicates)
 
 
-def _with_on_suite(table: pd.DataFrame, pairwise: pd.DataFrame, rows: Mapping[str, pd.DataFrame] | None,
-                   config: RatingConfig) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """The verdict on this suite's test rows beside the primary one (:data:`ON_SUITE_COLUMNS`,
-    :data:`ON_SUITE_PAIR_COLUMNS`), or empty columns and the reason."""
-    empty_rank = pd.array([pd.NA] * len(table), dtype="Int64")
-    table = table.assign(rank_low_on_suite=empty_rank, rank_high_on_suite=empty_rank.copy())
-    pairwise = pairwise.assign(difference_on_suite=np.nan, statistic_on_suite=np.nan, p_adjusted_on_suite=np.nan,
-                               separated_on_suite=pd.array([pd.NA] * len(pairwise), dtype="boolean"))
+def _on_suite(table: pd.DataFrame, rows: Mapping[str, pd.DataFrame] | None, config: RatingConfig
+              ) -> tuple[OnSuite | SuiteIntervals | None, list[str]]:
+    """The verdict on this suite's test rows of the table's classifiers: pair by pair (:mod:`benchirt.rating.on_suite`)
+    up to ``config.pairwise_up_to`` of them, by simultaneous intervals above (:mod:`benchirt.rating.on_suite_scale`);
+    None and the reason when it cannot be computed."""
     if rows is None:
-        return table, pairwise, ("no verdict on this suite: only scores were given, and it needs each dataset's "
-                                 "test rows (the response matrices)")
+        return None, ["no verdict on this suite: only scores were given, and it needs each dataset's test rows (the "
+                      "response matrices)"]
     if config.n_bootstrap == 0:
-        return table, pairwise, "no verdict on this suite: n_bootstrap = 0 draws no sign-flipped tables"
-    result = on_suite_step_down(rows, table["classifier"].tolist(), n_tables=config.n_bootstrap, alpha=config.alpha,
-                                seed=config.seed)
+        return None, ["no verdict on this suite: n_bootstrap = 0 draws no sign-flipped tables"]
+    classifiers = table["classifier"].tolist()
+    if len(classifiers) > config.pairwise_up_to:
+        result = on_suite_intervals(rows, classifiers, n_tables=config.n_bootstrap, alpha=config.alpha,
+                                    seed=config.seed)
+        return result, result.notes
+    return on_suite_step_down(rows, classifiers, n_tables=config.n_bootstrap, alpha=config.alpha,
+                              seed=config.seed), []
+
+
+def _with_suite_ranks(table: pd.DataFrame, suite: OnSuite | SuiteIntervals | None) -> pd.DataFrame:
+    """``rank_low_on_suite, rank_high_on_suite`` (empty without a verdict on this suite)."""
+    if suite is None:
+        empty_rank = pd.array([pd.NA] * len(table), dtype="Int64")
+        return table.assign(rank_low_on_suite=empty_rank, rank_high_on_suite=empty_rank.copy())
+    ranks = suite.intervals if isinstance(suite, SuiteIntervals) else suite
+    return table.assign(rank_low_on_suite=pd.array(ranks.rank_low, dtype="Int64"),
+                        rank_high_on_suite=pd.array(ranks.rank_high, dtype="Int64"))
+
+
+def _with_suite_pairs(pairwise: pd.DataFrame, table: pd.DataFrame, suite: OnSuite | SuiteIntervals | None
+                      ) -> pd.DataFrame:
+    """:data:`ON_SUITE_PAIR_COLUMNS` of each pair: with simultaneous intervals the difference of the entrants'
+    accuracies on the suite (adjusted for their datasets) is also the statistic, and there is no p-value."""
+    if suite is None:
+        return pairwise.assign(difference_on_suite=np.nan, statistic_on_suite=np.nan, p_adjusted_on_suite=np.nan,
+                               separated_on_suite=pd.array([pd.NA] * len(pairwise), dtype="boolean"))
     position = {name: n for n, name in enumerate(table["classifier"])}
     i, j = pairwise["a"].map(position).to_numpy(), pairwise["b"].map(position).to_numpy()
-    table["rank_low_on_suite"] = pd.array(result.rank_low, dtype="Int64")
-    table["rank_high_on_suite"] = pd.array(result.rank_high, dtype="Int64")
-    pairwise = pairwise.assign(difference_on_suite=result.difference[i, j], statistic_on_suite=result.statistic[i, j],
-                               p_adjusted_on_suite=result.p_adjusted[i, j],
-                               separated_on_suite=result.better[i, j] | result.better[j, i])
-    return table, pairwise, ""
+    if isinstance(suite, SuiteIntervals):
+        intervals = suite.intervals
+        difference = intervals.estimate[i] - intervals.estimate[j]
+        return pairwise.assign(difference_on_suite=difference, statistic_on_suite=difference,
+                               p_adjusted_on_suite=np.nan,
+                               separated_on_suite=intervals.better(i, j) | intervals.better(j, i))
+    return pairwise.assign(difference_on_suite=suite.difference[i, j], statistic_on_suite=suite.statistic[i, j],
+                           p_adjusted_on_suite=suite.p_adjusted[i, j],
+                           separated_on_suite=suite.better[i, j] | suite.better[j, i])
+
+
+def _listed(table: pd.DataFrame, checked: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``pairwise.csv`` lists in a field decided by simultaneous intervals: those among the entrants that
+    could be among the top :data:`TOP_PLACES` by either verdict and the ``checked`` best rated (the agreement
+    checks'), and the best real classifier's pair with every other (:func:`benchirt.rating.simultaneous.listed_pairs`)."""
+    could = np.zeros(len(table), dtype=bool)
+    for column in ("rank_low", "rank_low_on_suite"):
+        could |= (table[column].astype("Float64").fillna(np.inf) <= TOP_PLACES).to_numpy(dtype=bool)
+    could[:checked or 0] = True
+    real = np.flatnonzero(table["role"].astype(str).to_numpy() != "artificial")
+    return listed_pairs(could, int(real[0]) if real.size else 0)
 
 
 def glicko_divergence_note(glicko: pd.DataFrame) -> list[str]:
@@ -332,8 +374,11 @@ def bradley_terry_table(scores: pd.DataFrame | CheckedScores, *, config: RatingC
     # ordered by name, not by the last digits the fit leaves.
     table = table.iloc[np.lexsort((table["classifier"].to_numpy(), table["rank"].to_numpy()))]
     position = table.index.to_numpy()
-    decisions = primary_decisions(matrix.to_numpy(), position, table["bt_rating"].to_numpy(),
-                                  None if replicates is None else replicates[:, position], config)
+    ordered = None if replicates is None else replicates[:, position]
+    if len(classifiers) > config.pairwise_up_to and config.verdict != "holm":
+        decisions = interval_decisions(table["bt_rating"].to_numpy(), ordered, config.alpha)
+    else:
+        decisions = primary_decisions(matrix.to_numpy(), position, table["bt_rating"].to_numpy(), ordered, config)
     notes += decisions.notes
     table["rank_low"], table["rank_high"] = decisions.rank_low, decisions.rank_high
     table["tier"] = decisions.tier
@@ -364,10 +409,10 @@ def _with_separation(pairwise: pd.DataFrame, table: pd.DataFrame, decisions: Dec
     j = pairwise["b"].map(position).to_numpy()
     rating = table["bt_rating"].to_numpy()
     difference = rating[i] - rating[j]
-    separated = decisions.better[i, j] | decisions.better[j, i]
-    pairwise = pairwise.assign(bt_difference=difference, statistic=decisions.statistic[i, j],
-                               p_adjusted=decisions.p_adjusted[i, j], alpha=decisions.alpha, method=decisions.method,
-                               resampling=decisions.resampling, separated=separated)
+    separated, statistic, p_adjusted = decisions.on_pairs(i, j)
+    pairwise = pairwise.assign(bt_difference=difference, statistic=statistic, p_adjusted=p_adjusted,
+                               alpha=decisions.alpha, method=decisions.method, resampling=decisions.resampling,
+                               separated=separated)
     if decisions.range_test is None:
         return pairwise
     margin = decisions.range_test.distance[i, j]

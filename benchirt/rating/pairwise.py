@@ -46,6 +46,7 @@ def pairwise_comparisons(
     tie_tolerance: float = 0.0,
     seed: int = 0,
     checked: int | None = None,
+    pairs: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """Compare every pair of classifiers over the datasets where both have a score.
 
@@ -67,6 +68,8 @@ def pairwise_comparisons(
         Run the per-pair tests (Wilcoxon, Holm over their family, Bayesian sign test) on the pairs among the
         first ``checked`` classifiers of ``order`` only; the other pairs keep their counts, with NaN tests.
         Default: every pair.
+    pairs : tuple of two numpy.ndarray, optional
+        The pairs compared, as positions in ``order`` (first before second); default every pair.
 
     Returns
     -------
@@ -77,7 +80,7 @@ def pairwise_comparisons(
     """
     order = list(matrix.columns) if order is None else list(order)
     values = matrix[order].to_numpy(dtype=float)
-    first, second = np.triu_indices(len(order), 1)
+    first, second = np.triu_indices(len(order), 1) if pairs is None else pairs
     table = pair_counts(values, first, second, tie_tolerance=tie_tolerance)
     table.insert(0, "b", np.asarray(order, dtype=object)[second])
     table.insert(0, "a", np.asarray(order, dtype=object)[first])

@@ -63,7 +63,12 @@ def leaderboard(rating: RatingResult, context: SectionContext) -> Section | None
                + "; labels: joint rank intervals" + ("; shaded bands are tiers" if several_tiers else ""))
     add_figure(section, lambda: rating_plots.plot_leaderboard(tested, top=top), caption + top_caption(top), context.dpi)
     if len(rating.pairwise):
-        section.add(Table(rating.pairwise, f"Every pair (a rated above b): {len(rating.pairwise)} pairs.",
+        n_pairs = len(tested) * (len(tested) - 1) // 2
+        listed = (f"Every pair (a rated above b): {n_pairs} pairs." if len(rating.pairwise) == n_pairs else
+                  f"The contenders' pairs (a rated above b): {len(rating.pairwise)} of the {n_pairs} pairs — those among "
+                  "the entrants that could be among the top places and the best rated, and the best real classifier's "
+                  "pair with every other (a field this large is decided by intervals per entrant).")
+        section.add(Table(rating.pairwise, listed,
                           key=("a", "b", "separated", "statistic", "p_adjusted", "bt_difference", "mean_difference",
                                "wilcoxon_p_holm", "p_a_better", "p_equivalent", "p_b_better")))
     return section
@@ -71,6 +76,10 @@ def leaderboard(rating: RatingResult, context: SectionContext) -> Section | None
 
 def _method_words(rating: RatingResult) -> str:
     """The primary verdict's method in one sentence for the leaderboard section."""
+    if len(rating.pairwise) and str(rating.pairwise["method"].iloc[0]) == "intervals":
+        return (f"at this field's size a simultaneous {100 * (1 - rating.config.alpha):g} % interval for every "
+                "entrant's rating from the bootstrap over datasets (the largest studentised deviation over all "
+                "entrants, Romano & Wolf 2005); two entrants are separated where their intervals do not overlap.")
     if rating.config.verdict == "range":
         return ("one test for all pairs at once — the ratings differ by more than the distance that leaderboards "
                 f"with the scores shuffled within each dataset reach in {100 * (1 - rating.config.alpha):g} % of "

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from benchirt.humanize import short_name
+from benchirt.rating.simultaneous import LISTED_UP_TO
 
 #: Ratings closer than this (points) share a rank (the fit is converged far below it).
 RATING_TIE = 1e-6
@@ -141,7 +142,9 @@ def _tested_parts(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> list[str
     if on_suite is None:
         return [f"{across_text} {method_text}"]
     suite_label = "On this suite (on these test rows, which is more accurate?)"
-    suite_method = ON_SUITE_METHOD.format(percent=f"{100 * family_level(pairwise):g} %")
+    percent = f"{100 * family_level(pairwise):g} %"
+    suite_method = (ON_SUITE_INTERVALS_METHOD if suite_by_intervals(pairwise) else ON_SUITE_METHOD).format(
+        percent=percent, coverage=f"{100 - 100 * family_level(pairwise):g} %")
     if not is_separated(pairwise).any() and pairwise["separated_on_suite"].fillna(False).astype(bool).any():
         return [f"{suite_label}, reported first because across datasets nothing is separated on "
                 f"{dataset_count(leaderboard)}: {head}; {on_suite}. {suite_method}",
@@ -152,6 +155,13 @@ def _tested_parts(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> list[str
 #: How the verdict on this suite is reached, in words (:mod:`benchirt.rating.on_suite`).
 ON_SUITE_METHOD = ("Method on this suite: the same step-down on tables whose test rows swap each pair's answers at "
                    "random (datasets weighted equally); chance of any false separation ≤ {percent}.")
+#: The same in a field decided by simultaneous intervals (``rate.pairwise_up_to``; :mod:`benchirt.rating.on_suite_scale`).
+ON_SUITE_INTERVALS_METHOD = (
+    "Method on this suite at this field's size: a simultaneous {coverage} interval for every entrant's accuracy on "
+    "these test rows, adjusted for the datasets it ran (a two-way additive model, datasets weighted equally; in a "
+    "dense field the mean accuracy difference itself), from bootstrap resamples of the test rows within each "
+    "dataset; two entrants are separated where their intervals do not overlap (chance of any false separation "
+    "about {percent} or less).")
 
 
 def real_classifiers(leaderboard: pd.DataFrame) -> pd.DataFrame:
@@ -268,6 +278,8 @@ def method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, method: s
                 "quantile of the largest rating difference in leaderboards whose scores are shuffled within each "
                 "dataset, more for a pair whose bootstrap spread is larger (chance of any false separation "
                 f"≤ {percent} when all are equal).")
+    if method == "intervals":
+        return interval_method_sentence(leaderboard, pairwise, datasets)
     if method == "holm":
         tested = int(pairwise["p_adjusted"].notna().sum())
         if tested < n_pairs:
@@ -283,6 +295,35 @@ def method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, method: s
             "— each pair's Wilcoxon signed-rank statistic against the largest among the pairs not yet "
             f"separated, in {resampled_tables(pairwise)}; chance of any false separation ≤ {percent}, so the rank "
             f"intervals hold for all classifiers at once at {100 * (1 - alpha):g} %.")
+
+
+def suite_by_intervals(pairwise: pd.DataFrame) -> bool:
+    """Whether the verdict on this suite was reached by simultaneous intervals (its pairs have decisions but no
+    adjusted p-values), not pair by pair."""
+    if "separated_on_suite" not in pairwise or "p_adjusted_on_suite" not in pairwise:
+        return False
+    return bool(pairwise["separated_on_suite"].notna().any() and pairwise["p_adjusted_on_suite"].isna().all())
+
+
+def interval_method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, datasets: str) -> str:
+    """"Method: …" of a field decided by simultaneous intervals (:mod:`benchirt.rating.simultaneous`), with what
+    ``pairwise.csv`` lists of its pairs."""
+    k = len(leaderboard)
+    n_pairs = k * (k - 1) // 2
+    coverage = f"{100 - 100 * family_level(pairwise):g} %"
+    could = np.zeros(k, dtype=bool)
+    for column in ("rank_low", "rank_low_on_suite"):
+        if column in leaderboard:
+            could |= leaderboard[column].astype("Float64").fillna(np.inf).to_numpy(dtype=float) <= TOP_PLACES
+    cut = (f" (the best rated {LISTED_UP_TO} of the {int(could.sum())} that could be among the top {TOP_PLACES})"
+           if could.sum() > LISTED_UP_TO else f" ({int(could.sum())} could be among the top {TOP_PLACES})")
+    return (f"Method at this field's size ({k} tested entrants, {n_pairs} pairs; smaller fields have every pair "
+            f"tested on its own, rate.pairwise_up_to): a simultaneous {coverage} interval for every entrant's Bradley–Terry "
+            f"rating from its bootstrap over {datasets} (the largest studentised deviation over all entrants; Romano "
+            "& Wolf 2005), two entrants separated where their intervals do not overlap, so every rank interval holds "
+            f"at once at {coverage} — more cautious than testing each pair; pairwise.csv lists {len(pairwise)} of "
+            f"the {n_pairs} pairs: those among the contenders for the top places{cut} and the best rated, and the "
+            "best real classifier's pair with every other.")
 
 
 def dataset_count(leaderboard: pd.DataFrame) -> str:

@@ -1,0 +1,149 @@
+"""Both verdicts for fields too large to test pair by pair: one simultaneous interval per entrant.
+
+Up to :data:`PAIRWISE_UP_TO` tested entrants every pair is tested (:mod:`benchirt.rating.stepdown`,
+:mod:`benchirt.rating.on_suite`); their resampled tables cost pairs × tables, 5·10⁷ pairs at 10⁴ entrants. Larger
+fields are decided from one interval per entrant instead, which costs entrants × replicates:
+
+**Simultaneous intervals** (the studentised maximum-modulus bootstrap; Romano & Wolf 2005, "Exact and approximate
+stepdown methods for multiple hypothesis testing", JASA 100, §4, single-step form): for point estimates θ̂_i and
+bootstrap replicates θ*_bi, s_i is the replicates' standard deviation and c the 1 − α quantile over replicates of
+max_i |θ*_bi − θ̂_i| / s_i; the intervals θ̂_i ± c·s_i then cover every θ_i at once with probability about 1 − α.
+
+**Decisions and ranks from them.** i is separated above j when low_i > high_j. Whenever every interval covers, no
+such decision is false, so the joint rank intervals of Klein, Wright & Wieczorek (2020) follow as from any
+simultaneous decisions: rank_low_i = 1 + #{j: low_j > high_i}, rank_high_i = k − #{j: high_j < low_i} — the
+"marginal" construction of Mogstad, Romano, Shaikh & Wilhelm (2023, "Inference for ranks with applications to
+mobility across neighbourhoods and academic achievement across countries", Rev. Econ. Stud., §3.1), more
+conservative than intervals for every difference, and computed by sorting: no (k, k) array. The could-be-best set
+(rank_low = 1) and the could-be-top-t set (rank_low ≤ t) contain the true best and the true top t with the same
+probability.
+
+Which estimates and replicates: across datasets the Bradley–Terry ratings and their bootstrap over datasets
+(:mod:`benchirt.rating.leaderboard`); on this suite each entrant's accuracy on the suite's test rows
+(:mod:`benchirt.rating.on_suite_scale`).
+
+Hand-written: numpy's quantile and sort do the work; no library builds rank intervals from a bootstrap of this
+kind (csranks, the R/Python package of Mogstad et al., forms the k² differences).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Fields of up to this many tested entrants are decided pair by pair (every pair's resampled statistic); larger
+#: ones by :func:`simultaneous_intervals` (499,500 pairs at this size: the pair-by-pair verdicts' cost and the
+#: (k, k) arrays they keep stay within a second of CPU and tens of MB per table).
+PAIRWISE_UP_TO = 1000
+#: Entrants whose every pair ``pairwise.csv`` lists in a field decided by simultaneous intervals (the contenders for
+#: the top places, best rated first; beyond them only the best real classifier's pairs).
+LISTED_UP_TO = 300
+
+
+@dataclass(kw_only=True)
+class EntrantIntervals:
+    """Simultaneous intervals of k entrants' estimates, in the order given, and the ranks they imply.
+
+    Attributes
+    ----------
+    estimate, low, high : numpy.ndarray, shape (k,)
+        Point estimate and interval (−inf, inf where fewer than two replicates rate the entrant).
+    critical : float
+        c, the studentised maximum's 1 − α quantile (NaN without replicates).
+    rank_low, rank_high : numpy.ndarray of int, shape (k,)
+        Joint rank intervals (1 = best).
+    alpha : float
+    n_replicates : int
+    """
+
+    estimate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    critical: float
+    rank_low: np.ndarray
+    rank_high: np.ndarray
+    alpha: float
+    n_replicates: int
+
+    def better(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Per pair, whether entrant ``first`` is separated above entrant ``second``."""
+        return self.low[first] > self.high[second]
+
+    def n_separated(self) -> int:
+        """Pairs separated, counted by sorting: Σ_i #{j: high_j < low_i}."""
+        return int(np.searchsorted(np.sort(self.high), self.low, side="left").sum())
+
+
+def simultaneous_intervals(estimate: np.ndarray, replicates: np.ndarray, *, alpha: float = 0.05) -> EntrantIntervals:
+    """Studentised maximum-modulus bootstrap intervals of every entrant at once (module docstring).
+
+    Parameters
+    ----------
+    estimate : numpy.ndarray, shape (k,)
+    replicates : numpy.ndarray, shape (B, k)
+        Bootstrap replicates; NaN where a replicate does not rate the entrant (left out of its spread and of that
+        replicate's maximum).
+    alpha : float
+        1 − the simultaneous coverage.
+
+    Returns
+    -------
+    EntrantIntervals
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> result = simultaneous_intervals(np.array([2.0, 1.0, 0.0]), rng.normal(size=(500, 3)) * 0.1 + [2, 1, 0])
+    >>> result.rank_low.tolist(), result.rank_high.tolist()
+    ([1, 2, 3], [1, 2, 3])
+    """
+    estimate = np.asarray(estimate, dtype=float)
+    replicates = np.asarray(replicates, dtype=float)
+    rated = (~np.isnan(replicates)).sum(axis=0)
+    enough = rated >= 2
+    spread = np.zeros(estimate.size)
+    if enough.any():
+        spread[enough] = np.nanstd(replicates[:, enough], axis=0, ddof=1)
+    varies = enough & (spread > 0)
+    critical = float("nan")
+    half = np.where(enough, 0.0, np.inf)
+    if varies.any():
+        deviation = np.abs(replicates[:, varies] - estimate[varies]) / spread[varies]
+        largest = np.nanmax(np.where(np.isnan(deviation), -np.inf, deviation), axis=1)
+        critical = float(np.quantile(largest[np.isfinite(largest)], 1.0 - alpha, method="higher"))
+        half[varies] = critical * spread[varies]
+    low, high = estimate - half, estimate + half
+    rank_low, rank_high = interval_ranks(low, high)
+    return EntrantIntervals(estimate=estimate, low=low, high=high, critical=critical, rank_low=rank_low,
+                            rank_high=rank_high, alpha=float(alpha), n_replicates=len(replicates))
+
+
+def interval_ranks(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Joint rank intervals from simultaneous intervals: 1 + #{j: low_j > high_i} and k − #{j: high_j < low_i}."""
+    k = low.size
+    above = k - np.searchsorted(np.sort(low), high, side="right")
+    below = np.searchsorted(np.sort(high), low, side="left")
+    return (1 + above).astype(int), (k - below).astype(int)
+
+
+def interval_tiers(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Consecutive tiers down the given order: a boundary below position g only when every entrant at positions ≤ g
+    is separated above every entrant after it (the lowest lower bound above beats the highest upper bound below)."""
+    if low.size < 2:
+        return np.ones(low.size, dtype=int)
+    lowest_above = np.minimum.accumulate(low)[:-1]
+    highest_below = np.maximum.accumulate(high[::-1])[::-1][1:]
+    return 1 + np.concatenate([[0], np.cumsum(lowest_above > highest_below)]).astype(int)
+
+
+def listed_pairs(listed: np.ndarray, leader: int, *, most: int = LISTED_UP_TO) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs of positions (first before second) a large field's pairwise table keeps: every pair among the first
+    ``most`` positions where ``listed`` (bool, board order) is True, and ``leader``'s pair with every other
+    position; in board order."""
+    kept = np.flatnonzero(listed)[:most]
+    first, second = np.triu_indices(kept.size, 1)
+    others = np.setdiff1d(np.arange(listed.size), np.append(kept, leader))
+    pairs = np.concatenate([np.stack([kept[first], kept[second]], axis=1),
+                            np.sort(np.stack([np.full(others.size, leader), others], axis=1), axis=1)])
+    pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+    return pairs[:, 0], pairs[:, 1]
