@@ -10,7 +10,7 @@ every stage, in a fresh process; the manifest gives each stage's wall seconds an
 for the per-dataset stages), ``getrusage`` the run's CPU and peak resident memory. Between two sizes with the
 same number of tasks the growth exponent in flows is log(cost ratio) / log(flow ratio).
 
-``--only subset`` times the subset stage alone: the respond and IRT stages run first (untimed), then the subset
+``--only subset`` (or ``rate``) times that stage alone: the respond and IRT stages run first (untimed), then the
 stage in a process of its own (``--stages subset``), whose CPU seconds and peak resident memory ``getrusage`` gives;
 ``--baseline REV`` runs that stage a second time with the package of the git revision ``REV`` (``git archive``)
 on the same stored IRT results and prints the ratio of the two.
@@ -41,7 +41,7 @@ STAGES = ("respond", "irt", "rate", "subset", "airt", "report")
 #: This tree (its ``benchirt`` package is the one timed, beside a ``--baseline``).
 HERE = Path(__file__).resolve().parents[1]
 #: The stages a stage timed alone (``--only``) needs stored first.
-UPSTREAM = {"subset": ("respond", "irt")}
+UPSTREAM = {"subset": ("respond", "irt"), "rate": ("respond", "irt")}
 #: Runs ``benchirt`` in this process and writes the process's CPU seconds and peak memory (``getrusage``) as JSON to
 #: the file named by ``FIELD_SCALE_USAGE`` when it exits.
 MEASURED = """import atexit, json, os, resource, runpy, sys
