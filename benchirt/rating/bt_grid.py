@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.signal import fftconvolve
+from scipy.fft import irfft, next_fast_len, rfft
 from scipy.special import expit, logit
 
 from benchirt.rating.bradley_terry import (MAX_ITERATIONS, MAX_THETA_STEP, PRIOR_SD, RATING_PER_THETA,
@@ -42,6 +42,10 @@ from benchirt.rating.batch import match_outcomes
 #: Spacing of the grid the strengths are binned on (natural-log units): the binning and interpolation errors are
 #: of the order of GRID_STEP² times the kernel's curvature (at most 0.1 for σ and σ′).
 GRID_STEP = 0.02
+#: The grid step of bootstrap replicates (:func:`fit_field`'s ``grid_step``): half the grid points of
+#: :data:`GRID_STEP` and four times its O(h²) error — a fraction of a rating point, against percentile intervals
+#: hundreds of points wide.
+BOOTSTRAP_GRID_STEP = 0.04
 #: Largest relative residual at which the conjugate-gradient solve of a Newton step stops; near the optimum the
 #: solve is tightened to √‖g‖ relative (the forcing terms of Eisenstat & Walker 1996, which keep Newton's
 #: convergence superlinear while the far-off steps are solved loosely).
@@ -111,12 +115,14 @@ def dataset_orders(scores: np.ndarray, *, tie_tolerance: float = 0.0) -> Dataset
                          won=won, tied=tied, lost=lost)
 
 
-def fit_field(orders: DatasetOrders, counts: np.ndarray, *, start: np.ndarray | None = None) -> BradleyTerryFit:
+def fit_field(orders: DatasetOrders, counts: np.ndarray, *, start: np.ndarray | None = None,
+              grid_step: float = GRID_STEP) -> BradleyTerryFit:
     """The Bradley–Terry fits of B weightings of the datasets (``counts`` (B, D); ones for the plain fit): exact
-    through the (k, k) win matrices up to :data:`DENSE_UP_TO` classifiers, on the grid (:func:`fit_orders`) above."""
+    through the (k, k) win matrices up to :data:`DENSE_UP_TO` classifiers, on the grid (:func:`fit_orders`, of step
+    ``grid_step``) above."""
     counts = np.atleast_2d(np.asarray(counts, dtype=float))
     if orders.present.shape[1] > DENSE_UP_TO:
-        return fit_orders(orders, counts, start=start)
+        return fit_orders(orders, counts, start=start, grid_step=grid_step)
     wins = pairwise_wins(match_outcomes(orders.scores, tie_tolerance=orders.tie_tolerance))
     if len(counts) == 1 and np.all(counts == 1):
         return fit_bradley_terry(wins.sum(axis=0), start=start)
@@ -124,7 +130,8 @@ def fit_field(orders: DatasetOrders, counts: np.ndarray, *, start: np.ndarray | 
 
 
 def fit_orders(orders: DatasetOrders, counts: np.ndarray, *, start: np.ndarray | None = None,
-               prior_sd: float = PRIOR_SD, block_cells: int = BLOCK_CELLS) -> BradleyTerryFit:
+               prior_sd: float = PRIOR_SD, block_cells: int = BLOCK_CELLS, grid_step: float = GRID_STEP
+               ) -> BradleyTerryFit:
     """MAP Bradley–Terry strengths of B weighted sums of the datasets' matches (weights ``counts``, e.g. bootstrap
     replicates; one row of ones for the plain fit), without (k, k) arrays (see the module docstring).
 
@@ -139,6 +146,8 @@ def fit_orders(orders: DatasetOrders, counts: np.ndarray, *, start: np.ndarray |
     prior_sd : float
     block_cells : int
         Memory bound: problems × presence patterns × grid points binned at once.
+    grid_step : float
+        Spacing of the grid (:data:`GRID_STEP`; :data:`BOOTSTRAP_GRID_STEP` for bootstrap replicates).
 
     Returns
     -------
@@ -154,7 +163,7 @@ def fit_orders(orders: DatasetOrders, counts: np.ndarray, *, start: np.ndarray |
         theta = logit((won + 0.5) / (meetings + 1.0))
     else:
         theta = np.array(np.broadcast_to(start, won.shape), dtype=float)
-    sums = _KernelSums(patterns.astype(float), 1.0 / prior_sd**2)
+    sums = _KernelSums(patterns.astype(float), 1.0 / prior_sd**2, grid_step)
     block = max(1, block_cells // max(len(patterns) * sums.grid_points(theta), 1))
     max_step = np.full(len(counts), np.inf)
     n_iterations = 0
@@ -218,22 +227,22 @@ class _KernelSums:
     weight of the datasets with each pattern. Everything sums per pattern, then over patterns with the weights.
     """
 
-    def __init__(self, patterns: np.ndarray, precision: float) -> None:
+    def __init__(self, patterns: np.ndarray, precision: float, step: float = GRID_STEP) -> None:
         self.patterns = patterns
         self.present = [pattern > 0 for pattern in patterns]
         self.precision = precision
+        self.step = step
 
-    @staticmethod
-    def grid_points(theta: np.ndarray) -> int:
-        """Grid points that cover ``theta`` (plus one step each side) at :data:`GRID_STEP`."""
-        return int(np.ceil((np.ptp(theta) if theta.size else 0.0) / GRID_STEP)) + 3
+    def grid_points(self, theta: np.ndarray) -> int:
+        """Grid points that cover ``theta`` (plus one step each side) at the grid's step."""
+        return int(np.ceil((np.ptp(theta) if theta.size else 0.0) / self.step)) + 3
 
     def _sum(self, theta: np.ndarray, weights: np.ndarray, kernel, values: np.ndarray | None = None) -> np.ndarray:
         """Σ_q weights[b, q] P_qi Σ_{j∈q} values_j κ(θ_i − θ_j) (self term included), shape (B, k): per pattern,
         linear binning of the present strengths (each weighted by ``values`` when given), one FFT convolution
         with κ sampled on the grid, linear interpolation at the present θ_i."""
         n_problems, n_points = theta.shape[0], self.grid_points(theta)
-        position = (theta - theta.min(axis=1, keepdims=True)) / GRID_STEP + 1.0
+        position = (theta - theta.min(axis=1, keepdims=True)) / self.step + 1.0
         cell = np.clip(np.floor(position).astype(int), 0, n_points - 2)
         fraction = position - cell
         mass = np.ones_like(theta) if values is None else values
@@ -243,8 +252,7 @@ class _KernelSums:
             index, share = (offsets + cell[:, taken]).ravel(), (mass[:, taken] * fraction[:, taken]).ravel()
             grid[:, q] = (np.bincount(index, mass[:, taken].ravel() - share, minlength=n_problems * n_points)
                           + np.bincount(index + 1, share, minlength=n_problems * n_points)).reshape(n_problems, n_points)
-        sampled = kernel(GRID_STEP * np.arange(-(n_points - 1), n_points))
-        smoothed = fftconvolve(grid, sampled[None, None, :], mode="full", axes=2)[..., n_points - 1:2 * n_points - 1]
+        smoothed = _convolved(grid, kernel, self.step)
         total = np.zeros_like(theta)
         for q, taken in enumerate(self.present):
             flat = smoothed[:, q].ravel()
@@ -266,6 +274,17 @@ class _KernelSums:
         """H v: the diagonal (with the prior) times v minus the weighted sums Σ_{j≠i} σ'(θ_i − θ_j) v_j."""
         off = self._sum(theta, weights, _logistic_density, vector) - 0.25 * vector * opponents
         return diagonal * vector - off
+
+
+def _convolved(grid: np.ndarray, kernel, step: float) -> np.ndarray:
+    """Σ_j grid[..., j] κ((m − j)·h), h = ``step``, for every grid point m (last axis): a circular convolution of length at least
+    2n − 1, which equals the linear one at the n points needed (no term wraps around onto them), with the kernel
+    sampled at the offsets −(n − 1)…n − 1."""
+    n_points = grid.shape[-1]
+    size = next_fast_len(2 * n_points - 1, real=True)
+    sampled = kernel(step * np.arange(-(n_points - 1), n_points))
+    spectrum = rfft(sampled, n=size)
+    return irfft(rfft(grid, n=size, axis=-1) * spectrum, n=size, axis=-1)[..., n_points - 1:2 * n_points - 1]
 
 
 def _logistic_density(x: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ from scipy.stats import rankdata
 from benchirt.errors import BenchirtError
 from benchirt.rating.batch import DIVERGED
 from benchirt.rating.bradley_terry import bootstrap_counts
-from benchirt.rating.bt_grid import DatasetOrders, dataset_orders, fit_field
+from benchirt.rating.bt_grid import BOOTSTRAP_GRID_STEP, DatasetOrders, dataset_orders, fit_field
 from benchirt.rating.config import RatingConfig
 from benchirt.rating.decisions import Decisions, interval_decisions, primary_decisions
 from benchirt.rating.glicko import Tournament, glicko_tournament
@@ -449,7 +449,7 @@ def _bootstrap(orders: DatasetOrders, config: RatingConfig, start: np.ndarray):
             "no classifier can be separated from another"
         ]
     counts = bootstrap_counts(n_datasets, config.n_bootstrap, seed=config.seed)
-    fit = fit_field(orders, counts, start=start)
+    fit = fit_field(orders, counts, start=start, grid_step=BOOTSTRAP_GRID_STEP)
     notes = []
     if not fit.converged.all():
         notes.append(f"{int((~fit.converged).sum())} of {config.n_bootstrap} bootstrap fits did not converge "
