@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from benchirt.rating.statistics import friedman_nemenyi
-from benchirt.rating.agreement import glicko_check, nemenyi_check, smallest_holm_p, wilcoxon_check
+from benchirt.rating.agreement import bayesian_check, glicko_check, nemenyi_check, smallest_holm_p, wilcoxon_check
 from benchirt.rating.verdict import probability, probability_is
 from benchirt.report.conclusions import airt_sentence, leaderboard_table
 from benchirt.subsets.report_sections import subsets_sentence
@@ -15,6 +15,18 @@ def test_probabilities_are_never_rounded_to_one_or_zero():
     assert [probability(p) for p in (0.996, 1.0, 0.004, 0.0, 0.391, 0.99, 0.01)] == [
         "> 0.99", "> 0.99", "< 0.01", "< 0.01", "0.39", "0.99", "0.01"]
     assert probability_is(0.996) == "> 0.99" and probability_is(0.39) == "= 0.39"
+
+
+def test_the_agreement_checks_count_only_the_pairs_they_tested():
+    # pairs beyond rate.max_pairwise keep their counts with empty tests: not "pairs the check left unseparated"
+    pairwise = pd.DataFrame({"a": ["a", "a", "b", "a"], "b": ["b", "c", "c", "d"], "n_datasets": 20,
+                             "mean_difference": 0.1, "wilcoxon_p": [0.001, 0.001, 0.5, None],
+                             "wilcoxon_p_holm": [0.003, 0.003, 0.5, None], "separated": [True, False, False, True],
+                             "p_a_better": [0.99, 0.97, 0.5, None], "p_equivalent": [0.0, 0.01, 0.4, None],
+                             "p_b_better": [0.01, 0.02, 0.1, None]})
+    assert "over all 3 pairs (α = 0.05): separates 2 of 3 pairs, the primary 1; they agree on 2 of 3" \
+        in wilcoxon_check(pairwise)
+    assert "separates 2 of 3 pairs, the primary 1" in bayesian_check(pairwise)
 
 
 def test_wilcoxon_check_says_when_it_cannot_reject_at_this_size():

@@ -37,9 +37,16 @@ def smallest_holm_p(n_datasets: int, n_pairs: int) -> float:
     return min(1.0, n_pairs * 2.0 / 2.0 ** n_datasets)
 
 
+def checked_pairs(pairwise: pd.DataFrame) -> pd.DataFrame:
+    """The pairs the per-pair checks ran on (``wilcoxon_p`` present: those among the ``rate.max_pairwise`` best
+    rated); every row of a table without the column."""
+    return pairwise[pairwise["wilcoxon_p"].notna()] if "wilcoxon_p" in pairwise else pairwise
+
+
 def wilcoxon_check(pairwise: pd.DataFrame, *, alpha: float = 0.05) -> str:
-    """Wilcoxon signed-rank + Holm over all pairs against the primary, or why it cannot reject here; empty when
-    it is the primary and can reject (the verdict already says what it found)."""
+    """Wilcoxon signed-rank + Holm over the pairs it tested (:func:`checked_pairs`) against the primary, or why it
+    cannot reject here; empty when it is the primary and can reject (the verdict already says what it found)."""
+    pairwise = checked_pairs(pairwise)
     n_pairs = len(pairwise)
     n_datasets = int(pairwise["n_datasets"].max())
     floor = smallest_holm_p(n_datasets, n_pairs)
@@ -62,6 +69,7 @@ def wilcoxon_check(pairwise: pd.DataFrame, *, alpha: float = 0.05) -> str:
 
 def bayesian_check(pairwise: pd.DataFrame) -> str:
     """The Bayesian sign test (P(a better) > 0.95 read as "a is better") against the primary."""
+    pairwise = checked_pairs(pairwise)
     bayes = (pairwise["p_a_better"] > BAYES_DECISION).to_numpy()
     text = _agreement(f"Bayesian sign test (P(better) > {BAYES_DECISION} read as better)", pairwise, bayes,
                       f"a per-pair posterior, no multiplicity over the {len(pairwise)} pairs",
