@@ -227,14 +227,20 @@ def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np
     """
     met = ~np.isnan(result)
     played = met.any(axis=2)
-    outcome = np.where(met, result, 0.0)
     g = 1.0 / np.sqrt(1.0 + 3.0 * phi**2 / np.pi**2)                  # g(φ_j), (P, k)
-    expected = expit(g[:, None, :] * (mu[:, :, None] - mu[:, None, :]))   # E(μ, μ_j, φ_j), no overflow
-    weight = np.where(met, g[:, None, :], 0.0)
-    share = 1.0 / np.maximum(met.sum(axis=2, keepdims=True), 1) if weighted else 1.0   # composite weights
-    info = (share * weight**2 * expected * (1.0 - expected)).sum(axis=2)
+    # E(μ, μ_j, φ_j) without overflow, then the games' residuals s − E and information E(1 − E), zero where the
+    # pair did not meet, each summed against g_j (resp. g_j²): the (P, k, k) arrays are updated in place.
+    expected = g[:, None, :] * (mu[:, :, None] - mu[:, None, :])
+    expit(expected, out=expected)
+    residual = np.where(met, result, 0.0)
+    residual -= expected
+    residual *= met
+    expected *= 1.0 - expected
+    expected *= met
+    games = np.maximum(met.sum(axis=2), 1) if weighted else 1.0        # composite weights: 1 / opponents met
+    info = np.einsum("pij,pj->pi", expected, g * g) / games
     v = 1.0 / np.where(played, info, 1.0)                              # step 3
-    pull = (share * weight * (outcome - expected)).sum(axis=2)
+    pull = np.einsum("pij,pj->pi", residual, g) / games
     delta = v * pull                                                   # step 4
     new_sigma = _new_volatility(mu if glicko == "decodirt" else phi, phi, sigma, delta, v)   # step 5
     phi_star = np.sqrt(phi**2 + new_sigma**2)                          # step 6
