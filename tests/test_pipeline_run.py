@@ -28,9 +28,7 @@ SMALL = {
                   "pool": ["gaussian_nb", "knn_3", "decision_tree", "random_forest_5", "svc"]},
     "rating": {"n_permutations": 20},
     "subsets": {"cuts": [50], "n_random": 5, "n_permutations": 5},
-    # one dataset's curve figures (the report is built 7 times here; figures are most of its CPU): the pick of
-    # the most and least difficult datasets is drawn by test_report_default_run.py (2 of 12)
-    "report": {"max_dataset_plots": 1},
+    "report": {"max_dataset_plots": 2},
     "stages": ["respond", "irt", "rate", "subset", "report"],
     "execution": {"n_jobs": 1},
 }
