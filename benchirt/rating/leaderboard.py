@@ -10,7 +10,9 @@ joint rank intervals (``rank_low, rank_high``) and the consecutive tiers that fo
 resampled tables as bootstrap replicates), or each pair's Wilcoxon signed-rank test with Holm's correction, or the range test
 (:mod:`benchirt.rating.decisions`, :mod:`benchirt.rating.wilcoxon_holm`, :mod:`benchirt.rating.stepdown`). Beside it: the Glicko-2 rating and RD of the single-order
 tournament, the mean per-dataset rank, the spread over dataset orders, and every pairwise comparison
-(:mod:`benchirt.rating.pairwise`).
+(:mod:`benchirt.rating.pairwise`). Above ``rate.pairwise_up_to`` tested entrants both verdicts come from one
+simultaneous interval per entrant instead (:mod:`benchirt.rating.simultaneous`, :mod:`benchirt.rating.on_suite_scale`)
+and the pairwise table keeps the contenders' pairs.
 """
 from __future__ import annotations
 
@@ -84,7 +86,8 @@ class Leaderboard:
         above the next classifier in the table, by more than ``RATING_TIE``), ``n_datasets`` and its total
         ``wins/losses/ties``.
     pairwise : pandas.DataFrame
-        :func:`benchirt.rating.pairwise.pairwise_comparisons`, pairs in leaderboard order, then the primary
+        :func:`benchirt.rating.pairwise.pairwise_comparisons`, pairs in leaderboard order (above
+        ``rate.pairwise_up_to`` entrants only the contenders' pairs and the best real classifier's), then the primary
         decision on each pair (:data:`SEPARATION_COLUMNS`): ``bt_difference`` (rating of a − rating of b),
         ``statistic`` (the signed-rank statistic of a − b; the rating difference for the range test),
         ``p_adjusted`` (Holm- or step-down-adjusted p-value; NaN for the range test and untested pairs),

@@ -58,7 +58,8 @@ class RatingResult:
         columns empty). What computes over the tested rows reads :func:`benchirt.rating.verdict.measured`
         (``p_above_next`` compares a tested row with the next tested one).
     pairwise : pandas.DataFrame
-        Every pair of classifiers (:data:`benchirt.rating.pairwise.PAIRWISE_COLUMNS`).
+        Every pair of tested classifiers (:data:`benchirt.rating.pairwise.PAIRWISE_COLUMNS`); above
+        ``rate.pairwise_up_to`` of them the contenders' pairs (:attr:`benchirt.rating.leaderboard.Leaderboard.pairwise`).
     score : str
         Name of the score that decided the matches, the leaderboard and the first test.
     notes : list of str
