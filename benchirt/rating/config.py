@@ -5,7 +5,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
 from benchirt.options import Choice, Constraint, Integer, Number, Numbers, Text, checked_options, validate_fields
-from benchirt.rating.simultaneous import PAIRWISE_UP_TO
 
 #: The two ways :func:`benchirt.rating.friedman_nemenyi` can compare classifiers.
 STATS_MODES = ("blocks", "decodirt")
@@ -21,6 +20,10 @@ VERDICT_METHODS = ("stepdown", "holm", "range")
 #: sign (default; exact for classifiers of any spreads whose noise is symmetric), or shuffling the classifiers
 #: within each dataset (the former default; exact only for exchangeable classifiers).
 RESAMPLING_MODES = ("reflection", "shuffle")
+#: ``rate.pairwise_up_to``'s default: fields of up to this many tested entrants are decided pair by pair (every pair's
+#: resampled statistic: 499,500 pairs at this size), larger ones by one simultaneous interval per entrant
+#: (:mod:`benchirt.rating.simultaneous`).
+PAIRWISE_UP_TO = 1000
 #: The scores a run has for every (dataset, classifier), any of which can decide the ratings of a run
 #: (``rate.score``; the table: :func:`benchirt.rating.run_scores.run_scores`).
 RUN_SCORES = ("true_score", "theta", "test_accuracy", "cv_accuracy")

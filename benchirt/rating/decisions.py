@@ -10,7 +10,7 @@
 * ``"range"``: the single-step permutation range test on the Bradley–Terry ratings
   (:mod:`benchirt.rating.separation`), kept for comparison;
 * ``"intervals"``, whatever ``rating.verdict`` says (but ``holm``), above
-  :data:`benchirt.rating.simultaneous.PAIRWISE_UP_TO` tested entrants: simultaneous intervals of the
+  :data:`benchirt.rating.config.PAIRWISE_UP_TO` tested entrants: simultaneous intervals of the
   Bradley–Terry ratings from their bootstrap over datasets (:mod:`benchirt.rating.simultaneous`), no (k, k) array.
 
 Either way the decisions are one boolean matrix ("i is separated from j and above it"), from which the joint
@@ -104,7 +104,7 @@ def no_decisions(k: int, alpha: float) -> Decisions:
 
 
 def interval_decisions(rating: np.ndarray, replicates: np.ndarray | None, alpha: float) -> Decisions:
-    """The decisions of a field above :data:`benchirt.rating.simultaneous.PAIRWISE_UP_TO` tested entrants:
+    """The decisions of a field above :data:`benchirt.rating.config.PAIRWISE_UP_TO` tested entrants:
     simultaneous intervals of the Bradley–Terry ratings ``rating`` (leaderboard order) from their bootstrap
     ``replicates`` (B, k) over datasets; no decisions without replicates."""
     k = len(rating)

@@ -1,7 +1,7 @@
 """The verdict *on this suite* for fields too large to test pair by pair: each entrant's accuracy on the suite.
 
 :mod:`benchirt.rating.on_suite` tests every pair on the rows of the datasets both ran. Above
-:data:`benchirt.rating.simultaneous.PAIRWISE_UP_TO` entrants it gives way to one interval per entrant
+``rate.pairwise_up_to`` entrants it gives way to one interval per entrant
 (:mod:`benchirt.rating.simultaneous`), of this estimate:
 
 **Estimand.** Each entrant's accuracy on the suite, adjusted for which datasets it ran: the least-squares fit of

@@ -1,8 +1,9 @@
 """Both verdicts for fields too large to test pair by pair: one simultaneous interval per entrant.
 
-Up to :data:`PAIRWISE_UP_TO` tested entrants every pair is tested (:mod:`benchirt.rating.stepdown`,
-:mod:`benchirt.rating.on_suite`); their resampled tables cost pairs × tables, 5·10⁷ pairs at 10⁴ entrants. Larger
-fields are decided from one interval per entrant instead, which costs entrants × replicates:
+Up to ``rate.pairwise_up_to`` (:data:`benchirt.rating.config.PAIRWISE_UP_TO`) tested entrants every pair is
+tested (:mod:`benchirt.rating.stepdown`, :mod:`benchirt.rating.on_suite`); their resampled tables cost pairs × tables,
+5·10⁷ pairs at 10⁴ entrants. Larger fields are decided from one interval per entrant instead, which costs entrants ×
+replicates:
 
 **Simultaneous intervals** (the studentised maximum-modulus bootstrap; Romano & Wolf 2005, "Exact and approximate
 stepdown methods for multiple hypothesis testing", JASA 100, §4, single-step form): for point estimates θ̂_i and
@@ -31,10 +32,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Fields of up to this many tested entrants are decided pair by pair (every pair's resampled statistic); larger
-#: ones by :func:`simultaneous_intervals` (499,500 pairs at this size: the pair-by-pair verdicts' cost and the
-#: (k, k) arrays they keep stay within a second of CPU and tens of MB per table).
-PAIRWISE_UP_TO = 1000
 #: Entrants whose every pair ``pairwise.csv`` lists in a field decided by simultaneous intervals (the contenders for
 #: the top places, best rated first; beyond them only the best real classifier's pairs).
 LISTED_UP_TO = 300
