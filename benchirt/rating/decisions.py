@@ -9,7 +9,7 @@
   (:mod:`benchirt.rating.wilcoxon_holm`; Demšar 2006);
 * ``"range"``: the single-step permutation range test on the Bradley–Terry ratings
   (:mod:`benchirt.rating.separation`), kept for comparison;
-* ``"intervals"``, whatever ``rating.verdict`` says (but ``holm``), above
+* ``"intervals"``, whatever ``rate.verdict`` says (but ``holm``), above
   :data:`benchirt.rating.config.PAIRWISE_UP_TO` tested entrants: simultaneous intervals of the
   Bradley–Terry ratings from their bootstrap over datasets (:mod:`benchirt.rating.simultaneous`), no (k, k) array.
 

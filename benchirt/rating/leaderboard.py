@@ -36,7 +36,7 @@ from benchirt.rating.pairwise import pairwise_comparisons
 from benchirt.rating.permutation import PermutationAnalysis
 from benchirt.rating.scores import CheckedScores, checked_scores, score_matrix
 from benchirt.rating.simultaneous import listed_pairs
-from benchirt.rating.verdict import RATING_TIE, TOP_PLACES, leaderboard_text, leaderboard_verdict
+from benchirt.rating.verdict import RATING_TIE, leaderboard_text, leaderboard_verdict, top_contenders
 from benchirt.results import interval_frame, percentile_interval
 
 #: Columns of ``leaderboard.csv``, in order (the ``orders_*`` spread follows when it was computed).
@@ -284,11 +284,10 @@ def _with_suite_pairs(pairwise: pd.DataFrame, table: pd.DataFrame, suite: OnSuit
 
 def _listed(table: pd.DataFrame, checked: int | None) -> tuple[np.ndarray, np.ndarray]:
     """The pairs ``pairwise.csv`` lists in a field decided by simultaneous intervals: those among the entrants that
-    could be among the top :data:`TOP_PLACES` by either verdict and the ``checked`` best rated (the agreement
+    could be among the top places by either verdict (:func:`benchirt.rating.verdict.top_contenders`) and the
+    ``checked`` best rated (the agreement
     checks'), and the best real classifier's pair with every other (:func:`benchirt.rating.simultaneous.listed_pairs`)."""
-    could = np.zeros(len(table), dtype=bool)
-    for column in ("rank_low", "rank_low_on_suite"):
-        could |= (table[column].astype("Float64").fillna(np.inf) <= TOP_PLACES).to_numpy(dtype=bool)
+    could = top_contenders(table)
     could[:checked or 0] = True
     real = np.flatnonzero(table["role"].astype(str).to_numpy() != "artificial")
     return listed_pairs(could, int(real[0]) if real.size else 0)

@@ -266,7 +266,7 @@ def family_level(pairwise: pd.DataFrame) -> float:
 
 def method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, method: str) -> str:
     """"Method: …" — the test, its family, its level and what the rank intervals mean."""
-    n_pairs = len(pairwise)
+    n_pairs = len(leaderboard) * (len(leaderboard) - 1) // 2   # every pair of the tested rows, listed or not
     n_datasets = int(leaderboard["n_datasets"].max())
     datasets = dataset_count(leaderboard)
     alpha = family_level(pairwise)
@@ -305,16 +305,23 @@ def suite_by_intervals(pairwise: pd.DataFrame) -> bool:
     return bool(pairwise["separated_on_suite"].notna().any() and pairwise["p_adjusted_on_suite"].isna().all())
 
 
+def top_contenders(leaderboard: pd.DataFrame, *, top: int = TOP_PLACES) -> np.ndarray:
+    """Per row, whether either verdict's joint rank interval lets it be among the ``top`` places (``rank_low`` or
+    ``rank_low_on_suite`` at most ``top``)."""
+    could = np.zeros(len(leaderboard), dtype=bool)
+    for column in ("rank_low", "rank_low_on_suite"):
+        if column in leaderboard:
+            could |= leaderboard[column].astype("Float64").fillna(np.inf).to_numpy(dtype=float) <= top
+    return could
+
+
 def interval_method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, datasets: str) -> str:
     """"Method: …" of a field decided by simultaneous intervals (:mod:`benchirt.rating.simultaneous`), with what
     ``pairwise.csv`` lists of its pairs."""
     k = len(leaderboard)
     n_pairs = k * (k - 1) // 2
     coverage = f"{100 - 100 * family_level(pairwise):g} %"
-    could = np.zeros(k, dtype=bool)
-    for column in ("rank_low", "rank_low_on_suite"):
-        if column in leaderboard:
-            could |= leaderboard[column].astype("Float64").fillna(np.inf).to_numpy(dtype=float) <= TOP_PLACES
+    could = top_contenders(leaderboard)
     cut = (f" (the best rated {LISTED_UP_TO} of the {int(could.sum())} that could be among the top {TOP_PLACES})"
            if could.sum() > LISTED_UP_TO else f" ({int(could.sum())} could be among the top {TOP_PLACES})")
     return (f"Method at this field's size ({k} tested entrants, {n_pairs} pairs; smaller fields have every pair "
