@@ -94,6 +94,25 @@ def test_two_classifiers_or_one_dataset_are_rated_and_tests_skipped_with_reason(
     assert "at least 2 datasets" in json.loads((tmp_path / "out1" / "friedman.json").read_text())["skipped"]
 
 
+def test_a_sparse_fields_untested_entrants_are_written_with_why_and_where_placed(tmp_path, capsys):
+    table = small_table(8, classifiers=("otimo", "mlp", "knn", "svm", "pessimo"))
+    for dataset in ("ds0", "ds1", "ds2", "ds3", "ds4", "ds5"):
+        del table[dataset]["svm"]                 # svm on 2 of 8 datasets: fewer than the 6 a test needs at 5 %
+    out = tmp_path / "out"
+    assert main(["rate", str(write_folders(tmp_path / "scores", table)), "--out", str(out), "--permutations", "5"]) == 0
+    left_out = pd.read_csv(out / "left_out.csv")
+    assert left_out["classifier"].tolist() == ["svm"] and left_out["n_datasets"].tolist() == [2]
+    assert left_out["reason"].iloc[0].startswith("on fewer than 6 of the 8 datasets")
+    assert {"placed_rank", "placed_rank_low", "placed_rank_high"} <= set(left_out.columns)
+    board = pd.read_csv(out / "leaderboard.csv").set_index("classifier")
+    assert bool(board.loc["svm", "placed_by_model"]) and board.loc["svm", "rank"] == left_out["placed_rank"].iloc[0]
+    assert not (tmp_path / "dense").exists()
+    dense = tmp_path / "dense"
+    assert main(["rate", str(write_folders(tmp_path / "dense-scores", small_table(8))), "--out", str(dense),
+                 "--permutations", "5"]) == 0
+    assert not (dense / "left_out.csv").exists()                  # nobody left out: no file
+
+
 def test_missing_classifier_and_accuracy_also(tmp_path):
     table = small_table(4)
     del table["ds1"]["knn"]

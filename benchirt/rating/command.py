@@ -19,8 +19,8 @@ if TYPE_CHECKING:  # registering the command (``benchirt rate --help``) imports 
 #: The command's defaults are the options' (one source: :class:`RatingConfig`).
 DEFAULTS = RatingConfig()
 #: What the command may write into --out (a file of such a name that it did not write is never replaced).
-WRITES = ("leaderboard.csv", "pairwise.csv", "ratings.csv", "trajectory.csv", "order.txt", "permutation.csv",
-          "friedman.json", "nemenyi*.csv", "*.png")
+WRITES = ("leaderboard.csv", "pairwise.csv", "left_out.csv", "ratings.csv", "trajectory.csv", "order.txt",
+          "permutation.csv", "friedman.json", "nemenyi*.csv", "*.png")
 #: The options whose text is read as :attr:`RatingConfig.OPTIONS` declares it (each ``dest`` is the field's name).
 ARGUMENTS = ("n_permutations", "seed", "glicko", "n_bootstrap", "rope", "stats", "alpha", "verdict", "resampling",
              "tie_tolerance")
@@ -169,6 +169,8 @@ def write_outputs(result: RatingResult, out: Path, *, plots: bool = False) -> No
     if len(result.leaderboard):
         atomic_write_csv(out / "leaderboard.csv", result.leaderboard)
         atomic_write_csv(out / "pairwise.csv", result.pairwise)
+    if len(result.left_out):   # a sparse field's entrants not tested: why, and their placement
+        atomic_write_csv(out / "left_out.csv", result.left_out)
     atomic_write_csv(out / "ratings.csv", result.ratings)
     atomic_write_csv(out / "trajectory.csv", tournament.trajectory)
     atomic_write_text(out / "order.txt", "\n".join(tournament.order) + "\n")
