@@ -106,7 +106,6 @@ def test_a_sparse_fields_untested_entrants_are_written_with_why_and_where_placed
     assert {"placed_rank", "placed_rank_low", "placed_rank_high"} <= set(left_out.columns)
     board = pd.read_csv(out / "leaderboard.csv").set_index("classifier")
     assert bool(board.loc["svm", "placed_by_model"]) and board.loc["svm", "rank"] == left_out["placed_rank"].iloc[0]
-    assert not (tmp_path / "dense").exists()
     dense = tmp_path / "dense"
     assert main(["rate", str(write_folders(tmp_path / "dense-scores", small_table(8))), "--out", str(dense),
                  "--permutations", "5"]) == 0

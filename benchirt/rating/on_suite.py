@@ -152,19 +152,28 @@ def on_suite_step_down(rows: Mapping[str, pd.DataFrame], classifiers: Sequence[s
                    n_informative=int(n_informative), n_datasets=len(datasets))
 
 
-def _informative(frame: pd.DataFrame, classifiers: Sequence[str]) -> _Answers:
-    """The rows of one dataset (as rows × classifiers) on which the classifiers present do not all agree."""
+def present_answers(frame: pd.DataFrame, classifiers: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """One dataset's answers (respondents × test rows, 1 correct) of the ``classifiers`` it has: their positions in
+    ``classifiers`` (ascending) and their answers, rows × those classifiers; refused without test rows or with a
+    missing cell (both verdicts on this suite need every present classifier's answer on every row)."""
     if frame.shape[1] == 0:
         raise DataError("the on-this-suite verdict needs test rows: a dataset has none")
     index = frame.index.astype(str)
     present = np.isin(np.asarray(classifiers), index)
-    answers = frame.set_axis(index).reindex(classifiers).to_numpy(dtype=float).T
-    if np.isnan(answers[:, present]).any():
+    answers = frame.set_axis(index).reindex(np.asarray(classifiers)[present]).to_numpy(dtype=float).T
+    if np.isnan(answers).any():
         raise DataError("the on-this-suite verdict needs every present classifier's answer on every test row; "
                         "a response matrix has missing cells")
-    taken = answers[:, present]
-    varies = (taken != taken[:, :1]).any(axis=1) if taken.shape[1] else np.zeros(len(answers), dtype=bool)
-    return _Answers(taken[varies].astype(np.float32), np.flatnonzero(present), present, 1.0 / frame.shape[1])
+    return np.flatnonzero(present), answers
+
+
+def _informative(frame: pd.DataFrame, classifiers: Sequence[str]) -> _Answers:
+    """The rows of one dataset (as rows × classifiers) on which the classifiers present do not all agree."""
+    columns, taken = present_answers(frame, classifiers)
+    present = np.zeros(len(classifiers), dtype=bool)
+    present[columns] = True
+    varies = (taken != taken[:, :1]).any(axis=1) if taken.shape[1] else np.zeros(len(taken), dtype=bool)
+    return _Answers(taken[varies].astype(np.float32), columns, present, 1.0 / frame.shape[1])
 
 
 def _pair_sums(shares: np.ndarray, present: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ import pandas as pd
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from benchirt.errors import DataError
+from benchirt.rating.on_suite import present_answers
 from benchirt.rating.simultaneous import EntrantIntervals, simultaneous_intervals
 
 #: Largest change of any effect (accuracy units) at which the alternating fit stops.
@@ -91,9 +91,8 @@ def on_suite_intervals(rows: Mapping[str, pd.DataFrame], classifiers: Sequence[s
     ([0.208, -0.208], [1, 2])
     """
     names = [str(name) for name in classifiers]
-    position = {name: n for n, name in enumerate(names)}
     k = len(names)
-    datasets = [_answers(frame, position) for frame in rows.values()]
+    datasets = [present_answers(frame, names) for frame in rows.values()]
     present = np.zeros((len(datasets), k))
     for d, (columns, _) in enumerate(datasets):
         present[d, columns] = 1.0
@@ -145,24 +144,11 @@ def additive_effects(dataset_sums: np.ndarray, entrant_sums: np.ndarray, present
     return effects
 
 
-def _answers(frame: pd.DataFrame, position: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    """One dataset's entrants (positions) and their answers, rows × entrants as float32."""
-    if frame.shape[1] == 0:
-        raise DataError("the on-this-suite verdict needs test rows: a dataset has none")
-    index = frame.index.astype(str)
-    taken = np.flatnonzero(index.isin(list(position)))
-    answers = frame.iloc[taken].to_numpy(dtype=np.float32).T
-    if np.isnan(answers).any():
-        raise DataError("the on-this-suite verdict needs every present classifier's answer on every test row; "
-                        "a response matrix has missing cells")
-    return np.array([position[name] for name in index[taken]], dtype=int), answers
-
-
 def _resampled_accuracy(answers: np.ndarray, n_tables: int, rng: np.random.Generator) -> np.ndarray:
     """Accuracies (n_tables, entrants) on the dataset's rows drawn with replacement (multinomial counts)."""
     n_rows = answers.shape[0]
     counts = rng.multinomial(n_rows, np.full(n_rows, 1.0 / n_rows), size=n_tables).astype(np.float32)
-    return (counts @ answers).astype(float) / n_rows
+    return (counts @ answers.astype(np.float32)).astype(float) / n_rows   # 0/1 sums exact in float32
 
 
 def _sums(accuracies: Sequence[tuple[np.ndarray, np.ndarray]], k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -76,7 +76,8 @@ def leaderboard(rating: RatingResult, context: SectionContext) -> Section | None
 
 def _method_words(rating: RatingResult) -> str:
     """The primary verdict's method in one sentence for the leaderboard section."""
-    if len(rating.pairwise) and str(rating.pairwise["method"].iloc[0]) == "intervals":
+    from benchirt.rating.verdict import resampled_tables, verdict_method
+    if len(rating.pairwise) and verdict_method(rating.pairwise) == "intervals":
         return (f"at this field's size a simultaneous {100 * (1 - rating.config.alpha):g} % interval for every "
                 "entrant's rating from the bootstrap over datasets (the largest studentised deviation over all "
                 "entrants, Romano & Wolf 2005); two entrants are separated where their intervals do not overlap.")
@@ -88,7 +89,6 @@ def _method_words(rating: RatingResult) -> str:
         return ("each pair's Wilcoxon signed-rank test over the datasets both have, Holm's correction over all "
                 f"pairs (Demšar 2006); chance of any false separation ≤ {100 * rating.config.alpha:g} %, whatever "
                 "the classifiers' spreads.")
-    from benchirt.rating.verdict import resampled_tables
     return ("step-down max-T over all pairs at once (Westfall & Young 1993) — each pair's Wilcoxon signed-rank "
             "statistic over datasets against the largest among the pairs not yet separated, in "
             f"{resampled_tables(rating.pairwise)}; chance of any false separation ≤ {100 * rating.config.alpha:g} %.")
