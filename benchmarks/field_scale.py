@@ -6,8 +6,8 @@ rows named ``<flow>(<id>)||<setup>``, one 0/1 column per test row): each flow ru
 row r of task t correctly with probability expit(θ_f + ε_s + u_ft − b_r) (θ ~ N(1.5, 1), ε ~ N(0, 0.2²),
 u ~ N(0, 0.5²), b ~ N(−1, 1): mostly good classifiers on easy test sets, as stored runs are). The run uses
 ``configs/cv-fold0.yaml``'s settings (best-held-out setup per flow, 2PL, 20 orders, 200 bootstrap replicates) on
-every stage, in a fresh process; the manifest gives each stage's wall seconds and CPU seconds (its tasks' CPU
-for the per-dataset stages), ``getrusage`` the run's CPU and peak resident memory. Between two sizes with the
+every stage (``--rate-defaults``: the rating stage's own defaults, 200 orders and 1,000 replicates), in a fresh
+process; the manifest gives each stage's wall seconds and CPU seconds (its tasks' CPU for the per-dataset stages), ``getrusage`` the run's CPU and peak resident memory. Between two sizes with the
 same number of tasks the growth exponent in flows is log(cost ratio) / log(flow ratio).
 
 ``--only subset`` (or ``rate``) times that stage alone: the respond and IRT stages run first (untimed), then the
@@ -66,9 +66,7 @@ respond:
 irt:
   model: 2PL
 rate:
-  n_permutations: 20
-  n_bootstrap: 200
-  seed: 0
+{rate}  seed: 0
 execution:
   n_jobs: 1
 out: {out}
@@ -97,21 +95,27 @@ def write_field(folder: Path, n_flows: int, n_tasks: int, *, seed: int = 0) -> N
         table.to_csv(folder / f"task{task:02d}.csv", index=False)
 
 
-def prepared_field(root: Path, size: str) -> tuple[Path, Path]:
-    """Write the FLOWSxTASKS field under ``root/field`` and its config; the config's path and the run folder."""
+#: The rating stage's settings of ``configs/cv-fold0.yaml``; ``--rate-defaults`` leaves them out (the stage's defaults:
+#: 200 orders, 1,000 bootstrap replicates).
+CV_FOLD0_RATE = "  n_permutations: 20\n  n_bootstrap: 200\n"
+
+
+def prepared_field(root: Path, size: str, rate: str = CV_FOLD0_RATE) -> tuple[Path, Path]:
+    """Write the FLOWSxTASKS field under ``root/field`` and its config (``rate``: the rating stage's settings);
+    the config's path and the run folder."""
     n_flows, n_tasks = (int(part) for part in size.split("x"))
     field, out = root / "field", root / "run"
     field.mkdir(parents=True, exist_ok=True)
     write_field(field, n_flows, n_tasks)
     config = root / "config.yaml"
-    config.write_text(CONFIG.format(path=field.resolve(), out=out.resolve()))
+    config.write_text(CONFIG.format(path=field.resolve(), out=out.resolve(), rate=rate))
     return config, out
 
 
-def measure(size: str, keep: Path | None, limit: float) -> dict:
+def measure(size: str, keep: Path | None, limit: float, rate: str = CV_FOLD0_RATE) -> dict:
     """One whole run of a FLOWSxTASKS field: per-stage wall and CPU seconds, the run's CPU and peak memory."""
     with tempfile.TemporaryDirectory() as scratch:
-        config, out = prepared_field(keep / size if keep else Path(scratch), size)
+        config, out = prepared_field(keep / size if keep else Path(scratch), size, rate)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.time()
         try:
@@ -133,12 +137,13 @@ def measure(size: str, keep: Path | None, limit: float) -> dict:
         return row
 
 
-def measure_stage(size: str, stage: str, keep: Path | None, limit: float, baseline: str | None) -> dict:
+def measure_stage(size: str, stage: str, keep: Path | None, limit: float, baseline: str | None,
+                  rate: str = CV_FOLD0_RATE) -> dict:
     """The ``stage`` of one FLOWSxTASKS field alone (module docstring): its process's CPU seconds and peak memory and
     the stage's own CPU seconds (the manifest's), with the code of this tree and, with ``baseline``, of that git
     revision's package (``git archive``) on the same stored upstream results."""
     with tempfile.TemporaryDirectory() as scratch:
-        config, out = prepared_field(keep / size if keep else Path(scratch), size)
+        config, out = prepared_field(keep / size if keep else Path(scratch), size, rate)
         command = [str(config), "--quiet"]
         subprocess.run([sys.executable, "-m", "benchirt.cli", "run", *command, "--stages", *UPSTREAM[stage]],
                        capture_output=True, text=True, timeout=limit, check=True)
@@ -213,14 +218,17 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=3600.0, help="seconds a run may take")
     parser.add_argument("--only", choices=sorted(UPSTREAM), help="time this stage alone (module docstring)")
     parser.add_argument("--baseline", metavar="REV", help="with --only: also time the stage with this git revision")
+    parser.add_argument("--rate-defaults", action="store_true",
+                        help="the rating stage's default orders and bootstrap replicates instead of cv-fold0's")
     args = parser.parse_args()
+    rate = "" if args.rate_defaults else CV_FOLD0_RATE
     if args.only:
-        table = pd.DataFrame([measure_stage(size, args.only, args.keep, args.limit, args.baseline)
+        table = pd.DataFrame([measure_stage(size, args.only, args.keep, args.limit, args.baseline, rate)
                               for size in args.sizes])
         with pd.option_context("display.width", 200, "display.max_columns", 40):
             print(table.T.to_string(header=False))
         return
-    table = pd.DataFrame([measure(size, args.keep, args.limit) for size in args.sizes])
+    table = pd.DataFrame([measure(size, args.keep, args.limit, rate) for size in args.sizes])
     with pd.option_context("display.width", 200, "display.max_columns", 40):
         print(table.T.to_string(header=False))
         exponents = growth(table)

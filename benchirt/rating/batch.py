@@ -43,6 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
+from benchirt.rating.glicko_grid import EXACT_UP_TO, fits_grid, period_sums
+
 #: Glicko-2 scale factor between the rating scale and the internal (μ, φ) scale.
 SCALE = 173.7178
 #: System constant τ and convergence tolerance ε of the volatility search (Glickman's example; the package's too).
@@ -152,8 +154,9 @@ def play_periods(scores: np.ndarray, orders: np.ndarray, *, tie_tolerance: float
     orders = np.atleast_2d(np.asarray(orders, dtype=int))
     mu, phi, sigma = _start(initial, orders.shape[0], scores.shape[1])
     present = ~np.isnan(scores)
+    dense = present.all() and scores.shape[1] <= EXACT_UP_TO
     for t in range(orders.shape[1]):
-        period = _dense_period if present.all() else _sparse_period
+        period = _dense_period if dense else _sparse_period
         mu, phi, sigma, played = period(mu, phi, sigma, scores, orders[:, t], tie_tolerance=tie_tolerance,
                                         glicko=glicko, weighted=weighted)
         yield mu, phi, sigma, played
@@ -169,8 +172,16 @@ def _sparse_period(mu, phi, sigma, scores: np.ndarray, datasets: np.ndarray, *, 
         columns = np.flatnonzero(~np.isnan(scores[d]))
         if columns.size < 2:
             continue
-        result = match_outcomes(scores[d, columns], tie_tolerance=tie_tolerance)
         playing = np.flatnonzero(datasets == d)
+        cells = np.ix_(playing, columns)
+        if columns.size > EXACT_UP_TO and fits_grid(mu[cells]):
+            pull, information = period_sums(mu[cells], phi[cells], scores[d, columns], tie_tolerance=tie_tolerance)
+            games = columns.size - 1 if weighted else 1.0
+            new_mu[cells], new_phi[cells], new_sigma[cells] = glicko_steps(
+                mu[cells], phi[cells], sigma[cells], pull / games, information / games, glicko=glicko)
+            played[cells] = True
+            continue
+        result = match_outcomes(scores[d, columns], tie_tolerance=tie_tolerance)
         block = max(1, BLOCK_ELEMENTS // columns.size**2)
         for first in range(0, playing.size, block):
             cells = np.ix_(playing[first:first + block], columns)
@@ -239,13 +250,8 @@ def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np
     expected *= met
     games = np.maximum(met.sum(axis=2), 1) if weighted else 1.0        # composite weights: 1 / opponents met
     info = np.einsum("pij,pj->pi", expected, g * g) / games
-    v = 1.0 / np.where(played, info, 1.0)                              # step 3
     pull = np.einsum("pij,pj->pi", residual, g) / games
-    delta = v * pull                                                   # step 4
-    new_sigma = _new_volatility(mu if glicko == "decodirt" else phi, phi, sigma, delta, v)   # step 5
-    phi_star = np.sqrt(phi**2 + new_sigma**2)                          # step 6
-    new_phi = 1.0 / np.sqrt(1.0 / phi_star**2 + 1.0 / v)               # step 7
-    new_mu = mu + new_phi**2 * pull
+    new_mu, new_phi, new_sigma = glicko_steps(mu, phi, sigma, pull, np.where(played, info, 1.0), glicko=glicko)
     idle_phi = np.sqrt(phi**2 + sigma**2)                              # did not compete
     return (
         np.where(played, new_mu, mu),
@@ -253,6 +259,18 @@ def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np
         np.where(played, new_sigma, sigma),
         played,
     )
+
+
+def glicko_steps(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, pull: np.ndarray, information: np.ndarray, *,
+                 glicko: str = "glickman") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Glickman's steps 3-8 from a period's sums, for classifiers that played: ``pull`` Σ_j g(φ_j)(s_j − E_j) and
+    ``information`` Σ_j g(φ_j)² E_j(1 − E_j) (each weighted per game when the games are); new μ, φ, σ."""
+    v = 1.0 / information                                              # step 3
+    delta = v * pull                                                   # step 4
+    new_sigma = _new_volatility(mu if glicko == "decodirt" else phi, phi, sigma, delta, v)   # step 5
+    phi_star = np.sqrt(phi**2 + new_sigma**2)                          # step 6
+    new_phi = 1.0 / np.sqrt(1.0 / phi_star**2 + 1.0 / v)               # step 7
+    return mu + new_phi**2 * pull, new_phi, new_sigma                  # step 8
 
 
 def diverges(scores: np.ndarray, *, tie_tolerance: float = 0.0,
