@@ -103,14 +103,16 @@ def no_decisions(k: int, alpha: float) -> Decisions:
                      tier=np.ones(k, dtype=int), alpha=alpha, n_tested=0, n_tables=0)
 
 
-def interval_decisions(rating: np.ndarray, replicates: np.ndarray | None, alpha: float) -> Decisions:
+def interval_decisions(rating: np.ndarray, replicates: np.ndarray | None, alpha: float, *,
+                       datasets: np.ndarray) -> Decisions:
     """The decisions of a field above :data:`benchirt.rating.config.PAIRWISE_UP_TO` tested entrants:
     simultaneous intervals of the Bradley–Terry ratings ``rating`` (leaderboard order) from their bootstrap
-    ``replicates`` (B, k) over datasets; no decisions without replicates."""
+    ``replicates`` (B, k) over datasets, each with Student's t for the ``datasets`` it ran (k,); no decisions
+    without replicates."""
     k = len(rating)
     if replicates is None:
         return no_decisions(k, alpha)
-    intervals = simultaneous_intervals(rating, replicates, alpha=alpha)
+    intervals = simultaneous_intervals(rating, replicates, alpha=alpha, units=datasets)
     return Decisions(method="intervals", better=None, statistic=None, p_adjusted=None,
                      rank_low=intervals.rank_low.astype(float), rank_high=intervals.rank_high.astype(float),
                      tier=interval_tiers(intervals.low, intervals.high), alpha=alpha, n_tested=k,

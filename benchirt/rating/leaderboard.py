@@ -378,7 +378,8 @@ def bradley_terry_table(scores: pd.DataFrame | CheckedScores, *, config: RatingC
     position = table.index.to_numpy()
     ordered = None if replicates is None else replicates[:, position]
     if len(classifiers) > config.pairwise_up_to and config.verdict != "holm":
-        decisions = interval_decisions(table["bt_rating"].to_numpy(), ordered, config.alpha)
+        decisions = interval_decisions(table["bt_rating"].to_numpy(), ordered, config.alpha,
+                                       datasets=(~np.isnan(matrix.to_numpy()[:, position])).sum(axis=0))
     else:
         decisions = primary_decisions(matrix.to_numpy(), position, table["bt_rating"].to_numpy(), ordered, config)
     notes += decisions.notes
