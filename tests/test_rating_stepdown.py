@@ -4,6 +4,8 @@ single step, family-wise error on null tables with unequal spreads and ties, and
 (benchmarks/rating_leaderboard.py measures both at 19 × 60)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.stats import binomtest, ttest_1samp
@@ -28,6 +30,9 @@ def test_studentised_mean_is_the_one_sample_t_and_standardising_is_per_dataset()
     z = standardised(np.array([[1.0, 3.0, np.nan], [5.0, 5.0, 5.0]]))
     np.testing.assert_allclose(z[0, :2], [-1.0, 1.0])
     assert np.isnan(z[0, 2]) and (z[1] == 0).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")    # a dataset none of the compared classifiers ran: NaN, and no warning
+        assert np.isnan(standardised(np.array([[np.nan, np.nan], [1.0, 2.0]]))[0]).all()
 
 
 def test_rank_intervals_from_decisions():

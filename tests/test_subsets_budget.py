@@ -1,15 +1,19 @@
 """The budget rule, its baselines and their judgement on held-out classifiers (issue 41 item 2)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import kendalltau
 
 from benchirt.errors import ConfigError
 from benchirt.subsets import build_subsets
 from benchirt.subsets.baselines import farthest_first_order, fill_in_order, random_fills
 from benchirt.subsets.budget import budget_subset, budget_subsets, critical_value
-from benchirt.subsets.held_out import compare_rules, contender_halves, recommendation
+from benchirt.rating.stepdown import step_down
+from benchirt.subsets.held_out import compare_rules, contender_halves, judge, recommendation
 
 
 def planted(n_datasets: int, k: int, seed: int, gap: float = 0.04, noise: float = 0.03) -> np.ndarray:
@@ -142,3 +146,16 @@ def test_without_costs_the_budgets_count_datasets_and_cheapest_first_is_no_basel
     table = compare_rules(scores, pd.Series(dtype=float), None, [0.5], n_random=10, n_tables=100)
     assert set(table["rule"]) == {"budget", "top_spread", "farthest_first", "random_equal_cost"}
     assert (table.loc[table["rule"] != "random_equal_cost", "n_datasets"] == 6).all()   # half of 12 datasets
+
+
+def test_a_held_out_classifier_on_none_of_the_chosen_datasets_has_no_rank_and_raises_no_warning():
+    rng = np.random.default_rng(4)
+    scores = rng.uniform(0.6, 0.9, (6, 4))
+    scores[:3, 3] = np.nan                  # the fourth classifier ran only the datasets not chosen
+    full = step_down(scores, 200, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        measures = judge(scores, np.arange(3), full, 200, 0.05, 0)
+    every = pd.DataFrame(scores).rank(axis=1, ascending=False).mean(axis=0)[:3]     # the three ranked on both
+    three = pd.DataFrame(scores[:3]).rank(axis=1, ascending=False).mean(axis=0)[:3]
+    assert measures["tau"] == pytest.approx(kendalltau(every, three).statistic)

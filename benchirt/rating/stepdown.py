@@ -139,8 +139,9 @@ def standardised(scores: np.ndarray) -> np.ndarray:
     """Each row (dataset) minus its mean over its present entries, over their standard deviation (ddof 0);
     a dataset where all present classifiers score the same becomes all 0. NaN (absent) stays NaN."""
     scores = np.asarray(scores, dtype=float)
-    spread = np.nanstd(scores, axis=1, keepdims=True)
-    centred = scores - np.nanmean(scores, axis=1, keepdims=True)
+    present = np.maximum((~np.isnan(scores)).sum(axis=1, keepdims=True), 1)   # a dataset nobody tested stays NaN
+    centred = scores - np.nansum(scores, axis=1, keepdims=True) / present
+    spread = np.sqrt(np.nansum(centred**2, axis=1, keepdims=True) / present)
     return np.divide(centred, spread, out=np.where(np.isnan(scores), np.nan, 0.0), where=spread > 0)
 
 

@@ -52,7 +52,8 @@ def judge(scores: np.ndarray, chosen: np.ndarray, full: StepDown, n_tables: int,
     kept = int((sub.better & full.better).sum())
     full_rank = pd.DataFrame(scores).rank(axis=1, ascending=False).mean(axis=0).to_numpy()
     sub_rank = pd.DataFrame(scores[chosen]).rank(axis=1, ascending=False).mean(axis=0).to_numpy()
-    tau = kendalltau(full_rank, sub_rank, nan_policy="omit").statistic
+    both = np.isfinite(full_rank) & np.isfinite(sub_rank)    # a classifier on none of the chosen datasets has no rank
+    tau = kendalltau(full_rank[both], sub_rank[both]).statistic if both.sum() >= 2 else np.nan
     overlap = [_jaccard(full.rank_low[i], full.rank_high[i], sub.rank_low[i], sub.rank_high[i])
                for i in range(scores.shape[1])]
     return {"kept": kept / separated if separated else np.nan, "reversed": float((sub.better & full.better.T).sum()),
