@@ -164,8 +164,10 @@ def play_periods(scores: np.ndarray, orders: np.ndarray, *, tie_tolerance: float
 
 def _sparse_period(mu, phi, sigma, scores: np.ndarray, datasets: np.ndarray, *, tie_tolerance: float, glicko: str,
                    weighted: bool):
-    """One period of a sparse field: per dataset, the orders playing it updated on the classifiers present there
-    (in blocks of at most :data:`BLOCK_ELEMENTS` cells); everyone absent is idle (φ = sqrt(φ² + σ²))."""
+    """One period of a sparse field (or of a dense one above :data:`~benchirt.rating.glicko_grid.EXACT_UP_TO`): per
+    dataset, the orders playing it updated on the classifiers present there — from (n, n) outcomes in blocks of at
+    most :data:`BLOCK_ELEMENTS` cells, or from :func:`~benchirt.rating.glicko_grid.period_sums` above
+    ``EXACT_UP_TO`` present; everyone absent is idle (φ = sqrt(φ² + σ²))."""
     new_mu, new_phi, new_sigma = mu.copy(), np.sqrt(phi**2 + sigma**2), sigma.copy()
     played = np.zeros(mu.shape, dtype=bool)
     for d in np.unique(datasets):
