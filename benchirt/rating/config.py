@@ -24,9 +24,6 @@ RESAMPLING_MODES = ("reflection", "shuffle")
 #: resampled statistic: 499,500 pairs at this size), larger ones by one simultaneous interval per entrant
 #: (:mod:`benchirt.rating.simultaneous`).
 PAIRWISE_UP_TO = 1000
-#: The most bootstrap replicates over datasets a field above ``rate.pairwise_up_to`` fits (each a Bradley–Terry fit
-#: of every entrant: at 10⁴ entrants on 72 datasets about a CPU-second each); the verdict's sentence says so.
-LARGE_FIELD_REPLICATES = 200
 #: The scores a run has for every (dataset, classifier), any of which can decide the ratings of a run
 #: (``rate.score``; the table: :func:`benchirt.rating.run_scores.run_scores`).
 RUN_SCORES = ("true_score", "theta", "test_accuracy", "cv_accuracy")
@@ -95,8 +92,7 @@ class RatingConfig:
     pairwise_up_to : int
         Fields of up to this many tested entrants are decided pair by pair (both verdicts); larger ones by one
         simultaneous interval per entrant (:mod:`benchirt.rating.simultaneous`: entrants × replicates instead of
-        pairs × tables, more cautious), from at most :data:`LARGE_FIELD_REPLICATES` bootstrap replicates, and
-        ``pairwise.csv`` lists the contenders' pairs only.
+        pairs × tables, more cautious), and ``pairwise.csv`` lists the contenders' pairs only.
     """
 
     score: str = "true_score"

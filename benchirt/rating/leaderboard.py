@@ -17,7 +17,7 @@ and the pairwise table keeps the contenders' pairs.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -27,7 +27,7 @@ from benchirt.errors import BenchirtError
 from benchirt.rating.batch import DIVERGED
 from benchirt.rating.bradley_terry import bootstrap_counts
 from benchirt.rating.bt_grid import BOOTSTRAP_GRID_STEP, DatasetOrders, dataset_orders, fit_field
-from benchirt.rating.config import LARGE_FIELD_REPLICATES, RatingConfig
+from benchirt.rating.config import RatingConfig
 from benchirt.rating.decisions import Decisions, interval_decisions, primary_decisions
 from benchirt.rating.glicko import Tournament, glicko_tournament
 from benchirt.rating.on_suite import OnSuite, on_suite_step_down
@@ -369,14 +369,7 @@ def bradley_terry_table(scores: pd.DataFrame | CheckedScores, *, config: RatingC
                      f"(largest remaining step {point.max_step.max():.2g} points)")
     table = pd.DataFrame({"classifier": classifiers, "bt_rating": point.rating[0]})
     table["rank"] = _ranks(point.rating)[0]
-    large = len(classifiers) > config.pairwise_up_to and config.verdict != "holm"
-    replicated = replace(config, n_bootstrap=min(config.n_bootstrap, LARGE_FIELD_REPLICATES)) if large else config
-    intervals, replicates, more_notes = _bootstrap(orders, replicated, point.theta[0])
-    if replicated.n_bootstrap < config.n_bootstrap:
-        more_notes.append(f"the bootstrap over datasets fitted {replicated.n_bootstrap} of the {config.n_bootstrap} "
-                          f"replicates rate.n_bootstrap asks: a field of {len(classifiers)} entrants, above "
-                          f"rate.pairwise_up_to ({config.pairwise_up_to}), is bootstrapped at most "
-                          f"{LARGE_FIELD_REPLICATES} times")
+    intervals, replicates, more_notes = _bootstrap(orders, config, point.theta[0])
     notes += more_notes
     table = table.join(intervals)
     # Equal ratings (within RATING_TIE: e.g. two classifiers with the same record in a full round robin) are
@@ -384,7 +377,7 @@ def bradley_terry_table(scores: pd.DataFrame | CheckedScores, *, config: RatingC
     table = table.iloc[np.lexsort((table["classifier"].to_numpy(), table["rank"].to_numpy()))]
     position = table.index.to_numpy()
     ordered = None if replicates is None else replicates[:, position]
-    if large:
+    if len(classifiers) > config.pairwise_up_to and config.verdict != "holm":
         decisions = interval_decisions(table["bt_rating"].to_numpy(), ordered, config.alpha,
                                        datasets=(~np.isnan(matrix.to_numpy()[:, position])).sum(axis=0))
     else:

@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 
 from benchirt.humanize import short_name
-from benchirt.rating.config import LARGE_FIELD_REPLICATES
 from benchirt.rating.simultaneous import LISTED_UP_TO
 
 #: Ratings closer than this (points) share a rank (the fit is converged far below it).
@@ -327,8 +326,7 @@ def interval_method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, 
            if could.sum() > LISTED_UP_TO else f" ({int(could.sum())} could be among the top {TOP_PLACES})")
     return (f"Method at this field's size ({k} tested entrants, {n_pairs} pairs; smaller fields have every pair "
             f"tested on its own, rate.pairwise_up_to): a simultaneous {coverage} interval for every entrant's Bradley–Terry "
-            f"rating from its bootstrap over {datasets} (at most {LARGE_FIELD_REPLICATES} replicates at this size; "
-            "the largest studentised deviation over all entrants; Romano "
+            f"rating from its bootstrap over {datasets} (the largest studentised deviation over all entrants; Romano "
             "& Wolf 2005; never narrower than Bonferroni's bound under Student's t for the datasets each entrant ran, "
             "which a bootstrap over few datasets cannot reach), two entrants separated where their intervals do not overlap, so every rank interval holds "
             f"at once at {coverage} — more cautious than testing each pair; pairwise.csv lists {len(pairwise)} of "
