@@ -18,6 +18,11 @@ A dataset's score is the entrant's accuracy on its rows.
      inside its interval, true ranks by a_i across datasets and by the field's expected accuracy difference on
      this suite), of the could-be-best set (the true best has rank_low 1) and of the could-be-top set (the true
      top k/4 all have rank_low ≤ k/4; Mogstad, Romano, Shaikh & Wilhelm 2023), with its mean size.
+
+   ``--intervals ENTRANTSxDATASETS …`` measures the same for the verdicts of fields above ``rate.pairwise_up_to``
+   (intervals per entrant, forced at any size); with ``--nulls-only`` the verdict across datasets on the two nulls
+   alone (its family-wise error and the bootstrap's critical value), which 10⁴ entrants can afford (``--layouts``
+   picks dense or sparse fields).
 2. **Cost** (``--sizes``): :func:`benchirt.rating.rate` on one planted field per size, in a fresh process each:
    CPU seconds and peak resident memory. A size that does not finish within ``--limit`` seconds is reported as
    such (the rate stage's Bradley–Terry bootstrap and Glicko-2 still grow with entrants²).
@@ -214,6 +219,26 @@ def interval_error_rates(k: int, n_datasets: int, sparse: bool, n_fields: int, n
             "se": float(np.sqrt(0.05 * 0.95 / n))}
 
 
+def interval_null_rates(k: int, n_datasets: int, sparse: bool, n_fields: int, n_tables: int) -> dict:
+    """Section 1b's nulls alone, across datasets only (``--nulls-only``: no rows' verdict, no planted field), cheap
+    enough for 10⁴ entrants: the family-wise error of the intervals across datasets on strict nulls and on
+    per-dataset-only differences, and the bootstrap's median critical value."""
+    config = RatingConfig(score="score", n_bootstrap=n_tables, pairwise_up_to=2)
+    errors = {"strict_null": 0, "suite_only": 0}
+    critical = []
+    for field in range(n_fields):
+        for setting, tau, seed in (("strict_null", 0.0, field), ("suite_only", 0.3, 10_000 + field)):
+            names, _, scores, _, _ = simulate(k, n_datasets, np.zeros(k), tau, sparse, seed=seed,
+                                              at_least=min_datasets(config.alpha))
+            across = _interval_ranks(names, scores, config)
+            errors[setting] += bool((across.rank_low > 1).any())
+            critical.append(across.critical)
+    return {"entrants": k, "datasets": n_datasets, "sparse": sparse,
+            "fwer_across_strict_null": errors["strict_null"] / n_fields,
+            "fwer_across_suite_only": errors["suite_only"] / n_fields,
+            "bootstrap_critical_median": float(np.median(critical)), "se": float(np.sqrt(0.05 * 0.95 / n_fields))}
+
+
 def _interval_ranks(names: list[str], scores: np.ndarray, config: RatingConfig):
     """The across-datasets decisions of the interval verdict, entrants in the order of ``names``."""
     long = pd.DataFrame([(f"d{d:02d}", names[i], scores[d, i]) for d in range(scores.shape[0])
@@ -310,7 +335,9 @@ def main() -> None:
     parser.add_argument("--intervals", nargs="*", metavar="ENTRANTSxDATASETS", default=[],
                         help="error rates of the verdicts of fields above rate.pairwise_up_to at these shapes")
     parser.add_argument("--layouts", nargs="+", choices=("dense", "sparse"), default=["dense", "sparse"],
-                        help="which fields the cost section draws")
+                        help="which fields the cost section (and --nulls-only) draws")
+    parser.add_argument("--nulls-only", action="store_true",
+                        help="with --intervals: the verdict across datasets on the two nulls only (10⁴ entrants)")
     args = parser.parse_args()
     if args.pools:
         print("3. decodIRT's 50 reference pools, the 12 real classifiers (True-Scores; answers on the test rows):")
@@ -323,8 +350,10 @@ def main() -> None:
     if args.intervals:
         print(f"1b. the large-field verdicts (simultaneous intervals per entrant, forced): {args.fields} fields per "
               f"setting, {args.tables} bootstrap replicates, alpha 0.05")
-        rates = [interval_error_rates(int(size.split("x")[0]), int(size.split("x")[1]), sparse, args.fields,
-                                      args.tables) for size in args.intervals for sparse in (False, True)]
+        measure = interval_null_rates if args.nulls_only else interval_error_rates
+        layouts = [layout == "sparse" for layout in args.layouts] if args.nulls_only else [False, True]
+        rates = [measure(int(size.split("x")[0]), int(size.split("x")[1]), sparse, args.fields, args.tables)
+                 for size in args.intervals for sparse in layouts]
         print(pd.DataFrame(rates).round(3).T.to_string())
         return
     if not args.fields and not args.sizes:
