@@ -320,7 +320,7 @@ def test_one_time_statement_for_the_default_run():
     statement = "about a minute on 2 cores"
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert statement in readme and "benchmarks/pipeline_walltime.py --skip-dask" in readme
-    measured = re.search(r"about a minute on 2 cores \((\d+\.\d) s wall, (\d+) CPU-s", readme)
+    measured = re.search(r"about a minute on 2 cores \((\d+\.\d) s wall, (\d+(?:\.\d)?) CPU-s", readme)
     assert measured, "the README states the measured wall and CPU time beside 'about a minute'"
     for config in (ROOT / "configs" / "default.yaml", ROOT / "benchirt" / "pipeline" / "default.yaml"):
         text = " ".join(config.read_text().split())

@@ -41,7 +41,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import t as student_t
 
 #: Entrants whose every pair ``pairwise.csv`` lists in a field decided by simultaneous intervals (the contenders for
 #: the top places, best rated first; beyond them only the best real classifier's pairs).
@@ -136,6 +135,7 @@ def simultaneous_intervals(estimate: np.ndarray, replicates: np.ndarray, *, alph
 
 def student_bound(units: np.ndarray, level: float) -> np.ndarray:
     """√(n/(n − 1)) · t_{n − 1}(1 − level/2) per entrant of n = ``units`` (module docstring); inf below two units."""
+    from scipy.stats import t as student_t   # here: the report reads LISTED_UP_TO on a warm rerun without scipy.stats
     n = np.asarray(units, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         bound = np.sqrt(n / (n - 1.0)) * student_t.isf(level / 2.0, n - 1.0)
