@@ -13,12 +13,12 @@ max_i |θ*_bi − θ̂_i| / s_i; the intervals θ̂_i ± c·s_i then cover every
 **Few resampled units.** A bootstrap over n datasets cannot reach the tails of a studentised estimate: s_i comes
 from n values, so (θ̂_i − θ_i)/s_i has Student's t tails with n − 1 degrees of freedom (times √(n/(n − 1)), the
 bootstrap's divisor), while the bootstrap's own deviations are bounded (a resampled mean of n values lies within
-their range), and n units cannot reveal how k ≫ n entrants depend on each other. Among 10³ entrants that matters:
-on simulated fields of 8 datasets where no entrant is better across datasets, the plain intervals separated some
-pair in every field (`benchmarks/rating_scale.py --intervals`). When the units each entrant was estimated from are
-given, entrant i's half-width is max(c, b_i)·s_i with b_i = √(n_i/(n_i − 1)) · t_{n_i − 1}(1 − α/(2k)) — Bonferroni's
-bound under Student's t, which covers every entrant at once with probability at least 1 − α for normal estimates
-whatever their dependence; with many units it is close to c (72 datasets, 10⁴ entrants: 5.0 against about 4.4).
+their range), and n units cannot reveal how k ≫ n entrants depend on each other; among 10³ entrants on 8 datasets
+the plain intervals separate entrants that are equal across datasets (docs/benchmarks.md, "Both verdicts at
+scale"). When the units each entrant was estimated from are given, entrant i's half-width is max(c, b_i)·s_i with
+b_i = √(n_i/(n_i − 1)) · t_{n_i − 1}(1 − α/(2k)) — Bonferroni's bound under Student's t, which covers every entrant
+at once with probability at least 1 − α for normal estimates whatever their dependence, and approaches the normal
+Bonferroni bound as n_i grows.
 
 **Decisions and ranks from them.** i is separated above j when low_i > high_j. Whenever every interval covers, no
 such decision is false, so the joint rank intervals of Klein, Wright & Wieczorek (2020) follow as from any

@@ -327,9 +327,10 @@ def interval_method_sentence(leaderboard: pd.DataFrame, pairwise: pd.DataFrame, 
     return (f"Method at this field's size ({k} tested entrants, {n_pairs} pairs; smaller fields have every pair "
             f"tested on its own, rate.pairwise_up_to): a simultaneous {coverage} interval for every entrant's Bradley–Terry "
             f"rating from its bootstrap over {datasets} (the largest studentised deviation over all entrants; Romano "
-            "& Wolf 2005; never narrower than Bonferroni's bound under Student's t for the datasets each entrant ran, "
-            "which a bootstrap over few datasets cannot reach), two entrants separated where their intervals do not overlap, so every rank interval holds "
-            f"at once at {coverage} — more cautious than testing each pair; pairwise.csv lists {len(pairwise)} of "
+            "& Wolf 2005; never narrower than Bonferroni's bound under Student's t for the datasets each entrant "
+            "ran, which a bootstrap over few datasets cannot reach), two entrants separated where their intervals do "
+            f"not overlap, so every rank interval holds at once at {coverage} — more cautious than testing each pair; "
+            f"pairwise.csv lists {len(pairwise)} of "
             f"the {n_pairs} pairs: those among the contenders for the top places{cut} and the best rated, and the "
             "best real classifier's pair with every other.")
 
