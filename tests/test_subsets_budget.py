@@ -10,7 +10,7 @@ from scipy.stats import kendalltau
 
 from benchirt.errors import ConfigError
 from benchirt.subsets import build_subsets
-from benchirt.subsets.baselines import farthest_first_order, fill_in_order, random_fills
+from benchirt.subsets.baselines import baseline_orders, farthest_first_order, fill_in_order, random_fills
 from benchirt.subsets.budget import budget_subset, budget_subsets, critical_value
 from benchirt.rating.stepdown import step_down
 from benchirt.subsets.held_out import compare_rules, contender_halves, judge, recommendation
@@ -159,3 +159,12 @@ def test_a_held_out_classifier_on_none_of_the_chosen_datasets_has_no_rank_and_ra
     every = pd.DataFrame(scores).rank(axis=1, ascending=False).mean(axis=0)[:3]     # the three ranked on both
     three = pd.DataFrame(scores[:3]).rank(axis=1, ascending=False).mean(axis=0)[:3]
     assert measures["tau"] == pytest.approx(kendalltau(every, three).statistic)
+
+
+def test_top_spread_ranks_a_dataset_none_of_the_leaders_ran_last_without_a_warning():
+    scores = np.array([[0.8, 0.7, np.nan], [np.nan, np.nan, np.nan], [0.5, 0.9, 0.6]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        orders = baseline_orders(scores, np.array([1.0, 2.0, 3.0]), None, top_k=2)
+    # the two leaders by mean (columns 1 and 2) spread 0.15 on dataset 2, 0 on dataset 0 (one of them), 0 on dataset 1
+    assert orders["top_spread"].tolist() == [2, 0, 1]

@@ -54,7 +54,9 @@ def baseline_orders(scores: np.ndarray, costs: np.ndarray, n_items: np.ndarray |
     ``most_items`` only when ``n_items`` is given)."""
     means = np.nanmean(scores, axis=0)
     top = np.argsort(-means, kind="stable")[:top_k]
-    spread = np.nan_to_num(np.nanstd(scores[:, top], axis=1))
+    leaders = scores[:, top]
+    ran = np.maximum((~np.isnan(leaders)).sum(axis=1), 1)      # a dataset none of them ran has spread 0
+    spread = np.sqrt(np.nansum((leaders - np.nansum(leaders, axis=1, keepdims=True) / ran[:, None]) ** 2, axis=1) / ran)
     orders = {"cheapest_first": np.argsort(costs, kind="stable"),
               "top_spread": np.argsort(-spread, kind="stable"),
               "farthest_first": farthest_first_order(scores)}
