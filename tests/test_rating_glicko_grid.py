@@ -56,6 +56,6 @@ def test_a_sparse_field_of_large_datasets_is_rated_as_the_outcome_arrays_rate_it
     assert (grid.n_played == exact.n_played).all()
 
 
-def test_ratings_too_spread_for_the_grid_are_played_exactly():
+def test_the_grid_takes_ratings_up_to_its_most_points_and_no_wider():
     assert fits_grid(np.array([[0.0, 100.0]]))
     assert not fits_grid(np.array([[0.0, 5000.0]]))

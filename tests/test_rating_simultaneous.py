@@ -67,17 +67,16 @@ def test_with_few_datasets_student_t_keeps_the_coverage_the_plain_bootstrap_lose
     # by Bonferroni under Student's t for 8 units they cover every truth at once in about 95 % (SE 0.015 over 200).
     rng = np.random.default_rng(3)
     truth, spread = rng.normal(size=300), rng.uniform(0.5, 2.0, size=300)
-    plain = student = 0
+    covered = {"plain": 0, "student": 0}
     for _ in range(200):
         values = truth + spread * rng.normal(size=(8, 300))
         estimate = values.mean(axis=0)
         replicates = values[rng.integers(0, 8, size=(300, 8))].mean(axis=1)
-        for units, counter in ((None, "plain"), (np.full(300, 8), "student")):
+        for name, units in (("plain", None), ("student", np.full(300, 8))):
             result = simultaneous_intervals(estimate, replicates, alpha=0.05, units=units)
-            covered = bool(((result.low <= truth) & (truth <= result.high)).all())
-            plain, student = (plain + covered, student) if counter == "plain" else (plain, student + covered)
-    assert plain / 200 < 0.5
-    assert student / 200 >= 0.92
+            covered[name] += bool(((result.low <= truth) & (truth <= result.high)).all())
+    assert covered["plain"] / 200 < 0.5
+    assert covered["student"] / 200 >= 0.92
 
 
 def test_listed_pairs_keep_the_contenders_pairs_and_the_leaders_pair_with_every_other():

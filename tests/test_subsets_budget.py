@@ -9,10 +9,10 @@ import pytest
 from scipy.stats import kendalltau
 
 from benchirt.errors import ConfigError
+from benchirt.rating.stepdown import step_down
 from benchirt.subsets import build_subsets
 from benchirt.subsets.baselines import baseline_orders, farthest_first_order, fill_in_order, random_fills
 from benchirt.subsets.budget import budget_subset, budget_subsets, critical_value
-from benchirt.rating.stepdown import step_down
 from benchirt.subsets.held_out import compare_rules, contender_halves, judge, recommendation
 
 

@@ -6,8 +6,8 @@ meeting matrices and factorises a dense Hessian per bootstrap replicate, which g
 Here nothing of size k² is formed:
 
 - **Wins from each dataset's order.** On dataset d classifier i wins w_di = #{j: s_dj < s_di − tol} +
-  ½ #{j ≠ i: |s_dj − s_di| ≤ tol} (a sort per dataset; the same outcomes as
-  :func:`benchirt.rating.batch.match_outcomes` except at a difference within rounding of the tolerance).
+  ½ #{j ≠ i: |s_dj − s_di| ≤ tol} (a sort per dataset, :func:`benchirt.rating.glicko_grid.score_boundaries`; the
+  outcomes of :func:`benchirt.rating.batch.match_outcomes`).
 - **Gradient and Hessian products as kernel sums.** For replicate weights c_d (how often dataset d is drawn) the
   negative log-posterior's gradient is g_i = Σ_d c_d [Σ_{j∈d, j≠i} σ(θ_i − θ_j) − w_di] + θ_i / σ_0², and the
   Hessian times a vector is (Hv)_i = Σ_d c_d Σ_{j∈d, j≠i} σ'(θ_i − θ_j)(v_i − v_j) + v_i / σ_0². Each inner sum
@@ -38,6 +38,7 @@ from benchirt.rating.bradley_terry import (MAX_ITERATIONS, MAX_THETA_STEP, PRIOR
                                            STEP_TOLERANCE, BradleyTerryFit, fit_bradley_terry, fit_weighted,
                                            pairwise_wins)
 from benchirt.rating.batch import match_outcomes
+from benchirt.rating.glicko_grid import score_boundaries
 
 #: Spacing of the grid the strengths are binned on (natural-log units): the binning and interpolation errors are
 #: of the order of GRID_STEP² times the kernel's curvature (at most 0.1 for σ and σ′).
@@ -106,9 +107,8 @@ def dataset_orders(scores: np.ndarray, *, tie_tolerance: float = 0.0) -> Dataset
     won, tied, lost = (np.zeros(scores.shape, dtype=int) for _ in range(3))
     for d, row in enumerate(scores):
         values = row[present[d]]
-        ordered = np.sort(values)
-        below = np.searchsorted(ordered, values - tie_tolerance, side="left")
-        level = np.searchsorted(ordered, values + tie_tolerance, side="right") - below - 1
+        below, up_to = score_boundaries(np.sort(values), values, tie_tolerance)
+        level = up_to - below - 1
         won[d, present[d]], tied[d, present[d]] = below, level
         lost[d, present[d]] = values.size - 1 - below - level
     return DatasetOrders(scores=scores, tie_tolerance=float(tie_tolerance), present=present, wins=won + 0.5 * tied,

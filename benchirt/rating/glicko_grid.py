@@ -12,7 +12,7 @@ formed:
 
 - **The wins, exactly.** s_ij is 1 when s_i − s_j > tol, ½ when |s_i − s_j| ≤ tol, else 0 (Cardoso et al. 2021
   §4.7, :func:`~benchirt.rating.batch.match_outcomes`), so Σ_j g_j s_ij is a cumulative sum of g in score order
-  read at two positions found by binary search (exact up to rounding of s_i ± tol).
+  read at the two positions :func:`score_boundaries` finds (the Bradley–Terry grid counts its wins with it too).
 - **The expected scores, on a grid.** Σ_j g_j σ(g_j x_ij) and Σ_j g_j² σ'(g_j x_ij), x_ij = μ_i − μ_j, are kernel
   sums whose kernel depends on the opponent through g_j. The points (μ_j, g_j) are spread on a two-dimensional grid
   by bilinear binning (Wand 1994, "Fast computation of multivariate kernel estimators", J. Comput. Graph. Stat.
@@ -73,20 +73,27 @@ def period_sums(mu: np.ndarray, phi: np.ndarray, scores: np.ndarray, *,
 def _weighted_wins(scores: np.ndarray, g: np.ndarray, tie_tolerance: float) -> np.ndarray:
     """Σ_{j≠i} g_j s_ij, (P, n): g summed over the opponents scoring below s_i − tol, half over those within tol."""
     order = np.argsort(scores, kind="stable")
-    ranked = scores[order]
-    below = _settled(ranked, scores, np.searchsorted(ranked, scores - tie_tolerance, side="left"),
-                     lambda opponent: scores - opponent > tie_tolerance)
-    up_to = _settled(ranked, scores, np.searchsorted(ranked, scores + tie_tolerance, side="right"),
-                     lambda opponent: opponent - scores <= tie_tolerance)
+    below, up_to = score_boundaries(scores[order], scores, tie_tolerance)
     cumulative = np.zeros((g.shape[0], g.shape[1] + 1))
     np.cumsum(g[:, order], axis=1, out=cumulative[:, 1:])
     return cumulative[:, below] + 0.5 * (cumulative[:, up_to] - cumulative[:, below] - g)
 
 
-def _settled(ranked: np.ndarray, scores: np.ndarray, count: np.ndarray, counted) -> np.ndarray:
+def score_boundaries(ranked: np.ndarray, scores: np.ndarray, tie_tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each of ``scores`` among the sorted ``ranked`` (the same scores): how many it beats (s_i − s_j > tol) and
+    how many it does not lose to (s_j − s_i ≤ tol, itself included) — :func:`~benchirt.rating.batch.match_outcomes`'
+    outcomes counted by binary search. Rounding of s ± tol can put a search one group of equal scores off; the
+    groups either side of each boundary are tested with match_outcomes' own arithmetic."""
+    below = _settled(ranked, np.searchsorted(ranked, scores - tie_tolerance, side="left"),
+                     lambda opponent: scores - opponent > tie_tolerance)
+    up_to = _settled(ranked, np.searchsorted(ranked, scores + tie_tolerance, side="right"),
+                     lambda opponent: opponent - scores <= tie_tolerance)
+    return below, up_to
+
+
+def _settled(ranked: np.ndarray, count: np.ndarray, counted) -> np.ndarray:
     """How many of the ``ranked`` scores satisfy ``counted`` (true for a prefix of them), from a binary search's
-    ``count`` that rounding of s ± tol may have put one group of equal scores off: the groups either side of the
-    boundary are tested with :func:`~benchirt.rating.batch.match_outcomes`' own arithmetic (s_i − s_j against tol)."""
+    ``count``, the groups of equal scores either side of it tested with ``counted``."""
     n = len(ranked)
     after = ranked[np.minimum(count, n - 1)]
     count = np.where((count < n) & counted(after), np.searchsorted(ranked, after, side="right"), count)

@@ -80,7 +80,8 @@ def _method_words(rating: RatingResult) -> str:
     if len(rating.pairwise) and verdict_method(rating.pairwise) == "intervals":
         return (f"at this field's size a simultaneous {100 * (1 - rating.config.alpha):g} % interval for every "
                 "entrant's rating from the bootstrap over datasets (the largest studentised deviation over all "
-                "entrants, Romano & Wolf 2005); two entrants are separated where their intervals do not overlap.")
+                "entrants, Romano & Wolf 2005; never narrower than Bonferroni's bound under Student's t for the "
+                "datasets each entrant ran); two entrants are separated where their intervals do not overlap.")
     if rating.config.verdict == "range":
         return ("one test for all pairs at once — the ratings differ by more than the distance that leaderboards "
                 f"with the scores shuffled within each dataset reach in {100 * (1 - rating.config.alpha):g} % of "

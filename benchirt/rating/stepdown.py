@@ -139,10 +139,21 @@ def standardised(scores: np.ndarray) -> np.ndarray:
     """Each row (dataset) minus its mean over its present entries, over their standard deviation (ddof 0);
     a dataset where all present classifiers score the same becomes all 0. NaN (absent) stays NaN."""
     scores = np.asarray(scores, dtype=float)
-    present = np.maximum((~np.isnan(scores)).sum(axis=1, keepdims=True), 1)   # a dataset nobody tested stays NaN
+    centred, spread = _centred(scores)
+    return np.divide(centred, spread[:, None], out=np.where(np.isnan(scores), np.nan, 0.0), where=spread[:, None] > 0)
+
+
+def row_spread(scores: np.ndarray) -> np.ndarray:
+    """Each row's standard deviation (ddof 0) over its present entries; 0 for a row with none."""
+    return _centred(np.asarray(scores, dtype=float))[1]
+
+
+def _centred(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows minus their mean over the present entries, and each row's spread (ddof 0): computed without numpy's
+    empty-slice warnings, a row with no present entry staying NaN with spread 0."""
+    present = np.maximum((~np.isnan(scores)).sum(axis=1, keepdims=True), 1)
     centred = scores - np.nansum(scores, axis=1, keepdims=True) / present
-    spread = np.sqrt(np.nansum(centred**2, axis=1, keepdims=True) / present)
-    return np.divide(centred, spread, out=np.where(np.isnan(scores), np.nan, 0.0), where=spread > 0)
+    return centred, np.sqrt(np.nansum(centred**2, axis=1) / present[:, 0])
 
 
 #: Pair statistics :func:`step_down` can use: name → (transform of the datasets × classifiers scores, statistic

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchirt.rating.stepdown import standardised
+from benchirt.rating.stepdown import row_spread, standardised
 
 
 def fill_in_order(order: np.ndarray, costs: np.ndarray, budget: float) -> np.ndarray:
@@ -54,9 +54,7 @@ def baseline_orders(scores: np.ndarray, costs: np.ndarray, n_items: np.ndarray |
     ``most_items`` only when ``n_items`` is given)."""
     means = np.nanmean(scores, axis=0)
     top = np.argsort(-means, kind="stable")[:top_k]
-    leaders = scores[:, top]
-    ran = np.maximum((~np.isnan(leaders)).sum(axis=1), 1)      # a dataset none of them ran has spread 0
-    spread = np.sqrt(np.nansum((leaders - np.nansum(leaders, axis=1, keepdims=True) / ran[:, None]) ** 2, axis=1) / ran)
+    spread = row_spread(scores[:, top])     # a dataset none of them ran has spread 0
     orders = {"cheapest_first": np.argsort(costs, kind="stable"),
               "top_spread": np.argsort(-spread, kind="stable"),
               "farthest_first": farthest_first_order(scores)}
