@@ -1,6 +1,8 @@
 """The recorded shapes of OpenML-CC18 (package data) against the 27 datasets this machine has."""
 from __future__ import annotations
 
+import pytest
+
 from benchirt.data.recorded_shapes import CC18_SUITE_ID, recorded_shape, recorded_shapes, recorded_specs
 
 #: The suite's 72 dataset ids, as OpenML lists suite 99 (../shared/data/README.md).
@@ -19,6 +21,7 @@ def test_the_table_holds_the_72_datasets_of_the_suite_in_order():
     assert recorded_shape(2) is None  # anneal is not in CC18
 
 
+@pytest.mark.slow
 def test_recorded_shapes_equal_the_data_of_the_offline_mirror(shared_data):
     """Rows, features and classes of the 26 ARFF files and wdbc, loaded as a run loads them."""
     from benchirt.data import resolve_suite
