@@ -112,7 +112,7 @@ def export_suite(
 
 
 def resolve_api_key(api_key: str | None = None) -> str:
-    """The OpenML API key: the argument, else ``$OPENML_APIKEY``, else openml's configuration file; :class:`ConfigError`
+    """The OpenML API key: the argument, else ``$OPENML_APIKEY``, else openml's configuration file; ``ConfigError``
     when none holds one."""
     if api_key:
         return api_key
@@ -131,7 +131,7 @@ def resolve_api_key(api_key: str | None = None) -> str:
 def find_task_id(openml_id: int) -> int:
     """The OpenML task to publish for a dataset known only by its dataset id: among its active supervised-classification
     tasks (:func:`openml.tasks.list_tasks`) the one with 10-fold cross-validation (OpenML-CC18's protocol), then the
-    lowest id; :class:`DataError` when there is none."""
+    lowest id; ``DataError`` when there is none."""
     import openml
     from openml.tasks import TaskType
 
@@ -160,20 +160,10 @@ def publish_suite(
 ) -> int:
     """Publish a subset as an OpenML benchmark suite; return the new suite's id.
 
-    Parameters
-    ----------
-    name : str
-        Suite name.
-    datasets : sequence of DatasetSpec or mapping
-        Members with ``task_id`` and/or ``openml_id`` (attributes or keys) and a ``name``.
-    description : str
-        Suite description (OpenML requires one; a default naming benchirt is used when empty).
-    api_key : str, optional
-        OpenML API key; default :func:`resolve_api_key`.
-    alias : str, optional
-        URL-friendly unique alias on the server.
-    lookup_tasks : bool
-        Find the task of datasets without ``task_id`` with :func:`find_task_id`; when False they are an error.
+    ``name``: the suite's name; ``datasets``: members with ``task_id`` and/or ``openml_id`` (attributes or keys) and a
+    ``name``; ``description``: required by OpenML (a default naming benchirt when empty); ``api_key``: default
+    :func:`resolve_api_key`; ``alias``: URL-friendly unique alias on the server; ``lookup_tasks``: find the task of
+    datasets without ``task_id`` with :func:`find_task_id` (when False they are an error).
 
     Raises
     ------

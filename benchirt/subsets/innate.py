@@ -24,16 +24,10 @@ def innate_ability(
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """Side-by-side ratings of the real classifiers, the leader of each scenario and the verdict.
 
-    Parameters
-    ----------
-    ratings : DataFrame, long
-        ``subset, classifier, role, rating, rd, volatility, low, high`` and optionally ``rating_mean, rating_sd,
-        rank_min, rank_max`` (as :attr:`benchirt.subsets.SubsetEvaluation.ratings`).
-    scenarios : list of str
-        Scenario names in display order (``"full"`` first).
-    lead_shares : mapping, optional
-        ``{scenario: Series(real classifier -> share of dataset orders in which it rates highest among the real
-        classifiers)}``.
+    ``ratings``: long ``subset, classifier, role, rating, rd, volatility, low, high`` and optionally ``rating_mean,
+    rating_sd, rank_min, rank_max`` (as :attr:`benchirt.subsets.SubsetEvaluation.ratings`); ``scenarios``: names in
+    display order (``"full"`` first); ``lead_shares`` (optional): ``{scenario: Series(real classifier -> share of
+    dataset orders in which it rates highest among the real classifiers)}``.
 
     Returns
     -------
