@@ -108,20 +108,13 @@ def interval_decisions(rating: np.ndarray, replicates: np.ndarray | None, alpha:
 
 def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarray, replicates: np.ndarray | None,
                       config: RatingConfig) -> Decisions:
-    """The decisions of ``config.verdict``.
+    """The decisions of ``config.verdict`` (``verdict``, ``resampling``, ``n_bootstrap`` tables, ``alpha``, ``seed``,
+    ``max_pairwise``).
 
-    Parameters
-    ----------
-    scores : numpy.ndarray, shape (D, k)
-        Datasets × classifiers (sorted names), NaN where absent.
-    position : numpy.ndarray of int, shape (k,)
-        Column of ``scores`` of each leaderboard row (best first).
-    rating : numpy.ndarray, shape (k,)
-        Bradley–Terry ratings in leaderboard order.
-    replicates : numpy.ndarray, shape (B, k), or None
-        Bootstrap ratings in leaderboard order; None when no bootstrap ran (then no test runs either).
-    config : RatingConfig
-        ``verdict``, ``resampling``, ``n_bootstrap`` (resampled tables), ``alpha``, ``seed``, ``max_pairwise``.
+    ``scores`` (D, k): datasets × classifiers (sorted names), NaN where absent; ``position`` (k,): the column of
+    ``scores`` of each leaderboard row (best first); ``rating`` (k,): the Bradley–Terry ratings in leaderboard order;
+    ``replicates`` (B, k): bootstrap ratings in leaderboard order, None when no bootstrap ran (then no test runs
+    either).
     """
     k = len(position)
     alpha = config.alpha

@@ -46,9 +46,8 @@ class Tournament:
     trajectory : pandas.DataFrame, shape (n_periods * n_classifiers, 7)
         Long: ``period`` (1-based), ``dataset``, ``classifier``, ``rating``, ``rd``, ``volatility`` after that period,
         ``played``.
-    order : list of str
-        The datasets in the order they were played.
-    config : RatingConfig
+    order, config
+        The datasets in the order played; the :class:`RatingConfig`.
     weighting : str or None
         Why the games were weighted per dataset (:func:`games_weighting`), None when every game counted.
     """

@@ -315,23 +315,11 @@ def bradley_terry_table(scores: pd.DataFrame | CheckedScores, *, config: RatingC
                         ) -> tuple[pd.DataFrame, list[str], Decisions, pd.DataFrame]:
     """The Bradley–Terry part of the leaderboard: ratings, bootstrap intervals, ranks, tiers, counts.
 
-    ``config`` uses ``n_bootstrap``, ``seed``, ``tie_tolerance``, ``verdict``, ``alpha`` and ``max_pairwise``.
-
-    Returns
-    -------
-    table : pandas.DataFrame
-        Best first; the columns of :data:`LEADERBOARD_COLUMNS` except ``glicko_rating, glicko_rd, mean_rank``.
-    notes : list of str
-        Undefined intervals, fits without convergence, classifiers absent from some datasets.
-    decisions : Decisions
-        The primary verdict's decisions in the table's order (they gave ``rank_low, rank_high, tier``).
-    replicates : pandas.DataFrame, shape (n_bootstrap, k)
-        The bootstrap ratings (NaN where a replicate drew none of the classifier's datasets); empty without intervals.
-
-    Raises
-    ------
-    LeaderboardError
-        Fewer than two classifiers.
+    ``config`` uses ``n_bootstrap``, ``seed``, ``tie_tolerance``, ``verdict``, ``alpha`` and ``max_pairwise``. Returns
+    ``table`` (best first; :data:`LEADERBOARD_COLUMNS` but ``glicko_rating, glicko_rd, mean_rank``), ``notes``
+    (undefined intervals, fits without convergence, absences), ``decisions`` (the primary verdict's, in table order) and
+    ``replicates`` ((n_bootstrap, k) bootstrap ratings, NaN where a replicate drew none of the classifier's datasets;
+    empty without intervals). Raises ``LeaderboardError`` with fewer than two classifiers.
     """
     config = config or RatingConfig()
     matrix = score_matrix(checked_scores(scores, score=config.score).table)   # names sorted

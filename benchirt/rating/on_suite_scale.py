@@ -59,24 +59,11 @@ class SuiteIntervals:
 
 def on_suite_intervals(rows: Mapping[str, pd.DataFrame], classifiers: Sequence[str], *, n_tables: int = 1000,
                        alpha: float = 0.05, seed: int = 0) -> SuiteIntervals:
-    """Simultaneous intervals of every entrant's accuracy on this suite (module docstring).
+    """Simultaneous intervals (:class:`SuiteIntervals`) of every entrant's accuracy on this suite (module docstring).
 
-    Parameters
-    ----------
-    rows : mapping of str to pandas.DataFrame
-        Dataset → its answers, respondents × test rows, 1 correct and 0 wrong; a classifier missing from a dataset's
-        index did not run it.
-    classifiers : sequence of str
-        The entrants, in the order of the result.
-    n_tables : int
-        Bootstrap replicates of the test rows.
-    alpha : float
-        1 − the simultaneous coverage.
-    seed : int
-
-    Returns
-    -------
-    SuiteIntervals
+    ``rows`` maps each dataset to its answers, respondents × test rows, 1 correct and 0 wrong (a classifier missing from
+    a dataset's index did not run it); ``classifiers`` are the entrants, in the order of the result; ``n_tables``
+    bootstrap replicates of the test rows; ``alpha`` is 1 − the simultaneous coverage.
 
     Examples
     --------

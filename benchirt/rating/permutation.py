@@ -39,11 +39,8 @@ class PermutationAnalysis:
         ``p_first_alone`` (first and no other classifier is) and ``p_top3``.
     ratings, rds, ranks : pandas.DataFrame, shape (P, k)
         Final rating, RD and rank (1 = best, ties share the smaller rank) per order and classifier.
-    orders : numpy.ndarray of int, shape (P, D)
-        Each row: indices into ``datasets``, in the order played.
-    datasets : list of str
-        Dataset names (sorted).
-    seed : int
+    orders, datasets, seed
+        (P, D) indices into ``datasets`` (the sorted dataset names) in the order played; the seed.
     """
 
     summary: pd.DataFrame

@@ -32,23 +32,13 @@ SCORE_COLUMNS = ("dataset", "classifier", "score")
 
 
 def read_scores(path: str | os.PathLike, *, score: str | None = None) -> pd.DataFrame:
-    """Read scores from a decodIRT-style folder tree or a long CSV.
+    """Read scores from a decodIRT-style folder tree or a long CSV, as a checked ``dataset, classifier, score`` table
+    (:func:`validate_scores`), rows in the order read, folders in sorted order.
 
-    Parameters
-    ----------
-    path : path
-        A directory with one sub-folder per dataset holding ``true_scores.csv`` (``Clf,Score``; also decodIRT's
-        ``test_accuracy.csv``/``cv_accuracy.csv`` with ``Metodo,Acuracia``), or a CSV with columns ``dataset,
-        classifier`` and a score column.
-    score : str, optional
-        For folders a key of :data:`DECODIRT_SCORE_FILES` (default ``true_score``); for a CSV the score column (default
-        ``score``). A name the input lacks is refused with the valid ones (:func:`score_column`).
-
-    Returns
-    -------
-    pandas.DataFrame, shape (n_pairs, 3)
-        ``dataset, classifier, score`` (checked by :func:`validate_scores`), rows in the order read, folders in sorted
-        order.
+    ``path``: a directory with one sub-folder per dataset holding ``true_scores.csv`` (``Clf,Score``; also decodIRT's
+    ``test_accuracy.csv``/``cv_accuracy.csv`` with ``Metodo,Acuracia``), or a CSV with columns ``dataset, classifier``
+    and a score column. ``score``: for folders a key of :data:`DECODIRT_SCORE_FILES` (default ``true_score``), for a CSV
+    the score column (default ``score``); a name the input lacks is refused with the valid ones (:func:`score_column`).
     """
     path = Path(path)
     if path.is_dir():

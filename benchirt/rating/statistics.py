@@ -46,9 +46,8 @@ class StatisticalComparison:
 
     Attributes
     ----------
-    mode : {"blocks", "decodirt"}
-    description : str
-        What was tested (:data:`MODE_LABELS`).
+    mode, description, score : str
+        ``"blocks"`` or ``"decodirt"``; what was tested (:data:`MODE_LABELS`); the compared score.
     statistic, p_value : float
         Friedman's χ²_F and its p-value (χ² with k − 1 degrees of freedom).
     n_blocks : int
@@ -62,7 +61,6 @@ class StatisticalComparison:
     alpha : float
     dropped_datasets : list of str
         Datasets left out because a compared classifier has no score there (``blocks``).
-    score : str
     """
 
     mode: str
@@ -136,26 +134,12 @@ def friedman_nemenyi(
     config: RatingConfig | None = None,
     order: str | os.PathLike | Sequence[str] | None = None,
 ) -> StatisticalComparison:
-    """Friedman test and Nemenyi post-hoc comparison of classifiers.
+    """Friedman test and Nemenyi post-hoc comparison of classifiers (:class:`StatisticalComparison`).
 
-    Parameters
-    ----------
-    scores : pandas.DataFrame
-        Long table ``dataset, classifier, score`` (higher = better).
-    mode : {"blocks", "decodirt"}, optional
-        Default ``config.stats`` (module docstring).
-    alpha : float, optional
-        Level of the critical difference; default ``config.alpha``.
-    classifiers : sequence of str, optional
-        Compare only these (e.g. the real ones, as Cardoso et al. 2021 §5.3); in ``decodirt`` mode all still play the
-        tournament.
-    config : RatingConfig, optional
-    order : optional
-        Rating-period order of the tournament in ``decodirt`` mode.
-
-    Returns
-    -------
-    StatisticalComparison
+    ``scores``: long table ``dataset, classifier, score`` (higher = better). ``mode`` (default ``config.stats``, module
+    docstring) and ``alpha``, the level of the critical difference (default ``config.alpha``). ``classifiers``: compare
+    only these (e.g. the real ones, as Cardoso et al. 2021 §5.3); in ``decodirt`` mode all still play the tournament, in
+    the rating-period ``order`` given.
 
     Raises
     ------
