@@ -7,7 +7,7 @@ Usage (not run as a doctest)::
     plan_datasets(model, budget=5)                   # dataset, order, status, summary_sd
     predicted, standing = predict_new(model, observed)   # observed: classifier, dataset, score
 
-See docs/new-classifier.md for the model, benchmarks/results/new-classifier.md for its measured accuracy.
+The model: docs/new-classifier.md; its measured accuracy: benchmarks/results/new-classifier.md.
 """
 from benchirt.lazy import attach_stub
 

@@ -1,20 +1,17 @@
 """``benchirt add``: put new classifiers into a finished run without retraining the pool or refitting items.
 
-For every dataset of the run (or, with a budget, the datasets :func:`plan_datasets` chooses) each new
-classifier is trained on exactly the stored split and preprocessing (:func:`benchirt.responses.respond_more`
-checks that the test items drawn now are the stored ones), its 0/1 responses are recorded, and it is
-scored against the dataset's frozen item parameters (:func:`benchirt.irt.scoring.score_frozen`: θ, SE,
-True-Score; the IRT artifacts are only read). Each (classifier, dataset) result is an artifact of the
-run (stage ``add``) keyed by the classifier's specification and the dataset's stored response and IRT
-results, so a rerun reuses it. Then the run's ``rate`` stage — its own code, with the run's ``rate`` options,
-``rate.score`` included — is re-run over the pool plus the measured new classifiers, the report is rebuilt
-(both through the pipeline's engine, :func:`benchirt.pipeline.run.extend_run`), and with a budget the
-unmeasured True-Scores and the standing are predicted
-(:mod:`benchirt.placement.predict`); ``RUN_DIR/added/predicted.csv`` and ``standing.csv`` hold them,
-every row marked measured or predicted, and the report shows them.
+On every dataset of the run (or, with a budget, those :func:`plan_datasets` chooses) each new classifier is trained on
+exactly the stored split and preprocessing (:func:`benchirt.responses.respond_more` checks the test items are the stored
+ones), its 0/1 responses recorded, and it is scored against the frozen item parameters
+(:func:`benchirt.irt.scoring.score_frozen`: θ, SE, True-Score; the IRT artifacts are only read). Each (classifier,
+dataset) result is an artifact of stage ``add`` keyed by the classifier's specification and the dataset's stored
+results, so a rerun reuses it. Then the run's ``rate`` stage is re-run with the run's own options over the pool plus the
+new classifiers and the report rebuilt (:func:`benchirt.pipeline.run.extend_run`); with a budget the unmeasured
+True-Scores and the standing are predicted (:mod:`benchirt.placement.predict`) into ``RUN_DIR/added/predicted.csv`` and
+``standing.csv``, every row marked measured or predicted.
 
-A later ``benchirt run`` on the same directory rebuilds the pool-only ratings; ``benchirt add`` again
-(everything reused) puts the new classifiers back.
+A later ``benchirt run`` on the same directory rebuilds the pool-only ratings; ``benchirt add`` again (everything
+reused) puts the new classifiers back.
 """
 from __future__ import annotations
 
@@ -34,15 +31,9 @@ from benchirt.safe_yaml import safe_load
 
 @dataclass
 class AddedResult:
-    """One new classifier on one dataset (the stored ``add`` artifact).
-
-    Attributes
-    ----------
-    dataset, classifier : str
-    responses : pandas.DataFrame, shape (1, n_items), int8 — its answers on the stored test items
-    abilities : pandas.DataFrame, one row: ``theta, se, true_score`` on the frozen items
-    test_accuracy, cv_accuracy : float
-    """
+    """One new classifier on one dataset (the stored ``add`` artifact): ``dataset``, ``classifier``; ``responses`` (1,
+    n_items) int8, its answers on the stored test items; ``abilities``, one row ``theta, se, true_score`` on the
+    frozen items; ``test_accuracy``, ``cv_accuracy``."""
 
     dataset: str
     classifier: str
@@ -103,20 +94,17 @@ def add_classifiers(run_dir: str | os.PathLike, classifiers: Sequence, *, budget
                     show_progress: bool = True, target: str = "suite") -> AddOutcome:
     """Add ``classifiers`` (:class:`benchirt.pool.real.ExtraEstimator`) to the finished run in ``run_dir``.
 
-    With ``budget`` the datasets are those :func:`benchirt.placement.design.plan_datasets` chooses for
-    ``target`` ("suite": the mean standardised score; "rank": the average rank among the pool).
-
-    The work runs in the pipeline's engine (:func:`benchirt.pipeline.run.extend_run`): the (classifier,
-    dataset) results are the run's ``add`` stage, then the ``rate`` and ``report`` stages are re-run
-    through their registered plans with the run's own options (``rate.score`` included), the rate stage
-    reading the pool's results with the new classifiers folded in (:func:`_folded`). A refusal leaves the
-    run as it was.
+    With ``budget`` the datasets are those :func:`benchirt.placement.design.plan_datasets` chooses for ``target``
+    ("suite": the mean standardised score; "rank": the average rank among the pool). The (classifier, dataset) results
+    are the run's ``add`` stage; the ``rate`` and ``report`` stages are then re-run through the pipeline's engine
+    (:func:`benchirt.pipeline.run.extend_run`) with the run's own options, the rate stage reading the pool's results
+    with the new classifiers folded in (:func:`_folded`). A refusal leaves the run as it was.
 
     Raises
     ------
     DataError
-        Not a run directory, a run without stored splits (response and IRT artifacts), a name that is
-        a pool member or was added before with another specification, a budget outside 1..D.
+        Not a run directory, a run without stored splits (response and IRT artifacts), a name that is a pool member or
+        was added before with another specification, a budget outside 1..D.
     """
     from benchirt.pipeline.run import extend_run
     from benchirt.pool.real import ExtraEstimator
@@ -193,13 +181,9 @@ def measure_classifier(spec, response_config, extra, stored, irt) -> "AddedResul
     """Train one new classifier on one dataset's stored split and score it on the frozen items (a task).
 
     ``spec`` is the dataset's :class:`~benchirt.data.DatasetSpec`, ``stored`` its stored
-    :class:`~benchirt.responses.ResponseResult` (whose test items the new responses must match), ``irt``
-    its stored :class:`~benchirt.irt.stage.DatasetIRT`.
-
-    Raises
-    ------
-    DataError
-        The classifier could not be fitted on the dataset (the run records it as skipped, with why).
+    :class:`~benchirt.responses.ResponseResult` (whose test items the new responses must match), ``irt`` its stored
+    :class:`~benchirt.irt.stage.DatasetIRT`. Raises ``DataError`` when the classifier cannot be fitted on the dataset
+    (the run records it as skipped, with why).
     """
     from benchirt.irt.scoring import score_frozen
     from benchirt.responses import respond_more
@@ -310,15 +294,11 @@ def _rebuild(extension, irts, added, keys, specs, model, outcome: AddOutcome) ->
 
 
 def _folded(added: dict) -> Callable[[str, dict], dict]:
-    """The ``fold`` the rate stage reads the run through: each dataset's stored IRT and response results with
-    the new classifiers measured there as rows of their own (:meth:`RunExtension.rerun
-    <benchirt.pipeline.run.RunExtension.rerun>`).
-
-    A new classifier is a respondent of role ``real`` that was not calibrated: its θ, SE and True-Score on
-    the frozen items join the abilities, its answers, test and cross-validated accuracy the responses, so
-    the rate stage finds every score ``rate.score`` may name, and tests it beside the pool's real
-    classifiers, as it tests those (Cardoso et al. 2021 §5.3).
-    """
+    """The ``fold`` the rate stage reads the run through (:meth:`RunExtension.rerun
+    <benchirt.pipeline.run.RunExtension.rerun>`): each dataset's stored IRT and response results with the new
+    classifiers measured there as rows of their own — respondents of role ``real`` that were not calibrated, their θ,
+    SE and True-Score joining the abilities and their answers and accuracies the responses, so the rate stage finds
+    every score ``rate.score`` may name and tests them beside the pool's real classifiers (Cardoso et al. 2021 §5.3)."""
     by_dataset: dict[str, list[AddedResult]] = {}
     for rows in added.values():
         for dataset, result in rows.items():
@@ -381,11 +361,10 @@ def classifiers_from_args(pairs: Sequence[str], params: Sequence[str], config_fi
                           *, allowed_packages: Sequence[str] = ()) -> list:
     """:class:`ExtraEstimator` entries from ``--classifier NAME=DOTTED`` / ``--params JSON`` and a config file.
 
-    ``--params`` pairs with ``--classifier`` by position (give one per classifier, or none). The config
-    file is YAML ``classifiers: {NAME: {estimator: DOTTED, params: {...}, scale: bool}}`` (the schema of
-    ``respond.extra``). Every entry is resolved and checked here
-    (:func:`benchirt.pool.estimators.resolve_classifier_class`: allowed packages, a classifier class)
-    before anything it names is imported beyond that check, and before anything is trained.
+    ``--params`` pairs with ``--classifier`` by position (one per classifier, or none). The config file is YAML
+    ``classifiers: {NAME: {estimator: DOTTED, params: {...}, scale: bool}}`` (the schema of ``respond.extra``). Every
+    entry is resolved and checked (:func:`benchirt.pool.estimators.resolve_classifier_class`: allowed packages, a
+    classifier class) before anything it names is imported beyond that check or trained.
     """
     from benchirt.pool.real import ExtraEstimator
 

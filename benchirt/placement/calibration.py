@@ -13,17 +13,9 @@ from benchirt.errors import DataError
 
 @dataclass
 class Calibration:
-    """A complete pool score matrix.
-
-    Attributes
-    ----------
-    scores : pandas.DataFrame, index ``dataset``, one column per pool classifier (higher = better)
-    source : str
-    notes : list of str
-        Classifiers left out (``--exclude``, incomplete rows) — printed by the commands.
-    costs : pandas.Series or None
-        Dataset → training CPU seconds (:func:`calibration_costs`); None when a dataset's shape is unknown.
-    """
+    """A complete pool score matrix: ``scores`` (index ``dataset``, one column per pool classifier, higher = better),
+    ``source``, ``notes`` (classifiers left out by ``--exclude`` or incomplete rows; printed by the commands) and
+    ``costs`` (dataset → training CPU seconds, :func:`calibration_costs`; None when a dataset's shape is unknown)."""
 
     scores: pd.DataFrame
     source: str
@@ -34,14 +26,10 @@ class Calibration:
 def load_calibration(path: str | os.PathLike, *, exclude: Sequence[str] = ()) -> Calibration:
     """Read the calibration scores.
 
-    Parameters
-    ----------
-    path : path
-        A benchirt run directory (its pool's True-Scores: real and artificial classifiers), a folder
-        of decodIRT dataset folders holding ``true_scores.csv`` or a long CSV ``dataset, classifier,
-        score`` (both read by :func:`benchirt.rating.read_scores`).
-    exclude : sequence of str
-        Pool members to leave out (e.g. for leave-one-classifier-out checks).
+    ``path``: a benchirt run directory (its pool's True-Scores: real and artificial classifiers), a folder of decodIRT
+    dataset folders holding ``true_scores.csv``, or a long CSV ``dataset, classifier, score`` (both read by
+    :func:`benchirt.rating.read_scores`). ``exclude``: pool members to leave out (e.g. for leave-one-classifier-out
+    checks).
 
     Raises
     ------
@@ -106,10 +94,8 @@ def run_shapes(run_dir: Path) -> dict[str, dict]:
 
 
 def run_true_scores(run_dir: Path) -> pd.DataFrame:
-    """Long ``dataset, classifier, score`` True-Scores of a run's real and artificial classifiers.
-
-    Reads only the run's stored IRT results (those the manifest lists as complete).
-    """
+    """Long ``dataset, classifier, score`` True-Scores of a run's real and artificial classifiers, from the IRT results
+    the manifest lists as complete."""
     from benchirt.irt import true_score_table
     from benchirt.pipeline.store import ArtifactStore
 

@@ -1,31 +1,24 @@
 """Which datasets to run a new classifier on: greedy Bayesian design on :class:`ScoreModel`.
 
-The summary to pin down is the classifier's mean standardised score over the whole suite,
-``(1/D) sum_d z_d``. With ``Σ`` the covariance of the standardised scores ``z`` under the current
-posterior (:meth:`ScoreModel.moments`: the mixture's within- and between-component spread plus the
-residual noise), running dataset ``d`` leaves the unrun datasets ``R`` with the variance
+The summary to pin down is the classifier's mean standardised score over the suite, ``(1/D) sum_d z_d``. With ``Σ`` the
+covariance of the standardised scores ``z`` under the current posterior (:meth:`ScoreModel.moments`), running dataset
+``d`` leaves the unrun datasets ``R`` with the variance
 
 .. math:: \\frac{1}{D^2}\\Big(\\mathbf 1_R^\\top \\Sigma_{RR} \\mathbf 1_R
           - \\frac{(\\mathbf 1_R^\\top \\Sigma_{Rd})^2}{\\Sigma_{dd}}\\Big), \\qquad R = \\text{unrun} \\setminus \\{d\\}
 
-(Gaussian conditioning). With ``target="rank"`` the summary is the classifier's average rank among
-the pool instead. By the delta method its change with the score on dataset ``d`` is minus the
-number of pool members per unit score around it, ``g_d = sum_c p_d(z_dc)`` (``p_d`` the current
-predictive density of the classifier's standardised score, ``z_dc`` the members' scores), so the
-same criterion runs on the covariance of ``g_d z_d / D``: datasets where the classifier sits among
-many pool members decide its rank, datasets where it is far from all of them hardly move it.
-The plan adds, one at a time, the dataset that lowers this variance most
-(greedy sequential design, the A-optimal criterion for a linear functional; Chaloner & Verdinelli
-1995) — or, when the datasets' costs are known, the one that lowers it most per CPU-second (the
-cost-scaled greedy of budgeted selection, Krause & Guestrin 2005), so that a cheap dataset that says
-almost as much as an expensive one comes first. Within one plan the later choices condition ``Σ`` on the earlier ones, so a plan made
-before any result depends only on the calibration. Continuing from measured results
-(``observed`` with scores) starts from their posterior: under the mixture prior it depends on the
-measured *values* (which pool members the classifier resembles), so a plan continued after each
-result is adaptive.
+(Gaussian conditioning). With ``target="rank"`` the summary is the average rank among the pool: by the delta method its
+change with the score on ``d`` is minus the number of pool members per unit score around it, ``g_d = sum_c p_d(z_dc)``
+(``p_d`` the predictive density of the classifier's standardised score, ``z_dc`` the members' scores), so the same
+criterion runs on the covariance of ``g_d z_d / D``: datasets where the classifier sits among many pool members decide
+its rank.
 
-``benchmarks/new_classifier.py`` measures the plan and the model against random and cheapest-first datasets
-fed to the same model (benchmarks/results/new-classifier.md).
+The plan adds, one at a time, the dataset that lowers this variance most (greedy sequential design, the A-optimal
+criterion for a linear functional; Chaloner & Verdinelli 1995) — or, with known costs, most per CPU-second (the
+cost-scaled greedy of budgeted selection, Krause & Guestrin 2005). Later choices condition ``Σ`` on earlier ones, so a
+plan made before any result depends only on the calibration; continuing from measured results (``observed`` with scores)
+starts from their posterior, which under the mixture prior depends on the measured *values*, so a plan continued after
+each result is adaptive.
 """
 from __future__ import annotations
 
@@ -49,36 +42,23 @@ def plan_datasets(model: ScoreModel, budget: int, *, observed: Sequence[str] | p
                   target: str = "suite", costs: pd.Series | None = None) -> pd.DataFrame:
     """The ``budget`` datasets to run, in order, continuing after those already ``observed``.
 
-    Parameters
-    ----------
-    model : ScoreModel
-    budget : int
-        Total number of datasets to run (those already observed count against it).
-    observed : sequence of str or pandas.Series
-        Datasets the classifier has already been run on; a Series (index = dataset, values = measured
-        scores) conditions the plan on the scores too (adaptive), a list of names only on the choice.
-    target : {"suite", "rank"}
-        The summary to pin down: the mean standardised score over the suite, or the average rank.
-    costs : pandas.Series, optional
-        Dataset → CPU seconds to run it (positive, every dataset of the model); the next dataset is then
-        the one that lowers the target's variance most per CPU-second.
+    ``budget``: the datasets to run in all, those observed included. ``observed``: datasets already run; a Series (index
+    = dataset, values = measured scores) also conditions the plan on the scores (adaptive). ``target``: ``"suite"`` (the
+    mean standardised score over the suite) or ``"rank"`` (the average rank). ``costs`` (optional): dataset → positive
+    CPU seconds for every dataset of the model; the next dataset is then the one that lowers the target's variance most
+    per CPU-second.
 
-    Returns
-    -------
-    pandas.DataFrame
-        ``dataset, order, status, summary_sd``: one row per dataset of the budget, ``status`` is
-        ``observed`` (already run, in the given order) or ``to run``; ``summary_sd`` is the posterior
-        standard deviation of the target once the datasets up to that row are run (the mean
-        standardised score, or the average rank by the delta method). With ``costs`` also
-        ``cost_cpu_s`` and ``cumulative_cpu_s``.
+    Returns ``dataset, order, status, summary_sd``, one row per dataset of the budget: ``status`` ``observed`` (in the
+    given order) or ``to run``, ``summary_sd`` the target's posterior SD once the datasets up to that row are run; with
+    ``costs`` also ``cost_cpu_s`` and ``cumulative_cpu_s``.
 
     Raises
     ------
     ConfigError
         An unknown target.
     DataError
-        ``budget`` below 1 or above the number of calibration datasets; observed datasets outside the
-        calibration or more of them than the budget.
+        ``budget`` below 1 or above the number of calibration datasets; observed datasets outside the calibration or
+        more of them than the budget.
 
     Examples
     --------
@@ -153,11 +133,9 @@ def _target_covariance(model: ScoreModel, posterior, target: str) -> np.ndarray:
 
 
 def summary_sd(cov: np.ndarray, positions: Sequence[int]) -> float:
-    """SD of the target's mean over the suite when the datasets at ``positions`` are known.
-
-    ``cov`` is the covariance of the standardised scores with those datasets already conditioned on
-    (or, for a posterior given their measured values, not carrying them: they are left out of the sum).
-    """
+    """SD of the target's mean over the suite when the datasets at ``positions`` are known; ``cov`` is the covariance of
+    the standardised scores already conditioned on them (or, for a posterior given their measured values, not
+    carrying them: they are left out of the sum)."""
     rest = np.setdiff1d(np.arange(len(cov)), np.asarray(list(positions), dtype=int))
     return float(np.sqrt(max(cov[np.ix_(rest, rest)].sum(), 0.0)) / len(cov))
 

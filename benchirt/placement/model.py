@@ -1,38 +1,31 @@
 """A low-rank model of the calibration's datasets × classifiers score matrix, and a new classifier's column.
 
-Why hand-written: the pieces are a truncated SVD (numpy) and conjugate Bayesian linear regression
-under a Gaussian-mixture prior, a few lines each; no maintained library offers the combination of a
-pool-derived mixture prior, per-dataset noise from leave-one-classifier-out residuals and the greedy
-design of :mod:`benchirt.placement.design`.
+Why hand-written: a truncated SVD (numpy) and conjugate Bayesian linear regression under a Gaussian-mixture prior, a few
+lines each; no maintained library combines a pool-derived mixture prior, per-dataset noise from leave-one-classifier-out
+residuals and the greedy design of :mod:`benchirt.placement.design`.
 
-The model, in the spirit of IRT-based benchmark compression (Maia Polo et al. 2024, tinyBenchmarks:
-a latent factor per respondent, item loadings learned on a calibration pool):
+The model, in the spirit of IRT-based benchmark compression (Maia Polo et al. 2024, tinyBenchmarks: a latent factor per
+respondent, item loadings learned on a calibration pool):
 
 * each dataset's scores are standardised over the pool, ``z_dc = (s_dc - m_d) / sd_d``;
-* ``Z ≈ F Wᵀ`` with the first ``rank`` singular vectors: ``F`` (datasets × rank) are dataset loadings,
-  the rows of ``W`` the pool members' latent skills;
-* a new classifier has skills ``w`` and scores ``z_d = F_d w + e_d``, ``e_d ~ N(0, noise_d)``, where
-  ``noise_d`` is the mean squared leave-one-classifier-out residual of dataset ``d`` (each pool member
-  predicted from a model fitted without it, from all datasets), so the intervals carry the error of
-  predicting an unseen column. Under the mixture prior the residuals are taken in the pool's
-  standardised units (the units the model predicts in) and the estimate is iterated twice from unit
-  noise, since the mixture's weights depend on it;
+* ``Z ≈ F Wᵀ`` with the first ``rank`` singular vectors: ``F`` (datasets × rank) the dataset loadings, the rows of ``W``
+  the pool members' latent skills;
+* a new classifier has skills ``w`` and scores ``z_d = F_d w + e_d``, ``e_d ~ N(0, noise_d)``, ``noise_d`` the mean
+  squared leave-one-classifier-out residual of dataset ``d``, so the intervals carry the error of predicting an unseen
+  column. Under the mixture prior the residuals are in the pool's standardised units and the estimate is iterated twice
+  from unit noise, since the mixture's weights depend on it;
 * the prior of ``w`` (``prior``):
 
-  - ``"mixture"`` (default): new classifiers resemble existing ones. With probability
-    ``(1 - broad) / C`` the skills lie near pool member ``c``, ``w ~ N(W_c, spread · Σ_W)``, and with
-    probability ``broad`` they are a fresh draw from the pool, ``w ~ N(mean(W), Σ_W)`` (``Σ_W`` the
-    pool's skill covariance). The rank defaults to the largest the pool supports
-    (``min(D - 1, C - 2)``), so a component reproduces its member's whole score profile.
-    The posterior is again a mixture whose weights are each component's marginal likelihood of the
-    observed scores (Bayesian model averaging, Hoeting et al. 1999): it depends on the observed
-    *values*, which makes the design of :mod:`benchirt.placement.design` adaptive.
-  - ``"gaussian"``: the single component ``N(mean(W), Σ_W)`` at rank 3 — the previous model, kept
-    for comparison (benchmarks/results/new-classifier.md has both side by side).
+  - ``"mixture"`` (default): new classifiers resemble existing ones. With probability ``(1 - broad) / C`` the skills lie
+    near pool member ``c``, ``w ~ N(W_c, spread · Σ_W)``, with probability ``broad`` they are a fresh draw from the
+    pool, ``w ~ N(mean(W), Σ_W)`` (``Σ_W`` the pool's skill covariance). The rank defaults to the largest the pool
+    supports (``min(D - 1, C - 2)``), so a component reproduces its member's whole profile. The posterior mixture's
+    weights are each component's marginal likelihood of the observed scores (Bayesian model averaging, Hoeting et al.
+    1999), so they depend on the observed *values*, which makes the design adaptive.
+  - ``"gaussian"``: the single component ``N(mean(W), Σ_W)`` at rank 3, for comparison.
 
-* given the datasets observed so far, every component's posterior is Gaussian (conjugate
-  regression); a dataset's prediction is the mixture of the components' predictions, its 90 %
-  interval the 5 % and 95 % quantiles of that mixture.
+* given the observed datasets, every component's posterior is Gaussian (conjugate regression); a dataset's prediction is
+  the mixture of the components' predictions, its 90 % interval the 5 % and 95 % quantiles of that mixture.
 """
 from __future__ import annotations
 
@@ -69,22 +62,10 @@ class Mixture:
 
 @dataclass
 class ScoreModel:
-    """The fitted calibration (see the module docstring).
-
-    Attributes
-    ----------
-    scores : pandas.DataFrame, datasets × pool classifiers
-    center, scale : numpy.ndarray, shape (D,)
-        Per-dataset pool mean and standard deviation of the scores.
-    loadings : numpy.ndarray, shape (D, rank)
-    prior : Mixture
-        The prior of a new classifier's skills.
-    noise : numpy.ndarray, shape (D,)
-        Residual variance per dataset, in standardised units.
-    kind : str
-        ``"mixture"`` or ``"gaussian"``.
-    notes : list of str
-    """
+    """The fitted calibration (module docstring): ``scores`` (datasets × pool classifiers), ``center, scale`` (D,) the
+    per-dataset pool mean and SD, ``loadings`` (D, rank), ``prior`` (:class:`Mixture`, of a new classifier's skills),
+    ``noise`` (D,) the residual variance per dataset in standardised units, ``kind`` (``"mixture"`` or
+    ``"gaussian"``) and ``notes``."""
 
     scores: pd.DataFrame
     center: np.ndarray
@@ -128,10 +109,8 @@ class ScoreModel:
         return _conjugate(self.prior, self.loadings[positions], self.noise[positions], z)
 
     def moments(self, posterior: Mixture) -> tuple[np.ndarray, np.ndarray]:
-        """Mean (D,) and covariance (D, D) of the standardised scores on every dataset under ``posterior``.
-
-        The covariance is the mixture's (within- plus between-component) plus the residual noise.
-        """
+        """Mean (D,) and covariance (D, D) of the standardised scores on every dataset under ``posterior``: the
+        mixture's within- plus between-component covariance plus the residual noise."""
         component_means = posterior.means @ self.loadings.T                      # K x D
         mean = posterior.weights @ component_means
         spread = component_means - mean
@@ -149,18 +128,10 @@ class ScoreModel:
     def predict(self, observed: pd.Series, *, level: float = 0.9) -> pd.DataFrame:
         """Every dataset's score of one new classifier: measured where observed, predicted elsewhere.
 
-        Parameters
-        ----------
-        observed : pandas.Series
-            Measured scores, index = dataset names of the calibration (may be empty).
-        level : float
-            Central probability of the intervals.
-
-        Returns
-        -------
-        pandas.DataFrame, index ``dataset`` (calibration order)
-            ``score, low, high, sd, observed``: the predictive mean, the central ``level`` interval of
-            the predictive mixture and its SD; measured rows have ``low = high = score``, ``sd = 0``.
+        ``observed``: measured scores indexed by calibration dataset (may be empty); ``level``: central probability of
+        the intervals. Returns, indexed by ``dataset`` in calibration order, ``score, low, high, sd, observed``: the
+        predictive mean, the central ``level`` interval of the predictive mixture and its SD; measured rows have ``low =
+        high = score``, ``sd = 0``.
         """
         posterior = self.posterior(observed)
         component_means, component_sd = self.component_predictions(posterior)
@@ -184,23 +155,19 @@ class ScoreModel:
         return frame
 
     def conf_int(self, observed: pd.Series, *, level: float = 0.95) -> pd.DataFrame:
-        """The :meth:`predict` intervals at ``level`` in the protocol's form (:mod:`benchirt.results`).
-
-        ``dataset, observed, se, estimate, low, high``: ``se`` is the predictive SD, ``low, high`` the central
-        ``level`` interval of the predictive mixture (not estimate ± z·se: the mixture need not be normal);
-        observed datasets have ``low = high = estimate``. Coverage: ``tests/test_placement.py``.
-        """
+        """The :meth:`predict` intervals at ``level`` in the protocol's form (:mod:`benchirt.results`): ``dataset,
+        observed, se, estimate, low, high``, ``se`` the predictive SD, ``low, high`` the central interval of the
+        predictive mixture (not estimate ± z·se: the mixture need not be normal); observed datasets have ``low = high
+        = estimate``."""
         frame = self.predict(observed, level=check_level(level))
         table = interval_frame({"dataset": frame.index.astype(str), "observed": frame["observed"]},
                                frame["score"], frame["low"], frame["high"], se=frame["sd"])
         return table.astype({"observed": bool})
 
     def draw(self, observed: pd.Series, n_draws: int, *, seed: int = 0) -> np.ndarray:
-        """Joint draws of the new classifier's scores on every dataset, shape (n_draws, D).
-
-        A component of the posterior mixture, skills from it, plus independent residuals on the
-        unobserved datasets; observed datasets keep their measured score.
-        """
+        """Joint draws (n_draws, D) of the new classifier's scores on every dataset: a component of the posterior
+        mixture, skills from it, plus independent residuals on the unobserved datasets; observed datasets keep their
+        measured score."""
         rng = np.random.default_rng(seed)
         posterior = self.posterior(observed)
         component = rng.choice(len(posterior.weights), size=n_draws, p=posterior.weights)
@@ -216,15 +183,10 @@ class ScoreModel:
 
 
 def fit_score_model(scores: pd.DataFrame, *, rank: int | None = None, prior: str = "mixture") -> ScoreModel:
-    """Fit :class:`ScoreModel` to a complete datasets × classifiers matrix (higher = better).
+    """Fit :class:`ScoreModel` to a complete datasets × classifiers ``scores`` matrix (higher = better).
 
-    Parameters
-    ----------
-    scores : pandas.DataFrame
-    rank : int, optional
-        Latent factors; default: ``min(D - 1, C - 2)`` for the mixture prior, 3 for the Gaussian one.
-        It is lowered (with a note) to what the calibration supports.
-    prior : {"mixture", "gaussian"}
+    ``rank``: latent factors, default ``min(D - 1, C - 2)`` for the mixture prior and 3 for the Gaussian one, lowered
+    (with a note) to what the calibration supports. ``prior``: ``"mixture"`` or ``"gaussian"``.
 
     Raises
     ------
@@ -264,13 +226,10 @@ def fit_score_model(scores: pd.DataFrame, *, rank: int | None = None, prior: str
 
 def _loco_noise(matrix: np.ndarray, rank: int, prior: str, noise: np.ndarray | None,
                 restandardise: bool) -> np.ndarray:
-    """Mean squared leave-one-classifier-out residual per dataset: the error of predicting an unseen column.
-
-    Each column is predicted from all datasets by a model fitted without it. ``restandardise``: the
-    held-out fit standardises the remaining scores afresh (the Gaussian prior); otherwise ``matrix``
-    is already the pool's standardised scores and the residuals are in those units, the units the
-    full model predicts in (the mixture prior).
-    """
+    """Mean squared leave-one-classifier-out residual per dataset: each column predicted from all datasets by a model
+    fitted without it. ``restandardise``: the held-out fit standardises the remaining scores afresh (Gaussian prior);
+    otherwise ``matrix`` is already the pool's standardised scores and the residuals are in those units (mixture
+    prior)."""
     residuals = np.empty(matrix.shape)
     for c in range(matrix.shape[1]):
         rest = np.delete(matrix, c, axis=1)
@@ -318,12 +277,10 @@ def _factor(z: np.ndarray, rank: int, prior: str, noise: np.ndarray | None) -> t
 
 
 def _conjugate(prior: Mixture, loadings: np.ndarray, noise: np.ndarray, z: np.ndarray) -> Mixture:
-    """Posterior mixture of skills ``w`` given ``z = loadings @ w + e``, ``e ~ N(0, diag(noise))``.
-
-    Each component updates conjugately; its weight is multiplied by the marginal likelihood
-    ``N(z; loadings m_k, loadings S_k loadingsᵀ + diag(noise))``, evaluated in the latent space with
-    the Woodbury identity and the matrix determinant lemma.
-    """
+    """Posterior mixture of skills ``w`` given ``z = loadings @ w + e``, ``e ~ N(0, diag(noise))``: each component
+    updates conjugately and its weight is multiplied by the marginal likelihood ``N(z; loadings m_k, loadings S_k
+    loadingsᵀ + diag(noise))``, evaluated in the latent space with the Woodbury identity and the matrix determinant
+    lemma."""
     weight = 1.0 / noise
     gram = loadings.T @ (loadings * weight[:, None])
     covs = np.linalg.inv(np.linalg.inv(prior.covs) + gram)                      # K x r x r

@@ -11,13 +11,8 @@ PREDICTED_COLUMNS = ("classifier", "dataset", "score", "low", "high", "observed"
 
 
 def check_observed(model: ScoreModel, observed: pd.DataFrame) -> pd.DataFrame:
-    """Validate long ``classifier, dataset, score`` rows against the calibration.
-
-    Raises
-    ------
-    DataError
-        A dataset outside the calibration; a new classifier named like a pool member.
-    """
+    """Validate long ``classifier, dataset, score`` rows against the calibration; ``DataError`` for a dataset outside it
+    or a new classifier named like a pool member."""
     model.positions(observed["dataset"].unique())
     clash = sorted(set(observed["classifier"]) & set(map(str, model.scores.columns)))
     if clash:
@@ -34,13 +29,10 @@ OFF_SCALE_WIDTHS = 3.0
 
 
 def off_scale_notes(model: ScoreModel, observed: pd.DataFrame) -> list[str]:
-    """One line per new classifier whose observed scores lie far outside the pool's range.
-
-    A score more than :data:`OFF_SCALE_WIDTHS` times the width of the pool's range (max - min) below
-    its minimum or above its maximum on that dataset is almost always on another scale (an accuracy
-    given against a calibration of True-Scores, a percentage against fractions); the model would then
-    extrapolate from it. Datasets where the whole pool ties (width 0) are not judged.
-    """
+    """One line per new classifier whose observed scores lie far outside the pool's range: more than
+    :data:`OFF_SCALE_WIDTHS` times the width of the pool's range (max - min) below its minimum or above its maximum
+    on a dataset, almost always another scale (an accuracy against True-Scores, a percentage against fractions), from
+    which the model would extrapolate. Datasets where the whole pool ties (width 0) are not judged."""
     pool = model.scores
     notes = []
     for name, rows in observed.groupby("classifier", sort=True):
@@ -87,21 +79,12 @@ def beyond_pool_notes(model: ScoreModel, observed: pd.DataFrame) -> list[str]:
 
 def predict_new(model: ScoreModel, observed: pd.DataFrame, *, level: float = 0.9,
                 seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Scores on every dataset and the standing of each new classifier in ``observed``.
+    """Scores on every dataset and the standing of each new classifier in ``observed`` (long ``classifier, dataset,
+    score``, measured on the calibration's score scale).
 
-    Parameters
-    ----------
-    model : ScoreModel
-    observed : pandas.DataFrame
-        Long ``classifier, dataset, score`` (measured scores, on the calibration's score scale).
-
-    Returns
-    -------
-    predicted : pandas.DataFrame
-        :data:`PREDICTED_COLUMNS` (+ ``sd``): every (new classifier, calibration dataset);
-        ``observed`` is True for measured rows (``low = high = score``), False for predictions.
-    standings : pandas.DataFrame
-        One row per new classifier (:func:`benchirt.placement.standing.standing`).
+    Returns ``predicted``, :data:`PREDICTED_COLUMNS` (+ ``sd``) for every (new classifier, calibration dataset),
+    ``observed`` True for measured rows (``low = high = score``) and False for predictions; and ``standings``, one row
+    per new classifier (:func:`benchirt.placement.standing.standing`).
 
     Examples
     --------

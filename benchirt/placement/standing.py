@@ -1,13 +1,11 @@
 """A new classifier's place among the pool: average rank over the datasets, with a rank interval.
 
-The standing is the Friedman-style average rank (Demšar 2006): on every dataset the classifiers are
-ranked by score (1 = best, ties share the mean rank), the ranks are averaged over the suite, and the
-classifier's position is ``1 +`` the number of pool members with a better (lower) average rank.
-Unmeasured datasets make both uncertain: :meth:`ScoreModel.draw` gives joint draws of the new
-classifier's scores, each draw is ranked, the reported rank is the median over the draws and the
-interval their central ``level`` range. Measured datasets enter with their measured score in every
-draw. (The rank of the point prediction would be biased: a column of predicted means has no
-per-dataset noise, and average ranks are not linear in the scores.)
+The standing is the Friedman-style average rank (Demšar 2006): on every dataset the classifiers are ranked by score (1 =
+best, ties share the mean rank), the ranks averaged over the suite, and the position is ``1 +`` the number of pool
+members with a better average rank. For unmeasured datasets :meth:`ScoreModel.draw` gives joint draws of the new
+classifier's scores; each draw is ranked, the reported rank is the median over the draws and the interval their central
+``level`` range; measured datasets keep their score in every draw. (Ranking the point prediction would be biased: it has
+no per-dataset noise, and average ranks are not linear in the scores.)
 """
 from __future__ import annotations
 
@@ -19,22 +17,9 @@ from benchirt.placement.model import ScoreModel
 
 
 def average_ranks(pool: np.ndarray, column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Average ranks with a new column inserted.
-
-    Parameters
-    ----------
-    pool : numpy.ndarray, shape (D, C)
-        Pool scores (higher = better).
-    column : numpy.ndarray, shape (N, D)
-        N candidate score columns of the new classifier.
-
-    Returns
-    -------
-    new : numpy.ndarray, shape (N,)
-        The new classifier's average rank among the ``C + 1``.
-    members : numpy.ndarray, shape (N, C)
-        Each pool member's average rank with the new classifier present.
-    """
+    """Average ranks with a new column inserted: ``pool`` (D, C) scores (higher = better) and ``column`` (N, D)
+    candidate score columns of the new classifier give ``new`` (N,), its average rank among the ``C + 1``, and
+    ``members`` (N, C), each pool member's average rank with it present."""
     base = rankdata(-pool, axis=1)  # ranks within the pool, ties averaged
     above = column[:, :, None] > pool[None]
     tied = column[:, :, None] == pool[None]
@@ -50,14 +35,8 @@ def position(new: np.ndarray, members: np.ndarray) -> np.ndarray:
 
 def standing(model: ScoreModel, observed: pd.Series, classifier: str, *, level: float = 0.9,
              n_draws: int = 2000, seed: int = 0) -> dict:
-    """The new classifier's rank with its interval, and its average rank.
-
-    Returns
-    -------
-    dict
-        ``classifier, rank, rank_low, rank_high, mean_rank, mean_rank_low, mean_rank_high,
-        n_classifiers`` (pool + 1), ``n_measured``, ``n_predicted``.
-    """
+    """The new classifier's rank with its interval, and its average rank: a dict of ``classifier, rank, rank_low,
+    rank_high, mean_rank, mean_rank_low, mean_rank_high, n_classifiers`` (pool + 1), ``n_measured``, ``n_predicted``."""
     pool = model.scores.to_numpy(float)
     draws = model.draw(observed, n_draws, seed=seed)
     draw_new, draw_members = average_ranks(pool, draws)

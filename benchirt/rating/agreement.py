@@ -1,20 +1,15 @@
 """The other methods as agreement checks on the primary verdict, never as competing verdicts.
 
-The primary "is A better than B?" is the step-down max-T of :mod:`benchirt.rating.stepdown` (or the
-Wilcoxon–Holm test of :mod:`benchirt.rating.wilcoxon_holm`, or the range test of
-:mod:`benchirt.rating.separation`). Each function here takes one other method and says, in one
-sentence, on how many pairs it agrees with the primary, which pairs only one of the two separates, and why
-that side separates them (e.g. "a per-pair posterior, no multiplicity"), so the page never reads as two
-answers:
+Each function here takes one other method than the primary (:mod:`benchirt.rating.decisions`) and says in one sentence
+on how many pairs it agrees, which pairs only one of the two separates, and why (e.g. "a per-pair posterior, no
+multiplicity"), so the page never reads as two answers:
 
-* the Wilcoxon signed-rank test with Holm's correction over all pairs (Demšar 2006), when it is not the
-  primary itself — and, when the data are too few for it to reject anything, says so (also when it is the
-  primary) with the smallest Holm-adjusted p-value it can reach:
-  with n datasets an exact two-sided signed-rank test cannot go below 2 / 2ⁿ (all n differences of one
-  sign), and Holm's first step multiplies the smallest p-value by the number of pairs;
+* Wilcoxon signed-rank with Holm's correction (Demšar 2006), when it is not the primary — and, when the data are too few
+  for it to reject anything, says so (also when it is the primary) with the smallest Holm-adjusted p-value it can reach
+  (2 / 2ⁿ over n datasets times the number of pairs);
 * the Bayesian sign test with a region of practical equivalence (Benavoli et al. 2017);
-* Friedman's test with the Nemenyi post-hoc test (Demšar 2006), whose verdict on a pair depends on the
-  pool (Benavoli, Corani & Mangili 2016);
+* Friedman with the Nemenyi post-hoc test (Demšar 2006), whose verdict on a pair depends on the pool (Benavoli, Corani &
+  Mangili 2016);
 * the single-order Glicko-2 tournament of Cardoso et al. 2021 and its dataset-order analysis.
 
 Only pandas and numpy: the end-of-run summary words them from stored tables.

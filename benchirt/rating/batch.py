@@ -1,39 +1,26 @@
 """Many Glicko-2 tournaments at once, vectorised with numpy: Glickman's algorithm or the ``glicko2`` package's.
 
-Why hand-written: the order analysis plays the same tournament under hundreds of dataset
-orders. Through the ``glicko2`` package that is one Python call per classifier, period and
-order (50 datasets × 19 classifiers × 200 orders = 190,000 calls, about 30 s); here each period
-is one set of array operations over all orders and classifiers at once (well under a second).
-No maintained library offers a batched Glicko-2, and none offers Glickman's step 5 exactly.
+Why hand-written: the order analysis plays the same tournament under hundreds of dataset orders; through the ``glicko2``
+package that is one Python call per classifier, period and order, here each period is one set of array operations over
+all orders and classifiers. No maintained library offers a batched Glicko-2, and none Glickman's step 5 exactly.
 
 Two variants (``glicko``):
 
-- ``"glickman"``: Glickman's "Example of the Glicko-2 system" (Glickman 2013), steps 3-8, with
-  ε = 1e-6 in the Illinois search of step 5 and f(x) = e^x (Δ² − φ² − v − e^x) / (2 (φ² + v + e^x)²)
-  − (x − a) / τ². The tests reproduce the paper's worked example.
-- ``"decodirt"``: the ``glicko2`` package's arithmetic, step for step, so that one rating period
-  from the same state agrees with it to rounding (checked to 1e-9 in the tests). It differs from
-  the paper in one place: its ``f`` (``glicko2.Player._f``) uses the player's squared *rating* μ²
-  where the paper has the squared deviation φ². decodIRT's published ratings carry that deviation.
+- ``"glickman"``: Glickman's "Example of the Glicko-2 system" (Glickman 2013), steps 3-8, with ε = 1e-6 in the Illinois
+  search of step 5 and f(x) = e^x (Δ² − φ² − v − e^x) / (2 (φ² + v + e^x)²) − (x − a) / τ². The tests reproduce the
+  paper's worked example.
+- ``"decodirt"``: the ``glicko2`` package's arithmetic, step for step (one period agrees with it to rounding). Its ``f``
+  (``glicko2.Player._f``) uses the squared *rating* μ² where the paper has φ²; decodIRT's published ratings carry that
+  deviation. Over a whole tournament the two agree to about 1e-4 rating points, not to rounding: the package's
+  volatility search stops at a 1e-6 bracket, so a last-bit difference can end it a step earlier or later.
 
-In ``"decodirt"`` mode, over a whole tournament this engine and the package agree to about 1e-4
-rating points, not to rounding:
-the package stops its volatility search once the bracket is narrower than 1e-6 (in log σ²), so
-a last-bit difference (numpy's ``exp`` and summation order versus ``math``'s) can end the
-search one step earlier or later, a change of up to ~3e-8 in σ that later periods carry along.
-This is the package's own numerical tolerance, far below any rating difference that matters.
-
-Games weighted per dataset (``weighted=True``): Glicko-2 counts the k − 1 games a classifier plays in a
-period as independent, so with hundreds of classifiers the period's variance v shrinks like 1/k, the new
-deviation φ' falls to about √v, and the update μ' − μ ≈ Δ is a full Newton step of the period's likelihood
-from the pre-period rating. A classifier whose place on one dataset is far from its rating (expected scores
-near 0 or 1 against most opponents) then gets a step of thousands of points and a volatility that step 5
-raises to about |Δ| (0.06 → 1.3 → 11 → 10^75 within a few periods on the 20 tasks of OpenML's cv-fold0,
-in their dense part too). The games of one dataset are not independent: they all derive from one score per
-classifier. With ``weighted=True`` each of classifier i's games in a period has weight 1/n_i (n_i: the
-opponents it met there), i.e. the period's likelihood is a weighted composite likelihood (Varin, Reid &
-Firth 2011, §2) worth one game per dataset: v and Δ are computed from the weighted sums, and the rest of
-Glickman's steps are unchanged. :func:`diverges` decides when a tournament needs it.
+Games weighted per dataset (``weighted=True``): Glicko-2 counts the k − 1 games of a period as independent, so with
+hundreds of classifiers v shrinks like 1/k and the update μ' − μ ≈ Δ is a full Newton step; a classifier far from its
+rating on one dataset then gets a step of thousands of points and a volatility step 5 raises to about |Δ|. The games of
+one dataset are not independent (they derive from one score per classifier): with ``weighted=True`` each of classifier
+i's games in a period has weight 1/n_i (n_i: opponents met there), a weighted composite likelihood (Varin, Reid & Firth
+2011, §2) worth one game per dataset; v and Δ come from the weighted sums, Glickman's other steps are unchanged.
+:func:`diverges` decides when a tournament needs it.
 """
 from __future__ import annotations
 
@@ -59,14 +46,8 @@ DIVERGED = 1.0
 
 @dataclass
 class BatchResult:
-    """Final state of P tournaments over k classifiers.
-
-    Attributes
-    ----------
-    rating, rd, volatility : numpy.ndarray, shape (P, k)
-    n_played : numpy.ndarray, shape (P, k)
-        Periods each classifier played (the same in every order).
-    """
+    """Final state of P tournaments over k classifiers: ``rating, rd, volatility`` and ``n_played`` (periods each
+    classifier played, the same in every order), each (P, k)."""
 
     rating: np.ndarray
     rd: np.ndarray
@@ -77,17 +58,9 @@ class BatchResult:
 def match_outcomes(scores: np.ndarray, *, tie_tolerance: float = 0.0) -> np.ndarray:
     """Outcomes of every pairing on one dataset (Cardoso et al. 2021 §4.7: win 1, draw 0.5, loss 0).
 
-    Parameters
-    ----------
-    scores : numpy.ndarray, shape (..., k)
-        Scores of k classifiers (NaN = absent); leading axes are datasets.
-    tie_tolerance : float
-        Scores closer than this (``|a - b| <= tie_tolerance``) are a draw.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., k, k)
-        ``out[..., i, j]`` = result of i against j; NaN on the diagonal and where i or j is absent.
+    ``scores`` has shape (..., k), NaN = absent, leading axes datasets; scores with ``|a - b| <= tie_tolerance`` are a
+    draw. Returns shape (..., k, k): ``out[..., i, j]`` = result of i against j; NaN on the diagonal and where i or j is
+    absent.
     """
     scores = np.asarray(scores, dtype=float)
     diff = scores[..., :, None] - scores[..., None, :]
@@ -108,24 +81,12 @@ def play_orders(
     glicko: str = "glickman",
     weighted: bool = False,
 ) -> BatchResult:
-    """Play one Glicko-2 tournament per dataset order, all orders in parallel.
+    """Play one Glicko-2 tournament per dataset order, all orders in parallel; returns :class:`BatchResult`.
 
-    Parameters
-    ----------
-    scores : numpy.ndarray, shape (D, k)
-        Datasets × classifiers, NaN where absent; on each dataset every pair present meets once
-        (:func:`match_outcomes`, ``tie_tolerance``).
-    orders : numpy.ndarray of int, shape (P, T)
-        Each row is a sequence of dataset indices (the rating periods of one tournament).
-    initial : (rating, rd, volatility)
-    glicko : {"glickman", "decodirt"}
-        Variant of step 5 (see the module docstring).
-    weighted : bool
-        Each game of a period weighted 1/(opponents met), one game's worth per dataset (module docstring).
-
-    Returns
-    -------
-    BatchResult
+    ``scores`` (D, k): datasets × classifiers, NaN where absent; on each dataset every pair present meets once
+    (:func:`match_outcomes`). ``orders`` (P, T): each row a sequence of dataset indices, the rating periods of one
+    tournament. ``initial``: (rating, rd, volatility). ``glicko``: the variant of step 5; ``weighted``: each game of a
+    period weighted 1/(opponents met) (module docstring).
     """
     orders = np.atleast_2d(np.asarray(orders, dtype=int))
     n_orders, k = orders.shape[0], np.shape(scores)[1]
@@ -146,9 +107,9 @@ def play_periods(scores: np.ndarray, orders: np.ndarray, *, tie_tolerance: float
                  weighted: bool = False) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """The tournaments of :func:`play_orders` period by period: after each, (μ, φ, σ, played), each (P, k).
 
-    A period's outcomes are formed only for the datasets it plays: in a sparse field one dataset at a time among
-    the classifiers present there, in a dense one for a block of orders at once, in blocks of at most
-    :data:`BLOCK_ELEMENTS` cells — memory does not grow with datasets × classifiers².
+    Outcomes are formed only for the datasets a period plays: in a sparse field one dataset at a time among the
+    classifiers present, in a dense one for a block of orders at once, in blocks of at most :data:`BLOCK_ELEMENTS`
+    cells, so memory does not grow with datasets × classifiers².
     """
     scores = np.asarray(scores, dtype=float)
     orders = np.atleast_2d(np.asarray(orders, dtype=int))
@@ -219,24 +180,10 @@ def update_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, result: np
                   weighted: bool = False):
     """One rating period of P independent tournaments (Glickman's steps 3-8, pre-period opponents).
 
-    Parameters
-    ----------
-    mu, phi : numpy.ndarray, shape (P, k)
-        Ratings and deviations on the Glicko-2 scale: μ = (R − 1500) / 173.7178, φ = RD / 173.7178.
-    sigma : numpy.ndarray, shape (P, k)
-        Volatilities.
-    result : numpy.ndarray, shape (P, k, k)
-        The period's outcomes (NaN: the pair did not meet).
-    glicko : {"glickman", "decodirt"}
-        Variant of step 5 (see the module docstring).
-    weighted : bool
-        Weight each of a classifier's games 1/(opponents it met in the period) (module docstring).
-
-    Returns
-    -------
-    mu, phi, sigma : numpy.ndarray, shape (P, k)
-        After the period; a classifier that met nobody keeps μ and σ and gets φ = sqrt(φ² + σ²).
-    played : numpy.ndarray of bool, shape (P, k)
+    ``mu, phi, sigma`` (P, k) are ratings and deviations on the Glicko-2 scale (μ = (R − 1500) / 173.7178, φ = RD /
+    173.7178) and volatilities; ``result`` (P, k, k) the period's outcomes (NaN: the pair did not meet); ``glicko``,
+    ``weighted`` as in :func:`play_orders`. Returns ``mu, phi, sigma`` after the period (a classifier that met nobody
+    keeps μ and σ and gets φ = sqrt(φ² + σ²)) and ``played`` (bool), each (P, k).
     """
     met = ~np.isnan(result)
     played = met.any(axis=2)
@@ -277,12 +224,9 @@ def glicko_steps(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, pull: np.nd
 
 def diverges(scores: np.ndarray, *, tie_tolerance: float = 0.0,
              initial: tuple[float, float, float] = (1500.0, 350.0, 0.06), glicko: str = "glickman") -> int:
-    """How many classifiers end the tournament in the given dataset order with a volatility above
-    :data:`DIVERGED` when every game counts (unweighted); 0 when it does not diverge.
-
-    ``scores`` as in :func:`play_orders`, datasets in the order to play. The overflow this meets is
-    expected (the module docstring says why), so numpy's warnings are silenced here.
-    """
+    """How many classifiers end the unweighted tournament in the given dataset order (``scores`` as in
+    :func:`play_orders`) with a volatility above :data:`DIVERGED`; 0 when it does not diverge. The expected overflow
+    (module docstring) is silenced."""
     with np.errstate(all="ignore"):
         result = play_orders(scores, np.arange(len(scores))[None, :], tie_tolerance=tie_tolerance, initial=initial,
                              glicko=glicko)

@@ -1,29 +1,19 @@
 """Bradley–Terry strengths from all pairwise outcomes of all datasets, and their bootstrap over datasets.
 
-Model (Bradley & Terry 1952; the Chatbot Arena leaderboard, Chiang et al. 2024): classifier i beats j
-with probability σ(θ_i − θ_j), σ the logistic function. On every dataset every pair of classifiers
-present there meets once; the higher score wins, equal scores (within ``tie_tolerance``) count half
-a win for each side (ties as half wins, not Davidson's tie model: a tie carries the same information
-as one win and one loss split evenly, and no tie parameter needs estimating). All datasets are pooled
-at once, so the fit does not depend on the order of the datasets; datasets and classifiers are also
-sorted by name before anything is summed, so the result is the same to the last bit in any order.
+Model (Bradley & Terry 1952; the Chatbot Arena leaderboard, Chiang et al. 2024): i beats j with probability σ(θ_i −
+θ_j). On every dataset every pair present meets once; the higher score wins, scores within ``tie_tolerance`` count half
+a win each (not Davidson's tie model: no tie parameter to estimate). All datasets are pooled, so the fit does not depend
+on their order; datasets and classifiers are sorted by name before summing, so the result is bit-identical in any order.
 
-Prior: θ_i ~ N(0, PRIOR_SD²) independently, and the fit is the maximum a posteriori estimate. The
-prior is weak (PRIOR_SD = 2 natural-log units ≈ 347 rating points) but keeps the strength of a
-classifier that wins every comparison (the optimal classifier) finite. At the optimum Σθ_i = 0
-(the likelihood's gradient sums to zero), so the mean rating is 1500 exactly. Ratings are on the
-Elo scale: R = 1500 + 400·log10(e^θ) = 1500 + θ · 400 / ln 10.
+Prior: θ_i ~ N(0, PRIOR_SD²) independently, fit by maximum a posteriori. The weak prior (2 natural-log units ≈ 347
+rating points) keeps the strength of a classifier that wins every comparison finite. At the optimum Σθ_i = 0, so the
+mean rating is 1500 exactly. Elo scale: R = 1500 + θ · 400 / ln 10.
 
-The fit is Newton's method on the log-posterior (the Hessian is the weighted Laplacian of the
-comparison graph plus the prior's precision, so it is positive definite and every step is a descent
-direction; a step larger than :data:`MAX_THETA_STEP` is shortened, which keeps the first steps from a
-far-off start from overshooting). Hand-written because the bootstrap and the separation test need
-hundreds of fits of the same k strengths: Newton needs a few steps (each a (k, k) pass and one
-k × k solve, the problems of a block stacked in numpy), where the L-BFGS-B fit it replaced needed many
-iterations of a stacked scipy objective (``benchmarks/stored_runs.py --part rating`` times the rating stage
-of a field of hundreds of classifiers), and ``choix`` fits one problem per call through a Python loop
-over the comparisons. The tests check the fit against ``choix.opt_pairwise`` and against
-``scipy.optimize.minimize`` on the same posterior. Convergence is not assumed: each problem's last
+The fit is Newton's method on the log-posterior (the Hessian, the weighted Laplacian of the comparison graph plus the
+prior's precision, is positive definite; a step larger than :data:`MAX_THETA_STEP` is shortened). Hand-written because
+the bootstrap and the separation test need hundreds of fits of the same k strengths: Newton needs a few steps with the
+problems of a block stacked in numpy, while ``choix`` fits one problem per call through a Python loop. Tests check the
+fit against ``choix.opt_pairwise`` and ``scipy.optimize.minimize``. Convergence is not assumed: each problem's last
 Newton step is recorded (:attr:`BradleyTerryFit.max_step`).
 """
 from __future__ import annotations
@@ -59,18 +49,10 @@ BLOCK_ELEMENTS = 5_000_000
 
 @dataclass
 class BradleyTerryFit:
-    """MAP Bradley–Terry strengths of B independent problems over the same k classifiers.
-
-    Attributes
-    ----------
-    theta : numpy.ndarray, shape (B, k)
-        Log-strengths (mean 0 per problem).
-    max_step : numpy.ndarray, shape (B,)
-        Evidence of convergence: the largest change of any rating in each problem's last Newton step,
-        in rating points (the step is applied; the distance left to the optimum is of the order of its square).
-    n_iterations : int
-        Newton iterations of the problem that needed the most.
-    """
+    """MAP Bradley–Terry strengths of B independent problems over the same k classifiers: ``theta`` (B, k),
+    log-strengths with mean 0 per problem; ``max_step`` (B,), evidence of convergence, the largest rating change
+    (points) in each problem's last, applied Newton step (the distance left is of the order of its square);
+    ``n_iterations``, Newton iterations of the problem that needed the most."""
 
     theta: np.ndarray
     max_step: np.ndarray
@@ -90,40 +72,22 @@ class BradleyTerryFit:
 def pairwise_wins(outcomes: np.ndarray) -> np.ndarray:
     """Per dataset, the (fractional) wins of every classifier over every other.
 
-    Parameters
-    ----------
-    outcomes : numpy.ndarray, shape (D, k, k)
-        ``outcomes[d, i, j]`` = 1 / 0.5 / 0 when i beat / tied / lost to j on dataset d; NaN where
-        they did not meet (:func:`benchirt.rating.batch.match_outcomes`).
-
-    Returns
-    -------
-    numpy.ndarray, shape (D, k, k)
-        Same, with 0 where the pair did not meet. ``wins + wins.T`` is 1 where they met.
+    ``outcomes[d, i, j]`` (D, k, k) is 1 / 0.5 / 0 when i beat / tied / lost to j on dataset d, NaN where they did not
+    meet (:func:`benchirt.rating.batch.match_outcomes`). Returns the same with 0 where the pair did not meet: ``wins +
+    wins.T`` is 1 where they met.
     """
     return np.nan_to_num(np.asarray(outcomes, dtype=float), nan=0.0)
 
 
 def fit_bradley_terry(wins: np.ndarray, *, prior_sd: float = PRIOR_SD,
                       start: np.ndarray | None = None) -> BradleyTerryFit:
-    """MAP Bradley–Terry fit of B independent win matrices at once (Newton's method, see the module docstring).
+    """MAP Bradley–Terry fit of B independent win matrices at once (Newton's method, module docstring).
 
-    Parameters
-    ----------
-    wins : numpy.ndarray, shape (B, k, k) or (k, k)
-        ``wins[b, i, j]`` = (fractional) wins of i over j in problem b.
-    prior_sd : float
-        Standard deviation of the N(0, prior_sd²) prior on every θ.
-    start : numpy.ndarray, shape (k,) or (B, k), optional
-        Starting log-strengths (a warm start, e.g. the point estimate for bootstrap replicates); default the
-        logit of each classifier's smoothed share of wins, (wins + ½) / (comparisons + 1), which starts
-        close to the optimum and so saves Newton steps over starting from 0. The optimum does not depend on
-        it (the posterior is strictly concave).
-
-    Returns
-    -------
-    BradleyTerryFit
-        With B = 1 for a (k, k) input.
+    ``wins[b, i, j]`` (B, k, k) or (k, k): (fractional) wins of i over j in problem b (B = 1 for a (k, k) input).
+    ``prior_sd``: standard deviation of the N(0, prior_sd²) prior on every θ. ``start`` (k,) or (B, k): starting
+    log-strengths (e.g. the point estimate for bootstrap replicates); default the logit of each classifier's smoothed
+    share of wins, (wins + ½) / (comparisons + 1). The optimum does not depend on it (the posterior is strictly
+    concave). Returns :class:`BradleyTerryFit`.
     """
     wins = np.asarray(wins, dtype=float)
     if wins.ndim == 2:
@@ -152,21 +116,10 @@ def fit_bradley_terry(wins: np.ndarray, *, prior_sd: float = PRIOR_SD,
 
 def fit_weighted(counts: np.ndarray, wins: np.ndarray, *, block_elements: int = BLOCK_ELEMENTS,
                  start: np.ndarray | None = None) -> BradleyTerryFit:
-    """The fits of B weighted sums of D win matrices (bootstrap replicates: ``counts[b, d]`` = how often
-    dataset d is drawn in replicate b), a block of problems at a time.
-
-    The stacked objective holds several (problems, k, k) arrays; with 609 classifiers and 200 replicates each
-    is 74 million numbers (about 3.5 GB in all), so the problems are fitted in blocks of at most
-    ``block_elements`` elements. The problems are independent: a block changes nothing but the memory (and
-    one block is exactly :func:`fit_bradley_terry` of them all).
-
-    Parameters
-    ----------
-    counts : numpy.ndarray, shape (B, D)
-    wins : numpy.ndarray, shape (D, k, k)
-    start : numpy.ndarray, shape (k,), optional
-        Warm start of every problem (:func:`fit_bradley_terry`).
-    """
+    """The fits of B weighted sums of D win matrices (``counts`` (B, D): how often dataset d is drawn in replicate b),
+    in blocks of at most ``block_elements`` elements of the stacked (problems, k, k) arrays. The problems are
+    independent, so blocking changes only memory. ``wins`` (D, k, k); ``start`` (k,) warm-starts every problem
+    (:func:`fit_bradley_terry`)."""
     counts, wins = np.asarray(counts, dtype=float), np.asarray(wins, dtype=float)
     k = wins.shape[1]
     block = max(1, block_elements // max(k * k, 1))
@@ -195,13 +148,8 @@ def _newton_step(meetings: np.ndarray, won: np.ndarray, theta: np.ndarray, preci
 
 
 def bootstrap_counts(n_datasets: int, n_replicates: int, *, seed: int = 0) -> np.ndarray:
-    """How often each dataset is drawn in each bootstrap replicate (resampling datasets with replacement).
-
-    Returns
-    -------
-    numpy.ndarray of int, shape (n_replicates, n_datasets)
-        Rows sum to ``n_datasets``.
-    """
+    """How often each dataset is drawn in each bootstrap replicate (datasets resampled with replacement), shape
+    (n_replicates, n_datasets); rows sum to ``n_datasets``."""
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, n_datasets, size=(n_replicates, n_datasets))
     offsets = np.arange(n_replicates)[:, None] * n_datasets

@@ -1,30 +1,23 @@
 """Bradley–Terry fits of large fields without a (k, k) array: the likelihood's sums as kernel sums on a grid.
 
-The model and prior are those of :mod:`benchirt.rating.bradley_terry` (every pair present on a dataset meets once,
-the higher score wins, a tie is half a win; θ_i ~ N(0, PRIOR_SD²); MAP). That module holds the (k, k) win and
-meeting matrices and factorises a dense Hessian per bootstrap replicate, which grows like k³ and k² per dataset.
-Here nothing of size k² is formed:
+Model and prior as in :mod:`benchirt.rating.bradley_terry` (θ_i ~ N(0, PRIOR_SD²), MAP), whose (k, k) matrices and dense
+Hessian grow like k³. Here nothing of size k² is formed:
 
-- **Wins from each dataset's order.** On dataset d classifier i wins w_di = #{j: s_dj < s_di − tol} +
-  ½ #{j ≠ i: |s_dj − s_di| ≤ tol} (a sort per dataset, :func:`benchirt.rating.glicko_grid.score_boundaries`; the
-  outcomes of :func:`benchirt.rating.batch.match_outcomes`).
-- **Gradient and Hessian products as kernel sums.** For replicate weights c_d (how often dataset d is drawn) the
-  negative log-posterior's gradient is g_i = Σ_d c_d [Σ_{j∈d, j≠i} σ(θ_i − θ_j) − w_di] + θ_i / σ_0², and the
-  Hessian times a vector is (Hv)_i = Σ_d c_d Σ_{j∈d, j≠i} σ'(θ_i − θ_j)(v_i − v_j) + v_i / σ_0². Each inner sum
-  is a kernel sum Σ_j a_j κ(t − θ_j) evaluated at t = θ_i. It is computed by the binned approximation of Wand
-  (1994, "Fast computation of multivariate kernel estimators", J. Comput. Graph. Stat. 3(4)): the θ_j are
-  spread onto a uniform grid by linear binning (Jones & Lotwick 1984), the grid counts convolved with κ sampled
-  on the grid (one FFT per dataset presence pattern — a dense field has one), and the result interpolated
-  linearly at each θ_i. Both steps err by O(h²) in the grid step h; :data:`GRID_STEP` keeps the ratings within
-  hundredths of a rating point of the exact fit (the tests compare both).
-- **Truncated Newton.** Each Newton step solves H s = g by conjugate gradients preconditioned with H's diagonal
-  (Nocedal & Wright 2006, Algorithm 7.1, with Eisenstat & Walker's forcing terms), batched over the problems of a block; a step longer than
-  :data:`~benchirt.rating.bradley_terry.MAX_THETA_STEP` is shortened, and a problem stops when its last step moved
-  no rating by more than :data:`~benchirt.rating.bradley_terry.STEP_TOLERANCE` points (recorded, as there).
+- **Wins from each dataset's order.** On dataset d classifier i wins w_di = #{j: s_dj < s_di − tol} + ½ #{j ≠ i: |s_dj −
+  s_di| ≤ tol} (a sort per dataset, :func:`benchirt.rating.glicko_grid.score_boundaries`).
+- **Gradient and Hessian products as kernel sums.** For replicate weights c_d the negative log-posterior's gradient is
+  g_i = Σ_d c_d [Σ_{j∈d, j≠i} σ(θ_i − θ_j) − w_di] + θ_i / σ_0², and (Hv)_i = Σ_d c_d Σ_{j∈d, j≠i} σ'(θ_i − θ_j)(v_i −
+  v_j) + v_i / σ_0². Each inner sum Σ_j a_j κ(t − θ_j) at t = θ_i is computed by the binned approximation of Wand (1994,
+  J. Comput. Graph. Stat. 3(4)): linear binning onto a uniform grid (Jones & Lotwick 1984), one FFT convolution per
+  dataset presence pattern, linear interpolation at each θ_i. Both steps err by O(h²) in the grid step h;
+  :data:`GRID_STEP` keeps the ratings within hundredths of a point of the exact fit (tested).
+- **Truncated Newton.** Each step solves H s = g by conjugate gradients preconditioned with H's diagonal (Nocedal &
+  Wright 2006, Algorithm 7.1, with Eisenstat & Walker's forcing terms), batched over a block's problems; a step longer
+  than :data:`~benchirt.rating.bradley_terry.MAX_THETA_STEP` is shortened, and a problem stops when its last step moved
+  no rating by more than :data:`~benchirt.rating.bradley_terry.STEP_TOLERANCE` points.
 
-Cost per Hessian product: the problems × (present cells + patterns × grid points · log), against problems × k² for
-the dense fit. Hand-written: choix and scipy fit pairwise models from explicit comparisons (k² of them per dataset
-here); no library sums a logistic kernel on a grid.
+Hand-written: choix and scipy fit pairwise models from explicit comparisons (k² per dataset here); no library sums a
+logistic kernel on a grid.
 """
 from __future__ import annotations
 
@@ -62,19 +55,9 @@ DENSE_UP_TO = 400
 
 @dataclass(frozen=True)
 class DatasetOrders:
-    """Per dataset, who is present and how many matches each classifier wins, ties and loses there.
-
-    Attributes
-    ----------
-    scores : numpy.ndarray, shape (D, k)
-        The scores the orders come from (NaN where absent).
-    tie_tolerance : float
-    present : numpy.ndarray of bool, shape (D, k)
-    wins : numpy.ndarray, shape (D, k)
-        Fractional wins w_di (a tie counts ½), 0 where absent.
-    won, tied, lost : numpy.ndarray of int, shape (D, k)
-        Matches won, drawn and lost outright on each dataset.
-    """
+    """Per dataset, who is present (``present``, bool) and how many matches each classifier wins there: ``wins``,
+    fractional w_di (a tie counts ½, 0 where absent), and ``won, tied, lost`` outright (int); each (D, k), from
+    ``scores`` (D, k, NaN where absent) with ``tie_tolerance``."""
 
     scores: np.ndarray
     tie_tolerance: float
@@ -88,12 +71,7 @@ class DatasetOrders:
 def dataset_orders(scores: np.ndarray, *, tie_tolerance: float = 0.0) -> DatasetOrders:
     """Wins, ties and losses of every classifier on every dataset from one sort per dataset.
 
-    Parameters
-    ----------
-    scores : numpy.ndarray, shape (D, k)
-        Higher is better; NaN where a classifier is absent.
-    tie_tolerance : float
-        Scores at most this far apart draw.
+    ``scores`` (D, k): higher is better, NaN where absent; scores at most ``tie_tolerance`` apart draw.
 
     Examples
     --------
@@ -132,26 +110,13 @@ def fit_field(orders: DatasetOrders, counts: np.ndarray, *, start: np.ndarray | 
 def fit_orders(orders: DatasetOrders, counts: np.ndarray, *, start: np.ndarray | None = None,
                prior_sd: float = PRIOR_SD, block_cells: int = BLOCK_CELLS, grid_step: float = GRID_STEP
                ) -> BradleyTerryFit:
-    """MAP Bradley–Terry strengths of B weighted sums of the datasets' matches (weights ``counts``, e.g. bootstrap
-    replicates; one row of ones for the plain fit), without (k, k) arrays (see the module docstring).
+    """MAP Bradley–Terry strengths (:class:`~benchirt.rating.bradley_terry.BradleyTerryFit`) of B weighted sums of the
+    datasets' matches, without (k, k) arrays (module docstring).
 
-    Parameters
-    ----------
-    orders : DatasetOrders
-    counts : numpy.ndarray, shape (B, D) or (D,)
-        Weight of each dataset in each problem.
-    start : numpy.ndarray, shape (k,) or (B, k), optional
-        Warm start (e.g. the point estimate for bootstrap replicates); default the logit of each classifier's
-        smoothed share of wins, as :func:`benchirt.rating.bradley_terry.fit_bradley_terry` starts.
-    prior_sd : float
-    block_cells : int
-        Memory bound: problems × presence patterns × grid points binned at once.
-    grid_step : float
-        Spacing of the grid (:data:`GRID_STEP`; :data:`BOOTSTRAP_GRID_STEP` for bootstrap replicates).
-
-    Returns
-    -------
-    BradleyTerryFit
+    ``counts`` (B, D) or (D,): the weight of each dataset in each problem (e.g. bootstrap replicates; ones for the plain
+    fit). ``start`` (k,) or (B, k): warm start, default as :func:`benchirt.rating.bradley_terry.fit_bradley_terry`
+    starts. ``block_cells``: memory bound, problems × presence patterns × grid points binned at once. ``grid_step``:
+    grid spacing (:data:`GRID_STEP`; :data:`BOOTSTRAP_GRID_STEP` for bootstrap replicates).
     """
     counts = np.atleast_2d(np.asarray(counts, dtype=float))
     patterns, pattern_of = np.unique(orders.present, axis=0, return_inverse=True)
@@ -221,11 +186,9 @@ def _conjugate_gradients(product, rhs: np.ndarray, diagonal: np.ndarray) -> np.n
 
 
 class _KernelSums:
-    """The likelihood's sums over opponents for every problem of a block, by linear binning on a grid.
-
-    ``patterns`` (Q, k): the distinct presence rows of the datasets; ``weights`` (B, Q): each problem's total
-    weight of the datasets with each pattern. Everything sums per pattern, then over patterns with the weights.
-    """
+    """The likelihood's sums over opponents for every problem of a block, by linear binning on a grid: ``patterns`` (Q,
+    k) are the datasets' distinct presence rows, ``weights`` (B, Q) each problem's total weight of the datasets with
+    each pattern; everything sums per pattern, then over patterns with the weights."""
 
     def __init__(self, patterns: np.ndarray, precision: float, step: float = GRID_STEP) -> None:
         self.patterns = patterns
@@ -277,9 +240,9 @@ class _KernelSums:
 
 
 def _convolved(grid: np.ndarray, kernel, step: float) -> np.ndarray:
-    """Σ_j grid[..., j] κ((m − j)·h), h = ``step``, for every grid point m (last axis): a circular convolution of length at least
-    2n − 1, which equals the linear one at the n points needed (no term wraps around onto them), with the kernel
-    sampled at the offsets −(n − 1)…n − 1."""
+    """Σ_j grid[..., j] κ((m − j)·h), h = ``step``, for every grid point m (last axis): a circular convolution of length
+    at least 2n − 1, equal to the linear one at the n points needed, with the kernel sampled at the offsets −(n −
+    1)…n − 1."""
     n_points = grid.shape[-1]
     size = next_fast_len(2 * n_points - 1, real=True)
     sampled = kernel(step * np.arange(-(n_points - 1), n_points))

@@ -2,24 +2,19 @@
 
 ``rating.verdict`` picks the method (:data:`benchirt.rating.config.VERDICT_METHODS`):
 
-* ``"stepdown"`` (default): step-down max-T, each pair's studentised Wilcoxon signed-rank statistic, on tables
-  whose datasets are reflected with random signs (``rate.resampling: reflection``, default) or whose scores
-  are shuffled within datasets (``shuffle``) (:mod:`benchirt.rating.stepdown`; Westfall & Young 1993);
-* ``"holm"``: each pair's Wilcoxon signed-rank test, Holm's correction over the family
-  (:mod:`benchirt.rating.wilcoxon_holm`; Demšar 2006);
-* ``"range"``: the single-step permutation range test on the Bradley–Terry ratings
-  (:mod:`benchirt.rating.separation`), kept for comparison;
-* ``"intervals"``, whatever ``rate.verdict`` says (but ``holm``), above
-  :data:`benchirt.rating.config.PAIRWISE_UP_TO` tested entrants: simultaneous intervals of the
-  Bradley–Terry ratings from their bootstrap over datasets (:mod:`benchirt.rating.simultaneous`), no (k, k) array.
+* ``"stepdown"`` (default): step-down max-T on each pair's studentised Wilcoxon signed-rank statistic, on tables whose
+  datasets are reflected (default) or shuffled (:mod:`benchirt.rating.stepdown`; Westfall & Young 1993);
+* ``"holm"``: each pair's Wilcoxon signed-rank test with Holm's correction (:mod:`benchirt.rating.wilcoxon_holm`; Demšar
+  2006);
+* ``"range"``: the single-step permutation range test on the Bradley–Terry ratings (:mod:`benchirt.rating.separation`);
+* ``"intervals"``, whatever ``rate.verdict`` says (but ``holm``), above :data:`benchirt.rating.config.PAIRWISE_UP_TO`
+  tested entrants: simultaneous intervals of the Bradley–Terry ratings from their bootstrap over datasets
+  (:mod:`benchirt.rating.simultaneous`), no (k, k) array.
 
-Either way the decisions are one boolean matrix ("i is separated from j and above it"), from which the joint
-rank intervals (Klein, Wright & Wieczorek 2020) and the consecutive tiers follow, so the table, the figure,
-the verdict sentence and ``pairwise.csv`` never disagree. The step-down and the range test decide every pair:
-the step-down's reflected tables are one matrix product per block of pairs (:mod:`benchirt.rating.stepdown`), so
-its cost grows with the number of pairs. Wilcoxon–Holm runs one exact test per pair, so with more than
-``rate.max_pairwise`` classifiers it tests the pairs among the best-rated ``max_pairwise`` only; the others' rank
-intervals are then the untested 1..k, and the verdict sentence says so (:attr:`Decisions.n_tested`).
+Either way the decisions are one boolean matrix ("i is separated from j and above it"), from which the joint rank
+intervals (Klein, Wright & Wieczorek 2020) and the tiers follow, so the table, figure, verdict sentence and
+``pairwise.csv`` never disagree. Wilcoxon–Holm tests only the pairs among the best-rated ``rate.max_pairwise``; the
+others' rank intervals are then the untested 1..k, and the verdict says so (:attr:`Decisions.n_tested`).
 """
 from __future__ import annotations
 
@@ -43,31 +38,24 @@ class Decisions:
     Attributes
     ----------
     method : str
-        ``"holm"``, ``"stepdown"``, ``"range"``, ``"intervals"``, or ``"none"`` (no test: one dataset or no
-        resampled tables).
+        ``"holm"``, ``"stepdown"``, ``"range"``, ``"intervals"``, or ``"none"`` (no test: one dataset or no resampled
+        tables).
     better : numpy.ndarray of bool, shape (k, k), or None
         ``better[i, j]``: i is separated from j and above it (None with ``intervals``: :meth:`on_pairs`).
-    statistic : numpy.ndarray, shape (k, k), or None
-        Wilcoxon–Holm and step-down: the signed-rank statistic z_ij; range: the Bradley–Terry rating
-        difference; NaN outside the tested family.
-    p_adjusted : numpy.ndarray, shape (k, k), or None
-        Holm- or step-down-adjusted p-values (NaN for the range test and outside the family).
-    rank_low, rank_high : numpy.ndarray of float, shape (k,)
-        Joint rank intervals at level 1 − alpha (NaN without a test).
-    tier : numpy.ndarray of int, shape (k,)
+    statistic, p_adjusted : numpy.ndarray, shape (k, k), or None
+        The signed-rank statistic z_ij (range test: the rating difference) and the Holm- or step-down-adjusted p-values
+        (NaN for the range test); NaN outside the tested family.
+    rank_low, rank_high, tier : numpy.ndarray, shape (k,)
+        Joint rank intervals at level 1 − alpha (NaN without a test) and tiers.
     alpha : float
-    n_tested : int
-        Classifiers in the tested family (the first ``n_tested`` of the table).
-    n_tables : int
-        Resampled tables used (0 for Wilcoxon–Holm, which resamples nothing).
+    n_tested, n_tables : int
+        Classifiers in the tested family (the first ``n_tested`` of the table); resampled tables used (0 for
+        Wilcoxon–Holm).
     resampling : str or None
-        How the null tables were drawn: ``"reflection"`` or ``"shuffle"`` (:data:`benchirt.rating.config.RESAMPLING_MODES`;
-        the range test always shuffles); None for Wilcoxon–Holm and without a test.
-    range_test : Separation or None
-        The range test's critical value and distances (``method == "range"``).
+        ``"reflection"`` or ``"shuffle"`` (the range test always shuffles); None for Wilcoxon–Holm and without a test.
+    range_test, intervals : Separation or EntrantIntervals, or None
+        What decided with ``method == "range"`` (critical value and distances) or ``"intervals"``.
     notes : list of str
-    intervals : EntrantIntervals or None
-        The simultaneous intervals that decide (``method == "intervals"``).
     """
 
     method: str
@@ -105,10 +93,9 @@ def no_decisions(k: int, alpha: float) -> Decisions:
 
 def interval_decisions(rating: np.ndarray, replicates: np.ndarray | None, alpha: float, *,
                        datasets: np.ndarray) -> Decisions:
-    """The decisions of a field above :data:`benchirt.rating.config.PAIRWISE_UP_TO` tested entrants:
-    simultaneous intervals of the Bradley–Terry ratings ``rating`` (leaderboard order) from their bootstrap
-    ``replicates`` (B, k) over datasets, each with Student's t for the ``datasets`` it ran (k,); no decisions
-    without replicates."""
+    """The decisions of a field above :data:`benchirt.rating.config.PAIRWISE_UP_TO` tested entrants: simultaneous
+    intervals of the ratings ``rating`` (leaderboard order) from their bootstrap ``replicates`` (B, k), each with
+    Student's t for the ``datasets`` it ran (k,); no decisions without replicates."""
     k = len(rating)
     if replicates is None:
         return no_decisions(k, alpha)
@@ -121,21 +108,13 @@ def interval_decisions(rating: np.ndarray, replicates: np.ndarray | None, alpha:
 
 def primary_decisions(scores: np.ndarray, position: np.ndarray, rating: np.ndarray, replicates: np.ndarray | None,
                       config: RatingConfig) -> Decisions:
-    """The decisions of ``config.verdict``.
+    """The decisions of ``config.verdict`` (``verdict``, ``resampling``, ``n_bootstrap`` tables, ``alpha``, ``seed``,
+    ``max_pairwise``).
 
-    Parameters
-    ----------
-    scores : numpy.ndarray, shape (D, k)
-        Datasets × classifiers (sorted names), NaN where absent.
-    position : numpy.ndarray of int, shape (k,)
-        Column of ``scores`` of each leaderboard row (best first).
-    rating : numpy.ndarray, shape (k,)
-        Bradley–Terry ratings in leaderboard order.
-    replicates : numpy.ndarray, shape (B, k), or None
-        Bootstrap ratings in leaderboard order; None when no bootstrap ran (then no test runs either).
-    config : RatingConfig
-        ``verdict``, ``resampling``, ``n_bootstrap`` (resampled tables), ``alpha``, ``seed``, ``max_pairwise``
-        (Wilcoxon–Holm only).
+    ``scores`` (D, k): datasets × classifiers (sorted names), NaN where absent; ``position`` (k,): the column of
+    ``scores`` of each leaderboard row (best first); ``rating`` (k,): the Bradley–Terry ratings in leaderboard order;
+    ``replicates`` (B, k): bootstrap ratings in leaderboard order, None when no bootstrap ran (then no test runs
+    either).
     """
     k = len(position)
     alpha = config.alpha

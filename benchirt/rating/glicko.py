@@ -1,23 +1,16 @@
 """Glicko-2 round-robin tournament of classifiers over benchmark datasets (Cardoso et al. 2021 §2.6, §4.7).
 
-Every dataset is one rating period. Within a period every classifier meets every other
-classifier present on that dataset and scores 1 / 0.5 / 0 when its score is higher / equal /
-lower. All updates of a period use the ratings and RDs from *before* the period: each
-classifier is updated once with the list of all its opponents' pre-period ratings, RDs and
-outcomes — decodIRT's procedure.
+Every dataset is one rating period, in which every classifier meets every other present and scores 1 / 0.5 / 0 when its
+score is higher / equal / lower. All updates of a period use the pre-period ratings and RDs (decodIRT's procedure). A
+classifier absent from a dataset does not play that period: its RD grows to sqrt(φ² + σ²), rating and volatility stay
+(Glickman's step 6; the package's ``did_not_compete``).
 
-Two engines (``RatingConfig.glicko``): ``"glickman"`` (default) computes each period with
-Glickman's algorithm (:func:`benchirt.rating.batch.update_period`); ``"decodirt"`` calls the
-``glicko2`` package decodIRT used, whose volatility step differs from the paper (docs/rating.md).
+Two engines (``RatingConfig.glicko``): ``"glickman"`` (default, :func:`benchirt.rating.batch.update_period`) and
+``"decodirt"``, the ``glicko2`` package decodIRT used, whose volatility step differs from the paper (docs/rating.md).
 
-A classifier absent from a dataset (no score there) does not play that period: its RD grows
-to sqrt(φ² + σ²) while rating and volatility stay (Glickman's step 6; the package's ``did_not_compete``).
-
-Games weighted per dataset: when the tournament with every game counted as independent diverges (a
-volatility above :data:`benchirt.rating.batch.DIVERGED`, :func:`benchirt.rating.batch.diverges` — with
-hundreds of classifiers per dataset, dense or sparse alike), it is replayed with each game of a period
-weighted 1/(opponents met), one game's worth per dataset (:mod:`benchirt.rating.batch`), and
-:attr:`Tournament.weighting` says so. The permutation analysis and the subsets decide the same way.
+When the tournament with every game counted as independent diverges (:func:`benchirt.rating.batch.diverges`, typically
+with hundreds of classifiers per dataset), it is replayed with games weighted per dataset (:mod:`benchirt.rating.batch`)
+and :attr:`Tournament.weighting` says so; the permutation analysis and the subsets decide the same way.
 """
 from __future__ import annotations
 
@@ -47,16 +40,14 @@ class Tournament:
     Attributes
     ----------
     table : pandas.DataFrame, shape (n_classifiers, 9)
-        Columns :data:`TABLE_COLUMNS`, sorted by rating (descending). ``low``/``high`` is the
-        interval [R − 2RD, R + 2RD] (Cardoso et al. 2021 §2.6); ``rank`` 1 = best (ties share the smaller
-        rank); ``separable_from_leader`` is True when the interval lies wholly below the leader's;
-        ``n_played`` counts the periods the classifier took part in.
+        Columns :data:`TABLE_COLUMNS`, sorted by rating (descending). ``low``/``high`` is [R − 2RD, R + 2RD] (Cardoso et
+        al. 2021 §2.6); ``rank`` 1 = best (ties share the smaller rank); ``separable_from_leader`` is True when the
+        interval lies wholly below the leader's; ``n_played`` counts the periods played.
     trajectory : pandas.DataFrame, shape (n_periods * n_classifiers, 7)
-        Long: ``period`` (1-based), ``dataset``, ``classifier``, ``rating``, ``rd``, ``volatility``
-        after that period, ``played``.
-    order : list of str
-        The datasets in the order they were played.
-    config : RatingConfig
+        Long: ``period`` (1-based), ``dataset``, ``classifier``, ``rating``, ``rd``, ``volatility`` after that period,
+        ``played``.
+    order, config
+        The datasets in the order played; the :class:`RatingConfig`.
     weighting : str or None
         Why the games were weighted per dataset (:func:`games_weighting`), None when every game counted.
     """
@@ -95,9 +86,8 @@ class Tournament:
     def conf_int(self, level: float = 0.95) -> pd.DataFrame:
         """Intervals ``R ± z·RD`` of the final ratings (Glickman 2012: RD is the rating's standard deviation).
 
-        ``classifier, se, estimate, low, high`` in table order, ``se`` = RD; level 0.9545 gives the
-        table's ``low, high`` (R ± 2RD, Cardoso et al. 2021 §2.6). Coverage is measured in
-        ``tests/test_interval_coverage.py``.
+        ``classifier, se, estimate, low, high`` in table order, ``se`` = RD; level 0.9545 gives the table's ``low,
+        high`` (R ± 2RD, Cardoso et al. 2021 §2.6).
         """
         low, high = normal_interval(self.table["rating"], self.table["rd"], level=level)
         return interval_frame({"classifier": self.table["classifier"]}, self.table["rating"], low, high,
@@ -123,23 +113,12 @@ def glicko_tournament(
     config: RatingConfig | None = None,
     weighting: str | None = None,
 ) -> Tournament:
-    """Rate classifiers by a Glicko-2 round-robin over datasets (Cardoso et al. 2021 §4.7).
+    """Rate classifiers by a Glicko-2 round-robin over datasets (Cardoso et al. 2021 §4.7); returns :class:`Tournament`.
 
-    Parameters
-    ----------
-    scores : pandas.DataFrame
-        Long table ``dataset, classifier, score`` (one row per pair; a classifier may be absent
-        from some datasets). A column named ``config.score`` is used instead of ``score`` when present.
-    order : see :func:`benchirt.rating.scores.resolve_order`
-        Order of the rating periods; default ``config.order`` (sorted dataset names).
-    config : RatingConfig, optional
-    weighting : str, optional
-        Play the games weighted per dataset for this reason (e.g. a subset, weighted as its full suite is);
-        default: decided by :func:`games_weighting` on these scores.
-
-    Returns
-    -------
-    Tournament
+    ``scores``: long table ``dataset, classifier, score`` (a classifier may be absent from some datasets; a column named
+    ``config.score`` is used instead of ``score`` when present). ``order``: the rating periods
+    (:func:`benchirt.rating.scores.resolve_order`), default ``config.order``. ``weighting``: play the games weighted per
+    dataset for this reason (e.g. a subset, weighted as its full suite is); default decided by :func:`games_weighting`.
     """
     config = config or RatingConfig()
     clean = checked_scores(scores, score=config.score).table

@@ -1,31 +1,25 @@
 """A Glicko-2 rating period's sums for a dataset of thousands of classifiers, without an (n, n) outcome array.
 
-In one rating period (Glickman 2013, "Example of the Glicko-2 system", steps 3-4) classifier i, present on the
-period's dataset with n − 1 opponents, needs two sums over them:
+In one rating period (Glickman 2013, "Example of the Glicko-2 system", steps 3-4) classifier i, present with n − 1
+opponents, needs two sums:
 
     pull_i = Σ_{j≠i} g(φ_j) (s_ij − E_ij),   information_i = Σ_{j≠i} g(φ_j)² E_ij (1 − E_ij),
     E_ij = σ(g(φ_j)(μ_i − μ_j)),   g(φ) = 1 / √(1 + 3φ²/π²),
 
-which :func:`benchirt.rating.batch.update_period` forms from (n, n) arrays: n² cells per period and order, 9·10⁶
-at 3,000 classifiers on a dataset, and the order analysis plays hundreds of orders. Here nothing of size n² is
-formed:
+which :func:`benchirt.rating.batch.update_period` forms from (n, n) arrays. Here nothing of size n² is formed:
 
-- **The wins, exactly.** s_ij is 1 when s_i − s_j > tol, ½ when |s_i − s_j| ≤ tol, else 0 (Cardoso et al. 2021
-  §4.7, :func:`~benchirt.rating.batch.match_outcomes`), so Σ_j g_j s_ij is a cumulative sum of g in score order
-  read at the two positions :func:`score_boundaries` finds (the Bradley–Terry grid counts its wins with it too).
-- **The expected scores, on a grid.** Σ_j g_j σ(g_j x_ij) and Σ_j g_j² σ'(g_j x_ij), x_ij = μ_i − μ_j, are kernel
-  sums whose kernel depends on the opponent through g_j. The points (μ_j, g_j) are spread on a two-dimensional grid
-  by bilinear binning (Wand 1994, "Fast computation of multivariate kernel estimators", J. Comput. Graph. Stat.
-  3(4); linear binning: Jones & Lotwick 1984); each row of the grid (one value g_b) is convolved along μ with
-  its own kernel g_b σ(g_b x) (resp. g_b² σ'(g_b x)) by FFT, the rows summed in the frequency domain, and the
-  sum read at μ_i by linear interpolation. Binning and interpolation both err by O(h²) in the steps
-  (:data:`MU_STEP`, :data:`G_STEP`); classifier i's own share of the binned sum is removed as the grid computes it,
-  so the sums stay non-negative.
+- **The wins, exactly.** s_ij is 1 when s_i − s_j > tol, ½ when |s_i − s_j| ≤ tol, else 0 (Cardoso et al. 2021 §4.7), so
+  Σ_j g_j s_ij is a cumulative sum of g in score order read at the two positions :func:`score_boundaries` finds.
+- **The expected scores, on a grid.** Σ_j g_j σ(g_j x_ij) and Σ_j g_j² σ'(g_j x_ij), x_ij = μ_i − μ_j, are kernel sums
+  whose kernel depends on the opponent through g_j. The points (μ_j, g_j) are spread on a 2-D grid by bilinear binning
+  (Wand 1994, J. Comput. Graph. Stat. 3(4); linear binning: Jones & Lotwick 1984); each grid row (one g_b) is convolved
+  along μ with its own kernel by FFT, the rows summed in the frequency domain, and the sum read at μ_i by linear
+  interpolation. Both err by O(h²) in the steps (:data:`MU_STEP`, :data:`G_STEP`); i's own share of the binned sum is
+  removed, so the sums stay non-negative.
 
-Cost per period: n log n for the wins, and the grid's (g rows × μ points) FFTs, whatever n is. Which datasets are
-played this way is :data:`EXACT_UP_TO`'s to say (below it the (n, n) arrays are cheap and exact). Hand-written:
-no library sums a logistic kernel whose scale varies per point; :mod:`benchirt.rating.bt_grid` does the
-one-dimensional case for the Bradley–Terry fit.
+Cost per period: n log n for the wins and the grid's FFTs, whatever n. :data:`EXACT_UP_TO` decides which datasets are
+played this way. Hand-written: no library sums a logistic kernel whose scale varies per point;
+:mod:`benchirt.rating.bt_grid` does the one-dimensional case for the Bradley–Terry fit.
 """
 from __future__ import annotations
 
@@ -55,15 +49,9 @@ def period_sums(mu: np.ndarray, phi: np.ndarray, scores: np.ndarray, *,
                 tie_tolerance: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The period's pull and information sums of every classifier present (module docstring), each (P, n).
 
-    Parameters
-    ----------
-    mu, phi : numpy.ndarray, shape (P, n)
-        Pre-period ratings and deviations (Glicko-2 scale) of the n classifiers present, in P tournaments, the
-        ratings within :func:`fits_grid`.
-    scores : numpy.ndarray, shape (n,)
-        Their scores on the period's dataset (all present).
-    tie_tolerance : float
-        Scores closer than this are a draw.
+    ``mu, phi`` (P, n) are the pre-period ratings and deviations (Glicko-2 scale) of the n classifiers present in P
+    tournaments, the ratings within :func:`fits_grid`; ``scores`` (n,) their scores on the period's dataset; scores
+    within ``tie_tolerance`` draw.
     """
     g = 1.0 / np.sqrt(1.0 + 3.0 * phi**2 / np.pi**2)
     expected, information = _expected_sums(mu, g)

@@ -1,18 +1,14 @@
 """The order-free leaderboard: Bradley–Terry ratings with bootstrap intervals, rank intervals and tiers.
 
-One Bradley–Terry fit over all pairwise outcomes of all datasets (:mod:`benchirt.rating.bradley_terry`)
-gives each classifier a rating on the 1500 ± 400·log10 scale. Its uncertainty comes from a bootstrap
-over datasets (Efron 1979; the datasets are the sampled units of a benchmark): the datasets are drawn
-with replacement ``n_bootstrap`` times (seeded) and all replicates are fitted at once. The 2.5 % and
-97.5 % percentiles give the rating interval (``bt_low, bt_high``). Which classifiers are separated, the
-joint rank intervals (``rank_low, rank_high``) and the consecutive tiers that follow are benchirt's primary
-"is it better?": step-down max-T on tables whose datasets are reflected with random signs by default (as many
-resampled tables as bootstrap replicates), or each pair's Wilcoxon signed-rank test with Holm's correction, or the range test
-(:mod:`benchirt.rating.decisions`, :mod:`benchirt.rating.wilcoxon_holm`, :mod:`benchirt.rating.stepdown`). Beside it: the Glicko-2 rating and RD of the single-order
-tournament, the mean per-dataset rank, the spread over dataset orders, and every pairwise comparison
-(:mod:`benchirt.rating.pairwise`). Above ``rate.pairwise_up_to`` tested entrants both verdicts come from one
-simultaneous interval per entrant instead (:mod:`benchirt.rating.simultaneous`, :mod:`benchirt.rating.on_suite_scale`)
-and the pairwise table keeps the contenders' pairs.
+One Bradley–Terry fit over all pairwise outcomes of all datasets (:mod:`benchirt.rating.bradley_terry`) gives each
+classifier a rating on the 1500 ± 400·log10 scale; its interval (``bt_low, bt_high``) is the 2.5–97.5 % percentile of a
+seeded bootstrap over datasets, the sampled units of a benchmark (Efron 1979). Separations, joint rank intervals
+(``rank_low, rank_high``) and tiers come from the primary verdict (:mod:`benchirt.rating.decisions`: step-down max-T,
+Wilcoxon–Holm or the range test). Beside it: the single-order Glicko-2 rating and RD, the mean per-dataset rank, the
+spread over dataset orders, and every pairwise comparison (:mod:`benchirt.rating.pairwise`). Above
+``rate.pairwise_up_to`` tested entrants both verdicts come from one simultaneous interval per entrant
+(:mod:`benchirt.rating.simultaneous`, :mod:`benchirt.rating.on_suite_scale`) and the pairwise table keeps the
+contenders' pairs.
 """
 from __future__ import annotations
 
@@ -75,34 +71,29 @@ class Leaderboard:
     Attributes
     ----------
     table : pandas.DataFrame, shape (k, ≥ 16)
-        One row per classifier, best first, columns :data:`LEADERBOARD_COLUMNS` (then ``orders_*``):
-        ``bt_rating`` (Bradley–Terry MAP rating), ``bt_low/bt_high`` (95 % bootstrap percentile interval;
-        NaN when undefined, see ``notes``), ``rank`` (1 = best, equal ratings share the smaller rank),
-        ``rank_low/rank_high`` (joint rank intervals of the primary verdict at level 1 − alpha, all
-        classifiers at once; NaN without a verdict), ``tier`` (1, 2, … down the table; a boundary only where
-        every classifier above is separated from every one below, :mod:`benchirt.rating.decisions`), ``glicko_rating/glicko_rd``
-        (single-order Glicko-2), ``mean_rank`` (mean per-dataset rank, ties averaged, over the datasets
-        where the classifier has a score), ``p_above_next`` (share of bootstrap replicates that rate it
-        above the next classifier in the table, by more than ``RATING_TIE``), ``n_datasets`` and its total
-        ``wins/losses/ties``.
+        One row per classifier, best first, columns :data:`LEADERBOARD_COLUMNS` (then ``orders_*``): ``bt_rating``
+        (Bradley–Terry MAP rating), ``bt_low/bt_high`` (95 % bootstrap percentile interval; NaN when undefined, see
+        ``notes``), ``rank`` (1 = best, equal ratings share the smaller rank), ``rank_low/rank_high`` (joint rank
+        intervals of the primary verdict at level 1 − alpha; NaN without a verdict), ``tier`` (1, 2, …; a boundary only
+        where every classifier above is separated from every one below), ``glicko_rating/glicko_rd`` (single-order
+        Glicko-2), ``mean_rank`` (mean per-dataset rank, ties averaged, over the classifier's datasets),
+        ``p_above_next`` (share of bootstrap replicates rating it above the next row by more than ``RATING_TIE``),
+        ``n_datasets`` and total ``wins/losses/ties``.
     pairwise : pandas.DataFrame
-        :func:`benchirt.rating.pairwise.pairwise_comparisons`, pairs in leaderboard order (above
-        ``rate.pairwise_up_to`` entrants only the contenders' pairs and the best real classifier's), then the primary
-        decision on each pair (:data:`SEPARATION_COLUMNS`): ``bt_difference`` (rating of a − rating of b),
-        ``statistic`` (the signed-rank statistic of a − b; the rating difference for the range test),
-        ``p_adjusted`` (Holm- or step-down-adjusted p-value; NaN for the range test and untested pairs),
-        ``alpha`` (the family-wise error rate), ``method`` (``rate.verdict``: holm, stepdown or range; none
-        when no test ran), ``resampling`` (how its null tables were drawn: reflection or shuffle; empty for
-        Wilcoxon–Holm) and ``separated`` (the primary verdict separates the pair; the
-        sign of ``statistic`` says which is better); with the range test also :data:`RANGE_COLUMNS`.
-    score : str
-        Name of the score that decided the comparisons.
-    n_bootstrap, seed : int
+        :func:`benchirt.rating.pairwise.pairwise_comparisons`, pairs in leaderboard order (above ``rate.pairwise_up_to``
+        entrants only the contenders' pairs and the best real classifier's), then the primary decision
+        (:data:`SEPARATION_COLUMNS`): ``bt_difference`` (rating of a − rating of b), ``statistic`` (signed-rank
+        statistic of a − b; the rating difference for the range test), ``p_adjusted`` (NaN for the range test and
+        untested pairs), ``alpha``, ``method`` (``rate.verdict``; none when no test ran), ``resampling`` (reflection or
+        shuffle; empty for Wilcoxon–Holm) and ``separated`` (the sign of ``statistic`` says which is better); with the
+        range test also :data:`RANGE_COLUMNS`.
+    score, n_bootstrap, seed
+        The score that decided the comparisons, the replicates and their seed.
     notes : list of str
         What the reader must know (undefined intervals, replicates without convergence, absences).
     bootstrap : pandas.DataFrame, shape (n_bootstrap, k)
-        The Bradley–Terry rating of each classifier (column) in each bootstrap replicate, NaN where the
-        replicate drew none of its datasets; empty without intervals. :meth:`conf_int` reads it.
+        Each classifier's (column) rating per bootstrap replicate, NaN where the replicate drew none of its datasets;
+        empty without intervals. :meth:`conf_int` reads it.
     """
 
     table: pd.DataFrame
@@ -128,8 +119,8 @@ class Leaderboard:
     def conf_int(self, level: float = 0.95) -> pd.DataFrame:
         """Bootstrap percentile intervals of the Bradley–Terry ratings at any ``level`` (Efron & Tibshirani 1993).
 
-        ``classifier, estimate, low, high`` in table order; at 0.95 ``low, high`` are ``bt_low, bt_high``.
-        NaN where the table has no interval (see ``notes``).
+        ``classifier, estimate, low, high`` in table order (at 0.95 ``bt_low, bt_high``); NaN where the table has no
+        interval.
         """
         return bootstrap_conf_int(self.table, self.bootstrap, level=level)
 
@@ -157,22 +148,18 @@ def leaderboard(
     Parameters
     ----------
     scores : pandas.DataFrame
-        Long ``dataset, classifier, score`` table (higher is better; a classifier may be absent from
-        some datasets), as :func:`benchirt.rating.glicko_tournament` takes it.
+        Long ``dataset, classifier, score`` table (higher is better; a classifier may be absent from some datasets).
     config : RatingConfig, optional
-        Uses ``score``, ``n_bootstrap``, ``seed``, ``rope``, ``tie_tolerance`` (and the Glicko-2 options
-        when ``tournament`` is not given).
-    tournament : Tournament, optional
-        The single-order Glicko-2 tournament of the same scores (computed when not given).
-    permutation : PermutationAnalysis, optional
-        Its order analysis; adds the ``orders_*`` columns.
+        Uses ``score``, ``n_bootstrap``, ``seed``, ``rope``, ``tie_tolerance`` (and the Glicko-2 options without
+        ``tournament``).
+    tournament, permutation : optional
+        The single-order Glicko-2 tournament of the same scores (computed when not given) and its order analysis (adds
+        the ``orders_*`` columns).
     rows : mapping of str to pandas.DataFrame, optional
-        Dataset → the classifiers' answers on its test rows (respondents × rows, 1 correct): with them the
-        verdict on this suite (:mod:`benchirt.rating.on_suite`) fills ``rank_low_on_suite, rank_high_on_suite``
-        and ``separated_on_suite``; without them those are empty and the notes say why.
+        Dataset → the classifiers' answers on its test rows (respondents × rows, 1 correct), for the verdict on this
+        suite (:mod:`benchirt.rating.on_suite`); without them its columns are empty and the notes say why.
     roles : mapping of str to str, optional
-        Classifier → ``"real"`` or ``"artificial"`` (a reference such as the optimal classifier); the
-        ``role`` column, every classifier real by default.
+        Classifier → ``"real"`` or ``"artificial"`` (a reference such as the optimal classifier); real by default.
 
     Returns
     -------
@@ -283,10 +270,9 @@ def _with_suite_pairs(pairwise: pd.DataFrame, table: pd.DataFrame, suite: OnSuit
 
 
 def _listed(table: pd.DataFrame, checked: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs ``pairwise.csv`` lists in a field decided by simultaneous intervals: those among the entrants that
-    could be among the top places by either verdict (:func:`benchirt.rating.verdict.top_contenders`) and the
-    ``checked`` best rated (the agreement
-    checks'), and the best real classifier's pair with every other (:func:`benchirt.rating.simultaneous.listed_pairs`)."""
+    """The pairs ``pairwise.csv`` lists in a field decided by simultaneous intervals: those among the possible top
+    entrants (:func:`benchirt.rating.verdict.top_contenders`) and the ``checked`` best rated, and the best real
+    classifier's pair with every other (:func:`benchirt.rating.simultaneous.listed_pairs`)."""
     could = top_contenders(table)
     could[:checked or 0] = True
     real = np.flatnonzero(table["role"].astype(str).to_numpy() != "artificial")
@@ -294,17 +280,14 @@ def _listed(table: pd.DataFrame, checked: int | None) -> tuple[np.ndarray, np.nd
 
 
 def glicko_divergence_note(glicko: pd.DataFrame) -> list[str]:
-    """A note when the Glicko-2 tournament diverged (a volatility above :data:`GLICKO_DIVERGED`), else nothing
-    (a tournament whose unweighted games diverge is played weighted per dataset, which has not diverged in any
-    field measured; this note stays for a tournament given from outside).
+    """A note when the Glicko-2 tournament diverged (a volatility above :data:`GLICKO_DIVERGED`), else nothing; the
+    stage plays such a tournament weighted per dataset, so the note is for a tournament given from outside.
 
-    Why it happens: every dataset is one rating period in which a classifier plays all k − 1 others, and
-    Glicko-2 (Glickman 2013) counts those games as independent, so the variance v of a period's estimate
-    shrinks like 1/k. A classifier whose rank on one dataset is far from its rating then has Δ² ≫ φ² + v,
-    its volatility jumps (0.06 → 1.3 → 11 in two periods at 200 simulated classifiers), and the next
-    period's one-step update lands thousands of points away, where e^{gΔμ} overflows and the information
-    Σ g² E (1 − E) underflows to 0 (numpy's RuntimeWarnings). That is Glickman's algorithm as specified,
-    outside the setting it is designed for, not an arithmetic slip; the Bradley–Terry columns are unaffected.
+    Why: every dataset is one rating period in which a classifier plays all k − 1 others, and Glicko-2 (Glickman 2013)
+    counts those games as independent, so the variance v of a period's estimate shrinks like 1/k. A classifier whose
+    rank on one dataset is far from its rating then has Δ² ≫ φ² + v, its volatility jumps, and the next one-step update
+    lands thousands of points away, where e^{gΔμ} overflows and Σ g² E (1 − E) underflows to 0. That is Glickman's
+    algorithm outside its designed setting, not an arithmetic slip; the Bradley–Terry columns are unaffected.
     """
     diverged = glicko["volatility"] > GLICKO_DIVERGED
     if not diverged.any():
@@ -332,29 +315,11 @@ def bradley_terry_table(scores: pd.DataFrame | CheckedScores, *, config: RatingC
                         ) -> tuple[pd.DataFrame, list[str], Decisions, pd.DataFrame]:
     """The Bradley–Terry part of the leaderboard: ratings, bootstrap intervals, ranks, tiers, counts.
 
-    Parameters
-    ----------
-    scores : pandas.DataFrame
-        Long ``dataset, classifier, score`` table (``config.score`` picks the column, as everywhere).
-    config : RatingConfig, optional
-        Uses ``n_bootstrap``, ``seed``, ``tie_tolerance``, ``verdict``, ``alpha`` and ``max_pairwise``.
-
-    Returns
-    -------
-    table : pandas.DataFrame
-        Best first; the columns of :data:`LEADERBOARD_COLUMNS` except ``glicko_rating, glicko_rd, mean_rank``.
-    notes : list of str
-        Undefined intervals, fits without convergence, classifiers absent from some datasets.
-    decisions : Decisions
-        The primary verdict's decisions in the table's order (they gave ``rank_low, rank_high, tier``).
-    replicates : pandas.DataFrame, shape (n_bootstrap, k)
-        The bootstrap ratings, columns = classifiers (NaN where a replicate drew none of the classifier's
-        datasets); empty without intervals.
-
-    Raises
-    ------
-    LeaderboardError
-        Fewer than two classifiers.
+    ``config`` uses ``n_bootstrap``, ``seed``, ``tie_tolerance``, ``verdict``, ``alpha`` and ``max_pairwise``. Returns
+    ``table`` (best first; :data:`LEADERBOARD_COLUMNS` but ``glicko_rating, glicko_rd, mean_rank``), ``notes``
+    (undefined intervals, fits without convergence, absences), ``decisions`` (the primary verdict's, in table order) and
+    ``replicates`` ((n_bootstrap, k) bootstrap ratings, NaN where a replicate drew none of the classifier's datasets;
+    empty without intervals). Raises ``LeaderboardError`` with fewer than two classifiers.
     """
     config = config or RatingConfig()
     matrix = score_matrix(checked_scores(scores, score=config.score).table)   # names sorted
@@ -435,12 +400,9 @@ def _ranks(ratings: np.ndarray) -> np.ndarray:
 
 
 def _bootstrap(orders: DatasetOrders, config: RatingConfig, start: np.ndarray):
-    """Percentile intervals of rating and rank over bootstrap replicates of the datasets (each fit started
-    from the point estimate ``start``: fewer Newton steps, the same optimum).
-
-    Returns the rating-interval frame (index = classifier position), the (B, k) replicate ratings (NaN where a
-    classifier was not drawn; None when there are no intervals), and notes.
-    """
+    """Percentile intervals of rating and rank over bootstrap replicates of the datasets, each fit started from the
+    point estimate ``start``. Returns the rating-interval frame (index = classifier position), the (B, k) replicate
+    ratings (NaN where a classifier was not drawn; None without intervals), and notes."""
     present = orders.present
     n_datasets, k = present.shape
     undefined = pd.DataFrame({"bt_low": np.nan, "bt_high": np.nan}, index=range(k))

@@ -1,29 +1,24 @@
 """The verdict *on this suite*: is A better than B on these datasets' test rows?
 
-The primary verdict (:mod:`benchirt.rating.stepdown`) answers "would A beat B on other datasets like these?":
-its unit is the dataset, so a suite of 8 datasets cannot give a p-value below 2/2^8 whatever its rows say. A
-user equally asks the narrower question — on *these* datasets, is A's accuracy higher than B's? — and the
-thousands of paired test rows per dataset answer it. This module answers it for every pair at once.
+The primary verdict (:mod:`benchirt.rating.stepdown`) asks whether A would beat B on other datasets like these; its unit
+is the dataset, so a suite of 8 datasets cannot give a p-value below 2/2^8. The narrower question — on *these* datasets,
+is A's accuracy higher? — is answered by the thousands of paired test rows, for every pair at once.
 
-**Estimand.** For classifiers i and j present together on the datasets B_ij, the mean over those datasets of
-their accuracy difference on the dataset's test rows, Δ_ij = |B_ij|⁻¹ Σ_{d∈B_ij} n_d⁻¹ Σ_{r∈d} (x_ri − x_rj), each
-dataset weighted equally whatever its size (x = 1 where the row is answered correctly).
+**Estimand.** For i and j present together on datasets B_ij, Δ_ij = |B_ij|⁻¹ Σ_{d∈B_ij} n_d⁻¹ Σ_{r∈d} (x_ri − x_rj),
+each dataset weighted equally (x = 1 where the row is answered correctly).
 
-**Statistic.** The self-normalised sum (Efron 1969) of the per-row differences weighted by w_d = 1/n_d:
-z_ij = Σ_d w_d Σ_r (x_ri − x_rj) / sqrt(Σ_d w_d² Σ_r (x_ri − x_rj)²).
+**Statistic.** The self-normalised sum (Efron 1969) of the per-row differences weighted by w_d = 1/n_d: z_ij = Σ_d w_d
+Σ_r (x_ri − x_rj) / sqrt(Σ_d w_d² Σ_r (x_ri − x_rj)²).
 
-**Null tables.** Each test row's pair of answers is swapped with probability ½ — a random sign s_r per row,
-the same for every pair, so the tables keep the dependence between pairs that max-T needs. The denominator does
-not change under sign flips, so a table's numerators are Σ_d m_di m_dj w_d (U_di − U_dj) with U_d = Σ_r s_r x_r:
-one product of the sign pattern with each dataset's answers, no per-pair work but the final difference. Under
-the pair's null of exchangeable answers on every row (McNemar 1947's, row by row) the sign-flip distribution is
-exact; for the weaker null Δ_ij = 0 the studentised statistic makes it asymptotically valid (Janssen 1999;
-Chung & Romano 2013), which is what thousands of rows per dataset give. Rows on which every classifier present
-answers alike change no difference and are left out of the computation (not of n_d).
+**Null tables.** Each row's pair of answers is swapped with probability ½ — one random sign s_r per row for every pair,
+so the tables keep the dependence between pairs that max-T needs. The denominator is invariant, so a table's numerators
+are Σ_d m_di m_dj w_d (U_di − U_dj) with U_d = Σ_r s_r x_r: one product of the sign pattern with each dataset's answers.
+Under exchangeable answers on every row (McNemar 1947's null, row by row) the sign-flip distribution is exact; for the
+weaker null Δ_ij = 0 the studentised statistic makes it asymptotically valid (Janssen 1999; Chung & Romano 2013). Rows
+every present classifier answers alike are left out of the computation (not of n_d).
 
-**Decisions.** Westfall & Young's (1993) step-down max-T over all pairs (the accounting of
-:func:`benchirt.rating.stepdown.exceedances`), family-wise error α; joint rank intervals follow as for the
-primary verdict (Klein, Wright & Wieczorek 2020).
+**Decisions.** Westfall & Young's (1993) step-down max-T over all pairs (:func:`benchirt.rating.stepdown.exceedances`),
+family-wise error α; joint rank intervals as for the primary verdict (Klein, Wright & Wieczorek 2020).
 
 Hand-written: no library runs a max-T step-down on row-level sign flips of many paired comparisons at once.
 """
@@ -46,23 +41,19 @@ class OnSuite:
     Attributes
     ----------
     statistic : numpy.ndarray, shape (k, k)
-        z_ij (antisymmetric; positive when i answers more rows correctly); 0 where the pair shares no dataset
-        or never answers differently.
+        z_ij (antisymmetric; positive when i answers more rows correctly); 0 where the pair shares no dataset or never
+        answers differently.
     difference : numpy.ndarray, shape (k, k)
         Δ_ij, the mean over the shared datasets of the accuracy difference (NaN where none is shared).
-    p_adjusted : numpy.ndarray, shape (k, k)
-        Step-down adjusted p-values (symmetric; 1 on the diagonal).
-    better : numpy.ndarray of bool, shape (k, k)
-        ``better[i, j]``: i is separated from j on this suite and above it.
+    p_adjusted, better : numpy.ndarray, shape (k, k)
+        Step-down adjusted p-values (symmetric; 1 on the diagonal); ``better[i, j]``: i is separated from j and above
+        it.
     rank_low, rank_high : numpy.ndarray of int, shape (k,)
         Joint rank intervals at level 1 − α.
     alpha : float
-    n_tables : int
-        Sign patterns used (2^R when all were enumerated).
-    n_rows : int
-        Test rows over all datasets (n_informative of them answered differently by someone).
-    n_informative : int
-    n_datasets : int
+    n_tables, n_rows, n_informative, n_datasets : int
+        Sign patterns used (2^R when all were enumerated); test rows over all datasets, those answered differently by
+        someone; datasets.
     """
 
     statistic: np.ndarray
@@ -98,24 +89,12 @@ class _Answers:
 
 def on_suite_step_down(rows: Mapping[str, pd.DataFrame], classifiers: Sequence[str], *, n_tables: int = 1000,
                        alpha: float = 0.05, seed: int = 0) -> OnSuite:
-    """Which pairs of ``classifiers`` differ in accuracy on these datasets' test rows, all pairs at once.
+    """Which pairs of ``classifiers`` (the result's order) differ in accuracy on these datasets' test rows, all pairs at
+    once.
 
-    Parameters
-    ----------
-    rows : mapping of str to pandas.DataFrame
-        Dataset → its answers, respondents × test rows, 1 correct and 0 wrong (the response matrices); a
-        classifier missing from a dataset's index is absent from that dataset.
-    classifiers : sequence of str
-        The classifiers compared, in the order of the result.
-    n_tables : int
-        Random sign patterns (every one of the 2^R patterns of the R informative rows when there are no more).
-    alpha : float
-        Family-wise error rate over all pairs.
-    seed : int
-
-    Returns
-    -------
-    OnSuite
+    ``rows`` maps each dataset to its answers, respondents × test rows, 1 correct and 0 wrong (a classifier missing from
+    a dataset's index is absent from it); ``n_tables`` random sign patterns are drawn (all 2^R of the R informative rows
+    when there are no more); ``alpha`` is the family-wise error rate over all pairs. Returns :class:`OnSuite`.
 
     Examples
     --------

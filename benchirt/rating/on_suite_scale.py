@@ -1,28 +1,24 @@
 """The verdict *on this suite* for fields too large to test pair by pair: each entrant's accuracy on the suite.
 
-:mod:`benchirt.rating.on_suite` tests every pair on the rows of the datasets both ran. Above
-``rate.pairwise_up_to`` entrants it gives way to one interval per entrant
-(:mod:`benchirt.rating.simultaneous`), of this estimate:
+Above ``rate.pairwise_up_to`` entrants :mod:`benchirt.rating.on_suite` gives way to one interval per entrant
+(:mod:`benchirt.rating.simultaneous`) of this estimate:
 
-**Estimand.** Each entrant's accuracy on the suite, adjusted for which datasets it ran: the least-squares fit of
-the two-way additive model acc_di = μ_d + α_i over the cells present (entrant i ran dataset d; acc_di its share of
-the dataset's test rows answered correctly, every dataset weighted equally whatever its size), α centred to mean 0.
-In a dense field α_i − α_j is exactly Δ_ij of :mod:`benchirt.rating.on_suite` (the mean over the datasets of the
-pair's accuracy difference); in a sparse one it compares entrants that ran different datasets through the
-datasets' effects μ_d (Scheffé 1959, *The Analysis of Variance*, §4.1, the two-way layout without interaction).
-The fit is alternating means (each step the exact least-squares update of one set of effects given the other;
-block coordinate descent on a convex quadratic), which needs only each dataset's and each entrant's sums.
+**Estimand.** Each entrant's accuracy on the suite, adjusted for which datasets it ran: the least-squares fit of the
+two-way additive model acc_di = μ_d + α_i over the cells present (acc_di: i's share of d's test rows answered correctly,
+every dataset weighted equally), α centred to mean 0. In a dense field α_i − α_j is exactly Δ_ij of
+:mod:`benchirt.rating.on_suite`; in a sparse one it compares entrants on different datasets through the effects μ_d
+(Scheffé 1959, *The Analysis of Variance*, §4.1, two-way layout without interaction). The fit is alternating means
+(block coordinate descent on a convex quadratic), needing only each dataset's and entrant's sums.
 
-**Replicates.** The test rows are resampled with replacement within each dataset (the stratified bootstrap;
-Efron & Tibshirani 1993, §8): replicate b's accuracies are (counts_b · X_d) / n_d, one matrix product per
-dataset, and its effects α*_b follow from the same fit started at the point estimate. The datasets are fixed: the
-question is about these datasets, their test rows are the sample.
+**Replicates.** The test rows are resampled with replacement within each dataset (stratified bootstrap; Efron &
+Tibshirani 1993, §8): replicate b's accuracies are (counts_b · X_d) / n_d, and its effects follow from the same fit
+started at the point estimate. The datasets are fixed: their test rows are the sample.
 
 Entrants outside the largest group connected by shared datasets cannot be compared with it: their intervals are
-unbounded (and the note says how many).
+unbounded (a note says how many).
 
-Hand-written: the fit is two sums per step over arrays (replicates × entrants), which no ANOVA routine vectorises
-over bootstrap replicates.
+Hand-written: the fit is two sums per step over (replicates × entrants) arrays, which no ANOVA routine vectorises over
+bootstrap replicates.
 """
 from __future__ import annotations
 
@@ -63,24 +59,11 @@ class SuiteIntervals:
 
 def on_suite_intervals(rows: Mapping[str, pd.DataFrame], classifiers: Sequence[str], *, n_tables: int = 1000,
                        alpha: float = 0.05, seed: int = 0) -> SuiteIntervals:
-    """Simultaneous intervals of every entrant's accuracy on this suite (module docstring).
+    """Simultaneous intervals (:class:`SuiteIntervals`) of every entrant's accuracy on this suite (module docstring).
 
-    Parameters
-    ----------
-    rows : mapping of str to pandas.DataFrame
-        Dataset → its answers, respondents × test rows, 1 correct and 0 wrong; a classifier missing from a
-        dataset's index did not run it.
-    classifiers : sequence of str
-        The entrants, in the order of the result.
-    n_tables : int
-        Bootstrap replicates of the test rows.
-    alpha : float
-        1 − the simultaneous coverage.
-    seed : int
-
-    Returns
-    -------
-    SuiteIntervals
+    ``rows`` maps each dataset to its answers, respondents × test rows, 1 correct and 0 wrong (a classifier missing from
+    a dataset's index did not run it); ``classifiers`` are the entrants, in the order of the result; ``n_tables``
+    bootstrap replicates of the test rows; ``alpha`` is 1 − the simultaneous coverage.
 
     Examples
     --------
@@ -114,21 +97,11 @@ def on_suite_intervals(rows: Mapping[str, pd.DataFrame], classifiers: Sequence[s
 
 def additive_effects(dataset_sums: np.ndarray, entrant_sums: np.ndarray, present: np.ndarray, *,
                      start: np.ndarray | None = None) -> np.ndarray:
-    """Least-squares entrant effects α (centred) of acc_di = μ_d + α_i, for each replicate at once.
+    """Least-squares entrant effects α (centred) of acc_di = μ_d + α_i, for each replicate at once, shape (B, k).
 
-    Parameters
-    ----------
-    dataset_sums : numpy.ndarray, shape (B, D)
-        Σ_i acc_bdi over the entrants present on each dataset.
-    entrant_sums : numpy.ndarray, shape (B, k)
-        Σ_d acc_bdi over the datasets each entrant ran.
-    present : numpy.ndarray, shape (D, k)
-        1 where the entrant ran the dataset.
-    start : numpy.ndarray, shape (k,) or (B, k), optional
-
-    Returns
-    -------
-    numpy.ndarray, shape (B, k)
+    ``dataset_sums`` (B, D): Σ_i acc_bdi over the entrants on each dataset; ``entrant_sums`` (B, k): Σ_d acc_bdi over
+    each entrant's datasets; ``present`` (D, k): 1 where the entrant ran the dataset; ``start`` (k,) or (B, k),
+    optional.
     """
     per_dataset = np.maximum(present.sum(axis=1), 1.0)
     per_entrant = np.maximum(present.sum(axis=0), 1.0)

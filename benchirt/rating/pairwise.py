@@ -1,22 +1,17 @@
 """Every pair of classifiers compared on its own: frequentist and Bayesian tests over datasets.
 
-Benavoli, Corani & Mangili (JMLR 2016) showed that the Nemenyi post-hoc test's verdict on a pair
-depends on which other classifiers are in the pool (it compares mean ranks over the whole pool).
-Here each pair is compared on the datasets where both have a score, using only their two scores:
+The Nemenyi test's verdict on a pair depends on which other classifiers are in the pool (Benavoli, Corani & Mangili,
+JMLR 2016). Here each pair is compared on the datasets both have, using only their two scores:
 
-- Wilcoxon signed-rank test over datasets (``scipy.stats.wilcoxon``; zero differences dropped,
-  Wilcoxon's convention), p-values corrected for all k(k−1)/2 pairs by Holm's step-down method
-  (:func:`holm_adjusted`), as Demšar (2006) and Benavoli et al. recommend.
-- The Bayesian sign test with a region of practical equivalence (ROPE) of Benavoli et al. (JMLR 2017),
-  from ``baycomp`` (the library of those authors): the posterior probabilities that a is better by more
-  than the ROPE, that the two are equivalent within it, or that b is better. docs/rating.md says why
-  the sign test and not baycomp's signed-rank test.
+- Wilcoxon signed-rank test over datasets (``scipy.stats.wilcoxon``; zero differences dropped), p-values corrected for
+  all k(k−1)/2 pairs by Holm's step-down method (:func:`holm_adjusted`), as Demšar (2006) and Benavoli et al. recommend.
+- The Bayesian sign test with a region of practical equivalence (ROPE) of Benavoli et al. (JMLR 2017), from ``baycomp``:
+  the posterior probabilities that a is better by more than the ROPE, that they are equivalent within it, or that b is
+  better (docs/rating.md says why not the signed-rank test).
 
-Holm's adjustment is written here (four lines of arithmetic, the same numbers as
-``statsmodels.stats.multitest.multipletests(p, method="holm")``, pinned by a test) because that call runs
-``gc.collect()`` every time (statsmodels 0.15; PR #8671 proposed removing it): a tenth to half a second per
-call in a process that holds many objects, more than the tests themselves when verdicts are computed on many
-tables.
+Holm's adjustment is written here (the same numbers as ``statsmodels.stats.multitest.multipletests(p, method="holm")``,
+pinned by a test) because that call runs ``gc.collect()`` every time, which costs more than the tests when verdicts are
+computed on many tables.
 """
 from __future__ import annotations
 
@@ -55,28 +50,22 @@ def pairwise_comparisons(
     matrix : pandas.DataFrame, shape (n_datasets, k)
         Scores, datasets × classifiers, NaN where a classifier is absent (higher is better).
     order : list of str, optional
-        Classifier order; each pair (a, b) has a before b (the leaderboard passes its ranking, so a
-        is the better-rated one). Default: the columns of ``matrix``.
+        Classifier order (default the columns of ``matrix``); each pair (a, b) has a before b.
     rope : float
-        Half-width of the region of practical equivalence, in score units (0 = none: ``p_equivalent``
-        is then 0).
-    tie_tolerance : float
-        Scores closer than this count as a tie in ``wins/losses/ties`` (as in the tournament).
-    seed : int
-        Seed of the posterior sampling (pair number p uses ``seed + p``).
+        Half-width of the region of practical equivalence, in score units (0 = none: ``p_equivalent`` is then 0).
+    tie_tolerance, seed
+        Scores closer than this tie in ``wins/losses/ties``; pair number p's posterior sampling uses ``seed + p``.
     checked : int, optional
-        Run the per-pair tests (Wilcoxon, Holm over their family, Bayesian sign test) on the pairs among the
-        first ``checked`` classifiers of ``order`` only; the other pairs keep their counts, with NaN tests.
-        Default: every pair.
+        Run the per-pair tests (Wilcoxon, Holm over their family, Bayesian sign test) only on the pairs among the first
+        ``checked`` of ``order``; the others get NaN tests. Default: every pair.
     pairs : tuple of two numpy.ndarray, optional
         The pairs compared, as positions in ``order`` (first before second); default every pair.
 
     Returns
     -------
     pandas.DataFrame
-        One row per pair, columns :data:`PAIRWISE_COLUMNS`. ``wins`` = datasets where a scores higher.
-        A pair with no common dataset, or whose differences are all zero, gets ``wilcoxon_p`` = 1
-        (no evidence of a difference).
+        One row per pair, columns :data:`PAIRWISE_COLUMNS`; ``wins`` = datasets where a scores higher. A pair with no
+        common dataset, or all differences zero, gets ``wilcoxon_p`` = 1.
     """
     order = list(matrix.columns) if order is None else list(order)
     values = matrix[order].to_numpy(dtype=float)
@@ -126,11 +115,8 @@ def _common_scores(values: np.ndarray, first: np.ndarray, second: np.ndarray):
 
 
 def holm_adjusted(p: np.typing.ArrayLike) -> np.ndarray:
-    """Holm's (1979) step-down adjusted p-values, in the input order.
-
-    The i-th smallest of m p-values is multiplied by m − i + 1, the products made non-decreasing in that
-    order (a running maximum) and capped at 1. Tied p-values get the same adjusted value whatever their order.
-    """
+    """Holm's (1979) step-down adjusted p-values, in the input order: the i-th smallest of m multiplied by m − i + 1,
+    made non-decreasing in that order and capped at 1. Tied p-values get the same adjusted value."""
     p = np.asarray(p, dtype=float)
     order = np.argsort(p)
     adjusted = np.empty_like(p)
@@ -141,12 +127,10 @@ def holm_adjusted(p: np.typing.ArrayLike) -> np.ndarray:
 def wilcoxon_p(difference: np.ndarray) -> float:
     """Two-sided Wilcoxon signed-rank p-value; 1 when no difference is non-zero.
 
-    With ties or zeros among at most 13 differences scipy's ``wilcoxon`` runs an exact permutation test
-    over all 2^n sign flips, calling its statistic once per flip (a Python call per flip and pair). The same
-    test is run here with a vectorised statistic — the sum of the ranks of |d| (zeros dropped, Wilcoxon's
-    convention) over the positive differences — through ``scipy.stats.permutation_test``: identical
-    p-values, one array operation over all flips instead of one call per flip. Every other case goes to
-    ``wilcoxon`` itself.
+    With ties or zeros among at most 13 differences scipy's ``wilcoxon`` runs an exact permutation test calling its
+    statistic once per sign flip; here the same test runs through ``scipy.stats.permutation_test`` with a vectorised
+    statistic (the sum of the ranks of |d|, zeros dropped, over the positive differences): identical p-values. Every
+    other case goes to ``wilcoxon`` itself.
     """
     difference = np.asarray(difference, dtype=float)
     nonzero = difference != 0

@@ -1,11 +1,9 @@
 """How much Glicko-2 results depend on the order of the datasets (rating periods).
 
-Glicko-2 is a dynamic model: a period's update depends on the ratings the earlier periods
-left, so one benchmark played in two dataset orders gives two different final tables. The
-order of CC18's datasets carries no meaning, hence a single order's table (Cardoso et al. 2021 Table 1)
-shows one draw of that variation and its RD does not include it. This module replays the
-tournament under many seeded random orders (with :func:`benchirt.rating.batch.play_orders`,
-the same update as the single tournament's ``config.glicko``) and summarises each classifier's
+Glicko-2 is dynamic: one benchmark played in two dataset orders gives two different final tables, and since CC18's order
+carries no meaning, a single order's table (Cardoso et al. 2021 Table 1) shows one draw of that variation, which its RD
+does not include. This module replays the tournament under many seeded random orders
+(:func:`benchirt.rating.batch.play_orders`, the single tournament's ``config.glicko``) and summarises each classifier's
 rating and rank.
 """
 from __future__ import annotations
@@ -34,19 +32,15 @@ class PermutationAnalysis:
     Attributes
     ----------
     summary : pandas.DataFrame, shape (k, 19)
-        One row per classifier, sorted by mean rating (descending): ``rating_mean, rating_sd,
-        rating_min, rating_p05, rating_median, rating_p95, rating_max`` (over orders), ``rd_mean``
-        (the RD a single order reports, averaged), ``sd_over_rd`` (= rating_sd / rd_mean: above 1
-        means the order moves the rating more than its RD admits), ``rank_mean, rank_sd, rank_min,
-        rank_median, rank_max``, ``p_first`` (share of orders that rank it first, ties included),
-        ``p_first_alone`` (share of orders in which it is first and no other classifier is) and ``p_top3``.
+        One row per classifier, sorted by mean rating (descending): ``rating_mean, rating_sd, rating_min, rating_p05,
+        rating_median, rating_p95, rating_max`` (over orders), ``rd_mean`` (the single-order RD, averaged),
+        ``sd_over_rd`` (rating_sd / rd_mean: above 1 the order moves the rating more than its RD admits), ``rank_mean,
+        rank_sd, rank_min, rank_median, rank_max``, ``p_first`` (share of orders ranking it first, ties included),
+        ``p_first_alone`` (first and no other classifier is) and ``p_top3``.
     ratings, rds, ranks : pandas.DataFrame, shape (P, k)
         Final rating, RD and rank (1 = best, ties share the smaller rank) per order and classifier.
-    orders : numpy.ndarray of int, shape (P, D)
-        Each row: indices into ``datasets``, in the order played.
-    datasets : list of str
-        Dataset names (sorted).
-    seed : int
+    orders, datasets, seed
+        (P, D) indices into ``datasets`` (the sorted dataset names) in the order played; the seed.
     """
 
     summary: pd.DataFrame
@@ -68,12 +62,8 @@ class PermutationAnalysis:
 
 
 def random_orders(n_datasets: int, n_permutations: int, *, seed: int = 0) -> np.ndarray:
-    """``n_permutations`` independent uniform random permutations of ``range(n_datasets)``.
-
-    Returns
-    -------
-    numpy.ndarray of int, shape (n_permutations, n_datasets)
-    """
+    """``n_permutations`` independent uniform random permutations of ``range(n_datasets)``, shape (n_permutations,
+    n_datasets)."""
     rng = np.random.default_rng(seed)
     return rng.permuted(np.tile(np.arange(n_datasets), (n_permutations, 1)), axis=1)
 
@@ -86,25 +76,12 @@ def permutation_analysis(
     config: RatingConfig | None = None,
     weighted: bool | None = None,
 ) -> PermutationAnalysis:
-    """Play the Glicko-2 tournament under many seeded random dataset orders.
+    """Play the Glicko-2 tournament under many seeded random dataset orders; returns :class:`PermutationAnalysis`.
 
-    Parameters
-    ----------
-    scores : pandas.DataFrame
-        Long table ``dataset, classifier, score`` (see :func:`benchirt.rating.glicko_tournament`).
-    n_permutations : int, optional
-        Number of random orders (≥ 2, :data:`ORDERS`); default ``config.n_permutations`` (200).
-    seed : int, optional
-        Seed of the orders; default ``config.seed`` (0).
-    config : RatingConfig, optional
-        Initial values, tie tolerance and score column as in the single tournament.
-    weighted : bool, optional
-        Games weighted per dataset (:mod:`benchirt.rating.batch`); default: decided as the tournament decides
-        (:func:`benchirt.rating.glicko.games_weighting`, sorted order).
-
-    Returns
-    -------
-    PermutationAnalysis
+    ``scores`` is the long ``dataset, classifier, score`` table; ``n_permutations`` (≥ 2, :data:`ORDERS`) and ``seed``
+    default to ``config``'s, which also gives the initial values, tie tolerance and score column as in the single
+    tournament. ``weighted``: games weighted per dataset (:mod:`benchirt.rating.batch`); default decided as the
+    tournament decides (:func:`benchirt.rating.glicko.games_weighting`, sorted order).
     """
     config = config or RatingConfig()
     n_permutations = config.n_permutations if n_permutations is None else n_permutations

@@ -16,10 +16,9 @@ def rate_suite(irts: Mapping[str, DatasetIRT], responses: Mapping[str, DatasetRe
                config: RatingConfig) -> RatingResult:
     """Glicko-2 tournament, leaderboard, order permutations and tests over the suite (Cardoso et al. 2021 §4.7, §5.3).
 
-    ``config.score`` (True-Score by default) of the real and artificial classifiers decides the matches, and
-    their answers on each dataset's test rows give the verdict on this suite (:mod:`benchirt.rating.on_suite`);
-    the Friedman/Nemenyi tests compare the real classifiers (as Cardoso et al. 2021 §5.3 does), on that score and on
-    True-Score or test accuracy beside it.
+    ``config.score`` (True-Score by default) of the real and artificial classifiers decides the matches, their answers
+    on the test rows give the verdict on this suite, and the Friedman/Nemenyi tests compare the real classifiers (as
+    Cardoso et al. 2021 §5.3) on that score and on True-Score or test accuracy.
     """
     from benchirt.rating import rate
     from benchirt.rating.run_scores import run_scores

@@ -1,28 +1,22 @@
 """Entrants of a sparse field on too few datasets to be tested, placed among the others by a model across datasets.
 
-:func:`benchirt.rating.sparse.ranked_field` keeps out of the tests (the Bradley–Terry fit, the step-down, the pairs,
-the tiers) every entrant on fewer datasets than any sign-flip test over datasets needs. They are not dropped: their
-unseen datasets are predicted from the datasets they ran on and from how the field's scores go together across
-datasets, they are placed by that, and each is a row of the leaderboard marked ``placed_by_model``
+:func:`benchirt.rating.sparse.ranked_field` keeps out of the tests every entrant on fewer datasets than a sign-flip test
+over datasets needs. They are not dropped: their unseen datasets are predicted from the ones they ran on and from how
+the field's scores go together across datasets, and each is a leaderboard row marked ``placed_by_model``
 (:func:`board_with_placed`).
 
-**Model.** Each dataset's scores are standardised over the entrants present (z = (s − mean_d) / sd_d). The
-entrants × datasets matrix of z with its holes is completed by chained equations (van Buuren &
-Groothuis-Oudshoorn 2011): every dataset is regressed in turn on the others by Bayesian ridge regression
-(MacKay 1992; Tipping 2001), ``scikit-learn``'s ``IterativeImputer`` with ``BayesianRidge``. With
-``sample_posterior`` each completion draws the missing cells from their predictive distributions, so
-``n_draws`` completions are multiple imputations (Rubin 1987) whose spread carries both the noise of a cell and
-the uncertainty of the regression. A cell's interval is the central ``level`` range of its draws;
-``benchmarks/rating_scale.py --placement`` checks that coverage by hiding real cells of cv-fold0.
+**Model.** Each dataset's scores are standardised over the entrants present (z = (s − mean_d) / sd_d). The entrants ×
+datasets matrix of z with its holes is completed by chained equations (van Buuren & Groothuis-Oudshoorn 2011): every
+dataset regressed on the others by Bayesian ridge regression (MacKay 1992; Tipping 2001), ``scikit-learn``'s
+``IterativeImputer`` with ``BayesianRidge``. With ``sample_posterior`` the ``n_draws`` completions are multiple
+imputations (Rubin 1987) whose spread carries both the cell noise and the regression's uncertainty; a cell's interval is
+the central ``level`` range of its draws.
 
-**Place.** In each completion every entrant's suite score is its mean z over all datasets (observed cells as
-measured, missing ones drawn); an entrant's placed rank is 1 + the number of entrants (board and placed)
-whose suite score is higher, and its interval the central ``level`` range over the completions. On the leaderboard
-a placed entrant's ``rank, rank_low, rank_high`` are that placed rank and interval — a prediction among all the
-field's entrants from multiple imputation, not the step-down's joint intervals (which hold for the tested entrants)
-— and its row sits at its placed rank among the others. Placed entrants are marked as placed wherever they appear
-and never count as tested: the verdict, the pairs, the tiers and the figure take the tested rows only
-(:func:`benchirt.rating.verdict.measured`).
+**Place.** In each completion every entrant's suite score is its mean z over all datasets; an entrant's placed rank is 1
++ the number of entrants (board and placed) with a higher suite score, and its interval the central ``level`` range over
+the completions. On the leaderboard a placed entrant's ``rank, rank_low, rank_high`` are that rank and interval — a
+prediction, not the step-down's joint intervals — and its row sits at its placed rank. Placed entrants never count as
+tested: the verdict, pairs, tiers and figure take the tested rows only (:func:`benchirt.rating.verdict.measured`).
 """
 from __future__ import annotations
 
@@ -86,21 +80,9 @@ def place_entrants(scores: pd.DataFrame, placed: Sequence[str], *, level: float 
                    n_draws: int = N_DRAWS, seed: int = 0) -> pd.DataFrame:
     """The placed rank of each entrant of ``placed`` among every entrant of ``scores``, with its interval.
 
-    Parameters
-    ----------
-    scores : pandas.DataFrame
-        Long ``dataset, classifier, score`` table of the whole field (board and left out).
-    placed : sequence of str
-        The entrants to place (those left out of the tests).
-    level : float
-    n_draws : int
-    seed : int
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``classifier`` and :data:`PLACED_COLUMNS` (``n_ranked``: the entrants it is placed among, itself
-        included), one row per entrant of ``placed``.
+    ``scores`` is the long ``dataset, classifier, score`` table of the whole field (board and left out); ``placed`` the
+    entrants to place. Returns ``classifier`` and :data:`PLACED_COLUMNS` (``n_ranked``: the entrants it is placed among,
+    itself included), one row per entrant of ``placed``.
 
     Examples
     --------
@@ -142,28 +124,14 @@ def placed_rows(placed: pd.DataFrame, columns: Sequence[str], *, played: pd.Data
                 roles: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The leaderboard rows of the placed entrants, in the leaderboard's ``columns``.
 
-    Parameters
-    ----------
-    placed : pandas.DataFrame
-        The entrants left out of the tests with their placement (``classifier, n_datasets`` and
-        :data:`PLACED_COLUMNS`, :func:`benchirt.rating.stage.placed_left_out`).
-    columns : sequence of str
-        The leaderboard's columns.
-    played : pandas.DataFrame
-        Indexed by classifier: columns of the leaderboard every entrant has from the Glicko-2 tournament it played
-        (``glicko_rating, glicko_rd`` and the ``orders_*`` spread).
-    roles : mapping of str to str, optional
-        Classifier → ``"real"`` or ``"artificial"`` (real by default).
+    ``placed``: the left-out entrants with their placement (``classifier, n_datasets``, :data:`PLACED_COLUMNS`);
+    ``played``: indexed by classifier, the columns every entrant has from the Glicko-2 tournament (``glicko_rating,
+    glicko_rd``, ``orders_*``); ``roles``: classifier → ``"real"`` or ``"artificial"`` (real by default).
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per placed entrant: ``rank, rank_low, rank_high`` its placed rank and its central
-        :data:`PLACED_LEVEL` interval over the multiple imputations (among all ``n_ranked`` entrants; not the
-        step-down's joint intervals), ``could_be_best`` ``rank_low == 1`` (as on the board: the interval reaches
-        1), ``n_datasets`` the datasets it ran on, the columns of ``played``, ``role``, ``placed_by_model`` True;
-        every tested column (``bt_*``, ``tier``, ``mean_rank``, ``p_above_next``, ``wins/losses/ties``, the
-        ``*_on_suite`` intervals) empty.
+    Each row has ``rank, rank_low, rank_high`` its placed rank and central :data:`PLACED_LEVEL` interval over the
+    imputations (among all ``n_ranked`` entrants), ``could_be_best`` ``rank_low == 1``, ``n_datasets``, the columns of
+    ``played``, ``role``, ``placed_by_model`` True; every tested column (``bt_*``, ``tier``, ``mean_rank``,
+    ``p_above_next``, ``wins/losses/ties``, ``*_on_suite``) empty.
     """
     names = placed["classifier"].astype(str)
     rows = pd.DataFrame({"classifier": names.to_numpy(), "rank": placed["placed_rank"].to_numpy(),

@@ -43,19 +43,11 @@ REFERENCE_CHARS = 10
 def plot_leaderboard(leaderboard: pd.DataFrame, *, top: int | None = None) -> Figure:
     """Forest plot of the Bradley–Terry leaderboard: rating and 95 % bootstrap interval, best at the top.
 
-    Parameters
-    ----------
-    leaderboard : pandas.DataFrame
-        ``RatingResult.leaderboard`` / ``Leaderboard.table`` (best first; ``classifier, bt_rating,
-        bt_low, bt_high, tier, rank_low, rank_high``).
-
-    Each label carries the joint rank interval of the primary verdict (:mod:`benchirt.rating.decisions`).
-    With more than one tier, rows of the same tier share a shaded band, alternating grey and white, and the
-    labels carry the tier; with one tier no band is drawn. Without intervals (one dataset) only the points
-    are drawn. ``top``: only the first ``top`` rows (a figure's height grows with its rows; the table has
-    them all). Artificial classifiers (``role`` artificial: the optimal one and the other references) are not
-    rows but dashed vertical reference lines at their ratings, named at the top. Entrants placed by a model
-    (``placed_by_model``) have no rating and are not drawn (the table marks them).
+    ``leaderboard`` is ``Leaderboard.table`` (best first; ``classifier, bt_rating, bt_low, bt_high, tier, rank_low,
+    rank_high``). Each label carries the joint rank interval of the primary verdict; with more than one tier, rows of a
+    tier share a shaded band and the labels carry the tier. Without intervals (one dataset) only the points are drawn.
+    ``top``: only the first ``top`` rows. Artificial classifiers are dashed vertical reference lines at their ratings,
+    named at the top; entrants placed by a model have no rating and are not drawn.
     """
     leaderboard = measured(leaderboard)
     artificial = leaderboard["role"].astype(str).eq("artificial") if "role" in leaderboard else \
@@ -117,11 +109,8 @@ def _reference_lines(ax, references: pd.DataFrame) -> None:
 
 def plot_ratings(tournament: Tournament, *, permutation: PermutationAnalysis | None = None,
                  top: int | None = None) -> Figure:
-    """Final ratings with their intervals [R − 2RD, R + 2RD], best at the top.
-
-    The leader's interval is shaded; with ``permutation`` a second bar per classifier shows the
-    5-95 % range of its rating over random dataset orders. ``top``: the ``top`` best only.
-    """
+    """Final ratings with their intervals [R − 2RD, R + 2RD], best at the top; the leader's interval shaded. With
+    ``permutation`` a second bar shows the 5-95 % range over random dataset orders; ``top``: the ``top`` best only."""
     table = (tournament.table.head(top) if top else tournament.table).iloc[::-1]
     y = np.arange(len(table))
     fig, ax = _figure(8, 0.35 * len(table) + 1.5)
@@ -161,10 +150,8 @@ def plot_trajectories(tournament: Tournament, *, value: str = "rating", top: int
 
 
 def plot_rank_distribution(permutation: PermutationAnalysis, *, top: int | None = None) -> Figure:
-    """Share of random dataset orders in which each classifier reaches each final rank.
-
-    ``top``: the ``top`` best classifiers and ranks 1..``top`` only (the full grid is k × k cells).
-    """
+    """Share of random dataset orders in which each classifier reaches each final rank; ``top``: the ``top`` best
+    classifiers and ranks 1..``top`` only."""
     every = permutation.summary["classifier"].tolist()
     names = every[:top]
     ranks = permutation.ranks[names].to_numpy()

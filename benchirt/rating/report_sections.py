@@ -1,9 +1,7 @@
-"""The rating stage's report sections: the Bradley–Terry leaderboard, the Glicko-2 ratings and the
-Friedman/Nemenyi tests, each built from the run's :class:`benchirt.rating.stage.RatingResult` and named by the
-stage's registry record (:attr:`benchirt.pipeline.registry.Stage.sections`).
-
-Figures come from :mod:`benchirt.rating.plots`; a figure that cannot be drawn becomes a note in its section.
-"""
+"""The rating stage's report sections: the Bradley–Terry leaderboard, the Glicko-2 ratings and the Friedman/Nemenyi
+tests, each built from :class:`benchirt.rating.stage.RatingResult` and named by the stage's registry record
+(:attr:`benchirt.pipeline.registry.Stage.sections`). A figure (:mod:`benchirt.rating.plots`) that cannot be drawn
+becomes a note in its section."""
 from __future__ import annotations
 
 import math

@@ -20,15 +20,14 @@ ROLES = ("real", "artificial")
 def run_scores(irts: Mapping[str, DatasetIRT], responses: Mapping[str, DatasetResponses], score: str) -> pd.DataFrame:
     """Long ``dataset, classifier, score`` table of one of the run's :data:`~benchirt.rating.config.RUN_SCORES`.
 
-    ``true_score`` and ``theta`` come from the IRT abilities (:func:`benchirt.irt.true_score_table`),
-    ``test_accuracy`` and ``cv_accuracy`` from the responses (:func:`benchirt.responses.suite.accuracy_scores`),
-    for the real and artificial classifiers (``cv_accuracy`` exists for the real ones only: the
-    artificial classifiers are not cross-validated) — the one builder of each table.
+    ``true_score`` and ``theta`` come from the IRT abilities (:func:`benchirt.irt.true_score_table`), ``test_accuracy``
+    and ``cv_accuracy`` from the responses (:func:`benchirt.responses.suite.accuracy_scores`); ``cv_accuracy`` exists
+    for the real classifiers only (artificial ones are not cross-validated).
 
     Raises
     ------
     ConfigError
-        For a name outside ``RUN_SCORES``, listing them (:data:`~benchirt.rating.config.RUN_SCORE`'s words).
+        For a name outside ``RUN_SCORES``, listing them.
     """
     RUN_SCORE.check("rate", "score", score)
     names = sorted(irts)

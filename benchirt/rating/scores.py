@@ -1,10 +1,9 @@
 """Reading, checking and ordering the scores the rating stage consumes.
 
-The rating stage works on a *long* table with one row per (dataset, classifier) pair and the
-columns ``dataset, classifier, score`` (the ``true_score_table`` of :mod:`benchirt.irt`).
-This module turns user files into that table, rejects what cannot be rated (NaN, duplicates,
-text) with a message naming the dataset and classifier, and resolves the order of the rating
-periods (Cardoso et al. 2021 §4.7: one period per dataset).
+The rating stage works on a *long* table, one row per (dataset, classifier), columns ``dataset, classifier, score`` (the
+``true_score_table`` of :mod:`benchirt.irt`). This module turns user files into it, rejects what cannot be rated (NaN,
+duplicates, text) naming the dataset and classifier, and resolves the order of the rating periods (Cardoso et al. 2021
+§4.7: one period per dataset).
 """
 from __future__ import annotations
 
@@ -33,24 +32,13 @@ SCORE_COLUMNS = ("dataset", "classifier", "score")
 
 
 def read_scores(path: str | os.PathLike, *, score: str | None = None) -> pd.DataFrame:
-    """Read scores from a decodIRT-style folder tree or a long CSV.
+    """Read scores from a decodIRT-style folder tree or a long CSV, as a checked ``dataset, classifier, score`` table
+    (:func:`validate_scores`), rows in the order read, folders in sorted order.
 
-    Parameters
-    ----------
-    path : path
-        Either a directory with one sub-folder per dataset holding ``true_scores.csv`` (columns
-        ``Clf,Score``; the other decodIRT files ``test_accuracy.csv``/``cv_accuracy.csv`` with
-        ``Metodo,Acuracia`` too), or a CSV file with columns ``dataset, classifier`` and a score column.
-    score : str, optional
-        Which score: for folders, a key of :data:`DECODIRT_SCORE_FILES` (default ``true_score``); for a
-        long CSV, the name of its score column (default ``score``). A name the input lacks is refused
-        with the list of valid ones (:func:`score_column`).
-
-    Returns
-    -------
-    pandas.DataFrame, shape (n_pairs, 3)
-        Columns ``dataset, classifier, score`` (checked with :func:`validate_scores`); rows in
-        the order read, folders in sorted name order.
+    ``path``: a directory with one sub-folder per dataset holding ``true_scores.csv`` (``Clf,Score``; also decodIRT's
+    ``test_accuracy.csv``/``cv_accuracy.csv`` with ``Metodo,Acuracia``), or a CSV with columns ``dataset, classifier``
+    and a score column. ``score``: for folders a key of :data:`DECODIRT_SCORE_FILES` (default ``true_score``), for a CSV
+    the score column (default ``score``); a name the input lacks is refused with the valid ones (:func:`score_column`).
     """
     path = Path(path)
     if path.is_dir():
@@ -111,11 +99,9 @@ def _read_score_folders(root: Path, score: str) -> pd.DataFrame:
 
 
 def score_column(frame: pd.DataFrame, *, score: str = "true_score", where: str = "scores") -> str:
-    """The column of ``frame`` that holds the score named ``score``.
-
-    ``score`` itself when the frame has that column. A frame whose only value column is ``score``
-    (the long ``dataset, classifier, score`` form) holds the one score its caller names, so
-    ``"score"`` is used. Anything else is refused: no silent fallback to another column.
+    """The column of ``frame`` that holds the score named ``score``: ``score`` itself when the frame has that column;
+    ``"score"`` when it is the frame's only value column (the long form holds the one score its caller names). No
+    silent fallback to another column.
 
     Raises
     ------
@@ -150,8 +136,8 @@ def validate_scores(frame: pd.DataFrame, *, column: str = "score", where: str = 
     Raises
     ------
     DataError
-        When the table is empty, lacks a column, has duplicate (dataset, classifier) pairs, or
-        holds a score that is not a finite number — naming the dataset and classifier.
+        When the table is empty, lacks a column, has duplicate (dataset, classifier) pairs, or holds a score that is not
+        a finite number — naming the dataset and classifier.
     """
     if not isinstance(frame, pd.DataFrame):
         raise DataError(f"{where}: scores must be a pandas DataFrame, got {type(frame).__name__}")
@@ -194,17 +180,16 @@ def validate_scores(frame: pd.DataFrame, *, column: str = "score", where: str = 
 class CheckedScores:
     """A long scores table :func:`validate_scores` has checked: ``table`` is ``dataset, classifier, score`` (float).
 
-    Made by :func:`checked_scores` (or, inside benchirt.rating, from a row subset of another one). The rating
-    functions take it wherever they take a scores table and do not check it again: :func:`benchirt.rating.rate`
-    checks its table once, at its boundary, and passes this inward.
+    Made by :func:`checked_scores` (or from a row subset of another one); the rating functions take it wherever they
+    take a scores table and do not check it again.
     """
 
     table: pd.DataFrame
 
 
 def checked_scores(scores: pd.DataFrame | CheckedScores, *, score: str = "score") -> CheckedScores:
-    """``scores`` checked: a :class:`CheckedScores` as it is, a DataFrame by :func:`validate_scores` on the
-    column that holds ``score`` (:func:`score_column`).
+    """``scores`` checked: a :class:`CheckedScores` as it is, a DataFrame by :func:`validate_scores` on the column that
+    holds ``score`` (:func:`score_column`).
 
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"dataset": ["d1"], "classifier": ["a"], "true_score": [3]})
@@ -219,20 +204,8 @@ def checked_scores(scores: pd.DataFrame | CheckedScores, *, score: str = "score"
 
 
 def score_matrix(scores: pd.DataFrame, *, datasets: Sequence[str] | None = None) -> pd.DataFrame:
-    """Pivot a checked long table to datasets × classifiers (NaN where a classifier is absent).
-
-    Parameters
-    ----------
-    scores : pandas.DataFrame
-        Output of :func:`validate_scores`.
-    datasets : sequence of str, optional
-        Row order; default: sorted dataset names.
-
-    Returns
-    -------
-    pandas.DataFrame, shape (n_datasets, n_classifiers)
-        Columns in sorted classifier order.
-    """
+    """Pivot a checked long table (:func:`validate_scores`) to datasets × classifiers, NaN where a classifier is absent;
+    rows in ``datasets`` order (default sorted), columns sorted."""
     matrix = scores.pivot(index="dataset", columns="classifier", values="score")
     matrix = matrix.reindex(columns=sorted(matrix.columns))
     matrix.columns.name = None
@@ -241,17 +214,11 @@ def score_matrix(scores: pd.DataFrame, *, datasets: Sequence[str] | None = None)
 
 
 def resolve_order(datasets: Sequence[str], *, order: str | os.PathLike | Sequence[str] | None = None) -> list[str]:
-    """The rating periods: a permutation of ``datasets``.
+    """The rating periods: a permutation of ``datasets`` (given in first-appearance order).
 
-    Parameters
-    ----------
-    datasets : sequence of str
-        The datasets in the order they were given (first appearance).
-    order : None, str, path or sequence of str
-        ``None``/``"sorted"``: sorted names (decodIRT's folder order); ``"given"``: as ``datasets``;
-        ``"random:SEED"``: a seeded random permutation of the sorted names; any other string or
-        path: a text file with one dataset name per line (blank lines and ``#`` comments skipped);
-        a sequence: that order.
+    ``order``: ``None``/``"sorted"``: sorted names (decodIRT's folder order); ``"given"``: as ``datasets``;
+    ``"random:SEED"``: a seeded random permutation of the sorted names; any other string or path: a text file with one
+    dataset name per line (blank lines and ``#`` comments skipped); a sequence: that order.
 
     Raises
     ------
@@ -316,11 +283,8 @@ def artificial_roles(names) -> dict[str, str]:
 
 
 def decodirt_to_benchirt_names(scores: pd.DataFrame) -> pd.DataFrame:
-    """Rename decodIRT's (Portuguese) classifier names to benchirt's, when the mapping exists.
-
-    Uses ``benchirt.pool.DECODIRT_NAMES`` (decodIRT name → benchirt name) if the pool module
-    provides it; otherwise the table is returned unchanged.
-    """
+    """Rename decodIRT's (Portuguese) classifier names to benchirt's with ``benchirt.pool.DECODIRT_NAMES`` when the pool
+    module provides it; otherwise return the table unchanged."""
     try:
         from benchirt.pool import DECODIRT_NAMES
     except ImportError:

@@ -1,16 +1,14 @@
 """How much the top of the leaderboard depends on who else is in the field.
 
-A leaderboard built from pairwise matches is not independent of irrelevant candidates: adding or removing
-classifiers that never contend for the top changes the matches everyone else wins, and with them the order at the
-top (Zhang & Hardt 2024, "Inherent trade-offs between diversity and stability in multi-task benchmarks", the
-"irrelevant alternatives" sensitivity of rank aggregation). This module measures it on the run's own scores
-instead of asserting it: the weakest ``share`` of the classifiers by the Bradley–Terry rating are (a) removed and
-(b) entered a second time (an exact copy of each: a near-duplicate run of the same flow), the Bradley–Terry
-ratings refitted each time, and the order of the ``top`` best of the original board compared with Kendall's τ
-(Kendall 1938) and by whether the leader stays.
+A leaderboard built from pairwise matches depends on irrelevant candidates: adding or removing classifiers that never
+contend for the top changes the matches everyone else wins, and with them the order at the top (Zhang & Hardt 2024, the
+"irrelevant alternatives" sensitivity of rank aggregation). This module measures it on the run's own scores: the weakest
+``share`` of the classifiers by Bradley–Terry rating are (a) removed and (b) entered twice (an exact copy, as a
+near-duplicate run), the ratings refitted, and the order of the ``top`` best compared with Kendall's τ (Kendall 1938)
+and by whether the leader stays.
 
-Written by hand: a few lines around the leaderboard's own score matrix, match outcomes and Bradley–Terry fit
-(without its bootstrap) and :func:`scipy.stats.kendalltau`.
+Written by hand: a few lines around the leaderboard's own score matrix, match outcomes and Bradley–Terry fit and
+:func:`scipy.stats.kendalltau`.
 """
 from __future__ import annotations
 
@@ -43,26 +41,13 @@ def bradley_terry_ratings(matrix: pd.DataFrame, *, tie_tolerance: float = 0.0) -
 
 def field_sensitivity(scores: pd.DataFrame | CheckedScores, *, config: RatingConfig | None = None, share: float = WEAKEST_SHARE,
                       top: int = TOP) -> pd.DataFrame:
-    """The top of the board after removing, then duplicating, the weakest ``share`` of the classifiers.
+    """The top of the board after removing, then duplicating, the weakest ``share`` of the classifiers (at least one).
 
-    Parameters
-    ----------
-    scores : pandas.DataFrame
-        Long table ``dataset, classifier`` and the score ``config.score`` names (higher is better), as
-        :func:`benchirt.rating.rate` takes it.
-    config : RatingConfig, optional
-        Supplies ``score`` and ``tie_tolerance``.
-    share : float
-        Share of the classifiers, the lowest rated, that is changed (at least one).
-    top : int
-        How many of the best-rated classifiers' order is compared.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per change (``removed``, ``duplicated``): ``changed`` (how many classifiers), ``top`` (how many
-        compared), ``kendall_tau`` of their ratings before and after (1: the same order) and ``leader_kept``.
-        Empty with fewer than 4 classifiers (no field to change without touching the top).
+    ``scores`` is a long table ``dataset, classifier`` and the score ``config.score`` names (higher is better);
+    ``config`` supplies ``score`` and ``tie_tolerance``; ``top`` is how many of the best-rated classifiers' order is
+    compared. Returns one row per change (``removed``, ``duplicated``): ``changed`` (how many classifiers), ``top``,
+    ``kendall_tau`` of the top's ratings before and after (1: same order) and ``leader_kept``; empty with fewer than 4
+    classifiers.
 
     Examples
     --------

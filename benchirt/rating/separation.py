@@ -1,36 +1,25 @@
 """Which classifiers the leaderboard separates, and its tiers: a permutation range test on the ratings.
 
-The primary "is A better than B?" of benchirt (docs/rating.md says why). The question is asked of all
-k(k−1)/2 pairs at once. The critical distance c is the 95 % quantile of the *range* of the ratings
-(largest minus smallest, i.e. the largest difference over all pairs) when the classifiers' scores are
-shuffled among them within every dataset — the permutation max-T method of Westfall & Young 1993 with
-the rating difference as statistic (the permutation counterpart of Tukey's range test). When all
-classifiers are equal their scores are exchangeable within a dataset, so the chance that *any* pair is
-called different is at most 5 % whatever the number of classifiers or datasets, with no floor such as
-the 2 / 2ⁿ of a test on one pair's n datasets: every shuffled leaderboard uses all matches. A classifier
-absent from a dataset stays absent (only the present classifiers' scores are shuffled).
+One of the verdicts of ``rate.verdict`` (docs/rating.md says why). The critical distance c is the 95 % quantile of the
+*range* of the ratings (the largest pair difference) when the classifiers' scores are shuffled within every dataset —
+the permutation max-T method of Westfall & Young 1993 with the rating difference as statistic (the permutation
+counterpart of Tukey's range test). When all classifiers are equal their scores are exchangeable within a dataset, so
+the chance that *any* pair is called different is at most 5 % whatever the numbers of classifiers or datasets. A
+classifier absent from a dataset stays absent.
 
-When the classifiers are not all equal, a pair far from the others (two strong classifiers that beat
-everyone else) has a noisier rating difference than the shuffled tables show — its matches against
-the rest carry little information — and the range test alone separates such equal pairs too often
-(a simulation with groups of equal classifiers showed it, at twice its level). So each pair's distance is scaled by how much noisier it
-is: A is better than B when R_A − R_B > c · max(1, s_AB / s₀), with s_AB the bootstrap standard error of
-the pair's difference (the leaderboard's bootstrap over datasets) and s₀ the standard error every pair
-has in the shuffled tables. The factor is never below 1, so the test is never less strict than the
-range test, and its error when all classifiers are equal stays at most 5 %.
+When the classifiers are not all equal, a pair far from the others has a noisier rating difference than the shuffled
+tables show, and the range test alone separates such equal pairs too often. So each pair's distance is scaled: A is
+better than B when R_A − R_B > c · max(1, s_AB / s₀), with s_AB the bootstrap standard error of the pair's difference
+(over datasets) and s₀ the one every pair has in the shuffled tables. The factor is never below 1, so the error when all
+classifiers are equal stays at most 5 %.
 
-Tiers follow from the same decisions: the classifiers are taken in leaderboard order and a tier boundary
-falls between positions g and g + 1 only when every classifier above it is better than every classifier
-below it — with one threshold on sorted ratings, exactly where two neighbours' ratings differ by more
-than c. Tiers are therefore numbered 1, 2, 3, … without gaps, never decrease down the table, and two
-classifiers land in different tiers only when the test separates them; ties (equal ratings) are never
-separated. benchmarks/rating_leaderboard.py measures the error rates on simulated leaderboards, also when
-some classifiers differ (then the shuffled tables are only an approximation of the null of one pair).
+Tiers: taking the classifiers in leaderboard order, a boundary falls between positions g and g + 1 only when every
+classifier above is better than every one below. Tiers are numbered 1, 2, 3, … without gaps, never decrease down the
+table, and two classifiers land in different tiers only when the test separates them; ties are never separated.
 
-Hand-written: the shuffling and the range are a few lines of numpy on the per-dataset win matrices the
-leaderboard already has, and all shuffled tables are fitted in one stacked Bradley–Terry call; the
-libraries that offer max-T (multcomp in R, statsmodels' ``multipletests``) take p-values or a parametric
-model, not a Bradley–Terry fit.
+Hand-written: the shuffling and the range are a few lines of numpy on the per-dataset win matrices, and all shuffled
+tables are fitted in one stacked Bradley–Terry call; max-T libraries (R's multcomp, statsmodels' ``multipletests``) take
+p-values or a parametric model, not a Bradley–Terry fit.
 """
 from __future__ import annotations
 
@@ -49,19 +38,10 @@ BLOCK_ELEMENTS = 5_000_000
 
 @dataclass
 class Separation:
-    """Result of :func:`separate`, classifiers in leaderboard order (best first).
-
-    Attributes
-    ----------
-    better : numpy.ndarray of bool, shape (k, k)
-        ``better[i, j]``: classifier i is significantly better than j (simultaneous over all pairs).
-    critical_value : float
-        c in rating points (NaN when no shuffled tables: nobody is separated).
-    distance : numpy.ndarray, shape (k, k)
-        Rating distance each pair must exceed: c · max(1, s_ij / s₀).
-    tier : numpy.ndarray of int, shape (k,)
-        1, 2, … down the table, consecutive (see the module docstring).
-    """
+    """Result of :func:`separate`, classifiers in leaderboard order (best first): ``better[i, j]`` (k, k), i is
+    significantly better than j (simultaneous over all pairs); ``critical_value``, c in rating points (NaN without
+    shuffled tables: nobody is separated); ``distance`` (k, k), the rating distance each pair must exceed, c · max(1,
+    s_ij / s₀); ``tier`` (k,), 1, 2, … down the table, consecutive."""
 
     better: np.ndarray
     critical_value: float
@@ -70,21 +50,11 @@ class Separation:
 
 
 def shuffled_ratings(wins: np.ndarray, present: np.ndarray, n_tables: int, *, seed: int = 0) -> np.ndarray:
-    """Bradley–Terry ratings of ``n_tables`` leaderboards whose scores are shuffled within each dataset.
+    """Bradley–Terry ratings (rating points, shape (n_tables, k)) of ``n_tables`` leaderboards whose scores are shuffled
+    within each dataset.
 
-    Parameters
-    ----------
-    wins : numpy.ndarray, shape (D, k, k)
-        Per-dataset (fractional) wins (:func:`benchirt.rating.bradley_terry.pairwise_wins`).
-    present : numpy.ndarray of bool, shape (D, k)
-        Which classifiers have a score on each dataset; only those are shuffled.
-    n_tables : int
-    seed : int
-
-    Returns
-    -------
-    numpy.ndarray, shape (n_tables, k)
-        Rating points.
+    ``wins`` (D, k, k) are per-dataset fractional wins (:func:`benchirt.rating.bradley_terry.pairwise_wins`);
+    ``present`` (D, k) says which classifiers have a score on each dataset: only those are shuffled.
     """
     n_datasets, k = present.shape
     permutation = within_dataset_permutations(present, n_tables, seed=seed)
@@ -98,13 +68,8 @@ def shuffled_ratings(wins: np.ndarray, present: np.ndarray, n_tables: int, *, se
 
 
 def within_dataset_permutations(present: np.ndarray, n_tables: int, *, seed: int = 0) -> np.ndarray:
-    """Per table and dataset, a uniform random permutation of the classifiers present there (absent ones
-    map to themselves): ``permutation[t, d, i]`` is the classifier whose results classifier i takes.
-
-    Returns
-    -------
-    numpy.ndarray of int, shape (n_tables, D, k)
-    """
+    """Per table and dataset, a uniform random permutation of the classifiers present there (absent ones map to
+    themselves), shape (n_tables, D, k): ``permutation[t, d, i]`` is the classifier whose results classifier i takes."""
     n_datasets, k = present.shape
     rng = np.random.default_rng([seed, 1])   # a stream of its own: the bootstrap uses default_rng(seed)
     permutation = np.broadcast_to(np.arange(k), (n_tables, n_datasets, k)).copy()
@@ -116,24 +81,12 @@ def within_dataset_permutations(present: np.ndarray, n_tables: int, *, seed: int
 
 def separate(rating: np.ndarray, shuffled: np.ndarray | None, *, bootstrap: np.ndarray | None = None,
              level: float = FAMILY_LEVEL) -> Separation:
-    """Simultaneous separation decisions and tiers.
+    """Simultaneous separation decisions and tiers (:class:`Separation`).
 
-    Parameters
-    ----------
-    rating : numpy.ndarray, shape (k,)
-        Point ratings in leaderboard order (non-increasing).
-    shuffled : numpy.ndarray, shape (n, k), or None
-        :func:`shuffled_ratings` (any column order: only ranges and differences are used); None or
-        empty: nobody is separated.
-    bootstrap : numpy.ndarray, shape (B, k), optional
-        Bootstrap ratings in leaderboard order (NaN where a classifier was not drawn); without them
-        every pair uses the plain distance c.
-    level : float
-        1 − the family-wise error rate.
-
-    Returns
-    -------
-    Separation
+    ``rating`` (k,): point ratings in leaderboard order (non-increasing). ``shuffled`` (n, k): :func:`shuffled_ratings`
+    (any column order); None or empty: nobody is separated. ``bootstrap`` (B, k), optional: bootstrap ratings in
+    leaderboard order (NaN where not drawn); without them every pair uses the plain distance c. ``level``: 1 − the
+    family-wise error rate.
     """
     rating = np.asarray(rating, dtype=float)
     k = rating.size
@@ -155,21 +108,12 @@ def separate(rating: np.ndarray, shuffled: np.ndarray | None, *, bootstrap: np.n
 
 
 def pair_difference_sd(replicates: np.ndarray) -> np.ndarray:
-    """Per pair (i, j), the standard deviation (ddof 1) of R_i − R_j over the replicates that rate both.
+    """Per pair (i, j), the standard deviation (ddof 1) of R_i − R_j over the replicates that rate both; shape (k, k),
+    NaN where fewer than two do.
 
-    What ``numpy.nanstd`` of the (B, k, k) differences gives (tested equal), from the masked first and second
-    moments (three k × k matrix products) instead of the differences themselves: B·k² numbers, 74 million
-    (600 MB) for 200 replicates of 609 classifiers.
-
-    Parameters
-    ----------
-    replicates : numpy.ndarray, shape (B, k)
-        NaN where a replicate does not rate the classifier.
-
-    Returns
-    -------
-    numpy.ndarray, shape (k, k)
-        NaN where fewer than two replicates rate both.
+    ``replicates`` (B, k) has NaN where a replicate does not rate the classifier. Equal to ``numpy.nanstd`` of the (B,
+    k, k) differences, computed from masked first and second moments (three k × k matrix products) to avoid B·k²
+    numbers.
     """
     rated = ~np.isnan(replicates)
     both = rated.astype(float)

@@ -1,40 +1,34 @@
 """Both verdicts for fields too large to test pair by pair: one simultaneous interval per entrant.
 
-Up to ``rate.pairwise_up_to`` (:data:`benchirt.rating.config.PAIRWISE_UP_TO`) tested entrants every pair is
-tested (:mod:`benchirt.rating.stepdown`, :mod:`benchirt.rating.on_suite`); their resampled tables cost pairs × tables,
-5·10⁷ pairs at 10⁴ entrants. Larger fields are decided from one interval per entrant instead, which costs entrants ×
-replicates:
+Up to ``rate.pairwise_up_to`` (:data:`benchirt.rating.config.PAIRWISE_UP_TO`) tested entrants every pair is tested
+(:mod:`benchirt.rating.stepdown`, :mod:`benchirt.rating.on_suite`), at a cost of pairs × tables; larger fields are
+decided from one interval per entrant, at a cost of entrants × replicates.
 
-**Simultaneous intervals** (the studentised maximum-modulus bootstrap; Romano & Wolf 2005, "Exact and approximate
-stepdown methods for multiple hypothesis testing", JASA 100, §4, single-step form): for point estimates θ̂_i and
-bootstrap replicates θ*_bi, s_i is the replicates' standard deviation and c the 1 − α quantile over replicates of
-max_i |θ*_bi − θ̂_i| / s_i; the intervals θ̂_i ± c·s_i then cover every θ_i at once with probability about 1 − α.
+**Simultaneous intervals** (the studentised maximum-modulus bootstrap; Romano & Wolf 2005, JASA 100, §4, single-step
+form): for estimates θ̂_i and bootstrap replicates θ*_bi, s_i is the replicates' standard deviation and c the 1 − α
+quantile over replicates of max_i |θ*_bi − θ̂_i| / s_i; θ̂_i ± c·s_i then cover every θ_i at once with probability about
+1 − α.
 
-**Few resampled units.** A bootstrap over n datasets cannot reach the tails of a studentised estimate: s_i comes
-from n values, so (θ̂_i − θ_i)/s_i has Student's t tails with n − 1 degrees of freedom (times √(n/(n − 1)), the
-bootstrap's divisor), while the bootstrap's own deviations are bounded (a resampled mean of n values lies within
-their range), and n units cannot reveal how k ≫ n entrants depend on each other; among 10³ entrants on 8 datasets
-the plain intervals separate entrants that are equal across datasets (docs/benchmarks.md, "Both verdicts at
-scale"). When the units each entrant was estimated from are given, entrant i's half-width is max(c, b_i)·s_i with
-b_i = √(n_i/(n_i − 1)) · t_{n_i − 1}(1 − α/(2k)) — Bonferroni's bound under Student's t, which covers every entrant
-at once with probability at least 1 − α for normal estimates whatever their dependence, and approaches the normal
-Bonferroni bound as n_i grows.
+**Few resampled units.** A bootstrap over n datasets cannot reach the tails of a studentised estimate: (θ̂_i − θ_i)/s_i
+has Student's t tails with n − 1 degrees of freedom (times √(n/(n − 1)), the bootstrap's divisor), while the bootstrap's
+own deviations are bounded, and n units cannot reveal how k ≫ n entrants depend on each other, so the plain intervals
+separate equal entrants. When the units each entrant was estimated from are given, entrant i's half-width is max(c,
+b_i)·s_i with b_i = √(n_i/(n_i − 1)) · t_{n_i − 1}(1 − α/(2k)) — Bonferroni's bound under Student's t, which covers
+every entrant at once with probability at least 1 − α for normal estimates whatever their dependence.
 
-**Decisions and ranks from them.** i is separated above j when low_i > high_j. Whenever every interval covers, no
-such decision is false, so the joint rank intervals of Klein, Wright & Wieczorek (2020) follow as from any
-simultaneous decisions: rank_low_i = 1 + #{j: low_j > high_i}, rank_high_i = k − #{j: high_j < low_i} — the
-"marginal" construction of Mogstad, Romano, Shaikh & Wilhelm (2023, "Inference for ranks with applications to
-mobility across neighbourhoods and academic achievement across countries", Rev. Econ. Stud., §3.1), more
-conservative than intervals for every difference, and computed by sorting: no (k, k) array. The could-be-best set
-(rank_low = 1) and the could-be-top-t set (rank_low ≤ t) contain the true best and the true top t with the same
+**Decisions and ranks.** i is separated above j when low_i > high_j; when every interval covers no such decision is
+false, so the joint rank intervals of Klein, Wright & Wieczorek (2020) follow: rank_low_i = 1 + #{j: low_j > high_i},
+rank_high_i = k − #{j: high_j < low_i} — the "marginal" construction of Mogstad, Romano, Shaikh & Wilhelm (2023, Rev.
+Econ. Stud., §3.1), more conservative than intervals for every difference, computed by sorting (no (k, k) array). The
+could-be-best set (rank_low = 1) and could-be-top-t set (rank_low ≤ t) contain the true best and top t with the same
 probability.
 
-Which estimates and replicates: across datasets the Bradley–Terry ratings and their bootstrap over datasets
-(:mod:`benchirt.rating.leaderboard`); on this suite each entrant's accuracy on the suite's test rows
+Estimates and replicates: across datasets the Bradley–Terry ratings and their bootstrap
+(:mod:`benchirt.rating.leaderboard`); on this suite each entrant's accuracy on the test rows
 (:mod:`benchirt.rating.on_suite_scale`).
 
-Hand-written: numpy's quantile and sort do the work; no library builds rank intervals from a bootstrap of this
-kind (csranks, the R/Python package of Mogstad et al., forms the k² differences).
+Hand-written: numpy's quantile and sort do the work; no library builds rank intervals from such a bootstrap (csranks,
+the package of Mogstad et al., forms the k² differences).
 """
 from __future__ import annotations
 
@@ -49,19 +43,10 @@ LISTED_UP_TO = 300
 
 @dataclass(kw_only=True)
 class EntrantIntervals:
-    """Simultaneous intervals of k entrants' estimates, in the order given, and the ranks they imply.
-
-    Attributes
-    ----------
-    estimate, low, high : numpy.ndarray, shape (k,)
-        Point estimate and interval (−inf, inf where fewer than two replicates rate the entrant).
-    critical : float
-        c, the studentised maximum's 1 − α quantile (NaN without replicates).
-    rank_low, rank_high : numpy.ndarray of int, shape (k,)
-        Joint rank intervals (1 = best).
-    alpha : float
-    n_replicates : int
-    """
+    """Simultaneous intervals of k entrants' estimates, in the order given, and the ranks they imply: ``estimate, low,
+    high`` (k,; −inf, inf where fewer than two replicates rate the entrant), ``critical`` (c, the studentised
+    maximum's 1 − α quantile; NaN without replicates), ``rank_low, rank_high`` (k,, joint rank intervals, 1 = best),
+    ``alpha`` and ``n_replicates``."""
 
     estimate: np.ndarray
     low: np.ndarray
@@ -85,22 +70,11 @@ def simultaneous_intervals(estimate: np.ndarray, replicates: np.ndarray, *, alph
                            units: np.ndarray | None = None) -> EntrantIntervals:
     """Studentised maximum-modulus bootstrap intervals of every entrant at once (module docstring).
 
-    Parameters
-    ----------
-    estimate : numpy.ndarray, shape (k,)
-    replicates : numpy.ndarray, shape (B, k)
-        Bootstrap replicates; NaN where a replicate does not rate the entrant (left out of its spread and of that
-        replicate's maximum).
-    alpha : float
-        1 − the simultaneous coverage.
-    units : numpy.ndarray of int, shape (k,), optional
-        The resampled units (datasets) each entrant's estimate comes from: the half-widths are then at least
-        Bonferroni's bound under Student's t (module docstring, "Few resampled units"); an entrant on fewer than
-        two is unbounded. None: the bootstrap's c for every entrant (units in the thousands, as test rows are).
-
-    Returns
-    -------
-    EntrantIntervals
+    ``estimate`` (k,); ``replicates`` (B, k), NaN where a replicate does not rate the entrant (left out of its spread
+    and that replicate's maximum); ``alpha``: 1 − the simultaneous coverage. ``units`` (k,), optional: the resampled
+    units (datasets) each estimate comes from; the half-widths are then at least Bonferroni's bound under Student's t,
+    and an entrant on fewer than two is unbounded. None: the bootstrap's c for every entrant (units in the thousands, as
+    test rows are). Returns :class:`EntrantIntervals`.
 
     Examples
     --------

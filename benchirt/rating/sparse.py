@@ -1,19 +1,15 @@
 """Which classifiers of a sparse field the leaderboard tests: those scored on enough datasets to be told apart.
 
-In a sparse field (imported runs: a flow runs on some tasks only) a classifier present on one dataset
-that beats everyone there gets the top Bradley–Terry rating from that one dataset, and the bootstrap
-over datasets cannot widen its interval (every replicate that draws the dataset draws the same
-outcomes). The leaderboard's primary verdict compares classifiers by signed-rank statistics over the
-datasets they share; on n datasets the smallest two-sided p-value any sign-flip test can reach is
-2 / 2^n (all differences of one sign; Wilcoxon 1945). A classifier on fewer datasets than the
-smallest n with 2 / 2^n ≤ alpha (6 at alpha = 0.05) can never be separated from anyone, so it is
-not tested: it is left out of the Bradley–Terry fit, the step-down, the pairs and the tiers, listed with its number
-of datasets and the reason (notes, the console, summary.md and the report's table "Not tested", with its CSV), and
-placed on the leaderboard by a model across datasets instead, marked ``placed_by_model``
-(:mod:`benchirt.rating.placed`). Its games still count in the Glicko-2 tournament, which carries its own deviation.
+In a sparse field (imported runs: a flow runs on some tasks only) a classifier that beats everyone on its one dataset
+gets the top Bradley–Terry rating, and the bootstrap over datasets cannot widen its interval. On n datasets the smallest
+two-sided p-value any sign-flip test can reach is 2 / 2^n (Wilcoxon 1945), so a classifier on fewer datasets than the
+smallest n with 2 / 2^n ≤ alpha (6 at alpha = 0.05) can never be separated from anyone. It is not tested: it is left out
+of the Bradley–Terry fit, the step-down, the pairs and the tiers, listed with its number of datasets and the reason, and
+placed on the leaderboard by a model across datasets (:mod:`benchirt.rating.placed`), marked ``placed_by_model``. Its
+games still count in the Glicko-2 tournament.
 
-The threshold never exceeds the most datasets any classifier has, so a dense field (every classifier on
-every dataset) loses no one, however few its datasets.
+The threshold never exceeds the most datasets any classifier has, so a dense field loses no one, however few its
+datasets.
 """
 from __future__ import annotations
 
@@ -37,18 +33,13 @@ def min_datasets(alpha: float) -> int:
 def ranked_field(scores: pd.DataFrame, alpha: float) -> tuple[pd.DataFrame, pd.DataFrame, str | None]:
     """Split a long ``dataset, classifier, …`` score table into the classifiers the leaderboard tests and the rest.
 
-    Parameters
-    ----------
-    scores : pandas.DataFrame
-        Long table with columns ``dataset`` and ``classifier`` (one row per pair with a score).
-    alpha : float
-        The family-wise error rate of the primary verdict (``rate.alpha``).
+    ``alpha`` is the primary verdict's family-wise error rate (``rate.alpha``).
 
     Returns
     -------
     ranked : pandas.DataFrame
-        The rows of the classifiers on at least ``min(min_datasets(alpha), most datasets of any classifier)``
-        datasets (all rows when that leaves fewer than two classifiers: then nobody is left out).
+        The rows of the classifiers on at least ``min(min_datasets(alpha), most datasets of any classifier)`` datasets
+        (all rows when that leaves fewer than two classifiers).
     left_out : pandas.DataFrame
         :data:`LEFT_OUT_COLUMNS`, most datasets first; empty when nobody is left out.
     note : str or None

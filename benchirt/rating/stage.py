@@ -40,37 +40,34 @@ class RatingResult:
     Attributes
     ----------
     tournament : Tournament
-        The single-order Glicko-2 tournament (order ``config.order``, sorted names by default).
+        The single-order Glicko-2 tournament (order ``config.order``).
     permutation : PermutationAnalysis or None
         The same tournament under ``config.n_permutations`` random orders (None when 0).
     comparisons : dict of str to StatisticalComparison
-        Friedman/Nemenyi per score name; the rated score first.
+        Friedman/Nemenyi per score name, the rated score first.
     skipped : dict of str to str
-        Score name → why its tests could not run (e.g. only two classifiers).
+        Score name → why its tests could not run.
     config : RatingConfig
     leaderboard : pandas.DataFrame
-        Every entrant of the field, best first: the Bradley–Terry leaderboard (``Leaderboard.table``: columns
-        :data:`benchirt.rating.leaderboard.LEADERBOARD_COLUMNS`, then ``orders_*`` and
-        :data:`benchirt.rating.leaderboard.ON_SUITE_COLUMNS`) of the tested entrants, ``placed_by_model`` False,
-        and in a sparse field the entrants on too few datasets to be tested, ``placed_by_model`` True, each at its
-        placed rank (:func:`benchirt.rating.placed.board_with_placed`: ``rank, rank_low, rank_high`` the placed
-        rank among all entrants and its 90 % interval over multiple imputations, not a joint interval; the tested
-        columns empty). What computes over the tested rows reads :func:`benchirt.rating.verdict.measured`
-        (``p_above_next`` compares a tested row with the next tested one).
+        Every entrant, best first: the tested ones' Bradley–Terry leaderboard (``Leaderboard.table``, then
+        :data:`benchirt.rating.leaderboard.ON_SUITE_COLUMNS`), ``placed_by_model`` False; in a sparse field the entrants
+        on too few datasets, ``placed_by_model`` True, at their placed rank
+        (:func:`benchirt.rating.placed.board_with_placed`: ``rank, rank_low, rank_high`` are the placed rank and its
+        multiple-imputation interval, not a joint interval). Code over the tested rows reads
+        :func:`benchirt.rating.verdict.measured`.
     pairwise : pandas.DataFrame
         Every pair of tested classifiers (:data:`benchirt.rating.pairwise.PAIRWISE_COLUMNS`); above
-        ``rate.pairwise_up_to`` of them the contenders' pairs (:attr:`benchirt.rating.leaderboard.Leaderboard.pairwise`).
+        ``rate.pairwise_up_to`` the contenders' pairs.
     score : str
         Name of the score that decided the matches, the leaderboard and the first test.
     notes : list of str
         What the leaderboard could not do (undefined intervals, absences, ...), said in every output.
     bootstrap : pandas.DataFrame, shape (n_bootstrap, k)
-        The leaderboard's bootstrap ratings (``Leaderboard.bootstrap``), read by :meth:`conf_int`.
+        The leaderboard's bootstrap ratings, read by :meth:`conf_int`.
     left_out : pandas.DataFrame
-        The classifiers of a sparse field not tested (on too few datasets to be told apart) with why and their
-        placement: :data:`benchirt.rating.sparse.LEFT_OUT_COLUMNS` and
-        :data:`benchirt.rating.placed.PLACED_COLUMNS`; empty when every entrant was tested
-        (:func:`benchirt.rating.sparse.ranked_field`). Each is also a placed row of ``leaderboard``.
+        The untested classifiers of a sparse field with why and their placement
+        (:data:`benchirt.rating.sparse.LEFT_OUT_COLUMNS`, :data:`benchirt.rating.placed.PLACED_COLUMNS`); empty when
+        every entrant was tested.
     """
 
     tournament: Tournament
@@ -140,10 +137,8 @@ class RatingResult:
 
 
 def placed_left_out(scores: pd.DataFrame, left_out: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, str]:
-    """The entrants left out of the tests with their place by a model across datasets
-    (:func:`benchirt.rating.placed.place_entrants`), and the sentence that says so; unchanged when nobody was
-    left out. Somebody left out means some entrant is on at least two datasets
-    (:func:`benchirt.rating.sparse.ranked_field`), so there is always a dataset to predict from."""
+    """The entrants left out of the tests with their place by a model (:func:`benchirt.rating.placed.place_entrants`)
+    and the sentence that says so; unchanged when nobody was left out."""
     if left_out.empty:
         return left_out, ""
     placed = place_entrants(scores, left_out["classifier"].tolist(), seed=seed)
@@ -171,28 +166,23 @@ def rate(
     Parameters
     ----------
     scores : pandas.DataFrame
-        Long ``dataset, classifier, score`` table that decides the matches (True-Scores by default:
-        ``benchirt.irt.true_score_table``).
+        Long ``dataset, classifier, score`` table that decides the matches (True-Scores by default).
     config : RatingConfig, optional
     other_scores : mapping of str to pandas.DataFrame, optional
         Further long tables (e.g. ``{"test_accuracy": ...}``) that get the Friedman/Nemenyi tests too.
     compare : sequence of str, optional
         Restrict the tests to these classifiers (Cardoso et al. 2021 §5.3 tested the real ones only).
-    rows : mapping of str to pandas.DataFrame, optional
-        Dataset → answers on its test rows (respondents × rows, 1 correct), for the verdict on this suite
-        (:func:`benchirt.rating.leaderboard.leaderboard`); without them it says it cannot be computed.
-    roles : mapping of str to str, optional
-        Classifier → ``"real"`` or ``"artificial"`` (the leaderboard's ``role`` column; real by default).
+    rows, roles : mapping, optional
+        As :func:`benchirt.rating.leaderboard.leaderboard` takes them (test-row answers per dataset; classifier roles).
 
     Returns
     -------
     RatingResult
-        With the Bradley–Terry leaderboard and pairwise comparisons of ``scores`` (one classifier
-        only: no leaderboard, said in ``notes``). In a sparse field the classifiers on too few datasets to
-        be told apart are left out of the tests (:func:`benchirt.rating.sparse.ranked_field`; ``left_out``
-        and ``notes`` say who and why) and placed on the leaderboard by a model across datasets, marked
-        ``placed_by_model`` (:mod:`benchirt.rating.placed`); the Glicko-2 tournament keeps them. Tests that cannot run (fewer than 3 classifiers or
-        2 datasets) are listed in ``skipped`` instead of failing the stage; the ratings are still produced.
+        With the Bradley–Terry leaderboard and pairwise comparisons (one classifier only: no leaderboard, said in
+        ``notes``). In a sparse field the classifiers on too few datasets are left out of the tests
+        (:func:`benchirt.rating.sparse.ranked_field`) and placed by a model, marked ``placed_by_model``; the Glicko-2
+        tournament keeps them. Tests that cannot run (fewer than 3 classifiers or 2 datasets) are listed in ``skipped``
+        instead of failing the stage.
 
     Examples
     --------

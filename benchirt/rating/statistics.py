@@ -1,20 +1,15 @@
 """Friedman and Nemenyi tests for comparing classifiers over datasets.
 
-Default (``mode="blocks"``), after Demšar (2006): the datasets are the blocks and the
-classifiers the treatments. Within each dataset the classifiers are ranked (1 = best score,
-ties share the average rank); Friedman's test asks whether the average ranks differ more than
-chance allows (``scipy.stats.friedmanchisquare``, tie-corrected); the Nemenyi post-hoc test for
-this design (the p-values of ``scikit_posthocs.posthoc_nemenyi_friedman``, see
-:func:`nemenyi_friedman_p_values`) compares every pair, and two classifiers differ at level α when
-their average ranks differ by more than the critical difference CD = q_α · sqrt(k(k+1) / (6N)), q_α the
-studentized range quantile / √2.
+Default (``mode="blocks"``), after Demšar (2006): datasets are the blocks, classifiers the treatments. Within each
+dataset the classifiers are ranked (1 = best, ties share the average rank); Friedman's test
+(``scipy.stats.friedmanchisquare``, tie-corrected) asks whether the average ranks differ more than chance allows; the
+Nemenyi post-hoc test (:func:`nemenyi_friedman_p_values`) compares every pair, two classifiers differing at level α when
+their average ranks differ by more than CD = q_α · sqrt(k(k+1) / (6N)), q_α the studentized range quantile / √2.
 
-``mode="decodirt"`` reproduces Cardoso et al. 2021 §5.3 for comparison only: Friedman's test with the
-Glicko-2 rating *trajectories* as samples (periods as blocks) and the independent-samples
-Nemenyi test (``scikit_posthocs.posthoc_nemenyi``) on them. A trajectory's successive values
-are the same rating updated a little, so they are neither independent nor exchangeable, and the
-p-values shrink with the number of periods whatever the data say; docs/rating.md explains why
-benchirt does not default to it.
+``mode="decodirt"`` reproduces Cardoso et al. 2021 §5.3 for comparison only: Friedman's test with the Glicko-2 rating
+*trajectories* as samples (periods as blocks) and the independent-samples Nemenyi test
+(``scikit_posthocs.posthoc_nemenyi``). A trajectory's values are neither independent nor exchangeable, so the p-values
+shrink with the number of periods whatever the data say (docs/rating.md).
 """
 from __future__ import annotations
 
@@ -51,9 +46,8 @@ class StatisticalComparison:
 
     Attributes
     ----------
-    mode : {"blocks", "decodirt"}
-    description : str
-        What was tested (:data:`MODE_LABELS`).
+    mode, description, score : str
+        ``"blocks"`` or ``"decodirt"``; what was tested (:data:`MODE_LABELS`); the compared score.
     statistic, p_value : float
         Friedman's χ²_F and its p-value (χ² with k − 1 degrees of freedom).
     n_blocks : int
@@ -61,14 +55,12 @@ class StatisticalComparison:
     average_ranks : pandas.Series, shape (k,)
         Mean within-block rank per classifier, 1 = best, sorted ascending.
     p_values : pandas.DataFrame, shape (k, k)
-        Pairwise Nemenyi p-values (1 on the diagonal), rows/columns in ``average_ranks`` order.
+        Pairwise Nemenyi p-values (1 on the diagonal), in ``average_ranks`` order.
     critical_difference : float or None
         Nemenyi CD at ``alpha`` in average-rank units (``blocks`` only).
     alpha : float
     dropped_datasets : list of str
-        Datasets left out because some compared classifier has no score there (``blocks``).
-    score : str
-        Name of the compared score.
+        Datasets left out because a compared classifier has no score there (``blocks``).
     """
 
     mode: str
@@ -127,11 +119,9 @@ class StatisticalComparison:
 
 
 def critical_difference(n_classifiers: int, n_datasets: int, *, alpha: float = 0.05) -> float:
-    """Nemenyi critical difference CD = q_α · sqrt(k(k+1) / (6N)) (Demšar 2006, §3.2.2).
-
-    q_α is the upper α quantile of the studentized range for k groups and infinite degrees of
-    freedom divided by √2 (Demšar's Table 5: 2.343 for k = 3 at α = 0.05).
-    """
+    """Nemenyi critical difference CD = q_α · sqrt(k(k+1) / (6N)) (Demšar 2006, §3.2.2), q_α the upper α quantile of the
+    studentized range for k groups and infinite degrees of freedom divided by √2 (Demšar's Table 5: 2.343 for k = 3
+    at α = 0.05)."""
     q_alpha = studentized_range.ppf(1.0 - alpha, n_classifiers, np.inf) / math.sqrt(2.0)
     return float(q_alpha * math.sqrt(n_classifiers * (n_classifiers + 1) / (6.0 * n_datasets)))
 
@@ -144,34 +134,19 @@ def friedman_nemenyi(
     config: RatingConfig | None = None,
     order: str | os.PathLike | Sequence[str] | None = None,
 ) -> StatisticalComparison:
-    """Friedman test and Nemenyi post-hoc comparison of classifiers.
+    """Friedman test and Nemenyi post-hoc comparison of classifiers (:class:`StatisticalComparison`).
 
-    Parameters
-    ----------
-    scores : pandas.DataFrame
-        Long table ``dataset, classifier, score`` (True-Scores, accuracies, ...; higher = better).
-    mode : {"blocks", "decodirt"}, optional
-        Default ``config.stats`` ("blocks"). See the module docstring.
-    alpha : float, optional
-        Level of the critical difference; default ``config.alpha`` (0.05).
-    classifiers : sequence of str, optional
-        Compare only these (e.g. the real classifiers, as Cardoso et al. 2021 §5.3 did). In ``decodirt`` mode
-        all classifiers still play the tournament and only these trajectories are tested.
-    config : RatingConfig, optional
-    order : optional
-        Rating-period order of the tournament in ``decodirt`` mode.
-
-    Returns
-    -------
-    StatisticalComparison
+    ``scores``: long table ``dataset, classifier, score`` (higher = better). ``mode`` (default ``config.stats``, module
+    docstring) and ``alpha``, the level of the critical difference (default ``config.alpha``). ``classifiers``: compare
+    only these (e.g. the real ones, as Cardoso et al. 2021 §5.3); in ``decodirt`` mode all still play the tournament, in
+    the rating-period ``order`` given.
 
     Raises
     ------
     DataError
         Fewer than 3 classifiers or 2 datasets (periods), or no difference at all to test.
     ConfigError
-        An unknown mode, an alpha outside (0, 1) (in :attr:`RatingConfig.OPTIONS`' words), or a compared
-        classifier without scores.
+        An unknown mode, an alpha outside (0, 1), or a compared classifier without scores.
     """
     config = config or RatingConfig()
     mode = RatingConfig.OPTIONS["stats"].check("rate", "stats", mode or config.stats)
@@ -237,12 +212,10 @@ def _friedman_and_nemenyi_for_blocks(values: np.ndarray, names: list[str]):
 def nemenyi_friedman_p_values(values: np.ndarray, names: list[str]) -> pd.DataFrame:
     """Nemenyi's p-values of every pair of columns of a complete (N, k) block matrix (Demšar 2006, §3.2.2).
 
-    The numbers of ``scikit_posthocs.posthoc_nemenyi_friedman`` (tested equal): p_ij = P(Q > √2 |R̄_i − R̄_j| /
-    sqrt(k(k+1)/(6N))), Q the studentized range of k groups with infinite degrees of freedom, R̄ the average
-    ranks. Written here because the library evaluates that survival function (a numerical double integral)
-    once per pair: 185,136 integrals for 609 classifiers (23 s). The p-value depends on a pair only through
-    its difference of average ranks, which are multiples of 1 / (2N), so few distinct values occur; each is
-    integrated once.
+    p_ij = P(Q > √2 |R̄_i − R̄_j| / sqrt(k(k+1)/(6N))), Q the studentized range of k groups with infinite degrees of
+    freedom, R̄ the average ranks: the numbers of ``scikit_posthocs.posthoc_nemenyi_friedman`` (tested equal). Written
+    here because the library integrates that survival function once per pair; the differences of average ranks are
+    multiples of 1 / (2N), so each distinct value is integrated once.
     """
     n, k = values.shape
     mean_ranks = rankdata(values, axis=1, method="average").mean(axis=0)

@@ -1,49 +1,34 @@
 """The primary verdict: step-down max-T on within-dataset permutations, and the joint rank intervals it gives.
 
-Which classifiers are separated is asked of all k(k−1)/2 pairs at once. Each pair (i, j) gets the
-studentised Wilcoxon signed-rank statistic of its per-dataset differences d = x_i − x_j over the datasets
-where both have a score (:func:`signed_rank`): it uses the size of the differences through their ranks (not
-only who won, as the Bradley–Terry matches do), so a large gap on a dataset counts for more than a small one,
-while one dataset's outlying gap cannot outweigh many consistent ones (the t statistic of the mean
-difference, :func:`studentised_mean`, can: on reflected tables it separated 80 pairs of decodIRT's 50 reference
-pools against the signed-rank statistic's 95 and Wilcoxon–Holm's 90, benchmarks/rating_leaderboard.py
---by-statistic).
+All k(k−1)/2 pairs are tested at once. Each pair (i, j) gets the studentised Wilcoxon signed-rank statistic of its
+per-dataset differences d = x_i − x_j over the datasets both have (:func:`signed_rank`): a large gap counts for more
+than a small one, while one dataset's outlying gap cannot outweigh many consistent ones (as it can for the t statistic,
+:func:`studentised_mean`).
 
-Its null distribution comes, by default, from **reflecting datasets** (``resampling="reflection"``): each
-resampled table multiplies every dataset's row of differences by an independent random sign (all 2^D sign
-patterns, enumerated, when there are no more of them than tables asked for). Flipping a dataset's signs is
-reflecting its scores about their centre, which leaves the table's distribution unchanged whenever the
-classifiers' noise within a dataset is centrally symmetric and their expected scores are equal — whatever
-their spreads or correlations (the randomisation hypothesis of Pesarin 2001 §1.9 and Westfall & Young 1993
-§2.3 for paired data; per pair it is the symmetry Wilcoxon's test assumes). The former reference,
-``resampling="shuffle"``, shuffles the classifiers' scores within every dataset (a classifier absent from a
-dataset stays absent), as the range test of :mod:`benchirt.rating.separation` does; that needs the
-classifiers to be exchangeable within a dataset, which classifiers of unequal spreads are not: on null tables
-with the real, unequal spreads of decodIRT's pools its false separations exceed α slightly where reflections
-keep to α (benchmarks/rating_leaderboard.py --matched; benchmarks/results/rating-verdict.md) — a small breach there, but one nothing
-bounds when spreads differ more.
+Its null distribution comes by default from **reflecting datasets** (``resampling="reflection"``): each resampled table
+multiplies every dataset's row of differences by an independent random sign (all 2^D patterns, enumerated, when there
+are no more than tables asked for). This leaves the table's distribution unchanged whenever the classifiers' noise
+within a dataset is centrally symmetric and their expected scores are equal, whatever their spreads or correlations (the
+randomisation hypothesis of Pesarin 2001 §1.9 and Westfall & Young 1993 §2.3 for paired data). ``resampling="shuffle"``
+shuffles the classifiers' scores within every dataset (an absent classifier stays absent), as
+:mod:`benchirt.rating.separation` does; it assumes the classifiers exchangeable within a dataset, which classifiers of
+unequal spreads are not.
 
-The decisions are Westfall & Young's (1993, Algorithm 2.8) **step-down max-T**: order the pairs by
-|z|, largest first; the r-th pair's adjusted p-value is the share of resampled tables in which the largest
-|z| among the pairs from r on reaches its |z| (with Phipson & Smyth's 2010 +1 in numerator and
-denominator when the tables are drawn at random; the plain share when all sign patterns are enumerated),
-made non-decreasing down the order; a pair is separated when its adjusted p-value is at most α. The
-single-step max-T (every pair against the largest |z| of all pairs) is the first step of it, so the step-down
-never separates fewer pairs on the same resampled tables. Under the null of every pair whose differences are
-symmetric about 0 the chance of any false separation is at most α (subset pivotality holds: the tables' signs
-act on the true-null pairs' differences alone) — benchmarks/rating_leaderboard.py measures it, also against
-Wilcoxon–Holm, Nemenyi and Arena's rule.
+The decisions are Westfall & Young's (1993, Algorithm 2.8) **step-down max-T**: order the pairs by |z|, largest first;
+the r-th pair's adjusted p-value is the share of resampled tables in which the largest |z| among the pairs from r on
+reaches its |z| (Phipson & Smyth 2010's +1 in numerator and denominator when the tables are drawn at random; the plain
+share when all patterns are enumerated), made non-decreasing down the order; a pair is separated when it is at most α.
+The single-step max-T is its first step, so the step-down never separates fewer pairs. The chance of any false
+separation is at most α (subset pivotality holds: the signs act on the true-null pairs' differences alone).
 
-**Joint rank intervals** follow from the same decisions (the simultaneous-test construction of Klein,
-Wright & Wieczorek 2020, §3): classifier i ranks no better than 1 + #{classifiers separated as better
-than i} and no worse than k − #{classifiers i is separated as better than}. Whenever no separation is
-false — with probability at least 1 − α — every classifier's true rank (for tied true strengths, every
-rank the tie spans) lies inside its interval, jointly for all classifiers.
+**Joint rank intervals** follow from the same decisions (Klein, Wright & Wieczorek 2020, §3): classifier i ranks no
+better than 1 + #{classifiers separated as better than i} and no worse than k − #{classifiers i is separated as better
+than}. With probability at least 1 − α every classifier's true rank (for tied strengths, every rank the tie spans) lies
+in its interval, jointly.
 
-Hand-written: max-T libraries (R's multcomp, statsmodels' ``multipletests``) take p-values or a parametric
-model, not a joint permutation distribution; the statistics of every pair of a block of shuffled tables are
-one vectorised ranking (``scipy.stats.rankdata`` along the datasets), and on reflected tables, whose ranks do not
-change, one matrix product of the sign patterns with each dataset's share (:func:`signed_rank_weights`).
+Hand-written: max-T libraries (R's multcomp, statsmodels' ``multipletests``) take p-values or a parametric model, not a
+joint permutation distribution; here the statistics of a block of shuffled tables are one vectorised ranking, and on
+reflected tables, whose ranks do not change, one matrix product (:func:`signed_rank_weights`).
 """
 from __future__ import annotations
 
@@ -69,12 +54,11 @@ class StepDown:
     Attributes
     ----------
     statistic : numpy.ndarray, shape (k, k)
-        The pair statistic z_ij (antisymmetric; positive when i scores above j); 0 where a pair shares no
-        dataset on which they differ.
-    p_adjusted : numpy.ndarray, shape (k, k)
-        Step-down adjusted p-values (symmetric; 1 on the diagonal).
-    p_single_step : numpy.ndarray, shape (k, k)
-        Single-step max-T adjusted p-values on the same shuffled tables (never below ``p_adjusted``).
+        The pair statistic z_ij (antisymmetric; positive when i scores above j); 0 where a pair shares no dataset on
+        which they differ.
+    p_adjusted, p_single_step : numpy.ndarray, shape (k, k)
+        Step-down and single-step max-T adjusted p-values on the same tables (symmetric; 1 on the diagonal; the
+        single-step never below).
     better : numpy.ndarray of bool, shape (k, k)
         ``better[i, j]``: i is separated from j and scores above it (p_adjusted ≤ α and z_ij > 0).
     rank_low, rank_high : numpy.ndarray of int, shape (k,)
@@ -82,10 +66,8 @@ class StepDown:
     alpha : float
     n_tables : int
         Resampled tables used (2^D when every sign pattern was enumerated).
-    statistic_name : str
-        Key of :data:`STATISTICS`.
-    resampling : str
-        An entry of :data:`benchirt.rating.config.RESAMPLING_MODES`.
+    statistic_name, resampling : str
+        Key of :data:`STATISTICS`; entry of :data:`benchirt.rating.config.RESAMPLING_MODES`.
     """
 
     statistic: np.ndarray
@@ -101,20 +83,11 @@ class StepDown:
 
 
 def signed_rank(differences: np.ndarray) -> np.ndarray:
-    """Studentised Wilcoxon signed-rank statistic of each pair's per-dataset differences (Wilcoxon 1945).
+    """Studentised Wilcoxon signed-rank statistic (P, m) of each pair's per-dataset differences (Wilcoxon 1945).
 
-    Over the datasets where the difference is not 0 (zeros and absences dropped, Wilcoxon's convention),
-    the |differences| are ranked (ties share the average rank) and z = Σ sign(d)·rank / sqrt(Σ rank²): the
-    signed-rank sum over its standard deviation under random signs, ties included.
-
-    Parameters
-    ----------
-    differences : numpy.ndarray, shape (P, D, m)
-        NaN where a dataset lacks one of the pair.
-
-    Returns
-    -------
-    numpy.ndarray, shape (P, m)
+    ``differences`` (P, D, m) is NaN where a dataset lacks one of the pair. Zeros and absences dropped (Wilcoxon's
+    convention), the |differences| ranked (ties share the average rank), z = Σ sign(d)·rank / sqrt(Σ rank²): the
+    signed-rank sum over its standard deviation under random signs.
     """
     return signed_rank_weights(differences, axis=1).sum(axis=1)
 
@@ -156,10 +129,8 @@ def _centred(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return centred, np.sqrt(np.nansum(centred**2, axis=1) / present[:, 0])
 
 
-#: Pair statistics :func:`step_down` can use: name → (transform of the datasets × classifiers scores, statistic
-#: of the per-dataset differences). A transform acts on each dataset's set of scores, so it commutes with the
-#: resampling: a dataset's mean and spread do not depend on who scored what, and reflecting a dataset reflects its
-#: standardised scores.
+#: Pair statistics :func:`step_down` can use: name → (transform of the datasets × classifiers scores, statistic of the
+#: per-dataset differences). A transform acts on each dataset's scores as a set, so it commutes with the resampling.
 STATISTICS = {
     "signed_rank": (lambda scores: np.asarray(scores, dtype=float), signed_rank),
     "studentised_mean": (standardised, studentised_mean),
@@ -170,14 +141,8 @@ DEFAULT_STATISTIC = "signed_rank"
 
 
 def dataset_reflections(n_datasets: int, n_tables: int, *, seed: int = 0) -> tuple[np.ndarray, bool]:
-    """Signs (±1) per resampled table and dataset: every one of the 2^D patterns when there are at most
-    ``n_tables`` of them (then ``exact`` is True), else ``n_tables`` drawn uniformly at random.
-
-    Returns
-    -------
-    signs : numpy.ndarray, shape (T, D)
-    exact : bool
-    """
+    """Signs (±1) per resampled table and dataset, shape (T, D): all 2^D patterns when there are at most ``n_tables``
+    (then the returned ``exact`` is True), else ``n_tables`` drawn uniformly at random."""
     if n_datasets < 31 and 2 ** n_datasets <= n_tables:
         patterns = np.arange(2 ** n_datasets)[:, None] >> np.arange(n_datasets)
         return 1.0 - 2.0 * (patterns & 1), True
@@ -206,28 +171,13 @@ def resampled_differences(values: np.ndarray, first: np.ndarray, second: np.ndar
 
 def step_down(scores: np.ndarray, n_tables: int, *, alpha: float = 0.05, seed: int = 0,
               statistic: str = DEFAULT_STATISTIC, resampling: str = "reflection") -> StepDown:
-    """Step-down max-T decisions and joint rank intervals of the classifiers in a datasets × classifiers table.
+    """Step-down max-T decisions and joint rank intervals (:class:`StepDown`) of a datasets × classifiers table.
 
-    Parameters
-    ----------
-    scores : numpy.ndarray, shape (D, k)
-        Scores, higher is better, NaN where a classifier is absent.
-    n_tables : int
-        Resampled tables: random sign patterns (:func:`dataset_reflections`; all 2^D of them when there are
-        no more), or tables shuffled within datasets
-        (:func:`benchirt.rating.separation.within_dataset_permutations`, the range test's shuffles for the
-        same seed).
-    alpha : float
-        Family-wise error rate over all pairs.
-    seed : int
-    statistic : str
-        A key of :data:`STATISTICS`.
-    resampling : str
-        An entry of :data:`benchirt.rating.config.RESAMPLING_MODES`.
-
-    Returns
-    -------
-    StepDown
+    ``scores`` (D, k): higher is better, NaN where absent. ``n_tables`` resampled tables: random sign patterns
+    (:func:`dataset_reflections`; all 2^D when there are no more), or shuffles within datasets
+    (:func:`benchirt.rating.separation.within_dataset_permutations`, the range test's shuffles for the same seed).
+    ``alpha``: family-wise error rate over all pairs. ``statistic``: a key of :data:`STATISTICS`; ``resampling``: one of
+    :data:`benchirt.rating.config.RESAMPLING_MODES`.
     """
     if resampling not in RESAMPLING_MODES:
         raise ValueError(f"resampling must be one of {', '.join(RESAMPLING_MODES)}, got {resampling!r}")
@@ -276,15 +226,9 @@ def exceedances(observed: np.ndarray, resampled: Iterator[np.ndarray], n_used: i
                 ) -> tuple[np.ndarray, Exceedances]:
     """The step-down's order of the pairs and its exceedance counts, from blocks of resampled statistics.
 
-    Parameters
-    ----------
-    observed : numpy.ndarray, shape (P,)
-    resampled : iterator of numpy.ndarray, each of shape (b, P)
-        The pairs' statistics in blocks of resampled tables, pairs in the order of ``observed``.
-    n_used : int
-        Resampled tables in all.
-    exact : bool
-        Whether the tables enumerate every pattern (the observed one among them).
+    ``observed`` has shape (P,); ``resampled`` yields blocks (b, P) of the pairs' statistics in resampled tables, pairs
+    in the order of ``observed``; ``n_used`` is the number of tables in all; ``exact`` whether they enumerate every
+    pattern (the observed one among them).
     """
     order, threshold = ordered_thresholds(observed)
     exceed_step, exceed_single = np.zeros(observed.size), np.zeros(observed.size)
@@ -314,21 +258,9 @@ def _resampled_by_blocks(values: np.ndarray, first: np.ndarray, second: np.ndarr
 
 
 def signed_rank_weights(differences: np.ndarray, *, axis: int = 0) -> np.ndarray:
-    """Each dataset's share of each pair's signed-rank statistic: sign(d)·rank(|d|) / sqrt(Σ rank²) along
-    ``axis`` (the datasets), zeros and absences ranked lowest and weighted 0 — so :func:`signed_rank` is its sum
-    over the datasets and a reflected table's statistic is Σ_d s_d · share_d.
-
-    Parameters
-    ----------
-    differences : numpy.ndarray
-        The pairs' per-dataset differences, datasets along ``axis`` (e.g. (D, P)); NaN where a dataset lacks
-        one of the pair.
-    axis : int
-
-    Returns
-    -------
-    numpy.ndarray, the shape of ``differences``
-    """
+    """Each dataset's share of each pair's signed-rank statistic: sign(d)·rank(|d|) / sqrt(Σ rank²) along ``axis`` (the
+    datasets), zeros and absences (NaN) ranked lowest and weighted 0 — so :func:`signed_rank` is its sum over the
+    datasets and a reflected table's statistic is Σ_d s_d · share_d. Returns the shape of ``differences``."""
     size = np.nan_to_num(np.abs(differences), nan=0.0)
     zeros = (size == 0).sum(axis=axis, keepdims=True)
     ranks = np.where(size > 0, rankdata(size, axis=axis) - zeros, 0.0)   # the zeros take the lowest ranks
@@ -341,11 +273,10 @@ def _reflected_signed_rank(values: np.ndarray, first: np.ndarray, second: np.nda
                            seed: int) -> tuple[np.ndarray, np.ndarray, Exceedances]:
     """The signed-rank step-down on reflected tables without recomputing a rank.
 
-    Reflecting a dataset flips the sign of its differences and leaves their sizes, so their ranks and the
-    statistic's denominator are the same in every reflected table: the table's statistics are the sign
-    pattern times each dataset's share (:func:`signed_rank_weights`), one matrix product. The pairs are taken
-    in chunks from the end of the step-down's order, carrying each table's running maximum, so memory grows
-    with the chunk, not with the number of pairs.
+    Reflection leaves the |differences|, so ranks and denominator are the same in every table: the statistics are the
+    sign patterns times each dataset's share (:func:`signed_rank_weights`), one matrix product. Pairs are taken in
+    chunks from the end of the step-down's order, carrying each table's running maximum, so memory grows with the chunk,
+    not the number of pairs.
     """
     signs, exact = dataset_reflections(values.shape[0], n_tables, seed=seed)
     n_pairs = first.size

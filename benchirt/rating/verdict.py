@@ -1,19 +1,16 @@
 """The verdicts of a Bradley–Terry leaderboard (:func:`leaderboard_verdict`), each stated once.
 
-benchirt answers "is A better than B across datasets like these?" with one method: step-down max-T on tables
-whose datasets are reflected (:mod:`benchirt.rating.stepdown`; or each pair's Wilcoxon signed-rank test with
-Holm's correction, :mod:`benchirt.rating.wilcoxon_holm`, with ``rate.verdict: holm``; or the range test of
-:mod:`benchirt.rating.separation` with ``rate.verdict: range``), columns ``separated``, ``statistic``,
-``p_adjusted``, ``method``, ``resampling`` of the pairwise table; and "on these datasets' test rows?" with the
-step-down on row-level sign flips (:mod:`benchirt.rating.on_suite`, columns ``*_on_suite``) when the test rows
-are known. The verdict names the best real classifier (artificial references never head it), the classifiers it
-is separated from and those it is not, its joint rank interval, the tiers when there is more than one, and each
-method and its level. Every other test appears only as an agreement check (:mod:`benchirt.rating.agreement`).
-Entrants placed by a model (``placed_by_model``, :mod:`benchirt.rating.placed`) are never counted as tested: every
-sentence reads the tested rows (:func:`measured`), and one more says how many were placed and which could be best.
+"Is A better than B across datasets like these?" is answered by the primary verdict (``rate.verdict``,
+:mod:`benchirt.rating.decisions`; columns ``separated``, ``statistic``, ``p_adjusted``, ``method``, ``resampling`` of
+the pairwise table), "on these datasets' test rows?" by the row-level step-down (:mod:`benchirt.rating.on_suite`,
+columns ``*_on_suite``) when the test rows are known. The verdict names the best real classifier (artificial references
+never head it), whom it is and is not separated from, its joint rank interval, the tiers when there is more than one,
+and each method and level. Every other test is only an agreement check (:mod:`benchirt.rating.agreement`). Entrants
+placed by a model (:mod:`benchirt.rating.placed`) never count as tested: every sentence reads the tested rows
+(:func:`measured`), and one more says how many were placed and which could be best.
 
-Apart from :mod:`benchirt.rating.leaderboard` so that the end-of-run summary can word the verdict from
-the two stored tables without importing the fitting code (scipy.optimize, scipy.stats, baycomp).
+Apart from :mod:`benchirt.rating.leaderboard` so that the end-of-run summary can word the verdict from the two stored
+tables without importing the fitting code (scipy.optimize, scipy.stats, baycomp).
 """
 from __future__ import annotations
 
@@ -53,34 +50,30 @@ def probability_is(p: float) -> str:
 
 
 def leaderboard_verdict(leaderboard: pd.DataFrame, pairwise: pd.DataFrame) -> str:
-    """The verdict: the best real classifier, whom it is separated from and its joint rank interval, across
-    datasets and on this suite, the tiers (when there is more than one), by which method.
+    """The verdict: the best real classifier, whom it is separated from and its joint rank interval, across datasets and
+    on this suite, the tiers (when more than one), by which method.
 
-    Two questions have two verdicts: *across datasets* (the step-down of :mod:`benchirt.rating.stepdown`;
-    would it hold on other datasets like these? — the datasets are the sample) and *on this suite* (the
-    row-level test of :mod:`benchirt.rating.on_suite`; on these test rows, which is more accurate?).
-    The first sentence names which one it reports and why: across datasets, unless that verdict separates
-    nothing while the one on this suite does. Artificial classifiers (``role`` artificial: the optimal one and
-    the other references) are named as references and never head the sentence.
+    *Across datasets* (the datasets are the sample) and *on this suite* (these test rows) are two verdicts; the first
+    sentence names which one it reports and why: across datasets, unless that one separates nothing while the one on
+    this suite does. Artificial classifiers (``role`` artificial) are named as references and never head the sentence.
 
     Parameters
     ----------
     leaderboard : pandas.DataFrame
-        ``Leaderboard.table`` (best first; uses ``classifier, bt_rating, rank_low, rank_high, tier, n_datasets``,
-        and ``role, rank_low_on_suite, rank_high_on_suite`` when present).
+        ``Leaderboard.table`` (best first; uses ``classifier, bt_rating, rank_low, rank_high, tier, n_datasets``, and
+        ``role, rank_low_on_suite, rank_high_on_suite`` when present).
     pairwise : pandas.DataFrame
-        ``Leaderboard.pairwise`` with the primary decision (``separated``, ``statistic``, ``p_adjusted``,
-        ``alpha``; a stored table of the range test also has ``bt_critical_value``, one from before the
-        step-down ``bt_separated`` instead of ``separated``) and ``separated_on_suite, statistic_on_suite``
-        when present.
+        ``Leaderboard.pairwise`` with the primary decision (``separated``, ``statistic``, ``p_adjusted``, ``alpha``; a
+        stored range-test table also has ``bt_critical_value``, an older one ``bt_separated`` instead of ``separated``)
+        and ``separated_on_suite, statistic_on_suite`` when present.
 
     Returns
     -------
     str
         E.g. "Across datasets (…): mlp is the best real classifier (Bradley–Terry rating 1924; above it only the
-        artificial reference optimal); it is significantly better than 4 of 11 other real classifiers (…) and cannot
-        be separated from 7 (…); its rank among the 12 real classifiers lies between 1 and 8. … On this suite (…):
-        …" Equal ratings are called a tie.
+        artificial reference optimal); it is significantly better than 4 of 11 other real classifiers (…) and cannot be
+        separated from 7 (…); its rank among the 12 real classifiers lies between 1 and 8. … On this suite (…): …" Equal
+        ratings are called a tie.
     """
     return " ".join(verdict_parts(leaderboard, pairwise))
 
@@ -359,10 +352,10 @@ def resampled_tables(pairwise: pd.DataFrame) -> str:
 
 
 def contender_sentence(leaderboard: pd.DataFrame, *, top: int = TOP_PLACES) -> str:
-    """Who could be the best and who could be among the ``top`` places: the classifiers whose joint rank interval
-    reaches 1 (column ``could_be_best``), and ``top`` (a confidence set for the top places: with the intervals'
-    joint level, every classifier truly among them is in it; Mogstad, Romano, Shaikh & Wilhelm 2023). Empty
-    without rank intervals; the second part only on a board longer than ``top``."""
+    """Who could be the best (joint rank interval reaching 1, column ``could_be_best``) and who could be among the
+    ``top`` places (a confidence set: at the intervals' joint level it holds every classifier truly among them;
+    Mogstad, Romano, Shaikh & Wilhelm 2023). Empty without rank intervals; the second part only on a board longer
+    than ``top``."""
     if "rank_low" not in leaderboard or leaderboard["rank_low"].isna().all():
         return ""
     named = marked_names(leaderboard)

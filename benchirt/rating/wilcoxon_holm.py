@@ -1,23 +1,17 @@
 """The primary verdict with ``rate.verdict: holm``: each pair's Wilcoxon signed-rank test, Holm's correction.
 
-Which classifiers are separated is asked of all k(k−1)/2 pairs at once. Each pair is compared on the datasets
-where both have a score by the two-sided Wilcoxon signed-rank test (Wilcoxon 1945; zero differences dropped,
-Wilcoxon's convention; exact where scipy is, :func:`benchirt.rating.pairwise.wilcoxon_p`), and the p-values are
-adjusted for the family by Holm's (1979) step-down method (:func:`benchirt.rating.pairwise.holm_adjusted`): a pair
-is separated when its adjusted p-value is below α, in the direction of its signed-rank statistic. Holm's method
-holds the family-wise error at α under any dependence between the pairs, and each test needs only that a pair's
-per-dataset differences are symmetric under its null — the same symmetry the step-down max-T's reflected
-tables (:mod:`benchirt.rating.stepdown`) rest on, without their use of how the pairs move together.
-``benchmarks/rating_leaderboard.py --matched`` compares the two at matched family-wise error (benchmarks/results/rating-verdict.md,
-"At matched error"): Wilcoxon–Holm spends less than its α, and where the step-down's α is lowered to the same
-error it separates no more pairs of decodIRT's reference pools than Wilcoxon–Holm. Its price: Holm's
-first step multiplies the smallest p-value by the number of pairs, and an exact signed-rank test over n datasets
-cannot go below 2 / 2ⁿ, so with 19 classifiers (171 pairs) and 12 datasets it cannot separate any pair
-(171 · 2 / 4096 = 0.083 > 0.05) where the step-down separates 96 (the default run). Demšar (2006) and Benavoli, Corani & Mangili (2016)
-recommend this test for comparing classifiers over datasets.
+Each of the k(k−1)/2 pairs is compared on the datasets both have by the two-sided Wilcoxon signed-rank test (Wilcoxon
+1945; zero differences dropped; exact where scipy is, :func:`benchirt.rating.pairwise.wilcoxon_p`), the p-values
+adjusted by Holm's (1979) step-down method (:func:`benchirt.rating.pairwise.holm_adjusted`); a pair is separated when
+its adjusted p-value is below α, in the direction of its signed-rank statistic. Holm holds the family-wise error at α
+under any dependence, and each test needs only that a pair's differences are symmetric under its null — the symmetry the
+step-down's reflected tables (:mod:`benchirt.rating.stepdown`) rest on, without their use of how the pairs move
+together. Demšar (2006) and Benavoli, Corani & Mangili (2016) recommend this test. Its price: Holm's first step
+multiplies the smallest p-value by the number of pairs, and an exact signed-rank test over n datasets cannot go below 2
+/ 2ⁿ, so with many classifiers and few datasets it cannot separate any pair.
 
-The joint rank intervals follow from the decisions as for any procedure that controls the family-wise error
-(Klein, Wright & Wieczorek 2020; :func:`benchirt.rating.stepdown.rank_intervals`).
+The joint rank intervals follow from the decisions (Klein, Wright & Wieczorek 2020;
+:func:`benchirt.rating.stepdown.rank_intervals`).
 """
 from __future__ import annotations
 
@@ -57,16 +51,8 @@ class WilcoxonHolm:
 def wilcoxon_holm(scores: np.ndarray, *, alpha: float = 0.05) -> WilcoxonHolm:
     """Wilcoxon–Holm decisions and joint rank intervals of the classifiers in a datasets × classifiers table.
 
-    Parameters
-    ----------
-    scores : numpy.ndarray, shape (D, k)
-        Scores, higher is better, NaN where a classifier is absent (each pair uses the datasets both have).
-    alpha : float
-        Family-wise error rate over all pairs.
-
-    Returns
-    -------
-    WilcoxonHolm
+    ``scores`` (D, k): higher is better, NaN where absent (each pair uses the datasets both have); ``alpha``:
+    family-wise error rate over all pairs. Returns :class:`WilcoxonHolm`.
     """
     scores = np.asarray(scores, dtype=float)
     k = scores.shape[1]

@@ -1,26 +1,23 @@
 """The budget rule: the cheapest datasets that keep the full suite's verdict.
 
-A subset is worth running when, for a fraction of the suite's training CPU, it separates the pairs of
-classifiers the whole suite separates, in the same direction. The verdict is the step-down of
-:func:`benchirt.rating.stepdown.step_down` (Romano & Wolf 2005) on the studentised Wilcoxon signed-rank statistic
-(Wilcoxon 1945) over datasets. Choosing the subset that keeps it best at a budget is a knapsack problem over
-2^D subsets; the rule here is greedy backward elimination (the cost-scaled greedy of Khuller, Moss & Naor 1999
-run downwards), which no library offers for this objective:
+A subset is worth running when, for a fraction of the suite's training CPU, it separates the pairs the whole suite
+separates, in the same direction. The verdict is the step-down of :func:`benchirt.rating.stepdown.step_down` (Romano &
+Wolf 2005) on the studentised Wilcoxon signed-rank statistic (Wilcoxon 1945). Choosing the best subset at a budget is a
+knapsack problem over 2^D subsets; the rule is greedy backward elimination (the cost-scaled greedy of Khuller, Moss &
+Naor 1999 run downwards), which no library offers for this objective:
 
-* the objective of a subset S is Σ_p min(s_p·z_p(S), z_c) over the pairs p the full suite separates, s_p the
-  direction the full suite found and z_p(S) the pair's signed-rank statistic on S alone. The cap z_c is the
-  Bonferroni bound on the step-down's first critical value, Φ⁻¹(1 − α / (2m)) over the m pairs tested: a pair
-  above it is as good as kept, so the rule spends the budget on pairs at risk, not on pairs far past the line;
-* while S costs more than the budget, the dataset whose removal loses the least objective per CPU-second
-  saved leaves (a dataset whose removal loses nothing leaves first, the most expensive of them first);
-* the budget left over is then filled with the removed datasets that still fit, best gain per CPU-second first,
-  also those that lower the objective: on classifiers held out of the choice more datasets keep more of the
-  verdict than an objective fitted to the choosing classifiers does (``benchmarks/subset_rules.py``).
+* the objective of a subset S is Σ_p min(s_p·z_p(S), z_c) over the pairs p the full suite separates, s_p the full
+  suite's direction and z_p(S) the pair's signed-rank statistic on S. The cap z_c is the Bonferroni bound on the
+  step-down's first critical value, Φ⁻¹(1 − α / (2m)) over the m pairs tested, so the budget goes to pairs at risk, not
+  pairs far past the line;
+* while S costs more than the budget, the dataset whose removal loses the least objective per CPU-second saved leaves
+  (one losing nothing first, the most expensive of those first);
+* the budget left over is filled with the removed datasets that still fit, best gain per CPU-second first, also those
+  that lower the objective (more datasets keep more of the verdict on classifiers held out of the choice).
 
-Datasets on which the contenders differ little or never (saturated, too easy for them) carry no signed rank for
-their pairs, so the rule drops them early: it filters by difficulty at the contenders' ability through their
-paired outcomes, not over the whole pool. When the full suite separates no pair the objective is 0 everywhere
-and the rule reduces to cheapest-first; :func:`budget_subset` says so in its note.
+Datasets on which the contenders differ little or never carry no signed rank, so the rule drops them early: it filters
+by difficulty at the contenders' ability. When the full suite separates no pair the objective is 0 everywhere and the
+rule reduces to cheapest-first; :func:`budget_subset` says so in its note.
 """
 from __future__ import annotations
 
@@ -57,19 +54,9 @@ def contenders(scores: np.ndarray, *, n_contenders: int = CONTENDERS) -> np.ndar
 
 @dataclass(frozen=True)
 class BudgetChoice:
-    """The datasets :func:`budget_subset` chose.
-
-    Attributes
-    ----------
-    chosen : numpy.ndarray of int
-        Indices of the chosen datasets, in the order of the input columns.
-    cost : float
-        Their summed cost.
-    kept : float
-        The objective's share of its value on the full suite (1 when the full suite separates nothing).
-    note : str
-        Empty, or why the choice is cheapest-first.
-    """
+    """The datasets :func:`budget_subset` chose: ``chosen`` (indices in the input's column order), ``cost`` (their
+    summed cost), ``kept`` (the objective's share of its full-suite value; 1 when the full suite separates nothing)
+    and ``note`` (empty, or why the choice is cheapest-first)."""
 
     chosen: np.ndarray
     cost: float
@@ -103,17 +90,10 @@ def budget_subset(scores: np.ndarray, costs: np.ndarray, budget: float, *, n_tab
                   alpha: float = 0.05, seed: int = 0) -> BudgetChoice:
     """The datasets a budget of ``budget`` CPU-s runs that keep the full suite's verdict best (module docstring).
 
-    Parameters
-    ----------
-    scores : numpy.ndarray, shape (D, k)
-        Scores of the real classifiers on every dataset, higher is better, NaN where absent; the rule keeps the
-        separations among the :data:`CONTENDERS` best (:func:`contenders`).
-    costs : numpy.ndarray, shape (D,)
-        Each dataset's cost (CPU-s), positive.
-    budget : float
-        The most the subset may cost; at least one dataset is always chosen (the cheapest, if none fits).
-    n_tables, alpha, seed
-        The step-down's options (the run's ``rate`` options).
+    ``scores`` (D, k): the real classifiers' scores, higher is better, NaN where absent; the rule keeps the separations
+    among the :data:`CONTENDERS` best (:func:`contenders`). ``costs`` (D,): each dataset's positive cost (CPU-s). At
+    least one dataset is always chosen (the cheapest, if none fits). ``n_tables``, ``alpha``, ``seed``: the step-down's
+    options (the run's ``rate`` options).
     """
     scores, costs = np.asarray(scores, dtype=float), np.asarray(costs, dtype=float)
     scores = scores[:, np.sort(contenders(scores))]
@@ -172,22 +152,11 @@ def _fill(scores, better, worse, included, costs, budget, cap) -> None:
 
 def budget_subsets(scores: pd.DataFrame, costs: pd.Series, cuts: Sequence[float], *, n_tables: int = 1000,
                    alpha: float = 0.05, seed: int = 0) -> tuple[dict[str, list[str]], list[str]]:
-    """One budget-rule subset per cut, each cut a percentage of the suite's summed cost.
+    """One budget-rule subset per cut, each a percentage in (0, 100] of the suite's summed cost.
 
-    Parameters
-    ----------
-    scores : DataFrame, datasets × real classifiers
-        Higher is better; NaN where a classifier is absent.
-    costs : Series, index = dataset
-        Each dataset's cost (CPU-s); NaN where unknown, and then every dataset counts 1
-        (:func:`benchirt.subsets.costs.costs_or_counts`, said in the notes).
-    cuts : sequence of float
-        Percentages of the suite's cost, each in (0, 100].
-
-    Returns
-    -------
-    (dict, list of str)
-        ``{"budget-<cut>": [dataset, ...]}`` (datasets in suite order) and the notes.
+    ``scores``: datasets × real classifiers, higher is better, NaN where absent. ``costs``: per dataset (CPU-s); NaN
+    where unknown, and then every dataset counts 1 (:func:`benchirt.subsets.costs.costs_or_counts`, said in the notes).
+    Returns ``{"budget-<cut>": [dataset, ...]}`` (datasets in suite order) and the notes.
     """
     cost, unknown = costs_or_counts(costs, scores.index)
     notes = [unknown] if unknown else []

@@ -1,10 +1,8 @@
 """Does a subset keep the character of the full suite? (Cardoso et al. 2021 §5.6, Tables 7–9).
 
-Each dataset is classed by task — binary (two classes) or multiclass — and by data type —
-categorical (every feature nominal), numeric (every feature numeric) or mixed — from its metadata
-(:meth:`benchirt.data.Dataset.metadata`). Tables 7–8 are the shares of these classes in a suite;
-Table 9 compares the means of the dataset metadata (here also median and sd, which §5.6 quotes in
-its text).
+Each dataset is classed by task (binary or multiclass) and data type (categorical: every feature nominal; numeric: every
+feature numeric; or mixed) from its metadata (:meth:`benchirt.data.Dataset.metadata`). Tables 7–8 are the shares of
+these classes in a suite; Table 9 compares the means of the metadata (here also median and sd, which §5.6 quotes).
 """
 from __future__ import annotations
 
@@ -21,18 +19,9 @@ DATA_TYPES = ("categorical", "numeric", "mixed")
 
 
 def classify_datasets(metadata: pd.DataFrame) -> pd.DataFrame:
-    """Task and data type of every dataset.
-
-    Parameters
-    ----------
-    metadata : DataFrame, index = dataset
-        Needs ``n_classes``, ``pct_categorical_features`` and ``pct_numeric_features``.
-
-    Returns
-    -------
-    DataFrame, index = dataset, columns ``task`` ∈ {binary, multiclass}, ``data_type`` ∈
-    {categorical, numeric, mixed}.
-    """
+    """Task (binary, multiclass) and data type (categorical, numeric, mixed) of every dataset: columns ``task,
+    data_type`` indexed by dataset, from ``metadata``'s ``n_classes``, ``pct_categorical_features`` and
+    ``pct_numeric_features``."""
     task = np.where(metadata["n_classes"].astype(float) <= 2, "binary", "multiclass")
     categorical = metadata["pct_categorical_features"].astype(float) >= 100.0
     numeric = metadata["pct_numeric_features"].astype(float) >= 100.0
@@ -45,23 +34,18 @@ def characterize(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Cardoso et al. 2021 Tables 7–9 for every scenario (full suite and subsets).
 
-    Parameters
-    ----------
-    scenarios : mapping
-        ``{name: [dataset, ...]}``.
-    metadata : DataFrame
-        One row per dataset (index or column ``dataset``), columns of
-        :data:`benchirt.data.dataset.METADATA_COLUMNS` (at least ``n_classes``,
-        ``pct_categorical_features``, ``pct_numeric_features``).
+    ``scenarios``: ``{name: [dataset, ...]}``; ``metadata``: one row per dataset (index or column ``dataset``) with
+    columns of :data:`benchirt.data.dataset.METADATA_COLUMNS` (at least ``n_classes``, ``pct_categorical_features``,
+    ``pct_numeric_features``).
 
     Returns
     -------
     shares : DataFrame
-        ``subset, data_type, task, share``: percentage of the scenario's datasets in each cell,
-        with ``total`` rows and columns as in Tables 7–8.
+        ``subset, data_type, task, share``: percentage of the scenario's datasets in each cell, with ``total`` rows and
+        columns as in Tables 7–8.
     summary : DataFrame
-        ``subset, metadata, mean, median, sd`` (sd with ddof = 1, 0 for one dataset) of each
-        metadata column (Table 9); missing values are left out of a column's statistics.
+        ``subset, metadata, mean, median, sd`` (ddof = 1, 0 for one dataset) of each metadata column (Table 9); missing
+        values left out.
 
     Raises
     ------

@@ -210,23 +210,12 @@ def write_outputs(
     suite_format: str = "yaml",
     plots: bool = True,
 ) -> dict[str, list[str]]:
-    """Write subsets, suite files, tables, summary and figures into ``out`` (each file atomically).
+    """Write subsets, suite files, tables, summary and figures into ``out`` (created when missing; each file
+    atomically).
 
-    Parameters
-    ----------
-    evaluation : SubsetEvaluation
-    out : path
-        Folder; created when missing.
-    suite, ids :
-        Sources of the members for the suite files (see :func:`benchirt.subsets.export.subset_specs`).
-    suite_format : {"yaml", "json"}
-    plots : bool
-        Also write the PNG figures.
-
-    Returns
-    -------
-    dict
-        ``{subset: [datasets without a source]}`` for the subsets that got no suite file.
+    ``suite``, ``ids``: sources of the members for the suite files (:func:`benchirt.subsets.export.subset_specs`);
+    ``suite_format``: ``"yaml"`` or ``"json"``; ``plots``: also write the PNG figures. Returns ``{subset: [datasets
+    without a source]}`` for the subsets that got no suite file.
     """
     from benchirt.subsets.export import export_suite, subset_specs
 
@@ -257,11 +246,8 @@ def write_outputs(
 
 
 def default_roles(classifiers, *, artificial: str | None = None) -> pd.Series:
-    """Roles from names: ``--artificial`` if given, else benchirt's and decodIRT's artificial names.
-
-    Without ``artificial``: names in :data:`benchirt.pool.ARTIFICIAL_NAMES` (directly or through
-    :data:`benchirt.pool.DECODIRT_NAMES`) are artificial, ``mlp_epoch_*`` are the ladder, the rest real.
-    """
+    """Roles from names: ``--artificial`` if given; else names in :data:`benchirt.pool.ARTIFICIAL_NAMES` (directly or
+    through :data:`benchirt.pool.DECODIRT_NAMES`) are artificial, ``mlp_epoch_*`` the ladder, the rest real."""
     import pandas as pd
 
     from benchirt.pool import ARTIFICIAL_NAMES, DECODIRT_NAMES
@@ -300,18 +286,14 @@ ITEM_FILES = {
 
 
 def read_summaries(path: str | Path) -> pd.DataFrame:
-    """Per-dataset IRT summaries from a CSV, or computed from a folder of per-dataset item tables.
+    """Per-dataset IRT summaries (``dataset`` and the ``pct_*`` columns) from a CSV, or computed from a folder of
+    per-dataset item tables.
 
     A folder holds one sub-folder per dataset with ``items.csv`` (``benchirt irt``) or decodIRT's
-    ``ltm_item_params.csv``; each is summarised by :func:`benchirt.irt.summary.item_summary` with the
-    default thresholds of :class:`benchirt.irt.IRTConfig` (Cardoso et al. 2021 §4.5). The share of items with
-    negative discrimination reads ``ability_slope`` where the table has it (benchirt's monotone items, whose
-    discriminations are all ≥ 0), as a run's summary does; decodIRT's free-sign discriminations otherwise.
-
-    Returns
-    -------
-    DataFrame
-        ``dataset`` and the ``pct_*`` columns (one row per dataset).
+    ``ltm_item_params.csv``, each summarised by :func:`benchirt.irt.summary.item_summary` with the default thresholds of
+    :class:`benchirt.irt.IRTConfig` (Cardoso et al. 2021 §4.5). The share of negative discriminations reads
+    ``ability_slope`` where the table has it (benchirt's monotone items), as a run's summary does; decodIRT's free-sign
+    discriminations otherwise.
     """
     import pandas as pd
 

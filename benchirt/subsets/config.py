@@ -59,17 +59,8 @@ def _percentages(cuts: Any) -> list[float]:
 
 
 def validate_cuts(cuts: Any) -> tuple[float, ...]:
-    """Check a list of cut percentages (:class:`Percentages`), each given once.
-
-    Parameters
-    ----------
-    cuts : iterable of float, or one number
-        Percentages of the suite to keep, each in (0, 100].
-
-    Returns
-    -------
-    tuple of float
-        The cuts in the given order.
+    """Check a list of cut percentages (:class:`Percentages`), each in (0, 100] and given once; returns them as a tuple
+    in the given order.
 
     Raises
     ------
@@ -91,11 +82,11 @@ class SubsetConfig:
     Attributes
     ----------
     cuts : tuple of float
-        Percentages of the suite each subset keeps, each in (0, 100] (Cardoso et al. 2021 §5.4: 30, 50, 70):
-        of its CPU for the ``budget`` rule, of its datasets for decodIRT's rules.
+        Percentages of the suite each subset keeps, each in (0, 100] (Cardoso et al. 2021 §5.4: 30, 50, 70): of its CPU
+        for the ``budget`` rule, of its datasets for decodIRT's rules.
     rule : {"budget", "decodirt", "discrimination", "difficulty", "guessing"}
-        How datasets are chosen: ``budget`` the cheapest datasets that keep the full suite's verdict
-        (:func:`benchirt.subsets.budget.budget_subsets`); ``decodirt`` decodIRT's combined rule and the three
+        ``budget``: the cheapest datasets that keep the full suite's verdict
+        (:func:`benchirt.subsets.budget.budget_subsets`); ``decodirt``: decodIRT's combined rule, and the three
         single-parameter rules (:func:`benchirt.subsets.build_subsets`).
     n_random : int
         Random subsets of each subset's size drawn to place its fidelity against chance (0 = off).

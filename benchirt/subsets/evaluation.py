@@ -1,32 +1,20 @@
 """Evaluating benchmark subsets: rankings, parameter balance, reliability and fidelity (Cardoso et al. 2021 §5.4–5.6).
 
-:func:`evaluate_subsets` rates the classifiers on the full suite and on every subset with the
-Glicko-2 tournament of :mod:`benchirt.rating` (one rating period per dataset, Cardoso et al. 2021 §4.7), once
-in sorted dataset order and, for the order-robust ranking, over random dataset orders. From these
-it builds the paper's tables — mean/sd of the percentages of very discriminating and difficult
-items (Table 5), variance/sd of RD and volatility (Table 6), the characterisation of the datasets
-(Tables 7–9) — and what the paper judged by eye: the fidelity of each subset's ranking to the full
-suite, placed against random subsets of the same size (:mod:`benchirt.subsets.fidelity`), and the
+:func:`evaluate_subsets` rates the classifiers on the full suite and on every subset with the Glicko-2 tournament of
+:mod:`benchirt.rating` (one period per dataset, Cardoso et al. 2021 §4.7), in sorted dataset order and over random
+orders. From these it builds the paper's tables — percentages of very discriminating and difficult items (Table 5), RD
+and volatility spread (Table 6), the datasets' characterisation (Tables 7–9) — and what the paper judged by eye: each
+subset's ranking fidelity against random subsets of the same size (:mod:`benchirt.subsets.fidelity`) and the
 innate-ability verdict (:mod:`benchirt.subsets.innate`).
 
-Who is rated. Each Glicko-2 rating period compares every pair of classifiers present on its dataset, so one
-tournament costs entrants² per dataset, and the evaluation plays hundreds: ``n_permutations`` dataset orders per
-scenario and ``n_random`` random subsets per size, besides the scenarios' own. On a field of thousands of stored-run
-flows that was more than half of a whole run (``benchmarks/results/scale.md``). What Cardoso et al. 2021 §5.4–5.6
-read off these tournaments is about the classifiers a reader chooses between and the references that bound them:
-does a subset keep the order of the strong real classifiers (Kendall τ), still rate every real classifier above
-the baselines (separation), and does the same classifier lead (innate ability)? So when the field has more real
-classifiers than ``n_contenders`` (:data:`benchirt.subsets.budget.CONTENDERS`, the budget rule's contenders, 50),
-every tournament here — the scenarios' own in sorted order, the orders, the random subsets, hence the ratings,
-reliability (Table 6), fidelity, lead-share and innate tables — rates the contenders (the real classifiers with the
-highest mean score, :func:`benchirt.subsets.budget.contenders`), with, on any dataset where fewer than two of them
-ran, its best real classifiers up to two (so that every dataset still plays), and every artificial classifier (the
-references the separation needs). :func:`rated_field` chooses them and writes the note that says so. The full
-field's sorted-order tournament on the whole suite is the rating stage's; playing it here again, and once per
-subset, would keep the entrants² cost that the bound removes (at 10⁴ flows about 3,000² cells per dataset), so the
-reliability of Table 6 is that of the rated classifiers too. A field within the bound (decodIRT's 19 classifiers,
-the packaged runs) is rated whole, exactly as before the bound existed. The tables that do not rate classifiers
-(membership, parameter balance, characterisation) always cover the whole suite.
+Who is rated. A tournament costs entrants² per dataset and the evaluation plays hundreds (orders, random subsets). What
+§5.4–5.6 reads off them concerns the classifiers a reader chooses between and the references that bound them, so a field
+with more real classifiers than ``n_contenders`` (:data:`benchirt.subsets.budget.CONTENDERS`) is rated in every
+tournament here — hence the ratings, reliability, fidelity, lead-share and innate tables — among its contenders (the
+real classifiers with the highest mean score, :func:`benchirt.subsets.budget.contenders`), plus on any dataset where
+fewer than two of them ran its best real classifiers up to two, plus every artificial classifier. :func:`rated_field`
+chooses them and writes the note. A field within the bound is rated whole. The tables that rate no one (membership,
+parameter balance, characterisation) always cover the whole suite.
 """
 from __future__ import annotations
 
@@ -67,40 +55,33 @@ class SubsetEvaluation:
     membership : DataFrame
         ``subset, dataset, position`` and the dataset's IRT percentages; one row per member.
     ratings : DataFrame
-        ``subset, classifier, role, rating, rd, volatility, rank`` (sorted dataset order) and, when
-        permutations ran, the order-robust ``mean_rating, sd_rating, min_rank, max_rank, mean_rank``;
-        ``subset`` is ``"full"`` for the whole suite. The rated classifiers: all, or in a field of more real
-        classifiers than ``n_contenders`` its contenders and artificial classifiers (module docstring; a note).
+        ``subset, classifier, role, rating, rd, volatility, rank`` (sorted dataset order) and, when permutations ran,
+        ``mean_rating, sd_rating, min_rank, max_rank, mean_rank``; ``subset`` is ``"full"`` for the whole suite. The
+        rated classifiers as in the module docstring.
     parameters : DataFrame
-        Cardoso et al. 2021 Table 5: ``subset, n_datasets`` and mean/sd (ddof = 1; 0 for one dataset) of each
-        percentage column (``discrimination_mean``, ``difficulty_sd``, ..., ``negative_discrimination_mean``
-        when the summaries have it).
+        Table 5: ``subset, n_datasets`` and mean/sd (ddof = 1; 0 for one dataset) of each percentage column
+        (``discrimination_mean``, ``difficulty_sd``, ...).
     reliability : DataFrame
-        Cardoso et al. 2021 Table 6: ``subset, rd_variance, rd_sd, volatility_variance, volatility_sd`` over the
-        rated classifiers (ddof = 1).
-    fidelity : DataFrame
-        Per subset: ``n_datasets, kendall_tau, separation`` and, against ``n_random`` random subsets of
-        equal size, ``*_random_mean, *_random_sd, *_percentile, *_p_value``.
-    random_draws : DataFrame
-        ``n_datasets, draw, kendall_tau, separation`` of every random subset (for the plots).
-    innate : DataFrame
-        Per real classifier and scenario: rating, rank among the real classifiers, volatility.
-    leaders : DataFrame
-        Per scenario: the leading real classifier, its margin and whether the lead is separable.
+        Table 6: ``subset, rd_variance, rd_sd, volatility_variance, volatility_sd`` over the rated classifiers (ddof =
+        1).
+    fidelity, random_draws : DataFrame
+        Per subset: ``n_datasets, kendall_tau, separation`` and, against ``n_random`` random subsets of equal size,
+        ``*_random_mean, *_random_sd, *_percentile, *_p_value``; every random subset's ``n_datasets, draw,
+        kendall_tau, separation``.
+    innate, leaders : DataFrame
+        Per real classifier and scenario: rating, rank among the real classifiers, volatility; per scenario: the leading
+        real classifier, its margin and whether the lead is separable.
     innate_verdict : str
         The classifier whose lead is the most consistent, with its uncertainty, in one paragraph.
-    characterization : DataFrame or None
-        Cardoso et al. 2021 Tables 7–8 (``subset, task, data_type, share``), when metadata was given.
-    metadata_summary : DataFrame or None
-        Cardoso et al. 2021 Table 9 (``subset, metadata, mean, median, sd``), when metadata was given.
+    characterization, metadata_summary : DataFrame or None
+        Tables 7–8 (``subset, task, data_type, share``) and 9 (``subset, metadata, mean, median, sd``), when metadata
+        was given.
     config : SubsetConfig
     notes : list of str
         What could not be computed and why (e.g. no baseline artificial classifier).
-    dataset_value : DataFrame or None
-        Which datasets are worth running (:func:`benchirt.subsets.value.dataset_value`), in a run.
-    rule_comparison : DataFrame or None
-        The budget rule against its baselines on held-out contenders at every cut
-        (:func:`benchirt.subsets.held_out.compare_rules`), in a run.
+    dataset_value, rule_comparison : DataFrame or None
+        In a run: :func:`benchirt.subsets.value.dataset_value` and the budget rule against its baselines on held-out
+        contenders (:func:`benchirt.subsets.held_out.compare_rules`).
     """
 
     subsets: dict[str, list[str]]
@@ -185,24 +166,22 @@ def evaluate_subsets(
     subsets : mapping
         ``{name: [dataset, ...]}``, e.g. from :func:`benchirt.subsets.build_subsets`.
     scores : DataFrame, long
-        Columns ``dataset, classifier, score`` (True-Score, :func:`benchirt.irt.true_score_table`);
-        its datasets form the full suite.
+        ``dataset, classifier, score`` (True-Score, :func:`benchirt.irt.true_score_table`); its datasets form the full
+        suite.
     summaries : DataFrame, one row per dataset
-        IRT item summaries (index or column ``dataset``; ``pct_discrimination_gt``,
-        ``pct_difficulty_gt``, optionally ``pct_guessing_gt``), covering every dataset of ``scores``.
+        IRT item summaries (index or column ``dataset``; ``pct_discrimination_gt``, ``pct_difficulty_gt``, optionally
+        ``pct_guessing_gt``), covering every dataset of ``scores``.
     metadata : DataFrame, optional
-        Dataset metadata (index or column ``dataset``; :data:`benchirt.data.dataset.METADATA_COLUMNS`)
-        for the characterisation tables; skipped when ``None``.
+        Dataset metadata (index or column ``dataset``; :data:`benchirt.data.dataset.METADATA_COLUMNS`) for the
+        characterisation tables.
     roles : Series or mapping, classifier -> role
-        ``"real"``, ``"artificial"`` (or ``"ladder"``) for every classifier of ``scores``; decides whose
-        order fidelity and innate ability read. Required: benchirt never guesses a role from a name.
-    config : SubsetConfig, optional
-        ``n_random`` random subsets per size, ``n_permutations`` dataset orders, ``seed``; the defaults when None.
-    rating_config : RatingConfig, optional
-        Glicko-2 options (initial values, tie tolerance); the rating stage's defaults when ``None``.
+        ``"real"``, ``"artificial"`` (or ``"ladder"``) for every classifier; required, benchirt never guesses a role
+        from a name.
+    config, rating_config : SubsetConfig, RatingConfig, optional
+        ``n_random``, ``n_permutations``, ``seed``; the Glicko-2 options. Defaults when None.
     n_contenders : int
-        The most real classifiers rated (at least 2): a field with more is rated among its contenders and the
-        artificial classifiers (:func:`rated_field`, module docstring), and a note says so.
+        The most real classifiers rated (≥ 2): a field with more is rated among its contenders and the artificial
+        classifiers (:func:`rated_field`), and a note says so.
 
     Returns
     -------
@@ -211,8 +190,8 @@ def evaluate_subsets(
     Raises
     ------
     DataError
-        Scores without the needed columns, a subset naming a dataset the scores lack, summaries not
-        covering the suite, a classifier without a role, fewer than two real classifiers.
+        Scores without the needed columns, a subset naming a dataset the scores lack, summaries not covering the suite,
+        a classifier without a role, fewer than two real classifiers.
     ConfigError
         ``n_contenders`` not an integer ≥ 2.
     """
@@ -328,10 +307,9 @@ def _check_roles(roles, scores: pd.DataFrame) -> pd.Series:
 
 
 def _rated_and_weighting(scores: pd.DataFrame, roles: pd.Series, rating_config: RatingConfig, *, n_contenders: int):
-    """The rated field (:func:`rated_field`: scores, roles, its datasets × classifiers matrix, the note) and whether
-    its games are weighted. Every scenario is played as the whole field's full suite is, as the rating stage plays
-    it: games weighted per dataset when that tournament would diverge (:func:`benchirt.rating.glicko.games_weighting`)
-    — decided on the whole field, before the bound, which does not change how games count."""
+    """The rated field (:func:`rated_field`: scores, roles, its datasets × classifiers matrix, the note) and whether its
+    games are weighted per dataset, decided on the whole field's full suite as the rating stage does
+    (:func:`benchirt.rating.glicko.games_weighting`)."""
     whole = score_matrix(scores)
     weighting = games_weighting(whole.to_numpy(), rating_config)
     rated, roles, note = rated_field(scores, roles, n_contenders=n_contenders)
@@ -340,21 +318,10 @@ def _rated_and_weighting(scores: pd.DataFrame, roles: pd.Series, rating_config: 
 
 def rated_field(scores: pd.DataFrame, roles: pd.Series, *, n_contenders: int = CONTENDERS
                 ) -> tuple[pd.DataFrame, pd.Series, str]:
-    """The classifiers the evaluation rates (module docstring): the scores and roles of a field with at most
-    ``n_contenders`` real classifiers unchanged, and no note; else those of its contenders (the ``n_contenders``
-    real classifiers with the highest mean score, :func:`benchirt.subsets.budget.contenders`), of the best real
-    classifiers of each dataset on which fewer than two contenders ran (up to two there) and of every artificial
-    classifier, with the note naming who is left out.
-
-    Parameters
-    ----------
-    scores : DataFrame, long
-        Checked ``dataset, classifier, score`` (:func:`benchirt.rating.scores.validate_scores`).
-    roles : Series, classifier -> role
-        Every classifier of ``scores``, as :func:`evaluate_subsets` checked them.
-    n_contenders : int
-        At least 2.
-    """
+    """The classifiers the evaluation rates (module docstring): for a field with at most ``n_contenders`` (≥ 2) real
+    classifiers ``scores`` (checked long table) and ``roles`` (Series) unchanged and no note; else those of its
+    contenders (:func:`benchirt.subsets.budget.contenders`), of the best real classifiers (up to two) of each dataset
+    on which fewer than two contenders ran, and of every artificial classifier, with the note naming who is left out."""
     n_contenders = Integer(minimum=2).check("subset", "n_contenders", n_contenders)
     real = roles.index[roles == "real"]
     if len(real) <= n_contenders:
@@ -432,12 +399,9 @@ def _fidelity(matrix: pd.DataFrame, subsets, real, baselines, config: SubsetConf
               weighted: bool):
     """Kendall τ and separation of every subset, and of ``n_random`` random subsets per size.
 
-    All tournaments here — full suite, subsets, random subsets — are played in sorted dataset
-    order with the batched Glicko-2 engine of :mod:`benchirt.rating.batch` (the ``glicko2``
-    package's update), so that the subset and its random rivals are rated alike; with games weighted
-    per dataset (``weighted``) when the full suite's tournament needs it (:func:`benchirt.rating.glicko.games_weighting`).
-    In a sparse field a subset's τ and separation compare the classifiers that played on it (a classifier
-    absent from all its datasets keeps its starting rating, which says nothing).
+    All tournaments here are played in sorted dataset order with the batched engine of :mod:`benchirt.rating.batch`, so
+    a subset and its random rivals are rated alike; with games weighted per dataset (``weighted``) when the full suite's
+    tournament needs it. In a sparse field a subset's τ and separation compare only the classifiers that played on it.
     """
     datasets, classifiers = list(matrix.index), list(matrix.columns)
     position = {name: i for i, name in enumerate(datasets)}

@@ -1,20 +1,17 @@
 """Exporting subsets: suite files that ``benchirt run`` reads back, and OpenML benchmark suites.
 
-A subset is written as a suite file in the format of :mod:`benchirt.data.suite_file` (YAML or
-JSON: ``name``, ``description`` and a ``datasets`` list whose entries carry ``name``,
-``openml_id``, ``task_id``, ``file``, ``builtin``, ...), through
-:func:`benchirt.data.suite_file.write_suite_file`, so that :func:`benchirt.data.resolve_suite` and
-``benchirt run`` accept it. Each member needs a source: its :class:`~benchirt.data.DatasetSpec`
-from the full suite (a subset of a local folder comes back as the same files, a subset of an
-OpenML suite as the same OpenML datasets), or at least an OpenML dataset id from an id table.
+A subset is written as a suite file of :mod:`benchirt.data.suite_file` (YAML or JSON: ``name``, ``description``, a
+``datasets`` list of ``name``, ``openml_id``, ``task_id``, ``file``, ``builtin``, ...) through
+:func:`benchirt.data.suite_file.write_suite_file`, so :func:`benchirt.data.resolve_suite` and ``benchirt run`` accept
+it. Each member needs a source: its :class:`~benchirt.data.DatasetSpec` from the full suite (a local folder's subset
+comes back as the same files, an OpenML suite's as the same datasets), or at least an OpenML dataset id from an id
+table.
 
-Publishing (Cardoso et al. 2021 §4.6: decodIRT stores its subsets as OpenML studies) creates an OpenML
-benchmark suite with :func:`openml.study.create_benchmark_suite` and ``.publish()``. OpenML suites
-hold *tasks*; a dataset known only by its dataset id is looked up with
-:func:`openml.tasks.list_tasks` (see :func:`find_task_id`). The API key comes from the argument,
-the ``OPENML_APIKEY`` environment variable or openml's own configuration file, is set on
-``openml.config`` only for the duration of the call, and is removed from every error message; it
-is never logged or written.
+Publishing (Cardoso et al. 2021 §4.6: decodIRT stores its subsets as OpenML studies) creates an OpenML benchmark suite
+with :func:`openml.study.create_benchmark_suite` and ``.publish()``. OpenML suites hold *tasks*; a dataset known only by
+its id is looked up with :func:`openml.tasks.list_tasks` (:func:`find_task_id`). The API key (argument,
+``OPENML_APIKEY`` or openml's configuration file) is set on ``openml.config`` only during the call, removed from every
+error message, and never logged or written.
 """
 from __future__ import annotations
 
@@ -42,15 +39,12 @@ _ALIASES = {
 
 
 def read_dataset_ids(path: str | os.PathLike) -> pd.DataFrame:
-    """Dataset names with their OpenML ids, from a CSV table or a suite file.
+    """Dataset names with their OpenML ids, from a CSV table or a suite file: index = dataset name, columns ``openml_id,
+    task_id`` (nullable ``Int64``).
 
     A CSV needs a name column (``name`` or ``dataset``) and may have ``openml_id`` (or
     ``openml_did``/``did``/``data_id``) and ``task_id`` (or ``tid``) — e.g. the offline mirror's
     ``cc18-arff/manifest.csv``.
-
-    Returns
-    -------
-    DataFrame, index = dataset name, columns ``openml_id, task_id`` (nullable ``Int64``).
     """
     path = Path(path)
     if is_suite_file(path):
@@ -83,22 +77,10 @@ def subset_specs(
 ) -> tuple[list[DatasetSpec], list[str]]:
     """The :class:`DatasetSpec` of every member of a subset.
 
-    Parameters
-    ----------
-    datasets : sequence of str
-        The subset's dataset names.
-    suite : iterable of DatasetSpec, optional
-        The full suite's specs (matched by name); preferred when present. Ids missing from a spec
-        are completed from ``ids``.
-    ids : DataFrame, optional
-        From :func:`read_dataset_ids`; a dataset known only here becomes an OpenML spec.
-
-    Returns
-    -------
-    specs : list of DatasetSpec
-        For the datasets that have a source, in subset order.
-    missing : list of str
-        Datasets with neither a spec nor an OpenML dataset id.
+    ``datasets``: the subset's names. ``suite`` (optional): the full suite's specs, matched by name and preferred, ids
+    missing from a spec completed from ``ids``. ``ids`` (optional): from :func:`read_dataset_ids`; a dataset known only
+    there becomes an OpenML spec. Returns ``specs`` (the datasets that have a source, in subset order) and ``missing``
+    (those with neither a spec nor an OpenML dataset id).
     """
     by_name = {spec.name: spec for spec in suite or ()}
     specs, missing = [], []
@@ -120,35 +102,18 @@ def subset_specs(
 def export_suite(
     subset_name: str, specs: Sequence[DatasetSpec], path: str | os.PathLike, *, description: str = ""
 ) -> Path:
-    """Write one subset as a suite file (YAML for ``.yaml``/``.yml``, JSON for ``.json``), atomically.
+    """Write one subset as a suite file (YAML for ``.yaml``/``.yml``, JSON for ``.json``), atomically, and return
+    ``path``.
 
-    Parameters
-    ----------
-    subset_name : str
-        The suite's name, e.g. ``budget-50``.
-    specs : sequence of DatasetSpec
-        The members (see :func:`subset_specs`).
-    path : path
-        Destination file.
-    description : str
-        Free text stored with the suite.
-
-    Returns
-    -------
-    Path
-        ``path``; :func:`benchirt.data.resolve_suite` reads it back.
+    ``subset_name`` is the suite's name (e.g. ``budget-50``), ``specs`` the members (:func:`subset_specs`),
+    ``description`` free text stored with the suite; :func:`benchirt.data.resolve_suite` reads the file back.
     """
     return write_suite_file(path, subset_name, specs, description=description)
 
 
 def resolve_api_key(api_key: str | None = None) -> str:
-    """The OpenML API key: the argument, else ``$OPENML_APIKEY``, else openml's configuration file.
-
-    Raises
-    ------
-    ConfigError
-        When none of them holds a key.
-    """
+    """The OpenML API key: the argument, else ``$OPENML_APIKEY``, else openml's configuration file; ``ConfigError``
+    when none holds one."""
     if api_key:
         return api_key
     if os.environ.get(APIKEY_ENV):
@@ -164,17 +129,9 @@ def resolve_api_key(api_key: str | None = None) -> str:
 
 
 def find_task_id(openml_id: int) -> int:
-    """The OpenML task to publish for a dataset known only by its dataset id.
-
-    Among the dataset's active supervised-classification tasks (:func:`openml.tasks.list_tasks`),
-    the one with 10-fold cross-validation is preferred (the protocol of OpenML-CC18), then the
-    lowest task id.
-
-    Raises
-    ------
-    DataError
-        The dataset has no active supervised-classification task.
-    """
+    """The OpenML task to publish for a dataset known only by its dataset id: among its active supervised-classification
+    tasks (:func:`openml.tasks.list_tasks`) the one with 10-fold cross-validation (OpenML-CC18's protocol), then the
+    lowest id; ``DataError`` when there is none."""
     import openml
     from openml.tasks import TaskType
 
@@ -203,26 +160,15 @@ def publish_suite(
 ) -> int:
     """Publish a subset as an OpenML benchmark suite; return the new suite's id.
 
-    Parameters
-    ----------
-    name : str
-        Suite name.
-    datasets : sequence of DatasetSpec or mapping
-        Members with ``task_id`` and/or ``openml_id`` (attributes or keys) and a ``name``.
-    description : str
-        Suite description (OpenML requires one; a default naming benchirt is used when empty).
-    api_key : str, optional
-        OpenML API key; default ``$OPENML_APIKEY`` or openml's configuration (:func:`resolve_api_key`).
-    alias : str, optional
-        URL-friendly unique alias on the server.
-    lookup_tasks : bool
-        Find the task of datasets without ``task_id`` with :func:`find_task_id`; when False they are an error.
+    ``name``: the suite's name; ``datasets``: members with ``task_id`` and/or ``openml_id`` (attributes or keys) and a
+    ``name``; ``description``: required by OpenML (a default naming benchirt when empty); ``api_key``: default
+    :func:`resolve_api_key`; ``alias``: URL-friendly unique alias on the server; ``lookup_tasks``: find the task of
+    datasets without ``task_id`` with :func:`find_task_id` (when False they are an error).
 
     Raises
     ------
     DataError
-        A dataset with neither a task id nor an OpenML dataset id (or without a task while
-        ``lookup_tasks`` is False).
+        A dataset with neither a task id nor an OpenML dataset id (or without a task while ``lookup_tasks`` is False).
     ConfigError
         No API key.
     OpenMLUnavailableError

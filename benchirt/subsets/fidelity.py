@@ -1,25 +1,18 @@
 """Does a subset rank the classifiers like the full suite, and better than chance?
 
-Cardoso et al. 2021 §5.4 judged its subsets by reading rating tables; the two statistics here measure what it
-read there:
+Cardoso et al. 2021 §5.4 judged its subsets by reading rating tables; the two statistics here measure what it read:
 
-* **Kendall τ** (τ-b, :func:`scipy.stats.kendalltau`) between the ratings of the *real* classifiers
-  on the subset and on the full suite: 1 = the subset keeps the full suite's order of the real
-  classifiers, 0 = no relation.
-* **Separation**: the lowest rating of a real classifier minus the highest rating of a *baseline*
-  artificial classifier (Cardoso et al. 2021 §5.4 reads it as "the rating difference between the last real
-  classifier and the first artificial one", 34.77 on the full suite and 155.3 on the 70 % subset).
-  Positive = every real classifier is rated above every baseline. An artificial classifier whose
-  mean score over the full suite exceeds every real classifier's (the optimal classifier) is an
-  upper reference, not a baseline, and is left out; no name is assumed. (Requiring it to win on
-  *every* dataset would fail on real data: with decodIRT's ltm estimates the optimal classifier's
-  True-Score falls below a real classifier's on 20 of the 50 reference datasets.)
+* **Kendall τ** (τ-b, :func:`scipy.stats.kendalltau`) between the *real* classifiers' ratings on the subset and on the
+  full suite: 1 = same order, 0 = no relation.
+* **Separation**: the lowest real classifier's rating minus the highest *baseline* artificial classifier's (§5.4's
+  "rating difference between the last real classifier and the first artificial one"); positive = every real classifier
+  above every baseline. An artificial classifier whose mean score over the full suite exceeds every real one's (the
+  optimal classifier) is an upper reference, not a baseline; no name is assumed, nor that it wins on every dataset (it
+  does not, with decodIRT's ltm estimates).
 
-Chance is the distribution of the same statistics over ``n_random`` subsets of the same size drawn
-uniformly without replacement from the full suite. The subset's place in it is reported as a
-mid-rank percentile (100 = above every random subset) and a one-sided Monte-Carlo p-value
-``(1 + #{random ≥ subset}) / (n_random + 1)`` (Davison & Hinkley 1997, eq. 4.11): small = the
-IRT subset beats chance.
+Chance is the same statistics over ``n_random`` subsets of the same size drawn uniformly without replacement. The
+subset's place is a mid-rank percentile (100 = above every random subset) and a one-sided Monte-Carlo p-value ``(1 +
+#{random ≥ subset}) / (n_random + 1)`` (Davison & Hinkley 1997, eq. 4.11).
 """
 from __future__ import annotations
 
@@ -29,19 +22,8 @@ from scipy.stats import kendalltau
 
 
 def kendall_tau(reference: pd.Series, ratings: pd.Series) -> float:
-    """Kendall τ-b between two ratings of the same classifiers; 0.0 where it is undefined.
-
-    Parameters
-    ----------
-    reference, ratings : Series, index = classifier
-        Ratings on the full suite and on a subset; compared on their common classifiers.
-
-    Returns
-    -------
-    float in [-1, 1]
-        0.0 when fewer than two classifiers are shared or one of the ratings is constant
-        (τ is undefined there: no order to agree with).
-    """
+    """Kendall τ-b in [-1, 1] between two ratings (Series indexed by classifier: full suite and subset) on their common
+    classifiers; 0.0 where undefined (fewer than two shared, or a constant rating)."""
     common = reference.index.intersection(ratings.index)
     return paired_tau(reference.loc[common].to_numpy(float), ratings.loc[common].to_numpy(float))
 
@@ -56,14 +38,8 @@ def paired_tau(reference: np.ndarray, ratings: np.ndarray) -> float:
 
 
 def separation(ratings: pd.Series, real: pd.Index, baselines: pd.Index) -> float:
-    """Lowest real rating minus highest baseline rating, in rating points (Cardoso et al. 2021 §5.4).
-
-    Parameters
-    ----------
-    ratings : Series, index = classifier
-    real, baselines : Index
-        Names of the real classifiers and of the baseline artificial classifiers; a NaN rating is skipped.
-    """
+    """Lowest real rating minus highest baseline rating, in rating points (Cardoso et al. 2021 §5.4); ``real`` and
+    ``baselines`` name the classifiers of ``ratings``, a NaN rating is skipped."""
     return rating_gap(ratings.loc[real].dropna().to_numpy(float), ratings.loc[baselines].dropna().to_numpy(float))
 
 
@@ -76,15 +52,8 @@ def rating_gap(real: np.ndarray, baselines: np.ndarray) -> float:
 
 
 def upper_references(matrix: pd.DataFrame, real: pd.Index, artificial: pd.Index) -> pd.Index:
-    """Artificial classifiers whose mean score over the suite exceeds every real classifier's.
-
-    Parameters
-    ----------
-    matrix : DataFrame, index = dataset, columns = classifier
-        Scores (True-Score) of the full suite; NaN where a classifier is absent.
-    real, artificial : Index
-        Classifier names by role.
-    """
+    """Artificial classifiers whose mean score over the suite exceeds every real classifier's; ``matrix`` is datasets ×
+    classifiers (True-Score, NaN where absent), ``real, artificial`` the names by role."""
     if len(real) == 0 or len(artificial) == 0:
         return pd.Index([], dtype=object)
     means = matrix.mean(axis=0)
@@ -93,22 +62,9 @@ def upper_references(matrix: pd.DataFrame, real: pd.Index, artificial: pd.Index)
 
 
 def place_in_distribution(value: float, draws: np.ndarray) -> tuple[float, float]:
-    """Mid-rank percentile of ``value`` among ``draws`` and the one-sided Monte-Carlo p-value.
-
-    Parameters
-    ----------
-    value : float
-        The statistic of the IRT subset.
-    draws : ndarray, shape (n_random,)
-        The statistic of random subsets of the same size.
-
-    Returns
-    -------
-    percentile : float in [0, 100]
-        ``100 · (#{draws < value} + ½·#{draws == value}) / n_random``.
-    p_value : float in (0, 1]
-        ``(1 + #{draws ≥ value}) / (n_random + 1)``.
-    """
+    """Mid-rank percentile of ``value`` (the IRT subset's statistic) among ``draws`` (random subsets of the same size)
+    and the one-sided Monte-Carlo p-value: ``100 · (#{draws < value} + ½·#{draws == value}) / n_random`` in [0, 100]
+    and ``(1 + #{draws ≥ value}) / (n_random + 1)`` in (0, 1]."""
     draws = np.asarray(draws, dtype=float)
     below = np.count_nonzero(draws < value)
     equal = np.count_nonzero(draws == value)
@@ -118,16 +74,9 @@ def place_in_distribution(value: float, draws: np.ndarray) -> tuple[float, float
 
 
 def random_subsets(n_datasets: int, size: int, n_random: int, *, seed: int = 0) -> np.ndarray:
-    """``n_random`` subsets of ``size`` out of ``n_datasets`` datasets, uniform without replacement.
-
-    The generator is seeded with ``(seed, size)`` so that the draws for one size do not depend on
-    which other sizes are evaluated.
-
-    Returns
-    -------
-    ndarray of int, shape (n_random, size)
-        Dataset indices, each row sorted ascending (= sorted dataset-name order).
-    """
+    """``n_random`` subsets of ``size`` out of ``n_datasets`` datasets, uniform without replacement: (n_random, size)
+    indices, each row ascending (= sorted name order). Seeded with ``(seed, size)``, so one size's draws do not
+    depend on the other sizes evaluated."""
     rng = np.random.default_rng([seed, size])
     rows = rng.permuted(np.tile(np.arange(n_datasets), (n_random, 1)), axis=1)[:, :size]
     return np.sort(rows, axis=1)

@@ -1,11 +1,10 @@
 """Does a subset rule keep the verdict for classifiers it did not choose with? Each rule against its baselines.
 
-A rule that reads the classifiers' scores (the budget rule, top spread, farthest-first) can fit them: judged on the
-classifiers it chose with, it looks better than it is. Here the top contenders (the real classifiers with the
-highest mean score) are split in two halves that alternate in rank; each rule chooses from one half and is judged on
-the other, then the halves swap (two-fold cross-fitting) and the two judgements are averaged. A judgement compares
-the subset's step-down verdict (:func:`benchirt.rating.stepdown.step_down`) on the held-out half with the full
-suite's on the same half:
+A rule that reads the classifiers' scores (budget, top spread, farthest-first) can fit them, and judged on the
+classifiers it chose with it looks better than it is. So the top contenders (the real classifiers with the highest mean
+score) are split into two halves alternating in rank; each rule chooses from one half and is judged on the other, then
+the halves swap (two-fold cross-fitting) and the judgements are averaged. A judgement compares the subset's step-down
+verdict (:func:`benchirt.rating.stepdown.step_down`) on the held-out half with the full suite's:
 
 * ``kept``: the share of the pairs the full suite separates that the subset separates in the same direction;
 * ``reversed``: pairs the subset separates the other way;
@@ -13,8 +12,8 @@ suite's on the same half:
 * ``overlap``: the mean Jaccard overlap of each classifier's joint rank interval on the subset and on the full suite.
 
 Every budget is judged for the budget rule (:mod:`benchirt.subsets.budget`), each deterministic baseline of
-:mod:`benchirt.subsets.baselines` and ``n_random`` random subsets of equal cost (their mean, and each rule's
-one-sided Monte-Carlo p-value against them, Davison & Hinkley 1997 eq. 4.11).
+:mod:`benchirt.subsets.baselines` and ``n_random`` random subsets of equal cost (their mean, and each rule's one-sided
+Monte-Carlo p-value against them, Davison & Hinkley 1997 eq. 4.11).
 """
 from __future__ import annotations
 
@@ -70,23 +69,14 @@ def compare_rules(scores: pd.DataFrame, costs: pd.Series, n_items: pd.Series | N
                   n_random: int = 200, n_tables: int = 1000, alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
     """Every rule and baseline at every budget, judged on held-out contenders (module docstring).
 
-    Parameters
-    ----------
-    scores : DataFrame, datasets × real classifiers
-        Higher is better; NaN where a classifier is absent.
-    costs, n_items : Series, index = dataset
-        Each dataset's cost (CPU-s; every dataset counts 1 when any is unknown,
-        :func:`benchirt.subsets.costs.costs_or_counts`) and number of test items (``None``: unknown, and the
-        ``most_items`` baseline is left out).
-    fractions : sequence of float
-        Budgets as shares of the suite's summed cost, each in (0, 1].
+    ``scores``: datasets × real classifiers, higher is better, NaN where absent. ``costs``, ``n_items``: per dataset,
+    the cost (CPU-s; every dataset counts 1 when any is unknown, :func:`benchirt.subsets.costs.costs_or_counts`) and the
+    number of test items (``None``: unknown, and the ``most_items`` baseline is left out). ``fractions``: budgets as
+    shares of the suite's summed cost, each in (0, 1].
 
-    Returns
-    -------
-    DataFrame
-        ``budget_share, rule, cpu_share, n_datasets`` and the :data:`MEASURES` (means over the two folds) per
-        budget and rule, ``rule`` one of ``budget``, the baselines, ``random_equal_cost`` (the mean of its draws);
-        every rule's ``p_vs_random`` (against the same draws). Empty when there are fewer than 4 contenders.
+    Returns ``budget_share, rule, cpu_share, n_datasets`` and the :data:`MEASURES` (means over the two folds) per budget
+    and rule, ``rule`` one of ``budget``, the baselines, ``random_equal_cost`` (the mean of its draws), and every rule's
+    ``p_vs_random`` against the same draws; empty with fewer than 4 contenders.
     """
     values, (cost, unknown) = scores.to_numpy(float), costs_or_counts(costs, scores.index)
     items = None if n_items is None else n_items.reindex(scores.index).to_numpy(float)

@@ -1,18 +1,17 @@
-"""Innate ability: which real classifier leads consistently across the suite and its subsets (Cardoso et al. 2021 §4.9, §5.5).
+"""Innate ability: which real classifier leads consistently across the suite and its subsets (Cardoso et al. 2021 §4.9,
+§5.5).
 
-Cardoso et al. 2021 §4.9 defines the assessment: rate the same classifiers on the full benchmark and on
-IRT-chosen subsets; the model "with the best and most consistent performance" has the best innate
-ability. §5.5 read it off the rating tables. Here it is counted, with its uncertainty:
+§4.9 rates the same classifiers on the full benchmark and on IRT-chosen subsets; the model "with the best and most
+consistent performance" has the best innate ability, which §5.5 read off the rating tables. Here it is counted, with its
+uncertainty:
 
-* per scenario (full suite and every subset), the leading real classifier, its margin over the
-  runner-up in rating points, and whether the lead is **separable**: the leader's interval
-  [R − 2RD, R + 2RD] (Cardoso et al. 2021 §2.6, the tournament's ``low``/``high``) lies entirely above the
+* per scenario (full suite and every subset), the leading real classifier, its margin over the runner-up in rating
+  points, and whether the lead is **separable**: the leader's [R − 2RD, R + 2RD] (§2.6) lies entirely above the
   runner-up's;
-* how **order-robust** the lead is: the share of random dataset orders
-  (:func:`benchirt.rating.permutation_analysis`) in which the leader is the highest-rated real
-  classifier;
-* the verdict: the classifier leading in most scenarios (ties: better mean rank among the real
-  classifiers), with how many of those leads are separable and how often they survive a reordering.
+* how **order-robust** the lead is: the share of random dataset orders (:func:`benchirt.rating.permutation_analysis`) in
+  which the leader is the highest-rated real classifier;
+* the verdict: the classifier leading in most scenarios (ties: better mean rank among the real classifiers), with how
+  many leads are separable and how often they survive a reordering.
 """
 from __future__ import annotations
 
@@ -25,30 +24,21 @@ def innate_ability(
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """Side-by-side ratings of the real classifiers, the leader of each scenario and the verdict.
 
-    Parameters
-    ----------
-    ratings : DataFrame, long
-        ``subset, classifier, role, rating, rd, volatility, low, high`` and optionally the
-        order-robust ``rating_mean, rating_sd, rank_min, rank_max`` (as in
-        :attr:`benchirt.subsets.SubsetEvaluation.ratings`).
-    scenarios : list of str
-        Scenario names in display order (``"full"`` first).
-    lead_shares : mapping, optional
-        ``{scenario: Series(real classifier -> share of dataset orders in which it rates highest
-        among the real classifiers)}``.
+    ``ratings``: long ``subset, classifier, role, rating, rd, volatility, low, high`` and optionally ``rating_mean,
+    rating_sd, rank_min, rank_max`` (as :attr:`benchirt.subsets.SubsetEvaluation.ratings`); ``scenarios``: names in
+    display order (``"full"`` first); ``lead_shares`` (optional): ``{scenario: Series(real classifier -> share of
+    dataset orders in which it rates highest among the real classifiers)}``.
 
     Returns
     -------
     table : DataFrame
-        One row per (scenario, real classifier): ``subset, classifier, rating, rd, volatility,
-        real_rank`` (1 = highest rating among the real classifiers), ``volatility_rank`` (1 = lowest),
-        the order-robust columns when present and ``p_lead`` (share of orders it leads) with
-        ``lead_shares``.
+        Per (scenario, real classifier): ``subset, classifier, rating, rd, volatility, real_rank`` (1 = highest among
+        the real), ``volatility_rank`` (1 = lowest), the order-robust columns when present and, with ``lead_shares``,
+        ``p_lead``.
     leaders : DataFrame
-        One row per scenario: ``subset, leader, runner_up, margin, separable, tied_with`` (the other
-        classifiers with the leader's exact rating, comma-separated; empty when the lead is strict),
-        ``lowest_volatility`` and,
-        with ``lead_shares``, ``p_lead`` of the leader.
+        Per scenario: ``subset, leader, runner_up, margin, separable, tied_with`` (others with the leader's exact
+        rating, comma-separated; empty for a strict lead), ``lowest_volatility`` and, with ``lead_shares``, the leader's
+        ``p_lead``.
     verdict : str
         One paragraph naming the most consistent leader and the uncertainty of its lead.
     """
@@ -87,10 +77,7 @@ def innate_ability(
 
 
 def innate_wide(table: pd.DataFrame, *, values=("rating", "real_rank", "volatility")) -> pd.DataFrame:
-    """The innate table side by side: rows = real classifier, columns = (measure, scenario).
-
-    Rows are sorted by the mean real rank over the scenarios (best first).
-    """
+    """The innate table side by side: rows = real classifier (best mean real rank first), columns = (measure, scenario)."""
     scenarios = list(dict.fromkeys(table["subset"]))
     wide = table.pivot(index="classifier", columns="subset", values=list(values))
     wide = wide.reindex(columns=pd.MultiIndex.from_product([list(values), scenarios]))
@@ -124,12 +111,9 @@ def _verdict_sentence(name: str, leaders: pd.DataFrame, n: int, k: int, separabl
 
 
 def _verdict(table: pd.DataFrame, leaders: pd.DataFrame, scenarios: list[str]) -> str:
-    """Name the most consistent leader and state how certain its lead is.
-
-    The candidate is the real classifier with the highest mean share of dataset orders in which it
-    leads (when the order analysis ran), else the one leading most suites in sorted order; ties go
-    to the better mean rank, then the name.
-    """
+    """Name the most consistent leader and state how certain its lead is: the real classifier with the highest mean
+    share of dataset orders it leads (when the order analysis ran), else the one leading most suites in sorted order;
+    ties to the better mean rank, then the name."""
     n = len(scenarios)
     strict = leaders[leaders["tied_with"] == ""]
     robust = "p_lead" in table.columns

@@ -20,12 +20,9 @@ def subset_suite(irts: Mapping[str, DatasetIRT], responses: Mapping[str, Dataset
                  rating_config: RatingConfig) -> SubsetEvaluation:
     """Build the subsets and measure each against the full suite (Cardoso et al. 2021 §4.6, §5.4-5.6), every rule
     against its baselines on held-out contenders when the rule is ``budget``
-    (:func:`benchirt.subsets.held_out.compare_rules`), and each
-    dataset's value (:func:`benchirt.subsets.value.dataset_value`).
-
-    The subsets are rated with the run's ``rate.score``, as the full suite is; the datasets' costs come from
-    the shape-based cost model (:func:`benchirt.subsets.costs.training_costs`).
-    """
+    (:func:`benchirt.subsets.held_out.compare_rules`), and each dataset's value
+    (:func:`benchirt.subsets.value.dataset_value`). The subsets are rated with the run's ``rate.score``; the costs
+    come from the shape-based cost model (:func:`benchirt.subsets.costs.training_costs`)."""
     from benchirt.irt import summaries_frame
     from benchirt.rating.run_scores import run_scores
     from benchirt.responses.suite import suite_metadata, suite_roles
@@ -63,9 +60,9 @@ def subset_suite(irts: Mapping[str, DatasetIRT], responses: Mapping[str, Dataset
 
 def run_dataset_value(irts: Mapping[str, DatasetIRT], responses: Mapping[str, DatasetResponses], scores,
                       costs: pd.Series, real: list[str], rating_config: RatingConfig):
-    """The dataset-value table of a run (:func:`benchirt.subsets.value.dataset_value`): the answers on each
-    dataset's test rows, the scoring model's items and abilities, and each dataset's training cost (none for a
-    matrix imported without its dataset: :func:`benchirt.subsets.value.dataset_value` then counts per dataset)."""
+    """The dataset-value table of a run (:func:`benchirt.subsets.value.dataset_value`) from the answers on each
+    dataset's test rows, the scoring model's items and abilities, and the training costs (none for a matrix imported
+    without its dataset)."""
     from benchirt.subsets.value import dataset_value
 
     scorers = {name: (irt.scorer.items, irt.abilities.set_index(irt.abilities["respondent"].astype(str))["theta"])
@@ -76,12 +73,9 @@ def run_dataset_value(irts: Mapping[str, DatasetIRT], responses: Mapping[str, Da
 
 
 def plan(context: StageContext) -> SuiteWork | Unavailable:
-    """The subsets of the datasets with an IRT result (at least 2), keyed by their options and the rating's.
-
-    The key's option names (``subsets``, ``rating``) are the sections' former names, kept so that
-    results stored before the stages were renamed keep their keys; ``irt`` holds the IRT thresholds the
-    subsets read (:func:`benchirt.irt.config.summary_options`: the IRT keys leave them out).
-    """
+    """The subsets of the datasets with an IRT result (at least 2), keyed by their options and the rating's. The key's
+    option names (``subsets``, ``rating``) are the sections' former names, so stored results keep their keys; ``irt``
+    holds the IRT thresholds the subsets read (:func:`benchirt.irt.config.summary_options`)."""
     irts = context.upstream("irt")
     if len(irts) < 2:
         return Unavailable(f"subsets need at least 2 datasets with IRT results, have {len(irts)}")

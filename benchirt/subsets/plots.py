@@ -1,7 +1,5 @@
-"""Figures of a :class:`~benchirt.subsets.SubsetEvaluation` (matplotlib, Agg; never shown).
-
-Every function takes the evaluation and returns a :class:`matplotlib.figure.Figure`.
-"""
+"""Figures of a :class:`~benchirt.subsets.SubsetEvaluation` (matplotlib, Agg; never shown): every function takes the
+evaluation and returns a :class:`matplotlib.figure.Figure`."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,9 +1,7 @@
-"""The subset stage's report section and its sentence for the conclusions, built from the run's
-:class:`benchirt.subsets.evaluation.SubsetEvaluation` (Cardoso et al. 2021 §4.6, §5.4-5.6); the section is
-named by the stage's registry record (:attr:`benchirt.pipeline.registry.Stage.sections`).
-
-Figures come from :mod:`benchirt.subsets.plots`; a figure that cannot be drawn becomes a note in the section.
-"""
+"""The subset stage's report section and its sentence for the conclusions, built from
+:class:`benchirt.subsets.evaluation.SubsetEvaluation` (Cardoso et al. 2021 §4.6, §5.4-5.6) and named by the stage's
+registry record (:attr:`benchirt.pipeline.registry.Stage.sections`). A figure (:mod:`benchirt.subsets.plots`) that
+cannot be drawn becomes a note."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

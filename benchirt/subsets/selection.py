@@ -1,24 +1,19 @@
 """Choosing benchmark subsets from the IRT item summaries of each dataset (Cardoso et al. 2021 §4.6, §5.4).
 
-Every dataset of a suite carries, from the IRT stage, the percentage of its test instances
-whose discrimination, difficulty or guessing parameter lies above a threshold
-(``pct_discrimination_gt``, ``pct_difficulty_gt``, ``pct_guessing_gt``; Cardoso et al. 2021 §4.5).
-A subset keeps the datasets that rank highest on one of these percentages, or — decodIRT's
-combined rule (Cardoso et al. 2021 §5.4) — half of its size from the most discriminating datasets and
-half from the most difficult ones.
+Every dataset carries the percentage of its test instances whose discrimination, difficulty or guessing lies above a
+threshold (``pct_discrimination_gt``, ``pct_difficulty_gt``, ``pct_guessing_gt``; §4.5). A subset keeps the datasets
+ranking highest on one of them, or — decodIRT's combined rule (§5.4) — half from the most discriminating and half from
+the most difficult.
 
 Rules fixed here (decodIRT leaves them implicit):
 
-* **Size.** A cut of ``p`` % of ``N`` datasets keeps ``ceil(p·N/100)`` datasets (at least one).
-  decodIRT rounds (``round(N·p/100)``); ceil never returns an empty subset for small suites.
-* **Ranking.** Datasets are ordered by the percentage, highest first; ties go to the
-  dataset name in ascending order, so the result does not depend on the input row order.
-* **Combined rule.** ``ceil(n/2)`` datasets are taken from the discrimination ranking, then the
-  subset is filled up to ``n`` with the most difficult datasets not already chosen.
-  decodIRT's ``splitBenchmark`` instead takes the union of the two top-``n/2`` lists, which is
-  smaller than ``p`` % whenever a dataset is both very discriminating and very difficult; filling
-  keeps the size promised by the cut (the paper's 50 % subset of 60 datasets had 30 members,
-  Cardoso et al. 2021 Table 8).
+* **Size.** A cut of ``p`` % of ``N`` datasets keeps ``ceil(p·N/100)`` (at least one); decodIRT rounds, which can give
+  an empty subset.
+* **Ranking.** By the percentage, highest first, ties by dataset name ascending, so the input row order does not matter.
+* **Combined rule.** ``ceil(n/2)`` datasets from the discrimination ranking, then filled up to ``n`` with the most
+  difficult not yet chosen. decodIRT's ``splitBenchmark`` takes the union of the two top-``n/2`` lists, smaller than
+  ``p`` % whenever a dataset is in both; filling keeps the size the cut promises (as the paper's 50 % subset of 60
+  datasets had 30 members, Table 8).
 """
 from __future__ import annotations
 
@@ -38,10 +33,8 @@ PARAMETER_COLUMNS: dict[str, str] = {
     "guessing": "pct_guessing_gt",
 }
 def subset_size(n_datasets: int, cut: float) -> int:
-    """Number of datasets a cut of ``cut`` % keeps out of ``n_datasets``: ``ceil(cut·N/100)``, ≥ 1.
-
-    The product is rounded to 9 decimals first so that e.g. 70 % of 10 is 7, not 8.
-    """
+    """Number of datasets a cut of ``cut`` % keeps out of ``n_datasets``: ``ceil(cut·N/100)``, ≥ 1; the product is
+    rounded to 9 decimals first, so 70 % of 10 is 7, not 8."""
     return max(1, math.ceil(round(cut * n_datasets / 100.0, 9)))
 
 
@@ -51,34 +44,19 @@ def subset_name(rule: str, cut: float) -> str:
 
 
 def ranking(summaries: pd.DataFrame, column: str) -> list[str]:
-    """Dataset names ordered by ``column`` (highest first), ties by name ascending.
-
-    Parameters
-    ----------
-    summaries : DataFrame, index = dataset name
-        As returned by :func:`normalize_summaries`.
-    column : str
-        A percentage column of ``summaries``.
-    """
+    """Dataset names ordered by ``column`` (a percentage column of ``summaries`` as :func:`normalize_summaries` returns
+    them), highest first, ties by name ascending."""
     frame = pd.DataFrame({"name": summaries.index.astype(str), "value": summaries[column].to_numpy()})
     frame = frame.sort_values(["value", "name"], ascending=[False, True], kind="mergesort")
     return frame["name"].tolist()
 
 
 def normalize_summaries(summaries: pd.DataFrame, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
-    """Index the IRT summaries by dataset name and check the percentage columns.
+    """Index the IRT summaries by dataset name (str) and check the percentage columns.
 
-    Parameters
-    ----------
-    summaries : DataFrame
-        One row per dataset: either indexed by dataset name or with a ``dataset`` column, and
-        the percentage columns of :data:`PARAMETER_COLUMNS` (values in [0, 100]).
-    columns : sequence of str, optional
-        The columns that must be present; default: discrimination and difficulty.
-
-    Returns
-    -------
-    DataFrame, index = dataset name (str)
+    ``summaries`` has one row per dataset, indexed by name or with a ``dataset`` column, and the percentage columns of
+    :data:`PARAMETER_COLUMNS` (values in [0, 100]); ``columns`` are the ones that must be present (default
+    discrimination and difficulty).
 
     Raises
     ------
@@ -124,21 +102,20 @@ def build_subsets(
     Parameters
     ----------
     summaries : DataFrame, one row per dataset
-        Indexed by dataset name (or with a ``dataset`` column), with the percentage columns the
-        rule needs: ``pct_discrimination_gt`` and ``pct_difficulty_gt`` for ``decodirt``, the one of
-        :data:`PARAMETER_COLUMNS` otherwise.
+        Indexed by dataset name (or with a ``dataset`` column), with the percentage columns the rule needs:
+        ``pct_discrimination_gt`` and ``pct_difficulty_gt`` for ``decodirt``, the one of :data:`PARAMETER_COLUMNS`
+        otherwise.
     cuts : iterable of float
         Percentages of the suite to keep, each in (0, 100]; default 30, 50, 70.
     rule : {"decodirt", "discrimination", "difficulty", "guessing"}
-        ``decodirt`` (decodIRT's combined rule): ``ceil(n/2)`` most discriminating datasets, filled up to ``n`` with the most
-        difficult ones not yet chosen. Otherwise the ``n`` datasets with the highest percentage of
+        ``decodirt``: the combined rule (module docstring); otherwise the ``n`` datasets with the highest percentage of
         items above the parameter's threshold.
 
     Returns
     -------
     dict
-        ``{"<rule>-<cut>": [dataset, ...]}`` in the order of ``cuts``; each list in selection order
-        (for ``decodirt``: the discriminating part first, then the difficult part).
+        ``{"<rule>-<cut>": [dataset, ...]}`` in the order of ``cuts``; each list in selection order (``decodirt``: the
+        discriminating part first).
 
     Raises
     ------

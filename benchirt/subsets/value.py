@@ -1,33 +1,25 @@
 """Which datasets are worth running: each dataset's decisions among the top contenders per CPU-hour.
 
-A benchmark dataset is worth running when it tells apart the classifiers a reader is choosing between — the
-strongest real ones — and says something the other datasets do not, for what it costs. The table has one row
-per dataset and these columns, each a defined quantity:
+A dataset is worth running when it tells apart the classifiers a reader chooses between — the strongest real ones — and
+says something the others do not, for what it costs. One row per dataset, columns:
 
-* ``top_pairs_separated``: the pairs of top contenders (the ``top_k`` real classifiers with the highest mean
-  score over the suite) that the dataset's own test rows tell apart: McNemar's exact test (McNemar 1947) at
-  p < 0.05 per pair, on the raw answers (:func:`benchirt.irt.mcnemar.mcnemar_separated`); no model, no artificial respondent.
-* ``saturation``: the share of its test rows every top contender answers correctly (a saturated dataset
-  separates nobody at the top, however many of its items are "discriminating").
-* ``top_information``: the test information of the model that ranks (the IRT stage's scoring model) at the
-  top contenders' median ability, Σ_j a_j² (Q_j / P_j) ((P_j − c_j) / (1 − c_j))² (Birnbaum 1968, the 3PL's
-  item information; 0 where the dataset has no IRT result).
-* ``separations_depending``: pairs of top contenders that the primary verdict across datasets separates with
-  the full suite and not without this dataset (leave one dataset out; :func:`benchirt.rating.stepdown.step_down`).
+* ``top_pairs_separated``: pairs of top contenders (the ``top_k`` real classifiers with the highest mean score) the
+  dataset's own test rows tell apart: McNemar's exact test (McNemar 1947) at p < 0.05 per pair on the raw answers
+  (:func:`benchirt.irt.mcnemar.mcnemar_separated`).
+* ``saturation``: the share of its test rows every top contender answers correctly (a saturated dataset separates nobody
+  at the top).
+* ``top_information``: the scoring model's test information at the top contenders' median ability, Σ_j a_j² (Q_j / P_j)
+  ((P_j − c_j) / (1 − c_j))² (Birnbaum 1968, the 3PL item information; 0 without an IRT result).
+* ``separations_depending``: pairs of top contenders the primary verdict across datasets separates with the full suite
+  and not without this dataset (leave one out; :func:`benchirt.rating.stepdown.step_down`).
 * ``n_items``: its test rows.
-* ``redundancy``: how well the other datasets predict its scores: the largest squared Pearson correlation, over
-  the other datasets, of the real classifiers' scores (1 for a duplicated dataset; 0 when no other dataset
-  shares three classifiers with it).
-* ``cost_cpu_s``: the CPU seconds of training decodIRT's protocol on it, from the packaged shape-based cost
-  model (:func:`benchirt.pipeline.estimate.response_cost`; ``cost_source`` says so), the same for a stored-runs
-  field, whose runs were trained elsewhere; 0 for every dataset when one has no shape (a matrix imported without
-  its dataset), ``cost_source`` saying that the value then counts per dataset.
-* ``value`` — what the report ranks by: ``top_pairs_separated`` per CPU-hour of training, the decisions among the
-  top contenders a dataset makes per hour. ``benchmarks/dataset_value.py`` measures on decodIRT's 50 pools how well
-  ``top_pairs_separated``, computed without the strongest classifiers, predicts the pairs of those classifiers a
-  dataset separates, against the number of items and the top-10 spread: ahead of both, not by a margin its
-  bootstrap interval confirms (docs/subsets.md). Discounting by ``redundancy`` made that prediction worse, so
-  redundancy is shown, not multiplied in.
+* ``redundancy``: the largest squared Pearson correlation with another dataset of the real classifiers' scores (1 for a
+  duplicate; 0 when no other dataset shares three classifiers).
+* ``cost_cpu_s``: training CPU seconds under decodIRT's protocol from the shape-based cost model
+  (:func:`benchirt.pipeline.estimate.response_cost`), also for stored runs trained elsewhere; 0 everywhere when a
+  dataset has no shape, ``cost_source`` saying the value then counts per dataset.
+* ``value`` — what the report ranks by: ``top_pairs_separated`` per CPU-hour. Redundancy is shown, not multiplied in
+  (docs/subsets.md says why).
 
 Hand-written: no library computes these from a benchmark's answers.
 """
@@ -84,28 +76,15 @@ def information(theta: float, items: pd.DataFrame) -> float:
 def dataset_value(scores: pd.DataFrame, rows: Mapping[str, pd.DataFrame], real: Sequence[str],
                   cost: Mapping[str, float], *, scorers: Mapping[str, tuple[pd.DataFrame, pd.Series]] | None = None,
                   top_k: int = TOP_K, n_tables: int = 1000, alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
-    """The dataset-value table (module docstring), most worth running first.
+    """The dataset-value table (module docstring), most worth running first: columns :data:`VALUE_COLUMNS`, sorted by
+    ``value`` (then name).
 
-    Parameters
-    ----------
-    scores : pandas.DataFrame
-        Long ``dataset, classifier, score`` table (the rated score).
-    rows : mapping of str to pandas.DataFrame
-        Dataset → answers on its test rows (respondents × rows, 1 correct).
-    real : sequence of str
-        The real classifiers (the artificial references are never contenders).
-    cost : mapping of str to float
-        Dataset → training CPU seconds (the shape-based cost model in a run).
-    scorers : mapping of str to (items, theta), optional
-        Dataset → the scoring model's item table (``discrimination, difficulty, guessing``) and its abilities
-        (respondent → theta), for ``top_information``; 0 without.
-    top_k, n_tables, alpha, seed
-        Top contenders, and the leave-one-dataset-out step-down's tables, level and seed.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns :data:`VALUE_COLUMNS`, sorted by ``value`` (then name).
+    ``scores``: long ``dataset, classifier, score`` table (the rated score); ``rows``: dataset → answers on its test
+    rows (respondents × rows, 1 correct); ``real``: the real classifiers (artificial ones are never contenders);
+    ``cost``: dataset → training CPU seconds; ``scorers`` (optional): dataset → the scoring model's item table
+    (``discrimination, difficulty, guessing``) and abilities (respondent → theta), for ``top_information`` (0 without);
+    ``top_k``, ``n_tables``, ``alpha``, ``seed``: top contenders, and the leave-one-out step-down's tables, level and
+    seed.
     """
     contenders = top_contenders(scores, real, top_k=top_k)
     matrix = scores.pivot_table(index="classifier", columns="dataset", values="score", aggfunc="mean")
