@@ -5,9 +5,9 @@ order), which makes θ depend on the grouping. Here every respondent's θ uses a
 standard normal ability distribution of the calibration:
 
 * **EAP** — posterior mean (and SD) over a fine grid (``IRTConfig.ability_quadrature`` nodes): finite for all-correct /
-all-wrong patterns, no iterations; what the True-Score uses by default.
+  all-wrong patterns, no iterations; what the True-Score uses by default.
 * **MAP** — posterior mode by Fisher scoring started at the EAP, bounded to ``[-theta_max, theta_max]``; SE from the
-test information plus the prior's 1.
+  test information plus the prior's 1.
 
 Items flagged ``all_correct`` / ``all_wrong`` at calibration are left out of the ability likelihood and count 1 / 0 in
 the True-Score. :func:`score_respondents` works a block of about :data:`BLOCK_CELLS` responses at a time, so memory

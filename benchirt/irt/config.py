@@ -44,17 +44,12 @@ class IRTConfig:
         monotone family — its ability is a monotone function of the number correct (Rasch 1960), and item weights
         estimated on a pool do not transfer to the classifiers it ranks (docs/irt.md, "Which model scores, and why");
         ``model`` itself for decodIRT's family.
-    prior : bool
-        Bayes modal estimation (``True``) with the priors below, or plain marginal maximum likelihood (``False``;
-        estimates then rely on the bounds only).
-    prior_discrimination : (mean, sd)
-        Normal prior on ``a``. Centred at 0 it is indifferent to the sign, shrinks weakly supported slopes toward "no
-        discrimination" and keeps perfectly separating items finite.
-    prior_difficulty : (mean, sd)
-        Normal prior on ``b``; keeps ``b`` finite for items almost everybody answers the same way and for items with
-        ``a`` near 0.
-    prior_guessing : (alpha, beta)
-        Beta prior on ``c`` (3PL only), mode ``(alpha-1)/(alpha+beta-2)``.
+    prior, prior_discrimination, prior_difficulty, prior_guessing : bool, (mean, sd), (mean, sd), (alpha, beta)
+        Bayes modal estimation (``prior=True``) with these priors, or plain marginal maximum likelihood (estimates then
+        rely on the bounds only). Normal priors on ``a`` and ``b``: centred at 0 the one on ``a`` is indifferent to the
+        sign, shrinks weakly supported slopes toward "no discrimination" and keeps perfectly separating items finite;
+        the one on ``b`` keeps it finite for items almost everybody answers alike or with ``a`` near 0. Beta prior on
+        ``c`` (3PL only), mode ``(alpha-1)/(alpha+beta-2)``.
     quadrature : int
         Equally spaced ability nodes on ``[-theta_max, theta_max]`` (standard normal weights) of the coarsest
         calibration grid.

@@ -10,25 +10,25 @@ on every parameter, a grid refined from the data, flags instead of NaN, and vect
 This module checks and collapses the responses and composes the fit from modules with one job each:
 
 * :mod:`benchirt.irt.problem` — the collapsed data (identical respondents and items; Bock & Aitkin 1981's pattern
-frequencies), item blocks, bounds and priors;
+  frequencies), item blocks, bounds and priors;
 * :mod:`benchirt.irt.estep` — posterior weights on ``K`` equally spaced nodes in ``[-theta_max, theta_max]`` of the
-standard normal ability distribution (it fixes the scale), expected counts ``n_k`` and ``r_jk``, the marginal log
-posterior;
+  standard normal ability distribution (it fixes the scale), expected counts ``n_k`` and ``r_jk``, the marginal log
+  posterior;
 * :mod:`benchirt.irt.mstep` — damped, projected Fisher scoring per item, a generalised EM (Dempster, Laird & Rubin
-1977); the 1PL's joint Newton step;
+  1977); the 1PL's joint Newton step;
 * :mod:`benchirt.irt.em` — EM accelerated by SQUAREM (Varadhan & Roland 2008) and the parameter-expanded move (Liu,
-Rubin & Wu 1998);
+  Rubin & Wu 1998);
 * :mod:`benchirt.irt.stationarity` — converged means a stationary marginal log posterior, by Fisher's identity (Louis
-1982, eq. 3.1);
+  1982, eq. 3.1);
 * :mod:`benchirt.irt.climb` — one start's climb: EM, then 3PL items moved to better modes (:mod:`benchirt.irt.modes`);
 * :mod:`benchirt.irt.quadrature_grid` — the grid doubled until it resolves the posteriors (Trefethen & Weideman 2014);
 * :mod:`benchirt.irt.multistart` — starts (:mod:`benchirt.irt.starts`), hops (Wales & Doye 1997), the stopping evidence
-of :mod:`benchirt.irt.search` and recombination (:mod:`benchirt.irt.recombine`, Syswerda 1989); a free-sign solution's
-mirror image is oriented by the classical item discriminations;
+  of :mod:`benchirt.irt.search` and recombination (:mod:`benchirt.irt.recombine`, Syswerda 1989); a free-sign solution's
+  mirror image is oriented by the classical item discriminations;
 * :mod:`benchirt.irt.standard_errors` — per-item cross-product standard errors;
 * :mod:`benchirt.irt.item_table` — the item table; items answered correctly (or wrongly) by everyone carry no
-information, are left out of the likelihood and flagged ``all_correct`` / ``all_wrong``
-(:func:`benchirt.irt.fit.flagged_item_values`)."""
+  information, are left out of the likelihood and flagged ``all_correct`` / ``all_wrong``
+  (:func:`benchirt.irt.fit.flagged_item_values`)."""
 from __future__ import annotations
 
 import time

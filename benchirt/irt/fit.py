@@ -53,10 +53,9 @@ class IRTFit:
         ``se_discrimination, se_difficulty, se_guessing`` (0 where not estimated), ``p_correct`` (share of calibration
         respondents correct) and ``flag``: ``ok``, ``at_bound`` (an estimate sits on a configured bound),
         ``all_correct`` / ``all_wrong`` (no information; :func:`flagged_item_values`). Every value is finite.
-    converged : bool
-        EM met a convergence criterion before ``config.max_iter`` (see ``stopped_by``).
-    n_iter : int
-        EM steps taken (SQUAREM extrapolations included).
+    converged, n_iter : bool, int
+        EM met a convergence criterion before ``config.max_iter`` (see ``stopped_by``); EM steps taken (SQUAREM
+        extrapolations included).
     max_change, log_posterior_change : float
         Largest change of ``a``, ``b`` or ``c``, and gain of the log posterior, in the last plain EM step.
     stopped_by : str
@@ -69,11 +68,8 @@ class IRTFit:
     log_likelihood, log_posterior : float
         Marginal log-likelihood of the calibration responses at the estimates (flagged items excluded), and the same
         plus the log prior.
-    seconds : float
-        Wall time of :func:`fit_irt`.
-    model : str
-    config : IRTConfig
-    n_respondents : int
+    seconds, model, config, n_respondents : float, str, IRTConfig, int
+        Wall time of :func:`fit_irt`, and what was fitted.
     quadrature_nodes : int
         Nodes of the calibration grid (``config.quadrature``, doubled where ``config.refine_quadrature`` found it too
         coarse).
@@ -130,20 +126,11 @@ class IRTFit:
 
     # ------------------------------------------------------------------ abilities
     def ability_table(self, responses, *, method: str | None = None) -> pd.DataFrame:
-        """θ, its standard error and the True-Score of each respondent.
-
-        Parameters
-        ----------
-        responses : pandas.DataFrame or array_like, shape (n, m)
-            0/1 answers on this fit's items — calibration respondents or new ones (e.g. the artificial classifiers,
-            Cardoso et al. 2021 §4.3). A DataFrame must have the fit's item columns (any order; extra columns are an
-            error).
-        method : {"EAP", "MAP"}, optional
-            Defaults to ``config.ability``.
-
-        Returns
-        -------
-        pandas.DataFrame, index = respondents, columns ``theta, se, true_score``"""
+        """θ, its standard error and the True-Score of each respondent: index = respondents, columns
+        ``theta, se, true_score``. ``responses`` (n, m): 0/1 answers on this fit's items — calibration respondents or
+        new ones (e.g. the artificial classifiers, Cardoso et al. 2021 §4.3); a DataFrame must have the fit's item
+        columns (any order; extra columns are an error). ``method``: ``"EAP"`` or ``"MAP"``, default
+        ``config.ability``."""
         return score_aligned(self._aligned(responses), self.items, method or self.config.ability, self.config)
 
     def abilities(self, responses, *, method: str | None = None) -> pd.Series:

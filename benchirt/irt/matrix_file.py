@@ -5,7 +5,7 @@ respondent; a first column holding anything but 0/1 names the respondents (else 
 general CSV parser would misread silently is refused with the problem and the fix:
 
 * a first row of 0/1 answers instead of names (items named only ``0`` and ``1`` count as answers too) — add a header row
-or pass ``--no-header``;
+  or pass ``--no-header``;
 * a header with semicolons, tabs or pipes but no commas — save the file comma-separated;
 * an item or respondent name given twice — make the names unique;
 * rows with more or fewer fields than the header, naming the line.

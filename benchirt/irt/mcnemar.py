@@ -10,12 +10,11 @@ PAIR_ALPHA = 0.05
 
 
 def mcnemar_separated(answers: np.ndarray, *, alpha: float = PAIR_ALPHA, block: int = 512) -> np.ndarray:
-    """Which pairs of rows (respondents) answer differently by McNemar's exact test at ``alpha``: (n, n) bool.
-
-    The discordant counts of all pairs are two matrix products (``block`` rows at a time), and the exact two-sided
-    binomial p-value at p = 1/2 is ``min(1, 2 · BinomCDF(min(b, c); b + c, 1/2))`` — what :func:`scipy.stats.binomtest`
-    returns pair by pair (tested against it). Hand-written: a pair-by-pair :func:`scipy.stats.binomtest` loop is far too
-    slow for large fields."""
+    """Which pairs of rows (respondents) answer differently by McNemar's exact test at ``alpha``: (n, n) bool. The
+    discordant counts of all pairs are two matrix products (``block`` rows at a time), and the exact two-sided
+    binomial p-value at p = 1/2 is ``min(1, 2 · BinomCDF(min(b, c); b + c, 1/2))`` — what
+    :func:`scipy.stats.binomtest` returns pair by pair (tested against it). Hand-written: a pair-by-pair
+    :func:`scipy.stats.binomtest` loop is far too slow for large fields."""
     answers = np.asarray(answers, dtype=np.float64)
     n = len(answers)
     separated = np.zeros((n, n), dtype=bool)

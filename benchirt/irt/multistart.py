@@ -108,10 +108,9 @@ def _search(columns: np.ndarray, scores: list[tuple[str, np.ndarray]], problem: 
 class _Hops:
     """Starts near the best optimum found (basin hopping, Wales & Doye 1997): a random :data:`_HOP_SHARE` of the items
     take the starting values (:func:`initial_values`) of a seeded random mixture of the first two principal
-    components, the others keep their values at the optimum.
-
-    The 3PL optima of decodIRT's pools differ in groups of items and the best lie close together, so a hop reaches
-    neighbouring optima that independent starts rarely reach (docs/irt.md, "Starts")."""
+    components, the others keep their values at the optimum. The 3PL optima of decodIRT's pools differ in groups of
+    items and the best lie close together, so a hop reaches neighbouring optima that independent starts rarely reach
+    (docs/irt.md, "Starts")."""
 
     PREFIX = "hop_"  # the hops' names: hop_1, hop_2, ...
 
@@ -135,11 +134,9 @@ class _Hops:
 
 def nested_start(columns, initial: pd.DataFrame, items, informative, item_index, problem: Problem):
     """EM from the solution ``initial`` (an item table) of a model that nests ``problem``'s: one start, no search;
-    returns what :func:`best_of_starts` returns.
-
-    The 2PL starts from the 3PL's ``a, b``, the 1PL from the mean of the 2PL's ``a`` (shared) and its ``b``; identical
-    (collapsed) items start from their mean. The nesting fit's search already chose the direction of the latent scale.
-    """
+    returns what :func:`best_of_starts` returns. The 2PL starts from the 3PL's ``a, b``, the 1PL from the mean of the
+    2PL's ``a`` (shared) and its ``b``; identical (collapsed) items start from their mean. The nesting fit's search
+    already chose the direction of the latent scale."""
     table = initial.reindex(pd.Index(items))
     if table[["discrimination", "difficulty"]].isna().any().any():
         raise ValueError("initial: the item table does not cover every item of the responses")
@@ -169,9 +166,8 @@ def nested_start(columns, initial: pd.DataFrame, items, informative, item_index,
 
 
 def initial_values(values: np.ndarray, score: np.ndarray, problem: Problem) -> np.ndarray:
-    """Starting values from provisional abilities (Birnbaum's two-step method, Cardoso et al. 2021 §4.1).
-
-    A start's score (n,) plays the initial abilities (``values``: respondents x distinct items); ``a`` comes from the
+    """Starting values from provisional abilities (Birnbaum's two-step method, Cardoso et al. 2021 §4.1). A start's
+    score (n,) plays the initial abilities (``values``: respondents x distinct items); ``a`` comes from the
     item-ability correlation (sign kept, so negatively discriminating items start negative), ``b`` from the item's
     proportion correct."""
     config = problem.config

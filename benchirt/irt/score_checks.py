@@ -31,9 +31,7 @@ _NO_INFORMATION = {"all_correct": 1, "all_wrong": 0}
 def rank_disagreements(irts: Sequence[DatasetIRT], responses: Mapping[str, ResponseResult], *, roles: Sequence[str] = ("real", "artificial"),
                        margin: int = RANK_MARGIN) -> pd.DataFrame:
     """Reported respondents whose True-Score rank and test-accuracy rank disagree by more than ``margin``, largest
-    disagreement first.
-
-    Columns :data:`DISAGREEMENT_COLUMNS`; ``accuracy_rank`` is "best-worst" when accuracies tie;
+    disagreement first. Columns :data:`DISAGREEMENT_COLUMNS`; ``accuracy_rank`` is "best-worst" when accuracies tie;
     ``no_information_missed``: the no-information items the respondent answered otherwise than the model assumes for
     everyone (from ``responses``; empty without them)."""
     rows = []

@@ -28,10 +28,8 @@ LTM_COLUMNS = {"Discriminacao": "discrimination", "Dificuldade": "difficulty", "
 
 def read_items(path: str | Path) -> pd.DataFrame:
     """An item-parameter table from ``items.csv`` or decodIRT's ``ltm_item_params.csv``: index ``item``, columns
-    ``discrimination, difficulty, guessing, flag`` (``ok`` where the file has none).
-
-    Raises :class:`DataError` on a missing file, missing parameter columns, non-finite values, guessing outside [0, 1).
-    """
+    ``discrimination, difficulty, guessing, flag`` (``ok`` where the file has none). Raises :class:`DataError` on a
+    missing file, missing parameter columns, non-finite values, guessing outside [0, 1)."""
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: no such item file; give the items.csv of `benchirt irt` (or a run's irt artifact)")

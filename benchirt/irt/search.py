@@ -5,8 +5,8 @@ the starts ended:
 
 * **agreement**: the best optimum has been reached from at least :data:`AGREEMENT` starts;
 * **coverage**: the share of starts that ended in an optimum no other start reached, ``f1 / n``, is at most
-:data:`UNSEEN_SHARE` — Good's (1953) estimate of the probability that one more start finds an unseen optimum, which
-Finch, Mendell & Thode (1989) propose for judging a multistart maximum-likelihood search.
+  :data:`UNSEEN_SHARE` — Good's (1953) estimate of the probability that one more start finds an unseen optimum, which
+  Finch, Mendell & Thode (1989) propose for judging a multistart maximum-likelihood search.
 
 The estimator asks only after its informed candidates have all climbed; recombination starts
 (:mod:`benchirt.irt.recombine`) begin at known optima and are no evidence here. Each climb is kept as a :class:`Run`

@@ -36,20 +36,17 @@ class DatasetIRT:
         The dataset's summary statistics: :func:`benchirt.irt.summary.item_summary` plus ``converged``, ``status``,
         ``n_iter``, ``seconds``, ``model``, ``quadrature_nodes``, ``quadrature_error`` (see ``IRTFit``), ``n_misfit``,
         ``n_suspect_labels`` and :func:`optima_summary`.
-    item_fit : pandas.DataFrame
-        Per item ``infit, outfit, misfit`` on the calibration respondents (:func:`benchirt.irt.itemfit.item_fit`).
-    model_comparison : pandas.DataFrame
-        1PL/2PL/3PL log-likelihood, AIC, BIC (:func:`benchirt.irt.compare.compare_models`); empty when
+    item_fit, model_comparison : pandas.DataFrame
+        Per item ``infit, outfit, misfit`` on the calibration respondents (:func:`benchirt.irt.itemfit.item_fit`);
+        1PL/2PL/3PL log-likelihood, AIC, BIC (:func:`benchirt.irt.compare.compare_models`), empty when
         ``config.compare_models`` is off.
-    suspect_labels : pandas.DataFrame
+    suspect_labels, label_evidence : pandas.DataFrame
         Test instances whose label is probably wrong, with their dataset row, label and the real classifiers' consensus
-        (:func:`benchirt.irt.suspects.suspect_labels`).
+        (:func:`benchirt.irt.suspects.suspect_labels`); what the rule reads of every item a real classifier gets wrong
+        (:func:`benchirt.irt.suspects.label_evidence`; empty in a result stored before it was kept).
     scoring_fit : IRTFit or None
         The model that scores the respondents when it is not the item model (``config.resolved_scoring_model``,
         :mod:`benchirt.irt.scorer`); ``None``: ``fit`` scores them.
-    label_evidence : pandas.DataFrame
-        What the suspect-label rule reads of every item a real classifier gets wrong
-        (:func:`benchirt.irt.suspects.label_evidence`). Empty in a result stored before it was kept.
 
     The statistics that read thresholds and the suspect labels are derived by :meth:`with_summaries`, so a threshold
     change (:data:`benchirt.irt.config.SUMMARY_OPTIONS`) re-derives them from a stored result without fitting again."""
@@ -120,9 +117,8 @@ class DatasetIRT:
         return {name: frame for name, frame in frames.items() if len(frame)}
 
     def conf_int(self, level: float = 0.95) -> pd.DataFrame:
-        """Intervals ``θ ± z·SE`` of every respondent's ability: ``respondent, role, se, estimate, low, high``.
-
-        ``se`` is the posterior SD of θ for EAP and the inverse square root of the test information at θ for MAP (Bock &
+        """Intervals ``θ ± z·SE`` of every respondent's ability: ``respondent, role, se, estimate, low, high``. ``se``
+        is the posterior SD of θ for EAP and the inverse square root of the test information at θ for MAP (Bock &
         Aitkin 1981; :mod:`benchirt.irt.ability`); the item parameters' intervals are ``self.fit.conf_int(level)``."""
         table = self.abilities
         low, high = normal_interval(table["theta"], table["se"], level=level)
@@ -139,10 +135,6 @@ def irt_for_responses(result, *, config: IRTConfig | None = None) -> DatasetIRT:
         Uses ``.dataset``, ``.responses`` (respondents × items of 0/1), ``.roles`` (respondent → "real" / "ladder" /
         "artificial") and, when present, ``.predictions`` and ``.test_labels`` (they describe the suspect labels).
     config : IRTConfig, optional
-
-    Returns
-    -------
-    DatasetIRT
 
     Raises
     ------

@@ -100,11 +100,9 @@ def default_model_sentence(check: dict | None, *, fix: str = "--compat decodirt"
 
 def dataset_rankings(summaries: pd.DataFrame) -> pd.DataFrame:
     """Rank datasets by the share of difficult, discriminative, guessable and negatively discriminating items (Cardoso
-    et al. 2021 §4.5; Fig. 3 plots the first two).
-
-    ``summaries``: index = dataset, at least the four ``pct_*`` columns of :func:`item_summary`. Returns, per dataset,
-    each percentage and ``rank_<parameter>`` (1 = the largest share; ties share the best rank), sorted by
-    ``rank_difficulty``."""
+    et al. 2021 §4.5; Fig. 3 plots the first two). ``summaries``: index = dataset, at least the four ``pct_*``
+    columns of :func:`item_summary`. Returns, per dataset, each percentage and ``rank_<parameter>`` (1 = the largest
+    share; ties share the best rank), sorted by ``rank_difficulty``."""
     missing = [c for c in RANKED if c not in summaries.columns]
     if missing:
         raise DataError(f"dataset rankings: summary columns {missing} are missing; pass item_summary() rows")

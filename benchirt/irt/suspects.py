@@ -8,10 +8,10 @@ labelled** instance is answered right by the ablest ones. So an instance is a su
 
 1. at least ``agreement`` (default 0.8) of the real classifiers get it wrong, **and**
 2. those that get it right are *not* significantly abler than those that get it wrong: the one-sided Mann–Whitney test
-(Mann & Whitney 1947; ``scipy.stats.mannwhitneyu``, exact unless abilities tie) of their abilities has p >
-``rising_alpha`` (default 0.05). The ability is each real classifier's share of right answers over the dataset's test
-items (not the IRT θ, which a 3PL fit can give the weakest classifier highest). One right answer alone never suffices:
-with 12 real classifiers its smallest p is 1/12.
+   (Mann & Whitney 1947; ``scipy.stats.mannwhitneyu``, exact unless abilities tie) of their abilities has p >
+   ``rising_alpha`` (default 0.05). The ability is each real classifier's share of right answers over the dataset's test
+   items (not the IRT θ, which a 3PL fit can give the weakest classifier highest). One right answer alone never
+   suffices: with 12 real classifiers its smallest p is 1/12.
 
 The second part only removes flags from the baseline; under a flipped label it removes at most ``rising_alpha`` of the
 items. ``python benchmarks/suspect_labels.py`` compares it with the baseline. The 3PL curve's probability that the

@@ -6,10 +6,10 @@ easy dataset look discriminating; a spread of the real classifiers' abilities is
 So this module measures, per dataset and over the real classifiers only:
 
 * ``pairs_separated``: the share (%) of pairs of real classifiers the test items tell apart by McNemar's exact test
-(McNemar 1947; two-sided binomial test on the items exactly one of the two got right) at p < 0.05 per pair, uncorrected,
-on the raw answers. The ranking measure (ties broken by ``ability_sd``).
+  (McNemar 1947; two-sided binomial test on the items exactly one of the two got right) at p < 0.05 per pair,
+  uncorrected, on the raw answers. The ranking measure (ties broken by ``ability_sd``).
 * ``ability_sd`` (SD of their IRT abilities) and ``accuracy_range`` (range of their test accuracies, percentage points):
-shown, not ranked on.
+  shown, not ranked on.
 * ``n_real``: how many real classifiers were measured.
 
 The artificial respondents keep their role: they anchor the calibration and the True-Score scale."""
