@@ -26,33 +26,28 @@ class AIRTResult:
     Attributes
     ----------
     algorithms : pd.DataFrame, n rows
-        ``algorithm, discrimination, difficulty, scale, anomalous, consistency, difficulty_limit, flag,
-        lto_strength, lto_weakness`` (LTO at ``config.epsilon``); see
-        :func:`benchirt.airt.metrics.algorithm_metrics`.
+        ``algorithm, discrimination, difficulty, scale, anomalous, consistency, difficulty_limit, flag``,
+        ``lto_strength, lto_weakness`` (LTO at ``config.epsilon``); see :func:`benchirt.airt.metrics.algorithm_metrics`.
     datasets : pd.DataFrame, N rows
         ``dataset, difficulty, easiness`` (delta = -theta, Kandanaarachchi & Smith-Miles 2023 eqs. 10-11).
-    goodness : pd.DataFrame, n rows
-        ``algorithm, mse, aucdf, auaec, aupec, effectiveness_gap`` (Kandanaarachchi & Smith-Miles 2023 §4.4-4.5).
-    model_goodness : ModelGoodness
-        The same with the residual CDFs and effectiveness curves.
+    goodness, model_goodness : pd.DataFrame, ModelGoodness
+        ``algorithm, mse, aucdf, auaec, aupec, effectiveness_gap`` (§4.4-4.5); the same with the residual CDFs and
+        effectiveness curves.
     latent : LatentTraitAnalysis
-        Latent trait curves, strengths, weaknesses, LTO and portfolios (Kandanaarachchi & Smith-Miles 2023 §4.1-4.3).
+        Latent trait curves, strengths, weaknesses, LTO and portfolios (§4.1-4.3).
     fit : ContinuousFit
-        The fitted continuous response model.
-    performance : pd.DataFrame, shape (N, n)
-        The input, higher is better, on [0, 1].
-    predicted : pd.DataFrame, shape (N, n)
-        The model's most likely performance x_hat_ij = expit((theta_i - beta_j) / gamma_j).
+    performance, predicted : pd.DataFrame, shape (N, n)
+        The input, higher is better, on [0, 1]; the model's most likely performance x_hat_ij = expit((theta_i - beta_j)
+        / gamma_j).
     config : AIRTConfig
     notes : tuple of str
         What the user should know (constant or anomalous algorithms, EM not converged).
     seconds : float
         Wall time of the analysis.
     polytomous : pd.DataFrame or None
-        With ``config.polytomous``: per algorithm of the polytomous model ``algorithm, discrimination,
-        consistency, anomalous, difficulty_limit, n_categories, thresholds`` (the thresholds ';'-joined,
-        lowest level first); algorithms with a single observed level are left out (said in ``notes``).
-    """
+        With ``config.polytomous``: per algorithm of the polytomous model
+        ``algorithm, discrimination, consistency, anomalous, difficulty_limit, n_categories, thresholds`` (';'-joined,
+        lowest level first); algorithms with a single observed level are left out (said in ``notes``)."""
 
     algorithms: pd.DataFrame
     datasets: pd.DataFrame
@@ -76,9 +71,8 @@ class AIRTResult:
         return self.latent.portfolio_table(self.config.epsilons)
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
-        """``algorithms``, ``datasets``, ``goodness``, ``portfolios`` (every ``config.epsilons``), the
-        ``performance`` and ``predicted`` matrices (``dataset`` a column) and, with ``config.polytomous``,
-        ``polytomous``."""
+        """``algorithms``, ``datasets``, ``goodness``, ``portfolios`` (every ``config.epsilons``), the ``performance``
+        and ``predicted`` matrices (``dataset`` a column) and, with ``config.polytomous``, ``polytomous``."""
         frames = {"algorithms": self.algorithms, "datasets": self.datasets, "goodness": self.goodness,
                   "portfolios": self.portfolio_table(),
                   "performance": self.performance.rename_axis("dataset").reset_index(),
@@ -111,30 +105,26 @@ class AIRTResult:
 def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTResult:
     """Run AIRT (Kandanaarachchi & Smith-Miles 2023 Algorithm 1) on a performance matrix.
 
-    Stage 1: z_ij = logit(y_ij) guarded at 0 and 1 (``config.logit_epsilon``), the continuous response model
-    by Shojima's EM with negative discrimination, theta_i by eq. 10. Stage 2: anomalous indicator,
-    consistency, difficulty limit, dataset difficulty delta_i = -theta_i. Stage 3: latent trait curves,
-    strengths/weaknesses, LTO and the airt portfolio; then the model goodness measures (§4.4-4.5).
+    Stage 1: z_ij = logit(y_ij) guarded at 0 and 1 (``config.logit_epsilon``), the continuous response model by
+    Shojima's EM with negative discrimination, theta_i by eq. 10. Stage 2: anomalous indicator, consistency, difficulty
+    limit, dataset difficulty delta_i = -theta_i. Stage 3: latent trait curves, strengths/weaknesses, LTO and the airt
+    portfolio; then the model goodness measures (§4.4-4.5).
 
     Parameters
     ----------
     perf : pd.DataFrame, shape (N, n)
-        Rows datasets/problem instances, columns algorithms, higher is better, values in [0, 1]
-        (map runtimes or other scales first with :func:`benchirt.airt.aslib.to_unit_interval`), NaN where an
-        algorithm has no result on a dataset: the model is then fitted to the observed cells
-        (:mod:`benchirt.airt.observed`; Mislevy & Wu 1996), after leaving out the datasets and algorithms with
-        too few results (:mod:`benchirt.airt.sparse`), and the notes say how each output reads the gaps.
+        Rows datasets/problem instances, columns algorithms, higher is better, values in [0, 1] (map other scales first
+        with :func:`benchirt.airt.aslib.to_unit_interval`), NaN where an algorithm has no result on a dataset: the model
+        is then fitted to the observed cells (:mod:`benchirt.airt.observed`; Mislevy & Wu 1996), after leaving out the
+        datasets and algorithms with too few results (:mod:`benchirt.airt.sparse`), and the notes say how each output
+        reads the gaps.
     config : AIRTConfig
-
-    Returns
-    -------
-    AIRTResult
 
     Raises
     ------
     DataError
-        Non-numeric or out-of-range values, missing ones with ``compat="airt-r"``, duplicated names, fewer than
-        5 datasets or 2 algorithms (kept), every algorithm constant.
+        Non-numeric or out-of-range values, missing ones with ``compat="airt-r"``, duplicated names, fewer than 5
+        datasets or 2 algorithms (kept), every algorithm constant.
 
     Examples
     --------
@@ -207,8 +197,8 @@ def fit_airt(perf: pd.DataFrame, *, config: AIRTConfig | None = None) -> AIRTRes
 
 
 def _observed(perf: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """The part of a matrix with missing cells AIRT fits on its observed cells (:mod:`benchirt.airt.sparse`) and
-    the notes saying so and how each derived output reads them; a complete matrix unchanged, no notes."""
+    """The part of a matrix with missing cells AIRT fits on its observed cells (:mod:`benchirt.airt.sparse`) and the
+    notes saying so and how each derived output reads them; a complete matrix unchanged, no notes."""
     if not perf.isna().any().any():
         return perf, []
     field = observed_field(perf)
@@ -253,11 +243,9 @@ def _polytomous_table(perf: pd.DataFrame, config: AIRTConfig) -> tuple[pd.DataFr
 
 def _fit_airt_r(perf: pd.DataFrame, config: AIRTConfig) -> tuple[ContinuousFit, np.ndarray, pd.DataFrame, np.ndarray,
                                                                   list[str]]:
-    """Stage 1 with the R package airt's estimator (``config.compat == "airt-r"``, :mod:`benchirt.airt.compat`).
-
-    Returns the fit, its logits, the performances as airt compares them with its predictions (shifted onto [0, M],
-    exact extremes replaced), the predictions, and the notes that say how this fit was obtained.
-    """
+    """Stage 1 with the R package airt's estimator (``config.compat == "airt-r"``, :mod:`benchirt.airt.compat`): the
+    fit, its logits, the performances as airt compares them with its predictions (shifted onto [0, M], exact extremes
+    replaced), the predictions, and the notes on how the fit was obtained."""
     values = perf.to_numpy(dtype=float)
     low, high = (values.min(), values.max()) if config.compat_range == "data" else (0.0, 1.0)  # unit: R's defaults
     z = r_logit(values, low, high)

@@ -1,20 +1,15 @@
 """AIRT inputs: ASlib scenarios and wide performance matrices, as "higher is better" in [0, 1].
 
-AIRT (Kandanaarachchi & Smith-Miles 2023, Algorithm 1) takes a matrix ``Y`` of N test instances/datasets (rows) by n algorithms
-(columns) whose values grow with good performance and lie in a bounded range. This module turns the three
-inputs of the AIRT study into that matrix and says, in ``notes``, what it changed:
+AIRT (Kandanaarachchi & Smith-Miles 2023, Algorithm 1) takes a matrix ``Y`` of N instances/datasets (rows) by n
+algorithms (columns) whose values grow with good performance in a bounded range. This module turns a wide matrix (CSV or
+DataFrame, e.g. :func:`benchirt.responses.accuracy_matrix`) or an ASlib scenario directory (``description.txt``,
+``algorithm_runs.arff``, optional ``cv.arff``) into it, saying in ``notes`` what it changed.
 
-* a wide matrix (a CSV file or a DataFrame: rows datasets, columns algorithms), e.g. the datasets x
-  classifiers accuracy matrix of :func:`benchirt.responses.accuracy_matrix`;
-* an ASlib scenario directory (``description.txt``, ``algorithm_runs.arff``, optional ``cv.arff``).
-
-Runtimes and PAR10 scores ("lower is better") are transformed as in Kandanaarachchi & Smith-Miles 2023 §5.2: "multiplying with -1 and
-scaling to the interval [0, 1] with 1 denoting good performance and 0 denoting poor performance", i.e. one
-min-max scaling over the whole matrix (not per algorithm, so the algorithms stay comparable on every instance
-and a portfolio's performance gap keeps its meaning): ``y = (max(x) - x) / (max(x) - min(x))``.
-``transform="log"`` applies the same scaling to ``log10(x + 1)`` instead; this benchirt option (not in the
-paper) spreads heavy-tailed runtimes such as GRAPHS-2015 (cutoff 10^8) over the unit interval.
-"""
+"Lower is better" runtimes and PAR10 scores are transformed as in Kandanaarachchi & Smith-Miles 2023 §5.2 ("multiplying
+with -1 and scaling to the interval [0, 1]"): one min-max scaling over the whole matrix, not per algorithm, so
+algorithms stay comparable on every instance and a portfolio's performance gap keeps its meaning:
+``y = (max(x) - x) / (max(x) - min(x))``. ``transform="log"`` (a benchirt option, not in the paper) scales
+``log10(x + 1)`` instead, for heavy-tailed runtimes."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -43,25 +38,23 @@ class ASlibScenario:
     ----------
     name : str
         ``scenario_id`` of ``description.txt`` (the folder name when absent).
-    measure : str
-        The performance column used (e.g. ``"runtime"``, ``"PAR10"``).
-    maximize : bool
-        Whether larger raw values of ``measure`` are better (from ``description.txt``).
+    measure, maximize : str, bool
+        The performance column used (e.g. ``"runtime"``, ``"PAR10"``) and whether larger raw values are better (from
+        ``description.txt``).
     cutoff : float | None
         ``algorithm_cutoff_time`` in seconds, ``None`` when the scenario gives none.
     raw : pd.DataFrame
         The runs in long form: ``instance_id, repetition, algorithm, <measure>, runstatus`` as read.
     raw_performance : pd.DataFrame, shape (n_instances, n_algorithms)
-        The measure per instance and algorithm after penalising failed runs (PAR-k) and aggregating
-        repetitions, in the raw units (seconds, PAR10, ...). Index ``instance_id``, columns algorithms.
+        The measure per instance and algorithm after penalising failed runs (PAR-k) and aggregating repetitions, in raw
+        units. Index ``instance_id``, columns algorithms.
     performance : pd.DataFrame, shape (n_instances, n_algorithms)
         ``raw_performance`` as "higher is better" in [0, 1]: the AIRT input.
     folds : pd.Series | None
-        Instance -> fold number (1..10) from ``cv.arff`` (repetition 1), aligned with ``performance.index``;
-        ``None`` when the scenario has no ``cv.arff``.
+        Instance -> fold number (1..10) from ``cv.arff`` (repetition 1), aligned with ``performance.index``; ``None``
+        without ``cv.arff``.
     notes : list[str]
-        Each transformation applied, in words (penalised runs, repetitions, missing pairs, scaling).
-    """
+        Each transformation applied, in words."""
 
     name: str
     measure: str
@@ -78,28 +71,11 @@ class ASlibScenario:
 # wide matrices
 # ----------------------------------------------------------------------------------------------------------
 def check_performance(perf: pd.DataFrame, *, where: str = "performance matrix", missing: bool = False) -> pd.DataFrame:
-    """Validate an AIRT input matrix: numeric, finite, in [0, 1], at least 2 instances and 2 algorithms.
-
-    Parameters
-    ----------
-    perf : pd.DataFrame, shape (N, n)
-        Rows datasets/instances, columns algorithms, higher is better.
-    where : str
-        Name of the input used in error messages (e.g. the file path).
-    missing : bool
-        Accept missing entries (NaN: a cell not observed, fitted by AIRT on the observed cells).
-
-    Returns
-    -------
-    pd.DataFrame
-        The same matrix as float64 with string row and column labels.
-
-    Raises
-    ------
-    DataError
-        For non-numeric, missing or infinite entries, values outside [0, 1] (runtimes, PAR10 — use
-        :func:`to_unit_interval`), duplicated labels, or fewer than 2 rows or 2 columns.
-    """
+    """Validate an AIRT input matrix: numeric, finite, in [0, 1], at least 2 instances and 2 algorithms; returns it as
+    float64 with string labels. ``where`` names the input in error messages; ``missing`` accepts NaN (a cell not
+    observed, fitted on the observed cells). Raises :class:`DataError` for non-numeric, missing or infinite entries,
+    values outside [0, 1] (runtimes, PAR10 — use :func:`to_unit_interval`), duplicated labels, or fewer than 2 rows
+    or 2 columns."""
     if not isinstance(perf, pd.DataFrame):
         raise DataError(f"{where}: expected a pandas DataFrame (rows datasets, columns algorithms), "
                         f"got {type(perf).__name__}")
@@ -150,15 +126,14 @@ def to_unit_interval(raw: pd.DataFrame, *, maximize: bool, transform: str = "lin
     maximize : bool
         ``True`` when larger raw values are better; ``False`` for runtimes/PAR10 (multiplied by -1 first).
     transform : {"linear", "log"}
-        ``"linear"``: min-max scaling over the whole matrix, as the paper does. ``"log"``: the same on
-        ``log10(x + 1)`` (benchirt option for heavy-tailed runtimes; needs ``x >= 0``).
+        ``"linear"``: min-max scaling over the whole matrix, as the paper does. ``"log"``: the same on ``log10(x + 1)``
+        (needs ``x >= 0``).
 
     Returns
     -------
     pd.DataFrame, shape (N, n)
-        Values in [0, 1], 1 = best raw value in the matrix, 0 = worst. A constant matrix maps to all 1. A missing
-        cell (NaN) stays missing; the scale is set by the observed ones.
-    """
+        Values in [0, 1], 1 = best raw value in the matrix. A constant matrix maps to all 1; a missing cell stays
+        missing (the observed ones set the scale)."""
     if transform not in TRANSFORMS:
         raise DataError(f"unknown transform {transform!r}; use one of {TRANSFORMS}")
     values = raw.to_numpy(dtype=float)
@@ -178,29 +153,23 @@ def to_unit_interval(raw: pd.DataFrame, *, maximize: bool, transform: str = "lin
 
 def load_performance(source: str | Path | pd.DataFrame, *, maximize: bool = True,
                      rescale: bool = False, transform: str = "linear", missing: bool = False) -> pd.DataFrame:
-    """Read a wide performance matrix (rows datasets, columns algorithms) as an AIRT input.
+    """Read a wide performance matrix (rows datasets, columns algorithms) as an AIRT input: float, higher is better, in
+    [0, 1].
 
     Parameters
     ----------
     source : path or pd.DataFrame
-        A CSV file whose first column holds the dataset names (the ``benchirt airt PERF.csv`` contract), or a
-        DataFrame such as the datasets x classifiers accuracy matrix of the response stage.
+        A CSV file whose first column holds the dataset names (the ``benchirt airt PERF.csv`` contract), or a DataFrame.
     maximize : bool
         ``False`` when smaller values are better (runtimes, PAR10, error rates); implies rescaling.
     rescale : bool
-        Min-max scale to [0, 1] with :func:`to_unit_interval` even when ``maximize`` is true (e.g. a score
-        outside [0, 1]). Without it, values outside [0, 1] are an error.
+        Min-max scale with :func:`to_unit_interval` even when ``maximize`` is true; without it, values outside [0, 1]
+        are an error.
     transform : {"linear", "log"}
         Passed to :func:`to_unit_interval` when rescaling.
     missing : bool
-        Accept empty cells (an algorithm not run on a dataset), kept as NaN for the fit on the observed cells
-        (:mod:`benchirt.airt.observed`); refused otherwise.
-
-    Returns
-    -------
-    pd.DataFrame, shape (N, n)
-        Float matrix, higher is better, values in [0, 1] (NaN where a cell is missing and ``missing`` allows it).
-    """
+        Accept empty cells (an algorithm not run on a dataset), kept as NaN (:mod:`benchirt.airt.observed`); refused
+        otherwise."""
     where = "performance matrix"
     if isinstance(source, pd.DataFrame):
         frame = source
@@ -315,18 +284,16 @@ def load_aslib(directory: str | Path, *, measure: str | None = None, par_factor:
 
     Steps, each recorded in ``notes``:
 
-    1. ``description.txt`` (YAML): ``scenario_id``, ``performance_measures``, ``maximize``,
-       ``performance_type``, ``algorithm_cutoff_time``.
-    2. ``algorithm_runs.arff``: runs whose ``runstatus`` is not ``ok`` (timeout, memout, crash,
-       not_applicable, other) get the ASlib PAR-k penalty ``par_factor x cutoff`` when the measure is a
-       runtime (``performance_type: runtime`` and ``maximize: false``); for other measures they get the worst
-       value observed for that measure. Runtime entries above the cutoff are also penalised. A measure
-       that already is PAR10 (failed runs = 10 x cutoff) is unchanged by this rule.
-    3. Repeated runs of one (instance, algorithm) pair are aggregated with ``aggregate`` (mean by default:
-       the expected PAR-k score; median is robust to an outlying repetition).
-    4. (instance, algorithm) pairs without any run count as failed runs (runtime measures) — the algorithm
-       was not run or its result was lost — and otherwise drop the instance.
-    5. The matrix is mapped to "higher is better" in [0, 1] by :func:`to_unit_interval`.
+    1. ``description.txt`` (YAML): ``scenario_id``, ``performance_measures``, ``maximize``, ``performance_type``,
+       ``algorithm_cutoff_time``.
+    2. ``algorithm_runs.arff``: runs whose ``runstatus`` is not ``ok`` get the ASlib PAR-k penalty
+       ``par_factor x cutoff`` when the measure is a runtime (``performance_type: runtime``, ``maximize: false``), else
+       the worst value observed for the measure. Runtimes above the cutoff are also penalised; a PAR10 measure is
+       unchanged by this rule.
+    3. Repeated runs of one (instance, algorithm) pair are combined by ``aggregate`` (mean: the expected PAR-k score;
+       median: robust to an outlying repetition).
+    4. Pairs without any run count as failed runs (runtime measures), else drop the instance.
+    5. The matrix is mapped to [0, 1] by :func:`to_unit_interval`.
     6. ``cv.arff`` (repetition 1) gives the official 10 folds when present.
 
     Parameters
@@ -338,20 +305,14 @@ def load_aslib(directory: str | Path, *, measure: str | None = None, par_factor:
     par_factor : float
         Penalty factor k of PAR-k for failed runtime runs (10 = PAR10, ASlib's convention).
     aggregate : {"mean", "median"}
-        How repeated runs are combined.
     transform : {"linear", "log"}
         See :func:`to_unit_interval`.
-
-    Returns
-    -------
-    ASlibScenario
 
     Raises
     ------
     DataError
-        Missing directory or files (names the file), unknown measure, unreadable ARFF/YAML, fewer than 2
-        instances or algorithms left.
-    """
+        Missing directory or files (names the file), unknown measure, unreadable ARFF/YAML, fewer than 2 instances or
+        algorithms left."""
     directory = Path(directory)
     description_path, runs_path = _scenario_files(directory, aggregate, transform)
     description = _read_description(description_path)
@@ -403,8 +364,8 @@ def _scenario_files(directory: Path, aggregate: str, transform: str) -> tuple[Pa
 
 def _chosen_measure(description: dict, raw: pd.DataFrame, measure: str | None, runs_path: Path,
                     description_path: Path) -> tuple[str, bool, bool]:
-    """``(measure, maximize, is_runtime)``: the measure asked for (default: the description's first) and how
-    the description says to read it (step 1 of :func:`load_aslib`)."""
+    """``(measure, maximize, is_runtime)``: the measure asked for (default: the description's first) and how the
+    description says to read it (step 1 of :func:`load_aslib`)."""
     measures = [str(m) for m in _as_list(description.get("performance_measures"))]
     maximize_flags = _as_list(description.get("maximize"))
     types = [str(t) for t in _as_list(description.get("performance_type"))]
@@ -426,11 +387,8 @@ def _chosen_measure(description: dict, raw: pd.DataFrame, measure: str | None, r
 
 def _penalised_runs(raw: pd.DataFrame, measure: str, maximize: bool, is_runtime: bool, cutoff: float | None,
                     par_factor: float, name: str, notes: list[str]) -> tuple[pd.DataFrame, float, float | None]:
-    """The runs with a ``value`` column where failed runs carry the penalty (step 2 of :func:`load_aslib`).
-
-    Returns the runs, the penalty and the cutoff (the largest successful runtime when the description
-    gives none, noted).
-    """
+    """The runs with a ``value`` column where failed runs carry the penalty (step 2 of :func:`load_aslib`), the penalty
+    and the cutoff (the largest successful runtime when the description gives none, noted)."""
     runs = raw.copy()
     runs["instance_id"] = runs["instance_id"].astype(str)
     runs["algorithm"] = runs["algorithm"].astype(str)
@@ -467,8 +425,7 @@ def _observed_cutoff(observed: pd.Series, measure: str, name: str, notes: list[s
 
 def _performance_table(runs: pd.DataFrame, aggregate: str, is_runtime: bool, penalty: float,
                        notes: list[str]) -> pd.DataFrame:
-    """Instances x algorithms of the aggregated run values (steps 3-4 of :func:`load_aslib`): repetitions
-    combined, a missing pair a failed run (runtime) or its instance dropped (other measures)."""
+    """Instances x algorithms of the aggregated run values (steps 3-4 of :func:`load_aslib`)."""
     if "repetition" in runs.columns:
         n_rep = runs.groupby(["instance_id", "algorithm"]).size()
         if (n_rep > 1).any():

@@ -1,8 +1,5 @@
-"""``benchirt airt``: the AIRT analysis of a performance matrix or an ASlib scenario.
-
-Registering the sub-command imports only argparse and the options layer (``benchirt airt --help``
-stays light); pandas and the analysis are imported when the command runs.
-"""
+"""``benchirt airt``: the AIRT analysis of a performance matrix or an ASlib scenario. Registering the sub-command
+imports only argparse and the options layer; pandas and the analysis are imported when the command runs."""
 from __future__ import annotations
 
 import argparse
@@ -124,13 +121,11 @@ def run(args: argparse.Namespace) -> int:
 
 def write_result(result: AIRTResult, out: Path, *, source: dict | None = None,
                  input_notes: list[str] | None = None, plots: bool = False) -> None:
-    """Write the tables of an AIRT result to ``out`` atomically (and the figures to ``out/plots``).
-
-    Files: ``algorithms.csv``, ``datasets.csv``, ``goodness.csv``, ``latent_curves.csv`` (difficulty,
-    algorithm, performance), ``strengths.csv`` (epsilon, kind, algorithm, start, end for every epsilon),
-    ``portfolio.csv`` (epsilon, rank, algorithm, lto), ``predicted.csv`` (datasets x algorithms) and
-    ``fit.json`` (converged, n_iter, log_likelihood, seconds, sizes, config, notes, source).
-    """
+    """Write the tables of an AIRT result to ``out`` atomically (and the figures to ``out/plots``): ``algorithms.csv``,
+    ``datasets.csv``, ``goodness.csv``, ``latent_curves.csv`` (difficulty, algorithm, performance), ``strengths.csv``
+    (epsilon, kind, algorithm, start, end), ``portfolio.csv`` (epsilon, rank, algorithm, lto), ``predicted.csv``
+    (datasets x algorithms) and ``fit.json`` (converged, n_iter, log_likelihood, seconds, sizes, config, notes,
+    source)."""
     import pandas as pd
 
     config = result.config

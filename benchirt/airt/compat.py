@@ -1,32 +1,28 @@
 """The R package airt's continuous estimator, reproduced for ``airt.compat: airt-r`` (published AIRT numbers).
 
-benchirt's default AIRT fit (:func:`benchirt.airt.continuous.fit_continuous`) runs Shojima's EM to the
-maximum of the marginal likelihood. The numbers published with AIRT (Kandanaarachchi & Smith-Miles 2023,
-Table 4; the airt vignette) come from the R package airt (``cirtmodel`` with its patched EstCRM routine,
-Zopluoglu's EstCRM), whose choices differ in four ways. This module applies them, from the facts of that
-code (written here, not translated):
+benchirt's default AIRT fit (:func:`benchirt.airt.continuous.fit_continuous`) runs Shojima's EM to the maximum of the
+marginal likelihood. The numbers published with AIRT (Kandanaarachchi & Smith-Miles 2023, Table 4; the airt vignette)
+come from the R package airt (``cirtmodel`` with its patched copy of Zopluoglu's EstCRM), which differs in four ways,
+applied here from the facts of that code (written here, not translated):
 
-1. **Range and extremes.** Performances are shifted by ``min_item`` onto ``[0, M]``, ``M = max_item -
-   min_item``; values exactly at ``M`` become ``M - .01`` and values exactly at 0 become ``.01`` (only the
-   exact extremes; benchirt's default clips everything to ``[e, 1 - e]``). Then ``z = ln(x / (M - x))``.
-2. **EM and stopping rule.** Start alpha = gamma = 1, beta_j = -mean(z_j), mu = 0, sigma^2 = 1. Each cycle:
-   sigma^2 = 1 / (sum alpha^2 + 1); mu_i = sigma^2 sum_j alpha_j^2 (beta_j + gamma_j z_ij); then the closed
-   forms of Kandanaarachchi & Smith-Miles 2023 eqs. 5-7 with *sample* (N - 1) variances and covariances, alpha_j =
-   sign(gamma_j) / sqrt(gamma_j^2 V_j(z) - gamma_j C_j(z, mu)). The loop stops when the expected
-   complete-data log-likelihood (evaluated at the new items and the old posterior) changes by less than
-   .01, or after 199 cycles (``cirtmodel``'s ``max.EMCycle = 200`` counts the start). This is not a convergence test: on the AIRT
-   paper's classification data it stops after 17 cycles, far from the maximum (``docs/airt.md``).
-3. **Dataset easiness** theta_i = sum_j alpha_j^2 (beta_j + gamma_j z_ij) / sum_j alpha_j^2 (Kandanaarachchi & Smith-Miles 2023 eq. 10),
-   standardised to mean 0 and sample SD 1 (EstCRM's ``EstCRMperson``); difficulty is -theta.
+1. **Range and extremes.** Performances are shifted by ``min_item`` onto ``[0, M]``, ``M = max_item - min_item``; values
+   exactly at ``M`` become ``M - .01``, exactly at 0 become ``.01`` (only the exact extremes; benchirt's default clips
+   everything to ``[e, 1 - e]``). Then ``z = ln(x / (M - x))``.
+2. **EM and stopping rule.** Start alpha = gamma = 1, beta_j = -mean(z_j), mu = 0, sigma^2 = 1. Each cycle: sigma^2 = 1
+   / (sum alpha^2 + 1); mu_i = sigma^2 sum_j alpha_j^2 (beta_j + gamma_j z_ij); then the closed forms of Kandanaarachchi
+   & Smith-Miles 2023 eqs. 5-7 with *sample* (N - 1) variances and covariances, alpha_j = sign(gamma_j) / sqrt(gamma_j^2
+   V_j(z) - gamma_j C_j(z, mu)). The loop stops when the expected complete-data log-likelihood (new items, old
+   posterior) changes by less than .01, or after 199 cycles (``cirtmodel``'s ``max.EMCycle = 200`` counts the start).
+   This is not a convergence test: it can stop far from the maximum (``docs/airt.md``).
+3. **Dataset easiness** theta_i = sum_j alpha_j^2 (beta_j + gamma_j z_ij) / sum_j alpha_j^2 (eq. 10), standardised to
+   mean 0 and sample SD 1 (EstCRM's ``EstCRMperson``); difficulty is -theta.
 4. **Prediction** (airt's ``model_goodness_crm``): the replaced data are re-read with per-algorithm range
-   ``[min_j, max_j + .001]`` (min_j, max_j the column extremes), theta' is computed as in 3 from them, and
-   ``x_hat_ij = (max_j + .001) expit(min((theta'_i - beta_j) gamma_j, 10))``. The model's own mode
-   (benchirt's default) is ``expit((theta_i - beta_j) / gamma_j)``: airt divides by the scaling parameter
-   EstCRM reports, which is 1 / gamma.
+   ``[min_j, max_j + .001]``, theta' is computed as in 3 from them, and
+   ``x_hat_ij = (max_j + .001) expit(min((theta'_i - beta_j) gamma_j, 10))``. The model's own mode (benchirt's default)
+   is ``expit((theta_i - beta_j) / gamma_j)``: airt divides by the scaling parameter EstCRM reports, which is 1 / gamma.
 
-The metrics (anomalous, consistency = 1/|alpha|, difficulty limit = -beta) are computed from the fit as in
-the default mode.
-"""
+The metrics (anomalous, consistency = 1/|alpha|, difficulty limit = -beta) are computed from the fit as in the default
+mode."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -49,22 +45,9 @@ PREDICTION_LOGIT_CAP = 10.0
 
 
 def replace_extremes(x: np.ndarray, min_item, max_item) -> tuple[np.ndarray, np.ndarray]:
-    """Shift onto ``[0, M]`` and replace the exact extremes as airt does (point 1 of the module docstring).
-
-    Parameters
-    ----------
-    x : array_like, shape (N, n)
-        Performances within ``[min_item, max_item]``.
-    min_item, max_item : float or array_like of shape (n,)
-        The scale's bounds (per algorithm or common).
-
-    Returns
-    -------
-    shifted : np.ndarray, shape (N, n)
-        ``x - min_item`` with ``M`` replaced by ``M - .01`` and 0 by ``.01``.
-    span : np.ndarray, shape (n,)
-        ``M = max_item - min_item`` per column.
-    """
+    """Shift onto ``[0, M]`` and replace the exact extremes as airt does (point 1 of the module docstring). ``x`` (N, n)
+    lies within ``[min_item, max_item]`` (per algorithm or common). Returns ``shifted`` (N, n), ``x - min_item`` with
+    ``M`` replaced by ``M - .01`` and 0 by ``.01``, and ``span`` (n,), ``M`` per column."""
     x = np.asarray(x, dtype=float)
     low = np.broadcast_to(np.asarray(min_item, dtype=float), (x.shape[1],))
     span = np.broadcast_to(np.asarray(max_item, dtype=float), (x.shape[1],)) - low
@@ -106,13 +89,12 @@ class RFit:
     Attributes
     ----------
     fit : ContinuousFit
-        alpha, beta, gamma, standardised theta; ``converged`` is False (airt's rule is not a convergence
-        test) and ``log_likelihood`` the exact marginal log-likelihood at the returned parameters.
+        alpha, beta, gamma, standardised theta; ``converged`` is False (airt's rule is not a convergence test) and
+        ``log_likelihood`` the exact marginal log-likelihood at the returned parameters.
     q_trace : tuple of float
         The expected complete-data log-likelihood after every cycle (the first entry: at the start).
     stopped_by_rule : bool
-        True when the last change was below .01, False when the cycle limit ended the loop.
-    """
+        True when the last change was below .01, False when the cycle limit ended the loop."""
 
     fit: ContinuousFit
     q_trace: tuple[float, ...]
@@ -125,27 +107,14 @@ class RFit:
 
 
 def fit_continuous_r(z: np.ndarray, *, max_cycles: int = R_MAX_CYCLES, converge: float = R_CONVERGE) -> RFit:
-    """airt's EM for the continuous response model (point 2 of the module docstring).
+    """airt's EM for the continuous response model (point 2 of the module docstring) on logits ``z`` (N, n) from
+    :func:`r_logit`.
 
-    Parameters
-    ----------
-    z : array_like, shape (N, n)
-        Logits from :func:`r_logit`.
-    max_cycles : int
-        airt's ``max.EMCycle`` (``cirtmodel`` passes 200); as in R, at most ``max_cycles - 1`` cycles run.
-    converge : float
-        Stop when the monitored log-likelihood changes by less than this (airt: .01).
+    ``max_cycles``: airt's ``max.EMCycle`` (``cirtmodel`` passes 200); as in R, at most ``max_cycles - 1`` cycles run.
+    ``converge``: stop when the monitored log-likelihood changes by less than this (airt: .01).
 
-    Returns
-    -------
-    RFit
-
-    Raises
-    ------
-    DataError
-        Non-finite logits, fewer than 3 datasets, or a constant algorithm (its covariance with theta is 0:
-        the R code divides by it; leave it out or use the default mode).
-    """
+    Raises :class:`DataError` for non-finite logits, fewer than 3 datasets, or a constant algorithm (its covariance with
+    theta is 0, which the R code divides by; leave it out or use the default mode)."""
     z = np.asarray(z, dtype=float)
     n_resp, n_items = z.shape
     if n_resp < 3 or not np.isfinite(z).all():
@@ -182,20 +151,9 @@ def fit_continuous_r(z: np.ndarray, *, max_cycles: int = R_MAX_CYCLES, converge:
 
 
 def r_predicted(shifted: np.ndarray, fit: ContinuousFit) -> np.ndarray:
-    """airt's predicted performance for every dataset and algorithm (point 4 of the module docstring).
-
-    Parameters
-    ----------
-    shifted : np.ndarray, shape (N, n)
-        The replaced, shifted performances (first output of :func:`replace_extremes`).
-    fit : ContinuousFit
-        From :func:`fit_continuous_r`.
-
-    Returns
-    -------
-    np.ndarray, shape (N, n)
-        On the shifted scale ``[0, M]``.
-    """
+    """airt's predicted performance for every dataset and algorithm (point 4 of the module docstring), (N, n) on the
+    shifted scale ``[0, M]``, from ``shifted`` (first output of :func:`replace_extremes`) and the ``fit`` of
+    :func:`fit_continuous_r`."""
     low = shifted.min(axis=0)
     high = shifted.max(axis=0) + PREDICTION_MARGIN
     theta = standardized_easiness(r_logit(shifted, low, high), fit.discrimination, fit.difficulty, fit.scale)

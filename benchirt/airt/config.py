@@ -26,57 +26,53 @@ class AIRTConfig:
     Attributes
     ----------
     logit_epsilon : float
-        Guard of the logit transform ``z = ln(x / (1 - x))`` (Kandanaarachchi & Smith-Miles 2023 eq. 2): performances are clipped
-        to ``[logit_epsilon, 1 - logit_epsilon]`` first, so 0 and 1 map to ``-/+ ln((1 - e) / e)``
-        (±4.6 for the default 0.01, the offset the R package airt uses) instead of ``-/+inf``.
-        Clipping is monotone, unlike replacing only the exact extremes.
+        Guard of the logit ``z = ln(x / (1 - x))`` (Kandanaarachchi & Smith-Miles 2023 eq. 2): performances are clipped
+        to ``[logit_epsilon, 1 - logit_epsilon]`` first, so 0 and 1 map to ``-/+ ln((1 - e) / e)`` (the default 0.01 is
+        the R package airt's offset) instead of ``-/+inf``. Clipping is monotone, unlike replacing only the exact
+        extremes.
     max_iter : int
-        Maximum number of SQUAREM-accelerated iterations of Shojima's EM (three EM cycles each, Kandanaarachchi & Smith-Miles 2023 §2.2).
+        Maximum SQUAREM-accelerated iterations of Shojima's EM (three EM cycles each, §2.2).
     tol : float
         The EM stops when the marginal log-likelihood changes by less than ``tol * (1 + |loglik|)``.
     max_discrimination : float
-        Bound on |alpha|. An algorithm whose results are (nearly) a linear function of the latent trait is a
-        Heywood case: the likelihood grows without limit as |alpha| -> infinity. The bound (10: a residual
-        SD of 0.1 prior SDs of theta, consistency >= 0.1) stops it there; such algorithms are flagged.
+        Bound on |alpha|. An algorithm whose results are (nearly) a linear function of the latent trait is a Heywood
+        case (the likelihood grows without limit as |alpha| -> infinity); the bound stops it there (10: a residual SD of
+        0.1 prior SDs of theta) and such algorithms are flagged.
     prior_mean, prior_sd : float
-        Normal prior N(mu, sigma^2) of the dataset easiness theta; it fixes the origin and unit of the
-        latent scale (Kandanaarachchi & Smith-Miles 2023 §2.2).
+        Normal prior N(mu, sigma^2) of the dataset easiness theta; it fixes the origin and unit of the latent scale
+        (§2.2).
     epsilon : float
-        The epsilon of the strengths, weaknesses and latent trait occupancy written to the algorithm
-        table (Kandanaarachchi & Smith-Miles 2023 §4.2). 0 keeps only the best (worst) curve at every difficulty.
+        The epsilon of the strengths, weaknesses and latent trait occupancy in the algorithm table (§4.2); 0 keeps only
+        the best (worst) curve at every difficulty.
     epsilons : tuple of float
-        The epsilons at which the airt portfolio A(epsilon) (Kandanaarachchi & Smith-Miles 2023 §4.3) is tabulated.
+        The epsilons at which the airt portfolio A(epsilon) (§4.3) is tabulated.
     spline_lam : float or None
-        Smoothing parameter lambda of the latent trait curves h_j (Kandanaarachchi & Smith-Miles 2023 §4.1). ``None`` picks it
-        per algorithm by generalised cross-validation (scipy ``make_smoothing_spline``).
+        Smoothing parameter lambda of the latent trait curves h_j (§4.1); ``None``: per algorithm by generalised
+        cross-validation.
     spline_max_df : float
-        Most effective degrees of freedom of a GCV-chosen latent trait curve (10, like the 10-basis-function
-        smoother the R package airt draws); keeps GCV from following the 0/1 pattern of timeouts.
+        Most effective degrees of freedom of a GCV-chosen curve (like the 10-basis-function smoother of the R package
+        airt); keeps GCV from following the 0/1 pattern of timeouts.
     spline_points : int
-        With more distinct dataset difficulties than this, the latent trait curves are fitted to this many
-        equal-width bins of difficulty (weighted by their size), as statistical packages do for large N.
+        With more distinct dataset difficulties, the curves are fitted to this many equal-width bins of difficulty
+        (weighted by size).
     grid_size : int
-        Number of dataset-difficulty points at which the latent trait curves, strengths and weaknesses
-        are evaluated (between the easiest and the hardest dataset).
+        Dataset-difficulty points (from the easiest to the hardest dataset) at which curves, strengths and weaknesses
+        are evaluated.
     compat : str or None
         ``None`` (default): the converged estimator above. ``"airt-r"``: the R package airt's estimator
-        (:mod:`benchirt.airt.compat`: its .01 replacement of exact extremes, its stopping rule, its
-        standardised dataset easiness and its prediction formula), which reproduces the published AIRT
-        numbers; ``logit_epsilon``, ``max_iter``, ``tol``, ``max_discrimination`` and the prior do not apply.
-        ``docs/airt.md`` says what differs and by how much.
+        (:mod:`benchirt.airt.compat`), which reproduces the published AIRT numbers; ``logit_epsilon``, ``max_iter``,
+        ``tol``, ``max_discrimination`` and the prior do not apply. ``docs/airt.md`` says what differs.
     polytomous : str or None
-        Also fit a polytomous model to the performances binned into ``polytomous_levels`` quantile levels
-        (Kandanaarachchi & Smith-Miles 2023, appendix A eq. 9): ``"grm"`` (Samejima's graded response model) or ``"gpcm"`` (Muraki's generalized
-        partial credit model, the one the R package airt fits); ``None`` (default) skips it. Its difficulty
-        limit is -d of the highest threshold, or in ``airt-r`` mode -b of the lowest (the airt vignette).
+        Also fit a polytomous model to the performances binned into ``polytomous_levels`` quantile levels (appendix A
+        eq. 9): ``"grm"`` (Samejima's graded response model) or ``"gpcm"`` (Muraki's generalized partial credit model,
+        which the R package airt fits); ``None`` (default) skips it. Its difficulty limit is -d of the highest
+        threshold, or in ``airt-r`` mode -b of the lowest (the airt vignette).
     polytomous_levels : int
         Number of quantile levels of the polytomous model (the AIRT paper and the vignette use 5).
     compat_range : str
-        In ``airt-r`` mode, the scale airt's ``min.item``/``max.item`` describe: ``"unit"`` (default)
-        [0, 1], the package's defaults, with which ``cirtmodel`` reproduces the airt vignette's numbers;
-        ``"data"`` the smallest and largest value of the whole matrix, as the AIRT paper's scripts set them
-        (its Table 4).
-    """
+        In ``airt-r`` mode, the scale airt's ``min.item``/``max.item`` describe: ``"unit"`` (default) [0, 1], the
+        package's defaults, which reproduce the airt vignette; ``"data"`` the smallest and largest value of the whole
+        matrix, as the AIRT paper's scripts set them (its Table 4)."""
 
     logit_epsilon: float = 0.01
     max_iter: int = 1000
@@ -120,8 +116,8 @@ class AIRTConfig:
         self._check_modes()
 
     def _check_modes(self) -> None:
-        """``compat_range`` applies to ``compat: airt-r`` and ``polytomous_levels`` to a polytomous model only
-        (rules between fields)."""
+        """``compat_range`` applies to ``compat: airt-r`` and ``polytomous_levels`` to a polytomous model only (rules
+        between fields)."""
         require(self.compat is not None or self.compat_range == "unit", "airt", "compat_range", self.compat_range,
                 "unit (the default) unless compat is airt-r")
         require(self.polytomous is not None or self.polytomous_levels == 5, "airt", "polytomous_levels",
@@ -129,11 +125,6 @@ class AIRTConfig:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "AIRTConfig":
-        """Build the options from a mapping (the ``airt`` section of a YAML config).
-
-        Raises
-        ------
-        ConfigError
-            For an unknown key (the message lists the valid ones) or an invalid value.
-        """
+        """Build the options from a mapping (the ``airt`` section of a YAML config); :class:`ConfigError` for an unknown
+        key (the message lists the valid ones) or an invalid value."""
         return cls(**checked_options("airt", d, cls))

@@ -1,21 +1,19 @@
 """Samejima's continuous response model (CRM) fitted by Shojima's non-iterative EM, with negative discrimination.
 
-The model (Kandanaarachchi & Smith-Miles 2023 eqs. 2-3, with k = 1): a performance x in (0, 1) is mapped to ``z = ln(x / (1 - x))``
-and, given the latent trait theta of the respondent (dataset easiness in AIRT),
+The model (Kandanaarachchi & Smith-Miles 2023 eqs. 2-3, with k = 1): a performance x in (0, 1) is mapped to
+``z = ln(x / (1 - x))`` and, given the respondent's latent trait theta (dataset easiness in AIRT),
 
     f(z | theta) = |alpha gamma| / sqrt(2 pi) * exp(-alpha^2 / 2 * (theta - beta - gamma z)^2),
 
-i.e. ``z ~ N((theta - beta) / gamma, 1 / (alpha gamma)^2)``: a one-factor model whose items (algorithms)
-have discrimination alpha, difficulty beta and scale gamma. Seed 000 §2.2 relaxes Shojima's alpha, gamma > 0
-to ``sign(alpha) = sign(gamma)`` so that anomalous algorithms (alpha < 0: better on harder datasets) fit.
+i.e. ``z ~ N((theta - beta) / gamma, 1 / (alpha gamma)^2)``, items (algorithms) with discrimination alpha, difficulty
+beta and scale gamma. Seed 000 §2.2 relaxes Shojima's alpha, gamma > 0 to ``sign(alpha) = sign(gamma)`` so that
+anomalous algorithms (alpha < 0: better on harder datasets) fit.
 
-Reparametrised (loading 1/gamma, intercept -beta/gamma, noise variance 1/(alpha gamma)^2) the CRM is a
-one-factor Gaussian model, whose maximum likelihood sklearn's ``FactorAnalysis`` also reaches (the tests
-check that both agree). The EM is nevertheless written here from the closed forms of Kandanaarachchi & Smith-Miles 2023 eqs. 4-9,
-because AIRT is defined by it (the R package airt patches EstCRM's Shojima routine the same way), because
-its closed-form M-step takes the Heywood bound on |alpha| exactly, and because with SQUAREM it is several
-times faster than ``FactorAnalysis`` from a few hundred datasets up (``benchmarks/airt_crm.py``).
-"""
+Reparametrised, the CRM is a one-factor Gaussian model, whose maximum likelihood sklearn's ``FactorAnalysis`` also
+reaches (the tests check both agree). The EM is written here from the closed forms of Kandanaarachchi & Smith-Miles 2023
+eqs. 4-9 because AIRT is defined by it (the R package airt patches EstCRM's Shojima routine the same way), because its
+closed-form M-step takes the Heywood bound on |alpha| exactly, and because with SQUAREM it is faster than
+``FactorAnalysis`` on large matrices (``benchmarks/airt_crm.py``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,20 +30,8 @@ CONSTANT_SPAN = 1e-12
 
 
 def logit(x: np.ndarray, *, epsilon: float = 0.01) -> np.ndarray:
-    """Guarded logit ``z = ln(x / (1 - x))`` of performances in [0, 1] (Kandanaarachchi & Smith-Miles 2023 eq. 2 with k = 1).
-
-    Parameters
-    ----------
-    x : array_like
-        Performances in [0, 1].
-    epsilon : float
-        Values are clipped to ``[epsilon, 1 - epsilon]`` first so that 0 and 1 stay finite.
-
-    Returns
-    -------
-    np.ndarray
-        Same shape as ``x``.
-    """
+    """Guarded logit ``z = ln(x / (1 - x))`` of performances ``x`` in [0, 1] (Kandanaarachchi & Smith-Miles 2023 eq. 2
+    with k = 1), same shape; values are clipped to ``[epsilon, 1 - epsilon]`` first so that 0 and 1 stay finite."""
     x = np.clip(np.asarray(x, dtype=float), epsilon, 1.0 - epsilon)
     return np.log(x) - np.log1p(-x)
 
@@ -61,38 +47,31 @@ class ContinuousFit:
 
     Attributes
     ----------
-    discrimination : np.ndarray, shape (n,)
-        alpha_j; negative for anomalous items, 0 for constant (uninformative) columns.
-    difficulty : np.ndarray, shape (n,)
-        beta_j. For a constant column: the smallest theta when its logit is >= 0 (every respondent is
-        above its limit), the largest otherwise.
-    scale : np.ndarray, shape (n,)
-        gamma_j, same sign as alpha_j; 0 for constant columns.
+    discrimination, difficulty, scale : np.ndarray, shape (n,)
+        alpha_j (negative for anomalous items), beta_j and gamma_j (same sign as alpha_j). A constant (uninformative)
+        column has alpha = gamma = 0 and beta the smallest theta when its logit is >= 0, the largest otherwise.
     informative : np.ndarray of bool, shape (n,)
-        False for constant columns, which are left out of the EM (they carry no information on theta).
+        False for constant columns, which are left out of the EM.
     column_mean : np.ndarray, shape (n,)
         Mean logit of every column (the prediction for constant columns).
     theta : np.ndarray, shape (N,)
-        Latent trait of every respondent by Kandanaarachchi & Smith-Miles 2023 eq. 10 (the maximum-likelihood theta given the items).
-    posterior_mean : np.ndarray, shape (N,)
-        mu_i of the last E-step (the normal-prior posterior mean of theta).
-    posterior_var : float or np.ndarray of shape (N,)
-        sigma^(t)2 of the last E-step: one value shared by all respondents on a complete matrix, one per
-        respondent when cells are missing (each has its own observed items).
+        Latent trait of every respondent by Kandanaarachchi & Smith-Miles 2023 eq. 10 (the maximum-likelihood theta
+        given the items).
+    posterior_mean, posterior_var : np.ndarray (N,); float or np.ndarray (N,)
+        mu_i and sigma^(t)2 of the last E-step (normal prior); the variance is one value on a complete matrix, one per
+        respondent when cells are missing.
     log_likelihood : float
         Marginal log-likelihood of the informative columns (their observed cells) at the returned parameters.
-    n_iter : int
-        Number of accelerated iterations run (three EM cycles each).
-    converged : bool
-        Whether the log-likelihood change fell below the tolerance before ``max_iter``.
+    n_iter, converged : int, bool
+        Accelerated iterations run (three EM cycles each); whether the log-likelihood change fell below the tolerance
+        before ``max_iter``.
     prior_mean, prior_sd : float
         The normal prior of theta used.
     max_discrimination : float or None
-        The bound on |alpha| used; items at it are Heywood cases (nearly determined by theta). None: no
-        bound (the R package airt's estimator, :mod:`benchirt.airt.compat`).
+        The bound on |alpha|; items at it are Heywood cases (nearly determined by theta). None: no bound (the R package
+        airt's estimator, :mod:`benchirt.airt.compat`).
     observed : np.ndarray of bool, shape (N, n), or None
-        Which cells the model was fitted to (:mod:`benchirt.airt.observed`); None when every cell was.
-    """
+        Which cells the model was fitted to (:mod:`benchirt.airt.observed`); None when every cell was."""
 
     discrimination: np.ndarray
     difficulty: np.ndarray
@@ -118,18 +97,8 @@ class ContinuousFit:
         return np.abs(self.discrimination) >= self.max_discrimination * (1 - 1e-9)
 
     def predicted_logit(self, theta: np.ndarray | None = None) -> np.ndarray:
-        """Most likely logit of every (respondent, item): the mode ``(theta - beta) / gamma`` of f(z | theta).
-
-        Parameters
-        ----------
-        theta : array_like, shape (N,), optional
-            Latent traits; default :attr:`theta`.
-
-        Returns
-        -------
-        np.ndarray, shape (N, n)
-            Constant columns get their constant logit.
-        """
+        """Most likely logit of every (respondent, item), shape (N, n): the mode ``(theta - beta) / gamma`` of f(z |
+        theta) at ``theta`` (default :attr:`theta`); constant columns get their constant logit."""
         theta = self.theta if theta is None else np.asarray(theta, dtype=float)
         out = np.broadcast_to(self.column_mean, (theta.size, self.column_mean.size)).copy()
         j = self.informative
@@ -137,20 +106,8 @@ class ContinuousFit:
         return out
 
     def density(self, z: np.ndarray, theta: np.ndarray, item: int) -> np.ndarray:
-        """f(z | theta) of Kandanaarachchi & Smith-Miles 2023 eq. 3 for one item, broadcast over ``z`` and ``theta``.
-
-        Parameters
-        ----------
-        z, theta : array_like
-            Broadcastable arrays (e.g. a column of z values against a row of theta values).
-        item : int
-            Column position of the item.
-
-        Returns
-        -------
-        np.ndarray
-            The density; all zeros for a constant (uninformative) item.
-        """
+        """f(z | theta) of Kandanaarachchi & Smith-Miles 2023 eq. 3 for the item at column ``item``, broadcast over
+        ``z`` and ``theta``; all zeros for a constant item."""
         a, b, g = self.discrimination[item], self.difficulty[item], self.scale[item]
         z, theta = np.asarray(z, dtype=float), np.asarray(theta, dtype=float)
         if not self.informative[item]:
@@ -175,17 +132,16 @@ def _e_step(z: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray, setup: _
 
 
 def _m_step(z: np.ndarray, mu: np.ndarray, var: float, max_alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Closed-form item parameters of Kandanaarachchi & Smith-Miles 2023 eqs. 5-8 with the sign-relaxed alpha update of §2.2.
+    """Closed-form item parameters of Kandanaarachchi & Smith-Miles 2023 eqs. 5-8 with the sign-relaxed alpha update of
+    §2.2.
 
     gamma_j = (V(mu) + sigma^2) / C_j(z, mu);  beta_j = M(mu) - gamma_j M_j(z);
     alpha_j = sign(gamma_j) (gamma_j^2 V_j(z) - V(mu) - sigma^2)^(-1/2).
     Moments are population moments (divided by N) as in eq. 8.
 
-    Heywood case: when an item is (nearly) a linear function of theta the likelihood keeps growing as
-    |alpha_j| -> infinity. Where the update would exceed ``max_alpha``, alpha_j is held at the bound and
-    gamma_j maximises eq. 9 given it: the stationarity condition 1 / alpha^2 = gamma (gamma V_j(z) - C_j)
-    gives alpha^2 V_j(z) gamma^2 - alpha^2 C_j gamma - 1 = 0, whose root with the sign of C_j is taken.
-    """
+    Heywood case: when an item is (nearly) a linear function of theta the likelihood grows as |alpha_j| -> infinity.
+    Where the update would exceed ``max_alpha``, alpha_j is held at the bound and gamma_j maximises eq. 9 given it: the
+    root with the sign of C_j of alpha^2 V_j(z) gamma^2 - alpha^2 C_j gamma - 1 = 0."""
     m_mu = mu.mean()
     v_mu = mu.var()
     m_z = z.mean(axis=0)
@@ -196,11 +152,8 @@ def _m_step(z: np.ndarray, mu: np.ndarray, var: float, max_alpha: float) -> tupl
 
 def _marginal_loglik(z: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray, mu: np.ndarray, var: float,
                      setup: _Setup) -> float:
-    """Exact marginal log-likelihood sum_i ln p(z_i) of the Gaussian model.
-
-    Uses ln p(z) = ln f(z | theta) + ln p(theta) - ln p(theta | z) at theta = mu_i (valid for any theta),
-    with (mu_i, sigma^2) the posterior under the same parameters.
-    """
+    """Exact marginal log-likelihood sum_i ln p(z_i) of the Gaussian model, by ln p(z) = ln f(z | theta) + ln p(theta) -
+    ln p(theta | z) at theta = mu_i, with (mu_i, sigma^2) the posterior under the same parameters."""
     n_items = z.shape[1]
     resid = mu[:, None] - b - g * z
     log_f = n_items * (-0.5 * _LOG_2PI) + np.log(np.abs(a * g)).sum() - 0.5 * (resid**2 @ a**2)
@@ -212,22 +165,9 @@ def _marginal_loglik(z: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray,
 
 def marginal_log_likelihood(z: np.ndarray, discrimination: np.ndarray, difficulty: np.ndarray, scale: np.ndarray,
                             *, prior_mean: float = 0.0, prior_sd: float = 1.0) -> tuple[float, np.ndarray, float]:
-    """Exact marginal log-likelihood of item parameters, with the posterior of theta they imply.
-
-    Parameters
-    ----------
-    z : np.ndarray, shape (N, n)
-        Logits of informative items.
-    discrimination, difficulty, scale : np.ndarray, shape (n,)
-    prior_mean, prior_sd : float
-        Normal prior of theta.
-
-    Returns
-    -------
-    log_likelihood : float
-    posterior_mean : np.ndarray, shape (N,)
-    posterior_var : float
-    """
+    """Exact marginal log-likelihood of item parameters, with the posterior of theta they imply:
+    ``(log_likelihood, posterior_mean (N,), posterior_var)``. ``z`` (N, n): logits of informative items;
+    ``discrimination, difficulty, scale`` (n,); ``prior_mean, prior_sd``: the normal prior of theta."""
     setup = _Setup(prior_mean, prior_sd**2, np.inf)
     mu, var = _e_step(z, discrimination, difficulty, scale, setup)
     return _marginal_loglik(z, discrimination, difficulty, scale, mu, var, setup), mu, var
@@ -277,11 +217,9 @@ def _loglik(cells: _Cells, params: np.ndarray, setup: _Setup) -> float:
 def _squarem_step(cells: _Cells, params: np.ndarray, setup: _Setup) -> tuple[np.ndarray, float]:
     """Two EM cycles extrapolated by SQUAREM (Varadhan & Roland 2008, scheme S3), never worse than plain EM.
 
-    EM for this one-factor model converges linearly and slowly when an item is nearly deterministic
-    (large |alpha|); the squared extrapolation p - 2 s r + s^2 v (r = F(p) - p, v = F(F(p)) - 2F(p) + p,
-    s = -|r| / |v| <= -1) followed by one stabilising EM cycle cuts the number of cycles by an order of
-    magnitude. When the extrapolated point has a lower (or undefined) likelihood, the plain EM point F(F(p))
-    is kept, so the marginal likelihood never decreases.
+    EM for this model converges slowly when an item is nearly deterministic (large |alpha|); the squared extrapolation p
+    - 2 s r + s^2 v (r = F(p) - p, v = F(F(p)) - 2F(p) + p, s = -|r| / |v| <= -1) followed by one stabilising EM cycle
+    fixes that. When the extrapolated point has a lower (or undefined) likelihood, the plain EM point F(F(p)) is kept.
     """
     p1 = _em_map(cells, params, setup)
     p2 = _em_map(cells, p1, setup)
@@ -301,19 +239,9 @@ def _squarem_step(cells: _Cells, params: np.ndarray, setup: _Setup) -> tuple[np.
 
 
 def easiness(z: np.ndarray, discrimination: np.ndarray, difficulty: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """Latent trait theta_i = sum_j a_j^2 (b_j + g_j z_ij) / sum_j a_j^2 (Kandanaarachchi & Smith-Miles 2023 eq. 10).
-
-    Parameters
-    ----------
-    z : np.ndarray, shape (N, n)
-        Logits of the informative items.
-    discrimination, difficulty, scale : np.ndarray, shape (n,)
-
-    Returns
-    -------
-    np.ndarray, shape (N,)
-        Dataset easiness; the dataset difficulty is its negative (eq. 11).
-    """
+    """Latent trait theta_i = sum_j a_j^2 (b_j + g_j z_ij) / sum_j a_j^2 (Kandanaarachchi & Smith-Miles 2023 eq. 10)
+    from the logits ``z`` (N, n) of the informative items: dataset easiness (N,), whose negative is the dataset
+    difficulty (eq. 11)."""
     a2 = discrimination**2
     return ((difficulty + scale * z) @ a2) / a2.sum()
 
@@ -322,40 +250,33 @@ def fit_continuous(z: np.ndarray, *, max_iter: int = 1000, tol: float = 1e-9, pr
                    prior_sd: float = 1.0, max_discrimination: float = 10.0) -> ContinuousFit:
     """Fit Samejima's CRM to a logit matrix by Shojima's non-iterative EM allowing negative discrimination.
 
-    Seed 000 §2.2 and Algorithm 1 (steps 3-5): start from alpha = gamma = 1, beta_j = -mean(z_j) (as
-    EstCRM does); each EM cycle computes the normal posterior of theta_i (E-step), then the closed-form
-    item parameters (eqs. 5-7 with alpha_j = sign(gamma_j)(...)^(-1/2)). Cycles are taken in pairs and
-    extrapolated by SQUAREM (:func:`_squarem_step`); iterations stop when the exact marginal
-    log-likelihood (which never decreases) changes by less than ``tol * (1 + |loglik|)``. Finally theta is
-    computed by eq. 10. The likelihood does not identify the direction of the latent scale (flipping theta
-    and the signs of alpha and gamma leaves it unchanged); it is oriented so that theta grows with the
-    dataset's mean logit, which makes alpha < 0 mean "better on the datasets that are hard for the rest".
+    Seed 000 §2.2 and Algorithm 1 (steps 3-5): start from alpha = gamma = 1, beta_j = -mean(z_j) (as EstCRM does); each
+    EM cycle computes the normal posterior of theta_i, then the closed-form item parameters (:func:`_m_step`). Cycles
+    are taken in pairs and extrapolated by SQUAREM (:func:`_squarem_step`) until the marginal log-likelihood changes by
+    less than ``tol * (1 + |loglik|)``; then theta by eq. 10. The scale's direction is not identified; it is oriented so
+    that theta grows with the dataset's mean logit, so alpha < 0 means "better on the datasets that are hard for the
+    rest".
 
     Parameters
     ----------
     z : array_like, shape (N, n)
-        Logit-transformed responses, rows respondents (datasets), columns items (algorithms); finite, or NaN
-        for a missing cell: the likelihood is then that of the observed cells (:mod:`benchirt.airt.observed`,
-        Mislevy & Wu 1996), and a matrix without NaN is fitted exactly as before.
+        Logit-transformed responses, rows respondents (datasets), columns items (algorithms); finite, or NaN for a
+        missing cell: the likelihood is then that of the observed cells (:mod:`benchirt.airt.observed`, Mislevy & Wu
+        1996).
     max_iter : int
-        Maximum number of accelerated iterations (each runs three EM cycles).
+        Maximum accelerated iterations (each runs three EM cycles).
     tol : float
         Relative convergence tolerance on the marginal log-likelihood.
     prior_mean, prior_sd : float
         Normal prior of theta.
     max_discrimination : float
-        Bound on |alpha| that stops Heywood cases (see :func:`_m_step`).
-
-    Returns
-    -------
-    ContinuousFit
+        Bound on |alpha| that stops Heywood cases (:func:`_m_step`).
 
     Raises
     ------
     DataError
-        For infinite entries, fewer than 2 respondents, when every column is constant, when an item has no
-        observed cell, or when a respondent has none on a non-constant column.
-    """
+        For infinite entries, fewer than 2 respondents, when every column is constant, when an item has no observed
+        cell, or when a respondent has none on a non-constant column."""
     z = np.asarray(z, dtype=float)
     if z.ndim != 2:
         raise DataError(f"the continuous response model needs a 2-D matrix, got shape {z.shape}")
@@ -410,8 +331,8 @@ def _observed_cells(z: np.ndarray) -> ObservedCells:
 
 
 def _climb(cells: _Cells, setup: _Setup, *, max_iter: int, tol: float) -> tuple[np.ndarray, float, int, bool]:
-    """SQUAREM-accelerated EM from alpha = gamma = 1, beta_j = -mean(z_j), until the marginal log-likelihood
-    changes by less than ``tol * (1 + |loglik|)``; returns the parameters, log-likelihood, iterations, converged."""
+    """SQUAREM-accelerated EM from alpha = gamma = 1, beta_j = -mean(z_j), until the marginal log-likelihood changes by
+    less than ``tol * (1 + |loglik|)``; returns the parameters, log-likelihood, iterations, converged."""
     n = cells.z.shape[1]
     params = np.concatenate([np.ones(n), -cells.column_mean(), np.ones(n)])
     loglik = _loglik(cells, params, setup)

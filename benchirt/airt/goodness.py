@@ -1,29 +1,26 @@
-"""AIRT model goodness: residual CDFs, MSE, AUCDF, effectiveness curves, AUAEC, AUPEC (Kandanaarachchi & Smith-Miles 2023 §4.4-4.5).
+"""AIRT model goodness: residual CDFs, MSE, AUCDF, effectiveness curves, AUAEC, AUPEC (Kandanaarachchi & Smith-Miles
+2023 §4.4-4.5).
 
-Both the continuous model (performances on [0, 1]) and the polytomous one (categories 0..C-1, Kandanaarachchi & Smith-Miles 2023, appendix A
-Appendix A, the airt vignette (Kandanaarachchi 2023)) are covered; the model only provides the predicted response x_hat_ij, the most likely
-result for the fitted dataset trait theta_i.
+Both the continuous model (performances on [0, 1]) and the polytomous one (categories 0..C-1, appendix A; the airt
+vignette, Kandanaarachchi 2023) are covered; the model only provides the predicted response x_hat_ij, the most likely
+result at the fitted dataset trait theta_i.
 
-Continuous (``levels=None``), with e_ij = x_ij - x_hat_ij on the [0, 1] performance scale:
+Continuous (``levels=None``), with e_ij = x_ij - x_hat_ij on the [0, 1] scale:
 
-* scaled absolute residual rho_ij = |e_ij| (c = 1: the scale already has unit range, so rho lies in [0, 1]);
-* MSE_j = mean_i e_ij^2;
-* residual CDF F_j(rho) = P(rho_j <= rho) (eq. 12) and AUCDF_j = integral_0^1 F_j = 1 - mean_i rho_ij
-  (the exact area of the empirical step CDF; airt's trapezoid on 100 points approximates it);
-* actual effectiveness curve Fbar_j(l) = P(t_j <= l) with t_ij = 1 - x_ij, the distance to the top of the
-  scale (§4.5), and AUAEC_j = integral_0^1 Fbar_j = mean_i x_ij; predicted effectiveness uses x_hat and gives
-  AUPEC_j = mean_i x_hat_ij. The top of the scale (1) is used rather than the per-algorithm maximum:
-  Kandanaarachchi & Smith-Miles 2023 Table 3 (AUAEC 0.002 for algorithms that almost never solve an instance) and airt's
-  ``algo_effectiveness_crm`` (thresholds i/100) both measure from the top of the scale.
+* scaled absolute residual rho_ij = |e_ij| (c = 1: the scale has unit range); MSE_j = mean_i e_ij^2;
+* residual CDF F_j(rho) = P(rho_j <= rho) (eq. 12) and AUCDF_j = integral_0^1 F_j = 1 - mean_i rho_ij (the exact area of
+  the step CDF; airt's trapezoid on 100 points approximates it);
+* actual effectiveness curve Fbar_j(l) = P(t_j <= l) with t_ij = 1 - x_ij, the distance to the top of the scale (§4.5),
+  AUAEC_j = mean_i x_ij; predicted effectiveness uses x_hat, AUPEC_j = mean_i x_hat_ij. The top of the scale (1) is used
+  rather than the per-algorithm maximum, as in Table 3 and airt's ``algo_effectiveness_crm``.
 
 Polytomous (``levels=C``), categories coded 0..C-1, step Delta = 1/(C-1):
 
-* e_ij in category steps, MSE_j = mean e_ij^2 (Kandanaarachchi & Smith-Miles 2023, appendix A: one level apart counts 1);
-* rho_ij = |e_ij| / (C-1); the residual CDF at rho = k Delta, k = 0..C-1, and AUCDF by the trapezoid rule
-  over those C points (as the airt vignette, the airt vignette (Kandanaarachchi 2023), computes it);
-* effectiveness curve through the points (k Delta, P(x_ij >= C-1-k)), k = 0..C-1 (§4.5), AUAEC and AUPEC
-  by the trapezoid rule.
-"""
+* e_ij in category steps, MSE_j = mean e_ij^2 (appendix A: one level apart counts 1);
+* rho_ij = |e_ij| / (C-1); the residual CDF at rho = k Delta, k = 0..C-1, and AUCDF by the trapezoid rule over those C
+  points (as the airt vignette computes it);
+* effectiveness curve through the points (k Delta, P(x_ij >= C-1-k)), k = 0..C-1 (§4.5), AUAEC and AUPEC by the
+  trapezoid rule."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -118,23 +115,23 @@ def _polytomous_curves(x: np.ndarray, x_hat: np.ndarray, levels: int) -> _Curves
 
 def model_goodness(actual: pd.DataFrame, predicted: pd.DataFrame, *, levels: int | None = None,
                    grid_size: int = 101) -> ModelGoodness:
-    """MSE, AUCDF, AUAEC and AUPEC of every algorithm, with the curves behind them (Kandanaarachchi & Smith-Miles 2023 §4.4-4.5).
+    """MSE, AUCDF, AUAEC and AUPEC of every algorithm, with the curves behind them (Kandanaarachchi & Smith-Miles 2023
+    §4.4-4.5).
 
     Parameters
     ----------
     actual, predicted : pd.DataFrame, shape (N, n)
-        x_ij and x_hat_ij; same index and columns. Continuous: values in [0, 1]. Polytomous: integer
-        category codes 0..levels-1. An actual value may be missing (NaN, a cell AIRT did not observe): every
-        measure of an algorithm is then taken over its observed cells, the predictions there included.
+        x_ij and x_hat_ij; same index and columns. Continuous: values in [0, 1]. Polytomous: integer category codes
+        0..levels-1. A missing actual value (NaN, a cell AIRT did not observe) leaves that cell out of every measure of
+        the algorithm, its prediction included.
     levels : int, optional
         Number of categories C >= 2 of a polytomous model; ``None`` for the continuous model.
     grid_size : int
-        Number of points of the continuous curves on [0, 1] (the areas are exact and do not depend on it).
+        Points of the continuous curves on [0, 1] (the areas are exact and do not depend on it).
 
     Returns
     -------
-    ModelGoodness
-    """
+    ModelGoodness"""
     if actual.shape != predicted.shape or not (actual.columns.equals(predicted.columns)
                                                and actual.index.equals(predicted.index)):
         raise DataError("model goodness: actual and predicted responses must have the same datasets and algorithms")

@@ -1,23 +1,21 @@
-"""Latent trait analysis: performance against dataset difficulty (Kandanaarachchi & Smith-Miles 2023 §4.1-4.3, Algorithm 1 stage 3).
+"""Latent trait analysis: performance against dataset difficulty (Kandanaarachchi & Smith-Miles 2023 §4.1-4.3, Algorithm
+1 stage 3).
 
 For every algorithm j a cubic smoothing spline h_j(delta) is fitted to the points (delta_i, y_ij), minimising
-``sum_i (y_ij - h_j(delta_i))^2 + lambda * integral h_j''(t)^2 dt`` (§4.1); ``scipy.interpolate.
-make_smoothing_spline`` fits them. The paper picks lambda by a closed-form leave-one-out criterion; here it
-is picked per algorithm by generalised cross-validation (GCV: the rotation-invariant form of that criterion
-and R's ``smooth.spline`` default) among curves of at most 10 effective degrees of freedom, the flexibility
-of the curves the R package airt draws (:func:`_gcv_lam`), unless a fixed lambda is given. Beyond 100
-distinct difficulties the splines are fitted to 100 bins (:func:`_spline_points`). Curves are clipped to the
-range of the observed performances, since a spline can overshoot a bounded scale.
+``sum_i (y_ij - h_j(delta_i))^2 + lambda * integral h_j''(t)^2 dt`` (§4.1), by
+``scipy.interpolate.make_smoothing_spline``. Where the paper picks lambda by a closed-form leave-one-out criterion,
+lambda is picked here per algorithm by generalised cross-validation (its rotation-invariant form, R's ``smooth.spline``
+default) among curves of at most 10 effective degrees of freedom, as flexible as the curves of the R package airt
+(:func:`_gcv_lam`), unless fixed. Many distinct difficulties are binned (:func:`_spline_points`). Curves are clipped to
+the range of the observed performances (a spline can overshoot a bounded scale).
 
 Strengths and weaknesses (§4.2), with h_*(delta) = max_j h_j(delta) and h_#(delta) = min_j h_j(delta):
 
     strengths(j, eps)  = {delta : |h_j(delta) - h_*(delta)| <= eps}
     weaknesses(j, eps) = {delta : |h_j(delta) - h_#(delta)| <= eps}
 
-Latent trait occupancy LTO(j, eps) = |{i : delta_i in strengths(j, eps)}| / N: the share of datasets lying in
-the strengths of j (§4.2); the weakness occupancy is its counterpart for the weaknesses. The airt portfolio
-A(eps) = {j : strengths(j, eps) != empty} (§4.3).
-"""
+Latent trait occupancy LTO(j, eps) = |{i : delta_i in strengths(j, eps)}| / N (§4.2); the weakness occupancy is its
+counterpart. The airt portfolio A(eps) = {j : strengths(j, eps) != empty} (§4.3)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -37,23 +35,11 @@ TIE_TOLERANCE = 1e-9
 
 @dataclass(frozen=True)
 class LatentTraitAnalysis:
-    """Latent trait curves of a portfolio and what follows from them.
-
-    Attributes
-    ----------
-    performance : pd.DataFrame, shape (N, n)
-        y_ij, higher is better, on [0, 1]; index datasets, columns algorithms.
-    difficulty : pd.Series, shape (N,)
-        delta_i, same index as ``performance``.
-    grid : np.ndarray, shape (M,)
-        Increasing difficulties from the easiest to the hardest dataset (an even grid plus every delta_i).
-    curves : pd.DataFrame, shape (M, n)
-        h_j on ``grid`` (index ``grid``, name ``difficulty``).
-    fitted : pd.DataFrame, shape (N, n)
-        h_j(delta_i), same index as ``performance``.
-    lam : pd.Series, shape (n,)
-        The smoothing parameter of every algorithm (chosen by GCV unless fixed; NaN for a constant one).
-    """
+    """Latent trait curves of a portfolio and what follows from them: ``performance`` (N, n), y_ij on [0, 1], higher is
+    better, index datasets, columns algorithms; ``difficulty`` (N,), delta_i on the same index; ``grid`` (M,),
+    increasing difficulties from the easiest to the hardest dataset (an even grid plus every delta_i); ``curves`` (M,
+    n), h_j on ``grid`` (index named ``difficulty``); ``fitted`` (N, n), h_j(delta_i); ``lam`` (n,), every
+    algorithm's smoothing parameter (GCV unless fixed; NaN for a constant one)."""
 
     performance: pd.DataFrame
     difficulty: pd.Series
@@ -79,14 +65,9 @@ class LatentTraitAnalysis:
         return pd.DataFrame(mask, index=self.curves.index, columns=self.curves.columns)
 
     def occupancy(self, epsilon: float = 0.0) -> pd.DataFrame:
-        """Latent trait occupancy LTO(j, epsilon) and its weakness counterpart, evaluated at the datasets.
-
-        Returns
-        -------
-        pd.DataFrame, n rows
-            Columns ``algorithm, lto_strength, lto_weakness``; each in [0, 1]. With epsilon = 0 and no
-            exactly tied curves the strength column sums to 1; with epsilon > 0 it may exceed 1.
-        """
+        """Latent trait occupancy LTO(j, epsilon) and its weakness counterpart at the datasets: columns
+        ``algorithm, lto_strength, lto_weakness``, each in [0, 1]. With epsilon = 0 and no exactly tied curves the
+        strength column sums to 1; with epsilon > 0 it may exceed 1."""
         values = self.fitted.to_numpy()
         strong = values >= values.max(axis=1, keepdims=True) - epsilon - TIE_TOLERANCE
         weak = values <= values.min(axis=1, keepdims=True) + epsilon + TIE_TOLERANCE
@@ -94,14 +75,9 @@ class LatentTraitAnalysis:
                              "lto_strength": strong.mean(axis=0), "lto_weakness": weak.mean(axis=0)})
 
     def intervals(self, epsilon: float = 0.0) -> pd.DataFrame:
-        """Contiguous difficulty ranges of every strength and weakness on the grid.
-
-        Returns
-        -------
-        pd.DataFrame
-            Columns ``epsilon, kind`` ("strength" | "weakness"), ``algorithm, start, end`` (difficulties of
-            the first and last grid points of the run); by kind, then algorithm (column order), then start.
-        """
+        """Contiguous difficulty ranges of every strength and weakness on the grid: columns ``epsilon, kind``
+        ("strength" | "weakness"), ``algorithm, start, end`` (first and last grid point of the run); by kind, then
+        algorithm (column order), then start."""
         rows = []
         for kind, mask in (("strength", self.strengths(epsilon)), ("weakness", self.weaknesses(epsilon))):
             for algorithm in mask.columns:
@@ -112,14 +88,9 @@ class LatentTraitAnalysis:
         return pd.DataFrame(rows, columns=["epsilon", "kind", "algorithm", "start", "end"])
 
     def portfolio(self, epsilon: float = 0.0) -> list[str]:
-        """The airt portfolio A(epsilon) = {j : strengths(j, epsilon) non-empty} (Kandanaarachchi & Smith-Miles 2023 §4.3).
-
-        Returns
-        -------
-        list of str
-            Its algorithms ordered by decreasing LTO(j, epsilon), then by the share of the grid they are
-            strong on, then by name; the first n form the airt portfolio of size n.
-        """
+        """The airt portfolio A(epsilon) = {j : strengths(j, epsilon) non-empty} (Kandanaarachchi & Smith-Miles 2023
+        §4.3): its algorithms by decreasing LTO(j, epsilon), then by the share of the grid they are strong on, then
+        by name; the first n form the airt portfolio of size n."""
         strong = self.strengths(epsilon)
         members = strong.columns[strong.any(axis=0).to_numpy()]
         lto = self.occupancy(epsilon).set_index("algorithm")["lto_strength"]
@@ -143,21 +114,13 @@ class LatentTraitAnalysis:
 
 
 def _spline_points(delta: np.ndarray, y: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The points a spline is fitted to: distinct difficulties, or ``max_points`` equal-width bins beyond that.
+    """The points a spline is fitted to, ``(x (K,) strictly increasing, means (K, n), weights (K,))``: distinct
+    difficulties, or ``max_points`` equal-width bins beyond that.
 
-    Datasets with equal difficulty (e.g. identical rows), or in one bin, become one point at their mean
-    difficulty with their mean performance and a weight equal to their number: the weighted residual sum of
-    squares then differs from the one over the datasets only by the within-group sum of squares. Binning
-    follows the practice the paper cites (§4.6: statistical packages fit smoothing splines on far fewer points
-    than N when N is large) and bounds the size of the hat matrix :func:`_gcv_lam` builds.
-
-    Returns
-    -------
-    x : np.ndarray, shape (K,)
-        Strictly increasing difficulties.
-    means : np.ndarray, shape (K, n)
-    weights : np.ndarray, shape (K,)
-    """
+    Datasets with equal difficulty, or in one bin, become one point at their mean difficulty and mean performance,
+    weighted by their number: the weighted residual sum of squares then differs from the one over the datasets only by
+    the within-group sum of squares. Binning follows the practice the paper cites (§4.6) and bounds the hat matrix
+    :func:`_gcv_lam` builds."""
     keys = np.round(delta, 10)
     if np.unique(keys).size > max_points:
         width = np.ptp(delta) / max_points
@@ -172,26 +135,18 @@ def _spline_points(delta: np.ndarray, y: np.ndarray, max_points: int) -> tuple[n
 def _gcv_lam(x: np.ndarray, means: np.ndarray, weights: np.ndarray, max_df: float) -> np.ndarray:
     """Per-column smoothing parameter minimising the generalised cross-validation score over a log grid.
 
-    The criterion of R's ``smooth.spline`` on its (distinct) points: with K points, weights w normalised to
-    mean 1 and H(lambda) the hat matrix of the weighted fit,
+    The criterion of R's ``smooth.spline`` on its K distinct points, weights w normalised to mean 1 and H(lambda) the
+    hat matrix of the weighted fit:
 
         GCV(lambda) = (sum_k w_k (y_k - h(x_k))^2 / K) / (1 - tr H(lambda) / K)^2        (Wahba 1990).
 
-    Only lambdas whose fit has at most ``max_df`` effective degrees of freedom (tr H) are candidates: the R
-    package airt draws its curves with mgcv's penalised regression spline of 10 basis functions (at most
-    10 degrees of freedom), and without such a limit GCV chases the 0/1 pattern of timeouts in runtime
-    scenarios with curves that wiggle at every few datasets. Lambdas whose computed tr H falls below 2 (the
-    straight line every cubic smoothing spline keeps) are numerically broken and skipped.
-
-    Counting the K distinct points, not the N datasets, matters: datasets with identical results (e.g. every
-    algorithm solving an instance instantly) would otherwise look like perfectly agreeing replicates and drive
-    GCV to interpolation. H does not depend on y, so its trace is computed once per lambda by smoothing the
-    identity matrix; scipy fits all columns in one banded solve. (scipy's own GCV search loops over the points
-    in Python, taking seconds per algorithm for a thousand datasets.) The grid spans
-    ``K * range(x)^3 * 10^[-10, 2]`` in steps of 10^0.25, the scale on which the penalty balances the residual
-    sum of squares.
-    Without any lambda within ``max_df`` on the grid, the smoothest well-posed one is returned.
-    """
+    Candidates have at most ``max_df`` effective degrees of freedom (tr H), as the R package airt draws its curves with
+    mgcv's spline of 10 basis functions; without that limit GCV chases the 0/1 pattern of timeouts. Lambdas whose
+    computed tr H falls below 2 are numerically broken and skipped. Counting distinct points, not datasets, keeps
+    identical results from looking like agreeing replicates that drive GCV to interpolation. H does not depend on y, so
+    its trace is computed once per lambda by smoothing the identity; all columns are fitted in one banded solve (scipy's
+    own GCV search is far slower). The grid spans ``K * range(x)^3 * 10^[-10, 2]`` in steps of 10^0.25; without any
+    lambda within ``max_df`` the smoothest well-posed one is returned."""
     k = x.size
     w = weights * k / weights.sum()
     identity = np.eye(k)
@@ -220,21 +175,8 @@ def _gcv_lam(x: np.ndarray, means: np.ndarray, weights: np.ndarray, max_df: floa
 
 def _group_curves(delta: np.ndarray, y: np.ndarray, names: pd.Index, *, lam: float | None, max_points: int,
                   max_df: float) -> list[tuple[Any, float]]:
-    """The curve and smoothing parameter of every algorithm of a group observed on the same datasets.
-
-    Parameters
-    ----------
-    delta : np.ndarray, shape (K,)
-        The difficulties of the group's datasets.
-    y : np.ndarray, shape (K, m)
-        The group's performances on them.
-    names : pd.Index, length m
-
-    Returns
-    -------
-    list of (curve, lambda)
-        A smoothing spline and its lambda, or for a constant algorithm its constant (a float) and NaN.
-    """
+    """The curve and smoothing parameter of every algorithm of a group observed on the same datasets (``delta`` (K,),
+    ``y`` (K, m)): a smoothing spline and its lambda, or for a constant algorithm its constant (a float) and NaN."""
     x, means, weights = _spline_points(delta, y, max_points)
     if x.size < MIN_DISTINCT_DIFFICULTIES:
         shown = ", ".join(map(str, names[:5])) + (" …" if len(names) > 5 else "")
@@ -257,43 +199,36 @@ def _group_curves(delta: np.ndarray, y: np.ndarray, names: pd.Index, *, lam: flo
 def latent_trait_analysis(performance: pd.DataFrame, difficulty: pd.Series | np.ndarray, *,
                           lam: float | None = None, grid_size: int = 500, max_points: int = 100,
                           max_df: float = 10.0) -> LatentTraitAnalysis:
-    """Fit the latent trait curves h_j(delta) of every algorithm (Kandanaarachchi & Smith-Miles 2023 §4.1, Algorithm 1 step 8).
-
-    Works for any AIRT model that yields a dataset difficulty (continuous or polytomous).
+    """Fit the latent trait curves h_j(delta) of every algorithm (Kandanaarachchi & Smith-Miles 2023 §4.1, Algorithm 1
+    step 8), for any AIRT model that yields a dataset difficulty.
 
     Parameters
     ----------
     performance : pd.DataFrame, shape (N, n)
-        y_ij on a common scale (higher is better); index datasets, columns algorithms. A missing cell (NaN:
-        the algorithm did not run on the dataset) is left out of that algorithm's curve, which is fitted to
-        the datasets it ran on and evaluated at every difficulty (extrapolated beyond their range).
+        y_ij on a common scale (higher is better); index datasets, columns algorithms. A missing cell (NaN) is left out
+        of that algorithm's curve, which is fitted to the datasets it ran on and evaluated at every difficulty
+        (extrapolated beyond their range).
     difficulty : pd.Series or array, shape (N,)
         delta_i in the row order of ``performance`` (a Series is aligned on the index).
     lam : float, optional
         Fixed smoothing parameter; ``None`` = chosen per algorithm by GCV (:func:`_gcv_lam`).
     grid_size : int
-        Number of evenly spaced difficulties between the easiest and the hardest dataset (every delta_i is
-        added to them).
+        Evenly spaced difficulties between the easiest and the hardest dataset (every delta_i is added).
     max_points : int
-        With more distinct difficulties than this, the splines are fitted to this many equal-width bins
-        of difficulty (see :func:`_spline_points`); they are still evaluated at every delta_i.
+        With more distinct difficulties, the splines are fitted to this many bins (:func:`_spline_points`); still
+        evaluated at every delta_i.
     max_df : float
-        Most effective degrees of freedom a GCV-chosen curve may use (see :func:`_gcv_lam`).
+        Most effective degrees of freedom a GCV-chosen curve may use.
 
     Notes
     -----
-    The curves are clipped to the range of the observed performances, as a spline can overshoot a bounded
-    scale (accuracy above 1 near the easy end); curves closer than :data:`TIE_TOLERANCE` count as tied.
-
-    Returns
-    -------
-    LatentTraitAnalysis
+    The curves are clipped to the range of the observed performances; curves closer than :data:`TIE_TOLERANCE` count as
+    tied.
 
     Raises
     ------
     DataError
-        When fewer than 5 distinct difficulties exist (a smoothing spline needs 5), or on a length mismatch.
-    """
+        When fewer than 5 distinct difficulties exist (a smoothing spline needs 5), or on a length mismatch."""
     if isinstance(difficulty, pd.Series):
         delta = difficulty.reindex(performance.index).to_numpy(dtype=float)
     else:

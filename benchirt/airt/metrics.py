@@ -19,36 +19,28 @@ ALGORITHM_COLUMNS = ("algorithm", "discrimination", "difficulty", "scale", "anom
 
 def algorithm_metrics(fit: ContinuousFit, algorithms: Sequence[str], z: np.ndarray, *,
                       sign_rule: bool = False) -> pd.DataFrame:
-    """Anomalous indicator, consistency and difficulty limit of every algorithm (Kandanaarachchi & Smith-Miles 2023 §3.3-3.5).
+    """Anomalous indicator, consistency and difficulty limit of every algorithm (Kandanaarachchi & Smith-Miles 2023
+    §3.3-3.5).
 
-    * ``anomalous``: better results on harder datasets than on easier ones (§3.3), called only when the
-      95 % interval of alpha_j (``discrimination_low``, ``discrimination_high``,
-      :func:`benchirt.airt.plausibility.discrimination_interval`) lies below 0; with ``sign_rule`` (the R
-      package airt's rule, ``--compat airt-r``) whenever alpha_j < 0;
+    * ``anomalous``: better results on harder datasets than on easier ones (§3.3), called only when the 95 % interval of
+      alpha_j (``discrimination_low``, ``discrimination_high``,
+      :func:`benchirt.airt.plausibility.discrimination_interval`) lies below 0; with ``sign_rule`` (the R package airt's
+      rule, ``--compat airt-r``) whenever alpha_j < 0;
     * ``consistency = 1 / |alpha_j|`` (§3.4), capped at :data:`MAX_CONSISTENCY`;
-    * ``difficulty_limit = -beta_j`` (§3.5): the dataset difficulty at which the most likely performance
-      of the algorithm crosses 0.5 (logit 0); higher = handles harder datasets.
+    * ``difficulty_limit = -beta_j`` (§3.5): the dataset difficulty at which the algorithm's most likely performance
+      crosses 0.5 (logit 0); higher = handles harder datasets.
 
-    Parameters
-    ----------
-    fit : ContinuousFit
-    algorithms : sequence of str, length n
-        Item names in the column order of the fitted matrix.
-    z : np.ndarray, shape (N, n)
-        The logits the model was fitted to (for the implausible-parameter flags).
-    sign_rule : bool
-        Call every negative discrimination anomalous, as the R package airt does.
+    ``algorithms`` names the items in the fitted matrix's column order; ``z`` (N, n) holds the logits fitted (for the
+    implausible-parameter flags).
 
     Returns
     -------
     pd.DataFrame, n rows
-        Columns :data:`ALGORITHM_COLUMNS`: ``discrimination`` alpha, ``difficulty`` beta, ``scale`` gamma, and
-        ``flag``: ``"ok"``, ``"constant"`` (same performance on every dataset: alpha = 0, gamma = 0, left out of
-        the model; difficulty limit = the hardest dataset if its performance is >= 0.5, else the easiest),
-        ``"discrimination at bound"`` (|alpha| held at the fit's ``max_discrimination``: a Heywood case),
-        ``"consistency capped"``, or the implausible-parameter flags of
-        :func:`benchirt.airt.plausibility.implausible_flags` joined by "; ".
-    """
+        Columns :data:`ALGORITHM_COLUMNS`: ``discrimination`` alpha, ``difficulty`` beta, ``scale`` gamma, and ``flag``:
+        ``"ok"``, ``"constant"`` (same performance on every dataset: alpha = gamma = 0, left out of the model;
+        difficulty limit = the hardest dataset if its performance is >= 0.5, else the easiest),
+        ``"discrimination at bound"`` (a Heywood case), ``"consistency capped"``, or the flags of
+        :func:`benchirt.airt.plausibility.implausible_flags` joined by "; "."""
     alpha = fit.discrimination
     with np.errstate(divide="ignore"):
         raw_consistency = np.where(alpha != 0, 1.0 / np.abs(alpha), np.inf)
@@ -73,11 +65,6 @@ def algorithm_metrics(fit: ContinuousFit, algorithms: Sequence[str], z: np.ndarr
 
 
 def dataset_metrics(fit: ContinuousFit, datasets: Sequence[str]) -> pd.DataFrame:
-    """Dataset easiness theta_i (Kandanaarachchi & Smith-Miles 2023 eq. 10) and difficulty delta_i = -theta_i (eq. 11).
-
-    Returns
-    -------
-    pd.DataFrame, N rows
-        Columns ``dataset, difficulty, easiness``.
-    """
+    """Dataset easiness theta_i (Kandanaarachchi & Smith-Miles 2023 eq. 10) and difficulty delta_i = -theta_i (eq. 11):
+    columns ``dataset, difficulty, easiness``, N rows."""
     return pd.DataFrame({"dataset": list(map(str, datasets)), "difficulty": -fit.theta, "easiness": fit.theta})

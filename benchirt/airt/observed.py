@@ -1,24 +1,21 @@
 """The continuous response model's EM on the observed cells of a sparse matrix (missing cells left out).
 
-A sparse field (stored OpenML runs: each flow on some of the tasks) has no algorithm on every dataset. The
-likelihood of the observed cells is the standard answer when a cell is missing at random given the latent
-trait (Mislevy & Wu 1996; what mirt and ltm fit): each respondent's (dataset's) marginal likelihood is taken
-over the items (algorithms) it has, so the closed forms of Kandanaarachchi & Smith-Miles 2023 eqs. 4-10 keep
-their shape with sums restricted to the observed cells (``w_ij = 1`` observed, 0 missing):
+A sparse field (stored OpenML runs: each flow on some tasks) has no algorithm on every dataset. The likelihood of the
+observed cells is the standard answer when a cell is missing at random given the latent trait (Mislevy & Wu 1996; what
+mirt and ltm fit): each dataset's marginal likelihood is over the algorithms it has, so the closed forms of
+Kandanaarachchi & Smith-Miles 2023 eqs. 4-10 keep their shape with sums restricted to the observed cells (``w_ij = 1``
+observed, 0 missing):
 
 * E-step (the two formulas before eq. 4), per dataset: ``sigma_i^2 = 1 / (sum_j w_ij alpha_j^2 + 1/s^2)``,
   ``mu_i = sigma_i^2 (sum_j w_ij alpha_j^2 (beta_j + gamma_j z_ij) + m / s^2)``;
-* M-step (eqs. 5-8), per item from the datasets that observed it: the moments ``M(mu)``, ``V(mu)``,
-  ``M_j(z)``, ``V_j(z)``, ``C_j(z, mu)`` and the mean posterior variance are means over ``{i : w_ij = 1}``;
-  the updates are then eqs. 5-7 as written (the expected complete-data log-likelihood of item j involves only
-  its observed cells);
-* the exact marginal log-likelihood sums ``ln p(z_i^obs)`` over datasets, and the easiness of eq. 10 sums over
-  a dataset's observed items.
+* M-step (eqs. 5-8), per item: the moments ``M(mu)``, ``V(mu)``, ``M_j(z)``, ``V_j(z)``, ``C_j(z, mu)`` and the mean
+  posterior variance are means over ``{i : w_ij = 1}``, then eqs. 5-7 as written;
+* the exact marginal log-likelihood sums ``ln p(z_i^obs)`` over datasets; eq. 10's easiness sums over a dataset's
+  observed items.
 
-With every cell observed each formula is the complete-matrix one; :func:`benchirt.airt.continuous.fit_continuous`
-keeps its complete-matrix arithmetic then (so a complete fit is unchanged bit for bit) and uses
-:class:`ObservedCells` only when a cell is missing.
-"""
+With every cell observed each formula is the complete-matrix one; :func:`benchirt.airt.continuous.fit_continuous` then
+keeps its complete-matrix arithmetic (a complete fit is unchanged bit for bit) and uses :class:`ObservedCells` only when
+a cell is missing."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,15 +27,9 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 
 @dataclass(frozen=True)
 class ObservedCells:
-    """Logits with their observation pattern, and the EM's pieces on the observed cells (module docstring).
-
-    Attributes
-    ----------
-    z : np.ndarray, shape (N, n)
-        Logits, 0 in the missing cells (so that ``w * z`` needs no NaN handling).
-    w : np.ndarray, shape (N, n)
-        1.0 where observed, 0.0 where missing; every row and column has an observed cell.
-    """
+    """Logits with their observation pattern, and the EM's pieces on the observed cells (module docstring): ``z`` (N, n)
+    the logits, 0 in the missing cells, and ``w`` (N, n) 1.0 where observed, 0.0 where missing (every row and column
+    has an observed cell)."""
 
     z: np.ndarray
     w: np.ndarray
@@ -58,9 +49,8 @@ class ObservedCells:
 
     def m_step(self, mu: np.ndarray, var: np.ndarray | float,
                max_alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Eqs. 5-8 per item over the datasets that observed it, with the Heywood bound of the complete M-step.
-
-        ``var``: the posterior variances sigma_i^2, shape (N,) (a float: the same for every dataset)."""
+        """Eqs. 5-8 per item over the datasets that observed it, with the Heywood bound of the complete M-step; ``var``:
+        the posterior variances sigma_i^2 (N,) (a float: the same for every dataset)."""
         w, z = self.w, self.z
         count = w.sum(axis=0)
         m_mu = mu @ w / count
@@ -99,9 +89,9 @@ class ObservedCells:
 
 def capped_slopes(*, m_z: np.ndarray, m_mu, v_z: np.ndarray, v_mu, cov: np.ndarray, spread,
                   max_alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Kandanaarachchi & Smith-Miles 2023 eqs. 5-8 from the moments: gamma_j = spread / C_j (spread = V(mu) +
-    sigma^2), beta_j = M(mu) - gamma_j M_j(z), alpha_j = sign(gamma_j) (gamma_j^2 V_j(z) - spread)^(-1/2), with
-    alpha held at ``max_alpha`` where it would exceed it (the Heywood bound of the complete M-step)."""
+    """Kandanaarachchi & Smith-Miles 2023 eqs. 5-8 from the moments: gamma_j = spread / C_j (spread = V(mu) + sigma^2),
+    beta_j = M(mu) - gamma_j M_j(z), alpha_j = sign(gamma_j) (gamma_j^2 V_j(z) - spread)^(-1/2), alpha held at
+    ``max_alpha`` where it would exceed it (the Heywood bound)."""
     # a covariance of exactly 0 would make gamma infinite: keep its sign, bound its size away from 0
     floor = 1e-12 * np.sqrt(v_z * np.maximum(v_mu, 1e-300))
     cov = np.where(cov >= 0, np.maximum(cov, floor), np.minimum(cov, -floor))

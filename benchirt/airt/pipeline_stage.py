@@ -23,14 +23,12 @@ def airt_from_accuracy(responses: Mapping[str, ResponseResult], config: AIRTConf
                        which: str = "test") -> AIRTResult:  # positional: the pipeline calls it with SuiteWork's args
     """AIRT (Kandanaarachchi & Smith-Miles 2023) on the datasets × real classifiers accuracy matrix of the run.
 
-    With responses imported from stored runs the algorithms are OpenML flows (a respondent per flow and
-    dataset): the result's notes say so. A classifier or flow absent from some datasets (a sparse field) is
-    fitted on its observed cells (:mod:`benchirt.airt.observed`; the notes say how many cells of how many, and
-    which datasets or flows have too few results to keep). The R package's estimator (``compat: airt-r``)
-    needs every algorithm on every dataset: there a classifier absent from some dataset is left out, and when
-    that would leave fewer than two the largest complete block of datasets × flows is kept instead
-    (:func:`benchirt.responses.complete_block.largest_complete_block`); the notes name what was left out.
-    """
+    With responses imported from stored runs the algorithms are OpenML flows (the notes say so). A classifier or flow
+    absent from some datasets is fitted on its observed cells (:mod:`benchirt.airt.observed`; the notes say how many
+    cells and which datasets or flows have too few results). The R package's estimator (``compat: airt-r``) needs a
+    complete matrix: a classifier absent from some dataset is left out, or, when that would leave fewer than two, the
+    largest complete block is kept (:func:`benchirt.responses.complete_block.largest_complete_block`); the notes name
+    what was left out."""
     import dataclasses
 
     from benchirt.airt import fit_airt
@@ -49,8 +47,8 @@ def airt_from_accuracy(responses: Mapping[str, ResponseResult], config: AIRTConf
 
 
 def _complete_matrix(results: Sequence[ResponseResult], which: str) -> tuple[pd.DataFrame, list[str]]:
-    """The accuracy matrix without a missing cell, for the R package's estimator: the classifiers on every
-    dataset, or the largest complete block when fewer than two are; with the notes saying what was left out."""
+    """The accuracy matrix without a missing cell, for the R package's estimator: the classifiers on every dataset, or
+    the largest complete block when fewer than two are; with the notes saying what was left out."""
     import warnings
 
     from benchirt.responses import accuracy_matrix
@@ -70,8 +68,8 @@ def _complete_matrix(results: Sequence[ResponseResult], which: str) -> tuple[pd.
 
 
 def _input_note(results: Sequence[ResponseResult], perf: pd.DataFrame, which: str) -> str | None:
-    """What AIRT's algorithms are when some responses were imported: OpenML flows, and any classifiers of
-    benchirt's pool beside them (``provenance.source``); None for benchirt's own pool alone."""
+    """What AIRT's algorithms are when some responses were imported: OpenML flows, and any classifiers of benchirt's
+    pool beside them (``provenance.source``); None for benchirt's own pool alone."""
     sources: dict[str, str] = {}
     for result in results:
         provenance = getattr(result, "provenance", None)

@@ -1,21 +1,17 @@
 """How sure AIRT's algorithm attributes are: an interval for the discrimination, and implausible fits.
 
-**Discrimination interval.** In the continuous response model (Kandanaarachchi & Smith-Miles 2023 eqs. 3-8)
-the M-step gives ``alpha_j^2 = rho_j^2 / ((1 - rho_j^2) V)``, with ``rho_j`` the correlation between the
-algorithm's logits and the datasets' easiness and ``V`` the variance of the easiness (posterior means plus
-posterior variance): ``alpha_j = sinh(zeta_j) / sqrt(V)`` with ``zeta_j = atanh(rho_j)``, Fisher's (1921)
-z-transform, whose standard error is ``1 / sqrt(N - 3)`` for N datasets. The interval is therefore
-``sinh(asinh(alpha_j sqrt(V)) +/- q / sqrt(N - 3)) / sqrt(V)``, centred on the fitted alpha_j. An algorithm is
-called anomalous (better on harder datasets, §3.3) only when the whole interval is below 0: a discrimination
-of -0.02 on 20 datasets is a flat curve, not an anomaly. ``benchmarks/airt_anomaly.py`` measures the rule's
-false-alarm rate, power and the interval's coverage on simulated data (``docs/airt.md``).
+**Discrimination interval.** In the continuous response model (Kandanaarachchi & Smith-Miles 2023 eqs. 3-8) the M-step
+gives ``alpha_j^2 = rho_j^2 / ((1 - rho_j^2) V)``, ``rho_j`` the correlation between the algorithm's logits and the
+datasets' easiness and ``V`` the easiness' variance (posterior means plus posterior variance):
+``alpha_j = sinh(zeta_j) / sqrt(V)`` with ``zeta_j = atanh(rho_j)``, Fisher's (1921) z-transform, of standard error
+``1 / sqrt(N - 3)`` for N datasets. The interval is ``sinh(asinh(alpha_j sqrt(V)) +/- q / sqrt(N - 3)) / sqrt(V)``. An
+algorithm is called anomalous (§3.3) only when the whole interval is below 0: a slightly negative discrimination on few
+datasets is a flat curve, not an anomaly (``benchmarks/airt_anomaly.py``, ``docs/airt.md``).
 
-**Implausible parameters.** When alpha_j is near 0 the fitted line is flat and beta_j, gamma_j and the
-consistency 1/|alpha_j| run off to values no dataset supports. An algorithm is flagged when its difficulty
-limit -beta_j lies more than one span of the datasets' difficulties (-theta_i) outside their range, when its scale
-|gamma_j| (easiness per logit) times the span of its logits exceeds ``SCALE_FACTOR`` spans of easiness (the
-line rises by less than a tenth of its data over the datasets), or when its consistency exceeds
-``CONSISTENCY_FACTOR`` times the median consistency of the portfolio.
+**Implausible parameters.** When alpha_j is near 0 the fitted line is flat and beta_j, gamma_j and the consistency
+1/|alpha_j| run off to values no dataset supports. An algorithm is flagged when its difficulty limit -beta_j lies more
+than one span of the datasets' difficulties outside their range, when |gamma_j| times the span of its logits exceeds
+``SCALE_FACTOR`` spans of easiness, or when its consistency exceeds ``CONSISTENCY_FACTOR`` times the portfolio's median.
 """
 from __future__ import annotations
 
@@ -37,11 +33,8 @@ FLAG_CONSISTENCY = "consistency far above the rest"
 
 
 def easiness_variance(fit: ContinuousFit) -> float | np.ndarray:
-    """``V``: the variance of the easiness the M-step sees (posterior means' variance plus the posterior variance).
-
-    With missing cells (``fit.observed``) the M-step of each algorithm sees the datasets it ran on
-    (:mod:`benchirt.airt.observed`): one ``V_j`` per algorithm, over those datasets, shape (n,).
-    """
+    """``V``: the variance of the easiness the M-step sees (posterior means' variance plus the posterior variance); with
+    missing cells (``fit.observed``), one ``V_j`` per algorithm over the datasets it ran on, shape (n,)."""
     if fit.observed is None:
         return float(np.var(fit.posterior_mean) + fit.posterior_var)
     w = fit.observed.astype(float)
@@ -52,11 +45,9 @@ def easiness_variance(fit: ContinuousFit) -> float | np.ndarray:
 
 
 def discrimination_interval(fit: ContinuousFit, *, level: float = INTERVAL_LEVEL) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper bound of the discrimination's interval (module docstring), per algorithm.
-
-    Constant (uninformative) algorithms get (0, 0). Needs at least 4 datasets (N - 3 > 0); with missing cells
-    N is, per algorithm, the number of datasets it ran on.
-    """
+    """Lower and upper bound of the discrimination's interval (module docstring), per algorithm; (0, 0) for constant
+    algorithms. Needs at least 4 datasets (N - 3 > 0); with missing cells N is, per algorithm, the number of datasets
+    it ran on."""
     n_datasets = fit.theta.size if fit.observed is None else fit.observed.sum(axis=0)
     root_v = np.sqrt(easiness_variance(fit))
     half = norm.ppf(0.5 + level / 2) / np.sqrt(np.maximum(n_datasets - 3, 1))
@@ -66,16 +57,8 @@ def discrimination_interval(fit: ContinuousFit, *, level: float = INTERVAL_LEVEL
 
 
 def implausible_flags(fit: ContinuousFit, z: np.ndarray, consistency: np.ndarray) -> list[str]:
-    """Per algorithm, the implausible-parameter flags of the module docstring joined by "; " ("" when none).
-
-    Parameters
-    ----------
-    fit : ContinuousFit
-    z : np.ndarray, shape (N, n)
-        The logits the model was fitted to (NaN where a cell is missing).
-    consistency : np.ndarray, shape (n,)
-        1/|alpha_j| as reported.
-    """
+    """Per algorithm, the implausible-parameter flags of the module docstring joined by "; " ("" when none), from ``z``
+    (N, n), the logits fitted (NaN where missing), and ``consistency`` (n,), 1/|alpha_j| as reported."""
     difficulty = -fit.theta          # the datasets' difficulty, the scale of the difficulty limit
     span = float(np.ptp(difficulty)) or 1.0
     limit = -fit.difficulty

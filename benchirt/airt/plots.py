@@ -1,9 +1,7 @@
-"""Figures of an AIRT analysis (Kandanaarachchi & Smith-Miles 2023 Figures 3-4, 10, 14-18, 20-23). Every function returns a Figure.
-
-Functions that draw latent trait results accept an :class:`~benchirt.airt.analysis.AIRTResult` or a bare
-:class:`~benchirt.airt.latent.LatentTraitAnalysis`; goodness plots accept an ``AIRTResult`` or a
-:class:`~benchirt.airt.goodness.ModelGoodness` (so a polytomous model can use them too).
-"""
+"""Figures of an AIRT analysis (Kandanaarachchi & Smith-Miles 2023 Figures 3-4, 10, 14-18, 20-23), each a Figure. Latent
+trait plots accept an :class:`~benchirt.airt.analysis.AIRTResult` or a
+:class:`~benchirt.airt.latent.LatentTraitAnalysis`; goodness plots an ``AIRTResult`` or a
+:class:`~benchirt.airt.goodness.ModelGoodness` (so a polytomous model can use them too)."""
 from __future__ import annotations
 
 import math
@@ -58,18 +56,8 @@ def _panel_grid(n: int, ncols: int, size: float = 2.6) -> tuple[Figure, np.ndarr
 
 def plot_heatmaps(result, *, algorithms: Sequence[str] | None = None, ncols: int = 5,
                   resolution: int = 120) -> Figure:
-    """Heatmaps of the fitted density f(z | theta) per algorithm (Kandanaarachchi & Smith-Miles 2023 eq. 3, Figures 4 and 10).
-
-    Parameters
-    ----------
-    result : AIRTResult
-    algorithms : sequence of str, optional
-        Which algorithms (default all).
-    ncols : int
-        Panels per row.
-    resolution : int
-        Grid points along theta and z.
-    """
+    """Heatmaps of the fitted density f(z | theta) per algorithm (Kandanaarachchi & Smith-Miles 2023 eq. 3, Figures 4
+    and 10): ``algorithms`` (default all), ``ncols`` panels per row, ``resolution`` grid points along theta and z."""
     names = list(result.performance.columns)
     chosen = names if algorithms is None else list(algorithms)
     fit = result.fit
@@ -115,16 +103,9 @@ def plot_trace_lines(result, *, algorithms: Sequence[str] | None = None, z_value
 
 
 def plot_latent_curves(result, *, dashed: Sequence[str] = (), algorithms: Sequence[str] | None = None) -> Figure:
-    """Performance against dataset difficulty and the latent trait curves h_j (Kandanaarachchi & Smith-Miles 2023 Figures 14 and 20).
-
-    Parameters
-    ----------
-    result : AIRTResult or LatentTraitAnalysis
-    dashed : sequence of str
-        Algorithms drawn with dashed curves (e.g. the weak ones, as in Figure 20).
-    algorithms : sequence of str, optional
-        Draw these only (a field of hundreds of flows); default every algorithm.
-    """
+    """Performance against dataset difficulty and the latent trait curves h_j (Kandanaarachchi & Smith-Miles 2023
+    Figures 14 and 20); ``dashed`` algorithms are drawn dashed (e.g. the weak ones, as in Figure 20), and only
+    ``algorithms`` when given."""
     latent = _latent(result)
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     delta = latent.difficulty.to_numpy()
@@ -147,8 +128,8 @@ def plot_latent_curves(result, *, dashed: Sequence[str] = (), algorithms: Sequen
 
 def plot_strengths_weaknesses(result, *, epsilon: float | None = None,
                               algorithms: Sequence[str] | None = None) -> Figure:
-    """Horizontal bars of the strengths and weaknesses on the difficulty axis (Kandanaarachchi & Smith-Miles 2023 Figures 15 and 21);
-    of ``algorithms`` only when given."""
+    """Horizontal bars of the strengths and weaknesses on the difficulty axis (Kandanaarachchi & Smith-Miles 2023
+    Figures 15 and 21); of ``algorithms`` only when given."""
     latent = _latent(result)
     drawn = _drawn(latent.algorithms, algorithms)
     if epsilon is None:
@@ -230,13 +211,9 @@ def plot_auaec_aupec(result, *, algorithms: Sequence[str] | None = None) -> Figu
 def plot_portfolio_gap(gaps: pd.DataFrame) -> Figure:
     """Mean performance gap of portfolios against their size (Kandanaarachchi & Smith-Miles 2023 §5.1.4, Figure 23).
 
-    Parameters
-    ----------
-    gaps : pd.DataFrame
-        Long form with columns ``method`` (e.g. "airt", "shapley", "topset"), ``n_algorithms``, ``mean_gap``
-        and optionally ``se`` (standard error, drawn as error bars; NaN, e.g. from a single fold, draws none)
-        and ``epsilon`` (one panel per value) — the form of the portfolio comparison's gap table.
-    """
+    ``gaps``: long form with columns ``method`` (e.g. "airt", "shapley", "topset"), ``n_algorithms``, ``mean_gap`` and
+    optionally ``se`` (error bars; NaN draws none) and ``epsilon`` (one panel per value) — the portfolio comparison's
+    gap table."""
     required = {"method", "n_algorithms", "mean_gap"}
     missing = required - set(gaps.columns)
     if missing:

@@ -1,17 +1,15 @@
-"""Polytomous AIRT: quantile binning (Kandanaarachchi & Smith-Miles 2023, appendix A eq. 9), Samejima's graded response model (Kandanaarachchi & Smith-Miles 2023 §2.1) and
-Muraki's generalized partial credit model (the model the R package airt fits).
+"""Polytomous AIRT: quantile binning (Kandanaarachchi & Smith-Miles 2023, appendix A eq. 9), Samejima's graded response
+model (Kandanaarachchi & Smith-Miles 2023 §2.1) and Muraki's generalized partial credit model (the model the R
+package airt fits).
 
-Items are algorithms and respondents are datasets/instances (the inverted mapping of Kandanaarachchi & Smith-Miles 2023 §3), so the
-latent trait θ is dataset *easiness* and a negative discrimination marks an *anomalous* algorithm — one that
-does better on the datasets the others find hard. Educational IRT software assumes positive slopes: the
-Python ``mirt`` package (1.2) bounds GRM slopes to [0.1, 5], girth's ``grm_mml`` searches them on [0.2, 5];
-the R airt package fits R mirt's generalized partial credit model (``itemtype = 'gpcm'``). Both models are
-therefore written here with a free slope sign (``GRMConfig.model``). They are fitted by marginal maximum
-likelihood (Bock & Aitkin) over a fixed quadrature grid with a standard normal θ population: the E-step
-posterior over the grid gives the exact gradient of the marginal log-likelihood, and L-BFGS takes the M-steps
-for all items jointly. A symmetric normal prior on the slope (mean 0) keeps estimates finite for items that
-separate the datasets perfectly without favouring either sign, and a weak normal prior does the same for the
-intercepts.
+Items are algorithms and respondents are datasets/instances (the inverted mapping of Kandanaarachchi & Smith-Miles 2023
+§3), so θ is dataset *easiness* and a negative discrimination marks an *anomalous* algorithm, better on the datasets the
+others find hard. Educational IRT software assumes positive slopes (Python ``mirt`` bounds GRM slopes to [0.1, 5],
+girth's ``grm_mml`` to [0.2, 5]), so both models are written here with a free slope sign (``GRMConfig.model``). They are
+fitted by marginal maximum likelihood (Bock & Aitkin) over a fixed quadrature grid with a standard normal θ population:
+the E-step posterior gives the exact gradient, and L-BFGS takes the M-steps for all items jointly. A normal prior on the
+slope with mean 0 keeps estimates finite for items that separate the datasets perfectly without favouring either sign; a
+weak normal prior does the same for the intercepts.
 
 Models (D = 1), for item j with C_j observed categories 0 < 1 < ... < C_j - 1::
 
@@ -19,11 +17,10 @@ Models (D = 1), for item j with C_j observed categories 0 < 1 < ... < C_j - 1::
           P(X_ij  = k | θ) = P(X_ij >= k | θ) - P(X_ij >= k + 1 | θ)
     GPCM  P(X_ij  = k | θ) ∝ exp(sum_{v <= k} a_j (θ - b_jv))   (step difficulties b_jv; empty sum for k = 0)
 
-AIRT metrics per algorithm (Kandanaarachchi & Smith-Miles 2023 §3.3-3.5; the airt vignette (Kandanaarachchi 2023)): anomalous = a_j < 0; consistency = 1 / |a_j|;
-difficulty limit = -d_{j, C_j - 1} (GRM) or -b_{j, C_j - 1} (GPCM), the threshold of the highest level, or
-with ``difficulty_limit="lowest"`` -d_j1 / -b_j1, the definition the airt vignette prints; stability =
-K - |a_j| with K = max_j |a_j| (the airt vignette's definition).
-"""
+AIRT metrics per algorithm (Kandanaarachchi & Smith-Miles 2023 §3.3-3.5; the airt vignette, Kandanaarachchi 2023):
+anomalous = a_j < 0; consistency = 1 / |a_j|; difficulty limit = -d_{j, C_j - 1} (GRM) or -b_{j, C_j - 1} (GPCM), the
+threshold of the highest level, or with ``difficulty_limit="lowest"`` -d_j1 / -b_j1, as the airt vignette prints;
+stability = K - |a_j| with K = max_j |a_j| (the vignette's definition)."""
 from __future__ import annotations
 
 import time
@@ -50,16 +47,14 @@ DIFFICULTY_LIMITS = ("highest", "lowest")
 # binning
 # ----------------------------------------------------------------------------------------------------------
 def bin_performance(perf: pd.DataFrame, *, n_levels: int = 5, maximize: bool = True) -> pd.DataFrame:
-    """Turn continuous performance into ordered levels by quantiles of the whole matrix (Kandanaarachchi & Smith-Miles 2023, appendix A eq. 9).
+    """Turn continuous performance into ordered levels by quantiles of the whole matrix (Kandanaarachchi & Smith-Miles
+    2023, appendix A eq. 9).
 
-    If smaller raw values are better they are first reversed, ``z = max(y) - y`` (Kandanaarachchi & Smith-Miles 2023, §A.0.1). The cut
-    points ``a_0 < ... < a_L`` are the minimum, the ``100 k / L`` percentiles (k = 1..L-1, numpy's linear
-    interpolation, R's default type 7) and the maximum of all ``z_ij`` together; level ``k`` (1-based) is
-    ``z in [a_{k-1}, a_k)``, the last interval closed on the right.
-
-    Ties: when several cut points coincide (many equal values, e.g. every timeout at the cutoff) the empty
-    intervals are dropped and the remaining levels renumbered consecutively, so the result has fewer than
-    ``n_levels`` levels — as Kandanaarachchi & Smith-Miles 2023, §A.3 reports for graph colouring (P1..P4 instead of P1..P5).
+    If smaller raw values are better they are first reversed, ``z = max(y) - y`` (§A.0.1). The cut points
+    ``a_0 < ... < a_L`` are the minimum, the ``100 k / L`` percentiles (k = 1..L-1, numpy's linear interpolation, R's
+    type 7) and the maximum of all ``z_ij`` together; level ``k`` is ``z in [a_{k-1}, a_k)``, the last interval closed
+    on the right. Ties: coinciding cut points (many equal values, e.g. timeouts) leave empty intervals, which are
+    dropped and the levels renumbered, so fewer than ``n_levels`` levels result (as §A.3 reports for graph colouring).
 
     Parameters
     ----------
@@ -73,8 +68,7 @@ def bin_performance(perf: pd.DataFrame, *, n_levels: int = 5, maximize: bool = T
     Returns
     -------
     pd.DataFrame, shape (N, n)
-        Nullable integer levels 1..L' (L' <= L), 1 = worst; ``attrs["cut_points"]`` holds the distinct cut
-        points used.
+        Nullable integer levels 1..L' (L' <= L), 1 = worst; ``attrs["cut_points"]`` holds the distinct cut points used.
     """
     if not isinstance(n_levels, (int, np.integer)) or n_levels < 2:
         raise DataError(f"n_levels must be an integer >= 2, got {n_levels!r}")
@@ -105,30 +99,15 @@ def bin_performance(perf: pd.DataFrame, *, n_levels: int = 5, maximize: bool = T
 # ----------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class GRMConfig:
-    """Options of :func:`fit_grm`.
+    """Options of :func:`fit_grm`: ``n_quadrature`` equally spaced θ nodes on ``[-quadrature_bound, quadrature_bound]``
+    (standard normal population); ``slope_prior_sd``, the SD of the normal prior N(0, sd²) on the discrimination a
+    (allows a < 0); ``intercept_prior_sd``, that of the normal prior on the slope-intercept form ``c_k = -a d_k``;
+    ``max_iter`` L-BFGS iterations and ``tol`` on the projected gradient (per parameter).
 
-    Attributes
-    ----------
-    n_quadrature : int
-        Number of equally spaced θ nodes on ``[-quadrature_bound, quadrature_bound]``.
-    quadrature_bound : float
-        Half-width of the θ grid (standard normal population).
-    slope_prior_sd : float
-        SD of the normal prior N(0, sd²) on the discrimination a (allows a < 0).
-    intercept_prior_sd : float
-        SD of the normal prior on the slope-intercept form ``c_k = -a d_k``.
-    max_iter : int
-        Maximum L-BFGS iterations.
-    tol : float
-        Convergence tolerance on the projected gradient (per parameter).
-    model : str
-        ``"grm"`` (default): Samejima's graded response model. ``"gpcm"``: Muraki's generalized partial
-        credit model, the model the R package airt fits (through R mirt, ``itemtype = 'gpcm'``).
-    difficulty_limit : str
-        Which threshold defines an algorithm's difficulty limit: ``"highest"`` (default; -d of the top
-        level: the dataset difficulty up to which the algorithm's best level is likely) or ``"lowest"``
-        (-b of the first threshold, what the airt vignette prints).
-    """
+    ``model``: ``"grm"`` (default), Samejima's graded response model, or ``"gpcm"``, Muraki's generalized partial credit
+    model, which the R package airt fits (R mirt, ``itemtype = 'gpcm'``). ``difficulty_limit``: ``"highest"`` (default;
+    -d of the top level: the dataset difficulty up to which the algorithm's best level is likely) or ``"lowest"`` (-b of
+    the first threshold, as the airt vignette prints)."""
 
     n_quadrature: int = 61
     quadrature_bound: float = 6.0
@@ -167,19 +146,15 @@ class GRMFit:
     Attributes
     ----------
     items : pd.DataFrame
-        Index algorithm; columns ``discrimination`` (a), ``n_categories`` (C_j), ``levels`` (the observed
-        original levels, lowest first), ``thresholds`` (tuple d_1..d_{C_j-1}), ``difficulty_limit``
-        (-d_{C_j-1}), ``consistency`` (1/|a|), ``anomalous`` (a < 0), ``stability`` (K - |a|).
+        Index algorithm; columns ``discrimination`` (a), ``n_categories`` (C_j), ``levels`` (the observed original
+        levels, lowest first), ``thresholds`` (tuple d_1..d_{C_j-1}), ``difficulty_limit`` (-d_{C_j-1}), ``consistency``
+        (1/|a|), ``anomalous`` (a < 0), ``stability`` (K - |a|).
     theta : pd.DataFrame
         Index dataset; columns ``theta`` (EAP easiness), ``theta_sd`` (posterior SD), ``difficulty`` (-θ).
     skipped : dict[str, str]
         Algorithms left out of the model with the reason (a single observed level: no information).
     log_likelihood : float
-        Marginal log-likelihood at the estimate (without the priors).
-    converged : bool
-    n_iter : int
-    seconds : float
-    """
+        Marginal log-likelihood at the estimate (without the priors); also ``converged``, ``n_iter``, ``seconds``."""
 
     items: pd.DataFrame
     theta: pd.DataFrame
@@ -193,34 +168,16 @@ class GRMFit:
     model: str = "grm"
 
     def category_probabilities(self, theta) -> np.ndarray:
-        """P(X_j = k | θ) for every θ, item and category index.
-
-        Parameters
-        ----------
-        theta : array-like, shape (m,)
-
-        Returns
-        -------
-        np.ndarray, shape (m, n_items, C_max)
-            Category index k = 0..C_j-1 of item j (padded categories have probability 0).
-        """
+        """P(X_j = k | θ) for every θ (m,), item and category index k = 0..C_j-1: shape (m, n_items, C_max), padded
+        categories 0."""
         theta = np.atleast_1d(np.asarray(theta, dtype=float))
         probs = _gpcm_category_probs if self.model == "gpcm" else _category_probs
         return probs(self._slopes, self._intercepts, theta).transpose(1, 0, 2)
 
     def trace_lines(self, theta=None) -> pd.DataFrame:
-        """Item trace lines P(X = level | θ) in long form (Kandanaarachchi & Smith-Miles 2023, appendix A Fig. 29, the airt vignette (Kandanaarachchi 2023)).
-
-        Parameters
-        ----------
-        theta : array-like, optional
-            θ values (easiness); default 121 points on [-4, 4].
-
-        Returns
-        -------
-        pd.DataFrame
-            Columns ``algorithm, theta, level, probability`` (``level`` = original level label).
-        """
+        """Item trace lines P(X = level | θ) in long form, columns ``algorithm, theta, level, probability`` (``level`` =
+        original label; Kandanaarachchi & Smith-Miles 2023, appendix A Fig. 29; the airt vignette). ``theta``:
+        default 121 points on [-4, 4]."""
         theta = np.linspace(-4.0, 4.0, 121) if theta is None else np.atleast_1d(np.asarray(theta, float))
         probs = self.category_probabilities(theta)
         frames = []
@@ -231,28 +188,16 @@ class GRMFit:
         return pd.concat(frames, ignore_index=True)
 
     def expected_level(self, theta=None) -> pd.DataFrame:
-        """Expected level E[X_j | θ] (original level labels) per dataset and algorithm.
-
-        Parameters
-        ----------
-        theta : array-like, shape (m,), optional
-            Default: the fitted EAP easiness of every dataset.
-
-        Returns
-        -------
-        pd.DataFrame, shape (m, n_items)
-        """
+        """Expected level E[X_j | θ] (original level labels) per dataset and algorithm, shape (m, n_items); ``theta``
+        (m,) defaults to the fitted EAP easiness of every dataset."""
         index, probs = self._probabilities_at(theta)
         labels = self._level_matrix()
         expected = np.einsum("mjc,jc->mj", probs, labels)
         return pd.DataFrame(expected, index=index, columns=self.items.index)
 
     def most_likely_level(self, theta=None) -> pd.DataFrame:
-        """The level with the highest probability at θ (Kandanaarachchi & Smith-Miles 2023 §4.4's predicted category).
-
-        ``theta`` as for :meth:`expected_level`; returns a DataFrame of shape (m, n_items) of integer original
-        level labels.
-        """
+        """The level with the highest probability at θ (Kandanaarachchi & Smith-Miles 2023 §4.4's predicted category):
+        integer original labels, shape (m, n_items); ``theta`` as for :meth:`expected_level`."""
         index, probs = self._probabilities_at(theta)
         best = probs.argmax(axis=2)
         labels = self._level_matrix()
@@ -260,21 +205,10 @@ class GRMFit:
         return pd.DataFrame(predicted.astype(int), index=index, columns=self.items.index)
 
     def goodness(self, levels: pd.DataFrame):
-        """Model goodness of the polytomous model: MSE, AUCDF, AUAEC, AUPEC (Kandanaarachchi & Smith-Miles 2023 §4.4-4.5, Kandanaarachchi & Smith-Miles 2023, appendix A A.1).
-
-        The actual levels are compared with the most likely level at each dataset's EAP easiness; one step
-        between successive levels counts 1 in the MSE (Kandanaarachchi & Smith-Miles 2023, §A.1). Datasets with a missing level and
-        skipped algorithms are left out.
-
-        Parameters
-        ----------
-        levels : pd.DataFrame, shape (N, n)
-            The levels the model was fitted to.
-
-        Returns
-        -------
-        benchirt.airt.goodness.ModelGoodness
-        """
+        """Model goodness of the polytomous model: MSE, AUCDF, AUAEC, AUPEC (Kandanaarachchi & Smith-Miles 2023
+        §4.4-4.5, appendix A A.1), as :class:`benchirt.airt.goodness.ModelGoodness`. ``levels`` (the levels the model
+        was fitted to) are compared with the most likely level at each dataset's EAP easiness; one step between
+        successive levels counts 1 in the MSE (§A.1). Missing levels and skipped algorithms are left out."""
         from benchirt.airt.goodness import model_goodness
 
         actual = levels.loc[self.theta.index, self.items.index]
@@ -314,12 +248,9 @@ def _cumulative(slopes: np.ndarray, intercepts: np.ndarray, theta: np.ndarray) -
 
 
 class _GRMProblem:
-    """Marginal log-likelihood of the GRM and its gradient for a coded response matrix.
-
-    Parameters are packed per item as (a_j, c_j1, log gaps η_j2..η_jK): the intercepts
-    c_jk = c_j1 - Σ_{l<=k} exp(η_jl) decrease with k, so the cumulative curves never cross whatever the
-    sign of a_j.
-    """
+    """Marginal log-likelihood of the GRM and its gradient for a coded response matrix. Parameters are packed per item
+    as (a_j, c_j1, log gaps η_j2..η_jK): the intercepts c_jk = c_j1 - Σ_{l<=k} exp(η_jl) decrease with k, so the
+    cumulative curves never cross whatever the sign of a_j."""
 
     def __init__(self, codes: np.ndarray, n_thresholds: np.ndarray, config: GRMConfig,
                  pattern_counts: np.ndarray | None = None):
@@ -420,10 +351,8 @@ class _GRMProblem:
 
 
 def _gpcm_category_probs(slopes: np.ndarray, intercepts: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """GPCM P(X_j = k | θ_q), shape (n_items, m, C_max): softmax over k of k a_j θ + d_jk (d_j0 = 0).
-
-    ``intercepts`` (n, K_max) holds d_j1..d_jK, -inf padded for unused categories.
-    """
+    """GPCM P(X_j = k | θ_q), shape (n_items, m, C_max): softmax over k of k a_j θ + d_jk (d_j0 = 0); ``intercepts`` (n,
+    K_max) holds d_j1..d_jK, -inf padded."""
     c_max = intercepts.shape[1] + 1
     d = np.concatenate([np.zeros((len(slopes), 1)), intercepts], axis=1)          # (n, C_max)
     logits = np.arange(c_max)[None, None, :] * slopes[:, None, None] * theta[None, :, None] + d[:, None, :]
@@ -433,10 +362,9 @@ def _gpcm_category_probs(slopes: np.ndarray, intercepts: np.ndarray, theta: np.n
 class _GPCMProblem(_GRMProblem):
     """Marginal log-likelihood of Muraki's generalized partial credit model and its gradient.
 
-    P(X_j = k | θ) ∝ exp(k a_j θ + d_jk), d_j0 = 0 (slope-intercept form of R mirt's ``gpcm``; the step
-    difficulties are b_jk = -(d_jk - d_j,k-1) / a_j). Parameters are packed per item as (a_j, d_j1..d_jK),
-    zeros in unused slots; the priors are N(0, slope_prior_sd²) on a and N(0, intercept_prior_sd²) on d.
-    """
+    P(X_j = k | θ) ∝ exp(k a_j θ + d_jk), d_j0 = 0 (slope-intercept form of R mirt's ``gpcm``; step difficulties b_jk =
+    -(d_jk - d_j,k-1) / a_j). Parameters are packed per item as (a_j, d_j1..d_jK), zeros in unused slots; priors N(0,
+    slope_prior_sd²) on a and N(0, intercept_prior_sd²) on d."""
 
     # the GPCM has no gaps and no cumulative probabilities: None where the GRM's methods give them (its own
     # objective and posterior do not read them)
@@ -528,28 +456,27 @@ def _starting_values(codes: np.ndarray, n_thresholds: np.ndarray, k_max: int) ->
 
 
 def fit_grm(levels: pd.DataFrame, *, config: GRMConfig | None = None) -> GRMFit:
-    """Fit Samejima's graded response model (or, with ``config.model="gpcm"``, Muraki's generalized partial
-    credit model) with the inverted AIRT mapping (Kandanaarachchi & Smith-Miles 2023 §2.1, §3).
+    """Fit Samejima's graded response model (or, with ``config.model="gpcm"``, Muraki's generalized partial credit
+    model) with the inverted AIRT mapping (Kandanaarachchi & Smith-Miles 2023 §2.1, §3).
 
     Parameters
     ----------
     levels : pd.DataFrame, shape (N, n)
         Ordered integer levels (higher = better) per dataset (rows) and algorithm (columns), e.g. from
-        :func:`bin_performance`; missing entries are left out of the likelihood. Each algorithm's observed
-        levels are recoded to consecutive categories 0..C_j-1 (its unused levels carry no information).
+        :func:`bin_performance`; missing entries are left out of the likelihood. Each algorithm's observed levels are
+        recoded to 0..C_j-1 (unused levels carry no information).
     config : GRMConfig
 
     Returns
     -------
     GRMFit
-        Orientation: θ is dataset easiness — if the estimate came out reversed (θ anticorrelated with the
-        datasets' mean level) all slopes and θ change sign, which leaves the likelihood unchanged.
+        θ is dataset easiness: an estimate anticorrelated with the datasets' mean level has all slopes and θ flipped
+        (same likelihood).
 
     Raises
     ------
     DataError
-        Non-integer levels, fewer than 2 datasets, or fewer than 2 algorithms with at least 2 levels.
-    """
+        Non-integer levels, fewer than 2 datasets, or fewer than 2 algorithms with at least 2 levels."""
     config = config or GRMConfig()
     start = time.perf_counter()
     codes, level_lists, skipped, kept = _code_levels(_integer_levels(levels))
@@ -602,9 +529,8 @@ def _integer_levels(levels: pd.DataFrame) -> pd.DataFrame:
 
 
 def _thresholds(model: str, slopes: np.ndarray, intercepts: np.ndarray, n_thresholds: np.ndarray) -> list[tuple]:
-    """Each item's thresholds on the θ scale: the graded response model's d_k = -c_k / a, the generalized
-    partial credit model's step difficulties b_k = -(c_k - c_{k-1}) / a; ``intercepts`` padded with 0 past
-    each item's last."""
+    """Each item's thresholds on the θ scale: the GRM's d_k = -c_k / a, the GPCM's step difficulties b_k = -(c_k -
+    c_{k-1}) / a; ``intercepts`` padded with 0 past each item's last."""
     if model == "gpcm":
         steps = np.diff(np.concatenate([np.zeros((len(slopes), 1)), intercepts], axis=1))
         return [tuple(float(v) for v in -steps[j, : n_thresholds[j]] / slopes[j]) for j in range(len(slopes))]
@@ -613,8 +539,8 @@ def _thresholds(model: str, slopes: np.ndarray, intercepts: np.ndarray, n_thresh
 
 def _item_table(slopes: np.ndarray, thresholds: list[tuple], level_lists: list, kept: list[str],
                 difficulty_limit: str) -> pd.DataFrame:
-    """The fit's item table: discrimination, categories, levels, thresholds and the AIRT indicators
-    (difficulty limit, consistency 1/|a|, anomalous a < 0, stability max|a| - |a|)."""
+    """The fit's item table: discrimination, categories, levels, thresholds and the AIRT indicators (difficulty limit,
+    consistency 1/|a|, anomalous a < 0, stability max|a| - |a|)."""
     limit_index = -1 if difficulty_limit == "highest" else 0
     abs_a = np.abs(slopes)
     return pd.DataFrame({
@@ -630,46 +556,24 @@ def _item_table(slopes: np.ndarray, thresholds: list[tuple], level_lists: list, 
 
 
 def simulate_grm(slopes, thresholds, n_respondents: int, *, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
-    """Draw levels from a GRM with standard normal θ (for parameter-recovery checks).
-
-    Parameters
-    ----------
-    slopes : array-like, shape (n,)
-        Discriminations (negative allowed).
-    thresholds : sequence of sequences
-        Per item the thresholds d_1 < ... < d_K for a > 0 (for a < 0 give them in the order that keeps
-        the intercepts ``-a d_k`` decreasing, i.e. d decreasing).
-    n_respondents : int
-    seed : int
-
-    Returns
-    -------
-    levels : pd.DataFrame, shape (n_respondents, n)
-        Levels 1..K+1, columns ``item0..``.
-    theta : np.ndarray, shape (n_respondents,)
-    """
+    """Draw levels from a GRM with standard normal θ (for parameter-recovery checks): ``(levels, theta)``, levels 1..K+1
+    in columns ``item0..``. ``slopes`` (n,) may be negative; ``thresholds`` per item d_1 < ... < d_K for a > 0 (for a
+    < 0 in the order that keeps the intercepts ``-a d_k`` decreasing, i.e. d decreasing)."""
     intercepts = [-np.asarray(d, dtype=float) for d in thresholds]   # -a d_k, times a below
     return _draw_levels(_category_probs, slopes, intercepts, n_respondents, seed)
 
 
 def simulate_gpcm(slopes, steps, n_respondents: int, *, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
-    """Draw levels from a generalized partial credit model with standard normal θ (recovery checks).
-
-    Parameters
-    ----------
-    steps : sequence of sequences
-        Per item the step difficulties b_1..b_K (in any order: GPCM steps need not be ordered).
-    slopes, n_respondents, seed
-        As for :func:`simulate_grm`, which also describes the returned ``(levels, theta)``.
-    """
+    """Draw levels from a generalized partial credit model with standard normal θ (recovery checks). ``steps``: per item
+    the step difficulties b_1..b_K (any order: GPCM steps need not be ordered); the rest as for :func:`simulate_grm`."""
     intercepts = [-np.cumsum(np.asarray(b, dtype=float)) for b in steps]   # -a (b_1 + ... + b_k), times a below
     return _draw_levels(_gpcm_category_probs, slopes, intercepts, n_respondents, seed)
 
 
 def _draw_levels(category_probs, slopes, per_item: list[np.ndarray], n_respondents: int,
                  seed: int) -> tuple[pd.DataFrame, np.ndarray]:
-    """θ ~ N(0, 1), then one level per (respondent, item) from ``category_probs`` (n, N, C) by inversion, with
-    the intercepts ``slopes[j] * per_item[j]`` (padded with -inf where an item has fewer categories)."""
+    """θ ~ N(0, 1), then one level per (respondent, item) from ``category_probs`` (n, N, C) by inversion, with the
+    intercepts ``slopes[j] * per_item[j]`` (-inf padded)."""
     rng = np.random.default_rng(seed)
     slopes = np.asarray(slopes, dtype=float)
     intercepts = np.full((len(slopes), max(len(v) for v in per_item)), -np.inf)

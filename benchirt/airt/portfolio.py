@@ -1,23 +1,19 @@
-"""Algorithm portfolios: airt vs Shapley-value vs topset, by cross-validated mean performance gap (Kandanaarachchi & Smith-Miles 2023 §5.1.4).
+"""Algorithm portfolios: airt vs Shapley-value vs topset, by cross-validated mean performance gap (Kandanaarachchi &
+Smith-Miles 2023 §5.1.4).
 
-For a portfolio S of algorithms and a test instance i, the performance gap is ``b_i - b_{S,i}``: the best
-performance on i over all algorithms minus the best over S (Bischl et al.'s misclassification penalty). A
-portfolio of n algorithms is chosen on the training folds by each method:
+For a portfolio S and a test instance i, the performance gap is ``b_i - b_{S,i}``: the best performance on i over all
+algorithms minus the best over S (Bischl et al.'s misclassification penalty). A portfolio of n algorithms is chosen on
+the training folds by each method:
 
-* **airt** — the airt portfolio A(eps) (Kandanaarachchi & Smith-Miles 2023 §4.3) of a continuous AIRT model fitted to the training
-  folds, its members ordered by latent trait occupancy LTO(j, eps); the first n form the portfolio.
-* **Shapley** — the n algorithms with the largest Shapley values (Fréchette et al. 2016) in the coalition
-  game whose value is the mean best-in-portfolio performance, ``v(S) = mean_i max_{j in S} y_ij``.
-* **topset** — the n algorithms that are best on the most training instances (ties between algorithms
-  share an instance), ties broken by mean performance.
+* **airt** — the first n of the airt portfolio A(eps) (§4.3) of a continuous AIRT model fitted to the training folds,
+  ordered by latent trait occupancy LTO(j, eps);
+* **Shapley** — the n largest Shapley values (Fréchette et al. 2016) of the game ``v(S) = mean_i max_{j in S} y_ij``;
+* **topset** — the n algorithms best on the most training instances, ties broken by mean performance.
 
-The mean gap of every (fold, method, n) is computed on the held-out fold; the mean performance gap (MPG) is
-the mean over folds and its standard error is the SD over folds / sqrt(number of folds), as in Kandanaarachchi & Smith-Miles 2023
-Fig. 23 and Table 6. The folds are the scenario's own (ASlib ``cv.arff``) when given, else seeded random.
-
-A selector is any callable ``training performance (DataFrame) -> ranking (list of algorithm names, best
-first)``, so other portfolio rules plug in, and the comparison can be tested with a stub.
-"""
+Gaps are measured on the held-out fold; the mean performance gap (MPG) is the mean over folds, its standard error the SD
+over folds / sqrt(number of folds) (Fig. 23, Table 6). The folds are the scenario's own (ASlib ``cv.arff``) when given,
+else seeded random. A selector is any callable
+``training performance (DataFrame) -> ranking (algorithm names, best first)``, so other rules plug in."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -38,25 +34,15 @@ Selector = Callable[[pd.DataFrame], Sequence[str]]
 # the three rankings
 # ----------------------------------------------------------------------------------------------------------
 def shapley_values(perf: pd.DataFrame) -> pd.Series:
-    """Exact Shapley values of the best-in-portfolio game ``v(S) = mean_i max_{j in S} y_ij``, ``v({}) = 0``.
+    """Exact Shapley values of the best-in-portfolio game ``v(S) = mean_i max_{j in S} y_ij``, ``v({}) = 0``, per
+    algorithm (index = columns of ``perf``, non-negative, higher is better).
 
-    The game is an average of per-instance maximum games, and a maximum game is a sum of "any member of
-    the top set" games: with the instance's values sorted ascending ``x_(1) <= ... <= x_(k)`` and
-    ``x_(0) = 0``, ``max_{j in S} x_j = sum_m (x_(m) - x_(m-1)) [S contains one of the players ranked m..k]``.
-    Each such unanimity-like game splits its worth equally among its k - m + 1 players, so the player ranked
-    r gets ``phi_(r) = sum_{m <= r} (x_(m) - x_(m-1)) / (k - m + 1)`` — exact for any k in O(N k log k), with
-    no permutation sampling. Tied values give equal shares. The values sum to v(all algorithms) (efficiency).
-
-    Parameters
-    ----------
-    perf : pd.DataFrame, shape (N, k)
-        Non-negative performance, higher is better (e.g. in [0, 1]).
-
-    Returns
-    -------
-    pd.Series, length k
-        Shapley value per algorithm (index = columns of ``perf``).
-    """
+    The game averages per-instance maximum games, each a sum of "any member of the top set" games: with an instance's
+    values sorted ascending ``x_(1) <= ... <= x_(k)`` and ``x_(0) = 0``,
+    ``max_{j in S} x_j = sum_m (x_(m) - x_(m-1)) [S contains one of the players ranked m..k]``. Each such game splits
+    its worth equally among its k - m + 1 players, so the player ranked r gets
+    ``phi_(r) = sum_{m <= r} (x_(m) - x_(m-1)) / (k - m + 1)`` — exact in O(N k log k), no sampling. Tied values give
+    equal shares; the values sum to v(all algorithms)."""
     values = perf.to_numpy(dtype=float)
     if values.size == 0:
         raise DataError("Shapley values need at least one instance and one algorithm")
@@ -80,11 +66,9 @@ def shapley_ranking(perf: pd.DataFrame) -> list[str]:
 
 
 def topset_ranking(perf: pd.DataFrame) -> list[str]:
-    """Algorithms by the number of instances on which they are best (Kandanaarachchi & Smith-Miles 2023 §5.1.4 topset).
-
-    An instance on which t algorithms tie for the best counts 1/t for each; remaining ties are broken by the
-    mean performance, then by name. Every algorithm appears (those never best come last).
-    """
+    """Algorithms by the number of instances on which they are best (Kandanaarachchi & Smith-Miles 2023 §5.1.4 topset):
+    t algorithms tied for the best count 1/t each; remaining ties by mean performance, then name. Every algorithm
+    appears."""
     values = perf.to_numpy(dtype=float)
     best = values >= values.max(axis=1, keepdims=True)
     wins = (best / best.sum(axis=1, keepdims=True)).sum(axis=0)
@@ -95,27 +79,22 @@ def topset_ranking(perf: pd.DataFrame) -> list[str]:
 
 def airt_ranking(perf: pd.DataFrame, *, epsilon: float = 0.05, extend: bool = True,
                  config=None) -> list[str]:
-    """The airt portfolio A(epsilon) of a continuous AIRT model fitted to ``perf`` (Kandanaarachchi & Smith-Miles 2023 §4.3, §5.1.4).
-
-    Runs :func:`benchirt.airt.fit_airt` (continuous response model, dataset difficulty delta = -theta,
-    latent trait curves h_j) on ``perf`` and returns the members of A(epsilon) ordered by decreasing latent
-    trait occupancy, as ``benchirt airt`` reports them.
+    """The airt portfolio A(epsilon) of a continuous AIRT model fitted to ``perf`` (Kandanaarachchi & Smith-Miles 2023
+    §4.3, §5.1.4): :func:`benchirt.airt.fit_airt`'s members of A(epsilon) by decreasing latent trait occupancy, as
+    ``benchirt airt`` reports them.
 
     Parameters
     ----------
     perf : pd.DataFrame, shape (N, k)
         Training performance in [0, 1], higher is better (N >= 5).
     epsilon : float
-        The epsilon of A(epsilon) (Kandanaarachchi & Smith-Miles 2023 Appendix A uses 0 and 0.05).
+        The epsilon of A(epsilon) (Appendix A uses 0 and 0.05).
     extend : bool
-        A(epsilon) may hold fewer algorithms than a portfolio size asked for. With ``extend`` the other
-        algorithms follow, ordered by the smallest epsilon at which they would join A(epsilon) — the largest
-        approach of their curve to the top curve, ``min_delta (h_*(delta) - h_j(delta))`` — so that the first
-        n algorithms are A(epsilon_n) for the smallest epsilon_n admitting n. Without it only A(epsilon) is
-        returned (the paper's limit on n).
+        Let the other algorithms follow, ordered by the smallest epsilon at which they would join A(epsilon)
+        (``min_delta (h_*(delta) - h_j(delta))``), so that the first n are A(epsilon_n) for the smallest epsilon_n
+        admitting n. Without it only A(epsilon) is returned (the paper's limit on n).
     config : AIRTConfig, optional
-        Options of the AIRT model (logit guard, EM iterations, prior, spline smoothing, grid size).
-    """
+        Options of the AIRT model."""
     from benchirt.airt import AIRTConfig, fit_airt
 
     analysis = fit_airt(perf, config=AIRTConfig() if config is None else config).latent
@@ -147,22 +126,9 @@ def default_selectors(epsilon: float = 0.05, *, config=None) -> dict[str, Select
 # gaps and cross-validation
 # ----------------------------------------------------------------------------------------------------------
 def performance_gap(perf: pd.DataFrame, portfolio: Sequence[str], *, maximize: bool = True) -> pd.Series:
-    """Per-instance performance gap ``b_i - b_{S,i}`` of a portfolio S (Kandanaarachchi & Smith-Miles 2023 §5.1.4).
-
-    Parameters
-    ----------
-    perf : pd.DataFrame, shape (N, k)
-        Performance of every algorithm (any units).
-    portfolio : sequence of str
-        Algorithms in S (a non-empty subset of the columns).
-    maximize : bool
-        ``False`` for runtimes/PAR10: then the gap is ``min_S - min_all`` (still >= 0).
-
-    Returns
-    -------
-    pd.Series, shape (N,)
-        Non-negative gaps.
-    """
+    """Per-instance performance gap ``b_i - b_{S,i}`` (non-negative) of a portfolio S (Kandanaarachchi & Smith-Miles
+    2023 §5.1.4): ``portfolio`` a non-empty subset of the columns of ``perf`` (any units); with ``maximize`` False
+    (runtimes/PAR10) the gap is ``min_S - min_all``."""
     portfolio = list(portfolio)
     unknown = [j for j in portfolio if j not in perf.columns]
     if not portfolio or unknown:
@@ -178,19 +144,16 @@ class PortfolioComparison:
     Attributes
     ----------
     per_fold : pd.DataFrame
-        One row per (fold, method, n): ``fold, method, n, gap`` (mean gap on the held-out instances, on
-        the [0, 1] scale), ``raw_gap`` (the same in raw units, when raw performance was given), ``n_test``.
+        One row per (fold, method, n): ``fold, method, n, gap`` (mean gap on the held-out instances, [0, 1] scale),
+        ``raw_gap`` (raw units, when raw performance was given), ``n_test``.
     rankings : pd.DataFrame
         ``fold, method, rank, algorithm``: each method's ranking on each training fold.
     summary : pd.DataFrame
-        One row per (method, n) reached in at least 2 folds: ``method, n, mpg, se, raw_mpg, raw_se,
-        n_folds`` — the mean over folds and its standard error (SD over folds / sqrt(n_folds)); the
-        ``raw_*`` columns only when raw performance was given.
+        One row per (method, n) reached in at least 2 folds: ``method, n, mpg, se, raw_mpg, raw_se, n_folds``; ``raw_*``
+        only with raw performance.
     failures : pd.DataFrame
-        ``fold, method, error``: folds on which a method could not rank (e.g. too few distinct difficulties);
-        that method is left out of those folds.
-    methods : list[str]
-    """
+        ``fold, method, error``: folds on which a method could not rank; that method is left out of those folds.
+    methods : list[str]"""
 
     per_fold: pd.DataFrame
     rankings: pd.DataFrame
@@ -199,27 +162,17 @@ class PortfolioComparison:
     methods: list[str] = field(default_factory=list)
 
     def gap_curves(self, *, raw: bool = False) -> pd.DataFrame:
-        """``summary`` in the long form of :func:`benchirt.airt.plots.plot_portfolio_gap` (Kandanaarachchi & Smith-Miles 2023 Fig. 23).
-
-        Returns
-        -------
-        pd.DataFrame
-            Columns ``method, n_algorithms, mean_gap, se`` (raw units when ``raw`` and available).
-        """
+        """``summary`` in the long form of :func:`benchirt.airt.plots.plot_portfolio_gap` (Kandanaarachchi & Smith-Miles
+        2023 Fig. 23): ``method, n_algorithms, mean_gap, se`` (raw units when ``raw`` and available)."""
         use_raw = raw and "raw_mpg" in self.summary.columns
         mean, se = ("raw_mpg", "raw_se") if use_raw else ("mpg", "se")
         return self.summary.rename(columns={"n": "n_algorithms", mean: "mean_gap", se: "se"})[
             ["method", "n_algorithms", "mean_gap", "se"]]
 
     def table(self, n: int = 5, *, raw: bool = True) -> pd.Series:
-        """MPG of each method with portfolios of ``n`` algorithms (one row of Kandanaarachchi & Smith-Miles 2023 Table 6).
-
-        Returns
-        -------
-        pd.Series
-            Index method; the MPG in raw units when available and ``raw`` is true, else on [0, 1]. Methods
-            that did not reach n algorithms in at least 2 folds are missing.
-        """
+        """MPG of each method with portfolios of ``n`` algorithms (one row of Kandanaarachchi & Smith-Miles 2023 Table
+        6), indexed by method: raw units when available and ``raw``, else [0, 1]. Methods that did not reach n
+        algorithms in at least 2 folds are missing."""
         rows = self.summary[self.summary["n"] == n].set_index("method")
         column = "raw_mpg" if raw and "raw_mpg" in rows.columns else "mpg"
         return rows[column].reindex([m for m in self.methods if m in rows.index])
@@ -250,34 +203,29 @@ def compare_portfolios(perf: pd.DataFrame, *, selectors: Mapping[str, Selector] 
                        folds: pd.Series | None = None, n_folds: int = 10, max_size: int | None = None,
                        raw: pd.DataFrame | None = None, maximize: bool = True, seed: int = 0,
                        show_progress: bool = False) -> PortfolioComparison:
-    """Compare portfolio rules by cross-validated mean performance gap (Kandanaarachchi & Smith-Miles 2023 §5.1.4, Fig. 23, Table 6).
+    """Compare portfolio rules by cross-validated mean performance gap (Kandanaarachchi & Smith-Miles 2023 §5.1.4, Fig.
+    23, Table 6).
 
     Parameters
     ----------
     perf : pd.DataFrame, shape (N, k)
-        Performance in [0, 1], higher is better (the AIRT input); rankings are learnt and gaps measured here.
+        Performance in [0, 1], higher is better (the AIRT input).
     selectors : mapping name -> Selector, optional
         Default :func:`default_selectors` (airt with epsilon = 0.05, Shapley, topset).
     folds : pd.Series, optional
-        Fold label per instance (index aligned with ``perf``), e.g. ``ASlibScenario.folds``; default
-        ``n_folds`` seeded random folds.
-    n_folds : int
-        Number of random folds when ``folds`` is not given.
+        Fold label per instance (aligned with ``perf``), e.g. ``ASlibScenario.folds``; default ``n_folds`` seeded random
+        folds.
     max_size : int, optional
         Largest portfolio size n (default k, the number of algorithms).
-    raw : pd.DataFrame, optional
-        The same matrix in raw units (e.g. ``ASlibScenario.raw_performance``) to report gaps in seconds/PAR10
-        as Table 6 does.
-    maximize : bool
-        Direction of ``raw``.
+    raw, maximize : pd.DataFrame, bool
+        The same matrix in raw units and its direction (e.g. ``ASlibScenario.raw_performance``), to report gaps in
+        seconds/PAR10 as Table 6 does.
     seed : int
         Seed of the random folds.
-    show_progress : bool
 
     Returns
     -------
-    PortfolioComparison
-    """
+    PortfolioComparison"""
     from benchirt.airt.aslib import check_performance
 
     perf = check_performance(perf, where="portfolio comparison")
@@ -323,9 +271,9 @@ def _aligned_raw(raw: pd.DataFrame, perf: pd.DataFrame) -> pd.DataFrame:
 
 def _fold_rows(fold, test_mask: np.ndarray, perf: pd.DataFrame, raw: pd.DataFrame | None,
                selectors: Mapping[str, Selector], max_size: int, maximize: bool) -> tuple[list, list, list]:
-    """One fold: each selector ranks the algorithms on the other folds, and the gap of its top-n portfolio
-    (n = 1..``max_size``) is measured on this one. Returns the gap rows, the ranking rows and the selectors
-    that failed (with their error)."""
+    """One fold: each selector ranks the algorithms on the other folds and the gap of its top-n portfolio (n =
+    1..``max_size``) is measured on this one. Returns the gap rows, the ranking rows and the selectors that failed
+    (with their error)."""
     train, test = perf[~test_mask], perf[test_mask]
     test_raw = None if raw is None else raw[test_mask]
     gap_rows, rank_rows, failure_rows = [], [], []

@@ -1,9 +1,6 @@
-"""The AIRT stage's report section, built from the run's :class:`benchirt.airt.analysis.AIRTResult`
-(Kandanaarachchi & Smith-Miles 2023) and named by the stage's registry record
-(:attr:`benchirt.pipeline.registry.Stage.sections`).
-
-Figures come from :mod:`benchirt.airt.plots`; a figure that cannot be drawn becomes a note in the section.
-"""
+"""The AIRT stage's report section, built from the run's :class:`benchirt.airt.analysis.AIRTResult` (Kandanaarachchi &
+Smith-Miles 2023) and named by :attr:`benchirt.pipeline.registry.Stage.sections`. Figures come from
+:mod:`benchirt.airt.plots`; one that cannot be drawn becomes a note."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -45,9 +42,9 @@ def airt(result: AIRTResult, context: SectionContext) -> Section:
 
 
 def airt_figure_algorithms(result: AIRTResult) -> list[str] | None:
-    """The algorithms AIRT's figures draw in a large field: the strongest (latent trait occupancy of strengths,
-    largest first), the anomalous, then the best mean performance, up to :data:`AIRT_FIGURE_TOP`; None (every
-    one) when there are no more than that."""
+    """The algorithms AIRT's figures draw in a large field: the strongest (latent trait occupancy of strengths, largest
+    first), the anomalous, then the best mean performance, up to :data:`AIRT_FIGURE_TOP`; None (every one) when there
+    are no more than that."""
     table = result.algorithms
     if len(table) <= AIRT_FIGURE_TOP:
         return None
@@ -59,8 +56,8 @@ def airt_figure_algorithms(result: AIRTResult) -> list[str] | None:
 
 
 def airt_dataset_table(datasets: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    """AIRT's dataset table, hardest first; rows with the same difficulty are collapsed into one row
-    that counts them (an ASlib scenario has many instances every solver finds equally easy)."""
+    """AIRT's dataset table, hardest first; rows with the same difficulty are collapsed into one row that counts them.
+    """
     frame = datasets.sort_values(["difficulty", "dataset"], ascending=[False, True])
     rounded = frame.assign(difficulty=frame["difficulty"].round(3))
     if not rounded["difficulty"].duplicated().any():

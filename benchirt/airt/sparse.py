@@ -1,17 +1,14 @@
 """Which datasets and algorithms of a sparse performance matrix AIRT can fit on their observed cells.
 
-AIRT on the observed cells (:mod:`benchirt.airt.observed`; Mislevy & Wu 1996) estimates each algorithm from
-the datasets it ran on and each dataset from the algorithms it has, so both need enough of them. The minima
-are AIRT's own minima for a complete matrix (Kandanaarachchi & Smith-Miles 2023; :func:`benchirt.airt.fit_airt`)
-applied to each line: an algorithm needs as many datasets as the whole fit needs (its latent trait curve is
-a smoothing spline through at least five difficulties, §4.1, and the interval of its discrimination needs
-more than three, :mod:`benchirt.airt.plausibility`), a dataset as many algorithms as the whole fit needs (with
-one, its easiness of eq. 10 is that algorithm's result alone). Lines below a minimum are left out, again
-until none is (leaving out an algorithm can take a dataset below its minimum). Then the datasets and
-algorithms must be linked by shared results: two groups that share none are placed on the latent scale by
-the prior alone, so their difficulties cannot be compared; only the group with the most observed cells is
-kept. Everything left out is named in the notes.
-"""
+AIRT on the observed cells (:mod:`benchirt.airt.observed`; Mislevy & Wu 1996) estimates each algorithm from the datasets
+it ran on and each dataset from the algorithms it has. The minima are AIRT's own for a complete matrix (Kandanaarachchi
+& Smith-Miles 2023; :func:`benchirt.airt.fit_airt`) applied to each line: an algorithm needs as many datasets as the
+whole fit (its latent trait curve is a smoothing spline through at least five difficulties, §4.1, and its
+discrimination's interval needs more than three, :mod:`benchirt.airt.plausibility`), a dataset as many algorithms (with
+one, its easiness of eq. 10 is that algorithm's result alone). Lines below a minimum are left out, repeatedly until none
+is. Then the datasets and algorithms must be linked by shared results: groups sharing none are placed on the latent
+scale by the prior alone, so only the group with the most observed cells is kept. Everything left out is named in the
+notes."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -37,16 +34,12 @@ class ObservedField:
     ----------
     table : pd.DataFrame
         The kept datasets (rows) and algorithms (columns) in the input's order; NaN = not observed.
-    n_cells : int
-        Cells of the input (datasets × algorithms).
-    n_observed : int
-        Observed cells of the input.
+    n_cells, n_observed : int
+        Cells (datasets × algorithms) and observed cells of the input.
     sparse_algorithms, sparse_datasets : list of str
-        Left out for having fewer results than :data:`MIN_DATASETS_PER_ALGORITHM` or
-        :data:`MIN_ALGORITHMS_PER_DATASET`.
+        Left out for having fewer results than :data:`MIN_DATASETS_PER_ALGORITHM` or :data:`MIN_ALGORITHMS_PER_DATASET`.
     unlinked_algorithms, unlinked_datasets : list of str
-        Left out for sharing no result with the kept group.
-    """
+        Left out for sharing no result with the kept group."""
 
     table: pd.DataFrame
     n_cells: int
@@ -107,18 +100,9 @@ def _linked(observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def observed_field(perf: pd.DataFrame) -> ObservedField:
-    """The datasets and algorithms of ``perf`` AIRT can fit on their observed cells (module docstring).
-
-    Parameters
-    ----------
-    perf : pd.DataFrame, shape (N, n)
-        Rows datasets, columns algorithms; NaN = not observed.
-
-    Returns
-    -------
-    ObservedField
-        May hold fewer datasets or algorithms than AIRT needs; :func:`benchirt.airt.fit_airt` says so.
-    """
+    """The datasets and algorithms of ``perf`` (rows datasets, columns algorithms, NaN = not observed) AIRT can fit on
+    their observed cells (module docstring). The result may hold fewer than AIRT needs;
+    :func:`benchirt.airt.fit_airt` says so."""
     observed = perf.notna().to_numpy()
     rows, cols = _enough(observed)
     kept = observed & rows[:, None] & cols[None, :]

@@ -1,25 +1,17 @@
 """Respondent abilities given item parameters: EAP and MAP (Cardoso et al. 2021 §4.1 second step, §4.5).
 
-decodIRT estimated θ with ``catsim``: items sorted by difficulty, cut into 10
-groups and administered in ascending order as in a computerised adaptive test,
-which makes θ depend on the grouping and the order of the groups. Here every
-respondent's θ uses all informative items at once, with the same standard normal
-ability distribution the item calibration assumed:
+decodIRT estimated θ with ``catsim`` as a computerised adaptive test (items in difficulty groups, administered in
+order), which makes θ depend on the grouping. Here every respondent's θ uses all informative items at once, with the
+standard normal ability distribution of the calibration:
 
-* **EAP** — posterior mean over a fine grid (``IRTConfig.ability_quadrature``
-  nodes; and posterior SD). Finite for all-correct / all-wrong patterns (the
-  optimal and pessimal classifiers), needs no iterations, and is what the
-  True-Score uses by default.
-* **MAP** — posterior mode by Fisher scoring started at the EAP, bounded to
-  ``[-theta_max, theta_max]``; SE from the test information plus the prior's 1.
+* **EAP** — posterior mean (and SD) over a fine grid (``IRTConfig.ability_quadrature`` nodes): finite for all-correct /
+  all-wrong patterns, no iterations; what the True-Score uses by default.
+* **MAP** — posterior mode by Fisher scoring started at the EAP, bounded to ``[-theta_max, theta_max]``; SE from the
+  test information plus the prior's 1.
 
-Items flagged ``all_correct`` / ``all_wrong`` at calibration carry no estimated
-parameters and are left out of the ability likelihood; they count 1 / 0 in the True-Score.
-
-:func:`score_respondents` runs both on a response table a block of respondents at a time (about
-:data:`BLOCK_CELLS` responses each), so the memory beyond the input is bounded by one block, not
-proportional to respondents x items (the field's scale: up to 96,000 items per dataset).
-"""
+Items flagged ``all_correct`` / ``all_wrong`` at calibration are left out of the ability likelihood and count 1 / 0 in
+the True-Score. :func:`score_respondents` works a block of about :data:`BLOCK_CELLS` responses at a time, so memory
+beyond the input is bounded by one block, not respondents x items."""
 from __future__ import annotations
 
 import numpy as np
@@ -57,8 +49,8 @@ def eap(
 def grid_log_odds(a: np.ndarray, b: np.ndarray, c: np.ndarray, nodes: np.ndarray, log_weights: np.ndarray,
                   *, cells: int = BLOCK_CELLS) -> tuple[np.ndarray, np.ndarray]:
     """``log P - log(1 - P)`` of every item at every node, shape ``(m, K)``, and the log prior plus
-    ``sum_j log(1 - P_j)`` per node, shape ``(K,)``: what an EAP needs of the items (computed once, a
-    block of items at a time so the temporaries stay within ``cells`` values)."""
+    ``sum_j log(1 - P_j)`` per node, shape ``(K,)``: what an EAP needs of the items (computed a block of items at a
+    time, within ``cells`` values)."""
     odds = np.empty((len(a), len(nodes)))
     base = np.asarray(log_weights, dtype=float).copy()
     width = block_size(len(nodes), cells=cells)
@@ -91,17 +83,11 @@ def map_(
     max_iter: int = 50,
     tol: float = 1e-6,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Maximum a posteriori abilities under a N(0, 1) prior, vectorised over respondents.
+    """Maximum a posteriori abilities under a N(0, 1) prior, vectorised over respondents: ``(theta, se)``, each (n,).
 
-    Fisher scoring on ``sum_j log P_j(theta)^u (1-P_j)^(1-u) - theta^2/2`` with
-    gradient ``sum_j a_j (u_j - P_j) s_j / P_j - theta`` and information
-    ``sum_j a_j^2 (1-c_j) s_j^2 (1-s_j) / P_j + 1``; steps are halved until the
-    log posterior does not decrease.
-
-    Returns
-    -------
-    theta, se : numpy.ndarray, shape (n,)
-    """
+    Fisher scoring on ``sum_j log P_j(theta)^u (1-P_j)^(1-u) - theta^2/2`` with gradient
+    ``sum_j a_j (u_j - P_j) s_j / P_j - theta`` and information ``sum_j a_j^2 (1-c_j) s_j^2 (1-s_j) / P_j + 1``; steps
+    are halved until the log posterior does not decrease."""
     theta = np.clip(np.asarray(start, dtype=float), -theta_max, theta_max)
 
     def objective(t: np.ndarray) -> np.ndarray:
@@ -168,27 +154,23 @@ def score_respondents(responses, a: np.ndarray, b: np.ndarray, c: np.ndarray, fl
                       method: str, nodes: np.ndarray, log_weights: np.ndarray, theta_max: float) -> pd.DataFrame:
     """θ, its standard error and the True-Score of every respondent, in blocks of about :data:`BLOCK_CELLS`.
 
-    The EAP's log posterior on the grid, ``u @ log_odds + base`` (respondents x nodes), is summed over
-    blocks of items (each block's product is efficient for BLAS, and the responses are validated and
-    converted to floats one block at a time); MAP refines it a block of respondents at a time; the
-    True-Score sums the model's P over blocks of items.
+    The EAP's log posterior on the grid, ``u @ log_odds + base``, is summed over blocks of items; MAP refines it a block
+    of respondents at a time; the True-Score sums P over blocks of items.
 
     Parameters
     ----------
     responses : pandas.DataFrame or ColumnView, shape (n, m)
-        0/1 answers, columns in the order of ``a, b, c, flag`` (each shape ``(m,)``); validated block by
-        block (:func:`benchirt.irt.validation.as_response_matrix`: the message names the respondent and item).
+        0/1 answers, columns in the order of ``a, b, c, flag`` (each (m,)); validated block by block
+        (:func:`benchirt.irt.validation.as_response_matrix`).
     flag : numpy.ndarray of str
-        Items flagged ``all_correct`` / ``all_wrong`` are left out of the likelihood and count 1 / 0
-        in the True-Score; the others use ``a, b, c``.
+        Items flagged ``all_correct`` / ``all_wrong`` are left out of the likelihood and count 1 / 0 in the True-Score.
     method : {"EAP", "MAP"}
     nodes, log_weights : numpy.ndarray
         The ability grid of the calibration (:func:`benchirt.irt.models.quadrature`).
 
     Returns
     -------
-    pandas.DataFrame, index ``respondent``, columns ``theta, se, true_score``
-    """
+    pandas.DataFrame, index ``respondent``, columns ``theta, se, true_score``"""
     informative = ~np.isin(flag, ("all_correct", "all_wrong"))
     a, b, c = (np.asarray(v, dtype=float)[informative] for v in (a, b, c))
     odds, joint = grid_log_odds(a, b, c, nodes, log_weights)

@@ -1,14 +1,10 @@
-"""One start's climb: EM to a stationary point (:func:`benchirt.irt.em.run_em`), then the 3PL items
-moved to a better mode of their M-step objective, and EM again, until no item moves.
+"""One start's climb: EM to a stationary point (:func:`benchirt.irt.em.run_em`), then the 3PL items moved to a better
+mode of their M-step objective (:mod:`benchirt.irt.modes`), and EM again, until no item moves.
 
-At a converged EM point every item's M-step objective is searched on a grid
-(:mod:`benchirt.irt.modes`); moving the items whose best grid point beats their values raises the
-objective, hence the marginal log posterior (the generalised-EM inequality, Dempster, Laird & Rubin 1977,
-Theorem 1). The monotone family, which climbs once, climbs from the grid's points before it compares
-(:func:`polished_gains`): the better modes of its items lie between the grid's points (how that was found:
-benchmarks/results/irt-cost.md). :func:`climb_and_file` climbs and files where the start ended
-(:func:`benchirt.irt.search.file_optimum`). Hand-written: a loop around the estimator's own steps.
-"""
+Moving an item to a better point of its M-step objective raises the marginal log posterior (Dempster, Laird & Rubin
+1977, Theorem 1). The monotone family climbs from the grid's points before it compares (:func:`polished_gains`), since
+its items' better modes lie between them. :func:`climb_and_file` files where the start ended
+(:func:`benchirt.irt.search.file_optimum`). Hand-written: a loop around the estimator's own steps."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -45,8 +41,8 @@ _CANDIDATE_DEFICIT = 3.0
 def climb(params: np.ndarray, problem: Problem, *, known: Sequence[dict] = (),
           max_iter: int | None = None, escape: bool = True) -> tuple[np.ndarray, Record]:
     """EM (:func:`benchirt.irt.em.run_em`) to a stationary point, then (3PL, with ``escape``) the rounds of
-    :func:`escape_rounds`. Every round raises the log posterior (generalised EM). ``max_iter`` (default
-    ``config.max_iter``) bounds the EM steps of all rounds together."""
+    :func:`escape_rounds`, each raising the log posterior. ``max_iter`` (default ``config.max_iter``) bounds the EM
+    steps of all rounds together."""
     max_iter = problem.config.max_iter if max_iter is None else max_iter
     params, record = run_em(params, problem, known=known, max_iter=max_iter)
     return escape_rounds(params, record, problem, known=known, max_iter=max_iter) if escape else (params, record)
@@ -54,10 +50,10 @@ def climb(params: np.ndarray, problem: Problem, *, known: Sequence[dict] = (),
 
 def escape_rounds(params: np.ndarray, record: Record, problem: Problem, *, known: Sequence[dict] = (),
                   max_iter: int | None = None) -> tuple[np.ndarray, Record]:
-    """From EM's stationary point ``params`` (its ``record``), each item's M-step objective searched for a
-    better mode (:func:`escape_item_modes`); EM resumes from the items that moved, until none moves or
-    :data:`_MAX_ESCAPES` rounds, the EM steps of ``record`` and of these rounds together at most ``max_iter``
-    (default ``config.max_iter``). Nothing to do where ``params`` is not stationary or c is not estimated."""
+    """From EM's stationary point ``params`` (its ``record``), each item's better mode searched
+    (:func:`escape_item_modes`) and EM resumed from the items that moved, until none moves or :data:`_MAX_ESCAPES`
+    rounds, all EM steps together at most ``max_iter`` (default ``config.max_iter``). Nothing to do where ``params``
+    is not stationary or c is not estimated."""
     max_iter = problem.config.max_iter if max_iter is None else max_iter
     while problem.estimates_guessing and record.stopped_by == "stationary" and record.escapes < _MAX_ESCAPES:
         moved, n_moved = escape_item_modes(params, problem)
@@ -71,12 +67,10 @@ def escape_rounds(params: np.ndarray, record: Record, problem: Problem, *, known
 
 
 def escape_item_modes(params: np.ndarray, problem: Problem) -> tuple[np.ndarray, int]:
-    """``params`` with every item whose M-step objective at the E-step of ``params`` is higher by more
-    than :data:`_ESCAPE_GAIN` at a point of :func:`benchirt.irt.modes.item_grid` moved there, and
-    how many items moved. The monotone family searches by :func:`polished_gains` and moves its items only
-    where their gains add up to more than ``tol_optimum / 2``: a round that gains less cannot tell optima
-    apart, and its EM steps cost most on the final, finest grid, where each moved item costs EM steps and
-    another search."""
+    """``params`` with every item whose M-step objective (at the E-step of ``params``) is higher by more than
+    :data:`_ESCAPE_GAIN` at a point of :func:`benchirt.irt.modes.item_grid` moved there, and how many moved. The
+    monotone family searches by :func:`polished_gains` and moves items only where their gains add up to more than
+    ``tol_optimum / 2`` (less cannot tell optima apart)."""
     gains, values = polished_gains(params, problem) if problem.monotone else grid_gains(params, problem)
     jump = gains > _ESCAPE_GAIN
     if problem.monotone and gains[jump].sum() <= problem.config.tol_optimum / 2:
@@ -87,10 +81,9 @@ def escape_item_modes(params: np.ndarray, problem: Problem) -> tuple[np.ndarray,
 
 
 def grid_gains(params: np.ndarray, problem: Problem, *, other_mode: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Per item, how much higher its M-step objective (at the E-step of ``params``) is at the best point
-    of :func:`benchirt.irt.modes.item_grid` than at its values, and that point (m, 3); with
-    ``other_mode``, the best point in another mode than the item's values
-    (:func:`benchirt.irt.modes.other_mode`; -inf where the grid has none)."""
+    """Per item, how much higher its M-step objective (at the E-step of ``params``) is at the best point of
+    :func:`benchirt.irt.modes.item_grid` than at its values, and that point (m, 3); with ``other_mode``, the best
+    point in another mode (:func:`benchirt.irt.modes.other_mode`; -inf where the grid has none)."""
     grid = item_grid(problem.lower, problem.upper)
     grid_prior = log_prior(grid, problem)
     scaled, n_k, _ = e_step(params, problem)
@@ -106,19 +99,16 @@ def grid_gains(params: np.ndarray, problem: Problem, *, other_mode: bool = False
 
 
 def polished_gains(params: np.ndarray, problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """Per item, how much higher its M-step objective (at the E-step of ``params``) is at the best mode found
-    by climbing from the grid, and that point (m, 3); -inf where no climb beats the item's own mode.
+    """Per item, how much higher its M-step objective (at the E-step of ``params``) is at the best mode found by
+    climbing from the grid, and that point (m, 3); -inf where no climb beats the item's own mode.
 
-    The fixed grid alone misses modes that lie between its points (its guessing values 0.3 and 0.5 bracket
-    the floor of 0.41 of a steep item's better mode; a discrimination of 0 leaves the difficulty without a
-    gradient, and the better curve at a = 0.09 lies below the grid's smallest step), so candidates are
-    climbed (:func:`benchirt.irt.mstep.climb_objectives`, :data:`_POLISH_STEPS` Fisher-scoring steps): the best
-    grid point at each guessing value (:func:`benchirt.irt.modes.best_per_guessing`) that is no more than
-    :data:`_CANDIDATE_DEFICIT` below the item's own climb, on the objective with ``log P`` and ``log(1 - P)``
-    interpolated between :data:`_SEARCH_NODES` nodes (:func:`benchirt.irt.modes.interpolation_weights`; exact on
-    grids this coarse), which costs the same on every grid. An item whose best candidate beats its own climb
-    there by more than :data:`_ESCAPE_GAIN` is climbed again on the exact objective from that candidate, and
-    its gain measured there."""
+    The fixed grid misses modes between its points (a guessing floor between two grid values, a discrimination below the
+    smallest step), so candidates are climbed (:func:`benchirt.irt.mstep.climb_objectives`, :data:`_POLISH_STEPS`
+    steps): the best grid point per guessing value (:func:`benchirt.irt.modes.best_per_guessing`) no more than
+    :data:`_CANDIDATE_DEFICIT` below the item's own climb, on the objective interpolated between :data:`_SEARCH_NODES`
+    nodes (:func:`benchirt.irt.modes.interpolation_weights`), which costs the same on every grid. An item whose best
+    candidate beats its own climb by more than :data:`_ESCAPE_GAIN` is climbed again on the exact objective, and its
+    gain measured there."""
     m = len(params)
     scaled, n_k, _ = e_step(params, problem)
     coarse = problem.on_grid(_SEARCH_NODES) if len(problem.nodes) > _SEARCH_NODES else problem
@@ -155,8 +145,8 @@ def polished_gains(params: np.ndarray, problem: Problem) -> tuple[np.ndarray, np
 
 def _climbed(params: np.ndarray, rows: np.ndarray, r: np.ndarray, n_k: np.ndarray,
              problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`benchirt.irt.mstep.climb_objectives` of ``params`` (one per entry of ``rows``, the item whose
-    ``r`` it climbs on), one of ``problem``'s item blocks at a time, at least :data:`_CLIMB_CANDIDATES`."""
+    """:func:`benchirt.irt.mstep.climb_objectives` of ``params`` (one per entry of ``rows``, the item whose ``r`` it
+    climbs on), one of ``problem``'s item blocks at a time, at least :data:`_CLIMB_CANDIDATES`."""
     out = [climb_objectives(params[piece], r[rows[piece]], n_k, problem, _POLISH_STEPS)
            for piece in item_blocks(len(rows), max(_CLIMB_CANDIDATES, problem.block_size))]
     return np.concatenate([o[0] for o in out]), np.concatenate([o[1] for o in out])
@@ -164,9 +154,8 @@ def _climbed(params: np.ndarray, rows: np.ndarray, r: np.ndarray, n_k: np.ndarra
 
 def climb_and_file(start: np.ndarray, name: str, problem: Problem, runs: list[Run], optima: list[dict], *,
                    climbed: tuple[np.ndarray, "Record"] | None = None) -> bool:
-    """Climb from ``start`` (:func:`climb`; ``climbed``: its result, when known), add the run to
-    ``runs`` and file its optimum under ``optima``; True when it raised the best optimum by more than
-    ``tol_optimum``."""
+    """Climb from ``start`` (:func:`climb`; ``climbed``: its result, when known), add the run to ``runs`` and file its
+    optimum under ``optima``; True when it raised the best optimum by more than ``tol_optimum``."""
     top = optima[0]["log_posterior"] if optima else -np.inf
     params, record = climbed or climb(start, problem, known=list(optima))
     runs.append(Run(name, params, record))

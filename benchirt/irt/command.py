@@ -1,8 +1,5 @@
-"""``benchirt irt RESPONSES.csv --out DIR``: fit an IRT model to one response matrix.
-
-Registering the sub-command imports only argparse and the options layer (``benchirt irt --help``
-stays light); numpy, pandas and scipy are imported when the command runs.
-"""
+"""``benchirt irt RESPONSES.csv --out DIR``: fit an IRT model to one response matrix. Registering the sub-command
+imports only argparse and the options layer; numpy, pandas and scipy are imported when the command runs."""
 from __future__ import annotations
 
 import argparse
@@ -81,8 +78,8 @@ class _Help(argparse.Action):
 
 
 def _add_score_options(parser: argparse.ArgumentParser, scoring: bool = False) -> None:
-    """The options scoring on frozen items reads (shared by the fit's parser and :func:`score_parser`, where
-    ``--items`` is required)."""
+    """The options scoring on frozen items reads (shared by the fit's parser and :func:`score_parser`, where ``--items``
+    is required)."""
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     add_force_option(parser)
     parser.add_argument("--ability", metavar="{" + ",".join(ABILITY_METHODS) + "}", default="EAP",
@@ -228,8 +225,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fit_record(fit, scorer, config: IRTConfig, responses_path: str) -> dict:
-    """fit.json: the fit's convergence record, the scoring model, the item summary and, for the default family,
-    whether it fits (:func:`benchirt.irt.summary.default_model_check`, with its warning line or None)."""
+    """fit.json: the fit's convergence record, the scoring model, the item summary and, for the default family, whether
+    it fits (:func:`benchirt.irt.summary.default_model_check`, with its warning line or None)."""
     from benchirt.irt.summary import default_model_check, default_model_sentence, item_summary
 
     record = fit.convergence()

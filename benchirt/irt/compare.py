@@ -1,28 +1,16 @@
 """The 1PL, 2PL and 3PL of one response matrix side by side: log-likelihood, AIC and BIC.
 
-``AIC = -2 logL + 2k`` (Akaike 1974) and ``BIC = -2 logL + k log n`` (Schwarz 1978), with ``logL``
-the marginal log-likelihood at the estimates, ``n`` the number of respondents and ``k`` the free
-item parameters: ``m + 1`` for the 1PL (difficulties and the shared discrimination), ``2m`` for
-the 2PL, ``3m`` for the 3PL, over the ``m`` items with information (items everyone answers alike
-are left out of every model alike). With priors (the default) the estimates are Bayes modal, so
-``logL`` is the likelihood at the posterior mode rather than its maximum, a little lower; the
-criteria then compare the models as they are used. Lower AIC/BIC is better.
+``AIC = -2 logL + 2k`` (Akaike 1974) and ``BIC = -2 logL + k log n`` (Schwarz 1978), with ``logL`` the marginal
+log-likelihood at the estimates, ``n`` the respondents and ``k`` the free item parameters: ``m + 1`` for the 1PL, ``2m``
+for the 2PL, ``3m`` for the 3PL, over the ``m`` items with information. With priors (the default) the estimates are
+Bayes modal, so ``logL`` is a little below its maximum; the criteria compare the models as they are used. Lower is
+better.
 
-Cost: only the largest model searches its starts (or is the fit already made); the 2PL climbs from
-the 3PL's ``a, b`` and the 1PL from the 2PL's mean ``a`` and ``b`` (``fit_irt(..., initial=)``), and
-searches as well — keeping the higher log posterior of the two — only where it can matter: where a
-larger model's search reached more than one optimum (the pool's likelihood has several, and the
-nested start may sit in the wrong one). Where the 3PL's search found a single optimum, the nested start
-keeps its direction of the latent scale, and the search is not paid three times (with three
-searches the comparison cost about four times the 3PL alone at 4000 x 5000, issue 23).
-The stage and ``benchirt irt`` pass the scoring model's fit too (the 1PL of the monotone family,
-:mod:`benchirt.irt.scorer`, fitted from the 3PL's items on its grid), so the 1PL is not fitted a second
-time; only the 2PL is. ``nested_starts=False`` searches every model. Every model is fitted on the grid of the first one
-fitted (the 3PL's, or the first of ``fitted``: its ``quadrature_nodes``, not refined again), so that the
-log-likelihoods compared are integrals on the same nodes. ``benchmarks/irt_fit.py --part compare`` measures the
-cost and how often the nested start alone, and this rule, end at the optimum of the full search
-(docs/irt.md, "Model comparison").
-"""
+Only the largest model searches its starts (or is the fit already made); the 2PL climbs from the 3PL's ``a, b`` and the
+1PL from the 2PL's mean ``a`` and ``b`` (``fit_irt(..., initial=)``), and also searches — keeping the higher log
+posterior — only where a larger model's search reached more than one optimum. The stage passes the scoring model's fit
+too (:mod:`benchirt.irt.scorer`), so the 1PL is not fitted twice. Every model is fitted on the first fitted model's
+grid, so the log-likelihoods are integrals on the same nodes (docs/irt.md, "Model comparison")."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -57,23 +45,18 @@ def compare_models(responses, *, config: IRTConfig | None = None,
     responses : pandas.DataFrame or array_like, shape (n, m)
     config : IRTConfig, optional
     fitted : IRTFit or sequence of IRTFit, optional
-        Fits of some of the models on these responses with this config, reused, not refitted: e.g. the item
-        model and the scoring model (:func:`benchirt.irt.scorer.fit_scoring_model`, the 1PL fitted on the item
-        model's grid), so the stage fits only the model neither is. The first one's grid is the comparison's.
+        Fits of some of the models on these responses with this config, reused (e.g. the item model and
+        :func:`benchirt.irt.scorer.fit_scoring_model`). The first one's grid is the comparison's.
     nested_starts : bool
-        Fit the 2PL from the 3PL's solution and the 1PL from the 2PL's, with a start search as well
-        only where a larger model's search reached several optima, rather than with
-        ``config.starts`` alone (see the module docstring); the 3PL, unless it is ``fitted``, searches.
+        Nested starts as in the module docstring, rather than ``config.starts`` alone for every model.
 
     Returns
     -------
     pandas.DataFrame
-        One row per model in :data:`COLUMNS` order: ``log_likelihood``, ``log_posterior``,
-        ``n_parameters, aic, bic``, the fit's ``status``, its ``start`` (``"reused"``, ``"search"`` or
-        ``"nested"``: which one the reported fit comes from), ``searched`` (whether a start search
-        ran), the number of starts that ended in a worse optimum, ``seconds`` (all fits of the model),
-        and ``best_aic`` / ``best_bic`` (True on the lowest criterion).
-    """
+        One row per model in :data:`COLUMNS` order: ``log_likelihood``, ``log_posterior``, ``n_parameters, aic, bic``,
+        ``status``, ``start`` (``"reused"``, ``"search"`` or ``"nested"``: where the reported fit comes from),
+        ``searched``, the number of starts that ended in a worse optimum, ``seconds`` (all fits of the model), and
+        ``best_aic`` / ``best_bic`` (True on the lowest criterion)."""
     config = config or IRTConfig()
     fits: dict[str, IRTFit] = {}
     starts: dict[str, str] = {}

@@ -31,109 +31,84 @@ class IRTConfig:
     model : {"1PL", "2PL", "3PL"}
         Item response function (Cardoso et al. 2021 eq. 1; the study uses the 3PL, §4.1).
     model_family : {"monotone", "decodirt"}
-        ``"monotone"`` (default): every discrimination is at least 0, as in operational IRT (mirt's
-        default). Each item's curve then rises with ability, so one more correct answer never lowers
-        a respondent's ability or True-Score, and the latent dimension is the one every item agrees on
-        — ability, not a preference among the classes a classifier confuses. The mirror image is
-        excluded, the start is the sum score, and the fit climbs once (``starts="auto"``). An item
-        whose answers fall with ability is reported by ``ability_slope`` < 0 (the logistic slope of its
-        answers on the respondents' abilities: one answer, no refit). ``"decodirt"``: decodIRT's
-        free-sign model, which keeps negative discriminations (Cardoso et al. 2021 §5.2) and so has
-        many optima on classifier data; ``starts="auto"`` then runs the full start search
-        (docs/irt.md, "Which model scores, and why").
+        ``"monotone"`` (default): every discrimination is at least 0, as in operational IRT (mirt's default), so each
+        item's curve rises with ability, one more correct answer never lowers an ability or True-Score, and the latent
+        dimension is the one every item agrees on. The start is the sum score and the fit climbs once
+        (``starts="auto"``); an item whose answers fall with ability is reported by ``ability_slope`` < 0
+        (:mod:`benchirt.irt.slope`). ``"decodirt"``: decodIRT's free-sign model, which keeps negative discriminations
+        (Cardoso et al. 2021 §5.2) and so has many optima on classifier data; ``starts="auto"`` then runs the full start
+        search (docs/irt.md, "Which model scores, and why").
     scoring_model : {"auto", "1PL", "2PL", "3PL"}
-        The model whose abilities and True-Scores score the respondents, fitted on the calibration
-        respondents from the item model's solution (``model``'s items describe the test instances).
-        ``"auto"``: the 1PL (Rasch) for the monotone family — its ability is a monotone function of the
-        number correct (Rasch 1960), and item weights estimated on a pool do not transfer to the
-        classifiers it ranks: on decodIRT's 50 reference pools the monotone 3PL's ability predicts the
-        real classifiers' accuracy on held-out items worse than their accuracy does, the 1PL's exactly as
-        well (``benchmarks/irt_validity.py --part predictive``; docs/irt.md, "Which model scores, and
-        why", has the figures); ``model`` itself for decodIRT's family, which scores with its 3PL.
-    prior : bool
-        Bayes modal estimation (``True``) with the priors below, or plain marginal
-        maximum likelihood (``False``; estimates then rely on the bounds only).
-    prior_discrimination : (mean, sd)
-        Normal prior on ``a``. Centred at 0, it is indifferent to the sign, so a
-        negative discrimination is kept when the responses support it; it shrinks
-        weakly supported slopes toward "no discrimination" and keeps perfectly
-        separating items finite (ltm returns ``a`` in the hundreds there).
-    prior_difficulty : (mean, sd)
-        Normal prior on ``b``; keeps ``b`` finite for items almost everybody
-        answers the same way and for items with ``a`` near 0.
-    prior_guessing : (alpha, beta)
-        Beta prior on ``c`` (3PL only), mode ``(alpha-1)/(alpha+beta-2)``.
+        The model whose abilities and True-Scores score the respondents, fitted on the calibration respondents from the
+        item model's solution (``model``'s items describe the test instances). ``"auto"``: the 1PL (Rasch) for the
+        monotone family — its ability is a monotone function of the number correct (Rasch 1960), and item weights
+        estimated on a pool do not transfer to the classifiers it ranks (docs/irt.md, "Which model scores, and why");
+        ``model`` itself for decodIRT's family.
+    prior, prior_discrimination, prior_difficulty, prior_guessing : bool, (mean, sd), (mean, sd), (alpha, beta)
+        Bayes modal estimation (``prior=True``) with these priors, or plain marginal maximum likelihood (estimates then
+        rely on the bounds only). Normal priors on ``a`` and ``b``: centred at 0 the one on ``a`` is indifferent to the
+        sign, shrinks weakly supported slopes toward "no discrimination" and keeps perfectly separating items finite;
+        the one on ``b`` keeps it finite for items almost everybody answers alike or with ``a`` near 0. Beta prior on
+        ``c`` (3PL only), mode ``(alpha-1)/(alpha+beta-2)``.
     quadrature : int
-        Number of equally spaced ability nodes on ``[-theta_max, theta_max]``
-        (weights of the standard normal ability distribution) of the coarsest calibration grid.
+        Equally spaced ability nodes on ``[-theta_max, theta_max]`` (standard normal weights) of the coarsest
+        calibration grid.
     refine_quadrature : bool
-        Double the grid (the nodes plus their midpoints: 41, 81, 161, 321) while doing so changes the
-        log posterior at the first start's optimum by more than ``tol_optimum / 2``. With many steep
-        items a respondent's posterior is narrower than the spacing, and a coarse grid makes optima
-        of its own (docs/irt.md, "The calibration grid"); the fit reports the nodes used and the change a
-        doubling still makes at its optimum (``quadrature_nodes``, ``quadrature_error``).
+        Double the grid (nodes plus midpoints: 41, 81, 161, 321) while that changes the log posterior at the first
+        start's optimum by more than ``tol_optimum / 2``: with many steep items a posterior is narrower than the spacing
+        and a coarse grid makes optima of its own (docs/irt.md, "The calibration grid"). The fit reports
+        ``quadrature_nodes`` and ``quadrature_error``.
     ability_quadrature : int
-        Nodes of the finer grid EAP abilities use. A respondent's posterior is
-        narrow (SD 0.07-0.4 on decodIRT's pools), so EAP on the calibration grid
-        (spacing 0.3) would snap θ toward its nodes (errors up to 0.08 on pc1).
+        Nodes of the finer grid EAP abilities use: a respondent's posterior is narrow, and EAP on the calibration grid
+        would snap θ toward its nodes.
     theta_max : float
         Range of the quadrature grids and bound of MAP abilities.
     max_iter, tol, tol_log_posterior, tol_gradient : int, float, float, float
-        EM has converged when one EM step changes no item parameter by ``tol`` or
-        more, raises the log posterior by less than ``tol_log_posterior`` (PyPI
-        ``mirt`` stops on this test alone) and the marginal log posterior's gradient is below
-        ``tol_gradient`` in every a, b and logit c (stationary; docs/irt.md); it stops unconverged
-        after ``max_iter`` steps.
+        EM has converged when one step changes no item parameter by ``tol`` or more, raises the log posterior by less
+        than ``tol_log_posterior`` (PyPI ``mirt`` stops on this test alone) and the marginal log posterior's gradient is
+        below ``tol_gradient`` in every a, b and logit c (stationary; docs/irt.md); it stops unconverged after
+        ``max_iter`` steps.
     starts : "auto" or int
-        Starting points of EM (:func:`benchirt.irt.starts.start_scores`); the fit keeps the one
-        with the highest log posterior. ``"auto"``: seven candidates (principal component, sum
-        score, directions in the plane of the first two components), then, up to 20 starts where they
-        disagree, hops from the best optimum and seeded starts (:mod:`benchirt.irt.search`), then,
-        where they ended in more than one optimum, recombinations of the optima found (at most 60 more
-        climbs, docs/irt.md, "Starts") — with ``model_family="decodirt"``; the monotone family climbs
-        once from the sum score; an integer asks for that many starts, each climbed (1: the principal component only).
+        Starting points of EM (:func:`benchirt.irt.starts.start_scores`); the fit keeps the one with the highest log
+        posterior. ``"auto"``: the monotone family climbs once from the sum score; with ``model_family="decodirt"``,
+        seven candidates (principal component, sum score, directions in the plane of the first two components), then, up
+        to 20 starts where they disagree, hops from the best optimum and seeded starts (:mod:`benchirt.irt.search`),
+        then recombinations of the optima found (at most 60 more climbs; docs/irt.md, "Starts"). An integer asks for
+        that many starts, each climbed (1: the principal component only).
     expanded_em : "auto" or bool
-        ``"auto"`` (default): on for the monotone family, off for decodIRT's. Begin every SQUAREM cycle with the parameter-expanded EM move on the ability scale's location
-        and unit (Liu, Rubin & Wu 1998; :func:`benchirt.irt.em.expanded_move`). It cuts
-        a start's EM steps, but changes which optima the free-sign start search reaches, and on the
-        refined grids the optimum then depends on the step constants
-        (``benchmarks/irt_fit.py --part starts --expanded-em``, ``--part perturb --expanded-em``), so
-        it is off for the free-sign search. The monotone family climbs once from the sum score, to an
-        optimum that does not depend on the path (docs/irt.md, "Which model scores, and why"), and there
-        the move only saves EM steps (``benchmarks/irt_fit.py --part scale``; the measured savings are in
-        benchmarks/results/irt-cost.md).
+        Begin every SQUAREM cycle with the parameter-expanded EM move on the ability scale's location and unit (Liu,
+        Rubin & Wu 1998; :func:`benchirt.irt.em.expanded_move`). ``"auto"``: on for the monotone family, whose single
+        climb reaches an optimum that does not depend on the path, so the move only saves EM steps; off for decodIRT's,
+        where it changes which optima the start search reaches.
     tol_optimum : float
-        Two starts whose final log posteriors differ by more than this found different optima;
-        the lower one is reported as ``better_optimum_exists``.
+        Two starts whose final log posteriors differ by more than this found different optima; the lower one is reported
+        as ``better_optimum_exists``.
     max_discrimination, max_difficulty, max_guessing : float
-        Bounds ``|a| <= max_discrimination``, ``|b| <= max_difficulty``,
-        ``0 <= c <= max_guessing``: every estimate is finite even without priors.
+        Bounds ``|a| <= max_discrimination``, ``|b| <= max_difficulty``, ``0 <= c <= max_guessing``: every estimate is
+        finite even without priors.
     min_respondents : int
         Fewer respondents than this cannot support item parameters: a ``DataError``.
 
     Summaries and abilities
     -----------------------
-    The thresholds (:data:`SUMMARY_OPTIONS`) are read only by the tables derived from a fit, so a stored fit is
-    keyed without them and a change re-derives those tables (:meth:`benchirt.irt.stage.DatasetIRT.with_summaries`).
+    These thresholds (:data:`SUMMARY_OPTIONS`) are read only by the tables derived from a fit, so a stored fit is keyed
+    without them and a change re-derives those tables (:meth:`benchirt.irt.stage.DatasetIRT.with_summaries`).
 
     difficulty_threshold, discrimination_threshold, guessing_threshold : float
-        An item is "difficult", "very discriminative", "prone to guessing" above
-        these values (defaults from Cardoso et al. 2021 §4.5: 1, 0.75, 0.2).
+        An item is "difficult", "very discriminative", "prone to guessing" above these values (defaults from Cardoso et
+        al. 2021 §4.5: 1, 0.75, 0.2).
     ability : {"EAP", "MAP"}
         Ability estimator of the stage's respondent table.
     compare_models : bool
-        The stage also fits the other two of 1PL/2PL/3PL and stores their log-likelihood, AIC and
-        BIC (:func:`benchirt.irt.compare.compare_models`).
+        Also fit the other two of 1PL/2PL/3PL and store their log-likelihood, AIC and BIC
+        (:func:`benchirt.irt.compare.compare_models`).
     suspect_agreement, suspect_rising_alpha : float
-        An item is a suspect label when at least ``suspect_agreement`` of the real classifiers get it
-        wrong (Brodley & Friedl 1999's consensus filter) unless those that get it right are abler than
-        those that get it wrong at level ``suspect_rising_alpha`` (a rising curve: a hard, correctly
-        labelled item; :mod:`benchirt.irt.suspects`).
+        An item is a suspect label when at least ``suspect_agreement`` of the real classifiers get it wrong (Brodley &
+        Friedl 1999's consensus filter) unless those that get it right are abler at level ``suspect_rising_alpha``
+        (:mod:`benchirt.irt.suspects`).
     calibration_roles : tuple of str
-        Respondent roles whose answers calibrate the items in
-        :func:`benchirt.irt.irt_for_responses` — decodIRT's pool: the MLP ladder and
-        the real classifiers; the artificial ones are only scored (Cardoso et al. 2021 §4.3).
-    """
+        Respondent roles whose answers calibrate the items in :func:`benchirt.irt.irt_for_responses` — decodIRT's pool:
+        the MLP ladder and the real classifiers; the artificial ones are only scored (Cardoso et al. 2021 §4.3)."""
 
     model: str = "3PL"
     model_family: str = "monotone"

@@ -1,16 +1,9 @@
-"""EM from one start to a stationary point, accelerated by SQUAREM (Varadhan & Roland 2008) and by a
-parameter-expanded move on the ability scale (PX-EM; Liu, Rubin & Wu 1998).
+"""EM from one start to a stationary point, accelerated by SQUAREM (Varadhan & Roland 2008) and by a parameter-expanded
+move on the ability scale (PX-EM; Liu, Rubin & Wu 1998).
 
-:func:`run_em` iterates the EM map of :func:`benchirt.irt.mstep.em_step` (E-step of
-:mod:`benchirt.irt.estep`, M-step of :mod:`benchirt.irt.mstep`), extrapolating every item along its
-last two steps (SQUAREM scheme S3, step length per item; one for all parameters in the 1PL) and keeping
-an extrapolation only where it does not lower the log posterior, so the log posterior never decreases.
-With ``IRTConfig.expanded_em`` (on for the monotone family; off for decodIRT's, where it changes which
-optima the start search reaches, docs/irt.md) each cycle begins with :func:`expanded_move`, along which
-plain EM creeps. It stops by the rule of :func:`judge_stop`, on the evidence of
-:mod:`benchirt.irt.stationarity`. Hand-written: SQUAREM needs a step length per item here, which no library
-offers on this map.
-"""
+:func:`run_em` iterates the EM map of :func:`benchirt.irt.mstep.em_step` and stops by the rule of :func:`judge_stop`
+(evidence from :mod:`benchirt.irt.stationarity`). Hand-written: SQUAREM needs a step length per item here, which no
+library offers on this map."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -37,10 +30,9 @@ _EXPANSION_RANGE = 0.7
 
 @dataclass
 class Record:
-    """How one start's EM went: whether and why it stopped (``stopped_by``: ``"stationary"``,
-    ``"same_optimum"`` or ``"max_iter"``), its EM steps, the last step's size, log-posterior gain and
-    marginal gradient, the log posterior after every step (``history``), and the items moved and moves
-    made on the way."""
+    """How one start's EM went: whether and why it stopped (``stopped_by``: ``"stationary"``, ``"same_optimum"`` or
+    ``"max_iter"``), its EM steps, the last step's size, log-posterior gain and marginal gradient, the log posterior
+    after every step (``history``), and the items moved and moves made."""
 
     converged: bool = False
     stopped_by: str = "max_iter"
@@ -79,30 +71,22 @@ class Record:
 
 def run_em(params: np.ndarray, problem: Problem, *, known: Sequence[dict] = (),
            max_iter: int | None = None) -> tuple[np.ndarray, Record]:
-    """EM accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3, step length per item).
+    """EM accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3, step length per item; one for all parameters in the
+    1PL).
 
     Each cycle takes two EM steps ``x1 = F(x0)``, ``x2 = F(x1)``, extrapolates every item
-    ``x' = x0 - 2 alpha r + alpha^2 v`` (``r = x1 - x0``, ``v = x2 - 2 x1 + x0``, ``alpha = -|r|/|v|`` in
-    ``[-3, -1]``), clips ``x'`` to the bounds and takes one EM step from it; when ``x'`` has a lower log
-    posterior than ``x0`` the cycle continues from ``x2`` instead, so the log posterior never decreases. With
-    ``config.expanded_em``, before each cycle ``x0`` takes the parameter-expanded move of
-    :func:`expanded_move` (Liu, Rubin & Wu 1998) when the log posterior at the moved point (its E-step, which
-    the cycle's first EM step then uses) is at least the one at ``x0``; otherwise EM goes on from ``x0`` and
-    the next move is half as long (a kept move doubles it again, up to the full step).
+    ``x' = x0 - 2 alpha r + alpha^2 v`` (``r = x1 - x0``, ``v = x2 - 2 x1 + x0``, ``alpha = -|r|/|v|`` in ``[-3, -1]``),
+    clips ``x'`` to the bounds and takes one EM step from it; when ``x'`` has a lower log posterior than ``x0`` the
+    cycle continues from ``x2`` instead, so the log posterior never decreases. With ``config.expanded_em``
+    (docs/irt.md), each cycle first moves ``x0`` by :func:`expanded_move` when the log posterior there is at least the
+    one at ``x0``; otherwise the next move is half as long (a kept move doubles it again, up to the full step).
 
-    Convergence is judged on the plain EM step ``x0 -> x1`` of a cycle: it moves no
-    parameter by ``tol`` or more, raises the log posterior by less than
-    ``tol_log_posterior``, *and* the marginal log posterior's gradient at ``x1`` is below
-    ``tol_gradient`` in every free parameter (:func:`benchirt.irt.stationarity.marginal_gradient`;
-    ``stopped_by="stationary"``). Either of the first two tests alone stops early
-    where EM is slow: small parameter steps while the log posterior still climbs, or a
-    tiny log-posterior gain per step while items crawl along flat 3PL ridges (docs/irt.md,
-    "Convergence rule"). A later start stops as soon as it comes
-    within :data:`benchirt.irt.stationarity.JOIN` of ``known``, an optimum an earlier start converged to, or of
-    its mirror image (``"same_optimum"``: EM's fixed point attracts its neighbourhood,
-    so continuing would only reproduce it). ``max_iter`` (default ``config.max_iter``) bounds the
-    EM steps.
-    """
+    Convergence is judged on the plain EM step ``x0 -> x1``: it moves no parameter by ``tol`` or more, raises the log
+    posterior by less than ``tol_log_posterior``, *and* the marginal gradient at ``x1`` is below ``tol_gradient`` in
+    every free parameter (:func:`benchirt.irt.stationarity.marginal_gradient`; ``"stationary"``). Either of the first
+    two tests alone stops early where EM is slow (docs/irt.md, "Convergence rule"). A later start stops within
+    :data:`benchirt.irt.stationarity.JOIN` of ``known``, an earlier start's optimum, or its mirror image
+    (``"same_optimum"``). ``max_iter`` (default ``config.max_iter``) bounds the EM steps."""
     config = problem.config
     record = Record(history=[])
     cols = [0, 1, 2] if problem.estimates_guessing else [0, 1]
@@ -178,10 +162,9 @@ def run_em(params: np.ndarray, problem: Problem, *, known: Sequence[dict] = (),
 
 def judge_stop(record: Record, x0: np.ndarray, lp0: float, x1: np.ndarray, e1: Expectation,
                known: Sequence[dict], problem: Problem) -> None:
-    """Set ``record.stopped_by`` after the plain EM step ``x0 -> x1`` (``lp0``: the log posterior at ``x0``)
-    by the rule of :func:`run_em`: ``"stationary"`` when the step is small in every parameter and in the log
-    posterior and the marginal gradient at ``x1`` (its E-step ``e1``) is below ``tol_gradient``; otherwise
-    ``"same_optimum"`` when ``x0`` joins an optimum of ``known`` (:func:`benchirt.irt.stationarity.joins`)."""
+    """Set ``record.stopped_by`` after the plain EM step ``x0 -> x1`` (``lp0``: the log posterior at ``x0``; ``e1``: the
+    E-step at ``x1``) by the rule of :func:`run_em`: ``"stationary"``, else ``"same_optimum"`` when ``x0`` joins an
+    optimum of ``known`` (:func:`benchirt.irt.stationarity.joins`)."""
     config = problem.config
     if record.max_change < config.tol and record.log_posterior_change < config.tol_log_posterior:
         record.max_gradient = largest_gradient(x1, e1, problem)
@@ -195,27 +178,21 @@ def judge_stop(record: Record, x0: np.ndarray, lp0: float, x1: np.ndarray, e1: E
 
 def expanded_move(params: np.ndarray, expectation: Expectation, problem: Problem,
                   *, length: float = 1.0) -> np.ndarray | None:
-    """``params`` moved along the location and unit of the ability scale by a parameter-expanded EM step
-    (PX-EM; Liu, Rubin & Wu 1998), or ``None`` where the move changes no parameter by ``config.tol`` or more.
-    ``expectation`` (:func:`benchirt.irt.estep.e_step`'s result) is the one at ``params``.
+    """``params`` moved along the location and unit of the ability scale by a parameter-expanded EM step (PX-EM; Liu,
+    Rubin & Wu 1998), or ``None`` where the move changes no parameter by ``config.tol`` or more. ``expectation``
+    (:func:`benchirt.irt.estep.e_step`'s result) is the one at ``params``.
 
-    The model is unchanged by ``theta -> mu + sigma theta`` with ``a -> a / sigma``, ``b -> mu + sigma b``;
-    only the N(0, 1) ability distribution pins mu and sigma, through the E-step's posteriors, which follow the
-    items slowly, so EM creeps along this direction. PX-EM expands the ability distribution to N(mu, sigma^2),
-    estimates (mu, sigma) in the M-step and reduces back: ``a -> a sigma``, ``b -> (b - mu) / sigma``, ``c``
-    unchanged (the 1PL's shared ``a`` alike). Its (mu, sigma) step is the mean and SD of the posterior of
-    theta over the respondents — in a continuous model, by integration by parts, the gradient of the marginal
-    log-likelihood along the reduction divided by the expanded model's complete-data information (N for mu, 2N
-    for log sigma). On the quadrature grid that identity fails (respondents' posteriors are narrower than the
-    node spacing): at EM's optimum the moments, with the priors (:func:`benchirt.irt.problem.log_prior`)
-    in the (mu, sigma) M-step, do not vanish, so a move by them keeps asking to leave the optimum, is
-    refused by the log-posterior check most of the time and slows EM down (measured in
-    benchmarks/results/irt-cost.md, "The parameter-expanded EM move"). So the step is taken in its gradient form, ``mu = length G_mu / I_mu``, ``log sigma = length G_s / I_s``
-    (at most :data:`_EXPANSION_RANGE`), with ``G`` the exact gradient of the marginal log posterior along the
-    reduction (Fisher's identity, :func:`benchirt.irt.stationarity.marginal_gradient`:
-    ``G_mu = -sum_j w_j dL/db_j``, ``G_s = sum_j w_j (a_j dL/da_j - b_j dL/db_j)``) and ``I`` the
-    complete-data information plus the priors' curvature along it. Its fixed points are then EM's;
-    :func:`run_em` keeps the move only where the log posterior does not fall."""
+    The model is unchanged by ``theta -> mu + sigma theta`` with ``a -> a / sigma``, ``b -> mu + sigma b``; only the
+    N(0, 1) ability distribution pins mu and sigma, through posteriors that follow the items slowly, so EM creeps along
+    this direction. PX-EM expands the ability distribution to N(mu, sigma^2), estimates (mu, sigma) and reduces back:
+    ``a -> a sigma``, ``b -> (b - mu) / sigma``, ``c`` unchanged. Its usual (mu, sigma) step, the posterior moments,
+    equals the gradient along the reduction over the complete-data information only in a continuous model; on the grid
+    (posteriors narrower than the node spacing) the moments do not vanish at EM's optimum. So the step is taken in its
+    gradient form, ``mu = length G_mu / I_mu``, ``log sigma = length G_s / I_s`` (at most :data:`_EXPANSION_RANGE`),
+    with ``G`` the exact gradient of the marginal log posterior along the reduction (Fisher's identity,
+    :func:`benchirt.irt.stationarity.marginal_gradient`: ``G_mu = -sum_j w_j dL/db_j``,
+    ``G_s = sum_j w_j (a_j dL/da_j - b_j dL/db_j)``) and ``I`` the complete-data information plus the priors' curvature
+    along it; its fixed points are then EM's."""
     scaled, n_k, _ = expectation
     config = problem.config
     grad = marginal_gradient(params, scaled, n_k, problem)

@@ -1,19 +1,11 @@
-"""The E-step of Bock & Aitkin's (1981) EM: each response pattern's posterior weights on the quadrature
-nodes, the expected counts ``n_k = sum_i w_ik`` and ``r_jk = sum_i w_ik u_ij``, and the marginal log
-posterior.
+"""The E-step of Bock & Aitkin's (1981) EM: each response pattern's posterior weights on the quadrature nodes, the
+expected counts ``n_k = sum_i w_ik`` and ``r_jk = sum_i w_ik u_ij``, and the marginal log posterior.
 
-The posterior weights come from the log joint of every pattern and node (:class:`LogJoint`), summed item
-block by item block from two matrix products per block (the answers times ``log P - log(1 - P)``, plus
-``sum_j log(1 - P)``) over the block's item x node tables (:class:`Terms`), and ``r_jk`` from one more
-(:func:`expected_correct`); the 1-byte patterns are read as float in small pieces
-(:func:`benchirt.irt.problem.block_size`). No table of all items is kept: the M-step adds each block to
-the next E-step's sum as soon as the block's new parameters are known
-(:func:`benchirt.irt.mstep.em_step`), and :func:`e_step` builds each block's tables afresh. With few
-respondents and many items those tables of all items were the fit's largest arrays (items x nodes each;
-``benchmarks/irt_memory.py`` measures the peak, benchmarks/results/irt-cost.md, "Memory"). Hand-written: it is
-a few numpy products around the estimator's own collapsed patterns (benchmarks/results/irt-cost.md, "Cost of an
-EM step").
-"""
+The log joint of every pattern and node (:class:`LogJoint`) is summed item block by item block from two matrix products
+per block over its item x node tables (:class:`Terms`), and ``r_jk`` from one more (:func:`expected_correct`); the
+1-byte patterns are read as float in small pieces. No table of all items is kept: the M-step adds each block to the next
+E-step's sum as soon as its new parameters are known (:func:`benchirt.irt.mstep.em_step`). Hand-written: a few numpy
+products around the estimator's own collapsed patterns."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,9 +19,9 @@ from benchirt.irt.problem import Problem, guessing, log_prior
 
 @dataclass
 class Terms:
-    """Per item and node (m, K) of one item block at some params: ``log P`` and ``log(1-P)``, which the E-step
-    and the M-step's objective read, and ``s = sigma(z)`` and ``P = c + (1 - c) s``, which the M-step's
-    gradient reads (:func:`benchirt.irt.mstep.gradient_information`)."""
+    """Per item and node (m, K) of one item block at some params: ``log P`` and ``log(1-P)`` (read by the E-step and the
+    M-step's objective), ``s = sigma(z)`` and ``P = c + (1 - c) s`` (read by
+    :func:`benchirt.irt.mstep.gradient_information`)."""
 
     _NAMES = ("log_p", "log_q", "s", "p")
     log_p: np.ndarray
@@ -55,8 +47,8 @@ class Terms:
 
 
 class Expectation(NamedTuple):
-    """The E-step at some params: the posterior weights times the pattern counts (n_patterns, K), the expected
-    counts ``n_k`` (K,) and the marginal log posterior."""
+    """The E-step at some params: the posterior weights times the pattern counts (n_patterns, K), the expected counts
+    ``n_k`` (K,) and the marginal log posterior."""
 
     scaled: np.ndarray
     n_k: np.ndarray
@@ -64,18 +56,17 @@ class Expectation(NamedTuple):
 
 
 class LogJoint:
-    """The log joint ``log w_k + sum_j log P(u_ij | theta_k)`` of every pattern ``i`` and node ``k``
-    (Bock & Aitkin 1981, eq. 5), summed item block by item block (:meth:`add`) in the blocks' order, so that
-    only one block's item x node tables need exist at a time; :meth:`posterior` and :meth:`expectation` turn
-    the sum into posterior weights in place."""
+    """The log joint ``log w_k + sum_j log P(u_ij | theta_k)`` of every pattern ``i`` and node ``k`` (Bock & Aitkin
+    1981, eq. 5), summed block by block (:meth:`add`) so that only one block's tables exist at a time;
+    :meth:`posterior` and :meth:`expectation` turn it into posterior weights in place."""
 
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
         self.joint: np.ndarray | None = np.repeat(problem.log_weights[None, :], problem.items.shape[1], axis=0)
 
     def add(self, block: slice, terms: Terms) -> None:
-        """Add the items ``block`` (a slice of :meth:`benchirt.irt.problem.Problem.blocks`), whose tables are
-        ``terms``: their answers times ``w_j (log P - log(1 - P))`` and ``sum_j w_j log(1 - P)``."""
+        """Add the items ``block`` (a slice of :meth:`benchirt.irt.problem.Problem.blocks`), whose tables are ``terms``:
+        their answers times ``w_j (log P - log(1 - P))`` and ``sum_j w_j log(1 - P)``."""
         joint = self._unspent()
         w = self.problem.multiplicity[block]
         odds = np.subtract(terms.log_p, terms.log_q)
@@ -92,8 +83,8 @@ class LogJoint:
         return self.joint
 
     def posterior(self) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior weights (n_patterns, K) and marginal log-likelihood per pattern (n_patterns,), built in
-        the sum's own table (the sum is spent)."""
+        """Posterior weights (n_patterns, K) and marginal log-likelihood per pattern (n_patterns,), built in the sum's
+        own table (the sum is spent)."""
         joint, self.joint = self._unspent(), None
         peak = joint.max(axis=1, keepdims=True)
         # in place, one patterns x nodes table throughout (with many respondents these tables are the fit's
@@ -129,8 +120,7 @@ def summed(params: np.ndarray, problem: Problem) -> LogJoint:
 
 
 def e_step(params: np.ndarray, problem: Problem) -> Expectation:
-    """The E-step at ``params`` (:class:`Expectation`); each item block's ``r_jk`` comes from
-    :func:`expected_correct`."""
+    """The E-step at ``params`` (:class:`Expectation`); each block's ``r_jk`` comes from :func:`expected_correct`."""
     return summed(params, problem).expectation(params)
 
 
@@ -147,9 +137,8 @@ def expected_correct(scaled: np.ndarray, block, problem: Problem) -> np.ndarray:
 
 
 def _float_pieces(block, problem: Problem):
-    """``(rows within block, float responses (rows, n_patterns))`` for the items ``block`` (a slice or
-    an index array) in pieces of ``problem.piece_size`` items: the float copies of the 1-byte
-    patterns stay small."""
+    """``(rows within block, float responses (rows, n_patterns))`` for the items ``block`` in pieces of
+    ``problem.piece_size`` items, so the float copies of the 1-byte patterns stay small."""
     size = problem.piece_size
     if isinstance(block, slice):
         for start in range(block.start, block.stop, size):

@@ -1,43 +1,34 @@
 """Marginal maximum likelihood / Bayes modal estimation of the 1PL, 2PL and 3PL by EM: :func:`fit_irt`.
 
-Why hand-written: decodIRT called R's ``ltm`` (not available here, and its estimates
-are often degenerate: discriminations in the hundreds, difficulties of -277);
-``girth`` does not run on numpy 2; ``mirt`` (PyPI) clamps discrimination to
-``[0, 5]``, so it cannot reproduce decodIRT's free-sign model (the negative discriminations
-Cardoso et al. 2021 §5.2 reads as a signal), and integrates on a fixed grid that errs by tens of
-log-likelihood units on classifier pools (docs/irt.md, "The calibration grid"). The estimator keeps the standard algorithm
-(Bock & Aitkin's EM over a quadrature grid) and adds what the benchmark setting needs: the
-monotone default and decodIRT's free-sign mode, priors, bounds on every parameter, a grid refined
-from the data, flags instead of NaN, and vectorised steps.
+Why hand-written: decodIRT called R's ``ltm`` (not available here, and its estimates are often degenerate); ``girth``
+does not run on numpy 2; ``mirt`` (PyPI) clamps discrimination to ``[0, 5]``, so it cannot reproduce decodIRT's
+free-sign model (the negative discriminations Cardoso et al. 2021 §5.2 reads as a signal), and integrates on a fixed
+grid too coarse for classifier pools (docs/irt.md, "The calibration grid"). The estimator keeps the standard algorithm
+(Bock & Aitkin's EM over a quadrature grid) and adds the monotone default and decodIRT's free-sign mode, priors, bounds
+on every parameter, a grid refined from the data, flags instead of NaN, and vectorised steps.
 
-This module checks and collapses the responses and composes the fit from the modules that do one
-job each:
+This module checks and collapses the responses and composes the fit from modules with one job each:
 
-* :mod:`benchirt.irt.problem` — the collapsed data (identical respondents and identical items), item
-  blocks, bounds and priors (Bock & Aitkin 1981's pattern frequencies);
-* :mod:`benchirt.irt.estep` — the E-step: posterior weights on ``K`` equally spaced nodes ``theta_k`` in
-  ``[-theta_max, theta_max]`` of the standard normal ability distribution (it fixes the scale), the
-  expected counts ``n_k`` and ``r_jk``, the marginal log posterior;
-* :mod:`benchirt.irt.mstep` — the M-step: damped, projected Fisher scoring per item, a generalised EM
-  (Dempster, Laird & Rubin 1977); the 1PL's joint Newton step;
-* :mod:`benchirt.irt.em` — EM accelerated by SQUAREM (Varadhan & Roland 2008) and the
-  parameter-expanded move on the ability scale (Liu, Rubin & Wu 1998);
-* :mod:`benchirt.irt.stationarity` — the stopping rule: converged means a stationary marginal log
-  posterior, by Fisher's identity (Louis 1982, eq. 3.1);
-* :mod:`benchirt.irt.climb` — one start's climb: EM, then 3PL items moved to better modes of their
-  M-step objective (:mod:`benchirt.irt.modes`);
-* :mod:`benchirt.irt.quadrature_grid` — the grid doubled until it resolves the respondents' posteriors
-  (Trefethen & Weideman 2014);
-* :mod:`benchirt.irt.multistart` — the starts (:mod:`benchirt.irt.starts`), hops (Wales & Doye 1997),
-  the stopping evidence of :mod:`benchirt.irt.search` and the recombination of the optima found
-  (:mod:`benchirt.irt.recombine`, Syswerda 1989); the fit's ``starts`` record lists every start and the
-  distinct optima found. The mirror image of a free-sign solution is the same fit; it is oriented by the
-  classical item discriminations;
+* :mod:`benchirt.irt.problem` — the collapsed data (identical respondents and items; Bock & Aitkin 1981's pattern
+  frequencies), item blocks, bounds and priors;
+* :mod:`benchirt.irt.estep` — posterior weights on ``K`` equally spaced nodes in ``[-theta_max, theta_max]`` of the
+  standard normal ability distribution (it fixes the scale), expected counts ``n_k`` and ``r_jk``, the marginal log
+  posterior;
+* :mod:`benchirt.irt.mstep` — damped, projected Fisher scoring per item, a generalised EM (Dempster, Laird & Rubin
+  1977); the 1PL's joint Newton step;
+* :mod:`benchirt.irt.em` — EM accelerated by SQUAREM (Varadhan & Roland 2008) and the parameter-expanded move (Liu,
+  Rubin & Wu 1998);
+* :mod:`benchirt.irt.stationarity` — converged means a stationary marginal log posterior, by Fisher's identity (Louis
+  1982, eq. 3.1);
+* :mod:`benchirt.irt.climb` — one start's climb: EM, then 3PL items moved to better modes (:mod:`benchirt.irt.modes`);
+* :mod:`benchirt.irt.quadrature_grid` — the grid doubled until it resolves the posteriors (Trefethen & Weideman 2014);
+* :mod:`benchirt.irt.multistart` — starts (:mod:`benchirt.irt.starts`), hops (Wales & Doye 1997), the stopping evidence
+  of :mod:`benchirt.irt.search` and recombination (:mod:`benchirt.irt.recombine`, Syswerda 1989); a free-sign solution's
+  mirror image is oriented by the classical item discriminations;
 * :mod:`benchirt.irt.standard_errors` — per-item cross-product standard errors;
-* :mod:`benchirt.irt.item_table` — the item table. Items answered correctly (or wrongly) by every
-  respondent carry no information: they are left out of the likelihood and returned with flag
-  ``all_correct`` / ``all_wrong`` (see :func:`benchirt.irt.fit.flagged_item_values`).
-"""
+* :mod:`benchirt.irt.item_table` — the item table; items answered correctly (or wrongly) by everyone carry no
+  information, are left out of the likelihood and flagged ``all_correct`` / ``all_wrong``
+  (:func:`benchirt.irt.fit.flagged_item_values`)."""
 from __future__ import annotations
 
 import time
@@ -67,29 +58,24 @@ def fit_irt(responses, *, config: IRTConfig | None = None, initial: pd.DataFrame
     responses : pandas.DataFrame or array_like, shape (n_respondents, n_items)
         1 = answered correctly. Index/columns name respondents/items.
     config : IRTConfig, optional
-        Model, priors, quadrature, bounds and stopping rule; defaults to the 3PL
-        with priors.
+        Model, priors, quadrature, bounds and stopping rule; defaults to the 3PL with priors.
     initial : pandas.DataFrame, optional
-        The item table (``discrimination``, ``difficulty``, ``guessing``, indexed by item) of a fit of
-        a model that nests this one, on the same responses: EM climbs from it alone, with no start
-        search (:func:`benchirt.irt.multistart.nested_start`; :func:`benchirt.irt.compare.compare_models`
-        fits the 2PL from the 3PL's solution and the 1PL from the 2PL's), on ``config.quadrature`` nodes,
-        not refined (give the nesting fit's ``quadrature_nodes``).
+        The item table (``discrimination``, ``difficulty``, ``guessing``, indexed by item) of a fit of a model nesting
+        this one, on the same responses: EM climbs from it alone, no start search
+        (:func:`benchirt.irt.multistart.nested_start`, as :func:`benchirt.irt.compare.compare_models` does), on
+        ``config.quadrature`` nodes, not refined (give the nesting fit's ``quadrature_nodes``).
 
     Returns
     -------
     IRTFit
-        ``items`` (one row per item, finite values, ``flag`` column), convergence
-        record (``converged``, ``n_iter``, ``max_change``, ``log_likelihood``,
-        ``log_posterior``, ``seconds``) and methods for abilities, probabilities and
-        True-Scores.
+        ``items`` (one row per item, finite values, ``flag`` column), the convergence record and methods for abilities,
+        probabilities and True-Scores.
 
     Raises
     ------
     DataError
-        Invalid entries (see :func:`benchirt.irt.validation.as_response_matrix`), fewer than 2
-        items, fewer than ``config.min_respondents`` respondents, or no item that any two
-        respondents answer differently.
+        Invalid entries (:func:`benchirt.irt.validation.as_response_matrix`), fewer than 2 items, fewer than
+        ``config.min_respondents`` respondents, or no item that any two respondents answer differently.
 
     Examples
     --------

@@ -20,18 +20,13 @@ NO_INFORMATION_FLAGS = ("all_correct", "all_wrong")
 def flagged_item_values(kind: str, config: IRTConfig) -> tuple[float, float, float]:
     """Finite ``(a, b, c)`` reported for an item without information, which reproduce its P with eq. 1.
 
-    An item every respondent answers correctly (``"all_correct"``) is the limit ``b -> -inf`` of the
-    model, P = 1 for every ability; one nobody answers correctly (``"all_wrong"``) the limit
-    ``b -> +inf``, P = 0. They are reported as the steepest curve the options allow
-    (``a = max_discrimination``, ``c = 0``) placed ``max_difficulty`` beyond the ability range:
-    ``b = -(theta_max + max_difficulty)`` or ``+(theta_max + max_difficulty)``, so that the formula
-    ``P = c + (1 - c) / (1 + exp(-a (theta - b)))`` of Cardoso et al. 2021 eq. 1, applied to the row
-    of ``items.csv``, gives P within ``exp(-max_discrimination * max_difficulty)`` (1e-26 with the
-    defaults) of 1 or 0 at every ability in ``[-theta_max, theta_max]`` — not the P = 0.5 that
-    ``a = 0`` would give. Such items are still flagged: the log-likelihood and the abilities leave them
-    out, :meth:`IRTFit.probability` uses the limits themselves, and the summaries
-    (:func:`benchirt.irt.summary.item_summary`) never count them as discriminative.
-    """
+    An item everyone answers correctly (``"all_correct"``) is the limit ``b -> -inf``, P = 1 at every ability; one
+    nobody answers correctly (``"all_wrong"``) the limit ``b -> +inf``, P = 0. They are reported as the steepest curve
+    the options allow (``a = max_discrimination``, ``c = 0``) placed ``max_difficulty`` beyond the ability range,
+    ``b = ∓(theta_max + max_difficulty)``, so that Cardoso et al. 2021 eq. 1 applied to the row of ``items.csv`` gives P
+    within ``exp(-max_discrimination * max_difficulty)`` of 1 or 0 on ``[-theta_max, theta_max]`` (not the P = 0.5 of
+    ``a = 0``). Such items stay flagged: the log-likelihood and the abilities leave them out, :meth:`IRTFit.probability`
+    uses the limits themselves, and :func:`benchirt.irt.summary.item_summary` never counts them as discriminative."""
     if kind not in NO_INFORMATION_FLAGS:
         raise ValueError(f"unknown flag {kind!r}")
     side = -1.0 if kind == "all_correct" else 1.0
@@ -39,10 +34,9 @@ def flagged_item_values(kind: str, config: IRTConfig) -> tuple[float, float, flo
 
 
 def falling_measure(items: pd.DataFrame, config: IRTConfig) -> pd.Series:
-    """Per item, the number whose sign says its answers fall with ability ("abler classifiers do worse
-    here", Cardoso et al. 2021 §5.2): the discrimination of decodIRT's free-sign model, the
-    ``ability_slope`` of the monotone one, whose discriminations are all >= 0
-    (:mod:`benchirt.irt.slope`; an item table without that column falls back on the discrimination)."""
+    """Per item, the number whose sign says its answers fall with ability (Cardoso et al. 2021 §5.2): the discrimination
+    of decodIRT's free-sign model, the ``ability_slope`` of the monotone one (:mod:`benchirt.irt.slope`; an item
+    table without that column falls back on the discrimination)."""
     if config.model_family == "monotone" and "ability_slope" in items:
         return items["ability_slope"]
     return items["discrimination"]
@@ -56,54 +50,42 @@ class IRTFit:
     ----------
     items : pandas.DataFrame, index ``item``
         ``discrimination, difficulty, guessing`` (``a, b, c`` of Cardoso et al. 2021 eq. 1, D = 1),
-        ``se_discrimination, se_difficulty, se_guessing`` (0 where not estimated),
-        ``p_correct`` (proportion of calibration respondents correct) and ``flag``:
-        ``ok``, ``at_bound`` (an estimate sits on a configured bound),
-        ``all_correct`` / ``all_wrong`` (no information: a step at ``b`` beyond the ability range that
-        gives P = 1 / 0 through eq. 1; see :func:`flagged_item_values`). Every value is finite.
-    converged : bool
-        EM met a convergence criterion before ``config.max_iter`` (see ``stopped_by``).
-    n_iter : int
-        EM steps taken (SQUAREM extrapolations included).
-    max_change : float
-        Largest change of ``a``, ``b`` or ``c`` in the last plain EM step.
-    log_posterior_change : float
-        Gain of the log posterior in the last plain EM step.
+        ``se_discrimination, se_difficulty, se_guessing`` (0 where not estimated), ``p_correct`` (share of calibration
+        respondents correct) and ``flag``: ``ok``, ``at_bound`` (an estimate sits on a configured bound),
+        ``all_correct`` / ``all_wrong`` (no information; :func:`flagged_item_values`). Every value is finite.
+    converged, n_iter : bool, int
+        EM met a convergence criterion before ``config.max_iter`` (see ``stopped_by``); EM steps taken (SQUAREM
+        extrapolations included).
+    max_change, log_posterior_change : float
+        Largest change of ``a``, ``b`` or ``c``, and gain of the log posterior, in the last plain EM step.
     stopped_by : str
-        ``"stationary"`` (``max_change < tol``, ``log_posterior_change < tol_log_posterior`` and the
-        largest component of the marginal log posterior's gradient ``max_gradient < tol_gradient``),
-        ``"same_optimum"`` (a later EM start
-        reached an earlier start's optimum) or ``"max_iter"`` (not converged).
+        ``"stationary"`` (``max_change < tol``, ``log_posterior_change < tol_log_posterior`` and
+        ``max_gradient < tol_gradient``), ``"same_optimum"`` (a later EM start reached an earlier start's optimum) or
+        ``"max_iter"`` (not converged).
     max_gradient : float
-        Largest absolute component of the marginal log posterior's gradient (projected at the
-        bounds) at the last convergence test of the chosen start: the stationarity check.
+        Largest absolute component of the marginal log posterior's gradient (projected at the bounds) at the chosen
+        start's last convergence test.
     log_likelihood, log_posterior : float
-        Marginal log-likelihood of the calibration responses at the estimates
-        (flagged items excluded), and the same plus the log prior.
-    seconds : float
-        Wall time of :func:`fit_irt`.
-    model : str
-    config : IRTConfig
-    n_respondents : int
+        Marginal log-likelihood of the calibration responses at the estimates (flagged items excluded), and the same
+        plus the log prior.
+    seconds, model, config, n_respondents : float, str, IRTConfig, int
+        Wall time of :func:`fit_irt`, and what was fitted.
     quadrature_nodes : int
-        Nodes of the calibration grid the estimates were computed on (``config.quadrature``, doubled
-        where ``config.refine_quadrature`` found it too coarse).
+        Nodes of the calibration grid (``config.quadrature``, doubled where ``config.refine_quadrature`` found it too
+        coarse).
     quadrature_error : float
-        How much the log posterior at the estimates changes on a grid with twice the nodes: the
-        grid's error. The grid is chosen at the first start's optimum, where the error is at most
-        ``tol_optimum / 2`` unless the refinement stopped at 321 nodes; the reported optimum can have
-        steeper items and a larger error (``benchmarks/irt_fit.py --part starts`` counts such pools;
-        benchmarks/results/irt-starts.md).
+        How much the log posterior at the estimates changes on a grid with twice the nodes. The grid is chosen at the
+        first start's optimum, where this is at most ``tol_optimum / 2`` unless refinement stopped at 321 nodes; the
+        reported optimum can have steeper items and a larger error.
     respondents : list of str
         Calibration respondents.
     history : numpy.ndarray, shape (n_iter,)
         Log posterior before each EM iteration of the chosen start (non-decreasing).
     starts : dict
-        ``reason`` (why these starts), ``grid_steps`` (:attr:`grid_steps`), ``runs``: one row per EM start
-        (``start``, ``log_posterior``, ``n_iter``, ``stopped_by``, ``status``, ``chosen``); ``status`` is ``converged``,
-        ``iteration_limit`` or ``better_optimum_exists`` (EM converged to a local optimum: another start
-        found a higher log posterior), and ``optima`` (:attr:`optima`).
-    """
+        ``reason`` (why these starts), ``grid_steps`` (:attr:`grid_steps`), ``optima`` (:attr:`optima`) and ``runs``:
+        one row per EM start (``start``, ``log_posterior``, ``n_iter``, ``stopped_by``, ``status``, ``chosen``);
+        ``status`` is ``converged``, ``iteration_limit`` or ``better_optimum_exists`` (another start found a higher log
+        posterior)."""
 
     items: pd.DataFrame
     converged: bool
@@ -144,21 +126,11 @@ class IRTFit:
 
     # ------------------------------------------------------------------ abilities
     def ability_table(self, responses, *, method: str | None = None) -> pd.DataFrame:
-        """θ, its standard error and the True-Score of each respondent.
-
-        Parameters
-        ----------
-        responses : pandas.DataFrame or array_like, shape (n, m)
-            0/1 answers on this fit's items — calibration respondents or new ones
-            (e.g. the artificial classifiers, Cardoso et al. 2021 §4.3). A DataFrame must have
-            the fit's item columns (any order, extra columns are an error).
-        method : {"EAP", "MAP"}, optional
-            Defaults to ``config.ability``.
-
-        Returns
-        -------
-        pandas.DataFrame, index = respondents, columns ``theta, se, true_score``
-        """
+        """θ, its standard error and the True-Score of each respondent: index = respondents, columns
+        ``theta, se, true_score``. ``responses`` (n, m): 0/1 answers on this fit's items — calibration respondents or
+        new ones (e.g. the artificial classifiers, Cardoso et al. 2021 §4.3); a DataFrame must have the fit's item
+        columns (any order; extra columns are an error). ``method``: ``"EAP"`` or ``"MAP"``, default
+        ``config.ability``."""
         return score_aligned(self._aligned(responses), self.items, method or self.config.ability, self.config)
 
     def abilities(self, responses, *, method: str | None = None) -> pd.Series:
@@ -179,10 +151,8 @@ class IRTFit:
 
     # ------------------------------------------------------------------ probabilities
     def probability(self, theta) -> np.ndarray:
-        """P(correct) of respondents with abilities ``theta`` (n,) on every item: (n, m).
-
-        Seed 003 eq. 1; items flagged ``all_correct`` / ``all_wrong`` get 1 / 0.
-        """
+        """P(correct) of respondents with abilities ``theta`` (n,) on every item: (n, m). Seed 003 eq. 1; items flagged
+        ``all_correct`` / ``all_wrong`` get 1 / 0."""
         theta = np.atleast_1d(np.asarray(theta, dtype=float))
         prob = _probability(theta, *self._params())
         flag = self.items["flag"].to_numpy()
@@ -197,9 +167,8 @@ class IRTFit:
     # ------------------------------------------------------------------ reporting
     @property
     def status(self) -> str:
-        """``"converged"`` (a stopping criterion met) or ``"iteration_limit"`` (stopped by ``max_iter``) of
-        the returned solution; the starts it beat are listed in ``starts["runs"]`` with status
-        ``"better_optimum_exists"``."""
+        """``"converged"`` (a stopping criterion met) or ``"iteration_limit"`` (stopped by ``max_iter``) of the returned
+        solution; the starts it beat have status ``"better_optimum_exists"`` in ``starts["runs"]``."""
         return "converged" if self.converged else "iteration_limit"
 
     def convergence(self) -> dict[str, Any]:
@@ -239,19 +208,18 @@ class IRTFit:
     @property
     def grid_steps(self) -> list[dict]:
         """The chosen start's EM steps on each quadrature grid it climbed, in order: ``nodes`` and ``n_iter``
-        (:func:`benchirt.irt.quadrature_grid.refined_climb` climbs the configured grid, then finishes on the
-        one that resolves the posteriors); the steps add up to :attr:`n_iter`."""
+        (:func:`benchirt.irt.quadrature_grid.refined_climb`); the steps add up to :attr:`n_iter`."""
         return [{"nodes": int(nodes), "n_iter": int(steps)} for nodes, steps in self.starts.get("grid_steps", [])]
 
     @property
     def optima(self) -> list[dict]:
-        """The distinct optima the starts reached, best first: ``log_posterior``, ``starts`` (the
-        starts that reached it) and ``items`` (its item table, standard errors 0)."""
+        """The distinct optima the starts reached, best first: ``log_posterior``, ``starts`` (the starts that reached
+        it) and ``items`` (its item table, standard errors 0)."""
         return self.starts.get("optima", [])
 
     def at_optimum(self, index: int) -> "IRTFit":
-        """This fit with the item parameters of optimum ``index`` of :attr:`optima` (0: the best, whose
-        parameters this fit reports already, standard errors included)."""
+        """This fit with the item parameters of optimum ``index`` of :attr:`optima` (0: the best, which this fit already
+        reports, standard errors included)."""
         optimum = self.optima[index]
         if index == 0:
             return self
@@ -286,13 +254,11 @@ class IRTFit:
     def conf_int(self, level: float = 0.95) -> pd.DataFrame:
         """Wald intervals ``estimate ± z·SE`` of the estimated item parameters (Bock & Aitkin 1981).
 
-        One row per informative item and parameter the model estimates (1PL: the shared discrimination
-        and each difficulty; 2PL: discrimination and difficulty; 3PL: also guessing), columns
-        ``item, parameter, se, estimate, low, high``. Items without information (``all_correct``,
-        ``all_wrong``) have no SE and are left out. The SEs are those of ``items`` (the cross-product
-        estimator of :func:`benchirt.irt.standard_errors.standard_errors`); their coverage is measured in
-        ``tests/test_interval_coverage.py``.
-        """
+        One row per informative item and estimated parameter (1PL: the shared discrimination and each difficulty; 2PL:
+        discrimination and difficulty; 3PL: also guessing), columns ``item, parameter, se, estimate, low, high``. Items
+        without information have no SE and are left out. The SEs are those of ``items``
+        (:func:`benchirt.irt.standard_errors.standard_errors`); ``tests/test_interval_coverage.py`` checks their
+        coverage."""
         parameters = {"1PL": ("discrimination", "difficulty"), "2PL": ("discrimination", "difficulty")}.get(
             self.model, ("discrimination", "difficulty", "guessing"))
         items = self.items[self.informative]

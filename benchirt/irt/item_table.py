@@ -1,9 +1,7 @@
-"""The fit's item table: one row per item in input order, with a, b, c (Cardoso et al. 2021 §4.1), their
-standard errors, the proportion correct, the slope on ability (Lord 1980,
-:func:`benchirt.irt.slope.ability_slopes`) and a flag: ``ok``, ``at_bound``, or ``all_correct`` /
-``all_wrong`` for the items without information, which are left out of the likelihood and given the finite
-stand-ins of :func:`benchirt.irt.fit.flagged_item_values`. Hand-written: a pandas table.
-"""
+"""The fit's item table: one row per item in input order, with a, b, c (Cardoso et al. 2021 §4.1), their standard
+errors, the proportion correct, the slope on ability (Lord 1980, :func:`benchirt.irt.slope.ability_slopes`) and a
+flag: ``ok``, ``at_bound``, or ``all_correct`` / ``all_wrong`` for items without information
+(:func:`benchirt.irt.fit.flagged_item_values`). Hand-written: a pandas table."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,10 +14,9 @@ from benchirt.irt.slope import ability_slopes
 
 
 def fitted_slopes(post: np.ndarray, problem: Problem) -> np.ndarray:
-    """Each distinct item's logistic slope on the respondents' EAP abilities (``post``: the patterns' posterior
-    weights on the fit's grid): :func:`benchirt.irt.slope.ability_slopes`, :data:`_SLOPE_BLOCKS` item blocks at a
-    time (its two items x patterns tables then take a quarter byte per response cell each; the E-step's item
-    blocks, sized for items x nodes tables, would make them grow with the respondents)."""
+    """Each distinct item's logistic slope on the respondents' EAP abilities (``post``: the patterns' posterior weights
+    on the fit's grid): :func:`benchirt.irt.slope.ability_slopes`, :data:`_SLOPE_BLOCKS` item blocks at a time so its
+    items x patterns tables stay small."""
     theta = post @ problem.nodes
     prior_sd = problem.config.prior_discrimination[1]
     m = len(problem.multiplicity)
@@ -34,7 +31,7 @@ _SLOPE_BLOCKS = 32
 def item_table(items, informative, p_correct, params, se, config: IRTConfig,
                *, slopes: np.ndarray | None = None) -> pd.DataFrame:
     """One row per item, in input order: parameters, SEs, proportion correct, the slope on ability
-    (:func:`fitted_slopes`; 0 for the items without information, absent for an optimum's table) and flag."""
+    (:func:`fitted_slopes`; 0 for items without information, absent for an optimum's table) and flag."""
     m = len(items)
     table = pd.DataFrame(index=pd.Index(items, name="item"))
     a = np.zeros(m)

@@ -1,26 +1,15 @@
 """Item fit: infit and outfit mean squares per item, and a misfit flag (Wright & Masters 1982, ch. 5).
 
-With the respondents' abilities ``theta_i`` (EAP of the fit) and the model probability
-``P_ij = P_j(theta_i)``, the squared standardised residual is
-``z_ij^2 = (u_ij - P_ij)^2 / (P_ij (1 - P_ij))`` and
+With the fit's EAP abilities ``theta_i`` and ``P_ij = P_j(theta_i)``, ``z_ij^2 = (u_ij - P_ij)^2 / (P_ij (1 - P_ij))``;
+outfit ``= mean_i z_ij^2`` (sensitive to unexpected answers far from the item), infit
+``= sum_i (u_ij - P_ij)^2 / sum_i P_ij (1 - P_ij)`` (information-weighted). Both have expectation 1 under the model (a
+little below with abilities from the same responses). Above 1.5 is flagged ("unproductive for measurement", Linacre
+2002). Below 1 (answers more deterministic than the curve, usual for classifier pools) degrades nothing and is not
+flagged; nor is an item of pure noise, which the model explains by a flat curve (``a`` near 0, shown in the item table).
 
-* outfit ``= mean_i z_ij^2`` (sensitive to unexpected answers of respondents far from the item),
-* infit ``= sum_i (u_ij - P_ij)^2 / sum_i P_ij (1 - P_ij)`` (information-weighted).
-
-Both have expectation 1 when the item follows the model. Well above 1 means answers the curve
-does not explain (surprising successes of weak respondents or failures of strong ones: Linacre
-2002 calls values above 1.5 "unproductive for measurement", the flag used here). Below 1 means
-answers more deterministic than the curve: that degrades nothing, and classifier pools are like
-that (on decodIRT's pc1 most items have outfit < 0.5, since classifiers agree far more than a
-logistic curve with a bounded slope predicts), so it is not flagged. An item of pure noise is
-*not* flagged either: the model explains it by a flat curve (``a`` near 0), which the item table
-shows. With abilities estimated from the same responses the mean squares run a little below 1.
-Written by hand: a few numpy lines over the model's probabilities; S-X² (Orlando & Thissen 2000)
-needs a leave-one-item-out summed-score recursion per item, cubic in the number of items — too
-slow for 500-96,000 test instances. The sums run over blocks of items (about
-:data:`benchirt.irt.ability.BLOCK_CELLS` responses each), so the memory beyond the input is one
-block, not a few respondents x items tables of floats.
-"""
+Written by hand: a few numpy lines over the model's probabilities; S-X² (Orlando & Thissen 2000) needs a
+leave-one-item-out recursion per item, cubic in the number of items — too slow for thousands of test instances. The sums
+run over blocks of about :data:`benchirt.irt.ability.BLOCK_CELLS` responses, so memory beyond the input is one block."""
 from __future__ import annotations
 
 import numpy as np
@@ -34,8 +23,8 @@ MISFIT_ABOVE = 1.5
 
 
 def mean_squares(u: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Infit and outfit mean squares per column of a 0/1 matrix ``u`` (n, m) under probabilities ``p``
-    (n, m); columns without variance under the model (``P`` 0 or 1 everywhere) get 1."""
+    """Infit and outfit mean squares per column of a 0/1 matrix ``u`` (n, m) under probabilities ``p`` (n, m); columns
+    without variance under the model (``P`` 0 or 1 everywhere) get 1."""
     u = np.asarray(u, dtype=float)
     variance = p * (1.0 - p)
     squared = (u - p) ** 2
@@ -60,15 +49,14 @@ def item_fit(fit, responses, *, misfit_above: float = MISFIT_ABOVE, theta=None) 
     misfit_above : float
         An item misfits when its infit or outfit exceeds this.
     theta : array_like, shape (n,), optional
-        The respondents' abilities when already computed (``fit.abilities(responses)``, which checks
-        the responses against the fit's items, otherwise).
+        The respondents' abilities when already computed (else ``fit.abilities(responses)``, which checks the
+        responses).
 
     Returns
     -------
     pandas.DataFrame, index ``item``
-        ``infit, outfit`` (finite; 1 for items without information, which the model does not
-        try to explain) and ``misfit`` (bool; never for items without information).
-    """
+        ``infit, outfit`` (finite; 1 for items without information) and ``misfit`` (bool; never for items without
+        information)."""
     if theta is None:
         theta = fit.abilities(responses).to_numpy()  # checks the items match
     theta = np.asarray(theta, dtype=float)

@@ -1,24 +1,18 @@
 """Read a response matrix CSV (respondents x items of 0/1) as ``benchirt irt`` takes it, or refuse it in one line.
 
-The file has a header row of item names (``--no-header``: it has none, and the items are named
-``V1..Vm`` as R names them) and one row per respondent; a first column that holds anything but 0/1
-names the respondents (otherwise they are numbered ``1..n``). What a general CSV parser would
-misread silently is refused with the problem and the fix (Nothing silent, issue 25 item 4):
+The file has a header row of item names (``--no-header``: none, items named ``V1..Vm`` as R names them) and one row per
+respondent; a first column holding anything but 0/1 names the respondents (else they are numbered ``1..n``). What a
+general CSV parser would misread silently is refused with the problem and the fix:
 
-* a first row of 0/1 answers instead of names (no header row: parsing it as one loses the first
-  respondent) — add a header row or pass ``--no-header`` (items named only ``0`` and ``1`` are
-  taken for answers too);
-* a header without commas but with semicolons, tabs or pipes (another delimiter: the whole row would
-  be one column) — save the file comma-separated;
-* an item or respondent name given twice (two columns or rows of one name) — make the names unique;
+* a first row of 0/1 answers instead of names (items named only ``0`` and ``1`` count as answers too) — add a header row
+  or pass ``--no-header``;
+* a header with semicolons, tabs or pipes but no commas — save the file comma-separated;
+* an item or respondent name given twice — make the names unique;
 * rows with more or fewer fields than the header, naming the line.
 
-Matrices of integer answers without quoted fields are parsed by :func:`numpy.loadtxt` straight into
-``int8`` (one byte per response, and much faster than pandas on wide files: a CSV of stored OpenML runs has
-one item per dataset row, up to 96,000, and pandas builds one column object per item); anything
-else (quoted names, missing or non-integer values) goes through :func:`pandas.read_csv`, whose
-values :func:`benchirt.irt.validation.as_response_matrix` then checks cell by cell.
-"""
+Integer matrices without quoted fields are parsed by :func:`numpy.loadtxt` straight into ``int8`` (pandas builds one
+column object per item, slow on wide files); anything else goes through :func:`pandas.read_csv`, whose values
+:func:`benchirt.irt.validation.as_response_matrix` then checks cell by cell."""
 from __future__ import annotations
 
 import csv
@@ -40,20 +34,9 @@ OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "pipe"}
 def read_responses_csv(path: str | Path, *, header: bool = True) -> pd.DataFrame:
     """A response matrix CSV as a DataFrame (index ``respondent``, one column per item), checked.
 
-    Parameters
-    ----------
-    path : path
-        CSV of respondents x items of 0/1.
-    header : bool
-        The first row names the items (default); False: it is the first respondent's answers and
-        the items are named ``V1..Vm``.
-
-    Raises
-    ------
-    DataError
-        Missing, empty, binary or misread file (see the module docstring); the message names the
-        file, the problem and the fix, in one line.
-    """
+    ``header`` False: the first row is the first respondent's answers and the items are named ``V1..Vm``. Raises
+    :class:`DataError` on a missing, empty, binary or misread file (module docstring), naming the file, the problem and
+    the fix in one line."""
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: no such file; pass a CSV of respondents x items of 0/1")
@@ -83,8 +66,8 @@ def read_responses_csv(path: str | Path, *, header: bool = True) -> pd.DataFrame
 
 
 def _check_respondent_names(path: Path, names: pd.Index) -> None:
-    """Refuse a respondent name :func:`benchirt.safe_text.name_problem` refuses (a trailing space, a control
-    character, too long), naming its data row."""
+    """Refuse a respondent name :func:`benchirt.safe_text.name_problem` refuses (a trailing space, a control character,
+    too long), naming its data row."""
     for row, name in enumerate(names, 1):
         problem = name_problem(name) if isinstance(name, str) else None
         if problem:
@@ -165,8 +148,8 @@ def _read_integers(path: Path, first: list[str], header: bool) -> pd.DataFrame |
 
 
 def _first_fields(path: Path, width: int, header: bool) -> list[str] | None:
-    """The first field of every non-blank data row, after checking each row has ``width`` fields; None when a
-    row holds a quote (the general parser reads those)."""
+    """The first field of every non-blank data row, after checking each row has ``width`` fields; None when a row holds
+    a quote (the general parser reads those)."""
     names: list[str] = []
     with path.open(encoding="utf-8-sig", newline="") as handle:
         if header:

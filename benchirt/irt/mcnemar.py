@@ -1,9 +1,5 @@
-"""McNemar's exact test (McNemar 1947) on every pair of respondents at once, from their 0/1 answers to the same items.
-
-Shared by the report's measure of which datasets tell the real classifiers apart (:mod:`benchirt.irt.usefulness`)
-and the dataset-value table of the subset stage (:mod:`benchirt.subsets.value`), at one per-pair level
-(:data:`PAIR_ALPHA`).
-"""
+"""McNemar's exact test (McNemar 1947) on every pair of respondents at once, from their 0/1 answers to the same items,
+at one per-pair level (:data:`PAIR_ALPHA`) for :mod:`benchirt.irt.usefulness` and :mod:`benchirt.subsets.value`."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,14 +10,11 @@ PAIR_ALPHA = 0.05
 
 
 def mcnemar_separated(answers: np.ndarray, *, alpha: float = PAIR_ALPHA, block: int = 512) -> np.ndarray:
-    """Which pairs of rows (respondents) answer differently by McNemar's exact test at ``alpha``: (n, n) bool.
-
-    For every pair at once: the discordant counts of all pairs are two matrix products (rows of ``block``
-    respondents at a time), and the exact two-sided binomial p-value at p = 1/2 is
-    ``min(1, 2 · BinomCDF(min(b, c); b + c, 1/2))`` — the distribution is symmetric, so this is what
+    """Which pairs of rows (respondents) answer differently by McNemar's exact test at ``alpha``: (n, n) bool. The
+    discordant counts of all pairs are two matrix products (``block`` rows at a time), and the exact two-sided
+    binomial p-value at p = 1/2 is ``min(1, 2 · BinomCDF(min(b, c); b + c, 1/2))`` — what
     :func:`scipy.stats.binomtest` returns pair by pair (tested against it). Hand-written: a pair-by-pair
-    :func:`scipy.stats.binomtest` loop took 413 s on the 609 respondents of the Iris study.
-    """
+    :func:`scipy.stats.binomtest` loop is far too slow for large fields."""
     answers = np.asarray(answers, dtype=np.float64)
     n = len(answers)
     separated = np.zeros((n, n), dtype=bool)

@@ -1,20 +1,12 @@
 """Each item's best parameters on a grid, for EM's M-step objective (3PL local optima).
 
-EM's M-step climbs each item's expected complete-data log posterior
-``Q_j(a, b, c) = sum_k r_jk log P_jk + (n_k - r_jk) log(1 - P_jk) + log prior`` from the item's
-current values (Bock & Aitkin 1981). For the 3PL ``Q_j`` is not concave: a flat item can be
-explained by a steep curve with a high guessing floor or by a gentle one without, and a local
-Fisher-scoring step keeps whichever it started near. On decodIRT's reference pools, where many
-items are answered alike by most respondents, this is one reason EM ends in a different optimum
-from many starts (docs/irt.md, "Starts, optima and the convergence report").
-
-The remedy here is exact and cheap: at a converged EM point, evaluate every item's ``Q_j`` on a
-fixed grid of ``(a, b, c)`` and move the items whose best grid point beats their current value by
-more than a threshold there. Raising ``Q`` raises the marginal log posterior (the generalised-EM
-inequality, Dempster, Laird & Rubin 1977, Theorem 1), so EM continued from the moved items ends
-higher. The grid's tables do not depend on the items: matrix products ``r @ odds^T`` score all
-items at all grid points, a block of grid points and items at a time. Hand-written: it is one numpy product around the estimator's own tables.
-"""
+For the 3PL the M-step objective ``Q_j(a, b, c) = sum_k r_jk log P_jk + (n_k - r_jk) log(1 - P_jk) + log prior`` (Bock &
+Aitkin 1981) is not concave: a flat item fits a steep curve with a high guessing floor or a gentle one without, and
+Fisher scoring keeps whichever it started near (docs/irt.md, "Starts, optima and the convergence report"). At a
+converged EM point every item's ``Q_j`` is evaluated on a fixed grid of ``(a, b, c)`` (matrix products ``r @ odds^T``, a
+block at a time) and the items whose best grid point beats their current value by a threshold are moved; raising ``Q``
+raises the marginal log posterior (Dempster, Laird & Rubin 1977, Theorem 1). Hand-written: it is one numpy product
+around the estimator's own tables."""
 from __future__ import annotations
 
 import numpy as np
@@ -34,8 +26,8 @@ _ITEM_CHUNK = 256
 
 def item_grid(lower: np.ndarray, upper: np.ndarray, *, step: float = _STEP,
               guessing: tuple[float, ...] = _GUESSING) -> np.ndarray:
-    """The 3PL grid points (G, 3) = [a, b, logit c] within the bounds ``lower``/``upper`` (3,): a and b in
-    steps of ``step`` within +-6, c at ``guessing``; the guessing values vary fastest."""
+    """The 3PL grid points (G, 3) = [a, b, logit c] within the bounds ``lower``/``upper`` (3,): a and b in steps of
+    ``step`` within +-6, c at ``guessing``; the guessing values vary fastest."""
     a = np.unique(np.clip(np.arange(-6.0, 6.0 + step / 2, step), lower[0], upper[0]))
     b = np.unique(np.clip(np.arange(-6.0, 6.0 + step / 2, step), lower[1], upper[1]))
     gamma = np.unique(np.clip(logit(np.array(guessing)), lower[2], upper[2]))
@@ -45,28 +37,11 @@ def item_grid(lower: np.ndarray, upper: np.ndarray, *, step: float = _STEP,
 
 def best_on_grid(grid: np.ndarray, nodes: np.ndarray, r: np.ndarray, n_k: np.ndarray,
                  log_prior: np.ndarray, *, away_from: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Each item's highest ``Q_j`` over the grid and the grid row attaining it; with ``away_from``, over
-    the grid points in another mode than the item's values there (:func:`other_mode`).
+    """Each item's highest ``Q_j`` over the grid, ``best`` (m,), and the grid row attaining it, ``index`` (m,); with
+    ``away_from`` (the items' ``(a, b, logit c)``), over the grid points in another mode (:func:`other_mode`).
 
-    Parameters
-    ----------
-    grid : numpy.ndarray, shape (G, 3)
-        Points of :func:`item_grid`.
-    nodes : numpy.ndarray, shape (K,)
-    r : numpy.ndarray, shape (m, K)
-        Expected correct answers ``r_jk`` of each item at each node (EM's E-step).
-    n_k : numpy.ndarray, shape (K,)
-        Expected respondents at each node.
-    log_prior : numpy.ndarray, shape (G,)
-        Log prior density of each grid point (0 without priors).
-    away_from : numpy.ndarray, shape (m, 3), optional
-        The items' current ``(a, b, logit c)``.
-
-    Returns
-    -------
-    best : numpy.ndarray, shape (m,)
-    index : numpy.ndarray, shape (m,) of int
-    """
+    ``grid`` holds the points of :func:`item_grid`, ``r`` (m, K) the E-step's expected correct answers, ``n_k`` (K,) the
+    expected respondents per node, ``log_prior`` (G,) each point's log prior density (0 without priors)."""
     m = len(r)
     best = np.full(m, -np.inf)
     index = np.zeros(m, dtype=int)
@@ -104,20 +79,17 @@ OTHER_MODE_DIFFICULTY = 1.5
 
 def other_mode(current: np.ndarray, points: np.ndarray) -> np.ndarray:
     """(m, G) True where grid point ``points[g]`` is in another mode than item ``current[j]`` (both
-    ``(a, b, logit c)``): the local optima of decodIRT's items differ so (a curve whose rise lies at
-    the other end of the ability scale, or that falls instead of rising; docs/irt.md, "Starts")."""
+    ``(a, b, logit c)``): a curve whose rise lies at the other end of the ability scale, or that falls instead of
+    rising (docs/irt.md, "Starts")."""
     flipped = np.sign(points[None, :, 0]) != np.sign(current[:, None, 0])
     return flipped | (np.abs(points[None, :, 1] - current[:, None, 1]) > OTHER_MODE_DIFFICULTY)
 
 
 def best_per_guessing(grid: np.ndarray, nodes: np.ndarray, r: np.ndarray, n_k: np.ndarray,
                       log_prior: np.ndarray) -> np.ndarray:
-    """Each item's best grid point at each guessing value of the grid: indices into ``grid`` (m, L), one column
-    per distinct ``grid[:, 2]`` (L values, in :func:`item_grid`'s order, which varies guessing fastest).
-
-    The 3PL modes of an item's ``Q_j`` differ mostly in guessing (a gentle curve without a floor against a
-    steep one above a high floor, docs/irt.md), so the best point of each guessing value starts a climb into
-    each mode (:func:`benchirt.irt.climb.polished_gains`)."""
+    """Each item's best grid point at each guessing value: indices into ``grid`` (m, L), one column per distinct
+    ``grid[:, 2]`` in :func:`item_grid`'s order. An item's modes differ mostly in guessing, so each column starts a
+    climb into one mode (:func:`benchirt.irt.climb.polished_gains`)."""
     levels = len(np.unique(grid[:, 2]))
     if len(grid) % levels or not (grid[:levels, 2] == np.unique(grid[:, 2])).all():
         raise ValueError("grid: the guessing values must vary fastest, each (a, b) with every one of them")
@@ -136,10 +108,9 @@ def best_per_guessing(grid: np.ndarray, nodes: np.ndarray, r: np.ndarray, n_k: n
 
 
 def interpolation_weights(nodes: np.ndarray, coarse: np.ndarray) -> np.ndarray:
-    """(K, K_c) weights that spread each node's mass over its two neighbours among the ``coarse`` nodes (both
-    sorted, ``coarse`` spanning ``nodes``), in proportion to closeness. ``r @ W`` and ``n_k @ W`` give the
-    M-step objective with ``log P`` and ``log(1 - P)`` interpolated linearly between the coarse nodes:
-    ``sum_k r_k f(theta_k)`` with ``f(theta_k)`` replaced by its interpolant ``sum_c W_kc f(theta_c)``."""
+    """(K, K_c) weights that spread each node's mass over its two neighbours among the ``coarse`` nodes (both sorted,
+    ``coarse`` spanning ``nodes``), in proportion to closeness: ``r @ W`` and ``n_k @ W`` give the M-step objective
+    with ``log P`` and ``log(1 - P)`` interpolated linearly between the coarse nodes."""
     left = np.clip(np.searchsorted(coarse, nodes, side="right") - 1, 0, len(coarse) - 2)
     share = (nodes - coarse[left]) / (coarse[left + 1] - coarse[left])
     weights = np.zeros((len(nodes), len(coarse)))

@@ -1,16 +1,12 @@
-"""The M-step of the EM: damped, projected Fisher scoring on each item's expected complete-data log
-posterior ``Q_j = sum_k r_jk log P_jk + (n_k - r_jk) log(1 - P_jk) + log prior_j`` (Bock & Aitkin 1981).
+"""The M-step of the EM: damped, projected Fisher scoring on each item's expected complete-data log posterior
+``Q_j = sum_k r_jk log P_jk + (n_k - r_jk) log(1 - P_jk) + log prior_j`` (Bock & Aitkin 1981).
 
-Up to :data:`M_STEPS` Fisher-scoring steps per item (2 x 2 or 3 x 3 systems solved for every item at
-once, :func:`solve_small`; projected at the bounds; shortened to at most :data:`MAX_STEP` per
-parameter), with step halving so that each item's objective never decreases: a generalised EM, whose
-every step raises the marginal log posterior (Dempster, Laird & Rubin 1977, Theorem 1). The second step
-only for items the first moved by ``tol`` or more. The 1PL takes one joint Newton step on the shared
-discrimination and all difficulties instead, solved through the Schur complement of its arrow-shaped
-information (:func:`_rasch_step`). Guessing is optimised as ``gamma = logit(c)``; its Beta prior (in
-``c``) keeps it off the boundaries. Hand-written: vectorised over the items, which per-item
-``scipy.optimize`` calls are not (docs/irt.md).
-"""
+Up to :data:`M_STEPS` Fisher-scoring steps per item (2 x 2 or 3 x 3 systems solved for every item at once,
+:func:`solve_small`; projected at the bounds; at most :data:`MAX_STEP` per parameter), halved so that each item's
+objective never decreases: a generalised EM, whose every step raises the marginal log posterior (Dempster, Laird & Rubin
+1977, Theorem 1). The 1PL takes one joint Newton step instead (:func:`_rasch_step`). Guessing is optimised as
+``gamma = logit(c)``; its Beta prior keeps it off the boundaries. Hand-written: vectorised over the items, which
+per-item ``scipy.optimize`` calls are not (docs/irt.md)."""
 from __future__ import annotations
 
 import numpy as np
@@ -31,15 +27,12 @@ M_STEPS = 2
 
 def em_step(params: np.ndarray, problem: Problem, *, expectation: Expectation | None = None,
             following: bool = True) -> tuple[np.ndarray, float, Expectation | None]:
-    """One EM iteration ``F``: E-step at ``params`` (or ``expectation``, :func:`benchirt.irt.estep.e_step`'s
-    result there), then up to :data:`M_STEPS` damped Fisher-scoring steps per item (:func:`_block_step`); an
-    item takes another step only while its last one moved a parameter by ``config.tol`` or more. The 1PL takes
-    one joint Newton step on the shared discrimination and all difficulties instead (:func:`_rasch_step`).
+    """One EM iteration ``F``: E-step at ``params`` (or ``expectation``, :func:`benchirt.irt.estep.e_step`'s result
+    there), then the M-step of :func:`_block_step` (the 1PL: :func:`_rasch_step`).
 
-    The items go block by block, each block's M-step done before the next block's begins; with ``following``
-    each block's tables at its new parameters are added to the next E-step's sum (:class:`LogJoint`) and
-    released, so no item x node table of all items exists. Returns the new params, the log posterior at the
-    *old* params, and (with ``following``) the E-step at the new params."""
+    The items go block by block; with ``following`` each block's tables at its new parameters are added to the next
+    E-step's sum (:class:`LogJoint`) and released, so no item x node table of all items exists. Returns the new params,
+    the log posterior at the *old* params, and (with ``following``) the E-step at the new params."""
     scaled, n_k, log_post = expectation or e_step(params, problem)
     if problem.config.model == "1PL":
         new, joint = _rasch_step(params, scaled, n_k, problem, following)
@@ -55,9 +48,9 @@ def em_step(params: np.ndarray, problem: Problem, *, expectation: Expectation | 
 
 
 def _block_step(params: np.ndarray, r: np.ndarray, n_k: np.ndarray, problem: Problem) -> tuple[np.ndarray, Terms]:
-    """The M-step of one item block (``params``, its expected correct answers ``r``): :func:`_scoring_pass`, and
-    another for the items it moved by ``config.tol`` or more, up to :data:`M_STEPS` in all. Returns the new
-    params and their tables."""
+    """The M-step of one item block (``params``, its expected correct answers ``r``): :func:`_scoring_pass`, repeated
+    for the items it moved by ``config.tol`` or more, up to :data:`M_STEPS` in all. Returns the new params and their
+    tables."""
     new, terms, moved = _scoring_pass(params, Terms.of_block(params, problem), r, n_k, problem)
     for _ in range(M_STEPS - 1):
         rows = np.flatnonzero(moved >= problem.config.tol)
@@ -72,10 +65,9 @@ def _block_step(params: np.ndarray, r: np.ndarray, n_k: np.ndarray, problem: Pro
 
 
 def _scoring_pass(params, terms, r, n_k, problem) -> tuple[np.ndarray, Terms, np.ndarray]:
-    """One projected, damped Fisher-scoring step for each item of ``params`` (tables ``terms``, expected correct
-    answers ``r``), halved until the item's objective does not decrease (items where no halving helps keep
-    their parameters). Returns the new params, their tables and how far each item moved (largest change of
-    a, b, logit c)."""
+    """One projected, damped Fisher-scoring step per item (tables ``terms``, expected correct answers ``r``), halved
+    until the item's objective does not decrease (items where no halving helps keep their parameters). Returns the
+    new params, their tables and how far each item moved (largest change of a, b, logit c)."""
     step = _scoring_direction(params, r, n_k, problem, terms)
     old_obj = item_objective(params, terms, r, n_k, problem)
     new = clip(params + step, problem)
@@ -90,11 +82,10 @@ def _scoring_pass(params, terms, r, n_k, problem) -> tuple[np.ndarray, Terms, np
 
 def climb_objectives(params: np.ndarray, r: np.ndarray, n_k: np.ndarray, problem: Problem,
                      steps: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's M-step objective ``Q_j`` (its expected correct answers ``r`` (rows, K), the shared ``n_k``)
-    climbed from ``params`` (rows, 3) by ``steps`` projected, damped Fisher-scoring steps (:func:`_scoring_direction`),
-    each halved until the row's objective does not fall (a row where no halving helps keeps its values).
-    Rows are independent: several rows may hold one item's ``r`` from different points. Returns the climbed
-    params and their objectives (rows,)."""
+    """Each row's M-step objective ``Q_j`` (expected correct answers ``r`` (rows, K), the shared ``n_k``) climbed from
+    ``params`` (rows, 3) by ``steps`` projected, damped Fisher-scoring steps (:func:`_scoring_direction`), each
+    halved until the row's objective does not fall (else the row keeps its values). Rows are independent: several may
+    hold one item's ``r`` from different points. Returns the climbed params and their objectives (rows,)."""
     params = params.copy()
     terms = Terms.of_block(params, problem)
     objective = item_objective(params, terms, r, n_k, problem)
@@ -115,9 +106,9 @@ def climb_objectives(params: np.ndarray, r: np.ndarray, n_k: np.ndarray, problem
 
 
 def _halve_failed_steps(params, new, terms, items, step, r, old_obj, n_k, problem) -> None:
-    """Step halving for ``items``, whose full step lowered their objective: each keeps the largest
-    ``step / 2^h`` that does not; where none does, the same for the step onto the bounds
-    (:func:`_step_onto_bounds`), or its previous parameters; ``new`` and ``terms`` updated in place."""
+    """Step halving for ``items``, whose full step lowered their objective: each keeps the largest ``step / 2^h`` that
+    does not; where none does, the same for the step onto the bounds (:func:`_step_onto_bounds`), or its previous
+    parameters; ``new`` and ``terms`` updated in place."""
     still = _halvings(params, new, terms, items, step, r, old_obj, n_k, problem, scale=0.5)
     if not still.any():
         return
@@ -136,8 +127,8 @@ def _halve_failed_steps(params, new, terms, items, step, r, old_obj, n_k, proble
 
 def _halvings(params, new, terms, items, step, r, old_obj, n_k, problem, scale: float) -> np.ndarray:
     """Try ``scale * step``, halved up to :data:`_HALVINGS` times, for ``items``: each takes (into ``new`` and
-    ``terms``) the first that does not lower its objective ``old_obj``. Returns the mask of ``items`` where
-    none did (their entries in ``new`` then hold the last trial)."""
+    ``terms``) the first that does not lower its objective ``old_obj``. Returns the mask of ``items`` where none did
+    (their entries in ``new`` then hold the last trial)."""
     left = np.arange(len(items))
     for _ in range(_HALVINGS):
         rows = items[left]
@@ -155,12 +146,10 @@ def _halvings(params, new, terms, items, step, r, old_obj, n_k, problem, scale: 
 
 
 def _step_onto_bounds(params, r, n_k, problem) -> np.ndarray:
-    """The Fisher-scoring step of :func:`_scoring_direction` where it crosses a bound in some parameter:
-    those parameters go onto their bound and the others are re-solved given that move (a projected Newton
-    step, as the 1PL's :func:`_rasch_step` takes); 0 for items whose step crosses no bound. Clipped after the
-    fact, the step keeps the other parameters' part meant for a longer move of the clipped one, and then
-    every halving can lower the objective: an item next to its bound keeps its values, with a large gradient,
-    until the iteration limit."""
+    """The Fisher-scoring step of :func:`_scoring_direction` where it crosses a bound: those parameters go onto their
+    bound and the others are re-solved given that move (a projected Newton step, as in :func:`_rasch_step`); 0 for
+    items whose step crosses no bound. A step merely clipped keeps the other parameters' part meant for a longer
+    move, and every halving can then lower the objective, leaving an item next to its bound stuck."""
     cols = np.asarray(free_columns(problem))
     step = _scoring_direction(params, r, n_k, problem)
     grad, info = gradient_information(params, r, n_k, problem)
@@ -181,8 +170,7 @@ def _step_onto_bounds(params, r, n_k, problem) -> np.ndarray:
 
 
 def _scoring_direction(params, r, n_k, problem, terms: Terms | None = None) -> np.ndarray:
-    """The Fisher-scoring step (m, 3) of each item: projected at the bounds, at most
-    :data:`MAX_STEP` per parameter."""
+    """The Fisher-scoring step (m, 3) of each item: projected at the bounds, at most :data:`MAX_STEP` per parameter."""
     cols = free_columns(problem)
     grad, info = gradient_information(params, r, n_k, problem, terms=terms)
     step = np.zeros_like(params)
@@ -207,10 +195,8 @@ def _scoring_direction(params, r, n_k, problem, terms: Terms | None = None) -> n
 
 
 def solve_small(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """``numpy.linalg.solve(matrix, rhs[..., None])[..., 0]`` for a stack of symmetric 2 x 2 or 3 x 3
-    systems, by the adjugate (Cramer's rule): a handful of array operations instead of one LAPACK
-    call per system, whose per-call overhead was a visible share of a 3PL fit (issue 23;
-    benchmarks/results/irt-cost.md, "Cost of an EM step")."""
+    """``numpy.linalg.solve(matrix, rhs[..., None])[..., 0]`` for a stack of symmetric 2 x 2 or 3 x 3 systems, by the
+    adjugate (Cramer's rule): a handful of array operations instead of one LAPACK call per system."""
     if matrix.shape[-1] == 2:
         p, q, r = matrix[:, 0, 0], matrix[:, 0, 1], matrix[:, 1, 1]
         x, y = rhs[:, 0], rhs[:, 1]
@@ -231,18 +217,16 @@ def pinned(params: np.ndarray, step: np.ndarray, problem: Problem, *, eps: float
 
 
 def _rasch_step(params, scaled, n_k, problem, following: bool) -> tuple[np.ndarray, LogJoint | None]:
-    """1PL M-step: one damped Newton (Fisher-scoring) step on the shared discrimination ``a`` and
-    every difficulty ``b_j`` jointly, halved as a whole until the summed objective
-    ``sum_j w_j Q_j(a, b_j)`` does not decrease (a generalised EM). Returns the new params and (with
-    ``following``) the next E-step's sum at them (:class:`benchirt.irt.estep.LogJoint`), added up block by
-    block as each trial's objective is.
+    """1PL M-step: one damped Newton (Fisher-scoring) step on the shared discrimination ``a`` and every difficulty
+    ``b_j`` jointly, halved as a whole until ``sum_j w_j Q_j(a, b_j)`` does not decrease (a generalised EM). Returns
+    the new params and (with ``following``) the next E-step's sum at them (:class:`benchirt.irt.estep.LogJoint`),
+    added up block by block.
 
-    The information matrix is an arrow: ``a`` couples with every ``b_j``, the ``b_j`` not with each
-    other, so the system is solved through the Schur complement of its diagonal part, in O(m):
-    ``da = (G_a - sum_j w_j I_ab g_b / I_bb) / (H_aa - sum_j w_j I_ab^2 / I_bb)``,
-    ``db_j = (g_b - I_ab da) / I_bb`` (``G_a = sum_j w_j g_a``, ``H_aa = sum_j w_j I_aa``). Taking ``a``
-    and the ``b_j`` in turn instead (a Newton step on ``a`` after the items' steps) crawled: ``a``
-    rescales every ``b``, so the two moved along that ridge in small steps (issue 23)."""
+    The information matrix is an arrow (``a`` couples with every ``b_j``, the ``b_j`` not with each other), solved
+    through the Schur complement of its diagonal part in O(m):
+    ``da = (G_a - sum_j w_j I_ab g_b / I_bb) / (H_aa - sum_j w_j I_ab^2 / I_bb)``, ``db_j = (g_b - I_ab da) / I_bb``
+    (``G_a = sum_j w_j g_a``, ``H_aa = sum_j w_j I_aa``). Steps on ``a`` and the ``b_j`` in turn crawl: ``a`` rescales
+    every ``b``."""
     w = problem.multiplicity
     grad = np.empty((len(params), 2))
     info = np.empty((len(params), 3))  # I_aa, I_ab, I_bb
@@ -302,13 +286,12 @@ def _rasch_step(params, scaled, n_k, problem, following: bool) -> tuple[np.ndarr
 def gradient_information(
     params: np.ndarray, r: np.ndarray, n_k: np.ndarray, problem: Problem, *, terms: Terms | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Gradient (m, 3) and Fisher information (m, 3, 3) of each item's expected log posterior; ``terms``: the
-    tables at ``params``, whose ``s`` and ``P`` it reads (recomputed without, to the same bits).
+    """Gradient (m, 3) and Fisher information (m, 3, 3) of each item's expected log posterior; ``terms``: the tables at
+    ``params`` (recomputed without, to the same bits).
 
-    With ``z = a(theta - b)``, ``s = sigma(z)``, ``P = c + (1-c)s`` and residual
-    ``e_k = r_jk - n_k P_jk``: ``dQ/dz = e s/P``, ``dQ/dgamma = e c/P``;
-    information weights ``(1-c)s^2(1-s)/P``, ``c(1-c)s(1-s)/P`` and ``c^2(1-c)(1-s)/P``.
-    """
+    With ``z = a(theta - b)``, ``s = sigma(z)``, ``P = c + (1-c)s`` and residual ``e_k = r_jk - n_k P_jk``:
+    ``dQ/dz = e s/P``, ``dQ/dgamma = e c/P``; information weights ``(1-c)s^2(1-s)/P``, ``c(1-c)s(1-s)/P`` and
+    ``c^2(1-c)(1-s)/P``."""
     a, b = params[:, 0], params[:, 1]
     c = guessing(params)
     if terms is not None:
@@ -352,8 +335,8 @@ def gradient_information(
 
 
 def add_prior_terms(params: np.ndarray, grad: np.ndarray, info: np.ndarray, problem: Problem) -> None:
-    """Add the priors' gradient and curvature (normal on a and b, Beta on c, in gamma = logit c) to each item's
-    ``grad`` (m, 3) and ``info`` (m, 3, 3), in place; nothing without priors."""
+    """Add the priors' gradient and curvature (normal on a and b, Beta on c, in gamma = logit c) to each item's ``grad``
+    (m, 3) and ``info`` (m, 3, 3), in place; nothing without priors."""
     config = problem.config
     if not config.prior:
         return

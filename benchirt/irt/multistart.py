@@ -1,15 +1,11 @@
-"""The search over EM starts: from which starts EM climbs, in which order, and which optimum the fit
-reports.
+"""The search over EM starts: from which starts EM climbs, in which order, and which optimum the fit reports.
 
-The monotone family (every a >= 0; the default) climbs once, from the sum score. decodIRT's free-sign
-family climbs from seven candidate starts (:func:`benchirt.irt.starts.start_scores`; starting values by
-Birnbaum's two-step method, Cardoso et al. 2021 §4.1, :func:`initial_values`), then from hops off the
-best optimum (basin hopping, Wales & Doye 1997) alternating with seeded starts until
-:func:`benchirt.irt.search.explored_enough` (Good 1953; Finch, Mendell & Thode 1989) says it has seen
-enough, then from recombinations of the optima found (:mod:`benchirt.irt.recombine`), and keeps the
-highest log posterior. A nested model climbs from its nesting model's solution instead
-(:func:`nested_start`). Hand-written: no library runs a multistart search around this EM.
-"""
+The monotone family (every a >= 0; the default) climbs once, from the sum score. decodIRT's free-sign family climbs from
+seven candidate starts (:func:`benchirt.irt.starts.start_scores`; starting values by Birnbaum's two-step method, Cardoso
+et al. 2021 §4.1), then from hops off the best optimum (basin hopping, Wales & Doye 1997) alternating with seeded starts
+until :func:`benchirt.irt.search.explored_enough` (Good 1953; Finch, Mendell & Thode 1989), then from recombinations of
+the optima found (:mod:`benchirt.irt.recombine`), and keeps the highest log posterior. A nested model climbs from its
+nesting model's solution (:func:`nested_start`). Hand-written: no library runs a multistart search around this EM."""
 from __future__ import annotations
 
 import numpy as np
@@ -38,28 +34,18 @@ _HOP_EVERY = 2
 
 
 def best_of_starts(columns: np.ndarray, problem: Problem):
-    """Run EM from the starts of :func:`benchirt.irt.starts.start_scores`; keep the highest log posterior.
+    """Run EM from the starts of :func:`benchirt.irt.starts.start_scores` (:func:`_search`); keep the highest log
+    posterior.
 
-    The first start climbs on the configured grid, and its optimum decides the grid of the search
-    (:func:`benchirt.irt.quadrature_grid.resolving_grid`; the monotone family climbs roughly there and finishes
-    on the grid that resolves the posteriors instead, :func:`benchirt.irt.quadrature_grid.refined_climb`, and with
-    ``starts="auto"`` climbs once, from the sum score). Each start climbs to its optimum (:func:`_search`). ``config.starts="auto"``: the
-    candidates of :func:`~benchirt.irt.starts.start_scores` in order, then hops from the best optimum found
-    (:class:`_Hops`) alternating with seeded mixtures, until the evidence of
-    :func:`benchirt.irt.search.explored_enough` (the best optimum reached by two starts other than hops, few
-    of those ending in an optimum of their own) or :data:`_BUDGET` starts, then, where they ended in more than
-    one optimum, recombinations of the optima (:func:`benchirt.irt.recombine.recombine`); an integer ``k``:
-    all of the first ``k`` starts of the list, no hops (the deep search of ``benchmarks/irt_fit.py --part
-    starts``).
+    The first start climbs on the configured grid, and its optimum decides the search's grid
+    (:func:`benchirt.irt.quadrature_grid.resolving_grid`; the monotone family instead finishes on the resolving grid,
+    :func:`benchirt.irt.quadrature_grid.refined_climb`). An integer ``config.starts`` ``k`` climbs all of the first
+    ``k`` starts, no hops.
 
-    Returns the best parameters, its EM record and the start table: ``reason``, ``runs`` (one row per start:
-    its log posterior, ``n_iter``, ``stopped_by`` and ``status`` — ``"converged"``, ``"iteration_limit"`` or
-    ``"better_optimum_exists"`` (another start reached a log posterior higher by more than
-    ``config.tol_optimum``)), and ``optima``: the distinct optima (final log posteriors more than
-    ``tol_optimum`` apart), best first, with the starts that reached each and their parameters (``params``;
-    :func:`benchirt.irt.estimation.fit_irt` turns them into item tables); and the problem on the grid the
-    search ran on.
-    """
+    Returns the best parameters, its EM record, the start table and the problem on the search's grid. The table holds
+    ``reason``, ``runs`` (per start: log posterior, ``n_iter``, ``stopped_by``, ``status`` — ``"converged"``,
+    ``"iteration_limit"`` or ``"better_optimum_exists"``: another start beat it by more than ``config.tol_optimum``) and
+    ``optima`` (final log posteriors more than ``tol_optimum`` apart, best first, with their starts and ``params``)."""
     config = problem.config
     scores, reason = start_scores(columns, problem.multiplicity, config.starts, monotone=problem.monotone)
     search = config.starts == "auto" and not problem.monotone
@@ -88,16 +74,15 @@ def best_of_starts(columns: np.ndarray, problem: Problem):
 
 def _search(columns: np.ndarray, scores: list[tuple[str, np.ndarray]], problem: Problem, auto: bool,
             first: tuple[np.ndarray, "Record"] | None = None) -> tuple[list[Run], list[dict]]:
-    """Every start climbs to its optimum (:func:`benchirt.irt.climb.climb`; a start that comes within
-    :data:`benchirt.irt.stationarity.JOIN` of an optimum an earlier start converged to stops there), in order.
-    With ``auto``, after the first :data:`_MIN_CLIMBS` ``scores`` (the candidates) the search stops once
-    :func:`benchirt.irt.search.explored_enough` on the starts other than hops (a hop begins next to the best
-    optimum, so its return there is no independent evidence), and otherwise alternates hops from the best
-    optimum found so far (:class:`_Hops`) with the further ``scores`` (seeded mixtures of the first two
-    principal components; only these where no hop is possible), up to :data:`_BUDGET` starts; then, where the
-    starts ended in more than one optimum, it recombines them (:func:`benchirt.irt.recombine.recombine`).
-    ``first``: where the first score's start has climbed already (on this grid). Returns the runs and the
-    distinct optima."""
+    """Every start climbs to its optimum in order (:func:`benchirt.irt.climb.climb`; a start within
+    :data:`benchirt.irt.stationarity.JOIN` of an earlier optimum stops there).
+
+    With ``auto``, after the first :data:`_MIN_CLIMBS` candidates the search stops once
+    :func:`benchirt.irt.search.explored_enough` on the starts other than hops (a hop begins next to the best optimum, so
+    its return there is no independent evidence); otherwise it alternates hops (:class:`_Hops`) with the further
+    ``scores`` (seeded mixtures), up to :data:`_BUDGET` starts; then, where the starts ended in more than one optimum,
+    it recombines them (:func:`benchirt.irt.recombine.recombine`). ``first``: where the first score's start has climbed
+    already (on this grid). Returns the runs and the distinct optima."""
     runs: list[Run] = []
     optima: list[dict] = []
     queue = iter(scores)
@@ -121,14 +106,11 @@ def _search(columns: np.ndarray, scores: list[tuple[str, np.ndarray]], problem: 
 
 
 class _Hops:
-    """Starts near the best optimum found (basin hopping, Wales & Doye 1997): a random
-    :data:`_HOP_SHARE` of the items take the starting values (:func:`initial_values`) of a seeded
-    random mixture of the first two principal components, the others keep their values at the optimum.
-
-    The 3PL optima of decodIRT's pools differ in groups of items (which items a flat curve with a
-    guessing floor explains, and which a gentle one), and the best ones lie close together, so a hop
-    from the best optimum reaches neighbouring optima that independent seeded starts rarely reach
-    (docs/irt.md, "Starts"; an exploratory run in benchmarks/results/irt-starts.md)."""
+    """Starts near the best optimum found (basin hopping, Wales & Doye 1997): a random :data:`_HOP_SHARE` of the items
+    take the starting values (:func:`initial_values`) of a seeded random mixture of the first two principal
+    components, the others keep their values at the optimum. The 3PL optima of decodIRT's pools differ in groups of
+    items and the best lie close together, so a hop reaches neighbouring optima that independent starts rarely reach
+    (docs/irt.md, "Starts")."""
 
     PREFIX = "hop_"  # the hops' names: hop_1, hop_2, ...
 
@@ -151,14 +133,10 @@ class _Hops:
 
 
 def nested_start(columns, initial: pd.DataFrame, items, informative, item_index, problem: Problem):
-    """EM from the solution ``initial`` (an item table) of a model that nests ``problem``'s: one start,
-    no search; returns what :func:`best_of_starts` returns.
-
-    The 2PL starts from the 3PL's ``a, b``, the 1PL from the mean of the 2PL's ``a`` (shared) and its
-    ``b``; identical items (collapsed into one column) start from their mean. This is where the
-    fitted model's search already chose the direction of the latent scale: the nested models climb
-    from it rather than search again (``benchmarks/irt_fit.py --part compare`` measures how often
-    they end at the optimum of a full search, benchmarks/results/irt-model-comparison.md)."""
+    """EM from the solution ``initial`` (an item table) of a model that nests ``problem``'s: one start, no search;
+    returns what :func:`best_of_starts` returns. The 2PL starts from the 3PL's ``a, b``, the 1PL from the mean of the
+    2PL's ``a`` (shared) and its ``b``; identical (collapsed) items start from their mean. The nesting fit's search
+    already chose the direction of the latent scale."""
     table = initial.reindex(pd.Index(items))
     if table[["discrimination", "difficulty"]].isna().any().any():
         raise ValueError("initial: the item table does not cover every item of the responses")
@@ -188,13 +166,10 @@ def nested_start(columns, initial: pd.DataFrame, items, informative, item_index,
 
 
 def initial_values(values: np.ndarray, score: np.ndarray, problem: Problem) -> np.ndarray:
-    """Starting values from provisional abilities (Birnbaum's two-step method, Cardoso et al. 2021 §4.1).
-
-    A start's score (n,) (:mod:`benchirt.irt.starts`) plays the initial abilities
-    (``values``: respondents x distinct items); ``a`` comes from the item-ability
-    correlation (sign kept, so negatively discriminating items start negative),
-    ``b`` from the item's proportion correct.
-    """
+    """Starting values from provisional abilities (Birnbaum's two-step method, Cardoso et al. 2021 §4.1). A start's
+    score (n,) plays the initial abilities (``values``: respondents x distinct items); ``a`` comes from the
+    item-ability correlation (sign kept, so negatively discriminating items start negative), ``b`` from the item's
+    proportion correct."""
     config = problem.config
     z = (score - score.mean()) / (score.std() or 1.0)
     total = column_sums(values)

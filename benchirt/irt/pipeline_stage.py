@@ -1,9 +1,6 @@
-"""The IRT stage in a run: one model per dataset with responses (:func:`benchirt.irt.irt_for_responses`).
-
-A dataset's result is keyed by the options its fit reads (:func:`benchirt.irt.config.fit_options`); the tables
-that read the summary thresholds are derived again from the stored fit whenever a run loads it (:func:`derive`,
-the registry's ``derive`` of the stage), so a threshold change reuses every fit.
-"""
+"""The IRT stage in a run: one model per dataset with responses (:func:`benchirt.irt.irt_for_responses`). A result is
+keyed by the options its fit reads (:func:`benchirt.irt.config.fit_options`); the tables that read the summary
+thresholds are derived again whenever a run loads it (:func:`derive`), so a threshold change reuses every fit."""
 from __future__ import annotations
 
 from benchirt.irt.config import fit_options
@@ -24,8 +21,8 @@ def derive(result, config):
 
 
 def plan(context: StageContext) -> DatasetWork | None:
-    """One task per dataset whose responses this run has, keyed by their artifact key and the fit's options;
-    None without any."""
+    """One task per dataset whose responses this run has, keyed by their artifact key and the fit's options; None
+    without any."""
     responses = context.upstream("respond")
     if not responses:
         return None

@@ -1,5 +1,5 @@
-"""Figures of a fitted IRT model: item characteristic curves, classifier characteristic curves
-and parameter histograms (Cardoso et al. 2021 §2.5, §5.1). Each function returns a matplotlib Figure."""
+"""Figures of a fitted IRT model: item and classifier characteristic curves and parameter histograms (Cardoso et al.
+2021 §2.5, §5.1), each a matplotlib Figure."""
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -17,16 +17,9 @@ from benchirt.irt.fit import IRTFit, falling_measure  # noqa: E402
 
 
 def plot_item_curves(fit: IRTFit, *, items: Sequence[str] | None = None, n_items: int = 8) -> Figure:
-    """Item characteristic curves ``P_j(theta)`` (Cardoso et al. 2021 eq. 1).
-
-    Parameters
-    ----------
-    fit : IRTFit
-    items : sequence of str, optional
-        Items to draw; by default ``n_items`` estimated items spread over the range
-        of difficulty, plus the one whose answers fall most with ability, if any
-        (:func:`benchirt.irt.fit.falling_measure`).
-    """
+    """Item characteristic curves ``P_j(theta)`` (Cardoso et al. 2021 eq. 1) of ``items``; by default ``n_items``
+    estimated items spread over the range of difficulty, plus the one whose answers fall most with ability, if any
+    (:func:`benchirt.irt.fit.falling_measure`)."""
     table = fit.items
     if items is None:
         estimated = table[fit.informative].sort_values("difficulty")
@@ -65,8 +58,7 @@ def plot_classifier_curves(
     respondents: Sequence[str] | None = None,
     roles: Mapping[str, str] | None = None,
 ) -> Figure:
-    """Classifier characteristic curves: accuracy of each classifier per bin of item difficulty
-    (or discrimination).
+    """Classifier characteristic curves: accuracy of each classifier per bin of item difficulty (or discrimination).
 
     Parameters
     ----------
@@ -79,10 +71,9 @@ def plot_classifier_curves(
     respondents : sequence of str, optional
         Rows to draw (default: 12 spread over the range of total scores).
     roles : mapping, optional
-        Respondent → ``real`` / ``artificial`` / ``ladder``: real classifiers get distinct solid lines,
-        artificial ones grey dashes (:mod:`benchirt.plotstyle`); default guessed from the names.
-        Each line is labelled at its right end instead of a legend.
-    """
+        Respondent → ``real`` / ``artificial`` / ``ladder``: real classifiers get distinct solid lines, artificial ones
+        grey dashes (:mod:`benchirt.plotstyle`); default guessed from the names. Lines are labelled at their right end,
+        no legend."""
     if by not in ("difficulty", "discrimination"):
         raise DataError(f"classifier curves: 'by' must be difficulty or discrimination, got {by!r}")
     estimated = fit.items[fit.informative]
@@ -121,8 +112,8 @@ def plot_classifier_curves(
 
 
 def plot_parameter_histograms(fit: IRTFit, *, bins: int = 30) -> Figure:
-    """Histograms of discrimination, difficulty and guessing of the estimated items, with the
-    summary thresholds of Cardoso et al. 2021 §4.5 marked."""
+    """Histograms of discrimination, difficulty and guessing of the estimated items, with the summary thresholds of
+    Cardoso et al. 2021 §4.5 marked."""
     estimated = fit.items[fit.informative]
     config = fit.config
     panels = [

@@ -1,17 +1,13 @@
-"""One fit's data as EM sees it: the collapsed response patterns, their item blocks, the bounds, and
-the item parameters' layout and prior.
+"""One fit's data as EM sees it: the collapsed response patterns, their item blocks, the bounds, and the item
+parameters' layout and prior.
 
-``params`` is an (m, 3) array of [a, b, gamma] per distinct item; gamma = logit(c) (3PL) or -inf
-(c = 0, the 1PL and 2PL). As in Bock & Aitkin (1981), who sum over the distinct response patterns
-weighted by their frequencies, identical respondents (rows) are collapsed into patterns with counts,
-and identical items (columns, which have identical estimates) into one column with a multiplicity
-(:func:`unique_rows`); that halves the work on decodIRT's pools, where MLP-ladder rows repeat. The E-
-and M-step go through the items in blocks (:func:`block_size`) so that their item x node tables stay
-small. Every parameter is bounded (:class:`Problem`'s ``lower``/``upper``; a >= 0 for the monotone
-family) and has a prior (:func:`log_prior`: normal on a and b, Beta on c), which keeps the estimates
-finite (Bayes modal estimation). Hand-written: numpy's ``unique(axis=0)`` costs ~2.5 bytes per response
-cell here (:func:`unique_rows`); the rest is bookkeeping of the estimator's own arrays.
-"""
+``params`` is an (m, 3) array of [a, b, gamma] per distinct item; gamma = logit(c) (3PL) or -inf (c = 0, the 1PL and
+2PL). As Bock & Aitkin (1981) sum over distinct response patterns weighted by their frequencies, identical respondents
+are collapsed into patterns with counts, and identical items into one column with a multiplicity (:func:`unique_rows`).
+The E- and M-step go through the items in blocks (:func:`block_size`). Every parameter is bounded (``lower``/``upper``;
+a >= 0 for the monotone family) and has a prior (:func:`log_prior`: normal on a and b, Beta on c), which keeps the
+estimates finite (Bayes modal estimation). Hand-written: numpy's ``unique(axis=0)`` costs several bytes per response
+cell (:func:`unique_rows`); the rest is bookkeeping of the estimator's own arrays."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -36,9 +32,9 @@ _GAMMA_MIN = float(logit(1e-4))
 
 @dataclass(kw_only=True)
 class Problem:
-    """The collapsed data and fixed quantities of one fit: the distinct response patterns item by item, how
-    many respondents share each pattern and how many items each column, the quadrature grid, the
-    configuration, and from these the item blocks and the bounds of ``params`` (``lower``, ``upper``)."""
+    """The collapsed data and fixed quantities of one fit: the distinct response patterns item by item, how many
+    respondents share each pattern and how many items each column, the quadrature grid, the configuration, and from
+    these the item blocks and the bounds of ``params`` (``lower``, ``upper``)."""
 
     items: np.ndarray  # (m_unique, n_patterns) int8 0/1: the patterns item by item, read in item blocks as float
     counts: np.ndarray  # (n_patterns,) how many respondents share each pattern
@@ -79,21 +75,18 @@ class Problem:
 
 
 def unique_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``numpy.unique(values, axis=0, return_inverse=True, return_counts=True)`` for a C-contiguous
-    1-byte matrix, each row compared as one block of bytes (the same sorted order): ``axis=0`` builds a
-    structured dtype with a field per column, whose description costs ~2.5 bytes per response cell
-    at 132 x 500."""
+    """``numpy.unique(values, axis=0, return_inverse=True, return_counts=True)`` for a C-contiguous 1-byte matrix, each
+    row compared as one block of bytes (same sorted order); ``axis=0`` builds a structured dtype with a field per
+    column, costly per response cell."""
     keys = values.view(np.dtype((np.void, values.shape[1]))).ravel()
     _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
     return values[first], np.ravel(inverse), counts
 
 
 def block_size(m: int, n_patterns: int, n_nodes: int) -> int:
-    """Items per block: a block's item x node table takes :data:`_TABLE_BYTES_PER_CELL` bytes per
-    response cell (one table of all items takes ``8 K / n_patterns``: 2.5 bytes with 132 patterns and
-    41 nodes, so the temporaries of a step would otherwise dominate memory), at least
-    :data:`MIN_BLOCK` items. Few, large blocks where patterns are many: each block costs the same
-    Python overhead however small."""
+    """Items per block: a block's item x node table takes :data:`_TABLE_BYTES_PER_CELL` bytes per response cell (so step
+    temporaries never dominate memory), at least :data:`MIN_BLOCK` items; few, large blocks where patterns are many,
+    since each block costs the same Python overhead."""
     return max(MIN_BLOCK, int(_TABLE_BYTES_PER_CELL * n_patterns * m / (8 * n_nodes)))
 
 
@@ -134,8 +127,8 @@ def clip(params: np.ndarray, problem: Problem) -> np.ndarray:
 
 
 def max_change(old: np.ndarray, new: np.ndarray) -> float:
-    """The largest change of any a or b, or of any c (on the c scale, where ``old`` estimates it), from
-    ``old`` to ``new``: the step size of EM's stopping rule."""
+    """The largest change of any a or b, or of any c (on the c scale, where ``old`` estimates it), from ``old`` to
+    ``new``: the step size of EM's stopping rule."""
     change = np.abs(new[:, :2] - old[:, :2]).max()
     if np.isfinite(old[:, 2]).all():
         change = max(change, np.abs(expit(new[:, 2]) - expit(old[:, 2])).max())
@@ -143,8 +136,8 @@ def max_change(old: np.ndarray, new: np.ndarray) -> float:
 
 
 def symmetric(config: IRTConfig) -> bool:
-    """The log posterior is unchanged by theta, a, b -> -theta, -a, -b (free-sign discriminations and
-    priors centred on 0, or none)."""
+    """The log posterior is unchanged by theta, a, b -> -theta, -a, -b (free-sign discriminations and priors centred on
+    0, or none)."""
     if config.model_family == "monotone":
         return False
     return not config.prior or (config.prior_discrimination[0], config.prior_difficulty[0]) == (0.0, 0.0)

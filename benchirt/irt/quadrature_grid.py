@@ -1,14 +1,11 @@
-"""The quadrature grid of the fit: doubled (old nodes plus midpoints) until it resolves the respondents'
-posteriors, judged by how much a doubling changes the log posterior (Trefethen & Weideman 2014).
+"""The quadrature grid of the fit: doubled (old nodes plus midpoints) until it resolves the respondents' posteriors,
+judged by how much a doubling changes the log posterior (Trefethen & Weideman 2014).
 
-The trapezoid rule on equally spaced nodes converges exponentially fast for a smooth integrand, but
-only once the spacing is below its width; with many steep items a respondent's posterior of θ is
-narrower than the default spacing, and the marginal log posterior ripples with the grid (docs/irt.md,
-"The calibration grid"). :func:`resolving_grid` fixes the grid of the free-sign start search at the
-first start's optimum; :func:`refined_climb` refines the monotone family's one optimum as it climbs (the 3PL
-roughly on the configured grid, finished on the grid that resolves the posteriors there).
-Hand-written: a loop over :func:`benchirt.irt.models.quadrature` grids.
-"""
+The trapezoid rule on equally spaced nodes converges exponentially fast for a smooth integrand, but only once the
+spacing is below its width; with many steep items a posterior is narrower than the default spacing, and the marginal log
+posterior ripples with the grid (docs/irt.md, "The calibration grid"). :func:`resolving_grid` fixes the free-sign
+search's grid at the first start's optimum; :func:`refined_climb` refines the monotone family's one climb. Hand-written:
+a loop over :func:`benchirt.irt.models.quadrature` grids."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -30,42 +27,29 @@ ROUGH_TOLERANCES = {"tol": 1e-2, "tol_log_posterior": 1e-2, "tol_gradient": 1.0}
 
 
 def resolving_grid(params: np.ndarray, problem: Problem) -> Problem:
-    """``problem`` on the coarsest grid that resolves the respondents' posteriors at ``params`` (the
-    first start's optimum): the configured grid, doubled (:func:`_finer`) while doubling it changes
-    the log posterior there by more than ``tol_optimum / 2`` (at most :data:`MAX_REFINEMENTS` times;
-    ``config.refine_quadrature`` False: never).
+    """``problem`` on the coarsest grid that resolves the posteriors at ``params`` (the first start's optimum): the
+    configured grid, doubled (:func:`_resolving`) while that changes the log posterior there by more than
+    ``tol_optimum / 2`` (at most :data:`MAX_REFINEMENTS` times; ``config.refine_quadrature`` False: never).
 
-    The trapezoid rule on equally spaced nodes converges exponentially fast for a smooth integrand,
-    but only once the spacing is below its width (Trefethen & Weideman 2014, on a Gaussian of SD
-    sigma the relative error is about ``2 exp(-2 pi^2 sigma^2 / h^2)``). With many steep items a
-    classifier's posterior of θ on decodIRT's pools can be narrower than the default spacing of 0.3,
-    and the marginal log posterior then ripples with the spacing's period as the items move along the
-    scale: optima of the grid, not of the model, between which the search's path decides (docs/irt.md,
-    "The calibration grid"; measured in benchmarks/results/irt-starts.md, "Grid-made optima").
-    An error below ``tol_optimum / 2`` at two optima keeps them apart in the model if the grid tells
-    them apart by more than ``tol_optimum``. The error is judged at the first start's optimum only
-    (one E-step per grid); the fit reports what remains at the optimum it returns
-    (``IRTFit.quadrature_error``)."""
+    On a Gaussian of SD sigma the trapezoid rule's relative error is about ``2 exp(-2 pi^2 sigma^2 / h^2)`` (Trefethen &
+    Weideman 2014); on a too coarse grid the log posterior ripples with the spacing as the items move, making optima of
+    the grid, not of the model. An error below ``tol_optimum / 2`` keeps two optima apart if the grid tells them apart
+    by more than ``tol_optimum``. It is judged at the first start's optimum only; the fit reports what remains at its
+    optimum (``IRTFit.quadrature_error``)."""
     return _resolving(params, problem, MAX_REFINEMENTS if problem.config.refine_quadrature else 0)[0]
 
 
 def refined_climb(start: np.ndarray, problem: Problem) -> tuple[Problem, tuple]:
     """The monotone family's one climb from ``start``, on the grid that resolves the posteriors at its optimum
-    (judged by successive doublings, :func:`_resolving`, the rule of :func:`resolving_grid`, one E-step per
-    grid), at most :data:`MAX_REFINEMENTS` doublings in all (``config.refine_quadrature`` False: none).
+    (:func:`_resolving`, the rule of :func:`resolving_grid`), at most :data:`MAX_REFINEMENTS` doublings in all
+    (``config.refine_quadrature`` False: none).
 
-    The 3PL, whose climbs search the items' modes (:func:`benchirt.irt.climb.escape_rounds`), climbs where the
-    grid is cheap and refines only to finish (:func:`_rough_then_finer`): roughly on the configured grid, then,
-    warm-started, on the grid the doublings choose there alone, roughly and then to the stopping rule. On a
-    coarse grid the marginal log posterior ripples with the grid (docs/irt.md, "The calibration grid"), and EM's
-    last steps creep towards the coarse grid's own optimum, which the finer grid moves by more than they do; on
-    the finer grid, where a step costs more, the mode search moves items at the rough optimum and the last steps
-    then converge once. The 1PL and 2PL climb to the stopping rule on each grid in turn, one doubling at a time:
-    without the mode search a 2PL item held at ``a = 0`` keeps whatever difficulty its path left it (no
-    gradient there), and skipping a grid ended such fits at lower optima. Either way the grid is judged again
-    at every optimum, the returned one included, and EM climbs on to the stopping rule after each doubling; no
-    climb starts over. The EM steps of all grids are added up (``Record.grid_steps`` keeps them per grid); the
-    log-posterior history is the final grid's."""
+    The 3PL, whose climbs search the items' modes (:func:`benchirt.irt.climb.escape_rounds`), climbs roughly where the
+    grid is cheap and refines only to finish (:func:`_rough_then_finer`): on a coarse grid EM's last steps creep towards
+    the grid's own optimum. The 1PL and 2PL climb to the stopping rule on each grid in turn, one doubling at a time
+    (without the mode search, a 2PL item held at ``a = 0`` keeps whatever difficulty its path left it). Either way the
+    grid is judged again at every optimum, the returned one included, and no climb starts over. The EM steps of all
+    grids are added up (``Record.grid_steps`` per grid); the log-posterior history is the final grid's."""
     config = problem.config
     left = MAX_REFINEMENTS if config.refine_quadrature else 0
     if problem.estimates_guessing and left:
@@ -120,8 +104,8 @@ def _resolving(params: np.ndarray, problem: Problem, most: int) -> tuple[Problem
 
 
 def _continued(record: "Record", later: "Record") -> "Record":
-    """``record`` continued by ``later``, which climbed on a finer grid: the EM steps added up, the
-    log-posterior history ``later``'s (a coarser grid's log posteriors are of another integral)."""
+    """``record`` continued by ``later``, which climbed on a finer grid: the EM steps added up, the log-posterior
+    history ``later``'s (a coarser grid's log posteriors are of another integral)."""
     own = list(later.history)
     record = record.extend(later)
     record.history = own

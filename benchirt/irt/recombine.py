@@ -1,12 +1,8 @@
-"""The start search's last phase, where the starts ended in more than one optimum: EM climbs again from
-the best optimum with one item flipped to its other mode, and from uniform crossovers of the best
-optimum with the next best (Syswerda 1989).
-
-The optima of decodIRT's pools differ in groups of items (which a flat curve with a guessing floor
-explains, and which a gentle one), so recombining the optima found reaches better ones that no
-independent start reached (docs/irt.md, "Starts"). Hand-written: a few lines of bookkeeping around
-:func:`benchirt.irt.climb.climb_and_file`.
-"""
+"""The start search's last phase, where the starts ended in more than one optimum: EM climbs again from the best optimum
+with one item flipped to its other mode, and from uniform crossovers of the best optimum with the next best (Syswerda
+1989). The optima of decodIRT's pools differ in groups of items, so recombining them reaches optima no independent
+start reached (docs/irt.md, "Starts"). Hand-written: a few lines of bookkeeping around
+:func:`benchirt.irt.climb.climb_and_file`."""
 from __future__ import annotations
 
 import numpy as np
@@ -29,12 +25,10 @@ _FLIP_PREFIX = "flip_"  # the flips' names: flip_1, flip_2, ...
 
 
 def recombine(problem: Problem, runs: list[Run], optima: list[dict]) -> None:
-    """The search's last phase, a local search among the optima found: EM climbs from the best optimum
-    with one item moved to its other mode (:func:`mode_flips`, the :data:`_FLIPS` closest, one at a
-    time, 3PL), then from crossovers of the best optimum with the next best (:class:`Crossovers`);
-    whenever a climb raises the best optimum the flips start again from the new best. Stops when
-    all flips and :data:`_CROSS_PATIENCE` crossovers in a row fail, or after
-    :data:`RECOMBINE_BUDGET` climbs."""
+    """The search's last phase, a local search among the optima found: EM climbs from the best optimum with one item
+    moved to its other mode (:func:`mode_flips`, 3PL), then from crossovers (:class:`Crossovers`); whenever a climb
+    raises the best optimum the flips start again from it. Stops when all flips and :data:`_CROSS_PATIENCE`
+    crossovers in a row fail, or after :data:`RECOMBINE_BUDGET` climbs."""
     crossovers = Crossovers(problem)
     end = len(runs) + RECOMBINE_BUDGET
     flip_count = 0
@@ -62,23 +56,18 @@ def recombine(problem: Problem, runs: list[Run], optima: list[dict]) -> None:
 
 
 def mode_flips(params: np.ndarray, problem: Problem) -> list[tuple[int, np.ndarray]]:
-    """The :data:`_FLIPS` items whose M-step objective (at the E-step of ``params``) comes closest to
-    its value in another mode (:func:`benchirt.irt.modes.other_mode`), closest first, each with the
-    best grid point of that mode. The optima of decodIRT's pools differ in such items: the flip lowers that
-    item's objective, but EM re-adjusts the others and can end higher (docs/irt.md, "Starts"; an example in
-    benchmarks/results/irt-starts.md)."""
+    """The :data:`_FLIPS` items whose M-step objective (at the E-step of ``params``) comes closest to its value in
+    another mode (:func:`benchirt.irt.modes.other_mode`), closest first, each with the best grid point of that mode:
+    the flip lowers that item's objective, but EM re-adjusts the others and can end higher."""
     gains, values = grid_gains(params, problem, other_mode=True)
     order = np.argsort(-gains, kind="stable")[:_FLIPS]
     return [(int(j), values[j]) for j in order if np.isfinite(gains[j])]
 
 
 class Crossovers:
-    """Starts that recombine the best optimum found with the next best (uniform crossover, Syswerda
-    1989): each item takes, with probability 1/2 (seeded), the partner's
-    value instead of the best's. The partners are the second to :data:`_CROSS_PARTNERS` + 1st best
-    optima in turn, each turned to the best's orientation (a mirror image is the same optimum). They reach
-    optima that hops from the best one miss (docs/irt.md, "Starts"; an exploratory run on kc2 in
-    benchmarks/results/irt-starts.md)."""
+    """Starts that recombine the best optimum with the next best (uniform crossover, Syswerda 1989): each item takes,
+    with probability 1/2 (seeded), the partner's value. The partners are the 2nd to :data:`_CROSS_PARTNERS` + 1st
+    best optima in turn, each turned to the best's orientation (a mirror image is the same optimum)."""
 
     PREFIX = "cross_"
 

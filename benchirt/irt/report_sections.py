@@ -1,9 +1,7 @@
-"""The IRT stage's report sections: dataset difficulty and discrimination, model fit, suspect labels,
-characteristic curves and True-Scores (Cardoso et al. 2021 §2.5, §4.5), each built from the run's
-``{dataset: DatasetIRT}`` and named by the stage's registry record (:attr:`benchirt.pipeline.registry.Stage.sections`).
-
-Figures come from :mod:`benchirt.irt.plots`; a figure that cannot be drawn becomes a note in its section.
-"""
+"""The IRT stage's report sections: dataset difficulty and discrimination, model fit, suspect labels, characteristic
+curves and True-Scores (Cardoso et al. 2021 §2.5, §4.5), each built from the run's ``{dataset: DatasetIRT}`` and
+named by :attr:`benchirt.pipeline.registry.Stage.sections`. Figures come from :mod:`benchirt.irt.plots`; one that
+cannot be drawn becomes a note."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping

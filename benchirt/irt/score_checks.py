@@ -1,18 +1,12 @@
 """True-Scores that disagree with accuracy: flagged, with the reason they can.
 
-The True-Score (Cardoso et al. 2021 §2.5) is the model's expected number of correct answers at a respondent's
-ability, ``sum_j P_j(theta)``, not the number it got right. The two part in two ways. Items every calibration
-respondent answered alike carry no information (discrimination 0, difficulty -6 or +6): they count as right
-(or wrong) for *every* respondent, whatever it answered, and the ability comes from the other items only. On
-the embedded suite's breast-w, 131 of the 210 test items were answered right by every calibration respondent;
-the artificial ``minority`` respondent got all 131 wrong, yet they add 131 to its True-Score; its ability comes
-from the other 79 items, 72 of which (the minority class's, the hard ones) it got right, so it scores 203.8 of
-210 at a test accuracy of 0.34. And a respondent whose answers fit no ability (right on the hard items, wrong
-on the easy ones) is placed where the informative items it got right put it. The report therefore flags every
-reported respondent whose rank by True-Score and rank by test accuracy differ by more than
-:data:`RANK_MARGIN` places (ties in accuracy count as one span of ranks, so equal accuracies never create a
-disagreement), with the number of no-information items it answered against the model.
-"""
+The True-Score (Cardoso et al. 2021 §2.5) is the model's expected number correct at a respondent's ability,
+``sum_j P_j(theta)``, not the number it got right. Items every calibration respondent answered alike carry no
+information: they count as right (or wrong) for *every* respondent, whatever it answered, and the ability comes from the
+other items only — so a respondent that missed all the easy items can still score near the maximum. And a respondent
+whose answers fit no ability is placed where the informative items it got right put it. The report therefore flags every
+reported respondent whose ranks by True-Score and by test accuracy differ by more than :data:`RANK_MARGIN` places (tied
+accuracies count as one span of ranks), with the number of no-information items it answered against the model."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -36,16 +30,10 @@ _NO_INFORMATION = {"all_correct": 1, "all_wrong": 0}
 
 def rank_disagreements(irts: Sequence[DatasetIRT], responses: Mapping[str, ResponseResult], *, roles: Sequence[str] = ("real", "artificial"),
                        margin: int = RANK_MARGIN) -> pd.DataFrame:
-    """Reported respondents whose True-Score rank and test-accuracy rank disagree by more than ``margin``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns :data:`DISAGREEMENT_COLUMNS`; ``accuracy_rank`` is "best-worst" when accuracies tie;
-        ``no_information_missed``: the no-information items (module docstring) the respondent answered
-        otherwise than the model assumes for everyone (from ``responses``; empty without them); largest
-        disagreement first.
-    """
+    """Reported respondents whose True-Score rank and test-accuracy rank disagree by more than ``margin``, largest
+    disagreement first. Columns :data:`DISAGREEMENT_COLUMNS`; ``accuracy_rank`` is "best-worst" when accuracies tie;
+    ``no_information_missed``: the no-information items the respondent answered otherwise than the model assumes for
+    everyone (from ``responses``; empty without them)."""
     rows = []
     for irt in irts:
         accuracy = getattr(responses.get(irt.dataset), "test_accuracy", None)

@@ -1,23 +1,14 @@
 """The model that scores the respondents, beside the model that describes the items.
 
-A fit's item model (``IRTConfig.model``, the 3PL by default) gives every test instance a difficulty,
-discrimination and guessing (Cardoso et al. 2021 §4.1). Which model's ability and True-Score rank the
-respondents is a separate choice (``IRTConfig.scoring_model``; docs/irt.md, "Which model scores, and
-why"): with the monotone family it is the 1PL (Rasch 1960), whose ability is a monotone function of
-the number of correct answers, because the discriminations a pool's responses give (mostly the MLP
-ladder's, in decodIRT's pools) weight the items in a way that does not carry over to the classifiers
-being ranked (``benchmarks/irt_validity.py --part predictive``).
+A fit's item model (``IRTConfig.model``, the 3PL by default) gives every test instance a difficulty, discrimination and
+guessing (Cardoso et al. 2021 §4.1). Which model's ability and True-Score rank the respondents is a separate choice
+(``IRTConfig.scoring_model``; docs/irt.md, "Which model scores, and why"): with the monotone family the 1PL (Rasch
+1960), whose ability is a monotone function of the number correct, because the discriminations a pool gives weight the
+items in a way that does not carry over to the classifiers ranked. It is fitted on the same calibration responses and
+grid, from the item model's solution (:func:`benchirt.irt.estimation.fit_irt`'s ``initial``).
 
-The scoring model is fitted on the same calibration responses, on the item model's quadrature grid,
-from the item model's solution (the 1PL from the mean discrimination and the difficulties, the 2PL
-from the discriminations and difficulties: :func:`benchirt.irt.estimation.fit_irt`'s ``initial``).
-
-Every item diagnostic asks its question of the ability that ranks: :func:`with_ranking_slopes` re-estimates each
-item's ``ability_slope`` (:mod:`benchirt.irt.slope`) on the scoring model's abilities, so "abler classifiers do
-worse here" means abler by the ranking the leaderboard shows, not by the item model's own scale (which on
-classifier pools can lie along the pool's preference between two classes and flag half the items of a test set
-whose answers rise with the number correct).
-"""
+:func:`with_ranking_slopes` re-estimates each item's ``ability_slope`` (:mod:`benchirt.irt.slope`) on the scoring
+model's abilities, so "abler classifiers do worse here" means abler by the ranking the leaderboard shows."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -35,9 +26,8 @@ SLOPE_BLOCK = 256
 
 
 def fit_scoring_model(responses, fit: IRTFit) -> IRTFit:
-    """The fit whose abilities score the respondents: ``fit`` itself when its model is the config's
-    ``scoring_model``, else that model fitted on ``responses`` (the calibration matrix ``fit`` was
-    fitted on) from ``fit``'s items, on its grid."""
+    """The fit whose abilities score the respondents: ``fit`` itself when its model is the config's ``scoring_model``,
+    else that model fitted on ``responses`` (``fit``'s calibration matrix) from ``fit``'s items, on its grid."""
     config = fit.config
     if config.resolved_scoring_model == fit.model:
         return fit
@@ -49,10 +39,9 @@ def fit_scoring_model(responses, fit: IRTFit) -> IRTFit:
 
 def with_ranking_slopes(fit: IRTFit, scorer: IRTFit, responses) -> IRTFit:
     """``fit`` with every informative item's ``ability_slope`` estimated on ``scorer``'s EAP abilities of the
-    calibration ``responses`` (respondents × the fit's items), the ability that ranks, and the slope on the item
-    model's own abilities kept as ``item_model_slope`` (the model-fit check reads it:
+    calibration ``responses``, and the slope on the item model's own abilities kept as ``item_model_slope`` (read by
     :func:`benchirt.irt.summary.default_model_check`); ``fit`` itself when it scores (``scorer is fit``) or has no
-    slopes (decodIRT's free-sign model reads its discriminations' signs)."""
+    slopes (decodIRT's free-sign model)."""
     if scorer is fit or "ability_slope" not in fit.items:
         return fit
     theta = scorer.abilities(responses).to_numpy(float)

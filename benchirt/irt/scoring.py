@@ -1,18 +1,14 @@
 """Score new respondents against frozen item parameters: θ, its standard error and the True-Score.
 
-The psychometric way to place a new respondent in a calibrated test (Cardoso et al. 2021 §4.1, second step):
-the item parameters ``a, b, c`` stay as calibrated and only the respondent's ability is estimated,
-by EAP (posterior mean and SD over the quadrature grid of the calibration's N(0, 1) prior) or MAP
-(:mod:`benchirt.irt.ability`). The True-Score is ``sum_j P_j(theta)`` over every item (Cardoso et al. 2021
-§2.5). Items flagged ``all_correct`` / ``all_wrong`` at calibration carry no estimated parameters:
-they are left out of the likelihood and count 1 / 0 in the True-Score. :func:`score_aligned` is the one
-scoring body: :meth:`benchirt.irt.IRTFit.ability_table` calls it too, so scoring a calibration
-respondent here gives its fitted θ back.
+The psychometric way to place a new respondent in a calibrated test (Cardoso et al. 2021 §4.1, second step): the item
+parameters stay as calibrated and only the ability is estimated, by EAP or MAP (:mod:`benchirt.irt.ability`); the
+True-Score is ``sum_j P_j(theta)`` (Cardoso et al. 2021 §2.5). :func:`score_aligned` is the one scoring body
+(:meth:`benchirt.irt.IRTFit.ability_table` calls it too, so scoring a calibration respondent here gives its fitted θ
+back).
 
-The item table is either benchirt's ``items.csv`` (``item, discrimination, difficulty, guessing``,
-optional ``flag``) or decodIRT's ``ltm_item_params.csv`` (``Discriminacao, Dificuldade,
-Adivinhacao``; the items are named by its first, unnamed column, else ``V1..Vn`` in order).
-"""
+The item table is either benchirt's ``items.csv`` (``item, discrimination, difficulty, guessing``, optional ``flag``) or
+decodIRT's ``ltm_item_params.csv`` (``Discriminacao, Dificuldade, Adivinhacao``; items named by its first, unnamed
+column, else ``V1..Vn`` in order)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -31,18 +27,9 @@ LTM_COLUMNS = {"Discriminacao": "discrimination", "Dificuldade": "difficulty", "
 
 
 def read_items(path: str | Path) -> pd.DataFrame:
-    """An item-parameter table from ``items.csv`` or decodIRT's ``ltm_item_params.csv``.
-
-    Returns
-    -------
-    pandas.DataFrame, index ``item``
-        ``discrimination, difficulty, guessing, flag`` (``flag`` is ``ok`` where the file has none).
-
-    Raises
-    ------
-    DataError
-        Missing file, missing parameter columns, non-finite values, guessing outside [0, 1).
-    """
+    """An item-parameter table from ``items.csv`` or decodIRT's ``ltm_item_params.csv``: index ``item``, columns
+    ``discrimination, difficulty, guessing, flag`` (``ok`` where the file has none). Raises :class:`DataError` on a
+    missing file, missing parameter columns, non-finite values, guessing outside [0, 1)."""
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: no such item file; give the items.csv of `benchirt irt` (or a run's irt artifact)")
@@ -92,11 +79,9 @@ def score_frozen(items: pd.DataFrame, responses, *, method: str = "EAP", config:
     Parameters
     ----------
     items : pandas.DataFrame, index = item names
-        ``discrimination, difficulty, guessing`` and optionally ``flag`` (``IRTFit.items`` or
-        :func:`read_items`).
+        ``discrimination, difficulty, guessing`` and optionally ``flag`` (``IRTFit.items`` or :func:`read_items`).
     responses : pandas.DataFrame, shape (n, m)
-        0/1 answers, columns = the items (any order; a missing or unknown item is an error),
-        index = respondent names.
+        0/1 answers, columns = the items (any order; a missing or unknown item is an error), index = respondents.
     method : {"EAP", "MAP"}
     config : IRTConfig, optional
         Supplies the ability grid (``ability_quadrature``, ``theta_max``) — use the calibration's.
@@ -126,14 +111,8 @@ def score_frozen(items: pd.DataFrame, responses, *, method: str = "EAP", config:
 
 
 def align_responses(responses: pd.DataFrame, items: list[str], what: str):
-    """``responses`` with the ``items`` as columns, in order, without copying the data.
-
-    Raises
-    ------
-    DataError
-        An item is missing or a column is not an item (the message names the ``what`` items: ``fitted``,
-        ``frozen``).
-    """
+    """``responses`` with the ``items`` as columns, in order, without copying the data; :class:`DataError` when an item
+    is missing or a column is not an item (the message names the ``what`` items: ``fitted``, ``frozen``)."""
     columns = [str(c) for c in responses.columns]
     known, given = set(items), set(columns)
     missing = [i for i in items if i not in given]
@@ -148,9 +127,8 @@ def align_responses(responses: pd.DataFrame, items: list[str], what: str):
 
 
 def score_aligned(responses, items: pd.DataFrame, method: str, config: IRTConfig) -> pd.DataFrame:
-    """θ, SE and True-Score of ``responses`` aligned to ``items`` (:func:`align_responses`): the one
-    frozen-item scoring body of :func:`score_frozen` and :meth:`benchirt.irt.IRTFit.ability_table`
-    (EAP or MAP on the calibration's grid, :func:`benchirt.irt.ability.score_respondents`)."""
+    """θ, SE and True-Score of ``responses`` aligned to ``items`` (:func:`align_responses`): EAP or MAP on the
+    calibration's grid (:func:`benchirt.irt.ability.score_respondents`)."""
     if method not in ABILITY_METHODS:
         raise DataError(f"ability method {method!r} is not one of {', '.join(ABILITY_METHODS)}")
     nodes, log_w = quadrature(config.ability_quadrature, config.theta_max)

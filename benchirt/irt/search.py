@@ -1,27 +1,17 @@
 """Bookkeeping of the search over EM starts: the distinct optima found, and when to stop looking.
 
-EM climbs from each start to a nearby optimum of the marginal log posterior (:mod:`benchirt.irt.climb`, driven
-by :mod:`benchirt.irt.multistart`); this module files where each start ended and decides when the search has
-seen enough. No rule can prove that the best optimum found is the global one; the stopping rule here asks for
-evidence of two kinds, both counted from where the starts ended:
+No rule can prove the best optimum found global; the stopping rule asks for evidence of two kinds, counted from where
+the starts ended:
 
-* **agreement**: the best optimum found has been reached from at least :data:`AGREEMENT` starts
-  (one start reaching it could be luck);
-* **coverage**: the share of starts that ended in an optimum no other start reached, ``f1 / n``
-  (``f1`` such optima after ``n`` starts), is at most :data:`UNSEEN_SHARE`. This is Good's (1953)
-  estimate of the probability that one more start ends in an optimum not seen yet, the quantity
-  Finch, Mendell & Thode (1989) propose for judging whether a multistart search for a maximum
-  likelihood has been adequate.
+* **agreement**: the best optimum has been reached from at least :data:`AGREEMENT` starts;
+* **coverage**: the share of starts that ended in an optimum no other start reached, ``f1 / n``, is at most
+  :data:`UNSEEN_SHARE` — Good's (1953) estimate of the probability that one more start finds an unseen optimum, which
+  Finch, Mendell & Thode (1989) propose for judging a multistart maximum-likelihood search.
 
-The estimator asks only after its informed candidates have all climbed (seven, as fewer missed
-better optima on real pools): on one-dimensional data they end in the same optimum (``f1 = 0``) and
-the search stops there; on decodIRT's reference pools, where a 20-start search ends in 5-17
-distinct optima, it goes on (up to a budget the estimator sets). After the stop the estimator recombines
-the optima found (:mod:`benchirt.irt.recombine`, docs/irt.md "Starts"); those starts begin at known
-optima and are no evidence here. Each climb is kept as a :class:`Run` (its parameters released once it
-can no longer be the reported one, :func:`release_unchosen`); :func:`chosen_run` picks the reported run
-and :func:`run_rows` lists every start for the fit's start table. Hand-written: a few lines of counting.
-"""
+The estimator asks only after its informed candidates have all climbed; recombination starts
+(:mod:`benchirt.irt.recombine`) begin at known optima and are no evidence here. Each climb is kept as a :class:`Run`
+(its parameters released once it can no longer be reported, :func:`release_unchosen`); :func:`chosen_run` picks the
+reported run and :func:`run_rows` lists every start. Hand-written: a few lines of counting."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -42,11 +32,10 @@ UNSEEN_SHARE = 0.2
 
 def file_optimum(optima: list[dict], name: str, params: np.ndarray, log_posterior: float, joined: dict | None,
                  tol: float) -> dict:
-    """File where start ``name`` ended under ``optima`` (distinct optima, best first): with the known
-    optimum it ``joined`` (stopped next to it) or whose log posterior is within ``tol`` of its own,
-    else as a new optimum (``log_posterior``, ``starts``, ``params``). A start that did not stop by
-    joining and ended higher than the optimum it is filed under becomes that optimum's values.
-    Returns the optimum filed under."""
+    """File where start ``name`` ended under ``optima`` (distinct optima, best first): with the known optimum it
+    ``joined`` or whose log posterior is within ``tol`` of its own, else as a new optimum (``log_posterior``,
+    ``starts``, ``params``). A start that did not stop by joining and ended higher than its optimum becomes that
+    optimum's values. Returns the optimum filed under."""
     for optimum in optima:
         if optimum is joined or abs(optimum["log_posterior"] - log_posterior) <= tol:
             optimum["starts"].append(name)
@@ -61,19 +50,18 @@ def file_optimum(optima: list[dict], name: str, params: np.ndarray, log_posterio
 
 
 def unseen_share(optima: list[dict], *, independent=lambda name: True) -> float:
-    """Good's (1953) estimate of the probability that one more start ends in an optimum not found
-    yet: the share of starts whose optimum no other start reached (1 before any start), counting only
-    the starts ``independent(name)`` says were drawn independently of the optima found."""
+    """Good's (1953) estimate of the probability that one more start ends in an optimum not found yet: the share of
+    starts whose optimum no other start reached (1 before any start), counting only the starts ``independent(name)``
+    says were drawn independently of the optima found."""
     counts = [sum(map(independent, optimum["starts"])) for optimum in optima]
     n = sum(counts)
     return sum(count == 1 for count in counts) / n if n else 1.0
 
 
 def explored_enough(optima: list[dict], *, independent=lambda name: True) -> bool:
-    """The best optimum found has been reached from :data:`AGREEMENT` independent starts and at most
-    :data:`UNSEEN_SHARE` of them ended in an optimum of their own (:func:`unseen_share`). A start
-    that began next to a known optimum (a hop) and returned to it is no evidence: ``independent(name)``
-    leaves such starts out."""
+    """The best optimum has been reached from :data:`AGREEMENT` independent starts and at most :data:`UNSEEN_SHARE` of
+    them ended in an optimum of their own (:func:`unseen_share`); ``independent(name)`` leaves out starts that began
+    next to a known optimum (hops)."""
     return bool(optima) and sum(map(independent, optima[0]["starts"])) >= AGREEMENT and \
         unseen_share(optima, independent=independent) <= UNSEEN_SHARE
 
@@ -88,9 +76,8 @@ class Run:
 
 
 def release_unchosen(runs: list[Run], optima: list[dict]) -> None:
-    """Drop the parameters of the runs :func:`chosen_run` can no longer report — all but the best
-    optimum's starts and the highest run — so that a search of 80 climbs does not hold 80 item tables
-    (the optima keep their own; each run's table grows with the items, benchmarks/results/irt-cost.md, "Memory")."""
+    """Drop the parameters of the runs :func:`chosen_run` can no longer report — all but the best optimum's starts and
+    the highest run — so a long search does not hold one item table per climb (the optima keep their own)."""
     keep = set(optima[0]["starts"]) if optima else set()
     top = max(runs, key=lambda run: run.record.history[-1])
     for run in runs:
@@ -99,17 +86,16 @@ def release_unchosen(runs: list[Run], optima: list[dict]) -> None:
 
 
 def chosen_run(runs: list[Run], optima: list[dict]) -> Run:
-    """The reported run: of the best optimum's starts, the highest that stopped on the stationarity test (a
-    start that stopped on joining it lies within :data:`benchirt.irt.stationarity.JOIN` of it, its gradient
-    untested); failing that, the highest run."""
+    """The reported run: of the best optimum's starts, the highest that stopped on the stationarity test (one that
+    stopped on joining it lies within :data:`benchirt.irt.stationarity.JOIN`, its gradient untested); failing that,
+    the highest run."""
     best_starts = optima[0]["starts"] if optima else []
     stationary = [run for run in runs if run.name in best_starts and run.record.stopped_by == "stationary"]
     return max(stationary or runs, key=lambda run: run.record.history[-1])
 
 
 def run_rows(runs: list[Run], best: Run, config: IRTConfig) -> list[dict]:
-    """One JSON-ready row per start for the fit's start table (see
-    :func:`benchirt.irt.multistart.best_of_starts`)."""
+    """One JSON-ready row per start for the fit's start table (:func:`benchirt.irt.multistart.best_of_starts`)."""
     top = max(run.record.history[-1] for run in runs)
     rows = []
     for run in runs:

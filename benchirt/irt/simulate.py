@@ -37,11 +37,9 @@ def simulate_responses(
 ) -> SimulatedResponses:
     """Draw a 0/1 matrix from Cardoso et al. 2021 eq. 1 with typical parameters.
 
-    ``theta ~ N(0, 1)``; ``|a| ~ LogNormal(0.2, 0.35)`` (median 1.2), negative for
-    a random ``negative_fraction`` of the items, or with ``discrimination="normal"``
-    ``a ~ N(0, 1)`` (about half the items negative; ``negative_fraction`` unused);
-    ``b ~ N(0, 1)``; ``c ~ Beta(2, 10)`` for the 3PL, 0 otherwise; the 1PL shares ``a = 1``.
-    """
+    ``theta ~ N(0, 1)``; ``|a| ~ LogNormal(0.2, 0.35)`` (median 1.2), negative for a random ``negative_fraction`` of the
+    items, or with ``discrimination="normal"`` ``a ~ N(0, 1)`` (``negative_fraction`` unused); ``b ~ N(0, 1)``;
+    ``c ~ Beta(2, 10)`` for the 3PL, 0 otherwise; the 1PL shares ``a = 1``."""
     if discrimination not in ("lognormal", "normal"):
         raise ValueError(f"discrimination: 'lognormal' or 'normal', got {discrimination!r}")
     rng = np.random.default_rng(seed)

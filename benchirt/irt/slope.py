@@ -1,26 +1,21 @@
-"""Each item's slope on the respondents' abilities: the negative-discrimination diagnostic of a
-monotone fit.
+"""Each item's slope on the respondents' abilities: the negative-discrimination diagnostic of a monotone fit.
 
-decodIRT reads a negative 3PL discrimination as "abler classifiers do worse here", a sign of a noisy
-or mislabelled instance (Cardoso et al. 2021 §5.2). In the free-sign 3PL that sign is a property of
-one optimum among many, and on classifier pools the best optimum often lays the scale along the pool's
-preference between two classes, so that a third of the items fall (docs/irt.md, "Which model scores,
-and why"). The monotone family bounds every discrimination at 0 and asks the question afterwards,
-against the ability it measured: per item ``j``, the logistic regression of its answers on the
-respondents' abilities ``theta_i`` (EAP),
+decodIRT reads a negative 3PL discrimination as "abler classifiers do worse here", a sign of a noisy or mislabelled
+instance (Cardoso et al. 2021 §5.2). In the free-sign 3PL that sign belongs to one optimum among many (docs/irt.md,
+"Which model scores, and why"). The monotone family bounds every discrimination at 0 and asks the question afterwards,
+against the ability it measured: per item ``j``, the logistic regression of its answers on the respondents' EAP
+abilities ``theta_i``,
 
     logit P(u_ij = 1) = beta_j + alpha_j theta_i,
 
-with a Normal(0, ``prior_sd``) prior on ``alpha_j`` and ``beta_j`` (the fit's discrimination prior's
-width; it keeps ``alpha_j`` finite when the abilities separate an item's answers). The log posterior
-is strictly concave, so Newton's method finds its one maximum from any start (Agresti 2013 §5.4); no
-start search, no refit. ``alpha_j < 0``: the abler a respondent, the less likely it answers item ``j``
-correctly. It is the 2PL's discrimination of Birnbaum's second step with the abilities held fixed
-(Lord 1980) — a diagnostic, not a parameter of the scoring model.
+with a Normal(0, ``prior_sd``) prior on ``alpha_j`` and ``beta_j`` (finite even when the abilities separate an item's
+answers). The log posterior is strictly concave, so Newton's method finds its one maximum from any start (Agresti 2013
+§5.4). ``alpha_j < 0``: the abler a respondent, the less likely it answers item ``j`` correctly. It is the 2PL's
+discrimination of Birnbaum's second step with the abilities held fixed (Lord 1980) — a diagnostic, not a parameter of
+the scoring model.
 
-Written by hand: a few vectorised 2x2 Newton steps for all items at once, weighted by how many
-respondents share each answer pattern; statsmodels or scikit-learn would fit the items one at a time.
-"""
+Written by hand: a few vectorised 2x2 Newton steps for all items at once, weighted by answer-pattern counts; statsmodels
+or scikit-learn would fit the items one at a time."""
 from __future__ import annotations
 
 import numpy as np
@@ -34,23 +29,18 @@ _MAX_STEP = 2.0
 
 def ability_slopes(answers: np.ndarray, theta: np.ndarray, *, weights: np.ndarray | None = None,
                    prior_sd: float = 2.5) -> tuple[np.ndarray, np.ndarray]:
-    """The slope ``alpha_j`` and intercept ``beta_j`` of every item's answers on the abilities.
+    """The slope ``alpha_j`` and intercept ``beta_j`` of every item's answers on the abilities: the unique maximum a
+    posteriori estimates, each shape (m,).
 
     Parameters
     ----------
     answers : numpy.ndarray, shape (m, n)
         0/1 answers, one row per item, one column per respondent (or answer pattern).
     theta : numpy.ndarray, shape (n,)
-        The respondents' abilities.
     weights : numpy.ndarray, shape (n,), optional
         How many respondents each column stands for (default 1 each).
     prior_sd : float
         Standard deviation of the Normal(0, sd) prior on slope and intercept.
-
-    Returns
-    -------
-    slope, intercept : numpy.ndarray, shape (m,)
-        The maximum a posteriori estimates (unique: the log posterior is strictly concave).
 
     Examples
     --------

@@ -1,5 +1,5 @@
-"""The IRT stage of the pipeline: one dataset's response matrix in, items, θ and True-Scores out
-(Cardoso et al. 2021 §4, steps 3-4; decodIRT_MLtIRT and decodIRT_analysis, §4.4-4.5)."""
+"""The IRT stage of the pipeline: one dataset's response matrix in, items, θ and True-Scores out (Cardoso et al. 2021
+§4, steps 3-4; decodIRT_MLtIRT and decodIRT_analysis, §4.4-4.5)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -30,36 +30,26 @@ class DatasetIRT:
     fit : IRTFit
         Item parameters calibrated on ``config.calibration_roles`` (the item model, ``config.model``).
     abilities : pandas.DataFrame
-        One row per respondent (calibrated or not): ``respondent, role, calibrated,
-        theta, se, true_score``, from :attr:`scorer`.
+        One row per respondent (calibrated or not): ``respondent, role, calibrated, theta, se, true_score``, from
+        :attr:`scorer`.
     statistics : dict
-        The dataset's summary statistics (called ``summary`` before the result protocol took that name for
-        the text of :meth:`summary`): :func:`benchirt.irt.summary.item_summary` plus ``converged``, ``status``,
-        ``n_iter``, ``seconds``, ``model``, ``quadrature_nodes`` and ``quadrature_error`` (the calibration
-        grid and how much a doubling still changes the log posterior at the optimum, ``IRTFit``),
-        ``n_misfit``, ``n_suspect_labels`` and :func:`optima_summary`.
-    item_fit : pandas.DataFrame
-        Per item ``infit, outfit, misfit`` on the calibration respondents
-        (:func:`benchirt.irt.itemfit.item_fit`).
-    model_comparison : pandas.DataFrame
-        1PL/2PL/3PL log-likelihood, AIC, BIC (:func:`benchirt.irt.compare.compare_models`);
-        empty when ``config.compare_models`` is off.
-    suspect_labels : pandas.DataFrame
-        Test instances whose label is probably wrong (most real classifiers miss them and the item curve
-        expects the ablest one to miss them too), with their dataset row, the dataset's label and the
-        real classifiers' consensus (:func:`benchirt.irt.suspects.suspect_labels`).
+        The dataset's summary statistics: :func:`benchirt.irt.summary.item_summary` plus ``converged``, ``status``,
+        ``n_iter``, ``seconds``, ``model``, ``quadrature_nodes``, ``quadrature_error`` (see ``IRTFit``), ``n_misfit``,
+        ``n_suspect_labels`` and :func:`optima_summary`.
+    item_fit, model_comparison : pandas.DataFrame
+        Per item ``infit, outfit, misfit`` on the calibration respondents (:func:`benchirt.irt.itemfit.item_fit`);
+        1PL/2PL/3PL log-likelihood, AIC, BIC (:func:`benchirt.irt.compare.compare_models`), empty when
+        ``config.compare_models`` is off.
+    suspect_labels, label_evidence : pandas.DataFrame
+        Test instances whose label is probably wrong, with their dataset row, label and the real classifiers' consensus
+        (:func:`benchirt.irt.suspects.suspect_labels`); what the rule reads of every item a real classifier gets wrong
+        (:func:`benchirt.irt.suspects.label_evidence`; empty in a result stored before it was kept).
     scoring_fit : IRTFit or None
         The model that scores the respondents when it is not the item model (``config.resolved_scoring_model``,
         :mod:`benchirt.irt.scorer`); ``None``: ``fit`` scores them.
-    label_evidence : pandas.DataFrame
-        What the suspect-label rule reads of every item a real classifier gets wrong
-        (:func:`benchirt.irt.suspects.label_evidence`): :meth:`with_summaries` applies other thresholds to it
-        without the responses. Empty in a result stored before it was kept.
 
-    The summary statistics that read thresholds and the suspect labels are derived from the fit by
-    :meth:`with_summaries`, so a threshold change (:data:`benchirt.irt.config.SUMMARY_OPTIONS`) re-derives
-    them from a stored result instead of fitting again.
-    """
+    The statistics that read thresholds and the suspect labels are derived by :meth:`with_summaries`, so a threshold
+    change (:data:`benchirt.irt.config.SUMMARY_OPTIONS`) re-derives them from a stored result without fitting again."""
 
     dataset: str
     fit: IRTFit
@@ -72,12 +62,10 @@ class DatasetIRT:
     label_evidence: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def with_summaries(self, config: IRTConfig) -> "DatasetIRT":
-        """This result with the tables that read ``config``'s thresholds derived again from the fit: the
-        ``pct_*`` statistics (:func:`benchirt.irt.summary.item_summary`), the suspect labels
-        (:func:`benchirt.irt.suspects.select_suspects` of :attr:`label_evidence`) and their number.
-
-        Nothing is fitted, so it is cheap; a result without :attr:`label_evidence` keeps its suspect labels.
-        """
+        """This result with the tables that read ``config``'s thresholds derived again from the fit, nothing refitted:
+        the ``pct_*`` statistics (:func:`benchirt.irt.summary.item_summary`), the suspect labels
+        (:func:`benchirt.irt.suspects.select_suspects` of :attr:`label_evidence`) and their number. A result without
+        :attr:`label_evidence` keeps its suspect labels."""
         suspects = (select_suspects(self.label_evidence, self.fit.items, agreement=config.suspect_agreement,
                                     rising_alpha=config.suspect_rising_alpha)
                     if "real_wrong_share" in self.label_evidence else self.suspect_labels)
@@ -120,8 +108,8 @@ class DatasetIRT:
         return default_model_sentence(check, fix="irt: {model_family: decodirt} (benchirt irt --compat decodirt)")
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
-        """``items``, ``abilities``, ``item_fit``, ``model_comparison``, ``suspect_labels`` and ``statistics``
-        (one row); the empty tables of analyses that did not run are left out."""
+        """``items``, ``abilities``, ``item_fit``, ``model_comparison``, ``suspect_labels`` and ``statistics`` (one
+        row); the empty tables of analyses that did not run are left out."""
         frames = {"items": self.fit.items.reset_index(), "abilities": self.abilities,
                   "item_fit": self.item_fit.reset_index() if len(self.item_fit) else self.item_fit,
                   "model_comparison": self.model_comparison, "suspect_labels": self.suspect_labels,
@@ -129,12 +117,9 @@ class DatasetIRT:
         return {name: frame for name, frame in frames.items() if len(frame)}
 
     def conf_int(self, level: float = 0.95) -> pd.DataFrame:
-        """Intervals ``θ ± z·SE`` of every respondent's ability: ``respondent, role, se, estimate, low, high``.
-
-        ``se`` is the posterior SD of θ for EAP scores and the inverse square root of the test information
-        at θ for MAP (Bock & Aitkin 1981; :mod:`benchirt.irt.ability`); the item parameters' intervals are
-        ``self.fit.conf_int(level)``. Coverage is measured in ``tests/test_interval_coverage.py``.
-        """
+        """Intervals ``θ ± z·SE`` of every respondent's ability: ``respondent, role, se, estimate, low, high``. ``se``
+        is the posterior SD of θ for EAP and the inverse square root of the test information at θ for MAP (Bock &
+        Aitkin 1981; :mod:`benchirt.irt.ability`); the item parameters' intervals are ``self.fit.conf_int(level)``."""
         table = self.abilities
         low, high = normal_interval(table["theta"], table["se"], level=level)
         return interval_frame({"respondent": table["respondent"], "role": table["role"]}, table["theta"],
@@ -147,22 +132,15 @@ def irt_for_responses(result, *, config: IRTConfig | None = None) -> DatasetIRT:
     Parameters
     ----------
     result : ResponseResult
-        Uses ``.dataset`` (str), ``.responses`` (DataFrame respondents × items
-        of 0/1), ``.roles`` (Series respondent → "real" / "ladder" / "artificial") and, when
-        present, ``.predictions`` and ``.test_labels`` (the real classifiers' predictions and the dataset's
-        labels describe the suspect labels).
+        Uses ``.dataset``, ``.responses`` (respondents × items of 0/1), ``.roles`` (respondent → "real" / "ladder" /
+        "artificial") and, when present, ``.predictions`` and ``.test_labels`` (they describe the suspect labels).
     config : IRTConfig, optional
-
-    Returns
-    -------
-    DatasetIRT
 
     Raises
     ------
     DataError
-        No respondent has a calibration role, or the calibration matrix is unusable
-        (see :func:`benchirt.irt.fit_irt`); the message names the dataset.
-    """
+        No respondent has a calibration role, or the calibration matrix is unusable (see :func:`benchirt.irt.fit_irt`);
+        the message names the dataset."""
     config = config or IRTConfig()
     responses = result.responses
     roles = result.roles.reindex(responses.index)
@@ -213,10 +191,9 @@ def irt_for_responses(result, *, config: IRTConfig | None = None) -> DatasetIRT:
 
 
 def optima_summary(fit: IRTFit, real_responses: pd.DataFrame | None) -> dict:
-    """How many distinct optima the fit's starts reached, their log posteriors (best first, ``;``
-    separated), and whether the real classifiers' True-Score order at any other optimum differs from
-    the one at the best (``true_score_order_differs``; ``None`` without real classifiers or with one
-    optimum)."""
+    """How many distinct optima the fit's starts reached, their log posteriors (best first, ``;`` separated), and
+    whether the real classifiers' True-Score order at any other optimum differs from the best's
+    (``true_score_order_differs``; ``None`` without real classifiers or with one optimum)."""
     optima = fit.optima
     differs = None
     if real_responses is not None and len(real_responses) > 1 and len(optima) > 1:
@@ -234,22 +211,21 @@ def summaries_frame(irts: Sequence[DatasetIRT]) -> pd.DataFrame:
 
 def true_score_table(irts: Sequence[DatasetIRT], *, roles: Sequence[str] = ("real", "artificial"),
                      column: str = "true_score") -> pd.DataFrame:
-    """True-Scores (or another ability column) of the reported classifiers on every dataset, long form (the rating input).
+    """True-Scores (or another ability column) of the reported classifiers on every dataset, long form (the rating
+    input).
 
     Parameters
     ----------
     irts : sequence of DatasetIRT
     roles : sequence of str
-        Respondent roles to report (decodIRT reports the 12 real and 7 artificial
-        classifiers, Cardoso et al. 2021 §5.2).
+        Respondent roles to report (decodIRT reports the real and artificial classifiers, Cardoso et al. 2021 §5.2).
     column : {"true_score", "theta"}
         The ability column reported as ``score``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``dataset, classifier, score`` (True-Score, Cardoso et al. 2021 §2.5, or θ).
-    """
+        Columns ``dataset, classifier, score`` (True-Score, Cardoso et al. 2021 §2.5, or θ)."""
     frames = []
     for irt in irts:
         rows = irt.abilities[irt.abilities["role"].isin(roles)]
@@ -262,12 +238,9 @@ def true_score_table(irts: Sequence[DatasetIRT], *, roles: Sequence[str] = ("rea
 
 
 def model_comparison_table(irts: Sequence[DatasetIRT]) -> pd.DataFrame:
-    """Log-likelihood, AIC and BIC of the 1PL, 2PL and 3PL per dataset, one row per dataset.
-
-    Columns ``dataset``, ``loglik_<model>``, ``aic_<model>``, ``bic_<model>``, ``best_aic``, ``best_bic``
-    (the model with the lowest criterion) and ``status`` (every model's fit status, when one did not
-    converge); datasets without a comparison are left out.
-    """
+    """Log-likelihood, AIC and BIC of the 1PL, 2PL and 3PL, one row per dataset with a comparison: ``dataset``,
+    ``loglik_<model>``, ``aic_<model>``, ``bic_<model>``, ``best_aic``, ``best_bic`` (the model with the lowest
+    criterion) and ``status`` (every model's fit status, when one did not converge)."""
     rows = []
     for irt in irts:
         table = irt.model_comparison
@@ -286,8 +259,8 @@ def model_comparison_table(irts: Sequence[DatasetIRT]) -> pd.DataFrame:
 
 
 def suspect_label_table(irts: Sequence[DatasetIRT]) -> pd.DataFrame:
-    """Every dataset's suspect labels in one long table (``dataset`` first, then
-    :data:`benchirt.irt.suspects.COLUMNS`)."""
+    """Every dataset's suspect labels in one long table (``dataset`` first, then :data:`benchirt.irt.suspects.COLUMNS`).
+    """
     frames = [irt.suspect_labels.assign(dataset=irt.dataset) for irt in irts if len(irt.suspect_labels)]
     if not frames:
         return pd.DataFrame(columns=["dataset", *SUSPECT_COLUMNS])

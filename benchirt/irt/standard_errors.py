@@ -1,13 +1,8 @@
-"""Standard errors of the item parameters from the cross-product of the respondents' scores.
-
-Each item's observed information is approximated by the sum over respondents of the outer product of
-their scores (Berndt et al. 1974), each score the posterior mean of the complete-data
-score (Fisher's identity, Louis 1982, eq. 3.1), plus the prior's precision: mirt's "crossprod"
-estimator restricted to the item's own block (cross-item terms are ignored, which is what makes it
-cheap: one pass over the respondents' posteriors). Their coverage is measured in
-``tests/test_interval_coverage.py``. Hand-written: vectorised over items in blocks, so the
-(patterns, items, 3) score arrays stay small.
-"""
+"""Standard errors of the item parameters from the cross-product of the respondents' scores (Berndt et al. 1974), each
+score the posterior mean of the complete-data score (Fisher's identity, Louis 1982, eq. 3.1), plus the prior's
+precision: mirt's "crossprod" estimator restricted to each item's own block (cross-item terms ignored, hence cheap).
+``tests/test_interval_coverage.py`` checks their coverage. Hand-written: vectorised over items in blocks, so the
+(patterns, items, 3) score arrays stay small."""
 from __future__ import annotations
 
 import numpy as np
@@ -24,16 +19,10 @@ _SE_BLOCKS = 16
 
 
 def standard_errors(params: np.ndarray, problem: Problem, post: np.ndarray) -> np.ndarray:
-    """Per-item standard errors (m, 3) from the cross-product of respondents' marginal scores.
-
-    For each item the observed information is approximated by
-    ``sum_i s_ij s_ij^T`` (+ the prior's precision), where ``s_ij`` is respondent
-    ``i``'s posterior-mean score for that item's parameters — mirt's "crossprod"
-    estimator restricted to the item's own block (cross-item terms are ignored,
-    which is what makes it cheap: one extra pass over the E-step). SEs of ``c``
-    are on the ``c`` scale (delta method). Unestimated parameters get 0. ``post``: the patterns' posterior
-    weights at ``params`` (:func:`benchirt.irt.estep.posterior_at`).
-    """
+    """Per-item standard errors (m, 3) from ``sum_i s_ij s_ij^T`` (+ the prior's precision), ``s_ij`` respondent ``i``'s
+    posterior-mean score for item ``j``'s parameters (module docstring). SEs of ``c`` are on the ``c`` scale (delta
+    method); unestimated parameters get 0. ``post``: the patterns' posterior weights at ``params``
+    (:func:`benchirt.irt.estep.posterior_at`)."""
     cols = free_columns(problem)
     if problem.config.model == "1PL":
         cols = [0, 1]
@@ -72,11 +61,9 @@ def standard_errors(params: np.ndarray, problem: Problem, post: np.ndarray) -> n
 
 
 def _item_scores(params: np.ndarray, u: np.ndarray, post: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-    """Posterior-mean complete-data score of each pattern for each item's (a, b, gamma): (n_pat, m, 3).
-
-    At a node the score of an answer u is ``(u - P) * [s/P (theta-b), -a s/P, c/P]``; its
-    posterior mean is ``u * E[base] - E[P base]`` (``post``: (n_pat, K) posterior weights).
-    """
+    """Posterior-mean complete-data score of each pattern for each item's (a, b, gamma): (n_pat, m, 3). At a node the
+    score of an answer u is ``(u - P) * [s/P (theta-b), -a s/P, c/P]``; its posterior mean is
+    ``u * E[base] - E[P base]`` (``post``: (n_pat, K) posterior weights)."""
     theta = nodes[None, :]
     a, b = params[:, 0:1], params[:, 1:2]
     c = guessing(params)[:, None]

@@ -1,24 +1,15 @@
 """Starting abilities for the EM of the start search, :mod:`benchirt.irt.multistart` (one per start).
 
-EM for the 2PL/3PL climbs to the nearest optimum of the marginal likelihood, so the start decides
-which one it finds. The classical start — the respondents' sum scores as provisional abilities
-(Birnbaum's two-step method) — assumes every item discriminates positively: when many items
-discriminate negatively the sum score is nearly uncorrelated with ability, and EM ends in a local
-optimum where one group of items explains the scale and the other gets ``a ≈ 0``.
+EM climbs to the nearest optimum, so the start decides which one it finds. The classical start — sum scores as
+provisional abilities (Birnbaum's two-step method) — assumes every item discriminates positively; when many discriminate
+negatively, EM ends where one group of items explains the scale and the other gets ``a ≈ 0``. The first start is
+therefore the first principal component of the standardised items (the one-factor solution, blind to the loadings'
+signs; Lord & Novick 1968 §16.10 relate such loadings to ``a``). The latent scale has no sign of its own (likelihood and
+symmetric priors are unchanged by ``theta, a, b -> -theta, -a, -b``), so :func:`orientation` fixes it by the classical
+item discriminations: items that good classifiers get right define "more able".
 
-The first start is the first principal component of the standardised items (the leading
-eigenvector of the item correlation matrix — the one-factor solution of factor analysis, which does
-not care about the loadings' signs; Lord & Novick 1968 §16.10 relate such loadings to ``a``).
-The latent scale has no sign of its own (the 1PL/2PL/3PL likelihood and the symmetric priors are
-unchanged by ``theta, a, b -> -theta, -a, -b``), so :func:`orientation` fixes it: the fitted
-discriminations (or the component's loadings) must agree in sign, on balance, with the classical
-item discriminations (item-rest correlations) — items that good classifiers get right define
-"more able".
-
-Every start is an ``(n,)`` vector of standardised scores; :func:`start_scores` lists the ones a
-fit uses. Hand-written because it is a few lines of numpy/scipy (``scipy.linalg.eigh``) around
-the estimator's own collapsed data.
-"""
+Every start is an ``(n,)`` vector of standardised scores (:func:`start_scores`). Hand-written because it is a few lines
+of numpy/scipy (``scipy.linalg.eigh``) around the estimator's own collapsed data."""
 from __future__ import annotations
 
 from typing import Literal
@@ -60,7 +51,8 @@ _BLOCKS = 16
 
 
 def principal_components(values: np.ndarray, *, multiplicity: np.ndarray | None = None, k: int = 2) -> np.ndarray:
-    """The first ``k`` principal-component scores of the standardised items, shape (k, n).
+    """The first ``k`` principal-component scores of the standardised items, shape (k, n): standardised, the largest
+    eigenvalue first, each oriented by :func:`orientation`.
 
     Parameters
     ----------
@@ -69,13 +61,7 @@ def principal_components(values: np.ndarray, *, multiplicity: np.ndarray | None 
     multiplicity : numpy.ndarray, shape (m,), optional
         How many original items each column stands for (weights of the correlation matrix).
     k : int
-        Components wanted (fewer when the data have fewer).
-
-    Returns
-    -------
-    numpy.ndarray, shape (k, n)
-        Standardised scores, the largest eigenvalue first, each oriented by :func:`orientation`.
-    """
+        Components wanted (fewer when the data have fewer)."""
     n, m = values.shape
     weights = np.ones(m) if multiplicity is None else np.asarray(multiplicity, float)
     mean = _column_means(values)
@@ -111,9 +97,8 @@ def principal_components(values: np.ndarray, *, multiplicity: np.ndarray | None 
 
 
 def item_rest_correlations(values: np.ndarray, *, multiplicity: np.ndarray | None = None) -> np.ndarray:
-    """Correlation of each item with the (weighted) number correct on the other items, shape (m,);
-    0 for an item or rest score without variance. From moments (one matrix-vector product), so no
-    rest-score matrix is formed."""
+    """Correlation of each item with the (weighted) number correct on the other items, shape (m,); 0 for an item or rest
+    score without variance. From moments, so no rest-score matrix is formed."""
     n, m = values.shape
     weights = np.ones(m) if multiplicity is None else np.asarray(multiplicity, float)
     total = row_sums(values, weights)
@@ -127,8 +112,8 @@ def item_rest_correlations(values: np.ndarray, *, multiplicity: np.ndarray | Non
 
 
 def orientation(values: np.ndarray, multiplicity: np.ndarray, discrimination: np.ndarray) -> float:
-    """``+1`` or ``-1``: the sign that makes ``discrimination`` (m,) agree with the classical item
-    discriminations, i.e. ``sum_j w_j a_j r_j >= 0`` with ``r_j`` the item-rest correlations."""
+    """``+1`` or ``-1``: the sign that makes ``discrimination`` (m,) agree with the classical item discriminations, i.e.
+    ``sum_j w_j a_j r_j >= 0`` with ``r_j`` the item-rest correlations."""
     classical = item_rest_correlations(values, multiplicity=multiplicity)
     agreement = float(np.sum(np.asarray(multiplicity, float) * discrimination * classical))
     return -1.0 if agreement < 0 else 1.0
@@ -147,12 +132,11 @@ _DIRECTIONS = (30, 60, 90, 120, 150)
 
 def start_scores(values: np.ndarray, multiplicity: np.ndarray,
                  starts: int | Literal["auto"], *, monotone: bool = False) -> tuple[list[tuple[str, np.ndarray]], str]:
-    """The starting ability scores of one fit and why these.
+    """The starting ability scores of one fit and why these: ``(list of (name, score (n,)), reason)``.
 
-    decodIRT's pools are close to two-dimensional (the MLP ladder's training progress against the
-    real classifiers' differences), and a one-dimensional model can lay its scale along many
-    directions of that plane, and EM from different directions ends in different optima
-    (``benchmarks/irt_fit.py --part starts``; docs/irt.md). The candidates therefore cover the plane.
+    decodIRT's pools are close to two-dimensional (the MLP ladder's progress against the real classifiers' differences);
+    a one-dimensional model can lay its scale along many directions of that plane, ending in different optima
+    (docs/irt.md), so the candidates cover the plane.
 
     Parameters
     ----------
@@ -160,21 +144,12 @@ def start_scores(values: np.ndarray, multiplicity: np.ndarray,
         Informative 0/1 responses.
     multiplicity : numpy.ndarray, shape (m,)
     starts : int or "auto"
-        ``"auto"``: the first principal component, the sum score and the scores along
-        :data:`_DIRECTIONS` in the plane of the first two components, in the order they are tried
-        (the estimator stops when they agree and, where they do not, hops from the best optimum and
-        tries seeded mixtures,
-        :func:`benchirt.irt.multistart.best_of_starts`). An integer ``k`` takes the first
-        ``k`` of those, then mixtures of the first two components with seeded random weights.
+        ``"auto"``: the first principal component, the sum score and the scores along :data:`_DIRECTIONS` in the plane
+        of the first two components, in the order tried (:func:`benchirt.irt.multistart.best_of_starts`). An integer
+        ``k`` takes the first ``k`` of those, then mixtures of the first two components with seeded random weights.
     monotone : bool
-        Discriminations are at least 0 (``IRTConfig.model_family="monotone"``): the sum score, on
-        which every item agrees, comes first, and ``"auto"`` is the sum score alone (Birnbaum's
-        two-step start; one climb).
-
-    Returns
-    -------
-    list of (name, score (n,)), reason : str
-    """
+        Discriminations are at least 0 (``IRTConfig.model_family="monotone"``): the sum score comes first, and
+        ``"auto"`` is the sum score alone (Birnbaum's two-step start; one climb)."""
     total = sum_score(values, multiplicity=multiplicity)
     if monotone and starts == "auto":  # no principal components: their Gram matrix (m x m) was the largest array
         return [("sum_score", total)], ("monotone model: one start, the sum score (every discrimination is at least "

@@ -1,14 +1,10 @@
-"""The evidence that EM has converged: the gradient of the marginal log posterior by Fisher's identity (Louis
-1982, eq. 3.1), and whether a start has joined an optimum found before; the stopping rule of
-:func:`benchirt.irt.em.run_em` (:func:`benchirt.irt.em.judge_stop`) asks both.
+"""The evidence that EM has converged: the gradient of the marginal log posterior by Fisher's identity (Louis 1982, eq.
+3.1), and whether a start has joined an optimum found before; :func:`benchirt.irt.em.judge_stop` asks both.
 
-A plain EM step that moves no parameter by ``tol`` and raises the log posterior by less than
-``tol_log_posterior`` is not yet evidence of an optimum: EM is slow along flat 3PL ridges (docs/irt.md,
-"Convergence rule"). So the point must also be stationary: every free component of the marginal
-gradient below ``tol_gradient`` (:func:`marginal_gradient`, exact from one E-step and the M-step's
-own gradient). A later start that comes within :data:`JOIN` of an optimum an earlier start converged to
-stops there instead (``"same_optimum"``). Hand-written: the gradient reuses the M-step's own terms.
-"""
+A small plain EM step is not yet evidence of an optimum: EM is slow along flat 3PL ridges (docs/irt.md, "Convergence
+rule"). So the point must also be stationary: every free component of the marginal gradient below ``tol_gradient``
+(:func:`marginal_gradient`). A later start that comes within :data:`JOIN` of an earlier start's optimum stops there
+(``"same_optimum"``). Hand-written: the gradient reuses the M-step's own terms."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,25 +19,20 @@ JOIN = 0.1
 
 
 def largest_gradient(params: np.ndarray, expectation: Expectation, problem: Problem) -> float:
-    """Largest absolute component of :func:`marginal_gradient` at ``params`` (``expectation``: the E-step
-    there), over every item and parameter."""
+    """Largest absolute component of :func:`marginal_gradient` at ``params`` (``expectation``: the E-step there), over
+    every item and parameter."""
     scaled, n_k, _ = expectation
     return float(np.abs(marginal_gradient(params, scaled, n_k, problem)).max())
 
 
 def marginal_gradient(params: np.ndarray, scaled: np.ndarray, n_k: np.ndarray, problem: Problem) -> np.ndarray:
-    """Gradient of the marginal log posterior at ``params`` per distinct item, (m, 3), projected at
-    the bounds (a component that pushes a parameter on its bound outward counts 0; unestimated
-    parameters 0). "At the bounds" means within ``config.tol`` of one: there an outward component can gain at
-    most its size times ``tol``, and EM's expanded move (:func:`benchirt.irt.em.expanded_move`) and step
-    halving leave a parameter a few 1e-6 inside its bound, where an outward gradient would otherwise keep
-    the fit from ever being stationary (it ran to the iteration limit; benchmarks/results/irt-cost.md).
+    """Gradient of the marginal log posterior at ``params`` per distinct item, (m, 3), projected at the bounds: an
+    outward component within ``config.tol`` of a bound counts 0 (it can gain at most its size times ``tol``, and step
+    halving leaves parameters just inside their bounds), as do unestimated parameters.
 
-    By Fisher's identity (Louis 1982, eq. 3.1) the gradient of the marginal log-likelihood is the
-    gradient of EM's expected complete-data log-likelihood taken at the E-step of the same
-    parameters, so one E-step (``scaled``, ``n_k`` at ``params``) and the M-step's own gradient give
-    it exactly. The 1PL's shared discrimination is one parameter: its gradient (summed over the
-    items) stands in row 0, column 0."""
+    By Fisher's identity (Louis 1982, eq. 3.1) it is the gradient of EM's expected complete-data log-likelihood at the
+    E-step of the same parameters, so one E-step (``scaled``, ``n_k`` at ``params``) and the M-step's own gradient give
+    it exactly. The 1PL's shared discrimination's gradient (summed over the items) stands in row 0, column 0."""
     free = np.isin(np.arange(3), free_columns(problem))
     grad = np.zeros(params.shape)
     for block in problem.blocks():
@@ -55,10 +46,9 @@ def marginal_gradient(params: np.ndarray, scaled: np.ndarray, n_k: np.ndarray, p
 
 
 def joins(params: np.ndarray, log_posterior: float, optimum: dict, problem: Problem) -> bool:
-    """True when ``params`` lies within :data:`JOIN` of a known ``optimum`` (``params``,
-    ``log_posterior``) or of its mirror image (-a, -b, c), with a log posterior no more than
-    ``tol_optimum`` below it: EM's fixed point attracts its neighbourhood, so continuing would only
-    reproduce it."""
+    """True when ``params`` lies within :data:`JOIN` of a known ``optimum`` (``params``, ``log_posterior``) or of its
+    mirror image (-a, -b, c), with a log posterior no more than ``tol_optimum`` below it: EM's fixed point attracts
+    its neighbourhood, so continuing would only reproduce it."""
     if log_posterior < optimum["log_posterior"] - problem.config.tol_optimum:
         return False
     known = optimum["params"]

@@ -19,26 +19,17 @@ RANKED = {
 def item_summary(items: pd.DataFrame, *, config: IRTConfig | None = None) -> dict:
     """Percentages of items above the seed's thresholds (Cardoso et al. 2021 §4.5, §5.1).
 
-    Parameters
-    ----------
-    items : pandas.DataFrame
-        ``IRTFit.items`` (columns ``discrimination, difficulty, guessing, flag``).
-    config : IRTConfig, optional
-        Supplies ``difficulty_threshold`` (1), ``discrimination_threshold`` (0.75)
-        and ``guessing_threshold`` (0.2).
+    ``config`` supplies ``difficulty_threshold`` (1), ``discrimination_threshold`` (0.75) and ``guessing_threshold``
+    (0.2); ``items`` is ``IRTFit.items``.
 
     Returns
     -------
     dict
-        ``pct_difficulty_gt``, ``pct_discrimination_gt``, ``pct_guessing_gt``,
-        ``pct_negative_discrimination`` (percent of *all* items, 0-100; the monotone family's items
-        whose ``ability_slope`` is negative, decodIRT's whose discrimination is), ``n_items``,
-        ``n_flagged`` (no information). Flagged items count as what they are: an item
-        nobody answers correctly is difficult (its reported ``b`` lies above the ability
-        range), one everybody answers correctly is not, and neither is discriminative
-        (whatever its reported ``a``: see :func:`benchirt.irt.fit.flagged_item_values`),
-        guessable or negatively discriminating.
-    """
+        ``pct_difficulty_gt``, ``pct_discrimination_gt``, ``pct_guessing_gt``, ``pct_negative_discrimination`` (percent
+        of *all* items, 0-100; negative ``ability_slope`` for the monotone family, negative discrimination for
+        decodIRT's), ``n_items``, ``n_flagged`` (no information). Flagged items count as what they are: an item nobody
+        answers correctly is difficult, one everybody does is not, and neither is discriminative (whatever its reported
+        ``a``, :func:`benchirt.irt.fit.flagged_item_values`), guessable or negatively discriminating."""
     config = config or IRTConfig()
     n = len(items)
     if n == 0:
@@ -69,22 +60,19 @@ _AT_ZERO = 1e-6
 
 
 def default_model_check(items: pd.DataFrame, config: IRTConfig) -> dict | None:
-    """Whether the monotone model fits the items: the share of informative items whose answers fall with the
-    item model's own ability (``item_model_slope`` < 0, :mod:`benchirt.irt.slope`; ``ability_slope`` in a table
-    without it) or whose discrimination is held at its bound a = 0, against :data:`MISMATCH_SHARE`. A question
-    about the item model's fit, so asked of its own scale; "abler classifiers do worse here" is asked of the
-    ability that ranks (``ability_slope``, :func:`benchirt.irt.scorer.with_ranking_slopes`). The monotone family bounds every a at 0 (docs/irt.md, "Which model
-    scores, and why"): when half the items truly fall (a < 0 in the generating 2PL of Cardoso et al. 2021 eq. 1),
-    its one scale fits one half and its abilities may measure little of either; decodIRT's free-sign family
-    (``--compat decodirt``) fits both halves.
+    """Whether the monotone model fits the items: the share of informative items whose answers fall with the item
+    model's own ability (``item_model_slope`` < 0, :mod:`benchirt.irt.slope`; ``ability_slope`` in a table without
+    it) or whose discrimination is held at its bound a = 0, against :data:`MISMATCH_SHARE`.
+
+    The monotone family bounds every a at 0 (docs/irt.md, "Which model scores, and why"): when half the items truly
+    fall, its one scale fits one half and its abilities may measure little of either; decodIRT's free-sign family
+    (``--compat decodirt``) fits both.
 
     Returns
     -------
     dict or None
-        None for the free-sign family (nothing is bounded); else ``share_misfit`` (0-1 of the informative
-        items), ``n_falling``, ``n_at_zero``, ``n_informative``, ``threshold`` and ``fits`` (share at most the
-        threshold).
-    """
+        None for the free-sign family; else ``share_misfit`` (0-1 of the informative items), ``n_falling``,
+        ``n_at_zero``, ``n_informative``, ``threshold`` and ``fits`` (share at most the threshold)."""
     slope = "item_model_slope" if "item_model_slope" in items else "ability_slope"
     if config.model_family != "monotone" or slope not in items:
         return None
@@ -98,8 +86,8 @@ def default_model_check(items: pd.DataFrame, config: IRTConfig) -> dict | None:
 
 
 def default_model_sentence(check: dict | None, *, fix: str = "--compat decodirt") -> str | None:
-    """One line saying the monotone model does not fit (:func:`default_model_check`), with the share and the mode
-    that fits (``fix``: how the reader chooses it); None when it fits or was not checked."""
+    """One line saying the monotone model does not fit (:func:`default_model_check`), with the share and the mode that
+    fits (``fix``: how the reader chooses it); None when it fits or was not checked."""
     if check is None or check["fits"]:
         return None
     return (f"the default monotone model does not fit: {100 * check['share_misfit']:.0f} % of the "
@@ -111,22 +99,10 @@ def default_model_sentence(check: dict | None, *, fix: str = "--compat decodirt"
 
 
 def dataset_rankings(summaries: pd.DataFrame) -> pd.DataFrame:
-    """Rank datasets by the share of difficult, discriminative, guessable and negatively
-    discriminating items (Cardoso et al. 2021 §4.5; Fig. 3 plots the first two).
-
-    Parameters
-    ----------
-    summaries : pandas.DataFrame
-        Index = dataset, columns as returned by :func:`item_summary` (at least the
-        four ``pct_*`` columns).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Index = dataset; for each parameter its percentage and ``rank_<parameter>``
-        (1 = the largest share; ties share the best rank), sorted by
-        ``rank_difficulty``.
-    """
+    """Rank datasets by the share of difficult, discriminative, guessable and negatively discriminating items (Cardoso
+    et al. 2021 §4.5; Fig. 3 plots the first two). ``summaries``: index = dataset, at least the four ``pct_*``
+    columns of :func:`item_summary`. Returns, per dataset, each percentage and ``rank_<parameter>`` (1 = the largest
+    share; ties share the best rank), sorted by ``rank_difficulty``."""
     missing = [c for c in RANKED if c not in summaries.columns]
     if missing:
         raise DataError(f"dataset rankings: summary columns {missing} are missing; pass item_summary() rows")

@@ -1,44 +1,24 @@
 """Suspect labels: test instances whose dataset label is probably wrong (Cardoso et al. 2021 §2.5, §5.2).
 
-An instance that most classifiers get wrong is the usual sign of a wrong class label: the consensus filter
-of Brodley & Friedl 1999 flags an instance when at least a share of several classifiers misclassify it.
-That filter is the baseline (at least 80 % of the real classifiers wrong), and its flags are also the
-instances that are merely hard: near the class boundary or in a region where the classes overlap. What
-tells the two apart is *who* gets the instance right (Martínez-Plumed et al. 2019 make the same reading
-of an item's characteristic curve):
-
-- a **flipped label** is "answered right" only by chance — a classifier that happens to predict the
-  wrong label — and chance does not favour the ablest classifiers;
-- a **hard, correctly labelled** instance is answered right by the ablest classifiers: its item curve
-  rises at the top of the ability scale.
-
-So the rule is the consensus filter minus the instances whose curve clearly rises: an instance is a
-suspect when
+The baseline is the consensus filter of Brodley & Friedl 1999: an instance that at least a share of several classifiers
+misclassify. Its flags also include instances that are merely hard (near the class boundary, where classes overlap).
+*Who* gets the instance right tells the two apart (Martínez-Plumed et al. 2019 read an item's curve the same way): a
+**flipped label** is answered right only by chance, which does not favour the ablest classifiers; a **hard, correctly
+labelled** instance is answered right by the ablest ones. So an instance is a suspect when
 
 1. at least ``agreement`` (default 0.8) of the real classifiers get it wrong, **and**
-2. the real classifiers that get it right are *not* significantly abler than those that get it wrong:
-   the one-sided Mann–Whitney test (Mann & Whitney 1947; ``scipy.stats.mannwhitneyu``, exact unless
-   abilities tie) of their abilities has p > ``rising_alpha`` (default 0.05). The ability is each real
-   classifier's share of right answers over the dataset's test items. With 12 real classifiers and 80 %
-   agreement at most two get a suspect right; p ≤ 0.05 then means that the two right answers are those of
-   the ablest and the second ablest classifier, or of the ablest and the third ablest (one right answer
-   alone is never enough: its smallest p is 1/12).
+2. those that get it right are *not* significantly abler than those that get it wrong: the one-sided Mann–Whitney test
+   (Mann & Whitney 1947; ``scipy.stats.mannwhitneyu``, exact unless abilities tie) of their abilities has p >
+   ``rising_alpha`` (default 0.05). The ability is each real classifier's share of right answers over the dataset's test
+   items (not the IRT θ, which a 3PL fit can give the weakest classifier highest). One right answer alone never
+   suffices: with 12 real classifiers its smallest p is 1/12.
 
-The second part can only remove flags from the baseline: the rule's recall is the baseline's less the
-flipped labels it removes (when right answers are unrelated to ability, as under a flipped label, the test
-removes at most ``rising_alpha`` of the items), and its precision is higher when it removes correctly
-labelled items. ``python benchmarks/suspect_labels.py`` checks it on flipped labels, on the seeds it was
-chosen on and on held-out seeds: at least as precise as the baseline at equal recall, removing few flags and
-adding none, so its gain over the baseline is small (benchmarks/results/irt-suspect-labels.md has the tables).
-Two rules tried before it did worse on held-out seeds: ranking the classifiers by the IRT ability θ instead of
-their share of right answers (a 3PL fit can give the weakest classifier the highest θ, and the rule then drops
-a flipped label), and the 3PL curve's probability that the ablest real classifier answers right (less precise
-than the baseline on held-out seeds). That probability is shown (``p_best_correct``) but does not decide.
+The second part only removes flags from the baseline; under a flipped label it removes at most ``rising_alpha`` of the
+items. ``python benchmarks/suspect_labels.py`` compares it with the baseline. The 3PL curve's probability that the
+ablest real classifier answers right is shown (``p_best_correct``) but does not decide.
 
-Each suspect lists its dataset row (the item id is the row position,
-:class:`benchirt.responses.ResponseResult`), the label the dataset gives (read from the data) and the
-label most real classifiers predict instead.
-"""
+Each suspect lists its dataset row (the item id is the row position, :class:`benchirt.responses.ResponseResult`), the
+label the dataset gives and the label most real classifiers predict instead."""
 from __future__ import annotations
 
 from collections import Counter
@@ -57,9 +37,9 @@ def real_wrong_share(responses: pd.DataFrame) -> pd.Series:
 
 
 def rising_p(answers: np.ndarray, ability: np.ndarray) -> float:
-    """One-sided p-value that the classifiers answering right (``answers`` 1) are abler (larger
-    ``ability``) than those answering wrong: the exact Mann–Whitney test (asymptotic when abilities tie);
-    1 when nobody, or everybody, answers right."""
+    """One-sided p-value that the classifiers answering right (``answers`` 1) are abler (larger ``ability``) than those
+    answering wrong: the exact Mann–Whitney test (asymptotic when abilities tie); 1 when nobody, or everybody,
+    answers right."""
     right = np.asarray(answers) == 1
     if right.all() or not right.any():
         return 1.0
@@ -69,8 +49,8 @@ def rising_p(answers: np.ndarray, ability: np.ndarray) -> float:
 def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, *, agreement: float = 0.8,
                    rising_alpha: float = 0.05, predictions: pd.DataFrame | None = None,
                    labels: pd.Series | None = None, ability=None) -> pd.DataFrame:
-    """The items both parts of the module's rule flag, the most widely missed first
-    (:func:`select_suspects` of :func:`label_evidence`).
+    """The items both parts of the module's rule flag, the most widely missed first (:func:`select_suspects` of
+    :func:`label_evidence`).
 
     Parameters
     ----------
@@ -79,29 +59,27 @@ def suspect_labels(fit, real_responses: pd.DataFrame, real_theta, *, agreement: 
     real_responses : pandas.DataFrame
         0/1 answers of the real classifiers, classifiers × items (a subset of the fit's items).
     real_theta : array_like
-        Their abilities θ (the fit's scale), in the row order of ``real_responses``: the item curve's
-        probability at the largest (``p_best_correct``).
+        Their abilities θ (the fit's scale), in the row order of ``real_responses``: the item curve's probability at the
+        largest (``p_best_correct``).
     agreement : float
         Least share of real classifiers that get a suspect wrong (the consensus filter).
     rising_alpha : float
-        An item is kept out when the classifiers that answer it right are abler than those that answer
-        it wrong at this level (:func:`rising_p`).
+        An item is kept out when those that answer it right are abler than those that answer it wrong at this level
+        (:func:`rising_p`).
     predictions : pandas.DataFrame, optional
-        The real classifiers' predicted labels, same shape: the consensus (most frequent prediction,
-        with its share).
+        The real classifiers' predicted labels, same shape: the consensus (most frequent prediction, with its share).
     labels : pandas.Series, optional
         The dataset's label of each item (index = item): the ``label`` column.
     ability : array_like, optional
-        What orders the classifiers from the weakest to the ablest for :func:`rising_p`, in the row order
-        of ``real_responses``; by default their share of right answers in ``real_responses``.
+        What orders the classifiers for :func:`rising_p`, in the row order of ``real_responses``; by default their share
+        of right answers.
 
     Returns
     -------
     pandas.DataFrame
-        :data:`COLUMNS`; ``row`` is the item id as an integer (-1 when it is not one); ``reason`` is
-        ``all_wrong`` (every real classifier wrong) or ``right_not_ablest``; ``label`` and ``consensus``
-        are empty (and ``consensus_share`` 0) when not given. Empty without real classifiers.
-    """
+        :data:`COLUMNS`; ``row`` is the item id as an integer (-1 when it is not one); ``reason`` is ``all_wrong``
+        (every real classifier wrong) or ``right_not_ablest``; ``label`` and ``consensus`` are empty
+        (``consensus_share`` 0) when not given. Empty without real classifiers."""
     evidence = label_evidence(fit, real_responses, real_theta, predictions=predictions, labels=labels,
                               ability=ability, least_wrong=agreement)
     return select_suspects(evidence, fit.items, agreement=agreement, rising_alpha=rising_alpha)
@@ -111,16 +89,15 @@ def label_evidence(fit, real_responses: pd.DataFrame, real_theta, *, predictions
                    labels: pd.Series | None = None, ability=None, least_wrong: float = 0.0) -> pd.DataFrame:
     """What the rule reads of every item some real classifier gets wrong, whatever its two thresholds.
 
-    The parameters are those of :func:`suspect_labels`; ``least_wrong`` keeps only the items at least that
-    share of the real classifiers get wrong (0: every item one of them gets wrong, so that
-    :func:`select_suspects` can apply any ``agreement`` — which is above 0 — without the responses).
+    The parameters are those of :func:`suspect_labels`; ``least_wrong`` keeps only the items at least that share of the
+    real classifiers get wrong (0: every such item, so that :func:`select_suspects` can apply any ``agreement`` without
+    the responses).
 
     Returns
     -------
     pandas.DataFrame
-        Index ``item`` (str); columns ``real_wrong_share``, ``rising_p``, ``p_best_correct``, ``label``,
-        ``consensus``, ``consensus_share``. Empty without real classifiers.
-    """
+        Index ``item`` (str); columns ``real_wrong_share``, ``rising_p``, ``p_best_correct``, ``label``, ``consensus``,
+        ``consensus_share``. Empty without real classifiers."""
     columns = ["real_wrong_share", "rising_p", "p_best_correct", "label", "consensus", "consensus_share"]
     if real_responses.empty:
         return pd.DataFrame(columns=columns, index=pd.Index([], name="item", dtype=str))
@@ -160,8 +137,7 @@ def select_suspects(evidence: pd.DataFrame, items: pd.DataFrame, *, agreement: f
     Returns
     -------
     pandas.DataFrame
-        :data:`COLUMNS`, as :func:`suspect_labels` returns them.
-    """
+        :data:`COLUMNS`, as :func:`suspect_labels` returns them."""
     flagged = evidence[(evidence["real_wrong_share"] >= agreement) & (evidence["rising_p"] > rising_alpha)]
     flagged = flagged.assign(_order=-flagged["real_wrong_share"]).sort_values(["_order", "p_best_correct"],
                                                                               kind="stable")
@@ -188,8 +164,8 @@ def select_suspects(evidence: pd.DataFrame, items: pd.DataFrame, *, agreement: f
 
 
 def _rising_ps(answers: np.ndarray, ability: np.ndarray) -> np.ndarray:
-    """:func:`rising_p` of every column of ``answers`` (classifiers × items), each distinct column tested once: the
-    p-value depends on the column alone, and a dozen classifiers give few distinct columns over thousands of items."""
+    """:func:`rising_p` of every column of ``answers`` (classifiers × items), each distinct column tested once (the
+    p-value depends on the column alone, and few columns are distinct)."""
     if answers.shape[1] == 0:
         return np.zeros(0, float)
     patterns, inverse = np.unique(answers, axis=1, return_inverse=True)

@@ -1,26 +1,18 @@
 """Which datasets tell the real classifiers apart: dataset usefulness measured on the classifiers that matter.
 
-Cardoso et al. 2020 (§4.5) rank datasets by the share of items whose discrimination (or difficulty) exceeds
-a threshold. Those item parameters are calibrated on every respondent, the artificial ones (random, majority,
-minority, pessimal, optimal) included, and on an easy dataset the artificial respondents alone make many items
-look discriminating: on iris and wine 11 of 12 real classifiers score 43.9-44.1 of 45, yet the share of
-discriminating items puts them first. A spread of the real classifiers' abilities (standard deviation, range)
-does no better: one failing classifier (bernoulli_nb on iris) makes it large. A reader choosing datasets wants
-the ones that tell many real classifiers apart, so this module measures, per dataset and over the real
-classifiers only:
+Cardoso et al. 2020 (§4.5) rank datasets by the share of items whose discrimination (or difficulty) exceeds a threshold.
+Those parameters are calibrated on every respondent, the artificial ones included, which alone can make many items of an
+easy dataset look discriminating; a spread of the real classifiers' abilities is made large by one failing classifier.
+So this module measures, per dataset and over the real classifiers only:
 
-* ``pairs_separated``: the share (%) of pairs of real classifiers that the dataset's test items tell apart:
-  McNemar's exact test (McNemar 1947; a two-sided binomial test on the items exactly one of the two got right)
-  at p < 0.05 per pair, uncorrected, on the raw answers — no model, no artificial respondent. The ranking
-  measure (ties broken by ``ability_sd``).
-* ``ability_sd``: the standard deviation of their IRT abilities (the "spread of abilities"), and
-  ``accuracy_range``: the range of their test accuracies (percentage points). Both are shown; neither ranks,
-  because one failing classifier makes them large (bernoulli_nb on iris: ability SD 2.0, the largest of the
-  embedded suite, while 11 of 12 real classifiers tie).
+* ``pairs_separated``: the share (%) of pairs of real classifiers the test items tell apart by McNemar's exact test
+  (McNemar 1947; two-sided binomial test on the items exactly one of the two got right) at p < 0.05 per pair,
+  uncorrected, on the raw answers. The ranking measure (ties broken by ``ability_sd``).
+* ``ability_sd`` (SD of their IRT abilities) and ``accuracy_range`` (range of their test accuracies, percentage points):
+  shown, not ranked on.
 * ``n_real``: how many real classifiers were measured.
 
-The artificial respondents keep their role: they anchor the calibration and the True-Score scale.
-"""
+The artificial respondents keep their role: they anchor the calibration and the True-Score scale."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -54,10 +46,8 @@ def real_classifier_spread(irts: Sequence[DatasetIRT], responses: Mapping[str, R
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`USEFULNESS_COLUMNS`, most useful first (rank 1 = most pairs separated, then the
-        largest ability spread; ties share the best rank); datasets with fewer than 2 real classifiers are
-        left out.
-    """
+        Columns :data:`USEFULNESS_COLUMNS`, most useful first (rank 1 = most pairs separated, then the largest ability
+        spread; ties share the best rank); datasets with fewer than 2 real classifiers are left out."""
     rows = []
     for irt in irts:
         result = responses.get(irt.dataset)
@@ -79,8 +69,7 @@ def real_classifier_spread(irts: Sequence[DatasetIRT], responses: Mapping[str, R
 
 def mcnemar_share(answers: np.ndarray, *, alpha: float = PAIR_ALPHA, block: int = 512) -> float:
     """Share (%) of pairs of rows (respondents) whose 0/1 answers differ by McNemar's exact test at ``alpha``
-    (:func:`benchirt.irt.mcnemar.mcnemar_separated`, every pair at once, ``block`` rows at a time); NaN for
-    fewer than two rows."""
+    (:func:`benchirt.irt.mcnemar.mcnemar_separated`, ``block`` rows at a time); NaN for fewer than two rows."""
     answers = np.asarray(answers, dtype=np.float64)
     n = len(answers)
     if n < 2:
@@ -89,11 +78,9 @@ def mcnemar_share(answers: np.ndarray, *, alpha: float = PAIR_ALPHA, block: int 
 
 
 def usefulness_sentence(spread: pd.DataFrame, *, share_rankings: pd.DataFrame | None = None, top: int = 3) -> str:
-    """The conclusions' sentence on the most informative datasets, measured on the real classifiers.
-
-    ``share_rankings``: :func:`benchirt.irt.dataset_rankings` (``pct_discrimination_gt`` per dataset), the
-    item-parameter measure, whose leaders and Spearman correlation with this one are named for comparison.
-    """
+    """The conclusions' sentence on the most informative datasets, measured on the real classifiers; ``share_rankings``
+    (:func:`benchirt.irt.dataset_rankings`) gives the item-parameter measure, whose leaders and Spearman correlation
+    with this one are named for comparison."""
     if spread.empty:
         return ""
     n_real = int(spread["n_real"].max())

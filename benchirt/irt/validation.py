@@ -8,31 +8,24 @@ from benchirt.errors import DataError
 
 
 def as_response_matrix(responses, *, where: str = "responses", dtype=float) -> tuple[np.ndarray, list[str], list[str]]:
-    """Validate a respondents × items matrix of 0/1 and return it with its labels.
+    """Validate a respondents × items matrix of 0/1 and return it with its labels: ``(matrix, respondents, items)``.
 
     Parameters
     ----------
     responses : pandas.DataFrame or array_like, shape (n_respondents, n_items)
-        0/1 (or boolean) answers; a DataFrame's index names the respondents and its
-        columns the items, an array gets ``"0", "1", ...`` / ``"V1", "V2", ...``.
+        0/1 (or boolean) answers; a DataFrame's index names the respondents and its columns the items, an array gets
+        ``"0", "1", ...`` / ``"V1", "V2", ...``.
     where : str
         Named in error messages (a file name, a dataset).
     dtype : numpy dtype
-        Of the returned matrix. Integer or boolean answers are checked as they are and converted once, so
-        ``numpy.int8`` (:func:`benchirt.irt.estimation.fit_irt`) never makes a float copy of them (8 bytes
-        per response cell, the largest array of a fit at 1000 x 500).
-
-    Returns
-    -------
-    matrix : numpy.ndarray of ``dtype``, shape (n_respondents, n_items)
-    respondents, items : list of str
+        Of the returned matrix. Integer or boolean answers are checked as they are and converted once, so ``numpy.int8``
+        never makes a float copy of them.
 
     Raises
     ------
     DataError
-        Empty matrix, missing (NaN) entries, values other than 0 and 1, duplicate
-        item names — each message names the first offending row/column.
-    """
+        Empty matrix, missing (NaN) entries, values other than 0 and 1, duplicate item names — each message names the
+        first offending row/column."""
     frame, respondents, items = _labelled(responses, where)
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise DataError(f"{where}: the response matrix is empty (shape {frame.shape}); need respondents x items of 0/1")

@@ -1,13 +1,11 @@
 """The largest complete block of a sparse datasets × classifiers table, for methods that need every cell.
 
-AIRT (Kandanaarachchi & Smith-Miles 2023) fits every algorithm on every dataset: a sparse field (imported
-runs, a flow on some tasks only) has no such table, and dropping every classifier with a missing cell can
-leave none (OpenML's cv-fold0: no flow runs on all 20 tasks). Finding the largest all-present submatrix is
-the maximum edge biclique problem, NP-hard (Peeters 2003); this module takes the usual greedy route: drop,
-one at a time, the dataset or classifier with the largest share of missing cells (ties: the dataset first,
-then the later name) until no cell is missing. Hand-written because no maintained library offers it for a
-pandas table; it is a dozen lines.
-"""
+AIRT (Kandanaarachchi & Smith-Miles 2023) fits every algorithm on every dataset; a sparse field (imported runs, a flow
+on some tasks only) has no such table, and dropping every classifier with a missing cell can leave none. The largest
+all-present submatrix is the maximum edge biclique problem, NP-hard (Peeters 2003); this module takes the usual greedy
+route: drop, one at a time, the dataset or classifier with the largest share of missing cells (ties: the dataset first,
+then the later name) until no cell is missing. Hand-written because no maintained library offers it for a pandas table;
+it is a dozen lines."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,15 +16,8 @@ import pandas as pd
 
 @dataclass(frozen=True)
 class CompleteBlock:
-    """Result of :func:`largest_complete_block`.
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        The kept rows and columns, no missing cell (same index and column order as the input).
-    dropped_rows, dropped_columns : list of str
-        What was dropped, in the order it was dropped.
-    """
+    """Result of :func:`largest_complete_block`: ``table``, the kept rows and columns in input order with no missing
+    cell, and ``dropped_rows``, ``dropped_columns`` in the order they were dropped."""
 
     table: pd.DataFrame
     dropped_rows: list[str]

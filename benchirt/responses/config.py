@@ -13,8 +13,8 @@ from benchirt.pool import DEFAULT_POOL, ExtraEstimator, resolve_pool
 
 @dataclass(frozen=True, kw_only=True)
 class ExtraClassifiers(Constraint):
-    """``respond.extra``: in a config, a mapping name -> ``{estimator: dotted.path, params: {...}}``; on the
-    config object, the :class:`~benchirt.pool.ExtraEstimator` entries it becomes (:meth:`ResponseConfig.from_dict`)."""
+    """``respond.extra``: in a config, a mapping name -> ``{estimator: dotted.path, params: {...}}``; on the config
+    object, the :class:`~benchirt.pool.ExtraEstimator` entries it becomes (:meth:`ResponseConfig.from_dict`)."""
 
     def expected(self) -> str:
         return "a mapping name -> {estimator: dotted.path, params: {...}}"
@@ -35,48 +35,38 @@ class ResponseConfig:
 
     Attributes
     ----------
-    test_size : float
-        Share of the labelled rows held out as test items (decodIRT: 0.3). The test part has
-        ``min(ceil(test_size * n), max_test)`` rows — ``ceil`` as scikit-learn's ``train_test_split``
-        rounds, which reproduces decodIRT's item counts (e.g. 231 items for diabetes' 768 rows).
-    max_test : int
-        Cap on the number of test items (decodIRT: 500, Cardoso et al. 2021 §4.4). The capped test part is a
-        stratified draw of ``max_test`` rows; every other row is training data (as in decodIRT).
+    test_size, max_test : float, int
+        Share of the labelled rows held out as test items (decodIRT: 0.3) and its cap (decodIRT: 500, Cardoso et al.
+        2021 §4.4): the test part is a stratified draw of ``min(ceil(test_size * n), max_test)`` rows — ``ceil`` as
+        scikit-learn's ``train_test_split`` rounds, which reproduces decodIRT's item counts — and every other row is
+        training data (as in decodIRT).
     cv_folds : int
         Folds of the stratified cross-validation on the training part (decodIRT: 10).
     seed : int
-        Seed of the split, the folds, every estimator's ``random_state``, the ladder and the artificial
-        classifiers.
+        Seed of the split, the folds, every estimator's ``random_state``, the ladder and the artificial classifiers.
     ladder_epochs : int
         Rungs of the MLP epoch ladder (decodIRT: 100); 0 disables the ladder.
     pool : tuple of str
         Built-in real classifiers, by benchirt name (see :data:`benchirt.pool.REAL_CLASSIFIERS`).
-    extra : tuple of ExtraEstimator
-        Further real classifiers by dotted import path; in YAML/dicts a mapping
-        ``name: {estimator: "sklearn.linear_model.LogisticRegression", params: {...}, scale: true}``.
-        Each class is checked before it is built (:func:`benchirt.pool.resolve_classifier_class`):
-        only classifier classes from sklearn, xgboost, lightgbm, catboost or ``allowed_packages``.
-    allowed_packages : tuple of str
-        Further top-level packages (your own) whose classifier classes ``extra`` may name.
+    extra, allowed_packages : tuple of ExtraEstimator, tuple of str
+        Further real classifiers by dotted import path; in YAML/dicts
+        ``name: {estimator: "sklearn.linear_model.LogisticRegression", params: {...}, scale: true}``. Only classifier
+        classes from sklearn, xgboost, lightgbm, catboost or the top-level packages (your own) of ``allowed_packages``
+        (:func:`benchirt.pool.resolve_classifier_class`).
     artificial : bool
         Add the seven artificial classifiers.
     n_jobs : int
         joblib workers for the fits of one dataset (-1: all cores).
-    max_train : int or None
-        When set, the training part is a stratified subsample of at most this many rows (for data far
-        beyond 100k rows); the rest is unused. None: use all.
-    max_cv_train : int or None
-        When set, cross-validation runs on a stratified subsample of at most this many training rows;
-        the final models still train on the whole training part. None: cross-validate on all of it.
+    max_train, max_cv_train : int or None
+        When set, the training part (the rest is unused), and the part cross-validated (the final models still train on
+        the whole training part), are stratified subsamples of at most this many rows. None: all.
     max_categories : int or None
         Most one-hot columns per nominal feature; rarer categories share one column.
     time_budget : float or None
-        Seconds of fitting one real classifier may cost on one dataset (all its cross-validation and
-        final fits). When set, the first cross-validation fold runs before the others; a classifier
-        whose first fit, times its number of fits, exceeds the budget is left out of that dataset and
-        recorded as skipped (``ResponseResult.sizes["skipped_classifiers"]``, the notes and the
-        report). Which classifiers are skipped then depends on the machine's speed. None: no budget.
-    """
+        Seconds of fitting one real classifier may cost on one dataset (all its fits). When set, the first fold runs
+        first; a classifier whose first fit, times its number of fits, exceeds the budget is left out of that dataset
+        and recorded as skipped (``ResponseResult.sizes["skipped_classifiers"]``, notes, report). Which are skipped then
+        depends on the machine's speed. None: no budget."""
 
     test_size: float = 0.3
     max_test: int = 500

@@ -1,6 +1,6 @@
-"""The response stage's size-policy section of the report: what each dataset was trained and cross-validated on,
-and what the time budget left out (``ResponseResult.sizes``, see ``docs/scale.md``); named by the stage's registry
-record (:attr:`benchirt.pipeline.registry.Stage.sections`)."""
+"""The response stage's size-policy section of the report: what each dataset was trained and cross-validated on, and
+what the time budget left out (``ResponseResult.sizes``, ``docs/scale.md``); named by
+:attr:`benchirt.pipeline.registry.Stage.sections`."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -16,10 +16,8 @@ if TYPE_CHECKING:
 
 
 def size_policy(responses: Mapping[str, ResponseResult], context: SectionContext) -> Section | None:
-    """One row per dataset whose training part was capped or whose classifiers the time budget left out.
-
-    Absent when the run set no cap and no budget and no dataset was reduced.
-    """
+    """One row per dataset whose training part was capped or whose classifiers the time budget left out; absent when the
+    run set no cap and no budget and no dataset was reduced."""
     rows = []
     policy = {}
     for name, result in sorted(responses.items()):
@@ -42,8 +40,8 @@ def size_policy(responses: Mapping[str, ResponseResult], context: SectionContext
 
 
 def _reduced_row(name: str, sizes: dict) -> dict | None:
-    """The table's row of a dataset trained on a subsample or with classifiers left out by the time budget
-    (None: the full protocol)."""
+    """The table's row of a dataset trained on a subsample or with classifiers left out by the time budget (None: the
+    full protocol)."""
     reduced = sizes["train_used"] < sizes["train_rows"] or sizes["cv_rows"] < sizes["train_used"]
     skipped = sizes.get("skipped_classifiers") or {}
     if not (reduced or skipped):

@@ -1,24 +1,21 @@
 """Split rules of the response stage: stratified test draw with a cap, subsamples, cross-validation folds.
 
-Seed 003 §4.3: a stratified 70/30 split whose test part has at most 500 instances. Here the test part has
-``n_test = min(ceil(test_size * n), max_test)`` rows drawn in one stratified draw (scikit-learn's
-``train_test_split`` with an integer ``test_size``), and **every other row is training data**. That is
-what decodIRT does (it lowers the test fraction to 500/n and trains on the rest) and it is the better
-choice: the test items are fixed by the cap either way, and discarding the surplus would only make
-every model weaker than the data allows. Beyond 100k rows, :attr:`ResponseConfig.max_train` and
+Seed 003 §4.3: a stratified 70/30 split whose test part has at most 500 instances. The test part has
+``n_test = min(ceil(test_size * n), max_test)`` rows drawn in one stratified draw (scikit-learn's ``train_test_split``
+with an integer ``test_size``), and **every other row is training data**, as in decodIRT: the cap fixes the test items
+either way, and discarding the surplus would only weaken every model. :attr:`ResponseConfig.max_train` and
 ``max_cv_train`` cap the training and cross-validation parts by further stratified draws.
 
 Degenerate class counts never stop a run:
 
-- a class with a single row cannot be in both parts; its rows stay in training (noted);
-- when the draw is too small to hold one row of every class (or leaves too few for training),
-  the draw falls back to an unstratified shuffle (noted);
-- cross-validation uses ``StratifiedKFold(min(cv_folds, largest class count))``; classes with fewer
-  training rows than folds are simply absent from some validation folds (noted).
+- a class with a single row stays in training (noted);
+- when the draw is too small to hold one row of every class (or leaves too few for training), it falls back to an
+  unstratified shuffle (noted);
+- cross-validation uses ``StratifiedKFold(min(cv_folds, largest class count))``; classes with fewer training rows than
+  folds are absent from some validation folds (noted).
 
-A dataset with a single class, or too few rows to train and test at all, raises :class:`DataError`
-so that the pipeline records it as a skipped dataset.
-"""
+A dataset with a single class, or too few rows to train and test at all, raises :class:`DataError` (the pipeline records
+it as skipped)."""
 from __future__ import annotations
 
 import math
@@ -41,10 +38,8 @@ class Split:
 
 
 def n_test_items(n: int, test_size: float, max_test: int) -> int:
-    """``min(ceil(test_size * n), max_test)``, with the product rounded to 9 decimals first.
-
-    The rounding keeps 0.3 * 10 at 3 (floating point gives 3.0000000000000004, whose ceiling is 4).
-    """
+    """``min(ceil(test_size * n), max_test)``, the product rounded to 9 decimals first so that 0.3 * 10 stays 3 (its
+    float's ceiling is 4)."""
     return min(math.ceil(round(test_size * n, 9)), max_test)
 
 
@@ -65,9 +60,7 @@ def stratified_draw(y: np.ndarray, size: int, seed: int, *, what: str = "draw") 
     Returns
     -------
     Split
-        ``test``: the drawn positions, ``train``: the others; both sorted ascending. Rows of a class with a
-        single member are never drawn.
-    """
+        Both parts sorted ascending. Rows of a class with a single member are never drawn."""
     y = np.asarray(y)
     n = len(y)
     if size <= 0:
@@ -94,18 +87,8 @@ def stratified_draw(y: np.ndarray, size: int, seed: int, *, what: str = "draw") 
 
 
 def split_train_test(y: np.ndarray, test_size: float, max_test: int, seed: int, *, dataset: str = "dataset") -> Split:
-    """The response stage's train/test split of labelled rows (rules in the module docstring).
-
-    Parameters
-    ----------
-    y : numpy.ndarray, shape (n,)
-        Class codes of the labelled rows.
-
-    Raises
-    ------
-    DataError
-        For a single-class dataset, or when no row can be held out for testing.
-    """
+    """The response stage's train/test split of labelled rows (rules in the module docstring); ``y`` holds their class
+    codes. Raises :class:`DataError` for a single-class dataset, or when no row can be held out for testing."""
     y = np.asarray(y)
     classes, counts = np.unique(y, return_counts=True)
     if len(classes) < 2:
@@ -147,8 +130,7 @@ def cv_folds(y: np.ndarray, n_folds: int, seed: int, *,
     Raises
     ------
     DataError
-        When no class has two training rows (no fold can be validated).
-    """
+        When no class has two training rows (no fold can be validated)."""
     y = np.asarray(y)
     classes, counts = np.unique(y, return_counts=True)
     k = min(n_folds, int(counts.max()))

@@ -1,21 +1,15 @@
 """The response stage: every respondent's 0/1 answers on one dataset's test items (Cardoso et al. 2021 §4.3).
 
-Per dataset: a stratified train/test split (:mod:`benchirt.responses.split`), stratified 10-fold
-cross-validation accuracy of every real classifier on the training part, the real classifiers refitted
-on the whole training part to answer the test items (decodIRT answered them with the model of its last
-cross-validation fold, fitted on 90 % of the training part), the MLP epoch ladder from one training
-(:mod:`benchirt.pool.ladder`), and the artificial classifiers (:mod:`benchirt.pool.artificial`).
+Per dataset: a stratified train/test split (:mod:`benchirt.responses.split`), stratified 10-fold cross-validation
+accuracy of every real classifier on the training part, the real classifiers refitted on the whole training part to
+answer the test items (decodIRT used its last fold's model, fitted on 90 % of it), the MLP epoch ladder
+(:mod:`benchirt.pool.ladder`) and the artificial classifiers (:mod:`benchirt.pool.artificial`).
 
-Work is cut into tasks of one (preprocessing kind, fold) each (:mod:`benchirt.responses.units`): the
-preprocessor is fitted once per fold and scaling kind (:mod:`benchirt.preprocess`) and shared by every
-model of that kind, and joblib runs the tasks in parallel (the pipeline can instead spread one dataset's
-tasks over its executor's workers, :mod:`benchirt.pipeline.fits`). Each task runs every BLAS and OpenMP
-pool with one thread (:func:`benchirt.threads.one_thread`): its matrices are small (an MLP batch is
-200 rows), parallelism comes from the tasks, multi-threaded BLAS spin-waiting on a busy machine
-multiplied the CPU time of a credit-g run by up to 8 in our measurements, and the number of OpenMP threads changes how k-nearest-neighbour search breaks distance ties. Results
-do not depend on ``n_jobs``, the executor or the machine's cores: every estimator gets ``random_state=seed``
-and one thread.
-"""
+The work is cut into tasks of one (preprocessing kind, fold) each (:mod:`benchirt.responses.units`), run by joblib or by
+the pipeline's executor (:mod:`benchirt.pipeline.fits`). Each task runs every BLAS and OpenMP pool with one thread
+(:func:`benchirt.threads.one_thread`): its matrices are small, multi-threaded BLAS spin-waits on a busy machine, and the
+number of OpenMP threads changes how k-nearest-neighbour search breaks distance ties. With ``random_state=seed`` on
+every estimator, results do not depend on ``n_jobs``, the executor or the machine's cores."""
 from __future__ import annotations
 
 import warnings
@@ -43,39 +37,34 @@ class ResponseResult:
     Attributes
     ----------
     dataset : str
-        Dataset name.
     responses : pandas.DataFrame, shape (n_respondents, n_test), int8
-        1 where the respondent classified the test item correctly. Index: classifier names (real in pool
-        order, then ``mlp_epoch_001…``, then the artificial ones); columns: test-item ids, the item's row
-        position in the dataset as a string.
+        1 where the respondent classified the test item correctly. Index: classifier names (real in pool order, then
+        ``mlp_epoch_001…``, then the artificial ones); columns: the test item's row position in the dataset, as a
+        string.
     roles : pandas.Series, shape (n_respondents,)
         Role of each respondent, one of ``ROLES`` = ("real", "ladder", "artificial").
     predictions : pandas.DataFrame, shape (n_respondents, n_test)
         Predicted labels (as strings), same index and columns as ``responses``.
-    cv_accuracy : pandas.Series
-        Mean accuracy over the cross-validation folds of the training part, real classifiers only.
-    test_accuracy : pandas.Series
-        Accuracy on the test items, every respondent (the row means of ``responses``).
+    cv_accuracy, test_accuracy : pandas.Series
+        Mean cross-validation accuracy on the training part (real classifiers only); accuracy on the test items (every
+        respondent: the row means of ``responses``).
     metadata : dict
         :meth:`benchirt.data.Dataset.metadata` of the whole dataset.
     test_index : numpy.ndarray, shape (n_test,)
         Row positions of the test items in the dataset.
     notes : list of str
-        Everything the stage adapted on this dataset (dropped columns or rows, fallbacks of the split or
-        the folds, classifiers that failed and were left out).
+        Everything the stage adapted (dropped columns or rows, fallbacks of the split or folds, failed classifiers).
     sizes : dict
-        The size policy as applied: ``rows`` (labelled rows), ``test_rows``, ``train_rows`` (the
-        training part before any cap), ``train_used`` (rows the final models and the ladder trained
-        on: ``max_train`` applied), ``cv_rows`` (rows cross-validated: ``max_cv_train`` applied),
-        ``max_train``, ``max_cv_train``, ``time_budget``, ``skipped_classifiers`` (name -> why it was
-        left out by the time budget) and ``failed_classifiers`` (name -> the error its fit raised).
+        The size policy as applied: ``rows`` (labelled), ``test_rows``, ``train_rows`` (before any cap), ``train_used``
+        (after ``max_train``), ``cv_rows`` (after ``max_cv_train``), ``max_train``, ``max_cv_train``, ``time_budget``,
+        ``skipped_classifiers`` (name -> why the time budget left it out) and ``failed_classifiers`` (name -> the error
+        its fit raised).
     test_labels : pandas.Series, shape (n_test,)
-        The dataset's label of each test item (as a string), index = the items (read from the data; the
-        suspect-label table shows it). Empty for results stored before it existed.
+        The dataset's label of each test item (as a string), index = the items. Empty for results stored before it
+        existed.
     provenance : pandas.DataFrame or None
-        Where each respondent comes from when the responses were imported from stored runs
-        (:mod:`benchirt.stored_runs`: ``respondent, run_id, flow_id, flow_name, setup_id, uploader, accuracy,
-        n_identical, openml_url``); None for responses benchirt computed itself.
+        For responses imported from stored runs (:mod:`benchirt.stored_runs`), where each respondent comes from
+        (``respondent, run_id, flow_id, flow_name, setup_id, uploader, accuracy, n_identical, openml_url``); else None.
     """
 
     dataset: str
@@ -92,11 +81,9 @@ class ResponseResult:
     provenance: pd.DataFrame | None = None
 
     def left_out(self) -> dict[str, str]:
-        """Classifiers of the configured pool this result lacks because their fit failed: name -> the error.
-
-        The pipeline records them per dataset (manifest, console, summary, report) and, with
-        ``execution.strict``, fails the dataset instead (:mod:`benchirt.pipeline.runner`).
-        """
+        """Classifiers of the configured pool this result lacks because their fit failed: name -> the error. The
+        pipeline records them per dataset or, with ``execution.strict``, fails the dataset
+        (:mod:`benchirt.pipeline.runner`)."""
         return dict(self.sizes.get("failed_classifiers") or {})
 
     def summary(self) -> str:
@@ -142,26 +129,19 @@ def respond(dataset: Dataset, *, config: ResponseConfig | None = None, show_prog
     dataset : benchirt.data.Dataset
         Features and labels; rows with a missing label are left out (noted).
     config : ResponseConfig, optional
-        Split, folds, pool, seed and parallelism; default ``ResponseConfig()`` (decodIRT's protocol).
+        Default ``ResponseConfig()`` (decodIRT's protocol).
     show_progress : bool
-        Show a tqdm bar over the fits: one step per (classifier, cross-validation fold or final fit),
-        one for the MLP ladder.
+        A tqdm bar with one step per (classifier, fold or final fit), one for the MLP ladder.
     on_progress : callable, optional
-        Called as ``on_progress(done, total)`` in those units after every task (how a worker process
-        reports its progress to the pipeline, :mod:`benchirt.pipeline.progress`).
+        Called as ``on_progress(done, total)`` in those units after every task (:mod:`benchirt.pipeline.progress`).
     test_rows : numpy.ndarray, optional
-        Row positions of the test items, instead of the stratified draw (every other labelled row
-        trains): how benchirt's pool answers the rows that imported runs answered.
-
-    Returns
-    -------
-    ResponseResult
+        Row positions of the test items instead of the stratified draw (every other labelled row trains): how benchirt's
+        pool answers the rows that imported runs answered.
 
     Raises
     ------
     DataError
-        When the dataset cannot yield responses (a single class, no usable feature, too few rows);
-        the pipeline records it as a skipped dataset.
+        When the dataset cannot yield responses (a single class, no usable feature, too few rows).
 
     Examples
     --------
@@ -183,10 +163,8 @@ def respond(dataset: Dataset, *, config: ResponseConfig | None = None, show_prog
 
 def run_plan(plan: FitPlan, *, n_jobs: int = 1, show_progress: bool = False, desc: str = "fits",
              on_progress: Callable[[int, int], None] | None = None) -> None:
-    """Run a dataset's fit units with joblib (``n_jobs`` workers), batch by batch as the plan releases them.
-
-    ``on_progress(done, total)`` is told the plan's progress (:meth:`FitPlan.progress`) after every unit.
-    """
+    """Run a dataset's fit units with joblib (``n_jobs`` workers), batch by batch as the plan releases them;
+    ``on_progress(done, total)`` is told :meth:`FitPlan.progress` after every unit."""
     init, initargs = initializer()  # loky's workers end with this process, however it ends (benchirt.workers)
     progress = tqdm(total=plan.progress()[1], desc=printable(desc), unit="fit", disable=not show_progress, leave=False)
     shown = 0
@@ -205,14 +183,9 @@ def run_plan(plan: FitPlan, *, n_jobs: int = 1, show_progress: bool = False, des
 
 
 def assemble(plan: FitPlan) -> ResponseResult:
-    """The dataset's :class:`ResponseResult` from a finished plan, with the artificial classifiers added.
-
-    Raises
-    ------
-    DataError
-        No respondent is left (every real classifier failed, and neither ladder nor artificial
-        classifiers are configured).
-    """
+    """The dataset's :class:`ResponseResult` from a finished plan, with the artificial classifiers added. Raises
+    :class:`DataError` when no respondent is left (every real classifier failed, no ladder, no artificial
+    classifiers)."""
     prepared, config = plan.prepared, plan.config
     rows, outputs = prepared.rows, plan.outputs()
     failed = outputs.failed
@@ -247,33 +220,17 @@ def assemble(plan: FitPlan) -> ResponseResult:
 
 def respond_more(dataset: Dataset, config: ResponseConfig, classifiers: Sequence[RealClassifier],
                  test_index: np.ndarray) -> ResponseResult:
-    """Responses of more classifiers on the split a finished response stage stored (``benchirt add``).
+    """Responses of more classifiers on the split a finished response stage stored (``benchirt add``): rows = the
+    ``classifiers`` that could be fitted (role ``real``; ``notes`` names the others).
 
-    The rows are planned exactly as :func:`respond` planned them (same cleaning, split, subsamples,
-    folds and preprocessing, all determined by ``config`` and the data), and the planned test items
-    must be the stored ones: anything else means the data or the options changed since the run.
-    Only ``classifiers`` are trained (10-fold CV accuracy and the final fit on the training part);
-    no ladder, no artificial classifiers.
-
-    Parameters
-    ----------
-    dataset : benchirt.data.Dataset
-    config : ResponseConfig
-        The run's response options.
-    classifiers : sequence of RealClassifier
-    test_index : numpy.ndarray
-        ``ResponseResult.test_index`` of the stored result.
-
-    Returns
-    -------
-    ResponseResult
-        Rows = the classifiers that could be fitted (role ``real``); ``notes`` names the others.
+    The rows are planned exactly as :func:`respond` planned them from ``config`` (the run's response options) and the
+    data; only ``classifiers`` are trained (CV accuracy and the final fit), no ladder, no artificial classifiers.
+    ``test_index`` is the stored result's ``ResponseResult.test_index``.
 
     Raises
     ------
     DataError
-        The split drawn now differs from the stored one.
-    """
+        The split drawn now differs from the stored one (the data or the options changed since the run)."""
     prepared = prepare(dataset, config)
     rows = prepared.rows
     test_positions = rows.test_positions
@@ -339,15 +296,14 @@ def accuracy_matrix(results: Sequence[ResponseResult], *, role: str = "real", wh
     which : str
         ``"test"`` (accuracy on the test items) or ``"cv"`` (cross-validation accuracy; real only).
     keep_missing : bool
-        Keep the classifiers absent from some dataset, NaN there (a sparse field; the caller says what it
-        does with the gaps, e.g. :func:`benchirt.responses.complete_block.largest_complete_block`).
+        Keep the classifiers absent from some dataset, NaN there (e.g. for
+        :func:`benchirt.responses.complete_block.largest_complete_block`).
 
     Returns
     -------
     pandas.DataFrame, shape (n_datasets, n_classifiers)
-        Index ``dataset``, columns ``classifier`` in the first result's order, values in [0, 1].
-        Unless ``keep_missing``, a classifier absent from some dataset (it failed there) is dropped with a
-        warning, so the table never holds NaN.
+        Index ``dataset``, columns ``classifier`` in the first result's order, values in [0, 1]. Unless
+        ``keep_missing``, a classifier absent from some dataset is dropped with a warning, so the table never holds NaN.
     """
     _check_accuracy_request(results, role, which)
     rows = []
@@ -372,8 +328,8 @@ ACCURACY_REQUEST: dict[str, Constraint] = {"which": Choice(choices=("test", "cv"
 
 
 def _check_accuracy_request(results: Sequence[ResponseResult], role: str, which: str) -> None:
-    """The errors of :func:`accuracy_matrix`'s arguments: unknown ``which`` or ``role``, cross-validation
-    accuracy of a role other than real, a dataset name given twice."""
+    """The errors of :func:`accuracy_matrix`'s arguments: unknown ``which`` or ``role``, cross-validation accuracy of a
+    role other than real, a dataset name given twice."""
     validated("accuracy_matrix", {"which": which, "role": role}, ACCURACY_REQUEST)
     if which == "cv" and role != "real":
         raise ConfigError("accuracy_matrix: cross-validation accuracy exists for role='real' only")

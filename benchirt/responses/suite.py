@@ -9,11 +9,9 @@ from benchirt.errors import DataError
 
 
 class DatasetResponses(Protocol):
-    """What these tables read of one dataset's responses; :class:`benchirt.responses.ResponseResult` has it.
-
-    A protocol rather than the class itself so that the suite stages that read these tables (rate,
-    subset) do not depend on the response stage's code (:mod:`benchirt.pipeline.registry`).
-    """
+    """What these tables read of one dataset's responses; :class:`benchirt.responses.ResponseResult` has it. A protocol,
+    so that the suite stages reading these tables (rate, subset) do not depend on the response stage
+    (:mod:`benchirt.pipeline.registry`)."""
 
     @property
     def responses(self) -> pd.DataFrame: ...
@@ -33,10 +31,8 @@ class DatasetResponses(Protocol):
 
 def accuracy_scores(responses: Mapping[str, DatasetResponses], *, roles=("real", "artificial"),
                     which: str = "test") -> pd.DataFrame:
-    """Long ``dataset, classifier, score`` table of test (``which="test"``) or cross-validated (``"cv"``) accuracies.
-
-    Classifiers without the accuracy (the artificial ones have no cross-validated one) are left out.
-    """
+    """Long ``dataset, classifier, score`` table of test (``which="test"``) or cross-validated (``"cv"``) accuracies;
+    classifiers without it (the artificial ones have no cross-validated one) are left out."""
     rows = []
     for name, result in responses.items():
         keep = result.roles.index[result.roles.isin(roles)]

@@ -1,19 +1,11 @@
 """One dataset's response work cut into tasks: its preparation, its fit units, their results folded in.
 
-:func:`prepare` cleans the features, splits, subsamples and folds (rules in
-:mod:`benchirt.responses.split`) and keeps only the rows some fit uses, so that what the fit tasks
-need travels small. :class:`FitPlan` cuts the fits into :class:`FitUnit` tasks — one per
-(preprocessing kind, cross-validation fold or final fit), every real classifier of that kind fitted
-on one shared preprocessing (:mod:`benchirt.preprocess`), plus one for the MLP epoch ladder
-(:mod:`benchirt.pool.ladder`) — hands them out (under a ``time_budget`` the first fold of each kind
-first, then the others without the classifiers the budget stops) and folds their results in.
-
-The results are folded in the plan's fixed unit order, never in the order the units finished, and
-every unit fits with one thread per native pool (:func:`benchirt.threads.one_thread`), so the
-response matrix is the same bit for bit however the units ran: in one process, on joblib workers
-(:func:`benchirt.responses.respond`) or as tasks of the pipeline's executor spread over a cluster
-(:mod:`benchirt.pipeline.fits`, where the units of one large dataset keep every worker busy).
-"""
+:func:`prepare` cleans, splits, subsamples and folds (:mod:`benchirt.responses.split`) and keeps only the rows some fit
+uses, so that the tasks travel small. :class:`FitPlan` cuts the fits into :class:`FitUnit` tasks (:func:`plan_units`),
+hands them out and folds their results in — in the plan's fixed order, never the order they finished. With one thread
+per native pool (:func:`benchirt.threads.one_thread`), the response matrix is the same bit for bit however the units
+ran: in one process, on joblib workers (:func:`benchirt.responses.respond`) or spread over a cluster by the pipeline's
+executor (:mod:`benchirt.pipeline.fits`)."""
 from __future__ import annotations
 
 import time
@@ -36,11 +28,9 @@ MemberResult = tuple[np.ndarray | None, str | None, float]
 
 @dataclass(kw_only=True)
 class Rows:
-    """Cleaned features, class codes and the row positions of every part of one dataset.
-
-    After :func:`prepare` the frame holds only the rows some fit uses (``positions`` maps them back to
-    the dataset's rows); ``train``, ``test`` and ``cv_rows`` index that frame.
-    """
+    """Cleaned features, class codes and the row positions of every part of one dataset. After :func:`prepare` the frame
+    holds only the rows some fit uses (``positions`` maps them back to the dataset's rows); ``train``, ``test`` and
+    ``cv_rows`` index that frame."""
 
     X: pd.DataFrame
     codes: np.ndarray          # class code per row, -1 where the label is missing
@@ -70,12 +60,9 @@ class PreparedDataset:
 
 
 def plan_rows(dataset: Dataset, config: ResponseConfig, *, test_rows: np.ndarray | None = None) -> Rows:
-    """Clean the features, split, subsample and fold (rules in :mod:`benchirt.responses.split`).
-
-    ``test_rows`` (row positions in the dataset) fixes the test items instead of the stratified draw,
-    every other labelled row training (how benchirt's pool answers the rows imported runs answered,
-    :mod:`benchirt.stored_runs.beside`).
-    """
+    """Clean the features, split, subsample and fold (rules in :mod:`benchirt.responses.split`). ``test_rows`` (row
+    positions in the dataset) fixes the test items instead of the stratified draw, every other labelled row training
+    (:mod:`benchirt.stored_runs.beside`)."""
     name = dataset.name
     X, notes = clean_features(dataset.X, dataset=name)
     labels = dataset.y.reset_index(drop=True)
@@ -107,12 +94,9 @@ def plan_rows(dataset: Dataset, config: ResponseConfig, *, test_rows: np.ndarray
 
 
 def prepare(dataset: Dataset, config: ResponseConfig, *, test_rows: np.ndarray | None = None) -> PreparedDataset:
-    """Plan one dataset's rows (:func:`plan_rows`) and keep only the rows a fit uses.
-
-    A fit's preprocessing sees only its own rows (:func:`benchirt.preprocess.transform_pair`), so
-    dropping the rows no part uses (those beyond ``max_train``, unlabelled ones) changes no result
-    and shrinks what the fit tasks receive to at most ``max_train + max_test`` rows.
-    """
+    """Plan one dataset's rows (:func:`plan_rows`) and keep only the rows a fit uses. A fit's preprocessing sees only
+    its own rows (:func:`benchirt.preprocess.transform_pair`), so dropping the unused ones (beyond ``max_train``,
+    unlabelled) changes no result; at most ``max_train + max_test`` rows remain."""
     rows = plan_rows(dataset, config, test_rows=test_rows)
     used = np.unique(np.concatenate([rows.train, rows.test, rows.cv_rows]))
     if len(used) < len(rows.X):
@@ -125,22 +109,11 @@ def prepare(dataset: Dataset, config: ResponseConfig, *, test_rows: np.ndarray |
 
 @dataclass(kw_only=True, frozen=True)
 class FitUnit:
-    """One task of a dataset's fits.
-
-    Attributes
-    ----------
-    index : int
-        Position in the plan's fixed order (the order results are folded in).
-    kind : {"fold", "final", "ladder"}
-        A cross-validation fold, the final fit on the training part (answering the test items), or the
-        MLP epoch ladder.
-    fold : int
-        The fold's number (0-based) for ``kind == "fold"``, else -1.
-    scale : bool
-        The preprocessing kind of the members (standardised numeric columns or not).
-    members : tuple of RealClassifier
-        The real classifiers fitted (none for the ladder).
-    """
+    """One task of a dataset's fits: ``index``, its position in the plan's fixed order (the order results are folded
+    in); ``kind``, ``"fold"`` (a cross-validation fold, number ``fold``, 0-based; else -1), ``"final"`` (the final
+    fit on the training part, answering the test items) or ``"ladder"`` (the MLP epoch ladder); ``scale``, the
+    members' preprocessing kind (standardised numeric columns or not); ``members``, the real classifiers fitted (none
+    for the ladder)."""
 
     index: int
     kind: str
@@ -164,9 +137,7 @@ class FitUnit:
 
 def run_unit(prepared: PreparedDataset, unit: FitUnit, config: ResponseConfig) -> LadderRun | dict[str, MemberResult]:
     """Run one unit: a :class:`~benchirt.pool.LadderRun` for the ladder, else ``name -> (predicted, error, seconds)``.
-
-    See :func:`fit_predict` for the fits' return values.
-    """
+    See :func:`fit_predict` for the fits' return values."""
     rows = prepared.rows
     if unit.kind == "ladder":
         X_train, X_test = transform_pair(rows.X, rows.train, rows.test, scale=True, max_categories=config.max_categories)
@@ -188,12 +159,9 @@ def fit_predict(
     X: pd.DataFrame, codes: np.ndarray, fit_rows: np.ndarray, predict_rows: np.ndarray,
     members: list[RealClassifier], config: ResponseConfig,
 ) -> dict[str, MemberResult]:
-    """Fit every member on ``fit_rows`` (one shared preprocessing) and predict ``predict_rows``.
-
-    Returns ``name -> (predicted codes, None, seconds)`` or ``name -> (None, error message, seconds)``,
-    ``seconds`` being the wall time of that member's fit and prediction. A part with a single class is
-    answered with that class (the only model such data supports).
-    """
+    """Fit every member on ``fit_rows`` (one shared preprocessing) and predict ``predict_rows``. Returns
+    ``name -> (predicted codes, None, seconds)`` or ``name -> (None, error message, seconds)``, ``seconds`` being the
+    wall time of that member's fit and prediction. A part with a single class is answered with that class."""
     X_fit, X_predict = transform_pair(X, fit_rows, predict_rows, scale=members[0].scale, max_categories=config.max_categories)
     y_fit = codes[fit_rows]
     if len(np.unique(y_fit)) == 1:
@@ -223,23 +191,13 @@ class FitOutputs:
 
 
 def plan_units(pool, n_folds: int, ladder_epochs: int) -> tuple[list[FitUnit], list[FitUnit]]:
-    """A dataset's fit units in the plan's fixed order, as (first folds, the rest): the one rule for the
-    fits (:class:`FitPlan`) and for ``benchirt run --estimate`` (:func:`benchirt.pipeline.estimate.response_cost`).
+    """A dataset's fit units in the plan's fixed order, as (first folds, the rest): the one rule for the fits
+    (:class:`FitPlan`) and for ``benchirt run --estimate`` (:func:`benchirt.pipeline.estimate.response_cost`).
 
-    Pure: it depends on the pool's names and preprocessing kinds, the number of folds and the ladder,
-    never on the data. The first fold of each preprocessing kind that has members (unscaled, then
-    scaled) comes first — under a ``time_budget`` they are timed before the rest is released — then the
-    MLP ladder (when ``ladder_epochs`` > 0), then each kind's other folds and its final fit.
-
-    Parameters
-    ----------
-    pool : sequence of objects with ``name`` and ``scale``
-        The real classifiers in row order (:func:`benchirt.pool.resolve_pool`).
-    n_folds : int
-        Cross-validation folds.
-    ladder_epochs : int
-        Epochs of the MLP ladder; 0 for none.
-    """
+    Pure: it depends on ``pool``'s names and ``scale`` (the real classifiers in row order,
+    :func:`benchirt.pool.resolve_pool`), ``n_folds`` and ``ladder_epochs`` (0: no ladder), never on the data. Order: the
+    first fold of each preprocessing kind that has members (unscaled, then scaled; timed first under a ``time_budget``),
+    then the MLP ladder, then each kind's other folds and its final fit."""
     first, rest = [], []
     if ladder_epochs:
         rest.append(("ladder", -1, False, ()))
@@ -255,19 +213,17 @@ def plan_units(pool, n_folds: int, ladder_epochs: int) -> tuple[list[FitUnit], l
 
 
 def over_budget(first_seconds: dict[str, float], n_fits: int, time_budget: float) -> dict[str, str]:
-    """The time-budget rule: a classifier whose first fit took ``seconds``, times its ``n_fits`` fits (folds
-    and final), more than ``time_budget`` is left out; ``name -> why``, in ``first_seconds``'s order.
-
-    Used by the fits on measured seconds (:class:`FitPlan`) and by the estimate on predicted ones.
-    """
+    """The time-budget rule: a classifier whose first fit took ``seconds``, times its ``n_fits`` fits (folds and final),
+    more than ``time_budget`` is left out; ``name -> why``, in ``first_seconds``'s order. Used on measured seconds
+    (:class:`FitPlan`) and on predicted ones (the estimate)."""
     return {clf: (f"time budget: its first fit took {seconds:.1f} s, so its {n_fits} fits would take "
                   f"about {seconds * n_fits:.0f} s > time_budget {time_budget:g} s")
             for clf, seconds in first_seconds.items() if seconds * n_fits > time_budget}
 
 
 def release(held: list[FitUnit], left_out) -> list[FitUnit]:
-    """The held units without the classifiers ``left_out`` (names); a unit left with no member is dropped
-    (the ladder is always kept). Indices are kept, so results still fold in the plan's order."""
+    """The held units without the classifiers ``left_out`` (names); a unit left with no member is dropped (the ladder is
+    always kept). Indices are kept, so results still fold in the plan's order."""
     released = []
     for unit in held:
         members = tuple(m for m in unit.members if m.name not in left_out)
@@ -277,22 +233,12 @@ def release(held: list[FitUnit], left_out) -> list[FitUnit]:
 
 
 class FitPlan:
-    """The fit units of one prepared dataset, handed out as they become runnable, and their results.
+    """The fit units of one prepared dataset (in :func:`plan_units`'s order), handed out as they become runnable, and
+    their results; ``ladder``: include the MLP ladder (when ``config.ladder_epochs`` > 0).
 
-    The fixed unit order is :func:`plan_units`'s: the first fold of each preprocessing kind (unscaled,
-    then scaled), the ladder, then the other folds and the final fit of each kind. Without a ``time_budget`` every unit
-    is runnable at once. With one, the first folds run first; once all have finished, a classifier
-    whose fit there, times its number of fits (folds + final), exceeds the budget (:func:`over_budget`)
-    is left out of the other units (:func:`release`; :attr:`FitOutputs.over_budget`), and those are released.
-
-    Parameters
-    ----------
-    prepared : PreparedDataset
-    pool : list of RealClassifier
-    config : ResponseConfig
-    ladder : bool
-        Include the MLP ladder (when ``config.ladder_epochs`` > 0).
-    """
+    Without a ``time_budget`` every unit is runnable at once. With one, the first folds run first; then the classifiers
+    :func:`over_budget` names are left out of the other units (:func:`release`; :attr:`FitOutputs.over_budget`), which
+    are released."""
 
     def __init__(self, prepared: PreparedDataset, pool: list[RealClassifier], config: ResponseConfig,
                  ladder: bool = True) -> None:
