@@ -126,7 +126,7 @@ def test_command_compat_mode_and_refusals(tmp_path, weka):
         fit_airt(constant, config=AIRTConfig(compat="airt-r"))
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_polytomous_option_fits_the_chosen_model_with_the_mode_s_difficulty_limit(tmp_path, weka):
     perf = weka.iloc[:, :8]
     table = fit_airt(perf, config=AIRTConfig(polytomous="gpcm")).polytomous.set_index("algorithm")

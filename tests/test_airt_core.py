@@ -384,7 +384,7 @@ def test_a_missing_value_is_refused_by_the_r_packages_estimator_only():
 # --------------------------------------------------------------------------------------------------------
 # anomaly rule and implausible parameters
 # --------------------------------------------------------------------------------------------------------
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_anomaly_rule_rarely_calls_a_flat_algorithm_anomalous_and_finds_a_clear_one():
     """A flat algorithm (alpha = 0) among 9 ordinary ones on 27 datasets: the sign rule calls it anomalous in about
     half of the portfolios, the interval rule in at most 6 % (nominal 2.5 %); a clearly anomalous one

@@ -127,7 +127,7 @@ def test_command_reads_an_aslib_scenario_with_failures_and_repetitions(tmp_path)
     assert np.isfinite(pd.read_csv(out / "algorithms.csv").select_dtypes("number").to_numpy()).all()
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_command_plots(tmp_path):
     csv = tmp_path / "perf.csv"
     toy_perf(25).to_csv(csv)
@@ -138,7 +138,7 @@ def test_command_plots(tmp_path):
     assert all((out / "plots" / f"{stem}.png").stat().st_size > 5000 for stem in written)
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_plot_functions_return_figures(toy_result):
     for plot in (plots.plot_heatmaps, plots.plot_trace_lines, plots.plot_latent_curves,
                  plots.plot_strengths_weaknesses, plots.plot_effectiveness, plots.plot_residual_cdf,

@@ -202,7 +202,7 @@ def _check_invariants(result, k):
             assert gaps[-1] == pytest.approx(0.0, abs=1e-12)             # all algorithms: no gap
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_real_scenario_shapley_and_topset_on_official_folds(shared_data):
     from benchirt.airt.aslib import load_aslib
 

@@ -66,7 +66,7 @@ def test_a_flow_name_ending_in_a_space_skips_that_row_only_and_says_so(tmp_path,
         "row 'x ||1' (line 2): its flow name 'x ' ends with a space; rename the row in the file"]
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_run_over_a_flow_name_with_a_space_has_its_leaderboard(tmp_path):
     files = _field(tmp_path / "field", "x ||1")
     config = tmp_path / "study.yaml"

@@ -73,7 +73,7 @@ def test_the_curves_of_a_one_dataset_study_say_the_only_dataset():
                                                           "items).")
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_progress_bars_import_without_tqdms_warning_in_a_notebook_without_ipywidgets():
     # what tqdm.autonotebook sees in a Jupyter kernel (ipykernel's shell loaded) without ipywidgets
     pytest.importorskip("IPython")
@@ -101,7 +101,7 @@ def test_the_docs_own_output_folders_are_git_ignored():
     assert sorted(ignored) == sorted(f"{folder}/x" for folder in folders)
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_the_commands_figures_hold_no_text_under_ten_pixels(tmp_path, monkeypatch):
     import benchirt.io
     from benchirt.irt.simulate import simulate_responses

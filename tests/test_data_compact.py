@@ -62,7 +62,7 @@ def test_reading_in_batches_gives_the_values_of_pandas_read_parquet(tmp_path):
     pd.testing.assert_frame_equal(compact.astype(whole.dtypes.to_dict()), whole)
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_the_openml_path_draws_the_same_rows_and_gives_bit_identical_responses(tmp_path, monkeypatch):
     """Through openml-python's real code path (a cached parquet dataset): compact vs the whole float64 table."""
     import openml

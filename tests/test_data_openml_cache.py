@@ -67,7 +67,7 @@ def test_a_suite_resolved_once_online_runs_offline(cache, monkeypatch):
     assert offline_specs[0].load().n_instances == 898
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_dask_worker_reads_the_drivers_cache(cache, tmp_path, monkeypatch):
     """The worker processes start with openml's default cache; the spec tells them where the data are."""
     from benchirt.pipeline import load_config, run_pipeline

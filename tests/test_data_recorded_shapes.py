@@ -21,7 +21,7 @@ def test_the_table_holds_the_72_datasets_of_the_suite_in_order():
     assert recorded_shape(2) is None  # anneal is not in CC18
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_recorded_shapes_equal_the_data_of_the_offline_mirror(shared_data):
     """Rows, features and classes of the 26 ARFF files and wdbc, loaded as a run loads them."""
     from benchirt.data import resolve_suite

@@ -64,7 +64,7 @@ def test_unique_rows_is_numpy_unique_by_rows():
         assert (rows[got_inverse] == values).all()
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_small_parameter_steps_alone_do_not_stop_em(sim):
     """Converged needs a small log-posterior gain too: with a parameter tolerance no step can miss
     (10), EM still climbs to the optimum the default rule finds."""

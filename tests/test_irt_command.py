@@ -13,7 +13,7 @@ from benchirt.irt.matrix_file import read_responses_csv
 from benchirt.irt.simulate import simulate_responses
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_cli_round_trip_on_a_reference_matrix(shared_data, tmp_path, capsys):
     source = shared_data / "decodirt-reference" / "pc1" / "responses_pool.csv"
     out = tmp_path / "out"

@@ -32,7 +32,7 @@ def sim3pl_neg():
     return sim, fit_irt(sim.responses, config=IRTConfig(model_family="decodirt", starts=1))
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_3pl_recovers_parameters_and_negative_signs_at_decodirt_shape(sim3pl_neg):
     sim, fit = sim3pl_neg
     items = fit.items

@@ -42,7 +42,7 @@ def test_many_items_refine_the_grid_until_a_doubling_changes_less_than_half_tol_
     assert f"quadrature: {fit.quadrature_nodes} nodes" in fit.summary()
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_the_refinement_stops_at_its_limit_and_reports_the_error(monkeypatch):
     monkeypatch.setattr(quadrature_grid, "MAX_REFINEMENTS", 1)
     sim = simulate_responses(132, n_items=3000, model="2PL", seed=2)
@@ -50,7 +50,7 @@ def test_the_refinement_stops_at_its_limit_and_reports_the_error(monkeypatch):
     assert fit.quadrature_nodes == 81 and fit.quadrature_error > fit.config.tol_optimum / 2
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_the_model_comparison_fits_every_model_on_the_first_models_grid(monkeypatch):
     """Log-likelihoods on different grids are different integrals: AIC/BIC compare them on one."""
     seen = []
@@ -77,7 +77,7 @@ def steep_fit():
     return responses, fit_irt(responses)
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_the_rough_climb_on_the_coarse_grid_ends_at_the_optimum_of_a_climb_on_the_final_grid_alone(steep_fit):
     """The monotone fit climbs roughly on 41 nodes and finishes on the grid that resolves the posteriors,
     skipping the grid between; its optimum is the one EM reaches climbing on that grid from the start."""
@@ -92,7 +92,7 @@ def test_the_rough_climb_on_the_coarse_grid_ends_at_the_optimum_of_a_climb_on_th
     assert direct.grid_steps == [{"nodes": 161, "n_iter": direct.n_iter}]
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_the_rough_climb_saves_the_coarse_grids_last_steps_and_keeps_the_optimum(steep_fit, monkeypatch):
     """With the rough tolerances set to the stopping rule's own, the coarse grid's climb creeps to its own
     optimum first: more EM steps there, the same optimum within tol_optimum / 2 after the refinement."""
@@ -104,7 +104,7 @@ def test_the_rough_climb_saves_the_coarse_grids_last_steps_and_keeps_the_optimum
     assert abs(fit.log_posterior - strict.log_posterior) < fit.config.tol_optimum / 2
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_the_2pl_climbs_to_the_stopping_rule_on_each_grid_in_turn():
     """Without the 3PL's mode search a 2PL's optimum depends on the path (an item held at a = 0 keeps its
     difficulty), so it refines one doubling at a time, converging on every grid."""

@@ -184,7 +184,7 @@ def _flipped_pool(seed: int, n_items: int = 200, share: float = 0.05, n_hard: in
     return result, {1000 + int(j) for j in flipped}
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_suspect_labels_find_flipped_labels_more_precisely_than_the_real_classifiers_alone():
     """Simulated flipped labels and hard items: the rule keeps every flipped label the 80 % consensus
     finds and drops some of its hard, correctly labelled items."""

@@ -42,7 +42,7 @@ def fits_2pl():
     return out
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_2pl_with_half_the_items_negative_reaches_the_likelihood_of_the_truth(fits_2pl):
     for sim, fit, true_ll in fits_2pl:
         assert (sim.a < 0).mean() == pytest.approx(0.5, abs=0.2)

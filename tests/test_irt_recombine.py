@@ -69,7 +69,7 @@ def test_mode_flips_are_the_items_closest_to_their_other_mode_with_that_modes_be
     assert gaps == sorted(gaps, reverse=True)
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_recombination_stays_within_its_budget_and_never_lowers_the_best(monkeypatch):
     sim = simulate_responses(132, n_items=60, model="3PL", seed=1, discrimination="normal")
     monkeypatch.setattr(recombine, "RECOMBINE_BUDGET", 0)
@@ -85,7 +85,7 @@ def test_recombination_stays_within_its_budget_and_never_lowers_the_best(monkeyp
     assert fit.log_posterior >= searched.log_posterior - 1e-9
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_the_search_keeps_only_the_parameters_of_runs_it_can_report():
     """A run keeps its parameters while it is one of the best optimum's starts or the highest run;
     the others are released (a long search must not hold an item table per climb)."""

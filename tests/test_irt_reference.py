@@ -67,7 +67,7 @@ def _check_pool(folder):
     return fit, table
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", REPRESENTATIVE)
 def test_representative_reference_pools(shared_data, name):
     _check_pool(shared_data / "decodirt-reference" / name)

@@ -50,7 +50,7 @@ def test_flagged_items_count_one_or_zero_in_the_true_score(simulated):
     np.testing.assert_allclose(flagged["true_score"], base["true_score"] + 1.0)
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_cli_scores_against_items_csv_without_refitting(shared_data, tmp_path, capsys):
     source = shared_data / "decodirt-reference" / "pc1" / "responses_pool.csv"
     assert main(["irt", str(source), "--out", str(tmp_path / "fit")]) == 0

@@ -44,7 +44,7 @@ def test_unseen_share_is_goods_estimate_and_the_stopping_rule_needs_agreement_an
     assert unseen_share(hopped, independent=independent) == pytest.approx(1 / 3)
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_one_dimensional_matrix_stops_after_the_candidates_when_they_agree():
     sim = simulate_responses(300, n_items=40, model="3PL", seed=2)
     fit = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt"))

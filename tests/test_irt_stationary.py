@@ -64,7 +64,7 @@ def test_the_stopping_evidence_reads_every_item():
     assert largest_gradient(params, expectation, problem) == pytest.approx(grad.max())
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_converged_fit_is_stationary_and_says_so():
     sim = simulate_responses(132, n_items=60, model="3PL", seed=5, discrimination="normal")
     fit = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt"))

@@ -43,7 +43,7 @@ def test_every_public_name_resolves_to_its_defining_object(package):
         module.no_such_name  # noqa: B018
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_public_name_wins_over_its_submodule_of_the_same_name():
     code = ("import json, types\n"
             "import benchirt.rating.leaderboard, benchirt.placement.standing\n"

@@ -89,7 +89,7 @@ def test_a_stored_field_without_a_suite_is_estimated(tmp_path, capsys):
     assert "Shapes: 2 from stored-runs matrix (header and names)." in capsys.readouterr().out
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_estimate_of_the_shipped_cv_fold0_config(shared_data, capsys):
     """configs/cv-fold0.yaml is estimated (it was refused: "unknown suite 'cv-fold0'"), from its 20 matrices."""
     if not (shared_data / "openml-runs" / "cv-fold0").is_dir():

@@ -61,7 +61,7 @@ def test_dask_scheduler_address_retries_and_records(tmp_path, workers_see_fakes)
     assert outcomes["broken"].attempts == 2
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_unreachable_scheduler_is_a_clear_error():
     from benchirt.errors import BenchirtError
 
@@ -111,7 +111,7 @@ def _worker_pids(log_dir, names) -> set[int]:
     return {int(p.name.split(".")[1]) for p in Path(log_dir).iterdir() if p.name.split(".")[0] in names}
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_one_pool_serves_every_map_until_close(tmp_path, workers_see_fakes):
     """(A pool a lost worker broke is replaced at the next submit, within a map or in the next one: the
     killed-worker tests.)"""
@@ -129,7 +129,7 @@ def test_one_pool_serves_every_map_until_close(tmp_path, workers_see_fakes):
             os.kill(pid, 0)
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_the_manifest_counts_attempts_and_lost_workers(tmp_path, workers_see_fakes):
     from benchirt.pipeline.runner import DatasetInput, Run
     from benchirt.pipeline.store import ArtifactStore
@@ -147,7 +147,7 @@ def test_the_manifest_counts_attempts_and_lost_workers(tmp_path, workers_see_fak
     assert run.manifest.status == "finished with failures"
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_an_attempt_records_its_cpu_seconds_beside_its_wall_seconds():
     """A task that waits costs wall time and no CPU; one that computes costs both (what --calibrate-run reads)."""
     import time as clock

@@ -66,7 +66,7 @@ def expected(specs):
     return {spec.name: respond(spec.load(), config=SMALL) for spec in specs}
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 @pytest.mark.parametrize("seed", [0, 1])
 def test_units_finishing_in_any_order_give_the_per_dataset_result(specs, expected, seed):
     outcomes = list(response_fits(ShuffledExecutor(seed), _tasks(specs, SMALL)))
@@ -76,7 +76,7 @@ def test_units_finishing_in_any_order_give_the_per_dataset_result(specs, expecte
         _same(outcome.value, expected[outcome.name])
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_capped_dataset_ships_only_the_rows_its_fits_use(specs):
     config = replace(SMALL, max_train=60, max_cv_train=30)
     prepared = prepare(specs[1].load(), config)  # wine: 178 rows, 54 test items, 124 training rows -> 60
@@ -166,7 +166,7 @@ def test_a_unit_that_kills_its_worker_fails_that_dataset_and_the_manifest_counts
     assert iris["lost_workers"] >= 1 and iris["attempts"] == 2  # an uncharged loss, then one alone (retries: 0)
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_run_of_fit_tasks_on_workers_is_stored_once_and_reused_by_any_granularity(tmp_path, specs):
     options = {"suite": "builtin:iris,wine", "stages": ["respond"],
                "responses": {"cv_folds": 2, "ladder_epochs": 2, "pool": ["gaussian_nb", "knn_3"]},

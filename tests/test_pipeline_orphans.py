@@ -47,7 +47,7 @@ def _alive(processes: list[psutil.Process]) -> list[psutil.Process]:
     return out
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 @pytest.mark.parametrize("signum, where", [(signal.SIGKILL, "run pool"), (signal.SIGTERM, "run pool"),
                                           (signal.SIGINT, "run pool"), (signal.SIGKILL, "response stage pool")])
 def test_killing_the_run_leaves_no_worker_process(tmp_path, signum, where):

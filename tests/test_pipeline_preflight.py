@@ -247,7 +247,7 @@ def test_worker_progress_files_and_the_text_beside_the_stage_bar(tmp_path):
     progress_writer(tmp_path / "missing" / "x.json")(1, 1)  # no folder on this worker: dropped, no error
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_parallel_run_with_progress_leaves_no_progress_folder(tmp_path, capsys):
     frame = _frame(60)
     for name in ("p", "q"):

@@ -36,7 +36,7 @@ def _copy(small_run, tmp_path) -> tuple[Path, Path]:
     return tmp_path / "study.yaml", tmp_path / "run"
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_the_message_after_a_failed_dataset_is_the_command_that_recovers_it(small_run, tmp_path, capsys, monkeypatch):
     config, out = _copy(small_run, tmp_path)
     out = tmp_path / "fresh"

@@ -134,7 +134,7 @@ class _Page(HTMLParser):
                 self.external.append(attrs[name])
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_report_is_self_contained_with_every_section(finished_run):
     out = finished_run["out"]
     # a report-only run adopts every stored result that matches the config, recomputing nothing
@@ -172,7 +172,7 @@ def test_decodirt_study_headline_reads_a_finished_run(finished_run):
     assert "one_class" in text  # the skipped dataset is listed
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_respond_command_exports_csvs_the_irt_command_reads(finished_run, capsys):
     out = finished_run["out"]
     assert main(["respond", str(finished_run["config"]), "--out", str(out), "--quiet"]) == 0
@@ -191,7 +191,7 @@ def test_respond_command_exports_csvs_the_irt_command_reads(finished_run, capsys
     assert '<section id="ratings">' in page and '<section id="subsets">' in page
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_rerun_reuses_everything_and_option_change_recomputes_only_downstream(finished_run, capsys):
     out = finished_run["out"]
     respond_mtime = (out / _manifest(out)["datasets"]["iris"]["respond"]["path"] / MARKER).stat().st_mtime_ns
@@ -217,7 +217,7 @@ def test_force_recomputes_the_selected_stage(finished_run):
     assert list(stages) == ["irt"] and stages["irt"]["computed"] == 2 and stages["irt"]["reused"] == 0
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_dataset_failing_on_every_attempt_is_recorded_and_the_rest_finish(finished_run, monkeypatch):
     calls = []
     real_irt = irt_stage.irt_dataset
@@ -250,7 +250,7 @@ def test_a_dataset_failing_on_every_attempt_is_recorded_and_the_rest_finish(fini
     assert retried.manifest.datasets["wine"]["irt"]["attempts"] == 2 and calls.count("wine") == 4
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_dask_local_cluster_runs_the_real_irt_stage(finished_run):
     out = finished_run["out"]
     assert main(["run", str(finished_run["config"]), "--out", str(out), "--quiet", "--stages", "irt",
@@ -275,7 +275,7 @@ def test_airt_aslib_config_runs_and_reports(shared_data, tmp_path):
     assert '<section id="airt">' in page and "could not be drawn" not in page
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_rating_score_decides_ratings_and_leaderboard_and_report_labels_decodirt_stats(finished_run, tmp_path):
     """One rerun of rate + report with rating.score = test_accuracy and decodIRT's statistics mode."""
     import shutil
@@ -362,7 +362,7 @@ def test_a_suite_stage_that_was_skipped_is_not_attempted_again_until_its_inputs_
     assert second["stages"]["airt"]["note"].startswith("AIRT input: 2 dataset(s); AIRT needs at least")
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_source_edit_recomputes_that_stage_and_says_why(finished_run, tmp_path, capsys, monkeypatch):
     from benchirt.pipeline import fingerprint
 
@@ -389,7 +389,7 @@ def test_a_source_edit_recomputes_that_stage_and_says_why(finished_run, tmp_path
     assert "irt: recomputing iris, wine because the code changed (benchirt/irt/estimation.py)" in capsys.readouterr().err
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_threshold_change_reuses_every_fit_and_derives_the_tables_again(finished_run, tmp_path, capsys,
                                                                            monkeypatch):
     """Issue 45 item 2: the IRT thresholds are in no fit's key; the tables that read them follow the new values."""
@@ -433,7 +433,7 @@ def test_a_threshold_change_reuses_every_fit_and_derives_the_tables_again(finish
         assert len(pd.read_csv(out / "irt" / name / "suspect_labels.csv")) == len(irt.suspect_labels)
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_an_unchanged_rerun_reuses_the_report(finished_run, tmp_path):
     config, out = _copied_run(finished_run, tmp_path)
     assert main(["run", str(config), "--out", str(out), "--quiet"]) == 0

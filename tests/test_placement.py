@@ -96,7 +96,7 @@ def test_intervals_cover_classifiers_that_resemble_pool_members(prior):
     assert 0.80 <= np.mean(inside) <= 0.99
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_mixture_beats_the_single_gaussian_on_family_members():
     """A newcomer from a pool family: the posterior weight goes to that family (4 datasets observed;
     93 % of newcomers here) and the error is lower than under one Gaussian (by 10 % here)."""
@@ -326,7 +326,7 @@ def test_plan_and_predict_commands(shared_data, tmp_path, capsys):
     assert "rank" in capsys.readouterr().out
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_scores_on_another_scale_are_reported(shared_data, tmp_path, capsys):
     """Accuracies given against decodIRT's True-Scores (hundreds) are named, with the pool's range, by
     `predict` and `plan --observed`; a pool member's own scores (left out) are not."""

@@ -46,7 +46,7 @@ def added(run_dir, tmp_path_factory):
     return {"irt_before": irt_before, "respond_before": respond_before}
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_add_trains_on_the_stored_split_and_scores_on_frozen_items(run_dir, added):
     from benchirt.pipeline.store import ArtifactStore, safe_name
 
@@ -215,7 +215,7 @@ def accuracy_run(run_dir, tmp_path_factory):
     return before, load_run(folder / "run"), stdout.getvalue()
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_add_rates_on_the_runs_own_score(accuracy_run):
     """`add` re-runs the rate stage with ``rate.score: test_accuracy``: every pair of the pool keeps its record
     and difference, and each pool member's mean rank moves only by where the new classifier's test accuracy

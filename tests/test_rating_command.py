@@ -37,7 +37,7 @@ def small_table(n_datasets=6, classifiers=("otimo", "mlp", "knn", "pessimo"), se
     return table
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_rate_folder_tree_writes_every_artifact(tmp_path, capsys):
     scores = write_folders(tmp_path / "scores", small_table())
     out = tmp_path / "out"
@@ -97,7 +97,7 @@ def test_two_classifiers_or_one_dataset_are_rated_and_tests_skipped_with_reason(
     assert "at least 2 datasets" in json.loads((tmp_path / "out1" / "friedman.json").read_text())["skipped"]
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_sparse_fields_untested_entrants_are_written_with_why_and_where_placed(tmp_path, capsys):
     table = small_table(8, classifiers=("otimo", "mlp", "knn", "svm", "pessimo"))
     for dataset in ("ds0", "ds1", "ds2", "ds3", "ds4", "ds5"):
@@ -190,7 +190,7 @@ def test_plots_return_figures_for_both_modes():
     assert "decodIRT" in figures[-2].axes[0].get_title()
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_stage_on_reference_data(shared_data):
     result = rate(read_scores(shared_data / "decodirt-reference"))
     table = result.ratings
@@ -269,7 +269,7 @@ def test_rate_help_names_the_method_and_its_level(capsys):
     assert "at once at 95 %" in text and "--verdict {stepdown,holm,range}" in text
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_large_field_prints_the_top_with_intervals_and_says_how_the_verdict_was_bounded(tmp_path, capsys):
     rng = np.random.default_rng(1)
     k = 80

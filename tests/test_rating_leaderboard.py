@@ -102,7 +102,7 @@ def test_unbeaten_classifier_gets_a_finite_rating_and_ties_count_half():
     assert np.abs(two_ties.theta).max() < 1e-12
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_identical_under_100_dataset_orders():
     rng = np.random.default_rng(5)
     matrix = bt_scores(rng.normal(0, 0.7, 6), 15, rng).round(1)   # rounding makes ties

@@ -156,7 +156,7 @@ def test_with_few_datasets_the_verdict_on_this_suite_comes_first_and_says_why():
     assert result.verdict.index("Across datasets") > result.verdict.index("On this suite")
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_entrants_left_off_a_sparse_board_are_placed_and_marked():
     """Entrants on two of 8 datasets are left out of the tests (no test over datasets can separate them) and
     placed on the board by the model across datasets: the strongest of them near the top, the weakest near the

@@ -12,7 +12,7 @@ from scipy.stats import wilcoxon
 from benchirt.rating.pairwise import pairwise_comparisons
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_tied_and_zero_differences_give_scipys_exact_permutation_p_values():
     # 12 datasets, scores on a coarse grid: many tied |differences| and some zero differences
     rng = np.random.default_rng(3)

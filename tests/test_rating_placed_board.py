@@ -32,7 +32,7 @@ def result():
     return rate(sparse_scores(), config=RatingConfig(score="score", n_permutations=0, n_bootstrap=100))
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_every_entrant_is_one_row_and_the_placed_rows_carry_their_placement(result):
     board = result.leaderboard
     assert sorted(board["classifier"]) == sorted(sparse_scores()["classifier"].unique())   # each once
@@ -71,7 +71,7 @@ def test_placed_entrants_never_enter_the_tests_the_pairs_or_the_headline(result)
     assert "c00 (placed)" in result.summary()
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_leaderboard_csv_has_every_entrant_and_pairwise_csv_none_placed(tmp_path, capsys):
     sparse_scores().to_csv(tmp_path / "scores.csv", index=False)
     out = tmp_path / "out"

@@ -67,7 +67,7 @@ def _brute_force_step_down(scores, n_tables, seed, resampling):
     return p_values
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_step_down_equals_the_brute_force_loop_and_never_separates_fewer_than_single_step():
     rng = np.random.default_rng(3)
     for trial, resampling in enumerate(("reflection", "shuffle", "reflection", "shuffle")):

@@ -26,7 +26,7 @@ def test_decisions_are_scipys_wilcoxon_with_statsmodels_holm():
     assert low[0] == 1 and (low <= high).all()
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_holm_adjusted_is_statsmodels_holm_with_ties_and_in_the_input_order():
     rng = np.random.default_rng(3)
     for size in (1, 2, 6, 45):
@@ -47,7 +47,7 @@ def test_a_pair_is_compared_on_the_datasets_both_have():
     assert not result.better.any()                             # three datasets cannot reach 0.05
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_equal_classifiers_of_unequal_spreads_are_separated_at_most_at_the_level():
     """Null tables: 8 equal classifiers with spreads 0.5-3 (t5 noise, scores rounded: ties), 30 datasets.
     Holm's bound holds whatever the dependence; the share of tables with any false separation stays within

@@ -74,7 +74,7 @@ def _assert_whole_mission(out: Path) -> None:
     assert page.index('id="conclusions"') < page.index('id="overview"') < page.index('id="airt"')
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_default_config_runs_every_stage_on_the_embedded_suite(default_run):
     config = load_config(None)
     assert config.suite == "embedded" and "airt" in config.stages
@@ -241,7 +241,7 @@ def test_usefulness_and_airt_conclusions_read_back_match_the_exported_tables(def
         assert f"{name} (discrimination {d:.2f})" in airt.split("flat curves", 1)[1]
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_run_without_airt_says_why_in_the_conclusions(tmp_path):
     """A 2PL run of three small embedded datasets without subsets and AIRT: the conclusions name what is
     missing and why, and no text speaks of a 3PL."""
@@ -262,7 +262,7 @@ def test_a_run_without_airt_says_why_in_the_conclusions(tmp_path):
     assert [part[:40] for part in summary.split("\n## ") if "3PL" in part] == ["IRT model fit\n\nMarginal log-likelihood, "]
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_report_renders_in_a_headless_browser(default_run, tmp_path):
     from benchirt.report.browser import BrowserUnavailable, check_page, find_browser
 

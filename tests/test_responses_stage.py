@@ -44,7 +44,7 @@ def iris_default():
     return respond(_iris(), config=ResponseConfig(cv_folds=2))  # the default pool and ladder; 2 folds keep it quick
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_default_pool_rows_roles_and_items(iris_default):
     result = iris_default
     expected = list(DEFAULT_POOL) + [ladder_name(k) for k in range(1, 101)] + list(ARTIFICIAL_NAMES)

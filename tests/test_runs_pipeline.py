@@ -17,7 +17,7 @@ def _config(shared_data, **responses):
             "report": {"max_dataset_plots": 0, "dpi": 40}, "execution": {"n_jobs": 1}}
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_iris_study_imports_and_fits(shared_data, tmp_path):
     config = load_config({**_config(shared_data, per_flow="best", max_items=60), "stages": ["respond", "irt"]})
     run_pipeline(config, out=tmp_path / "run", show_progress=False)
@@ -57,7 +57,7 @@ def test_an_import_section_is_validated_like_any_other(shared_data):
     assert pd.api.types.is_number(config.stage_config("respond").min_accuracy)
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_rating_figures_draw_the_best_of_a_large_field_only():
     """With hundreds of respondents a figure shows the top (its height and the k × k grids grow with the field)."""
     import numpy as np

@@ -63,7 +63,7 @@ def _config(root, suite=None, stages=("respond",), **responses):
                         "report": {"max_dataset_plots": 0, "dpi": 40}, "execution": {"n_jobs": 1}})
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_folder_of_five_tasks_reads_the_runs_and_the_labels_from_the_data(study):
     root, expected, _ = study
     matrices = {m.dataset: m for m in read_runs_folder(root)}
@@ -76,7 +76,7 @@ def test_a_folder_of_five_tasks_reads_the_runs_and_the_labels_from_the_data(stud
     assert balance.classes == ("L", "B", "R") and list(balance.item_labels[:3]) == ["B", "R", "R"]
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_test_labels_of_an_import_are_the_datasets_labels(study, tmp_path, shared_data):
     root, _, _ = study
     run_pipeline(_config(root), out=tmp_path / "run", show_progress=False)
@@ -107,7 +107,7 @@ def test_import_runs_command_keeps_one_respondent_per_flow_on_every_dataset(stud
         assert (respondents["n_identical"] == 1).all()
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_imported_runs_beside_benchirts_pool_on_the_same_rows(study, tmp_path, shared_data):
     root, _, suite = study
     config = _config(root, suite=suite, pool=SMALL_POOL)

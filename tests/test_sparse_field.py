@@ -55,7 +55,7 @@ def _write_tasks(folder, n_items: int = 24):
     return folder
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_a_sparse_field_is_rated_subset_and_fitted_by_airt_with_its_gaps_said(tmp_path, capsys):
     folder = _write_tasks(tmp_path / "field")
     config = {

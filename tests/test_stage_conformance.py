@@ -148,7 +148,7 @@ def test_former_names_are_read_with_a_note_and_both_spellings_refused():
 
 
 # -- a small run -----------------------------------------------------------------------------------
-@pytest.mark.slow
+@pytest.mark.heavy
 @pytest.mark.parametrize("stage", COMPUTED, ids=lambda s: s.name)
 def test_small_run_stores_a_registered_result_that_reads_back(small_run, stage):
     results = load_run(small_run["outcome"].run_dir)

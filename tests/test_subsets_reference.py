@@ -100,7 +100,7 @@ def test_reference_evaluation(evaluation, reference):
     assert "Innate ability" in ev.innate_verdict and set(ev.leaders["subset"]) == {"full", *ev.subsets}
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_command_on_mirror_writes_suites_that_resolve_back(reference, shared_data, tmp_path, capsys):
     from benchirt.data import resolve_suite
 
