@@ -40,9 +40,10 @@ def test_iris_study_runs_through_irt_rating_and_report(shared_data, tmp_path):
     config = load_config(_config(shared_data, per_flow="best", max_items=60))
     run_pipeline(config, out=tmp_path / "run", show_progress=False)
     results = load_run(tmp_path / "run")
-    pairwise = results.rate.pairwise
-    assert len(pairwise) == 45  # the 10 best-rated only
-    assert any("pairwise tests among the 10 best-rated" in n for n in results.rate.notes)
+    n_rated = len(results.rate.leaderboard)
+    assert len(results.rate.pairwise) == n_rated * (n_rated - 1) // 2  # the primary verdict tests every pair
+    assert any(f"compare the 10 best-rated of {n_rated} classifiers only (rate.max_pairwise); the primary verdict "
+               "tests every pair" in note for note in results.rate.notes)
     page = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
     assert "Respondents from stored runs" in page and "the 20 highest abilities" in page
 
