@@ -105,6 +105,7 @@ def test_quality_measure_to_maximize_uses_worst_value_for_failed_runs(tmp_path):
     assert scenario.performance.loc["i1", "A"] == 1.0 and scenario.performance.loc["i1", "B"] == 0.0
 
 
+@pytest.mark.heavy
 def test_real_scenarios(shared_data):
     root = shared_data / "aslib"
     expected = {"ASP-POTASSCO": (1294, 11, 600.0), "SAT11-INDU": (300, 18, 5000.0),

@@ -231,6 +231,7 @@ def test_strengths_weaknesses_and_lto_of_crossing_lines():
     assert table.groupby("epsilon").size().to_dict() == {0.0: 2, 1.0: 3}
 
 
+@pytest.mark.heavy
 def test_gcv_spline_follows_a_noisy_curve_like_scipys_gcv():
     rng = np.random.default_rng(0)
     delta = np.sort(rng.uniform(-2, 2, 200))

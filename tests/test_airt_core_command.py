@@ -203,6 +203,7 @@ def test_real_aslib_scenario(shared_data):
     np.testing.assert_allclose(result.goodness["auaec"], scenario.performance.mean().to_numpy())
 
 
+@pytest.mark.heavy
 def test_command_fits_a_matrix_with_empty_cells_on_its_observed_cells(tmp_path, capsys):
     rng = np.random.default_rng(3)
     perf = pd.DataFrame(rng.uniform(0.3, 0.95, size=(12, 4)), index=[f"d{i}" for i in range(12)],

@@ -180,6 +180,7 @@ def sparse_perf(seed=0):
     return pd.DataFrame(expit(sparse), index=[f"d{i}" for i in range(120)], columns=[f"algo{j}" for j in range(8)])
 
 
+@pytest.mark.heavy
 def test_fit_airt_on_observed_cells_says_so_and_gives_finite_tables():
     perf = sparse_perf()
     result = fit_airt(perf, config=AIRTConfig(grid_size=50))
@@ -205,6 +206,7 @@ def test_fit_airt_on_observed_cells_says_so_and_gives_finite_tables():
     assert low < result.fit.discrimination[3] < high
 
 
+@pytest.mark.heavy
 def test_the_polytomous_model_reads_the_observed_cells_and_says_so():
     result = fit_airt(sparse_perf(), config=AIRTConfig(polytomous="grm", grid_size=50))
     assert result.polytomous is not None and len(result.polytomous) == 8

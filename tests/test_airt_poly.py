@@ -186,6 +186,7 @@ def test_goodness_compares_actual_and_most_likely_levels(recovered):
     assert ((table["aucdf"] > 0) & (table["aucdf"] <= 1)).all()
 
 
+@pytest.mark.heavy
 def test_flat_prior_fit_matches_python_mirt_on_positive_slopes():
     """Reference check: with (practically) flat priors our MML estimate equals mirt's GRM (slopes > 0 there)."""
     mirt = pytest.importorskip("mirt")

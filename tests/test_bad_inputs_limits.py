@@ -180,6 +180,7 @@ def _falling_half(tmp_path):
     return simulated, path
 
 
+@pytest.mark.heavy
 def test_the_default_model_says_when_it_does_not_fit_and_names_the_mode_that_does(tmp_path, capsys):
     import json
 

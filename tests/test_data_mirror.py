@@ -88,6 +88,7 @@ def test_nasa_files_map_true_false_onto_declared_values(mirror):
     assert any("ignoring case" in note for note in ds.extra["notes"])
 
 
+@pytest.mark.heavy
 def test_every_mirror_dataset_loads(mirror):
     for spec in resolve_suite("cc18-offline"):
         ds = spec.load()

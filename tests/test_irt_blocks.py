@@ -38,6 +38,7 @@ def test_item_blocks_cover_every_item_once_and_bound_the_tables():
     assert problem.block_size(8000, 132, 41) == 804 and problem.block_size(500, 5000, 41) == 1905
 
 
+@pytest.mark.heavy
 def test_blocked_em_gives_the_estimates_of_one_block(sim, monkeypatch):
     """400 items go through 4 blocks of 128 (read as float in pieces of 128), each block's M-step done
     before the next block's begins; with one block of all items the EM is the same map, so the estimates

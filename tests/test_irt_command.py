@@ -237,6 +237,7 @@ def test_a_two_item_header_less_matrix_and_a_byte_order_mark(tmp_path):
     assert list(frame.columns) == ["V1", "V2", "V3"] and frame.index.tolist() == ["1", "2"]
 
 
+@pytest.mark.heavy
 def test_cli_quadrature_fixes_the_grid_or_refuses_a_bad_value(tmp_path, capsys):
     path = tmp_path / "r.csv"
     simulate_responses(132, n_items=600, model="2PL", seed=2).responses.to_csv(path, index=False)

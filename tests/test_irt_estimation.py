@@ -68,6 +68,7 @@ def test_1pl_shares_one_discrimination_and_recovers_difficulty():
     assert _corr(fit.items["difficulty"], sim.b) > 0.96
 
 
+@pytest.mark.heavy
 def test_em_log_posterior_never_decreases(sim3pl_neg):
     _, fit = sim3pl_neg
     assert len(fit.history) >= 3
@@ -101,6 +102,7 @@ def degenerate():
     return frame
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("prior, starts", [
     (True, "auto"), (False, 1), pytest.param(False, "auto", marks=pytest.mark.slow)])   # the last: about a minute
 def test_perfectly_separating_items_stay_finite_and_bounded(degenerate, prior, starts):

@@ -109,6 +109,7 @@ def test_separated_answers_keep_a_finite_slope():
     assert np.isfinite(slope).all() and 1.0 < slope[0] < 20.0
 
 
+@pytest.mark.heavy
 def test_decodirt_mode_keeps_negative_discriminations():
     sim = simulate_responses(132, n_items=200, model="3PL", negative_fraction=0.1, seed=4)
     fit = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt", starts=1))

@@ -52,6 +52,7 @@ def test_2pl_with_half_the_items_negative_reaches_the_likelihood_of_the_truth(fi
         assert fit.log_likelihood >= true_ll - 5.0
 
 
+@pytest.mark.heavy
 def test_2pl_recovers_theta_and_the_signs_of_a(fits_2pl):
     correlations = [_aligned_theta_correlation(fit, sim) for sim, fit, _ in fits_2pl]
     assert np.mean(correlations) >= 0.90

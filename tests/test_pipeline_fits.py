@@ -89,6 +89,7 @@ def test_a_capped_dataset_ships_only_the_rows_its_fits_use(specs):
     assert outcome.value.sizes["train_used"] == 60 and outcome.value.sizes["cv_rows"] == 30
 
 
+@pytest.mark.heavy
 def test_plan_order_progress_and_time_budget(specs):
     prepared = prepare(specs[0].load(), SMALL)
     pool = resolve_pool(SMALL.pool, extra=())
@@ -113,6 +114,7 @@ def test_plan_order_progress_and_time_budget(specs):
     assert [u.label for u in ladder_only.take()] == ["MLP ladder"]
 
 
+@pytest.mark.heavy
 def test_a_failing_unit_fails_its_dataset_only_after_its_retries(specs, expected, monkeypatch):
     from benchirt.responses import units
 

@@ -75,6 +75,7 @@ def _assert_every_visible_artifact_is_whole(store):
         assert result.table.shape == (20, 300)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("n_jobs", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_sigkill_mid_run_then_rerun_reuses_finished_datasets(tmp_path, n_jobs):
     out = tmp_path / "run"

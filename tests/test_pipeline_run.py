@@ -325,6 +325,7 @@ def _copied_run(finished_run, tmp_path) -> tuple[Path, Path]:
     return finished_run["config"], tmp_path / "run"
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("n_jobs", ["1", "2"])  # 2: the (dataset, fit) task source must not load the pool either
 def test_a_warm_rerun_reads_stored_results_without_fitting_or_plotting_libraries(finished_run, tmp_path, n_jobs):
     import subprocess
@@ -461,6 +462,7 @@ def test_a_tampered_artifact_is_refused_with_exit_2(finished_run, tmp_path, caps
     assert "Traceback" not in err and not (tmp_path / "pwned").exists()
 
 
+@pytest.mark.heavy
 def test_a_full_disk_while_saving_one_dataset_fails_only_that_dataset(finished_run, tmp_path, monkeypatch):
     import errno
 

@@ -179,6 +179,7 @@ def test_dry_run_needs_the_slurm_backend(tmp_path):
                                    "{backend: slurm} in the config (or run --estimate)")
 
 
+@pytest.mark.heavy
 def test_a_lost_job_costs_only_its_task_and_is_replaced(tmp_path, shims):
     """Two jobs serve six 1-second tasks; one job is killed mid-task: that task alone is tried again (its loss
     is not charged), a job is submitted in its place, and sacct's states are recorded."""

@@ -70,6 +70,7 @@ def test_add_trains_on_the_stored_split_and_scores_on_frozen_items(run_dir, adde
         assert mine.abilities["true_score"].iloc[0] == pytest.approx(fitted["true_score"], abs=1e-9)
 
 
+@pytest.mark.heavy
 def test_ratings_leaderboard_and_report_include_it(run_dir, added):
     results = load_run(run_dir)
     assert "knn_again" in set(results.rate.tournament.table["classifier"])
@@ -244,6 +245,7 @@ def test_add_rates_on_the_runs_own_score(accuracy_run):
     assert "logreg" in friedman.index and "random2" not in friedman.index  # the real classifiers are tested
 
 
+@pytest.mark.heavy
 def test_a_report_that_cannot_be_rebuilt_is_said(accuracy_run):
     """`add` in :func:`accuracy_run` ran while ``build_report`` raised: the classifier is added all the same
     (its ratings are checked above) and the note says why the report is old and how to redraw it."""

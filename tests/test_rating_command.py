@@ -80,6 +80,7 @@ def test_rate_long_csv_with_order_file_and_decodirt_stats(tmp_path):
     np.testing.assert_allclose(pd.read_csv(out / "ratings.csv")["rating"], expected["rating"])
 
 
+@pytest.mark.heavy
 def test_two_classifiers_or_one_dataset_are_rated_and_tests_skipped_with_reason(tmp_path, capsys):
     scores = write_folders(tmp_path / "scores", {"a": {"x": 0.9, "y": 0.1}, "b": {"x": 0.4, "y": 0.4}})
     out = tmp_path / "out"
@@ -116,6 +117,7 @@ def test_a_sparse_fields_untested_entrants_are_written_with_why_and_where_placed
     assert not (dense / "left_out.csv").exists()                  # nobody left out: no file
 
 
+@pytest.mark.heavy
 def test_missing_classifier_and_accuracy_also(tmp_path):
     table = small_table(4)
     del table["ds1"]["knn"]

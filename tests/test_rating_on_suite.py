@@ -46,6 +46,7 @@ def _brute_force(rows, classifiers):
     return observed, adjusted
 
 
+@pytest.mark.heavy
 def test_on_suite_equals_a_brute_force_enumeration_on_a_small_field():
     rng = np.random.default_rng(4)
     names = ["a", "b", "c", "d"]

@@ -53,6 +53,7 @@ def test_every_entrant_is_one_row_and_the_placed_rows_carry_their_placement(resu
     assert tested["rank"].tolist() == sorted(tested["rank"]) and tested["bt_rating"].notna().all()
 
 
+@pytest.mark.heavy
 def test_placed_entrants_never_enter_the_tests_the_pairs_or_the_headline(result):
     names = set(FEW)
     assert not (set(result.pairwise["a"]) | set(result.pairwise["b"])) & names

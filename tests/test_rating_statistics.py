@@ -124,6 +124,7 @@ def test_decodirt_mode_is_friedman_on_rating_trajectories():
     assert result.to_dict()["mode"] == "decodirt"
 
 
+@pytest.mark.heavy
 def test_decodirt_mode_finds_differences_where_there_are_none():
     """Scores drawn i.i.d. for every classifier: the blocks test holds its level, decodIRT's does not."""
     rng = np.random.default_rng(1)

@@ -87,6 +87,7 @@ def _number(pattern: str, text: str) -> list[str]:
     return list(found.groups())
 
 
+@pytest.mark.heavy
 def test_rating_conclusions_read_back_match_the_exported_tables(default_run, tmp_path):
     """Every number of the rating and subsets conclusions in summary.md, read back from the file, equals the
     one recomputed from the CSVs `benchirt rate` and `benchirt subset` write for the same result (leaderboard,
@@ -196,6 +197,7 @@ def test_rating_conclusions_read_back_match_the_exported_tables(default_run, tmp
         assert "separates no pair" in sentence
 
 
+@pytest.mark.heavy
 def test_usefulness_and_airt_conclusions_read_back_match_the_exported_tables(default_run, tmp_path):
     """The 'most informative datasets' and AIRT bullets of summary.md, read back: every number equals the
     report's exported usefulness table (its rows in summary.md) and the algorithms.csv `benchirt airt` writes."""
@@ -276,6 +278,7 @@ def test_report_renders_in_a_headless_browser(default_run, tmp_path):
     assert (tmp_path / "first.png").read_bytes().startswith(b"\x89PNG")
 
 
+@pytest.mark.heavy
 def test_browser_check_catches_a_broken_page(tmp_path):
     """The check is not vacuous: a script error, an undecodable image and an overwide block are all found."""
     from benchirt.report.browser import BrowserUnavailable, check_page, find_browser
@@ -332,6 +335,7 @@ def test_one_time_statement_for_the_default_run():
     assert statement in " ".join(RUN_DESCRIPTION.split())
 
 
+@pytest.mark.heavy
 def test_the_scores_are_anchored_on_every_embedded_dataset(default_run):
     """Issue 32's anchors on the default run: per dataset, the optimal respondent has the highest True-Score
     and θ, the pessimal the lowest (ties with a classifier exactly as right or wrong count), and no

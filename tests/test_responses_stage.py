@@ -56,6 +56,7 @@ def test_default_pool_rows_roles_and_items(iris_default):
     assert result.metadata["n_instances"] == 150 and result.metadata["n_classes"] == 3
 
 
+@pytest.mark.heavy
 def test_responses_score_predictions_against_the_true_labels(iris_default):
     result = iris_default
     truth = _iris().y.astype(str).to_numpy()[result.test_index]
@@ -74,6 +75,7 @@ def test_responses_score_predictions_against_the_true_labels(iris_default):
     assert result.cv_accuracy.between(0, 1).all() and not result.cv_accuracy.isna().any()
 
 
+@pytest.mark.heavy
 def test_same_seed_same_responses_other_seed_other_split():
     dataset = _messy()
     first, again = respond(dataset, config=SMALL), respond(dataset, config=SMALL)

@@ -83,6 +83,7 @@ def test_rating_figures_draw_the_best_of_a_large_field_only():
     assert max(len(label.split("  (tier")[0]) for label in labels) == plots.LABEL_CHARS
 
 
+@pytest.mark.heavy
 def test_a_matrix_source_paired_with_its_dataset_shows_the_datasets_labels(shared_data, tmp_path):
     """The Iris matrix holds no labels; paired with Iris they are read from the data (OpenML's row order is
     Iris's: 50 setosa, 50 versicolor, 50 virginica), and paired with another dataset it is refused."""

@@ -84,6 +84,7 @@ def test_probability_of_the_true_class_survives_every_layout(kr_vs_kp):
         assert np.array_equal(other.true_class, truth.label)
 
 
+@pytest.mark.heavy
 def test_import_runs_command_writes_responses_and_provenance(kr_vs_kp, tmp_path, capsys):
     root, expected, _ = kr_vs_kp
     assert main(["import-runs", str(root), "--out", str(tmp_path), "--per-flow", "all", "--keep-duplicates"]) == 0

@@ -95,6 +95,7 @@ def test_test_labels_of_an_import_are_the_datasets_labels(study, tmp_path, share
         assert any("over 5 datasets each flow is one respondent" in note for note in result.notes)
 
 
+@pytest.mark.heavy
 def test_import_runs_command_keeps_one_respondent_per_flow_on_every_dataset(study, tmp_path, capsys):
     from benchirt.cli import main
 

@@ -164,6 +164,7 @@ def test_small_run_stores_a_registered_result_that_reads_back(small_run, stage):
             assert getattr(results, alias) is found
 
 
+@pytest.mark.heavy
 def test_former_names_run_and_give_the_same_keys_as_the_current_ones(small_run):
     manifest = small_run["outcome"].manifest
     assert any("former name" in note for note in manifest.notes)

@@ -77,6 +77,7 @@ def test_roles_from_decodirt_names(reference):
     assert (roles == "real").sum() == 12
 
 
+@pytest.mark.heavy
 def test_reference_evaluation(evaluation, reference):
     ev = evaluation
     _, scores = reference
