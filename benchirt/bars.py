@@ -1,9 +1,8 @@
 """Progress bars: ``tqdm.auto``'s bar, imported without its warning in a notebook that lacks ipywidgets.
 
-In Jupyter without ipywidgets, ``tqdm.auto`` warns (``TqdmWarning: IProgress not found. Please update jupyter
-and ipywidgets``) and falls back to the text bar; that warning, with its source line, reached the notebooks'
-output (issue 44). The text bar is what benchirt wants there anyway, so the import is made with that one
-warning silenced; every other warning stays as it is.
+In Jupyter without ipywidgets, ``tqdm.auto`` warns (``TqdmWarning: IProgress not found…``) and falls back to the text
+bar, which is what benchirt wants there anyway, so the import is made with that one warning silenced; every other
+warning stays as it is.
 """
 from __future__ import annotations
 

@@ -1,16 +1,11 @@
 """The ``benchirt`` command line.
 
-Every stage owns its sub-command in ``benchirt/<stage>/command.py``, a module with
-``register(subparsers)`` that adds its sub-parser(s) and sets their ``func`` default to a
-callable taking the parsed ``argparse.Namespace`` and returning an exit code.
-This module only assembles them, lazily: :data:`COMMANDS` names each sub-command's module and
-one-line help, so ``benchirt --help`` imports no stage (no scikit-learn, pandas, scipy, matplotlib
-or pyarrow) and ``benchirt rate …`` imports only the rating command's module.
-
-Exit status: what the command returns; 2 with a one-line message for a :class:`BenchirtError` or an
-operating-system error (a path that cannot be written, a full disk); 130 on Ctrl-C (SIGINT), 143 on
-SIGTERM, which stops a command the same way (the run records that it was interrupted and its worker
-processes end with it, :mod:`benchirt.workers`).
+Every stage owns its sub-command in ``benchirt/<stage>/command.py``, whose ``register(subparsers)`` adds its
+sub-parser(s) with a ``func`` default taking the parsed ``argparse.Namespace`` and returning an exit code. This module
+only assembles them, lazily: :data:`COMMANDS` names each sub-command's module and help line, so ``benchirt --help``
+imports no stage and ``benchirt rate …`` only the rating command's module. Exit status: the command's; 2 with a
+one-line message for a :class:`BenchirtError` or an operating-system error; 130 on Ctrl-C, 143 on SIGTERM, which stops
+a command the same way (the run records the interruption and its workers end with it, :mod:`benchirt.workers`).
 """
 from __future__ import annotations
 
@@ -44,10 +39,8 @@ INTERRUPTED = "interrupted — rerun the same command to resume"
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser; only ``command``'s module is imported (None: none, for ``--help``).
-
-    The other sub-commands get a placeholder parser that carries their help line.
-    """
+    """The argument parser; only ``command``'s module is imported (None: none, for ``--help``), the other sub-commands
+    get a placeholder parser carrying their help line."""
     from benchirt import __version__
 
     parser = argparse.ArgumentParser(

@@ -25,8 +25,7 @@ NAME_CHARS = 44
 
 def short_name(name: str, *, limit: int = NAME_CHARS) -> str:
     """``name`` cut in the middle to at most ``limit`` characters: its first third and its end, where a pipeline's
-    estimator and a flow's setup and run are; shorter names as they are. Imported flows' names run to hundreds of
-    characters.
+    estimator and a flow's setup and run are; shorter names as they are.
 
     >>> short_name("sklearn.pipeline.Pipeline(imputation=SimpleImputer,estimator=RandomForestClassifier)(2)", limit=30)
     'sklearn.pi…orestClassifier)(2)'

@@ -1,11 +1,9 @@
 """Ctrl-C and SIGTERM that cannot be lost.
 
-Python raises ``KeyboardInterrupt`` wherever the main thread is when SIGINT arrives. Raised inside a finaliser
-(an object's ``__del__``, a weakref callback, which the garbage collector may run at any line), it is printed as
-"Exception ignored in …" and the command carries on as if nothing happened — a run that finishes with status 0
-after Ctrl-C. So the handlers here record the signal before they raise, and the long loops (the executors'
-scheduling, between tasks) call :func:`check`, which raises again at the next task boundary what a finaliser
-swallowed. A record that was raised and handled is cleared by :func:`reset` when the next command starts.
+Python raises ``KeyboardInterrupt`` wherever the main thread is when SIGINT arrives; raised inside a finaliser (a
+``__del__``, a weakref callback), it is printed as "Exception ignored in …" and the command carries on — finishing
+with status 0 after Ctrl-C. So the handlers record the signal before raising, and the long loops call :func:`check`
+between tasks, which raises again what a finaliser swallowed; :func:`reset` clears the record when a command starts.
 """
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 """Atomic file writes: a reader never sees a half-written artifact.
 
-Every writer puts the content into a temporary file in the destination's folder,
-flushes it to disk and renames it over the destination (``os.replace`` is atomic
-on POSIX and Windows), so a process killed mid-write leaves either the old file or
-none — never a truncated one that a rerun would trust.
+Every writer puts the content into a temporary file in the destination's folder, flushes it and renames it over the
+destination (``os.replace``, atomic on POSIX and Windows), so a process killed mid-write leaves the old file or none,
+never a truncated one that a rerun would trust.
 """
 from __future__ import annotations
 

@@ -1,16 +1,12 @@
 """Lazy public names of benchirt's stage packages (PEP 562).
 
-A stage package's public names are listed once, in its ``__init__.pyi`` stub: ``from benchirt.x.m import Y
-as Y`` re-exports ``Y`` from the submodule ``benchirt.x.m``, and a name the ``__init__`` defines itself is
-declared there (``def f(...) -> T: ...``, ``NAME: T``). As ``lazy_loader.attach_stub`` does, the ``__init__``
-derives ``__all__`` (those names, sorted) and the lazy table from it (:func:`attach_stub`); a stub that also
-spells out an ``__all__`` must list the same names, in the order ``__all__`` then takes. The submodule is
-imported when a name is first used, so ``import benchirt.rating`` (and validating a config, which needs only
-``benchirt.rating.config``) does not pull in scipy.stats, scikit-posthocs, matplotlib or scikit-learn.
-``from benchirt.rating import leaderboard`` and ``benchirt.rating.X`` behave as with eager imports.
-
-Written here because the standard library has no such helper and the small ``lazy_loader`` package
-would add a dependency for twenty lines.
+A stage package's public names are listed once, in its ``__init__.pyi`` stub: ``from benchirt.x.m import Y as Y``
+re-exports ``Y`` from ``benchirt.x.m``, and a name the ``__init__`` defines itself is declared there (``def f(...) ->
+T: ...``, ``NAME: T``). As ``lazy_loader.attach_stub`` does, the ``__init__`` derives ``__all__`` (sorted) and the lazy
+table from it (:func:`attach_stub`); a stub spelling out ``__all__`` must list the same names. The submodule is
+imported when a name is first used, so ``import benchirt.rating`` (and validating a config) does not pull in scipy,
+matplotlib or scikit-learn, while ``from benchirt.rating import leaderboard`` behaves as with eager imports. Written
+here because the standard library has no such helper and ``lazy_loader`` would add a dependency for a few lines.
 """
 from __future__ import annotations
 
@@ -49,23 +45,17 @@ class LazyPackage(types.ModuleType):
 
 
 def lazy_exports(package: str, exports: Mapping[str, str]) -> None:
-    """Make the names of ``exports`` (name -> defining module) attributes of ``package`` on first use.
-
-    Call it at the end of the package's ``__init__``; names the ``__init__`` defines itself stay eager.
-    """
+    """Make the names of ``exports`` (name -> defining module) attributes of ``package`` on first use; call it at the
+    end of the package's ``__init__`` (names the ``__init__`` defines stay eager)."""
     module = sys.modules[package]
     module.__class__ = LazyPackage
     types.ModuleType.__setattr__(module, "_lazy_exports", dict(exports))
 
 
 def stub_exports(stub: str | Path) -> tuple[dict[str, str], list[str]]:
-    """The re-exports (name -> defining module) and the public names (``__all__``) of the package stub ``stub``.
-
-    A re-export is an absolute ``from benchirt.m import Y as Y`` (PEP 484's spelling of one); other imports
-    (``from pathlib import Path``, for an annotation) are not. The public names are the re-exports and the
-    stub's own declarations (functions, classes, annotated names), sorted, or the stub's ``__all__`` when it
-    spells one out.
-    """
+    """The re-exports (name -> defining module) and the public names (``__all__``) of the package stub ``stub``. A
+    re-export is an absolute ``from benchirt.m import Y as Y`` (PEP 484's spelling); the public names are the
+    re-exports and the stub's own declarations, sorted, or the stub's ``__all__`` when it spells one out."""
     path = Path(stub)
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     exports = {alias.name: node.module for node in tree.body
@@ -95,11 +85,8 @@ def _listed(tree: ast.Module) -> list[str] | None:
 
 
 def attach_stub(package: str, init_file: str) -> None:
-    """Give ``package`` the ``__all__`` and the lazy names of its ``__init__.pyi`` stub beside ``init_file``.
-
-    Call it at the end of the package's ``__init__`` (``attach_stub(__name__, __file__)``); a name the stub
-    declares rather than re-exports must be defined by then (the ``__init__``'s own eager names).
-    """
+    """Give ``package`` the ``__all__`` and lazy names of its ``__init__.pyi`` beside ``init_file``; call it at the end
+    of the ``__init__`` (``attach_stub(__name__, __file__)``), once the names the stub declares itself are defined."""
     exports, names = stub_exports(Path(init_file).with_suffix(".pyi"))
     module = sys.modules[package]
     missing = [name for name in names if name not in exports and name not in vars(module)]

@@ -1,27 +1,18 @@
 """The one validation layer of every stage's options: constraints declared once per field, checked by one function.
 
-Every config class (``ResponseConfig``, ``ImportConfig``, ``IRTConfig``, ``RatingConfig``, ``SubsetConfig``,
-``AIRTConfig``, ``GRMConfig``, ``ReportConfig``, ``ExecutionConfig``, ``SelectionOptions``) declares a table
-``OPTIONS``: field name -> :class:`Constraint` (:class:`Integer`, :class:`Number`, :class:`Numbers`,
-:class:`Boolean`, :class:`Text`, :class:`Names`, :class:`Choice`, :class:`MappingOf`, :class:`AnyOf`, or a
-class of the stage's own when a field's form is its own, e.g. the subset cuts). :func:`validated` checks
-values against a table — the only place a type, range or choice is checked — and :func:`validate_fields`
-applies it to a config's fields from its ``__post_init__``. Rules between fields stay explicit, named
-checks beside the table (:func:`require`). The table is in the spirit of scikit-learn's
-``_parameter_constraints`` (``sklearn.utils._param_validation``), written here rather than imported
-because that module is private to scikit-learn and words its messages for estimators: these name the
-stage and the option, and the tests generate invalid values from the declarations
-(``tests/test_option_constraints.py``).
+Every config class declares a table ``OPTIONS``: field name -> :class:`Constraint` (:class:`Integer`, :class:`Number`,
+:class:`Numbers`, :class:`Boolean`, :class:`Text`, :class:`Names`, :class:`Choice`, :class:`MappingOf`,
+:class:`AnyOf`, or a stage's own class for a form of its own). :func:`validated` checks values against a table — the
+only place a type, range or choice is checked — and :func:`validate_fields` applies it from a config's
+``__post_init__``; rules between fields are named checks beside the table (:func:`require`). In the spirit of
+scikit-learn's ``_parameter_constraints``, written here because that module is private to scikit-learn and words its
+messages for estimators; the tests generate invalid values from the declarations (``tests/test_option_constraints.py``).
 
-Every message reads::
-
-    <section>.<key>: got <value>, expected <what is allowed>
-
-(``<key>`` alone for the top-level keys of a pipeline config, whose section is ``""``), where
-``<section>`` is the stage's one name. :func:`checked_options` refuses unknown keys, naming the valid
-ones; :func:`from_arguments` reads command-line options as their fields declare them, so the config
-class checks them in the same words. Booleans are not numbers here (``n_jobs: true`` is refused), NaN
-and infinities are not numbers either, and nothing is coerced silently.
+Every message reads ``<section>.<key>: got <value>, expected <what is allowed>`` (``<key>`` alone for a pipeline
+config's top level), ``<section>`` being the stage's one name. :func:`checked_options` refuses unknown keys, naming the
+valid ones; :func:`from_arguments` reads command-line options as their fields declare them, so the config class checks
+them in the same words. Booleans, NaN and infinities are not numbers (``n_jobs: true`` is refused), and nothing is
+coerced silently.
 """
 from __future__ import annotations
 
@@ -42,22 +33,9 @@ NOT_AN_OPTION = "zz-not-an-option"
 def checked_options(section: str, options: Mapping[str, Any] | None,
                     config_class: type[DataclassInstance] | Iterable[str]
                     ) -> dict[str, Any]:
-    """A copy of ``options`` after refusing any key that is not a field of the dataclass ``config_class``.
-
-    Parameters
-    ----------
-    section : str
-        The name the user knows the options by (the stage's name, e.g. ``"rate"``).
-    options : mapping or None
-        The user's options; None is no options.
-    config_class : dataclass type or iterable of str
-        Its fields (or these names) are the valid keys.
-
-    Raises
-    ------
-    ConfigError
-        Not a mapping; or naming the unknown keys and listing the valid ones.
-    """
+    """A copy of ``options`` (None: none) after refusing any key that is not a field of the dataclass
+    ``config_class`` (or one of these names); ``section`` is the name the user knows the options by (e.g.
+    ``"rate"``). ConfigError when not a mapping, or naming the unknown keys and listing the valid ones."""
     if options is not None and not isinstance(options, Mapping):
         raise ConfigError(f"{section}: got {options!r}, expected a mapping of options")
     options = dict(options or {})
@@ -92,11 +70,9 @@ def is_number(value: Any) -> bool:
 # -- the declarations ----------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class Constraint:
-    """What one option accepts. Subclasses say it (:meth:`expected`), test it (:meth:`accepts`), give
-    values it refuses (:meth:`invalid_values`) and read it from command-line text (:meth:`from_text`).
-
-    ``optional``: None is accepted too (the message then begins ``null or``).
-    """
+    """What one option accepts. Subclasses say it (:meth:`expected`), test it (:meth:`accepts`), give values it
+    refuses (:meth:`invalid_values`) and read it from command-line text (:meth:`from_text`). ``optional``: None is
+    accepted too (the message then begins ``null or``)."""
 
     optional: bool = False
 
@@ -370,27 +346,10 @@ class AnyOf(Constraint):
 
 # -- the one function -----------------------------------------------------------------------------------
 def validated(section: str, values: Mapping[str, Any], table: Mapping[str, Constraint]) -> dict[str, Any]:
-    """``values`` checked against the declarations of ``table`` (keys it does not declare are left as they are).
-
-    Parameters
-    ----------
-    section : str
-        The stage's name (``""`` for a pipeline config's top level): messages read ``<section>.<key>``.
-    values : mapping
-        Option name -> value.
-    table : mapping
-        Option name -> its :class:`Constraint`.
-
-    Returns
-    -------
-    dict
-        ``values`` with every declared one in its normal form (tuples for lists).
-
-    Raises
-    ------
-    ConfigError
-        ``<section>.<key>: got <value>, expected <what the declaration allows>``, for the first refused one.
-    """
+    """``values`` (option name -> value) checked against the declarations of ``table`` (undeclared keys left as
+    they are), with every declared one in its normal form (tuples for lists). ``section`` is the stage's name (``""``
+    for a pipeline config's top level). ConfigError ``<section>.<key>: got <value>, expected <…>`` for the first
+    refused one."""
     checked = dict(values)
     for key, constraint in table.items():
         if key in checked:
@@ -399,9 +358,8 @@ def validated(section: str, values: Mapping[str, Any], table: Mapping[str, Const
 
 
 def validate_fields(section: str, config: DataclassInstance, table: Mapping[str, Constraint]) -> None:
-    """Check every field of the frozen dataclass ``config`` by :func:`validated` and keep the normal forms.
-
-    Every field must be declared (a field without a declaration is a bug: TypeError)."""
+    """Check every field of the frozen dataclass ``config`` by :func:`validated` and keep the normal forms; an
+    undeclared field is a bug (TypeError)."""
     names = [field.name for field in dataclasses.fields(config)]
     undeclared = sorted(set(names) - set(table))
     if undeclared:

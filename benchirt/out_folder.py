@@ -44,21 +44,10 @@ def marked_commands(folder: str | os.PathLike) -> list[str]:
 
 def refuse_foreign_out(folder: str | os.PathLike, command: str, *, force: bool, writes: Iterable[str],
                        own: bool | None = None) -> None:
-    """Raise :class:`~benchirt.errors.BenchirtError` when ``folder`` holds files ``benchirt <command>`` did not write.
-
-    Parameters
-    ----------
-    folder : path
-        The ``--out`` folder (it need not exist).
-    command : str
-        The command's name as typed (``"irt"``, ``"run"``…).
-    force : bool
-        ``--force``: a non-empty folder is accepted unless it holds an entry of a name in ``writes``.
-    writes : iterable of str
-        The top-level names (``fnmatch`` patterns) the command may write into ``folder``.
-    own : bool, optional
-        Whether the folder is the command's own; by default, whether its :data:`MARK` names ``command``.
-    """
+    """Raise :class:`~benchirt.errors.BenchirtError` when ``folder`` (which need not exist) holds files ``benchirt
+    <command>`` did not write. ``force`` (``--force``) accepts a non-empty folder unless it holds an entry named in
+    ``writes`` (the top-level ``fnmatch`` patterns the command may write); ``own`` says whether the folder is the
+    command's own (default: whether its :data:`MARK` names ``command``)."""
     root = Path(folder)
     if not root.is_dir() or (own if own is not None else command in marked_commands(root)):
         return

@@ -1,11 +1,9 @@
 """Line styles that keep ~20 classifiers apart in one figure, and labels written at the lines' ends.
 
-Roles decide the look: the real pool is what a reader compares, so each real classifier gets its own
-solid, thick line in one of 20 distinct colours (matplotlib's ``tab20``, dark shades first, so the
-first ten are as far apart as ``tab10``); artificial classifiers (optimal, random, majority, …) are
-thin dashed greys; the MLP epoch ladder is one sequential colour ramp (early epochs light), read as a
-group. :func:`label_line_ends` writes each name beside the end of its line, spread so labels do not
-overlap, which is easier to read than a 20-entry legend.
+Roles decide the look: each real classifier (what a reader compares) gets a solid, thick line in one of 20 distinct
+colours (``tab20``, dark shades first, so the first ten are as far apart as ``tab10``); artificial classifiers are thin
+dashed greys; the MLP epoch ladder is one colour ramp (early epochs light), read as a group. :func:`label_line_ends`
+writes each name beside its line's end, spread apart, which reads more easily than a 20-entry legend.
 """
 from __future__ import annotations
 
@@ -32,11 +30,9 @@ def guess_roles(names: Sequence[str]) -> dict[str, str]:
 
 
 def classifier_styles(names: Sequence[str], *, roles: Mapping[str, str] | None = None) -> dict[str, dict]:
-    """Keyword arguments for ``ax.plot`` per classifier: ``color``, ``linestyle``, ``linewidth``, ``alpha``.
-
-    Real classifiers take :data:`REAL_COLOURS` in the order given (distinct up to 20, then the
-    colours repeat with a dotted line); artificial ones greys and dashes; ladder rungs a ramp.
-    """
+    """Keyword arguments for ``ax.plot`` per classifier (``color``, ``linestyle``, ``linewidth``, ``alpha``): real
+    classifiers take :data:`REAL_COLOURS` in order (distinct up to 20, then repeated with a dotted line), artificial
+    ones greys and dashes, ladder rungs a ramp."""
     roles = dict(roles) if roles is not None else guess_roles(names)
     styles: dict[str, dict] = {}
     real = [n for n in names if roles.get(n, "real") == "real"]
@@ -79,11 +75,10 @@ def label_line_ends(ax, x: float, ends: Mapping[str, float], styles: Mapping[str
 
 def place_point_labels(ax, xs: Sequence[float], ys: Sequence[float], names: Sequence[str], *, fontsize: float = 10,
                        colors: Sequence | None = None) -> None:
-    """Label scatter points without overlaps: each label goes to the first of 40 positions around its point
-    (8 directions, 5 distances) whose box meets no label already placed nor any point; a label with no free
-    position goes to the least crowded one; a label away from its point gets a thin leader line. Points are labelled from the most
-    crowded region outwards. Hand-written: matplotlib places annotations where told, with no collision
-    avoidance. Set the axes' limits before calling (positions are measured on screen).
+    """Label scatter points without overlaps: each label goes to the first of 40 positions around its point (8
+    directions, 5 distances) whose box meets no placed label nor point, else to the least crowded; a displaced label
+    gets a thin leader line; the most crowded region is labelled first. Hand-written: matplotlib places annotations
+    where told, with no collision avoidance. Set the axes' limits before calling (positions are measured on screen).
     """
     import numpy as np
 

@@ -1,15 +1,11 @@
 """Feature preprocessing for the response stage: impute, one-hot encode nominals, scale when a model needs it.
 
 decodIRT (Cardoso et al. 2021 §4.3) replaced missing values by zero and fed nominal codes to every model as numbers.
-benchirt instead fits, on each training part only (so cross-validation never sees its held-out fold):
-
-- numeric columns: median imputation, then standardisation for models that need it
-  (:attr:`benchirt.pool.RealClassifier.scale`: KNN, SVC, MLP);
-- nominal columns: most-frequent imputation, then one-hot encoding that ignores categories unseen in
-  training and folds rare ones into an "infrequent" column beyond ``max_categories``.
-
-:func:`clean_features` first normalises the frame (nominal → object strings, numeric → float64, ±inf →
-missing) and drops columns with no observed value at all.
+benchirt instead fits, on each training part only (so cross-validation never sees its held-out fold): for numeric
+columns median imputation, then standardisation for models that need it (:attr:`benchirt.pool.RealClassifier.scale`:
+KNN, SVC, MLP); for nominal columns most-frequent imputation, then one-hot encoding that ignores categories unseen in
+training and folds rare ones into an "infrequent" column beyond ``max_categories``. :func:`clean_features` first
+normalises the frame (nominal → object strings, numeric → float64, ±inf → missing) and drops entirely-missing columns.
 """
 from __future__ import annotations
 
@@ -26,27 +22,12 @@ from benchirt.errors import DataError
 
 
 def clean_features(X: pd.DataFrame, *, dataset: str = "dataset") -> tuple[pd.DataFrame, list[str]]:
-    """Normalise column types and drop columns that are entirely missing.
+    """Normalise column types and drop columns that are entirely missing; ``dataset`` names it in messages.
 
-    Parameters
-    ----------
-    X : pandas.DataFrame, shape (n_instances, n_features)
-        Raw features (any mix of numeric, categorical, string, boolean, nullable dtypes).
-    dataset : str
-        Name used in messages.
-
-    Returns
-    -------
-    (pandas.DataFrame, list of str)
-        The cleaned frame — nominal columns as ``object`` holding ``str`` values or ``np.nan``, numeric
-        columns as ``float64`` with ``np.nan`` for missing and infinite values, or as the exact small
-        integers a reader stored (:mod:`benchirt.data.compact`; scikit-learn turns them into the same
-        ``float64`` values) — and notes about what was changed.
-
-    Raises
-    ------
-    DataError
-        When no column has any observed value.
+    Returns the cleaned frame — nominal columns as ``object`` holding ``str`` or ``np.nan``, numeric columns as
+    ``float64`` with ``np.nan`` for missing and infinite values, or as the exact small integers a reader stored
+    (:mod:`benchirt.data.compact`; scikit-learn turns them into the same ``float64`` values) — and notes on what was
+    changed. DataError when no column has any observed value.
     """
     X = X.reset_index(drop=True)
     if X.columns.duplicated().any():
@@ -87,22 +68,9 @@ def clean_features(X: pd.DataFrame, *, dataset: str = "dataset") -> tuple[pd.Dat
 
 
 def make_preprocessor(X: pd.DataFrame, scale: bool, *, max_categories: int | None = 32) -> ColumnTransformer:
-    """An unfitted transformer from a cleaned frame (see :func:`clean_features`) to a dense float matrix.
-
-    Parameters
-    ----------
-    X : pandas.DataFrame
-        Cleaned features; only the column names and dtypes are used.
-    scale : bool
-        Standardise numeric columns (after imputation).
-    max_categories : int or None
-        Most one-hot columns per nominal feature; rarer categories share one "infrequent" column.
-
-    Returns
-    -------
-    sklearn.compose.ColumnTransformer
-        Output: numeric columns first, then the one-hot columns; dense ``float64``.
-    """
+    """An unfitted transformer from a cleaned frame (:func:`clean_features`; only names and dtypes used) to a dense
+    ``float64`` matrix: numeric columns first (standardised after imputation when ``scale``), then the one-hot columns
+    (at most ``max_categories`` per feature; rarer categories share one "infrequent" column)."""
     nominal = [c for c in X.columns if is_nominal(X[c])]
     numeric = [c for c in X.columns if c not in set(nominal)]
     numeric_steps: list = [("impute", SimpleImputer(strategy="median"))]
@@ -129,13 +97,7 @@ def make_preprocessor(X: pd.DataFrame, scale: bool, *, max_categories: int | Non
 def transform_pair(
     X: pd.DataFrame, train: np.ndarray, other: np.ndarray, scale: bool, *, max_categories: int | None = 32
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Fit the preprocessor on rows ``train`` of ``X`` and transform rows ``train`` and ``other``.
-
-    Returns
-    -------
-    (numpy.ndarray, numpy.ndarray)
-        Shapes (len(train), n_out) and (len(other), n_out).
-    """
+    """Fit the preprocessor on rows ``train`` of ``X`` and transform rows ``train`` and ``other``."""
     preprocessor = make_preprocessor(X, scale=scale, max_categories=max_categories)
     X_train = preprocessor.fit_transform(X.iloc[train])
     return np.asarray(X_train, dtype=np.float64), np.asarray(preprocessor.transform(X.iloc[other]), dtype=np.float64)

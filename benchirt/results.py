@@ -1,18 +1,13 @@
 """The protocol every stage result follows, and the two interval rules its ``conf_int`` methods share.
 
 Every stage result (``ResponseResult``, ``DatasetIRT``, ``IRTFit``, ``RatingResult``, ``Leaderboard``,
-``Tournament``, ``SubsetEvaluation``, ``AIRTResult``, the placement results) has
-
-- ``summary() -> str``: a few lines for a terminal (statsmodels' ``Results.summary``), and
-- ``to_frames() -> dict[str, pandas.DataFrame]``: its tables by file stem, for writing or inspection.
-
-Every estimate that carries an uncertainty has ``conf_int(level=0.95) -> DataFrame``, the level a
-parameter (statsmodels' ``conf_int(alpha)``, scipy.stats' ``confidence_interval(confidence_level)``): the
-columns naming the estimate (``classifier``, ``item`` and ``parameter``, ``respondent``, ``dataset``),
-then ``estimate, low, high`` — and ``se`` when the interval is ``estimate ± z·se``. Two rules build them:
-:func:`normal_interval` (Glicko-2 ratings ± z·RD, IRT parameters and θ ± z·SE) and
-:func:`percentile_interval` (the leaderboard's bootstrap, Efron & Tibshirani 1993 §13.3). Each interval
-kind's coverage is measured on simulated data (``tests/test_interval_coverage.py``,
+``Tournament``, ``SubsetEvaluation``, ``AIRTResult``, the placement results) has ``summary() -> str`` (a few lines for
+a terminal, as statsmodels' ``Results.summary``) and ``to_frames() -> dict[str, pandas.DataFrame]`` (its tables by
+file stem). Every estimate carrying an uncertainty has ``conf_int(level=0.95) -> DataFrame`` (the level a parameter,
+as scipy.stats' ``confidence_interval``): the columns naming the estimate, then ``estimate, low, high`` — and ``se``
+when the interval is ``estimate ± z·se``. Two rules build them: :func:`normal_interval` (Glicko-2 ratings ± z·RD, IRT
+parameters and θ ± z·SE) and :func:`percentile_interval` (the leaderboard's bootstrap, Efron & Tibshirani 1993
+§13.3). Coverage is checked on simulated data (``tests/test_interval_coverage.py``,
 ``benchmarks/interval_coverage.py``).
 """
 from __future__ import annotations
@@ -61,11 +56,9 @@ def normal_interval(estimate, se, *, level: float = 0.95) -> tuple[np.ndarray, n
 
 
 def percentile_interval(replicates, *, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """The central ``level`` share of bootstrap ``replicates`` (B, k) per column, NaN replicates left out.
-
-    The percentile interval of Efron & Tibshirani 1993 §13.3 (``numpy.nanquantile``'s linear rule, the one
-    the leaderboard's ``bt_low, bt_high`` use). A column without any finite replicate gives NaN.
-    """
+    """The central ``level`` share of bootstrap ``replicates`` (B, k) per column, NaN replicates left out: the
+    percentile interval of Efron & Tibshirani 1993 §13.3 (``numpy.nanquantile``'s linear rule). A column without any
+    finite replicate gives NaN."""
     tail = (1.0 - check_level(level)) / 2.0
     values = np.asarray(replicates, dtype=float)
     if values.ndim != 2 or values.shape[0] == 0:

@@ -1,22 +1,18 @@
 """Names from the user's files and configs, made safe to print to a terminal or write into Markdown.
 
-A classifier, dataset or column name comes from a config or a data file and can hold anything: a
-terminal escape sequence (``\\x1b]0;title\\x07`` sets the window title, ``\\x1b[2J`` clears the screen),
-a bidirectional-override character that makes text read backwards, or HTML (``<img src=x
-onerror=alert(1)>``) that a Markdown viewer would render as markup. :func:`printable` replaces every
-control and format character (Unicode categories Cc and Cf, line breaks and tabs kept) by its visible
-escape (``\\x1b``, ``\\u202e``); :func:`markdown_text` also writes a ``<`` that could open an HTML tag,
-comment or autolink (followed by a letter, ``/``, ``!`` or ``?``: CommonMark's raw-HTML and autolink rules) as
-``&lt;``, which every Markdown renderer shows as ``<``; a ``<`` in a sentence such as ``P < 0.01`` stays as it is,
-so the raw file reads as it renders. It escapes a ``]`` followed by ``(``, ``[`` or ``:`` (``\\]``), so no link,
-image or link definition can be formed from a name (``[x](javascript:alert(1))``); an interval ``[0.2, 0.4]``
-stays as written. The HTML report escapes through :func:`html.escape` already.
+A classifier, dataset or column name from a config or data file can hold anything: a terminal escape
+(``\\x1b]0;title\\x07`` sets the window title), a bidirectional override that makes text read backwards, or HTML
+(``<img src=x onerror=alert(1)>``) a Markdown viewer would render. :func:`printable` replaces every control and format
+character (Unicode Cc and Cf; line breaks and tabs kept) by its visible escape; :func:`markdown_text` also writes a
+``<`` that could open an HTML tag, comment or autolink (before a letter, ``/``, ``!`` or ``?``: CommonMark's rules) as
+``&lt;`` (``P < 0.01`` stays), and escapes a ``]`` followed by ``(``, ``[`` or ``:``, so no link or image can be
+formed from a name (an interval ``[0.2, 0.4]`` stays). The HTML report escapes through :func:`html.escape` already.
 
-A name that identifies a respondent (a classifier, a flow) is data: it is compared across datasets and stages, so
-one that differs from what it looks like is refused where it enters (:func:`name_problem`, used by
+A name that identifies a respondent is data compared across datasets and stages, so one that differs from what it
+looks like is refused where it enters (:func:`name_problem`, used by
 :func:`benchirt.stored_runs.matrices.read_matrix_csv`, :func:`benchirt.irt.matrix_file.read_responses_csv` and
-:func:`benchirt.rating.scores.validate_scores`): a leading or trailing space, a control or format character
-(a tab, a line break, ``\\x1b``), or more than :data:`MAX_NAME_LENGTH` characters.
+:func:`benchirt.rating.scores.validate_scores`): a leading or trailing space, a control or format character, or more
+than :data:`MAX_NAME_LENGTH` characters.
 """
 from __future__ import annotations
 

@@ -1,13 +1,11 @@
 """YAML parsing with a bound on what aliases expand to (the YAML "billion laughs").
 
-``yaml.safe_load`` builds an alias (``*a``) as a second reference to the anchored value, so a 1 KB
-file of nine anchors each listing the previous one nine times parses at once into a value whose
-expansion holds 9⁹ strings; whatever then walks it (option checks, the key digest, ``yaml.safe_dump``
-of the run's config) grows memory without bound. :func:`safe_load` composes the document's node graph
-first, counts the nodes the aliases add when expanded (each distinct node once, through a memo) and
-refuses a document where they add more than :data:`MAX_ALIAS_NODES`, or where an alias refers to a
-value that contains it, before any Python value is built. Ordinary uses of anchors (a shared
-``params`` block, ``<<:`` merge keys) add a handful of nodes.
+``yaml.safe_load`` builds an alias (``*a``) as a second reference to the anchored value, so a tiny file of nested
+anchors parses at once into a value whose expansion is exponential, and whatever walks it (option checks, the key
+digest, dumping the run's config) grows memory without bound. :func:`safe_load` composes the node graph first, counts
+the nodes the aliases add when expanded (each distinct node once, memoised) and refuses a document where they add more
+than :data:`MAX_ALIAS_NODES`, or where an alias refers to a value containing it, before any Python value is built.
+Ordinary anchors (a shared ``params`` block, ``<<:`` merge keys) add a handful of nodes.
 """
 from __future__ import annotations
 
@@ -20,10 +18,8 @@ MAX_ALIAS_NODES = 10_000
 
 
 def safe_load(text: str, origin: str):
-    """``yaml.safe_load(text)``, refusing alias bombs and self-referencing aliases with a ConfigError.
-
-    YAML syntax errors are raised as ``yaml.YAMLError`` (callers say where, with line and column).
-    """
+    """``yaml.safe_load(text)``, refusing alias bombs and self-referencing aliases with a ConfigError; syntax errors
+    are raised as ``yaml.YAMLError`` (callers say where, with line and column)."""
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()

@@ -1,24 +1,16 @@
 """Refuse junk input files early, reading at most 64 KiB, or the first line when it is longer.
 
-A text table (a response matrix, a scores or performance CSV, a CSV/TSV/ARFF dataset) is checked
-before any parser sees it: a file over the size limit (:func:`max_input_bytes`, 128 MiB unless the
-``BENCHIRT_MAX_INPUT_MB`` environment variable says otherwise), with NUL bytes (binary data) in its
-first 64 KiB or in its first line, or of 64 KiB or more without a line break (a header row and no data) is a
-:class:`~benchirt.errors.DataError` naming the file and the fix, at a cost bounded by the bytes
-read, not the minutes and gigabytes a parser spends before failing with a misleading message.
+A text table (response matrix, scores or performance CSV, CSV/TSV/ARFF dataset) is checked before any parser sees it:
+a file over the size limit (:func:`max_input_bytes`, 128 MiB unless ``BENCHIRT_MAX_INPUT_MB`` says otherwise), with
+NUL bytes in its first 64 KiB or first line, or of 64 KiB or more without a line break is a
+:class:`~benchirt.errors.DataError` naming the file and the fix, at a cost bounded by the bytes read rather than a
+parser's failing with a misleading message. The header line is not capped (a stored-runs matrix has one item per
+dataset row): a longer one is read to its end in 64 KiB chunks. Compressed files (``.gz``) are checked for size only.
 
-The header line is not capped: a response matrix of stored OpenML runs has one item per dataset row
-(up to 96,000 items, a header of about 1 MiB), so a header longer than 64 KiB is read to its end in
-64 KiB chunks (memory bounded by one chunk; time by the file size, itself under the limit).
-Compressed files (``.gz``) are checked for size only.
-
-Why 128 MiB: the readers parse the whole table with pandas before they can judge it, and on junk text
-(random comma-separated words) their peak memory grows by several MiB per MiB of input (most for a CSV
-dataset, which junk words make a valid all-categorical table). The limit is chosen from that slope so that
-the worst reader stays under 1.5 GiB at the limit, and a junk file far larger is refused by its size alone;
-the former 1024 MiB limit let the same slopes reach several GiB (``python benchmarks/junk_input.py --sizes 16
-128`` measures the slopes; docs/benchmarks.md states them). The largest tables benchirt ships or reads offline are under 1 MiB (a stored-runs matrix
-of 96,000 items: a few MiB); a larger real dataset needs ``BENCHIRT_MAX_INPUT_MB`` (the error says so).
+Why 128 MiB: the readers parse the whole table with pandas before they can judge it, and on junk text their peak
+memory grows by several MiB per MiB of input; the limit is chosen from that slope to bound the worst reader's memory,
+so a far larger junk file is refused by its size alone (``python benchmarks/junk_input.py --sizes 16 128``;
+docs/benchmarks.md). A larger real dataset needs ``BENCHIRT_MAX_INPUT_MB`` (the error says so).
 """
 from __future__ import annotations
 

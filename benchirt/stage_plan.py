@@ -1,17 +1,11 @@
 """What a pipeline stage hands the run engine: the work of one run, described as plain records.
 
 Every stage of :mod:`benchirt.pipeline.registry` names a ``plan(context)`` function in its own package
-(``benchirt/<package>/pipeline_stage.py``). The engine (:mod:`benchirt.pipeline.run`) calls it with a
-:class:`StageContext` and runs what it returns:
-
-- :class:`DatasetWork` — one task per dataset, each result stored under its key;
-- :class:`SuiteWork` — one task over the suite (run in the driver);
-- :class:`DocumentWork` — files written from the run's manifest (the report);
-- :class:`Unavailable` — the stage cannot run (its inputs are missing), with the reason;
-- ``None`` — nothing to do (the stage is not selected and has no stored result to look up).
-
-This module imports nothing of the stages nor of the pipeline, so a stage package can describe its
-work without importing the engine (no ``pipeline`` ↔ stage import cycle).
+(``benchirt/<package>/pipeline_stage.py``); the engine (:mod:`benchirt.pipeline.run`) calls it with a
+:class:`StageContext` and runs what it returns: :class:`DatasetWork` (one task per dataset, each result stored under
+its key), :class:`SuiteWork` (one task over the suite, in the driver), :class:`DocumentWork` (files written from the
+manifest: the report), :class:`Unavailable` (the stage cannot run, with the reason) or ``None`` (nothing to do). This
+module imports nothing of the stages nor of the pipeline, so there is no ``pipeline`` ↔ stage import cycle.
 """
 from __future__ import annotations
 
@@ -21,18 +15,9 @@ from typing import Any, Callable, Mapping
 
 @dataclass
 class DatasetInput:
-    """One dataset's input to a per-dataset stage.
-
-    Attributes
-    ----------
-    name : str
-        Dataset name (artifact folder and manifest entry).
-    inputs : object
-        What identifies the input in the key: the dataset fingerprint or the upstream artifact key.
-    build_args : callable
-        Returns the positional arguments of the stage function; called only when the result must be
-        computed (so reused datasets are never loaded).
-    """
+    """One dataset's input to a per-dataset stage: ``name`` (artifact folder and manifest entry), ``inputs`` (what
+    identifies it in the key: the dataset fingerprint or the upstream key) and ``build_args`` (returns the stage
+    function's arguments; called only when the result must be computed, so reused datasets are never loaded)."""
 
     name: str
     inputs: Any
@@ -41,12 +26,8 @@ class DatasetInput:
 
 @dataclass
 class DatasetWork:
-    """A per-dataset stage's work: ``fn(*item.build_args())`` for every item lacking its result.
-
-    ``preflight``, ``progress`` and ``split`` are the options of
-    :meth:`benchirt.pipeline.runner.Run.per_dataset` (memory guard and ETA, worker progress files,
-    finer tasks).
-    """
+    """A per-dataset stage's work: ``fn(*item.build_args())`` for every item lacking its result; ``preflight``,
+    ``progress`` and ``split`` are the options of :meth:`benchirt.pipeline.runner.Run.per_dataset`."""
 
     options: dict
     items: list
@@ -92,18 +73,14 @@ class StageContext:
     config : benchirt.pipeline.PipelineConfig
     options : dict
         The stage's own options as plain data (its config's ``to_dict``): what its key covers.
-    options_of : callable
-        ``options_of(stage)`` -> another stage's options (for a stage whose results depend on them).
+    options_of, load, stored : callable
+        ``options_of(stage)``: another stage's options; ``load(stage, keys)``: {dataset: result} read from the run
+        directory; ``stored(stage)``: whether the run directory holds any result of that stage.
     selected : bool
         The stage is computed in this run (else its stored results are only looked up).
     keys : dict
         Upstream stage -> {dataset (``"all"`` for a suite-wide stage): artifact key} of this run.
-    load : callable
-        ``load(stage, keys)`` -> {dataset: result} read from the run directory.
-    stored : callable
-        ``stored(stage)`` -> whether the run directory holds any result of that stage.
     run_dir : path
-        The run directory.
     run : benchirt.pipeline.runner.Run
         The engine (progress folder, executor, memory limit); only the response stage reads it.
     outer_parallel : bool

@@ -1,20 +1,13 @@
 """One thread per fit, everywhere: the rule that makes a run's results independent of where it runs.
 
-Native thread pools change results: scikit-learn's k-nearest-neighbour search resolves distance
-ties differently with 1 and 2 OpenMP threads (on kr-vs-kp ``knn_2/3/5/8`` answered 7/5/10/6 test
-items differently), and a multi-threaded BLAS may sum in a different order. How many threads a fit
-gets depends on the executor (joblib's loky workers get ``cores // n_jobs``, Dask's nanny sets 1,
-an in-process fit gets every core) and on the machine, so benchirt pins every pool — BLAS *and*
-OpenMP — to one thread inside every task and every suite-wide stage (:func:`one_thread`).
-Parallelism comes from running tasks side by side, never from threads inside a fit.
-
-threadpoolctl only limits the libraries loaded when the limit is entered, so :func:`one_thread`
-imports scikit-learn first, which loads NumPy's and SciPy's BLAS and its OpenMP runtime.
-
-Inside a fit, the small matrix products of a Newton or EM step run with one BLAS thread too
-(:func:`blas_one_thread`): it inspects the process's libraries once and reuses what it found, since every
-inspection reads each loaded shared library again, which in a process that has loaded pandas, pyarrow and
-matplotlib costs more than a small Bradley–Terry fit.
+Native thread pools change results: scikit-learn's nearest-neighbour search resolves distance ties differently with
+1 and 2 OpenMP threads, and a multi-threaded BLAS may sum in another order. How many threads a fit gets depends on the
+executor and the machine, so benchirt pins every pool — BLAS *and* OpenMP — to one thread inside every task and
+suite-wide stage (:func:`one_thread`); parallelism comes from tasks side by side, never from threads inside a fit.
+threadpoolctl only limits the libraries loaded when the limit is entered, so :func:`one_thread` imports scikit-learn
+first (loading NumPy's and SciPy's BLAS and its OpenMP runtime). Inside a fit, the small matrix products of a Newton or
+EM step run with one BLAS thread too (:func:`blas_one_thread`), which inspects the process's libraries once and reuses
+the result, as each inspection re-reads every loaded shared library.
 """
 from __future__ import annotations
 

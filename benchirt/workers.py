@@ -1,18 +1,12 @@
 """Worker processes that end with the process that started them.
 
-A ``benchirt run`` killed with SIGKILL cannot clean up: its loky worker processes (each holding a
-dataset and scikit-learn, hundreds of MB) would wait for work forever, and loky's resource tracker with
-them. Every worker pool benchirt starts therefore runs :func:`exit_with_parent` in each worker (the
-pool's ``initializer``): a daemon thread that checks once per ``interval`` whether the process that
-started the worker is still its parent, and ends the worker with ``os._exit`` when it is not (the
-kernel re-parents an orphan to init or a subreaper). loky's resource tracker exits by itself once
-every process holding its pipe is gone.
-
-Why a watchdog thread rather than Linux's ``prctl(PR_SET_PDEATHSIG)``: the death signal fires when the
-*thread* that forked the worker ends, not the process, and loky forks replacement workers from its
-executor-manager thread (and benchirt replaces a pool broken by a lost worker), so a worker could be
-killed while its parent lives; it is Linux-only as well. The thread costs one ``getppid`` call per
-interval and works on every POSIX system.
+A ``benchirt run`` killed with SIGKILL cannot clean up: its loky workers (each holding a dataset and scikit-learn)
+would wait for work forever. Every pool benchirt starts runs :func:`exit_with_parent` in each worker (the pool's
+``initializer``): a daemon thread that checks every ``interval`` whether the starting process is still its parent and
+ends the worker with ``os._exit`` when not; loky's resource tracker then exits by itself. Why not Linux's
+``prctl(PR_SET_PDEATHSIG)``: it fires when the *thread* that forked the worker ends, and loky forks replacement workers
+from its manager thread, so a worker could be killed while its parent lives; it is Linux-only too. The thread costs one
+``getppid`` per interval and works on every POSIX system.
 """
 from __future__ import annotations
 

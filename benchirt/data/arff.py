@@ -1,37 +1,24 @@
 """Reader for ARFF files as real-world files write them (Weka, UCI, NASA MDP, OpenML exports).
 
-Why a hand-written header parser and not a library
---------------------------------------------------
-* ``liac-arff`` (installed with openml) rejects Weka's range syntax ``integer [1,10]``
-  (e.g. ``15-breast-w.arff``), parses the data section in pure Python (about ten times
-  slower than pandas' C reader on the larger CC18 files) and returns nominal values as
-  plain objects.
-* ``scipy.io.arff`` rejects ``string`` attributes (``Instance_name`` of splice in Weka's
-  version) and sparse data, and returns nominal values as ``bytes``.
+Why a hand-written header parser and not a library: ``liac-arff`` (installed with openml) rejects Weka's range syntax
+``integer [1,10]``, parses the data section in pure Python (much slower than pandas' C reader) and returns nominal
+values as plain objects; ``scipy.io.arff`` rejects ``string`` attributes and sparse data and returns nominal values as
+``bytes``. Both would need header pre-processing anyway, so this module parses the header (a small, well-defined
+grammar) and hands the data section to :func:`pandas.read_csv` (C engine). Only rows using both quote characters at
+once, and sparse rows, go through the small Python tokenizer below.
 
-Both would need header pre-processing anyway, so this module parses the header itself
-(a few dozen lines of well-defined grammar) and hands the data section to
-:func:`pandas.read_csv` (C engine), which does the heavy work: typed numeric columns,
-``category`` columns for nominal attributes, ``?`` as missing value, quoted values with
-escapes. Only rows using both quote characters at once, and sparse ARFF rows, go through
-the small Python tokenizer below.
+Supported:
 
-What is supported
------------------
-* attribute types ``numeric``/``real``/``integer`` (any case, with or without a Weka range
-  such as ``[1,10]`` or ``(0, inf)``) → ``float64``;
-* nominal ``{a, 'b c', "d"}`` → ``category`` with the *declared* categories in declared
-  order (values outside the declaration are a :class:`~benchirt.errors.DataError`);
-* ``string`` → pandas ``string`` column, reported in :attr:`ArffData.kinds` so that
-  loaders can drop it from the features (row identifiers, free text);
-* ``date ["format"]`` → ``float64`` seconds since 1970-01-01 UTC; a date column whose
-  values cannot be parsed is returned as ``string`` (and then dropped by the loaders);
-* ``relational`` → :class:`~benchirt.errors.DataError` (not used by any classification
-  benchmark we know of);
-* ``?`` (quoted or not) as missing value in every column; ``%`` comment lines and blank
-  lines anywhere; UTF-8 bytes, falling back to latin-1; ``.arff.gz``;
-* sparse rows ``{index value, ...}`` (omitted entries are 0 / the first declared nominal
-  value, as in Weka), converted to a dense frame.
+* ``numeric``/``real``/``integer`` (any case, with or without a Weka range such as ``[1,10]`` or ``(0, inf)``) →
+  ``float64``;
+* nominal ``{a, 'b c', "d"}`` → ``category`` with the *declared* categories in declared order (values outside the
+  declaration are a :class:`~benchirt.errors.DataError`);
+* ``string`` → pandas ``string``, reported in :attr:`ArffData.kinds` so that loaders can drop it from the features;
+* ``date ["format"]`` → ``float64`` seconds since 1970-01-01 UTC; unparseable dates stay ``string``;
+* ``relational`` → :class:`~benchirt.errors.DataError`;
+* ``?`` (quoted or not) as missing value; ``%`` comment and blank lines anywhere; UTF-8, falling back to latin-1;
+  ``.arff.gz``; sparse rows ``{index value, ...}`` (omitted entries are 0 / the first declared nominal value, as in
+  Weka), made dense.
 """
 from __future__ import annotations
 
@@ -73,11 +60,8 @@ class Attribute:
 
 @dataclass
 class ArffHeader:
-    """An ARFF file's header as :func:`read_header` reads it.
-
-    ``relation`` is None when the header has no ``@relation`` line; ``data_line`` is the 1-based number of
-    the ``@data`` line among the lines read, 0 when they hold none.
-    """
+    """An ARFF file's header as :func:`read_header` reads it: ``relation`` None without a ``@relation`` line,
+    ``data_line`` the 1-based number of the ``@data`` line among the lines read (0: none)."""
 
     relation: str | None
     attributes: list[Attribute]
@@ -86,19 +70,9 @@ class ArffHeader:
 
 @dataclass
 class ArffData:
-    """The content of an ARFF file.
-
-    Attributes
-    ----------
-    relation : str
-        The ``@relation`` name.
-    frame : pandas.DataFrame, shape (n_rows, n_attributes)
-        All attributes in file order, typed as described in the module docstring.
-    kinds : dict[str, str]
-        Attribute name → ``"numeric" | "nominal" | "string" | "date"``.
-    notes : list[str]
-        What the reader changed on the way (encoding fallback, unparseable dates).
-    """
+    """The content of an ARFF file: ``relation``, ``frame`` (every attribute in file order, typed as in the module
+    docstring), ``kinds`` (name → ``"numeric" | "nominal" | "string" | "date"``) and ``notes`` (what the reader
+    changed: encoding fallback, unparseable dates)."""
 
     relation: str
     frame: pd.DataFrame
@@ -109,21 +83,11 @@ class ArffData:
 def read_arff(path: str | Path) -> ArffData:
     """Read an ARFF (or ``.arff.gz``) file into a typed DataFrame.
 
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-
-    Returns
-    -------
-    ArffData
-
     Raises
     ------
     DataError
-        Empty file, no ``@data`` section, malformed header, rows with the wrong number of
-        values (a truncated file), values that do not fit their declared type, duplicate
-        attribute names. The message names the file and, where there is one, the line.
+        Empty file, no ``@data`` section, malformed header, rows with the wrong number of values (a truncated file),
+        values that do not fit their declared type, duplicate attribute names; the message names the file and line.
     """
     path = Path(path)
     text, notes = _decode(_read_bytes(path), path)
@@ -216,15 +180,9 @@ def _unquote(token: str) -> str:
 def read_header(lines: Iterable[str], where: str | Path) -> ArffHeader:
     """Parse ARFF header lines up to the ``@data`` line: the one reader of ARFF headers in benchirt.
 
-    ``lines`` may be an open text file: reading stops right after ``@data``, so the file is left at its first
-    data line. Blank and ``%`` comment lines are skipped. Each ``@attribute`` is read as :func:`read_arff` reads it
-    (quoted names, nominal values, Weka ranges; an unknown type is an error).
-
-    Raises
-    ------
-    DataError
-        A line that is not ``@relation``, ``@attribute`` or ``@data``, or a malformed ``@attribute``; the message
-        names ``where`` and the line.
+    ``lines`` may be an open text file, left at its first data line. Blank and ``%`` lines are skipped; each
+    ``@attribute`` is read as :func:`read_arff` reads it. A line that is not ``@relation``, ``@attribute`` or
+    ``@data``, a malformed ``@attribute`` or an unknown type is a DataError naming ``where`` and the line.
 
     >>> header = read_header(["@relation iris", "% a comment", "@attribute 'petal width' REAL",
     ...                       "@attribute class {setosa, versicolor}", "@DATA", "1.0,setosa"], "iris.arff")
@@ -320,10 +278,7 @@ def _field_count(line: str) -> int:
 
 
 def _data_rows(body: str) -> str:
-    """The data rows of the ``@data`` section, one per line, without comment and blank lines.
-
-    The common case (no comment or blank line between rows) costs one regex scan and one strip.
-    """
+    """The data rows of the ``@data`` section, one per line, without comment and blank lines."""
     rows = body.strip()
     if _SKIPPED_LINE.search(rows):
         rows = "\n".join(ln for ln in rows.splitlines() if ln.strip() and not ln.lstrip().startswith("%"))
@@ -331,11 +286,8 @@ def _data_rows(body: str) -> str:
 
 
 def _field_counts(rows: str) -> np.ndarray:
-    """Number of comma-separated values on each line of ``rows`` (-1: unterminated quote).
-
-    Quote-free text is counted in one vectorised pass over its bytes; lines with quotes are
-    counted one by one, ignoring commas inside quoted values.
-    """
+    """Number of comma-separated values on each line of ``rows`` (-1: unterminated quote); quote-free text in one
+    vectorised pass, lines with quotes one by one."""
     if "'" in rows or '"' in rows:
         return np.array([_field_count(line) for line in rows.split("\n")])
     raw = np.frombuffer(rows.encode("utf-8", "surrogatepass"), dtype=np.uint8)
@@ -416,11 +368,8 @@ def _typed_from_strings(rows, attributes: list[Attribute], path: Path, notes: li
 
 
 def _declared_categorical(column: pd.Series, attr: Attribute, path: Path, notes: list[str]) -> pd.Series:
-    """Map an observed ``category`` column onto the attribute's declared categories (vectorised).
-
-    Values that differ from a declared value only in letter case (the NASA MDP files declare
-    ``{false,true}`` and write ``False``) are mapped onto it, with a note.
-    """
+    """Map an observed ``category`` column onto the attribute's declared categories; values differing only in
+    letter case (NASA MDP declares ``{false,true}`` and writes ``False``) are mapped, with a note."""
     declared = list(attr.categories)
     observed = [str(c).strip() for c in column.cat.categories]
     position = {v: k for k, v in enumerate(declared)}

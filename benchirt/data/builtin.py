@@ -9,8 +9,7 @@ wine       ``load_wine``            187         178 × 13, 3 classes
 iris       ``load_iris``            61          150 × 4, 3 classes
 =========  =======================  ==========  ===========================================
 
-Class labels are scikit-learn's ``target_names`` (``malignant``/``benign`` for wdbc).
-The files are read from the scikit-learn installation, never downloaded.
+Class labels are scikit-learn's ``target_names``; the files are read from the installation, never downloaded.
 """
 from __future__ import annotations
 
@@ -64,19 +63,8 @@ def sklearn_version() -> str:
 
 
 def load_builtin(name: str) -> Dataset:
-    """Load a builtin dataset.
-
-    Parameters
-    ----------
-    name : str
-        A key of :data:`BUILTIN_DATASETS` or a scikit-learn name such as ``breast_cancer``.
-
-    Returns
-    -------
-    Dataset
-        ``source`` is ``"builtin:<loader>"``; cleaning rules of :mod:`benchirt.data.cleaning`
-        apply (digits loses its always-blank pixels as constant columns).
-    """
+    """Load a builtin dataset (a key of :data:`BUILTIN_DATASETS` or a scikit-learn name such as ``breast_cancer``);
+    ``source`` is ``"builtin:<loader>"`` and :mod:`benchirt.data.cleaning` applies (digits loses its blank pixels)."""
     from sklearn import datasets as sk_datasets
 
     info = builtin_info(name)

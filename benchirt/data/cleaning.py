@@ -1,29 +1,24 @@
 """Turn a raw table into a :class:`~benchirt.data.dataset.Dataset`: pick the target, apply the load-time rules.
 
-Every source (ARFF/CSV/parquet files, scikit-learn builtins, OpenML) ends here, so every
-dataset obeys the same rules, whatever its origin:
+Every source (ARFF/CSV/parquet files, scikit-learn builtins, OpenML) ends here, so every dataset obeys the same rules:
 
-1. Column names must be unique → otherwise :class:`~benchirt.errors.DataError` (renaming
-   silently would make ``target=`` and the ignore lists ambiguous).
-2. Target: the column named ``target`` (unknown name → ``DataError`` listing the columns),
-   else the last column. Labels become a ``category`` Series of strings (``1``, not ``1.0``);
-   a numeric target with non-integer values is a regression target → ``DataError``.
-   Declared classes without any instance are removed from the target's categories.
-3. Rows whose target is missing are dropped (note, ``extra["dropped_rows"]`` = their
-   0-based positions in the source table); the index is then reset to ``0..n-1``.
-4. Columns are dropped, each recorded in ``extra["dropped_columns"]`` (name → reason):
-   the ``ignore`` list (OpenML ignore/row-id attributes, manifest ``ignore``), columns the
-   source declares as free text (ARFF ``string``), entirely-missing columns, constant
-   columns (one distinct observed value; missing values do not count), and *identifier*
-   columns — nominal columns with at least 20 present values of which 90 % or more are
-   distinct (splice's ``Instance_name``: 3,178 distinct in 3,190 rows), which no classifier
-   can generalise from.
-5. Feature types: numeric → ``float64``, except columns a reader stored as exact small integers
-   (:mod:`benchirt.data.compact`: OpenML's parquet files), which stay so; everything else (text,
-   bool, nominal) → ``category`` (ARFF nominal columns keep their declared categories).
+1. Column names must be unique, else :class:`~benchirt.errors.DataError` (renaming silently would make ``target=`` and
+   the ignore lists ambiguous).
+2. Target: the column named ``target`` (unknown name → ``DataError`` listing the columns), else the last column.
+   Labels become a ``category`` Series of strings (``1``, not ``1.0``); a numeric target with non-integer values is a
+   regression target → ``DataError``. Declared classes without instances are removed.
+3. Rows whose target is missing are dropped (note, ``extra["dropped_rows"]`` = their 0-based positions); the index is
+   reset to ``0..n-1``.
+4. Columns dropped, each recorded in ``extra["dropped_columns"]`` (name → reason): the ``ignore`` list, columns
+   declared free text (ARFF ``string``), entirely-missing and constant columns (missing values do not count), and
+   *identifier* columns — nominal with at least 20 present values of which 90 % or more are distinct (splice's
+   ``Instance_name``), which no classifier can generalise from.
+5. Feature types: numeric → ``float64``, except exact small integers a reader stored compactly
+   (:mod:`benchirt.data.compact`); everything else → ``category`` (ARFF nominal columns keep their declared
+   categories).
 
-A dataset with one class or no usable feature is *not* an error here: it loads, its
-metadata can be computed, and :attr:`Dataset.skip_reason` says why a stage must skip it.
+A dataset with one class or no usable feature loads (its metadata can be computed); :attr:`Dataset.skip_reason` says
+why a stage must skip it.
 """
 from __future__ import annotations
 
@@ -58,34 +53,13 @@ def prepare_dataset(
     notes: Iterable[str] = (),
     extra: dict | None = None,
 ) -> Dataset:
-    """Split ``frame`` into features and target and apply the module's cleaning rules.
+    """Split ``frame`` (every column, target included) into features and target and apply the module's cleaning rules.
 
-    Parameters
-    ----------
-    frame : pandas.DataFrame, shape (n_rows, n_columns)
-        All columns of the table, target included.
-    name : str
-        Dataset name.
-    where : str
-        What to name in error messages (a file path, ``"OpenML dataset 31"``).
-    target : str, optional
-        Target column; default the last column.
-    source, openml_id, task_id
-        Copied to the :class:`Dataset`.
-    ignore : iterable of str
-        Columns to drop (OpenML ignore / row-id attributes). Names not in ``frame`` are skipped.
-    text_columns : iterable of str
-        Columns the source declares as free text (ARFF ``string``); dropped from the features.
-    notes : iterable of str
-        Notes from the reader, kept in ``extra["notes"]``.
-    extra : dict, optional
-        Further entries for ``Dataset.extra``.
-
-    Returns
-    -------
-    Dataset
-        ``extra`` holds ``target``, ``notes`` (list of str), ``dropped_columns`` (dict name →
-        reason) and ``dropped_rows`` (list of int).
+    ``where`` is what error messages name (a path, ``"OpenML dataset 31"``); ``target`` defaults to the last column;
+    ``source``, ``openml_id``, ``task_id`` are copied to the :class:`Dataset`; ``ignore`` are columns to drop (names
+    not in ``frame`` skipped); ``text_columns`` are declared free text and dropped; the reader's ``notes`` and
+    ``extra`` go to ``Dataset.extra``, which also holds ``target``, ``dropped_columns`` (name → reason) and
+    ``dropped_rows``.
     """
     frame, target = _with_target(frame, target, where)
     notes = list(notes)
@@ -167,12 +141,8 @@ def _labels(y: pd.Series, target: str, where: str) -> pd.Series:
 
 
 def _uninformative_columns(X: pd.DataFrame) -> dict[str, str]:
-    """Entirely-missing, constant and identifier columns of a typed feature frame (float64 / category).
-
-    Numeric columns are checked as one 2-D array (missing, min == max); nominal ones through
-    their category codes, so that wide tables cost a few vectorised passes, not a pandas call
-    per column.
-    """
+    """Entirely-missing, constant and identifier columns of a typed feature frame (float64 / category), in a few
+    vectorised passes (numeric columns as one 2-D array, nominal ones through their category codes)."""
     numeric = [c for c in X.columns if not isinstance(X[c].dtype, pd.CategoricalDtype)]
     reasons = _uninformative_numeric(X, numeric)
     known = set(numeric)

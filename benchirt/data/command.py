@@ -37,23 +37,10 @@ def register(subparsers) -> None:
 
 
 def describe_suite(suite: object, *, load: bool = True, show_progress: bool = False) -> pd.DataFrame:
-    """One row per dataset of ``suite`` with the columns of :data:`COLUMNS`.
-
-    Parameters
-    ----------
-    suite : object
-        Anything :func:`benchirt.data.resolve_suite` accepts.
-    load : bool
-        Read each dataset to fill the metadata columns (otherwise they stay empty).
-    show_progress : bool
-        Show a progress bar while loading.
-
-    Returns
-    -------
-    pandas.DataFrame, shape (n_datasets, len(COLUMNS))
-        ``problem`` holds the load error or :attr:`Dataset.skip_reason`; metadata of a dataset that
-        failed to load stays empty (never NaN-filled numbers from a partial load).
-    """
+    """One row per dataset of ``suite`` (anything :func:`benchirt.data.resolve_suite` accepts) with the columns of
+    :data:`COLUMNS`. ``load`` reads each dataset to fill the metadata columns (else they stay empty); ``problem`` holds
+    the load error or :attr:`Dataset.skip_reason`, and a dataset that failed to load keeps empty metadata (never
+    numbers from a partial load)."""
     import pandas as pd
     from benchirt.bars import tqdm
 

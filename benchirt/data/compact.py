@@ -1,17 +1,12 @@
 """Read a large parquet table column batch by column batch, storing exact small integers compactly.
 
-CC18's image datasets (CIFAR_10: 60,000 × 3,072 pixels; Devnagari-Script, mnist_784, Fashion-MNIST)
-are 0-255 integers that OpenML serves in parquet files. Read whole into pandas as ``float64`` they
-take 8 bytes per value, and every later copy (dropping the target, typing, cleaning) another 8:
-CIFAR_10 went over 4 GB before a single fit. Here a numeric column is kept as the narrowest of
-:data:`COMPACT_DTYPES` that holds *every* value exactly — checked bit for bit on the round trip
-back to ``float64``, so a missing value, a fraction, ``-0.0`` or an out-of-range value keeps the column
-``float64`` — and the table is converted a batch of columns at a time, so at most one batch exists
-as ``float64``. Nothing changes downstream: :func:`benchirt.data.cleaning.prepare_dataset` and
-:func:`benchirt.preprocess.clean_features` keep such columns, and scikit-learn converts them to
-``float64`` (exactly) when preprocessing fits, so the responses are bit-identical
-(``tests/test_data_compact.py``). pyarrow reads the columns; pandas' own
-``read_parquet`` has no column-wise conversion hook.
+CC18's image datasets are 0-255 integers served as parquet; read whole as ``float64`` they take 8 bytes per value, and
+every later copy another 8. Here a numeric column is kept as the narrowest of :data:`COMPACT_DTYPES` that holds
+*every* value exactly — checked bit for bit on the round trip to ``float64``, so a missing value, a fraction, ``-0.0``
+or an out-of-range value keeps it ``float64`` — converting a batch of columns at a time. Nothing changes downstream:
+the cleaning rules and :func:`benchirt.preprocess.clean_features` keep such columns and scikit-learn converts them
+exactly, so the responses are bit-identical (``tests/test_data_compact.py``). Hand-written because pandas'
+``read_parquet`` has no column-wise conversion hook; pyarrow reads the columns.
 """
 from __future__ import annotations
 
@@ -51,14 +46,8 @@ def compact_column(values: pd.Series) -> pd.Series:
 
 
 def read_parquet_compact(path: str | Path, *, batch_columns: int = BATCH_COLUMNS) -> tuple[pd.DataFrame, int]:
-    """All columns of a parquet file, numeric ones compacted (:func:`compact_column`) batch by batch.
-
-    Returns
-    -------
-    (pandas.DataFrame, int)
-        The table (same columns, order and values as ``pandas.read_parquet``; other dtypes as pyarrow
-        converts them) and the number of columns stored compactly.
-    """
+    """All columns of a parquet file, numeric ones compacted (:func:`compact_column`) batch by batch: the table (as
+    ``pandas.read_parquet`` gives it, but compact) and the number of columns stored compactly."""
     import pyarrow.parquet as pq
 
     source = pq.ParquetFile(path)

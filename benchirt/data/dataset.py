@@ -1,11 +1,9 @@
 """The one in-memory dataset type every benchirt stage consumes.
 
-A :class:`Dataset` holds the features as a :class:`pandas.DataFrame` (nominal
-columns keep the ``category`` dtype), the target as a categorical
-:class:`pandas.Series`, the dataset's name and, when known, its OpenML ids.
-:meth:`Dataset.metadata` computes the nine characteristics Cardoso et al. 2021 §5.6 draws
-from OpenML for every dataset (plus the instance count), so that benchmark
-subsets can be characterised the same way offline.
+A :class:`Dataset` holds the features as a :class:`pandas.DataFrame` (nominal columns ``category``), the target as a
+categorical :class:`pandas.Series`, its name and OpenML ids when known. :meth:`Dataset.metadata` computes the nine
+characteristics Cardoso et al. 2021 §5.6 draws from OpenML (plus the instance count), so that benchmark subsets can be
+characterised the same way offline.
 """
 from __future__ import annotations
 
@@ -22,22 +20,19 @@ class Dataset:
     Attributes
     ----------
     name : str
-        Human-readable name (the OpenML name when the dataset comes from OpenML).
+        Human-readable name (OpenML's when it comes from OpenML).
     X : pandas.DataFrame, shape (n_instances, n_features)
-        Features; nominal features have ``category`` dtype, numeric ones a float/int dtype.
+        Features; nominal ones ``category``, numeric ones a float/int dtype.
     y : pandas.Series, shape (n_instances,)
         Class labels, ``category`` dtype.
-    openml_id : int or None
-        OpenML dataset id, when known.
-    task_id : int or None
-        OpenML task id, when known.
+    openml_id, task_id : int or None
+        OpenML dataset and task ids, when known.
     source : str
         Where the data came from, e.g. ``"builtin:breast_cancer"``, ``"file:/path/x.arff"``, ``"openml:31"``.
     extra : dict
-        What loading did (:mod:`benchirt.data.cleaning`): ``target`` (column name), ``notes``
-        (list of str), ``dropped_columns`` (name → reason), ``dropped_rows`` (0-based positions in
-        the source table of rows without a class label); files add ``file`` (and ARFF ``relation``),
-        OpenML adds ``openml_version``.
+        What loading did (:mod:`benchirt.data.cleaning`): ``target``, ``notes``, ``dropped_columns`` (name → reason),
+        ``dropped_rows`` (0-based source positions of rows without a label); files add ``file`` (ARFF
+        ``relation``), OpenML ``openml_version``.
     """
 
     name: str
@@ -67,11 +62,8 @@ class Dataset:
 
     @property
     def skip_reason(self) -> str | None:
-        """Why no classifier can be evaluated on this dataset, or ``None`` when it is usable.
-
-        Loading never fails for these cases, so metadata stays available; the response stage
-        checks this and records a skip with the reason (one class, no rows, no usable feature).
-        """
+        """Why no classifier can be evaluated on this dataset (one class, no rows, no usable feature), or ``None``.
+        Loading never fails for these, so metadata stays available; the response stage records a skip."""
         if len(self.y) == 0:
             return f"dataset {self.name!r} has no rows with a class label"
         if self.n_classes < 2:
@@ -82,12 +74,9 @@ class Dataset:
         return None
 
     def metadata(self) -> dict:
-        """The dataset characteristics of Cardoso et al. 2021 §5.6, as a dict keyed by :data:`METADATA_COLUMNS`.
-
-        Percentages are in [0, 100]; ``pct_missing_instances`` counts rows with at least one
-        missing feature; a binary feature is one with exactly two distinct observed values
-        (nominal or numeric); ``dimensionality`` is ``n_features / n_instances``.
-        """
+        """The dataset characteristics of Cardoso et al. 2021 §5.6, keyed by :data:`METADATA_COLUMNS`. Percentages
+        are in [0, 100]; ``pct_missing_instances`` counts rows with a missing feature; a binary feature has exactly two
+        distinct observed values; ``dimensionality`` is ``n_features / n_instances``."""
         n, p = self.X.shape
         nominal = [c for c in self.X.columns if is_nominal(self.X[c])]
         n_distinct = self.X.nunique(dropna=True)

@@ -1,14 +1,12 @@
 """Load one local data file (ARFF, CSV/TSV or parquet, optionally gzip-compressed) as a :class:`Dataset`.
 
-The format comes from the suffix (``.arff``, ``.csv``, ``.tsv``, ``.parquet``/``.pq``, each
-optionally followed by ``.gz`` except parquet); anything else is a
-:class:`~benchirt.errors.DataError`. The target is the ``target`` column when given (by a suite file or
-manifest), else — ARFF: the last attribute, which must then be nominal (a numeric one is refused rather
-than read as hundreds of classes); CSV, TSV and parquet: the column named ``class`` or ``target`` (any
-case, :data:`TARGET_NAMES`). A table with neither is refused with its columns listed, never read with its
-last column as the class (a numeric column of 7 values would be 7 classes). Cleaning follows :mod:`benchirt.data.cleaning`.
-CSV files are read by pandas' C parser with ``?``, empty and the usual NA spellings as
-missing values; UTF-8 is tried first, then latin-1.
+The format comes from the suffix (``.arff``, ``.csv``, ``.tsv``, ``.parquet``/``.pq``, each but parquet optionally
+followed by ``.gz``); anything else is a :class:`~benchirt.errors.DataError`. The target is the ``target`` column when
+given (by a suite file or manifest), else — ARFF: the last attribute, which must be nominal; CSV, TSV and parquet: the
+column named ``class`` or ``target`` (any case, :data:`TARGET_NAMES`). A table with neither is refused with its
+columns listed, never read with its last column as the class (a numeric column of 7 values would be 7 classes).
+Cleaning follows :mod:`benchirt.data.cleaning`. CSV is read by pandas' C parser with ``?``, empty and the usual NA
+spellings as missing; UTF-8 first, then latin-1.
 """
 from __future__ import annotations
 
@@ -60,20 +58,8 @@ def load_file(
     openml_id: int | None = None,
     task_id: int | None = None,
 ) -> Dataset:
-    """Read a data file and return the cleaned :class:`Dataset`.
-
-    Parameters
-    ----------
-    path : str or Path
-        ARFF, CSV/TSV or parquet file.
-    target : str, optional
-        Target column; default the last column.
-    name : str, optional
-        Dataset name; default :func:`dataset_name` of the file.
-    ignore : tuple of str
-        Columns to drop from the features.
-    openml_id, task_id : int, optional
-        OpenML ids, when the file is a copy of an OpenML dataset.
+    """Read a data file (ARFF, CSV/TSV or parquet) and return the cleaned :class:`Dataset`; ``name`` defaults to
+    :func:`dataset_name`, ``openml_id``/``task_id`` for a copy of an OpenML dataset.
 
     Raises
     ------
@@ -129,11 +115,9 @@ def _named_target(frame: pd.DataFrame, path: Path) -> str:
 
 
 def _check_arff_class(arff, target: str | None, path: Path) -> None:
-    """Without a declared target, the class is the last attribute, and an ARFF class is nominal.
-
-    A numeric last attribute (an ``age`` column) taken as the class would silently turn a dataset
-    into a many-class problem; it is refused with the attributes that could be the class instead.
-    """
+    """Without a declared target, the class is the last attribute, and an ARFF class must be nominal: a numeric one (an
+    ``age`` column) would silently make a many-class problem; it is refused naming the attributes that could be the
+    class."""
     if target is not None or not arff.kinds:
         return
     last, kind = list(arff.kinds.items())[-1]

@@ -1,9 +1,7 @@
 """Local suites: a folder of data files (optionally with a manifest) and the offline CC18 mirror.
 
-Manifest
---------
-A folder may hold ``manifest.csv``; then it defines the suite (files it does not list are
-ignored). Columns, all optional except ``file``:
+A folder may hold ``manifest.csv``, which then defines the suite (unlisted files are ignored). Columns, all optional
+except ``file``:
 
 ===============================  ==========================================================
 ``file``                         file name, relative to the folder
@@ -15,24 +13,16 @@ ignored). Columns, all optional except ``file``:
 ``sha256``                       expected file checksum, verified when the dataset loads
 ===============================  ==========================================================
 
-Other columns (``source``, …) are ignored. Without a manifest every ``.arff``, ``.csv``,
-``.tsv`` and ``.parquet`` file of the folder (not its sub-folders) is a dataset, named after its
-file, sorted by name.
+Other columns are ignored. Without a manifest every ``.arff``, ``.csv``, ``.tsv`` and ``.parquet`` file of the folder
+(not its sub-folders) is a dataset, named after its file, sorted by name.
 
-The offline CC18 mirror
------------------------
-``cc18-offline`` is the 26 ARFF files of ``<shared data>/cc18-arff`` (with its manifest's OpenML
-names and ids) plus scikit-learn's breast_cancer as ``wdbc`` (OpenML 1510): 27 datasets. The
-shared data folder is ``$BENCHIRT_SHARED_DATA`` when set, else ``../shared/data`` relative to the
-working directory or to the project root.
+``cc18-offline`` is the ARFF files of ``<shared data>/cc18-arff`` (with its manifest's OpenML names and ids) plus
+scikit-learn's breast_cancer as ``wdbc`` (OpenML 1510). The shared data folder is ``$BENCHIRT_SHARED_DATA``, else
+``../shared/data`` relative to the working directory or the project root.
 
-The embedded suite
-------------------
-``embedded`` is what ``benchirt run`` runs with no argument: the four scikit-learn builtins plus
-eight small real datasets shipped inside the package (``benchirt/data/embedded_suite/``, 116 KB,
-with a manifest of sources, licences and sha256 checksums checked at load; README there) — twelve
-datasets, enough for the AIRT stage and for subsets of several sizes, with no network and no
-``../shared``.
+``embedded``, what ``benchirt run`` runs with no argument, is the scikit-learn builtins plus small real datasets shipped
+in ``benchirt/data/embedded_suite/`` (with a manifest of sources, licences and sha256 checksums checked at load;
+README there): enough for the AIRT stage and subsets of several sizes, with no network and no ``../shared``.
 """
 from __future__ import annotations
 
@@ -62,13 +52,8 @@ def shared_data_candidates() -> list[Path]:
 
 
 def cc18_mirror_dir() -> Path:
-    """The folder of the offline CC18 ARFF mirror (holding ``manifest.csv``).
-
-    Raises
-    ------
-    DataError
-        The mirror is not found; the message lists the places searched.
-    """
+    """The folder of the offline CC18 ARFF mirror (holding ``manifest.csv``); DataError listing the places searched
+    when it is not found."""
     searched = []
     for base in shared_data_candidates():
         for folder in (base / CC18_MIRROR, base):
@@ -102,15 +87,8 @@ def embedded_specs() -> list[DatasetSpec]:
 
 
 def directory_specs(folder: str | Path, *, target: str | None = None) -> list[DatasetSpec]:
-    """The datasets of a folder: its manifest when there is one, else every data file in it.
-
-    Parameters
-    ----------
-    folder : str or Path
-        The folder.
-    target : str, optional
-        Target column for every file that the manifest gives none (default: last column).
-    """
+    """The datasets of a folder: its manifest when there is one, else every data file in it; ``target`` for every file
+    the manifest gives none (default: last column)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise DataError(f"{folder}: not a folder")

@@ -1,23 +1,13 @@
 """OpenML datasets through the ``openml`` package (openml-python ≥ 0.14) and its cache: loading a
 spec's data, its version and shape, and the translation of openml's errors.
 
-openml-python keeps every downloaded description and data file in its cache directory
-(``~/.cache/openml`` by default; :func:`set_openml_cache` moves it), so a dataset is fetched once
-and later runs read it from disk. A spec carries the cache folder it was resolved with
-(``DatasetSpec.openml_cache``) and :func:`load_openml` uses it, so worker processes and Dask workers
-read the driver's cache rather than their own default. Turning suites, tasks and dataset ids into
-specs is :mod:`benchirt.data.openml_specs` (this module builds no spec, so
-:class:`~benchirt.data.spec.DatasetSpec` can load through it without an import cycle).
-
-Every call into openml goes through :func:`openml_errors`, which turns the library's failures
-into one-line benchirt errors:
-
-* no connection (``requests`` errors, DNS failures) → :class:`OpenMLUnavailableError`;
-* the server answering "unknown id" (``OpenMLServerException``) or any other openml failure →
-  :class:`DataError`;
-
-and both messages name the offline alternatives (:data:`OFFLINE_OPTIONS`). Note that
-openml-python retries a failed connection a few times (about 10 s in all) before giving up.
+openml-python keeps every downloaded description and data file in its cache (``~/.cache/openml`` by default;
+:func:`set_openml_cache` moves it). A spec carries the cache folder it was resolved with (``DatasetSpec.openml_cache``)
+and :func:`load_openml` uses it, so every worker reads the driver's cache. Building specs is
+:mod:`benchirt.data.openml_specs` (none here, so :class:`~benchirt.data.spec.DatasetSpec` loads through this module
+without an import cycle). Every call into openml goes through :func:`openml_errors`: no connection →
+:class:`OpenMLUnavailableError`; an unknown id or any other openml failure → :class:`DataError`; both name the offline
+alternatives (:data:`OFFLINE_OPTIONS`). openml-python retries a failed connection a few times before giving up.
 """
 from __future__ import annotations
 
@@ -112,11 +102,10 @@ def has_cached_qualities(spec) -> bool:
 def load_openml(spec) -> Dataset:
     """Download (or read from openml's cache) the dataset of ``spec`` and clean it like any source.
 
-    The target is ``spec.target`` or the dataset's ``default_target_attribute``; OpenML's row-id and
-    ignore attributes are dropped and recorded in ``extra["dropped_columns"]``. A dataset openml
-    fetched as parquet is read by :func:`benchirt.data.compact.read_parquet_compact` (a batch of columns
-    at a time, exact small integers stored compactly: CC18's image datasets fit in memory) instead of
-    openml's ``get_data``, which holds the whole table as ``float64`` and caches it as a pickle.
+    The target is ``spec.target`` or the ``default_target_attribute``; OpenML's row-id and ignore attributes are
+    dropped (``extra["dropped_columns"]``). Parquet is read by :func:`benchirt.data.compact.read_parquet_compact`
+    (large image datasets fit in memory) instead of openml's ``get_data``, which holds the whole table as ``float64``
+    and caches it as a pickle.
     """
     did = int(spec.location)
     if spec.openml_cache:

@@ -1,14 +1,10 @@
 """OpenML suites, tasks and dataset ids as :class:`~benchirt.data.spec.DatasetSpec` lists.
 
 The forms ``OpenML-CC18`` / ``openml:99``, ``openml-task:ID`` and ``openml-dataset:ID`` of
-:func:`benchirt.data.resolve_suite` resolve here; loading a spec's data is
-:mod:`benchirt.data.openml_source`, whose error translation (:func:`~benchirt.data.openml_source.openml_errors`)
-every call below goes through.
-
-openml-python does not cache suite listings: they always ask the server. benchirt keeps the
-listing of every suite it resolved online (:func:`suite_listing_path`, beside openml's own files) and
-uses it when the server cannot be reached, saying so, so a suite whose datasets are cached runs
-offline after one online run.
+:func:`benchirt.data.resolve_suite` resolve here, every call through
+:func:`~benchirt.data.openml_source.openml_errors`. openml-python does not cache suite listings; benchirt keeps the
+listing of every suite it resolved online (:func:`suite_listing_path`) and uses it, saying so, when the server cannot
+be reached, so a suite whose datasets are cached runs offline after one online run.
 """
 from __future__ import annotations
 
@@ -27,19 +23,9 @@ from benchirt.io import atomic_write_json
 
 
 def suite_specs(suite: int | str) -> list[DatasetSpec]:
-    """The datasets of an OpenML benchmark suite (its tasks), in the suite's task order.
-
-    Parameters
-    ----------
-    suite : int or str
-        Suite id or alias (``99``, ``"OpenML-CC18"``, ``"OpenML100"``).
-
-    Returns
-    -------
-    list of DatasetSpec
-        ``kind="openml"``, with dataset id, task id and the task's target. Names are the OpenML
-        dataset names, made unique with ``-<id>`` when two tasks share a name.
-    """
+    """The datasets of an OpenML benchmark suite (id or alias: ``99``, ``"OpenML-CC18"``, ``"OpenML100"``), in the
+    suite's task order: ``kind="openml"`` with dataset id, task id and the task's target, named by OpenML (made unique
+    with ``-<id>`` when two tasks share a name)."""
     sid = suite_id(suite)
     try:
         task_ids, listing = _fetch_suite(suite, sid)

@@ -1,16 +1,11 @@
 """The shapes of OpenML-CC18's 72 datasets as recorded, for estimates made without OpenML.
 
-``benchirt run CONFIG --estimate`` prices a dataset from its shape (rows, features, classes). For
-OpenML datasets it asks OpenML's qualities (the server, or openml-python's cache); where neither
-answers — a machine without network that never resolved the suite online — the estimate of an
-OpenML-CC18 run falls back on this table and says so per dataset. It is package data
-(``benchirt/data/cc18_shapes.csv``): ``did, name, NumberOfInstances, NumberOfFeatures,
-NumberOfClasses`` from OpenML's dataset listing (Bischl et al. 2021, the OpenML benchmarking suites),
-where ``NumberOfFeatures`` counts every attribute and the target but not row identifiers (splice's
-``Instance_name``); constant or empty columns count, though benchirt drops them on loading. The 26
-datasets of the offline ARFF mirror and wdbc (scikit-learn's breast cancer data) are checked against
-the data in ``tests/test_data_recorded_shapes.py``; that check corrected vowel from 13 to 14 (13
-attributes and the class).
+``benchirt run CONFIG --estimate`` prices a dataset from its shape; for OpenML datasets it asks OpenML's qualities
+(server or cache), and where neither answers an OpenML-CC18 run falls back on this table, saying so per dataset. It is
+package data (``benchirt/data/cc18_shapes.csv``: ``did, name, NumberOfInstances, NumberOfFeatures, NumberOfClasses``
+from OpenML's dataset listing, Bischl et al. 2021), where ``NumberOfFeatures`` counts every attribute and the target
+but not row identifiers; constant or empty columns count, though benchirt drops them on loading. The datasets of the
+offline mirror and wdbc are checked against the data in ``tests/test_data_recorded_shapes.py``.
 """
 from __future__ import annotations
 

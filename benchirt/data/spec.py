@@ -1,8 +1,7 @@
 """A suite member that is loaded on demand: :class:`DatasetSpec`.
 
-A spec is small, frozen and picklable, so a suite of specs can be listed, filtered, written to a
-suite file and shipped to workers before any data is read. :meth:`DatasetSpec.fingerprint` gives
-the stable content key the pipeline uses for its cache (see ``docs/DESIGN.md``).
+A spec is small, frozen and picklable, so a suite can be listed, filtered, written to a suite file and shipped to
+workers before any data is read; :meth:`DatasetSpec.fingerprint` is the content key of the pipeline's cache.
 """
 from __future__ import annotations
 
@@ -42,9 +41,8 @@ class DatasetSpec:
     sha256 : str or None
         Expected sha256 of a file (from a manifest); :meth:`load` refuses a file that differs.
     openml_cache : str or None
-        openml-python's cache folder for this dataset (a suite's ``cache:`` option). It travels with
-        the spec, so a worker process or a Dask worker on another machine reads the same cache as the
-        driver. Not part of :meth:`fingerprint`: where the cache lives does not change the data.
+        openml-python's cache folder (a suite's ``cache:`` option); travels with the spec so that every worker reads
+        the driver's cache. Not part of :meth:`fingerprint`: where the cache lives does not change the data.
     """
 
     name: str
@@ -64,14 +62,8 @@ class DatasetSpec:
             object.__setattr__(self, "ignore", tuple(self.ignore))
 
     def load(self) -> Dataset:
-        """Read the dataset (no caching: each call reads the source again).
-
-        Raises
-        ------
-        DataError
-            The source cannot be read or is malformed (:class:`OpenMLUnavailableError` when
-            OpenML cannot be reached).
-        """
+        """Read the dataset, again on each call; DataError when the source cannot be read or is malformed
+        (:class:`OpenMLUnavailableError` when OpenML cannot be reached)."""
         if self.kind == "builtin":
             dataset = load_builtin(self.location)
         elif self.kind == "file":
@@ -96,17 +88,10 @@ class DatasetSpec:
         return dataset
 
     def fingerprint(self) -> str:
-        """A stable key of the dataset's content.
-
-        Returns
-        -------
-        str
-            ``"sha256:<hex of the file bytes>"`` for files (hashed once per process and file
-            version), ``"builtin:<name>:sklearn-<version>"`` for builtins,
-            ``"openml:<dataset id>:<version or 'unknown'>"`` for OpenML; followed by
-            ``";target=<name>"`` and ``";ignore=<a,b>"`` when those options are set, since they
-            change the loaded dataset.
-        """
+        """A stable key of the dataset's content: ``"sha256:<hex of the file bytes>"`` for files (hashed once per
+        process and file version), ``"builtin:<name>:sklearn-<version>"``, or ``"openml:<dataset id>:<version or
+        'unknown'>"``; followed by ``";target=<name>"`` and ``";ignore=<a,b>"`` when set, as they change the loaded
+        dataset."""
         if self.kind == "file":
             key = f"sha256:{file_sha256(self.location)}"
         elif self.kind == "builtin":

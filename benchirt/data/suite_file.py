@@ -16,10 +16,9 @@ Format (YAML shown; JSON has the same structure)::
         openml_id: 1510
         builtin: breast_cancer      # a scikit-learn dataset (see benchirt.data.builtin)
 
-Each entry becomes one :class:`~benchirt.data.spec.DatasetSpec`, from the first source that
-applies: ``file`` when that file exists, else ``builtin``, else ``openml_id`` (downloaded through
-openml, so a suite file written on one machine also works on another that lacks the file), else
-an error. Unknown keys are refused, so a typo does not silently change a suite.
+Each entry becomes one :class:`~benchirt.data.spec.DatasetSpec` from the first source that applies: ``file`` when it
+exists, else ``builtin``, else ``openml_id`` (so a suite file also works on a machine lacking the file), else an error.
+Unknown keys are refused, so a typo does not silently change a suite.
 """
 from __future__ import annotations
 
@@ -59,25 +58,8 @@ def is_suite_file(path: str | Path) -> bool:
 
 def write_suite_file(path: str | os.PathLike[str], name: str, specs: Iterable[DatasetSpec], *,
                      description: str = "") -> Path:
-    """Write a suite file (YAML for ``.yaml``/``.yml``, JSON for ``.json``), atomically.
-
-    Parameters
-    ----------
-    path : str or Path
-        Destination; its suffix picks the format.
-    name : str
-        Suite name.
-    specs : iterable of DatasetSpec
-        The datasets, in order. File paths are stored relative to the suite file's folder when
-        the file lies inside it, else absolute.
-    description : str
-        Optional free text.
-
-    Returns
-    -------
-    Path
-        ``path``.
-    """
+    """Write a suite file (YAML for ``.yaml``/``.yml``, JSON for ``.json``) atomically; returns ``path``. File paths
+    are stored relative to the suite file's folder when inside it, else absolute."""
     path = Path(path)
     if not is_suite_file(path):
         raise ConfigError(f"{path}: a suite file must end in {', '.join(SUFFIXES)}")
@@ -98,13 +80,8 @@ def write_suite_file(path: str | os.PathLike[str], name: str, specs: Iterable[Da
 
 
 def read_suite_file(path: str | Path) -> SuiteFile:
-    """Read a suite file written by :func:`write_suite_file` (or by hand).
-
-    Raises
-    ------
-    ConfigError
-        Unreadable or malformed file, missing/unknown keys, duplicate names, entries with no source.
-    """
+    """Read a suite file written by :func:`write_suite_file` (or by hand); ConfigError for an unreadable or malformed
+    file, missing/unknown keys, duplicate names, entries with no source."""
     path = Path(path)
     document = _read_document(path)
     if not isinstance(document, dict):

@@ -54,19 +54,8 @@ DICT_OPTIONS = ("include", "exclude", "target", "name", "cache")
 
 
 def resolve_suite(spec: object, *, base: str | Path | None = None) -> list[DatasetSpec]:
-    """Turn a suite description into the list of its datasets (nothing is loaded yet).
-
-    Parameters
-    ----------
-    spec : str, int, Path, DatasetSpec, list or dict
-        See the module docstring.
-    base : str or Path, optional
-        Folder that relative paths are relative to (a config file's folder); default the working folder.
-
-    Returns
-    -------
-    list of DatasetSpec
-        In the order given, names unique.
+    """Turn a suite description (module docstring; ``base``: the folder relative paths start from, default the
+    working folder) into its datasets, in the order given, names unique; nothing is loaded yet.
 
     Raises
     ------
@@ -181,10 +170,7 @@ def _source_specs(source: str, spec: Mapping, base: Path) -> list[DatasetSpec]:
 
 
 def _select(specs: list[DatasetSpec], include: Names | None, exclude: Names | None) -> list[DatasetSpec]:
-    """Keep the datasets named in ``include`` (in suite order) and drop those in ``exclude``.
-
-    A dataset matches by name or by OpenML id.
-    """
+    """Keep the datasets ``include`` names (in suite order) and drop those ``exclude`` names (by name or OpenML id)."""
     _check_named(specs, include, exclude)
     if include is not None:
         wanted = {str(w) for w in _as_list(include)}

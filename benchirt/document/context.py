@@ -1,8 +1,7 @@
 """What a stage's report sections read beside their stage's own result (:class:`SectionContext`).
 
-A stage's registry record names the functions that add its sections
-(:attr:`benchirt.pipeline.registry.Stage.sections`); the report calls each with the stage's result — a
-``{dataset: result}`` mapping for a per-dataset stage, the one result for a suite-wide stage — and this context.
+A stage's registry record names its section functions (:attr:`benchirt.pipeline.registry.Stage.sections`); the report
+calls each with the stage's result (``{dataset: result}`` per dataset, else the one result) and this context.
 """
 from __future__ import annotations
 
@@ -19,20 +18,10 @@ class StageConfigs(Protocol):
 
 @dataclass(frozen=True)
 class SectionContext:
-    """The run around one stage's result, as its sections read it.
-
-    Attributes
-    ----------
-    config : StageConfigs
-        The run's config: ``config.stage_config(name)`` is a stage's options (the IRT thresholds, the rated score).
-    dpi : int
-        Resolution of the embedded figures (the report's ``dpi``).
-    max_dataset_plots : int
-        Datasets that get their own characteristic-curve figures (the report's ``max_dataset_plots``).
-    results : mapping
-        Stage name -> that stage's results in the run (``{dataset: result}`` or one result, None when absent):
-        what a section reads of another stage (:meth:`of`).
-    """
+    """The run around one stage's result, as its sections read it: ``config`` (``config.stage_config(name)`` is a
+    stage's options), ``dpi`` and ``max_dataset_plots`` (the report's options: figure resolution, datasets with their
+    own characteristic curves) and ``results`` (stage -> its results in the run, ``{dataset: result}`` or one result,
+    None when absent; read through :meth:`of`)."""
 
     config: StageConfigs
     dpi: int = 80

@@ -1,14 +1,12 @@
 """Text a reader can read in the report's figures: every label at least :data:`MIN_TEXT_PX` CSS pixels.
 
-A figure of W inches saved at ``dpi`` is ``W * dpi`` pixels wide; the page shows it at most
-:data:`CONTENT_WIDTH_PX` wide (the content column at a 1280 px window), so a label of ``s`` points is
-``s * dpi / 72 * min(1, CONTENT_WIDTH_PX / (W * dpi))`` pixels on screen. :func:`legible_layout` lays the
-figure out (no pixel drawn), measures that size for every visible text, enlarges the texts that fall short and
-lays it out again, until all pass (a figure wider than the column keeps its width, so its fonts grow instead),
-and :func:`save_laid_out` draws the PNG once from that last layout (``savefig`` alone would lay the figure out
-once more, and the PNG would not be the layout measured). :func:`overlapping_texts`
-finds labels whose boxes intersect, on the same layout. Hand-written: matplotlib has no
-notion of the size at which a web page will show a figure.
+A figure of W inches saved at ``dpi`` is ``W * dpi`` pixels wide; the page shows it at most :data:`CONTENT_WIDTH_PX`
+wide, so a label of ``s`` points is ``s * dpi / 72 * min(1, CONTENT_WIDTH_PX / (W * dpi))`` pixels on screen.
+:func:`legible_layout` lays the figure out (no pixel drawn), measures that size for every visible text, enlarges the
+short ones and lays it out again until all pass (a figure wider than the column keeps its width, so its fonts grow);
+:func:`save_laid_out` draws the PNG once from that last layout (``savefig`` alone would lay it out anew).
+:func:`overlapping_texts` finds labels whose boxes intersect on the same layout. Hand-written: matplotlib has no notion
+of the size at which a web page will show a figure.
 """
 from __future__ import annotations
 
@@ -73,14 +71,12 @@ class Layout:
 
 
 def legible_layout(fig, dpi: float) -> Layout:
-    """Enlarge ``fig``'s short texts until every one is at least :data:`MIN_TEXT_PX` on screen, measured on the
-    figure laid out at ``dpi`` without rasterising it (:func:`laid_out`); the last layout, which is the
-    figure's current one.
+    """Enlarge ``fig``'s short texts until every one is at least :data:`MIN_TEXT_PX` on screen, measured on the figure
+    laid out at ``dpi`` without rasterising it (:func:`laid_out`); returns the last layout, the figure's current one.
 
-    Before the first layout every text is enlarged to what it needs in a figure the page shows at its own width
-    (the least any layout can need), as a measured round would, so that a figure no wider than the page passes
-    on its first layout; the rounds then enlarge what a wider one still needs. Tick labels get their strings
-    when the figure is drawn, so this first pass takes every visible text, empty or not."""
+    Before the first layout every text (tick labels get their strings only when drawn, so empty ones too) is enlarged
+    to what it needs at the page's own width — the least any layout can need — so a figure no wider than the page
+    passes at once; the rounds then enlarge what a wider one still needs."""
     from matplotlib.text import Text
 
     _enlarge([t for t in fig.findobj(Text) if t.get_visible()], MIN_TEXT_PX * 72 / dpi)

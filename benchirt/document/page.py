@@ -1,11 +1,10 @@
 """A report as data — sections of paragraphs, tables and figures — and its two renderings.
 
-:func:`render_html` writes one self-contained page: inline CSS, every figure a base64 PNG data URI,
-long tables folded in ``<details>`` with their CSV as a data URI, no script and no external asset, so the file can be
-mailed or archived alone — except a table whose CSV exceeds :data:`EMBED_CSV_BYTES` when the caller collects
-``attachments``: its CSV is then a file beside the page (``report-tables/``), linked, so that a field of thousands of
-entrants keeps a page of a few MB (the report writes the files with the page).
-:func:`render_markdown` writes the same text and tables (figures are left to the HTML page).
+:func:`render_html` writes one self-contained page: inline CSS, figures as base64 PNG data URIs, long tables folded in
+``<details>`` with their CSV as a data URI, no script and no external asset, so the file can be mailed or archived
+alone — except that, when the caller collects ``attachments``, a table whose CSV exceeds :data:`EMBED_CSV_BYTES` is a
+linked file beside the page (``report-tables/``), which keeps a large field's page small. :func:`render_markdown` writes
+the same text and tables (figures only in the HTML page).
 """
 from __future__ import annotations
 
@@ -89,8 +88,9 @@ class Paragraph:
 
 @dataclass
 class Table:
-    """A table; ``key`` columns are put first, the rest follow in their order. Headers are shown through
-    :func:`human_header` unless ``human_headers`` is false (columns that are data names). Over :data:`FOLD_ROWS` rows the HTML page folds it and links its CSV."""
+    """A table; ``key`` columns first, the rest in their order. Headers go through :func:`human_header` unless
+    ``human_headers`` is false (columns that are data names). Over :data:`FOLD_ROWS` rows the HTML page folds it and
+    links its CSV."""
 
     frame: pd.DataFrame
     caption: str = ""
@@ -175,11 +175,9 @@ _NUMBER_CELL = re.compile(r"<td>([-−+=]?\d[\d.,]*(?:e[-+]?\d+)?(?: ?%| – [-�
 
 def render_html(title: str, subtitle: str, sections: list[Section], *,
                 attachments: dict[str, pd.DataFrame] | None = None) -> str:
-    """One HTML page (inline CSS, figures as data URIs, no scripts), self-contained unless ``attachments``.
-
-    With ``attachments`` (a dict of tables the caller writes beside the page as CSV) a folded table whose CSV exceeds
-    :data:`EMBED_CSV_BYTES` is added to it under ``report-tables/NN-<caption words>.csv`` and linked there instead
-    of embedded."""
+    """One HTML page (inline CSS, figures as data URIs, no scripts), self-contained unless ``attachments`` (a dict the
+    caller writes beside the page as CSV): a folded table whose CSV exceeds :data:`EMBED_CSV_BYTES` is then added under
+    ``report-tables/NN-<caption words>.csv`` and linked instead of embedded."""
     nav = "".join(f'<a href="#{s.id}">{_escape(s.title)}</a>' for s in sections)
     body = []
     for section in sections:
@@ -227,11 +225,9 @@ def _html_block(block: Block, attachments: dict[str, pd.DataFrame] | None = None
 
 
 def _csv_link(shown: pd.DataFrame, caption: str, attachments: dict[str, pd.DataFrame] | None) -> str:
-    """The link to a folded table's CSV: a data URI, or an attached file when it is large (:func:`render_html`).
-
-    The CSV of the first :data:`HEAD_ROWS` rows is a prefix of the whole table's: when it alone exceeds
-    :data:`EMBED_CSV_BYTES` the table is attached without serialising it here (a field's millions of pairs are
-    written once, by :func:`benchirt.report.write_attachments`)."""
+    """The link to a folded table's CSV: a data URI, or an attached file when large (:func:`render_html`). The CSV of
+    the first :data:`HEAD_ROWS` rows is a prefix of the whole: when it alone exceeds :data:`EMBED_CSV_BYTES` the table
+    is attached without serialising it here (it is written once, by :func:`benchirt.report.write_attachments`)."""
     if attachments is not None and len(shown) > HEAD_ROWS:
         if len(shown.head(HEAD_ROWS).to_csv(index=False).encode("utf-8")) > EMBED_CSV_BYTES:
             return _attached(shown, caption, attachments)
@@ -266,11 +262,8 @@ def _short_name(value) -> str:
 
 
 def render_markdown(title: str, subtitle: str, sections: list[Section]) -> str:
-    """The report's text and tables as Markdown (pipe tables; figures are in the HTML page).
-
-    Every text is :func:`~benchirt.safe_text.markdown_text` (names come from the user's files: HTML and
-    control characters are shown as written, never rendered).
-    """
+    """The report's text and tables as Markdown (pipe tables; figures are in the HTML page). Every text goes through
+    :func:`~benchirt.safe_text.markdown_text`: names from the user's files are shown as written, never rendered."""
     lines = [f"# {markdown_text(title)}", "", markdown_text(subtitle), ""]
     for section in sections:
         lines += [f"## {markdown_text(section.title)}", ""]

@@ -16,12 +16,10 @@ from benchirt.irt.mstep import em_step
 from benchirt.irt.problem import Problem, clip, max_change
 from benchirt.irt.stationarity import joins, largest_gradient, marginal_gradient
 
-#: Largest SQUAREM step length (per item); longer ones fail the log-posterior check more often
-#: than they gain (measured on simulated and reference matrices).
+#: Largest SQUAREM step length (per item); longer ones fail the log-posterior check more often than they gain.
 _MAX_ALPHA = 3.0
-#: The 1PL's SQUAREM step length, one for all parameters: its shared ``a`` and the ``b``'s move along one
-#: ridge, where the per-item cap of 3 leaves EM creeping; a longer step that fails the log-posterior check
-#: costs only one EM step (issue 23; the step counts are in benchmarks/results/irt-cost.md).
+#: The 1PL's SQUAREM step length, one for all parameters: its shared ``a`` and the ``b``'s move along one ridge,
+#: where the per-item cap leaves EM creeping; a failed longer step costs only one EM step.
 _MAX_ALPHA_1PL = 100.0
 #: The parameter-expanded move (:func:`expanded_move`) changes the ability scale's unit by at most
 #: this factor's exponential (e^0.7 = 2.0) at once.

@@ -19,9 +19,8 @@ from benchirt.irt.problem import Problem, clip, free_columns, guessing, log_prio
 MAX_STEP = 1.0
 #: Halvings tried before an item keeps its previous value in an M-step.
 _HALVINGS = 8
-#: Fisher-scoring steps per item in one M-step. One step (a generalised EM) left EM crawling along
-#: flat ridges of weakly determined 3PL items and stopped well short of the optimum on wide matrices; a third
-#: step cost more than it saved (``benchmarks/irt_fit.py --part scale --baseline``; benchmarks/results/irt-cost.md).
+#: Fisher-scoring steps per item in one M-step: one leaves EM crawling along flat ridges of weakly determined 3PL
+#: items, a third costs more than it saves.
 M_STEPS = 2
 
 

@@ -20,15 +20,12 @@ from benchirt.irt.recombine import recombine
 from benchirt.irt.search import Run, chosen_run, explored_enough, run_rows
 from benchirt.irt.starts import column_sums, orientation, start_scores
 
-#: ``starts="auto"`` (:func:`_search`): the fewest and the most starts that climb. All seven candidates
-#: of :func:`~benchirt.irt.starts.start_scores` climb: on some pools the principal component and the sum
-#: score agree on a local optimum that only the later directions in the plane leave, so stopping once the
-#: first two agree misses the best (benchmarks/results/irt-starts.md, "Rejected start strategies").
+#: ``starts="auto"`` (:func:`_search`): the fewest and most starts that climb. All seven candidates of
+#: :func:`~benchirt.irt.starts.start_scores` climb, as the first two can agree on a local optimum.
 _MIN_CLIMBS = 7
 _BUDGET = 20
-#: Share of the items a hop (:class:`_Hops`) starts afresh, and every how many starts after the
-#: candidates one is a hop (the others are the seeded mixtures of the deep search): hops alone missed
-#: GesturePhaseSegmentation's best optimum, which one seeded mixture reaches, by 3.2 units.
+#: Share of the items a hop (:class:`_Hops`) starts afresh, and every how many starts after the candidates one is a
+#: hop (the others are the deep search's seeded mixtures, which reach optima hops alone miss).
 _HOP_SHARE = 0.2
 _HOP_EVERY = 2
 

@@ -18,11 +18,8 @@ from scipy.special import expit, logit
 from benchirt.irt.config import IRTConfig
 from benchirt.irt.models import quadrature
 
-#: The E- and M-step go through the items in blocks (:func:`block_size`) whose item x node tables
-#: take about this many bytes per response cell each, and at least :data:`MIN_BLOCK` items: each block's
-#: M-step runs to its end before the next block's begins (:func:`benchirt.irt.mstep.em_step`), so every
-#: block pays the Python of both scoring passes and their halvings, so smaller blocks cost more CPU
-#: (``benchmarks/irt_memory.py``'s matrices; benchmarks/results/irt-cost.md, "Memory").
+#: Bytes per response cell of each item block's item x node tables in the E- and M-step (:func:`block_size`; at
+#: least :data:`MIN_BLOCK` items): every block pays the Python of its M-step, so smaller blocks cost more CPU.
 _TABLE_BYTES_PER_CELL = 0.25
 MIN_BLOCK = 128
 #: The 1-byte response patterns are read as float in pieces of about 1/16 of the items.

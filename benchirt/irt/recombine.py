@@ -11,12 +11,8 @@ from benchirt.irt.climb import climb_and_file, grid_gains
 from benchirt.irt.problem import Problem, symmetric
 from benchirt.irt.search import Run
 
-#: The search's last phase (:func:`recombine`), where it found more than one optimum: the items
-#: whose other mode comes closest that are flipped one at a time (:func:`mode_flips`, 3PL), and how
-#: many crossovers with the next best optima (:class:`Crossovers`) in a row may fail to raise the
-#: best optimum; at most :data:`RECOMBINE_BUDGET` climbs in all. Fewer flips and climbs left the perturbed
-#: runs of the stationarity test apart, more changed nothing (exploratory runs; the schedules tried are in
-#: benchmarks/results/irt-starts.md, "Rejected start strategies").
+#: The last phase (:func:`recombine`): the items flipped one at a time (:func:`mode_flips`, 3PL) and the crossovers
+#: in a row (:class:`Crossovers`) that may fail to raise the best optimum; at most :data:`RECOMBINE_BUDGET` climbs.
 _FLIPS = 30
 _CROSS_PATIENCE = 6
 _CROSS_PARTNERS = 3

@@ -11,10 +11,8 @@ from scipy.special import expit
 from benchirt.irt.mstep import add_prior_terms
 from benchirt.irt.problem import Problem, free_columns, guessing
 
-#: The standard errors go through the items in at least this many blocks, so their (patterns, items, 3)
-#: score arrays hold 1.5 bytes per response cell each instead of 24, and blocks no larger than the EM's
-#: (:func:`benchirt.irt.problem.block_size`), so their (items, nodes, 3) tables stay small on fine grids, where
-#: larger blocks made them the fit's largest arrays (``benchmarks/irt_memory.py``; benchmarks/results/irt-cost.md).
+#: Fewest item blocks of the standard errors, so their score arrays stay small (1.5 instead of 24 bytes per cell);
+#: no block is larger than the EM's (:func:`benchirt.irt.problem.block_size`).
 _SE_BLOCKS = 16
 
 

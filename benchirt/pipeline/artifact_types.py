@@ -1,11 +1,10 @@
 """The fixed registry of classes an artifact may hold: benchirt's stage results and their parts.
 
-An artifact's ``_type.json`` names the class of each folder. Reading it must never import or call
-what that text names (a tampered file could name ``os:system``), so names are only looked up here:
-the registry holds every dataclass defined in :data:`RESULT_MODULES` — modules named in this code,
-not on disk, imported only when one of their classes is read — plus classes registered by code with
-:func:`register`. Writing refuses a dataclass
-that is not registered, so a result that could not be read back is never stored.
+An artifact's ``_type.json`` names the class of each folder. Reading it must never import or call what that text
+names (a tampered file could name ``os:system``), so names are only looked up here: every dataclass defined in
+:data:`RESULT_MODULES` (named in this code, not on disk; imported only when one of their classes is read), plus
+classes registered with :func:`register`. Writing refuses an unregistered dataclass, so no result that could not be
+read back is stored.
 """
 from __future__ import annotations
 
@@ -48,11 +47,9 @@ def name_of(cls: type) -> str:
 
 
 def lookup(name: object, where: Path) -> type[DataclassInstance]:
-    """The registered class called ``name``; ArtifactError for any other name.
-
-    Only a module listed in :data:`RESULT_MODULES` is ever imported, and only a dataclass defined in
-    it is returned: a name read from disk selects among these, it is never imported as such.
-    """
+    """The registered class called ``name``; ArtifactError for any other name. Only a module of
+    :data:`RESULT_MODULES` is imported and only a dataclass defined in it returned: a name read from disk selects
+    among these, it is never imported as such."""
     cls = _find(name) if isinstance(name, str) else None
     if cls is None:
         raise ArtifactError(

@@ -14,24 +14,20 @@ A configuration has these top-level keys (every one optional)::
                  strict: false, slurm: null}      # slurm: benchirt.pipeline.slurm_options.SlurmOptions
     out:        runs/default       # run directory
 
-Each stage's section carries the stage's name (:mod:`benchirt.pipeline.registry` declares them); the
-former section names ``responses``, ``rating`` and ``subsets`` (and ``irts``) are still read, with a
-note (:attr:`PipelineConfig.notes`), as are the former names in ``stages`` — here only
-(:func:`current_names`): a loaded config speaks the stages' names.
+Each stage's section carries the stage's name (:mod:`benchirt.pipeline.registry`); the former section names
+``responses``, ``rating``, ``subsets`` and ``irts``, and former names in ``stages``, are still read here only, with a
+note (:attr:`PipelineConfig.notes`, :func:`current_names`): a loaded config speaks the stages' names.
 
-Paths follow one rule: a path that names an *input* inside a config file (``suite`` folders and
-files, ``airt.aslib``) is relative to the config file's folder, so a config and its data move
-together; ``out`` and every path given on the command line (``--out``, ``SOURCE``) are relative to the
-current folder, where the command is run. A missing input folder is an error naming the path tried.
-An empty config file is an error (``benchirt run`` without CONFIG runs the packaged default).
+Paths: an *input* named inside a config file (``suite`` folders and files, ``airt.aslib``) is relative to the config
+file's folder, so a config and its data move together; ``out`` and every path on the command line (``--out``,
+``SOURCE``) are relative to the current folder. A missing input folder is an error naming the path tried; so is an
+empty config file (``benchirt run`` without CONFIG runs the packaged default).
 
-Every value is checked against its declaration by :func:`benchirt.options.validated` (messages
-``<section>.<key>: got X, expected Y``, unknown keys refused with the list of valid ones): each stage
-section by that stage's ``XConfig.from_dict`` (its ``OPTIONS`` table), the top level
-(:data:`TOP_LEVEL_OPTIONS`), the pipeline's own ``airt`` keys (:data:`AIRT_PIPELINE_OPTIONS`) and a run's
-``rate.score`` (:data:`benchirt.rating.config.RUN_SCORE`) here. Validation imports only the stages' ``config`` modules (the stage packages are
-lazy, :mod:`benchirt.lazy`). YAML syntax errors become a :class:`~benchirt.errors.ConfigError` naming
-the file, line and column.
+Every value is checked by :func:`benchirt.options.validated`: each stage section by its ``XConfig.from_dict``, the
+top level (:data:`TOP_LEVEL_OPTIONS`), the pipeline's ``airt`` keys (:data:`AIRT_PIPELINE_OPTIONS`) and a run's
+``rate.score`` (:data:`benchirt.rating.config.RUN_SCORE`) here. Validation imports only the stages' ``config``
+modules (:mod:`benchirt.lazy`). YAML syntax errors become a :class:`~benchirt.errors.ConfigError` naming the file,
+line and column.
 """
 from __future__ import annotations
 
@@ -135,36 +131,31 @@ class ExecutionConfig:
     Attributes
     ----------
     n_jobs : int
-        Local worker processes (joblib); with ``backend: dask`` and no scheduler, the number of
-        workers of the local Dask cluster started for the run. ``-1`` means every core.
+        Local worker processes (joblib), or the workers of the local Dask cluster with ``backend: dask`` and no
+        scheduler; ``-1``: every core.
     backend : {"local", "dask", "slurm"}
-        ``local``: joblib on this machine. ``dask``: Dask distributed (``scheduler`` or a LocalCluster).
-        ``slurm``: Dask workers started as SLURM jobs by dask-jobqueue (:mod:`benchirt.pipeline.slurm`;
-        ``n_jobs`` is not read: the jobs are planned from the cost model).
+        ``local``: joblib. ``dask``: Dask distributed (``scheduler`` or a LocalCluster). ``slurm``: Dask workers
+        started as SLURM jobs by dask-jobqueue (:mod:`benchirt.pipeline.slurm`; jobs planned from the cost model,
+        ``n_jobs`` not read).
     scheduler : str or None
         Address of a running Dask scheduler, e.g. ``tcp://10.0.0.5:8786`` (implies ``backend: dask``).
     retries : int
-        How many times a dataset whose task raised an unexpected error is tried again before it is
-        recorded as failed (errors that are the data's fault are recorded as skipped at once).
+        Retries of a dataset whose task raised an unexpected error before it is recorded as failed (errors that are
+        the data's fault are recorded as skipped at once).
     memory_limit_gb : float or None
-        The most memory one dataset's response task may need, by the estimate from its shape made
-        before it is loaded (:mod:`benchirt.pipeline.preflight`); a dataset projected over it is recorded
-        as skipped. None: this machine's available memory divided by the workers that run at once
-        (no limit under an external Dask scheduler, whose workers' memory is not known here).
+        The most memory one dataset's response task may need by the estimate from its shape, before loading
+        (:mod:`benchirt.pipeline.preflight`); a dataset over it is skipped. None: available memory divided by the
+        concurrent workers (no limit under an external Dask scheduler, whose workers' memory is unknown).
     tasks : {"fits", "datasets"}
-        How the response stage is cut when the work runs on several workers. ``fits``: per dataset a
-        preparation task, then one task per (preprocessing kind, fold or final fit) and one for the
-        MLP ladder (:mod:`benchirt.pipeline.fits`), so one large dataset occupies every worker.
-        ``datasets``: one task per dataset (the longest dataset bounds the stage). The results are
-        the same bit for bit; only the wall time differs.
+        How the response stage is cut on several workers. ``fits``: per dataset a preparation task, then one task
+        per (preprocessing kind, fold or final fit) and one for the MLP ladder (:mod:`benchirt.pipeline.fits`).
+        ``datasets``: one task per dataset. The results are identical bit for bit; only the wall time differs.
     strict : bool
-        A classifier of the config (``respond.pool`` or ``respond.extra``) whose fit fails on a
-        dataset fails that dataset's response stage (exit status 1, nothing downstream uses it) instead
-        of being left out of it (reported in the console, manifest, summary and report, exit status 1
-        too). ``benchirt run --strict`` sets it.
+        A ``respond.pool`` or ``respond.extra`` classifier whose fit fails fails that dataset's response stage instead
+        of being left out (reported, exit status 1 either way). ``benchirt run --strict`` sets it.
     slurm : SlurmOptions or None
-        The SLURM jobs of ``backend: slurm`` (:class:`benchirt.pipeline.slurm_options.SlurmOptions`; its
-        defaults when the block is left out); given with another backend it is refused, as it would not be read.
+        The SLURM jobs of ``backend: slurm`` (:class:`benchirt.pipeline.slurm_options.SlurmOptions`, its defaults
+        when left out); refused with another backend, which would not read it.
     """
 
     n_jobs: int = 1
@@ -212,8 +203,8 @@ class PipelineConfig:
     Attributes
     ----------
     sections : dict
-        Raw (plain-data) option dict of every stage section, as written in the file; these feed the
-        artifact keys, so that changing a stage's options recomputes that stage and what follows.
+        The raw option dict of every stage section as written; these feed the artifact keys, so that changing a
+        stage's options recomputes that stage and what follows.
     stage_configs : dict
         Section name -> the stage's config object built by its ``from_dict``.
     notes : tuple of str
@@ -257,17 +248,9 @@ def _stage_name(name: str) -> str:
 def load_config(source: str | os.PathLike | Mapping | None = None, **overrides: Any) -> PipelineConfig:
     """Read and validate a pipeline configuration.
 
-    Parameters
-    ----------
-    source : path, mapping or None
-        A YAML file, an already-parsed mapping, or None for the packaged default configuration.
-    **overrides
-        Top-level keys replacing the file's (e.g. ``stages=[...]``, ``out=...``).
-
-    Raises
-    ------
-    ConfigError
-        Malformed YAML (with line and column), unknown keys or stage names, invalid values.
+    ``source``: a YAML file, a parsed mapping, or None for the packaged default; ``overrides`` replace top-level
+    keys (e.g. ``stages=[...]``, ``out=...``). Raises ConfigError on malformed YAML (with line and column), unknown
+    keys or stage names, invalid values.
 
     Examples
     --------
@@ -341,24 +324,16 @@ def _validated(raw: dict, origin: str, base_dir: str) -> PipelineConfig:
 
 
 def current_names(names, where: str) -> tuple[list, list[str]]:
-    """``names`` with every former stage name replaced by the stage's name
-    (:func:`benchirt.pipeline.registry.canonical`), and a note per replacement.
-
-    Config sections, ``stages:``, ``--stages`` and ``--skip`` all come through here, so everything past the
-    config loader (``PipelineConfig.stage_config``, the engine, the stages) sees the stages' names only.
-    """
+    """``names`` with every former stage name replaced (:func:`benchirt.pipeline.registry.canonical`), and a note
+    per replacement. Config sections, ``stages:``, ``--stages`` and ``--skip`` all come through here, so everything
+    past the loader sees the stages' names only."""
     notes = [registry.alias_note(name, where) for name in names if registry.canonical(name) != name]
     return [registry.canonical(name) for name in names], notes
 
 
 def _former_sections(raw: dict) -> tuple[dict, list[str]]:
-    """``raw`` with former section names renamed to the stages' names, and a note per renaming.
-
-    Raises
-    ------
-    ConfigError
-        A section given under both names.
-    """
+    """``raw`` with former section names renamed, and a note per renaming; ConfigError for a section given under
+    both names."""
     keys, notes = current_names(list(raw), "section")
     for key, name in zip(raw, keys):
         if name != key and name in raw:
@@ -367,11 +342,8 @@ def _former_sections(raw: dict) -> tuple[dict, list[str]]:
 
 
 def select_stages(stages, *, skip=(), origin: str = "command line", notes: list[str] | None = None) -> tuple[str, ...]:
-    """Validate stage names and return them in pipeline order, minus ``skip``.
-
-    Former names are read (:func:`current_names`); when ``notes`` is a list, a note per former name is
-    appended to it.
-    """
+    """Validate stage names and return them in pipeline order, minus ``skip``; former names are read
+    (:func:`current_names`), with a note appended to ``notes`` when it is a list."""
     (stages, stage_notes), (skip, skip_notes) = current_names(stages, "stages"), current_names(skip, "skip")
     if notes is not None:
         notes += stage_notes + skip_notes

@@ -1,14 +1,12 @@
 """``benchirt run --estimate``: the expected time and peak memory of a study, before paying for it.
 
-The cost model is deliberately simple — per classifier, a constant times the work its algorithm
-does — and calibrated in two steps, both on CPU seconds (one thread per fit: the work, whatever else
-the machine runs, so neither needs a quiet machine): ``python benchmarks/scale.py --calibrate``
-measures the constants on synthetic single-threaded fits; ``python benchmarks/scale.py
---calibrate-run RUN_DIR`` then fits one factor per group of classifiers (:data:`COST_GROUPS`), the
-IRT constant and the suite-wide stages' constants to finished real runs' CPU seconds per (dataset,
-stage) (their manifests; a refit replaces the synthetic constants only where it predicts better). Both rewrite ``cost_model.json``; ``benchmarks/scale.py --check RUN_DIR``
-prints measured/estimated per dataset and for the run, and ``docs/scale.md`` states the error. Work
-units, for ``n`` fitted rows, ``m`` predicted rows, ``d`` features and ``c`` classes:
+The cost model is deliberately simple — per classifier, a constant times the work its algorithm does, in CPU seconds
+of one thread — and calibrated in two steps: ``python benchmarks/scale.py --calibrate`` measures the constants on
+synthetic single-threaded fits; ``--calibrate-run RUN_DIR`` then fits one factor per group of classifiers
+(:data:`COST_GROUPS`), the IRT constant and the suite-wide stages' constants to finished runs' CPU seconds per
+(dataset, stage), replacing a synthetic constant only where the refit predicts better. Both rewrite
+``cost_model.json``; ``scale.py --check RUN_DIR`` compares measured and estimated, ``docs/scale.md`` states the error.
+Work units, for ``n`` fitted rows, ``m`` predicted rows, ``d`` features and ``c`` classes:
 
 =====================  ===============================  =====================================
 classifier             work                             why
@@ -21,34 +19,20 @@ SVC                    ``n (n + m) d``                  the kernel matrix (libsv
 MLP, ladder            ``n (d + c)`` (× epochs, ladder) one pass per epoch, 100 hidden units
 =====================  ===============================  =====================================
 
-Fixed costs come on top (Issue 16: without them small datasets were estimated 1.5-6 times too
-low): ``fixed_seconds_per_fit[classifier]`` per fit (one cross-validation fold or the final fit; per
-epoch for the ladder) and ``fixed_seconds_per_dataset`` (loading a small file, cleaning, splitting,
-preprocessing per task, the artificial classifiers, scheduling), both measured by
-``benchmarks/scale.py --calibrate`` on datasets small enough that the work terms are negligible.
+Fixed costs come on top, measured on datasets small enough that the work terms are negligible:
+``fixed_seconds_per_fit[classifier]`` per fit (one fold or the final fit; per epoch for the ladder) and
+``fixed_seconds_per_dataset`` (loading, cleaning, splitting, preprocessing, the artificial classifiers, scheduling).
 
-A dataset's shape comes from its metadata without loading it where it can: OpenML's qualities
-(``NumberOfInstances``, ``NumberOfFeatures``, ``NumberOfClasses``, read from openml's cache or the
-server — the data themselves are not downloaded), else, for OpenML-CC18's datasets, the shapes
-recorded in the package (:mod:`benchirt.data.recorded_shapes`; the output names the source of each);
-files and builtins are read, as they are local.
-Memory: the loaded table plus the float64 working copies of the capped training part. The table
-costs ``load_bytes_per_value`` per value for a local file (benchirt's CSV loader) and
-``openml_load_bytes_per_value`` for an OpenML dataset (its parquet file read through openml and
-cleaned, measured on fractions: an upper bound, as exact small integers such as image pixels are
-stored in one or two bytes, :mod:`benchirt.data.compact`). The run's wall time on ``W`` workers is a
-schedule of the response stage's tasks as the run cuts them (``execution.tasks``): with ``fits``, per
-dataset a preparation task (loading, cleaning, the fixed cost per dataset) that precedes its fit tasks
-— one per (preprocessing kind, fold or final fit) and one for the MLP ladder, as
-:class:`benchirt.responses.units.FitPlan` cuts them — handed out as the executor does
-(:func:`task_schedule`, :mod:`benchirt.pipeline.handout`); with ``datasets`` the
-longest-processing-time schedule of whole datasets
-(:func:`lpt_makespan`). The IRT stage follows, one task per dataset: its seconds are a fixed part plus a power
-law of respondents and test items (:func:`irt_seconds`, fitted to real runs). A field of stored runs
-(``respond: {source: openml-runs, …}``) is costed from its matrices' shapes (:func:`stored_estimate`): the
-import reads every stored answer, the IRT stage fits the flows × items the selection keeps. The suite-wide
-stages (rating, subsets, AIRT, report) run one after the other in the driver: each costs a fixed part
-plus a constant times datasets × rated classifiers (:func:`suite_stage_seconds`).
+A dataset's shape comes without loading it where it can: OpenML's qualities (openml's cache or the server, no data
+download), else for OpenML-CC18 the shapes of :mod:`benchirt.data.recorded_shapes` (the output names the source);
+files and builtins are read. Memory: the loaded table (``load_bytes_per_value`` per value for a local file,
+``openml_load_bytes_per_value`` for OpenML — an upper bound, :mod:`benchirt.data.compact`) plus the float64 working
+copies of the capped training part. The wall time on ``W`` workers schedules the response stage's tasks as
+``execution.tasks`` cuts them: with ``fits`` a preparation task per dataset, then its fit units
+(:class:`benchirt.responses.units.FitPlan`) handed out as the executor does (:func:`task_schedule`); with
+``datasets`` the longest-processing-time schedule (:func:`lpt_makespan`). The IRT stage follows (:func:`irt_seconds`);
+a field of stored runs is costed from its matrices' shapes (:func:`stored_estimate`); the suite-wide stages run one
+after the other in the driver (:func:`suite_stage_seconds`).
 """
 from __future__ import annotations
 
@@ -134,14 +118,11 @@ def work_units(classifier: str, n: int, m: int, d: int, c: int) -> float:
 def response_cost(shape: Shape, config, model: dict) -> dict:
     """Expected seconds (one thread) and peak bytes of the response stage on one dataset.
 
-    ``config`` is a :class:`benchirt.responses.ResponseConfig`; its split, caps, folds, pool and
-    ladder decide the sizes, as :func:`benchirt.responses.respond` will apply them. The units and
-    their order are those the fits run, from the same function
-    (:func:`benchirt.responses.units.plan_units`), and the time budget is the fits' rule
-    (:func:`~benchirt.responses.units.over_budget`, :func:`~benchirt.responses.units.release`) applied
-    to the predicted first-fold seconds: a classifier it stops costs its first fold only and is listed
-    in ``skipped``. ``tasks`` cuts ``seconds`` as the (dataset, fit) tasks do: the preparation first
-    (fixed cost per dataset and loading), then one entry per fit unit in plan order.
+    ``config`` is a :class:`benchirt.responses.ResponseConfig` whose split, caps, folds, pool and ladder decide the
+    sizes. The units and their order are those the fits run (:func:`benchirt.responses.units.plan_units`), and the
+    time budget is the fits' rule (:func:`~benchirt.responses.units.over_budget`) on the predicted first-fold seconds:
+    a classifier it stops costs its first fold only and is listed in ``skipped``. ``tasks`` cuts ``seconds`` as the
+    tasks do: the preparation first, then one entry per fit unit in plan order.
     """
     from benchirt.pool import resolve_pool
 
@@ -210,14 +191,12 @@ def test_items(shape: Shape, config) -> int:
 
 
 def irt_seconds(n_respondents: int, items: int, model: dict) -> float:
-    """Expected CPU seconds of one dataset's IRT stage on ``n_respondents`` × ``items``: a fixed part plus a power
-    law, ``fixed + scale · respondents^respondents_power · items^items_power`` (``model["irt_seconds"]``).
+    """Expected CPU seconds of one dataset's IRT stage on ``n_respondents`` × ``items``:
+    ``fixed + scale · respondents^respondents_power · items^items_power`` (``model["irt_seconds"]``).
 
-    The powers are fitted to real runs' IRT stages per dataset, the multi-start search, abilities and item fit
-    included (``benchmarks/estimate_accuracy.py --fit-irt``): the cost grows more slowly than the respondents
-    (the EM works on the response patterns, and more respondents take fewer steps) and about as fast as the
-    items. Two datasets of the same shape can differ by 10× (how many starts the search climbs, how many steps
-    each takes), so the model is accurate for a stage summed over datasets, not for one dataset.
+    The powers are fitted to real runs' IRT stages, multi-start search, abilities and item fit included
+    (``benchmarks/estimate_accuracy.py --fit-irt``). Datasets of one shape can differ severalfold (how many starts
+    the search climbs), so the model is accurate for a stage summed over datasets, not for one dataset.
     """
     part = model["irt_seconds"]
     return part["fixed"] + part["scale"] * n_respondents ** part["respondents_power"] * items ** part["items_power"]
@@ -250,13 +229,8 @@ def suite_cell_seconds(stages, cells: int, model: dict) -> dict[str, float]:
 
 def openml_dataset_shape(spec, *, ask_server: bool = True) -> Shape:
     """An OpenML dataset's shape: its qualities (openml's cache, or the server when ``ask_server``), else the
-    recorded table of :mod:`benchirt.data.recorded_shapes` (``Shape.source`` says which).
-
-    Raises
-    ------
-    OpenMLUnavailableError
-        Neither OpenML nor the table knows the dataset.
-    """
+    recorded table of :mod:`benchirt.data.recorded_shapes` (``Shape.source`` says which); raises
+    OpenMLUnavailableError when neither knows the dataset."""
     from benchirt.data.openml_source import has_cached_qualities, openml_shape
     from benchirt.data.recorded_shapes import recorded_shape
     from benchirt.errors import OpenMLUnavailableError
@@ -309,11 +283,9 @@ def lpt_makespan(seconds: list[float], workers: int) -> float:
 
 
 def task_schedule(datasets: list[list[float]], workers: int) -> list[tuple[float, float, int, int]]:
-    """The (dataset, fit) tasks on ``workers`` as a run hands them out (:func:`benchirt.pipeline.handout.next_pick`,
-    the rule of :class:`benchirt.pipeline.fits.ResponseFits`): ``(start, end, dataset, task)`` in the order
-    they start. ``datasets`` are in run order, each a list whose entry 0 is its preparation and the rest
-    its fit units in plan order (``task`` indexes it). A worker with nothing to start waits for a
-    preparation under way to finish."""
+    """The (dataset, fit) tasks on ``workers`` as a run hands them out (:func:`benchirt.pipeline.handout.next_pick`):
+    ``(start, end, dataset, task)`` in start order. ``datasets`` are in run order, each a list whose entry 0 is its
+    preparation and the rest its fit units (``task`` indexes it). An idle worker waits for a preparation under way."""
     pending = list(range(len(datasets)))[::-1]
     opened: list[list] = []  # [dataset, time its preparation ends, its next unit]
     free = [0.0] * max(1, workers)
@@ -347,11 +319,9 @@ def task_makespan(datasets: list[list[float]], workers: int) -> float:
 
 def estimate(specs, response_config, workers: int, *, model: dict | None = None,
              ask_server: bool = True) -> pd.DataFrame:
-    """One row per dataset: shape, sizes as capped, expected seconds of respond and irt, peak memory.
-
-    Once OpenML did not answer (or with ``ask_server`` False) only openml's cache is asked for the other
-    datasets' qualities: openml-python retries an unreachable server for about 10 s per call.
-    """
+    """One row per dataset: shape, sizes as capped, expected seconds of respond and irt, peak memory. Once OpenML
+    did not answer (or with ``ask_server`` False) only openml's cache is asked, as openml-python retries an
+    unreachable server on every call."""
     model = model or load_cost_model()
     rows = []
     for spec in specs:
@@ -493,10 +463,9 @@ def rated_cells(response_config, table: pd.DataFrame) -> int:
 
 
 def stored_estimate(response_config, base_dir, model: dict) -> pd.DataFrame:
-    """One row per dataset of a stored-runs source (:func:`benchirt.stored_runs.shapes.stored_shapes`, read
-    without importing): runs, flows, the respondents × items the IRT stage fits, and the expected seconds of the
-    import (``stored_seconds_per_cell`` per answer stored: reading and selecting them) and of the IRT stage
-    (:func:`irt_seconds`)."""
+    """One row per dataset of a stored-runs source (:func:`benchirt.stored_runs.shapes.stored_shapes`): runs, flows,
+    the respondents × items the IRT stage fits, and the expected seconds of the import (``stored_seconds_per_cell``
+    per stored answer) and of the IRT stage (:func:`irt_seconds`)."""
     from benchirt.stored_runs.shapes import stored_shapes
 
     rows = []
@@ -524,10 +493,9 @@ def stored_lines(response_config) -> list[str]:
 def estimate_specs(config) -> tuple[list, str | None]:
     """The suite's datasets, and a line saying so when OpenML-CC18's listing had to come from the recorded table.
 
-    A config naming OpenML-CC18 (``OpenML-CC18``, ``99``, ``openml:99``) on a machine that cannot reach
-    OpenML and never cached the suite's listing is estimated over the 72 datasets of
-    :mod:`benchirt.data.recorded_shapes`; any other suite that cannot be resolved fails as ``run`` would.
-    """
+    OpenML-CC18 (``OpenML-CC18``, ``99``, ``openml:99``) on a machine that cannot reach OpenML and never cached its
+    listing is estimated over :mod:`benchirt.data.recorded_shapes`; any other unresolvable suite fails as ``run``
+    would."""
     from benchirt.data.recorded_shapes import CC18_SUITE_ID, RECORDED_SHAPES_RESOURCE, recorded_specs
     from benchirt.errors import OpenMLUnavailableError
     from benchirt.pipeline.config import resolve_specs
@@ -593,13 +561,8 @@ IRT_WARNING_SECONDS = 600.0
 def irt_matrices(config) -> tuple[list[tuple[str, int, int]], str]:
     """Each dataset's (name, respondents, items) as the IRT stage will fit it, read cheaply, and the option that
     caps the items: a stored-runs field's shapes (:func:`benchirt.stored_runs.shapes.stored_shapes`), else the
-    suite's datasets at their largest test part (``respond.max_test`` items: no dataset is loaded).
-
-    Raises
-    ------
-    BenchirtError
-        The source or the suite cannot be read (the run fails the same way, with its own message).
-    """
+    suite's datasets at their largest test part (``respond.max_test``; nothing loaded). Raises BenchirtError when the
+    source or suite cannot be read."""
     responses = config.stage_config("respond")
     if is_stored_runs(responses):
         from benchirt.stored_runs.shapes import stored_shapes
@@ -625,10 +588,9 @@ def item_cap(matrices: list[tuple[str, int, int]], seconds: float, model: dict) 
 
 
 def long_run_warning(config, *, model: dict | None = None, threshold: float = IRT_WARNING_SECONDS) -> str | None:
-    """What ``benchirt run`` prints before it starts when the IRT stage is estimated over ``threshold`` CPU
-    seconds (:data:`IRT_WARNING_SECONDS`): the estimate, and the options that cut it (the item cap that brings it
-    under the threshold, and more workers). None when it is not, when the run has no IRT stage, or when the
-    shapes cannot be read (the run then says why)."""
+    """What ``benchirt run`` prints first when the IRT stage is estimated over ``threshold`` CPU seconds: the
+    estimate and the options that cut it (the item cap that brings it under, more workers). None when it is not, the
+    run has no IRT stage, or the shapes cannot be read (the run then says why)."""
     if "irt" not in config.stages:
         return None
     model = model or load_cost_model()

@@ -1,15 +1,12 @@
 """The run's expected time left, from the cost model at start and from finished datasets as they come.
 
 At the start of the response stage each dataset to compute has the cost model's expected seconds
-(:mod:`benchirt.pipeline.preflight`; None where its shape is unknown before loading). As datasets
-finish, the model is rescaled by measured / expected over the finished ones (the machine's speed and
-load), and a dataset without an expectation is counted as the mean finished dataset. The time left is
-the schedule of the datasets not finished on the run's workers — of their (dataset, fit) tasks as the
-executor hands them out where the stage runs so (:func:`benchirt.pipeline.estimate.task_makespan`; a
-dataset under way counts as not started), else the longest-processing-time schedule of whole datasets
-(:func:`benchirt.pipeline.estimate.lpt_makespan`) — plus the cost model's IRT seconds over the workers
-(not rescaled): it covers the response and IRT stages, which hold the fits; the suite-wide stages (rating, subsets,
-AIRT, report) are not in it.
+(:mod:`benchirt.pipeline.preflight`; None where its shape is unknown). As datasets finish, the model is rescaled by
+measured / expected over the finished ones, and a dataset without an expectation counts as the mean finished one. The
+time left is the schedule of the unfinished datasets on the run's workers — their (dataset, fit) tasks as the executor
+hands them out (:func:`benchirt.pipeline.estimate.task_makespan`), else whole datasets
+(:func:`benchirt.pipeline.estimate.lpt_makespan`) — plus the model's IRT seconds over the workers (not rescaled). The
+suite-wide stages are not in it.
 """
 from __future__ import annotations
 
@@ -19,18 +16,10 @@ from benchirt.pipeline.estimate import lpt_makespan, task_makespan
 class RunEta:
     """Expected seconds left of a run's response and IRT stages.
 
-    Parameters
-    ----------
-    expected : dict of str to float or None
-        Dataset -> cost-model seconds of its response task (None: unknown before loading).
-    workers : int
-        Tasks that run at once.
-    irt_seconds : float
-        Cost-model seconds of the IRT fits still to do, over every dataset (not rescaled: the measured
-        response times say nothing of the IRT estimator's speed).
-    tasks : dict of str to list of float, optional
-        Dataset -> its expected seconds cut into (dataset, fit) tasks, preparation first, where the stage
-        runs as such tasks (None: one task per dataset).
+    ``expected``: dataset -> cost-model seconds of its response task (None: unknown before loading); ``workers``:
+    tasks that run at once; ``irt_seconds``: cost-model seconds of the IRT fits still to do (not rescaled: the
+    response times say nothing of the IRT estimator's speed); ``tasks``: dataset -> its expected seconds cut into
+    (dataset, fit) tasks, preparation first (None: one task per dataset).
     """
 
     def __init__(self, expected: dict[str, float | None], workers: int, irt_seconds: float = 0.0,

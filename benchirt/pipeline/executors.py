@@ -1,26 +1,18 @@
 """Run one function over many datasets, locally (loky processes) or on a Dask cluster, surviving failures.
 
-The tasks are a list, or a source that releases tasks as others finish (:func:`task_source`; the
-response stage's (dataset, fit) tasks, :mod:`benchirt.pipeline.fits`).
+The tasks are a list, or a source that releases tasks as others finish (:func:`task_source`,
+:mod:`benchirt.pipeline.fits`). Both executors yield a :class:`TaskOutcome` per task *as each finishes*, so the driver
+stores a result the moment it exists. A task raising :class:`~benchirt.errors.BenchirtError` is the data's fault and
+recorded as ``skipped`` at once, with the message as reason; any other exception may be transient and the task is
+tried ``retries`` more times before it is recorded as ``failed``. No failure stops the other tasks.
 
-Both executors yield a :class:`TaskOutcome` per task *as each finishes*, so the driver can store a
-dataset's result the moment it exists (a run killed later keeps it). A task that raises a
-:class:`~benchirt.errors.BenchirtError` is the data's fault (single-class dataset, unreadable file):
-it is recorded as ``skipped`` at once, with the message as reason. Any other exception may be
-transient (memory pressure, a flaky file system) and the task is tried ``retries`` more times before
-it is recorded as ``failed``. No failure stops the other tasks.
-
-A *lost worker* — a process killed by the kernel's out-of-memory killer, a ``kill -9``, a segfault —
-surfaces as loky's ``TerminatedWorkerError`` (every task running in the pool fails with it) or Dask's
-``KilledWorker``. Who killed the worker is unknown when several tasks were running, so a lost worker
-is charged to a task only when that task was running alone: every task that was running when a worker
-was lost is retried *alone* (nothing else is started while it runs), which either completes it or
-identifies it. A task is therefore tried at most ``retries + 2`` times (one uncharged loss, then
-``retries + 1`` charged attempts) and a task that keeps killing its worker is recorded as failed while
-the others finish. Attempts and lost workers are counted per task (the manifest records both).
-
-Every attempt runs with one thread per native pool (:func:`benchirt.threads.one_thread`), so a result
-does not depend on the executor, ``n_jobs`` or the machine's cores.
+A *lost worker* (out-of-memory killer, ``kill -9``, segfault) surfaces as loky's ``TerminatedWorkerError`` (every
+running task fails with it) or Dask's ``KilledWorker``. Which task killed it is unknown when several ran, so a lost
+worker is charged to a task only when it ran alone: every task running at the loss is retried *alone*, which
+completes or identifies it. A task is tried at most ``retries + 2`` times (one uncharged loss, then ``retries + 1``
+charged attempts), so one that keeps killing its worker is recorded as failed while the others finish; attempts and
+lost workers are counted per task. Every attempt runs with one thread per native pool
+(:func:`benchirt.threads.one_thread`), so a result does not depend on the executor, ``n_jobs`` or the cores.
 """
 from __future__ import annotations
 
@@ -52,18 +44,12 @@ class TaskOutcome:
     value : object
         The function's return value when ``status == "ok"``.
     error : str or None
-        Why it was skipped (the BenchirtError message) or failed (exception type, message and the
-        innermost traceback lines).
-    attempts : int
-        Times the task was started (lost workers included).
-    seconds : float
-        Wall time of the last attempt.
-    cpu_seconds : float
-        CPU time (user + system) of the last attempt in the process that ran it: with one thread per
-        fit it is the task's work whatever else the machine runs, so the cost model can be calibrated
-        from it on a shared machine (``benchmarks/scale.py --calibrate-run``).
-    lost_workers : int
-        Attempts that ended with the worker process lost (killed, out of memory, crashed).
+        Why it was skipped (the BenchirtError message) or failed (exception type, message, innermost traceback lines).
+    attempts, lost_workers : int
+        Times the task was started (lost workers included); attempts that ended with the worker process lost.
+    seconds, cpu_seconds : float
+        Wall time and CPU time (user + system, in the process that ran it) of the last attempt; with one thread per
+        fit the CPU time is the task's work, which calibrates the cost model (``benchmarks/scale.py --calibrate-run``).
     """
 
     name: str
@@ -134,10 +120,9 @@ class TaskList:
 def task_source(tasks):
     """``tasks`` as a task source: a sequence of ``(name, args)`` becomes a :class:`TaskList`.
 
-    A source has ``next_task()`` (the next task to start, or None when none can start now) and ``done``
-    (no task will come any more). The executors ask it for a task whenever a worker is free, *after* the
-    consumer of :meth:`LocalExecutor.map` has handled the outcomes yielded so far, so a source that
-    releases tasks as others finish (:mod:`benchirt.pipeline.fits`) sees every outcome before it is asked.
+    A source has ``next_task()`` (the next task, or None when none can start now) and ``done``. The executors ask it
+    whenever a worker is free, *after* the consumer of :meth:`LocalExecutor.map` has handled the outcomes yielded so
+    far, so a source releasing tasks as others finish sees every outcome before it is asked.
     """
     return tasks if hasattr(tasks, "next_task") else TaskList(tasks)
 
@@ -146,11 +131,9 @@ def _schedule(fn: Callable, source, retries: int, capacity: Callable[[], int], s
               wait_first: Callable, lost_worker: tuple[type[BaseException], ...]) -> Iterator[TaskOutcome]:
     """The retry and lost-worker policy of the module docstring over any futures API.
 
-    ``source`` hands out the tasks (:func:`task_source`); a task to retry starts before the source's next
-    one. ``submit(fn, name, args)`` starts one :func:`attempt` and returns its future;
-    ``wait_first(futures)`` returns those of ``futures`` that are done; ``lost_worker`` are the exception
-    types of a lost worker. At most ``capacity()`` tasks are in flight (asked again as tasks finish: Dask
-    workers may join later), so a started task is running rather than queued.
+    A task to retry starts before the source's next one. ``submit(fn, name, args)`` starts one :func:`attempt` and
+    returns its future; ``wait_first(futures)`` returns the done ones; ``lost_worker`` are the exception types of a lost
+    worker. At most ``capacity()`` tasks are in flight (asked again as tasks finish: Dask workers may join later).
     """
     retry: deque[_Pending] = deque()
     running: dict[Any, _Pending] = {}
@@ -220,11 +203,9 @@ def _settle(future, task: _Pending, lost_worker: tuple[type[BaseException], ...]
 
 
 class LocalExecutor:
-    """Worker processes on this machine (loky, ``n_jobs`` of them; 1 runs in-process, in order).
-
-    The worker pool starts with the first parallel :meth:`map` and serves every later one until :meth:`close`,
-    so the stages of a run share one start-up of the workers (each imports scikit-learn: about a second); a
-    pool that a lost worker broke, or that a ``map`` left early, is replaced by a fresh one."""
+    """Worker processes on this machine (loky, ``n_jobs`` of them; 1 runs in-process, in order). The pool starts with
+    the first parallel :meth:`map` and serves every later one until :meth:`close`, so the stages share one start-up;
+    a pool broken by a lost worker, or left early by a ``map``, is replaced."""
 
     def __init__(self, n_jobs: int = 1, retries: int = 1) -> None:
         self.n_jobs = n_jobs
@@ -301,11 +282,10 @@ class LocalExecutor:
 class DaskExecutor:
     """Dask distributed: a running scheduler, a given ``Client``, or a LocalCluster of ``n_workers``.
 
-    benchirt retries tasks itself (module docstring), so the LocalCluster it starts lets the scheduler
-    re-run nothing (``distributed.scheduler.allowed-failures: 0``): a lost worker reaches benchirt as
-    ``KilledWorker`` at once and is counted. A scheduler started elsewhere re-runs a task whose worker
-    died up to its own ``allowed-failures`` times (Dask's default: 3) before benchirt sees it;
-    :meth:`describe` says so. Results come back to the driver (no shared file system needed).
+    benchirt retries tasks itself, so its LocalCluster lets the scheduler re-run nothing
+    (``distributed.scheduler.allowed-failures: 0``) and a lost worker reaches benchirt as ``KilledWorker`` at once. A
+    scheduler started elsewhere re-runs a task up to its own ``allowed-failures`` times first; :meth:`describe` says
+    so. Results come back to the driver (no shared file system needed).
     """
 
     def __init__(self, scheduler: str | None = None, n_workers: int = 1, retries: int = 1, client=None,

@@ -12,11 +12,8 @@ THRESHOLDS_FILE = ".thresholds.json"
 
 
 def export_responses(run_dir: str | os.PathLike) -> list[Path]:
-    """Write ``RUN_DIR/responses/<dataset>/{responses,roles,test_accuracy,cv_accuracy}.csv``.
-
-    ``responses.csv`` has the respondent names in its first column and one 0/1 column per test item:
-    the format ``benchirt irt`` reads. Returns the dataset folders written.
-    """
+    """Write ``RUN_DIR/responses/<dataset>/{responses,roles,test_accuracy,cv_accuracy}.csv`` (``responses.csv``:
+    respondent names first, one 0/1 column per test item, as ``benchirt irt`` reads); the dataset folders written."""
     from benchirt.pipeline.results import load_run
     from benchirt.io import safe_name
 
@@ -35,10 +32,9 @@ def export_responses(run_dir: str | os.PathLike) -> list[Path]:
 
 
 def export_irt(run_dir: str | os.PathLike) -> list[Path]:
-    """Write ``RUN_DIR/irt/<dataset>/{items,suspect_labels,model_comparison}.csv`` for every dataset with an
-    IRT result: item parameters with item fit, the suspect labels (test instances most real classifiers
-    miss whose right answers do not come from the ablest, by dataset row; :mod:`benchirt.irt.suspects`) and the 1PL/2PL/3PL comparison,
-    under the run's thresholds (recorded in ``RUN_DIR/irt/`` :data:`THRESHOLDS_FILE`). Returns the folders written."""
+    """Write ``RUN_DIR/irt/<dataset>/{items,suspect_labels,model_comparison}.csv`` for every dataset with an IRT
+    result: item parameters with item fit, the suspect labels (:mod:`benchirt.irt.suspects`, by dataset row) and the
+    1PL/2PL/3PL comparison, under the run's thresholds (recorded in :data:`THRESHOLDS_FILE`); the folders written."""
     from benchirt.irt.config import summary_options
     from benchirt.pipeline.results import load_run
     from benchirt.io import safe_name

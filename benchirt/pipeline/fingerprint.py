@@ -1,14 +1,10 @@
 """What an artifact's key says about the code and libraries that produced it.
 
-A stored result may be reused only when its inputs, options *and code* are unchanged. The code of a
-stage is the source of the benchirt modules it runs (:data:`STAGE_CODE`, plus :data:`COMMON_CODE`;
-a stage not listed — the report, for one — depends on the whole package) and the versions of the
-numerical libraries whose behaviour its numbers depend on (:data:`LIBRARIES`). Upstream code needs no
-listing: a stage's inputs are the keys of its upstream artifacts, which already carry their code.
-
-:func:`provenance` returns the parts of a key as plain data; the store writes them into each
-artifact's completion marker so that a rerun can say *why* it recomputes (which option, input, source
-file or library changed) — :func:`changes` compares two of them.
+A stored result may be reused only when its inputs, options *and code* are unchanged. A stage's code is the source of
+the modules it runs (:data:`STAGE_CODE` plus :data:`COMMON_CODE`; a stage not listed depends on the whole package) and
+the versions of the numerical libraries its numbers depend on (:data:`LIBRARIES`); upstream code is carried by the
+upstream keys. :func:`provenance` returns a key's parts as plain data, written into each completion marker so that a
+rerun can say *why* it recomputes (:func:`changes`).
 """
 from __future__ import annotations
 
@@ -80,11 +76,8 @@ def digest(value: Any) -> str:
 
 
 def changes(old: dict, new: dict) -> list[str]:
-    """What differs between two provenance records, in words (empty when nothing recorded differs).
-
-    Both are the ``provenance`` entries of completion markers: ``options`` and ``inputs`` digests,
-    ``code`` file digests, ``libraries`` versions, ``schema`` and ``benchirt`` version.
-    """
+    """What differs between two provenance records (``options``/``inputs`` digests, ``code`` digests, ``libraries``,
+    ``schema`` and ``benchirt`` version), in words; empty when nothing recorded differs."""
     reasons = []
     if old.get("options") != new.get("options"):
         reasons.append("its options changed")

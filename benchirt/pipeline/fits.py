@@ -1,31 +1,23 @@
 """The response stage as (dataset, fit) tasks, so that a large dataset keeps every worker busy.
 
-With ``execution.tasks: fits`` (the default) and a parallel executor, a dataset's response work is not
-one task but several: a *preparation* task on a worker (load the data, clean, split, subsample and fold
-it: :func:`prepare_responses`, keeping only the rows a fit uses), then one task
-per :class:`~benchirt.responses.units.FitUnit` — a (preprocessing kind, cross-validation fold or final
-fit) with every real classifier of that kind, or the MLP epoch ladder — released by the dataset's
-:class:`~benchirt.responses.units.FitPlan` (under a ``time_budget``, the first folds first), and
-finally the *assembly* of its :class:`~benchirt.responses.ResponseResult` in the driver (the
-artificial classifiers and the response matrix; milliseconds). The prepared rows travel to the
-workers with each unit (no shared file system is needed, as for Dask workers on other machines).
+With ``execution.tasks: fits`` (the default) and a parallel executor, a dataset's response work is several tasks: a
+*preparation* on a worker (load, clean, split, subsample and fold: :func:`prepare_responses`, keeping only the rows a
+fit uses), then one task per :class:`~benchirt.responses.units.FitUnit` — a (preprocessing kind, fold or final fit)
+with every real classifier of that kind, or the MLP epoch ladder — released by the dataset's
+:class:`~benchirt.responses.units.FitPlan` (under a ``time_budget``, first folds first), and finally the *assembly* of
+its :class:`~benchirt.responses.ResponseResult` in the driver. The prepared rows travel with each unit (no shared
+file system needed).
 
-When a worker is free, :class:`ResponseFits` starts a runnable unit of a dataset already open, the
-earliest opened first, and only otherwise prepares the next dataset (:mod:`benchirt.pipeline.handout`,
-the rule the wall-time estimate follows too): a dataset is finished (and
-stored) as early as its units allow, few prepared datasets are held at once, and while the units of a
-dominant dataset occupy some workers the others prepare and fit the next datasets. With a dataset
-as one task, the longest dataset bounds the stage however many workers run it
-(``benchmarks/speedup.py`` measures both).
+When a worker is free, :class:`ResponseFits` starts a runnable unit of an open dataset, earliest opened first, and
+only otherwise prepares the next dataset (:mod:`benchirt.pipeline.handout`, the rule the wall-time estimate follows):
+datasets finish (and are stored) as early as their units allow, few prepared datasets are held at once, and while a
+dominant dataset occupies some workers the others go on (``benchmarks/speedup.py`` compares with one task per dataset).
 
-What the pipeline records per (dataset, stage) is kept: retries and lost workers apply to each task
-(:mod:`benchirt.pipeline.executors`); a dataset's ``attempts`` is the most any of its tasks took and
-its ``lost_workers`` their sum; its ``seconds`` is the work time of its tasks summed (what the ETA
-compares with the cost model) and its ``cpu_seconds`` their CPU time summed (what the cost model is
-calibrated on). A preparation that raises a :class:`~benchirt.errors.BenchirtError`
-skips the dataset; a task that fails after its retries fails the dataset (its units not yet started are
-dropped; those already running or waiting for a retry finish and are ignored); a classifier that fails or that the time budget stops is noted in the result, as in
-:func:`benchirt.responses.respond`, whose results these are bit for bit.
+Retries and lost workers apply per task (:mod:`benchirt.pipeline.executors`); a dataset's ``attempts`` is the most any
+of its tasks took, ``lost_workers``, ``seconds`` and ``cpu_seconds`` their sums. A preparation raising a
+:class:`~benchirt.errors.BenchirtError` skips the dataset; a task failing after its retries fails it (units not yet
+started are dropped, running ones ignored); a classifier that fails or that the time budget stops is noted in the
+result, as in :func:`benchirt.responses.respond`, whose results these are bit for bit.
 """
 from __future__ import annotations
 
@@ -61,15 +53,9 @@ class _Open:
 class ResponseFits:
     """A task source (:func:`benchirt.pipeline.executors.task_source`) of the response stage's fit tasks.
 
-    Parameters
-    ----------
-    tasks : sequence of (name, args)
-        The per-dataset tasks the runner would start: ``args`` are those of
-        :func:`benchirt.pipeline.respond_stage.respond_dataset` behind the function itself, i.e.
-        ``(respond_dataset, spec, config, show_progress, progress_file)``.
-
-    Every task it hands out has the form ``(name, (fn, *args))`` of those tasks: the runner's task body
-    calls ``fn(*args)``.
+    ``tasks`` are the per-dataset tasks the runner would start, ``(name, args)`` with ``args`` those of
+    :func:`benchirt.pipeline.respond_stage.respond_dataset` behind the function itself. Every task handed out has the
+    form ``(name, (fn, *args))``: the runner's task body calls ``fn(*args)``.
     """
 
     def __init__(self, tasks: Sequence[tuple[str, tuple]]) -> None:
@@ -150,16 +136,8 @@ class ResponseFits:
 
 
 def prepare_responses(spec, config):
-    """Load one suite member and plan its response fits (``benchirt.responses.units.prepare``).
-
-    The first task of a dataset when the response stage runs as (dataset, fit) tasks
-    (:mod:`benchirt.pipeline.fits`).
-
-    Raises
-    ------
-    DataError
-        The dataset cannot be read or cannot yield responses (the run records it as skipped).
-    """
+    """Load one suite member and plan its response fits (``benchirt.responses.units.prepare``): the first task of a
+    dataset run as (dataset, fit) tasks. DataError when it cannot be read or yield responses (recorded as skipped)."""
     from benchirt.responses.units import prepare
 
     return prepare(spec.load(), config)
@@ -171,11 +149,8 @@ def carried(fn: Callable, *args):
 
 
 def response_fits(executor, tasks: Sequence[tuple[str, tuple]], *, call: Callable = carried) -> Iterator[TaskOutcome]:
-    """Run the response stage's datasets as (dataset, fit) tasks on ``executor``; one outcome per dataset.
-
-    ``tasks`` as for :class:`ResponseFits`; ``call(fn, *args)`` (the runner's task body) runs each task's
-    ``fn(*args)``. Outcomes come as datasets finish.
-    """
+    """Run the response stage's datasets as (dataset, fit) tasks on ``executor``; one outcome per dataset, as they
+    finish. ``tasks`` as for :class:`ResponseFits`; ``call(fn, *args)`` is the runner's task body."""
     source = ResponseFits(tasks)
     for outcome in executor.map(call, source):
         finished = source.settle(outcome)

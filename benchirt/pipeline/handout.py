@@ -1,10 +1,8 @@
 """Which task a free worker of the response stage's (dataset, fit) tasks starts next.
 
-One rule for the executor (:class:`benchirt.pipeline.fits.ResponseFits`) and for the wall-time
-estimate (:func:`benchirt.pipeline.estimate.task_schedule`), so the estimate schedules the tasks as a
-run hands them out: a runnable fit unit of the earliest opened dataset, otherwise the preparation of
-the next dataset, otherwise nothing (the worker waits). A dataset is finished (and stored) as early
-as its units allow and few prepared datasets are held at once (:mod:`benchirt.pipeline.fits`).
+One rule for the executor (:class:`benchirt.pipeline.fits.ResponseFits`) and the wall-time estimate
+(:func:`benchirt.pipeline.estimate.task_schedule`): a runnable fit unit of the earliest opened dataset, otherwise the
+next dataset's preparation, otherwise nothing (the worker waits).
 """
 from __future__ import annotations
 
@@ -20,17 +18,9 @@ PREPARE = "prepare"
 
 def next_pick(opened: Iterable[Opened], runnable: Callable[[Opened], bool],
               waiting: bool) -> tuple[str, Opened | None] | None:
-    """What a free worker starts: ``(UNIT, dataset)``, ``(PREPARE, None)`` or None (nothing can start).
-
-    Parameters
-    ----------
-    opened : iterable
-        The datasets whose preparation started, in the order it started.
-    runnable : callable
-        Whether a dataset of ``opened`` has a fit unit that can start now.
-    waiting : bool
-        Whether a dataset is left to prepare.
-    """
+    """What a free worker starts: ``(UNIT, dataset)``, ``(PREPARE, None)`` or None. ``opened``: the datasets whose
+    preparation started, in that order; ``runnable(dataset)``: whether it has a fit unit that can start now;
+    ``waiting``: whether a dataset is left to prepare."""
     for dataset in opened:
         if runnable(dataset):
             return UNIT, dataset

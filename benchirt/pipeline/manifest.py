@@ -1,19 +1,13 @@
 """A run directory's ``manifest.json``: read, validated and written here, and read and changed through typed fields.
 
-The manifest says what a run holds: per (dataset, stage) and per suite-wide stage the artifact key and
-its status (``computed``, ``reused``, ``stored``, ``skipped``, ``failed``, ``would recompute``), the
-stages' counts and timings, the config, versions and notes. :class:`Manifest` is that JSON object as a
-dataclass: each top-level entry is a typed field (``manifest.status``, ``manifest.stages``, …), the
-questions readers ask are methods — :meth:`Manifest.result_keys`, :meth:`Manifest.suite_key`,
-:meth:`Manifest.entry` — and the changes the engine makes are methods too (:meth:`Manifest.record`,
-:meth:`Manifest.record_suite`, :meth:`Manifest.set_stage`, …), so that no code outside this module spells
-the layout out. The entries themselves — one result's record (:class:`ResultEntry`), one stage's counts
-(:class:`StageEntry`) — are JSON objects typed as ``TypedDict``, so a type checker reads their keys too.
-
-:meth:`Manifest.read` refuses a file that is not a run manifest, naming what is wrong; :meth:`Manifest.write`
-writes back exactly the entries the manifest has — those read, those a run starts with
-(:meth:`Manifest.begin`) and those set since — so a manifest read and written again is the same JSON, and
-entries this benchirt does not know are kept as they were.
+The manifest says what a run holds: per (dataset, stage) and per suite-wide stage the artifact key and its status
+(``computed``, ``reused``, ``stored``, ``skipped``, ``failed``, ``would recompute``), the stages' counts and timings,
+the config, versions and notes. :class:`Manifest` is that JSON object as a dataclass with one typed field per
+top-level entry; readers' questions (:meth:`Manifest.result_keys`, :meth:`Manifest.suite_key`, :meth:`Manifest.entry`)
+and the engine's changes (:meth:`Manifest.record`, :meth:`Manifest.set_stage`, …) are methods, so no code outside
+spells the layout out. Entries (:class:`ResultEntry`, :class:`StageEntry`) are ``TypedDict``. :meth:`Manifest.read`
+refuses a file that is not a run manifest, naming what is wrong; :meth:`Manifest.write` writes back exactly the
+entries it has, so a manifest read and written again is the same JSON and unknown entries are kept.
 """
 from __future__ import annotations
 
@@ -141,15 +135,8 @@ class Manifest:
 
     @classmethod
     def read(cls, run_dir: str | os.PathLike) -> "Manifest":
-        """The validated manifest of ``run_dir``.
-
-        Raises
-        ------
-        BenchirtError
-            No manifest: not a run directory.
-        ArtifactError
-            Not JSON, or not the layout of a run manifest (what is wrong is named).
-        """
+        """The validated manifest of ``run_dir``: BenchirtError without one (not a run directory), ArtifactError when
+        not JSON or not a run manifest's layout (what is wrong is named)."""
         path = Path(run_dir) / FILE
         if not path.is_file():
             raise BenchirtError(f"{Path(run_dir)} is not a benchirt run directory (no {FILE}); "

@@ -1,8 +1,7 @@
 """The per-dataset memory limit of a run: ``execution.memory_limit_gb``, else this machine's share per worker
 (a SLURM job's share per worker under ``backend: slurm``).
 
-Read by the memory guard before loading (:mod:`benchirt.pipeline.preflight`) and by ``--estimate``
-(:mod:`benchirt.pipeline.estimate`); a module of its own so neither imports the other for it.
+Read by the memory guard (:mod:`benchirt.pipeline.preflight`) and ``--estimate`` (:mod:`benchirt.pipeline.estimate`).
 """
 from __future__ import annotations
 

@@ -1,21 +1,14 @@
 """Before a dataset is loaded: its shape, its expected cost, and whether it fits in memory.
 
-The response stage loads a whole table before it caps the training part, so a dataset too large
-for the machine kills its worker (or the run) only after minutes of reading. The memory guard
-prices each dataset from its shape *before* loading it — OpenML's qualities (no download; offline,
-CC18's recorded shapes, :mod:`benchirt.data.recorded_shapes`), or a local file's header and line count
-(parquet: its footer) — with the peak-memory formula of
-:func:`benchirt.pipeline.estimate.response_cost`, and a dataset projected over the limit is recorded as
-skipped with the projection and the limit as its reason. Builtin datasets (scikit-learn's, at most a
-few thousand rows) are not priced.
-
-The limit (:func:`benchirt.pipeline.memory.memory_limit`) is ``execution.memory_limit_gb``, by default
-this machine's available memory (psutil when installed, else ``os.sysconf``) divided by the workers that run at once, as each may hold one
-dataset. Under an external Dask scheduler the workers' memory is not known here, so there is no
-default limit there (Dask's nanny restarts a worker over its own limit; benchirt counts the loss).
-
-The same shape gives the expected seconds of the response and IRT stages that the run's ETA starts
-from (:mod:`benchirt.pipeline.eta`).
+The response stage loads a whole table before capping the training part, so a dataset too large for the machine kills
+its worker only after minutes of reading. The memory guard prices each dataset from its shape *before* loading it —
+OpenML's qualities (no download; offline, :mod:`benchirt.data.recorded_shapes`), a local file's header and line count
+(parquet: its footer) — with the peak-memory formula of :func:`benchirt.pipeline.estimate.response_cost`; a dataset
+projected over the limit is recorded as skipped with the projection and limit as its reason. Builtins (small) are not
+priced. The limit (:func:`benchirt.pipeline.memory.memory_limit`) is ``execution.memory_limit_gb``, by default the
+available memory divided by the workers that run at once; under an external Dask scheduler there is no default limit
+(Dask's nanny restarts a worker over its own; benchirt counts the loss). The same shape gives the expected seconds the
+run's ETA starts from (:mod:`benchirt.pipeline.eta`).
 """
 from __future__ import annotations
 
@@ -38,17 +31,14 @@ class Preflight:
     ----------
     shape : Shape or None
         None when the shape cannot be had without loading (builtins, an unreadable source).
-    expected_seconds : float or None
-        Seconds of its response task by the cost model, one thread.
-    irt_seconds : float or None
-        Seconds of its IRT fit by the cost model.
-    peak_bytes : float or None
-        Projected peak memory of its response task.
+    expected_seconds, irt_seconds, peak_bytes : float or None
+        Seconds of its response task (one thread) and of its IRT fit by the cost model; projected peak memory of its
+        response task.
     skip_reason : str or None
         Why it must not be loaded (projected over the memory limit), else None.
     expected_tasks : list of float or None
-        ``expected_seconds`` cut as the (dataset, fit) tasks cut it (its preparation first; see
-        :func:`benchirt.pipeline.estimate.response_cost`).
+        ``expected_seconds`` cut as the (dataset, fit) tasks cut it, preparation first
+        (:func:`benchirt.pipeline.estimate.response_cost`).
     """
 
     shape: Shape | None = None
@@ -60,12 +50,9 @@ class Preflight:
 
 
 def file_shape(path: str | os.PathLike, *, classes: int = 2) -> Shape:
-    """Rows and features (last column taken as the target) of a local data file, without parsing its values.
-
-    CSV/TSV: the header's fields and the number of further lines; ARFF: its ``@attribute`` lines and
-    the data lines after ``@data``; parquet: its footer. ``classes`` is not read (it changes the time of
-    naive Bayes only, and no memory term).
-    """
+    """Rows and features (last column the target) of a local data file, without parsing its values: CSV/TSV header
+    fields and further lines, ARFF ``@attribute`` and data lines, parquet footer. ``classes`` is not read (it changes
+    naive Bayes' time only)."""
     from benchirt.data.files import file_format
 
     path = Path(path)
@@ -102,11 +89,9 @@ def _arff_shape(handle, path: Path, classes: int) -> Shape:
 
 
 def shape_before_loading(spec, *, ask_server: bool = True) -> Shape | None:
-    """A suite member's shape without loading its data, or None (builtins; a source that cannot say).
-
-    OpenML datasets: their qualities, else the recorded table
-    (:func:`benchirt.pipeline.estimate.openml_dataset_shape`; the server is asked only when ``ask_server``).
-    """
+    """A suite member's shape without loading its data, or None (builtins; a source that cannot say); OpenML: its
+    qualities, else the recorded table (:func:`benchirt.pipeline.estimate.openml_dataset_shape`; the server asked only
+    when ``ask_server``)."""
     try:
         if spec.kind == "openml":
             from benchirt.pipeline.estimate import openml_dataset_shape
@@ -137,12 +122,8 @@ def preflight(spec, response_config, limit_bytes: float | None, model: dict, *, 
 
 
 def checker(specs, response_config, limit_bytes: float | None, model: dict, *, limit_source: str = ""):
-    """``name -> Preflight`` over a suite; once the OpenML server gave no shape, it is not asked again (openml's
-    cache and the recorded table still are).
-
-    openml-python retries an unreachable server for about 10 s; without this, an offline run of an
-    OpenML suite would wait that long per dataset before each load fails or reads the cache anyway.
-    """
+    """``name -> Preflight`` over a suite; once the OpenML server gave no shape it is not asked again (openml's cache
+    and the recorded table still are), as openml-python retries an unreachable server on every call."""
     from benchirt.data.recorded_shapes import RECORDED_SOURCE
 
     by_name = {spec.name: spec for spec in specs}

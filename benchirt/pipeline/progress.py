@@ -1,13 +1,11 @@
 """Progress inside datasets that run in other processes: small files the driver reads beside its bar.
 
-A dataset's response task in a loky or Dask worker cannot draw on the driver's terminal (several
-processes' bars would overwrite each other). Instead, the task writes how many of its (classifier,
-fit) pairs are done to ``RUN_DIR/.progress/<dataset>.json`` (atomically, at most once a second and at
-the end; when a dataset runs as (dataset, fit) tasks, :mod:`benchirt.pipeline.fits`, the driver writes
-it as they finish), and a thread of the driver reads the folder every second and shows the datasets in flight
-beside the stage's bar (``a 9/13 · b 4/13 fits``), with the run's ETA. A Dask worker on another
-machine without the run directory cannot write there: its datasets then show no fits, only the stage
-bar's step when they finish (a write that fails is dropped; progress is display, not a result).
+A response task in a loky or Dask worker cannot draw on the driver's terminal, so it writes how many of its
+(classifier, fit) pairs are done to ``RUN_DIR/.progress/<dataset>.json`` (atomically, at most once a second and at
+the end; for (dataset, fit) tasks, :mod:`benchirt.pipeline.fits`, the driver writes it), and a driver thread reads the
+folder every second and shows the datasets in flight beside the stage's bar (``a 9/13 · b 4/13 fits``) with the ETA.
+A worker on another machine cannot write there; its datasets show no fits (a failed write is dropped: progress is
+display, not a result).
 """
 from __future__ import annotations
 
@@ -27,11 +25,8 @@ FOLDER = ".progress"
 
 
 def progress_writer(path: str | os.PathLike, *, every: float = 1.0) -> Callable[[int, int], None]:
-    """A ``(done, total)`` callback that writes ``{"done", "total"}`` to ``path`` at most every ``every`` s.
-
-    The first call always writes (``last`` starts unset, not at 0: ``time.monotonic()`` may count from
-    the machine's boot, so a zero start would drop the first write for ``every`` seconds after boot).
-    """
+    """A ``(done, total)`` callback that writes ``{"done", "total"}`` to ``path`` at most every ``every`` s. The first
+    call always writes (``time.monotonic()`` may count from boot, so a zero start could drop it)."""
     last: list[float | None] = [None]
 
     def write(done: int, total: int) -> None:
@@ -60,11 +55,8 @@ def read_progress(folder: str | os.PathLike) -> dict[str, tuple[int, int]]:
 
 
 class StagePostfix:
-    """The text beside a stage's bar: fits of the datasets in flight (from the files) and the ETA.
-
-    Used as a context manager, it starts the thread that reads ``folder`` every ``interval`` seconds
-    and removes the folder at the end.
-    """
+    """The text beside a stage's bar: fits of the datasets in flight (from the files) and the ETA. As a context
+    manager it starts the thread that reads ``folder`` every ``interval`` seconds and removes the folder at the end."""
 
     def __init__(self, bar, folder: str | os.PathLike | None, interval: float = 1.0) -> None:
         self.bar = bar

@@ -1,16 +1,11 @@
 """The stages of a run, each declared once: every list the pipeline, the store, the CLI and the report use is derived here.
 
-A :class:`Stage` says what a stage is called (one name: its ``stages:`` entry, its config section, its
-artifact folder, its results attribute and its CLI verb), how its options are validated, the function
-that plans its work (:mod:`benchirt.stage_plan`), the modules that hold its result types, the stages it
-reads, whether it runs per dataset or over the suite, the source it depends on (part of its artifact
-keys), its report title and the functions that add its report sections. :data:`REGISTRY` lists them in execution order.
-
-Adding a stage is its own package (config class, results, a ``pipeline_stage.plan``) plus one record
-here (docs/DESIGN.md, "Adding a stage").
-
-Names only: this module imports no stage (``benchirt --help`` and config validation stay light); the
-names are resolved with :func:`resolve`, which refuses anything outside ``benchirt``.
+A :class:`Stage` names a stage once (its ``stages:`` entry, config section, artifact folder, results attribute and
+CLI verb) and says how its options are validated, what plans its work (:mod:`benchirt.stage_plan`), where its result
+types live, what it reads, its scope, the source its keys depend on, and its report title and sections.
+:data:`REGISTRY` lists them in execution order. Adding a stage is its own package plus one record here
+(docs/DESIGN.md, "Adding a stage"). Names only: this module imports no stage (``benchirt --help`` and config
+validation stay light); :func:`resolve` resolves the names and refuses anything outside ``benchirt``.
 """
 from __future__ import annotations
 
@@ -33,40 +28,34 @@ class Stage:
     name : str
         The stage's one name: ``stages:`` entry, config section, artifact folder, manifest entry,
         :class:`~benchirt.pipeline.results.RunResults` attribute.
-    config : str
-        ``module:Class`` whose ``from_dict`` validates the config section.
-    plan : str
-        ``module:function`` that turns a :class:`~benchirt.stage_plan.StageContext` into the stage's work.
+    config, plan : str
+        ``module:Class`` whose ``from_dict`` validates the config section; ``module:function`` that turns a
+        :class:`~benchirt.stage_plan.StageContext` into the stage's work.
     results : tuple of str
-        Modules whose dataclasses the stage stores (the artifact type registry,
-        :mod:`benchirt.pipeline.artifact_types`).
+        Modules whose dataclasses the stage stores (:mod:`benchirt.pipeline.artifact_types`).
     needs : tuple of str
         Stages whose results it reads (earlier in :data:`REGISTRY`).
     scope : {"dataset", "suite", "document"}
     code : tuple of str
         Sub-packages and modules (relative to ``benchirt/``) whose source its results depend on, beside
         :data:`benchirt.pipeline.fingerprint.COMMON_CODE`; None: the whole package.
-    command : str
-        Module of the stage's stand-alone CLI command (``register(subparsers)``); the verb is ``name``.
-    help : str
-        The line ``benchirt --help`` shows for the command.
-    title : str
-        What the report calls the stage's results.
+    command, help, title : str
+        Module of the stage's CLI command (``register(subparsers)``, verb ``name``); its ``benchirt --help`` line;
+        what the report calls its results.
     aliases : tuple of str
         Former names, still accepted in configs and ``--stages`` (with a note).
     needs_for : str or None
-        ``module:function`` giving, for a :class:`~benchirt.pipeline.PipelineConfig`, the stages it reads
-        when that depends on its options (AIRT reads the responses only for ``airt.input: accuracy``).
+        ``module:function`` giving the stages it reads under a :class:`~benchirt.pipeline.PipelineConfig` when that
+        depends on its options (AIRT reads the responses only for ``airt.input: accuracy``).
     derive : str or None
-        ``module:function`` that fits a stored result to the run's options (``derive(result, stage_config)``) when
-        its key leaves some of them out: every load of a run applies it (the IRT stage re-derives the tables that
-        read its thresholds from the stored fit). A stage that reads those options' tables adds them to its key.
+        ``module:function`` that fits a stored result to the run's options (``derive(result, stage_config)``) when its
+        key leaves some out; every load of a run applies it (the IRT stage re-derives the threshold tables from the
+        stored fit). A stage that reads those options' tables adds them to its key.
     sections : tuple of str
-        ``module:function`` of each function that adds one of the stage's report sections
-        (``benchirt/<package>/report_sections.py``): called as ``function(result, context)`` with the stage's result
-        (``{dataset: result}`` for a per-dataset stage) and a :class:`benchirt.document.context.SectionContext`, it
-        returns a :class:`benchirt.document.page.Section` or None (nothing to show). The report calls them for the
-        stages the run has results of (:func:`benchirt.report.page.page_sections`).
+        ``module:function`` of each report section (``benchirt/<package>/report_sections.py``), called as
+        ``function(result, context)`` with the stage's result (``{dataset: result}`` per dataset) and a
+        :class:`benchirt.document.context.SectionContext`; returns a :class:`benchirt.document.page.Section` or None.
+        The report calls them for the stages with results (:func:`benchirt.report.page.page_sections`).
     """
 
     name: str
@@ -201,11 +190,9 @@ def stage(name: str) -> Stage:
 
 
 def canonical(name: str) -> str:
-    """The stage name for ``name`` (its former spellings map to it; an unknown name is returned as is).
-
-    The one place former names are read: the config loader (:func:`benchirt.pipeline.config.current_names`)
-    and a run's results (:class:`benchirt.pipeline.results.RunResults`) both ask it, and say so in a note or
-    a :class:`FutureWarning`."""
+    """The stage name for ``name`` (former spellings map to it; an unknown name is returned as is): the one place
+    former names are read (:func:`benchirt.pipeline.config.current_names`,
+    :class:`benchirt.pipeline.results.RunResults`), which say so in a note or a :class:`FutureWarning`."""
     return ALIASES.get(name, name)
 
 

@@ -1,13 +1,9 @@
 """The response stage in a run: load each suite member and record its responses.
 
-The stage's plan (:func:`plan`) lives in the pipeline package, not in :mod:`benchirt.responses`,
-because what it adds to :func:`benchirt.responses.respond` is the run engine's: the memory guard and
-ETA before loading (:mod:`benchirt.pipeline.preflight`), (dataset, fit) tasks on several workers
-(:mod:`benchirt.pipeline.fits`) and per-worker progress files (:mod:`benchirt.pipeline.progress`).
-It knows no result's columns.
-
-The per-dataset function (:func:`respond_dataset`) runs on workers, so it is module-level and takes only
-picklable arguments.
+The plan (:func:`plan`) lives in the pipeline package, not :mod:`benchirt.responses`, because what it adds to
+:func:`benchirt.responses.respond` is the engine's: the memory guard and ETA (:mod:`benchirt.pipeline.preflight`),
+(dataset, fit) tasks (:mod:`benchirt.pipeline.fits`) and progress files (:mod:`benchirt.pipeline.progress`). It knows
+no result's columns. :func:`respond_dataset` runs on workers, so it is module-level with picklable arguments.
 """
 from __future__ import annotations
 
@@ -24,20 +20,10 @@ if TYPE_CHECKING:
 def respond_dataset(spec, config, show_progress=False, progress_file=None):
     """Load one suite member and produce its responses (``benchirt.responses.respond``).
 
-    Parameters
-    ----------
-    spec : benchirt.data.DatasetSpec
-    config : benchirt.responses.ResponseConfig
-    show_progress : bool
-        A bar over the dataset's (classifier, fit) pairs (the pipeline asks for it when the fits run
-        in its own process, where the bar can be drawn under the stage's).
-    progress_file : str, optional
-        Where a worker process writes the same progress for the driver (:mod:`benchirt.pipeline.progress`).
-
-    Raises
-    ------
-    DataError
-        The dataset cannot be read or cannot yield responses (the run records it as skipped).
+    ``show_progress`` draws a bar over the dataset's (classifier, fit) pairs (when the fits run in the driver's
+    process); ``progress_file`` is where a worker writes the same progress for the driver
+    (:mod:`benchirt.pipeline.progress`). DataError when the dataset cannot be read or yield responses (the run records
+    it as skipped).
     """
     from benchirt.responses import respond
 
@@ -59,11 +45,8 @@ def imported_dataset(result, spec=None, pool_config=None):
 
 
 def plan(context: StageContext) -> DatasetWork:
-    """One task per suite member, keyed by the dataset's content; with the memory guard when computed.
-
-    With ``respond: {source: openml-runs, …}`` the responses are imported from stored runs instead
-    (:func:`imported`).
-    """
+    """One task per suite member, keyed by the dataset's content; with the memory guard when computed. With
+    ``respond: {source: openml-runs, …}`` the responses are imported from stored runs instead (:func:`imported`)."""
     config = context.config.stage_config("respond")
     if type(config).__name__ == "ImportConfig":
         return imported(context)

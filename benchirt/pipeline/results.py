@@ -1,8 +1,7 @@
 """A run directory's results read back as the stages' own objects (:func:`load_run`).
 
-Generic over :mod:`benchirt.pipeline.registry`: a per-dataset stage's results are ``{dataset: result}``,
-a suite-wide stage's its one result or None. This module imports no report (the report reads runs
-through it).
+Generic over :mod:`benchirt.pipeline.registry`: a per-dataset stage's results are ``{dataset: result}``, a suite-wide
+stage's its one result or None. Imports no report (the report reads runs through it).
 
 Usage (not run as a doctest)::
 
@@ -26,23 +25,12 @@ from benchirt.pipeline.store import ArtifactStore
 class RunResults:
     """Every result of a run directory, read back as the stages' own objects.
 
-    A stage's results are the attribute named as the stage (:data:`benchirt.pipeline.registry.STAGES`):
-    ``results.respond`` and ``results.irt`` are ``{dataset: result}``, ``results.rate``,
-    ``results.subset`` and ``results.airt`` one result or None. The former names ``responses``,
-    ``irts``, ``rating`` and ``subsets`` read the same attributes with a :class:`FutureWarning` naming the
-    stage (:func:`benchirt.pipeline.registry.canonical`, where every former name is read).
-
-    Attributes
-    ----------
-    run_dir : Path
-    manifest : Manifest
-    config : PipelineConfig
-    per_dataset : dict
-        Per-dataset stage -> {dataset: result}.
-    suite : dict
-        Suite-wide stage -> its result (None when the run has none).
-    skipped : dict of str to dict
-        Dataset -> {stage: reason} for every dataset some stage skipped or failed.
+    A stage's results are the attribute named as the stage (:data:`benchirt.pipeline.registry.STAGES`): ``respond``
+    and ``irt`` are ``{dataset: result}``, ``rate``, ``subset`` and ``airt`` one result or None. The former names
+    ``responses``, ``irts``, ``rating`` and ``subsets`` read the same with a :class:`FutureWarning`
+    (:func:`benchirt.pipeline.registry.canonical`). Besides ``run_dir``, ``manifest`` and ``config``: ``per_dataset``
+    (stage -> {dataset: result}), ``suite`` (stage -> result or None) and ``skipped`` (dataset -> {stage: reason} for
+    every dataset some stage skipped or failed).
     """
 
     run_dir: Path
@@ -90,10 +78,8 @@ def load_stage_result(run_dir: str | os.PathLike, stage: str):
 
 
 def load_stage_table(run_dir: str | os.PathLike, stage: str, path: str):
-    """One table of a suite-wide stage's stored result (e.g. ``("rate", "tournament/table")``), or None.
-
-    Reads the parquet file alone — no stage module is imported (the end-of-run summary stays light).
-    """
+    """One table of a suite-wide stage's stored result (e.g. ``("rate", "tournament/table")``), or None; reads the
+    parquet file alone, importing no stage module."""
     store = ArtifactStore(run_dir)
     return _suite_result(store, store.read_manifest(), registry.BY_NAME[stage].name,
                          lambda stage, name, key: store.load_frame(stage, name, key, path))

@@ -8,10 +8,9 @@ Usage (not run as a doctest)::
     results = load_run(outcome.run_dir)          # every stored result, as the stages' objects
     results.rate.ratings.head()
 
-Each stage can be left out (``stages``); a stage that runs reads its inputs from the run directory
-when their stage was left out, so ``stages: [rate, report]`` re-rates stored True-Scores without
-touching the classifiers. Datasets a stage cannot use are recorded as skipped with the reason and
-the run goes on with the others.
+Each stage can be left out (``stages``); a stage that runs reads its inputs from the run directory when their stage
+was left out, so ``stages: [rate, report]`` re-rates stored True-Scores without touching the classifiers. Datasets a
+stage cannot use are recorded as skipped with the reason and the run goes on with the others.
 """
 from __future__ import annotations
 
@@ -60,35 +59,17 @@ def run_pipeline(config: PipelineConfig, *, out: str | os.PathLike | None = None
                  explain: bool = False, strict: bool | None = None) -> RunOutcome:
     """Run the configured stages, reusing every stored result whose key matches.
 
-    Parameters
-    ----------
-    config : PipelineConfig
-        From :func:`benchirt.pipeline.load_config`.
-    out : path, optional
-        Run directory; default :func:`default_run_dir`.
-    force : bool
-        Recompute every selected stage even when its stored result matches.
-    show_progress : bool
-        Progress bars and skip/failure lines on stderr.
-    client : distributed.Client, optional
-        Run the per-dataset work on this Dask client (overrides ``execution``).
-    retry_failed : bool
-        Run again the (dataset, stage) results that failed in the previous run of ``out`` (by default
-        they are recorded as failed again without running).
-    explain : bool
-        Compute and write nothing: the returned manifest says, per (dataset, stage) and for the report,
-        whether the stored result would be reused or why it would be recomputed.
-    strict : bool, optional
-        A dataset on which a configured classifier could not be fitted fails instead of being kept
-        without it; default ``config.execution.strict``.
+    ``out``: the run directory (default :func:`default_run_dir`); ``force``: recompute every selected stage;
+    ``show_progress``: bars and skip/failure lines on stderr; ``client``: a Dask client for the per-dataset work
+    (overrides ``execution``); ``retry_failed``: run again the results that failed in the previous run of ``out``
+    (by default recorded as failed again without running); ``explain``: compute and write nothing, the manifest says
+    per (dataset, stage) and for the report whether the stored result would be reused or why recomputed;
+    ``strict``: a dataset on which a configured classifier could not be fitted fails (default
+    ``config.execution.strict``).
 
-    Returns
-    -------
-    RunOutcome
-        ``exit_code`` is 0 when everything asked for is in the results, 1 when some dataset or stage
-        failed after its retries, a configured classifier was left out of some dataset because its
-        fit failed, or a stage has no result at all (it skipped every dataset, or could not run: a skip
-        of some datasets, which is the data's fault, does not count).
+    The outcome's ``exit_code`` is 0 when everything asked for is in the results, 1 when a dataset or stage failed
+    after its retries, a configured classifier was left out of a dataset, or a stage has no result at all (skipping
+    some datasets, the data's fault, does not count).
     """
     run_dir = Path(out) if out is not None else default_run_dir(config)
     executor = _executor(config, run_dir, client) if not explain else _NoExecutor()
@@ -116,15 +97,10 @@ def extend_run(run_dir: str | os.PathLike, stages: Sequence[str], *,
                show_progress: bool = True) -> Iterator["RunExtension"]:
     """Open the finished run in ``run_dir`` for work that extends it (``benchirt add``), inside the engine.
 
-    The run's own config (its manifest's) chooses the executor, the previous manifest is carried
-    (its results stay listed, ``stages`` are added), and the block runs under the same rules as
-    :func:`run_pipeline`: a refusal (:class:`~benchirt.errors.BenchirtError`) puts the previous run back,
-    an interruption is recorded, and the run is finished when the block ends.
-
-    Raises
-    ------
-    BenchirtError
-        Not a run directory, or one a run in progress holds.
+    The run's own config chooses the executor, the previous manifest is carried (``stages`` added), and the block
+    runs under :func:`run_pipeline`'s rules: a refusal (:class:`~benchirt.errors.BenchirtError`) puts the previous run
+    back, an interruption is recorded, the run is finished when the block ends. BenchirtError when ``run_dir`` is not a
+    run directory or a run in progress holds it.
     """
     store = ArtifactStore(run_dir)
     store.ensure_idle()  # a run in progress: "in use", not "not a finished run"
@@ -191,11 +167,10 @@ class _Pipeline:
     def execute(self) -> None:
         """Compute the selected stages; adopt the stored results of the others that match this config.
 
-        Stages left out of this run still appear in the manifest (status ``stored``) when the run
-        directory holds their result for exactly these options and inputs, so ``benchirt report`` and
-        ``--stages report`` show every matching result, and never a stale one. A stage that reads no
-        other (the responses) is looked up only when a selected stage needs it, so its suite is not
-        resolved for nothing.
+        Stages left out still appear in the manifest (status ``stored``) when their result for exactly these options
+        and inputs is stored, so the report shows every matching result and never a stale one. A stage that reads no
+        other (the responses) is looked up only when a selected stage needs it, so its suite is not resolved for
+        nothing.
         """
         wanted = self._wanted()
         for stage in registry.REGISTRY:
@@ -256,15 +231,8 @@ class _Pipeline:
 
 
 class RunExtension(_Pipeline):
-    """A finished run opened by :func:`extend_run`: its stored results, and its stages re-run through the registry.
-
-    Attributes
-    ----------
-    config : PipelineConfig
-        The run's own config (from its manifest).
-    run : Run
-        The engine (for work of its own, e.g. :meth:`Run.per_dataset` of ``benchirt add``).
-    """
+    """A finished run opened by :func:`extend_run`: its stored results, and its stages re-run through the registry;
+    ``config`` is the run's own config (from its manifest), ``run`` the engine (e.g. :meth:`Run.per_dataset`)."""
 
     def __init__(self, config: PipelineConfig, run: Run, outer_parallel: bool) -> None:
         super().__init__(config, run, outer_parallel)
@@ -282,12 +250,10 @@ class RunExtension(_Pipeline):
               inputs: Mapping[str, Any] | None = None) -> str | None:
         """Run a suite-wide or document ``stage`` again with the run's own options, through its registered ``plan``.
 
-        ``fold(upstream_stage, results)``, when given, returns the upstream results the stage reads
-        (``{dataset: result}``) with whatever the caller adds to them; ``inputs`` (what identifies
-        those additions) join a suite-wide stage's key, so its result is stored beside the plain one,
-        never mistaken for it. Returns the artifact key, or None when the stage skipped or failed (the
-        reason is its ``stage_reports`` note) or writes files (the report, rebuilt unless the stored
-        one shows the same results).
+        ``fold(upstream_stage, results)`` returns the upstream results the stage reads (``{dataset: result}``) with
+        the caller's additions; ``inputs`` (identifying those additions) join a suite-wide stage's key, so its result
+        is stored beside the plain one, never mistaken for it. Returns the artifact key, or None when the stage skipped
+        or failed (see its ``stage_reports`` note) or writes files (the report, rebuilt unless unchanged).
         """
         record = registry.stage(stage)
         if record.scope == "dataset" or (inputs and record.scope != "suite"):
@@ -309,11 +275,8 @@ class RunExtension(_Pipeline):
 
 def report_parts(manifest: Manifest, options: dict, *, stage: str = "report") -> dict:
     """What the report shows, as digests: the results (every recorded key, status and reason), its options, the code.
-
-    A result counts the same whether this run computed, reused or adopted it, and timings are left
-    out, so an unchanged rerun finds the report it wrote before and reuses it (a reused report shows
-    the run that built it).
-    """
+    A result counts the same whether computed, reused or adopted, and timings are left out, so an unchanged rerun
+    reuses the report it wrote before."""
     def entry(e: ResultEntry) -> list:
         status = "ok" if e.get("status") in ("computed", "reused", "stored") else e.get("status")
         return [status, e.get("key"), e.get("reason")]

@@ -1,17 +1,13 @@
 """The stage runner: computes what a run directory lacks, reuses what it has, records everything.
 
-:class:`Run` is the engine shared by every pipeline: per-dataset stages go through an executor
-(local joblib or Dask) and each result is stored the moment it arrives; stages over all datasets run
-in the driver. Each (stage, dataset) result is keyed by its options and inputs (see
-:mod:`benchirt.pipeline.store`), so a rerun — after a kill, a crash or a change of one stage's
-options — computes only the missing or changed results. The manifest is rewritten atomically after
-every result, so it always describes what is on disk.
-
-Every (dataset, stage) entry of the manifest carries a ``decision``: ``"reused"``, or ``"recomputed
-because …"`` naming what changed since the result the previous run used (its options, its input, a source file, a
-library version — :func:`benchirt.pipeline.fingerprint.changes`), or that there was none or ``--force``
-was given. With ``explain=True`` the run decides the same way but computes and writes nothing
-(``benchirt run --explain``); its decisions read ``"would recompute because …"``.
+:class:`Run` is the engine of every pipeline: per-dataset stages go through an executor (local joblib or Dask), each
+result stored the moment it arrives; stages over all datasets run in the driver. Each (stage, dataset) result is keyed
+by its options and inputs (:mod:`benchirt.pipeline.store`), so a rerun — after a kill, a crash or a change of options —
+computes only the missing or changed results. The manifest is rewritten atomically after every result, so it always
+describes what is on disk. Each manifest entry carries a ``decision``: ``"reused"``, or ``"recomputed because …"``
+naming what changed (options, input, a source file, a library version —
+:func:`benchirt.pipeline.fingerprint.changes`), that there was no result, or ``--force``. With ``explain=True``
+(``benchirt run --explain``) the run decides the same way but computes and writes nothing ("would recompute because …").
 """
 from __future__ import annotations
 
@@ -39,11 +35,8 @@ NOT_IN_KEY = frozenset({"n_jobs", "show_progress"})
 
 @dataclass
 class StageReport:
-    """Counts and timing of one stage in one run (what the manifest and the summary show).
-
-    ``seconds`` is the stage's wall time; ``task_cpu_seconds`` the CPU time of the tasks it computed,
-    summed (one thread per task: the work, whatever else the machine ran).
-    """
+    """Counts and timing of one stage in one run (manifest and summary): ``seconds`` its wall time,
+    ``task_cpu_seconds`` the CPU time of the tasks it computed, summed."""
 
     status: str = "pending"
     seconds: float = 0.0
@@ -60,26 +53,13 @@ class StageReport:
 class Run:
     """A run in progress over one run directory.
 
-    Parameters
-    ----------
-    store : ArtifactStore
-    executor : LocalExecutor or DaskExecutor
-    config : dict
-        Plain-data configuration recorded in the manifest.
-    force : bool
-        Recompute even when a complete artifact with the same key exists.
-    retry_failed : bool
-        Try again the (dataset, stage) results that failed in the previous run with the same key; by
-        default they are recorded as failed again without being run (a dataset that killed its worker
-        would otherwise cost the same time and memory on every rerun).
-    show_progress : bool
-        tqdm bars per stage and one log line per skipped/failed dataset (on stderr).
-    explain : bool
-        Decide what would be reused or recomputed, and record why, without computing or writing.
-    strict : bool
-        A result that lacks something the user asked for (a classifier whose fit failed: the result's
-        ``left_out()``) fails its dataset instead of being kept with the rest (``execution.strict``,
-        ``--strict``). Either way the manifest entry lists what is missing under ``left_out``.
+    ``config`` is the plain-data configuration recorded in the manifest; ``force`` recomputes even complete artifacts
+    with the same key. ``retry_failed`` tries again the results that failed in the previous run with the same key; by
+    default they are recorded as failed again without running (a dataset that killed its worker would otherwise cost
+    the same on every rerun). ``show_progress``: tqdm bars and one stderr line per skipped/failed dataset.
+    ``explain``: decide and record why, without computing or writing. ``strict`` (``execution.strict``): a result
+    lacking something asked for (its ``left_out()``, e.g. a failed classifier) fails its dataset instead of being
+    kept; either way the manifest entry lists it under ``left_out``.
     """
 
     store: ArtifactStore
@@ -98,11 +78,8 @@ class Run:
     kept: dict = field(default_factory=dict, repr=False)
 
     def start(self, stages: Sequence[str], *, carry: bool = False) -> None:
-        """Lock the run directory, drop leftovers of a killed run, write the initial manifest.
-
-        ``carry``: continue the previous run's manifest (its results, stages and records stay listed and
-        ``stages`` are added), for work that extends a finished run (``benchirt add``).
-        """
+        """Lock the run directory, drop leftovers of a killed run, write the initial manifest; ``carry`` continues
+        the previous run's manifest (``stages`` added), for work that extends a finished run (``benchirt add``)."""
         leftovers = 0
         if not self.explain:
             self.store.claim(self.force)
@@ -132,24 +109,15 @@ class Run:
     def per_dataset(self, stage: str, options: dict, items: Sequence[DatasetInput], fn: Callable,
                     *, preflight: Callable[[str], Any] | None = None, progress: Path | None = None,
                     split: Callable | None = None) -> dict[str, str]:
-        """Run ``fn(*item.build_args())`` for every item lacking a complete artifact.
+        """Run ``fn(*item.build_args())`` for every item lacking a complete artifact; dataset name -> artifact key for
+        every dataset whose result now exists (reused or computed).
 
-        ``split(executor, tasks, call=call)``, when given, runs the datasets' tasks ``(name, (fn, *args))``
-        cut into finer tasks and yields one :class:`TaskOutcome` per dataset
-        (:func:`benchirt.pipeline.fits.response_fits`); otherwise each dataset is one task.
-
-        ``preflight(name)``, when given, is asked (before anything is loaded) about every dataset to
-        compute: a :class:`~benchirt.pipeline.preflight.Preflight` whose ``skip_reason`` is set records
-        that dataset as skipped without an artifact (so a rerun with more memory tries it), and its
-        expected seconds start the run's ETA (:class:`~benchirt.pipeline.eta.RunEta`), printed at start
-        and shown beside the stage's bar as datasets finish. ``progress`` is the folder of
-        :func:`progress_folder` the tasks write their fits to (:mod:`benchirt.pipeline.progress`), shown
-        beside the bar too.
-
-        Returns
-        -------
-        dict
-            Dataset name -> artifact key, for every dataset whose result now exists (reused or computed).
+        ``split(executor, tasks, call=call)``, when given, cuts the datasets' tasks ``(name, (fn, *args))`` finer and
+        yields one :class:`TaskOutcome` per dataset (:func:`benchirt.pipeline.fits.response_fits`). ``preflight(name)``
+        is asked before loading about every dataset to compute: a :class:`~benchirt.pipeline.preflight.Preflight` with
+        ``skip_reason`` records it as skipped without an artifact (a rerun with more memory tries it), and the expected
+        seconds feed the ETA (:class:`~benchirt.pipeline.eta.RunEta`). ``progress`` is the folder of
+        :func:`progress_folder` the tasks write their fits to (:mod:`benchirt.pipeline.progress`), shown by the bar.
         """
         report = self._begin(stage)
         done: dict[str, str] = {}
@@ -406,11 +374,9 @@ class Run:
         return key
 
     def document(self, stage: str, parts: dict, fn: Callable[[], None]) -> bool:
-        """Run a stage that writes its own files (the report) unless the stored ones were built from ``parts``.
-
-        ``parts`` is what the files show (``results``, ``options``, ``code`` digests); the decision is
-        recorded in the manifest's ``documents``. True when the stage ran.
-        """
+        """Run a stage that writes its own files (the report) unless the stored ones were built from ``parts``
+        (``results``, ``options``, ``code`` digests); the decision goes to the manifest's ``documents``. True when
+        the stage ran."""
         report = self._begin(stage)
         try:
             why = "--force was given" if self.force else self.store.report_change(parts)
@@ -455,11 +421,9 @@ class Run:
         self._save_manifest()
 
     def abandon(self, reason: str) -> None:
-        """Stop after a refusal (a changed artifact, a bad input): the previous run's manifest and config.yaml
-        are put back, so ``benchirt report`` still shows that run; a first run records ``stopped: reason``.
-
-        Results this run stored stay on disk (a rerun reuses them); nothing the previous manifest names was removed.
-        """
+        """Stop after a refusal (a changed artifact, a bad input): the previous run's manifest and config.yaml are put
+        back, so ``benchirt report`` still shows that run; a first run records ``stopped: reason``. Results this run
+        stored stay on disk; nothing the previous manifest names is removed."""
         if self.kept.get("manifest.json") is not None:
             self.store.restore(self.kept)
             self.store.unlock()

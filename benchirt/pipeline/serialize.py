@@ -1,20 +1,18 @@
 """Write stage result objects to a folder and read them back, with no pickle and no import from disk.
 
-Results are dataclasses holding pandas/numpy objects (DESIGN.md). Each field goes to a format a user
-can open and that cannot carry code:
+Results are dataclasses holding pandas/numpy objects (DESIGN.md). Each field goes to a format a user can open and that
+cannot carry code:
 
-- DataFrames and Series: parquet (column labels that are not unique strings — integers, tuples of a
-  MultiIndex — are stored as positional names plus the labels in ``fields.json``);
+- DataFrames and Series: parquet (labels that are not unique strings — integers, MultiIndex tuples — stored as
+  positional names plus the labels in ``fields.json``);
 - numeric/boolean/string arrays: ``.npy`` read with ``allow_pickle=False``;
-- plain data (numbers including NaN/inf, strings, None, lists and string-keyed dicts of them):
-  ``fields.json``;
-- nested dataclasses, and dicts/lists/tuples that hold any of the above: a sub-folder each.
+- plain data (numbers including NaN/inf, strings, None, lists and string-keyed dicts of them): ``fields.json``;
+- nested dataclasses, and containers holding any of the above: a sub-folder each.
 
-A value none of these holds is a ``TypeError`` at dump time, naming the field — never a silent
-fallback to an opaque format. The ``_type.json`` of a folder names its class; on reading, that name is
-looked up in :mod:`benchirt.pipeline.artifact_types` (a fixed registry of benchirt's result classes)
-and nothing named on disk is ever imported. An unknown name, an unknown field kind or a malformed
-folder raises :class:`~benchirt.errors.ArtifactError`.
+Any other value is a ``TypeError`` at dump time naming the field, never a silent fallback to an opaque format. A
+folder's ``_type.json`` names its class, looked up on reading in :mod:`benchirt.pipeline.artifact_types` (a fixed
+registry); nothing named on disk is ever imported. An unknown name or field kind, or a malformed folder, raises
+:class:`~benchirt.errors.ArtifactError`.
 """
 from __future__ import annotations
 
@@ -38,13 +36,8 @@ _SAFE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
 
 
 def dump(obj: Any, directory: str | Path) -> None:
-    """Write the result dataclass ``obj`` into ``directory`` (created; must be fresh).
-
-    Raises
-    ------
-    TypeError
-        ``obj`` is not a registered result dataclass, or one of its fields has no storable form.
-    """
+    """Write the result dataclass ``obj`` into ``directory`` (created; must be fresh); TypeError when ``obj`` is not a
+    registered result dataclass or a field has no storable form."""
     if not (is_dataclass(obj) and not isinstance(obj, type)):
         raise TypeError(f"cannot store a {type(obj).__name__}: artifacts hold benchirt result dataclasses only")
     _dump_container(Path(directory), {"kind": "dataclass", "class": artifact_types.name_of(type(obj))},
@@ -61,10 +54,8 @@ def load(directory: str | Path) -> Any:
 
 
 def load_frame(directory: str | Path, path: str) -> pd.DataFrame:
-    """One DataFrame field of a stored result, e.g. ``"tournament/table"``, without building the result.
-
-    For readers that need one table (the end-of-run summary) and not the result's classes.
-    """
+    """One DataFrame field of a stored result, e.g. ``"tournament/table"``, without building the result (for readers
+    that need one table, such as the end-of-run summary)."""
     *parents, name = path.split("/")
     folder = Path(directory).joinpath(*parents)
     meta = _read_json(folder / TYPE_FILE)

@@ -1,33 +1,27 @@
 """``execution: {backend: slurm, slurm: {...}}``: a run's tasks on SLURM jobs, through dask-jobqueue's ``SLURMCluster``.
 
 Why dask-jobqueue and not submitit's job arrays: benchirt already runs its tasks on Dask
-(:class:`benchirt.pipeline.executors.DaskExecutor`, with the retry and lost-worker policy of
-:mod:`benchirt.pipeline.executors`), and a ``SLURMCluster`` is only a way to start Dask workers as jobs,
-so the same engine, the same task sources (:mod:`benchirt.pipeline.fits`) and the same results come back to
-the driver over the network, as from any Dask worker. submitit would add a second engine, and it hands
-every call to its jobs as a pickled file in a shared folder that the job unpickles, where benchirt's
-standards keep pickle out of what a run writes. The driver (``benchirt run``) runs where the jobs can reach
-it (a login node, or a job of its own) and starts the Dask scheduler; each job runs ``cores``
-single-threaded Dask worker processes with the driver's Python (the environment must be on a file system the
-nodes share).
+(:class:`benchirt.pipeline.executors.DaskExecutor`, with its retry and lost-worker policy), and a ``SLURMCluster`` only
+starts Dask workers as jobs, so the same engine, task sources (:mod:`benchirt.pipeline.fits`) and results come back
+to the driver as from any Dask worker. submitit would add a second engine, and hands every call to its jobs as a
+pickled file in a shared folder, where benchirt keeps pickle out of what a run writes. The driver (``benchirt run``)
+runs where the jobs can reach it (a login node, or a job of its own) and starts the Dask scheduler; each job runs
+``cores`` single-threaded Dask workers with the driver's Python (the environment must be on a shared file system).
 
-A job is a worker that serves many tasks: the workers pull the tasks one at a time, so the run does not
-group tasks into jobs by hand; it decides *how many* jobs to ask for (:func:`plan_jobs`): ``ceil(estimated
-CPU / (job_minutes × cores))`` from the cost model (:mod:`benchirt.pipeline.estimate`), at most
-``max_jobs`` (the analogue of a job array's ``%N``), planned per stage over the datasets the stage computes.
-``benchirt run --dry-run`` writes that plan and the batch script (:mod:`benchirt.pipeline.slurm_dry_run`).
+Workers pull tasks one at a time, so the run only decides *how many* jobs to ask for (:func:`plan_jobs`):
+``ceil(estimated CPU / (job_minutes × cores))`` from the cost model (:mod:`benchirt.pipeline.estimate`), at most
+``max_jobs`` (a job array's ``%N``), planned per stage. ``benchirt run --dry-run`` writes that plan and the batch
+script (:mod:`benchirt.pipeline.slurm_dry_run`).
 
-A rerun submits only what the run folder lacks: every stored result whose inputs, options and code are
-unchanged is reused (:mod:`benchirt.pipeline.runner`), so only the datasets without a result — never
-computed, or whose job was preempted, timed out or was killed before their result was stored (a driver
-stopped with its jobs: they end within a minute of losing it, dask-jobqueue's ``--death-timeout``) — become
-tasks, and no job is submitted when there are none. A dataset recorded as failed (its task kept failing or
-kept losing its job within the run) is tried again with ``--retry-failed``, as on any backend. The console says per stage how many datasets were submitted and how
-many reused; the manifest's ``slurm`` entry records each submission and each job's state as ``sacct`` reports
-it when the run ends (COMPLETED, FAILED, PREEMPTED, TIMEOUT, NODE_FAIL, CANCELLED…; a job benchirt cancelled
-itself at the end, idle, is marked so). A job lost mid-run is a lost worker: the task it ran is retried
-alone (:mod:`benchirt.pipeline.executors`) and a job is submitted in its place. Each attempt runs
-single-threaded (:func:`benchirt.threads.one_thread`), so the results are those of ``--n-jobs 1`` bit for bit.
+A rerun submits only what the run folder lacks: stored results with unchanged inputs, options and code are reused
+(:mod:`benchirt.pipeline.runner`), so only datasets without a result (never computed, or whose job was preempted,
+timed out or killed first; jobs end soon after losing their driver, dask-jobqueue's ``--death-timeout``) become
+tasks, and nothing is submitted when there are none. A dataset recorded as failed is tried again with
+``--retry-failed``. The console says per stage how many datasets were submitted and reused; the manifest's ``slurm``
+entry records each submission and each job's final ``sacct`` state (a job benchirt cancelled itself, idle, is marked
+so). A job lost mid-run is a lost worker: its task is retried alone (:mod:`benchirt.pipeline.executors`) and a job
+is submitted in its place. Each attempt runs single-threaded (:func:`benchirt.threads.one_thread`), so the results
+are those of ``--n-jobs 1`` bit for bit.
 """
 from __future__ import annotations
 
@@ -58,17 +52,10 @@ PLACEHOLDER_ADDRESS = "tcp://DRIVER-ADDRESS:8786"
 class JobPlan:
     """How many jobs a stage asks for, from the estimated CPU seconds of its tasks (:func:`plan_jobs`).
 
-    Attributes
-    ----------
-    cpu_seconds : tuple of float
-        The tasks' estimated CPU seconds, in task order.
-    jobs : int
-        The jobs to ask for: ``min(needed, max_jobs)`` (0 when there is no task).
-    needed : int
-        ``ceil(sum(cpu_seconds) / (job_minutes × 60 × cores))`` (at least 1 when there is a task).
-    job_of : tuple of int
-        The job each task is expected on when the jobs' workers pull them (longest first, each to the least
-        busy worker): what the dry run lists. At run time the workers decide.
+    ``cpu_seconds``: the tasks' estimates in task order; ``needed``: ``ceil(sum(cpu_seconds) / (job_minutes × 60 ×
+    cores))`` (at least 1 with a task); ``jobs``: ``min(needed, max_jobs)`` (0 without tasks); ``job_of``: the job each
+    task is expected on (longest first, each to the least busy worker) — what the dry run lists; at run time the
+    workers decide.
     """
 
     cpu_seconds: tuple[float, ...]
@@ -174,13 +161,8 @@ def batch_script(options: SlurmOptions, *, log_folder: Path | None = None) -> st
 
 
 def check_submission(options: SlurmOptions, folder: Path) -> None:
-    """Have ``sbatch --test-only`` check the batch script (``folder/job.sh``, written here) before any job is submitted.
-
-    Raises
-    ------
-    BenchirtError
-        sbatch is not on PATH, or refuses the script (its message, one line).
-    """
+    """Have ``sbatch --test-only`` check the batch script (``folder/job.sh``, written here) before any job is submitted;
+    BenchirtError when sbatch is not on PATH or refuses it (its message, one line)."""
     script = folder / "job.sh"
     script.write_text(batch_script(options, log_folder=folder / "logs"), encoding="utf-8")
     try:
@@ -228,17 +210,9 @@ class SlurmExecutor(DaskExecutor):
     """Dask workers started as SLURM jobs (module docstring); the cluster starts with the first stage that has
     tasks, so a run with nothing to compute submits nothing.
 
-    Parameters
-    ----------
-    options : SlurmOptions
-        The ``execution.slurm`` block.
-    retries : int
-        ``execution.retries``.
-    costs : callable
-        ``costs(stage, datasets)``: the datasets' estimated CPU seconds (:class:`StageCosts`; its ``problem``, when
-        it has one, is said with the plan).
-    folder : path
-        Where the batch script and the jobs' logs go (``RUN_DIR/slurm``).
+    ``options`` is the ``execution.slurm`` block, ``retries`` ``execution.retries``; ``costs(stage, datasets)`` gives
+    the datasets' estimated CPU seconds (:class:`StageCosts`, whose ``problem`` is said with the plan); ``folder``
+    holds the batch script and the jobs' logs (``RUN_DIR/slurm``).
     """
 
     def __init__(self, options: SlurmOptions, *, retries: int, costs: Callable[[str, Sequence[str]], list[float]],
@@ -306,13 +280,8 @@ class SlurmExecutor(DaskExecutor):
             self._await_submission(SUBMIT_SECONDS)
 
     def _await_submission(self, seconds: float) -> None:
-        """Wait until sbatch has accepted a first job (its id known); a refusal would leave the run waiting forever.
-
-        Raises
-        ------
-        BenchirtError
-            No job id after ``seconds``: sbatch refused the script or cannot be run.
-        """
+        """Wait until sbatch has accepted a first job (its id known), as a refusal would leave the run waiting
+        forever; BenchirtError when there is no job id after ``seconds``."""
         import time
 
         end = time.monotonic() + seconds

@@ -1,16 +1,12 @@
 """``benchirt run CONFIG --dry-run``: the SLURM jobs a run would submit, written down, nothing submitted.
 
-The run decides what it would compute as ``--explain`` does (every stored result whose inputs, options and
-code are unchanged is reused, so a rerun lists only what is missing); the per-dataset stages' datasets to
-compute are its tasks, each with its estimated CPU seconds (:class:`benchirt.pipeline.slurm.StageCosts`), and
-each stage's jobs are planned by :func:`benchirt.pipeline.slurm.plan_jobs`. Written into ``RUN_DIR/slurm/``:
-
-- ``jobs.csv``: ``stage, dataset, estimated_cpu_s, job`` — a row per task and the job its workers are expected
-  to serve it from (at run time the workers pull the tasks);
-- ``job.sh``: the batch script of every job (dask-jobqueue's ``job_script()``), with ``DRIVER-ADDRESS`` where
-  the run writes its own scheduler's address.
-
-The suite-wide stages (rating, subsets, AIRT, the report) run in the driver, not in jobs.
+The run decides what it would compute as ``--explain`` does (a rerun lists only what is missing); the per-dataset
+stages' datasets to compute are its tasks, each with its estimated CPU seconds
+(:class:`benchirt.pipeline.slurm.StageCosts`), and each stage's jobs are planned by
+:func:`benchirt.pipeline.slurm.plan_jobs`. Written into ``RUN_DIR/slurm/``: ``jobs.csv`` (``stage, dataset,
+estimated_cpu_s, job``: a row per task and the job expected to serve it; at run time the workers pull the tasks) and
+``job.sh`` (the batch script, dask-jobqueue's ``job_script()``, with ``DRIVER-ADDRESS`` where the run writes its
+scheduler's address). The suite-wide stages run in the driver, not in jobs.
 """
 from __future__ import annotations
 
@@ -29,12 +25,7 @@ JOB_STAGES = ("respond", "irt")
 
 def dry_run(config, run_dir: str | Path, *, force: bool = False) -> str:
     """Write the job list and the batch script of ``config``'s run into ``run_dir/slurm``; the console text.
-
-    Raises
-    ------
-    ConfigError
-        The config's backend is not slurm.
-    """
+    ConfigError when the backend is not slurm."""
     from benchirt.out_folder import claim_out
     from benchirt.pipeline.run import run_pipeline
     from benchirt.pipeline.store import RUN_NAMES, ArtifactStore

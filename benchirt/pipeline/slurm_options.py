@@ -1,12 +1,10 @@
 """The ``execution.slurm`` block: how a run's tasks become SLURM jobs (:mod:`benchirt.pipeline.slurm`).
 
-Declared like every other option (:mod:`benchirt.options`), so each value is checked, with the message
-``execution.slurm.<key>: got <value>, expected <what>``, before anything is submitted. The extra sbatch
-directives are data, never run: each must be one ``--key=value`` (or ``--flag``) of letters, digits and
-``-_.:,=/@+%``, so no shell metacharacter, space or newline can reach the batch script, and the
-directives benchirt writes itself (partition, memory, time, CPUs, job name, output) cannot be given twice, nor
-those that change what the job runs (``--export``: its environment, e.g. ``LD_PRELOAD``).
-This module imports nothing heavy: validating a config never imports dask-jobqueue.
+Declared like every option (:mod:`benchirt.options`), so each value is checked before anything is submitted. The
+extra sbatch directives are data, never run: each must be one ``--key=value`` (or ``--flag``) of letters, digits and
+``-_.:,=/@+%``, so no shell metacharacter, space or newline reaches the batch script; the directives benchirt writes
+(partition, memory, time, CPUs, job name, output) cannot be given twice, nor those that change what the job runs
+(``--export``, e.g. ``LD_PRELOAD``). Imports nothing heavy: validating a config never imports dask-jobqueue.
 """
 from __future__ import annotations
 
@@ -43,8 +41,8 @@ class Pattern(Text):
 
 @dataclass(frozen=True, kw_only=True)
 class Directives(Constraint):
-    """A list of extra sbatch directives, each matching :data:`DIRECTIVE` and none of :data:`OWN_DIRECTIVES`.
-    Kept as a tuple."""
+    """A list of extra sbatch directives, each matching :data:`DIRECTIVE` and none of :data:`OWN_DIRECTIVES`;
+    kept as a tuple."""
 
     def expected(self) -> str:
         return ("a list of sbatch directives, each --key=value or --flag without spaces or shell characters, "
@@ -71,19 +69,16 @@ class SlurmOptions:
     Attributes
     ----------
     partition : str or None
-        The partition (queue) the jobs go to (``#SBATCH -p``); None: the cluster's default.
-    memory : str
-        Memory of one job (``#SBATCH --mem``), e.g. ``4G``.
-    walltime : str
-        Time limit of one job (``#SBATCH -t``), in SLURM's forms, e.g. ``01:00:00`` or ``1-00:00:00``.
+        The partition the jobs go to (``#SBATCH -p``); None: the cluster's default.
+    memory, walltime : str
+        Memory (``--mem``, e.g. ``4G``) and time limit (``-t``, e.g. ``01:00:00`` or ``1-00:00:00``) of one job.
     cores : int
-        CPUs of one job: that many single-threaded Dask worker processes, each running one task at a time.
+        CPUs of one job: that many single-threaded Dask workers, one task at a time each.
     max_jobs : int
-        The most jobs at once (what a job array's ``%N`` limits): the job count planned from the cost
-        model is capped by it.
+        The most jobs at once (a job array's ``%N``); caps the job count planned from the cost model.
     job_minutes : float
-        The target wall time of one job: the run asks for ``ceil(estimated CPU / (job_minutes × cores))``
-        jobs (:func:`benchirt.pipeline.slurm.plan_jobs`); it must fit in ``walltime``.
+        The target wall time of one job: the run asks for ``ceil(estimated CPU / (job_minutes × cores))`` jobs
+        (:func:`benchirt.pipeline.slurm.plan_jobs`); must fit in ``walltime``.
     directives : tuple of str
         Further sbatch directives, e.g. ``["--account=proj42", "--qos=short"]`` (checked, never run).
     """

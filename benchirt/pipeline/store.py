@@ -13,19 +13,17 @@
       report.key.json                   what the report was built from (code, options, results) and
                                         the digests of the two files: a rerun with the same reuses them
 
-An artifact's key is the sha256 of the stage name, the stage's option section, the input's
-fingerprint (dataset content, or the keys of the upstream artifacts), the source of the code that
-produced it and the versions of numpy/scipy/scikit-learn/pandas (:mod:`benchirt.pipeline.fingerprint`),
-and the artifact schema version, so a changed option, input or code gives a new folder while an
-unchanged one is found again. The marker keeps these parts (``provenance``), so a rerun can say which
-one changed, and a digest of every file of the result (``files``): an artifact changed after it was
-written is refused (:class:`~benchirt.errors.ArtifactError`), never read.
+An artifact's key is the sha256 of the stage name, its option section, the input's fingerprint (dataset content, or
+the upstream artifacts' keys), the source of the code that produced it, the versions of numpy/scipy/scikit-learn/pandas
+(:mod:`benchirt.pipeline.fingerprint`) and the artifact schema version, so a changed option, input or code gives a new
+folder while an unchanged one is found again. The marker keeps these parts (``provenance``), so a rerun can say which
+changed, and a digest of every file (``files``): an artifact changed after writing is refused
+(:class:`~benchirt.errors.ArtifactError`), never read.
 
-Writes are atomic: a result is serialised into a hidden temporary folder inside the stage folder,
-the completion marker is written into it last, and the folder is then renamed into place in one
-``os.rename``. A run killed at any moment leaves either a complete artifact or a ``.tmp-*`` folder
-that no reader looks at and the next run deletes. Readers trust only folders whose marker holds the
-expected key.
+Writes are atomic: a result is serialised into a hidden temporary folder inside the stage folder, the marker written
+last, and the folder renamed into place in one ``os.rename``. A run killed at any moment leaves a complete artifact or
+a ``.tmp-*`` folder that no reader looks at and the next run deletes. Readers trust only folders whose marker holds
+the expected key.
 """
 from __future__ import annotations
 
@@ -71,11 +69,8 @@ def artifact_key(stage: str, options: Any, inputs: Any) -> str:
 
 
 class ArtifactStore:
-    """A run directory: reads and atomically writes artifacts, keeps the manifest.
-
-    One process (the run's driver) writes a given run directory at a time; workers return their
-    results to it rather than writing themselves, so a cluster needs no shared file system.
-    """
+    """A run directory: reads and atomically writes artifacts, keeps the manifest. Only the run's driver writes it;
+    workers return their results rather than writing, so a cluster needs no shared file system."""
 
     _lock_handle: IO[str] | None  # the open lock file while :meth:`lock` holds it (set by lock only)
 
@@ -190,11 +185,10 @@ class ArtifactStore:
     def claim(self, force: bool = False) -> None:
         """Refuse a run directory that holds someone else's files, before anything is written.
 
-        The one rule of every writing command (:func:`benchirt.out_folder.refuse_foreign_out`): a missing or
-        empty folder, a benchirt run (a manifest with ``benchirt_run``) or a folder ``run --dry-run`` marked as the
-        run's (:func:`benchirt.out_folder.claim_out`), is fine; any other non-empty folder is
-        refused unless ``force``, and even then a file or folder of a name among :data:`RUN_NAMES` (the user's own
-        ``config.yaml``, ``summary.md``…) is refused, since benchirt never overwrites what it did not write.
+        The rule of every writing command (:func:`benchirt.out_folder.refuse_foreign_out`): a missing or empty
+        folder, a benchirt run (a manifest with ``benchirt_run``) or a folder ``run --dry-run`` claimed
+        (:func:`benchirt.out_folder.claim_out`) is fine; any other non-empty folder is refused unless ``force``, and
+        even then a name among :data:`RUN_NAMES` is refused: benchirt never overwrites what it did not write.
         """
         from benchirt.out_folder import refuse_foreign_out
 
@@ -205,11 +199,8 @@ class ArtifactStore:
         return is_run_manifest(self.root / MANIFEST)
 
     def lock(self) -> None:
-        """Take the run directory for this process; another live run on it is a clear error.
-
-        An advisory ``flock`` on ``RUN_DIR/.lock``: the OS releases it when the process ends, however it
-        ends (a SIGKILLed run leaves no stale lock behind).
-        """
+        """Take the run directory for this process (an advisory ``flock`` on ``RUN_DIR/.lock``, released by the OS
+        however the process ends); another live run on it is a clear error."""
         import fcntl
 
         try:

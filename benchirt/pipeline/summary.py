@@ -16,19 +16,10 @@ def format_summary(run_dir: str | Path, manifest: Manifest, *, glicko=None, top:
                    command: str | None = None) -> str:
     """Stage table (status, seconds, computed / reused / skipped / failed), leaders, skips, where to look.
 
-    Parameters
-    ----------
-    run_dir : path
-    manifest : Manifest
-        The run's manifest.
-    glicko : pandas.DataFrame, optional
-        The Glicko-2 table of the rate stage (``RatingResult.tournament.table``): adds its ``top``
-        classifiers with their 95 % intervals.
-    verdict : str, optional
-        The leaderboard's one-sentence verdict (:func:`benchirt.rating.leaderboard_verdict`), printed first.
-    command : str, optional
-        The command that made the run; when a dataset failed, the summary names it with ``--retry-failed``
-        (a plain rerun records a failed dataset as failed again without trying it).
+    ``glicko``: the rate stage's Glicko-2 table (``RatingResult.tournament.table``), adding its ``top`` classifiers with
+    95 % intervals; ``verdict``: the leaderboard's one-sentence verdict (:func:`benchirt.rating.leaderboard_verdict`),
+    printed first; ``command``: the command that made the run, named with ``--retry-failed`` when a dataset failed (a
+    plain rerun records it as failed again without trying it).
     """
     lines = [f"benchirt run: {manifest.status or '?'} — {run_dir}"]
     lines += _stage_table(manifest)
@@ -106,11 +97,8 @@ def _first_line(text: str) -> str:
 
 
 def left_out_classifiers(manifest: Manifest) -> dict[str, dict[str, str]]:
-    """Classifier -> {dataset: the error of its fit} for every configured classifier a dataset's result lacks.
-
-    Read from the manifest's per-dataset ``left_out`` entries (:mod:`benchirt.pipeline.runner`) of the results the
-    run kept (a dataset failed by ``--strict`` is listed among the failures instead).
-    """
+    """Classifier -> {dataset: the error of its fit} for every configured classifier a kept result lacks (the
+    manifest's ``left_out`` entries; a dataset failed by ``--strict`` is listed among the failures instead)."""
     found: dict[str, dict[str, str]] = {}
     for name, stages in sorted(manifest.datasets.items()):
         for entry in stages.values():

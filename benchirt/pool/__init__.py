@@ -1,7 +1,7 @@
 """The respondents of the response stage: real classifiers, the MLP epoch ladder, artificial classifiers.
 
-Seed 003 §4.3 describes decodIRT's three sets of models; :mod:`benchirt.pool.real`,
-:mod:`benchirt.pool.ladder` and :mod:`benchirt.pool.artificial` build them, one set each.
+Cardoso et al. 2021 §4.3 describes decodIRT's three sets of models; :mod:`benchirt.pool.real`,
+:mod:`benchirt.pool.ladder` and :mod:`benchirt.pool.artificial` build one set each.
 """
 from benchirt.lazy import attach_stub
 

@@ -6,8 +6,7 @@
   (ties go to the class listed first), so they use nothing a real model could not know;
 - ``random1`` … ``random3`` predict a class drawn uniformly from the training classes.
 
-All draws come from generators spawned from one ``numpy.random.SeedSequence(seed)``, so a seed fixes
-every artificial response.
+All draws come from generators spawned from one ``numpy.random.SeedSequence(seed)``, so a seed fixes every response.
 """
 from __future__ import annotations
 
@@ -18,22 +17,9 @@ ARTIFICIAL_NAMES: tuple[str, ...] = ("optimal", "pessimal", "majority", "minorit
 
 
 def artificial_predictions(y_train: np.ndarray, y_test: np.ndarray, *, seed: int = 0) -> dict[str, np.ndarray]:
-    """Predicted labels of the artificial classifiers for the test part.
-
-    Parameters
-    ----------
-    y_train : numpy.ndarray, shape (n_train,)
-        Training labels (integer class codes); at least two distinct classes.
-    y_test : numpy.ndarray, shape (n_test,)
-        True test labels (same coding).
-    seed : int
-        Seed of the pessimal and random classifiers.
-
-    Returns
-    -------
-    dict
-        ``name -> predictions`` (shape (n_test,)) for every name in :data:`ARTIFICIAL_NAMES`, in order.
-    """
+    """Predicted labels (``name -> predictions``, every name of :data:`ARTIFICIAL_NAMES` in order) of the artificial
+    classifiers for the test part; ``y_train`` and ``y_test`` are integer class codes with at least two training
+    classes, ``seed`` seeds the pessimal and random classifiers."""
     y_train = np.asarray(y_train)
     y_test = np.asarray(y_test)
     classes, counts = np.unique(y_train, return_counts=True)

@@ -1,20 +1,13 @@
 """Safe resolution of a classifier class named by a dotted path in a configuration.
 
-A config names extra classifiers as text (``"sklearn.svm.LinearSVC"``). Importing and calling whatever
-that text names would let a config run code (``os.system``, ``subprocess.Popen``). So the path is
-checked in three steps, each before anything is imported or built:
-
-1. its form: dot-separated public Python identifiers (no ``_private`` parts);
-2. its top-level package: one of :data:`ALLOWED_PACKAGES` or a package the user lists explicitly in
-   the config (``respond.allowed_packages``) — checked *before* ``import_module``, since importing a
-   module can itself run code;
-3. what it names: a class (not a function or instance), defined in an allowed package, that is a
-   scikit-learn classifier (subclass of ``sklearn.base.ClassifierMixin`` or with
-   ``_estimator_type == "classifier"``, as xgboost/lightgbm/catboost declare) with ``fit`` and
-   ``predict``.
-
-Only then may the caller construct an instance. scikit-learn's ``is_classifier`` needs an instance,
-which is exactly what must not be built yet, hence the class-level check here.
+A config names extra classifiers as text (``"sklearn.svm.LinearSVC"``); importing and calling whatever it names would
+let a config run code (``os.system``). So the path is checked in three steps, each before anything is imported or
+built: (1) its form, dot-separated public identifiers (no ``_private`` parts); (2) its top-level package, one of
+:data:`ALLOWED_PACKAGES` or one the config lists (``respond.allowed_packages``) — checked *before* ``import_module``,
+since importing can run code; (3) what it names: a class defined in an allowed package that is a scikit-learn
+classifier (a ``ClassifierMixin`` subclass or ``_estimator_type == "classifier"``, as xgboost/lightgbm/catboost
+declare) with ``fit`` and ``predict``. Only then may the caller construct it; scikit-learn's ``is_classifier`` needs an
+instance, which must not be built yet, hence the class-level check here.
 """
 from __future__ import annotations
 
@@ -29,27 +22,12 @@ ALLOWED_PACKAGES: tuple[str, ...] = ("sklearn", "xgboost", "lightgbm", "catboost
 
 
 def resolve_classifier_class(dotted: str, *, allowed_packages: Iterable[str] = (), where: str = "estimator") -> type:
-    """The scikit-learn classifier class a dotted path names, checked before anything is constructed.
-
-    Parameters
-    ----------
-    dotted : str
-        ``"package.module.ClassName"``, e.g. ``"sklearn.linear_model.LogisticRegression"``.
-    allowed_packages : iterable of str
-        Top-level packages the user allows in addition to :data:`ALLOWED_PACKAGES` (their own code).
-    where : str
-        What the path configures, for the error message (e.g. ``"extra classifier 'logreg'"``).
-
-    Returns
-    -------
-    type
-        The class, not an instance.
-
-    Raises
-    ------
-    ConfigError
-        When the path is malformed, outside the allowed packages (nothing is imported then), cannot be
-        imported, or names something other than a classifier class; the message names what is allowed.
+    """The scikit-learn classifier class (not an instance) that ``dotted`` (e.g.
+    ``"sklearn.linear_model.LogisticRegression"``) names, checked before anything is constructed.
+    ``allowed_packages`` are the user's top-level packages beyond :data:`ALLOWED_PACKAGES`; ``where`` names what the
+    path configures in messages (e.g. ``"extra classifier 'logreg'"``). ConfigError, naming what is allowed, when the
+    path is malformed, outside the allowed packages (nothing is imported then), not importable, or not a classifier
+    class.
     """
     allowed = tuple(dict.fromkeys((*ALLOWED_PACKAGES, *allowed_packages)))
     allowed_text = f"classifier classes from {', '.join(allowed)} (add your own package to respond.allowed_packages)"

@@ -1,22 +1,18 @@
 """The calibration ladder: MLPs trained for 1, 2, …, K epochs, taken from one training.
 
-decodIRT (Cardoso et al. 2021 §4.3) gives IRT enough respondents by training a separate
-``MLPClassifier(max_iter=k, random_state=seed)`` for every k — K trainings costing K(K+1)/2 epochs in
-all. Here one training of K epochs yields all K rungs, and rung k is *bit-for-bit* the model a separate
-``MLPClassifier(max_iter=k, random_state=seed).fit(X, y)`` produces (``tests/test_pool_ladder.py``).
+decodIRT (Cardoso et al. 2021 §4.3) trains a separate ``MLPClassifier(max_iter=k, random_state=seed)`` for every k —
+K(K+1)/2 epochs in all. Here one training of K epochs yields all K rungs, and rung k is *bit-for-bit* the model a
+separate ``MLPClassifier(max_iter=k, random_state=seed).fit(X, y)`` produces (``tests/test_pool_ladder.py``).
 
-Why that holds, from scikit-learn's ``_fit_stochastic``: ``fit`` draws the initial weights from
-``RandomState(seed)``, then at the start of every epoch re-shuffles its *running* index array with that
-same generator, updates Adam's state, and stops once the training loss has failed to improve by ``tol``
-for more than ``n_iter_no_change`` epochs. A fit with ``max_iter=k`` is therefore exactly the first k
-epochs of a longer fit (or all of it, when it stopped earlier). ``partial_fit`` runs the same epoch code
-and keeps Adam's state, but it restarts the index array from ``arange(n)`` on every call and re-seeds an
-integer ``random_state`` on every call. The ladder therefore trains with ``shuffle=False`` on rows it
-orders itself: a second ``RandomState(seed)``, advanced past the weight initialisation by one throw-away
-``partial_fit`` of a twin model, re-shuffles the running index array exactly as ``fit`` does; the model's
-own generator (a ``RandomState`` instance, so it is not re-seeded) only draws the initial weights.
-The stopping rule is re-applied to the public ``loss_curve_``; once it fires, the remaining rungs repeat
-the last one, as separate fits with a larger ``max_iter`` would.
+Why, from scikit-learn's ``_fit_stochastic``: ``fit`` draws the initial weights from ``RandomState(seed)``, then at
+every epoch re-shuffles its *running* index array with that generator, updates Adam's state, and stops once the loss
+failed to improve by ``tol`` for more than ``n_iter_no_change`` epochs; a fit with ``max_iter=k`` is thus the first k
+epochs of a longer one. ``partial_fit`` runs the same epoch code and keeps Adam's state, but restarts the index array
+from ``arange(n)`` and re-seeds an integer ``random_state`` on every call. So the ladder trains with ``shuffle=False``
+on rows it orders itself: a second ``RandomState(seed)``, advanced past the weight initialisation by a throw-away
+``partial_fit`` of a twin model, re-shuffles the running index array as ``fit`` does; the model's own generator (a
+``RandomState`` instance, not re-seeded) only draws the initial weights. The stopping rule is re-applied to
+``loss_curve_``; once it fires, the remaining rungs repeat the last one, as larger ``max_iter`` fits would.
 """
 from __future__ import annotations
 
@@ -35,16 +31,9 @@ def ladder_name(epoch: int) -> str:
 
 @dataclass
 class LadderRun:
-    """Result of one ladder training.
-
-    Attributes
-    ----------
-    predictions : numpy.ndarray, shape (epochs, n_test)
-        Row k-1 holds the test predictions of the model after k epochs (same labels as ``y_train``).
-    epochs_trained : int
-        Epochs actually run; smaller than ``epochs`` when the MLP's stopping rule fired, in which case
-        rows ``epochs_trained…`` repeat the last trained rung.
-    """
+    """Result of one ladder training: ``predictions`` (epochs, n_test), row k-1 the test predictions after k epochs
+    (labels as ``y_train``); ``epochs_trained``, fewer than ``epochs`` when the stopping rule fired (later rows then
+    repeat the last trained rung)."""
 
     predictions: np.ndarray
     epochs_trained: int
@@ -58,28 +47,12 @@ def ladder_predictions(
     seed: int = 0,
     mlp: MLPClassifier | None = None,
 ) -> LadderRun:
-    """Predictions of the MLP after every epoch 1..``epochs`` of a single training.
+    """Predictions of the MLP after every epoch 1..``epochs`` (decodIRT: 100) of a single training.
 
-    Parameters
-    ----------
-    X_train : numpy.ndarray, shape (n_train, n_features)
-        Preprocessed (imputed, encoded, scaled) training features.
-    y_train : numpy.ndarray, shape (n_train,)
-        Training labels.
-    X_test : numpy.ndarray, shape (n_test, n_features)
-        Preprocessed test features.
-    epochs : int
-        Number of rungs K (decodIRT: 100).
-    seed : int
-        ``random_state`` of the equivalent separately trained MLPs.
-    mlp : MLPClassifier, optional
-        Template with the hyper-parameters (default: scikit-learn's defaults). Must use the Adam solver
-        without ``early_stopping``; its ``random_state`` and ``max_iter`` are ignored.
-
-    Returns
-    -------
-    LadderRun
-        Rung k equals ``clone(mlp).set_params(max_iter=k, random_state=seed).fit(X_train, y_train)``.
+    ``X_train`` and ``X_test`` are preprocessed (imputed, encoded, scaled); ``seed`` is the ``random_state`` of the
+    equivalent separate MLPs; ``mlp`` a template with the hyper-parameters (default scikit-learn's), which must use Adam
+    without ``early_stopping`` (its ``random_state`` and ``max_iter`` are ignored). Rung k equals
+    ``clone(mlp).set_params(max_iter=k, random_state=seed).fit(X_train, y_train)``.
     """
     template = MLPClassifier() if mlp is None else mlp
     if template.solver != "adam" or template.early_stopping:

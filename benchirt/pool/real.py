@@ -1,17 +1,13 @@
 """The real classifiers of the pool: decodIRT's twelve, plus any scikit-learn classifier named in a config.
 
-Seed 003 §4.3 lists decodIRT's second set of models: Gaussian and Bernoulli naive Bayes, KNN with
-2, 3, 5 and 8 neighbours, a decision tree, random forests with 3, 5 and the default number of trees,
-an SVM and an MLP, all with scikit-learn's default hyper-parameters. :data:`REAL_CLASSIFIERS` holds
-them under benchirt's names; :class:`ExtraEstimator` adds any other classifier by dotted import path.
-
-Every estimator that takes a ``random_state`` gets the response stage's seed, as decodIRT does, so a
-run is reproducible. ``scale`` says whether the model needs standardised numeric features
-(distance- and gradient-based models: KNN, SVC, MLP); the others see imputed, unscaled values.
-Scaling is where benchirt departs from decodIRT, which fed raw features to every model: its SVM then
-collapsed to the majority class on data such as wdbc (the reference ``test_accuracy.csv`` gives SVM
-exactly the majority classifier's 0.626). Bernoulli naive Bayes keeps decodIRT's unscaled input
-(binarised at 0), as scikit-learn's default defines that model.
+Cardoso et al. 2021 §4.3 lists decodIRT's second set of models: Gaussian and Bernoulli naive Bayes, KNN with 2, 3, 5
+and 8 neighbours, a decision tree, random forests with 3, 5 and the default number of trees, an SVM and an MLP, all
+with scikit-learn's defaults. :data:`REAL_CLASSIFIERS` holds them under benchirt's names; :class:`ExtraEstimator` adds
+any other classifier by dotted import path. Every estimator taking a ``random_state`` gets the stage's seed, as in
+decodIRT. ``scale`` says whether the model needs standardised numeric features (KNN, SVC, MLP); the others see
+imputed, unscaled values. Scaling departs from decodIRT, which fed raw features to every model, so that its SVM
+collapsed to the majority class on data such as wdbc. Bernoulli naive Bayes keeps unscaled input (binarised at 0), as
+scikit-learn's default defines that model.
 """
 from __future__ import annotations
 
@@ -30,21 +26,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class RealClassifier:
-    """One named member of the real pool.
-
-    Attributes
-    ----------
-    name : str
-        benchirt's name of the classifier (row label of the response matrix).
-    estimator_class : type or str
-        A scikit-learn classifier class, or for the built-in pool the dotted path of one inside
-        scikit-learn (a fixed string of this module, imported when first built, so that reading a
-        config does not import scikit-learn).
-    params : dict
-        Hyper-parameters that differ from the class defaults.
-    scale : bool
-        Whether numeric features are standardised before this model.
-    """
+    """One named member of the real pool: ``name`` (its row label in the response matrix), ``estimator_class`` (a
+    scikit-learn classifier class, or for the built-in pool a fixed dotted path inside scikit-learn, imported when first
+    built so that reading a config does not import scikit-learn), ``params`` (hyper-parameters differing from the
+    defaults) and ``scale`` (numeric features standardised before it)."""
 
     name: str
     estimator_class: type | str
@@ -102,20 +87,10 @@ ENTRY_OPTIONS = {
 class ExtraEstimator:
     """A classifier added to the real pool by configuration.
 
-    Attributes
-    ----------
-    name : str
-        Row label in the response matrix; must not clash with another pool member.
-    estimator : str
-        Dotted import path of a scikit-learn compatible classifier class,
-        e.g. ``"sklearn.linear_model.LogisticRegression"``.
-    params : dict
-        Keyword arguments for the class.
-    scale : bool
-        Whether numeric features are standardised before this model (default True).
-    allowed_packages : tuple of str
-        Top-level packages, beyond :data:`benchirt.pool.estimators.ALLOWED_PACKAGES`, the class may come
-        from (the user's own package, as named in ``respond.allowed_packages``).
+    ``name`` is its row label (no clash with another member); ``estimator`` the dotted path of a scikit-learn
+    compatible classifier class (e.g. ``"sklearn.linear_model.LogisticRegression"``) built with ``params``; ``scale``
+    (default True) standardises numeric features; ``allowed_packages`` are top-level packages the class may come from
+    beyond :data:`benchirt.pool.estimators.ALLOWED_PACKAGES` (``respond.allowed_packages``).
     """
 
     name: str
@@ -129,13 +104,10 @@ class ExtraEstimator:
         self.to_real()  # validates the class path and the parameters now, not mid-run
 
     def to_real(self) -> RealClassifier:
-        """The :class:`RealClassifier` this entry describes; ConfigError when it cannot be built.
-
-        The class is checked by :func:`~benchirt.pool.estimators.resolve_classifier_class` before it
-        is instantiated. Parameter values are then checked by the estimator's own validation
-        (scikit-learn's ``_validate_params``, which otherwise runs only inside ``fit``), so ``C: -1``
-        fails here, at config time, rather than mid-run.
-        """
+        """The :class:`RealClassifier` this entry describes; ConfigError when it cannot be built. The class is checked
+        by :func:`~benchirt.pool.estimators.resolve_classifier_class` before instantiation, then the parameters by
+        the estimator's own validation (``_validate_params``, otherwise run only in ``fit``), so ``C: -1`` fails at
+        config time rather than mid-run."""
         where = f"extra classifier {self.name!r}"
         estimator_class = resolve_classifier_class(self.estimator, allowed_packages=self.allowed_packages, where=where)
         spec = RealClassifier(self.name, estimator_class, dict(self.params), scale=bool(self.scale))
@@ -170,13 +142,8 @@ class ExtraEstimator:
 
 
 def resolve_pool(names: tuple[str, ...], *, extra: tuple[ExtraEstimator, ...] = ()) -> list[RealClassifier]:
-    """The real pool in row order: the named built-ins, then the extra estimators.
-
-    Raises
-    ------
-    ConfigError
-        For an unknown name (the message lists the known ones) or a duplicate name.
-    """
+    """The real pool in row order: the named built-ins, then the extra estimators; ConfigError for an unknown name
+    (listing the known ones) or a duplicate."""
     unknown = [name for name in names if name not in REAL_CLASSIFIERS]
     if unknown:
         raise ConfigError(

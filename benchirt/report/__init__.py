@@ -54,23 +54,10 @@ def warnings_section(caught) -> Section:
 
 def build_report(run_dir: str | os.PathLike, *, config: ReportConfig | None = None,
                  out: str | os.PathLike | None = None) -> dict[str, Path]:
-    """Write ``report.html`` and ``summary.md`` for the run in ``run_dir``.
-
-    Parameters
-    ----------
-    run_dir : path
-        A run directory written by ``benchirt run`` (it has a ``manifest.json``).
-    config : ReportConfig, optional
-        Default: the run's own ``report`` options.
-    out : path, optional
-        Folder for the two files; default ``run_dir``.
-
-    Returns
-    -------
-    dict
-        ``{"html": path, "markdown": path}``. Warnings raised while drawing (matplotlib's) do not reach the
-        console: the last section lists them (:func:`warnings_section`).
-    """
+    """Write ``report.html`` and ``summary.md`` for the run in ``run_dir`` (a folder with a ``manifest.json``) into
+    ``out`` (default ``run_dir``); ``config`` defaults to the run's own ``report`` options. Returns ``{"html": path,
+    "markdown": path}``. Drawing warnings do not reach the console: the last section lists them
+    (:func:`warnings_section`)."""
     from benchirt.pipeline.config import source_label
     from benchirt.pipeline.results import load_run
     from benchirt.document.page import render_html, render_markdown

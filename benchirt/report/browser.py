@@ -1,8 +1,7 @@
 """Open a report in a real headless browser: the checks of the browser test and the docs screenshots.
 
-Chromium is driven through Playwright (``pip install playwright``; the browser is the system's —
-Debian's ``chromium-headless-shell`` or ``chromium`` — never a download of Playwright's own).
-Both are optional: :func:`find_browser` says what is missing, and the test skips with that reason.
+Chromium is driven through Playwright (``pip install playwright``; the system's browser, never a download of
+Playwright's own). Both are optional: :func:`find_browser` says what is missing, and the test skips with that reason.
 
 Usage (not run as a doctest)::
 
@@ -83,13 +82,8 @@ class PageCheck:
 
 
 def find_browser() -> str:
-    """Path of a usable Chromium, checking that Playwright is installed too.
-
-    Raises
-    ------
-    BrowserUnavailable
-        With what is missing and how to install it.
-    """
+    """Path of a usable Chromium, checking that Playwright is installed too; BrowserUnavailable saying what is missing
+    and how to install it."""
     if importlib.util.find_spec("playwright") is None:
         raise BrowserUnavailable("Playwright is not installed (pip install playwright)")
     wanted = [os.environ["BENCHIRT_BROWSER"]] if os.environ.get("BENCHIRT_BROWSER") else list(BROWSERS)

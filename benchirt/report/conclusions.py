@@ -1,22 +1,17 @@
 """The report's opening block: what the run concludes, every sentence generated from its numbers.
 
-Each function below turns one stage's result into a sentence (or a short table) and states the
-uncertainty with it:
+Each function turns one stage's result into a sentence (or a short table) with its uncertainty:
 
-* the primary verdict — the order-free Bradley–Terry leaderboard of :mod:`benchirt.rating.leaderboard`:
-  who leads, whom the primary test (step-down max-T by default) separates it from, its joint rank interval and the tiers when there
-  are several (:mod:`benchirt.rating.decisions`), stated once with its method and level
-  (:func:`benchirt.rating.verdict.leaderboard_verdict`);
-* the agreement checks — Wilcoxon/Holm, the Bayesian sign test, Friedman/Nemenyi and the Glicko-2
-  tournament, each as "agrees on x of n pairs, differs because …" (:mod:`benchirt.rating.agreement`),
-  never as a competing verdict; a test that cannot reject at the data's size says so;
-* which datasets are the most informative — the share of items above the IRT thresholds (Cardoso
-  et al. 2020 §4.5), naming the thresholds and the model; a parameter every dataset shares (the
-  guessing of a 2PL, all zero) is not ranked;
-* which subset could replace the full suite, judged on held-out classifiers — the subset stage's sentence
+* the primary verdict — the Bradley–Terry leaderboard (:mod:`benchirt.rating.leaderboard`): who leads, whom the primary
+  test separates it from, its joint rank interval and tiers (:mod:`benchirt.rating.decisions`), stated once with method
+  and level (:func:`benchirt.rating.verdict.leaderboard_verdict`);
+* the agreement checks — Wilcoxon/Holm, the Bayesian sign test, Friedman/Nemenyi and Glicko-2, each as "agrees on x of
+  n pairs, differs because …" (:mod:`benchirt.rating.agreement`), never a competing verdict;
+* the most informative datasets — the share of items above the IRT thresholds (Cardoso et al. 2020 §4.5); a parameter
+  every dataset shares (a 2PL's zero guessing) is not ranked;
+* the subset that could replace the suite, judged on held-out classifiers
   (:func:`benchirt.subsets.report_sections.subsets_conclusion`);
-* AIRT's strongest and most anomalous algorithms (Kandanaarachchi & Smith-Miles 2023): latent trait
-  occupancy of strengths, negative discrimination.
+* AIRT's strongest and anomalous algorithms (Kandanaarachchi & Smith-Miles 2023).
 
 Hand-written: no library writes sentences from these tables.
 """
@@ -34,15 +29,8 @@ LEADERBOARD_ROWS = 10
 
 
 def rating_sentences(rating) -> tuple[list[str], list[str]]:
-    """The primary verdict and the agreement checks of a :class:`benchirt.rating.RatingResult`.
-
-    Returns
-    -------
-    verdict : list of str
-        The primary verdict and the leaderboard's notes; only the notes without a leaderboard.
-    checks : list of str
-        One agreement check per other method, or why there is none.
-    """
+    """The primary verdict (with the leaderboard's notes; only the notes without a leaderboard) and the agreement
+    checks (one per other method, or why there is none) of a :class:`benchirt.rating.RatingResult`."""
     from benchirt.rating.agreement import bayesian_check, glicko_check, nemenyi_check, plural, wilcoxon_check
     from benchirt.rating.verdict import measured, verdict_parts
 
@@ -70,13 +58,11 @@ def rating_sentences(rating) -> tuple[list[str], list[str]]:
 
 
 def leaderboard_table(board: pd.DataFrame, *, n_datasets: int | None = None) -> pd.DataFrame:
-    """The Bradley–Terry leaderboard (``RatingResult.leaderboard``) for reading: rank ("=" marks a tie),
-    classifier ("(artificial)" after a reference such as the optimal classifier, "(placed)" after an entrant placed
-    by a model across datasets: not tested, its rank and interval its placement's, no rating), rating with its 95 %
-    interval, joint rank interval across datasets and on this suite (when the test rows gave one), tier (only when
-    there are several), the datasets each classifier was scored on (only in a sparse field, where some are on fewer
-    than others: flows present on some tasks only; "of ``n_datasets``", the field's, by default the most any of them
-    has), Glicko-2 rating ± 2RD (only over more than one dataset)."""
+    """The Bradley–Terry leaderboard (``RatingResult.leaderboard``) for reading: rank ("=" marks a tie), classifier
+    ("(artificial)" after a reference, "(placed)" after an entrant placed by a model: untested, rank and interval its
+    placement's, no rating), rating with its 95 % interval, joint rank interval across datasets and on this suite (when
+    given), tier (when several), the datasets each was scored on (only in a sparse field; "of ``n_datasets``", by
+    default the most any has), Glicko-2 rating ± 2RD (over more than one dataset)."""
     from benchirt.rating.verdict import marked_names, measured
 
     placed = ~board.index.isin(measured(board).index)

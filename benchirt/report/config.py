@@ -9,20 +9,10 @@ from benchirt.options import Constraint, Integer, Text, checked_options, validat
 
 @dataclass(frozen=True)
 class ReportConfig:
-    """What :func:`benchirt.report.build_report` puts on the page.
-
-    Attributes
-    ----------
-    title : str
-        Heading of ``report.html`` and ``summary.md``.
-    max_dataset_plots : int
-        Datasets that get their own item (ICC) and classifier (CCC) characteristic-curve figures: the
-        most and least difficult ones, up to this many in all (every dataset stays in the tables).
-    dpi : int
-        Resolution of the embedded PNG figures (their size is what makes the page heavy).
-    top_classifiers : int
-        Rows of the rating table shown in the end-of-run summary on the terminal.
-    """
+    """What :func:`benchirt.report.build_report` puts on the page: ``title`` (heading of both files),
+    ``max_dataset_plots`` (datasets with their own ICC and CCC figures: the most and least difficult, up to this many;
+    every dataset stays in the tables), ``dpi`` (of the embedded PNGs, which make the page heavy) and
+    ``top_classifiers`` (rows of the rating table in the end-of-run terminal summary)."""
 
     title: str = "benchirt report"
     max_dataset_plots: int = 4

@@ -1,10 +1,9 @@
 """The report's page: its cross-stage sections and every stage's own, built and placed in page order.
 
-A stage's sections are named by its registry record (:attr:`benchirt.pipeline.registry.Stage.sections`) and built
-from its result with a :class:`benchirt.document.context.SectionContext`; the report's own sections
-(:mod:`benchirt.report.sections`, :mod:`benchirt.report.added`) read the whole run. :data:`PAGE_ORDER` places
-them; a section it does not list (a stage added since) follows the listed ones, in the registry's order, so a new
-stage shows its sections with no edit here. A stage without a result in the run adds none.
+A stage's sections are named by its registry record (:attr:`benchirt.pipeline.registry.Stage.sections`) and built with a
+:class:`benchirt.document.context.SectionContext`; the report's own (:mod:`benchirt.report.sections`,
+:mod:`benchirt.report.added`) read the whole run. :data:`PAGE_ORDER` places them; an unlisted section follows in the
+registry's order, so a new stage needs no edit here. A stage without a result adds none.
 """
 from __future__ import annotations
 

@@ -1,20 +1,17 @@
 """Imported runs paired with the dataset they answered, and benchirt's own pool beside them on the same rows.
 
-With ``responses: {source: openml-runs, pair_with_suite: true}`` each imported dataset is paired with the
-run's ``suite`` dataset of the same name (a single import with a single suite dataset whatever their
-names). Pairing reads the dataset's label of every item from the data — the suspect-label table shows it
-even for a source that holds no labels (a respondents × items matrix) — and refuses, with one line, an
-import whose rows differ from the data: an item beyond the dataset's rows, a row without a label, or a
-label the runs' task gives differently (another version of the data).
+With ``responses: {source: openml-runs, pair_with_suite: true}`` each imported dataset is paired with the suite
+dataset of the same name (a single import with a single suite dataset whatever the names). Pairing reads each item's
+label from the data (so the suspect-label table shows it even for a source without labels) and refuses, in one line,
+an import whose rows differ from the data: an item beyond the rows, a row without a label, a label the runs' task
+gives differently (another data version).
 
-With ``pool: true`` (or a mapping of response options) benchirt's pool also answers the import's items:
-its classifiers train on every other labelled row of the dataset and predict the items
-(:func:`benchirt.responses.respond` with ``test_rows``), and the two response matrices are joined into one,
-each respondent's ``provenance["source"]`` telling a stored run from benchirt's own. Under the default
-rule ``best-held-out`` the items are the odd folds' rows and the even folds' rows — those the stored runs
-were chosen on — train the pool, so no row both trains (or chooses) and scores on either side. The stored
-runs' predictions are out-of-fold predictions of a cross-validation on (k−1)/k of the rows; the pool's
-come from one fit on the other half: the pool trains on fewer rows than the runs did (said in the notes).
+With ``pool: true`` (or a mapping of response options) benchirt's pool also answers the import's items: it trains on
+every other labelled row and predicts the items (:func:`benchirt.responses.respond` with ``test_rows``), and the two
+matrices are joined, ``provenance["source"]`` telling a stored run from benchirt's own. Under ``best-held-out`` the
+items are the odd folds' rows and the even folds' rows (those the runs were chosen on) train the pool, so no row both
+trains (or chooses) and scores. The runs' predictions are out-of-fold on (k−1)/k of the rows, the pool's from one fit
+on the other half, so the pool trains on fewer rows (said in the notes).
 """
 from __future__ import annotations
 
@@ -31,15 +28,9 @@ POOL_SOURCE = "benchirt {role}"
 
 
 def pair_with_suite(names: list[str], specs: list) -> dict:
-    """Imported dataset name → the suite's :class:`~benchirt.data.DatasetSpec` of that name (case-insensitive;
-    also ``<id>-<name>``, as the CC18 ARFF files are named); a single import pairs with a single suite
-    dataset whatever the names.
-
-    Raises
-    ------
-    DataError
-        An imported dataset has no suite dataset of its name, or several (one line naming both lists).
-    """
+    """Imported dataset name → the suite's :class:`~benchirt.data.DatasetSpec` of that name (case-insensitive; also
+    ``<id>-<name>``, as the CC18 ARFF files are named); a single import pairs with a single suite dataset whatever the
+    names. DataError when an imported dataset has no suite dataset of its name, or several."""
     if len(names) == 1 and len(specs) == 1:
         return {names[0]: specs[0]}
     pairs, unpaired = {}, []
@@ -63,14 +54,8 @@ def _numbered(spec_name: str, name: str) -> tuple[str, ...]:
 
 
 def dataset_labels(imported, dataset) -> pd.Series:
-    """The dataset's label of each of the import's items (index: the items), read from the data.
-
-    Raises
-    ------
-    DataError
-        The rows differ: an item beyond the dataset's rows, an item without a label, or a label that
-        differs from the one the runs' task gives.
-    """
+    """The dataset's label of each of the import's items (index: the items), read from the data; DataError when the
+    rows differ (an item beyond the rows, without a label, or labelled otherwise than by the runs' task)."""
     items = np.asarray(imported.test_index, dtype=np.int64)
     labels = dataset.y.reset_index(drop=True)
     where = f"{imported.dataset}: the imported runs and the suite's dataset {dataset.name!r} differ"
@@ -124,15 +109,9 @@ def beside_suite(imported, spec, *, pool_config=None):
 def merge(imported, pool, *, n_train: int | None = None):
     """One :class:`~benchirt.responses.ResponseResult` of benchirt's pool and the imported runs on the same items.
 
-    The pool's respondents come first (their roles kept), then the stored runs (``real``);
-    ``provenance`` lists both, ``source`` telling which is which. The stored runs' predicted labels are
-    not kept, so the merged result has no ``predictions`` (the suspect-label table's consensus column
-    stays empty).
-
-    Raises
-    ------
-    DataError
-        The two answered different rows, or a respondent name is in both.
+    The pool's respondents come first (roles kept), then the stored runs (``real``); ``provenance["source"]`` tells
+    them apart. The runs' predicted labels are not kept, so there are no ``predictions`` (the suspect-label table's
+    consensus column stays empty). DataError when the two answered different rows or a name is in both.
     """
     if list(pool.responses.columns) != list(imported.responses.columns):
         raise DataError(f"{imported.dataset}: benchirt's pool answered {pool.responses.shape[1]} rows, the imported "

@@ -47,29 +47,26 @@ class ImportConfig:
     source : str
         Always :data:`SOURCE_NAME`.
     path : str, tuple of str, or None
-        A runs folder in OpenML's cache layout, a respondents × items matrix CSV, a folder of them (one
-        per task) or a list of them (relative to the config file's folder;
-        :mod:`benchirt.stored_runs.sources`), or None when ``tasks`` names OpenML tasks to fetch.
+        A runs folder in OpenML's cache layout, a respondents × items matrix CSV, a folder or list of them (relative to
+        the config file's folder; :mod:`benchirt.stored_runs.sources`), or None when ``tasks`` names tasks to fetch.
     respondent_pattern : str or None
-        Matrix files: the regular expression (groups ``flow``, ``run``) mapping a respondent's name to its
-        flow and run; None: ``<flow>||<run>`` (:mod:`benchirt.stored_runs.respondent_names`).
-    tasks : str or None
-        OpenML task id(s) (``"3"``, ``"3,6"``) or a suite (``"OpenML-CC18"``), fetched into ``cache``.
-    cache : str or None
-        benchirt's runs cache for ``tasks`` (default: ``~/.cache/benchirt/openml-runs``).
+        Matrix files: the regular expression (groups ``flow``, ``run``) mapping a respondent's name to its flow and
+        run; None: ``<flow>||<run>`` (:mod:`benchirt.stored_runs.respondent_names`).
+    tasks, cache : str or None
+        OpenML task id(s) (``"3"``, ``"3,6"``) or a suite (``"OpenML-CC18"``), fetched into benchirt's runs ``cache``
+        (default ``~/.cache/benchirt/openml-runs``).
     per_flow, min_accuracy, max_items, deduplicate, seed
         The selection (:class:`benchirt.stored_runs.select.SelectionOptions`).
     max_runs, top_flows : int or None
         Online filters (:class:`benchirt.stored_runs.fetch.FetchOptions`).
     pair_with_suite : bool
-        Pair each imported dataset with the run's ``suite`` dataset of the same name (a single imported
-        dataset with a single suite dataset): the suspect-label table shows the labels read from that
-        dataset, and the import is refused when its rows differ from it (:mod:`benchirt.stored_runs.beside`).
+        Pair each imported dataset with the run's ``suite`` dataset of its name (a single one with a single one): the
+        suspect-label table shows that dataset's labels, and rows differing from it are refused
+        (:mod:`benchirt.stored_runs.beside`).
     pool : bool or mapping
-        benchirt's own pool answers the same rows beside the imported runs (implies ``pair_with_suite``):
-        ``true`` with the default response options, or a mapping of them (``pool``, ``cv_folds``,
-        ``ladder_epochs``, …; the split options do not apply: the items are the import's, every other row
-        of the dataset trains). ``false`` (default): imported runs alone.
+        benchirt's own pool answers the same rows (implies ``pair_with_suite``): ``true`` with the default response
+        options, or a mapping of them (the split options do not apply: the items are the import's, every other row
+        trains). ``false`` (default): imported runs alone.
     """
 
     source: str = SOURCE_NAME

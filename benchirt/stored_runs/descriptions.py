@@ -1,16 +1,11 @@
 """OpenML's XML descriptions of runs, tasks and datasets, read with the standard library.
 
-Only the few fields an import needs are read, by tag name in OpenML's namespace; a missing field is
-None. The files are the server's own (``GET run/<id>``, ``task/<id>``, ``data/<id>``), as openml-python
-caches them (``runs/<id>/description.xml``, ``tasks/<id>/task.xml``, ``datasets/<id>/description.xml``).
-
-Bounded (issue 44 item 4): a description over :data:`DESCRIPTION_BYTES` is refused by its size before it is
-parsed, and a field read from it over :data:`FIELD_CHARS` characters is refused before it is copied anywhere (a
-flow name would otherwise be copied into four CSVs and the report; shorter long names are cut in the middle on the
-screen and kept whole in the CSVs). The server's descriptions are small (tens of KiB with per-fold
-evaluations), so the 4 MiB limit leaves them room, while at that size even the worst XML for the parser (empty
-elements) stays within a few hundred MiB, and a huge description with a huge flow name is refused at the
-interpreter's own footprint (``python benchmarks/junk_input.py --part names`` measures both; docs/benchmarks.md states them).
+Only the fields an import needs are read, by tag name in OpenML's namespace; a missing field is None. The files are
+the server's (``GET run/<id>``, ``task/<id>``, ``data/<id>``) as openml-python caches them. Bounded: a description
+over :data:`DESCRIPTION_BYTES` is refused by its size before parsing, and a field over :data:`FIELD_CHARS` characters
+before it is copied anywhere (a flow name goes into several CSVs and the report). The limit leaves the server's
+descriptions ample room while bounding the parser's memory (``python benchmarks/junk_input.py --part names``;
+docs/benchmarks.md).
 """
 from __future__ import annotations
 

@@ -2,16 +2,13 @@
 
 ``DIR/responses/<dataset>/``:
 
-* ``responses.csv`` — respondents × items of 0/1, respondent names in the first column (``classifier``),
-  items named by OpenML row id: what ``benchirt irt`` reads;
-* ``respondents.csv`` — provenance of each respondent (run id, flow id and name, setup id, uploader,
-  accuracy, …) and its OpenML link;
+* ``responses.csv`` — respondents × items of 0/1, names in the first column (``classifier``), items named by OpenML row
+  id: what ``benchirt irt`` reads;
+* ``respondents.csv`` — each respondent's provenance (run, flow, setup, uploader, accuracy, …) and OpenML link;
 * ``roles.csv`` and ``test_accuracy.csv`` — as ``benchirt respond`` writes them (every run is ``real``);
-* ``winners_curse.csv`` — the per-flow gap of :func:`benchirt.stored_runs.select.winners_curse`;
-* ``import.json`` — the source, the rule and its options, every note and every skipped run (this
-  dataset's, and the source's refused before their dataset was known, with the count of run folders or
-  files the source holds), and over several datasets the field: flows per number of datasets, and this
-  dataset's share of the field's flows.
+* ``winners_curse.csv`` — :func:`benchirt.stored_runs.select.winners_curse`;
+* ``import.json`` — the source, the rule and its options, every note and skipped run (this dataset's and the
+  source's, with the count of folders or files it holds), and over several datasets the field's coverage.
 """
 from __future__ import annotations
 

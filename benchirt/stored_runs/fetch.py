@@ -1,9 +1,8 @@
 """Fetch evaluated runs from OpenML into benchirt's own cache, in OpenML's cache layout.
 
-openml-python lists the runs (``openml.evaluations.list_evaluations("predictive_accuracy", …)``), one
-page of at most :data:`PAGE_ROWS` rows at a time — the REST API serves no more per page, while
-openml-python asks for 10,000 by default. The files themselves are downloaded here with ``requests``
-and written where :mod:`benchirt.stored_runs.folder` reads them::
+openml-python lists the runs (``openml.evaluations.list_evaluations("predictive_accuracy", …)``) one page of at most
+:data:`PAGE_ROWS` rows at a time (the REST API serves no more per page than that). The files are downloaded here with
+``requests`` and written where :mod:`benchirt.stored_runs.folder` reads them::
 
     <cache>/runs/<run_id>/description.xml, predictions.arff   (GET run/<id>, data/download/<file_id>)
     <cache>/tasks/<task_id>/task.xml, datasplits.arff         (GET task/<id>, the task's split URL)
@@ -11,11 +10,10 @@ and written where :mod:`benchirt.stored_runs.folder` reads them::
                                                                predictions file has no 'correct' column)
     <cache>/listings/<task_id>-<filters>.json                 the filtered listing
 
-never through openml-python's run or split objects (``OpenMLRun.from_filesystem`` and the task's split
-pickle load pickles). A file already in the cache is never asked for again, so a rerun makes no request.
-Server errors (HTTP 5xx) and timeouts are retried with exponential back-off (:data:`RETRIES` tries); a run
-that still fails is recorded in ``<cache>/failures.json`` and in :attr:`FetchResult.failures` while the
-other runs finish.
+never through openml-python's run or split objects (``OpenMLRun.from_filesystem`` and the split pickle load
+pickles). A cached file is never asked for again, so a rerun makes no request. Server errors (HTTP 5xx) and timeouts
+are retried with exponential back-off (:data:`RETRIES` tries); a run that still fails is recorded in
+``<cache>/failures.json`` and :attr:`FetchResult.failures` while the others finish.
 """
 from __future__ import annotations
 
@@ -41,19 +39,8 @@ TIMEOUT_SECONDS = 60
 
 @dataclass(frozen=True)
 class FetchOptions:
-    """Which runs of a task to fetch.
-
-    Attributes
-    ----------
-    flows, uploaders : tuple of int
-        Only runs of these flow / uploader ids (empty: all).
-    tag : str or None
-        Only runs with this tag.
-    top_flows : int or None
-        Only the runs of the ``top_flows`` flows whose best run is most accurate.
-    max_runs : int or None
-        At most this many runs per task, most accurate first.
-    """
+    """Which runs of a task to fetch: only those of ``flows`` / ``uploaders`` ids (empty: all), with ``tag``, of the
+    ``top_flows`` flows whose best run is most accurate, and at most ``max_runs`` per task, most accurate first."""
 
     flows: tuple[int, ...] = ()
     uploaders: tuple[int, ...] = ()

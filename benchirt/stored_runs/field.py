@@ -1,9 +1,8 @@
 """How much of a multi-task field each task holds: flows present on some tasks only, counted and said.
 
-A field of stored runs is sparse: a flow ran on some tasks only (in ``cv-fold0`` 277 flows, none on all 20
-tasks). The flows × datasets matrix the rating and AIRT stages read then has holes; this module counts them
-so that the console, ``import.json`` and the respond stage's notes say how many flows are on how many tasks
-and which share of the field each task holds. A flow is its id when the source gives one, else its name.
+A field of stored runs is sparse: a flow ran on some tasks only, so the flows × datasets matrix the rating and AIRT
+stages read has holes. This module counts them so that the console, ``import.json`` and the respond stage's notes say
+how many flows are on how many tasks and which share each task holds. A flow is its id when known, else its name.
 """
 from __future__ import annotations
 
@@ -32,13 +31,8 @@ def flow_keys(respondents: pd.DataFrame) -> set[str]:
 
 @dataclass(frozen=True)
 class FieldCoverage:
-    """The flows of each dataset within the field (the union of all datasets' flows).
-
-    Attributes
-    ----------
-    flows : dict
-        Dataset name -> its set of flow keys (:func:`flow_keys`).
-    """
+    """The flows of each dataset within the field (the union of all datasets' flows); ``flows``: dataset name -> its
+    set of flow keys (:func:`flow_keys`)."""
 
     flows: dict[str, set[str]]
 

@@ -9,16 +9,14 @@ Layout (what openml-python's cache and :mod:`benchirt.stored_runs.fetch` write):
     datasets/<did>/description.xml    optional: name and version
     datasets/<did>/dataset.arff       optional: the truth, needed by files without a 'correct' column
 
-An openml-python cache root (``org/openml/www/``) is found below the folder. A folder whose
-sub-folders each hold a ``predictions.arff`` (or one run folder) is read as the ``runs/`` part alone.
-Every run folder found is read or skipped with one line saying why (:attr:`RunMatrix.skipped`, or
-:attr:`RunMatrix.source_skipped` before its task is known), never silently: its files must be regular
-files inside the folder and under the size limit (:mod:`benchirt.stored_runs.inputs`), its description readable
-and naming its task. A run is checked against its task's dataset as the task's own ``task.xml`` states
-it, else as most runs' descriptions state it (said); the dataset's name comes from the task's files, else
-from the runs read, never from a refused one. (``datasets/<did>/dataset.arff`` may be a link anywhere: it
-is the task's data, which a user often keeps elsewhere; the other files of ``tasks/`` and ``datasets/`` must be
-in the folder.)
+An openml-python cache root (``org/openml/www/``) is found below the folder; a folder whose sub-folders each hold a
+``predictions.arff`` (or one run folder) is read as the ``runs/`` part alone. Every run folder found is read or
+skipped with one line saying why (:attr:`RunMatrix.skipped`, or :attr:`RunMatrix.source_skipped` before its task is
+known), never silently: its files must be regular files inside the folder under the size limit
+(:mod:`benchirt.stored_runs.inputs`), its description readable and naming its task. A run is checked against its
+task's dataset as ``task.xml`` states it, else as most runs' descriptions do (said); the dataset's name comes from the
+task's files, else the runs read, never a refused one. (``datasets/<did>/dataset.arff`` may link anywhere, as users
+keep data elsewhere; the other files of ``tasks/`` and ``datasets/`` must be in the folder.)
 """
 from __future__ import annotations
 
@@ -98,14 +96,10 @@ def _run_problem(folder: Path, root: Path) -> str | None:
 
 
 def scan_runs(source: str | Path, *, only: set[str] | None = None) -> RunsScan:
-    """Every run folder under ``source`` (see the module docstring), each read or refused with its reason;
-    ``only``: these folder names.
-
-    Refused, one line each: a symbolic link leaving the folder (a run folder or a file), a missing or
-    non-regular (device, FIFO, folder) ``predictions.arff`` or ``description.xml``, a file over the size limit
-    (:func:`benchirt.stored_runs.inputs.file_problem`), an unreadable description (damaged, entity expansion,
-    external entities), a description naming no task, a run id already read from another folder.
-    """
+    """Every run folder under ``source`` (``only``: these folder names), each read or refused with its reason: a
+    symbolic link leaving the folder, a missing or non-regular ``predictions.arff`` or ``description.xml``, a file over
+    the size limit (:func:`benchirt.stored_runs.inputs.file_problem`), an unreadable description (damaged, entity
+    expansion, external entities), no task named, a run id already read from another folder."""
     root = cache_root(Path(source))
     if not root.is_dir():
         raise DataError(f"{source}: no such folder; give a runs folder (runs/<run_id>/predictions.arff)")
@@ -202,11 +196,9 @@ def task_dataset(root: Path, task_id: int | None, runs: list[RunFiles]):
 
 
 def task_context(root: Path, task_id: int | None, runs: list[RunFiles]) -> TaskContext:
-    """The task's split, truth and dataset name from the folder (each optional).
-
-    The dataset is the one ``tasks/<id>/task.xml`` names, else the majority of the runs' descriptions (said
-    in ``notes``); its name is ``datasets/<did>/description.xml``'s, else None (then the name the runs *read*
-    give, else the dataset ARFF's relation: :func:`_dataset_name`; never a refused run's)."""
+    """The task's split, truth and dataset name from the folder (each optional): the dataset ``task.xml`` names, else
+    the runs' majority (said in ``notes``); its name ``datasets/<did>/description.xml``'s, else None (then
+    :func:`_dataset_name`; never a refused run's)."""
     task, did, notes = task_dataset(root, task_id, runs)
     split_file = _own_file(root / "tasks" / str(task_id) / "datasplits.arff", root)
     split = read_split(split_file) if split_file else None
@@ -225,15 +217,10 @@ def task_context(root: Path, task_id: int | None, runs: list[RunFiles]) -> TaskC
 def read_runs_folder(source: str | Path, *, only: set[str] | None = None) -> list[RunMatrix]:
     """One :class:`RunMatrix` per task found under ``source``, tasks in id order (``only``: these run folders).
 
-    Every run folder found is read into one matrix or skipped with its reason: in that task's
-    :attr:`RunMatrix.skipped` when the task is known, else in every matrix's :attr:`RunMatrix.source_skipped`
-    (with :attr:`RunMatrix.source_found`, the folders found). A task none of whose runs can be used, or whose
-    own files cannot be read, skips its runs and the other tasks go on.
-
-    Raises
-    ------
-    DataError
-        No run of any task can be used (the first reasons named).
+    Every run folder is read into a matrix or skipped with its reason: in its task's :attr:`RunMatrix.skipped`, else
+    in every matrix's :attr:`RunMatrix.source_skipped` (with :attr:`RunMatrix.source_found`). A task none of whose runs
+    can be used, or whose own files cannot be read, skips its runs and the others go on. DataError when no run of any
+    task can be used (the first reasons named).
     """
     root = cache_root(Path(source))
     scan = scan_runs(source, only=only)
@@ -321,10 +308,8 @@ def _task_matrix(context: TaskContext, runs: list[RunFiles]) -> tuple[RunMatrix 
 
 
 def _common_items(context: TaskContext, read: list, skipped: list[str]):
-    """The items every kept run answered: the split's test rows, else the row set most runs share.
-
-    Runs whose rows differ from it are skipped (a missing row, or rows of another task).
-    """
+    """The items every kept run answered: the split's test rows, else the row set most runs share; runs whose rows
+    differ are skipped."""
     if context.split is not None:
         return context.split.row_id, context.split.fold, read
     signatures = pd.Series([hash(p.row_id.tobytes()) for _, p in read])

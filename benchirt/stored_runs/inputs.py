@@ -1,11 +1,9 @@
 """Whether a file of a runs source may be read at all: inside the source, a regular file, under the size limit.
 
-A runs folder is the user's (or a download's), and its files are read by name: ``runs/<id>/predictions.arff``
-may be a symbolic link to ``/etc/passwd`` (whose first line a parser's error message would then quote), to
-``/dev/zero`` (endless), or a FIFO that blocks the reader forever; a ``description.xml`` may be 1 GB. Each of
-these is refused here by ``lstat``/``stat`` alone, before a byte is read, with one line saying why
-(:func:`file_problem`). The size limit is the one of every other input table,
-:func:`benchirt.sniff.max_input_bytes` (``BENCHIRT_MAX_INPUT_MB``).
+A runs folder's files are read by name, and ``predictions.arff`` may be a link to ``/etc/passwd`` (quoted by a
+parser's error), ``/dev/zero`` (endless) or a FIFO that blocks forever; a ``description.xml`` may be huge. Each is
+refused by ``lstat``/``stat`` alone, before a byte is read, with one line saying why (:func:`file_problem`). The size
+limit is every input table's, :func:`benchirt.sniff.max_input_bytes` (``BENCHIRT_MAX_INPUT_MB``).
 """
 from __future__ import annotations
 
@@ -29,11 +27,8 @@ def inside(path: Path, root: Path) -> bool:
 
 
 def file_problem(path: Path, root: Path, what: str) -> str | None:
-    """Why ``path`` (the ``what``, e.g. "predictions.arff") must not be read, or None when it may.
-
-    Refused: a missing file; a symbolic link leaving ``root`` (not followed, its target not named); anything
-    but a regular file (a folder, device, FIFO, socket); a file over the size limit.
-    """
+    """Why ``path`` (the ``what``, e.g. "predictions.arff") must not be read, or None: a missing file; a symbolic link
+    leaving ``root`` (not followed, its target not named); anything but a regular file; a file over the size limit."""
     if not os.path.lexists(path):
         return f"no {what}"
     if path.is_symlink() and not inside(path, root):

@@ -1,20 +1,17 @@
 """Respondents × items matrix files, one per task, read into one :class:`~benchirt.stored_runs.matrix.RunMatrix` each.
 
-The offline form of a stored-runs field that is not in OpenML's cache layout: a CSV per task (the dataset is
-named after the file), a header row naming the items and one row per run, as ``benchirt irt`` reads a
-response matrix: the first column names the runs when it holds anything but 0/1 answers (otherwise they are
-numbered 1..n), every other cell is ``0``/``1`` (also ``0.0``/``1.0``, as pandas writes a float column).
-Respondent names map to flows and runs by :class:`~benchirt.stored_runs.respondent_names.RespondentNaming`, so the
-same flow is the same respondent on every file. Item names that are whole numbers are OpenML row ids; other
-names (test-set item ids) are kept as the items' names (such an import answers no dataset's rows, so it is not
-paired with a dataset), said in the notes.
+The offline form of a stored-runs field not in OpenML's cache layout: a CSV per task (the dataset named after the
+file), a header row naming the items and one row per run, as ``benchirt irt`` reads a response matrix: the first column
+names the runs when it holds anything but 0/1 (else they are numbered 1..n), every other cell is ``0``/``1`` (or
+``0.0``/``1.0``). Names map to flows and runs by :class:`~benchirt.stored_runs.respondent_names.RespondentNaming`, so
+a flow is the same respondent in every file. Whole-number item names are OpenML row ids; other names are kept as the
+items' names (such an import is paired with no dataset), said in the notes.
 
-A source is one such file, a folder of them (every ``*.csv`` in it, sorted) or a list of files. What cannot
-be used is skipped with its reason, never silently: a row with a missing or non-0/1 cell (the rest of the
-file is read), a file none of whose rows can be used or that is not such a matrix (``index.csv`` beside the
-matrices). Each file is checked first like every input table (:func:`benchirt.sniff.check_text_table`: the
-size limit, binary data) and read one row at a time with the :mod:`csv` module into ``int8`` — quoted names
-holding commas and quotes (real flow names do) are read as written, and memory stays one byte per cell.
+A source is one file, a folder of them (every ``*.csv``, sorted) or a list. What cannot be used is skipped with its
+reason, never silently: a row with a missing or non-0/1 cell, a file with no usable row or that is no such matrix.
+Each file is checked like every input table (:func:`benchirt.sniff.check_text_table`) and read row by row with the
+:mod:`csv` module into ``int8``, so quoted names holding commas and quotes are read as written and memory stays one
+byte per cell.
 """
 from __future__ import annotations
 
@@ -71,14 +68,9 @@ def is_matrix_source(sources) -> bool:
 
 
 def read_matrices(sources, *, naming: RespondentNaming | None = None) -> list[RunMatrix]:
-    """One :class:`RunMatrix` per usable file of ``sources`` (:func:`matrix_files`), in file order; the files
-    skipped are in every matrix's ``source_skipped`` and ``source_found`` counts the files.
-
-    Raises
-    ------
-    DataError
-        No file can be used (the first reasons named); two files of one dataset name.
-    """
+    """One :class:`RunMatrix` per usable file of ``sources`` (:func:`matrix_files`), in file order; skipped files in
+    every matrix's ``source_skipped``, ``source_found`` counting the files. DataError when no file can be used (the
+    first reasons named) or two files have one dataset name."""
     naming = naming or RespondentNaming()
     files = matrix_files(sources)
     matrices, skipped = [], []
@@ -99,13 +91,8 @@ def read_matrices(sources, *, naming: RespondentNaming | None = None) -> list[Ru
 
 
 def read_matrix_csv(path: str | Path, *, naming: RespondentNaming | None = None) -> RunMatrix:
-    """One matrix file (module docstring) as a :class:`RunMatrix`; its rows that cannot be used are in ``skipped``.
-
-    Raises
-    ------
-    DataError
-        Not a text CSV of the shape above, or no row of 0/1 answers; the message names the file and the fix.
-    """
+    """One matrix file (module docstring) as a :class:`RunMatrix`, unusable rows in ``skipped``; DataError, naming
+    the file and the fix, when it is not a text CSV of that shape or has no row of 0/1 answers."""
     naming = naming or RespondentNaming()
     path = Path(path)
     check_text_table(path, what="response matrix CSV")

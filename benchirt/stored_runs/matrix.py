@@ -26,32 +26,24 @@ class RunMatrix:
         1 where the run's out-of-fold prediction of the row was correct.
     items : numpy.ndarray of int64, shape (n_items,)
         OpenML row ids of the items, ascending (their positions when ``item_names`` is given).
-    item_fold : numpy.ndarray of int64 or None
-        Test fold of each item (repeat 0); None when unknown (a matrix source).
-    item_class : numpy.ndarray of int16 or None
-        True class index of each item (into ``classes``); None when unknown.
+    item_fold, item_class : numpy.ndarray of int64, int16, or None
+        Test fold (repeat 0) and true class index (into ``classes``) of each item; None when unknown.
     runs : pandas.DataFrame, shape (n_runs, len(PROVENANCE))
-        Provenance of each run, columns :data:`PROVENANCE` (missing values where the source says nothing).
+        Provenance of each run, columns :data:`PROVENANCE` (missing where the source says nothing).
     classes : tuple of str or None
-        The task's classes ``item_class`` indexes: the dataset's declared classes when its ARFF was read,
-        else those the predictions files declare; None when unknown (a matrix source).
+        The classes ``item_class`` indexes: the dataset's declared ones when its ARFF was read, else the predictions
+        files'; None when unknown (a matrix source).
     n_rows : int or None
-        Rows of the task's dataset when the source says (its ARFF was read; a matrix source answers every
-        row); None when unknown.
-    notes : list of str
-        What reading decided (repeats left out, …).
-    skipped : list of str
-        One line per run of this dataset that was refused, naming it and the fix.
+        Rows of the task's dataset when the source says (its ARFF read; a matrix source answers every row).
+    notes, skipped : list of str
+        What reading decided (repeats left out, …); one line per refused run of this dataset, naming it and the fix.
     source_skipped : list of str
-        One line per run (or file) of the whole source refused before its dataset was known (shared by the
-        source's datasets).
+        One line per run (or file) of the whole source refused before its dataset was known (shared by its datasets).
     source_found : int or None
-        Run folders (or matrix files) the source holds: every one is read into a dataset or skipped.
+        Run folders (or matrix files, ``source_unit`` says which) the source holds; each read or skipped.
     source_unit : str
-        What ``source_found`` counts: ``"run folder"`` or ``"matrix file"``.
     item_names : tuple of str or None
-        The items' names when they are not dataset rows (a matrix file whose header names test-set items);
-        None when ``items`` are OpenML row ids.
+        The items' names when they are not dataset rows (a matrix file naming test-set items); None: row ids.
     """
 
     dataset: str

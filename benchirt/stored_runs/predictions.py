@@ -1,25 +1,16 @@
 """Reader of OpenML predictions files, by attribute name, streamed.
 
-An OpenML run's predictions file is an ARFF table with one row per (repeat, fold, sample, row) tested
-(Vanschoren et al. 2014). Writers order and spell its attributes differently: openml-python 2025 writes
-``repeat, fold, sample, row_id, prediction, correct, confidence.<label>…``, openml-python 2019 puts the
-``confidence.*`` columns first, Weka writes ``repeat, fold, row_id, confidence.*, prediction, correct``
-with quoted labels, and the server's guide shows files without ``correct``. So every column is found by
-its name, never its position, and rows may come in any order.
+An OpenML run's predictions file is an ARFF table with one row per (repeat, fold, sample, row) tested (Vanschoren et
+al. 2014). Writers order and spell its attributes differently (openml-python versions, Weka with quoted labels, files
+without ``correct``), so every column is found by its name, never its position, and rows may come in any order.
 
-Why not :func:`benchirt.data.arff.read_arff`: a predictions file of a large task (Devnagari: 92,000 rows
-× 46 confidences) is read here in chunks by pandas' C parser, keeping only the row id, fold, whether the
-prediction was correct and the probability of the true class, so memory stays proportional to the rows
-and not to rows × classes.
-
-Repeated cross-validation: only repeat 0 is read (every row exactly once); the other repeats are counted
-and said in :attr:`RunPredictions.notes`. Every refusal is one :class:`~benchirt.errors.DataError` line
-naming the run and the fix.
-
-Bounded: the file is checked like every input table first (:func:`benchirt.sniff.check_text_table`: the
-size limit, NUL bytes, no line break), then its longest line is measured on the raw bytes, 1 MiB at a time
-(:func:`longest_line`): a line over :data:`MAX_LINE_BYTES` is refused before any parser builds it as a
-string, and pandas is given at most :data:`CHUNK_BYTES` of text per chunk.
+Why not :func:`benchirt.data.arff.read_arff`: a large task's file is read here in chunks by pandas' C parser, keeping
+only the row id, fold, correctness and the probability of the true class, so memory grows with the rows and not
+with rows × classes. Only repeat 0 is read (every row once); other repeats are counted in
+:attr:`RunPredictions.notes`. Every refusal is one :class:`~benchirt.errors.DataError` line naming the run and the
+fix. Bounded: the file is checked like every input table (:func:`benchirt.sniff.check_text_table`), then its longest
+line is measured on the raw bytes (:func:`longest_line`): a line over :data:`MAX_LINE_BYTES` is refused before any
+parser builds it, and pandas gets at most :data:`CHUNK_BYTES` of text per chunk.
 """
 from __future__ import annotations
 
@@ -45,23 +36,10 @@ CHUNK_BYTES = 64 << 20
 
 @dataclass
 class RunPredictions:
-    """One run's out-of-fold answers on repeat 0, sorted by row id.
-
-    Attributes
-    ----------
-    row_id : numpy.ndarray of int64
-    fold : numpy.ndarray of int64
-    correct : numpy.ndarray of bool
-        The prediction equals the true label.
-    p_true : numpy.ndarray of float32
-        The run's confidence in the true class (NaN when the file gives none for that class).
-    true_class : numpy.ndarray of int16
-        Index of each row's true class in ``classes`` (-1: unknown).
-    classes : tuple of str
-        The classes the labels were read against.
-    notes : list of str
-        What the reader decided on the way (other repeats left out, missing predictions counted wrong).
-    """
+    """One run's out-of-fold answers on repeat 0, sorted by row id: ``row_id``, ``fold`` (int64), ``correct`` (the
+    prediction equals the true label), ``p_true`` (float32 confidence in the true class, NaN when the file gives
+    none), ``true_class`` (int16 index into ``classes``, -1 unknown), ``classes`` (the labels read against), and
+    ``notes`` (other repeats left out, missing predictions counted wrong)."""
 
     row_id: np.ndarray
     fold: np.ndarray
@@ -126,26 +104,16 @@ def read_predictions(path: str | Path, run: str, *, truth: TaskTruth | None = No
                      split: TaskSplit | None = None, chunk_rows: int = CHUNK_ROWS) -> RunPredictions:
     """Read one run's predictions file, checked against the task's truth and split when given.
 
-    Parameters
-    ----------
-    path : str or Path
-        The ``predictions.arff`` file.
-    run : str
-        How messages name the run (e.g. ``"run 1234"``).
-    truth : TaskTruth, optional
-        The task's dataset target; required when the file has no ``correct`` column; when given, a
-        ``correct`` column that disagrees with it means the run was made on another dataset version.
-    split : TaskSplit, optional
-        The task's split; when given, the rows of each fold must be exactly the split's test rows.
+    ``run`` names the run in messages (e.g. ``"run 1234"``). ``truth`` (the task's dataset target) is required when
+    the file has no ``correct`` column; a ``correct`` column disagreeing with it means another dataset version.
+    ``split``: each fold's rows must be exactly the split's test rows.
 
     Raises
     ------
     DataError
-        One line naming the run and the fix: unreadable file; no ``row_id`` or ``prediction``
-        attribute; no ``correct`` column and no truth; labels outside the task's classes; a row listed
-        twice; rows missing from or added to a fold; folds that differ from the split; row ids beyond
-        the dataset; a ``correct`` column that contradicts the dataset.
-
+        One line naming the run and the fix: unreadable file; no ``row_id`` or ``prediction``; no ``correct`` and no
+        truth; labels outside the task's classes; a row listed twice; rows missing from or added to a fold; folds
+        differing from the split; row ids beyond the dataset; a ``correct`` column contradicting the dataset.
     Examples
     --------
     >>> import tempfile

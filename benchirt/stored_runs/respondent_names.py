@@ -1,17 +1,15 @@
 """The rule that maps a respondent's name in a matrix file to its flow and run.
 
-A respondents × items matrix names each row; when several rows are runs of one learner (its settings, its
-checkpoints) the name says which flow and which run. The flow is what is compared across datasets (the same
-flow is the same respondent on every task), the run is what ``--per-flow`` chooses among. Rules:
+When several rows of a matrix are runs of one learner (settings, checkpoints) the name says which flow and run. The
+flow is compared across datasets (the same respondent on every task), the run is what ``--per-flow`` chooses among:
 
-* default: ``<flow>||<run>`` — the flow is the name up to the first ``||``, the run the rest (the naming of
-  ``cv-fold0``: ``weka.J48(1)||-C 0.25 -M 2``); a name without ``||`` is a flow of its own (so the rows of
-  ``iris-matrices``, named by their learner only, are runs of that learner);
-* a regular expression with the named groups ``flow`` (required) and ``run`` (optional) that must match the
-  whole name, e.g. ``(?P<flow>.+)_(?P<run>best|\\d+)$`` for checkpoints ``bert_best``, ``bert_3``. A name it
-  does not match is a flow of its own, and counted in the notes.
+* default: ``<flow>||<run>`` — the flow up to the first ``||``, the run the rest (e.g. ``weka.J48(1)||-C 0.25 -M
+  2``); a name without ``||`` is a flow of its own;
+* a regular expression with the named groups ``flow`` (required) and ``run`` (optional) matching the whole name, e.g.
+  ``(?P<flow>.+)_(?P<run>best|\\d+)$`` for checkpoints ``bert_best``, ``bert_3``; an unmatched name is a flow of its
+  own, counted in the notes.
 
-Two rows of one flow with the same (or no) run are told apart by their row number in the file.
+Two rows of one flow with the same (or no) run are told apart by their row number.
 """
 from __future__ import annotations
 

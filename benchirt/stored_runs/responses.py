@@ -55,12 +55,10 @@ def source_fingerprint(config: ImportConfig, *, base_dir: str | Path = ".") -> s
 
 
 def response_result(matrix: RunMatrix, selection: Selection):
-    """A :class:`~benchirt.responses.ResponseResult` of imported runs: every respondent is ``real``, its
-    ``cv_accuracy`` the run's accuracy over all rows (OpenML's cross-validated accuracy), ``test_accuracy``
-    its accuracy on the items kept. Predicted labels are not kept (``predictions`` is None); the dataset's
-    label of each item (``test_labels``, shown by the suspect-label table) is the one read from the task's
-    dataset, else from the predictions files' ``correct`` column, and empty for a matrix source (said in
-    the notes: pair it with its dataset, :mod:`benchirt.stored_runs.beside`)."""
+    """A :class:`~benchirt.responses.ResponseResult` of imported runs: every respondent ``real``, ``cv_accuracy`` the
+    run's accuracy over all rows (OpenML's cross-validated one), ``test_accuracy`` that on the items kept. No
+    ``predictions``; ``test_labels`` are read from the task's dataset, else the files' ``correct`` column, and empty
+    for a matrix source (said: pair it with its dataset, :mod:`benchirt.stored_runs.beside`)."""
     from benchirt.data.names import METADATA_COLUMNS
     from benchirt.responses import ResponseResult
 

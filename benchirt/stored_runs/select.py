@@ -1,24 +1,21 @@
 """Which runs become respondents and which rows become items: a declared, recorded rule.
 
-A flow has one run per hyperparameter setting (588 runs of one SVC pipeline on Iris). Rules:
+A flow has one run per hyperparameter setting, often hundreds. Rules:
 
 * ``all`` — every run is a respondent;
-* ``best`` / ``median`` / ``first`` — one run per flow: the most accurate (ties: lowest run id), the
-  median one (the lower median by accuracy), or the first uploaded (lowest run id);
-* ``best-held-out`` (default) — the most accurate run of each flow *on the even folds*, scored on the
-  rows of the odd folds only. Choosing the best of many runs on the very rows it is then scored on
-  inflates its score (the winner's curse, Cawley & Talbot 2010 on selection bias in model evaluation);
-  choosing on one half and keeping the other half's rows as items removes that bias at the cost of half
-  the items. Without folds (a matrix source) the halves are a seeded stratified random split of the rows.
-  Only when there is a choice to make: when every flow has one run (after the accuracy floor), that run is
-  the flow's respondent and every row stays an item (:attr:`Selection.rule_applied` says so).
+* ``best`` / ``median`` / ``first`` — one run per flow: the most accurate (ties: lowest run id), the lower median by
+  accuracy, or the first uploaded (lowest run id);
+* ``best-held-out`` (default) — the most accurate run of each flow *on the even folds*, scored on the odd folds' rows
+  only. Choosing the best of many runs on the rows it is scored on inflates its score (the winner's curse, Cawley &
+  Talbot 2010); choosing on one half and keeping the other half's rows as items removes that bias at the cost of half
+  the items. Without folds (a matrix source) the halves are a seeded stratified random split. When every flow has
+  one run (after the accuracy floor) there is nothing to choose: that run is the respondent and every row an item
+  (:attr:`Selection.rule_applied` says so).
 
-Whatever the rule, :func:`winners_curse` measures per flow the gap between the chosen run's accuracy on
-the half it was chosen on and on the other half, beside the held-out gap best − median.
-
-Then: runs below ``min_accuracy`` are dropped before choosing (label-encoding failures score 0 %), a
-``max_items`` stratified sample shared by all respondents, and identical response patterns kept once
-(with their count) — each step counted in :attr:`Selection.notes`.
+Whatever the rule, :func:`winners_curse` measures per flow the chosen run's accuracy gap between the two halves. Then
+runs below ``min_accuracy`` are dropped before choosing (label-encoding failures score 0 %), a ``max_items``
+stratified sample is shared by all respondents, and identical response patterns are kept once (with their count) —
+each step counted in :attr:`Selection.notes`.
 """
 from __future__ import annotations
 
@@ -44,8 +41,8 @@ class SelectionOptions:
     rule : str
         One of :data:`RULES`.
     min_accuracy : float or None
-        Runs whose accuracy on all rows is below this are dropped; None: ``1 / n_classes`` when the
-        classes are known (worse than guessing uniformly), else no floor.
+        Runs whose accuracy on all rows is below this are dropped; None: ``1 / n_classes`` when the classes are known
+        (worse than guessing uniformly), else no floor.
     max_items : int or None
         Keep a stratified sample (by class, else by fold) of at most this many items.
     deduplicate : bool
@@ -53,9 +50,9 @@ class SelectionOptions:
     seed : int
         Seed of the item sample and of the halves of a source without folds.
     pool_trains : bool
-        benchirt's pool trains beside the runs on the rows that are not items
-        (:meth:`benchirt.stored_runs.config.ImportConfig.selection`): ``best-held-out`` holds out its half
-        even when every flow has one run.
+        benchirt's pool trains beside the runs on the non-item rows
+        (:meth:`benchirt.stored_runs.config.ImportConfig.selection`): ``best-held-out`` holds out its half even when
+        every flow has one run.
     """
 
     rule: str = DEFAULT_RULE
@@ -87,21 +84,18 @@ class Selection:
     Attributes
     ----------
     responses : pandas.DataFrame of int8, shape (n_respondents, n_items)
-        Index: respondent names (the flow's name; ``<flow name> run <run id>`` under ``all``); columns:
-        OpenML row ids as strings.
+        Index: respondent names (the flow's; ``<flow name> run <run id>`` under ``all``); columns: OpenML row ids as
+        strings.
     respondents : pandas.DataFrame
-        One row per respondent: its provenance, ``accuracy`` (all rows), ``item_accuracy`` (the items
-        kept), ``selection_accuracy`` (the half it was chosen on; NaN for rules that choose on all rows),
-        ``n_runs_of_flow``, ``n_identical`` and ``identical_runs`` (runs with the same pattern).
+        Per respondent: its provenance, ``accuracy`` (all rows), ``item_accuracy`` (the items kept),
+        ``selection_accuracy`` (the half it was chosen on; NaN for rules choosing on all rows), ``n_runs_of_flow``,
+        ``n_identical`` and ``identical_runs``.
     winners_curse : pandas.DataFrame
-        Per flow with at least two runs: ``chosen_in``, ``chosen_out``, ``median_out``, ``gap`` (in − out),
-        ``half_difference`` (the flow's median in − out), ``curse`` (gap − half_difference) and
-        ``best_minus_median_out`` (:func:`winners_curse`).
+        :func:`winners_curse`, per flow with at least two runs.
     notes : list of str
         Every count: runs below the floor, runs not chosen, items left out, duplicates merged.
     rule_applied : str
-        The rule as it was applied: the rule's name, or for ``best-held-out`` with one run per flow
-        ``"best-held-out: one run per flow, no row held out"`` (:data:`NOTHING_TO_CHOOSE`).
+        The rule's name, or for ``best-held-out`` with one run per flow :data:`NOTHING_TO_CHOOSE`.
     """
 
     responses: pd.DataFrame
@@ -169,13 +163,13 @@ def _choose(keys: np.ndarray, score: np.ndarray, order: np.ndarray, rule: str) -
 
 
 def winners_curse(matrix: RunMatrix, choose_half: np.ndarray, keep: np.ndarray) -> pd.DataFrame:
-    """Per flow with ≥ 2 kept runs: the best run chosen on one half, scored on both halves.
+    """Per flow with ≥ 2 kept runs: the best run chosen on one half, scored on both halves: ``chosen_in``,
+    ``chosen_out``, ``median_out``, ``gap``, ``half_difference``, ``curse``, ``best_minus_median_out``.
 
-    ``gap = chosen_in − chosen_out`` mixes two things: the optimism of choosing the best run on the rows
-    it is scored on, and how much easier one half of the rows is than the other. The second is measured by
-    the flow's typical run, ``half_difference`` = the median over its runs of (in − out); what is left,
-    ``curse = gap − half_difference``, is the winner's curse. ``best_minus_median_out`` is what the choice
-    is worth on rows it did not see.
+    ``gap = chosen_in − chosen_out`` mixes the optimism of choosing on the scored rows with how much easier one half
+    is; the latter is the flow's typical run, ``half_difference`` = the median over its runs of (in − out), and
+    ``curse = gap − half_difference`` is the winner's curse. ``best_minus_median_out`` is what the choice is worth on
+    rows it did not see.
     """
     responses = matrix.responses[keep]
     acc_in = responses[:, choose_half].mean(axis=1)

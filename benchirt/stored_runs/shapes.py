@@ -1,13 +1,12 @@
 """The shape of each dataset a stored-runs source holds, without importing it: runs, flows and the items the
 IRT stage will see (what ``benchirt run --estimate`` costs a ``respond: {source: openml-runs, …}`` config by).
 
-A matrix file is read for its header (the items) and its first column (the respondents' names, split into
-flows by the section's naming rule), not its answers. Any other source (a runs folder in OpenML's layout,
-OpenML tasks) is read as the import reads it (:func:`benchirt.stored_runs.responses.read_configured_source`).
-The respondents are the flows (one run each) unless ``per_flow`` is ``all``; the items are the held-out half
-under ``best-held-out`` when a flow has two runs to choose from (:func:`benchirt.stored_runs.select.select`),
-then at most ``max_items``. Rows refused later (answers that are not 0/1, an accuracy floor, identical patterns
-merged) are counted here, so the respondents are an upper bound.
+A matrix file is read for its header (the items) and first column (the names, split into flows by the naming rule),
+not its answers; any other source is read as the import reads it
+(:func:`benchirt.stored_runs.responses.read_configured_source`). The respondents are the flows unless ``per_flow`` is
+``all``; the items the held-out half under ``best-held-out`` when a flow has two runs
+(:func:`benchirt.stored_runs.select.select`), then at most ``max_items``. Rows refused later (non-0/1 answers, the
+accuracy floor, identical patterns) are counted, so the respondents are an upper bound.
 """
 from __future__ import annotations
 
@@ -51,14 +50,8 @@ def selected_size(runs: int, flow_runs: Counter, items: int, config) -> tuple[in
 
 
 def scan_matrix(path: Path, config) -> StoredShape:
-    """One matrix file's :class:`StoredShape` from its header and first column (its answer rows only: a row with
-    a cell that is not 0/1 is refused by the import, and so not counted).
-
-    Raises
-    ------
-    DataError
-        The file cannot be read as a text CSV, or holds no row.
-    """
+    """One matrix file's :class:`StoredShape` from its header and first column (answer rows only, as the import
+    refuses a row with a non-0/1 cell); DataError when it cannot be read as a text CSV or holds no row."""
     naming = config.naming()
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
@@ -94,14 +87,9 @@ def read_shape(matrix, config) -> StoredShape:
 
 
 def stored_shapes(config, *, base_dir: str | Path = ".") -> list[StoredShape]:
-    """Every dataset of the section's source (:class:`benchirt.stored_runs.config.ImportConfig`), in source order;
-    a matrix file without answer rows is left out, as the import leaves it out.
-
-    Raises
-    ------
-    DataError
-        No matrix file of the source holds answers, or the source cannot be read (as the import would fail).
-    """
+    """Every dataset of the section's source (:class:`benchirt.stored_runs.config.ImportConfig`), in source order; a
+    matrix file without answer rows is left out, as the import leaves it out. DataError when no matrix file holds
+    answers or the source cannot be read (as the import would fail)."""
     from benchirt.stored_runs.matrices import is_matrix_source, matrix_files
     from benchirt.stored_runs.sources import source_paths
 

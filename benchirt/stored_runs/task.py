@@ -17,18 +17,9 @@ from benchirt.errors import DataError
 
 @dataclass(frozen=True)
 class TaskSplit:
-    """The test rows of one repeat of a task's split and the fold each is tested in.
-
-    Attributes
-    ----------
-    row_id : numpy.ndarray of int64, sorted
-        OpenML row ids of the test rows of repeat 0 (every row once for cross-validation, the
-        held-out part for a holdout task).
-    fold : numpy.ndarray of int64
-        The test fold of each row of ``row_id``.
-    repeats, folds : int
-        Number of repeats and folds the split file holds.
-    """
+    """The test rows of one repeat of a task's split: ``row_id`` (sorted OpenML row ids of repeat 0's test rows, every
+    row once for cross-validation, the held-out part for a holdout task), ``fold`` (each one's test fold), and the
+    ``repeats`` and ``folds`` the split file holds."""
 
     row_id: np.ndarray
     fold: np.ndarray
@@ -66,18 +57,8 @@ def read_split(path: str | Path) -> TaskSplit:
 
 @dataclass(frozen=True)
 class TaskTruth:
-    """The target of a task's dataset, by OpenML row id.
-
-    Attributes
-    ----------
-    classes : tuple of str
-        The target's declared classes, in the order the ARFF header declares them (the order an
-        integer-coded prediction indexes).
-    label : numpy.ndarray of int16, shape (n_rows,)
-        Class index of each row (-1: missing target).
-    name : str
-        The dataset's name.
-    """
+    """The target of a task's dataset, by OpenML row id: ``classes`` (declared, in header order, which an
+    integer-coded prediction indexes), ``label`` (int16 class index per row, -1 missing) and the dataset's ``name``."""
 
     classes: tuple[str, ...]
     label: np.ndarray
