@@ -6,8 +6,8 @@ The model (Kandanaarachchi & Smith-Miles 2023 eqs. 2-3, with k = 1): a performan
     f(z | theta) = |alpha gamma| / sqrt(2 pi) * exp(-alpha^2 / 2 * (theta - beta - gamma z)^2),
 
 i.e. ``z ~ N((theta - beta) / gamma, 1 / (alpha gamma)^2)``, items (algorithms) with discrimination alpha, difficulty
-beta and scale gamma. Seed 000 §2.2 relaxes Shojima's alpha, gamma > 0 to ``sign(alpha) = sign(gamma)`` so that
-anomalous algorithms (alpha < 0: better on harder datasets) fit.
+beta and scale gamma. Kandanaarachchi & Smith-Miles 2023 §2.2 relaxes Shojima's alpha, gamma > 0 to
+``sign(alpha) = sign(gamma)`` so that anomalous algorithms (alpha < 0: better on harder datasets) fit.
 
 Reparametrised, the CRM is a one-factor Gaussian model, whose maximum likelihood sklearn's ``FactorAnalysis`` also
 reaches (the tests check both agree). The EM is written here from the closed forms of Kandanaarachchi & Smith-Miles 2023
@@ -250,12 +250,12 @@ def fit_continuous(z: np.ndarray, *, max_iter: int = 1000, tol: float = 1e-9, pr
                    prior_sd: float = 1.0, max_discrimination: float = 10.0) -> ContinuousFit:
     """Fit Samejima's CRM to a logit matrix by Shojima's non-iterative EM allowing negative discrimination.
 
-    Seed 000 §2.2 and Algorithm 1 (steps 3-5): start from alpha = gamma = 1, beta_j = -mean(z_j) (as EstCRM does); each
-    EM cycle computes the normal posterior of theta_i, then the closed-form item parameters (:func:`_m_step`). Cycles
-    are taken in pairs and extrapolated by SQUAREM (:func:`_squarem_step`) until the marginal log-likelihood changes by
-    less than ``tol * (1 + |loglik|)``; then theta by eq. 10. The scale's direction is not identified; it is oriented so
-    that theta grows with the dataset's mean logit, so alpha < 0 means "better on the datasets that are hard for the
-    rest".
+    Kandanaarachchi & Smith-Miles 2023 §2.2 and Algorithm 1 (steps 3-5): start from alpha = gamma = 1,
+    beta_j = -mean(z_j) (as EstCRM does); each EM cycle computes the normal posterior of theta_i, then the
+    closed-form item parameters (:func:`_m_step`). Cycles are taken in pairs and extrapolated by SQUAREM
+    (:func:`_squarem_step`) until the marginal log-likelihood changes by less than ``tol * (1 + |loglik|)``; then
+    theta by eq. 10. The scale's direction is not identified; it is oriented so that theta grows with the dataset's
+    mean logit, so alpha < 0 means "better on the datasets that are hard for the rest".
 
     Parameters
     ----------

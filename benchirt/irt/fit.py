@@ -151,8 +151,8 @@ class IRTFit:
 
     # ------------------------------------------------------------------ probabilities
     def probability(self, theta) -> np.ndarray:
-        """P(correct) of respondents with abilities ``theta`` (n,) on every item: (n, m). Seed 003 eq. 1; items flagged
-        ``all_correct`` / ``all_wrong`` get 1 / 0."""
+        """P(correct) of respondents with abilities ``theta`` (n,) on every item: (n, m). Cardoso et al. 2021 eq. 1;
+        items flagged ``all_correct`` / ``all_wrong`` get 1 / 0."""
         theta = np.atleast_1d(np.asarray(theta, dtype=float))
         prob = _probability(theta, *self._params())
         flag = self.items["flag"].to_numpy()

@@ -1,6 +1,6 @@
 """Split rules of the response stage: stratified test draw with a cap, subsamples, cross-validation folds.
 
-Seed 003 §4.3: a stratified 70/30 split whose test part has at most 500 instances. The test part has
+Cardoso et al. 2021 §4.3: a stratified 70/30 split whose test part has at most 500 instances. The test part has
 ``n_test = min(ceil(test_size * n), max_test)`` rows drawn in one stratified draw (scikit-learn's ``train_test_split``
 with an integer ``test_size``), and **every other row is training data**, as in decodIRT: the cap fixes the test items
 either way, and discarding the surplus would only weaken every model. :attr:`ResponseConfig.max_train` and
