@@ -144,10 +144,22 @@ def report_numbers(package: Path) -> dict:
             "untyped_results_outside_report": len(untyped), "untyped_results_where": untyped}
 
 
+def docstring_lines(module: ast.Module) -> int:
+    """Lines of ``module``'s docstrings: the module's, every class's and every function's."""
+    total = 0
+    for node in ast.walk(module):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value,
+                                                                                                    str):
+                total += (first.end_lineno or first.lineno) - first.lineno + 1
+    return total
+
+
 def numbers(tree: Path, complexity) -> dict:
     package = tree / "benchirt"
     lines, per_package, over, raises, manifest_reads, instances = {}, Counter(), 0, 0, 0, 0
-    public, keyword_only, positional = 0, 0, []
+    public, keyword_only, positional, docstrings = 0, 0, [], 0
     for path in sorted(package.rglob("*.py")):
         relative = path.relative_to(package).as_posix()
         text = path.read_text(encoding="utf-8")
@@ -159,6 +171,7 @@ def numbers(tree: Path, complexity) -> dict:
         if relative != "pipeline/manifest.py":
             manifest_reads += len(re.findall(r"\bmanifest(?:\[|\.get\()", text))
         module = ast.parse(text)
+        docstrings += docstring_lines(module)
         instances += instance_defaults(module)
         for function, method in public_functions(module):
             public += 1
@@ -173,7 +186,7 @@ def numbers(tree: Path, complexity) -> dict:
         text = path.read_text(encoding="utf-8")
         private += len(re.findall(r"from benchirt\.irt\.\w+ import \(?[^)\n]*\b_[a-z]\w*", text))
         private += len(re.findall(r"\b(?:estimation|em|mstep|estep|climb|multistart|recombine)\._[a-z]\w*", text))
-    return {"lines": sum(lines.values()), "per_package": per_package,
+    return {"lines": sum(lines.values()), "docstring_lines": docstrings, "per_package": per_package,
             "largest": sorted(lines.items(), key=lambda item: -item[1])[:5], "over_15": over,
             "config_error_raises": raises, "manifest_string_reads": manifest_reads,
             "private_irt_names_in_tests": private, "readme_bytes": (tree / "README.md").stat().st_size,
@@ -196,7 +209,7 @@ def main() -> None:
         result = {rev: numbers(extract(rev, Path(tmp) / rev), complexity) for rev in (args.before, args.after)}
     before, after = result[args.before], result[args.after]
     print(f"{'':34s} {args.before:>12s} {args.after:>12s}")
-    for key in ("lines", "over_15", "config_error_raises", "manifest_string_reads", "private_irt_names_in_tests",
+    for key in ("lines", "docstring_lines", "over_15", "config_error_raises", "manifest_string_reads", "private_irt_names_in_tests",
                 "readme_bytes", "report_sections_lines", "report_fan_out", "report_fan_out_all",
                 "untyped_results_outside_report", "packages_listing_names_twice", "config_instance_defaults", "public_functions",
                 "public_with_keyword_only", "public_with_positional_options"):
