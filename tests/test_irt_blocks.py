@@ -76,7 +76,7 @@ def test_small_parameter_steps_alone_do_not_stop_em(sim):
     assert loose.log_posterior == pytest.approx(default.log_posterior, abs=0.05)
 
 
-@pytest.mark.slow  # about 5 CPU-s (a 400-step fit); convergence is checked by default in test_irt_stationary.py's
+@pytest.mark.slow  # about 5 CPU-s (a 400-step fit); convergence is checked in every CI run (-m heavy) in test_irt_stationary.py's
 # test_a_converged_fit_is_stationary_and_says_so and test_small_parameter_steps_alone_do_not_stop_em below
 def test_converged_fit_is_where_a_longer_run_ends(sim):
     """Evidence for "converged": 400 EM steps under a much stricter rule end less than 0.05 above the

@@ -101,7 +101,7 @@ def test_the_search_keeps_only_the_parameters_of_runs_it_can_report():
     assert len(fit.starts["runs"]) > 7 and np.isfinite(fit.log_posterior)
 
 
-@pytest.mark.slow  # about 5 CPU-s of reference numbers on kc2; recombination runs by default in test_recombination_stays_within_its_budget_and_never_lowers_the_best
+@pytest.mark.slow  # about 5 CPU-s of reference numbers on kc2; recombination runs in every CI run in test_recombination_stays_within_its_budget_and_never_lowers_the_best (heavy)
 def test_kc2s_best_optimum_on_the_coarsest_grid_is_reached_by_recombination(shared_data, monkeypatch):
     """decodIRT's kc2 on 41 nodes: the seven candidates, seeded mixtures and hops end 0.45 below the best
     optimum of a 20-start search (-3636.90, reached by 1 of its 20 starts); the recombination phase

@@ -3,7 +3,7 @@
 ltm's estimates there are often degenerate (pc1: median a ≈ 394) and sometimes mirrored
 (θ -> -θ), so they are a reference for difficulty only where ltm is not degenerate, and the sign
 of a is checked against the classical item-rest correlation instead.
-One pool runs by default (wilt); pc1's ltm comparison (16 CPU-s), diabetes, churn and tic-tac-toe, whose
+One pool (wilt) runs in every CI run (``-m heavy``); pc1's ltm comparison (16 CPU-s), diabetes, churn and tic-tac-toe, whose
 decodIRT-mode searches take 10-30 CPU-s each, and all 50 run with ``-m slow``.
 """
 from __future__ import annotations
@@ -73,7 +73,7 @@ def test_representative_reference_pools(shared_data, name):
     _check_pool(shared_data / "decodirt-reference" / name)
 
 
-@pytest.mark.slow  # about 16 CPU-s; the default suite checks a reference pool on wilt (test_representative_reference_pools)
+@pytest.mark.slow  # about 16 CPU-s; every CI run checks a reference pool on wilt (test_representative_reference_pools, heavy)
 def test_pc1_difficulty_agrees_with_ltm_where_ltm_is_not_degenerate(shared_data):
     folder = shared_data / "decodirt-reference" / "pc1"
     fit, table = _check_pool(folder)

@@ -155,7 +155,7 @@ def _perturbed_log_posteriors(matrix, monkeypatch, quick: bool = False) -> list[
     return values
 
 
-@pytest.mark.slow  # about 12 CPU-s; the same check on pima and 11 more datasets, with more perturbations, is test_embedded_suite_optimum_does_not_depend_on_step_constants_or_start_order (slow too); stationarity runs by default in test_a_converged_fit_is_stationary_and_says_so
+@pytest.mark.slow  # about 12 CPU-s; the same check on pima and 11 more datasets, with more perturbations, is test_embedded_suite_optimum_does_not_depend_on_step_constants_or_start_order (slow too); stationarity runs in every CI run in test_a_converged_fit_is_stationary_and_says_so (heavy)
 def test_pima_optimum_does_not_depend_on_step_constants_or_start_order(monkeypatch):
     """pima's optimum moved by 8.7 log-posterior units with ``mstep.MAX_STEP`` 1 -> 0.25 (issue 22). On pima's
     calibration responses as stored (:func:`_stored_calibration_matrix`)."""

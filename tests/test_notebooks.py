@@ -31,7 +31,7 @@ def _outputs(notebook) -> str:
     return "\n".join(texts)
 
 
-@pytest.mark.slow  # about 15 CPU-s; the default suite's end-to-end run is test_report_default_run.py's default_run
+@pytest.mark.slow  # about 15 CPU-s; CI's end-to-end runs are test_report_default_run.py's default_run (heavy) and the default suite's test_run_finishes_every_stage_and_skips_the_single_class_dataset
 def test_quickstart_runs_top_to_bottom():
     text = _outputs(_execute("01_quickstart.ipynb"))
     assert "exit code 0 - finished" in text

@@ -45,7 +45,7 @@ def test_local_executor_records_failures_and_finishes_the_rest(tmp_path, n_jobs,
     assert outcomes["broken"].attempts == 3
 
 
-@pytest.mark.slow  # about 13 CPU-s; Dask runs a real stage by default in test_pipeline_run.py's test_dask_local_cluster_runs_the_real_irt_stage, retries in test_local_executor_records_failures_and_finishes_the_rest
+@pytest.mark.slow  # about 13 CPU-s; Dask runs a real stage in every CI run in test_pipeline_run.py's test_dask_local_cluster_runs_the_real_irt_stage (heavy), retries by default in test_local_executor_records_failures_and_finishes_the_rest
 def test_dask_scheduler_address_retries_and_records(tmp_path, workers_see_fakes):
     from distributed import LocalCluster
 
@@ -87,7 +87,7 @@ def _check_killed(outcomes, log_dir, retries):
     assert once.status == "ok" and 1 <= once.lost_workers <= 2 and once.attempts == once.lost_workers + 1
 
 
-@pytest.mark.slow  # about 16 CPU-s; a killed worker is counted, retried and charged by default in test_the_manifest_counts_attempts_and_lost_workers
+@pytest.mark.slow  # about 16 CPU-s; a killed worker is counted, retried and charged in every CI run in test_the_manifest_counts_attempts_and_lost_workers (heavy)
 def test_local_executor_survives_killed_workers(tmp_path, workers_see_fakes):
     tasks = [(name, (name, i + 2, str(tmp_path), 0.2)) for i, name in enumerate(KILL_NAMES)]
     outcomes = {o.name: o for o in LocalExecutor(n_jobs=2, retries=1).map(square_table, tasks)}

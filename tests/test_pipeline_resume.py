@@ -110,7 +110,7 @@ def test_sigkill_mid_run_then_rerun_reuses_finished_datasets(tmp_path, n_jobs):
     assert manifest["stages"]["respond"]["reused"] == len(finished_before)
 
 
-@pytest.mark.slow  # about 10 CPU-s; a SIGKILL mid-run and the rerun that reuses what finished run by default in test_sigkill_mid_run_then_rerun_reuses_finished_datasets[1]
+@pytest.mark.slow  # about 10 CPU-s; a SIGKILL mid-run and the rerun that reuses what finished run in every CI run in test_sigkill_mid_run_then_rerun_reuses_finished_datasets (heavy)
 def test_repeated_kills_at_random_moments_never_expose_partial_artifacts(tmp_path):
     out = tmp_path / "run"
     store = ArtifactStore(out)
