@@ -46,15 +46,23 @@ def _check_pool(folder):
     # main dimension is the sum score's (on tic-tac-toe, steel-plates-fault, phoneme and
     # GesturePhaseSegmentation the first principal component correlates .29-.54 with the sum score:
     # the global optimum follows another dimension, e.g. the MLP ladder's, and the classical
-    # discriminations do not describe it)
+    # discriminations do not describe it) — unless the fit's ability follows another dimension that
+    # fits better than the optimum the sum-score start reaches (kc1: ability-sum correlation -0.14,
+    # 87 log-posterior units above the sum score's optimum; the free-sign model's many optima)
     values = pool.to_numpy(float)
     rest = _item_rest(values)
     clear = (np.abs(rest) > 0.2) & (items["flag"] == "ok").to_numpy()
     agree = (np.sign(items["discrimination"].to_numpy()[clear]) == np.sign(rest[clear])).mean()
     unidimensional = abs(np.corrcoef(principal_components(values, k=1)[0], values.sum(axis=1))[0, 1]) > 0.6
+    theta = fit.ability_table(pool)["theta"].to_numpy()
+    follows_sum = abs(np.corrcoef(theta, values.sum(axis=1))[0, 1]) > 0.6
+    sum_score_optima = [run["log_posterior"] for run in fit.starts["runs"] if run["start"] == "sum_score"]
+    another_dimension_fits_better = (not follows_sum and bool(sum_score_optima)
+                                     and fit.log_posterior > max(sum_score_optima) + config.tol_optimum)
     # (0.75: on wilt the best optimum found, 73.6 log-posterior units above the former two-start fit, agrees
     # on 135 of 169 clear items, 0.80)
-    assert agree > 0.75 or not unidimensional, f"{folder.name}: sign agreement {agree:.2f}"
+    assert agree > 0.75 or not unidimensional or another_dimension_fits_better, (
+        f"{folder.name}: sign agreement {agree:.2f}")
     best = max(run["log_posterior"] for run in fit.starts["runs"])
     assert best - config.tol_optimum <= fit.log_posterior <= best
     # every reported classifier, calibrated or not, gets finite theta and True-Score
