@@ -227,7 +227,7 @@ def test_numpy_input_gets_default_labels():
 @pytest.mark.slow
 def test_3pl_recovery_tightens_with_more_respondents():
     """decodIRT's free-sign 3PL (the default monotone family keeps every discrimination >= 0, so its negative items
-    could not be recovered) at 1000 respondents: closer to the truth than the fixture's 132."""
+    could not be recovered) at 1000 respondents, held to tighter bounds than the 132-respondent fixture's."""
     sim = simulate_responses(1000, n_items=500, model="3PL", negative_fraction=0.1, seed=11)
     fit = fit_irt(sim.responses, config=IRTConfig(model_family="decodirt", starts=1))
     items = fit.items
