@@ -3,8 +3,8 @@
 ltm's estimates there are often degenerate (pc1: median a ≈ 394) and sometimes mirrored
 (θ -> -θ), so they are a reference for difficulty only where ltm is not degenerate, and the sign
 of a is checked against the classical item-rest correlation instead.
-One pool (wilt) runs in every CI run (``-m heavy``); pc1's ltm comparison (16 CPU-s), diabetes, churn and tic-tac-toe, whose
-decodIRT-mode searches take 10-30 CPU-s each, and all 50 run with ``-m slow``.
+One pool (wilt) runs in every CI run (``-m heavy``); pc1's ltm comparison, diabetes, churn and tic-tac-toe
+(decodIRT-mode searches of 10-30 CPU-s each) and all 50 run with ``-m slow``.
 """
 from __future__ import annotations
 
