@@ -205,7 +205,8 @@ def main() -> None:
     before, after = result[args.before], result[args.after]
     print(f"{'':34s} {args.before:>12s} {args.after:>12s}")
     for key in ("lines", "docstring_lines", "over_15", "config_error_raises", "manifest_string_reads",
-                "private_irt_names_in_tests", "readme_bytes", "report_sections_lines", "report_fan_out", "report_fan_out_all",
+                "private_irt_names_in_tests", "readme_bytes", "report_sections_lines", "report_fan_out",
+                "report_fan_out_all",
                 "untyped_results_outside_report", "packages_listing_names_twice", "config_instance_defaults", "public_functions",
                 "public_with_keyword_only", "public_with_positional_options"):
         print(f"{key:34s} {before[key]:12d} {after[key]:12d}")
